@@ -1,0 +1,116 @@
+// THE route table. The CDK stack loops over it to create one function and one API route per line,
+// the local gateway loops over it to route requests, and a test asserts that every line has a handler
+// file and an integration test. Adding an endpoint = one line here + one handler file.
+//
+// Paths are written with a trailing slash, as the API documents them; the same path without it is
+// served identically (no redirect). `{name}` is one path segment, URL-decoded into pathParameters.
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** What the route's function may do to the table: read-only routes get read-only IAM access. */
+export type TableAccess = 'read' | 'write';
+
+export interface Route {
+  /** Stable name, used for the Lambda function's logical id. */
+  name: string;
+  method: HttpMethod;
+  path: string;
+  /** Handler module relative to the repository root; it exports `handler`. */
+  entry: string;
+  table: TableAccess;
+}
+
+export const routes: readonly Route[] = [
+  { name: 'ListReferrals', method: 'GET', path: '/v1/referrals/', entry: 'functions/referrals/list.ts', table: 'read' },
+  { name: 'CreateReferral', method: 'POST', path: '/v1/referrals/', entry: 'functions/referrals/create.ts', table: 'write' },
+  { name: 'GetReferral', method: 'GET', path: '/v1/referrals/{id}/', entry: 'functions/referrals/get.ts', table: 'read' },
+  { name: 'DeleteReferral', method: 'DELETE', path: '/v1/referrals/{id}/', entry: 'functions/referrals/delete.ts', table: 'write' },
+  {
+    name: 'GetReferralByUser',
+    method: 'GET',
+    path: '/v1/referrals/user/{user_identifier}/',
+    entry: 'functions/referrals/get-by-user.ts',
+    table: 'read',
+  },
+
+  { name: 'ListCampaigns', method: 'GET', path: '/v1/campaigns/', entry: 'functions/campaigns/list.ts', table: 'read' },
+  { name: 'CreateCampaign', method: 'POST', path: '/v1/campaigns/', entry: 'functions/campaigns/create.ts', table: 'write' },
+  { name: 'GetCampaign', method: 'GET', path: '/v1/campaigns/{id}/', entry: 'functions/campaigns/get.ts', table: 'read' },
+  { name: 'UpdateCampaign', method: 'PATCH', path: '/v1/campaigns/{id}/', entry: 'functions/campaigns/update.ts', table: 'write' },
+  { name: 'DeleteCampaign', method: 'DELETE', path: '/v1/campaigns/{id}/', entry: 'functions/campaigns/delete.ts', table: 'write' },
+
+  { name: 'ListMembers', method: 'GET', path: '/v1/members/', entry: 'functions/members/list.ts', table: 'read' },
+  { name: 'CreateMember', method: 'POST', path: '/v1/members/', entry: 'functions/members/create.ts', table: 'write' },
+  { name: 'GetMember', method: 'GET', path: '/v1/members/{id}/', entry: 'functions/members/get.ts', table: 'read' },
+  { name: 'UpdateMember', method: 'PATCH', path: '/v1/members/{id}/', entry: 'functions/members/update.ts', table: 'write' },
+  { name: 'DeleteMember', method: 'DELETE', path: '/v1/members/{id}/', entry: 'functions/members/delete.ts', table: 'write' },
+
+  {
+    name: 'ListSubscriptions',
+    method: 'GET',
+    path: '/v1/subscriptions/',
+    entry: 'functions/subscriptions/list.ts',
+    table: 'read',
+  },
+  {
+    name: 'GetSubscription',
+    method: 'GET',
+    path: '/v1/subscriptions/{id}/',
+    entry: 'functions/subscriptions/get.ts',
+    table: 'read',
+  },
+];
+
+/**
+ * Answers every request no route matches: 404 for an unknown path, 405 (with `Allow`) for a known
+ * path with another method. In AWS it is the HTTP API's `$default` route.
+ */
+export const fallbackRoute = { name: 'Fallback', entry: 'functions/fallback.ts', table: 'none' } as const;
+
+export interface RouteMatch {
+  route: Route;
+  pathParameters: Record<string, string>;
+}
+
+function segments(path: string): string[] {
+  return path.split('/').filter((s) => s.length > 0);
+}
+
+/** Matches a raw request path (still URL-encoded) against a route path; decoded parameters or null. */
+export function matchPath(routePath: string, rawPath: string): Record<string, string> | null {
+  const want = segments(routePath);
+  const got = segments(rawPath);
+  if (want.length !== got.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const w = want[i] as string;
+    const g = got[i] as string;
+    if (w.startsWith('{') && w.endsWith('}')) {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(g);
+      } catch {
+        return null;
+      }
+      params[w.slice(1, -1)] = decoded;
+    } else if (w !== g) {
+      return null;
+    }
+  }
+  return params;
+}
+
+/** The most specific route for a method and path: literal segments beat parameters. */
+export function findRoute(method: string, rawPath: string): RouteMatch | { allowed: HttpMethod[] } | null {
+  const candidates = routes
+    .map((route) => ({ route, params: matchPath(route.path, rawPath) }))
+    .filter((c): c is { route: Route; params: Record<string, string> } => c.params !== null);
+  if (candidates.length === 0) return null;
+  // Prefer the route with the most literal segments (`/referrals/user/{x}/` over `/referrals/{id}/`).
+  const literalCount = (p: string) => segments(p).filter((s) => !s.startsWith('{')).length;
+  const best = Math.max(...candidates.map((c) => literalCount(c.route.path)));
+  const specific = candidates.filter((c) => literalCount(c.route.path) === best);
+  const hit = specific.find((c) => c.route.method === method.toUpperCase());
+  if (hit) return { route: hit.route, pathParameters: hit.params };
+  return { allowed: specific.map((c) => c.route.method) };
+}

@@ -1,0 +1,51 @@
+// Environment -> typed configuration, read once per container. Handlers never read process.env:
+// they receive what they need from here through shared/http and shared/store.
+
+export interface Config {
+  /** DynamoDB table holding every item (single-table design). */
+  tableName: string;
+  /** Endpoint override for DynamoDB Local; undefined in AWS. */
+  dynamodbEndpoint: string | undefined;
+  region: string;
+  /** How long a resolved API key stays cached in the container (seconds). 0 disables the cache. */
+  authCacheTtlSeconds: number;
+  /** Public base URL for absolute pagination links; when unset the request's scheme and host are used. */
+  publicBaseUrl: string | undefined;
+}
+
+export class ConfigError extends Error {}
+
+function integer(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const publicBaseUrl = env.PUBLIC_BASE_URL?.replace(/\/+$/, '') || undefined;
+  if (publicBaseUrl !== undefined && !/^https?:\/\/[^/]+/.test(publicBaseUrl)) {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an absolute http(s) URL, got "${publicBaseUrl}"`);
+  }
+  return {
+    tableName: env.TABLE_NAME || 'refloop',
+    dynamodbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
+    // DynamoDB Local accepts any region; a fixed default keeps the SDK from failing on a laptop.
+    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+    authCacheTtlSeconds: integer('AUTH_CACHE_TTL_SECONDS', env.AUTH_CACHE_TTL_SECONDS, 60),
+    publicBaseUrl,
+  };
+}
+
+let cached: Config | undefined;
+
+/** The container's configuration, read on first use and then kept (fails fast at cold start). */
+export function config(): Config {
+  cached ??= readConfig();
+  return cached;
+}
+
+/** For tests and the local runtime, which set the environment before the first request. */
+export function resetConfig(): void {
+  cached = undefined;
+}

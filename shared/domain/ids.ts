@@ -1,0 +1,39 @@
+// Identifiers. Referral, member and reward ids are UUIDv7 without dashes (32 lowercase hex chars,
+// time-ordered, monotonic within a container), so sort keys list newest first with no extra
+// attribute. Campaign and account ids are random hex; generated member codes are 8 chars of digits
+// and capital letters.
+import { randomBytes, randomInt } from 'node:crypto';
+import { v7 } from 'uuid';
+
+export function newEntityId(): string {
+  return v7().replace(/-/g, '');
+}
+
+/** Creation time (ms) encoded in a UUIDv7 hex id. */
+export function entityIdTime(id: string): number {
+  return parseInt(id.slice(0, 12), 16);
+}
+
+export function isEntityId(value: string): boolean {
+  return /^[0-9a-f]{32}$/.test(value);
+}
+
+export function newCampaignId(): string {
+  return randomBytes(4).toString('hex');
+}
+
+export function isCampaignId(value: string): boolean {
+  return /^[0-9a-f]{8}$/.test(value);
+}
+
+export function newAccountId(): string {
+  return randomBytes(8).toString('hex');
+}
+
+const CODE_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+export function newMemberCode(): string {
+  let code = '';
+  for (let i = 0; i < 8; i++) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+  return code;
+}

@@ -1,0 +1,136 @@
+// Accounts and their secret API keys. Managed by the operator CLI, read by the auth middleware.
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { generateApiKey, hashApiKey } from '../domain/api-keys';
+import { newAccountId } from '../domain/ids';
+import { isPlan, type Plan } from '../domain/plans';
+import { db, tableName } from './client';
+import { keys } from './table';
+
+export interface Account {
+  accountId: string;
+  name: string;
+  plan: Plan;
+  createdAt: number;
+}
+
+/** What a request's key resolves to. The plan is copied onto the key item so auth is one GetItem. */
+export interface Principal {
+  accountId: string;
+  plan: Plan;
+}
+
+export class UnknownAccountError extends Error {
+  constructor(accountId: string) {
+    super(`Account ${accountId} does not exist`);
+  }
+}
+export class UnknownApiKeyError extends Error {
+  constructor() {
+    super('No such API key');
+  }
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+
+function apiKeyItem(key: string, accountId: string, plan: Plan) {
+  // Only the hash is stored; the plaintext key is returned once and never written anywhere.
+  return { ...keys.apiKey(hashApiKey(key)), type: 'ApiKey', account_id: accountId, plan, created_at: now() };
+}
+
+export async function createAccount(input: { name: string; plan: Plan }): Promise<{ account: Account; apiKey: string }> {
+  const account: Account = { accountId: newAccountId(), name: input.name, plan: input.plan, createdAt: now() };
+  const apiKey = generateApiKey();
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: tableName(),
+            Item: {
+              ...keys.account(account.accountId),
+              type: 'Account',
+              account_id: account.accountId,
+              name: account.name,
+              plan: account.plan,
+              created_at: account.createdAt,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        {
+          Put: {
+            TableName: tableName(),
+            Item: apiKeyItem(apiKey, account.accountId, account.plan),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ],
+    }),
+  );
+  return { account, apiKey };
+}
+
+export async function getAccount(accountId: string): Promise<Account | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.account(accountId) }));
+  if (!Item || !isPlan(Item.plan)) return null;
+  return { accountId, name: String(Item.name), plan: Item.plan, createdAt: Number(Item.created_at) };
+}
+
+export async function createApiKey(accountId: string): Promise<string> {
+  const account = await getAccount(accountId);
+  if (!account) throw new UnknownAccountError(accountId);
+  const apiKey = generateApiKey();
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            ConditionCheck: {
+              TableName: tableName(),
+              Key: keys.account(accountId),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: apiKeyItem(apiKey, accountId, account.plan),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+  } catch (err) {
+    if (err instanceof TransactionCanceledException) throw new UnknownAccountError(accountId);
+    throw err;
+  }
+  return apiKey;
+}
+
+/** Revokes a key: the item stays (audit trail) with `revoked_at`, and auth refuses it. */
+export async function revokeApiKey(apiKey: string): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.apiKey(hashApiKey(apiKey)),
+        UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': now() },
+      }),
+    );
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) throw new UnknownApiKeyError();
+    throw err;
+  }
+}
+
+/** One GetItem by the key's hash. Null for unknown and revoked keys. */
+export async function findPrincipalByApiKey(apiKey: string): Promise<Principal | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.apiKey(hashApiKey(apiKey)) }));
+  if (!Item || Item.revoked_at !== undefined || typeof Item.account_id !== 'string' || !isPlan(Item.plan)) return null;
+  return { accountId: Item.account_id, plan: Item.plan };
+}
+

@@ -1,0 +1,56 @@
+// One DynamoDB client per container, created on first use at module scope and reused by every
+// invocation. The endpoint override points it at DynamoDB Local on a laptop and in tests.
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config';
+
+let raw: DynamoDBClient | undefined;
+let doc: DynamoDBDocumentClient | undefined;
+
+export interface ClientOptions {
+  endpoint?: string | undefined;
+  region: string;
+}
+
+/** Builds a client; local endpoints get dummy credentials so no AWS profile is needed. */
+export function createDynamoClient({ endpoint, region }: ClientOptions): DynamoDBClient {
+  const local = endpoint !== undefined && isLocalEndpoint(endpoint);
+  return new DynamoDBClient({
+    region,
+    ...(endpoint ? { endpoint } : {}),
+    ...(local ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    maxAttempts: 3,
+  });
+}
+
+export function isLocalEndpoint(endpoint: string): boolean {
+  try {
+    const host = new URL(endpoint).hostname;
+    return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\./.test(host);
+  } catch {
+    return false;
+  }
+}
+
+export function rawClient(): DynamoDBClient {
+  raw ??= createDynamoClient({ endpoint: config().dynamodbEndpoint, region: config().region });
+  return raw;
+}
+
+export function db(): DynamoDBDocumentClient {
+  doc ??= DynamoDBDocumentClient.from(rawClient(), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return doc;
+}
+
+export function tableName(): string {
+  return config().tableName;
+}
+
+/** Forget the clients (tests and the local runtime after changing the environment). */
+export function resetClients(): void {
+  raw?.destroy();
+  raw = undefined;
+  doc = undefined;
+}

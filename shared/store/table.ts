@@ -1,0 +1,93 @@
+// THE table: schema and every key builder, in one module. The CDK stack, the local runtime and the
+// tests all create the table from `tableSchema`; repositories build keys only through `keys`.
+//
+// Every key of tenant data starts with `A#<account id>`, so a query can never reach another
+// tenant's items by construction. Entity sort keys are the entity ids (time-ordered UUIDv7 hex for
+// members and referrals), so a descending Query lists newest first without extra attributes.
+
+export const TTL_ATTRIBUTE = 'expires_at';
+
+export const GSI1 = 'gsi1';
+export const GSI2 = 'gsi2';
+
+/** Plain description of the table, convertible to a CreateTable input or a CDK TableV2. */
+export const tableSchema = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  ttlAttribute: TTL_ATTRIBUTE,
+  globalSecondaryIndexes: [
+    // gsi1: referrals by member, members by campaign, campaigns by creation, subscriptions by creation.
+    { indexName: GSI1, partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    // gsi2: subscriptions by status (the `status=` filter).
+    { indexName: GSI2, partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  ],
+} as const;
+
+/** Entity-type attribute written on every item. */
+export type EntityType =
+  | 'Account'
+  | 'ApiKey'
+  | 'Counter'
+  | 'Campaign'
+  | 'Member'
+  | 'Referral'
+  | 'Subscription'
+  | 'Claim';
+
+/** Counter names; each is one item `pk=A#<acct>`, `sk=COUNT#<name>` with a numeric attribute `n`. */
+export type CounterName = 'campaigns' | 'members' | 'referrals' | 'subscriptions' | `subscriptions#${string}`;
+
+export interface Key {
+  pk: string;
+  sk: string;
+}
+
+const CLAIM = 'CLAIM';
+
+/** Subscription ids are provider integers; zero-padded so string order equals numeric order. */
+export function padSubscriptionId(id: number): string {
+  return String(id).padStart(16, '0');
+}
+
+/** Creation time as a fixed-width sort key prefix (milliseconds). */
+export function timeKey(ms: number): string {
+  return String(ms).padStart(15, '0');
+}
+
+export const keys = {
+  apiKey: (hash: string): Key => ({ pk: `APIKEY#${hash}`, sk: 'APIKEY' }),
+  account: (acct: string): Key => ({ pk: `A#${acct}`, sk: 'ACCOUNT' }),
+  counter: (acct: string, name: CounterName): Key => ({ pk: `A#${acct}`, sk: `COUNT#${name}` }),
+
+  campaign: (acct: string, id: string): Key => ({ pk: `A#${acct}#CAMPAIGN`, sk: id }),
+  campaignsByCreation: (acct: string) => `A#${acct}#CAMPAIGNS`,
+  campaignNameClaim: (acct: string, normalizedName: string): Key => ({
+    pk: `A#${acct}#CAMPAIGN_NAME#${normalizedName}`,
+    sk: CLAIM,
+  }),
+
+  memberCollection: (acct: string) => `A#${acct}#MEMBER`,
+  member: (acct: string, id: string): Key => ({ pk: `A#${acct}#MEMBER`, sk: id }),
+  membersByCampaign: (acct: string, campaignId: string) => `A#${acct}#CAMPAIGN#${campaignId}#MEMBERS`,
+  memberCodeClaim: (acct: string, code: string): Key => ({ pk: `A#${acct}#MEMBER_CODE#${code.toLowerCase()}`, sk: CLAIM }),
+  memberEmailClaim: (acct: string, email: string): Key => ({
+    pk: `A#${acct}#MEMBER_EMAIL#${email.trim().toLowerCase()}`,
+    sk: CLAIM,
+  }),
+  memberIdentifierClaim: (acct: string, identifier: string): Key => ({
+    pk: `A#${acct}#MEMBER_IDENTIFIER#${identifier}`,
+    sk: CLAIM,
+  }),
+
+  referralCollection: (acct: string) => `A#${acct}#REFERRAL`,
+  referral: (acct: string, id: string): Key => ({ pk: `A#${acct}#REFERRAL`, sk: id }),
+  referralsByMember: (acct: string, memberId: string) => `A#${acct}#MEMBER#${memberId}#REFERRALS`,
+  referredUserClaim: (acct: string, userIdentifier: string): Key => ({
+    pk: `A#${acct}#REFERRED_USER#${userIdentifier}`,
+    sk: CLAIM,
+  }),
+
+  subscription: (acct: string, id: number): Key => ({ pk: `A#${acct}#SUBSCRIPTION`, sk: padSubscriptionId(id) }),
+  subscriptionsByCreation: (acct: string) => `A#${acct}#SUBSCRIPTIONS`,
+  subscriptionsByStatus: (acct: string, status: string) => `A#${acct}#SUBSCRIPTIONS#${status}`,
+};
