@@ -1,0 +1,119 @@
+// The records the store returns and the domain works with. Amounts are integer cents.
+
+export interface CampaignTerms {
+  allows_credit: boolean;
+  credit_amount: number;
+  credit_currency: string;
+  allows_commission: boolean;
+  commission_amount: number;
+  commission_currency: string;
+  commission_months: number | null;
+  reward_threshold: number;
+}
+
+export interface Campaign extends CampaignTerms {
+  id: string;
+  name: string;
+  created_at: number;
+  version: number;
+  member_count: number;
+}
+
+export interface Plan {
+  id: number;
+  name: string;
+  amount: string;
+  currency: string;
+  interval: string | null;
+  frequency: number | null;
+  descriptor: string | null;
+}
+
+export interface Subscription {
+  id: number;
+  unit_price: string | null;
+  currency: string;
+  status: string;
+  email: string;
+  next_bill_date: string | null;
+  last_bill_date: string | null;
+  plan: Plan;
+  created_at: number;
+  member_id?: string | undefined;
+  referral_id?: string | undefined;
+}
+
+export interface Member {
+  id: string;
+  identifier: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  code: string;
+  campaign_id: string | null;
+  subscription_id: number | null;
+  link_clicks: number;
+  referrals: number;
+  conversions: number;
+  credit_earned: number;
+  commission_earned: number;
+  created_at: number;
+  version: number;
+}
+
+export type RewardType = 'credit' | 'commission';
+
+export interface Reward {
+  id: string;
+  type: RewardType;
+  amount: number;
+  currency: string;
+  created_at: number;
+  payment_id: number;
+}
+
+export interface Referral {
+  id: string;
+  member_id: string;
+  user_identifier: string;
+  created_at: number;
+  converted_at: number | null;
+  coupon_code: string | null;
+  source: 'app' | 'api' | 'js';
+  campaign_id: string | null;
+  reward_type: RewardType | null;
+  reward_amount: number;
+  reward_threshold: number;
+  commission_months: number | null;
+  currency: string | null;
+  rewards: Reward[];
+  rewards_completed: boolean;
+  /** Snapshot of the converted subscription, kept current by the subscription sync (one read per GET). */
+  subscription: Subscription | null;
+}
+
+/** Which reward a referral made in `campaign` earns (API-CONTRACT "Campaigns"). */
+export function referralTerms(campaign: CampaignTerms | null): Pick<
+  Referral,
+  'reward_type' | 'reward_amount' | 'reward_threshold' | 'commission_months' | 'currency'
+> {
+  if (campaign?.allows_credit) {
+    return { reward_type: 'credit', reward_amount: campaign.credit_amount, reward_threshold: campaign.reward_threshold, commission_months: null, currency: campaign.credit_currency };
+  }
+  if (campaign?.allows_commission) {
+    return {
+      reward_type: 'commission',
+      reward_amount: campaign.commission_amount,
+      reward_threshold: campaign.reward_threshold,
+      commission_months: campaign.commission_months,
+      currency: campaign.commission_currency,
+    };
+  }
+  return { reward_type: null, reward_amount: 0, reward_threshold: campaign?.reward_threshold ?? 0, commission_months: null, currency: null };
+}
+
+/** Currency of the member's stats: the reward currency their campaign offers, USD without one. */
+export function statsCurrency(campaign: CampaignTerms | null): string {
+  if (!campaign) return 'USD';
+  return campaign.allows_credit ? campaign.credit_currency : campaign.commission_currency;
+}

@@ -1,0 +1,93 @@
+// API representations: records -> the exact JSON objects of the specification.
+import { formatCents } from './money';
+import { statsCurrency, type Campaign, type Member, type Referral, type Subscription } from './models';
+
+export function campaignView(c: Campaign) {
+  return {
+    id: c.id,
+    name: c.name,
+    allows_credit: c.allows_credit,
+    credit_amount: formatCents(c.credit_amount),
+    credit_currency: c.credit_currency,
+    allows_commission: c.allows_commission,
+    commission_amount: formatCents(c.commission_amount),
+    commission_currency: c.commission_currency,
+    commission_months: c.commission_months,
+    reward_threshold: formatCents(c.reward_threshold),
+    created_at: c.created_at,
+  };
+}
+
+export function subscriptionView(s: Subscription) {
+  return {
+    id: s.id,
+    unit_price: s.unit_price,
+    currency: s.currency,
+    status: s.status,
+    email: s.email,
+    next_bill_date: s.next_bill_date,
+    last_bill_date: s.last_bill_date,
+    plan: { ...s.plan },
+  };
+}
+
+/** `campaign` and `subscription` are the resolved objects (null when absent or deleted). */
+export function memberView(m: Member, campaign: Campaign | null, subscription: Subscription | null) {
+  return {
+    id: m.id,
+    identifier: m.identifier,
+    email: m.email,
+    first_name: m.first_name,
+    last_name: m.last_name,
+    code: m.code,
+    stats: {
+      link_clicks: m.link_clicks,
+      referrals: m.referrals,
+      conversions: m.conversions,
+      credit_earned: formatCents(m.credit_earned),
+      commission_earned: formatCents(m.commission_earned),
+      currency: statsCurrency(campaign),
+    },
+    // The specification's update example carries link_clicks at the top level too; every member
+    // representation does, so clients see one shape.
+    link_clicks: m.link_clicks,
+    campaign: campaign ? campaignView(campaign) : null,
+    subscription: subscription ? subscriptionView(subscription) : null,
+    created_at: m.created_at,
+  };
+}
+
+export function referralView(r: Referral) {
+  const sum = (type: 'credit' | 'commission') => r.rewards.filter((w) => w.type === type).reduce((a, w) => a + w.amount, 0);
+  return {
+    id: r.id,
+    member_id: r.member_id,
+    user_identifier: r.user_identifier,
+    created_at: r.created_at,
+    converted_at: r.converted_at,
+    is_converted: r.converted_at !== null,
+    coupon_code: r.coupon_code,
+    subscription: r.subscription ? subscriptionView(r.subscription) : null,
+    source: r.source,
+    campaign_id: r.campaign_id,
+    reward_type: r.reward_type,
+    reward_amount: formatCents(r.reward_amount),
+    reward_threshold: formatCents(r.reward_threshold),
+    currency: r.currency,
+    stats: {
+      rewards: r.rewards.length,
+      credit_earned: formatCents(sum('credit')),
+      commission_earned: formatCents(sum('commission')),
+      currency: r.currency ?? 'USD',
+    },
+    rewards_completed: r.rewards_completed,
+    rewards: r.rewards.map((w) => ({
+      id: w.id,
+      type: w.type,
+      amount: formatCents(w.amount),
+      currency: w.currency,
+      created_at: w.created_at,
+      payment_id: w.payment_id,
+    })),
+  };
+}

@@ -1,0 +1,59 @@
+// The one place where errors become HTTP responses. Only ApiError messages reach a client; a
+// dependency that is down or throttling becomes 503 with Retry-After; anything else is a generic 500
+// that carries the request id (and is logged with its stack), never the error's own message.
+import { ApiError, ServiceUnavailableError } from '../domain/errors';
+
+const TRANSIENT_NAMES = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'InternalFailure',
+  'ServiceUnavailable',
+  'ServiceUnavailableException',
+  'TransactionConflictException',
+  'TransactionInProgressException',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'RaceLostError',
+]);
+const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_SOCKET']);
+
+/** True for failures of a dependency that a later retry may not see (throttling, outage, network). */
+export function isTransient(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const e = err as Error & { code?: string; $retryable?: unknown; $metadata?: { httpStatusCode?: number } };
+  if (TRANSIENT_NAMES.has(e.name)) return true;
+  if (e.code && TRANSIENT_CODES.has(e.code)) return true;
+  if (e.$retryable) return true;
+  const status = e.$metadata?.httpStatusCode;
+  if (status !== undefined && status >= 500) return true;
+  if (e.name === 'TransactionCanceledException') {
+    const reasons = (e as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+    return reasons.some((r) => r.Code === 'TransactionConflict' || r.Code === 'ThrottlingError');
+  }
+  return false;
+}
+
+export interface ErrorResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+export function errorResponse(err: unknown, requestId: string): ErrorResponse {
+  if (err instanceof ApiError) return { status: err.status, headers: err.headers(), body: err.body() };
+  if (isTransient(err)) {
+    const unavailable = new ServiceUnavailableError();
+    logError('dependency unavailable', err, requestId);
+    return { status: 503, headers: unavailable.headers(), body: unavailable.body() };
+  }
+  logError('unhandled error', err, requestId);
+  return { status: 500, headers: {}, body: { detail: 'Internal server error.', request_id: requestId } };
+}
+
+function logError(message: string, err: unknown, requestId: string): void {
+  const e = err instanceof Error ? err : new Error(String(err));
+  console.error(JSON.stringify({ level: 'error', message, request_id: requestId, error: e.name, reason: e.message, stack: e.stack }));
+}

@@ -1,0 +1,153 @@
+// Field schemas with Django REST Framework's messages, built on valibot's rawTransform so each field
+// reports exactly one message (the first rule it breaks) in the contract's words.
+import * as v from 'valibot';
+import { ValidationError, type FieldErrors } from '../domain/errors';
+import { isCurrencyCode } from '../domain/currency';
+import { parseDecimal } from '../domain/money';
+
+export const REQUIRED = 'This field is required.';
+const NOT_NULL = 'This field may not be null.';
+const BLANK = 'This field may not be blank.';
+const NOT_STRING = 'Not a valid string.';
+
+type Parse<T> = (value: unknown) => { ok: true; value: T } | { ok: false; message: string };
+
+/** A field whose value is checked by `parse`; the message of its first failure is the field's error. */
+export function field<T>(parse: Parse<T>) {
+  return v.pipe(
+    v.unknown(),
+    v.rawTransform<unknown, T>(({ dataset, addIssue, NEVER }) => {
+      const result = parse(dataset.value);
+      if (!result.ok) {
+        addIssue({ message: result.message });
+        return NEVER;
+      }
+      return result.value;
+    }),
+  );
+}
+
+const ok = <T>(value: T) => ({ ok: true as const, value });
+const fail = (message: string) => ({ ok: false as const, message });
+
+/** DRF CharField: numbers are accepted and turned into strings; surrounding whitespace is trimmed. */
+function toText(value: unknown): { ok: true; value: string } | { ok: false; message: string } {
+  if (value === null) return fail(NOT_NULL);
+  if (typeof value === 'string') return ok(value.trim());
+  if (typeof value === 'number' && Number.isFinite(value)) return ok(String(value));
+  return fail(NOT_STRING);
+}
+
+export function text(max: number, opts: { pattern?: RegExp; patternMessage?: string } = {}) {
+  return field<string>((value) => {
+    const t = toText(value);
+    if (!t.ok) return t;
+    if (t.value === '') return fail(BLANK);
+    if (t.value.length > max) return fail(`Ensure this field has no more than ${max} characters.`);
+    if (opts.pattern && !opts.pattern.test(t.value)) return fail(opts.patternMessage ?? 'Enter a valid value.');
+    return t;
+  });
+}
+
+/** Optional personal names: null or blank are stored as null. */
+export function nullableText(max: number) {
+  return field<string | null>((value) => {
+    if (value === null) return ok(null);
+    const t = toText(value);
+    if (!t.ok) return t;
+    if (t.value.length > max) return fail(`Ensure this field has no more than ${max} characters.`);
+    return ok(t.value === '' ? null : t.value);
+  });
+}
+
+// Deliberately simple (Django's validator is looser still on the local part); the address is
+// trimmed and its domain lower-cased so uniqueness ignores case.
+const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+
+export const email = field<string>((value) => {
+  const t = toText(value);
+  if (!t.ok) return t;
+  if (t.value === '') return fail(BLANK);
+  if (t.value.length > 254 || !EMAIL.test(t.value)) return fail('Enter a valid email address.');
+  const at = t.value.lastIndexOf('@');
+  return ok(t.value.slice(0, at) + t.value.slice(at).toLowerCase());
+});
+
+const TRUE = new Set<unknown>([true, 'true', 'True', 'TRUE', '1', 1, 'yes', 'on']);
+const FALSE = new Set<unknown>([false, 'false', 'False', 'FALSE', '0', 0, 'no', 'off']);
+
+export const boolean = field<boolean>((value) => {
+  if (value === null) return fail(NOT_NULL);
+  if (TRUE.has(value)) return ok(true);
+  if (FALSE.has(value)) return ok(false);
+  return fail('Must be a valid boolean.');
+});
+
+/** A non-negative amount with at most 10 digits and 2 decimals, parsed to integer cents. */
+export const decimal = field<number>((value) => {
+  if (value === null) return fail(NOT_NULL);
+  const parsed = parseDecimal(value);
+  return parsed.ok ? ok(parsed.cents) : fail(parsed.message);
+});
+
+export const currency = field<string>((value) => {
+  const t = toText(value);
+  if (!t.ok) return t;
+  if (t.value === '') return fail(BLANK);
+  if (!isCurrencyCode(t.value)) return fail(`"${t.value}" is not a valid currency code.`);
+  return ok(t.value.toUpperCase());
+});
+
+/** Whole number >= min, or null. */
+export function nullableInteger(min: number) {
+  return field<number | null>((value) => {
+    if (value === null) return ok(null);
+    const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+    if (typeof n !== 'number' || !Number.isInteger(n)) return fail('A valid integer is required.');
+    if (n < min) return fail(`Ensure this value is greater than or equal to ${min}.`);
+    if (n > 1200) return fail('Ensure this value is less than or equal to 1200.');
+    return ok(n);
+  });
+}
+
+/** `{ "id": ... }` or null: a reference to another resource; keys other than id are ignored. */
+export function reference<T>(parseId: (id: unknown) => T | null, invalidId: (id: unknown) => string) {
+  return field<{ id: T } | null>((value) => {
+    if (value === null) return ok(null);
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      return fail(`Invalid data. Expected a dictionary, but got ${pythonType(value)}.`);
+    }
+    const raw = (value as Record<string, unknown>).id;
+    if (raw === undefined || raw === null) return fail('This field must be an object with an id.');
+    const id = parseId(raw);
+    return id === null ? fail(invalidId(raw)) : ok({ id });
+  });
+}
+
+/** Python's name for a JSON value's type, as DRF writes it in its messages. */
+export function pythonType(value: unknown, rawNumber?: string): string {
+  if (value === null) return 'NoneType';
+  if (Array.isArray(value)) return 'list';
+  switch (typeof value) {
+    case 'string':
+      return 'str';
+    case 'boolean':
+      return 'bool';
+    case 'number':
+      return Number.isInteger(value) && !(rawNumber && /[.eE]/.test(rawNumber)) ? 'int' : 'float';
+    default:
+      return 'dict';
+  }
+}
+
+/** Validates `input` against a schema; every field's first error is reported at once. */
+export function validate<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, input, { abortPipeEarly: true });
+  if (result.success) return result.output;
+  const fields: FieldErrors = {};
+  for (const issue of result.issues) {
+    const key = String(issue.path?.[0]?.key ?? 'non_field_errors');
+    if (!fields[key]) fields[key] = [issue.message];
+  }
+  throw new ValidationError(fields);
+}

@@ -1,0 +1,46 @@
+// Member bodies. `campaign` and `subscription` are `{id}` references or null.
+import * as v from 'valibot';
+import { REQUIRED, email, nullableText, reference, text } from './fields';
+
+export const CODE_PATTERN = /^[A-Za-z0-9_-]+$/;
+
+const campaignRef = reference(
+  (id) => (typeof id === 'string' ? id.trim() : typeof id === 'number' ? String(id) : null),
+  () => 'Not a valid string.',
+);
+
+/** Provider subscription ids are integers; a string of digits is accepted too. */
+export function parseSubscriptionId(id: unknown): number | null {
+  const n = typeof id === 'string' && /^\s*\d{1,15}\s*$/.test(id) ? Number(id) : id;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+const subscriptionRef = reference(parseSubscriptionId, (id) => `Subscription ${String(id)} could not be found`);
+
+const fields = {
+  identifier: text(100),
+  email,
+  first_name: nullableText(50),
+  last_name: nullableText(50),
+  code: text(30, { pattern: CODE_PATTERN, patternMessage: 'Use only letters, digits, "-" and "_".' }),
+  campaign: campaignRef,
+  subscription: subscriptionRef,
+};
+
+export const createMemberBody = v.object(
+  {
+    identifier: fields.identifier,
+    email: fields.email,
+    first_name: v.optional(fields.first_name, null),
+    last_name: v.optional(fields.last_name, null),
+    code: v.optional(fields.code),
+    campaign: v.optional(fields.campaign, null),
+    subscription: v.optional(fields.subscription, null),
+  },
+  REQUIRED,
+);
+
+export const updateMemberBody = v.partial(v.object(fields, REQUIRED));
+
+export type CreateMemberInput = v.InferOutput<typeof createMemberBody>;
+export type UpdateMemberInput = v.InferOutput<typeof updateMemberBody>;

@@ -1,0 +1,33 @@
+// Query-string schemas for the list endpoints. Unknown parameters are ignored.
+import * as v from 'valibot';
+import { field } from './fields';
+
+export const pageSize = field<number>((value) => {
+  const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(n)) return { ok: false, message: 'A valid integer is required.' };
+  if (n < 1) return { ok: false, message: 'Ensure this value is greater than or equal to 1.' };
+  if (n > 100) return { ok: false, message: 'Ensure this value is less than or equal to 100.' };
+  return { ok: true, value: n };
+});
+
+const optionalString = v.optional(v.string());
+
+export const pageQuery = { page_size: v.optional(pageSize, '20'), cursor: optionalString };
+
+export const listReferralsQuery = v.object({ ...pageQuery, member: optionalString });
+export const listMembersQuery = v.object({ ...pageQuery, campaign: optionalString });
+export const listCampaignsQuery = v.object(pageQuery);
+
+export const SUBSCRIPTION_STATUSES = ['active', 'trialling', 'past_due', 'deleted', 'paused'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/** The specification's status words; Paddle's spelling `trialing` is accepted for `trialling`. */
+export const statusFilter = field<SubscriptionStatus>((value) => {
+  const s = value === 'trialing' ? 'trialling' : value;
+  if (typeof s === 'string' && (SUBSCRIPTION_STATUSES as readonly string[]).includes(s)) {
+    return { ok: true, value: s as SubscriptionStatus };
+  }
+  return { ok: false, message: `Select a valid choice. ${String(value)} is not one of the available choices.` };
+});
+
+export const listSubscriptionsQuery = v.object({ ...pageQuery, status: v.optional(statusFilter) });

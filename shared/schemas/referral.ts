@@ -1,0 +1,14 @@
+// Referral bodies.
+import * as v from 'valibot';
+import { REQUIRED, text } from './fields';
+
+export const createReferralBody = v.object(
+  {
+    // Not bounded by the specification; 255 keeps every key built from it far below DynamoDB's limits.
+    user_identifier: text(255),
+    member_code: text(100),
+  },
+  REQUIRED,
+);
+
+export type CreateReferralInput = v.InferOutput<typeof createReferralBody>;

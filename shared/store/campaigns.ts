@@ -1,0 +1,187 @@
+// Campaign repository. A campaign's name is unique per account (ignoring case and surrounding
+// spaces) through a claim item; the campaigns counter enforces the plan's limit in the same
+// transaction. Delete leaves a tombstone so an id is never reused and members that still point at
+// it resolve to "no campaign" without a fan-out over them.
+import { campaignLimitMessage, campaignLimit } from '../domain/plans';
+import { NotFoundError, PermissionDeniedError, ValidationError } from '../domain/errors';
+import { isCampaignId, newCampaignId } from '../domain/ids';
+import type { Campaign } from '../domain/models';
+import type { CreateCampaignInput, UpdateCampaignInput } from '../schemas/campaign';
+import type { Principal } from './accounts';
+import { tableName } from './client';
+import { ConditionsFailedError, counterUpdate, getItem, nowSeconds, readCounter, transact, withRetries, type TransactItem } from './ops';
+import { RaceLostError } from './ops';
+import { queryPage, type PageRequest } from './pagination';
+import { GSI1, keys, timeKey } from './table';
+
+export const normalizeName = (name: string) => name.trim().toLowerCase();
+
+const nameInUse = (name: string) => ValidationError.field('name', `The name ${name} is already in use; choose another`);
+
+export function toCampaign(item: Record<string, unknown> | undefined): Campaign | null {
+  if (!item || item.type !== 'Campaign' || item.deleted_at !== undefined) return null;
+  return {
+    id: String(item.id),
+    name: String(item.name),
+    allows_credit: Boolean(item.allows_credit),
+    credit_amount: Number(item.credit_amount),
+    credit_currency: String(item.credit_currency),
+    allows_commission: Boolean(item.allows_commission),
+    commission_amount: Number(item.commission_amount),
+    commission_currency: String(item.commission_currency),
+    commission_months: item.commission_months === null || item.commission_months === undefined ? null : Number(item.commission_months),
+    reward_threshold: Number(item.reward_threshold),
+    created_at: Number(item.created_at),
+    version: Number(item.version ?? 0),
+    member_count: Math.max(0, Number(item.member_count ?? 0)),
+  };
+}
+
+export async function getCampaign(accountId: string, id: string): Promise<Campaign | null> {
+  if (!isCampaignId(id)) return null; // never a key DynamoDB would refuse
+  return toCampaign(await getItem(keys.campaign(accountId, id)));
+}
+
+export async function getCampaignOrThrow(accountId: string, id: string): Promise<Campaign> {
+  const campaign = await getCampaign(accountId, id);
+  if (!campaign) throw new NotFoundError();
+  return campaign;
+}
+
+export async function listCampaigns(accountId: string, page: PageRequest) {
+  const [result, count] = await Promise.all([
+    queryPage({ index: GSI1, partitionValue: keys.campaignsByCreation(accountId), scope: `${accountId}|campaigns` }, page),
+    readCounter(accountId, 'campaigns'),
+  ]);
+  return { ...result, items: result.items.map((i) => toCampaign(i)).filter((c): c is Campaign => c !== null), count };
+}
+
+function nameClaim(accountId: string, name: string, campaignId: string): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...keys.campaignNameClaim(accountId, normalizeName(name)), type: 'Claim', campaign_id: campaignId },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+export async function createCampaign(principal: Principal, input: CreateCampaignInput): Promise<Campaign> {
+  const { accountId, plan } = principal;
+  const limit = campaignLimit(plan);
+  const createdMs = Date.now();
+  const campaign: Campaign = { ...input, id: newCampaignId(), created_at: Math.floor(createdMs / 1000), version: 1, member_count: 0 };
+  const { member_count: _unused, ...stored } = campaign;
+  try {
+    await transact([
+      {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...keys.campaign(accountId, campaign.id),
+            type: 'Campaign',
+            ...stored,
+            gsi1pk: keys.campaignsByCreation(accountId),
+            gsi1sk: `${timeKey(createdMs)}#${campaign.id}`,
+          },
+          // Also refuses a tombstone: a deleted campaign's id is never reused.
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      nameClaim(accountId, input.name, campaign.id),
+      counterUpdate(accountId, 'campaigns', 1, limit === null ? undefined : { below: limit }),
+    ]);
+  } catch (err) {
+    if (err instanceof ConditionsFailedError) {
+      if (err.failed(1)) throw nameInUse(input.name);
+      if (err.failed(2)) throw new PermissionDeniedError(campaignLimitMessage(plan));
+      if (err.failed(0)) return createCampaign(principal, input); // 32-bit id collision: draw another
+    }
+    throw err;
+  }
+  return campaign;
+}
+
+class StaleCampaignError extends RaceLostError {}
+
+export async function updateCampaign(accountId: string, id: string, patch: UpdateCampaignInput): Promise<Campaign> {
+  return withRetries(async () => {
+    const current = await getCampaignOrThrow(accountId, id);
+    const next: Campaign = { ...current, ...patch, version: current.version + 1 };
+    const changes = Object.entries(patch).filter(([, value]) => value !== undefined);
+    const renamed = patch.name !== undefined && normalizeName(patch.name) !== normalizeName(current.name);
+    const names: Record<string, string> = { '#version': 'version' };
+    const values: Record<string, unknown> = { ':version': current.version, ':next': next.version };
+    const sets = ['#version = :next'];
+    changes.forEach(([field, value], i) => {
+      names[`#f${i}`] = field;
+      values[`:v${i}`] = value;
+      sets.push(`#f${i} = :v${i}`);
+    });
+    const items: TransactItem[] = [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.campaign(accountId, id),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: '#version = :version AND attribute_not_exists(deleted_at)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+    ];
+    if (renamed && patch.name !== undefined) {
+      items.push(nameClaim(accountId, patch.name, id), {
+        Delete: {
+          TableName: tableName(),
+          Key: keys.campaignNameClaim(accountId, normalizeName(current.name)),
+          ConditionExpression: 'campaign_id = :id',
+          ExpressionAttributeValues: { ':id': id },
+        },
+      });
+    }
+    try {
+      await transact(items);
+    } catch (err) {
+      if (err instanceof ConditionsFailedError) {
+        if (renamed && patch.name !== undefined && err.failed(1)) throw nameInUse(patch.name);
+        throw new StaleCampaignError();
+      }
+      throw err;
+    }
+    return next;
+  }, (err) => err instanceof StaleCampaignError);
+}
+
+export async function deleteCampaign(accountId: string, id: string): Promise<void> {
+  await withRetries(async () => {
+    const current = await getCampaignOrThrow(accountId, id);
+    try {
+      await transact([
+        {
+          // Tombstone: keeps the key (so the id is never reused) and drops everything else,
+          // including the GSI keys that list it.
+          Put: {
+            TableName: tableName(),
+            Item: { ...keys.campaign(accountId, id), type: 'Campaign', id, deleted_at: nowSeconds() },
+            ConditionExpression: '#version = :version AND attribute_not_exists(deleted_at)',
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':version': current.version },
+          },
+        },
+        {
+          Delete: {
+            TableName: tableName(),
+            Key: keys.campaignNameClaim(accountId, normalizeName(current.name)),
+            ConditionExpression: 'campaign_id = :id',
+            ExpressionAttributeValues: { ':id': id },
+          },
+        },
+        counterUpdate(accountId, 'campaigns', -1),
+      ]);
+    } catch (err) {
+      if (err instanceof ConditionsFailedError) throw new StaleCampaignError();
+      throw err;
+    }
+  }, (err) => err instanceof StaleCampaignError);
+}

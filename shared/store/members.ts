@@ -1,0 +1,425 @@
+// Member repository. Code, email and identifier are unique per account through claim items written
+// in the same transaction as the member; the code claim also carries the member's campaign id so a
+// referral can be created in three round trips (claim -> member + campaign -> transaction). A
+// subscription is attached by writing `member_id` on it under a condition, so it is attached to one
+// member at a time.
+import { NotFoundError, ValidationError, type FieldErrors } from '../domain/errors';
+import { isCampaignId, isEntityId, newEntityId, newMemberCode } from '../domain/ids';
+import type { Campaign, Member, Subscription } from '../domain/models';
+import type { CreateMemberInput, UpdateMemberInput } from '../schemas/member';
+import { toCampaign } from './campaigns';
+import { tableName } from './client';
+import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, readCounter, transact, withRetries, type TransactItem } from './ops';
+import { RaceLostError } from './ops';
+import { queryPage, type PageRequest } from './pagination';
+import { toSubscription } from './subscriptions';
+import { GSI1, keys, type Key } from './table';
+
+export interface MemberWithRelations {
+  member: Member;
+  campaign: Campaign | null;
+  subscription: Subscription | null;
+}
+
+export function toMember(item: Record<string, unknown> | undefined): Member | null {
+  if (!item || item.type !== 'Member') return null;
+  return {
+    id: String(item.id),
+    identifier: String(item.identifier),
+    email: String(item.email),
+    first_name: (item.first_name as string | null) ?? null,
+    last_name: (item.last_name as string | null) ?? null,
+    code: String(item.code),
+    campaign_id: typeof item.campaign_id === 'string' ? item.campaign_id : null,
+    subscription_id: typeof item.subscription_id === 'number' ? item.subscription_id : null,
+    link_clicks: Number(item.link_clicks ?? 0),
+    referrals: Math.max(0, Number(item.referrals ?? 0)),
+    conversions: Math.max(0, Number(item.conversions ?? 0)),
+    credit_earned: Number(item.credit_earned ?? 0),
+    commission_earned: Number(item.commission_earned ?? 0),
+    created_at: Number(item.created_at),
+    version: Number(item.version ?? 0),
+  };
+}
+
+const inUse = (what: string, value: string) => `The ${what} ${value} is already in use; choose another`;
+const campaignNotFound = (id: string) => `Campaign ${id} could not be found`;
+const subscriptionNotFound = (id: number) => `Subscription ${id} could not be found`;
+const subscriptionTaken = (id: number) => `Subscription ${id} is already attached to another member`;
+
+/** Resolves the campaign and subscription of many members in one BatchGet. */
+export async function withRelations(accountId: string, members: Member[], known: Campaign[] = []): Promise<MemberWithRelations[]> {
+  const wanted: Key[] = [];
+  for (const m of members) {
+    if (m.campaign_id && !known.some((c) => c.id === m.campaign_id)) wanted.push(keys.campaign(accountId, m.campaign_id));
+    if (m.subscription_id !== null) wanted.push(keys.subscription(accountId, m.subscription_id));
+  }
+  const found = wanted.length > 0 ? await batchGet(wanted) : new Map();
+  return members.map((member) => ({
+    member,
+    campaign: member.campaign_id
+      ? known.find((c) => c.id === member.campaign_id) ?? toCampaign(lookup(found, keys.campaign(accountId, member.campaign_id)))
+      : null,
+    subscription: member.subscription_id !== null ? toSubscription(lookup(found, keys.subscription(accountId, member.subscription_id))) : null,
+  }));
+}
+
+export async function getMemberOrThrow(accountId: string, id: string): Promise<Member> {
+  if (!isEntityId(id)) throw new NotFoundError(); // never a key DynamoDB would refuse
+  const member = toMember(await getItem(keys.member(accountId, id)));
+  if (!member) throw new NotFoundError();
+  return member;
+}
+
+export async function getMemberWithRelations(accountId: string, id: string): Promise<MemberWithRelations> {
+  const [result] = await withRelations(accountId, [await getMemberOrThrow(accountId, id)]);
+  return result as MemberWithRelations;
+}
+
+export async function listMembers(accountId: string, page: PageRequest, campaignId?: string) {
+  if (campaignId === undefined) {
+    const [result, count] = await Promise.all([
+      queryPage({ partitionValue: keys.memberCollection(accountId), scope: `${accountId}|members` }, page),
+      readCounter(accountId, 'members'),
+    ]);
+    const members = result.items.map((i) => toMember(i)).filter((m): m is Member => m !== null);
+    return { ...result, items: await withRelations(accountId, members), count };
+  }
+  if (!isCampaignId(campaignId)) return { items: [], nextCursor: null, previousCursor: null, count: 0 };
+  const [result, campaignItem] = await Promise.all([
+    queryPage({ index: GSI1, partitionValue: keys.membersByCampaign(accountId, campaignId), scope: `${accountId}|members|${campaignId}` }, page),
+    getItem(keys.campaign(accountId, campaignId)),
+  ]);
+  const campaign = toCampaign(campaignItem);
+  // An unknown or deleted campaign lists nothing, whatever stale index entries remain.
+  if (!campaign) return { items: [], nextCursor: null, previousCursor: null, count: 0 };
+  const members = result.items.map((i) => toMember(i)).filter((m): m is Member => m !== null && m.campaign_id === campaignId);
+  return { ...result, items: await withRelations(accountId, members, [campaign]), count: campaign.member_count };
+}
+
+// ---- writes -------------------------------------------------------------------------------------
+
+type Labelled = { label: string; item: TransactItem };
+
+const put = (key: Key, item: Record<string, unknown>, label: string): Labelled => ({
+  label,
+  item: { Put: { TableName: tableName(), Item: { ...key, ...item }, ConditionExpression: 'attribute_not_exists(pk)' } },
+});
+
+const releaseClaim = (key: Key, memberId: string, label: string): Labelled => ({
+  label,
+  item: {
+    Delete: { TableName: tableName(), Key: key, ConditionExpression: 'member_id = :m', ExpressionAttributeValues: { ':m': memberId } },
+  },
+});
+
+const campaignCount = (accountId: string, campaignId: string, delta: number, label: string): Labelled => ({
+  label,
+  item: {
+    Update: {
+      TableName: tableName(),
+      Key: keys.campaign(accountId, campaignId),
+      UpdateExpression: 'ADD member_count :d',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleted_at)',
+      ExpressionAttributeValues: { ':d': delta },
+    },
+  },
+});
+
+const attachSubscription = (accountId: string, subscriptionId: number, memberId: string, label: string): Labelled => ({
+  label,
+  item: {
+    Update: {
+      TableName: tableName(),
+      Key: keys.subscription(accountId, subscriptionId),
+      UpdateExpression: 'SET member_id = :m',
+      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(member_id) OR member_id = :m)',
+      ExpressionAttributeValues: { ':m': memberId },
+    },
+  },
+});
+
+const detachSubscription = (accountId: string, subscriptionId: number, memberId: string, label: string): Labelled => ({
+  label,
+  item: {
+    Update: {
+      TableName: tableName(),
+      Key: keys.subscription(accountId, subscriptionId),
+      UpdateExpression: 'REMOVE member_id',
+      ConditionExpression: 'member_id = :m',
+      ExpressionAttributeValues: { ':m': memberId },
+    },
+  },
+});
+
+/** Runs a labelled transaction; returns the labels of the items whose conditions failed. */
+async function run(items: Labelled[]): Promise<string[]> {
+  try {
+    await transact(items.map((i) => i.item));
+    return [];
+  } catch (err) {
+    if (err instanceof ConditionsFailedError) return items.filter((_, i) => err.failed(i)).map((i) => i.label);
+    throw err;
+  }
+}
+
+class StaleMemberError extends RaceLostError {}
+const retryStale = (err: unknown) => err instanceof StaleMemberError;
+
+interface Lookups {
+  campaigns: Map<string, Campaign | null>;
+  subscriptions: Map<number, Subscription | null>;
+  claims: Map<string, Record<string, unknown> | undefined>;
+}
+
+/** One BatchGet for everything a write must check first, so all errors are reported at once. */
+async function prefetch(accountId: string, campaignIds: string[], subscriptionIds: number[], claims: Key[]): Promise<Lookups> {
+  const wanted = [
+    ...campaignIds.filter(isCampaignId).map((id) => keys.campaign(accountId, id)),
+    ...subscriptionIds.map((id) => keys.subscription(accountId, id)),
+    ...claims,
+  ];
+  const found = wanted.length > 0 ? await batchGet(wanted) : new Map();
+  return {
+    campaigns: new Map(campaignIds.map((id) => [id, isCampaignId(id) ? toCampaign(lookup(found, keys.campaign(accountId, id))) : null])),
+    subscriptions: new Map(subscriptionIds.map((id) => [id, toSubscription(lookup(found, keys.subscription(accountId, id)))])),
+    claims: new Map(claims.map((k) => [k.pk, lookup(found, k)])),
+  };
+}
+
+function claimedByOther(l: Lookups, key: Key, memberId: string | null): boolean {
+  const claim = l.claims.get(key.pk);
+  return claim !== undefined && claim.member_id !== memberId;
+}
+
+export async function createMember(accountId: string, input: CreateMemberInput): Promise<MemberWithRelations> {
+  const generated = input.code === undefined;
+  return withRetries(async () => {
+    const code = input.code ?? newMemberCode();
+    const codeKey = keys.memberCodeClaim(accountId, code);
+    const emailKey = keys.memberEmailClaim(accountId, input.email);
+    const identifierKey = keys.memberIdentifierClaim(accountId, input.identifier);
+    const campaignId = input.campaign?.id ?? null;
+    const subscriptionId = input.subscription?.id ?? null;
+
+    const l = await prefetch(accountId, campaignId ? [campaignId] : [], subscriptionId ? [subscriptionId] : [], [codeKey, emailKey, identifierKey]);
+    const errors: FieldErrors = {};
+    if (claimedByOther(l, identifierKey, null)) errors.identifier = [inUse('identifier', input.identifier)];
+    if (claimedByOther(l, emailKey, null)) errors.email = [inUse('email address', input.email)];
+    if (claimedByOther(l, codeKey, null) && !generated) errors.code = [inUse('code', code)];
+    const campaign = campaignId ? l.campaigns.get(campaignId) ?? null : null;
+    if (campaignId && !campaign) errors.campaign = [campaignNotFound(campaignId)];
+    const subscription = subscriptionId ? l.subscriptions.get(subscriptionId) ?? null : null;
+    if (subscriptionId && !subscription) errors.subscription = [subscriptionNotFound(subscriptionId)];
+    else if (subscriptionId && subscription?.member_id) errors.subscription = [subscriptionTaken(subscriptionId)];
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    if (generated && claimedByOther(l, codeKey, null)) throw new StaleMemberError(); // draw another code
+
+    const createdMs = Date.now();
+    const member: Member = {
+      id: newEntityId(),
+      identifier: input.identifier,
+      email: input.email,
+      first_name: input.first_name,
+      last_name: input.last_name,
+      code,
+      campaign_id: campaignId,
+      subscription_id: subscriptionId,
+      link_clicks: 0,
+      referrals: 0,
+      conversions: 0,
+      credit_earned: 0,
+      commission_earned: 0,
+      created_at: Math.floor(createdMs / 1000),
+      version: 1,
+    };
+    const items: Labelled[] = [
+      put(keys.member(accountId, member.id), { type: 'Member', ...memberAttributes(accountId, member) }, 'member'),
+      put(codeKey, { type: 'Claim', member_id: member.id, ...(campaignId ? { campaign_id: campaignId } : {}) }, 'code'),
+      put(emailKey, { type: 'Claim', member_id: member.id }, 'email'),
+      put(identifierKey, { type: 'Claim', member_id: member.id }, 'identifier'),
+      { label: 'counter', item: counterUpdate(accountId, 'members', 1) },
+    ];
+    if (campaignId) items.push(campaignCount(accountId, campaignId, 1, 'campaign'));
+    if (subscriptionId) items.push(attachSubscription(accountId, subscriptionId, member.id, 'subscription'));
+
+    const failed = await run(items);
+    if (failed.length > 0) {
+      // Lost a race with a concurrent write: report it like the prefetch would have.
+      if (failed.includes('code') && generated) throw new StaleMemberError();
+      throw raceErrors(failed, { identifier: input.identifier, email: input.email, code, campaignId, subscriptionId });
+    }
+    return { member, campaign, subscription };
+  }, retryStale, 8);
+}
+
+function raceErrors(
+  failed: string[],
+  v: { identifier?: string; email?: string; code?: string; campaignId?: string | null; subscriptionId?: number | null },
+): Error {
+  const errors: FieldErrors = {};
+  if (failed.includes('identifier') && v.identifier) errors.identifier = [inUse('identifier', v.identifier)];
+  if (failed.includes('email') && v.email) errors.email = [inUse('email address', v.email)];
+  if (failed.includes('code') && v.code) errors.code = [inUse('code', v.code)];
+  if (failed.includes('campaign') && v.campaignId) errors.campaign = [campaignNotFound(v.campaignId)];
+  if (failed.includes('subscription') && v.subscriptionId) errors.subscription = [subscriptionTaken(v.subscriptionId)];
+  return Object.keys(errors).length > 0 ? new ValidationError(errors) : new StaleMemberError();
+}
+
+function memberAttributes(accountId: string, m: Member): Record<string, unknown> {
+  return {
+    ...m,
+    campaign_id: m.campaign_id ?? undefined,
+    subscription_id: m.subscription_id ?? undefined,
+    ...(m.campaign_id ? { gsi1pk: keys.membersByCampaign(accountId, m.campaign_id), gsi1sk: m.id } : {}),
+  };
+}
+
+export async function updateMember(accountId: string, id: string, patch: UpdateMemberInput): Promise<MemberWithRelations> {
+  return withRetries(async () => {
+    const current = await getMemberOrThrow(accountId, id);
+    const next: Member = { ...current, version: current.version + 1 };
+    if (patch.identifier !== undefined) next.identifier = patch.identifier;
+    if (patch.email !== undefined) next.email = patch.email;
+    if (patch.first_name !== undefined) next.first_name = patch.first_name;
+    if (patch.last_name !== undefined) next.last_name = patch.last_name;
+    if (patch.code !== undefined) next.code = patch.code;
+    if (patch.campaign !== undefined) next.campaign_id = patch.campaign?.id ?? null;
+    if (patch.subscription !== undefined) next.subscription_id = patch.subscription?.id ?? null;
+
+    const changed = {
+      identifier: next.identifier !== current.identifier,
+      email: next.email.toLowerCase() !== current.email.toLowerCase(),
+      code: next.code.toLowerCase() !== current.code.toLowerCase(),
+      campaign: next.campaign_id !== current.campaign_id,
+      subscription: next.subscription_id !== current.subscription_id,
+    };
+    const claimKeys = [
+      ...(changed.identifier ? [keys.memberIdentifierClaim(accountId, next.identifier)] : []),
+      ...(changed.email ? [keys.memberEmailClaim(accountId, next.email)] : []),
+      ...(changed.code ? [keys.memberCodeClaim(accountId, next.code)] : []),
+    ];
+    const campaignIds = [current.campaign_id, next.campaign_id].filter((c): c is string => c !== null);
+    const subscriptionIds = [current.subscription_id, next.subscription_id].filter((s): s is number => s !== null);
+    const l = await prefetch(accountId, [...new Set(campaignIds)], [...new Set(subscriptionIds)], claimKeys);
+
+    const errors: FieldErrors = {};
+    if (changed.identifier && claimedByOther(l, keys.memberIdentifierClaim(accountId, next.identifier), id)) errors.identifier = [inUse('identifier', next.identifier)];
+    if (changed.email && claimedByOther(l, keys.memberEmailClaim(accountId, next.email), id)) errors.email = [inUse('email address', next.email)];
+    if (changed.code && claimedByOther(l, keys.memberCodeClaim(accountId, next.code), id)) errors.code = [inUse('code', next.code)];
+    const oldCampaign = current.campaign_id ? l.campaigns.get(current.campaign_id) ?? null : null;
+    const newCampaign = next.campaign_id ? l.campaigns.get(next.campaign_id) ?? null : null;
+    if (changed.campaign && next.campaign_id && !newCampaign) errors.campaign = [campaignNotFound(next.campaign_id)];
+    const newSubscription = next.subscription_id ? l.subscriptions.get(next.subscription_id) ?? null : null;
+    if (changed.subscription && next.subscription_id) {
+      if (!newSubscription) errors.subscription = [subscriptionNotFound(next.subscription_id)];
+      else if (newSubscription.member_id && newSubscription.member_id !== id) errors.subscription = [subscriptionTaken(next.subscription_id)];
+    }
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    // A pointer to a deleted campaign is dropped on the member's next write.
+    if (!changed.campaign && current.campaign_id && !oldCampaign) next.campaign_id = null;
+
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':version': current.version };
+    const sets: string[] = [];
+    const removes: string[] = [];
+    const attrs = memberAttributes(accountId, next);
+    for (const name of ['identifier', 'email', 'first_name', 'last_name', 'code', 'campaign_id', 'subscription_id', 'version', 'gsi1pk', 'gsi1sk']) {
+      names[`#${name}`] = name;
+      if (attrs[name] === undefined) removes.push(`#${name}`);
+      else {
+        values[`:${name}`] = attrs[name];
+        sets.push(`#${name} = :${name}`);
+      }
+    }
+    const items: Labelled[] = [
+      {
+        label: 'member',
+        item: {
+          Update: {
+            TableName: tableName(),
+            Key: keys.member(accountId, id),
+            UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+            ConditionExpression: '#version = :version',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          },
+        },
+      },
+    ];
+    if (changed.identifier) {
+      items.push(put(keys.memberIdentifierClaim(accountId, next.identifier), { type: 'Claim', member_id: id }, 'identifier'));
+      items.push(releaseClaim(keys.memberIdentifierClaim(accountId, current.identifier), id, 'old-identifier'));
+    }
+    if (changed.email) {
+      items.push(put(keys.memberEmailClaim(accountId, next.email), { type: 'Claim', member_id: id }, 'email'));
+      items.push(releaseClaim(keys.memberEmailClaim(accountId, current.email), id, 'old-email'));
+    }
+    const codeClaim = { type: 'Claim', member_id: id, ...(next.campaign_id ? { campaign_id: next.campaign_id } : {}) };
+    if (changed.code) {
+      items.push(put(keys.memberCodeClaim(accountId, next.code), codeClaim, 'code'));
+      items.push(releaseClaim(keys.memberCodeClaim(accountId, current.code), id, 'old-code'));
+    } else if (next.campaign_id !== current.campaign_id) {
+      items.push({
+        label: 'old-code',
+        item: {
+          Put: {
+            TableName: tableName(),
+            Item: { ...keys.memberCodeClaim(accountId, current.code), ...codeClaim },
+            ConditionExpression: 'member_id = :m',
+            ExpressionAttributeValues: { ':m': id },
+          },
+        },
+      });
+    }
+    if (next.campaign_id !== current.campaign_id) {
+      if (oldCampaign) items.push(campaignCount(accountId, oldCampaign.id, -1, 'old-campaign'));
+      if (next.campaign_id) items.push(campaignCount(accountId, next.campaign_id, 1, 'campaign'));
+    }
+    if (changed.subscription) {
+      if (current.subscription_id !== null) items.push(detachSubscription(accountId, current.subscription_id, id, 'old-subscription'));
+      if (next.subscription_id !== null) items.push(attachSubscription(accountId, next.subscription_id, id, 'subscription'));
+    }
+
+    const failed = await run(items);
+    if (failed.length > 0) {
+      const userFacing = failed.filter((f) => ['identifier', 'email', 'code', 'campaign', 'subscription'].includes(f));
+      if (userFacing.length > 0 && !failed.includes('member')) {
+        throw raceErrors(userFacing, { ...next, campaignId: next.campaign_id, subscriptionId: next.subscription_id });
+      }
+      throw new StaleMemberError();
+    }
+    return { member: next, campaign: newCampaign, subscription: next.subscription_id ? newSubscription : null };
+  }, retryStale);
+}
+
+export async function deleteMember(accountId: string, id: string): Promise<void> {
+  await withRetries(async () => {
+    const current = await getMemberOrThrow(accountId, id);
+    const items: Labelled[] = [
+      {
+        label: 'member',
+        item: {
+          Delete: {
+            TableName: tableName(),
+            Key: keys.member(accountId, id),
+            ConditionExpression: '#version = :version',
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':version': current.version },
+          },
+        },
+      },
+      releaseClaim(keys.memberCodeClaim(accountId, current.code), id, 'code'),
+      releaseClaim(keys.memberEmailClaim(accountId, current.email), id, 'email'),
+      releaseClaim(keys.memberIdentifierClaim(accountId, current.identifier), id, 'identifier'),
+      { label: 'counter', item: counterUpdate(accountId, 'members', -1) },
+    ];
+    if (current.campaign_id) {
+      const campaign = toCampaign(await getItem(keys.campaign(accountId, current.campaign_id)));
+      if (campaign) items.push(campaignCount(accountId, campaign.id, -1, 'campaign'));
+    }
+    if (current.subscription_id !== null) items.push(detachSubscription(accountId, current.subscription_id, id, 'subscription'));
+    const failed = await run(items);
+    if (failed.length > 0) throw new StaleMemberError();
+  }, retryStale);
+}

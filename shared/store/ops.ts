@@ -1,0 +1,127 @@
+// Small building blocks the repositories share: transactions with cancellation reasons, BatchGet
+// with retry of unprocessed keys, counter reads and updates.
+import {
+  BatchGetCommand,
+  GetCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { db, tableName } from './client';
+import { keys, type CounterName, type Key } from './table';
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** A transaction cancelled by conditions: `codes[i]` is the reason for item i ('None' when it passed). */
+export class ConditionsFailedError extends Error {
+  constructor(readonly codes: string[]) {
+    super(`Transaction cancelled: ${codes.join(',')}`);
+  }
+  failed(index: number): boolean {
+    return this.codes[index] === 'ConditionalCheckFailed';
+  }
+}
+
+const CONFLICT_CODES = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Writes all items atomically. Conflicts with a concurrent transaction are retried with jittered
+ * backoff (they mean "try again", not "your condition failed"); failed conditions surface as
+ * ConditionsFailedError so the caller can map each to its 4xx.
+ */
+export async function transact(items: TransactItem[], attempts = 6): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      return;
+    } catch (err) {
+      const conflict =
+        (err instanceof Error && (err.name === 'TransactionConflictException' || err.name === 'TransactionInProgressException')) ||
+        (err instanceof TransactionCanceledException &&
+          (err.CancellationReasons ?? []).some((r) => CONFLICT_CODES.has(r.Code ?? '')) &&
+          !(err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed'));
+      if (conflict && attempt < attempts) {
+        await pause(Math.random() * 20 * 2 ** attempt);
+        continue;
+      }
+      if (err instanceof TransactionCanceledException && !conflict) {
+        throw new ConditionsFailedError((err.CancellationReasons ?? []).map((r) => r.Code ?? 'None'));
+      }
+      throw err;
+    }
+  }
+}
+
+/**
+ * An optimistic write lost a race with a concurrent one; the operation re-reads and tries again.
+ * If it still loses after every attempt the request answers 503 (retryable), never 500.
+ */
+export class RaceLostError extends Error {
+  override readonly name = 'RaceLostError';
+}
+
+/** Runs `op` again when it lost a race it can recover from (optimistic-lock failures). */
+export async function withRetries<T>(op: () => Promise<T>, isRetryable: (err: unknown) => boolean, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await op();
+    } catch (err) {
+      if (attempt >= attempts || !isRetryable(err)) throw err;
+      await pause(Math.random() * 10 * 2 ** attempt);
+    }
+  }
+}
+
+export async function getItem(key: Key, consistent = true): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: consistent }));
+  return Item;
+}
+
+const keyString = (k: Key) => `${k.pk}\u0000${k.sk}`;
+
+/** Reads up to 100 distinct keys in one BatchGet (plus retries of unprocessed keys). */
+export async function batchGet(wanted: Key[]): Promise<Map<string, Record<string, unknown>>> {
+  const found = new Map<string, Record<string, unknown>>();
+  const unique = [...new Map(wanted.map((k) => [keyString(k), k])).values()];
+  for (let i = 0; i < unique.length; i += 100) {
+    let pending: Key[] = unique.slice(i, i + 100);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await pause(Math.min(1000, 25 * 2 ** attempt));
+      if (attempt > 8) throw Object.assign(new Error('BatchGet left keys unprocessed'), { name: 'ThrottlingException' });
+      const out = await db().send(
+        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
+      );
+      for (const item of out.Responses?.[tableName()] ?? []) {
+        found.set(keyString({ pk: String(item.pk), sk: String(item.sk) }), item);
+      }
+      pending = (out.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Key[];
+    }
+  }
+  return found;
+}
+
+export function lookup(found: Map<string, Record<string, unknown>>, key: Key): Record<string, unknown> | undefined {
+  return found.get(keyString(key));
+}
+
+export async function readCounter(accountId: string, name: CounterName): Promise<number> {
+  const item = await getItem(keys.counter(accountId, name));
+  return Math.max(0, Number(item?.n ?? 0));
+}
+
+/** Transaction item adding `delta` to a counter (created at 0 on first use). */
+export function counterUpdate(accountId: string, name: CounterName, delta: number, condition?: { below: number }): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.counter(accountId, name),
+      UpdateExpression: 'SET #type = :type ADD n :delta',
+      ...(condition ? { ConditionExpression: 'attribute_not_exists(n) OR n < :limit' } : {}),
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: { ':delta': delta, ':type': 'Counter', ...(condition ? { ':limit': condition.below } : {}) },
+    },
+  };
+}
+
+export const nowSeconds = () => Math.floor(Date.now() / 1000);

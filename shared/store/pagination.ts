@@ -1,0 +1,114 @@
+// Cursor pagination over one Query. A cursor is opaque to clients: base64url JSON holding the
+// direction, the sort-key value to continue from, and a digest of the account and filters it was
+// issued for, so it only works with the query that produced it.
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { ValidationError } from '../domain/errors';
+import { db, tableName } from './client';
+import { GSI1, GSI2 } from './table';
+
+interface Cursor {
+  /** 'n': items older than `k` (next page); 'p': items newer than `k` (previous page). */
+  d: 'n' | 'p';
+  k: string;
+  /** Inclusive bound (a previous link from an empty page must include its own key). */
+  i?: 1;
+  s: string;
+}
+
+export interface PageRequest {
+  pageSize: number;
+  cursor?: string | undefined;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+  previousCursor: string | null;
+}
+
+export interface PageQuery {
+  index?: typeof GSI1 | typeof GSI2;
+  partitionValue: string;
+  /** Binds the cursor to this query: the account id and the filter values. */
+  scope: string;
+}
+
+const invalidCursor = () => ValidationError.field('cursor', 'Invalid cursor.');
+
+function scopeDigest(scope: string): string {
+  return createHash('sha256').update(scope).digest('base64url').slice(0, 12);
+}
+
+function encode(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify(cursor), 'utf8').toString('base64url');
+}
+
+function decode(raw: string, scope: string): Cursor {
+  if (raw.length > 600 || !/^[A-Za-z0-9_-]+$/.test(raw)) throw invalidCursor();
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor();
+  }
+  const c = value as Partial<Cursor>;
+  if (
+    typeof c !== 'object' || c === null ||
+    (c.d !== 'n' && c.d !== 'p') ||
+    typeof c.k !== 'string' || c.k.length === 0 || c.k.length > 300 ||
+    c.s !== scopeDigest(scope)
+  ) {
+    throw invalidCursor();
+  }
+  return { d: c.d, k: c.k, s: c.s, ...(c.i === 1 ? { i: 1 as const } : {}) };
+}
+
+/**
+ * One page of a partition, newest first (descending sort key). Reads page_size + 1 items to know
+ * whether another page exists, so a page costs exactly one Query whatever the partition's size.
+ */
+export async function queryPage<T extends Record<string, unknown>>(q: PageQuery, page: PageRequest): Promise<Page<T>> {
+  const pkName = q.index === GSI1 ? 'gsi1pk' : q.index === GSI2 ? 'gsi2pk' : 'pk';
+  const skName = q.index === GSI1 ? 'gsi1sk' : q.index === GSI2 ? 'gsi2sk' : 'sk';
+  const cursor = page.cursor ? decode(page.cursor, q.scope) : undefined;
+  const backwards = cursor?.d === 'p';
+
+  const input: QueryCommandInput = {
+    TableName: tableName(),
+    IndexName: q.index,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': pkName },
+    ExpressionAttributeValues: { ':pk': q.partitionValue },
+    ScanIndexForward: backwards,
+    Limit: page.pageSize + 1,
+    // Base-table pages are strongly consistent (read-your-writes); GSIs cannot be.
+    ...(q.index ? {} : { ConsistentRead: true }),
+  };
+  if (cursor) {
+    const op = cursor.d === 'n' ? '<' : cursor.i ? '>=' : '>';
+    input.KeyConditionExpression += ` AND #sk ${op} :sk`;
+    input.ExpressionAttributeNames!['#sk'] = skName;
+    input.ExpressionAttributeValues![':sk'] = cursor.k;
+  }
+
+  const { Items = [] } = await db().send(new QueryCommand(input));
+  const more = Items.length > page.pageSize;
+  const taken = Items.slice(0, page.pageSize);
+  const items = (backwards ? taken.reverse() : taken) as T[];
+  const s = scopeDigest(q.scope);
+  const first = items[0]?.[skName];
+  const last = items[items.length - 1]?.[skName];
+
+  const hasNewer = backwards ? more : cursor !== undefined;
+  const hasOlder = backwards ? true : more;
+  let previousCursor: string | null = null;
+  let nextCursor: string | null = null;
+  if (hasNewer) {
+    previousCursor = typeof first === 'string'
+      ? encode({ d: 'p', k: first, s })
+      : cursor ? encode({ d: 'p', k: cursor.k, i: 1, s }) : null;
+  }
+  if (hasOlder && typeof last === 'string') nextCursor = encode({ d: 'n', k: last, s });
+  return { items, nextCursor, previousCursor };
+}

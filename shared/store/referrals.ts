@@ -1,0 +1,228 @@
+// Referral repository. One referral per referred user per account, enforced by a claim item
+// (`REFERRED_USER#<user_identifier>`) written in the same transaction as the referral, the member's
+// stats and the referrals counter. Creating the same (user, code) pair again returns the existing
+// referral, whatever the retries or concurrency. Rewards live inside the referral item, so a
+// referral and its rewards read in one round trip.
+import { NotFoundError, ValidationError } from '../domain/errors';
+import { isEntityId, newEntityId } from '../domain/ids';
+import { referralTerms, type Referral } from '../domain/models';
+import { toCampaign } from './campaigns';
+import { tableName } from './client';
+import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, RaceLostError, readCounter, transact, withRetries, type TransactItem } from './ops';
+import { queryPage, type PageRequest } from './pagination';
+import { toMember } from './members';
+import { GSI1, keys } from './table';
+
+export function toReferral(item: Record<string, unknown> | undefined): Referral | null {
+  if (!item || item.type !== 'Referral') return null;
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, type: _t, ...rest } = item;
+  return {
+    ...(rest as unknown as Referral),
+    coupon_code: (item.coupon_code as string | null) ?? null,
+    converted_at: (item.converted_at as number | null) ?? null,
+    campaign_id: (item.campaign_id as string | null) ?? null,
+    reward_type: (item.reward_type as Referral['reward_type']) ?? null,
+    currency: (item.currency as string | null) ?? null,
+    commission_months: (item.commission_months as number | null) ?? null,
+    rewards: (item.rewards as Referral['rewards']) ?? [],
+    subscription: (item.subscription as Referral['subscription']) ?? null,
+  };
+}
+
+export async function getReferralOrThrow(accountId: string, id: string): Promise<Referral> {
+  if (!isEntityId(id)) throw new NotFoundError(); // never a key DynamoDB would refuse
+  const referral = toReferral(await getItem(keys.referral(accountId, id)));
+  if (!referral) throw new NotFoundError();
+  return referral;
+}
+
+export async function getReferralByUserOrThrow(accountId: string, userIdentifier: string): Promise<Referral> {
+  if (userIdentifier.length === 0 || userIdentifier.length > 255) throw new NotFoundError();
+  const claim = await getItem(keys.referredUserClaim(accountId, userIdentifier));
+  if (typeof claim?.referral_id !== 'string') throw new NotFoundError();
+  return getReferralOrThrow(accountId, claim.referral_id);
+}
+
+export async function listReferrals(accountId: string, page: PageRequest, memberId?: string) {
+  if (memberId === undefined) {
+    const [result, count] = await Promise.all([
+      queryPage({ partitionValue: keys.referralCollection(accountId), scope: `${accountId}|referrals` }, page),
+      readCounter(accountId, 'referrals'),
+    ]);
+    return { ...result, items: result.items.map((i) => toReferral(i)).filter((r): r is Referral => r !== null), count };
+  }
+  if (!isEntityId(memberId)) return { items: [], nextCursor: null, previousCursor: null, count: 0 };
+  const [result, memberItem] = await Promise.all([
+    queryPage({ index: GSI1, partitionValue: keys.referralsByMember(accountId, memberId), scope: `${accountId}|referrals|${memberId}` }, page),
+    getItem(keys.member(accountId, memberId)),
+  ]);
+  const member = toMember(memberItem);
+  // The member's live referral count is its stats.referrals: an O(1) exact count for the filter.
+  if (!member) return { items: [], nextCursor: null, previousCursor: null, count: 0 };
+  return { ...result, items: result.items.map((i) => toReferral(i)).filter((r): r is Referral => r !== null), count: member.referrals };
+}
+
+const notFoundCode = (code: string) => ValidationError.field('member_code', `Member with code ${code} was not found`);
+const alreadyReferred = (user: string) => ValidationError.field('user_identifier', `User ${user} has already been referred`);
+
+class ReferralRaceError extends RaceLostError {}
+
+export interface CreateReferralResult {
+  referral: Referral;
+  created: boolean;
+}
+
+/**
+ * Round trips: 1 BatchGet (code claim + referred-user claim), 1 BatchGet (member + campaign),
+ * 1 TransactWriteItems. A replay of an existing pair costs 1 BatchGet + 1 GetItem.
+ */
+export async function createReferral(
+  accountId: string,
+  input: { user_identifier: string; member_code: string },
+  source: Referral['source'],
+): Promise<CreateReferralResult> {
+  const codeKey = keys.memberCodeClaim(accountId, input.member_code);
+  const userKey = keys.referredUserClaim(accountId, input.user_identifier);
+
+  const existing = async (claim: Record<string, unknown>, memberId: string): Promise<CreateReferralResult> => {
+    if (claim.member_id !== memberId) throw alreadyReferred(input.user_identifier);
+    const referral = toReferral(await getItem(keys.referral(accountId, String(claim.referral_id))));
+    if (!referral) throw new ReferralRaceError(); // deleted meanwhile: start over
+    return { referral, created: false };
+  };
+
+  return withRetries(async () => {
+    const claims = await batchGet([codeKey, userKey]);
+    const codeClaim = lookup(claims, codeKey);
+    if (typeof codeClaim?.member_id !== 'string') throw notFoundCode(input.member_code);
+    const memberId = codeClaim.member_id;
+    const userClaim = lookup(claims, userKey);
+    if (userClaim) return existing(userClaim, memberId);
+
+    const campaignId = typeof codeClaim.campaign_id === 'string' ? codeClaim.campaign_id : null;
+    const found = await batchGet([keys.member(accountId, memberId), ...(campaignId ? [keys.campaign(accountId, campaignId)] : [])]);
+    const member = toMember(lookup(found, keys.member(accountId, memberId)));
+    if (!member) throw notFoundCode(input.member_code);
+    if (member.identifier === input.user_identifier) {
+      throw ValidationError.field('user_identifier', 'A member cannot refer themselves');
+    }
+    if (member.campaign_id !== campaignId) throw new ReferralRaceError(); // moved meanwhile
+    // A deleted campaign (tombstone) reads as none: the referral earns nothing.
+    const campaign = campaignId ? toCampaign(lookup(found, keys.campaign(accountId, campaignId))) : null;
+
+    const createdMs = Date.now();
+    const referral: Referral = {
+      id: newEntityId(),
+      member_id: memberId,
+      user_identifier: input.user_identifier,
+      created_at: Math.floor(createdMs / 1000),
+      converted_at: null,
+      coupon_code: null,
+      source,
+      campaign_id: campaign ? campaign.id : null,
+      ...referralTerms(campaign),
+      rewards: [],
+      rewards_completed: false,
+      subscription: null,
+    };
+    const items: TransactItem[] = [
+      {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...keys.referral(accountId, referral.id),
+            type: 'Referral',
+            ...referral,
+            gsi1pk: keys.referralsByMember(accountId, memberId),
+            gsi1sk: referral.id,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...userKey, type: 'Claim', referral_id: referral.id, member_id: memberId },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.member(accountId, memberId),
+          UpdateExpression: 'ADD referrals :one',
+          // The member must still exist with the campaign whose terms were copied.
+          ConditionExpression: campaignId ? 'attribute_exists(pk) AND campaign_id = :c' : 'attribute_exists(pk) AND attribute_not_exists(campaign_id)',
+          ExpressionAttributeValues: { ':one': 1, ...(campaignId ? { ':c': campaignId } : {}) },
+        },
+      },
+      counterUpdate(accountId, 'referrals', 1),
+    ];
+    try {
+      await transact(items);
+    } catch (err) {
+      if (!(err instanceof ConditionsFailedError)) throw err;
+      if (err.failed(1)) {
+        // A concurrent request created this user's referral first: answer with it.
+        const claim = await getItem(userKey);
+        if (claim) return existing(claim, memberId);
+      }
+      throw new ReferralRaceError();
+    }
+    return { referral, created: true };
+  }, (err) => err instanceof ReferralRaceError, 8);
+}
+
+export async function deleteReferral(accountId: string, id: string): Promise<void> {
+  await withRetries(async () => {
+    const referral = await getReferralOrThrow(accountId, id);
+    const memberItem = await getItem(keys.member(accountId, referral.member_id));
+    const converted = referral.converted_at !== null;
+    const items: TransactItem[] = [
+      {
+        Delete: { TableName: tableName(), Key: keys.referral(accountId, id), ConditionExpression: 'attribute_exists(pk)' },
+      },
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: keys.referredUserClaim(accountId, referral.user_identifier),
+          ConditionExpression: 'referral_id = :r',
+          ExpressionAttributeValues: { ':r': id },
+        },
+      },
+      counterUpdate(accountId, 'referrals', -1),
+    ];
+    // The referring member may be gone already: its stats then need no update.
+    if (toMember(memberItem)) {
+      items.push({
+        Update: {
+          TableName: tableName(),
+          Key: keys.member(accountId, referral.member_id),
+          UpdateExpression: converted ? 'ADD referrals :minus, conversions :minus' : 'ADD referrals :minus',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':minus': -1 },
+        },
+      });
+    }
+    if (referral.subscription) {
+      // Frees the subscription for another referral.
+      items.push({
+        Update: {
+          TableName: tableName(),
+          Key: keys.subscription(accountId, referral.subscription.id),
+          UpdateExpression: 'REMOVE referral_id',
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      });
+    }
+    try {
+      await transact(items);
+    } catch (err) {
+      if (err instanceof ConditionsFailedError) {
+        if (err.failed(0)) throw new NotFoundError(); // deleted by a concurrent request
+        throw new ReferralRaceError();
+      }
+      throw err;
+    }
+  }, (err) => err instanceof ReferralRaceError);
+}
