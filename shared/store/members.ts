@@ -320,7 +320,7 @@ export async function updateMember(accountId: string, id: string, patch: UpdateM
     if (!changed.campaign && current.campaign_id && !oldCampaign) next.campaign_id = null;
 
     const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':version': current.version };
+    const values: Record<string, unknown> = { ':expected': current.version };
     const sets: string[] = [];
     const removes: string[] = [];
     const attrs = memberAttributes(accountId, next);
@@ -340,7 +340,7 @@ export async function updateMember(accountId: string, id: string, patch: UpdateM
             TableName: tableName(),
             Key: keys.member(accountId, id),
             UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-            ConditionExpression: '#version = :version',
+            ConditionExpression: '#version = :expected',
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: values,
           },
