@@ -1,6 +1,6 @@
 // Any request no route matches: 404 for an unknown path, 405 with `Allow` for a known path.
 import { findRoute } from './routes';
-import { jsonResult, publicHandler } from '../shared/http/handler';
+import { jsonResult, publicHandler } from '../shared/http/respond';
 
 export const handler = publicHandler(async (event) => {
   const method = event.requestContext?.http?.method ?? 'GET';

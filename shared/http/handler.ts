@@ -2,18 +2,16 @@
 // valibot validation. A handler file declares its schemas and makes one domain call:
 //
 //   export const handler = apiHandler({ body: createReferralBody }, ({ principal, body }) => ...);
-import middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type * as v from 'valibot';
 import { config } from '../config';
 import type { Principal } from '../store/accounts';
 import { validate } from '../schemas/fields';
 import { authenticate } from './auth';
 import { header, parseJsonBody } from './body';
-import { errorResponse } from './errors';
 
-export type Result = APIGatewayProxyStructuredResultV2;
+export { jsonResult, publicHandler, type Result };
+import { jsonResult, publicHandler, type Result } from './respond';
 
 export interface ApiRequest<B, Q> {
   principal: Principal;
@@ -37,43 +35,12 @@ export const noContent = (): Reply => ({ status: 204 });
 type Schema = v.GenericSchema;
 type Out<S> = S extends Schema ? v.InferOutput<S> : undefined;
 
-export function requestId(event: APIGatewayProxyEventV2): string {
-  return event.requestContext?.requestId || randomUUID();
-}
-
-export function jsonResult(status: number, body: unknown, event: APIGatewayProxyEventV2, headers: Record<string, string> = {}): Result {
-  return {
-    statusCode: status,
-    headers: {
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-      'X-Request-Id': requestId(event),
-      ...headers,
-    },
-    body: body === undefined ? '' : JSON.stringify(body),
-  };
-}
-
 function baseUrl(event: APIGatewayProxyEventV2): string {
   const configured = config().publicBaseUrl;
   if (configured) return configured;
   const proto = header(event, 'x-forwarded-proto')?.split(',')[0]?.trim() || 'https';
   const host = header(event, 'host') || event.requestContext?.domainName || 'localhost';
   return `${proto}://${host}`;
-}
-
-/** Turns any error thrown in the pipeline into the contract's JSON error response. */
-const errorsAsJson = (): middy.MiddlewareObj<APIGatewayProxyEventV2, Result> => ({
-  onError: (request) => {
-    const { status, headers, body } = errorResponse(request.error, requestId(request.event));
-    request.response = jsonResult(status, body, request.event, headers);
-  },
-});
-
-/** Wraps a middy pipeline around `fn` with no authentication (e.g. the 404/405 fallback). */
-export function publicHandler(fn: (event: APIGatewayProxyEventV2) => Promise<Result>) {
-  return middy<APIGatewayProxyEventV2, Result, Error, Context>({ timeoutEarlyInMillis: 0 })
-    .use(errorsAsJson())
-    .handler(fn);
 }
 
 export function apiHandler<BS extends Schema | undefined = undefined, QS extends Schema | undefined = undefined>(

@@ -1,0 +1,40 @@
+// Responses and the error-mapping pipeline, without authentication: what every handler needs, and
+// all the 404/405 fallback needs (so its bundle carries no DynamoDB client).
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { errorResponse } from './errors';
+
+export type Result = APIGatewayProxyStructuredResultV2;
+
+export function requestId(event: APIGatewayProxyEventV2): string {
+  return event.requestContext?.requestId || randomUUID();
+}
+
+export function jsonResult(status: number, body: unknown, event: APIGatewayProxyEventV2, headers: Record<string, string> = {}): Result {
+  return {
+    statusCode: status,
+    headers: {
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      'X-Request-Id': requestId(event),
+      ...headers,
+    },
+    body: body === undefined ? '' : JSON.stringify(body),
+  };
+}
+
+/** Turns any error thrown in the pipeline into the contract's JSON error response. */
+const errorsAsJson = (): middy.MiddlewareObj<APIGatewayProxyEventV2, Result> => ({
+  onError: (request) => {
+    const { status, headers, body } = errorResponse(request.error, requestId(request.event));
+    request.response = jsonResult(status, body, request.event, headers);
+  },
+});
+
+/** Wraps a middy pipeline around `fn` with no authentication (e.g. the 404/405 fallback). */
+export function publicHandler(fn: (event: APIGatewayProxyEventV2) => Promise<Result>) {
+  return middy<APIGatewayProxyEventV2, Result, Error, Context>({ timeoutEarlyInMillis: 0 })
+    .use(errorsAsJson())
+    .handler(fn);
+}
+
