@@ -16,8 +16,10 @@ export async function authenticate(event: APIGatewayProxyEventV2): Promise<Princ
   const value = header(event, 'authorization')?.trim();
   if (!value) throw new NotAuthenticatedError();
   const [scheme, key, ...rest] = value.split(/\s+/);
-  if (!scheme || !/^(bearer|token)$/i.test(scheme)) throw new NotAuthenticatedError();
-  if (!key || rest.length > 0 || !looksLikeApiKey(key)) throw new InvalidTokenError();
+  // A header that is there but is not `Bearer <key>` / `Token <key>` is an invalid credential, not a missing one.
+  if (!scheme || !/^(bearer|token)$/i.test(scheme) || !key || rest.length > 0 || !looksLikeApiKey(key)) {
+    throw new InvalidTokenError();
+  }
 
   const ttlMs = config().authCacheTtlSeconds * 1000;
   // Cache entries are keyed by a digest, so no plaintext key is kept in memory longer than the request.

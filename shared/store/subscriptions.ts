@@ -56,6 +56,8 @@ class StaleSubscriptionError extends RaceLostError {}
  * to this service), moving the status counters in the same transaction.
  */
 export async function saveSubscription(accountId: string, data: SubscriptionData): Promise<Subscription> {
+  // The specification's status words: Paddle's `trialing` is stored and shown as `trialling`.
+  if (data.status === 'trialing') data = { ...data, status: 'trialling' };
   return withRetries(async () => {
     const existing = await getItem(keys.subscription(accountId, data.id));
     const previous = toSubscription(existing);
@@ -80,7 +82,7 @@ export async function saveSubscription(accountId: string, data: SubscriptionData
       gsi2pk: keys.subscriptionsByStatus(accountId, data.status),
       gsi2sk: sortKey,
     };
-    const names: Record<string, string> = { '#version': 'version' };
+    const names: Record<string, string> = previous ? { '#version': 'version' } : {};
     const values: Record<string, unknown> = {};
     const sets = Object.entries(fields).map(([name, value], i) => {
       names[`#f${i}`] = name;

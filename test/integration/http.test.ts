@@ -1,0 +1,474 @@
+// The HTTP layer as a client sees it (API-CONTRACT "Routing", "Authentication", "Request bodies",
+// "Lists and pagination", "Failures"): authentication on every route, 404/405, trailing slashes,
+// body parsing (413/415/400), query validation, and the headers every response carries.
+import { api, type ApiOptions, type ApiResponse } from '../support/api';
+import { newAccount } from '../support/fixtures';
+import { createApiKey, revokeApiKey } from '../../shared/store/accounts';
+import { routes, type Route } from '../../functions/routes';
+
+const NOT_PROVIDED = { detail: 'Authentication credentials were not provided.' };
+const INVALID_TOKEN = { detail: 'Invalid token.' };
+const NOT_FOUND = { detail: 'Not found.' };
+const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'] as const;
+
+const seenRequestIds = new Set<string>();
+
+/**
+ * api() plus the invariants of every response: never a 5xx, an `X-Request-Id` unique to the request,
+ * a JSON body with `Content-Type: application/json`, except 204 whose body is empty.
+ */
+async function call(method: string, path: string, options: ApiOptions = {}): Promise<ApiResponse> {
+  const res = await api(method, path, options);
+  const where = `${method} ${path} -> ${res.status} ${res.text.slice(0, 200)}`;
+  expect({ where, serverError: res.status >= 500 }).toEqual({ where, serverError: false });
+  const requestId = res.headers['x-request-id'];
+  expect({ where, requestId: typeof requestId === 'string' && requestId.length > 0 }).toEqual({ where, requestId: true });
+  expect({ where, repeatedRequestId: seenRequestIds.has(requestId as string) }).toEqual({ where, repeatedRequestId: false });
+  seenRequestIds.add(requestId as string);
+  if (res.status === 204) {
+    expect({ where, text: res.text }).toEqual({ where, text: '' });
+  } else {
+    expect({ where, contentType: res.headers['content-type'] }).toEqual({ where, contentType: 'application/json' });
+    expect({ where, json: res.body !== null && typeof res.body === 'object' }).toEqual({ where, json: true });
+  }
+  return res;
+}
+
+/** A concrete path for a route, with every `{param}` replaced. */
+function concrete(route: Route, value = 'x1'): string {
+  return route.path.replace(/\{[^}]+\}/g, value);
+}
+
+const routeCases = routes.map((r) => [`${r.method} ${r.path}`, r] as const);
+
+let key: string;
+
+beforeAll(async () => {
+  ({ apiKey: key } = await newAccount());
+});
+
+describe('authentication', () => {
+  it.each(routeCases)('%s without Authorization: 401 credentials not provided, WWW-Authenticate: Bearer', async (_name, route) => {
+    const res = await call(route.method, concrete(route), route.method === 'POST' || route.method === 'PATCH' ? { body: { name: 'x' } } : {});
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(NOT_PROVIDED);
+    expect(res.headers['www-authenticate']).toBe('Bearer');
+  });
+
+  it.each(routeCases)('%s with an unknown key: 401 invalid token', async (_name, route) => {
+    const res = await call(route.method, concrete(route), { key: `rfl_live_${'A'.repeat(43)}` });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(INVALID_TOKEN);
+    expect(res.headers['www-authenticate']).toBe('Bearer');
+  });
+
+  it('authenticates before reading the body: a malformed body without credentials is a 401', async () => {
+    const res = await call('POST', '/v1/campaigns/', { rawBody: '{"name":', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(NOT_PROVIDED);
+    const res2 = await call('POST', '/v1/members/', { rawBody: 'hello', headers: { 'content-type': 'text/plain' } });
+    expect(res2.status).toBe(401);
+    expect(res2.body).toEqual(NOT_PROVIDED);
+  });
+
+  it.each<[string, string]>([
+    ['an empty Authorization header', ''],
+    ['only spaces', '   '],
+  ])('treats %s as missing credentials', async (_what, value) => {
+    const res = await call('GET', '/v1/campaigns/', { headers: { authorization: value } });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(NOT_PROVIDED);
+    expect(res.headers['www-authenticate']).toBe('Bearer');
+  });
+
+  it.each<[string, () => string]>([
+    ['a malformed key', () => 'Bearer not-a-key'],
+    ['a key with the prefix and forbidden characters', () => 'Bearer rfl_live_abc!def'],
+    ['a key without the prefix', () => `Bearer ${key.slice('rfl_live_'.length)}`],
+    ['a valid key with a character changed', () => `Bearer ${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`],
+    ['a valid key with trailing garbage', () => `Bearer ${key} extra`],
+    ['an over-long key', () => `Bearer rfl_live_${'a'.repeat(500)}`],
+  ])('refuses %s with 401 invalid token', async (_what, header) => {
+    const res = await call('GET', '/v1/campaigns/', { headers: { authorization: header() } });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(INVALID_TOKEN);
+    expect(res.headers['www-authenticate']).toBe('Bearer');
+  });
+
+  it('refuses the Basic scheme with 401 invalid token', async () => {
+    const res = await call('GET', '/v1/campaigns/', { headers: { authorization: 'Basic xxx' } });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(INVALID_TOKEN);
+    expect(res.headers['www-authenticate']).toBe('Bearer');
+  });
+
+  it('refuses the Basic scheme carrying a valid key with 401', async () => {
+    const res = await call('GET', '/v1/campaigns/', { headers: { authorization: `Basic ${key}` } });
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toBe('Bearer');
+  });
+
+  it('accepts Bearer and Token schemes', async () => {
+    const bearer = await call('GET', '/v1/campaigns/', { key });
+    expect(bearer.status).toBe(200);
+    const token = await call('GET', '/v1/campaigns/', { headers: { authorization: `Token ${key}` } });
+    expect(token.status).toBe(200);
+    expect(token.body).toEqual(bearer.body);
+  });
+
+  it('a second key of the same account sees the same data; revoking one key leaves the other working', async () => {
+    const account = await newAccount();
+    const created = await call('POST', '/v1/campaigns/', { key: account.apiKey, body: { name: 'Shared' } });
+    expect(created.status).toBe(201);
+
+    const second = await createApiKey(account.accountId);
+    expect(second).not.toBe(account.apiKey);
+    const viaSecond = await call('GET', `/v1/campaigns/${created.body.id}/`, { key: second });
+    expect(viaSecond.status).toBe(200);
+    expect(viaSecond.body).toEqual(created.body);
+
+    await revokeApiKey(second);
+    for (const route of routes) {
+      const res = await call(route.method, concrete(route), { key: second });
+      expect({ route: route.name, status: res.status, body: res.body }).toEqual({ route: route.name, status: 401, body: INVALID_TOKEN });
+    }
+    const viaToken = await call('GET', '/v1/campaigns/', { headers: { authorization: `Token ${second}` } });
+    expect(viaToken.status).toBe(401);
+    expect(viaToken.body).toEqual(INVALID_TOKEN);
+
+    const first = await call('GET', `/v1/campaigns/${created.body.id}/`, { key: account.apiKey });
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual(created.body);
+  });
+
+  it('revoking the only key shuts the account out at once', async () => {
+    const account = await newAccount();
+    expect((await call('GET', '/v1/members/', { key: account.apiKey })).status).toBe(200);
+    await revokeApiKey(account.apiKey);
+    const res = await call('GET', '/v1/members/', { key: account.apiKey });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(INVALID_TOKEN);
+  });
+
+  it("keys only see their own account's data", async () => {
+    const other = await newAccount();
+    const created = await call('POST', '/v1/campaigns/', { key: other.apiKey, body: { name: 'Theirs' } });
+    expect(created.status).toBe(201);
+    const res = await call('GET', `/v1/campaigns/${created.body.id}/`, { key });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual(NOT_FOUND);
+  });
+});
+
+describe('routing', () => {
+  it.each<[string]>([
+    ['/'],
+    ['/v1/'],
+    ['/v1/nope/'],
+    ['/v2/campaigns/'],
+    ['/campaigns/'],
+    ['/v1/campaigns/abcd1234/extra/'],
+    ['/v1/referrals/user/a/b/'],
+    ['/v1/subscriptions/1/2/'],
+    ['/V1/Campaigns/'],
+  ])('unknown path %s: 404 not found, with or without credentials', async (path) => {
+    for (const method of METHODS) {
+      const withKey = await call(method, path, { key });
+      expect({ method, status: withKey.status, body: withKey.body }).toEqual({ method, status: 404, body: NOT_FOUND });
+      const withoutKey = await call(method, path);
+      expect({ method, status: withoutKey.status, body: withoutKey.body }).toEqual({ method, status: 404, body: NOT_FOUND });
+    }
+  });
+
+  const pathCases = [...new Set(routes.map((r) => r.path))].map((path) => {
+    const allowed = routes.filter((r) => r.path === path).map((r) => r.method);
+    return [path, allowed] as const;
+  });
+
+  it.each(pathCases)('%s answers 405 with Allow for every other method', async (path, allowed) => {
+    const concretePath = path.replace(/\{[^}]+\}/g, 'x1');
+    for (const method of METHODS.filter((m) => !(allowed as readonly string[]).includes(m))) {
+      for (const p of [concretePath, concretePath.replace(/\/$/, '')]) {
+        const res = await call(method, p, { key });
+        expect({ method, p, status: res.status, body: res.body }).toEqual({
+          method,
+          p,
+          status: 405,
+          body: { detail: `Method "${method}" not allowed.` },
+        });
+        const allow = (res.headers.allow ?? '').split(',').map((m) => m.trim()).filter((m) => m !== '');
+        expect(allow.sort()).toEqual([...allowed].sort());
+      }
+    }
+  });
+
+  it('PUT on a collection: 405 with the exact contract body', async () => {
+    const res = await call('PUT', '/v1/campaigns/', { key, body: { name: 'x' } });
+    expect(res.status).toBe(405);
+    expect(res.body).toEqual({ detail: 'Method "PUT" not allowed.' });
+    expect(res.headers.allow?.split(',').map((m) => m.trim()).sort()).toEqual(['GET', 'POST']);
+  });
+
+  it('serves every path identically without the trailing slash (no redirect)', async () => {
+    const created = await call('POST', '/v1/campaigns', { key, body: { name: 'No slash' } });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+
+    for (const path of ['/v1/campaigns/', `/v1/campaigns/${id}/`, '/v1/members/', '/v1/referrals/', '/v1/subscriptions/', '/v1/referrals/user/nobody/', '/v1/subscriptions/42/', '/v1/members/0190a1b2c3d4e5f60718293a4b5c6d7e/']) {
+      const withSlash = await call('GET', path, { key });
+      const without = await call('GET', path.replace(/\/$/, ''), { key });
+      expect({ path, status: without.status }).toEqual({ path, status: withSlash.status });
+      expect([300, 301, 302, 307, 308]).not.toContain(without.status);
+      expect(without.headers.location).toBeUndefined();
+      if (withSlash.status === 200 && 'results' in withSlash.body) {
+        expect(without.body.count).toBe(withSlash.body.count);
+        expect(without.body.results).toEqual(withSlash.body.results);
+      } else {
+        expect(without.body).toEqual(withSlash.body);
+      }
+    }
+
+    const patched = await call('PATCH', `/v1/campaigns/${id}`, { key, body: { credit_amount: '3' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.credit_amount).toBe('3.00');
+    const deleted = await call('DELETE', `/v1/campaigns/${id}`, { key });
+    expect(deleted.status).toBe(204);
+    expect((await call('GET', `/v1/campaigns/${id}/`, { key })).status).toBe(404);
+  });
+});
+
+describe('response headers', () => {
+  it('every response carries a fresh X-Request-Id and JSON content type; 204 has an empty body', async () => {
+    const created = await call('POST', '/v1/campaigns/', { key, body: { name: 'Headers' } });
+    expect(created.status).toBe(201);
+    const a = await call('GET', `/v1/campaigns/${created.body.id}/`, { key });
+    const b = await call('GET', `/v1/campaigns/${created.body.id}/`, { key });
+    expect(a.headers['x-request-id']).not.toBe(b.headers['x-request-id']);
+
+    const deleted = await call('DELETE', `/v1/campaigns/${created.body.id}/`, { key });
+    expect(deleted.status).toBe(204);
+    expect(deleted.text).toBe('');
+    expect(deleted.body).toBeNull();
+    expect(deleted.headers['content-type']).toBeUndefined();
+    expect(deleted.headers['x-request-id']).toMatch(/\S/);
+  });
+});
+
+describe('request bodies', () => {
+  // Existing resources, so that a PATCH can only fail on its body (never on a missing resource).
+  let campaignId: string;
+  let memberId: string;
+
+  beforeAll(async () => {
+    const campaign = await call('POST', '/v1/campaigns/', { key, body: { name: 'Body target' } });
+    expect(campaign.status).toBe(201);
+    campaignId = campaign.body.id;
+    const member = await call('POST', '/v1/members/', { key, body: { identifier: 'body-target', email: 'body-target@example.com' } });
+    expect(member.status).toBe(201);
+    memberId = member.body.id;
+  });
+
+  it('accepts application/json with a charset parameter', async () => {
+    const res = await call('POST', '/v1/campaigns/', {
+      key,
+      rawBody: JSON.stringify({ name: 'Charset' }),
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.name).toBe('Charset');
+  });
+
+  it.each<[string, string]>([
+    ['POST', '/v1/campaigns/'],
+    ['POST', '/v1/members/'],
+    ['POST', '/v1/referrals/'],
+    ['PATCH', '/v1/campaigns/{campaign}/'],
+    ['PATCH', '/v1/members/{member}/'],
+  ])('%s %s with text/plain: 415', async (method, template) => {
+    const path = template.replace('{campaign}', campaignId).replace('{member}', memberId);
+    const res = await call(method, path, { key, rawBody: '{"name":"x"}', headers: { 'content-type': 'text/plain' } });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ detail: 'Unsupported media type "text/plain" in request.' });
+  });
+
+  it('refuses a form-encoded body with 415 and creates nothing', async () => {
+    const account = await newAccount();
+    const res = await call('POST', '/v1/campaigns/', {
+      key: account.apiKey,
+      rawBody: 'name=Form',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ detail: 'Unsupported media type "application/x-www-form-urlencoded" in request.' });
+    const list = await call('GET', '/v1/campaigns/', { key: account.apiKey });
+    expect(list.body.count).toBe(0);
+  });
+
+  it('refuses a body over 64 KiB with 413; exactly 64 KiB is accepted', async () => {
+    const account = await newAccount();
+    const prefix = '{"name":"Big","pad":"';
+    const suffix = '"}';
+    const exact = prefix + 'a'.repeat(64 * 1024 - prefix.length - suffix.length) + suffix;
+    expect(Buffer.byteLength(exact)).toBe(65536);
+
+    const tooBig = await call('POST', '/v1/campaigns/', { key: account.apiKey, rawBody: exact.replace('"pad":"', '"pad":"a'), headers: { 'content-type': 'application/json' } });
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.body).toEqual({ detail: 'Request body is too large.' });
+    expect((await call('GET', '/v1/campaigns/', { key: account.apiKey })).body.count).toBe(0);
+
+    const atLimit = await call('POST', '/v1/campaigns/', { key: account.apiKey, rawBody: exact, headers: { 'content-type': 'application/json' } });
+    expect(atLimit.status).toBe(201);
+    expect(atLimit.body.name).toBe('Big');
+    expect(atLimit.body).not.toHaveProperty('pad');
+  });
+
+  it('counts bytes, not characters, toward the 64 KiB limit', async () => {
+    // 'é' is two bytes in UTF-8: 33,000 of them are 66,000 bytes but only 33,000 characters.
+    const res = await call('PATCH', `/v1/campaigns/${campaignId}/`, { key, body: { pad: 'é'.repeat(33_000) } });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ detail: 'Request body is too large.' });
+  });
+
+  it.each<[string]>([['{"name":'], ['{name: "x"}'], ["{'name': 'x'}"], ['{"name":"x",}'], ['nul'], ['{"name":"x"} trailing']])(
+    'malformed JSON %j: 400 with a JSON parse error detail',
+    async (raw) => {
+      const res = await call('POST', '/v1/campaigns/', { key, rawBody: raw, headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(400);
+      expect(Object.keys(res.body)).toEqual(['detail']);
+      expect(res.body.detail).toMatch(/^JSON parse error - \S/);
+    },
+  );
+
+  it.each<[string, string]>([
+    ['[]', 'list'],
+    ['[{"name":"x"}]', 'list'],
+    ['"name"', 'str'],
+    ['1', 'int'],
+    ['-7', 'int'],
+    ['1.5', 'float'],
+    ['1.0', 'float'],
+    ['1e3', 'float'],
+    ['true', 'bool'],
+    ['false', 'bool'],
+    ['null', 'NoneType'],
+  ])('JSON %s that is not an object: 400 expected a dictionary, but got %s', async (raw, type) => {
+    for (const [method, path] of [
+      ['POST', '/v1/campaigns/'],
+      ['PATCH', `/v1/members/${memberId}/`],
+      ['PATCH', `/v1/campaigns/${campaignId}/`],
+    ] as const) {
+      const res = await call(method, path, { key, rawBody: raw, headers: { 'content-type': 'application/json' } });
+      expect({ method, status: res.status, body: res.body }).toEqual({
+        method,
+        status: 400,
+        body: { non_field_errors: [`Invalid data. Expected a dictionary, but got ${type}.`] },
+      });
+    }
+  });
+
+  it('ignores unknown and read-only fields', async () => {
+    const res = await call('POST', '/v1/campaigns/', {
+      key,
+      body: { name: 'Ignored fields', id: 'ffffffff', created_at: 1, stats: { x: 1 }, hello: 'world' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.id).not.toBe('ffffffff');
+    expect(res.body.created_at).not.toBe(1);
+    expect(res.body).not.toHaveProperty('hello');
+    expect(res.body).not.toHaveProperty('stats');
+  });
+
+  it('reports all field errors at once', async () => {
+    const res = await call('POST', '/v1/campaigns/', {
+      key,
+      body: { name: '', allows_credit: 'maybe', credit_amount: '1.234', credit_currency: 'xx' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      name: ['This field may not be blank.'],
+      allows_credit: ['Must be a valid boolean.'],
+      credit_amount: ['Ensure that there are no more than 2 decimal places.'],
+      credit_currency: ['"xx" is not a valid currency code.'],
+    });
+  });
+});
+
+describe('list query parameters', () => {
+  let listKey: string;
+
+  beforeAll(async () => {
+    const account = await newAccount('unlimited');
+    listKey = account.apiKey;
+    for (const name of ['One', 'Two', 'Three']) {
+      const res = await call('POST', '/v1/campaigns/', { key: listKey, body: { name } });
+      expect(res.status).toBe(201);
+    }
+  });
+
+  it('ignores unknown query parameters and keeps them in the links', async () => {
+    const plain = await call('GET', '/v1/campaigns/?page_size=2', { key: listKey });
+    const extra = await call('GET', '/v1/campaigns/?page_size=2&foo=bar&expand=all', { key: listKey });
+    expect(plain.status).toBe(200);
+    expect(extra.status).toBe(200);
+    expect(extra.body.count).toBe(3);
+    expect(extra.body.results).toEqual(plain.body.results);
+    expect(extra.body.previous).toBeNull();
+    const next = new URL(extra.body.next);
+    expect(next.origin).toBe('https://api.test');
+    expect(next.pathname).toBe('/v1/campaigns/');
+    expect(next.searchParams.get('foo')).toBe('bar');
+    expect(next.searchParams.get('expand')).toBe('all');
+    expect(next.searchParams.get('page_size')).toBe('2');
+    expect(next.searchParams.get('cursor')).toMatch(/\S/);
+  });
+
+  it.each<[string, string]>([
+    ['0', 'Ensure this value is greater than or equal to 1.'],
+    ['-1', 'Ensure this value is greater than or equal to 1.'],
+    ['101', 'Ensure this value is less than or equal to 100.'],
+    ['1000000', 'Ensure this value is less than or equal to 100.'],
+    ['abc', 'A valid integer is required.'],
+    ['1.5', 'A valid integer is required.'],
+    ['', 'A valid integer is required.'],
+    ['2x', 'A valid integer is required.'],
+  ])('page_size=%j: 400 keyed page_size', async (value, message) => {
+    for (const path of ['/v1/campaigns/', '/v1/members/', '/v1/referrals/', '/v1/subscriptions/']) {
+      const res = await call('GET', `${path}?page_size=${encodeURIComponent(value)}`, { key: listKey });
+      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: { page_size: [message] } });
+    }
+  });
+
+  it('page_size 1 and 100 are accepted; the default is 20', async () => {
+    const one = await call('GET', '/v1/campaigns/?page_size=1', { key: listKey });
+    expect(one.status).toBe(200);
+    expect(one.body.results).toHaveLength(1);
+    expect(one.body.count).toBe(3);
+    const hundred = await call('GET', '/v1/campaigns/?page_size=100', { key: listKey });
+    expect(hundred.status).toBe(200);
+    expect(hundred.body.results).toHaveLength(3);
+    expect(hundred.body.next).toBeNull();
+  });
+
+  it.each<[string]>([['garbage'], ['!!!'], ['eyJkIjoibiJ9'], [Buffer.from('{"d":"n","k":"x","s":"nope"}').toString('base64url')], ['a'.repeat(700)]])(
+    'cursor=%j: 400 invalid cursor',
+    async (cursor) => {
+      for (const path of ['/v1/campaigns/', '/v1/members/', '/v1/referrals/', '/v1/subscriptions/']) {
+        const res = await call('GET', `${path}?cursor=${encodeURIComponent(cursor)}`, { key: listKey });
+        expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: { cursor: ['Invalid cursor.'] } });
+      }
+    },
+  );
+
+  it('a cursor of one list does not work on another list or another account', async () => {
+    const first = await call('GET', '/v1/campaigns/?page_size=1', { key: listKey });
+    const cursor = new URL(first.body.next).searchParams.get('cursor') as string;
+    expect((await call('GET', `/v1/campaigns/?page_size=1&cursor=${cursor}`, { key: listKey })).status).toBe(200);
+    const otherList = await call('GET', `/v1/members/?cursor=${cursor}`, { key: listKey });
+    expect(otherList.status).toBe(400);
+    expect(otherList.body).toEqual({ cursor: ['Invalid cursor.'] });
+    const otherAccount = await call('GET', `/v1/campaigns/?cursor=${cursor}`, { key });
+    expect(otherAccount.status).toBe(400);
+    expect(otherAccount.body).toEqual({ cursor: ['Invalid cursor.'] });
+  });
+});
+

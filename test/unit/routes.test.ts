@@ -1,0 +1,240 @@
+// The route table (functions/routes.ts): path matching, route selection, 405 lists, and the
+// completeness check: every route has a handler file that exports `handler` and an integration test.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fallbackRoute, findRoute, matchPath, routes, type HttpMethod, type Route } from '../../functions/routes';
+
+const ROOT = join(__dirname, '..', '..');
+const INTEGRATION_DIR = join(ROOT, 'test', 'integration');
+
+function routeNamed(name: string): Route {
+  const route = routes.find((r) => r.name === name);
+  if (!route) throw new Error(`no route ${name}`);
+  return route;
+}
+
+describe('matchPath', () => {
+  it('matches literal paths with or without the trailing slash', () => {
+    expect(matchPath('/v1/campaigns/', '/v1/campaigns/')).toEqual({});
+    expect(matchPath('/v1/campaigns/', '/v1/campaigns')).toEqual({});
+  });
+
+  it('extracts parameters with or without the trailing slash', () => {
+    expect(matchPath('/v1/campaigns/{id}/', '/v1/campaigns/abcd1234/')).toEqual({ id: 'abcd1234' });
+    expect(matchPath('/v1/campaigns/{id}/', '/v1/campaigns/abcd1234')).toEqual({ id: 'abcd1234' });
+  });
+
+  it('URL-decodes parameters (one segment each, even when the decoded value holds a slash)', () => {
+    expect(matchPath('/v1/referrals/user/{user_identifier}/', '/v1/referrals/user/a%2Fb%20c%40d.com/')).toEqual({
+      user_identifier: 'a/b c@d.com',
+    });
+    expect(matchPath('/v1/referrals/user/{user_identifier}/', '/v1/referrals/user/%C3%A9l%C3%A8ve/')).toEqual({
+      user_identifier: 'élève',
+    });
+    expect(matchPath('/v1/referrals/user/{user_identifier}/', '/v1/referrals/user/plus+sign/')).toEqual({
+      user_identifier: 'plus+sign',
+    });
+  });
+
+  it('refuses a parameter that is not valid percent-encoding', () => {
+    expect(matchPath('/v1/members/{id}/', '/v1/members/%E0%A4%A/')).toBeNull();
+    expect(matchPath('/v1/members/{id}/', '/v1/members/%/')).toBeNull();
+  });
+
+  it('refuses other segment counts and other literals', () => {
+    expect(matchPath('/v1/campaigns/', '/v1/campaigns/x/')).toBeNull();
+    expect(matchPath('/v1/campaigns/{id}/', '/v1/campaigns/')).toBeNull();
+    expect(matchPath('/v1/campaigns/{id}/', '/v1/campaigns/a/b/')).toBeNull();
+    expect(matchPath('/v1/campaigns/{id}/', '/v1/members/a/')).toBeNull();
+    expect(matchPath('/v1/campaigns/', '/v2/campaigns/')).toBeNull();
+    expect(matchPath('/v1/campaigns/', '/V1/Campaigns/')).toBeNull();
+  });
+});
+
+describe('findRoute', () => {
+  it('prefers literal segments to parameters: /v1/referrals/user/x/ is GetReferralByUser', () => {
+    expect(findRoute('GET', '/v1/referrals/user/x/')).toEqual({
+      route: routeNamed('GetReferralByUser'),
+      pathParameters: { user_identifier: 'x' },
+    });
+    expect(findRoute('GET', '/v1/referrals/user/x')).toEqual({
+      route: routeNamed('GetReferralByUser'),
+      pathParameters: { user_identifier: 'x' },
+    });
+  });
+
+  it('still routes other ids to GetReferral, including the id "user"', () => {
+    expect(findRoute('GET', '/v1/referrals/0190a1b2c3d4e5f60718293a4b5c6d7e/')).toEqual({
+      route: routeNamed('GetReferral'),
+      pathParameters: { id: '0190a1b2c3d4e5f60718293a4b5c6d7e' },
+    });
+    expect(findRoute('GET', '/v1/referrals/user/')).toEqual({ route: routeNamed('GetReferral'), pathParameters: { id: 'user' } });
+  });
+
+  it('URL-decodes path parameters', () => {
+    expect(findRoute('GET', '/v1/referrals/user/john%40example.com%2F1/')).toEqual({
+      route: routeNamed('GetReferralByUser'),
+      pathParameters: { user_identifier: 'john@example.com/1' },
+    });
+  });
+
+  it('picks the route by method (case-insensitive)', () => {
+    expect(findRoute('GET', '/v1/members/')).toEqual({ route: routeNamed('ListMembers'), pathParameters: {} });
+    expect(findRoute('POST', '/v1/members')).toEqual({ route: routeNamed('CreateMember'), pathParameters: {} });
+    expect(findRoute('patch', '/v1/members/m1/')).toEqual({ route: routeNamed('UpdateMember'), pathParameters: { id: 'm1' } });
+    expect(findRoute('DELETE', '/v1/members/m1')).toEqual({ route: routeNamed('DeleteMember'), pathParameters: { id: 'm1' } });
+  });
+
+  it('returns the allowed methods for a known path and another method', () => {
+    expect(findRoute('PUT', '/v1/campaigns/')).toEqual({ allowed: ['GET', 'POST'] });
+    expect(findRoute('PUT', '/v1/campaigns/abcd1234/')).toEqual({ allowed: ['GET', 'PATCH', 'DELETE'] });
+    expect(findRoute('POST', '/v1/referrals/abc/')).toEqual({ allowed: ['GET', 'DELETE'] });
+    expect(findRoute('DELETE', '/v1/referrals/user/x/')).toEqual({ allowed: ['GET'] });
+    expect(findRoute('POST', '/v1/subscriptions/')).toEqual({ allowed: ['GET'] });
+    expect(findRoute('DELETE', '/v1/subscriptions/12/')).toEqual({ allowed: ['GET'] });
+    expect(findRoute('PATCH', '/v1/subscriptions/12')).toEqual({ allowed: ['GET'] });
+  });
+
+  it('lists, for every route path, exactly the methods of the routes on that path', () => {
+    const byPath = new Map<string, HttpMethod[]>();
+    for (const r of routes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r.method]);
+    for (const [path, methods] of byPath) {
+      const concrete = path.replace(/\{[^}]+\}/g, 'x1');
+      const answer = findRoute('PUT', concrete);
+      expect({ path, answer }).toEqual({ path, answer: { allowed: methods } });
+    }
+  });
+
+  it('returns null for unknown paths', () => {
+    for (const path of ['/', '', '/v1/', '/v1/nope/', '/v2/campaigns/', '/v1/campaigns/a/b/', '/v1/referrals/user/a/b/', '/campaigns/']) {
+      expect({ path, match: findRoute('GET', path) }).toEqual({ path, match: null });
+    }
+  });
+});
+
+describe('route table', () => {
+  it('has unique names and unique method + path pairs, all under /v1/ with a trailing slash', () => {
+    expect(new Set(routes.map((r) => r.name)).size).toBe(routes.length);
+    expect(new Set(routes.map((r) => `${r.method} ${r.path}`)).size).toBe(routes.length);
+    for (const r of routes) {
+      expect(r.path).toMatch(/^\/v1\/([a-z_-]+|\{[a-z_]+\})(\/([a-z_-]+|\{[a-z_]+\}))*\/$/);
+      expect(['GET', 'POST', 'PATCH', 'DELETE']).toContain(r.method);
+      expect(r.table).toBe(r.method === 'GET' ? 'read' : 'write');
+    }
+  });
+
+  it('the fallback entry exists and exports a handler', () => {
+    const file = join(ROOT, fallbackRoute.entry);
+    expect(existsSync(file)).toBe(true);
+    expect(typeof (require(file) as { handler?: unknown }).handler).toBe('function');
+  });
+});
+
+// ---- Completeness: every route has a handler file and an integration test ----------------------
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/**
+ * A test source calls a route when it passes the route's method as a string literal directly followed
+ * by the route's path as a string literal: the shape of `api('GET', `/v1/members/${id}/`, ...)`.
+ * A `{param}` segment matches one segment: a `${...}` template expression or literal characters
+ * without a slash. The trailing slash is optional and the path may end with a query string.
+ */
+function routeCallPattern(route: Pick<Route, 'method' | 'path'>): RegExp {
+  const segments = route.path.split('/').filter((s) => s.length > 0);
+  const segment = (s: string) =>
+    s.startsWith('{') && s.endsWith('}') ? '(?:\\$\\{[^}\\n]*\\}|[^/\\s\'"`?#$])+' : escapeRegExp(s);
+  const path = '\\/' + segments.map(segment).join('\\/') + '\\/?';
+  const quote = '[\'"`]';
+  return new RegExp(`${quote}${route.method}${quote}\\s*,\\s*${quote}${path}(?=[?'"\`])`);
+}
+
+function integrationTestFiles(dir = INTEGRATION_DIR): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) return integrationTestFiles(full);
+    return name.endsWith('.test.ts') ? [full] : [];
+  });
+}
+
+/** Integration test files (relative paths) that call the route. */
+function testsCalling(route: Pick<Route, 'method' | 'path'>, files: { file: string; text: string }[]): string[] {
+  const pattern = routeCallPattern(route);
+  return files.filter((f) => pattern.test(f.text)).map((f) => relative(ROOT, f.file));
+}
+
+describe('routeCallPattern', () => {
+  const getMember = { method: 'GET', path: '/v1/members/{id}/' } as const;
+  const listMembers = { method: 'GET', path: '/v1/members/' } as const;
+  const byUser = { method: 'GET', path: '/v1/referrals/user/{user_identifier}/' } as const;
+  const getReferral = { method: 'GET', path: '/v1/referrals/{id}/' } as const;
+
+  it.each<[string]>([
+    ["api('GET', `/v1/members/${member.id}/`, { key })"],
+    ["api('GET', `/v1/members/${id}`)"],
+    ['api("GET", "/v1/members/0190a1b2c3d4e5f60718293a4b5c6d7e/")'],
+    ["api(\n      'GET',\n      `/v1/members/${ids[0]}/?expand=1`,\n    )"],
+    ["api('GET', `/v1/members/${encodeURIComponent('a/b')}/`)"],
+  ])('recognises a GetMember call in %j', (text) => {
+    expect(routeCallPattern(getMember).test(text)).toBe(true);
+  });
+
+  it.each<[string]>([
+    ["api('GET', '/v1/members/')"],
+    ["api('GET', '/v1/members?page_size=2')"],
+    ["api('PATCH', `/v1/members/${id}/`)"],
+    ["api('GET', `/v1/members/${id}/extra/`)"],
+    ["const path = `/v1/members/${id}/`; // GET"],
+    ["api('GET', `/v1/campaigns/${id}/`)"],
+  ])('does not take %j for a GetMember call', (text) => {
+    expect(routeCallPattern(getMember).test(text)).toBe(false);
+  });
+
+  it('tells a list call from an item call', () => {
+    expect(routeCallPattern(listMembers).test("api('GET', '/v1/members/?campaign=x')")).toBe(true);
+    expect(routeCallPattern(listMembers).test("api('GET', '/v1/members')")).toBe(true);
+    expect(routeCallPattern(listMembers).test("api('GET', `/v1/members/${id}/`)")).toBe(false);
+  });
+
+  it('tells GetReferralByUser from GetReferral', () => {
+    expect(routeCallPattern(byUser).test("api('GET', `/v1/referrals/user/${encodeURIComponent(user)}/`)")).toBe(true);
+    expect(routeCallPattern(getReferral).test("api('GET', `/v1/referrals/user/${encodeURIComponent(user)}/`)")).toBe(false);
+    expect(routeCallPattern(getReferral).test("api('GET', `/v1/referrals/${referral.id}/`)")).toBe(true);
+    expect(routeCallPattern(byUser).test("api('GET', `/v1/referrals/${referral.id}/`)")).toBe(false);
+  });
+});
+
+describe('every route is complete', () => {
+  const files = integrationTestFiles().map((file) => ({ file, text: readFileSync(file, 'utf8') }));
+
+  it('finds integration test files to check against', () => {
+    expect(files.length).toBeGreaterThan(0);
+  });
+
+  it.each(routes.map((r) => [r.name, r] as const))('%s: the entry file exists and exports handler', (_name, route) => {
+    const file = join(ROOT, route.entry);
+    expect(existsSync(file)).toBe(true);
+    const mod = require(file) as { handler?: unknown };
+    expect(typeof mod.handler).toBe('function');
+  });
+
+  it.each(routes.map((r) => [r.name, r] as const))('%s: an integration test calls it', (name, route) => {
+    const callers = testsCalling(route, files);
+    // On failure the message names the route that has no integration test.
+    expect({ route: `${name} ${route.method} ${route.path}`, hasIntegrationTest: callers.length > 0 }).toEqual({
+      route: `${name} ${route.method} ${route.path}`,
+      hasIntegrationTest: true,
+    });
+  });
+
+  it('would fail for a route that no integration test calls', () => {
+    const fake: Route = { name: 'FakeRoute', method: 'PATCH', path: '/v1/fake-things/{id}/', entry: 'functions/fake.ts', table: 'write' };
+    const withFake = [...routes, fake];
+    const missing = withFake.filter((r) => testsCalling(r, files).length === 0).map((r) => r.name);
+    expect(missing).toContain('FakeRoute');
+    expect(existsSync(join(ROOT, fake.entry))).toBe(false);
+    // The same check passes for a route this repository's own tests do call.
+    expect(testsCalling(routeNamed('GetSubscription'), files)).toContain('test/integration/subscriptions.test.ts');
+  });
+});
