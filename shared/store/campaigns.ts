@@ -4,7 +4,7 @@
 // it resolve to "no campaign" without a fan-out over them.
 import { campaignLimitMessage, campaignLimit } from '../domain/plans';
 import { NotFoundError, PermissionDeniedError, ValidationError } from '../domain/errors';
-import { isCampaignId, newCampaignId } from '../domain/ids';
+import { isCampaignId, newCampaignId, newEntityId } from '../domain/ids';
 import type { Campaign } from '../domain/models';
 import type { CreateCampaignInput, UpdateCampaignInput } from '../schemas/campaign';
 import type { Principal } from './accounts';
@@ -12,7 +12,7 @@ import { tableName } from './client';
 import { ConditionsFailedError, counterUpdate, getItem, nowSeconds, readCounter, transact, withRetries, type TransactItem } from './ops';
 import { RaceLostError } from './ops';
 import { queryPage, type PageRequest } from './pagination';
-import { GSI1, keys, timeKey } from './table';
+import { GSI1, keys } from './table';
 
 export const normalizeName = (name: string) => name.trim().toLowerCase();
 
@@ -82,7 +82,9 @@ export async function createCampaign(principal: Principal, input: CreateCampaign
             type: 'Campaign',
             ...stored,
             gsi1pk: keys.campaignsByCreation(accountId),
-            gsi1sk: `${timeKey(createdMs)}#${campaign.id}`,
+            // A UUIDv7 is time-ordered and monotonic within a container, so campaigns created in the
+            // same millisecond still list in creation order.
+            gsi1sk: `${newEntityId()}#${campaign.id}`,
           },
           // Also refuses a tombstone: a deleted campaign's id is never reused.
           ConditionExpression: 'attribute_not_exists(pk)',
