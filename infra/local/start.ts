@@ -1,0 +1,140 @@
+// `npm start`: the service on a laptop (DynamoDB Local + the HTTP gateway in front of the real handlers).
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { resetConfig } from '../../shared/config';
+import { createAccount, findPrincipalByApiKey } from '../../shared/store/accounts';
+import { resetClients } from '../../shared/store/client';
+import { startDynamoLocal } from './dynamodb';
+import { startGateway } from './gateway';
+
+export interface LocalOptions {
+  port?: number;
+  dynamodbPort?: number;
+  /** Relative paths resolve against the working directory. */
+  dataDir?: string;
+  tableName?: string;
+}
+
+export interface DemoAccount {
+  accountId: string;
+  apiKey: string;
+}
+
+export interface LocalRuntime {
+  url: string;
+  dynamodbEndpoint: string;
+  dataDir: string;
+  demo: DemoAccount;
+  /** True when this start created the demo account (first start on this data directory). */
+  demoCreated: boolean;
+  stop(): Promise<void>;
+}
+
+function readMarker(marker: string): DemoAccount | null {
+  try {
+    const saved = JSON.parse(readFileSync(marker, 'utf8')) as { account_id?: unknown; api_key?: unknown };
+    if (typeof saved.account_id === 'string' && typeof saved.api_key === 'string') {
+      return { accountId: saved.account_id, apiKey: saved.api_key };
+    }
+  } catch {
+    // Missing or unreadable: a new demo account replaces it.
+  }
+  return null;
+}
+
+/** The demo key lives in DATA_DIR (gitignored) so every start can print the same one. */
+async function ensureDemoAccount(dataDir: string): Promise<{ demo: DemoAccount; created: boolean }> {
+  const marker = join(dataDir, 'demo-account.json');
+  const saved = readMarker(marker);
+  // A wiped database or a revoked demo key gets a fresh demo account instead of a dead key.
+  if (saved && (await findPrincipalByApiKey(saved.apiKey))) return { demo: saved, created: false };
+  const { account, apiKey } = await createAccount({ name: 'Demo', plan: 'regular' });
+  writeFileSync(marker, JSON.stringify({ account_id: account.accountId, api_key: apiKey }, null, 2) + '\n', { mode: 0o600 });
+  return { demo: { accountId: account.accountId, apiKey }, created: true };
+}
+
+export async function startLocal(options: LocalOptions = {}): Promise<LocalRuntime> {
+  const dataDir = resolve(options.dataDir ?? '.data');
+  const tableName = options.tableName ?? 'refloop';
+  mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+  const stops: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const s of stops.splice(0).reverse()) await s();
+    resetClients();
+  };
+  try {
+    const dynamo = await startDynamoLocal({ port: options.dynamodbPort ?? 8000, path: join(dataDir, 'dynamodb'), tableName });
+    stops.push(dynamo.stop);
+    // The handlers read their configuration once; set it before the first request and drop any cached copy.
+    process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+    process.env.TABLE_NAME = tableName;
+    // Auth caches resolved keys per container (60 s in AWS). Locally that would let a key revoked with
+    // the CLI keep working for a minute, so the cache is off unless the user asks for it.
+    process.env.AUTH_CACHE_TTL_SECONDS ??= '0';
+    resetConfig();
+    resetClients();
+
+    // Issue 3: the local SQS (local-aws-sqs) with the stack's queues, the queue pollers and the Paddle
+    // emulator start here, after DynamoDB and before the gateway, each pushing its stop onto `stops`.
+
+    const { demo, created } = await ensureDemoAccount(dataDir);
+    const gateway = await startGateway({ port: options.port ?? 3000 });
+    stops.push(gateway.close);
+    return { url: gateway.url, dynamodbEndpoint: dynamo.endpoint, dataDir, demo, demoCreated: created, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+function portFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${name} must be a port number, got "${raw}"`);
+  return port;
+}
+
+async function main(): Promise<void> {
+  // The SDK warns on every start that Node 20 support ends in 2027; it is noise here.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  let runtime: LocalRuntime;
+  try {
+    runtime = await startLocal({
+      port: portFromEnv('PORT', 3000),
+      dynamodbPort: portFromEnv('DYNAMODB_PORT', 8000),
+      dataDir: process.env.DATA_DIR || '.data',
+      tableName: process.env.TABLE_NAME || 'refloop',
+    });
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  }
+  const { url, dynamodbEndpoint, dataDir, demo, demoCreated } = runtime;
+  console.log(`Refloop API      ${url}`);
+  console.log(`DynamoDB Local   ${dynamodbEndpoint} (data in ${dataDir})`);
+  console.log(`Demo account     ${demo.accountId}${demoCreated ? ' (created now)' : ''}`);
+  console.log(`Demo API key     ${demo.apiKey}`);
+  console.log('');
+  console.log(`Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${url}/v1/campaigns/`);
+  console.log('Ctrl-C stops everything.');
+
+  let stopping = false;
+  const shutdown = () => {
+    if (stopping) return;
+    stopping = true;
+    runtime.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(`Failed to stop cleanly: ${String(err)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
+
+if (require.main === module) void main();

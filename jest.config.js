@@ -1,0 +1,22 @@
+// Jest: ts-jest only transpiles (type checking is `tsc --noEmit`); one DynamoDB Local serves the whole run.
+
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    // tsconfig.json has isolatedModules, so ts-jest transpiles file by file without a type checker.
+    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+    // @middy/core is ESM-only; ts-jest rewrites it to CommonJS for Jest's module registry.
+    '^.+\\.js$': [
+      'ts-jest',
+      { diagnostics: false, tsconfig: { allowJs: true, isolatedModules: true, module: 'commonjs', target: 'ES2022' } },
+    ],
+  },
+  transformIgnorePatterns: ['node_modules/(?!(@middy)/)'],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testTimeout: 30_000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,19 @@
+// Jest global setup: one in-memory DynamoDB Local for the whole run, handed to the workers through the environment.
+import { freePort, startDynamoLocal, type DynamoLocal } from '../../infra/local/dynamodb';
+
+export const TEST_TABLE = 'refloop-test';
+
+/** globalSetup and globalTeardown share this process's globalThis (and only they do). */
+export const holder = globalThis as typeof globalThis & { __refloopDynamo?: DynamoLocal };
+
+export default async function globalSetup(): Promise<void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  const dynamo = await startDynamoLocal({ port: await freePort(), path: null, tableName: TEST_TABLE });
+  holder.__refloopDynamo = dynamo;
+  // Workers are started after this and inherit process.env; each test file then gets its own copy.
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  process.env.TABLE_NAME = TEST_TABLE;
+  // Tests revoke keys and expect the very next request to be refused.
+  process.env.AUTH_CACHE_TTL_SECONDS = '0';
+  process.env.AWS_REGION = 'us-east-1';
+}
