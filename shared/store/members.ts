@@ -11,7 +11,7 @@ import { toCampaign } from './campaigns';
 import { tableName } from './client';
 import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, readCounter, transact, withRetries, type TransactItem } from './ops';
 import { RaceLostError } from './ops';
-import { queryPage, type PageRequest } from './pagination';
+import { emptyPage, queryPage, type PageRequest } from './pagination';
 import { toSubscription } from './subscriptions';
 import { GSI1, keys, type Key } from './table';
 
@@ -85,14 +85,14 @@ export async function listMembers(accountId: string, page: PageRequest, campaign
     const members = result.items.map((i) => toMember(i)).filter((m): m is Member => m !== null);
     return { ...result, items: await withRelations(accountId, members), count };
   }
-  if (!isCampaignId(campaignId)) return { items: [], nextCursor: null, previousCursor: null, count: 0 };
+  if (!isCampaignId(campaignId)) return emptyPage();
   const [result, campaignItem] = await Promise.all([
     queryPage({ index: GSI1, partitionValue: keys.membersByCampaign(accountId, campaignId), scope: `${accountId}|members|${campaignId}` }, page),
     getItem(keys.campaign(accountId, campaignId)),
   ]);
   const campaign = toCampaign(campaignItem);
   // An unknown or deleted campaign lists nothing, whatever stale index entries remain.
-  if (!campaign) return { items: [], nextCursor: null, previousCursor: null, count: 0 };
+  if (!campaign) return emptyPage();
   const members = result.items.map((i) => toMember(i)).filter((m): m is Member => m !== null && m.campaign_id === campaignId);
   return { ...result, items: await withRelations(accountId, members, [campaign]), count: campaign.member_count };
 }

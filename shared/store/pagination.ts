@@ -112,3 +112,8 @@ export async function queryPage<T extends Record<string, unknown>>(q: PageQuery,
   if (hasOlder && typeof last === 'string') nextCursor = encode({ d: 'n', k: last, s });
   return { items, nextCursor, previousCursor };
 }
+
+/** The answer for a filter on a missing parent (unknown member or campaign): nothing, count 0. */
+export function emptyPage() {
+  return { items: [], nextCursor: null, previousCursor: null, count: 0 };
+}

@@ -9,7 +9,7 @@ import { referralTerms, type Referral } from '../domain/models';
 import { toCampaign } from './campaigns';
 import { tableName } from './client';
 import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, RaceLostError, readCounter, transact, withRetries, type TransactItem } from './ops';
-import { queryPage, type PageRequest } from './pagination';
+import { emptyPage, queryPage, type PageRequest } from './pagination';
 import { toMember } from './members';
 import { GSI1, keys } from './table';
 
@@ -51,14 +51,14 @@ export async function listReferrals(accountId: string, page: PageRequest, member
     ]);
     return { ...result, items: result.items.map((i) => toReferral(i)).filter((r): r is Referral => r !== null), count };
   }
-  if (!isEntityId(memberId)) return { items: [], nextCursor: null, previousCursor: null, count: 0 };
+  if (!isEntityId(memberId)) return emptyPage();
   const [result, memberItem] = await Promise.all([
     queryPage({ index: GSI1, partitionValue: keys.referralsByMember(accountId, memberId), scope: `${accountId}|referrals|${memberId}` }, page),
     getItem(keys.member(accountId, memberId)),
   ]);
   const member = toMember(memberItem);
   // The member's live referral count is its stats.referrals: an O(1) exact count for the filter.
-  if (!member) return { items: [], nextCursor: null, previousCursor: null, count: 0 };
+  if (!member) return emptyPage();
   return { ...result, items: result.items.map((i) => toReferral(i)).filter((r): r is Referral => r !== null), count: member.referrals };
 }
 
