@@ -17,6 +17,8 @@ module.exports = {
   transformIgnorePatterns: ['node_modules/(?!(@middy)/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  // The summary reporter ends the run with a plain "N passed, N failed" line for CI.
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 30_000,
   maxWorkers: 2,
 };
