@@ -225,6 +225,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   for (const [name, values] of Object.entries(req.headersDistinct)) {
     if (values) headers[name] = values.join(',');
   }
+  // API Gateway sets these; handlers build absolute pagination links from the scheme.
+  const sourceIp = req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1';
+  headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${headers['x-forwarded-for']}, ${sourceIp}` : sourceIp;
+  headers['x-forwarded-port'] = String(req.socket.localPort ?? '');
+  headers['x-forwarded-proto'] = 'http';
   let body: Buffer;
   try {
     body = await readBody(req);
@@ -245,7 +250,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     rawQueryString: q === -1 ? '' : url.slice(q + 1),
     headers,
     body,
-    sourceIp: req.socket.remoteAddress?.replace(/^::ffff:/, ''),
+    sourceIp,
   });
   send(res, out);
 }

@@ -57,6 +57,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
   const dataDir = resolve(options.dataDir ?? '.data');
   const tableName = options.tableName ?? 'refloop';
   mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
+  // The SDK warns on Node 20 that support ends in 2027; on a laptop that is noise on every start.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
   const stops: Array<() => Promise<void>> = [];
@@ -98,15 +99,14 @@ function portFromEnv(name: string, fallback: number): number {
 }
 
 async function main(): Promise<void> {
-  // The SDK warns on every start that Node 20 support ends in 2027; it is noise here.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const tableName = process.env.TABLE_NAME || 'refloop';
   let runtime: LocalRuntime;
   try {
     runtime = await startLocal({
       port: portFromEnv('PORT', 3000),
       dynamodbPort: portFromEnv('DYNAMODB_PORT', 8000),
       dataDir: process.env.DATA_DIR || '.data',
-      tableName: process.env.TABLE_NAME || 'refloop',
+      tableName,
     });
   } catch (err) {
     console.error(err instanceof Error ? err.message : String(err));
@@ -119,6 +119,12 @@ async function main(): Promise<void> {
   console.log(`Demo API key     ${demo.apiKey}`);
   console.log('');
   console.log(`Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${url}/v1/campaigns/`);
+  // The CLI's defaults match `npm start`'s; anything else has to be passed on.
+  const cliEnv =
+    dynamodbEndpoint === 'http://127.0.0.1:8000' && tableName === 'refloop'
+      ? ''
+      : `DYNAMODB_ENDPOINT=${dynamodbEndpoint} TABLE_NAME=${tableName} `;
+  console.log(`Accounts and keys: ${cliEnv}npm run --silent admin -- account create --name <name>`);
   console.log('Ctrl-C stops everything.');
 
   let stopping = false;

@@ -71,4 +71,15 @@ describe('local runtime', () => {
     expect(got.status).toBe(200);
     expect(got.body).toMatchObject({ id: campaignId, name: 'x' });
   }, 60_000);
+
+  it('builds pagination links to the local server', async () => {
+    const key = runtime?.demo.apiKey ?? null;
+    expect((await call('POST', '/v1/campaigns/', key, { name: 'y' })).status).toBe(201);
+    const page = await call('GET', '/v1/campaigns/?page_size=1', key);
+    expect(page.status).toBe(200);
+    expect(page.body.count).toBe(2);
+    const next = new URL(page.body.next);
+    expect(next.origin).toBe(runtime?.url);
+    expect(next.pathname).toBe('/v1/campaigns/');
+  });
 });
