@@ -5,6 +5,8 @@
 // Paths are written with a trailing slash, as the API documents them; the same path without it is
 // served identically (no redirect). `{name}` is one path segment, URL-decoded into pathParameters.
 
+import type { QueueName } from '../shared/queue/queues';
+
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** What the route's function may do to the table: read-only routes get read-only IAM access. */
@@ -18,12 +20,35 @@ export interface Route {
   /** Handler module relative to the repository root; it exports `handler`. */
   entry: string;
   table: TableAccess;
+  /** Queues the handler sends to (its function gets send permission and the queue URL). */
+  queues?: QueueName[];
+  /** Whether the handler reads the provider's secret settings (vendor auth code); others are denied. */
+  providerSecrets?: boolean;
 }
 
 export const routes: readonly Route[] = [
   { name: 'ListReferrals', method: 'GET', path: '/v1/referrals/', entry: 'functions/referrals/list.ts', table: 'read' },
   { name: 'CreateReferral', method: 'POST', path: '/v1/referrals/', entry: 'functions/referrals/create.ts', table: 'write' },
   { name: 'GetReferral', method: 'GET', path: '/v1/referrals/{id}/', entry: 'functions/referrals/get.ts', table: 'read' },
+  // The specification's path has no /v1/ prefix; the contract adds the /v1/ alias.
+  {
+    name: 'ConvertReferral',
+    method: 'POST',
+    path: '/referrals/{id}/conversion/',
+    entry: 'functions/referrals/convert.ts',
+    table: 'write',
+    queues: ['rewards'],
+    providerSecrets: true,
+  },
+  {
+    name: 'ConvertReferralV1',
+    method: 'POST',
+    path: '/v1/referrals/{id}/conversion/',
+    entry: 'functions/referrals/convert.ts',
+    table: 'write',
+    queues: ['rewards'],
+    providerSecrets: true,
+  },
   { name: 'DeleteReferral', method: 'DELETE', path: '/v1/referrals/{id}/', entry: 'functions/referrals/delete.ts', table: 'write' },
   {
     name: 'GetReferralByUser',
@@ -42,7 +67,15 @@ export const routes: readonly Route[] = [
   { name: 'ListMembers', method: 'GET', path: '/v1/members/', entry: 'functions/members/list.ts', table: 'read' },
   { name: 'CreateMember', method: 'POST', path: '/v1/members/', entry: 'functions/members/create.ts', table: 'write' },
   { name: 'GetMember', method: 'GET', path: '/v1/members/{id}/', entry: 'functions/members/get.ts', table: 'read' },
-  { name: 'UpdateMember', method: 'PATCH', path: '/v1/members/{id}/', entry: 'functions/members/update.ts', table: 'write' },
+  // Attaching a subscription to a member applies the member's pending credits (through the rewards queue).
+  {
+    name: 'UpdateMember',
+    method: 'PATCH',
+    path: '/v1/members/{id}/',
+    entry: 'functions/members/update.ts',
+    table: 'write',
+    queues: ['rewards'],
+  },
   { name: 'DeleteMember', method: 'DELETE', path: '/v1/members/{id}/', entry: 'functions/members/delete.ts', table: 'write' },
 
   {
@@ -58,6 +91,16 @@ export const routes: readonly Route[] = [
     path: '/v1/subscriptions/{id}/',
     entry: 'functions/subscriptions/get.ts',
     table: 'read',
+  },
+
+  // Paddle Classic alerts: no API key (the p_signature is the credential); verify, queue, 200.
+  {
+    name: 'PaddleWebhook',
+    method: 'POST',
+    path: '/webhooks/paddle/{account_id}/',
+    entry: 'functions/webhooks/paddle.ts',
+    table: 'read',
+    queues: ['provider-events'],
   },
 ];
 

@@ -11,6 +11,14 @@ export interface Config {
   authCacheTtlSeconds: number;
   /** Public base URL for absolute pagination links; when unset the request's scheme and host are used. */
   publicBaseUrl: string | undefined;
+  /** Endpoint override for the local SQS (`npm start`, tests); undefined in AWS. */
+  sqsEndpoint: string | undefined;
+  /** Queue URLs by queue name (see shared/queue/queues.ts); a function only gets the ones it sends to. */
+  queueUrls: { 'provider-events': string | undefined; rewards: string | undefined };
+  /** Timeout of one call to the payment provider (milliseconds). */
+  providerTimeoutMs: number;
+  /** How long provider settings (public key, vendor id, URLs) stay cached in the container (seconds). */
+  providerCacheTtlSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -34,6 +42,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
     authCacheTtlSeconds: integer('AUTH_CACHE_TTL_SECONDS', env.AUTH_CACHE_TTL_SECONDS, 60),
     publicBaseUrl,
+    sqsEndpoint: env.SQS_ENDPOINT || undefined,
+    queueUrls: {
+      'provider-events': env.PROVIDER_EVENTS_QUEUE_URL || undefined,
+      rewards: env.REWARDS_QUEUE_URL || undefined,
+    },
+    providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', env.PROVIDER_TIMEOUT_MS, 4000),
+    providerCacheTtlSeconds: integer('PROVIDER_CACHE_TTL_SECONDS', env.PROVIDER_CACHE_TTL_SECONDS, 60),
   };
 }
 

@@ -32,7 +32,13 @@ export type EntityType =
   | 'Member'
   | 'Referral'
   | 'Subscription'
-  | 'Claim';
+  | 'Claim'
+  | 'ProviderSettings'
+  | 'ProviderSecret'
+  | 'ProviderAccount'
+  | 'Alert'
+  | 'Payment'
+  | 'PlanCache';
 
 /** Counter names; each is one item `pk=A#<acct>`, `sk=COUNT#<name>` with a numeric attribute `n`. */
 export type CounterName = 'campaigns' | 'members' | 'referrals' | 'subscriptions' | `subscriptions#${string}`;
@@ -90,4 +96,25 @@ export const keys = {
   subscription: (acct: string, id: number): Key => ({ pk: `A#${acct}#SUBSCRIPTION`, sk: padSubscriptionId(id) }),
   subscriptionsByCreation: (acct: string) => `A#${acct}#SUBSCRIPTIONS`,
   subscriptionsByStatus: (acct: string, status: string) => `A#${acct}#SUBSCRIPTIONS#${status}`,
+
+  // Provider settings. The auth code lives under its own partition key so IAM can deny it (by
+  // dynamodb:LeadingKeys) to every function that does not call the provider's vendor API.
+  providerSettings: (acct: string): Key => ({ pk: `A#${acct}#PROVIDER`, sk: 'PADDLE' }),
+  providerSecret: (acct: string): Key => ({ pk: `A#${acct}#PROVIDER_SECRET`, sk: 'PADDLE' }),
+  /** Operator registry of accounts with provider settings (like APIKEY#, not tenant data): the backfill's list. */
+  providerAccounts: () => 'PROVIDER_ACCOUNTS#paddle',
+  providerAccount: (acct: string): Key => ({ pk: 'PROVIDER_ACCOUNTS#paddle', sk: acct }),
+  /** Idempotency marker of a processed provider alert (expires after ALERT_MARKER_DAYS). */
+  alert: (acct: string, alertId: string): Key => ({ pk: `A#${acct}#ALERT#${alertId}`, sk: 'ALERT' }),
+  /** Payments of one subscription, in payment-id order. */
+  paymentsOf: (acct: string, subscriptionId: number) => `A#${acct}#PAYMENTS#${padSubscriptionId(subscriptionId)}`,
+  payment: (acct: string, subscriptionId: number, paymentId: number): Key => ({
+    pk: `A#${acct}#PAYMENTS#${padSubscriptionId(subscriptionId)}`,
+    sk: padSubscriptionId(paymentId),
+  }),
+  /** The provider's plans (interval, name, prices), cached because alerts do not carry them. */
+  plan: (acct: string, planId: number): Key => ({ pk: `A#${acct}#PLAN`, sk: padSubscriptionId(planId) }),
 };
+
+/** Paddle retries an alert for 3 days; markers are kept well beyond that. */
+export const ALERT_MARKER_DAYS = 30;

@@ -1,0 +1,64 @@
+// THE worker table: every SQS consumer and scheduled job. The CDK stack builds one queue + worker
+// construct per queue consumer and one schedule per job from it; the local runtime starts one poller
+// per consumer from it. Adding a worker = one line here + one handler file.
+import type { QueueName } from '../shared/queue/queues';
+
+export interface QueueWorker {
+  /** Stable name, used for the Lambda function's logical id. */
+  name: string;
+  /** Handler module relative to the repository root; it exports `handler` (SQSEvent -> SQSBatchResponse). */
+  entry: string;
+  /** The queue it consumes. */
+  queue: QueueName;
+  /** Lambda timeout; the queue's visibility timeout is 6x this. */
+  timeoutSeconds: number;
+  batchSize: number;
+  /** Queues it sends to. */
+  sends: QueueName[];
+  /** Whether it reads the provider's secret settings (vendor auth code). */
+  providerSecrets: boolean;
+}
+
+export interface ScheduledJob {
+  name: string;
+  entry: string;
+  /** Minutes between runs. */
+  everyMinutes: number;
+  timeoutSeconds: number;
+  sends: QueueName[];
+  providerSecrets: boolean;
+}
+
+export const workers: readonly QueueWorker[] = [
+  {
+    name: 'SubscriptionSync',
+    entry: 'functions/workers/subscription-sync.ts',
+    queue: 'provider-events',
+    timeoutSeconds: 30,
+    batchSize: 10,
+    sends: ['provider-events', 'rewards'],
+    providerSecrets: true,
+  },
+  {
+    name: 'RewardFanout',
+    entry: 'functions/workers/reward-fanout.ts',
+    queue: 'rewards',
+    timeoutSeconds: 30,
+    batchSize: 10,
+    sends: ['rewards'],
+    providerSecrets: true,
+  },
+];
+
+export const scheduledJobs: readonly ScheduledJob[] = [
+  {
+    // Enqueues one sync-account message per account with provider settings; the pages are read by
+    // the subscription-sync worker, so no single invocation grows with the number of subscriptions.
+    name: 'ProviderBackfill',
+    entry: 'functions/workers/provider-backfill.ts',
+    everyMinutes: 360,
+    timeoutSeconds: 60,
+    sends: ['provider-events'],
+    providerSecrets: false,
+  },
+];

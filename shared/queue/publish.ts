@@ -1,0 +1,53 @@
+// The SQS publisher: one client per container, queue URLs from configuration. A send that fails
+// throws (the caller's request answers 503 and is retried by its client; a worker's record is retried
+// by SQS), so a message is never silently lost.
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { config } from '../config';
+import { isLocalEndpoint } from '../store/client';
+import type { QueueMessages, QueueName } from './queues';
+
+let client: SQSClient | undefined;
+
+export function sqs(): SQSClient {
+  const { sqsEndpoint, region } = config();
+  client ??= new SQSClient({
+    region,
+    ...(sqsEndpoint ? { endpoint: sqsEndpoint } : {}),
+    ...(sqsEndpoint && isLocalEndpoint(sqsEndpoint) ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+    maxAttempts: 3,
+  });
+  return client;
+}
+
+export function resetQueueClient(): void {
+  client?.destroy();
+  client = undefined;
+}
+
+export class QueueNotConfiguredError extends Error {
+  override readonly name = 'QueueNotConfiguredError';
+}
+
+export function queueUrl(queue: QueueName): string {
+  const url = config().queueUrls[queue];
+  if (!url) throw new QueueNotConfiguredError(`No URL configured for queue ${queue}`);
+  return url;
+}
+
+export async function publish<Q extends QueueName>(queue: Q, message: QueueMessages[Q]): Promise<void> {
+  await sqs().send(new SendMessageCommand({ QueueUrl: queueUrl(queue), MessageBody: JSON.stringify(message) }));
+}
+
+/** Sends many messages, 10 per SendMessageBatch; throws if any entry failed (after one retry of failures). */
+export async function publishAll<Q extends QueueName>(queue: Q, messages: QueueMessages[Q][]): Promise<void> {
+  for (let i = 0; i < messages.length; i += 10) {
+    let entries = messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m) }));
+    for (let attempt = 1; entries.length > 0; attempt++) {
+      const out = await sqs().send(new SendMessageBatchCommand({ QueueUrl: queueUrl(queue), Entries: entries }));
+      const failed = new Set((out.Failed ?? []).map((f) => f.Id));
+      if (failed.size === 0) break;
+      if (attempt >= 2) throw Object.assign(new Error(`SendMessageBatch failed for ${failed.size} message(s)`), { name: 'ServiceUnavailable' });
+      entries = entries.filter((e) => failed.has(e.Id));
+    }
+  }
+}
