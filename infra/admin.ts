@@ -1,18 +1,40 @@
 // Operator CLI (`npm run --silent admin -- <command>`): accounts and API keys, on DynamoDB Local or in AWS.
+import { createPublicKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resetConfig } from '../shared/config';
 import { isPlan, PLANS } from '../shared/domain/plans';
 import { createAccount, createApiKey, revokeApiKey, UnknownAccountError, UnknownApiKeyError } from '../shared/store/accounts';
 import { isLocalEndpoint, rawClient, resetClients, tableName } from '../shared/store/client';
 import { ensureTable } from '../shared/store/create-table';
+import { DEFAULT_CHECKOUT_API_URL, DEFAULT_VENDORS_API_URL, saveProviderSettings, UnknownProviderAccountError } from '../shared/store/provider';
 
 const USAGE =
   'usage: admin account create --name <name> [--plan starter|small|regular|unlimited]' +
-  ' | key create --account <account_id> | key revoke --key <api_key>';
+  ' | key create --account <account_id> | key revoke --key <api_key>' +
+  ' | account set-paddle --account <account_id> --vendor-id <int> --auth-code <secret> --public-key-file <pem-path>' +
+  ' [--vendors-api-url <url>] [--checkout-api-url <url>]';
 const DEFAULT_ENDPOINT = 'http://127.0.0.1:8000';
 
 /** Bad arguments: exit code 2. */
 class UsageError extends Error {}
+
+/** The PEM public key (SubjectPublicKeyInfo, RSA), normalised; a usage error when it is not one. */
+function readPublicKey(path: string): string {
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read --public-key-file ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  try {
+    const key = createPublicKey(pem);
+    if (key.asymmetricKeyType !== 'rsa') throw new Error(`a ${key.asymmetricKeyType ?? 'non-RSA'} key`);
+    return key.export({ type: 'spki', format: 'pem' }).toString();
+  } catch (err) {
+    throw new UsageError(`--public-key-file ${path} is not an RSA public key in PEM form (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
+  }
+}
 
 type Values = Record<string, string>;
 
@@ -34,6 +56,33 @@ const commands: Record<string, Command> = {
       if (!isPlan(plan)) throw new UsageError(`bad plan "${plan}"`);
       const { account, apiKey } = await createAccount({ name: name as string, plan });
       return { account_id: account.accountId, api_key: apiKey };
+    },
+  },
+  'account set-paddle': {
+    flags: ['account', 'vendor-id', 'auth-code', 'public-key-file', 'vendors-api-url', 'checkout-api-url'],
+    required: ['account', 'vendor-id', 'auth-code', 'public-key-file'],
+    check(values) {
+      if (!/^\d{1,12}$/.test(values['vendor-id'] ?? '') || Number(values['vendor-id']) <= 0) {
+        throw new UsageError(`--vendor-id must be a positive integer, got "${values['vendor-id']}"`);
+      }
+      for (const flag of ['vendors-api-url', 'checkout-api-url']) {
+        const url = values[flag];
+        if (url !== undefined && !/^https?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--${flag} must be an http(s) URL, got "${url}"`);
+      }
+    },
+    async run(values) {
+      // The key is read and parsed before anything is written: a bad file changes nothing.
+      const publicKey = readPublicKey(values['public-key-file'] as string);
+      const accountId = values.account as string;
+      await saveProviderSettings(accountId, {
+        vendorId: Number(values['vendor-id']),
+        authCode: values['auth-code'] as string,
+        publicKey,
+        vendorsApiUrl: (values['vendors-api-url'] ?? DEFAULT_VENDORS_API_URL).replace(/\/+$/, ''),
+        checkoutApiUrl: (values['checkout-api-url'] ?? DEFAULT_CHECKOUT_API_URL).replace(/\/+$/, ''),
+      });
+      // The auth code is a secret: it is never echoed back.
+      return { account_id: accountId, provider: 'paddle', vendor_id: Number(values['vendor-id']), webhook_path: `/webhooks/paddle/${accountId}/` };
     },
   },
   'key create': {
@@ -85,7 +134,7 @@ function configureEnvironment(): string | undefined {
 }
 
 function describe(err: unknown, endpoint: string | undefined): string {
-  if (err instanceof UnknownAccountError || err instanceof UnknownApiKeyError) return err.message;
+  if (err instanceof UnknownAccountError || err instanceof UnknownApiKeyError || err instanceof UnknownProviderAccountError) return err.message;
   const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message : String(err);
   if (typeof code === 'string' && ['ECONNREFUSED', 'ENOTFOUND', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)) {

@@ -1,13 +1,22 @@
 // The stateless half: one function per line of `functions/routes.ts`, one HTTP API route per line,
 // and the `$default` route to the fallback (404 / 405 JSON). No authorizer at the gateway (handlers
 // authenticate API keys themselves) and no CORS (server-to-server API).
-import { CfnOutput, CrossStackReferences, ReferenceStrength, Stack, type StackProps } from 'aws-cdk-lib';
+// Then one queue + worker per queue consumer of `functions/workers.ts` and one schedule per job; every
+// function that sends to a queue gets its URL and send permission, and only the functions that call the
+// provider's vendor API may read the provider secret.
+import { CfnOutput, CrossStackReferences, Duration, ReferenceStrength, Stack, type StackProps } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { fallbackRoute, routes } from '../../functions/routes';
+import { scheduledJobs, workers } from '../../functions/workers';
+import { QUEUES, type QueueName } from '../../shared/queue/queues';
 import { RefloopFunction } from './function';
+import { QueueWorker } from './queue-worker';
 
 export interface RefloopApiStackProps extends StackProps {
   table: ITable;
@@ -23,10 +32,63 @@ export function gatewayPath(path: string): string {
   return path.length > 1 ? path.replace(/\/+$/, '') : path;
 }
 
+/**
+ * Partition keys of the provider secret items (`keys.providerSecret` in shared/store/table.ts:
+ * `A#<acct>#PROVIDER_SECRET`), for the dynamodb:LeadingKeys condition. `*` also spans `#`, so a
+ * tenant-chosen key part ending in `#PROVIDER_SECRET` (e.g. a user identifier in a claim key) is
+ * denied too: such a request fails, it never reads a secret.
+ */
+export const PROVIDER_SECRET_KEY_PATTERN = 'A#*#PROVIDER_SECRET';
+
+/** The item actions whose dynamodb:LeadingKeys is the partition key (of the table or of the index queried). */
+export const SECRET_ITEM_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:ConditionCheckItem',
+  // A write can read too (ReturnValues: ALL_OLD); no function writes the secret (the admin CLI does).
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+
+/**
+ * The vendor auth code (provider secret) lets whoever holds it act on the tenant's Paddle account
+ * (credit, refund, cancel). Table grants are per table, not per item, so every function that does not
+ * call the vendor API gets an explicit Deny on the secret items; an explicit Deny wins over any Allow,
+ * so a bug or an injected query in those functions still cannot read the code.
+ * - Item actions: denied when any partition key they touch matches the secret's (LeadingKeys).
+ * - Scan has no partition key, so the LeadingKeys condition would never match it: it is denied outright
+ *   (no function scans; the backfill pages the provider-accounts registry with Query).
+ */
+export function denyProviderSecrets(fn: RefloopFunction, table: ITable): void {
+  const resources = [table.tableArn, `${table.tableArn}/index/*`];
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      sid: 'DenyProviderSecretItems',
+      effect: Effect.DENY,
+      actions: SECRET_ITEM_ACTIONS,
+      resources,
+      conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [PROVIDER_SECRET_KEY_PATTERN] } },
+    }),
+  );
+  fn.addToRolePolicy(
+    new PolicyStatement({ sid: 'DenyTableScan', effect: Effect.DENY, actions: ['dynamodb:Scan'], resources }),
+  );
+}
+
+/** `provider-events` -> `ProviderEvents`, for output ids. */
+const pascal = (name: string) => name.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+
 export class RefloopApiStack extends Stack {
   readonly api: HttpApi;
-  /** Every function by route name (`Fallback` included), for grants and references added later. */
+  /** Every function by route, worker or job name (`Fallback` included), for grants and references added later. */
   readonly functions = new Map<string, RefloopFunction>();
+  /** The queue + DLQ + worker of each queue, by queue name. */
+  readonly queueWorkers = new Map<QueueName, QueueWorker>();
+  /** The EventBridge rule of each scheduled job, by job name. */
+  readonly schedules = new Map<string, Rule>();
 
   constructor(scope: Construct, id: string, props: RefloopApiStackProps) {
     super(scope, id, props);
@@ -58,6 +120,60 @@ export class RefloopApiStack extends Stack {
         methods: [HttpMethod[route.method]],
         integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
       });
+    }
+
+    const register = (name: string, fn: RefloopFunction) => {
+      if (this.functions.has(name)) throw new Error(`Two functions are named ${name}`);
+      this.functions.set(name, fn);
+    };
+
+    // Workers write their effects and idempotency markers in one transaction: read-write.
+    for (const worker of workers) {
+      if (this.queueWorkers.has(worker.queue)) throw new Error(`Queue ${worker.queue} has two consumers`);
+      const queueWorker = new QueueWorker(this, worker.name, { worker, table: props.table, tableAccess: 'write' });
+      this.queueWorkers.set(worker.queue, queueWorker);
+      register(worker.name, queueWorker.fn);
+      new CfnOutput(this, `${pascal(worker.queue)}QueueUrl`, { value: queueWorker.queue.queueUrl, description: `Queue ${worker.queue}` });
+      new CfnOutput(this, `${worker.name}DlqAlarmName`, {
+        value: queueWorker.alarm.alarmName,
+        description: `Alarm on the DLQ of ${worker.queue}`,
+      });
+    }
+
+    // Scheduled jobs read (the provider-accounts registry) and enqueue; they write nothing themselves.
+    for (const job of scheduledJobs) {
+      const fn = new RefloopFunction(this, job.name, {
+        entry: job.entry,
+        description: `Scheduled job ${job.name}: every ${job.everyMinutes} min`,
+        timeout: Duration.seconds(job.timeoutSeconds),
+      }).bindTable(props.table, 'read');
+      register(job.name, fn);
+      this.schedules.set(
+        job.name,
+        new Rule(this, `${job.name}Schedule`, {
+          description: `Runs ${job.name} every ${job.everyMinutes} minutes`,
+          schedule: Schedule.rate(Duration.minutes(job.everyMinutes)),
+          targets: [new LambdaFunction(fn)],
+        }),
+      );
+    }
+
+    // Queue URLs and send permission for the functions that send; the provider secret for those that need it.
+    const users = [
+      ...routes.map((r) => ({ name: r.name, sends: r.queues ?? [], providerSecrets: r.providerSecrets === true })),
+      ...workers.map((w) => ({ name: w.name, sends: w.sends, providerSecrets: w.providerSecrets })),
+      ...scheduledJobs.map((j) => ({ name: j.name, sends: j.sends, providerSecrets: j.providerSecrets })),
+    ];
+    for (const user of users) {
+      const fn = this.functions.get(user.name);
+      if (!fn) throw new Error(`No function for ${user.name}`);
+      for (const q of new Set(user.sends)) {
+        const queue = this.queueWorkers.get(q)?.queue;
+        if (!queue) throw new Error(`${user.name} sends to ${q}, which has no worker in functions/workers.ts`);
+        fn.addEnvironment(QUEUES[q].envVar, queue.queueUrl);
+        queue.grantSendMessages(fn);
+      }
+      if (!user.providerSecrets) denyProviderSecrets(fn, props.table);
     }
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint, description: 'Base URL; paths start with /v1/' });

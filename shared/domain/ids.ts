@@ -30,6 +30,10 @@ export function newAccountId(): string {
   return randomBytes(8).toString('hex');
 }
 
+export function isAccountId(value: string): boolean {
+  return /^[0-9a-f]{16}$/.test(value);
+}
+
 const CODE_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 export function newMemberCode(): string {

@@ -5,12 +5,13 @@
 // referral and its rewards read in one round trip.
 import { NotFoundError, ValidationError } from '../domain/errors';
 import { isEntityId, newEntityId } from '../domain/ids';
-import { referralTerms, type Referral } from '../domain/models';
+import { referralTerms, type Referral, type Subscription } from '../domain/models';
 import { toCampaign } from './campaigns';
 import { tableName } from './client';
 import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, RaceLostError, readCounter, transact, withRetries, type TransactItem } from './ops';
 import { emptyPage, queryPage, type PageRequest } from './pagination';
 import { toMember } from './members';
+import { subscriptionSnapshot } from './subscriptions';
 import { GSI1, keys } from './table';
 
 export function toReferral(item: Record<string, unknown> | undefined): Referral | null {
@@ -225,4 +226,86 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
       throw err;
     }
   }, (err) => err instanceof ReferralRaceError);
+}
+
+export class SubscriptionAssignedError extends ValidationError {
+  constructor(subscriptionId: number) {
+    super({ subscription_id: [`Subscription ${subscriptionId} is already assigned to another referral`] });
+  }
+}
+
+export const alreadyConverted = (id: string) => new ValidationError({ non_field_errors: [`Referral ${id} is already converted`] });
+
+/** Whether a converted referral was converted with this subscription (or this checkout). */
+export function convertedWith(referral: Referral & { conversion_checkout_id?: unknown }, target: { subscriptionId: number } | { checkoutId: string }): boolean {
+  if ('subscriptionId' in target) return referral.subscription?.id === target.subscriptionId;
+  return referral.conversion_checkout_id === target.checkoutId;
+}
+
+/**
+ * Marks a referral converted with `subscription` in ONE transaction: the referral (converted_at, the
+ * subscription snapshot), the subscription's `referral_id` (one referral per subscription) and the
+ * referring member's `conversions`. Converting again with the same subscription changes nothing.
+ */
+export async function markReferralConverted(
+  accountId: string,
+  referral: Referral,
+  subscription: Subscription,
+  checkoutId: string | null,
+): Promise<{ referral: Referral; changed: boolean }> {
+  const now = Math.floor(Date.now() / 1000);
+  const snapshot = subscriptionSnapshot(subscription);
+  let includeMember = true;
+  for (let attempt = 1; ; attempt++) {
+    const items: TransactItem[] = [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.referral(accountId, referral.id),
+          UpdateExpression: `SET converted_at = :now, #s = :snap${checkoutId ? ', conversion_checkout_id = :co' : ''}`,
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(converted_at) OR attribute_type(converted_at, :null))',
+          ExpressionAttributeNames: { '#s': 'subscription' },
+          ExpressionAttributeValues: { ':now': now, ':snap': snapshot, ':null': 'NULL', ...(checkoutId ? { ':co': checkoutId } : {}) },
+        },
+      },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.subscription(accountId, subscription.id),
+          UpdateExpression: 'SET referral_id = :r',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(referral_id) OR referral_id = :r)',
+          ExpressionAttributeValues: { ':r': referral.id },
+        },
+      },
+    ];
+    if (includeMember) {
+      items.push({
+        Update: {
+          TableName: tableName(),
+          Key: keys.member(accountId, referral.member_id),
+          UpdateExpression: 'ADD conversions :one',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      });
+    }
+    try {
+      await transact(items);
+      return { referral: { ...referral, converted_at: now, subscription: snapshot }, changed: true };
+    } catch (err) {
+      if (!(err instanceof ConditionsFailedError)) throw err;
+      if (err.failed(0)) {
+        // Converted (or deleted) concurrently: the same conversion is a replay, another is refused.
+        const current = await getReferralOrThrow(accountId, referral.id);
+        if (current.converted_at !== null && convertedWith(current, { subscriptionId: subscription.id })) return { referral: current, changed: false };
+        throw alreadyConverted(referral.id);
+      }
+      if (err.failed(1)) throw new SubscriptionAssignedError(subscription.id);
+      if (err.failed(2) && attempt < 3) {
+        includeMember = false; // the referring member was deleted: nobody's stats to bump
+        continue;
+      }
+      throw new ReferralRaceError();
+    }
+  }
 }

@@ -5,10 +5,11 @@ import { NotFoundError } from '../domain/errors';
 import type { Subscription } from '../domain/models';
 import type { SubscriptionStatus } from '../schemas/query';
 import { tableName } from './client';
-import { ConditionsFailedError, counterUpdate, getItem, readCounter, transact, withRetries, type TransactItem } from './ops';
-import { RaceLostError } from './ops';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from './client';
+import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, RaceLostError, readCounter, transact, withRetries, type TransactItem } from './ops';
 import { queryPage, type PageRequest } from './pagination';
-import { GSI1, GSI2, keys, padSubscriptionId, timeKey } from './table';
+import { ALERT_MARKER_DAYS, GSI1, GSI2, keys, padSubscriptionId, timeKey, TTL_ATTRIBUTE } from './table';
 
 export function toSubscription(item: Record<string, unknown> | undefined): Subscription | null {
   if (!item || item.type !== 'Subscription') return null;
@@ -51,67 +52,329 @@ export type SubscriptionData = Omit<Subscription, 'created_at' | 'member_id' | '
 
 class StaleSubscriptionError extends RaceLostError {}
 
+/** Provider fields of a subscription (what webhooks and the background sync may change). */
+export type ProviderFields = Omit<SubscriptionData, 'id' | 'created_at'>;
+
+export interface PaymentData {
+  id: number;
+  subscription_id: number;
+  order_id: string | null;
+  amount: number;
+  currency: string;
+  paid_at: number;
+  status: 'paid' | 'failed' | 'refunded';
+  refund_amount?: number;
+  refund_type?: string;
+}
+
+export interface ProviderUpdate {
+  subscriptionId: number;
+  /** Unix ms the state is "as of" (the alert's event_time, or when a sync read it). Older never overwrites newer. */
+  asOfMs: number;
+  /** The provider fields this source carries; absent ones keep their stored value. */
+  fields: Partial<ProviderFields>;
+  payment?: PaymentData | null;
+  /** Idempotency key (Paddle alert_id): its marker is written in the same transaction as the effect. */
+  alertId?: string;
+  /** First-seen time for a new subscription (unix seconds); defaults to now. */
+  createdAt?: number;
+}
+
+export interface ProviderUpdateResult {
+  /** The alert was processed before: nothing was written. */
+  duplicate: boolean;
+  /** The subscription's fields were written (false when the source was older or nothing changed). */
+  subscriptionWritten: boolean;
+  /** The payment was created or changed. */
+  paymentChanged: boolean;
+  statusChanged: boolean;
+  subscription: Subscription | null;
+  /** The referral the subscription is assigned to, if any (it may earn rewards from this payment). */
+  referralId: string | null;
+}
+
+const REQUIRED: (keyof ProviderFields)[] = ['status', 'currency', 'plan'];
+const PAYMENT_RANK = { failed: 0, paid: 1, refunded: 2 } as const;
+
+function toPayment(item: Record<string, unknown> | undefined): (PaymentData & { version: number }) | null {
+  if (!item || item.type !== 'Payment') return null;
+  return {
+    id: Number(item.id),
+    subscription_id: Number(item.subscription_id),
+    order_id: (item.order_id as string | null) ?? null,
+    amount: Number(item.amount),
+    currency: String(item.currency),
+    paid_at: Number(item.paid_at),
+    status: item.status as PaymentData['status'],
+    ...(item.refund_amount !== undefined ? { refund_amount: Number(item.refund_amount) } : {}),
+    ...(item.refund_type !== undefined ? { refund_type: String(item.refund_type) } : {}),
+    version: Number(item.version ?? 0),
+  };
+}
+
+/** Combines what is stored about a payment with a new event: status only moves failed -> paid -> refunded. */
+export function mergePayment(stored: PaymentData | null, event: PaymentData): PaymentData {
+  if (!stored) return event;
+  const status = PAYMENT_RANK[event.status] >= PAYMENT_RANK[stored.status] ? event.status : stored.status;
+  // The paid amount and time come from the paid event; a refund only adds its refund fields.
+  // The first paid record wins (a webhook and the background sync may describe it slightly differently).
+  const paidSource = stored.status === 'failed' && event.status !== 'failed' ? event : stored;
+  return {
+    ...stored,
+    order_id: stored.order_id ?? event.order_id,
+    amount: paidSource.amount,
+    currency: paidSource.currency,
+    paid_at: paidSource.paid_at,
+    status,
+    ...(event.refund_amount !== undefined ? { refund_amount: event.refund_amount } : {}),
+    ...(event.refund_type !== undefined ? { refund_type: event.refund_type } : {}),
+  };
+}
+
+const samePayment = (a: PaymentData, b: PaymentData) =>
+  a.status === b.status && a.amount === b.amount && a.paid_at === b.paid_at && a.refund_amount === b.refund_amount && a.order_id === b.order_id;
+
+function providerFieldsOf(s: Subscription): ProviderFields {
+  return {
+    unit_price: s.unit_price,
+    currency: s.currency,
+    status: s.status,
+    email: s.email,
+    next_bill_date: s.next_bill_date,
+    last_bill_date: s.last_bill_date,
+    plan: s.plan,
+  };
+}
+
+/** The copy of a subscription a referral carries (what the API shows), without this service's links. */
+export function subscriptionSnapshot(s: Subscription): Subscription {
+  const { member_id: _m, referral_id: _r, ...rest } = s;
+  return rest;
+}
+
 /**
- * Creates or updates a subscription's provider fields (never `member_id` / `referral_id`, which belong
- * to this service), moving the status counters in the same transaction.
+ * Applies what the provider says about one subscription (an alert, or a page of the background sync),
+ * in ONE transaction: the alert's idempotency marker, the subscription (only if `asOfMs` is not older
+ * than the stored state), its status counters, the snapshot on its referral, and the payment.
+ * Round trips: 1 BatchGet + 1 TransactWriteItems (more only when a concurrent write wins a race).
  */
-export async function saveSubscription(accountId: string, data: SubscriptionData): Promise<Subscription> {
+export async function applyProviderUpdate(accountId: string, update: ProviderUpdate): Promise<ProviderUpdateResult> {
+  const subKey = keys.subscription(accountId, update.subscriptionId);
+  const markerKey = update.alertId ? keys.alert(accountId, update.alertId) : null;
+  const payKey = update.payment ? keys.payment(accountId, update.subscriptionId, update.payment.id) : null;
+  const fields = { ...update.fields };
   // The specification's status words: Paddle's `trialing` is stored and shown as `trialling`.
-  if (data.status === 'trialing') data = { ...data, status: 'trialling' };
+  if (fields.status === 'trialing') fields.status = 'trialling';
+
   return withRetries(async () => {
-    const existing = await getItem(keys.subscription(accountId, data.id));
+    const found = await batchGet([subKey, ...(markerKey ? [markerKey] : []), ...(payKey ? [payKey] : [])]);
+    const existing = lookup(found, subKey);
     const previous = toSubscription(existing);
-    const version = Number(existing?.version ?? 0);
-    const createdMs = previous ? Number(existing?.created_ms ?? previous.created_at * 1000) : (data.created_at ?? Math.floor(Date.now() / 1000)) * 1000;
-    const sortKey = `${timeKey(createdMs)}#${padSubscriptionId(data.id)}`;
-    const fields: Record<string, unknown> = {
-      type: 'Subscription',
-      id: data.id,
-      unit_price: data.unit_price,
-      currency: data.currency,
-      status: data.status,
-      email: data.email,
-      next_bill_date: data.next_bill_date,
-      last_bill_date: data.last_bill_date,
-      plan: data.plan,
-      created_at: Math.floor(createdMs / 1000),
-      created_ms: createdMs,
-      version: version + 1,
-      gsi1pk: keys.subscriptionsByCreation(accountId),
-      gsi1sk: sortKey,
-      gsi2pk: keys.subscriptionsByStatus(accountId, data.status),
-      gsi2sk: sortKey,
-    };
-    const names: Record<string, string> = previous ? { '#version': 'version' } : {};
-    const values: Record<string, unknown> = {};
-    const sets = Object.entries(fields).map(([name, value], i) => {
-      names[`#f${i}`] = name;
-      values[`:v${i}`] = value;
-      return `#f${i} = :v${i}`;
-    });
-    const items: TransactItem[] = [
-      {
+    const referralId = previous?.referral_id ?? null;
+    if (markerKey && lookup(found, markerKey)) {
+      return { duplicate: true, subscriptionWritten: false, paymentChanged: false, statusChanged: false, subscription: previous, referralId };
+    }
+    const items: TransactItem[] = [];
+    if (markerKey) {
+      items.push({
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...markerKey,
+            type: 'Alert',
+            subscription_id: update.subscriptionId,
+            processed_at: Date.now(),
+            [TTL_ATTRIBUTE]: Math.floor(Date.now() / 1000) + ALERT_MARKER_DAYS * 86400,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      });
+    }
+
+    // The subscription: merged over the stored state unless the source is older than it.
+    let subscription = previous;
+    let subscriptionWritten = false;
+    let statusChanged = false;
+    const storedAsOf = Number(existing?.event_ms ?? 0);
+    const newer = !previous || update.asOfMs >= storedAsOf;
+    const merged: ProviderFields | null = previous
+      ? { ...providerFieldsOf(previous), ...definedOnly(fields) }
+      : REQUIRED.every((k) => fields[k] !== undefined && fields[k] !== null)
+        ? {
+            unit_price: fields.unit_price ?? null,
+            currency: fields.currency as string,
+            status: fields.status as string,
+            email: fields.email ?? '',
+            next_bill_date: fields.next_bill_date ?? null,
+            last_bill_date: fields.last_bill_date ?? null,
+            plan: fields.plan as Subscription['plan'],
+          }
+        : null;
+    const changed = merged !== null && (!previous || JSON.stringify(merged) !== JSON.stringify(providerFieldsOf(previous)));
+    if (newer && merged && changed) {
+      const version = Number(existing?.version ?? 0);
+      const createdMs = previous
+        ? Number(existing?.created_ms ?? previous.created_at * 1000)
+        : (update.createdAt ?? Math.floor(Date.now() / 1000)) * 1000;
+      const sortKey = `${timeKey(createdMs)}#${padSubscriptionId(update.subscriptionId)}`;
+      const attrs: Record<string, unknown> = {
+        type: 'Subscription',
+        id: update.subscriptionId,
+        ...merged,
+        created_at: Math.floor(createdMs / 1000),
+        created_ms: createdMs,
+        event_ms: Math.max(update.asOfMs, storedAsOf),
+        version: version + 1,
+        gsi1pk: keys.subscriptionsByCreation(accountId),
+        gsi1sk: sortKey,
+        gsi2pk: keys.subscriptionsByStatus(accountId, merged.status),
+        gsi2sk: sortKey,
+      };
+      const names: Record<string, string> = previous ? { '#version': 'version' } : {};
+      const values: Record<string, unknown> = {};
+      const sets = Object.entries(attrs).map(([name, value], i) => {
+        names[`#f${i}`] = name;
+        values[`:v${i}`] = value;
+        return `#f${i} = :v${i}`;
+      });
+      items.push({
         Update: {
           TableName: tableName(),
-          Key: keys.subscription(accountId, data.id),
+          Key: subKey,
           UpdateExpression: `SET ${sets.join(', ')}`,
           ConditionExpression: previous ? '#version = :version' : 'attribute_not_exists(pk)',
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: { ...values, ...(previous ? { ':version': version } : {}) },
         },
-      },
-    ];
-    if (!previous) {
-      items.push(counterUpdate(accountId, 'subscriptions', 1), counterUpdate(accountId, `subscriptions#${data.status}`, 1));
-    } else if (previous.status !== data.status) {
-      items.push(counterUpdate(accountId, `subscriptions#${previous.status}`, -1), counterUpdate(accountId, `subscriptions#${data.status}`, 1));
+      });
+      if (!previous) {
+        items.push(counterUpdate(accountId, 'subscriptions', 1), counterUpdate(accountId, `subscriptions#${merged.status}`, 1));
+      } else if (previous.status !== merged.status) {
+        statusChanged = true;
+        items.push(counterUpdate(accountId, `subscriptions#${previous.status}`, -1), counterUpdate(accountId, `subscriptions#${merged.status}`, 1));
+      }
+      subscription = {
+        ...merged,
+        id: update.subscriptionId,
+        created_at: Math.floor(createdMs / 1000),
+        member_id: previous?.member_id,
+        referral_id: previous?.referral_id,
+      };
+      subscriptionWritten = true;
+      if (referralId) {
+        // The referral shows its subscription from a snapshot (one read per GET): refresh it here.
+        items.push({
+          Update: {
+            TableName: tableName(),
+            Key: keys.referral(accountId, referralId),
+            UpdateExpression: 'SET #s = :snap',
+            ConditionExpression: 'attribute_exists(pk) AND #s.#id = :sid',
+            ExpressionAttributeNames: { '#s': 'subscription', '#id': 'id' },
+            ExpressionAttributeValues: { ':snap': subscriptionSnapshot(subscription), ':sid': update.subscriptionId },
+          },
+        });
+      }
     }
-    try {
-      await transact(items);
-    } catch (err) {
-      if (err instanceof ConditionsFailedError) throw new StaleSubscriptionError();
-      throw err;
+
+    // The payment: created, or merged with what is stored (failed -> paid -> refunded).
+    let paymentChanged = false;
+    if (update.payment && payKey) {
+      const storedPayment = toPayment(lookup(found, payKey));
+      const next = mergePayment(storedPayment, update.payment);
+      if (!storedPayment || !samePayment(storedPayment, next)) {
+        paymentChanged = true;
+        items.push({
+          Put: {
+            TableName: tableName(),
+            Item: { ...payKey, type: 'Payment', ...next, version: (storedPayment?.version ?? 0) + 1 },
+            ConditionExpression: storedPayment ? 'version = :v' : 'attribute_not_exists(pk)',
+            ...(storedPayment ? { ExpressionAttributeValues: { ':v': storedPayment.version } } : {}),
+          },
+        });
+      }
     }
-    return { ...data, created_at: Math.floor(createdMs / 1000), member_id: previous?.member_id, referral_id: previous?.referral_id };
-  }, (err) => err instanceof StaleSubscriptionError);
+
+    if (items.length > 0) {
+      try {
+        await transact(items);
+      } catch (err) {
+        if (err instanceof ConditionsFailedError) {
+          // Someone processed this alert concurrently: it is a duplicate now.
+          if (markerKey && err.failed(0)) {
+            return { duplicate: true, subscriptionWritten: false, paymentChanged: false, statusChanged: false, subscription: previous, referralId };
+          }
+          throw new StaleSubscriptionError();
+        }
+        throw err;
+      }
+    }
+    return { duplicate: false, subscriptionWritten, paymentChanged, statusChanged, subscription, referralId };
+  }, (err) => err instanceof StaleSubscriptionError, 8);
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+
+/**
+ * Creates or updates a subscription's provider fields (never `member_id` / `referral_id`, which belong
+ * to this service), moving the status counters in the same transaction. Tests and tools use it; the
+ * webhook worker and background sync use applyProviderUpdate.
+ */
+export async function saveSubscription(accountId: string, data: SubscriptionData): Promise<Subscription> {
+  const { id, created_at, ...fields } = data;
+  const result = await applyProviderUpdate(accountId, { subscriptionId: id, asOfMs: Date.now(), fields, ...(created_at !== undefined ? { createdAt: created_at } : {}) });
+  return result.subscription as Subscription;
+}
+
+/** Every payment of a subscription (payment-id order). */
+export async function listPayments(accountId: string, subscriptionId: number): Promise<PaymentData[]> {
+  const payments: PaymentData[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.paymentsOf(accountId, subscriptionId) },
+        ConsistentRead: true,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      const p = toPayment(item);
+      if (p) {
+        const { version: _v, ...rest } = p;
+        payments.push(rest);
+      }
+    }
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return payments;
+}
+
+const PLAN_CACHE_SECONDS = 24 * 3600;
+
+export interface CachedPlan {
+  id: number;
+  name: string;
+  billing_type: string;
+  billing_period: number;
+  recurring_price: Record<string, string>;
+  fetched_at: number;
+}
+
+/** The provider's plan from the table cache; `stale` when older than a day (refresh it when you can). */
+export async function getCachedPlan(accountId: string, planId: number): Promise<{ plan: CachedPlan; stale: boolean } | null> {
+  const item = await getItem(keys.plan(accountId, planId), false);
+  if (!item || item.type !== 'PlanCache') return null;
+  const plan = item.plan as CachedPlan;
+  return { plan, stale: Math.floor(Date.now() / 1000) - plan.fetched_at > PLAN_CACHE_SECONDS };
+}
+
+export async function putCachedPlan(accountId: string, plan: Omit<CachedPlan, 'fetched_at'>): Promise<CachedPlan> {
+  const cached = { ...plan, fetched_at: Math.floor(Date.now() / 1000) };
+  await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.plan(accountId, plan.id), type: 'PlanCache', plan: cached } }));
+  return cached;
 }

@@ -1,16 +1,21 @@
 // CDK assertions on the synthesized stacks: one function and one API route per line of the route
-// table, least privilege per route, the table's safety settings. Bundling is skipped here (fast); the
-// last test really bundles one handler with esbuild and checks its size.
+// table, least privilege per route, the queue + worker defaults, schedules, the provider-secret Deny,
+// the table's safety settings. Bundling is skipped here (fast); the last test really bundles one
+// handler with esbuild and checks its size.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, type CfnElement, Stack } from 'aws-cdk-lib';
+import { App, type CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { Schedule } from 'aws-cdk-lib/aws-events';
 import { fallbackRoute, routes } from '../../functions/routes';
-import { gatewayPath, RefloopApiStack } from '../../infra/cloud/api-stack';
+import { scheduledJobs, workers } from '../../functions/workers';
+import { gatewayPath, PROVIDER_SECRET_KEY_PATTERN, RefloopApiStack } from '../../infra/cloud/api-stack';
 import { RefloopFunction } from '../../infra/cloud/function';
 import { RefloopStatefulStack } from '../../infra/cloud/stateful-stack';
+import { QUEUES, type QueueName } from '../../shared/queue/queues';
+import { keys } from '../../shared/store/table';
 
 const WRITE_ACTIONS = [
   'dynamodb:PutItem',
@@ -31,6 +36,7 @@ const READ_ACTIONS = [
 ];
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+type Statement = { Effect: 'Allow' | 'Deny'; Action: string | string[]; Resource: unknown; Condition?: unknown; Sid?: string };
 
 let stateful: Template;
 let api: Template;
@@ -50,20 +56,37 @@ function logicalId(routeName: string): string {
   return apiStack.getLogicalId(fn.node.defaultChild as CfnElement);
 }
 
+function queueIds(queue: QueueName): { queue: string; dlq: string } {
+  const qw = apiStack.queueWorkers.get(queue);
+  if (!qw) throw new Error(`no queue worker for ${queue}`);
+  return {
+    queue: apiStack.getLogicalId(qw.queue.node.defaultChild as CfnElement),
+    dlq: apiStack.getLogicalId(qw.deadLetterQueue.node.defaultChild as CfnElement),
+  };
+}
+
 function resource(template: Template, id: string): Resource {
   const r = template.toJSON().Resources[id] as Resource | undefined;
   if (!r) throw new Error(`no resource ${id}`);
   return r;
 }
 
-/** Every IAM action granted to a function's role, through any policy attached to it. */
-function actionsOf(routeName: string): string[] {
+/** Every IAM statement of a function's role, through any policy attached to it. */
+function statementsOf(routeName: string): Statement[] {
   const roleId = resource(api, logicalId(routeName)).Properties.Role['Fn::GetAtt'][0] as string;
   const policies = Object.values(api.findResources('AWS::IAM::Policy')) as Resource[];
   return policies
     .filter((p) => (p.Properties.Roles as unknown[]).some((r) => JSON.stringify(r) === JSON.stringify({ Ref: roleId })))
-    .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[] }[])
-    .flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+const actionList = (s: Statement) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+
+/** Every IAM action granted (Allow) to a function's role. */
+function actionsOf(routeName: string): string[] {
+  return statementsOf(routeName)
+    .filter((s) => s.Effect === 'Allow')
+    .flatMap(actionList);
 }
 
 /** The function an API route invokes: route -> integration -> function logical id. */
@@ -125,7 +148,9 @@ describe('API stack', () => {
     for (const route of routes) {
       const actions = actionsOf(route.name);
       const dynamo = actions.filter((a) => a.startsWith('dynamodb:'));
-      expect({ route: route.name, unexpected: actions.filter((a) => !a.startsWith('dynamodb:')) }).toEqual({
+      // Routes that enqueue also send to their queues (checked in 'queues and workers').
+      const expected = (a: string) => a.startsWith('dynamodb:') || (route.queues !== undefined && a.startsWith('sqs:'));
+      expect({ route: route.name, unexpected: actions.filter((a) => !expected(a)) }).toEqual({
         route: route.name,
         unexpected: [],
       });
@@ -147,12 +172,155 @@ describe('API stack', () => {
 
   it('keeps each function log for 30 days', () => {
     const groups = Object.values(api.findResources('AWS::Logs::LogGroup')) as Resource[];
-    expect(groups).toHaveLength(routes.length + 1);
+    expect(groups).toHaveLength(routes.length + 1 + workers.length + scheduledJobs.length);
     for (const g of groups) expect(g.Properties.RetentionInDays).toBe(30);
   });
 
   it('outputs the API URL', () => {
     api.hasOutput('ApiUrl', {});
+  });
+});
+
+describe('queues, workers and schedules', () => {
+  /** Every function with its table access, queues it sends to and provider-secret need. */
+  const users = [
+    ...routes.map((r) => ({ name: r.name, table: r.table, sends: r.queues ?? [], providerSecrets: r.providerSecrets === true })),
+    ...workers.map((w) => ({ name: w.name, table: 'write' as const, sends: w.sends, providerSecrets: w.providerSecrets })),
+    ...scheduledJobs.map((j) => ({ name: j.name, table: 'read' as const, sends: j.sends, providerSecrets: j.providerSecrets })),
+  ];
+  const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+
+  it('has exactly one queue and one DLQ per worker', () => {
+    expect(Object.keys(api.findResources('AWS::SQS::Queue'))).toHaveLength(2 * workers.length);
+    expect(new Set(workers.map((w) => w.queue)).size).toBe(workers.length);
+  });
+
+  it.each(workers.map((w) => [w.name, w] as const))('%s: DLQ kept 14 days, redrive after 5 receives, visibility 6x the timeout', (_, worker) => {
+    const ids = queueIds(worker.queue);
+    const queue = resource(api, ids.queue).Properties;
+    const dlq = resource(api, ids.dlq).Properties;
+    expect(queue.RedrivePolicy).toEqual({ deadLetterTargetArn: arnOf(ids.dlq), maxReceiveCount: 5 });
+    expect(queue.VisibilityTimeout).toBe(6 * worker.timeoutSeconds);
+    expect(dlq.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+    expect(dlq.RedrivePolicy).toBeUndefined();
+    for (const q of [queue, dlq]) expect(q.SqsManagedSseEnabled).toBe(true);
+    expect(resource(api, logicalId(worker.name)).Properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Timeout: worker.timeoutSeconds,
+      Environment: { Variables: { TABLE_NAME: expect.anything() } },
+    });
+  });
+
+  it('feeds each worker from its queue with partial batch responses', () => {
+    const mappings = Object.values(api.findResources('AWS::Lambda::EventSourceMapping')) as Resource[];
+    expect(mappings).toHaveLength(workers.length);
+    for (const m of mappings) expect(m.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    for (const worker of workers) {
+      const mine = mappings.filter((m) => JSON.stringify(m.Properties.FunctionName) === JSON.stringify({ Ref: logicalId(worker.name) }));
+      expect(mine).toHaveLength(1);
+      expect(mine[0]?.Properties).toMatchObject({
+        EventSourceArn: arnOf(queueIds(worker.queue).queue),
+        BatchSize: worker.batchSize,
+        MaximumBatchingWindowInSeconds: 1,
+      });
+    }
+  });
+
+  it('alarms on the first message in each DLQ', () => {
+    const alarms = Object.values(api.findResources('AWS::CloudWatch::Alarm')) as Resource[];
+    expect(alarms).toHaveLength(workers.length);
+    for (const worker of workers) {
+      const dlqName = { 'Fn::GetAtt': [queueIds(worker.queue).dlq, 'QueueName'] };
+      const mine = alarms.filter((a) => JSON.stringify(a.Properties.Dimensions) === JSON.stringify([{ Name: 'QueueName', Value: dlqName }]));
+      expect(mine).toHaveLength(1);
+      expect(mine[0]?.Properties).toMatchObject({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 1,
+        Period: 60,
+        TreatMissingData: 'notBreaching',
+      });
+    }
+  });
+
+  it.each(scheduledJobs.map((j) => [j.name, j] as const))('%s runs on its EventBridge schedule with read-only table access', (_, job) => {
+    const fnId = logicalId(job.name);
+    const rules = (Object.values(api.findResources('AWS::Events::Rule')) as Resource[]).filter((r) =>
+      (r.Properties.Targets as { Arn: unknown }[]).some((t) => JSON.stringify(t.Arn) === JSON.stringify(arnOf(fnId))),
+    );
+    expect(rules).toHaveLength(1);
+    // CDK writes the rate in the largest whole unit (360 minutes -> `rate(6 hours)`).
+    const rate = Schedule.rate(Duration.minutes(job.everyMinutes)).expressionString;
+    expect(rules[0]?.Properties).toMatchObject({ ScheduleExpression: rate, State: 'ENABLED' });
+    api.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'events.amazonaws.com',
+      FunctionName: arnOf(fnId),
+    });
+    expect(resource(api, fnId).Properties.Timeout).toBe(job.timeoutSeconds);
+    const dynamo = actionsOf(job.name).filter((a) => a.startsWith('dynamodb:'));
+    expect(dynamo.filter((a) => !READ_ACTIONS.includes(a))).toEqual([]);
+    expect(dynamo).toContain('dynamodb:Query');
+  });
+
+  it('gives workers read-write table access', () => {
+    for (const worker of workers) {
+      expect(actionsOf(worker.name)).toEqual(expect.arrayContaining([...WRITE_ACTIONS.filter((a) => a !== 'dynamodb:TransactWriteItems'), 'dynamodb:GetItem']));
+    }
+  });
+
+  it('gives each function that sends to a queue the queue URL and send permission, and no other function either', () => {
+    expect(users.some((u) => u.sends.length > 0 && routes.some((r) => r.name === u.name))).toBe(true);
+    for (const user of users) {
+      const env = resource(api, logicalId(user.name)).Properties.Environment.Variables as Record<string, unknown>;
+      const sendTargets = statementsOf(user.name)
+        .filter((s) => s.Effect === 'Allow' && actionList(s).includes('sqs:SendMessage'))
+        .map((s) => JSON.stringify(s.Resource));
+      for (const q of Object.keys(QUEUES) as QueueName[]) {
+        const queueId = queueIds(q).queue;
+        const sends = user.sends.includes(q);
+        expect({ fn: user.name, queue: q, url: env[QUEUES[q].envVar] }).toEqual({ fn: user.name, queue: q, url: sends ? { Ref: queueId } : undefined });
+        expect({ fn: user.name, queue: q, send: sendTargets.includes(JSON.stringify(arnOf(queueId))) }).toEqual({ fn: user.name, queue: q, send: sends });
+      }
+    }
+    // The fallback sends nothing.
+    expect(actionsOf(fallbackRoute.name).filter((a) => a.startsWith('sqs:'))).toEqual([]);
+  });
+
+  it('denies the provider secret items (and Scan) to every function that does not call the vendor API', () => {
+    expect(users.some((u) => u.providerSecrets)).toBe(true);
+    expect(users.some((u) => !u.providerSecrets)).toBe(true);
+    for (const user of users) {
+      const denies = statementsOf(user.name).filter((s) => s.Effect === 'Deny');
+      if (user.providerSecrets) {
+        expect({ fn: user.name, denies }).toEqual({ fn: user.name, denies: [] });
+        continue;
+      }
+      const items = denies.find((s) => s.Condition !== undefined);
+      expect({ fn: user.name, condition: items?.Condition }).toEqual({
+        fn: user.name,
+        condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [PROVIDER_SECRET_KEY_PATTERN] } },
+      });
+      expect(actionList(items as Statement)).toEqual(
+        expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']),
+      );
+      // The table and its indexes.
+      expect(items?.Resource).toHaveLength(2);
+      expect(JSON.stringify(items?.Resource)).toContain('/index/*');
+      const scan = denies.find((s) => s.Condition === undefined);
+      expect(scan && actionList(scan)).toEqual(['dynamodb:Scan']);
+    }
+    // The key the pattern protects is the one the store writes.
+    expect(PROVIDER_SECRET_KEY_PATTERN.replace('*', 'acct-1')).toBe(keys.providerSecret('acct-1').pk);
+  });
+
+  it('outputs the queue URLs and the DLQ alarm names', () => {
+    const outputs = Object.keys(api.toJSON().Outputs ?? {});
+    expect(outputs).toEqual(expect.arrayContaining(['ProviderEventsQueueUrl', 'RewardsQueueUrl']));
+    for (const worker of workers) expect(outputs).toContain(`${worker.name}DlqAlarmName`);
   });
 });
 

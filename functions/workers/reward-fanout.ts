@@ -1,0 +1,15 @@
+// SQS consumer of `rewards`: evaluates a converted referral's rewards and applies credits at the provider.
+import { applyMemberCredits, evaluateReferral } from '../../shared/provider/rewards';
+import type { RewardMessage } from '../../shared/queue/queues';
+import { PoisonMessageError, sqsWorker } from '../../shared/queue/worker';
+
+export const handler = sqsWorker<RewardMessage>('reward-fanout', async (message) => {
+  switch (message.kind) {
+    case 'evaluate-referral':
+      return evaluateReferral(message.account_id, message.referral_id);
+    case 'apply-member-credits':
+      return applyMemberCredits(message.account_id, message.member_id);
+    default:
+      throw new PoisonMessageError(`Unknown message kind ${String((message as { kind?: unknown }).kind)}`);
+  }
+});

@@ -1,0 +1,81 @@
+// The one queue + worker construct: every queue consumer of functions/workers.ts gets its queue, its
+// DLQ, its function with the event source, and an alarm, with the defaults held here and nowhere else.
+import { Duration } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { QueueWorker as QueueWorkerSpec } from '../../functions/workers';
+import { RefloopFunction, type TableBinding } from './function';
+
+/** Receives before SQS moves a message to the DLQ: transient failures (throttling, a provider hiccup) get retries. */
+export const MAX_RECEIVE_COUNT = 5;
+/** The longest SQS keeps a message: time to look at a poison message and redrive it. */
+export const DLQ_RETENTION = Duration.days(14);
+/**
+ * AWS's advice for Lambda consumers: at least 6x the function timeout, so a batch that is retried
+ * within the event source (throttled invocations) is not redelivered while still being processed.
+ */
+export const VISIBILITY_TIMEOUT_FACTOR = 6;
+/** Lambda waits up to this long to fill a batch (fewer invocations under load; the local pollers do the same). */
+export const MAX_BATCHING_WINDOW = Duration.seconds(1);
+
+export interface QueueWorkerProps {
+  /** The line of functions/workers.ts. */
+  worker: QueueWorkerSpec;
+  table: ITable;
+  /** Workers write their effects (idempotency markers in the same transaction): 'write' by default. */
+  tableAccess?: TableBinding;
+}
+
+export class QueueWorker extends Construct {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly fn: RefloopFunction;
+  /** In alarm as soon as one message is in the DLQ (nothing is dropped silently). */
+  readonly alarm: Alarm;
+
+  constructor(scope: Construct, id: string, props: QueueWorkerProps) {
+    super(scope, id);
+    const { worker } = props;
+    const timeout = Duration.seconds(worker.timeoutSeconds);
+
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
+      retentionPeriod: DLQ_RETENTION,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    this.queue = new Queue(this, 'Queue', {
+      visibilityTimeout: Duration.seconds(worker.timeoutSeconds * VISIBILITY_TIMEOUT_FACTOR),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
+    });
+
+    this.fn = new RefloopFunction(this, 'Function', {
+      entry: worker.entry,
+      description: `Worker ${worker.name}: consumes ${worker.queue}`,
+      timeout,
+    }).bindTable(props.table, props.tableAccess ?? 'write');
+    this.fn.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: worker.batchSize,
+        maxBatchingWindow: MAX_BATCHING_WINDOW,
+        // The handler answers batchItemFailures (shared/queue/worker.ts): only those are retried.
+        reportBatchItemFailures: true,
+      }),
+    );
+
+    this.alarm = this.deadLetterQueue
+      .metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' })
+      .createAlarm(this, 'DeadLetterAlarm', {
+        alarmDescription: `${worker.name}: messages of queue ${worker.queue} are in its DLQ`,
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        // SQS stops publishing metrics of a queue idle for six hours: no data means an empty DLQ.
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+  }
+}

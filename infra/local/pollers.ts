@@ -1,0 +1,420 @@
+// Local Lambda event source mappings: one poller per queue consumer of functions/workers.ts plays what
+// Lambda does in AWS with `reportBatchItemFailures`:
+// - receives a batch (up to the worker's batchSize) and invokes the handler with a real-looking SQSEvent;
+// - deletes the records not listed in `batchItemFailures`; the listed ones reappear after the
+//   visibility timeout. A handler that throws (or times out, or names a message that is not in the
+//   batch, or answers a `batchItemFailures` that is not a list) fails the whole batch;
+// - a message that keeps failing moves to the queue's DLQ after maxReceiveCount receives. local-aws-sqs
+//   does that itself (see sqs.ts); should a queue have no redrive policy, the poller does it: a message
+//   received more than maxReceiveCount times goes to the DLQ instead of the handler.
+// Scheduled jobs (the EventBridge rules in AWS) are plain intervals here, see startSchedules.
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import {
+  DeleteMessageBatchCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import { scheduledJobs, workers as workerTable, type QueueWorker, type ScheduledJob } from '../../functions/workers';
+import type { QueueName } from '../../shared/queue/queues';
+
+const REPO_ROOT = join(__dirname, '..', '..');
+const ACCOUNT_ID = '000000000000';
+/** Pause after an empty short poll (waitTimeSeconds 0); local-aws-sqs itself answers after ~40 ms. */
+const IDLE_MS = 50;
+/** Pause after a failed receive or a handler that would not load. */
+const BACKOFF_MS = 2_000;
+
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void> | SQSBatchResponse | void;
+export type ScheduledHandler = (event: ScheduledEvent, context: Context) => Promise<unknown> | unknown;
+
+export interface PollerOptions {
+  /** Default: every queue consumer of functions/workers.ts. */
+  workers?: readonly QueueWorker[];
+  queueUrls: Record<QueueName, string>;
+  dlqUrls: Record<QueueName, string>;
+  /** The local SQS endpoint. */
+  endpoint: string;
+  /**
+   * Long-poll wait per receive, default 1 s. local-aws-sqs answers a long poll when the batch is full
+   * or the wait is over, like an event source mapping with a 1 s batching window. Keep it below the
+   * queue's visibility timeout; 0 = short polls (lowest latency, for tests with 1 s visibility).
+   */
+  waitTimeSeconds?: number;
+  /** Receives before the poller moves a message to the DLQ itself (default 5, like the queues). */
+  maxReceiveCount?: number;
+  /** Handler overrides by worker name (tests); others are loaded from the worker's entry. */
+  handlers?: Record<string, SqsHandler>;
+  /** Batches of one worker in flight at once (Lambda runs several); default 1. */
+  concurrency?: number;
+  /** Region in the records' awsRegion; default AWS_REGION or us-east-1. */
+  region?: string;
+}
+
+export interface Pollers {
+  /** Stops receiving, lets the batches in flight finish (their deletes included), then resolves. */
+  stop(): Promise<void>;
+}
+
+function logLine(level: 'info' | 'warn' | 'error', message: string, extra: Record<string, unknown>): void {
+  // One JSON line, straight to the stream (console.error under Jest adds a stack trace per line).
+  process.stderr.write(JSON.stringify({ level, message, ...extra }) + '\n');
+}
+
+function errorFields(err: unknown): { error: string; reason: string } {
+  const e = err instanceof Error ? err : new Error(String(err));
+  return { error: e.name, reason: e.message };
+}
+
+function defaultRegion(): string {
+  return process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1';
+}
+
+const modules = new Map<string, unknown>();
+
+/** Requires a handler module on first use (like the gateway: works under tsx and ts-jest); a failed load is retried next time. */
+function loadHandler<H>(entry: string): H {
+  let handler = modules.get(entry);
+  if (!handler) {
+    const mod = require(join(REPO_ROOT, entry)) as { handler?: unknown };
+    if (typeof mod.handler !== 'function') throw new Error(`${entry} does not export a handler function`);
+    handler = mod.handler;
+    modules.set(entry, handler);
+  }
+  return handler as H;
+}
+
+function lambdaContext(functionName: string, timeoutMs: number, region: string): Context {
+  const startedAt = Date.now();
+  const unsupported = () => {
+    throw new Error('Use the handler result, not context.done/fail/succeed');
+  };
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${region}:${ACCOUNT_ID}:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, timeoutMs - (Date.now() - startedAt)),
+    done: unsupported,
+    fail: unsupported,
+    succeed: unsupported,
+  };
+}
+
+class InvocationTimeoutError extends Error {
+  override readonly name = 'InvocationTimeout';
+}
+
+/** Runs a handler within its Lambda timeout; past it the invocation counts as failed (the work may go on). */
+async function invokeWithTimeout<T>(run: () => Promise<T> | T, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new InvocationTimeoutError(`Task timed out after ${timeoutMs / 1000} seconds`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(run), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function toRecord(message: Message, eventSourceARN: string, awsRegion: string): SQSRecord {
+  const messageAttributes: SQSMessageAttributes = {};
+  for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
+    messageAttributes[name] = {
+      ...(value.StringValue !== undefined ? { stringValue: value.StringValue } : {}),
+      ...(value.BinaryValue !== undefined ? { binaryValue: Buffer.from(value.BinaryValue).toString('base64') } : {}),
+      stringListValues: [],
+      binaryListValues: [],
+      dataType: value.DataType ?? 'String',
+    };
+  }
+  const attributes = message.Attributes ?? {};
+  return {
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body: message.Body ?? '',
+    attributes: {
+      ...attributes,
+      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+      SenderId: attributes.SenderId ?? ACCOUNT_ID,
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes,
+    md5OfBody: message.MD5OfBody ?? '',
+    ...(message.MD5OfMessageAttributes ? { md5OfMessageAttributes: message.MD5OfMessageAttributes } : {}),
+    eventSource: 'aws:sqs',
+    eventSourceARN,
+    awsRegion,
+  };
+}
+
+/**
+ * The message ids Lambda would treat as failed, given the handler's answer: none for no answer or no
+ * `batchItemFailures`; all of them when the list is malformed or names a message not in the batch.
+ */
+export function failedIds(result: unknown, batchIds: readonly string[]): { failed: Set<string>; invalid?: string } {
+  const all = () => new Set(batchIds);
+  if (result === null || result === undefined || typeof result !== 'object') return { failed: new Set() };
+  const list = (result as { batchItemFailures?: unknown }).batchItemFailures;
+  if (list === null || list === undefined) return { failed: new Set() };
+  if (!Array.isArray(list)) return { failed: all(), invalid: 'batchItemFailures is not a list' };
+  const failed = new Set<string>();
+  for (const item of list as unknown[]) {
+    const id = typeof item === 'object' && item !== null ? (item as { itemIdentifier?: unknown }).itemIdentifier : undefined;
+    if (typeof id !== 'string' || !batchIds.includes(id)) {
+      return { failed: all(), invalid: `batchItemFailures names ${JSON.stringify(id)}, which is not in the batch` };
+    }
+    failed.add(id);
+  }
+  return { failed };
+}
+
+export function startPollers(options: PollerOptions): Pollers {
+  const list = options.workers ?? workerTable;
+  const waitTimeSeconds = options.waitTimeSeconds ?? 1;
+  const maxReceiveCount = options.maxReceiveCount ?? 5;
+  const concurrency = Math.max(1, options.concurrency ?? 1);
+  const region = options.region ?? defaultRegion();
+  const client = new SQSClient({
+    region,
+    endpoint: options.endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+  const stopping = new AbortController();
+  const sleep = (ms: number) =>
+    new Promise<void>((ok) => {
+      if (stopping.signal.aborted) return ok();
+      const done = () => {
+        clearTimeout(timer);
+        stopping.signal.removeEventListener('abort', done);
+        ok();
+      };
+      const timer = setTimeout(done, ms);
+      stopping.signal.addEventListener('abort', done);
+    });
+
+  function poller(worker: QueueWorker) {
+    const queueUrl = options.queueUrls[worker.queue];
+    const dlqUrl = options.dlqUrls[worker.queue];
+    const base = { worker: worker.name, queue: worker.queue };
+    let arn: string | undefined;
+
+    async function queueArn(): Promise<string> {
+      if (!arn) {
+        const out = await client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
+        arn = out.Attributes?.QueueArn ?? `arn:aws:sqs:${region}:${ACCOUNT_ID}:${worker.queue}`;
+      }
+      return arn;
+    }
+
+    async function deleteAll(messages: Message[]): Promise<void> {
+      for (let i = 0; i < messages.length; i += 10) {
+        const chunk = messages.slice(i, i + 10);
+        const out = await client.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: chunk.map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle ?? '' })),
+          }),
+        );
+        for (const f of out.Failed ?? []) {
+          logLine('warn', 'poller: delete failed, the message will be redelivered', {
+            ...base,
+            message_id: chunk[Number(f.Id)]?.MessageId,
+            reason: f.Message ?? f.Code,
+          });
+        }
+      }
+    }
+
+    /** The fallback redrive: only when the queue itself did not move the message (no redrive policy). */
+    async function moveToDlq(message: Message): Promise<void> {
+      await client.send(
+        new SendMessageCommand({
+          QueueUrl: dlqUrl,
+          MessageBody: message.Body ?? '',
+          ...(message.MessageAttributes && Object.keys(message.MessageAttributes).length > 0
+            ? { MessageAttributes: message.MessageAttributes }
+            : {}),
+        }),
+      );
+      await client.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle ?? '' }));
+      logLine('error', 'poller: message moved to the DLQ', {
+        ...base,
+        message_id: message.MessageId,
+        receive_count: message.Attributes?.ApproximateReceiveCount,
+      });
+    }
+
+    async function runBatch(received: Message[]): Promise<void> {
+      // A long poll longer than the visibility timeout can return one message twice: keep the last receive.
+      const byId = new Map<string, Message>();
+      for (const m of received) byId.set(m.MessageId ?? '', m);
+      const messages: Message[] = [];
+      for (const m of byId.values()) {
+        if (Number(m.Attributes?.ApproximateReceiveCount ?? '1') > maxReceiveCount) await moveToDlq(m);
+        else messages.push(m);
+      }
+      if (messages.length === 0) return;
+
+      const timeoutMs = worker.timeoutSeconds * 1000;
+      const ids = messages.map((m) => m.MessageId ?? '');
+      let failed: Set<string>;
+      try {
+        const handler = options.handlers?.[worker.name] ?? loadHandler<SqsHandler>(worker.entry);
+        const eventSourceARN = await queueArn();
+        const event: SQSEvent = { Records: messages.map((m) => toRecord(m, eventSourceARN, region)) };
+        const result = await invokeWithTimeout(() => handler(event, lambdaContext(worker.name, timeoutMs, region)), timeoutMs);
+        const verdict = failedIds(result, ids);
+        failed = verdict.failed;
+        if (verdict.invalid) {
+          logLine('error', 'poller: batch failed', { ...base, records: ids.length, error: 'InvalidBatchResponse', reason: verdict.invalid });
+        } else if (failed.size > 0) {
+          logLine('error', 'poller: records failed', { ...base, records: ids.length, failed: [...failed] });
+        }
+      } catch (err) {
+        failed = new Set(ids);
+        logLine('error', 'poller: batch failed', { ...base, records: ids.length, message_ids: ids, ...errorFields(err) });
+      }
+      await deleteAll(messages.filter((m) => !failed.has(m.MessageId ?? '')));
+    }
+
+    async function lane(): Promise<void> {
+      while (!stopping.signal.aborted) {
+        let received: Message[];
+        try {
+          const out = await client.send(
+            new ReceiveMessageCommand({
+              QueueUrl: queueUrl,
+              MaxNumberOfMessages: Math.min(10, Math.max(1, worker.batchSize)),
+              WaitTimeSeconds: waitTimeSeconds,
+              AttributeNames: ['All'],
+              MessageSystemAttributeNames: ['All'],
+              MessageAttributeNames: ['All'],
+            }),
+          );
+          received = out.Messages ?? [];
+        } catch (err) {
+          if (stopping.signal.aborted) break;
+          logLine('error', 'poller: receive failed', { ...base, ...errorFields(err) });
+          await sleep(BACKOFF_MS);
+          continue;
+        }
+        // Received messages are in flight: they are handled even when stop() came meanwhile.
+        if (received.length > 0) {
+          try {
+            await runBatch(received);
+          } catch (err) {
+            // A delete or DLQ move that failed: the messages come back after the visibility timeout.
+            logLine('error', 'poller: batch bookkeeping failed', { ...base, ...errorFields(err) });
+            await sleep(BACKOFF_MS);
+          }
+        } else if (waitTimeSeconds === 0) {
+          await sleep(IDLE_MS);
+        }
+      }
+    }
+
+    return Array.from({ length: concurrency }, () => lane());
+  }
+
+  const running = list.flatMap((w) => poller(w));
+  let stopped: Promise<void> | undefined;
+  return {
+    // No abort of the open long poll: local-aws-sqs would still hand the messages of that poll to no
+    // one, hidden for a visibility timeout. It ends within waitTimeSeconds.
+    stop: () => {
+      stopped ??= (async () => {
+        stopping.abort();
+        await Promise.all(running);
+        client.destroy();
+      })();
+      return stopped;
+    },
+  };
+}
+
+function scheduledEvent(job: ScheduledJob, region: string): ScheduledEvent {
+  return {
+    version: '0',
+    id: randomUUID(),
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: ACCOUNT_ID,
+    time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    region,
+    resources: [`arn:aws:events:${region}:${ACCOUNT_ID}:rule/${job.name}`],
+    detail: {},
+  };
+}
+
+async function invokeJob(job: ScheduledJob, handler: ScheduledHandler, context?: Context): Promise<unknown> {
+  const region = defaultRegion();
+  const timeoutMs = job.timeoutSeconds * 1000;
+  return invokeWithTimeout(() => handler(scheduledEvent(job, region), context ?? lambdaContext(job.name, timeoutMs, region)), timeoutMs);
+}
+
+/** Runs a scheduled job once, as its EventBridge rule would: its handler with a scheduled event. */
+export async function runScheduledJob(job: ScheduledJob, context?: Context): Promise<unknown> {
+  return invokeJob(job, loadHandler<ScheduledHandler>(job.entry), context);
+}
+
+export interface ScheduleOptions {
+  /** Default: scheduledJobs of functions/workers.ts. */
+  jobs?: readonly ScheduledJob[];
+  /** Minutes between runs for every job instead of each job's everyMinutes (fractions allowed). */
+  everyMinutesOverride?: number;
+  /** Handler overrides by job name (tests). */
+  handlers?: Record<string, ScheduledHandler>;
+}
+
+/**
+ * Runs each job every `everyMinutes` (first run after one interval, as a new rule does). A run that is
+ * still going when the next is due skips that one. Failures are logged as JSON lines on stderr.
+ */
+export function startSchedules(options: ScheduleOptions = {}): { stop(): Promise<void> } {
+  const inFlight = new Set<Promise<void>>();
+  const timers = (options.jobs ?? scheduledJobs).map((job) => {
+    let current: Promise<void> | undefined;
+    const ms = Math.max(1, Math.round((options.everyMinutesOverride ?? job.everyMinutes) * 60_000));
+    const timer = setInterval(() => {
+      if (current) {
+        logLine('warn', 'schedule: previous run still going, skipped', { job: job.name });
+        return;
+      }
+      const run = (async () => {
+        try {
+          const handler = options.handlers?.[job.name] ?? loadHandler<ScheduledHandler>(job.entry);
+          await invokeJob(job, handler);
+        } catch (err) {
+          logLine('error', 'schedule: run failed', { job: job.name, ...errorFields(err) });
+        }
+      })();
+      current = run;
+      inFlight.add(run);
+      void run.finally(() => {
+        current = undefined;
+        inFlight.delete(run);
+      });
+    }, ms);
+    timer.unref();
+    return timer;
+  });
+  return {
+    stop: async () => {
+      for (const t of timers) clearInterval(t);
+      await Promise.all([...inFlight]);
+    },
+  };
+}

@@ -1,0 +1,123 @@
+// Local SQS (`local-aws-sqs`, pure JS, speaks the SQS JSON protocol) with the same queues and DLQs as
+// the CDK stack, for `npm start` and the tests. Everything is in memory: a restart loses the messages.
+//
+// Redrive: local-aws-sqs moves a message to its DLQ by itself, like SQS: when the visibility timeout
+// of its maxReceiveCount-th receive expires without a delete (checked: infra/local/pollers.ts keeps a
+// fallback anyway). Two quirks to know:
+// - a long poll returns only when the batch is full or the wait time is over (SQS returns as soon as
+//   it has messages), which is what a Lambda event source with a 1 s batching window does;
+// - a message whose visibility timeout ends during a long poll is received twice by that poll, so
+//   keep the poll's wait time below the visibility timeout (the pollers also de-duplicate a batch).
+import { createServer } from 'node:http';
+import { createRequestHandler } from 'local-aws-sqs';
+import { workers } from '../../functions/workers';
+import { resetConfig } from '../../shared/config';
+import { resetQueueClient } from '../../shared/queue/publish';
+import { QUEUE_NAMES, QUEUES, type QueueName } from '../../shared/queue/queues';
+
+export interface LocalSqsOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** Every queue's visibility timeout; default, like the stack, 6x the timeout of the queue's worker. */
+  visibilityTimeoutSeconds?: number;
+  /** Receives before a message moves to its DLQ; default 5, like the stack. */
+  maxReceiveCount?: number;
+  /** Region in the queue ARNs; default AWS_REGION or us-east-1. */
+  region?: string;
+}
+
+export interface LocalSqs {
+  /** `http://127.0.0.1:<port>`, for SQS_ENDPOINT. */
+  endpoint: string;
+  queueUrls: Record<QueueName, string>;
+  dlqUrls: Record<QueueName, string>;
+  /** Drops every message of every queue at once (SQS's PurgeQueue takes 60 s, also here). */
+  purge(): void;
+  stop(): Promise<void>;
+}
+
+/** SQS keeps a message 14 days at most: the DLQ keeps them that long. */
+export const DLQ_RETENTION_SECONDS = 14 * 24 * 3600;
+export const DEFAULT_MAX_RECEIVE_COUNT = 5;
+const ACCOUNT_ID = '000000000000';
+
+export const dlqName = (queue: QueueName): string => `${queue}-dlq`;
+
+export async function startLocalSqs(options: LocalSqsOptions = {}): Promise<LocalSqs> {
+  const region = options.region ?? (process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1');
+  const maxReceiveCount = options.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT;
+  const visibilityTimeout = (queue: QueueName) =>
+    options.visibilityTimeoutSeconds ?? 6 * (workers.find((w) => w.queue === queue)?.timeoutSeconds ?? 5);
+  // Each DLQ before its queue: the redrive policy's target must exist.
+  const queues = QUEUE_NAMES.flatMap((name) => [
+    { QueueName: dlqName(name), Attributes: { MessageRetentionPeriod: DLQ_RETENTION_SECONDS } },
+    {
+      QueueName: name,
+      Attributes: {
+        VisibilityTimeout: visibilityTimeout(name),
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: `arn:aws:sqs:${region}:${ACCOUNT_ID}:${dlqName(name)}`,
+          maxReceiveCount,
+        }),
+      },
+    },
+  ]);
+  // createRequestHandler rather than createSqsServer: a busy port then rejects instead of crashing the
+  // process, and the service object gives an immediate purge.
+  const { service, requestHandler } = createRequestHandler({
+    port: options.port ?? 0,
+    hostname: '127.0.0.1',
+    region,
+    accountId: ACCOUNT_ID,
+    emulateQueueCreationLifecycle: false,
+    queues,
+  });
+  const server = createServer((req, res) => void requestHandler(req, res));
+  // Pollers hold keep-alive sockets; they must not keep a test process alive.
+  server.unref();
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', fail);
+      ok();
+    });
+  });
+  const address = server.address();
+  if (!address || typeof address !== 'object') throw new Error('local SQS: no listening address');
+  // Queue URLs are built from the service's port, which is 0 until now when a free port was asked for.
+  service.PORT = address.port;
+  const endpoint = `http://127.0.0.1:${address.port}`;
+  const url = (name: string) => `${endpoint}/${ACCOUNT_ID}/${name}`;
+  const queueUrls = Object.fromEntries(QUEUE_NAMES.map((q) => [q, url(q)])) as Record<QueueName, string>;
+  const dlqUrls = Object.fromEntries(QUEUE_NAMES.map((q) => [q, url(dlqName(q))])) as Record<QueueName, string>;
+
+  let stopped: Promise<void> | undefined;
+  return {
+    endpoint,
+    queueUrls,
+    dlqUrls,
+    purge: () => {
+      for (const queue of service.Queues) queue.clearRecords();
+    },
+    stop: () => {
+      stopped ??= new Promise<void>((ok) => {
+        service.resetAll();
+        server.close(() => ok());
+        // Open long polls and idle keep-alive sockets would hold close() up.
+        server.closeAllConnections();
+      });
+      return stopped;
+    },
+  };
+}
+
+/**
+ * Points the publisher (and config()) at a local SQS: SQS_ENDPOINT and every queue's URL variable,
+ * then drops the cached configuration and SQS client so the next publish uses them.
+ */
+export function setQueueEnvironment(sqs: Pick<LocalSqs, 'endpoint' | 'queueUrls'>): void {
+  process.env.SQS_ENDPOINT = sqs.endpoint;
+  for (const q of QUEUE_NAMES) process.env[QUEUES[q].envVar] = sqs.queueUrls[q];
+  resetConfig();
+  resetQueueClient();
+}

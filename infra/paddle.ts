@@ -1,0 +1,143 @@
+// Paddle emulator CLI (`npm run --silent paddle -- <command>`): plays the customer and Paddle's billing
+// against the emulator `npm start` runs, through its /_emulator control endpoints. The alerts it
+// triggers go to the service's webhook exactly as in the tests; stdout is the JSON result.
+import { parseArgs } from 'node:util';
+
+const USAGE =
+  'usage: paddle checkout --plan <id> --email <email> [--currency USD] [--quantity 1]' +
+  ' | renew --subscription <id> | fail --subscription <id> | cancel --subscription <id>' +
+  ' | refund --payment <id> [--amount 5.00] | state';
+const DEFAULT_URL = 'http://127.0.0.1:8025';
+// Webhook deliveries happen inside the control call, each with a 5 s timeout.
+const TIMEOUT_MS = 60_000;
+
+/** Bad arguments: exit code 2. */
+class UsageError extends Error {}
+
+type Values = Record<string, string>;
+
+interface Command {
+  flags: string[];
+  required: string[];
+  /** GET /_emulator/<path> without a body, or POST with the JSON body `body(values)` builds. */
+  path: string;
+  body?(values: Values): Record<string, unknown>;
+}
+
+function int(flag: string, value: string | undefined, min = 1): number {
+  if (value === undefined || !/^\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(`--${flag} must be an integer${min > 0 ? ' >= ' + min : ''}, got "${value ?? ''}"`);
+  }
+  return Number(value);
+}
+
+const bySubscription = (path: string): Command => ({
+  flags: ['subscription'],
+  required: ['subscription'],
+  path,
+  body: (v) => ({ subscription_id: int('subscription', v.subscription) }),
+});
+
+const commands: Record<string, Command> = {
+  checkout: {
+    flags: ['plan', 'email', 'currency', 'quantity'],
+    required: ['plan', 'email'],
+    path: 'checkout',
+    body(v) {
+      if (!/^[^@\s]+@[^@\s]+$/.test(v.email ?? '')) throw new UsageError(`--email must be an email address, got "${v.email ?? ''}"`);
+      if (v.currency !== undefined && !/^[A-Z]{3}$/.test(v.currency)) {
+        throw new UsageError(`--currency must be a three-letter code like USD, got "${v.currency}"`);
+      }
+      return {
+        plan_id: int('plan', v.plan),
+        email: v.email,
+        ...(v.currency !== undefined ? { currency: v.currency } : {}),
+        ...(v.quantity !== undefined ? { quantity: int('quantity', v.quantity) } : {}),
+      };
+    },
+  },
+  renew: bySubscription('renew'),
+  fail: bySubscription('fail'),
+  cancel: bySubscription('cancel'),
+  refund: {
+    flags: ['payment', 'amount'],
+    required: ['payment'],
+    path: 'refund',
+    body(v) {
+      if (v.amount !== undefined && !/^\d+(\.\d{1,2})?$/.test(v.amount)) {
+        throw new UsageError(`--amount must be a decimal amount like 5.00, got "${v.amount}"`);
+      }
+      return { payment_id: int('payment', v.payment), ...(v.amount !== undefined ? { amount: v.amount } : {}) };
+    },
+  },
+  state: { flags: [], required: [], path: 'state' },
+};
+
+function parse(argv: string[]): { command: Command; body?: Record<string, unknown> } {
+  const [name, ...rest] = argv;
+  const command = name === undefined ? undefined : commands[name];
+  if (!command) throw new UsageError(name === undefined ? 'a command is required' : `unknown command "${name}"`);
+  let values: Values;
+  try {
+    const options = Object.fromEntries(command.flags.map((f) => [f, { type: 'string' as const }]));
+    values = parseArgs({ args: rest, options, strict: true, allowPositionals: false }).values as Values;
+  } catch (err) {
+    // parseArgs messages can span lines; the first one says what is wrong.
+    throw new UsageError((err instanceof Error ? err.message : String(err)).split('\n')[0] ?? 'bad arguments');
+  }
+  for (const flag of command.required) {
+    if (values[flag] === undefined) throw new UsageError(`--${flag} is required`);
+  }
+  return command.body ? { command, body: command.body(values) } : { command };
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE + '\n');
+    return 0;
+  }
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (err) {
+    // One line: what is wrong, then the usage.
+    process.stderr.write(`paddle: ${err instanceof Error ? err.message : String(err)}; ${USAGE}\n`);
+    return 2;
+  }
+  const base = (process.env.PADDLE_EMULATOR_URL || DEFAULT_URL).replace(/\/+$/, '');
+  let res: Response;
+  try {
+    res = await fetch(`${base}/_emulator/${parsed.command.path}`, {
+      method: parsed.body ? 'POST' : 'GET',
+      headers: parsed.body ? { 'content-type': 'application/json' } : {},
+      body: parsed.body ? JSON.stringify(parsed.body) : undefined,
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+  } catch {
+    process.stderr.write(`Paddle emulator not reachable at ${base}; is \`npm start\` running?\n`);
+    return 1;
+  }
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    process.stderr.write(`paddle: ${base} answered HTTP ${res.status} with a body that is not JSON; is it the Paddle emulator?\n`);
+    return 1;
+  }
+  if (!res.ok) {
+    const message = (body as { error?: unknown })?.error;
+    process.stderr.write(`paddle: ${typeof message === 'string' ? message : `HTTP ${res.status}`}\n`.replace(/\s*\n\s*(?=.)/g, ' '));
+    return 1;
+  }
+  process.stdout.write(JSON.stringify(body) + '\n');
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => (process.exitCode = code),
+  (err: unknown) => {
+    process.stderr.write(`paddle: ${String(err).split('\n')[0]}\n`);
+    process.exitCode = 1;
+  },
+);

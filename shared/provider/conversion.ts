@@ -1,0 +1,111 @@
+// Recording a conversion: resolve the provider subscription (by checkout through the order lookup, or
+// by id), then mark the referral converted in one transaction and queue its reward evaluation.
+//
+// Round trips, usual case: 1 BatchGet (referral + provider credentials [+ subscription]), at most one
+// provider call (the order lookup, for checkout_id), 1 GetItem (the subscription, checkout_id only),
+// 1 TransactWriteItems, 1 SQS send. Only when the subscription's webhook has not arrived yet is it
+// fetched from the provider (users + plan) and stored first.
+// A replay (same referral, same subscription or checkout) changes nothing, answers 200 with the
+// referral, and queues the evaluation again: a first attempt that committed but failed to send is healed.
+import { config } from '../config';
+import { NotFoundError, ValidationError } from '../domain/errors';
+import { isEntityId } from '../domain/ids';
+import type { Referral, Subscription } from '../domain/models';
+import { DetailError } from '../domain/errors';
+import { publish } from '../queue/publish';
+import type { ConversionTarget } from '../schemas/conversion';
+import { batchGet, lookup } from '../store/ops';
+import { credentialKeys, credentialsFrom, type ProviderCredentials } from '../store/provider';
+import { alreadyConverted, convertedWith, markReferralConverted, SubscriptionAssignedError, toReferral } from '../store/referrals';
+import { applyProviderUpdate, getSubscription, toSubscription } from '../store/subscriptions';
+import { keys } from '../store/table';
+import { PaddleClient } from './paddle-client';
+import { resolvePlan } from './plans';
+
+const notConfigured = () => new ValidationError({ non_field_errors: ['No payment provider is configured for this account.'] });
+const subscriptionNotFound = (id: number) => new ValidationError({ subscription_id: [`Subscription ${id} could not be found`] });
+const checkoutNotFound = (id: string) => new ValidationError({ checkout_id: [`Checkout ${id} could not be found`] });
+
+export async function convertReferral(accountId: string, referralId: string, target: ConversionTarget): Promise<Referral> {
+  if (!isEntityId(referralId)) throw new NotFoundError();
+  const referralKey = keys.referral(accountId, referralId);
+  const subscriptionKey = 'subscriptionId' in target ? keys.subscription(accountId, target.subscriptionId) : null;
+  const found = await batchGet([referralKey, ...credentialKeys(accountId), ...(subscriptionKey ? [subscriptionKey] : [])]);
+  const referral = toReferral(lookup(found, referralKey));
+  if (!referral) throw new NotFoundError();
+
+  if (referral.converted_at !== null) {
+    if (!convertedWith(referral, target)) throw alreadyConverted(referral.id);
+    await queueEvaluation(accountId, referral.id);
+    return referral;
+  }
+
+  const creds = credentialsFrom(found, accountId);
+  let client: PaddleClient | null = null;
+  const provider = (): PaddleClient => {
+    if (!creds) throw notConfigured();
+    client ??= new PaddleClient(creds, { timeoutMs: config().providerTimeoutMs });
+    return client;
+  };
+
+  let subscriptionId: number;
+  let subscription: Subscription | null;
+  if ('subscriptionId' in target) {
+    subscriptionId = target.subscriptionId;
+    subscription = toSubscription(lookup(found, subscriptionKey as NonNullable<typeof subscriptionKey>));
+  } else {
+    const order = await provider().getOrder(target.checkoutId);
+    if (order.state === 'not_found') throw checkoutNotFound(target.checkoutId);
+    if (order.state === 'processing') throw new DetailError(409, `Checkout ${target.checkoutId} is still being processed; retry shortly.`);
+    if (order.subscriptionId === null) {
+      throw new ValidationError({ checkout_id: [`Checkout ${target.checkoutId} did not start a subscription`] });
+    }
+    subscriptionId = order.subscriptionId;
+    subscription = await getSubscription(accountId, subscriptionId);
+  }
+
+  subscription ??= await fetchSubscription(accountId, subscriptionId, provider, creds, target);
+  if (subscription.referral_id && subscription.referral_id !== referral.id) throw new SubscriptionAssignedError(subscription.id);
+
+  const { referral: converted } = await markReferralConverted(accountId, referral, subscription, 'checkoutId' in target ? target.checkoutId : null);
+  await queueEvaluation(accountId, converted.id);
+  return converted;
+}
+
+/** The subscription is not in our copy yet (its webhook is late): ask the provider and store it. */
+async function fetchSubscription(
+  accountId: string,
+  subscriptionId: number,
+  provider: () => PaddleClient,
+  creds: ProviderCredentials | null,
+  target: ConversionTarget,
+): Promise<Subscription> {
+  if (!creds && 'subscriptionId' in target) throw subscriptionNotFound(subscriptionId);
+  const client = provider();
+  const user = await client.getUser(subscriptionId);
+  if (!user) {
+    if ('checkoutId' in target) throw checkoutNotFound(target.checkoutId);
+    throw subscriptionNotFound(subscriptionId);
+  }
+  const currency = user.next_payment?.currency ?? user.last_payment?.currency ?? 'USD';
+  const plan = await resolvePlan(client, { accountId, planId: Number(user.plan_id), currency, unitPrice: null });
+  const result = await applyProviderUpdate(accountId, {
+    subscriptionId,
+    asOfMs: Date.now(),
+    fields: {
+      status: user.state === 'trialing' ? 'trialling' : user.state,
+      email: user.user_email,
+      currency,
+      unit_price: plan.amount,
+      plan,
+      next_bill_date: user.state === 'deleted' ? null : user.next_payment?.date ?? null,
+      ...(user.last_payment?.date ? { last_bill_date: user.last_payment.date } : {}),
+    },
+  });
+  if (!result.subscription) throw subscriptionNotFound(subscriptionId);
+  return result.subscription;
+}
+
+async function queueEvaluation(accountId: string, referralId: string): Promise<void> {
+  await publish('rewards', { kind: 'evaluate-referral', account_id: accountId, referral_id: referralId });
+}

@@ -1,0 +1,189 @@
+// Paddle Classic API client: the vendor API (POST, form-encoded, vendor_id + vendor_auth_code in the
+// body, `{success, response | error}` envelope even on errors) and the public checkout order lookup.
+// Global fetch with a timeout; no SDK. The auth code is sent only in request bodies, never logged.
+//
+// Failures are split in two: ProviderUnavailableError (network, timeout, HTTP 429/5xx, a body that
+// is not the documented JSON, Paddle's "internal error" 120) is retryable and answers 503; a
+// ProviderApiError is Paddle refusing the call (bad credentials, unknown subscription...).
+import { ServiceUnavailableError } from '../domain/errors';
+import type { ProviderCredentials } from '../store/provider';
+
+export const PROVIDER_UNAVAILABLE = 'The payment provider could not be reached; retry later.';
+
+export class ProviderUnavailableError extends ServiceUnavailableError {
+  override readonly name = 'ProviderUnavailableError';
+  constructor(readonly reason: string) {
+    super(PROVIDER_UNAVAILABLE, 5);
+  }
+}
+
+export class ProviderApiError extends Error {
+  override readonly name = 'ProviderApiError';
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(`Paddle error ${code}: ${message}`);
+  }
+}
+
+export interface PaddleAmount {
+  amount: number;
+  currency: string;
+  date: string;
+}
+
+export interface PaddleUser {
+  subscription_id: number;
+  plan_id: number;
+  user_id: number;
+  user_email: string;
+  state: string;
+  signup_date: string;
+  last_payment?: PaddleAmount;
+  next_payment?: PaddleAmount;
+  quantity?: number;
+}
+
+export interface PaddlePayment {
+  id: number;
+  subscription_id: number;
+  amount: number;
+  currency: string;
+  payout_date: string;
+  is_paid: number | boolean;
+}
+
+export interface PaddlePlan {
+  id: number;
+  name: string;
+  billing_type: string;
+  billing_period: number;
+  trial_days: number;
+  initial_price: Record<string, string>;
+  recurring_price: Record<string, string>;
+}
+
+export interface PaddleModifier {
+  modifier_id: number;
+  subscription_id: number;
+  amount: string;
+  currency: string;
+  is_recurring: boolean | number;
+  description: string;
+}
+
+export type OrderLookup =
+  | { state: 'processed'; subscriptionId: number | null }
+  | { state: 'processing' }
+  | { state: 'not_found' };
+
+/** Paddle's "internal error": worth a retry, like an HTTP 5xx. */
+const RETRYABLE_CODES = new Set([120]);
+export const SUBSCRIPTION_NOT_FOUND = 119;
+
+export interface PaddleClientOptions {
+  timeoutMs: number;
+}
+
+export class PaddleClient {
+  constructor(
+    private readonly creds: ProviderCredentials,
+    private readonly options: PaddleClientOptions,
+  ) {}
+
+  private async fetchJson(url: string, init: RequestInit): Promise<unknown> {
+    let res: Response;
+    try {
+      res = await fetch(url, { ...init, signal: AbortSignal.timeout(this.options.timeoutMs) });
+    } catch (err) {
+      throw new ProviderUnavailableError(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+    }
+    const text = await res.text().catch(() => '');
+    if (res.status === 429 || res.status >= 500) throw new ProviderUnavailableError(`HTTP ${res.status}`);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new ProviderUnavailableError(`HTTP ${res.status}, body is not JSON`);
+    }
+  }
+
+  /** POSTs to a vendor API path (e.g. `/2.0/subscription/users`) and unwraps `response`. */
+  async vendor<T>(path: string, params: Record<string, string | number | boolean | undefined>): Promise<T> {
+    const form = new URLSearchParams({ vendor_id: String(this.creds.vendorId), vendor_auth_code: this.creds.authCode });
+    for (const [k, v] of Object.entries(params)) if (v !== undefined) form.set(k, String(v));
+    const body = (await this.fetchJson(`${this.creds.vendorsApiUrl.replace(/\/+$/, '')}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+      body: form.toString(),
+    })) as { success?: unknown; response?: unknown; error?: { code?: unknown; message?: unknown } };
+    if (body && body.success === true) return body.response as T;
+    const code = Number(body?.error?.code);
+    if (!Number.isInteger(code)) throw new ProviderUnavailableError('unexpected vendor API response');
+    if (RETRYABLE_CODES.has(code)) throw new ProviderUnavailableError(`Paddle error ${code}`);
+    throw new ProviderApiError(code, String(body.error?.message ?? ''));
+  }
+
+  /** The checkout's order: processed (with its subscription id), still processing, or unknown. */
+  async getOrder(checkoutId: string): Promise<OrderLookup> {
+    const url = `${this.creds.checkoutApiUrl.replace(/\/+$/, '')}/1.0/order?checkout_id=${encodeURIComponent(checkoutId)}`;
+    const body = (await this.fetchJson(url, { method: 'GET', headers: { Accept: 'application/json' } })) as {
+      state?: unknown;
+      order?: { subscription_id?: unknown };
+      error?: { code?: unknown };
+    };
+    if (body?.error) {
+      if (Number(body.error.code) === 101) return { state: 'not_found' };
+      throw new ProviderUnavailableError(`order lookup error ${String(body.error.code)}`);
+    }
+    if (body?.state === 'processed' && body.order) {
+      const id = Number(body.order.subscription_id);
+      return { state: 'processed', subscriptionId: Number.isSafeInteger(id) && id > 0 ? id : null };
+    }
+    // Any other state ("processing", or values Paddle does not document) means: not ready yet.
+    return { state: 'processing' };
+  }
+
+  listUsers(p: { subscriptionId?: number; planId?: number; state?: string; page?: number; resultsPerPage?: number }): Promise<PaddleUser[]> {
+    return this.vendor<PaddleUser[]>('/2.0/subscription/users', {
+      subscription_id: p.subscriptionId,
+      plan_id: p.planId,
+      state: p.state,
+      page: p.page,
+      results_per_page: p.resultsPerPage,
+    });
+  }
+
+  /** One subscription by id, whatever its state (Paddle omits deleted ones unless asked). */
+  async getUser(subscriptionId: number): Promise<PaddleUser | null> {
+    const live = await this.listUsers({ subscriptionId });
+    if (live[0]) return live[0];
+    const deleted = await this.listUsers({ subscriptionId, state: 'deleted' });
+    return deleted[0] ?? null;
+  }
+
+  listPayments(p: { subscriptionId: number; isPaid?: boolean }): Promise<PaddlePayment[]> {
+    return this.vendor<PaddlePayment[]>('/2.0/subscription/payments', {
+      subscription_id: p.subscriptionId,
+      is_paid: p.isPaid === undefined ? undefined : p.isPaid ? 1 : 0,
+    });
+  }
+
+  async getPlan(planId: number): Promise<PaddlePlan | null> {
+    const plans = await this.vendor<PaddlePlan[]>('/2.0/subscription/plans', { plan: planId });
+    return plans.find((p) => Number(p.id) === planId) ?? null;
+  }
+
+  createModifier(p: { subscriptionId: number; amount: string; recurring: boolean; description: string }): Promise<{ subscription_id: number; modifier_id: number }> {
+    return this.vendor('/2.0/subscription/modifiers/create', {
+      subscription_id: p.subscriptionId,
+      modifier_amount: p.amount,
+      modifier_recurring: p.recurring,
+      modifier_description: p.description,
+    });
+  }
+
+  listModifiers(subscriptionId: number): Promise<PaddleModifier[]> {
+    return this.vendor<PaddleModifier[]>('/2.0/subscription/modifiers', { subscription_id: subscriptionId });
+  }
+}

@@ -1,0 +1,106 @@
+// The reward fan-out worker's logic.
+//
+// evaluate-referral: reads the converted referral and its subscription's payments, plans the rewards
+// (shared/domain/rewards.ts), writes the new ones with the member's stats in one optimistic transaction
+// (exactly one reward per (referral, payment): a concurrent evaluation loses the condition, re-reads and
+// finds the reward written), then applies pending credits.
+//
+// Credit application (one-off negative modifier on the referrer's attached subscription), exactly once:
+// 1. a worker claims the reward for 60 s (conditional update; a concurrent worker skips it);
+// 2. it looks for a modifier whose description carries the reward id (a previous attempt may have
+//    created it and crashed before recording it) and creates one only if there is none;
+// 3. it records the modifier id on the reward. A provider failure releases the claim and fails the
+//    record, so SQS retries it. Without an attached subscription (or with one in another currency, or
+//    deleted) the credit waits; attaching a subscription to the member queues apply-member-credits.
+import { config } from '../config';
+import { formatCents } from '../domain/money';
+import type { Referral } from '../domain/models';
+import { planRewards } from '../domain/rewards';
+import { getItem, withRetries } from '../store/ops';
+import { toMember } from '../store/members';
+import { getProviderCredentials } from '../store/provider';
+import { toReferral } from '../store/referrals';
+import { claimCredit, recordCreditApplied, recordRewards, referralsOfMember, releaseCreditClaim, RewardRaceError, type StoredReward } from '../store/rewards';
+import { getSubscription, listPayments } from '../store/subscriptions';
+import { keys } from '../store/table';
+import { PaddleClient } from './paddle-client';
+
+const CLAIM_SECONDS = 60;
+
+function log(level: 'info' | 'warn', message: string, extra: Record<string, unknown>): void {
+  (level === 'warn' ? console.warn : console.log)(JSON.stringify({ level, message, ...extra }));
+}
+
+/** The description that identifies a credit's modifier at the provider (at most 255 characters). */
+export const creditDescription = (rewardId: string) => `Referral credit ${rewardId}`;
+
+export async function evaluateReferral(accountId: string, referralId: string): Promise<void> {
+  const referral = await withRetries(
+    async () => {
+      const current = toReferral(await getItem(keys.referral(accountId, referralId)));
+      if (!current || current.converted_at === null || !current.subscription) return null; // deleted or not converted: nothing to do
+      const [payments, memberItem] = await Promise.all([listPayments(accountId, current.subscription.id), getItem(keys.member(accountId, current.member_id))]);
+      const plan = planRewards(current, payments, current.rewards, {
+        subscriptionDeleted: current.subscription.status === 'deleted',
+        now: Math.floor(Date.now() / 1000),
+      });
+      const updated = await recordRewards(accountId, current, plan.rewards, plan.completed, toMember(memberItem) !== null);
+      if (plan.rewards.length > 0) {
+        log('info', 'rewards created', { account_id: accountId, referral_id: referralId, payments: plan.rewards.map((r) => r.payment_id) });
+      }
+      return updated;
+    },
+    (err) => err instanceof RewardRaceError,
+    8,
+  );
+  if (referral) await applyPendingCredits(accountId, referral);
+}
+
+const pendingCredits = (referral: Referral) =>
+  (referral.rewards as StoredReward[])
+    .map((reward, index) => ({ reward, index }))
+    .filter(({ reward }) => reward.type === 'credit' && reward.modifier_id === undefined && reward.amount > 0);
+
+export async function applyPendingCredits(accountId: string, referral: Referral): Promise<void> {
+  const pending = pendingCredits(referral);
+  if (pending.length === 0) return;
+  const member = toMember(await getItem(keys.member(accountId, referral.member_id)));
+  const context = { account_id: accountId, referral_id: referral.id, member_id: referral.member_id };
+  if (!member) return log('warn', 'credit not applied: the referring member was deleted', context);
+  if (member.subscription_id === null) return log('info', 'credit waits for a subscription attached to the member', context);
+  const target = await getSubscription(accountId, member.subscription_id);
+  if (!target || target.status === 'deleted') return log('info', 'credit waits: the member subscription is missing or deleted', context);
+  const creds = await getProviderCredentials(accountId);
+  if (!creds) return log('warn', 'credit waits: no provider settings', context);
+  const client = new PaddleClient(creds, { timeoutMs: config().providerTimeoutMs });
+
+  for (const { reward, index } of pending) {
+    if (reward.currency !== target.currency) {
+      log('warn', 'credit waits: reward and member subscription currencies differ', { ...context, reward_id: reward.id, reward_currency: reward.currency, subscription_currency: target.currency });
+      continue;
+    }
+    if (!(await claimCredit(accountId, referral.id, index, reward.id, CLAIM_SECONDS))) continue; // applied, or another worker is on it
+    try {
+      const description = creditDescription(reward.id);
+      const existing = (await client.listModifiers(target.id)).find((m) => String(m.description).includes(reward.id));
+      const modifierId = existing
+        ? Number(existing.modifier_id)
+        : Number((await client.createModifier({ subscriptionId: target.id, amount: `-${formatCents(reward.amount)}`, recurring: false, description })).modifier_id);
+      await recordCreditApplied(accountId, referral.id, index, reward.id, modifierId, target.id);
+      log('info', 'credit applied', { ...context, reward_id: reward.id, subscription_id: target.id, modifier_id: modifierId, reused: Boolean(existing) });
+    } catch (err) {
+      await releaseCreditClaim(accountId, referral.id, index, reward.id).catch(() => undefined);
+      throw err;
+    }
+  }
+}
+
+/** A subscription was attached to the member: apply the credits that were waiting for one. */
+export async function applyMemberCredits(accountId: string, memberId: string): Promise<void> {
+  for (const referral of await referralsOfMember(accountId, memberId)) {
+    if (pendingCredits(referral).length === 0) continue;
+    // The index read is eventually consistent: re-read the referral before acting on it.
+    const fresh = toReferral(await getItem(keys.referral(accountId, referral.id)));
+    if (fresh) await applyPendingCredits(accountId, fresh);
+  }
+}

@@ -1,0 +1,155 @@
+// The subscription-sync worker's logic: a verified Paddle alert, or one page of the provider's
+// subscription users (background sync), becomes ONE applyProviderUpdate per subscription. When the
+// subscription is assigned to a converted referral and a payment or its status changed, a reward
+// evaluation is queued (the reward worker is idempotent, so queuing it again is harmless).
+//
+// On duplicate input (same alert_id): nothing is written; the reward evaluation is queued again in case
+// the first delivery crashed between its commit and its send. On out-of-order input (event_time older
+// than the stored state): the subscription is left alone, but a payment it carries is still recorded.
+// On failure (DynamoDB or SQS down): the error propagates, the record is retried by SQS and, after five
+// receives, parked in the DLQ (alarmed) — nothing is acknowledged that was not applied.
+import { config } from '../config';
+import type { Plan, Subscription } from '../domain/models';
+import { publish } from '../queue/publish';
+import type { PaddleAlertMessage, SyncAccountMessage } from '../queue/queues';
+import { getProviderCredentials } from '../store/provider';
+import { applyProviderUpdate, getSubscription, type PaymentData, type ProviderFields } from '../store/subscriptions';
+import { parseAlert } from './alerts';
+import { PaddleClient, type PaddlePayment, type PaddleUser } from './paddle-client';
+import { resolvePlan } from './plans';
+
+export const SYNC_PAGE_SIZE = 200;
+
+function log(level: 'info' | 'warn', message: string, extra: Record<string, unknown>): void {
+  (level === 'warn' ? console.warn : console.log)(JSON.stringify({ level, message, ...extra }));
+}
+
+async function clientFor(accountId: string): Promise<PaddleClient | null> {
+  const creds = await getProviderCredentials(accountId);
+  return creds ? new PaddleClient(creds, { timeoutMs: config().providerTimeoutMs }) : null;
+}
+
+async function evaluate(accountId: string, referralId: string): Promise<void> {
+  await publish('rewards', { kind: 'evaluate-referral', account_id: accountId, referral_id: referralId });
+}
+
+export async function processPaddleAlert(message: PaddleAlertMessage): Promise<void> {
+  const accountId = message.account_id;
+  const parsed = parseAlert(message.fields);
+  if (parsed.kind === 'ignored') {
+    // Acknowledged (Paddle must not retry it), and logged so nothing disappears silently.
+    log('info', 'alert acknowledged without effect', { account_id: accountId, alert_id: parsed.alert_id, alert_name: parsed.alert_name, reason: parsed.reason });
+    return;
+  }
+  const patch = parsed.subscription;
+  const fields: Partial<ProviderFields> = {};
+  if (patch.status !== undefined) fields.status = patch.status;
+  if (patch.currency !== undefined) fields.currency = patch.currency;
+  if (patch.email !== undefined) fields.email = patch.email;
+  if (patch.unit_price !== undefined) fields.unit_price = patch.unit_price;
+  if (patch.next_bill_date !== undefined) fields.next_bill_date = patch.next_bill_date;
+  if (patch.last_bill_date !== undefined) fields.last_bill_date = patch.last_bill_date;
+
+  if (patch.plan_id !== undefined) {
+    const current = await getSubscription(accountId, patch.id);
+    const currency = patch.currency ?? current?.currency;
+    if (currency) fields.plan = await planFor(accountId, patch.plan_id, currency, patch.unit_price ?? current?.unit_price ?? null, parsed.plan_name, current);
+  }
+  const payment: PaymentData | null = parsed.payment ? { ...parsed.payment } : null;
+  const result = await applyProviderUpdate(accountId, { subscriptionId: patch.id, asOfMs: parsed.event_time, fields, payment, alertId: parsed.alert_id });
+  log('info', result.duplicate ? 'alert already processed' : 'alert applied', {
+    account_id: accountId,
+    alert_id: parsed.alert_id,
+    alert_name: parsed.alert_name,
+    subscription_id: patch.id,
+    subscription_written: result.subscriptionWritten,
+    payment_changed: result.paymentChanged,
+  });
+  if (!result.referralId) return;
+  if (result.duplicate ? payment !== null : result.paymentChanged || result.statusChanged) await evaluate(accountId, result.referralId);
+}
+
+// Plan lookups are memoised per container for a minute: a sync page of 200 users on one plan asks once.
+const planMemo = new Map<string, { plan: Plan; until: number }>();
+
+async function planFor(accountId: string, planId: number, currency: string, unitPrice: string | null, planName: string | null, current: Subscription | null): Promise<Plan> {
+  if (current && current.plan.id === planId && current.plan.currency === currency && current.plan.interval !== null) return current.plan;
+  const key = `${accountId}|${planId}|${currency}`;
+  const hit = planMemo.get(key);
+  if (hit && hit.until > Date.now()) return hit.plan;
+  const plan = await resolvePlan(await clientFor(accountId), { accountId, planId, currency, unitPrice, planName, current: current?.plan ?? null });
+  if (plan.interval !== null) {
+    if (planMemo.size > 1000) planMemo.clear();
+    planMemo.set(key, { plan, until: Date.now() + 60_000 });
+  }
+  return plan;
+}
+
+function userFields(user: PaddleUser): Partial<ProviderFields> {
+  const fields: Partial<ProviderFields> = { status: user.state === 'trialing' ? 'trialling' : user.state, email: user.user_email };
+  const currency = user.next_payment?.currency ?? user.last_payment?.currency;
+  if (currency) fields.currency = currency;
+  fields.next_bill_date = user.state === 'deleted' ? null : user.next_payment?.date ?? null;
+  if (user.last_payment?.date) fields.last_bill_date = user.last_payment.date;
+  return fields;
+}
+
+function paymentFrom(p: PaddlePayment): PaymentData | null {
+  const paidAt = Date.parse(`${p.payout_date}T00:00:00Z`);
+  if (!Number.isFinite(paidAt) || !Number.isSafeInteger(Number(p.id))) return null;
+  return {
+    id: Number(p.id),
+    subscription_id: Number(p.subscription_id),
+    order_id: null,
+    amount: Math.round(Number(p.amount) * 100),
+    currency: String(p.currency),
+    paid_at: Math.floor(paidAt / 1000),
+    status: 'paid',
+  };
+}
+
+/**
+ * One page of the provider's subscriptions for one account: upserts each (as of the run's start, so a
+ * webhook that arrived since wins), heals the payments of subscriptions tied to referrals, and queues
+ * the next page while pages come back full.
+ */
+export async function processSyncPage(message: SyncAccountMessage): Promise<void> {
+  const accountId = message.account_id;
+  const client = await clientFor(accountId);
+  if (!client) {
+    log('warn', 'sync skipped: no provider settings', { account_id: accountId });
+    return;
+  }
+  const users = await client.listUsers({
+    ...(message.state === 'deleted' ? { state: 'deleted' } : {}),
+    page: message.page,
+    resultsPerPage: SYNC_PAGE_SIZE,
+  });
+  for (const user of users) {
+    const subscriptionId = Number(user.subscription_id);
+    if (!Number.isSafeInteger(subscriptionId) || subscriptionId <= 0) continue;
+    const fields = userFields(user);
+    const current = await getSubscription(accountId, subscriptionId);
+    const currency = fields.currency ?? current?.currency;
+    if (currency && Number.isSafeInteger(Number(user.plan_id))) {
+      const unitPrice = current?.unit_price ?? null;
+      fields.plan = await planFor(accountId, Number(user.plan_id), currency, unitPrice, null, current);
+      if (!current) fields.unit_price = fields.plan.amount;
+    }
+    const result = await applyProviderUpdate(accountId, { subscriptionId, asOfMs: message.started_at, fields });
+    if (!result.referralId) continue;
+    // Payments of a referred subscription: a missed payment alert must still earn its reward.
+    let paymentChanged = false;
+    for (const p of await client.listPayments({ subscriptionId, isPaid: true })) {
+      const payment = paymentFrom(p);
+      if (!payment) continue;
+      const r = await applyProviderUpdate(accountId, { subscriptionId, asOfMs: message.started_at, fields: {}, payment });
+      paymentChanged ||= r.paymentChanged;
+    }
+    if (paymentChanged || result.statusChanged) await evaluate(accountId, result.referralId);
+  }
+  log('info', 'sync page applied', { account_id: accountId, state: message.state, page: message.page, subscriptions: users.length });
+  if (users.length >= SYNC_PAGE_SIZE) {
+    await publish('provider-events', { ...message, page: message.page + 1 });
+  }
+}

@@ -1,0 +1,34 @@
+// Conversion body: `checkout_id` (string, max 100) or `subscription_id` (digits, as a string or an integer).
+// When both are given, subscription_id is used: it names the subscription directly (no order lookup).
+import * as v from 'valibot';
+import { ValidationError } from '../domain/errors';
+import { field, text } from './fields';
+import { parseSubscriptionId } from './member';
+
+const checkoutText = text(100);
+
+const checkoutId = field<string | null>((value) => {
+  if (value === null) return { ok: true, value: null };
+  const r = v.safeParse(checkoutText, value, { abortPipeEarly: true });
+  return r.success ? { ok: true, value: r.output } : { ok: false, message: r.issues[0]?.message ?? 'Not a valid string.' };
+});
+
+const subscriptionId = field<number | null>((value) => {
+  if (value === null) return { ok: true, value: null };
+  const id = parseSubscriptionId(value);
+  return id === null ? { ok: false, message: 'A valid integer is required.' } : { ok: true, value: id };
+});
+
+export const conversionBody = v.object({
+  checkout_id: v.optional(checkoutId),
+  subscription_id: v.optional(subscriptionId),
+});
+
+export type ConversionTarget = { subscriptionId: number } | { checkoutId: string };
+
+/** The one thing to convert with; 400 when neither is given. */
+export function conversionTarget(body: v.InferOutput<typeof conversionBody>): ConversionTarget {
+  if (body.subscription_id != null) return { subscriptionId: body.subscription_id };
+  if (body.checkout_id != null) return { checkoutId: body.checkout_id };
+  throw new ValidationError({ non_field_errors: ['Provide checkout_id or subscription_id.'] });
+}

@@ -1,0 +1,163 @@
+// Rewards live inside their referral item (a referral reads with its rewards in one GetItem). Writing
+// them is optimistic: the referral update is conditioned on the number of rewards it had when the
+// payments were read, so two workers evaluating the same referral at once cannot both add a reward for
+// the same payment; the loser re-reads and finds the reward already there. The referring member's
+// stats change in the same transaction.
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { newEntityId } from '../domain/ids';
+import type { Referral, Reward } from '../domain/models';
+import type { PlannedReward } from '../domain/rewards';
+import { db, tableName } from './client';
+import { ConditionsFailedError, RaceLostError, transact, type TransactItem } from './ops';
+import { toReferral } from './referrals';
+import { GSI1, keys } from './table';
+
+/** A reward as stored: the public fields plus where its credit was applied at the provider. */
+export interface StoredReward extends Reward {
+  /** Credit only: the provider's modifier, once the credit has been applied. */
+  modifier_id?: number;
+  /** Credit only: the subscription the modifier was created on. */
+  credit_subscription_id?: number;
+  /** Credit only: unix seconds until which one worker holds the right to apply it. */
+  claim_until?: number;
+}
+
+export class RewardRaceError extends RaceLostError {}
+
+/**
+ * Appends `planned` rewards to the referral and sets `rewards_completed`, adding their amounts to the
+ * member's stats, in one transaction. Nothing is written when there is nothing new.
+ */
+export async function recordRewards(
+  accountId: string,
+  referral: Referral,
+  planned: PlannedReward[],
+  completed: boolean,
+  memberExists: boolean,
+): Promise<Referral> {
+  if (planned.length === 0 && completed === referral.rewards_completed) return referral;
+  const now = Math.floor(Date.now() / 1000);
+  const added: StoredReward[] = planned.map((p) => ({ id: newEntityId(), type: p.type, amount: p.amount, currency: p.currency, created_at: now, payment_id: p.payment_id }));
+  const credit = added.filter((r) => r.type === 'credit').reduce((a, r) => a + r.amount, 0);
+  const commission = added.filter((r) => r.type === 'commission').reduce((a, r) => a + r.amount, 0);
+  const items: TransactItem[] = [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.referral(accountId, referral.id),
+        UpdateExpression: 'SET #rw = list_append(if_not_exists(#rw, :empty), :new), rewards_completed = :done',
+        // Exactly-once: the write only lands on the reward list it was computed from.
+        ConditionExpression: 'attribute_exists(pk) AND size(#rw) = :n',
+        ExpressionAttributeNames: { '#rw': 'rewards', '#id': 'id' },
+        ExpressionAttributeValues: { ':empty': [], ':new': added, ':done': completed, ':n': referral.rewards.length },
+      },
+    },
+  ];
+  if (memberExists && (credit > 0 || commission > 0)) {
+    items.push({
+      Update: {
+        TableName: tableName(),
+        Key: keys.member(accountId, referral.member_id),
+        UpdateExpression: 'ADD credit_earned :c, commission_earned :m',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':c': credit, ':m': commission },
+      },
+    });
+  }
+  try {
+    await transact(items);
+  } catch (err) {
+    if (err instanceof ConditionsFailedError) throw new RewardRaceError();
+    throw err;
+  }
+  return { ...referral, rewards: [...referral.rewards, ...added], rewards_completed: completed };
+}
+
+function rewardPath(index: number) {
+  return `#rw[${index}]`;
+}
+
+/** Takes the right to apply credit reward `index` for `seconds`; false if it is applied or held by another worker. */
+export async function claimCredit(accountId: string, referralId: string, index: number, rewardId: string, seconds: number): Promise<boolean> {
+  const now = Math.floor(Date.now() / 1000);
+  const r = rewardPath(index);
+  try {
+    await transact([
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.referral(accountId, referralId),
+          UpdateExpression: `SET ${r}.claim_until = :until`,
+          ConditionExpression: `${r}.#id = :rid AND attribute_not_exists(${r}.modifier_id) AND (attribute_not_exists(${r}.claim_until) OR ${r}.claim_until < :now)`,
+          ExpressionAttributeNames: { '#rw': 'rewards', '#id': 'id' },
+          ExpressionAttributeValues: { ':until': now + seconds, ':rid': rewardId, ':now': now },
+        },
+      },
+    ]);
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionsFailedError) return false;
+    throw err;
+  }
+}
+
+/** Records where a credit was applied and releases the claim. */
+export async function recordCreditApplied(accountId: string, referralId: string, index: number, rewardId: string, modifierId: number, subscriptionId: number): Promise<void> {
+  const r = rewardPath(index);
+  await transact([
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.referral(accountId, referralId),
+        UpdateExpression: `SET ${r}.modifier_id = :m, ${r}.credit_subscription_id = :s REMOVE ${r}.claim_until`,
+        ConditionExpression: `${r}.#id = :rid`,
+        ExpressionAttributeNames: { '#rw': 'rewards', '#id': 'id' },
+        ExpressionAttributeValues: { ':m': modifierId, ':s': subscriptionId, ':rid': rewardId },
+      },
+    },
+  ]);
+}
+
+/** Gives a claim back early (after a failed provider call) so a retry need not wait for it to expire. */
+export async function releaseCreditClaim(accountId: string, referralId: string, index: number, rewardId: string): Promise<void> {
+  const r = rewardPath(index);
+  try {
+    await transact([
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.referral(accountId, referralId),
+          UpdateExpression: `REMOVE ${r}.claim_until`,
+          ConditionExpression: `${r}.#id = :rid AND attribute_not_exists(${r}.modifier_id)`,
+          ExpressionAttributeNames: { '#rw': 'rewards', '#id': 'id' },
+          ExpressionAttributeValues: { ':rid': rewardId },
+        },
+      },
+    ]);
+  } catch (err) {
+    if (!(err instanceof ConditionsFailedError)) throw err;
+  }
+}
+
+/** Every referral made by a member (GSI1, eventually consistent), for applying pending credits. */
+export async function referralsOfMember(accountId: string, memberId: string): Promise<Referral[]> {
+  const referrals: Referral[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: GSI1,
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.referralsByMember(accountId, memberId) },
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      const r = toReferral(item);
+      if (r) referrals.push(r);
+    }
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return referrals;
+}

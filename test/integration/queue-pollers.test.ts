@@ -1,0 +1,250 @@
+// The local event source mapping (infra/local/pollers.ts) against the real local-aws-sqs and the real
+// SQS client: partial batch failures, whole-batch failures, redelivery after the visibility timeout,
+// redrive to the DLQ after maxReceiveCount receives, and the scheduled-job runner.
+import { randomBytes } from 'node:crypto';
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { QueueWorker, ScheduledJob } from '../../functions/workers';
+import { failedIds, startSchedules, type Pollers, type SqsHandler } from '../../infra/local/pollers';
+import { sqsWorker } from '../../shared/queue/worker';
+import { pollUntil } from '../support/fixtures';
+import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
+
+type Mode = 'ok' | 'fail-once' | 'always-fail' | 'throw-batch-once' | 'unknown-id-once';
+interface TestMessage {
+  key: string;
+  mode: Mode;
+}
+
+// Entries are never loaded: every worker here has a handler override.
+const worker = (name: string, queue: QueueWorker['queue']): QueueWorker => ({
+  name,
+  entry: 'functions/workers/does-not-exist.ts',
+  queue,
+  timeoutSeconds: 5,
+  batchSize: 10,
+  sends: [],
+  providerSecrets: false,
+});
+const PARTIAL = worker('PartialWorker', 'provider-events');
+const WHOLE = worker('WholeBatchWorker', 'rewards');
+
+/** Per message key: the receive count of every attempt, and the attempts that succeeded. */
+const attempts = new Map<string, number[]>();
+const done = new Map<string, number[]>();
+/** Every invocation's message ids, per worker. */
+const batches: Record<string, string[][]> = { [PARTIAL.name]: [], [WHOLE.name]: [] };
+const push = (m: Map<string, number[]>, key: string, n: number) => m.set(key, [...(m.get(key) ?? []), n]);
+
+// The real wrapper every worker uses: a record that throws is reported in batchItemFailures.
+const partialHandler = sqsWorker<TestMessage>('test-partial', async (message, record) => {
+  const receive = Number(record.attributes.ApproximateReceiveCount);
+  push(attempts, message.key, receive);
+  if (message.mode === 'always-fail' || (message.mode === 'fail-once' && receive === 1)) {
+    throw new Error(`failing ${message.key} on receive ${receive}`);
+  }
+  push(done, message.key, receive);
+});
+
+// A raw handler that sometimes answers for the whole batch: throws, or names a message not in it.
+const wholeBatchHandler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const first = event.Records.some((r) => r.attributes.ApproximateReceiveCount === '1');
+  const modes = event.Records.map((r) => (JSON.parse(r.body) as TestMessage).mode);
+  if (first && modes.includes('throw-batch-once')) throw new Error('the whole invocation fails');
+  if (first && modes.includes('unknown-id-once')) return { batchItemFailures: [{ itemIdentifier: 'not-in-this-batch' }] };
+  for (const r of event.Records) push(done, (JSON.parse(r.body) as TestMessage).key, Number(r.attributes.ApproximateReceiveCount));
+  return { batchItemFailures: [] };
+};
+
+const recording =
+  (name: string, handler: SqsHandler): SqsHandler =>
+  async (event, context) => {
+    batches[name]?.push(event.Records.map((r) => r.messageId));
+    return handler(event, context);
+  };
+
+let queues: TestQueues;
+let pollers: Pollers;
+let stderr: jest.SpyInstance;
+let consoleError: jest.SpyInstance;
+/** The pollers' JSON log lines (stderr). */
+const logged = () =>
+  stderr.mock.calls
+    .map(([chunk]) => String(chunk))
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+beforeAll(async () => {
+  // Failures are logged by design (pollers: stderr lines, sqsWorker: console.error); keep the output readable.
+  stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  consoleError = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  queues = await startTestQueues({ visibilityTimeoutSeconds: 1, maxReceiveCount: 3 });
+  pollers = startTestPollers(queues, {
+    workers: [PARTIAL, WHOLE],
+    maxReceiveCount: 3,
+    handlers: {
+      [PARTIAL.name]: recording(PARTIAL.name, partialHandler),
+      [WHOLE.name]: recording(WHOLE.name, wholeBatchHandler),
+    },
+  });
+});
+
+afterAll(async () => {
+  await pollers?.stop();
+  await queues?.stop();
+  stderr?.mockRestore();
+  consoleError?.mockRestore();
+});
+
+const newKey = () => randomBytes(6).toString('hex');
+
+/** Sends the messages in one SendMessageBatch, so a poller gets them in one receive; returns their ids. */
+async function sendBatch(queue: 'provider-events' | 'rewards', bodies: (TestMessage | string)[]): Promise<string[]> {
+  const out = await queues.client.send(
+    new SendMessageBatchCommand({
+      QueueUrl: queues.queueUrls[queue],
+      Entries: bodies.map((b, i) => ({ Id: String(i), MessageBody: typeof b === 'string' ? b : JSON.stringify(b) })),
+    }),
+  );
+  expect(out.Failed ?? []).toEqual([]);
+  return (out.Successful ?? []).map((s) => s.MessageId ?? '');
+}
+
+describe('queue pollers (local event source mapping)', () => {
+  it('deletes the records that succeeded and redelivers only the one that failed', async () => {
+    const [a, b, c] = [newKey(), newKey(), newKey()];
+    const ids = await sendBatch('provider-events', [
+      { key: a, mode: 'ok' },
+      { key: b, mode: 'fail-once' },
+      { key: c, mode: 'ok' },
+    ]);
+    // The failed record succeeds on its second receive, after the 1 s visibility timeout ...
+    await pollUntil(() => done.get(b)?.length === 1);
+    expect(done.get(b)).toEqual([2]);
+    expect(attempts.get(b)).toEqual([1, 2]);
+    // ... by which time the others would have come back too, had they not been deleted.
+    expect(attempts.get(a)).toEqual([1]);
+    expect(attempts.get(c)).toEqual([1]);
+    // The three arrived in one batch; the redelivery carried the failed record alone.
+    const mine = (batches[PARTIAL.name] ?? []).filter((batch) => batch.some((id) => ids.includes(id)));
+    expect(mine).toEqual([expect.arrayContaining(ids), [ids[1]]]);
+    await pollUntil(async () => (await queues.count('provider-events')) === 0);
+  });
+
+  it('moves a poison message to the DLQ after maxReceiveCount receives and stops handling it', async () => {
+    const failing = newKey();
+    const [failingId, notJsonId] = await sendBatch('provider-events', [{ key: failing, mode: 'always-fail' }, 'not json {']);
+    const dead = await pollUntil(
+      async () => {
+        const got = await queues.receiveAll('provider-events-dlq', { keep: true });
+        return got.length >= 2 ? got : undefined;
+      },
+      { timeoutMs: 15_000 },
+    );
+    expect(dead.map((m) => m.body).sort()).toEqual([JSON.stringify({ key: failing, mode: 'always-fail' }), 'not json {'].sort());
+    for (const m of dead) expect(m.attributes.DeadLetterQueueSourceArn).toMatch(/:provider-events$/);
+    // Three receives each, then nothing: the source queue is empty.
+    expect(attempts.get(failing)).toEqual([1, 2, 3]);
+    const seen = (id: string) => (batches[PARTIAL.name] ?? []).filter((batch) => batch.includes(id)).length;
+    expect(seen(failingId as string)).toBe(3);
+    expect(seen(notJsonId as string)).toBe(3);
+    expect(await queues.count('provider-events')).toBe(0);
+    await queues.purge();
+  }, 25_000);
+
+  it('redelivers the whole batch when the handler throws', async () => {
+    const [a, b] = [newKey(), newKey()];
+    await sendBatch('rewards', [
+      { key: a, mode: 'throw-batch-once' },
+      { key: b, mode: 'ok' },
+    ]);
+    await pollUntil(() => done.has(a) && done.has(b));
+    // Neither was deleted after the failed invocation: both were handled on their second receive.
+    expect(done.get(a)).toEqual([2]);
+    expect(done.get(b)).toEqual([2]);
+    expect(logged()).toContainEqual(
+      expect.objectContaining({ message: 'poller: batch failed', worker: WHOLE.name, records: 2, reason: 'the whole invocation fails' }),
+    );
+  });
+
+  it('fails the whole batch when batchItemFailures names a message that is not in it', async () => {
+    const [a, b] = [newKey(), newKey()];
+    await sendBatch('rewards', [
+      { key: a, mode: 'unknown-id-once' },
+      { key: b, mode: 'ok' },
+    ]);
+    await pollUntil(() => done.has(a) && done.has(b));
+    expect(done.get(a)).toEqual([2]);
+    expect(done.get(b)).toEqual([2]);
+  });
+
+  it('reads batch responses as Lambda does', () => {
+    const ids = ['m1', 'm2'];
+    expect(failedIds(undefined, ids).failed.size).toBe(0);
+    expect(failedIds({}, ids).failed.size).toBe(0);
+    expect(failedIds({ batchItemFailures: [] }, ids).failed.size).toBe(0);
+    expect([...failedIds({ batchItemFailures: [{ itemIdentifier: 'm2' }] }, ids).failed]).toEqual(['m2']);
+    expect(failedIds({ batchItemFailures: [{ itemIdentifier: '' }] }, ids)).toMatchObject({ failed: new Set(ids) });
+    expect(failedIds({ batchItemFailures: [{ id: 'm1' }] }, ids)).toMatchObject({ failed: new Set(ids) });
+    expect(failedIds({ batchItemFailures: 'm1' }, ids)).toMatchObject({ failed: new Set(ids) });
+  });
+});
+
+describe('poller fallback redrive (queue without a low enough maxReceiveCount)', () => {
+  it('sends a message received more than maxReceiveCount times to the DLQ without handling it', async () => {
+    // Queues that would keep the message for 10 receives; the poller gives up after 1.
+    const own = await startTestQueues({ visibilityTimeoutSeconds: 1, maxReceiveCount: 10 });
+    const seen: number[] = [];
+    const fallback = startTestPollers(own, {
+      workers: [PARTIAL],
+      maxReceiveCount: 1,
+      handlers: {
+        [PARTIAL.name]: async (event) => {
+          for (const r of event.Records) seen.push(Number(r.attributes.ApproximateReceiveCount));
+          return { batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) };
+        },
+      },
+    });
+    try {
+      await own.client.send(
+        new SendMessageBatchCommand({ QueueUrl: own.queueUrls['provider-events'], Entries: [{ Id: '0', MessageBody: '{"x":1}' }] }),
+      );
+      const dead = await pollUntil(async () => {
+        const got = await own.receiveAll('provider-events-dlq');
+        return got.length > 0 ? got : undefined;
+      });
+      expect(dead.map((m) => m.json)).toEqual([{ x: 1 }]);
+      expect(seen).toEqual([1]);
+      expect(await own.count('provider-events')).toBe(0);
+    } finally {
+      await fallback.stop();
+      await own.stop();
+      // The other tests' queues again.
+      const { setQueueEnvironment } = await import('../../infra/local/sqs');
+      setQueueEnvironment(queues);
+    }
+  });
+});
+
+describe('scheduled jobs', () => {
+  it('runs each job on its interval with an EventBridge scheduled event', async () => {
+    const job: ScheduledJob = { name: 'TestJob', entry: 'functions/workers/does-not-exist.ts', everyMinutes: 360, timeoutSeconds: 5, sends: [], providerSecrets: false };
+    const events: unknown[] = [];
+    const schedules = startSchedules({
+      jobs: [job],
+      everyMinutesOverride: 0.001, // 60 ms
+      handlers: { TestJob: async (event) => void events.push(event) },
+    });
+    try {
+      await pollUntil(() => events.length >= 2);
+    } finally {
+      await schedules.stop();
+    }
+    expect(events[0]).toMatchObject({
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      resources: [expect.stringMatching(/:rule\/TestJob$/)],
+      detail: {},
+    });
+  });
+});

@@ -1,0 +1,158 @@
+// Queues for integration tests: each test file starts its own local SQS (in process, pure JS, a few
+// milliseconds) in beforeAll and stops it in afterAll. The environment then points the publisher at it.
+import {
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+  type MessageAttributeValue,
+  type MessageSystemAttributeName,
+} from '@aws-sdk/client-sqs';
+import { startPollers, type PollerOptions, type Pollers } from '../../infra/local/pollers';
+import { setQueueEnvironment, startLocalSqs, type LocalSqs, type LocalSqsOptions } from '../../infra/local/sqs';
+import { QUEUE_NAMES, type QueueName } from '../../shared/queue/queues';
+
+export interface ReceivedMessage {
+  messageId: string;
+  body: string;
+  /** The body parsed as JSON, or undefined when it is not JSON. */
+  json: unknown;
+  attributes: Partial<Record<MessageSystemAttributeName, string>>;
+  messageAttributes: Record<string, MessageAttributeValue>;
+}
+
+/** A queue name (`rewards`), its DLQ (`rewards-dlq`) or a queue URL. */
+export type QueueRef = QueueName | `${QueueName}-dlq` | string;
+
+export interface TestQueues extends Omit<LocalSqs, 'purge'> {
+  client: SQSClient;
+  urlOf(queue: QueueRef): string;
+  /**
+   * Receives every message visible now and deletes it (unless `keep`). Waits up to `waitMs` (default
+   * 0) for a first message; returns [] if none came. For an expected message, use it within pollUntil.
+   */
+  receiveAll(queue: QueueRef, options?: { waitMs?: number; keep?: boolean }): Promise<ReceivedMessage[]>;
+  /** Visible + in flight + delayed messages of a queue, as GetQueueAttributes reports them. */
+  count(queue: QueueRef): Promise<number>;
+  /** Empties every queue and DLQ at once. */
+  purge(): Promise<void>;
+}
+
+/**
+ * Test defaults: a 2 s visibility timeout and 3 receives before the DLQ keep retries quick (a failed
+ * record comes back after 2 s, a poison one is in the DLQ after about 6 s). Pass others if needed.
+ */
+export async function startTestQueues(options: LocalSqsOptions = {}): Promise<TestQueues> {
+  const sqs = await startLocalSqs({ visibilityTimeoutSeconds: 2, maxReceiveCount: 3, ...options });
+  setQueueEnvironment(sqs);
+  const client = new SQSClient({
+    region: process.env.AWS_REGION || 'us-east-1',
+    endpoint: sqs.endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+
+  const urlOf = (queue: QueueRef): string => {
+    if ((QUEUE_NAMES as string[]).includes(queue)) return sqs.queueUrls[queue as QueueName];
+    const dlq = QUEUE_NAMES.find((q) => `${q}-dlq` === queue);
+    if (dlq) return sqs.dlqUrls[dlq];
+    if (/^https?:\/\//.test(queue)) return queue;
+    throw new Error(`unknown queue ${queue}`);
+  };
+
+  const receiveAll: TestQueues['receiveAll'] = async (queue, { waitMs = 0, keep = false } = {}) => {
+    const url = urlOf(queue);
+    const deadline = Date.now() + waitMs;
+    const out: ReceivedMessage[] = [];
+    const handles: string[] = [];
+    for (;;) {
+      const res = await client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: url,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 0,
+          // Hidden long enough not to be received twice while draining.
+          VisibilityTimeout: 30,
+          AttributeNames: ['All'],
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+        }),
+      );
+      const messages = res.Messages ?? [];
+      for (const m of messages) {
+        let json: unknown;
+        try {
+          json = JSON.parse(m.Body ?? '');
+        } catch {
+          json = undefined;
+        }
+        out.push({
+          messageId: m.MessageId ?? '',
+          body: m.Body ?? '',
+          json,
+          attributes: m.Attributes ?? {},
+          messageAttributes: m.MessageAttributes ?? {},
+        });
+        handles.push(m.ReceiptHandle ?? '');
+      }
+      if (messages.length > 0) continue;
+      if (out.length > 0 || Date.now() >= deadline) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    if (!keep) {
+      for (let i = 0; i < handles.length; i += 10) {
+        const entries = handles.slice(i, i + 10).map((h, j) => ({ Id: String(j), ReceiptHandle: h }));
+        await client.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: entries }));
+      }
+    }
+    return out;
+  };
+
+  const count: TestQueues['count'] = async (queue) => {
+    const res = await client.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: urlOf(queue),
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+      }),
+    );
+    const a = res.Attributes ?? {};
+    return (
+      Number(a.ApproximateNumberOfMessages ?? 0) +
+      Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) +
+      Number(a.ApproximateNumberOfMessagesDelayed ?? 0)
+    );
+  };
+
+  return {
+    endpoint: sqs.endpoint,
+    queueUrls: sqs.queueUrls,
+    dlqUrls: sqs.dlqUrls,
+    client,
+    urlOf,
+    receiveAll,
+    count,
+    purge: async () => sqs.purge(),
+    stop: async () => {
+      client.destroy();
+      await sqs.stop();
+    },
+  };
+}
+
+/**
+ * Pollers on test queues: the worker table's handlers unless overridden. Short polls by default (a 1-2 s
+ * visibility timeout must outlast the poll, and records are handled within ~50 ms of being sent).
+ * Stop them before the queues.
+ */
+export function startTestPollers(
+  queues: Pick<TestQueues, 'endpoint' | 'queueUrls' | 'dlqUrls'>,
+  options: Omit<PollerOptions, 'endpoint' | 'queueUrls' | 'dlqUrls'> = {},
+): Pollers {
+  return startPollers({
+    waitTimeSeconds: 0,
+    maxReceiveCount: 3,
+    ...options,
+    endpoint: queues.endpoint,
+    queueUrls: queues.queueUrls,
+    dlqUrls: queues.dlqUrls,
+  });
+}
