@@ -34,11 +34,11 @@ export function gatewayPath(path: string): string {
 
 /**
  * Partition keys of the provider secret items (`keys.providerSecret` in shared/store/table.ts:
- * `A#<acct>#PROVIDER_SECRET`), for the dynamodb:LeadingKeys condition. `*` also spans `#`, so a
- * tenant-chosen key part ending in `#PROVIDER_SECRET` (e.g. a user identifier in a claim key) is
- * denied too: such a request fails, it never reads a secret.
+ * `A#<acct>#PROVIDER_SECRET`), for the dynamodb:LeadingKeys condition. Account ids are exactly 16
+ * hex characters, so the pattern uses 16 single-character wildcards: a tenant-chosen key part that
+ * happens to end in `#PROVIDER_SECRET` (a user identifier in a claim key) is not caught by it.
  */
-export const PROVIDER_SECRET_KEY_PATTERN = 'A#*#PROVIDER_SECRET';
+export const PROVIDER_SECRET_KEY_PATTERN = `A#${'?'.repeat(16)}#PROVIDER_SECRET`;
 
 /** The item actions whose dynamodb:LeadingKeys is the partition key (of the table or of the index queried). */
 export const SECRET_ITEM_ACTIONS = [

@@ -34,8 +34,24 @@ export function queueUrl(queue: QueueName): string {
   return url;
 }
 
+/**
+ * A send that failed for any reason but configuration is reported as the dependency being unavailable
+ * (503 with Retry-After at the HTTP edge; a retried record in a worker). The SDK's own error is kept as
+ * `cause`: under some runtimes (Jest's VM contexts) its network errors lose their `code`.
+ */
+async function sending<T>(queue: QueueName, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (err) {
+    if (err instanceof QueueNotConfiguredError) throw err;
+    const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    throw Object.assign(new Error(`Sending to queue ${queue} failed (${reason})`, { cause: err }), { name: 'ServiceUnavailable' });
+  }
+}
+
 export async function publish<Q extends QueueName>(queue: Q, message: QueueMessages[Q]): Promise<void> {
-  await sqs().send(new SendMessageCommand({ QueueUrl: queueUrl(queue), MessageBody: JSON.stringify(message) }));
+  const url = queueUrl(queue);
+  await sending(queue, () => sqs().send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify(message) })));
 }
 
 /** Sends many messages, 10 per SendMessageBatch; throws if any entry failed (after one retry of failures). */
@@ -43,7 +59,8 @@ export async function publishAll<Q extends QueueName>(queue: Q, messages: QueueM
   for (let i = 0; i < messages.length; i += 10) {
     let entries = messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m) }));
     for (let attempt = 1; entries.length > 0; attempt++) {
-      const out = await sqs().send(new SendMessageBatchCommand({ QueueUrl: queueUrl(queue), Entries: entries }));
+      const batch = entries;
+      const out = await sending(queue, () => sqs().send(new SendMessageBatchCommand({ QueueUrl: queueUrl(queue), Entries: batch })));
       const failed = new Set((out.Failed ?? []).map((f) => f.Id));
       if (failed.size === 0) break;
       if (attempt >= 2) throw Object.assign(new Error(`SendMessageBatch failed for ${failed.size} message(s)`), { name: 'ServiceUnavailable' });

@@ -48,7 +48,7 @@ export async function recordRewards(
         UpdateExpression: 'SET #rw = list_append(if_not_exists(#rw, :empty), :new), rewards_completed = :done',
         // Exactly-once: the write only lands on the reward list it was computed from.
         ConditionExpression: 'attribute_exists(pk) AND size(#rw) = :n',
-        ExpressionAttributeNames: { '#rw': 'rewards', '#id': 'id' },
+        ExpressionAttributeNames: { '#rw': 'rewards' },
         ExpressionAttributeValues: { ':empty': [], ':new': added, ':done': completed, ':n': referral.rewards.length },
       },
     },

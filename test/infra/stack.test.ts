@@ -314,7 +314,11 @@ describe('queues, workers and schedules', () => {
       expect(scan && actionList(scan)).toEqual(['dynamodb:Scan']);
     }
     // The key the pattern protects is the one the store writes.
-    expect(PROVIDER_SECRET_KEY_PATTERN.replace('*', 'acct-1')).toBe(keys.providerSecret('acct-1').pk);
+    const accountId = '0123456789abcdef';
+    const like = new RegExp(`^${PROVIDER_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`);
+    expect(keys.providerSecret(accountId).pk).toMatch(like);
+    // A tenant-chosen key that merely ends the same way is not matched.
+    expect(keys.memberIdentifierClaim(accountId, 'x#PROVIDER_SECRET').pk).not.toMatch(like);
   });
 
   it('outputs the queue URLs and the DLQ alarm names', () => {

@@ -1,9 +1,20 @@
 // The operator CLI as a child process against the test DynamoDB Local: output shapes, exit codes, revocation.
 import { spawn } from 'node:child_process';
+import { createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { api } from '../support/api';
+import { newAccount } from '../support/fixtures';
 import { freePort } from '../../infra/local/dynamodb';
 import { getAccount } from '../../shared/store/accounts';
+import {
+  clearProviderCache,
+  DEFAULT_CHECKOUT_API_URL,
+  DEFAULT_VENDORS_API_URL,
+  getProviderCredentials,
+  getProviderSettings,
+} from '../../shared/store/provider';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -102,5 +113,156 @@ describe('admin CLI', () => {
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
     expect(oneLine(res.stderr)).toMatch(/cannot reach DynamoDB/);
+  });
+});
+
+describe('admin CLI: account set-paddle', () => {
+  // The fixtures' public key: a published Paddle test key (RSA, PEM without a trailing newline).
+  const FIXTURE_KEY = (JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'paddle', 'signed-alerts.json'), 'utf8')) as { public_key: string })
+    .public_key;
+  /** The key as the CLI stores it: SPKI PEM as node:crypto exports it. */
+  const NORMALISED_KEY = createPublicKey(FIXTURE_KEY).export({ type: 'spki', format: 'pem' }).toString();
+  // Distinctive, so that any echo of it on stdout or stderr is caught.
+  const AUTH_CODE = `authcode${randomBytes(16).toString('hex')}`;
+
+  let dir: string;
+  let keyFile: string;
+  let notPem: string;
+  let ecKey: string;
+  let emptyPem: string;
+
+  /** Runs the CLI and checks that the auth code appears on neither stream, whatever the outcome. */
+  async function setPaddle(args: string[]): Promise<CliResult> {
+    const res = await cli(['account', 'set-paddle', ...args]);
+    expect(res.stdout).not.toContain(AUTH_CODE);
+    expect(res.stderr).not.toContain(AUTH_CODE);
+    return res;
+  }
+
+  /** Every required flag, for `account`; `overrides` replace or (with undefined) drop flags. */
+  function flags(account: string, overrides: Record<string, string | undefined> = {}): string[] {
+    const all: Record<string, string | undefined> = {
+      account,
+      'vendor-id': '123456',
+      'auth-code': AUTH_CODE,
+      'public-key-file': keyFile,
+      ...overrides,
+    };
+    return Object.entries(all).flatMap(([flag, value]) => (value === undefined ? [] : [`--${flag}`, value]));
+  }
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'refloop-admin-'));
+    keyFile = join(dir, 'paddle-public.pem');
+    writeFileSync(keyFile, FIXTURE_KEY);
+    notPem = join(dir, 'not-a-key.pem');
+    writeFileSync(notPem, 'this is not a PEM key\n');
+    emptyPem = join(dir, 'empty.pem');
+    writeFileSync(emptyPem, '');
+    ecKey = join(dir, 'ec-public.pem');
+    writeFileSync(ecKey, generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ type: 'spki', format: 'pem' }).toString());
+  });
+
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  beforeEach(() => clearProviderCache());
+
+  it('stores the settings with the default Paddle URLs and prints one JSON line without the auth code', async () => {
+    const { accountId } = await newAccount();
+    const res = await setPaddle(flags(accountId));
+    expect(res).toMatchObject({ code: 0, stderr: '' });
+    const out = JSON.parse(oneLine(res.stdout));
+    expect(out).toMatchObject({ account_id: accountId, vendor_id: 123456, webhook_path: `/webhooks/paddle/${accountId}/` });
+    expect(Object.values(out)).not.toContain(AUTH_CODE);
+
+    const expected = {
+      vendorId: 123456,
+      publicKey: NORMALISED_KEY,
+      vendorsApiUrl: DEFAULT_VENDORS_API_URL,
+      checkoutApiUrl: DEFAULT_CHECKOUT_API_URL,
+    };
+    expect(DEFAULT_VENDORS_API_URL).toBe('https://vendors.paddle.com/api');
+    expect(DEFAULT_CHECKOUT_API_URL).toBe('https://checkout.paddle.com/api');
+    expect(await getProviderSettings(accountId)).toEqual(expected);
+    expect(await getProviderCredentials(accountId)).toEqual({ ...expected, authCode: AUTH_CODE });
+  });
+
+  it('stores the given API URLs (without a trailing slash) and replaces earlier settings', async () => {
+    const { accountId } = await newAccount();
+    expect((await setPaddle(flags(accountId))).code).toBe(0);
+    const res = await setPaddle([
+      ...flags(accountId, { 'vendor-id': '42' }),
+      '--vendors-api-url',
+      'http://127.0.0.1:9999/vendors/api/',
+      '--checkout-api-url',
+      'https://checkout.example.test/api',
+    ]);
+    expect(res).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(oneLine(res.stdout))).toMatchObject({ account_id: accountId, vendor_id: 42 });
+    clearProviderCache();
+    expect(await getProviderCredentials(accountId)).toEqual({
+      vendorId: 42,
+      publicKey: NORMALISED_KEY,
+      vendorsApiUrl: 'http://127.0.0.1:9999/vendors/api',
+      checkoutApiUrl: 'https://checkout.example.test/api',
+      authCode: AUTH_CODE,
+    });
+  });
+
+  it.each([
+    ['--account missing', { account: undefined }],
+    ['--vendor-id missing', { 'vendor-id': undefined }],
+    ['--auth-code missing', { 'auth-code': undefined }],
+    ['--public-key-file missing', { 'public-key-file': undefined }],
+    ['a non-numeric vendor id', { 'vendor-id': 'acme' }],
+    ['a vendor id with trailing letters', { 'vendor-id': '123abc' }],
+    ['a decimal vendor id', { 'vendor-id': '12.5' }],
+    ['a zero vendor id', { 'vendor-id': '0' }],
+    ['an empty auth code', { 'auth-code': '' }],
+  ])('exits 2 with one line on stderr for %s, and writes nothing', async (_why, overrides: Record<string, string | undefined>) => {
+    const { accountId } = await newAccount();
+    const res = await setPaddle(flags(accountId, overrides));
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('');
+    oneLine(res.stderr);
+    expect(await getProviderCredentials(accountId)).toBeNull();
+  });
+
+  it('exits 2 for an API URL that is not an http(s) URL', async () => {
+    const { accountId } = await newAccount();
+    const res = await setPaddle([...flags(accountId), '--vendors-api-url', 'vendors.paddle.com/api']);
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('');
+    oneLine(res.stderr);
+    expect(await getProviderCredentials(accountId)).toBeNull();
+  });
+
+  it.each([
+    ['an unreadable (missing) key file', () => join(dir, 'does-not-exist.pem')],
+    ['a directory as key file', () => dir],
+    ['a file that is not a PEM key', () => notPem],
+    ['an empty key file', () => emptyPem],
+    ['a PEM key that is not RSA', () => ecKey],
+  ])('exits 2 for %s and leaves earlier settings unchanged', async (_why, path) => {
+    const { accountId } = await newAccount();
+    expect((await setPaddle(flags(accountId))).code).toBe(0);
+    const res = await setPaddle(flags(accountId, { 'vendor-id': '777', 'public-key-file': path() }));
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('');
+    expect(oneLine(res.stderr)).toContain('--public-key-file');
+    clearProviderCache();
+    expect(await getProviderCredentials(accountId)).toMatchObject({ vendorId: 123456, publicKey: NORMALISED_KEY, authCode: AUTH_CODE });
+  });
+
+  it('exits 1 for an unknown account and stores nothing', async () => {
+    const unknown = randomBytes(8).toString('hex');
+    const res = await setPaddle(flags(unknown));
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe('');
+    expect(oneLine(res.stderr)).toContain(`Account ${unknown} does not exist`);
+    expect(await getProviderCredentials(unknown)).toBeNull();
+    expect(await getProviderSettings(unknown)).toBeNull();
   });
 });

@@ -6,6 +6,7 @@ import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { QueueWorker, ScheduledJob } from '../../functions/workers';
 import { failedIds, startSchedules, type Pollers, type SqsHandler } from '../../infra/local/pollers';
+import { setQueueEnvironment } from '../../infra/local/sqs';
 import { sqsWorker } from '../../shared/queue/worker';
 import { pollUntil } from '../support/fixtures';
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
@@ -220,7 +221,6 @@ describe('poller fallback redrive (queue without a low enough maxReceiveCount)',
       await fallback.stop();
       await own.stop();
       // The other tests' queues again.
-      const { setQueueEnvironment } = await import('../../infra/local/sqs');
       setQueueEnvironment(queues);
     }
   });
