@@ -2,10 +2,16 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { resetConfig } from '../../shared/config';
+import { scheduledJobs } from '../../functions/workers';
+import { resetQueueClient } from '../../shared/queue/publish';
 import { createAccount, findPrincipalByApiKey } from '../../shared/store/accounts';
 import { resetClients } from '../../shared/store/client';
+import { saveProviderSettings } from '../../shared/store/provider';
 import { startDynamoLocal } from './dynamodb';
 import { startGateway } from './gateway';
+import { startPaddleEmulator, type PaddleEmulator } from './paddle-emulator';
+import { runScheduledJob, startPollers, startSchedules } from './pollers';
+import { setQueueEnvironment, startLocalSqs } from './sqs';
 
 export interface LocalOptions {
   port?: number;
@@ -13,6 +19,12 @@ export interface LocalOptions {
   /** Relative paths resolve against the working directory. */
   dataDir?: string;
   tableName?: string;
+  /** Local SQS port (default 9324; 0 = a free port). */
+  sqsPort?: number;
+  /** Paddle emulator port (default 8025; 0 = a free port). */
+  paddlePort?: number;
+  /** Minutes between background-sync runs (default: the stack's schedule). */
+  backfillMinutes?: number;
 }
 
 export interface DemoAccount {
@@ -24,6 +36,8 @@ export interface LocalRuntime {
   url: string;
   dynamodbEndpoint: string;
   dataDir: string;
+  sqsEndpoint: string;
+  paddle: PaddleEmulator;
   demo: DemoAccount;
   /** True when this start created the demo account (first start on this data directory). */
   demoCreated: boolean;
@@ -77,13 +91,39 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     resetConfig();
     resetClients();
 
-    // Issue 3: the local SQS (local-aws-sqs) with the stack's queues, the queue pollers and the Paddle
-    // emulator start here, after DynamoDB and before the gateway, each pushing its stop onto `stops`.
+    // The stack's queues and DLQs on the local SQS (in memory: messages do not survive a restart), and
+    // pollers playing the Lambda event source mappings. Stops run in reverse: the gateway, then the
+    // schedules and pollers, then the emulator they may be calling, then the queues.
+    const sqs = await startLocalSqs({ port: options.sqsPort ?? 9324 });
+    stops.push(sqs.stop);
+    setQueueEnvironment(sqs);
+    stops.push(async () => resetQueueClient());
+    // The Paddle emulator stands in for vendors.paddle.com and checkout.paddle.com; its state and key
+    // pair persist in DATA_DIR so a restart keeps the demo's subscriptions and signatures valid.
+    const paddle = await startPaddleEmulator({ port: options.paddlePort ?? 8025, dataFile: join(dataDir, 'paddle-emulator.json') });
+    stops.push(paddle.stop);
+    const pollers = startPollers({ endpoint: sqs.endpoint, queueUrls: sqs.queueUrls, dlqUrls: sqs.dlqUrls });
+    stops.push(pollers.stop);
+    const schedules = startSchedules(options.backfillMinutes ? { everyMinutesOverride: options.backfillMinutes } : {});
+    stops.push(schedules.stop);
+
 
     const { demo, created } = await ensureDemoAccount(dataDir);
+    // The demo account is wired to the emulator on every start (its settings follow the emulator's).
+    await saveProviderSettings(demo.accountId, {
+      vendorId: paddle.vendorId,
+      authCode: paddle.authCode,
+      publicKey: paddle.publicKeyPem,
+      vendorsApiUrl: paddle.vendorsApiUrl,
+      checkoutApiUrl: paddle.checkoutApiUrl,
+    });
     const gateway = await startGateway({ port: options.port ?? 3000 });
     stops.push(gateway.close);
-    return { url: gateway.url, dynamodbEndpoint: dynamo.endpoint, dataDir, demo, demoCreated: created, stop };
+    paddle.setWebhookUrl(`${gateway.url}/webhooks/paddle/${demo.accountId}/`);
+    // One background sync at start: whatever the emulator did while the service was down is caught up.
+    const backfill = scheduledJobs.find((j) => j.name === 'ProviderBackfill');
+    if (backfill) await runScheduledJob(backfill);
+    return { url: gateway.url, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, paddle, dataDir, demo, demoCreated: created, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -107,14 +147,18 @@ async function main(): Promise<void> {
       dynamodbPort: portFromEnv('DYNAMODB_PORT', 8000),
       dataDir: process.env.DATA_DIR || '.data',
       tableName,
+      sqsPort: portFromEnv('SQS_PORT', 9324),
+      paddlePort: portFromEnv('PADDLE_PORT', 8025),
     });
   } catch (err) {
     console.error(err instanceof Error ? err.message : String(err));
     process.exit(1);
   }
-  const { url, dynamodbEndpoint, dataDir, demo, demoCreated } = runtime;
+  const { url, dynamodbEndpoint, sqsEndpoint, paddle, dataDir, demo, demoCreated } = runtime;
   console.log(`Refloop API      ${url}`);
   console.log(`DynamoDB Local   ${dynamodbEndpoint} (data in ${dataDir})`);
+  console.log(`Local SQS        ${sqsEndpoint} (queues: provider-events, rewards, and their DLQs)`);
+  console.log(`Paddle emulator  ${paddle.url} (vendor ${paddle.vendorId}; alerts go to the demo account)`);
   console.log(`Demo account     ${demo.accountId}${demoCreated ? ' (created now)' : ''}`);
   console.log(`Demo API key     ${demo.apiKey}`);
   console.log('');
@@ -125,6 +169,8 @@ async function main(): Promise<void> {
       ? ''
       : `DYNAMODB_ENDPOINT=${dynamodbEndpoint} TABLE_NAME=${tableName} `;
   console.log(`Accounts and keys: ${cliEnv}npm run --silent admin -- account create --name <name>`);
+  const paddleEnv = paddle.url === 'http://127.0.0.1:8025' ? '' : `PADDLE_EMULATOR_URL=${paddle.url} `;
+  console.log(`Simulate Paddle:   ${paddleEnv}npm run --silent paddle -- checkout --plan 9001 --email buyer@example.com`);
   console.log('Ctrl-C stops everything.');
 
   let stopping = false;

@@ -1,15 +1,20 @@
-// e2e: `npm start`'s entry point over real HTTP: demo key, JSON 404, and data surviving a restart.
+// e2e: `npm start`'s entry point over real HTTP: demo key, JSON 404, data surviving a restart, and the
+// README's whole referral: member -> referral -> simulated checkout (paddle CLI) -> conversion -> reward.
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../infra/local/dynamodb';
 import { startLocal, type LocalRuntime } from '../../infra/local/start';
+import { pollUntil } from '../support/fixtures';
+
+const ROOT = join(__dirname, '..', '..');
 
 const dataDir = mkdtempSync(join(tmpdir(), 'refloop-e2e-'));
 let runtime: LocalRuntime | undefined;
 
 async function start(): Promise<LocalRuntime> {
-  runtime = await startLocal({ port: await freePort(), dynamodbPort: await freePort(), dataDir, tableName: 'refloop-e2e' });
+  runtime = await startLocal({ port: await freePort(), dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, dataDir, tableName: 'refloop-e2e' });
   return runtime;
 }
 
@@ -82,4 +87,48 @@ describe('local runtime', () => {
     expect(next.origin).toBe(runtime?.url);
     expect(next.pathname).toBe('/v1/campaigns/');
   });
+
+  it('walks the README referral: member -> referral -> paddle CLI checkout -> conversion -> credit reward and modifier', async () => {
+    const rt = runtime as LocalRuntime;
+    const key = rt.demo.apiKey;
+    const campaign = await call('POST', '/v1/campaigns/', key, { name: 'Friends', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' });
+    expect(campaign.status).toBe(201);
+    const alice = await call('POST', '/v1/members/', key, { identifier: 'alice', email: 'alice@example.com', code: 'ALICE', campaign: { id: campaign.body.id } });
+    expect(alice.status).toBe(201);
+    const referral = await call('POST', '/v1/referrals/', key, { user_identifier: 'bob', member_code: 'ALICE' });
+    expect(referral.status).toBe(200);
+
+    // The simulated checkout, as the README runs it: the emulator sends signed alerts to the service.
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'infra/paddle.ts', 'checkout', '--plan', '9001', '--email', 'bob@example.com'],
+        { cwd: ROOT, env: { ...process.env, PADDLE_EMULATOR_URL: rt.paddle.url } },
+        (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
+      );
+    });
+    const checkout = JSON.parse(out) as { checkout_id: string; subscription: { subscription_id: number } };
+    const subscriptionId = checkout.subscription.subscription_id;
+    await pollUntil(async () => (await call('GET', `/v1/subscriptions/${subscriptionId}/`, key)).status === 200, { timeoutMs: 15_000 });
+
+    const converted = await call('POST', `/referrals/${referral.body.id}/conversion/`, key, { checkout_id: checkout.checkout_id });
+    expect(converted.status).toBe(200);
+    expect(converted.body).toMatchObject({ is_converted: true, subscription: { id: subscriptionId, plan: { descriptor: '$10.00 / month' } } });
+    const rewarded = await pollUntil(async () => {
+      const r = await call('GET', `/v1/referrals/${referral.body.id}/`, key);
+      return r.body.rewards.length === 1 ? r.body : null;
+    }, { timeoutMs: 15_000 });
+    expect(rewarded.rewards[0]).toMatchObject({ type: 'credit', amount: '5.00', currency: 'USD' });
+
+    // Alice attaches her own subscription: the waiting credit becomes a -5.00 one-off modifier on it.
+    const own = await rt.paddle.checkout({ plan_id: 9001, email: 'alice@example.com' });
+    const ownId = own.subscription.subscription_id;
+    await pollUntil(async () => (await call('GET', `/v1/subscriptions/${ownId}/`, key)).status === 200, { timeoutMs: 15_000 });
+    expect((await call('PATCH', `/v1/members/${alice.body.id}/`, key, { subscription: { id: ownId } })).status).toBe(200);
+    const modifiers = await pollUntil(() => {
+      const m = rt.paddle.modifiers(ownId);
+      return m.length > 0 ? m : null;
+    }, { timeoutMs: 15_000 });
+    expect(modifiers).toEqual([expect.objectContaining({ amount: '-5.000', is_recurring: false })]);
+  }, 90_000);
 });
