@@ -24,6 +24,8 @@ export interface Route {
   queues?: QueueName[];
   /** Whether the handler reads the provider's secret settings (vendor auth code); others are denied. */
   providerSecrets?: boolean;
+  /** How callers authenticate: an API key (default) or the provider's signature in the body. */
+  auth?: 'api-key' | 'provider-signature';
 }
 
 export const routes: readonly Route[] = [
@@ -101,6 +103,7 @@ export const routes: readonly Route[] = [
     entry: 'functions/webhooks/paddle.ts',
     table: 'read',
     queues: ['provider-events'],
+    auth: 'provider-signature',
   },
 ];
 

@@ -1,6 +1,6 @@
 // The DynamoDB table in AWS, built from the same `tableSchema` the local runtime and the tests use.
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { tableSchema } from '../../shared/store/table';
 
@@ -24,6 +24,9 @@ export function createTable(scope: Construct, id: string): TableV2 {
     timeToLiveAttribute: tableSchema.ttlAttribute,
     billing: Billing.onDemand(),
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    // The table holds each account's Paddle vendor auth code: encrypt it with the account's AWS-managed
+    // KMS key (aws/dynamodb), so every use of the key is in CloudTrail, rather than an AWS-owned key.
+    encryption: TableEncryptionV2.awsManagedKey(),
     deletionProtection: true,
     removalPolicy: RemovalPolicy.RETAIN,
   });

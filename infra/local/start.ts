@@ -107,7 +107,6 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     const schedules = startSchedules(options.backfillMinutes ? { everyMinutesOverride: options.backfillMinutes } : {});
     stops.push(schedules.stop);
 
-
     const { demo, created } = await ensureDemoAccount(dataDir);
     // The demo account is wired to the emulator on every start (its settings follow the emulator's).
     await saveProviderSettings(demo.accountId, {

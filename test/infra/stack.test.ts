@@ -341,6 +341,10 @@ describe('stateful stack', () => {
     }
   });
 
+  it('encrypts the table (and so the provider auth codes) with the AWS-managed KMS key', () => {
+    stateful.hasResourceProperties('AWS::DynamoDB::GlobalTable', { SSESpecification: { SSEEnabled: true, SSEType: 'KMS' } });
+  });
+
   it('builds the table from tableSchema: on demand, TTL, both GSIs projecting ALL', () => {
     stateful.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
       BillingMode: 'PAY_PER_REQUEST',

@@ -39,7 +39,9 @@ function concrete(route: Route, value = 'x1'): string {
   return route.path.replace(/\{[^}]+\}/g, value);
 }
 
-const routeCases = routes.map((r) => [`${r.method} ${r.path}`, r] as const);
+// Routes authenticated by an API key; the Paddle webhook is authenticated by its signature instead
+// (paddle-webhook.test.ts).
+const routeCases = routes.filter((r) => (r.auth ?? 'api-key') === 'api-key').map((r) => [`${r.method} ${r.path}`, r] as const);
 
 let key: string;
 
@@ -128,7 +130,7 @@ describe('authentication', () => {
     expect(viaSecond.body).toEqual(created.body);
 
     await revokeApiKey(second);
-    for (const route of routes) {
+    for (const [, route] of routeCases) {
       const res = await call(route.method, concrete(route), { key: second });
       expect({ route: route.name, status: res.status, body: res.body }).toEqual({ route: route.name, status: 401, body: INVALID_TOKEN });
     }
