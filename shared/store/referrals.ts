@@ -179,9 +179,21 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
     const referral = await getReferralOrThrow(accountId, id);
     const memberItem = await getItem(keys.member(accountId, referral.member_id));
     const converted = referral.converted_at !== null;
+    const earned = {
+      credit: referral.rewards.filter((r) => r.type === 'credit').reduce((a, r) => a + r.amount, 0),
+      commission: referral.rewards.filter((r) => r.type === 'commission').reduce((a, r) => a + r.amount, 0),
+    };
     const items: TransactItem[] = [
       {
-        Delete: { TableName: tableName(), Key: keys.referral(accountId, id), ConditionExpression: 'attribute_exists(pk)' },
+        // The rewards read are the ones whose amounts leave the member's stats: a reward written
+        // meanwhile makes this fail and the delete start over.
+        Delete: {
+          TableName: tableName(),
+          Key: keys.referral(accountId, id),
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#rw) OR size(#rw) = :n)',
+          ExpressionAttributeNames: { '#rw': 'rewards' },
+          ExpressionAttributeValues: { ':n': referral.rewards.length },
+        },
       },
       {
         Delete: {
@@ -199,9 +211,14 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
         Update: {
           TableName: tableName(),
           Key: keys.member(accountId, referral.member_id),
-          UpdateExpression: converted ? 'ADD referrals :minus, conversions :minus' : 'ADD referrals :minus',
+          // History goes with the referral: its conversion and the rewards it earned leave the stats.
+          UpdateExpression: `ADD referrals :minus${converted ? ', conversions :minus' : ''}${earned.credit ? ', credit_earned :credit' : ''}${earned.commission ? ', commission_earned :commission' : ''}`,
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':minus': -1 },
+          ExpressionAttributeValues: {
+            ':minus': -1,
+            ...(earned.credit ? { ':credit': -earned.credit } : {}),
+            ...(earned.commission ? { ':commission': -earned.commission } : {}),
+          },
         },
       });
     }

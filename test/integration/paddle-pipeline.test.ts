@@ -1,6 +1,7 @@
 // The whole asynchronous Paddle path on real parts: DynamoDB Local, the local SQS with the real workers
 // behind pollers, and the Paddle emulator on loopback as the provider. Signed alerts go through the
 // webhook handler; conversions through the HTTP handler; rewards and credit modifiers are polled for.
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { startPaddleEmulator, type DeliveredAlert, type PaddleEmulator } from '../../infra/local/paddle-emulator';
 import { runScheduledJob } from '../../infra/local/pollers';
 import { scheduledJobs } from '../../functions/workers';
@@ -465,5 +466,42 @@ describe('background sync', () => {
       return body.rewards.length === 2 ? body : null;
     }, { timeoutMs: 20_000 });
     expect(healed.rewards.map((w: { payment_id: number }) => w.payment_id)).toContain(renewal.payment.id);
+  });
+});
+
+describe('failing input on the real workers', () => {
+  it('a message no worker can read ends in the DLQ of its queue; the queue keeps flowing', async () => {
+    const t = await tenant();
+    await queues.client.send(new SendMessageCommand({ QueueUrl: queues.urlOf('provider-events'), MessageBody: 'not json' }));
+    await queues.client.send(new SendMessageCommand({ QueueUrl: queues.urlOf('rewards'), MessageBody: JSON.stringify({ kind: 'no-such-kind' }) }));
+    // Meanwhile a real alert is still applied.
+    const out = await subscribed(t, 'flow@example.com');
+    expect(out.subscription.state).toBe('active');
+    const parked: { body: string }[] = [];
+    await pollUntil(async () => {
+      const [events, rewards] = await Promise.all([queues.receiveAll('provider-events-dlq'), queues.receiveAll('rewards-dlq')]);
+      parked.push(...events, ...rewards);
+      return parked.length >= 2;
+    }, { timeoutMs: 20_000 });
+    expect(parked.map((m) => m.body).sort()).toEqual(['not json', JSON.stringify({ kind: 'no-such-kind' })].sort());
+  });
+});
+
+describe('deleting a rewarded referral', () => {
+  it('takes its conversion and its rewards out of the member stats', async () => {
+    const t = await tenant();
+    const c = await campaign(t, { allows_commission: true, commission_amount: '1.50', commission_currency: 'USD' });
+    const pat = await member(t, 'pat', { campaign: { id: c.id } });
+    const r = await referral(t, 'user-quinn', pat.code);
+    const quinn = await subscribed(t, 'quinn@example.com');
+    expect((await json('POST', `/referrals/${r.id}/conversion/`, t, { subscription_id: quinn.subscription.subscription_id })).status).toBe(200);
+    await pollUntil(async () => (await getReferral(t, r.id)).rewards.length === 1);
+    expect((await getMember(t, pat.id)).stats).toMatchObject({ referrals: 1, conversions: 1, commission_earned: '1.50' });
+
+    expect((await json('DELETE', `/v1/referrals/${r.id}/`, t)).status).toBe(204);
+    expect((await getMember(t, pat.id)).stats).toMatchObject({ referrals: 0, conversions: 0, commission_earned: '0.00' });
+    // The subscription is free for another referral of the same user.
+    const again = await referral(t, 'user-quinn', pat.code);
+    expect((await json('POST', `/referrals/${again.id}/conversion/`, t, { subscription_id: quinn.subscription.subscription_id })).status).toBe(200);
   });
 });
