@@ -61,6 +61,23 @@ export interface Member {
   version: number;
 }
 
+/** One payment of a provider subscription (a webhook or the background sync reports it). */
+export interface Payment {
+  /** The provider's subscription payment id. */
+  id: number;
+  subscription_id: number;
+  order_id: string | null;
+  /** Cents, in `currency`. */
+  amount: number;
+  currency: string;
+  /** Unix seconds. */
+  paid_at: number;
+  status: 'paid' | 'failed' | 'refunded';
+  /** Cents. */
+  refund_amount?: number;
+  refund_type?: string;
+}
+
 export type RewardType = 'credit' | 'commission';
 
 export interface Reward {

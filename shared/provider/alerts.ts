@@ -12,6 +12,7 @@
 //   ("unhandled alert type"); the webhook still answers 200 to them.
 import { decimalToCents, paddleDateTimeToUnixMs } from '../domain/billing';
 import { formatCents } from '../domain/money';
+import type { Payment } from '../domain/models';
 import type { AlertFields } from './signature';
 
 export type SubscriptionStatusWord = 'active' | 'trialling' | 'past_due' | 'paused' | 'deleted';
@@ -33,21 +34,8 @@ export interface SubscriptionPatch {
   cancellation_effective_date?: string;
 }
 
-export interface PaymentEvent {
-  /** subscription_payment_id */
-  id: number;
-  subscription_id: number;
-  order_id: string | null;
-  /** Cents. */
-  amount: number;
-  currency: string;
-  /** Unix seconds, from event_time. */
-  paid_at: number;
-  status: 'paid' | 'failed' | 'refunded';
-  /** Cents. */
-  refund_amount?: number;
-  refund_type?: string;
-}
+/** A payment as an alert reports it (`paid_at` from event_time). */
+export type PaymentEvent = Payment;
 
 export type ParsedAlert =
   | {

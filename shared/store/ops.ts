@@ -3,6 +3,7 @@
 import {
   BatchGetCommand,
   GetCommand,
+  QueryCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -125,3 +126,27 @@ export function counterUpdate(accountId: string, name: CounterName, delta: numbe
 }
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** Every item of one partition (of the table or of GSI1/GSI2), following LastEvaluatedKey. Not for request paths over large partitions. */
+export async function queryAll(q: { partitionValue: string; index?: 'gsi1' | 'gsi2'; consistent?: boolean }): Promise<Record<string, unknown>[]> {
+  const pkName = q.index ? `${q.index}pk` : 'pk';
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        ...(q.index ? { IndexName: q.index } : {}),
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': pkName },
+        ExpressionAttributeValues: { ':pk': q.partitionValue },
+        // GSIs only offer eventually consistent reads.
+        ...(q.consistent && !q.index ? { ConsistentRead: true } : {}),
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}

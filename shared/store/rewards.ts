@@ -3,12 +3,11 @@
 // payments were read, so two workers evaluating the same referral at once cannot both add a reward for
 // the same payment; the loser re-reads and finds the reward already there. The referring member's
 // stats change in the same transaction.
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { newEntityId } from '../domain/ids';
 import type { Referral, Reward } from '../domain/models';
 import type { PlannedReward } from '../domain/rewards';
-import { db, tableName } from './client';
-import { ConditionsFailedError, RaceLostError, transact, type TransactItem } from './ops';
+import { tableName } from './client';
+import { ConditionsFailedError, queryAll, RaceLostError, transact, type TransactItem } from './ops';
 import { toReferral } from './referrals';
 import { GSI1, keys } from './table';
 
@@ -77,9 +76,19 @@ function rewardPath(index: number) {
   return `#rw[${index}]`;
 }
 
-/** Takes the right to apply credit reward `index` for `seconds`; false if it is applied or held by another worker. */
-export async function claimCredit(accountId: string, referralId: string, index: number, rewardId: string, seconds: number): Promise<boolean> {
-  const now = Math.floor(Date.now() / 1000);
+/**
+ * One conditional update of reward `index` of a referral (the reward is addressed by list index, and
+ * the condition always checks that the index still holds `rewardId`). False when a condition failed.
+ */
+async function updateReward(
+  accountId: string,
+  referralId: string,
+  index: number,
+  rewardId: string,
+  update: (r: string) => string,
+  condition: (r: string) => string,
+  values: Record<string, unknown> = {},
+): Promise<boolean> {
   const r = rewardPath(index);
   try {
     await transact([
@@ -87,10 +96,10 @@ export async function claimCredit(accountId: string, referralId: string, index: 
         Update: {
           TableName: tableName(),
           Key: keys.referral(accountId, referralId),
-          UpdateExpression: `SET ${r}.claim_until = :until`,
-          ConditionExpression: `${r}.#id = :rid AND attribute_not_exists(${r}.modifier_id) AND (attribute_not_exists(${r}.claim_until) OR ${r}.claim_until < :now)`,
+          UpdateExpression: update(r),
+          ConditionExpression: `${r}.#id = :rid${condition(r) ? ` AND ${condition(r)}` : ''}`,
           ExpressionAttributeNames: { '#rw': 'rewards', '#id': 'id' },
-          ExpressionAttributeValues: { ':until': now + seconds, ':rid': rewardId, ':now': now },
+          ExpressionAttributeValues: { ':rid': rewardId, ...values },
         },
       },
     ]);
@@ -101,63 +110,42 @@ export async function claimCredit(accountId: string, referralId: string, index: 
   }
 }
 
+/** Takes the right to apply credit reward `index` for `seconds`; false if it is applied or held by another worker. */
+export async function claimCredit(accountId: string, referralId: string, index: number, rewardId: string, seconds: number): Promise<boolean> {
+  const now = Math.floor(Date.now() / 1000);
+  return updateReward(
+    accountId,
+    referralId,
+    index,
+    rewardId,
+    (r) => `SET ${r}.claim_until = :until`,
+    (r) => `attribute_not_exists(${r}.modifier_id) AND (attribute_not_exists(${r}.claim_until) OR ${r}.claim_until < :now)`,
+    { ':until': now + seconds, ':now': now },
+  );
+}
+
 /** Records where a credit was applied and releases the claim. */
 export async function recordCreditApplied(accountId: string, referralId: string, index: number, rewardId: string, modifierId: number, subscriptionId: number): Promise<void> {
-  const r = rewardPath(index);
-  await transact([
-    {
-      Update: {
-        TableName: tableName(),
-        Key: keys.referral(accountId, referralId),
-        UpdateExpression: `SET ${r}.modifier_id = :m, ${r}.credit_subscription_id = :s REMOVE ${r}.claim_until`,
-        ConditionExpression: `${r}.#id = :rid`,
-        ExpressionAttributeNames: { '#rw': 'rewards', '#id': 'id' },
-        ExpressionAttributeValues: { ':m': modifierId, ':s': subscriptionId, ':rid': rewardId },
-      },
-    },
-  ]);
+  const done = await updateReward(
+    accountId,
+    referralId,
+    index,
+    rewardId,
+    (r) => `SET ${r}.modifier_id = :m, ${r}.credit_subscription_id = :s REMOVE ${r}.claim_until`,
+    () => '',
+    { ':m': modifierId, ':s': subscriptionId },
+  );
+  // The referral was deleted meanwhile: the modifier stays at the provider, found again by its description.
+  if (!done) console.warn(JSON.stringify({ level: 'warn', message: 'credit applied but its referral changed', referral_id: referralId, modifier_id: modifierId }));
 }
 
 /** Gives a claim back early (after a failed provider call) so a retry need not wait for it to expire. */
 export async function releaseCreditClaim(accountId: string, referralId: string, index: number, rewardId: string): Promise<void> {
-  const r = rewardPath(index);
-  try {
-    await transact([
-      {
-        Update: {
-          TableName: tableName(),
-          Key: keys.referral(accountId, referralId),
-          UpdateExpression: `REMOVE ${r}.claim_until`,
-          ConditionExpression: `${r}.#id = :rid AND attribute_not_exists(${r}.modifier_id)`,
-          ExpressionAttributeNames: { '#rw': 'rewards', '#id': 'id' },
-          ExpressionAttributeValues: { ':rid': rewardId },
-        },
-      },
-    ]);
-  } catch (err) {
-    if (!(err instanceof ConditionsFailedError)) throw err;
-  }
+  await updateReward(accountId, referralId, index, rewardId, (r) => `REMOVE ${r}.claim_until`, (r) => `attribute_not_exists(${r}.modifier_id)`);
 }
 
 /** Every referral made by a member (GSI1, eventually consistent), for applying pending credits. */
 export async function referralsOfMember(accountId: string, memberId: string): Promise<Referral[]> {
-  const referrals: Referral[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: GSI1,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.referralsByMember(accountId, memberId) },
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const r = toReferral(item);
-      if (r) referrals.push(r);
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return referrals;
+  const items = await queryAll({ partitionValue: keys.referralsByMember(accountId, memberId), index: GSI1 });
+  return items.map((item) => toReferral(item)).filter((r): r is Referral => r !== null);
 }

@@ -2,12 +2,12 @@
 // written only by `saveSubscription` (the webhook worker and background sync use it; tests too).
 // Counters per status are kept in the same transaction as the item so `count` stays exact.
 import { NotFoundError } from '../domain/errors';
-import type { Subscription } from '../domain/models';
+import type { Payment, Subscription } from '../domain/models';
 import type { SubscriptionStatus } from '../schemas/query';
 import { tableName } from './client';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
-import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, RaceLostError, readCounter, transact, withRetries, type TransactItem } from './ops';
+import { batchGet, ConditionsFailedError, queryAll, counterUpdate, getItem, lookup, RaceLostError, readCounter, transact, withRetries, type TransactItem } from './ops';
 import { queryPage, type PageRequest } from './pagination';
 import { ALERT_MARKER_DAYS, GSI1, GSI2, keys, padSubscriptionId, timeKey, TTL_ATTRIBUTE } from './table';
 
@@ -55,17 +55,7 @@ class StaleSubscriptionError extends RaceLostError {}
 /** Provider fields of a subscription (what webhooks and the background sync may change). */
 export type ProviderFields = Omit<SubscriptionData, 'id' | 'created_at'>;
 
-export interface PaymentData {
-  id: number;
-  subscription_id: number;
-  order_id: string | null;
-  amount: number;
-  currency: string;
-  paid_at: number;
-  status: 'paid' | 'failed' | 'refunded';
-  refund_amount?: number;
-  refund_type?: string;
-}
+export type PaymentData = Payment;
 
 export interface ProviderUpdate {
   subscriptionId: number;
@@ -330,28 +320,13 @@ export async function saveSubscription(accountId: string, data: SubscriptionData
 
 /** Every payment of a subscription (payment-id order). */
 export async function listPayments(accountId: string, subscriptionId: number): Promise<PaymentData[]> {
-  const payments: PaymentData[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.paymentsOf(accountId, subscriptionId) },
-        ConsistentRead: true,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const p = toPayment(item);
-      if (p) {
-        const { version: _v, ...rest } = p;
-        payments.push(rest);
-      }
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return payments;
+  const items = await queryAll({ partitionValue: keys.paymentsOf(accountId, subscriptionId), consistent: true });
+  return items.flatMap((item) => {
+    const p = toPayment(item);
+    if (!p) return [];
+    const { version: _v, ...rest } = p;
+    return [rest];
+  });
 }
 
 const PLAN_CACHE_SECONDS = 24 * 3600;
