@@ -24,6 +24,8 @@ export interface Route {
   queues?: QueueName[];
   /** Whether the handler reads the provider's secret settings (vendor auth code); others are denied. */
   providerSecrets?: boolean;
+  /** Lambda timeout when the default (10 s) is not enough; API Gateway gives up at 30 s. */
+  timeoutSeconds?: number;
   /** How callers authenticate: an API key (default) or the provider's signature in the body. */
   auth?: 'api-key' | 'provider-signature';
 }
@@ -36,6 +38,9 @@ export const routes: readonly Route[] = [
   {
     name: 'ConvertReferral',
     method: 'POST',
+    // Usually one provider call; when the subscription's webhook is late, up to four (order, users,
+    // deleted users, plan) at PROVIDER_TIMEOUT_MS (4 s) each.
+    timeoutSeconds: 25,
     path: '/referrals/{id}/conversion/',
     entry: 'functions/referrals/convert.ts',
     table: 'write',
@@ -45,6 +50,7 @@ export const routes: readonly Route[] = [
   {
     name: 'ConvertReferralV1',
     method: 'POST',
+    timeoutSeconds: 25,
     path: '/v1/referrals/{id}/conversion/',
     entry: 'functions/referrals/convert.ts',
     table: 'write',

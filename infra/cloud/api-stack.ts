@@ -113,6 +113,7 @@ export class RefloopApiStack extends Stack {
       const fn = new RefloopFunction(this, route.name, {
         entry: route.entry,
         description: `${route.method} ${route.path}`,
+        ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
       }).bindTable(props.table, route.table);
       this.functions.set(route.name, fn);
       this.api.addRoutes({

@@ -114,7 +114,7 @@ describe('API stack', () => {
       Architectures: ['arm64'],
       Handler: 'index.handler',
       MemorySize: 512,
-      Timeout: 10,
+      Timeout: route.timeoutSeconds ?? 10,
       Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps', TABLE_NAME: expect.anything() } },
     });
     const [apiRoute] = Object.values(
