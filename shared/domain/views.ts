@@ -27,7 +27,16 @@ export function subscriptionView(s: Subscription) {
     email: s.email,
     next_bill_date: s.next_bill_date,
     last_bill_date: s.last_bill_date,
-    plan: { ...s.plan },
+    // Stored as a DynamoDB map (unordered): written out in the specification's order.
+    plan: {
+      id: s.plan.id,
+      name: s.plan.name,
+      amount: s.plan.amount,
+      currency: s.plan.currency,
+      interval: s.plan.interval,
+      frequency: s.plan.frequency,
+      descriptor: s.plan.descriptor,
+    },
   };
 }
 

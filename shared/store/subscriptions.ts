@@ -200,7 +200,7 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
             plan: fields.plan as Subscription['plan'],
           }
         : null;
-    const changed = merged !== null && (!previous || JSON.stringify(merged) !== JSON.stringify(providerFieldsOf(previous)));
+    const changed = merged !== null && (!previous || canonical(merged) !== canonical(providerFieldsOf(previous)));
     if (newer && merged && changed) {
       const version = Number(existing?.version ?? 0);
       const createdMs = previous
@@ -300,6 +300,13 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
     }
     return { duplicate: false, subscriptionWritten, paymentChanged, statusChanged, subscription, referralId };
   }, (err) => err instanceof StaleSubscriptionError, 8);
+}
+
+/** JSON with sorted keys: DynamoDB maps come back in any key order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
 }
 
 function definedOnly<T extends object>(o: T): Partial<T> {
