@@ -17,6 +17,8 @@ module.exports = {
   transformIgnorePatterns: ['node_modules/(?!(@middy)/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  // Fails any test file in which a Scan or a Select=COUNT query ran through the store's clients.
+  setupFilesAfterEnv: ['<rootDir>/test/support/no-scan.ts'],
   // The summary reporter ends the run with a plain "N passed, N failed" line for CI.
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 30_000,

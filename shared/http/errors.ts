@@ -22,13 +22,19 @@ const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPI
 
 /** True for failures of a dependency that a later retry may not see (throttling, outage, network). */
 export function isTransient(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  const e = err as Error & { code?: string; $retryable?: unknown; $metadata?: { httpStatusCode?: number } };
-  if (TRANSIENT_NAMES.has(e.name)) return true;
+  // Duck-typed, not `instanceof Error`: a socket error raised by Node itself comes from another realm
+  // than the SDK when the code runs in a VM context (Jest), and must still count as a network failure.
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { name?: string; code?: string; $retryable?: unknown; $metadata?: { httpStatusCode?: number; attempts?: number } };
+  if (e.name !== undefined && TRANSIENT_NAMES.has(e.name)) return true;
   if (e.code && TRANSIENT_CODES.has(e.code)) return true;
   if (e.$retryable) return true;
   const status = e.$metadata?.httpStatusCode;
   if (status !== undefined && status >= 500) return true;
+  // The SDK gave up after its attempts without any HTTP answer (connection reset, refused, timed out).
+  // Across realms its retry middleware wraps the network error into a plain Error that keeps only the
+  // text ("AWS SDK error wrapper for TimeoutError: socket hang up"): no name, no code, no status.
+  if (e.$metadata?.attempts !== undefined && status === undefined) return true;
   if (e.name === 'TransactionCanceledException') {
     const reasons = (e as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
     return reasons.some((r) => r.Code === 'TransactionConflict' || r.Code === 'ThrottlingError');

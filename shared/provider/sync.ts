@@ -3,9 +3,10 @@
 // subscription is assigned to a converted referral and a payment or its status changed, a reward
 // evaluation is queued (the reward worker is idempotent, so queuing it again is harmless).
 //
-// On duplicate input (same alert_id): nothing is written; the reward evaluation is queued again in case
-// the first delivery crashed between its commit and its send. On out-of-order input (event_time older
-// than the stored state): the subscription is left alone, but a payment it carries is still recorded.
+// On duplicate input (same alert_id): nothing is written; the reward evaluation is queued again (for an
+// alert with a payment or a status) in case the first delivery crashed between its commit and its send.
+// On out-of-order input (event_time older than the stored state): the subscription is left alone, but a
+// payment it carries is still recorded.
 // On failure (DynamoDB or SQS down): the error propagates, the record is retried by SQS and, after five
 // receives, parked in the DLQ (alarmed) — nothing is acknowledged that was not applied.
 import { config } from '../config';
@@ -66,7 +67,11 @@ export async function processPaddleAlert(message: PaddleAlertMessage): Promise<v
     payment_changed: result.paymentChanged,
   });
   if (!result.referralId) return;
-  if (result.duplicate ? payment !== null : result.paymentChanged || result.statusChanged) await evaluate(accountId, result.referralId);
+  // A duplicate may be the redelivery of a first attempt that committed and then failed to queue the
+  // evaluation: queue it again when the alert could have needed one (a payment, or a status change,
+  // which is what completes a commission when the subscription is cancelled).
+  const mayNeedEvaluation = payment !== null || patch.status !== undefined;
+  if (result.duplicate ? mayNeedEvaluation : result.paymentChanged || result.statusChanged) await evaluate(accountId, result.referralId);
 }
 
 // Plan lookups are memoised per container for a minute: a sync page of 200 users on one plan asks once.

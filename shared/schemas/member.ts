@@ -1,12 +1,14 @@
 // Member bodies. `campaign` and `subscription` are `{id}` references or null.
 import * as v from 'valibot';
-import { REQUIRED, email, nullableText, reference, text } from './fields';
+import { REQUIRED, email, nullableText, pythonType, reference, text } from './fields';
 
 export const CODE_PATTERN = /^[A-Za-z0-9_-]+$/;
 
+// A blank id is refused here: downstream an empty campaign id would read as "no campaign" on create and
+// be stored as campaign_id "" on update (after which every referral by that member lost its race: 503).
 const campaignRef = reference(
   (id) => (typeof id === 'string' ? id.trim() : typeof id === 'number' ? String(id) : null),
-  () => 'Not a valid string.',
+  (id) => (typeof id === 'string' ? 'This field may not be blank.' : 'Not a valid string.'),
 );
 
 /** Provider subscription ids are integers; a string of digits is accepted too. */
@@ -15,7 +17,13 @@ export function parseSubscriptionId(id: unknown): number | null {
   return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : null;
 }
 
-const subscriptionRef = reference(parseSubscriptionId, (id) => `Subscription ${String(id)} could not be found`);
+// Only a scalar id is quoted back: String() of a JSON object can throw ({"toString": 1}) or overflow the
+// stack (deeply nested arrays), which made such a body a 500.
+const subscriptionRef = reference(parseSubscriptionId, (id) =>
+  id !== null && typeof id === 'object'
+    ? `Incorrect type. Expected pk value, received ${pythonType(id)}.`
+    : `Subscription ${String(id)} could not be found`,
+);
 
 const fields = {
   identifier: text(100),

@@ -3,6 +3,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
+import { instrument } from './instrumentation';
 
 let raw: DynamoDBClient | undefined;
 let doc: DynamoDBDocumentClient | undefined;
@@ -12,15 +13,20 @@ export interface ClientOptions {
   region: string;
 }
 
-/** Builds a client; local endpoints get dummy credentials so no AWS profile is needed. */
+/**
+ * Builds a client; local endpoints get dummy credentials so no AWS profile is needed. Every client
+ * carries the call recorder (./instrumentation.ts), which does nothing unless a recording is active.
+ */
 export function createDynamoClient({ endpoint, region }: ClientOptions): DynamoDBClient {
   const local = endpoint !== undefined && isLocalEndpoint(endpoint);
-  return new DynamoDBClient({
+  const client = new DynamoDBClient({
     region,
     ...(endpoint ? { endpoint } : {}),
     ...(local ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     maxAttempts: 3,
   });
+  instrument(client);
+  return client;
 }
 
 export function isLocalEndpoint(endpoint: string): boolean {

@@ -8,6 +8,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
 import { db, tableName } from './client';
 import { keys, type CounterName, type Key } from './table';
 
@@ -27,23 +28,55 @@ const CONFLICT_CODES = new Set(['TransactionConflict', 'ThrottlingError', 'Provi
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * A failure after which the transaction may have been applied or not: a 5xx, or no HTTP answer at all
+ * after the SDK's own attempts (connection reset, timeout). Duck-typed: network errors can come from
+ * another realm (see shared/http/errors.ts).
+ */
+function outcomeUnknown(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number; attempts?: number } };
+  if (e.name === 'TransactionInProgressException') return true; // the same token is still being applied
+  const status = e.$metadata?.httpStatusCode;
+  if (status !== undefined) return status >= 500;
+  return e.$metadata?.attempts !== undefined;
+}
+
+/** Extra rounds of the SDK's attempts when the outcome of a transaction is unknown. */
+const UNKNOWN_OUTCOME_ROUNDS = 2;
+
+/**
  * Writes all items atomically. Conflicts with a concurrent transaction are retried with jittered
  * backoff (they mean "try again", not "your condition failed"); failed conditions surface as
  * ConditionsFailedError so the caller can map each to its 4xx.
+ *
+ * Every transaction carries a ClientRequestToken. When its outcome is unknown (a 5xx or no answer
+ * after the SDK's attempts, which reuse the token) it is sent again with the SAME token: DynamoDB then
+ * applies it once, or answers success for the copy it already applied. So a write that landed but
+ * whose answer was lost is not reported as a failure (a 503 whose write happened) and is never
+ * applied twice. A conflict (not applied) is retried with a new token.
  */
 export async function transact(items: TransactItem[], attempts = 6): Promise<void> {
+  let token = randomUUID();
+  let unknownRounds = 0;
   for (let attempt = 1; ; attempt++) {
     try {
-      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      await db().send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: token }));
       return;
     } catch (err) {
       const conflict =
-        (err instanceof Error && (err.name === 'TransactionConflictException' || err.name === 'TransactionInProgressException')) ||
+        (err instanceof Error && err.name === 'TransactionConflictException') ||
         (err instanceof TransactionCanceledException &&
           (err.CancellationReasons ?? []).some((r) => CONFLICT_CODES.has(r.Code ?? '')) &&
           !(err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed'));
       if (conflict && attempt < attempts) {
+        token = randomUUID();
         await pause(Math.random() * 20 * 2 ** attempt);
+        continue;
+      }
+      if (!conflict && outcomeUnknown(err) && unknownRounds < UNKNOWN_OUTCOME_ROUNDS) {
+        unknownRounds++;
+        attempt--; // not a conflict: does not use up the conflict retries
+        await pause(25 + Math.random() * 50 * 2 ** unknownRounds);
         continue;
       }
       if (err instanceof TransactionCanceledException && !conflict) {

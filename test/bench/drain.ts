@@ -1,0 +1,197 @@
+// Webhook drain: a burst of signed alerts posted as fast as the intake takes them, then the time until
+// the subscription-sync worker has applied every one, and a check that none was lost.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createAccount } from '../../shared/store/accounts';
+import { batchGet, lookup, readCounter } from '../../shared/store/ops';
+import { saveProviderSettings } from '../../shared/store/provider';
+import { keys, type Key } from '../../shared/store/table';
+import { checkoutAlerts } from './alerts';
+import type { CpuSample } from './cpu';
+import type { BenchRuntime } from './harness';
+import { waitForQueue } from './load';
+import type { LoadFigures } from './load-client';
+import { median, progress } from './stats';
+
+export interface DrainRun {
+  alerts: number;
+  /** From the first POST until the last answer. */
+  postSeconds: number;
+  postRate: number;
+  post: LoadFigures;
+  /** From the first POST until every alert was applied (queue empty, every effect verified). */
+  appliedSeconds: number;
+  appliedRate: number;
+  /** From the last answer until applied: the backlog the worker still had when posting ended. */
+  tailSeconds: number;
+  /** Most messages waiting in provider-events at one time (sampled). */
+  peakBacklog: number;
+  /** CPU ms per alert, from the first POST until applied. */
+  cpu: CpuSample;
+  dlq: number;
+  missing: { subscriptions: number; payments: number; markers: number; notActive: number };
+  /** Alerts the intake did not answer 2xx (Paddle would retry them). */
+  rejected: number;
+  /** Alerts answered 200 whose effect is not in the table: lost. */
+  lost: number;
+}
+
+export interface DrainSection {
+  alerts: number;
+  checkouts: number;
+  connections: number;
+  runs: DrainRun[];
+  signSeconds: number;
+  median: { postSeconds: number; postRate: number; appliedSeconds: number; appliedRate: number; p50: number; p99: number };
+  lostTotal: number;
+}
+
+/** Looks every key up (BatchGet, 100 at a time, in parallel chunks): the keys not found. */
+async function missingKeys(wanted: Key[]): Promise<Key[]> {
+  const missing: Key[] = [];
+  for (let i = 0; i < wanted.length; i += 1000) {
+    const slice = wanted.slice(i, i + 1000);
+    const chunks: Key[][] = [];
+    for (let j = 0; j < slice.length; j += 100) chunks.push(slice.slice(j, j + 100));
+    const found = await Promise.all(chunks.map((c) => batchGet(c)));
+    chunks.forEach((c, n) => {
+      for (const k of c) if (!lookup(found[n] as Map<string, Record<string, unknown>>, k)) missing.push(k);
+    });
+  }
+  return missing;
+}
+
+export async function measureDrain(
+  bench: BenchRuntime,
+  workDir: string,
+  o: {
+    checkouts: number;
+    connections: number;
+    /** At most this many runs. */
+    runs: number;
+    timeoutMs: number;
+    /** Asked after each run but the last: whether another one fits (the bench's time budget). */
+    another?: (lastRunSeconds: number) => boolean;
+  },
+): Promise<DrainSection> {
+  const rt = bench.runtime;
+  const runs: DrainRun[] = [];
+  let signSeconds = 0;
+  let lastRunSeconds = 0;
+  // Ids far from the emulator's own (subscriptions 70001+, payments 80001+, alerts 1000000001+).
+  let subscriptionSeq = 5_000_001;
+  let alertSeq = 3_000_000_001;
+
+  for (let run = 1; run <= o.runs; run++) {
+    const runStarted = performance.now();
+    if (run > 1 && o.another && !o.another(lastRunSeconds)) break;
+    // A fresh account per run, wired to the emulator like the demo account: its counters start at 0.
+    const { account } = await createAccount({ name: `Bench drain ${run}`, plan: 'regular' });
+    const accountId = account.accountId;
+    await saveProviderSettings(accountId, {
+      vendorId: rt.paddle.vendorId,
+      authCode: rt.paddle.authCode,
+      publicKey: rt.paddle.publicKeyPem,
+      vendorsApiUrl: rt.paddle.vendorsApiUrl,
+      checkoutApiUrl: rt.paddle.checkoutApiUrl,
+    });
+
+    progress(`drain: run ${run}/${o.runs}: signing ${o.checkouts * 2} alerts (${o.checkouts} checkouts: subscription_created + subscription_payment_succeeded)`);
+    const t = performance.now();
+    const bodies: string[] = [];
+    const subscriptions: Array<{ subscriptionId: number; paymentId: number; alertIds: [number, number] }> = [];
+    for (let i = 0; i < o.checkouts; i++) {
+      const subscriptionId = subscriptionSeq++;
+      const ids = { alertId: alertSeq, subscriptionId, paymentId: subscriptionId + 10_000_000, userId: subscriptionId + 20_000_000, orderNumber: subscriptionId };
+      alertSeq += 2;
+      bodies.push(...checkoutAlerts(rt.paddle.sign, ids));
+      subscriptions.push({ subscriptionId, paymentId: ids.paymentId, alertIds: [ids.alertId, ids.alertId + 1] });
+    }
+    signSeconds += (performance.now() - t) / 1000;
+    const file = join(workDir, `drain-${run}.txt`);
+    writeFileSync(file, bodies.join('\n') + '\n');
+
+    await waitForQueue(bench, 'provider-events', 120_000);
+    const dlqBefore = await bench.queues.depth('provider-events-dlq');
+    progress(`drain: run ${run}/${o.runs}: posting ${bodies.length} alerts with ${o.connections} connections`);
+    const cpuFrom = bench.cpu.sample();
+    const started = performance.now();
+    let posted: LoadFigures | undefined;
+    let postSeconds = 0;
+    const posting = bench.load
+      .run({
+        url: rt.url,
+        connections: o.connections,
+        amount: bodies.length,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        scenario: { kind: 'form-bodies', path: `/webhooks/paddle/${accountId}/`, bodiesFile: file },
+      })
+      .then((f) => {
+        posted = f;
+        postSeconds = (performance.now() - started) / 1000;
+      });
+
+    // Applied = every alert posted and answered, and the queue holds nothing (a record is deleted only
+    // after the worker applied it; a failing one stays in flight, then moves to the DLQ).
+    let peakBacklog = 0;
+    const deadline = started + o.timeoutMs;
+    for (;;) {
+      const depth = await bench.queues.depth('provider-events');
+      peakBacklog = Math.max(peakBacklog, depth);
+      if (posted && depth === 0) break;
+      if (performance.now() > deadline) throw new Error(`drain: not applied within ${o.timeoutMs / 1000} s (queue ${depth})`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await posting;
+    const appliedSeconds = (performance.now() - started) / 1000;
+    const cpu = bench.cpu.since(cpuFrom, bodies.length);
+    const figures = posted as LoadFigures;
+
+    // None lost: every subscription, payment and alert marker is in the table, and the DLQ got nothing.
+    progress(`drain: run ${run}/${o.runs}: verifying every alert's effect`);
+    const dlq = (await bench.queues.depth('provider-events-dlq')) - dlqBefore;
+    const missingSubs = await missingKeys(subscriptions.map((s) => keys.subscription(accountId, s.subscriptionId)));
+    const missingPayments = await missingKeys(subscriptions.map((s) => keys.payment(accountId, s.subscriptionId, s.paymentId)));
+    const missingMarkers = await missingKeys(subscriptions.flatMap((s) => s.alertIds.map((a) => keys.alert(accountId, String(a)))));
+    const active = await readCounter(accountId, 'subscriptions#active');
+    const missing = {
+      subscriptions: missingSubs.length,
+      payments: missingPayments.length,
+      markers: missingMarkers.length,
+      notActive: o.checkouts - active,
+    };
+    runs.push({
+      alerts: bodies.length,
+      postSeconds,
+      postRate: figures.ok / postSeconds,
+      post: figures,
+      appliedSeconds,
+      appliedRate: bodies.length / appliedSeconds,
+      tailSeconds: appliedSeconds - postSeconds,
+      peakBacklog,
+      cpu,
+      dlq,
+      missing,
+      rejected: figures.requests - figures.ok,
+      lost: missingMarkers.length,
+    });
+    lastRunSeconds = (performance.now() - runStarted) / 1000;
+  }
+
+  return {
+    alerts: o.checkouts * 2,
+    checkouts: o.checkouts,
+    connections: o.connections,
+    runs,
+    signSeconds,
+    median: {
+      postSeconds: median(runs.map((r) => r.postSeconds)),
+      postRate: median(runs.map((r) => r.postRate)),
+      appliedSeconds: median(runs.map((r) => r.appliedSeconds)),
+      appliedRate: median(runs.map((r) => r.appliedRate)),
+      p50: median(runs.map((r) => r.post.p50)),
+      p99: median(runs.map((r) => r.post.p99)),
+    },
+    lostTotal: runs.reduce((s, r) => s + r.lost + r.dlq + r.rejected, 0),
+  };
+}

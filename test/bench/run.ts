@@ -1,0 +1,132 @@
+// `npm run bench`: bundle sizes and init times, load on the local runtime beside raw DynamoDB Local,
+// and the webhook drain; prints the headline figures and writes BENCHMARKS.md. Exits non-zero when a
+// hard budget fails (a bundle over 350 KB, the stack's bundle options drifted from function.ts, an alert
+// lost, a section that could not run), after writing the file. Not part of `npm test`.
+//
+// Settings (environment): BENCH_CONNECTIONS (10), BENCH_SECONDS per run (5), BENCH_RUNS (3),
+// BENCH_WARMUP_SECONDS (2), BENCH_DRAIN_CHECKOUTS (2500 = 5,000 alerts), BENCH_DRAIN_RUNS (up to 3 while
+// the total stays under BENCH_BUDGET_SECONDS, 290), BENCH_SKIP (comma list of bundles,load,drain).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { measureBundles, REPO_ROOT, type BundleSection } from './bundles';
+import { measureDrain, type DrainSection } from './drain';
+import { startBenchRuntime, type BenchRuntime } from './harness';
+import { measureLoad, type LoadSection } from './load';
+import { describeMachine } from './machine';
+import { renderReport, verdicts, type Report } from './report';
+import { kb, ms, num, pct, progress } from './stats';
+
+function setting(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+async function main(): Promise<number> {
+  const started = performance.now();
+  const elapsed = () => (performance.now() - started) / 1000;
+  const skip = new Set((process.env.BENCH_SKIP ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  const connections = setting('BENCH_CONNECTIONS', 10);
+  const budgetSeconds = setting('BENCH_BUDGET_SECONDS', 290);
+  const machine = describeMachine();
+  progress(`${machine.cores} cores, ${machine.node}, ${machine.java}, load average ${num(machine.loadAtStart, 2)}`);
+  const workDir = mkdtempSync(join(tmpdir(), 'refloop-bench-'));
+
+  let bundles: BundleSection | null = null;
+  let load: LoadSection | null = null;
+  let drain: DrainSection | null = null;
+  let serviceLog: Report['serviceLog'] = null;
+  const errors: string[] = [];
+
+  if (!skip.has('bundles')) {
+    try {
+      bundles = await measureBundles(workDir);
+    } catch (err) {
+      errors.push(`bundles: ${message(err)}`);
+    }
+  }
+
+  if (!skip.has('load') || !skip.has('drain')) {
+    let bench: BenchRuntime | undefined;
+    try {
+      progress('starting the local runtime (DynamoDB Local, local SQS, pollers, Paddle emulator, gateway)');
+      bench = await startBenchRuntime(workDir);
+      if (!skip.has('load')) {
+        try {
+          load = await measureLoad(bench, workDir, {
+            connections,
+            seconds: setting('BENCH_SECONDS', 5),
+            warmupSeconds: setting('BENCH_WARMUP_SECONDS', 2),
+            runs: setting('BENCH_RUNS', 3),
+          });
+        } catch (err) {
+          errors.push(`load: ${message(err)}`);
+        }
+      }
+      if (!skip.has('drain')) {
+        const fixedRuns = process.env.BENCH_DRAIN_RUNS ? setting('BENCH_DRAIN_RUNS', 1) : null;
+        try {
+          drain = await measureDrain(bench, workDir, {
+            checkouts: setting('BENCH_DRAIN_CHECKOUTS', 2500),
+            connections,
+            runs: fixedRuns ?? 3,
+            timeoutMs: 600_000,
+            // Another run only if it fits the time budget (with a margin for stopping and the report).
+            another: (last) => fixedRuns !== null || elapsed() + last + 10 < budgetSeconds,
+          });
+        } catch (err) {
+          errors.push(`drain: ${message(err)}`);
+        }
+      }
+    } catch (err) {
+      errors.push(`local runtime: ${message(err)}`);
+    } finally {
+      await bench?.stop().catch((err: unknown) => errors.push(`stopping the local runtime: ${message(err)}`));
+      if (bench) serviceLog = { counts: bench.logs.counts, firstErrors: bench.logs.firstErrors };
+    }
+  }
+  rmSync(workDir, { recursive: true, force: true });
+
+  const report: Report = { machine, loadAtEnd: loadavg()[0] ?? 0, totalSeconds: elapsed(), bundles, load, drain, errors, serviceLog };
+  const file = join(REPO_ROOT, 'BENCHMARKS.md');
+  writeFileSync(file, renderReport(report));
+
+  // Headline figures.
+  const out = (s: string) => process.stdout.write(`${s}\n`);
+  out('');
+  if (bundles) {
+    const biggest = bundles.results.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+    const slowest = bundles.results.reduce((a, b) => (b.overheadMs > a.overheadMs ? b : a));
+    out(`bundles: largest ${kb(biggest.bytes)} (${biggest.entry}); empty handler init ${ms(bundles.empty.initMs)}; largest init overhead ${ms(slowest.overheadMs)} (${slowest.entry})`);
+  }
+  if (load) {
+    const rawGet = load.raw.GetItem.opsPerSecond;
+    for (const s of load.scenarios) {
+      out(`load: ${s.name}: ${num(s.figures.rps)} req/s (${pct(s.figures.rps / rawGet)} of raw GetItem), p50 ${ms(s.figures.p50)}, p99 ${ms(s.figures.p99)}`);
+    }
+    for (const [name, x] of Object.entries(load.raw)) out(`raw DynamoDB Local ${name}: ${num(x.opsPerSecond)} ops/s, p50 ${ms(x.p50)}`);
+  }
+  if (drain) {
+    out(
+      `drain: ${num(drain.alerts)} alerts posted in ${num(drain.median.postSeconds, 1)} s (${num(drain.median.postRate)}/s), all applied after ${num(drain.median.appliedSeconds, 1)} s (${num(drain.median.appliedRate)}/s), ${drain.runs.length} run(s); lost ${drain.lostTotal}`,
+    );
+  }
+  const v = verdicts(report);
+  for (const m of v.missed) out(`missed: ${m}`);
+  for (const f of v.hardFailures) out(`FAILED: ${f}`);
+  out(`wrote ${file} in ${num(elapsed())} s`);
+  return v.hardFailures.length > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,733 @@
+// Bad input, generated (issue 4, item 4). Thousands of fast-check requests over every route of
+// functions/routes.ts - wrong types, missing and extra fields, huge strings, unicode (lone surrogates,
+// NUL), invalid JSON, invalid UTF-8, wrong content types, bad cursors and filters, odd paths and
+// methods, bad credentials, forged webhook alerts - sent through the in-process gateway. For every
+// answer: never a 5xx; X-Request-Id; a JSON body (but 204); every 4xx body in the contract's shape
+// (`{"detail": "..."}` or `{"<field>": ["...", ...]}`); and the statuses the contract fixes where the
+// request alone decides them (401, 413, 415, the webhook's 403/404). The data must not change under
+// rejected requests: the two accounts' items are read (uninstrumented Scan) before and after each batch.
+//
+// http.test.ts holds the hand-written cases of the same rules; this file only generates.
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import fc from 'fast-check';
+import { findRoute, routes, type Route } from '../../functions/routes';
+import { saveProviderSettings } from '../../shared/store/provider';
+import { api, type ApiResponse } from '../support/api';
+import { closeVerificationClient, verificationClient } from '../support/dynamo-calls';
+import { newAccount } from '../support/fixtures';
+
+const MAX_BODY = 64 * 1024;
+const BATCH = 15;
+const RUNS = 140; // RUNS * BATCH >= 2,000 requests
+
+// ---- fixtures -----------------------------------------------------------------------------------
+
+interface Fixture {
+  accountId: string;
+  key: string;
+  campaigns: string[];
+  members: { id: string; code: string; identifier: string; email: string }[];
+  referrals: { id: string; user: string }[];
+  cursors: string[];
+}
+
+/** The account the requests are sent to (no provider settings: a conversion can never reach a provider). */
+let A: Fixture;
+/** Another account: its ids are used with A's key (cross-tenant), its webhook has a public key. */
+let B: Fixture;
+
+async function must(res: Promise<ApiResponse>, status: number): Promise<ApiResponse> {
+  const r = await res;
+  if (r.status !== status) throw new Error(`fixture request answered ${r.status}: ${r.text}`);
+  return r;
+}
+
+async function fixture(tag: string): Promise<Fixture> {
+  const { accountId, apiKey: key } = await newAccount('small');
+  const campaigns: string[] = [];
+  for (const name of [`${tag} one`, `${tag} two`]) {
+    campaigns.push((await must(api('POST', '/v1/campaigns/', { key, body: { name, allows_credit: true, credit_amount: '5.00' } }), 201)).body.id);
+  }
+  const members: Fixture['members'] = [];
+  for (const [i, campaign] of [campaigns[0], null, campaigns[1]].entries()) {
+    const body = { identifier: `${tag}-member-${i}`, email: `${tag}-${i}@example.com`, ...(campaign ? { campaign: { id: campaign } } : {}) };
+    const m = (await must(api('POST', '/v1/members/', { key, body }), 201)).body;
+    members.push({ id: m.id, code: m.code, identifier: m.identifier, email: m.email });
+  }
+  const referrals: Fixture['referrals'] = [];
+  for (const [i, member] of [members[0], members[1], members[0]].entries()) {
+    const user = `${tag}-user-${i}`;
+    const r = (await must(api('POST', '/v1/referrals/', { key, body: { user_identifier: user, member_code: member?.code } }), 200)).body;
+    referrals.push({ id: r.id, user });
+  }
+  const cursors: string[] = [];
+  for (const list of ['/v1/referrals/', '/v1/members/', '/v1/campaigns/', `/v1/referrals/?member=${members[0]?.id}`, `/v1/members/?campaign=${campaigns[0]}`]) {
+    const page = (await must(api('GET', `${list}${list.includes('?') ? '&' : '?'}page_size=1`, { key }), 200)).body;
+    for (const link of [page.next, page.previous]) {
+      if (typeof link === 'string') cursors.push(new URL(link).searchParams.get('cursor') ?? '');
+    }
+  }
+  return { accountId, key, campaigns, members, referrals, cursors };
+}
+
+const signedAlerts = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'paddle', 'signed-alerts.json'), 'utf8')) as {
+  public_key: string;
+  alerts: Record<string, { verifies: boolean; fields: Record<string, string> }>;
+};
+
+beforeAll(async () => {
+  [A, B] = await Promise.all([fixture('a'), fixture('b')]);
+  // B's webhook verifies alerts; its provider URLs are a closed port (never called: nothing here verifies).
+  await saveProviderSettings(B.accountId, {
+    vendorId: 1,
+    authCode: 'not-a-real-auth-code',
+    publicKey: signedAlerts.public_key,
+    vendorsApiUrl: 'http://127.0.0.1:9/api',
+    checkoutApiUrl: 'http://127.0.0.1:9/api',
+  });
+}, 60_000);
+
+afterAll(() => {
+  closeVerificationClient();
+});
+
+// ---- snapshots (uninstrumented Scan, test-only) ----------------------------------------------------
+
+/** The items of each account (pk `A#<acct>...`) as sorted canonical JSON, read in one Scan. */
+async function snapshot(accountIds: string[]): Promise<string[][]> {
+  const out: string[][] = accountIds.map(() => []);
+  const names = accountIds.map((_, i) => `:a${i}`);
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await verificationClient().send(
+      new ScanCommand({
+        TableName: process.env.TABLE_NAME,
+        FilterExpression: names.map((n) => `begins_with(pk, ${n})`).join(' OR '),
+        ExpressionAttributeValues: Object.fromEntries(accountIds.map((id, i) => [names[i], `A#${id}`])),
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const owner = accountIds.findIndex((id) => String(item.pk).startsWith(`A#${id}`));
+      out[owner]?.push(canonical(item));
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out.map((items) => items.sort());
+}
+
+/** JSON with sorted keys (DynamoDB maps come back in any order). */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value instanceof Set) return `set(${[...value].map(canonical).sort().join(',')})`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value as object).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'undefined';
+}
+
+// ---- generators ---------------------------------------------------------------------------------
+
+/** Odd characters: lone surrogates, NUL, BOM, bidi override, noncharacters, an astral emoji, a combining mark. */
+const oddChar = fc.constantFrom('\ud800', '\udfff', '\u0000', '\ufeff', '\u202e', '\uffff', '\ufffe', '😀', 'e\u0301', '\r\n', '\t', '"', '\\', '%', '/', '..', '#', '?', '&', '=', '+');
+const unicodeText = fc
+  .array(fc.oneof(fc.string({ unit: 'binary', maxLength: 8 }), oddChar, fc.string({ unit: 'grapheme', maxLength: 6 })), { maxLength: 8 })
+  .map((parts) => parts.join(''));
+const hugeText = fc
+  .record({ size: fc.integer({ min: 66_000, max: 120_000 }), ch: fc.constantFrom('x', 'é', '😀', '\u0000', ' ') })
+  .map(({ size, ch }) => ch.repeat(Math.ceil(size / Buffer.byteLength(ch))));
+const longText = fc.integer({ min: 90, max: 400 }).chain((n) => fc.constantFrom('a'.repeat(n), 'é'.repeat(n), '😀'.repeat(n), `${'a'.repeat(n)}@example.com`));
+const oddScalar = fc.constantFrom<unknown>(
+  null, true, false, 0, -1, -0, 1.5, 0.001, 1e21, -1e21, 1e300, 9007199254740993, 2 ** 53, 123456789012,
+  '', ' ', '\t\n', '0', '-0', '-1', '1e2', '1E400', 'NaN', 'Infinity', '-Infinity', '0x10', '0b1', '1_000', '١٢٣', '１２',
+  '12.345', '99999999.99', '100000000.00', '12345678901', '.5', '5.', '+5', ' 7 ', 'true', 'True', 'yes', 'null', 'None',
+  'USD', 'usd', 'XXX', 'EURO', 'a@b', 'a@b.co', ' a@B.Co ', '@', 'x'.repeat(101), 'ABC-def_123', 'bad code!', 'trialing',
+);
+const objectLike = fc.constantFrom<unknown>(
+  {}, { id: null }, { id: '' }, { id: '   ' }, { id: 5 }, { id: -3 }, { id: 1.5 }, { id: true }, { id: [] }, { id: {} },
+  { id: { toString: 1 } }, { id: { valueOf: {}, toString: {} } }, { toString: 1 }, { valueOf: 'x' }, [1, 2], [[[]]], [null], ['a'],
+  { id: '0badc0de' }, { id: 'ffffffff' }, { id: '../../etc' }, { id: '%00' }, { id: '\u0000' }, { id: '\ud800' },
+);
+/** Values that are valid somewhere (ids, codes), so some requests pass validation and reach the store. */
+const meaningful = fc.constantFrom(0, 1, 2).chain((i) =>
+  fc.constantFrom<unknown>(
+    A.campaigns[i % 2], { id: A.campaigns[i % 2] }, { id: B.campaigns[i % 2] }, A.members[i]?.code, B.members[i]?.code,
+    A.members[i]?.identifier, A.members[i]?.email, A.referrals[i]?.user, B.referrals[i]?.user, A.members[i]?.id, A.referrals[i]?.id,
+  ),
+);
+const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
+  { arbitrary: oddScalar, weight: 6 },
+  { arbitrary: objectLike, weight: 3 },
+  { arbitrary: unicodeText, weight: 4 },
+  { arbitrary: longText, weight: 2 },
+  { arbitrary: meaningful, weight: 3 },
+  { arbitrary: fc.jsonValue({ maxDepth: 3 }), weight: 3 },
+  { arbitrary: fc.double(), weight: 1 },
+);
+
+const FIELDS: Record<string, string[]> = {
+  CreateCampaign: ['name', 'allows_credit', 'credit_amount', 'credit_currency', 'allows_commission', 'commission_amount', 'commission_currency', 'commission_months', 'reward_threshold', 'id', 'created_at'],
+  CreateMember: ['identifier', 'email', 'first_name', 'last_name', 'code', 'campaign', 'subscription', 'id', 'stats'],
+  CreateReferral: ['user_identifier', 'member_code', 'id', 'source'],
+  ConvertReferral: ['checkout_id', 'subscription_id'],
+};
+FIELDS.UpdateCampaign = FIELDS.CreateCampaign as string[];
+FIELDS.UpdateMember = FIELDS.CreateMember as string[];
+FIELDS.ConvertReferralV1 = FIELDS.ConvertReferral as string[];
+const fieldsOf = (route: Route) => FIELDS[route.name] ?? ['name', 'id', 'user_identifier', 'identifier'];
+
+/** A JSON object built from the route's fields (any subset, each with an odd value) plus unknown keys. */
+function objectBody(route: Route): fc.Arbitrary<Record<string, unknown>> {
+  const known = fieldsOf(route);
+  return fc
+    .tuple(
+      fc.subarray(known),
+      fc.array(weirdValue, { minLength: known.length, maxLength: known.length }),
+      fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', '')), weirdValue, { maxKeys: 3 }),
+    )
+    .map(([keys, values, extra]) => {
+      const body: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(extra)) Object.defineProperty(body, k, { value: v, enumerable: true, writable: true, configurable: true });
+      keys.forEach((k, i) => {
+        body[k] = values[i];
+      });
+      return body;
+    });
+}
+
+const INVALID_JSON = [
+  '{', '}', '{"a":1,}', "{'a': 1}", '{"a":1}{"b":2}', '{"a" 1}', 'NaN', 'undefined', '\ufeff{}', '{"a":"\\x41"}', '{"a":"\\ud800"}',
+  '{"a":01}', '{"a":.5}', '{"a":+1}', '{"a":1e}', '"unterminated', '{"a":"line\nbreak"}', '//c\n{}', '[1,2', 'tru', 'nul',
+  '{"__proto__":{"name":"x"},"name":{"toString":1}}', '{"name":"a","name":{"toString":1}}',
+];
+
+type RawBody = { kind: string; body: string | Buffer };
+
+function bodyArb(route: Route): fc.Arbitrary<RawBody> {
+  const json = (kind: string) => (v: unknown): RawBody => ({ kind, body: JSON.stringify(v) ?? 'null' });
+  return fc.oneof(
+    { arbitrary: objectBody(route).map(json('object')), weight: 12 },
+    { arbitrary: fc.jsonValue({ maxDepth: 4 }).map(json('json value')), weight: 3 },
+    { arbitrary: fc.constantFrom(...INVALID_JSON).map((body): RawBody => ({ kind: 'invalid json', body })), weight: 2 },
+    { arbitrary: fc.string({ unit: 'binary', maxLength: 60 }).map((body): RawBody => ({ kind: 'text', body })), weight: 2 },
+    {
+      // A valid object cut short.
+      arbitrary: fc.tuple(objectBody(route), fc.nat()).map(([v, n]): RawBody => {
+        const text = JSON.stringify(v);
+        return { kind: 'truncated json', body: text.slice(0, text.length === 0 ? 0 : n % text.length) };
+      }),
+      weight: 2,
+    },
+    {
+      // Bytes that are not UTF-8 (the gateway hands them over base64-encoded), CESU surrogates included.
+      arbitrary: fc
+        .tuple(fc.uint8Array({ minLength: 1, maxLength: 40 }), fc.constantFrom(Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xff, 0xfe]), Buffer.from([0xc3])))
+        .map(([bytes, bad]): RawBody => ({ kind: 'binary', body: Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), bad, Buffer.from('"}')]) })),
+      weight: 1,
+    },
+    {
+      // Over 64 KiB: a huge field value, or padding around a small object.
+      arbitrary: fc.tuple(fc.constantFrom(...fieldsOf(route)), hugeText).map(([field, text]): RawBody => ({ kind: 'huge', body: JSON.stringify({ [field]: text }) })),
+      weight: 2,
+    },
+    {
+      // Deep nesting inside a field (String() of it used to overflow the stack).
+      arbitrary: fc
+        .tuple(fc.constantFrom(...fieldsOf(route), 'campaign', 'subscription'), fc.integer({ min: 100, max: 30_000 }), fc.boolean(), fc.constantFrom('[', '{"id":'))
+        .map(([field, depth, asId, open]): RawBody => {
+          const close = open === '[' ? ']' : '}';
+          const deep = `${open.repeat(depth)}${open === '[' ? '' : '1'}${close.repeat(depth)}`;
+          return { kind: 'deep', body: `{"${field}":${asId ? `{"id":${deep}}` : deep}}` };
+        }),
+      weight: 1,
+    },
+    { arbitrary: fc.constant<RawBody>({ kind: 'empty', body: '' }), weight: 1 },
+  );
+}
+
+const JSON_TYPE = 'application/json';
+const contentType = fc.oneof(
+  { arbitrary: fc.constant<string | undefined>(JSON_TYPE), weight: 10 },
+  {
+    arbitrary: fc.constantFrom<string | undefined>(
+      'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/vnd.api+json', 'application/json;', ' application/json ',
+      'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/json', 'application/jsonx', 'json',
+      '', ' ', '*/*', 'application/xml', 'application/json, text/plain', undefined,
+    ),
+    weight: 4,
+  },
+  { arbitrary: unicodeText.map((t): string | undefined => t), weight: 1 },
+);
+
+/** Whether parseJsonBody accepts the media type. */
+function isJsonType(type: string | undefined): boolean {
+  const media = (type ?? '').trim().split(';')[0]?.trim().toLowerCase() ?? '';
+  return media === JSON_TYPE || /^application\/[a-z0-9.+-]*\+json$/.test(media);
+}
+
+type Auth = { header: string | undefined; valid: boolean };
+const authArb = (): fc.Arbitrary<Auth> =>
+  fc.oneof(
+  { arbitrary: fc.constant(null).map((): Auth => ({ header: `Bearer ${A.key}`, valid: true })), weight: 20 },
+  { arbitrary: fc.constantFrom('bearer', 'Token', 'TOKEN', 'Bearer ').map((s): Auth => ({ header: `${s} ${A.key}`, valid: true })), weight: 1 },
+  {
+    arbitrary: fc
+      .oneof(
+        fc.constantFrom<string | undefined>(undefined, '', '   ', 'Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', `Basic ${A.key}`, `Bearer ${A.key} extra`,
+          `Bearer ${A.key}x`, `Bearer ${A.key.slice(0, -1)}`, `Bearer rfl_live_${'A'.repeat(43)}`, `Bearer ${A.key.toUpperCase()}`, `${A.key}`,
+          `Bearer\u0000${A.key}`, 'Bearer \ud800'),
+        unicodeText.map((t) => `Bearer ${t}`),
+        fc.string({ unit: 'binary', maxLength: 80 }),
+      )
+      .filter((h) => h === undefined || !/^\s*(bearer|token)\s+\S+\s*$/i.test(h) || !h.includes(A.key) || h.includes(`${A.key}x`) || /\S\s+\S+\s+\S/.test(h.trim()) || h.includes(A.key.toUpperCase()))
+      .map((header): Auth => ({ header, valid: false })),
+    weight: 3,
+  },
+);
+
+/** A path segment standing for an id: a real one (of A or B), an unknown one of the right shape, or garbage. */
+function idSegment(kind: 'campaign' | 'member' | 'referral' | 'user' | 'subscription' | 'account', ownIds: boolean): fc.Arbitrary<string> {
+  const own: Record<typeof kind, string[]> = {
+    campaign: A.campaigns,
+    member: A.members.map((m) => m.id),
+    referral: A.referrals.map((r) => r.id),
+    user: A.referrals.map((r) => encodeURIComponent(r.user)),
+    subscription: [],
+    account: [B.accountId],
+  };
+  const foreign: Record<typeof kind, string[]> = {
+    campaign: B.campaigns,
+    member: B.members.map((m) => m.id),
+    referral: B.referrals.map((r) => r.id),
+    user: B.referrals.map((r) => encodeURIComponent(r.user)),
+    subscription: ['1', '424242'],
+    account: [A.accountId],
+  };
+  const garbage = fc.oneof(
+    fc.constantFrom('..', '.', '%2F', '%2e%2e', '%00', '%', '%zz', '%ED%A0%80', '%F0%9F%98%80', '%C0%AF', '0', '-1', '00000000', 'ffffffff',
+      '0'.repeat(32), 'f'.repeat(16), 'A'.repeat(32), 'null', 'undefined', '__proto__', 'constructor', '%20', '+', 'a%2Fb', '9'.repeat(40), '1e3', '0x1f'),
+    fc.integer({ min: 1, max: 4000 }).map((n) => 'a'.repeat(n)),
+    fc.stringMatching(/^[0-9a-f]{8}$|^[0-9a-f]{16}$|^[0-9a-f]{32}$/),
+    unicodeText.filter((t) => t.length > 0).map((t) => {
+      try {
+        return encodeURIComponent(t);
+      } catch {
+        return encodeURIComponent(t.replace(/[\ud800-\udfff]/g, '')) || 'x';
+      }
+    }),
+  );
+  const options: fc.Arbitrary<string>[] = [garbage];
+  if (ownIds && own[kind].length > 0) options.push(fc.constantFrom(...own[kind]), fc.constantFrom(...own[kind]));
+  if (foreign[kind].length > 0) options.push(fc.constantFrom(...foreign[kind]));
+  return fc.oneof(...options);
+}
+
+function segmentKind(route: Route, param: string): Parameters<typeof idSegment>[0] {
+  if (param === 'user_identifier') return 'user';
+  if (param === 'account_id') return 'account';
+  if (route.path.includes('/campaigns/')) return 'campaign';
+  if (route.path.includes('/members/')) return 'member';
+  if (route.path.includes('/subscriptions/')) return 'subscription';
+  return 'referral';
+}
+
+function concretePath(route: Route): fc.Arbitrary<string> {
+  const params = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
+  // A DELETE never gets one of A's real ids: the fixtures must stay (deleting is not bad input).
+  const ownIds = route.method !== 'DELETE';
+  return fc
+    .tuple(fc.tuple(...params.map((p) => idSegment(segmentKind(route, p), ownIds))), fc.boolean())
+    .map(([values, slash]) => {
+      let i = 0;
+      const path = route.path.replace(/\{[^}]+\}/g, () => values[i++] as string);
+      return slash ? path : path.replace(/\/$/, '');
+    });
+}
+
+// ---- query strings ------------------------------------------------------------------------------
+
+const scopeDigest = (scope: string) => createHash('sha256').update(scope).digest('base64url').slice(0, 12);
+const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v), 'utf8').toString('base64url');
+
+function cursorArb(scopes: string[]): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.constantFrom(...A.cursors, ...B.cursors),
+    fc.constantFrom('', ' ', '=', 'null', 'e30', b64('[]'), b64('"x"'), b64('{"d":"n"}'), 'A'.repeat(601), '%', '%ZZ', '..', 'a+b/c=='),
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.jsonValue({ maxDepth: 2 }).map(b64),
+    // Well-formed cursors of the right scope (a client can compute them) with odd contents.
+    fc
+      .record({
+        d: fc.constantFrom<unknown>('n', 'p', 'x', 1, null),
+        k: fc.oneof(unicodeText, longText, fc.constantFrom<unknown>('', ' ', '\u0000', '\ud800', 'z'.repeat(300), '😀'.repeat(150), 'é'.repeat(300), 5, null, ['a'], {})),
+        i: fc.constantFrom<unknown>(undefined, 1, 0, 'x'),
+        s: fc.oneof(fc.constantFrom(...scopes.map(scopeDigest)), fc.constantFrom('', 'xxxxxxxxxxxx')),
+      })
+      .map(b64),
+  );
+}
+
+const pageSizeArb = fc.oneof(
+  fc.constantFrom('', ' ', '0', '-1', '1', '100', '101', '20.0', '1e2', ' 5 ', '5,5', 'abc', '9'.repeat(400), '١٢', '１２', '0x10', '+5', '5 5', 'NaN'),
+  fc.integer().map(String),
+  unicodeText,
+);
+
+function listQuery(route: Route): fc.Arbitrary<string> {
+  const acct = A.accountId;
+  const filter: Record<string, [string, string[]] | undefined> = {
+    ListReferrals: ['member', [`${acct}|referrals`, ...A.members.map((m) => `${acct}|referrals|${m.id}`)]],
+    ListMembers: ['campaign', [`${acct}|members`, ...A.campaigns.map((c) => `${acct}|members|${c}`)]],
+    ListCampaigns: undefined,
+    ListSubscriptions: ['status', [`${acct}|subscriptions`]],
+  };
+  const [filterName, scopes] = filter[route.name] ?? [undefined, [`${acct}|campaigns`]];
+  const filterValue = fc.oneof(
+    fc.constantFrom('', ' ', 'active', 'trialing', 'trialling', 'ACTIVE', 'past-due', '%00', 'x'.repeat(2000), ...A.campaigns, ...B.campaigns, ...A.members.map((m) => m.id), ...B.members.map((m) => m.id)),
+    unicodeText,
+    fc.stringMatching(/^[0-9a-f]{8}$|^[0-9a-f]{32}$/),
+  );
+  const enc = (s: string) => {
+    try {
+      return encodeURIComponent(s);
+    } catch {
+      return s; // a lone surrogate: sent raw
+    }
+  };
+  const param = fc.oneof(
+    pageSizeArb.map((v) => `page_size=${enc(v)}`),
+    cursorArb(scopes ?? [`${acct}|campaigns`]).map((v) => `cursor=${enc(v)}`),
+    cursorArb(scopes ?? [`${acct}|campaigns`]).map((v) => `cursor=${v}`), // unencoded: '+' and '/' change meaning
+    ...(filterName ? [filterValue.map((v) => `${filterName}=${enc(v)}`)] : []),
+    fc.constantFrom('&', '&&', '=', '==', 'a', 'a=1', '%zz=%zz', '%E0%A4=1', 'page_size', 'cursor', 'page_size=1&page_size=2', `${filterName ?? 'x'}=a&${filterName ?? 'x'}=b`, 'toString=1', '__proto__=x', 'constructor=1'),
+    fc.tuple(unicodeText, unicodeText).map(([k, v]) => `${enc(k)}=${enc(v)}`),
+  );
+  return fc.array(param, { minLength: 0, maxLength: 4 }).map((ps) => ps.join('&'));
+}
+
+// ---- requests -----------------------------------------------------------------------------------
+
+interface Req {
+  family: string;
+  method: string;
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  body?: RawBody;
+  auth: Auth;
+  /** The status the contract fixes for this request, when the request alone decides it. */
+  expect?: number;
+}
+
+const BODY_ROUTES = new Set(['CreateReferral', 'ConvertReferral', 'ConvertReferralV1', 'CreateCampaign', 'UpdateCampaign', 'CreateMember', 'UpdateMember']);
+const LIST_ROUTES = new Set(['ListReferrals', 'ListMembers', 'ListCampaigns', 'ListSubscriptions']);
+const apiRoutes = routes.filter((r) => (r.auth ?? 'api-key') === 'api-key');
+const webhookRoute = routes.find((r) => r.auth === 'provider-signature') as Route;
+
+function headersWith(auth: Auth, type: string | undefined, extra: Record<string, string> = {}): Record<string, string> {
+  return { ...(auth.header !== undefined ? { authorization: auth.header } : {}), ...(type !== undefined ? { 'content-type': type } : {}), ...extra };
+}
+
+const byteLength = (b: string | Buffer) => (typeof b === 'string' ? Buffer.byteLength(b, 'utf8') : b.length);
+
+/** The status the body alone decides on a JSON-body route (after authentication), or undefined. */
+function bodyStatus(body: RawBody | undefined, type: string | undefined): number | undefined {
+  if (!body || byteLength(body.body) === 0) return undefined;
+  if (byteLength(body.body) > MAX_BODY) return 413;
+  if (!isJsonType(type)) return 415;
+  return undefined;
+}
+
+function routeRequestOf(route: Route): fc.Arbitrary<Req> {
+  return fc
+    .record({
+      path: concretePath(route),
+      query: LIST_ROUTES.has(route.name) ? listQuery(route) : fc.oneof(fc.constant(''), fc.constantFrom('a=1', '%zz', 'page_size=0', 'cursor=x')),
+      body:
+        route.method === 'POST' || route.method === 'PATCH'
+          ? bodyArb(route).map((b): RawBody | undefined => b)
+          : fc.option(bodyArb(route), { nil: undefined, freq: 8 }),
+      type: contentType,
+      auth: authArb(),
+      extra: fc.option(
+        fc.constantFrom<Record<string, string>>(
+          { 'content-encoding': 'gzip' },
+          { 'x-forwarded-proto': 'javascript:' },
+          { host: 'evil.example\u0000' },
+          { 'content-length': '1' },
+          { 'transfer-encoding': 'chunked' },
+        ),
+        { nil: undefined, freq: 6 },
+      ),
+    })
+    .map(({ path, query, body, type, auth, extra }): Req => {
+      const req: Req = { family: `route ${route.name}`, method: route.method, path, query, headers: headersWith(auth, type, extra ?? {}), auth, ...(body ? { body } : {}) };
+      const match = findRoute(route.method, path);
+      if (match && 'route' in match && (match.route.auth ?? 'api-key') === 'api-key') {
+        if (!auth.valid) req.expect = 401;
+        else if (BODY_ROUTES.has(match.route.name)) req.expect = bodyStatus(body, type);
+      }
+      return req;
+    });
+}
+
+/** Any API-key route with its own method, generated path parameters, body, query and headers. */
+const routeRequest = (): fc.Arbitrary<Req> => fc.oneof(...apiRoutes.map(routeRequestOf));
+
+/** Conversion with bodies aimed at its two fields, on A's referrals: always refused (A has no provider). */
+const conversionRequest = (): fc.Arbitrary<Req> =>
+  fc
+  .record({
+    v1: fc.boolean(),
+    id: idSegment('referral', true),
+    body: fc.oneof(
+      { arbitrary: bodyArb(routes.find((r) => r.name === 'ConvertReferral') as Route), weight: 2 },
+      {
+        arbitrary: fc
+          .record({ checkout_id: fc.option(weirdValue, { nil: undefined }), subscription_id: fc.option(fc.oneof(weirdValue, fc.integer({ min: 1 }), fc.nat().map(String)), { nil: undefined }) })
+          .map((v): RawBody => ({ kind: 'conversion', body: JSON.stringify(v) })),
+        weight: 3,
+      },
+    ),
+    type: contentType,
+  })
+  .map(({ v1, id, body, type }): Req => {
+    const auth: Auth = { header: `Bearer ${A.key}`, valid: true };
+    const path = `${v1 ? '/v1' : ''}/referrals/${id}/conversion/`;
+    const match = findRoute('POST', path);
+    const routed = match !== null && 'route' in match && match.route.name.startsWith('ConvertReferral');
+    return { family: 'conversion', method: 'POST', path, query: '', headers: headersWith(auth, type), auth, body, ...(routed ? { expect: bodyStatus(body, type) } : {}) };
+  });
+
+/** Paddle alerts: form bodies with random fields and signatures, to B (public key), A (none) or nobody. */
+const FORM = 'application/x-www-form-urlencoded';
+const alertFields = Object.values(signedAlerts.alerts)[0]?.fields ?? {};
+const webhookRequest = (): fc.Arbitrary<Req> =>
+  fc
+  .record({
+    account: fc.oneof(
+      { arbitrary: fc.constant('B'), weight: 5 },
+      { arbitrary: fc.constant('A'), weight: 1 },
+      { arbitrary: idSegment('account', true).map((s) => `raw:${s}`), weight: 2 },
+    ),
+    fields: fc.oneof(
+      fc.dictionary(fc.oneof(fc.constantFrom('alert_name', 'alert_id', 'p_signature', 'subscription_id', 'status', 'passthrough', 'p_signature[]'), unicodeText), fc.oneof(unicodeText, longText, fc.base64String({ maxLength: 700 })), { maxKeys: 8 }),
+      // A real alert with its signature replaced or a field changed.
+      fc.tuple(fc.base64String({ minLength: 4, maxLength: 700 }), fc.constantFrom(...Object.keys(alertFields)), unicodeText).map(([sig, field, value]) => ({
+        ...alertFields,
+        [field]: value,
+        ...(field === 'p_signature' ? {} : { p_signature: sig }),
+      })),
+    ),
+    raw: fc.option(fc.oneof(fc.string({ unit: 'binary', maxLength: 80 }), hugeText.map((t) => `p_signature=${t}`), fc.constantFrom('a=1&a=2&p_signature=x', '%zz=%zz', '&&&', '=', 'p_signature=' + '%'.repeat(100))), { nil: undefined, freq: 3 }),
+    type: fc.oneof({ arbitrary: fc.constant<string | undefined>(FORM), weight: 6 }, { arbitrary: fc.constantFrom<string | undefined>(`${FORM}; charset=utf-8`, JSON_TYPE, 'text/plain', '', undefined, 'multipart/form-data'), weight: 2 }),
+    key: fc.option(fc.constantFrom(`Bearer ${A.key}`, 'Bearer nonsense'), { nil: undefined, freq: 3 }),
+    slash: fc.boolean(),
+  })
+  .map(({ account, fields, raw, type, key, slash }): Req => {
+    const accountSegment = account === 'A' ? A.accountId : account === 'B' ? B.accountId : account.slice(4);
+    const text = raw ?? new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k.replace(/[\ud800-\udfff]/g, ''), v.replace(/[\ud800-\udfff]/g, '')])).toString();
+    const auth: Auth = { header: key, valid: false };
+    const req: Req = {
+      family: 'webhook',
+      method: 'POST',
+      path: `/webhooks/paddle/${accountSegment}${slash ? '/' : ''}`,
+      query: '',
+      headers: headersWith(auth, type),
+      auth,
+      body: { kind: raw === undefined ? 'form' : 'raw form', body: text },
+    };
+    if (accountSegment === A.accountId) req.expect = 404;
+    else if (accountSegment === B.accountId) {
+      const media = (type ?? '').split(';')[0]?.trim().toLowerCase();
+      req.expect = Buffer.byteLength(text, 'utf8') > MAX_BODY ? 413 : media !== FORM ? 415 : 403;
+    }
+    return req;
+  });
+
+/** Odd paths and methods, with and without credentials. */
+const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'HEAD', 'OPTIONS', 'TRACE', 'CONNECT', 'get', 'Delete', 'FOO', '', 'GET ', 'POST\u0000'];
+const oddPathRequest = (): fc.Arbitrary<Req> =>
+  fc
+  .record({
+    method: fc.constantFrom(...METHODS),
+    path: fc.oneof(
+      fc.constantFrom(
+        '', '/', '//', '///v1///campaigns///', '/v1', '/v1/', '/V1/CAMPAIGNS/', '/v1/campaigns/..', '/v1/campaigns/../members/', '/v1/./campaigns/',
+        '/v1/campaigns%2F', '/v1%2Fcampaigns/', '/v1/referrals/user/', '/v1/referrals/user/%2F/', '/v1/referrals/user/a/b/', '/v1/referrals/x/conversion',
+        '/referrals/', '/referrals/x/', '/webhooks/paddle/', '/webhooks/paddle/x/y/', '/v2/campaigns/', 'v1/campaigns/', '/v1/campaigns/\u0000/',
+        '/v1/members/%E0%A4%A/', '/v1/members/%', '/v1/members/%%%/', '/v1/subscriptions/-1/', '/v1/subscriptions/1e3/', '/v1/subscriptions/9007199254740993/',
+        '/v1/campaigns/ /', '/v1/campaigns/\t/', '/v1/campaigns/%09/', '/v1/referrals/user/..%2F..%2F/', '/favicon.ico', '/.env', '/v1/members/?/',
+      ),
+      fc.tuple(fc.constantFrom('/v1/campaigns/', '/v1/members/', '/v1/referrals/', '/v1/referrals/user/', '/v1/subscriptions/', '/referrals/', '/webhooks/paddle/'), fc.array(idSegment('member', false), { minLength: 1, maxLength: 3 }), fc.boolean()).map(
+        ([base, segs, slash]) => `${base}${segs.join('/')}${slash ? '/' : ''}`,
+      ),
+      fc.integer({ min: 2000, max: 20_000 }).map((n) => `/v1/members/${'a'.repeat(n)}/`),
+      unicodeText.map((t) => `/v1/${t}`),
+    ),
+    auth: authArb(),
+    body: fc.option(bodyArb(apiRoutes[0] as Route), { nil: undefined, freq: 2 }),
+    type: contentType,
+  })
+  .map(({ method, path, auth, body, type }): Req => ({ family: 'odd path', method, path, query: '', headers: headersWith(auth, type), auth, ...(body ? { body } : {}) }));
+
+/** PATCH of one field of a real member or campaign: odd values that pass validation get stored. */
+const singleFieldPatch = (): fc.Arbitrary<Req> =>
+  fc
+    .record({
+      member: fc.boolean(),
+      i: fc.nat(),
+      value: weirdValue,
+      memberField: fc.constantFrom(...(FIELDS.UpdateMember as string[])),
+      campaignField: fc.constantFrom(...(FIELDS.UpdateCampaign as string[])),
+    })
+    .map(({ member, i, value, memberField, campaignField }): Req => {
+      const auth: Auth = { header: `Bearer ${A.key}`, valid: true };
+      const path = member ? `/v1/members/${A.members[i % A.members.length]?.id}/` : `/v1/campaigns/${A.campaigns[i % A.campaigns.length]}/`;
+      const body: RawBody = { kind: 'one field', body: JSON.stringify({ [member ? memberField : campaignField]: value }) };
+      return { family: 'patch', method: 'PATCH', path, query: '', headers: headersWith(auth, JSON_TYPE), auth, body, expect: bodyStatus(body, JSON_TYPE) };
+    });
+
+/** PATCH of a real member's campaign or subscription reference with an odd object (an empty id, say). */
+const referencePatch = (): fc.Arbitrary<Req> =>
+  fc
+    .record({ i: fc.nat(), field: fc.constantFrom('campaign', 'subscription'), value: fc.oneof(
+        { arbitrary: objectLike, weight: 3 },
+        { arbitrary: fc.constantFrom<unknown>({ id: '' }, { id: ' ' }, { id: '\t' }, { id: 0 }, { id: '0' }), weight: 1 },
+        { arbitrary: meaningful, weight: 1 },
+        { arbitrary: oddScalar, weight: 1 },
+      ),
+    })
+    .map(({ i, field, value }): Req => {
+      const auth: Auth = { header: `Bearer ${A.key}`, valid: true };
+      const body: RawBody = { kind: 'reference', body: JSON.stringify({ [field]: value }) };
+      return { family: 'patch', method: 'PATCH', path: `/v1/members/${A.members[i % A.members.length]?.id}/`, query: '', headers: headersWith(auth, JSON_TYPE), auth, body };
+    });
+
+/** Built once the fixtures exist (the generators use their ids and keys). */
+const requestArb = (): fc.Arbitrary<Req> =>
+  fc.oneof(
+  { arbitrary: routeRequest(), weight: 10 },
+  { arbitrary: conversionRequest(), weight: 2 },
+  { arbitrary: webhookRequest(), weight: 2 },
+  { arbitrary: oddPathRequest(), weight: 2 },
+);
+
+// ---- checks -------------------------------------------------------------------------------------
+
+function describeReq(req: Req): string {
+  const body = req.body === undefined ? '' : typeof req.body.body === 'string' ? req.body.body : `<${req.body.body.length} bytes>`;
+  const shown = (s: string) => (s.length > 300 ? `${s.slice(0, 300)}... (${s.length} chars)` : s);
+  return `[${req.family}] ${JSON.stringify(req.method)} ${JSON.stringify(shown(req.path + (req.query ? `?${req.query}` : '')))} headers=${shown(JSON.stringify(req.headers))} body(${req.body?.kind ?? 'none'})=${shown(JSON.stringify(body))}`;
+}
+
+/** Every problem with one answer, as text; empty when it is fine. */
+function problems(req: Req, res: ApiResponse): string[] {
+  const out: string[] = [];
+  if (res.status >= 500) out.push(`status ${res.status}`);
+  if (!res.headers['x-request-id']) out.push('no X-Request-Id');
+  if (res.status === 204) {
+    if (res.text !== '') out.push('204 with a body');
+  } else {
+    if (res.headers['content-type'] !== JSON_TYPE) out.push(`content-type ${res.headers['content-type']}`);
+    if (res.body === null || typeof res.body !== 'object' || Array.isArray(res.body)) out.push('body is not a JSON object');
+  }
+  if (res.status >= 400 && res.status < 500) {
+    const body = res.body as Record<string, unknown> | null;
+    const keys = body && typeof body === 'object' ? Object.keys(body) : [];
+    const detailShape = keys.length === 1 && keys[0] === 'detail' && typeof body?.detail === 'string' && body.detail.length > 0;
+    const fieldShape =
+      keys.length > 0 &&
+      !keys.includes('detail') &&
+      keys.every((k) => k.length > 0 && Array.isArray(body?.[k]) && (body?.[k] as unknown[]).length > 0 && (body?.[k] as unknown[]).every((m) => typeof m === 'string' && m.length > 0));
+    if (!detailShape && !fieldShape) out.push('4xx body is neither {detail: string} nor {field: [string, ...]}');
+  }
+  if (res.status === 405 && !res.headers.allow) out.push('405 without Allow');
+  if (res.status === 401 && res.headers['www-authenticate'] !== 'Bearer') out.push('401 without WWW-Authenticate: Bearer');
+  if (req.expect !== undefined && res.status !== req.expect) out.push(`expected ${req.expect}`);
+  if (req.family === 'conversion' && res.status < 400) out.push('a conversion on an account without a provider succeeded');
+  return out;
+}
+
+function send(req: Req): Promise<ApiResponse> {
+  const path = req.query ? `${req.path}?${req.query}` : req.path;
+  return api(req.method, path, { headers: req.headers, ...(req.body !== undefined ? { rawBody: req.body.body } : {}) });
+}
+
+// ---- the property -------------------------------------------------------------------------------
+
+describe('generated bad input', () => {
+  it('never a 5xx, always the contract shape, and rejected requests change nothing', async () => {
+    let sent = 0;
+    let checkedBatches = 0;
+    const statuses: Record<string, number> = {};
+    const families: Record<string, number> = {};
+    const [initialA = [], beforeB = []] = await snapshot([A.accountId, B.accountId]);
+    let beforeA = initialA;
+    const started = Date.now();
+
+    await fc.assert(
+      fc.asyncProperty(fc.array(requestArb(), { minLength: BATCH, maxLength: BATCH }), async (batch) => {
+        const answers = await Promise.all(batch.map(send));
+        sent += batch.length;
+        const report: string[] = [];
+        let wrote = false;
+        batch.forEach((req, i) => {
+          const res = answers[i] as ApiResponse;
+          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+          families[req.family.split(' ')[0] as string] = (families[req.family.split(' ')[0] as string] ?? 0) + 1;
+          if (res.status < 300 && req.method.toUpperCase() !== 'GET') wrote = true;
+          const found = problems(req, res);
+          if (found.length > 0) report.push(`${describeReq(req)}\n  -> ${res.status} ${res.text.slice(0, 300)}\n  problems: ${found.join('; ')}`);
+        });
+        if (report.length > 0) throw new Error(`bad answers:\n${report.join('\n')}`);
+
+        const [afterA = [], afterB = []] = await snapshot([A.accountId, B.accountId]);
+        // B is never written by anything here (A's key, unverifiable alerts).
+        expect(afterB).toEqual(beforeB);
+        if (!wrote) {
+          // Nothing was accepted: nothing may have changed.
+          checkedBatches++;
+          if (JSON.stringify(afterA) !== JSON.stringify(beforeA)) {
+            const gone = beforeA.filter((i) => !afterA.includes(i));
+            const added = afterA.filter((i) => !beforeA.includes(i));
+            throw new Error(`rejected requests changed data\nremoved/changed: ${gone.join('\n')}\nadded/changed: ${added.join('\n')}\nbatch:\n${batch.map(describeReq).join('\n')}`);
+          }
+        }
+        beforeA = afterA;
+      }),
+      { numRuns: RUNS },
+    );
+    console.log(
+      `bad input: ${sent} requests in ${Date.now() - started} ms; ${checkedBatches}/${RUNS} batches entirely rejected and checked unchanged`,
+      { statuses, families },
+    );
+    expect(sent).toBeGreaterThanOrEqual(2000);
+
+    // Whatever odd values were accepted and stored, the account still works: every member can be read
+    // and can refer a new user, and the lists answer with the real counts.
+    const [items = []] = await snapshot([A.accountId]);
+    const typed = (type: string) => items.filter((i) => JSON.parse(i).type === type);
+    const liveCampaigns = typed('Campaign').filter((i) => JSON.parse(i).deleted_at === undefined);
+    const health: Record<string, unknown> = {};
+    const want: Record<string, unknown> = {};
+    for (const [list, count] of [['campaigns', liveCampaigns.length], ['members', typed('Member').length], ['referrals', typed('Referral').length]] as const) {
+      const res = await api('GET', `/v1/${list}/`, { key: A.key });
+      health[list] = [res.status, res.body?.count];
+      want[list] = [200, count];
+    }
+    for (const [n, m] of A.members.entries()) {
+      const got = await api('GET', `/v1/members/${m.id}/`, { key: A.key });
+      health[`GET member ${n}`] = got.status;
+      want[`GET member ${n}`] = 200;
+      const referral = await api('POST', '/v1/referrals/', { key: A.key, body: { user_identifier: `after-fuzz-${n}`, member_code: got.body?.code } });
+      health[`referral by member ${n}`] = [referral.status, referral.text.slice(0, 200)];
+      want[`referral by member ${n}`] = [200, referral.text.slice(0, 200)];
+    }
+    expect(health).toEqual(want);
+  }, 300_000);
+});

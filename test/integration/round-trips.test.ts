@@ -1,0 +1,441 @@
+// Round trips per endpoint (issue 4, item 1). Every route of functions/routes.ts is driven through its
+// happy path by the real handlers, with the DynamoDB calls recorded (shared/store/instrumentation.ts),
+// the Paddle emulator's API calls counted and the SQS messages it queued drained and counted. A route
+// fails when it needs more sequential DynamoDB round trips than ARCHITECTURE.md section 3 allows, more
+// calls in all than the README's round-trip table lists, or more provider calls / SQS sends.
+//
+// Budgets are for a WARM container: the API key is resolved from the container's cache (the
+// architecture's "API key -> account: 1 (cached)"), so this file turns the auth cache on (the suite runs
+// with AUTH_CACHE_TTL_SECONDS=0) and warms it before measuring; the webhook's provider settings are
+// warm the same way (PROVIDER_CACHE_TTL_SECONDS, 60 s by default).
+//
+// Conversions find the subscription already in the table, stored with saveSubscription (the state once
+// its webhook was applied): no pollers run here, since they would take the messages being counted off
+// the queues and make DynamoDB calls of their own during a measurement.
+//
+// A route added to the table without a budget and a scenario here fails its test.
+// Set ROUND_TRIPS_REPORT=1 to print the measured figures.
+import { routes, type Route } from '../../functions/routes';
+import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/paddle-emulator';
+import { resetConfig } from '../../shared/config';
+import { QUEUE_NAMES, type QueueName } from '../../shared/queue/queues';
+import { createApiKey } from '../../shared/store/accounts';
+import { clearProviderCache, saveProviderSettings } from '../../shared/store/provider';
+import { saveSubscription, type SubscriptionData } from '../../shared/store/subscriptions';
+import { api, type ApiOptions, type ApiResponse } from '../support/api';
+import { describeCalls, itemsRead, recordDynamoCalls, type DynamoCall } from '../support/dynamo-calls';
+import { newAccount } from '../support/fixtures';
+import { startTestQueues, type TestQueues } from '../support/queues';
+
+interface Budget {
+  /** Sequential DynamoDB round trips (ARCHITECTURE.md section 3). */
+  depth: number;
+  /** DynamoDB calls in all, parallel ones included (README "The table", round-trip table). */
+  calls: number;
+  /** Calls to the payment provider's API. */
+  provider: number;
+  /** SQS messages sent, per queue; a queue not listed must receive none. */
+  sends: Partial<Record<QueueName, number>>;
+}
+
+const budget = (depth: number, calls: number, extra: Partial<Pick<Budget, 'provider' | 'sends'>> = {}): Budget => ({
+  depth,
+  calls,
+  provider: extra.provider ?? 0,
+  sends: extra.sends ?? {},
+});
+
+// route name -> budget for its happy path (every variant a scenario drives must fit it).
+const BUDGETS: Record<string, Budget> = {
+  // get campaign / referral / subscription: 1 GetItem.
+  GetCampaign: budget(1, 1),
+  GetReferral: budget(1, 1),
+  GetSubscription: budget(1, 1),
+  // get member: 1 GetItem + 1 BatchGet (nested campaign + subscription).
+  GetMember: budget(2, 2),
+  // referral by user identifier: <= 2 (claim -> referral).
+  GetReferralByUser: budget(2, 2),
+  // list with filter, page of N, exact count: 1 Query || counter (or parent) GetItem.
+  ListCampaigns: budget(1, 2),
+  ListReferrals: budget(1, 2),
+  ListSubscriptions: budget(1, 2),
+  // ... + 1 BatchGet to nest (members: campaigns + subscriptions).
+  ListMembers: budget(2, 3),
+  // create referral (idempotent): <= 3 (claims BatchGet -> member + campaign BatchGet -> transaction).
+  CreateReferral: budget(3, 3),
+  // create / update member, campaign: <= 3.
+  CreateCampaign: budget(3, 3),
+  UpdateCampaign: budget(3, 3),
+  CreateMember: budget(3, 3),
+  UpdateMember: budget(3, 3),
+  // deletes, per the README: campaign GetItem + transaction; member GetItem (+ GetItem campaign) +
+  // transaction; referral GetItem + GetItem member + transaction.
+  DeleteCampaign: budget(2, 2),
+  DeleteMember: budget(3, 3),
+  DeleteReferral: budget(3, 3),
+  // conversion: <= 3 DynamoDB + 1 provider call + 1 SQS send.
+  ConvertReferral: budget(3, 3, { provider: 1, sends: { rewards: 1 } }),
+  ConvertReferralV1: budget(3, 3, { provider: 1, sends: { rewards: 1 } }),
+  // webhook intake: 0 DynamoDB (settings cached) + 1 SQS send.
+  PaddleWebhook: budget(0, 0, { sends: { 'provider-events': 1 } }),
+};
+
+/** One request to measure, prepared by a scenario (the preparation itself is not measured). */
+interface Variant {
+  label: string;
+  /** Values for the route path's `{name}` segments. */
+  params?: Record<string, string>;
+  query?: string;
+  options?: Omit<ApiOptions, 'key'>;
+  /** Without the API key (provider-signed routes). */
+  anonymous?: boolean;
+  /** The exact figures this variant must show when they are known to be below the route's budget. */
+  exact?: Partial<{ provider: number; sends: Partial<Record<QueueName, number>> }>;
+}
+
+interface Measured {
+  route: string;
+  variant: string;
+  status: number;
+  depth: number;
+  calls: DynamoCall[];
+  provider: number;
+  sends: Record<string, number>;
+}
+
+let queues: TestQueues;
+let paddle: PaddleEmulator;
+let accountId: string;
+let key: string;
+const results: Measured[] = [];
+let serial = 0;
+const unique = (prefix: string) => `${prefix}-${++serial}-${Date.now().toString(36)}`;
+
+beforeAll(async () => {
+  // A warm container: resolved API keys stay cached (config is read once, so reset it).
+  process.env.AUTH_CACHE_TTL_SECONDS = '3600';
+  delete process.env.PROVIDER_CACHE_TTL_SECONDS;
+  resetConfig();
+  queues = await startTestQueues();
+  paddle = await startPaddleEmulator({ webhookUrl: null });
+  // Unlimited: the scenarios create more campaigns than the Regular plan's 10.
+  ({ accountId, apiKey: key } = await newAccount('unlimited'));
+  await saveProviderSettings(accountId, {
+    vendorId: paddle.vendorId,
+    authCode: paddle.authCode,
+    publicKey: paddle.publicKeyPem,
+    vendorsApiUrl: paddle.vendorsApiUrl,
+    checkoutApiUrl: paddle.checkoutApiUrl,
+  });
+  // Warm the auth cache.
+  expect((await call('GET', '/v1/campaigns/')).status).toBe(200);
+});
+
+afterAll(async () => {
+  await queues?.stop();
+  await paddle?.stop();
+  if (process.env.ROUND_TRIPS_REPORT === '1' && results.length > 0) {
+    const lines = results.map(
+      (r) =>
+        `${r.route.padEnd(18)} ${r.variant.padEnd(34)} depth=${r.depth} calls=${r.calls.length} items=${itemsRead(r.calls)} ` +
+        `provider=${r.provider} sends=${JSON.stringify(r.sends)} | ${describeCalls(r.calls)}`,
+    );
+    process.stdout.write(`\nround trips per request (warm caches):\n${lines.join('\n')}\n`);
+  }
+});
+
+// ---- fixtures (not measured) ----------------------------------------------------------------------
+
+async function call(method: string, path: string, options: Omit<ApiOptions, 'key'> = {}): Promise<ApiResponse> {
+  return api(method, path, { key, ...options });
+}
+
+async function expectStatus(res: Promise<ApiResponse>, status: number): Promise<any> {
+  const r = await res;
+  if (r.status !== status) throw new Error(`fixture request answered ${r.status}, expected ${status}: ${r.text}`);
+  return r.body;
+}
+
+const createCampaign = () => expectStatus(call('POST', '/v1/campaigns/', { body: { name: unique('Campaign'), allows_credit: true, credit_amount: '5.00' } }), 201);
+
+let subscriptionIds = 70_000_000;
+function subscriptionData(id: number, status = 'active'): SubscriptionData {
+  return {
+    id,
+    unit_price: '10.00',
+    currency: 'USD',
+    status,
+    email: `billing-${id}@example.com`,
+    next_bill_date: '2031-07-01',
+    last_bill_date: '2031-06-01',
+    plan: { id: 9001, name: 'Pro monthly', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' },
+  };
+}
+const newSubscription = () => saveSubscription(accountId, subscriptionData(++subscriptionIds));
+
+/** A member in a fresh campaign with a subscription attached: the full shape every read nests. */
+async function fullMember(): Promise<{ id: string; code: string; campaignId: string; subscriptionId: number }> {
+  const campaign = await createCampaign();
+  const subscription = await newSubscription();
+  const name = unique('member');
+  const body = await expectStatus(
+    call('POST', '/v1/members/', { body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, subscription: { id: subscription.id } } }),
+    201,
+  );
+  return { id: body.id, code: body.code, campaignId: campaign.id, subscriptionId: subscription.id };
+}
+
+async function referral(code: string, user = unique('user')): Promise<{ id: string; user: string }> {
+  const body = await expectStatus(call('POST', '/v1/referrals/', { body: { user_identifier: user, member_code: code } }), 200);
+  return { id: body.id, user };
+}
+
+/** A subscription at the provider whose webhook has already been applied (our copy exists, unassigned). */
+async function checkedOut(): Promise<{ checkoutId: string; subscriptionId: number }> {
+  const out = await paddle.checkout({ plan_id: 9001, email: `${unique('buyer')}@example.com`, deliver: false });
+  await saveSubscription(accountId, subscriptionData(out.subscription.subscription_id));
+  return { checkoutId: out.checkout_id, subscriptionId: out.subscription.subscription_id };
+}
+
+// ---- scenarios: route name -> the happy-path requests to measure ----------------------------------
+
+type Scenario = () => Promise<Variant[]>;
+
+const SCENARIOS: Record<string, Scenario> = {
+  GetCampaign: async () => [{ label: 'campaign', params: { id: (await createCampaign()).id } }],
+  GetSubscription: async () => [{ label: 'subscription', params: { id: String((await newSubscription()).id) } }],
+  GetReferral: async () => {
+    const m = await fullMember();
+    return [{ label: 'referral', params: { id: (await referral(m.code)).id } }];
+  },
+  GetMember: async () => [{ label: 'member with campaign + subscription', params: { id: (await fullMember()).id } }],
+  GetReferralByUser: async () => {
+    const m = await fullMember();
+    return [{ label: 'by user identifier', params: { user_identifier: (await referral(m.code)).user } }];
+  },
+
+  ListCampaigns: async () => {
+    await createCampaign();
+    return [{ label: 'first page' }, { label: 'page_size=100', query: 'page_size=100' }];
+  },
+  ListReferrals: async () => {
+    const m = await fullMember();
+    await referral(m.code);
+    await referral(m.code);
+    return [
+      { label: 'first page' },
+      { label: 'page_size=100', query: 'page_size=100' },
+      { label: '?member=', query: `member=${m.id}` },
+    ];
+  },
+  ListSubscriptions: async () => {
+    await newSubscription();
+    return [
+      { label: 'first page' },
+      { label: 'page_size=100', query: 'page_size=100' },
+      { label: '?status=active', query: 'status=active' },
+    ];
+  },
+  ListMembers: async () => {
+    const m = await fullMember();
+    return [
+      { label: 'first page (nested campaign + subscription)' },
+      { label: 'page_size=100', query: 'page_size=100' },
+      { label: '?campaign=', query: `campaign=${m.campaignId}` },
+    ];
+  },
+
+  CreateCampaign: async () => [{ label: 'create', options: { body: { name: unique('Campaign'), allows_commission: true, commission_amount: '2.50' } } }],
+  UpdateCampaign: async () => {
+    const c = await createCampaign();
+    return [
+      { label: 'rename', params: { id: c.id }, options: { body: { name: unique('Renamed') } } },
+      { label: 'change terms', params: { id: c.id }, options: { body: { credit_amount: '7.50' } } },
+    ];
+  },
+  DeleteCampaign: async () => [{ label: 'delete', params: { id: (await createCampaign()).id } }],
+
+  CreateMember: async () => {
+    const campaign = await createCampaign();
+    const subscription = await newSubscription();
+    const name = unique('member');
+    return [
+      {
+        label: 'with campaign + subscription',
+        options: { body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, subscription: { id: subscription.id } } },
+      },
+    ];
+  },
+  UpdateMember: async () => {
+    const m = await fullMember();
+    const other = await createCampaign();
+    const subscription = await newSubscription();
+    return [
+      { label: 'change name', params: { id: m.id }, options: { body: { first_name: 'Ada' } } },
+      { label: 'new email + campaign + subscription', params: { id: m.id }, options: { body: { email: `${unique('moved')}@example.com`, campaign: { id: other.id }, subscription: { id: subscription.id } } } },
+    ];
+  },
+  DeleteMember: async () => [{ label: 'member with campaign + subscription', params: { id: (await fullMember()).id } }],
+
+  CreateReferral: async () => {
+    const m = await fullMember();
+    const user = unique('user');
+    const body = { user_identifier: user, member_code: m.code };
+    // The same pair twice: a create, then an idempotent replay.
+    return [
+      { label: 'create', options: { body } },
+      { label: 'replay of the same pair', options: { body } },
+    ];
+  },
+  DeleteReferral: async () => {
+    const m = await fullMember();
+    return [{ label: 'delete', params: { id: (await referral(m.code)).id } }];
+  },
+
+  ConvertReferral: async () => conversions(),
+  ConvertReferralV1: async () => conversions(),
+
+  PaddleWebhook: async () => {
+    const out = await paddle.checkout({ plan_id: 9001, email: `${unique('hook')}@example.com`, deliver: false });
+    const [first, second] = out.alerts;
+    if (!first || !second) throw new Error('the emulator produced fewer than two alerts for a checkout');
+    const form = (fields: Record<string, string>): Omit<ApiOptions, 'key'> => ({
+      rawBody: new URLSearchParams(fields).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    // The first alert warms the container's settings cache (1 GetItem); measured: the next one.
+    const warm = await api('POST', `/webhooks/paddle/${accountId}/`, form(first.fields));
+    if (warm.status !== 200) throw new Error(`warm-up alert answered ${warm.status}: ${warm.text}`);
+    await drainQueues();
+    return [{ label: 'signed alert, settings cached', params: { account_id: accountId }, options: form(second.fields), anonymous: true }];
+  },
+};
+
+/** By checkout_id (order lookup at the provider) and by subscription_id (no provider call). */
+async function conversions(): Promise<Variant[]> {
+  const m = await fullMember();
+  const byCheckout = await referral(m.code);
+  const bySubscription = await referral(m.code);
+  const a = await checkedOut();
+  const b = await checkedOut();
+  return [
+    { label: 'checkout_id (order lookup)', params: { id: byCheckout.id }, options: { body: { checkout_id: a.checkoutId } }, exact: { provider: 1, sends: { rewards: 1 } } },
+    { label: 'subscription_id', params: { id: bySubscription.id }, options: { body: { subscription_id: b.subscriptionId } }, exact: { provider: 0, sends: { rewards: 1 } } },
+  ];
+}
+
+// ---- measuring ------------------------------------------------------------------------------------
+
+async function drainQueues(): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const q of QUEUE_NAMES) {
+    const n = (await queues.receiveAll(q)).length;
+    if (n > 0) counts[q] = n;
+  }
+  return counts;
+}
+
+const providerCalls = () => Object.values(paddle.callCounts()).reduce((a, b) => a + b, 0);
+
+function fillPath(route: Route, params: Record<string, string>): string {
+  return route.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`${route.name}: no value for {${name}}`);
+    return encodeURIComponent(value);
+  });
+}
+
+async function measure(route: Route, v: Variant): Promise<Measured> {
+  await drainQueues();
+  const path = fillPath(route, v.params ?? {}) + (v.query ? `?${v.query}` : '');
+  const providerBefore = providerCalls();
+  const recording = recordDynamoCalls();
+  let res: ApiResponse;
+  try {
+    res = await api(route.method, path, { ...(v.anonymous ? {} : { key }), ...(v.options ?? {}) });
+  } finally {
+    recording.stop();
+  }
+  if (res.status < 200 || res.status > 299) throw new Error(`${route.name} (${v.label}): ${route.method} ${path} answered ${res.status}: ${res.text}`);
+  return {
+    route: route.name,
+    variant: v.label,
+    status: res.status,
+    depth: recording.depth(),
+    calls: [...recording.calls],
+    provider: providerCalls() - providerBefore,
+    sends: await drainQueues(),
+  };
+}
+
+function violations(m: Measured, b: Budget, v: Variant): string[] {
+  const out: string[] = [];
+  const where = `${m.route} (${m.variant})`;
+  const detail = `[${describeCalls(m.calls)}]`;
+  if (m.depth > b.depth) out.push(`${where}: ${m.depth} sequential DynamoDB round trips, budget ${b.depth} ${detail}`);
+  if (m.calls.length > b.calls) out.push(`${where}: ${m.calls.length} DynamoDB calls, budget ${b.calls} ${detail}`);
+  const unfinished = m.calls.filter((c) => c.endedAt === undefined);
+  if (unfinished.length > 0) out.push(`${where}: ${unfinished.length} DynamoDB call(s) still running after the response ${detail}`);
+  if (m.provider > b.provider) out.push(`${where}: ${m.provider} provider calls, budget ${b.provider}`);
+  if (v.exact?.provider !== undefined && m.provider !== v.exact.provider) out.push(`${where}: ${m.provider} provider calls, expected ${v.exact.provider}`);
+  for (const q of QUEUE_NAMES) {
+    const sent = m.sends[q] ?? 0;
+    const allowed = b.sends[q] ?? 0;
+    if (sent > allowed) out.push(`${where}: ${sent} message(s) sent to ${q}, budget ${allowed}`);
+    const exact = v.exact?.sends?.[q];
+    if (exact !== undefined && sent !== exact) out.push(`${where}: ${sent} message(s) sent to ${q}, expected ${exact}`);
+  }
+  return out;
+}
+
+describe('DynamoDB round trips per endpoint, happy path, warm caches (ARCHITECTURE.md section 3)', () => {
+  it('every budget and scenario names a route of functions/routes.ts', () => {
+    const names = new Set(routes.map((r) => r.name));
+    expect(Object.keys(BUDGETS).filter((n) => !names.has(n))).toEqual([]);
+    expect(Object.keys(SCENARIOS).filter((n) => !names.has(n))).toEqual([]);
+  });
+
+  it('a cold container adds exactly one GetItem: the API key lookup, and the webhook settings read', async () => {
+    const recorded = async (method: string, path: string, options: ApiOptions) => {
+      const recording = recordDynamoCalls();
+      try {
+        const res = await api(method, path, options);
+        return { status: res.status, depth: recording.depth(), calls: recording.calls.map((c) => c.command) };
+      } finally {
+        recording.stop();
+      }
+    };
+    const campaign = await createCampaign();
+    const fresh = await createApiKey(accountId);
+    expect(await recorded('GET', `/v1/campaigns/${campaign.id}/`, { key: fresh })).toEqual({ status: 200, depth: 2, calls: ['GetItem', 'GetItem'] });
+    expect(await recorded('GET', `/v1/campaigns/${campaign.id}/`, { key: fresh })).toEqual({ status: 200, depth: 1, calls: ['GetItem'] });
+
+    const out = await paddle.checkout({ plan_id: 9001, email: `${unique('cold')}@example.com`, deliver: false });
+    const alert = (fields: Record<string, string> | undefined) =>
+      recorded('POST', `/webhooks/paddle/${accountId}/`, {
+        rawBody: new URLSearchParams(fields).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    clearProviderCache();
+    expect(await alert(out.alerts[0]?.fields)).toEqual({ status: 200, depth: 1, calls: ['GetItem'] });
+    expect(await alert(out.alerts[1]?.fields)).toEqual({ status: 200, depth: 0, calls: [] });
+    expect(await drainQueues()).toEqual({ 'provider-events': 2 });
+  });
+
+  for (const route of routes) {
+    it(`${route.name}: ${route.method} ${route.path}`, async () => {
+      const b = BUDGETS[route.name];
+      const scenario = SCENARIOS[route.name];
+      if (!b || !scenario) throw new Error(`Route ${route.name} has no round-trip budget and happy-path scenario in round-trips.test.ts: add both`);
+      const variants = await scenario();
+      expect(variants.length).toBeGreaterThan(0);
+      const problems: string[] = [];
+      for (const v of variants) {
+        const m = await measure(route, v);
+        results.push(m);
+        problems.push(...violations(m, b, v));
+      }
+      expect(problems).toEqual([]);
+    });
+  }
+});

@@ -1,0 +1,593 @@
+// Security matrix (issue 4, item 5): every API-key route of functions/routes.ts x {no key, malformed
+// key, unknown key, revoked key, another account's key with this account's ids and cursors}, and the
+// Paddle webhook with another account's signature. Then, after a realistic flow (accounts, keys,
+// provider settings, webhooks, conversions, rewards, a provider outage), no plaintext API key or Paddle
+// auth code may be found in any stored item (the auth code only in its own secret item) or log line.
+import { randomBytes } from 'node:crypto';
+import { format } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { routes, type Route } from '../../functions/routes';
+import { startPaddleEmulator, type DeliveredAlert, type PaddleEmulator } from '../../infra/local/paddle-emulator';
+import type { Pollers } from '../../infra/local/pollers';
+import { createAccount, createApiKey, revokeApiKey } from '../../shared/store/accounts';
+import { saveProviderSettings } from '../../shared/store/provider';
+import { getSubscription } from '../../shared/store/subscriptions';
+import { api, type ApiResponse } from '../support/api';
+import { pollUntil } from '../support/fixtures';
+import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
+
+// ---- log capture: everything written through console or straight to stdout/stderr ------------------
+
+const logLines: string[] = [];
+function captureLogs(): void {
+  for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) {
+    jest.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+      logLines.push(format(...args));
+    });
+  }
+  const writer = (chunk: unknown): boolean => {
+    logLines.push(Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk));
+    return true;
+  };
+  jest.spyOn(process.stdout, 'write').mockImplementation(writer as unknown as typeof process.stdout.write);
+  jest.spyOn(process.stderr, 'write').mockImplementation(writer as unknown as typeof process.stderr.write);
+}
+
+// ---- tenants -----------------------------------------------------------------------------------------
+
+interface Tenant {
+  accountId: string;
+  key: string;
+  paddle: PaddleEmulator;
+  authCode: string;
+}
+
+const suffix = randomBytes(4).toString('hex');
+/** Every plaintext API key this file creates (all of them must stay out of the table and the logs). */
+const apiKeys: string[] = [];
+let queues: TestQueues;
+let pollers: Pollers;
+let paddleA: PaddleEmulator;
+let paddleB: PaddleEmulator;
+let A: Tenant;
+let B: Tenant;
+/** A key of A that gets revoked. */
+let revokedKey: string;
+
+async function tenant(paddle: PaddleEmulator, authCode: string): Promise<Tenant> {
+  const { account, apiKey } = await createAccount({ name: `security-${suffix}`, plan: 'regular' });
+  apiKeys.push(apiKey);
+  await saveProviderSettings(account.accountId, {
+    vendorId: paddle.vendorId,
+    authCode,
+    publicKey: paddle.publicKeyPem,
+    vendorsApiUrl: paddle.vendorsApiUrl,
+    checkoutApiUrl: paddle.checkoutApiUrl,
+  });
+  return { accountId: account.accountId, key: apiKey, paddle, authCode };
+}
+
+const call = (t: Tenant | string | null, method: string, path: string, body?: unknown) =>
+  api(method, path, { key: t === null ? null : typeof t === 'string' ? t : t.key, ...(body === undefined ? {} : { body }) });
+
+async function ok(res: Promise<ApiResponse>, status = 200): Promise<any> {
+  const r = await res;
+  if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${r.text}`);
+  return r.body;
+}
+
+const webhook = (accountId: string, fields: Record<string, string>) =>
+  api('POST', `/webhooks/paddle/${accountId}/`, {
+    rawBody: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+
+async function deliver(t: Tenant, alerts: DeliveredAlert[]): Promise<void> {
+  for (const alert of alerts) expect((await webhook(t.accountId, alert.fields)).status).toBe(200);
+}
+
+/** A checkout at the tenant's Paddle whose alerts reach the service; waits for the synced copy. */
+async function subscribed(t: Tenant, email: string) {
+  const out = await t.paddle.checkout({ plan_id: 9001, email, deliver: false });
+  await deliver(t, out.alerts);
+  await pollUntil(async () => {
+    const s = await getSubscription(t.accountId, out.subscription.subscription_id);
+    return s?.status === 'active' && s.last_bill_date !== null;
+  }, { timeoutMs: 15_000 });
+  return out;
+}
+
+/** Real ids of account A's data, used with B's key. */
+interface Ids {
+  campaign: string;
+  member: string;
+  memberCode: string;
+  otherMember: string;
+  referral: string;
+  /** A referral of A that is not converted (a conversion attempt with B's key must leave it so). */
+  openReferral: string;
+  userIdentifier: string;
+  /** A subscription id of A that B does not have. */
+  subscription: number;
+  checkoutId: string;
+}
+let ids: Ids;
+let bIds: { campaign: string; member: string; referral: string; subscription: number };
+
+beforeAll(async () => {
+  captureLogs();
+  queues = await startTestQueues();
+  pollers = startTestPollers(queues);
+  const authA = `SECRET-AUTH-${randomBytes(12).toString('hex')}`;
+  const authB = `SECRET-AUTH-${randomBytes(12).toString('hex')}`;
+  paddleA = await startPaddleEmulator({ webhookUrl: null, authCode: authA });
+  paddleB = await startPaddleEmulator({ webhookUrl: null, authCode: authB });
+  A = await tenant(paddleA, authA);
+  B = await tenant(paddleB, authB);
+  revokedKey = await createApiKey(A.accountId);
+  apiKeys.push(revokedKey);
+
+  // Account A: a credit campaign, a referrer with her own subscription, a second member, three
+  // referrals (one converted with a reward applied as a modifier, one converted later, one open).
+  const campaign = await ok(call(A, 'POST', '/v1/campaigns/', { name: 'Friends', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' }), 201);
+  await ok(call(A, 'POST', '/v1/campaigns/', { name: 'Second', allows_commission: true, commission_amount: '1.00' }), 201);
+  const aliceSub = await subscribed(A, 'alice@example.com');
+  const alice = await ok(
+    call(A, 'POST', '/v1/members/', {
+      identifier: 'alice',
+      email: 'alice@example.com',
+      code: `ALICE${suffix}`,
+      campaign: { id: campaign.id },
+      subscription: { id: aliceSub.subscription.subscription_id },
+    }),
+    201,
+  );
+  const bob = await ok(call(A, 'POST', '/v1/members/', { identifier: 'bob', email: 'bob@example.com', campaign: { id: campaign.id } }), 201);
+  const r1 = await ok(call(A, 'POST', '/v1/referrals/', { user_identifier: 'user/with space', member_code: alice.code }));
+  const r2 = await ok(call(A, 'POST', '/v1/referrals/', { user_identifier: 'user-2', member_code: alice.code }));
+  const r3 = await ok(call(A, 'POST', '/v1/referrals/', { user_identifier: 'user-3', member_code: bob.code }));
+
+  const carol = await subscribed(A, 'carol@example.com');
+  const converted = await ok(call(A, 'POST', `/referrals/${r1.id}/conversion/`, { checkout_id: carol.checkout_id }));
+  expect(converted.is_converted).toBe(true);
+  const rewarded = await pollUntil(async () => {
+    const body = (await call(A, 'GET', `/v1/referrals/${r1.id}/`)).body;
+    return body.rewards.length === 1 ? body : null;
+  }, { timeoutMs: 15_000 });
+  await pollUntil(() => paddleA.modifiers(aliceSub.subscription.subscription_id).length === 1, { timeoutMs: 15_000 });
+
+  // A provider outage while the next credit is applied: the worker fails, logs, retries, applies it.
+  const dan = await subscribed(A, 'dan@example.com');
+  paddleA.setMode('down');
+  try {
+    const down = await call(A, 'POST', `/v1/referrals/${r2.id}/conversion/`, { checkout_id: dan.checkout_id });
+    expect(down.status).toBe(503);
+    expect(await ok(call(A, 'POST', `/v1/referrals/${r2.id}/conversion/`, { subscription_id: dan.subscription.subscription_id }))).toMatchObject({ is_converted: true });
+    await pollUntil(async () => (await call(A, 'GET', `/v1/referrals/${r2.id}/`)).body.rewards.length === 1, { timeoutMs: 15_000 });
+    // Let the credit application fail at least once before Paddle comes back.
+    await pollUntil(() => logLines.some((l) => l.includes('record failed')), { timeoutMs: 15_000 });
+  } finally {
+    paddleA.setMode('up');
+  }
+  await pollUntil(() => paddleA.modifiers(aliceSub.subscription.subscription_id).length === 2, { timeoutMs: 20_000 });
+
+  ids = {
+    campaign: campaign.id,
+    member: alice.id,
+    memberCode: alice.code,
+    otherMember: bob.id,
+    referral: r1.id,
+    openReferral: r3.id,
+    userIdentifier: 'user/with space',
+    // Both emulators number subscriptions from the same start; A has four, B will have one.
+    subscription: dan.subscription.subscription_id,
+    checkoutId: dan.checkout_id,
+  };
+  expect(rewarded.rewards[0].type).toBe('credit');
+
+  // Account B: its own campaign, member, referral and one subscription.
+  const bCampaign = await ok(call(B, 'POST', '/v1/campaigns/', { name: 'Friends', allows_credit: true, credit_amount: '1.00' }), 201);
+  const bMember = await ok(call(B, 'POST', '/v1/members/', { identifier: 'zed', email: 'zed@example.com', code: `ZED${suffix}`, campaign: { id: bCampaign.id } }), 201);
+  const bReferral = await ok(call(B, 'POST', '/v1/referrals/', { user_identifier: 'b-user', member_code: bMember.code }));
+  const bSub = await subscribed(B, 'yan@example.com');
+  bIds = { campaign: bCampaign.id, member: bMember.id, referral: bReferral.id, subscription: bSub.subscription.subscription_id };
+  expect(await getSubscription(B.accountId, ids.subscription)).toBeNull();
+}, 90_000);
+
+afterAll(async () => {
+  await pollers?.stop();
+  await queues?.stop();
+  await paddleA?.stop();
+  await paddleB?.stop();
+  jest.restoreAllMocks();
+});
+
+// ---- the requests of the matrix ---------------------------------------------------------------------
+
+const apiKeyRoutes = routes.filter((r) => (r.auth ?? 'api-key') === 'api-key');
+
+/** The route's path with account A's real ids in it. */
+function pathFor(route: Route): string {
+  return route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+    if (name === 'user_identifier') return encodeURIComponent(ids.userIdentifier);
+    if (route.path.includes('/referrals/{id}/conversion/')) return ids.openReferral;
+    if (route.path.startsWith('/v1/referrals/')) return ids.referral;
+    if (route.path.startsWith('/v1/campaigns/')) return ids.campaign;
+    if (route.path.startsWith('/v1/members/')) return ids.member;
+    if (route.path.startsWith('/v1/subscriptions/')) return String(ids.subscription);
+    throw new Error(`no id for {${name}} in ${route.path}`);
+  });
+}
+
+/** A body that would be valid for the route (so only authentication can refuse it). */
+function bodyFor(route: Route): unknown {
+  switch (route.name) {
+    case 'CreateReferral':
+      return { user_identifier: `new-user-${suffix}`, member_code: ids.memberCode };
+    case 'ConvertReferral':
+    case 'ConvertReferralV1':
+      return { checkout_id: ids.checkoutId };
+    case 'CreateCampaign':
+    case 'UpdateCampaign':
+      return { name: `renamed-${suffix}` };
+    case 'CreateMember':
+      return { identifier: `new-${suffix}`, email: `new-${suffix}@example.com`, campaign: { id: ids.campaign } };
+    case 'UpdateMember':
+      return { first_name: 'Mallory', campaign: null };
+    default:
+      return undefined;
+  }
+}
+
+const send = (route: Route, headers: Record<string, string>) =>
+  api(route.method, pathFor(route), {
+    headers,
+    ...(bodyFor(route) === undefined ? {} : { body: bodyFor(route) }),
+  });
+
+/** What account A has, read with A's key: compared before and after every matrix row. */
+async function snapshotOfA() {
+  const [campaign, member, referral, open, campaigns, members, referrals, subscriptions] = await Promise.all([
+    ok(call(A, 'GET', `/v1/campaigns/${ids.campaign}/`)),
+    ok(call(A, 'GET', `/v1/members/${ids.member}/`)),
+    ok(call(A, 'GET', `/v1/referrals/${ids.referral}/`)),
+    ok(call(A, 'GET', `/v1/referrals/${ids.openReferral}/`)),
+    ok(call(A, 'GET', '/v1/campaigns/?page_size=100')),
+    ok(call(A, 'GET', '/v1/members/?page_size=100')),
+    ok(call(A, 'GET', '/v1/referrals/?page_size=100')),
+    ok(call(A, 'GET', '/v1/subscriptions/?page_size=100')),
+  ]);
+  return { campaign, member, referral, open, campaigns, members, referrals, subscriptions };
+}
+
+function expect401(res: ApiResponse, detail: string, label: string): void {
+  expect({ label, status: res.status, body: res.body }).toEqual({ label, status: 401, body: { detail } });
+  expect(res.headers['www-authenticate']).toBe('Bearer');
+}
+
+describe('the matrix covers the route table', () => {
+  it('every route is either API-key or provider-signature authenticated, and each API-key route has a request here', () => {
+    expect(routes.every((r) => (r.auth ?? 'api-key') === 'api-key' || r.auth === 'provider-signature')).toBe(true);
+    expect(apiKeyRoutes.length).toBeGreaterThanOrEqual(19);
+    for (const route of apiKeyRoutes) expect(() => pathFor(route)).not.toThrow();
+  });
+});
+
+describe('without valid credentials: 401 on every API-key route, nothing changes', () => {
+  it('no Authorization header: 401 "Authentication credentials were not provided."', async () => {
+    const before = await snapshotOfA();
+    for (const route of apiKeyRoutes) {
+      expect401(await send(route, {}), 'Authentication credentials were not provided.', `${route.name} without a header`);
+    }
+    expect(await snapshotOfA()).toEqual(before);
+  });
+
+  it('malformed Authorization headers: 401 "Invalid token."', async () => {
+    const before = await snapshotOfA();
+    const malformed = [
+      'Bearer',
+      'Token',
+      'Basic x',
+      `Basic ${Buffer.from(`user:${A.key}`).toString('base64')}`,
+      'garbage',
+      `Bearer ${A.key} extra`,
+      `Bearer ${A.key.slice('rfl_live_'.length)}`,
+      `Bearer ${A.key}!`,
+      `Bearer rfl_live_${'x'.repeat(200)}`,
+      `Bearerx ${A.key}`,
+    ];
+    for (const route of apiKeyRoutes) {
+      for (const authorization of malformed) {
+        expect401(await send(route, { authorization }), 'Invalid token.', `${route.name} with "${authorization.slice(0, 24)}"`);
+      }
+    }
+    expect(await snapshotOfA()).toEqual(before);
+  });
+
+  it('a well-formed unknown key: 401 "Invalid token."', async () => {
+    const unknown = `rfl_live_${randomBytes(32).toString('base64url')}`;
+    for (const route of apiKeyRoutes) {
+      expect401(await send(route, { authorization: `Bearer ${unknown}` }), 'Invalid token.', `${route.name} with an unknown key`);
+    }
+  });
+
+  it('a revoked key: works until revoked, then 401 "Invalid token." on every route (Bearer and Token)', async () => {
+    expect((await call(revokedKey, 'GET', `/v1/campaigns/${ids.campaign}/`)).status).toBe(200);
+    await revokeApiKey(revokedKey);
+    const before = await snapshotOfA();
+    for (const route of apiKeyRoutes) {
+      expect401(await send(route, { authorization: `Bearer ${revokedKey}` }), 'Invalid token.', `${route.name} with a revoked key`);
+      expect401(await send(route, { authorization: `Token ${revokedKey}` }), 'Invalid token.', `${route.name} with a revoked Token key`);
+    }
+    expect(await snapshotOfA()).toEqual(before);
+    // The other key of the account still works.
+    expect((await call(A, 'GET', `/v1/campaigns/${ids.campaign}/`)).status).toBe(200);
+  });
+});
+
+describe("another account's valid key with this account's ids: 404, never data", () => {
+  const NOT_FOUND = { detail: 'Not found.' };
+  const idRoutes = () => apiKeyRoutes.filter((r) => r.path.includes('{'));
+
+  it('every id route answers 404 {"detail": "Not found."} and changes nothing in A', async () => {
+    const before = await snapshotOfA();
+    expect(idRoutes().map((r) => r.name).sort()).toEqual(
+      [
+        'ConvertReferral',
+        'ConvertReferralV1',
+        'DeleteCampaign',
+        'DeleteMember',
+        'DeleteReferral',
+        'GetCampaign',
+        'GetMember',
+        'GetReferral',
+        'GetReferralByUser',
+        'GetSubscription',
+        'UpdateCampaign',
+        'UpdateMember',
+      ].sort(),
+    );
+    for (const route of idRoutes()) {
+      const res = await send(route, { authorization: `Bearer ${B.key}` });
+      expect({ route: route.name, status: res.status, body: res.body }).toEqual({ route: route.name, status: 404, body: NOT_FOUND });
+      // Also with the id routes' other spellings: Token scheme, no trailing slash.
+      const bare = await api(route.method, pathFor(route).replace(/\/$/, ''), {
+        headers: { authorization: `Token ${B.key}` },
+        ...(bodyFor(route) === undefined ? {} : { body: bodyFor(route) }),
+      });
+      expect({ route: route.name, status: bare.status, body: bare.body }).toEqual({ route: route.name, status: 404, body: NOT_FOUND });
+    }
+    // The other converted referral and the other member, by id; conversions by subscription id too.
+    for (const [method, path, body] of [
+      ['GET', `/v1/referrals/${ids.openReferral}/`, undefined],
+      ['GET', `/v1/members/${ids.otherMember}/`, undefined],
+      ['POST', `/referrals/${ids.openReferral}/conversion/`, { subscription_id: ids.subscription }],
+      ['POST', `/v1/referrals/${ids.referral}/conversion/`, { subscription_id: ids.subscription }],
+    ] as const) {
+      const res = await call(B, method, path, body);
+      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 404, body: NOT_FOUND });
+    }
+    expect(await snapshotOfA()).toEqual(before);
+  });
+
+  it("A's ids inside request bodies are unknown to B (400 with the contract's messages), and nothing of A is touched", async () => {
+    const before = await snapshotOfA();
+    const referral = await call(B, 'POST', '/v1/referrals/', { user_identifier: 'someone', member_code: ids.memberCode });
+    expect(referral.status).toBe(400);
+    expect(referral.body).toEqual({ member_code: [`Member with code ${ids.memberCode} was not found`] });
+
+    const member = await call(B, 'POST', '/v1/members/', {
+      identifier: 'b-new',
+      email: 'b-new@example.com',
+      campaign: { id: ids.campaign },
+      subscription: { id: ids.subscription },
+    });
+    expect(member.status).toBe(400);
+    expect(member.body).toEqual({
+      campaign: [`Campaign ${ids.campaign} could not be found`],
+      subscription: [`Subscription ${ids.subscription} could not be found`],
+    });
+
+    const patch = await call(B, 'PATCH', `/v1/members/${bIds.member}/`, { campaign: { id: ids.campaign } });
+    expect(patch.status).toBe(400);
+    expect(patch.body).toEqual({ campaign: [`Campaign ${ids.campaign} could not be found`] });
+    const patchSub = await call(B, 'PATCH', `/v1/members/${bIds.member}/`, { subscription: { id: ids.subscription } });
+    expect(patchSub.status).toBe(400);
+    expect(patchSub.body).toEqual({ subscription: [`Subscription ${ids.subscription} could not be found`] });
+
+    // B's own referral converted with A's subscription id: B's Paddle does not know it.
+    const convert = await call(B, 'POST', `/v1/referrals/${bIds.referral}/conversion/`, { subscription_id: ids.subscription });
+    expect(convert.status).toBe(400);
+    expect(convert.body).toEqual({ subscription_id: [`Subscription ${ids.subscription} could not be found`] });
+
+    // Uniqueness is per account: A's identifier, email and code are free in B, and using them leaves A alone.
+    const twin = await ok(call(B, 'POST', '/v1/members/', { identifier: 'alice', email: 'alice@example.com', code: ids.memberCode }), 201);
+    expect(twin.id).not.toBe(ids.member);
+    expect(twin.stats).toMatchObject({ referrals: 0, conversions: 0, credit_earned: '0.00' });
+    const twinCampaign = await ok(call(B, 'POST', '/v1/campaigns/', { name: 'Second' }), 201);
+    expect(twinCampaign.id).not.toBe(ids.campaign);
+    expect(await snapshotOfA()).toEqual(before);
+    expect((await call(B, 'GET', `/v1/referrals/${bIds.referral}/`)).body.is_converted).toBe(false);
+  });
+
+  it("a subscription id both accounts have answers each account with its own copy", async () => {
+    // Both emulators started numbering at the same id: B's only subscription has the id of A's first.
+    const mine = await ok(call(B, 'GET', `/v1/subscriptions/${bIds.subscription}/`));
+    expect(mine.email).toBe('yan@example.com');
+    const theirs = await ok(call(A, 'GET', `/v1/subscriptions/${bIds.subscription}/`));
+    expect(theirs.email).toBe('alice@example.com');
+  });
+});
+
+describe("lists: B's lists never contain A's items; A's cursors do not open A's data to B", () => {
+  /** Every id (and e-mail) of A that must never appear in an answer to B. */
+  async function secretsOfA(): Promise<string[]> {
+    const s = await snapshotOfA();
+    const out = new Set<string>([A.accountId]);
+    for (const c of s.campaigns.results) out.add(c.id);
+    for (const m of s.members.results) out.add(m.id);
+    for (const r of s.referrals.results) out.add(r.id);
+    out.add('carol@example.com');
+    out.add('dan@example.com');
+    out.add('bob@example.com');
+    return [...out];
+  }
+
+  const lists = () => [
+    '/v1/referrals/',
+    `/v1/referrals/?member=${ids.member}`,
+    '/v1/campaigns/',
+    '/v1/members/',
+    `/v1/members/?campaign=${ids.campaign}`,
+    '/v1/subscriptions/',
+    '/v1/subscriptions/?status=active',
+  ];
+
+  function assertNoneOf(secrets: string[], res: ApiResponse, label: string): void {
+    for (const secret of secrets) {
+      if (res.text.includes(secret)) throw new Error(`${label}: the answer to B contains A's ${secret}: ${res.text}`);
+    }
+  }
+
+  it("B's lists hold only B's items; filters on A's member or campaign are empty with count 0", async () => {
+    const secrets = await secretsOfA();
+    for (const path of lists()) {
+      const res = await call(B, 'GET', `${path}${path.includes('?') ? '&' : '?'}page_size=100`);
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+      assertNoneOf(secrets, res, path);
+      expect(res.body.count).toBe(res.body.results.length);
+    }
+    expect(await ok(call(B, 'GET', `/v1/referrals/?member=${ids.member}`))).toEqual({ count: 0, next: null, previous: null, results: [] });
+    expect(await ok(call(B, 'GET', `/v1/members/?campaign=${ids.campaign}`))).toEqual({ count: 0, next: null, previous: null, results: [] });
+    const bReferrals = await ok(call(B, 'GET', '/v1/referrals/'));
+    expect(bReferrals.results.map((r: { id: string }) => r.id)).toEqual([bIds.referral]);
+    const bSubscriptions = await ok(call(B, 'GET', '/v1/subscriptions/'));
+    expect(bSubscriptions.results.map((s: { id: number; email: string }) => [s.id, s.email])).toEqual([[bIds.subscription, 'yan@example.com']]);
+  });
+
+  it("A's next and previous cursors with B's key: 400 Invalid cursor (or a page of B's only), never A's items", async () => {
+    const secrets = await secretsOfA();
+    let cursors = 0;
+    for (const path of lists()) {
+      const sep = path.includes('?') ? '&' : '?';
+      const first = await ok(call(A, 'GET', `${path}${sep}page_size=1`));
+      expect({ path, next: typeof first.next }).toEqual({ path, next: 'string' });
+      const second = await ok(call(A, 'GET', String(first.next).replace(/^https:\/\/api\.test/, '')));
+      const links = [first.next, second.previous, second.next].filter((l): l is string => typeof l === 'string');
+      for (const link of links) {
+        const cursor = new URL(link).searchParams.get('cursor');
+        expect(cursor).toBeTruthy();
+        cursors++;
+        // The link as issued, and the cursor on B's unfiltered list of the same resource.
+        const resource = path.split('?')[0] as string;
+        for (const attempt of [link.replace(/^https:\/\/api\.test/, ''), `${resource}?page_size=1&cursor=${cursor}`]) {
+          const res = await call(B, 'GET', attempt);
+          assertNoneOf(secrets, res, attempt);
+          if (res.status === 400) expect(res.body).toEqual({ cursor: ['Invalid cursor.'] });
+          else {
+            expect({ attempt, status: res.status }).toEqual({ attempt, status: 200 });
+            expect(res.body.results).toEqual([]);
+          }
+        }
+      }
+    }
+    expect(cursors).toBeGreaterThanOrEqual(lists().length * 2);
+  });
+});
+
+describe('the Paddle webhook: the signature is the credential', () => {
+  it("an alert signed with A's Paddle key posted to B's webhook: 403, nothing queued or applied", async () => {
+    const out = await paddleA.checkout({ plan_id: 9002, email: 'eve@example.com', deliver: false });
+    for (const alert of out.alerts) {
+      const res = await webhook(B.accountId, alert.fields);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ detail: 'Invalid signature.' });
+    }
+    // Unknown account and malformed account id: 404.
+    expect((await webhook('0123456789abcdef', out.alerts[0]!.fields)).status).toBe(404);
+    expect((await webhook('not-an-account', out.alerts[0]!.fields)).status).toBe(404);
+    // An account without provider settings: 404.
+    const { account, apiKey } = await createAccount({ name: `bare-${suffix}`, plan: 'starter' });
+    apiKeys.push(apiKey);
+    expect((await webhook(account.accountId, out.alerts[0]!.fields)).status).toBe(404);
+    // An API key does not replace the signature.
+    const unsigned = Object.fromEntries(Object.entries(out.alerts[0]!.fields).filter(([k]) => k !== 'p_signature'));
+    const withKey = await api('POST', `/webhooks/paddle/${A.accountId}/`, {
+      rawBody: new URLSearchParams(unsigned).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${A.key}` },
+    });
+    expect(withKey.status).toBe(403);
+
+    // A valid alert for B, sent after: once it is applied, the refused ones would have been too.
+    const later = await subscribed(B, 'later@example.com');
+    await pollUntil(async () => (await queues.count('provider-events')) === 0, { timeoutMs: 15_000 });
+    const subscriptionId = out.subscription.subscription_id;
+    // B's copy of that id, if any, is B's own later checkout, never eve's.
+    expect(later.subscription.subscription_id).not.toBe(subscriptionId);
+    expect(await getSubscription(B.accountId, subscriptionId)).toBeNull();
+    expect(await getSubscription(A.accountId, subscriptionId)).toBeNull();
+
+    // The same alerts to A's own webhook are accepted and applied (positive control).
+    await deliver(A, out.alerts);
+    await pollUntil(async () => (await getSubscription(A.accountId, subscriptionId))?.email === 'eve@example.com', { timeoutMs: 15_000 });
+  });
+});
+
+describe('secrets at rest and in logs', () => {
+  const scanner = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: process.env.DYNAMODB_ENDPOINT,
+      region: process.env.AWS_REGION || 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
+  afterAll(() => scanner.destroy());
+
+  async function scanAll(): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await scanner.send(new ScanCommand({ TableName: process.env.TABLE_NAME, ...(start ? { ExclusiveStartKey: start } : {}) }));
+      items.push(...(out.Items ?? []));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return items;
+  }
+
+  /** The plaintext forms of a key that must never be stored: the whole key and its random part. */
+  const forms = (key: string) => [key, key.slice('rfl_live_'.length)];
+
+  it('no stored item holds a plaintext API key; the auth code is only in its PROVIDER_SECRET item', async () => {
+    // Let the workers finish, so their writes are in the scan too.
+    await pollUntil(async () => (await queues.count('provider-events')) === 0 && (await queues.count('rewards')) === 0, { timeoutMs: 15_000 });
+    const items = await scanAll();
+    const mine = items.filter((i) => String(i.pk).startsWith(`A#${A.accountId}`) || String(i.pk).startsWith(`A#${B.accountId}`));
+    expect(mine.length).toBeGreaterThan(40);
+    expect(apiKeys.length).toBeGreaterThanOrEqual(4);
+    // The key items exist, under their hashes.
+    expect(items.filter((i) => i.type === 'ApiKey' && (i.account_id === A.accountId || i.account_id === B.accountId))).toHaveLength(3);
+
+    for (const item of items) {
+      const text = JSON.stringify(item);
+      for (const key of apiKeys) {
+        for (const form of forms(key)) {
+          if (text.includes(form)) throw new Error(`item ${String(item.pk)} / ${String(item.sk)} holds a plaintext API key`);
+        }
+      }
+    }
+    for (const t of [A, B]) {
+      const holders = items.filter((i) => JSON.stringify(i).includes(t.authCode)).map((i) => `${String(i.pk)}|${String(i.sk)}`);
+      expect(holders).toEqual([`A#${t.accountId}#PROVIDER_SECRET|PADDLE`]);
+    }
+  });
+
+  it('no log line holds an API key or an auth code', () => {
+    // The flow above did log: worker lines, the failed credit application during the outage.
+    expect(logLines.length).toBeGreaterThan(10);
+    expect(logLines.some((l) => l.includes('record failed'))).toBe(true);
+    const secrets = [...apiKeys.flatMap(forms), A.authCode, B.authCode];
+    const leaks = logLines.filter((line) => secrets.some((s) => line.includes(s)));
+    expect(leaks).toEqual([]);
+  });
+});
