@@ -16,7 +16,7 @@ import { config } from '../config';
 import { formatCents } from '../domain/money';
 import type { Referral } from '../domain/models';
 import { planRewards } from '../domain/rewards';
-import { getItem, withRetries } from '../store/ops';
+import { getItem, RaceLostError, withRetries } from '../store/ops';
 import { toMember } from '../store/members';
 import { getProviderCredentials } from '../store/provider';
 import { toReferral } from '../store/referrals';
@@ -26,6 +26,9 @@ import { keys } from '../store/table';
 import { PaddleClient } from './paddle-client';
 
 const CLAIM_SECONDS = 60;
+
+/** Another worker holds the credit's claim: retry the record later (the queue's visibility timeout, 180 s, outlasts the claim). */
+export class CreditHeldError extends RaceLostError {}
 
 function log(level: 'info' | 'warn', message: string, extra: Record<string, unknown>): void {
   (level === 'warn' ? console.warn : console.log)(JSON.stringify({ level, message, ...extra }));
@@ -79,7 +82,15 @@ export async function applyPendingCredits(accountId: string, referral: Referral)
       log('warn', 'credit waits: reward and member subscription currencies differ', { ...context, reward_id: reward.id, reward_currency: reward.currency, subscription_currency: target.currency });
       continue;
     }
-    if (!(await claimCredit(accountId, referral.id, index, reward.id, CLAIM_SECONDS))) continue; // applied, or another worker is on it
+    if (!(await claimCredit(accountId, referral.id, index, reward.id, CLAIM_SECONDS))) {
+      // Applied meanwhile: done. Held by another worker (or by an attempt of ours whose claim write
+      // landed but reported failure): fail this record so SQS retries it after the claim has expired
+      // or been used, instead of acknowledging a credit nobody may be applying any more.
+      const fresh = toReferral(await getItem(keys.referral(accountId, referral.id)));
+      const current = (fresh?.rewards as StoredReward[] | undefined)?.[index];
+      if (!current || current.id !== reward.id || current.modifier_id !== undefined) continue;
+      throw new CreditHeldError(`credit ${reward.id} is being applied by another worker`);
+    }
     try {
       const description = creditDescription(reward.id);
       const existing = (await client.listModifiers(target.id)).find((m) => String(m.description).includes(reward.id));

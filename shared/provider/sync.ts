@@ -151,7 +151,9 @@ export async function processSyncPage(message: SyncAccountMessage): Promise<void
       const r = await applyProviderUpdate(accountId, { subscriptionId, asOfMs: message.started_at, fields: {}, payment });
       paymentChanged ||= r.paymentChanged;
     }
-    if (paymentChanged || result.statusChanged) await evaluate(accountId, result.referralId);
+    // Every referred subscription is evaluated on each sync, changed or not: it heals an evaluation whose
+    // send failed earlier, and it closes commission periods that ended with time (no alert marks that).
+    await evaluate(accountId, result.referralId);
   }
   log('info', 'sync page applied', { account_id: accountId, state: message.state, page: message.page, subscriptions: users.length });
   if (users.length >= SYNC_PAGE_SIZE) {

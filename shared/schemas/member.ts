@@ -7,7 +7,7 @@ export const CODE_PATTERN = /^[A-Za-z0-9_-]+$/;
 // A blank id is refused here: downstream an empty campaign id would read as "no campaign" on create and
 // be stored as campaign_id "" on update (after which every referral by that member lost its race: 503).
 const campaignRef = reference(
-  (id) => (typeof id === 'string' ? id.trim() : typeof id === 'number' ? String(id) : null),
+  (id) => (typeof id === 'string' ? id.trim() || null : typeof id === 'number' ? String(id) : null),
   (id) => (typeof id === 'string' ? 'This field may not be blank.' : 'Not a valid string.'),
 );
 

@@ -10,7 +10,9 @@
 //   rec.calls;   // [{ command: 'Query', ... }, { command: 'GetItem', ... }, { command: 'BatchGetItem', ... }]
 //
 // The state lives on `globalThis` (one per Jest test file, one per Lambda container), so a module
-// registry reset cannot split the recorders from the clients that report to them.
+// registry reset cannot split the recorders from the clients that report to them. The in-flight count
+// behind `sequential` is process-wide: measure depth while nothing else in the process calls DynamoDB
+// (no pollers running), or the other calls overlap and the depth reads low.
 import type { DynamoDBClient, ServiceInputTypes, ServiceOutputTypes } from '@aws-sdk/client-dynamodb';
 import type {
   HandlerExecutionContext,

@@ -118,20 +118,24 @@ const keyString = (k: Key) => `${k.pk}\u0000${k.sk}`;
 export async function batchGet(wanted: Key[]): Promise<Map<string, Record<string, unknown>>> {
   const found = new Map<string, Record<string, unknown>>();
   const unique = [...new Map(wanted.map((k) => [keyString(k), k])).values()];
-  for (let i = 0; i < unique.length; i += 100) {
-    let pending: Key[] = unique.slice(i, i + 100);
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await pause(Math.min(1000, 25 * 2 ** attempt));
-      if (attempt > 8) throw Object.assign(new Error('BatchGet left keys unprocessed'), { name: 'ThrottlingException' });
-      const out = await db().send(
-        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
-      );
-      for (const item of out.Responses?.[tableName()] ?? []) {
-        found.set(keyString({ pk: String(item.pk), sk: String(item.sk) }), item);
+  const chunks: Key[][] = [];
+  for (let i = 0; i < unique.length; i += 100) chunks.push(unique.slice(i, i + 100));
+  // Chunks of 100 (BatchGetItem's limit) are read in parallel: a 100-member page with 101 nested keys
+  // still costs one sequential round trip.
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      let pending: Key[] = chunk;
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await pause(Math.min(1000, 25 * 2 ** attempt));
+        if (attempt > 8) throw Object.assign(new Error('BatchGet left keys unprocessed'), { name: 'ThrottlingException' });
+        const out = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }));
+        for (const item of out.Responses?.[tableName()] ?? []) {
+          found.set(keyString({ pk: String(item.pk), sk: String(item.sk) }), item);
+        }
+        pending = (out.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Key[];
       }
-      pending = (out.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Key[];
-    }
-  }
+    }),
+  );
   return found;
 }
 

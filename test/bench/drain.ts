@@ -24,7 +24,7 @@ export interface DrainRun {
   appliedRate: number;
   /** From the last answer until applied: the backlog the worker still had when posting ended. */
   tailSeconds: number;
-  /** Most messages waiting in provider-events at one time (sampled). */
+  /** Most messages in provider-events at one time, waiting or in flight (sampled every 50 ms). */
   peakBacklog: number;
   /** CPU ms per alert, from the first POST until applied. */
   cpu: CpuSample;
@@ -112,7 +112,7 @@ export async function measureDrain(
     writeFileSync(file, bodies.join('\n') + '\n');
 
     await waitForQueue(bench, 'provider-events', 120_000);
-    const dlqBefore = await bench.queues.depth('provider-events-dlq');
+    const dlqBefore = (await bench.queues.depth('provider-events-dlq')).total;
     progress(`drain: run ${run}/${o.runs}: posting ${bodies.length} alerts with ${o.connections} connections`);
     const cpuFrom = bench.cpu.sample();
     const started = performance.now();
@@ -136,8 +136,8 @@ export async function measureDrain(
     let peakBacklog = 0;
     const deadline = started + o.timeoutMs;
     for (;;) {
-      const depth = await bench.queues.depth('provider-events');
-      peakBacklog = Math.max(peakBacklog, depth);
+      const { total: depth, messages } = await bench.queues.depth('provider-events');
+      peakBacklog = Math.max(peakBacklog, messages);
       if (posted && depth === 0) break;
       if (performance.now() > deadline) throw new Error(`drain: not applied within ${o.timeoutMs / 1000} s (queue ${depth})`);
       await new Promise((r) => setTimeout(r, 50));
@@ -149,7 +149,7 @@ export async function measureDrain(
 
     // None lost: every subscription, payment and alert marker is in the table, and the DLQ got nothing.
     progress(`drain: run ${run}/${o.runs}: verifying every alert's effect`);
-    const dlq = (await bench.queues.depth('provider-events-dlq')) - dlqBefore;
+    const dlq = (await bench.queues.depth('provider-events-dlq')).total - dlqBefore;
     const missingSubs = await missingKeys(subscriptions.map((s) => keys.subscription(accountId, s.subscriptionId)));
     const missingPayments = await missingKeys(subscriptions.map((s) => keys.payment(accountId, s.subscriptionId, s.paymentId)));
     const missingMarkers = await missingKeys(subscriptions.flatMap((s) => s.alertIds.map((a) => keys.alert(accountId, String(a)))));

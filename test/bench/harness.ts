@@ -101,8 +101,12 @@ export class LoadGenerator {
 }
 
 export interface QueueProbe {
-  /** Visible + in flight + delayed messages of the queue. */
-  depth(queue: 'provider-events' | 'provider-events-dlq' | 'rewards' | 'rewards-dlq'): Promise<number>;
+  /**
+   * `total`: visible + in flight + delayed, as GetQueueAttributes reports them (0 = nothing left; the
+   * local SQS counts an in-flight message in both of the first two, so only 0 is exact).
+   * `messages`: ApproximateNumberOfMessages alone (on the local SQS: every message not delayed).
+   */
+  depth(queue: 'provider-events' | 'provider-events-dlq' | 'rewards' | 'rewards-dlq'): Promise<{ total: number; messages: number }>;
   stop(): void;
 }
 
@@ -117,11 +121,11 @@ function queueProbe(endpoint: string): QueueProbe {
         }),
       );
       const a = out.Attributes ?? {};
-      return (
-        Number(a.ApproximateNumberOfMessages ?? 0) +
-        Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) +
-        Number(a.ApproximateNumberOfMessagesDelayed ?? 0)
-      );
+      const messages = Number(a.ApproximateNumberOfMessages ?? 0);
+      return {
+        total: messages + Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) + Number(a.ApproximateNumberOfMessagesDelayed ?? 0),
+        messages,
+      };
     },
     stop: () => client.destroy(),
   };

@@ -239,7 +239,7 @@ export async function measureLoad(bench: BenchRuntime, workDir: string, settings
     },
     {
       name: 'Create referral',
-      request: 'POST /v1/referrals/ (new user_identifier each, 10 referring members in turn)',
+      request: `POST /v1/referrals/ (new user_identifier each, ${memberCodes.length} referring members in turn)`,
       dynamo: '2 BatchGetItem + 1 TransactWriteItems (4 items)',
       raw: 'TransactWriteItems' as const,
       job: () => ({
@@ -337,7 +337,7 @@ export async function measureLoad(bench: BenchRuntime, workDir: string, settings
 /** Waits until the queue holds nothing (visible, in flight or delayed). */
 export async function waitForQueue(bench: BenchRuntime, queue: 'provider-events' | 'rewards', timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while ((await bench.queues.depth(queue)) > 0) {
+  while ((await bench.queues.depth(queue)).total > 0) {
     if (Date.now() > deadline) throw new Error(`${queue} did not empty within ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -81,7 +81,7 @@ export function renderReport(r: Report): string {
   line();
   if (shared) {
     line(
-      `**Measured on a shared ${machine.cores}-core machine**: other jobs (test suites, another DynamoDB Local) were running at the same time, as the load average shows. ` +
+      `**Measured on a shared ${machine.cores}-core machine**: other jobs were running at the same time, as the load average shows${process.env.BENCH_NOTE ? ` (${process.env.BENCH_NOTE})` : ''}. ` +
         'Every process here competes with them for the same cores, so the absolute figures are lower and noisier than on an idle machine; ratios measured in the same run (endpoint vs raw DynamoDB Local, handler vs empty handler) hold up better than absolute rates.',
     );
     line();
@@ -213,7 +213,7 @@ export function renderReport(r: Report): string {
         'Then every effect is checked in the table: each subscription (status active), its payment, and each alert\'s idempotency marker; and the DLQ.',
     );
     line();
-    line('| Run | Alerts | Posted in | Post rate | Post p50 / p99 | Applied in (after the last post) | Applied rate | Peak backlog | CPU ms per alert: service / DynamoDB Local / load generator | DLQ | Rejected | Lost |');
+    line('| Run | Alerts | Posted in | Post rate | Post p50 / p99 | Applied in (after the last post) | Applied rate | Peak queue depth (waiting + in flight) | CPU ms per alert: service / DynamoDB Local / load generator | DLQ | Rejected | Lost |');
     line('|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|');
     d.runs.forEach((x, i) => {
       line(
@@ -272,7 +272,7 @@ function readingNotes(l: LoadSection): string {
     parts.push(
       `Reading the CPU columns: a GET referral costs ${num(svc, 2)} ms of CPU in the service process (HTTP server, the gateway's event, middy, auth from cache, one SDK call, JSON) ` +
         `against ${num(rawSdk, 2)} ms for the bare SDK GetItem, plus ${gen === null ? 'n/a' : num(gen, 2)} ms in the load generator; DynamoDB Local spends ${ddb === null ? 'n/a' : num(ddb, 2)} ms (vs ${rawGet.cpu.dynamodb === null ? 'n/a' : num(rawGet.cpu.dynamodb, 2)} ms raw). ` +
-        'On two cores the four processes share, the rate is roughly 2,000 ms / (sum of the CPU per request) when the cores are saturated: every millisecond the HTTP path and the load generator add is taken from DynamoDB Local.',
+        'On two cores shared by these three processes (and whatever else runs on the machine), the rate is roughly 2,000 ms / (sum of the CPU per request) when the cores are saturated: every millisecond the HTTP path and the load generator add is taken from DynamoDB Local.',
     );
   }
   return parts.join(' ');

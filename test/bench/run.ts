@@ -5,7 +5,8 @@
 //
 // Settings (environment): BENCH_CONNECTIONS (10), BENCH_SECONDS per run (5), BENCH_RUNS (3),
 // BENCH_WARMUP_SECONDS (2), BENCH_DRAIN_CHECKOUTS (2500 = 5,000 alerts), BENCH_DRAIN_RUNS (up to 3 while
-// the total stays under BENCH_BUDGET_SECONDS, 290), BENCH_SKIP (comma list of bundles,load,drain).
+// the total stays under BENCH_BUDGET_SECONDS, 290), BENCH_SKIP (comma list of bundles,load,drain),
+// BENCH_NOTE (a remark on the machine for the report, e.g. what else was running).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,7 +76,7 @@ async function main(): Promise<number> {
             checkouts: setting('BENCH_DRAIN_CHECKOUTS', 2500),
             connections,
             runs: fixedRuns ?? 3,
-            timeoutMs: 600_000,
+            timeoutMs: 900_000,
             // Another run only if it fits the time budget (with a margin for stopping and the report).
             another: (last) => fixedRuns !== null || elapsed() + last + 10 < budgetSeconds,
           });

@@ -205,7 +205,10 @@ async function seed({ size, subscriptions }: { size: number; subscriptions: numb
     const members: { id: string; code: string }[] = [{ id: hub.id, code: hub.code }];
     for (let j = 1; j < bulkCount; j++) members.push({ id: newEntityId(), code: `SEED${SIDE_MEMBERS + j}` });
     const referralsOf = new Array<number>(bulkCount).fill(0);
-    for (let r = 0; r < size; r++) referralsOf[referrerOf(r)] = (referralsOf[referrerOf(r)] as number) + 1;
+    for (let r = 0; r < size; r++) {
+      const k = referrerOf(r);
+      referralsOf[k] = (referralsOf[k] ?? 0) + 1;
+    }
 
     const items: Item[] = [];
     const attached: { subscriptionId: number; memberId: string }[] = [];

@@ -24,8 +24,11 @@ export interface FaultProxyOptions {
   target: string;
   /** Share of requests (0..1) that get a fault; default 0. */
   faultRate?: number;
-  /** Which error body 'error' answers with; default 'dynamodb'. */
-  flavour?: FaultFlavour;
+  /**
+   * Which error 'error' answers with; default 'auto': DynamoDB's for a `DynamoDB_...` X-Amz-Target,
+   * SQS's for an `AmazonSQS....` one, Paddle's (an HTML 503) for anything else.
+   */
+  flavour?: FaultFlavour | 'auto';
   /** The modes a faulted request picks from, uniformly; default all four. */
   modes?: FaultMode[];
   /** Seed of the PRNG that picks faulted requests and modes; default random. */
@@ -105,7 +108,13 @@ function operationOf(req: IncomingMessage): string {
 
 export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
   const target = new URL(options.target);
-  const flavour = options.flavour ?? 'dynamodb';
+  const flavourOf = (req: IncomingMessage): FaultFlavour => {
+    if (options.flavour && options.flavour !== 'auto') return options.flavour;
+    const target = String(req.headers['x-amz-target'] ?? '');
+    if (target.startsWith('DynamoDB_')) return 'dynamodb';
+    if (target.startsWith('AmazonSQS.')) return 'sqs';
+    return 'paddle';
+  };
   let faultRate = options.faultRate ?? 0;
   let modes = [...(options.modes ?? ALL_MODES)];
   let eligibleFn = options.eligible;
@@ -192,7 +201,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     }
     if (mode === 'error') {
       stats.errored++;
-      const e = injectedError(flavour);
+      const e = injectedError(flavourOf(req));
       reply(res, e.status, e.headers, Buffer.from(e.body, 'utf8'));
       return;
     }
