@@ -14,7 +14,7 @@ import type { Referral, Subscription } from '../domain/models';
 import { DetailError } from '../domain/errors';
 import { publish } from '../queue/publish';
 import type { ConversionTarget } from '../schemas/conversion';
-import { batchGet, lookup } from '../store/ops';
+import { batchGet, getItem, lookup } from '../store/ops';
 import { credentialKeys, credentialsFrom, type ProviderCredentials } from '../store/provider';
 import { alreadyConverted, convertedWith, markReferralConverted, SubscriptionAssignedError, toReferral } from '../store/referrals';
 import { applyProviderUpdate, getSubscription, toSubscription } from '../store/subscriptions';
@@ -70,6 +70,26 @@ export async function convertReferral(accountId: string, referralId: string, tar
   const { referral: converted } = await markReferralConverted(accountId, referral, subscription, 'checkoutId' in target ? target.checkoutId : null);
   await queueEvaluation(accountId, converted.id);
   return converted;
+}
+
+/**
+ * Converts a referral to a subscription the service already holds (automatic attribution from an
+ * alert): the conversion endpoint's rules and transaction without the provider lookup. 'unchanged' when
+ * it was already converted with this subscription; a 400 (ValidationError) when converted with another
+ * or when the subscription is tied to another referral; 'not_found' for an unknown referral.
+ */
+export async function convertToSubscription(accountId: string, referralId: string, subscription: Subscription): Promise<'converted' | 'unchanged' | 'not_found'> {
+  const referral = toReferral(await getItem(keys.referral(accountId, referralId)));
+  if (!referral) return 'not_found';
+  if (referral.converted_at !== null) {
+    if (!convertedWith(referral, { subscriptionId: subscription.id })) throw alreadyConverted(referral.id);
+    await queueEvaluation(accountId, referral.id);
+    return 'unchanged';
+  }
+  if (subscription.referral_id && subscription.referral_id !== referral.id) throw new SubscriptionAssignedError(subscription.id);
+  const { changed } = await markReferralConverted(accountId, referral, subscription, null);
+  await queueEvaluation(accountId, referral.id);
+  return changed ? 'converted' : 'unchanged';
 }
 
 /** The subscription is not in our copy yet (its webhook is late): ask the provider and store it. */

@@ -16,6 +16,7 @@ import type { PaddleAlertMessage, SyncAccountMessage } from '../queue/queues';
 import { getProviderCredentials } from '../store/provider';
 import { applyProviderUpdate, getSubscription, type PaymentData, type ProviderFields } from '../store/subscriptions';
 import { parseAlert } from './alerts';
+import { attributeFromAlert } from './attribution';
 import { PaddleClient, type PaddlePayment, type PaddleUser } from './paddle-client';
 import { resolvePlan } from './plans';
 
@@ -66,7 +67,12 @@ export async function processPaddleAlert(message: PaddleAlertMessage): Promise<v
     subscription_written: result.subscriptionWritten,
     payment_changed: result.paymentChanged,
   });
-  if (!result.referralId) return;
+  if (!result.referralId) {
+    // Not tied to a referral yet: the alert itself may name one (checkout passthrough).
+    const subscription = result.subscription ?? (await getSubscription(accountId, patch.id));
+    if (subscription) await attributeFromAlert(accountId, parsed, message.fields, subscription);
+    return;
+  }
   // A duplicate may be the redelivery of a first attempt that committed and then failed to queue the
   // evaluation: queue it again when the alert could have needed one (a payment, or a status change,
   // which is what completes a commission when the subscription is cancelled).
