@@ -7,10 +7,10 @@
 
 import type { QueueName } from '../shared/queue/queues';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
-/** What the route's function may do to the table: read-only routes get read-only IAM access. */
-export type TableAccess = 'read' | 'write';
+/** What the route's function may do to the table: read-only routes get read-only IAM access, 'none' none. */
+export type TableAccess = 'read' | 'write' | 'none';
 
 export interface Route {
   /** Stable name, used for the Lambda function's logical id. */
@@ -26,8 +26,11 @@ export interface Route {
   providerSecrets?: boolean;
   /** Lambda timeout when the default (10 s) is not enough; API Gateway gives up at 30 s. */
   timeoutSeconds?: number;
-  /** How callers authenticate: an API key (default) or the provider's signature in the body. */
-  auth?: 'api-key' | 'provider-signature';
+  /**
+   * How callers authenticate: a secret API key (default), the provider's signature in the body, the
+   * account's publishable key (public /js/v1/ endpoints), or nothing (the script and CORS preflights).
+   */
+  auth?: 'api-key' | 'provider-signature' | 'publishable-key' | 'none';
 }
 
 export const routes: readonly Route[] = [
@@ -100,6 +103,13 @@ export const routes: readonly Route[] = [
     entry: 'functions/subscriptions/get.ts',
     table: 'read',
   },
+
+  // The browser script and its public endpoints: publishable key, CORS for any origin, rate limited.
+  { name: 'BrowserScript', method: 'GET', path: '/js/refloop.js', entry: 'functions/js/script.ts', table: 'none', auth: 'none' },
+  { name: 'RecordClick', method: 'POST', path: '/js/v1/clicks/', entry: 'functions/js/record-click.ts', table: 'write', auth: 'publishable-key' },
+  { name: 'RecordClickPreflight', method: 'OPTIONS', path: '/js/v1/clicks/', entry: 'functions/js/preflight.ts', table: 'none', auth: 'none' },
+  { name: 'CreateJsReferral', method: 'POST', path: '/js/v1/referrals/', entry: 'functions/js/create-referral.ts', table: 'write', auth: 'publishable-key' },
+  { name: 'CreateJsReferralPreflight', method: 'OPTIONS', path: '/js/v1/referrals/', entry: 'functions/js/preflight.ts', table: 'none', auth: 'none' },
 
   // Paddle Classic alerts: no API key (the p_signature is the credential); verify, queue, 200.
   {

@@ -19,6 +19,8 @@ export interface Config {
   providerTimeoutMs: number;
   /** How long provider settings (public key, vendor id, URLs) stay cached in the container (seconds). */
   providerCacheTtlSeconds: number;
+  /** Public /js/v1/ endpoints: requests per minute per client IP and per publishable key; 0 turns a limit off. */
+  jsRateLimits: { perIpPerMinute: number; perKeyPerMinute: number };
 }
 
 export class ConfigError extends Error {}
@@ -49,6 +51,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', env.PROVIDER_TIMEOUT_MS, 4000),
     providerCacheTtlSeconds: integer('PROVIDER_CACHE_TTL_SECONDS', env.PROVIDER_CACHE_TTL_SECONDS, 60),
+    // Per IP: a visitor makes a click and a signup; 120 a minute leaves room for offices behind one NAT.
+    // Per key: 6,000 a minute (100/s) is far below one partition's write limit on the window item.
+    jsRateLimits: {
+      perIpPerMinute: integer('JS_RATE_LIMIT_PER_IP', env.JS_RATE_LIMIT_PER_IP, 120),
+      perKeyPerMinute: integer('JS_RATE_LIMIT_PER_KEY', env.JS_RATE_LIMIT_PER_KEY, 6000),
+    },
   };
 }
 

@@ -114,7 +114,8 @@ export class RefloopApiStack extends Stack {
         entry: route.entry,
         description: `${route.method} ${route.path}`,
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
-      }).bindTable(props.table, route.table);
+      });
+      if (route.table !== 'none') fn.bindTable(props.table, route.table);
       this.functions.set(route.name, fn);
       this.api.addRoutes({
         path: gatewayPath(route.path),

@@ -72,3 +72,11 @@ export class ServiceUnavailableError extends DetailError {
     super(503, detail, { 'Retry-After': String(retryAfterSeconds) });
   }
 }
+
+/** A rate limit was reached (DRF's throttled message). */
+export class ThrottledError extends DetailError {
+  constructor(retryAfterSeconds: number) {
+    const wait = Math.max(1, Math.ceil(retryAfterSeconds));
+    super(429, `Request was throttled. Expected available in ${wait} second${wait === 1 ? '' : 's'}.`, { 'Retry-After': String(wait) });
+  }
+}

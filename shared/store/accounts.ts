@@ -1,7 +1,7 @@
 // Accounts and their secret API keys. Managed by the operator CLI, read by the auth middleware.
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { generateApiKey, hashApiKey } from '../domain/api-keys';
+import { generateApiKey, generatePublishableKey, hashApiKey, PUBLISHABLE_KEY_PREFIX } from '../domain/api-keys';
 import { newAccountId } from '../domain/ids';
 import { isPlan, type Plan } from '../domain/plans';
 import { db, tableName } from './client';
@@ -12,6 +12,8 @@ export interface Account {
   name: string;
   plan: Plan;
   createdAt: number;
+  /** The browser-safe key for the /js/v1/ endpoints; null for an account created before they existed. */
+  publishableKey: string | null;
 }
 
 /** What a request's key resolves to. The plan is copied onto the key item so auth is one GetItem. */
@@ -38,8 +40,12 @@ function apiKeyItem(key: string, accountId: string, plan: Plan) {
   return { ...keys.apiKey(hashApiKey(key)), type: 'ApiKey', account_id: accountId, plan, created_at: now() };
 }
 
+function publishableKeyItem(key: string, accountId: string, plan: Plan) {
+  return { ...keys.publishableKey(hashApiKey(key)), type: 'PublishableKey', account_id: accountId, plan, created_at: now() };
+}
+
 export async function createAccount(input: { name: string; plan: Plan }): Promise<{ account: Account; apiKey: string }> {
-  const account: Account = { accountId: newAccountId(), name: input.name, plan: input.plan, createdAt: now() };
+  const account: Account = { accountId: newAccountId(), name: input.name, plan: input.plan, createdAt: now(), publishableKey: generatePublishableKey() };
   const apiKey = generateApiKey();
   await db().send(
     new TransactWriteCommand({
@@ -54,6 +60,7 @@ export async function createAccount(input: { name: string; plan: Plan }): Promis
               name: account.name,
               plan: account.plan,
               created_at: account.createdAt,
+              publishable_key: account.publishableKey,
             },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
@@ -62,6 +69,13 @@ export async function createAccount(input: { name: string; plan: Plan }): Promis
           Put: {
             TableName: tableName(),
             Item: apiKeyItem(apiKey, account.accountId, account.plan),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        {
+          Put: {
+            TableName: tableName(),
+            Item: publishableKeyItem(account.publishableKey as string, account.accountId, account.plan),
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -74,7 +88,55 @@ export async function createAccount(input: { name: string; plan: Plan }): Promis
 export async function getAccount(accountId: string): Promise<Account | null> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.account(accountId) }));
   if (!Item || !isPlan(Item.plan)) return null;
-  return { accountId, name: String(Item.name), plan: Item.plan, createdAt: Number(Item.created_at) };
+  return {
+    accountId,
+    name: String(Item.name),
+    plan: Item.plan,
+    createdAt: Number(Item.created_at),
+    publishableKey: typeof Item.publishable_key === 'string' ? Item.publishable_key : null,
+  };
+}
+
+/**
+ * The account's publishable key, created on first request for an account that predates them (the
+ * operator's `account show`). Concurrent calls agree: the key is set only where none is.
+ */
+export async function ensurePublishableKey(accountId: string): Promise<Account> {
+  const account = await getAccount(accountId);
+  if (!account) throw new UnknownAccountError(accountId);
+  if (account.publishableKey) return account;
+  const key = generatePublishableKey();
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.account(accountId),
+              UpdateExpression: 'SET publishable_key = :k',
+              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(publishable_key)',
+              ExpressionAttributeValues: { ':k': key },
+            },
+          },
+          { Put: { TableName: tableName(), Item: publishableKeyItem(key, accountId, account.plan), ConditionExpression: 'attribute_not_exists(pk)' } },
+        ],
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof TransactionCanceledException)) throw err;
+    // Another call set one first: read it back.
+  }
+  const fresh = await getAccount(accountId);
+  if (!fresh?.publishableKey) throw new UnknownAccountError(accountId);
+  return fresh;
+}
+
+/** One GetItem by the publishable key's hash. Null for an unknown key. */
+export async function findPrincipalByPublishableKey(key: string): Promise<Principal | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.publishableKey(hashApiKey(key)) }));
+  if (!Item || Item.revoked_at !== undefined || typeof Item.account_id !== 'string' || !isPlan(Item.plan)) return null;
+  return { accountId: Item.account_id, plan: Item.plan };
 }
 
 export async function createApiKey(accountId: string): Promise<string> {
@@ -109,8 +171,12 @@ export async function createApiKey(accountId: string): Promise<string> {
   return apiKey;
 }
 
-/** Revokes a key: the item stays (audit trail) with `revoked_at`, and auth refuses it. */
+/**
+ * Revokes a key: the item stays (audit trail) with `revoked_at`, and auth refuses it. A revoked
+ * publishable key is also taken off its account, so `account show` issues a new one.
+ */
 export async function revokeApiKey(apiKey: string): Promise<void> {
+  if (apiKey.startsWith(PUBLISHABLE_KEY_PREFIX)) return revokePublishableKey(apiKey);
   try {
     await db().send(
       new UpdateCommand({
@@ -124,6 +190,39 @@ export async function revokeApiKey(apiKey: string): Promise<void> {
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException) throw new UnknownApiKeyError();
     throw err;
+  }
+}
+
+async function revokePublishableKey(key: string): Promise<void> {
+  let accountId: string;
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.publishableKey(hashApiKey(key)),
+        UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': now() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    accountId = String(Attributes?.account_id);
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) throw new UnknownApiKeyError();
+    throw err;
+  }
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.account(accountId),
+        UpdateExpression: 'REMOVE publishable_key',
+        ConditionExpression: 'publishable_key = :k',
+        ExpressionAttributeValues: { ':k': key },
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof ConditionalCheckFailedException)) throw err; // already replaced
   }
 }
 

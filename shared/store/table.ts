@@ -38,7 +38,10 @@ export type EntityType =
   | 'ProviderAccount'
   | 'Alert'
   | 'Payment'
-  | 'PlanCache';
+  | 'PlanCache'
+  | 'PublishableKey'
+  | 'RateWindow'
+  | 'Click';
 
 /** Counter names; each is one item `pk=A#<acct>`, `sk=COUNT#<name>` with a numeric attribute `n`. */
 export type CounterName = 'campaigns' | 'members' | 'referrals' | 'subscriptions' | `subscriptions#${string}`;
@@ -62,6 +65,15 @@ export function timeKey(ms: number): string {
 
 export const keys = {
   apiKey: (hash: string): Key => ({ pk: `APIKEY#${hash}`, sk: 'APIKEY' }),
+  /** A publishable (browser) key's lookup item, by the key's SHA-256 like a secret key. */
+  publishableKey: (hash: string): Key => ({ pk: `PUBKEY#${hash}`, sk: 'PUBKEY' }),
+  /**
+   * One fixed rate-limit window of one scope (e.g. `js-ip#<ip>`, `js-key`, `api-key#<key hash>`), expiring
+   * by TTL. The window start is in the partition key, so consecutive windows spread over partitions.
+   */
+  rateWindow: (acct: string, scope: string, windowStart: number): Key => ({ pk: `A#${acct}#RATE#${scope}#${windowStart}`, sk: 'RATE' }),
+  /** A counted link click of one visitor on one member's link (expires after the dedupe period). */
+  click: (acct: string, memberId: string, visitorHash: string): Key => ({ pk: `A#${acct}#CLICK#${memberId}#${visitorHash}`, sk: 'CLICK' }),
   account: (acct: string): Key => ({ pk: `A#${acct}`, sk: 'ACCOUNT' }),
   counter: (acct: string, name: CounterName): Key => ({ pk: `A#${acct}`, sk: `COUNT#${name}` }),
 

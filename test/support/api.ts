@@ -10,6 +10,8 @@ export interface ApiOptions {
   /** Sent as is, without a content type unless `headers` gives one. */
   rawBody?: string | Buffer;
   headers?: Record<string, string>;
+  /** The caller's IP as API Gateway reports it (requestContext.http.sourceIp); default 127.0.0.1. */
+  sourceIp?: string;
 }
 
 export interface ApiResponse {
@@ -45,6 +47,7 @@ export async function api(method: string, path: string, options: ApiOptions = {}
     rawQueryString: q === -1 ? '' : path.slice(q + 1),
     headers,
     body,
+    ...(options.sourceIp ? { sourceIp: options.sourceIp } : {}),
   });
   const text = res.isBase64Encoded ? Buffer.from(res.body, 'base64').toString('utf8') : res.body;
   let parsed: unknown = null;

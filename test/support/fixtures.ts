@@ -4,9 +4,9 @@ import { randomBytes } from 'node:crypto';
 import type { Plan } from '../../shared/domain/plans';
 import { createAccount } from '../../shared/store/accounts';
 
-export async function newAccount(plan: Plan = 'regular'): Promise<{ accountId: string; apiKey: string }> {
+export async function newAccount(plan: Plan = 'regular'): Promise<{ accountId: string; apiKey: string; publishableKey: string }> {
   const { account, apiKey } = await createAccount({ name: `test-${randomBytes(4).toString('hex')}`, plan });
-  return { accountId: account.accountId, apiKey };
+  return { accountId: account.accountId, apiKey, publishableKey: account.publishableKey as string };
 }
 
 /**

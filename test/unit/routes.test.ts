@@ -113,16 +113,22 @@ describe('findRoute', () => {
 });
 
 describe('route table', () => {
-  it('has unique names and unique method + path pairs, under /v1/ (or the two specified exceptions) with a trailing slash', () => {
+  it('has unique names and unique method + path pairs, under /v1/ or /js/v1/ (or the specified exceptions) with a trailing slash', () => {
     expect(new Set(routes.map((r) => r.name)).size).toBe(routes.length);
     expect(new Set(routes.map((r) => `${r.method} ${r.path}`)).size).toBe(routes.length);
-    // The specification's conversion path has no /v1/ prefix, and provider webhooks are not API resources.
-    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/']);
+    // The specification's conversion path has no /v1/ prefix, provider webhooks are not API resources,
+    // and the browser script is a file.
+    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/', '/js/refloop.js']);
     for (const r of routes) {
-      if (!unversioned.has(r.path)) expect(r.path).toMatch(/^\/v1\/([a-z_-]+|\{[a-z_]+\})(\/([a-z_-]+|\{[a-z_]+\}))*\/$/);
-      expect(['GET', 'POST', 'PATCH', 'DELETE']).toContain(r.method);
+      if (!unversioned.has(r.path)) expect(r.path).toMatch(/^\/(js\/)?v1\/([a-z_-]+|\{[a-z_]+\})(\/([a-z_-]+|\{[a-z_]+\}))*\/$/);
+      expect(['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS']).toContain(r.method);
+      // Public endpoints (/js/) take the publishable key and nothing else does; the script and the CORS
+      // preflights take no credential and touch no table.
+      if (r.path.startsWith('/js/v1/') && r.method !== 'OPTIONS') expect(r.auth).toBe('publishable-key');
+      else if (r.method === 'OPTIONS' || r.path === '/js/refloop.js') expect([r.auth, r.table]).toEqual(['none', 'none']);
+      else expect(r.auth === undefined || r.auth === 'api-key' || r.name === 'PaddleWebhook').toBe(true);
       // Only the webhook intake writes nothing although it is a POST: it reads settings and queues.
-      expect(r.table).toBe(r.method === 'GET' || r.name === 'PaddleWebhook' ? 'read' : 'write');
+      if (r.table !== 'none') expect(r.table).toBe(r.method === 'GET' || r.name === 'PaddleWebhook' ? 'read' : 'write');
     }
   });
 

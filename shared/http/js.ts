@@ -1,0 +1,68 @@
+// The pipeline of the public /js/v1/ endpoints, which browsers call from any site with the account's
+// publishable key: CORS on every answer (errors included, so the script can read a 429), publishable-key
+// auth, then the per-key and per-IP rate limits, then the body's validation, then one domain call.
+//
+//   export const handler = jsHandler({ body: clickBody }, ({ principal, body, clientIp }) => ...);
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type * as v from 'valibot';
+import { config } from '../config';
+import { ThrottledError } from '../domain/errors';
+import type { Principal } from '../store/accounts';
+import { consumeRateLimit } from '../store/rate-limits';
+import { validate } from '../schemas/fields';
+import { authenticatePublishable } from './auth';
+import { parseJsonBody } from './body';
+import { jsonResult, publicHandler, type Result } from './respond';
+
+/** CORS for any origin: the endpoints hold no cookies or ambient credentials, only the key in a header. */
+export const CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'POST, OPTIONS',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type',
+  'Access-Control-Expose-Headers': 'Retry-After, X-Request-Id',
+  // Browsers cap this (Chromium: 2 h); one preflight per page session at most.
+  'Access-Control-Max-Age': '7200',
+});
+
+export function withCors(result: Result): Result {
+  return { ...result, headers: { ...(result.headers ?? {}), ...CORS_HEADERS } };
+}
+
+/** A publicHandler whose every answer, success or error, carries the CORS headers. */
+export function corsHandler(fn: (event: APIGatewayProxyEventV2) => Promise<Result>) {
+  const inner = publicHandler(fn);
+  return async (event: APIGatewayProxyEventV2, context: Context): Promise<Result> => withCors(await inner(event, context));
+}
+
+export interface JsRequest<B> {
+  principal: Principal;
+  body: B;
+  /** The caller's IP as API Gateway saw it. */
+  clientIp: string;
+  event: APIGatewayProxyEventV2;
+}
+
+type Schema = v.GenericSchema;
+
+/** Refuses the request when the account's publishable key or the caller's IP is over its limit. */
+async function enforceRateLimits(accountId: string, clientIp: string): Promise<void> {
+  const { perIpPerMinute, perKeyPerMinute } = config().jsRateLimits;
+  const checks = [
+    perKeyPerMinute > 0 ? consumeRateLimit(accountId, 'js-key', { limit: perKeyPerMinute, windowSeconds: 60 }) : null,
+    perIpPerMinute > 0 ? consumeRateLimit(accountId, `js-ip#${clientIp}`, { limit: perIpPerMinute, windowSeconds: 60 }) : null,
+  ].filter((c) => c !== null);
+  // Both windows are counted in parallel: one round trip.
+  const refused = (await Promise.all(checks)).filter((d) => !d.allowed);
+  if (refused.length > 0) throw new ThrottledError(Math.max(...refused.map((d) => (d.allowed ? 0 : d.retryAfterSeconds))));
+}
+
+export function jsHandler<BS extends Schema>(schemas: { body: BS }, fn: (req: JsRequest<v.InferOutput<BS>>) => Promise<{ status: number; body: unknown }>) {
+  return corsHandler(async (event) => {
+    const principal = await authenticatePublishable(event);
+    const clientIp = event.requestContext?.http?.sourceIp || 'unknown';
+    await enforceRateLimits(principal.accountId, clientIp);
+    const body = validate(schemas.body, parseJsonBody(event)) as v.InferOutput<BS>;
+    const reply = await fn({ principal, body, clientIp, event });
+    return jsonResult(reply.status, reply.body, event);
+  });
+}

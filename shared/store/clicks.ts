@@ -1,0 +1,48 @@
+// Link clicks: a click counts once per visitor per member link per 24 hours. The marker item (expiring
+// by TTL) and the member's `link_clicks` change in one transaction, so a count is never lost or doubled.
+// Round trips: 1 GetItem (the code claim, which names the member) + 1 TransactWriteItems.
+import { CODE_PATTERN } from '../schemas/member';
+import { tableName } from './client';
+import { ConditionsFailedError, getItem, nowSeconds, transact } from './ops';
+import { keys, TTL_ATTRIBUTE } from './table';
+
+export const CLICK_DEDUPE_SECONDS = 24 * 60 * 60;
+
+/**
+ * Records a click on `code`'s link by the visitor whose hash is `visitorHash`. True when it counted;
+ * false for an unknown code, a deleted member, or the same visitor within the dedupe period.
+ */
+export async function recordClick(accountId: string, code: string, visitorHash: string): Promise<boolean> {
+  if (code.length > 30 || !CODE_PATTERN.test(code)) return false; // never a member's code
+  const claim = await getItem(keys.memberCodeClaim(accountId, code));
+  if (typeof claim?.member_id !== 'string') return false;
+  const memberId = claim.member_id;
+  const now = nowSeconds();
+  try {
+    await transact([
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...keys.click(accountId, memberId, visitorHash), type: 'Click', member_id: memberId, clicked_at: now, [TTL_ATTRIBUTE]: now + CLICK_DEDUPE_SECONDS },
+          // TTL deletion is lazy: an expired marker still in the table counts as absent.
+          ConditionExpression: 'attribute_not_exists(pk) OR #ttl < :now',
+          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':now': now },
+        },
+      },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.member(accountId, memberId),
+          UpdateExpression: 'ADD link_clicks :one',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      },
+    ]);
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionsFailedError) return false; // counted already, or the member is gone
+    throw err;
+  }
+}
