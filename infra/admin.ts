@@ -4,14 +4,14 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resetConfig } from '../shared/config';
 import { isPlan, PLANS } from '../shared/domain/plans';
-import { createAccount, createApiKey, revokeApiKey, UnknownAccountError, UnknownApiKeyError } from '../shared/store/accounts';
+import { createAccount, createApiKey, ensurePublishableKey, revokeApiKey, UnknownAccountError, UnknownApiKeyError } from '../shared/store/accounts';
 import { isLocalEndpoint, rawClient, resetClients, tableName } from '../shared/store/client';
 import { ensureTable } from '../shared/store/create-table';
 import { DEFAULT_CHECKOUT_API_URL, DEFAULT_VENDORS_API_URL, saveProviderSettings, UnknownProviderAccountError } from '../shared/store/provider';
 
 const USAGE =
   'usage: admin account create --name <name> [--plan starter|small|regular|unlimited]' +
-  ' | key create --account <account_id> | key revoke --key <api_key>' +
+  ' | account show --account <account_id> | key create --account <account_id> | key revoke --key <api_key or publishable key>' +
   ' | account set-paddle --account <account_id> --vendor-id <int> --auth-code <secret> --public-key-file <pem-path>' +
   ' [--vendors-api-url <url>] [--checkout-api-url <url>]';
 const DEFAULT_ENDPOINT = 'http://127.0.0.1:8000';
@@ -83,6 +83,22 @@ const commands: Record<string, Command> = {
       });
       // The auth code is a secret: it is never echoed back.
       return { account_id: accountId, provider: 'paddle', vendor_id: Number(values['vendor-id']), webhook_path: `/webhooks/paddle/${accountId}/` };
+    },
+  },
+  'account show': {
+    flags: ['account'],
+    required: ['account'],
+    async run({ account }) {
+      // An account created before publishable keys existed gets one here.
+      const a = await ensurePublishableKey(account as string);
+      return {
+        account_id: a.accountId,
+        name: a.name,
+        plan: a.plan,
+        created_at: a.createdAt,
+        publishable_key: a.publishableKey,
+        script_tag: `<script src="<API_URL>/js/refloop.js" data-key="${a.publishableKey}" async></script>`,
+      };
     },
   },
   'key create': {

@@ -40,7 +40,7 @@ const bySubscription = (path: string): Command => ({
 
 const commands: Record<string, Command> = {
   checkout: {
-    flags: ['plan', 'email', 'currency', 'quantity'],
+    flags: ['plan', 'email', 'currency', 'quantity', 'passthrough'],
     required: ['plan', 'email'],
     path: 'checkout',
     body(v) {
@@ -53,6 +53,8 @@ const commands: Record<string, Command> = {
         email: v.email,
         ...(v.currency !== undefined ? { currency: v.currency } : {}),
         ...(v.quantity !== undefined ? { quantity: int('quantity', v.quantity) } : {}),
+        // What Paddle Checkout was given as `passthrough` (e.g. the browser script's refloop.passthrough()).
+        ...(v.passthrough !== undefined ? { passthrough: v.passthrough } : {}),
       };
     },
   },

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { resetConfig } from '../../shared/config';
 import { scheduledJobs } from '../../functions/workers';
 import { resetQueueClient } from '../../shared/queue/publish';
-import { createAccount, findPrincipalByApiKey } from '../../shared/store/accounts';
+import { createAccount, ensurePublishableKey, findPrincipalByApiKey } from '../../shared/store/accounts';
 import { resetClients } from '../../shared/store/client';
 import { saveProviderSettings } from '../../shared/store/provider';
 import { startDynamoLocal } from './dynamodb';
@@ -30,6 +30,8 @@ export interface LocalOptions {
 export interface DemoAccount {
   accountId: string;
   apiKey: string;
+  /** The browser-safe key of the /js/v1/ endpoints (the script tag's data-key). */
+  publishableKey: string;
 }
 
 export interface LocalRuntime {
@@ -44,7 +46,7 @@ export interface LocalRuntime {
   stop(): Promise<void>;
 }
 
-function readMarker(marker: string): DemoAccount | null {
+function readMarker(marker: string): Omit<DemoAccount, 'publishableKey'> | null {
   try {
     const saved = JSON.parse(readFileSync(marker, 'utf8')) as { account_id?: unknown; api_key?: unknown };
     if (typeof saved.account_id === 'string' && typeof saved.api_key === 'string') {
@@ -61,10 +63,14 @@ async function ensureDemoAccount(dataDir: string): Promise<{ demo: DemoAccount; 
   const marker = join(dataDir, 'demo-account.json');
   const saved = readMarker(marker);
   // A wiped database or a revoked demo key gets a fresh demo account instead of a dead key.
-  if (saved && (await findPrincipalByApiKey(saved.apiKey))) return { demo: saved, created: false };
+  if (saved && (await findPrincipalByApiKey(saved.apiKey))) {
+    // A demo account from before publishable keys gets one now.
+    const { publishableKey } = await ensurePublishableKey(saved.accountId);
+    return { demo: { ...saved, publishableKey: publishableKey as string }, created: false };
+  }
   const { account, apiKey } = await createAccount({ name: 'Demo', plan: 'regular' });
   writeFileSync(marker, JSON.stringify({ account_id: account.accountId, api_key: apiKey }, null, 2) + '\n', { mode: 0o600 });
-  return { demo: { accountId: account.accountId, apiKey }, created: true };
+  return { demo: { accountId: account.accountId, apiKey, publishableKey: account.publishableKey as string }, created: true };
 }
 
 export async function startLocal(options: LocalOptions = {}): Promise<LocalRuntime> {
@@ -160,6 +166,8 @@ async function main(): Promise<void> {
   console.log(`Paddle emulator  ${paddle.url} (vendor ${paddle.vendorId}; alerts go to the demo account)`);
   console.log(`Demo account     ${demo.accountId}${demoCreated ? ' (created now)' : ''}`);
   console.log(`Demo API key     ${demo.apiKey}`);
+  console.log(`Publishable key  ${demo.publishableKey}`);
+  console.log(`Script tag       <script src="${url}/js/refloop.js" data-key="${demo.publishableKey}" async></script>`);
   console.log('');
   console.log(`Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${url}/v1/campaigns/`);
   // The CLI's defaults match `npm start`'s; anything else has to be passed on.

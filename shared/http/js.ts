@@ -1,6 +1,6 @@
 // The pipeline of the public /js/v1/ endpoints, which browsers call from any site with the account's
 // publishable key: CORS on every answer (errors included, so the script can read a 429), publishable-key
-// auth, then the per-key and per-IP rate limits, then the body's validation, then one domain call.
+// auth, then the body's validation, then the per-key and per-IP rate limits, then one domain call.
 //
 //   export const handler = jsHandler({ body: clickBody }, ({ principal, body, clientIp }) => ...);
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
@@ -59,9 +59,11 @@ async function enforceRateLimits(accountId: string, clientIp: string): Promise<v
 export function jsHandler<BS extends Schema>(schemas: { body: BS }, fn: (req: JsRequest<v.InferOutput<BS>>) => Promise<{ status: number; body: unknown }>) {
   return corsHandler(async (event) => {
     const principal = await authenticatePublishable(event);
+    // The body is checked before the limits are counted: a malformed request costs no round trip and
+    // does not use up the visitor's budget.
+    const body = validate(schemas.body, parseJsonBody(event)) as v.InferOutput<BS>;
     const clientIp = event.requestContext?.http?.sourceIp || 'unknown';
     await enforceRateLimits(principal.accountId, clientIp);
-    const body = validate(schemas.body, parseJsonBody(event)) as v.InferOutput<BS>;
     const reply = await fn({ principal, body, clientIp, event });
     return jsonResult(reply.status, reply.body, event);
   });

@@ -39,14 +39,27 @@ afterAll(async () => {
 
 describe('local runtime', () => {
   let demoKey: string;
+  let demoPublishableKey: string;
   let campaignId: string;
 
   beforeAll(async () => {
     const { demo, demoCreated } = await start();
     expect(demoCreated).toBe(true);
     expect(demo.apiKey).toMatch(/^rfl_live_/);
+    expect(demo.publishableKey).toMatch(/^rfl_pub_/);
     demoKey = demo.apiKey;
+    demoPublishableKey = demo.publishableKey;
   }, 60_000);
+
+  it('serves the browser script and its public endpoints over HTTP, with CORS', async () => {
+    const script = await fetch(`${runtime?.url}/js/refloop.js`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await script.text()).toContain('refloop-ref');
+    const click = await call('POST', '/js/v1/clicks/', demoPublishableKey, { code: 'NOBODY' });
+    expect([click.status, click.body]).toEqual([200, { recorded: true }]);
+    expect(click.headers.get('access-control-allow-origin')).toBe('*');
+  });
 
   it('serves a list with the demo key', async () => {
     const res = await call('GET', '/v1/campaigns/', demoKey);
@@ -71,6 +84,7 @@ describe('local runtime', () => {
     const { demo, demoCreated } = await start();
     expect(demoCreated).toBe(false);
     expect(demo.apiKey).toBe(demoKey);
+    expect(demo.publishableKey).toBe(demoPublishableKey);
 
     const got = await call('GET', `/v1/campaigns/${campaignId}/`, demo.apiKey);
     expect(got.status).toBe(200);

@@ -56,6 +56,28 @@ describe('admin CLI', () => {
     expect((await getAccount(out.account_id))?.plan).toBe('small');
   });
 
+  it('account show prints the publishable key and the script tag; revoking it issues a new one', async () => {
+    const { accountId, publishableKey } = await newAccount('small');
+    const shown = await cli(['account', 'show', '--account', accountId]);
+    expect(shown).toMatchObject({ code: 0, stderr: '' });
+    const out = JSON.parse(oneLine(shown.stdout));
+    expect(out).toMatchObject({ account_id: accountId, plan: 'small', publishable_key: publishableKey });
+    expect(out.script_tag).toBe(`<script src="<API_URL>/js/refloop.js" data-key="${publishableKey}" async></script>`);
+    // The secret key is never shown again.
+    expect(shown.stdout).not.toContain('rfl_live_');
+
+    expect(await cli(['key', 'revoke', '--key', publishableKey])).toMatchObject({ code: 0, stdout: '{"revoked":true}\n' });
+    expect((await api('POST', '/js/v1/clicks/', { key: publishableKey, body: { code: 'X' } })).status).toBe(401);
+    const renewed = JSON.parse(oneLine((await cli(['account', 'show', '--account', accountId])).stdout));
+    expect(renewed.publishable_key).toMatch(/^rfl_pub_/);
+    expect(renewed.publishable_key).not.toBe(publishableKey);
+    expect((await api('POST', '/js/v1/clicks/', { key: renewed.publishable_key, body: { code: 'X' } })).status).toBe(200);
+
+    const unknown = await cli(['account', 'show', '--account', '0123456789abcdef']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe('admin: Account 0123456789abcdef does not exist\n');
+  });
+
   it('defaults the plan to regular', async () => {
     const res = await cli(['account', 'create', '--name', 'Default Plan']);
     expect(res.code).toBe(0);

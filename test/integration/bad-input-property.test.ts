@@ -29,6 +29,7 @@ const PATCH_RUNS = 25;
 interface Fixture {
   accountId: string;
   key: string;
+  publishableKey: string;
   campaigns: string[];
   members: { id: string; code: string; identifier: string; email: string }[];
   referrals: { id: string; user: string }[];
@@ -47,7 +48,7 @@ async function must(res: Promise<ApiResponse>, status: number): Promise<ApiRespo
 }
 
 async function fixture(tag: string): Promise<Fixture> {
-  const { accountId, apiKey: key } = await newAccount('small');
+  const { accountId, apiKey: key, publishableKey } = await newAccount('small');
   const campaigns: string[] = [];
   for (const name of [`${tag} one`, `${tag} two`]) {
     campaigns.push((await must(api('POST', '/v1/campaigns/', { key, body: { name, allows_credit: true, credit_amount: '5.00' } }), 201)).body.id);
@@ -71,7 +72,7 @@ async function fixture(tag: string): Promise<Fixture> {
       if (typeof link === 'string') cursors.push(new URL(link).searchParams.get('cursor') ?? '');
     }
   }
-  return { accountId, key, campaigns, members, referrals, cursors };
+  return { accountId, key, publishableKey, campaigns, members, referrals, cursors };
 }
 
 const signedAlerts = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'paddle', 'signed-alerts.json'), 'utf8')) as {
@@ -113,6 +114,8 @@ async function snapshot(accountIds: string[]): Promise<string[][]> {
       }),
     );
     for (const item of page.Items ?? []) {
+      // Rate-limit windows count requests (refused ones too, by design); they are bookkeeping, not data.
+      if (item.type === 'RateWindow') continue;
       const owner = accountIds.findIndex((id) => String(item.pk).startsWith(`A#${id}`));
       out[owner]?.push(canonical(item));
     }
@@ -196,6 +199,8 @@ const FIELDS: Record<string, string[]> = {
   CreateReferral: ['user_identifier', 'member_code', 'id', 'source'],
   ConvertReferral: ['checkout_id', 'subscription_id'],
 };
+FIELDS.RecordClick = ['code', 'visitor_id'];
+FIELDS.CreateJsReferral = ['user_identifier', 'member_code', 'id', 'source'];
 FIELDS.UpdateCampaign = FIELDS.CreateCampaign as string[];
 FIELDS.UpdateMember = FIELDS.CreateMember as string[];
 FIELDS.ConvertReferralV1 = FIELDS.ConvertReferral as string[];
@@ -441,6 +446,9 @@ interface Req {
   auth: Auth;
   /** The status the contract fixes for this request, when the request alone decides it. */
   expect?: number;
+  /** A 2xx of this request changes nothing (a click on a code that is no member's). */
+  harmlessSuccess?: boolean;
+  sourceIp?: string;
 }
 
 const BODY_ROUTES = new Set(['CreateReferral', 'ConvertReferral', 'ConvertReferralV1', 'CreateCampaign', 'UpdateCampaign', 'CreateMember', 'UpdateMember']);
@@ -497,6 +505,45 @@ function routeRequestOf(route: Route): fc.Arbitrary<Req> {
 
 /** Any API-key route with its own method, generated path parameters, body, query and headers. */
 const routeRequest = (): fc.Arbitrary<Req> => fc.oneof(...apiRoutes.map(routeRequestOf));
+
+/** The public /js/v1/ endpoints: publishable key (or a secret or garbage key), generated bodies. */
+const jsRoutes = routes.filter((r) => r.auth === 'publishable-key');
+const jsAuthArb = (): fc.Arbitrary<Auth> =>
+  fc.oneof(
+    { arbitrary: fc.constant<Auth>({ header: `Bearer ${A.publishableKey}`, valid: true }), weight: 8 },
+    {
+      arbitrary: fc
+        .oneof(
+          fc.constantFrom<string | undefined>(undefined, '', 'Bearer', `Bearer ${A.key}`, `Token ${B.key}`, `Bearer ${A.publishableKey}x`, `Bearer ${A.publishableKey} x`, `Basic ${A.publishableKey}`, `Bearer rfl_pub_${'A'.repeat(32)}`),
+          unicodeText.map((t) => `Bearer ${t}`),
+        )
+        .map((header): Auth => ({ header, valid: false })),
+      weight: 3,
+    },
+  );
+const memberCodes = () => new Set([...A.members, ...B.members].map((m) => m.code.toLowerCase()));
+function jsRequestOf(route: Route): fc.Arbitrary<Req> {
+  return fc
+    .record({ body: bodyArb(route), type: contentType, auth: jsAuthArb(), slash: fc.boolean(), sourceIp: fc.constantFrom('203.0.113.9', '::1', '2001:db8::7') })
+    .map(({ body, type, auth, slash, sourceIp }): Req => {
+      const path = slash ? route.path : route.path.replace(/\/$/, '');
+      const req: Req = { family: `js ${route.name}`, method: route.method, path, query: '', headers: headersWith(auth, type), auth, body, sourceIp };
+      req.expect = auth.valid ? bodyStatus(body, type) : 401;
+      if (route.name === 'RecordClick') {
+        let code: unknown;
+        try {
+          code = (JSON.parse(typeof body.body === 'string' ? body.body : body.body.toString('utf8')) as { code?: unknown }).code;
+        } catch {
+          code = undefined;
+        }
+        // Only a string or a number can name a member's code (the field's rules); anything else counts nothing.
+        const text = typeof code === 'string' || typeof code === 'number' ? String(code).trim().toLowerCase() : null;
+        req.harmlessSuccess = text === null || !memberCodes().has(text);
+      }
+      return req;
+    });
+}
+const jsRequest = (): fc.Arbitrary<Req> => fc.oneof(...jsRoutes.map(jsRequestOf));
 
 /** Conversion with bodies aimed at its two fields, on A's referrals: always refused (A has no provider). */
 const conversionRequest = (): fc.Arbitrary<Req> =>
@@ -638,6 +685,7 @@ const requestArb = (): fc.Arbitrary<Req> =>
     { arbitrary: conversionRequest(), weight: 2 },
     { arbitrary: webhookRequest(), weight: 2 },
     { arbitrary: oddPathRequest(), weight: 2 },
+    { arbitrary: jsRequest(), weight: 2 },
   );
 
 // ---- checks -------------------------------------------------------------------------------------
@@ -678,7 +726,7 @@ function problems(req: Req, res: ApiResponse): string[] {
 
 function send(req: Req): Promise<ApiResponse> {
   const path = req.query ? `${req.path}?${req.query}` : req.path;
-  return api(req.method, path, { headers: req.headers, ...(req.body !== undefined ? { rawBody: req.body.body } : {}) });
+  return api(req.method, path, { headers: req.headers, ...(req.body !== undefined ? { rawBody: req.body.body } : {}), ...(req.sourceIp ? { sourceIp: req.sourceIp } : {}) });
 }
 
 // ---- the property -------------------------------------------------------------------------------
@@ -708,7 +756,7 @@ async function fuzz(arb: fc.Arbitrary<Req>, runs: number, batchSize: number, tal
         const family = req.family.split(' ')[0] as string;
         tally.statuses[res.status] = (tally.statuses[res.status] ?? 0) + 1;
         tally.families[family] = (tally.families[family] ?? 0) + 1;
-        if (res.status < 300 && req.method.toUpperCase() !== 'GET') wrote = true;
+        if (res.status < 300 && req.method.toUpperCase() !== 'GET' && !req.harmlessSuccess) wrote = true;
         const found = problems(req, res);
         if (found.length > 0) report.push(`${describeReq(req)}\n  -> ${res.status} ${res.text.slice(0, 300)}\n  problems: ${found.join('; ')}`);
       });

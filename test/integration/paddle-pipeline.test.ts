@@ -31,10 +31,11 @@ afterAll(async () => {
 interface Tenant {
   accountId: string;
   key: string;
+  publishableKey: string;
 }
 
 async function tenant(): Promise<Tenant> {
-  const { accountId, apiKey } = await newAccount();
+  const { accountId, apiKey, publishableKey } = await newAccount();
   await saveProviderSettings(accountId, {
     vendorId: paddle.vendorId,
     authCode: paddle.authCode,
@@ -42,7 +43,7 @@ async function tenant(): Promise<Tenant> {
     vendorsApiUrl: paddle.vendorsApiUrl,
     checkoutApiUrl: paddle.checkoutApiUrl,
   });
-  return { accountId, key: apiKey };
+  return { accountId, key: apiKey, publishableKey };
 }
 
 async function post(t: Tenant, fields: Record<string, string>) {
@@ -395,6 +396,58 @@ describe('exactly once', () => {
     expect(paddle.modifiers(ref.subscription.subscription_id)).toHaveLength(1);
     expect((paddle.callCounts()['/vendors/api/2.0/subscription/modifiers/create'] ?? 0) - before).toBe(1);
     expect((await getMember(t, kim.id)).stats).toMatchObject({ referrals: 1, conversions: 1, credit_earned: '6.00' });
+  });
+});
+
+describe('automatic conversion from the checkout passthrough (browser script)', () => {
+  const passthrough = (referralId: string) => JSON.stringify({ app_user: 42, refloop_referral_id: referralId });
+
+  it('a subscription_created naming a js referral converts it once, whatever the duplicates, and it earns its reward', async () => {
+    const t = await tenant();
+    const c = await campaign(t, { allows_commission: true, commission_amount: '2.00', commission_currency: 'USD' });
+    const ava = await member(t, 'ava', { campaign: { id: c.id } });
+    const js = await api('POST', '/js/v1/referrals/', { key: t.publishableKey, body: { member_code: ava.code, user_identifier: 'user-auto' } });
+    expect(js.status).toBe(200);
+    const referralId = js.body.id as string;
+
+    const out = await paddle.checkout({ plan_id: 9001, email: 'auto@example.com', deliver: false, passthrough: passthrough(referralId) });
+    await deliver(t, out.alerts);
+    const converted = await pollUntil(async () => {
+      const r = await getReferral(t, referralId);
+      return r.is_converted && r.rewards.length === 1 ? r : null;
+    }, { timeoutMs: 15_000 });
+    expect(converted).toMatchObject({ source: 'js', subscription: { id: out.subscription.subscription_id }, rewards: [{ type: 'commission', amount: '2.00' }] });
+    expect((await getSubscription(t.accountId, out.subscription.subscription_id))?.referral_id).toBe(referralId);
+
+    // Paddle retries: every alert again, twice, concurrently. Still one conversion and one reward.
+    await Promise.all([deliver(t, out.alerts), deliver(t, out.alerts)]);
+    await pollUntil(async () => (await queues.count('provider-events')) === 0 && (await queues.count('rewards')) === 0, { timeoutMs: 15_000 });
+    const after = await getReferral(t, referralId);
+    expect(after.converted_at).toBe(converted.converted_at);
+    expect(after.rewards).toHaveLength(1);
+    expect((await getMember(t, ava.id)).stats).toMatchObject({ referrals: 1, conversions: 1, commission_earned: '2.00' });
+  });
+
+  it("another account's referral id, an unknown id and a passthrough that is not ours convert nothing; the alerts are acknowledged", async () => {
+    const t = await tenant();
+    const other = await tenant();
+    const om = await member(other, 'oscar');
+    const foreign = await referral(other, 'user-foreign', om.code);
+
+    const cases = [passthrough(foreign.id), passthrough('0'.repeat(32)), passthrough('../../x'), 'not json', JSON.stringify(['refloop_referral_id']), ''];
+    const subscriptions: number[] = [];
+    for (const [i, p] of cases.entries()) {
+      const out = await paddle.checkout({ plan_id: 9001, email: `nobody-${i}@example.com`, deliver: false, passthrough: p });
+      await deliver(t, out.alerts);
+      subscriptions.push(out.subscription.subscription_id);
+    }
+    await pollUntil(async () => (await queues.count('provider-events')) === 0, { timeoutMs: 15_000 });
+    for (const id of subscriptions) {
+      const s = await getSubscription(t.accountId, id);
+      expect({ id, status: s?.status, referral: s?.referral_id ?? null }).toEqual({ id, status: 'active', referral: null });
+    }
+    expect((await getReferral(other, foreign.id)).is_converted).toBe(false);
+    expect(await queues.count('provider-events-dlq')).toBe(0);
   });
 });
 

@@ -78,6 +78,15 @@ const BUDGETS: Record<string, Budget> = {
   ConvertReferralV1: budget(3, 3, { provider: 1, sends: { rewards: 1 } }),
   // webhook intake: 0 DynamoDB (settings cached) + 1 SQS send.
   PaddleWebhook: budget(0, 0, { sends: { 'provider-events': 1 } }),
+  // Public /js/v1/ endpoints (README "round trips"): the per-key and per-IP rate-limit windows, counted in
+  // parallel (1), then the domain's own calls. The script and the CORS preflights touch nothing.
+  BrowserScript: budget(0, 0),
+  RecordClickPreflight: budget(0, 0),
+  CreateJsReferralPreflight: budget(0, 0),
+  // click: limits || limits, code claim GetItem, TransactWriteItems (marker + member).
+  RecordClick: budget(3, 4),
+  // js referral: limits || limits, then the API create's 3.
+  CreateJsReferral: budget(4, 5),
 };
 
 /** One request to measure, prepared by a scenario (the preparation itself is not measured). */
@@ -107,6 +116,7 @@ let queues: TestQueues;
 let paddle: PaddleEmulator;
 let accountId: string;
 let key: string;
+let publishableKey: string;
 const results: Measured[] = [];
 let serial = 0;
 const unique = (prefix: string) => `${prefix}-${++serial}-${Date.now().toString(36)}`;
@@ -119,7 +129,7 @@ beforeAll(async () => {
   queues = await startTestQueues();
   paddle = await startPaddleEmulator({ webhookUrl: null });
   // Unlimited: the scenarios create more campaigns than the Regular plan's 10.
-  ({ accountId, apiKey: key } = await newAccount('unlimited'));
+  ({ accountId, apiKey: key, publishableKey } = await newAccount('unlimited'));
   await saveProviderSettings(accountId, {
     vendorId: paddle.vendorId,
     authCode: paddle.authCode,
@@ -294,6 +304,30 @@ const SCENARIOS: Record<string, Scenario> = {
 
   ConvertReferral: async () => conversions(),
   ConvertReferralV1: async () => conversions(),
+
+  BrowserScript: async () => [{ label: 'script', anonymous: true }],
+  RecordClickPreflight: async () => [{ label: 'preflight', anonymous: true }],
+  CreateJsReferralPreflight: async () => [{ label: 'preflight', anonymous: true }],
+  RecordClick: async () => {
+    const m = await fullMember();
+    const body = { code: m.code, visitor_id: unique('visitor') };
+    // Warm the publishable key's cache entry (1 GetItem when cold, like a secret key).
+    await expectStatus(api('POST', '/js/v1/clicks/', { key: publishableKey, body: { code: 'NOBODY' } }), 200);
+    return [
+      { label: 'counted click', anonymous: true, options: { body, headers: { authorization: `Bearer ${publishableKey}` } } },
+      { label: 'same visitor again (not counted)', anonymous: true, options: { body, headers: { authorization: `Bearer ${publishableKey}` } } },
+    ];
+  },
+  CreateJsReferral: async () => {
+    const m = await fullMember();
+    const body = { user_identifier: unique('user'), member_code: m.code };
+    // Warm the publishable key's cache entry (1 GetItem when cold, like a secret key).
+    await expectStatus(api('POST', '/js/v1/clicks/', { key: publishableKey, body: { code: m.code } }), 200);
+    return [
+      { label: 'create', anonymous: true, options: { body, headers: { authorization: `Bearer ${publishableKey}` } } },
+      { label: 'replay of the same pair', anonymous: true, options: { body, headers: { authorization: `Bearer ${publishableKey}` } } },
+    ];
+  },
 
   PaddleWebhook: async () => {
     const out = await paddle.checkout({ plan_id: 9001, email: `${unique('hook')}@example.com`, deliver: false });

@@ -10,7 +10,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { routes, type Route } from '../../functions/routes';
 import { startPaddleEmulator, type DeliveredAlert, type PaddleEmulator } from '../../infra/local/paddle-emulator';
 import type { Pollers } from '../../infra/local/pollers';
-import { createAccount, createApiKey, revokeApiKey } from '../../shared/store/accounts';
+import { createAccount, createApiKey, ensurePublishableKey, revokeApiKey } from '../../shared/store/accounts';
 import { saveProviderSettings } from '../../shared/store/provider';
 import { getSubscription } from '../../shared/store/subscriptions';
 import { api, type ApiResponse } from '../support/api';
@@ -39,6 +39,7 @@ function captureLogs(): void {
 interface Tenant {
   accountId: string;
   key: string;
+  publishableKey: string;
   paddle: PaddleEmulator;
   authCode: string;
 }
@@ -65,7 +66,7 @@ async function tenant(paddle: PaddleEmulator, authCode: string): Promise<Tenant>
     vendorsApiUrl: paddle.vendorsApiUrl,
     checkoutApiUrl: paddle.checkoutApiUrl,
   });
-  return { accountId: account.accountId, key: apiKey, paddle, authCode };
+  return { accountId: account.accountId, key: apiKey, publishableKey: account.publishableKey as string, paddle, authCode };
 }
 
 const call = (t: Tenant | string | null, method: string, path: string, body?: unknown) =>
@@ -266,11 +267,68 @@ function expect401(res: ApiResponse, detail: string, label: string): void {
   expect(res.headers['www-authenticate']).toBe('Bearer');
 }
 
+const publishableRoutes = routes.filter((r) => r.auth === 'publishable-key');
+
 describe('the matrix covers the route table', () => {
-  it('every route is either API-key or provider-signature authenticated, and each API-key route has a request here', () => {
-    expect(routes.every((r) => (r.auth ?? 'api-key') === 'api-key' || r.auth === 'provider-signature')).toBe(true);
+  it('every route is API-key, publishable-key, provider-signature or unauthenticated, and each keyed route has a request here', () => {
+    expect(routes.every((r) => ['api-key', 'publishable-key', 'provider-signature', 'none'].includes(r.auth ?? 'api-key'))).toBe(true);
     expect(apiKeyRoutes.length).toBeGreaterThanOrEqual(19);
     for (const route of apiKeyRoutes) expect(() => pathFor(route)).not.toThrow();
+    expect(publishableRoutes.map((r) => r.name).sort()).toEqual(['CreateJsReferral', 'RecordClick']);
+    // Unauthenticated routes serve no account data: the script and the CORS preflights.
+    expect(routes.filter((r) => r.auth === 'none').map((r) => `${r.method} ${r.path}`).sort()).toEqual(
+      ['GET /js/refloop.js', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/'].sort(),
+    );
+    expect(routes.filter((r) => r.auth === 'none').every((r) => r.table === 'none')).toBe(true);
+  });
+});
+
+describe('publishable keys: only the public /js/v1/ endpoints, never /v1/; secret keys never on /js/v1/', () => {
+  /** A js body naming A's member code (valid for A). */
+  const jsBody = (route: Route) =>
+    route.name === 'RecordClick' ? { code: ids.memberCode, visitor_id: `v-${suffix}` } : { member_code: ids.memberCode, user_identifier: `js-user-${suffix}` };
+  const sendJs = (route: Route, headers: Record<string, string>) => api(route.method, route.path, { headers, body: jsBody(route) });
+
+  it("A's publishable key on every /v1/ route: 401 Invalid token, nothing changes", async () => {
+    const before = await snapshotOfA();
+    for (const route of apiKeyRoutes) expect401(await send(route, { authorization: `Bearer ${A.publishableKey}` }), 'Invalid token.', `${route.name} with a publishable key`);
+    expect(await snapshotOfA()).toEqual(before);
+  });
+
+  it('no key, malformed keys, unknown keys and a secret key on /js/v1/: 401, nothing changes', async () => {
+    const before = await snapshotOfA();
+    for (const route of publishableRoutes) {
+      expect401(await sendJs(route, {}), 'Authentication credentials were not provided.', `${route.name} without a header`);
+      for (const authorization of ['Bearer', 'Basic x', `Bearer ${A.publishableKey} extra`, `Bearer rfl_pub_${randomBytes(24).toString('base64url')}`, `Bearer ${A.publishableKey}!`]) {
+        expect401(await sendJs(route, { authorization }), 'Invalid token.', `${route.name} with "${authorization.slice(0, 24)}"`);
+      }
+      expect401(
+        await sendJs(route, { authorization: `Bearer ${A.key}` }),
+        'Secret API keys are not accepted here; use the publishable key (rfl_pub_...).',
+        `${route.name} with a secret key`,
+      );
+    }
+    expect(await snapshotOfA()).toEqual(before);
+  });
+
+  it("B's publishable key with A's member code: A's member and referrals are untouched", async () => {
+    const before = await snapshotOfA();
+    const click = await api('POST', '/js/v1/clicks/', { key: B.publishableKey, body: { code: ids.memberCode, visitor_id: `b-${suffix}` } });
+    expect([click.status, click.body]).toEqual([200, { recorded: true }]);
+    const referral = await api('POST', '/js/v1/referrals/', { key: B.publishableKey, body: { member_code: ids.memberCode, user_identifier: `js-b-${suffix}` } });
+    expect([referral.status, referral.body]).toEqual([400, { member_code: [`Member with code ${ids.memberCode} was not found`] }]);
+    expect(await snapshotOfA()).toEqual(before);
+  });
+
+  it('a revoked publishable key: 401 on both endpoints; the account gets a new one', async () => {
+    const old = A.publishableKey;
+    expect((await api('POST', '/js/v1/clicks/', { key: old, body: { code: 'NOBODY' } })).status).toBe(200);
+    await revokeApiKey(old);
+    for (const route of publishableRoutes) expect401(await sendJs(route, { authorization: `Bearer ${old}` }), 'Invalid token.', `${route.name} with a revoked key`);
+    const renewed = (await ensurePublishableKey(A.accountId)).publishableKey as string;
+    expect(renewed).not.toBe(old);
+    expect((await api('POST', '/js/v1/clicks/', { key: renewed, body: { code: 'NOBODY' } })).status).toBe(200);
+    A.publishableKey = renewed;
   });
 });
 
