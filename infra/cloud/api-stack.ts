@@ -1,6 +1,7 @@
 // The stateless half: one function per line of `functions/routes.ts`, one HTTP API route per line,
 // and the `$default` route to the fallback (404 / 405 JSON). No authorizer at the gateway (handlers
-// authenticate API keys themselves) and no CORS (server-to-server API).
+// authenticate keys themselves) and no gateway CORS: /v1/ is a server-to-server API, and the public
+// /js/v1/ endpoints answer their own preflights and CORS headers (OPTIONS routes in the route table).
 // Then one queue + worker per queue consumer of `functions/workers.ts` and one schedule per job; every
 // function that sends to a queue gets its URL and send permission, and only the functions that call the
 // provider's vendor API may read the provider secret.
