@@ -1,3 +1,5 @@
+import { DEFAULT_API_RATES, isPlan, PLANS, type Plan } from './domain/plans';
+
 // Environment -> typed configuration, read once per container. Handlers never read process.env:
 // they receive what they need from here through shared/http and shared/store.
 
@@ -21,9 +23,25 @@ export interface Config {
   providerCacheTtlSeconds: number;
   /** Public /js/v1/ endpoints: requests per minute per client IP and per publishable key; 0 turns a limit off. */
   jsRateLimits: { perIpPerMinute: number; perKeyPerMinute: number };
+  /** The /v1/ API: requests per second per API key, by plan (over 10-second windows); 0 turns a plan's limit off. */
+  apiRates: Record<Plan, number>;
 }
 
 export class ConfigError extends Error {}
+
+/** `starter=25,small=50` over the defaults: each named plan gets its rate (requests per second). */
+function apiRates(raw: string | undefined): Record<Plan, number> {
+  const rates: Record<Plan, number> = { ...DEFAULT_API_RATES };
+  for (const part of (raw ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [plan, value] = part.split('=').map((x) => x.trim());
+    const n = Number(value);
+    if (!isPlan(plan) || value === undefined || value === '' || !Number.isInteger(n) || n < 0) {
+      throw new ConfigError(`API_RATE_LIMITS must look like "starter=25,regular=50" (plans ${PLANS.join(', ')}; whole requests per second), got "${raw}"`);
+    }
+    rates[plan] = n;
+  }
+  return rates;
+}
 
 function integer(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
@@ -57,6 +75,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perIpPerMinute: integer('JS_RATE_LIMIT_PER_IP', env.JS_RATE_LIMIT_PER_IP, 120),
       perKeyPerMinute: integer('JS_RATE_LIMIT_PER_KEY', env.JS_RATE_LIMIT_PER_KEY, 6000),
     },
+    apiRates: apiRates(env.API_RATE_LIMITS),
   };
 }
 

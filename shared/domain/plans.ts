@@ -14,6 +14,12 @@ export function campaignLimit(plan: Plan): number | null {
   return CAMPAIGN_LIMITS[plan];
 }
 
+/**
+ * Default request rates of the /v1/ API per API key, by plan (requests per second, averaged over a
+ * 10-second window, so a burst of up to ten times the rate fits in one window). API_RATE_LIMITS overrides.
+ */
+export const DEFAULT_API_RATES: Readonly<Record<Plan, number>> = Object.freeze({ starter: 25, small: 50, regular: 50, unlimited: 100 });
+
 export function campaignLimitMessage(plan: Plan): string {
   const n = campaignLimit(plan);
   const title = plan.charAt(0).toUpperCase() + plan.slice(1);

@@ -28,11 +28,13 @@ function bearerKey(event: APIGatewayProxyEventV2): string {
 async function resolve(kind: 'secret' | 'publishable', key: string, find: (key: string) => Promise<Principal | null>): Promise<Principal> {
   const ttlMs = config().authCacheTtlSeconds * 1000;
   // Cache entries are keyed by a digest, so no plaintext key is kept in memory longer than the request.
-  const cacheKey = `${kind}:${createHash('sha256').update(key).digest('base64')}`;
+  const digest = createHash('sha256').update(key).digest('base64url');
+  const cacheKey = `${kind}:${digest}`;
   const hit = ttlMs > 0 ? cache.get(cacheKey) : undefined;
   if (hit && hit.expires > Date.now()) return hit.principal;
 
-  const principal = await find(key);
+  const found = await find(key);
+  const principal = found ? { ...found, keyId: digest.slice(0, 16) } : null;
   if (!principal) {
     cache.delete(cacheKey);
     throw new InvalidTokenError();

@@ -9,6 +9,7 @@ import type { Principal } from '../store/accounts';
 import { validate } from '../schemas/fields';
 import { authenticate } from './auth';
 import { header, parseJsonBody } from './body';
+import { limitApiKey } from './rate-limits';
 
 export { jsonResult, publicHandler, type Result };
 import { jsonResult, publicHandler, type Result } from './respond';
@@ -53,7 +54,19 @@ export function apiHandler<BS extends Schema | undefined = undefined, QS extends
     // its fields and the query string; inside the domain the types are trusted.
     const body = (schemas.body ? validate(schemas.body, parseJsonBody(event)) : undefined) as Out<BS>;
     const query = (schemas.query ? validate(schemas.query, event.queryStringParameters ?? {}) : undefined) as Out<QS>;
-    const reply = await fn({ principal, params: (event.pathParameters ?? {}) as Record<string, string>, body, query, baseUrl: baseUrl(event), event });
+    const request = { principal, params: (event.pathParameters ?? {}) as Record<string, string>, body, query, baseUrl: baseUrl(event), event };
+    // The key's rate limit (one conditional UpdateItem). A write waits for it, so a refused write changes
+    // nothing; a read runs beside it and its answer is dropped when the limit refuses: no extra depth.
+    let reply: Reply;
+    if (event.requestContext?.http?.method === 'GET') {
+      const [limited, answered] = await Promise.allSettled([limitApiKey(principal), fn(request)]);
+      if (limited.status === 'rejected') throw limited.reason;
+      if (answered.status === 'rejected') throw answered.reason;
+      reply = answered.value;
+    } else {
+      await limitApiKey(principal);
+      reply = await fn(request);
+    }
     return jsonResult(reply.status, reply.body, event);
   });
 }

@@ -5,13 +5,11 @@
 //   export const handler = jsHandler({ body: clickBody }, ({ principal, body, clientIp }) => ...);
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type * as v from 'valibot';
-import { config } from '../config';
-import { ThrottledError } from '../domain/errors';
 import type { Principal } from '../store/accounts';
-import { consumeRateLimit } from '../store/rate-limits';
 import { validate } from '../schemas/fields';
 import { authenticatePublishable } from './auth';
 import { parseJsonBody } from './body';
+import { limitPublic } from './rate-limits';
 import { jsonResult, publicHandler, type Result } from './respond';
 
 /** CORS for any origin: the endpoints hold no cookies or ambient credentials, only the key in a header. */
@@ -44,18 +42,6 @@ export interface JsRequest<B> {
 
 type Schema = v.GenericSchema;
 
-/** Refuses the request when the account's publishable key or the caller's IP is over its limit. */
-async function enforceRateLimits(accountId: string, clientIp: string): Promise<void> {
-  const { perIpPerMinute, perKeyPerMinute } = config().jsRateLimits;
-  const checks = [
-    perKeyPerMinute > 0 ? consumeRateLimit(accountId, 'js-key', { limit: perKeyPerMinute, windowSeconds: 60 }) : null,
-    perIpPerMinute > 0 ? consumeRateLimit(accountId, `js-ip#${clientIp}`, { limit: perIpPerMinute, windowSeconds: 60 }) : null,
-  ].filter((c) => c !== null);
-  // Both windows are counted in parallel: one round trip.
-  const refused = (await Promise.all(checks)).filter((d) => !d.allowed);
-  if (refused.length > 0) throw new ThrottledError(Math.max(...refused.map((d) => (d.allowed ? 0 : d.retryAfterSeconds))));
-}
-
 export function jsHandler<BS extends Schema>(schemas: { body: BS }, fn: (req: JsRequest<v.InferOutput<BS>>) => Promise<{ status: number; body: unknown }>) {
   return corsHandler(async (event) => {
     const principal = await authenticatePublishable(event);
@@ -63,7 +49,7 @@ export function jsHandler<BS extends Schema>(schemas: { body: BS }, fn: (req: Js
     // does not use up the visitor's budget.
     const body = validate(schemas.body, parseJsonBody(event)) as v.InferOutput<BS>;
     const clientIp = event.requestContext?.http?.sourceIp || 'unknown';
-    await enforceRateLimits(principal.accountId, clientIp);
+    await limitPublic(principal.accountId, clientIp);
     const reply = await fn({ principal, body, clientIp, event });
     return jsonResult(reply.status, reply.body, event);
   });

@@ -20,6 +20,8 @@ export interface Account {
 export interface Principal {
   accountId: string;
   plan: Plan;
+  /** A short digest of the key used (for per-key rate limits); set by the auth middleware. */
+  keyId?: string;
 }
 
 export class UnknownAccountError extends Error {

@@ -15,5 +15,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TABLE_NAME = TEST_TABLE;
   // Tests revoke keys and expect the very next request to be refused.
   process.env.AUTH_CACHE_TTL_SECONDS = '0';
+  // Suites send thousands of requests with one key in seconds (the bad-input fuzz): the /v1/ rate limit
+  // is raised for them; test/integration/api-rate-limits.test.ts sets its own low limits.
+  process.env.API_RATE_LIMITS ??= 'starter=1000,small=1000,regular=1000,unlimited=1000';
   process.env.AWS_REGION = 'us-east-1';
 }
