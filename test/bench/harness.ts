@@ -134,10 +134,16 @@ function queueProbe(endpoint: string): QueueProbe {
 /**
  * `startLocal` on free ports, a fresh data directory and a table of its own. AUTH_CACHE_TTL_SECONDS is
  * set to 60 first (startLocal turns the cache off unless it is set): API keys are then cached per
- * container as they are in AWS, instead of costing one GetItem per request.
+ * container as they are in AWS, instead of costing one GetItem per request. Rate limits are raised out
+ * of the way, not turned off.
  */
 export async function startBenchRuntime(workDir: string): Promise<BenchRuntime> {
   process.env.AUTH_CACHE_TTL_SECONDS = '60';
+  // The load runs one key far past any plan's rate: the limits stay on (every request still pays its
+  // rate-limit UpdateItem, as in AWS) but high enough never to refuse.
+  process.env.API_RATE_LIMITS = 'starter=1000000,small=1000000,regular=1000000,unlimited=1000000';
+  process.env.JS_RATE_LIMIT_PER_IP = '100000000';
+  process.env.JS_RATE_LIMIT_PER_KEY = '100000000';
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const tableName = `refloop-bench-${process.pid}-${Date.now().toString(36)}`;
   const logs = captureConsole(join(workDir, 'service.log'));

@@ -226,21 +226,21 @@ export async function measureLoad(bench: BenchRuntime, workDir: string, settings
     {
       name: 'GET referral',
       request: 'GET /v1/referrals/{id}/ (60 ids in turn)',
-      dynamo: '1 GetItem',
+      dynamo: '1 GetItem ‖ 1 UpdateItem (the key\'s rate-limit window)',
       raw: 'GetItem' as const,
       job: () => ({ scenario: { kind: 'paths' as const, paths: referralIds.map((id) => `/v1/referrals/${id}/`) } }),
     },
     {
       name: 'List referrals',
       request: 'GET /v1/referrals/ (page of 20, exact count)',
-      dynamo: '1 Query (21 items) + 1 GetItem (counter), in parallel',
+      dynamo: '1 Query (21 items) ‖ 1 GetItem (counter) ‖ 1 UpdateItem (rate limit)',
       raw: 'Query' as const,
       job: () => ({ scenario: { kind: 'paths' as const, paths: ['/v1/referrals/'] } }),
     },
     {
       name: 'Create referral',
       request: `POST /v1/referrals/ (new user_identifier each, ${memberCodes.length} referring members in turn)`,
-      dynamo: '2 BatchGetItem + 1 TransactWriteItems (4 items)',
+      dynamo: '1 UpdateItem (rate limit), then 2 BatchGetItem + 1 TransactWriteItems (4 items)',
       raw: 'TransactWriteItems' as const,
       job: () => ({
         headers: { ...headers, 'content-type': 'application/json' },
