@@ -27,6 +27,7 @@ export function toReferral(item: Record<string, unknown> | undefined): Referral 
     commission_months: (item.commission_months as number | null) ?? null,
     rewards: (item.rewards as Referral['rewards']) ?? [],
     subscription: (item.subscription as Referral['subscription']) ?? null,
+    referred_discount: (item.referred_discount as Referral['referred_discount']) ?? null,
   };
 }
 
