@@ -13,6 +13,7 @@
 //    record, so SQS retries it. Without an attached subscription (or with one in another currency, or
 //    deleted) the credit waits; attaching a subscription to the member queues apply-member-credits.
 import { config } from '../config';
+import { queueMemberEmails } from '../email/enqueue';
 import { formatCents } from '../domain/money';
 import type { Referral } from '../domain/models';
 import { planRewards } from '../domain/rewards';
@@ -56,7 +57,10 @@ export async function evaluateReferral(accountId: string, referralId: string): P
     (err) => err instanceof RewardRaceError,
     8,
   );
-  if (referral) await applyPendingCredits(accountId, referral);
+  if (!referral) return;
+  // The conversion and reward notices this state calls for (each queued once; see shared/email/enqueue.ts).
+  await queueMemberEmails(accountId, referral);
+  await applyPendingCredits(accountId, referral);
 }
 
 const pendingCredits = (referral: Referral) =>
