@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 
 const USAGE =
-  'usage: paddle checkout --plan <id> --email <email> [--currency USD] [--quantity 1]' +
+  'usage: paddle checkout --plan <id> --email <email> [--currency USD] [--quantity 1] [--coupon CODE]' +
   ' | renew --subscription <id> | fail --subscription <id> | cancel --subscription <id>' +
   ' | refund --payment <id> [--amount 5.00] | state';
 const DEFAULT_URL = 'http://127.0.0.1:8025';
@@ -40,7 +40,7 @@ const bySubscription = (path: string): Command => ({
 
 const commands: Record<string, Command> = {
   checkout: {
-    flags: ['plan', 'email', 'currency', 'quantity'],
+    flags: ['plan', 'email', 'currency', 'quantity', 'coupon'],
     required: ['plan', 'email'],
     path: 'checkout',
     body(v) {
@@ -53,6 +53,7 @@ const commands: Record<string, Command> = {
         email: v.email,
         ...(v.currency !== undefined ? { currency: v.currency } : {}),
         ...(v.quantity !== undefined ? { quantity: int('quantity', v.quantity) } : {}),
+        ...(v.coupon !== undefined ? { coupon: v.coupon } : {}),
       };
     },
   },
