@@ -32,7 +32,8 @@ export interface Route {
 
 export const routes: readonly Route[] = [
   { name: 'ListReferrals', method: 'GET', path: '/v1/referrals/', entry: 'functions/referrals/list.ts', table: 'read' },
-  { name: 'CreateReferral', method: 'POST', path: '/v1/referrals/', entry: 'functions/referrals/create.ts', table: 'write' },
+  // A referral in a double-sided campaign queues the creation of its coupon (rewards queue).
+  { name: 'CreateReferral', method: 'POST', path: '/v1/referrals/', entry: 'functions/referrals/create.ts', table: 'write', queues: ['rewards'] },
   { name: 'GetReferral', method: 'GET', path: '/v1/referrals/{id}/', entry: 'functions/referrals/get.ts', table: 'read' },
   // The specification's path has no /v1/ prefix; the contract adds the /v1/ alias.
   {

@@ -206,6 +206,17 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
       },
       counterUpdate(accountId, 'referrals', -1),
     ];
+    // Its coupon no longer converts anything (the coupon itself stays at the provider).
+    if (referral.coupon_code) {
+      items.push({
+        Delete: {
+          TableName: tableName(),
+          Key: keys.couponClaim(accountId, referral.coupon_code),
+          ConditionExpression: 'attribute_not_exists(pk) OR referral_id = :r',
+          ExpressionAttributeValues: { ':r': id },
+        },
+      });
+    }
     // The referring member may be gone already: its stats then need no update.
     if (toMember(memberItem)) {
       items.push({
