@@ -143,6 +143,13 @@ describe('referral coupons', () => {
     expect(converted.rewards[0]).toMatchObject({ type: 'commission', amount: '2.00', payment_id: out.payment?.id });
     expect(paddle.coupons().find((x) => x.coupon_code === r.coupon_code)?.times_used).toBe(1);
 
+    // The app still reports the conversion with the checkout id: the same conversion, 200 unchanged.
+    const replay = await json('POST', `/referrals/${r.id}/conversion/`, t, { checkout_id: out.checkout_id });
+    expect(replay.status).toBe(200);
+    expect(replay.body).toMatchObject({ id: r.id, converted_at: converted.converted_at, subscription: { id: out.subscription.subscription_id } });
+    const other = await paddle.checkout({ plan_id: 9001, email: 'other-cpn@example.com', deliver: false });
+    expect((await json('POST', `/referrals/${r.id}/conversion/`, t, { checkout_id: other.checkout_id })).body).toEqual({ non_field_errors: [`Referral ${r.id} is already converted`] });
+
     // The single-use coupon cannot be used again at the emulator; a payment naming it on a subscription
     // already tied to a referral changes nothing.
     await expect(paddle.checkout({ plan_id: 9001, email: 'again@example.com', coupon: r.coupon_code, deliver: false })).rejects.toThrow(/used up/);
