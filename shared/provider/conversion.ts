@@ -87,7 +87,7 @@ export async function convertToSubscription(accountId: string, referralId: strin
     return 'unchanged';
   }
   if (subscription.referral_id && subscription.referral_id !== referral.id) throw new SubscriptionAssignedError(subscription.id);
-  const { changed } = await markReferralConverted(accountId, referral, subscription, null);
+  const { changed } = await markReferralConverted(accountId, referral, subscription, null, true);
   await queueEvaluation(accountId, referral.id);
   return changed ? 'converted' : 'unchanged';
 }
@@ -95,10 +95,11 @@ export async function convertToSubscription(accountId: string, referralId: strin
 /**
  * A referral converted automatically from an alert (a coupon payment, a passthrough) has no checkout id
  * recorded: the app reporting that checkout afterwards is the same conversion (200, unchanged), which
- * the order lookup confirms. Only this replay costs the provider call.
+ * the order lookup confirms. Only this replay costs the provider call. (A referral the app converted by
+ * subscription_id keeps the contract's rule: another input, 400.)
  */
-async function sameCheckoutAsAutomatic(referral: Referral & { conversion_checkout_id?: unknown }, target: ConversionTarget, creds: ProviderCredentials | null): Promise<boolean> {
-  if (!('checkoutId' in target) || referral.conversion_checkout_id !== undefined || !referral.subscription || !creds) return false;
+async function sameCheckoutAsAutomatic(referral: Referral & { converted_automatically?: unknown }, target: ConversionTarget, creds: ProviderCredentials | null): Promise<boolean> {
+  if (!('checkoutId' in target) || referral.converted_automatically !== true || !referral.subscription || !creds) return false;
   const order = await new PaddleClient(creds, { timeoutMs: config().providerTimeoutMs }).getOrder(target.checkoutId);
   return order.state === 'processed' && order.subscriptionId === referral.subscription.id;
 }

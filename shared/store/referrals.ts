@@ -281,6 +281,8 @@ export async function markReferralConverted(
   referral: Referral,
   subscription: Subscription,
   checkoutId: string | null,
+  /** Converted from a provider alert (coupon, passthrough) rather than by the app's conversion call. */
+  automatic = false,
 ): Promise<{ referral: Referral; changed: boolean }> {
   const now = Math.floor(Date.now() / 1000);
   const snapshot = subscriptionSnapshot(subscription);
@@ -291,10 +293,10 @@ export async function markReferralConverted(
         Update: {
           TableName: tableName(),
           Key: keys.referral(accountId, referral.id),
-          UpdateExpression: `SET converted_at = :now, #s = :snap${checkoutId ? ', conversion_checkout_id = :co' : ''}`,
+          UpdateExpression: `SET converted_at = :now, #s = :snap${checkoutId ? ', conversion_checkout_id = :co' : ''}${automatic ? ', converted_automatically = :auto' : ''}`,
           ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(converted_at) OR attribute_type(converted_at, :null))',
           ExpressionAttributeNames: { '#s': 'subscription' },
-          ExpressionAttributeValues: { ':now': now, ':snap': snapshot, ':null': 'NULL', ...(checkoutId ? { ':co': checkoutId } : {}) },
+          ExpressionAttributeValues: { ':now': now, ':snap': snapshot, ':null': 'NULL', ...(checkoutId ? { ':co': checkoutId } : {}), ...(automatic ? { ':auto': true } : {}) },
         },
       },
       {
