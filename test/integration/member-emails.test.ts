@@ -31,8 +31,9 @@ const sender: EmailSender = {
   async send(email) {
     attempts.set(email.key, (attempts.get(email.key) ?? 0) + 1);
     if (failing.has(email.key)) throw Object.assign(new Error('SES is refusing this message'), { name: 'MessageRejected' });
+    const result = await outboxSender(outbox).send(email);
     sent.push(email);
-    return outboxSender(outbox).send(email);
+    return result;
   },
 };
 
@@ -80,7 +81,11 @@ describe('member emails', () => {
     const conversionKey = messageKey({ template: 'conversion', referral_id: r.id });
     const rewardKey = messageKey({ template: 'reward', referral_id: r.id, reward_id: r.rewards[0].id });
 
-    await pollUntil(() => sendsFor(conversionKey) === 1 && sendsFor(rewardKey) === 1, { timeoutMs: 15_000 });
+    // Sent = the marker says so (it is completed after the sender returned).
+    const marked = async (key: string) => (await getEmailMarker(t.accountId, key))?.state === 'sent';
+    await pollUntil(async () => (await marked(conversionKey)) && (await marked(rewardKey)), { timeoutMs: 15_000 });
+    expect(sendsFor(conversionKey)).toBe(1);
+    expect(sendsFor(rewardKey)).toBe(1);
     const files = readdirSync(outbox);
     expect(files).toEqual(expect.arrayContaining([outboxFileName(conversionKey), outboxFileName(rewardKey)]));
 
@@ -107,7 +112,7 @@ describe('member emails', () => {
     const ann = await member(t, 'ann-mail', { campaign: { id: c.id } });
     const r = await convertedReferral(t, ann, 'user-cid-mail');
     const conversionKey = messageKey({ template: 'conversion', referral_id: r.id });
-    await pollUntil(() => sendsFor(conversionKey) === 1, { timeoutMs: 15_000 });
+    await pollUntil(async () => (await getEmailMarker(t.accountId, conversionKey))?.state === 'sent', { timeoutMs: 15_000 });
 
     const message = { kind: 'member-email' as const, account_id: t.accountId, template: 'conversion' as const, referral_id: r.id, member_id: ann.id };
     await Promise.all([publish('member-emails', message), publish('member-emails', message), publish('member-emails', message)]);
