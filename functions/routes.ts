@@ -35,7 +35,8 @@ export interface Route {
 
 export const routes: readonly Route[] = [
   { name: 'ListReferrals', method: 'GET', path: '/v1/referrals/', entry: 'functions/referrals/list.ts', table: 'read' },
-  { name: 'CreateReferral', method: 'POST', path: '/v1/referrals/', entry: 'functions/referrals/create.ts', table: 'write' },
+  // A referral in a double-sided campaign queues the creation of its coupon (rewards queue).
+  { name: 'CreateReferral', method: 'POST', path: '/v1/referrals/', entry: 'functions/referrals/create.ts', table: 'write', queues: ['rewards'] },
   { name: 'GetReferral', method: 'GET', path: '/v1/referrals/{id}/', entry: 'functions/referrals/get.ts', table: 'read' },
   // The specification's path has no /v1/ prefix; the contract adds the /v1/ alias.
   {
@@ -108,7 +109,16 @@ export const routes: readonly Route[] = [
   { name: 'BrowserScript', method: 'GET', path: '/js/refloop.js', entry: 'functions/js/script.ts', table: 'none', auth: 'none' },
   { name: 'RecordClick', method: 'POST', path: '/js/v1/clicks/', entry: 'functions/js/record-click.ts', table: 'write', auth: 'publishable-key' },
   { name: 'RecordClickPreflight', method: 'OPTIONS', path: '/js/v1/clicks/', entry: 'functions/js/preflight.ts', table: 'none', auth: 'none' },
-  { name: 'CreateJsReferral', method: 'POST', path: '/js/v1/referrals/', entry: 'functions/js/create-referral.ts', table: 'write', auth: 'publishable-key' },
+  {
+    name: 'CreateJsReferral',
+    method: 'POST',
+    path: '/js/v1/referrals/',
+    entry: 'functions/js/create-referral.ts',
+    table: 'write',
+    auth: 'publishable-key',
+    // The coupon job of a double-sided campaign, as for POST /v1/referrals/.
+    queues: ['rewards'],
+  },
   { name: 'CreateJsReferralPreflight', method: 'OPTIONS', path: '/js/v1/referrals/', entry: 'functions/js/preflight.ts', table: 'none', auth: 'none' },
 
   // Paddle Classic alerts: no API key (the p_signature is the credential); verify, queue, 200.

@@ -45,8 +45,27 @@ export const workers: readonly QueueWorker[] = [
     queue: 'rewards',
     timeoutSeconds: 30,
     batchSize: 10,
-    sends: ['rewards'],
+    sends: ['rewards', 'member-emails'],
     providerSecrets: true,
+  },
+  {
+    // The only function that bundles the SES client and may send email (ses:SendEmail on the identity).
+    name: 'MemberEmails',
+    entry: 'functions/workers/member-emails.ts',
+    queue: 'member-emails',
+    timeoutSeconds: 20,
+    batchSize: 10,
+    sends: [],
+    providerSecrets: false,
+  },
+  {
+    name: 'EmailEvents',
+    entry: 'functions/workers/email-events.ts',
+    queue: 'email-events',
+    timeoutSeconds: 10,
+    batchSize: 10,
+    sends: [],
+    providerSecrets: false,
   },
 ];
 

@@ -7,13 +7,18 @@ import { isPlan, PLANS } from '../shared/domain/plans';
 import { createAccount, createApiKey, ensurePublishableKey, revokeApiKey, UnknownAccountError, UnknownApiKeyError } from '../shared/store/accounts';
 import { isLocalEndpoint, rawClient, resetClients, tableName } from '../shared/store/client';
 import { ensureTable } from '../shared/store/create-table';
+import { isAccountId } from '../shared/domain/ids';
+import { memberIdByEmail, setAccountSender, suppressMemberEmail } from '../shared/store/emails';
 import { DEFAULT_CHECKOUT_API_URL, DEFAULT_VENDORS_API_URL, saveProviderSettings, UnknownProviderAccountError } from '../shared/store/provider';
 
 const USAGE =
   'usage: admin account create --name <name> [--plan starter|small|regular|unlimited]' +
   ' | account show --account <account_id> | key create --account <account_id> | key revoke --key <api_key or publishable key>' +
   ' | account set-paddle --account <account_id> --vendor-id <int> --auth-code <secret> --public-key-file <pem-path>' +
-  ' [--vendors-api-url <url>] [--checkout-api-url <url>]';
+  ' [--vendors-api-url <url>] [--checkout-api-url <url>]' +
+  ' | account set-email --account <account_id> --from <address> --name <sender name>' +
+  ' | member bounce --account <account_id> --email <address> [--reason bounce|complaint]';
+const ADDRESS = /^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/;
 const DEFAULT_ENDPOINT = 'http://127.0.0.1:8000';
 
 /** Bad arguments: exit code 2. */
@@ -99,6 +104,41 @@ const commands: Record<string, Command> = {
         publishable_key: a.publishableKey,
         script_tag: `<script src="<API_URL>/js/refloop.js" data-key="${a.publishableKey}" async></script>`,
       };
+    },
+  },
+  'account set-email': {
+    flags: ['account', 'from', 'name'],
+    required: ['account', 'from', 'name'],
+    check(values) {
+      if (!ADDRESS.test(values.from ?? '')) throw new UsageError(`--from must be an email address, got "${values.from}"`);
+      if ((values.name ?? '').length > 100 || /[\r\n]/.test(values.name ?? '')) throw new UsageError('--name must be one line of at most 100 characters');
+    },
+    async run(values) {
+      const accountId = values.account as string;
+      // In AWS the address must belong to the SES identity the stack was deployed with (emailIdentity).
+      if (!isAccountId(accountId) || !(await setAccountSender(accountId, { address: values.from as string, name: values.name as string }))) {
+        throw new UnknownAccountError(accountId);
+      }
+      return { account_id: accountId, email_from: values.from, email_from_name: values.name };
+    },
+  },
+  // Locally there is no SES: this records what a hard bounce (or a complaint) event would.
+  'member bounce': {
+    flags: ['account', 'email', 'reason'],
+    required: ['account', 'email'],
+    check(values) {
+      if (values.reason !== undefined && values.reason !== 'bounce' && values.reason !== 'complaint') {
+        throw new UsageError(`--reason must be bounce or complaint, got "${values.reason}"`);
+      }
+    },
+    async run(values) {
+      const accountId = values.account as string;
+      const address = values.email as string;
+      const memberId = isAccountId(accountId) ? await memberIdByEmail(accountId, address) : null;
+      if (!memberId) throw new Error(`no member of account ${accountId} has the email ${address}`);
+      const reason = values.reason === 'complaint' ? 'complaint' : 'bounce';
+      await suppressMemberEmail(accountId, memberId, address, reason);
+      return { account_id: accountId, member_id: memberId, email_suppressed: address.toLowerCase(), reason };
     },
   },
   'key create': {

@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 
 const USAGE =
-  'usage: paddle checkout --plan <id> --email <email> [--currency USD] [--quantity 1]' +
+  'usage: paddle checkout --plan <id> --email <email> [--currency USD] [--quantity 1] [--coupon CODE]' +
   ' | renew --subscription <id> | fail --subscription <id> | cancel --subscription <id>' +
   ' | refund --payment <id> [--amount 5.00] | state';
 const DEFAULT_URL = 'http://127.0.0.1:8025';
@@ -40,7 +40,7 @@ const bySubscription = (path: string): Command => ({
 
 const commands: Record<string, Command> = {
   checkout: {
-    flags: ['plan', 'email', 'currency', 'quantity', 'passthrough'],
+    flags: ['plan', 'email', 'currency', 'quantity', 'passthrough', 'coupon'],
     required: ['plan', 'email'],
     path: 'checkout',
     body(v) {
@@ -55,6 +55,7 @@ const commands: Record<string, Command> = {
         ...(v.quantity !== undefined ? { quantity: int('quantity', v.quantity) } : {}),
         // What Paddle Checkout was given as `passthrough` (e.g. the browser script's refloop.passthrough()).
         ...(v.passthrough !== undefined ? { passthrough: v.passthrough } : {}),
+        ...(v.coupon !== undefined ? { coupon: v.coupon } : {}),
       };
     },
   },

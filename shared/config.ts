@@ -16,7 +16,7 @@ export interface Config {
   /** Endpoint override for the local SQS (`npm start`, tests); undefined in AWS. */
   sqsEndpoint: string | undefined;
   /** Queue URLs by queue name (see shared/queue/queues.ts); a function only gets the ones it sends to. */
-  queueUrls: { 'provider-events': string | undefined; rewards: string | undefined };
+  queueUrls: { 'provider-events': string | undefined; rewards: string | undefined; 'member-emails': string | undefined; 'email-events': string | undefined };
   /** Timeout of one call to the payment provider (milliseconds). */
   providerTimeoutMs: number;
   /** How long provider settings (public key, vendor id, URLs) stay cached in the container (seconds). */
@@ -25,6 +25,12 @@ export interface Config {
   jsRateLimits: { perIpPerMinute: number; perKeyPerMinute: number };
   /** The /v1/ API: requests per second per API key, by plan (over 10-second windows); 0 turns a plan's limit off. */
   apiRates: Record<Plan, number>;
+  /** Member emails are written as .eml files here instead of being sent through SES (`npm start`, tests). */
+  emailOutboxDir: string | undefined;
+  /** SES configuration set whose events (bounces, complaints) reach the email-events queue. */
+  sesConfigurationSet: string | undefined;
+  /** Sender of member emails for an account without its own (`account set-email`). */
+  emailDefaultFrom: { address: string; name: string };
 }
 
 export class ConfigError extends Error {}
@@ -66,6 +72,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queueUrls: {
       'provider-events': env.PROVIDER_EVENTS_QUEUE_URL || undefined,
       rewards: env.REWARDS_QUEUE_URL || undefined,
+      'member-emails': env.MEMBER_EMAILS_QUEUE_URL || undefined,
+      'email-events': env.EMAIL_EVENTS_QUEUE_URL || undefined,
     },
     providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', env.PROVIDER_TIMEOUT_MS, 4000),
     providerCacheTtlSeconds: integer('PROVIDER_CACHE_TTL_SECONDS', env.PROVIDER_CACHE_TTL_SECONDS, 60),
@@ -76,6 +84,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perKeyPerMinute: integer('JS_RATE_LIMIT_PER_KEY', env.JS_RATE_LIMIT_PER_KEY, 6000),
     },
     apiRates: apiRates(env.API_RATE_LIMITS),
+    emailOutboxDir: env.EMAIL_OUTBOX_DIR || undefined,
+    sesConfigurationSet: env.SES_CONFIGURATION_SET || undefined,
+    emailDefaultFrom: {
+      address: env.EMAIL_DEFAULT_FROM || 'no-reply@refloop.local',
+      name: env.EMAIL_DEFAULT_FROM_NAME || 'Refloop',
+    },
   };
 }
 

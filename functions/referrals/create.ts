@@ -1,10 +1,11 @@
-// POST /v1/referrals/ - create a referral (idempotent on the user + code pair); 200 as specified
+// POST /v1/referrals/ - create a referral (idempotent on the user + code pair); 200 as specified.
+// In a double-sided campaign its coupon is created asynchronously (one SQS send); coupon_code is null until then.
 import { apiHandler, ok } from '../../shared/http/handler';
 import { referralView } from '../../shared/domain/views';
+import { createReferralWithCoupon } from '../../shared/provider/coupons';
 import { createReferralBody } from '../../shared/schemas/referral';
-import { createReferral } from '../../shared/store/referrals';
 
 export const handler = apiHandler({ body: createReferralBody }, async ({ principal, body }) => {
-  const { referral } = await createReferral(principal.accountId, body, 'api');
+  const { referral } = await createReferralWithCoupon(principal.accountId, body, 'api');
   return ok(referralView(referral));
 });

@@ -1,4 +1,6 @@
-// SQS consumer of `rewards`: evaluates a converted referral's rewards and applies credits at the provider.
+// SQS consumer of `rewards`: evaluates a converted referral's rewards and applies credits at the provider;
+// creates the Paddle coupon of a referral in a double-sided campaign.
+import { createReferralCoupon } from '../../shared/provider/coupons';
 import { applyMemberCredits, evaluateReferral } from '../../shared/provider/rewards';
 import type { RewardMessage } from '../../shared/queue/queues';
 import { PoisonMessageError, sqsWorker } from '../../shared/queue/worker';
@@ -9,6 +11,9 @@ export const handler = sqsWorker<RewardMessage>('reward-fanout', async (message)
       return evaluateReferral(message.account_id, message.referral_id);
     case 'apply-member-credits':
       return applyMemberCredits(message.account_id, message.member_id);
+    case 'create-coupon':
+      await createReferralCoupon(message.account_id, message.referral_id);
+      return;
     default:
       throw new PoisonMessageError(`Unknown message kind ${String((message as { kind?: unknown }).kind)}`);
   }

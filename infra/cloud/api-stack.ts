@@ -17,11 +17,17 @@ import { fallbackRoute, routes } from '../../functions/routes';
 import { scheduledJobs, workers } from '../../functions/workers';
 import { QUEUES, type QueueName } from '../../shared/queue/queues';
 import { RefloopFunction } from './function';
+import { MemberEmail } from './member-email';
 import { QueueWorker } from './queue-worker';
 
 export interface RefloopApiStackProps extends StackProps {
   table: ITable;
+  /** Verified SES identity (domain or address) member emails are sent from; CDK context `emailIdentity`. */
+  emailIdentity?: string;
 }
+
+/** Placeholder identity for synth without context; deploy with `-c emailIdentity=<your verified identity>`. */
+export const DEFAULT_EMAIL_IDENTITY = 'example.com';
 
 /**
  * The route key path for a route-table path. HTTP APIs reject a route path ending in `/` (CDK refuses it
@@ -178,6 +184,11 @@ export class RefloopApiStack extends Stack {
       }
       if (!user.providerSecrets) denyProviderSecrets(fn, props.table);
     }
+
+    const emailSender = this.queueWorkers.get('member-emails');
+    const emailEvents = this.queueWorkers.get('email-events');
+    if (!emailSender || !emailEvents) throw new Error('functions/workers.ts must consume member-emails and email-events');
+    new MemberEmail(this, 'MemberEmail', { identity: props.emailIdentity ?? DEFAULT_EMAIL_IDENTITY, sender: emailSender, events: emailEvents });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint, description: 'Base URL; paths start with /v1/' });
   }

@@ -16,4 +16,6 @@ new RefloopApiStack(app, 'RefloopApi', {
   env,
   description: 'Refloop compute: Lambda functions and HTTP API',
   table: stateful.table,
+  // The verified SES identity member emails are sent from: `npx cdk deploy --all -c emailIdentity=mail.example.com`.
+  emailIdentity: app.node.tryGetContext('emailIdentity') as string | undefined,
 });

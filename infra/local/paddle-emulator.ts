@@ -5,8 +5,11 @@
 // `paddle` CLI drives the same methods through the /_emulator control endpoints.
 //
 // Deliberate simplifications: no taxes (payment_tax "0.00"), no currency conversion (balance_* are in
-// the payment's own currency), modifiers are recorded but never change a payment amount, and every
-// step happens "now" (a renewal is paid today and moves next_bill_date on by one interval).
+// the payment's own currency), modifiers are recorded but never change a payment amount (a renewal
+// marks the subscription's pending modifiers billed, after which deleting one answers error 124), and
+// every step happens "now" (a renewal is paid today and moves next_bill_date on by one interval).
+// Coupons (/2.1/product/create_coupon) discount the checkout's first payment (and renewals when
+// recurring) and appear in the payment alerts' `coupon` field and the order's `coupon_code`.
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -38,6 +41,8 @@ export interface EmulatorSubscription {
   last_payment: { amount: number; currency: string; date: string } | null;
   checkout_id: string;
   passthrough: string;
+  /** The coupon used at checkout, when it is recurring (it discounts every renewal too). */
+  coupon?: string;
 }
 
 export interface EmulatorPayment {
@@ -60,6 +65,23 @@ export interface EmulatorModifier {
   currency: string;
   is_recurring: boolean;
   description: string;
+  /** Set by the renewal that billed it; a billed modifier can no longer be deleted (error 124). */
+  billed_payment_id?: number;
+}
+
+export interface EmulatorCoupon {
+  coupon_code: string;
+  coupon_type: 'checkout' | 'product';
+  discount_type: 'flat' | 'percentage';
+  /** Flat: a money amount ("5.00"); percentage: the percent ("10"). */
+  discount_amount: string;
+  currency: string | null;
+  allowed_uses: number;
+  times_used: number;
+  recurring: boolean;
+  description: string;
+  /** YYYY-MM-DD or null. */
+  expires: string | null;
 }
 
 export interface DeliveredAlert {
@@ -119,6 +141,8 @@ export interface PaddleEmulator {
     passthrough?: string;
     processingMs?: number;
     deliver?: boolean;
+    /** A coupon code (created through /2.1/product/create_coupon): discounts the first payment. */
+    coupon?: string;
   }): Promise<{ checkout_id: string; subscription: EmulatorSubscription; payment: EmulatorPayment | null; alerts: DeliveredAlert[] }>;
   /** Next paid payment (status active), next_bill_date moves on by one plan interval. */
   renew(subscription_id: number, o?: Deliver): Promise<{ payment: EmulatorPayment; alerts: DeliveredAlert[] }>;
@@ -137,6 +161,7 @@ export interface PaddleEmulator {
   subscriptions(): EmulatorSubscription[];
   payments(subscription_id?: number): EmulatorPayment[];
   modifiers(subscription_id?: number): EmulatorModifier[];
+  coupons(): EmulatorCoupon[];
   /** Vendor/checkout API requests received per path, for exactly-once assertions. */
   callCounts(): Record<string, number>;
   /** Signs arbitrary alert fields with the emulator's private key. */
@@ -172,6 +197,7 @@ interface Order {
   completed_at: string;
   /** Epoch ms until which the lookup answers "processing". */
   processing_until: number;
+  coupon_code?: string | null;
 }
 
 interface SubscriptionExtra {
@@ -191,6 +217,7 @@ interface State {
   subscriptions: EmulatorSubscription[];
   payments: EmulatorPayment[];
   modifiers: EmulatorModifier[];
+  coupons: EmulatorCoupon[];
   orders: Order[];
   users: Record<string, number>;
   extras: Record<string, SubscriptionExtra>;
@@ -217,6 +244,7 @@ function freshState(vendorId: number, authCode: string): State {
     subscriptions: [],
     payments: [],
     modifiers: [],
+    coupons: [],
     orders: [],
     users: {},
     extras: {},
@@ -237,6 +265,7 @@ function loadState(file: string): State | null {
   if (state?.version !== 1 || typeof state.privateKeyPem !== 'string' || !Array.isArray(state.subscriptions)) {
     throw new Error(`Paddle emulator data file ${file} is not an emulator state file (version 1)`);
   }
+  state.coupons ??= []; // files written before coupons existed
   return state;
 }
 
@@ -414,7 +443,16 @@ export async function startPaddleEmulator(options: PaddleEmulatorOptions = {}): 
     user_id: sub.user_id,
   });
 
-  const paymentSucceeded = (sub: EmulatorSubscription, payment: EmulatorPayment): Record<string, string> => {
+  const findCoupon = (code: string) => state.coupons.find((c) => c.coupon_code.toUpperCase() === code.trim().toUpperCase());
+
+  /** The amount after a coupon's discount (never below zero). */
+  const discounted = (cents: number, coupon: EmulatorCoupon | undefined): number => {
+    if (!coupon) return cents;
+    if (coupon.discount_type === 'percentage') return Math.max(0, Math.round((cents * (100 - Number(coupon.discount_amount))) / 100));
+    return Math.max(0, cents - (toCents(coupon.discount_amount) ?? 0));
+  };
+
+  const paymentSucceeded = (sub: EmulatorSubscription, payment: EmulatorPayment, coupon = ''): Record<string, string> => {
     const gross = toCents(payment.amount) ?? 0;
     const fee = feeOf(gross);
     const instalments = paidCount(sub.subscription_id);
@@ -426,7 +464,7 @@ export async function startPaddleEmulator(options: PaddleEmulatorOptions = {}): 
       balance_gross: money(gross),
       balance_tax: '0.00',
       country: 'US',
-      coupon: '',
+      coupon,
       custom_data: '',
       customer_name: 'Emulated Customer',
       earnings: money(gross - fee),
@@ -512,6 +550,13 @@ export async function startPaddleEmulator(options: PaddleEmulatorOptions = {}): 
     if (!Number.isInteger(quantity) || quantity < 1) throw new EmulatorError('quantity must be a positive integer');
     const processingMs = p.processingMs ?? 0;
     if (!Number.isFinite(processingMs) || processingMs < 0) throw new EmulatorError('processingMs must be >= 0');
+    const coupon = p.coupon === undefined || p.coupon === '' ? undefined : findCoupon(p.coupon);
+    if (p.coupon && !coupon) throw new EmulatorError(`unknown coupon "${p.coupon}"`, 404);
+    if (coupon) {
+      if (coupon.times_used >= coupon.allowed_uses) throw new EmulatorError(`coupon ${coupon.coupon_code} has been used up`, 409);
+      if (coupon.expires !== null && coupon.expires <= dateOf(new Date())) throw new EmulatorError(`coupon ${coupon.coupon_code} has expired`, 409);
+      if (coupon.discount_type === 'flat' && coupon.currency !== currency) throw new EmulatorError(`coupon ${coupon.coupon_code} is in ${coupon.currency ?? 'no currency'}, the checkout in ${currency}`, 409);
+    }
 
     const now = new Date();
     const today = dateOf(now);
@@ -532,10 +577,12 @@ export async function startPaddleEmulator(options: PaddleEmulatorOptions = {}): 
       last_payment: null,
       checkout_id: checkoutId,
       passthrough: p.passthrough ?? '',
+      ...(coupon?.recurring ? { coupon: coupon.coupon_code } : {}),
     };
     state.subscriptions.push(sub);
+    if (coupon) coupon.times_used += 1;
     const order = newOrderId();
-    const charged = (toCents(chosen.initial_price[currency] ?? price) ?? 0) * quantity;
+    const charged = discounted((toCents(chosen.initial_price[currency] ?? price) ?? 0) * quantity, coupon);
     let payment: EmulatorPayment | null = null;
     if (!trialing) {
       payment = {
@@ -561,6 +608,7 @@ export async function startPaddleEmulator(options: PaddleEmulatorOptions = {}): 
       title: chosen.name,
       completed_at: dateTimeOf(now),
       processing_until: now.getTime() + processingMs,
+      coupon_code: coupon?.coupon_code ?? null,
     });
     const alerts = [
       buildAlert('subscription_created', {
@@ -576,7 +624,7 @@ export async function startPaddleEmulator(options: PaddleEmulatorOptions = {}): 
         unit_price: sub.unit_price,
       }),
     ];
-    if (payment) alerts.push(paymentSucceeded(sub, payment));
+    if (payment) alerts.push(paymentSucceeded(sub, payment, coupon?.coupon_code ?? ''));
     const delivered = await send(alerts, p.deliver);
     return { checkout_id: checkoutId, subscription: copy(sub), payment: copy(payment), alerts: delivered };
   };
@@ -593,13 +641,17 @@ export async function startPaddleEmulator(options: PaddleEmulatorOptions = {}): 
       payment = {
         id: state.next.payment++,
         subscription_id: id,
-        amount: amountOf(totalCents(sub)),
+        amount: amountOf(discounted(totalCents(sub), sub.coupon ? findCoupon(sub.coupon) : undefined)),
         currency: sub.currency,
         payout_date: today,
         is_paid: 1,
         order_id: newOrderId().id,
       };
       state.payments.push(payment);
+    }
+    // This payment bills the subscription's pending modifiers: from now on they cannot be deleted.
+    for (const m of state.modifiers) {
+      if (m.subscription_id === id && m.billed_payment_id === undefined) m.billed_payment_id = payment.id;
     }
     const chosen = plan(sub.plan_id);
     sub.next_bill_date = addInterval(sub.next_bill_date ?? today, chosen.billing_type, chosen.billing_period);
@@ -609,7 +661,7 @@ export async function startPaddleEmulator(options: PaddleEmulatorOptions = {}): 
     ext.attempts = 0;
     delete ext.paused_at;
     delete ext.paused_from;
-    const alerts = await send([paymentSucceeded(sub, payment)], o.deliver);
+    const alerts = await send([paymentSucceeded(sub, payment, sub.coupon ?? '')], o.deliver);
     return { payment: copy(payment), alerts };
   };
 
@@ -851,6 +903,58 @@ export async function startPaddleEmulator(options: PaddleEmulatorOptions = {}): 
       persist();
       return { response: { subscription_id: sub.subscription_id, modifier_id: modifier.modifier_id } };
     },
+    '/2.0/subscription/modifiers/delete': (params) => {
+      const modifierId = intParam(params, 'modifier_id');
+      if (modifierId === undefined) return fail(116, 'The modifier_id argument is required');
+      if (modifierId === null) return invalid('modifier_id');
+      const index = state.modifiers.findIndex((m) => m.modifier_id === modifierId);
+      const found = state.modifiers[index];
+      if (!found) return fail(123, 'The modifier was not found');
+      if (found.billed_payment_id !== undefined) return fail(124, 'Paid modifiers cannot be altered or deleted');
+      state.modifiers.splice(index, 1);
+      persist();
+      return { response: undefined };
+    },
+    '/2.1/product/create_coupon': (params) => {
+      const type = params.coupon_type;
+      if (!type) return fail(116, 'The coupon_type argument is required');
+      if (type !== 'checkout' && type !== 'product') return fail(127, 'The coupon type is invalid');
+      if (type === 'product' && !params.product_ids) return fail(116, 'The product_ids argument is required');
+      const discountType = params.discount_type;
+      if (!discountType) return fail(116, 'The discount_type argument is required');
+      if (discountType !== 'flat' && discountType !== 'percentage') return invalid('discount_type');
+      const rawAmount = (params.discount_amount ?? '').trim();
+      if (rawAmount === '') return fail(116, 'The discount_amount argument is required');
+      const amount = Number(rawAmount);
+      if (!/^\d+(\.\d+)?$/.test(rawAmount) || !Number.isFinite(amount)) return invalid('discount_amount');
+      if (discountType === 'percentage' && amount >= 100) return fail(128, 'Percentage discounts must be below 100');
+      if (discountType === 'flat' && amount < 0.01) return fail(129, 'Flat discounts must be at least 0.01');
+      const currency = params.currency ? params.currency : null;
+      if (discountType === 'flat' && !currency) return fail(116, 'The currency argument is required for flat coupons');
+      if (currency !== null && !/^[A-Z]{3}$/.test(currency)) return invalid('currency');
+      const uses = params.allowed_uses === undefined || params.allowed_uses === '' ? 999_999 : Number(params.allowed_uses);
+      if (!Number.isInteger(uses) || uses < 1) return fail(130, 'allowed_uses must be numeric');
+      const expires = params.expires ? params.expires : null;
+      if (expires !== null && !/^\d{4}-\d{2}-\d{2}$/.test(expires)) return fail(133, 'The expiry date is invalid');
+      const code = params.coupon_code ? params.coupon_code.trim() : `EMU-${randomBytes(4).toString('hex').toUpperCase()}`;
+      if (code.length < 5 || code.length > 300) return fail(131, 'The coupon code must be at least 5 characters');
+      if (findCoupon(code)) return fail(132, 'The coupon code already exists');
+      const coupon: EmulatorCoupon = {
+        coupon_code: code,
+        coupon_type: type,
+        discount_type: discountType,
+        discount_amount: discountType === 'flat' ? amount.toFixed(2) : String(amount),
+        currency,
+        allowed_uses: uses,
+        times_used: 0,
+        recurring: params.recurring === '1' || params.recurring === 'true',
+        description: params.description ?? '',
+        expires,
+      };
+      state.coupons.push(coupon);
+      persist();
+      return { response: { coupon_codes: [code] } };
+    },
     '/2.0/subscription/modifiers': (params) => {
       const subscriptionId = intParam(params, 'subscription_id');
       const planId = intParam(params, 'plan_id');
@@ -883,7 +987,7 @@ export async function startPaddleEmulator(options: PaddleEmulatorOptions = {}): 
         currency: order.currency,
         formatted_total: formatted(order.total, order.currency),
         formatted_tax: formatted(0, order.currency),
-        coupon_code: null,
+        coupon_code: order.coupon_code ?? null,
         receipt_url: receiptUrl(payment?.order_id ?? String(order.order_number)),
         customer_success_redirect_url: '',
         has_locker: false,
@@ -977,6 +1081,7 @@ export async function startPaddleEmulator(options: PaddleEmulatorOptions = {}): 
         subscriptions: copy(state.subscriptions),
         payments: copy(state.payments),
         modifiers: copy(state.modifiers),
+        coupons: copy(state.coupons),
       });
     }
     if (req.method !== 'POST') return json(res, 405, { error: 'Method Not Allowed' }, { allow: 'POST' });
@@ -1008,6 +1113,7 @@ export async function startPaddleEmulator(options: PaddleEmulatorOptions = {}): 
           quantity: optional('quantity', int),
           passthrough: optional('passthrough', str),
           processingMs: optional('processing_ms', int),
+          coupon: optional('coupon', str),
         });
         return { ...out, alerts: summary(out.alerts) };
       },
@@ -1116,6 +1222,7 @@ export async function startPaddleEmulator(options: PaddleEmulatorOptions = {}): 
     subscriptions: () => copy(state.subscriptions),
     payments: (id) => copy(state.payments.filter((p) => id === undefined || p.subscription_id === id)),
     modifiers: (id) => copy(state.modifiers.filter((m) => id === undefined || m.subscription_id === id)),
+    coupons: () => copy(state.coupons),
     callCounts: () => ({ ...counts }),
     sign: (fields) => signPaddleFields(fields, state.privateKeyPem),
     stop: async () => {

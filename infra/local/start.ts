@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { resetConfig } from '../../shared/config';
 import { scheduledJobs } from '../../functions/workers';
 import { resetQueueClient } from '../../shared/queue/publish';
+import { QUEUE_NAMES } from '../../shared/queue/queues';
 import { createAccount, ensurePublishableKey, findPrincipalByApiKey } from '../../shared/store/accounts';
 import { resetClients } from '../../shared/store/client';
 import { saveProviderSettings } from '../../shared/store/provider';
@@ -94,6 +95,8 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     // Auth caches resolved keys per container (60 s in AWS). Locally that would let a key revoked with
     // the CLI keep working for a minute, so the cache is off unless the user asks for it.
     process.env.AUTH_CACHE_TTL_SECONDS ??= '0';
+    // Member emails are written to DATA_DIR/outbox as .eml files (one per message) instead of SES.
+    process.env.EMAIL_OUTBOX_DIR = join(dataDir, 'outbox');
     resetConfig();
     resetClients();
 
@@ -162,7 +165,8 @@ async function main(): Promise<void> {
   const { url, dynamodbEndpoint, sqsEndpoint, paddle, dataDir, demo, demoCreated } = runtime;
   console.log(`Refloop API      ${url}`);
   console.log(`DynamoDB Local   ${dynamodbEndpoint} (data in ${dataDir})`);
-  console.log(`Local SQS        ${sqsEndpoint} (queues: provider-events, rewards, and their DLQs)`);
+  console.log(`Local SQS        ${sqsEndpoint} (queues: ${QUEUE_NAMES.join(', ')}, and their DLQs)`);
+  console.log(`Member emails    ${join(dataDir, 'outbox')} (one .eml file per message)`);
   console.log(`Paddle emulator  ${paddle.url} (vendor ${paddle.vendorId}; alerts go to the demo account)`);
   console.log(`Demo account     ${demo.accountId}${demoCreated ? ' (created now)' : ''}`);
   console.log(`Demo API key     ${demo.apiKey}`);

@@ -1,4 +1,5 @@
 // The records the store returns and the domain works with. Amounts are integer cents.
+import { referredDiscount, type DiscountTerms, type ReferredDiscount } from './discounts';
 
 export interface CampaignTerms {
   allows_credit: boolean;
@@ -11,7 +12,7 @@ export interface CampaignTerms {
   reward_threshold: number;
 }
 
-export interface Campaign extends CampaignTerms {
+export interface Campaign extends CampaignTerms, DiscountTerms {
   id: string;
   name: string;
   created_at: number;
@@ -53,6 +54,8 @@ export interface Member {
   campaign_id: string | null;
   subscription_id: number | null;
   link_clicks: number;
+  /** The member asked not to be emailed. */
+  email_opt_out: boolean;
   referrals: number;
   conversions: number;
   credit_earned: number;
@@ -83,10 +86,19 @@ export type RewardType = 'credit' | 'commission';
 export interface Reward {
   id: string;
   type: RewardType;
+  /** Negative for a clawback (a refund taking back part or all of the reward it `reverses`). */
   amount: number;
   currency: string;
   created_at: number;
   payment_id: number;
+  /** Clawbacks: the reward taken back. */
+  reverses?: string;
+  /** Clawbacks and refund notes: the alert_id of the provider's refund alert. */
+  refund_id?: string;
+  /** A credit whose application was undone (its modifier deleted before billing) after a refund. */
+  reversed_at?: number;
+  /** What a refund did to this reward, in words (e.g. a credit already billed that stays). */
+  note?: string;
 }
 
 export interface Referral {
@@ -107,15 +119,20 @@ export interface Referral {
   rewards_completed: boolean;
   /** Snapshot of the converted subscription, kept current by the subscription sync (one read per GET). */
   subscription: Subscription | null;
+  /** Double-sided campaigns: the referred user's discount, copied from the campaign at creation. */
+  referred_discount?: ReferredDiscount | null;
 }
 
 /** Which reward a referral made in `campaign` earns (API-CONTRACT "Campaigns"). */
-export function referralTerms(campaign: CampaignTerms | null): Pick<
+export function referralTerms(campaign: (CampaignTerms & Partial<DiscountTerms>) | null): Pick<
   Referral,
-  'reward_type' | 'reward_amount' | 'reward_threshold' | 'commission_months' | 'currency'
+  'reward_type' | 'reward_amount' | 'reward_threshold' | 'commission_months' | 'currency' | 'referred_discount'
 > {
+  const discount = campaign?.referred_discount_type
+    ? referredDiscount(campaign as DiscountTerms, statsCurrency(campaign))
+    : null;
   if (campaign?.allows_credit) {
-    return { reward_type: 'credit', reward_amount: campaign.credit_amount, reward_threshold: campaign.reward_threshold, commission_months: null, currency: campaign.credit_currency };
+    return { reward_type: 'credit', reward_amount: campaign.credit_amount, reward_threshold: campaign.reward_threshold, commission_months: null, currency: campaign.credit_currency, referred_discount: discount };
   }
   if (campaign?.allows_commission) {
     return {
@@ -124,9 +141,10 @@ export function referralTerms(campaign: CampaignTerms | null): Pick<
       reward_threshold: campaign.reward_threshold,
       commission_months: campaign.commission_months,
       currency: campaign.commission_currency,
+      referred_discount: discount,
     };
   }
-  return { reward_type: null, reward_amount: 0, reward_threshold: campaign?.reward_threshold ?? 0, commission_months: null, currency: null };
+  return { reward_type: null, reward_amount: 0, reward_threshold: campaign?.reward_threshold ?? 0, commission_months: null, currency: null, referred_discount: discount };
 }
 
 /** Currency of the member's stats: the reward currency their campaign offers, USD without one. */

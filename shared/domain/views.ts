@@ -14,6 +14,9 @@ export function campaignView(c: Campaign) {
     commission_currency: c.commission_currency,
     commission_months: c.commission_months,
     reward_threshold: formatCents(c.reward_threshold),
+    referred_discount_type: c.referred_discount_type,
+    referred_discount_amount: formatCents(c.referred_discount_amount),
+    referred_discount_recurring: c.referred_discount_recurring,
     created_at: c.created_at,
   };
 }
@@ -62,6 +65,7 @@ export function memberView(m: Member, campaign: Campaign | null, subscription: S
     link_clicks: m.link_clicks,
     campaign: campaign ? campaignView(campaign) : null,
     subscription: subscription ? subscriptionView(subscription) : null,
+    email_opt_out: m.email_opt_out,
     created_at: m.created_at,
   };
 }
@@ -84,7 +88,8 @@ export function referralView(r: Referral) {
     reward_threshold: formatCents(r.reward_threshold),
     currency: r.currency,
     stats: {
-      rewards: r.rewards.length,
+      // Rewards earned and standing: clawbacks and reversed credits are not counted (amounts net out).
+      rewards: r.rewards.filter((w) => w.amount > 0 && w.reversed_at === undefined).length,
       credit_earned: formatCents(sum('credit')),
       commission_earned: formatCents(sum('commission')),
       currency: r.currency ?? 'USD',
@@ -97,6 +102,11 @@ export function referralView(r: Referral) {
       currency: w.currency,
       created_at: w.created_at,
       payment_id: w.payment_id,
+      // Additive (refunds): see README "Refunds and clawbacks".
+      reverses: w.reverses ?? null,
+      refund_id: w.refund_id ?? null,
+      reversed_at: w.reversed_at ?? null,
+      note: w.note ?? null,
     })),
   };
 }

@@ -15,6 +15,7 @@ import { isEntityId } from '../domain/ids';
 import type { Subscription } from '../domain/models';
 import { ValidationError } from '../domain/errors';
 import { convertToSubscription } from './conversion';
+import { couponSource } from './coupon-attribution';
 import type { ParsedAlert } from './alerts';
 import type { AlertFields } from './signature';
 
@@ -51,7 +52,7 @@ export const passthroughSource: AttributionSource = (_accountId, alert, fields) 
   return referralId === null ? null : { referralId, source: 'passthrough' };
 };
 
-const SOURCES: AttributionSource[] = [passthroughSource];
+const SOURCES: AttributionSource[] = [passthroughSource, couponSource];
 
 function log(level: 'info' | 'warn', message: string, extra: Record<string, unknown>): void {
   (level === 'warn' ? console.warn : console.log)(JSON.stringify({ level, message, ...extra }));

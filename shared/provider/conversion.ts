@@ -34,13 +34,13 @@ export async function convertReferral(accountId: string, referralId: string, tar
   const referral = toReferral(lookup(found, referralKey));
   if (!referral) throw new NotFoundError();
 
+  const creds = credentialsFrom(found, accountId);
   if (referral.converted_at !== null) {
-    if (!convertedWith(referral, target)) throw alreadyConverted(referral.id);
+    if (!convertedWith(referral, target) && !(await sameCheckoutAsAutomatic(referral, target, creds))) throw alreadyConverted(referral.id);
     await queueEvaluation(accountId, referral.id);
     return referral;
   }
 
-  const creds = credentialsFrom(found, accountId);
   let client: PaddleClient | null = null;
   const provider = (): PaddleClient => {
     if (!creds) throw notConfigured();
@@ -87,9 +87,21 @@ export async function convertToSubscription(accountId: string, referralId: strin
     return 'unchanged';
   }
   if (subscription.referral_id && subscription.referral_id !== referral.id) throw new SubscriptionAssignedError(subscription.id);
-  const { changed } = await markReferralConverted(accountId, referral, subscription, null);
+  const { changed } = await markReferralConverted(accountId, referral, subscription, null, true);
   await queueEvaluation(accountId, referral.id);
   return changed ? 'converted' : 'unchanged';
+}
+
+/**
+ * A referral converted automatically from an alert (a coupon payment, a passthrough) has no checkout id
+ * recorded: the app reporting that checkout afterwards is the same conversion (200, unchanged), which
+ * the order lookup confirms. Only this replay costs the provider call. (A referral the app converted by
+ * subscription_id keeps the contract's rule: another input, 400.)
+ */
+async function sameCheckoutAsAutomatic(referral: Referral & { converted_automatically?: unknown }, target: ConversionTarget, creds: ProviderCredentials | null): Promise<boolean> {
+  if (!('checkoutId' in target) || referral.converted_automatically !== true || !referral.subscription || !creds) return false;
+  const order = await new PaddleClient(creds, { timeoutMs: config().providerTimeoutMs }).getOrder(target.checkoutId);
+  return order.state === 'processed' && order.subscriptionId === referral.subscription.id;
 }
 
 /** The subscription is not in our copy yet (its webhook is late): ask the provider and store it. */

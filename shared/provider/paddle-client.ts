@@ -81,6 +81,23 @@ export type OrderLookup =
 /** Paddle's "internal error": worth a retry, like an HTTP 5xx. */
 const RETRYABLE_CODES = new Set([120]);
 export const SUBSCRIPTION_NOT_FOUND = 119;
+export const MODIFIER_NOT_FOUND = 123;
+/** Deleting a modifier that a payment has already billed. */
+export const MODIFIER_ALREADY_BILLED = 124;
+/** create_coupon with a code that exists (paddle-classic.md 3.1: 127-133 are the coupon validations). */
+export const DUPLICATE_COUPON_CODE = 132;
+
+export interface CouponRequest {
+  couponCode: string;
+  discountType: 'flat' | 'percentage';
+  /** "10.00" (flat) or "10" (percent). */
+  discountAmount: string;
+  /** Flat coupons only. */
+  currency?: string;
+  allowedUses: number;
+  recurring: boolean;
+  description: string;
+}
 
 export interface PaddleClientOptions {
   timeoutMs: number;
@@ -180,6 +197,24 @@ export class PaddleClient {
       modifier_amount: p.amount,
       modifier_recurring: p.recurring,
       modifier_description: p.description,
+    });
+  }
+
+  deleteModifier(modifierId: number): Promise<unknown> {
+    return this.vendor('/2.0/subscription/modifiers/delete', { modifier_id: modifierId });
+  }
+
+  /** A checkout coupon (any product) with one code; the vendors host, API 2.1. */
+  createCoupon(c: CouponRequest): Promise<{ coupon_codes: string[] }> {
+    return this.vendor('/2.1/product/create_coupon', {
+      coupon_type: 'checkout',
+      coupon_code: c.couponCode,
+      discount_type: c.discountType,
+      discount_amount: c.discountAmount,
+      currency: c.currency,
+      allowed_uses: c.allowedUses,
+      recurring: c.recurring ? 1 : 0,
+      description: c.description,
     });
   }
 

@@ -1,9 +1,10 @@
 // The reward fan-out worker's logic.
 //
-// evaluate-referral: reads the converted referral and its subscription's payments, plans the rewards
-// (shared/domain/rewards.ts), writes the new ones with the member's stats in one optimistic transaction
-// (exactly one reward per (referral, payment): a concurrent evaluation loses the condition, re-reads and
-// finds the reward written), then applies pending credits.
+// evaluate-referral: reads the converted referral and its subscription's payments (and refunds), plans
+// the rewards (shared/domain/rewards.ts), writes the new ones with the member's stats in one optimistic
+// transaction (exactly one reward per (referral, payment): a concurrent evaluation loses the condition,
+// re-reads and finds the reward written), then what refunds take back (shared/provider/refunds.ts:
+// commission clawbacks, credit reversals), queues the member emails, and applies pending credits.
 //
 // Credit application (one-off negative modifier on the referrer's attached subscription), exactly once:
 // 1. a worker claims the reward for 60 s (conditional update; a concurrent worker skips it);
@@ -13,17 +14,22 @@
 //    record, so SQS retries it. Without an attached subscription (or with one in another currency, or
 //    deleted) the credit waits; attaching a subscription to the member queues apply-member-credits.
 import { config } from '../config';
+import { queueMemberEmails } from '../email/enqueue';
 import { formatCents } from '../domain/money';
 import type { Referral } from '../domain/models';
+import { planClawbacks, type CreditReversal } from '../domain/clawbacks';
 import { planRewards } from '../domain/rewards';
+import { recordClawbacks } from '../store/clawbacks';
+import { listPaymentsAndRefunds } from '../store/refunds';
 import { getItem, RaceLostError, withRetries } from '../store/ops';
 import { toMember } from '../store/members';
 import { getProviderCredentials } from '../store/provider';
 import { toReferral } from '../store/referrals';
 import { claimCredit, recordCreditApplied, recordRewards, referralsOfMember, releaseCreditClaim, RewardRaceError, type StoredReward } from '../store/rewards';
-import { getSubscription, listPayments } from '../store/subscriptions';
+import { getSubscription } from '../store/subscriptions';
 import { keys } from '../store/table';
 import { PaddleClient } from './paddle-client';
+import { reverseCredits } from './refunds';
 
 const CLAIM_SECONDS = 60;
 
@@ -38,31 +44,45 @@ function log(level: 'info' | 'warn', message: string, extra: Record<string, unkn
 export const creditDescription = (rewardId: string) => `Referral credit ${rewardId}`;
 
 export async function evaluateReferral(accountId: string, referralId: string): Promise<void> {
-  const referral = await withRetries(
+  const evaluated = await withRetries(
     async () => {
       const current = toReferral(await getItem(keys.referral(accountId, referralId)));
       if (!current || current.converted_at === null || !current.subscription) return null; // deleted or not converted: nothing to do
-      const [payments, memberItem] = await Promise.all([listPayments(accountId, current.subscription.id), getItem(keys.member(accountId, current.member_id))]);
+      const [{ payments, refunds }, memberItem] = await Promise.all([listPaymentsAndRefunds(accountId, current.subscription.id), getItem(keys.member(accountId, current.member_id))]);
+      const memberExists = toMember(memberItem) !== null;
       const plan = planRewards(current, payments, current.rewards, {
         subscriptionDeleted: current.subscription.status === 'deleted',
         now: Math.floor(Date.now() / 1000),
       });
-      const updated = await recordRewards(accountId, current, plan.rewards, plan.completed, toMember(memberItem) !== null);
+      let updated = await recordRewards(accountId, current, plan.rewards, plan.completed, memberExists);
       if (plan.rewards.length > 0) {
         log('info', 'rewards created', { account_id: accountId, referral_id: referralId, payments: plan.rewards.map((r) => r.payment_id) });
       }
-      return updated;
+      const clawbacks = planClawbacks(updated.rewards, payments, refunds);
+      updated = await recordClawbacks(accountId, updated, clawbacks.clawbacks, memberExists);
+      if (clawbacks.clawbacks.length > 0) {
+        log('info', 'clawbacks recorded', { account_id: accountId, referral_id: referralId, refunds: clawbacks.clawbacks.map((c) => c.refund_id) });
+      }
+      return { referral: updated, reversals: clawbacks.creditReversals };
     },
     (err) => err instanceof RewardRaceError,
     8,
   );
-  if (referral) await applyPendingCredits(accountId, referral);
+  if (!evaluated) return;
+  let referral = evaluated.referral;
+  if (evaluated.reversals.length > 0) {
+    await reverseCredits(accountId, referralId, evaluated.reversals as CreditReversal[]);
+    referral = toReferral(await getItem(keys.referral(accountId, referralId))) ?? referral;
+  }
+  // The conversion and reward notices this state calls for (each queued once; see shared/email/enqueue.ts).
+  await queueMemberEmails(accountId, referral);
+  await applyPendingCredits(accountId, referral);
 }
 
 const pendingCredits = (referral: Referral) =>
   (referral.rewards as StoredReward[])
     .map((reward, index) => ({ reward, index }))
-    .filter(({ reward }) => reward.type === 'credit' && reward.modifier_id === undefined && reward.amount > 0);
+    .filter(({ reward }) => reward.type === 'credit' && reward.modifier_id === undefined && reward.amount > 0 && reward.reversed_at === undefined && reward.note === undefined);
 
 export async function applyPendingCredits(accountId: string, referral: Referral): Promise<void> {
   const pending = pendingCredits(referral);

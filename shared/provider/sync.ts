@@ -14,6 +14,7 @@ import type { Plan, Subscription } from '../domain/models';
 import { publish } from '../queue/publish';
 import type { PaddleAlertMessage, SyncAccountMessage } from '../queue/queues';
 import { getProviderCredentials } from '../store/provider';
+import { refundItem } from '../store/refunds';
 import { applyProviderUpdate, getSubscription, type PaymentData, type ProviderFields } from '../store/subscriptions';
 import { parseAlert } from './alerts';
 import { attributeFromAlert } from './attribution';
@@ -58,7 +59,12 @@ export async function processPaddleAlert(message: PaddleAlertMessage): Promise<v
     if (currency) fields.plan = await planFor(accountId, patch.plan_id, currency, patch.unit_price ?? current?.unit_price ?? null, parsed.plan_name, current);
   }
   const payment: PaymentData | null = parsed.payment ? { ...parsed.payment } : null;
-  const result = await applyProviderUpdate(accountId, { subscriptionId: patch.id, asOfMs: parsed.event_time, fields, payment, alertId: parsed.alert_id });
+  // A refund alert is also recorded on its own (partial refunds come one alert each): clawbacks answer each once.
+  const refund =
+    payment?.status === 'refunded'
+      ? refundItem(accountId, patch.id, { id: parsed.alert_id, payment_id: payment.id, amount: payment.refund_amount ?? payment.amount, refunded_at: payment.paid_at, currency: payment.currency, ...(payment.refund_type ? { refund_type: payment.refund_type } : {}) })
+      : null;
+  const result = await applyProviderUpdate(accountId, { subscriptionId: patch.id, asOfMs: parsed.event_time, fields, payment, alertId: parsed.alert_id, ...(refund ? { extraItems: [refund] } : {}) });
   log('info', result.duplicate ? 'alert already processed' : 'alert applied', {
     account_id: accountId,
     alert_id: parsed.alert_id,
@@ -77,7 +83,7 @@ export async function processPaddleAlert(message: PaddleAlertMessage): Promise<v
   // evaluation: queue it again when the alert could have needed one (a payment, or a status change,
   // which is what completes a commission when the subscription is cancelled).
   const mayNeedEvaluation = payment !== null || patch.status !== undefined;
-  if (result.duplicate ? mayNeedEvaluation : result.paymentChanged || result.statusChanged) await evaluate(accountId, result.referralId);
+  if (result.duplicate ? mayNeedEvaluation : result.paymentChanged || result.statusChanged || refund !== null) await evaluate(accountId, result.referralId);
 }
 
 // Plan lookups are memoised per container for a minute: a sync page of 200 users on one plan asks once.

@@ -6,8 +6,12 @@ import type { AlertFields } from '../provider/signature';
 export const QUEUES = {
   /** Verified Paddle alerts and background-sync pages, consumed by the subscription-sync worker. */
   'provider-events': { envVar: 'PROVIDER_EVENTS_QUEUE_URL' },
-  /** Reward evaluations and credit applications, consumed by the reward fan-out worker. */
+  /** Reward evaluations, credit applications and referral coupons, consumed by the reward fan-out worker. */
   rewards: { envVar: 'REWARDS_QUEUE_URL' },
+  /** Member emails (conversion and reward notices), consumed by the member-emails worker. */
+  'member-emails': { envVar: 'MEMBER_EMAILS_QUEUE_URL' },
+  /** SES bounce and complaint events (EventBridge in AWS; the admin CLI simulates them locally). */
+  'email-events': { envVar: 'EMAIL_EVENTS_QUEUE_URL' },
 } as const;
 
 export type QueueName = keyof typeof QUEUES;
@@ -49,9 +53,45 @@ export interface ApplyMemberCreditsMessage {
   member_id: string;
 }
 
-export type RewardMessage = EvaluateReferralMessage | ApplyMemberCreditsMessage;
+/** Create the single-use Paddle coupon of a referral made in a double-sided campaign. */
+export interface CreateCouponMessage {
+  kind: 'create-coupon';
+  account_id: string;
+  referral_id: string;
+}
+
+export type RewardMessage = EvaluateReferralMessage | ApplyMemberCreditsMessage | CreateCouponMessage;
+
+/** One email to a referring member; `key` names it for exactly-once delivery. */
+export interface MemberEmailMessage {
+  kind: 'member-email';
+  account_id: string;
+  template: 'conversion' | 'reward';
+  referral_id: string;
+  /** The referring member (the recipient), so the worker reads everything in one BatchGet. */
+  member_id: string;
+  /** template `reward` only. */
+  reward_id?: string;
+}
+
+/**
+ * An SES event as EventBridge delivers it (`source` aws.ses, `detail-type` "Email Bounced" / "Email
+ * Complaint Received"); `detail.mail.tags` carries the account and member the email was sent for.
+ */
+export interface EmailEventMessage {
+  source?: string;
+  'detail-type'?: string;
+  detail?: {
+    eventType?: string;
+    bounce?: { bounceType?: string; bouncedRecipients?: { emailAddress?: string }[] };
+    complaint?: { complainedRecipients?: { emailAddress?: string }[] };
+    mail?: { tags?: Record<string, string[]> };
+  };
+}
 
 export interface QueueMessages {
   'provider-events': ProviderEventMessage;
   rewards: RewardMessage;
+  'member-emails': MemberEmailMessage;
+  'email-events': EmailEventMessage;
 }

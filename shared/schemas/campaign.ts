@@ -1,6 +1,16 @@
 // Campaign bodies. Create has the specification's defaults; update (PATCH) takes any subset.
 import * as v from 'valibot';
-import { REQUIRED, boolean, currency, decimal, nullableInteger, text } from './fields';
+import { DISCOUNT_TYPES, type DiscountType } from '../domain/discounts';
+import { REQUIRED, boolean, currency, decimal, field, nullableInteger, text } from './fields';
+
+/** `percentage`, `flat` or null (no discount for the referred user). */
+const discountType = field<DiscountType | null>((value) => {
+  if (value === null) return { ok: true, value: null };
+  if (typeof value === 'string' && (DISCOUNT_TYPES as string[]).includes(value)) return { ok: true, value: value as DiscountType };
+  // Only scalars are quoted back: String() of an object can throw.
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return { ok: false, message: 'Not a valid string.' };
+  return { ok: false, message: `"${String(value).slice(0, 40)}" is not a valid choice.` };
+});
 
 const fields = {
   name: text(100),
@@ -12,6 +22,10 @@ const fields = {
   commission_currency: currency,
   commission_months: nullableInteger(1),
   reward_threshold: decimal,
+  // Double-sided campaigns (additive): the referred user's discount, see shared/domain/discounts.ts.
+  referred_discount_type: discountType,
+  referred_discount_amount: decimal,
+  referred_discount_recurring: boolean,
 };
 
 export const createCampaignBody = v.object(
@@ -25,6 +39,9 @@ export const createCampaignBody = v.object(
     commission_currency: v.optional(fields.commission_currency, 'USD'),
     commission_months: v.optional(fields.commission_months, null),
     reward_threshold: v.optional(fields.reward_threshold, 0),
+    referred_discount_type: v.optional(fields.referred_discount_type, null),
+    referred_discount_amount: v.optional(fields.referred_discount_amount, 0),
+    referred_discount_recurring: v.optional(fields.referred_discount_recurring, false),
   },
   REQUIRED,
 );

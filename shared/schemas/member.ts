@@ -1,6 +1,6 @@
 // Member bodies. `campaign` and `subscription` are `{id}` references or null.
 import * as v from 'valibot';
-import { REQUIRED, email, nullableText, pythonType, reference, text } from './fields';
+import { REQUIRED, boolean, email, nullableText, pythonType, reference, text } from './fields';
 
 export const CODE_PATTERN = /^[A-Za-z0-9_-]+$/;
 
@@ -33,6 +33,8 @@ const fields = {
   code: text(30, { pattern: CODE_PATTERN, patternMessage: 'Use only letters, digits, "-" and "_".' }),
   campaign: campaignRef,
   subscription: subscriptionRef,
+  // Additive: the member asked not to be emailed (no conversion or reward notices).
+  email_opt_out: boolean,
 };
 
 export const createMemberBody = v.object(
@@ -44,6 +46,7 @@ export const createMemberBody = v.object(
     code: v.optional(fields.code),
     campaign: v.optional(fields.campaign, null),
     subscription: v.optional(fields.subscription, null),
+    email_opt_out: v.optional(fields.email_opt_out, false),
   },
   REQUIRED,
 );

@@ -5,6 +5,7 @@
 import { campaignLimitMessage, campaignLimit } from '../domain/plans';
 import { NotFoundError, PermissionDeniedError, ValidationError } from '../domain/errors';
 import { isCampaignId, newCampaignId, newEntityId } from '../domain/ids';
+import { discountErrors } from '../domain/discounts';
 import type { Campaign } from '../domain/models';
 import type { CreateCampaignInput, UpdateCampaignInput } from '../schemas/campaign';
 import type { Principal } from './accounts';
@@ -31,6 +32,9 @@ export function toCampaign(item: Record<string, unknown> | undefined): Campaign 
     commission_currency: String(item.commission_currency),
     commission_months: item.commission_months === null || item.commission_months === undefined ? null : Number(item.commission_months),
     reward_threshold: Number(item.reward_threshold),
+    referred_discount_type: item.referred_discount_type === 'percentage' || item.referred_discount_type === 'flat' ? item.referred_discount_type : null,
+    referred_discount_amount: Number(item.referred_discount_amount ?? 0),
+    referred_discount_recurring: Boolean(item.referred_discount_recurring),
     created_at: Number(item.created_at),
     version: Number(item.version ?? 0),
     member_count: Math.max(0, Number(item.member_count ?? 0)),
@@ -69,6 +73,8 @@ function nameClaim(accountId: string, name: string, campaignId: string): Transac
 export async function createCampaign(principal: Principal, input: CreateCampaignInput): Promise<Campaign> {
   const { accountId, plan } = principal;
   const limit = campaignLimit(plan);
+  const discount = discountErrors(input);
+  if (Object.keys(discount).length > 0) throw new ValidationError(discount);
   const createdMs = Date.now();
   const campaign: Campaign = { ...input, id: newCampaignId(), created_at: Math.floor(createdMs / 1000), version: 1, member_count: 0 };
   const { member_count: _unused, ...stored } = campaign;
@@ -110,6 +116,8 @@ export async function updateCampaign(accountId: string, id: string, patch: Updat
   return withRetries(async () => {
     const current = await getCampaignOrThrow(accountId, id);
     const next: Campaign = { ...current, ...patch, version: current.version + 1 };
+    const discount = discountErrors(next);
+    if (Object.keys(discount).length > 0) throw new ValidationError(discount);
     const changes = Object.entries(patch).filter(([, value]) => value !== undefined);
     const renamed = patch.name !== undefined && normalizeName(patch.name) !== normalizeName(current.name);
     const names: Record<string, string> = { '#version': 'version' };

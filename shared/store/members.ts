@@ -33,6 +33,7 @@ export function toMember(item: Record<string, unknown> | undefined): Member | nu
     campaign_id: typeof item.campaign_id === 'string' ? item.campaign_id : null,
     subscription_id: typeof item.subscription_id === 'number' ? item.subscription_id : null,
     link_clicks: Number(item.link_clicks ?? 0),
+    email_opt_out: item.email_opt_out === true,
     referrals: Math.max(0, Number(item.referrals ?? 0)),
     conversions: Math.max(0, Number(item.conversions ?? 0)),
     credit_earned: Number(item.credit_earned ?? 0),
@@ -192,7 +193,7 @@ function claimedByOther(l: Lookups, key: Key, memberId: string | null): boolean 
   return claim !== undefined && claim.member_id !== memberId;
 }
 
-export async function createMember(accountId: string, input: CreateMemberInput): Promise<MemberWithRelations> {
+export async function createMember(accountId: string, input: Omit<CreateMemberInput, 'email_opt_out'> & { email_opt_out?: boolean }): Promise<MemberWithRelations> {
   const generated = input.code === undefined;
   return withRetries(async () => {
     const code = input.code ?? newMemberCode();
@@ -226,6 +227,7 @@ export async function createMember(accountId: string, input: CreateMemberInput):
       campaign_id: campaignId,
       subscription_id: subscriptionId,
       link_clicks: 0,
+      email_opt_out: input.email_opt_out ?? false,
       referrals: 0,
       conversions: 0,
       credit_earned: 0,
@@ -286,6 +288,7 @@ export async function updateMember(accountId: string, id: string, patch: UpdateM
     if (patch.code !== undefined) next.code = patch.code;
     if (patch.campaign !== undefined) next.campaign_id = patch.campaign?.id ?? null;
     if (patch.subscription !== undefined) next.subscription_id = patch.subscription?.id ?? null;
+    if (patch.email_opt_out !== undefined) next.email_opt_out = patch.email_opt_out;
 
     const changed = {
       identifier: next.identifier !== current.identifier,
@@ -324,7 +327,7 @@ export async function updateMember(accountId: string, id: string, patch: UpdateM
     const sets: string[] = [];
     const removes: string[] = [];
     const attrs = memberAttributes(accountId, next);
-    for (const name of ['identifier', 'email', 'first_name', 'last_name', 'code', 'campaign_id', 'subscription_id', 'version', 'gsi1pk', 'gsi1sk']) {
+    for (const name of ['identifier', 'email', 'first_name', 'last_name', 'code', 'campaign_id', 'subscription_id', 'email_opt_out', 'version', 'gsi1pk', 'gsi1sk']) {
       names[`#${name}`] = name;
       if (attrs[name] === undefined) removes.push(`#${name}`);
       else {

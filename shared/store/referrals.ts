@@ -27,6 +27,7 @@ export function toReferral(item: Record<string, unknown> | undefined): Referral 
     commission_months: (item.commission_months as number | null) ?? null,
     rewards: (item.rewards as Referral['rewards']) ?? [],
     subscription: (item.subscription as Referral['subscription']) ?? null,
+    referred_discount: (item.referred_discount as Referral['referred_discount']) ?? null,
   };
 }
 
@@ -205,6 +206,17 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
       },
       counterUpdate(accountId, 'referrals', -1),
     ];
+    // Its coupon no longer converts anything (the coupon itself stays at the provider).
+    if (referral.coupon_code) {
+      items.push({
+        Delete: {
+          TableName: tableName(),
+          Key: keys.couponClaim(accountId, referral.coupon_code),
+          ConditionExpression: 'attribute_not_exists(pk) OR referral_id = :r',
+          ExpressionAttributeValues: { ':r': id },
+        },
+      });
+    }
     // The referring member may be gone already: its stats then need no update.
     if (toMember(memberItem)) {
       items.push({
@@ -269,6 +281,8 @@ export async function markReferralConverted(
   referral: Referral,
   subscription: Subscription,
   checkoutId: string | null,
+  /** Converted from a provider alert (coupon, passthrough) rather than by the app's conversion call. */
+  automatic = false,
 ): Promise<{ referral: Referral; changed: boolean }> {
   const now = Math.floor(Date.now() / 1000);
   const snapshot = subscriptionSnapshot(subscription);
@@ -279,10 +293,10 @@ export async function markReferralConverted(
         Update: {
           TableName: tableName(),
           Key: keys.referral(accountId, referral.id),
-          UpdateExpression: `SET converted_at = :now, #s = :snap${checkoutId ? ', conversion_checkout_id = :co' : ''}`,
+          UpdateExpression: `SET converted_at = :now, #s = :snap${checkoutId ? ', conversion_checkout_id = :co' : ''}${automatic ? ', converted_automatically = :auto' : ''}`,
           ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(converted_at) OR attribute_type(converted_at, :null))',
           ExpressionAttributeNames: { '#s': 'subscription' },
-          ExpressionAttributeValues: { ':now': now, ':snap': snapshot, ':null': 'NULL', ...(checkoutId ? { ':co': checkoutId } : {}) },
+          ExpressionAttributeValues: { ':now': now, ':snap': snapshot, ':null': 'NULL', ...(checkoutId ? { ':co': checkoutId } : {}), ...(automatic ? { ':auto': true } : {}) },
         },
       },
       {

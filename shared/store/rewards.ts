@@ -119,7 +119,8 @@ export async function claimCredit(accountId: string, referralId: string, index: 
     index,
     rewardId,
     (r) => `SET ${r}.claim_until = :until`,
-    (r) => `attribute_not_exists(${r}.modifier_id) AND (attribute_not_exists(${r}.claim_until) OR ${r}.claim_until < :now)`,
+    // A reversed credit (its payment refunded) is never applied.
+    (r) => `attribute_not_exists(${r}.modifier_id) AND attribute_not_exists(${r}.reversed_at) AND (attribute_not_exists(${r}.claim_until) OR ${r}.claim_until < :now)`,
     { ':until': now + seconds, ':now': now },
   );
 }

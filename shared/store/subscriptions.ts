@@ -68,6 +68,8 @@ export interface ProviderUpdate {
   alertId?: string;
   /** First-seen time for a new subscription (unix seconds); defaults to now. */
   createdAt?: number;
+  /** Items written in the same transaction when the alert is new (a refund record: store/refunds.ts). */
+  extraItems?: TransactItem[];
 }
 
 export interface ProviderUpdateResult {
@@ -180,6 +182,8 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
         },
       });
     }
+
+    items.push(...(update.extraItems ?? []));
 
     // The subscription: merged over the stored state unless the source is older than it.
     let subscription = previous;
@@ -327,7 +331,11 @@ export async function saveSubscription(accountId: string, data: SubscriptionData
 
 /** Every payment of a subscription (payment-id order). */
 export async function listPayments(accountId: string, subscriptionId: number): Promise<PaymentData[]> {
-  const items = await queryAll({ partitionValue: keys.paymentsOf(accountId, subscriptionId), consistent: true });
+  return listPaymentsFrom(await queryAll({ partitionValue: keys.paymentsOf(accountId, subscriptionId), consistent: true }));
+}
+
+/** The payments among the items of a payments partition (which also holds refunds). */
+export function listPaymentsFrom(items: Record<string, unknown>[]): PaymentData[] {
   return items.flatMap((item) => {
     const p = toPayment(item);
     if (!p) return [];

@@ -41,7 +41,9 @@ export type EntityType =
   | 'PlanCache'
   | 'PublishableKey'
   | 'RateWindow'
-  | 'Click';
+  | 'Click'
+  | 'Refund'
+  | 'EmailMarker';
 
 /** Counter names; each is one item `pk=A#<acct>`, `sk=COUNT#<name>` with a numeric attribute `n`. */
 export type CounterName = 'campaigns' | 'members' | 'referrals' | 'subscriptions' | `subscriptions#${string}`;
@@ -124,6 +126,18 @@ export const keys = {
     pk: `A#${acct}#PAYMENTS#${padSubscriptionId(subscriptionId)}`,
     sk: padSubscriptionId(paymentId),
   }),
+  /**
+   * One refund alert of a payment (partial refunds come one alert each), in the payment's partition just
+   * after the payment, so a referral's evaluation reads payments and refunds in one Query.
+   */
+  refund: (acct: string, subscriptionId: number, paymentId: number, alertId: string): Key => ({
+    pk: `A#${acct}#PAYMENTS#${padSubscriptionId(subscriptionId)}`,
+    sk: `${padSubscriptionId(paymentId)}#REFUND#${alertId}`,
+  }),
+  /** A referral's coupon code (upper case) -> the referral: coupon attribution without a Scan. */
+  couponClaim: (acct: string, code: string): Key => ({ pk: `A#${acct}#COUPON#${code.toUpperCase()}`, sk: CLAIM }),
+  /** Exactly-once marker of one member email (`conversion-<referral id>`, `reward-<reward id>`). */
+  emailMarker: (acct: string, messageKey: string): Key => ({ pk: `A#${acct}#EMAIL#${messageKey}`, sk: 'EMAIL' }),
   /** The provider's plans (interval, name, prices), cached because alerts do not carry them. */
   plan: (acct: string, planId: number): Key => ({ pk: `A#${acct}#PLAN`, sk: padSubscriptionId(planId) }),
 };

@@ -1,7 +1,7 @@
 // e2e: `npm start`'s entry point over real HTTP: demo key, JSON 404, data surviving a restart, and the
 // README's whole referral: member -> referral -> simulated checkout (paddle CLI) -> conversion -> reward.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../infra/local/dynamodb';
@@ -16,6 +16,18 @@ let runtime: LocalRuntime | undefined;
 async function start(): Promise<LocalRuntime> {
   runtime = await startLocal({ port: await freePort(), dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, dataDir, tableName: 'refloop-e2e' });
   return runtime;
+}
+
+/** `npm run paddle -- <args>` against the runtime's emulator; its JSON output. */
+function paddleCli(args: string[]): Promise<any> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'infra/paddle.ts', ...args],
+      { cwd: ROOT, env: { ...process.env, PADDLE_EMULATOR_URL: runtime?.paddle.url ?? '' } },
+      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout))),
+    );
+  });
 }
 
 async function call(method: string, path: string, key: string | null, body?: unknown) {
@@ -144,5 +156,45 @@ describe('local runtime', () => {
       return m.length > 0 ? m : null;
     }, { timeoutMs: 15_000 });
     expect(modifiers).toEqual([expect.objectContaining({ amount: '-5.000', is_recurring: false })]);
+  }, 90_000);
+
+  it('walks the README double-sided referral: coupon on the referral, checkout with it, emails in the outbox, clawback after a refund', async () => {
+    const rt = runtime as LocalRuntime;
+    const key = rt.demo.apiKey;
+    const campaign = await call('POST', '/v1/campaigns/', key, {
+      name: 'Friends 10%', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD', referred_discount_type: 'percentage', referred_discount_amount: '10',
+    });
+    expect(campaign.status).toBe(201);
+    const carol = await call('POST', '/v1/members/', key, { identifier: 'carol', email: 'carol@example.com', first_name: 'Carol', code: 'CAROL', campaign: { id: campaign.body.id } });
+    expect(carol.status).toBe(201);
+    const referral = await call('POST', '/v1/referrals/', key, { user_identifier: 'dave', member_code: 'CAROL' });
+    expect(referral.status).toBe(200);
+    const couponCode = await pollUntil(async () => (await call('GET', `/v1/referrals/${referral.body.id}/`, key)).body.coupon_code as string | null, { timeoutMs: 15_000 });
+
+    // Dave pays with the coupon: the payment alert names it, and the referral converts by itself.
+    const checkout = await paddleCli(['checkout', '--plan', '9001', '--email', 'dave@example.com', '--coupon', couponCode]);
+    expect(checkout.payment.amount).toBe(9);
+    const rewarded = await pollUntil(async () => {
+      const r = await call('GET', `/v1/referrals/${referral.body.id}/`, key);
+      return r.body.is_converted && r.body.rewards.length === 1 ? r.body : null;
+    }, { timeoutMs: 15_000 });
+    expect(rewarded.subscription.id).toBe(checkout.subscription.subscription_id);
+
+    // The emails, as .eml files in DATA_DIR/outbox.
+    const outbox = join(rt.dataDir, 'outbox');
+    const conversionFile = join(outbox, `conversion-${referral.body.id}.eml`);
+    const rewardFile = join(outbox, `reward-${rewarded.rewards[0].id}.eml`);
+    await pollUntil(() => existsSync(conversionFile) && existsSync(rewardFile), { timeoutMs: 15_000 });
+    expect(readFileSync(conversionFile, 'utf8')).toContain('Subject: Carol, your referral just subscribed');
+    expect(readFileSync(rewardFile, 'utf8')).toContain('To: carol@example.com');
+
+    // A refund of Dave's payment: the credit (not applied: Carol has no subscription) is reversed.
+    await paddleCli(['refund', '--payment', String(checkout.payment.id)]);
+    const clawed = await pollUntil(async () => {
+      const r = await call('GET', `/v1/referrals/${referral.body.id}/`, key);
+      return r.body.rewards.length === 2 ? r.body : null;
+    }, { timeoutMs: 15_000 });
+    expect(clawed.rewards[1]).toMatchObject({ type: 'credit', amount: '-5.00', reverses: rewarded.rewards[0].id, payment_id: checkout.payment.id });
+    expect(clawed.stats.credit_earned).toBe('0.00');
   }, 90_000);
 });

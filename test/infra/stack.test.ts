@@ -332,6 +332,42 @@ describe('queues, workers and schedules', () => {
   });
 });
 
+describe('member emails (SES)', () => {
+  const allFunctions = [...routes.map((r) => r.name), ...workers.map((w) => w.name), ...scheduledJobs.map((j) => j.name), fallbackRoute.name];
+  const sesStatements = (name: string) =>
+    statementsOf(name).filter((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]).some((a) => a.startsWith('ses:')));
+
+  it('only the member-emails worker may send email: ses:SendEmail on the identity and the configuration set', () => {
+    for (const name of allFunctions.filter((n) => n !== 'MemberEmails')) expect({ name, ses: sesStatements(name) }).toEqual({ name, ses: [] });
+    const statements = sesStatements('MemberEmails');
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatchObject({ Effect: 'Allow', Action: 'ses:SendEmail' });
+    const resources = JSON.stringify(statements[0]?.Resource);
+    expect(resources).toContain(':identity/example.com');
+    expect(resources).toContain(':configuration-set/');
+    expect(resources).not.toContain('*');
+    const env = resource(api, logicalId('MemberEmails')).Properties.Environment.Variables;
+    expect(env).toMatchObject({ SES_CONFIGURATION_SET: expect.anything(), EMAIL_DEFAULT_FROM: 'no-reply@example.com' });
+    expect(env.EMAIL_OUTBOX_DIR).toBeUndefined();
+  });
+
+  it('sends SES bounces and complaints through EventBridge to the email-events queue', () => {
+    const destinations = Object.values(api.findResources('AWS::SES::ConfigurationSetEventDestination')) as Resource[];
+    expect(destinations).toHaveLength(1);
+    expect(destinations[0]?.Properties.EventDestination).toMatchObject({ Enabled: true, MatchingEventTypes: ['bounce', 'complaint'] });
+    expect(JSON.stringify(destinations[0]?.Properties.EventDestination.EventBridgeDestination)).toContain(':event-bus/default');
+    const queueArn = { 'Fn::GetAtt': [queueIds('email-events').queue, 'Arn'] };
+    const rules = (Object.values(api.findResources('AWS::Events::Rule')) as Resource[]).filter((r) => r.Properties.EventPattern?.source?.[0] === 'aws.ses');
+    expect(rules).toHaveLength(1);
+    expect(rules[0]?.Properties.EventPattern).toEqual({
+      source: ['aws.ses'],
+      'detail-type': ['Email Bounced', 'Email Complaint Received'],
+      detail: { mail: { tags: { member_id: [{ exists: true }] } } },
+    });
+    expect(rules[0]?.Properties.Targets).toEqual([expect.objectContaining({ Arn: queueArn })]);
+  });
+});
+
 describe('stateful stack', () => {
   it('keeps the table: retained, deletion-protected, point-in-time recovery on', () => {
     const tables = Object.values(stateful.findResources('AWS::DynamoDB::GlobalTable')) as Resource[];

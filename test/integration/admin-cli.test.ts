@@ -8,6 +8,9 @@ import { api } from '../support/api';
 import { newAccount } from '../support/fixtures';
 import { freePort } from '../../infra/local/dynamodb';
 import { getAccount } from '../../shared/store/accounts';
+import { senderOf, suppressedAddress } from '../../shared/store/emails';
+import { getItem } from '../../shared/store/ops';
+import { keys } from '../../shared/store/table';
 import {
   clearProviderCache,
   DEFAULT_CHECKOUT_API_URL,
@@ -286,5 +289,36 @@ describe('admin CLI: account set-paddle', () => {
     expect(oneLine(res.stderr)).toContain(`Account ${unknown} does not exist`);
     expect(await getProviderCredentials(unknown)).toBeNull();
     expect(await getProviderSettings(unknown)).toBeNull();
+  });
+});
+
+describe('admin CLI: member emails', () => {
+  it('account set-email stores the sender; bad addresses exit 2, unknown accounts exit 1', async () => {
+    const { accountId } = await newAccount();
+    const ok = await cli(['account', 'set-email', '--account', accountId, '--from', 'team@acme.example', '--name', 'Acme Team']);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(oneLine(ok.stdout))).toEqual({ account_id: accountId, email_from: 'team@acme.example', email_from_name: 'Acme Team' });
+    expect(senderOf(await getItem(keys.account(accountId)))).toEqual({ address: 'team@acme.example', name: 'Acme Team' });
+
+    const bad = await cli(['account', 'set-email', '--account', accountId, '--from', 'not-an-address', '--name', 'X']);
+    expect(bad.code).toBe(2);
+    expect(oneLine(bad.stderr)).toContain('--from must be an email address');
+    const unknown = randomBytes(8).toString('hex');
+    const missing = await cli(['account', 'set-email', '--account', unknown, '--from', 'a@b.example', '--name', 'X']);
+    expect(missing.code).toBe(1);
+    expect(oneLine(missing.stderr)).toContain(`Account ${unknown} does not exist`);
+  });
+
+  it('member bounce records a bounce on the member with that email (the local stand-in for an SES event)', async () => {
+    const { accountId, apiKey } = await newAccount();
+    const created = await api('POST', '/v1/members/', { key: apiKey, body: { identifier: 'bouncer', email: 'Bouncer@Example.com' } });
+    expect(created.status).toBe(201);
+    const res = await cli(['member', 'bounce', '--account', accountId, '--email', 'bouncer@example.com']);
+    expect(res.code).toBe(0);
+    expect(JSON.parse(oneLine(res.stdout))).toEqual({ account_id: accountId, member_id: created.body.id, email_suppressed: 'bouncer@example.com', reason: 'bounce' });
+    expect(suppressedAddress(await getItem(keys.member(accountId, created.body.id)))).toBe('bouncer@example.com');
+    const nobody = await cli(['member', 'bounce', '--account', accountId, '--email', 'nobody@example.com']);
+    expect(nobody.code).toBe(1);
+    expect(oneLine(nobody.stderr)).toContain('no member');
   });
 });

@@ -34,6 +34,9 @@ function campaignShape(overrides: Record<string, unknown> = {}) {
     commission_currency: 'USD',
     commission_months: null,
     reward_threshold: '0.00',
+    referred_discount_type: null,
+    referred_discount_amount: '0.00',
+    referred_discount_recurring: false,
     created_at: expect.any(Number),
     ...overrides,
   };

@@ -84,6 +84,7 @@ function memberShape(overrides: Record<string, unknown> = {}) {
     link_clicks: 0,
     campaign: null,
     subscription: null,
+    email_opt_out: false,
     created_at: expect.any(Number),
     ...overrides,
   };

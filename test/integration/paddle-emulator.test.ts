@@ -394,6 +394,50 @@ describe('Paddle emulator', () => {
     expect(em.modifiers(sub.subscription_id)).toHaveLength(3);
   });
 
+  it('creates coupons like Paddle (duplicates 132, validations 116/128/129/131), discounts checkouts and names the coupon in alerts and orders', async () => {
+    const created = await vendor(em, '/2.1/product/create_coupon', {
+      coupon_type: 'checkout', coupon_code: 'TENOFF1', discount_type: 'percentage', discount_amount: '10', allowed_uses: 1, recurring: 1, description: 'test',
+    });
+    expect(created.body).toEqual({ success: true, response: { coupon_codes: ['TENOFF1'] } });
+    expect((await vendor(em, '/2.1/product/create_coupon', { coupon_type: 'checkout', coupon_code: 'tenoff1', discount_type: 'percentage', discount_amount: '5' })).body).toEqual({
+      success: false, error: { code: 132, message: 'The coupon code already exists' },
+    });
+    const error = async (params: Record<string, string | number>) => ((await vendor(em, '/2.1/product/create_coupon', params)).body as { error?: { code: number } }).error?.code;
+    expect(await error({ discount_type: 'flat', discount_amount: '1.00' })).toBe(116);
+    expect(await error({ coupon_type: 'checkout', discount_type: 'percentage', discount_amount: '100' })).toBe(128);
+    expect(await error({ coupon_type: 'checkout', discount_type: 'flat', discount_amount: '0', currency: 'USD' })).toBe(129);
+    expect(await error({ coupon_type: 'checkout', discount_type: 'flat', discount_amount: '2.00' })).toBe(116);
+    expect(await error({ coupon_type: 'checkout', coupon_code: 'ABC', discount_type: 'percentage', discount_amount: '5' })).toBe(131);
+
+    const out = await em.checkout({ plan_id: 9001, email: 'coupon@example.com', coupon: 'tenoff1' });
+    expect(out.payment?.amount).toBe(9);
+    expect(receiver.alerts[1]?.coupon).toBe('TENOFF1');
+    expect(receiver.alerts[1]?.sale_gross).toBe('9.00');
+    const order = await fetch(`${em.checkoutApiUrl}/1.0/order?checkout_id=${out.checkout_id}`).then((r) => r.json() as Promise<{ order: { coupon_code: string } }>);
+    expect(order.order.coupon_code).toBe('TENOFF1');
+    // Recurring: renewals are discounted too and carry the code.
+    const renewal = await em.renew(out.subscription.subscription_id);
+    expect(renewal.payment.amount).toBe(9);
+    expect(renewal.alerts[0]?.fields.coupon).toBe('TENOFF1');
+    expect(em.coupons().find((c) => c.coupon_code === 'TENOFF1')).toMatchObject({ times_used: 1, allowed_uses: 1 });
+    await expect(em.checkout({ plan_id: 9001, email: 'again@example.com', coupon: 'TENOFF1' })).rejects.toThrow(/used up/);
+    await expect(em.checkout({ plan_id: 9001, email: 'again@example.com', coupon: 'NOPE-NOPE' })).rejects.toThrow(/unknown coupon/);
+  });
+
+  it('deletes unbilled modifiers; a renewal bills them and deleting one then answers 124; unknown ids 123', async () => {
+    const { subscription: sub } = await em.checkout({ plan_id: 9001, email: 'delmods@example.com' });
+    const create = async () =>
+      ((await vendor(em, '/2.0/subscription/modifiers/create', { subscription_id: sub.subscription_id, modifier_amount: -1, modifier_recurring: false })).body.response as { modifier_id: number }).modifier_id;
+    const first = await create();
+    expect((await vendor(em, '/2.0/subscription/modifiers/delete', { modifier_id: first })).body).toEqual({ success: true });
+    expect(em.modifiers(sub.subscription_id)).toEqual([]);
+    expect((await vendor(em, '/2.0/subscription/modifiers/delete', { modifier_id: first })).body).toMatchObject({ success: false, error: { code: 123 } });
+    const second = await create();
+    const renewal = await em.renew(sub.subscription_id);
+    expect(em.modifiers(sub.subscription_id)).toEqual([expect.objectContaining({ modifier_id: second, billed_payment_id: renewal.payment.id })]);
+    expect((await vendor(em, '/2.0/subscription/modifiers/delete', { modifier_id: second })).body).toMatchObject({ success: false, error: { code: 124 } });
+  });
+
   it('refuses a wrong auth code (107), an unknown method (101) and GET (405)', async () => {
     const denied = await vendor(em, '/2.0/subscription/users', {}, { auth: 'wrong' });
     expect(denied).toEqual({ status: 200, body: { success: false, error: { code: 107, message: "You don't have permission to access this resource" } } });

@@ -132,6 +132,10 @@ describe('from a signed webhook to a reward', () => {
       currency: 'USD',
       created_at: expect.any(Number),
       payment_id: bob.payment?.id,
+      reverses: null,
+      refund_id: null,
+      reversed_at: null,
+      note: null,
     });
     expect(rewarded.rewards_completed).toBe(true);
     expect(rewarded.stats).toEqual({ rewards: 1, credit_earned: '5.00', commission_earned: '0.00', currency: 'USD' });

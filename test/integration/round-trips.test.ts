@@ -66,7 +66,8 @@ const BUDGETS: Record<string, Budget> = {
   // ... + 1 BatchGet to nest (members: campaigns + subscriptions).
   ListMembers: budget(2, 4),
   // create referral (idempotent): <= 3 (claims BatchGet -> member + campaign BatchGet -> transaction).
-  CreateReferral: budget(4, 4),
+  // ... + 1 SQS send (the coupon job) when the campaign is double-sided and the coupon is still missing.
+  CreateReferral: budget(4, 4, { sends: { rewards: 1 } }),
   // create / update member, campaign: <= 3.
   CreateCampaign: budget(4, 4),
   UpdateCampaign: budget(4, 4),
@@ -90,7 +91,7 @@ const BUDGETS: Record<string, Budget> = {
   // click: limits || limits, code claim GetItem, TransactWriteItems (marker + member).
   RecordClick: budget(3, 4),
   // js referral: limits || limits, then the API create's 3.
-  CreateJsReferral: budget(4, 5),
+  CreateJsReferral: budget(4, 5, { sends: { rewards: 1 } }),
 };
 
 /** One request to measure, prepared by a scenario (the preparation itself is not measured). */
@@ -296,9 +297,20 @@ const SCENARIOS: Record<string, Scenario> = {
     const user = unique('user');
     const body = { user_identifier: user, member_code: m.code };
     // The same pair twice: a create, then an idempotent replay.
+    // A double-sided campaign: the create queues the coupon job (one SQS send); so does a replay while
+    // the coupon is missing (no worker runs here to create it).
+    const double = await expectStatus(
+      call('POST', '/v1/campaigns/', { body: { name: unique('Campaign'), allows_credit: true, credit_amount: '5.00', referred_discount_type: 'percentage', referred_discount_amount: '10' } }),
+      201,
+    );
+    const name = unique('member');
+    const dm = await expectStatus(call('POST', '/v1/members/', { body: { identifier: name, email: `${name}@example.com`, campaign: { id: double.id } } }), 201);
+    const doubleBody = { user_identifier: unique('user'), member_code: dm.code };
     return [
-      { label: 'create', options: { body } },
-      { label: 'replay of the same pair', options: { body } },
+      { label: 'create', options: { body }, exact: { sends: { rewards: 0 } } },
+      { label: 'replay of the same pair', options: { body }, exact: { sends: { rewards: 0 } } },
+      { label: 'create, double-sided campaign', options: { body: doubleBody }, exact: { sends: { rewards: 1 } } },
+      { label: 'replay, double-sided, coupon still missing', options: { body: doubleBody }, exact: { sends: { rewards: 1 } } },
     ];
   },
   DeleteReferral: async () => {

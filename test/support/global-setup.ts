@@ -1,10 +1,13 @@
 // Jest global setup: one in-memory DynamoDB Local for the whole run, handed to the workers through the environment.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort, startDynamoLocal, type DynamoLocal } from '../../infra/local/dynamodb';
 
 export const TEST_TABLE = 'refloop-test';
 
 /** globalSetup and globalTeardown share this process's globalThis (and only they do). */
-export const holder = globalThis as typeof globalThis & { __refloopDynamo?: DynamoLocal };
+export const holder = globalThis as typeof globalThis & { __refloopDynamo?: DynamoLocal; __refloopOutbox?: string };
 
 export default async function globalSetup(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -19,4 +22,7 @@ export default async function globalSetup(): Promise<void> {
   // is raised for them; test/integration/api-rate-limits.test.ts sets its own low limits.
   process.env.API_RATE_LIMITS ??= 'starter=1000,small=1000,regular=1000,unlimited=1000';
   process.env.AWS_REGION = 'us-east-1';
+  // Member emails go to an outbox folder, never to SES (every test file with pollers runs the email worker).
+  holder.__refloopOutbox = mkdtempSync(join(tmpdir(), 'refloop-test-outbox-'));
+  process.env.EMAIL_OUTBOX_DIR = holder.__refloopOutbox;
 }

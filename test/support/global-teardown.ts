@@ -1,7 +1,9 @@
 // Jest global teardown: stops the DynamoDB Local that global-setup started.
+import { rmSync } from 'node:fs';
 import { holder } from './global-setup';
 
 export default async function globalTeardown(): Promise<void> {
   await holder.__refloopDynamo?.stop();
   holder.__refloopDynamo = undefined;
+  if (holder.__refloopOutbox) rmSync(holder.__refloopOutbox, { recursive: true, force: true });
 }

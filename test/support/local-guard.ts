@@ -10,3 +10,6 @@ export function assertLocalDynamo(endpoint: string | undefined = process.env.DYN
 }
 
 assertLocalDynamo();
+
+// And member emails must land in an outbox folder: without it the email worker would call SES.
+if (!process.env.EMAIL_OUTBOX_DIR) throw new Error('Refusing to run: EMAIL_OUTBOX_DIR is unset (the email worker would use SES)');

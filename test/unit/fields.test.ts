@@ -35,6 +35,9 @@ const CAMPAIGN_DEFAULTS = {
   commission_currency: 'USD',
   commission_months: null,
   reward_threshold: 0,
+  referred_discount_type: null,
+  referred_discount_amount: 0,
+  referred_discount_recurring: false,
 };
 
 describe('campaign bodies', () => {
@@ -235,6 +238,7 @@ describe('member bodies', () => {
       last_name: null,
       campaign: null,
       subscription: null,
+      email_opt_out: false,
     });
   });
 
@@ -287,6 +291,7 @@ describe('member bodies', () => {
       code: 'Ab_9-' + 'z'.repeat(25),
       campaign: { id: 'abcd1234' },
       subscription: { id: 123 },
+      email_opt_out: false,
     });
   });
 
@@ -297,6 +302,7 @@ describe('member bodies', () => {
       last_name: null,
       campaign: null,
       subscription: null,
+      email_opt_out: false,
     });
     expect(validate(updateMemberBody, { campaign: null, subscription: null })).toEqual({ campaign: null, subscription: null });
   });
@@ -311,7 +317,7 @@ describe('member bodies', () => {
       code: ['Use only letters, digits, "-" and "_".'],
     });
     const out = validate(createMemberBody, { ...base, id: 'x', stats: {}, link_clicks: 3, created_at: 1 });
-    expect(Object.keys(out).sort()).toEqual(['campaign', 'email', 'first_name', 'identifier', 'last_name', 'subscription']);
+    expect(Object.keys(out).sort()).toEqual(['campaign', 'email', 'email_opt_out', 'first_name', 'identifier', 'last_name', 'subscription']);
   });
 
   it('update takes any subset and refuses null where not allowed', () => {

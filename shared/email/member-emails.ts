@@ -1,0 +1,110 @@
+// The member-emails worker's logic: one conversion or reward notice to the referring member, exactly
+// once per message key, honouring the member's opt-out and a bounce or complaint on their address.
+//
+// Exactly once: the worker claims the message's marker item (a 60 s lease) before calling the sender and
+// marks it `sent` after. A duplicate message finds `sent` (or `skipped`) and is acknowledged; one that
+// finds a live lease fails its record (SQS retries it after the visibility timeout, when the lease is
+// over). A sender error means nothing was sent: the claim is released and the record fails, so SQS
+// retries it and, after maxReceiveCount receives, moves it to the DLQ (alarmed).
+//
+// The crash window: SES has no idempotency token, so if the function dies (or its SES call times out)
+// after SES accepted the message and before the marker says `sent`, the lease runs out and the retry
+// sends the email again. We accept that rare duplicate rather than the alternative (never retrying an
+// expired lease), which would silently lose every email whose attempt died before SES answered. The
+// window is the time between SES's answer and one UpdateItem: milliseconds. Locally the outbox file
+// is named after the message key, so a re-send rewrites the same file.
+import { config } from '../config';
+import type { Reward } from '../domain/models';
+import type { MemberEmailMessage } from '../queue/queues';
+import { PoisonMessageError, sqsWorker } from '../queue/worker';
+import { claimEmail, completeEmail, emailContext, releaseEmail, senderOf, suppressedAddress } from '../store/emails';
+import { toMember } from '../store/members';
+import { toReferral } from '../store/referrals';
+import type { EmailSender, Mailbox } from './sender';
+import { conversionEmail, rewardEmail, type RenderedEmail } from './templates';
+
+/** Longer than one attempt (the worker's timeout is 20 s), shorter than the queue's visibility timeout. */
+export const LEASE_SECONDS = 60;
+
+/** Another attempt holds the message's lease: retry later. */
+export class EmailInFlightError extends Error {
+  override readonly name = 'EmailInFlightError';
+}
+
+export const messageKey = (m: Pick<MemberEmailMessage, 'template' | 'referral_id' | 'reward_id'>) =>
+  m.template === 'conversion' ? `conversion-${m.referral_id}` : `reward-${m.reward_id ?? ''}`;
+
+function log(level: 'info' | 'warn', message: string, extra: Record<string, unknown>): void {
+  (level === 'warn' ? console.warn : console.log)(JSON.stringify({ level, message, ...extra }));
+}
+
+export type EmailOutcome = 'sent' | 'skipped' | 'duplicate';
+
+export async function sendMemberEmail(m: MemberEmailMessage, sender: EmailSender): Promise<EmailOutcome> {
+  if (m.kind !== 'member-email' || (m.template !== 'conversion' && m.template !== 'reward') || !m.account_id || !m.referral_id || !m.member_id) {
+    throw new PoisonMessageError('Not a member-email message');
+  }
+  const key = messageKey(m);
+  const context = { account_id: m.account_id, referral_id: m.referral_id, member_id: m.member_id, key };
+  const claim = await claimEmail(m.account_id, key, LEASE_SECONDS);
+  if (!claim.claimed) {
+    if (claim.state === 'sending') throw new EmailInFlightError(`email ${key} is being sent by another attempt`);
+    log('info', 'member email already handled', { ...context, state: claim.state });
+    return 'duplicate';
+  }
+
+  const skip = async (reason: string): Promise<EmailOutcome> => {
+    await completeEmail(m.account_id, key, { state: 'skipped', reason });
+    log('info', 'member email skipped', { ...context, reason });
+    return 'skipped';
+  };
+
+  let email: { to: string; from: Mailbox; rendered: RenderedEmail };
+  try {
+    const { account, referral: referralItem, member: memberItem } = await emailContext(m.account_id, m.referral_id, m.member_id);
+    const member = toMember(memberItem);
+    const referral = toReferral(referralItem);
+    if (!member) return await skip('member deleted');
+    if (!referral || referral.member_id !== member.id) return await skip('referral deleted');
+    if (member.email_opt_out) return await skip('member opted out');
+    if (suppressedAddress(memberItem) === member.email.toLowerCase()) return await skip('address bounced or complained');
+    const input = { firstName: member.first_name, memberCode: member.code, senderName: senderOf(account)?.name || config().emailDefaultFrom.name, referral };
+    let rendered: RenderedEmail;
+    if (m.template === 'conversion') {
+      rendered = conversionEmail(input);
+    } else {
+      const reward = referral.rewards.find((r: Reward) => r.id === m.reward_id);
+      if (!reward || reward.amount <= 0) return await skip('reward not found');
+      rendered = rewardEmail(input, reward);
+    }
+    email = { to: member.email, from: senderOf(account) ?? config().emailDefaultFrom, rendered };
+  } catch (err) {
+    await releaseEmail(m.account_id, key).catch(() => undefined);
+    throw err;
+  }
+
+  let messageId: string;
+  try {
+    ({ messageId } = await sender.send({
+      key,
+      from: email.from,
+      to: email.to,
+      ...email.rendered,
+      tags: { account_id: m.account_id, member_id: m.member_id, message_key: key },
+    }));
+  } catch (err) {
+    // Refused or failed before acceptance: nothing was sent, so the next attempt may send it.
+    await releaseEmail(m.account_id, key).catch(() => undefined);
+    throw err;
+  }
+  await completeEmail(m.account_id, key, { state: 'sent', messageId });
+  log('info', 'member email sent', { ...context, message_id: messageId });
+  return 'sent';
+}
+
+/** The worker's SQS handler for a given sender (tests inject failing or counting senders). */
+export function memberEmailHandler(sender: () => EmailSender) {
+  return sqsWorker<MemberEmailMessage>('member-emails', async (message) => {
+    await sendMemberEmail(message, sender());
+  });
+}

@@ -1,0 +1,179 @@
+// Member-email state: the account's sender, the exactly-once marker of each message, a member's
+// suppression after a bounce or complaint, and the "queued" flags on a referral and its rewards.
+//
+// The marker (`A#<acct>#EMAIL#<message key>`) moves `sending` (a lease) -> `sent` or `skipped`. A
+// worker claims it before calling the sender, completes it after; a sender error releases it (nothing
+// was sent, the record is retried). See shared/email/member-emails.ts for the crash window.
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { Mailbox } from '../email/sender';
+import { db, tableName } from './client';
+import { batchGet, lookup } from './ops';
+import { keys, TTL_ATTRIBUTE } from './table';
+
+/** Markers are kept a year: duplicates of a message come within days (SQS, a re-evaluation). */
+const MARKER_DAYS = 365;
+
+export type ClaimResult = { claimed: true } | { claimed: false; state: 'sent' | 'skipped' | 'sending' };
+
+export async function claimEmail(accountId: string, messageKey: string, leaseSeconds: number): Promise<ClaimResult> {
+  const now = Math.floor(Date.now() / 1000);
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.emailMarker(accountId, messageKey),
+          type: 'EmailMarker',
+          state: 'sending',
+          lease_until: now + leaseSeconds,
+          claimed_at: now,
+          [TTL_ATTRIBUTE]: now + MARKER_DAYS * 86400,
+        },
+        // A lease that ran out belongs to an attempt that died (or timed out) before completing.
+        ConditionExpression: 'attribute_not_exists(pk) OR (#state = :sending AND lease_until < :now)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':sending': 'sending', ':now': now },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { claimed: true };
+  } catch (err) {
+    if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    // The old item comes back in the wire format ({S: ...}) on the error.
+    const raw = err.Item?.state as unknown;
+    const state = typeof raw === 'string' ? raw : (raw as { S?: string } | undefined)?.S;
+    return { claimed: false, state: state === 'sent' || state === 'skipped' ? state : 'sending' };
+  }
+}
+
+/** Completes a claimed marker: `sent` (with the sender's message id) or `skipped` (with the reason). */
+export async function completeEmail(accountId: string, messageKey: string, outcome: { state: 'sent'; messageId: string } | { state: 'skipped'; reason: string }): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.emailMarker(accountId, messageKey),
+      UpdateExpression: 'SET #state = :state, completed_at = :now, #detail = :detail REMOVE lease_until',
+      ExpressionAttributeNames: { '#state': 'state', '#detail': outcome.state === 'sent' ? 'message_id' : 'reason' },
+      ExpressionAttributeValues: { ':state': outcome.state, ':now': Math.floor(Date.now() / 1000), ':detail': outcome.state === 'sent' ? outcome.messageId : outcome.reason },
+    }),
+  );
+}
+
+/** Gives a claim back after the sender refused the message (nothing was sent). */
+export async function releaseEmail(accountId: string, messageKey: string): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.emailMarker(accountId, messageKey),
+      UpdateExpression: 'SET lease_until = :zero',
+      ConditionExpression: '#state = :sending',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':zero': 0, ':sending': 'sending' },
+    }),
+  ).catch((err: unknown) => {
+    if (!(err instanceof ConditionalCheckFailedException)) throw err;
+  });
+}
+
+export async function getEmailMarker(accountId: string, messageKey: string): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.emailMarker(accountId, messageKey), ConsistentRead: true }));
+  return Item;
+}
+
+/** The account's sender for member emails (operator CLI `account set-email`). */
+export async function setAccountSender(accountId: string, sender: Mailbox): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.account(accountId),
+        UpdateExpression: 'SET email_from = :a, email_from_name = :n',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':a': sender.address, ':n': sender.name },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+}
+
+export function senderOf(account: Record<string, unknown> | undefined): Mailbox | null {
+  if (typeof account?.email_from !== 'string' || account.email_from === '') return null;
+  return { address: account.email_from, name: typeof account.email_from_name === 'string' ? account.email_from_name : '' };
+}
+
+/** Account + referral + member in one BatchGet (what one member email needs). */
+export async function emailContext(accountId: string, referralId: string, memberId: string) {
+  const found = await batchGet([keys.account(accountId), keys.referral(accountId, referralId), keys.member(accountId, memberId)]);
+  return {
+    account: lookup(found, keys.account(accountId)),
+    referral: lookup(found, keys.referral(accountId, referralId)),
+    member: lookup(found, keys.member(accountId, memberId)),
+  };
+}
+
+/** The address a member's emails bounced or complained on; it stops applying once the member's email changes. */
+export function suppressedAddress(member: Record<string, unknown> | undefined): string | null {
+  const s = member?.email_suppressed as { address?: unknown } | undefined;
+  return typeof s?.address === 'string' ? s.address : null;
+}
+
+/** Records a hard bounce or a complaint on the member's address; false when the member is gone. */
+export async function suppressMemberEmail(accountId: string, memberId: string, address: string, reason: 'bounce' | 'complaint'): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.member(accountId, memberId),
+        UpdateExpression: 'SET email_suppressed = :s',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':s': { address: address.toLowerCase(), reason, at: Math.floor(Date.now() / 1000) } },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+}
+
+/** The member whose email claim holds this address (the admin CLI's bounce simulation). */
+export async function memberIdByEmail(accountId: string, address: string): Promise<string | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.memberEmailClaim(accountId, address), ConsistentRead: true }));
+  return typeof Item?.member_id === 'string' ? Item.member_id : null;
+}
+
+/**
+ * Notes on the referral that its notices are queued (so later evaluations do not queue them again).
+ * Each reward is addressed by index and checked by id; a referral changed meanwhile is left alone (the
+ * next evaluation queues again, and the worker's marker keeps it to one email).
+ */
+export async function markEmailsQueued(accountId: string, referralId: string, conversion: boolean, rewards: { index: number; id: string }[]): Promise<void> {
+  const names: Record<string, string> = { '#rw': 'rewards', '#id': 'id' };
+  const values: Record<string, unknown> = { ':t': true };
+  const sets = conversion ? ['conversion_email_queued = :t'] : [];
+  const conditions = ['attribute_exists(pk)'];
+  rewards.forEach(({ index, id }, i) => {
+    sets.push(`#rw[${index}].email_queued = :t`);
+    conditions.push(`#rw[${index}].#id = :r${i}`);
+    values[`:r${i}`] = id;
+  });
+  if (sets.length === 0) return;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.referral(accountId, referralId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: rewards.length > 0 ? names : undefined,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof ConditionalCheckFailedException)) throw err;
+  }
+}

@@ -1,0 +1,47 @@
+// Refunds: one item per refund alert, in the payments partition of its subscription right after the
+// payment it refunds (keys.refund), written in the same transaction as the alert's idempotency marker
+// and the payment's new status (applyProviderUpdate's extra items). A referral's evaluation reads the
+// subscription's payments and refunds with one Query.
+import type { RefundRecord } from '../domain/clawbacks';
+import type { Payment } from '../domain/models';
+import { tableName } from './client';
+import { queryAll, type TransactItem } from './ops';
+import { listPaymentsFrom } from './subscriptions';
+import { keys } from './table';
+
+export function refundItem(accountId: string, subscriptionId: number, refund: RefundRecord & { currency: string }): TransactItem {
+  return {
+    // Keyed by the alert id: the alert's marker keeps it to one write, and a rewrite would be identical.
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...keys.refund(accountId, subscriptionId, refund.payment_id, refund.id),
+        type: 'Refund',
+        alert_id: refund.id,
+        subscription_id: subscriptionId,
+        payment_id: refund.payment_id,
+        amount: refund.amount,
+        currency: refund.currency,
+        refunded_at: refund.refunded_at,
+        ...(refund.refund_type ? { refund_type: refund.refund_type } : {}),
+      },
+    },
+  };
+}
+
+function toRefund(item: Record<string, unknown>): RefundRecord | null {
+  if (item.type !== 'Refund') return null;
+  return {
+    id: String(item.alert_id),
+    payment_id: Number(item.payment_id),
+    amount: Number(item.amount),
+    refunded_at: Number(item.refunded_at),
+    ...(typeof item.refund_type === 'string' ? { refund_type: item.refund_type } : {}),
+  };
+}
+
+/** Every payment and refund of a subscription, in one Query of its payments partition. */
+export async function listPaymentsAndRefunds(accountId: string, subscriptionId: number): Promise<{ payments: Payment[]; refunds: RefundRecord[] }> {
+  const items = await queryAll({ partitionValue: keys.paymentsOf(accountId, subscriptionId), consistent: true });
+  return { payments: listPaymentsFrom(items), refunds: items.map(toRefund).filter((r): r is RefundRecord => r !== null) };
+}

@@ -1,0 +1,186 @@
+// Member emails (issue 6, item 1) on real parts: DynamoDB Local, the local SQS with the real workers
+// behind pollers, the Paddle emulator. The email worker runs with a sender that writes the outbox
+// (.eml files, as under `npm start`) and counts its calls, and can be told to fail for a message key.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PaddleEmulator } from '../../infra/local/paddle-emulator';
+import { startPaddleEmulator } from '../../infra/local/paddle-emulator';
+import type { Pollers } from '../../infra/local/pollers';
+import { resetConfig } from '../../shared/config';
+import { applyEmailEvent } from '../../shared/email/email-events';
+import { memberEmailHandler, messageKey } from '../../shared/email/member-emails';
+import { outboxFileName, outboxSender } from '../../shared/email/outbox-sender';
+import type { EmailSender, OutgoingEmail } from '../../shared/email/sender';
+import { publish } from '../../shared/queue/publish';
+import { getEmailMarker, setAccountSender } from '../../shared/store/emails';
+import { pollUntil } from '../support/fixtures';
+import { paddleTenants, type Tenant } from '../support/paddle-tenant';
+import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
+
+let queues: TestQueues;
+let pollers: Pollers;
+let paddle: PaddleEmulator;
+let outbox: string;
+const previousOutbox = process.env.EMAIL_OUTBOX_DIR;
+const sent: OutgoingEmail[] = [];
+const failing = new Set<string>();
+const attempts = new Map<string, number>();
+
+const sender: EmailSender = {
+  async send(email) {
+    attempts.set(email.key, (attempts.get(email.key) ?? 0) + 1);
+    if (failing.has(email.key)) throw Object.assign(new Error('SES is refusing this message'), { name: 'MessageRejected' });
+    const result = await outboxSender(outbox).send(email);
+    sent.push(email);
+    return result;
+  },
+};
+
+beforeAll(async () => {
+  outbox = mkdtempSync(join(tmpdir(), 'refloop-emails-'));
+  process.env.EMAIL_OUTBOX_DIR = outbox;
+  resetConfig();
+  queues = await startTestQueues();
+  pollers = startTestPollers(queues, { handlers: { MemberEmails: memberEmailHandler(() => sender) } });
+  paddle = await startPaddleEmulator({ webhookUrl: null });
+});
+
+afterAll(async () => {
+  await pollers?.stop();
+  await queues?.stop();
+  await paddle?.stop();
+  rmSync(outbox, { recursive: true, force: true });
+  process.env.EMAIL_OUTBOX_DIR = previousOutbox;
+  resetConfig();
+});
+
+const { tenant, json, campaign, member, referral, subscribed, getReferral } = paddleTenants(() => paddle);
+const sendsFor = (key: string) => sent.filter((e) => e.key === key).length;
+const readEml = (key: string) => readFileSync(join(outbox, outboxFileName(key)), 'utf8');
+const drained = () => pollUntil(async () => (await queues.count('rewards')) === 0 && (await queues.count('member-emails')) === 0, { timeoutMs: 15_000 });
+
+/** A credit referral of `user` by a member, converted with a fresh paid subscription; the referral once rewarded. */
+async function convertedReferral(t: Tenant, m: { code: string }, user: string) {
+  const r = await referral(t, user, m.code);
+  const sub = await subscribed(t, `${user}@example.com`);
+  expect((await json('POST', `/v1/referrals/${r.id}/conversion/`, t, { subscription_id: sub.subscription.subscription_id })).status).toBe(200);
+  return pollUntil(async () => {
+    const body = await getReferral(t, r.id);
+    return body.rewards.length === 1 ? body : null;
+  });
+}
+
+describe('member emails', () => {
+  it('a conversion notice and a reward notice: recipient, sender, subject and first name, in text and HTML', async () => {
+    const t = await tenant();
+    expect(await setAccountSender(t.accountId, { address: 'rewards@acme.example', name: 'Acme Rewards' })).toBe(true);
+    const c = await campaign(t, { allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' });
+    const alice = await member(t, 'alice-mail', { campaign: { id: c.id }, first_name: 'Alice' });
+    const r = await convertedReferral(t, alice, 'user-bob-mail');
+    const conversionKey = messageKey({ template: 'conversion', referral_id: r.id });
+    const rewardKey = messageKey({ template: 'reward', referral_id: r.id, reward_id: r.rewards[0].id });
+
+    // Sent = the marker says so (it is completed after the sender returned).
+    const marked = async (key: string) => (await getEmailMarker(t.accountId, key))?.state === 'sent';
+    await pollUntil(async () => (await marked(conversionKey)) && (await marked(rewardKey)), { timeoutMs: 15_000 });
+    expect(sendsFor(conversionKey)).toBe(1);
+    expect(sendsFor(rewardKey)).toBe(1);
+    const files = readdirSync(outbox);
+    expect(files).toEqual(expect.arrayContaining([outboxFileName(conversionKey), outboxFileName(rewardKey)]));
+
+    const conversion = readEml(conversionKey);
+    expect(conversion).toContain('From: "Acme Rewards" <rewards@acme.example>\r\n');
+    expect(conversion).toContain('To: alice-mail@example.com\r\n');
+    expect(conversion).toContain('Subject: Alice, your referral just subscribed\r\n');
+    expect(conversion).toContain('Content-Type: text/plain; charset=UTF-8');
+    expect(conversion).toContain('Content-Type: text/html; charset=UTF-8');
+    expect(conversion).toContain('Hi Alice,');
+    expect(conversion).toContain('<p>Hi Alice,</p>');
+    expect(conversion).toContain(`your code ${alice.code}`);
+
+    const reward = readEml(rewardKey);
+    expect(reward).toContain('To: alice-mail@example.com\r\n');
+    expect(reward).toContain('Subject: Alice, you earned a 5.00 USD credit\r\n');
+    expect(reward).toContain('You earned a credit of 5.00 USD for a referral.');
+    expect(await getEmailMarker(t.accountId, rewardKey)).toMatchObject({ state: 'sent', message_id: `outbox:${outboxFileName(rewardKey)}` });
+  });
+
+  it('exactly once under duplicate messages and repeated evaluations; without a first name the greeting is generic', async () => {
+    const t = await tenant();
+    const c = await campaign(t, { allows_credit: true, credit_amount: '3.00', credit_currency: 'USD' });
+    const ann = await member(t, 'ann-mail', { campaign: { id: c.id } });
+    const r = await convertedReferral(t, ann, 'user-cid-mail');
+    const conversionKey = messageKey({ template: 'conversion', referral_id: r.id });
+    await pollUntil(async () => (await getEmailMarker(t.accountId, conversionKey))?.state === 'sent', { timeoutMs: 15_000 });
+
+    const message = { kind: 'member-email' as const, account_id: t.accountId, template: 'conversion' as const, referral_id: r.id, member_id: ann.id };
+    await Promise.all([publish('member-emails', message), publish('member-emails', message), publish('member-emails', message)]);
+    for (let i = 0; i < 3; i++) await publish('rewards', { kind: 'evaluate-referral', account_id: t.accountId, referral_id: r.id });
+    await drained();
+    expect(sendsFor(conversionKey)).toBe(1);
+    expect(sendsFor(messageKey({ template: 'reward', referral_id: r.id, reward_id: r.rewards[0].id }))).toBe(1);
+    expect(readEml(conversionKey)).toContain('Subject: Your referral just subscribed\r\n');
+    expect(readEml(conversionKey)).toContain('Hi there,');
+  });
+
+  it('a member who opted out (PATCH email_opt_out) or whose address bounced gets none', async () => {
+    const t = await tenant();
+    const c = await campaign(t, { allows_credit: true, credit_amount: '2.00', credit_currency: 'USD' });
+    const quiet = await member(t, 'quiet-mail', { campaign: { id: c.id }, first_name: 'Quinn' });
+    const patched = await json('PATCH', `/v1/members/${quiet.id}/`, t, { email_opt_out: true });
+    expect(patched.status).toBe(200);
+    expect(patched.body.email_opt_out).toBe(true);
+    const r1 = await convertedReferral(t, quiet, 'user-q1-mail');
+    const key1 = messageKey({ template: 'conversion', referral_id: r1.id });
+    await pollUntil(async () => (await getEmailMarker(t.accountId, key1))?.state === 'skipped', { timeoutMs: 15_000 });
+    expect(await getEmailMarker(t.accountId, key1)).toMatchObject({ reason: 'member opted out' });
+
+    const bouncy = await member(t, 'bouncy-mail', { campaign: { id: c.id } });
+    // What SES publishes (through EventBridge) for a hard bounce of a member email.
+    expect(
+      await applyEmailEvent({
+        source: 'aws.ses',
+        'detail-type': 'Email Bounced',
+        detail: {
+          eventType: 'Bounce',
+          bounce: { bounceType: 'Permanent', bouncedRecipients: [{ emailAddress: bouncy.email }] },
+          mail: { tags: { account_id: [t.accountId], member_id: [bouncy.id] } },
+        },
+      }),
+    ).toBe('suppressed');
+    const r2 = await convertedReferral(t, bouncy, 'user-q2-mail');
+    const key2 = messageKey({ template: 'conversion', referral_id: r2.id });
+    await pollUntil(async () => (await getEmailMarker(t.accountId, key2))?.state === 'skipped', { timeoutMs: 15_000 });
+    expect(await getEmailMarker(t.accountId, key2)).toMatchObject({ reason: 'address bounced or complained' });
+    await drained();
+    expect(sendsFor(key1) + sendsFor(key2)).toBe(0);
+    expect(attempts.get(key1) ?? 0).toBe(0);
+  });
+
+  it('a failing sender is retried, then the message lands in the DLQ, and nothing is marked sent', async () => {
+    const t = await tenant();
+    const c = await campaign(t, { allows_credit: true, credit_amount: '1.00', credit_currency: 'USD' });
+    const m = await member(t, 'fail-mail', { campaign: { id: c.id }, first_name: 'Fay' });
+    const r = await referral(t, 'user-f-mail', m.code);
+    const key = messageKey({ template: 'conversion', referral_id: r.id });
+    failing.add(key);
+    // The notice of a converted referral, sent directly (the pipeline that queues it is tested above).
+    const sub = await subscribed(t, 'user-f-mail@example.com');
+    expect((await json('POST', `/v1/referrals/${r.id}/conversion/`, t, { subscription_id: sub.subscription.subscription_id })).status).toBe(200);
+
+    const dead = await pollUntil(
+      async () => {
+        const messages = await queues.receiveAll('member-emails-dlq');
+        return messages.find((msg) => (msg.json as { referral_id?: string; template?: string }).referral_id === r.id && (msg.json as { template?: string }).template === 'conversion');
+      },
+      { timeoutMs: 25_000, intervalMs: 250 },
+    );
+    expect(dead).toBeDefined();
+    // maxReceiveCount of the test queues: 3 receives, 3 attempts, then the DLQ.
+    expect(attempts.get(key)).toBe(3);
+    expect(sendsFor(key)).toBe(0);
+    expect((await getEmailMarker(t.accountId, key))?.state).toBe('sending');
+    failing.delete(key);
+  });
+});

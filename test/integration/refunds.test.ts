@@ -1,0 +1,187 @@
+// Refunds (issue 6, item 3) on real parts: a subscription_payment_refunded alert for a payment that
+// earned a reward takes it back exactly once per refund alert: commission clawbacks proportional to the
+// refund, credit reversals (modifier deleted while unbilled), billed credits kept and noted.
+import type { PaddleEmulator } from '../../infra/local/paddle-emulator';
+import { startPaddleEmulator } from '../../infra/local/paddle-emulator';
+import type { Pollers } from '../../infra/local/pollers';
+import { pollUntil } from '../support/fixtures';
+import { paddleTenants, type Tenant } from '../support/paddle-tenant';
+import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
+
+let queues: TestQueues;
+let pollers: Pollers;
+let paddle: PaddleEmulator;
+
+beforeAll(async () => {
+  queues = await startTestQueues();
+  pollers = startTestPollers(queues);
+  paddle = await startPaddleEmulator({ webhookUrl: null });
+});
+
+afterAll(async () => {
+  await pollers?.stop();
+  await queues?.stop();
+  await paddle?.stop();
+});
+
+const { tenant, json, deliver, campaign, member, referral, subscribed, getReferral, getMember } = paddleTenants(() => paddle);
+const drained = () => pollUntil(async () => (await queues.count('rewards')) === 0 && (await queues.count('provider-events')) === 0, { timeoutMs: 15_000 });
+
+interface RewardBody {
+  id: string;
+  type: string;
+  amount: string;
+  payment_id: number;
+  reverses: string | null;
+  refund_id: string | null;
+  reversed_at: number | null;
+  note: string | null;
+}
+
+/** A referral converted with a fresh subscription, once it has `rewards` rewards. */
+async function converted(t: Tenant, code: string, user: string, rewards = 1) {
+  const r = await referral(t, user, code);
+  const sub = await subscribed(t, `${user}@example.com`);
+  expect((await json('POST', `/v1/referrals/${r.id}/conversion/`, t, { subscription_id: sub.subscription.subscription_id })).status).toBe(200);
+  const body = await pollUntil(async () => {
+    const b = await getReferral(t, r.id);
+    return b.rewards.length === rewards ? b : null;
+  });
+  return { referral: body, sub };
+}
+
+async function refund(t: Tenant, paymentId: number, amount?: string) {
+  const out = await paddle.refund(paymentId, { deliver: false, ...(amount ? { amount } : {}) });
+  await deliver(t, out.alerts);
+  return out.alerts[0]?.fields.alert_id as string;
+}
+
+const rewardsWhen = (t: Tenant, id: string, n: number) =>
+  pollUntil(async () => {
+    const b = await getReferral(t, id);
+    return b.rewards.length === n ? b : null;
+  }, { timeoutMs: 15_000 });
+
+describe('commission refunds', () => {
+  it('a full refund records one clawback of the whole commission and lowers commission_earned', async () => {
+    const t = await tenant();
+    const c = await campaign(t, { allows_commission: true, commission_amount: '2.50', commission_currency: 'USD' });
+    const m = await member(t, 'ria', { campaign: { id: c.id } });
+    const { referral: r, sub } = await converted(t, m.code, 'user-rob');
+    const earned = r.rewards[0] as RewardBody;
+    expect((await getMember(t, m.id)).stats.commission_earned).toBe('2.50');
+
+    const alertId = await refund(t, sub.payment?.id as number);
+    const after = await rewardsWhen(t, r.id, 2);
+    const clawback = after.rewards[1] as RewardBody;
+    expect(clawback).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{32}$/),
+      type: 'commission',
+      amount: '-2.50',
+      currency: 'USD',
+      created_at: expect.any(Number),
+      payment_id: sub.payment?.id,
+      reverses: earned.id,
+      refund_id: alertId,
+      reversed_at: null,
+      note: expect.stringContaining('100.00%'),
+    });
+    expect(clawback.id).not.toBe(earned.id);
+    expect(after.stats).toEqual({ rewards: 1, credit_earned: '0.00', commission_earned: '0.00', currency: 'USD' });
+    expect((await getMember(t, m.id)).stats.commission_earned).toBe('0.00');
+  });
+
+  it('partial refunds take back proportional shares, one per refund alert, and duplicates change nothing', async () => {
+    const t = await tenant();
+    const c = await campaign(t, { allows_commission: true, commission_amount: '2.50', commission_currency: 'USD' });
+    const m = await member(t, 'sal', { campaign: { id: c.id } });
+    const { referral: r, sub } = await converted(t, m.code, 'user-sam');
+    const paymentId = sub.payment?.id as number;
+
+    const first = await paddle.refund(paymentId, { amount: '4.00', deliver: false });
+    // The same alert three times, two of them at once.
+    await deliver(t, first.alerts);
+    await Promise.all([deliver(t, first.alerts), deliver(t, first.alerts)]);
+    const one = await rewardsWhen(t, r.id, 2);
+    expect(one.rewards[1]).toMatchObject({ amount: '-1.00', refund_id: first.alerts[0]?.fields.alert_id, payment_id: paymentId });
+    await drained();
+    expect((await getReferral(t, r.id)).rewards).toHaveLength(2);
+
+    const secondId = await refund(t, paymentId, '6.00');
+    const two = await rewardsWhen(t, r.id, 3);
+    expect(two.rewards[2]).toMatchObject({ amount: '-1.50', refund_id: secondId });
+    expect(two.stats.commission_earned).toBe('0.00');
+    expect((await getMember(t, m.id)).stats.commission_earned).toBe('0.00');
+    await drained();
+    expect((await getReferral(t, r.id)).rewards).toHaveLength(3);
+  });
+});
+
+describe('credit refunds', () => {
+  async function creditSetup(name: string) {
+    const t = await tenant();
+    const c = await campaign(t, { allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' });
+    const own = await subscribed(t, `${name}@example.com`);
+    const m = await member(t, name, { campaign: { id: c.id }, subscription: { id: own.subscription.subscription_id } });
+    const { referral: r, sub } = await converted(t, m.code, `user-of-${name}`);
+    const modifiers = await pollUntil(() => {
+      const found = paddle.modifiers(own.subscription.subscription_id);
+      return found.length === 1 ? found : null;
+    });
+    return { t, m, r, sub, own, modifier: modifiers[0] };
+  }
+
+  it('an unbilled credit: the modifier is deleted at Paddle, the credit reversed, credit_earned lowered', async () => {
+    const { t, m, r, sub, own } = await creditSetup('tia');
+    const out = await paddle.refund(sub.payment?.id as number, { deliver: false });
+    const alertId = out.alerts[0]?.fields.alert_id;
+    await deliver(t, out.alerts);
+    const after = await rewardsWhen(t, r.id, 2);
+    expect(after.rewards[0]).toMatchObject({ id: r.rewards[0].id, amount: '5.00', reversed_at: expect.any(Number), refund_id: alertId });
+    expect(after.rewards[1]).toMatchObject({ type: 'credit', amount: '-5.00', reverses: r.rewards[0].id, refund_id: alertId, payment_id: sub.payment?.id });
+    expect(after.stats).toMatchObject({ rewards: 0, credit_earned: '0.00' });
+    expect(paddle.modifiers(own.subscription.subscription_id)).toEqual([]);
+    expect((await getMember(t, m.id)).stats.credit_earned).toBe('0.00');
+    // A redelivered alert changes nothing.
+    await deliver(t, out.alerts);
+    await drained();
+    expect((await getReferral(t, r.id)).rewards).toHaveLength(2);
+    expect((await getMember(t, m.id)).stats.credit_earned).toBe('0.00');
+  });
+
+  it('a billed credit stays and is noted; a partial refund leaves a credit alone', async () => {
+    const { t, m, r, sub, own } = await creditSetup('uma');
+    const partialId = await refund(t, sub.payment?.id as number, '3.00');
+    await drained();
+    expect((await getReferral(t, r.id)).rewards).toEqual([expect.objectContaining({ amount: '5.00', reversed_at: null, note: null })]);
+
+    // Uma's renewal bills her pending modifier; the rest of the refund then cannot take the credit back.
+    await deliver(t, (await paddle.renew(own.subscription.subscription_id, { deliver: false })).alerts);
+    const restId = await refund(t, sub.payment?.id as number);
+    expect(restId).not.toBe(partialId);
+    const noted = await pollUntil(async () => {
+      const b = await getReferral(t, r.id);
+      return b.rewards[0]?.note ? b : null;
+    }, { timeoutMs: 15_000 });
+    expect(noted.rewards).toHaveLength(1);
+    expect(noted.rewards[0]).toMatchObject({ amount: '5.00', reversed_at: null, refund_id: restId, note: expect.stringContaining('the credit stays') });
+    expect(paddle.modifiers(own.subscription.subscription_id)).toHaveLength(1);
+    expect((await getMember(t, m.id)).stats.credit_earned).toBe('5.00');
+  });
+
+  it('a credit not applied yet (no member subscription) is reversed without Paddle and never applied later', async () => {
+    const t = await tenant();
+    const c = await campaign(t, { allows_credit: true, credit_amount: '4.00', credit_currency: 'USD' });
+    const m = await member(t, 'vic', { campaign: { id: c.id } });
+    const { referral: r, sub } = await converted(t, m.code, 'user-of-vic');
+    await refund(t, sub.payment?.id as number);
+    const after = await rewardsWhen(t, r.id, 2);
+    expect(after.rewards[0].reversed_at).toEqual(expect.any(Number));
+    expect(after.rewards[1]).toMatchObject({ amount: '-4.00' });
+
+    const own = await subscribed(t, 'vic@example.com');
+    expect((await json('PATCH', `/v1/members/${m.id}/`, t, { subscription: { id: own.subscription.subscription_id } })).status).toBe(200);
+    await drained();
+    expect(paddle.modifiers(own.subscription.subscription_id)).toEqual([]);
+  });
+});

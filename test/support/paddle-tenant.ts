@@ -1,0 +1,73 @@
+// Helpers for tests that drive a tenant wired to the Paddle emulator through the real handlers:
+// accounts with provider settings, signed alerts through the webhook, and the API calls around them.
+import type { DeliveredAlert, PaddleEmulator } from '../../infra/local/paddle-emulator';
+import { saveProviderSettings } from '../../shared/store/provider';
+import { getSubscription } from '../../shared/store/subscriptions';
+import { api } from './api';
+import { newAccount, pollUntil } from './fixtures';
+
+export interface Tenant {
+  accountId: string;
+  key: string;
+}
+
+export function paddleTenants(paddle: () => PaddleEmulator) {
+  const tenant = async (): Promise<Tenant> => {
+    const { accountId, apiKey } = await newAccount();
+    const p = paddle();
+    await saveProviderSettings(accountId, {
+      vendorId: p.vendorId,
+      authCode: p.authCode,
+      publicKey: p.publicKeyPem,
+      vendorsApiUrl: p.vendorsApiUrl,
+      checkoutApiUrl: p.checkoutApiUrl,
+    });
+    return { accountId, key: apiKey };
+  };
+
+  const json = (method: string, path: string, t: Tenant, body?: unknown) => api(method, path, { key: t.key, ...(body === undefined ? {} : { body }) });
+
+  const deliver = async (t: Tenant, alerts: DeliveredAlert[]): Promise<void> => {
+    for (const alert of alerts) {
+      const res = await api('POST', `/webhooks/paddle/${t.accountId}/`, {
+        rawBody: new URLSearchParams(alert.fields).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(res.status).toBe(200);
+    }
+  };
+
+  const campaign = async (t: Tenant, body: Record<string, unknown>) => {
+    const res = await json('POST', '/v1/campaigns/', t, { name: `c-${Math.random()}`, ...body });
+    expect(res.status).toBe(201);
+    return res.body as { id: string } & Record<string, unknown>;
+  };
+
+  const member = async (t: Tenant, n: string, body: Record<string, unknown> = {}) => {
+    const res = await json('POST', '/v1/members/', t, { identifier: `m-${n}`, email: `${n}@example.com`, ...body });
+    expect(res.status).toBe(201);
+    return res.body as { id: string; code: string; email: string };
+  };
+
+  const referral = async (t: Tenant, user: string, code: string) => {
+    const res = await json('POST', '/v1/referrals/', t, { user_identifier: user, member_code: code });
+    expect(res.status).toBe(200);
+    return res.body as { id: string; coupon_code: string | null };
+  };
+
+  /** A checkout whose alerts reach the service, once both are applied. */
+  const subscribed = async (t: Tenant, email: string, options: { planId?: number; coupon?: string } = {}) => {
+    const out = await paddle().checkout({ plan_id: options.planId ?? 9001, email, deliver: false, ...(options.coupon ? { coupon: options.coupon } : {}) });
+    await deliver(t, out.alerts);
+    await pollUntil(async () => {
+      const s = await getSubscription(t.accountId, out.subscription.subscription_id);
+      return s?.status === 'active' && s.last_bill_date !== null;
+    });
+    return out;
+  };
+
+  const getReferral = async (t: Tenant, id: string) => (await json('GET', `/v1/referrals/${id}/`, t)).body;
+  const getMember = async (t: Tenant, id: string) => (await json('GET', `/v1/members/${id}/`, t)).body;
+
+  return { tenant, json, deliver, campaign, member, referral, subscribed, getReferral, getMember };
+}
