@@ -9,6 +9,7 @@ import type { Principal } from '../store/accounts';
 import { validate } from '../schemas/fields';
 import { authenticate } from './auth';
 import { header, parseJsonBody } from './body';
+import { idempotent } from './idempotency';
 
 export { jsonResult, publicHandler, type Result };
 import { jsonResult, publicHandler, type Result } from './respond';
@@ -49,11 +50,14 @@ export function apiHandler<BS extends Schema | undefined = undefined, QS extends
 ) {
   return publicHandler(async (event) => {
     const principal = await authenticate(event);
-    // Validation happens once, here at the boundary: the body first (415/413/400 on its form), then
-    // its fields and the query string; inside the domain the types are trusted.
-    const body = (schemas.body ? validate(schemas.body, parseJsonBody(event)) : undefined) as Out<BS>;
-    const query = (schemas.query ? validate(schemas.query, event.queryStringParameters ?? {}) : undefined) as Out<QS>;
-    const reply = await fn({ principal, params: (event.pathParameters ?? {}) as Record<string, string>, body, query, baseUrl: baseUrl(event), event });
-    return jsonResult(reply.status, reply.body, event);
+    // Writes sent with an Idempotency-Key run under it (./idempotency.ts): validation answers included.
+    return idempotent(event, principal.accountId, async () => {
+      // Validation happens once, here at the boundary: the body first (415/413/400 on its form), then
+      // its fields and the query string; inside the domain the types are trusted.
+      const body = (schemas.body ? validate(schemas.body, parseJsonBody(event)) : undefined) as Out<BS>;
+      const query = (schemas.query ? validate(schemas.query, event.queryStringParameters ?? {}) : undefined) as Out<QS>;
+      const reply = await fn({ principal, params: (event.pathParameters ?? {}) as Record<string, string>, body, query, baseUrl: baseUrl(event), event });
+      return jsonResult(reply.status, reply.body, event);
+    });
   });
 }

@@ -8,6 +8,10 @@ export const QUEUES = {
   'provider-events': { envVar: 'PROVIDER_EVENTS_QUEUE_URL' },
   /** Reward evaluations and credit applications, consumed by the reward fan-out worker. */
   rewards: { envVar: 'REWARDS_QUEUE_URL' },
+  /** Outgoing webhook events handed over from the outbox, fanned out to the account's endpoints. */
+  'webhook-events': { envVar: 'WEBHOOK_EVENTS_QUEUE_URL' },
+  /** One delivery attempt of one event to one endpoint. */
+  'webhook-deliveries': { envVar: 'WEBHOOK_DELIVERIES_QUEUE_URL' },
 } as const;
 
 export type QueueName = keyof typeof QUEUES;
@@ -51,7 +55,25 @@ export interface ApplyMemberCreditsMessage {
 
 export type RewardMessage = EvaluateReferralMessage | ApplyMemberCreditsMessage;
 
+/** An outbox event to fan out to the account's endpoints (idempotent on the event id). */
+export interface DispatchEventMessage {
+  kind: 'dispatch-event';
+  account_id: string;
+  event_id: string;
+}
+
+/** Make the due attempt of one delivery (idempotent on the delivery and its attempt count). */
+export interface DeliverMessage {
+  kind: 'deliver';
+  account_id: string;
+  endpoint_id: string;
+  /** The delivery's sort key (`<event ms>#<event id>`). */
+  delivery: string;
+}
+
 export interface QueueMessages {
   'provider-events': ProviderEventMessage;
   rewards: RewardMessage;
+  'webhook-events': DispatchEventMessage;
+  'webhook-deliveries': DeliverMessage;
 }
