@@ -32,7 +32,15 @@ export interface Route {
 
 export const routes: readonly Route[] = [
   { name: 'ListReferrals', method: 'GET', path: '/v1/referrals/', entry: 'functions/referrals/list.ts', table: 'read' },
-  { name: 'CreateReferral', method: 'POST', path: '/v1/referrals/', entry: 'functions/referrals/create.ts', table: 'write' },
+  // Writes that emit webhook events hand them to `webhook-events` right after their commit.
+  {
+    name: 'CreateReferral',
+    method: 'POST',
+    path: '/v1/referrals/',
+    entry: 'functions/referrals/create.ts',
+    table: 'write',
+    queues: ['webhook-events'],
+  },
   { name: 'GetReferral', method: 'GET', path: '/v1/referrals/{id}/', entry: 'functions/referrals/get.ts', table: 'read' },
   // The specification's path has no /v1/ prefix; the contract adds the /v1/ alias.
   {
@@ -44,7 +52,7 @@ export const routes: readonly Route[] = [
     path: '/referrals/{id}/conversion/',
     entry: 'functions/referrals/convert.ts',
     table: 'write',
-    queues: ['rewards'],
+    queues: ['rewards', 'webhook-events'],
     providerSecrets: true,
   },
   {
@@ -54,7 +62,7 @@ export const routes: readonly Route[] = [
     path: '/v1/referrals/{id}/conversion/',
     entry: 'functions/referrals/convert.ts',
     table: 'write',
-    queues: ['rewards'],
+    queues: ['rewards', 'webhook-events'],
     providerSecrets: true,
   },
   { name: 'DeleteReferral', method: 'DELETE', path: '/v1/referrals/{id}/', entry: 'functions/referrals/delete.ts', table: 'write' },
@@ -73,7 +81,14 @@ export const routes: readonly Route[] = [
   { name: 'DeleteCampaign', method: 'DELETE', path: '/v1/campaigns/{id}/', entry: 'functions/campaigns/delete.ts', table: 'write' },
 
   { name: 'ListMembers', method: 'GET', path: '/v1/members/', entry: 'functions/members/list.ts', table: 'read' },
-  { name: 'CreateMember', method: 'POST', path: '/v1/members/', entry: 'functions/members/create.ts', table: 'write' },
+  {
+    name: 'CreateMember',
+    method: 'POST',
+    path: '/v1/members/',
+    entry: 'functions/members/create.ts',
+    table: 'write',
+    queues: ['webhook-events'],
+  },
   { name: 'GetMember', method: 'GET', path: '/v1/members/{id}/', entry: 'functions/members/get.ts', table: 'read' },
   // Attaching a subscription to a member applies the member's pending credits (through the rewards queue).
   {
@@ -98,6 +113,20 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/v1/subscriptions/{id}/',
     entry: 'functions/subscriptions/get.ts',
+    table: 'read',
+  },
+
+  // Outgoing webhooks: endpoints (the signing secret is shown once, by the create) and their deliveries.
+  { name: 'ListWebhookEndpoints', method: 'GET', path: '/v1/webhook-endpoints/', entry: 'functions/webhook-endpoints/list.ts', table: 'read' },
+  { name: 'CreateWebhookEndpoint', method: 'POST', path: '/v1/webhook-endpoints/', entry: 'functions/webhook-endpoints/create.ts', table: 'write' },
+  { name: 'GetWebhookEndpoint', method: 'GET', path: '/v1/webhook-endpoints/{id}/', entry: 'functions/webhook-endpoints/get.ts', table: 'read' },
+  { name: 'UpdateWebhookEndpoint', method: 'PATCH', path: '/v1/webhook-endpoints/{id}/', entry: 'functions/webhook-endpoints/update.ts', table: 'write' },
+  { name: 'DeleteWebhookEndpoint', method: 'DELETE', path: '/v1/webhook-endpoints/{id}/', entry: 'functions/webhook-endpoints/delete.ts', table: 'write' },
+  {
+    name: 'ListWebhookDeliveries',
+    method: 'GET',
+    path: '/v1/webhook-endpoints/{id}/deliveries/',
+    entry: 'functions/webhook-endpoints/deliveries.ts',
     table: 'read',
   },
 

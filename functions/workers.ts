@@ -36,7 +36,7 @@ export const workers: readonly QueueWorker[] = [
     queue: 'provider-events',
     timeoutSeconds: 30,
     batchSize: 10,
-    sends: ['provider-events', 'rewards'],
+    sends: ['provider-events', 'rewards', 'webhook-events'],
     providerSecrets: true,
   },
   {
@@ -45,8 +45,28 @@ export const workers: readonly QueueWorker[] = [
     queue: 'rewards',
     timeoutSeconds: 30,
     batchSize: 10,
-    sends: ['rewards'],
+    sends: ['rewards', 'webhook-events'],
     providerSecrets: true,
+  },
+  {
+    // One outbox event -> one delivery per subscribed endpoint.
+    name: 'WebhookFanout',
+    entry: 'functions/workers/webhook-fanout.ts',
+    queue: 'webhook-events',
+    timeoutSeconds: 30,
+    batchSize: 10,
+    sends: ['webhook-deliveries'],
+    providerSecrets: false,
+  },
+  {
+    // One signed POST per record (10 s timeout each, 5 records at a time).
+    name: 'WebhookDelivery',
+    entry: 'functions/workers/webhook-delivery.ts',
+    queue: 'webhook-deliveries',
+    timeoutSeconds: 30,
+    batchSize: 5,
+    sends: [],
+    providerSecrets: false,
   },
 ];
 
@@ -59,6 +79,15 @@ export const scheduledJobs: readonly ScheduledJob[] = [
     everyMinutes: 360,
     timeoutSeconds: 60,
     sends: ['provider-events'],
+    providerSecrets: false,
+  },
+  {
+    // The outbox's healing path and the retry clock of webhook deliveries (sparse GSI2 partitions).
+    name: 'WebhookSweep',
+    entry: 'functions/workers/webhook-sweep.ts',
+    everyMinutes: 1,
+    timeoutSeconds: 60,
+    sends: ['webhook-events', 'webhook-deliveries'],
     providerSecrets: false,
   },
 ];

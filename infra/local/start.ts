@@ -88,6 +88,8 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     // Auth caches resolved keys per container (60 s in AWS). Locally that would let a key revoked with
     // the CLI keep working for a minute, so the cache is off unless the user asks for it.
     process.env.AUTH_CACHE_TTL_SECONDS ??= '0';
+    // Local mode: webhook endpoints may be http:// on loopback (a receiver on this laptop). Never in AWS.
+    process.env.WEBHOOK_ALLOW_LOOPBACK ??= '1';
     resetConfig();
     resetClients();
 
@@ -156,7 +158,7 @@ async function main(): Promise<void> {
   const { url, dynamodbEndpoint, sqsEndpoint, paddle, dataDir, demo, demoCreated } = runtime;
   console.log(`Refloop API      ${url}`);
   console.log(`DynamoDB Local   ${dynamodbEndpoint} (data in ${dataDir})`);
-  console.log(`Local SQS        ${sqsEndpoint} (queues: provider-events, rewards, and their DLQs)`);
+  console.log(`Local SQS        ${sqsEndpoint} (queues: provider-events, rewards, webhook-events, webhook-deliveries, and their DLQs)`);
   console.log(`Paddle emulator  ${paddle.url} (vendor ${paddle.vendorId}; alerts go to the demo account)`);
   console.log(`Demo account     ${demo.accountId}${demoCreated ? ' (created now)' : ''}`);
   console.log(`Demo API key     ${demo.apiKey}`);

@@ -17,6 +17,8 @@ export const pageQuery = { page_size: v.optional(pageSize, '20'), cursor: option
 export const listReferralsQuery = v.object({ ...pageQuery, member: optionalString });
 export const listMembersQuery = v.object({ ...pageQuery, campaign: optionalString });
 export const listCampaignsQuery = v.object(pageQuery);
+/** Lists without filters (webhook endpoints, deliveries). */
+export const pageOnlyQuery = v.object(pageQuery);
 
 export const SUBSCRIPTION_STATUSES = ['active', 'trialling', 'past_due', 'deleted', 'paused'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];

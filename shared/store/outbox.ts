@@ -84,15 +84,28 @@ export async function markEventDispatched(accountId: string, id: string): Promis
 }
 
 /** Outbox entries of one shard created before `beforeMs` (oldest first), at most `limit`. */
-export async function undispatchedEvents(shard: number, beforeMs: number, limit = 100): Promise<DispatchEventMessage[]> {
-  const out = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: GSI2,
-      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
-      ExpressionAttributeValues: { ':pk': keys.outboxShard(shard), ':before': timeKey(beforeMs) },
-      Limit: limit,
-    }),
-  );
-  return (out.Items ?? []).map((i) => ({ kind: 'dispatch-event', account_id: String(i.account_id), event_id: String(i.id) }));
+export async function undispatchedEvents(shard: number, beforeMs: number, limit = 1000): Promise<DispatchEventMessage[]> {
+  const items = await queryIndexPages(keys.outboxShard(shard), timeKey(beforeMs), limit);
+  return items.map((i) => ({ kind: 'dispatch-event', account_id: String(i.account_id), event_id: String(i.id) }));
+}
+
+/** Sparse-index entries of one GSI2 partition sorted before `before`, oldest first, following pages up to `limit`. */
+export async function queryIndexPages(partition: string, before: string, limit: number): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: GSI2,
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
+        ExpressionAttributeValues: { ':pk': partition, ':before': before },
+        Limit: Math.min(100, limit - items.length),
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start && items.length < limit);
+  return items;
 }
