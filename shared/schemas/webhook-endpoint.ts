@@ -6,7 +6,22 @@ import { REQUIRED, boolean, field, nullableText, pythonType, text } from './fiel
 
 export const MAX_URL_LENGTH = 2048;
 
-const url = text(MAX_URL_LENGTH);
+const urlText = text(MAX_URL_LENGTH);
+
+/** The URL's form (http(s), no credentials); https-only and the host's addresses are the domain's checks. */
+const url = field<string>((value) => {
+  const t = v.safeParse(urlText, value, { abortPipeEarly: true });
+  if (!t.success) return { ok: false, message: t.issues[0]?.message ?? 'Not a valid string.' };
+  let parsed: URL;
+  try {
+    parsed = new URL(t.output);
+  } catch {
+    return { ok: false, message: 'Enter a valid URL.' };
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return { ok: false, message: 'Enter a valid URL.' };
+  if (parsed.username || parsed.password) return { ok: false, message: 'The URL must not contain credentials.' };
+  return { ok: true, value: t.output };
+});
 
 /** A non-empty list of distinct event types. */
 export const eventTypes = field<EventType[]>((value) => {

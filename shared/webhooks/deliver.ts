@@ -65,10 +65,14 @@ export async function attemptDelivery(message: DeliverMessage): Promise<AttemptR
     return 'succeeded';
   }
   const failingSince = ctx.endpoint.failing_since;
-  const change: EndpointChange = failingSince === null ? { failingSince: finished } : shouldDisable(failingSince, finished, cfg) ? 'disable' : 'none';
+  const change: EndpointChange = failingSince === null ? { failingSince: started } : shouldDisable(failingSince, finished, cfg) ? 'disable' : 'none';
   const next = afterFailure(attempt, d.created_ms, finished, cfg);
   if ('giveUp' in next) {
-    await recordAttempt(accountId, claimed, attempt, record, { state: 'failed' }, change);
+    // Retried for the whole give-up period without the endpoint succeeding once since its first attempt.
+    const firstAttempt = d.history[0]?.at ?? started;
+    const disable = failingSince !== null && failingSince <= firstAttempt;
+    await recordAttempt(accountId, claimed, attempt, record, { state: 'failed' }, disable ? 'disable' : change);
+    if (disable) log('warn', 'webhook endpoint disabled after failing for the give-up period', base);
     log('warn', 'webhook delivery given up', { ...base, error: outcome.error });
     return 'failed';
   }
