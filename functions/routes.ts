@@ -9,8 +9,8 @@ import type { QueueName } from '../shared/queue/queues';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-/** What the route's function may do to the table: read-only routes get read-only IAM access. */
-export type TableAccess = 'read' | 'write';
+/** What the route's function may do to the table: read-only routes get read-only IAM access; 'none' no access. */
+export type TableAccess = 'read' | 'write' | 'none';
 
 export interface Route {
   /** Stable name, used for the Lambda function's logical id. */
@@ -26,8 +26,8 @@ export interface Route {
   providerSecrets?: boolean;
   /** Lambda timeout when the default (10 s) is not enough; API Gateway gives up at 30 s. */
   timeoutSeconds?: number;
-  /** How callers authenticate: an API key (default) or the provider's signature in the body. */
-  auth?: 'api-key' | 'provider-signature';
+  /** How callers authenticate: an API key (default), the provider's signature in the body, or not at all (public documentation). */
+  auth?: 'api-key' | 'provider-signature' | 'none';
 }
 
 export const routes: readonly Route[] = [
@@ -140,7 +140,13 @@ export const routes: readonly Route[] = [
     queues: ['provider-events'],
     auth: 'provider-signature',
   },
+
+  // The API's own description: public, no table access. Generated from this table (shared/openapi).
+  { name: 'GetOpenApi', method: 'GET', path: '/v1/openapi.json', entry: 'functions/docs/openapi.ts', table: 'none', auth: 'none' },
+  { name: 'ApiDocs', method: 'GET', path: '/docs/', entry: 'functions/docs/reference.ts', table: 'none', auth: 'none' },
 ];
+
+export const publicDocumentationRoutes = ['GetOpenApi', 'ApiDocs'] as const;
 
 /**
  * Answers every request no route matches: 404 for an unknown path, 405 (with `Allow`) for a known

@@ -114,7 +114,9 @@ export class RefloopApiStack extends Stack {
         entry: route.entry,
         description: `${route.method} ${route.path}`,
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
-      }).bindTable(props.table, route.table);
+      });
+      // Public documentation routes touch no table at all.
+      if (route.table !== 'none') fn.bindTable(props.table, route.table);
       this.functions.set(route.name, fn);
       this.api.addRoutes({
         path: gatewayPath(route.path),

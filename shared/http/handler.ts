@@ -4,15 +4,14 @@
 //   export const handler = apiHandler({ body: createReferralBody }, ({ principal, body }) => ...);
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type * as v from 'valibot';
-import { config } from '../config';
 import type { Principal } from '../store/accounts';
 import { validate } from '../schemas/fields';
 import { authenticate } from './auth';
-import { header, parseJsonBody } from './body';
+import { parseJsonBody } from './body';
 import { idempotent } from './idempotency';
 
 export { jsonResult, publicHandler, type Result };
-import { jsonResult, publicHandler, type Result } from './respond';
+import { baseUrl, jsonResult, publicHandler, type Result } from './respond';
 
 export interface ApiRequest<B, Q> {
   principal: Principal;
@@ -36,13 +35,6 @@ export const noContent = (): Reply => ({ status: 204 });
 type Schema = v.GenericSchema;
 type Out<S> = S extends Schema ? v.InferOutput<S> : undefined;
 
-function baseUrl(event: APIGatewayProxyEventV2): string {
-  const configured = config().publicBaseUrl;
-  if (configured) return configured;
-  const proto = header(event, 'x-forwarded-proto')?.split(',')[0]?.trim() || 'https';
-  const host = header(event, 'host') || event.requestContext?.domainName || 'localhost';
-  return `${proto}://${host}`;
-}
 
 export function apiHandler<BS extends Schema | undefined = undefined, QS extends Schema | undefined = undefined>(
   schemas: { body?: BS; query?: QS },

@@ -10,13 +10,12 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createHash, randomUUID } from 'node:crypto';
 import { ApiError, DetailError } from '../domain/errors';
+import { IDEMPOTENT_METHODS, MAX_KEY_LENGTH } from '../domain/idempotency';
 import { claimKey, completeKey, IdempotencyLockLostError, releaseKey, runWithIdempotency, type StoredResponse } from '../store/idempotency';
 import { keys } from '../store/table';
 import { header } from './body';
 import { jsonResult, requestId, type Result } from './respond';
 
-export const IDEMPOTENT_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
-export const MAX_KEY_LENGTH = 255;
 
 export const MISMATCH = 'Idempotency-Key reused with a different request.';
 export const IN_PROGRESS = 'A request with this Idempotency-Key is in progress.';

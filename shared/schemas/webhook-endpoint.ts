@@ -21,6 +21,11 @@ const url = field<string>((value) => {
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return { ok: false, message: 'Enter a valid URL.' };
   if (parsed.username || parsed.password) return { ok: false, message: 'The URL must not contain credentials.' };
   return { ok: true, value: t.output };
+}, {
+  type: 'string',
+  format: 'uri',
+  maxLength: MAX_URL_LENGTH,
+  description: 'https only; its host must resolve to public addresses only (private, loopback, link-local and reserved ranges are refused).',
 });
 
 /** A non-empty list of distinct event types. */
@@ -36,7 +41,7 @@ export const eventTypes = field<EventType[]>((value) => {
     if (!out.includes(item as EventType)) out.push(item as EventType);
   }
   return { ok: true, value: out };
-});
+}, { type: 'array', items: { type: 'string', enum: [...EVENT_TYPES] }, minItems: 1, description: 'Event types to receive; duplicates are ignored.' });
 
 const fields = {
   url,
