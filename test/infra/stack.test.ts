@@ -115,8 +115,9 @@ describe('API stack', () => {
       Handler: 'index.handler',
       MemorySize: 512,
       Timeout: route.timeoutSeconds ?? 10,
-      Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps', TABLE_NAME: expect.anything() } },
+      Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps', ...(route.table === 'none' ? {} : { TABLE_NAME: expect.anything() }) } },
     });
+    if (route.table === 'none') expect(fn.Environment.Variables.TABLE_NAME).toBeUndefined();
     const [apiRoute] = Object.values(
       api.findResources('AWS::ApiGatewayV2::Route', {
         Properties: { RouteKey: `${route.method} ${gatewayPath(route.path)}` },
@@ -154,7 +155,9 @@ describe('API stack', () => {
         route: route.name,
         unexpected: [],
       });
-      if (route.table === 'read') {
+      if (route.table === 'none') {
+        expect({ route: route.name, dynamo }).toEqual({ route: route.name, dynamo: [] });
+      } else if (route.table === 'read') {
         expect({ route: route.name, writes: dynamo.filter((a) => !READ_ACTIONS.includes(a)) }).toEqual({
           route: route.name,
           writes: [],

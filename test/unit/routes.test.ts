@@ -113,17 +113,24 @@ describe('findRoute', () => {
 });
 
 describe('route table', () => {
-  it('has unique names and unique method + path pairs, under /v1/ (or the two specified exceptions) with a trailing slash', () => {
+  it('has unique names and unique method + path pairs, under /v1/ (or the specified exceptions) with a trailing slash', () => {
     expect(new Set(routes.map((r) => r.name)).size).toBe(routes.length);
     expect(new Set(routes.map((r) => `${r.method} ${r.path}`)).size).toBe(routes.length);
-    // The specification's conversion path has no /v1/ prefix, and provider webhooks are not API resources.
-    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/']);
+    // The specification's conversion path has no /v1/ prefix, provider webhooks are not API resources,
+    // and the rendered reference lives at /docs/.
+    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/', '/docs/']);
+    // The OpenAPI document is a file, not a resource: no trailing slash.
+    const documents = new Set(['/v1/openapi.json']);
     for (const r of routes) {
-      if (!unversioned.has(r.path)) expect(r.path).toMatch(/^\/v1\/([a-z_-]+|\{[a-z_]+\})(\/([a-z_-]+|\{[a-z_]+\}))*\/$/);
+      if (documents.has(r.path)) expect(r.path).toMatch(/^\/v1\/[a-z]+\.json$/);
+      else if (!unversioned.has(r.path)) expect(r.path).toMatch(/^\/v1\/([a-z_-]+|\{[a-z_]+\})(\/([a-z_-]+|\{[a-z_]+\}))*\/$/);
       expect(['GET', 'POST', 'PATCH', 'DELETE']).toContain(r.method);
       // Only the webhook intake writes nothing although it is a POST: it reads settings and queues.
-      expect(r.table).toBe(r.method === 'GET' || r.name === 'PaddleWebhook' ? 'read' : 'write');
+      // Public documentation routes are GETs that touch no table.
+      if (r.auth === 'none') expect({ route: r.name, method: r.method, table: r.table }).toEqual({ route: r.name, method: 'GET', table: 'none' });
+      else expect(r.table).toBe(r.method === 'GET' || r.name === 'PaddleWebhook' ? 'read' : 'write');
     }
+    expect(routes.filter((r) => r.auth === 'none').map((r) => r.path).sort()).toEqual(['/docs/', '/v1/openapi.json']);
   });
 
   it('the fallback entry exists and exports a handler', () => {
