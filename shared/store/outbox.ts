@@ -83,14 +83,14 @@ export async function markEventDispatched(accountId: string, id: string): Promis
   );
 }
 
-/** Outbox entries of one shard created before `beforeMs` (oldest first), at most `limit`. */
-export async function undispatchedEvents(shard: number, beforeMs: number, limit = 1000): Promise<DispatchEventMessage[]> {
-  const items = await queryIndexPages(keys.outboxShard(shard), timeKey(beforeMs), limit);
+/** Outbox entries of one shard created in [sinceMs, beforeMs) (oldest first), at most `limit`. */
+export async function undispatchedEvents(shard: number, beforeMs: number, limit = 1000, sinceMs = 0): Promise<DispatchEventMessage[]> {
+  const items = await queryIndexPages(keys.outboxShard(shard), timeKey(beforeMs), limit, timeKey(sinceMs));
   return items.map((i) => ({ kind: 'dispatch-event', account_id: String(i.account_id), event_id: String(i.id) }));
 }
 
 /** Sparse-index entries of one GSI2 partition sorted before `before`, oldest first, following pages up to `limit`. */
-export async function queryIndexPages(partition: string, before: string, limit: number): Promise<Record<string, unknown>[]> {
+export async function queryIndexPages(partition: string, before: string, limit: number, from = ''): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -98,8 +98,8 @@ export async function queryIndexPages(partition: string, before: string, limit: 
       new QueryCommand({
         TableName: tableName(),
         IndexName: GSI2,
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
-        ExpressionAttributeValues: { ':pk': partition, ':before': before },
+        KeyConditionExpression: from ? 'gsi2pk = :pk AND gsi2sk BETWEEN :from AND :before' : 'gsi2pk = :pk AND gsi2sk < :before',
+        ExpressionAttributeValues: { ':pk': partition, ':before': before, ...(from ? { ':from': from } : {}) },
         Limit: Math.min(100, limit - items.length),
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),

@@ -21,9 +21,10 @@ async function eachShard(fn: (shard: number) => Promise<number>): Promise<number
   return counts.reduce((a, b) => a + b, 0);
 }
 
-export async function sweepOutbox(nowMs = clock.now()): Promise<number> {
+/** `sinceMs` limits the sweep to events committed since then (re-driving a window; the schedule sweeps all). */
+export async function sweepOutbox(nowMs = clock.now(), sinceMs = 0): Promise<number> {
   return eachShard(async (shard) => {
-    const pending = await undispatchedEvents(shard, nowMs - GRACE_MS, PER_SHARD);
+    const pending = await undispatchedEvents(shard, nowMs - GRACE_MS, PER_SHARD, sinceMs);
     if (pending.length > 0) await publishAll('webhook-events', pending);
     return pending.length;
   });
