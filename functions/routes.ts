@@ -24,6 +24,8 @@ export interface Route {
   queues?: QueueName[];
   /** Whether the handler reads the provider's secret settings (vendor auth code); others are denied. */
   providerSecrets?: boolean;
+  /** Whether the handler writes or deletes webhook signing secrets; others are denied them. */
+  webhookSecrets?: boolean;
   /** Lambda timeout when the default (10 s) is not enough; API Gateway gives up at 30 s. */
   timeoutSeconds?: number;
   /** How callers authenticate: an API key (default), the provider's signature in the body, or not at all (public documentation). */
@@ -118,10 +120,24 @@ export const routes: readonly Route[] = [
 
   // Outgoing webhooks: endpoints (the signing secret is shown once, by the create) and their deliveries.
   { name: 'ListWebhookEndpoints', method: 'GET', path: '/v1/webhook-endpoints/', entry: 'functions/webhook-endpoints/list.ts', table: 'read' },
-  { name: 'CreateWebhookEndpoint', method: 'POST', path: '/v1/webhook-endpoints/', entry: 'functions/webhook-endpoints/create.ts', table: 'write' },
+  {
+    name: 'CreateWebhookEndpoint',
+    method: 'POST',
+    path: '/v1/webhook-endpoints/',
+    entry: 'functions/webhook-endpoints/create.ts',
+    table: 'write',
+    webhookSecrets: true,
+  },
   { name: 'GetWebhookEndpoint', method: 'GET', path: '/v1/webhook-endpoints/{id}/', entry: 'functions/webhook-endpoints/get.ts', table: 'read' },
   { name: 'UpdateWebhookEndpoint', method: 'PATCH', path: '/v1/webhook-endpoints/{id}/', entry: 'functions/webhook-endpoints/update.ts', table: 'write' },
-  { name: 'DeleteWebhookEndpoint', method: 'DELETE', path: '/v1/webhook-endpoints/{id}/', entry: 'functions/webhook-endpoints/delete.ts', table: 'write' },
+  {
+    name: 'DeleteWebhookEndpoint',
+    method: 'DELETE',
+    path: '/v1/webhook-endpoints/{id}/',
+    entry: 'functions/webhook-endpoints/delete.ts',
+    table: 'write',
+    webhookSecrets: true,
+  },
   {
     name: 'ListWebhookDeliveries',
     method: 'GET',

@@ -17,6 +17,8 @@ export interface QueueWorker {
   sends: QueueName[];
   /** Whether it reads the provider's secret settings (vendor auth code). */
   providerSecrets: boolean;
+  /** Whether it reads webhook signing secrets (to sign deliveries); others are denied them. */
+  webhookSecrets?: boolean;
 }
 
 export interface ScheduledJob {
@@ -67,6 +69,7 @@ export const workers: readonly QueueWorker[] = [
     batchSize: 5,
     sends: [],
     providerSecrets: false,
+    webhookSecrets: true,
   },
 ];
 

@@ -40,6 +40,9 @@ export function gatewayPath(path: string): string {
  */
 export const PROVIDER_SECRET_KEY_PATTERN = `A#${'?'.repeat(16)}#PROVIDER_SECRET`;
 
+/** Partition keys of the webhook signing secrets (`keys.webhookSecret`: `A#<acct>#WEBHOOK_SECRET`). */
+export const WEBHOOK_SECRET_KEY_PATTERN = `A#${'?'.repeat(16)}#WEBHOOK_SECRET`;
+
 /** The item actions whose dynamodb:LeadingKeys is the partition key (of the table or of the index queried). */
 export const SECRET_ITEM_ACTIONS = [
   'dynamodb:GetItem',
@@ -75,6 +78,22 @@ export function denyProviderSecrets(fn: RefloopFunction, table: ITable): void {
   );
   fn.addToRolePolicy(
     new PolicyStatement({ sid: 'DenyTableScan', effect: Effect.DENY, actions: ['dynamodb:Scan'], resources }),
+  );
+}
+
+/**
+ * Webhook signing secrets sign deliveries as the tenant: only the endpoint create / delete routes (which
+ * write and delete them) and the delivery worker (which signs) may touch their items.
+ */
+export function denyWebhookSecrets(fn: RefloopFunction, table: ITable): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      sid: 'DenyWebhookSecretItems',
+      effect: Effect.DENY,
+      actions: SECRET_ITEM_ACTIONS,
+      resources: [table.tableArn, `${table.tableArn}/index/*`],
+      conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [WEBHOOK_SECRET_KEY_PATTERN] } },
+    }),
   );
 }
 
@@ -163,9 +182,9 @@ export class RefloopApiStack extends Stack {
 
     // Queue URLs and send permission for the functions that send; the provider secret for those that need it.
     const users = [
-      ...routes.map((r) => ({ name: r.name, sends: r.queues ?? [], providerSecrets: r.providerSecrets === true })),
-      ...workers.map((w) => ({ name: w.name, sends: w.sends, providerSecrets: w.providerSecrets })),
-      ...scheduledJobs.map((j) => ({ name: j.name, sends: j.sends, providerSecrets: j.providerSecrets })),
+      ...routes.map((r) => ({ name: r.name, sends: r.queues ?? [], providerSecrets: r.providerSecrets === true, webhookSecrets: r.webhookSecrets === true })),
+      ...workers.map((w) => ({ name: w.name, sends: w.sends, providerSecrets: w.providerSecrets, webhookSecrets: w.webhookSecrets === true })),
+      ...scheduledJobs.map((j) => ({ name: j.name, sends: j.sends, providerSecrets: j.providerSecrets, webhookSecrets: false })),
     ];
     for (const user of users) {
       const fn = this.functions.get(user.name);
@@ -177,6 +196,7 @@ export class RefloopApiStack extends Stack {
         queue.grantSendMessages(fn);
       }
       if (!user.providerSecrets) denyProviderSecrets(fn, props.table);
+      if (!user.webhookSecrets) denyWebhookSecrets(fn, props.table);
     }
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint, description: 'Base URL; paths start with /v1/' });

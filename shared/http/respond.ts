@@ -4,8 +4,14 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { config } from '../config';
-import { header } from './body';
 import { errorResponse } from './errors';
+
+/** A request header, case-insensitively. */
+export function header(event: APIGatewayProxyEventV2, name: string): string | undefined {
+  const headers = event.headers ?? {};
+  for (const key of Object.keys(headers)) if (key.toLowerCase() === name) return headers[key];
+  return undefined;
+}
 
 export type Result = APIGatewayProxyStructuredResultV2;
 
