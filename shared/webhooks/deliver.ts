@@ -110,7 +110,10 @@ export async function post(rawUrl: string, body: string, secret: string, eventId
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<PostOutcome>((resolve) => {
     let settled = false;
+    // The whole exchange, not only socket idleness: a receiver trickling bytes cannot hold a worker.
+    const deadline = setTimeout(() => req.destroy(new Error('timeout')), cfg.timeoutMs);
     const done = (o: PostOutcome) => {
+      clearTimeout(deadline);
       if (!settled) {
         settled = true;
         resolve(o);

@@ -36,7 +36,10 @@ class Receiver {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         this.received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        res.writeHead(this.plan.get(req.url ?? '')?.shift() ?? 200, { 'content-type': 'text/plain' });
+        const status = this.plan.get(req.url ?? '')?.shift() ?? 200;
+        if (status === 0) return; // hang: never answer
+        // A redirect names a target that must never be followed.
+        res.writeHead(status, { 'content-type': 'text/plain', ...(status >= 300 && status < 400 ? { location: `${this.url}/followed` } : {}) });
         res.end('ok');
       });
     });
@@ -65,6 +68,7 @@ const realNow = clock.now;
 
 beforeAll(async () => {
   process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
+  process.env.WEBHOOK_TIMEOUT_MS = '1500';
   resetConfig();
   queues = await startTestQueues();
   pollers = startTestPollers(queues);
@@ -78,6 +82,7 @@ afterAll(async () => {
   await queues?.stop();
   await receiver.stop();
   delete process.env.WEBHOOK_ALLOW_LOOPBACK;
+  delete process.env.WEBHOOK_TIMEOUT_MS;
   resetConfig();
 });
 
@@ -314,6 +319,20 @@ describe('delivery', () => {
     const enabled = await ok(call('PATCH', `/v1/webhook-endpoints/${hook.id}/`, { enabled: true }, apiKey));
     expect(enabled).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
     receiver.plan.delete('/down');
+  });
+
+  it('a redirect is a failure and is not followed; a receiver that does not answer times out', async () => {
+    const { apiKey } = await newAccount('regular');
+    const moved = await endpoint('/moved', ['member.created'], apiKey);
+    const silent = await endpoint('/silent', ['member.created'], apiKey);
+    receiver.plan.set('/moved', [302]);
+    receiver.plan.set('/silent', [0]);
+    await newMember(apiKey);
+    const firstAttempt = async (id: string) =>
+      pollUntil(async () => (await ok(call('GET', `/v1/webhook-endpoints/${id}/deliveries/`, undefined, apiKey))).results[0]?.attempts[0], { timeoutMs: 15_000 });
+    expect(await firstAttempt(moved.id)).toMatchObject({ status_code: 302, error: 'HTTP 302' });
+    expect(await firstAttempt(silent.id)).toMatchObject({ status_code: null, error: 'timeout after 1500 ms' });
+    expect(receiver.of('/followed')).toHaveLength(0);
   });
 
   it("the outbox heals a hand-off that did not happen: the sweep dispatches the committed event", async () => {
