@@ -130,7 +130,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     params: { account_id: 'The Refloop account id.' },
     bodyType: 'application/x-www-form-urlencoded',
     success: { status: 200, description: 'Verified and queued (also for alert types the service ignores).', body: { component: 'PaddleWebhookAccepted' } },
-    errors: [403, 404, 415],
+    errors: [403, 404, 413, 415],
   },
 
   GetOpenApi: {
