@@ -9,6 +9,7 @@ import { resetConfig } from '../../shared/config';
 import { clock } from '../../shared/domain/clock';
 import { EVENT_TYPES } from '../../shared/domain/events';
 import { getItem } from '../../shared/store/ops';
+import { applyProviderUpdate } from '../../shared/store/subscriptions';
 import { keys } from '../../shared/store/table';
 import { sweepDeliveries, sweepOutbox, GRACE_MS } from '../../shared/webhooks/sweep';
 import { verifyWebhook } from '../../shared/webhooks/verify';
@@ -247,6 +248,44 @@ describe('delivery', () => {
     expect(list.results[0]).toMatchObject({ status: 'succeeded', attempt_count: 1, next_retry_at: null, attempts: [{ attempt: 1, status_code: 200, duration_ms: expect.any(Number), error: null }] });
     // Not subscribed: referral.converted etc. never reach it; nothing else arrived meanwhile.
     expect(receiver.of('/signed')).toHaveLength(2);
+  });
+
+  it('subscription.updated, referral.converted and reward.created reach the receiver from the workers and the conversion', async () => {
+    const { accountId: acct, apiKey } = await newAccount('regular');
+    const hook = await endpoint('/lifecycle', ['subscription.updated', 'referral.converted', 'reward.created'], apiKey);
+    const campaign = await ok(call('POST', '/v1/campaigns/', { name: 'Credit', allows_credit: true, credit_amount: '5.00' }, apiKey), 201);
+    const name = unique('referrer');
+    const referrer = await ok(call('POST', '/v1/members/', { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id } }, apiKey), 201);
+    const referral = await ok(call('POST', '/v1/referrals/', { user_identifier: unique('buyer'), member_code: referrer.code }, apiKey));
+    // The provider's copy with its first paid payment, as the subscription-sync worker stores it.
+    const subscriptionId = 91_000_000 + (Date.now() % 1_000_000);
+    await applyProviderUpdate(acct, {
+      subscriptionId,
+      asOfMs: Date.now(),
+      fields: {
+        status: 'active', currency: 'USD', email: 'buyer@example.com', unit_price: '10.00', next_bill_date: '2031-01-01', last_bill_date: '2030-12-01',
+        plan: { id: 9001, name: 'Pro', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' },
+      },
+      payment: { id: 5_000_001, subscription_id: subscriptionId, order_id: null, amount: 1000, currency: 'USD', paid_at: Math.floor(Date.now() / 1000), status: 'paid' },
+    });
+    const converted = await ok(call('POST', `/v1/referrals/${referral.id}/conversion/`, { subscription_id: subscriptionId }, apiKey));
+    const events = await pollUntil(() => {
+      const got = receiver.of('/lifecycle').map((r) => JSON.parse(r.body));
+      return ['subscription.updated', 'referral.converted', 'reward.created'].every((t) => got.some((e) => e.type === t)) ? got : null;
+    }, { timeoutMs: 15_000 });
+    const byType = (t: string) => events.filter((e: { type: string }) => e.type === t);
+    expect(byType('referral.converted').map((e: { data: unknown }) => e.data)).toEqual([converted]);
+    expect(byType('subscription.updated')[0].data).toMatchObject({ id: subscriptionId, status: 'active', plan: { descriptor: '$10.00 / month' } });
+    const reward = (await ok(call('GET', `/v1/referrals/${referral.id}/`, undefined, apiKey))).rewards[0];
+    expect(byType('reward.created').map((e: { data: unknown }) => e.data)).toEqual([{ ...reward, referral_id: referral.id, member_id: referrer.id }]);
+    // The rewards worker evaluates again later (a replay, a later alert): the same reward, no second event.
+    await ok(call('POST', `/v1/referrals/${referral.id}/conversion/`, { subscription_id: subscriptionId }, apiKey));
+    const list = await pollUntil(async () => {
+      const d = await ok(call('GET', `/v1/webhook-endpoints/${hook.id}/deliveries/`, undefined, apiKey));
+      return d.results.every((x: { status: string }) => x.status === 'succeeded') ? d : null;
+    });
+    expect(list.count).toBe(events.length);
+    expect(byType('reward.created')).toHaveLength(1);
   });
 
   it('failures are retried with exponential backoff until a success', async () => {
