@@ -8,7 +8,7 @@ import type { Principal } from '../store/accounts';
 import { validate } from '../schemas/fields';
 import { authenticate } from './auth';
 import { parseJsonBody } from './body';
-import { idempotent } from './idempotency';
+import { idempotent, storeForReplay } from './idempotency';
 
 export { jsonResult, publicHandler, type Result };
 import { baseUrl, jsonResult, publicHandler, type Result } from './respond';
@@ -26,6 +26,8 @@ export interface ApiRequest<B, Q> {
 export interface Reply {
   status: number;
   body?: unknown;
+  /** What an Idempotency-Key replay shows instead of `body` (a body with a secret shown only once). */
+  replayBody?: unknown;
 }
 
 export const ok = (body: unknown): Reply => ({ status: 200, body });
@@ -49,7 +51,8 @@ export function apiHandler<BS extends Schema | undefined = undefined, QS extends
       const body = (schemas.body ? validate(schemas.body, parseJsonBody(event)) : undefined) as Out<BS>;
       const query = (schemas.query ? validate(schemas.query, event.queryStringParameters ?? {}) : undefined) as Out<QS>;
       const reply = await fn({ principal, params: (event.pathParameters ?? {}) as Record<string, string>, body, query, baseUrl: baseUrl(event), event });
-      return jsonResult(reply.status, reply.body, event);
+      const result = jsonResult(reply.status, reply.body, event);
+      return reply.replayBody === undefined ? result : storeForReplay(result, reply.replayBody);
     });
   });
 }

@@ -24,6 +24,18 @@ export const EFFECT_LOST =
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
+/**
+ * The body to store for replays when it must differ from the one sent: a response that carries a secret
+ * shown once (a webhook endpoint's signing secret) is stored without it, since the stored record is
+ * readable by every writing function and must not become a second copy of the secret.
+ */
+const replayBodies = new WeakMap<Result, string>();
+
+export function storeForReplay(result: Result, body: unknown): Result {
+  replayBodies.set(result, JSON.stringify(body));
+  return result;
+}
+
 /** Only final answers are stored: a 5xx, 409 or 429 means "try again", so the key is released instead. */
 const storable = (status: number) => status < 500 && status !== 409 && status !== 429;
 
@@ -39,7 +51,7 @@ function stored(result: Result): StoredResponse {
   for (const [name, value] of Object.entries(result.headers ?? {})) {
     if (name.toLowerCase() !== 'x-request-id') headers[name] = String(value);
   }
-  return { status: result.statusCode ?? 200, headers, body: typeof result.body === 'string' ? result.body : '' };
+  return { status: result.statusCode ?? 200, headers, body: replayBodies.get(result) ?? (typeof result.body === 'string' ? result.body : '') };
 }
 
 function replay(response: StoredResponse, event: APIGatewayProxyEventV2): Result {

@@ -115,7 +115,9 @@ export const webhookEndpointResponse = v.strictObject({
 
 export const createdWebhookEndpointResponse = v.strictObject({
   ...webhookEndpointResponse.entries,
-  secret: v.pipe(v.string(), v.regex(/^whsec_/), v.description('The signing secret: shown only in this response.')),
+  secret: v.nullable(
+    v.pipe(v.string(), v.regex(/^whsec_/), v.description('The signing secret: shown only in this response (null when an Idempotency-Key replays it: the secret is not stored with the replay).')),
+  ),
 });
 
 export const webhookDeliveryResponse = v.strictObject({

@@ -16,8 +16,8 @@ export function webhookEndpointView(e: WebhookEndpoint) {
   };
 }
 
-/** The create answer: the only time the signing secret is shown. */
-export function createdWebhookEndpointView(e: WebhookEndpoint, secret: string) {
+/** The create answer: the only time the signing secret is shown (null in an Idempotency-Key replay). */
+export function createdWebhookEndpointView(e: WebhookEndpoint, secret: string | null) {
   return { ...webhookEndpointView(e), secret };
 }
 

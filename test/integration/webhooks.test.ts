@@ -2,6 +2,7 @@
 // README documents them, failures retried with exponential backoff (time moved by the test's clock, the
 // sweep run by hand), give-up and disabling after 3 days, SSRF targets refused at registration and at
 // delivery, the outbox healing path, and no second event for a replayed request.
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Pollers } from '../../infra/local/pollers';
@@ -145,6 +146,21 @@ describe('webhook endpoints: CRUD', () => {
     expect((await call('GET', `/v1/webhook-endpoints/${created.id}/deliveries/`, undefined, apiKey)).status).toBe(404);
     expect(await getItem(keys.webhookSecret(acct, created.id))).toBeUndefined();
     expect((await ok(call('GET', '/v1/webhook-endpoints/', undefined, apiKey))).count).toBe(0);
+  });
+
+  it('an Idempotency-Key replay of the create does not show (nor store) the secret again', async () => {
+    const { accountId: acct, apiKey } = await newAccount('regular');
+    const idem = { 'idempotency-key': unique('hook') };
+    const body = { url: `${receiver.url}/idem` };
+    const first = await api('POST', '/v1/webhook-endpoints/', { key: apiKey, body, headers: idem });
+    expect(first.status).toBe(201);
+    expect(first.body.secret).toMatch(/^whsec_/);
+    const again = await api('POST', '/v1/webhook-endpoints/', { key: apiKey, body, headers: idem });
+    expect({ status: again.status, replayed: again.headers['idempotent-replayed'], body: again.body }).toEqual({ status: 201, replayed: 'true', body: { ...first.body, secret: null } });
+    expect((await ok(call('GET', '/v1/webhook-endpoints/', undefined, apiKey))).count).toBe(1);
+    const record = await getItem(keys.idempotency(acct, createHash('sha256').update(idem['idempotency-key']).digest('hex')));
+    expect(record?.state).toBe('completed');
+    expect(JSON.stringify(record)).not.toContain(first.body.secret);
   });
 
   it("another account's endpoint is 404", async () => {
