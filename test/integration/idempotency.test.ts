@@ -2,11 +2,20 @@
 // concurrency, 422 on reuse with another request, 409 while in progress, expiry, the crash window.
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { resetConfig } from '../../shared/config';
 import { EFFECT_LOST, IN_PROGRESS, MISMATCH } from '../../shared/http/idempotency';
+import { resetQueueClient } from '../../shared/queue/publish';
+import { saveProviderSettings } from '../../shared/store/provider';
+import { saveSubscription } from '../../shared/store/subscriptions';
 import { keys } from '../../shared/store/table';
 import { api, type ApiResponse } from '../support/api';
 import { closeVerificationClient, verificationClient } from '../support/dynamo-calls';
 import { newAccount } from '../support/fixtures';
+
+// Any RSA public key: the webhook intake is not exercised here.
+const PUBLIC_KEY = (JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'paddle', 'signed-alerts.json'), 'utf8')) as { public_key: string }).public_key;
 
 let accountId: string;
 let key: string;
@@ -173,6 +182,56 @@ describe('Idempotency-Key', () => {
     const again = await post('/v1/campaigns/', body, idem);
     expect({ status: again.status, text: again.text, replayed: again.headers['idempotent-replayed'] }).toEqual({ status: 409, text: retry.text, replayed: 'true' });
     expect(await count('/v1/campaigns/')).toBe(before);
+  });
+
+  describe('answers worth retrying (5xx) are not stored', () => {
+    async function referralToConvert(): Promise<{ id: string }> {
+      const name = unique('m');
+      const member = (await post('/v1/members/', { identifier: name, email: `${name}@example.com` })).body;
+      return (await post('/v1/referrals/', { user_identifier: unique('u'), member_code: member.code })).body;
+    }
+
+    it('a 503 before any effect releases the key: the retry runs again', async () => {
+      // The provider is unreachable (a closed local port): the order lookup fails before anything is written.
+      await saveProviderSettings(accountId, { vendorId: 1, authCode: 'x', publicKey: PUBLIC_KEY, vendorsApiUrl: 'http://127.0.0.1:9/api', checkoutApiUrl: 'http://127.0.0.1:9/api' });
+      const referral = await referralToConvert();
+      const idem = unique('provider-down');
+      const first = await post(`/v1/referrals/${referral.id}/conversion/`, { checkout_id: 'chk_1' }, idem);
+      expect(first.status).toBe(503);
+      expect(await record(idem)).toBeUndefined();
+      const again = await post(`/v1/referrals/${referral.id}/conversion/`, { checkout_id: 'chk_1' }, idem);
+      expect({ status: again.status, replayed: again.headers['idempotent-replayed'] }).toEqual({ status: 503, replayed: undefined });
+    });
+
+    it('a 503 after the effect committed (the queue send failed): the retry gets the effect-lost 409, never a second effect', async () => {
+      const referral = await referralToConvert();
+      const subscription = await saveSubscription(accountId, {
+        id: 93_000_000 + (Date.now() % 1_000_000),
+        unit_price: '10.00', currency: 'USD', status: 'active', email: 'b@example.com', next_bill_date: null, last_bill_date: null,
+        plan: { id: 1, name: 'P', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' },
+      });
+      const saved = process.env.REWARDS_QUEUE_URL;
+      process.env.SQS_ENDPOINT = 'http://127.0.0.1:9';
+      process.env.REWARDS_QUEUE_URL = 'http://127.0.0.1:9/000000000000/rewards';
+      resetConfig();
+      resetQueueClient();
+      const idem = unique('send-failed');
+      try {
+        const first = await post(`/v1/referrals/${referral.id}/conversion/`, { subscription_id: subscription.id }, idem);
+        expect(first.status).toBe(503);
+      } finally {
+        if (saved === undefined) delete process.env.REWARDS_QUEUE_URL;
+        else process.env.REWARDS_QUEUE_URL = saved;
+        delete process.env.SQS_ENDPOINT;
+        resetConfig();
+        resetQueueClient();
+      }
+      // Committed: the referral is converted and the key's record says so; its lock was released at once.
+      expect((await api('GET', `/v1/referrals/${referral.id}/`, { key })).body.is_converted).toBe(true);
+      expect(await record(idem)).toMatchObject({ state: 'in_progress', locked_until: 0, effect_by: expect.any(String) });
+      const retry = await post(`/v1/referrals/${referral.id}/conversion/`, { subscription_id: subscription.id }, idem);
+      expect({ status: retry.status, body: retry.body }).toEqual({ status: 409, body: { detail: EFFECT_LOST } });
+    });
   });
 
   it("the effect marker is written by the effect's own transaction", async () => {
