@@ -51,13 +51,13 @@ export const workers: readonly QueueWorker[] = [
     providerSecrets: true,
   },
   {
-    // One outbox event -> one delivery per subscribed endpoint.
+    // One outbox event -> one delivery per subscribed endpoint; a deleted endpoint's deliveries removed.
     name: 'WebhookFanout',
     entry: 'functions/workers/webhook-fanout.ts',
     queue: 'webhook-events',
     timeoutSeconds: 30,
     batchSize: 10,
-    sends: ['webhook-deliveries'],
+    sends: ['webhook-deliveries', 'webhook-events'],
     providerSecrets: false,
   },
   {

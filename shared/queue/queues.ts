@@ -62,6 +62,13 @@ export interface DispatchEventMessage {
   event_id: string;
 }
 
+/** Remove a page of a deleted endpoint's deliveries (idempotent; re-queued by the sweep until none remain). */
+export interface PurgeEndpointMessage {
+  kind: 'purge-endpoint';
+  account_id: string;
+  endpoint_id: string;
+}
+
 /** Make the due attempt of one delivery (idempotent on the delivery and its attempt count). */
 export interface DeliverMessage {
   kind: 'deliver';
@@ -74,6 +81,6 @@ export interface DeliverMessage {
 export interface QueueMessages {
   'provider-events': ProviderEventMessage;
   rewards: RewardMessage;
-  'webhook-events': DispatchEventMessage;
+  'webhook-events': DispatchEventMessage | PurgeEndpointMessage;
   'webhook-deliveries': DeliverMessage;
 }

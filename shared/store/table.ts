@@ -43,7 +43,8 @@ export type EntityType =
   | 'Event'
   | 'WebhookEndpoint'
   | 'WebhookSecret'
-  | 'WebhookDelivery';
+  | 'WebhookDelivery'
+  | 'WebhookPurge';
 
 /** Counter names; each is one item `pk=A#<acct>`, `sk=COUNT#<name>` with a numeric attribute `n`. */
 export type CounterName = 'campaigns' | 'members' | 'referrals' | 'subscriptions' | `subscriptions#${string}` | 'webhook_endpoints';
@@ -142,6 +143,9 @@ export const keys = {
    */
   outboxShard: (shard: number) => `OUTBOX#${shard}`,
   deliveryDueShard: (shard: number) => `WEBHOOK_DUE#${shard}`,
+  purgeShard: (shard: number) => `WEBHOOK_PURGE#${shard}`,
+  /** A deleted endpoint whose deliveries are still to be removed (written by the delete, in its transaction). */
+  webhookPurge: (acct: string, endpointId: string): Key => ({ pk: `A#${acct}#WEBHOOK_PURGE`, sk: endpointId }),
 };
 
 /** Shards of the operator-level sparse index partitions (outbox, due deliveries). */

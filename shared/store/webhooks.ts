@@ -8,7 +8,7 @@
 //   first, counted on the endpoint (`delivery_count`) in the same transaction. While it waits for an
 //   attempt it has an entry in the sparse GSI2 partition `WEBHOOK_DUE#<shard>` sorted by due time,
 //   which the webhook sweep reads.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
 import { NotFoundError, ValidationError } from '../domain/errors';
 import type { EventType } from '../domain/events';
@@ -193,14 +193,31 @@ export async function updateEndpoint(accountId: string, id: string, patch: Updat
   }, (err) => err instanceof StaleEndpointError);
 }
 
-/** Deletes the endpoint and its secret; pending deliveries are cancelled when their attempt comes. */
+/**
+ * Deletes the endpoint and its secret, and records a purge of its deliveries (removed page by page by the
+ * fan-out worker, driven by the sweep), in one transaction.
+ */
 export async function deleteEndpoint(accountId: string, id: string): Promise<void> {
   if (!isEntityId(id)) throw new NotFoundError();
+  const now = Date.now();
   try {
     await transact([
       { Delete: { TableName: tableName(), Key: keys.webhookEndpoint(accountId, id), ConditionExpression: 'attribute_exists(pk)' } },
       { Delete: { TableName: tableName(), Key: keys.webhookSecret(accountId, id) } },
       counterUpdate(accountId, 'webhook_endpoints', -1),
+      {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...keys.webhookPurge(accountId, id),
+            type: 'WebhookPurge',
+            account_id: accountId,
+            endpoint_id: id,
+            gsi2pk: keys.purgeShard(dueShard(id)),
+            gsi2sk: `${timeKey(now)}#${accountId}#${id}`,
+          },
+        },
+      },
     ]);
   } catch (err) {
     if (err instanceof ConditionsFailedError && err.failed(0)) throw new NotFoundError();
@@ -402,4 +419,40 @@ export async function dueDeliveries(shard: number, nowMs: number, limit = 1000):
     const [, account, endpoint, ...rest] = String(i.gsi2sk).split('#');
     return account && endpoint ? [{ account_id: account, endpoint_id: endpoint, delivery: rest.join('#') }] : [];
   });
+}
+
+/** Deleted endpoints whose deliveries are still to be removed, of one shard. */
+export async function pendingPurges(shard: number, nowMs: number, limit = 100): Promise<{ account_id: string; endpoint_id: string }[]> {
+  const items = await queryIndexPages(keys.purgeShard(shard), timeKey(nowMs + 1), limit);
+  return items.map((i) => ({ account_id: String(i.account_id), endpoint_id: String(i.endpoint_id) }));
+}
+
+export const PURGE_PAGE = 100;
+
+/** Removes up to PURGE_PAGE deliveries of a deleted endpoint; once none remain, its purge record. Returns how many it removed. */
+export async function purgeDeliveriesPage(accountId: string, endpointId: string): Promise<number> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.webhookDeliveriesOf(accountId, endpointId) },
+      ProjectionExpression: 'pk, sk',
+      Limit: PURGE_PAGE,
+    }),
+  );
+  const found = (out.Items ?? []) as Key[];
+  if (found.length === 0) {
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.webhookPurge(accountId, endpointId) }));
+    return 0;
+  }
+  for (let i = 0; i < found.length; i += 25) {
+    let pending: Record<string, unknown>[] = found.slice(i, i + 25).map((k) => ({ DeleteRequest: { Key: { pk: k.pk, sk: k.sk } } }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 8) throw Object.assign(new Error('BatchWrite left deletes unprocessed'), { name: 'ThrottlingException' });
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
+      const res = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending as never } }));
+      pending = (res.UnprocessedItems?.[tableName()] ?? []) as Record<string, unknown>[];
+    }
+  }
+  return found.length;
 }

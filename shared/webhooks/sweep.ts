@@ -2,14 +2,15 @@
 // deliveries. It reads two sparse GSI2 partitions per shard, never a Scan:
 // - `OUTBOX#<shard>`: events committed more than GRACE_MS ago and still not dispatched (their hand-off
 //   after the commit did not happen) -> `webhook-events`;
-// - `WEBHOOK_DUE#<shard>`: deliveries whose next attempt is due (retries, lapsed leases) -> `webhook-deliveries`.
+// - `WEBHOOK_DUE#<shard>`: deliveries whose next attempt is due (retries, lapsed leases) -> `webhook-deliveries`;
+// - `WEBHOOK_PURGE#<shard>`: deleted endpoints whose deliveries are still stored -> `webhook-events` (purge).
 // Entries leave the partitions when the fan-out dispatched the event / an attempt recorded its outcome,
 // so a message sent twice is harmless (both workers are idempotent).
 import { clock } from '../domain/clock';
 import { publishAll } from '../queue/publish';
 import { undispatchedEvents } from '../store/outbox';
 import { SWEEP_SHARDS } from '../store/table';
-import { dueDeliveries } from '../store/webhooks';
+import { dueDeliveries, pendingPurges } from '../store/webhooks';
 
 /** An event younger than this is probably being dispatched right now. */
 export const GRACE_MS = 30_000;
@@ -38,7 +39,16 @@ export async function sweepDeliveries(nowMs = clock.now()): Promise<number> {
   });
 }
 
-export async function sweep(nowMs = clock.now()): Promise<{ events: number; deliveries: number }> {
-  const [events, deliveries] = await Promise.all([sweepOutbox(nowMs), sweepDeliveries(nowMs)]);
-  return { events, deliveries };
+/** Deleted endpoints with deliveries left: one purge message each (the worker removes a page per message). */
+export async function sweepPurges(nowMs = clock.now()): Promise<number> {
+  return eachShard(async (shard) => {
+    const purges = await pendingPurges(shard, nowMs);
+    if (purges.length > 0) await publishAll('webhook-events', purges.map((p) => ({ kind: 'purge-endpoint' as const, ...p })));
+    return purges.length;
+  });
+}
+
+export async function sweep(nowMs = clock.now()): Promise<{ events: number; deliveries: number; purges: number }> {
+  const [events, deliveries, purges] = await Promise.all([sweepOutbox(nowMs), sweepDeliveries(nowMs), sweepPurges(nowMs)]);
+  return { events, deliveries, purges };
 }

@@ -1,7 +1,8 @@
 // Outgoing webhooks (issue 7, item 3): endpoint CRUD, a local receiver gets signed events exactly as the
 // README documents them, failures retried with exponential backoff (time moved by the test's clock, the
 // sweep run by hand), give-up and disabling after 3 days, SSRF targets refused at registration and at
-// delivery, the outbox healing path, and no second event for a replayed request.
+// delivery, the outbox healing path, no second event for a replayed request, and the purge of a deleted
+// endpoint's deliveries.
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,10 +10,10 @@ import type { Pollers } from '../../infra/local/pollers';
 import { resetConfig } from '../../shared/config';
 import { clock } from '../../shared/domain/clock';
 import { EVENT_TYPES } from '../../shared/domain/events';
-import { getItem } from '../../shared/store/ops';
+import { getItem, queryAll } from '../../shared/store/ops';
 import { applyProviderUpdate } from '../../shared/store/subscriptions';
 import { keys } from '../../shared/store/table';
-import { sweepDeliveries, sweepOutbox, GRACE_MS } from '../../shared/webhooks/sweep';
+import { sweepDeliveries, sweepOutbox, sweepPurges, GRACE_MS } from '../../shared/webhooks/sweep';
 import { verifyWebhook } from '../../shared/webhooks/verify';
 import { api, type ApiResponse } from '../support/api';
 import { newAccount, pollUntil } from '../support/fixtures';
@@ -302,6 +303,15 @@ describe('delivery', () => {
     });
     expect(list.count).toBe(events.length);
     expect(byType('reward.created')).toHaveLength(1);
+
+    // Deleting the endpoint removes its deliveries too (the sweep drives the purge, page by page).
+    expect((await call('DELETE', `/v1/webhook-endpoints/${hook.id}/`, undefined, apiKey)).status).toBe(204);
+    expect((await queryAll({ partitionValue: keys.webhookDeliveriesOf(acct, hook.id), consistent: true })).length).toBe(events.length);
+    await pollUntil(async () => {
+      await sweepPurges();
+      const left = await queryAll({ partitionValue: keys.webhookDeliveriesOf(acct, hook.id), consistent: true });
+      return left.length === 0 && (await getItem(keys.webhookPurge(acct, hook.id))) === undefined;
+    }, { timeoutMs: 15_000, intervalMs: 300 });
   });
 
   it('failures are retried with exponential backoff until a success', async () => {
