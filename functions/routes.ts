@@ -9,7 +9,7 @@ import type { QueueName } from '../shared/queue/queues';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
-/** What the route's function may do to the table: read-only routes get read-only IAM access, 'none' none. */
+/** What the route's function may do to the table: read-only routes get read-only IAM access; 'none' no access. */
 export type TableAccess = 'read' | 'write' | 'none';
 
 export interface Route {
@@ -24,19 +24,30 @@ export interface Route {
   queues?: QueueName[];
   /** Whether the handler reads the provider's secret settings (vendor auth code); others are denied. */
   providerSecrets?: boolean;
+  /** Whether the handler writes or deletes webhook signing secrets; others are denied them. */
+  webhookSecrets?: boolean;
   /** Lambda timeout when the default (10 s) is not enough; API Gateway gives up at 30 s. */
   timeoutSeconds?: number;
   /**
    * How callers authenticate: a secret API key (default), the provider's signature in the body, the
-   * account's publishable key (public /js/v1/ endpoints), or nothing (the script and CORS preflights).
+   * account's publishable key (public /js/v1/ endpoints), or nothing (the script, CORS preflights and the
+   * public documentation).
    */
   auth?: 'api-key' | 'provider-signature' | 'publishable-key' | 'none';
 }
 
 export const routes: readonly Route[] = [
   { name: 'ListReferrals', method: 'GET', path: '/v1/referrals/', entry: 'functions/referrals/list.ts', table: 'read' },
-  // A referral in a double-sided campaign queues the creation of its coupon (rewards queue).
-  { name: 'CreateReferral', method: 'POST', path: '/v1/referrals/', entry: 'functions/referrals/create.ts', table: 'write', queues: ['rewards'] },
+  // A referral in a double-sided campaign queues the creation of its coupon (rewards queue); writes that
+  // emit webhook events hand them to `webhook-events` right after their commit.
+  {
+    name: 'CreateReferral',
+    method: 'POST',
+    path: '/v1/referrals/',
+    entry: 'functions/referrals/create.ts',
+    table: 'write',
+    queues: ['rewards', 'webhook-events'],
+  },
   { name: 'GetReferral', method: 'GET', path: '/v1/referrals/{id}/', entry: 'functions/referrals/get.ts', table: 'read' },
   // The specification's path has no /v1/ prefix; the contract adds the /v1/ alias.
   {
@@ -48,7 +59,7 @@ export const routes: readonly Route[] = [
     path: '/referrals/{id}/conversion/',
     entry: 'functions/referrals/convert.ts',
     table: 'write',
-    queues: ['rewards'],
+    queues: ['rewards', 'webhook-events'],
     providerSecrets: true,
   },
   {
@@ -58,7 +69,7 @@ export const routes: readonly Route[] = [
     path: '/v1/referrals/{id}/conversion/',
     entry: 'functions/referrals/convert.ts',
     table: 'write',
-    queues: ['rewards'],
+    queues: ['rewards', 'webhook-events'],
     providerSecrets: true,
   },
   { name: 'DeleteReferral', method: 'DELETE', path: '/v1/referrals/{id}/', entry: 'functions/referrals/delete.ts', table: 'write' },
@@ -77,7 +88,14 @@ export const routes: readonly Route[] = [
   { name: 'DeleteCampaign', method: 'DELETE', path: '/v1/campaigns/{id}/', entry: 'functions/campaigns/delete.ts', table: 'write' },
 
   { name: 'ListMembers', method: 'GET', path: '/v1/members/', entry: 'functions/members/list.ts', table: 'read' },
-  { name: 'CreateMember', method: 'POST', path: '/v1/members/', entry: 'functions/members/create.ts', table: 'write' },
+  {
+    name: 'CreateMember',
+    method: 'POST',
+    path: '/v1/members/',
+    entry: 'functions/members/create.ts',
+    table: 'write',
+    queues: ['webhook-events'],
+  },
   { name: 'GetMember', method: 'GET', path: '/v1/members/{id}/', entry: 'functions/members/get.ts', table: 'read' },
   // Attaching a subscription to a member applies the member's pending credits (through the rewards queue).
   {
@@ -117,9 +135,37 @@ export const routes: readonly Route[] = [
     table: 'write',
     auth: 'publishable-key',
     // The coupon job of a double-sided campaign, as for POST /v1/referrals/.
-    queues: ['rewards'],
+    queues: ['rewards', 'webhook-events'],
   },
   { name: 'CreateJsReferralPreflight', method: 'OPTIONS', path: '/js/v1/referrals/', entry: 'functions/js/preflight.ts', table: 'none', auth: 'none' },
+
+  // Outgoing webhooks: endpoints (the signing secret is shown once, by the create) and their deliveries.
+  { name: 'ListWebhookEndpoints', method: 'GET', path: '/v1/webhook-endpoints/', entry: 'functions/webhook-endpoints/list.ts', table: 'read' },
+  {
+    name: 'CreateWebhookEndpoint',
+    method: 'POST',
+    path: '/v1/webhook-endpoints/',
+    entry: 'functions/webhook-endpoints/create.ts',
+    table: 'write',
+    webhookSecrets: true,
+  },
+  { name: 'GetWebhookEndpoint', method: 'GET', path: '/v1/webhook-endpoints/{id}/', entry: 'functions/webhook-endpoints/get.ts', table: 'read' },
+  { name: 'UpdateWebhookEndpoint', method: 'PATCH', path: '/v1/webhook-endpoints/{id}/', entry: 'functions/webhook-endpoints/update.ts', table: 'write' },
+  {
+    name: 'DeleteWebhookEndpoint',
+    method: 'DELETE',
+    path: '/v1/webhook-endpoints/{id}/',
+    entry: 'functions/webhook-endpoints/delete.ts',
+    table: 'write',
+    webhookSecrets: true,
+  },
+  {
+    name: 'ListWebhookDeliveries',
+    method: 'GET',
+    path: '/v1/webhook-endpoints/{id}/deliveries/',
+    entry: 'functions/webhook-endpoints/deliveries.ts',
+    table: 'read',
+  },
 
   // Paddle Classic alerts: no API key (the p_signature is the credential); verify, queue, 200.
   {
@@ -131,7 +177,13 @@ export const routes: readonly Route[] = [
     queues: ['provider-events'],
     auth: 'provider-signature',
   },
+
+  // The API's own description: public, no table access. Generated from this table (shared/openapi).
+  { name: 'GetOpenApi', method: 'GET', path: '/v1/openapi.json', entry: 'functions/docs/openapi.ts', table: 'none', auth: 'none' },
+  { name: 'ApiDocs', method: 'GET', path: '/docs/', entry: 'functions/docs/reference.ts', table: 'none', auth: 'none' },
 ];
+
+export const publicDocumentationRoutes = ['GetOpenApi', 'ApiDocs'] as const;
 
 /**
  * Answers every request no route matches: 404 for an unknown path, 405 (with `Allow`) for a known

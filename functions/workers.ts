@@ -17,6 +17,8 @@ export interface QueueWorker {
   sends: QueueName[];
   /** Whether it reads the provider's secret settings (vendor auth code). */
   providerSecrets: boolean;
+  /** Whether it reads webhook signing secrets (to sign deliveries); others are denied them. */
+  webhookSecrets?: boolean;
 }
 
 export interface ScheduledJob {
@@ -36,7 +38,7 @@ export const workers: readonly QueueWorker[] = [
     queue: 'provider-events',
     timeoutSeconds: 30,
     batchSize: 10,
-    sends: ['provider-events', 'rewards'],
+    sends: ['provider-events', 'rewards', 'webhook-events'],
     providerSecrets: true,
   },
   {
@@ -45,7 +47,7 @@ export const workers: readonly QueueWorker[] = [
     queue: 'rewards',
     timeoutSeconds: 30,
     batchSize: 10,
-    sends: ['rewards', 'member-emails'],
+    sends: ['rewards', 'member-emails', 'webhook-events'],
     providerSecrets: true,
   },
   {
@@ -67,6 +69,27 @@ export const workers: readonly QueueWorker[] = [
     sends: [],
     providerSecrets: false,
   },
+  {
+    // One outbox event -> one delivery per subscribed endpoint; a deleted endpoint's deliveries removed.
+    name: 'WebhookFanout',
+    entry: 'functions/workers/webhook-fanout.ts',
+    queue: 'webhook-events',
+    timeoutSeconds: 30,
+    batchSize: 10,
+    sends: ['webhook-deliveries', 'webhook-events'],
+    providerSecrets: false,
+  },
+  {
+    // One signed POST per record (10 s timeout each, 5 records at a time).
+    name: 'WebhookDelivery',
+    entry: 'functions/workers/webhook-delivery.ts',
+    queue: 'webhook-deliveries',
+    timeoutSeconds: 30,
+    batchSize: 5,
+    sends: [],
+    providerSecrets: false,
+    webhookSecrets: true,
+  },
 ];
 
 export const scheduledJobs: readonly ScheduledJob[] = [
@@ -78,6 +101,15 @@ export const scheduledJobs: readonly ScheduledJob[] = [
     everyMinutes: 360,
     timeoutSeconds: 60,
     sends: ['provider-events'],
+    providerSecrets: false,
+  },
+  {
+    // The outbox's healing path and the retry clock of webhook deliveries (sparse GSI2 partitions).
+    name: 'WebhookSweep',
+    entry: 'functions/workers/webhook-sweep.ts',
+    everyMinutes: 1,
+    timeoutSeconds: 60,
+    sends: ['webhook-events', 'webhook-deliveries'],
     providerSecrets: false,
   },
 ];

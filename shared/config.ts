@@ -2,6 +2,7 @@ import { DEFAULT_API_RATES, isPlan, PLANS, type Plan } from './domain/plans';
 
 // Environment -> typed configuration, read once per container. Handlers never read process.env:
 // they receive what they need from here through shared/http and shared/store.
+import type { QueueName } from './queue/queues';
 
 export interface Config {
   /** DynamoDB table holding every item (single-table design). */
@@ -16,7 +17,7 @@ export interface Config {
   /** Endpoint override for the local SQS (`npm start`, tests); undefined in AWS. */
   sqsEndpoint: string | undefined;
   /** Queue URLs by queue name (see shared/queue/queues.ts); a function only gets the ones it sends to. */
-  queueUrls: { 'provider-events': string | undefined; rewards: string | undefined; 'member-emails': string | undefined; 'email-events': string | undefined };
+  queueUrls: Record<QueueName, string | undefined>;
   /** Timeout of one call to the payment provider (milliseconds). */
   providerTimeoutMs: number;
   /** How long provider settings (public key, vendor id, URLs) stay cached in the container (seconds). */
@@ -31,6 +32,19 @@ export interface Config {
   sesConfigurationSet: string | undefined;
   /** Sender of member emails for an account without its own (`account set-email`). */
   emailDefaultFrom: { address: string; name: string };
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** Local mode: http:// and loopback addresses are allowed for endpoint URLs (never in AWS). */
+  allowLoopback: boolean;
+  /** First retry delay; each later one doubles, up to maxRetrySeconds. */
+  retryBaseSeconds: number;
+  maxRetrySeconds: number;
+  /** A delivery is given up, and an endpoint failing without a success is disabled, after this long (3 days). */
+  giveUpSeconds: number;
+  /** One delivery attempt's HTTP timeout. */
+  timeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -74,6 +88,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rewards: env.REWARDS_QUEUE_URL || undefined,
       'member-emails': env.MEMBER_EMAILS_QUEUE_URL || undefined,
       'email-events': env.EMAIL_EVENTS_QUEUE_URL || undefined,
+      'webhook-events': env.WEBHOOK_EVENTS_QUEUE_URL || undefined,
+      'webhook-deliveries': env.WEBHOOK_DELIVERIES_QUEUE_URL || undefined,
     },
     providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', env.PROVIDER_TIMEOUT_MS, 4000),
     providerCacheTtlSeconds: integer('PROVIDER_CACHE_TTL_SECONDS', env.PROVIDER_CACHE_TTL_SECONDS, 60),
@@ -89,6 +105,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emailDefaultFrom: {
       address: env.EMAIL_DEFAULT_FROM || 'no-reply@refloop.local',
       name: env.EMAIL_DEFAULT_FROM_NAME || 'Refloop',
+    },
+    webhooks: {
+      allowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === '1' || env.WEBHOOK_ALLOW_LOOPBACK === 'true',
+      retryBaseSeconds: integer('WEBHOOK_RETRY_BASE_SECONDS', env.WEBHOOK_RETRY_BASE_SECONDS, 60),
+      maxRetrySeconds: integer('WEBHOOK_RETRY_MAX_SECONDS', env.WEBHOOK_RETRY_MAX_SECONDS, 6 * 3600),
+      giveUpSeconds: integer('WEBHOOK_GIVE_UP_SECONDS', env.WEBHOOK_GIVE_UP_SECONDS, 3 * 24 * 3600),
+      timeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000),
     },
   };
 }

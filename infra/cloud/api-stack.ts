@@ -47,6 +47,9 @@ export function gatewayPath(path: string): string {
  */
 export const PROVIDER_SECRET_KEY_PATTERN = `A#${'?'.repeat(16)}#PROVIDER_SECRET`;
 
+/** Partition keys of the webhook signing secrets (`keys.webhookSecret`: `A#<acct>#WEBHOOK_SECRET`). */
+export const WEBHOOK_SECRET_KEY_PATTERN = `A#${'?'.repeat(16)}#WEBHOOK_SECRET`;
+
 /** The item actions whose dynamodb:LeadingKeys is the partition key (of the table or of the index queried). */
 export const SECRET_ITEM_ACTIONS = [
   'dynamodb:GetItem',
@@ -82,6 +85,22 @@ export function denyProviderSecrets(fn: RefloopFunction, table: ITable): void {
   );
   fn.addToRolePolicy(
     new PolicyStatement({ sid: 'DenyTableScan', effect: Effect.DENY, actions: ['dynamodb:Scan'], resources }),
+  );
+}
+
+/**
+ * Webhook signing secrets sign deliveries as the tenant: only the endpoint create / delete routes (which
+ * write and delete them) and the delivery worker (which signs) may touch their items.
+ */
+export function denyWebhookSecrets(fn: RefloopFunction, table: ITable): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      sid: 'DenyWebhookSecretItems',
+      effect: Effect.DENY,
+      actions: SECRET_ITEM_ACTIONS,
+      resources: [table.tableArn, `${table.tableArn}/index/*`],
+      conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [WEBHOOK_SECRET_KEY_PATTERN] } },
+    }),
   );
 }
 
@@ -122,6 +141,7 @@ export class RefloopApiStack extends Stack {
         description: `${route.method} ${route.path}`,
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
       });
+      // Routes without table access (the script, CORS preflights, public documentation) get no grant.
       if (route.table !== 'none') fn.bindTable(props.table, route.table);
       this.functions.set(route.name, fn);
       this.api.addRoutes({
@@ -169,9 +189,9 @@ export class RefloopApiStack extends Stack {
 
     // Queue URLs and send permission for the functions that send; the provider secret for those that need it.
     const users = [
-      ...routes.map((r) => ({ name: r.name, sends: r.queues ?? [], providerSecrets: r.providerSecrets === true })),
-      ...workers.map((w) => ({ name: w.name, sends: w.sends, providerSecrets: w.providerSecrets })),
-      ...scheduledJobs.map((j) => ({ name: j.name, sends: j.sends, providerSecrets: j.providerSecrets })),
+      ...routes.map((r) => ({ name: r.name, sends: r.queues ?? [], providerSecrets: r.providerSecrets === true, webhookSecrets: r.webhookSecrets === true })),
+      ...workers.map((w) => ({ name: w.name, sends: w.sends, providerSecrets: w.providerSecrets, webhookSecrets: w.webhookSecrets === true })),
+      ...scheduledJobs.map((j) => ({ name: j.name, sends: j.sends, providerSecrets: j.providerSecrets, webhookSecrets: false })),
     ];
     for (const user of users) {
       const fn = this.functions.get(user.name);
@@ -183,6 +203,7 @@ export class RefloopApiStack extends Stack {
         queue.grantSendMessages(fn);
       }
       if (!user.providerSecrets) denyProviderSecrets(fn, props.table);
+      if (!user.webhookSecrets) denyWebhookSecrets(fn, props.table);
     }
 
     const emailSender = this.queueWorkers.get('member-emails');

@@ -97,6 +97,8 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     process.env.AUTH_CACHE_TTL_SECONDS ??= '0';
     // Member emails are written to DATA_DIR/outbox as .eml files (one per message) instead of SES.
     process.env.EMAIL_OUTBOX_DIR = join(dataDir, 'outbox');
+    // Local mode: webhook endpoints may be http:// on loopback (a receiver on this laptop). Never in AWS.
+    process.env.WEBHOOK_ALLOW_LOOPBACK ??= '1';
     resetConfig();
     resetClients();
 

@@ -5,11 +5,7 @@ import { pythonType } from '../schemas/fields';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-function header(event: APIGatewayProxyEventV2, name: string): string | undefined {
-  const headers = event.headers ?? {};
-  for (const key of Object.keys(headers)) if (key.toLowerCase() === name) return headers[key];
-  return undefined;
-}
+import { header } from './respond';
 
 /** The decoded JSON object of the request; `{}` when there is no body at all. */
 export function parseJsonBody(event: APIGatewayProxyEventV2): Record<string, unknown> {

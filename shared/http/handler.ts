@@ -4,15 +4,15 @@
 //   export const handler = apiHandler({ body: createReferralBody }, ({ principal, body }) => ...);
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type * as v from 'valibot';
-import { config } from '../config';
 import type { Principal } from '../store/accounts';
 import { validate } from '../schemas/fields';
 import { authenticate } from './auth';
-import { header, parseJsonBody } from './body';
+import { parseJsonBody } from './body';
+import { idempotent, storeForReplay } from './idempotency';
 import { limitApiKey } from './rate-limits';
 
 export { jsonResult, publicHandler, type Result };
-import { jsonResult, publicHandler, type Result } from './respond';
+import { baseUrl, jsonResult, publicHandler, type Result } from './respond';
 
 export interface ApiRequest<B, Q> {
   principal: Principal;
@@ -27,6 +27,8 @@ export interface ApiRequest<B, Q> {
 export interface Reply {
   status: number;
   body?: unknown;
+  /** What an Idempotency-Key replay shows instead of `body` (a body with a secret shown only once). */
+  replayBody?: unknown;
 }
 
 export const ok = (body: unknown): Reply => ({ status: 200, body });
@@ -36,13 +38,6 @@ export const noContent = (): Reply => ({ status: 204 });
 type Schema = v.GenericSchema;
 type Out<S> = S extends Schema ? v.InferOutput<S> : undefined;
 
-function baseUrl(event: APIGatewayProxyEventV2): string {
-  const configured = config().publicBaseUrl;
-  if (configured) return configured;
-  const proto = header(event, 'x-forwarded-proto')?.split(',')[0]?.trim() || 'https';
-  const host = header(event, 'host') || event.requestContext?.domainName || 'localhost';
-  return `${proto}://${host}`;
-}
 
 export function apiHandler<BS extends Schema | undefined = undefined, QS extends Schema | undefined = undefined>(
   schemas: { body?: BS; query?: QS },
@@ -50,23 +45,28 @@ export function apiHandler<BS extends Schema | undefined = undefined, QS extends
 ) {
   return publicHandler(async (event) => {
     const principal = await authenticate(event);
-    // Validation happens once, here at the boundary: the body first (415/413/400 on its form), then
-    // its fields and the query string; inside the domain the types are trusted.
-    const body = (schemas.body ? validate(schemas.body, parseJsonBody(event)) : undefined) as Out<BS>;
-    const query = (schemas.query ? validate(schemas.query, event.queryStringParameters ?? {}) : undefined) as Out<QS>;
-    const request = { principal, params: (event.pathParameters ?? {}) as Record<string, string>, body, query, baseUrl: baseUrl(event), event };
-    // The key's rate limit (one conditional UpdateItem). A write waits for it, so a refused write changes
-    // nothing; a read runs beside it and its answer is dropped when the limit refuses: no extra depth.
-    let reply: Reply;
-    if (event.requestContext?.http?.method === 'GET') {
-      const [limited, answered] = await Promise.allSettled([limitApiKey(principal), fn(request)]);
-      if (limited.status === 'rejected') throw limited.reason;
-      if (answered.status === 'rejected') throw answered.reason;
-      reply = answered.value;
-    } else {
-      await limitApiKey(principal);
-      reply = await fn(request);
-    }
-    return jsonResult(reply.status, reply.body, event);
+    // Writes sent with an Idempotency-Key run under it (./idempotency.ts): validation answers included,
+    // and a 429 releases the key so the retry runs.
+    return idempotent(event, principal.accountId, async () => {
+      // Validation happens once, here at the boundary: the body first (415/413/400 on its form), then
+      // its fields and the query string; inside the domain the types are trusted.
+      const body = (schemas.body ? validate(schemas.body, parseJsonBody(event)) : undefined) as Out<BS>;
+      const query = (schemas.query ? validate(schemas.query, event.queryStringParameters ?? {}) : undefined) as Out<QS>;
+      const request = { principal, params: (event.pathParameters ?? {}) as Record<string, string>, body, query, baseUrl: baseUrl(event), event };
+      // The key's rate limit (one conditional UpdateItem). A write waits for it, so a refused write changes
+      // nothing; a read runs beside it and its answer is dropped when the limit refuses: no extra depth.
+      let reply: Reply;
+      if (event.requestContext?.http?.method === 'GET') {
+        const [limited, answered] = await Promise.allSettled([limitApiKey(principal), fn(request)]);
+        if (limited.status === 'rejected') throw limited.reason;
+        if (answered.status === 'rejected') throw answered.reason;
+        reply = answered.value;
+      } else {
+        await limitApiKey(principal);
+        reply = await fn(request);
+      }
+      const result = jsonResult(reply.status, reply.body, event);
+      return reply.replayBody === undefined ? result : storeForReplay(result, reply.replayBody);
+    });
   });
 }

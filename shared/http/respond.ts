@@ -3,12 +3,29 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
+import { config } from '../config';
 import { errorResponse } from './errors';
+
+/** A request header, case-insensitively. */
+export function header(event: APIGatewayProxyEventV2, name: string): string | undefined {
+  const headers = event.headers ?? {};
+  for (const key of Object.keys(headers)) if (key.toLowerCase() === name) return headers[key];
+  return undefined;
+}
 
 export type Result = APIGatewayProxyStructuredResultV2;
 
 export function requestId(event: APIGatewayProxyEventV2): string {
   return event.requestContext?.requestId || randomUUID();
+}
+
+/** scheme://host of the public API, for absolute links: the configured base URL, else the request's. */
+export function baseUrl(event: APIGatewayProxyEventV2): string {
+  const configured = config().publicBaseUrl;
+  if (configured) return configured;
+  const proto = header(event, 'x-forwarded-proto')?.split(',')[0]?.trim() || 'https';
+  const host = header(event, 'host') || event.requestContext?.domainName || 'localhost';
+  return `${proto}://${host}`;
 }
 
 export function jsonResult(status: number, body: unknown, event: APIGatewayProxyEventV2, headers: Record<string, string> = {}): Result {

@@ -12,6 +12,10 @@ export const QUEUES = {
   'member-emails': { envVar: 'MEMBER_EMAILS_QUEUE_URL' },
   /** SES bounce and complaint events (EventBridge in AWS; the admin CLI simulates them locally). */
   'email-events': { envVar: 'EMAIL_EVENTS_QUEUE_URL' },
+  /** Outgoing webhook events handed over from the outbox, fanned out to the account's endpoints. */
+  'webhook-events': { envVar: 'WEBHOOK_EVENTS_QUEUE_URL' },
+  /** One delivery attempt of one event to one endpoint. */
+  'webhook-deliveries': { envVar: 'WEBHOOK_DELIVERIES_QUEUE_URL' },
 } as const;
 
 export type QueueName = keyof typeof QUEUES;
@@ -89,9 +93,34 @@ export interface EmailEventMessage {
   };
 }
 
+/** An outbox event to fan out to the account's endpoints (idempotent on the event id). */
+export interface DispatchEventMessage {
+  kind: 'dispatch-event';
+  account_id: string;
+  event_id: string;
+}
+
+/** Remove a page of a deleted endpoint's deliveries (idempotent; re-queued by the sweep until none remain). */
+export interface PurgeEndpointMessage {
+  kind: 'purge-endpoint';
+  account_id: string;
+  endpoint_id: string;
+}
+
+/** Make the due attempt of one delivery (idempotent on the delivery and its attempt count). */
+export interface DeliverMessage {
+  kind: 'deliver';
+  account_id: string;
+  endpoint_id: string;
+  /** The delivery's sort key (`<event ms>#<event id>`). */
+  delivery: string;
+}
+
 export interface QueueMessages {
   'provider-events': ProviderEventMessage;
   rewards: RewardMessage;
   'member-emails': MemberEmailMessage;
   'email-events': EmailEventMessage;
+  'webhook-events': DispatchEventMessage | PurgeEndpointMessage;
+  'webhook-deliveries': DeliverMessage;
 }

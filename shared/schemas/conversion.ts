@@ -11,13 +11,13 @@ const checkoutId = field<string | null>((value) => {
   if (value === null) return { ok: true, value: null };
   const r = v.safeParse(checkoutText, value, { abortPipeEarly: true });
   return r.success ? { ok: true, value: r.output } : { ok: false, message: r.issues[0]?.message ?? 'Not a valid string.' };
-});
+}, { type: ['string', 'null'], maxLength: 100, description: "The checkout id Paddle.js's success callback gives." });
 
 const subscriptionId = field<number | null>((value) => {
   if (value === null) return { ok: true, value: null };
   const id = parseSubscriptionId(value);
   return id === null ? { ok: false, message: 'A valid integer is required.' } : { ok: true, value: id };
-});
+}, { type: ['integer', 'string', 'null'], description: 'The provider subscription id (an integer, or a string of digits). Used when both are given.' });
 
 export const conversionBody = v.object({
   checkout_id: v.optional(checkoutId),

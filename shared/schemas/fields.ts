@@ -12,10 +12,18 @@ const NOT_STRING = 'Not a valid string.';
 
 type Parse<T> = (value: unknown) => { ok: true; value: T } | { ok: false; message: string };
 
-/** A field whose value is checked by `parse`; the message of its first failure is the field's error. */
-export function field<T>(parse: Parse<T>) {
+/** The JSON Schema of what a field accepts, for the OpenAPI document (shared/openapi). */
+export type FieldJsonSchema = Record<string, unknown>;
+
+/**
+ * A field whose value is checked by `parse`; the message of its first failure is the field's error.
+ * `json` describes what it accepts in the OpenAPI document (valibot metadata, read by
+ * @valibot/to-json-schema); without it the field is documented as any value.
+ */
+export function field<T>(parse: Parse<T>, json: FieldJsonSchema = {}) {
   return v.pipe(
     v.unknown(),
+    v.metadata(json),
     v.rawTransform<unknown, T>(({ dataset, addIssue, NEVER }) => {
       const result = parse(dataset.value);
       if (!result.ok) {
@@ -38,15 +46,18 @@ function toText(value: unknown): { ok: true; value: string } | { ok: false; mess
   return fail(NOT_STRING);
 }
 
-export function text(max: number, opts: { pattern?: RegExp; patternMessage?: string } = {}) {
-  return field<string>((value) => {
-    const t = toText(value);
-    if (!t.ok) return t;
-    if (t.value === '') return fail(BLANK);
-    if (t.value.length > max) return fail(`Ensure this field has no more than ${max} characters.`);
-    if (opts.pattern && !opts.pattern.test(t.value)) return fail(opts.patternMessage ?? 'Enter a valid value.');
-    return t;
-  });
+export function text(max: number, opts: { pattern?: RegExp; patternMessage?: string; json?: FieldJsonSchema } = {}) {
+  return field<string>(
+    (value) => {
+      const t = toText(value);
+      if (!t.ok) return t;
+      if (t.value === '') return fail(BLANK);
+      if (t.value.length > max) return fail(`Ensure this field has no more than ${max} characters.`);
+      if (opts.pattern && !opts.pattern.test(t.value)) return fail(opts.patternMessage ?? 'Enter a valid value.');
+      return t;
+    },
+    { type: 'string', minLength: 1, maxLength: max, ...(opts.pattern ? { pattern: opts.pattern.source } : {}), ...opts.json },
+  );
 }
 
 /** Optional personal names: null or blank are stored as null. */
@@ -57,7 +68,7 @@ export function nullableText(max: number) {
     if (!t.ok) return t;
     if (t.value.length > max) return fail(`Ensure this field has no more than ${max} characters.`);
     return ok(t.value === '' ? null : t.value);
-  });
+  }, { type: ['string', 'null'], maxLength: max, description: 'Blank is stored as null.' });
 }
 
 // Deliberately simple (Django's validator is looser still on the local part); the address is
@@ -71,7 +82,7 @@ export const email = field<string>((value) => {
   if (t.value.length > 254 || !EMAIL.test(t.value)) return fail('Enter a valid email address.');
   const at = t.value.lastIndexOf('@');
   return ok(t.value.slice(0, at) + t.value.slice(at).toLowerCase());
-});
+}, { type: 'string', format: 'email', maxLength: 254 });
 
 const TRUE = new Set<unknown>([true, 'true', 'True', 'TRUE', '1', 1, 'yes', 'on']);
 const FALSE = new Set<unknown>([false, 'false', 'False', 'FALSE', '0', 0, 'no', 'off']);
@@ -81,13 +92,17 @@ export const boolean = field<boolean>((value) => {
   if (TRUE.has(value)) return ok(true);
   if (FALSE.has(value)) return ok(false);
   return fail('Must be a valid boolean.');
-});
+}, { type: 'boolean' });
 
 /** A non-negative amount with at most 10 digits and 2 decimals, parsed to integer cents. */
 export const decimal = field<number>((value) => {
   if (value === null) return fail(NOT_NULL);
   const parsed = parseDecimal(value);
   return parsed.ok ? ok(parsed.cents) : fail(parsed.message);
+}, {
+  type: ['string', 'number'],
+  description: 'A non-negative amount with at most 2 decimal places and 10 digits, as a JSON string or number.',
+  examples: ['15.00'],
 });
 
 export const currency = field<string>((value) => {
@@ -96,7 +111,7 @@ export const currency = field<string>((value) => {
   if (t.value === '') return fail(BLANK);
   if (!isCurrencyCode(t.value)) return fail(`"${t.value}" is not a valid currency code.`);
   return ok(t.value.toUpperCase());
-});
+}, { type: 'string', minLength: 3, maxLength: 3, description: 'ISO 4217 currency code (any case; stored upper case).', examples: ['USD'] });
 
 /** Whole number >= min, or null. */
 export function nullableInteger(min: number) {
@@ -107,11 +122,11 @@ export function nullableInteger(min: number) {
     if (n < min) return fail(`Ensure this value is greater than or equal to ${min}.`);
     if (n > 1200) return fail('Ensure this value is less than or equal to 1200.');
     return ok(n);
-  });
+  }, { type: ['integer', 'null'], minimum: min, maximum: 1200 });
 }
 
 /** `{ "id": ... }` or null: a reference to another resource; keys other than id are ignored. */
-export function reference<T>(parseId: (id: unknown) => T | null, invalidId: (id: unknown) => string) {
+export function reference<T>(parseId: (id: unknown) => T | null, invalidId: (id: unknown) => string, idSchema: FieldJsonSchema = {}) {
   return field<{ id: T } | null>((value) => {
     if (value === null) return ok(null);
     if (typeof value !== 'object' || Array.isArray(value)) {
@@ -121,6 +136,8 @@ export function reference<T>(parseId: (id: unknown) => T | null, invalidId: (id:
     if (raw === undefined || raw === null) return fail('This field must be an object with an id.');
     const id = parseId(raw);
     return id === null ? fail(invalidId(raw)) : ok({ id });
+  }, {
+    anyOf: [{ type: 'object', properties: { id: idSchema }, required: ['id'], description: 'A reference: other keys are ignored.' }, { type: 'null' }],
   });
 }
 

@@ -9,6 +9,7 @@ export const CODE_PATTERN = /^[A-Za-z0-9_-]+$/;
 const campaignRef = reference(
   (id) => (typeof id === 'string' ? id.trim() || null : typeof id === 'number' ? String(id) : null),
   (id) => (typeof id === 'string' ? 'This field may not be blank.' : 'Not a valid string.'),
+  { type: 'string', description: 'Campaign id.' },
 );
 
 /** Provider subscription ids are integers; a string of digits is accepted too. */
@@ -23,6 +24,7 @@ const subscriptionRef = reference(parseSubscriptionId, (id) =>
   id !== null && typeof id === 'object'
     ? `Incorrect type. Expected pk value, received ${pythonType(id)}.`
     : `Subscription ${String(id)} could not be found`,
+  { type: ['integer', 'string'], description: 'Provider subscription id (an integer, or a string of digits).' },
 );
 
 const fields = {

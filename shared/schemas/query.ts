@@ -8,15 +8,17 @@ export const pageSize = field<number>((value) => {
   if (n < 1) return { ok: false, message: 'Ensure this value is greater than or equal to 1.' };
   if (n > 100) return { ok: false, message: 'Ensure this value is less than or equal to 100.' };
   return { ok: true, value: n };
-});
+}, { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Results per page.' });
 
-const optionalString = v.optional(v.string());
+const cursor = v.optional(v.pipe(v.string(), v.description('Opaque cursor from a `next` or `previous` link; only valid with the filters it was issued for.')));
 
-export const pageQuery = { page_size: v.optional(pageSize, '20'), cursor: optionalString };
+export const pageQuery = { page_size: v.optional(pageSize, '20'), cursor };
 
-export const listReferralsQuery = v.object({ ...pageQuery, member: optionalString });
-export const listMembersQuery = v.object({ ...pageQuery, campaign: optionalString });
+export const listReferralsQuery = v.object({ ...pageQuery, member: v.optional(v.pipe(v.string(), v.description('Only referrals made by this member (id).'))) });
+export const listMembersQuery = v.object({ ...pageQuery, campaign: v.optional(v.pipe(v.string(), v.description('Only members of this campaign (id).'))) });
 export const listCampaignsQuery = v.object(pageQuery);
+/** Lists without filters (webhook endpoints, deliveries). */
+export const pageOnlyQuery = v.object(pageQuery);
 
 export const SUBSCRIPTION_STATUSES = ['active', 'trialling', 'past_due', 'deleted', 'paused'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
@@ -28,6 +30,6 @@ export const statusFilter = field<SubscriptionStatus>((value) => {
     return { ok: true, value: s as SubscriptionStatus };
   }
   return { ok: false, message: `Select a valid choice. ${String(value)} is not one of the available choices.` };
-});
+}, { type: 'string', enum: [...SUBSCRIPTION_STATUSES, 'trialing'], description: "Only subscriptions in this status (Paddle's `trialing` is accepted for `trialling`)." });
 
 export const listSubscriptionsQuery = v.object({ ...pageQuery, status: v.optional(statusFilter) });

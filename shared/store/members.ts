@@ -7,10 +7,12 @@ import { NotFoundError, ValidationError, type FieldErrors } from '../domain/erro
 import { isCampaignId, isEntityId, newEntityId, newMemberCode } from '../domain/ids';
 import type { Campaign, Member, Subscription } from '../domain/models';
 import type { CreateMemberInput, UpdateMemberInput } from '../schemas/member';
+import { memberView } from '../domain/views';
 import { toCampaign } from './campaigns';
 import { tableName } from './client';
 import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, readCounter, transact, withRetries, type TransactItem } from './ops';
 import { RaceLostError } from './ops';
+import { eventItem } from './outbox';
 import { emptyPage, queryPage, type PageRequest } from './pagination';
 import { toSubscription } from './subscriptions';
 import { GSI1, keys, type Key } from './table';
@@ -244,6 +246,7 @@ export async function createMember(accountId: string, input: Omit<CreateMemberIn
     ];
     if (campaignId) items.push(campaignCount(accountId, campaignId, 1, 'campaign'));
     if (subscriptionId) items.push(attachSubscription(accountId, subscriptionId, member.id, 'subscription'));
+    items.push({ label: 'event', item: eventItem(accountId, 'member.created', member.id, memberView(member, campaign, subscription), createdMs) });
 
     const failed = await run(items);
     if (failed.length > 0) {

@@ -10,6 +10,8 @@ import {
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { db, tableName } from './client';
+import { effectMarkerItem, IdempotencyLockLostError } from './idempotency';
+import { dispatchCommittedEvents } from './outbox';
 import { keys, type CounterName, type Key } from './table';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -55,7 +57,18 @@ const UNKNOWN_OUTCOME_ROUNDS = 2;
  * whose answer was lost is not reported as a failure (a 503 whose write happened) and is never
  * applied twice. A conflict (not applied) is retried with a new token.
  */
-export async function transact(items: TransactItem[], attempts = 6): Promise<void> {
+export async function transact(own: TransactItem[], attempts = 6): Promise<void> {
+  // Inside a request that holds an Idempotency-Key, the key's "effect committed" marker goes into the
+  // same transaction (shared/store/idempotency.ts). It is the last item: callers' indices are unchanged.
+  const marker = effectMarkerItem();
+  const items: TransactItem[] = marker ? [...own, marker as TransactItem] : own;
+  await send(items, attempts, marker !== undefined);
+  // Outbox events written by this transaction are handed to the dispatcher at once (the outbox sweep
+  // catches any whose hand-off does not happen).
+  await dispatchCommittedEvents(own);
+}
+
+async function send(items: TransactItem[], attempts: number, marked: boolean): Promise<void> {
   let token = randomUUID();
   let unknownRounds = 0;
   for (let attempt = 1; ; attempt++) {
@@ -80,6 +93,10 @@ export async function transact(items: TransactItem[], attempts = 6): Promise<voi
         continue;
       }
       if (err instanceof TransactionCanceledException && !conflict) {
+        const reasons = err.CancellationReasons ?? [];
+        if (marked && reasons[items.length - 1]?.Code === 'ConditionalCheckFailed') {
+          throw new IdempotencyLockLostError('The Idempotency-Key of this request was taken over or its effect already committed');
+        }
         throw new ConditionsFailedError((err.CancellationReasons ?? []).map((r) => r.Code ?? 'None'));
       }
       throw err;

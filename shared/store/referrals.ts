@@ -6,9 +6,11 @@
 import { NotFoundError, ValidationError } from '../domain/errors';
 import { isEntityId, newEntityId } from '../domain/ids';
 import { referralTerms, type Referral, type Subscription } from '../domain/models';
+import { referralView } from '../domain/views';
 import { toCampaign } from './campaigns';
 import { tableName } from './client';
 import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, RaceLostError, readCounter, transact, withRetries, type TransactItem } from './ops';
+import { eventItem } from './outbox';
 import { emptyPage, queryPage, type PageRequest } from './pagination';
 import { toMember } from './members';
 import { subscriptionSnapshot } from './subscriptions';
@@ -159,6 +161,7 @@ export async function createReferral(
         },
       },
       counterUpdate(accountId, 'referrals', 1),
+      eventItem(accountId, 'referral.created', referral.id, referralView(referral), createdMs),
     ];
     try {
       await transact(items);
@@ -320,9 +323,11 @@ export async function markReferralConverted(
         },
       });
     }
+    const converted: Referral = { ...referral, converted_at: now, subscription: snapshot };
+    items.push(eventItem(accountId, 'referral.converted', referral.id, referralView(converted)));
     try {
       await transact(items);
-      return { referral: { ...referral, converted_at: now, subscription: snapshot }, changed: true };
+      return { referral: converted, changed: true };
     } catch (err) {
       if (!(err instanceof ConditionsFailedError)) throw err;
       if (err.failed(0)) {

@@ -8,6 +8,8 @@ import { tableName } from './client';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
 import { batchGet, ConditionsFailedError, queryAll, counterUpdate, getItem, lookup, RaceLostError, readCounter, transact, withRetries, type TransactItem } from './ops';
+import { subscriptionView } from '../domain/views';
+import { eventItem } from './outbox';
 import { queryPage, type PageRequest } from './pagination';
 import { ALERT_MARKER_DAYS, GSI1, GSI2, keys, padSubscriptionId, timeKey, TTL_ATTRIBUTE } from './table';
 
@@ -255,6 +257,8 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
         referral_id: previous?.referral_id,
       };
       subscriptionWritten = true;
+      // One event per stored version of the subscription.
+      items.push(eventItem(accountId, 'subscription.updated', `${update.subscriptionId}:${version + 1}`, subscriptionView(subscription)));
       if (referralId) {
         // The referral shows its subscription from a snapshot (one read per GET): refresh it here.
         items.push({

@@ -43,10 +43,16 @@ export type EntityType =
   | 'RateWindow'
   | 'Click'
   | 'Refund'
-  | 'EmailMarker';
+  | 'EmailMarker'
+  | 'Idempotency'
+  | 'Event'
+  | 'WebhookEndpoint'
+  | 'WebhookSecret'
+  | 'WebhookDelivery'
+  | 'WebhookPurge';
 
 /** Counter names; each is one item `pk=A#<acct>`, `sk=COUNT#<name>` with a numeric attribute `n`. */
-export type CounterName = 'campaigns' | 'members' | 'referrals' | 'subscriptions' | `subscriptions#${string}`;
+export type CounterName = 'campaigns' | 'members' | 'referrals' | 'subscriptions' | `subscriptions#${string}` | 'webhook_endpoints';
 
 export interface Key {
   pk: string;
@@ -140,7 +146,39 @@ export const keys = {
   emailMarker: (acct: string, messageKey: string): Key => ({ pk: `A#${acct}#EMAIL#${messageKey}`, sk: 'EMAIL' }),
   /** The provider's plans (interval, name, prices), cached because alerts do not carry them. */
   plan: (acct: string, planId: number): Key => ({ pk: `A#${acct}#PLAN`, sk: padSubscriptionId(planId) }),
+
+  /** The stored first response of an Idempotency-Key (expires after IDEMPOTENCY_HOURS); keyed by the key's SHA-256. */
+  idempotency: (acct: string, keyHash: string): Key => ({ pk: `A#${acct}#IDEMPOTENCY#${keyHash}`, sk: 'IDEMPOTENCY' }),
+
+  /** Outgoing webhook events (the transactional outbox): id is deterministic per effect. */
+  event: (acct: string, eventId: string): Key => ({ pk: `A#${acct}#EVENT`, sk: eventId }),
+  webhookEndpointCollection: (acct: string) => `A#${acct}#WEBHOOK_ENDPOINT`,
+  webhookEndpoint: (acct: string, id: string): Key => ({ pk: `A#${acct}#WEBHOOK_ENDPOINT`, sk: id }),
+  /** The signing secret of an endpoint, apart from the endpoint so reads of endpoints never carry it. */
+  webhookSecret: (acct: string, endpointId: string): Key => ({ pk: `A#${acct}#WEBHOOK_SECRET`, sk: endpointId }),
+  /** Deliveries of one endpoint, newest event first: sk = `<event ms>#<event id>` (one per event and endpoint). */
+  webhookDeliveriesOf: (acct: string, endpointId: string) => `A#${acct}#WEBHOOK_DELIVERY#${endpointId}`,
+  webhookDelivery: (acct: string, endpointId: string, deliverySk: string): Key => ({
+    pk: `A#${acct}#WEBHOOK_DELIVERY#${endpointId}`,
+    sk: deliverySk,
+  }),
+  /**
+   * Operator-level sparse index partitions on GSI2 (like PROVIDER_ACCOUNTS#, not tenant data: the items
+   * they point at are the tenants' own): events not yet dispatched, and deliveries waiting for a retry.
+   * Sharded so no single index partition takes every write.
+   */
+  outboxShard: (shard: number) => `OUTBOX#${shard}`,
+  deliveryDueShard: (shard: number) => `WEBHOOK_DUE#${shard}`,
+  purgeShard: (shard: number) => `WEBHOOK_PURGE#${shard}`,
+  /** A deleted endpoint whose deliveries are still to be removed (written by the delete, in its transaction). */
+  webhookPurge: (acct: string, endpointId: string): Key => ({ pk: `A#${acct}#WEBHOOK_PURGE`, sk: endpointId }),
 };
+
+/** Shards of the operator-level sparse index partitions (outbox, due deliveries). */
+export const SWEEP_SHARDS = 4;
+
+/** How long an Idempotency-Key's first response is kept and replayed. */
+export const IDEMPOTENCY_HOURS = 24;
 
 /** Paddle retries an alert for 3 days; markers are kept well beyond that. */
 export const ALERT_MARKER_DAYS = 30;

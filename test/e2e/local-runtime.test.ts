@@ -1,7 +1,11 @@
-// e2e: `npm start`'s entry point over real HTTP: demo key, JSON 404, data surviving a restart, and the
-// README's whole referral: member -> referral -> simulated checkout (paddle CLI) -> conversion -> reward.
+// e2e: `npm start`'s entry point over real HTTP: demo key, JSON 404, data surviving a restart, the
+// README's whole referral: member -> referral -> simulated checkout (paddle CLI) -> conversion -> reward,
+// the API reference, and a signed webhook delivered to a receiver on this machine.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { verifyWebhook } from '../../shared/webhooks/verify';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../infra/local/dynamodb';
@@ -102,6 +106,41 @@ describe('local runtime', () => {
     expect(got.status).toBe(200);
     expect(got.body).toMatchObject({ id: campaignId, name: 'x' });
   }, 60_000);
+
+  it('serves the OpenAPI document and the rendered reference without a key', async () => {
+    const doc = await call('GET', '/v1/openapi.json', null);
+    expect(doc.status).toBe(200);
+    expect(doc.body).toMatchObject({ openapi: '3.1.0', servers: [{ url: runtime?.url }] });
+    const page = await fetch(`${runtime?.url}/docs`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/v1/openapi.json');
+  });
+
+  it('delivers a signed member.created event to a local http receiver (local mode)', async () => {
+    const received: { body: string; signature: string }[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ body: Buffer.concat(chunks).toString('utf8'), signature: String(req.headers['refloop-signature']) });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
+      const hook = await call('POST', '/v1/webhook-endpoints/', demoKey, { url, events: ['member.created'] });
+      expect(hook.status).toBe(201);
+      const member = await call('POST', '/v1/members/', demoKey, { identifier: 'hooked', email: 'hooked@example.com' });
+      expect(member.status).toBe(201);
+      const [delivery] = await pollUntil(() => (received.length > 0 ? received : null), { timeoutMs: 15_000 });
+      expect(verifyWebhook(delivery?.body ?? '', delivery?.signature, hook.body.secret).ok).toBe(true);
+      expect(JSON.parse(delivery?.body ?? '{}')).toMatchObject({ type: 'member.created', data: member.body });
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((ok) => server.close(() => ok()));
+    }
+  }, 30_000);
 
   it('builds pagination links to the local server', async () => {
     const key = runtime?.demo.apiKey ?? null;

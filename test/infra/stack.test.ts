@@ -11,7 +11,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { Schedule } from 'aws-cdk-lib/aws-events';
 import { fallbackRoute, routes } from '../../functions/routes';
 import { scheduledJobs, workers } from '../../functions/workers';
-import { gatewayPath, PROVIDER_SECRET_KEY_PATTERN, RefloopApiStack } from '../../infra/cloud/api-stack';
+import { gatewayPath, PROVIDER_SECRET_KEY_PATTERN, RefloopApiStack, WEBHOOK_SECRET_KEY_PATTERN } from '../../infra/cloud/api-stack';
 import { RefloopFunction } from '../../infra/cloud/function';
 import { RefloopStatefulStack } from '../../infra/cloud/stateful-stack';
 import { QUEUES, type QueueName } from '../../shared/queue/queues';
@@ -115,10 +115,9 @@ describe('API stack', () => {
       Handler: 'index.handler',
       MemorySize: 512,
       Timeout: route.timeoutSeconds ?? 10,
-      Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps' } },
+      Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps', ...(route.table === 'none' ? {} : { TABLE_NAME: expect.anything() }) } },
     });
-    // Only functions with table access learn the table's name.
-    expect(fn.Environment.Variables.TABLE_NAME === undefined).toBe(route.table === 'none');
+    if (route.table === 'none') expect(fn.Environment.Variables.TABLE_NAME).toBeUndefined();
     const [apiRoute] = Object.values(
       api.findResources('AWS::ApiGatewayV2::Route', {
         Properties: { RouteKey: `${route.method} ${gatewayPath(route.path)}` },
@@ -298,7 +297,8 @@ describe('queues, workers and schedules', () => {
     expect(users.some((u) => u.providerSecrets)).toBe(true);
     expect(users.some((u) => !u.providerSecrets)).toBe(true);
     for (const user of users) {
-      const denies = statementsOf(user.name).filter((s) => s.Effect === 'Deny');
+      // The webhook signing secrets have their own Deny (next test).
+      const denies = statementsOf(user.name).filter((s) => s.Effect === 'Deny' && s.Sid !== 'DenyWebhookSecretItems');
       if (user.providerSecrets) {
         expect({ fn: user.name, denies }).toEqual({ fn: user.name, denies: [] });
         continue;
@@ -323,6 +323,28 @@ describe('queues, workers and schedules', () => {
     expect(keys.providerSecret(accountId).pk).toMatch(like);
     // A tenant-chosen key that merely ends the same way is not matched.
     expect(keys.memberIdentifierClaim(accountId, 'x#PROVIDER_SECRET').pk).not.toMatch(like);
+  });
+
+  it('denies the webhook signing secret items to every function but the endpoint create / delete routes and the delivery worker', () => {
+    const allowed = [
+      ...routes.filter((r) => r.webhookSecrets).map((r) => r.name),
+      ...workers.filter((w) => w.webhookSecrets).map((w) => w.name),
+    ].sort();
+    expect(allowed).toEqual(['CreateWebhookEndpoint', 'DeleteWebhookEndpoint', 'WebhookDelivery']);
+    for (const user of users) {
+      const deny = statementsOf(user.name).filter((s) => s.Effect === 'Deny' && s.Sid === 'DenyWebhookSecretItems');
+      if (allowed.includes(user.name)) {
+        expect({ fn: user.name, deny }).toEqual({ fn: user.name, deny: [] });
+        continue;
+      }
+      expect({ fn: user.name, condition: deny[0]?.Condition }).toEqual({
+        fn: user.name,
+        condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [WEBHOOK_SECRET_KEY_PATTERN] } },
+      });
+      expect(actionList(deny[0] as Statement)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem']));
+    }
+    const like = new RegExp(`^${WEBHOOK_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`);
+    expect(keys.webhookSecret('0123456789abcdef', '0'.repeat(32)).pk).toMatch(like);
   });
 
   it('outputs the queue URLs and the DLQ alarm names', () => {

@@ -198,9 +198,11 @@ const FIELDS: Record<string, string[]> = {
   CreateMember: ['identifier', 'email', 'first_name', 'last_name', 'code', 'campaign', 'subscription', 'email_opt_out', 'id', 'stats'],
   CreateReferral: ['user_identifier', 'member_code', 'id', 'source'],
   ConvertReferral: ['checkout_id', 'subscription_id'],
+  CreateWebhookEndpoint: ['url', 'events', 'enabled', 'description', 'id', 'secret'],
 };
 FIELDS.RecordClick = ['code', 'visitor_id'];
 FIELDS.CreateJsReferral = ['user_identifier', 'member_code', 'id', 'source'];
+FIELDS.UpdateWebhookEndpoint = FIELDS.CreateWebhookEndpoint as string[];
 FIELDS.UpdateCampaign = FIELDS.CreateCampaign as string[];
 FIELDS.UpdateMember = FIELDS.CreateMember as string[];
 FIELDS.ConvertReferralV1 = FIELDS.ConvertReferral as string[];
@@ -451,8 +453,10 @@ interface Req {
   sourceIp?: string;
 }
 
-const BODY_ROUTES = new Set(['CreateReferral', 'ConvertReferral', 'ConvertReferralV1', 'CreateCampaign', 'UpdateCampaign', 'CreateMember', 'UpdateMember']);
-const LIST_ROUTES = new Set(['ListReferrals', 'ListMembers', 'ListCampaigns', 'ListSubscriptions']);
+const BODY_ROUTES = new Set([
+  'CreateReferral', 'ConvertReferral', 'ConvertReferralV1', 'CreateCampaign', 'UpdateCampaign', 'CreateMember', 'UpdateMember', 'CreateWebhookEndpoint', 'UpdateWebhookEndpoint',
+]);
+const LIST_ROUTES = new Set(['ListReferrals', 'ListMembers', 'ListCampaigns', 'ListSubscriptions', 'ListWebhookEndpoints', 'ListWebhookDeliveries']);
 const apiRoutes = routes.filter((r) => (r.auth ?? 'api-key') === 'api-key');
 const webhookRoute = routes.find((r) => r.auth === 'provider-signature') as Route;
 

@@ -13,6 +13,9 @@
 // its webhook was applied): no pollers run here, since they would take the messages being counted off
 // the queues and make DynamoDB calls of their own during a measurement.
 //
+// Writes sent with an Idempotency-Key may spend IDEMPOTENCY_EXTRA more (the key's claim before, its
+// stored response after); requests without the header keep the budgets below.
+//
 // A route added to the table without a budget and a scenario here fails its test.
 // Set ROUND_TRIPS_REPORT=1 to print the measured figures.
 import { routes, type Route } from '../../functions/routes';
@@ -45,6 +48,9 @@ const budget = (depth: number, calls: number, extra: Partial<Pick<Budget, 'provi
   sends: extra.sends ?? {},
 });
 
+/** What an Idempotency-Key adds to a write: one conditional PutItem (claim) + one UpdateItem (stored response). */
+const IDEMPOTENCY_EXTRA = { depth: 2, calls: 2 };
+
 // route name -> budget for its happy path (every variant a scenario drives must fit it).
 //
 // Every /v1/ request (and the conversion) also counts against its API key's rate limit: one conditional
@@ -66,12 +72,13 @@ const BUDGETS: Record<string, Budget> = {
   // ... + 1 BatchGet to nest (members: campaigns + subscriptions).
   ListMembers: budget(2, 4),
   // create referral (idempotent): <= 3 (claims BatchGet -> member + campaign BatchGet -> transaction).
-  // ... + 1 SQS send (the coupon job) when the campaign is double-sided and the coupon is still missing.
-  CreateReferral: budget(4, 4, { sends: { rewards: 1 } }),
-  // create / update member, campaign: <= 3.
+  // ... + 1 SQS send (the coupon job) when the campaign is double-sided and the coupon is still missing,
+  // and the webhook event it commits is handed to webhook-events after the commit (one SQS send).
+  CreateReferral: budget(4, 4, { sends: { rewards: 1, 'webhook-events': 1 } }),
+  // create / update member, campaign: <= 3 (+ the rate limit).
   CreateCampaign: budget(4, 4),
   UpdateCampaign: budget(4, 4),
-  CreateMember: budget(4, 4),
+  CreateMember: budget(4, 4, { sends: { 'webhook-events': 1 } }),
   UpdateMember: budget(4, 4),
   // deletes, per the README: campaign GetItem + transaction; member GetItem (+ GetItem campaign) +
   // transaction; referral GetItem + GetItem member + transaction.
@@ -79,8 +86,8 @@ const BUDGETS: Record<string, Budget> = {
   DeleteMember: budget(4, 4),
   DeleteReferral: budget(4, 4),
   // conversion: <= 3 DynamoDB + 1 provider call + 1 SQS send.
-  ConvertReferral: budget(4, 4, { provider: 1, sends: { rewards: 1 } }),
-  ConvertReferralV1: budget(4, 4, { provider: 1, sends: { rewards: 1 } }),
+  ConvertReferral: budget(4, 4, { provider: 1, sends: { rewards: 1, 'webhook-events': 1 } }),
+  ConvertReferralV1: budget(4, 4, { provider: 1, sends: { rewards: 1, 'webhook-events': 1 } }),
   // webhook intake: 0 DynamoDB (settings cached) + 1 SQS send.
   PaddleWebhook: budget(0, 0, { sends: { 'provider-events': 1 } }),
   // Public /js/v1/ endpoints (README "round trips"): the per-key and per-IP rate-limit windows, counted in
@@ -90,8 +97,20 @@ const BUDGETS: Record<string, Budget> = {
   CreateJsReferralPreflight: budget(0, 0),
   // click: limits || limits, code claim GetItem, TransactWriteItems (marker + member).
   RecordClick: budget(3, 4),
-  // js referral: limits || limits, then the API create's 3.
-  CreateJsReferral: budget(4, 5, { sends: { rewards: 1 } }),
+  // js referral: limits || limits, then the API create's 3 (and its coupon job and webhook event).
+  CreateJsReferral: budget(4, 5, { sends: { rewards: 1, 'webhook-events': 1 } }),
+  // webhook endpoints (+ the rate limit: beside a read, before a write): list = Query || counter; create /
+  // delete = 1 transaction (endpoint + secret + counter); update = GetItem + transaction; deliveries =
+  // GetItem endpoint (its count) then Query.
+  ListWebhookEndpoints: budget(1, 3),
+  CreateWebhookEndpoint: budget(2, 2),
+  GetWebhookEndpoint: budget(1, 2),
+  UpdateWebhookEndpoint: budget(3, 3),
+  DeleteWebhookEndpoint: budget(2, 2),
+  ListWebhookDeliveries: budget(2, 3),
+  // The OpenAPI document and its rendering: no table at all.
+  GetOpenApi: budget(0, 0),
+  ApiDocs: budget(0, 0),
 };
 
 /** One request to measure, prepared by a scenario (the preparation itself is not measured). */
@@ -101,8 +120,12 @@ interface Variant {
   params?: Record<string, string>;
   query?: string;
   options?: Omit<ApiOptions, 'key'>;
-  /** Without the API key (provider-signed routes). */
+  /** Without the API key (provider-signed and public routes). */
   anonymous?: boolean;
+  /** Sent as Idempotency-Key: the budget grows by IDEMPOTENCY_EXTRA. */
+  idempotencyKey?: string;
+  /** Exactly this many DynamoDB calls (an Idempotency-Key replay: the one PutItem that finds the stored response). */
+  exactCalls?: number;
   /** The exact figures this variant must show when they are known to be below the route's budget. */
   exact?: Partial<{ provider: number; sends: Partial<Record<QueueName, number>> }>;
 }
@@ -129,6 +152,8 @@ const unique = (prefix: string) => `${prefix}-${++serial}-${Date.now().toString(
 beforeAll(async () => {
   // A warm container: resolved API keys stay cached (config is read once, so reset it).
   process.env.AUTH_CACHE_TTL_SECONDS = '3600';
+  // Webhook endpoints of the scenarios are on loopback (never a public address from a test).
+  process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
   delete process.env.PROVIDER_CACHE_TTL_SECONDS;
   resetConfig();
   queues = await startTestQueues();
@@ -260,7 +285,15 @@ const SCENARIOS: Record<string, Scenario> = {
     ];
   },
 
-  CreateCampaign: async () => [{ label: 'create', options: { body: { name: unique('Campaign'), allows_commission: true, commission_amount: '2.50' } } }],
+  CreateCampaign: async () => {
+    const idem = { body: { name: unique('Campaign') } };
+    const key = unique('idem');
+    return [
+      { label: 'create', options: { body: { name: unique('Campaign'), allows_commission: true, commission_amount: '2.50' } } },
+      { label: 'with Idempotency-Key', options: idem, idempotencyKey: key },
+      { label: 'replay of that key (1 PutItem)', options: idem, idempotencyKey: key, exactCalls: 1 },
+    ];
+  },
   UpdateCampaign: async () => {
     const c = await createCampaign();
     return [
@@ -307,15 +340,19 @@ const SCENARIOS: Record<string, Scenario> = {
     const dm = await expectStatus(call('POST', '/v1/members/', { body: { identifier: name, email: `${name}@example.com`, campaign: { id: double.id } } }), 201);
     const doubleBody = { user_identifier: unique('user'), member_code: dm.code };
     return [
-      { label: 'create', options: { body }, exact: { sends: { rewards: 0 } } },
-      { label: 'replay of the same pair', options: { body }, exact: { sends: { rewards: 0 } } },
-      { label: 'create, double-sided campaign', options: { body: doubleBody }, exact: { sends: { rewards: 1 } } },
-      { label: 'replay, double-sided, coupon still missing', options: { body: doubleBody }, exact: { sends: { rewards: 1 } } },
+      { label: 'create', options: { body }, exact: { sends: { rewards: 0, 'webhook-events': 1 } } },
+      { label: 'replay of the same pair', options: { body }, exact: { sends: { rewards: 0, 'webhook-events': 0 } } },
+      { label: 'create, double-sided campaign', options: { body: doubleBody }, exact: { sends: { rewards: 1, 'webhook-events': 1 } } },
+      { label: 'replay, double-sided, coupon still missing', options: { body: doubleBody }, exact: { sends: { rewards: 1, 'webhook-events': 0 } } },
+      { label: 'with Idempotency-Key', options: { body: { user_identifier: unique('user'), member_code: m.code } }, idempotencyKey: unique('idem'), exact: { sends: { 'webhook-events': 1 } } },
     ];
   },
   DeleteReferral: async () => {
     const m = await fullMember();
-    return [{ label: 'delete', params: { id: (await referral(m.code)).id } }];
+    return [
+      { label: 'delete', params: { id: (await referral(m.code)).id } },
+      { label: 'with Idempotency-Key', params: { id: (await referral(m.code)).id }, idempotencyKey: unique('idem') },
+    ];
   },
 
   ConvertReferral: async () => conversions(),
@@ -344,6 +381,17 @@ const SCENARIOS: Record<string, Scenario> = {
       { label: 'replay of the same pair', anonymous: true, options: { body, headers: { authorization: `Bearer ${publishableKey}` } } },
     ];
   },
+  ListWebhookEndpoints: async () => {
+    await webhookEndpoint();
+    return [{ label: 'first page' }];
+  },
+  CreateWebhookEndpoint: async () => [{ label: 'create', options: { body: { url: 'http://127.0.0.1:9/hooks', events: ['referral.created'] } } }],
+  GetWebhookEndpoint: async () => [{ label: 'endpoint', params: { id: (await webhookEndpoint()).id } }],
+  UpdateWebhookEndpoint: async () => [{ label: 'events', params: { id: (await webhookEndpoint()).id }, options: { body: { events: ['member.created'] } } }],
+  DeleteWebhookEndpoint: async () => [{ label: 'delete', params: { id: (await webhookEndpoint()).id } }],
+  ListWebhookDeliveries: async () => [{ label: 'first page', params: { id: (await webhookEndpoint()).id } }],
+  GetOpenApi: async () => [{ label: 'document', anonymous: true }],
+  ApiDocs: async () => [{ label: 'rendered', anonymous: true }],
 
   PaddleWebhook: async () => {
     const out = await paddle.checkout({ plan_id: 9001, email: `${unique('hook')}@example.com`, deliver: false });
@@ -366,12 +414,22 @@ async function conversions(): Promise<Variant[]> {
   const m = await fullMember();
   const byCheckout = await referral(m.code);
   const bySubscription = await referral(m.code);
+  const withKey = await referral(m.code);
   const a = await checkedOut();
   const b = await checkedOut();
+  const c = await checkedOut();
+  const sends = { rewards: 1, 'webhook-events': 1 };
   return [
-    { label: 'checkout_id (order lookup)', params: { id: byCheckout.id }, options: { body: { checkout_id: a.checkoutId } }, exact: { provider: 1, sends: { rewards: 1 } } },
-    { label: 'subscription_id', params: { id: bySubscription.id }, options: { body: { subscription_id: b.subscriptionId } }, exact: { provider: 0, sends: { rewards: 1 } } },
+    { label: 'checkout_id (order lookup)', params: { id: byCheckout.id }, options: { body: { checkout_id: a.checkoutId } }, exact: { provider: 1, sends } },
+    { label: 'subscription_id', params: { id: bySubscription.id }, options: { body: { subscription_id: b.subscriptionId } }, exact: { provider: 0, sends } },
+    { label: 'with Idempotency-Key', params: { id: withKey.id }, options: { body: { subscription_id: c.subscriptionId } }, idempotencyKey: unique('idem'), exact: { provider: 0, sends } },
   ];
+}
+
+let endpoints = 0;
+/** A webhook endpoint on a closed loopback port (local mode; no DNS). */
+async function webhookEndpoint(): Promise<{ id: string }> {
+  return expectStatus(call('POST', '/v1/webhook-endpoints/', { body: { url: `http://127.0.0.1:9/hooks/${++endpoints}` } }), 201);
 }
 
 // ---- measuring ------------------------------------------------------------------------------------
@@ -402,7 +460,8 @@ async function measure(route: Route, v: Variant): Promise<Measured> {
   const recording = recordDynamoCalls();
   let res: ApiResponse;
   try {
-    res = await api(route.method, path, { ...(v.anonymous ? {} : { key }), ...(v.options ?? {}) });
+    const headers = { ...(v.options?.headers ?? {}), ...(v.idempotencyKey ? { 'idempotency-key': v.idempotencyKey } : {}) };
+    res = await api(route.method, path, { ...(v.anonymous ? {} : { key }), ...(v.options ?? {}), headers });
   } finally {
     recording.stop();
   }
@@ -418,8 +477,10 @@ async function measure(route: Route, v: Variant): Promise<Measured> {
   };
 }
 
-function violations(m: Measured, b: Budget, v: Variant): string[] {
+function violations(m: Measured, base: Budget, v: Variant): string[] {
   const out: string[] = [];
+  const b = v.idempotencyKey ? { ...base, depth: base.depth + IDEMPOTENCY_EXTRA.depth, calls: base.calls + IDEMPOTENCY_EXTRA.calls } : base;
+  if (v.exactCalls !== undefined && m.calls.length !== v.exactCalls) out.push(`${m.route} (${m.variant}): ${m.calls.length} DynamoDB calls, expected ${v.exactCalls} [${describeCalls(m.calls)}]`);
   const where = `${m.route} (${m.variant})`;
   const detail = `[${describeCalls(m.calls)}]`;
   if (m.depth > b.depth) out.push(`${where}: ${m.depth} sequential DynamoDB round trips, budget ${b.depth} ${detail}`);

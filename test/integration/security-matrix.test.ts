@@ -1,6 +1,7 @@
 // Security matrix (issue 4, item 5): every API-key route of functions/routes.ts x {no key, malformed
 // key, unknown key, revoked key, another account's key with this account's ids and cursors}, and the
-// Paddle webhook with another account's signature. Then, after a realistic flow (accounts, keys,
+// Paddle webhook with another account's signature; the public documentation routes answer anyone and
+// carry no tenant data. Then, after a realistic flow (accounts, keys,
 // provider settings, webhooks, conversions, rewards, a provider outage), no plaintext API key or Paddle
 // auth code may be found in any stored item (the auth code only in its own secret item) or log line.
 import { randomBytes } from 'node:crypto';
@@ -112,12 +113,19 @@ interface Ids {
   /** A subscription id of A that B does not have. */
   subscription: number;
   checkoutId: string;
+  /** Two webhook endpoints of A (so its endpoint list has a next page at page_size=1). */
+  webhookEndpoint: string;
+  otherWebhookEndpoint: string;
 }
 let ids: Ids;
+/** Signing secrets of A's endpoints: shown once, then never in an answer, a log line or another item. */
+const webhookSecrets: string[] = [];
 let bIds: { campaign: string; member: string; referral: string; subscription: number };
 
 beforeAll(async () => {
   captureLogs();
+  // Endpoints on a closed loopback port: deliveries fail locally, never leave the machine.
+  process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
   queues = await startTestQueues();
   pollers = startTestPollers(queues);
   const authA = `SECRET-AUTH-${randomBytes(12).toString('hex')}`;
@@ -173,7 +181,13 @@ beforeAll(async () => {
   }
   await pollUntil(() => paddleA.modifiers(aliceSub.subscription.subscription_id).length === 2, { timeoutMs: 20_000 });
 
+  const hookA = await ok(call(A, 'POST', '/v1/webhook-endpoints/', { url: 'http://127.0.0.1:9/a', events: ['member.created'] }), 201);
+  const hookA2 = await ok(call(A, 'POST', '/v1/webhook-endpoints/', { url: 'http://127.0.0.1:9/a2' }), 201);
+  webhookSecrets.push(hookA.secret, hookA2.secret);
+
   ids = {
+    webhookEndpoint: hookA.id,
+    otherWebhookEndpoint: hookA2.id,
     campaign: campaign.id,
     member: alice.id,
     memberCode: alice.code,
@@ -217,6 +231,7 @@ function pathFor(route: Route): string {
     if (route.path.startsWith('/v1/campaigns/')) return ids.campaign;
     if (route.path.startsWith('/v1/members/')) return ids.member;
     if (route.path.startsWith('/v1/subscriptions/')) return String(ids.subscription);
+    if (route.path.startsWith('/v1/webhook-endpoints/')) return ids.webhookEndpoint;
     throw new Error(`no id for {${name}} in ${route.path}`);
   });
 }
@@ -236,6 +251,10 @@ function bodyFor(route: Route): unknown {
       return { identifier: `new-${suffix}`, email: `new-${suffix}@example.com`, campaign: { id: ids.campaign } };
     case 'UpdateMember':
       return { first_name: 'Mallory', campaign: null };
+    case 'CreateWebhookEndpoint':
+      return { url: 'http://127.0.0.1:9/mallory' };
+    case 'UpdateWebhookEndpoint':
+      return { url: 'http://127.0.0.1:9/mallory', enabled: false };
     default:
       return undefined;
   }
@@ -249,7 +268,7 @@ const send = (route: Route, headers: Record<string, string>) =>
 
 /** What account A has, read with A's key: compared before and after every matrix row. */
 async function snapshotOfA() {
-  const [campaign, member, referral, open, campaigns, members, referrals, subscriptions] = await Promise.all([
+  const [campaign, member, referral, open, campaigns, members, referrals, subscriptions, hook, hooks, deliveries] = await Promise.all([
     ok(call(A, 'GET', `/v1/campaigns/${ids.campaign}/`)),
     ok(call(A, 'GET', `/v1/members/${ids.member}/`)),
     ok(call(A, 'GET', `/v1/referrals/${ids.referral}/`)),
@@ -258,8 +277,13 @@ async function snapshotOfA() {
     ok(call(A, 'GET', '/v1/members/?page_size=100')),
     ok(call(A, 'GET', '/v1/referrals/?page_size=100')),
     ok(call(A, 'GET', '/v1/subscriptions/?page_size=100')),
+    ok(call(A, 'GET', `/v1/webhook-endpoints/${ids.webhookEndpoint}/`)),
+    ok(call(A, 'GET', '/v1/webhook-endpoints/?page_size=100')),
+    ok(call(A, 'GET', `/v1/webhook-endpoints/${ids.webhookEndpoint}/deliveries/?page_size=100`)),
   ]);
-  return { campaign, member, referral, open, campaigns, members, referrals, subscriptions };
+  // Deliveries move on by themselves (retries of the closed port): only who and what is compared.
+  const deliveryIds = (deliveries.results as { id: string }[]).map((d) => d.id);
+  return { campaign, member, referral, open, campaigns, members, referrals, subscriptions, hook, hooks, deliveries: { count: deliveries.count >= deliveryIds.length, ids: deliveryIds.length > 0 } };
 }
 
 function expect401(res: ApiResponse, detail: string, label: string): void {
@@ -275,9 +299,9 @@ describe('the matrix covers the route table', () => {
     expect(apiKeyRoutes.length).toBeGreaterThanOrEqual(19);
     for (const route of apiKeyRoutes) expect(() => pathFor(route)).not.toThrow();
     expect(publishableRoutes.map((r) => r.name).sort()).toEqual(['CreateJsReferral', 'RecordClick']);
-    // Unauthenticated routes serve no account data: the script and the CORS preflights.
+    // Unauthenticated routes serve no account data: the script, the CORS preflights and the public documentation.
     expect(routes.filter((r) => r.auth === 'none').map((r) => `${r.method} ${r.path}`).sort()).toEqual(
-      ['GET /js/refloop.js', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/'].sort(),
+      ['GET /js/refloop.js', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/', 'GET /v1/openapi.json', 'GET /docs/'].sort(),
     );
     expect(routes.filter((r) => r.auth === 'none').every((r) => r.table === 'none')).toBe(true);
   });
@@ -404,6 +428,10 @@ describe("another account's valid key with this account's ids: 404, never data",
         'GetSubscription',
         'UpdateCampaign',
         'UpdateMember',
+        'GetWebhookEndpoint',
+        'UpdateWebhookEndpoint',
+        'DeleteWebhookEndpoint',
+        'ListWebhookDeliveries',
       ].sort(),
     );
     for (const route of idRoutes()) {
@@ -420,6 +448,8 @@ describe("another account's valid key with this account's ids: 404, never data",
     for (const [method, path, body] of [
       ['GET', `/v1/referrals/${ids.openReferral}/`, undefined],
       ['GET', `/v1/members/${ids.otherMember}/`, undefined],
+      ['GET', `/v1/webhook-endpoints/${ids.otherWebhookEndpoint}/`, undefined],
+      ['DELETE', `/v1/webhook-endpoints/${ids.otherWebhookEndpoint}/`, undefined],
       ['POST', `/referrals/${ids.openReferral}/conversion/`, { subscription_id: ids.subscription }],
       ['POST', `/v1/referrals/${ids.referral}/conversion/`, { subscription_id: ids.subscription }],
     ] as const) {
@@ -486,6 +516,7 @@ describe("lists: B's lists never contain A's items; A's cursors do not open A's 
     for (const c of s.campaigns.results) out.add(c.id);
     for (const m of s.members.results) out.add(m.id);
     for (const r of s.referrals.results) out.add(r.id);
+    for (const h of s.hooks.results) out.add(h.id);
     out.add('carol@example.com');
     out.add('dan@example.com');
     out.add('bob@example.com');
@@ -500,6 +531,7 @@ describe("lists: B's lists never contain A's items; A's cursors do not open A's 
     `/v1/members/?campaign=${ids.campaign}`,
     '/v1/subscriptions/',
     '/v1/subscriptions/?status=active',
+    '/v1/webhook-endpoints/',
   ];
 
   function assertNoneOf(secrets: string[], res: ApiResponse, label: string): void {
@@ -551,6 +583,20 @@ describe("lists: B's lists never contain A's items; A's cursors do not open A's 
       }
     }
     expect(cursors).toBeGreaterThanOrEqual(lists().length * 2);
+  });
+});
+
+describe('public documentation routes', () => {
+  it('answer anyone (no key, any key) with the same document, and carry no tenant data', async () => {
+    for (const path of ['/v1/openapi.json', '/docs/']) {
+      const anonymous = await api('GET', path);
+      expect({ path, status: anonymous.status }).toEqual({ path, status: 200 });
+      for (const authorization of ['Bearer nonsense', `Bearer ${A.key}`, `Bearer ${revokedKey}`]) {
+        const res = await api('GET', path, { headers: { authorization } });
+        expect({ path, status: res.status, same: res.text === anonymous.text }).toEqual({ path, status: 200, same: true });
+      }
+      for (const secret of [A.accountId, B.accountId, A.key, ids.campaign, ids.member, ...webhookSecrets]) expect(anonymous.text.includes(secret)).toBe(false);
+    }
   });
 });
 
@@ -640,11 +686,22 @@ describe('secrets at rest and in logs', () => {
     }
   });
 
+  it("webhook signing secrets are only in their own WEBHOOK_SECRET items, and no answer after the create shows them", async () => {
+    const items = await scanAll();
+    expect(webhookSecrets).toHaveLength(2);
+    for (const secret of webhookSecrets) {
+      const holders = items.filter((i) => JSON.stringify(i).includes(secret)).map((i) => String(i.pk));
+      expect(holders).toEqual([`A#${A.accountId}#WEBHOOK_SECRET`]);
+    }
+    const answers = [await call(A, 'GET', '/v1/webhook-endpoints/?page_size=100'), await call(A, 'GET', `/v1/webhook-endpoints/${ids.webhookEndpoint}/`)];
+    for (const res of answers) for (const secret of webhookSecrets) expect(res.text.includes(secret)).toBe(false);
+  });
+
   it('no log line holds an API key or an auth code', () => {
     // The flow above did log: worker lines, the failed credit application during the outage.
     expect(logLines.length).toBeGreaterThan(10);
     expect(logLines.some((l) => l.includes('record failed'))).toBe(true);
-    const secrets = [...apiKeys.flatMap(forms), A.authCode, B.authCode];
+    const secrets = [...apiKeys.flatMap(forms), A.authCode, B.authCode, ...webhookSecrets];
     const leaks = logLines.filter((line) => secrets.some((s) => line.includes(s)));
     expect(leaks).toEqual([]);
   });

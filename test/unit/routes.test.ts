@@ -117,19 +117,23 @@ describe('route table', () => {
     expect(new Set(routes.map((r) => r.name)).size).toBe(routes.length);
     expect(new Set(routes.map((r) => `${r.method} ${r.path}`)).size).toBe(routes.length);
     // The specification's conversion path has no /v1/ prefix, provider webhooks are not API resources,
-    // and the browser script is a file.
-    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/', '/js/refloop.js']);
+    // the rendered reference lives at /docs/, and the browser script is a file.
+    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/', '/docs/', '/js/refloop.js']);
+    // The OpenAPI document is a file, not a resource: no trailing slash.
+    const documents = new Set(['/v1/openapi.json']);
     for (const r of routes) {
-      if (!unversioned.has(r.path)) expect(r.path).toMatch(/^\/(js\/)?v1\/([a-z_-]+|\{[a-z_]+\})(\/([a-z_-]+|\{[a-z_]+\}))*\/$/);
+      if (documents.has(r.path)) expect(r.path).toMatch(/^\/v1\/[a-z]+\.json$/);
+      else if (!unversioned.has(r.path)) expect(r.path).toMatch(/^\/(js\/)?v1\/([a-z_-]+|\{[a-z_]+\})(\/([a-z_-]+|\{[a-z_]+\}))*\/$/);
       expect(['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS']).toContain(r.method);
-      // Public endpoints (/js/) take the publishable key and nothing else does; the script and the CORS
-      // preflights take no credential and touch no table.
+      // Public endpoints (/js/) take the publishable key and nothing else does; the script, the CORS
+      // preflights and the public documentation take no credential and touch no table.
       if (r.path.startsWith('/js/v1/') && r.method !== 'OPTIONS') expect(r.auth).toBe('publishable-key');
-      else if (r.method === 'OPTIONS' || r.path === '/js/refloop.js') expect([r.auth, r.table]).toEqual(['none', 'none']);
+      else if (r.auth === 'none') expect({ route: r.name, method: r.method, table: r.table }).toEqual({ route: r.name, method: r.method === 'OPTIONS' ? 'OPTIONS' : 'GET', table: 'none' });
       else expect(r.auth === undefined || r.auth === 'api-key' || r.name === 'PaddleWebhook').toBe(true);
       // Only the webhook intake writes nothing although it is a POST: it reads settings and queues.
       if (r.table !== 'none') expect(r.table).toBe(r.method === 'GET' || r.name === 'PaddleWebhook' ? 'read' : 'write');
     }
+    expect(routes.filter((r) => r.auth === 'none').map((r) => r.path).sort()).toEqual(['/docs/', '/v1/openapi.json']);
   });
 
   it('the fallback entry exists and exports a handler', () => {

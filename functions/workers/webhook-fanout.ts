@@ -1,0 +1,21 @@
+// SQS consumer of `webhook-events`: fans one outbox event out to its account's endpoints; removes a page
+// of a deleted endpoint's deliveries.
+import type { QueueMessages } from '../../shared/queue/queues';
+import { PoisonMessageError, sqsWorker } from '../../shared/queue/worker';
+import { publish } from '../../shared/queue/publish';
+import { PURGE_PAGE, purgeDeliveriesPage } from '../../shared/store/webhooks';
+import { dispatchEvent } from '../../shared/webhooks/fanout';
+
+export const handler = sqsWorker<QueueMessages['webhook-events']>('webhook-fanout', async (message) => {
+  switch (message.kind) {
+    case 'dispatch-event':
+      await dispatchEvent(message.account_id, message.event_id);
+      return;
+    case 'purge-endpoint':
+      // A full page: there may be more; go on at once rather than at the next sweep.
+      if ((await purgeDeliveriesPage(message.account_id, message.endpoint_id)) >= PURGE_PAGE) await publish('webhook-events', message);
+      return;
+    default:
+      throw new PoisonMessageError(`Unknown message kind ${String((message as { kind?: unknown }).kind)}`);
+  }
+});

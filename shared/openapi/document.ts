@@ -1,0 +1,246 @@
+// The OpenAPI 3.1 document, generated from functions/routes.ts (methods, paths, auth), the operation
+// metadata (./operations.ts) and the valibot schemas (bodies, queries, responses) through
+// @valibot/to-json-schema. Nothing is hand-maintained: a new route needs its line in the route table
+// and its entry in OPERATIONS (the generator throws, naming the route, when the entry is missing).
+import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import type { Route } from '../../functions/routes';
+import { EVENT_TYPES, type EventType } from '../domain/events';
+import { IDEMPOTENT_METHODS, MAX_KEY_LENGTH } from '../domain/idempotency';
+import { MAX_BODY_BYTES } from '../http/body';
+import { COMPONENTS } from './components';
+import { OPERATIONS, type BodyRef, type ComponentName, type OperationDoc } from './operations';
+
+type Json = Record<string, unknown>;
+
+const INPUT: ConversionConfig = { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' };
+
+/** `#/$defs/X` (what to-json-schema writes) -> `#/components/schemas/X`; drops per-schema `$schema` and `$defs`. */
+function relocate<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map((s) => relocate(s)) as T;
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema as Json)) {
+    if (key === '$schema' || key === '$defs') continue;
+    out[key] = key === '$ref' && typeof value === 'string' ? value.replace(/^#\/\$defs\//, '#/components/schemas/') : relocate(value);
+  }
+  return out as T;
+}
+
+function inputSchema(schema: v.GenericSchema): Json {
+  return relocate(toJsonSchema(schema, INPUT) as Json);
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** The pagination envelope around a component. */
+function page(name: ComponentName): Json {
+  return {
+    type: 'object',
+    properties: {
+      count: { type: 'integer', description: 'Exact total for the query, across all pages.' },
+      next: { type: ['string', 'null'], format: 'uri', description: 'URL of the next page; null on the last.' },
+      previous: { type: ['string', 'null'], format: 'uri', description: 'URL of the previous page; null on the first.' },
+      results: { type: 'array', items: ref(name) },
+    },
+    required: ['count', 'next', 'previous', 'results'],
+    additionalProperties: false,
+  };
+}
+
+function bodyContent(body: BodyRef): Json {
+  if ('component' in body) return { 'application/json': { schema: ref(body.component) } };
+  if ('page' in body) return { 'application/json': { schema: { $ref: `#/components/schemas/${body.page}Page` } } };
+  return { [body.contentType ?? 'application/json']: { schema: body.json } };
+}
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Invalid request: `{"<field>": ["message", ...]}` per invalid field (all at once), or `{"detail": "..."}`.',
+  401: 'Missing (`Authentication credentials were not provided.`) or invalid (`Invalid token.`) API key.',
+  403: 'Not allowed.',
+  404: 'Not found, or another account\'s: `{"detail": "Not found."}`.',
+  409: 'A request with this Idempotency-Key is in progress (retry later), or the operation\'s own conflict.',
+  413: 'Request body over 64 KiB.',
+  415: 'Unsupported media type.',
+  422: 'Idempotency-Key reused with a different request.',
+  500: 'Unexpected error; carries the request id.',
+  503: 'A dependency is down or throttling; nothing was changed. Retry after `Retry-After` seconds.',
+};
+
+function errorResponse(status: number): Json {
+  const schema =
+    status === 400 ? { anyOf: [ref('ValidationErrors'), ref('Error')] } : status === 500 ? ref('InternalError') : ref('Error');
+  const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+  if (status === 401) headers['WWW-Authenticate'] = { schema: { type: 'string', const: 'Bearer' } };
+  if (status === 503) headers['Retry-After'] = { schema: { type: 'integer' }, description: 'Seconds to wait.' };
+  return { description: ERROR_TEXT[status] ?? 'Error.', headers, content: { 'application/json': { schema } } };
+}
+
+function queryParameters(op: OperationDoc): Json[] {
+  if (!op.query) return [];
+  return Object.entries(op.query.entries).map(([name, schema]) => {
+    const json = inputSchema(schema as v.GenericSchema);
+    const { description, ...rest } = json as Json & { description?: string };
+    return { name, in: 'query', required: false, ...(description ? { description } : {}), schema: rest };
+  });
+}
+
+function pathParameters(route: Route, op: OperationDoc): Json[] {
+  return [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => {
+    const name = m[1] as string;
+    return { name, in: 'path', required: true, description: op.params?.[name] ?? name, schema: { type: 'string' } };
+  });
+}
+
+function operation(route: Route, op: OperationDoc): Json {
+  const auth = route.auth ?? 'api-key';
+  const idempotent = auth === 'api-key' && IDEMPOTENT_METHODS.has(route.method);
+  const parameters = [...pathParameters(route, op), ...queryParameters(op)];
+  if (idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+
+  const successHeaders: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+  if (idempotent) successHeaders['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
+  const responses: Json = {
+    [String(op.success.status)]: { description: op.success.description, headers: successHeaders, ...(op.success.body ? { content: bodyContent(op.success.body) } : {}) },
+  };
+  const errors = new Set<number>(op.errors ?? []);
+  if (auth === 'api-key') [401, 500, 503].forEach((s) => errors.add(s));
+  if (op.query) errors.add(400);
+  if (op.body) [400, 413, 415].forEach((s) => errors.add(s));
+  if (idempotent) [400, 409, 422].forEach((s) => errors.add(s));
+  if (auth === 'provider-signature') [500, 503].forEach((s) => errors.add(s));
+  for (const status of [...errors].sort()) responses[String(status)] = errorResponse(status);
+
+  const out: Json = {
+    operationId: route.name,
+    tags: [op.tag],
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    security: auth === 'api-key' ? [{ bearerAuth: [] }, { tokenAuth: [] }] : [],
+    responses,
+  };
+  if (op.body) {
+    const schema = op.bodyType === 'application/x-www-form-urlencoded' ? { type: 'object', additionalProperties: { type: 'string' } } : inputSchema(op.body);
+    out.requestBody = { required: true, content: { [op.bodyType ?? 'application/json']: { schema } } };
+  } else if (op.bodyType) {
+    out.requestBody = {
+      required: true,
+      content: { [op.bodyType]: { schema: { type: 'object', properties: { p_signature: { type: 'string' } }, required: ['p_signature'], additionalProperties: { type: 'string' } } } },
+    };
+  }
+  return out;
+}
+
+const EVENT_DATA: Record<EventType, string> = {
+  'referral.created': 'Referral',
+  'referral.converted': 'Referral',
+  'reward.created': 'RewardEventData',
+  'member.created': 'Member',
+  'subscription.updated': 'Subscription',
+};
+
+/** OpenAPI 3.1 `webhooks`: what Refloop POSTs to registered endpoints. */
+function webhooks(): Json {
+  const out: Json = {};
+  for (const type of EVENT_TYPES) {
+    out[type] = {
+      post: {
+        summary: `${type} event`,
+        description:
+          'Sent to every enabled endpoint subscribed to this type. Verify `Refloop-Signature` over the raw body (README "Outgoing webhooks"), reject timestamps older than 5 minutes, dedupe on the event id. Any 2xx acknowledges; anything else is retried with exponential backoff for up to 3 days.',
+        parameters: [
+          { name: 'Refloop-Signature', in: 'header', required: true, description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.<raw body>" keyed with the endpoint secret>`', schema: { type: 'string' } },
+          { name: 'Refloop-Event-Id', in: 'header', required: true, schema: { type: 'string' } },
+          { name: 'Refloop-Event-Type', in: 'header', required: true, schema: { type: 'string', const: type } },
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: {
+                  id: { type: 'string', pattern: '^evt_[0-9a-f]{32}$', description: 'Deterministic per effect: the same for every attempt.' },
+                  type: { type: 'string', const: type },
+                  created_at: { type: 'integer' },
+                  data: ref(EVENT_DATA[type]),
+                },
+                required: ['id', 'type', 'created_at', 'data'],
+                additionalProperties: false,
+              },
+            },
+          },
+        },
+        responses: { '200': { description: 'Any 2xx acknowledges the delivery.' } },
+      },
+    };
+  }
+  return out;
+}
+
+/** The document for a route table (the real one, or a test's with a route added). */
+export function buildOpenApi(routeTable: readonly Route[], operations: Record<string, OperationDoc> = OPERATIONS): Json {
+  const missing = routeTable.filter((r) => !operations[r.name]).map((r) => `${r.name} (${r.method} ${r.path})`);
+  if (missing.length > 0) throw new Error(`OpenAPI: no operation metadata in shared/openapi/operations.ts for ${missing.join(', ')}`);
+
+  const paths: Record<string, Json> = {};
+  for (const route of routeTable) {
+    const item = (paths[route.path] ??= {});
+    item[route.method.toLowerCase()] = operation(route, operations[route.name] as OperationDoc);
+  }
+  const schemas: Json = relocate(toJsonSchemaDefs(COMPONENTS, { target: 'draft-2020-12' }) as Json);
+  for (const name of Object.keys(COMPONENTS)) schemas[`${name}Page`] = page(name as ComponentName);
+  schemas.Error = { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'], additionalProperties: false };
+  schemas.InternalError = { type: 'object', properties: { detail: { type: 'string', const: 'Internal server error.' }, request_id: { type: 'string' } }, required: ['detail', 'request_id'], additionalProperties: false };
+  schemas.ValidationErrors = {
+    type: 'object',
+    description: 'Every invalid field with its messages; `non_field_errors` for errors of the whole body.',
+    additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 },
+    minProperties: 1,
+  };
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Refloop API',
+      version: '1.0.0',
+      description:
+        'Referral programmes for SaaS apps billed through Paddle Classic. Errors follow Django REST Framework: `{"detail": "..."}` or `{"<field>": ["message", ...]}`. Another account\'s ids answer 404. Amounts are strings with two decimals; timestamps are unix seconds. Every POST, PATCH and DELETE takes an `Idempotency-Key`.',
+    },
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    tags: [...new Set(routeTable.map((r) => (operations[r.name] as OperationDoc).tag))].map((name) => ({ name })),
+    paths,
+    webhooks: webhooks(),
+    components: {
+      schemas,
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'A secret API key (`rfl_live_...`): `Authorization: Bearer <key>`.' },
+        tokenAuth: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The same key as `Authorization: Token <key>`.' },
+      },
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'Up to 255 characters, unique per request you mean. The first response is stored for 24 hours and replayed (with `Idempotent-Replayed: true`) for retries with the same method, path and body; another request with the key answers 422; a retry while the first runs answers 409.',
+          schema: { type: 'string', minLength: 1, maxLength: MAX_KEY_LENGTH },
+        },
+      },
+      headers: {
+        'X-Request-Id': { description: 'The request id (also in 500 bodies).', schema: { type: 'string' } },
+        'Idempotent-Replayed': { description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key.', schema: { type: 'string', const: 'true' } },
+      },
+    },
+    'x-max-body-bytes': MAX_BODY_BYTES,
+  };
+}
+
+let cached: Json | undefined;
+
+/** The document of this deployment's route table, built once per container. */
+export function openApiDocument(routeTable: readonly Route[]): Json {
+  cached ??= buildOpenApi(routeTable);
+  return cached;
+}

@@ -1,0 +1,148 @@
+// What the OpenAPI document says about each route of functions/routes.ts, keyed by route name. The
+// document (./document.ts) is generated from the route table (methods, paths, auth) plus this metadata
+// plus the valibot schemas it names; nothing here repeats a field list. A route without an entry here
+// makes the generator throw and test/unit/openapi.test.ts fail, naming the route.
+import type * as v from 'valibot';
+import { conversionBody } from '../schemas/conversion';
+import { createCampaignBody, updateCampaignBody } from '../schemas/campaign';
+import { createMemberBody, updateMemberBody } from '../schemas/member';
+import { listCampaignsQuery, listMembersQuery, listReferralsQuery, listSubscriptionsQuery, pageOnlyQuery } from '../schemas/query';
+import { createReferralBody } from '../schemas/referral';
+import { createWebhookEndpointBody, updateWebhookEndpointBody } from '../schemas/webhook-endpoint';
+import type { COMPONENTS } from './components';
+
+export type ComponentName = keyof typeof COMPONENTS;
+
+/** A response body: a component, a page (pagination envelope) of a component, or a literal JSON Schema. */
+export type BodyRef = { component: ComponentName } | { page: ComponentName } | { json: Record<string, unknown>; contentType?: string };
+
+export interface OperationDoc {
+  tag: string;
+  summary: string;
+  description?: string;
+  /** Descriptions of the path's `{name}` parameters. */
+  params?: Record<string, string>;
+  query?: v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>;
+  body?: v.GenericSchema;
+  /** The request's media type; JSON by default. */
+  bodyType?: 'application/json' | 'application/x-www-form-urlencoded';
+  success: { status: number; description: string; body?: BodyRef };
+  /** Error statuses beyond the ones every operation of its kind has (see document.ts). */
+  errors?: number[];
+}
+
+const PAGINATION = 'Newest first. `count` is the exact total; follow `next` / `previous` (absolute URLs, null at either end).';
+
+export const OPERATIONS: Record<string, OperationDoc> = {
+  ListReferrals: { tag: 'Referrals', summary: 'List referrals', description: PAGINATION, query: listReferralsQuery, success: { status: 200, description: 'A page of referrals.', body: { page: 'Referral' } } },
+  CreateReferral: {
+    tag: 'Referrals',
+    summary: 'Create a referral',
+    description: 'Idempotent on the pair: the same `user_identifier` and `member_code` again returns the existing referral (200, nothing created). Emits `referral.created`.',
+    body: createReferralBody,
+    success: { status: 200, description: 'The referral (new or existing).', body: { component: 'Referral' } },
+  },
+  GetReferral: { tag: 'Referrals', summary: 'Retrieve a referral', params: { id: 'Referral id.' }, success: { status: 200, description: 'The referral with its rewards.', body: { component: 'Referral' } }, errors: [404] },
+  ConvertReferral: {
+    tag: 'Referrals',
+    summary: 'Record a conversion',
+    description:
+      'The specification\'s path (also served under `/v1/`). Give `checkout_id` or `subscription_id`. Rewards are created asynchronously. Emits `referral.converted`. 409 while the checkout is still processing; 503 with `Retry-After` when the provider cannot be reached.',
+    params: { id: 'Referral id.' },
+    body: conversionBody,
+    success: { status: 200, description: 'The converted referral.', body: { component: 'Referral' } },
+    errors: [404],
+  },
+  ConvertReferralV1: {
+    tag: 'Referrals',
+    summary: 'Record a conversion (/v1/ alias)',
+    description: 'Same as `POST /referrals/{id}/conversion/`.',
+    params: { id: 'Referral id.' },
+    body: conversionBody,
+    success: { status: 200, description: 'The converted referral.', body: { component: 'Referral' } },
+    errors: [404],
+  },
+  DeleteReferral: { tag: 'Referrals', summary: 'Delete a referral', description: 'The user can be referred again.', params: { id: 'Referral id.' }, success: { status: 204, description: 'Deleted.' }, errors: [404] },
+  GetReferralByUser: {
+    tag: 'Referrals',
+    summary: "Retrieve a referred user's referral",
+    params: { user_identifier: 'The application\'s id of the referred user, URL-encoded.' },
+    success: { status: 200, description: 'The referral.', body: { component: 'Referral' } },
+    errors: [404],
+  },
+
+  ListCampaigns: { tag: 'Campaigns', summary: 'List campaigns', description: PAGINATION, query: listCampaignsQuery, success: { status: 200, description: 'A page of campaigns.', body: { page: 'Campaign' } } },
+  CreateCampaign: {
+    tag: 'Campaigns',
+    summary: 'Create a campaign',
+    description: "403 when the account's plan allows no more campaigns.",
+    body: createCampaignBody,
+    success: { status: 201, description: 'The campaign.', body: { component: 'Campaign' } },
+    errors: [403],
+  },
+  GetCampaign: { tag: 'Campaigns', summary: 'Retrieve a campaign', params: { id: 'Campaign id.' }, success: { status: 200, description: 'The campaign.', body: { component: 'Campaign' } }, errors: [404] },
+  UpdateCampaign: { tag: 'Campaigns', summary: 'Update a campaign', params: { id: 'Campaign id.' }, body: updateCampaignBody, success: { status: 200, description: 'The campaign.', body: { component: 'Campaign' } }, errors: [404] },
+  DeleteCampaign: { tag: 'Campaigns', summary: 'Delete a campaign', description: 'Its members end up with `campaign: null`.', params: { id: 'Campaign id.' }, success: { status: 204, description: 'Deleted.' }, errors: [404] },
+
+  ListMembers: { tag: 'Members', summary: 'List members', description: PAGINATION, query: listMembersQuery, success: { status: 200, description: 'A page of members.', body: { page: 'Member' } } },
+  CreateMember: { tag: 'Members', summary: 'Create a member', description: 'The code is generated when absent. Emits `member.created`.', body: createMemberBody, success: { status: 201, description: 'The member.', body: { component: 'Member' } } },
+  GetMember: { tag: 'Members', summary: 'Retrieve a member', params: { id: 'Member id.' }, success: { status: 200, description: 'The member with its campaign and subscription.', body: { component: 'Member' } }, errors: [404] },
+  UpdateMember: { tag: 'Members', summary: 'Update a member', params: { id: 'Member id.' }, body: updateMemberBody, success: { status: 200, description: 'The member.', body: { component: 'Member' } }, errors: [404] },
+  DeleteMember: { tag: 'Members', summary: 'Delete a member', description: 'Their referrals stay.', params: { id: 'Member id.' }, success: { status: 204, description: 'Deleted.' }, errors: [404] },
+
+  ListSubscriptions: { tag: 'Subscriptions', summary: 'List subscriptions', description: PAGINATION, query: listSubscriptionsQuery, success: { status: 200, description: 'A page of subscriptions.', body: { page: 'Subscription' } } },
+  GetSubscription: { tag: 'Subscriptions', summary: 'Retrieve a subscription', params: { id: 'Provider subscription id.' }, success: { status: 200, description: 'The subscription.', body: { component: 'Subscription' } }, errors: [404] },
+
+  ListWebhookEndpoints: { tag: 'Webhooks', summary: 'List webhook endpoints', description: PAGINATION, query: pageOnlyQuery, success: { status: 200, description: 'A page of endpoints.', body: { page: 'WebhookEndpoint' } } },
+  CreateWebhookEndpoint: {
+    tag: 'Webhooks',
+    summary: 'Register a webhook endpoint',
+    description: 'The answer carries the signing secret, shown only this once. `events` defaults to every event type. At most 10 endpoints per account.',
+    body: createWebhookEndpointBody,
+    success: { status: 201, description: 'The endpoint and its signing secret.', body: { component: 'CreatedWebhookEndpoint' } },
+  },
+  GetWebhookEndpoint: { tag: 'Webhooks', summary: 'Retrieve a webhook endpoint', params: { id: 'Endpoint id.' }, success: { status: 200, description: 'The endpoint (never its secret).', body: { component: 'WebhookEndpoint' } }, errors: [404] },
+  UpdateWebhookEndpoint: {
+    tag: 'Webhooks',
+    summary: 'Update a webhook endpoint',
+    description: 'Setting `enabled: true` re-enables an endpoint the service disabled and clears its failure state.',
+    params: { id: 'Endpoint id.' },
+    body: updateWebhookEndpointBody,
+    success: { status: 200, description: 'The endpoint.', body: { component: 'WebhookEndpoint' } },
+    errors: [404],
+  },
+  DeleteWebhookEndpoint: { tag: 'Webhooks', summary: 'Delete a webhook endpoint', params: { id: 'Endpoint id.' }, success: { status: 204, description: 'Deleted; pending deliveries are cancelled.' }, errors: [404] },
+  ListWebhookDeliveries: {
+    tag: 'Webhooks',
+    summary: "List an endpoint's deliveries",
+    description: `Each delivery with its attempts (status code, duration, error) and next retry. ${PAGINATION}`,
+    params: { id: 'Endpoint id.' },
+    query: pageOnlyQuery,
+    success: { status: 200, description: 'A page of deliveries.', body: { page: 'WebhookDelivery' } },
+    errors: [404],
+  },
+
+  PaddleWebhook: {
+    tag: 'Provider webhooks',
+    summary: 'Paddle Classic alert intake',
+    description:
+      "Point Paddle's webhook URL here. No API key: the form's `p_signature` (RSA over the other fields, verified with the account's Paddle public key) is the credential. Unknown account: 404; bad or missing signature: 403 `Invalid signature.`",
+    params: { account_id: 'The Refloop account id.' },
+    bodyType: 'application/x-www-form-urlencoded',
+    success: { status: 200, description: 'Verified and queued (also for alert types the service ignores).', body: { component: 'PaddleWebhookAccepted' } },
+    errors: [403, 404, 413, 415],
+  },
+
+  GetOpenApi: {
+    tag: 'Documentation',
+    summary: 'This OpenAPI 3.1 document',
+    description: 'Generated from the route table and the validation schemas. No authentication.',
+    success: { status: 200, description: 'The OpenAPI document.', body: { json: { type: 'object' } } },
+  },
+  ApiDocs: {
+    tag: 'Documentation',
+    summary: 'The API reference, rendered',
+    description: 'A static HTML rendering of this document. No authentication.',
+    success: { status: 200, description: 'An HTML page.', body: { json: { type: 'string' }, contentType: 'text/html' } },
+  },
+};

@@ -1,0 +1,149 @@
+// The API's response objects as valibot schemas: the OpenAPI document's component schemas are generated
+// from these (shared/openapi), live responses are validated against that document in the tests, and
+// test/unit/openapi.test.ts checks at compile time that every view (shared/domain/views.ts,
+// shared/webhooks/views.ts) returns what its schema declares. Strict objects: an undocumented field
+// in a response fails the live validation.
+import * as v from 'valibot';
+import { EVENT_TYPES } from '../domain/events';
+import { SUBSCRIPTION_STATUSES } from './query';
+
+const amount = v.pipe(v.string(), v.regex(/^\d+\.\d{2}$/), v.description('Decimal amount with two decimals.'), v.examples(['15.00']));
+const unixSeconds = v.pipe(v.number(), v.integer(), v.description('Unix timestamp (seconds).'));
+const entityId = v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/));
+const campaignId = v.pipe(v.string(), v.regex(/^[0-9a-f]{8}$/));
+const date = v.nullable(v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/), v.description('YYYY-MM-DD')));
+
+export const planResponse = v.strictObject({
+  id: v.pipe(v.number(), v.integer()),
+  name: v.string(),
+  amount: v.string(),
+  currency: v.string(),
+  interval: v.nullable(v.string()),
+  frequency: v.nullable(v.pipe(v.number(), v.integer())),
+  descriptor: v.nullable(v.string()),
+});
+
+export const subscriptionResponse = v.strictObject({
+  id: v.pipe(v.number(), v.integer(), v.description("The payment provider's subscription id.")),
+  unit_price: v.nullable(v.string()),
+  currency: v.string(),
+  status: v.pipe(v.string(), v.description(`One of ${SUBSCRIPTION_STATUSES.join(', ')}.`)),
+  email: v.string(),
+  next_bill_date: date,
+  last_bill_date: date,
+  plan: planResponse,
+});
+
+export const campaignResponse = v.strictObject({
+  id: campaignId,
+  name: v.string(),
+  allows_credit: v.boolean(),
+  credit_amount: amount,
+  credit_currency: v.string(),
+  allows_commission: v.boolean(),
+  commission_amount: amount,
+  commission_currency: v.string(),
+  commission_months: v.nullable(v.pipe(v.number(), v.integer())),
+  reward_threshold: amount,
+  created_at: unixSeconds,
+});
+
+export const memberResponse = v.strictObject({
+  id: entityId,
+  identifier: v.string(),
+  email: v.string(),
+  first_name: v.nullable(v.string()),
+  last_name: v.nullable(v.string()),
+  code: v.string(),
+  stats: v.strictObject({
+    link_clicks: v.pipe(v.number(), v.integer()),
+    referrals: v.pipe(v.number(), v.integer()),
+    conversions: v.pipe(v.number(), v.integer()),
+    credit_earned: amount,
+    commission_earned: amount,
+    currency: v.string(),
+  }),
+  link_clicks: v.pipe(v.number(), v.integer()),
+  campaign: v.nullable(campaignResponse),
+  subscription: v.nullable(subscriptionResponse),
+  created_at: unixSeconds,
+});
+
+const rewardType = v.picklist(['credit', 'commission']);
+
+export const rewardResponse = v.strictObject({
+  id: entityId,
+  type: rewardType,
+  amount,
+  currency: v.string(),
+  created_at: unixSeconds,
+  payment_id: v.pipe(v.number(), v.integer(), v.description('The provider subscription payment that triggered it.')),
+});
+
+export const referralResponse = v.strictObject({
+  id: entityId,
+  member_id: entityId,
+  user_identifier: v.string(),
+  created_at: unixSeconds,
+  converted_at: v.nullable(unixSeconds),
+  is_converted: v.boolean(),
+  coupon_code: v.nullable(v.string()),
+  subscription: v.nullable(subscriptionResponse),
+  source: v.picklist(['app', 'api', 'js']),
+  campaign_id: v.nullable(campaignId),
+  reward_type: v.nullable(rewardType),
+  reward_amount: amount,
+  reward_threshold: amount,
+  currency: v.nullable(v.string()),
+  stats: v.strictObject({ rewards: v.pipe(v.number(), v.integer()), credit_earned: amount, commission_earned: amount, currency: v.string() }),
+  rewards_completed: v.boolean(),
+  rewards: v.array(rewardResponse),
+});
+
+const eventType = v.picklist(EVENT_TYPES);
+
+export const webhookEndpointResponse = v.strictObject({
+  id: entityId,
+  url: v.string(),
+  description: v.nullable(v.string()),
+  events: v.array(eventType),
+  enabled: v.boolean(),
+  disabled_reason: v.nullable(v.pipe(v.string(), v.description('`failing` when the service disabled it after 3 days of failed deliveries.'))),
+  failing_since: v.nullable(unixSeconds),
+  created_at: unixSeconds,
+});
+
+export const createdWebhookEndpointResponse = v.strictObject({
+  ...webhookEndpointResponse.entries,
+  secret: v.nullable(
+    v.pipe(v.string(), v.regex(/^whsec_/), v.description('The signing secret: shown only in this response (null when an Idempotency-Key replays it: the secret is not stored with the replay).')),
+  ),
+});
+
+export const webhookDeliveryResponse = v.strictObject({
+  id: v.string(),
+  event_id: v.string(),
+  event_type: eventType,
+  status: v.picklist(['pending', 'retrying', 'succeeded', 'failed', 'cancelled']),
+  created_at: unixSeconds,
+  attempt_count: v.pipe(v.number(), v.integer()),
+  next_retry_at: v.nullable(unixSeconds),
+  attempts: v.array(
+    v.strictObject({
+      attempt: v.pipe(v.number(), v.integer()),
+      attempted_at: unixSeconds,
+      status_code: v.nullable(v.pipe(v.number(), v.integer())),
+      duration_ms: v.pipe(v.number(), v.integer()),
+      error: v.nullable(v.string()),
+    }),
+  ),
+});
+
+/** `{id, type, created_at, data}`: what an endpoint receives. */
+export function eventEnvelope<S extends v.GenericSchema>(type: string, data: S) {
+  return v.strictObject({ id: v.pipe(v.string(), v.regex(/^evt_[0-9a-f]{32}$/)), type: v.literal(type), created_at: unixSeconds, data });
+}
+
+export const rewardEventData = v.strictObject({ ...rewardResponse.entries, referral_id: entityId, member_id: entityId });
+
+export const paddleWebhookAccepted = v.strictObject({ received: v.literal(true) });

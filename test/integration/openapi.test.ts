@@ -1,0 +1,176 @@
+// The OpenAPI document served live (issue 7, item 2): GET /v1/openapi.json without authentication is
+// the generated document; GET /docs/ renders it; and a live request to EVERY route of the route table
+// answers a status and body that the document describes (ajv, JSON Schema 2020-12), plus the error
+// shapes (401, 404, 400, 422, 409) on a sample of routes.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { routes, type Route } from '../../functions/routes';
+import { buildOpenApi } from '../../shared/openapi/document';
+import { saveProviderSettings } from '../../shared/store/provider';
+import { saveSubscription } from '../../shared/store/subscriptions';
+import { api, type ApiOptions, type ApiResponse } from '../support/api';
+import { newAccount } from '../support/fixtures';
+import { responseValidator } from '../support/openapi';
+import { startTestQueues, type TestQueues } from '../support/queues';
+
+const signed = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'paddle', 'signed-alerts.json'), 'utf8')) as {
+  public_key: string;
+  alerts: Record<string, { verifies: boolean; fields: Record<string, string> }>;
+};
+
+let queues: TestQueues;
+let key: string;
+let accountId: string;
+let check: ReturnType<typeof responseValidator>;
+const problems: string[] = [];
+let serial = 0;
+const unique = (p: string) => `${p}-${++serial}-${Date.now().toString(36)}`;
+
+beforeAll(async () => {
+  process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
+  queues = await startTestQueues();
+  ({ accountId, apiKey: key } = await newAccount('unlimited'));
+  await saveProviderSettings(accountId, { vendorId: 1, authCode: 'unused', publicKey: signed.public_key, vendorsApiUrl: 'http://127.0.0.1:9/api', checkoutApiUrl: 'http://127.0.0.1:9/api' });
+  const served = await api('GET', '/v1/openapi.json');
+  check = responseValidator(served.body);
+});
+
+afterAll(async () => {
+  await queues?.stop();
+  delete process.env.WEBHOOK_ALLOW_LOOPBACK;
+});
+
+async function call(method: string, path: string, options: ApiOptions = {}): Promise<ApiResponse> {
+  return api(method, path, { key, ...options });
+}
+
+async function must(res: Promise<ApiResponse>, status: number): Promise<any> {
+  const r = await res;
+  if (r.status !== status) throw new Error(`fixture answered ${r.status}: ${r.text}`);
+  return r.body;
+}
+
+/** Validates one live answer against the document's operation for `route`. */
+function validate(route: Route, res: ApiResponse, label = route.name): void {
+  problems.push(...check(route.method, route.path, res.status, res.status === 204 ? null : res.body ?? res.text, res.headers['content-type']).map((p) => `${label}: ${p}`));
+}
+
+const routeNamed = (name: string) => routes.find((r) => r.name === name) as Route;
+
+let subscriptionIds = 81_000_000;
+const subscription = (id = ++subscriptionIds) =>
+  saveSubscription(accountId, {
+    id,
+    unit_price: '10.00',
+    currency: 'USD',
+    status: 'active',
+    email: `s${id}@example.com`,
+    next_bill_date: '2031-07-01',
+    last_bill_date: null,
+    plan: { id: 9001, name: 'Pro monthly', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' },
+  });
+
+async function fixtures() {
+  const campaign = await must(call('POST', '/v1/campaigns/', { body: { name: unique('Campaign'), allows_credit: true, credit_amount: '5.00' } }), 201);
+  const sub = await subscription();
+  const name = unique('member');
+  const member = await must(call('POST', '/v1/members/', { body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, subscription: { id: sub.id } } }), 201);
+  const referral = await must(call('POST', '/v1/referrals/', { body: { user_identifier: unique('user'), member_code: member.code } }), 200);
+  return { campaign, member, referral };
+}
+
+const hook = () => must(call('POST', '/v1/webhook-endpoints/', { body: { url: 'http://127.0.0.1:9/hook' } }), 201);
+
+/** One live request per route (its happy path). A route added without one fails the completeness test. */
+const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
+  ListReferrals: () => call('GET', '/v1/referrals/?page_size=2'),
+  CreateReferral: async () => call('POST', '/v1/referrals/', { body: { user_identifier: unique('user'), member_code: (await fixtures()).member.code } }),
+  GetReferral: async () => call('GET', `/v1/referrals/${(await fixtures()).referral.id}/`),
+  ConvertReferral: async () => call('POST', `/referrals/${(await fixtures()).referral.id}/conversion/`, { body: { subscription_id: (await subscription()).id } }),
+  ConvertReferralV1: async () => call('POST', `/v1/referrals/${(await fixtures()).referral.id}/conversion/`, { body: { subscription_id: (await subscription()).id } }),
+  DeleteReferral: async () => call('DELETE', `/v1/referrals/${(await fixtures()).referral.id}/`),
+  GetReferralByUser: async () => call('GET', `/v1/referrals/user/${encodeURIComponent((await fixtures()).referral.user_identifier)}/`),
+  ListCampaigns: () => call('GET', '/v1/campaigns/'),
+  CreateCampaign: () => call('POST', '/v1/campaigns/', { body: { name: unique('New'), allows_commission: true, commission_amount: 2.5, commission_months: 12 } }),
+  GetCampaign: async () => call('GET', `/v1/campaigns/${(await fixtures()).campaign.id}/`),
+  UpdateCampaign: async () => call('PATCH', `/v1/campaigns/${(await fixtures()).campaign.id}/`, { body: { reward_threshold: '10.00' } }),
+  DeleteCampaign: async () => call('DELETE', `/v1/campaigns/${(await fixtures()).campaign.id}/`),
+  ListMembers: () => call('GET', '/v1/members/'),
+  CreateMember: () => call('POST', '/v1/members/', { body: { identifier: unique('m'), email: `${unique('m')}@example.com`, first_name: 'Ada' } }),
+  GetMember: async () => call('GET', `/v1/members/${(await fixtures()).member.id}/`),
+  UpdateMember: async () => call('PATCH', `/v1/members/${(await fixtures()).member.id}/`, { body: { campaign: null, last_name: 'Lovelace' } }),
+  DeleteMember: async () => call('DELETE', `/v1/members/${(await fixtures()).member.id}/`),
+  ListSubscriptions: () => call('GET', '/v1/subscriptions/?status=active'),
+  GetSubscription: async () => call('GET', `/v1/subscriptions/${(await subscription()).id}/`),
+  ListWebhookEndpoints: () => call('GET', '/v1/webhook-endpoints/'),
+  CreateWebhookEndpoint: () => call('POST', '/v1/webhook-endpoints/', { body: { url: 'http://127.0.0.1:9/new', events: ['reward.created'], description: 'Rewards' } }),
+  GetWebhookEndpoint: async () => call('GET', `/v1/webhook-endpoints/${(await hook()).id}/`),
+  UpdateWebhookEndpoint: async () => call('PATCH', `/v1/webhook-endpoints/${(await hook()).id}/`, { body: { enabled: false } }),
+  DeleteWebhookEndpoint: async () => call('DELETE', `/v1/webhook-endpoints/${(await hook()).id}/`),
+  ListWebhookDeliveries: async () => call('GET', `/v1/webhook-endpoints/${(await hook()).id}/deliveries/`),
+  PaddleWebhook: () =>
+    api('POST', `/webhooks/paddle/${accountId}/`, {
+      rawBody: new URLSearchParams(signed.alerts.subscriptionCreatedEvent?.fields).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    }),
+  GetOpenApi: () => api('GET', '/v1/openapi.json'),
+  ApiDocs: () => api('GET', '/docs'),
+};
+
+describe('the served document', () => {
+  it('GET /v1/openapi.json needs no key and is the generated document, with this server', async () => {
+    const res = await api('GET', '/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    const { servers, ...doc } = res.body;
+    expect(servers).toEqual([{ url: 'https://api.test' }]);
+    expect(doc).toEqual(JSON.parse(JSON.stringify(buildOpenApi(routes))));
+  });
+
+  it('GET /docs renders every operation and links the JSON', async () => {
+    const res = await api('GET', '/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.text).toContain('href="/v1/openapi.json"');
+    for (const r of routes) expect({ route: r.name, shown: res.text.includes(`id="op-${r.name}"`) }).toEqual({ route: r.name, shown: true });
+    expect(res.text).toContain('referral.created');
+  });
+});
+
+describe('live responses validate against the document', () => {
+  it('every route has a live sample here', () => {
+    expect(routes.filter((r) => !SAMPLES[r.name]).map((r) => r.name)).toEqual([]);
+  });
+
+  for (const route of routes) {
+    it(`${route.name}: ${route.method} ${route.path}`, async () => {
+      const sample = SAMPLES[route.name];
+      if (!sample) throw new Error(`no live sample for ${route.name}`);
+      const before = problems.length;
+      const res = await sample();
+      expect({ route: route.name, status: res.status < 300 ? 'success' : res.text }).toEqual({ route: route.name, status: 'success' });
+      validate(route, res);
+      expect(problems.slice(before)).toEqual([]);
+    });
+  }
+
+  it('error answers validate too: 401, 404, 400 (fields and detail), 422 and 409 of Idempotency-Key', async () => {
+    const before = problems.length;
+    const { referral, member } = await fixtures();
+    validate(routeNamed('ListMembers'), await api('GET', '/v1/members/'), 'no key');
+    validate(routeNamed('GetReferral'), await call('GET', `/v1/referrals/${'f'.repeat(32)}/`), 'unknown id');
+    validate(routeNamed('CreateMember'), await call('POST', '/v1/members/', { body: { email: 'nope' } }), 'invalid fields');
+    validate(routeNamed('CreateMember'), await call('POST', '/v1/members/', { rawBody: '{', headers: { 'content-type': 'application/json' } }), 'bad JSON');
+    validate(routeNamed('ListReferrals'), await call('GET', '/v1/referrals/?page_size=0'), 'bad page size');
+    validate(routeNamed('ConvertReferral'), await call('POST', `/referrals/${referral.id}/conversion/`, { body: {} }), 'conversion without target');
+    const idem = { 'idempotency-key': unique('idem') };
+    validate(routeNamed('UpdateMember'), await call('PATCH', `/v1/members/${member.id}/`, { body: { first_name: 'A' }, headers: idem }), 'first');
+    const replay = await call('PATCH', `/v1/members/${member.id}/`, { body: { first_name: 'A' }, headers: idem });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    validate(routeNamed('UpdateMember'), replay, 'replayed');
+    const reused = await call('PATCH', `/v1/members/${member.id}/`, { body: { first_name: 'B' }, headers: idem });
+    expect(reused.status).toBe(422);
+    validate(routeNamed('UpdateMember'), reused, 'reused key');
+    expect(problems.slice(before)).toEqual([]);
+  });
+});
