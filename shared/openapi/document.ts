@@ -63,6 +63,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'Request body over 64 KiB.',
   415: 'Unsupported media type.',
   422: 'Idempotency-Key reused with a different request.',
+  429: 'Rate limit reached: `Request was throttled. Expected available in N seconds.` Retry after `Retry-After` seconds.',
   500: 'Unexpected error; carries the request id.',
   503: 'A dependency is down or throttling; nothing was changed. Retry after `Retry-After` seconds.',
 };
@@ -72,7 +73,7 @@ function errorResponse(status: number): Json {
     status === 400 ? { anyOf: [ref('ValidationErrors'), ref('Error')] } : status === 500 ? ref('InternalError') : ref('Error');
   const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
   if (status === 401) headers['WWW-Authenticate'] = { schema: { type: 'string', const: 'Bearer' } };
-  if (status === 503) headers['Retry-After'] = { schema: { type: 'integer' }, description: 'Seconds to wait.' };
+  if (status === 503 || status === 429) headers['Retry-After'] = { schema: { type: 'integer' }, description: 'Seconds to wait.' };
   return { description: ERROR_TEXT[status] ?? 'Error.', headers, content: { 'application/json': { schema } } };
 }
 
@@ -104,7 +105,7 @@ function operation(route: Route, op: OperationDoc): Json {
     [String(op.success.status)]: { description: op.success.description, headers: successHeaders, ...(op.success.body ? { content: bodyContent(op.success.body) } : {}) },
   };
   const errors = new Set<number>(op.errors ?? []);
-  if (auth === 'api-key') [401, 500, 503].forEach((s) => errors.add(s));
+  if (auth === 'api-key' || auth === 'publishable-key') [401, 429, 500, 503].forEach((s) => errors.add(s));
   if (op.query) errors.add(400);
   if (op.body) [400, 413, 415].forEach((s) => errors.add(s));
   if (idempotent) [400, 409, 422].forEach((s) => errors.add(s));
@@ -117,7 +118,7 @@ function operation(route: Route, op: OperationDoc): Json {
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
-    security: auth === 'api-key' ? [{ bearerAuth: [] }, { tokenAuth: [] }] : [],
+    security: auth === 'api-key' ? [{ bearerAuth: [] }, { tokenAuth: [] }] : auth === 'publishable-key' ? [{ publishableKey: [] }] : [],
     responses,
   };
   if (op.body) {
@@ -217,6 +218,11 @@ export function buildOpenApi(routeTable: readonly Route[], operations: Record<st
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'A secret API key (`rfl_live_...`): `Authorization: Bearer <key>`.' },
         tokenAuth: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The same key as `Authorization: Token <key>`.' },
+        publishableKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "The account's publishable key (`rfl_pub_...`), safe in web pages: only the public /js/v1/ endpoints. A secret key is refused there, and a publishable key on /v1/.",
+        },
       },
       parameters: {
         IdempotencyKey: {

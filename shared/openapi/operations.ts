@@ -7,6 +7,7 @@ import { conversionBody } from '../schemas/conversion';
 import { createCampaignBody, updateCampaignBody } from '../schemas/campaign';
 import { createMemberBody, updateMemberBody } from '../schemas/member';
 import { listCampaignsQuery, listMembersQuery, listReferralsQuery, listSubscriptionsQuery, pageOnlyQuery } from '../schemas/query';
+import { clickBody, jsReferralBody } from '../schemas/js';
 import { createReferralBody } from '../schemas/referral';
 import { createWebhookEndpointBody, updateWebhookEndpointBody } from '../schemas/webhook-endpoint';
 import type { COMPONENTS } from './components';
@@ -121,6 +122,36 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     success: { status: 200, description: 'A page of deliveries.', body: { page: 'WebhookDelivery' } },
     errors: [404],
   },
+
+  BrowserScript: {
+    tag: 'Browser',
+    summary: 'The browser tracking script',
+    description:
+      'Install with one tag: `<script src="<API>/js/refloop.js" data-key="rfl_pub_..." async></script>`. No authentication; cacheable for an hour (ETag, 304 on `If-None-Match`), gzipped when accepted. README "In the browser".',
+    success: { status: 200, description: 'The script (ES2017, no dependencies).', body: { json: { type: 'string' }, contentType: 'text/javascript' } },
+  },
+  RecordClick: {
+    tag: 'Browser',
+    summary: "Record a click on a member's link",
+    description:
+      "Counts once per visitor per 24 hours in the member's `stats.link_clicks`. Any code answers the same (a code that is no member's counts nothing), so codes cannot be probed. Publishable key; CORS for any origin; rate limited per IP and per key.",
+    body: clickBody,
+    success: { status: 200, description: 'Recorded (or nothing to count).', body: { json: { type: 'object', properties: { recorded: { type: 'boolean', const: true } }, required: ['recorded'], additionalProperties: false } } },
+  },
+  RecordClickPreflight: { tag: 'Browser', summary: 'CORS preflight of the click endpoint', success: { status: 204, description: 'The CORS headers (any origin; POST; Authorization and Content-Type).' } },
+  CreateJsReferral: {
+    tag: 'Browser',
+    summary: 'Create a referral from the browser (`source: "js"`)',
+    description:
+      "What the script's `refloop.signup()` calls: the rules of `POST /v1/referrals/` (idempotent on the pair, one referral per user, no self-referral), answering only the referral's id. Publishable key; CORS for any origin; rate limited per IP and per key. Emits `referral.created`.",
+    body: jsReferralBody,
+    success: {
+      status: 200,
+      description: "The referral's id (new or existing).",
+      body: { json: { type: 'object', properties: { id: { type: 'string', pattern: '^[0-9a-f]{32}$' } }, required: ['id'], additionalProperties: false } },
+    },
+  },
+  CreateJsReferralPreflight: { tag: 'Browser', summary: 'CORS preflight of the referral endpoint', success: { status: 204, description: 'The CORS headers (any origin; POST; Authorization and Content-Type).' } },
 
   PaddleWebhook: {
     tag: 'Provider webhooks',

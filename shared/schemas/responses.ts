@@ -45,6 +45,9 @@ export const campaignResponse = v.strictObject({
   commission_currency: v.string(),
   commission_months: v.nullable(v.pipe(v.number(), v.integer())),
   reward_threshold: amount,
+  referred_discount_type: v.nullable(v.pipe(v.picklist(['percentage', 'flat']), v.description('Double-sided campaigns: the discount the referred user gets (a single-use coupon per referral).'))),
+  referred_discount_amount: v.pipe(amount, v.description('The percent (percentage) or the amount (flat) of the referred discount.')),
+  referred_discount_recurring: v.boolean(),
   created_at: unixSeconds,
 });
 
@@ -66,18 +69,25 @@ export const memberResponse = v.strictObject({
   link_clicks: v.pipe(v.number(), v.integer()),
   campaign: v.nullable(campaignResponse),
   subscription: v.nullable(subscriptionResponse),
+  email_opt_out: v.pipe(v.boolean(), v.description('The member asked for no emails from the programme.')),
   created_at: unixSeconds,
 });
 
 const rewardType = v.picklist(['credit', 'commission']);
 
+const signedAmount = v.pipe(v.string(), v.regex(/^-?\d+\.\d{2}$/), v.description('Decimal amount with two decimals; negative for a clawback.'));
+
 export const rewardResponse = v.strictObject({
   id: entityId,
   type: rewardType,
-  amount,
+  amount: signedAmount,
   currency: v.string(),
   created_at: unixSeconds,
   payment_id: v.pipe(v.number(), v.integer(), v.description('The provider subscription payment that triggered it.')),
+  reverses: v.nullable(v.pipe(entityId, v.description('A clawback: the reward it takes back.'))),
+  refund_id: v.nullable(v.pipe(v.string(), v.description('The refund alert behind a clawback, a reversal or a note.'))),
+  reversed_at: v.nullable(v.pipe(unixSeconds, v.description('When a credit was reversed.'))),
+  note: v.nullable(v.string()),
 });
 
 export const referralResponse = v.strictObject({

@@ -20,6 +20,7 @@ const signed = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'paddle
 
 let queues: TestQueues;
 let key: string;
+let publishableKey: string;
 let accountId: string;
 let check: ReturnType<typeof responseValidator>;
 const problems: string[] = [];
@@ -29,7 +30,7 @@ const unique = (p: string) => `${p}-${++serial}-${Date.now().toString(36)}`;
 beforeAll(async () => {
   process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
   queues = await startTestQueues();
-  ({ accountId, apiKey: key } = await newAccount('unlimited'));
+  ({ accountId, apiKey: key, publishableKey } = await newAccount('unlimited'));
   await saveProviderSettings(accountId, { vendorId: 1, authCode: 'unused', publicKey: signed.public_key, vendorsApiUrl: 'http://127.0.0.1:9/api', checkoutApiUrl: 'http://127.0.0.1:9/api' });
   const served = await api('GET', '/v1/openapi.json');
   check = responseValidator(served.body);
@@ -113,6 +114,11 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
       rawBody: new URLSearchParams(signed.alerts.subscriptionCreatedEvent?.fields).toString(),
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     }),
+  BrowserScript: () => api('GET', '/js/refloop.js'),
+  RecordClick: async () => api('POST', '/js/v1/clicks/', { key: publishableKey, body: { code: (await fixtures()).member.code, visitor_id: unique('v') } }),
+  RecordClickPreflight: () => api('OPTIONS', '/js/v1/clicks/', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } }),
+  CreateJsReferral: async () => api('POST', '/js/v1/referrals/', { key: publishableKey, body: { member_code: (await fixtures()).member.code, user_identifier: unique('js-user') } }),
+  CreateJsReferralPreflight: () => api('OPTIONS', '/js/v1/referrals/', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } }),
   GetOpenApi: () => api('GET', '/v1/openapi.json'),
   ApiDocs: () => api('GET', '/docs'),
 };

@@ -47,8 +47,8 @@ describe('OpenAPI document', () => {
     const params = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
     expect((op.parameters ?? []).filter((p: { in?: string }) => p.in === 'path').map((p: { name: string }) => p.name)).toEqual(params);
     const auth = route.auth ?? 'api-key';
-    expect(op.security).toEqual(auth === 'api-key' ? [{ bearerAuth: [] }, { tokenAuth: [] }] : []);
-    if (auth === 'api-key') expect(op.responses['401']).toBeDefined();
+    expect(op.security).toEqual(auth === 'api-key' ? [{ bearerAuth: [] }, { tokenAuth: [] }] : auth === 'publishable-key' ? [{ publishableKey: [] }] : []);
+    if (auth === 'api-key' || auth === 'publishable-key') expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '429']));
     const idempotent = auth === 'api-key' && route.method !== 'GET';
     expect((op.parameters ?? []).some((p: { $ref?: string }) => p.$ref === '#/components/parameters/IdempotencyKey')).toBe(idempotent);
     if (idempotent) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['409', '422']));
@@ -57,7 +57,7 @@ describe('OpenAPI document', () => {
   it('has nothing that is not a route, and documents the auth schemes, the pagination envelope, the errors and the webhooks', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item as object).map((m) => `${m.toUpperCase()} ${path}`));
     expect(documented.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'tokenAuth']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'publishableKey', 'tokenAuth']);
     expect(doc.components.schemas.ReferralPage.required).toEqual(['count', 'next', 'previous', 'results']);
     expect(doc.components.schemas.ValidationErrors.additionalProperties).toEqual({ type: 'array', items: { type: 'string' }, minItems: 1 });
     expect(Object.keys(doc.webhooks).sort()).toEqual(['member.created', 'referral.converted', 'referral.created', 'reward.created', 'subscription.updated']);

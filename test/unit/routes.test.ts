@@ -133,7 +133,9 @@ describe('route table', () => {
       // Only the webhook intake writes nothing although it is a POST: it reads settings and queues.
       if (r.table !== 'none') expect(r.table).toBe(r.method === 'GET' || r.name === 'PaddleWebhook' ? 'read' : 'write');
     }
-    expect(routes.filter((r) => r.auth === 'none').map((r) => r.path).sort()).toEqual(['/docs/', '/v1/openapi.json']);
+    expect(routes.filter((r) => r.auth === 'none').map((r) => `${r.method} ${r.path}`).sort()).toEqual(
+      ['GET /docs/', 'GET /v1/openapi.json', 'GET /js/refloop.js', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/'].sort(),
+    );
   });
 
   it('the fallback entry exists and exports a handler', () => {
