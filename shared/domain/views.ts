@@ -95,18 +95,23 @@ export function referralView(r: Referral) {
       currency: r.currency ?? 'USD',
     },
     rewards_completed: r.rewards_completed,
-    rewards: r.rewards.map((w) => ({
-      id: w.id,
-      type: w.type,
-      amount: formatCents(w.amount),
-      currency: w.currency,
-      created_at: w.created_at,
-      payment_id: w.payment_id,
-      // Additive (refunds): see README "Refunds and clawbacks".
-      reverses: w.reverses ?? null,
-      refund_id: w.refund_id ?? null,
-      reversed_at: w.reversed_at ?? null,
-      note: w.note ?? null,
-    })),
+    rewards: r.rewards.map(rewardView),
+  };
+}
+
+/** A Reward of the API (on its referral, and in `reward.created` events). */
+export function rewardView(w: Referral['rewards'][number]) {
+  return {
+    id: w.id,
+    type: w.type,
+    amount: formatCents(w.amount),
+    currency: w.currency,
+    created_at: w.created_at,
+    payment_id: w.payment_id,
+    // Additive (refunds): see README "Refunds and clawbacks".
+    reverses: w.reverses ?? null,
+    refund_id: w.refund_id ?? null,
+    reversed_at: w.reversed_at ?? null,
+    note: w.note ?? null,
   };
 }

@@ -6,7 +6,7 @@
 import { newEntityId } from '../domain/ids';
 import type { Referral, Reward } from '../domain/models';
 import type { PlannedReward } from '../domain/rewards';
-import { formatCents } from '../domain/money';
+import { rewardView } from '../domain/views';
 import { tableName } from './client';
 import { eventItem } from './outbox';
 import { ConditionsFailedError, queryAll, RaceLostError, transact, type TransactItem } from './ops';
@@ -67,7 +67,7 @@ export async function recordRewards(
   }
   for (const r of added) {
     // The Reward object of the API, with the referral and member it belongs to.
-    const data = { id: r.id, type: r.type, amount: formatCents(r.amount), currency: r.currency, created_at: r.created_at, payment_id: r.payment_id, referral_id: referral.id, member_id: referral.member_id };
+    const data = { ...rewardView(r), referral_id: referral.id, member_id: referral.member_id };
     items.push(eventItem(accountId, 'reward.created', `${referral.id}:${r.payment_id}`, data));
   }
   try {
