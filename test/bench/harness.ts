@@ -10,6 +10,8 @@ import { startLocal, type LocalRuntime } from '../../infra/local/start';
 import { CpuMeter, findJavaChild } from './cpu';
 import type { LoadFigures, LoadJob, LoadReply } from './load-client';
 
+import type { QueueName } from '../../shared/queue/queues';
+
 export interface BenchRuntime {
   runtime: LocalRuntime;
   tableName: string;
@@ -106,7 +108,7 @@ export interface QueueProbe {
    * local SQS counts an in-flight message in both of the first two, so only 0 is exact).
    * `messages`: ApproximateNumberOfMessages alone (on the local SQS: every message not delayed).
    */
-  depth(queue: 'provider-events' | 'provider-events-dlq' | 'rewards' | 'rewards-dlq'): Promise<{ total: number; messages: number }>;
+  depth(queue: QueueName | `${QueueName}-dlq`): Promise<{ total: number; messages: number }>;
   stop(): void;
 }
 

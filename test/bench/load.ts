@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoClient } from '../../shared/store/client';
 import { keys } from '../../shared/store/table';
+import { QUEUE_NAMES, type QueueName } from '../../shared/queue/queues';
 import { oneOffPaymentAlert } from './alerts';
 import type { CpuSample } from './cpu';
 import { api, type BenchRuntime } from './harness';
@@ -226,21 +227,21 @@ export async function measureLoad(bench: BenchRuntime, workDir: string, settings
     {
       name: 'GET referral',
       request: 'GET /v1/referrals/{id}/ (60 ids in turn)',
-      dynamo: '1 GetItem ‖ 1 UpdateItem (the key\'s rate-limit window)',
+      dynamo: '1 GetItem (+ 1 UpdateItem of the rate-limit window once per 5% of the limit)',
       raw: 'GetItem' as const,
       job: () => ({ scenario: { kind: 'paths' as const, paths: referralIds.map((id) => `/v1/referrals/${id}/`) } }),
     },
     {
       name: 'List referrals',
       request: 'GET /v1/referrals/ (page of 20, exact count)',
-      dynamo: '1 Query (21 items) ‖ 1 GetItem (counter) ‖ 1 UpdateItem (rate limit)',
+      dynamo: '1 Query (21 items) ‖ 1 GetItem (counter) (+ the batched rate-limit UpdateItem)',
       raw: 'Query' as const,
       job: () => ({ scenario: { kind: 'paths' as const, paths: ['/v1/referrals/'] } }),
     },
     {
       name: 'Create referral',
       request: `POST /v1/referrals/ (new user_identifier each, ${memberCodes.length} referring members in turn)`,
-      dynamo: '1 UpdateItem (rate limit), then 2 BatchGetItem + 1 TransactWriteItems (4 items)',
+      dynamo: '2 BatchGetItem + 1 TransactWriteItems (4 items, + the referral.created outbox event) (+ the batched rate-limit UpdateItem)',
       raw: 'TransactWriteItems' as const,
       job: () => ({
         headers: { ...headers, 'content-type': 'application/json' },
@@ -287,15 +288,15 @@ export async function measureLoad(bench: BenchRuntime, workDir: string, settings
   const rawRuns = new Map<RawName, RawRun[]>(rawNames.map((n) => [n, []]));
   for (let round = 1; round <= runs; round++) {
     for (const s of scenarios) {
-      // Let the worker acknowledge the previous intake run's alerts before anything is timed.
-      await waitForQueue(bench, 'provider-events', 120_000);
+      // Let the workers finish what the previous run queued before anything is timed.
+      await waitForQueues(bench, 120_000);
       progress(`load: round ${round}/${runs}: ${s.name}`);
       const job = s.job();
       const cpuFrom = bench.cpu.sample();
       const figures = await bench.load.run({ url: rt.url, connections, ...(s.name === 'Webhook intake' ? {} : { duration: seconds }), headers, ...job });
       (httpRuns.get(s.name) as Array<Measured<LoadFigures>>).push({ ...figures, cpu: bench.cpu.since(cpuFrom, figures.requests) });
     }
-    await waitForQueue(bench, 'provider-events', 120_000);
+    await waitForQueues(bench, 120_000);
     for (const name of rawNames) {
       progress(`load: round ${round}/${runs}: raw DynamoDB Local ${name}`);
       const cpuFrom = bench.cpu.sample();
@@ -335,10 +336,18 @@ export async function measureLoad(bench: BenchRuntime, workDir: string, settings
 }
 
 /** Waits until the queue holds nothing (visible, in flight or delayed). */
-export async function waitForQueue(bench: BenchRuntime, queue: 'provider-events' | 'rewards', timeoutMs: number): Promise<void> {
+export async function waitForQueue(bench: BenchRuntime, queue: QueueName, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while ((await bench.queues.depth(queue)).total > 0) {
     if (Date.now() > deadline) throw new Error(`${queue} did not empty within ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Every queue empty: the background work an earlier scenario caused (the webhook fan-out of the referrals
+ * it created, reward evaluations, the worker acknowledging intake alerts) is done before the next is timed.
+ */
+async function waitForQueues(bench: BenchRuntime, timeoutMs: number): Promise<void> {
+  for (const queue of QUEUE_NAMES) await waitForQueue(bench, queue, timeoutMs);
 }

@@ -164,7 +164,7 @@ export function renderReport(r: Report): string {
       `\`startLocal\` (infra/local/start.ts) on free ports with a fresh data directory and table: DynamoDB Local (java, file-backed), the local SQS, the pollers, the Paddle emulator and the HTTP gateway, ` +
         `which runs the handlers in the bench's own node process. autocannon runs in a separate node process: ${s.connections} connections, ${s.runs} runs of ${s.seconds} s per scenario ` +
         `(the webhook intake posts a fixed number of alerts per run, ${num(l.intakeAlertsPerRun)}, sized from its warm-up to last about as long), after a ${s.warmupSeconds} s warm-up per scenario; ` +
-        `the scenarios and the raw loops are interleaved round by round. \`AUTH_CACHE_TTL_SECONDS=60\` is set before \`startLocal\` (which otherwise turns the cache off) so API keys are cached as in a warm Lambda container. ` +
+        `the scenarios and the raw loops are interleaved round by round, and each timed run starts once every queue is empty (the background work of the run before it, such as the webhook fan-out of the referrals it created, is not timed against the next). \`AUTH_CACHE_TTL_SECONDS=60\` is set before \`startLocal\` (which otherwise turns the cache off) so API keys are cached as in a warm Lambda container. ` +
         `Seed: one credit campaign, ${l.seed.members} referring members, ${l.seed.referrals} referrals. Latency: of 2xx answers, from every response's own timing.`,
     );
     line();
