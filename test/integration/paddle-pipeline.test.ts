@@ -2,13 +2,13 @@
 // behind pollers, and the Paddle emulator on loopback as the provider. Signed alerts go through the
 // webhook handler; conversions through the HTTP handler; rewards and credit modifiers are polled for.
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { startPaddleEmulator, type DeliveredAlert, type PaddleEmulator } from '../../infra/local/paddle-emulator';
+import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/paddle-emulator';
 import { runScheduledJob } from '../../infra/local/pollers';
 import { scheduledJobs } from '../../functions/workers';
-import { saveProviderSettings } from '../../shared/store/provider';
 import { getSubscription, listPayments } from '../../shared/store/subscriptions';
 import { api } from '../support/api';
-import { newAccount, pollUntil } from '../support/fixtures';
+import { pollUntil } from '../support/fixtures';
+import { paddleTenants, type Tenant } from '../support/paddle-tenant';
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
 import type { Pollers } from '../../infra/local/pollers';
 
@@ -28,71 +28,9 @@ afterAll(async () => {
   await paddle?.stop();
 });
 
-interface Tenant {
-  accountId: string;
-  key: string;
-  publishableKey: string;
-}
-
-async function tenant(): Promise<Tenant> {
-  const { accountId, apiKey, publishableKey } = await newAccount();
-  await saveProviderSettings(accountId, {
-    vendorId: paddle.vendorId,
-    authCode: paddle.authCode,
-    publicKey: paddle.publicKeyPem,
-    vendorsApiUrl: paddle.vendorsApiUrl,
-    checkoutApiUrl: paddle.checkoutApiUrl,
-  });
-  return { accountId, key: apiKey, publishableKey };
-}
-
-async function post(t: Tenant, fields: Record<string, string>) {
-  return api('POST', `/webhooks/paddle/${t.accountId}/`, {
-    rawBody: new URLSearchParams(fields).toString(),
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  });
-}
-
-async function deliver(t: Tenant, alerts: DeliveredAlert[]): Promise<void> {
-  for (const alert of alerts) expect((await post(t, alert.fields)).status).toBe(200);
-}
-
-async function json(method: string, path: string, t: Tenant, body?: unknown) {
-  return api(method, path, { key: t.key, ...(body === undefined ? {} : { body }) });
-}
-
-async function campaign(t: Tenant, body: Record<string, unknown>) {
-  const res = await json('POST', '/v1/campaigns/', t, { name: `c-${Math.random()}`, ...body });
-  expect(res.status).toBe(201);
-  return res.body as { id: string };
-}
-
-async function member(t: Tenant, n: string, body: Record<string, unknown> = {}) {
-  const res = await json('POST', '/v1/members/', t, { identifier: `m-${n}`, email: `${n}@example.com`, ...body });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; code: string };
-}
-
-async function referral(t: Tenant, user: string, code: string) {
-  const res = await json('POST', '/v1/referrals/', t, { user_identifier: user, member_code: code });
-  expect(res.status).toBe(200);
-  return res.body as { id: string };
-}
-
-/** A checkout whose alerts reach the service, and the subscription copy it produced. */
-async function subscribed(t: Tenant, email: string, planId = 9001) {
-  const out = await paddle.checkout({ plan_id: planId, email, deliver: false });
-  await deliver(t, out.alerts);
-  // Both alerts applied: the subscription is active and its payment recorded (last_bill_date set).
-  await pollUntil(async () => {
-    const s = await getSubscription(t.accountId, out.subscription.subscription_id);
-    return s?.status === 'active' && s.last_bill_date !== null;
-  });
-  return out;
-}
-
-const getReferral = async (t: Tenant, id: string) => (await json('GET', `/v1/referrals/${id}/`, t)).body;
-const getMember = async (t: Tenant, id: string) => (await json('GET', `/v1/members/${id}/`, t)).body;
+const { tenant, json, post, deliver, campaign, member, referral, subscribed: subscribedWith, getReferral, getMember } = paddleTenants(() => paddle);
+/** A checkout whose alerts reach the service, once both are applied (the subscription active, its payment recorded). */
+const subscribed = (t: Tenant, email: string, planId = 9001) => subscribedWith(t, email, { planId });
 
 describe('from a signed webhook to a reward', () => {
   it('credit: checkout -> conversion by checkout_id -> one credit reward and one negative modifier on the referrer', async () => {

@@ -107,8 +107,8 @@ describe('referral coupons', () => {
 
     // The state after a crash between Paddle's answer and our write: the coupon exists at Paddle, the
     // referral has no code. An account without Paddle settings first, so the job cannot run.
-    const { accountId, apiKey } = await newAccount();
-    const u: Tenant = { accountId, key: apiKey };
+    const { accountId, apiKey, publishableKey } = await newAccount();
+    const u: Tenant = { accountId, key: apiKey, publishableKey };
     const uc = await campaign(u, { allows_credit: true, credit_amount: '5.00', referred_discount_type: 'percentage', referred_discount_amount: '15' });
     const um = await member(u, 'ivy-cpn', { campaign: { id: uc.id } });
     const ur = await referral(u, 'user-jo-cpn', um.code);

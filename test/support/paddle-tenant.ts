@@ -9,11 +9,12 @@ import { newAccount, pollUntil } from './fixtures';
 export interface Tenant {
   accountId: string;
   key: string;
+  publishableKey: string;
 }
 
 export function paddleTenants(paddle: () => PaddleEmulator) {
   const tenant = async (): Promise<Tenant> => {
-    const { accountId, apiKey } = await newAccount();
+    const { accountId, apiKey, publishableKey } = await newAccount();
     const p = paddle();
     await saveProviderSettings(accountId, {
       vendorId: p.vendorId,
@@ -22,19 +23,20 @@ export function paddleTenants(paddle: () => PaddleEmulator) {
       vendorsApiUrl: p.vendorsApiUrl,
       checkoutApiUrl: p.checkoutApiUrl,
     });
-    return { accountId, key: apiKey };
+    return { accountId, key: apiKey, publishableKey };
   };
 
   const json = (method: string, path: string, t: Tenant, body?: unknown) => api(method, path, { key: t.key, ...(body === undefined ? {} : { body }) });
 
+  /** One signed (or forged) alert through the webhook intake. */
+  const post = (t: Tenant, fields: Record<string, string>) =>
+    api('POST', `/webhooks/paddle/${t.accountId}/`, {
+      rawBody: new URLSearchParams(fields).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+
   const deliver = async (t: Tenant, alerts: DeliveredAlert[]): Promise<void> => {
-    for (const alert of alerts) {
-      const res = await api('POST', `/webhooks/paddle/${t.accountId}/`, {
-        rawBody: new URLSearchParams(alert.fields).toString(),
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      });
-      expect(res.status).toBe(200);
-    }
+    for (const alert of alerts) expect((await post(t, alert.fields)).status).toBe(200);
   };
 
   const campaign = async (t: Tenant, body: Record<string, unknown>) => {
@@ -69,5 +71,5 @@ export function paddleTenants(paddle: () => PaddleEmulator) {
   const getReferral = async (t: Tenant, id: string) => (await json('GET', `/v1/referrals/${id}/`, t)).body;
   const getMember = async (t: Tenant, id: string) => (await json('GET', `/v1/members/${id}/`, t)).body;
 
-  return { tenant, json, deliver, campaign, member, referral, subscribed, getReferral, getMember };
+  return { tenant, json, post, deliver, campaign, member, referral, subscribed, getReferral, getMember };
 }
