@@ -2,33 +2,16 @@
 // behind pollers, and the Paddle emulator on loopback as the provider. Signed alerts go through the
 // webhook handler; conversions through the HTTP handler; rewards and credit modifiers are polled for.
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/paddle-emulator';
 import { runScheduledJob } from '../../infra/local/pollers';
 import { scheduledJobs } from '../../functions/workers';
 import { getSubscription, listPayments } from '../../shared/store/subscriptions';
 import { api } from '../support/api';
 import { pollUntil } from '../support/fixtures';
-import { paddleTenants, type Tenant } from '../support/paddle-tenant';
-import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
-import type { Pollers } from '../../infra/local/pollers';
+import { paddleTenants, pipelineWorld, type Tenant } from '../support/paddle-tenant';
 
-let queues: TestQueues;
-let pollers: Pollers;
-let paddle: PaddleEmulator;
+const world = pipelineWorld();
 
-beforeAll(async () => {
-  queues = await startTestQueues();
-  pollers = startTestPollers(queues);
-  paddle = await startPaddleEmulator({ webhookUrl: null });
-});
-
-afterAll(async () => {
-  await pollers?.stop();
-  await queues?.stop();
-  await paddle?.stop();
-});
-
-const { tenant, json, post, deliver, campaign, member, referral, subscribed: subscribedWith, getReferral, getMember } = paddleTenants(() => paddle);
+const { tenant, json, post, deliver, campaign, member, referral, subscribed: subscribedWith, getReferral, getMember } = paddleTenants(() => world.paddle);
 /** A checkout whose alerts reach the service, once both are applied (the subscription active, its payment recorded). */
 const subscribed = (t: Tenant, email: string, planId = 9001) => subscribedWith(t, email, { planId });
 
@@ -79,7 +62,7 @@ describe('from a signed webhook to a reward', () => {
     expect(rewarded.stats).toEqual({ rewards: 1, credit_earned: '5.00', commission_earned: '0.00', currency: 'USD' });
 
     const modifiers = await pollUntil(() => {
-      const m = paddle.modifiers(referrerSub.subscription.subscription_id);
+      const m = world.paddle.modifiers(referrerSub.subscription.subscription_id);
       return m.length > 0 ? m : null;
     });
     expect(modifiers).toHaveLength(1);
@@ -89,12 +72,12 @@ describe('from a signed webhook to a reward', () => {
     expect(stats).toMatchObject({ referrals: 1, conversions: 1, credit_earned: '5.00', commission_earned: '0.00' });
 
     // A renewal of the referred subscription earns nothing more: credit is given once.
-    const renewal = await paddle.renew(bob.subscription.subscription_id, { deliver: false });
+    const renewal = await world.paddle.renew(bob.subscription.subscription_id, { deliver: false });
     await deliver(t, renewal.alerts);
     await pollUntil(async () => (await listPayments(t.accountId, bob.subscription.subscription_id)).length === 2);
-    await pollUntil(async () => (await queues.count('rewards')) === 0);
+    await pollUntil(async () => (await world.queues.count('rewards')) === 0);
     expect((await getReferral(t, r.id)).rewards).toHaveLength(1);
-    expect(paddle.modifiers(referrerSub.subscription.subscription_id)).toHaveLength(1);
+    expect(world.paddle.modifiers(referrerSub.subscription.subscription_id)).toHaveLength(1);
   });
 
   it('commission: conversion by subscription_id, one reward per paid payment for commission_months, the threshold first', async () => {
@@ -109,11 +92,11 @@ describe('from a signed webhook to a reward', () => {
     expect(res.body.is_converted).toBe(true);
 
     // 10.00 paid: below the 15.00 threshold, so no reward yet.
-    await pollUntil(async () => (await queues.count('rewards')) === 0);
+    await pollUntil(async () => (await world.queues.count('rewards')) === 0);
     expect((await getReferral(t, r.id)).rewards).toEqual([]);
 
     // The second payment crosses the threshold (20.00 >= 15.00) and triggers the first commission.
-    const second = await paddle.renew(dan.subscription.subscription_id, { deliver: false });
+    const second = await world.paddle.renew(dan.subscription.subscription_id, { deliver: false });
     await deliver(t, second.alerts);
     const first = await pollUntil(async () => {
       const body = await getReferral(t, r.id);
@@ -121,7 +104,7 @@ describe('from a signed webhook to a reward', () => {
     });
     expect(first.rewards[0]).toMatchObject({ type: 'commission', amount: '2.50', currency: 'USD', payment_id: second.payment.id });
 
-    const third = await paddle.renew(dan.subscription.subscription_id, { deliver: false });
+    const third = await world.paddle.renew(dan.subscription.subscription_id, { deliver: false });
     await deliver(t, third.alerts);
     const after = await pollUntil(async () => {
       const body = await getReferral(t, r.id);
@@ -133,7 +116,7 @@ describe('from a signed webhook to a reward', () => {
     expect((await getMember(t, carol.id)).stats).toMatchObject({ conversions: 1, commission_earned: '5.00' });
 
     // Cancellation ends the commission period.
-    const cancel = await paddle.cancel(dan.subscription.subscription_id, { deliver: false });
+    const cancel = await world.paddle.cancel(dan.subscription.subscription_id, { deliver: false });
     await deliver(t, cancel.alerts);
     const done = await pollUntil(async () => {
       const body = await getReferral(t, r.id);
@@ -141,7 +124,7 @@ describe('from a signed webhook to a reward', () => {
     });
     expect(done.subscription.status).toBe('deleted');
     expect(done.rewards).toHaveLength(2);
-    expect(paddle.modifiers()).toEqual(expect.not.arrayContaining([expect.objectContaining({ amount: '-2.500' })]));
+    expect(world.paddle.modifiers()).toEqual(expect.not.arrayContaining([expect.objectContaining({ amount: '-2.500' })]));
   });
 
   it('a credit for a referrer without a subscription waits until one is attached, then is applied once', async () => {
@@ -154,19 +137,19 @@ describe('from a signed webhook to a reward', () => {
     await pollUntil(async () => (await getReferral(t, r.id)).rewards.length === 1);
 
     const erinSub = await subscribed(t, 'erin@example.com');
-    expect(paddle.modifiers(erinSub.subscription.subscription_id)).toEqual([]);
+    expect(world.paddle.modifiers(erinSub.subscription.subscription_id)).toEqual([]);
     const attached = await json('PATCH', `/v1/members/${erin.id}/`, t, { subscription: { id: erinSub.subscription.subscription_id } });
     expect(attached.status).toBe(200);
     const modifiers = await pollUntil(() => {
-      const m = paddle.modifiers(erinSub.subscription.subscription_id);
+      const m = world.paddle.modifiers(erinSub.subscription.subscription_id);
       return m.length > 0 ? m : null;
     });
     expect(modifiers).toEqual([expect.objectContaining({ amount: '-3.000', is_recurring: false })]);
 
     // Attaching again (a retried PATCH) does not apply it twice.
     expect((await json('PATCH', `/v1/members/${erin.id}/`, t, { subscription: { id: erinSub.subscription.subscription_id } })).status).toBe(200);
-    await pollUntil(async () => (await queues.count('rewards')) === 0);
-    expect(paddle.modifiers(erinSub.subscription.subscription_id)).toHaveLength(1);
+    await pollUntil(async () => (await world.queues.count('rewards')) === 0);
+    expect(world.paddle.modifiers(erinSub.subscription.subscription_id)).toHaveLength(1);
   });
 });
 
@@ -205,7 +188,7 @@ describe('conversion errors (API-CONTRACT "Referrals")', () => {
 
   it('a checkout still processing: 409, nothing changed', async () => {
     const r = await referral(t, 'e-4', code);
-    const out = await paddle.checkout({ plan_id: 9001, email: 'slow@example.com', processingMs: 60_000, deliver: false });
+    const out = await world.paddle.checkout({ plan_id: 9001, email: 'slow@example.com', processingMs: 60_000, deliver: false });
     const res = await convert(r.id, { checkout_id: out.checkout_id });
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ detail: `Checkout ${out.checkout_id} is still being processed; retry shortly.` });
@@ -221,7 +204,7 @@ describe('conversion errors (API-CONTRACT "Referrals")', () => {
 
   it('a subscription whose webhook has not arrived yet is fetched from the provider and stored', async () => {
     const r = await referral(t, 'e-6', code);
-    const out = await paddle.checkout({ plan_id: 9002, email: 'late@example.com', deliver: false });
+    const out = await world.paddle.checkout({ plan_id: 9002, email: 'late@example.com', deliver: false });
     const res = await convert(r.id, { checkout_id: out.checkout_id });
     expect(res.status).toBe(200);
     expect(res.body.subscription).toMatchObject({ id: out.subscription.subscription_id, status: 'active', plan: { interval: 'year', descriptor: '$100.00 / year' } });
@@ -267,8 +250,8 @@ describe('conversion errors (API-CONTRACT "Referrals")', () => {
 
   it('provider down: 503 with Retry-After and nothing changed', async () => {
     const r = await referral(t, 'e-10', code);
-    const out = await paddle.checkout({ plan_id: 9001, email: 'down@example.com', deliver: false });
-    paddle.setMode('down');
+    const out = await world.paddle.checkout({ plan_id: 9001, email: 'down@example.com', deliver: false });
+    world.paddle.setMode('down');
     try {
       for (const body of [{ checkout_id: out.checkout_id }, { subscription_id: out.subscription.subscription_id }]) {
         const res = await convert(r.id, body);
@@ -277,7 +260,7 @@ describe('conversion errors (API-CONTRACT "Referrals")', () => {
         expect(res.body).toEqual({ detail: 'The payment provider could not be reached; retry later.' });
       }
     } finally {
-      paddle.setMode('up');
+      world.paddle.setMode('up');
     }
     expect((await getReferral(t, r.id)).is_converted).toBe(false);
     expect(await getSubscription(t.accountId, out.subscription.subscription_id)).toBeNull();
@@ -296,7 +279,7 @@ describe('exactly once', () => {
     expect((await json('POST', `/referrals/${r.id}/conversion/`, t, { subscription_id: jo.subscription.subscription_id })).status).toBe(200);
 
     // The renewal crosses the 15.00 threshold; its alert arrives 20 times at once.
-    const renewal = await paddle.renew(jo.subscription.subscription_id, { deliver: false });
+    const renewal = await world.paddle.renew(jo.subscription.subscription_id, { deliver: false });
     const alert = renewal.alerts.find((a) => a.fields.alert_name === 'subscription_payment_succeeded');
     expect(alert).toBeDefined();
     const answers = await Promise.all(Array.from({ length: 20 }, () => post(t, alert!.fields)));
@@ -306,14 +289,14 @@ describe('exactly once', () => {
       const body = await getReferral(t, r.id);
       return body.rewards.length === 1 ? body : null;
     });
-    await pollUntil(async () => (await queues.count('provider-events')) === 0 && (await queues.count('rewards')) === 0, { timeoutMs: 20_000 });
-    await pollUntil(() => paddle.modifiers(ref.subscription.subscription_id).length === 1);
+    await pollUntil(async () => (await world.queues.count('provider-events')) === 0 && (await world.queues.count('rewards')) === 0, { timeoutMs: 20_000 });
+    await pollUntil(() => world.paddle.modifiers(ref.subscription.subscription_id).length === 1);
     expect((await getReferral(t, r.id)).rewards).toEqual(rewarded.rewards);
     expect(rewarded.rewards[0].payment_id).toBe(renewal.payment.id);
     expect(await listPayments(t.accountId, jo.subscription.subscription_id)).toHaveLength(2);
-    expect(paddle.modifiers(ref.subscription.subscription_id)).toHaveLength(1);
+    expect(world.paddle.modifiers(ref.subscription.subscription_id)).toHaveLength(1);
     expect((await getMember(t, ivy.id)).stats).toMatchObject({ conversions: 1, credit_earned: '4.00' });
-    expect(await queues.count('provider-events-dlq')).toBe(0);
+    expect(await world.queues.count('provider-events-dlq')).toBe(0);
   });
 
   it('the same conversion posted 10 times concurrently: one conversion, one reward, one modifier call', async () => {
@@ -323,7 +306,7 @@ describe('exactly once', () => {
     const kim = await member(t, 'kim', { campaign: { id: c.id }, subscription: { id: ref.subscription.subscription_id } });
     const r = await referral(t, 'user-lee', kim.code);
     const lee = await subscribed(t, 'lee@example.com');
-    const before = paddle.callCounts()['/vendors/api/2.0/subscription/modifiers/create'] ?? 0;
+    const before = world.paddle.callCounts()['/vendors/api/2.0/subscription/modifiers/create'] ?? 0;
 
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => json('POST', `/referrals/${r.id}/conversion/`, t, { checkout_id: lee.checkout_id })),
@@ -332,11 +315,11 @@ describe('exactly once', () => {
     expect(new Set(answers.map((a) => a.body.converted_at)).size).toBe(1);
 
     await pollUntil(async () => (await getReferral(t, r.id)).rewards.length === 1);
-    await pollUntil(() => paddle.modifiers(ref.subscription.subscription_id).length === 1);
-    await pollUntil(async () => (await queues.count('rewards')) === 0, { timeoutMs: 20_000 });
+    await pollUntil(() => world.paddle.modifiers(ref.subscription.subscription_id).length === 1);
+    await pollUntil(async () => (await world.queues.count('rewards')) === 0, { timeoutMs: 20_000 });
     expect((await getReferral(t, r.id)).rewards).toHaveLength(1);
-    expect(paddle.modifiers(ref.subscription.subscription_id)).toHaveLength(1);
-    expect((paddle.callCounts()['/vendors/api/2.0/subscription/modifiers/create'] ?? 0) - before).toBe(1);
+    expect(world.paddle.modifiers(ref.subscription.subscription_id)).toHaveLength(1);
+    expect((world.paddle.callCounts()['/vendors/api/2.0/subscription/modifiers/create'] ?? 0) - before).toBe(1);
     expect((await getMember(t, kim.id)).stats).toMatchObject({ referrals: 1, conversions: 1, credit_earned: '6.00' });
   });
 });
@@ -352,7 +335,7 @@ describe('automatic conversion from the checkout passthrough (browser script)', 
     expect(js.status).toBe(200);
     const referralId = js.body.id as string;
 
-    const out = await paddle.checkout({ plan_id: 9001, email: 'auto@example.com', deliver: false, passthrough: passthrough(referralId) });
+    const out = await world.paddle.checkout({ plan_id: 9001, email: 'auto@example.com', deliver: false, passthrough: passthrough(referralId) });
     await deliver(t, out.alerts);
     const converted = await pollUntil(async () => {
       const r = await getReferral(t, referralId);
@@ -363,7 +346,7 @@ describe('automatic conversion from the checkout passthrough (browser script)', 
 
     // Paddle retries: every alert again, twice, concurrently. Still one conversion and one reward.
     await Promise.all([deliver(t, out.alerts), deliver(t, out.alerts)]);
-    await pollUntil(async () => (await queues.count('provider-events')) === 0 && (await queues.count('rewards')) === 0, { timeoutMs: 15_000 });
+    await pollUntil(async () => (await world.queues.count('provider-events')) === 0 && (await world.queues.count('rewards')) === 0, { timeoutMs: 15_000 });
     const after = await getReferral(t, referralId);
     expect(after.converted_at).toBe(converted.converted_at);
     expect(after.rewards).toHaveLength(1);
@@ -379,17 +362,17 @@ describe('automatic conversion from the checkout passthrough (browser script)', 
     const cases = [passthrough(foreign.id), passthrough('0'.repeat(32)), passthrough('../../x'), 'not json', JSON.stringify(['refloop_referral_id']), ''];
     const subscriptions: number[] = [];
     for (const [i, p] of cases.entries()) {
-      const out = await paddle.checkout({ plan_id: 9001, email: `nobody-${i}@example.com`, deliver: false, passthrough: p });
+      const out = await world.paddle.checkout({ plan_id: 9001, email: `nobody-${i}@example.com`, deliver: false, passthrough: p });
       await deliver(t, out.alerts);
       subscriptions.push(out.subscription.subscription_id);
     }
-    await pollUntil(async () => (await queues.count('provider-events')) === 0, { timeoutMs: 15_000 });
+    await pollUntil(async () => (await world.queues.count('provider-events')) === 0, { timeoutMs: 15_000 });
     for (const id of subscriptions) {
       const s = await getSubscription(t.accountId, id);
       expect({ id, status: s?.status, referral: s?.referral_id ?? null }).toEqual({ id, status: 'active', referral: null });
     }
     expect((await getReferral(other, foreign.id)).is_converted).toBe(false);
-    expect(await queues.count('provider-events-dlq')).toBe(0);
+    expect(await world.queues.count('provider-events-dlq')).toBe(0);
   });
 });
 
@@ -413,16 +396,16 @@ describe('out of order and unknown alerts', () => {
       new_unit_price: '10.00',
       old_status: 'active',
     };
-    const stale = paddle.sign({ ...base, alert_id: '990000001', status: 'paused', event_time: '2001-01-01 00:00:00' });
+    const stale = world.paddle.sign({ ...base, alert_id: '990000001', status: 'paused', event_time: '2001-01-01 00:00:00' });
     expect((await post(t, stale)).status).toBe(200);
-    const fresh = paddle.sign({ ...base, alert_id: '990000002', status: 'past_due', event_time: '2099-01-01 00:00:00' });
+    const fresh = world.paddle.sign({ ...base, alert_id: '990000002', status: 'past_due', event_time: '2099-01-01 00:00:00' });
     expect((await post(t, stale)).status).toBe(200);
     expect((await post(t, fresh)).status).toBe(200);
     await pollUntil(async () => (await getSubscription(t.accountId, id))?.status === 'past_due');
     // The stale one, delivered after the fresh one, still changes nothing.
-    const staleAgain = paddle.sign({ ...base, alert_id: '990000003', status: 'paused', event_time: '2002-01-01 00:00:00' });
+    const staleAgain = world.paddle.sign({ ...base, alert_id: '990000003', status: 'paused', event_time: '2002-01-01 00:00:00' });
     expect((await post(t, staleAgain)).status).toBe(200);
-    await pollUntil(async () => (await queues.count('provider-events')) === 0);
+    await pollUntil(async () => (await world.queues.count('provider-events')) === 0);
     expect(await getSubscription(t.accountId, id)).toMatchObject({ status: 'past_due', next_bill_date: '2031-01-01' });
     const counts = (await json('GET', '/v1/subscriptions/?status=paused', t)).body.count;
     expect(counts).toBe(0);
@@ -430,10 +413,10 @@ describe('out of order and unknown alerts', () => {
 
   it('an alert type the service does not handle is acknowledged, not retried', async () => {
     const t = await tenant();
-    const fields = paddle.sign({ alert_id: '990000010', alert_name: 'transfer_created', amount: '1.00', currency: 'USD', event_time: '2024-01-01 00:00:00' });
+    const fields = world.paddle.sign({ alert_id: '990000010', alert_name: 'transfer_created', amount: '1.00', currency: 'USD', event_time: '2024-01-01 00:00:00' });
     expect((await post(t, fields)).status).toBe(200);
-    await pollUntil(async () => (await queues.count('provider-events')) === 0);
-    expect(await queues.count('provider-events-dlq')).toBe(0);
+    await pollUntil(async () => (await world.queues.count('provider-events')) === 0);
+    expect(await world.queues.count('provider-events-dlq')).toBe(0);
   });
 });
 
@@ -447,8 +430,8 @@ describe('background sync', () => {
     expect((await json('POST', `/referrals/${r.id}/conversion/`, t, { subscription_id: ned.subscription.subscription_id })).status).toBe(200);
     await pollUntil(async () => (await getReferral(t, r.id)).rewards.length === 1);
 
-    const missed = await paddle.checkout({ plan_id: 9002, email: 'missed@example.com', deliver: false });
-    const renewal = await paddle.renew(ned.subscription.subscription_id, { deliver: false });
+    const missed = await world.paddle.checkout({ plan_id: 9002, email: 'missed@example.com', deliver: false });
+    const renewal = await world.paddle.renew(ned.subscription.subscription_id, { deliver: false });
     expect(await getSubscription(t.accountId, missed.subscription.subscription_id)).toBeNull();
 
     const job = scheduledJobs.find((j) => j.name === 'ProviderBackfill');
@@ -467,8 +450,8 @@ describe('background sync', () => {
 describe('failing input on the real workers', () => {
   it('a message no worker can read ends in the DLQ of its queue; the queue keeps flowing', async () => {
     const t = await tenant();
-    await queues.client.send(new SendMessageCommand({ QueueUrl: queues.urlOf('provider-events'), MessageBody: 'not json' }));
-    await queues.client.send(new SendMessageCommand({ QueueUrl: queues.urlOf('rewards'), MessageBody: JSON.stringify({ kind: 'no-such-kind' }) }));
+    await world.queues.client.send(new SendMessageCommand({ QueueUrl: world.queues.urlOf('provider-events'), MessageBody: 'not json' }));
+    await world.queues.client.send(new SendMessageCommand({ QueueUrl: world.queues.urlOf('rewards'), MessageBody: JSON.stringify({ kind: 'no-such-kind' }) }));
     // Meanwhile a real alert is still applied.
     const out = await subscribed(t, 'flow@example.com');
     expect(out.subscription.state).toBe('active');
@@ -478,7 +461,7 @@ describe('failing input on the real workers', () => {
     const poison = ['not json', JSON.stringify({ kind: 'no-such-kind' })];
     const parked: string[] = [];
     await pollUntil(async () => {
-      const [events, rewards] = await Promise.all([queues.receiveAll('provider-events-dlq'), queues.receiveAll('rewards-dlq')]);
+      const [events, rewards] = await Promise.all([world.queues.receiveAll('provider-events-dlq'), world.queues.receiveAll('rewards-dlq')]);
       parked.push(...events.map((m) => m.body), ...rewards.map((m) => m.body));
       return poison.every((body) => parked.includes(body));
     }, { timeoutMs: 20_000 });

@@ -1,37 +1,19 @@
 // Double-sided campaigns (issue 6, item 2): a referral made in a campaign with a referred-user discount
 // gets ONE single-use Paddle coupon, created asynchronously by the reward worker, whatever the retries
 // and concurrency; its coupon_code shows on the referral; a payment with that coupon converts it.
-import type { PaddleEmulator } from '../../infra/local/paddle-emulator';
-import { startPaddleEmulator } from '../../infra/local/paddle-emulator';
-import type { Pollers } from '../../infra/local/pollers';
 import { couponCodeFor } from '../../shared/domain/discounts';
 import { PaddleClient } from '../../shared/provider/paddle-client';
 import { publish } from '../../shared/queue/publish';
 import { referralIdByCoupon } from '../../shared/store/coupons';
 import { saveProviderSettings } from '../../shared/store/provider';
 import { newAccount, pollUntil } from '../support/fixtures';
-import { paddleTenants, type Tenant } from '../support/paddle-tenant';
-import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
+import { paddleTenants, pipelineWorld, type Tenant } from '../support/paddle-tenant';
 
-let queues: TestQueues;
-let pollers: Pollers;
-let paddle: PaddleEmulator;
+const world = pipelineWorld();
 
-beforeAll(async () => {
-  queues = await startTestQueues();
-  pollers = startTestPollers(queues);
-  paddle = await startPaddleEmulator({ webhookUrl: null });
-});
-
-afterAll(async () => {
-  await pollers?.stop();
-  await queues?.stop();
-  await paddle?.stop();
-});
-
-const { tenant, json, deliver, campaign, member, referral, getReferral } = paddleTenants(() => paddle);
-const drained = () => pollUntil(async () => (await queues.count('rewards')) === 0 && (await queues.count('provider-events')) === 0, { timeoutMs: 15_000 });
-const couponsNamed = (code: string) => paddle.coupons().filter((c) => c.coupon_code === code);
+const { tenant, json, deliver, campaign, member, referral, getReferral } = paddleTenants(() => world.paddle);
+const drained = () => pollUntil(async () => (await world.queues.count('rewards')) === 0 && (await world.queues.count('provider-events')) === 0, { timeoutMs: 15_000 });
+const couponsNamed = (code: string) => world.paddle.coupons().filter((c) => c.coupon_code === code);
 const withCoupon = async (t: Tenant, id: string) =>
   pollUntil(async () => {
     const body = await getReferral(t, id);
@@ -94,7 +76,7 @@ describe('referral coupons', () => {
     const c = await campaign(t, { allows_credit: true, credit_amount: '5.00', referred_discount_type: 'percentage', referred_discount_amount: '20' });
     const m = await member(t, 'gil-cpn', { campaign: { id: c.id } });
     const body = { user_identifier: 'user-hal-cpn', member_code: m.code };
-    const before = paddle.callCounts()['/vendors/api/2.1/product/create_coupon'] ?? 0;
+    const before = world.paddle.callCounts()['/vendors/api/2.1/product/create_coupon'] ?? 0;
     const answers = await Promise.all(Array.from({ length: 5 }, () => json('POST', '/v1/referrals/', t, body)));
     expect(new Set(answers.map((a) => `${a.status} ${a.body.id}`)).size).toBe(1);
     const id = answers[0]?.body.id as string;
@@ -102,7 +84,7 @@ describe('referral coupons', () => {
     const r = await withCoupon(t, id);
     await drained();
     expect(couponsNamed(r.coupon_code)).toHaveLength(1);
-    expect((paddle.callCounts()['/vendors/api/2.1/product/create_coupon'] ?? 0) - before).toBeGreaterThanOrEqual(1);
+    expect((world.paddle.callCounts()['/vendors/api/2.1/product/create_coupon'] ?? 0) - before).toBeGreaterThanOrEqual(1);
     expect((await getReferral(t, id)).coupon_code).toBe(r.coupon_code);
 
     // The state after a crash between Paddle's answer and our write: the coupon exists at Paddle, the
@@ -114,7 +96,7 @@ describe('referral coupons', () => {
     const ur = await referral(u, 'user-jo-cpn', um.code);
     await drained();
     expect((await getReferral(u, ur.id)).coupon_code).toBeNull();
-    const creds = { vendorId: paddle.vendorId, authCode: paddle.authCode, publicKey: paddle.publicKeyPem, vendorsApiUrl: paddle.vendorsApiUrl, checkoutApiUrl: paddle.checkoutApiUrl };
+    const creds = { vendorId: world.paddle.vendorId, authCode: world.paddle.authCode, publicKey: world.paddle.publicKeyPem, vendorsApiUrl: world.paddle.vendorsApiUrl, checkoutApiUrl: world.paddle.checkoutApiUrl };
     await saveProviderSettings(accountId, creds);
     const code = couponCodeFor(ur.id);
     await new PaddleClient(creds, { timeoutMs: 4000 }).createCoupon({ couponCode: code, discountType: 'percentage', discountAmount: '15', allowedUses: 1, recurring: false, description: 'crashed attempt' });
@@ -131,7 +113,7 @@ describe('referral coupons', () => {
     const r = await withCoupon(t, (await referral(t, 'user-lee-cpn', kim.code)).id);
 
     // Lowercase at checkout: codes compare without case.
-    const out = await paddle.checkout({ plan_id: 9001, email: 'lee-cpn@example.com', coupon: r.coupon_code.toLowerCase(), deliver: false });
+    const out = await world.paddle.checkout({ plan_id: 9001, email: 'lee-cpn@example.com', coupon: r.coupon_code.toLowerCase(), deliver: false });
     expect(out.payment?.amount).toBe(9);
     expect(out.alerts[1]?.fields.coupon).toBe(r.coupon_code);
     await deliver(t, out.alerts);
@@ -141,19 +123,19 @@ describe('referral coupons', () => {
     }, { timeoutMs: 15_000 });
     expect(converted.subscription).toMatchObject({ id: out.subscription.subscription_id });
     expect(converted.rewards[0]).toMatchObject({ type: 'commission', amount: '2.00', payment_id: out.payment?.id });
-    expect(paddle.coupons().find((x) => x.coupon_code === r.coupon_code)?.times_used).toBe(1);
+    expect(world.paddle.coupons().find((x) => x.coupon_code === r.coupon_code)?.times_used).toBe(1);
 
     // The app still reports the conversion with the checkout id: the same conversion, 200 unchanged.
     const replay = await json('POST', `/referrals/${r.id}/conversion/`, t, { checkout_id: out.checkout_id });
     expect(replay.status).toBe(200);
     expect(replay.body).toMatchObject({ id: r.id, converted_at: converted.converted_at, subscription: { id: out.subscription.subscription_id } });
-    const other = await paddle.checkout({ plan_id: 9001, email: 'other-cpn@example.com', deliver: false });
+    const other = await world.paddle.checkout({ plan_id: 9001, email: 'other-cpn@example.com', deliver: false });
     expect((await json('POST', `/referrals/${r.id}/conversion/`, t, { checkout_id: other.checkout_id })).body).toEqual({ non_field_errors: [`Referral ${r.id} is already converted`] });
 
     // The single-use coupon cannot be used again at the emulator; a payment naming it on a subscription
     // already tied to a referral changes nothing.
-    await expect(paddle.checkout({ plan_id: 9001, email: 'again@example.com', coupon: r.coupon_code, deliver: false })).rejects.toThrow(/used up/);
-    const renewal = await paddle.renew(out.subscription.subscription_id, { deliver: false });
+    await expect(world.paddle.checkout({ plan_id: 9001, email: 'again@example.com', coupon: r.coupon_code, deliver: false })).rejects.toThrow(/used up/);
+    const renewal = await world.paddle.renew(out.subscription.subscription_id, { deliver: false });
     await deliver(t, renewal.alerts);
     await drained();
     expect((await getReferral(t, r.id)).subscription.id).toBe(out.subscription.subscription_id);
@@ -166,7 +148,7 @@ describe('referral coupons', () => {
     const r = await withCoupon(t, (await referral(t, 'user-ned-cpn', m.code)).id);
     expect((await json('DELETE', `/v1/referrals/${r.id}/`, t)).status).toBe(204);
     expect(await referralIdByCoupon(t.accountId, r.coupon_code)).toBeNull();
-    const out = await paddle.checkout({ plan_id: 9001, email: 'ned-cpn@example.com', coupon: r.coupon_code, deliver: false });
+    const out = await world.paddle.checkout({ plan_id: 9001, email: 'ned-cpn@example.com', coupon: r.coupon_code, deliver: false });
     await deliver(t, out.alerts);
     await drained();
     expect((await json('GET', `/v1/referrals/${r.id}/`, t)).status).toBe(404);

@@ -1,31 +1,13 @@
 // Refunds (issue 6, item 3) on real parts: a subscription_payment_refunded alert for a payment that
 // earned a reward takes it back exactly once per refund alert: commission clawbacks proportional to the
 // refund, credit reversals (modifier deleted while unbilled), billed credits kept and noted.
-import type { PaddleEmulator } from '../../infra/local/paddle-emulator';
-import { startPaddleEmulator } from '../../infra/local/paddle-emulator';
-import type { Pollers } from '../../infra/local/pollers';
 import { pollUntil } from '../support/fixtures';
-import { paddleTenants, type Tenant } from '../support/paddle-tenant';
-import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
+import { paddleTenants, pipelineWorld, type Tenant } from '../support/paddle-tenant';
 
-let queues: TestQueues;
-let pollers: Pollers;
-let paddle: PaddleEmulator;
+const world = pipelineWorld();
 
-beforeAll(async () => {
-  queues = await startTestQueues();
-  pollers = startTestPollers(queues);
-  paddle = await startPaddleEmulator({ webhookUrl: null });
-});
-
-afterAll(async () => {
-  await pollers?.stop();
-  await queues?.stop();
-  await paddle?.stop();
-});
-
-const { tenant, json, deliver, campaign, member, referral, subscribed, getReferral, getMember } = paddleTenants(() => paddle);
-const drained = () => pollUntil(async () => (await queues.count('rewards')) === 0 && (await queues.count('provider-events')) === 0, { timeoutMs: 15_000 });
+const { tenant, json, deliver, campaign, member, referral, subscribed, getReferral, getMember } = paddleTenants(() => world.paddle);
+const drained = () => pollUntil(async () => (await world.queues.count('rewards')) === 0 && (await world.queues.count('provider-events')) === 0, { timeoutMs: 15_000 });
 
 interface RewardBody {
   id: string;
@@ -51,7 +33,7 @@ async function converted(t: Tenant, code: string, user: string, rewards = 1) {
 }
 
 async function refund(t: Tenant, paymentId: number, amount?: string) {
-  const out = await paddle.refund(paymentId, { deliver: false, ...(amount ? { amount } : {}) });
+  const out = await world.paddle.refund(paymentId, { deliver: false, ...(amount ? { amount } : {}) });
   await deliver(t, out.alerts);
   return out.alerts[0]?.fields.alert_id as string;
 }
@@ -98,7 +80,7 @@ describe('commission refunds', () => {
     const { referral: r, sub } = await converted(t, m.code, 'user-sam');
     const paymentId = sub.payment?.id as number;
 
-    const first = await paddle.refund(paymentId, { amount: '4.00', deliver: false });
+    const first = await world.paddle.refund(paymentId, { amount: '4.00', deliver: false });
     // The same alert three times, two of them at once.
     await deliver(t, first.alerts);
     await Promise.all([deliver(t, first.alerts), deliver(t, first.alerts)]);
@@ -125,7 +107,7 @@ describe('credit refunds', () => {
     const m = await member(t, name, { campaign: { id: c.id }, subscription: { id: own.subscription.subscription_id } });
     const { referral: r, sub } = await converted(t, m.code, `user-of-${name}`);
     const modifiers = await pollUntil(() => {
-      const found = paddle.modifiers(own.subscription.subscription_id);
+      const found = world.paddle.modifiers(own.subscription.subscription_id);
       return found.length === 1 ? found : null;
     });
     return { t, m, r, sub, own, modifier: modifiers[0] };
@@ -133,14 +115,14 @@ describe('credit refunds', () => {
 
   it('an unbilled credit: the modifier is deleted at Paddle, the credit reversed, credit_earned lowered', async () => {
     const { t, m, r, sub, own } = await creditSetup('tia');
-    const out = await paddle.refund(sub.payment?.id as number, { deliver: false });
+    const out = await world.paddle.refund(sub.payment?.id as number, { deliver: false });
     const alertId = out.alerts[0]?.fields.alert_id;
     await deliver(t, out.alerts);
     const after = await rewardsWhen(t, r.id, 2);
     expect(after.rewards[0]).toMatchObject({ id: r.rewards[0].id, amount: '5.00', reversed_at: expect.any(Number), refund_id: alertId });
     expect(after.rewards[1]).toMatchObject({ type: 'credit', amount: '-5.00', reverses: r.rewards[0].id, refund_id: alertId, payment_id: sub.payment?.id });
     expect(after.stats).toMatchObject({ rewards: 0, credit_earned: '0.00' });
-    expect(paddle.modifiers(own.subscription.subscription_id)).toEqual([]);
+    expect(world.paddle.modifiers(own.subscription.subscription_id)).toEqual([]);
     expect((await getMember(t, m.id)).stats.credit_earned).toBe('0.00');
     // A redelivered alert changes nothing.
     await deliver(t, out.alerts);
@@ -156,7 +138,7 @@ describe('credit refunds', () => {
     expect((await getReferral(t, r.id)).rewards).toEqual([expect.objectContaining({ amount: '5.00', reversed_at: null, note: null })]);
 
     // Uma's renewal bills her pending modifier; the rest of the refund then cannot take the credit back.
-    await deliver(t, (await paddle.renew(own.subscription.subscription_id, { deliver: false })).alerts);
+    await deliver(t, (await world.paddle.renew(own.subscription.subscription_id, { deliver: false })).alerts);
     const restId = await refund(t, sub.payment?.id as number);
     expect(restId).not.toBe(partialId);
     const noted = await pollUntil(async () => {
@@ -165,7 +147,7 @@ describe('credit refunds', () => {
     }, { timeoutMs: 15_000 });
     expect(noted.rewards).toHaveLength(1);
     expect(noted.rewards[0]).toMatchObject({ amount: '5.00', reversed_at: null, refund_id: restId, note: expect.stringContaining('the credit stays') });
-    expect(paddle.modifiers(own.subscription.subscription_id)).toHaveLength(1);
+    expect(world.paddle.modifiers(own.subscription.subscription_id)).toHaveLength(1);
     expect((await getMember(t, m.id)).stats.credit_earned).toBe('5.00');
   });
 
@@ -182,6 +164,6 @@ describe('credit refunds', () => {
     const own = await subscribed(t, 'vic@example.com');
     expect((await json('PATCH', `/v1/members/${m.id}/`, t, { subscription: { id: own.subscription.subscription_id } })).status).toBe(200);
     await drained();
-    expect(paddle.modifiers(own.subscription.subscription_id)).toEqual([]);
+    expect(world.paddle.modifiers(own.subscription.subscription_id)).toEqual([]);
   });
 });

@@ -1,10 +1,31 @@
 // Helpers for tests that drive a tenant wired to the Paddle emulator through the real handlers:
 // accounts with provider settings, signed alerts through the webhook, and the API calls around them.
-import type { DeliveredAlert, PaddleEmulator } from '../../infra/local/paddle-emulator';
+import { startPaddleEmulator, type DeliveredAlert, type PaddleEmulator } from '../../infra/local/paddle-emulator';
+import type { Pollers } from '../../infra/local/pollers';
 import { saveProviderSettings } from '../../shared/store/provider';
 import { getSubscription } from '../../shared/store/subscriptions';
 import { api } from './api';
 import { newAccount, pollUntil } from './fixtures';
+import { startTestPollers, startTestQueues, type TestQueues } from './queues';
+
+/**
+ * The asynchronous path on real parts for one test file: its own local SQS with the real workers behind
+ * pollers, and a Paddle emulator on loopback (started before the file's tests, stopped after them).
+ */
+export function pipelineWorld(): { queues: TestQueues; pollers: Pollers; paddle: PaddleEmulator } {
+  const world = {} as { queues: TestQueues; pollers: Pollers; paddle: PaddleEmulator };
+  beforeAll(async () => {
+    world.queues = await startTestQueues();
+    world.pollers = startTestPollers(world.queues);
+    world.paddle = await startPaddleEmulator({ webhookUrl: null });
+  });
+  afterAll(async () => {
+    await world.pollers?.stop();
+    await world.queues?.stop();
+    await world.paddle?.stop();
+  });
+  return world;
+}
 
 export interface Tenant {
   accountId: string;
