@@ -5,7 +5,7 @@ import { generateApiKey, generatePublishableKey, hashApiKey, PUBLISHABLE_KEY_PRE
 import { newAccountId } from '../domain/ids';
 import { isPlan, type Plan } from '../domain/plans';
 import { db, tableName } from './client';
-import { keys } from './table';
+import { keys, type Key } from './table';
 
 export interface Account {
   accountId: string;
@@ -134,13 +134,6 @@ export async function ensurePublishableKey(accountId: string): Promise<Account> 
   return fresh;
 }
 
-/** One GetItem by the publishable key's hash. Null for an unknown key. */
-export async function findPrincipalByPublishableKey(key: string): Promise<Principal | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.publishableKey(hashApiKey(key)) }));
-  if (!Item || Item.revoked_at !== undefined || typeof Item.account_id !== 'string' || !isPlan(Item.plan)) return null;
-  return { accountId: Item.account_id, plan: Item.plan };
-}
-
 export async function createApiKey(accountId: string): Promise<string> {
   const account = await getAccount(accountId);
   if (!account) throw new UnknownAccountError(accountId);
@@ -173,35 +166,22 @@ export async function createApiKey(accountId: string): Promise<string> {
   return apiKey;
 }
 
+/** The lookup item of a key of either kind (secret or publishable), by its hash. */
+function keyItem(key: string): Key {
+  return key.startsWith(PUBLISHABLE_KEY_PREFIX) ? keys.publishableKey(hashApiKey(key)) : keys.apiKey(hashApiKey(key));
+}
+
 /**
  * Revokes a key: the item stays (audit trail) with `revoked_at`, and auth refuses it. A revoked
  * publishable key is also taken off its account, so `account show` issues a new one.
  */
 export async function revokeApiKey(apiKey: string): Promise<void> {
-  if (apiKey.startsWith(PUBLISHABLE_KEY_PREFIX)) return revokePublishableKey(apiKey);
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.apiKey(hashApiKey(apiKey)),
-        UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':now': now() },
-      }),
-    );
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) throw new UnknownApiKeyError();
-    throw err;
-  }
-}
-
-async function revokePublishableKey(key: string): Promise<void> {
   let accountId: string;
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.publishableKey(hashApiKey(key)),
+        Key: keyItem(apiKey),
         UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':now': now() },
@@ -213,6 +193,7 @@ async function revokePublishableKey(key: string): Promise<void> {
     if (err instanceof ConditionalCheckFailedException) throw new UnknownApiKeyError();
     throw err;
   }
+  if (!apiKey.startsWith(PUBLISHABLE_KEY_PREFIX)) return;
   try {
     await db().send(
       new UpdateCommand({
@@ -220,7 +201,7 @@ async function revokePublishableKey(key: string): Promise<void> {
         Key: keys.account(accountId),
         UpdateExpression: 'REMOVE publishable_key',
         ConditionExpression: 'publishable_key = :k',
-        ExpressionAttributeValues: { ':k': key },
+        ExpressionAttributeValues: { ':k': apiKey },
       }),
     );
   } catch (err) {
@@ -228,10 +209,14 @@ async function revokePublishableKey(key: string): Promise<void> {
   }
 }
 
-/** One GetItem by the key's hash. Null for unknown and revoked keys. */
-export async function findPrincipalByApiKey(apiKey: string): Promise<Principal | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.apiKey(hashApiKey(apiKey)) }));
+/** One GetItem of a key's lookup item. Null for unknown and revoked keys. */
+async function findPrincipal(item: Key): Promise<Principal | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: item }));
   if (!Item || Item.revoked_at !== undefined || typeof Item.account_id !== 'string' || !isPlan(Item.plan)) return null;
   return { accountId: Item.account_id, plan: Item.plan };
 }
 
+/** A secret key's account (never a publishable key's, whatever the string). */
+export const findPrincipalByApiKey = (key: string) => findPrincipal(keys.apiKey(hashApiKey(key)));
+/** A publishable key's account (never a secret key's). */
+export const findPrincipalByPublishableKey = (key: string) => findPrincipal(keys.publishableKey(hashApiKey(key)));
