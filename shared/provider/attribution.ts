@@ -60,6 +60,15 @@ function log(level: 'info' | 'warn', message: string, extra: Record<string, unkn
 
 export type AttributionOutcome = 'converted' | 'unchanged' | 'ignored' | 'none';
 
+/** The first source that names a referral for this alert, or null. */
+async function namedReferral(accountId: string, alert: SubscriptionAlert, fields: AlertFields): Promise<Attribution | null> {
+  for (const source of SOURCES) {
+    const found = await source(accountId, alert, fields);
+    if (found) return found;
+  }
+  return null;
+}
+
 /**
  * Converts the referral the alert names, if any, to `subscription`. Called by the subscription-sync
  * worker after the alert was applied (also for a duplicate delivery: the first may have died before this).
@@ -71,9 +80,8 @@ export async function attributeFromAlert(
   subscription: Subscription,
 ): Promise<AttributionOutcome> {
   if (subscription.referral_id) return 'none';
-  for (const source of SOURCES) {
-    const found = await source(accountId, alert, fields);
-    if (!found) continue;
+  const found = await namedReferral(accountId, alert, fields);
+  if (found) {
     const context = { account_id: accountId, alert_id: alert.alert_id, subscription_id: subscription.id, referral_id: found.referralId.slice(0, 64), source: found.source };
     if (!isEntityId(found.referralId)) {
       log('warn', 'attribution ignored: not a referral id', context);

@@ -74,9 +74,10 @@ export async function processPaddleAlert(message: PaddleAlertMessage): Promise<v
     payment_changed: result.paymentChanged,
   });
   if (!result.referralId) {
-    // Not tied to a referral yet: the alert itself may name one (checkout passthrough).
-    const subscription = result.subscription ?? (await getSubscription(accountId, patch.id));
-    if (subscription) await attributeFromAlert(accountId, parsed, message.fields, subscription);
+    // Not tied to a referral yet: the alert itself may name one (checkout passthrough, coupon). The
+    // update has read (or written) the subscription already: no second read. A payment alert that
+    // overtakes its subscription_created carries status, plan and currency, so it stores the copy itself.
+    if (result.subscription) await attributeFromAlert(accountId, parsed, message.fields, result.subscription);
     return;
   }
   // A duplicate may be the redelivery of a first attempt that committed and then failed to queue the

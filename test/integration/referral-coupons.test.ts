@@ -5,7 +5,10 @@ import { couponCodeFor } from '../../shared/domain/discounts';
 import { PaddleClient } from '../../shared/provider/paddle-client';
 import { publish } from '../../shared/queue/publish';
 import { referralIdByCoupon } from '../../shared/store/coupons';
+import { getItem } from '../../shared/store/ops';
 import { saveProviderSettings } from '../../shared/store/provider';
+import { getSubscription } from '../../shared/store/subscriptions';
+import { keys } from '../../shared/store/table';
 import { newAccount, pollUntil } from '../support/fixtures';
 import { paddleTenants, pipelineWorld, type Tenant } from '../support/paddle-tenant';
 
@@ -139,6 +142,29 @@ describe('referral coupons', () => {
     await deliver(t, renewal.alerts);
     await drained();
     expect((await getReferral(t, r.id)).subscription.id).toBe(out.subscription.subscription_id);
+  });
+
+  it('a coupon payment that overtakes its subscription_created converts the referral on its own', async () => {
+    const t = await tenant();
+    const c = await campaign(t, { allows_commission: true, commission_amount: '1.00', commission_currency: 'USD', referred_discount_type: 'percentage', referred_discount_amount: '10' });
+    const ann = await member(t, 'ann-cpn', { campaign: { id: c.id } });
+    const r = await withCoupon(t, (await referral(t, 'user-out-of-order', ann.code)).id);
+    const out = await world.paddle.checkout({ plan_id: 9001, email: 'ooo-cpn@example.com', coupon: r.coupon_code, deliver: false });
+    const [created, payment] = out.alerts;
+    if (!created || !payment) throw new Error('the emulator produced fewer than two alerts for a checkout');
+    // Paddle's order is not guaranteed: the payment (with the coupon) is applied first. It carries the
+    // status, plan and currency, so it stores the subscription and converts the referral by itself.
+    await deliver(t, [payment]);
+    await pollUntil(() => getItem(keys.alert(t.accountId, String(payment.fields.alert_id))));
+    expect(await getSubscription(t.accountId, out.subscription.subscription_id)).toMatchObject({ status: 'active' });
+    await deliver(t, [created]);
+    const converted = await pollUntil(async () => {
+      const body = await getReferral(t, r.id);
+      return body.is_converted && body.rewards.length === 1 ? body : null;
+    }, { timeoutMs: 20_000 });
+    expect(converted.subscription).toMatchObject({ id: out.subscription.subscription_id });
+    await drained();
+    expect(await world.queues.count('provider-events-dlq')).toBe(0);
   });
 
   it('deleting the referral frees its coupon code: a later payment with it converts nothing', async () => {
