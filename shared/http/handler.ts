@@ -38,7 +38,6 @@ export const noContent = (): Reply => ({ status: 204 });
 type Schema = v.GenericSchema;
 type Out<S> = S extends Schema ? v.InferOutput<S> : undefined;
 
-
 export function apiHandler<BS extends Schema | undefined = undefined, QS extends Schema | undefined = undefined>(
   schemas: { body?: BS; query?: QS },
   fn: (req: ApiRequest<Out<BS>, Out<QS>>) => Promise<Reply>,
@@ -53,8 +52,9 @@ export function apiHandler<BS extends Schema | undefined = undefined, QS extends
       const body = (schemas.body ? validate(schemas.body, parseJsonBody(event)) : undefined) as Out<BS>;
       const query = (schemas.query ? validate(schemas.query, event.queryStringParameters ?? {}) : undefined) as Out<QS>;
       const request = { principal, params: (event.pathParameters ?? {}) as Record<string, string>, body, query, baseUrl: baseUrl(event), event };
-      // The key's rate limit (one conditional UpdateItem). A write waits for it, so a refused write changes
-      // nothing; a read runs beside it and its answer is dropped when the limit refuses: no extra depth.
+      // The key's rate limit (./rate-limits.ts: counted in memory, an UpdateItem once per batch or near the
+      // limit). A write waits for it, so a refused write changes nothing; a read runs beside it and its
+      // answer is dropped when the limit refuses: no extra depth.
       let reply: Reply;
       if (event.requestContext?.http?.method === 'GET') {
         const [limited, answered] = await Promise.allSettled([limitApiKey(principal), fn(request)]);

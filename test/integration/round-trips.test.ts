@@ -94,8 +94,9 @@ const BUDGETS: Record<string, Budget> = {
   ConvertReferralV1: budget(4, 4, { provider: 1, sends: { rewards: 1, 'webhook-events': 1 } }),
   // webhook intake: 0 DynamoDB (settings cached) + 1 SQS send.
   PaddleWebhook: budget(0, 0, { sends: { 'provider-events': 1 } }),
-  // Public /js/v1/ endpoints (README "round trips"): the per-key and per-IP rate-limit windows, counted in
-  // parallel (1), then the domain's own calls. The script and the CORS preflights touch nothing.
+  // Public /js/v1/ endpoints (README "round trips"): at most the per-key and per-IP rate-limit windows,
+  // written in parallel (1, once per batch), then the domain's own calls. The script and the CORS
+  // preflights touch nothing.
   BrowserScript: budget(0, 0),
   RecordClickPreflight: budget(0, 0),
   CreateJsReferralPreflight: budget(0, 0),
