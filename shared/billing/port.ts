@@ -1,0 +1,187 @@
+// The payment-provider port: what the provider-agnostic flows (conversion, attribution, subscription sync,
+// settlement, credits, coupons, refunds, background sync) need from a payment provider, in normalized facts.
+// Each provider (shared/providers/<kind>/) implements it; the flows import only this file.
+//
+// Contract: ../shared/design/PROVIDERS.md. Shape: ../shared/design/STRUCTURE-NEXT.md.
+//
+// Conventions:
+// - Amounts are integers in the currency's minor unit (cents for USD, yen for JPY); currencies are ISO 4217
+//   upper case. Dates are UTC `YYYY-MM-DD`; instants are unix milliseconds unless named `...Seconds`.
+// - Provider ids (`ProviderId`) are what the provider calls them: an integer for Paddle Classic, a string
+//   (`sub_…`, `txn_…`, `in_…`, `pri_…`) for Paddle Billing and Stripe. The API shows them as they are.
+// - Every method that calls the provider has a timeout, retries 429/5xx after `Retry-After` within its
+//   budget, and otherwise throws `ProviderUnavailableError` so the worker fails its record (never loses it).
+
+export type ProviderKind = 'paddle-classic' | 'paddle-billing' | 'stripe';
+export const PROVIDER_KINDS: readonly ProviderKind[] = ['paddle-classic', 'paddle-billing', 'stripe'];
+
+/** A subscription, payment, price or checkout id as the provider names it. */
+export type ProviderId = number | string;
+
+/** Refloop's subscription status words (the specification's), whatever the provider calls them. */
+export type SubscriptionStatus = 'active' | 'trialling' | 'past_due' | 'paused' | 'deleted';
+
+export interface PlanFacts {
+  id: ProviderId;
+  /** Product or plan name. */
+  name: string | null;
+  /** Price per interval, minor units; null when the event does not say. */
+  amount: number | null;
+  currency: string;
+  /** `day`, `week`, `month`, `year`; null when unknown. */
+  interval: string | null;
+  frequency: number | null;
+}
+
+/**
+ * What an event or a lookup says about one subscription. Absent fields are unknown (not changed); a
+ * `null` is a known "none" (e.g. no next bill date once deleted).
+ */
+export interface SubscriptionFacts {
+  id: ProviderId;
+  status?: SubscriptionStatus;
+  /** The customer's email; the adapter looks it up when the provider's payload does not carry it. */
+  email?: string;
+  currency?: string;
+  /** Renewal amount before tax and discounts, minor units. */
+  unitPrice?: number;
+  plan?: PlanFacts;
+  nextBillDate?: string | null;
+  lastBillDate?: string;
+  /** The provider's customer id, when it has one (Billing `ctm_…`, Stripe `cus_…`). */
+  customerId?: string;
+}
+
+export interface PaymentFacts {
+  id: ProviderId;
+  subscriptionId: ProviderId;
+  /** What the customer paid for it, minor units (counts toward `reward_threshold`). */
+  amount: number;
+  /** The same excluding tax, minor units (percentage commissions are computed on it). */
+  amountExcludingTax?: number;
+  currency: string;
+  paidAtSeconds: number;
+  /** The checkout this payment completed (its first payment only): Billing `txn_…`, Stripe `cs_…`. */
+  checkoutId?: string;
+}
+
+export interface RefundFacts {
+  /** Unique per refund: each partial refund is its own fact, counted once. */
+  id: string;
+  paymentId: ProviderId;
+  subscriptionId: ProviderId;
+  amount: number;
+  currency: string;
+  refundedAtSeconds: number;
+  kind: 'refund' | 'chargeback';
+}
+
+/** What an event says about which referral a subscription belongs to. No flow reads provider field names. */
+export interface AttributionHints {
+  /** `refloop_referral_id` from passthrough / custom_data / metadata / client_reference_id. */
+  referralId?: string;
+  /** A discount or promotion code used at checkout (a referred user's coupon converts its referral). */
+  couponCode?: string;
+  /** The checkout that started the subscription. */
+  checkoutId?: string;
+}
+
+/** One normalized fact from a verified webhook. An event may carry several (a payment and its subscription). */
+export type BillingEvent =
+  | {
+      kind: 'subscription';
+      /** The provider's event id (de-duplication key: Classic `alert_id`, Billing/Stripe `evt_…`). */
+      eventId: string;
+      /** When the provider says this state held, ms: a stale snapshot never overwrites a newer one. */
+      occurredAtMs: number;
+      /** True when the timestamp cannot order it against a stored state (Stripe's whole seconds): re-read. */
+      orderUncertain?: boolean;
+      subscription: SubscriptionFacts;
+      payment?: PaymentFacts;
+      refund?: RefundFacts;
+      hints: AttributionHints;
+    }
+  | { kind: 'ignored'; eventId: string; type: string; reason: string };
+
+export type WebhookVerification =
+  | { ok: true; eventId: string | null }
+  | { ok: false; reason: 'missing_signature' | 'bad_signature' | 'stale_timestamp' };
+
+export interface RawWebhook {
+  /** Lower-cased header names. */
+  headers: Record<string, string | undefined>;
+  /** The exact bytes received. */
+  rawBody: string;
+}
+
+export type CheckoutResolution =
+  | { state: 'not_found' }
+  /** The checkout exists but its subscription does not yet: the caller answers 409. */
+  | { state: 'processing' }
+  | { state: 'no_subscription' }
+  | { state: 'subscription'; subscriptionId: ProviderId };
+
+export interface SubscriptionPage {
+  subscriptions: SubscriptionFacts[];
+  /** Opaque; null on the last page. */
+  next: string | null;
+}
+
+export interface CreditRequest {
+  /** The reward's id: the adapter derives its idempotency key / description from it. */
+  rewardId: string;
+  subscriptionId: ProviderId;
+  amount: number;
+  currency: string;
+}
+
+export interface AppliedCredit {
+  /** Where the credit stands at the provider (modifier id, discount id, balance transaction id). */
+  providerRef: string;
+  /** True when an earlier attempt had already applied it (found by the reward id). */
+  reused: boolean;
+}
+
+export type CreditReversalOutcome = 'reversed' | 'consumed';
+
+export interface CouponRequest {
+  referralId: string;
+  /** Derived from the referral id (shared/domain/discounts.ts couponCodeFor). */
+  code: string;
+  discount: { type: 'flat' | 'percentage'; amount: number; currency: string | null; recurring: boolean };
+}
+
+/** The provider-side operations, bound to one account's credentials. */
+export interface BillingProvider {
+  readonly kind: ProviderKind;
+  /** Parses a verified raw webhook (in the worker, so a parser fix can be redriven from the DLQ). */
+  parseWebhook(raw: RawWebhook): Promise<BillingEvent[]>;
+  getSubscription(id: ProviderId): Promise<SubscriptionFacts | null>;
+  resolveCheckout(checkoutId: string): Promise<CheckoutResolution>;
+  listSubscriptions(cursor: string | null): Promise<SubscriptionPage>;
+  listPayments(subscriptionId: ProviderId): Promise<PaymentFacts[]>;
+  /** Exactly once per reward: finds an earlier attempt's credit by the reward id before creating one. */
+  applyCredit(credit: CreditRequest): Promise<AppliedCredit>;
+  /** Removes what has not been billed yet; 'consumed' when the provider already used it (it stays, noted). */
+  reverseCredit(credit: CreditRequest & { providerRef: string | null }): Promise<CreditReversalOutcome>;
+  /** 'existed' when an earlier attempt created the same code. */
+  createCoupon(coupon: CouponRequest): Promise<'created' | 'existed'>;
+}
+
+/** Verification happens at the intake, before anything is queued, with the account's webhook secret. */
+export interface WebhookVerifier {
+  readonly kind: ProviderKind;
+  verify(raw: RawWebhook, secret: string, nowMs: number): WebhookVerification;
+}
+
+/** The provider could not be reached or answered 5xx/429 past the retry budget: fail the record, retry later. */
+export class ProviderUnavailableError extends Error {
+  constructor(
+    message: string,
+    readonly provider: ProviderKind,
+    readonly call: string,
+  ) {
+    super(message);
+    this.name = 'ProviderUnavailableError';
+  }
+}
