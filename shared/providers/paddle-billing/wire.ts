@@ -27,6 +27,12 @@ export interface Price {
   trial_period: BillingCycle | null;
   tax_mode?: string;
   status?: 'active' | 'archived';
+  type?: 'standard' | 'custom';
+  quantity?: { minimum: number; maximum: number };
+  unit_price_overrides?: { country_codes: string[]; unit_price: Money }[];
+  custom_data?: Record<string, unknown> | null;
+  created_at?: Instant;
+  updated_at?: Instant;
 }
 
 export interface Product {
@@ -103,6 +109,13 @@ export interface TransactionTotals {
   currency_code: string;
 }
 
+export interface LineTotals {
+  subtotal: AmountString;
+  discount: AmountString;
+  tax: AmountString;
+  total: AmountString;
+}
+
 export interface Customer {
   id: string;
   name: string | null;
@@ -131,14 +144,22 @@ export interface Transaction {
   billing_period: { starts_at: Instant; ends_at: Instant } | null;
   custom_data: Record<string, unknown> | null;
   items: { price: Price; quantity: number }[];
-  details: { totals: TransactionTotals; line_items?: unknown[] };
+  details: {
+    totals: TransactionTotals;
+    tax_rates_used?: { tax_rate: string; totals: LineTotals }[];
+    line_items?: { id: string; price_id: string; quantity: number; tax_rate: string; unit_totals: LineTotals; totals: LineTotals; product?: Product; proration: null }[];
+  };
   payments: {
+    payment_attempt_id?: string;
+    stored_payment_method_id?: string;
     amount: AmountString;
     status: 'captured' | 'error' | 'authorized' | 'canceled' | 'pending';
     created_at: Instant;
     captured_at: Instant | null;
     error_code: string | null;
+    method_details?: { type: 'card'; card: { type: string; last4: string; expiry_month: number; expiry_year: number; cardholder_name: string } } | null;
   }[];
+  revised_at?: Instant | null;
   checkout: { url: string | null } | null;
   billed_at: Instant | null;
   created_at: Instant;
@@ -169,8 +190,15 @@ export interface Adjustment {
   credit_applied_to_balance: boolean | null;
   currency_code: string;
   status: AdjustmentStatus;
-  items: { id: string; item_id: string; type: 'full' | 'partial' | 'tax' | 'proration'; amount: AmountString | null }[];
-  totals: { subtotal: AmountString; tax: AmountString; total: AmountString; fee: AmountString; earnings: AmountString; currency_code: string };
+  items: {
+    id: string;
+    item_id: string;
+    type: 'full' | 'partial' | 'tax' | 'proration';
+    amount: AmountString | null;
+    proration?: null;
+    totals?: { subtotal: AmountString; tax: AmountString; total: AmountString };
+  }[];
+  totals: { subtotal: AmountString; tax: AmountString; total: AmountString; fee: AmountString; earnings: AmountString; currency_code: string; retained_fee?: AmountString };
   created_at: Instant;
   updated_at: Instant | null;
 }

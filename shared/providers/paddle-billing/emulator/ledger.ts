@@ -135,6 +135,12 @@ export class Ledger {
         trial_period: null,
         tax_mode: 'account_setting',
         status: 'active',
+        type: 'standard',
+        quantity: { minimum: 1, maximum: 100 },
+        unit_price_overrides: [],
+        custom_data: null,
+        created_at: this.instant(),
+        updated_at: this.instant(),
       },
     };
     this.catalog.set(entry.price.id, entry);
@@ -214,6 +220,8 @@ export class Ledger {
     const subtotal = sub.items.reduce((a, i) => a + Number(i.price.unit_price.amount) * i.quantity, 0);
     const totals = this.totals(subtotal, sub.currency_code, p.discount);
     const paid = p.status === 'completed';
+    const taxRate = String(this.taxRate);
+    const lineTotals = { subtotal: totals.subtotal, discount: totals.discount, tax: totals.tax, total: totals.total };
     const txn: Transaction = {
       id: this.id('txn'),
       status: p.status,
@@ -230,22 +238,44 @@ export class Ledger {
       billing_period: p.period,
       custom_data: sub.custom_data === null ? null : copy(sub.custom_data),
       items: sub.items.map((i) => ({ price: copy(i.price), quantity: i.quantity })),
-      details: { totals, line_items: [] },
+      details: {
+        totals,
+        tax_rates_used: [{ tax_rate: taxRate, totals: lineTotals }],
+        // Discount and tax are shown on the first line only (the emulator has one item per subscription).
+        line_items: sub.items.map((i, n) => {
+          const unit = Number(i.price.unit_price.amount);
+          const line = n === 0 ? lineTotals : { subtotal: String(unit * i.quantity), discount: '0', tax: '0', total: String(unit * i.quantity) };
+          return {
+            id: this.id('txnitm'),
+            price_id: i.price.id,
+            quantity: i.quantity,
+            tax_rate: taxRate,
+            unit_totals: { subtotal: String(unit), discount: '0', tax: '0', total: String(unit) },
+            totals: line,
+            ...(i.product ? { product: copy(i.product) } : {}),
+            proration: null,
+          };
+        }),
+      },
       payments: [
         {
+          payment_attempt_id: this.id('pat').slice(4),
+          stored_payment_method_id: this.id('spm').slice(4),
           amount: totals.grand_total,
           status: paid ? 'captured' : 'error',
           created_at: at,
           captured_at: paid ? at : null,
           error_code: paid ? null : 'declined',
+          method_details: { type: 'card', card: { type: 'visa', last4: paid ? '4242' : '0002', expiry_month: 12, expiry_year: 2030, cardholder_name: 'Emulated Customer' } },
         },
       ],
-      checkout: p.origin === 'web' ? { url: `https://checkout.example/pay?_ptxn=pending` } : null,
+      checkout: null,
       billed_at: paid ? at : null,
+      revised_at: null,
       created_at: at,
       updated_at: at,
     };
-    if (txn.checkout) txn.checkout.url = `https://checkout.example/pay?_ptxn=${txn.id}`;
+    if (p.origin === 'web') txn.checkout = { url: `https://checkout.example/pay?_ptxn=${txn.id}` };
     this.transactions.set(txn.id, txn);
     return txn;
   }
@@ -440,8 +470,17 @@ export class Ledger {
       credit_applied_to_balance: null,
       currency_code: txn.currency_code,
       status,
-      items: [{ id: this.id('adjitm'), item_id: this.id('txnitm'), type: total === grand ? 'full' : 'partial', amount: String(total) }],
-      totals: { subtotal: String(total - tax), tax: String(tax), total: String(total), fee: String(fee), earnings: String(total - tax - fee), currency_code: txn.currency_code },
+      items: [
+        {
+          id: this.id('adjitm'),
+          item_id: txn.details.line_items?.[0]?.id ?? this.id('txnitm'),
+          type: total === grand ? 'full' : 'partial',
+          amount: String(total),
+          proration: null,
+          totals: { subtotal: String(total - tax), tax: String(tax), total: String(total) },
+        },
+      ],
+      totals: { subtotal: String(total - tax), tax: String(tax), total: String(total), fee: String(fee), earnings: String(total - tax - fee), currency_code: txn.currency_code, retained_fee: '0' },
       created_at: at,
       updated_at: at,
     };
