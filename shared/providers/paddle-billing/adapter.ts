@@ -55,6 +55,8 @@ const MAX_DESCRIPTION = 250;
 /** A subscription with more completed transactions than this is not searched further for a discount's use. */
 const MAX_TRANSACTION_PAGES = 40;
 
+const ALL_STATUSES = 'active,canceled,past_due,paused,trialing';
+
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /** `RC` + 16 Crockford characters of SHA-256(sorted reward ids): letters and digits, as Paddle requires. */
@@ -210,7 +212,8 @@ export function paddleBillingProvider(settings: Pick<PaddleBillingSettings, 'api
     },
 
     async listSubscriptions(cursor: string | null): Promise<SubscriptionPage> {
-      const page = await client.listSubscriptions(cursor);
+      // Every status, explicitly: whether Paddle's default filter includes canceled ones is not documented.
+      const page = await client.listSubscriptions(cursor, { status: ALL_STATUSES });
       // One customers call per page for the emails (ids not cached yet).
       const missing = [...new Set(page.data.map((s) => s.customer_id).filter((c) => c && !emails.has(c)))];
       for (let i = 0; i < missing.length; i += 200) {
