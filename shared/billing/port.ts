@@ -130,6 +130,13 @@ export interface SubscriptionPage {
 export interface CreditRequest {
   /** The reward's id: the adapter derives its idempotency key / description from it. */
   rewardId: string;
+  /**
+   * Several rewards' credits combined into one provider-side credit (Paddle Billing: a subscription holds
+   * one discount, so credits pending for the same period become one): every reward with its amount,
+   * `rewardId` among them, and `amount` is their sum. Absent = this reward alone. Providers whose credits
+   * stack (Classic modifiers, Stripe balance transactions) ignore it.
+   */
+  combined?: readonly { rewardId: string; amount: number }[];
   subscriptionId: ProviderId;
   amount: number;
   currency: string;
@@ -140,6 +147,11 @@ export interface AppliedCredit {
   providerRef: string;
   /** True when an earlier attempt had already applied it (found by the reward id). */
   reused: boolean;
+  /**
+   * Every reward the provider-side credit now covers, when the adapter combined this one with a credit
+   * still pending on the subscription (their `providerRef` moves to this one). Absent = just this request's.
+   */
+  rewardIds?: readonly string[];
 }
 
 export type CreditReversalOutcome = 'reversed' | 'consumed';
@@ -148,6 +160,7 @@ export interface CouponRequest {
   referralId: string;
   /** Derived from the referral id (shared/domain/discounts.ts couponCodeFor). */
   code: string;
+  /** As the referral's ReferredDiscount: `amount` in minor units (flat) or hundredths of a percent (percentage). */
   discount: { type: 'flat' | 'percentage'; amount: number; currency: string | null; recurring: boolean };
 }
 
@@ -172,6 +185,23 @@ export interface BillingProvider {
 export interface WebhookVerifier {
   readonly kind: ProviderKind;
   verify(raw: RawWebhook, secret: string, nowMs: number): WebhookVerification;
+}
+
+/**
+ * The credit cannot be applied now, and retrying at once will not help: the subscription carries a
+ * discount Refloop did not create (Paddle Billing holds one discount per subscription and Refloop never
+ * replaces a customer's own). The flow keeps the credit pending and tries again in a later period.
+ */
+export class CreditMustWaitError extends Error {
+  constructor(
+    message: string,
+    readonly provider: ProviderKind,
+    /** When the blocking discount ends (unix ms), if the provider says; null = not known, or never. */
+    readonly blockedUntilMs: number | null = null,
+  ) {
+    super(message);
+    this.name = 'CreditMustWaitError';
+  }
 }
 
 /** The provider could not be reached or answered 5xx/429 past the retry budget: fail the record, retry later. */
