@@ -1,7 +1,7 @@
 // Link clicks: a click counts once per visitor per member link per 24 hours. The marker item (expiring
 // by TTL) and the member's `link_clicks` change in one transaction, so a count is never lost or doubled.
 // Round trips: 1 GetItem (the code claim, which names the member) + 1 TransactWriteItems.
-import { CODE_PATTERN } from '../schemas/member';
+import { isMemberCode } from '../domain/ids';
 import { tableName } from './client';
 import { ConditionsFailedError, getItem, nowSeconds, transact } from './ops';
 import { keys, TTL_ATTRIBUTE } from './table';
@@ -13,7 +13,7 @@ export const CLICK_DEDUPE_SECONDS = 24 * 60 * 60;
  * false for an unknown code, a deleted member, or the same visitor within the dedupe period.
  */
 export async function recordClick(accountId: string, code: string, visitorHash: string): Promise<boolean> {
-  if (code.length > 30 || !CODE_PATTERN.test(code)) return false; // never a member's code
+  if (!isMemberCode(code)) return false; // never a member's code (checked before any lower-casing)
   const claim = await getItem(keys.memberCodeClaim(accountId, code));
   if (typeof claim?.member_id !== 'string') return false;
   const memberId = claim.member_id;

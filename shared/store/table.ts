@@ -5,6 +5,8 @@
 // tenant's items by construction. Entity sort keys are the entity ids (time-ordered UUIDv7 hex for
 // members and referrals), so a descending Query lists newest first without extra attributes.
 
+import { isMemberCode } from '../domain/ids';
+
 export const TTL_ATTRIBUTE = 'expires_at';
 
 export const GSI1 = 'gsi1';
@@ -95,7 +97,11 @@ export const keys = {
   memberCollection: (acct: string) => `A#${acct}#MEMBER`,
   member: (acct: string, id: string): Key => ({ pk: `A#${acct}#MEMBER`, sk: id }),
   membersByCampaign: (acct: string, campaignId: string) => `A#${acct}#CAMPAIGN#${campaignId}#MEMBERS`,
-  memberCodeClaim: (acct: string, code: string): Key => ({ pk: `A#${acct}#MEMBER_CODE#${code.toLowerCase()}`, sk: CLAIM }),
+  /** Codes compare without case; only an ASCII code may be lower-cased into a key (see isMemberCode). */
+  memberCodeClaim: (acct: string, code: string): Key => {
+    if (!isMemberCode(code)) throw new Error('memberCodeClaim: not a member code (check isMemberCode first)');
+    return { pk: `A#${acct}#MEMBER_CODE#${code.toLowerCase()}`, sk: CLAIM };
+  },
   memberEmailClaim: (acct: string, email: string): Key => ({
     pk: `A#${acct}#MEMBER_EMAIL#${email.trim().toLowerCase()}`,
     sk: CLAIM,
