@@ -84,6 +84,8 @@ export const keys = {
   rateWindow: (acct: string, scope: string, windowStart: number): Key => ({ pk: `A#${acct}#RATE#${scope}#${windowStart}`, sk: 'RATE' }),
   /** A counted link click of one visitor on one member's link (expires after the dedupe period). */
   click: (acct: string, memberId: string, visitorHash: string): Key => ({ pk: `A#${acct}#CLICK#${memberId}#${visitorHash}`, sk: 'CLICK' }),
+  /** Distinct visitors counted from one IP (by digest) on one member's link in one UTC day. */
+  clickSource: (acct: string, memberId: string, ipHash: string, day: number): Key => ({ pk: `A#${acct}#CLICKIP#${memberId}#${ipHash}#${day}`, sk: 'CLICKIP' }),
   account: (acct: string): Key => ({ pk: `A#${acct}`, sk: 'ACCOUNT' }),
   counter: (acct: string, name: CounterName): Key => ({ pk: `A#${acct}`, sk: `COUNT#${name}` }),
 

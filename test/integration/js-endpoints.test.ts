@@ -5,6 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { resetConfig } from '../../shared/config';
 import { secondsUntilNextWindow } from '../../shared/domain/rate-limits';
 import { revokeApiKey } from '../../shared/store/accounts';
+import { MAX_VISITORS_PER_IP } from '../../shared/store/clicks';
 import { api, type ApiResponse } from '../support/api';
 import { newAccount, pollUntil } from '../support/fixtures';
 
@@ -112,6 +113,29 @@ describe('POST /js/v1/clicks/', () => {
     }
     expect(await clicksOf(a, m.id)).toBe(3);
     expect(await clicksOf(a, other.id)).toBe(0);
+  });
+
+  // Issue 11 item 6: visitor ids are the client's choice; one IP cannot count a click per made-up id.
+  it('one IP counts at most MAX_VISITORS_PER_IP distinct visitors per link per day, whatever visitor ids it sends', async () => {
+    const a = await newAccount();
+    const m = await member(a, 'FLOODME');
+    const other = await member(a, 'OTHERLINK');
+    const answers = new Set<string>();
+    for (let i = 0; i < MAX_VISITORS_PER_IP + 15; i++) {
+      const res = await click(a, { code: 'FLOODME', visitor_id: `made-up-${i}` }, { sourceIp: '203.0.113.50' });
+      answers.add(JSON.stringify([res.status, res.body]));
+    }
+    // The same answer throughout: the cap is not observable from outside.
+    expect([...answers]).toEqual([JSON.stringify([200, { recorded: true }])]);
+    expect(await clicksOf(a, m.id)).toBe(MAX_VISITORS_PER_IP);
+    // Without visitor ids (IP + user agent stand in) the same cap holds.
+    for (let i = 0; i < 5; i++) await click(a, { code: 'FLOODME' }, { sourceIp: '203.0.113.50', headers: { 'user-agent': `agent-${i}` } });
+    expect(await clicksOf(a, m.id)).toBe(MAX_VISITORS_PER_IP);
+    // Another IP, and another link from the same IP, have their own budgets.
+    expect((await click(a, { code: 'FLOODME', visitor_id: 'elsewhere' }, { sourceIp: '198.51.100.60' })).status).toBe(200);
+    expect(await clicksOf(a, m.id)).toBe(MAX_VISITORS_PER_IP + 1);
+    expect((await click(a, { code: 'OTHERLINK', visitor_id: 'made-up-0' }, { sourceIp: '203.0.113.50' })).status).toBe(200);
+    expect(await clicksOf(a, other.id)).toBe(1);
   });
 
   it('a code of another account counts nothing in either account', async () => {
