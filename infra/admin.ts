@@ -4,7 +4,17 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resetConfig } from '../shared/config';
 import { isPlan, PLANS } from '../shared/domain/plans';
-import { createAccount, createApiKey, ensurePublishableKey, revokeApiKey, UnknownAccountError, UnknownApiKeyError } from '../shared/store/accounts';
+import {
+  createAccount,
+  createApiKey,
+  ensurePublishableKey,
+  isJsReferralMode,
+  JS_REFERRAL_MODES,
+  revokeApiKey,
+  setJsReferralMode,
+  UnknownAccountError,
+  UnknownApiKeyError,
+} from '../shared/store/accounts';
 import { isLocalEndpoint, rawClient, resetClients, tableName } from '../shared/store/client';
 import { ensureTable } from '../shared/store/create-table';
 import { isAccountId } from '../shared/domain/ids';
@@ -17,7 +27,8 @@ const USAGE =
   ' | account set-paddle --account <account_id> --vendor-id <int> --auth-code <secret> --public-key-file <pem-path>' +
   ' [--vendors-api-url <url>] [--checkout-api-url <url>]' +
   ' | account set-email --account <account_id> --from <address> --name <sender name>' +
-  ' | member bounce --account <account_id> --email <address> [--reason bounce|complaint]';
+  ' | member bounce --account <account_id> --email <address> [--reason bounce|complaint]' +
+  ' | account set-js-referrals --account <account_id> --mode open|confirm|off';
 const ADDRESS = /^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/;
 const DEFAULT_ENDPOINT = 'http://127.0.0.1:8000';
 
@@ -139,6 +150,19 @@ const commands: Record<string, Command> = {
       const reason = values.reason === 'complaint' ? 'complaint' : 'bounce';
       await suppressMemberEmail(accountId, memberId, address, reason);
       return { account_id: accountId, member_id: memberId, email_suppressed: address.toLowerCase(), reason };
+    },
+  },
+  // What the publishable key may do with /js/v1/referrals/ (shared/store/accounts.ts JsReferralMode).
+  'account set-js-referrals': {
+    flags: ['account', 'mode'],
+    required: ['account', 'mode'],
+    check({ mode }) {
+      if (!isJsReferralMode(mode)) throw new UsageError(`--mode must be one of ${JS_REFERRAL_MODES.join(', ')}, got "${mode}"`);
+    },
+    async run({ account, mode }) {
+      if (!isJsReferralMode(mode)) throw new UsageError(`bad mode "${mode}"`);
+      const updated = await setJsReferralMode(account as string, mode);
+      return { account_id: updated.accountId, js_referrals: updated.jsReferrals };
     },
   },
   'key create': {

@@ -12,6 +12,10 @@ export interface Config {
   region: string;
   /** How long a resolved API key stays cached in the container (seconds). 0 disables the cache. */
   authCacheTtlSeconds: number;
+  /** How long a container remembers that a key is unknown or revoked (seconds); 0 turns it off. */
+  authNegativeCacheSeconds: number;
+  /** Failed authentications (unknown or revoked keys) allowed per client IP per minute; 0 turns the limit off. */
+  authFailuresPerIpPerMinute: number;
   /** Public base URL for absolute pagination links; when unset the request's scheme and host are used. */
   publicBaseUrl: string | undefined;
   /** Endpoint override for the local SQS (`npm start`, tests); undefined in AWS. */
@@ -81,6 +85,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // DynamoDB Local accepts any region; a fixed default keeps the SDK from failing on a laptop.
     region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
     authCacheTtlSeconds: integer('AUTH_CACHE_TTL_SECONDS', env.AUTH_CACHE_TTL_SECONDS, 60),
+    // A flood of unknown keys: each distinct key costs one GetItem, then nothing for 30 s; each IP gets
+    // 60 failures a minute (a misconfigured client retrying is far below), then 429 without any read.
+    authNegativeCacheSeconds: integer('AUTH_NEGATIVE_CACHE_SECONDS', env.AUTH_NEGATIVE_CACHE_SECONDS, 30),
+    authFailuresPerIpPerMinute: integer('AUTH_FAILURES_PER_IP_PER_MINUTE', env.AUTH_FAILURES_PER_IP_PER_MINUTE, 60),
     publicBaseUrl,
     sqsEndpoint: env.SQS_ENDPOINT || undefined,
     queueUrls: {

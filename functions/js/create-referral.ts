@@ -1,11 +1,10 @@
-// POST /js/v1/referrals/ - create a referral with source "js" (publishable key); the API create's rules
-// (idempotent on user + code, one referral per user, no self-referral; the coupon of a double-sided
-// campaign follows asynchronously). Answers only the referral's id.
+// POST /js/v1/referrals/ - a referral with source "js" (publishable key), under the account's js referral
+// mode. Answers `{"id": ...}` alike whatever the outcome, so nothing can be probed (shared/http/js-referrals.ts).
 import { jsHandler } from '../../shared/http/js';
-import { createReferralWithCoupon } from '../../shared/provider/coupons';
+import { createJsReferral } from '../../shared/http/js-referrals';
 import { jsReferralBody } from '../../shared/schemas/js';
 
-export const handler = jsHandler({ body: jsReferralBody }, async ({ principal, body }) => {
-  const { referral } = await createReferralWithCoupon(principal.accountId, body, 'js');
-  return { status: 200, body: { id: referral.id } };
-});
+export const handler = jsHandler({ body: jsReferralBody }, async ({ principal, body }) => ({
+  status: 200,
+  body: { id: await createJsReferral(principal, body) },
+}));

@@ -6,7 +6,7 @@
 // function that sends to a queue gets its URL and send permission, and only the functions that call the
 // provider's vendor API may read the provider secret.
 import { CfnOutput, CrossStackReferences, Duration, ReferenceStrength, Stack, type StackProps } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -24,6 +24,36 @@ export interface RefloopApiStackProps extends StackProps {
   table: ITable;
   /** Verified SES identity (domain or address) member emails are sent from; CDK context `emailIdentity`. */
   emailIdentity?: string;
+  /** The HTTP API stage's default route throttle (requests/s and burst); CDK context `apiThrottleRate` / `apiThrottleBurst`. */
+  apiThrottle?: { rateLimit: number; burstLimit: number };
+  /** Concurrency reserved for each queue worker (0: none); CDK context `workerReservedConcurrency`. */
+  workerReservedConcurrency?: number;
+}
+
+/**
+ * A flood of requests (unknown keys included: they fail in the handler, after the invocation) must not take
+ * the account's whole Lambda concurrency: the stage throttles every route at this rate and burst by default
+ * (API Gateway answers 429 itself, no Lambda runs), and each queue worker keeps concurrency of its own.
+ */
+export const DEFAULT_API_THROTTLE = { rateLimit: 500, burstLimit: 1000 };
+export const DEFAULT_WORKER_RESERVED_CONCURRENCY = 5;
+
+/** The stack's throttle and worker reservation from CDK context (`-c apiThrottleRate=1000 ...`), defaults above. */
+export function limitsFromContext(scope: Construct): Pick<RefloopApiStackProps, 'apiThrottle' | 'workerReservedConcurrency'> {
+  const numberContext = (name: string, fallback: number): number => {
+    const raw: unknown = scope.node.tryGetContext(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (typeof raw === 'boolean' || raw === '' || !Number.isFinite(n) || n < 0) throw new Error(`context ${name} must be a non-negative number, got ${String(raw)}`);
+    return n;
+  };
+  return {
+    apiThrottle: {
+      rateLimit: numberContext('apiThrottleRate', DEFAULT_API_THROTTLE.rateLimit),
+      burstLimit: numberContext('apiThrottleBurst', DEFAULT_API_THROTTLE.burstLimit),
+    },
+    workerReservedConcurrency: numberContext('workerReservedConcurrency', DEFAULT_WORKER_RESERVED_CONCURRENCY),
+  };
 }
 
 /** Placeholder identity for synth without context; deploy with `-c emailIdentity=<your verified identity>`. */
@@ -134,6 +164,11 @@ export class RefloopApiStack extends Stack {
       description: 'Refloop referral-programme API',
       defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback),
     });
+    // HttpApi has no throttle option for the stage it creates; set the $default stage's route defaults on it.
+    const throttle = props.apiThrottle ?? DEFAULT_API_THROTTLE;
+    const stage = this.api.defaultStage?.node.defaultChild as CfnStage | undefined;
+    if (!stage) throw new Error('the HTTP API has no $default stage');
+    stage.defaultRouteSettings = { throttlingRateLimit: throttle.rateLimit, throttlingBurstLimit: throttle.burstLimit };
 
     for (const route of routes) {
       const fn = new RefloopFunction(this, route.name, {
@@ -159,7 +194,12 @@ export class RefloopApiStack extends Stack {
     // Workers write their effects and idempotency markers in one transaction: read-write.
     for (const worker of workers) {
       if (this.queueWorkers.has(worker.queue)) throw new Error(`Queue ${worker.queue} has two consumers`);
-      const queueWorker = new QueueWorker(this, worker.name, { worker, table: props.table, tableAccess: 'write' });
+      const queueWorker = new QueueWorker(this, worker.name, {
+        worker,
+        table: props.table,
+        tableAccess: 'write',
+        reservedConcurrency: props.workerReservedConcurrency ?? DEFAULT_WORKER_RESERVED_CONCURRENCY,
+      });
       this.queueWorkers.set(worker.queue, queueWorker);
       register(worker.name, queueWorker.fn);
       new CfnOutput(this, `${pascal(worker.queue)}QueueUrl`, { value: queueWorker.queue.queueUrl, description: `Queue ${worker.queue}` });

@@ -2,7 +2,7 @@
 // Synthesizes offline: no lookups, no context that needs AWS. Without CDK_DEFAULT_ACCOUNT/REGION
 // the stacks are environment-agnostic and deploy to the CLI's account and region.
 import { App } from 'aws-cdk-lib';
-import { RefloopApiStack } from './api-stack';
+import { limitsFromContext, RefloopApiStack } from './api-stack';
 import { RefloopStatefulStack } from './stateful-stack';
 
 const app = new App();
@@ -18,4 +18,7 @@ new RefloopApiStack(app, 'RefloopApi', {
   table: stateful.table,
   // The verified SES identity member emails are sent from: `npx cdk deploy --all -c emailIdentity=mail.example.com`.
   emailIdentity: app.node.tryGetContext('emailIdentity') as string | undefined,
+  // `-c apiThrottleRate=1000 -c apiThrottleBurst=2000 -c workerReservedConcurrency=10` (defaults in api-stack.ts).
+  ...limitsFromContext(app),
 });
+

@@ -44,6 +44,8 @@ export interface RefloopFunctionProps {
   description: string;
   /** Only when a function needs more than the default (workers with long provider calls). */
   timeout?: Duration;
+  /** Concurrency reserved for (and capping) this function: queue workers (./queue-worker.ts). */
+  reservedConcurrentExecutions?: number;
 }
 
 export class RefloopFunction extends NodejsFunction {
@@ -71,6 +73,7 @@ export class RefloopFunction extends NodejsFunction {
       // and a stuck call fails well before the gateway's own timeout.
       timeout: props.timeout ?? Duration.seconds(10),
       logGroup,
+      ...(props.reservedConcurrentExecutions ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions } : {}),
       environment: { NODE_OPTIONS: '--enable-source-maps' },
       bundling,
     });

@@ -27,6 +27,12 @@ export interface QueueWorkerProps {
   table: ITable;
   /** Workers write their effects (idempotency markers in the same transaction): 'write' by default. */
   tableAccess?: TableBinding;
+  /**
+   * Concurrency reserved for the worker (0: none), so that a flood of API requests cannot take all of the
+   * account's and starve it. The event source is capped at the same number: SQS pollers that invoke past a
+   * function's reserved concurrency are throttled, and throttled receives count toward the DLQ redrive.
+   */
+  reservedConcurrency?: number;
 }
 
 export class QueueWorker extends Construct {
@@ -57,6 +63,7 @@ export class QueueWorker extends Construct {
       entry: worker.entry,
       description: `Worker ${worker.name}: consumes ${worker.queue}`,
       timeout,
+      ...(props.reservedConcurrency ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
     }).bindTable(props.table, props.tableAccess ?? 'write');
     this.fn.addEventSource(
       new SqsEventSource(this.queue, {
@@ -64,6 +71,8 @@ export class QueueWorker extends Construct {
         maxBatchingWindow: MAX_BATCHING_WINDOW,
         // The handler answers batchItemFailures (shared/queue/worker.ts): only those are retried.
         reportBatchItemFailures: true,
+        // maxConcurrency is 2 at least: a reservation of 1 leaves the event source uncapped (not recommended).
+        ...(props.reservedConcurrency && props.reservedConcurrency >= 2 ? { maxConcurrency: props.reservedConcurrency } : {}),
       }),
     );
 

@@ -34,6 +34,19 @@ export function isAccountId(value: string): boolean {
   return /^[0-9a-f]{16}$/.test(value);
 }
 
+/**
+ * What a member code can be: ASCII letters, digits, "-" and "_", at most 30 characters. Codes compare
+ * without case, so anything else must be refused BEFORE a code is lower-cased into a key: Unicode case
+ * mapping folds some non-ASCII letters onto ASCII ones (the Kelvin sign U+212A lower-cases to "k"), and
+ * "KELVIN" spelled with it would otherwise find the member whose code is KELVIN.
+ */
+export const MEMBER_CODE_PATTERN = /^[A-Za-z0-9_-]+$/;
+export const MEMBER_CODE_MAX = 30;
+
+export function isMemberCode(value: string): boolean {
+  return value.length <= MEMBER_CODE_MAX && MEMBER_CODE_PATTERN.test(value);
+}
+
 const CODE_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 export function newMemberCode(): string {

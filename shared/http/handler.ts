@@ -46,6 +46,7 @@ export function apiHandler<BS extends Schema | undefined = undefined, QS extends
     const principal = await authenticate(event);
     // Writes sent with an Idempotency-Key run under it (./idempotency.ts): validation answers included,
     // and a 429 releases the key so the retry runs.
+    // Answers the key gives without running the request (replays, 422, 409) are counted too.
     return idempotent(event, principal.accountId, async () => {
       // Validation happens once, here at the boundary: the body first (415/413/400 on its form), then
       // its fields and the query string; inside the domain the types are trusted.
@@ -67,6 +68,6 @@ export function apiHandler<BS extends Schema | undefined = undefined, QS extends
       }
       const result = jsonResult(reply.status, reply.body, event);
       return reply.replayBody === undefined ? result : storeForReplay(result, reply.replayBody);
-    });
+    }, () => limitApiKey(principal));
   });
 }

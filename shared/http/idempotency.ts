@@ -62,8 +62,18 @@ function replay(response: StoredResponse, event: APIGatewayProxyEventV2): Result
   };
 }
 
-/** Runs `run` (the rest of the request) under the request's Idempotency-Key, if it sent one. */
-export async function idempotent(event: APIGatewayProxyEventV2, accountId: string, run: () => Promise<Result>): Promise<Result> {
+/**
+ * Runs `run` (the rest of the request) under the request's Idempotency-Key, if it sent one. `count` is the
+ * key's rate limit: `run` counts itself, and an answer given here without running it (a replay, 422, 409)
+ * is counted by `count` first, so retrying with a key cannot multiply requests past the limit; over the
+ * limit it is a 429 (the stored answer stays for the retry after Retry-After).
+ */
+export async function idempotent(
+  event: APIGatewayProxyEventV2,
+  accountId: string,
+  run: () => Promise<Result>,
+  count: () => Promise<void> = async () => undefined,
+): Promise<Result> {
   const method = (event.requestContext?.http?.method ?? '').toUpperCase();
   const value = header(event, 'idempotency-key');
   if (!IDEMPOTENT_METHODS.has(method) || value === undefined) return run();
@@ -73,6 +83,7 @@ export async function idempotent(event: APIGatewayProxyEventV2, accountId: strin
 
   const key = keys.idempotency(accountId, sha256(value));
   const claim = await claimKey(key, fingerprint(event), randomUUID(), { method, path: event.rawPath ?? '' });
+  if (claim.kind !== 'claimed') await count();
   switch (claim.kind) {
     case 'mismatch':
       throw new DetailError(422, MISMATCH);

@@ -46,6 +46,12 @@ export const REFLOOP_SCRIPT = String.raw`/*! Refloop referral tracking */
     d.cookie = cookie;
   }
 
+  function digest(text) {
+    var h = 5381;
+    for (var i = 0; i < text.length; i++) h = ((h * 33) ^ text.charCodeAt(i)) >>> 0;
+    return h.toString(36);
+  }
+
   function randomId() {
     var bytes = new Uint8Array(16);
     w.crypto.getRandomValues(bytes);
@@ -95,10 +101,16 @@ export const REFLOOP_SCRIPT = String.raw`/*! Refloop referral tracking */
     /** Records the signup of a referred user: resolves to the referral id, or null without a referral code. */
     signup: function (userIdentifier) {
       if (!state || !state.c) return Promise.resolve(null);
-      return post('/js/v1/referrals/', { member_code: state.c, user_identifier: String(userIdentifier) }).then(function (data) {
-        state.r = data.id;
-        save();
-        return data.id;
+      var user = String(userIdentifier);
+      return post('/js/v1/referrals/', { member_code: state.c, user_identifier: user }).then(function (data) {
+        // The service answers every signup alike (a repeat gets a decoy id): the first id for a user stays.
+        // The cookie keeps a short digest of the user, never the identifier itself.
+        if (!(state.r && state.u === digest(user))) {
+          state.r = data.id;
+          state.u = digest(user);
+          save();
+        }
+        return state.r;
       });
     },
     /** The string for Paddle Checkout's passthrough: the referral id, merged into the app's own keys if given. */

@@ -25,6 +25,11 @@ export function field<T>(parse: Parse<T>, json: FieldJsonSchema = {}) {
     v.unknown(),
     v.metadata(json),
     v.rawTransform<unknown, T>(({ dataset, addIssue, NEVER }) => {
+      const surrogate = loneSurrogate(dataset.value);
+      if (surrogate !== null) {
+        addIssue({ message: `Surrogate characters are not allowed: U+${surrogate.toString(16).toUpperCase()}.` });
+        return NEVER;
+      }
       const result = parse(dataset.value);
       if (!result.ok) {
         addIssue({ message: result.message });
@@ -33,6 +38,27 @@ export function field<T>(parse: Parse<T>, json: FieldJsonSchema = {}) {
       return result.value;
     }),
   );
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The first lone UTF-16 surrogate (a JSON `\ud800` escape without its pair) in a value or in the strings
+ * nested in it, or null. Every field refuses one, as DRF's CharField does (ProhibitSurrogateCharactersValidator):
+ * such text is not Unicode, cannot be stored as UTF-8 (DynamoDB refuses it, DynamoDB Local folds every one to
+ * U+FFFD, so different values collided in uniqueness claims).
+ */
+export function loneSurrogate(value: unknown, depth = 0): number | null {
+  if (typeof value === 'string') {
+    const m = LONE_SURROGATE.exec(value);
+    return m ? m[0].charCodeAt(0) : null;
+  }
+  if (depth > 8 || value === null || typeof value !== 'object') return null;
+  for (const inner of Array.isArray(value) ? value : Object.values(value)) {
+    const found = loneSurrogate(inner, depth + 1);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 const ok = <T>(value: T) => ({ ok: true as const, value });

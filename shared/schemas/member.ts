@@ -2,7 +2,8 @@
 import * as v from 'valibot';
 import { REQUIRED, boolean, email, nullableText, pythonType, reference, text } from './fields';
 
-export const CODE_PATTERN = /^[A-Za-z0-9_-]+$/;
+export { MEMBER_CODE_PATTERN as CODE_PATTERN } from '../domain/ids';
+import { MEMBER_CODE_MAX, MEMBER_CODE_PATTERN } from '../domain/ids';
 
 // A blank id is refused here: downstream an empty campaign id would read as "no campaign" on create and
 // be stored as campaign_id "" on update (after which every referral by that member lost its race: 503).
@@ -32,7 +33,7 @@ const fields = {
   email,
   first_name: nullableText(50),
   last_name: nullableText(50),
-  code: text(30, { pattern: CODE_PATTERN, patternMessage: 'Use only letters, digits, "-" and "_".' }),
+  code: text(MEMBER_CODE_MAX, { pattern: MEMBER_CODE_PATTERN, patternMessage: 'Use only letters, digits, "-" and "_".' }),
   campaign: campaignRef,
   subscription: subscriptionRef,
   // Additive: the member asked not to be emailed (no conversion or reward notices).

@@ -7,6 +7,15 @@ import { isPlan, type Plan } from '../domain/plans';
 import { db, tableName } from './client';
 import { keys, type Key } from './table';
 
+/**
+ * What a publishable key may do with /js/v1/referrals/ (README "Referrals from the browser"): `open` creates
+ * the referral (the default); `confirm` creates nothing (the app's backend creates it with its secret key);
+ * `off` refuses with 403. Kept on the account and copied onto its publishable key item (auth reads only that).
+ */
+export type JsReferralMode = 'open' | 'confirm' | 'off';
+export const JS_REFERRAL_MODES: readonly JsReferralMode[] = ['open', 'confirm', 'off'];
+export const isJsReferralMode = (value: unknown): value is JsReferralMode => (JS_REFERRAL_MODES as readonly unknown[]).includes(value);
+
 export interface Account {
   accountId: string;
   name: string;
@@ -14,6 +23,7 @@ export interface Account {
   createdAt: number;
   /** The browser-safe key for the /js/v1/ endpoints; null for an account created before they existed. */
   publishableKey: string | null;
+  jsReferrals: JsReferralMode;
 }
 
 /** What a request's key resolves to. The plan is copied onto the key item so auth is one GetItem. */
@@ -22,6 +32,8 @@ export interface Principal {
   plan: Plan;
   /** A short digest of the key used (for per-key rate limits); set by the auth middleware. */
   keyId?: string;
+  /** Publishable keys: the account's js referral mode (absent: `open`). */
+  jsReferrals?: JsReferralMode;
 }
 
 export class UnknownAccountError extends Error {
@@ -42,12 +54,12 @@ function apiKeyItem(key: string, accountId: string, plan: Plan) {
   return { ...keys.apiKey(hashApiKey(key)), type: 'ApiKey', account_id: accountId, plan, created_at: now() };
 }
 
-function publishableKeyItem(key: string, accountId: string, plan: Plan) {
-  return { ...keys.publishableKey(hashApiKey(key)), type: 'PublishableKey', account_id: accountId, plan, created_at: now() };
+function publishableKeyItem(key: string, accountId: string, plan: Plan, jsReferrals: JsReferralMode = 'open') {
+  return { ...keys.publishableKey(hashApiKey(key)), type: 'PublishableKey', account_id: accountId, plan, js_referrals: jsReferrals, created_at: now() };
 }
 
 export async function createAccount(input: { name: string; plan: Plan }): Promise<{ account: Account; apiKey: string }> {
-  const account: Account = { accountId: newAccountId(), name: input.name, plan: input.plan, createdAt: now(), publishableKey: generatePublishableKey() };
+  const account: Account = { accountId: newAccountId(), name: input.name, plan: input.plan, createdAt: now(), publishableKey: generatePublishableKey(), jsReferrals: 'open' };
   const apiKey = generateApiKey();
   await db().send(
     new TransactWriteCommand({
@@ -96,7 +108,47 @@ export async function getAccount(accountId: string): Promise<Account | null> {
     plan: Item.plan,
     createdAt: Number(Item.created_at),
     publishableKey: typeof Item.publishable_key === 'string' ? Item.publishable_key : null,
+    jsReferrals: isJsReferralMode(Item.js_referrals) ? Item.js_referrals : 'open',
   };
+}
+
+/**
+ * Sets the account's js referral mode, on the account and on its publishable key item in one transaction
+ * (a key cached by a warm container keeps the old mode for up to AUTH_CACHE_TTL_SECONDS).
+ */
+export async function setJsReferralMode(accountId: string, mode: JsReferralMode): Promise<Account> {
+  const account = await ensurePublishableKey(accountId);
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.account(accountId),
+              UpdateExpression: 'SET js_referrals = :m',
+              // The key read above is still the account's (a concurrent revoke would replace it).
+              ConditionExpression: 'attribute_exists(pk) AND publishable_key = :k',
+              ExpressionAttributeValues: { ':m': mode, ':k': account.publishableKey },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.publishableKey(hashApiKey(account.publishableKey as string)),
+              UpdateExpression: 'SET js_referrals = :m',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':m': mode },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (err) {
+    if (err instanceof TransactionCanceledException) throw new Error(`account ${accountId} changed its publishable key meanwhile; run the command again`);
+    throw err;
+  }
+  return { ...account, jsReferrals: mode };
 }
 
 /**
@@ -121,7 +173,7 @@ export async function ensurePublishableKey(accountId: string): Promise<Account> 
               ExpressionAttributeValues: { ':k': key },
             },
           },
-          { Put: { TableName: tableName(), Item: publishableKeyItem(key, accountId, account.plan), ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: tableName(), Item: publishableKeyItem(key, accountId, account.plan, account.jsReferrals), ConditionExpression: 'attribute_not_exists(pk)' } },
         ],
       }),
     );
@@ -213,7 +265,7 @@ export async function revokeApiKey(apiKey: string): Promise<void> {
 async function findPrincipal(item: Key): Promise<Principal | null> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: item }));
   if (!Item || Item.revoked_at !== undefined || typeof Item.account_id !== 'string' || !isPlan(Item.plan)) return null;
-  return { accountId: Item.account_id, plan: Item.plan };
+  return { accountId: Item.account_id, plan: Item.plan, ...(isJsReferralMode(Item.js_referrals) ? { jsReferrals: Item.js_referrals } : {}) };
 }
 
 /** A secret key's account (never a publishable key's, whatever the string). */

@@ -1,23 +1,29 @@
 // Link clicks: a click counts once per visitor per member link per 24 hours. The marker item (expiring
 // by TTL) and the member's `link_clicks` change in one transaction, so a count is never lost or doubled.
+// Visitor ids are chosen by the client, so one IP could count a click per made-up id: at most
+// MAX_VISITORS_PER_IP distinct visitors from one IP (by digest) count on one link per UTC day, the IP's
+// counter item changing in the same transaction under the condition `n < max`.
 // Round trips: 1 GetItem (the code claim, which names the member) + 1 TransactWriteItems.
-import { CODE_PATTERN } from '../schemas/member';
+import { isMemberCode } from '../domain/ids';
 import { tableName } from './client';
 import { ConditionsFailedError, getItem, nowSeconds, transact } from './ops';
 import { keys, TTL_ATTRIBUTE } from './table';
 
 export const CLICK_DEDUPE_SECONDS = 24 * 60 * 60;
+/** Distinct visitors one IP can add to one link's count per UTC day (an office or a family behind one NAT). */
+export const MAX_VISITORS_PER_IP = 10;
 
 /**
  * Records a click on `code`'s link by the visitor whose hash is `visitorHash`. True when it counted;
  * false for an unknown code, a deleted member, or the same visitor within the dedupe period.
  */
-export async function recordClick(accountId: string, code: string, visitorHash: string): Promise<boolean> {
-  if (code.length > 30 || !CODE_PATTERN.test(code)) return false; // never a member's code
+export async function recordClick(accountId: string, code: string, visitorHash: string, ipHash: string): Promise<boolean> {
+  if (!isMemberCode(code)) return false; // never a member's code (checked before any lower-casing)
   const claim = await getItem(keys.memberCodeClaim(accountId, code));
   if (typeof claim?.member_id !== 'string') return false;
   const memberId = claim.member_id;
   const now = nowSeconds();
+  const day = Math.floor(now / 86_400);
   try {
     await transact([
       {
@@ -33,6 +39,16 @@ export async function recordClick(accountId: string, code: string, visitorHash: 
       {
         Update: {
           TableName: tableName(),
+          Key: keys.clickSource(accountId, memberId, ipHash, day),
+          UpdateExpression: 'ADD n :one SET #type = :type, #ttl = if_not_exists(#ttl, :ttl)',
+          ConditionExpression: 'attribute_not_exists(n) OR n < :max',
+          ExpressionAttributeNames: { '#type': 'type', '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':one': 1, ':type': 'ClickSource', ':ttl': (day + 1) * 86_400 + 3600, ':max': MAX_VISITORS_PER_IP },
+        },
+      },
+      {
+        Update: {
+          TableName: tableName(),
           Key: keys.member(accountId, memberId),
           UpdateExpression: 'ADD link_clicks :one',
           ConditionExpression: 'attribute_exists(pk)',
@@ -42,7 +58,7 @@ export async function recordClick(accountId: string, code: string, visitorHash: 
     ]);
     return true;
   } catch (err) {
-    if (err instanceof ConditionsFailedError) return false; // counted already, or the member is gone
+    if (err instanceof ConditionsFailedError) return false; // counted already, the IP's visitors are used up, or the member is gone
     throw err;
   }
 }

@@ -45,6 +45,9 @@ export async function recordReferralCoupon(accountId: string, referralId: string
 
 /** The referral a coupon code belongs to, or null. */
 export async function referralIdByCoupon(accountId: string, code: string): Promise<string | null> {
+  // Coupon codes are printable ASCII; anything else is refused before upper-casing could fold it onto one
+  // (ß -> SS, ﬁ -> FI).
+  if (!/^[\x21-\x7e]+$/.test(code.trim())) return null;
   const normalized = normalizeCouponCode(code);
   if (normalized.length < 5 || normalized.length > 300) return null;
   const claim = await getItem(keys.couponClaim(accountId, normalized));

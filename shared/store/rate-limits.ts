@@ -82,6 +82,8 @@ export async function consumeRateLimit(accountId: string, scope: string, rule: R
     w = { start, seen: 0, pending: 0, writing: 0 };
     counts.set(id, w);
   }
+  // Counts only grow within a window: once this container has seen it full, it is refused without a call.
+  if (w.seen >= rule.limit && w.pending === 0) return { allowed: false, retryAfterSeconds: secondsUntilNextWindow(nowMs, rule.windowSeconds) };
   const batch = batchSize(rule.limit);
   // A batch of 1 is counted exactly (the condition decides), so small limits are never overshot.
   if (batch > 1 && w.seen + w.pending + w.writing + batch < rule.limit) {
@@ -99,6 +101,15 @@ export async function consumeRateLimit(accountId: string, scope: string, rule: R
     w.seen = Math.max(w.seen, rule.limit);
     return { allowed: false, retryAfterSeconds: secondsUntilNextWindow(nowMs, rule.windowSeconds) };
   }
+}
+
+/** Whether this container already knows the window of `scope` is full (no call; nothing counted). */
+export function knownExhausted(accountId: string, scope: string, rule: RateLimit, nowMs = Date.now()): RateDecision {
+  const w = counts.get(`${accountId}|${scope}`);
+  if (w && w.start === windowStart(nowMs, rule.windowSeconds) && w.seen >= rule.limit) {
+    return { allowed: false, retryAfterSeconds: secondsUntilNextWindow(nowMs, rule.windowSeconds) };
+  }
+  return { allowed: true };
 }
 
 /** Forgets the in-memory counts (tests that change the limits between requests). */

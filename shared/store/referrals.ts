@@ -4,7 +4,7 @@
 // referral, whatever the retries or concurrency. Rewards live inside the referral item, so a
 // referral and its rewards read in one round trip.
 import { NotFoundError, ValidationError } from '../domain/errors';
-import { isEntityId, newEntityId } from '../domain/ids';
+import { isEntityId, isMemberCode, newEntityId } from '../domain/ids';
 import { referralTerms, type Referral, type Subscription } from '../domain/models';
 import { referralView } from '../domain/views';
 import { toCampaign } from './campaigns';
@@ -85,6 +85,8 @@ export async function createReferral(
   input: { user_identifier: string; member_code: string },
   source: Referral['source'],
 ): Promise<CreateReferralResult> {
+  // A code outside the ASCII pattern is nobody's, and must not be case-folded into a lookup (isMemberCode).
+  if (!isMemberCode(input.member_code)) throw notFoundCode(input.member_code);
   const codeKey = keys.memberCodeClaim(accountId, input.member_code);
   const userKey = keys.referredUserClaim(accountId, input.user_identifier);
 

@@ -5,6 +5,8 @@
 // tenant's items by construction. Entity sort keys are the entity ids (time-ordered UUIDv7 hex for
 // members and referrals), so a descending Query lists newest first without extra attributes.
 
+import { isMemberCode } from '../domain/ids';
+
 export const TTL_ATTRIBUTE = 'expires_at';
 
 export const GSI1 = 'gsi1';
@@ -82,6 +84,8 @@ export const keys = {
   rateWindow: (acct: string, scope: string, windowStart: number): Key => ({ pk: `A#${acct}#RATE#${scope}#${windowStart}`, sk: 'RATE' }),
   /** A counted link click of one visitor on one member's link (expires after the dedupe period). */
   click: (acct: string, memberId: string, visitorHash: string): Key => ({ pk: `A#${acct}#CLICK#${memberId}#${visitorHash}`, sk: 'CLICK' }),
+  /** Distinct visitors counted from one IP (by digest) on one member's link in one UTC day. */
+  clickSource: (acct: string, memberId: string, ipHash: string, day: number): Key => ({ pk: `A#${acct}#CLICKIP#${memberId}#${ipHash}#${day}`, sk: 'CLICKIP' }),
   account: (acct: string): Key => ({ pk: `A#${acct}`, sk: 'ACCOUNT' }),
   counter: (acct: string, name: CounterName): Key => ({ pk: `A#${acct}`, sk: `COUNT#${name}` }),
 
@@ -95,7 +99,11 @@ export const keys = {
   memberCollection: (acct: string) => `A#${acct}#MEMBER`,
   member: (acct: string, id: string): Key => ({ pk: `A#${acct}#MEMBER`, sk: id }),
   membersByCampaign: (acct: string, campaignId: string) => `A#${acct}#CAMPAIGN#${campaignId}#MEMBERS`,
-  memberCodeClaim: (acct: string, code: string): Key => ({ pk: `A#${acct}#MEMBER_CODE#${code.toLowerCase()}`, sk: CLAIM }),
+  /** Codes compare without case; only an ASCII code may be lower-cased into a key (see isMemberCode). */
+  memberCodeClaim: (acct: string, code: string): Key => {
+    if (!isMemberCode(code)) throw new Error('memberCodeClaim: not a member code (check isMemberCode first)');
+    return { pk: `A#${acct}#MEMBER_CODE#${code.toLowerCase()}`, sk: CLAIM };
+  },
   memberEmailClaim: (acct: string, email: string): Key => ({
     pk: `A#${acct}#MEMBER_EMAIL#${email.trim().toLowerCase()}`,
     sk: CLAIM,

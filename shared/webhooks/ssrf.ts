@@ -2,7 +2,8 @@
 // refused unless it is https (http only for loopback hosts, and only with the local-mode flag), and
 // unless EVERY address its host resolves to is public: loopback (unless local mode), private (RFC 1918),
 // CGNAT, link-local (the cloud metadata service lives there), multicast, unspecified, reserved,
-// documentation ranges, IPv6 ULA and link-local, and IPv4 embedded in IPv6 are all refused. The check
+// documentation ranges, IPv6 ULA and link-local are refused; an IPv6 address carrying an IPv4 one is judged
+// by that IPv4 address (mapped, NAT64) or refused outright (IPv4-compatible, translated, local-use NAT64). The check
 // runs at registration and again at every delivery, and the delivery connects to the addresses it
 // checked (no second DNS answer can slip in: DNS rebinding); redirects are never followed.
 import { lookup } from 'node:dns/promises';
@@ -26,17 +27,39 @@ const loopback = new BlockList();
 loopback.addSubnet('127.0.0.0', 8, 'ipv4');
 loopback.addAddress('::1', 'ipv6');
 
-/** The IPv4 address inside an IPv4-mapped / NAT64 / IPv4-compatible IPv6 address, if any. */
-function embeddedIpv4(address: string): string | null {
-  const lower = address.toLowerCase();
-  const m = /^(?:::ffff:|64:ff9b::|::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (m) return m[1] ?? null;
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const hi = parseInt(hex[1] ?? '0', 16);
-    const lo = parseInt(hex[2] ?? '0', 16);
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/** The eight 16-bit groups of an IPv6 address in any notation (compressed, expanded, dotted tail, any case). */
+function ipv6Groups(address: string): number[] | null {
+  let text = address.toLowerCase().replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const part = (s: string | undefined) => (s ? s.split(':').map((h) => parseInt(h, 16)) : []);
+  const head = part(halves[0]);
+  const tail = part(halves[1]);
+  const groups = halves.length === 2 ? [...head, ...Array<number>(8 - head.length - tail.length).fill(0), ...tail] : head;
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
+}
+
+const zero = (groups: number[]) => groups.every((g) => g === 0);
+const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/**
+ * How an IPv6 address that carries an IPv4 address is judged: by its IPv4 address (IPv4-mapped
+ * `::ffff:0:0/96`, the well-known NAT64 prefix `64:ff9b::/96`), or refused outright whatever it carries
+ * (IPv4-compatible `::/96`, deprecated; IPv4-translated `::ffff:0:0:0/96`; the local-use NAT64 prefix
+ * `64:ff9b:1::/48`, which a network may route anywhere). Null: no IPv4 inside.
+ */
+function embeddedIpv4(groups: number[]): string | 'blocked' | null {
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number];
+  if (zero([g0, g1, g2, g3, g4]) && g5 === 0xffff) return v4(g6, g7); // ::ffff:a.b.c.d (mapped)
+  if (zero([g0, g1, g2, g3]) && g4 === 0xffff && g5 === 0) return 'blocked'; // ::ffff:0:a.b.c.d (translated)
+  if (zero([g0, g1, g2, g3, g4, g5])) return g6 === 0 && g7 === 1 ? null : 'blocked'; // ::a.b.c.d (compatible); ::1 is loopback
+  if (g0 === 0x64 && g1 === 0xff9b && zero([g2, g3, g4, g5])) return v4(g6, g7); // 64:ff9b::a.b.c.d
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 1) return 'blocked'; // 64:ff9b:1::/48
   return null;
 }
 
@@ -46,8 +69,11 @@ export function classifyAddress(address: string): AddressClass {
   const family = isIP(address);
   if (family === 0) return 'blocked';
   if (family === 6) {
-    const v4 = embeddedIpv4(address);
-    if (v4) return classifyAddress(v4);
+    const groups = ipv6Groups(address);
+    if (!groups) return 'blocked';
+    const inner = embeddedIpv4(groups);
+    if (inner === 'blocked') return 'blocked';
+    if (inner) return classifyAddress(inner);
   }
   const type = family === 4 ? 'ipv4' : 'ipv6';
   if (loopback.check(address, type)) return 'loopback';

@@ -4,12 +4,13 @@
 // lost, a section that could not run), after writing the file. Not part of `npm test`.
 //
 // Settings (environment): BENCH_CONNECTIONS (10), BENCH_SECONDS per run (5), BENCH_RUNS (3),
-// BENCH_WARMUP_SECONDS (2), BENCH_DRAIN_CHECKOUTS (2500 = 5,000 alerts), BENCH_DRAIN_RUNS (up to 3 while
-// the total stays under BENCH_BUDGET_SECONDS, 290), BENCH_SKIP (comma list of bundles,load,drain),
+// BENCH_WARMUP_SECONDS (2), BENCH_AUTH_REQUESTS (2000, the unknown-key flood of ./auth-flood.ts), BENCH_DRAIN_CHECKOUTS (2500 = 5,000 alerts), BENCH_DRAIN_RUNS (up to 3 while
+// the total stays under BENCH_BUDGET_SECONDS, 290), BENCH_SKIP (comma list of bundles,load,auth,drain),
 // BENCH_NOTE (a remark on the machine for the report, e.g. what else was running).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describeRun, measureAuthFlood, type AuthFloodSection } from './auth-flood';
 import { measureBundles, REPO_ROOT, type BundleSection } from './bundles';
 import { measureDrain, type DrainSection } from './drain';
 import { startBenchRuntime, type BenchRuntime } from './harness';
@@ -41,6 +42,7 @@ async function main(): Promise<number> {
   let bundles: BundleSection | null = null;
   let load: LoadSection | null = null;
   let drain: DrainSection | null = null;
+  let authFlood: AuthFloodSection | null = null;
   let serviceLog: Report['serviceLog'] = null;
   const errors: string[] = [];
 
@@ -52,7 +54,7 @@ async function main(): Promise<number> {
     }
   }
 
-  if (!skip.has('load') || !skip.has('drain')) {
+  if (!skip.has('load') || !skip.has('auth') || !skip.has('drain')) {
     let bench: BenchRuntime | undefined;
     try {
       progress('starting the local runtime (DynamoDB Local, local SQS, pollers, Paddle emulator, gateway)');
@@ -67,6 +69,13 @@ async function main(): Promise<number> {
           });
         } catch (err) {
           errors.push(`load: ${message(err)}`);
+        }
+      }
+      if (!skip.has('auth')) {
+        try {
+          authFlood = await measureAuthFlood(bench, { requests: setting('BENCH_AUTH_REQUESTS', 2000), connections });
+        } catch (err) {
+          errors.push(`auth flood: ${message(err)}`);
         }
       }
       if (!skip.has('drain')) {
@@ -112,6 +121,7 @@ async function main(): Promise<number> {
     }
     for (const [name, x] of Object.entries(load.raw)) out(`raw DynamoDB Local ${name}: ${num(x.opsPerSecond)} ops/s, p50 ${ms(x.p50)}`);
   }
+  for (const r of authFlood?.runs ?? []) out(`auth flood: ${describeRun(r)}`);
   if (drain) {
     out(
       `drain: ${num(drain.alerts)} alerts posted in ${num(drain.median.postSeconds, 1)} s (${num(drain.median.postRate)}/s), all applied after ${num(drain.median.appliedSeconds, 1)} s (${num(drain.median.appliedRate)}/s), ${drain.runs.length} run(s); lost ${drain.lostTotal}`,

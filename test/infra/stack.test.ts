@@ -11,7 +11,15 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { Schedule } from 'aws-cdk-lib/aws-events';
 import { fallbackRoute, routes } from '../../functions/routes';
 import { scheduledJobs, workers } from '../../functions/workers';
-import { gatewayPath, PROVIDER_SECRET_KEY_PATTERN, RefloopApiStack, WEBHOOK_SECRET_KEY_PATTERN } from '../../infra/cloud/api-stack';
+import {
+  DEFAULT_API_THROTTLE,
+  DEFAULT_WORKER_RESERVED_CONCURRENCY,
+  gatewayPath,
+  limitsFromContext,
+  PROVIDER_SECRET_KEY_PATTERN,
+  RefloopApiStack,
+  WEBHOOK_SECRET_KEY_PATTERN,
+} from '../../infra/cloud/api-stack';
 import { RefloopFunction } from '../../infra/cloud/function';
 import { RefloopStatefulStack } from '../../infra/cloud/stateful-stack';
 import { QUEUES, type QueueName } from '../../shared/queue/queues';
@@ -179,6 +187,32 @@ describe('API stack', () => {
     for (const g of groups) expect(g.Properties.RetentionInDays).toBe(30);
   });
 
+  // Issue 11 item 11: a flood is throttled by API Gateway before any Lambda runs.
+  it('throttles every route of the $default stage by default; the rate and burst come from the stack props (context)', () => {
+    api.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
+    api.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: DEFAULT_API_THROTTLE.rateLimit, ThrottlingBurstLimit: DEFAULT_API_THROTTLE.burstLimit },
+    });
+    expect(DEFAULT_API_THROTTLE.rateLimit).toBeGreaterThan(0);
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const data = new RefloopStatefulStack(app, 'ThrottleStateful');
+    const custom = Template.fromStack(new RefloopApiStack(app, 'ThrottleApi', { table: data.table, apiThrottle: { rateLimit: 42, burstLimit: 84 }, workerReservedConcurrency: 0 }));
+    custom.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 42, ThrottlingBurstLimit: 84 } });
+    // 0 turns the reservation off (an account whose concurrency quota is too small to reserve any).
+    for (const fn of Object.values(custom.findResources('AWS::Lambda::Function')) as Resource[]) {
+      expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    }
+  });
+
+  it('the CDK app reads the throttle and the worker reservation from context (defaults without it; bad values refused)', () => {
+    expect(limitsFromContext(new App())).toEqual({ apiThrottle: DEFAULT_API_THROTTLE, workerReservedConcurrency: DEFAULT_WORKER_RESERVED_CONCURRENCY });
+    const app = new App({ context: { apiThrottleRate: '50', apiThrottleBurst: 100, workerReservedConcurrency: '0' } });
+    expect(limitsFromContext(app)).toEqual({ apiThrottle: { rateLimit: 50, burstLimit: 100 }, workerReservedConcurrency: 0 });
+    expect(() => limitsFromContext(new App({ context: { apiThrottleRate: 'lots' } }))).toThrow('context apiThrottleRate must be a non-negative number');
+  });
+
   it('outputs the API URL', () => {
     api.hasOutput('ApiUrl', {});
   });
@@ -213,6 +247,22 @@ describe('queues, workers and schedules', () => {
       Timeout: worker.timeoutSeconds,
       Environment: { Variables: { TABLE_NAME: expect.anything() } },
     });
+  });
+
+  // Issue 11 item 11: a flood of API requests cannot take the concurrency the workers need; each worker's
+  // event source stays within its reservation (throttled SQS invocations would count toward the DLQ).
+  it('reserves concurrency for every queue worker, and caps its event source at it; no API function reserves any', () => {
+    const reserved = DEFAULT_WORKER_RESERVED_CONCURRENCY;
+    expect(reserved).toBeGreaterThanOrEqual(2);
+    const mappings = Object.values(api.findResources('AWS::Lambda::EventSourceMapping')) as Resource[];
+    for (const worker of workers) {
+      expect({ worker: worker.name, reserved: resource(api, logicalId(worker.name)).Properties.ReservedConcurrentExecutions }).toEqual({ worker: worker.name, reserved });
+      const mine = mappings.find((m) => JSON.stringify(m.Properties.FunctionName) === JSON.stringify({ Ref: logicalId(worker.name) }));
+      expect({ worker: worker.name, scaling: mine?.Properties.ScalingConfig }).toEqual({ worker: worker.name, scaling: { MaximumConcurrency: reserved } });
+    }
+    for (const route of [...routes, fallbackRoute]) {
+      expect({ route: route.name, reserved: resource(api, logicalId(route.name)).Properties.ReservedConcurrentExecutions }).toEqual({ route: route.name, reserved: undefined });
+    }
   });
 
   it('feeds each worker from its queue with partial batch responses', () => {

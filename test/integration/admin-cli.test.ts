@@ -81,6 +81,23 @@ describe('admin CLI', () => {
     expect(unknown.stderr).toBe('admin: Account 0123456789abcdef does not exist\n');
   });
 
+  it('account set-js-referrals sets what the publishable key may do; a bad mode exits 2, an unknown account 1', async () => {
+    const { accountId, publishableKey } = await newAccount();
+    const set = await cli(['account', 'set-js-referrals', '--account', accountId, '--mode', 'off']);
+    expect(set).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(oneLine(set.stdout))).toEqual({ account_id: accountId, js_referrals: 'off' });
+    expect((await getAccount(accountId))?.jsReferrals).toBe('off');
+    expect((await api('POST', '/js/v1/referrals/', { key: publishableKey, body: { member_code: 'X', user_identifier: 'u' } })).status).toBe(403);
+    expect((await cli(['account', 'set-js-referrals', '--account', accountId, '--mode', 'confirm'])).code).toBe(0);
+    expect((await api('POST', '/js/v1/referrals/', { key: publishableKey, body: { member_code: 'X', user_identifier: 'u' } })).status).toBe(200);
+
+    const bad = await cli(['account', 'set-js-referrals', '--account', accountId, '--mode', 'maybe']);
+    expect([bad.code, bad.stderr]).toEqual([2, 'admin: --mode must be one of open, confirm, off, got "maybe"\n']);
+    expect((await getAccount(accountId))?.jsReferrals).toBe('confirm');
+    const unknown = await cli(['account', 'set-js-referrals', '--account', '0123456789abcdef', '--mode', 'off']);
+    expect([unknown.code, unknown.stderr]).toEqual([1, 'admin: Account 0123456789abcdef does not exist\n']);
+  });
+
   it('defaults the plan to regular', async () => {
     const res = await cli(['account', 'create', '--name', 'Default Plan']);
     expect(res.code).toBe(0);

@@ -1,6 +1,10 @@
 // The /v1/ rate limit per API key (issue 7, item 4): the plan's rate over 10-second windows, counted in
 // DynamoDB; 429 with Retry-After past it; other keys and accounts unaffected; a refused write writes nothing.
+import { createHash } from 'node:crypto';
 import { resetConfig } from '../../shared/config';
+import { fingerprint } from '../../shared/http/idempotency';
+import { claimKey } from '../../shared/store/idempotency';
+import { keys } from '../../shared/store/table';
 import { secondsUntilNextWindow } from '../../shared/domain/rate-limits';
 import { API_WINDOW_SECONDS } from '../../shared/http/rate-limits';
 import { createApiKey } from '../../shared/store/accounts';
@@ -62,4 +66,42 @@ it('the rate follows the plan, and 0 turns it off', async () => {
   expect(statuses.filter((s) => s === 429)).toHaveLength(2);
   const free = await Promise.all(Array.from({ length: 40 }, () => api('GET', '/v1/referrals/', { key: unlimited.apiKey }).then((r) => r.status)));
   expect(free.every((s) => s === 200)).toBe(true);
+});
+
+// Issue 11 item 7: answers an Idempotency-Key gives without running the request (replays, 422 reused key,
+// 409 in progress) are counted like any request, so retries cannot multiply writes past the limit.
+it('Idempotency-Key replays, 422s and 409s count against the key rate; past it they are 429', async () => {
+  process.env.API_RATE_LIMITS = 'regular=1';
+  resetConfig();
+  const a = await newAccount('regular');
+  await freshWindow();
+  const body = { name: 'idem-limited' };
+  const keyed = (key: string, b: unknown = body) => api('POST', '/v1/campaigns/', { key: a.apiKey, body: b, headers: { 'idempotency-key': key } });
+
+  expect((await keyed('k1')).status).toBe(201); // 1
+  for (let i = 0; i < 3; i++) {
+    const replay = await keyed('k1'); // 2..4
+    expect([replay.status, replay.headers['idempotent-replayed']]).toEqual([201, 'true']);
+  }
+  for (let i = 0; i < 3; i++) expect((await keyed('k1', { name: `other-${i}` })).status).toBe(422); // 5..7
+  // A request holding `k2` right now (claimed with this request's fingerprint, never finished).
+  const claimed = await claimKey(
+    keys.idempotency(a.accountId, createHash('sha256').update('k2').digest('hex')),
+    fingerprint({ routeKey: 'POST /v1/campaigns/', rawPath: '/v1/campaigns/', requestContext: { http: { method: 'POST' } }, body: JSON.stringify(body), isBase64Encoded: false } as never),
+    'someone-else',
+    { method: 'POST', path: '/v1/campaigns/' },
+  );
+  expect(claimed.kind).toBe('claimed');
+  for (let i = 0; i < 3; i++) expect((await keyed('k2')).status).toBe(409); // 8..10
+
+  // The window is spent: a replay, a 422 and a 409 are now refused like any other request.
+  const statuses = [(await keyed('k1')).status, (await keyed('k1', { name: 'x' })).status, (await keyed('k2')).status];
+  expect(statuses).toEqual([429, 429, 429]);
+  expect((await api('GET', '/v1/campaigns/', { key: a.apiKey })).status).toBe(429);
+  // The stored answer is still there for the retry after Retry-After.
+  const later = await pollUntil(async () => {
+    const r = await keyed('k1');
+    return r.status === 201 ? r : null;
+  }, { timeoutMs: 15_000, intervalMs: 500 });
+  expect(later.headers['idempotent-replayed']).toBe('true');
 });

@@ -368,6 +368,49 @@ describe('request bodies', () => {
     }
   });
 
+  // Issue 11 item 9: bytes that are not UTF-8 are DRF's JSON parse error (Python's decoder message), never
+  // stored with replacement characters.
+  it.each<[string, string]>([
+    ['7b226e616d65223a2261ff227d', "byte 0xff in position 10: invalid start byte"],
+    ['7b226e616d65223a22c0af227d', "byte 0xc0 in position 9: invalid start byte"],
+    ['7b226e616d65223a22eda080227d', "byte 0xed in position 9: invalid continuation byte"],
+    ['7b226e616d65223a22e282227d', "bytes in position 9-10: invalid continuation byte"],
+    ['7b226e616d65223a2241e2', "byte 0xe2 in position 10: unexpected end of data"],
+    ['fffe7b00', "byte 0xff in position 0: invalid start byte"],
+  ])('a body that is not UTF-8 (%s): 400 JSON parse error, nothing created', async (hex, reason) => {
+    const { apiKey } = await newAccount();
+    for (const [method, path] of [['POST', '/v1/campaigns/'], ['POST', '/v1/members/'], ['POST', '/v1/referrals/']] as const) {
+      const res = await call(method, path, { key: apiKey, rawBody: Buffer.from(hex, 'hex'), headers: { 'content-type': 'application/json' } });
+      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: { detail: `JSON parse error - 'utf-8' codec can't decode ${reason}` } });
+    }
+    expect((await call('GET', '/v1/campaigns/', { key: apiKey })).body.count).toBe(0);
+  });
+
+  it('lone UTF-16 surrogates in any string field: 400 with the field error, nothing stored; pairs are fine', async () => {
+    const { apiKey } = await newAccount();
+    const json = (body: string) => ({ key: apiKey, rawBody: body, headers: { 'content-type': 'application/json' } });
+    const cases: [string, string, string, Record<string, string[]>][] = [
+      ['POST', '/v1/campaigns/', '{"name":"a\\ud800b"}', { name: ['Surrogate characters are not allowed: U+D800.'] }],
+      ['POST', '/v1/campaigns/', '{"name":"\\udfff"}', { name: ['Surrogate characters are not allowed: U+DFFF.'] }],
+      ['POST', '/v1/campaigns/', '{"name":"x","credit_currency":"\\udc00SD"}', { credit_currency: ['Surrogate characters are not allowed: U+DC00.'] }],
+      ['POST', '/v1/members/', '{"identifier":"\\ud83d","email":"a@example.com"}', { identifier: ['Surrogate characters are not allowed: U+D83D.'] }],
+      ['POST', '/v1/members/', '{"identifier":"ok","email":"a@example.com","first_name":"\\ude00x"}', { first_name: ['Surrogate characters are not allowed: U+DE00.'] }],
+      ['POST', '/v1/members/', '{"identifier":"ok","email":"a@example.com","campaign":{"id":"\\ud800"}}', { campaign: ['Surrogate characters are not allowed: U+D800.'] }],
+      ['POST', '/v1/referrals/', '{"user_identifier":"u\\udbff","member_code":"X"}', { user_identifier: ['Surrogate characters are not allowed: U+DBFF.'] }],
+      ['POST', '/v1/webhook-endpoints/', '{"url":"https://example.com/\\ud800"}', { url: ['Surrogate characters are not allowed: U+D800.'] }],
+      ['POST', '/v1/webhook-endpoints/', '{"url":"https://example.com/","events":["member.created","\\ud800"]}', { events: ['Surrogate characters are not allowed: U+D800.'] }],
+    ];
+    for (const [method, path, raw, errors] of cases) {
+      const res = await call(method, path, json(raw));
+      expect({ raw, status: res.status, body: res.body }).toEqual({ raw, status: 400, body: errors });
+    }
+    expect((await call('GET', '/v1/campaigns/', { key: apiKey })).body.count).toBe(0);
+    expect((await call('GET', '/v1/members/', { key: apiKey })).body.count).toBe(0);
+    // Two different lone surrogates no longer collide in a uniqueness claim: both are refused. A pair is text.
+    const pair = await call('POST', '/v1/campaigns/', json('{"name":"smile \\ud83d\\ude00"}'));
+    expect([pair.status, pair.body.name]).toEqual([201, 'smile \u{1F600}']);
+  });
+
   it('ignores unknown and read-only fields', async () => {
     const res = await call('POST', '/v1/campaigns/', {
       key,

@@ -4,7 +4,9 @@
 import { gunzipSync } from 'node:zlib';
 import { resetConfig } from '../../shared/config';
 import { secondsUntilNextWindow } from '../../shared/domain/rate-limits';
-import { revokeApiKey } from '../../shared/store/accounts';
+import { JS_REFERRALS_OFF } from '../../shared/http/js-referrals';
+import { ensurePublishableKey, getAccount, revokeApiKey, setJsReferralMode } from '../../shared/store/accounts';
+import { MAX_VISITORS_PER_IP } from '../../shared/store/clicks';
 import { api, type ApiResponse } from '../support/api';
 import { newAccount, pollUntil } from '../support/fixtures';
 
@@ -114,6 +116,29 @@ describe('POST /js/v1/clicks/', () => {
     expect(await clicksOf(a, other.id)).toBe(0);
   });
 
+  // Issue 11 item 6: visitor ids are the client's choice; one IP cannot count a click per made-up id.
+  it('one IP counts at most MAX_VISITORS_PER_IP distinct visitors per link per day, whatever visitor ids it sends', async () => {
+    const a = await newAccount();
+    const m = await member(a, 'FLOODME');
+    const other = await member(a, 'OTHERLINK');
+    const answers = new Set<string>();
+    for (let i = 0; i < MAX_VISITORS_PER_IP + 15; i++) {
+      const res = await click(a, { code: 'FLOODME', visitor_id: `made-up-${i}` }, { sourceIp: '203.0.113.50' });
+      answers.add(JSON.stringify([res.status, res.body]));
+    }
+    // The same answer throughout: the cap is not observable from outside.
+    expect([...answers]).toEqual([JSON.stringify([200, { recorded: true }])]);
+    expect(await clicksOf(a, m.id)).toBe(MAX_VISITORS_PER_IP);
+    // Without visitor ids (IP + user agent stand in) the same cap holds.
+    for (let i = 0; i < 5; i++) await click(a, { code: 'FLOODME' }, { sourceIp: '203.0.113.50', headers: { 'user-agent': `agent-${i}` } });
+    expect(await clicksOf(a, m.id)).toBe(MAX_VISITORS_PER_IP);
+    // Another IP, and another link from the same IP, have their own budgets.
+    expect((await click(a, { code: 'FLOODME', visitor_id: 'elsewhere' }, { sourceIp: '198.51.100.60' })).status).toBe(200);
+    expect(await clicksOf(a, m.id)).toBe(MAX_VISITORS_PER_IP + 1);
+    expect((await click(a, { code: 'OTHERLINK', visitor_id: 'made-up-0' }, { sourceIp: '203.0.113.50' })).status).toBe(200);
+    expect(await clicksOf(a, other.id)).toBe(1);
+  });
+
   it('a code of another account counts nothing in either account', async () => {
     const a = await newAccount();
     const b = await newAccount();
@@ -147,6 +172,8 @@ describe('POST /js/v1/clicks/', () => {
 });
 
 describe('POST /js/v1/referrals/', () => {
+  const ID = /^[0-9a-f]{32}$/;
+
   it('creates a js referral with the API rules and answers only its id', async () => {
     const a = await newAccount();
     const alice = await member(a, 'ALICEJS', 'alice-id');
@@ -159,20 +186,88 @@ describe('POST /js/v1/referrals/', () => {
     const full = await api('GET', `/v1/referrals/${res.body.id}/`, { key: a.apiKey });
     expect(full.body).toMatchObject({ id: res.body.id, member_id: alice.id, user_identifier: 'user-1', source: 'js' });
 
-    // Idempotent: the same pair answers the same id and creates nothing.
-    expect((await jsReferral(a, { member_code: 'ALICEJS', user_identifier: 'user-1' })).body).toEqual({ id: res.body.id });
-    expect((await api('GET', '/v1/referrals/', { key: a.apiKey })).body.count).toBe(1);
-    expect((await api('GET', `/v1/members/${alice.id}/`, { key: a.apiKey })).body.stats.referrals).toBe(1);
-
-    const again = await jsReferral(a, { member_code: 'BOBJS', user_identifier: 'user-1' });
-    expect([again.status, again.body]).toEqual([400, { user_identifier: ['User user-1 has already been referred'] }]);
-    const self = await jsReferral(a, { member_code: 'ALICEJS', user_identifier: 'alice-id' });
-    expect([self.status, self.body]).toEqual([400, { user_identifier: ['A member cannot refer themselves'] }]);
-    const unknown = await jsReferral(a, { member_code: 'NOPE', user_identifier: 'user-2' });
-    expect([unknown.status, unknown.body]).toEqual([400, { member_code: ['Member with code NOPE was not found'] }]);
     const missing = await jsReferral(a, {});
     expect([missing.status, missing.body]).toEqual([400, { user_identifier: ['This field is required.'], member_code: ['This field is required.'] }]);
+    expect((await api('GET', '/v1/referrals/', { key: a.apiKey })).body.count).toBe(1);
+    expect((await api('GET', `/v1/members/${alice.id}/`, { key: a.apiKey })).body.stats.referrals).toBe(1);
     expect((await api('GET', `/v1/members/${bob.id}/`, { key: a.apiKey })).body.stats.referrals).toBe(0);
+  });
+
+  // Issue 11 item 6: the publishable key is public; its answers must not tell codes, referred users or ids.
+  it('answers unknown codes, referred users, repeats and self-referrals exactly like a success, with a decoy id', async () => {
+    const a = await newAccount();
+    await member(a, 'ALICEJS', 'alice-id');
+    await member(a, 'BOBJS');
+    await member(a, 'KELVIN');
+    const real = await jsReferral(a, { member_code: 'ALICEJS', user_identifier: 'user-1' });
+    expect(real.status).toBe(200);
+    const viaApi = await api('POST', '/v1/referrals/', { key: a.apiKey, body: { member_code: 'BOBJS', user_identifier: 'user-api' } });
+    expect(viaApi.status).toBe(200);
+
+    const probes = [
+      { member_code: 'ALICEJS', user_identifier: 'user-1' }, // the same pair again
+      { member_code: 'BOBJS', user_identifier: 'user-1' }, // referred by another member
+      { member_code: 'BOBJS', user_identifier: 'user-api' }, // referred through the API
+      { member_code: 'ALICEJS', user_identifier: 'alice-id' }, // self-referral
+      { member_code: 'NOPE', user_identifier: 'user-2' }, // no such code
+      { member_code: '\u212AELVIN', user_identifier: 'user-3' }, // Kelvin sign: not an ASCII code (item 10)
+      { member_code: 'has space', user_identifier: 'user-4' },
+    ];
+    const ids = new Set<string>([real.body.id, viaApi.body.id]);
+    for (const body of probes) {
+      const res = await jsReferral(a, body);
+      expect({ body, status: res.status, keys: Object.keys(res.body), headers: Object.keys(res.headers).sort() }).toEqual({
+        body, status: 200, keys: ['id'], headers: Object.keys(real.headers).sort(),
+      });
+      expect(res.body.id).toMatch(ID);
+      // Never an existing referral's id, never the same decoy twice.
+      expect({ body, repeated: ids.has(res.body.id) }).toEqual({ body, repeated: false });
+      ids.add(res.body.id);
+      expect((await api('GET', `/v1/referrals/${res.body.id}/`, { key: a.apiKey })).status).toBe(404);
+    }
+    expect((await api('GET', '/v1/referrals/', { key: a.apiKey })).body.count).toBe(2);
+  });
+
+  it('the account chooses: confirm creates nothing until the backend does, off is a 403; open again creates', async () => {
+    const a = await newAccount();
+    const alice = await member(a, 'ALICEJS', 'alice-id');
+    const count = async () => (await api('GET', '/v1/referrals/', { key: a.apiKey })).body.count as number;
+
+    await setJsReferralMode(a.accountId, 'confirm');
+    const pending = await jsReferral(a, { member_code: 'ALICEJS', user_identifier: 'user-c' });
+    expect([pending.status, Object.keys(pending.body)]).toEqual([200, ['id']]);
+    expect(pending.body.id).toMatch(ID);
+    expect(await count()).toBe(0);
+    expect((await api('GET', `/v1/members/${alice.id}/`, { key: a.apiKey })).body.stats.referrals).toBe(0);
+    // The user id is not pre-claimed: the backend, with the secret key, creates the referral.
+    const confirmed = await api('POST', '/v1/referrals/', { key: a.apiKey, body: { member_code: 'ALICEJS', user_identifier: 'user-c' } });
+    expect([confirmed.status, confirmed.body.member_id]).toEqual([200, alice.id]);
+    expect(await count()).toBe(1);
+
+    await setJsReferralMode(a.accountId, 'off');
+    const off = await jsReferral(a, { member_code: 'ALICEJS', user_identifier: 'user-o' });
+    expect([off.status, off.body]).toEqual([403, { detail: JS_REFERRALS_OFF }]);
+    expectCors(off);
+    // Clicks still count, and bad bodies are still 400 first.
+    expect((await click(a, { code: 'ALICEJS', visitor_id: 'v1' })).status).toBe(200);
+    expect(await count()).toBe(1);
+
+    await setJsReferralMode(a.accountId, 'open');
+    const open = await jsReferral(a, { member_code: 'ALICEJS', user_identifier: 'user-o' });
+    expect((await api('GET', `/v1/referrals/${open.body.id}/`, { key: a.apiKey })).body).toMatchObject({ user_identifier: 'user-o', source: 'js' });
+    expect(await count()).toBe(2);
+  });
+
+  it('the mode survives a new publishable key (revoked and reissued)', async () => {
+    const a = await newAccount();
+    await member(a, 'ALICEJS', 'alice-id');
+    await setJsReferralMode(a.accountId, 'off');
+    await revokeApiKey(a.publishableKey);
+    const fresh = await ensurePublishableKey(a.accountId);
+    expect(fresh.jsReferrals).toBe('off');
+    const res = await jsReferral({ publishableKey: fresh.publishableKey as string }, { member_code: 'ALICEJS', user_identifier: 'u' });
+    expect(res.status).toBe(403);
+    expect((await getAccount(a.accountId))?.jsReferrals).toBe('off');
   });
 });
 

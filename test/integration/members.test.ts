@@ -310,7 +310,7 @@ describe('POST /v1/members/', () => {
       expect(await listMembers(apiKey)).toEqual({ count: 0, next: null, previous: null, results: [] });
     });
 
-    it.each([['has space'], ['semi;colon'], ['slash/code'], ['ünïcode']])('refuses the code %p', async (code) => {
+    it.each([['has space'], ['semi;colon'], ['slash/code'], ['ünïcode'], ['\u212AELVIN'], ['\u017Fam'], ['full\uFF37idth']])('refuses the code %p', async (code) => {
       const { apiKey } = await newAccount();
       const res = await api('POST', MEMBERS, { key: apiKey, body: { identifier: 'a', email: 'a@example.com', code } });
       expect(res.status).toBe(400);

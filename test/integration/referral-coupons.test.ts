@@ -4,7 +4,7 @@
 import { couponCodeFor } from '../../shared/domain/discounts';
 import { PaddleClient } from '../../shared/provider/paddle-client';
 import { publish } from '../../shared/queue/publish';
-import { referralIdByCoupon } from '../../shared/store/coupons';
+import { recordReferralCoupon, referralIdByCoupon } from '../../shared/store/coupons';
 import { getItem } from '../../shared/store/ops';
 import { saveProviderSettings } from '../../shared/store/provider';
 import { getSubscription } from '../../shared/store/subscriptions';
@@ -165,6 +165,17 @@ describe('referral coupons', () => {
     expect(converted.subscription).toMatchObject({ id: out.subscription.subscription_id });
     await drained();
     expect(await world.queues.count('provider-events-dlq')).toBe(0);
+  });
+
+  it('a coupon code is checked as ASCII before it is upper-cased: a ligature or long s finds nothing', async () => {
+    const t = await tenant();
+    const m = await member(t, 'lig-cpn', {});
+    const r = await referral(t, 'user-lig-cpn', m.code);
+    expect(await recordReferralCoupon(t.accountId, r.id, 'RFSTOCKSS')).toBe('recorded');
+    expect(await referralIdByCoupon(t.accountId, 'rfstockss')).toBe(r.id);
+    for (const spoof of ['rf\uFB06ockss', 'rfstock\u00DF', 'rf\u017Ftock\u017F\u017F']) {
+      expect({ spoof, found: await referralIdByCoupon(t.accountId, spoof) }).toEqual({ spoof, found: null });
+    }
   });
 
   it('deleting the referral frees its coupon code: a later payment with it converts nothing', async () => {

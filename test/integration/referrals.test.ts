@@ -95,6 +95,16 @@ describe('POST /v1/referrals/', () => {
     expect(blank.body).toEqual({ user_identifier: ['This field may not be blank.'] });
   });
 
+  it('checks a code against its ASCII pattern before any lookup: the Kelvin sign (U+212A) does not find KELVIN', async () => {
+    const kelvin = await member(key, 'kelvin', { code: 'KELVIN' });
+    for (const code of ['\u212AELVIN', 'kelvin'.replace('k', '\u212A'), 'KELV\u0130N', 'KELVIN\u0000', 'KEL\uFF36IN']) {
+      const res = await refer(key, 'user-kelvin', code);
+      expect({ code, status: res.status, body: res.body }).toEqual({ code, status: 400, body: { member_code: [`Member with code ${code} was not found`] } });
+    }
+    const real = await refer(key, 'user-kelvin', 'kelvin');
+    expect({ status: real.status, member: real.body.member_id }).toEqual({ status: 200, member: kelvin.id });
+  });
+
   it('gives a member without a campaign a referral that earns nothing', async () => {
     const loner = await member(key, 'carol');
     const res = await refer(key, 'user-5', loner.code);

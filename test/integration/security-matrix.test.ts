@@ -340,7 +340,10 @@ describe('publishable keys: only the public /js/v1/ endpoints, never /v1/; secre
     const click = await api('POST', '/js/v1/clicks/', { key: B.publishableKey, body: { code: ids.memberCode, visitor_id: `b-${suffix}` } });
     expect([click.status, click.body]).toEqual([200, { recorded: true }]);
     const referral = await api('POST', '/js/v1/referrals/', { key: B.publishableKey, body: { member_code: ids.memberCode, user_identifier: `js-b-${suffix}` } });
-    expect([referral.status, referral.body]).toEqual([400, { member_code: [`Member with code ${ids.memberCode} was not found`] }]);
+    // Answered like a success (issue 11 item 6: unknown codes are not revealed), with a decoy id that names nothing.
+    expect([referral.status, Object.keys(referral.body)]).toEqual([200, ['id']]);
+    expect((await api('GET', `/v1/referrals/${referral.body.id}/`, { key: A.key })).status).toBe(404);
+    expect((await api('GET', `/v1/referrals/${referral.body.id}/`, { key: B.key })).status).toBe(404);
     expect(await snapshotOfA()).toEqual(before);
   });
 

@@ -10,6 +10,8 @@ import type { Pollers } from '../../infra/local/pollers';
 import { resetConfig } from '../../shared/config';
 import { clock } from '../../shared/domain/clock';
 import { EVENT_TYPES } from '../../shared/domain/events';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../shared/store/client';
 import { getItem, queryAll } from '../../shared/store/ops';
 import { applyProviderUpdate } from '../../shared/store/subscriptions';
 import { keys } from '../../shared/store/table';
@@ -203,6 +205,44 @@ describe('SSRF', () => {
     for (const [url, expected] of cases) {
       const res = await call('POST', '/v1/webhook-endpoints/', { url });
       expect({ url, status: res.status, body: res.body }).toEqual({ url, ...expected });
+    }
+  });
+
+  // Issue 11 item 8: IPv6 forms that carry a private IPv4 address, or that are refused whatever they carry.
+  const EMBEDDED = [
+    '[::a9fe:a9fe]', '[::10.0.0.1]', '[::ffff:0:a9fe:a9fe]', '[64:ff9b:1::a9fe:a9fe]',
+    '[0:0:0:0:0:0:a9fe:a9fe]', '[::A9FE:A9FE]', '[::169.254.169.254]', '[::8.8.8.8]',
+    '[0:0:0:0:ffff:0:169.254.169.254]', '[::FFFF:0:A9FE:A9FE]', '[::ffff:0:8.8.8.8]',
+    '[0064:ff9b:0001:0000:0000:0000:a9fe:a9fe]', '[64:FF9B:1::10.0.0.1]', '[64:ff9b:1::8.8.8.8]',
+    '[::ffff:169.254.169.254]', '[0:0:0:0:0:FFFF:A9FE:A9FE]', '[64:ff9b::a9fe:a9fe]', '[64:ff9b::10.0.0.1]',
+  ];
+
+  it('refuses IPv6 hosts that carry an IPv4 address (compatible, mapped, translated, NAT64) in every notation', async () => {
+    for (const host of EMBEDDED) {
+      const res = await call('POST', '/v1/webhook-endpoints/', { url: `https://${host}/hook` });
+      expect({ host, status: res.status, body: res.body }).toEqual({ host, ...refused(PRIVATE) });
+    }
+  });
+
+  it('refuses those hosts again at delivery (an endpoint stored before the filter knew them)', async () => {
+    const { accountId: acct, apiKey } = await newAccount('regular');
+    const registered: { id: string; host: string }[] = [];
+    for (const host of EMBEDDED.slice(0, 8)) {
+      const { id } = await endpoint(`/embedded-${registered.length}`, ['member.created'], apiKey);
+      // What an older filter let through: the stored URL is changed under the API's feet.
+      await db().send(new UpdateCommand({
+        TableName: tableName(), Key: keys.webhookEndpoint(acct, id), UpdateExpression: 'SET #url = :url',
+        ExpressionAttributeNames: { '#url': 'url' }, ExpressionAttributeValues: { ':url': `https://${host}/hook` },
+      }));
+      registered.push({ id, host });
+    }
+    await newMember(apiKey);
+    for (const { id, host } of registered) {
+      const [delivery] = (await pollUntil(async () => {
+        const d = await ok(call('GET', `/v1/webhook-endpoints/${id}/deliveries/`, undefined, apiKey));
+        return d.results[0]?.attempt_count === 1 ? d.results : null;
+      })) as any[];
+      expect({ host, delivery }).toMatchObject({ host, delivery: { status: 'retrying', attempts: [{ attempt: 1, status_code: null, error: `refused: ${PRIVATE}` }] } });
     }
   });
 

@@ -18,6 +18,9 @@ export default async function globalSetup(): Promise<void> {
   process.env.TABLE_NAME = TEST_TABLE;
   // Tests revoke keys and expect the very next request to be refused.
   process.env.AUTH_CACHE_TTL_SECONDS = '0';
+  // Every file sends requests with bad keys from 127.0.0.1, in parallel and within a minute: the per-IP
+  // limit of failed authentications would refuse them. test/integration/auth-flood.test.ts sets its own.
+  process.env.AUTH_FAILURES_PER_IP_PER_MINUTE ??= '0';
   // Suites send thousands of requests with one key in seconds (the bad-input fuzz): the /v1/ rate limit
   // is raised for them; test/integration/api-rate-limits.test.ts sets its own low limits.
   process.env.API_RATE_LIMITS ??= 'starter=1000,small=1000,regular=1000,unlimited=1000';

@@ -5,6 +5,7 @@ import { createMemberBody, updateMemberBody } from '../../shared/schemas/member'
 import { createReferralBody } from '../../shared/schemas/referral';
 import { REQUIRED, pythonType, validate } from '../../shared/schemas/fields';
 import { ValidationError } from '../../shared/domain/errors';
+import { utf8Error } from '../../shared/http/body';
 
 const NULL = 'This field may not be null.';
 const BLANK = 'This field may not be blank.';
@@ -352,6 +353,52 @@ describe('referral bodies', () => {
       member_code: 'ABC',
     });
     expect(validate(createReferralBody, { user_identifier: 42, member_code: ' ABC ' })).toEqual({ user_identifier: '42', member_code: 'ABC' });
+  });
+});
+
+describe('lone surrogates (issue 11 item 9)', () => {
+  const message = (cp: string) => `Surrogate characters are not allowed: U+${cp}.`;
+
+  it.each<[string, string]>([
+    ['\ud800', 'D800'],
+    ['a\udbffb', 'DBFF'],
+    ['\udc00', 'DC00'],
+    ['x\udfff', 'DFFF'],
+    ['\ude00\ud83d', 'DE00'], // reversed pair: both lone
+    ['\ud83d\ud83d\ude00', 'D83D'], // a high surrogate followed by a pair
+  ])('%j is refused in every string field', (value, cp) => {
+    expect(errorsOf(createReferralBody, { user_identifier: value, member_code: 'C' })).toEqual({ user_identifier: [message(cp)] });
+    expect(errorsOf(createMemberBody, { identifier: 'i', email: 'a@example.com', first_name: value })).toEqual({ first_name: [message(cp)] });
+    expect(errorsOf(createMemberBody, { identifier: 'i', email: value })).toEqual({ email: [message(cp)] });
+    expect(errorsOf(createCampaignBody, { name: value, credit_currency: value })).toEqual({ name: [message(cp)], credit_currency: [message(cp)] });
+    expect(errorsOf(createMemberBody, { identifier: 'i', email: 'a@example.com', campaign: { id: value } })).toEqual({ campaign: [message(cp)] });
+  });
+
+  it('accepts well-formed pairs and other non-ASCII text', () => {
+    expect(validate(createReferralBody, { user_identifier: 'u\ud83d\ude00é', member_code: 'C' }).user_identifier).toBe('u\u{1F600}é');
+  });
+});
+
+describe('utf8Error (the decoder message of a body that is not UTF-8, as Python words it)', () => {
+  it.each<[string, string | null]>([
+    ['7b7d', null],
+    ['c3a9', null],
+    ['f09f9880', null],
+    ['ff', 'byte 0xff in position 0: invalid start byte'],
+    ['80', 'byte 0x80 in position 0: invalid start byte'],
+    ['c080', 'byte 0xc0 in position 0: invalid start byte'],
+    ['f590808080', 'byte 0xf5 in position 0: invalid start byte'],
+    ['e241', 'byte 0xe2 in position 0: invalid continuation byte'],
+    ['e28241', 'bytes in position 0-1: invalid continuation byte'],
+    ['eda080', 'byte 0xed in position 0: invalid continuation byte'],
+    ['e08080', 'byte 0xe0 in position 0: invalid continuation byte'],
+    ['f0808080', 'byte 0xf0 in position 0: invalid continuation byte'],
+    ['f4908080', 'byte 0xf4 in position 0: invalid continuation byte'],
+    ['c3', 'byte 0xc3 in position 0: unexpected end of data'],
+    ['e0a0', 'bytes in position 0-1: unexpected end of data'],
+    ['41f09f98', 'bytes in position 1-3: unexpected end of data'],
+  ])('%s -> %p', (hex, expected) => {
+    expect(utf8Error(Buffer.from(hex, 'hex'))).toBe(expected);
   });
 });
 

@@ -68,6 +68,41 @@ describe('SSRF address classes', () => {
     expect(classifyAddress(address)).toBe(kind);
   });
 
+  // Issue 11 item 8: IPv6 forms that carry an IPv4 address, in every notation (compressed, expanded, dotted
+  // tail, upper case, leading zeros). IPv4-compatible (::/96), IPv4-translated (::ffff:0:0:0/96) and the
+  // local-use NAT64 prefix (64:ff9b:1::/48) are refused whatever they carry; IPv4-mapped (::ffff:0:0/96) and
+  // the well-known NAT64 prefix (64:ff9b::/96) are judged by the IPv4 address they carry.
+  it.each([
+    // ::/96, IPv4-compatible
+    '::a9fe:a9fe', '::169.254.169.254', '::10.0.0.1', '::a00:1', '0:0:0:0:0:0:a00:1', '0000:0000:0000:0000:0000:0000:0a00:0001',
+    '::A9FE:A9FE', '0:0:0:0:0:0:10.0.0.1', '::8.8.8.8', '::0808:0808', '::127.0.0.1', '::2',
+    // ::ffff:0:0:0/96, IPv4-translated
+    '::ffff:0:a9fe:a9fe', '::ffff:0:169.254.169.254', '0:0:0:0:ffff:0:a9fe:a9fe', '::FFFF:0:A9FE:A9FE', '::ffff:0:8.8.8.8',
+    '0000:0000:0000:0000:ffff:0000:0808:0808',
+    // 64:ff9b:1::/48, local-use NAT64
+    '64:ff9b:1::a9fe:a9fe', '64:ff9b:1::169.254.169.254', '64:FF9B:1::A9FE:A9FE', '0064:ff9b:0001:0000:0000:0000:a9fe:a9fe',
+    '64:ff9b:1:ffff:ffff:ffff:808:808', '64:ff9b:1::8.8.8.8',
+    // ::ffff:0:0/96 and 64:ff9b::/96 carrying a private address, in other notations
+    '::ffff:a9fe:a9fe', '::FFFF:A9FE:A9FE', '0:0:0:0:0:ffff:169.254.169.254', '0000:0000:0000:0000:0000:ffff:0a00:0001',
+    '64:ff9b::a9fe:a9fe', '64:FF9B::10.0.0.1', '0064:ff9b:0000:0000:0000:0000:c0a8:0101', '64:ff9b::0.0.0.0',
+  ])('%s is blocked', (address) => {
+    expect(classifyAddress(address)).toBe('blocked');
+  });
+
+  it.each([
+    ['::ffff:8.8.8.8', 'public'],
+    ['::ffff:808:808', 'public'],
+    ['0:0:0:0:0:FFFF:0808:0808', 'public'],
+    ['64:ff9b::8.8.8.8', 'public'],
+    ['64:ff9b::808:808', 'public'],
+    ['0:0:0:0:0:0:0:1', 'loopback'],
+    ['0000:0000:0000:0000:0000:0000:0000:0001', 'loopback'],
+    ['::FFFF:127.0.0.1', 'loopback'],
+    ['0:0:0:0:0:0:0:0', 'blocked'],
+  ])('%s is %s', (address, kind) => {
+    expect(classifyAddress(address)).toBe(kind);
+  });
+
   it('URLs: https only, http only for loopback in local mode, no credentials', () => {
     expect(parseEndpointUrl('https://hooks.example.com/x', false).hostname).toBe('hooks.example.com');
     expect(() => parseEndpointUrl('http://hooks.example.com/x', true)).toThrow(UnsafeUrlError);
