@@ -99,7 +99,7 @@ function operation(route: Route, op: OperationDoc): Json {
   const parameters = [...pathParameters(route, op), ...queryParameters(op)];
   if (idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
 
-  const successHeaders: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+  const successHeaders: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...op.success.headers };
   if (idempotent) successHeaders['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
   const responses: Json = {
     [String(op.success.status)]: { description: op.success.description, headers: successHeaders, ...(op.success.body ? { content: bodyContent(op.success.body) } : {}) },

@@ -27,7 +27,7 @@ export interface OperationDoc {
   body?: v.GenericSchema;
   /** The request's media type; JSON by default. */
   bodyType?: 'application/json' | 'application/x-www-form-urlencoded';
-  success: { status: number; description: string; body?: BodyRef };
+  success: { status: number; description: string; body?: BodyRef; headers?: Record<string, { description: string; schema: Record<string, unknown> }> };
   /** Error statuses beyond the ones every operation of its kind has (see document.ts). */
   errors?: number[];
 }
@@ -175,5 +175,23 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'The API reference, rendered',
     description: 'A static HTML rendering of this document. No authentication.',
     success: { status: 200, description: 'An HTML page.', body: { json: { type: 'string' }, contentType: 'text/html' } },
+  },
+  ApiRoot: {
+    tag: 'Documentation',
+    summary: 'Where the documentation is',
+    description: 'Redirects to `/docs/` (302, so a browser shows the reference); API clients read the links in the body. No authentication.',
+    success: {
+      status: 302,
+      description: 'A redirect to `/docs/`, with absolute links to the reference, this document and the health check.',
+      body: { component: 'ServiceLinks' },
+      headers: { Location: { description: 'The reference, `/docs/`.', schema: { type: 'string', const: '/docs/' } } },
+    },
+  },
+  Health: {
+    tag: 'Operations',
+    summary: 'Liveness check',
+    description:
+      "200 while the API answers. It reads no table and needs no key, so it is free to poll and cannot be used to drive DynamoDB reads; DynamoDB's and SQS's health are watched by AWS and the stack's DLQ alarms.",
+    success: { status: 200, description: 'The API is up.', body: { component: 'Health' } },
   },
 };

@@ -157,3 +157,13 @@ export function eventEnvelope<S extends v.GenericSchema>(type: string, data: S) 
 export const rewardEventData = v.strictObject({ ...rewardResponse.entries, referral_id: entityId, member_id: entityId });
 
 export const paddleWebhookAccepted = v.strictObject({ received: v.literal(true) });
+
+/** `GET /`: where the documentation is (absolute URLs). */
+export const serviceLinks = v.strictObject({
+  docs: v.pipe(v.string(), v.url(), v.description('The rendered API reference.')),
+  openapi: v.pipe(v.string(), v.url(), v.description('This OpenAPI document.')),
+  health: v.pipe(v.string(), v.url(), v.description('The liveness check.')),
+});
+
+/** `GET /health`. */
+export const healthResponse = v.strictObject({ status: v.literal('ok') });

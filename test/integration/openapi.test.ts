@@ -10,6 +10,7 @@ import { saveProviderSettings } from '../../shared/store/provider';
 import { saveSubscription } from '../../shared/store/subscriptions';
 import { api, type ApiOptions, type ApiResponse } from '../support/api';
 import { newAccount } from '../support/fixtures';
+import { recordDynamoCalls } from '../support/dynamo-calls';
 import { responseValidator } from '../support/openapi';
 import { startTestQueues, type TestQueues } from '../support/queues';
 
@@ -121,6 +122,8 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   CreateJsReferralPreflight: () => api('OPTIONS', '/js/v1/referrals/', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } }),
   GetOpenApi: () => api('GET', '/v1/openapi.json'),
   ApiDocs: () => api('GET', '/docs'),
+  ApiRoot: () => api('GET', '/'),
+  Health: () => api('GET', '/health'),
 };
 
 describe('the served document', () => {
@@ -143,6 +146,31 @@ describe('the served document', () => {
   });
 });
 
+describe('the root and the health check', () => {
+  it('GET / redirects to /docs/ (302) and gives API clients the absolute links, no key needed', async () => {
+    for (const path of ['/', '']) {
+      const res = await api('GET', path);
+      expect({ path, status: res.status, location: res.headers.location }).toEqual({ path, status: 302, location: '/docs/' });
+      expect(res.headers['content-type']).toBe('application/json');
+      expect(res.body).toEqual({ docs: 'https://api.test/docs/', openapi: 'https://api.test/v1/openapi.json', health: 'https://api.test/health' });
+    }
+    // Where it points answers.
+    expect((await api('GET', '/docs/')).status).toBe(200);
+    expect((await api('POST', '/')).status).toBe(405);
+  });
+
+  it('GET /health answers 200 {"status": "ok"} without a key and without reading the table', async () => {
+    const recording = recordDynamoCalls();
+    const res = await api('GET', '/health').finally(() => recording.stop());
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(recording.calls).toEqual([]);
+    expect((await api('GET', '/health/')).body).toEqual({ status: 'ok' });
+    expect((await api('GET', '/health', { key: 'rfl_live_not-a-key' })).status).toBe(200);
+  });
+});
+
 describe('live responses validate against the document', () => {
   it('every route has a live sample here', () => {
     expect(routes.filter((r) => !SAMPLES[r.name]).map((r) => r.name)).toEqual([]);
@@ -154,7 +182,8 @@ describe('live responses validate against the document', () => {
       if (!sample) throw new Error(`no live sample for ${route.name}`);
       const before = problems.length;
       const res = await sample();
-      expect({ route: route.name, status: res.status < 300 ? 'success' : res.text }).toEqual({ route: route.name, status: 'success' });
+      // Success: 2xx, or the documented redirect of `GET /`.
+      expect({ route: route.name, status: res.status < 300 || res.status === 302 ? 'success' : res.text }).toEqual({ route: route.name, status: 'success' });
       validate(route, res);
       expect(problems.slice(before)).toEqual([]);
     });
