@@ -1,6 +1,6 @@
 // The API's response objects as valibot schemas: the OpenAPI document's component schemas are generated
 // from these (shared/openapi), live responses are validated against that document in the tests, and
-// test/unit/openapi.test.ts checks at compile time that every view (shared/domain/views.ts,
+// test/unit/view-types.test.ts checks with the TypeScript compiler that every view (shared/domain/views.ts,
 // shared/webhooks/views.ts) returns what its schema declares. Strict objects: an undocumented field
 // in a response fails the live validation.
 import * as v from 'valibot';
