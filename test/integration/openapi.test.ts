@@ -133,7 +133,8 @@ describe('the served document', () => {
     expect(res.headers['content-type']).toBe('application/json');
     const { servers, ...doc } = res.body;
     expect(servers).toEqual([{ url: 'https://api.test' }]);
-    expect(doc).toEqual(JSON.parse(JSON.stringify(buildOpenApi(routes))));
+    const { servers: _local, ...generated } = JSON.parse(JSON.stringify(buildOpenApi(routes)));
+    expect(doc).toEqual(generated);
   });
 
   it('GET /docs renders every operation and links the JSON', async () => {
@@ -143,6 +144,25 @@ describe('the served document', () => {
     expect(res.text).toContain('href="/v1/openapi.json"');
     for (const r of routes) expect({ route: r.name, shown: res.text.includes(`id="op-${r.name}"`) }).toEqual({ route: r.name, shown: true });
     expect(res.text).toContain('referral.created');
+  });
+
+  it('GET /docs shows the examples: every operation has one, the request and success ones open', async () => {
+    const res = await api('GET', '/docs/');
+    const sections = res.text.split('<section id="op-').slice(1);
+    const byRoute = new Map(sections.map((s) => [s.slice(0, s.indexOf('"')), s]));
+    const op = buildOpenApi(routes) as any;
+    for (const r of routes) {
+      const section = byRoute.get(r.name) ?? '';
+      const hasBody = Object.values(op.paths[r.path][r.method.toLowerCase()].responses).some((x: any) => x.content);
+      expect({ route: r.name, example: section.includes('<summary>Example ') }).toEqual({ route: r.name, example: hasBody });
+    }
+    // The create's request example and its success example, escaped, open.
+    const create = byRoute.get('CreateReferral') as string;
+    expect(create).toContain('<details class="ex" open><summary>Request example</summary><pre>{\n  &quot;user_identifier&quot;: &quot;user-4821&quot;,\n  &quot;member_code&quot;: &quot;ALICE2026&quot;\n}</pre></details>');
+    expect(create).toContain('<details class="ex" open><summary>Example 200</summary>');
+    expect(create).toContain('<details class="ex"><summary>Example 401</summary><pre>{\n  &quot;detail&quot;: &quot;Authentication credentials were not provided.&quot;\n}</pre>');
+    // Path parameter examples in the parameter table.
+    expect(byRoute.get('GetCampaign')).toContain('<td><code>8f3a21c4</code></td>');
   });
 });
 
