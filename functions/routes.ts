@@ -181,9 +181,14 @@ export const routes: readonly Route[] = [
   // The API's own description: public, no table access. Generated from this table (shared/openapi).
   { name: 'GetOpenApi', method: 'GET', path: '/v1/openapi.json', entry: 'functions/docs/openapi.ts', table: 'none', auth: 'none' },
   { name: 'ApiDocs', method: 'GET', path: '/docs/', entry: 'functions/docs/reference.ts', table: 'none', auth: 'none' },
+  // `GET /` points people and API clients to the reference (302 to /docs/ with a JSON body of links).
+  { name: 'ApiRoot', method: 'GET', path: '/', entry: 'functions/docs/root.ts', table: 'none', auth: 'none' },
+  // Liveness for load balancers and uptime checks: no credential and no table read, so it costs nothing
+  // and cannot be used to drive DynamoDB reads (see functions/health.ts).
+  { name: 'Health', method: 'GET', path: '/health', entry: 'functions/health.ts', table: 'none', auth: 'none' },
 ];
 
-export const publicDocumentationRoutes = ['GetOpenApi', 'ApiDocs'] as const;
+export const publicDocumentationRoutes = ['GetOpenApi', 'ApiDocs', 'ApiRoot'] as const;
 
 /**
  * Answers every request no route matches: 404 for an unknown path, 405 (with `Allow`) for a known

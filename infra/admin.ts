@@ -20,17 +20,11 @@ import { ensureTable } from '../shared/store/create-table';
 import { isAccountId } from '../shared/domain/ids';
 import { memberIdByEmail, setAccountSender, suppressMemberEmail } from '../shared/store/emails';
 import { DEFAULT_CHECKOUT_API_URL, DEFAULT_VENDORS_API_URL, saveProviderSettings, UnknownProviderAccountError } from '../shared/store/provider';
+import { commandUsage, formatHelp } from './cli-help';
 
-const USAGE =
-  'usage: admin account create --name <name> [--plan starter|small|regular|unlimited]' +
-  ' | account show --account <account_id> | key create --account <account_id> | key revoke --key <api_key or publishable key>' +
-  ' | account set-paddle --account <account_id> --vendor-id <int> --auth-code <secret> --public-key-file <pem-path>' +
-  ' [--vendors-api-url <url>] [--checkout-api-url <url>]' +
-  ' | account set-email --account <account_id> --from <address> --name <sender name>' +
-  ' | member bounce --account <account_id> --email <address> [--reason bounce|complaint]' +
-  ' | account set-js-referrals --account <account_id> --mode open|confirm|off';
 const ADDRESS = /^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/;
 const DEFAULT_ENDPOINT = 'http://127.0.0.1:8000';
+const HTTP_URL = /^https?:\/\/[^/\s]+/;
 
 /** Bad arguments: exit code 2. */
 class UsageError extends Error {}
@@ -43,6 +37,13 @@ function readPublicKey(path: string): string {
   } catch (err) {
     throw new UsageError(`cannot read --public-key-file ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
+  // createPublicKey derives the public half from a private key, so a private key would be accepted (and
+  // a secret the service must never hold stored in its table): refuse every PEM private key block.
+  if (/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pem)) {
+    throw new UsageError(
+      `--public-key-file ${path} holds a PRIVATE key; give Paddle's public key (Developer Tools -> Public Key, "-----BEGIN PUBLIC KEY-----") and keep private keys out of Refloop`,
+    );
+  }
   try {
     const key = createPublicKey(pem);
     if (key.asymmetricKeyType !== 'rsa') throw new Error(`a ${key.asymmetricKeyType ?? 'non-RSA'} key`);
@@ -52,9 +53,30 @@ function readPublicKey(path: string): string {
   }
 }
 
+/**
+ * The API's public base URL for `account show`: `--api-url`, else `API_URL`, else `PUBLIC_BASE_URL` (what
+ * the service itself uses for absolute links), else, on DynamoDB Local, the gateway `npm start` runs
+ * (`PORT`, 3000). In AWS there is no default: the CLI cannot know the API's URL (the `ApiUrl` output of
+ * the RefloopApi stack, or a custom domain), so it asks for one.
+ */
+function apiUrlFor(flag: string | undefined): string {
+  const given = flag ?? (process.env.API_URL || process.env.PUBLIC_BASE_URL || undefined);
+  if (given !== undefined) {
+    if (!HTTP_URL.test(given)) throw new UsageError(`the API URL must be an http(s) URL, got "${given}"`);
+    return given.replace(/\/+$/, '');
+  }
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  if (endpoint && isLocalEndpoint(endpoint)) return `http://127.0.0.1:${process.env.PORT || '3000'}`;
+  throw new UsageError('account show needs the API URL in AWS: pass --api-url <url> (the RefloopApi stack output ApiUrl) or set API_URL');
+}
+
 type Values = Record<string, string>;
 
 interface Command {
+  /** The flags as the help shows them. */
+  args: string;
+  /** One short line for the help. */
+  summary: string;
   flags: string[];
   required: string[];
   check?(values: Values): void;
@@ -63,6 +85,8 @@ interface Command {
 
 const commands: Record<string, Command> = {
   'account create': {
+    args: '--name <name> [--plan starter|small|regular|unlimited]',
+    summary: 'Create an account (plan defaults to regular); prints its id and its first secret API key.',
     flags: ['name', 'plan'],
     required: ['name'],
     check({ plan }) {
@@ -75,6 +99,8 @@ const commands: Record<string, Command> = {
     },
   },
   'account set-paddle': {
+    args: '--account <account_id> --vendor-id <int> --auth-code <secret> --public-key-file <pem-path> [--vendors-api-url <url>] [--checkout-api-url <url>]',
+    summary: "Store the account's Paddle Classic settings (refuses a file that is not an RSA public key).",
     flags: ['account', 'vendor-id', 'auth-code', 'public-key-file', 'vendors-api-url', 'checkout-api-url'],
     required: ['account', 'vendor-id', 'auth-code', 'public-key-file'],
     check(values) {
@@ -83,7 +109,7 @@ const commands: Record<string, Command> = {
       }
       for (const flag of ['vendors-api-url', 'checkout-api-url']) {
         const url = values[flag];
-        if (url !== undefined && !/^https?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--${flag} must be an http(s) URL, got "${url}"`);
+        if (url !== undefined && !HTTP_URL.test(url)) throw new UsageError(`--${flag} must be an http(s) URL, got "${url}"`);
       }
     },
     async run(values) {
@@ -102,22 +128,33 @@ const commands: Record<string, Command> = {
     },
   },
   'account show': {
-    flags: ['account'],
+    args: '--account <account_id> [--api-url <url>]',
+    summary: "Print the account's name, plan, publishable key and browser script tag.",
+    flags: ['account', 'api-url'],
     required: ['account'],
-    async run({ account }) {
+    check(values) {
+      const url = values['api-url'];
+      if (url !== undefined && !HTTP_URL.test(url)) throw new UsageError(`--api-url must be an http(s) URL, got "${url}"`);
+    },
+    async run(values) {
+      // Resolved before anything is written: without a URL in AWS nothing changes.
+      const apiUrl = apiUrlFor(values['api-url']);
       // An account created before publishable keys existed gets one here.
-      const a = await ensurePublishableKey(account as string);
+      const a = await ensurePublishableKey(values.account as string);
       return {
         account_id: a.accountId,
         name: a.name,
         plan: a.plan,
         created_at: a.createdAt,
         publishable_key: a.publishableKey,
-        script_tag: `<script src="<API_URL>/js/refloop.js" data-key="${a.publishableKey}" async></script>`,
+        api_url: apiUrl,
+        script_tag: `<script src="${apiUrl}/js/refloop.js" data-key="${a.publishableKey}" async></script>`,
       };
     },
   },
   'account set-email': {
+    args: '--account <account_id> --from <address> --name <sender name>',
+    summary: "Set the sender of the account's member emails.",
     flags: ['account', 'from', 'name'],
     required: ['account', 'from', 'name'],
     check(values) {
@@ -135,6 +172,8 @@ const commands: Record<string, Command> = {
   },
   // Locally there is no SES: this records what a hard bounce (or a complaint) event would.
   'member bounce': {
+    args: '--account <account_id> --email <address> [--reason bounce|complaint]',
+    summary: "Record a bounce or complaint for a member's email (the local stand-in for an SES event).",
     flags: ['account', 'email', 'reason'],
     required: ['account', 'email'],
     check(values) {
@@ -154,6 +193,8 @@ const commands: Record<string, Command> = {
   },
   // What the publishable key may do with /js/v1/referrals/ (shared/store/accounts.ts JsReferralMode).
   'account set-js-referrals': {
+    args: '--account <account_id> --mode open|confirm|off',
+    summary: 'Choose what the publishable key may do with /js/v1/referrals/ (create, answer only, or refuse).',
     flags: ['account', 'mode'],
     required: ['account', 'mode'],
     check({ mode }) {
@@ -166,6 +207,8 @@ const commands: Record<string, Command> = {
     },
   },
   'key create': {
+    args: '--account <account_id>',
+    summary: 'Create another secret API key for the account (shown once).',
     flags: ['account'],
     required: ['account'],
     async run({ account }) {
@@ -173,6 +216,8 @@ const commands: Record<string, Command> = {
     },
   },
   'key revoke': {
+    args: '--key <api_key or publishable key>',
+    summary: 'Revoke a key; requests with it then answer 401.',
     flags: ['key'],
     required: ['key'],
     async run({ key }) {
@@ -182,20 +227,42 @@ const commands: Record<string, Command> = {
   },
 };
 
+const HELP_NOTES = [
+  'Run `npm run --silent admin -- <command> --help` for one command.',
+  '',
+  'environment:',
+  '  DYNAMODB_ENDPOINT  DynamoDB Local (default http://127.0.0.1:8000, the one `npm start` runs)',
+  '  TABLE_NAME         the table (default refloop)',
+  '  AWS_REGION         set, with DYNAMODB_ENDPOINT unset: the deployed table in AWS, with your AWS credentials',
+  '  API_URL            the API base URL for `account show` (default: the local gateway, http://127.0.0.1:$PORT or 3000)',
+  '',
+  'Prints one JSON line on stdout. Exit codes: 0 done (and help); 1 operational error; 2 bad arguments (and no command).',
+];
+
+const help = () => formatHelp('admin', 'Refloop operator CLI: accounts, API keys and provider settings, on DynamoDB Local or in AWS.', commands, HELP_NOTES);
+
+/** The command `argv` names (two words), or undefined. */
+function commandOf(argv: string[]): { name: string; command: Command } | undefined {
+  const name = argv.slice(0, 2).join(' ');
+  const command = commands[name];
+  return command ? { name, command } : undefined;
+}
+
 function parse(argv: string[]): { command: Command; values: Values } {
-  const [resource, action, ...rest] = argv;
-  const command = commands[`${resource ?? ''} ${action ?? ''}`];
-  if (!command) throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}"; ${USAGE}`);
+  const found = commandOf(argv);
+  if (!found) throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}"; \`npm run --silent admin -- help\` lists the commands`);
+  const { name, command } = found;
+  const usage = `usage: ${commandUsage('admin', name, command)}`;
   let values: Values;
   try {
     const options = Object.fromEntries(command.flags.map((f) => [f, { type: 'string' as const }]));
-    values = parseArgs({ args: rest, options, strict: true, allowPositionals: false }).values as Values;
+    values = parseArgs({ args: argv.slice(2), options, strict: true, allowPositionals: false }).values as Values;
   } catch (err) {
     // parseArgs messages can span lines; the first one says what is wrong.
-    throw new UsageError((err instanceof Error ? err.message : String(err)).split('\n')[0]);
+    throw new UsageError(`${(err instanceof Error ? err.message : String(err)).split('\n')[0]}; ${usage}`);
   }
   for (const flag of command.required) {
-    if (values[flag] === undefined) throw new UsageError(`--${flag} is required; ${USAGE}`);
+    if (values[flag] === undefined) throw new UsageError(`--${flag} is required; ${usage}`);
   }
   for (const [flag, value] of Object.entries(values)) {
     if (value.trim() === '') throw new UsageError(`--${flag} must not be empty`);
@@ -214,7 +281,7 @@ function configureEnvironment(): string | undefined {
 }
 
 function describe(err: unknown, endpoint: string | undefined): string {
-  if (err instanceof UnknownAccountError || err instanceof UnknownApiKeyError || err instanceof UnknownProviderAccountError) return err.message;
+  if (err instanceof UsageError || err instanceof UnknownAccountError || err instanceof UnknownApiKeyError || err instanceof UnknownProviderAccountError) return err.message;
   const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message : String(err);
   if (typeof code === 'string' && ['ECONNREFUSED', 'ENOTFOUND', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)) {
@@ -224,8 +291,14 @@ function describe(err: unknown, endpoint: string | undefined): string {
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(USAGE + '\n');
+  // No command: the help, on stderr, and exit 2 (a script that forgot its arguments must not look successful).
+  if (argv.length === 0) {
+    process.stderr.write(help());
+    return 2;
+  }
+  if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    const found = commandOf(argv[0] === 'help' ? argv.slice(1) : argv);
+    process.stdout.write(found ? `usage: ${commandUsage('admin', found.name, found.command)}\n\n${found.command.summary}\n` : help());
     return 0;
   }
   let parsed: ReturnType<typeof parse>;

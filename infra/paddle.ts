@@ -2,11 +2,8 @@
 // against the emulator `npm start` runs, through its /_emulator control endpoints. The alerts it
 // triggers go to the service's webhook exactly as in the tests; stdout is the JSON result.
 import { parseArgs } from 'node:util';
+import { commandUsage, formatHelp } from './cli-help';
 
-const USAGE =
-  'usage: paddle checkout --plan <id> --email <email> [--currency USD] [--quantity 1] [--coupon CODE]' +
-  ' | renew --subscription <id> | fail --subscription <id> | cancel --subscription <id>' +
-  ' | refund --payment <id> [--amount 5.00] | state';
 const DEFAULT_URL = 'http://127.0.0.1:8025';
 // Webhook deliveries happen inside the control call, each with a 5 s timeout.
 const TIMEOUT_MS = 60_000;
@@ -17,6 +14,10 @@ class UsageError extends Error {}
 type Values = Record<string, string>;
 
 interface Command {
+  /** The flags as the help shows them. */
+  args: string;
+  /** One short line for the help. */
+  summary: string;
   flags: string[];
   required: string[];
   /** GET /_emulator/<path> without a body, or POST with the JSON body `body(values)` builds. */
@@ -31,7 +32,9 @@ function int(flag: string, value: string | undefined, min = 1): number {
   return Number(value);
 }
 
-const bySubscription = (path: string): Command => ({
+const bySubscription = (path: string, summary: string): Command => ({
+  args: '--subscription <id>',
+  summary,
   flags: ['subscription'],
   required: ['subscription'],
   path,
@@ -40,6 +43,8 @@ const bySubscription = (path: string): Command => ({
 
 const commands: Record<string, Command> = {
   checkout: {
+    args: '--plan <id> --email <email> [--currency USD] [--quantity 1] [--coupon <code>] [--passthrough <string>]',
+    summary: 'A customer buys a plan: the subscription and its first payment (alerts subscription_created, subscription_payment_succeeded).',
     flags: ['plan', 'email', 'currency', 'quantity', 'passthrough', 'coupon'],
     required: ['plan', 'email'],
     path: 'checkout',
@@ -59,10 +64,12 @@ const commands: Record<string, Command> = {
       };
     },
   },
-  renew: bySubscription('renew'),
-  fail: bySubscription('fail'),
-  cancel: bySubscription('cancel'),
+  renew: bySubscription('renew', 'The next payment of a subscription succeeds (subscription_payment_succeeded).'),
+  fail: bySubscription('fail', 'The next payment of a subscription fails (subscription_payment_failed, status past_due).'),
+  cancel: bySubscription('cancel', 'Cancel a subscription (subscription_cancelled).'),
   refund: {
+    args: '--payment <id> [--amount 5.00]',
+    summary: 'Refund a payment, in full or (with --amount) in part (subscription_payment_refunded).',
     flags: ['payment', 'amount'],
     required: ['payment'],
     path: 'refund',
@@ -73,13 +80,34 @@ const commands: Record<string, Command> = {
       return { payment_id: int('payment', v.payment), ...(v.amount !== undefined ? { amount: v.amount } : {}) };
     },
   },
-  state: { flags: [], required: [], path: 'state' },
+  state: { args: '', summary: "The emulator's plans, subscriptions, payments and modifiers, as JSON.", flags: [], required: [], path: 'state' },
 };
+
+const HELP_NOTES = [
+  'Run `npm run --silent paddle -- <command> --help` for one command.',
+  '',
+  '--passthrough is what Paddle Checkout was given as `passthrough`, e.g. \'{"refloop_referral_id": "<id>"}\'',
+  '(what the browser script\'s refloop.passthrough() returns): the alert then converts that referral.',
+  '',
+  'environment:',
+  "  PADDLE_EMULATOR_URL  the emulator (default http://127.0.0.1:8025, the one `npm start` runs)",
+  '',
+  'Prints the emulator\'s JSON answer on stdout. Exit codes: 0 done (and help); 1 the emulator refused or is unreachable; 2 bad arguments (and no command).',
+];
+
+const help = () =>
+  formatHelp('paddle', "Plays the customer and Paddle's billing against the Paddle emulator `npm start` runs; its alerts reach the service's webhook.", commands, HELP_NOTES);
+
+/** The usage of one command, or a pointer to the help when there is none. */
+function usageOf(name: string | undefined): string {
+  const command = name === undefined ? undefined : commands[name];
+  return command && name !== undefined ? `usage: ${commandUsage('paddle', name, command)}` : 'usage: paddle <command> [flags]; `npm run --silent paddle -- help` lists the commands';
+}
 
 function parse(argv: string[]): { command: Command; body?: Record<string, unknown> } {
   const [name, ...rest] = argv;
   const command = name === undefined ? undefined : commands[name];
-  if (!command) throw new UsageError(name === undefined ? 'a command is required' : `unknown command "${name}"`);
+  if (!command) throw new UsageError(`unknown command "${name ?? ''}"`);
   let values: Values;
   try {
     const options = Object.fromEntries(command.flags.map((f) => [f, { type: 'string' as const }]));
@@ -95,16 +123,23 @@ function parse(argv: string[]): { command: Command; body?: Record<string, unknow
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(USAGE + '\n');
+  // No command: the help, on stderr, and exit 2 (a script that forgot its arguments must not look successful).
+  if (argv.length === 0) {
+    process.stderr.write(help());
+    return 2;
+  }
+  if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    const name = argv[0] === 'help' ? argv[1] : argv[0];
+    const command = name === undefined ? undefined : commands[name];
+    process.stdout.write(command ? `${usageOf(name)}\n\n${command.summary}\n` : help());
     return 0;
   }
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
   } catch (err) {
-    // One line: what is wrong, then the usage.
-    process.stderr.write(`paddle: ${err instanceof Error ? err.message : String(err)}; ${USAGE}\n`);
+    // One line: what is wrong, then the command's usage.
+    process.stderr.write(`paddle: ${err instanceof Error ? err.message : String(err)}; ${usageOf(argv[0])}\n`);
     return 2;
   }
   const base = (process.env.PADDLE_EMULATOR_URL || DEFAULT_URL).replace(/\/+$/, '');

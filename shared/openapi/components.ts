@@ -2,12 +2,14 @@
 import {
   campaignResponse,
   createdWebhookEndpointResponse,
+  healthResponse,
   memberResponse,
   paddleWebhookAccepted,
   planResponse,
   referralResponse,
   rewardEventData,
   rewardResponse,
+  serviceLinks,
   subscriptionResponse,
   webhookDeliveryResponse,
   webhookEndpointResponse,
@@ -25,4 +27,6 @@ export const COMPONENTS = {
   WebhookDelivery: webhookDeliveryResponse,
   RewardEventData: rewardEventData,
   PaddleWebhookAccepted: paddleWebhookAccepted,
+  ServiceLinks: serviceLinks,
+  Health: healthResponse,
 };

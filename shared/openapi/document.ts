@@ -9,7 +9,8 @@ import { EVENT_TYPES, type EventType } from '../domain/events';
 import { IDEMPOTENT_METHODS, MAX_KEY_LENGTH } from '../domain/idempotency';
 import { MAX_BODY_BYTES } from '../http/body';
 import { COMPONENTS } from './components';
-import { OPERATIONS, type BodyRef, type ComponentName, type OperationDoc } from './operations';
+import { COMPONENT_EXAMPLES, CONVERTED_REFERRAL, ERROR_EXAMPLES, NEW_REFERRAL, pageExample, pathParameterExample } from './examples';
+import { OPERATIONS, TAGS, type BodyRef, type ComponentName, type OperationDoc } from './operations';
 
 type Json = Record<string, unknown>;
 
@@ -48,10 +49,17 @@ function page(name: ComponentName): Json {
   };
 }
 
-function bodyContent(body: BodyRef): Json {
-  if ('component' in body) return { 'application/json': { schema: ref(body.component) } };
-  if ('page' in body) return { 'application/json': { schema: { $ref: `#/components/schemas/${body.page}Page` } } };
-  return { [body.contentType ?? 'application/json']: { schema: body.json } };
+/** The success content with its example: the operation's own, else its component's (or a page of them). */
+function bodyContent(route: Route, body: BodyRef, example: unknown): Json {
+  if ('component' in body) return { 'application/json': { schema: ref(body.component), example: example ?? COMPONENT_EXAMPLES[body.component] } };
+  if ('page' in body) return { 'application/json': { schema: ref(`${body.page}Page`), example: example ?? pageExample(body.page, route.path) } };
+  if (example === undefined) throw new Error(`OpenAPI: ${route.name} has a literal response body and no examples.response in shared/openapi/operations.ts`);
+  return { [body.contentType ?? 'application/json']: { schema: body.json, example } };
+}
+
+/** The components used as list pages: only these get a `…Page` envelope schema. */
+function pagedComponents(operations: OperationDoc[]): ComponentName[] {
+  return [...new Set(operations.flatMap((op) => (op.success.body && 'page' in op.success.body ? [op.success.body.page] : [])))];
 }
 
 const ERROR_TEXT: Record<number, string> = {
@@ -68,13 +76,13 @@ const ERROR_TEXT: Record<number, string> = {
   503: 'A dependency is down or throttling; nothing was changed. Retry after `Retry-After` seconds.',
 };
 
-function errorResponse(status: number): Json {
+function errorResponse(status: number, example: unknown): Json {
   const schema =
     status === 400 ? { anyOf: [ref('ValidationErrors'), ref('Error')] } : status === 500 ? ref('InternalError') : ref('Error');
   const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
   if (status === 401) headers['WWW-Authenticate'] = { schema: { type: 'string', const: 'Bearer' } };
   if (status === 503 || status === 429) headers['Retry-After'] = { schema: { type: 'integer' }, description: 'Seconds to wait.' };
-  return { description: ERROR_TEXT[status] ?? 'Error.', headers, content: { 'application/json': { schema } } };
+  return { description: ERROR_TEXT[status] ?? 'Error.', headers, content: { 'application/json': { schema, example } } };
 }
 
 function queryParameters(op: OperationDoc): Json[] {
@@ -89,7 +97,7 @@ function queryParameters(op: OperationDoc): Json[] {
 function pathParameters(route: Route, op: OperationDoc): Json[] {
   return [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => {
     const name = m[1] as string;
-    return { name, in: 'path', required: true, description: op.params?.[name] ?? name, schema: { type: 'string' } };
+    return { name, in: 'path', required: true, description: op.params?.[name] ?? name, schema: { type: 'string' }, example: pathParameterExample(route.path, name) };
   });
 }
 
@@ -99,10 +107,14 @@ function operation(route: Route, op: OperationDoc): Json {
   const parameters = [...pathParameters(route, op), ...queryParameters(op)];
   if (idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
 
-  const successHeaders: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+  const successHeaders: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...op.success.headers };
   if (idempotent) successHeaders['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
   const responses: Json = {
-    [String(op.success.status)]: { description: op.success.description, headers: successHeaders, ...(op.success.body ? { content: bodyContent(op.success.body) } : {}) },
+    [String(op.success.status)]: {
+      description: op.success.description,
+      headers: successHeaders,
+      ...(op.success.body ? { content: bodyContent(route, op.success.body, op.examples?.response) } : {}),
+    },
   };
   const errors = new Set<number>(op.errors ?? []);
   if (auth === 'api-key' || auth === 'publishable-key') [401, 429, 500, 503].forEach((s) => errors.add(s));
@@ -110,7 +122,14 @@ function operation(route: Route, op: OperationDoc): Json {
   if (op.body) [400, 413, 415].forEach((s) => errors.add(s));
   if (idempotent) [400, 409, 422].forEach((s) => errors.add(s));
   if (auth === 'provider-signature') [500, 503].forEach((s) => errors.add(s));
-  for (const status of [...errors].sort()) responses[String(status)] = errorResponse(status);
+  // A 400 of a list is about its query; of a write, about its body.
+  const error400 = op.body || op.bodyType ? ERROR_EXAMPLES[400] : { page_size: ['Ensure this value is less than or equal to 100.'] };
+  for (const status of [...errors].sort()) {
+    responses[String(status)] = errorResponse(status, op.examples?.errors?.[status] ?? (status === 400 ? error400 : ERROR_EXAMPLES[status]));
+  }
+  if ((op.body || op.bodyType) && op.examples?.request === undefined) {
+    throw new Error(`OpenAPI: ${route.name} takes a request body and has no examples.request in shared/openapi/operations.ts`);
+  }
 
   const out: Json = {
     operationId: route.name,
@@ -123,23 +142,31 @@ function operation(route: Route, op: OperationDoc): Json {
   };
   if (op.body) {
     const schema = op.bodyType === 'application/x-www-form-urlencoded' ? { type: 'object', additionalProperties: { type: 'string' } } : inputSchema(op.body);
-    out.requestBody = { required: true, content: { [op.bodyType ?? 'application/json']: { schema } } };
+    out.requestBody = { required: true, content: { [op.bodyType ?? 'application/json']: { schema, example: op.examples?.request } } };
   } else if (op.bodyType) {
     out.requestBody = {
       required: true,
-      content: { [op.bodyType]: { schema: { type: 'object', properties: { p_signature: { type: 'string' } }, required: ['p_signature'], additionalProperties: { type: 'string' } } } },
+      content: {
+        [op.bodyType]: {
+          schema: { type: 'object', properties: { p_signature: { type: 'string' } }, required: ['p_signature'], additionalProperties: { type: 'string' } },
+          example: op.examples?.request,
+        },
+      },
     };
   }
   return out;
 }
 
-const EVENT_DATA: Record<EventType, string> = {
+const EVENT_DATA: Record<EventType, ComponentName> = {
   'referral.created': 'Referral',
   'referral.converted': 'Referral',
   'reward.created': 'RewardEventData',
   'member.created': 'Member',
   'subscription.updated': 'Subscription',
 };
+
+/** Event data examples where the component's own does not fit the moment of the event. */
+const EVENT_EXAMPLES: Partial<Record<EventType, unknown>> = { 'referral.created': NEW_REFERRAL, 'referral.converted': CONVERTED_REFERRAL };
 
 /** OpenAPI 3.1 `webhooks`: what Refloop POSTs to registered endpoints. */
 function webhooks(): Json {
@@ -170,6 +197,7 @@ function webhooks(): Json {
                 required: ['id', 'type', 'created_at', 'data'],
                 additionalProperties: false,
               },
+              example: { id: 'evt_5b0f0c6ad1e24e4f9a4c2f1b7d3e9a01', type, created_at: 1767398461, data: EVENT_EXAMPLES[type] ?? COMPONENT_EXAMPLES[EVENT_DATA[type]] },
             },
           },
         },
@@ -191,7 +219,7 @@ export function buildOpenApi(routeTable: readonly Route[], operations: Record<st
     item[route.method.toLowerCase()] = operation(route, operations[route.name] as OperationDoc);
   }
   const schemas: Json = relocate(toJsonSchemaDefs(COMPONENTS, { target: 'draft-2020-12' }) as Json);
-  for (const name of Object.keys(COMPONENTS)) schemas[`${name}Page`] = page(name as ComponentName);
+  for (const name of pagedComponents(routeTable.map((r) => operations[r.name] as OperationDoc))) schemas[`${name}Page`] = page(name);
   schemas.Error = { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'], additionalProperties: false };
   schemas.InternalError = { type: 'object', properties: { detail: { type: 'string', const: 'Internal server error.' }, request_id: { type: 'string' } }, required: ['detail', 'request_id'], additionalProperties: false };
   schemas.ValidationErrors = {
@@ -209,8 +237,13 @@ export function buildOpenApi(routeTable: readonly Route[], operations: Record<st
       description:
         'Referral programmes for SaaS apps billed through Paddle Classic. Errors follow Django REST Framework: `{"detail": "..."}` or `{"<field>": ["message", ...]}`. Another account\'s ids answer 404. Amounts are strings with two decimals; timestamps are unix seconds. Every POST, PATCH and DELETE takes an `Idempotency-Key`.',
     },
-    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-    tags: [...new Set(routeTable.map((r) => (operations[r.name] as OperationDoc).tag))].map((name) => ({ name })),
+    // The local gateway; the served document (functions/docs/openapi.ts) names the server it was reached on.
+    servers: [{ url: 'http://127.0.0.1:3000', description: 'Local (`npm start`)' }],
+    tags: [...new Set(routeTable.map((r) => (operations[r.name] as OperationDoc).tag))].map((name) => {
+      const description = TAGS[name];
+      if (!description) throw new Error(`OpenAPI: tag "${name}" has no description in TAGS (shared/openapi/operations.ts)`);
+      return { name, description };
+    }),
     paths,
     webhooks: webhooks(),
     components: {

@@ -1,5 +1,5 @@
 // A static, dependency-free HTML rendering of the OpenAPI document (served at /docs/): operations by
-// tag with their parameters, bodies and responses, the webhooks, and the component schemas.
+// tag with their parameters, bodies, responses and examples, the webhooks, and the component schemas.
 type Json = Record<string, any>;
 
 const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
@@ -16,22 +16,32 @@ function schemaLink(schema: Json | undefined): string {
   return `<pre>${esc(JSON.stringify(schema, null, 2))}</pre>`;
 }
 
+/** A media type's example, if any: JSON pretty-printed, text (a script, a page) as it is. */
+function example(media: Json, label: string, open = false): string {
+  if (!('example' in media)) return '';
+  const text = typeof media.example === 'string' ? media.example : JSON.stringify(media.example, null, 2);
+  return `<details class="ex"${open ? ' open' : ''}><summary>${esc(label)}</summary><pre>${esc(text)}</pre></details>`;
+}
+
 function parameters(params: Json[] | undefined, doc: Json): string {
   if (!params?.length) return '';
   const rows = params.map((p) => {
     const resolved = p.$ref ? doc.components.parameters[String(p.$ref).split('/').pop() as string] : p;
-    return `<tr><td><code>${esc(resolved.name)}</code></td><td>${esc(resolved.in)}</td><td>${resolved.required ? 'yes' : ''}</td><td><code>${esc(JSON.stringify(resolved.schema))}</code></td><td>${code(resolved.description ?? '')}</td></tr>`;
+    const ex = resolved.example === undefined ? '' : `<code>${esc(String(resolved.example))}</code>`;
+    return `<tr><td><code>${esc(resolved.name)}</code></td><td>${esc(resolved.in)}</td><td>${resolved.required ? 'yes' : ''}</td><td><code>${esc(JSON.stringify(resolved.schema))}</code></td><td>${code(resolved.description ?? '')}</td><td>${ex}</td></tr>`;
   });
-  return `<table><tr><th>parameter</th><th>in</th><th>required</th><th>schema</th><th>description</th></tr>${rows.join('')}</table>`;
+  return `<table><tr><th>parameter</th><th>in</th><th>required</th><th>schema</th><th>description</th><th>example</th></tr>${rows.join('')}</table>`;
 }
 
 function operation(method: string, path: string, op: Json, doc: Json): string {
   const body = op.requestBody
-    ? Object.entries(op.requestBody.content as Json).map(([type, c]) => `<p>Body (<code>${esc(type)}</code>):</p>${schemaLink((c as Json).schema)}`).join('')
+    ? Object.entries(op.requestBody.content as Json)
+        .map(([type, c]) => `<p>Body (<code>${esc(type)}</code>):</p>${schemaLink((c as Json).schema)}${example(c as Json, 'Request example', true)}`)
+        .join('')
     : '';
   const responses = Object.entries(op.responses as Json)
     .map(([status, r]) => {
-      const content = r.content ? Object.values(r.content as Json).map((c) => schemaLink((c as Json).schema)).join('') : '';
+      const content = r.content ? Object.values(r.content as Json).map((c) => schemaLink((c as Json).schema) + example(c as Json, `Example ${status}`, Number(status) < 400)).join('') : '';
       return `<li><b>${esc(status)}</b> ${code(r.description ?? '')} ${content}</li>`;
     })
     .join('');
@@ -57,7 +67,7 @@ export function renderReference(doc: Json): string {
     .join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(doc.info.title)} reference</title>
 <style>body{font:15px/1.5 system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;color:#222}code,pre{font:13px ui-monospace,monospace;background:#f5f5f5}pre{padding:.6em;overflow:auto}
-table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}.m{background:#234;color:#fff;padding:0 .4em;border-radius:3px}section{border-top:1px solid #eee;padding:.5em 0}</style></head>
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}.m{background:#234;color:#fff;padding:0 .4em;border-radius:3px}.ex summary{cursor:pointer;color:#345}section{border-top:1px solid #eee;padding:.5em 0}</style></head>
 <body><h1>${esc(doc.info.title)} ${esc(doc.info.version)}</h1><p>${code(doc.info.description)}</p>
 <p>Machine-readable: <a href="/v1/openapi.json"><code>/v1/openapi.json</code></a> (OpenAPI ${esc(doc.openapi)}).</p>
 <ul>${toc}<li><a href="#webhooks">Webhooks (events Refloop sends)</a></li><li><a href="#schemas">Schemas</a></li></ul>

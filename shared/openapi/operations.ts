@@ -11,6 +11,7 @@ import { clickBody, jsReferralBody } from '../schemas/js';
 import { createReferralBody } from '../schemas/referral';
 import { createWebhookEndpointBody, updateWebhookEndpointBody } from '../schemas/webhook-endpoint';
 import type { COMPONENTS } from './components';
+import { CAMPAIGN_ID, COMPONENT_EXAMPLES, CONVERTED_REFERRAL, NEW_REFERRAL, PADDLE_ALERT_EXAMPLE, REFERRAL_ID, SUBSCRIPTION_ID, USER_IDENTIFIER } from './examples';
 
 export type ComponentName = keyof typeof COMPONENTS;
 
@@ -20,17 +21,43 @@ export type BodyRef = { component: ComponentName } | { page: ComponentName } | {
 export interface OperationDoc {
   tag: string;
   summary: string;
-  description?: string;
+  /** Required: Spectral's operation-description rule, and a reader of /docs, want one on every operation. */
+  description: string;
   /** Descriptions of the path's `{name}` parameters. */
   params?: Record<string, string>;
   query?: v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>;
   body?: v.GenericSchema;
   /** The request's media type; JSON by default. */
   bodyType?: 'application/json' | 'application/x-www-form-urlencoded';
-  success: { status: number; description: string; body?: BodyRef };
+  success: { status: number; description: string; body?: BodyRef; headers?: Record<string, { description: string; schema: Record<string, unknown> }> };
   /** Error statuses beyond the ones every operation of its kind has (see document.ts). */
   errors?: number[];
+  /**
+   * Examples (the generator refuses an operation with a body and no request example, or a literal
+   * response body without one): `response` overrides the component's example (./examples.ts),
+   * `errors` the generic one of a status.
+   */
+  examples?: { request?: unknown; response?: unknown; errors?: Record<number, unknown> };
 }
+
+const campaignExample = COMPONENT_EXAMPLES.Campaign as Record<string, unknown>;
+const memberExample = COMPONENT_EXAMPLES.Member as Record<string, unknown>;
+const endpointExample = COMPONENT_EXAMPLES.WebhookEndpoint as Record<string, unknown>;
+const referralRequest = { user_identifier: USER_IDENTIFIER, member_code: 'ALICE2026' };
+const conversionRequest = { subscription_id: SUBSCRIPTION_ID };
+
+/** The document's tags, in the order /docs shows them. A tag used by an operation and missing here fails the generator. */
+export const TAGS: Record<string, string> = {
+  Referrals: 'A referred user, who referred them, and what the referral earned.',
+  Campaigns: 'Reward rules: credit for the referrer, commission, thresholds, and the referred user\'s discount.',
+  Members: 'The people who refer: their code, their campaign, their subscription and their stats.',
+  Subscriptions: 'The service\'s copies of the payment provider\'s subscriptions.',
+  Webhooks: 'Endpoints that receive Refloop\'s events, and their deliveries.',
+  Browser: 'The browser script and the public endpoints it calls with the publishable key.',
+  'Provider webhooks': 'Alerts from the payment provider.',
+  Documentation: 'This document and its rendering.',
+  Operations: 'Checks for load balancers and monitoring.',
+};
 
 const PAGINATION = 'Newest first. `count` is the exact total; follow `next` / `previous` (absolute URLs, null at either end).';
 
@@ -42,8 +69,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'Idempotent on the pair: the same `user_identifier` and `member_code` again returns the existing referral (200, nothing created). Emits `referral.created`.',
     body: createReferralBody,
     success: { status: 200, description: 'The referral (new or existing).', body: { component: 'Referral' } },
+    examples: { request: referralRequest, response: NEW_REFERRAL },
   },
-  GetReferral: { tag: 'Referrals', summary: 'Retrieve a referral', params: { id: 'Referral id.' }, success: { status: 200, description: 'The referral with its rewards.', body: { component: 'Referral' } }, errors: [404] },
+  GetReferral: { tag: 'Referrals', summary: 'Retrieve a referral', description: "The referral with its subscription snapshot, its stats and every reward (clawbacks included), in one read. Another account's id answers 404.", params: { id: 'Referral id.' }, success: { status: 200, description: 'The referral with its rewards.', body: { component: 'Referral' } }, errors: [404] },
   ConvertReferral: {
     tag: 'Referrals',
     summary: 'Record a conversion',
@@ -53,6 +81,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     body: conversionBody,
     success: { status: 200, description: 'The converted referral.', body: { component: 'Referral' } },
     errors: [404],
+    examples: { request: conversionRequest, response: CONVERTED_REFERRAL },
   },
   ConvertReferralV1: {
     tag: 'Referrals',
@@ -62,11 +91,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     body: conversionBody,
     success: { status: 200, description: 'The converted referral.', body: { component: 'Referral' } },
     errors: [404],
+    examples: { request: conversionRequest, response: CONVERTED_REFERRAL },
   },
   DeleteReferral: { tag: 'Referrals', summary: 'Delete a referral', description: 'The user can be referred again.', params: { id: 'Referral id.' }, success: { status: 204, description: 'Deleted.' }, errors: [404] },
   GetReferralByUser: {
     tag: 'Referrals',
-    summary: "Retrieve a referred user's referral",
+    summary: "Retrieve a referred user's referral", description: "Looks a referral up by the application's id of the referred user (one referral per user).",
     params: { user_identifier: 'The application\'s id of the referred user, URL-encoded.' },
     success: { status: 200, description: 'The referral.', body: { component: 'Referral' } },
     errors: [404],
@@ -80,19 +110,23 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     body: createCampaignBody,
     success: { status: 201, description: 'The campaign.', body: { component: 'Campaign' } },
     errors: [403],
+    examples: { request: { name: 'Friends', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' }, errors: { 403: { detail: 'The Starter plan allows 1 campaign(s); upgrade to add more.' } } },
   },
-  GetCampaign: { tag: 'Campaigns', summary: 'Retrieve a campaign', params: { id: 'Campaign id.' }, success: { status: 200, description: 'The campaign.', body: { component: 'Campaign' } }, errors: [404] },
-  UpdateCampaign: { tag: 'Campaigns', summary: 'Update a campaign', params: { id: 'Campaign id.' }, body: updateCampaignBody, success: { status: 200, description: 'The campaign.', body: { component: 'Campaign' } }, errors: [404] },
+  GetCampaign: { tag: 'Campaigns', summary: 'Retrieve a campaign', description: "The campaign's reward settings.", params: { id: 'Campaign id.' }, success: { status: 200, description: 'The campaign.', body: { component: 'Campaign' } }, errors: [404] },
+  UpdateCampaign: { tag: 'Campaigns', summary: 'Update a campaign', description: 'Changes any subset of the fields.', params: { id: 'Campaign id.' }, body: updateCampaignBody, success: { status: 200, description: 'The campaign.', body: { component: 'Campaign' } }, errors: [404], examples: { request: { reward_threshold: '10.00' }, response: { ...campaignExample, reward_threshold: '10.00' } } },
   DeleteCampaign: { tag: 'Campaigns', summary: 'Delete a campaign', description: 'Its members end up with `campaign: null`.', params: { id: 'Campaign id.' }, success: { status: 204, description: 'Deleted.' }, errors: [404] },
 
   ListMembers: { tag: 'Members', summary: 'List members', description: PAGINATION, query: listMembersQuery, success: { status: 200, description: 'A page of members.', body: { page: 'Member' } } },
-  CreateMember: { tag: 'Members', summary: 'Create a member', description: 'The code is generated when absent. Emits `member.created`.', body: createMemberBody, success: { status: 201, description: 'The member.', body: { component: 'Member' } } },
-  GetMember: { tag: 'Members', summary: 'Retrieve a member', params: { id: 'Member id.' }, success: { status: 200, description: 'The member with its campaign and subscription.', body: { component: 'Member' } }, errors: [404] },
-  UpdateMember: { tag: 'Members', summary: 'Update a member', params: { id: 'Member id.' }, body: updateMemberBody, success: { status: 200, description: 'The member.', body: { component: 'Member' } }, errors: [404] },
+  CreateMember: { tag: 'Members', summary: 'Create a member', description: 'The code is generated when absent. Emits `member.created`.', body: createMemberBody, success: { status: 201, description: 'The member.', body: { component: 'Member' } }, examples: {
+      request: { identifier: 'alice', email: 'alice@example.com', first_name: 'Alice', code: 'ALICE2026', campaign: { id: CAMPAIGN_ID } },
+      response: { ...memberExample, stats: { link_clicks: 0, referrals: 0, conversions: 0, credit_earned: '0.00', commission_earned: '0.00', currency: 'USD' }, link_clicks: 0, subscription: null },
+    } },
+  GetMember: { tag: 'Members', summary: 'Retrieve a member', description: 'The member with their campaign, their attached subscription and their stats.', params: { id: 'Member id.' }, success: { status: 200, description: 'The member with its campaign and subscription.', body: { component: 'Member' } }, errors: [404] },
+  UpdateMember: { tag: 'Members', summary: 'Update a member', description: "Changes any subset of the fields. Attaching a subscription applies the member's pending credits to it.", params: { id: 'Member id.' }, body: updateMemberBody, success: { status: 200, description: 'The member.', body: { component: 'Member' } }, errors: [404], examples: { request: { subscription: { id: 70001 } } } },
   DeleteMember: { tag: 'Members', summary: 'Delete a member', description: 'Their referrals stay.', params: { id: 'Member id.' }, success: { status: 204, description: 'Deleted.' }, errors: [404] },
 
   ListSubscriptions: { tag: 'Subscriptions', summary: 'List subscriptions', description: PAGINATION, query: listSubscriptionsQuery, success: { status: 200, description: 'A page of subscriptions.', body: { page: 'Subscription' } } },
-  GetSubscription: { tag: 'Subscriptions', summary: 'Retrieve a subscription', params: { id: 'Provider subscription id.' }, success: { status: 200, description: 'The subscription.', body: { component: 'Subscription' } }, errors: [404] },
+  GetSubscription: { tag: 'Subscriptions', summary: 'Retrieve a subscription', description: "The service's copy of a provider subscription, kept in sync by the provider's alerts and the background sync.", params: { id: 'Provider subscription id.' }, success: { status: 200, description: 'The subscription.', body: { component: 'Subscription' } }, errors: [404] },
 
   ListWebhookEndpoints: { tag: 'Webhooks', summary: 'List webhook endpoints', description: PAGINATION, query: pageOnlyQuery, success: { status: 200, description: 'A page of endpoints.', body: { page: 'WebhookEndpoint' } } },
   CreateWebhookEndpoint: {
@@ -101,8 +135,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'The answer carries the signing secret, shown only this once. `events` defaults to every event type. At most 10 endpoints per account.',
     body: createWebhookEndpointBody,
     success: { status: 201, description: 'The endpoint and its signing secret.', body: { component: 'CreatedWebhookEndpoint' } },
+    examples: { request: { url: 'https://app.example.com/hooks/refloop', events: ['referral.converted', 'reward.created'], description: 'Rewards to our billing service' } },
   },
-  GetWebhookEndpoint: { tag: 'Webhooks', summary: 'Retrieve a webhook endpoint', params: { id: 'Endpoint id.' }, success: { status: 200, description: 'The endpoint (never its secret).', body: { component: 'WebhookEndpoint' } }, errors: [404] },
+  GetWebhookEndpoint: { tag: 'Webhooks', summary: 'Retrieve a webhook endpoint', description: 'The endpoint and its failure state; the signing secret is never shown again after the create.', params: { id: 'Endpoint id.' }, success: { status: 200, description: 'The endpoint (never its secret).', body: { component: 'WebhookEndpoint' } }, errors: [404] },
   UpdateWebhookEndpoint: {
     tag: 'Webhooks',
     summary: 'Update a webhook endpoint',
@@ -111,8 +146,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     body: updateWebhookEndpointBody,
     success: { status: 200, description: 'The endpoint.', body: { component: 'WebhookEndpoint' } },
     errors: [404],
+    examples: { request: { enabled: false }, response: { ...endpointExample, enabled: false } },
   },
-  DeleteWebhookEndpoint: { tag: 'Webhooks', summary: 'Delete a webhook endpoint', params: { id: 'Endpoint id.' }, success: { status: 204, description: 'Deleted; pending deliveries are cancelled.' }, errors: [404] },
+  DeleteWebhookEndpoint: { tag: 'Webhooks', summary: 'Delete a webhook endpoint', description: 'Stops deliveries at once; its pending deliveries are cancelled.', params: { id: 'Endpoint id.' }, success: { status: 204, description: 'Deleted; pending deliveries are cancelled.' }, errors: [404] },
   ListWebhookDeliveries: {
     tag: 'Webhooks',
     summary: "List an endpoint's deliveries",
@@ -127,8 +163,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Browser',
     summary: 'The browser tracking script',
     description:
-      'Install with one tag: `<script src="<API>/js/refloop.js" data-key="rfl_pub_..." async></script>`. No authentication; cacheable for an hour (ETag, 304 on `If-None-Match`), gzipped when accepted. README "In the browser".',
+      'Install with one script element in your pages: `src` this URL, `data-key` the publishable key (`rfl_pub_...`), `async`. No authentication; cacheable for an hour (ETag, 304 on `If-None-Match`), gzipped when accepted. README "In the browser".',
     success: { status: 200, description: 'The script (ES2017, no dependencies).', body: { json: { type: 'string' }, contentType: 'text/javascript' } },
+    examples: { response: '/* Refloop browser script */(function(){"use strict";var s=document.currentScript;/* ... */})();' },
   },
   RecordClick: {
     tag: 'Browser',
@@ -137,8 +174,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       "Counts once per visitor per 24 hours in the member's `stats.link_clicks`. Any code answers the same (a code that is no member's counts nothing), so codes cannot be probed. Publishable key; CORS for any origin; rate limited per IP and per key.",
     body: clickBody,
     success: { status: 200, description: 'Recorded (or nothing to count).', body: { json: { type: 'object', properties: { recorded: { type: 'boolean', const: true } }, required: ['recorded'], additionalProperties: false } } },
+    examples: { request: { code: 'ALICE2026', visitor_id: 'v_3kq9XbT1wZ' }, response: { recorded: true } },
   },
-  RecordClickPreflight: { tag: 'Browser', summary: 'CORS preflight of the click endpoint', success: { status: 204, description: 'The CORS headers (any origin; POST; Authorization and Content-Type).' } },
+  RecordClickPreflight: { tag: 'Browser', summary: 'CORS preflight of the click endpoint', description: "The browser's CORS preflight before `POST /js/v1/clicks/`: no authentication, any origin.", success: { status: 204, description: 'The CORS headers (any origin; POST; Authorization and Content-Type).' } },
   CreateJsReferral: {
     tag: 'Browser',
     summary: 'Create a referral from the browser (`source: "js"`)',
@@ -150,8 +188,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       description: "The referral's id (new or existing).",
       body: { json: { type: 'object', properties: { id: { type: 'string', pattern: '^[0-9a-f]{32}$' } }, required: ['id'], additionalProperties: false } },
     },
+    examples: { request: referralRequest, response: { id: REFERRAL_ID } },
   },
-  CreateJsReferralPreflight: { tag: 'Browser', summary: 'CORS preflight of the referral endpoint', success: { status: 204, description: 'The CORS headers (any origin; POST; Authorization and Content-Type).' } },
+  CreateJsReferralPreflight: { tag: 'Browser', summary: 'CORS preflight of the referral endpoint', description: "The browser's CORS preflight before `POST /js/v1/referrals/`: no authentication, any origin.", success: { status: 204, description: 'The CORS headers (any origin; POST; Authorization and Content-Type).' } },
 
   PaddleWebhook: {
     tag: 'Provider webhooks',
@@ -162,6 +201,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     bodyType: 'application/x-www-form-urlencoded',
     success: { status: 200, description: 'Verified and queued (also for alert types the service ignores).', body: { component: 'PaddleWebhookAccepted' } },
     errors: [403, 404, 413, 415],
+    examples: { request: PADDLE_ALERT_EXAMPLE, errors: { 403: { detail: 'Invalid signature.' } } },
   },
 
   GetOpenApi: {
@@ -169,11 +209,31 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'This OpenAPI 3.1 document',
     description: 'Generated from the route table and the validation schemas. No authentication.',
     success: { status: 200, description: 'The OpenAPI document.', body: { json: { type: 'object' } } },
+    examples: { response: { openapi: '3.1.0', info: { title: 'Refloop API', version: '1.0.0' }, servers: [{ url: 'https://api.example.com' }], paths: { '/v1/referrals/': { get: { operationId: 'ListReferrals' } } } } },
   },
   ApiDocs: {
     tag: 'Documentation',
     summary: 'The API reference, rendered',
     description: 'A static HTML rendering of this document. No authentication.',
     success: { status: 200, description: 'An HTML page.', body: { json: { type: 'string' }, contentType: 'text/html' } },
+    examples: { response: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Refloop API reference</title></head><body><h1>Refloop API 1.0.0</h1>...</body></html>' },
+  },
+  ApiRoot: {
+    tag: 'Documentation',
+    summary: 'Where the documentation is',
+    description: 'Redirects to `/docs/` (302, so a browser shows the reference); API clients read the links in the body. No authentication.',
+    success: {
+      status: 302,
+      description: 'A redirect to `/docs/`, with absolute links to the reference, this document and the health check.',
+      body: { component: 'ServiceLinks' },
+      headers: { Location: { description: 'The reference, `/docs/`.', schema: { type: 'string', const: '/docs/' } } },
+    },
+  },
+  Health: {
+    tag: 'Operations',
+    summary: 'Liveness check',
+    description:
+      "200 while the API answers. It reads no table and needs no key, so it is free to poll and cannot be used to drive DynamoDB reads; DynamoDB's and SQS's health are watched by AWS and the stack's DLQ alarms.",
+    success: { status: 200, description: 'The API is up.', body: { component: 'Health' } },
   },
 };

@@ -3,7 +3,8 @@ import * as v from 'valibot';
 import { field } from './fields';
 
 export const pageSize = field<number>((value) => {
-  const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : NaN;
+  // Query values are strings; the number is the schema's own default (so the document says `default: 20`).
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : NaN;
   if (!Number.isInteger(n)) return { ok: false, message: 'A valid integer is required.' };
   if (n < 1) return { ok: false, message: 'Ensure this value is greater than or equal to 1.' };
   if (n > 100) return { ok: false, message: 'Ensure this value is less than or equal to 100.' };
@@ -12,7 +13,7 @@ export const pageSize = field<number>((value) => {
 
 const cursor = v.optional(v.pipe(v.string(), v.description('Opaque cursor from a `next` or `previous` link; only valid with the filters it was issued for.')));
 
-export const pageQuery = { page_size: v.optional(pageSize, '20'), cursor };
+export const pageQuery = { page_size: v.optional(pageSize, 20), cursor };
 
 export const listReferralsQuery = v.object({ ...pageQuery, member: v.optional(v.pipe(v.string(), v.description('Only referrals made by this member (id).'))) });
 export const listMembersQuery = v.object({ ...pageQuery, campaign: v.optional(v.pipe(v.string(), v.description('Only members of this campaign (id).'))) });

@@ -1,6 +1,6 @@
 // The API's response objects as valibot schemas: the OpenAPI document's component schemas are generated
 // from these (shared/openapi), live responses are validated against that document in the tests, and
-// test/unit/openapi.test.ts checks at compile time that every view (shared/domain/views.ts,
+// test/unit/view-types.test.ts checks with the TypeScript compiler that every view (shared/domain/views.ts,
 // shared/webhooks/views.ts) returns what its schema declares. Strict objects: an undocumented field
 // in a response fails the live validation.
 import * as v from 'valibot';
@@ -157,3 +157,13 @@ export function eventEnvelope<S extends v.GenericSchema>(type: string, data: S) 
 export const rewardEventData = v.strictObject({ ...rewardResponse.entries, referral_id: entityId, member_id: entityId });
 
 export const paddleWebhookAccepted = v.strictObject({ received: v.literal(true) });
+
+/** `GET /`: where the documentation is (absolute URLs). */
+export const serviceLinks = v.strictObject({
+  docs: v.pipe(v.string(), v.url(), v.description('The rendered API reference.')),
+  openapi: v.pipe(v.string(), v.url(), v.description('This OpenAPI document.')),
+  health: v.pipe(v.string(), v.url(), v.description('The liveness check.')),
+});
+
+/** `GET /health`. */
+export const healthResponse = v.strictObject({ status: v.literal('ok') });

@@ -147,7 +147,9 @@ describe('API stack', () => {
   });
 
   it('registers route paths without the trailing slash HTTP APIs reject', () => {
-    for (const r of routes) expect(gatewayPath(r.path)).not.toMatch(/\/$/);
+    // The root route is `/` itself (an HTTP API route key may be exactly `/`).
+    for (const r of routes) expect(gatewayPath(r.path)).toMatch(r.path === '/' ? /^\/$/ : /[^/]$/);
+    expect(gatewayPath('/')).toBe('/');
     expect(gatewayPath('/v1/referrals/{id}/')).toBe('/v1/referrals/{id}');
   });
 

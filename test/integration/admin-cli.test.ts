@@ -28,9 +28,9 @@ interface CliResult {
 }
 
 /** Runs `infra/admin.ts` the way `npm run admin` does (tsx), without npm's own output. */
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+function cli(args: string[], env: NodeJS.ProcessEnv = {}, file = 'infra/admin.ts'): Promise<CliResult> {
   return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'infra/admin.ts', ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
     });
@@ -61,11 +61,12 @@ describe('admin CLI', () => {
 
   it('account show prints the publishable key and the script tag; revoking it issues a new one', async () => {
     const { accountId, publishableKey } = await newAccount('small');
-    const shown = await cli(['account', 'show', '--account', accountId]);
+    // On DynamoDB Local the API is the gateway `npm start` runs.
+    const shown = await cli(['account', 'show', '--account', accountId], { PORT: '', API_URL: '', PUBLIC_BASE_URL: '' });
     expect(shown).toMatchObject({ code: 0, stderr: '' });
     const out = JSON.parse(oneLine(shown.stdout));
-    expect(out).toMatchObject({ account_id: accountId, plan: 'small', publishable_key: publishableKey });
-    expect(out.script_tag).toBe(`<script src="<API_URL>/js/refloop.js" data-key="${publishableKey}" async></script>`);
+    expect(out).toMatchObject({ account_id: accountId, plan: 'small', publishable_key: publishableKey, api_url: 'http://127.0.0.1:3000' });
+    expect(out.script_tag).toBe(`<script src="http://127.0.0.1:3000/js/refloop.js" data-key="${publishableKey}" async></script>`);
     // The secret key is never shown again.
     expect(shown.stdout).not.toContain('rfl_live_');
 
@@ -98,6 +99,45 @@ describe('admin CLI', () => {
     expect([unknown.code, unknown.stderr]).toEqual([1, 'admin: Account 0123456789abcdef does not exist\n']);
   });
 
+  it('account show puts the real API URL in the script tag: --api-url, API_URL, PUBLIC_BASE_URL, the local PORT', async () => {
+    const { accountId, publishableKey } = await newAccount();
+    const tag = (url: string) => `<script src="${url}/js/refloop.js" data-key="${publishableKey}" async></script>`;
+    const show = async (extra: string[], env: NodeJS.ProcessEnv) => {
+      const res = await cli(['account', 'show', '--account', accountId, ...extra], { PORT: '', API_URL: '', PUBLIC_BASE_URL: '', ...env });
+      expect(res).toMatchObject({ code: 0, stderr: '' });
+      return JSON.parse(oneLine(res.stdout)).script_tag as string;
+    };
+    const [flag, apiUrl, publicBase, port] = await Promise.all([
+      show(['--api-url', 'https://abc123.execute-api.eu-west-1.amazonaws.com/'], { API_URL: 'https://ignored.example' }),
+      show([], { API_URL: 'https://api.acme.example', PUBLIC_BASE_URL: 'https://ignored.example' }),
+      show([], { PUBLIC_BASE_URL: 'https://refloop.acme.example' }),
+      show([], { PORT: '3100' }),
+    ]);
+    expect(flag).toBe(tag('https://abc123.execute-api.eu-west-1.amazonaws.com'));
+    expect(apiUrl).toBe(tag('https://api.acme.example'));
+    expect(publicBase).toBe(tag('https://refloop.acme.example'));
+    expect(port).toBe(tag('http://127.0.0.1:3100'));
+    for (const out of [flag, apiUrl, publicBase, port]) expect(out).not.toContain('<API_URL>');
+
+    const bad = await cli(['account', 'show', '--account', accountId, '--api-url', 'abc123.execute-api.eu-west-1.amazonaws.com']);
+    expect(bad).toMatchObject({ code: 2, stdout: '' });
+    expect(oneLine(bad.stderr)).toContain('--api-url must be an http(s) URL');
+  });
+
+  it('account show against AWS without an API URL exits 2 and names --api-url (no placeholder, nothing contacted)', async () => {
+    // AWS mode (no DYNAMODB_ENDPOINT, a region): the URL is resolved before any AWS call, so no credentials are needed.
+    const res = await cli(['account', 'show', '--account', '0123456789abcdef'], {
+      DYNAMODB_ENDPOINT: '',
+      AWS_REGION: 'eu-west-1',
+      API_URL: '',
+      PUBLIC_BASE_URL: '',
+      AWS_ACCESS_KEY_ID: '',
+      AWS_SECRET_ACCESS_KEY: '',
+    });
+    expect(res).toMatchObject({ code: 2, stdout: '' });
+    expect(oneLine(res.stderr)).toBe('admin: account show needs the API URL in AWS: pass --api-url <url> (the RefloopApi stack output ApiUrl) or set API_URL');
+  });
+
   it('defaults the plan to regular', async () => {
     const res = await cli(['account', 'create', '--name', 'Default Plan']);
     expect(res.code).toBe(0);
@@ -124,8 +164,30 @@ describe('admin CLI', () => {
     expect((await api('GET', '/v1/campaigns/', { key: account.api_key })).status).toBe(200);
   });
 
+  it.each([['help'], ['--help'], ['-h']])('`%s` prints the help on stdout, one command per line, and exits 0', async (arg) => {
+    const res = await cli([arg]);
+    expect(res).toMatchObject({ code: 0, stderr: '' });
+    const lines = res.stdout.split('\n');
+    for (const name of ['account create', 'account show', 'account set-paddle', 'account set-email', 'key create', 'key revoke', 'member bounce']) {
+      // Once with its description, once with its flags.
+      expect({ name, described: lines.filter((l) => new RegExp(`^  ${name} +[A-Z]`).test(l)).length }).toEqual({ name, described: 1 });
+      expect({ name, flags: lines.filter((l) => l.startsWith(`  admin ${name} `)).length }).toEqual({ name, flags: 1 });
+    }
+    expect(res.stdout).toContain('admin account show --account <account_id> [--api-url <url>]');
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThan(200);
+  });
+
+  it('without arguments prints the same help on stderr and exits 2; `<command> --help` prints its usage', async () => {
+    const [none, help, one] = await Promise.all([cli([]), cli(['help']), cli(['account', 'set-paddle', '--help'])]);
+    expect(none).toMatchObject({ code: 2, stdout: '', stderr: help.stdout });
+    expect(none.stderr).not.toContain('unknown command');
+    expect(one).toMatchObject({ code: 0, stderr: '' });
+    expect(one.stdout.split('\n')[0]).toBe(
+      'usage: admin account set-paddle --account <account_id> --vendor-id <int> --auth-code <secret> --public-key-file <pem-path> [--vendors-api-url <url>] [--checkout-api-url <url>]',
+    );
+  });
+
   it.each([
-    ['no arguments', []],
     ['an unknown command', ['account', 'delete', '--name', 'x']],
     ['a missing required flag', ['account', 'create']],
     ['a flag without its value', ['key', 'create', '--account']],
@@ -172,6 +234,7 @@ describe('admin CLI: account set-paddle', () => {
   let notPem: string;
   let ecKey: string;
   let emptyPem: string;
+  let privateKeys: Record<string, string>;
 
   /** Runs the CLI and checks that the auth code appears on neither stream, whatever the outcome. */
   async function setPaddle(args: string[]): Promise<CliResult> {
@@ -201,6 +264,19 @@ describe('admin CLI: account set-paddle', () => {
     writeFileSync(notPem, 'this is not a PEM key\n');
     emptyPem = join(dir, 'empty.pem');
     writeFileSync(emptyPem, '');
+    // Private keys in every PEM form: createPublicKey derives a public key from each of them.
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    privateKeys = {};
+    const forms: Record<string, string> = {
+      'PKCS#8': rsa.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      'PKCS#1 (RSA PRIVATE KEY)': rsa.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+      'public and private key in one file': `${rsa.publicKey.export({ type: 'spki', format: 'pem' }).toString()}${rsa.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()}`,
+    };
+    for (const [form, pem] of Object.entries(forms)) {
+      const file = join(dir, `private-${Object.keys(privateKeys).length}.pem`);
+      writeFileSync(file, pem);
+      privateKeys[form] = file;
+    }
     ecKey = join(dir, 'ec-public.pem');
     writeFileSync(ecKey, generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ type: 'spki', format: 'pem' }).toString());
   });
@@ -298,6 +374,19 @@ describe('admin CLI: account set-paddle', () => {
     expect(await getProviderCredentials(accountId)).toMatchObject({ vendorId: 123456, publicKey: NORMALISED_KEY, authCode: AUTH_CODE });
   });
 
+  it.each(['PKCS#8', 'PKCS#1 (RSA PRIVATE KEY)', 'public and private key in one file'])(
+    'refuses an RSA private key file (%s): exit 2, a clear message, earlier settings unchanged',
+    async (form) => {
+      const { accountId } = await newAccount();
+      expect((await setPaddle(flags(accountId))).code).toBe(0);
+      const res = await setPaddle(flags(accountId, { 'vendor-id': '778', 'public-key-file': privateKeys[form] }));
+      expect(res).toMatchObject({ code: 2, stdout: '' });
+      expect(oneLine(res.stderr)).toMatch(/^admin: --public-key-file \S+ holds a PRIVATE key; give Paddle's public key/);
+      clearProviderCache();
+      expect(await getProviderCredentials(accountId)).toMatchObject({ vendorId: 123456, publicKey: NORMALISED_KEY });
+    },
+  );
+
   it('exits 1 for an unknown account and stores nothing', async () => {
     const unknown = randomBytes(8).toString('hex');
     const res = await setPaddle(flags(unknown));
@@ -337,5 +426,30 @@ describe('admin CLI: member emails', () => {
     const nobody = await cli(['member', 'bounce', '--account', accountId, '--email', 'nobody@example.com']);
     expect(nobody.code).toBe(1);
     expect(oneLine(nobody.stderr)).toContain('no member');
+  });
+});
+
+describe('paddle CLI: help', () => {
+  const paddle = (args: string[]) => cli(args, {}, 'infra/paddle.ts');
+
+  it('`help` lists every command on its own line, with --passthrough among the checkout flags; no arguments exits 2', async () => {
+    const [help, none, checkout] = await Promise.all([paddle(['help']), paddle([]), paddle(['checkout', '--help'])]);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    const lines = help.stdout.split('\n');
+    for (const name of ['checkout', 'renew', 'fail', 'cancel', 'refund', 'state']) {
+      expect({ name, described: lines.filter((l) => new RegExp(`^  ${name} +[A-Z]`).test(l)).length }).toEqual({ name, described: 1 });
+    }
+    const checkoutLine = lines.find((l) => l.startsWith('  paddle checkout '));
+    expect(checkoutLine).toContain('[--passthrough <string>]');
+    expect(checkoutLine).toContain('[--coupon <code>]');
+    expect(none).toMatchObject({ code: 2, stdout: '', stderr: help.stdout });
+    expect(checkout).toMatchObject({ code: 0, stderr: '' });
+    expect(checkout.stdout).toContain('--passthrough <string>');
+  });
+
+  it('a bad argument: one line on stderr with the command\'s usage, exit 2', async () => {
+    const res = await paddle(['renew', '--subscription', 'abc']);
+    expect(res).toMatchObject({ code: 2, stdout: '' });
+    expect(oneLine(res.stderr)).toBe('paddle: --subscription must be an integer >= 1, got "abc"; usage: paddle renew --subscription <id>');
   });
 });

@@ -164,8 +164,8 @@ describe('authentication', () => {
 
 describe('routing', () => {
   it.each<[string]>([
-    ['/'],
     ['/v1/'],
+    ['/healthz'],
     ['/v1/nope/'],
     ['/v2/campaigns/'],
     ['/campaigns/'],

@@ -10,6 +10,7 @@ import { saveProviderSettings } from '../../shared/store/provider';
 import { saveSubscription } from '../../shared/store/subscriptions';
 import { api, type ApiOptions, type ApiResponse } from '../support/api';
 import { newAccount } from '../support/fixtures';
+import { recordDynamoCalls } from '../support/dynamo-calls';
 import { responseValidator } from '../support/openapi';
 import { startTestQueues, type TestQueues } from '../support/queues';
 
@@ -121,6 +122,8 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   CreateJsReferralPreflight: () => api('OPTIONS', '/js/v1/referrals/', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } }),
   GetOpenApi: () => api('GET', '/v1/openapi.json'),
   ApiDocs: () => api('GET', '/docs'),
+  ApiRoot: () => api('GET', '/'),
+  Health: () => api('GET', '/health'),
 };
 
 describe('the served document', () => {
@@ -130,7 +133,8 @@ describe('the served document', () => {
     expect(res.headers['content-type']).toBe('application/json');
     const { servers, ...doc } = res.body;
     expect(servers).toEqual([{ url: 'https://api.test' }]);
-    expect(doc).toEqual(JSON.parse(JSON.stringify(buildOpenApi(routes))));
+    const { servers: _local, ...generated } = JSON.parse(JSON.stringify(buildOpenApi(routes)));
+    expect(doc).toEqual(generated);
   });
 
   it('GET /docs renders every operation and links the JSON', async () => {
@@ -140,6 +144,50 @@ describe('the served document', () => {
     expect(res.text).toContain('href="/v1/openapi.json"');
     for (const r of routes) expect({ route: r.name, shown: res.text.includes(`id="op-${r.name}"`) }).toEqual({ route: r.name, shown: true });
     expect(res.text).toContain('referral.created');
+  });
+
+  it('GET /docs shows the examples: every operation has one, the request and success ones open', async () => {
+    const res = await api('GET', '/docs/');
+    const sections = res.text.split('<section id="op-').slice(1);
+    const byRoute = new Map(sections.map((s) => [s.slice(0, s.indexOf('"')), s]));
+    const op = buildOpenApi(routes) as any;
+    for (const r of routes) {
+      const section = byRoute.get(r.name) ?? '';
+      const hasBody = Object.values(op.paths[r.path][r.method.toLowerCase()].responses).some((x: any) => x.content);
+      expect({ route: r.name, example: section.includes('<summary>Example ') }).toEqual({ route: r.name, example: hasBody });
+    }
+    // The create's request example and its success example, escaped, open.
+    const create = byRoute.get('CreateReferral') as string;
+    expect(create).toContain('<details class="ex" open><summary>Request example</summary><pre>{\n  &quot;user_identifier&quot;: &quot;user-4821&quot;,\n  &quot;member_code&quot;: &quot;ALICE2026&quot;\n}</pre></details>');
+    expect(create).toContain('<details class="ex" open><summary>Example 200</summary>');
+    expect(create).toContain('<details class="ex"><summary>Example 401</summary><pre>{\n  &quot;detail&quot;: &quot;Authentication credentials were not provided.&quot;\n}</pre>');
+    // Path parameter examples in the parameter table.
+    expect(byRoute.get('GetCampaign')).toContain('<td><code>8f3a21c4</code></td>');
+  });
+});
+
+describe('the root and the health check', () => {
+  it('GET / redirects to /docs/ (302) and gives API clients the absolute links, no key needed', async () => {
+    for (const path of ['/', '']) {
+      const res = await api('GET', path);
+      expect({ path, status: res.status, location: res.headers.location }).toEqual({ path, status: 302, location: '/docs/' });
+      expect(res.headers['content-type']).toBe('application/json');
+      expect(res.body).toEqual({ docs: 'https://api.test/docs/', openapi: 'https://api.test/v1/openapi.json', health: 'https://api.test/health' });
+    }
+    // Where it points answers.
+    expect((await api('GET', '/docs/')).status).toBe(200);
+    expect((await api('POST', '/')).status).toBe(405);
+  });
+
+  it('GET /health answers 200 {"status": "ok"} without a key and without reading the table', async () => {
+    const recording = recordDynamoCalls();
+    const res = await api('GET', '/health').finally(() => recording.stop());
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(recording.calls).toEqual([]);
+    expect((await api('GET', '/health/')).body).toEqual({ status: 'ok' });
+    expect((await api('GET', '/health', { key: 'rfl_live_not-a-key' })).status).toBe(200);
   });
 });
 
@@ -154,7 +202,8 @@ describe('live responses validate against the document', () => {
       if (!sample) throw new Error(`no live sample for ${route.name}`);
       const before = problems.length;
       const res = await sample();
-      expect({ route: route.name, status: res.status < 300 ? 'success' : res.text }).toEqual({ route: route.name, status: 'success' });
+      // Success: 2xx, or the documented redirect of `GET /`.
+      expect({ route: route.name, status: res.status < 300 || res.status === 302 ? 'success' : res.text }).toEqual({ route: route.name, status: 'success' });
       validate(route, res);
       expect(problems.slice(before)).toEqual([]);
     });

@@ -299,9 +299,10 @@ describe('the matrix covers the route table', () => {
     expect(apiKeyRoutes.length).toBeGreaterThanOrEqual(19);
     for (const route of apiKeyRoutes) expect(() => pathFor(route)).not.toThrow();
     expect(publishableRoutes.map((r) => r.name).sort()).toEqual(['CreateJsReferral', 'RecordClick']);
-    // Unauthenticated routes serve no account data: the script, the CORS preflights and the public documentation.
+    // Unauthenticated routes serve no account data: the script, the CORS preflights, the public
+    // documentation (and `/`, which points to it) and the liveness check.
     expect(routes.filter((r) => r.auth === 'none').map((r) => `${r.method} ${r.path}`).sort()).toEqual(
-      ['GET /js/refloop.js', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/', 'GET /v1/openapi.json', 'GET /docs/'].sort(),
+      ['GET /js/refloop.js', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/', 'GET /v1/openapi.json', 'GET /docs/', 'GET /', 'GET /health'].sort(),
     );
     expect(routes.filter((r) => r.auth === 'none').every((r) => r.table === 'none')).toBe(true);
   });
@@ -591,12 +592,12 @@ describe("lists: B's lists never contain A's items; A's cursors do not open A's 
 
 describe('public documentation routes', () => {
   it('answer anyone (no key, any key) with the same document, and carry no tenant data', async () => {
-    for (const path of ['/v1/openapi.json', '/docs/']) {
+    for (const [path, status] of [['/v1/openapi.json', 200], ['/docs/', 200], ['/', 302], ['/health', 200]] as const) {
       const anonymous = await api('GET', path);
-      expect({ path, status: anonymous.status }).toEqual({ path, status: 200 });
+      expect({ path, status: anonymous.status }).toEqual({ path, status });
       for (const authorization of ['Bearer nonsense', `Bearer ${A.key}`, `Bearer ${revokedKey}`]) {
         const res = await api('GET', path, { headers: { authorization } });
-        expect({ path, status: res.status, same: res.text === anonymous.text }).toEqual({ path, status: 200, same: true });
+        expect({ path, status: res.status, same: res.text === anonymous.text }).toEqual({ path, status, same: true });
       }
       for (const secret of [A.accountId, B.accountId, A.key, ids.campaign, ids.member, ...webhookSecrets]) expect(anonymous.text.includes(secret)).toBe(false);
     }

@@ -105,8 +105,17 @@ describe('findRoute', () => {
     }
   });
 
+  it('routes / (and the empty path) to ApiRoot and /health to Health, with or without the trailing slash', () => {
+    expect(findRoute('GET', '/')).toEqual({ route: routeNamed('ApiRoot'), pathParameters: {} });
+    expect(findRoute('GET', '')).toEqual({ route: routeNamed('ApiRoot'), pathParameters: {} });
+    expect(findRoute('GET', '/health')).toEqual({ route: routeNamed('Health'), pathParameters: {} });
+    expect(findRoute('GET', '/health/')).toEqual({ route: routeNamed('Health'), pathParameters: {} });
+    expect(findRoute('POST', '/')).toEqual({ allowed: ['GET'] });
+    expect(findRoute('DELETE', '/health')).toEqual({ allowed: ['GET'] });
+  });
+
   it('returns null for unknown paths', () => {
-    for (const path of ['/', '', '/v1/', '/v1/nope/', '/v2/campaigns/', '/v1/campaigns/a/b/', '/v1/referrals/user/a/b/', '/campaigns/']) {
+    for (const path of ['/healthz', '/v1/health', '/v1/', '/v1/nope/', '/v2/campaigns/', '/v1/campaigns/a/b/', '/v1/referrals/user/a/b/', '/campaigns/']) {
       expect({ path, match: findRoute('GET', path) }).toEqual({ path, match: null });
     }
   });
@@ -117,8 +126,9 @@ describe('route table', () => {
     expect(new Set(routes.map((r) => r.name)).size).toBe(routes.length);
     expect(new Set(routes.map((r) => `${r.method} ${r.path}`)).size).toBe(routes.length);
     // The specification's conversion path has no /v1/ prefix, provider webhooks are not API resources,
-    // the rendered reference lives at /docs/, and the browser script is a file.
-    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/', '/docs/', '/js/refloop.js']);
+    // the rendered reference lives at /docs/ (and `/` points to it), the browser script is a file, and
+    // the liveness check is /health, where load balancers and uptime checks look for it.
+    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/', '/docs/', '/', '/health', '/js/refloop.js']);
     // The OpenAPI document is a file, not a resource: no trailing slash.
     const documents = new Set(['/v1/openapi.json']);
     for (const r of routes) {
@@ -134,7 +144,7 @@ describe('route table', () => {
       if (r.table !== 'none') expect(r.table).toBe(r.method === 'GET' || r.name === 'PaddleWebhook' ? 'read' : 'write');
     }
     expect(routes.filter((r) => r.auth === 'none').map((r) => `${r.method} ${r.path}`).sort()).toEqual(
-      ['GET /docs/', 'GET /v1/openapi.json', 'GET /js/refloop.js', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/'].sort(),
+      ['GET /', 'GET /health', 'GET /docs/', 'GET /v1/openapi.json', 'GET /js/refloop.js', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/'].sort(),
     );
   });
 

@@ -1,0 +1,204 @@
+// Examples for the OpenAPI document: one realistic story (Acme's "Friends" campaign; Alice refers Bob,
+// Bob subscribes, Alice earns a credit), so the examples of different operations agree with each other.
+// test/unit/openapi.test.ts validates every example against the schema it illustrates (ajv), and
+// Spectral's oas3-valid-*-example rules check them again.
+import type { ComponentName } from './operations';
+
+export const ACCOUNT_ID = '3f9c2a71d04e8b65';
+export const CAMPAIGN_ID = '8f3a21c4';
+export const MEMBER_ID = '0190a1b2c3d47e5f8a6b1c2d3e4f5a6b';
+export const REFERRAL_ID = '0190a1b9f2c37d4e9b0a1c2d3e4f5a6c';
+export const REWARD_ID = '0190a1c4d5e67f8091a2b3c4d5e6f7a8';
+export const ENDPOINT_ID = '0190a1d0e1f27a3b8c4d5e6f708192a3';
+export const SUBSCRIPTION_ID = 70002;
+export const USER_IDENTIFIER = 'user-4821';
+const BASE = 'https://api.example.com';
+const CREATED = 1767225600; // 2026-01-01T00:00:00Z
+
+const plan = { id: 9001, name: 'Pro monthly', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' };
+
+const subscription = {
+  id: SUBSCRIPTION_ID,
+  unit_price: '10.00',
+  currency: 'USD',
+  status: 'active',
+  email: 'bob@example.com',
+  next_bill_date: '2026-02-03',
+  last_bill_date: '2026-01-03',
+  plan,
+};
+
+const campaign = {
+  id: CAMPAIGN_ID,
+  name: 'Friends',
+  allows_credit: true,
+  credit_amount: '5.00',
+  credit_currency: 'USD',
+  allows_commission: false,
+  commission_amount: '0.00',
+  commission_currency: 'USD',
+  commission_months: null,
+  reward_threshold: '0.00',
+  referred_discount_type: null,
+  referred_discount_amount: '0.00',
+  referred_discount_recurring: false,
+  created_at: CREATED,
+};
+
+const reward = {
+  id: REWARD_ID,
+  type: 'credit',
+  amount: '5.00',
+  currency: 'USD',
+  created_at: CREATED + 2 * 86_400 + 60,
+  payment_id: 80002,
+  reverses: null,
+  refund_id: null,
+  reversed_at: null,
+  note: null,
+};
+
+/** A referral made through the API and not converted yet (what the create answers). */
+export const NEW_REFERRAL = {
+  id: REFERRAL_ID,
+  member_id: MEMBER_ID,
+  user_identifier: USER_IDENTIFIER,
+  created_at: CREATED + 86_400,
+  converted_at: null,
+  is_converted: false,
+  coupon_code: null,
+  subscription: null,
+  source: 'api',
+  campaign_id: CAMPAIGN_ID,
+  reward_type: 'credit',
+  reward_amount: '5.00',
+  reward_threshold: '0.00',
+  currency: 'USD',
+  stats: { rewards: 0, credit_earned: '0.00', commission_earned: '0.00', currency: 'USD' },
+  rewards_completed: false,
+  rewards: [],
+};
+
+/** The same referral just converted: rewards come asynchronously. */
+export const CONVERTED_REFERRAL = { ...NEW_REFERRAL, converted_at: CREATED + 2 * 86_400, is_converted: true, subscription };
+
+/** The same referral with its reward. */
+const REWARDED_REFERRAL = {
+  ...CONVERTED_REFERRAL,
+  stats: { rewards: 1, credit_earned: '5.00', commission_earned: '0.00', currency: 'USD' },
+  rewards_completed: true,
+  rewards: [reward],
+};
+
+const member = {
+  id: MEMBER_ID,
+  identifier: 'alice',
+  email: 'alice@example.com',
+  first_name: 'Alice',
+  last_name: null,
+  code: 'ALICE2026',
+  stats: { link_clicks: 12, referrals: 1, conversions: 1, credit_earned: '5.00', commission_earned: '0.00', currency: 'USD' },
+  link_clicks: 12,
+  campaign,
+  subscription: { ...subscription, id: 70001, email: 'alice@example.com' },
+  email_opt_out: false,
+  created_at: CREATED + 3_600,
+};
+
+const webhookEndpoint = {
+  id: ENDPOINT_ID,
+  url: 'https://app.example.com/hooks/refloop',
+  description: 'Rewards to our billing service',
+  events: ['referral.converted', 'reward.created'],
+  enabled: true,
+  disabled_reason: null,
+  failing_since: null,
+  created_at: CREATED + 600,
+};
+
+const delivery = {
+  id: '0190a1c4d6017b2c9d3e4f5a6b7c8d9e',
+  event_id: 'evt_5b0f0c6ad1e24e4f9a4c2f1b7d3e9a01',
+  event_type: 'reward.created',
+  status: 'succeeded',
+  created_at: CREATED + 2 * 86_400 + 61,
+  attempt_count: 2,
+  next_retry_at: null,
+  attempts: [
+    { attempt: 2, attempted_at: CREATED + 2 * 86_400 + 121, status_code: 200, duration_ms: 84, error: null },
+    { attempt: 1, attempted_at: CREATED + 2 * 86_400 + 61, status_code: 503, duration_ms: 212, error: 'HTTP 503' },
+  ],
+};
+
+/** One example per component schema: what a response of that component looks like. */
+export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
+  Referral: REWARDED_REFERRAL,
+  Reward: reward,
+  Campaign: campaign,
+  Member: member,
+  Subscription: subscription,
+  Plan: plan,
+  WebhookEndpoint: webhookEndpoint,
+  CreatedWebhookEndpoint: { ...webhookEndpoint, secret: 'whsec_5vJ0cX2m9QyL3rT8aB1nK7eW4hZ6uF0d' },
+  WebhookDelivery: delivery,
+  RewardEventData: { ...reward, referral_id: REFERRAL_ID, member_id: MEMBER_ID },
+  PaddleWebhookAccepted: { received: true },
+  ServiceLinks: { docs: `${BASE}/docs/`, openapi: `${BASE}/v1/openapi.json`, health: `${BASE}/health` },
+  Health: { status: 'ok' },
+};
+
+/** A first page of a list, with a next link (the cursor is opaque). */
+export function pageExample(component: ComponentName, path: string): unknown {
+  const concrete = path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(pathParameterExample(path, name)));
+  return {
+    count: 3,
+    next: `${BASE}${concrete}?cursor=eyJrIjoiMDE5MGExYjlmMmMzN2Q0ZSJ9&page_size=1`,
+    previous: null,
+    results: [COMPONENT_EXAMPLES[component]],
+  };
+}
+
+/** Examples of the `{name}` path parameters, by the path's first resource segment. */
+export function pathParameterExample(path: string, name: string): string {
+  if (name === 'user_identifier') return USER_IDENTIFIER;
+  if (name === 'account_id') return ACCOUNT_ID;
+  if (path.includes('/campaigns/')) return CAMPAIGN_ID;
+  if (path.includes('/members/')) return MEMBER_ID;
+  if (path.includes('/subscriptions/')) return String(SUBSCRIPTION_ID);
+  if (path.includes('/webhook-endpoints/')) return ENDPOINT_ID;
+  return REFERRAL_ID;
+}
+
+/** What each error status answers, in the contract's DRF shapes. */
+export const ERROR_EXAMPLES: Record<number, unknown> = {
+  400: { email: ['Enter a valid email address.'] },
+  401: { detail: 'Authentication credentials were not provided.' },
+  403: { detail: 'You do not have permission to perform this action.' },
+  404: { detail: 'Not found.' },
+  409: { detail: 'A request with this Idempotency-Key is in progress.' },
+  413: { detail: 'Request body is too large.' },
+  415: { detail: 'Unsupported media type "text/plain" in request.' },
+  422: { detail: 'Idempotency-Key reused with a different request.' },
+  429: { detail: 'Request was throttled. Expected available in 2 seconds.' },
+  500: { detail: 'Internal server error.', request_id: '5f1c1f0e-8d3b-4c56-9a77-1e2f3a4b5c6d' },
+  503: { detail: 'Service temporarily unavailable, try again later.' },
+};
+
+/** A Paddle Classic `subscription_created` alert as Paddle posts it (form fields; the signature shortened). */
+export const PADDLE_ALERT_EXAMPLE = {
+  alert_id: '2091557455',
+  alert_name: 'subscription_created',
+  checkout_id: '2-461ecbe710cab0e-f2e284ef00',
+  currency: 'USD',
+  email: 'bob@example.com',
+  event_time: '2026-01-03 10:15:09',
+  next_bill_date: '2026-02-03',
+  passthrough: `{"refloop_referral_id":"${REFERRAL_ID}"}`,
+  quantity: '1',
+  status: 'active',
+  subscription_id: String(SUBSCRIPTION_ID),
+  subscription_plan_id: '9001',
+  unit_price: '10.00',
+  user_id: '4821',
+  p_signature: 'D2jcpJvuB1RWUR8nZvf9y6v3l7p3Mn1H5uBOmQ7VInYF1ZRnoIKliedaHWMEI6JG4NkfJewwzeNtEl4wMSd9W+c5MkccUAibvpFTY3yCm+Pg==',
+};
