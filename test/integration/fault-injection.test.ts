@@ -12,6 +12,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { startPaddleEmulator, type DeliveredAlert, type PaddleEmulator } from '../../infra/local/paddle-emulator';
 import type { Pollers } from '../../infra/local/pollers';
 import { resetConfig } from '../../shared/config';
+import { setLogLevel } from '../../shared/log';
 import { resetQueueClient } from '../../shared/queue/publish';
 import { createAccount } from '../../shared/store/accounts';
 import { resetClients } from '../../shared/store/client';
@@ -64,6 +65,8 @@ function captureLogs(): void {
 
 beforeAll(async () => {
   captureLogs();
+  // The logger is silent under Jest (global setup); this file reads every line it writes.
+  setLogLevel('DEBUG');
   dynamoProxy = await startFaultProxy({ target: directDynamo, flavour: 'dynamodb', seed: SEED });
   process.env.DYNAMODB_ENDPOINT = dynamoProxy.url;
   resetConfig();
