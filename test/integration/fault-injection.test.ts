@@ -57,10 +57,13 @@ function captureLogs(): void {
       logLines.push(format(...args));
     });
   }
-  jest.spyOn(process.stderr, 'write').mockImplementation(((chunk: unknown) => {
+  // The logger writes straight to the streams (info to stdout, warnings and errors to stderr).
+  const writer = (chunk: unknown): boolean => {
     logLines.push(String(chunk));
     return true;
-  }) as unknown as typeof process.stderr.write);
+  };
+  jest.spyOn(process.stdout, 'write').mockImplementation(writer as unknown as typeof process.stdout.write);
+  jest.spyOn(process.stderr, 'write').mockImplementation(writer as unknown as typeof process.stderr.write);
 }
 
 beforeAll(async () => {
