@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { fallbackRoute, findRoute } from '../../functions/routes';
+import { errorFields, log } from '../../shared/log';
 
 export interface GatewayRequest {
   method: string;
@@ -177,7 +178,7 @@ export async function dispatch(req: GatewayRequest): Promise<GatewayResponse> {
     const event = buildEvent(req, routeKey, params, requestId, now);
     return normaliseResult(await handler(event, buildContext(name, requestId, now.getTime())), requestId);
   } catch (err) {
-    console.error(`[gateway] ${name} (${entry}) failed for ${req.method} ${req.rawPath}:`, err);
+    log('error', `gateway: ${name} (${entry}) failed for ${req.method} ${req.rawPath}`, { request_id: requestId, ...errorFields(err, true) });
     return {
       statusCode: 500,
       headers: { 'apigw-requestid': requestId, 'content-type': 'application/json' },
@@ -219,6 +220,7 @@ function send(res: ServerResponse, out: GatewayResponse): void {
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const started = performance.now();
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const headers: Record<string, string> = {};
@@ -242,6 +244,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       isBase64Encoded: false,
       cookies: [],
     });
+    logRequest(req.method ?? 'GET', url, tooLarge ? 413 : 400, started);
     return;
   }
   const out = await dispatch({
@@ -253,6 +256,14 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     sourceIp,
   });
   send(res, out);
+  logRequest(req.method ?? 'GET', url, out.statusCode, started, out.headers['x-request-id'] ?? out.headers['apigw-requestid']);
+}
+
+/** One line per request served (API Gateway's access log stands in for it in AWS). */
+function logRequest(method: string, url: string, status: number, started: number, requestId?: string): void {
+  const path = url.split('?', 1)[0] ?? url;
+  const ms = Math.round(performance.now() - started);
+  log(status >= 500 ? 'error' : 'info', `${method} ${path} ${status} ${ms} ms`, { request_id: requestId });
 }
 
 export interface Gateway {
@@ -263,7 +274,7 @@ export interface Gateway {
 export function startGateway({ port, host = '127.0.0.1' }: { port: number; host?: string }): Promise<Gateway> {
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      console.error('[gateway] failed to answer:', err);
+      log('error', 'gateway: failed to answer', errorFields(err, true));
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end(INTERNAL_ERROR);
     });

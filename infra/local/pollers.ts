@@ -22,6 +22,7 @@ import {
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import { scheduledJobs, workers as workerTable, type QueueWorker, type ScheduledJob } from '../../functions/workers';
 import type { QueueName } from '../../shared/queue/queues';
+import { errorFields, log } from '../../shared/log';
 
 const REPO_ROOT = join(__dirname, '..', '..');
 const ACCOUNT_ID = '000000000000';
@@ -61,15 +62,6 @@ export interface Pollers {
   stop(): Promise<void>;
 }
 
-function logLine(level: 'info' | 'warn' | 'error', message: string, extra: Record<string, unknown>): void {
-  // One JSON line, straight to the stream (console.error under Jest adds a stack trace per line).
-  process.stderr.write(JSON.stringify({ level, message, ...extra }) + '\n');
-}
-
-function errorFields(err: unknown): { error: string; reason: string } {
-  const e = err instanceof Error ? err : new Error(String(err));
-  return { error: e.name, reason: e.message };
-}
 
 function defaultRegion(): string {
   return process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1';
@@ -229,7 +221,7 @@ export function startPollers(options: PollerOptions): Pollers {
           }),
         );
         for (const f of out.Failed ?? []) {
-          logLine('warn', 'poller: delete failed, the message will be redelivered', {
+          log('warn', 'poller: delete failed, the message will be redelivered', {
             ...base,
             message_id: chunk[Number(f.Id)]?.MessageId,
             reason: f.Message ?? f.Code,
@@ -250,7 +242,7 @@ export function startPollers(options: PollerOptions): Pollers {
         }),
       );
       await client.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle ?? '' }));
-      logLine('error', 'poller: message moved to the DLQ', {
+      log('error', 'poller: message moved to the DLQ', {
         ...base,
         message_id: message.MessageId,
         receive_count: message.Attributes?.ApproximateReceiveCount,
@@ -279,13 +271,13 @@ export function startPollers(options: PollerOptions): Pollers {
         const verdict = failedIds(result, ids);
         failed = verdict.failed;
         if (verdict.invalid) {
-          logLine('error', 'poller: batch failed', { ...base, records: ids.length, error: 'InvalidBatchResponse', reason: verdict.invalid });
+          log('error', 'poller: batch failed', { ...base, records: ids.length, error: 'InvalidBatchResponse', reason: verdict.invalid });
         } else if (failed.size > 0) {
-          logLine('error', 'poller: records failed', { ...base, records: ids.length, failed: [...failed] });
+          log('error', 'poller: records failed', { ...base, records: ids.length, failed: [...failed] });
         }
       } catch (err) {
         failed = new Set(ids);
-        logLine('error', 'poller: batch failed', { ...base, records: ids.length, message_ids: ids, ...errorFields(err) });
+        log('error', 'poller: batch failed', { ...base, records: ids.length, message_ids: ids, ...errorFields(err) });
       }
       await deleteAll(messages.filter((m) => !failed.has(m.MessageId ?? '')));
     }
@@ -307,7 +299,7 @@ export function startPollers(options: PollerOptions): Pollers {
           received = out.Messages ?? [];
         } catch (err) {
           if (stopping.signal.aborted) break;
-          logLine('error', 'poller: receive failed', { ...base, ...errorFields(err) });
+          log('error', 'poller: receive failed', { ...base, ...errorFields(err) });
           await sleep(BACKOFF_MS);
           continue;
         }
@@ -317,7 +309,7 @@ export function startPollers(options: PollerOptions): Pollers {
             await runBatch(received);
           } catch (err) {
             // A delete or DLQ move that failed: the messages come back after the visibility timeout.
-            logLine('error', 'poller: batch bookkeeping failed', { ...base, ...errorFields(err) });
+            log('error', 'poller: batch bookkeeping failed', { ...base, ...errorFields(err) });
             await sleep(BACKOFF_MS);
           }
         } else if (waitTimeSeconds === 0) {
@@ -390,7 +382,7 @@ export function startSchedules(options: ScheduleOptions = {}): { stop(): Promise
     const ms = Math.max(1, Math.round((options.everyMinutesOverride ?? job.everyMinutes) * 60_000));
     const timer = setInterval(() => {
       if (current) {
-        logLine('warn', 'schedule: previous run still going, skipped', { job: job.name });
+        log('warn', 'schedule: previous run still going, skipped', { job: job.name });
         return;
       }
       const run = (async () => {
@@ -398,7 +390,7 @@ export function startSchedules(options: ScheduleOptions = {}): { stop(): Promise
           const handler = options.handlers?.[job.name] ?? loadHandler<ScheduledHandler>(job.entry);
           await invokeJob(job, handler);
         } catch (err) {
-          logLine('error', 'schedule: run failed', { job: job.name, ...errorFields(err) });
+          log('error', 'schedule: run failed', { job: job.name, ...errorFields(err) });
         }
       })();
       current = run;

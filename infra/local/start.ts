@@ -2,6 +2,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { resetConfig } from '../../shared/config';
+import { useReadableLogs } from '../../shared/log';
 import { scheduledJobs } from '../../functions/workers';
 import { resetQueueClient } from '../../shared/queue/publish';
 import { QUEUE_NAMES } from '../../shared/queue/queues';
@@ -149,6 +150,8 @@ function portFromEnv(name: string, fallback: number): number {
 }
 
 async function main(): Promise<void> {
+  // Readable lines with timestamps on this console (JSON is for CloudWatch); LOG_LEVEL=DEBUG shows more.
+  useReadableLogs();
   const tableName = process.env.TABLE_NAME || 'refloop';
   let runtime: LocalRuntime;
   try {

@@ -7,10 +7,7 @@ import { isAccountId, isEntityId } from '../domain/ids';
 import type { EmailEventMessage } from '../queue/queues';
 import { sqsWorker } from '../queue/worker';
 import { suppressMemberEmail } from '../store/emails';
-
-function log(level: 'info' | 'warn', message: string, extra: Record<string, unknown>): void {
-  (level === 'warn' ? console.warn : console.log)(JSON.stringify({ level, message, ...extra }));
-}
+import { log } from '../log';
 
 export async function applyEmailEvent(event: EmailEventMessage): Promise<'suppressed' | 'ignored'> {
   const detail = event.detail;

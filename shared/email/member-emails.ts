@@ -22,6 +22,7 @@ import { toMember } from '../store/members';
 import { toReferral } from '../store/referrals';
 import type { EmailSender, Mailbox } from './sender';
 import { conversionEmail, rewardEmail, type RenderedEmail } from './templates';
+import { log } from '../log';
 
 /** Longer than one attempt (the worker's timeout is 20 s), shorter than the queue's visibility timeout. */
 export const LEASE_SECONDS = 60;
@@ -33,10 +34,6 @@ export class EmailInFlightError extends Error {
 
 export const messageKey = (m: Pick<MemberEmailMessage, 'template' | 'referral_id' | 'reward_id'>) =>
   m.template === 'conversion' ? `conversion-${m.referral_id}` : `reward-${m.reward_id ?? ''}`;
-
-function log(level: 'info' | 'warn', message: string, extra: Record<string, unknown>): void {
-  (level === 'warn' ? console.warn : console.log)(JSON.stringify({ level, message, ...extra }));
-}
 
 export type EmailOutcome = 'sent' | 'skipped' | 'duplicate';
 

@@ -2,6 +2,7 @@
 // dependency that is down or throttling becomes 503 with Retry-After; anything else is a generic 500
 // that carries the request id (and is logged with its stack), never the error's own message.
 import { ApiError, ServiceUnavailableError } from '../domain/errors';
+import { errorFields, log } from '../log';
 
 const TRANSIENT_NAMES = new Set([
   'ProvisionedThroughputExceededException',
@@ -60,6 +61,6 @@ export function errorResponse(err: unknown, requestId: string): ErrorResponse {
 }
 
 function logError(message: string, err: unknown, requestId: string): void {
-  const e = err instanceof Error ? err : new Error(String(err));
-  console.error(JSON.stringify({ level: 'error', message, request_id: requestId, error: e.name, reason: e.message, stack: e.stack }));
+  // A 503 is a dependency's failure (name and reason say enough); a 500 is a bug: its stack too.
+  log('error', message, { request_id: requestId, ...errorFields(err, message === 'unhandled error') });
 }

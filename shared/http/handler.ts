@@ -6,6 +6,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type * as v from 'valibot';
 import type { Principal } from '../store/accounts';
 import { validate } from '../schemas/fields';
+import { appendLogKeys } from '../log';
 import { authenticate } from './auth';
 import { parseJsonBody } from './body';
 import { idempotent, storeForReplay } from './idempotency';
@@ -44,6 +45,7 @@ export function apiHandler<BS extends Schema | undefined = undefined, QS extends
 ) {
   return publicHandler(async (event) => {
     const principal = await authenticate(event);
+    appendLogKeys({ account_id: principal.accountId });
     // Writes sent with an Idempotency-Key run under it (./idempotency.ts): validation answers included,
     // and a 429 releases the key so the retry runs.
     // Answers the key gives without running the request (replays, 422, 409) are counted too.

@@ -4,6 +4,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { config } from '../config';
+import { invocationKeys, withLogKeys } from '../log';
 import { errorResponse } from './errors';
 
 /** A request header, case-insensitively. */
@@ -48,10 +49,15 @@ const errorsAsJson = (): middy.MiddlewareObj<APIGatewayProxyEventV2, Result> => 
   },
 });
 
-/** Wraps a middy pipeline around `fn` with no authentication (e.g. the 404/405 fallback). */
+/**
+ * Wraps a middy pipeline around `fn` with no authentication (e.g. the 404/405 fallback). Every line
+ * logged while it runs carries the request id, the route and the Lambda invocation's keys.
+ */
 export function publicHandler(fn: (event: APIGatewayProxyEventV2) => Promise<Result>) {
-  return middy<APIGatewayProxyEventV2, Result, Error, Context>({ timeoutEarlyInMillis: 0 })
+  const pipeline = middy<APIGatewayProxyEventV2, Result, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(errorsAsJson())
     .handler(fn);
+  return (event: APIGatewayProxyEventV2, context: Context): Promise<Result> =>
+    withLogKeys({ ...invocationKeys(context), request_id: requestId(event), route: event.routeKey }, () => pipeline(event, context));
 }
 

@@ -1,17 +1,11 @@
 // The SQS consumer wrapper every worker uses: parses each record, runs the worker's function on it,
 // and reports the records that failed (partial batch response), so SQS redelivers only those and
 // moves a message that keeps failing to the DLQ after maxReceiveCount receives.
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { errorFields, invocationKeys, log, withLogKeys } from '../log';
 
 export class PoisonMessageError extends Error {
   override readonly name = 'PoisonMessageError';
-}
-
-function log(level: 'info' | 'warn' | 'error', message: string, extra: Record<string, unknown>): void {
-  const line = JSON.stringify({ level, message, ...extra });
-  if (level === 'error') console.error(line);
-  else if (level === 'warn') console.warn(line);
-  else console.log(line);
 }
 
 export type RecordHandler<M> = (message: M, record: SQSRecord) => Promise<void>;
@@ -19,32 +13,29 @@ export type RecordHandler<M> = (message: M, record: SQSRecord) => Promise<void>;
 /**
  * Records of a batch run concurrently, at most `concurrency` at a time. A record that throws is
  * reported in `batchItemFailures`; the others are acknowledged. A body that is not JSON is poison:
- * it fails every time and so ends in the DLQ after maxReceiveCount receives.
+ * it fails every time and so ends in the DLQ after maxReceiveCount receives. Every line logged while a
+ * record runs carries the queue, the message id and the message's account, so does the failure line.
  */
 export function sqsWorker<M>(name: string, handle: RecordHandler<M>, concurrency = 5) {
-  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
     const failures: SQSBatchResponse['batchItemFailures'] = [];
     const records = [...(event.Records ?? [])];
-    const run = async (record: SQSRecord) => {
-      try {
-        let message: M;
+    const invocation = { ...invocationKeys(context), queue: name };
+    const run = (record: SQSRecord) =>
+      withLogKeys({ ...invocation, message_id: record.messageId, account_id: accountOf(record.body) }, async () => {
         try {
-          message = JSON.parse(record.body) as M;
-        } catch {
-          throw new PoisonMessageError('Message body is not JSON');
+          let message: M;
+          try {
+            message = JSON.parse(record.body) as M;
+          } catch {
+            throw new PoisonMessageError('Message body is not JSON');
+          }
+          await handle(message, record);
+        } catch (err) {
+          log('error', `${name}: record failed`, { receive_count: record.attributes?.ApproximateReceiveCount, ...errorFields(err) });
+          failures.push({ itemIdentifier: record.messageId });
         }
-        await handle(message, record);
-      } catch (err) {
-        const e = err instanceof Error ? err : new Error(String(err));
-        log('error', `${name}: record failed`, {
-          message_id: record.messageId,
-          receive_count: record.attributes?.ApproximateReceiveCount,
-          error: e.name,
-          reason: e.message,
-        });
-        failures.push({ itemIdentifier: record.messageId });
-      }
-    };
+      });
     const lanes = Array.from({ length: Math.min(concurrency, records.length) }, async () => {
       for (let record = records.shift(); record; record = records.shift()) await run(record);
     });
@@ -53,4 +44,13 @@ export function sqsWorker<M>(name: string, handle: RecordHandler<M>, concurrency
   };
 }
 
-export { log as workerLog };
+/** The account a message is about (`account_id`, or the SES tags of an email event), for the log lines. */
+function accountOf(body: string): string | undefined {
+  try {
+    const m = JSON.parse(body) as { account_id?: unknown; detail?: { mail?: { tags?: { account_id?: unknown[] } } } };
+    const id = typeof m.account_id === 'string' ? m.account_id : m.detail?.mail?.tags?.account_id?.[0];
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -20,6 +20,7 @@ import { claimAttempt, loadDelivery, recordAttempt, type AttemptRecord, type End
 import { afterFailure, shouldDisable } from './backoff';
 import { parseEndpointUrl, resolveSafely, UnsafeUrlError, type ResolvedAddress } from './ssrf';
 import { signatureHeader } from './verify';
+import { log } from '../log';
 
 /** How long a claimed attempt is protected from other workers (an attempt takes at most the HTTP timeout). */
 export const LEASE_MS = 60_000;
@@ -27,10 +28,6 @@ export const LEASE_MS = 60_000;
 const EARLY_MS = 1_000;
 
 export type AttemptResult = 'skipped' | 'succeeded' | 'retrying' | 'failed' | 'cancelled';
-
-function log(level: 'info' | 'warn', message: string, extra: Record<string, unknown>): void {
-  (level === 'warn' ? console.warn : console.log)(JSON.stringify({ level, message, ...extra }));
-}
 
 export async function attemptDelivery(message: DeliverMessage): Promise<AttemptResult> {
   const { account_id: accountId, endpoint_id: endpointId, delivery: sk } = message;

@@ -297,6 +297,6 @@ describe('counter exactness under random, partly concurrent sequences', () => {
       }),
       { numRuns: 24 },
     );
-    console.log(`counters: ${sequences} sequences, ${requests} write requests, ${unavailable} answered 503`, outcomes);
+    if (process.env.TEST_REPORTS === '1') console.log(`counters: ${sequences} sequences, ${requests} write requests, ${unavailable} answered 503`, outcomes);
   }, 240_000);
 });

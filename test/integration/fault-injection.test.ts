@@ -12,6 +12,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { startPaddleEmulator, type DeliveredAlert, type PaddleEmulator } from '../../infra/local/paddle-emulator';
 import type { Pollers } from '../../infra/local/pollers';
 import { resetConfig } from '../../shared/config';
+import { setLogLevel } from '../../shared/log';
 import { resetQueueClient } from '../../shared/queue/publish';
 import { createAccount } from '../../shared/store/accounts';
 import { resetClients } from '../../shared/store/client';
@@ -56,14 +57,19 @@ function captureLogs(): void {
       logLines.push(format(...args));
     });
   }
-  jest.spyOn(process.stderr, 'write').mockImplementation(((chunk: unknown) => {
+  // The logger writes straight to the streams (info to stdout, warnings and errors to stderr).
+  const writer = (chunk: unknown): boolean => {
     logLines.push(String(chunk));
     return true;
-  }) as unknown as typeof process.stderr.write);
+  };
+  jest.spyOn(process.stdout, 'write').mockImplementation(writer as unknown as typeof process.stdout.write);
+  jest.spyOn(process.stderr, 'write').mockImplementation(writer as unknown as typeof process.stderr.write);
 }
 
 beforeAll(async () => {
   captureLogs();
+  // The logger is silent under Jest (global setup); this file reads every line it writes.
+  setLogLevel('DEBUG');
   dynamoProxy = await startFaultProxy({ target: directDynamo, flavour: 'dynamodb', seed: SEED });
   process.env.DYNAMODB_ENDPOINT = dynamoProxy.url;
   resetConfig();

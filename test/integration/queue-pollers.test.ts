@@ -7,6 +7,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { QueueWorker, ScheduledJob } from '../../functions/workers';
 import { failedIds, startSchedules, type Pollers, type SqsHandler } from '../../infra/local/pollers';
 import { setQueueEnvironment } from '../../infra/local/sqs';
+import { setLogLevel } from '../../shared/log';
 import { sqsWorker } from '../../shared/queue/worker';
 import { pollUntil } from '../support/fixtures';
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
@@ -76,7 +77,8 @@ const logged = () =>
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 beforeAll(async () => {
-  // Failures are logged by design (pollers: stderr lines, sqsWorker: console.error); keep the output readable.
+  // Failures are logged by design (JSON lines on stderr); this file asserts on them, silently.
+  setLogLevel('DEBUG');
   stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
   consoleError = jest.spyOn(console, 'error').mockImplementation(() => undefined);
   queues = await startTestQueues({ visibilityTimeoutSeconds: 1, maxReceiveCount: 3 });

@@ -9,6 +9,7 @@ import { format } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { routes, type Route } from '../../functions/routes';
+import { setLogLevel } from '../../shared/log';
 import { startPaddleEmulator, type DeliveredAlert, type PaddleEmulator } from '../../infra/local/paddle-emulator';
 import type { Pollers } from '../../infra/local/pollers';
 import { createAccount, createApiKey, ensurePublishableKey, revokeApiKey } from '../../shared/store/accounts';
@@ -124,6 +125,8 @@ let bIds: { campaign: string; member: string; referral: string; subscription: nu
 
 beforeAll(async () => {
   captureLogs();
+  // The logger is silent under Jest (global setup); this file reads every line it writes.
+  setLogLevel('DEBUG');
   // Endpoints on a closed loopback port: deliveries fail locally, never leave the machine.
   process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
   queues = await startTestQueues();

@@ -11,6 +11,10 @@ export const holder = globalThis as typeof globalThis & { __refloopDynamo?: Dyna
 
 export default async function globalSetup(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  // The service's logger (shared/log.ts) is silent: expected failure paths (503s, failed records, DLQ moves)
+  // would otherwise fill the run. Tests that assert on log lines call setLogLevel; LOG_LEVEL=DEBUG npm test
+  // shows everything.
+  process.env.LOG_LEVEL ??= 'SILENT';
   const dynamo = await startDynamoLocal({ port: await freePort(), path: null, tableName: TEST_TABLE });
   holder.__refloopDynamo = dynamo;
   // Workers are started after this and inherit process.env; each test file then gets its own copy.
