@@ -15,6 +15,7 @@ import { claimKey, completeKey, IdempotencyLockLostError, releaseKey, runWithIde
 import { keys } from '../store/table';
 import { header } from './body';
 import { jsonResult, requestId, type Result } from './respond';
+import { log } from '../log';
 
 
 export const MISMATCH = 'Idempotency-Key reused with a different request.';
@@ -121,7 +122,7 @@ export async function idempotent(
   } catch (err) {
     // The effect is done and the client gets its answer; a retry finds the effect marker (README).
     const e = err instanceof Error ? err : new Error(String(err));
-    console.error(JSON.stringify({ level: 'error', message: 'idempotent response not stored', request_id: requestId(event), error: e.name, reason: e.message }));
+    log('error', 'idempotent response not stored', { request_id: requestId(event), error: e.name, reason: e.message });
   }
   return result;
 }

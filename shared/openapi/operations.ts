@@ -181,14 +181,15 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Browser',
     summary: 'Create a referral from the browser (`source: "js"`)',
     description:
-      "What the script's `refloop.signup()` calls: the rules of `POST /v1/referrals/` (idempotent on the pair, one referral per user, no self-referral), answering only the referral's id. Publishable key; CORS for any origin; rate limited per IP and per key. Emits `referral.created`.",
+      "What the script's `refloop.signup()` calls: the rules of `POST /v1/referrals/` (idempotent on the pair, one referral per user, no self-referral), answering 200 `{id}` alike whatever the outcome: the id of the referral this request created, or a decoy id that names nothing (unknown code, already referred, a repeat, self-referral), so the public key reveals neither codes nor existing ids. 403 when the account turned browser referrals off (`account set-js-referrals`). Publishable key; CORS for any origin; rate limited per IP and per key. Emits `referral.created` for a created referral.",
     body: jsReferralBody,
     success: {
       status: 200,
-      description: "The referral's id (new or existing).",
+      description: "The created referral's id, or a decoy.",
       body: { json: { type: 'object', properties: { id: { type: 'string', pattern: '^[0-9a-f]{32}$' } }, required: ['id'], additionalProperties: false } },
     },
-    examples: { request: referralRequest, response: { id: REFERRAL_ID } },
+    errors: [403],
+    examples: { request: referralRequest, response: { id: REFERRAL_ID }, errors: { 403: { detail: 'Referrals from the browser are turned off for this account; the app creates them with its secret key.' } } },
   },
   CreateJsReferralPreflight: { tag: 'Browser', summary: 'CORS preflight of the referral endpoint', description: "The browser's CORS preflight before `POST /js/v1/referrals/`: no authentication, any origin.", success: { status: 204, description: 'The CORS headers (any origin; POST; Authorization and Content-Type).' } },
 

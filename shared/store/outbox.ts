@@ -12,6 +12,7 @@ import { publishAll } from '../queue/publish';
 import type { DispatchEventMessage } from '../queue/queues';
 import { db, tableName } from './client';
 import { GSI2, keys, SWEEP_SHARDS, timeKey, TTL_ATTRIBUTE } from './table';
+import { log } from '../log';
 
 /** Events are kept 30 days (deliveries give up after 3). */
 export const EVENT_DAYS = 30;
@@ -66,7 +67,7 @@ export async function dispatchCommittedEvents(items: readonly unknown[]): Promis
     await publishAll('webhook-events', events);
   } catch (err) {
     const e = err instanceof Error ? err : new Error(String(err));
-    console.warn(JSON.stringify({ level: 'warn', message: 'event hand-off deferred to the outbox sweep', events: events.map((m) => m.event_id), error: e.name, reason: e.message }));
+    log('warn', 'event hand-off deferred to the outbox sweep', { events: events.map((m) => m.event_id), error: e.name, reason: e.message });
   }
 }
 

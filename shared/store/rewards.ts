@@ -12,6 +12,7 @@ import { eventItem } from './outbox';
 import { ConditionsFailedError, queryAll, RaceLostError, transact, type TransactItem } from './ops';
 import { toReferral } from './referrals';
 import { GSI1, keys } from './table';
+import { log } from '../log';
 
 /** A reward as stored: the public fields plus where its credit was applied at the provider. */
 export interface StoredReward extends Reward {
@@ -144,7 +145,7 @@ export async function recordCreditApplied(accountId: string, referralId: string,
     { ':m': modifierId, ':s': subscriptionId },
   );
   // The referral was deleted meanwhile: the modifier stays at the provider, found again by its description.
-  if (!done) console.warn(JSON.stringify({ level: 'warn', message: 'credit applied but its referral changed', referral_id: referralId, modifier_id: modifierId }));
+  if (!done) log('warn', 'credit applied but its referral changed', { referral_id: referralId, modifier_id: modifierId });
 }
 
 /** Gives a claim back early (after a failed provider call) so a retry need not wait for it to expire. */
