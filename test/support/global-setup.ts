@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startDynamoLocal, type DynamoLocal } from '../../infra/local/dynamodb';
+import unitEnvironment from './unit-setup';
 
 export const TEST_TABLE = 'refloop-test';
 
@@ -10,11 +11,7 @@ export const TEST_TABLE = 'refloop-test';
 export const holder = globalThis as typeof globalThis & { __refloopDynamo?: DynamoLocal; __refloopOutbox?: string };
 
 export default async function globalSetup(): Promise<void> {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  // The service's logger (shared/log.ts) is silent: expected failure paths (503s, failed records, DLQ moves)
-  // would otherwise fill the run. Tests that assert on log lines call setLogLevel; LOG_LEVEL=DEBUG npm test
-  // shows everything.
-  process.env.LOG_LEVEL ??= 'SILENT';
+  unitEnvironment();
   const dynamo = await startDynamoLocal({ port: await freePort(), path: null, tableName: TEST_TABLE });
   holder.__refloopDynamo = dynamo;
   // Workers are started after this and inherit process.env; each test file then gets its own copy.
