@@ -113,7 +113,8 @@ export async function startDynamoLocal(options: DynamoLocalOptions): Promise<Dyn
 
   const client = createDynamoClient({ endpoint, region: 'us-east-1' });
   try {
-    const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
+    // Java starts in 3-5 s on a quiet machine; a loaded 2-core CI box has been seen to need more than 30 s.
+    const deadline = Date.now() + (options.startTimeoutMs ?? 90_000);
     for (;;) {
       if (spawnError) throw spawnError;
       if (child.exitCode !== null || child.signalCode !== null) {

@@ -65,7 +65,7 @@ describe('local runtime', () => {
     expect(demo.publishableKey).toMatch(/^rfl_pub_/);
     demoKey = demo.apiKey;
     demoPublishableKey = demo.publishableKey;
-  }, 60_000);
+  }, 120_000);
 
   it('serves the browser script and its public endpoints over HTTP, with CORS', async () => {
     const script = await fetch(`${runtime?.url}/js/refloop.js`, { headers: { 'accept-encoding': 'gzip' } });
@@ -105,7 +105,7 @@ describe('local runtime', () => {
     const got = await call('GET', `/v1/campaigns/${campaignId}/`, demo.apiKey);
     expect(got.status).toBe(200);
     expect(got.body).toMatchObject({ id: campaignId, name: 'x' });
-  }, 60_000);
+  }, 120_000);
 
   it('serves the OpenAPI document and the rendered reference without a key', async () => {
     const doc = await call('GET', '/v1/openapi.json', null);
