@@ -13,7 +13,7 @@ import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, RaceLo
 import { eventItem } from './outbox';
 import { emptyPage, queryPage, type PageRequest } from './pagination';
 import { toMember } from './members';
-import { subscriptionSnapshot } from './subscriptions';
+import { releaseIfOrphaned, subscriptionSnapshot, toSubscription } from './subscriptions';
 import { GSI1, keys } from './table';
 
 export function toReferral(item: Record<string, unknown> | undefined): Referral | null {
@@ -179,6 +179,7 @@ export async function createReferral(
 }
 
 export async function deleteReferral(accountId: string, id: string): Promise<void> {
+  let keepSubscription = false;
   await withRetries(async () => {
     const referral = await getReferralOrThrow(accountId, id);
     const memberItem = await getItem(keys.member(accountId, referral.member_id));
@@ -189,14 +190,21 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
     };
     const items: TransactItem[] = [
       {
-        // The rewards read are the ones whose amounts leave the member's stats: a reward written
-        // meanwhile makes this fail and the delete start over.
+        // Conditional on the state read: the rewards read are the ones whose amounts leave the member's
+        // stats, and the conversion read is the one undone (its subscription freed, its count taken off).
+        // A reward or a conversion written meanwhile makes this fail and the delete start over, so a
+        // concurrent conversion either wins whole (and is deleted with the referral) or loses whole.
         Delete: {
           TableName: tableName(),
           Key: keys.referral(accountId, id),
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#rw) OR size(#rw) = :n)',
-          ExpressionAttributeNames: { '#rw': 'rewards' },
-          ExpressionAttributeValues: { ':n': referral.rewards.length },
+          ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(#rw) OR size(#rw) = :n) AND ${
+            converted ? 'converted_at = :ca AND #s.#id = :sid' : '(attribute_not_exists(converted_at) OR attribute_type(converted_at, :null))'
+          }`,
+          ExpressionAttributeNames: { '#rw': 'rewards', ...(converted ? { '#s': 'subscription', '#id': 'id' } : {}) },
+          ExpressionAttributeValues: {
+            ':n': referral.rewards.length,
+            ...(converted ? { ':ca': referral.converted_at, ':sid': referral.subscription?.id ?? null } : { ':null': 'NULL' }),
+          },
         },
       },
       {
@@ -237,14 +245,17 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
         },
       });
     }
-    if (referral.subscription) {
-      // Frees the subscription for another referral.
+    let unlinkAt = -1;
+    if (referral.subscription && converted && !keepSubscription) {
+      // Frees the subscription for another referral (the conversion tied it to this one).
+      unlinkAt = items.length;
       items.push({
         Update: {
           TableName: tableName(),
           Key: keys.subscription(accountId, referral.subscription.id),
           UpdateExpression: 'REMOVE referral_id',
-          ConditionExpression: 'attribute_exists(pk)',
+          ConditionExpression: 'referral_id = :r',
+          ExpressionAttributeValues: { ':r': id },
         },
       });
     }
@@ -252,18 +263,35 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
       await transact(items);
     } catch (err) {
       if (err instanceof ConditionsFailedError) {
-        if (err.failed(0)) throw new NotFoundError(); // deleted by a concurrent request
+        // Deleted by a concurrent request, or converted / rewarded meanwhile (then read again).
+        if (err.failed(0)) {
+          if (!(await getItem(keys.referral(accountId, id)))) throw new NotFoundError();
+          throw new ReferralRaceError();
+        }
+        // Its subscription is not tied to it (data from before conversions and deletes agreed): leave it be.
+        if (unlinkAt >= 0 && err.failed(unlinkAt)) keepSubscription = true;
         throw new ReferralRaceError();
       }
       throw err;
     }
-  }, (err) => err instanceof ReferralRaceError);
+  }, (err) => err instanceof ReferralRaceError, 8);
 }
 
 export class SubscriptionAssignedError extends ValidationError {
   constructor(subscriptionId: number) {
     super({ subscription_id: [`Subscription ${subscriptionId} is already assigned to another referral`] });
   }
+}
+
+/**
+ * Refuses a subscription tied to another referral (400), unless that tie is stale data: a referral that
+ * no longer exists (a delete that raced its conversion before deletes were conditional). Such a tie is
+ * freed here. Costs one read, only when the subscription is tied to another referral.
+ */
+export async function assertSubscriptionFree(accountId: string, subscription: Subscription, referralId: string): Promise<void> {
+  const holder = subscription.referral_id;
+  if (!holder || holder === referralId) return;
+  if (!(await releaseIfOrphaned(accountId, subscription.id, holder))) throw new SubscriptionAssignedError(subscription.id);
 }
 
 export const alreadyConverted = (id: string) => new ValidationError({ non_field_errors: [`Referral ${id} is already converted`] });
@@ -288,7 +316,7 @@ export async function markReferralConverted(
   automatic = false,
 ): Promise<{ referral: Referral; changed: boolean }> {
   const now = Math.floor(Date.now() / 1000);
-  const snapshot = subscriptionSnapshot(subscription);
+  let snapshot = subscriptionSnapshot(subscription);
   let includeMember = true;
   for (let attempt = 1; ; attempt++) {
     const items: TransactItem[] = [
@@ -307,8 +335,11 @@ export async function markReferralConverted(
           TableName: tableName(),
           Key: keys.subscription(accountId, subscription.id),
           UpdateExpression: 'SET referral_id = :r',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(referral_id) OR referral_id = :r)',
-          ExpressionAttributeValues: { ':r': referral.id },
+          // The snapshot is of the version read: a provider update written meanwhile (a cancellation,
+          // say) makes this read the subscription again, so the referral never keeps an older copy.
+          ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(referral_id) OR referral_id = :r)${subscription.version ? ' AND #version = :v' : ''}`,
+          ...(subscription.version ? { ExpressionAttributeNames: { '#version': 'version' } } : {}),
+          ExpressionAttributeValues: { ':r': referral.id, ...(subscription.version ? { ':v': subscription.version } : {}) },
         },
       },
     ];
@@ -335,6 +366,15 @@ export async function markReferralConverted(
         const current = await getReferralOrThrow(accountId, referral.id);
         if (current.converted_at !== null && convertedWith(current, { subscriptionId: subscription.id })) return { referral: current, changed: false };
         throw alreadyConverted(referral.id);
+      }
+      if (err.failed(1) && attempt < 8) {
+        // Tied to another referral meanwhile, or a newer version: read it again.
+        const fresh = toSubscription(await getItem(keys.subscription(accountId, subscription.id)));
+        if (!fresh) throw new ReferralRaceError();
+        await assertSubscriptionFree(accountId, fresh, referral.id);
+        subscription = fresh;
+        snapshot = subscriptionSnapshot(fresh);
+        continue;
       }
       if (err.failed(1)) throw new SubscriptionAssignedError(subscription.id);
       if (err.failed(2) && attempt < 3) {
