@@ -7,6 +7,9 @@
 // fetched from the provider (users + plan) and stored first.
 // A replay (same referral, same subscription or checkout) changes nothing, answers 200 with the
 // referral, and queues the evaluation again: a first attempt that committed but failed to send is healed.
+// Self-referral (the referring member's attached subscription, or one with the member's email address,
+// without case) is refused with a 400 by conditions of the same transaction (store/referrals.ts), so it
+// costs no extra read and cannot be raced.
 import { config } from '../config';
 import { NotFoundError, ValidationError } from '../domain/errors';
 import { isEntityId } from '../domain/ids';

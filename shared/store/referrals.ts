@@ -283,6 +283,20 @@ export class SubscriptionAssignedError extends ValidationError {
   }
 }
 
+/** Longer addresses are not member addresses (nor valid keys): no claim item to check. */
+const MAX_EMAIL_KEY = 320;
+
+/**
+ * A conversion of the referring member's own subscription: the one attached to the member, or one with
+ * the member's email address (without case). A 400 on the field the conversion named.
+ */
+export class SelfReferralError extends ValidationError {
+  constructor(subscriptionId: number, checkoutId: string | null, readonly reason: 'attached' | 'email') {
+    const why = reason === 'attached' ? 'is attached to the referring member' : "has the referring member's email address";
+    super({ [checkoutId ? 'checkout_id' : 'subscription_id']: [`Subscription ${subscriptionId} ${why}; a member cannot refer themselves`] });
+  }
+}
+
 /**
  * Refuses a subscription tied to another referral (400), unless that tie is stale data: a referral that
  * no longer exists (a delete that raced its conversion before deletes were conditional). Such a tie is
@@ -349,8 +363,23 @@ export async function markReferralConverted(
           TableName: tableName(),
           Key: keys.member(accountId, referral.member_id),
           UpdateExpression: 'ADD conversions :one',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':one': 1 },
+          // Self-referral: never the member's own attached subscription.
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(subscription_id) OR subscription_id <> :sid)',
+          ExpressionAttributeValues: { ':one': 1, ':sid': subscription.id },
+        },
+      });
+    }
+    // Self-referral: never a subscription with the member's email address (the email claim item is keyed
+    // by the address in lower case, so this compares without case, in the same transaction, at no read).
+    const email = subscription.email.trim();
+    const emailCheck = email !== '' && email.length <= MAX_EMAIL_KEY ? items.length : -1;
+    if (emailCheck >= 0) {
+      items.push({
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: keys.memberEmailClaim(accountId, email),
+          ConditionExpression: 'attribute_not_exists(pk) OR member_id <> :m',
+          ExpressionAttributeValues: { ':m': referral.member_id },
         },
       });
     }
@@ -366,6 +395,11 @@ export async function markReferralConverted(
         const current = await getReferralOrThrow(accountId, referral.id);
         if (current.converted_at !== null && convertedWith(current, { subscriptionId: subscription.id })) return { referral: current, changed: false };
         throw alreadyConverted(referral.id);
+      }
+      if (emailCheck >= 0 && err.failed(emailCheck)) throw new SelfReferralError(subscription.id, checkoutId, 'email');
+      if (includeMember && err.failed(2)) {
+        const member = toMember(await getItem(keys.member(accountId, referral.member_id)));
+        if (member?.subscription_id === subscription.id) throw new SelfReferralError(subscription.id, checkoutId, 'attached');
       }
       if (err.failed(1) && attempt < 8) {
         // Tied to another referral meanwhile, or a newer version: read it again.
