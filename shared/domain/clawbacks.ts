@@ -7,7 +7,8 @@
 //   reward proportional to the refund: round(reward * refund / payment amount), as a negative reward
 //   (a clawback: its own id, the refunded payment's payment_id, `reverses` the reward, `refund_id` the
 //   refund alert's id). The clawbacks of one reward never exceed it; once the payment's refunds add up
-//   to its whole amount, the clawbacks add up to the whole reward exactly (rounding is settled there).
+//   to its whole amount, the clawbacks add up to the whole reward exactly (rounding is settled there,
+//   also when the last refund's own share rounds to zero).
 // - Credit: a credit is given once and cannot be taken back in part. When the refunds of the payment
 //   that triggered it add up to its whole amount (or one says `refund_type` full), the credit is to be
 //   reversed: its modifier deleted at the provider while unbilled, then a clawback of the whole credit
@@ -97,8 +98,14 @@ export function planClawbacks(rewards: RewardState[], payments: { id: number; am
       planned.push({ type: 'commission', amount: -amount, currency: reward.currency, payment_id: reward.payment_id, reverses: reward.id, refund_id: refund.id });
     }
     // The whole payment refunded: the last new clawback settles the rounding so the reward nets to zero.
+    // When no refund planned one (the final shares rounded to zero), the settlement names the latest
+    // refund not answered yet, so it is still recorded exactly once.
     const last = planned[planned.length - 1];
-    if (whole && last && clawed < reward.amount) last.amount -= reward.amount - clawed;
+    if (whole && clawed < reward.amount) {
+      const settling = last ? null : [...mine].reverse().find((r) => !answered.has(r.id));
+      if (last) last.amount -= reward.amount - clawed;
+      else if (settling) planned.push({ type: 'commission', amount: clawed - reward.amount, currency: reward.currency, payment_id: reward.payment_id, reverses: reward.id, refund_id: settling.id });
+    }
     plan.clawbacks.push(...planned);
   }
   return plan;

@@ -42,6 +42,8 @@ export interface Subscription {
   created_at: number;
   member_id?: string | undefined;
   referral_id?: string | undefined;
+  /** The stored item's version (this service's, never shown): writes that depend on what was read check it. */
+  version?: number | undefined;
 }
 
 export interface Member {

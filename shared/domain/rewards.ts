@@ -5,19 +5,23 @@
 //
 // Rules:
 // - No campaign (`reward_type` null): never any reward; the referral is complete at once.
-// - Counted payments: status `paid` in the referral's currency (`terms.currency`). Payments in another
-//   currency are ignored (there is no FX conversion); `failed` ones are ignored; a `refunded` payment is
-//   not counted, and a payment id that has any `refunded` record is not counted even if a `paid` record
-//   of it is also given. Order: `paid_at`, then `id`; an id given twice is counted once (its earliest
-//   record).
-// - Threshold: a running total of the counted amounts; the first counted payment at which the total
-//   reaches `reward_threshold` (>=) is the trigger. With threshold 0 that is the first counted payment.
+// - Counted payments: status `paid` or `refunded` in the referral's currency (`terms.currency`). Payments
+//   in another currency are ignored (there is no FX conversion); `failed` ones are ignored. Order:
+//   `paid_at`, then `id`; an id given twice is counted once (its earliest record).
+// - Refunds reduce a payment, they do not erase it: its net amount is its amount less what was refunded
+//   (the refund records given in `opts.refunds`, or the payment's own `refund_amount`; a refund of type
+//   `full`, or a `refunded` record with no amount known, refunds it whole). A payment id with any
+//   `refunded` record is refunded even if a `paid` record of it is also given.
+// - Threshold: a running total of the counted net amounts; the first counted payment not refunded in
+//   full at which the total reaches `reward_threshold` (>=) is the trigger. With threshold 0 that is the
+//   first counted payment not refunded in full. A payment refunded in full never earns a reward.
 // - credit: exactly one reward over the referral's life, for the trigger payment. When `existing` is
 //   non-empty there is nothing more to plan. completed = a reward exists (stored or planned now), or the
 //   subscription was deleted before any payment reached the threshold (then with no reward).
-// - commission: the period starts at the first counted payment's `paid_at` and ends (exclusive) at
-//   `addMonthsUtc(start, commission_months)`; `commission_months` null = the life of the subscription.
-//   Every counted payment from the trigger on with `paid_at` < end earns one reward, unless `existing`
+// - commission: the period starts at the first counted payment's `paid_at`, whatever its refunds, and ends
+//   (exclusive) at `addMonthsUtc(start, commission_months)`; `commission_months` null = the life of the
+//   subscription. Every counted payment from the trigger on with `paid_at` < end, not refunded in full,
+//   earns one reward (a partial refund is taken back by a clawback: domain/clawbacks.ts), unless `existing`
 //   already has its payment id. completed = the subscription is deleted, or (commission_months is set,
 //   there is a counted payment, and `now` >= end).
 // - Each reward is `reward_amount` in `terms.currency`, and never two rewards for one payment id.
@@ -32,6 +36,17 @@ export interface PaymentRecord {
   /** Unix seconds. */
   paid_at: number;
   status: 'paid' | 'failed' | 'refunded';
+  /** Cents refunded (the latest refund alert's amount, for a `refunded` record). */
+  refund_amount?: number;
+  refund_type?: string;
+}
+
+/** One refund of a payment (one per refund alert). */
+export interface RefundAmount {
+  payment_id: number;
+  /** Cents. */
+  amount: number;
+  refund_type?: string;
 }
 
 export interface RewardTerms {
@@ -61,14 +76,14 @@ export function planRewards(
   terms: RewardTerms,
   payments: PaymentRecord[],
   existing: { payment_id: number }[],
-  opts: { subscriptionDeleted: boolean; now: number },
+  opts: { subscriptionDeleted: boolean; now: number; refunds?: RefundAmount[] },
 ): RewardPlan {
   const type = terms.reward_type;
   if (type === null) return { rewards: [], completed: true };
   const currency = terms.currency;
-  const counted = currency === null ? [] : countedPayments(payments, currency);
+  const counted = currency === null ? [] : countedPayments(payments, currency, opts.refunds ?? []);
   const trigger = triggerIndex(counted, terms.reward_threshold);
-  const reward = (payment: PaymentRecord): PlannedReward => ({
+  const reward = (payment: CountedPayment): PlannedReward => ({
     payment_id: payment.id,
     type,
     amount: terms.reward_amount,
@@ -93,7 +108,7 @@ export function planRewards(
   if (trigger !== null) {
     for (const payment of counted.slice(trigger)) {
       if (payment.paid_at >= end) break;
-      if (rewarded.has(payment.id)) continue;
+      if (payment.voided || rewarded.has(payment.id)) continue;
       rewarded.add(payment.id);
       rewards.push(reward(payment));
     }
@@ -102,26 +117,46 @@ export function planRewards(
   return { rewards, completed: opts.subscriptionDeleted || periodOver };
 }
 
-/** Paid payments in `currency`, refunded ids left out, in (paid_at, id) order, each id once. */
-function countedPayments(payments: PaymentRecord[], currency: string): PaymentRecord[] {
-  const refunded = new Set(payments.filter((p) => p.status === 'refunded').map((p) => p.id));
+type CountedPayment = PaymentRecord & {
+  /** Cents: the amount less what was refunded. */
+  net: number;
+  /** Refunded whole: it never earns a reward (a free payment that was not refunded still may). */
+  voided: boolean;
+};
+
+/** Paid (or refunded) payments in `currency`, in (paid_at, id) order, each id once, with their net amounts. */
+function countedPayments(payments: PaymentRecord[], currency: string, refunds: RefundAmount[]): CountedPayment[] {
+  const refundedRecords = payments.filter((p) => p.status === 'refunded');
   const sorted = payments
-    .filter((p) => p.status === 'paid' && p.currency === currency && !refunded.has(p.id))
+    .filter((p) => (p.status === 'paid' || p.status === 'refunded') && p.currency === currency)
     .sort((a, b) => a.paid_at - b.paid_at || a.id - b.id);
   const seen = new Set<number>();
-  return sorted.filter((p) => {
-    if (seen.has(p.id)) return false;
+  const out: CountedPayment[] = [];
+  for (const p of sorted) {
+    if (seen.has(p.id)) continue;
     seen.add(p.id);
-    return true;
-  });
+    const records = refundedRecords.filter((r) => r.id === p.id);
+    const mine = refunds.filter((r) => r.payment_id === p.id && r.amount > 0);
+    const full = records.some((r) => r.refund_type === 'full') || mine.some((r) => r.refund_type === 'full');
+    const known = Math.max(
+      mine.reduce((a, r) => a + r.amount, 0),
+      ...records.map((r) => r.refund_amount ?? 0),
+    );
+    // A refunded record that says nothing of its amount counts as refunded whole (the safe side).
+    const whole = full || (records.length > 0 && known <= 0) || (known > 0 && known >= p.amount);
+    const refunded = whole ? p.amount : known;
+    out.push({ ...p, net: p.amount - refunded, voided: whole });
+  }
+  return out;
 }
 
-/** Index of the first payment at which the running total reaches `threshold`; null when none does. */
-function triggerIndex(counted: PaymentRecord[], threshold: number): number | null {
+/** Index of the first payment not refunded whole at which the running net total reaches `threshold`; null when none does. */
+function triggerIndex(counted: CountedPayment[], threshold: number): number | null {
   let total = 0;
   for (let i = 0; i < counted.length; i++) {
-    total += (counted[i] as PaymentRecord).amount;
-    if (total >= threshold) return i;
+    const payment = counted[i] as CountedPayment;
+    total += payment.net;
+    if (!payment.voided && total >= threshold) return i;
   }
   return null;
 }

@@ -8,12 +8,14 @@
 // Further sources (a coupon code, for example) are one function each, added to SOURCES.
 //
 // A referral id that is malformed, unknown to the account, already converted with another subscription,
-// or a subscription already tied elsewhere: logged and ignored. The alert itself is still acknowledged
+// a subscription already tied elsewhere, or the referring member's own subscription (self-referral: the
+// one attached to the member, or one with the member's email): logged and ignored, nothing rewarded. The alert itself is still acknowledged
 // (retrying a signed alert cannot change what it says). DynamoDB or SQS failures propagate, so the record
 // is retried; the conversion is idempotent, so a retry after a partial run converts once.
 import { isEntityId } from '../domain/ids';
 import type { Subscription } from '../domain/models';
 import { ValidationError } from '../domain/errors';
+import { SelfReferralError } from '../store/referrals';
 import { convertToSubscription } from './conversion';
 import { couponSource } from './coupon-attribution';
 import type { ParsedAlert } from './alerts';
@@ -98,6 +100,10 @@ export async function attributeFromAlert(
     } catch (err) {
       // The conversion's own 4xx rules (converted with another subscription, subscription taken):
       // the alert cannot change them, so it is acknowledged and the refusal logged.
+      if (err instanceof SelfReferralError) {
+        log('warn', 'attribution refused: self-referral, not converted and not rewarded', { ...context, reason: err.reason });
+        return 'ignored';
+      }
       if (err instanceof ValidationError) {
         log('warn', 'attribution ignored: conversion refused', { ...context, reason: JSON.stringify(err.fields) });
         return 'ignored';

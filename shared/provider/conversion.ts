@@ -7,6 +7,9 @@
 // fetched from the provider (users + plan) and stored first.
 // A replay (same referral, same subscription or checkout) changes nothing, answers 200 with the
 // referral, and queues the evaluation again: a first attempt that committed but failed to send is healed.
+// Self-referral (the referring member's attached subscription, or one with the member's email address,
+// without case) is refused with a 400 by conditions of the same transaction (store/referrals.ts), so it
+// costs no extra read and cannot be raced.
 import { config } from '../config';
 import { NotFoundError, ValidationError } from '../domain/errors';
 import { isEntityId } from '../domain/ids';
@@ -16,7 +19,7 @@ import { publish } from '../queue/publish';
 import type { ConversionTarget } from '../schemas/conversion';
 import { batchGet, getItem, lookup } from '../store/ops';
 import { credentialKeys, credentialsFrom, type ProviderCredentials } from '../store/provider';
-import { alreadyConverted, convertedWith, markReferralConverted, SubscriptionAssignedError, toReferral } from '../store/referrals';
+import { alreadyConverted, assertSubscriptionFree, convertedWith, markReferralConverted, toReferral } from '../store/referrals';
 import { applyProviderUpdate, getSubscription, toSubscription } from '../store/subscriptions';
 import { keys } from '../store/table';
 import { PaddleClient } from './paddle-client';
@@ -65,7 +68,7 @@ export async function convertReferral(accountId: string, referralId: string, tar
   }
 
   subscription ??= await fetchSubscription(accountId, subscriptionId, provider, creds, target);
-  if (subscription.referral_id && subscription.referral_id !== referral.id) throw new SubscriptionAssignedError(subscription.id);
+  await assertSubscriptionFree(accountId, subscription, referral.id);
 
   const { referral: converted } = await markReferralConverted(accountId, referral, subscription, 'checkoutId' in target ? target.checkoutId : null);
   await queueEvaluation(accountId, converted.id);
@@ -86,7 +89,7 @@ export async function convertToSubscription(accountId: string, referralId: strin
     await queueEvaluation(accountId, referral.id);
     return 'unchanged';
   }
-  if (subscription.referral_id && subscription.referral_id !== referral.id) throw new SubscriptionAssignedError(subscription.id);
+  await assertSubscriptionFree(accountId, subscription, referral.id);
   const { changed } = await markReferralConverted(accountId, referral, subscription, null, true);
   await queueEvaluation(accountId, referral.id);
   return changed ? 'converted' : 'unchanged';

@@ -53,6 +53,7 @@ export async function evaluateReferral(accountId: string, referralId: string): P
       const plan = planRewards(current, payments, current.rewards, {
         subscriptionDeleted: current.subscription.status === 'deleted',
         now: Math.floor(Date.now() / 1000),
+        refunds,
       });
       let updated = await recordRewards(accountId, current, plan.rewards, plan.completed, memberExists);
       if (plan.rewards.length > 0) {

@@ -8,7 +8,9 @@
 // On out-of-order input (event_time older than the stored state): the subscription is left alone, but a
 // payment it carries is still recorded.
 // On failure (DynamoDB or SQS down): the error propagates, the record is retried by SQS and, after five
-// receives, parked in the DLQ (alarmed) — nothing is acknowledged that was not applied.
+// receives, parked in the DLQ (alarmed) — nothing is acknowledged that was not applied. A sync page is the
+// exception: one subscription that fails is logged and left to the next run, so it never holds back the
+// rest of its page; the page fails as a whole only when none of it could be applied.
 import { config } from '../config';
 import type { Plan, Subscription } from '../domain/models';
 import { publish } from '../queue/publish';
@@ -143,33 +145,52 @@ export async function processSyncPage(message: SyncAccountMessage): Promise<void
     page: message.page,
     resultsPerPage: SYNC_PAGE_SIZE,
   });
+  let attempted = 0;
+  let failed = 0;
+  let lastError: unknown;
   for (const user of users) {
     const subscriptionId = Number(user.subscription_id);
     if (!Number.isSafeInteger(subscriptionId) || subscriptionId <= 0) continue;
-    const fields = userFields(user);
-    const current = await getSubscription(accountId, subscriptionId);
-    const currency = fields.currency ?? current?.currency;
-    if (currency && Number.isSafeInteger(Number(user.plan_id))) {
-      const unitPrice = current?.unit_price ?? null;
-      fields.plan = await planFor(accountId, Number(user.plan_id), currency, unitPrice, null, current);
-      if (!current) fields.unit_price = fields.plan.amount;
+    // One subscription that cannot be applied never stops the page: the others are synced, and the next
+    // run tries it again. (Failing the record would redo the page and queue its next page once per retry.)
+    attempted++;
+    try {
+      await syncUser(accountId, client, message, user, subscriptionId);
+    } catch (err) {
+      failed++;
+      lastError = err;
+      log('warn', 'sync: subscription not applied', { account_id: accountId, subscription_id: subscriptionId, error: err instanceof Error ? err.name : 'unknown' });
     }
-    const result = await applyProviderUpdate(accountId, { subscriptionId, asOfMs: message.started_at, fields });
-    if (!result.referralId) continue;
-    // Payments of a referred subscription: a missed payment alert must still earn its reward.
-    let paymentChanged = false;
-    for (const p of await client.listPayments({ subscriptionId, isPaid: true })) {
-      const payment = paymentFrom(p);
-      if (!payment) continue;
-      const r = await applyProviderUpdate(accountId, { subscriptionId, asOfMs: message.started_at, fields: {}, payment });
-      paymentChanged ||= r.paymentChanged;
-    }
-    // Every referred subscription is evaluated on each sync, changed or not: it heals an evaluation whose
-    // send failed earlier, and it closes commission periods that ended with time (no alert marks that).
-    await evaluate(accountId, result.referralId);
   }
-  log('info', 'sync page applied', { account_id: accountId, state: message.state, page: message.page, subscriptions: users.length });
+  // Nothing applied at all (DynamoDB or the provider down): the record fails and SQS retries the page.
+  if (failed > 0 && failed === attempted) throw lastError;
+  log('info', 'sync page applied', { account_id: accountId, state: message.state, page: message.page, subscriptions: users.length, failed });
   if (users.length >= SYNC_PAGE_SIZE) {
     await publish('provider-events', { ...message, page: message.page + 1 });
   }
+}
+
+/** One provider user of a sync page: its subscription upserted, and if referred, its payments and an evaluation. */
+async function syncUser(accountId: string, client: PaddleClient, message: SyncAccountMessage, user: PaddleUser, subscriptionId: number): Promise<void> {
+  const fields = userFields(user);
+  const current = await getSubscription(accountId, subscriptionId);
+  const currency = fields.currency ?? current?.currency;
+  if (currency && Number.isSafeInteger(Number(user.plan_id))) {
+    const unitPrice = current?.unit_price ?? null;
+    fields.plan = await planFor(accountId, Number(user.plan_id), currency, unitPrice, null, current);
+    if (!current) fields.unit_price = fields.plan.amount;
+  }
+  const result = await applyProviderUpdate(accountId, { subscriptionId, asOfMs: message.started_at, fields });
+  if (!result.referralId) return;
+  // Payments of a referred subscription: a missed payment alert must still earn its reward.
+  let paymentChanged = false;
+  for (const p of await client.listPayments({ subscriptionId, isPaid: true })) {
+    const payment = paymentFrom(p);
+    if (!payment) continue;
+    const r = await applyProviderUpdate(accountId, { subscriptionId, asOfMs: message.started_at, fields: {}, payment });
+    paymentChanged ||= r.paymentChanged;
+  }
+  // Every referred subscription is evaluated on each sync, changed or not: it heals an evaluation whose
+  // send failed earlier, and it closes commission periods that ended with time (no alert marks that).
+  await evaluate(accountId, result.referralId);
 }

@@ -13,7 +13,7 @@ import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, RaceLo
 import { eventItem } from './outbox';
 import { emptyPage, queryPage, type PageRequest } from './pagination';
 import { toMember } from './members';
-import { subscriptionSnapshot } from './subscriptions';
+import { releaseIfOrphaned, subscriptionSnapshot, toSubscription } from './subscriptions';
 import { GSI1, keys } from './table';
 
 export function toReferral(item: Record<string, unknown> | undefined): Referral | null {
@@ -181,6 +181,7 @@ export async function createReferral(
 }
 
 export async function deleteReferral(accountId: string, id: string): Promise<void> {
+  let keepSubscription = false;
   await withRetries(async () => {
     const referral = await getReferralOrThrow(accountId, id);
     const memberItem = await getItem(keys.member(accountId, referral.member_id));
@@ -191,14 +192,21 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
     };
     const items: TransactItem[] = [
       {
-        // The rewards read are the ones whose amounts leave the member's stats: a reward written
-        // meanwhile makes this fail and the delete start over.
+        // Conditional on the state read: the rewards read are the ones whose amounts leave the member's
+        // stats, and the conversion read is the one undone (its subscription freed, its count taken off).
+        // A reward or a conversion written meanwhile makes this fail and the delete start over, so a
+        // concurrent conversion either wins whole (and is deleted with the referral) or loses whole.
         Delete: {
           TableName: tableName(),
           Key: keys.referral(accountId, id),
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#rw) OR size(#rw) = :n)',
-          ExpressionAttributeNames: { '#rw': 'rewards' },
-          ExpressionAttributeValues: { ':n': referral.rewards.length },
+          ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(#rw) OR size(#rw) = :n) AND ${
+            converted ? 'converted_at = :ca AND #s.#id = :sid' : '(attribute_not_exists(converted_at) OR attribute_type(converted_at, :null))'
+          }`,
+          ExpressionAttributeNames: { '#rw': 'rewards', ...(converted ? { '#s': 'subscription', '#id': 'id' } : {}) },
+          ExpressionAttributeValues: {
+            ':n': referral.rewards.length,
+            ...(converted ? { ':ca': referral.converted_at, ':sid': referral.subscription?.id ?? null } : { ':null': 'NULL' }),
+          },
         },
       },
       {
@@ -239,14 +247,17 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
         },
       });
     }
-    if (referral.subscription) {
-      // Frees the subscription for another referral.
+    let unlinkAt = -1;
+    if (referral.subscription && converted && !keepSubscription) {
+      // Frees the subscription for another referral (the conversion tied it to this one).
+      unlinkAt = items.length;
       items.push({
         Update: {
           TableName: tableName(),
           Key: keys.subscription(accountId, referral.subscription.id),
           UpdateExpression: 'REMOVE referral_id',
-          ConditionExpression: 'attribute_exists(pk)',
+          ConditionExpression: 'referral_id = :r',
+          ExpressionAttributeValues: { ':r': id },
         },
       });
     }
@@ -254,18 +265,49 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
       await transact(items);
     } catch (err) {
       if (err instanceof ConditionsFailedError) {
-        if (err.failed(0)) throw new NotFoundError(); // deleted by a concurrent request
+        // Deleted by a concurrent request, or converted / rewarded meanwhile (then read again).
+        if (err.failed(0)) {
+          if (!(await getItem(keys.referral(accountId, id)))) throw new NotFoundError();
+          throw new ReferralRaceError();
+        }
+        // Its subscription is not tied to it (data from before conversions and deletes agreed): leave it be.
+        if (unlinkAt >= 0 && err.failed(unlinkAt)) keepSubscription = true;
         throw new ReferralRaceError();
       }
       throw err;
     }
-  }, (err) => err instanceof ReferralRaceError);
+  }, (err) => err instanceof ReferralRaceError, 8);
 }
 
 export class SubscriptionAssignedError extends ValidationError {
   constructor(subscriptionId: number) {
     super({ subscription_id: [`Subscription ${subscriptionId} is already assigned to another referral`] });
   }
+}
+
+/** Longer addresses are not member addresses (nor valid keys): no claim item to check. */
+const MAX_EMAIL_KEY = 320;
+
+/**
+ * A conversion of the referring member's own subscription: the one attached to the member, or one with
+ * the member's email address (without case). A 400 on the field the conversion named.
+ */
+export class SelfReferralError extends ValidationError {
+  constructor(subscriptionId: number, checkoutId: string | null, readonly reason: 'attached' | 'email') {
+    const why = reason === 'attached' ? 'is attached to the referring member' : "has the referring member's email address";
+    super({ [checkoutId ? 'checkout_id' : 'subscription_id']: [`Subscription ${subscriptionId} ${why}; a member cannot refer themselves`] });
+  }
+}
+
+/**
+ * Refuses a subscription tied to another referral (400), unless that tie is stale data: a referral that
+ * no longer exists (a delete that raced its conversion before deletes were conditional). Such a tie is
+ * freed here. Costs one read, only when the subscription is tied to another referral.
+ */
+export async function assertSubscriptionFree(accountId: string, subscription: Subscription, referralId: string): Promise<void> {
+  const holder = subscription.referral_id;
+  if (!holder || holder === referralId) return;
+  if (!(await releaseIfOrphaned(accountId, subscription.id, holder))) throw new SubscriptionAssignedError(subscription.id);
 }
 
 export const alreadyConverted = (id: string) => new ValidationError({ non_field_errors: [`Referral ${id} is already converted`] });
@@ -290,7 +332,7 @@ export async function markReferralConverted(
   automatic = false,
 ): Promise<{ referral: Referral; changed: boolean }> {
   const now = Math.floor(Date.now() / 1000);
-  const snapshot = subscriptionSnapshot(subscription);
+  let snapshot = subscriptionSnapshot(subscription);
   let includeMember = true;
   for (let attempt = 1; ; attempt++) {
     const items: TransactItem[] = [
@@ -309,8 +351,11 @@ export async function markReferralConverted(
           TableName: tableName(),
           Key: keys.subscription(accountId, subscription.id),
           UpdateExpression: 'SET referral_id = :r',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(referral_id) OR referral_id = :r)',
-          ExpressionAttributeValues: { ':r': referral.id },
+          // The snapshot is of the version read: a provider update written meanwhile (a cancellation,
+          // say) makes this read the subscription again, so the referral never keeps an older copy.
+          ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(referral_id) OR referral_id = :r)${subscription.version ? ' AND #version = :v' : ''}`,
+          ...(subscription.version ? { ExpressionAttributeNames: { '#version': 'version' } } : {}),
+          ExpressionAttributeValues: { ':r': referral.id, ...(subscription.version ? { ':v': subscription.version } : {}) },
         },
       },
     ];
@@ -320,8 +365,23 @@ export async function markReferralConverted(
           TableName: tableName(),
           Key: keys.member(accountId, referral.member_id),
           UpdateExpression: 'ADD conversions :one',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':one': 1 },
+          // Self-referral: never the member's own attached subscription.
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(subscription_id) OR subscription_id <> :sid)',
+          ExpressionAttributeValues: { ':one': 1, ':sid': subscription.id },
+        },
+      });
+    }
+    // Self-referral: never a subscription with the member's email address (the email claim item is keyed
+    // by the address in lower case, so this compares without case, in the same transaction, at no read).
+    const email = subscription.email.trim();
+    const emailCheck = email !== '' && email.length <= MAX_EMAIL_KEY ? items.length : -1;
+    if (emailCheck >= 0) {
+      items.push({
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: keys.memberEmailClaim(accountId, email),
+          ConditionExpression: 'attribute_not_exists(pk) OR member_id <> :m',
+          ExpressionAttributeValues: { ':m': referral.member_id },
         },
       });
     }
@@ -337,6 +397,20 @@ export async function markReferralConverted(
         const current = await getReferralOrThrow(accountId, referral.id);
         if (current.converted_at !== null && convertedWith(current, { subscriptionId: subscription.id })) return { referral: current, changed: false };
         throw alreadyConverted(referral.id);
+      }
+      if (emailCheck >= 0 && err.failed(emailCheck)) throw new SelfReferralError(subscription.id, checkoutId, 'email');
+      if (includeMember && err.failed(2)) {
+        const member = toMember(await getItem(keys.member(accountId, referral.member_id)));
+        if (member?.subscription_id === subscription.id) throw new SelfReferralError(subscription.id, checkoutId, 'attached');
+      }
+      if (err.failed(1) && attempt < 8) {
+        // Tied to another referral meanwhile, or a newer version: read it again.
+        const fresh = toSubscription(await getItem(keys.subscription(accountId, subscription.id)));
+        if (!fresh) throw new ReferralRaceError();
+        await assertSubscriptionFree(accountId, fresh, referral.id);
+        subscription = fresh;
+        snapshot = subscriptionSnapshot(fresh);
+        continue;
       }
       if (err.failed(1)) throw new SubscriptionAssignedError(subscription.id);
       if (err.failed(2) && attempt < 3) {

@@ -5,7 +5,8 @@ import { NotFoundError } from '../domain/errors';
 import type { Payment, Subscription } from '../domain/models';
 import type { SubscriptionStatus } from '../schemas/query';
 import { tableName } from './client';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
 import { batchGet, ConditionsFailedError, queryAll, counterUpdate, getItem, lookup, RaceLostError, readCounter, transact, withRetries, type TransactItem } from './ops';
 import { subscriptionView } from '../domain/views';
@@ -27,6 +28,7 @@ export function toSubscription(item: Record<string, unknown> | undefined): Subsc
     created_at: Number(item.created_at),
     member_id: typeof item.member_id === 'string' ? item.member_id : undefined,
     referral_id: typeof item.referral_id === 'string' ? item.referral_id : undefined,
+    version: Number(item.version ?? 0),
   };
 }
 
@@ -142,8 +144,47 @@ function providerFieldsOf(s: Subscription): ProviderFields {
 
 /** The copy of a subscription a referral carries (what the API shows), without this service's links. */
 export function subscriptionSnapshot(s: Subscription): Subscription {
-  const { member_id: _m, referral_id: _r, ...rest } = s;
+  const { member_id: _m, referral_id: _r, version: _v, ...rest } = s;
   return rest;
+}
+
+/**
+ * Frees a subscription tied to `referralId` (a referral that no longer exists, left by data written
+ * before deletes were conditional): only while it is still tied to that one. Whether it was freed.
+ */
+export async function unlinkSubscription(accountId: string, subscriptionId: number, referralId: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.subscription(accountId, subscriptionId),
+        UpdateExpression: 'REMOVE referral_id',
+        ConditionExpression: 'referral_id = :r',
+        ExpressionAttributeValues: { ':r': referralId },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+}
+
+/**
+ * A subscription tied to a referral that does not exist (or is converted with another subscription) is
+ * freed. Whether the tie to `referralId` is gone now (freed here, or changed meanwhile).
+ */
+export async function releaseIfOrphaned(accountId: string, subscriptionId: number, referralId: string): Promise<boolean> {
+  if (await referralHolds(accountId, referralId, subscriptionId)) return false;
+  await unlinkSubscription(accountId, subscriptionId, referralId);
+  return true;
+}
+
+/** Whether `referralId` names a referral that exists and is converted with this subscription. */
+async function referralHolds(accountId: string, referralId: string, subscriptionId: number): Promise<boolean> {
+  const item = await getItem(keys.referral(accountId, referralId));
+  const snapshot = item?.subscription as { id?: unknown } | null | undefined;
+  return item?.type === 'Referral' && Number(snapshot?.id) === subscriptionId;
 }
 
 /**
@@ -189,6 +230,7 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
 
     // The subscription: merged over the stored state unless the source is older than it.
     let subscription = previous;
+    let referralItem = -1;
     let subscriptionWritten = false;
     let statusChanged = false;
     const storedAsOf = Number(existing?.event_ms ?? 0);
@@ -238,9 +280,11 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
           TableName: tableName(),
           Key: subKey,
           UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: previous ? '#version = :version' : 'attribute_not_exists(pk)',
+          // The version read, and the referral tie read: a conversion that tied it meanwhile (its snapshot
+          // is of the version read) makes this start over and refresh that referral's snapshot as well.
+          ConditionExpression: previous ? `#version = :version AND ${referralId ? 'referral_id = :rid' : 'attribute_not_exists(referral_id)'}` : 'attribute_not_exists(pk)',
           ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ...values, ...(previous ? { ':version': version } : {}) },
+          ExpressionAttributeValues: { ...values, ...(previous ? { ':version': version, ...(referralId ? { ':rid': referralId } : {}) } : {}) },
         },
       });
       if (!previous) {
@@ -255,12 +299,14 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
         created_at: Math.floor(createdMs / 1000),
         member_id: previous?.member_id,
         referral_id: previous?.referral_id,
+        version: version + 1,
       };
       subscriptionWritten = true;
       // One event per stored version of the subscription.
       items.push(eventItem(accountId, 'subscription.updated', `${update.subscriptionId}:${version + 1}`, subscriptionView(subscription)));
       if (referralId) {
         // The referral shows its subscription from a snapshot (one read per GET): refresh it here.
+        referralItem = items.length;
         items.push({
           Update: {
             TableName: tableName(),
@@ -301,6 +347,9 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
           if (markerKey && err.failed(0)) {
             return { duplicate: true, subscriptionWritten: false, paymentChanged: false, statusChanged: false, subscription: previous, referralId };
           }
+          // The tied referral is gone (or holds another subscription): the tie is stale data, never a reason
+          // to refuse the provider's update. Freed, then applied again.
+          if (referralId && referralItem >= 0 && err.failed(referralItem)) await releaseIfOrphaned(accountId, update.subscriptionId, referralId);
           throw new StaleSubscriptionError();
         }
         throw err;

@@ -1,6 +1,9 @@
 // Refunds (issue 6, item 3) on real parts: a subscription_payment_refunded alert for a payment that
 // earned a reward takes it back exactly once per refund alert: commission clawbacks proportional to the
 // refund, credit reversals (modifier deleted while unbilled), billed credits kept and noted.
+import { evaluateReferral } from '../../shared/provider/rewards';
+import { refundItem } from '../../shared/store/refunds';
+import { applyProviderUpdate, saveSubscription, type PaymentData } from '../../shared/store/subscriptions';
 import { pollUntil } from '../support/fixtures';
 import { paddleTenants, pipelineWorld, type Tenant } from '../support/paddle-tenant';
 
@@ -165,5 +168,41 @@ describe('credit refunds', () => {
     expect((await json('PATCH', `/v1/members/${m.id}/`, t, { subscription: { id: own.subscription.subscription_id } })).status).toBe(200);
     await drained();
     expect(world.paddle.modifiers(own.subscription.subscription_id)).toEqual([]);
+  });
+});
+
+describe('a partial refund of the first payment (issue 11, item 2)', () => {
+  it('a 0.10 refund of payment 1 in a 1-month commission campaign: payment 2, after the month, earns nothing and the referral completes', async () => {
+    const t = await tenant();
+    const c = await campaign(t, { allows_commission: true, commission_amount: '2.50', commission_currency: 'USD', commission_months: 1 });
+    const m = await member(t, 'pat', { campaign: { id: c.id } });
+    const r = await referral(t, 'user-pete', m.code);
+    const subscriptionId = 650_001;
+    const day = 86_400;
+    const now = Math.floor(Date.now() / 1000);
+    const plan = { id: 9001, name: 'Pro', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' };
+    await saveSubscription(t.accountId, { id: subscriptionId, unit_price: '10.00', currency: 'USD', status: 'active', email: 'pete@example.com', next_bill_date: null, last_bill_date: null, plan });
+    const payment = (id: number, paidAt: number): PaymentData => ({ id, subscription_id: subscriptionId, order_id: null, amount: 1000, currency: 'USD', paid_at: paidAt, status: 'paid' });
+    // Payment 1 forty days ago: its month ended ten days ago.
+    const first = payment(1, now - 40 * day);
+    await applyProviderUpdate(t.accountId, { subscriptionId, asOfMs: Date.now(), fields: {}, payment: first, alertId: 'pay-1' });
+    expect((await json('POST', `/v1/referrals/${r.id}/conversion/`, t, { subscription_id: subscriptionId })).status).toBe(200);
+    await rewardsWhen(t, r.id, 1);
+
+    // 0.10 refunded (as the subscription-sync worker records a refund alert), then payment 2.
+    const refunded: PaymentData = { ...first, status: 'refunded', refund_amount: 10, refund_type: 'partial' };
+    const refundRecord = refundItem(t.accountId, subscriptionId, { id: 'refund-1', payment_id: 1, amount: 10, refunded_at: now - 20 * day, currency: 'USD', refund_type: 'partial' });
+    await applyProviderUpdate(t.accountId, { subscriptionId, asOfMs: Date.now(), fields: {}, payment: refunded, alertId: 'refund-1', extraItems: [refundRecord] });
+    await applyProviderUpdate(t.accountId, { subscriptionId, asOfMs: Date.now(), fields: {}, payment: payment(2, now - 5 * day), alertId: 'pay-2' });
+    await evaluateReferral(t.accountId, r.id);
+    await drained();
+
+    const after = await getReferral(t, r.id);
+    expect(after.rewards.map((w: RewardBody) => ({ amount: w.amount, payment_id: w.payment_id, refund_id: w.refund_id }))).toEqual([
+      { amount: '2.50', payment_id: 1, refund_id: null },
+      { amount: '-0.03', payment_id: 1, refund_id: 'refund-1' },
+    ]);
+    expect(after.rewards_completed).toBe(true);
+    expect((await getMember(t, m.id)).stats.commission_earned).toBe('2.47');
   });
 });

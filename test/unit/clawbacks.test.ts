@@ -1,6 +1,7 @@
 // Refund rules (shared/domain/clawbacks.ts): proportional commission clawbacks, whole-credit reversals,
 // exactly once per refund.
 import { planClawbacks, type RefundRecord, type RewardState } from '../../shared/domain/clawbacks';
+import fc from 'fast-check';
 
 const commission = (over: Partial<RewardState> = {}): RewardState => ({ id: 'c1', type: 'commission', amount: 250, currency: 'USD', payment_id: 7, ...over });
 const credit = (over: Partial<RewardState> = {}): RewardState => ({ id: 'k1', type: 'credit', amount: 500, currency: 'USD', payment_id: 7, ...over });
@@ -56,5 +57,53 @@ describe('credit reversals', () => {
     expect(planClawbacks([credit({ reversed_at: 5 })], payments, [refund('r1', 1000)]).creditReversals).toEqual([]);
     expect(planClawbacks([credit({ note: 'billed' })], payments, [refund('r1', 1000)]).creditReversals).toEqual([]);
     expect(planClawbacks([credit()], payments, [refund('r1', 1000)]).clawbacks).toEqual([]);
+  });
+});
+
+describe('refunds in pieces (issue 11, item 4)', () => {
+  it('a final refund whose share rounds to zero still settles the reward to zero', () => {
+    // 940 takes back 9 of 10; 20 and 40 round to 0 each: without the settlement a cent stayed.
+    const earned = commission({ amount: 10 });
+    const first = planClawbacks([earned], payments, [refund('r1', 940, 1)]).clawbacks;
+    expect(first.map((c) => c.amount)).toEqual([-9]);
+    const rewards: RewardState[] = [earned, ...first.map((c, i) => ({ ...c, id: `x${i}` }))];
+    expect(planClawbacks(rewards, payments, [refund('r1', 940, 1), refund('r2', 20, 2)]).clawbacks).toEqual([]);
+    const last = planClawbacks(rewards, payments, [refund('r1', 940, 1), refund('r2', 20, 2), refund('r3', 40, 3)]).clawbacks;
+    expect(last).toEqual([{ type: 'commission', amount: -1, currency: 'USD', payment_id: 7, reverses: 'c1', refund_id: 'r3' }]);
+  });
+
+  it('property: any split of a full refund, evaluated at any points, claws back exactly the whole reward, once per refund', () => {
+    // Pieces of every size (many tiny ones, whose shares round to zero); the payment is their sum.
+    const scenario = fc
+      .record({
+        pieces: fc.array(fc.oneof(fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: 100_000 })), { minLength: 1, maxLength: 20 }),
+        reward: fc.integer({ min: 1, max: 5_000 }),
+        evaluateAfter: fc.array(fc.boolean(), { minLength: 20, maxLength: 20 }),
+      })
+      .map((s) => ({ ...s, gross: s.pieces.reduce((a, p) => a + p, 0) }));
+    fc.assert(
+      fc.property(scenario, ({ gross, reward, pieces, evaluateAfter }) => {
+        const pays = [{ id: 7, amount: gross }];
+        let rewards: RewardState[] = [commission({ amount: reward })];
+        const seen: RefundRecord[] = [];
+        const evaluate = () => {
+          const plan = planClawbacks(rewards, pays, seen);
+          rewards = [...rewards, ...plan.clawbacks.map((c, i) => ({ ...c, id: `x${rewards.length + i}` }))];
+          const clawed = -rewards.filter((r) => r.amount < 0).reduce((a, r) => a + r.amount, 0);
+          expect(clawed).toBeLessThanOrEqual(reward);
+          for (const c of plan.clawbacks) expect(c.amount).toBeLessThan(0);
+        };
+        pieces.forEach((amount, i) => {
+          seen.push(refund(`r${i}`, amount, i + 1));
+          if (evaluateAfter[i] || i === pieces.length - 1) evaluate();
+        });
+        const clawbacks = rewards.filter((r) => r.amount < 0);
+        expect(clawbacks.reduce((a, r) => a - r.amount, 0)).toBe(reward);
+        expect(new Set(clawbacks.map((c) => c.refund_id)).size).toBe(clawbacks.length);
+        // A replay of the same refunds plans nothing more.
+        expect(planClawbacks(rewards, pays, seen).clawbacks).toEqual([]);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -286,3 +286,51 @@ describe('planRewards: payments that do not count', () => {
     expect(ids(planRewards(commission(), payments, existing, live()))).toEqual([1]);
   });
 });
+
+describe('partial refunds (issue 11, item 2)', () => {
+  const refunded = (id: number, amount: number, paid_at: number, refund_amount?: number): PaymentRecord => ({
+    id,
+    amount,
+    currency: 'USD',
+    paid_at,
+    status: 'refunded',
+    ...(refund_amount !== undefined ? { refund_amount } : {}),
+  });
+
+  it('a small partial refund of payment 1 keeps the 1-month commission period where it started', () => {
+    const terms = commission({ commission_months: 1 });
+    const payments = [refunded(1, 1000, T0, 10), paid(2, 1000, addMonthsUtc(T0, 1))];
+    const refunds = [{ payment_id: 1, amount: 10 }];
+    const now = addMonthsUtc(T0, 1) + DAY;
+    // Payment 1 earned the period's commission before its refund: payment 2 is past the period.
+    expect(planRewards(terms, payments, [{ payment_id: 1 }], { subscriptionDeleted: false, now, refunds })).toEqual({ rewards: [], completed: true });
+    // Evaluated only after the refund: payment 1 still earns (the clawback takes back its share), payment 2 does not.
+    expect(planRewards(terms, payments, [], { subscriptionDeleted: false, now, refunds })).toEqual({
+      rewards: [{ payment_id: 1, type: 'commission', amount: 250, currency: 'USD' }],
+      completed: true,
+    });
+  });
+
+  it('the period starts at the first payment even when it is refunded in full, which earns nothing', () => {
+    const terms = commission({ commission_months: 1 });
+    const payments = [refunded(1, 1000, T0), paid(2, 1000, T0 + 10 * DAY), paid(3, 1000, addMonthsUtc(T0, 1))];
+    const plan = planRewards(terms, payments, [], { subscriptionDeleted: false, now: addMonthsUtc(T0, 1) + DAY, refunds: [{ payment_id: 1, amount: 1000 }] });
+    expect(ids(plan)).toEqual([2]);
+    expect(plan.completed).toBe(true);
+  });
+
+  it('a partial refund lowers the amount counted toward the threshold; several refunds add up', () => {
+    const payments = [refunded(1, 1000, T0, 300), paid(2, 1000, T0 + DAY), paid(3, 1000, T0 + 2 * DAY)];
+    // 1000 - 300 - 200 = 500 from payment 1, 1500 after payment 2, 2500 after payment 3.
+    const refunds = [{ payment_id: 1, amount: 300 }, { payment_id: 1, amount: 200 }];
+    expect(ids(planRewards(credit({ reward_threshold: 2000 }), payments, [], { ...live(), refunds }))).toEqual([3]);
+    expect(ids(planRewards(credit({ reward_threshold: 1500 }), payments, [], { ...live(), refunds }))).toEqual([2]);
+    // Without the refund records, the payment's own refund_amount counts.
+    expect(ids(planRewards(credit({ reward_threshold: 1700 }), payments, [], live()))).toEqual([2]);
+  });
+
+  it('a refund of type full refunds the payment whole whatever its amount says', () => {
+    const payments = [refunded(1, 1000, T0, 10), paid(2, 1000, T0 + DAY)];
+    expect(ids(planRewards(credit(), payments, [], { ...live(), refunds: [{ payment_id: 1, amount: 10, refund_type: 'full' }] }))).toEqual([2]);
+  });
+});
