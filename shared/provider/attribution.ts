@@ -20,6 +20,7 @@ import { convertToSubscription } from './conversion';
 import { couponSource } from './coupon-attribution';
 import type { ParsedAlert } from './alerts';
 import type { AlertFields } from './signature';
+import { log } from '../log';
 
 export type SubscriptionAlert = Extract<ParsedAlert, { kind: 'subscription' }>;
 
@@ -56,9 +57,6 @@ export const passthroughSource: AttributionSource = (_accountId, alert, fields) 
 
 const SOURCES: AttributionSource[] = [passthroughSource, couponSource];
 
-function log(level: 'info' | 'warn', message: string, extra: Record<string, unknown>): void {
-  (level === 'warn' ? console.warn : console.log)(JSON.stringify({ level, message, ...extra }));
-}
 
 export type AttributionOutcome = 'converted' | 'unchanged' | 'ignored' | 'none';
 

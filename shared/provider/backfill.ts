@@ -3,6 +3,7 @@
 import { publishAll } from '../queue/publish';
 import type { SyncAccountMessage } from '../queue/queues';
 import { listProviderAccounts } from '../store/provider';
+import { log } from '../log';
 
 export async function startBackfill(now = Date.now()): Promise<{ accounts: number }> {
   let accounts = 0;
@@ -17,6 +18,6 @@ export async function startBackfill(now = Date.now()): Promise<{ accounts: numbe
     accounts += page.accountIds.length;
     startKey = page.next;
   } while (startKey);
-  console.log(JSON.stringify({ level: 'info', message: 'background sync queued', accounts }));
+  log('info', 'background sync queued', { accounts });
   return { accounts };
 }

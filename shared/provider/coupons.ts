@@ -21,10 +21,8 @@ import { getProviderCredentials } from '../store/provider';
 import { createReferral, toReferral, type CreateReferralResult } from '../store/referrals';
 import { keys } from '../store/table';
 import { DUPLICATE_COUPON_CODE, PaddleClient, ProviderApiError } from './paddle-client';
+import { log } from '../log';
 
-function log(level: 'info' | 'warn', message: string, extra: Record<string, unknown>): void {
-  (level === 'warn' ? console.warn : console.log)(JSON.stringify({ level, message, ...extra }));
-}
 
 const needsCoupon = (r: Referral) => r.referred_discount != null && r.coupon_code === null;
 

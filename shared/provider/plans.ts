@@ -8,6 +8,7 @@ import { formatCents } from '../domain/money';
 import type { Plan } from '../domain/models';
 import { getCachedPlan, putCachedPlan, type CachedPlan } from '../store/subscriptions';
 import { ProviderApiError, ProviderUnavailableError, type PaddleClient } from './paddle-client';
+import { log } from '../log';
 
 function money(value: string | number | undefined | null): string | null {
   if (value === undefined || value === null) return null;
@@ -51,7 +52,7 @@ export async function resolvePlan(client: PaddleClient | null, req: PlanRequest)
       }
     } catch (err) {
       if (!(err instanceof ProviderUnavailableError || err instanceof ProviderApiError)) throw err;
-      console.warn(JSON.stringify({ level: 'warn', message: 'plan lookup failed; using a fallback', plan_id: req.planId, error: err.name }));
+      log('warn', 'plan lookup failed; using a fallback', { account_id: req.accountId, plan_id: req.planId, error: err.name });
     }
   }
   if (cached) return planFrom(cached.plan, req.currency, req.unitPrice);

@@ -20,12 +20,10 @@ import { claimCredit, RewardRaceError, releaseCreditClaim, type StoredReward } f
 import { keys } from '../store/table';
 import { MODIFIER_ALREADY_BILLED, MODIFIER_NOT_FOUND, PaddleClient, ProviderApiError } from './paddle-client';
 import { CreditHeldError } from './rewards';
+import { log } from '../log';
 
 const CLAIM_SECONDS = 60;
 
-function log(level: 'info' | 'warn', message: string, extra: Record<string, unknown>): void {
-  (level === 'warn' ? console.warn : console.log)(JSON.stringify({ level, message, ...extra }));
-}
 
 async function freshReferral(accountId: string, id: string): Promise<Referral | null> {
   return toReferral(await getItem(keys.referral(accountId, id)));

@@ -30,15 +30,13 @@ import { getSubscription } from '../store/subscriptions';
 import { keys } from '../store/table';
 import { PaddleClient } from './paddle-client';
 import { reverseCredits } from './refunds';
+import { log } from '../log';
 
 const CLAIM_SECONDS = 60;
 
 /** Another worker holds the credit's claim: retry the record later (the queue's visibility timeout, 180 s, outlasts the claim). */
 export class CreditHeldError extends RaceLostError {}
 
-function log(level: 'info' | 'warn', message: string, extra: Record<string, unknown>): void {
-  (level === 'warn' ? console.warn : console.log)(JSON.stringify({ level, message, ...extra }));
-}
 
 /** The description that identifies a credit's modifier at the provider (at most 255 characters). */
 export const creditDescription = (rewardId: string) => `Referral credit ${rewardId}`;

@@ -22,12 +22,10 @@ import { parseAlert } from './alerts';
 import { attributeFromAlert } from './attribution';
 import { PaddleClient, type PaddlePayment, type PaddleUser } from './paddle-client';
 import { resolvePlan } from './plans';
+import { log } from '../log';
 
 export const SYNC_PAGE_SIZE = 200;
 
-function log(level: 'info' | 'warn', message: string, extra: Record<string, unknown>): void {
-  (level === 'warn' ? console.warn : console.log)(JSON.stringify({ level, message, ...extra }));
-}
 
 async function clientFor(accountId: string): Promise<PaddleClient | null> {
   const creds = await getProviderCredentials(accountId);

@@ -8,6 +8,7 @@ import { getSubscription } from '../../shared/store/subscriptions';
 import { api } from '../support/api';
 import { pollUntil } from '../support/fixtures';
 import { paddleTenants, pipelineWorld, type Tenant } from '../support/paddle-tenant';
+import { setLogLevel } from '../../shared/log';
 
 const world = pipelineWorld();
 const { tenant, json, deliver, campaign, member, referral, subscribed, getReferral, getMember } = paddleTenants(() => world.paddle);
@@ -73,8 +74,15 @@ describe('self-referral on the automatic path', () => {
     expect(js.status).toBe(200);
     const referralId = js.body.id as string;
 
+    // The logger (shared/log.ts, silent under Jest) writes JSON lines straight to the streams.
     const warnings: string[] = [];
-    const spy = jest.spyOn(console, 'warn').mockImplementation((line: unknown) => void warnings.push(String(line)));
+    const writer = (chunk: unknown): boolean => {
+      for (const line of String(chunk).split('\n')) if (line.trim().startsWith('{')) warnings.push(line);
+      return true;
+    };
+    setLogLevel('WARN');
+    const spies = [jest.spyOn(process.stdout, 'write').mockImplementation(writer as typeof process.stdout.write), jest.spyOn(process.stderr, 'write').mockImplementation(writer as typeof process.stderr.write)];
+    const spy = { mockRestore: () => { for (const x of spies) x.mockRestore(); setLogLevel('SILENT'); } };
     try {
       const out = await world.paddle.checkout({ plan_id: 9001, email: 'PIA@example.com', deliver: false, passthrough: JSON.stringify({ refloop_referral_id: referralId }) });
       await deliver(t, out.alerts);
