@@ -2,7 +2,7 @@
 // 200 with the referral. Rewards are created asynchronously by the reward worker.
 import { apiHandler, ok } from '../../shared/http/handler';
 import { referralView } from '../../shared/domain/views';
-import { convertReferral } from '../../shared/provider/conversion';
+import { convertReferral } from '../../shared/flows/conversion';
 import { conversionBody, conversionTarget } from '../../shared/schemas/conversion';
 
 export const handler = apiHandler({ body: conversionBody }, async ({ principal, params, body }) => {

@@ -2,7 +2,7 @@
 // In a double-sided campaign its coupon is created asynchronously (one SQS send); coupon_code is null until then.
 import { apiHandler, ok } from '../../shared/http/handler';
 import { referralView } from '../../shared/domain/views';
-import { createReferralWithCoupon } from '../../shared/provider/coupons';
+import { createReferralWithCoupon } from '../../shared/flows/coupons';
 import { createReferralBody } from '../../shared/schemas/referral';
 
 export const handler = apiHandler({ body: createReferralBody }, async ({ principal, body }) => {

@@ -1,7 +1,7 @@
 // SQS consumer of `rewards`: evaluates a converted referral's rewards and applies credits at the provider;
 // creates the Paddle coupon of a referral in a double-sided campaign.
-import { createReferralCoupon } from '../../shared/provider/coupons';
-import { applyMemberCredits, evaluateReferral } from '../../shared/provider/rewards';
+import { createReferralCoupon } from '../../shared/flows/coupons';
+import { applyMemberCredits, evaluateReferral } from '../../shared/flows/settlement';
 import type { RewardMessage } from '../../shared/queue/queues';
 import { PoisonMessageError, sqsWorker } from '../../shared/queue/worker';
 

@@ -1,6 +1,6 @@
 // SQS consumer of `provider-events`: verified Paddle alerts and background-sync pages -> subscriptions,
 // payments, and reward evaluations. Partial batch responses: only failed records are redelivered.
-import { processPaddleAlert, processSyncPage } from '../../shared/provider/sync';
+import { processPaddleAlert, processSyncPage } from '../../shared/flows/subscription-sync';
 import type { ProviderEventMessage } from '../../shared/queue/queues';
 import { PoisonMessageError, sqsWorker } from '../../shared/queue/worker';
 

@@ -1,6 +1,6 @@
 // Double-sided campaigns: the discount the referred user gets, as a single-use Paddle coupon created for
 // each referral made in such a campaign. Pure rules; the coupon itself is created by the reward worker
-// (shared/provider/coupons.ts).
+// (shared/flows/coupons.ts).
 //
 // - `referred_discount_type` null (the default) = no discount: the campaign is one-sided.
 // - percentage: `referred_discount_amount` is the percent, 0.01 .. 99.99 (Paddle refuses 100 and more).

@@ -9,7 +9,7 @@
 // its secret key: POST /v1/referrals/ with the user and the code from `refloop.code`); `off` is a 403.
 import { newEntityId } from '../domain/ids';
 import { ApiError, DetailError } from '../domain/errors';
-import { createReferralWithCoupon } from '../provider/coupons';
+import { createReferralWithCoupon } from '../flows/coupons';
 import type { CreateReferralInput } from '../schemas/referral';
 import type { Principal } from '../store/accounts';
 

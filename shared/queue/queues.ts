@@ -1,7 +1,7 @@
 // The queues between the edges (webhook intake, conversion, member updates, the schedule) and the
 // workers, and the messages they carry. CDK, the local runtime and the publisher all take the queue
 // list from here; a function learns a queue's URL from the environment variable named here.
-import type { AlertFields } from '../provider/signature';
+import type { AlertFields } from '../providers/paddle-classic/signature';
 
 export const QUEUES = {
   /** Verified Paddle alerts and background-sync pages, consumed by the subscription-sync worker. */

@@ -7,7 +7,7 @@
 // - A conversion and a cancellation alert of its subscription: the referral's snapshot ends at the
 //   subscription's latest version, whichever write comes last.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { processSyncPage } from '../../shared/provider/sync';
+import { processSyncPage } from '../../shared/flows/subscription-sync';
 import { db, tableName } from '../../shared/store/client';
 import { getSubscription, saveSubscription, type SubscriptionData } from '../../shared/store/subscriptions';
 import { keys } from '../../shared/store/table';

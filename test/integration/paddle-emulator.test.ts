@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/paddle-emulator';
-import { verifyPaddleSignature } from '../../shared/provider/signature';
+import { verifyPaddleSignature } from '../../shared/providers/paddle-classic/signature';
 
 const ROOT = join(__dirname, '..', '..');
 const DATE = /^\d{4}-\d{2}-\d{2}$/;

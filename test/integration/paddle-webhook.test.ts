@@ -11,7 +11,7 @@ import { handler } from '../../functions/webhooks/paddle';
 import { freePort } from '../../infra/local/dynamodb';
 import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/paddle-emulator';
 import { setQueueEnvironment } from '../../infra/local/sqs';
-import { type AlertFields } from '../../shared/provider/signature';
+import { type AlertFields } from '../../shared/providers/paddle-classic/signature';
 import { QUEUE_NAMES, type QueueName } from '../../shared/queue/queues';
 import { clearProviderCache, saveProviderSettings } from '../../shared/store/provider';
 import { api, type ApiResponse } from '../support/api';

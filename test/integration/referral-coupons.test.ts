@@ -2,7 +2,7 @@
 // gets ONE single-use Paddle coupon, created asynchronously by the reward worker, whatever the retries
 // and concurrency; its coupon_code shows on the referral; a payment with that coupon converts it.
 import { couponCodeFor } from '../../shared/domain/discounts';
-import { PaddleClient } from '../../shared/provider/paddle-client';
+import { PaddleClient } from '../../shared/providers/paddle-classic/client';
 import { publish } from '../../shared/queue/publish';
 import { recordReferralCoupon, referralIdByCoupon } from '../../shared/store/coupons';
 import { getItem } from '../../shared/store/ops';

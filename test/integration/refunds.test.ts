@@ -1,7 +1,7 @@
 // Refunds (issue 6, item 3) on real parts: a subscription_payment_refunded alert for a payment that
 // earned a reward takes it back exactly once per refund alert: commission clawbacks proportional to the
 // refund, credit reversals (modifier deleted while unbilled), billed credits kept and noted.
-import { evaluateReferral } from '../../shared/provider/rewards';
+import { evaluateReferral } from '../../shared/flows/settlement';
 import { refundItem } from '../../shared/store/refunds';
 import { applyProviderUpdate, saveSubscription, type PaymentData } from '../../shared/store/subscriptions';
 import { pollUntil } from '../support/fixtures';

@@ -3,8 +3,8 @@
 // the real signed alerts in test/fixtures/paddle.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HANDLED_ALERTS, parseAlert, type ParsedAlert } from '../../shared/provider/alerts';
-import { verifyPaddleSignature, type AlertFields } from '../../shared/provider/signature';
+import { HANDLED_ALERTS, parseAlert, type ParsedAlert } from '../../shared/providers/paddle-classic/alerts';
+import { verifyPaddleSignature, type AlertFields } from '../../shared/providers/paddle-classic/signature';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'paddle');
 

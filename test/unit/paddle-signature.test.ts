@@ -9,7 +9,7 @@ import {
   signedFields,
   verifyPaddleSignature,
   type AlertFields,
-} from '../../shared/provider/signature';
+} from '../../shared/providers/paddle-classic/signature';
 
 interface SignedFixtures {
   public_key: string;

@@ -10,9 +10,9 @@
 // - A `status` outside Paddle's five makes the alert `ignored`; `trialing` becomes `trialling`.
 // - Alert types other than the six subscription ones, and bodies without `alert_name`, are `ignored`
 //   ("unhandled alert type"); the webhook still answers 200 to them.
-import { decimalToCents, paddleDateTimeToUnixMs } from '../domain/billing';
-import { formatCents } from '../domain/money';
-import type { Payment } from '../domain/models';
+import { decimalToCents, paddleDateTimeToUnixMs } from '../../domain/billing';
+import { formatCents } from '../../domain/money';
+import type { Payment } from '../../domain/models';
 import type { AlertFields } from './signature';
 
 export type SubscriptionStatusWord = 'active' | 'trialling' | 'past_due' | 'paused' | 'deleted';

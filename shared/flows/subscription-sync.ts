@@ -18,10 +18,10 @@ import type { PaddleAlertMessage, SyncAccountMessage } from '../queue/queues';
 import { getProviderCredentials } from '../store/provider';
 import { refundItem } from '../store/refunds';
 import { applyProviderUpdate, getSubscription, type PaymentData, type ProviderFields } from '../store/subscriptions';
-import { parseAlert } from './alerts';
+import { parseAlert } from '../providers/paddle-classic/alerts';
 import { attributeFromAlert } from './attribution';
-import { PaddleClient, type PaddlePayment, type PaddleUser } from './paddle-client';
-import { resolvePlan } from './plans';
+import { PaddleClient, type PaddlePayment, type PaddleUser } from '../providers/paddle-classic/client';
+import { resolvePlan } from '../providers/paddle-classic/plans';
 import { log } from '../log';
 
 export const SYNC_PAGE_SIZE = 200;

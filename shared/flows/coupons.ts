@@ -20,7 +20,7 @@ import { getItem } from '../store/ops';
 import { getProviderCredentials } from '../store/provider';
 import { createReferral, toReferral, type CreateReferralResult } from '../store/referrals';
 import { keys } from '../store/table';
-import { DUPLICATE_COUPON_CODE, PaddleClient, ProviderApiError } from './paddle-client';
+import { DUPLICATE_COUPON_CODE, PaddleClient, ProviderApiError } from '../providers/paddle-classic/client';
 import { log } from '../log';
 
 

@@ -18,8 +18,8 @@ import { ValidationError } from '../domain/errors';
 import { SelfReferralError } from '../store/referrals';
 import { convertToSubscription } from './conversion';
 import { couponSource } from './coupon-attribution';
-import type { ParsedAlert } from './alerts';
-import type { AlertFields } from './signature';
+import type { ParsedAlert } from '../providers/paddle-classic/alerts';
+import type { AlertFields } from '../providers/paddle-classic/signature';
 import { log } from '../log';
 
 export type SubscriptionAlert = Extract<ParsedAlert, { kind: 'subscription' }>;

@@ -1,10 +1,10 @@
 // Webhook intake for Paddle Classic alerts (API-CONTRACT "Provider webhooks").
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { DetailError, NotFoundError, PermissionDeniedError } from '../domain/errors';
-import { isAccountId } from '../domain/ids';
-import { header } from '../http/body';
-import { publish } from '../queue/publish';
-import { getProviderSettings } from '../store/provider';
+import { DetailError, NotFoundError, PermissionDeniedError } from '../../domain/errors';
+import { isAccountId } from '../../domain/ids';
+import { header } from '../../http/body';
+import { publish } from '../../queue/publish';
+import { getProviderSettings } from '../../store/provider';
 import { signedFields, verifyPaddleSignature, type AlertFields } from './signature';
 
 /** Paddle alerts are a few KB; anything far bigger is not one. */

@@ -22,8 +22,8 @@ import { credentialKeys, credentialsFrom, type ProviderCredentials } from '../st
 import { alreadyConverted, assertSubscriptionFree, convertedWith, markReferralConverted, toReferral } from '../store/referrals';
 import { applyProviderUpdate, getSubscription, toSubscription } from '../store/subscriptions';
 import { keys } from '../store/table';
-import { PaddleClient } from './paddle-client';
-import { resolvePlan } from './plans';
+import { PaddleClient } from '../providers/paddle-classic/client';
+import { resolvePlan } from '../providers/paddle-classic/plans';
 
 const notConfigured = () => new ValidationError({ non_field_errors: ['No payment provider is configured for this account.'] });
 const subscriptionNotFound = (id: number) => new ValidationError({ subscription_id: [`Subscription ${id} could not be found`] });

@@ -18,8 +18,8 @@ import { getProviderCredentials } from '../store/provider';
 import { toReferral } from '../store/referrals';
 import { claimCredit, RewardRaceError, releaseCreditClaim, type StoredReward } from '../store/rewards';
 import { keys } from '../store/table';
-import { MODIFIER_ALREADY_BILLED, MODIFIER_NOT_FOUND, PaddleClient, ProviderApiError } from './paddle-client';
-import { CreditHeldError } from './rewards';
+import { MODIFIER_ALREADY_BILLED, MODIFIER_NOT_FOUND, PaddleClient, ProviderApiError } from '../providers/paddle-classic/client';
+import { CreditHeldError } from './settlement';
 import { log } from '../log';
 
 const CLAIM_SECONDS = 60;

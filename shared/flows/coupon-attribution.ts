@@ -1,6 +1,6 @@
 // Attribution by coupon: a payment alert whose `coupon` is a referral's coupon code (double-sided
 // campaigns) names that referral. Looked up through the coupon claim item (one GetItem, no Scan); codes
-// compare without case. The seam (shared/provider/attribution.ts) converts it like the endpoint would.
+// compare without case. The seam (shared/flows/attribution.ts) converts it like the endpoint would.
 import { referralIdByCoupon } from '../store/coupons';
 import type { AttributionSource } from './attribution';
 

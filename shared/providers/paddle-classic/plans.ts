@@ -3,12 +3,12 @@
 // If the provider cannot be asked, a stale cached plan, then the subscription's current plan, then a
 // partial plan (interval null) is used; the background sync fills it in later. A webhook is never
 // held back (and never ends in the DLQ) because the plan lookup failed.
-import { planDescriptor, decimalToCents } from '../domain/billing';
-import { formatCents } from '../domain/money';
-import type { Plan } from '../domain/models';
-import { getCachedPlan, putCachedPlan, type CachedPlan } from '../store/subscriptions';
-import { ProviderApiError, ProviderUnavailableError, type PaddleClient } from './paddle-client';
-import { log } from '../log';
+import { planDescriptor, decimalToCents } from '../../domain/billing';
+import { formatCents } from '../../domain/money';
+import type { Plan } from '../../domain/models';
+import { getCachedPlan, putCachedPlan, type CachedPlan } from '../../store/subscriptions';
+import { ProviderApiError, ProviderUnavailableError, type PaddleClient } from './client';
+import { log } from '../../log';
 
 function money(value: string | number | undefined | null): string | null {
   if (value === undefined || value === null) return null;

@@ -3,7 +3,7 @@
 // evaluate-referral: reads the converted referral and its subscription's payments (and refunds), plans
 // the rewards (shared/domain/rewards.ts), writes the new ones with the member's stats in one optimistic
 // transaction (exactly one reward per (referral, payment): a concurrent evaluation loses the condition,
-// re-reads and finds the reward written), then what refunds take back (shared/provider/refunds.ts:
+// re-reads and finds the reward written), then what refunds take back (shared/flows/refunds.ts:
 // commission clawbacks, credit reversals), queues the member emails, and applies pending credits.
 //
 // Credit application (one-off negative modifier on the referrer's attached subscription), exactly once:
@@ -28,7 +28,7 @@ import { toReferral } from '../store/referrals';
 import { claimCredit, recordCreditApplied, recordRewards, referralsOfMember, releaseCreditClaim, RewardRaceError, type StoredReward } from '../store/rewards';
 import { getSubscription } from '../store/subscriptions';
 import { keys } from '../store/table';
-import { PaddleClient } from './paddle-client';
+import { PaddleClient } from '../providers/paddle-classic/client';
 import { reverseCredits } from './refunds';
 import { log } from '../log';
 

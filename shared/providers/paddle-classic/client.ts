@@ -5,8 +5,8 @@
 // Failures are split in two: ProviderUnavailableError (network, timeout, HTTP 429/5xx, a body that
 // is not the documented JSON, Paddle's "internal error" 120) is retryable and answers 503; a
 // ProviderApiError is Paddle refusing the call (bad credentials, unknown subscription...).
-import { ServiceUnavailableError } from '../domain/errors';
-import type { ProviderCredentials } from '../store/provider';
+import { ServiceUnavailableError } from '../../domain/errors';
+import type { ProviderCredentials } from '../../store/provider';
 
 export const PROVIDER_UNAVAILABLE = 'The payment provider could not be reached; retry later.';
 

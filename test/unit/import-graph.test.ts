@@ -1,0 +1,65 @@
+// The shape rule of ../shared/design/STRUCTURE-NEXT.md: the provider-agnostic layers (flows, domain, store,
+// queue, http) import no payment provider; only shared/providers/<kind>/ knows a provider's wire format.
+//
+// The flows still call Paddle Classic directly while they move onto the port (shared/billing/port.ts).
+// Those imports are listed below, one by one, as a ratchet: a new provider import anywhere in these layers
+// fails the test, and so does a listed one that has gone (delete its line, so the list only shrinks).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+const AGNOSTIC = ['shared/flows', 'shared/domain', 'shared/store', 'shared/queue', 'shared/http', 'shared/billing'];
+
+/** Known leaks, `<file> -> <provider module>`, to be removed as each flow moves onto the port. */
+const KNOWN_LEAKS = new Set([
+  'shared/flows/attribution.ts -> shared/providers/paddle-classic/alerts',
+  'shared/flows/attribution.ts -> shared/providers/paddle-classic/signature',
+  'shared/flows/conversion.ts -> shared/providers/paddle-classic/client',
+  'shared/flows/conversion.ts -> shared/providers/paddle-classic/plans',
+  'shared/flows/coupons.ts -> shared/providers/paddle-classic/client',
+  'shared/flows/refunds.ts -> shared/providers/paddle-classic/client',
+  'shared/flows/settlement.ts -> shared/providers/paddle-classic/client',
+  'shared/flows/subscription-sync.ts -> shared/providers/paddle-classic/alerts',
+  'shared/flows/subscription-sync.ts -> shared/providers/paddle-classic/client',
+  'shared/flows/subscription-sync.ts -> shared/providers/paddle-classic/plans',
+  'shared/queue/queues.ts -> shared/providers/paddle-classic/signature',
+]);
+
+function tsFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(ROOT, dir))) {
+    const path = join(dir, name);
+    if (statSync(join(ROOT, path)).isDirectory()) out.push(...tsFiles(path));
+    else if (name.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+/** Every `<file> -> <module>` edge from an agnostic layer into shared/providers/. */
+export function providerImports(files: { path: string; source: string }[]): string[] {
+  const edges: string[] = [];
+  const specifier = /(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g;
+  for (const { path, source } of files) {
+    for (const match of source.matchAll(specifier)) {
+      const target = normalize(join(dirname(path), match[1] as string)).split('\\').join('/');
+      if (target.startsWith('shared/providers/')) edges.push(`${path} -> ${target}`);
+    }
+  }
+  return edges.sort();
+}
+
+describe('import graph', () => {
+  const files = AGNOSTIC.flatMap(tsFiles).map((path) => ({ path: relative('.', path), source: readFileSync(join(ROOT, path), 'utf8') }));
+
+  it('finds a provider import (the check itself works)', () => {
+    expect(providerImports([{ path: 'shared/flows/x.ts', source: "import { a } from '../providers/stripe/client';" }])).toEqual(['shared/flows/x.ts -> shared/providers/stripe/client']);
+    expect(providerImports([{ path: 'shared/flows/x.ts', source: "import { a } from '../billing/port';" }])).toEqual([]);
+  });
+
+  it('the provider-agnostic layers import no provider beyond the known leaks, and every known leak still exists', () => {
+    expect(files.length).toBeGreaterThan(20);
+    const edges = providerImports(files);
+    expect(edges.filter((e) => !KNOWN_LEAKS.has(e))).toEqual([]);
+    expect([...KNOWN_LEAKS].filter((e) => !edges.includes(e))).toEqual([]);
+  });
+});
