@@ -5,6 +5,7 @@ import type { DrainSection } from './drain';
 import { READ_TARGET_RATIO, type LoadSection } from './load';
 import type { Machine } from './machine';
 import { kb, mark, median, ms, num, pct } from './stats';
+import { describeRun, type AuthFloodSection } from './auth-flood';
 
 export interface Report {
   machine: Machine;
@@ -13,6 +14,8 @@ export interface Report {
   bundles: BundleSection | null;
   load: LoadSection | null;
   drain: DrainSection | null;
+  /** The unknown-key flood (section `auth`); absent from reports written before it existed. */
+  authFlood?: AuthFloodSection | null;
   /** Sections that could not run, with the reason. */
   errors: string[];
   /** Service log lines (handlers, workers) written to the log file during the run. */
@@ -197,6 +200,20 @@ export function renderReport(r: Report): string {
     }
     line();
     line(readingNotes(l));
+    line();
+  }
+
+  // --- auth flood ------------------------------------------------------------------------------------
+  if (r.authFlood && r.authFlood.runs.length > 0) {
+    line('## Unknown-key flood (auth)');
+    line();
+    line(
+      'Requests with well-formed API keys that do not exist, against the local runtime, counting the DynamoDB calls the handlers make: ' +
+        'with the negative auth cache and the per-IP failure limit off (every request reads its key), with the negative cache on (a few keys repeated, as a scripted flood repeats them), ' +
+        'and with the per-IP limit on and a new random key per request (the cache cannot help; past the limit the IP gets 429 without a read).',
+    );
+    line();
+    for (const run of r.authFlood.runs) line(`- ${describeRun(run)}`);
     line();
   }
 

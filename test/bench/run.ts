@@ -102,7 +102,7 @@ async function main(): Promise<number> {
   }
   rmSync(workDir, { recursive: true, force: true });
 
-  const report: Report = { machine, loadAtEnd: loadavg()[0] ?? 0, totalSeconds: elapsed(), bundles, load, drain, errors, serviceLog };
+  const report: Report = { machine, loadAtEnd: loadavg()[0] ?? 0, totalSeconds: elapsed(), bundles, load, authFlood, drain, errors, serviceLog };
   const file = join(REPO_ROOT, 'BENCHMARKS.md');
   writeFileSync(file, renderReport(report));
 
