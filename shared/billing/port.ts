@@ -12,6 +12,8 @@
 // - Every method that calls the provider has a timeout, retries 429/5xx after `Retry-After` within its
 //   budget, and otherwise throws `ProviderUnavailableError` so the worker fails its record (never loses it).
 
+import { ServiceUnavailableError } from '../domain/errors';
+
 export type ProviderKind = 'paddle-classic' | 'paddle-billing' | 'stripe';
 export const PROVIDER_KINDS: readonly ProviderKind[] = ['paddle-classic', 'paddle-billing', 'stripe'];
 
@@ -204,14 +206,21 @@ export class CreditMustWaitError extends Error {
   }
 }
 
-/** The provider could not be reached or answered 5xx/429 past the retry budget: fail the record, retry later. */
-export class ProviderUnavailableError extends Error {
+/** What the API answers (503, with Retry-After) when a provider call fails for good within its budget. */
+export const PROVIDER_UNAVAILABLE = 'The payment provider could not be reached; retry later.';
+
+/**
+ * The provider could not be reached or answered 5xx/429 past the retry budget: a worker fails its record
+ * (SQS retries it, never loses it); an HTTP request answers 503 with Retry-After (it is a
+ * ServiceUnavailableError). `reason` says what happened, for logs; it is never shown to API callers.
+ */
+export class ProviderUnavailableError extends ServiceUnavailableError {
+  override readonly name = 'ProviderUnavailableError';
   constructor(
-    message: string,
+    readonly reason: string,
     readonly provider: ProviderKind,
     readonly call: string,
   ) {
-    super(message);
-    this.name = 'ProviderUnavailableError';
+    super(PROVIDER_UNAVAILABLE, 5);
   }
 }

@@ -5,17 +5,12 @@
 // Failures are split in two: ProviderUnavailableError (network, timeout, HTTP 429/5xx, a body that
 // is not the documented JSON, Paddle's "internal error" 120) is retryable and answers 503; a
 // ProviderApiError is Paddle refusing the call (bad credentials, unknown subscription...).
-import { ServiceUnavailableError } from '../../domain/errors';
+import { PROVIDER_UNAVAILABLE, ProviderUnavailableError } from '../../billing/port';
 import type { ProviderCredentials } from '../../store/provider';
 
-export const PROVIDER_UNAVAILABLE = 'The payment provider could not be reached; retry later.';
-
-export class ProviderUnavailableError extends ServiceUnavailableError {
-  override readonly name = 'ProviderUnavailableError';
-  constructor(readonly reason: string) {
-    super(PROVIDER_UNAVAILABLE, 5);
-  }
-}
+// One error for every provider (shared/billing/port.ts): retryable, and a 503 at the API.
+export { PROVIDER_UNAVAILABLE, ProviderUnavailableError };
+const unavailable = (reason: string, call = 'vendor-api') => new ProviderUnavailableError(reason, 'paddle-classic', call);
 
 export class ProviderApiError extends Error {
   override readonly name = 'ProviderApiError';
@@ -114,14 +109,14 @@ export class PaddleClient {
     try {
       res = await fetch(url, { ...init, signal: AbortSignal.timeout(this.options.timeoutMs) });
     } catch (err) {
-      throw new ProviderUnavailableError(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+      throw unavailable(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
     }
     const text = await res.text().catch(() => '');
-    if (res.status === 429 || res.status >= 500) throw new ProviderUnavailableError(`HTTP ${res.status}`);
+    if (res.status === 429 || res.status >= 500) throw unavailable(`HTTP ${res.status}`);
     try {
       return JSON.parse(text) as unknown;
     } catch {
-      throw new ProviderUnavailableError(`HTTP ${res.status}, body is not JSON`);
+      throw unavailable(`HTTP ${res.status}, body is not JSON`);
     }
   }
 
@@ -136,8 +131,8 @@ export class PaddleClient {
     })) as { success?: unknown; response?: unknown; error?: { code?: unknown; message?: unknown } };
     if (body && body.success === true) return body.response as T;
     const code = Number(body?.error?.code);
-    if (!Number.isInteger(code)) throw new ProviderUnavailableError('unexpected vendor API response');
-    if (RETRYABLE_CODES.has(code)) throw new ProviderUnavailableError(`Paddle error ${code}`);
+    if (!Number.isInteger(code)) throw unavailable('unexpected vendor API response');
+    if (RETRYABLE_CODES.has(code)) throw unavailable(`Paddle error ${code}`);
     throw new ProviderApiError(code, String(body.error?.message ?? ''));
   }
 
@@ -151,7 +146,7 @@ export class PaddleClient {
     };
     if (body?.error) {
       if (Number(body.error.code) === 101) return { state: 'not_found' };
-      throw new ProviderUnavailableError(`order lookup error ${String(body.error.code)}`);
+      throw unavailable(`order lookup error ${String(body.error.code)}`);
     }
     if (body?.state === 'processed' && body.order) {
       const id = Number(body.order.subscription_id);
