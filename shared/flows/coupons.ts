@@ -1,26 +1,24 @@
 // Double-sided campaigns: a referral made in a campaign with a referred-user discount gets a
-// single-use Paddle coupon, created asynchronously by the reward fan-out worker (`create-coupon` on the
+// single-use coupon at the account's payment provider (through the port, shared/billing/), created asynchronously by the reward fan-out worker (`create-coupon` on the
 // rewards queue), and `coupon_code` appears on the referral once it exists (null until then).
 //
 // Exactly one coupon per referral, whatever the retries and concurrency: the code is derived from the
 // referral id before the call (shared/domain/discounts.ts couponCodeFor), so every attempt sends the
-// same code; Paddle's "duplicate code" error (132) then means an earlier attempt created it. The code
+// same code; the adapter answers 'existed' when the provider already has it (Classic: Paddle's "duplicate
+// code" error 132), i.e. an earlier attempt created it. The code
 // is recorded on the referral with a claim item keyed by the code, in one transaction (store/coupons.ts).
 //
 // Creating a referral queues the job with one SQS send, only for a referral whose coupon is still
 // missing; a replayed create (the same user and code again) queues it again, which heals a first
 // request whose send failed (that request answered 503).
-import { config } from '../config';
-import { formatCents } from '../domain/money';
 import type { Referral } from '../domain/models';
 import { couponCodeFor } from '../domain/discounts';
 import { publish } from '../queue/publish';
 import { recordReferralCoupon } from '../store/coupons';
 import { getItem } from '../store/ops';
-import { getProviderCredentials } from '../store/provider';
 import { createReferral, toReferral, type CreateReferralResult } from '../store/referrals';
 import { keys } from '../store/table';
-import { DUPLICATE_COUPON_CODE, PaddleClient, ProviderApiError } from '../providers/paddle-classic/client';
+import { billingProviderFor } from '../billing/registry';
 import { log } from '../log';
 
 
@@ -39,11 +37,6 @@ export async function createReferralWithCoupon(
   return result;
 }
 
-/** Percent without trailing zeros ("10", "12.5"); flat amounts with two decimals. */
-function discountAmount(type: 'flat' | 'percentage', amount: number): string {
-  return type === 'flat' ? formatCents(amount) : String(amount / 100);
-}
-
 export type CouponOutcome = 'created' | 'existed' | 'recorded_before' | 'not_needed' | 'no_provider' | 'referral_gone';
 
 export async function createReferralCoupon(accountId: string, referralId: string): Promise<CouponOutcome> {
@@ -53,30 +46,14 @@ export async function createReferralCoupon(accountId: string, referralId: string
   if (referral.coupon_code !== null) return 'recorded_before';
   const discount = referral.referred_discount;
   if (!discount) return 'not_needed';
-  const creds = await getProviderCredentials(accountId);
-  if (!creds) {
-    // Acknowledged: nothing can be created without Paddle settings; a replayed POST queues it again.
+  const provider = await billingProviderFor(accountId);
+  if (!provider) {
+    // Acknowledged: nothing can be created without provider settings; a replayed POST queues it again.
     log('warn', 'coupon not created: no provider settings', context);
     return 'no_provider';
   }
-  const client = new PaddleClient(creds, { timeoutMs: config().providerTimeoutMs });
   const code = couponCodeFor(referral.id);
-  let outcome: CouponOutcome = 'created';
-  try {
-    await client.createCoupon({
-      couponCode: code,
-      discountType: discount.type,
-      discountAmount: discountAmount(discount.type, discount.amount),
-      ...(discount.type === 'flat' && discount.currency ? { currency: discount.currency } : {}),
-      allowedUses: 1,
-      recurring: discount.recurring,
-      description: `Refloop referral ${referral.id}`,
-    });
-  } catch (err) {
-    // Paddle refuses a code it already has: an earlier attempt created this coupon.
-    if (!(err instanceof ProviderApiError && err.code === DUPLICATE_COUPON_CODE)) throw err;
-    outcome = 'existed';
-  }
+  const outcome: CouponOutcome = await provider.createCoupon({ referralId: referral.id, code, discount });
   if ((await recordReferralCoupon(accountId, referral.id, code)) === 'referral_gone') {
     log('warn', 'coupon created but its referral was deleted meanwhile', { ...context, coupon_code: code });
     return 'referral_gone';
