@@ -1,26 +1,26 @@
 // Refunds on the reward fan-out worker: after the rewards of a referral are brought up to date, what its
 // subscription's refunds take back (shared/domain/clawbacks.ts) is written: commission clawbacks in one
 // optimistic transaction (the caller's retry loop handles a lost race), then credit reversals, which may
-// call the provider:
-// - a credit not applied yet: its claim is taken (so no worker applies it meanwhile), a modifier left
-//   by an attempt that died before recording it is looked for on the member's subscription (by the
-//   reward id in its description) and deleted, then the reversal is recorded;
-// - an applied credit: its modifier is deleted at the provider (123 "not found" = deleted by an earlier
-//   attempt), then the reversal is recorded. Error 124 = already billed: the credit stays, noted.
+// call the provider through the port:
+// - a credit not applied yet: its claim is taken (so no worker applies it meanwhile), a credit left by an
+//   attempt that died before recording it is looked for on the member's subscription (by the reward id)
+//   and removed, then the reversal is recorded;
+// - an applied credit: the adapter removes it (Classic: deletes the modifier; "not found" = removed by an
+//   earlier attempt), then the reversal is recorded. 'consumed' (Classic error 124, already billed): the
+//   credit stays, noted.
 // A provider failure fails the record (SQS retries it); the claim is released first.
-import { config } from '../config';
 import type { CreditReversal } from '../domain/clawbacks';
 import type { Referral } from '../domain/models';
 import { recordCreditKept, recordCreditReversal } from '../store/clawbacks';
 import { toMember } from '../store/members';
 import { getItem } from '../store/ops';
-import { getProviderCredentials } from '../store/provider';
 import { toReferral } from '../store/referrals';
 import { claimCredit, RewardRaceError, releaseCreditClaim, type StoredReward } from '../store/rewards';
 import { keys } from '../store/table';
-import { MODIFIER_ALREADY_BILLED, MODIFIER_NOT_FOUND, PaddleClient, ProviderApiError } from '../providers/paddle-classic/client';
 import { CreditHeldError } from './settlement';
 import { log } from '../log';
+import { billingProviderFor, type AccountBillingProvider } from '../billing/registry';
+import type { CreditReversalOutcome } from '../billing/port';
 
 const CLAIM_SECONDS = 60;
 
@@ -29,27 +29,9 @@ async function freshReferral(accountId: string, id: string): Promise<Referral | 
   return toReferral(await getItem(keys.referral(accountId, id)));
 }
 
-/** Deletes a modifier; 'billed' when the provider has already charged it. */
-async function deleteModifier(client: PaddleClient, modifierId: number): Promise<'deleted' | 'billed'> {
-  try {
-    await client.deleteModifier(modifierId);
-    return 'deleted';
-  } catch (err) {
-    if (err instanceof ProviderApiError && err.code === MODIFIER_NOT_FOUND) return 'deleted';
-    if (err instanceof ProviderApiError && err.code === MODIFIER_ALREADY_BILLED) return 'billed';
-    throw err;
-  }
-}
-
 export async function reverseCredits(accountId: string, referralId: string, reversals: CreditReversal[]): Promise<void> {
-  let client: PaddleClient | null | undefined;
-  const provider = async () => {
-    if (client === undefined) {
-      const creds = await getProviderCredentials(accountId);
-      client = creds ? new PaddleClient(creds, { timeoutMs: config().providerTimeoutMs }) : null;
-    }
-    return client;
-  };
+  let adapter: AccountBillingProvider | null | undefined;
+  const provider = async () => (adapter === undefined ? (adapter = await billingProviderFor(accountId)) : adapter);
 
   for (const reversal of reversals) {
     for (let attempt = 1; ; attempt++) {
@@ -75,24 +57,22 @@ export async function reverseCredits(accountId: string, referralId: string, reve
         }
       }
       try {
-        let outcome: 'deleted' | 'billed' = 'deleted';
-        if (modifierId === undefined && member?.subscription_id != null) {
-          // An attempt that created the modifier may have died before recording it.
-          const c = await provider();
-          const orphan = c ? (await c.listModifiers(member.subscription_id)).find((m) => String(m.description).includes(reward.id)) : undefined;
-          if (orphan) modifierId = Number(orphan.modifier_id);
+        let outcome: CreditReversalOutcome = 'reversed';
+        // Recorded: remove it where it was applied. Not recorded: an attempt that applied it may have died
+        // before recording it, so the adapter looks for it on the member's subscription.
+        const providerRef = modifierId === undefined ? null : String(modifierId);
+        const subscriptionId = providerRef !== null ? (reward.credit_subscription_id ?? member?.subscription_id ?? null) : (member?.subscription_id ?? null);
+        if (providerRef !== null || subscriptionId !== null) {
+          const p = await provider();
+          if (!p && providerRef !== null) throw new Error('no provider settings: the applied credit cannot be removed');
+          if (p) outcome = await p.reverseCredit({ rewardId: reward.id, subscriptionId: subscriptionId ?? 0, amount: reward.amount, currency: reward.currency, providerRef });
         }
-        if (modifierId !== undefined) {
-          const c = await provider();
-          if (!c) throw new Error('no provider settings: the credit modifier cannot be deleted');
-          outcome = await deleteModifier(c, modifierId);
-        }
-        if (outcome === 'billed') {
+        if (outcome === 'consumed') {
           await recordCreditKept(accountId, referral, index, reversal);
-          log('info', 'refunded credit already billed: it stays', { ...context, modifier_id: modifierId });
+          log('info', 'refunded credit already billed: it stays', { ...context, provider_ref: providerRef });
         } else {
           await recordCreditReversal(accountId, referral, index, reversal, member !== null);
-          log('info', 'credit reversed after a refund', { ...context, modifier_id: modifierId ?? null });
+          log('info', 'credit reversed after a refund', { ...context, provider_ref: providerRef });
         }
       } catch (err) {
         if (claimed) await releaseCreditClaim(accountId, referral.id, index, reward.id).catch(() => undefined);

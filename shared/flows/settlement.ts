@@ -6,16 +6,15 @@
 // re-reads and finds the reward written), then what refunds take back (shared/flows/refunds.ts:
 // commission clawbacks, credit reversals), queues the member emails, and applies pending credits.
 //
-// Credit application (one-off negative modifier on the referrer's attached subscription), exactly once:
+// Credit application on the referrer's attached subscription, through the port (Classic: a one-off
+// negative modifier), exactly once:
 // 1. a worker claims the reward for 60 s (conditional update; a concurrent worker skips it);
-// 2. it looks for a modifier whose description carries the reward id (a previous attempt may have
-//    created it and crashed before recording it) and creates one only if there is none;
-// 3. it records the modifier id on the reward. A provider failure releases the claim and fails the
+// 2. the adapter looks for the credit by the reward id (a previous attempt may have applied it and
+//    crashed before recording it) and applies it only if there is none;
+// 3. it records the provider's reference on the reward. A provider failure releases the claim and fails the
 //    record, so SQS retries it. Without an attached subscription (or with one in another currency, or
 //    deleted) the credit waits; attaching a subscription to the member queues apply-member-credits.
-import { config } from '../config';
 import { queueMemberEmails } from '../email/enqueue';
-import { formatCents } from '../domain/money';
 import type { Referral } from '../domain/models';
 import { planClawbacks, type CreditReversal } from '../domain/clawbacks';
 import { planRewards } from '../domain/rewards';
@@ -23,23 +22,19 @@ import { recordClawbacks } from '../store/clawbacks';
 import { listPaymentsAndRefunds } from '../store/refunds';
 import { getItem, RaceLostError, withRetries } from '../store/ops';
 import { toMember } from '../store/members';
-import { getProviderCredentials } from '../store/provider';
 import { toReferral } from '../store/referrals';
 import { claimCredit, recordCreditApplied, recordRewards, referralsOfMember, releaseCreditClaim, RewardRaceError, type StoredReward } from '../store/rewards';
 import { getSubscription } from '../store/subscriptions';
 import { keys } from '../store/table';
-import { PaddleClient } from '../providers/paddle-classic/client';
 import { reverseCredits } from './refunds';
 import { log } from '../log';
+import { billingProviderFor } from '../billing/registry';
 
 const CLAIM_SECONDS = 60;
 
 /** Another worker holds the credit's claim: retry the record later (the queue's visibility timeout, 180 s, outlasts the claim). */
 export class CreditHeldError extends RaceLostError {}
 
-
-/** The description that identifies a credit's modifier at the provider (at most 255 characters). */
-export const creditDescription = (rewardId: string) => `Referral credit ${rewardId}`;
 
 export async function evaluateReferral(accountId: string, referralId: string): Promise<void> {
   const evaluated = await withRetries(
@@ -92,9 +87,8 @@ export async function applyPendingCredits(accountId: string, referral: Referral)
   if (member.subscription_id === null) return log('info', 'credit waits for a subscription attached to the member', context);
   const target = await getSubscription(accountId, member.subscription_id);
   if (!target || target.status === 'deleted') return log('info', 'credit waits: the member subscription is missing or deleted', context);
-  const creds = await getProviderCredentials(accountId);
-  if (!creds) return log('warn', 'credit waits: no provider settings', context);
-  const client = new PaddleClient(creds, { timeoutMs: config().providerTimeoutMs });
+  const provider = await billingProviderFor(accountId);
+  if (!provider) return log('warn', 'credit waits: no provider settings', context);
 
   for (const { reward, index } of pending) {
     if (reward.currency !== target.currency) {
@@ -111,13 +105,9 @@ export async function applyPendingCredits(accountId: string, referral: Referral)
       throw new CreditHeldError(`credit ${reward.id} is being applied by another worker`);
     }
     try {
-      const description = creditDescription(reward.id);
-      const existing = (await client.listModifiers(target.id)).find((m) => String(m.description).includes(reward.id));
-      const modifierId = existing
-        ? Number(existing.modifier_id)
-        : Number((await client.createModifier({ subscriptionId: target.id, amount: `-${formatCents(reward.amount)}`, recurring: false, description })).modifier_id);
-      await recordCreditApplied(accountId, referral.id, index, reward.id, modifierId, target.id);
-      log('info', 'credit applied', { ...context, reward_id: reward.id, subscription_id: target.id, modifier_id: modifierId, reused: Boolean(existing) });
+      const applied = await provider.applyCredit({ rewardId: reward.id, subscriptionId: target.id, amount: reward.amount, currency: reward.currency });
+      await recordCreditApplied(accountId, referral.id, index, reward.id, applied.providerRef, target.id);
+      log('info', 'credit applied', { ...context, reward_id: reward.id, subscription_id: target.id, provider_ref: applied.providerRef, reused: applied.reused });
     } catch (err) {
       await releaseCreditClaim(accountId, referral.id, index, reward.id).catch(() => undefined);
       throw err;

@@ -16,9 +16,12 @@ import { log } from '../log';
 
 /** A reward as stored: the public fields plus where its credit was applied at the provider. */
 export interface StoredReward extends Reward {
-  /** Credit only: the provider's modifier, once the credit has been applied. */
-  modifier_id?: number;
-  /** Credit only: the subscription the modifier was created on. */
+  /**
+   * Credit only: where the provider holds the applied credit (the port's `providerRef`). The attribute keeps
+   * its first name: Paddle Classic's modifier id, a number on items written before the provider port.
+   */
+  modifier_id?: number | string;
+  /** Credit only: the subscription the credit was applied to. */
   credit_subscription_id?: number;
   /** Credit only: unix seconds until which one worker holds the right to apply it. */
   claim_until?: number;
@@ -134,7 +137,7 @@ export async function claimCredit(accountId: string, referralId: string, index: 
 }
 
 /** Records where a credit was applied and releases the claim. */
-export async function recordCreditApplied(accountId: string, referralId: string, index: number, rewardId: string, modifierId: number, subscriptionId: number): Promise<void> {
+export async function recordCreditApplied(accountId: string, referralId: string, index: number, rewardId: string, modifierId: string, subscriptionId: number): Promise<void> {
   const done = await updateReward(
     accountId,
     referralId,
@@ -145,7 +148,7 @@ export async function recordCreditApplied(accountId: string, referralId: string,
     { ':m': modifierId, ':s': subscriptionId },
   );
   // The referral was deleted meanwhile: the modifier stays at the provider, found again by its description.
-  if (!done) log('warn', 'credit applied but its referral changed', { referral_id: referralId, modifier_id: modifierId });
+  if (!done) log('warn', 'credit applied but its referral changed', { referral_id: referralId, provider_ref: modifierId });
 }
 
 /** Gives a claim back early (after a failed provider call) so a retry need not wait for it to expire. */

@@ -17,8 +17,6 @@ const KNOWN_LEAKS = new Set([
   'shared/flows/attribution.ts -> shared/providers/paddle-classic/signature',
   'shared/flows/conversion.ts -> shared/providers/paddle-classic/client',
   'shared/flows/conversion.ts -> shared/providers/paddle-classic/plans',
-  'shared/flows/refunds.ts -> shared/providers/paddle-classic/client',
-  'shared/flows/settlement.ts -> shared/providers/paddle-classic/client',
   'shared/flows/subscription-sync.ts -> shared/providers/paddle-classic/alerts',
   'shared/flows/subscription-sync.ts -> shared/providers/paddle-classic/client',
   'shared/flows/subscription-sync.ts -> shared/providers/paddle-classic/plans',

@@ -1,15 +1,19 @@
 // Paddle Classic behind the payment-provider port (shared/billing/port.ts).
 //
 // The flows move onto the port one at a time (../shared/design/STRUCTURE-NEXT.md); this adapter grows with
-// them. `ClassicProvider` is the part of `BillingProvider` Classic implements today: the referred-user coupon.
-// The rest (credits as modifiers, checkout resolution, users and payments, alert parsing) is still called
+// them. `ClassicProvider` is the part of `BillingProvider` Classic implements today: the referred-user coupon
+// and the referrer's credits (one-off negative modifiers). The rest (checkout resolution, users and
+// payments, alert parsing) is still called
 // directly by the flows listed in test/unit/import-graph.test.ts, and moves here as each of them does.
-import type { BillingProvider, CouponRequest } from '../../billing/port';
+import type { AppliedCredit, BillingProvider, CouponRequest, CreditRequest, CreditReversalOutcome } from '../../billing/port';
 import { formatCents } from '../../domain/money';
 import type { ProviderCredentials } from '../../store/provider';
-import { DUPLICATE_COUPON_CODE, PaddleClient, ProviderApiError } from './client';
+import { DUPLICATE_COUPON_CODE, MODIFIER_ALREADY_BILLED, MODIFIER_NOT_FOUND, PaddleClient, ProviderApiError } from './client';
 
-export type ClassicProvider = Pick<BillingProvider, 'kind' | 'createCoupon'>;
+export type ClassicProvider = Pick<BillingProvider, 'kind' | 'createCoupon' | 'applyCredit' | 'reverseCredit'>;
+
+/** The description that identifies a credit's modifier at Paddle (at most 255 characters). */
+export const creditDescription = (rewardId: string) => `Referral credit ${rewardId}`;
 
 /** Percent without trailing zeros ("10", "12.5") from hundredths of a percent; flat amounts with two decimals. */
 export function couponAmount(type: 'flat' | 'percentage', amount: number): string {
@@ -18,8 +22,38 @@ export function couponAmount(type: 'flat' | 'percentage', amount: number): strin
 
 export function paddleClassicProvider(creds: ProviderCredentials, options: { timeoutMs: number }): ClassicProvider {
   const client = new PaddleClient(creds, options);
+  /** The modifier an earlier attempt created for this reward (it may have died before recording it). */
+  const modifierOf = async (subscriptionId: number, rewardId: string) =>
+    (await client.listModifiers(subscriptionId)).find((m) => String(m.description).includes(rewardId));
+
   return {
     kind: 'paddle-classic',
+
+    /** A one-off negative modifier on the subscription, found again by the reward id in its description. */
+    async applyCredit(credit: CreditRequest): Promise<AppliedCredit> {
+      const subscriptionId = Number(credit.subscriptionId);
+      const existing = await modifierOf(subscriptionId, credit.rewardId);
+      if (existing) return { providerRef: String(existing.modifier_id), reused: true };
+      const created = await client.createModifier({ subscriptionId, amount: `-${formatCents(credit.amount)}`, recurring: false, description: creditDescription(credit.rewardId) });
+      return { providerRef: String(created.modifier_id), reused: false };
+    },
+
+    /**
+     * Deletes the credit's modifier (looked up by the reward id when none was recorded): 123 "not found"
+     * means an earlier attempt deleted it; 124 "already billed" means the credit was consumed and stays.
+     */
+    async reverseCredit(credit: CreditRequest & { providerRef: string | null }): Promise<CreditReversalOutcome> {
+      const ref = credit.providerRef ?? (await modifierOf(Number(credit.subscriptionId), credit.rewardId))?.modifier_id;
+      if (ref === undefined || ref === null) return 'reversed'; // never applied: nothing to remove
+      try {
+        await client.deleteModifier(Number(ref));
+        return 'reversed';
+      } catch (err) {
+        if (err instanceof ProviderApiError && err.code === MODIFIER_NOT_FOUND) return 'reversed';
+        if (err instanceof ProviderApiError && err.code === MODIFIER_ALREADY_BILLED) return 'consumed';
+        throw err;
+      }
+    },
 
     /** A single-use checkout coupon; Paddle's "duplicate code" (132) means an earlier attempt created it. */
     async createCoupon(coupon: CouponRequest): Promise<'created' | 'existed'> {
