@@ -1,29 +1,30 @@
-// Recording a conversion: resolve the provider subscription (by checkout through the order lookup, or
-// by id), then mark the referral converted in one transaction and queue its reward evaluation.
+// Recording a conversion: resolve the provider subscription (by checkout through the port's
+// resolveCheckout, or by id), then mark the referral converted in one transaction and queue its reward evaluation.
 //
 // Round trips, usual case: 1 BatchGet (referral + provider credentials [+ subscription]), at most one
-// provider call (the order lookup, for checkout_id), 1 GetItem (the subscription, checkout_id only),
-// 1 TransactWriteItems, 1 SQS send. Only when the subscription's webhook has not arrived yet is it
-// fetched from the provider (users + plan) and stored first.
+// provider call (resolveCheckout, for checkout_id; Classic: the order lookup), 1 GetItem (the
+// subscription, checkout_id only), 1 TransactWriteItems, 1 SQS send. Only when the subscription's webhook
+// has not arrived yet is it fetched from the provider (getSubscription; Classic: user + plan) and stored first.
 // A replay (same referral, same subscription or checkout) changes nothing, answers 200 with the
 // referral, and queues the evaluation again: a first attempt that committed but failed to send is healed.
 // Self-referral (the referring member's attached subscription, or one with the member's email address,
 // without case) is refused with a 400 by conditions of the same transaction (store/referrals.ts), so it
 // costs no extra read and cannot be raced.
-import { config } from '../config';
 import { NotFoundError, ValidationError } from '../domain/errors';
 import { isEntityId } from '../domain/ids';
-import type { Referral, Subscription } from '../domain/models';
+import type { Plan, Referral, Subscription } from '../domain/models';
 import { DetailError } from '../domain/errors';
 import { publish } from '../queue/publish';
 import type { ConversionTarget } from '../schemas/conversion';
 import { batchGet, getItem, lookup } from '../store/ops';
-import { credentialKeys, credentialsFrom, type ProviderCredentials } from '../store/provider';
+import { credentialKeys, credentialsFrom } from '../store/provider';
 import { alreadyConverted, assertSubscriptionFree, convertedWith, markReferralConverted, toReferral } from '../store/referrals';
 import { applyProviderUpdate, getSubscription, toSubscription } from '../store/subscriptions';
 import { keys } from '../store/table';
-import { PaddleClient } from '../providers/paddle-classic/client';
-import { resolvePlan } from '../providers/paddle-classic/plans';
+import { providerFromCredentials, type AccountBillingProvider } from '../billing/registry';
+import type { PlanFacts } from '../billing/port';
+import { planDescriptor } from '../domain/billing';
+import { formatCents } from '../domain/money';
 
 const notConfigured = () => new ValidationError({ non_field_errors: ['No payment provider is configured for this account.'] });
 const subscriptionNotFound = (id: number) => new ValidationError({ subscription_id: [`Subscription ${id} could not be found`] });
@@ -38,17 +39,17 @@ export async function convertReferral(accountId: string, referralId: string, tar
   if (!referral) throw new NotFoundError();
 
   const creds = credentialsFrom(found, accountId);
+  // The account's provider adapter (no I/O until a call): null when the account has no provider settings.
+  const account = providerFromCredentials(accountId, creds);
   if (referral.converted_at !== null) {
-    if (!convertedWith(referral, target) && !(await sameCheckoutAsAutomatic(referral, target, creds))) throw alreadyConverted(referral.id);
+    if (!convertedWith(referral, target) && !(await sameCheckoutAsAutomatic(referral, target, account))) throw alreadyConverted(referral.id);
     await queueEvaluation(accountId, referral.id);
     return referral;
   }
 
-  let client: PaddleClient | null = null;
-  const provider = (): PaddleClient => {
-    if (!creds) throw notConfigured();
-    client ??= new PaddleClient(creds, { timeoutMs: config().providerTimeoutMs });
-    return client;
+  const provider = (): AccountBillingProvider => {
+    if (!account) throw notConfigured();
+    return account;
   };
 
   let subscriptionId: number;
@@ -57,17 +58,18 @@ export async function convertReferral(accountId: string, referralId: string, tar
     subscriptionId = target.subscriptionId;
     subscription = toSubscription(lookup(found, subscriptionKey as NonNullable<typeof subscriptionKey>));
   } else {
-    const order = await provider().getOrder(target.checkoutId);
-    if (order.state === 'not_found') throw checkoutNotFound(target.checkoutId);
-    if (order.state === 'processing') throw new DetailError(409, `Checkout ${target.checkoutId} is still being processed; retry shortly.`);
-    if (order.subscriptionId === null) {
+    const checkout = await provider().resolveCheckout(target.checkoutId);
+    if (checkout.state === 'not_found') throw checkoutNotFound(target.checkoutId);
+    if (checkout.state === 'processing') throw new DetailError(409, `Checkout ${target.checkoutId} is still being processed; retry shortly.`);
+    if (checkout.state === 'no_subscription') {
       throw new ValidationError({ checkout_id: [`Checkout ${target.checkoutId} did not start a subscription`] });
     }
-    subscriptionId = order.subscriptionId;
+    // The store's ids are still Paddle Classic's integers (issue 12: provider ids through the store).
+    subscriptionId = Number(checkout.subscriptionId);
     subscription = await getSubscription(accountId, subscriptionId);
   }
 
-  subscription ??= await fetchSubscription(accountId, subscriptionId, provider, creds, target);
+  subscription ??= await fetchSubscription(accountId, subscriptionId, provider, account, target);
   await assertSubscriptionFree(accountId, subscription, referral.id);
 
   const { referral: converted } = await markReferralConverted(accountId, referral, subscription, 'checkoutId' in target ? target.checkoutId : null);
@@ -101,40 +103,44 @@ export async function convertToSubscription(accountId: string, referralId: strin
  * the order lookup confirms. Only this replay costs the provider call. (A referral the app converted by
  * subscription_id keeps the contract's rule: another input, 400.)
  */
-async function sameCheckoutAsAutomatic(referral: Referral & { converted_automatically?: unknown }, target: ConversionTarget, creds: ProviderCredentials | null): Promise<boolean> {
-  if (!('checkoutId' in target) || referral.converted_automatically !== true || !referral.subscription || !creds) return false;
-  const order = await new PaddleClient(creds, { timeoutMs: config().providerTimeoutMs }).getOrder(target.checkoutId);
-  return order.state === 'processed' && order.subscriptionId === referral.subscription.id;
+async function sameCheckoutAsAutomatic(referral: Referral & { converted_automatically?: unknown }, target: ConversionTarget, account: AccountBillingProvider | null): Promise<boolean> {
+  if (!('checkoutId' in target) || referral.converted_automatically !== true || !referral.subscription || !account) return false;
+  const checkout = await account.resolveCheckout(target.checkoutId);
+  return checkout.state === 'subscription' && Number(checkout.subscriptionId) === referral.subscription.id;
+}
+
+/** The port's plan facts as the subscription's `plan` (amounts as two-decimal strings, the descriptor). */
+function planFromFacts(facts: PlanFacts): Plan {
+  const amount = facts.amount === null ? '0.00' : formatCents(facts.amount);
+  return { id: Number(facts.id), name: facts.name ?? '', amount, currency: facts.currency, interval: facts.interval, frequency: facts.frequency, descriptor: planDescriptor(amount, facts.currency, facts.interval, facts.frequency) };
 }
 
 /** The subscription is not in our copy yet (its webhook is late): ask the provider and store it. */
 async function fetchSubscription(
   accountId: string,
   subscriptionId: number,
-  provider: () => PaddleClient,
-  creds: ProviderCredentials | null,
+  provider: () => AccountBillingProvider,
+  account: AccountBillingProvider | null,
   target: ConversionTarget,
 ): Promise<Subscription> {
-  if (!creds && 'subscriptionId' in target) throw subscriptionNotFound(subscriptionId);
-  const client = provider();
-  const user = await client.getUser(subscriptionId);
-  if (!user) {
+  if (!account && 'subscriptionId' in target) throw subscriptionNotFound(subscriptionId);
+  const facts = await provider().getSubscription(subscriptionId);
+  if (!facts || !facts.plan || facts.currency === undefined) {
     if ('checkoutId' in target) throw checkoutNotFound(target.checkoutId);
     throw subscriptionNotFound(subscriptionId);
   }
-  const currency = user.next_payment?.currency ?? user.last_payment?.currency ?? 'USD';
-  const plan = await resolvePlan(client, { accountId, planId: Number(user.plan_id), currency, unitPrice: null });
+  const plan = planFromFacts(facts.plan);
   const result = await applyProviderUpdate(accountId, {
     subscriptionId,
     asOfMs: Date.now(),
     fields: {
-      status: user.state === 'trialing' ? 'trialling' : user.state,
-      email: user.user_email,
-      currency,
-      unit_price: plan.amount,
+      ...(facts.status !== undefined ? { status: facts.status } : {}),
+      ...(facts.email !== undefined ? { email: facts.email } : {}),
+      currency: facts.currency,
+      unit_price: facts.unitPrice === undefined ? plan.amount : formatCents(facts.unitPrice),
       plan,
-      next_bill_date: user.state === 'deleted' ? null : user.next_payment?.date ?? null,
-      ...(user.last_payment?.date ? { last_bill_date: user.last_payment.date } : {}),
+      next_bill_date: facts.nextBillDate ?? null,
+      ...(facts.lastBillDate ? { last_bill_date: facts.lastBillDate } : {}),
     },
   });
   if (!result.subscription) throw subscriptionNotFound(subscriptionId);

@@ -15,8 +15,6 @@ const AGNOSTIC = ['shared/flows', 'shared/domain', 'shared/store', 'shared/queue
 const KNOWN_LEAKS = new Set([
   'shared/flows/attribution.ts -> shared/providers/paddle-classic/alerts',
   'shared/flows/attribution.ts -> shared/providers/paddle-classic/signature',
-  'shared/flows/conversion.ts -> shared/providers/paddle-classic/client',
-  'shared/flows/conversion.ts -> shared/providers/paddle-classic/plans',
   'shared/flows/subscription-sync.ts -> shared/providers/paddle-classic/alerts',
   'shared/flows/subscription-sync.ts -> shared/providers/paddle-classic/client',
   'shared/flows/subscription-sync.ts -> shared/providers/paddle-classic/plans',

@@ -1,16 +1,19 @@
 // Paddle Classic behind the payment-provider port (shared/billing/port.ts).
 //
 // The flows move onto the port one at a time (../shared/design/STRUCTURE-NEXT.md); this adapter grows with
-// them. `ClassicProvider` is the part of `BillingProvider` Classic implements today: the referred-user coupon
-// and the referrer's credits (one-off negative modifiers). The rest (checkout resolution, users and
-// payments, alert parsing) is still called
+// them. `ClassicProvider` is the part of `BillingProvider` Classic implements today: the referred-user coupon,
+// the referrer's credits (one-off negative modifiers), checkout resolution (the order lookup) and one
+// subscription's lookup (the user, its plan through the cached plan list). The rest (the background sync's
+// users and payments, alert parsing) is still called
 // directly by the flows listed in test/unit/import-graph.test.ts, and moves here as each of them does.
-import type { AppliedCredit, BillingProvider, CouponRequest, CreditRequest, CreditReversalOutcome } from '../../billing/port';
+import type { AppliedCredit, BillingProvider, CheckoutResolution, CouponRequest, CreditRequest, CreditReversalOutcome, ProviderId, SubscriptionFacts, SubscriptionStatus } from '../../billing/port';
+import { decimalToCents } from '../../domain/billing';
 import { formatCents } from '../../domain/money';
 import type { ProviderCredentials } from '../../store/provider';
 import { DUPLICATE_COUPON_CODE, MODIFIER_ALREADY_BILLED, MODIFIER_NOT_FOUND, PaddleClient, ProviderApiError } from './client';
+import { resolvePlan } from './plans';
 
-export type ClassicProvider = Pick<BillingProvider, 'kind' | 'createCoupon' | 'applyCredit' | 'reverseCredit'>;
+export type ClassicProvider = Pick<BillingProvider, 'kind' | 'createCoupon' | 'applyCredit' | 'reverseCredit' | 'resolveCheckout' | 'getSubscription'>;
 
 /** The description that identifies a credit's modifier at Paddle (at most 255 characters). */
 export const creditDescription = (rewardId: string) => `Referral credit ${rewardId}`;
@@ -20,7 +23,8 @@ export function couponAmount(type: 'flat' | 'percentage', amount: number): strin
   return type === 'flat' ? formatCents(amount) : String(amount / 100);
 }
 
-export function paddleClassicProvider(creds: ProviderCredentials, options: { timeoutMs: number }): ClassicProvider {
+/** `accountId` keys the account's cached plan list (Classic's users name only a plan id). */
+export function paddleClassicProvider(creds: ProviderCredentials, options: { timeoutMs: number; accountId: string }): ClassicProvider {
   const client = new PaddleClient(creds, options);
   /** The modifier an earlier attempt created for this reward (it may have died before recording it). */
   const modifierOf = async (subscriptionId: number, rewardId: string) =>
@@ -28,6 +32,32 @@ export function paddleClassicProvider(creds: ProviderCredentials, options: { tim
 
   return {
     kind: 'paddle-classic',
+
+    /** The public order lookup: a checkout id becomes its subscription once Paddle has processed it. */
+    async resolveCheckout(checkoutId: string): Promise<CheckoutResolution> {
+      const order = await client.getOrder(checkoutId);
+      if (order.state !== 'processed') return { state: order.state };
+      return order.subscriptionId === null ? { state: 'no_subscription' } : { state: 'subscription', subscriptionId: order.subscriptionId };
+    },
+
+    /** The subscription's user, with its plan (a user carries no currency before its first payment: USD). */
+    async getSubscription(id: ProviderId): Promise<SubscriptionFacts | null> {
+      const user = await client.getUser(Number(id));
+      if (!user) return null;
+      const currency = user.next_payment?.currency ?? user.last_payment?.currency ?? 'USD';
+      const plan = await resolvePlan(client, { accountId: options.accountId, planId: Number(user.plan_id), currency, unitPrice: null });
+      const amount = decimalToCents(plan.amount);
+      return {
+        id: Number(id),
+        status: (user.state === 'trialing' ? 'trialling' : user.state) as SubscriptionStatus,
+        email: user.user_email,
+        currency,
+        ...(amount === null ? {} : { unitPrice: amount }),
+        plan: { id: plan.id, name: plan.name, amount, currency, interval: plan.interval, frequency: plan.frequency },
+        nextBillDate: user.state === 'deleted' ? null : user.next_payment?.date ?? null,
+        ...(user.last_payment?.date ? { lastBillDate: user.last_payment.date } : {}),
+      };
+    },
 
     /** A one-off negative modifier on the subscription, found again by the reward id in its description. */
     async applyCredit(credit: CreditRequest): Promise<AppliedCredit> {
