@@ -313,7 +313,8 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
   const api = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
     const method = req.method ?? 'GET';
     const parts = url.pathname.split('/').filter(Boolean);
-    const label = `${method} /${parts.map((p, i) => (i > 0 && /_[A-Za-z0-9]{6,}$/.test(p) ? '{id}' : p)).join('/')}`;
+    // Ids have digits or capitals (sub_9nz…, cs_test_…, refloop-pct-1000-once); resource names never do.
+    const label = `${method} /${parts.map((p, i) => (i > 1 && /[0-9A-Z]/.test(p) ? '{id}' : p)).join('/')}`;
     counts[label] = (counts[label] ?? 0) + 1;
     versions.push(req.headers['stripe-version'] as string | undefined);
     const body = method === 'POST' ? await readBody(req) : '';
