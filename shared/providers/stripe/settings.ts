@@ -51,7 +51,13 @@ export function stripeSetupMarkdown(webhookUrl = 'https://<api>/webhooks/stripe/
     '',
     ...WEBHOOK_EVENTS.map((e) => `- \`${e}\``),
     '',
-    'With the Stripe CLI: `stripe webhook_endpoints create --url <url> --api-version ' + STRIPE_API_VERSION + ' ' + WEBHOOK_EVENTS.map((e) => `--enabled-events ${e}`).join(' ') + '`.',
+    'Or through the API, with your own secret key (Refloop\'s restricted key needs no access to webhook endpoints):',
+    '',
+    '```sh',
+    `curl https://api.stripe.com/v1/webhook_endpoints -u "$STRIPE_SECRET_KEY:" -d url='${webhookUrl}' -d api_version=${STRIPE_API_VERSION} ` + WEBHOOK_EVENTS.map((e) => `-d 'enabled_events[]=${e}'`).join(' '),
+    '```',
+    '',
+    'Its answer carries the signing secret (`whsec_…`) for `account set-stripe --webhook-secret`.',
   ].join('\n');
 }
 
