@@ -6,6 +6,7 @@
 // (until Ctrl-C) and prints its URL, API key and destination secret (emulator values, not real secrets).
 import { parseArgs } from 'node:util';
 import { startPaddleBillingEmulator } from '../shared/providers/paddle-billing/emulator/server';
+import { callEmulator } from './emulator-cli';
 
 const USAGE =
   'usage: paddle-billing checkout --email <email> [--price pri_…] [--currency USD] [--quantity 1]' +
@@ -148,33 +149,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const base = (process.env.PADDLE_BILLING_EMULATOR_URL || DEFAULT_URL).replace(/\/+$/, '');
-  let res: Response;
-  try {
-    res = await fetch(`${base}/_emulator/${parsed.command.path}`, {
-      method: parsed.body ? 'POST' : 'GET',
-      headers: parsed.body ? { 'content-type': 'application/json' } : {},
-      body: parsed.body ? JSON.stringify(parsed.body) : undefined,
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-  } catch {
-    process.stderr.write(`Paddle Billing emulator not reachable at ${base}; is it running?\n`);
-    return 1;
-  }
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    process.stderr.write(`paddle-billing: ${base} answered HTTP ${res.status} with a body that is not JSON; is it the Paddle Billing emulator?\n`);
-    return 1;
-  }
-  if (!res.ok) {
-    const message = (body as { error?: unknown })?.error;
-    process.stderr.write(`paddle-billing: ${typeof message === 'string' ? message : `HTTP ${res.status}`}\n`.replace(/\s*\n\s*(?=.)/g, ' '));
-    return 1;
-  }
-  process.stdout.write(JSON.stringify(body) + '\n');
-  return 0;
+  return callEmulator({ cli: 'paddle-billing', label: 'Paddle Billing emulator', base, path: parsed.command.path, ...(parsed.body ? { body: parsed.body } : {}), timeoutMs: TIMEOUT_MS, hint: 'is it running?' });
 }
 
 main(process.argv.slice(2)).then(

@@ -3,6 +3,7 @@
 // triggers go to the service's webhook exactly as in the tests; stdout is the JSON result.
 import { parseArgs } from 'node:util';
 import { commandUsage, formatHelp } from './cli-help';
+import { callEmulator } from './emulator-cli';
 
 const DEFAULT_URL = 'http://127.0.0.1:8025';
 // Webhook deliveries happen inside the control call, each with a 5 s timeout.
@@ -143,33 +144,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const base = (process.env.PADDLE_EMULATOR_URL || DEFAULT_URL).replace(/\/+$/, '');
-  let res: Response;
-  try {
-    res = await fetch(`${base}/_emulator/${parsed.command.path}`, {
-      method: parsed.body ? 'POST' : 'GET',
-      headers: parsed.body ? { 'content-type': 'application/json' } : {},
-      body: parsed.body ? JSON.stringify(parsed.body) : undefined,
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-  } catch {
-    process.stderr.write(`Paddle emulator not reachable at ${base}; is \`npm start\` running?\n`);
-    return 1;
-  }
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    process.stderr.write(`paddle: ${base} answered HTTP ${res.status} with a body that is not JSON; is it the Paddle emulator?\n`);
-    return 1;
-  }
-  if (!res.ok) {
-    const message = (body as { error?: unknown })?.error;
-    process.stderr.write(`paddle: ${typeof message === 'string' ? message : `HTTP ${res.status}`}\n`.replace(/\s*\n\s*(?=.)/g, ' '));
-    return 1;
-  }
-  process.stdout.write(JSON.stringify(body) + '\n');
-  return 0;
+  return callEmulator({ cli: 'paddle', label: 'Paddle emulator', base, path: parsed.command.path, ...(parsed.body ? { body: parsed.body } : {}), timeoutMs: TIMEOUT_MS, hint: 'is `npm start` running?' });
 }
 
 main(process.argv.slice(2)).then(

@@ -6,6 +6,7 @@
 // own (until Ctrl-C) and prints its URL, key and signing secret (emulator values, not real secrets).
 import { parseArgs } from 'node:util';
 import { startStripeEmulator } from '../shared/providers/stripe/emulator/server';
+import { callEmulator } from './emulator-cli';
 
 const USAGE =
   'usage: stripe checkout --email <email> [--price price_…] [--currency usd] [--quantity 1]' +
@@ -163,33 +164,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const base = (process.env.STRIPE_EMULATOR_URL || DEFAULT_URL).replace(/\/+$/, '');
-  let res: Response;
-  try {
-    res = await fetch(`${base}/_emulator/${parsed.command.path}`, {
-      method: parsed.body ? 'POST' : 'GET',
-      headers: parsed.body ? { 'content-type': 'application/json' } : {},
-      body: parsed.body ? JSON.stringify(parsed.body) : undefined,
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-  } catch {
-    process.stderr.write(`Stripe emulator not reachable at ${base}; is it running?\n`);
-    return 1;
-  }
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    process.stderr.write(`stripe: ${base} answered HTTP ${res.status} with a body that is not JSON; is it the Stripe emulator?\n`);
-    return 1;
-  }
-  if (!res.ok) {
-    const message = (body as { error?: unknown })?.error;
-    process.stderr.write(`stripe: ${typeof message === 'string' ? message : `HTTP ${res.status}`}\n`.replace(/\s*\n\s*(?=.)/g, ' '));
-    return 1;
-  }
-  process.stdout.write(JSON.stringify(body) + '\n');
-  return 0;
+  return callEmulator({ cli: 'stripe', label: 'Stripe emulator', base, path: parsed.command.path, ...(parsed.body ? { body: parsed.body } : {}), timeoutMs: TIMEOUT_MS, hint: 'is it running?' });
 }
 
 main(process.argv.slice(2)).then(
