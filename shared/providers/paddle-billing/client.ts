@@ -14,6 +14,10 @@
 // what it is for, so a repeated create answers 409 `discount_code_conflict` instead of making a second.
 import { ProviderUnavailableError } from '../../billing/port';
 import type { ApiErrorBody, CreateDiscountBody, Customer, Discount, Envelope, Pagination, Subscription, Transaction } from './wire';
+import { retryAfterMs as retryAfterMsOf, retryPolicy, waitToRetry, type RetryOptions, type RetryPolicy } from '../retry';
+
+// Re-exported: callers and tests read Retry-After through the client they use.
+export { retryAfterMs } from '../retry';
 
 export const DEFAULT_API_URL = 'https://api.paddle.com';
 export const SANDBOX_API_URL = 'https://sandbox-api.paddle.com';
@@ -24,21 +28,10 @@ export const SUBSCRIPTIONS_PAGE_SIZE = 200;
 export const TRANSACTIONS_PAGE_SIZE = 30;
 export const CUSTOMERS_PAGE_SIZE = 200;
 
-export interface PaddleBillingClientOptions {
+export interface PaddleBillingClientOptions extends RetryOptions {
   apiKey: string;
   /** Default https://api.paddle.com; sandbox https://sandbox-api.paddle.com; the emulator's URL locally. */
   apiUrl?: string;
-  /** Per HTTP attempt. Default 4000 ms (config.providerTimeoutMs). */
-  timeoutMs?: number;
-  /** Total time one call may take, retries and waits included. Default 20 s. */
-  budgetMs?: number;
-  /** Attempts per call, the first included. Default 5. */
-  maxAttempts?: number;
-  /** First backoff step for 5xx/network errors; doubles per attempt (with jitter), capped at 4 s. Default 250 ms. */
-  backoffMs?: number;
-  /** Injected in tests. */
-  sleep?: (ms: number) => Promise<void>;
-  now?: () => number;
 }
 
 /** Paddle refused the call (4xx other than 429): not retryable as such. */
@@ -67,17 +60,6 @@ export interface Page<T> {
 
 type Query = Record<string, string | number | undefined>;
 
-const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** `Retry-After` in ms: delta-seconds or an HTTP date; null when absent or unreadable. */
-export function retryAfterMs(header: string | null, nowMs: number): number | null {
-  if (header === null || header.trim() === '') return null;
-  const text = header.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? null : Math.max(0, date - nowMs);
-}
-
 /** The `after` cursor in meta.pagination.next (an absolute URL), when there is a next page. */
 function nextCursor(pagination: Pagination | undefined): string | null {
   if (!pagination?.has_more || !pagination.next) return null;
@@ -90,28 +72,18 @@ function nextCursor(pagination: Pagination | undefined): string | null {
 
 export class PaddleBillingClient {
   private readonly base: string;
-  private readonly timeoutMs: number;
-  private readonly budgetMs: number;
-  private readonly maxAttempts: number;
-  private readonly backoffMs: number;
-  private readonly sleep: (ms: number) => Promise<void>;
-  private readonly now: () => number;
+  private readonly retry: RetryPolicy;
 
   constructor(private readonly options: PaddleBillingClientOptions) {
     this.base = (options.apiUrl ?? DEFAULT_API_URL).replace(/\/+$/, '');
-    this.timeoutMs = options.timeoutMs ?? 4_000;
-    this.budgetMs = options.budgetMs ?? 20_000;
-    this.maxAttempts = options.maxAttempts ?? 5;
-    this.backoffMs = options.backoffMs ?? 250;
-    this.sleep = options.sleep ?? sleepFor;
-    this.now = options.now ?? Date.now;
+    this.retry = retryPolicy(options);
   }
 
   /** One API call with retries; returns the parsed `{data, meta}` envelope. `call` names it in errors. */
   async request<T>(call: string, method: 'GET' | 'POST' | 'PATCH', path: string, query?: Query, body?: unknown): Promise<Envelope<T>> {
     const url = new URL(this.base + path);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    const started = this.now();
+    const started = this.retry.now();
     let last = '';
     for (let attempt = 1; ; attempt++) {
       let waitMs: number | null;
@@ -126,7 +98,7 @@ export class PaddleBillingClient {
             ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
           },
           body: body !== undefined ? JSON.stringify(body) : undefined,
-          signal: AbortSignal.timeout(this.timeoutMs),
+          signal: AbortSignal.timeout(this.retry.timeoutMs),
         });
       } catch (err) {
         last = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
@@ -151,17 +123,14 @@ export class PaddleBillingClient {
           const e = (parsed as Partial<ApiErrorBody>).error;
           throw new PaddleBillingApiError(res.status, String(e?.code ?? 'unknown'), String(e?.type ?? 'request_error'), String(e?.detail ?? ''), call);
         }
-        waitMs = res.status === 429 ? retryAfterMs(res.headers.get('retry-after'), this.now()) : null;
+        waitMs = res.status === 429 ? retryAfterMsOf(res.headers.get('retry-after'), this.retry.now()) : null;
       } else {
         waitMs = null;
       }
-      // 429 without a usable Retry-After, 5xx, network: exponential backoff with jitter.
-      const wait = waitMs ?? Math.min(4_000, this.backoffMs * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
-      const elapsed = this.now() - started;
-      if (attempt >= this.maxAttempts || elapsed + wait > this.budgetMs) {
+      // 429 without a usable Retry-After, 5xx, network: exponential backoff with jitter, within the budget.
+      if (!(await waitToRetry(this.retry, started, attempt, waitMs))) {
         throw new ProviderUnavailableError(`Paddle Billing ${call}: ${last} after ${attempt} attempt(s)`, 'paddle-billing', call);
       }
-      await this.sleep(wait);
     }
   }
 

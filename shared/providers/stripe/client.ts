@@ -34,27 +34,20 @@ import {
   type Refund,
   type Subscription,
 } from './wire';
+import { retryAfterMs as retryAfterMsOf, retryPolicy, waitToRetry, type RetryOptions, type RetryPolicy } from '../retry';
+
+// Re-exported: callers and tests read Retry-After through the client they use.
+export { retryAfterMs } from '../retry';
 
 export const DEFAULT_API_URL = 'https://api.stripe.com';
 /** Stripe's maximum page size. */
 export const PAGE_SIZE = 100;
 
-export interface StripeClientOptions {
+export interface StripeClientOptions extends RetryOptions {
   /** `sk_…` or a restricted `rk_…` key. */
   secretKey: string;
   /** Default https://api.stripe.com; the emulator's URL locally. */
   apiUrl?: string;
-  /** Per HTTP attempt. Default 4000 ms (config.providerTimeoutMs). */
-  timeoutMs?: number;
-  /** Total time one call may take, retries and waits included. Default 20 s. */
-  budgetMs?: number;
-  /** Attempts per call, the first included. Default 5. */
-  maxAttempts?: number;
-  /** First backoff step; doubles per attempt (with jitter), capped at 4 s. Default 250 ms. */
-  backoffMs?: number;
-  /** Injected in tests. */
-  sleep?: (ms: number) => Promise<void>;
-  now?: () => number;
 }
 
 /** Stripe refused the call (4xx other than 429): not retryable as such. */
@@ -80,36 +73,15 @@ export interface Page<T> {
   next: string | null;
 }
 
-const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** `Retry-After` in ms: delta-seconds or an HTTP date; null when absent or unreadable. */
-export function retryAfterMs(header: string | null, nowMs: number): number | null {
-  if (header === null || header.trim() === '') return null;
-  const text = header.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? null : Math.max(0, date - nowMs);
-}
-
 const seg = (id: string) => encodeURIComponent(id);
 
 export class StripeClient {
   private readonly base: string;
-  private readonly timeoutMs: number;
-  private readonly budgetMs: number;
-  private readonly maxAttempts: number;
-  private readonly backoffMs: number;
-  private readonly sleep: (ms: number) => Promise<void>;
-  private readonly now: () => number;
+  private readonly retry: RetryPolicy;
 
   constructor(private readonly options: StripeClientOptions) {
     this.base = (options.apiUrl ?? DEFAULT_API_URL).replace(/\/+$/, '');
-    this.timeoutMs = options.timeoutMs ?? 4_000;
-    this.budgetMs = options.budgetMs ?? 20_000;
-    this.maxAttempts = options.maxAttempts ?? 5;
-    this.backoffMs = options.backoffMs ?? 250;
-    this.sleep = options.sleep ?? sleepFor;
-    this.now = options.now ?? Date.now;
+    this.retry = retryPolicy(options);
   }
 
   /**
@@ -128,14 +100,14 @@ export class StripeClient {
       headers['Content-Type'] = 'application/x-www-form-urlencoded';
       headers['Idempotency-Key'] = idempotencyKey ?? randomUUID();
     }
-    const started = this.now();
+    const started = this.retry.now();
     let last = '';
     for (let attempt = 1; ; attempt++) {
       let waitMs: number | null = null;
       let shouldRetry: string | null = null;
       let res: Response | null = null;
       try {
-        res = await fetch(url, { method, headers, body: method === 'POST' ? form : undefined, signal: AbortSignal.timeout(this.timeoutMs) });
+        res = await fetch(url, { method, headers, body: method === 'POST' ? form : undefined, signal: AbortSignal.timeout(this.retry.timeoutMs) });
       } catch (err) {
         last = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
       }
@@ -151,7 +123,7 @@ export class StripeClient {
         const e = (parsed as Partial<ApiErrorBody> | undefined)?.error;
         if (res.status === 429 || res.status >= 500 || (res.status === 409 && shouldRetry === 'true')) {
           last = `HTTP ${res.status}${e?.code ? ` ${e.code}` : ''}`;
-          waitMs = retryAfterMs(res.headers.get('retry-after'), this.now());
+          waitMs = retryAfterMsOf(res.headers.get('retry-after'), this.retry.now());
         } else if (parsed === undefined || typeof parsed !== 'object' || parsed === null) {
           last = `HTTP ${res.status}, body is not JSON`;
         } else if (res.ok) {
@@ -160,12 +132,10 @@ export class StripeClient {
           throw new StripeApiError(res.status, String(e?.type ?? 'invalid_request_error'), String(e?.code ?? ''), String(e?.message ?? ''), e?.param ?? null, call);
         }
       }
-      const wait = waitMs ?? Math.min(4_000, this.backoffMs * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
-      const elapsed = this.now() - started;
-      if (shouldRetry === 'false' || attempt >= this.maxAttempts || elapsed + wait > this.budgetMs) {
+      // 429 without a usable Retry-After, 5xx, network: exponential backoff with jitter, within the budget.
+      if (shouldRetry === 'false' || !(await waitToRetry(this.retry, started, attempt, waitMs))) {
         throw new ProviderUnavailableError(`Stripe ${call}: ${last} after ${attempt} attempt(s)`, 'stripe', call);
       }
-      await this.sleep(wait);
     }
   }
 

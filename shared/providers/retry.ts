@@ -1,0 +1,53 @@
+// The retry policy every provider client shares (Paddle Billing, Stripe): a timeout per HTTP attempt, a
+// time budget per call (retries and waits included), a cap on attempts, `Retry-After` when the provider
+// gives one, else exponential backoff with jitter. Each client keeps its own request loop, because what is
+// retryable differs (Stripe's `Stripe-Should-Retry`, Paddle's error envelope).
+
+export interface RetryOptions {
+  /** Per HTTP attempt. Default 4000 ms (config.providerTimeoutMs). */
+  timeoutMs?: number;
+  /** Total time one call may take, retries and waits included. Default 20 s. */
+  budgetMs?: number;
+  /** Attempts per call, the first included. Default 5. */
+  maxAttempts?: number;
+  /** First backoff step for 5xx/network errors; doubles per attempt (with jitter), capped at 4 s. Default 250 ms. */
+  backoffMs?: number;
+  /** Injected in tests. */
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+export type RetryPolicy = Required<RetryOptions>;
+
+const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function retryPolicy(options: RetryOptions): RetryPolicy {
+  return {
+    timeoutMs: options.timeoutMs ?? 4_000,
+    budgetMs: options.budgetMs ?? 20_000,
+    maxAttempts: options.maxAttempts ?? 5,
+    backoffMs: options.backoffMs ?? 250,
+    sleep: options.sleep ?? sleepFor,
+    now: options.now ?? Date.now,
+  };
+}
+
+/** `Retry-After` in ms: delta-seconds or an HTTP date; null when absent or unreadable. */
+export function retryAfterMs(header: string | null, nowMs: number): number | null {
+  if (header === null || header.trim() === '') return null;
+  const text = header.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? null : Math.max(0, date - nowMs);
+}
+
+/**
+ * After a failed attempt: waits `waitMs` (the provider's Retry-After) or the backoff, and answers true; or
+ * answers false at once when the attempts are used up or the wait would end past the call's budget.
+ */
+export async function waitToRetry(policy: RetryPolicy, startedMs: number, attempt: number, waitMs: number | null): Promise<boolean> {
+  const wait = waitMs ?? Math.min(4_000, policy.backoffMs * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
+  if (attempt >= policy.maxAttempts || policy.now() - startedMs + wait > policy.budgetMs) return false;
+  await policy.sleep(wait);
+  return true;
+}
