@@ -34,18 +34,14 @@ import {
   type SubscriptionFacts,
   type SubscriptionPage,
 } from '../../billing/port';
-import { PaddleBillingApiError, PaddleBillingClient, isPaddleError, type PaddleBillingClientOptions } from './client';
+import { PaddleBillingApiError, PaddleBillingClient, isPaddleError } from './client';
+import type { RetryOptions } from '../retry';
 import { instantMs, lookupsFor, parseEnvelope, paymentFacts, subscriptionFacts, toBillingEvents } from './events';
 import type { PaddleBillingSettings } from './settings';
 import type { Discount, Subscription } from './wire';
 
-export interface PaddleBillingProviderOptions {
-  timeoutMs?: number;
-  budgetMs?: number;
-  /** Injected in tests (the client's waits and the "not yet billed" checks use it). */
-  now?: () => number;
-  sleep?: PaddleBillingClientOptions['sleep'];
-}
+/** The client's retry settings; `now` also drives the "not yet billed" checks (injected in tests). */
+export type PaddleBillingProviderOptions = Pick<RetryOptions, 'timeoutMs' | 'budgetMs' | 'now' | 'sleep'>;
 
 /** The discount's custom_data marker for a referrer credit. */
 export const CREDIT_MARK = 'credit';

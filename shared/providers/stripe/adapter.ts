@@ -33,17 +33,14 @@ import type {
   SubscriptionFacts,
   SubscriptionPage,
 } from '../../billing/port';
-import { StripeApiError, StripeClient, isStripeError, type StripeClientOptions } from './client';
+import { StripeApiError, StripeClient, isStripeError } from './client';
+import type { RetryOptions } from '../retry';
 import { invoiceSubscriptionId, lookupsFor, parseEnvelope, paymentFacts, subscriptionFacts, toBillingEvents, type PaidInvoiceRef } from './events';
 import type { StripeSettings } from './settings';
 import { toStripeAmount, type Customer, type CustomerBalanceTransaction, type Invoice, type Subscription } from './wire';
 
-export interface StripeProviderOptions {
-  timeoutMs?: number;
-  budgetMs?: number;
-  now?: () => number;
-  sleep?: StripeClientOptions['sleep'];
-}
+/** The client's retry settings (injected in tests). */
+export type StripeProviderOptions = Pick<RetryOptions, 'timeoutMs' | 'budgetMs' | 'now' | 'sleep'>;
 
 /** metadata.refloop on Refloop's balance transactions, coupons and promotion codes. */
 export const CREDIT_KIND = 'credit';
