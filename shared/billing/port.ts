@@ -18,7 +18,8 @@ export type ProviderKind = 'paddle-classic' | 'paddle-billing' | 'stripe';
 export const PROVIDER_KINDS: readonly ProviderKind[] = ['paddle-classic', 'paddle-billing', 'stripe'];
 
 /** A subscription, payment, price or checkout id as the provider names it. */
-export type ProviderId = number | string;
+export type { ProviderId } from '../domain/models';
+import type { ProviderId } from '../domain/models';
 
 /** Refloop's subscription status words (the specification's), whatever the provider calls them. */
 export type SubscriptionStatus = 'active' | 'trialling' | 'past_due' | 'paused' | 'deleted';

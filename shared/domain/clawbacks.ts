@@ -16,10 +16,12 @@
 //   provider has already billed stays (noted on the reward); so does one already reversed or noted.
 // - Rewards with an amount <= 0 (clawbacks themselves) are never clawed back.
 
+import type { ProviderId } from './models';
+
 export interface RefundRecord {
   /** The refund alert's alert_id. */
   id: string;
-  payment_id: number;
+  payment_id: ProviderId;
   /** Cents refunded (gross_refund), in the payment's currency. */
   amount: number;
   /** Unix seconds (the alert's event_time). */
@@ -32,7 +34,7 @@ export interface RewardState {
   type: 'credit' | 'commission';
   amount: number;
   currency: string;
-  payment_id: number;
+  payment_id: ProviderId;
   reverses?: string;
   refund_id?: string;
   reversed_at?: number;
@@ -44,14 +46,14 @@ export interface PlannedClawback {
   /** Negative cents. */
   amount: number;
   currency: string;
-  payment_id: number;
+  payment_id: ProviderId;
   reverses: string;
   refund_id: string;
 }
 
 export interface CreditReversal {
   reward_id: string;
-  payment_id: number;
+  payment_id: ProviderId;
   /** The refund that completed the payment's refund. */
   refund_id: string;
 }
@@ -63,9 +65,9 @@ export interface ClawbackPlan {
 
 const byTime = (a: RefundRecord, b: RefundRecord) => a.refunded_at - b.refunded_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-export function planClawbacks(rewards: RewardState[], payments: { id: number; amount: number }[], refunds: RefundRecord[]): ClawbackPlan {
+export function planClawbacks(rewards: RewardState[], payments: { id: ProviderId; amount: number }[], refunds: RefundRecord[]): ClawbackPlan {
   const plan: ClawbackPlan = { clawbacks: [], creditReversals: [] };
-  const refundsOf = (paymentId: number) => {
+  const refundsOf = (paymentId: ProviderId) => {
     const seen = new Set<string>();
     return refunds
       .filter((r) => r.payment_id === paymentId && r.amount > 0 && !seen.has(r.id) && seen.add(r.id))

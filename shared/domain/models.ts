@@ -20,8 +20,27 @@ export interface Campaign extends CampaignTerms, DiscountTerms {
   member_count: number;
 }
 
+/**
+ * A subscription, payment or plan id as the payment provider names it: an integer for Paddle Classic, a
+ * string (`sub_…`, `txn_…`, `in_…`, `pri_…`) for Paddle Billing and Stripe. The API shows it as it is.
+ */
+export type ProviderId = number | string;
+
+/** A provider id as read back from an item: a string stays one, anything else is Classic's integer. */
+export function storedProviderId(value: unknown): ProviderId {
+  return typeof value === 'string' ? value : Number(value);
+}
+
+/** Orders provider ids: Classic's integers by value, string ids as strings (an account uses one form). */
+export function compareProviderIds(a: ProviderId, b: ProviderId): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const x = String(a);
+  const y = String(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 export interface Plan {
-  id: number;
+  id: ProviderId;
   name: string;
   amount: string;
   currency: string;
@@ -31,7 +50,7 @@ export interface Plan {
 }
 
 export interface Subscription {
-  id: number;
+  id: ProviderId;
   unit_price: string | null;
   currency: string;
   status: string;
@@ -54,7 +73,7 @@ export interface Member {
   last_name: string | null;
   code: string;
   campaign_id: string | null;
-  subscription_id: number | null;
+  subscription_id: ProviderId | null;
   link_clicks: number;
   /** The member asked not to be emailed. */
   email_opt_out: boolean;
@@ -69,8 +88,8 @@ export interface Member {
 /** One payment of a provider subscription (a webhook or the background sync reports it). */
 export interface Payment {
   /** The provider's subscription payment id. */
-  id: number;
-  subscription_id: number;
+  id: ProviderId;
+  subscription_id: ProviderId;
   order_id: string | null;
   /** Cents, in `currency`. */
   amount: number;
@@ -92,7 +111,7 @@ export interface Reward {
   amount: number;
   currency: string;
   created_at: number;
-  payment_id: number;
+  payment_id: ProviderId;
   /** Clawbacks: the reward taken back. */
   reverses?: string;
   /** Clawbacks and refund notes: the alert_id of the provider's refund alert. */

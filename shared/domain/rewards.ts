@@ -26,10 +26,11 @@
 //   there is a counted payment, and `now` >= end).
 // - Each reward is `reward_amount` in `terms.currency`, and never two rewards for one payment id.
 // - `rewards` lists only the new rewards, in payment order.
+import { compareProviderIds, type ProviderId } from './models';
 import { daysInMonth } from './billing';
 
 export interface PaymentRecord {
-  id: number;
+  id: ProviderId;
   /** Cents. */
   amount: number;
   currency: string;
@@ -43,7 +44,7 @@ export interface PaymentRecord {
 
 /** One refund of a payment (one per refund alert). */
 export interface RefundAmount {
-  payment_id: number;
+  payment_id: ProviderId;
   /** Cents. */
   amount: number;
   refund_type?: string;
@@ -60,7 +61,7 @@ export interface RewardTerms {
 }
 
 export interface PlannedReward {
-  payment_id: number;
+  payment_id: ProviderId;
   type: 'credit' | 'commission';
   amount: number;
   currency: string;
@@ -75,7 +76,7 @@ export interface RewardPlan {
 export function planRewards(
   terms: RewardTerms,
   payments: PaymentRecord[],
-  existing: { payment_id: number }[],
+  existing: { payment_id: ProviderId }[],
   opts: { subscriptionDeleted: boolean; now: number; refunds?: RefundAmount[] },
 ): RewardPlan {
   const type = terms.reward_type;
@@ -129,8 +130,8 @@ function countedPayments(payments: PaymentRecord[], currency: string, refunds: R
   const refundedRecords = payments.filter((p) => p.status === 'refunded');
   const sorted = payments
     .filter((p) => (p.status === 'paid' || p.status === 'refunded') && p.currency === currency)
-    .sort((a, b) => a.paid_at - b.paid_at || a.id - b.id);
-  const seen = new Set<number>();
+    .sort((a, b) => a.paid_at - b.paid_at || compareProviderIds(a.id, b.id));
+  const seen = new Set<ProviderId>();
   const out: CountedPayment[] = [];
   for (const p of sorted) {
     if (seen.has(p.id)) continue;

@@ -12,7 +12,7 @@
 // costs no extra read and cannot be raced.
 import { NotFoundError, ValidationError } from '../domain/errors';
 import { isEntityId } from '../domain/ids';
-import type { Plan, Referral, Subscription } from '../domain/models';
+import type { Plan, ProviderId, Referral, Subscription } from '../domain/models';
 import { DetailError } from '../domain/errors';
 import { publish } from '../queue/publish';
 import type { ConversionTarget } from '../schemas/conversion';
@@ -27,7 +27,7 @@ import { planDescriptor } from '../domain/billing';
 import { formatCents } from '../domain/money';
 
 const notConfigured = () => new ValidationError({ non_field_errors: ['No payment provider is configured for this account.'] });
-const subscriptionNotFound = (id: number) => new ValidationError({ subscription_id: [`Subscription ${id} could not be found`] });
+const subscriptionNotFound = (id: ProviderId) => new ValidationError({ subscription_id: [`Subscription ${id} could not be found`] });
 const checkoutNotFound = (id: string) => new ValidationError({ checkout_id: [`Checkout ${id} could not be found`] });
 
 export async function convertReferral(accountId: string, referralId: string, target: ConversionTarget): Promise<Referral> {
@@ -52,7 +52,7 @@ export async function convertReferral(accountId: string, referralId: string, tar
     return account;
   };
 
-  let subscriptionId: number;
+  let subscriptionId: ProviderId;
   let subscription: Subscription | null;
   if ('subscriptionId' in target) {
     subscriptionId = target.subscriptionId;
@@ -112,13 +112,13 @@ async function sameCheckoutAsAutomatic(referral: Referral & { converted_automati
 /** The port's plan facts as the subscription's `plan` (amounts as two-decimal strings, the descriptor). */
 function planFromFacts(facts: PlanFacts): Plan {
   const amount = facts.amount === null ? '0.00' : formatCents(facts.amount);
-  return { id: Number(facts.id), name: facts.name ?? '', amount, currency: facts.currency, interval: facts.interval, frequency: facts.frequency, descriptor: planDescriptor(amount, facts.currency, facts.interval, facts.frequency) };
+  return { id: facts.id, name: facts.name ?? '', amount, currency: facts.currency, interval: facts.interval, frequency: facts.frequency, descriptor: planDescriptor(amount, facts.currency, facts.interval, facts.frequency) };
 }
 
 /** The subscription is not in our copy yet (its webhook is late): ask the provider and store it. */
 async function fetchSubscription(
   accountId: string,
-  subscriptionId: number,
+  subscriptionId: ProviderId,
   provider: () => AccountBillingProvider,
   account: AccountBillingProvider | null,
   target: ConversionTarget,

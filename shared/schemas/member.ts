@@ -1,5 +1,6 @@
 // Member bodies. `campaign` and `subscription` are `{id}` references or null.
 import * as v from 'valibot';
+import type { ProviderId } from '../domain/models';
 import { REQUIRED, boolean, email, nullableText, pythonType, reference, text } from './fields';
 
 export { MEMBER_CODE_PATTERN as CODE_PATTERN } from '../domain/ids';
@@ -13,11 +14,19 @@ const campaignRef = reference(
   { type: 'string', description: 'Campaign id.' },
 );
 
-/** Provider subscription ids are integers; a string of digits is accepted too. */
-export function parseSubscriptionId(id: unknown): number | null {
+/**
+ * A provider id from input: Paddle Classic's integers (a string of digits is accepted too, as always), or
+ * Paddle Billing's and Stripe's string ids (`sub_01h…`, `sub_1Mo…`: a lower-case prefix, `_`, letters and
+ * digits). Anything else is null (the caller answers 400 or 404 as before).
+ */
+export function parseSubscriptionId(id: unknown): ProviderId | null {
+  if (typeof id === 'string' && PROVIDER_STRING_ID.test(id.trim())) return id.trim();
   const n = typeof id === 'string' && /^\s*\d{1,15}\s*$/.test(id) ? Number(id) : id;
   return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : null;
 }
+
+/** A string provider id (Paddle Billing `sub_…`/`txn_…`/`pri_…`, Stripe `sub_…`/`in_…`/`price_…`). */
+export const PROVIDER_STRING_ID = /^[a-z]{2,12}_[A-Za-z0-9]{1,120}$/;
 
 // Only a scalar id is quoted back: String() of a JSON object can throw ({"toString": 1}) or overflow the
 // stack (deeply nested arrays), which made such a body a 500.
@@ -25,7 +34,7 @@ const subscriptionRef = reference(parseSubscriptionId, (id) =>
   id !== null && typeof id === 'object'
     ? `Incorrect type. Expected pk value, received ${pythonType(id)}.`
     : `Subscription ${String(id)} could not be found`,
-  { type: ['integer', 'string'], description: 'Provider subscription id (an integer, or a string of digits).' },
+  { type: ['integer', 'string'], description: 'The payment provider\'s subscription id: an integer for Paddle Classic (a string of digits is accepted too), a string (`sub_…`) for Paddle Billing and Stripe.' },
 );
 
 const fields = {

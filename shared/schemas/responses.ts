@@ -13,8 +13,11 @@ const entityId = v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/));
 const campaignId = v.pipe(v.string(), v.regex(/^[0-9a-f]{8}$/));
 const date = v.nullable(v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/), v.description('YYYY-MM-DD')));
 
+/** A provider id as the provider names it: an integer for Paddle Classic, a string for Paddle Billing and Stripe. */
+const providerId = (description: string) => v.pipe(v.union([v.pipe(v.number(), v.integer()), v.string()]), v.description(description));
+
 export const planResponse = v.strictObject({
-  id: v.pipe(v.number(), v.integer()),
+  id: providerId("The provider's plan or price id (an integer for Paddle Classic, `pri_…`/`price_…` otherwise)."),
   name: v.string(),
   amount: v.string(),
   currency: v.string(),
@@ -24,7 +27,7 @@ export const planResponse = v.strictObject({
 });
 
 export const subscriptionResponse = v.strictObject({
-  id: v.pipe(v.number(), v.integer(), v.description("The payment provider's subscription id.")),
+  id: providerId("The payment provider's subscription id: an integer for Paddle Classic, a string (`sub_…`) for Paddle Billing and Stripe."),
   unit_price: v.nullable(v.string()),
   currency: v.string(),
   status: v.pipe(v.string(), v.description(`One of ${SUBSCRIPTION_STATUSES.join(', ')}.`)),
@@ -83,7 +86,7 @@ export const rewardResponse = v.strictObject({
   amount: signedAmount,
   currency: v.string(),
   created_at: unixSeconds,
-  payment_id: v.pipe(v.number(), v.integer(), v.description('The provider subscription payment that triggered it.')),
+  payment_id: providerId('The provider payment that triggered it: an integer for Paddle Classic, `txn_…` (Paddle Billing) or `in_…` (Stripe).'),
   reverses: v.nullable(v.pipe(entityId, v.description('A clawback: the reward it takes back.'))),
   refund_id: v.nullable(v.pipe(v.string(), v.description('The refund alert behind a clawback, a reversal or a note.'))),
   reversed_at: v.nullable(v.pipe(unixSeconds, v.description('When a credit was reversed.'))),

@@ -5,7 +5,7 @@
 // member at a time.
 import { NotFoundError, ValidationError, type FieldErrors } from '../domain/errors';
 import { isCampaignId, isEntityId, newEntityId, newMemberCode } from '../domain/ids';
-import type { Campaign, Member, Subscription } from '../domain/models';
+import type { Campaign, Member, ProviderId, Subscription } from '../domain/models';
 import type { CreateMemberInput, UpdateMemberInput } from '../schemas/member';
 import { memberView } from '../domain/views';
 import { toCampaign } from './campaigns';
@@ -33,7 +33,7 @@ export function toMember(item: Record<string, unknown> | undefined): Member | nu
     last_name: (item.last_name as string | null) ?? null,
     code: String(item.code),
     campaign_id: typeof item.campaign_id === 'string' ? item.campaign_id : null,
-    subscription_id: typeof item.subscription_id === 'number' ? item.subscription_id : null,
+    subscription_id: typeof item.subscription_id === 'number' || typeof item.subscription_id === 'string' ? item.subscription_id : null,
     link_clicks: Number(item.link_clicks ?? 0),
     email_opt_out: item.email_opt_out === true,
     referrals: Math.max(0, Number(item.referrals ?? 0)),
@@ -47,8 +47,8 @@ export function toMember(item: Record<string, unknown> | undefined): Member | nu
 
 const inUse = (what: string, value: string) => `The ${what} ${value} is already in use; choose another`;
 const campaignNotFound = (id: string) => `Campaign ${id} could not be found`;
-const subscriptionNotFound = (id: number) => `Subscription ${id} could not be found`;
-const subscriptionTaken = (id: number) => `Subscription ${id} is already attached to another member`;
+const subscriptionNotFound = (id: ProviderId) => `Subscription ${id} could not be found`;
+const subscriptionTaken = (id: ProviderId) => `Subscription ${id} is already attached to another member`;
 
 /** Resolves the campaign and subscription of many members in one BatchGet. */
 export async function withRelations(accountId: string, members: Member[], known: Campaign[] = []): Promise<MemberWithRelations[]> {
@@ -129,7 +129,7 @@ const campaignCount = (accountId: string, campaignId: string, delta: number, lab
   },
 });
 
-const attachSubscription = (accountId: string, subscriptionId: number, memberId: string, label: string): Labelled => ({
+const attachSubscription = (accountId: string, subscriptionId: ProviderId, memberId: string, label: string): Labelled => ({
   label,
   item: {
     Update: {
@@ -142,7 +142,7 @@ const attachSubscription = (accountId: string, subscriptionId: number, memberId:
   },
 });
 
-const detachSubscription = (accountId: string, subscriptionId: number, memberId: string, label: string): Labelled => ({
+const detachSubscription = (accountId: string, subscriptionId: ProviderId, memberId: string, label: string): Labelled => ({
   label,
   item: {
     Update: {
@@ -171,12 +171,12 @@ const retryStale = (err: unknown) => err instanceof StaleMemberError;
 
 interface Lookups {
   campaigns: Map<string, Campaign | null>;
-  subscriptions: Map<number, Subscription | null>;
+  subscriptions: Map<ProviderId, Subscription | null>;
   claims: Map<string, Record<string, unknown> | undefined>;
 }
 
 /** One BatchGet for everything a write must check first, so all errors are reported at once. */
-async function prefetch(accountId: string, campaignIds: string[], subscriptionIds: number[], claims: Key[]): Promise<Lookups> {
+async function prefetch(accountId: string, campaignIds: string[], subscriptionIds: ProviderId[], claims: Key[]): Promise<Lookups> {
   const wanted = [
     ...campaignIds.filter(isCampaignId).map((id) => keys.campaign(accountId, id)),
     ...subscriptionIds.map((id) => keys.subscription(accountId, id)),
@@ -260,7 +260,7 @@ export async function createMember(accountId: string, input: Omit<CreateMemberIn
 
 function raceErrors(
   failed: string[],
-  v: { identifier?: string; email?: string; code?: string; campaignId?: string | null; subscriptionId?: number | null },
+  v: { identifier?: string; email?: string; code?: string; campaignId?: string | null; subscriptionId?: ProviderId | null },
 ): Error {
   const errors: FieldErrors = {};
   if (failed.includes('identifier') && v.identifier) errors.identifier = [inUse('identifier', v.identifier)];
@@ -306,7 +306,7 @@ export async function updateMember(accountId: string, id: string, patch: UpdateM
       ...(changed.code ? [keys.memberCodeClaim(accountId, next.code)] : []),
     ];
     const campaignIds = [current.campaign_id, next.campaign_id].filter((c): c is string => c !== null);
-    const subscriptionIds = [current.subscription_id, next.subscription_id].filter((s): s is number => s !== null);
+    const subscriptionIds = [current.subscription_id, next.subscription_id].filter((s): s is ProviderId => s !== null);
     const l = await prefetch(accountId, [...new Set(campaignIds)], [...new Set(subscriptionIds)], claimKeys);
 
     const errors: FieldErrors = {};

@@ -5,7 +5,7 @@
 // referral and its rewards read in one round trip.
 import { NotFoundError, ValidationError } from '../domain/errors';
 import { isEntityId, isMemberCode, newEntityId } from '../domain/ids';
-import { referralTerms, type Referral, type Subscription } from '../domain/models';
+import { referralTerms, type ProviderId, type Referral, type Subscription } from '../domain/models';
 import { referralView } from '../domain/views';
 import { toCampaign } from './campaigns';
 import { tableName } from './client';
@@ -280,7 +280,7 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
 }
 
 export class SubscriptionAssignedError extends ValidationError {
-  constructor(subscriptionId: number) {
+  constructor(subscriptionId: ProviderId) {
     super({ subscription_id: [`Subscription ${subscriptionId} is already assigned to another referral`] });
   }
 }
@@ -293,7 +293,7 @@ const MAX_EMAIL_KEY = 320;
  * the member's email address (without case). A 400 on the field the conversion named.
  */
 export class SelfReferralError extends ValidationError {
-  constructor(subscriptionId: number, checkoutId: string | null, readonly reason: 'attached' | 'email') {
+  constructor(subscriptionId: ProviderId, checkoutId: string | null, readonly reason: 'attached' | 'email') {
     const why = reason === 'attached' ? 'is attached to the referring member' : "has the referring member's email address";
     super({ [checkoutId ? 'checkout_id' : 'subscription_id']: [`Subscription ${subscriptionId} ${why}; a member cannot refer themselves`] });
   }
@@ -313,7 +313,7 @@ export async function assertSubscriptionFree(accountId: string, subscription: Su
 export const alreadyConverted = (id: string) => new ValidationError({ non_field_errors: [`Referral ${id} is already converted`] });
 
 /** Whether a converted referral was converted with this subscription (or this checkout). */
-export function convertedWith(referral: Referral & { conversion_checkout_id?: unknown }, target: { subscriptionId: number } | { checkoutId: string }): boolean {
+export function convertedWith(referral: Referral & { conversion_checkout_id?: unknown }, target: { subscriptionId: ProviderId } | { checkoutId: string }): boolean {
   if ('subscriptionId' in target) return referral.subscription?.id === target.subscriptionId;
   return referral.conversion_checkout_id === target.checkoutId;
 }

@@ -3,13 +3,13 @@
 // and the payment's new status (applyProviderUpdate's extra items). A referral's evaluation reads the
 // subscription's payments and refunds with one Query.
 import type { RefundRecord } from '../domain/clawbacks';
-import type { Payment } from '../domain/models';
+import { storedProviderId, type Payment, type ProviderId } from '../domain/models';
 import { tableName } from './client';
 import { queryAll, type TransactItem } from './ops';
 import { listPaymentsFrom } from './subscriptions';
 import { keys } from './table';
 
-export function refundItem(accountId: string, subscriptionId: number, refund: RefundRecord & { currency: string }): TransactItem {
+export function refundItem(accountId: string, subscriptionId: ProviderId, refund: RefundRecord & { currency: string }): TransactItem {
   return {
     // Keyed by the alert id: the alert's marker keeps it to one write, and a rewrite would be identical.
     Put: {
@@ -33,7 +33,7 @@ function toRefund(item: Record<string, unknown>): RefundRecord | null {
   if (item.type !== 'Refund') return null;
   return {
     id: String(item.alert_id),
-    payment_id: Number(item.payment_id),
+    payment_id: storedProviderId(item.payment_id),
     amount: Number(item.amount),
     refunded_at: Number(item.refunded_at),
     ...(typeof item.refund_type === 'string' ? { refund_type: item.refund_type } : {}),
@@ -41,7 +41,7 @@ function toRefund(item: Record<string, unknown>): RefundRecord | null {
 }
 
 /** Every payment and refund of a subscription, in one Query of its payments partition. */
-export async function listPaymentsAndRefunds(accountId: string, subscriptionId: number): Promise<{ payments: Payment[]; refunds: RefundRecord[] }> {
+export async function listPaymentsAndRefunds(accountId: string, subscriptionId: ProviderId): Promise<{ payments: Payment[]; refunds: RefundRecord[] }> {
   const items = await queryAll({ partitionValue: keys.paymentsOf(accountId, subscriptionId), consistent: true });
   return { payments: listPaymentsFrom(items), refunds: items.map(toRefund).filter((r): r is RefundRecord => r !== null) };
 }

@@ -4,7 +4,7 @@
 // the same payment; the loser re-reads and finds the reward already there. The referring member's
 // stats change in the same transaction.
 import { newEntityId } from '../domain/ids';
-import type { Referral, Reward } from '../domain/models';
+import type { ProviderId, Referral, Reward } from '../domain/models';
 import type { PlannedReward } from '../domain/rewards';
 import { rewardView } from '../domain/views';
 import { tableName } from './client';
@@ -22,7 +22,7 @@ export interface StoredReward extends Reward {
    */
   modifier_id?: number | string;
   /** Credit only: the subscription the credit was applied to. */
-  credit_subscription_id?: number;
+  credit_subscription_id?: ProviderId;
   /** Credit only: unix seconds until which one worker holds the right to apply it. */
   claim_until?: number;
 }
@@ -137,7 +137,7 @@ export async function claimCredit(accountId: string, referralId: string, index: 
 }
 
 /** Records where a credit was applied and releases the claim. */
-export async function recordCreditApplied(accountId: string, referralId: string, index: number, rewardId: string, modifierId: string, subscriptionId: number): Promise<void> {
+export async function recordCreditApplied(accountId: string, referralId: string, index: number, rewardId: string, modifierId: string, subscriptionId: ProviderId): Promise<void> {
   const done = await updateReward(
     accountId,
     referralId,

@@ -2,7 +2,7 @@
 // written only by `saveSubscription` (the webhook worker and background sync use it; tests too).
 // Counters per status are kept in the same transaction as the item so `count` stays exact.
 import { NotFoundError } from '../domain/errors';
-import type { Payment, Subscription } from '../domain/models';
+import { storedProviderId, type Payment, type ProviderId, type Subscription } from '../domain/models';
 import type { SubscriptionStatus } from '../schemas/query';
 import { tableName } from './client';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -12,12 +12,12 @@ import { batchGet, ConditionsFailedError, queryAll, counterUpdate, getItem, look
 import { subscriptionView } from '../domain/views';
 import { eventItem } from './outbox';
 import { queryPage, type PageRequest } from './pagination';
-import { ALERT_MARKER_DAYS, GSI1, GSI2, keys, padSubscriptionId, timeKey, TTL_ATTRIBUTE } from './table';
+import { ALERT_MARKER_DAYS, GSI1, GSI2, keys, providerIdKey, timeKey, TTL_ATTRIBUTE } from './table';
 
 export function toSubscription(item: Record<string, unknown> | undefined): Subscription | null {
   if (!item || item.type !== 'Subscription') return null;
   return {
-    id: Number(item.id),
+    id: storedProviderId(item.id),
     unit_price: item.unit_price === null || item.unit_price === undefined ? null : String(item.unit_price),
     currency: String(item.currency),
     status: String(item.status),
@@ -32,11 +32,11 @@ export function toSubscription(item: Record<string, unknown> | undefined): Subsc
   };
 }
 
-export async function getSubscription(accountId: string, id: number): Promise<Subscription | null> {
+export async function getSubscription(accountId: string, id: ProviderId): Promise<Subscription | null> {
   return toSubscription(await getItem(keys.subscription(accountId, id)));
 }
 
-export async function getSubscriptionOrThrow(accountId: string, id: number): Promise<Subscription> {
+export async function getSubscriptionOrThrow(accountId: string, id: ProviderId): Promise<Subscription> {
   const subscription = await getSubscription(accountId, id);
   if (!subscription) throw new NotFoundError();
   return subscription;
@@ -62,7 +62,7 @@ export type ProviderFields = Omit<SubscriptionData, 'id' | 'created_at'>;
 export type PaymentData = Payment;
 
 export interface ProviderUpdate {
-  subscriptionId: number;
+  subscriptionId: ProviderId;
   /** Unix ms the state is "as of" (the alert's event_time, or when a sync read it). Older never overwrites newer. */
   asOfMs: number;
   /** The provider fields this source carries; absent ones keep their stored value. */
@@ -95,8 +95,8 @@ const PAYMENT_RANK = { failed: 0, paid: 1, refunded: 2 } as const;
 function toPayment(item: Record<string, unknown> | undefined): (PaymentData & { version: number }) | null {
   if (!item || item.type !== 'Payment') return null;
   return {
-    id: Number(item.id),
-    subscription_id: Number(item.subscription_id),
+    id: storedProviderId(item.id),
+    subscription_id: storedProviderId(item.subscription_id),
     order_id: (item.order_id as string | null) ?? null,
     amount: Number(item.amount),
     currency: String(item.currency),
@@ -152,7 +152,7 @@ export function subscriptionSnapshot(s: Subscription): Subscription {
  * Frees a subscription tied to `referralId` (a referral that no longer exists, left by data written
  * before deletes were conditional): only while it is still tied to that one. Whether it was freed.
  */
-export async function unlinkSubscription(accountId: string, subscriptionId: number, referralId: string): Promise<boolean> {
+export async function unlinkSubscription(accountId: string, subscriptionId: ProviderId, referralId: string): Promise<boolean> {
   try {
     await db().send(
       new UpdateCommand({
@@ -174,17 +174,17 @@ export async function unlinkSubscription(accountId: string, subscriptionId: numb
  * A subscription tied to a referral that does not exist (or is converted with another subscription) is
  * freed. Whether the tie to `referralId` is gone now (freed here, or changed meanwhile).
  */
-export async function releaseIfOrphaned(accountId: string, subscriptionId: number, referralId: string): Promise<boolean> {
+export async function releaseIfOrphaned(accountId: string, subscriptionId: ProviderId, referralId: string): Promise<boolean> {
   if (await referralHolds(accountId, referralId, subscriptionId)) return false;
   await unlinkSubscription(accountId, subscriptionId, referralId);
   return true;
 }
 
 /** Whether `referralId` names a referral that exists and is converted with this subscription. */
-async function referralHolds(accountId: string, referralId: string, subscriptionId: number): Promise<boolean> {
+async function referralHolds(accountId: string, referralId: string, subscriptionId: ProviderId): Promise<boolean> {
   const item = await getItem(keys.referral(accountId, referralId));
   const snapshot = item?.subscription as { id?: unknown } | null | undefined;
-  return item?.type === 'Referral' && Number(snapshot?.id) === subscriptionId;
+  return item?.type === 'Referral' && snapshot?.id !== undefined && storedProviderId(snapshot.id) === subscriptionId;
 }
 
 /**
@@ -254,7 +254,7 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
       const createdMs = previous
         ? Number(existing?.created_ms ?? previous.created_at * 1000)
         : (update.createdAt ?? Math.floor(Date.now() / 1000)) * 1000;
-      const sortKey = `${timeKey(createdMs)}#${padSubscriptionId(update.subscriptionId)}`;
+      const sortKey = `${timeKey(createdMs)}#${providerIdKey(update.subscriptionId)}`;
       const attrs: Record<string, unknown> = {
         type: 'Subscription',
         id: update.subscriptionId,
@@ -383,7 +383,7 @@ export async function saveSubscription(accountId: string, data: SubscriptionData
 }
 
 /** Every payment of a subscription (payment-id order). */
-export async function listPayments(accountId: string, subscriptionId: number): Promise<PaymentData[]> {
+export async function listPayments(accountId: string, subscriptionId: ProviderId): Promise<PaymentData[]> {
   return listPaymentsFrom(await queryAll({ partitionValue: keys.paymentsOf(accountId, subscriptionId), consistent: true }));
 }
 

@@ -6,6 +6,7 @@
 // members and referrals), so a descending Query lists newest first without extra attributes.
 
 import { isMemberCode } from '../domain/ids';
+import type { ProviderId } from '../domain/models';
 
 export const TTL_ATTRIBUTE = 'expires_at';
 
@@ -63,9 +64,18 @@ export interface Key {
 
 const CLAIM = 'CLAIM';
 
-/** Subscription ids are provider integers; zero-padded so string order equals numeric order. */
+/** Paddle Classic's integer ids, zero-padded so string order equals numeric order. */
 export function padSubscriptionId(id: number): string {
   return String(id).padStart(16, '0');
+}
+
+/**
+ * A provider id as a key part: Classic's integers zero-padded (as they always were, so stored keys do not
+ * change), other providers' string ids (`sub_…`, `txn_…`) as they are. String ids always start with a
+ * letter prefix (isProviderStringId), so the two forms never meet.
+ */
+export function providerIdKey(id: ProviderId): string {
+  return typeof id === 'number' ? padSubscriptionId(id) : id;
 }
 
 /** Creation time as a fixed-width sort key prefix (milliseconds). */
@@ -121,7 +131,7 @@ export const keys = {
     sk: CLAIM,
   }),
 
-  subscription: (acct: string, id: number): Key => ({ pk: `A#${acct}#SUBSCRIPTION`, sk: padSubscriptionId(id) }),
+  subscription: (acct: string, id: ProviderId): Key => ({ pk: `A#${acct}#SUBSCRIPTION`, sk: providerIdKey(id) }),
   subscriptionsByCreation: (acct: string) => `A#${acct}#SUBSCRIPTIONS`,
   subscriptionsByStatus: (acct: string, status: string) => `A#${acct}#SUBSCRIPTIONS#${status}`,
 
@@ -135,25 +145,25 @@ export const keys = {
   /** Idempotency marker of a processed provider alert (expires after ALERT_MARKER_DAYS). */
   alert: (acct: string, alertId: string): Key => ({ pk: `A#${acct}#ALERT#${alertId}`, sk: 'ALERT' }),
   /** Payments of one subscription, in payment-id order. */
-  paymentsOf: (acct: string, subscriptionId: number) => `A#${acct}#PAYMENTS#${padSubscriptionId(subscriptionId)}`,
-  payment: (acct: string, subscriptionId: number, paymentId: number): Key => ({
-    pk: `A#${acct}#PAYMENTS#${padSubscriptionId(subscriptionId)}`,
-    sk: padSubscriptionId(paymentId),
+  paymentsOf: (acct: string, subscriptionId: ProviderId) => `A#${acct}#PAYMENTS#${providerIdKey(subscriptionId)}`,
+  payment: (acct: string, subscriptionId: ProviderId, paymentId: ProviderId): Key => ({
+    pk: `A#${acct}#PAYMENTS#${providerIdKey(subscriptionId)}`,
+    sk: providerIdKey(paymentId),
   }),
   /**
    * One refund alert of a payment (partial refunds come one alert each), in the payment's partition just
    * after the payment, so a referral's evaluation reads payments and refunds in one Query.
    */
-  refund: (acct: string, subscriptionId: number, paymentId: number, alertId: string): Key => ({
-    pk: `A#${acct}#PAYMENTS#${padSubscriptionId(subscriptionId)}`,
-    sk: `${padSubscriptionId(paymentId)}#REFUND#${alertId}`,
+  refund: (acct: string, subscriptionId: ProviderId, paymentId: ProviderId, alertId: string): Key => ({
+    pk: `A#${acct}#PAYMENTS#${providerIdKey(subscriptionId)}`,
+    sk: `${providerIdKey(paymentId)}#REFUND#${alertId}`,
   }),
   /** A referral's coupon code (upper case) -> the referral: coupon attribution without a Scan. */
   couponClaim: (acct: string, code: string): Key => ({ pk: `A#${acct}#COUPON#${code.toUpperCase()}`, sk: CLAIM }),
   /** Exactly-once marker of one member email (`conversion-<referral id>`, `reward-<reward id>`). */
   emailMarker: (acct: string, messageKey: string): Key => ({ pk: `A#${acct}#EMAIL#${messageKey}`, sk: 'EMAIL' }),
   /** The provider's plans (interval, name, prices), cached because alerts do not carry them. */
-  plan: (acct: string, planId: number): Key => ({ pk: `A#${acct}#PLAN`, sk: padSubscriptionId(planId) }),
+  plan: (acct: string, planId: ProviderId): Key => ({ pk: `A#${acct}#PLAN`, sk: providerIdKey(planId) }),
 
   /** The stored first response of an Idempotency-Key (expires after IDEMPOTENCY_HOURS); keyed by the key's SHA-256. */
   idempotency: (acct: string, keyHash: string): Key => ({ pk: `A#${acct}#IDEMPOTENCY#${keyHash}`, sk: 'IDEMPOTENCY' }),

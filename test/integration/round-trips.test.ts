@@ -226,7 +226,7 @@ function subscriptionData(id: number, status = 'active'): SubscriptionData {
 const newSubscription = () => saveSubscription(accountId, subscriptionData(++subscriptionIds));
 
 /** A member in a fresh campaign with a subscription attached: the full shape every read nests. */
-async function fullMember(): Promise<{ id: string; code: string; campaignId: string; subscriptionId: number }> {
+async function fullMember(): Promise<{ id: string; code: string; campaignId: string; subscriptionId: number | string }> {
   const campaign = await createCampaign();
   const subscription = await newSubscription();
   const name = unique('member');

@@ -10,7 +10,7 @@ type Status = (typeof STATUSES)[number];
 
 const BASE_TIME = 1_700_000_000;
 
-function subscription(id: number, createdAt: number, overrides: Partial<SubscriptionData> = {}): SubscriptionData {
+function subscription(id: number | string, createdAt: number, overrides: Partial<SubscriptionData> = {}): SubscriptionData {
   return {
     id,
     unit_price: '10.00',
@@ -419,5 +419,34 @@ describe('subscriptions are read-only', () => {
     const list = await send('GET', '/v1/subscriptions/', apiKey);
     expect(list.body).toEqual({ count: 1, next: null, previous: null, results: [view(data)] });
     expect((await send('GET', '/v1/subscriptions/8080/', apiKey)).body).toEqual(view(data));
+  });
+});
+
+// Paddle Billing and Stripe name subscriptions, payments and prices with strings (PROVIDERS.md "Ids and
+// shapes"): the API shows them as they are, next to Classic's integers, and accepts them in inputs.
+describe('string provider ids (Paddle Billing, Stripe)', () => {
+  it('stores, lists, retrieves and attaches a subscription named `sub_…`, and keeps its price id a string', async () => {
+    const { apiKey, accountId } = await newAccount();
+    const id = 'sub_01h04vsc0qhwtsbsxh3422wjs4';
+    const data = subscription(id, BASE_TIME, { plan: { id: 'pri_01gsz8x8sawmvhz1pv30nge1ke', name: 'Pro', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' } });
+    await saveSubscription(accountId, data);
+    await saveSubscription(accountId, subscription(4242, BASE_TIME + 1));
+
+    const got = await send('GET', `/v1/subscriptions/${id}/`, apiKey);
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual(view(data));
+    expect(typeof got.body.id).toBe('string');
+    const list = await send('GET', '/v1/subscriptions/', apiKey);
+    expect(list.body.results.map((s: { id: unknown }) => s.id)).toEqual([4242, id]);
+
+    // A member attaches it by its string id; a lookalike that is not an id is refused as before.
+    const created = await api('POST', '/v1/members/', { key: apiKey, body: { identifier: 'str-ids', email: 'str-ids@example.com', subscription: { id } } });
+    expect(created.status).toBe(201);
+    expect(created.body.subscription).toEqual(view(data));
+    const unknown = await api('POST', '/v1/members/', { key: apiKey, body: { identifier: 'str-ids-2', email: 'str-ids-2@example.com', subscription: { id: 'sub_doesnotexist' } } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({ subscription: ['Subscription sub_doesnotexist could not be found'] });
+    expect((await api('GET', '/v1/subscriptions/sub-01h!/', { key: apiKey })).status).toBe(404);
+    expect((await api('GET', '/v1/subscriptions/sub_unknown/', { key: apiKey })).status).toBe(404);
   });
 });

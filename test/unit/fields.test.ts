@@ -1,5 +1,8 @@
 // validate() with the request-body schemas (API-CONTRACT "Request bodies"): DRF messages, every field's
 // error at once, unknown and read-only keys dropped, coercions of booleans, decimals and currencies.
+import { parseSubscriptionId } from '../../shared/schemas/member';
+import { providerIdKey } from '../../shared/store/table';
+import { compareProviderIds } from '../../shared/domain/models';
 import { createCampaignBody, updateCampaignBody } from '../../shared/schemas/campaign';
 import { createMemberBody, updateMemberBody } from '../../shared/schemas/member';
 import { createReferralBody } from '../../shared/schemas/referral';
@@ -415,5 +418,22 @@ describe('pythonType', () => {
     [{}, undefined, 'dict'],
   ])('names %p (raw %p) %s', (value, raw, expected) => {
     expect(pythonType(value, raw)).toBe(expected);
+  });
+});
+
+describe('provider ids (PROVIDERS.md "Ids and shapes")', () => {
+  it('parses Classic integers and digit strings as before, and provider string ids as strings', () => {
+    expect(parseSubscriptionId(70001)).toBe(70001);
+    expect(parseSubscriptionId(' 70001 ')).toBe(70001);
+    expect(parseSubscriptionId('sub_01h04vsc0qhwtsbsxh3422wjs4')).toBe('sub_01h04vsc0qhwtsbsxh3422wjs4');
+    expect(parseSubscriptionId('sub_1MowQVLkdIwHu7ixeRlqHVzs')).toBe('sub_1MowQVLkdIwHu7ixeRlqHVzs');
+    for (const bad of [0, -1, 1.5, '', 'abc', 'sub_', '_x', 'SUB_x', 'sub x', 'sub_01h!', '1e3', 'a'.repeat(200), null, {}, [], true]) expect(parseSubscriptionId(bad)).toBeNull();
+  });
+
+  it('keys Classic ids zero-padded (unchanged) and string ids as they are, ordered within each form', () => {
+    expect(providerIdKey(42)).toBe('0000000000000042');
+    expect(providerIdKey('sub_01h')).toBe('sub_01h');
+    expect([providerIdKey(9), providerIdKey(10)].sort()).toEqual([providerIdKey(9), providerIdKey(10)]);
+    expect([2, 'b_1', 10, 'a_2'].sort(compareProviderIds)).toEqual([2, 10, 'a_2', 'b_1']);
   });
 });

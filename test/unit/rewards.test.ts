@@ -32,7 +32,7 @@ const commission = (over: Partial<RewardTerms> = {}): RewardTerms => ({
 
 const live = (now = T0 + 5 * DAY) => ({ subscriptionDeleted: false, now });
 const deleted = (now = T0 + 5 * DAY) => ({ subscriptionDeleted: true, now });
-const ids = (plan: { rewards: { payment_id: number }[] }) => plan.rewards.map((r) => r.payment_id);
+const ids = (plan: { rewards: { payment_id: number | string }[] }) => plan.rewards.map((r) => r.payment_id);
 
 describe('addMonthsUtc', () => {
   it.each<[string, number, string]>([
