@@ -1,6 +1,6 @@
-// SQS consumer of `provider-events`: verified Paddle alerts and background-sync pages -> subscriptions,
+// SQS consumer of `provider-events`: verified provider webhooks and background-sync pages -> subscriptions,
 // payments, and reward evaluations. Partial batch responses: only failed records are redelivered.
-import { processPaddleAlert, processSyncPage } from '../../shared/flows/subscription-sync';
+import { processPaddleAlert, processProviderWebhook, processSyncPage } from '../../shared/flows/subscription-sync';
 import type { ProviderEventMessage } from '../../shared/queue/queues';
 import { PoisonMessageError, sqsWorker } from '../../shared/queue/worker';
 
@@ -8,6 +8,8 @@ export const handler = sqsWorker<ProviderEventMessage>('subscription-sync', asyn
   switch (message.kind) {
     case 'paddle-alert':
       return processPaddleAlert(message);
+    case 'provider-webhook':
+      return processProviderWebhook(message);
     case 'sync-account':
       return processSyncPage(message);
     default:

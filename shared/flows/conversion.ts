@@ -65,7 +65,7 @@ export async function convertReferral(accountId: string, referralId: string, tar
       throw new ValidationError({ checkout_id: [`Checkout ${target.checkoutId} did not start a subscription`] });
     }
     // The store's ids are still Paddle Classic's integers (issue 12: provider ids through the store).
-    subscriptionId = Number(checkout.subscriptionId);
+    subscriptionId = checkout.subscriptionId;
     subscription = await getSubscription(accountId, subscriptionId);
   }
 
@@ -106,11 +106,11 @@ export async function convertToSubscription(accountId: string, referralId: strin
 async function sameCheckoutAsAutomatic(referral: Referral & { converted_automatically?: unknown }, target: ConversionTarget, account: AccountBillingProvider | null): Promise<boolean> {
   if (!('checkoutId' in target) || referral.converted_automatically !== true || !referral.subscription || !account) return false;
   const checkout = await account.resolveCheckout(target.checkoutId);
-  return checkout.state === 'subscription' && Number(checkout.subscriptionId) === referral.subscription.id;
+  return checkout.state === 'subscription' && checkout.subscriptionId === referral.subscription.id;
 }
 
 /** The port's plan facts as the subscription's `plan` (amounts as two-decimal strings, the descriptor). */
-function planFromFacts(facts: PlanFacts): Plan {
+export function planFromFacts(facts: PlanFacts): Plan {
   const amount = facts.amount === null ? '0.00' : formatCents(facts.amount);
   return { id: facts.id, name: facts.name ?? '', amount, currency: facts.currency, interval: facts.interval, frequency: facts.frequency, descriptor: planDescriptor(amount, facts.currency, facts.interval, facts.frequency) };
 }

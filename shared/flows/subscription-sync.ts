@@ -14,12 +14,17 @@
 import { config } from '../config';
 import type { Plan, Subscription } from '../domain/models';
 import { publish } from '../queue/publish';
-import type { PaddleAlertMessage, SyncAccountMessage } from '../queue/queues';
+import type { PaddleAlertMessage, ProviderWebhookMessage, SyncAccountMessage } from '../queue/queues';
 import { getProviderCredentials } from '../store/provider';
 import { refundItem } from '../store/refunds';
-import { applyProviderUpdate, getSubscription, type PaymentData, type ProviderFields } from '../store/subscriptions';
+import { applyProviderUpdate, getSubscription, type PaymentData, type ProviderFields, type ProviderUpdateResult } from '../store/subscriptions';
+import type { AttributionHints, BillingEvent, PaymentFacts, SubscriptionFacts } from '../billing/port';
+import { billingProviderFor, type AccountBillingProvider } from '../billing/registry';
+import { formatCents } from '../domain/money';
+import { planFromFacts } from './conversion';
 import { parseAlert } from '../providers/paddle-classic/alerts';
-import { attributeFromAlert } from './attribution';
+import { attributeFromHints } from './attribution';
+import { alertHints } from '../providers/paddle-classic/hints';
 import { PaddleClient, type PaddlePayment, type PaddleUser } from '../providers/paddle-classic/client';
 import { resolvePlan } from '../providers/paddle-classic/plans';
 import { log } from '../log';
@@ -73,18 +78,89 @@ export async function processPaddleAlert(message: PaddleAlertMessage): Promise<v
     subscription_written: result.subscriptionWritten,
     payment_changed: result.paymentChanged,
   });
+  await afterUpdate(accountId, result, { eventId: parsed.alert_id, hints: alertHints(parsed, message.fields), payment, statusGiven: patch.status !== undefined, refund: refund !== null });
+}
+
+/**
+ * What follows a provider update, whatever the provider: an untied subscription may be attributed from
+ * the event's hints; a tied one gets its reward evaluation queued when the event could change it.
+ */
+async function afterUpdate(
+  accountId: string,
+  result: ProviderUpdateResult,
+  event: { eventId: string; hints: AttributionHints; payment: PaymentData | null; statusGiven: boolean; refund: boolean },
+): Promise<void> {
   if (!result.referralId) {
-    // Not tied to a referral yet: the alert itself may name one (checkout passthrough, coupon). The
-    // update has read (or written) the subscription already: no second read. A payment alert that
-    // overtakes its subscription_created carries status, plan and currency, so it stores the copy itself.
-    if (result.subscription) await attributeFromAlert(accountId, parsed, message.fields, result.subscription);
+    // Not tied to a referral yet: the event itself may name one (checkout passthrough, coupon). The
+    // update has read (or written) the subscription already: no second read. A payment event that
+    // overtakes its subscription's creation carries status, plan and currency, so it stores the copy itself.
+    if (result.subscription) await attributeFromHints(accountId, event.eventId, event.hints, result.subscription);
     return;
   }
   // A duplicate may be the redelivery of a first attempt that committed and then failed to queue the
-  // evaluation: queue it again when the alert could have needed one (a payment, or a status change,
+  // evaluation: queue it again when the event could have needed one (a payment, or a status change,
   // which is what completes a commission when the subscription is cancelled).
-  const mayNeedEvaluation = payment !== null || patch.status !== undefined;
-  if (result.duplicate ? mayNeedEvaluation : result.paymentChanged || result.statusChanged || refund !== null) await evaluate(accountId, result.referralId);
+  const mayNeedEvaluation = event.payment !== null || event.statusGiven || event.refund;
+  if (result.duplicate ? mayNeedEvaluation : result.paymentChanged || result.statusChanged || event.refund) await evaluate(accountId, result.referralId);
+}
+
+/** The store's fields from the port's subscription facts (absent = unknown, not changed). */
+export function fieldsFromFacts(facts: SubscriptionFacts): Partial<ProviderFields> {
+  const fields: Partial<ProviderFields> = {};
+  if (facts.status !== undefined) fields.status = facts.status;
+  if (facts.currency !== undefined) fields.currency = facts.currency;
+  if (facts.email !== undefined) fields.email = facts.email;
+  if (facts.unitPrice !== undefined) fields.unit_price = formatCents(facts.unitPrice);
+  if (facts.nextBillDate !== undefined) fields.next_bill_date = facts.nextBillDate;
+  if (facts.lastBillDate !== undefined) fields.last_bill_date = facts.lastBillDate;
+  if (facts.plan) fields.plan = planFromFacts(facts.plan);
+  return fields;
+}
+
+function paymentFromFacts(p: PaymentFacts): PaymentData {
+  return { id: p.id, subscription_id: p.subscriptionId, order_id: p.checkoutId ?? null, amount: p.amount, currency: p.currency, paid_at: p.paidAtSeconds, status: 'paid' };
+}
+
+/**
+ * A verified webhook of a JSON provider (Paddle Billing, Stripe): parsed by the account's adapter into
+ * normalized events, each applied like a Classic alert. The event id is the idempotency marker (one event
+ * may carry several facts: the second and later are marked `<event id>#<n>`), and the event's time orders
+ * it against the stored state, so redeliveries write nothing and a stale snapshot never wins.
+ */
+export async function processProviderWebhook(message: ProviderWebhookMessage): Promise<void> {
+  const accountId = message.account_id;
+  const provider = await billingProviderFor(accountId);
+  if (!provider || provider.kind !== message.provider || !provider.parseWebhook) {
+    // Verified when it arrived, but the account is no longer connected to that provider: nothing to apply to.
+    log('warn', 'provider event dropped: the account is not connected to this provider any more', { account_id: accountId, provider: message.provider });
+    return;
+  }
+  const events = await provider.parseWebhook({ headers: message.headers, rawBody: message.raw_body });
+  for (const [index, event] of events.entries()) await applyBillingEvent(accountId, event, index);
+}
+
+export async function applyBillingEvent(accountId: string, event: BillingEvent, index = 0): Promise<void> {
+  if (event.kind === 'ignored') {
+    log('info', 'provider event acknowledged without effect', { account_id: accountId, event_id: event.eventId, event_type: event.type, reason: event.reason });
+    return;
+  }
+  const facts = event.subscription;
+  const marker = index === 0 ? event.eventId : `${event.eventId}#${index}`;
+  const payment = event.payment ? paymentFromFacts(event.payment) : null;
+  const r = event.refund;
+  const refund = r
+    ? refundItem(accountId, facts.id, { id: r.id, payment_id: r.paymentId, amount: r.amount, refunded_at: r.refundedAtSeconds, currency: r.currency, ...(r.kind === 'chargeback' ? { refund_type: 'chargeback' } : {}) })
+    : null;
+  const result = await applyProviderUpdate(accountId, { subscriptionId: facts.id, asOfMs: event.occurredAtMs, fields: fieldsFromFacts(facts), payment, alertId: marker, ...(refund ? { extraItems: [refund] } : {}) });
+  log('info', result.duplicate ? 'provider event already processed' : 'provider event applied', {
+    account_id: accountId,
+    event_id: marker,
+    subscription_id: facts.id,
+    subscription_written: result.subscriptionWritten,
+    payment_changed: result.paymentChanged,
+    refund_id: r?.id,
+  });
+  await afterUpdate(accountId, result, { eventId: marker, hints: event.hints, payment, statusGiven: facts.status !== undefined, refund: refund !== null });
 }
 
 // Plan lookups are memoised per container for a minute: a sync page of 200 users on one plan asks once.
@@ -133,6 +209,10 @@ function paymentFrom(p: PaddlePayment): PaymentData | null {
  */
 export async function processSyncPage(message: SyncAccountMessage): Promise<void> {
   const accountId = message.account_id;
+  const provider = await billingProviderFor(accountId);
+  if (provider?.listSubscriptions && provider.listPayments) {
+    return processCursorSyncPage(message, { listSubscriptions: provider.listSubscriptions, listPayments: provider.listPayments });
+  }
   const client = await clientFor(accountId);
   if (!client) {
     log('warn', 'sync skipped: no provider settings', { account_id: accountId });
@@ -191,4 +271,35 @@ async function syncUser(accountId: string, client: PaddleClient, message: SyncAc
   // Every referred subscription is evaluated on each sync, changed or not: it heals an evaluation whose
   // send failed earlier, and it closes commission periods that ended with time (no alert marks that).
   await evaluate(accountId, result.referralId);
+}
+
+/**
+ * One page of a provider that pages by cursor (Paddle Billing, Stripe) through the port: the same rules as
+ * Classic's pages (as of the run's start, payments healed for referred subscriptions, every referred
+ * subscription evaluated, one failure never holds back the page). Its list covers every status, so the
+ * run's `deleted` half has nothing left to do.
+ */
+async function processCursorSyncPage(message: SyncAccountMessage, provider: Required<Pick<AccountBillingProvider, 'listSubscriptions' | 'listPayments'>>): Promise<void> {
+  const accountId = message.account_id;
+  if (message.state === 'deleted') return;
+  const page = await provider.listSubscriptions(message.cursor ?? null);
+  let failed = 0;
+  let lastError: unknown;
+  for (const facts of page.subscriptions) {
+    try {
+      const result = await applyProviderUpdate(accountId, { subscriptionId: facts.id, asOfMs: message.started_at, fields: fieldsFromFacts(facts) });
+      if (!result.referralId) continue;
+      for (const p of await provider.listPayments(facts.id)) {
+        await applyProviderUpdate(accountId, { subscriptionId: facts.id, asOfMs: message.started_at, fields: {}, payment: paymentFromFacts(p) });
+      }
+      await evaluate(accountId, result.referralId);
+    } catch (err) {
+      failed++;
+      lastError = err;
+      log('warn', 'sync: subscription not applied', { account_id: accountId, subscription_id: facts.id, error: err instanceof Error ? err.name : 'unknown' });
+    }
+  }
+  if (failed > 0 && failed === page.subscriptions.length) throw lastError;
+  log('info', 'sync page applied', { account_id: accountId, page: message.page, subscriptions: page.subscriptions.length, failed });
+  if (page.next !== null) await publish('provider-events', { ...message, page: message.page + 1, cursor: page.next });
 }

@@ -1,6 +1,7 @@
 // The queues between the edges (webhook intake, conversion, member updates, the schedule) and the
 // workers, and the messages they carry. CDK, the local runtime and the publisher all take the queue
 // list from here; a function learns a queue's URL from the environment variable named here.
+import type { ProviderKind } from '../billing/port';
 import type { AlertFields } from '../providers/paddle-classic/signature';
 
 export const QUEUES = {
@@ -30,6 +31,22 @@ export interface PaddleAlertMessage {
   received_at: number;
 }
 
+/**
+ * A verified webhook of a JSON provider (Paddle Billing, Stripe): the exact body and the headers its
+ * parser reads, queued by the intake after the signature verified. The worker parses it through the
+ * account's adapter (shared/billing/port.ts parseWebhook), so a parser fix can be redriven from the DLQ.
+ */
+export interface ProviderWebhookMessage {
+  kind: 'provider-webhook';
+  provider: ProviderKind;
+  account_id: string;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  raw_body: string;
+  /** Unix milliseconds when the intake accepted it. */
+  received_at: number;
+}
+
 /** One page of the provider's subscription users for one account (background sync). */
 export interface SyncAccountMessage {
   kind: 'sync-account';
@@ -37,11 +54,13 @@ export interface SyncAccountMessage {
   /** `live` = Paddle's default listing (active, trialing, past_due, paused); `deleted` = cancelled ones. */
   state: 'live' | 'deleted';
   page: number;
+  /** Providers that page by cursor (Paddle Billing, Stripe): the next page's cursor; absent on the first. */
+  cursor?: string;
   /** Unix milliseconds when this sync run started: the "as of" time of the state it reads. */
   started_at: number;
 }
 
-export type ProviderEventMessage = PaddleAlertMessage | SyncAccountMessage;
+export type ProviderEventMessage = PaddleAlertMessage | ProviderWebhookMessage | SyncAccountMessage;
 
 /** Recompute the rewards of one converted referral from its subscription's payments. */
 export interface EvaluateReferralMessage {
