@@ -170,6 +170,12 @@ export interface CouponRequest {
 /** The provider-side operations, bound to one account's credentials. */
 export interface BillingProvider {
   readonly kind: ProviderKind;
+  /**
+   * True when the credits on one subscription combine into one provider object that applyCredit and
+   * reverseCredit rewrite (Paddle Billing's one discount): the flows then make one credit change at a time
+   * per subscription. Credits that stack (Classic modifiers, Stripe balance transactions) need not.
+   */
+  readonly combinesCredits?: boolean;
   /** Parses a verified raw webhook (in the worker, so a parser fix can be redriven from the DLQ). */
   parseWebhook(raw: RawWebhook): Promise<BillingEvent[]>;
   getSubscription(id: ProviderId): Promise<SubscriptionFacts | null>;

@@ -10,7 +10,7 @@ import { getProviderCredentials, type ProviderCredentials } from '../store/provi
  * The part of the port the flows call through the registry so far; it grows to `BillingProvider` as the
  * remaining flows move onto the port (test/unit/import-graph.test.ts lists what still calls Classic directly).
  */
-export type AccountBillingProvider = Pick<BillingProvider, 'kind' | 'createCoupon' | 'applyCredit' | 'reverseCredit' | 'resolveCheckout' | 'getSubscription'> &
+export type AccountBillingProvider = Pick<BillingProvider, 'kind' | 'combinesCredits' | 'createCoupon' | 'applyCredit' | 'reverseCredit' | 'resolveCheckout' | 'getSubscription'> &
   Partial<Pick<BillingProvider, 'parseWebhook' | 'listSubscriptions' | 'listPayments'>>;
 
 /** The account's provider, or null when the account has no provider settings. One BatchGet. */

@@ -17,7 +17,7 @@ import { getItem } from '../store/ops';
 import { toReferral } from '../store/referrals';
 import { claimCredit, RewardRaceError, releaseCreditClaim, type StoredReward } from '../store/rewards';
 import { keys } from '../store/table';
-import { CreditHeldError } from './settlement';
+import { CreditHeldError, withCreditLease } from './settlement';
 import { log } from '../log';
 import { billingProviderFor, type AccountBillingProvider } from '../billing/registry';
 import type { CreditReversalOutcome } from '../billing/port';
@@ -65,7 +65,7 @@ export async function reverseCredits(accountId: string, referralId: string, reve
         if (providerRef !== null || subscriptionId !== null) {
           const p = await provider();
           if (!p && providerRef !== null) throw new Error('no provider settings: the applied credit cannot be removed');
-          if (p) outcome = await p.reverseCredit({ rewardId: reward.id, subscriptionId: subscriptionId ?? 0, amount: reward.amount, currency: reward.currency, providerRef });
+          if (p) outcome = await withCreditLease(p, accountId, subscriptionId ?? 0, () => p.reverseCredit({ rewardId: reward.id, subscriptionId: subscriptionId ?? 0, amount: reward.amount, currency: reward.currency, providerRef }));
         }
         if (outcome === 'consumed') {
           await recordCreditKept(accountId, referral, index, reversal);

@@ -15,7 +15,9 @@
 //    record, so SQS retries it. Without an attached subscription (or with one in another currency, or
 //    deleted) the credit waits; attaching a subscription to the member queues apply-member-credits.
 import { queueMemberEmails } from '../email/enqueue';
-import type { Referral } from '../domain/models';
+import type { ProviderId, Referral } from '../domain/models';
+import { CreditMustWaitError } from '../billing/port';
+import { acquireCreditLease, releaseCreditLease } from '../store/credit-leases';
 import { planClawbacks, type CreditReversal } from '../domain/clawbacks';
 import { planRewards } from '../domain/rewards';
 import { recordClawbacks } from '../store/clawbacks';
@@ -28,7 +30,7 @@ import { getSubscription } from '../store/subscriptions';
 import { keys } from '../store/table';
 import { reverseCredits } from './refunds';
 import { log } from '../log';
-import { billingProviderFor } from '../billing/registry';
+import { billingProviderFor, type AccountBillingProvider } from '../billing/registry';
 
 const CLAIM_SECONDS = 60;
 
@@ -105,13 +107,37 @@ export async function applyPendingCredits(accountId: string, referral: Referral)
       throw new CreditHeldError(`credit ${reward.id} is being applied by another worker`);
     }
     try {
-      const applied = await provider.applyCredit({ rewardId: reward.id, subscriptionId: target.id, amount: reward.amount, currency: reward.currency });
+      const applied = await withCreditLease(provider, accountId, target.id, () =>
+        provider.applyCredit({ rewardId: reward.id, subscriptionId: target.id, amount: reward.amount, currency: reward.currency }),
+      );
       await recordCreditApplied(accountId, referral.id, index, reward.id, applied.providerRef, target.id);
-      log('info', 'credit applied', { ...context, reward_id: reward.id, subscription_id: target.id, provider_ref: applied.providerRef, reused: applied.reused });
+      log('info', 'credit applied', { ...context, reward_id: reward.id, subscription_id: target.id, provider_ref: applied.providerRef, reused: applied.reused, ...(applied.rewardIds ? { combined_rewards: applied.rewardIds.length } : {}) });
     } catch (err) {
       await releaseCreditClaim(accountId, referral.id, index, reward.id).catch(() => undefined);
+      // The provider cannot take it in this period (Paddle Billing: the subscription carries a discount
+      // Refloop did not create, and Refloop never replaces one). It stays pending, nothing is lost: every
+      // evaluation (each sync run evaluates referred subscriptions) tries again.
+      if (err instanceof CreditMustWaitError) {
+        log('info', 'credit waits: the subscription carries a discount Refloop did not create', { ...context, reward_id: reward.id, subscription_id: target.id, blocked_until_ms: err.blockedUntilMs });
+        continue;
+      }
       throw err;
     }
+  }
+}
+
+/**
+ * Runs one provider-side credit change under the subscription's lease when the provider combines credits
+ * (store/credit-leases.ts); held by another worker: the record fails and SQS retries it shortly.
+ */
+export async function withCreditLease<T>(provider: Pick<AccountBillingProvider, 'combinesCredits'>, accountId: string, subscriptionId: ProviderId, change: () => Promise<T>): Promise<T> {
+  if (!provider.combinesCredits) return change();
+  const token = await acquireCreditLease(accountId, subscriptionId);
+  if (token === null) throw new CreditHeldError(`another credit change is under way on subscription ${String(subscriptionId)}`);
+  try {
+    return await change();
+  } finally {
+    await releaseCreditLease(accountId, subscriptionId, token).catch(() => undefined);
   }
 }
 

@@ -158,6 +158,8 @@ export const keys = {
     pk: `A#${acct}#PAYMENTS#${providerIdKey(subscriptionId)}`,
     sk: `${providerIdKey(paymentId)}#REFUND#${alertId}`,
   }),
+  /** One credit change at a time on a subscription whose credits combine (store/credit-leases.ts). */
+  creditLease: (acct: string, subscriptionId: ProviderId): Key => ({ pk: `A#${acct}#CREDIT_LEASE#${providerIdKey(subscriptionId)}`, sk: 'LEASE' }),
   /** A referral's coupon code (upper case) -> the referral: coupon attribution without a Scan. */
   couponClaim: (acct: string, code: string): Key => ({ pk: `A#${acct}#COUPON#${code.toUpperCase()}`, sk: CLAIM }),
   /** Exactly-once marker of one member email (`conversion-<referral id>`, `reward-<reward id>`). */

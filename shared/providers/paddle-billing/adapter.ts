@@ -173,6 +173,7 @@ export function paddleBillingProvider(settings: Pick<PaddleBillingSettings, 'api
 
   const provider: PaddleBillingProvider = {
     kind: 'paddle-billing',
+    combinesCredits: true,
     client,
 
     async parseWebhook(raw: RawWebhook): Promise<BillingEvent[]> {
