@@ -5,7 +5,8 @@
 //
 // On a page reached through `?via=CODE` it stores the code in the first-party cookie `refloop-ref`
 // (30 days, SameSite=Lax, Secure on https) and records one click; it exposes `window.refloop` with
-// `code`, `referralId`, `signup(userIdentifier)` and `passthrough([extra])`, and fires `refloop:ready`.
+// `code`, `referralId`, `signup(userIdentifier)`, `passthrough([extra])` (Paddle Classic) and
+// `customData([extra])` (Paddle.js v2 for Paddle Billing, Stripe metadata), and fires `refloop:ready`.
 // The cookie holds a URL-encoded JSON object: `c` the member code, `v` a random visitor id (counts a
 // visitor's clicks once a day), `r` the referral id after signup. Visitors who never arrived through a
 // referral link get no cookie. Optional attributes: `data-api` (the API's origin, default the script's
@@ -113,12 +114,16 @@ export const REFLOOP_SCRIPT = String.raw`/*! Refloop referral tracking */
         return state.r;
       });
     },
-    /** The string for Paddle Checkout's passthrough: the referral id, merged into the app's own keys if given. */
+    /** The string for Paddle Classic Checkout's passthrough: the referral id, merged into the app's own keys if given. */
     passthrough: function (extra) {
+      return JSON.stringify(refloop.customData(extra));
+    },
+    /** The object for Paddle.js v2's customData (Paddle Billing) or Stripe metadata: the same keys, not a string. */
+    customData: function (extra) {
       var out = {};
       if (extra && typeof extra === 'object') for (var k in extra) if (Object.prototype.hasOwnProperty.call(extra, k)) out[k] = extra[k];
       if (state && state.r) out.refloop_referral_id = state.r;
-      return JSON.stringify(out);
+      return out;
     }
   };
   w.refloop = refloop;

@@ -24,6 +24,7 @@ interface RefloopGlobal {
   clicked: Promise<boolean>;
   signup(userIdentifier: string): Promise<string | null>;
   passthrough(extra?: Record<string, unknown>): string;
+  customData(extra?: Record<string, unknown>): Record<string, unknown>;
 }
 type WithRefloop = { refloop: RefloopGlobal };
 
@@ -103,6 +104,8 @@ it('attributes a visitor from ?via= to a js referral and the checkout passthroug
   // passthrough() hands the id to Paddle Checkout, merged into the app's own keys when given.
   expect(await page.evaluate(() => (globalThis as unknown as WithRefloop).refloop.passthrough())).toBe(JSON.stringify({ refloop_referral_id: referralId }));
   expect(JSON.parse(await page.evaluate(() => (globalThis as unknown as WithRefloop).refloop.passthrough({ plan: 'pro' })))).toEqual({ plan: 'pro', refloop_referral_id: referralId });
+  // customData() is the same as an object, for Paddle.js v2 (Paddle Billing) and Stripe metadata.
+  expect(await page.evaluate(() => (globalThis as unknown as WithRefloop).refloop.customData({ plan: 'pro' }))).toEqual({ plan: 'pro', refloop_referral_id: referralId });
 
   // Another page of the site later: the referral id is remembered in the cookie.
   const later = await context.newPage();
@@ -120,6 +123,7 @@ it('a visitor who did not come through a referral link gets no cookie and no ref
   await loaded(page);
   expect(await page.evaluate(() => (globalThis as unknown as WithRefloop).refloop.signup('browser-user-2'))).toBeNull();
   expect(await page.evaluate(() => (globalThis as unknown as WithRefloop).refloop.passthrough())).toBe('{}');
+  expect(await page.evaluate(() => (globalThis as unknown as WithRefloop).refloop.customData())).toEqual({});
   expect((await context.cookies(siteUrl)).filter((c) => c.name === 'refloop-ref')).toEqual([]);
   expect((await api('GET', '/v1/referrals/user/browser-user-2/', { key: account.apiKey })).status).toBe(404);
   await context.close();
