@@ -24,6 +24,8 @@ export interface Route {
   queues?: QueueName[];
   /** Whether the handler reads the provider's secret settings (vendor auth code); others are denied. */
   providerSecrets?: boolean;
+  /** Whether the handler reads Paddle Billing's / Stripe's webhook secret (their intakes); others are denied it. */
+  providerWebhookSecrets?: boolean;
   /** Whether the handler writes or deletes webhook signing secrets; others are denied them. */
   webhookSecrets?: boolean;
   /** Lambda timeout when the default (10 s) is not enough; API Gateway gives up at 30 s. */
@@ -176,6 +178,18 @@ export const routes: readonly Route[] = [
     table: 'read',
     queues: ['provider-events'],
     auth: 'provider-signature',
+  },
+  // Paddle Billing notifications: Paddle-Signature over the raw JSON body; verify, queue, 200. The only
+  // function allowed the account's webhook secret item (the API key stays denied to it).
+  {
+    name: 'PaddleBillingWebhook',
+    method: 'POST',
+    path: '/webhooks/paddle-billing/{account_id}/',
+    entry: 'functions/webhooks/paddle-billing.ts',
+    table: 'read',
+    queues: ['provider-events'],
+    auth: 'provider-signature',
+    providerWebhookSecrets: true,
   },
 
   // The API's own description: public, no table access. Generated from this table (shared/openapi).

@@ -19,7 +19,9 @@ import { isLocalEndpoint, rawClient, resetClients, tableName } from '../shared/s
 import { ensureTable } from '../shared/store/create-table';
 import { isAccountId } from '../shared/domain/ids';
 import { memberIdByEmail, setAccountSender, suppressMemberEmail } from '../shared/store/emails';
-import { DEFAULT_CHECKOUT_API_URL, DEFAULT_VENDORS_API_URL, saveProviderSettings, UnknownProviderAccountError } from '../shared/store/provider';
+import { DEFAULT_CHECKOUT_API_URL, DEFAULT_VENDORS_API_URL, ProviderSwitchRefusedError, saveProviderConnection, saveProviderSettings, UnknownProviderAccountError } from '../shared/store/provider';
+import { paddleBillingSettings } from '../shared/providers/paddle-billing/settings';
+import { stripeSettings } from '../shared/providers/stripe/settings';
 import { commandUsage, formatHelp } from './cli-help';
 
 const ADDRESS = /^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/;
@@ -125,6 +127,44 @@ const commands: Record<string, Command> = {
       });
       // The auth code is a secret: it is never echoed back.
       return { account_id: accountId, provider: 'paddle', vendor_id: Number(values['vendor-id']), webhook_path: `/webhooks/paddle/${accountId}/` };
+    },
+  },
+  'account set-paddle-billing': {
+    args: '--account <account_id> --api-key <key> --webhook-secret <secret> [--api-url <url>]',
+    // The key needs read on subscriptions, transactions, customers, adjustments; write on discounts, subscriptions.
+    summary: "Connect the account to Paddle Billing (API key, notification secret; sandbox: --api-url https://sandbox-api.paddle.com).",
+    flags: ['account', 'api-key', 'webhook-secret', 'api-url'],
+    required: ['account', 'api-key', 'webhook-secret'],
+    check(values) {
+      const r = paddleBillingSettings({ apiKey: values['api-key'] as string, webhookSecret: values['webhook-secret'] as string, ...(values['api-url'] ? { apiUrl: values['api-url'] } : {}) });
+      if (!r.ok) throw new UsageError(`--${r.field.replace(/_/g, '-')} ${r.message}`);
+    },
+    async run(values) {
+      const r = paddleBillingSettings({ apiKey: values['api-key'] as string, webhookSecret: values['webhook-secret'] as string, ...(values['api-url'] ? { apiUrl: values['api-url'] } : {}) });
+      if (!r.ok) throw new UsageError(r.message);
+      const accountId = values.account as string;
+      if (!isAccountId(accountId)) throw new UnknownProviderAccountError(accountId);
+      await saveProviderConnection(accountId, { kind: 'paddle-billing', apiKey: r.settings.apiKey, webhookSecret: r.settings.webhookSecret, apiUrl: r.settings.apiUrl });
+      // The key and the secret are never echoed back.
+      return { account_id: accountId, provider: 'paddle-billing', webhook_path: `/webhooks/paddle-billing/${accountId}/` };
+    },
+  },
+  'account set-stripe': {
+    args: '--account <account_id> --secret-key <key> --webhook-secret <whsec_…> [--api-url <url>]',
+    summary: "Connect the account to Stripe (a restricted secret key and the webhook endpoint's signing secret).",
+    flags: ['account', 'secret-key', 'webhook-secret', 'api-url'],
+    required: ['account', 'secret-key', 'webhook-secret'],
+    check(values) {
+      const r = stripeSettings({ secretKey: values['secret-key'] as string, webhookSecret: values['webhook-secret'] as string, ...(values['api-url'] ? { apiUrl: values['api-url'] } : {}) });
+      if (!r.ok) throw new UsageError(`--${r.field.replace(/_/g, '-')} ${r.message}`);
+    },
+    async run(values) {
+      const r = stripeSettings({ secretKey: values['secret-key'] as string, webhookSecret: values['webhook-secret'] as string, ...(values['api-url'] ? { apiUrl: values['api-url'] } : {}) });
+      if (!r.ok) throw new UsageError(r.message);
+      const accountId = values.account as string;
+      if (!isAccountId(accountId)) throw new UnknownProviderAccountError(accountId);
+      await saveProviderConnection(accountId, { kind: 'stripe', secretKey: r.settings.secretKey, webhookSecret: r.settings.webhookSecret, apiUrl: r.settings.apiUrl });
+      return { account_id: accountId, provider: 'stripe', webhook_path: `/webhooks/stripe/${accountId}/` };
     },
   },
   'account show': {
@@ -281,7 +321,7 @@ function configureEnvironment(): string | undefined {
 }
 
 function describe(err: unknown, endpoint: string | undefined): string {
-  if (err instanceof UsageError || err instanceof UnknownAccountError || err instanceof UnknownApiKeyError || err instanceof UnknownProviderAccountError) return err.message;
+  if (err instanceof UsageError || err instanceof UnknownAccountError || err instanceof UnknownApiKeyError || err instanceof UnknownProviderAccountError || err instanceof ProviderSwitchRefusedError) return err.message;
   const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message : String(err);
   if (typeof code === 'string' && ['ECONNREFUSED', 'ENOTFOUND', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)) {

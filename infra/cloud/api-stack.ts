@@ -77,6 +77,13 @@ export function gatewayPath(path: string): string {
  */
 export const PROVIDER_SECRET_KEY_PATTERN = `A#${'?'.repeat(16)}#PROVIDER_SECRET`;
 
+/**
+ * Partition keys of Paddle Billing's / Stripe's webhook secret (`keys.providerWebhookSecret`:
+ * `A#<acct>#PROVIDER_WEBHOOK_SECRET`): readable only by their intake routes, which in turn are denied the
+ * API secret above. Neither pattern matches the other's key (`?` is exactly one character).
+ */
+export const PROVIDER_WEBHOOK_SECRET_KEY_PATTERN = `A#${'?'.repeat(16)}#PROVIDER_WEBHOOK_SECRET`;
+
 /** Partition keys of the webhook signing secrets (`keys.webhookSecret`: `A#<acct>#WEBHOOK_SECRET`). */
 export const WEBHOOK_SECRET_KEY_PATTERN = `A#${'?'.repeat(16)}#WEBHOOK_SECRET`;
 
@@ -130,6 +137,19 @@ export function denyWebhookSecrets(fn: RefloopFunction, table: ITable): void {
       actions: SECRET_ITEM_ACTIONS,
       resources: [table.tableArn, `${table.tableArn}/index/*`],
       conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [WEBHOOK_SECRET_KEY_PATTERN] } },
+    }),
+  );
+}
+
+/** The provider webhook secret items, denied like the API secret to every function but the intakes that verify with them. */
+export function denyProviderWebhookSecrets(fn: RefloopFunction, table: ITable): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      sid: 'DenyProviderWebhookSecretItems',
+      effect: Effect.DENY,
+      actions: SECRET_ITEM_ACTIONS,
+      resources: [table.tableArn, `${table.tableArn}/index/*`],
+      conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [PROVIDER_WEBHOOK_SECRET_KEY_PATTERN] } },
     }),
   );
 }
@@ -229,9 +249,9 @@ export class RefloopApiStack extends Stack {
 
     // Queue URLs and send permission for the functions that send; the provider secret for those that need it.
     const users = [
-      ...routes.map((r) => ({ name: r.name, sends: r.queues ?? [], providerSecrets: r.providerSecrets === true, webhookSecrets: r.webhookSecrets === true })),
-      ...workers.map((w) => ({ name: w.name, sends: w.sends, providerSecrets: w.providerSecrets, webhookSecrets: w.webhookSecrets === true })),
-      ...scheduledJobs.map((j) => ({ name: j.name, sends: j.sends, providerSecrets: j.providerSecrets, webhookSecrets: false })),
+      ...routes.map((r) => ({ name: r.name, sends: r.queues ?? [], providerSecrets: r.providerSecrets === true, webhookSecrets: r.webhookSecrets === true, providerWebhookSecrets: r.providerWebhookSecrets === true })),
+      ...workers.map((w) => ({ name: w.name, sends: w.sends, providerSecrets: w.providerSecrets, webhookSecrets: w.webhookSecrets === true, providerWebhookSecrets: false })),
+      ...scheduledJobs.map((j) => ({ name: j.name, sends: j.sends, providerSecrets: j.providerSecrets, webhookSecrets: false, providerWebhookSecrets: false })),
     ];
     for (const user of users) {
       const fn = this.functions.get(user.name);
@@ -244,6 +264,7 @@ export class RefloopApiStack extends Stack {
       }
       if (!user.providerSecrets) denyProviderSecrets(fn, props.table);
       if (!user.webhookSecrets) denyWebhookSecrets(fn, props.table);
+      if (!user.providerWebhookSecrets) denyProviderWebhookSecrets(fn, props.table);
     }
 
     const emailSender = this.queueWorkers.get('member-emails');

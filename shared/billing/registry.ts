@@ -1,10 +1,11 @@
 // Which provider adapter serves an account: the flows ask here, never construct a provider themselves.
-// Today every connected account is a Paddle Classic one (shared/store/provider.ts); Paddle Billing and
-// Stripe settings join the same switch when their settings items are wired.
+// An account has one provider at a time (shared/store/provider.ts); each kind has its adapter here.
 import { config } from '../config';
 import type { BillingProvider } from './port';
 import { paddleClassicProvider } from '../providers/paddle-classic/adapter';
-import { getProviderCredentials, type ProviderCredentials } from '../store/provider';
+import { getProviderConnection, type ProviderConnection } from '../store/provider';
+import { paddleBillingProvider } from '../providers/paddle-billing/adapter';
+import { stripeProvider } from '../providers/stripe/adapter';
 
 /**
  * The part of the port the flows call through the registry so far; it grows to `BillingProvider` as the
@@ -15,10 +16,19 @@ export type AccountBillingProvider = Pick<BillingProvider, 'kind' | 'combinesCre
 
 /** The account's provider, or null when the account has no provider settings. One BatchGet. */
 export async function billingProviderFor(accountId: string): Promise<AccountBillingProvider | null> {
-  return providerFromCredentials(accountId, await getProviderCredentials(accountId));
+  return providerFromConnection(accountId, await getProviderConnection(accountId));
 }
 
-/** The same from credentials the caller has already read (in a BatchGet with its own items). */
-export function providerFromCredentials(accountId: string, creds: ProviderCredentials | null): AccountBillingProvider | null {
-  return creds ? paddleClassicProvider(creds, { timeoutMs: config().providerTimeoutMs, accountId }) : null;
+/** The same from a connection the caller has already read (in a BatchGet with its own items). */
+export function providerFromConnection(accountId: string, conn: ProviderConnection | null): AccountBillingProvider | null {
+  if (!conn) return null;
+  const timeoutMs = config().providerTimeoutMs;
+  switch (conn.kind) {
+    case 'paddle-classic':
+      return paddleClassicProvider(conn, { timeoutMs, accountId });
+    case 'paddle-billing':
+      return paddleBillingProvider({ apiKey: conn.apiKey, apiUrl: conn.apiUrl }, { timeoutMs });
+    case 'stripe':
+      return stripeProvider({ secretKey: conn.secretKey, apiUrl: conn.apiUrl }, { timeoutMs });
+  }
 }

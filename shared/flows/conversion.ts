@@ -17,11 +17,11 @@ import { DetailError } from '../domain/errors';
 import { publish } from '../queue/publish';
 import type { ConversionTarget } from '../schemas/conversion';
 import { batchGet, getItem, lookup } from '../store/ops';
-import { credentialKeys, credentialsFrom } from '../store/provider';
+import { connectionFrom, credentialKeys } from '../store/provider';
 import { alreadyConverted, assertSubscriptionFree, convertedWith, markReferralConverted, toReferral } from '../store/referrals';
 import { applyProviderUpdate, getSubscription, toSubscription } from '../store/subscriptions';
 import { keys } from '../store/table';
-import { providerFromCredentials, type AccountBillingProvider } from '../billing/registry';
+import { providerFromConnection, type AccountBillingProvider } from '../billing/registry';
 import type { PlanFacts } from '../billing/port';
 import { planDescriptor } from '../domain/billing';
 import { formatCents } from '../domain/money';
@@ -38,9 +38,9 @@ export async function convertReferral(accountId: string, referralId: string, tar
   const referral = toReferral(lookup(found, referralKey));
   if (!referral) throw new NotFoundError();
 
-  const creds = credentialsFrom(found, accountId);
+  const conn = connectionFrom(found, accountId);
   // The account's provider adapter (no I/O until a call): null when the account has no provider settings.
-  const account = providerFromCredentials(accountId, creds);
+  const account = providerFromConnection(accountId, conn);
   if (referral.converted_at !== null) {
     if (!convertedWith(referral, target) && !(await sameCheckoutAsAutomatic(referral, target, account))) throw alreadyConverted(referral.id);
     await queueEvaluation(accountId, referral.id);

@@ -15,11 +15,11 @@ import { config } from '../config';
 import type { Plan, Subscription } from '../domain/models';
 import { publish } from '../queue/publish';
 import type { PaddleAlertMessage, ProviderWebhookMessage, SyncAccountMessage } from '../queue/queues';
-import { getProviderCredentials } from '../store/provider';
+import { getProviderConnection, getProviderCredentials } from '../store/provider';
 import { refundItem } from '../store/refunds';
 import { applyProviderUpdate, getSubscription, type PaymentData, type ProviderFields, type ProviderUpdateResult } from '../store/subscriptions';
 import type { AttributionHints, BillingEvent, PaymentFacts, SubscriptionFacts } from '../billing/port';
-import { billingProviderFor, type AccountBillingProvider } from '../billing/registry';
+import { billingProviderFor, providerFromConnection, type AccountBillingProvider } from '../billing/registry';
 import { formatCents } from '../domain/money';
 import { planFromFacts } from './conversion';
 import { parseAlert } from '../providers/paddle-classic/alerts';
@@ -209,11 +209,12 @@ function paymentFrom(p: PaddlePayment): PaymentData | null {
  */
 export async function processSyncPage(message: SyncAccountMessage): Promise<void> {
   const accountId = message.account_id;
-  const provider = await billingProviderFor(accountId);
+  const conn = await getProviderConnection(accountId);
+  const provider = conn && conn.kind !== 'paddle-classic' ? providerFromConnection(accountId, conn) : null;
   if (provider?.listSubscriptions && provider.listPayments) {
     return processCursorSyncPage(message, { listSubscriptions: provider.listSubscriptions, listPayments: provider.listPayments });
   }
-  const client = await clientFor(accountId);
+  const client = conn?.kind === 'paddle-classic' ? new PaddleClient(conn, { timeoutMs: config().providerTimeoutMs }) : null;
   if (!client) {
     log('warn', 'sync skipped: no provider settings', { account_id: accountId });
     return;

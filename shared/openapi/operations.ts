@@ -205,6 +205,21 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     examples: { request: PADDLE_ALERT_EXAMPLE, errors: { 403: { detail: 'Invalid signature.' } } },
   },
 
+  PaddleBillingWebhook: {
+    tag: 'Provider webhooks',
+    summary: 'Paddle Billing notification intake',
+    description:
+      "Create a Paddle notification destination with this URL (the events to select are in the README). No API key: the `Paddle-Signature` header (HMAC-SHA256 over `<ts>:<raw body>` with the destination's secret key, at most 300 s old) is the credential. Unknown account, or one not connected to Paddle Billing: 404; bad, missing or stale signature: 403 `Invalid signature.`; nothing is queued unless it verifies. Events are de-duplicated on `event_id` and ordered by `occurred_at`.",
+    params: { account_id: 'The Refloop account id.' },
+    bodyType: 'application/json',
+    success: { status: 200, description: 'Verified and queued (also for event types the service ignores).', body: { component: 'PaddleWebhookAccepted' } },
+    errors: [403, 404, 413],
+    examples: {
+      request: { event_id: 'evt_01hv8x2acma2gz2m7yd1z4f8w5', event_type: 'subscription.created', occurred_at: '2026-11-23T10:00:00.000000Z', notification_id: 'ntf_01hv8x2aj5bq0pe7ykgbwqrqsm', data: { id: 'sub_01hv8x29kz0t586xy6zn1a62ny', status: 'active', customer_id: 'ctm_01hv8x1whd81r9k3mhvwb1y0n7', custom_data: { refloop_referral_id: '0190c6f0a1b27c3d8e9f0a1b2c3d4e5f' } } },
+      errors: { 403: { detail: 'Invalid signature.' } },
+    },
+  },
+
   GetOpenApi: {
     tag: 'Documentation',
     summary: 'This OpenAPI 3.1 document',

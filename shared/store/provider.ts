@@ -1,13 +1,20 @@
-// Provider (Paddle Classic) settings per account. Three items, written in one transaction:
-// - `A#<acct>#PROVIDER`: vendor id, public key and API base URLs (read by the webhook intake, cached);
-// - `A#<acct>#PROVIDER_SECRET`: the vendor auth code, under its own partition key so IAM denies it
-//   (dynamodb:LeadingKeys) to every function that does not call the vendor API;
+// An account's payment-provider connection: one provider at a time (PROVIDERS.md "Connecting an account").
+// Items, written in one transaction:
+// - `A#<acct>#PROVIDER` / `PADDLE` (the sk is historical: the account's one provider slot, whatever the
+//   kind): `provider` ('paddle' = Paddle Classic, as always; 'paddle-billing'; 'stripe') and the public
+//   settings (Classic: vendor id, public key, API base URLs; the others: the API URL). Read by the intakes.
+// - `A#<acct>#PROVIDER_SECRET`: the secret that calls the provider's API (Classic auth code, Billing API
+//   key, Stripe secret key), under its own partition key so IAM denies it (dynamodb:LeadingKeys) to every
+//   function that does not call the provider.
+// - `A#<acct>#PROVIDER_WEBHOOK_SECRET` (Billing and Stripe): the secret that verifies their webhooks, in a
+//   partition of its own that only their intake routes may read (the intake never holds the API key).
 // - `PROVIDER_ACCOUNTS#paddle` / `<acct>`: the registry the background sync pages through (no Scan).
-// The auth code is never logged and never returned by any API.
+// Secrets are never logged and never returned by any API.
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { db, tableName } from './client';
-import { batchGet, ConditionsFailedError, getItem, lookup, transact } from './ops';
+import type { ProviderKind } from '../billing/port';
+import { batchGet, ConditionsFailedError, getItem, lookup, transact, type TransactItem } from './ops';
 import { keys } from './table';
 
 export const DEFAULT_VENDORS_API_URL = 'https://vendors.paddle.com/api';
@@ -24,55 +31,99 @@ export interface ProviderCredentials extends ProviderSettings {
   authCode: string;
 }
 
+/** Every kind of connection; Classic's keeps the shape its callers have always used. */
+export type ProviderConnection =
+  | ({ kind: 'paddle-classic' } & ProviderCredentials)
+  // The webhook secret is given when connecting; reads for the API (connectionFrom) never carry it.
+  | { kind: 'paddle-billing'; apiUrl: string; apiKey: string; webhookSecret?: string }
+  | { kind: 'stripe'; apiUrl: string; secretKey: string; webhookSecret?: string };
+
+/** An account's connection without its API secret (the webhook secret included): what an intake needs. */
+export type WebhookSettings = { kind: Exclude<ProviderKind, 'paddle-classic'>; webhookSecret: string };
+
+/** Switching an account that already mirrors subscriptions to another provider kind (exit 1 in the CLI). */
+export class ProviderSwitchRefusedError extends Error {
+  constructor(readonly from: ProviderKind, readonly to: ProviderKind, readonly subscriptions: number) {
+    super(
+      `refused: the account is connected to ${from} and mirrors ${subscriptions} subscription(s) from it; ` +
+        `switching to ${to} would mix two providers' ids (connect a new account for ${to})`,
+    );
+    this.name = 'ProviderSwitchRefusedError';
+  }
+}
+
 export class UnknownProviderAccountError extends Error {
   constructor(accountId: string) {
     super(`Account ${accountId} does not exist`);
   }
 }
 
-/** Creates or replaces the account's Paddle settings (the account must exist). */
+/** Creates or replaces the account's Paddle Classic settings (the account must exist). */
 export async function saveProviderSettings(accountId: string, settings: ProviderCredentials): Promise<void> {
+  await saveProviderConnection(accountId, { kind: 'paddle-classic', ...settings });
+}
+
+const STORED_KIND: Record<ProviderKind, string> = { 'paddle-classic': 'paddle', 'paddle-billing': 'paddle-billing', stripe: 'stripe' };
+
+function kindOf(item: Record<string, unknown> | undefined): ProviderKind | null {
+  if (!item || item.type !== 'ProviderSettings') return null;
+  if (item.provider === 'paddle-billing' || item.provider === 'stripe') return item.provider;
+  return 'paddle-classic';
+}
+
+/**
+ * Creates or replaces the account's connection (the account must exist). Rotating the same kind's secrets
+ * is always allowed; switching to another kind is refused while the account mirrors subscriptions
+ * (ProviderSwitchRefusedError). The settings Put is conditioned on the kind read, so a concurrent switch
+ * cannot slip between the check and the write.
+ */
+export async function saveProviderConnection(accountId: string, conn: ProviderConnection): Promise<void> {
+  if (conn.kind !== 'paddle-classic' && !conn.webhookSecret) throw new Error(`a ${conn.kind} connection needs its webhook secret`);
   const now = Math.floor(Date.now() / 1000);
+  const found = await batchGet([keys.providerSettings(accountId), keys.counter(accountId, 'subscriptions')]);
+  const current = lookup(found, keys.providerSettings(accountId));
+  const currentKind = kindOf(current);
+  const mirrored = Number(lookup(found, keys.counter(accountId, 'subscriptions'))?.n ?? 0);
+  if (currentKind !== null && currentKind !== conn.kind && mirrored > 0) throw new ProviderSwitchRefusedError(currentKind, conn.kind, mirrored);
+
+  const publicPart =
+    conn.kind === 'paddle-classic'
+      ? { vendor_id: conn.vendorId, public_key: conn.publicKey, vendors_api_url: conn.vendorsApiUrl, checkout_api_url: conn.checkoutApiUrl }
+      : { api_url: conn.apiUrl };
+  const secretPart = conn.kind === 'paddle-classic' ? { auth_code: conn.authCode } : conn.kind === 'paddle-billing' ? { api_key: conn.apiKey } : { secret_key: conn.secretKey };
+  const settingsPut: TransactItem = {
+    Put: {
+      TableName: tableName(),
+      Item: { ...keys.providerSettings(accountId), type: 'ProviderSettings', provider: STORED_KIND[conn.kind], ...publicPart, updated_at: now },
+      ...(current
+        ? { ConditionExpression: '#p = :p', ExpressionAttributeNames: { '#p': 'provider' }, ExpressionAttributeValues: { ':p': current.provider } }
+        : { ConditionExpression: 'attribute_not_exists(pk)' }),
+    },
+  };
+  const webhookItem: TransactItem =
+    conn.kind === 'paddle-classic'
+      ? { Delete: { TableName: tableName(), Key: keys.providerWebhookSecret(accountId) } }
+      : { Put: { TableName: tableName(), Item: { ...keys.providerWebhookSecret(accountId), type: 'ProviderSecret', webhook_secret: conn.webhookSecret as string, updated_at: now } } };
   try {
     await transact([
       { ConditionCheck: { TableName: tableName(), Key: keys.account(accountId), ConditionExpression: 'attribute_exists(pk)' } },
-      {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...keys.providerSettings(accountId),
-            type: 'ProviderSettings',
-            provider: 'paddle',
-            vendor_id: settings.vendorId,
-            public_key: settings.publicKey,
-            vendors_api_url: settings.vendorsApiUrl,
-            checkout_api_url: settings.checkoutApiUrl,
-            updated_at: now,
-          },
-        },
-      },
-      {
-        Put: {
-          TableName: tableName(),
-          Item: { ...keys.providerSecret(accountId), type: 'ProviderSecret', auth_code: settings.authCode, updated_at: now },
-        },
-      },
-      {
-        Put: {
-          TableName: tableName(),
-          Item: { ...keys.providerAccount(accountId), type: 'ProviderAccount', account_id: accountId, updated_at: now },
-        },
-      },
+      settingsPut,
+      { Put: { TableName: tableName(), Item: { ...keys.providerSecret(accountId), type: 'ProviderSecret', ...secretPart, updated_at: now } } },
+      webhookItem,
+      { Put: { TableName: tableName(), Item: { ...keys.providerAccount(accountId), type: 'ProviderAccount', account_id: accountId, updated_at: now } } },
     ]);
   } catch (err) {
     if (err instanceof ConditionsFailedError && err.failed(0)) throw new UnknownProviderAccountError(accountId);
+    if (err instanceof ConditionsFailedError && err.failed(1)) throw new Error('the account\'s provider changed meanwhile; run the command again');
     throw err;
   }
   cache.delete(accountId);
+  webhookCache.delete(accountId);
 }
 
+/** Classic's public settings; null for an account connected to another kind (its Classic intake answers 404). */
 function toSettings(item: Record<string, unknown> | undefined): ProviderSettings | null {
-  if (!item || item.type !== 'ProviderSettings') return null;
+  if (kindOf(item) !== 'paddle-classic' || !item) return null;
   return {
     vendorId: Number(item.vendor_id),
     publicKey: String(item.public_key),
@@ -103,17 +154,62 @@ export async function getProviderSettings(accountId: string): Promise<ProviderSe
 /** The keys to add to a BatchGet to read an account's credentials along with other items. */
 export const credentialKeys = (accountId: string) => [keys.providerSettings(accountId), keys.providerSecret(accountId)];
 
-/** Settings plus the auth code, for the vendor API (conversion and workers only). One BatchGet. */
+/** Classic settings plus the auth code, for the vendor API (conversion and workers only). One BatchGet. */
 export async function getProviderCredentials(accountId: string): Promise<ProviderCredentials | null> {
   return credentialsFrom(await batchGet(credentialKeys(accountId)), accountId);
 }
 
-/** Credentials out of a BatchGet result that included `credentialKeys(accountId)`. */
+/** Classic credentials out of a BatchGet result that included `credentialKeys(accountId)`. */
 export function credentialsFrom(found: Map<string, Record<string, unknown>>, accountId: string): ProviderCredentials | null {
-  const settings = toSettings(lookup(found, keys.providerSettings(accountId)));
+  const conn = connectionFrom(found, accountId);
+  if (conn?.kind !== 'paddle-classic') return null;
+  const { kind: _kind, ...creds } = conn;
+  return creds;
+}
+
+/**
+ * The connection (without the webhook secret, which the API callers never read: IAM denies it to them)
+ * out of a BatchGet result that included `credentialKeys(accountId)`; null when not connected.
+ */
+export function connectionFrom(found: Map<string, Record<string, unknown>>, accountId: string): ProviderConnection | null {
+  const item = lookup(found, keys.providerSettings(accountId));
   const secret = lookup(found, keys.providerSecret(accountId));
-  if (!settings || typeof secret?.auth_code !== 'string') return null;
-  return { ...settings, authCode: secret.auth_code };
+  const kind = kindOf(item);
+  if (!item || !kind || !secret) return null;
+  if (kind === 'paddle-classic') {
+    const settings = toSettings(item);
+    return settings && typeof secret.auth_code === 'string' ? { kind, ...settings, authCode: secret.auth_code } : null;
+  }
+  const apiUrl = String(item.api_url);
+  if (kind === 'paddle-billing') return typeof secret.api_key === 'string' ? { kind, apiUrl, apiKey: secret.api_key } : null;
+  return typeof secret.secret_key === 'string' ? { kind, apiUrl, secretKey: secret.secret_key } : null;
+}
+
+/** The account's connection, for the provider's API (conversion and workers only). One BatchGet. */
+export async function getProviderConnection(accountId: string): Promise<ProviderConnection | null> {
+  return connectionFrom(await batchGet(credentialKeys(accountId)), accountId);
+}
+
+const webhookCache = new Map<string, { settings: WebhookSettings | null; until: number }>();
+
+/**
+ * What the Billing and Stripe intakes need: the connection's kind and its webhook secret (one BatchGet of
+ * the settings and the webhook secret item, never the API secret), cached in the container for
+ * PROVIDER_CACHE_TTL_SECONDS like Classic's public key; null for an account without such a connection.
+ */
+export async function getWebhookSettings(accountId: string): Promise<WebhookSettings | null> {
+  const ttl = config().providerCacheTtlSeconds * 1000;
+  const hit = webhookCache.get(accountId);
+  if (hit && hit.until > Date.now()) return hit.settings;
+  const found = await batchGet([keys.providerSettings(accountId), keys.providerWebhookSecret(accountId)]);
+  const kind = kindOf(lookup(found, keys.providerSettings(accountId)));
+  const secret = lookup(found, keys.providerWebhookSecret(accountId))?.webhook_secret;
+  const settings = kind && kind !== 'paddle-classic' && typeof secret === 'string' ? { kind, webhookSecret: secret } : null;
+  if (ttl > 0) {
+    if (webhookCache.size > 1000) webhookCache.clear();
+    webhookCache.set(accountId, { settings, until: Date.now() + ttl });
+  }
+  return settings;
 }
 
 /** One page of the accounts with provider settings (the backfill's list). */
@@ -132,4 +228,5 @@ export async function listProviderAccounts(startKey?: Record<string, unknown>): 
 
 export function clearProviderCache(): void {
   cache.clear();
+  webhookCache.clear();
 }

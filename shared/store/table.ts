@@ -139,6 +139,8 @@ export const keys = {
   // dynamodb:LeadingKeys) to every function that does not call the provider's vendor API.
   providerSettings: (acct: string): Key => ({ pk: `A#${acct}#PROVIDER`, sk: 'PADDLE' }),
   providerSecret: (acct: string): Key => ({ pk: `A#${acct}#PROVIDER_SECRET`, sk: 'PADDLE' }),
+  /** Paddle Billing's / Stripe's webhook secret: its own partition, readable by their intake routes only. */
+  providerWebhookSecret: (acct: string): Key => ({ pk: `A#${acct}#PROVIDER_WEBHOOK_SECRET`, sk: 'PADDLE' }),
   /** Operator registry of accounts with provider settings (like APIKEY#, not tenant data): the backfill's list. */
   providerAccounts: () => 'PROVIDER_ACCOUNTS#paddle',
   providerAccount: (acct: string): Key => ({ pk: 'PROVIDER_ACCOUNTS#paddle', sk: acct }),

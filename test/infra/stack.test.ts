@@ -19,6 +19,7 @@ import {
   PROVIDER_SECRET_KEY_PATTERN,
   RefloopApiStack,
   WEBHOOK_SECRET_KEY_PATTERN,
+  PROVIDER_WEBHOOK_SECRET_KEY_PATTERN,
 } from '../../infra/cloud/api-stack';
 import { RefloopFunction } from '../../infra/cloud/function';
 import { RefloopStatefulStack } from '../../infra/cloud/stateful-stack';
@@ -350,7 +351,7 @@ describe('queues, workers and schedules', () => {
     expect(users.some((u) => !u.providerSecrets)).toBe(true);
     for (const user of users) {
       // The webhook signing secrets have their own Deny (next test).
-      const denies = statementsOf(user.name).filter((s) => s.Effect === 'Deny' && s.Sid !== 'DenyWebhookSecretItems');
+      const denies = statementsOf(user.name).filter((s) => s.Effect === 'Deny' && s.Sid !== 'DenyWebhookSecretItems' && s.Sid !== 'DenyProviderWebhookSecretItems');
       if (user.providerSecrets) {
         expect({ fn: user.name, denies }).toEqual({ fn: user.name, denies: [] });
         continue;
@@ -397,6 +398,28 @@ describe('queues, workers and schedules', () => {
     }
     const like = new RegExp(`^${WEBHOOK_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`);
     expect(keys.webhookSecret('0123456789abcdef', '0'.repeat(32)).pk).toMatch(like);
+  });
+
+  it("denies Paddle Billing's and Stripe's webhook secret to every function but their intakes, which are denied the API secret", () => {
+    const allowed = routes.filter((r) => r.providerWebhookSecrets).map((r) => r.name);
+    expect(allowed).toEqual(['PaddleBillingWebhook']);
+    for (const name of allowed) expect(routes.find((r) => r.name === name)?.providerSecrets).not.toBe(true);
+    for (const user of users) {
+      const deny = statementsOf(user.name).filter((s) => s.Effect === 'Deny' && s.Sid === 'DenyProviderWebhookSecretItems');
+      if (allowed.includes(user.name)) {
+        expect({ fn: user.name, deny }).toEqual({ fn: user.name, deny: [] });
+        continue;
+      }
+      expect({ fn: user.name, condition: deny[0]?.Condition }).toEqual({
+        fn: user.name,
+        condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [PROVIDER_WEBHOOK_SECRET_KEY_PATTERN] } },
+      });
+      expect(actionList(deny[0] as Statement)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']));
+    }
+    const like = new RegExp(`^${PROVIDER_WEBHOOK_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`);
+    expect(keys.providerWebhookSecret('0123456789abcdef').pk).toMatch(like);
+    expect(keys.providerSecret('0123456789abcdef').pk).not.toMatch(like);
+    expect(keys.providerWebhookSecret('0123456789abcdef').pk).not.toMatch(new RegExp(`^${PROVIDER_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`));
   });
 
   it('outputs the queue URLs and the DLQ alarm names', () => {

@@ -15,9 +15,12 @@ import {
   clearProviderCache,
   DEFAULT_CHECKOUT_API_URL,
   DEFAULT_VENDORS_API_URL,
+  getProviderConnection,
   getProviderCredentials,
   getProviderSettings,
+  getWebhookSettings,
 } from '../../shared/store/provider';
+import { saveSubscription } from '../../shared/store/subscriptions';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -395,6 +398,93 @@ describe('admin CLI: account set-paddle', () => {
     expect(oneLine(res.stderr)).toContain(`Account ${unknown} does not exist`);
     expect(await getProviderCredentials(unknown)).toBeNull();
     expect(await getProviderSettings(unknown)).toBeNull();
+  });
+});
+
+describe('admin CLI: account set-paddle-billing and set-stripe (one provider per account)', () => {
+  const API_KEY = `pdl_sdbx_apikey_${randomBytes(12).toString('hex')}`;
+  const NTF_SECRET = `pdl_ntfset_${randomBytes(12).toString('hex')}`;
+  const STRIPE_KEY = `rk_test_${randomBytes(12).toString('hex')}`;
+  const WHSEC = `whsec_${randomBytes(12).toString('hex')}`;
+  const SECRETS = [API_KEY, NTF_SECRET, STRIPE_KEY, WHSEC];
+
+  /** Runs the CLI and checks that no secret appears on either stream, whatever the outcome. */
+  async function run(args: string[]): Promise<CliResult> {
+    const res = await cli(['account', ...args]);
+    for (const secret of SECRETS) {
+      expect(res.stdout).not.toContain(secret);
+      expect(res.stderr).not.toContain(secret);
+    }
+    return res;
+  }
+  const billing = (account: string, extra: string[] = []) => run(['set-paddle-billing', '--account', account, '--api-key', API_KEY, '--webhook-secret', NTF_SECRET, '--api-url', 'https://sandbox-api.paddle.com', ...extra]);
+  const stripe = (account: string) => run(['set-stripe', '--account', account, '--secret-key', STRIPE_KEY, '--webhook-secret', WHSEC]);
+
+  beforeEach(() => clearProviderCache());
+
+  it('connects Paddle Billing: one JSON line, the API key and the webhook secret in separate items, neither echoed', async () => {
+    const { accountId } = await newAccount();
+    const res = await billing(accountId);
+    expect(res).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(oneLine(res.stdout))).toEqual({ account_id: accountId, provider: 'paddle-billing', webhook_path: `/webhooks/paddle-billing/${accountId}/` });
+    const settings = await getItem(keys.providerSettings(accountId));
+    expect(settings).toMatchObject({ provider: 'paddle-billing', api_url: 'https://sandbox-api.paddle.com' });
+    expect(JSON.stringify(settings)).not.toContain(API_KEY);
+    expect(JSON.stringify(settings)).not.toContain(NTF_SECRET);
+    expect(await getItem(keys.providerSecret(accountId))).toMatchObject({ api_key: API_KEY });
+    expect(JSON.stringify(await getItem(keys.providerSecret(accountId)))).not.toContain(NTF_SECRET);
+    expect(await getItem(keys.providerWebhookSecret(accountId))).toMatchObject({ webhook_secret: NTF_SECRET });
+    expect(await getProviderConnection(accountId)).toEqual({ kind: 'paddle-billing', apiKey: API_KEY, apiUrl: 'https://sandbox-api.paddle.com' });
+    expect(await getWebhookSettings(accountId)).toEqual({ kind: 'paddle-billing', webhookSecret: NTF_SECRET });
+    // Not a Classic account: Classic's readers see nothing.
+    expect(await getProviderSettings(accountId)).toBeNull();
+    expect(await getProviderCredentials(accountId)).toBeNull();
+  });
+
+  it('connects Stripe the same way', async () => {
+    const { accountId } = await newAccount();
+    const res = await stripe(accountId);
+    expect(res).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(oneLine(res.stdout))).toEqual({ account_id: accountId, provider: 'stripe', webhook_path: `/webhooks/stripe/${accountId}/` });
+    expect(await getProviderConnection(accountId)).toEqual({ kind: 'stripe', secretKey: STRIPE_KEY, apiUrl: 'https://api.stripe.com' });
+    expect(await getWebhookSettings(accountId)).toEqual({ kind: 'stripe', webhookSecret: WHSEC });
+  });
+
+  it('refuses bad arguments with exit 2 and writes nothing', async () => {
+    const { accountId } = await newAccount();
+    const cases: [string[], string][] = [
+      [['set-paddle-billing', '--account', accountId, '--api-key', 'short', '--webhook-secret', NTF_SECRET], '--api-key must be a Paddle API key'],
+      [['set-paddle-billing', '--account', accountId, '--api-key', API_KEY, '--webhook-secret', NTF_SECRET], '--api-url a sandbox key needs --api-url https://sandbox-api.paddle.com'],
+      [['set-paddle-billing', '--account', accountId, '--api-key', API_KEY, '--webhook-secret', NTF_SECRET, '--api-url', 'http://paddle.example.com'], '--api-url must be https'],
+      [['set-paddle-billing', '--account', accountId, '--api-key', API_KEY], '--webhook-secret is required'],
+      [['set-stripe', '--account', accountId, '--secret-key', 'pk_test_abcdefgh', '--webhook-secret', WHSEC], '--secret-key is a publishable key'],
+    ];
+    for (const [args, message] of cases) {
+      const res = await run(args);
+      expect({ args: args[0], code: res.code, stdout: res.stdout }).toEqual({ args: args[0], code: 2, stdout: '' });
+      expect(oneLine(res.stderr)).toContain(message);
+    }
+    expect(await getItem(keys.providerSettings(accountId))).toBeUndefined();
+    const unknown = await billing('0123456789abcdef');
+    expect(unknown.code).toBe(1);
+    expect(oneLine(unknown.stderr)).toBe('admin: Account 0123456789abcdef does not exist');
+  });
+
+  it('rotates secrets of the same kind, switches kinds while nothing is mirrored, and refuses to switch once subscriptions are', async () => {
+    const { accountId } = await newAccount();
+    expect((await stripe(accountId)).code).toBe(0);
+    expect((await billing(accountId)).code).toBe(0); // nothing mirrored yet: allowed
+    expect((await billing(accountId)).code).toBe(0); // rotation
+    expect(await getItem(keys.providerSecret(accountId))).toEqual(expect.not.objectContaining({ secret_key: expect.anything() }));
+    await saveSubscription(accountId, { id: 'sub_01h04vsc0qhwtsbsxh3422wjs4', unit_price: '10.00', currency: 'USD', status: 'active', email: 'a@example.com', next_bill_date: null, last_bill_date: null, plan: { id: 'pri_01', name: 'Pro', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' } });
+    const refused = await stripe(accountId);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(oneLine(refused.stderr)).toBe(
+      'admin: refused: the account is connected to paddle-billing and mirrors 1 subscription(s) from it; switching to stripe would mix two providers\' ids (connect a new account for stripe)',
+    );
+    clearProviderCache();
+    expect((await getProviderConnection(accountId))?.kind).toBe('paddle-billing');
+    expect((await billing(accountId)).code).toBe(0); // the same kind is still fine
   });
 });
 

@@ -26,7 +26,8 @@ import { QUEUE_NAMES, type QueueName } from '../../shared/queue/queues';
 import { createApiKey } from '../../shared/store/accounts';
 import { db, tableName } from '../../shared/store/client';
 import { keys } from '../../shared/store/table';
-import { clearProviderCache, saveProviderSettings } from '../../shared/store/provider';
+import { clearProviderCache, saveProviderConnection, saveProviderSettings } from '../../shared/store/provider';
+import { signatureHeader as billingSignature } from '../../shared/providers/paddle-billing/signature';
 import { saveSubscription, type SubscriptionData } from '../../shared/store/subscriptions';
 import { api, type ApiOptions, type ApiResponse } from '../support/api';
 import { describeCalls, itemsRead, recordDynamoCalls, type DynamoCall } from '../support/dynamo-calls';
@@ -94,6 +95,7 @@ const BUDGETS: Record<string, Budget> = {
   ConvertReferralV1: budget(4, 4, { provider: 1, sends: { rewards: 1, 'webhook-events': 1 } }),
   // webhook intake: 0 DynamoDB (settings cached) + 1 SQS send.
   PaddleWebhook: budget(0, 0, { sends: { 'provider-events': 1 } }),
+  PaddleBillingWebhook: budget(0, 0, { sends: { 'provider-events': 1 } }),
   // Public /js/v1/ endpoints (README "round trips"): at most the per-key and per-IP rate-limit windows,
   // written in parallel (1, once per batch), then the domain's own calls. The script and the CORS
   // preflights touch nothing.
@@ -150,6 +152,9 @@ interface Measured {
 
 let queues: TestQueues;
 let paddle: PaddleEmulator;
+/** A second account, connected to Paddle Billing (its intake reads the connection, not Classic's settings). */
+let billingAccountId: string;
+const BILLING_SECRET = 'pdl_ntfset_roundtrips0000001';
 let accountId: string;
 let key: string;
 let publishableKey: string;
@@ -179,9 +184,18 @@ beforeAll(async () => {
   // which syncs every registered account of the shared test table) must not call this file's emulator
   // while a conversion's provider calls are being counted.
   await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(accountId) }));
+  ({ accountId: billingAccountId } = await newAccount());
+  await saveProviderConnection(billingAccountId, { kind: 'paddle-billing', apiKey: 'pdl_sdbx_apikey_unused00', apiUrl: 'http://127.0.0.1:9', webhookSecret: BILLING_SECRET });
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(billingAccountId) }));
   // Warm the auth cache.
   expect((await call('GET', '/v1/campaigns/')).status).toBe(200);
 });
+
+/** A signed Paddle Billing notification (an event type the worker acknowledges without effect). */
+function billingNotification(): Omit<ApiOptions, 'key'> {
+  const rawBody = JSON.stringify({ event_id: `evt_${unique('rt').replace(/[^A-Za-z0-9]/g, '')}`, event_type: 'customer.updated', occurred_at: new Date().toISOString(), notification_id: 'ntf_01', data: { id: 'ctm_01' } });
+  return { rawBody, headers: { 'content-type': 'application/json', 'paddle-signature': billingSignature(BILLING_SECRET, rawBody, Math.floor(Date.now() / 1000)) } };
+}
 
 afterAll(async () => {
   await queues?.stop();
@@ -421,7 +435,16 @@ const SCENARIOS: Record<string, Scenario> = {
     await drainQueues();
     return [{ label: 'signed alert, settings cached', params: { account_id: accountId }, options: form(second.fields), anonymous: true }];
   },
+  PaddleBillingWebhook: billingScenario,
 };
+
+async function billingScenario(): Promise<Variant[]> {
+  // The first notification warms the container's connection cache (1 BatchGet); measured: the next one.
+  const warm = await api('POST', `/webhooks/paddle-billing/${billingAccountId}/`, billingNotification());
+  if (warm.status !== 200) throw new Error(`warm-up notification answered ${warm.status}: ${warm.text}`);
+  await drainQueues();
+  return [{ label: 'signed notification, cached', params: { account_id: billingAccountId }, options: billingNotification(), anonymous: true }];
+}
 
 /** By checkout_id (order lookup at the provider) and by subscription_id (no provider call). */
 async function conversions(): Promise<Variant[]> {
@@ -547,6 +570,11 @@ describe('DynamoDB round trips per endpoint, happy path, warm caches (ARCHITECTU
     clearProviderCache();
     expect(await alert(out.alerts[0]?.fields)).toEqual({ status: 200, depth: 1, calls: ['GetItem'] });
     expect(await alert(out.alerts[1]?.fields)).toEqual({ status: 200, depth: 0, calls: [] });
+    expect(await drainQueues()).toEqual({ 'provider-events': 2 });
+    // Paddle Billing: the kind and the webhook secret in one BatchGet, then nothing while cached.
+    clearProviderCache();
+    expect(await recorded('POST', `/webhooks/paddle-billing/${billingAccountId}/`, billingNotification())).toEqual({ status: 200, depth: 1, calls: ['BatchGetItem'] });
+    expect(await recorded('POST', `/webhooks/paddle-billing/${billingAccountId}/`, billingNotification())).toEqual({ status: 200, depth: 0, calls: [] });
     expect(await drainQueues()).toEqual({ 'provider-events': 2 });
   });
 

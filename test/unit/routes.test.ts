@@ -128,7 +128,8 @@ describe('route table', () => {
     // The specification's conversion path has no /v1/ prefix, provider webhooks are not API resources,
     // the rendered reference lives at /docs/ (and `/` points to it), the browser script is a file, and
     // the liveness check is /health, where load balancers and uptime checks look for it.
-    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/', '/docs/', '/', '/health', '/js/refloop.js']);
+    const PROVIDER_INTAKES = ['PaddleWebhook', 'PaddleBillingWebhook'];
+    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/', '/webhooks/paddle-billing/{account_id}/', '/docs/', '/', '/health', '/js/refloop.js']);
     // The OpenAPI document is a file, not a resource: no trailing slash.
     const documents = new Set(['/v1/openapi.json']);
     for (const r of routes) {
@@ -139,9 +140,9 @@ describe('route table', () => {
       // preflights and the public documentation take no credential and touch no table.
       if (r.path.startsWith('/js/v1/') && r.method !== 'OPTIONS') expect(r.auth).toBe('publishable-key');
       else if (r.auth === 'none') expect({ route: r.name, method: r.method, table: r.table }).toEqual({ route: r.name, method: r.method === 'OPTIONS' ? 'OPTIONS' : 'GET', table: 'none' });
-      else expect(r.auth === undefined || r.auth === 'api-key' || r.name === 'PaddleWebhook').toBe(true);
-      // Only the webhook intake writes nothing although it is a POST: it reads settings and queues.
-      if (r.table !== 'none') expect(r.table).toBe(r.method === 'GET' || r.name === 'PaddleWebhook' ? 'read' : 'write');
+      else expect(r.auth === undefined || r.auth === 'api-key' || PROVIDER_INTAKES.includes(r.name)).toBe(true);
+      // Only the webhook intakes write nothing although they are POSTs: they read settings and queue.
+      if (r.table !== 'none') expect(r.table).toBe(r.method === 'GET' || PROVIDER_INTAKES.includes(r.name) ? 'read' : 'write');
     }
     expect(routes.filter((r) => r.auth === 'none').map((r) => `${r.method} ${r.path}`).sort()).toEqual(
       ['GET /', 'GET /health', 'GET /docs/', 'GET /v1/openapi.json', 'GET /js/refloop.js', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/'].sort(),
