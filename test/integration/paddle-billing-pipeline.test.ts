@@ -10,6 +10,7 @@ import { signatureHeader } from '../../shared/providers/paddle-billing/signature
 import { clearProviderCache, saveProviderConnection } from '../../shared/store/provider';
 import { getSubscription, listPayments } from '../../shared/store/subscriptions';
 import { api } from '../support/api';
+import { publish } from '../../shared/queue/publish';
 import { newAccount, pollUntil } from '../support/fixtures';
 
 let queues: TestQueues;
@@ -143,5 +144,34 @@ describe('Paddle Billing from checkout to reward, credit and clawback', () => {
     await pollUntil(async () => (paddle.ledger.subscriptions.get(referrerSub.subscription.id)?.discount ? null : true));
     // Every call carried Paddle-Version: 1.
     expect(new Set(paddle.versionsSeen())).toEqual(new Set(['1']));
+  });
+});
+
+describe('Paddle Billing background sync', () => {
+  it('pages the subscriptions by cursor: a subscription whose notifications never arrived is mirrored, and a referred one missing its payment is rewarded', async () => {
+    const t = await tenant();
+    const campaign = await json('POST', '/v1/campaigns/', t, { name: `sync-${Date.now()}`, allows_commission: true, commission_amount: '2.00', commission_currency: 'USD' });
+    expect(campaign.status).toBe(201);
+    const carol = await member(t, 'carol', { campaign: { id: campaign.body.id } });
+    const ref = await json('POST', '/v1/referrals/', t, { user_identifier: 'user-dan', member_code: carol.code });
+    // Dan's checkout: only subscription.created reaches Refloop (with the referral); transaction.completed is lost.
+    const dan = await paddle.checkout({ email: 'dan@example.com', deliver: false, customData: { refloop_referral_id: ref.body.id } });
+    const created = dan.delivered.filter((n) => n.notification.event_type === 'subscription.created');
+    expect(created).toHaveLength(1);
+    await deliver(t, created);
+    await pollUntil(async () => ((await json('GET', `/v1/referrals/${ref.body.id}/`, t)).body.is_converted ? true : null));
+    // Erin's checkout: nothing at all reaches Refloop.
+    const erin = await paddle.checkout({ email: 'erin@example.com', deliver: false });
+    expect(await getSubscription(t.accountId, erin.result.subscription.id)).toBeNull();
+
+    await publish('provider-events', { kind: 'sync-account', account_id: t.accountId, state: 'live', page: 1, started_at: Date.now() });
+    await publish('provider-events', { kind: 'sync-account', account_id: t.accountId, state: 'deleted', page: 1, started_at: Date.now() });
+    const mirrored = await pollUntil(async () => getSubscription(t.accountId, erin.result.subscription.id));
+    expect(mirrored).toMatchObject({ status: 'active', email: 'erin@example.com', currency: 'USD' });
+    const rewarded = await pollUntil(async () => {
+      const body = (await json('GET', `/v1/referrals/${ref.body.id}/`, t)).body;
+      return body.rewards?.length === 1 ? body : null;
+    });
+    expect(rewarded.rewards[0]).toMatchObject({ type: 'commission', amount: '2.00', payment_id: dan.result.transaction.id });
   });
 });
