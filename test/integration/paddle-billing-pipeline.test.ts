@@ -85,6 +85,24 @@ describe('Paddle Billing intake', () => {
     expect((await post(t, notJson, signatureHeader(paddle.webhookSecret, notJson, Math.floor(Date.now() / 1000)))).status).toBe(200);
   });
 
+  it("converts by the checkout's transaction id or by the subscription id, and answers 400 for an unknown one", async () => {
+    const t = await tenant();
+    const m = await member(t, 'frank');
+    const first = await json('POST', '/v1/referrals/', t, { user_identifier: 'user-gina', member_code: m.code });
+    const second = await json('POST', '/v1/referrals/', t, { user_identifier: 'user-hal', member_code: m.code });
+    const unknown = await json('POST', `/referrals/${first.body.id}/conversion/`, t, { checkout_id: 'txn_01doesnotexist' });
+    expect(unknown).toMatchObject({ status: 400, body: { checkout_id: ['Checkout txn_01doesnotexist could not be found'] } });
+    // The notifications are late: the conversion asks Paddle for the subscription itself.
+    const gina = await paddle.checkout({ email: 'gina@example.com', deliver: false });
+    const byCheckout = await json('POST', `/referrals/${first.body.id}/conversion/`, t, { checkout_id: gina.result.transaction.id });
+    expect(byCheckout).toMatchObject({ status: 200, body: { is_converted: true, subscription: { id: gina.result.subscription.id, email: 'gina@example.com', status: 'active' } } });
+    const hal = await paddle.checkout({ email: 'hal@example.com', deliver: false });
+    const bySubscription = await json('POST', `/v1/referrals/${second.body.id}/conversion/`, t, { subscription_id: hal.result.subscription.id });
+    expect(bySubscription).toMatchObject({ status: 200, body: { is_converted: true, subscription: { id: hal.result.subscription.id } } });
+    // Classic's intake does not serve a Paddle Billing account.
+    expect((await api('POST', `/webhooks/paddle/${t.accountId}/`, { rawBody: 'alert_name=x&p_signature=y', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(404);
+  });
+
   it('reconnecting with a new webhook secret takes effect once the cache is refreshed', async () => {
     const t = await tenant();
     const body = JSON.stringify({ event_id: 'evt_rotate', event_type: 'customer.updated', occurred_at: new Date().toISOString(), data: {} });
