@@ -111,10 +111,14 @@ export async function saveProviderConnection(accountId: string, conn: ProviderCo
       { Put: { TableName: tableName(), Item: { ...keys.providerSecret(accountId), type: 'ProviderSecret', ...secretPart, updated_at: now } } },
       webhookItem,
       { Put: { TableName: tableName(), Item: { ...keys.providerAccount(accountId), type: 'ProviderAccount', account_id: accountId, updated_at: now } } },
+      // A switch of kinds also re-checks, in the same transaction, that nothing was mirrored meanwhile.
+      ...(currentKind !== null && currentKind !== conn.kind
+        ? [{ ConditionCheck: { TableName: tableName(), Key: keys.counter(accountId, 'subscriptions'), ConditionExpression: 'attribute_not_exists(pk) OR n <= :zero', ExpressionAttributeValues: { ':zero': 0 } } }]
+        : []),
     ]);
   } catch (err) {
     if (err instanceof ConditionsFailedError && err.failed(0)) throw new UnknownProviderAccountError(accountId);
-    if (err instanceof ConditionsFailedError && err.failed(1)) throw new Error('the account\'s provider changed meanwhile; run the command again');
+    if (err instanceof ConditionsFailedError && (err.failed(1) || err.failed(5))) throw new Error("the account's provider or its subscriptions changed meanwhile; run the command again");
     throw err;
   }
   cache.delete(accountId);
