@@ -19,7 +19,7 @@ export const PROVIDER_KINDS: readonly ProviderKind[] = ['paddle-classic', 'paddl
 
 /** A subscription, payment, price or checkout id as the provider names it. */
 export type { ProviderId } from '../domain/models';
-import type { ProviderId } from '../domain/models';
+import type { Plan, ProviderId } from '../domain/models';
 
 /** Refloop's subscription status words (the specification's), whatever the provider calls them. */
 export type SubscriptionStatus = 'active' | 'trialling' | 'past_due' | 'paused' | 'deleted';
@@ -53,6 +53,13 @@ export interface SubscriptionFacts {
   lastBillDate?: string;
   /** The provider's customer id, when it has one (Billing `ctm_…`, Stripe `cus_…`). */
   customerId?: string;
+  /**
+   * The plan, when the event names it only by id (Paddle Classic's alerts carry `subscription_plan_id`,
+   * not the plan): the flow completes it with `describePlan`. Absent when `plan` is given.
+   */
+  planId?: ProviderId;
+  /** The plan's name as the event gives it (a fallback if the plan cannot be described). */
+  planName?: string | null;
 }
 
 export interface PaymentFacts {
@@ -66,6 +73,16 @@ export interface PaymentFacts {
   paidAtSeconds: number;
   /** The checkout this payment completed (its first payment only): Billing `txn_…`, Stripe `cs_…`. */
   checkoutId?: string;
+  /** The provider's order id, when it has one apart from the checkout (Paddle Classic `order_id`). */
+  orderId?: string;
+  /**
+   * `paid` (default). Providers that report the payment's later states on the payment itself (Paddle
+   * Classic) say `failed` (never counted) or `refunded` (with `refundAmount`, `refundType`); the refund
+   * itself still comes as its own RefundFacts.
+   */
+  status?: 'paid' | 'failed' | 'refunded';
+  refundAmount?: number;
+  refundType?: string;
 }
 
 export interface RefundFacts {
@@ -77,6 +94,8 @@ export interface RefundFacts {
   currency: string;
   refundedAtSeconds: number;
   kind: 'refund' | 'chargeback';
+  /** As the provider words it (Paddle Classic: `full`, `partial`, `vat`); `full` refunds the whole payment. */
+  refundType?: string;
 }
 
 /** What an event says about which referral a subscription belongs to. No flow reads provider field names. */
@@ -178,6 +197,12 @@ export interface BillingProvider {
   readonly combinesCredits?: boolean;
   /** Parses a verified raw webhook (in the worker, so a parser fix can be redriven from the DLQ). */
   parseWebhook(raw: RawWebhook): Promise<BillingEvent[]>;
+  /**
+   * The whole plan behind a plan id (name, interval, price in `currency`), for providers whose events name
+   * the plan only by id (Paddle Classic). Never fails for an unreachable provider: it falls back to what is
+   * known (`current`, then a partial plan the background sync completes later).
+   */
+  describePlan?(planId: ProviderId, context: { currency: string; unitPrice: string | null; planName: string | null; current: Plan | null }): Promise<Plan>;
   getSubscription(id: ProviderId): Promise<SubscriptionFacts | null>;
   resolveCheckout(checkoutId: string): Promise<CheckoutResolution>;
   listSubscriptions(cursor: string | null): Promise<SubscriptionPage>;

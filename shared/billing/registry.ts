@@ -1,9 +1,9 @@
 // Which provider adapter serves an account: the flows ask here, never construct a provider themselves.
 // An account has one provider at a time (shared/store/provider.ts); each kind has its adapter here.
 import { config } from '../config';
-import type { BillingProvider } from './port';
-import { paddleClassicProvider } from '../providers/paddle-classic/adapter';
-import { getProviderConnection, type ProviderConnection } from '../store/provider';
+import type { BillingProvider, ProviderKind } from './port';
+import { paddleClassicProvider, paddleClassicWebhooks } from '../providers/paddle-classic/adapter';
+import { getProviderConnection, getProviderCredentials, type ProviderConnection } from '../store/provider';
 import { paddleBillingProvider } from '../providers/paddle-billing/adapter';
 import { stripeProvider } from '../providers/stripe/adapter';
 
@@ -31,4 +31,19 @@ export function providerFromConnection(accountId: string, conn: ProviderConnecti
     case 'stripe':
       return stripeProvider({ secretKey: conn.secretKey, apiUrl: conn.apiUrl }, { timeoutMs });
   }
+}
+
+/** What the subscription-sync worker needs to apply an account's webhooks: the parser and plan lookups. */
+export type WebhookProvider = Pick<BillingProvider, 'kind' | 'parseWebhook' | 'describePlan'>;
+
+/**
+ * The parser of one provider kind's webhooks for an account. Paddle Classic's alerts need no credentials
+ * to parse (they are read only if a plan must be looked up); Billing's and Stripe's parsers call the API
+ * (customer emails, discount codes), so their connection is read first. Null when the account is not
+ * connected to that kind (any more).
+ */
+export async function webhookProviderFor(accountId: string, kind: ProviderKind): Promise<WebhookProvider | null> {
+  if (kind === 'paddle-classic') return paddleClassicWebhooks(accountId, () => getProviderCredentials(accountId), { timeoutMs: config().providerTimeoutMs });
+  const provider = await billingProviderFor(accountId);
+  return provider && provider.kind === kind && provider.parseWebhook ? { kind, parseWebhook: provider.parseWebhook } : null;
 }

@@ -12,19 +12,17 @@
 // exception: one subscription that fails is logged and left to the next run, so it never holds back the
 // rest of its page; the page fails as a whole only when none of it could be applied.
 import { config } from '../config';
-import type { Plan, Subscription } from '../domain/models';
+import type { Plan, ProviderId, Subscription } from '../domain/models';
 import { publish } from '../queue/publish';
 import type { PaddleAlertMessage, ProviderWebhookMessage, SyncAccountMessage } from '../queue/queues';
-import { getProviderConnection, getProviderCredentials } from '../store/provider';
+import { getProviderConnection } from '../store/provider';
 import { refundItem } from '../store/refunds';
 import { applyProviderUpdate, getSubscription, type PaymentData, type ProviderFields, type ProviderUpdateResult } from '../store/subscriptions';
 import type { AttributionHints, BillingEvent, PaymentFacts, SubscriptionFacts } from '../billing/port';
-import { billingProviderFor, providerFromConnection, type AccountBillingProvider } from '../billing/registry';
+import { providerFromConnection, webhookProviderFor, type AccountBillingProvider, type WebhookProvider } from '../billing/registry';
 import { formatCents } from '../domain/money';
 import { planFromFacts } from './conversion';
-import { parseAlert } from '../providers/paddle-classic/alerts';
 import { attributeFromHints } from './attribution';
-import { alertHints } from '../providers/paddle-classic/hints';
 import { PaddleClient, type PaddlePayment, type PaddleUser } from '../providers/paddle-classic/client';
 import { resolvePlan } from '../providers/paddle-classic/plans';
 import { log } from '../log';
@@ -32,53 +30,20 @@ import { log } from '../log';
 export const SYNC_PAGE_SIZE = 200;
 
 
-async function clientFor(accountId: string): Promise<PaddleClient | null> {
-  const creds = await getProviderCredentials(accountId);
-  return creds ? new PaddleClient(creds, { timeoutMs: config().providerTimeoutMs }) : null;
-}
 
 async function evaluate(accountId: string, referralId: string): Promise<void> {
   await publish('rewards', { kind: 'evaluate-referral', account_id: accountId, referral_id: referralId });
 }
 
+/**
+ * A verified Paddle Classic alert (its decoded form fields, queued by the Classic intake), applied through
+ * the port like any provider's webhook.
+ */
 export async function processPaddleAlert(message: PaddleAlertMessage): Promise<void> {
-  const accountId = message.account_id;
-  const parsed = parseAlert(message.fields);
-  if (parsed.kind === 'ignored') {
-    // Acknowledged (Paddle must not retry it), and logged so nothing disappears silently.
-    log('info', 'alert acknowledged without effect', { account_id: accountId, alert_id: parsed.alert_id, alert_name: parsed.alert_name, reason: parsed.reason });
-    return;
-  }
-  const patch = parsed.subscription;
-  const fields: Partial<ProviderFields> = {};
-  if (patch.status !== undefined) fields.status = patch.status;
-  if (patch.currency !== undefined) fields.currency = patch.currency;
-  if (patch.email !== undefined) fields.email = patch.email;
-  if (patch.unit_price !== undefined) fields.unit_price = patch.unit_price;
-  if (patch.next_bill_date !== undefined) fields.next_bill_date = patch.next_bill_date;
-  if (patch.last_bill_date !== undefined) fields.last_bill_date = patch.last_bill_date;
-
-  if (patch.plan_id !== undefined) {
-    const current = await getSubscription(accountId, patch.id);
-    const currency = patch.currency ?? current?.currency;
-    if (currency) fields.plan = await planFor(accountId, patch.plan_id, currency, patch.unit_price ?? current?.unit_price ?? null, parsed.plan_name, current);
-  }
-  const payment: PaymentData | null = parsed.payment ? { ...parsed.payment } : null;
-  // A refund alert is also recorded on its own (partial refunds come one alert each): clawbacks answer each once.
-  const refund =
-    payment?.status === 'refunded'
-      ? refundItem(accountId, patch.id, { id: parsed.alert_id, payment_id: payment.id, amount: payment.refund_amount ?? payment.amount, refunded_at: payment.paid_at, currency: payment.currency, ...(payment.refund_type ? { refund_type: payment.refund_type } : {}) })
-      : null;
-  const result = await applyProviderUpdate(accountId, { subscriptionId: patch.id, asOfMs: parsed.event_time, fields, payment, alertId: parsed.alert_id, ...(refund ? { extraItems: [refund] } : {}) });
-  log('info', result.duplicate ? 'alert already processed' : 'alert applied', {
-    account_id: accountId,
-    alert_id: parsed.alert_id,
-    alert_name: parsed.alert_name,
-    subscription_id: patch.id,
-    subscription_written: result.subscriptionWritten,
-    payment_changed: result.paymentChanged,
-  });
-  await afterUpdate(accountId, result, { eventId: parsed.alert_id, hints: alertHints(parsed, message.fields), payment, statusGiven: patch.status !== undefined, refund: refund !== null });
+  const provider = await webhookProviderFor(message.account_id, 'paddle-classic');
+  if (!provider) return;
+  const events = await provider.parseWebhook({ headers: {}, rawBody: new URLSearchParams(message.fields).toString() });
+  for (const [index, event] of events.entries()) await applyBillingEvent(message.account_id, provider, event, index);
 }
 
 /**
@@ -118,7 +83,17 @@ export function fieldsFromFacts(facts: SubscriptionFacts): Partial<ProviderField
 }
 
 function paymentFromFacts(p: PaymentFacts): PaymentData {
-  return { id: p.id, subscription_id: p.subscriptionId, order_id: p.checkoutId ?? null, amount: p.amount, currency: p.currency, paid_at: p.paidAtSeconds, status: 'paid' };
+  return {
+    id: p.id,
+    subscription_id: p.subscriptionId,
+    order_id: p.orderId ?? p.checkoutId ?? null,
+    amount: p.amount,
+    currency: p.currency,
+    paid_at: p.paidAtSeconds,
+    status: p.status ?? 'paid',
+    ...(p.refundAmount !== undefined ? { refund_amount: p.refundAmount } : {}),
+    ...(p.refundType !== undefined ? { refund_type: p.refundType } : {}),
+  };
 }
 
 /**
@@ -129,36 +104,48 @@ function paymentFromFacts(p: PaymentFacts): PaymentData {
  */
 export async function processProviderWebhook(message: ProviderWebhookMessage): Promise<void> {
   const accountId = message.account_id;
-  const provider = await billingProviderFor(accountId);
-  if (!provider || provider.kind !== message.provider || !provider.parseWebhook) {
+  const provider = await webhookProviderFor(accountId, message.provider);
+  if (!provider) {
     // Verified when it arrived, but the account is no longer connected to that provider: nothing to apply to.
     log('warn', 'provider event dropped: the account is not connected to this provider any more', { account_id: accountId, provider: message.provider });
     return;
   }
   const events = await provider.parseWebhook({ headers: message.headers, rawBody: message.raw_body });
-  for (const [index, event] of events.entries()) await applyBillingEvent(accountId, event, index);
+  for (const [index, event] of events.entries()) await applyBillingEvent(accountId, provider, event, index);
 }
 
-export async function applyBillingEvent(accountId: string, event: BillingEvent, index = 0): Promise<void> {
+export async function applyBillingEvent(accountId: string, provider: WebhookProvider, event: BillingEvent, index = 0): Promise<void> {
   if (event.kind === 'ignored') {
-    log('info', 'provider event acknowledged without effect', { account_id: accountId, event_id: event.eventId, event_type: event.type, reason: event.reason });
+    // Acknowledged (the provider must not retry it), and logged so nothing disappears silently.
+    log('info', 'provider event acknowledged without effect', { account_id: accountId, provider: provider.kind, event_id: event.eventId, event_type: event.type, reason: event.reason });
     return;
   }
   const facts = event.subscription;
   const marker = index === 0 ? event.eventId : `${event.eventId}#${index}`;
+  const fields = fieldsFromFacts(facts);
+  if (facts.planId !== undefined && !facts.plan && provider.describePlan) {
+    // The event names the plan only by id (Paddle Classic): complete it, keeping the stored one if it matches.
+    const current = await getSubscription(accountId, facts.id);
+    const currency = facts.currency ?? current?.currency;
+    const unitPrice = fields.unit_price ?? current?.unit_price ?? null;
+    if (currency) fields.plan = await planFor(provider, accountId, facts.planId, currency, unitPrice, facts.planName ?? null, current);
+  }
   const payment = event.payment ? paymentFromFacts(event.payment) : null;
+  // A refund is also recorded on its own (partial refunds come one each): clawbacks answer each once.
   const r = event.refund;
+  const refundType = r?.refundType ?? (r?.kind === 'chargeback' ? 'chargeback' : undefined);
   const refund = r
-    ? refundItem(accountId, facts.id, { id: r.id, payment_id: r.paymentId, amount: r.amount, refunded_at: r.refundedAtSeconds, currency: r.currency, ...(r.kind === 'chargeback' ? { refund_type: 'chargeback' } : {}) })
+    ? refundItem(accountId, facts.id, { id: r.id, payment_id: r.paymentId, amount: r.amount, refunded_at: r.refundedAtSeconds, currency: r.currency, ...(refundType ? { refund_type: refundType } : {}) })
     : null;
-  const result = await applyProviderUpdate(accountId, { subscriptionId: facts.id, asOfMs: event.occurredAtMs, fields: fieldsFromFacts(facts), payment, alertId: marker, ...(refund ? { extraItems: [refund] } : {}) });
+  const result = await applyProviderUpdate(accountId, { subscriptionId: facts.id, asOfMs: event.occurredAtMs, fields, payment, alertId: marker, ...(refund ? { extraItems: [refund] } : {}) });
   log('info', result.duplicate ? 'provider event already processed' : 'provider event applied', {
     account_id: accountId,
+    provider: provider.kind,
     event_id: marker,
     subscription_id: facts.id,
     subscription_written: result.subscriptionWritten,
     payment_changed: result.paymentChanged,
-    refund_id: r?.id,
+    ...(r ? { refund_id: r.id } : {}),
   });
   await afterUpdate(accountId, result, { eventId: marker, hints: event.hints, payment, statusGiven: facts.status !== undefined, refund: refund !== null });
 }
@@ -166,18 +153,24 @@ export async function applyBillingEvent(accountId: string, event: BillingEvent, 
 // Plan lookups are memoised per container for a minute: a sync page of 200 users on one plan asks once.
 const planMemo = new Map<string, { plan: Plan; until: number }>();
 
-async function planFor(accountId: string, planId: number, currency: string, unitPrice: string | null, planName: string | null, current: Subscription | null): Promise<Plan> {
+async function planFor(provider: Pick<WebhookProvider, 'describePlan'>, accountId: string, planId: ProviderId, currency: string, unitPrice: string | null, planName: string | null, current: Subscription | null): Promise<Plan> {
   if (current && current.plan.id === planId && current.plan.currency === currency && current.plan.interval !== null) return current.plan;
   const key = `${accountId}|${planId}|${currency}`;
   const hit = planMemo.get(key);
   if (hit && hit.until > Date.now()) return hit.plan;
-  const plan = await resolvePlan(await clientFor(accountId), { accountId, planId, currency, unitPrice, planName, current: current?.plan ?? null });
+  const fallback: Plan = { id: planId, name: planName ?? '', amount: unitPrice ?? '0.00', currency, interval: null, frequency: null, descriptor: null };
+  const plan = provider.describePlan ? await provider.describePlan(planId, { currency, unitPrice, planName, current: current?.plan ?? null }) : fallback;
   if (plan.interval !== null) {
     if (planMemo.size > 1000) planMemo.clear();
     planMemo.set(key, { plan, until: Date.now() + 60_000 });
   }
   return plan;
 }
+
+/** Classic's plan lookups for its own sync page (still beside the port; see test/unit/import-graph.test.ts). */
+const classicPlans = (accountId: string, client: PaddleClient): Pick<WebhookProvider, 'describePlan'> => ({
+  describePlan: (planId, c) => resolvePlan(client, { accountId, planId: Number(planId), currency: c.currency, unitPrice: c.unitPrice, planName: c.planName, current: c.current }),
+});
 
 function userFields(user: PaddleUser): Partial<ProviderFields> {
   const fields: Partial<ProviderFields> = { status: user.state === 'trialing' ? 'trialling' : user.state, email: user.user_email };
@@ -256,7 +249,7 @@ async function syncUser(accountId: string, client: PaddleClient, message: SyncAc
   const currency = fields.currency ?? current?.currency;
   if (currency && Number.isSafeInteger(Number(user.plan_id))) {
     const unitPrice = current?.unit_price ?? null;
-    fields.plan = await planFor(accountId, Number(user.plan_id), currency, unitPrice, null, current);
+    fields.plan = await planFor(classicPlans(accountId, client), accountId, Number(user.plan_id), currency, unitPrice, null, current);
     if (!current) fields.unit_price = fields.plan.amount;
   }
   const result = await applyProviderUpdate(accountId, { subscriptionId, asOfMs: message.started_at, fields });

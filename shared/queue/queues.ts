@@ -2,7 +2,6 @@
 // workers, and the messages they carry. CDK, the local runtime and the publisher all take the queue
 // list from here; a function learns a queue's URL from the environment variable named here.
 import type { ProviderKind } from '../billing/port';
-import type { AlertFields } from '../providers/paddle-classic/signature';
 
 export const QUEUES = {
   /** Verified Paddle alerts and background-sync pages, consumed by the subscription-sync worker. */
@@ -26,7 +25,7 @@ export const QUEUE_NAMES = Object.keys(QUEUES) as QueueName[];
 export interface PaddleAlertMessage {
   kind: 'paddle-alert';
   account_id: string;
-  fields: AlertFields;
+  fields: Record<string, string>;
   /** Unix milliseconds when the intake accepted it. */
   received_at: number;
 }

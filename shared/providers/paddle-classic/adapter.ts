@@ -6,7 +6,10 @@
 // subscription's lookup (the user, its plan through the cached plan list). The rest (the background sync's
 // users and payments, alert parsing) is still called
 // directly by the flows listed in test/unit/import-graph.test.ts, and moves here as each of them does.
-import type { AppliedCredit, BillingProvider, CheckoutResolution, CouponRequest, CreditRequest, CreditReversalOutcome, ProviderId, SubscriptionFacts, SubscriptionStatus } from '../../billing/port';
+import type { AppliedCredit, BillingEvent, BillingProvider, CheckoutResolution, CouponRequest, CreditRequest, CreditReversalOutcome, ProviderId, RawWebhook, SubscriptionFacts, SubscriptionStatus } from '../../billing/port';
+import { parseAlert, type ParsedAlert } from './alerts';
+import { alertHints } from './hints';
+import type { AlertFields } from './signature';
 import { decimalToCents } from '../../domain/billing';
 import { formatCents } from '../../domain/money';
 import type { ProviderCredentials } from '../../store/provider';
@@ -105,4 +108,78 @@ export function paddleClassicProvider(creds: ProviderCredentials, options: { tim
       }
     },
   };
+}
+
+/**
+ * Paddle Classic's alerts behind the port: a verified alert (its form fields, URL-encoded as `rawBody`)
+ * becomes one normalized event, and a plan id becomes its plan. Credentials are read only when a plan must
+ * be looked up at Paddle (the alert itself needs none), so most alerts cost no credentials read.
+ */
+export function paddleClassicWebhooks(
+  accountId: string,
+  loadCredentials: () => Promise<ProviderCredentials | null>,
+  options: { timeoutMs: number },
+): Pick<BillingProvider, 'kind' | 'parseWebhook' | 'describePlan'> {
+  let client: Promise<PaddleClient | null> | undefined;
+  const clientOnce = () => (client ??= loadCredentials().then((creds) => (creds ? new PaddleClient(creds, options) : null)));
+  return {
+    kind: 'paddle-classic',
+    async parseWebhook(raw: RawWebhook): Promise<BillingEvent[]> {
+      const fields: AlertFields = {};
+      for (const [key, value] of new URLSearchParams(raw.rawBody)) if (!(key in fields)) fields[key] = value;
+      return [alertEvent(parseAlert(fields), fields)];
+    },
+    async describePlan(planId, context) {
+      return resolvePlan(await clientOnce(), { accountId, planId: Number(planId), currency: context.currency, unitPrice: context.unitPrice, planName: context.planName, current: context.current });
+    },
+  };
+}
+
+/** One parsed alert as the port's event (pure). */
+export function alertEvent(parsed: ParsedAlert, fields: AlertFields): BillingEvent {
+  if (parsed.kind === 'ignored') return { kind: 'ignored', eventId: parsed.alert_id ?? '', type: parsed.alert_name ?? '', reason: parsed.reason };
+  const patch = parsed.subscription;
+  const subscription: SubscriptionFacts = { id: patch.id };
+  if (patch.status !== undefined) subscription.status = patch.status;
+  if (patch.currency !== undefined) subscription.currency = patch.currency;
+  if (patch.email !== undefined) subscription.email = patch.email;
+  if (patch.unit_price !== undefined) {
+    const cents = decimalToCents(patch.unit_price);
+    if (cents !== null) subscription.unitPrice = cents;
+  }
+  if (patch.next_bill_date !== undefined) subscription.nextBillDate = patch.next_bill_date;
+  if (patch.last_bill_date !== undefined) subscription.lastBillDate = patch.last_bill_date;
+  if (patch.plan_id !== undefined) {
+    subscription.planId = patch.plan_id;
+    subscription.planName = parsed.plan_name;
+  }
+  const event: BillingEvent = { kind: 'subscription', eventId: parsed.alert_id, occurredAtMs: parsed.event_time, subscription, hints: alertHints(parsed, fields) };
+  const p = parsed.payment;
+  if (p) {
+    event.payment = {
+      id: p.id,
+      subscriptionId: p.subscription_id,
+      amount: p.amount,
+      currency: p.currency,
+      paidAtSeconds: p.paid_at,
+      status: p.status,
+      ...(p.order_id !== null ? { orderId: p.order_id } : {}),
+      ...(p.refund_amount !== undefined ? { refundAmount: p.refund_amount } : {}),
+      ...(p.refund_type !== undefined ? { refundType: p.refund_type } : {}),
+    };
+    // A refund alert is also a refund of its own (partial refunds come one alert each), named by the alert.
+    if (p.status === 'refunded') {
+      event.refund = {
+        id: parsed.alert_id,
+        paymentId: p.id,
+        subscriptionId: p.subscription_id,
+        amount: p.refund_amount ?? p.amount,
+        currency: p.currency,
+        refundedAtSeconds: p.paid_at,
+        kind: 'refund',
+        ...(p.refund_type !== undefined ? { refundType: p.refund_type } : {}),
+      };
+    }
+  }
+  return event;
 }
