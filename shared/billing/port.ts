@@ -205,7 +205,13 @@ export interface BillingProvider {
   describePlan?(planId: ProviderId, context: { currency: string; unitPrice: string | null; planName: string | null; current: Plan | null }): Promise<Plan>;
   getSubscription(id: ProviderId): Promise<SubscriptionFacts | null>;
   resolveCheckout(checkoutId: string): Promise<CheckoutResolution>;
-  listSubscriptions(cursor: string | null): Promise<SubscriptionPage>;
+  /**
+   * One page of the account's subscriptions. Providers whose list API keeps cancelled subscriptions apart
+   * (Paddle Classic: `listsDeletedApart`) page each `part` on its own; the others list every status in
+   * the `live` part.
+   */
+  listSubscriptions(cursor: string | null, part?: 'live' | 'deleted'): Promise<SubscriptionPage>;
+  readonly listsDeletedApart?: boolean;
   listPayments(subscriptionId: ProviderId): Promise<PaymentFacts[]>;
   /** Exactly once per reward: finds an earlier attempt's credit by the reward id before creating one. */
   applyCredit(credit: CreditRequest): Promise<AppliedCredit>;

@@ -11,8 +11,11 @@ import { stripeProvider } from '../providers/stripe/adapter';
  * The part of the port the flows call through the registry so far; it grows to `BillingProvider` as the
  * remaining flows move onto the port (test/unit/import-graph.test.ts lists what still calls Classic directly).
  */
-export type AccountBillingProvider = Pick<BillingProvider, 'kind' | 'combinesCredits' | 'createCoupon' | 'applyCredit' | 'reverseCredit' | 'resolveCheckout' | 'getSubscription'> &
-  Partial<Pick<BillingProvider, 'parseWebhook' | 'listSubscriptions' | 'listPayments'>>;
+export type AccountBillingProvider = Pick<
+  BillingProvider,
+  'kind' | 'combinesCredits' | 'createCoupon' | 'applyCredit' | 'reverseCredit' | 'resolveCheckout' | 'getSubscription' | 'listSubscriptions' | 'listsDeletedApart' | 'listPayments' | 'describePlan'
+> &
+  Partial<Pick<BillingProvider, 'parseWebhook'>>;
 
 /** The account's provider, or null when the account has no provider settings. One BatchGet. */
 export async function billingProviderFor(accountId: string): Promise<AccountBillingProvider | null> {

@@ -1,33 +1,30 @@
-// The subscription-sync worker's logic: a verified Paddle alert, or one page of the provider's
-// subscription users (background sync), becomes ONE applyProviderUpdate per subscription. When the
+// The subscription-sync worker's logic, the same for every payment provider (it imports none: the
+// account's adapter comes from shared/billing/registry.ts): a verified webhook, parsed by the adapter into
+// normalized events, or one page of the provider's subscriptions (background sync), becomes ONE
+// applyProviderUpdate per subscription. When the
 // subscription is assigned to a converted referral and a payment or its status changed, a reward
 // evaluation is queued (the reward worker is idempotent, so queuing it again is harmless).
 //
-// On duplicate input (same alert_id): nothing is written; the reward evaluation is queued again (for an
+// On duplicate input (same alert_id / event_id): nothing is written; the reward evaluation is queued again (for an
 // alert with a payment or a status) in case the first delivery crashed between its commit and its send.
-// On out-of-order input (event_time older than the stored state): the subscription is left alone, but a
+// On out-of-order input (an event time older than the stored state): the subscription is left alone, but a
 // payment it carries is still recorded.
 // On failure (DynamoDB or SQS down): the error propagates, the record is retried by SQS and, after five
 // receives, parked in the DLQ (alarmed) — nothing is acknowledged that was not applied. A sync page is the
 // exception: one subscription that fails is logged and left to the next run, so it never holds back the
 // rest of its page; the page fails as a whole only when none of it could be applied.
-import { config } from '../config';
 import type { Plan, ProviderId, Subscription } from '../domain/models';
 import { publish } from '../queue/publish';
 import type { PaddleAlertMessage, ProviderWebhookMessage, SyncAccountMessage } from '../queue/queues';
-import { getProviderConnection } from '../store/provider';
 import { refundItem } from '../store/refunds';
 import { applyProviderUpdate, getSubscription, type PaymentData, type ProviderFields, type ProviderUpdateResult } from '../store/subscriptions';
 import type { AttributionHints, BillingEvent, PaymentFacts, SubscriptionFacts } from '../billing/port';
-import { providerFromConnection, webhookProviderFor, type AccountBillingProvider, type WebhookProvider } from '../billing/registry';
+import { billingProviderFor, webhookProviderFor, type AccountBillingProvider, type WebhookProvider } from '../billing/registry';
 import { formatCents } from '../domain/money';
 import { planFromFacts } from './conversion';
 import { attributeFromHints } from './attribution';
-import { PaddleClient, type PaddlePayment, type PaddleUser } from '../providers/paddle-classic/client';
-import { resolvePlan } from '../providers/paddle-classic/plans';
 import { log } from '../log';
 
-export const SYNC_PAGE_SIZE = 200;
 
 
 
@@ -167,33 +164,8 @@ async function planFor(provider: Pick<WebhookProvider, 'describePlan'>, accountI
   return plan;
 }
 
-/** Classic's plan lookups for its own sync page (still beside the port; see test/unit/import-graph.test.ts). */
-const classicPlans = (accountId: string, client: PaddleClient): Pick<WebhookProvider, 'describePlan'> => ({
-  describePlan: (planId, c) => resolvePlan(client, { accountId, planId: Number(planId), currency: c.currency, unitPrice: c.unitPrice, planName: c.planName, current: c.current }),
-});
 
-function userFields(user: PaddleUser): Partial<ProviderFields> {
-  const fields: Partial<ProviderFields> = { status: user.state === 'trialing' ? 'trialling' : user.state, email: user.user_email };
-  const currency = user.next_payment?.currency ?? user.last_payment?.currency;
-  if (currency) fields.currency = currency;
-  fields.next_bill_date = user.state === 'deleted' ? null : user.next_payment?.date ?? null;
-  if (user.last_payment?.date) fields.last_bill_date = user.last_payment.date;
-  return fields;
-}
 
-function paymentFrom(p: PaddlePayment): PaymentData | null {
-  const paidAt = Date.parse(`${p.payout_date}T00:00:00Z`);
-  if (!Number.isFinite(paidAt) || !Number.isSafeInteger(Number(p.id))) return null;
-  return {
-    id: Number(p.id),
-    subscription_id: Number(p.subscription_id),
-    order_id: null,
-    amount: Math.round(Number(p.amount) * 100),
-    currency: String(p.currency),
-    paid_at: Math.floor(paidAt / 1000),
-    status: 'paid',
-  };
-}
 
 /**
  * One page of the provider's subscriptions for one account: upserts each (as of the run's start, so a
@@ -202,98 +174,52 @@ function paymentFrom(p: PaddlePayment): PaymentData | null {
  */
 export async function processSyncPage(message: SyncAccountMessage): Promise<void> {
   const accountId = message.account_id;
-  const conn = await getProviderConnection(accountId);
-  const provider = conn && conn.kind !== 'paddle-classic' ? providerFromConnection(accountId, conn) : null;
-  if (provider?.listSubscriptions && provider.listPayments) {
-    return processCursorSyncPage(message, { listSubscriptions: provider.listSubscriptions, listPayments: provider.listPayments });
-  }
-  const client = conn?.kind === 'paddle-classic' ? new PaddleClient(conn, { timeoutMs: config().providerTimeoutMs }) : null;
-  if (!client) {
+  const provider = await billingProviderFor(accountId);
+  if (!provider) {
     log('warn', 'sync skipped: no provider settings', { account_id: accountId });
     return;
   }
-  const users = await client.listUsers({
-    ...(message.state === 'deleted' ? { state: 'deleted' } : {}),
-    page: message.page,
-    resultsPerPage: SYNC_PAGE_SIZE,
-  });
-  let attempted = 0;
-  let failed = 0;
-  let lastError: unknown;
-  for (const user of users) {
-    const subscriptionId = Number(user.subscription_id);
-    if (!Number.isSafeInteger(subscriptionId) || subscriptionId <= 0) continue;
-    // One subscription that cannot be applied never stops the page: the others are synced, and the next
-    // run tries it again. (Failing the record would redo the page and queue its next page once per retry.)
-    attempted++;
-    try {
-      await syncUser(accountId, client, message, user, subscriptionId);
-    } catch (err) {
-      failed++;
-      lastError = err;
-      log('warn', 'sync: subscription not applied', { account_id: accountId, subscription_id: subscriptionId, error: err instanceof Error ? err.name : 'unknown' });
-    }
-  }
-  // Nothing applied at all (DynamoDB or the provider down): the record fails and SQS retries the page.
-  if (failed > 0 && failed === attempted) throw lastError;
-  log('info', 'sync page applied', { account_id: accountId, state: message.state, page: message.page, subscriptions: users.length, failed });
-  if (users.length >= SYNC_PAGE_SIZE) {
-    await publish('provider-events', { ...message, page: message.page + 1 });
-  }
-}
-
-/** One provider user of a sync page: its subscription upserted, and if referred, its payments and an evaluation. */
-async function syncUser(accountId: string, client: PaddleClient, message: SyncAccountMessage, user: PaddleUser, subscriptionId: number): Promise<void> {
-  const fields = userFields(user);
-  const current = await getSubscription(accountId, subscriptionId);
-  const currency = fields.currency ?? current?.currency;
-  if (currency && Number.isSafeInteger(Number(user.plan_id))) {
-    const unitPrice = current?.unit_price ?? null;
-    fields.plan = await planFor(classicPlans(accountId, client), accountId, Number(user.plan_id), currency, unitPrice, null, current);
-    if (!current) fields.unit_price = fields.plan.amount;
-  }
-  const result = await applyProviderUpdate(accountId, { subscriptionId, asOfMs: message.started_at, fields });
-  if (!result.referralId) return;
-  // Payments of a referred subscription: a missed payment alert must still earn its reward.
-  let paymentChanged = false;
-  for (const p of await client.listPayments({ subscriptionId, isPaid: true })) {
-    const payment = paymentFrom(p);
-    if (!payment) continue;
-    const r = await applyProviderUpdate(accountId, { subscriptionId, asOfMs: message.started_at, fields: {}, payment });
-    paymentChanged ||= r.paymentChanged;
-  }
-  // Every referred subscription is evaluated on each sync, changed or not: it heals an evaluation whose
-  // send failed earlier, and it closes commission periods that ended with time (no alert marks that).
-  await evaluate(accountId, result.referralId);
-}
-
-/**
- * One page of a provider that pages by cursor (Paddle Billing, Stripe) through the port: the same rules as
- * Classic's pages (as of the run's start, payments healed for referred subscriptions, every referred
- * subscription evaluated, one failure never holds back the page). Its list covers every status, so the
- * run's `deleted` half has nothing left to do.
- */
-async function processCursorSyncPage(message: SyncAccountMessage, provider: Required<Pick<AccountBillingProvider, 'listSubscriptions' | 'listPayments'>>): Promise<void> {
-  const accountId = message.account_id;
-  if (message.state === 'deleted') return;
-  const page = await provider.listSubscriptions(message.cursor ?? null);
+  // A provider whose list covers every status in one listing has nothing left for the run's `deleted` half.
+  if (message.state === 'deleted' && !provider.listsDeletedApart) return;
+  const page = await provider.listSubscriptions(message.cursor ?? null, message.state);
   let failed = 0;
   let lastError: unknown;
   for (const facts of page.subscriptions) {
+    // One subscription that cannot be applied never stops the page: the others are synced, and the next
+    // run tries it again. (Failing the record would redo the page and queue its next page once per retry.)
     try {
-      const result = await applyProviderUpdate(accountId, { subscriptionId: facts.id, asOfMs: message.started_at, fields: fieldsFromFacts(facts) });
-      if (!result.referralId) continue;
-      for (const p of await provider.listPayments(facts.id)) {
-        await applyProviderUpdate(accountId, { subscriptionId: facts.id, asOfMs: message.started_at, fields: {}, payment: paymentFromFacts(p) });
-      }
-      await evaluate(accountId, result.referralId);
+      await syncSubscription(accountId, provider, message, facts);
     } catch (err) {
       failed++;
       lastError = err;
       log('warn', 'sync: subscription not applied', { account_id: accountId, subscription_id: facts.id, error: err instanceof Error ? err.name : 'unknown' });
     }
   }
+  // Nothing applied at all (DynamoDB or the provider down): the record fails and SQS retries the page.
   if (failed > 0 && failed === page.subscriptions.length) throw lastError;
-  log('info', 'sync page applied', { account_id: accountId, page: message.page, subscriptions: page.subscriptions.length, failed });
+  log('info', 'sync page applied', { account_id: accountId, state: message.state, page: message.page, subscriptions: page.subscriptions.length, failed });
   if (page.next !== null) await publish('provider-events', { ...message, page: message.page + 1, cursor: page.next });
+}
+
+/** One subscription of a sync page: upserted as of the run's start, and if referred, its payments and an evaluation. */
+async function syncSubscription(accountId: string, provider: AccountBillingProvider, message: SyncAccountMessage, facts: SubscriptionFacts): Promise<void> {
+  const fields = fieldsFromFacts(facts);
+  if (facts.planId !== undefined && !facts.plan) {
+    // The list names the plan only by id (Paddle Classic): describe it, keeping the stored one if it matches.
+    const current = await getSubscription(accountId, facts.id);
+    const currency = fields.currency ?? current?.currency;
+    if (currency) {
+      fields.plan = await planFor(provider, accountId, facts.planId, currency, fields.unit_price ?? current?.unit_price ?? null, facts.planName ?? null, current);
+      if (!current && fields.unit_price === undefined) fields.unit_price = fields.plan.amount;
+    }
+  }
+  const result = await applyProviderUpdate(accountId, { subscriptionId: facts.id, asOfMs: message.started_at, fields });
+  if (!result.referralId) return;
+  // Payments of a referred subscription: a missed payment webhook must still earn its reward.
+  for (const p of await provider.listPayments(facts.id)) {
+    await applyProviderUpdate(accountId, { subscriptionId: facts.id, asOfMs: message.started_at, fields: {}, payment: paymentFromFacts(p) });
+  }
+  // Every referred subscription is evaluated on each sync, changed or not: it heals an evaluation whose
+  // send failed earlier, and it closes commission periods that ended with time (no webhook marks that).
+  await evaluate(accountId, result.referralId);
 }

@@ -1,9 +1,9 @@
 // The shape rule of ../shared/design/STRUCTURE-NEXT.md: the provider-agnostic layers (flows, domain, store,
 // queue, http) import no payment provider; only shared/providers/<kind>/ knows a provider's wire format.
 //
-// The flows still call Paddle Classic directly while they move onto the port (shared/billing/port.ts).
-// Those imports are listed below, one by one, as a ratchet: a new provider import anywhere in these layers
-// fails the test, and so does a listed one that has gone (delete its line, so the list only shrinks).
+// The flows reach a provider only through the port (shared/billing/port.ts) and the registry
+// (shared/billing/registry.ts) that maps an account to its adapter. (This was a ratchet of known leaks
+// while the flows moved onto the port; the list is empty now, and must stay so.)
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 
@@ -11,11 +11,6 @@ const ROOT = join(__dirname, '..', '..');
 // shared/billing/registry.ts is the one place that maps an account to its adapter, so it is not listed.
 const AGNOSTIC = ['shared/flows', 'shared/domain', 'shared/store', 'shared/queue', 'shared/http', 'shared/billing/port.ts'];
 
-/** Known leaks, `<file> -> <provider module>`, to be removed as each flow moves onto the port. */
-const KNOWN_LEAKS = new Set([
-  'shared/flows/subscription-sync.ts -> shared/providers/paddle-classic/client',
-  'shared/flows/subscription-sync.ts -> shared/providers/paddle-classic/plans',
-]);
 
 function tsFiles(dir: string): string[] {
   if (dir.endsWith('.ts')) return [dir];
@@ -49,10 +44,8 @@ describe('import graph', () => {
     expect(providerImports([{ path: 'shared/flows/x.ts', source: "import { a } from '../billing/port';" }])).toEqual([]);
   });
 
-  it('the provider-agnostic layers import no provider beyond the known leaks, and every known leak still exists', () => {
+  it('the provider-agnostic layers import no provider', () => {
     expect(files.length).toBeGreaterThan(20);
-    const edges = providerImports(files);
-    expect(edges.filter((e) => !KNOWN_LEAKS.has(e))).toEqual([]);
-    expect([...KNOWN_LEAKS].filter((e) => !edges.includes(e))).toEqual([]);
+    expect(providerImports(files)).toEqual([]);
   });
 });

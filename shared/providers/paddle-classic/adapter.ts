@@ -6,17 +6,43 @@
 // subscription's lookup (the user, its plan through the cached plan list). The rest (the background sync's
 // users and payments, alert parsing) is still called
 // directly by the flows listed in test/unit/import-graph.test.ts, and moves here as each of them does.
-import type { AppliedCredit, BillingEvent, BillingProvider, CheckoutResolution, CouponRequest, CreditRequest, CreditReversalOutcome, ProviderId, RawWebhook, SubscriptionFacts, SubscriptionStatus } from '../../billing/port';
+import type { AppliedCredit, BillingEvent, BillingProvider, PaymentFacts, CheckoutResolution, CouponRequest, CreditRequest, CreditReversalOutcome, ProviderId, RawWebhook, SubscriptionFacts, SubscriptionStatus } from '../../billing/port';
 import { parseAlert, type ParsedAlert } from './alerts';
 import { alertHints } from './hints';
 import type { AlertFields } from './signature';
 import { decimalToCents } from '../../domain/billing';
 import { formatCents } from '../../domain/money';
 import type { ProviderCredentials } from '../../store/provider';
-import { DUPLICATE_COUPON_CODE, MODIFIER_ALREADY_BILLED, MODIFIER_NOT_FOUND, PaddleClient, ProviderApiError } from './client';
+import { DUPLICATE_COUPON_CODE, MODIFIER_ALREADY_BILLED, MODIFIER_NOT_FOUND, PaddleClient, ProviderApiError, type PaddlePayment, type PaddleUser } from './client';
 import { resolvePlan } from './plans';
 
-export type ClassicProvider = Pick<BillingProvider, 'kind' | 'createCoupon' | 'applyCredit' | 'reverseCredit' | 'resolveCheckout' | 'getSubscription'>;
+export type ClassicProvider = Pick<
+  BillingProvider,
+  'kind' | 'createCoupon' | 'applyCredit' | 'reverseCredit' | 'resolveCheckout' | 'getSubscription' | 'listSubscriptions' | 'listsDeletedApart' | 'listPayments' | 'describePlan'
+>;
+
+/** Users per page of the background sync (Paddle's maximum). */
+export const SYNC_PAGE_SIZE = 200;
+
+/** A user of the subscription users list as the port's facts (the plan by id: the flow describes it). */
+export function userFacts(user: PaddleUser): SubscriptionFacts | null {
+  const id = Number(user.subscription_id);
+  if (!Number.isSafeInteger(id) || id <= 0) return null;
+  const facts: SubscriptionFacts = { id, status: (user.state === 'trialing' ? 'trialling' : user.state) as SubscriptionStatus, email: user.user_email };
+  const currency = user.next_payment?.currency ?? user.last_payment?.currency;
+  if (currency) facts.currency = currency;
+  facts.nextBillDate = user.state === 'deleted' ? null : user.next_payment?.date ?? null;
+  if (user.last_payment?.date) facts.lastBillDate = user.last_payment.date;
+  if (Number.isSafeInteger(Number(user.plan_id))) facts.planId = Number(user.plan_id);
+  return facts;
+}
+
+/** A paid payment of the payments list as the port's facts; null when it is not well formed. */
+export function paymentFacts(p: PaddlePayment): PaymentFacts | null {
+  const paidAt = Date.parse(`${p.payout_date}T00:00:00Z`);
+  if (!Number.isFinite(paidAt) || !Number.isSafeInteger(Number(p.id))) return null;
+  return { id: Number(p.id), subscriptionId: Number(p.subscription_id), amount: Math.round(Number(p.amount) * 100), currency: String(p.currency), paidAtSeconds: Math.floor(paidAt / 1000) };
+}
 
 /** The description that identifies a credit's modifier at Paddle (at most 255 characters). */
 export const creditDescription = (rewardId: string) => `Referral credit ${rewardId}`;
@@ -35,6 +61,22 @@ export function paddleClassicProvider(creds: ProviderCredentials, options: { tim
 
   return {
     kind: 'paddle-classic',
+    listsDeletedApart: true,
+
+    /** The subscription users, `live` (Paddle's default listing) or `deleted`; the cursor is the page number. */
+    async listSubscriptions(cursor: string | null, part: 'live' | 'deleted' = 'live') {
+      const page = cursor === null ? 1 : Number(cursor);
+      const users = await client.listUsers({ ...(part === 'deleted' ? { state: 'deleted' } : {}), page, resultsPerPage: SYNC_PAGE_SIZE });
+      return { subscriptions: users.map(userFacts).filter((f): f is SubscriptionFacts => f !== null), next: users.length >= SYNC_PAGE_SIZE ? String(page + 1) : null };
+    },
+
+    async listPayments(subscriptionId: ProviderId) {
+      return (await client.listPayments({ subscriptionId: Number(subscriptionId), isPaid: true })).map(paymentFacts).filter((p): p is PaymentFacts => p !== null);
+    },
+
+    async describePlan(planId, context) {
+      return resolvePlan(client, { accountId: options.accountId, planId: Number(planId), currency: context.currency, unitPrice: context.unitPrice, planName: context.planName, current: context.current });
+    },
 
     /** The public order lookup: a checkout id becomes its subscription once Paddle has processed it. */
     async resolveCheckout(checkoutId: string): Promise<CheckoutResolution> {
