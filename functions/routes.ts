@@ -191,6 +191,17 @@ export const routes: readonly Route[] = [
     auth: 'provider-signature',
     providerWebhookSecrets: true,
   },
+  // Stripe events: Stripe-Signature (v1) over the raw JSON body; verify, queue, 200. Like Paddle Billing's.
+  {
+    name: 'StripeWebhook',
+    method: 'POST',
+    path: '/webhooks/stripe/{account_id}/',
+    entry: 'functions/webhooks/stripe.ts',
+    table: 'read',
+    queues: ['provider-events'],
+    auth: 'provider-signature',
+    providerWebhookSecrets: true,
+  },
 
   // The API's own description: public, no table access. Generated from this table (shared/openapi).
   { name: 'GetOpenApi', method: 'GET', path: '/v1/openapi.json', entry: 'functions/docs/openapi.ts', table: 'none', auth: 'none' },

@@ -37,7 +37,7 @@ export function providerFromConnection(accountId: string, conn: ProviderConnecti
 }
 
 /** What the subscription-sync worker needs to apply an account's webhooks: the parser and plan lookups. */
-export type WebhookProvider = Pick<BillingProvider, 'kind' | 'parseWebhook' | 'describePlan'>;
+export type WebhookProvider = Pick<BillingProvider, 'kind' | 'parseWebhook' | 'describePlan'> & Partial<Pick<BillingProvider, 'getSubscription'>>;
 
 /**
  * The parser of one provider kind's webhooks for an account. Paddle Classic's alerts need no credentials
@@ -48,5 +48,5 @@ export type WebhookProvider = Pick<BillingProvider, 'kind' | 'parseWebhook' | 'd
 export async function webhookProviderFor(accountId: string, kind: ProviderKind): Promise<WebhookProvider | null> {
   if (kind === 'paddle-classic') return paddleClassicWebhooks(accountId, () => getProviderCredentials(accountId), { timeoutMs: config().providerTimeoutMs });
   const provider = await billingProviderFor(accountId);
-  return provider && provider.kind === kind && provider.parseWebhook ? { kind, parseWebhook: provider.parseWebhook } : null;
+  return provider && provider.kind === kind && provider.parseWebhook ? { kind, parseWebhook: provider.parseWebhook, getSubscription: provider.getSubscription } : null;
 }

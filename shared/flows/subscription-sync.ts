@@ -49,14 +49,22 @@ export async function processPaddleAlert(message: PaddleAlertMessage): Promise<v
  */
 async function afterUpdate(
   accountId: string,
+  provider: WebhookProvider,
   result: ProviderUpdateResult,
-  event: { eventId: string; hints: AttributionHints; payment: PaymentData | null; statusGiven: boolean; refund: boolean },
+  event: { eventId: string; subscriptionId: ProviderId; hints: AttributionHints; payment: PaymentData | null; statusGiven: boolean; refund: boolean },
 ): Promise<void> {
   if (!result.referralId) {
     // Not tied to a referral yet: the event itself may name one (checkout passthrough, coupon). The
     // update has read (or written) the subscription already: no second read. A payment event that
     // overtakes its subscription's creation carries status, plan and currency, so it stores the copy itself.
-    if (result.subscription) await attributeFromHints(accountId, event.eventId, event.hints, result.subscription);
+    let subscription = result.subscription;
+    if (!subscription && (event.hints.referralId || event.hints.couponCode) && provider.getSubscription) {
+      // An event that names a referral but not the subscription's state (Stripe's checkout.session.completed
+      // may be processed before customer.subscription.created): ask the provider, so the hint is not lost.
+      const facts = await provider.getSubscription(event.subscriptionId);
+      if (facts) subscription = (await applyProviderUpdate(accountId, { subscriptionId: facts.id, asOfMs: Date.now(), fields: await completeFields(accountId, provider, facts) })).subscription;
+    }
+    if (subscription) await attributeFromHints(accountId, event.eventId, event.hints, subscription);
     return;
   }
   // A duplicate may be the redelivery of a first attempt that committed and then failed to queue the
@@ -64,6 +72,19 @@ async function afterUpdate(
   // which is what completes a commission when the subscription is cancelled).
   const mayNeedEvaluation = event.payment !== null || event.statusGiven || event.refund;
   if (result.duplicate ? mayNeedEvaluation : result.paymentChanged || result.statusChanged || event.refund) await evaluate(accountId, result.referralId);
+}
+
+/** The store's fields from the facts, with a plan named only by id described by the provider (Paddle Classic). */
+async function completeFields(accountId: string, provider: Pick<WebhookProvider, 'describePlan'>, facts: SubscriptionFacts): Promise<Partial<ProviderFields>> {
+  const fields = fieldsFromFacts(facts);
+  if (facts.planId !== undefined && !facts.plan && provider.describePlan) {
+    // Keeping the stored plan when it matches (one read of the subscription).
+    const current = await getSubscription(accountId, facts.id);
+    const currency = facts.currency ?? current?.currency;
+    const unitPrice = fields.unit_price ?? current?.unit_price ?? null;
+    if (currency) fields.plan = await planFor(provider, accountId, facts.planId, currency, unitPrice, facts.planName ?? null, current);
+  }
+  return fields;
 }
 
 /** The store's fields from the port's subscription facts (absent = unknown, not changed). */
@@ -117,16 +138,19 @@ export async function applyBillingEvent(accountId: string, provider: WebhookProv
     log('info', 'provider event acknowledged without effect', { account_id: accountId, provider: provider.kind, event_id: event.eventId, event_type: event.type, reason: event.reason });
     return;
   }
-  const facts = event.subscription;
   const marker = index === 0 ? event.eventId : `${event.eventId}#${index}`;
-  const fields = fieldsFromFacts(facts);
-  if (facts.planId !== undefined && !facts.plan && provider.describePlan) {
-    // The event names the plan only by id (Paddle Classic): complete it, keeping the stored one if it matches.
-    const current = await getSubscription(accountId, facts.id);
-    const currency = facts.currency ?? current?.currency;
-    const unitPrice = fields.unit_price ?? current?.unit_price ?? null;
-    if (currency) fields.plan = await planFor(provider, accountId, facts.planId, currency, unitPrice, facts.planName ?? null, current);
+  let facts = event.subscription;
+  let asOfMs = event.occurredAtMs;
+  if (event.orderUncertain && facts.status !== undefined && provider.getSubscription) {
+    // The event's time cannot order it against a stored state (Stripe's whole seconds: two events of one
+    // second may arrive in either order): apply the subscription as the provider has it now, as of now.
+    const fresh = await provider.getSubscription(facts.id);
+    if (fresh) {
+      facts = fresh;
+      asOfMs = Math.max(asOfMs, Date.now());
+    }
   }
+  const fields = await completeFields(accountId, provider, facts);
   const payment = event.payment ? paymentFromFacts(event.payment) : null;
   // A refund is also recorded on its own (partial refunds come one each): clawbacks answer each once.
   const r = event.refund;
@@ -134,7 +158,7 @@ export async function applyBillingEvent(accountId: string, provider: WebhookProv
   const refund = r
     ? refundItem(accountId, facts.id, { id: r.id, payment_id: r.paymentId, amount: r.amount, refunded_at: r.refundedAtSeconds, currency: r.currency, ...(refundType ? { refund_type: refundType } : {}) })
     : null;
-  const result = await applyProviderUpdate(accountId, { subscriptionId: facts.id, asOfMs: event.occurredAtMs, fields, payment, alertId: marker, ...(refund ? { extraItems: [refund] } : {}) });
+  const result = await applyProviderUpdate(accountId, { subscriptionId: facts.id, asOfMs, fields, payment, alertId: marker, ...(refund ? { extraItems: [refund] } : {}) });
   log('info', result.duplicate ? 'provider event already processed' : 'provider event applied', {
     account_id: accountId,
     provider: provider.kind,
@@ -144,7 +168,7 @@ export async function applyBillingEvent(accountId: string, provider: WebhookProv
     payment_changed: result.paymentChanged,
     ...(r ? { refund_id: r.id } : {}),
   });
-  await afterUpdate(accountId, result, { eventId: marker, hints: event.hints, payment, statusGiven: facts.status !== undefined, refund: refund !== null });
+  await afterUpdate(accountId, provider, result, { eventId: marker, subscriptionId: facts.id, hints: event.hints, payment, statusGiven: facts.status !== undefined, refund: refund !== null });
 }
 
 // Plan lookups are memoised per container for a minute: a sync page of 200 users on one plan asks once.

@@ -220,6 +220,21 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     },
   },
 
+  StripeWebhook: {
+    tag: 'Provider webhooks',
+    summary: 'Stripe event intake',
+    description:
+      "Create a Stripe webhook endpoint with this URL, the API version Refloop pins and the events listed in the README. No API key: the `Stripe-Signature` header (`v1` HMAC-SHA256 over `<t>.<raw body>` with the endpoint's `whsec_` secret, at most 300 s old; any `v1` may match) is the credential. Unknown account, or one not connected to Stripe: 404; bad, missing or stale signature: 403 `Invalid signature.`; nothing is queued unless it verifies. Events are de-duplicated on their id; a subscription event whose second-resolution time cannot order it is applied as Stripe has the subscription now.",
+    params: { account_id: 'The Refloop account id.' },
+    bodyType: 'application/json',
+    success: { status: 200, description: 'Verified and queued (also for event types the service ignores).', body: { component: 'PaddleWebhookAccepted' } },
+    errors: [403, 404, 413],
+    examples: {
+      request: { id: 'evt_1NG8Du2eZvKYlo2CUI79vXWy', object: 'event', api_version: '2026-10-28.endive', created: 1763892000, type: 'customer.subscription.created', data: { object: { id: 'sub_1MowQVLkdIwHu7ixeRlqHVzs', object: 'subscription', status: 'active', metadata: { refloop_referral_id: '0190c6f0a1b27c3d8e9f0a1b2c3d4e5f' } } } },
+      errors: { 403: { detail: 'Invalid signature.' } },
+    },
+  },
+
   GetOpenApi: {
     tag: 'Documentation',
     summary: 'This OpenAPI 3.1 document',

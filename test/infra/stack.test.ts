@@ -402,7 +402,7 @@ describe('queues, workers and schedules', () => {
 
   it("denies Paddle Billing's and Stripe's webhook secret to every function but their intakes, which are denied the API secret", () => {
     const allowed = routes.filter((r) => r.providerWebhookSecrets).map((r) => r.name);
-    expect(allowed).toEqual(['PaddleBillingWebhook']);
+    expect(allowed).toEqual(['PaddleBillingWebhook', 'StripeWebhook']);
     for (const name of allowed) expect(routes.find((r) => r.name === name)?.providerSecrets).not.toBe(true);
     for (const user of users) {
       const deny = statementsOf(user.name).filter((s) => s.Effect === 'Deny' && s.Sid === 'DenyProviderWebhookSecretItems');

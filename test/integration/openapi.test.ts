@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { routes, type Route } from '../../functions/routes';
 import { buildOpenApi } from '../../shared/openapi/document';
-import { saveProviderSettings } from '../../shared/store/provider';
+import { saveProviderConnection, saveProviderSettings } from '../../shared/store/provider';
+import { signatureHeader as billingSignature } from '../../shared/providers/paddle-billing/signature';
+import { signatureHeader as stripeSignature } from '../../shared/providers/stripe/signature';
 import { saveSubscription } from '../../shared/store/subscriptions';
 import { api, type ApiOptions, type ApiResponse } from '../support/api';
 import { newAccount } from '../support/fixtures';
@@ -115,6 +117,18 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
       rawBody: new URLSearchParams(signed.alerts.subscriptionCreatedEvent?.fields).toString(),
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     }),
+  PaddleBillingWebhook: async () => {
+    const { accountId: billing } = await newAccount();
+    await saveProviderConnection(billing, { kind: 'paddle-billing', apiKey: 'pdl_sdbx_apikey_unused00', apiUrl: 'http://127.0.0.1:9', webhookSecret: 'pdl_ntfset_openapi00000001' });
+    const rawBody = JSON.stringify({ event_id: 'evt_openapi', event_type: 'customer.updated', occurred_at: new Date().toISOString(), data: {} });
+    return api('POST', `/webhooks/paddle-billing/${billing}/`, { rawBody, headers: { 'content-type': 'application/json', 'paddle-signature': billingSignature('pdl_ntfset_openapi00000001', rawBody, Math.floor(Date.now() / 1000)) } });
+  },
+  StripeWebhook: async () => {
+    const { accountId: stripe } = await newAccount();
+    await saveProviderConnection(stripe, { kind: 'stripe', secretKey: 'rk_test_openapiunused00', apiUrl: 'http://127.0.0.1:9', webhookSecret: 'whsec_openapi0000000001' });
+    const rawBody = JSON.stringify({ id: 'evt_openapi', object: 'event', type: 'customer.updated', created: Math.floor(Date.now() / 1000), data: { object: {} } });
+    return api('POST', `/webhooks/stripe/${stripe}/`, { rawBody, headers: { 'content-type': 'application/json', 'stripe-signature': stripeSignature('whsec_openapi0000000001', rawBody, Math.floor(Date.now() / 1000)) } });
+  },
   BrowserScript: () => api('GET', '/js/refloop.js'),
   RecordClick: async () => api('POST', '/js/v1/clicks/', { key: publishableKey, body: { code: (await fixtures()).member.code, visitor_id: unique('v') } }),
   RecordClickPreflight: () => api('OPTIONS', '/js/v1/clicks/', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } }),

@@ -28,6 +28,7 @@ import { db, tableName } from '../../shared/store/client';
 import { keys } from '../../shared/store/table';
 import { clearProviderCache, saveProviderConnection, saveProviderSettings } from '../../shared/store/provider';
 import { signatureHeader as billingSignature } from '../../shared/providers/paddle-billing/signature';
+import { signatureHeader as stripeSignature } from '../../shared/providers/stripe/signature';
 import { saveSubscription, type SubscriptionData } from '../../shared/store/subscriptions';
 import { api, type ApiOptions, type ApiResponse } from '../support/api';
 import { describeCalls, itemsRead, recordDynamoCalls, type DynamoCall } from '../support/dynamo-calls';
@@ -96,6 +97,7 @@ const BUDGETS: Record<string, Budget> = {
   // webhook intake: 0 DynamoDB (settings cached) + 1 SQS send.
   PaddleWebhook: budget(0, 0, { sends: { 'provider-events': 1 } }),
   PaddleBillingWebhook: budget(0, 0, { sends: { 'provider-events': 1 } }),
+  StripeWebhook: budget(0, 0, { sends: { 'provider-events': 1 } }),
   // Public /js/v1/ endpoints (README "round trips"): at most the per-key and per-IP rate-limit windows,
   // written in parallel (1, once per batch), then the domain's own calls. The script and the CORS
   // preflights touch nothing.
@@ -155,6 +157,9 @@ let paddle: PaddleEmulator;
 /** A second account, connected to Paddle Billing (its intake reads the connection, not Classic's settings). */
 let billingAccountId: string;
 const BILLING_SECRET = 'pdl_ntfset_roundtrips0000001';
+/** A third, connected to Stripe. */
+let stripeAccountId: string;
+const STRIPE_SECRET = 'whsec_roundtrips000000000001';
 let accountId: string;
 let key: string;
 let publishableKey: string;
@@ -187,9 +192,18 @@ beforeAll(async () => {
   ({ accountId: billingAccountId } = await newAccount());
   await saveProviderConnection(billingAccountId, { kind: 'paddle-billing', apiKey: 'pdl_sdbx_apikey_unused00', apiUrl: 'http://127.0.0.1:9', webhookSecret: BILLING_SECRET });
   await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(billingAccountId) }));
+  ({ accountId: stripeAccountId } = await newAccount());
+  await saveProviderConnection(stripeAccountId, { kind: 'stripe', secretKey: 'rk_test_roundtripsunused', apiUrl: 'http://127.0.0.1:9', webhookSecret: STRIPE_SECRET });
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(stripeAccountId) }));
   // Warm the auth cache.
   expect((await call('GET', '/v1/campaigns/')).status).toBe(200);
 });
+
+/** A signed Stripe event (a type the worker acknowledges without effect). */
+function stripeEvent(): Omit<ApiOptions, 'key'> {
+  const rawBody = JSON.stringify({ id: `evt_${unique('rt').replace(/[^A-Za-z0-9]/g, '')}`, object: 'event', type: 'customer.updated', created: Math.floor(Date.now() / 1000), data: { object: { id: 'cus_01' } } });
+  return { rawBody, headers: { 'content-type': 'application/json', 'stripe-signature': stripeSignature(STRIPE_SECRET, rawBody, Math.floor(Date.now() / 1000)) } };
+}
 
 /** A signed Paddle Billing notification (an event type the worker acknowledges without effect). */
 function billingNotification(): Omit<ApiOptions, 'key'> {
@@ -436,6 +450,12 @@ const SCENARIOS: Record<string, Scenario> = {
     return [{ label: 'signed alert, settings cached', params: { account_id: accountId }, options: form(second.fields), anonymous: true }];
   },
   PaddleBillingWebhook: billingScenario,
+  StripeWebhook: async () => {
+    const warm = await api('POST', `/webhooks/stripe/${stripeAccountId}/`, stripeEvent());
+    if (warm.status !== 200) throw new Error(`warm-up event answered ${warm.status}: ${warm.text}`);
+    await drainQueues();
+    return [{ label: 'signed event, cached', params: { account_id: stripeAccountId }, options: stripeEvent(), anonymous: true }];
+  },
 };
 
 async function billingScenario(): Promise<Variant[]> {

@@ -128,8 +128,8 @@ describe('route table', () => {
     // The specification's conversion path has no /v1/ prefix, provider webhooks are not API resources,
     // the rendered reference lives at /docs/ (and `/` points to it), the browser script is a file, and
     // the liveness check is /health, where load balancers and uptime checks look for it.
-    const PROVIDER_INTAKES = ['PaddleWebhook', 'PaddleBillingWebhook'];
-    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/', '/webhooks/paddle-billing/{account_id}/', '/docs/', '/', '/health', '/js/refloop.js']);
+    const PROVIDER_INTAKES = ['PaddleWebhook', 'PaddleBillingWebhook', 'StripeWebhook'];
+    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/', '/webhooks/paddle-billing/{account_id}/', '/webhooks/stripe/{account_id}/', '/docs/', '/', '/health', '/js/refloop.js']);
     // The OpenAPI document is a file, not a resource: no trailing slash.
     const documents = new Set(['/v1/openapi.json']);
     for (const r of routes) {
