@@ -25,6 +25,7 @@ import { providerFromConnection, type AccountBillingProvider } from '../billing/
 import type { PlanFacts } from '../billing/port';
 import { planDescriptor } from '../domain/billing';
 import { formatCents } from '../domain/money';
+import { minorToCents } from '../domain/currency';
 
 const notConfigured = () => new ValidationError({ non_field_errors: ['No payment provider is configured for this account.'] });
 const subscriptionNotFound = (id: ProviderId) => new ValidationError({ subscription_id: [`Subscription ${id} could not be found`] });
@@ -111,7 +112,7 @@ async function sameCheckoutAsAutomatic(referral: Referral & { converted_automati
 
 /** The port's plan facts as the subscription's `plan` (amounts as two-decimal strings, the descriptor). */
 export function planFromFacts(facts: PlanFacts): Plan {
-  const amount = facts.amount === null ? '0.00' : formatCents(facts.amount);
+  const amount = facts.amount === null ? '0.00' : formatCents(minorToCents(facts.amount, facts.currency));
   return { id: facts.id, name: facts.name ?? '', amount, currency: facts.currency, interval: facts.interval, frequency: facts.frequency, descriptor: planDescriptor(amount, facts.currency, facts.interval, facts.frequency) };
 }
 
@@ -137,7 +138,7 @@ async function fetchSubscription(
       ...(facts.status !== undefined ? { status: facts.status } : {}),
       ...(facts.email !== undefined ? { email: facts.email } : {}),
       currency: facts.currency,
-      unit_price: facts.unitPrice === undefined ? plan.amount : formatCents(facts.unitPrice),
+      unit_price: facts.unitPrice === undefined ? plan.amount : formatCents(minorToCents(facts.unitPrice, facts.currency)),
       plan,
       next_bill_date: facts.nextBillDate ?? null,
       ...(facts.lastBillDate ? { last_bill_date: facts.lastBillDate } : {}),

@@ -12,6 +12,7 @@
 // missing; a replayed create (the same user and code again) queues it again, which heals a first
 // request whose send failed (that request answered 503).
 import type { Referral } from '../domain/models';
+import { centsToMinor } from '../domain/currency';
 import { couponCodeFor } from '../domain/discounts';
 import { publish } from '../queue/publish';
 import { recordReferralCoupon } from '../store/coupons';
@@ -53,7 +54,9 @@ export async function createReferralCoupon(accountId: string, referralId: string
     return 'no_provider';
   }
   const code = couponCodeFor(referral.id);
-  const outcome: CouponOutcome = await provider.createCoupon({ referralId: referral.id, code, discount });
+  // Flat amounts go to the provider in its minor units; percentages stay hundredths of a percent.
+  const amount = discount.type === 'flat' && discount.currency ? centsToMinor(discount.amount, discount.currency) : discount.amount;
+  const outcome: CouponOutcome = await provider.createCoupon({ referralId: referral.id, code, discount: { ...discount, amount } });
   if ((await recordReferralCoupon(accountId, referral.id, code)) === 'referral_gone') {
     log('warn', 'coupon created but its referral was deleted meanwhile', { ...context, coupon_code: code });
     return 'referral_gone';

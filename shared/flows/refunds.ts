@@ -10,6 +10,7 @@
 //   credit stays, noted.
 // A provider failure fails the record (SQS retries it); the claim is released first.
 import type { CreditReversal } from '../domain/clawbacks';
+import { centsToMinor } from '../domain/currency';
 import type { Referral } from '../domain/models';
 import { recordCreditKept, recordCreditReversal } from '../store/clawbacks';
 import { toMember } from '../store/members';
@@ -65,7 +66,7 @@ export async function reverseCredits(accountId: string, referralId: string, reve
         if (providerRef !== null || subscriptionId !== null) {
           const p = await provider();
           if (!p && providerRef !== null) throw new Error('no provider settings: the applied credit cannot be removed');
-          if (p) outcome = await withCreditLease(p, accountId, subscriptionId ?? 0, () => p.reverseCredit({ rewardId: reward.id, subscriptionId: subscriptionId ?? 0, amount: reward.amount, currency: reward.currency, providerRef }));
+          if (p) outcome = await withCreditLease(p, accountId, subscriptionId ?? 0, () => p.reverseCredit({ rewardId: reward.id, subscriptionId: subscriptionId ?? 0, amount: centsToMinor(reward.amount, reward.currency), currency: reward.currency, providerRef }));
         }
         if (outcome === 'consumed') {
           await recordCreditKept(accountId, referral, index, reversal);

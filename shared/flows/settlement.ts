@@ -17,6 +17,7 @@
 import { queueMemberEmails } from '../email/enqueue';
 import type { ProviderId, Referral } from '../domain/models';
 import { CreditMustWaitError } from '../billing/port';
+import { centsToMinor } from '../domain/currency';
 import { acquireCreditLease, releaseCreditLease } from '../store/credit-leases';
 import { planClawbacks, type CreditReversal } from '../domain/clawbacks';
 import { planRewards } from '../domain/rewards';
@@ -108,7 +109,7 @@ export async function applyPendingCredits(accountId: string, referral: Referral)
     }
     try {
       const applied = await withCreditLease(provider, accountId, target.id, () =>
-        provider.applyCredit({ rewardId: reward.id, subscriptionId: target.id, amount: reward.amount, currency: reward.currency }),
+        provider.applyCredit({ rewardId: reward.id, subscriptionId: target.id, amount: centsToMinor(reward.amount, reward.currency), currency: reward.currency }),
       );
       await recordCreditApplied(accountId, referral.id, index, reward.id, applied.providerRef, target.id);
       log('info', 'credit applied', { ...context, reward_id: reward.id, subscription_id: target.id, provider_ref: applied.providerRef, reused: applied.reused, ...(applied.rewardIds ? { combined_rewards: applied.rewardIds.length } : {}) });

@@ -21,6 +21,7 @@ import { applyProviderUpdate, getSubscription, type PaymentData, type ProviderFi
 import type { AttributionHints, BillingEvent, PaymentFacts, SubscriptionFacts } from '../billing/port';
 import { billingProviderFor, webhookProviderFor, type AccountBillingProvider, type WebhookProvider } from '../billing/registry';
 import { formatCents } from '../domain/money';
+import { minorToCents } from '../domain/currency';
 import { planFromFacts } from './conversion';
 import { attributeFromHints } from './attribution';
 import { log } from '../log';
@@ -93,7 +94,9 @@ export function fieldsFromFacts(facts: SubscriptionFacts): Partial<ProviderField
   if (facts.status !== undefined) fields.status = facts.status;
   if (facts.currency !== undefined) fields.currency = facts.currency;
   if (facts.email !== undefined) fields.email = facts.email;
-  if (facts.unitPrice !== undefined) fields.unit_price = formatCents(facts.unitPrice);
+  // Without a currency (an event that does not say it) the amount is taken as hundredths.
+  const currency = facts.currency ?? facts.plan?.currency;
+  if (facts.unitPrice !== undefined) fields.unit_price = formatCents(currency ? minorToCents(facts.unitPrice, currency) : facts.unitPrice);
   if (facts.nextBillDate !== undefined) fields.next_bill_date = facts.nextBillDate;
   if (facts.lastBillDate !== undefined) fields.last_bill_date = facts.lastBillDate;
   if (facts.plan) fields.plan = planFromFacts(facts.plan);
@@ -105,11 +108,11 @@ function paymentFromFacts(p: PaymentFacts): PaymentData {
     id: p.id,
     subscription_id: p.subscriptionId,
     order_id: p.orderId ?? p.checkoutId ?? null,
-    amount: p.amount,
+    amount: minorToCents(p.amount, p.currency),
     currency: p.currency,
     paid_at: p.paidAtSeconds,
     status: p.status ?? 'paid',
-    ...(p.refundAmount !== undefined ? { refund_amount: p.refundAmount } : {}),
+    ...(p.refundAmount !== undefined ? { refund_amount: minorToCents(p.refundAmount, p.currency) } : {}),
     ...(p.refundType !== undefined ? { refund_type: p.refundType } : {}),
   };
 }
@@ -156,7 +159,7 @@ export async function applyBillingEvent(accountId: string, provider: WebhookProv
   const r = event.refund;
   const refundType = r?.refundType ?? (r?.kind === 'chargeback' ? 'chargeback' : undefined);
   const refund = r
-    ? refundItem(accountId, facts.id, { id: r.id, payment_id: r.paymentId, amount: r.amount, refunded_at: r.refundedAtSeconds, currency: r.currency, ...(refundType ? { refund_type: refundType } : {}) })
+    ? refundItem(accountId, facts.id, { id: r.id, payment_id: r.paymentId, amount: minorToCents(r.amount, r.currency), refunded_at: r.refundedAtSeconds, currency: r.currency, ...(refundType ? { refund_type: refundType } : {}) })
     : null;
   const result = await applyProviderUpdate(accountId, { subscriptionId: facts.id, asOfMs, fields, payment, alertId: marker, ...(refund ? { extraItems: [refund] } : {}) });
   log('info', result.duplicate ? 'provider event already processed' : 'provider event applied', {

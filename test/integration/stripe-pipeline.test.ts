@@ -54,8 +54,8 @@ async function member(t: Tenant, n: string, body: Record<string, unknown> = {}) 
   return res.body as { id: string; code: string };
 }
 
-async function subscribed(t: Tenant, email: string, clientReferenceId?: string) {
-  const out = await stripe.checkout({ email, deliver: false, ...(clientReferenceId ? { clientReferenceId } : {}) });
+async function subscribed(t: Tenant, email: string, clientReferenceId?: string, currency?: string) {
+  const out = await stripe.checkout({ email, deliver: false, ...(clientReferenceId ? { clientReferenceId } : {}), ...(currency ? { currency } : {}) });
   await deliver(t, out.delivered);
   const id = out.result.subscription.id;
   await pollUntil(async () => ((await getSubscription(t.accountId, id))?.status === 'active' && (await listPayments(t.accountId, id)).length > 0 ? true : null));
@@ -119,6 +119,23 @@ describe('Stripe from checkout to reward, credit and clawback', () => {
     // Every call pinned the API version, and every write carried an Idempotency-Key.
     expect(new Set(stripe.versionsSeen()).size).toBe(1);
     expect(stripe.idempotencyKeysSeen().every((k) => typeof k === 'string' && k.length > 0)).toBe(true);
+  });
+
+  it('converts zero-decimal currencies: a JPY subscription shows 1200.00, and a 100 JPY credit is 100 yen at Stripe', async () => {
+    const t = await tenant();
+    const campaign = await json('POST', '/v1/campaigns/', t, { name: `jpy-${Date.now()}`, allows_credit: true, credit_amount: '100', credit_currency: 'JPY' });
+    expect(campaign.status).toBe(201);
+    const referrerSub = await subscribed(t, 'yuki@example.com', undefined, 'jpy');
+    const yuki = await member(t, 'yuki', { campaign: { id: campaign.body.id }, subscription: { id: referrerSub.subscription.id } });
+    expect((await json('GET', `/v1/subscriptions/${referrerSub.subscription.id}/`, t)).body).toMatchObject({ currency: 'JPY', unit_price: '1200.00', plan: { amount: '1200.00', currency: 'JPY' } });
+    const ref = await json('POST', '/v1/referrals/', t, { user_identifier: 'user-kenji', member_code: yuki.code });
+    const kenji = await subscribed(t, 'kenji@example.com', ref.body.id, 'jpy');
+    const rewarded = await pollUntil(async () => {
+      const body = (await json('GET', `/v1/referrals/${ref.body.id}/`, t)).body;
+      return body.rewards?.length === 1 ? body : null;
+    });
+    expect(rewarded.rewards[0]).toMatchObject({ type: 'credit', amount: '100.00', currency: 'JPY', payment_id: kenji.invoice.id });
+    await pollUntil(async () => (stripe.ledger.creditLeft(referrerSub.subscription.customer as string, 'jpy') === 100 ? true : null));
   });
 
   it('converts by the Checkout Session id or the subscription id', async () => {

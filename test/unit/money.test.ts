@@ -1,6 +1,7 @@
 // Decimal amounts (API-CONTRACT "Request bodies"): accepted as a JSON string or number, stored as
 // integer cents, written out with two decimals; DRF DecimalField(max_digits=10, decimal_places=2,
 // min_value=0) messages.
+import { centsToMinor, currencyExponent, minorToCents } from '../../shared/domain/currency';
 import { DECIMAL_PLACES, MAX_DIGITS, formatCents, parseDecimal } from '../../shared/domain/money';
 
 const INVALID = 'A valid number is required.';
@@ -144,5 +145,20 @@ describe('formatCents', () => {
     }
     const fromNumber = parseDecimal(15);
     expect(fromNumber.ok && formatCents(fromNumber.cents)).toBe('15.00');
+  });
+});
+
+describe('provider minor units and Refloop hundredths (PROVIDERS.md "Ids and shapes")', () => {
+  it('uses the ISO 4217 exponent: USD as is, JPY times 100, KWD rounded to hundredths, and back', () => {
+    expect(currencyExponent('USD')).toBe(2);
+    expect(currencyExponent('JPY')).toBe(0);
+    expect(currencyExponent('KWD')).toBe(3);
+    expect(minorToCents(1999, 'USD')).toBe(1999);
+    expect(minorToCents(1200, 'JPY')).toBe(120000);
+    expect(minorToCents(1235, 'KWD')).toBe(124);
+    expect(centsToMinor(1999, 'USD')).toBe(1999);
+    expect(centsToMinor(120000, 'JPY')).toBe(1200);
+    expect(centsToMinor(124, 'KWD')).toBe(1240);
+    for (const c of ['USD', 'EUR', 'JPY', 'KRW', 'CLP']) for (const minor of [0, 1, 99, 1200, 123456]) expect(centsToMinor(minorToCents(minor, c), c)).toBe(minor);
   });
 });

@@ -11,6 +11,7 @@ import { parseAlert, type ParsedAlert } from './alerts';
 import { alertHints } from './hints';
 import type { AlertFields } from './signature';
 import { decimalToCents } from '../../domain/billing';
+import { centsToMinor, minorToCents } from '../../domain/currency';
 import { formatCents } from '../../domain/money';
 import type { ProviderCredentials } from '../../store/provider';
 import { DUPLICATE_COUPON_CODE, MODIFIER_ALREADY_BILLED, MODIFIER_NOT_FOUND, PaddleClient, ProviderApiError, type PaddlePayment, type PaddleUser } from './client';
@@ -41,7 +42,7 @@ export function userFacts(user: PaddleUser): SubscriptionFacts | null {
 export function paymentFacts(p: PaddlePayment): PaymentFacts | null {
   const paidAt = Date.parse(`${p.payout_date}T00:00:00Z`);
   if (!Number.isFinite(paidAt) || !Number.isSafeInteger(Number(p.id))) return null;
-  return { id: Number(p.id), subscriptionId: Number(p.subscription_id), amount: Math.round(Number(p.amount) * 100), currency: String(p.currency), paidAtSeconds: Math.floor(paidAt / 1000) };
+  return { id: Number(p.id), subscriptionId: Number(p.subscription_id), amount: centsToMinor(Math.round(Number(p.amount) * 100), String(p.currency)), currency: String(p.currency), paidAtSeconds: Math.floor(paidAt / 1000) };
 }
 
 /** The description that identifies a credit's modifier at Paddle (at most 255 characters). */
@@ -91,7 +92,8 @@ export function paddleClassicProvider(creds: ProviderCredentials, options: { tim
       if (!user) return null;
       const currency = user.next_payment?.currency ?? user.last_payment?.currency ?? 'USD';
       const plan = await resolvePlan(client, { accountId: options.accountId, planId: Number(user.plan_id), currency, unitPrice: null });
-      const amount = decimalToCents(plan.amount);
+      const cents = decimalToCents(plan.amount);
+      const amount = cents === null ? null : centsToMinor(cents, currency);
       return {
         id: Number(id),
         status: (user.state === 'trialing' ? 'trialling' : user.state) as SubscriptionStatus,
@@ -109,7 +111,7 @@ export function paddleClassicProvider(creds: ProviderCredentials, options: { tim
       const subscriptionId = Number(credit.subscriptionId);
       const existing = await modifierOf(subscriptionId, credit.rewardId);
       if (existing) return { providerRef: String(existing.modifier_id), reused: true };
-      const created = await client.createModifier({ subscriptionId, amount: `-${formatCents(credit.amount)}`, recurring: false, description: creditDescription(credit.rewardId) });
+      const created = await client.createModifier({ subscriptionId, amount: `-${formatCents(minorToCents(credit.amount, credit.currency))}`, recurring: false, description: creditDescription(credit.rewardId) });
       return { providerRef: String(created.modifier_id), reused: false };
     },
 
@@ -137,7 +139,7 @@ export function paddleClassicProvider(creds: ProviderCredentials, options: { tim
         await client.createCoupon({
           couponCode: coupon.code,
           discountType: discount.type,
-          discountAmount: couponAmount(discount.type, discount.amount),
+          discountAmount: couponAmount(discount.type, discount.type === 'flat' && discount.currency ? minorToCents(discount.amount, discount.currency) : discount.amount),
           ...(discount.type === 'flat' && discount.currency ? { currency: discount.currency } : {}),
           allowedUses: 1,
           recurring: discount.recurring,
@@ -187,7 +189,7 @@ export function alertEvent(parsed: ParsedAlert, fields: AlertFields): BillingEve
   if (patch.email !== undefined) subscription.email = patch.email;
   if (patch.unit_price !== undefined) {
     const cents = decimalToCents(patch.unit_price);
-    if (cents !== null) subscription.unitPrice = cents;
+    if (cents !== null) subscription.unitPrice = patch.currency ? centsToMinor(cents, patch.currency) : cents;
   }
   if (patch.next_bill_date !== undefined) subscription.nextBillDate = patch.next_bill_date;
   if (patch.last_bill_date !== undefined) subscription.lastBillDate = patch.last_bill_date;
@@ -201,12 +203,12 @@ export function alertEvent(parsed: ParsedAlert, fields: AlertFields): BillingEve
     event.payment = {
       id: p.id,
       subscriptionId: p.subscription_id,
-      amount: p.amount,
+      amount: centsToMinor(p.amount, p.currency),
       currency: p.currency,
       paidAtSeconds: p.paid_at,
       status: p.status,
       ...(p.order_id !== null ? { orderId: p.order_id } : {}),
-      ...(p.refund_amount !== undefined ? { refundAmount: p.refund_amount } : {}),
+      ...(p.refund_amount !== undefined ? { refundAmount: centsToMinor(p.refund_amount, p.currency) } : {}),
       ...(p.refund_type !== undefined ? { refundType: p.refund_type } : {}),
     };
     // A refund alert is also a refund of its own (partial refunds come one alert each), named by the alert.
@@ -215,7 +217,7 @@ export function alertEvent(parsed: ParsedAlert, fields: AlertFields): BillingEve
         id: parsed.alert_id,
         paymentId: p.id,
         subscriptionId: p.subscription_id,
-        amount: p.refund_amount ?? p.amount,
+        amount: centsToMinor(p.refund_amount ?? p.amount, p.currency),
         currency: p.currency,
         refundedAtSeconds: p.paid_at,
         kind: 'refund',
