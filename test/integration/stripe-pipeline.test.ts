@@ -10,6 +10,7 @@ import { signatureHeader } from '../../shared/providers/stripe/signature';
 import { saveProviderConnection } from '../../shared/store/provider';
 import { getSubscription, listPayments } from '../../shared/store/subscriptions';
 import { api } from '../support/api';
+import { publish } from '../../shared/queue/publish';
 import { newAccount, pollUntil } from '../support/fixtures';
 
 let queues: TestQueues;
@@ -171,5 +172,66 @@ describe('Stripe from checkout to reward, credit and clawback', () => {
     expect((await post(t, body, stripe.sign(body))).status).toBe(200);
     await pollUntil(async () => ((await queues.count('provider-events')) === 0 ? true : null));
     expect((await getSubscription(t.accountId, out.subscription.id))?.status).toBe('deleted');
+  });
+
+  it("a double-sided campaign's single-use promotion code, used at checkout, converts its referral", async () => {
+    const t = await tenant();
+    const campaign = await json('POST', '/v1/campaigns/', t, { name: `promo-${Date.now()}`, allows_commission: true, commission_amount: '3.00', commission_currency: 'USD', referred_discount_type: 'percentage', referred_discount_amount: '10', referred_discount_recurring: false });
+    expect(campaign.status).toBe(201);
+    const m = await member(t, 'gail', { campaign: { id: campaign.body.id } });
+    const ref = await json('POST', '/v1/referrals/', t, { user_identifier: 'user-hank', member_code: m.code });
+    const withCode = await pollUntil(async () => {
+      const body = (await json('GET', `/v1/referrals/${ref.body.id}/`, t)).body;
+      return body.coupon_code ? body : null;
+    });
+    const promo = stripe.ledger.promotionCodeByCode(withCode.coupon_code);
+    expect(promo).toMatchObject({ max_redemptions: 1, restrictions: { first_time_transaction: true } });
+    const hank = await stripe.checkout({ email: 'hank@example.com', deliver: false, promotionCode: withCode.coupon_code });
+    await deliver(t, hank.delivered);
+    const rewarded = await pollUntil(async () => {
+      const body = (await json('GET', `/v1/referrals/${ref.body.id}/`, t)).body;
+      return body.rewards?.length === 1 ? body : null;
+    });
+    expect(rewarded).toMatchObject({ is_converted: true, subscription: { id: hank.result.subscription.id } });
+    expect(rewarded.rewards[0]).toMatchObject({ type: 'commission', amount: '3.00' });
+  });
+
+  it('two partial refunds (charge.refunded is cumulative) make two proportional clawbacks, and a dispute counts as a full refund', async () => {
+    const t = await tenant();
+    const campaign = await json('POST', '/v1/campaigns/', t, { name: `refunds-${Date.now()}`, allows_commission: true, commission_amount: '4.00', commission_currency: 'USD' });
+    const m = await member(t, 'ivy', { campaign: { id: campaign.body.id } });
+    const ref = await json('POST', '/v1/referrals/', t, { user_identifier: 'user-jack', member_code: m.code });
+    const jack = await subscribed(t, 'jack@example.com', ref.body.id);
+    await pollUntil(async () => ((await json('GET', `/v1/referrals/${ref.body.id}/`, t)).body.rewards?.length === 1 ? true : null));
+    const quarter = Math.round((jack.invoice.amount_paid as number) / 4);
+    for (let i = 0; i < 2; i++) {
+      const refund = await stripe.refund(jack.charge!.id, { amount: quarter, deliver: false });
+      await deliver(t, refund.delivered);
+      // Redelivered: nothing more.
+      await deliver(t, refund.delivered);
+    }
+    const clawed = await pollUntil(async () => {
+      const body = (await json('GET', `/v1/referrals/${ref.body.id}/`, t)).body;
+      return body.rewards?.length === 3 ? body : null;
+    });
+    expect(clawed.rewards.slice(1).map((r: { amount: string }) => r.amount)).toEqual(['-1.00', '-1.00']);
+    const dispute = await stripe.dispute(jack.charge!.id, { deliver: false });
+    await deliver(t, dispute.delivered);
+    const disputed = await pollUntil(async () => {
+      const body = (await json('GET', `/v1/referrals/${ref.body.id}/`, t)).body;
+      return body.rewards?.length === 4 ? body : null;
+    });
+    // The whole reward is taken back, never more: 4.00 earned, 4.00 clawed back in all.
+    expect(disputed.rewards.reduce((sum: number, r: { amount: string }) => sum + Number(r.amount), 0)).toBeCloseTo(0, 5);
+  });
+
+  it('the background sync pages with status=all: a canceled subscription whose events were lost is mirrored as deleted', async () => {
+    const t = await tenant();
+    const lost = await stripe.checkout({ email: 'kate@example.com', deliver: false });
+    await stripe.cancel(lost.result.subscription.id, { deliver: false });
+    expect(await getSubscription(t.accountId, lost.result.subscription.id)).toBeNull();
+    await publish('provider-events', { kind: 'sync-account', account_id: t.accountId, state: 'live', page: 1, started_at: Date.now() });
+    const mirrored = await pollUntil(async () => getSubscription(t.accountId, lost.result.subscription.id));
+    expect(mirrored).toMatchObject({ status: 'deleted', email: 'kate@example.com' });
   });
 });
