@@ -298,8 +298,10 @@ function parse(argv: string[]): { command: Command; values: Values } {
     const options = Object.fromEntries(command.flags.map((f) => [f, { type: 'string' as const }]));
     values = parseArgs({ args: argv.slice(2), options, strict: true, allowPositionals: false }).values as Values;
   } catch (err) {
-    // parseArgs messages can span lines; the first one says what is wrong.
-    throw new UsageError(`${(err instanceof Error ? err.message : String(err)).split('\n')[0]}; ${usage}`);
+    // parseArgs messages can span lines; the first one says what is wrong. A stray argument is quoted back
+    // as '<redacted>': it may be a secret pasted in the wrong place (an auth code, an API key).
+    const first = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+    throw new UsageError(`${first.replace(/^Unexpected argument '[^]*?'(?=\. )/, "Unexpected argument '<redacted>'")}; ${usage}`);
   }
   for (const flag of command.required) {
     if (values[flag] === undefined) throw new UsageError(`--${flag} is required; ${usage}`);

@@ -465,6 +465,11 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
       expect(oneLine(res.stderr)).toContain(message);
     }
     expect(await getItem(keys.providerSettings(accountId))).toBeUndefined();
+    // A secret pasted where no argument belongs is not quoted back.
+    const stray = await run(['set-stripe', '--account', accountId, '--secret-key', STRIPE_KEY, '--webhook-secret', WHSEC, `${WHSEC}x`]);
+    expect(stray).toMatchObject({ code: 2, stdout: '' });
+    expect(oneLine(stray.stderr)).toContain("Unexpected argument '<redacted>'");
+    expect(stray.stderr).not.toContain(`${WHSEC}x`);
     const unknown = await billing('0123456789abcdef');
     expect(unknown.code).toBe(1);
     expect(oneLine(unknown.stderr)).toBe('admin: Account 0123456789abcdef does not exist');
