@@ -26,9 +26,6 @@ import { planFromFacts } from './conversion';
 import { attributeFromHints } from './attribution';
 import { log } from '../log';
 
-
-
-
 async function evaluate(accountId: string, referralId: string): Promise<void> {
   await publish('rewards', { kind: 'evaluate-referral', account_id: accountId, referral_id: referralId });
 }
