@@ -30,6 +30,13 @@ async function freshReferral(accountId: string, id: string): Promise<Referral | 
   return toReferral(await getItem(keys.referral(accountId, id)));
 }
 
+/**
+ * Reversals take the subscription's credit lease whatever the provider: two evaluations of one referral
+ * (two events of one refund) may both reverse the same credit, and a provider that decides "consumed" from
+ * the credit left (Stripe) would take the other's reversal for spending.
+ */
+const EVERY_PROVIDER = { combinesCredits: true } as const;
+
 export async function reverseCredits(accountId: string, referralId: string, reversals: CreditReversal[]): Promise<void> {
   let adapter: AccountBillingProvider | null | undefined;
   const provider = async () => (adapter === undefined ? (adapter = await billingProviderFor(accountId)) : adapter);
@@ -66,7 +73,7 @@ export async function reverseCredits(accountId: string, referralId: string, reve
         if (providerRef !== null || subscriptionId !== null) {
           const p = await provider();
           if (!p && providerRef !== null) throw new Error('no provider settings: the applied credit cannot be removed');
-          if (p) outcome = await withCreditLease(p, accountId, subscriptionId ?? 0, () => p.reverseCredit({ rewardId: reward.id, subscriptionId: subscriptionId ?? 0, amount: centsToMinor(reward.amount, reward.currency), currency: reward.currency, providerRef }));
+          if (p) outcome = await withCreditLease(EVERY_PROVIDER, accountId, subscriptionId ?? 0, () => p.reverseCredit({ rewardId: reward.id, subscriptionId: subscriptionId ?? 0, amount: centsToMinor(reward.amount, reward.currency), currency: reward.currency, providerRef }));
         }
         if (outcome === 'consumed') {
           await recordCreditKept(accountId, referral, index, reversal);

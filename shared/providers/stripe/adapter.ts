@@ -271,7 +271,11 @@ export function stripeProvider(settings: Pick<StripeSettings, 'secretKey' | 'api
       if (!applied) return 'reversed';
       const amount = -applied.amount;
       const customer = await client.getCustomer(customerId);
-      if (!customer || creditLeft(customer, applied.currency) < amount) return 'consumed';
+      if (!customer || creditLeft(customer, applied.currency) < amount) {
+        // Less credit left than this one: spent by an invoice, or taken back by a concurrent reversal of this
+        // same credit (whose transaction was not listed yet when we looked). Only the first is "consumed".
+        return (await findRewardTransactions(customerId, credit.rewardId)).reversal ? 'reversed' : 'consumed';
+      }
       await client.createBalanceTransaction(
         customerId,
         {

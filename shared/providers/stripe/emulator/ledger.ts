@@ -261,7 +261,7 @@ export class Ledger {
    * applied here) and tries to pay it: paid (a payment intent, a charge, an invoice payment) or open.
    */
   private invoiceFor(sub: Subscription, reason: NonNullable<Invoice['billing_reason']>, coupon: Coupon | null, pay: boolean): { invoice: Invoice; charge: Charge | null } {
-    const at = this.seconds();
+    const at = Math.max(this.seconds(), ...sub.items.data.map((i) => i.current_period_start));
     const customer = this.customer(sub.customer as string);
     const subtotal = sub.items.data.reduce((a, i) => a + (i.price.unit_amount ?? 0) * (i.quantity ?? 1), 0);
     const off = this.discountOff(subtotal, coupon);
@@ -372,7 +372,7 @@ export class Ledger {
     invoice.amount_paid = amount;
     invoice.amount_remaining = 0;
     invoice.status = 'paid';
-    invoice.status_transitions.paid_at = this.seconds();
+    invoice.status_transitions.paid_at = Math.max(this.seconds(), invoice.status_transitions.finalized_at ?? 0);
   }
 
   private redeem(promo: PromotionCode | null, coupon: Coupon | null): void {
@@ -524,7 +524,9 @@ export class Ledger {
   }
 
   private nextPeriod(sub: Subscription): void {
-    const at = this.seconds();
+    // The emulator's periods end when told; a new one still starts at least a second after the last, as
+    // real renewals (a period apart) always do, so two invoices of one subscription never share a second.
+    const at = Math.max(this.seconds(), ...sub.items.data.map((i) => i.current_period_start + 1));
     for (const item of sub.items.data) {
       item.current_period_start = at;
       item.current_period_end = addInterval(at, item.price.recurring as Recurring);

@@ -1,0 +1,141 @@
+// One harness per payment provider, so the pipeline tests that state business rules run once per provider
+// (test/integration/provider-rules.test.ts) against that provider's emulator, through the real intake,
+// queues, workers and adapter. A harness builds signed webhooks without delivering them, so a test decides
+// the order and the number of deliveries.
+import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/paddle-emulator';
+import type { ProviderKind } from '../../shared/billing/port';
+import { startPaddleBillingEmulator, type PaddleBillingEmulator } from '../../shared/providers/paddle-billing/emulator/server';
+import { startStripeEmulator, type StripeEmulator } from '../../shared/providers/stripe/emulator/server';
+import { saveProviderConnection } from '../../shared/store/provider';
+import { api, type ApiResponse } from './api';
+
+/** A signed webhook as the provider would POST it to the account's intake. */
+export interface Delivery {
+  path: (accountId: string) => string;
+  rawBody: string;
+  headers: Record<string, string>;
+}
+
+export interface Checkout {
+  subscriptionId: string | number;
+  /** The first payment's id as Refloop shows it (`reward.payment_id`). */
+  paymentId: string | number;
+  /** What `refund` takes to refund that payment. */
+  refundable: string | number;
+  deliveries: Delivery[];
+}
+
+export interface ProviderHarness {
+  kind: ProviderKind;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  connect(accountId: string): Promise<void>;
+  /** A checkout of the default monthly plan at 10.00 USD; `referralId` goes where the browser script puts it. */
+  checkout(email: string, referralId?: string): Promise<Checkout>;
+  renew(subscriptionId: string | number): Promise<{ paymentId: string | number; deliveries: Delivery[] }>;
+  /** A full refund, approved where the provider asks for approval (Paddle Billing). */
+  refund(refundable: string | number): Promise<Delivery[]>;
+  /** Credit applied at the provider on a subscription and not yet billed, in cents. */
+  creditOn(subscriptionId: string | number): number;
+}
+
+export function deliver(accountId: string, d: Delivery): Promise<ApiResponse> {
+  return api('POST', d.path(accountId), { rawBody: d.rawBody, headers: d.headers });
+}
+
+function classic(): ProviderHarness {
+  let paddle: PaddleEmulator;
+  const path = (a: string) => `/webhooks/paddle/${a}/`;
+  const form = (fields: Record<string, string>): Delivery => ({ path, rawBody: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  return {
+    kind: 'paddle-classic',
+    async start() {
+      paddle = await startPaddleEmulator({ webhookUrl: null });
+    },
+    stop: () => paddle?.stop(),
+    connect: (accountId) =>
+      saveProviderConnection(accountId, { kind: 'paddle-classic', vendorId: paddle.vendorId, authCode: paddle.authCode, publicKey: paddle.publicKeyPem, vendorsApiUrl: paddle.vendorsApiUrl, checkoutApiUrl: paddle.checkoutApiUrl }),
+    async checkout(email, referralId) {
+      const out = await paddle.checkout({ plan_id: 9001, email, deliver: false, ...(referralId ? { passthrough: JSON.stringify({ refloop_referral_id: referralId }) } : {}) });
+      if (!out.payment) throw new Error('the Classic emulator made no first payment');
+      return { subscriptionId: out.subscription.subscription_id, paymentId: out.payment.id, refundable: out.payment.id, deliveries: out.alerts.map((a) => form(a.fields)) };
+    },
+    async renew(subscriptionId) {
+      const out = await paddle.renew(Number(subscriptionId), { deliver: false });
+      return { paymentId: out.payment.id, deliveries: out.alerts.map((a) => form(a.fields)) };
+    },
+    async refund(refundable) {
+      return (await paddle.refund(Number(refundable), { deliver: false })).alerts.map((a) => form(a.fields));
+    },
+    creditOn: (subscriptionId) =>
+      paddle
+        .modifiers(Number(subscriptionId))
+        .filter((m) => m.billed_payment_id === undefined)
+        .reduce((sum, m) => sum - Math.round(Number(m.amount) * 100), 0),
+  };
+}
+
+function paddleBilling(): ProviderHarness {
+  let paddle: PaddleBillingEmulator;
+  const path = (a: string) => `/webhooks/paddle-billing/${a}/`;
+  const json = (n: { rawBody: string; signature: string }): Delivery => ({ path, rawBody: n.rawBody, headers: { 'content-type': 'application/json', 'paddle-signature': n.signature } });
+  return {
+    kind: 'paddle-billing',
+    async start() {
+      paddle = await startPaddleBillingEmulator({ webhookUrl: null });
+    },
+    stop: () => paddle?.stop(),
+    connect: (accountId) => saveProviderConnection(accountId, { kind: 'paddle-billing', apiKey: paddle.apiKey, apiUrl: paddle.url, webhookSecret: paddle.webhookSecret }),
+    async checkout(email, referralId) {
+      const out = await paddle.checkout({ email, deliver: false, ...(referralId ? { customData: { refloop_referral_id: referralId } } : {}) });
+      return { subscriptionId: out.result.subscription.id, paymentId: out.result.transaction.id, refundable: out.result.transaction.id, deliveries: out.delivered.map(json) };
+    },
+    async renew(subscriptionId) {
+      const out = await paddle.renew(String(subscriptionId), { deliver: false });
+      return { paymentId: out.result.transaction.id, deliveries: out.delivered.map(json) };
+    },
+    async refund(refundable) {
+      const refund = await paddle.refund(String(refundable), { deliver: false });
+      const approved = await paddle.approve(refund.result.adjustment.id, { deliver: false });
+      return [...refund.delivered, ...approved.delivered].map(json);
+    },
+    creditOn(subscriptionId) {
+      const discountId = paddle.ledger.subscriptions.get(String(subscriptionId))?.discount?.id;
+      const discount = discountId ? paddle.ledger.discounts.get(discountId) : undefined;
+      return discount ? Number(discount.amount) : 0;
+    },
+  };
+}
+
+function stripe(): ProviderHarness {
+  let em: StripeEmulator;
+  const path = (a: string) => `/webhooks/stripe/${a}/`;
+  const json = (e: { rawBody: string; signature: string }): Delivery => ({ path, rawBody: e.rawBody, headers: { 'content-type': 'application/json', 'stripe-signature': e.signature } });
+  return {
+    kind: 'stripe',
+    async start() {
+      em = await startStripeEmulator({ webhookUrl: null });
+    },
+    stop: () => em?.stop(),
+    connect: (accountId) => saveProviderConnection(accountId, { kind: 'stripe', secretKey: em.secretKey, apiUrl: em.url, webhookSecret: em.webhookSecret }),
+    async checkout(email, referralId) {
+      const out = await em.checkout({ email, deliver: false, ...(referralId ? { clientReferenceId: referralId } : {}) });
+      if (!out.result.charge) throw new Error('the Stripe emulator made no first charge');
+      return { subscriptionId: out.result.subscription.id, paymentId: out.result.invoice.id, refundable: out.result.charge.id, deliveries: out.delivered.map(json) };
+    },
+    async renew(subscriptionId) {
+      const out = await em.renew(String(subscriptionId), { deliver: false });
+      return { paymentId: out.result.invoice.id, deliveries: out.delivered.map(json) };
+    },
+    async refund(refundable) {
+      return (await em.refund(String(refundable), { deliver: false })).delivered.map(json);
+    },
+    creditOn(subscriptionId) {
+      const sub = em.ledger.subscriptions.get(String(subscriptionId));
+      return sub ? em.ledger.creditLeft(sub.customer as string, 'usd') : 0;
+    },
+  };
+}
+
+/** Every provider, for `describe.each`. */
+export const PROVIDER_HARNESSES: readonly ProviderHarness[] = [classic(), paddleBilling(), stripe()];
