@@ -29,7 +29,14 @@ export interface ProviderHarness {
   kind: ProviderKind;
   start(): Promise<void>;
   stop(): Promise<void>;
-  connect(accountId: string): Promise<void>;
+  /** Connects the account to the emulator, or to `apiUrl` (a fault proxy in front of it). */
+  connect(accountId: string, apiUrl?: string): Promise<void>;
+  /** The emulator's API base URL. */
+  apiUrl(): string;
+  /** The next `count` API calls answer `status` (429 with Retry-After: 1). */
+  failNext(count: number, status: 429 | 503): void;
+  /** Provider-side credit objects created so far (modifiers, discounts, balance transactions). */
+  creditObjects(): number;
   /** A checkout of the default monthly plan at 10.00 USD; `referralId` goes where the browser script puts it. */
   checkout(email: string, referralId?: string): Promise<Checkout>;
   renew(subscriptionId: string | number): Promise<{ paymentId: string | number; deliveries: Delivery[] }>;
@@ -53,8 +60,20 @@ function classic(): ProviderHarness {
       paddle = await startPaddleEmulator({ webhookUrl: null });
     },
     stop: () => paddle?.stop(),
-    connect: (accountId) =>
-      saveProviderConnection(accountId, { kind: 'paddle-classic', vendorId: paddle.vendorId, authCode: paddle.authCode, publicKey: paddle.publicKeyPem, vendorsApiUrl: paddle.vendorsApiUrl, checkoutApiUrl: paddle.checkoutApiUrl }),
+    connect: (accountId, apiUrl) =>
+      saveProviderConnection(accountId, {
+        kind: 'paddle-classic',
+        vendorId: paddle.vendorId,
+        authCode: paddle.authCode,
+        publicKey: paddle.publicKeyPem,
+        vendorsApiUrl: apiUrl ? `${apiUrl}/vendors/api` : paddle.vendorsApiUrl,
+        checkoutApiUrl: apiUrl ? `${apiUrl}/checkout/api` : paddle.checkoutApiUrl,
+      }),
+    apiUrl: () => paddle.url,
+    failNext() {
+      throw new Error('the Classic emulator has setMode, not failNext: see fault-injection.test.ts');
+    },
+    creditObjects: () => paddle.modifiers().length,
     async checkout(email, referralId) {
       const out = await paddle.checkout({ plan_id: 9001, email, deliver: false, ...(referralId ? { passthrough: JSON.stringify({ refloop_referral_id: referralId }) } : {}) });
       if (!out.payment) throw new Error('the Classic emulator made no first payment');
@@ -85,7 +104,10 @@ function paddleBilling(): ProviderHarness {
       paddle = await startPaddleBillingEmulator({ webhookUrl: null });
     },
     stop: () => paddle?.stop(),
-    connect: (accountId) => saveProviderConnection(accountId, { kind: 'paddle-billing', apiKey: paddle.apiKey, apiUrl: paddle.url, webhookSecret: paddle.webhookSecret }),
+    connect: (accountId, apiUrl) => saveProviderConnection(accountId, { kind: 'paddle-billing', apiKey: paddle.apiKey, apiUrl: apiUrl ?? paddle.url, webhookSecret: paddle.webhookSecret }),
+    apiUrl: () => paddle.url,
+    failNext: (count, status) => paddle.failNext(count, status, 1),
+    creditObjects: () => [...paddle.ledger.discounts.values()].filter((d) => (d.custom_data as { refloop?: unknown } | null)?.refloop === 'credit').length,
     async checkout(email, referralId) {
       const out = await paddle.checkout({ email, deliver: false, ...(referralId ? { customData: { refloop_referral_id: referralId } } : {}) });
       return { subscriptionId: out.result.subscription.id, paymentId: out.result.transaction.id, refundable: out.result.transaction.id, deliveries: out.delivered.map(json) };
@@ -117,7 +139,10 @@ function stripe(): ProviderHarness {
       em = await startStripeEmulator({ webhookUrl: null });
     },
     stop: () => em?.stop(),
-    connect: (accountId) => saveProviderConnection(accountId, { kind: 'stripe', secretKey: em.secretKey, apiUrl: em.url, webhookSecret: em.webhookSecret }),
+    connect: (accountId, apiUrl) => saveProviderConnection(accountId, { kind: 'stripe', secretKey: em.secretKey, apiUrl: apiUrl ?? em.url, webhookSecret: em.webhookSecret }),
+    apiUrl: () => em.url,
+    failNext: (count, status) => em.failNext(count, status, 1),
+    creditObjects: () => [...em.ledger.balanceTransactions.values()].flat().filter((t) => t.metadata?.refloop === 'credit').length,
     async checkout(email, referralId) {
       const out = await em.checkout({ email, deliver: false, ...(referralId ? { clientReferenceId: referralId } : {}) });
       if (!out.result.charge) throw new Error('the Stripe emulator made no first charge');
