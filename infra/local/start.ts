@@ -8,7 +8,11 @@ import { resetQueueClient } from '../../shared/queue/publish';
 import { QUEUE_NAMES } from '../../shared/queue/queues';
 import { createAccount, ensurePublishableKey, findPrincipalByApiKey } from '../../shared/store/accounts';
 import { resetClients } from '../../shared/store/client';
-import { saveProviderSettings } from '../../shared/store/provider';
+import type { ProviderKind } from '../../shared/billing/port';
+import { ProviderSwitchRefusedError, saveProviderConnection, type ProviderConnection } from '../../shared/store/provider';
+import { startPaddleBillingEmulator, type PaddleBillingEmulator } from '../../shared/providers/paddle-billing/emulator/server';
+import { startStripeEmulator, type StripeEmulator } from '../../shared/providers/stripe/emulator/server';
+import { PROVIDER_KINDS } from '../../shared/billing/port';
 import { startDynamoLocal } from './dynamodb';
 import { startGateway } from './gateway';
 import { startPaddleEmulator, type PaddleEmulator } from './paddle-emulator';
@@ -25,6 +29,12 @@ export interface LocalOptions {
   sqsPort?: number;
   /** Paddle emulator port (default 8025; 0 = a free port). */
   paddlePort?: number;
+  /** Paddle Billing emulator port (default 8026, what `npm run paddle-billing` calls; 0 = a free port). */
+  paddleBillingPort?: number;
+  /** Stripe emulator port (default 12111, what `npm run stripe` calls; 0 = a free port). */
+  stripePort?: number;
+  /** The provider the demo account is connected to (default paddle-classic; env DEMO_PROVIDER). */
+  demoProvider?: ProviderKind;
   /** Minutes between background-sync runs (default: the stack's schedule). */
   backfillMinutes?: number;
 }
@@ -42,7 +52,13 @@ export interface LocalRuntime {
   dataDir: string;
   sqsEndpoint: string;
   paddle: PaddleEmulator;
+  paddleBilling: PaddleBillingEmulator;
+  stripe: StripeEmulator;
   demo: DemoAccount;
+  /** The provider the demo account is connected to. */
+  demoProvider: ProviderKind;
+  /** Set when the demo could not switch to the asked provider (it mirrors subscriptions of another). */
+  demoProviderNote: string | null;
   /** True when this start created the demo account (first start on this data directory). */
   demoCreated: boolean;
   stop(): Promise<void>;
@@ -73,6 +89,20 @@ async function ensureDemoAccount(dataDir: string): Promise<{ demo: DemoAccount; 
   const { account, apiKey } = await createAccount({ name: 'Demo', plan: 'regular' });
   writeFileSync(marker, JSON.stringify({ account_id: account.accountId, api_key: apiKey }, null, 2) + '\n', { mode: 0o600 });
   return { demo: { accountId: account.accountId, apiKey, publishableKey: account.publishableKey as string }, created: true };
+}
+
+/** The local emulators' keys (not secrets: they only open the emulators on this machine). */
+export const LOCAL_SECRETS = {
+  billingApiKey: 'pdl_sdbx_apikey_local_emulator',
+  billingWebhookSecret: 'pdl_ntfset_local_emulator',
+  stripeSecretKey: 'sk_test_local_emulator',
+  stripeWebhookSecret: 'whsec_local_emulator',
+} as const;
+
+function demoProviderFromEnv(): ProviderKind {
+  const raw = process.env.DEMO_PROVIDER || 'paddle-classic';
+  if (!(PROVIDER_KINDS as readonly string[]).includes(raw)) throw new Error(`DEMO_PROVIDER must be one of ${PROVIDER_KINDS.join(', ')}, got "${raw}"`);
+  return raw as ProviderKind;
 }
 
 export async function startLocal(options: LocalOptions = {}): Promise<LocalRuntime> {
@@ -119,22 +149,41 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     const schedules = startSchedules(options.backfillMinutes ? { everyMinutesOverride: options.backfillMinutes } : {});
     stops.push(schedules.stop);
 
+    // Paddle Billing's and Stripe's emulators keep their state in memory; their keys are fixed, so a
+    // demo account connected to them keeps working across restarts (emulator values, not real secrets).
+    const paddleBilling = await startPaddleBillingEmulator({ port: options.paddleBillingPort ?? 8026, apiKey: LOCAL_SECRETS.billingApiKey, webhookSecret: LOCAL_SECRETS.billingWebhookSecret, webhookUrl: null });
+    stops.push(paddleBilling.stop);
+    const stripe = await startStripeEmulator({ port: options.stripePort ?? 12111, secretKey: LOCAL_SECRETS.stripeSecretKey, webhookSecret: LOCAL_SECRETS.stripeWebhookSecret, webhookUrl: null });
+    stops.push(stripe.stop);
+
     const { demo, created } = await ensureDemoAccount(dataDir);
-    // The demo account is wired to the emulator on every start (its settings follow the emulator's).
-    await saveProviderSettings(demo.accountId, {
-      vendorId: paddle.vendorId,
-      authCode: paddle.authCode,
-      publicKey: paddle.publicKeyPem,
-      vendorsApiUrl: paddle.vendorsApiUrl,
-      checkoutApiUrl: paddle.checkoutApiUrl,
-    });
+    // The demo account is wired to its emulator on every start (its settings follow the emulator's). One
+    // provider per account: a demo that already mirrors another provider's subscriptions keeps that one.
+    const connections: Record<ProviderKind, ProviderConnection> = {
+      'paddle-classic': { kind: 'paddle-classic', vendorId: paddle.vendorId, authCode: paddle.authCode, publicKey: paddle.publicKeyPem, vendorsApiUrl: paddle.vendorsApiUrl, checkoutApiUrl: paddle.checkoutApiUrl },
+      'paddle-billing': { kind: 'paddle-billing', apiKey: paddleBilling.apiKey, apiUrl: paddleBilling.url, webhookSecret: paddleBilling.webhookSecret },
+      stripe: { kind: 'stripe', secretKey: stripe.secretKey, apiUrl: stripe.url, webhookSecret: stripe.webhookSecret },
+    };
+    let demoProvider = options.demoProvider ?? 'paddle-classic';
+    let demoProviderNote: string | null = null;
+    try {
+      await saveProviderConnection(demo.accountId, connections[demoProvider]);
+    } catch (err) {
+      if (!(err instanceof ProviderSwitchRefusedError)) throw err;
+      demoProviderNote = `The demo account stays on ${err.from}: it mirrors ${err.subscriptions} subscription(s) from it (delete ${dataDir} for a fresh demo on ${demoProvider}).`;
+      demoProvider = err.from;
+      await saveProviderConnection(demo.accountId, connections[demoProvider]);
+    }
     const gateway = await startGateway({ port: options.port ?? 3000 });
     stops.push(gateway.close);
+    // Each emulator delivers to the demo account's intake of its kind (the other kinds answer 404).
     paddle.setWebhookUrl(`${gateway.url}/webhooks/paddle/${demo.accountId}/`);
+    paddleBilling.setWebhookUrl(`${gateway.url}/webhooks/paddle-billing/${demo.accountId}/`);
+    stripe.setWebhookUrl(`${gateway.url}/webhooks/stripe/${demo.accountId}/`);
     // One background sync at start: whatever the emulator did while the service was down is caught up.
     const backfill = scheduledJobs.find((j) => j.name === 'ProviderBackfill');
     if (backfill) await runScheduledJob(backfill);
-    return { url: gateway.url, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, paddle, dataDir, demo, demoCreated: created, stop };
+    return { url: gateway.url, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, paddle, paddleBilling, stripe, dataDir, demo, demoCreated: created, demoProvider, demoProviderNote, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -162,18 +211,24 @@ async function main(): Promise<void> {
       tableName,
       sqsPort: portFromEnv('SQS_PORT', 9324),
       paddlePort: portFromEnv('PADDLE_PORT', 8025),
+      paddleBillingPort: portFromEnv('PADDLE_BILLING_PORT', 8026),
+      stripePort: portFromEnv('STRIPE_PORT', 12111),
+      demoProvider: demoProviderFromEnv(),
     });
   } catch (err) {
     console.error(err instanceof Error ? err.message : String(err));
     process.exit(1);
   }
-  const { url, dynamodbEndpoint, sqsEndpoint, paddle, dataDir, demo, demoCreated } = runtime;
+  const { url, dynamodbEndpoint, sqsEndpoint, paddle, paddleBilling, stripe, dataDir, demo, demoCreated, demoProvider, demoProviderNote } = runtime;
   console.log(`Refloop API      ${url}`);
   console.log(`DynamoDB Local   ${dynamodbEndpoint} (data in ${dataDir})`);
   console.log(`Local SQS        ${sqsEndpoint} (queues: ${QUEUE_NAMES.join(', ')}, and their DLQs)`);
   console.log(`Member emails    ${join(dataDir, 'outbox')} (one .eml file per message)`);
-  console.log(`Paddle emulator  ${paddle.url} (vendor ${paddle.vendorId}; alerts go to the demo account)`);
-  console.log(`Demo account     ${demo.accountId}${demoCreated ? ' (created now)' : ''}`);
+  console.log(`Paddle emulator  ${paddle.url} (Classic, vendor ${paddle.vendorId})`);
+  console.log(`Paddle Billing   ${paddleBilling.url} (emulator; API key ${paddleBilling.apiKey})`);
+  console.log(`Stripe           ${stripe.url} (emulator; secret key ${stripe.secretKey})`);
+  console.log(`Demo account     ${demo.accountId}${demoCreated ? ' (created now)' : ''}, connected to ${demoProvider} (DEMO_PROVIDER=paddle-classic|paddle-billing|stripe)`);
+  if (demoProviderNote) console.log(demoProviderNote);
   console.log(`Demo API key     ${demo.apiKey}`);
   console.log(`Publishable key  ${demo.publishableKey}`);
   console.log(`Script tag       <script src="${url}/js/refloop.js" data-key="${demo.publishableKey}" async></script>`);
@@ -186,7 +241,12 @@ async function main(): Promise<void> {
       : `DYNAMODB_ENDPOINT=${dynamodbEndpoint} TABLE_NAME=${tableName} `;
   console.log(`Accounts and keys: ${cliEnv}npm run --silent admin -- account create --name <name>`);
   const paddleEnv = paddle.url === 'http://127.0.0.1:8025' ? '' : `PADDLE_EMULATOR_URL=${paddle.url} `;
-  console.log(`Simulate Paddle:   ${paddleEnv}npm run --silent paddle -- checkout --plan 9001 --email buyer@example.com`);
+  const simulate: Record<ProviderKind, string> = {
+    'paddle-classic': `${paddleEnv}npm run --silent paddle -- checkout --plan 9001 --email buyer@example.com`,
+    'paddle-billing': `${paddleBilling.url === 'http://127.0.0.1:8026' ? '' : `PADDLE_BILLING_EMULATOR_URL=${paddleBilling.url} `}npm run --silent paddle-billing -- checkout --email buyer@example.com`,
+    stripe: `${stripe.url === 'http://127.0.0.1:12111' ? '' : `STRIPE_EMULATOR_URL=${stripe.url} `}npm run --silent stripe -- checkout --email buyer@example.com`,
+  };
+  console.log(`Simulate a checkout: ${simulate[demoProvider]}`);
   console.log('Ctrl-C stops everything.');
 
   let stopping = false;

@@ -156,6 +156,8 @@ export async function startBenchRuntime(workDir: string): Promise<BenchRuntime> 
       dynamodbPort: await freePort(),
       sqsPort: 0,
       paddlePort: 0,
+      paddleBillingPort: 0,
+      stripePort: 0,
       dataDir: join(workDir, 'data'),
       tableName,
     });

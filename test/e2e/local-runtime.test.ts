@@ -18,7 +18,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'refloop-e2e-'));
 let runtime: LocalRuntime | undefined;
 
 async function start(): Promise<LocalRuntime> {
-  runtime = await startLocal({ port: await freePort(), dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, dataDir, tableName: 'refloop-e2e' });
+  runtime = await startLocal({ port: await freePort(), dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-e2e' });
   return runtime;
 }
 

@@ -249,7 +249,7 @@ describe('the extraction', () => {
 
 describe('docs/api-tour.md on a fresh npm start', () => {
   it('runs every command as pasted, in order, with the documented answers', async () => {
-    runtime = await startLocal({ port: await freePort(), dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, dataDir, tableName: TABLE });
+    runtime = await startLocal({ port: await freePort(), dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: TABLE });
     const { demo } = runtime;
     shell = new Shell({
       ...process.env,
