@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAccount } from '../../shared/store/accounts';
 import { batchGet, lookup, readCounter } from '../../shared/store/ops';
-import { saveProviderSettings } from '../../shared/store/provider';
+import { saveProviderConnection, saveProviderSettings } from '../../shared/store/provider';
 import { keys, type Key } from '../../shared/store/table';
 import { checkoutAlerts } from './alerts';
 import type { CpuSample } from './cpu';
@@ -193,5 +193,114 @@ export async function measureDrain(
       p99: median(runs.map((r) => r.post.p99)),
     },
     lostTotal: runs.reduce((s, r) => s + r.lost + r.dlq + r.rejected, 0),
+  };
+}
+
+/** The same drain for the JSON providers: signed notifications of the emulator, through their intake. */
+export interface JsonDrainSection {
+  provider: 'paddle-billing' | 'stripe';
+  checkouts: number;
+  webhooks: number;
+  connections: number;
+  postSeconds: number;
+  postRate: number;
+  post: LoadFigures;
+  appliedSeconds: number;
+  appliedRate: number;
+  peakBacklog: number;
+  /** Provider API calls the worker made (customer emails, lookups), from the emulator's counts. */
+  apiCalls: number;
+  dlq: number;
+  missing: { subscriptions: number; payments: number; markers: number };
+  rejected: number;
+  lostTotal: number;
+}
+
+export async function measureJsonDrain(bench: BenchRuntime, workDir: string, o: { provider: 'paddle-billing' | 'stripe'; checkouts: number; connections: number; timeoutMs: number }): Promise<JsonDrainSection> {
+  const rt = bench.runtime;
+  const { account } = await createAccount({ name: `Bench drain ${o.provider}`, plan: 'regular' });
+  const accountId = account.accountId;
+  const billing = rt.paddleBilling;
+  const stripe = rt.stripe;
+  if (o.provider === 'paddle-billing') await saveProviderConnection(accountId, { kind: 'paddle-billing', apiKey: billing.apiKey, apiUrl: billing.url, webhookSecret: billing.webhookSecret });
+  else await saveProviderConnection(accountId, { kind: 'stripe', secretKey: stripe.secretKey, apiUrl: stripe.url, webhookSecret: stripe.webhookSecret });
+
+  progress(`drain (${o.provider}): ${o.checkouts} checkouts in the emulator, their webhooks signed`);
+  const lines: string[] = [];
+  const expected: { subscriptionId: string; paymentId: string }[] = [];
+  const eventIds: string[] = [];
+  const header = o.provider === 'paddle-billing' ? 'paddle-signature' : 'stripe-signature';
+  for (let i = 0; i < o.checkouts; i++) {
+    const email = `drain-${i}@example.com`;
+    if (o.provider === 'paddle-billing') {
+      const out = await billing.checkout({ email, deliver: false });
+      expected.push({ subscriptionId: out.result.subscription.id, paymentId: out.result.transaction.id });
+      for (const n of out.delivered) {
+        lines.push(JSON.stringify({ h: { 'content-type': 'application/json', [header]: n.signature }, b: n.rawBody }));
+        eventIds.push(n.notification.event_id);
+      }
+    } else {
+      const out = await stripe.checkout({ email, deliver: false });
+      expected.push({ subscriptionId: out.result.subscription.id, paymentId: out.result.invoice.id });
+      for (const e of out.delivered) {
+        lines.push(JSON.stringify({ h: { 'content-type': 'application/json', [header]: e.signature }, b: e.rawBody }));
+        eventIds.push(e.event.id);
+      }
+    }
+  }
+  const file = join(workDir, `drain-${o.provider}.txt`);
+  writeFileSync(file, lines.join('\n') + '\n');
+  const callsBefore = Object.values((o.provider === 'paddle-billing' ? billing : stripe).callCounts()).reduce((a, b) => a + b, 0);
+
+  await waitForQueue(bench, 'provider-events', 120_000);
+  const dlqBefore = (await bench.queues.depth('provider-events-dlq')).total;
+  progress(`drain (${o.provider}): posting ${lines.length} webhooks with ${o.connections} connections`);
+  const started = performance.now();
+  let posted: LoadFigures | undefined;
+  let postSeconds = 0;
+  const path = o.provider === 'paddle-billing' ? `/webhooks/paddle-billing/${accountId}/` : `/webhooks/stripe/${accountId}/`;
+  const posting = bench.load.run({ url: rt.url, connections: o.connections, amount: lines.length, headers: { 'content-type': 'application/json' }, scenario: { kind: 'signed-bodies', path, bodiesFile: file } }).then((f) => {
+    posted = f;
+    postSeconds = (performance.now() - started) / 1000;
+  });
+  let peakBacklog = 0;
+  const deadline = started + o.timeoutMs;
+  for (;;) {
+    const { total: depth, messages } = await bench.queues.depth('provider-events');
+    peakBacklog = Math.max(peakBacklog, messages);
+    if (posted && depth === 0) break;
+    if (performance.now() > deadline) throw new Error(`drain (${o.provider}): not applied within ${o.timeoutMs / 1000} s (queue ${depth})`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await posting;
+  const appliedSeconds = (performance.now() - started) / 1000;
+  const figures = posted as LoadFigures;
+  progress(`drain (${o.provider}): verifying every webhook's effect`);
+  const dlq = (await bench.queues.depth('provider-events-dlq')).total - dlqBefore;
+  const missing = {
+    subscriptions: (await missingKeys(expected.map((e) => keys.subscription(accountId, e.subscriptionId)))).length,
+    payments: (await missingKeys(expected.map((e) => keys.payment(accountId, e.subscriptionId, e.paymentId)))).length,
+    markers: (await missingKeys(eventIds.map((id) => keys.alert(accountId, id)))).length,
+  };
+  const apiCalls = Object.values((o.provider === 'paddle-billing' ? billing : stripe).callCounts()).reduce((a, b) => a + b, 0) - callsBefore;
+  const rejected = figures.requests - figures.ok;
+  return {
+    provider: o.provider,
+    checkouts: o.checkouts,
+    webhooks: lines.length,
+    connections: o.connections,
+    postSeconds,
+    postRate: figures.ok / postSeconds,
+    post: figures,
+    appliedSeconds,
+    appliedRate: lines.length / appliedSeconds,
+    peakBacklog,
+    apiCalls,
+    dlq,
+    missing,
+    rejected,
+    // Markers are written for the events that carry facts; an event type the adapter ignores leaves none,
+    // so a missing marker is reported, not counted as lost. Subscriptions and payments are what must be there.
+    lostTotal: missing.subscriptions + missing.payments + dlq + rejected,
   };
 }

@@ -10,7 +10,9 @@ export type LoadScenario =
   /** POST /v1/referrals/ with a new user_identifier per request, member codes cycled. */
   | { kind: 'create-referral'; path: string; memberCodes: string[]; userPrefix: string }
   /** POSTs of pre-built form bodies (signed alerts), each sent once, in order. */
-  | { kind: 'form-bodies'; path: string; bodiesFile: string };
+  | { kind: 'form-bodies'; path: string; bodiesFile: string }
+  /** POSTs of pre-built signed JSON webhooks, one per line `{"h": {header: value}, "b": "<raw body>"}`, in order. */
+  | { kind: 'signed-bodies'; path: string; bodiesFile: string };
 
 export interface LoadJob {
   id: number;
@@ -67,6 +69,23 @@ function requestsFor(scenario: LoadScenario): autocannon.Request[] {
       const bodies = readFileSync(scenario.bodiesFile, 'utf8').split('\n').filter((l) => l.length > 0);
       let i = 0;
       return [{ method: 'POST', path: scenario.path, setupRequest: (req) => ({ ...req, body: bodies[i++ % bodies.length] as string }) }];
+    }
+    case 'signed-bodies': {
+      const signed = readFileSync(scenario.bodiesFile, 'utf8')
+        .split('\n')
+        .filter((l) => l.length > 0)
+        .map((l) => JSON.parse(l) as { h: Record<string, string>; b: string });
+      let i = 0;
+      return [
+        {
+          method: 'POST',
+          path: scenario.path,
+          setupRequest: (req) => {
+            const one = signed[i++ % signed.length] as { h: Record<string, string>; b: string };
+            return { ...req, headers: { ...req.headers, ...one.h }, body: one.b };
+          },
+        },
+      ];
     }
   }
 }

@@ -1,7 +1,7 @@
 // BENCHMARKS.md from the figures of one `npm run bench`.
 import { BUNDLE_BUDGET_BYTES, INIT_OVERHEAD_BUDGET_MS, LAMBDA_NODE_OPTIONS, type BundleSection } from './bundles';
 import type { CpuSample } from './cpu';
-import type { DrainSection } from './drain';
+import type { DrainSection, JsonDrainSection } from './drain';
 import { READ_TARGET_RATIO, type LoadSection } from './load';
 import type { Machine } from './machine';
 import { kb, mark, median, ms, num, pct } from './stats';
@@ -14,6 +14,8 @@ export interface Report {
   bundles: BundleSection | null;
   load: LoadSection | null;
   drain: DrainSection | null;
+  /** The same drain for Paddle Billing and Stripe webhooks (absent from reports written before them). */
+  jsonDrains?: JsonDrainSection[];
   /** The unknown-key flood (section `auth`); absent from reports written before it existed. */
   authFlood?: AuthFloodSection | null;
   /** Sections that could not run, with the reason. */
@@ -51,6 +53,7 @@ export function verdicts(r: Report): Verdicts {
     }
   }
   if (r.drain && r.drain.lostTotal > 0) hardFailures.push(`drain: ${r.drain.lostTotal} alerts rejected, lost or dead-lettered`);
+  for (const d of r.jsonDrains ?? []) if (d.lostTotal > 0) hardFailures.push(`drain (${d.provider}): ${d.lostTotal} webhooks rejected, lost or dead-lettered`);
   if (r.totalSeconds >= 300) missed.push(`bench runtime ${num(r.totalSeconds)} s (target < 5 min)`);
   return { hardFailures, missed };
 }
@@ -248,6 +251,28 @@ export function renderReport(r: Report): string {
     line(
       `Verification: ${m('subscriptions')} subscriptions missing, ${m('payments')} payments missing, ${m('markers')} alert markers missing, ${m('notActive')} not counted active; ${d.runs.reduce((s, x) => s + x.dlq, 0)} messages dead-lettered.` +
         (d.runs.length === 1 ? ' One run: a second one would take the bench past its five-minute budget on this machine (set BENCH_DRAIN_RUNS=3 for three).' : ''),
+    );
+    line();
+  }
+
+  if ((r.jsonDrains ?? []).length > 0) {
+    line('### Paddle Billing and Stripe webhooks');
+    line();
+    line(
+      "The same drain through the JSON intakes: checkouts made in each provider's emulator, their signed webhooks (Billing: `subscription.created`, `transaction.completed` and the rest of a checkout; Stripe: `customer.subscription.created`, `invoice.paid`, `checkout.session.completed`) posted by autocannon to a fresh account connected to that emulator. " +
+        "Unlike Classic's alerts, the worker parses each one through the adapter, which calls the provider's API where the webhook does not say enough (the customer's email): those calls are part of the time.",
+    );
+    line();
+    line('| Provider | Checkouts | Webhooks | Posted in | Post rate | Post p50 / p99 | Applied in | Applied rate | Peak queue depth | Provider API calls | DLQ | Rejected | Lost |');
+    line('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const d of r.jsonDrains ?? []) {
+      line(
+        `| ${d.provider} | ${num(d.checkouts)} | ${num(d.webhooks)} | ${num(d.postSeconds, 1)} s | ${num(d.postRate)}/s | ${ms(d.post.p50)} / ${ms(d.post.p99)} | ${num(d.appliedSeconds, 1)} s | **${num(d.appliedRate)}/s** | ${num(d.peakBacklog)} | ${num(d.apiCalls)} | ${d.dlq} | ${d.rejected} | ${d.lostTotal} |`,
+      );
+    }
+    line();
+    line(
+      `Verification: ${(r.jsonDrains ?? []).map((d) => `${d.provider}: ${d.missing.subscriptions} subscriptions and ${d.missing.payments} payments missing, ${d.missing.markers} webhooks without an idempotency marker (event types the adapter acknowledges without effect leave none)`).join('; ')}.`,
     );
     line();
   }

@@ -12,7 +12,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeRun, measureAuthFlood, type AuthFloodSection } from './auth-flood';
 import { measureBundles, REPO_ROOT, type BundleSection } from './bundles';
-import { measureDrain, type DrainSection } from './drain';
+import { measureDrain, measureJsonDrain, type DrainSection, type JsonDrainSection } from './drain';
 import { startBenchRuntime, type BenchRuntime } from './harness';
 import { measureLoad, type LoadSection } from './load';
 import { describeMachine } from './machine';
@@ -42,6 +42,7 @@ async function main(): Promise<number> {
   let bundles: BundleSection | null = null;
   let load: LoadSection | null = null;
   let drain: DrainSection | null = null;
+  const jsonDrains: JsonDrainSection[] = [];
   let authFlood: AuthFloodSection | null = null;
   let serviceLog: Report['serviceLog'] = null;
   const errors: string[] = [];
@@ -87,10 +88,18 @@ async function main(): Promise<number> {
             runs: fixedRuns ?? 3,
             timeoutMs: 900_000,
             // Another run only if it fits the time budget (with a margin for stopping and the report).
-            another: (last) => fixedRuns !== null || elapsed() + last + 10 < budgetSeconds,
+            // Room is kept for the Paddle Billing and Stripe drains that follow (about 40 s together).
+            another: (last) => fixedRuns !== null || elapsed() + last + 50 < budgetSeconds,
           });
         } catch (err) {
           errors.push(`drain: ${message(err)}`);
+        }
+        for (const provider of ['paddle-billing', 'stripe'] as const) {
+          try {
+            jsonDrains.push(await measureJsonDrain(bench, workDir, { provider, checkouts: setting('BENCH_JSON_DRAIN_CHECKOUTS', 300), connections, timeoutMs: 300_000 }));
+          } catch (err) {
+            errors.push(`drain (${provider}): ${message(err)}`);
+          }
         }
       }
     } catch (err) {
@@ -102,7 +111,7 @@ async function main(): Promise<number> {
   }
   rmSync(workDir, { recursive: true, force: true });
 
-  const report: Report = { machine, loadAtEnd: loadavg()[0] ?? 0, totalSeconds: elapsed(), bundles, load, authFlood, drain, errors, serviceLog };
+  const report: Report = { machine, loadAtEnd: loadavg()[0] ?? 0, totalSeconds: elapsed(), bundles, load, authFlood, drain, jsonDrains, errors, serviceLog };
   const file = join(REPO_ROOT, 'BENCHMARKS.md');
   writeFileSync(file, renderReport(report));
 
@@ -126,6 +135,9 @@ async function main(): Promise<number> {
     out(
       `drain: ${num(drain.alerts)} alerts posted in ${num(drain.median.postSeconds, 1)} s (${num(drain.median.postRate)}/s), all applied after ${num(drain.median.appliedSeconds, 1)} s (${num(drain.median.appliedRate)}/s), ${drain.runs.length} run(s); lost ${drain.lostTotal}`,
     );
+  }
+  for (const d of jsonDrains) {
+    out(`drain (${d.provider}): ${num(d.webhooks)} webhooks posted in ${num(d.postSeconds, 1)} s (${num(d.postRate)}/s), all applied after ${num(d.appliedSeconds, 1)} s (${num(d.appliedRate)}/s); lost ${d.lostTotal}`);
   }
   const v = verdicts(report);
   for (const m of v.missed) out(`missed: ${m}`);
