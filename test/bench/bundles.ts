@@ -9,7 +9,10 @@ import { scheduledJobs, workers } from '../../functions/workers';
 import { median, progress } from './stats';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
-export const BUNDLE_BUDGET_BYTES = 350 * 1024;
+// 400 KB since the provider port: a function that calls the payment provider (the conversion route, the
+// workers) carries the three adapters (Paddle Classic, Paddle Billing, Stripe: about 45 KB minified), because
+// one Lambda serves accounts of every kind. Loading only the account's adapter would need ESM code splitting.
+export const BUNDLE_BUDGET_BYTES = 400 * 1024;
 export const INIT_OVERHEAD_BUDGET_MS = 60;
 const INIT_RUNS = 5;
 

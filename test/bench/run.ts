@@ -1,6 +1,6 @@
 // `npm run bench`: bundle sizes and init times, load on the local runtime beside raw DynamoDB Local,
 // and the webhook drain; prints the headline figures and writes BENCHMARKS.md. Exits non-zero when a
-// hard budget fails (a bundle over 350 KB, the stack's bundle options drifted from function.ts, an alert
+// hard budget fails (a bundle over 400 KB, the stack's bundle options drifted from function.ts, an alert
 // lost, a section that could not run), after writing the file. Not part of `npm test`.
 //
 // Settings (environment): BENCH_CONNECTIONS (10), BENCH_SECONDS per run (5), BENCH_RUNS (3),

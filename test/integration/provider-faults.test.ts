@@ -1,6 +1,6 @@
 // Fault injection on the Paddle Billing and Stripe APIs (Classic's is in fault-injection.test.ts): the
-// adapter's calls go through a proxy that delays, fails (5xx), drops, or drops the answer of a committed
-// write, and the emulator answers 429 with Retry-After. Whatever happens, every webhook ends applied: one
+// adapter's calls go through a proxy that delays (past the call timeout: a slow provider), fails (5xx),
+// drops, or drops the answer of a committed write, and the emulator answers 429 with Retry-After. Whatever happens, every webhook ends applied: one
 // conversion, one reward, one credit object at the provider, and the credit applied exactly once.
 import type { Pollers } from '../../infra/local/pollers';
 import { resetConfig } from '../../shared/config';
@@ -14,8 +14,9 @@ let queues: TestQueues;
 let pollers: Pollers;
 
 beforeAll(async () => {
-  // Short attempts and budgets, so a faulted record is retried within the test's deadline.
-  process.env.PROVIDER_TIMEOUT_MS = '1500';
+  // Short attempts: the proxy's delays (100-500 ms) then also time calls out (a slow provider), and a
+  // faulted record is retried within the test's deadline.
+  process.env.PROVIDER_TIMEOUT_MS = '300';
   resetConfig();
   queues = await startTestQueues();
   pollers = startTestPollers(queues);

@@ -37,8 +37,12 @@ export interface ProviderHarness {
   failNext(count: number, status: 429 | 503): void;
   /** Provider-side credit objects created so far (modifiers, discounts, balance transactions). */
   creditObjects(): number;
-  /** A checkout of the default monthly plan at 10.00 USD; `referralId` goes where the browser script puts it. */
-  checkout(email: string, referralId?: string): Promise<Checkout>;
+  /**
+   * A checkout of the default monthly plan at 10.00 USD; `referralId` goes where the browser script puts it,
+   * `couponCode` is a referred user's code typed at checkout (Classic coupon, Billing discount code, Stripe
+   * promotion code).
+   */
+  checkout(email: string, referralId?: string, couponCode?: string): Promise<Checkout>;
   renew(subscriptionId: string | number): Promise<{ paymentId: string | number; deliveries: Delivery[] }>;
   /** A full refund, approved where the provider asks for approval (Paddle Billing). */
   refund(refundable: string | number): Promise<Delivery[]>;
@@ -74,8 +78,8 @@ function classic(): ProviderHarness {
       throw new Error('the Classic emulator has setMode, not failNext: see fault-injection.test.ts');
     },
     creditObjects: () => paddle.modifiers().length,
-    async checkout(email, referralId) {
-      const out = await paddle.checkout({ plan_id: 9001, email, deliver: false, ...(referralId ? { passthrough: JSON.stringify({ refloop_referral_id: referralId }) } : {}) });
+    async checkout(email, referralId, couponCode) {
+      const out = await paddle.checkout({ plan_id: 9001, email, deliver: false, ...(referralId ? { passthrough: JSON.stringify({ refloop_referral_id: referralId }) } : {}), ...(couponCode ? { coupon: couponCode } : {}) });
       if (!out.payment) throw new Error('the Classic emulator made no first payment');
       return { subscriptionId: out.subscription.subscription_id, paymentId: out.payment.id, refundable: out.payment.id, deliveries: out.alerts.map((a) => form(a.fields)) };
     },
@@ -108,8 +112,8 @@ function paddleBilling(): ProviderHarness {
     apiUrl: () => paddle.url,
     failNext: (count, status) => paddle.failNext(count, status, 1),
     creditObjects: () => [...paddle.ledger.discounts.values()].filter((d) => (d.custom_data as { refloop?: unknown } | null)?.refloop === 'credit').length,
-    async checkout(email, referralId) {
-      const out = await paddle.checkout({ email, deliver: false, ...(referralId ? { customData: { refloop_referral_id: referralId } } : {}) });
+    async checkout(email, referralId, couponCode) {
+      const out = await paddle.checkout({ email, deliver: false, ...(referralId ? { customData: { refloop_referral_id: referralId } } : {}), ...(couponCode ? { discountCode: couponCode } : {}) });
       return { subscriptionId: out.result.subscription.id, paymentId: out.result.transaction.id, refundable: out.result.transaction.id, deliveries: out.delivered.map(json) };
     },
     async renew(subscriptionId) {
@@ -143,8 +147,8 @@ function stripe(): ProviderHarness {
     apiUrl: () => em.url,
     failNext: (count, status) => em.failNext(count, status, 1),
     creditObjects: () => [...em.ledger.balanceTransactions.values()].flat().filter((t) => t.metadata?.refloop === 'credit').length,
-    async checkout(email, referralId) {
-      const out = await em.checkout({ email, deliver: false, ...(referralId ? { clientReferenceId: referralId } : {}) });
+    async checkout(email, referralId, couponCode) {
+      const out = await em.checkout({ email, deliver: false, ...(referralId ? { clientReferenceId: referralId } : {}), ...(couponCode ? { promotionCode: couponCode } : {}) });
       if (!out.result.charge) throw new Error('the Stripe emulator made no first charge');
       return { subscriptionId: out.result.subscription.id, paymentId: out.result.invoice.id, refundable: out.result.charge.id, deliveries: out.delivered.map(json) };
     },
