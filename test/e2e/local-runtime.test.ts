@@ -1,6 +1,7 @@
 // e2e: `npm start`'s entry point over real HTTP: demo key, JSON 404, data surviving a restart, the
 // README's whole referral: member -> referral -> simulated checkout (paddle CLI) -> conversion -> reward,
-// the API reference, and a signed webhook delivered to a receiver on this machine.
+// the API reference, a signed webhook delivered to a receiver on this machine, and the Paddle Billing and
+// Stripe walks from checkout to reward, credit and clawback through their emulators' CLIs.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -11,6 +12,8 @@ import { join } from 'node:path';
 import { freePort } from '../../infra/local/dynamodb';
 import { startLocal, type LocalRuntime } from '../../infra/local/start';
 import { pollUntil } from '../support/fixtures';
+import { createAccount } from '../../shared/store/accounts';
+import { saveProviderConnection } from '../../shared/store/provider';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -236,4 +239,119 @@ describe('local runtime', () => {
     expect(clawed.rewards[1]).toMatchObject({ type: 'credit', amount: '-5.00', reverses: rewarded.rewards[0].id, payment_id: checkout.payment.id });
     expect(clawed.stats.credit_earned).toBe('0.00');
   }, 90_000);
+
+  // Paddle Billing and Stripe on the same runtime: a fresh account connected to each emulator (the demo
+  // stays on Classic), the emulator's webhooks pointed at that account's intake, driven by the emulator CLIs
+  // exactly as the README tells a developer.
+  async function connected(kind: 'paddle-billing' | 'stripe'): Promise<string> {
+    const rt = runtime as LocalRuntime;
+    const { account, apiKey } = await createAccount({ name: `e2e ${kind}`, plan: 'regular' });
+    if (kind === 'paddle-billing') {
+      await saveProviderConnection(account.accountId, { kind, apiKey: rt.paddleBilling.apiKey, apiUrl: rt.paddleBilling.url, webhookSecret: rt.paddleBilling.webhookSecret });
+      rt.paddleBilling.setWebhookUrl(`${rt.url}/webhooks/paddle-billing/${account.accountId}/`);
+    } else {
+      await saveProviderConnection(account.accountId, { kind, secretKey: rt.stripe.secretKey, apiUrl: rt.stripe.url, webhookSecret: rt.stripe.webhookSecret });
+      rt.stripe.setWebhookUrl(`${rt.url}/webhooks/stripe/${account.accountId}/`);
+    }
+    return apiKey;
+  }
+
+  /** `npm run paddle-billing|stripe -- <args>` against the runtime's emulator; its JSON output. */
+  function emulatorCli(file: 'paddle-billing' | 'stripe', args: string[]): Promise<any> {
+    const env = file === 'paddle-billing' ? { PADDLE_BILLING_EMULATOR_URL: runtime?.paddleBilling.url ?? '' } : { STRIPE_EMULATOR_URL: runtime?.stripe.url ?? '' };
+    return new Promise((resolve, reject) => {
+      execFile(process.execPath, ['--import', 'tsx', `infra/${file}.ts`, ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
+      );
+    });
+  }
+
+  const rewardsOf = (key: string, id: string, count: number) =>
+    pollUntil(
+      async () => {
+        const r = await call('GET', `/v1/referrals/${id}/`, key);
+        return r.body.rewards?.length === count ? r.body : null;
+      },
+      { timeoutMs: 30_000 },
+    );
+
+  it('walks Paddle Billing: customData checkout, reward, a Refloop discount for the referrer, refund approved later, clawback', async () => {
+    const key = await connected('paddle-billing');
+    const cli = (args: string[]) => emulatorCli('paddle-billing', args);
+    const campaign = await call('POST', '/v1/campaigns/', key, { name: 'Billing friends', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' });
+    expect(campaign.status).toBe(201);
+    const alice = await cli(['checkout', '--email', 'billing-alice@example.com']);
+    expect(alice.notifications.every((n: { status: number }) => n.status === 200)).toBe(true);
+    await pollUntil(async () => ((await call('GET', `/v1/subscriptions/${alice.subscription_id}/`, key)).status === 200 ? true : null), { timeoutMs: 30_000 });
+    const member = await call('POST', '/v1/members/', key, { identifier: 'billing-alice', email: 'billing-alice@example.com', campaign: { id: campaign.body.id }, subscription: { id: alice.subscription_id } });
+    expect(member.status).toBe(201);
+    const referral = await call('POST', '/v1/referrals/', key, { user_identifier: 'billing-bob', member_code: member.body.code });
+    expect(referral.status).toBe(200);
+
+    const bob = await cli(['checkout', '--email', 'billing-bob@example.com', '--custom-data', JSON.stringify({ refloop_referral_id: referral.body.id })]);
+    const rewarded = await rewardsOf(key, referral.body.id, 1);
+    expect(rewarded).toMatchObject({ is_converted: true, subscription: { id: bob.subscription_id }, rewards: [{ type: 'credit', amount: '5.00', payment_id: bob.transaction_id }] });
+    const discountOn = async () => (await cli(['state'])).subscriptions.find((x: { id: string }) => x.id === alice.subscription_id)?.discount ?? null;
+    await pollUntil(discountOn, { timeoutMs: 30_000 });
+
+    const refund = await cli(['refund', '--transaction', bob.transaction_id]);
+    expect(refund.status).toBe('pending_approval');
+    await cli(['approve', '--adjustment', refund.adjustment_id]);
+    const clawed = await rewardsOf(key, referral.body.id, 2);
+    expect(clawed.rewards[1]).toMatchObject({ amount: '-5.00', reverses: clawed.rewards[0].id, refund_id: refund.adjustment_id });
+    await pollUntil(async () => ((await discountOn()) === null ? true : null), { timeoutMs: 30_000 });
+  }, 120_000);
+
+  it('walks Stripe: client_reference_id checkout, reward, a negative balance for the referrer, a promotion code, partial refund then dispute', async () => {
+    const key = await connected('stripe');
+    const cli = (args: string[]) => emulatorCli('stripe', args);
+    const campaign = await call('POST', '/v1/campaigns/', key, {
+      name: 'Stripe friends',
+      allows_credit: true,
+      credit_amount: '5.00',
+      credit_currency: 'USD',
+      referred_discount_type: 'percentage',
+      referred_discount_amount: '20',
+      referred_discount_recurring: false,
+    });
+    expect(campaign.status).toBe(201);
+    const alice = await cli(['checkout', '--email', 'stripe-alice@example.com']);
+    expect(alice.events.every((e: { status: number }) => e.status === 200)).toBe(true);
+    await pollUntil(async () => ((await call('GET', `/v1/subscriptions/${alice.subscription_id}/`, key)).status === 200 ? true : null), { timeoutMs: 30_000 });
+    const member = await call('POST', '/v1/members/', key, { identifier: 'stripe-alice', email: 'stripe-alice@example.com', campaign: { id: campaign.body.id }, subscription: { id: alice.subscription_id } });
+    expect(member.status).toBe(201);
+
+    const bobReferral = await call('POST', '/v1/referrals/', key, { user_identifier: 'stripe-bob', member_code: member.body.code });
+    const bob = await cli(['checkout', '--email', 'stripe-bob@example.com', '--client-reference-id', bobReferral.body.id]);
+    const rewarded = await rewardsOf(key, bobReferral.body.id, 1);
+    expect(rewarded).toMatchObject({ is_converted: true, subscription: { id: bob.subscription_id }, rewards: [{ type: 'credit', amount: '5.00', payment_id: bob.invoice_id }] });
+    const balance = async () => (await cli(['state'])).customers.find((c: { id: string }) => c.id === alice.customer_id)?.invoice_credit_balance?.usd ?? 0;
+    await pollUntil(async () => ((await balance()) === 500 ? true : null), { timeoutMs: 30_000 });
+
+    const carolReferral = await call('POST', '/v1/referrals/', key, { user_identifier: 'stripe-carol', member_code: member.body.code });
+    const code = await pollUntil(async () => ((await call('GET', `/v1/referrals/${carolReferral.body.id}/`, key)).body.coupon_code ?? null), { timeoutMs: 30_000 });
+    const carol = await cli(['checkout', '--email', 'stripe-carol@example.com', '--promotion-code', code]);
+    expect((await rewardsOf(key, carolReferral.body.id, 1)).subscription.id).toBe(carol.subscription_id);
+
+    await cli(['refund', '--charge', bob.charge_id, '--amount', String(Math.floor(bob.amount_paid / 2))]);
+    await cli(['dispute', '--charge', bob.charge_id]);
+    const clawed = await pollUntil(
+      async () => {
+        const r = (await call('GET', `/v1/referrals/${bobReferral.body.id}/`, key)).body;
+        const net = r.rewards.reduce((sum: number, x: { amount: string }) => sum + Number(x.amount), 0);
+        return Math.abs(net) < 0.001 && r.rewards.length >= 2 ? r : null;
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect(clawed.rewards[0]).toMatchObject({ type: 'credit', reversed_at: expect.any(Number) });
+    // Carol's credit remains on Alice's balance; Bob's was taken back.
+    await pollUntil(async () => ((await balance()) === 500 ? true : null), { timeoutMs: 30_000 });
+  }, 120_000);
+
+  it('keeps the demo on its provider when a restart asks for another while it mirrors subscriptions (DEMO_PROVIDER)', async () => {
+    await runtime?.stop();
+    runtime = await startLocal({ port: await freePort(), dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-e2e', demoProvider: 'stripe' });
+    expect(runtime.demoProvider).toBe('paddle-classic');
+    expect(runtime.demoProviderNote).toMatch(/^The demo account stays on paddle-classic: it mirrors \d+ subscription\(s\) from it/);
+  }, 120_000);
 });
