@@ -9,7 +9,7 @@ import { api } from '../support/api';
 import { pollUntil } from '../support/fixtures';
 import { paddleTenants, pipelineWorld, type Tenant } from '../support/paddle-tenant';
 
-const world = pipelineWorld();
+const world = pipelineWorld({ ownTable: true });
 
 const { tenant, json, post, deliver, campaign, member, referral, subscribed: subscribedWith, getReferral, getMember } = paddleTenants(() => world.paddle);
 /** A checkout whose alerts reach the service, once both are applied (the subscription active, its payment recorded). */
@@ -455,9 +455,8 @@ describe('failing input on the real workers', () => {
     // Meanwhile a real alert is still applied.
     const out = await subscribed(t, 'flow@example.com');
     expect(out.subscription.state).toBe('active');
-    // The DLQs are shared by the whole file: the background-sync test queues a sync for every account in
-    // the table, and accounts of other test files point at providers that have stopped, so their syncs
-    // may be parked too. Only the two poison messages of this test are looked for.
+    // The DLQs are shared by the whole file (the background-sync test's syncs could be parked there too):
+    // only the two poison messages of this test are looked for.
     const poison = ['not json', JSON.stringify({ kind: 'no-such-kind' })];
     const parked: string[] = [];
     await pollUntil(async () => {

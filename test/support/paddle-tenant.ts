@@ -1,7 +1,11 @@
 // Helpers for tests that drive a tenant wired to the Paddle emulator through the real handlers:
 // accounts with provider settings, signed alerts through the webhook, and the API calls around them.
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startPaddleEmulator, type DeliveredAlert, type PaddleEmulator } from '../../infra/local/paddle-emulator';
 import type { Pollers } from '../../infra/local/pollers';
+import { resetConfig } from '../../shared/config';
+import { ensureTable } from '../../shared/store/create-table';
 import { saveProviderSettings } from '../../shared/store/provider';
 import { getSubscription } from '../../shared/store/subscriptions';
 import { api } from './api';
@@ -12,9 +16,13 @@ import { startTestPollers, startTestQueues, type TestQueues } from './queues';
  * The asynchronous path on real parts for one test file: its own local SQS with the real workers behind
  * pollers, and a Paddle emulator on loopback (started before the file's tests, stopped after them).
  */
-export function pipelineWorld(): { queues: TestQueues; pollers: Pollers; paddle: PaddleEmulator } {
+export function pipelineWorld(options: { ownTable?: boolean } = {}): { queues: TestQueues; pollers: Pollers; paddle: PaddleEmulator } {
   const world = {} as { queues: TestQueues; pollers: Pollers; paddle: PaddleEmulator };
   beforeAll(async () => {
+    // A file that runs the background sync (which queues every account of the table) gets a table of its
+    // own in the shared DynamoDB Local: otherwise it also syncs the accounts of every file that ran before
+    // it, whose emulators have stopped, and its own account waits behind hundreds of failing syncs.
+    if (options.ownTable) await useOwnTable();
     world.queues = await startTestQueues();
     world.pollers = startTestPollers(world.queues);
     world.paddle = await startPaddleEmulator({ webhookUrl: null });
@@ -25,6 +33,18 @@ export function pipelineWorld(): { queues: TestQueues; pollers: Pollers; paddle:
     await world.paddle?.stop();
   });
   return world;
+}
+
+async function useOwnTable(): Promise<void> {
+  const name = `refloop-test-${randomUUID().slice(0, 8)}`;
+  const client = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  try {
+    await ensureTable(client, name);
+  } finally {
+    client.destroy();
+  }
+  process.env.TABLE_NAME = name;
+  resetConfig();
 }
 
 export interface Tenant {
