@@ -165,6 +165,30 @@ describe('Paddle Billing from checkout to reward, credit and clawback', () => {
   });
 });
 
+describe('Paddle Billing ordering', () => {
+  it('orders notifications by the microseconds of occurred_at: a past_due delivered after the cancel that followed it within the same ms changes nothing', async () => {
+    const t = await tenant();
+    const sub = await subscribed(t, 'order@example.com');
+    const failed = await paddle.failPayment(sub.subscription.id, { deliver: false });
+    const canceled = await paddle.cancel(sub.subscription.id, { deliver: false });
+    const pastDue = failed.delivered.find((n) => n.notification.event_type === 'subscription.past_due')!;
+    const cancel = canceled.delivered.find((n) => n.notification.event_type === 'subscription.canceled')!;
+    // Paddle's instants: the same millisecond here, the cancel 100 microseconds later (re-signed).
+    expect(pastDue.notification.occurred_at < cancel.notification.occurred_at).toBe(true);
+    const resigned = (n: DeliveredNotification, occurredAt: string) => {
+      const rawBody = JSON.stringify({ ...n.notification, occurred_at: occurredAt });
+      return { rawBody, signature: signatureHeader(paddle.webhookSecret, rawBody, Math.floor(Date.now() / 1000)) };
+    };
+    const earlyPastDue = resigned(pastDue, '2030-01-01T00:00:00.123400Z');
+    const lateCancel = resigned(cancel, '2030-01-01T00:00:00.123500Z');
+    expect((await post(t, lateCancel.rawBody, lateCancel.signature)).status).toBe(200);
+    await pollUntil(async () => ((await getSubscription(t.accountId, sub.subscription.id))?.status === 'deleted' ? true : null));
+    expect((await post(t, earlyPastDue.rawBody, earlyPastDue.signature)).status).toBe(200);
+    await pollUntil(async () => ((await queues.count('provider-events')) === 0 ? true : null));
+    expect((await getSubscription(t.accountId, sub.subscription.id))?.status).toBe('deleted');
+  });
+});
+
 describe('Paddle Billing background sync', () => {
   it('pages the subscriptions by cursor: a subscription whose notifications never arrived is mirrored, and a referred one missing its payment is rewarded', async () => {
     const t = await tenant();

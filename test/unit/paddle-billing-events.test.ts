@@ -2,6 +2,7 @@
 import type { BillingEvent } from '../../shared/billing/port';
 import {
   instantMs,
+  preciseInstantMs,
   lookupsFor,
   parseEnvelope,
   parsePaddleBillingEvents,
@@ -30,6 +31,17 @@ describe('instants and dates', () => {
     expect(instantMs(12)).toBeNull();
   });
 
+  it('occurred_at keeps its microseconds: two events within one ms are ordered', () => {
+    expect(preciseInstantMs('2024-04-12T10:15:33.123456Z')).toBeCloseTo(Date.UTC(2024, 3, 12, 10, 15, 33, 123) + 0.456, 6);
+    expect(preciseInstantMs('2024-04-12T10:15:33.1234Z')).toBeCloseTo(Date.UTC(2024, 3, 12, 10, 15, 33, 123) + 0.4, 6);
+    expect(preciseInstantMs('2024-04-12T10:15:33.12Z')).toBe(Date.UTC(2024, 3, 12, 10, 15, 33, 120));
+    expect(preciseInstantMs('2024-04-12T10:15:33Z')).toBe(Date.UTC(2024, 3, 12, 10, 15, 33));
+    expect(preciseInstantMs('nope')).toBeNull();
+    const earlier = preciseInstantMs('2026-11-25T10:15:33.123455Z') as number;
+    const later = preciseInstantMs('2026-11-25T10:15:33.123456Z') as number;
+    expect(later).toBeGreaterThan(earlier);
+  });
+
   it('dates are UTC', () => {
     expect(utcDate('2024-04-12T23:30:00-02:00')).toBe('2024-04-13');
   });
@@ -42,7 +54,7 @@ describe('subscription events', () => {
     expect(e).toEqual({
       kind: 'subscription',
       eventId: body.event_id,
-      occurredAtMs: Date.UTC(2024, 3, 12, 10, 15, 33, 123),
+      occurredAtMs: Date.UTC(2024, 3, 12, 10, 15, 33, 123) + 0.456,
       subscription: {
         id: IDS.subscription,
         status: 'active',

@@ -96,6 +96,19 @@ export function instantMs(v: unknown): number | null {
   return Number.isFinite(t) ? t : null;
 }
 
+/**
+ * An event's `occurred_at` -> unix ms with the microseconds kept as a fraction (a double holds them exactly
+ * enough at today's magnitudes: its step near 1.7e12 is 2^-12 ms). Two notifications of one subscription
+ * a few hundred microseconds apart (a failed payment, then an immediate cancel) are ordered by it; with
+ * whole ms the later-delivered older state would win the tie.
+ */
+export function preciseInstantMs(v: unknown): number | null {
+  const ms = instantMs(v);
+  if (ms === null || typeof v !== 'string') return ms;
+  const frac = /\.(\d{4,9})/.exec(v)?.[1];
+  return frac === undefined ? ms : ms + Number(frac.slice(3, 6).padEnd(3, '0')) / 1000;
+}
+
 /** The UTC date `YYYY-MM-DD` of an RFC 3339 instant; null when absent or malformed. */
 export function utcDate(v: unknown): string | null {
   const ms = instantMs(v);
@@ -130,7 +143,7 @@ export function parseEnvelope(rawBody: string): EnvelopeResult {
   const b = obj(body);
   const eventId = str(b?.event_id) ?? '';
   const eventType = str(b?.event_type) ?? '';
-  const occurredAtMs = instantMs(b?.occurred_at);
+  const occurredAtMs = preciseInstantMs(b?.occurred_at);
   const data = obj(b?.data);
   if (!b || eventId === '' || eventType === '' || !data) {
     return { ok: false, event: { kind: 'ignored', eventId, type: eventType, reason: 'not a Paddle Billing notification (event_id, event_type, data)' } };
