@@ -112,7 +112,11 @@ describe.each(PROVIDER_HARNESSES.map((h) => [h.kind, h] as const))('%s', (_kind,
     const { referralId } = await programme({ allows_commission: true, commission_amount: '1.50', commission_currency: 'USD', referred_discount_type: 'percentage', referred_discount_amount: '10', referred_discount_recurring: false });
     const code = await pollUntil(async () => ((await json('GET', `/v1/referrals/${referralId}/`)).body.coupon_code as string | null) ?? null);
     const out = await provider.checkout(`coupon-buyer-${serial}@example.com`, undefined, code);
-    await send(out.deliveries);
+    // The payment (which names the code) arrives and is applied before the subscription it belongs to.
+    for (const d of [...out.deliveries].reverse()) {
+      await send([d]);
+      await pollUntil(async () => ((await queues.count('provider-events')) === 0 ? true : null));
+    }
     const rewards = await rewardsOf(referralId, 1);
     expect(rewards[0]).toMatchObject({ amount: '1.50', payment_id: out.paymentId });
     expect((await referral(referralId)).subscription).toMatchObject({ id: out.subscriptionId });
