@@ -10,7 +10,23 @@ export interface CampaignTerms {
   commission_currency: string;
   commission_months: number | null;
   reward_threshold: number;
+  /** MONEY.md: `fixed` (commission_amount per payment) or `percentage` (commission_percent of its amount excluding tax). */
+  commission_type: CommissionType;
+  /** Hundredths of a percent (1..10000 = 0.01%..100%); 0 for a fixed commission. */
+  commission_percent: number;
+  /** Days a commission stays pending (the refund window) before it is approved. */
+  hold_days: number;
+  /** `manual`: commissions wait for POST /v1/rewards/{id}/approve/ after their hold. */
+  approval: ApprovalMode;
+  /** Cents: a payout is due once it reaches this (and the member has a payout email). */
+  min_payout: number;
 }
+
+export type CommissionType = 'fixed' | 'percentage';
+export type ApprovalMode = 'auto' | 'manual';
+
+/** The terms of campaigns stored before the money terms existed. */
+export const MONEY_DEFAULTS = { commission_type: 'fixed', commission_percent: 0, hold_days: 30, approval: 'auto', min_payout: 0 } as const;
 
 export interface Campaign extends CampaignTerms, DiscountTerms {
   id: string;
@@ -100,6 +116,8 @@ export interface Payment {
   /** Cents. */
   refund_amount?: number;
   refund_type?: string;
+  /** Cents of tax included in `amount`, when the provider says (percentage commissions exclude it). */
+  tax?: number;
 }
 
 export type RewardType = 'credit' | 'commission';
@@ -142,30 +160,38 @@ export interface Referral {
   subscription: Subscription | null;
   /** Double-sided campaigns: the referred user's discount, copied from the campaign at creation. */
   referred_discount?: ReferredDiscount | null;
+  /** A percentage commission: hundredths of a percent of each payment excluding tax (reward_amount is 0). */
+  reward_percent?: number | null;
+  /** The campaign's hold and approval at the referral's creation (absent on older referrals: 30 days, auto). */
+  hold_days?: number;
+  approval?: ApprovalMode;
 }
 
 /** Which reward a referral made in `campaign` earns (API-CONTRACT "Campaigns"). */
 export function referralTerms(campaign: (CampaignTerms & Partial<DiscountTerms>) | null): Pick<
   Referral,
-  'reward_type' | 'reward_amount' | 'reward_threshold' | 'commission_months' | 'currency' | 'referred_discount'
+  'reward_type' | 'reward_amount' | 'reward_threshold' | 'commission_months' | 'currency' | 'referred_discount' | 'reward_percent' | 'hold_days' | 'approval'
 > {
   const discount = campaign?.referred_discount_type
     ? referredDiscount(campaign as DiscountTerms, statsCurrency(campaign))
     : null;
   if (campaign?.allows_credit) {
-    return { reward_type: 'credit', reward_amount: campaign.credit_amount, reward_threshold: campaign.reward_threshold, commission_months: null, currency: campaign.credit_currency, referred_discount: discount };
+    return { reward_type: 'credit', reward_amount: campaign.credit_amount, reward_threshold: campaign.reward_threshold, commission_months: null, currency: campaign.credit_currency, referred_discount: discount, reward_percent: null, hold_days: campaign.hold_days, approval: campaign.approval };
   }
   if (campaign?.allows_commission) {
     return {
       reward_type: 'commission',
-      reward_amount: campaign.commission_amount,
+      reward_amount: campaign.commission_type === 'percentage' ? 0 : campaign.commission_amount,
+      reward_percent: campaign.commission_type === 'percentage' ? campaign.commission_percent : null,
+      hold_days: campaign.hold_days,
+      approval: campaign.approval,
       reward_threshold: campaign.reward_threshold,
       commission_months: campaign.commission_months,
       currency: campaign.commission_currency,
       referred_discount: discount,
     };
   }
-  return { reward_type: null, reward_amount: 0, reward_threshold: campaign?.reward_threshold ?? 0, commission_months: null, currency: null, referred_discount: discount };
+  return { reward_type: null, reward_amount: 0, reward_threshold: campaign?.reward_threshold ?? 0, commission_months: null, currency: null, referred_discount: discount, reward_percent: null, hold_days: campaign?.hold_days ?? MONEY_DEFAULTS.hold_days, approval: campaign?.approval ?? MONEY_DEFAULTS.approval };
 }
 
 /** Currency of the member's stats: the reward currency their campaign offers, USD without one. */

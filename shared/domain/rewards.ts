@@ -24,10 +24,13 @@
 //   earns one reward (a partial refund is taken back by a clawback: domain/clawbacks.ts), unless `existing`
 //   already has its payment id. completed = the subscription is deleted, or (commission_months is set,
 //   there is a counted payment, and `now` >= end).
-// - Each reward is `reward_amount` in `terms.currency`, and never two rewards for one payment id.
+// - Each reward is `reward_amount` in `terms.currency`, or for a percentage commission (`reward_percent`)
+//   that share of the payment's amount excluding tax, rounded half up to the cent (MONEY.md); never two
+//   rewards for one payment id. A percentage that comes to 0.00 (a free payment) earns no reward.
 // - `rewards` lists only the new rewards, in payment order.
 import { compareProviderIds, type ProviderId } from './models';
 import { daysInMonth } from './billing';
+import { percentOf } from './commissions';
 
 export interface PaymentRecord {
   id: ProviderId;
@@ -40,6 +43,8 @@ export interface PaymentRecord {
   /** Cents refunded (the latest refund alert's amount, for a `refunded` record). */
   refund_amount?: number;
   refund_type?: string;
+  /** Cents of tax included in `amount` (percentage commissions are computed on amount - tax). */
+  tax?: number;
 }
 
 /** One refund of a payment (one per refund alert). */
@@ -58,6 +63,8 @@ export interface RewardTerms {
   reward_threshold: number;
   commission_months: number | null;
   currency: string | null;
+  /** Hundredths of a percent of each payment excluding tax: a percentage commission. */
+  reward_percent?: number | null;
 }
 
 export interface PlannedReward {
@@ -84,10 +91,11 @@ export function planRewards(
   const currency = terms.currency;
   const counted = currency === null ? [] : countedPayments(payments, currency, opts.refunds ?? []);
   const trigger = triggerIndex(counted, terms.reward_threshold);
+  const percent = type === 'commission' ? (terms.reward_percent ?? null) : null;
   const reward = (payment: CountedPayment): PlannedReward => ({
     payment_id: payment.id,
     type,
-    amount: terms.reward_amount,
+    amount: percent === null ? terms.reward_amount : percentOf(payment.amount - Math.max(0, payment.tax ?? 0), percent),
     currency: currency as string,
   });
 
@@ -110,8 +118,10 @@ export function planRewards(
     for (const payment of counted.slice(trigger)) {
       if (payment.paid_at >= end) break;
       if (payment.voided || rewarded.has(payment.id)) continue;
+      const planned = reward(payment);
+      if (planned.amount <= 0) continue;
       rewarded.add(payment.id);
-      rewards.push(reward(payment));
+      rewards.push(planned);
     }
   }
   const periodOver = terms.commission_months !== null && first !== undefined && opts.now >= end;

@@ -17,6 +17,11 @@ export function campaignView(c: Campaign) {
     referred_discount_type: c.referred_discount_type,
     referred_discount_amount: formatCents(c.referred_discount_amount),
     referred_discount_recurring: c.referred_discount_recurring,
+    commission_type: c.commission_type,
+    commission_percent: formatCents(c.commission_percent),
+    hold_days: c.hold_days,
+    approval: c.approval,
+    min_payout: formatCents(c.min_payout),
     created_at: c.created_at,
   };
 }
@@ -85,6 +90,7 @@ export function referralView(r: Referral) {
     campaign_id: r.campaign_id,
     reward_type: r.reward_type,
     reward_amount: formatCents(r.reward_amount),
+    reward_percent: r.reward_percent === undefined || r.reward_percent === null ? null : formatCents(r.reward_percent),
     reward_threshold: formatCents(r.reward_threshold),
     currency: r.currency,
     stats: {

@@ -111,6 +111,7 @@ function paymentFromFacts(p: PaymentFacts): PaymentData {
     status: p.status ?? 'paid',
     ...(p.refundAmount !== undefined ? { refund_amount: minorToCents(p.refundAmount, p.currency) } : {}),
     ...(p.refundType !== undefined ? { refund_type: p.refundType } : {}),
+    ...(p.amountExcludingTax !== undefined && p.amountExcludingTax <= p.amount ? { tax: minorToCents(p.amount - p.amountExcludingTax, p.currency) } : {}),
   };
 }
 

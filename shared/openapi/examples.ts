@@ -42,6 +42,11 @@ const campaign = {
   referred_discount_type: null,
   referred_discount_amount: '0.00',
   referred_discount_recurring: false,
+  commission_type: 'fixed',
+  commission_percent: '0.00',
+  hold_days: 30,
+  approval: 'auto',
+  min_payout: '0.00',
   created_at: CREATED,
 };
 
@@ -72,6 +77,7 @@ export const NEW_REFERRAL = {
   campaign_id: CAMPAIGN_ID,
   reward_type: 'credit',
   reward_amount: '5.00',
+  reward_percent: null,
   reward_threshold: '0.00',
   currency: 'USD',
   stats: { rewards: 0, credit_earned: '0.00', commission_earned: '0.00', currency: 'USD' },

@@ -12,6 +12,24 @@ const discountType = field<DiscountType | null>((value) => {
   return { ok: false, message: `"${String(value).slice(0, 40)}" is not a valid choice.` };
 });
 
+function choice<T extends string>(choices: readonly T[]) {
+  return field<T>((value) => {
+    if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return { ok: true, value: value as T };
+    if (value === null) return { ok: false, message: 'This field may not be null.' };
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return { ok: false, message: 'Not a valid string.' };
+    return { ok: false, message: `"${String(value).slice(0, 40)}" is not a valid choice.` };
+  }, { type: 'string', enum: [...choices] });
+}
+
+const holdDays = field<number>((value) => {
+  const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+  if (value === null) return { ok: false, message: 'This field may not be null.' };
+  if (typeof n !== 'number' || !Number.isInteger(n)) return { ok: false, message: 'A valid integer is required.' };
+  if (n < 0) return { ok: false, message: 'Ensure this value is greater than or equal to 0.' };
+  if (n > 365) return { ok: false, message: 'Ensure this value is less than or equal to 365.' };
+  return { ok: true, value: n };
+}, { type: 'integer', minimum: 0, maximum: 365 });
+
 const fields = {
   name: text(100),
   allows_credit: boolean,
@@ -26,6 +44,12 @@ const fields = {
   referred_discount_type: discountType,
   referred_discount_amount: decimal,
   referred_discount_recurring: boolean,
+  // Money terms (additive, MONEY.md).
+  commission_type: choice(['fixed', 'percentage'] as const),
+  commission_percent: decimal,
+  hold_days: holdDays,
+  approval: choice(['auto', 'manual'] as const),
+  min_payout: decimal,
 };
 
 export const createCampaignBody = v.object(
@@ -42,6 +66,11 @@ export const createCampaignBody = v.object(
     referred_discount_type: v.optional(fields.referred_discount_type, null),
     referred_discount_amount: v.optional(fields.referred_discount_amount, 0),
     referred_discount_recurring: v.optional(fields.referred_discount_recurring, false),
+    commission_type: v.optional(fields.commission_type, 'fixed'),
+    commission_percent: v.optional(fields.commission_percent, 0),
+    hold_days: v.optional(fields.hold_days, 30),
+    approval: v.optional(fields.approval, 'auto'),
+    min_payout: v.optional(fields.min_payout, 0),
   },
   REQUIRED,
 );

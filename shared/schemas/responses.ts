@@ -51,6 +51,11 @@ export const campaignResponse = v.strictObject({
   referred_discount_type: v.nullable(v.pipe(v.picklist(['percentage', 'flat']), v.description('Double-sided campaigns: the discount the referred user gets (a single-use coupon per referral).'))),
   referred_discount_amount: v.pipe(amount, v.description('The percent (percentage) or the amount (flat) of the referred discount.')),
   referred_discount_recurring: v.boolean(),
+  commission_type: v.pipe(v.picklist(['fixed', 'percentage']), v.description('`fixed`: commission_amount per qualifying payment; `percentage`: commission_percent of its amount excluding tax.')),
+  commission_percent: v.pipe(amount, v.description('Percent of each qualifying payment (0.01..100) for a percentage commission.')),
+  hold_days: v.pipe(v.number(), v.integer(), v.description('Days a commission stays pending before it is approved (default 30).')),
+  approval: v.pipe(v.picklist(['auto', 'manual']), v.description('`manual`: commissions wait for POST /v1/rewards/{id}/approve/ after their hold.')),
+  min_payout: v.pipe(amount, v.description("A member's payout is due once it reaches this amount.")),
   created_at: unixSeconds,
 });
 
@@ -106,6 +111,7 @@ export const referralResponse = v.strictObject({
   campaign_id: v.nullable(campaignId),
   reward_type: v.nullable(rewardType),
   reward_amount: amount,
+  reward_percent: v.nullable(v.pipe(amount, v.description('A percentage commission: the percent of each qualifying payment excluding tax (reward_amount is then 0.00).'))),
   reward_threshold: amount,
   currency: v.nullable(v.string()),
   stats: v.strictObject({ rewards: v.pipe(v.number(), v.integer()), credit_earned: amount, commission_earned: amount, currency: v.string() }),

@@ -6,7 +6,8 @@ import { campaignLimitMessage, campaignLimit } from '../domain/plans';
 import { NotFoundError, PermissionDeniedError, ValidationError } from '../domain/errors';
 import { isCampaignId, newCampaignId, newEntityId } from '../domain/ids';
 import { discountErrors } from '../domain/discounts';
-import type { Campaign } from '../domain/models';
+import { commissionErrors } from '../domain/commissions';
+import { MONEY_DEFAULTS, type Campaign } from '../domain/models';
 import type { CreateCampaignInput, UpdateCampaignInput } from '../schemas/campaign';
 import type { Principal } from './accounts';
 import { tableName } from './client';
@@ -35,6 +36,11 @@ export function toCampaign(item: Record<string, unknown> | undefined): Campaign 
     referred_discount_type: item.referred_discount_type === 'percentage' || item.referred_discount_type === 'flat' ? item.referred_discount_type : null,
     referred_discount_amount: Number(item.referred_discount_amount ?? 0),
     referred_discount_recurring: Boolean(item.referred_discount_recurring),
+    commission_type: item.commission_type === 'percentage' ? 'percentage' : MONEY_DEFAULTS.commission_type,
+    commission_percent: Number(item.commission_percent ?? MONEY_DEFAULTS.commission_percent),
+    hold_days: item.hold_days === undefined ? MONEY_DEFAULTS.hold_days : Number(item.hold_days),
+    approval: item.approval === 'manual' ? 'manual' : MONEY_DEFAULTS.approval,
+    min_payout: Number(item.min_payout ?? MONEY_DEFAULTS.min_payout),
     created_at: Number(item.created_at),
     version: Number(item.version ?? 0),
     member_count: Math.max(0, Number(item.member_count ?? 0)),
@@ -73,7 +79,7 @@ function nameClaim(accountId: string, name: string, campaignId: string): Transac
 export async function createCampaign(principal: Principal, input: CreateCampaignInput): Promise<Campaign> {
   const { accountId, plan } = principal;
   const limit = campaignLimit(plan);
-  const discount = discountErrors(input);
+  const discount = { ...discountErrors(input), ...commissionErrors(input) };
   if (Object.keys(discount).length > 0) throw new ValidationError(discount);
   const createdMs = Date.now();
   const campaign: Campaign = { ...input, id: newCampaignId(), created_at: Math.floor(createdMs / 1000), version: 1, member_count: 0 };
@@ -116,7 +122,7 @@ export async function updateCampaign(accountId: string, id: string, patch: Updat
   return withRetries(async () => {
     const current = await getCampaignOrThrow(accountId, id);
     const next: Campaign = { ...current, ...patch, version: current.version + 1 };
-    const discount = discountErrors(next);
+    const discount = { ...discountErrors(next), ...commissionErrors(next) };
     if (Object.keys(discount).length > 0) throw new ValidationError(discount);
     const changes = Object.entries(patch).filter(([, value]) => value !== undefined);
     const renamed = patch.name !== undefined && normalizeName(patch.name) !== normalizeName(current.name);

@@ -104,6 +104,7 @@ function toPayment(item: Record<string, unknown> | undefined): (PaymentData & { 
     status: item.status as PaymentData['status'],
     ...(item.refund_amount !== undefined ? { refund_amount: Number(item.refund_amount) } : {}),
     ...(item.refund_type !== undefined ? { refund_type: String(item.refund_type) } : {}),
+    ...(item.tax !== undefined ? { tax: Number(item.tax) } : {}),
     version: Number(item.version ?? 0),
   };
 }
@@ -121,6 +122,7 @@ export function mergePayment(stored: PaymentData | null, event: PaymentData): Pa
     amount: paidSource.amount,
     currency: paidSource.currency,
     paid_at: paidSource.paid_at,
+    ...(paidSource.tax !== undefined ? { tax: paidSource.tax } : stored.tax !== undefined ? { tax: stored.tax } : event.tax !== undefined ? { tax: event.tax } : {}),
     status,
     ...(event.refund_amount !== undefined ? { refund_amount: event.refund_amount } : {}),
     ...(event.refund_type !== undefined ? { refund_type: event.refund_type } : {}),
@@ -128,7 +130,7 @@ export function mergePayment(stored: PaymentData | null, event: PaymentData): Pa
 }
 
 const samePayment = (a: PaymentData, b: PaymentData) =>
-  a.status === b.status && a.amount === b.amount && a.paid_at === b.paid_at && a.refund_amount === b.refund_amount && a.order_id === b.order_id;
+  a.status === b.status && a.amount === b.amount && a.paid_at === b.paid_at && a.refund_amount === b.refund_amount && a.order_id === b.order_id && a.tax === b.tax;
 
 function providerFieldsOf(s: Subscription): ProviderFields {
   return {

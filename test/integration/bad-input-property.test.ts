@@ -194,7 +194,7 @@ const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 const FIELDS: Record<string, string[]> = {
-  CreateCampaign: ['name', 'allows_credit', 'credit_amount', 'credit_currency', 'allows_commission', 'commission_amount', 'commission_currency', 'commission_months', 'reward_threshold', 'referred_discount_type', 'referred_discount_amount', 'referred_discount_recurring', 'id', 'created_at'],
+  CreateCampaign: ['name', 'allows_credit', 'credit_amount', 'credit_currency', 'allows_commission', 'commission_amount', 'commission_currency', 'commission_months', 'reward_threshold', 'referred_discount_type', 'referred_discount_amount', 'referred_discount_recurring', 'commission_type', 'commission_percent', 'hold_days', 'approval', 'min_payout', 'id', 'created_at'],
   CreateMember: ['identifier', 'email', 'first_name', 'last_name', 'code', 'campaign', 'subscription', 'email_opt_out', 'id', 'stats'],
   CreateReferral: ['user_identifier', 'member_code', 'id', 'source'],
   ConvertReferral: ['checkout_id', 'subscription_id'],

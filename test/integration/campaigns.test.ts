@@ -37,6 +37,11 @@ function campaignShape(overrides: Record<string, unknown> = {}) {
     referred_discount_type: null,
     referred_discount_amount: '0.00',
     referred_discount_recurring: false,
+    commission_type: 'fixed',
+    commission_percent: '0.00',
+    hold_days: 30,
+    approval: 'auto',
+    min_payout: '0.00',
     created_at: expect.any(Number),
     ...overrides,
   };
@@ -720,5 +725,27 @@ describe('GET /v1/campaigns/', () => {
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ cursor: ['Invalid cursor.'] });
     });
+  });
+});
+
+describe('money terms (MONEY.md)', () => {
+  it('stores a percentage commission with its hold, approval and minimum payout, and refuses a percentage out of 0.01..100', async () => {
+    const { apiKey } = await newAccount();
+    const res = await api('POST', '/v1/campaigns/', { key: apiKey, body: { name: 'Pct', allows_commission: true, commission_type: 'percentage', commission_percent: '12.5', hold_days: 14, approval: 'manual', min_payout: '50' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual(campaignShape({ name: 'Pct', allows_commission: true, commission_type: 'percentage', commission_percent: '12.50', hold_days: 14, approval: 'manual', min_payout: '50.00' }));
+    for (const [body, field, message] of [
+      [{ commission_percent: '100.01' }, 'commission_percent', 'Ensure this value is less than or equal to 100.'],
+      [{ commission_percent: '0' }, 'commission_percent', 'Ensure this value is greater than or equal to 0.01 for a percentage commission.'],
+      [{ commission_type: 'share' }, 'commission_type', '"share" is not a valid choice.'],
+      [{ hold_days: 366 }, 'hold_days', 'Ensure this value is less than or equal to 365.'],
+      [{ approval: null }, 'approval', 'This field may not be null.'],
+    ] as [Record<string, unknown>, string, string][]) {
+      const base: Record<string, unknown> = { name: `bad-${field}-${Math.random()}`, allows_commission: true, commission_type: 'percentage', commission_percent: '10' };
+      const bad = await api('POST', '/v1/campaigns/', { key: apiKey, body: { ...base, ...body } });
+      expect({ field, status: bad.status, body: bad.body }).toEqual({ field, status: 400, body: { [field]: [message] } });
+    }
+    const patched = await api('PATCH', `/v1/campaigns/${res.body.id}/`, { key: apiKey, body: { commission_percent: '200' } });
+    expect(patched.status).toBe(400);
   });
 });

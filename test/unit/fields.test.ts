@@ -42,6 +42,11 @@ const CAMPAIGN_DEFAULTS = {
   referred_discount_type: null,
   referred_discount_amount: 0,
   referred_discount_recurring: false,
+  commission_type: 'fixed',
+  commission_percent: 0,
+  hold_days: 30,
+  approval: 'auto',
+  min_payout: 0,
 };
 
 describe('campaign bodies', () => {

@@ -143,6 +143,8 @@ describe('parseAlert: simulator bodies', () => {
         currency: 'GBP',
         paid_at: unixMs('2020-05-20 23:27:47') / 1000,
         status: 'paid',
+        // payment_tax, included in sale_gross (percentage commissions exclude it).
+        tax: 96,
       },
       plan_name: 'Example String',
     });
@@ -299,6 +301,7 @@ describe('parseAlert: real signed alerts', () => {
       currency: 'EUR',
       paid_at: unixMs('2020-08-12 21:01:30') / 1000,
       status: 'paid',
+      tax: 48,
     });
     expect(parsed.plan_name).toBe('Example Plan Name');
   });

@@ -334,3 +334,29 @@ describe('partial refunds (issue 11, item 2)', () => {
     expect(ids(planRewards(credit(), payments, [], { ...live(), refunds: [{ payment_id: 1, amount: 10, refund_type: 'full' }] }))).toEqual([2]);
   });
 });
+
+describe('percentage commissions (MONEY.md)', () => {
+  const percentage = (percent: number) => commission({ reward_amount: 0, reward_percent: percent, commission_months: null });
+
+  it('earn that share of each payment excluding tax, rounded half up to the cent', () => {
+    const payments: PaymentRecord[] = [
+      { ...paid(1, 12_000, T0), tax: 2_000 }, // 20% of 100.00
+      { ...paid(2, 1_005, T0 + DAY) }, // 20% of 10.05 = 2.01
+      { ...paid(3, 1_003, T0 + 2 * DAY) }, // 12.5% of 10.03 = 1.25375 -> 1.25
+    ];
+    expect(planRewards(percentage(20_00), payments.slice(0, 2), [], live()).rewards.map((r) => r.amount)).toEqual([2_000, 201]);
+    expect(planRewards(percentage(12_50), [payments[2]!], [], live()).rewards.map((r) => r.amount)).toEqual([125]);
+    // 12.5% of 10.04 = 1.255: half up to 1.26.
+    expect(planRewards(percentage(12_50), [paid(4, 1_004, T0)], [], live()).rewards.map((r) => r.amount)).toEqual([126]);
+  });
+
+  it('a payment whose share rounds to 0.00 earns nothing, and the next one still does', () => {
+    const plan = planRewards(percentage(1), [paid(1, 10, T0), paid(2, 100_000, T0 + DAY)], [], live());
+    expect(plan.rewards).toEqual([{ payment_id: 2, type: 'commission', amount: 10, currency: 'USD' }]);
+  });
+
+  it('fixed commissions and credits ignore reward_percent', () => {
+    expect(planRewards(credit({ reward_percent: 50_00 } as Partial<RewardTerms>), [paid(1, 10_000, T0)], [], live()).rewards[0]?.amount).toBe(1500);
+    expect(planRewards(commission({ reward_percent: null }), [{ ...paid(1, 10_000, T0), tax: 5_000 }], [], live()).rewards[0]?.amount).toBe(250);
+  });
+});

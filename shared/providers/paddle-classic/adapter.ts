@@ -207,6 +207,7 @@ export function alertEvent(parsed: ParsedAlert, fields: AlertFields): BillingEve
       currency: p.currency,
       paidAtSeconds: p.paid_at,
       status: p.status,
+      ...(p.tax !== undefined ? { amountExcludingTax: centsToMinor(p.amount - p.tax, p.currency) } : {}),
       ...(p.order_id !== null ? { orderId: p.order_id } : {}),
       ...(p.refund_amount !== undefined ? { refundAmount: centsToMinor(p.refund_amount, p.currency) } : {}),
       ...(p.refund_type !== undefined ? { refundType: p.refund_type } : {}),

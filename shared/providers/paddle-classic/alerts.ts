@@ -162,6 +162,9 @@ export function parseAlert(fields: AlertFields): ParsedAlert {
       if (typeof amount === 'string') return ignored(amount);
       if (patch.currency === undefined) return ignored(currencyReason(fields));
       payment = { ...base, amount, currency: patch.currency, status: 'paid' };
+      // sale_gross includes payment_tax; a percentage commission is computed on the difference.
+      const tax = money(text(fields, 'payment_tax'));
+      if (tax !== null && tax >= 0 && tax <= amount) payment.tax = tax;
       planName = text(fields, 'plan_name') ?? null;
       break;
     }
