@@ -74,6 +74,21 @@ export const routes: readonly Route[] = [
     queues: ['rewards', 'webhook-events'],
     providerSecrets: true,
   },
+  // ---- money (MONEY.md): the reward lifecycle, payouts and batches ----
+  { name: 'ListRewards', method: 'GET', path: '/v1/rewards/', entry: 'functions/rewards/list.ts', table: 'read' },
+  { name: 'GetReward', method: 'GET', path: '/v1/rewards/{id}/', entry: 'functions/rewards/get.ts', table: 'read' },
+  { name: 'ApproveReward', method: 'POST', path: '/v1/rewards/{id}/approve/', entry: 'functions/rewards/approve.ts', table: 'write', queues: ['webhook-events'] },
+  { name: 'VoidReward', method: 'POST', path: '/v1/rewards/{id}/void/', entry: 'functions/rewards/void.ts', table: 'write', queues: ['webhook-events'] },
+  { name: 'ListPayouts', method: 'GET', path: '/v1/payouts/', entry: 'functions/payouts/list.ts', table: 'read' },
+  { name: 'PayoutSummary', method: 'GET', path: '/v1/payouts/summary/', entry: 'functions/payouts/summary.ts', table: 'read' },
+  { name: 'GetPayout', method: 'GET', path: '/v1/payouts/{id}/', entry: 'functions/payouts/get.ts', table: 'read' },
+  { name: 'MarkPayoutPaid', method: 'POST', path: '/v1/payouts/{id}/mark-paid/', entry: 'functions/payouts/mark-paid.ts', table: 'write', queues: ['webhook-events'], timeoutSeconds: 29 },
+  { name: 'MarkPayoutFailed', method: 'POST', path: '/v1/payouts/{id}/mark-failed/', entry: 'functions/payouts/mark-failed.ts', table: 'write', queues: ['webhook-events'], timeoutSeconds: 29 },
+  // Takes up to 5,000 payouts (one conditional write each, 8 at a time): up to API Gateway's 29 s.
+  { name: 'CreatePayoutBatch', method: 'POST', path: '/v1/payout-batches/', entry: 'functions/payout-batches/create.ts', table: 'write', queues: ['webhook-events'], timeoutSeconds: 29 },
+  { name: 'GetPayoutBatch', method: 'GET', path: '/v1/payout-batches/{id}/', entry: 'functions/payout-batches/get.ts', table: 'read' },
+  { name: 'PayoutBatchFile', method: 'GET', path: '/v1/payout-batches/{id}/file/', entry: 'functions/payout-batches/file.ts', table: 'read', timeoutSeconds: 29 },
+  { name: 'MarkPayoutBatchPaid', method: 'POST', path: '/v1/payout-batches/{id}/mark-paid/', entry: 'functions/payout-batches/mark-paid.ts', table: 'write', queues: ['webhook-events'], timeoutSeconds: 29 },
   { name: 'DeleteReferral', method: 'DELETE', path: '/v1/referrals/{id}/', entry: 'functions/referrals/delete.ts', table: 'write' },
   {
     name: 'GetReferralByUser',

@@ -104,6 +104,16 @@ export const scheduledJobs: readonly ScheduledJob[] = [
     providerSecrets: false,
   },
   {
+    // Queues one approve-due message per account (rewards queue): commissions whose hold has ended are
+    // approved into their member's payout. Approvals of a hold of 0 days happen at once, in the evaluation.
+    name: 'RewardApprovals',
+    entry: 'functions/workers/reward-approvals.ts',
+    everyMinutes: 60,
+    timeoutSeconds: 60,
+    sends: ['rewards'],
+    providerSecrets: false,
+  },
+  {
     // The outbox's healing path and the retry clock of webhook deliveries (sparse GSI2 partitions).
     name: 'WebhookSweep',
     entry: 'functions/workers/webhook-sweep.ts',

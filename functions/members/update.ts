@@ -7,9 +7,12 @@ import { memberView } from '../../shared/domain/views';
 import { publish } from '../../shared/queue/publish';
 import { updateMemberBody } from '../../shared/schemas/member';
 import { updateMember } from '../../shared/store/members';
+import { refreshMemberPayouts } from '../../shared/flows/payouts';
 
 export const handler = apiHandler({ body: updateMemberBody }, async ({ principal, params, body }) => {
   const { member, campaign, subscription } = await updateMember(principal.accountId, params.id ?? '', body);
+  // A payout email given or removed: the member's collecting payouts become due or open at once.
+  if (body.payout_email !== undefined) await refreshMemberPayouts(principal.accountId, member.id);
   if (body.subscription && member.credit_earned > 0) {
     await publish('rewards', { kind: 'apply-member-credits', account_id: principal.accountId, member_id: member.id });
   }

@@ -4,7 +4,20 @@
 // and never produces a second event.
 import { createHash } from 'node:crypto';
 
-export const EVENT_TYPES = ['referral.created', 'referral.converted', 'reward.created', 'member.created', 'subscription.updated'] as const;
+export const EVENT_TYPES = [
+  'referral.created',
+  'referral.converted',
+  'reward.created',
+  'member.created',
+  'subscription.updated',
+  // The money side (MONEY.md "Events").
+  'reward.approved',
+  'reward.voided',
+  'reward.paid',
+  'payout.due',
+  'payout.paid',
+  'payout.failed',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** `evt_` + 32 hex characters of SHA-256(type + ':' + the effect's key). */

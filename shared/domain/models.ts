@@ -1,5 +1,6 @@
 // The records the store returns and the domain works with. Amounts are integer cents.
 import { referredDiscount, type DiscountTerms, type ReferredDiscount } from './discounts';
+import type { RewardStatus, VoidReason } from './lifecycle';
 
 export interface CampaignTerms {
   allows_credit: boolean;
@@ -97,6 +98,12 @@ export interface Member {
   conversions: number;
   credit_earned: number;
   commission_earned: number;
+  /** Cents of commission by lifecycle status (MONEY.md); voided ones are in none. */
+  commission_pending: number;
+  commission_approved: number;
+  commission_paid: number;
+  /** Where payouts are sent; a payout is due only once the member has one. */
+  payout_email: string | null;
   created_at: number;
   version: number;
 }
@@ -138,6 +145,14 @@ export interface Reward {
   reversed_at?: number;
   /** What a refund did to this reward, in words (e.g. a credit already billed that stays). */
   note?: string;
+  /** The lifecycle (domain/lifecycle.ts); absent on rewards stored before it existed. */
+  status?: RewardStatus;
+  approves_at?: number | null;
+  approved_at?: number | null;
+  paid_at?: number | null;
+  voided_at?: number | null;
+  void_reason?: VoidReason | null;
+  payout_id?: string | null;
 }
 
 export interface Referral {

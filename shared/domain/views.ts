@@ -1,5 +1,6 @@
 // API representations: records -> the exact JSON objects of the specification.
 import { formatCents } from './money';
+import { lifecycleOf, type LedgerReward } from './lifecycle';
 import { statsCurrency, type Campaign, type Member, type Referral, type Subscription } from './models';
 
 export function campaignView(c: Campaign) {
@@ -63,6 +64,9 @@ export function memberView(m: Member, campaign: Campaign | null, subscription: S
       conversions: m.conversions,
       credit_earned: formatCents(m.credit_earned),
       commission_earned: formatCents(m.commission_earned),
+      commission_pending: formatCents(m.commission_pending),
+      commission_approved: formatCents(m.commission_approved),
+      commission_paid: formatCents(m.commission_paid),
       currency: statsCurrency(campaign),
     },
     // The specification's update example carries link_clicks at the top level too; every member
@@ -71,6 +75,7 @@ export function memberView(m: Member, campaign: Campaign | null, subscription: S
     campaign: campaign ? campaignView(campaign) : null,
     subscription: subscription ? subscriptionView(subscription) : null,
     email_opt_out: m.email_opt_out,
+    payout_email: m.payout_email,
     created_at: m.created_at,
   };
 }
@@ -105,8 +110,9 @@ export function referralView(r: Referral) {
   };
 }
 
-/** A Reward of the API (on its referral, and in `reward.created` events). */
+/** A Reward of the API (on its referral, and in `reward.*` events), with its lifecycle (MONEY.md). */
 export function rewardView(w: Referral['rewards'][number]) {
+  const life = lifecycleOf(w);
   return {
     id: w.id,
     type: w.type,
@@ -119,5 +125,18 @@ export function rewardView(w: Referral['rewards'][number]) {
     refund_id: w.refund_id ?? null,
     reversed_at: w.reversed_at ?? null,
     note: w.note ?? null,
+    status: life.status,
+    approves_at: life.approves_at,
+    approved_at: life.approved_at,
+    paid_at: life.paid_at,
+    voided_at: life.voided_at,
+    void_reason: life.void_reason,
+    payout_id: life.payout_id,
   };
+}
+
+/** GET /v1/rewards/: a reward with the referral, member and campaign it belongs to. */
+export function ledgerRewardView(r: LedgerReward) {
+  const { referral_id, member_id, campaign_id, index: _index, version: _version, ...reward } = r;
+  return { ...rewardView(reward as unknown as Referral['rewards'][number]), referral_id, member_id, campaign_id };
 }

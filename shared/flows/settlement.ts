@@ -30,6 +30,8 @@ import { claimCredit, recordCreditApplied, recordRewards, referralsOfMember, rel
 import { getSubscription } from '../store/subscriptions';
 import { keys } from '../store/table';
 import { reverseCredits } from './refunds';
+import { approveReward } from './lifecycle';
+import { lifecycleOf } from '../domain/lifecycle';
 import { log } from '../log';
 import { billingProviderFor, type AccountBillingProvider } from '../billing/registry';
 
@@ -71,6 +73,14 @@ export async function evaluateReferral(accountId: string, referralId: string): P
     await reverseCredits(accountId, referralId, evaluated.reversals as CreditReversal[]);
     referral = toReferral(await getItem(keys.referral(accountId, referralId))) ?? referral;
   }
+  // Commissions whose hold is over already (a hold of 0 days) are approved now, not at the next hourly run.
+  const now = Math.floor(Date.now() / 1000);
+  for (const reward of referral.rewards) {
+    const life = lifecycleOf(reward);
+    if (reward.type === 'commission' && reward.reverses === undefined && life.status === 'pending' && life.approves_at !== null && life.approves_at <= now) {
+      await approveReward(accountId, reward.id, { schedule: true, now });
+    }
+  }
   // The conversion and reward notices this state calls for (each queued once; see shared/email/enqueue.ts).
   await queueMemberEmails(accountId, referral);
   await applyPendingCredits(accountId, referral);
@@ -79,7 +89,7 @@ export async function evaluateReferral(accountId: string, referralId: string): P
 const pendingCredits = (referral: Referral) =>
   (referral.rewards as StoredReward[])
     .map((reward, index) => ({ reward, index }))
-    .filter(({ reward }) => reward.type === 'credit' && reward.modifier_id === undefined && reward.amount > 0 && reward.reversed_at === undefined && reward.note === undefined);
+    .filter(({ reward }) => reward.type === 'credit' && reward.modifier_id === undefined && reward.amount > 0 && reward.reversed_at === undefined && reward.note === undefined && lifecycleOf(reward).status !== 'voided');
 
 export async function applyPendingCredits(accountId: string, referral: Referral): Promise<void> {
   const pending = pendingCredits(referral);

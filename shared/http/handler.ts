@@ -30,6 +30,8 @@ export interface Reply {
   body?: unknown;
   /** What an Idempotency-Key replay shows instead of `body` (a body with a secret shown only once). */
   replayBody?: unknown;
+  /** A body that is not JSON (a CSV file): sent as it is with its content type. */
+  raw?: { contentType: string; text: string; headers?: Record<string, string> };
 }
 
 export const ok = (body: unknown): Reply => ({ status: 200, body });
@@ -67,6 +69,10 @@ export function apiHandler<BS extends Schema | undefined = undefined, QS extends
       } else {
         await limitApiKey(principal);
         reply = await fn(request);
+      }
+      if (reply.raw) {
+        const json = jsonResult(reply.status, undefined, event);
+        return { ...json, headers: { ...json.headers, 'Content-Type': reply.raw.contentType, ...reply.raw.headers }, body: reply.raw.text };
       }
       const result = jsonResult(reply.status, reply.body, event);
       return reply.replayBody === undefined ? result : storeForReplay(result, reply.replayBody);

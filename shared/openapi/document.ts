@@ -166,6 +166,12 @@ const EVENT_DATA: Record<EventType, ComponentName> = {
   'reward.created': 'RewardEventData',
   'member.created': 'Member',
   'subscription.updated': 'Subscription',
+  'reward.approved': 'LedgerReward',
+  'reward.voided': 'LedgerReward',
+  'reward.paid': 'LedgerReward',
+  'payout.due': 'Payout',
+  'payout.paid': 'Payout',
+  'payout.failed': 'Payout',
 };
 
 /** Event data examples where the component's own does not fit the moment of the event. */

@@ -61,6 +61,61 @@ const reward = {
   refund_id: null,
   reversed_at: null,
   note: null,
+  status: 'applied',
+  approves_at: null,
+  approved_at: null,
+  paid_at: null,
+  voided_at: null,
+  void_reason: null,
+  payout_id: null,
+};
+
+export const PAYOUT_ID = 'po_0190a1d2e3f47a8b9c0d1e2f3a4b5c6d';
+export const BATCH_ID = 'pb_0190a1d4e5f67a8b9c0d1e2f3a4b5c6d';
+const COMMISSION_ID = '0190a1c3d4e57f6a8b9c0d1e2f3a4b5c';
+
+/** An approved commission in a due payout (GET /v1/rewards/, reward.* events). */
+export const LEDGER_REWARD = {
+  ...reward,
+  id: COMMISSION_ID,
+  type: 'commission',
+  amount: '12.50',
+  status: 'approved',
+  approves_at: CREATED + 32 * 86_400 + 60,
+  approved_at: CREATED + 32 * 86_400 + 120,
+  payout_id: PAYOUT_ID,
+  referral_id: REFERRAL_ID,
+  member_id: MEMBER_ID,
+  campaign_id: CAMPAIGN_ID,
+};
+
+export const PAYOUT = {
+  id: PAYOUT_ID,
+  member_id: MEMBER_ID,
+  amount: '62.50',
+  currency: 'USD',
+  status: 'due',
+  reward_count: 5,
+  period_start: CREATED + 2 * 86_400,
+  period_end: CREATED + 30 * 86_400,
+  paid_at: null,
+  reference: null,
+  failure_reason: null,
+  batch_id: null,
+  payout_email: null,
+  created_at: CREATED + 32 * 86_400 + 120,
+};
+
+export const PAYOUT_BATCH = {
+  id: BATCH_ID,
+  format: 'wise',
+  currency: 'USD',
+  status: 'processing',
+  payout_ids: [PAYOUT_ID],
+  payout_count: 1,
+  amount: '62.50',
+  file_url: `${BASE}/v1/payout-batches/${BATCH_ID}/file`,
+  created_at: CREATED + 40 * 86_400,
 };
 
 /** A referral made through the API and not converted yet (what the create answers). */
@@ -103,11 +158,12 @@ const member = {
   first_name: 'Alice',
   last_name: null,
   code: 'ALICE2026',
-  stats: { link_clicks: 12, referrals: 1, conversions: 1, credit_earned: '5.00', commission_earned: '0.00', currency: 'USD' },
+  stats: { link_clicks: 12, referrals: 1, conversions: 1, credit_earned: '5.00', commission_earned: '0.00', commission_pending: '0.00', commission_approved: '0.00', commission_paid: '0.00', currency: 'USD' },
   link_clicks: 12,
   campaign,
   subscription: { ...subscription, id: 70001, email: 'alice@example.com' },
   email_opt_out: false,
+  payout_email: null,
   created_at: CREATED + 3_600,
 };
 
@@ -148,6 +204,11 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
   CreatedWebhookEndpoint: { ...webhookEndpoint, secret: 'whsec_5vJ0cX2m9QyL3rT8aB1nK7eW4hZ6uF0d' },
   WebhookDelivery: delivery,
   RewardEventData: { ...reward, referral_id: REFERRAL_ID, member_id: MEMBER_ID },
+  LedgerReward: LEDGER_REWARD,
+  Payout: PAYOUT,
+  PayoutDetail: { ...PAYOUT, reward_ids: [COMMISSION_ID] },
+  PayoutSummary: { due: { USD: '62.50' }, open: { EUR: '8.00' }, processing: {}, paid: { USD: '1250.00' } },
+  PayoutBatch: PAYOUT_BATCH,
   PaddleWebhookAccepted: { received: true },
   ServiceLinks: { docs: `${BASE}/docs/`, openapi: `${BASE}/v1/openapi.json`, health: `${BASE}/health` },
   Health: { status: 'ok' },
@@ -172,6 +233,9 @@ export function pathParameterExample(path: string, name: string): string {
   if (path.includes('/members/')) return MEMBER_ID;
   if (path.includes('/subscriptions/')) return String(SUBSCRIPTION_ID);
   if (path.includes('/webhook-endpoints/')) return ENDPOINT_ID;
+  if (path.includes('/payout-batches/')) return BATCH_ID;
+  if (path.includes('/payouts/')) return PAYOUT_ID;
+  if (path.includes('/rewards/')) return COMMISSION_ID;
   return REFERRAL_ID;
 }
 

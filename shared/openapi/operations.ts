@@ -6,12 +6,13 @@ import type * as v from 'valibot';
 import { conversionBody } from '../schemas/conversion';
 import { createCampaignBody, updateCampaignBody } from '../schemas/campaign';
 import { createMemberBody, updateMemberBody } from '../schemas/member';
-import { listCampaignsQuery, listMembersQuery, listReferralsQuery, listSubscriptionsQuery, pageOnlyQuery } from '../schemas/query';
+import { listCampaignsQuery, listMembersQuery, listPayoutsQuery, listReferralsQuery, listRewardsQuery, listSubscriptionsQuery, pageOnlyQuery } from '../schemas/query';
+import { createPayoutBatchBody, markFailedBody, markPaidBody, voidRewardBody } from '../schemas/money';
 import { clickBody, jsReferralBody } from '../schemas/js';
 import { createReferralBody } from '../schemas/referral';
 import { createWebhookEndpointBody, updateWebhookEndpointBody } from '../schemas/webhook-endpoint';
 import type { COMPONENTS } from './components';
-import { CAMPAIGN_ID, COMPONENT_EXAMPLES, CONVERTED_REFERRAL, NEW_REFERRAL, PADDLE_ALERT_EXAMPLE, REFERRAL_ID, SUBSCRIPTION_ID, USER_IDENTIFIER } from './examples';
+import { BATCH_ID, PAYOUT_ID, CAMPAIGN_ID, COMPONENT_EXAMPLES, CONVERTED_REFERRAL, NEW_REFERRAL, PADDLE_ALERT_EXAMPLE, REFERRAL_ID, SUBSCRIPTION_ID, USER_IDENTIFIER } from './examples';
 
 export type ComponentName = keyof typeof COMPONENTS;
 
@@ -53,6 +54,8 @@ export const TAGS: Record<string, string> = {
   Members: 'The people who refer: their code, their campaign, their subscription and their stats.',
   Subscriptions: 'The service\'s copies of the payment provider\'s subscriptions.',
   Webhooks: 'Endpoints that receive Refloop\'s events, and their deliveries.',
+  Rewards: 'Every reward across referrals, and its lifecycle: pending, approved, paid, applied, voided.',
+  Payouts: 'What members are owed, batches with their PayPal / Wise / CSV files, and marking them paid.',
   Browser: 'The browser script and the public endpoints it calls with the publishable key.',
   'Provider webhooks': 'Alerts from the payment provider.',
   Documentation: 'This document and its rendering.',
@@ -119,7 +122,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   ListMembers: { tag: 'Members', summary: 'List members', description: PAGINATION, query: listMembersQuery, success: { status: 200, description: 'A page of members.', body: { page: 'Member' } } },
   CreateMember: { tag: 'Members', summary: 'Create a member', description: 'The code is generated when absent. Emits `member.created`.', body: createMemberBody, success: { status: 201, description: 'The member.', body: { component: 'Member' } }, examples: {
       request: { identifier: 'alice', email: 'alice@example.com', first_name: 'Alice', code: 'ALICE2026', campaign: { id: CAMPAIGN_ID } },
-      response: { ...memberExample, stats: { link_clicks: 0, referrals: 0, conversions: 0, credit_earned: '0.00', commission_earned: '0.00', currency: 'USD' }, link_clicks: 0, subscription: null },
+      response: { ...memberExample, stats: { link_clicks: 0, referrals: 0, conversions: 0, credit_earned: '0.00', commission_earned: '0.00', commission_pending: '0.00', commission_approved: '0.00', commission_paid: '0.00', currency: 'USD' }, link_clicks: 0, subscription: null },
     } },
   GetMember: { tag: 'Members', summary: 'Retrieve a member', description: 'The member with their campaign, their attached subscription and their stats.', params: { id: 'Member id.' }, success: { status: 200, description: 'The member with its campaign and subscription.', body: { component: 'Member' } }, errors: [404] },
   UpdateMember: { tag: 'Members', summary: 'Update a member', description: "Changes any subset of the fields. Attaching a subscription applies the member's pending credits to it.", params: { id: 'Member id.' }, body: updateMemberBody, success: { status: 200, description: 'The member.', body: { component: 'Member' } }, errors: [404], examples: { request: { subscription: { id: 70001 } } } },
@@ -157,6 +160,85 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     query: pageOnlyQuery,
     success: { status: 200, description: 'A page of deliveries.', body: { page: 'WebhookDelivery' } },
     errors: [404],
+  },
+
+  ListRewards: {
+    tag: 'Rewards',
+    summary: 'List rewards',
+    description: `Every reward (credits, commissions and their clawbacks) with its lifecycle. Filter by \`status\` and at most one of \`member\`, \`campaign\`, \`type\` (400 otherwise). ${PAGINATION}`,
+    query: listRewardsQuery,
+    success: { status: 200, description: 'A page of rewards.', body: { page: 'LedgerReward' } },
+  },
+  GetReward: { tag: 'Rewards', summary: 'Retrieve a reward', description: 'A reward with its lifecycle (status, approves_at, payout) and the referral, member and campaign it belongs to.', params: { id: 'Reward id.' }, success: { status: 200, description: 'The reward.', body: { component: 'LedgerReward' } }, errors: [404] },
+  ApproveReward: {
+    tag: 'Rewards',
+    summary: 'Approve a commission',
+    description: 'A pending commission (and its pending clawbacks) becomes approved and joins its member\'s payout: the way a campaign with `approval: "manual"` approves, or an early approval before the hold ends. An approved or paid one answers as it is; a voided one 409; a credit or a clawback 400. Emits `reward.approved`.',
+    params: { id: 'Reward id.' },
+    success: { status: 200, description: 'The approved reward.', body: { component: 'LedgerReward' } },
+    errors: [404, 409],
+  },
+  VoidReward: {
+    tag: 'Rewards',
+    summary: 'Void a reward',
+    description: 'An unpaid reward (and its clawbacks) is voided with a reason and leaves its payout. A voided one answers as it is; a paid one, or one whose payout is being paid, answers 409 (a refund after payment creates a clawback instead). Emits `reward.voided`.',
+    params: { id: 'Reward id.' },
+    body: voidRewardBody,
+    success: { status: 200, description: 'The voided reward.', body: { component: 'LedgerReward' } },
+    errors: [404, 409],
+    examples: { request: { reason: 'fraud' }, response: { ...(COMPONENT_EXAMPLES.LedgerReward as Record<string, unknown>), status: 'voided', voided_at: 1767225600, void_reason: 'fraud', payout_id: null } },
+  },
+  ListPayouts: { tag: 'Payouts', summary: 'List payouts', description: `Filter by \`status\` and by \`member\` or \`currency\`. ${PAGINATION}`, query: listPayoutsQuery, success: { status: 200, description: 'A page of payouts.', body: { page: 'Payout' } } },
+  PayoutSummary: { tag: 'Payouts', summary: 'What is owed', description: 'Per currency: the total due, still open (below the campaign\'s minimum payout or without a payout email), in processing, and paid. Exact, from counters.', success: { status: 200, description: 'The totals.', body: { component: 'PayoutSummary' } } },
+  GetPayout: { tag: 'Payouts', summary: 'Retrieve a payout', description: 'The payout with the ids of its rewards.', params: { id: 'Payout id (po_…).' }, success: { status: 200, description: 'The payout.', body: { component: 'PayoutDetail' } }, errors: [404] },
+  MarkPayoutPaid: {
+    tag: 'Payouts',
+    summary: 'Mark a payout paid',
+    description: 'A due or processing payout was paid: it and its rewards become paid. A paid one answers as it is. Emits `payout.paid` and `reward.paid`.',
+    params: { id: 'Payout id (po_…).' },
+    body: markPaidBody,
+    success: { status: 200, description: 'The paid payout.', body: { component: 'PayoutDetail' } },
+    errors: [404, 409],
+    examples: { request: { reference: 'WISE-2026-11-30' }, response: { ...(COMPONENT_EXAMPLES.PayoutDetail as Record<string, unknown>), status: 'paid', paid_at: 1767225600, reference: 'WISE-2026-11-30' } },
+  },
+  MarkPayoutFailed: {
+    tag: 'Payouts',
+    summary: 'Mark a payout failed',
+    description: 'A processing payout could not be paid: its rewards return to approved and join the member\'s next payout. Emits `payout.failed`.',
+    params: { id: 'Payout id (po_…).' },
+    body: markFailedBody,
+    success: { status: 200, description: 'The failed payout.', body: { component: 'PayoutDetail' } },
+    errors: [404, 409],
+    examples: { request: { reason: 'Recipient email bounced' }, response: { ...(COMPONENT_EXAMPLES.PayoutDetail as Record<string, unknown>), status: 'failed', failure_reason: 'Recipient email bounced', batch_id: BATCH_ID } },
+  },
+  CreatePayoutBatch: {
+    tag: 'Payouts',
+    summary: 'Create a payout batch',
+    description: 'Takes the due payouts in one currency (every one, up to the format\'s row limit: PayPal 5,000, Wise 1,000; or the `payout_ids` given) into a batch: they become processing and the file is at `file_url`. Honours `Idempotency-Key`; two concurrent batches never share a payout. 409 when nothing is due.',
+    body: createPayoutBatchBody,
+    success: { status: 201, description: 'The batch.', body: { component: 'PayoutBatch' } },
+    errors: [409],
+    examples: { request: { format: 'wise', currency: 'USD' } },
+  },
+  GetPayoutBatch: { tag: 'Payouts', summary: 'Retrieve a payout batch', description: 'The batch, its payouts and the link to its file.', params: { id: 'Batch id (pb_…).' }, success: { status: 200, description: 'The batch.', body: { component: 'PayoutBatch' } }, errors: [404] },
+  PayoutBatchFile: {
+    tag: 'Payouts',
+    summary: "Download a batch's file",
+    description: 'PayPal Payouts web upload (no header; recipient, amount, currency, payout id, note, PAYPAL), Wise batch by email (its template header), or a generic CSV with a header. One currency per file.',
+    params: { id: 'Batch id (pb_…).' },
+    success: { status: 200, description: 'The file.', body: { json: { type: 'string' }, contentType: 'text/csv' } },
+    errors: [404],
+    examples: { response: 'name,recipientEmail,paymentReference,receiverType,amountCurrency,amount,sourceCurrency,targetCurrency\r\nAlice,alice@example.com,Referral commissions Nov 2026,PERSON,target,62.50,USD,USD\r\n' },
+  },
+  MarkPayoutBatchPaid: {
+    tag: 'Payouts',
+    summary: 'Mark a batch paid',
+    description: 'Every payout of the batch not marked failed becomes paid, with its rewards. Repeating the call finishes what an interruption left.',
+    params: { id: 'Batch id (pb_…).' },
+    body: markPaidBody,
+    success: { status: 200, description: 'The batch.', body: { component: 'PayoutBatch' } },
+    errors: [404],
+    examples: { request: { paid_at: 1767225600, reference: 'PAYPAL-BATCH-8841' }, response: { ...(COMPONENT_EXAMPLES.PayoutBatch as Record<string, unknown>), status: 'paid' } },
   },
 
   BrowserScript: {

@@ -82,7 +82,13 @@ export interface CreateCouponMessage {
   referral_id: string;
 }
 
-export type RewardMessage = EvaluateReferralMessage | ApplyMemberCreditsMessage | CreateCouponMessage;
+/** Approve an account's commissions whose hold has ended (the hourly approval job queues one per account). */
+export interface ApproveDueMessage {
+  kind: 'approve-due';
+  account_id: string;
+}
+
+export type RewardMessage = EvaluateReferralMessage | ApplyMemberCreditsMessage | CreateCouponMessage | ApproveDueMessage;
 
 /** One email to a referring member; `key` names it for exactly-once delivery. */
 export interface MemberEmailMessage {

@@ -110,6 +110,16 @@ export const email = field<string>((value) => {
   return ok(t.value.slice(0, at) + t.value.slice(at).toLowerCase());
 }, { type: 'string', format: 'email', maxLength: 254 });
 
+/** An email or null (blank is null): e.g. where a member's payouts are sent. */
+export const nullableEmail = field<string | null>((value) => {
+  if (value === null || (typeof value === 'string' && value.trim() === '')) return ok(null);
+  const t = toText(value);
+  if (!t.ok) return t;
+  if (t.value.length > 254 || !EMAIL.test(t.value)) return fail('Enter a valid email address.');
+  const at = t.value.lastIndexOf('@');
+  return ok(t.value.slice(0, at) + t.value.slice(at).toLowerCase());
+}, { type: ['string', 'null'], format: 'email', maxLength: 254, description: 'Blank is stored as null.' });
+
 const TRUE = new Set<unknown>([true, 'true', 'True', 'TRUE', '1', 1, 'yes', 'on']);
 const FALSE = new Set<unknown>([false, 'false', 'False', 'FALSE', '0', 0, 'no', 'off']);
 

@@ -1,7 +1,7 @@
 // Member bodies. `campaign` and `subscription` are `{id}` references or null.
 import * as v from 'valibot';
 import type { ProviderId } from '../domain/models';
-import { REQUIRED, boolean, email, nullableText, pythonType, reference, text } from './fields';
+import { REQUIRED, boolean, email, nullableEmail, nullableText, pythonType, reference, text } from './fields';
 
 export { MEMBER_CODE_PATTERN as CODE_PATTERN } from '../domain/ids';
 import { MEMBER_CODE_MAX, MEMBER_CODE_PATTERN } from '../domain/ids';
@@ -47,6 +47,8 @@ const fields = {
   subscription: subscriptionRef,
   // Additive: the member asked not to be emailed (no conversion or reward notices).
   email_opt_out: boolean,
+  // Additive (MONEY.md): where the member's payouts are sent (PayPal or Wise by email); a payout is due only with one.
+  payout_email: nullableEmail,
 };
 
 export const createMemberBody = v.object(
@@ -59,6 +61,7 @@ export const createMemberBody = v.object(
     campaign: v.optional(fields.campaign, null),
     subscription: v.optional(fields.subscription, null),
     email_opt_out: v.optional(fields.email_opt_out, false),
+    payout_email: v.optional(fields.payout_email, null),
   },
   REQUIRED,
 );

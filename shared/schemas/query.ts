@@ -1,6 +1,8 @@
 // Query-string schemas for the list endpoints. Unknown parameters are ignored.
 import * as v from 'valibot';
 import { field } from './fields';
+import { PAYOUT_STATUSES, REWARD_STATUSES, type PayoutStatus, type RewardStatus } from '../domain/lifecycle';
+import { isCurrencyCode } from '../domain/currency';
 
 export const pageSize = field<number>((value) => {
   // Query values are strings; the number is the schema's own default (so the document says `default: 20`).
@@ -34,3 +36,32 @@ export const statusFilter = field<SubscriptionStatus>((value) => {
 }, { type: 'string', enum: [...SUBSCRIPTION_STATUSES, 'trialing'], description: "Only subscriptions in this status (Paddle's `trialing` is accepted for `trialling`)." });
 
 export const listSubscriptionsQuery = v.object({ ...pageQuery, status: v.optional(statusFilter) });
+
+// ---- money (MONEY.md) ----
+
+function choiceFilter<T extends string>(choices: readonly T[], description: string) {
+  return field<T>((value) => {
+    if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return { ok: true, value: value as T };
+    return { ok: false, message: `Select a valid choice. ${String(value)} is not one of the available choices.` };
+  }, { type: 'string', enum: [...choices], description });
+}
+
+const currencyFilter = field<string>((value) => {
+  if (typeof value === 'string' && isCurrencyCode(value.trim())) return { ok: true, value: value.trim().toUpperCase() };
+  return { ok: false, message: `"${String(value).slice(0, 20)}" is not a valid currency code.` };
+}, { type: 'string', description: 'Only payouts in this currency (ISO 4217).' });
+
+export const listRewardsQuery = v.object({
+  ...pageQuery,
+  status: v.optional(choiceFilter<RewardStatus>(REWARD_STATUSES, 'Only rewards in this status.')),
+  member: v.optional(v.pipe(v.string(), v.description('Only rewards of this member (id).'))),
+  campaign: v.optional(v.pipe(v.string(), v.description('Only rewards of referrals made in this campaign (id).'))),
+  type: v.optional(choiceFilter(['credit', 'commission'] as const, 'Only credits or only commissions.')),
+});
+
+export const listPayoutsQuery = v.object({
+  ...pageQuery,
+  status: v.optional(choiceFilter<PayoutStatus>(PAYOUT_STATUSES, 'Only payouts in this status.')),
+  member: v.optional(v.pipe(v.string(), v.description("Only this member's payouts (id)."))),
+  currency: v.optional(currencyFilter),
+});

@@ -6,11 +6,13 @@
 import * as v from 'valibot';
 import { EVENT_TYPES } from '../domain/events';
 import { SUBSCRIPTION_STATUSES } from './query';
+import { PAYOUT_STATUSES, REWARD_STATUSES, VOID_REASONS } from '../domain/lifecycle';
 
 const amount = v.pipe(v.string(), v.regex(/^\d+\.\d{2}$/), v.description('Decimal amount with two decimals.'), v.examples(['15.00']));
 const unixSeconds = v.pipe(v.number(), v.integer(), v.description('Unix timestamp (seconds).'));
 const entityId = v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/));
 const campaignId = v.pipe(v.string(), v.regex(/^[0-9a-f]{8}$/));
+const signedAmountPre = v.pipe(v.string(), v.regex(/^-?\d+\.\d{2}$/));
 const date = v.nullable(v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/), v.description('YYYY-MM-DD')));
 
 /** A provider id as the provider names it: an integer for Paddle Classic, a string for Paddle Billing and Stripe. */
@@ -72,12 +74,16 @@ export const memberResponse = v.strictObject({
     conversions: v.pipe(v.number(), v.integer()),
     credit_earned: amount,
     commission_earned: amount,
+    commission_pending: v.pipe(signedAmountPre, v.description('Commission earned and still in its hold (or waiting for a manual approval).')),
+    commission_approved: v.pipe(signedAmountPre, v.description('Approved commission not paid yet (in an open, due or processing payout).')),
+    commission_paid: v.pipe(signedAmountPre, v.description('Commission paid out.')),
     currency: v.string(),
   }),
   link_clicks: v.pipe(v.number(), v.integer()),
   campaign: v.nullable(campaignResponse),
   subscription: v.nullable(subscriptionResponse),
   email_opt_out: v.pipe(v.boolean(), v.description('The member asked for no emails from the programme.')),
+  payout_email: v.nullable(v.pipe(v.string(), v.description('Where payouts are sent (PayPal or Wise by email); a payout is due only once the member has one.'))),
   created_at: unixSeconds,
 });
 
@@ -96,6 +102,13 @@ export const rewardResponse = v.strictObject({
   refund_id: v.nullable(v.pipe(v.string(), v.description('The refund alert behind a clawback, a reversal or a note.'))),
   reversed_at: v.nullable(v.pipe(unixSeconds, v.description('When a credit was reversed.'))),
   note: v.nullable(v.string()),
+  status: v.pipe(v.picklist(REWARD_STATUSES), v.description('Commission: pending -> approved -> paid; credit: pending -> applied; any unpaid reward can be voided. A clawback follows the reward it reverses.')),
+  approves_at: v.nullable(v.pipe(unixSeconds, v.description('When a pending commission is approved by itself (its hold ends); null when approval is manual.'))),
+  approved_at: v.nullable(unixSeconds),
+  paid_at: v.nullable(unixSeconds),
+  voided_at: v.nullable(unixSeconds),
+  void_reason: v.nullable(v.picklist(VOID_REASONS)),
+  payout_id: v.nullable(v.pipe(v.string(), v.description('The payout an approved commission is in.'))),
 });
 
 export const referralResponse = v.strictObject({
@@ -164,6 +177,51 @@ export function eventEnvelope<S extends v.GenericSchema>(type: string, data: S) 
 }
 
 export const rewardEventData = v.strictObject({ ...rewardResponse.entries, referral_id: entityId, member_id: entityId });
+
+/** A reward in GET /v1/rewards/ and in reward.approved|voided|paid events. */
+export const ledgerRewardResponse = v.strictObject({ ...rewardResponse.entries, referral_id: entityId, member_id: entityId, campaign_id: v.nullable(campaignId) });
+
+const payoutId = v.pipe(v.string(), v.regex(/^po_[0-9a-f]{32}$/));
+const signed = v.pipe(v.string(), v.regex(/^-?\d+\.\d{2}$/), v.description('Decimal amount with two decimals.'));
+
+export const payoutResponse = v.strictObject({
+  id: payoutId,
+  member_id: entityId,
+  amount: v.pipe(signed, v.description('The sum of its rewards (a clawback of a paid reward can take it below zero: it then stays open).')),
+  currency: v.string(),
+  status: v.pipe(v.picklist(PAYOUT_STATUSES), v.description('open (collecting) -> due (at least min_payout, payout email known) -> processing (in a batch) -> paid, or failed / canceled.')),
+  reward_count: v.pipe(v.number(), v.integer()),
+  period_start: v.nullable(unixSeconds),
+  period_end: v.nullable(unixSeconds),
+  paid_at: v.nullable(unixSeconds),
+  reference: v.nullable(v.string()),
+  failure_reason: v.nullable(v.string()),
+  batch_id: v.nullable(v.string()),
+  payout_email: v.nullable(v.pipe(v.string(), v.description('Where the money was sent (copied from the member when a batch took the payout).'))),
+  created_at: unixSeconds,
+});
+
+export const payoutDetailResponse = v.strictObject({ ...payoutResponse.entries, reward_ids: v.array(entityId) });
+
+const currencyTotals = v.record(v.string(), signed);
+export const payoutSummaryResponse = v.strictObject({
+  due: v.pipe(currencyTotals, v.description('Per currency: payouts ready to pay.')),
+  open: v.pipe(currencyTotals, v.description('Per currency: approved commissions still below the minimum payout or without a payout email.')),
+  processing: v.pipe(currencyTotals, v.description('Per currency: payouts in a batch not marked paid yet.')),
+  paid: v.pipe(currencyTotals, v.description('Per currency: paid so far.')),
+});
+
+export const payoutBatchResponse = v.strictObject({
+  id: v.pipe(v.string(), v.regex(/^pb_[0-9a-f]{32}$/)),
+  format: v.picklist(['paypal', 'wise', 'csv']),
+  currency: v.string(),
+  status: v.pipe(v.picklist(['processing', 'paid']), v.description('processing until every payout in it is marked paid or failed.')),
+  payout_ids: v.array(payoutId),
+  payout_count: v.pipe(v.number(), v.integer()),
+  amount: signed,
+  file_url: v.pipe(v.string(), v.description('The batch file (text/csv).')),
+  created_at: unixSeconds,
+});
 
 export const paddleWebhookAccepted = v.strictObject({ received: v.literal(true) });
 

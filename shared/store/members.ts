@@ -40,6 +40,10 @@ export function toMember(item: Record<string, unknown> | undefined): Member | nu
     conversions: Math.max(0, Number(item.conversions ?? 0)),
     credit_earned: Number(item.credit_earned ?? 0),
     commission_earned: Number(item.commission_earned ?? 0),
+    commission_pending: Number(item.commission_pending ?? 0),
+    commission_approved: Number(item.commission_approved ?? 0),
+    commission_paid: Number(item.commission_paid ?? 0),
+    payout_email: typeof item.payout_email === 'string' && item.payout_email !== '' ? item.payout_email : null,
     created_at: Number(item.created_at),
     version: Number(item.version ?? 0),
   };
@@ -195,7 +199,7 @@ function claimedByOther(l: Lookups, key: Key, memberId: string | null): boolean 
   return claim !== undefined && claim.member_id !== memberId;
 }
 
-export async function createMember(accountId: string, input: Omit<CreateMemberInput, 'email_opt_out'> & { email_opt_out?: boolean }): Promise<MemberWithRelations> {
+export async function createMember(accountId: string, input: Omit<CreateMemberInput, 'email_opt_out' | 'payout_email'> & { email_opt_out?: boolean; payout_email?: string | null }): Promise<MemberWithRelations> {
   const generated = input.code === undefined;
   return withRetries(async () => {
     const code = input.code ?? newMemberCode();
@@ -234,6 +238,10 @@ export async function createMember(accountId: string, input: Omit<CreateMemberIn
       conversions: 0,
       credit_earned: 0,
       commission_earned: 0,
+      commission_pending: 0,
+      commission_approved: 0,
+      commission_paid: 0,
+      payout_email: input.payout_email ?? null,
       created_at: Math.floor(createdMs / 1000),
       version: 1,
     };
@@ -276,6 +284,7 @@ function memberAttributes(accountId: string, m: Member): Record<string, unknown>
     ...m,
     campaign_id: m.campaign_id ?? undefined,
     subscription_id: m.subscription_id ?? undefined,
+    payout_email: m.payout_email ?? undefined,
     ...(m.campaign_id ? { gsi1pk: keys.membersByCampaign(accountId, m.campaign_id), gsi1sk: m.id } : {}),
   };
 }
@@ -292,6 +301,7 @@ export async function updateMember(accountId: string, id: string, patch: UpdateM
     if (patch.campaign !== undefined) next.campaign_id = patch.campaign?.id ?? null;
     if (patch.subscription !== undefined) next.subscription_id = patch.subscription?.id ?? null;
     if (patch.email_opt_out !== undefined) next.email_opt_out = patch.email_opt_out;
+    if (patch.payout_email !== undefined) next.payout_email = patch.payout_email;
 
     const changed = {
       identifier: next.identifier !== current.identifier,
@@ -330,7 +340,7 @@ export async function updateMember(accountId: string, id: string, patch: UpdateM
     const sets: string[] = [];
     const removes: string[] = [];
     const attrs = memberAttributes(accountId, next);
-    for (const name of ['identifier', 'email', 'first_name', 'last_name', 'code', 'campaign_id', 'subscription_id', 'email_opt_out', 'version', 'gsi1pk', 'gsi1sk']) {
+    for (const name of ['identifier', 'email', 'first_name', 'last_name', 'code', 'campaign_id', 'subscription_id', 'email_opt_out', 'payout_email', 'version', 'gsi1pk', 'gsi1sk']) {
       names[`#${name}`] = name;
       if (attrs[name] === undefined) removes.push(`#${name}`);
       else {

@@ -32,7 +32,15 @@ export interface PageQuery {
   partitionValue: string;
   /** Binds the cursor to this query: the account id and the filter values. */
   scope: string;
+  /**
+   * A FilterExpression for a filter the partition does not key on (e.g. a member's rewards in one status).
+   * The page is then filled by up to FILTERED_READS Queries; a page may hold fewer items than asked,
+   * with a next link, when matches are sparse. Lists keep their exact `count` from counters.
+   */
+  filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
 }
+
+const FILTERED_READS = 5;
 
 const invalidCursor = () => ValidationError.field('cursor', 'Invalid cursor.');
 
@@ -92,13 +100,31 @@ export async function queryPage<T extends Record<string, unknown>>(q: PageQuery,
     input.ExpressionAttributeValues![':sk'] = cursor.k;
   }
 
-  const { Items = [] } = await db().send(new QueryCommand(input));
-  const more = Items.length > page.pageSize;
+  let Items: Record<string, unknown>[] = [];
+  let evaluatedTo: string | undefined;
+  if (!q.filter) {
+    Items = (await db().send(new QueryCommand(input))).Items ?? [];
+  } else {
+    input.FilterExpression = q.filter.expression;
+    Object.assign(input.ExpressionAttributeNames!, q.filter.names);
+    Object.assign(input.ExpressionAttributeValues!, q.filter.values);
+    input.Limit = Math.max(page.pageSize + 1, 100);
+    let startKey: Record<string, unknown> | undefined;
+    for (let read = 0; read < FILTERED_READS && Items.length <= page.pageSize; read++) {
+      const out = await db().send(new QueryCommand({ ...input, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }));
+      Items.push(...(out.Items ?? []));
+      startKey = out.LastEvaluatedKey;
+      if (!startKey) break;
+    }
+    // Stopped with matches left unread: the next page continues from where the reads stopped.
+    if (startKey && Items.length <= page.pageSize) evaluatedTo = String(startKey[skName]);
+  }
+  const more = Items.length > page.pageSize || evaluatedTo !== undefined;
   const taken = Items.slice(0, page.pageSize);
   const items = (backwards ? taken.reverse() : taken) as T[];
   const s = scopeDigest(q.scope);
   const first = items[0]?.[skName];
-  const last = items[items.length - 1]?.[skName];
+  const last = !backwards && evaluatedTo !== undefined && Items.length <= page.pageSize ? evaluatedTo : items[items.length - 1]?.[skName];
 
   const hasNewer = backwards ? more : cursor !== undefined;
   const hasOlder = backwards ? true : more;

@@ -6,6 +6,9 @@
 import { newEntityId } from '../domain/ids';
 import type { ProviderId, Referral, Reward } from '../domain/models';
 import type { PlannedReward } from '../domain/rewards';
+import { initialLifecycle } from '../domain/lifecycle';
+import { ledgerFromReferral, MoneyTxn, toLedgerReward } from './ledger';
+import { getItem } from './ops';
 import { rewardView } from '../domain/views';
 import { tableName } from './client';
 import { eventItem } from './outbox';
@@ -42,45 +45,39 @@ export async function recordRewards(
 ): Promise<Referral> {
   if (planned.length === 0 && completed === referral.rewards_completed) return referral;
   const now = Math.floor(Date.now() / 1000);
-  const added: StoredReward[] = planned.map((p) => ({ id: newEntityId(), type: p.type, amount: p.amount, currency: p.currency, created_at: now, payment_id: p.payment_id }));
-  const credit = added.filter((r) => r.type === 'credit').reduce((a, r) => a + r.amount, 0);
-  const commission = added.filter((r) => r.type === 'commission').reduce((a, r) => a + r.amount, 0);
-  const items: TransactItem[] = [
-    {
-      Update: {
-        TableName: tableName(),
-        Key: keys.referral(accountId, referral.id),
-        UpdateExpression: 'SET #rw = list_append(if_not_exists(#rw, :empty), :new), rewards_completed = :done',
-        // Exactly-once: the write only lands on the reward list it was computed from.
-        ConditionExpression: 'attribute_exists(pk) AND size(#rw) = :n',
-        ExpressionAttributeNames: { '#rw': 'rewards' },
-        ExpressionAttributeValues: { ':empty': [], ':new': added, ':done': completed, ':n': referral.rewards.length },
-      },
-    },
-  ];
-  if (memberExists && (credit > 0 || commission > 0)) {
-    items.push({
-      Update: {
-        TableName: tableName(),
-        Key: keys.member(accountId, referral.member_id),
-        UpdateExpression: 'ADD credit_earned :c, commission_earned :m',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':c': credit, ':m': commission },
-      },
-    });
-  }
-  for (const r of added) {
+  // Every reward starts pending (domain/lifecycle.ts); a commission carries its approval time.
+  const added: StoredReward[] = planned.map((p) => ({
+    id: newEntityId(),
+    type: p.type,
+    amount: p.amount,
+    currency: p.currency,
+    created_at: now,
+    payment_id: p.payment_id,
+    ...defined(initialLifecycle(p.type, now, referral)),
+  }));
+  const after: Referral = { ...referral, rewards: [...referral.rewards, ...added] };
+  const txn = new MoneyTxn(accountId);
+  if (!memberExists) txn.memberGone(referral.member_id);
+  // Exactly-once: the write only lands on the reward list it was computed from (size condition).
+  txn.referralAppend(referral.id, referral.rewards.length, added, { sets: ['rewards_completed = :done'], values: { ':done': completed } });
+  added.forEach((r, i) => {
+    txn.addReward(ledgerFromReferral(after, referral.rewards.length + i));
     // The Reward object of the API, with the referral and member it belongs to.
     const data = { ...rewardView(r), referral_id: referral.id, member_id: referral.member_id };
-    items.push(eventItem(accountId, 'reward.created', `${referral.id}:${r.payment_id}`, data));
-  }
+    txn.push(eventItem(accountId, 'reward.created', `${referral.id}:${r.payment_id}`, data), `event:${r.id}`);
+  });
   try {
-    await transact(items);
+    await transact(txn.build());
   } catch (err) {
     if (err instanceof ConditionsFailedError) throw new RewardRaceError();
     throw err;
   }
-  return { ...referral, rewards: [...referral.rewards, ...added], rewards_completed: completed };
+  return { ...after, rewards_completed: completed };
+}
+
+/** The non-null fields of `o` (a stored reward carries no null lifecycle fields). */
+export function defined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
 }
 
 function rewardPath(index: number) {
@@ -109,7 +106,7 @@ async function updateReward(
           Key: keys.referral(accountId, referralId),
           UpdateExpression: update(r),
           ConditionExpression: `${r}.#id = :rid${condition(r) ? ` AND ${condition(r)}` : ''}`,
-          ExpressionAttributeNames: { '#rw': 'rewards', '#id': 'id' },
+          ExpressionAttributeNames: { '#rw': 'rewards', '#id': 'id', ...(condition(r).includes('#st') ? { '#st': 'status' } : {}) },
           ExpressionAttributeValues: { ':rid': rewardId, ...values },
         },
       },
@@ -131,22 +128,26 @@ export async function claimCredit(accountId: string, referralId: string, index: 
     rewardId,
     (r) => `SET ${r}.claim_until = :until`,
     // A reversed credit (its payment refunded) is never applied.
-    (r) => `attribute_not_exists(${r}.modifier_id) AND attribute_not_exists(${r}.reversed_at) AND (attribute_not_exists(${r}.claim_until) OR ${r}.claim_until < :now)`,
-    { ':until': now + seconds, ':now': now },
+    // A voided one neither (an operator voided it before it was applied).
+    (r) => `attribute_not_exists(${r}.modifier_id) AND attribute_not_exists(${r}.reversed_at) AND (attribute_not_exists(${r}.claim_until) OR ${r}.claim_until < :now) AND (attribute_not_exists(${r}.#st) OR ${r}.#st <> :voided)`,
+    { ':until': now + seconds, ':now': now, ':voided': 'voided' },
   );
 }
 
 /** Records where a credit was applied and releases the claim. */
 export async function recordCreditApplied(accountId: string, referralId: string, index: number, rewardId: string, modifierId: string, subscriptionId: ProviderId): Promise<void> {
-  const done = await updateReward(
-    accountId,
-    referralId,
-    index,
-    rewardId,
-    (r) => `SET ${r}.modifier_id = :m, ${r}.credit_subscription_id = :s REMOVE ${r}.claim_until`,
-    () => '',
-    { ':m': modifierId, ':s': subscriptionId },
-  );
+  // The credit reached the provider: the reward is `applied` (ledger and referral copy, one transaction).
+  const ledger = toLedgerReward(await getItem(keys.reward(accountId, rewardId)));
+  const txn = new MoneyTxn(accountId);
+  if (ledger?.status === 'pending') txn.moveReward(ledger, { status: 'applied' });
+  txn.setEmbedded(referralId, index, rewardId, { modifier_id: modifierId, credit_subscription_id: subscriptionId }, ['claim_until']);
+  let done = true;
+  try {
+    await transact(txn.build());
+  } catch (err) {
+    if (!(err instanceof ConditionsFailedError)) throw err;
+    done = false;
+  }
   // The referral was deleted meanwhile: the modifier stays at the provider, found again by its description.
   if (!done) log('warn', 'credit applied but its referral changed', { referral_id: referralId, provider_ref: modifierId });
 }

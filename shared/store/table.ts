@@ -52,10 +52,28 @@ export type EntityType =
   | 'WebhookEndpoint'
   | 'WebhookSecret'
   | 'WebhookDelivery'
-  | 'WebhookPurge';
+  | 'WebhookPurge'
+  | 'Reward'
+  | 'ApprovalDue'
+  | 'Payout'
+  | 'PayoutPointer'
+  | 'PayoutBatch';
 
 /** Counter names; each is one item `pk=A#<acct>`, `sk=COUNT#<name>` with a numeric attribute `n`. */
-export type CounterName = 'campaigns' | 'members' | 'referrals' | 'subscriptions' | `subscriptions#${string}` | 'webhook_endpoints';
+export type CounterName =
+  | 'campaigns'
+  | 'members'
+  | 'referrals'
+  | 'subscriptions'
+  | `subscriptions#${string}`
+  | 'webhook_endpoints'
+  // The reward ledger and payouts (store/ledger.ts, store/payouts.ts): one count per list filter, and
+  // payout amounts per status and currency (`payout_sum#<status>#<currency>`, the summary's totals).
+  | 'rewards'
+  | `rewards#${string}`
+  | 'payouts'
+  | `payouts#${string}`
+  | `payout_sum#${string}`;
 
 export interface Key {
   pk: string;
@@ -168,6 +186,27 @@ export const keys = {
   emailMarker: (acct: string, messageKey: string): Key => ({ pk: `A#${acct}#EMAIL#${messageKey}`, sk: 'EMAIL' }),
   /** The provider's plans (interval, name, prices), cached because alerts do not carry them. */
   plan: (acct: string, planId: ProviderId): Key => ({ pk: `A#${acct}#PLAN`, sk: providerIdKey(planId) }),
+
+  // ---- money (MONEY.md) ----
+  /** The reward ledger: one item per reward (its lifecycle), beside the copy inside its referral. */
+  reward: (acct: string, id: string): Key => ({ pk: `A#${acct}#REWARD`, sk: id }),
+  rewardCollection: (acct: string) => `A#${acct}#REWARD`,
+  /** GSI1: rewards of a member, newest first. */
+  rewardsByMember: (acct: string, memberId: string) => `A#${acct}#MEMBER#${memberId}#REWARDS`,
+  /** GSI2: rewards in one status, newest first. */
+  rewardsByStatus: (acct: string, status: string) => `A#${acct}#REWARDS#${status}`,
+  /** A pending commission's approval time: the approval job reads what is due with one Query per account. */
+  approvalDueCollection: (acct: string) => `A#${acct}#APPROVAL_DUE`,
+  approvalDue: (acct: string, approvesAt: number, rewardId: string): Key => ({ pk: `A#${acct}#APPROVAL_DUE`, sk: `${timeKey(approvesAt)}#${rewardId}` }),
+  payout: (acct: string, id: string): Key => ({ pk: `A#${acct}#PAYOUT`, sk: id }),
+  payoutCollection: (acct: string) => `A#${acct}#PAYOUT`,
+  payoutsByMember: (acct: string, memberId: string) => `A#${acct}#MEMBER#${memberId}#PAYOUTS`,
+  payoutsByStatus: (acct: string, status: string) => `A#${acct}#PAYOUTS#${status}`,
+  /** The payout collecting a member's approved rewards in one currency (at most one at a time). */
+  payoutPointers: (acct: string, memberId: string) => `A#${acct}#PAYOUT_CURRENT#${memberId}`,
+  payoutPointer: (acct: string, memberId: string, currency: string): Key => ({ pk: `A#${acct}#PAYOUT_CURRENT#${memberId}`, sk: currency }),
+  payoutBatch: (acct: string, id: string): Key => ({ pk: `A#${acct}#PAYOUT_BATCH`, sk: id }),
+  payoutBatchCollection: (acct: string) => `A#${acct}#PAYOUT_BATCH`,
 
   /** The stored first response of an Idempotency-Key (expires after IDEMPOTENCY_HOURS); keyed by the key's SHA-256. */
   idempotency: (acct: string, keyHash: string): Key => ({ pk: `A#${acct}#IDEMPOTENCY#${keyHash}`, sk: 'IDEMPOTENCY' }),

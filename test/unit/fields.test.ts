@@ -248,6 +248,7 @@ describe('member bodies', () => {
       campaign: null,
       subscription: null,
       email_opt_out: false,
+      payout_email: null,
     });
   });
 
@@ -301,6 +302,7 @@ describe('member bodies', () => {
       campaign: { id: 'abcd1234' },
       subscription: { id: 123 },
       email_opt_out: false,
+      payout_email: null,
     });
   });
 
@@ -312,6 +314,7 @@ describe('member bodies', () => {
       campaign: null,
       subscription: null,
       email_opt_out: false,
+      payout_email: null,
     });
     expect(validate(updateMemberBody, { campaign: null, subscription: null })).toEqual({ campaign: null, subscription: null });
   });
@@ -326,7 +329,7 @@ describe('member bodies', () => {
       code: ['Use only letters, digits, "-" and "_".'],
     });
     const out = validate(createMemberBody, { ...base, id: 'x', stats: {}, link_clicks: 3, created_at: 1 });
-    expect(Object.keys(out).sort()).toEqual(['campaign', 'email', 'email_opt_out', 'first_name', 'identifier', 'last_name', 'subscription']);
+    expect(Object.keys(out).sort()).toEqual(['campaign', 'email', 'email_opt_out', 'first_name', 'identifier', 'last_name', 'payout_email', 'subscription']);
   });
 
   it('update takes any subset and refuses null where not allowed', () => {

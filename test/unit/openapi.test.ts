@@ -42,7 +42,7 @@ describe('OpenAPI document', () => {
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'publishableKey', 'tokenAuth']);
     expect(doc.components.schemas.ReferralPage.required).toEqual(['count', 'next', 'previous', 'results']);
     expect(doc.components.schemas.ValidationErrors.additionalProperties).toEqual({ type: 'array', items: { type: 'string' }, minItems: 1 });
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['member.created', 'referral.converted', 'referral.created', 'reward.created', 'subscription.updated']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual(['member.created', 'payout.due', 'payout.failed', 'payout.paid', 'referral.converted', 'referral.created', 'reward.approved', 'reward.created', 'reward.paid', 'reward.voided', 'subscription.updated']);
     // Body fields come from the valibot schemas: required ones, limits, defaults.
     const campaign = doc.paths['/v1/campaigns/'].post.requestBody.content['application/json'].schema;
     expect(campaign.required).toEqual(['name']);
@@ -89,7 +89,7 @@ describe('OpenAPI document: what a validating proxy and /docs need', () => {
     expect(unused).toEqual([]);
     for (const name of ['RewardPage', 'PlanPage', 'CreatedWebhookEndpointPage', 'RewardEventDataPage', 'PaddleWebhookAcceptedPage']) expect(doc.components.schemas[name]).toBeUndefined();
     expect(Object.keys(doc.components.schemas).filter((n) => n.endsWith('Page')).sort()).toEqual(
-      ['CampaignPage', 'MemberPage', 'ReferralPage', 'SubscriptionPage', 'WebhookDeliveryPage', 'WebhookEndpointPage'],
+      ['CampaignPage', 'LedgerRewardPage', 'MemberPage', 'PayoutPage', 'ReferralPage', 'SubscriptionPage', 'WebhookDeliveryPage', 'WebhookEndpointPage'],
     );
     expect(doc).not.toHaveProperty('jsonSchemaDialect');
   });

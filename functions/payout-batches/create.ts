@@ -1,0 +1,9 @@
+// POST /v1/payout-batches/ {"format": "paypal"|"wise"|"csv", "currency", "payout_ids"?} - take due payouts
+// in one currency (all, up to the format's row limit, or the ones named) into a batch: they become
+// processing. Honour Idempotency-Key to retry safely; concurrent batches never share a payout.
+import { createBatch } from '../../shared/flows/payouts';
+import { apiHandler, created } from '../../shared/http/handler';
+import { createPayoutBatchBody } from '../../shared/schemas/money';
+import { batchView } from '../../shared/domain/payout-views';
+
+export const handler = apiHandler({ body: createPayoutBatchBody }, async ({ principal, body, baseUrl }) => created(batchView(await createBatch(principal.accountId, body), baseUrl)));

@@ -1,0 +1,155 @@
+// The reward lifecycle and payouts (MONEY.md), as pure rules. The store writes what these decide.
+//
+// Rewards:
+// - commission: `pending` (for the referral's hold, `approves_at`) -> `approved` (by the scheduled job, or
+//   POST /v1/rewards/{id}/approve/ when the campaign's approval is `manual`) -> `paid` (its payout marked
+//   paid). Credit: `pending` -> `applied` (the credit reached the provider).
+// - Any unpaid reward can be `voided` (`void_reason`: refunded, fraud, duplicate, manual).
+// - A clawback (a negative reward that `reverses` another) follows the reward it takes back: it is pending
+//   or approved with it and is paid in the same payout, nets against the member's next payout when the
+//   reward was paid already, and is voided with it. A refund in full of a reward not paid yet voids both.
+// - Member stats: every amount counts in `credit_earned` / `commission_earned` unless voided (voided pairs
+//   net to zero, so the refunds of before keep their figures); `commission_pending|approved|paid` split the
+//   commission amounts by status.
+//
+// Payouts: one member's approved commissions in one currency. `open` while collecting (below the minimum,
+// no payout email, or not positive), `due` once payable, `processing` once in a batch, then `paid`, or
+// `failed` / `canceled` (its rewards return to approved and join the member's next payout).
+
+import type { ProviderId, Reward, RewardType } from './models';
+
+export const REWARD_STATUSES = ['pending', 'approved', 'paid', 'applied', 'voided'] as const;
+export type RewardStatus = (typeof REWARD_STATUSES)[number];
+
+export const VOID_REASONS = ['refunded', 'fraud', 'duplicate', 'manual'] as const;
+export type VoidReason = (typeof VOID_REASONS)[number];
+
+export const PAYOUT_STATUSES = ['open', 'due', 'processing', 'paid', 'failed', 'canceled'] as const;
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+
+/** Payouts whose rewards may still change (a collecting payout). */
+export const COLLECTING: readonly PayoutStatus[] = ['open', 'due'];
+
+export interface Lifecycle {
+  status: RewardStatus;
+  /** Unix seconds at which a pending commission is approved by the job; null when approval is manual. */
+  approves_at: number | null;
+  approved_at: number | null;
+  paid_at: number | null;
+  voided_at: number | null;
+  void_reason: VoidReason | null;
+  payout_id: string | null;
+}
+
+export const DAY_SECONDS = 86_400;
+
+/** The lifecycle of a reward just earned. */
+export function initialLifecycle(type: 'credit' | 'commission', createdAt: number, terms: { hold_days?: number; approval?: 'auto' | 'manual' }): Lifecycle {
+  const manual = terms.approval === 'manual';
+  return {
+    status: 'pending',
+    approves_at: type === 'commission' && !manual ? createdAt + Math.max(0, terms.hold_days ?? 30) * DAY_SECONDS : null,
+    approved_at: null,
+    paid_at: null,
+    voided_at: null,
+    void_reason: null,
+    payout_id: null,
+  };
+}
+
+/**
+ * What a reward stored before the lifecycle existed reads as: an applied credit is `applied`; a reversed
+ * one `voided`; a commission `approved` (it was earned under the old rules, which had no hold).
+ */
+export function legacyLifecycle(r: { type: 'credit' | 'commission'; amount: number; created_at: number; modifier_id?: unknown; reversed_at?: number }): Lifecycle {
+  const base = { approves_at: null, approved_at: null, paid_at: null, voided_at: null, void_reason: null, payout_id: null };
+  if (r.type === 'credit') {
+    if (r.reversed_at !== undefined) return { ...base, status: 'voided', voided_at: r.reversed_at, void_reason: 'refunded' };
+    return { ...base, status: r.modifier_id !== undefined ? 'applied' : 'pending' };
+  }
+  return { ...base, status: 'approved', approved_at: r.created_at };
+}
+
+/** The member stat a commission in this status counts in (none for credits and voided rewards). */
+export function commissionStat(type: 'credit' | 'commission', status: RewardStatus): 'commission_pending' | 'commission_approved' | 'commission_paid' | null {
+  if (type !== 'commission') return null;
+  if (status === 'pending') return 'commission_pending';
+  if (status === 'approved') return 'commission_approved';
+  if (status === 'paid') return 'commission_paid';
+  return null;
+}
+
+/** The stat of all earned amounts of this type (voided rewards are not counted). */
+export function earnedStat(type: 'credit' | 'commission'): 'credit_earned' | 'commission_earned' {
+  return type === 'credit' ? 'credit_earned' : 'commission_earned';
+}
+
+/** A collecting payout's status: due once positive, at least the minimum, and the member can be paid. */
+export function collectingStatus(amount: number, minPayout: number, payoutEmail: string | null): 'open' | 'due' {
+  return amount > 0 && amount >= minPayout && payoutEmail !== null && payoutEmail !== '' ? 'due' : 'open';
+}
+
+/** Whether a reward in this state may be voided (never once paid, nor while its payout is being paid). */
+export function voidable(status: RewardStatus, payoutStatus: PayoutStatus | null): boolean {
+  if (status === 'paid' || status === 'voided') return false;
+  return payoutStatus === null || COLLECTING.includes(payoutStatus);
+}
+
+export interface LedgerReward extends Lifecycle {
+  id: string;
+  type: RewardType;
+  amount: number;
+  currency: string;
+  created_at: number;
+  payment_id: ProviderId;
+  reverses?: string;
+  refund_id?: string;
+  referral_id: string;
+  member_id: string;
+  campaign_id: string | null;
+  /** Its position in the referral's reward list (appends only, so it never moves). */
+  index: number;
+  version: number;
+}
+
+/** The lifecycle fields of a reward inside a referral (older items have none: see legacyLifecycle). */
+export function lifecycleOf(r: Reward): Lifecycle {
+  const stored = r as Reward & Partial<Lifecycle>;
+  if (stored.status === undefined) return legacyLifecycle(r as Parameters<typeof legacyLifecycle>[0]);
+  return {
+    status: stored.status,
+    approves_at: stored.approves_at ?? null,
+    approved_at: stored.approved_at ?? null,
+    paid_at: stored.paid_at ?? null,
+    voided_at: stored.voided_at ?? null,
+    void_reason: stored.void_reason ?? null,
+    payout_id: stored.payout_id ?? null,
+  };
+}
+
+
+export interface Payout {
+  id: string;
+  member_id: string;
+  currency: string;
+  /** Cents: the sum of its rewards (clawbacks of paid rewards included, so it may be below zero). */
+  amount: number;
+  reward_ids: string[];
+  status: PayoutStatus;
+  /** Unix seconds: the earliest and latest creation times of its rewards. */
+  period_start: number | null;
+  period_end: number | null;
+  paid_at: number | null;
+  reference: string | null;
+  failure_reason: string | null;
+  batch_id: string | null;
+  /** Where the money goes, copied from the member when a batch takes the payout. */
+  payout_email: string | null;
+  member_identifier: string | null;
+  member_email: string | null;
+  member_name: string | null;
+  created_at: number;
+  updated_at: number;
+  version: number;
+}
+

@@ -1,0 +1,42 @@
+// The Payout and PayoutBatch objects of the API (MONEY.md), and in payout.* webhook events.
+import { formatCents } from './money';
+import type { Payout } from './lifecycle';
+
+export function payoutView(p: Payout) {
+  return {
+    id: p.id,
+    member_id: p.member_id,
+    amount: formatCents(p.amount),
+    currency: p.currency,
+    status: p.status,
+    reward_count: p.reward_ids.length,
+    period_start: p.period_start,
+    period_end: p.period_end,
+    paid_at: p.paid_at,
+    reference: p.reference,
+    failure_reason: p.failure_reason,
+    batch_id: p.batch_id,
+    payout_email: p.payout_email,
+    created_at: p.created_at,
+  };
+}
+
+/** GET /v1/payouts/{id}/: the payout with the ids of its rewards. */
+export function payoutDetailView(p: Payout) {
+  return { ...payoutView(p), reward_ids: p.reward_ids };
+}
+
+/** The PayoutBatch object of the API. */
+export function batchView(b: { id: string; format: string; currency: string; status: string; payout_ids: string[]; amount: number; created_at: number }, baseUrl: string) {
+  return {
+    id: b.id,
+    format: b.format,
+    currency: b.currency,
+    status: b.status,
+    payout_ids: b.payout_ids,
+    payout_count: b.payout_ids.length,
+    amount: formatCents(b.amount),
+    file_url: `${baseUrl}/v1/payout-batches/${b.id}/file`,
+    created_at: b.created_at,
+  };
+}

@@ -1,0 +1,326 @@
+// Paying members (MONEY.md "Payouts"): batches of due payouts with their files, and marking payouts paid
+// or failed. Money never moves twice:
+// - a batch takes each payout with a write conditioned on `due` and the version read, so two concurrent
+//   batch creations never share a payout (the loser skips it);
+// - marking paid moves the payout's rewards approved -> paid in chunks and the payout itself last: a
+//   retry after a crash finishes the rewards left, and a paid payout answers as it is;
+// - a failed payout's rewards go back to approved and join the member's collecting payout.
+import { DetailError, NotFoundError } from '../domain/errors';
+import { newEntityId } from '../domain/ids';
+import { COLLECTING, type LedgerReward, type Payout } from '../domain/lifecycle';
+import { payoutFile, FORMAT_LIMITS, type PayoutFileFormat, type PayoutFileRow } from '../domain/payout-files';
+import { payoutView } from '../domain/payout-views';
+import { ledgerRewardView } from '../domain/views';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../store/client';
+import { MoneyTxn, toLedgerReward } from '../store/ledger';
+import { batchGet, ConditionsFailedError, getItem, lookup, RaceLostError, transact, withRetries } from '../store/ops';
+import { eventItem } from '../store/outbox';
+import { changeCollecting, collectingTarget, getPayout, isPayoutId, payoutSums, putPayoutVersion, toPayout } from '../store/payouts';
+import { toMember } from '../store/members';
+import { toReferral } from '../store/referrals';
+import { keys } from '../store/table';
+import { log } from '../log';
+
+class PayoutRaceError extends RaceLostError {}
+
+export interface PayoutBatch {
+  id: string;
+  format: PayoutFileFormat;
+  currency: string;
+  status: 'processing' | 'paid';
+  payout_ids: string[];
+  amount: number;
+  created_at: number;
+}
+
+export const isBatchId = (v: string) => /^pb_[0-9a-f]{32}$/.test(v);
+
+function toBatch(item: Record<string, unknown> | undefined): PayoutBatch | null {
+  if (!item || item.type !== 'PayoutBatch') return null;
+  return {
+    id: String(item.id),
+    format: item.format as PayoutFileFormat,
+    currency: String(item.currency),
+    status: item.status === 'paid' ? 'paid' : 'processing',
+    payout_ids: (item.payout_ids as string[] | undefined) ?? [],
+    amount: Number(item.amount ?? 0),
+    created_at: Number(item.created_at),
+  };
+}
+
+export async function getBatch(accountId: string, id: string): Promise<PayoutBatch> {
+  if (!isBatchId(id)) throw new NotFoundError();
+  const batch = toBatch(await getItem(keys.payoutBatch(accountId, id)));
+  if (!batch) throw new NotFoundError();
+  return batch;
+}
+
+async function commit(txn: MoneyTxn): Promise<void> {
+  try {
+    await transact(txn.build());
+  } catch (err) {
+    if (err instanceof ConditionsFailedError) throw new PayoutRaceError();
+    throw err;
+  }
+}
+
+/** Every due payout of an account in `currency`, oldest first, up to `limit` (one Query page per 500). */
+async function duePayouts(accountId: string, currency: string, limit: number): Promise<Payout[]> {
+  const found: Payout[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk',
+        FilterExpression: 'currency = :c',
+        ExpressionAttributeValues: { ':pk': keys.payoutsByStatus(accountId, 'due'), ':c': currency },
+        ScanIndexForward: true,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      const p = toPayout(item);
+      if (p && found.length < limit) found.push(p);
+    }
+    startKey = found.length < limit ? out.LastEvaluatedKey : undefined;
+  } while (startKey);
+  // The index is eventually consistent: each is read again when it is taken.
+  return found;
+}
+
+/**
+ * Creates a batch of due payouts in one currency (all of them up to the format's row limit, or the ones
+ * named) and moves them to `processing`. Payouts another batch took meanwhile are skipped.
+ */
+export async function createBatch(accountId: string, input: { format: PayoutFileFormat; currency: string; payout_ids?: string[] | undefined }): Promise<PayoutBatch> {
+  const limit = FORMAT_LIMITS[input.format];
+  let candidates: Payout[];
+  if (input.payout_ids) {
+    const ids = [...new Set(input.payout_ids)];
+    if (ids.length > limit) throw new DetailError(400, `A ${input.format} file holds at most ${limit} payouts; create several batches.`);
+    const found = await batchGet(ids.filter(isPayoutId).map((id) => keys.payout(accountId, id)));
+    candidates = ids.map((id) => (isPayoutId(id) ? toPayout(lookup(found, keys.payout(accountId, id))) : null)).filter((p): p is Payout => p !== null);
+    const missing = ids.filter((id) => !candidates.some((p) => p.id === id));
+    if (missing.length > 0) throw new DetailError(400, `Unknown payout ids: ${missing.slice(0, 5).join(', ')}.`);
+    const other = candidates.filter((p) => p.currency !== input.currency);
+    if (other.length > 0) throw new DetailError(400, `One currency per file: ${other[0]!.id} is in ${other[0]!.currency}, not ${input.currency}.`);
+    const notDue = candidates.filter((p) => p.status !== 'due');
+    if (notDue.length > 0) throw new DetailError(409, `Only due payouts can be paid: ${notDue[0]!.id} is ${notDue[0]!.status}.`);
+  } else {
+    candidates = await duePayouts(accountId, input.currency, limit);
+  }
+  if (candidates.length === 0) throw new DetailError(409, `No payout is due in ${input.currency}.`);
+
+  const now = Math.floor(Date.now() / 1000);
+  const batch: PayoutBatch = { id: `pb_${newEntityId()}`, format: input.format, currency: input.currency, status: 'processing', payout_ids: [], amount: 0, created_at: now };
+  const members = await batchGet([...new Set(candidates.map((p) => p.member_id))].map((m) => keys.member(accountId, m)));
+  // The batch exists before it takes anything, and each payout is added to it in the transaction that
+  // takes it: whatever happens after, the batch lists exactly the payouts it holds.
+  await transact([{ Put: { TableName: tableName(), Item: { ...keys.payoutBatch(accountId, batch.id), type: 'PayoutBatch', ...batch }, ConditionExpression: 'attribute_not_exists(pk)' } }]);
+  const taken: Payout[] = [];
+  for (const payout of candidates) {
+    const member = toMember(lookup(members, keys.member(accountId, payout.member_id)));
+    const payoutEmail = (lookup(members, keys.member(accountId, payout.member_id))?.payout_email as string | undefined) ?? null;
+    if (!member || !payoutEmail) {
+      log('warn', 'payout skipped: the member has no payout email', { account_id: accountId, payout_id: payout.id });
+      continue;
+    }
+    const name = [member.first_name, member.last_name].filter(Boolean).join(' ') || null;
+    const next: Payout = { ...payout, status: 'processing', batch_id: batch.id, payout_email: payoutEmail, member_identifier: member.identifier, member_email: member.email, member_name: name, updated_at: now, version: payout.version + 1 };
+    const txn = new MoneyTxn(accountId);
+    putPayoutVersion(txn, payout, next, ['due']);
+    payoutSums(txn, payout, next);
+    // It leaves collection: the member's next approvals start a new payout.
+    txn.push({ Delete: { TableName: tableName(), Key: keys.payoutPointer(accountId, payout.member_id, payout.currency), ConditionExpression: 'attribute_not_exists(pk) OR payout_id = :p', ExpressionAttributeValues: { ':p': payout.id } } });
+    txn.push({
+      Update: {
+        TableName: tableName(),
+        Key: keys.payoutBatch(accountId, batch.id),
+        UpdateExpression: 'SET payout_ids = list_append(payout_ids, :p) ADD amount :a',
+        ExpressionAttributeValues: { ':p': [payout.id], ':a': payout.amount },
+      },
+    });
+    try {
+      await commit(txn);
+      taken.push(next);
+    } catch (err) {
+      if (!(err instanceof PayoutRaceError)) throw err;
+      // Taken by another batch, or changed (an approval, a void) since it was read: not in this batch.
+      log('info', 'payout skipped: changed since it was read', { account_id: accountId, payout_id: payout.id });
+    }
+  }
+  if (taken.length === 0) {
+    await transact([{ Delete: { TableName: tableName(), Key: keys.payoutBatch(accountId, batch.id), ConditionExpression: 'size(payout_ids) = :zero', ExpressionAttributeValues: { ':zero': 0 } } }]);
+    throw new DetailError(409, `No payout is due in ${input.currency} (another batch took them).`);
+  }
+  batch.payout_ids = taken.map((p) => p.id);
+  batch.amount = taken.reduce((a, p) => a + p.amount, 0);
+  log('info', 'payout batch created', { account_id: accountId, batch_id: batch.id, payouts: taken.length, format: batch.format });
+  return batch;
+}
+
+/** The batch's file (text/csv) in its format. */
+export async function batchFile(accountId: string, id: string): Promise<{ batch: PayoutBatch; csv: string }> {
+  const batch = await getBatch(accountId, id);
+  const found = await batchGet(batch.payout_ids.map((p) => keys.payout(accountId, p)));
+  const rows: PayoutFileRow[] = batch.payout_ids
+    .map((p) => toPayout(lookup(found, keys.payout(accountId, p))))
+    .filter((p): p is Payout => p !== null)
+    .map((p) => ({
+      payout_id: p.id,
+      member_id: p.member_id,
+      member_identifier: p.member_identifier ?? '',
+      member_email: p.member_email ?? '',
+      member_name: p.member_name,
+      payout_email: p.payout_email ?? '',
+      amount: p.amount,
+      currency: p.currency,
+      reward_count: p.reward_ids.length,
+      period_start: p.period_start,
+      period_end: p.period_end,
+      status: p.status,
+      paid_at: p.paid_at,
+      reference: p.reference,
+    }));
+  const month = new Date(batch.created_at * 1000).toLocaleString('en-US', { month: 'short', year: 'numeric', timeZone: 'UTC' });
+  return { batch, csv: payoutFile(batch.format, rows, { note: `Referral commissions ${month}` }) };
+}
+
+const CHUNK = 20;
+
+async function rewardsOf(accountId: string, payout: Payout): Promise<LedgerReward[]> {
+  const found = await batchGet(payout.reward_ids.map((id) => keys.reward(accountId, id)));
+  return payout.reward_ids.map((id) => toLedgerReward(lookup(found, keys.reward(accountId, id)))).filter((r): r is LedgerReward => r !== null);
+}
+
+async function liveReferrals(accountId: string, rewards: LedgerReward[]): Promise<Set<string>> {
+  const found = await batchGet([...new Set(rewards.map((r) => r.referral_id))].map((id) => keys.referral(accountId, id)));
+  return new Set([...found.values()].map((item) => toReferral(item)?.id).filter((id): id is string => id !== undefined));
+}
+
+/**
+ * Marks a payout paid (a due one too: paid outside a batch). Its rewards become `paid` in chunks, the
+ * payout last; repeating the call finishes what a crash left, and a paid payout answers as it is.
+ */
+export async function markPayoutPaid(accountId: string, payoutId: string, opts: { paidAt?: number | undefined; reference?: string | null | undefined } = {}): Promise<Payout> {
+  return withRetries(async () => {
+    const payout = await getPayout(accountId, payoutId);
+    if (!payout) throw new NotFoundError();
+    if (payout.status === 'paid') return payout;
+    if (payout.status !== 'processing' && payout.status !== 'due') throw new DetailError(409, `This payout is ${payout.status}: only a due or processing payout can be marked paid.`);
+    const now = Math.floor(Date.now() / 1000);
+    const paidAt = opts.paidAt ?? now;
+    const memberAlive = toMember(await getItem(keys.member(accountId, payout.member_id))) !== null;
+    const open = (await rewardsOf(accountId, payout)).filter((r) => r.status === 'approved' && r.payout_id === payout.id);
+    const alive = await liveReferrals(accountId, open);
+    // Every chunk but the last moves rewards only; the last also moves the payout.
+    for (let i = 0; i < open.length || i === 0; i += CHUNK) {
+      const chunk = open.slice(i, i + CHUNK);
+      const last = i + CHUNK >= open.length;
+      const txn = new MoneyTxn(accountId);
+      if (!memberAlive) txn.memberGone(payout.member_id);
+      for (const r of chunk) {
+        if (!alive.has(r.referral_id)) txn.referralGone(r.referral_id);
+        const moved = txn.moveReward(r, { status: 'paid', paid_at: paidAt });
+        txn.push(eventItem(accountId, 'reward.paid', r.id, ledgerRewardView(moved)), `event:${r.id}`);
+      }
+      if (last) {
+        const next: Payout = { ...payout, status: 'paid', paid_at: paidAt, reference: opts.reference ?? payout.reference, updated_at: now, version: payout.version + 1 };
+        putPayoutVersion(txn, payout, next, [payout.status]);
+        payoutSums(txn, payout, next);
+        if (payout.status === 'due') {
+          txn.push({ Delete: { TableName: tableName(), Key: keys.payoutPointer(accountId, payout.member_id, payout.currency), ConditionExpression: 'attribute_not_exists(pk) OR payout_id = :p', ExpressionAttributeValues: { ':p': payout.id } } });
+        }
+        txn.push(eventItem(accountId, 'payout.paid', payout.id, payoutView(next)), `event:${payout.id}`);
+        await commit(txn);
+        log('info', 'payout paid', { account_id: accountId, payout_id: payout.id, rewards: open.length });
+        return next;
+      }
+      await commit(txn);
+    }
+    throw new PayoutRaceError();
+  }, (err) => err instanceof PayoutRaceError, 6);
+}
+
+/** Marks a processing payout failed: its rewards go back to approved, into the member's collecting payout. */
+export async function markPayoutFailed(accountId: string, payoutId: string, reason: string): Promise<Payout> {
+  return withRetries(async () => {
+    const payout = await getPayout(accountId, payoutId);
+    if (!payout) throw new NotFoundError();
+    if (payout.status === 'failed') return payout;
+    if (payout.status !== 'processing') throw new DetailError(409, `This payout is ${payout.status}: only a processing payout (in a batch) can be marked failed.`);
+    const now = Math.floor(Date.now() / 1000);
+    const memberAlive = toMember(await getItem(keys.member(accountId, payout.member_id))) !== null;
+    const back = (await rewardsOf(accountId, payout)).filter((r) => r.status === 'approved' && r.payout_id === payout.id);
+    const alive = await liveReferrals(accountId, back);
+    for (let i = 0; i < back.length || i === 0; i += CHUNK) {
+      const chunk = back.slice(i, i + CHUNK);
+      const last = i + CHUNK >= back.length;
+      const txn = new MoneyTxn(accountId);
+      if (!memberAlive) txn.memberGone(payout.member_id);
+      if (chunk.length > 0) {
+        const target = await collectingTarget(accountId, payout.member_id, payout.currency);
+        const into = changeCollecting(txn, target, { add: chunk.map((r) => ({ id: r.id, amount: r.amount, created_at: r.created_at })), remove: [] }, now);
+        for (const r of chunk) {
+          if (!alive.has(r.referral_id)) txn.referralGone(r.referral_id);
+          txn.moveReward(r, { payout_id: into.id });
+        }
+      }
+      if (last) {
+        const next: Payout = { ...payout, status: 'failed', failure_reason: reason, updated_at: now, version: payout.version + 1 };
+        putPayoutVersion(txn, payout, next, ['processing']);
+        payoutSums(txn, payout, next);
+        txn.push(eventItem(accountId, 'payout.failed', payout.id, payoutView(next)), `event:${payout.id}`);
+        await commit(txn);
+        log('info', 'payout failed', { account_id: accountId, payout_id: payout.id, rewards: back.length });
+        return next;
+      }
+      await commit(txn);
+    }
+    throw new PayoutRaceError();
+  }, (err) => err instanceof PayoutRaceError, 6);
+}
+
+/** Marks every payout of a batch paid (those marked failed stay failed); the batch is then paid. */
+export async function markBatchPaid(accountId: string, batchId: string, opts: { paidAt?: number | undefined; reference?: string | null | undefined }): Promise<PayoutBatch> {
+  const batch = await getBatch(accountId, batchId);
+  for (const id of batch.payout_ids) {
+    const payout = await getPayout(accountId, id);
+    if (!payout || payout.status === 'paid' || payout.status === 'failed' || payout.status === 'canceled') continue;
+    await markPayoutPaid(accountId, id, { paidAt: opts.paidAt, reference: opts.reference ?? batch.id });
+  }
+  if (batch.status !== 'paid') {
+    await transact([
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.payoutBatch(accountId, batch.id),
+          UpdateExpression: 'SET #st = :paid, paid_at = :at',
+          ExpressionAttributeNames: { '#st': 'status' },
+          ExpressionAttributeValues: { ':paid': 'paid', ':at': opts.paidAt ?? Math.floor(Date.now() / 1000) },
+        },
+      },
+    ]);
+  }
+  return { ...batch, status: 'paid' };
+}
+
+/** A member's payout email changed: their collecting payouts become due or open again at once. */
+export async function refreshMemberPayouts(accountId: string, memberId: string): Promise<void> {
+  const out = await db().send(
+    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.payoutPointers(accountId, memberId) }, ConsistentRead: true }),
+  );
+  for (const pointer of out.Items ?? []) {
+    await withRetries(async () => {
+      const target = await collectingTarget(accountId, memberId, String(pointer.sk));
+      if (!target.payout || !COLLECTING.includes(target.payout.status)) return;
+      const txn = new MoneyTxn(accountId);
+      const next = changeCollecting(txn, target, { add: [], remove: [] });
+      if (next.status === target.payout.status) return;
+      await commit(txn);
+    }, (err) => err instanceof PayoutRaceError, 6);
+  }
+}

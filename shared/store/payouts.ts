@@ -1,0 +1,205 @@
+// Payouts (MONEY.md "Payouts"): one member's approved commissions in one currency. A collecting payout
+// (`open` or `due`) is found through its pointer item (`PAYOUT_CURRENT#<member>` / currency); a payout
+// leaves collection when a batch takes it (`processing`), and the pointer goes with it, so the member's
+// next approvals start a new payout. Every change of a payout's amount happens in the transaction that
+// moves its rewards (store/ledger.ts MoneyTxn), conditioned on the payout version read: the amount is
+// always the sum of its rewards. The summary's totals are counters (`payout_sum#<status>#<currency>`),
+// changed in the same transactions.
+import { collectingStatus, COLLECTING, type Payout, type PayoutStatus } from '../domain/lifecycle';
+export type { Payout } from '../domain/lifecycle';
+import { newEntityId } from '../domain/ids';
+import { toCampaign } from './campaigns';
+import { tableName } from './client';
+import { eventItem } from './outbox';
+import { batchGet, getItem, lookup } from './ops';
+import { keys, type CounterName } from './table';
+import type { MoneyTxn } from './ledger';
+import { payoutView } from '../domain/payout-views';
+
+export const isPayoutId = (v: string) => /^po_[0-9a-f]{32}$/.test(v);
+export const newPayoutId = () => `po_${newEntityId()}`;
+
+export function toPayout(item: Record<string, unknown> | undefined): Payout | null {
+  if (!item || item.type !== 'Payout') return null;
+  const n = (v: unknown) => (v === undefined || v === null ? null : Number(v));
+  const s = (v: unknown) => (typeof v === 'string' ? v : null);
+  const ids = item.reward_ids instanceof Set ? [...(item.reward_ids as Set<string>)] : Array.isArray(item.reward_ids) ? (item.reward_ids as string[]) : [];
+  return {
+    id: String(item.id),
+    member_id: String(item.member_id),
+    currency: String(item.currency),
+    amount: Number(item.amount ?? 0),
+    reward_ids: ids.sort(),
+    status: item.status as PayoutStatus,
+    period_start: n(item.period_start),
+    period_end: n(item.period_end),
+    paid_at: n(item.paid_at),
+    reference: s(item.reference),
+    failure_reason: s(item.failure_reason),
+    batch_id: s(item.batch_id),
+    payout_email: s(item.payout_email),
+    member_identifier: s(item.member_identifier),
+    member_email: s(item.member_email),
+    member_name: s(item.member_name),
+    created_at: Number(item.created_at),
+    updated_at: Number(item.updated_at ?? item.created_at),
+    version: Number(item.version ?? 1),
+  };
+}
+
+export const payoutCounterPrefixes = (p: Pick<Payout, 'member_id' | 'currency'>) => ['payouts', `payouts#m#${p.member_id}`, `payouts#c#${p.currency}`];
+
+export async function getPayout(accountId: string, id: string): Promise<Payout | null> {
+  if (!isPayoutId(id)) return null;
+  return toPayout(await getItem(keys.payout(accountId, id)));
+}
+
+/** Where a member's approvals in `currency` go now, and what makes that payout due. */
+export interface CollectingTarget {
+  memberId: string;
+  currency: string;
+  payout: Payout | null;
+  minPayout: number;
+  payoutEmail: string | null;
+}
+
+/** Reads the member's collecting payout in `currency` (pointer, payout), its payout email and minimum. */
+export async function collectingTarget(accountId: string, memberId: string, currency: string): Promise<CollectingTarget> {
+  const found = await batchGet([keys.payoutPointer(accountId, memberId, currency), keys.member(accountId, memberId)]);
+  const pointer = lookup(found, keys.payoutPointer(accountId, memberId, currency));
+  const member = lookup(found, keys.member(accountId, memberId));
+  const campaignId = typeof member?.campaign_id === 'string' ? member.campaign_id : null;
+  const [payoutItem, campaignItem] = await Promise.all([
+    typeof pointer?.payout_id === 'string' ? getItem(keys.payout(accountId, pointer.payout_id)) : Promise.resolve(undefined),
+    campaignId ? getItem(keys.campaign(accountId, campaignId)) : Promise.resolve(undefined),
+  ]);
+  const payout = toPayout(payoutItem);
+  const campaign = toCampaign(campaignItem);
+  return {
+    memberId,
+    currency,
+    // A pointer whose payout left collection (a crash between two writes cannot leave one, but a stale read can): start anew.
+    payout: payout && COLLECTING.includes(payout.status) ? payout : null,
+    // The minimum is the campaign's, in its commission currency; a payout in another currency has none.
+    minPayout: campaign && campaign.commission_currency === currency ? campaign.min_payout : 0,
+    payoutEmail: typeof member?.payout_email === 'string' && member.payout_email !== '' ? member.payout_email : null,
+  };
+}
+
+interface Delta {
+  add: { id: string; amount: number; created_at: number }[];
+  remove: { id: string; amount: number }[];
+}
+
+/**
+ * Adds and removes rewards on the target's collecting payout (creating it, with its pointer, when there is
+ * none) inside `txn`; returns the payout as it will be. Conditioned on the version read.
+ */
+export function changeCollecting(txn: MoneyTxn, target: CollectingTarget, delta: Delta, now = Math.floor(Date.now() / 1000)): Payout {
+  const accountId = txn.accountId;
+  const before = target.payout;
+  const ids = new Set(before?.reward_ids ?? []);
+  for (const r of delta.remove) ids.delete(r.id);
+  for (const r of delta.add) ids.add(r.id);
+  const amount = (before?.amount ?? 0) + delta.add.reduce((a, r) => a + r.amount, 0) - delta.remove.reduce((a, r) => a + r.amount, 0);
+  const times = delta.add.map((r) => r.created_at);
+  const periodStart = [before?.period_start, ...times].filter((t): t is number => typeof t === 'number');
+  const status = collectingStatus(amount, target.minPayout, target.payoutEmail);
+  const next: Payout = {
+    id: before?.id ?? newPayoutId(),
+    member_id: target.memberId,
+    currency: target.currency,
+    amount,
+    reward_ids: [...ids].sort(),
+    status,
+    period_start: periodStart.length ? Math.min(...periodStart) : null,
+    period_end: periodStart.length ? Math.max(before?.period_end ?? 0, ...times) : null,
+    paid_at: null,
+    reference: null,
+    failure_reason: null,
+    batch_id: null,
+    payout_email: null,
+    member_identifier: null,
+    member_email: null,
+    member_name: null,
+    created_at: before?.created_at ?? now,
+    updated_at: now,
+    version: (before?.version ?? 0) + 1,
+  };
+  if (!before) {
+    txn.push({ Put: { TableName: tableName(), Item: payoutItem(accountId, next), ConditionExpression: 'attribute_not_exists(pk)' } }, `payout:${next.id}`);
+    txn.push(
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...keys.payoutPointer(accountId, target.memberId, target.currency), type: 'PayoutPointer', payout_id: next.id },
+          // Two approvals racing for a member's first payout: one creates it, the other re-reads and joins it.
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      `pointer:${target.memberId}:${target.currency}`,
+    );
+    for (const prefix of payoutCounterPrefixes(next)) {
+      txn.count(prefix as CounterName, 1);
+      txn.count(`${prefix}#s#${status}` as CounterName, 1);
+    }
+  } else {
+    putPayoutVersion(txn, before, next, ['open', 'due']);
+  }
+  payoutSums(txn, before, next);
+  if (next.status === 'due' && before?.status !== 'due') {
+    txn.push(eventItem(accountId, 'payout.due', `${next.id}:${next.version}`, payoutView(next)), `event:${next.id}`);
+  }
+  return next;
+}
+
+/** Replaces payout `before` with `next`, conditioned on the version and status read; counters follow the status. */
+export function putPayoutVersion(txn: MoneyTxn, before: Payout, next: Payout, allowed: readonly PayoutStatus[] = [before.status]): void {
+  const values: Record<string, unknown> = { ':v': before.version };
+  allowed.forEach((s, i) => (values[`:s${i}`] = s));
+  txn.push(
+    {
+      Put: {
+        TableName: tableName(),
+        Item: payoutItem(txn.accountId, next),
+        ConditionExpression: `version = :v AND #st IN (${allowed.map((_, i) => `:s${i}`).join(', ')})`,
+        ExpressionAttributeNames: { '#st': 'status' },
+        ExpressionAttributeValues: values,
+      },
+    },
+    `payout:${next.id}`,
+  );
+  if (before.status !== next.status) {
+    for (const prefix of payoutCounterPrefixes(next)) {
+      txn.count(`${prefix}#s#${before.status}` as CounterName, -1);
+      txn.count(`${prefix}#s#${next.status}` as CounterName, 1);
+    }
+  }
+}
+
+/** The summary's running totals: what `before` counted leaves its status, what `next` counts joins its. */
+export function payoutSums(txn: MoneyTxn, before: Payout | null, next: Payout): void {
+  if (before) txn.count(`payout_sum#${before.status}#${before.currency}` as CounterName, -before.amount);
+  txn.count(`payout_sum#${next.status}#${next.currency}` as CounterName, next.amount);
+}
+
+export function payoutItem(accountId: string, p: Payout): Record<string, unknown> {
+  const item: Record<string, unknown> = {
+    ...keys.payout(accountId, p.id),
+    type: 'Payout',
+    gsi1pk: keys.payoutsByMember(accountId, p.member_id),
+    gsi1sk: p.id,
+    gsi2pk: keys.payoutsByStatus(accountId, p.status),
+    gsi2sk: p.id,
+  };
+  for (const [k, v] of Object.entries(p)) {
+    if (v === null || v === undefined) continue;
+    // A string set cannot be empty in DynamoDB: an empty payout has no reward_ids attribute.
+    if (k === 'reward_ids') {
+      if ((v as string[]).length > 0) item[k] = new Set(v as string[]);
+      continue;
+    }
+    item[k] = v;
+  }
+  return item;
+}
