@@ -77,9 +77,11 @@ interface EmbeddedChanges {
   removes: string[];
   conditions: string[];
   values: Record<string, unknown>;
+  /** Placeholders of the reward fields (`status` is a reserved word). */
+  names: Record<string, string>;
 }
 
-const noChanges = (): EmbeddedChanges => ({ sets: [], removes: [], conditions: [], values: {} });
+const noChanges = (): EmbeddedChanges => ({ sets: [], removes: [], conditions: [], values: {}, names: {} });
 
 /**
  * One money transaction in the making. Callers add reward creations and moves (and payout writes, through
@@ -224,9 +226,13 @@ export class MoneyTxn {
     }
     for (const [field, value] of Object.entries(fields)) {
       changes.values[`:${field}${index}`] = value;
-      changes.sets.push(`${at}.${field} = :${field}${index}`);
+      changes.names[`#f_${field}`] = field;
+      changes.sets.push(`${at}.#f_${field} = :${field}${index}`);
     }
-    for (const field of removes) changes.removes.push(`${at}.${field}`);
+    for (const field of removes) {
+      changes.names[`#f_${field}`] = field;
+      changes.removes.push(`${at}.#f_${field}`);
+    }
     this.embedded.set(referralId, changes);
     return this;
   }
@@ -265,7 +271,7 @@ export class MoneyTxn {
           Key: keys.referral(this.accountId, referralId),
           UpdateExpression: [c.sets.length ? `SET ${c.sets.join(', ')}` : '', c.removes.length ? `REMOVE ${c.removes.join(', ')}` : ''].filter(Boolean).join(' '),
           ConditionExpression: ['attribute_exists(pk)', ...c.conditions].join(' AND '),
-          ExpressionAttributeNames: { '#rw': 'rewards', ...(c.conditions.some((x) => x.includes('#id')) ? { '#id': 'id' } : {}) },
+          ExpressionAttributeNames: { '#rw': 'rewards', ...(c.conditions.some((x) => x.includes('#id')) ? { '#id': 'id' } : {}), ...c.names },
           ExpressionAttributeValues: c.values,
         },
       });
