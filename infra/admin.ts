@@ -23,6 +23,19 @@ import { DEFAULT_CHECKOUT_API_URL, DEFAULT_VENDORS_API_URL, ProviderSwitchRefuse
 import { paddleBillingSettings } from '../shared/providers/paddle-billing/settings';
 import { stripeSettings } from '../shared/providers/stripe/settings';
 import { commandUsage, formatHelp } from './cli-help';
+import { writeFileSync } from 'node:fs';
+import { isCurrencyCode } from '../shared/domain/currency';
+import { DetailError } from '../shared/domain/errors';
+import { formatCents } from '../shared/domain/money';
+import { batchFile, createBatch, isBatchId, markBatchPaid } from '../shared/flows/payouts';
+import { listPayouts, payoutSummary } from '../shared/store/money-lists';
+import { getItem } from '../shared/store/ops';
+import { keys } from '../shared/store/table';
+
+/** The account must exist (an unknown id is an operational error, like the other commands'). */
+async function requireAccount(accountId: string): Promise<void> {
+  if (!isAccountId(accountId) || !(await getItem(keys.account(accountId)))) throw new UnknownAccountError(accountId);
+}
 
 const ADDRESS = /^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/;
 const DEFAULT_ENDPOINT = 'http://127.0.0.1:8000';
@@ -246,6 +259,62 @@ const commands: Record<string, Command> = {
       return { account_id: updated.accountId, js_referrals: updated.jsReferrals };
     },
   },
+  // Paying members (MONEY.md): the same flows as the API's /v1/payouts/ and /v1/payout-batches/.
+  'payouts due': {
+    args: '--account <account_id> [--currency <ISO 4217>]',
+    summary: 'What is owed: the totals per currency and the due payouts (oldest first, up to 100).',
+    flags: ['account', 'currency'],
+    required: ['account'],
+    check({ currency }) {
+      if (currency !== undefined && !isCurrencyCode(currency)) throw new UsageError(`--currency must be an ISO 4217 code, got "${currency}"`);
+    },
+    async run({ account, currency }) {
+      await requireAccount(account as string);
+      const summary = await payoutSummary(account as string);
+      const page = await listPayouts(account as string, { pageSize: 100 }, { status: 'due', currency: currency?.toUpperCase() });
+      const money = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).map(([c, n]) => [c, formatCents(n)]));
+      return {
+        account_id: account,
+        due: money(summary.due),
+        open: money(summary.open),
+        processing: money(summary.processing),
+        payouts: page.items.map((p) => ({ id: p.id, member_id: p.member_id, amount: formatCents(p.amount), currency: p.currency, reward_count: p.reward_ids.length })),
+        due_count: page.count,
+      };
+    },
+  },
+  'payouts export': {
+    args: '--account <account_id> --format paypal|wise|csv --currency <ISO 4217> [--out <path>]',
+    summary: "Batch every due payout in one currency (up to the format's row limit) and write its file; they become processing.",
+    flags: ['account', 'format', 'currency', 'out'],
+    required: ['account', 'format', 'currency'],
+    check({ format, currency }) {
+      if (!['paypal', 'wise', 'csv'].includes(format as string)) throw new UsageError(`--format must be one of paypal, wise, csv, got "${format}"`);
+      if (!isCurrencyCode(currency as string)) throw new UsageError(`--currency must be an ISO 4217 code, got "${currency}"`);
+    },
+    async run({ account, format, currency, out }) {
+      await requireAccount(account as string);
+      const batch = await createBatch(account as string, { format: format as 'paypal' | 'wise' | 'csv', currency: (currency as string).toUpperCase() });
+      const { csv } = await batchFile(account as string, batch.id);
+      const path = out ?? `${format}-${batch.currency}-${batch.id}.csv`;
+      writeFileSync(path, csv);
+      return { account_id: account, batch_id: batch.id, format, currency: batch.currency, payouts: batch.payout_ids.length, amount: formatCents(batch.amount), file: path };
+    },
+  },
+  'payouts mark-paid': {
+    args: '--account <account_id> --batch <pb_…> [--reference <text>]',
+    summary: 'The batch was paid: its payouts (those not marked failed) and their rewards become paid.',
+    flags: ['account', 'batch', 'reference'],
+    required: ['account', 'batch'],
+    check({ batch }) {
+      if (!isBatchId(batch as string)) throw new UsageError(`--batch must be a batch id (pb_ and 32 hex characters), got "${batch}"`);
+    },
+    async run({ account, batch, reference }) {
+      await requireAccount(account as string);
+      const paid = await markBatchPaid(account as string, batch as string, { reference: reference ?? null });
+      return { account_id: account, batch_id: paid.id, status: paid.status, payouts: paid.payout_ids.length, amount: formatCents(paid.amount) };
+    },
+  },
   'key create': {
     args: '--account <account_id>',
     summary: 'Create another secret API key for the account (shown once).',
@@ -323,6 +392,7 @@ function configureEnvironment(): string | undefined {
 }
 
 function describe(err: unknown, endpoint: string | undefined): string {
+  if (err instanceof DetailError) return err.detail;
   if (err instanceof UsageError || err instanceof UnknownAccountError || err instanceof UnknownApiKeyError || err instanceof UnknownProviderAccountError || err instanceof ProviderSwitchRefusedError) return err.message;
   const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message : String(err);

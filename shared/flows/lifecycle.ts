@@ -19,7 +19,6 @@ import { isEntityId } from '../domain/ids';
 import { db, tableName } from '../store/client';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys, timeKey } from '../store/table';
-import { toMember } from '../store/members';
 import { log } from '../log';
 
 class MoneyRaceError extends RaceLostError {}
@@ -71,7 +70,7 @@ export async function approveReward(accountId: string, rewardId: string, opts: {
     const family = [reward, ...clawbacksOf(referral, reward).filter((c) => c.status === 'pending')];
     const txn = new MoneyTxn(accountId);
     if (!referral) txn.referralGone(reward.referral_id);
-    if (!(await memberExists(accountId, reward.member_id))) txn.memberGone(reward.member_id);
+    if (!target.memberExists) txn.memberGone(reward.member_id);
     const payout = changeCollecting(txn, target, { add: family.map((r) => ({ id: r.id, amount: r.amount, created_at: r.created_at })), remove: [] }, now);
     let approved = reward;
     for (const r of family) {
@@ -85,9 +84,6 @@ export async function approveReward(accountId: string, rewardId: string, opts: {
   }, (err) => err instanceof MoneyRaceError, 8);
 }
 
-async function memberExists(accountId: string, memberId: string): Promise<boolean> {
-  return toMember(await getItem(keys.member(accountId, memberId))) !== null;
-}
 
 /** Voids an unpaid reward and its clawbacks (MONEY.md); a paid one, or one whose payout is being paid, answers 400. */
 export async function voidReward(accountId: string, rewardId: string, reason: VoidReason, opts: { now?: number } = {}): Promise<LedgerReward> {
@@ -97,7 +93,13 @@ export async function voidReward(accountId: string, rewardId: string, reason: Vo
     if (reward.reverses !== undefined) throw detail('A clawback is voided with the reward it reverses.');
     if (reward.status === 'voided') return reward;
     if (reward.status === 'applied') throw detail('This credit is on the member\'s subscription at the payment provider already; a refund of its payment reverses it.');
-    const payout = reward.payout_id ? await getPayout(accountId, reward.payout_id) : null;
+    // Everything the void may need, read at once: its payout, its referral (for its clawbacks) and the
+    // member's collecting payout it would leave.
+    const [payout, referralItem, target] = await Promise.all([
+      reward.payout_id ? getPayout(accountId, reward.payout_id) : Promise.resolve(null),
+      getItem(keys.referral(accountId, reward.referral_id)),
+      collectingTarget(accountId, reward.member_id, reward.currency),
+    ]);
     if (!voidable(reward.status, payout?.status ?? null)) {
       throw conflict(
         reward.status === 'paid'
@@ -105,14 +107,13 @@ export async function voidReward(accountId: string, rewardId: string, reason: Vo
           : `Its payout ${payout?.id} is being paid: mark the payout failed first.`,
       );
     }
-    const referral = toReferral(await getItem(keys.referral(accountId, reward.referral_id)));
+    const referral = toReferral(referralItem);
     const family = [reward, ...clawbacksOf(referral, reward).filter((c) => c.status !== 'voided')];
     const txn = new MoneyTxn(accountId);
     if (!referral) txn.referralGone(reward.referral_id);
-    if (!(await memberExists(accountId, reward.member_id))) txn.memberGone(reward.member_id);
+    if (!target.memberExists) txn.memberGone(reward.member_id);
     const attached = family.filter((r) => r.payout_id !== null);
     if (attached.length > 0 && payout && COLLECTING.includes(payout.status)) {
-      const target = await collectingTarget(accountId, reward.member_id, reward.currency);
       if (target.payout?.id !== payout.id) throw new MoneyRaceError();
       changeCollecting(txn, target, { add: [], remove: attached.map((r) => ({ id: r.id, amount: r.amount })) }, now);
     }

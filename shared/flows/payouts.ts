@@ -43,7 +43,7 @@ function toBatch(item: Record<string, unknown> | undefined): PayoutBatch | null 
     format: item.format as PayoutFileFormat,
     currency: String(item.currency),
     status: item.status === 'paid' ? 'paid' : 'processing',
-    payout_ids: (item.payout_ids as string[] | undefined) ?? [],
+    payout_ids: [...((item.payout_ids as string[] | undefined) ?? [])].sort(),
     amount: Number(item.amount ?? 0),
     created_at: Number(item.created_at),
   };
@@ -121,12 +121,14 @@ export async function createBatch(accountId: string, input: { format: PayoutFile
   // takes it: whatever happens after, the batch lists exactly the payouts it holds.
   await transact([{ Put: { TableName: tableName(), Item: { ...keys.payoutBatch(accountId, batch.id), type: 'PayoutBatch', ...batch }, ConditionExpression: 'attribute_not_exists(pk)' } }]);
   const taken: Payout[] = [];
-  for (const payout of candidates) {
+  const queue = [...candidates];
+  // Eight payouts at a time (each its own conditional transaction), in the order they were found.
+  const take = async (payout: Payout): Promise<void> => {
     const member = toMember(lookup(members, keys.member(accountId, payout.member_id)));
     const payoutEmail = (lookup(members, keys.member(accountId, payout.member_id))?.payout_email as string | undefined) ?? null;
     if (!member || !payoutEmail) {
       log('warn', 'payout skipped: the member has no payout email', { account_id: accountId, payout_id: payout.id });
-      continue;
+      return;
     }
     const name = [member.first_name, member.last_name].filter(Boolean).join(' ') || null;
     const next: Payout = { ...payout, status: 'processing', batch_id: batch.id, payout_email: payoutEmail, member_identifier: member.identifier, member_email: member.email, member_name: name, updated_at: now, version: payout.version + 1 };
@@ -151,7 +153,12 @@ export async function createBatch(accountId: string, input: { format: PayoutFile
       // Taken by another batch, or changed (an approval, a void) since it was read: not in this batch.
       log('info', 'payout skipped: changed since it was read', { account_id: accountId, payout_id: payout.id });
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(8, queue.length) }, async () => {
+    for (let p = queue.shift(); p !== undefined; p = queue.shift()) await take(p);
+  }));
+  // Payout ids are time-ordered: listed in id order wherever a batch is shown (the pool commits in any order).
+  taken.sort((a, b) => (a.id < b.id ? -1 : 1));
   if (taken.length === 0) {
     await transact([{ Delete: { TableName: tableName(), Key: keys.payoutBatch(accountId, batch.id), ConditionExpression: 'size(payout_ids) = :zero', ExpressionAttributeValues: { ':zero': 0 } } }]);
     throw new DetailError(409, `No payout is due in ${input.currency} (another batch took them).`);
@@ -213,8 +220,9 @@ export async function markPayoutPaid(accountId: string, payoutId: string, opts: 
     if (payout.status !== 'processing' && payout.status !== 'due') throw new DetailError(409, `This payout is ${payout.status}: only a due or processing payout can be marked paid.`);
     const now = Math.floor(Date.now() / 1000);
     const paidAt = opts.paidAt ?? now;
-    const memberAlive = toMember(await getItem(keys.member(accountId, payout.member_id))) !== null;
-    const open = (await rewardsOf(accountId, payout)).filter((r) => r.status === 'approved' && r.payout_id === payout.id);
+    const [memberItem, rewards] = await Promise.all([getItem(keys.member(accountId, payout.member_id)), rewardsOf(accountId, payout)]);
+    const memberAlive = toMember(memberItem) !== null;
+    const open = rewards.filter((r) => r.status === 'approved' && r.payout_id === payout.id);
     const alive = await liveReferrals(accountId, open);
     // Every chunk but the last moves rewards only; the last also moves the payout.
     for (let i = 0; i < open.length || i === 0; i += CHUNK) {
@@ -253,16 +261,18 @@ export async function markPayoutFailed(accountId: string, payoutId: string, reas
     if (payout.status === 'failed') return payout;
     if (payout.status !== 'processing') throw new DetailError(409, `This payout is ${payout.status}: only a processing payout (in a batch) can be marked failed.`);
     const now = Math.floor(Date.now() / 1000);
-    const memberAlive = toMember(await getItem(keys.member(accountId, payout.member_id))) !== null;
-    const back = (await rewardsOf(accountId, payout)).filter((r) => r.status === 'approved' && r.payout_id === payout.id);
-    const alive = await liveReferrals(accountId, back);
+    const [memberItem, rewards] = await Promise.all([getItem(keys.member(accountId, payout.member_id)), rewardsOf(accountId, payout)]);
+    const memberAlive = toMember(memberItem) !== null;
+    const back = rewards.filter((r) => r.status === 'approved' && r.payout_id === payout.id);
+    // The first chunk's target is read beside the referrals; each later chunk reads it again (it changed).
+    const [alive, firstTarget] = await Promise.all([liveReferrals(accountId, back), collectingTarget(accountId, payout.member_id, payout.currency)]);
     for (let i = 0; i < back.length || i === 0; i += CHUNK) {
       const chunk = back.slice(i, i + CHUNK);
       const last = i + CHUNK >= back.length;
       const txn = new MoneyTxn(accountId);
       if (!memberAlive) txn.memberGone(payout.member_id);
       if (chunk.length > 0) {
-        const target = await collectingTarget(accountId, payout.member_id, payout.currency);
+        const target = i === 0 ? firstTarget : await collectingTarget(accountId, payout.member_id, payout.currency);
         const into = changeCollecting(txn, target, { add: chunk.map((r) => ({ id: r.id, amount: r.amount, created_at: r.created_at })), remove: [] }, now);
         for (const r of chunk) {
           if (!alive.has(r.referral_id)) txn.referralGone(r.referral_id);
@@ -287,11 +297,19 @@ export async function markPayoutFailed(accountId: string, payoutId: string, reas
 /** Marks every payout of a batch paid (those marked failed stay failed); the batch is then paid. */
 export async function markBatchPaid(accountId: string, batchId: string, opts: { paidAt?: number | undefined; reference?: string | null | undefined }): Promise<PayoutBatch> {
   const batch = await getBatch(accountId, batchId);
-  for (const id of batch.payout_ids) {
-    const payout = await getPayout(accountId, id);
-    if (!payout || payout.status === 'paid' || payout.status === 'failed' || payout.status === 'canceled') continue;
-    await markPayoutPaid(accountId, id, { paidAt: opts.paidAt, reference: opts.reference ?? batch.id });
-  }
+  // Four payouts at a time; one marked failed (or canceled) meanwhile stays so (409, skipped).
+  const ids = [...batch.payout_ids];
+  await Promise.all(
+    Array.from({ length: Math.min(4, ids.length) }, async () => {
+      for (let id = ids.shift(); id !== undefined; id = ids.shift()) {
+        try {
+          await markPayoutPaid(accountId, id, { paidAt: opts.paidAt, reference: opts.reference ?? batch.id });
+        } catch (err) {
+          if (!(err instanceof DetailError && err.status === 409)) throw err;
+        }
+      }
+    }),
+  );
   if (batch.status !== 'paid') {
     await transact([
       {

@@ -61,6 +61,8 @@ export interface CollectingTarget {
   payout: Payout | null;
   minPayout: number;
   payoutEmail: string | null;
+  /** Whether the member still exists (its stats are written only then). */
+  memberExists: boolean;
 }
 
 /** Reads the member's collecting payout in `currency` (pointer, payout), its payout email and minimum. */
@@ -83,6 +85,7 @@ export async function collectingTarget(accountId: string, memberId: string, curr
     // The minimum is the campaign's, in its commission currency; a payout in another currency has none.
     minPayout: campaign && campaign.commission_currency === currency ? campaign.min_payout : 0,
     payoutEmail: typeof member?.payout_email === 'string' && member.payout_email !== '' ? member.payout_email : null,
+    memberExists: member?.type === 'Member',
   };
 }
 

@@ -21,6 +21,9 @@ import {
   getWebhookSettings,
 } from '../../shared/store/provider';
 import { saveSubscription } from '../../shared/store/subscriptions';
+import { approveReward } from '../../shared/flows/lifecycle';
+import { toReferral } from '../../shared/store/referrals';
+import { recordRewards } from '../../shared/store/rewards';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -546,5 +549,49 @@ describe('paddle CLI: help', () => {
     const res = await paddle(['renew', '--subscription', 'abc']);
     expect(res).toMatchObject({ code: 2, stdout: '' });
     expect(oneLine(res.stderr)).toBe('paddle: --subscription must be an integer >= 1, got "abc"; usage: paddle renew --subscription <id>');
+  });
+});
+
+describe('admin CLI: paying members', () => {
+  it('payouts due, export and mark-paid walk a due payout to paid; bad arguments exit 2', async () => {
+    const { accountId, apiKey } = await newAccount();
+    const call = (method: string, path: string, body?: unknown) => api(method, path, { key: apiKey, ...(body === undefined ? {} : { body }) });
+    const campaign = await call('POST', '/v1/campaigns/', { name: 'CLI payouts', allows_commission: true, commission_amount: '4.00', hold_days: 0 });
+    const member = await call('POST', '/v1/members/', { identifier: 'cli-payee', email: 'cli-payee@example.com', campaign: { id: campaign.body.id }, payout_email: 'payee@example.com' });
+    const ref = await call('POST', '/v1/referrals/', { user_identifier: 'cli-user', member_code: member.body.code });
+    // A reward as the reward worker records it, then approved into the member's payout.
+    const referral = toReferral(await getItem(keys.referral(accountId, ref.body.id)))!;
+    const recorded = await recordRewards(accountId, referral, [{ payment_id: 7001, type: 'commission', amount: 400, currency: 'USD' }], false, true);
+    await approveReward(accountId, recorded.rewards[0]!.id);
+
+    const due = await cli(['payouts', 'due', '--account', accountId]);
+    expect(due).toMatchObject({ code: 0, stderr: '' });
+    const shown = JSON.parse(oneLine(due.stdout));
+    expect(shown).toMatchObject({ account_id: accountId, due: { USD: '4.00' }, due_count: 1, payouts: [{ member_id: member.body.id, amount: '4.00', currency: 'USD', reward_count: 1 }] });
+
+    const dir = mkdtempSync(join(tmpdir(), 'refloop-payouts-'));
+    try {
+      const out = join(dir, 'batch.csv');
+      const exported = await cli(['payouts', 'export', '--account', accountId, '--format', 'paypal', '--currency', 'usd', '--out', out]);
+      expect(exported).toMatchObject({ code: 0, stderr: '' });
+      const batch = JSON.parse(oneLine(exported.stdout));
+      expect(batch).toMatchObject({ account_id: accountId, batch_id: expect.stringMatching(/^pb_/), format: 'paypal', currency: 'USD', payouts: 1, amount: '4.00', file: out });
+      expect(readFileSync(out, 'utf8')).toMatch(new RegExp(`^payee@example.com,4.00,USD,${shown.payouts[0].id.slice(0, 30)},Referral commissions [A-Z][a-z]{2} \\d{4},PAYPAL\\r\\n$`));
+      // Nothing left to export.
+      const empty = await cli(['payouts', 'export', '--account', accountId, '--format', 'wise', '--currency', 'USD', '--out', join(dir, 'none.csv')]);
+      expect([empty.code, empty.stderr]).toEqual([1, 'admin: No payout is due in USD.\n']);
+
+      const paid = await cli(['payouts', 'mark-paid', '--account', accountId, '--batch', batch.batch_id, '--reference', 'PP-42']);
+      expect(paid).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(oneLine(paid.stdout))).toEqual({ account_id: accountId, batch_id: batch.batch_id, status: 'paid', payouts: 1, amount: '4.00' });
+      expect((await call('GET', `/v1/payouts/${shown.payouts[0].id}/`)).body).toMatchObject({ status: 'paid', reference: 'PP-42' });
+      expect((await call('GET', `/v1/members/${member.body.id}/`)).body.stats).toMatchObject({ commission_paid: '4.00', commission_approved: '0.00' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const bad = await cli(['payouts', 'export', '--account', accountId, '--format', 'venmo', '--currency', 'USD']);
+    expect([bad.code, bad.stderr]).toEqual([2, 'admin: --format must be one of paypal, wise, csv, got "venmo"\n']);
+    expect((await cli(['payouts', 'mark-paid', '--account', accountId, '--batch', 'x'])).code).toBe(2);
+    expect((await cli(['payouts', 'due', '--account', '0123456789abcdef'])).stderr).toBe('admin: Account 0123456789abcdef does not exist\n');
   });
 });

@@ -69,7 +69,7 @@ async function newSubscription(accountId: string): Promise<any> {
   return { ...data, plan: { ...plan } };
 }
 
-const STATS = { link_clicks: 0, referrals: 0, conversions: 0, credit_earned: '0.00', commission_earned: '0.00', currency: 'USD' };
+const STATS = { link_clicks: 0, referrals: 0, conversions: 0, credit_earned: '0.00', commission_earned: '0.00', commission_pending: '0.00', commission_approved: '0.00', commission_paid: '0.00', currency: 'USD' };
 
 /** The full Member representation of a brand-new member without campaign or subscription. */
 function memberShape(overrides: Record<string, unknown> = {}) {
@@ -85,6 +85,7 @@ function memberShape(overrides: Record<string, unknown> = {}) {
     campaign: null,
     subscription: null,
     email_opt_out: false,
+    payout_email: null,
     created_at: expect.any(Number),
     ...overrides,
   };

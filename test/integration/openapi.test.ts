@@ -10,6 +10,12 @@ import { saveProviderConnection, saveProviderSettings } from '../../shared/store
 import { signatureHeader as billingSignature } from '../../shared/providers/paddle-billing/signature';
 import { signatureHeader as stripeSignature } from '../../shared/providers/stripe/signature';
 import { saveSubscription } from '../../shared/store/subscriptions';
+import { approveReward } from '../../shared/flows/lifecycle';
+import { createBatch } from '../../shared/flows/payouts';
+import { getItem } from '../../shared/store/ops';
+import { toReferral } from '../../shared/store/referrals';
+import { recordRewards } from '../../shared/store/rewards';
+import { keys } from '../../shared/store/table';
 import { api, type ApiOptions, type ApiResponse } from '../support/api';
 import { newAccount } from '../support/fixtures';
 import { recordDynamoCalls } from '../support/dynamo-calls';
@@ -83,6 +89,20 @@ async function fixtures() {
   return { campaign, member, referral };
 }
 
+/** A commission of 4.00 as the reward worker records it; approved into a due payout, and batched, when asked. */
+async function money(o: { approve?: boolean; batch?: boolean }): Promise<{ rewardId: string; payoutId?: string; batchId?: string }> {
+  const campaign = await must(call('POST', '/v1/campaigns/', { body: { name: unique('Money'), allows_commission: true, commission_amount: '4.00', hold_days: 0 } }), 201);
+  const name = unique('payee');
+  const member = await must(call('POST', '/v1/members/', { body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, payout_email: `${name}@pay.example.com` } }), 201);
+  const referral = await must(call('POST', '/v1/referrals/', { body: { user_identifier: unique('user'), member_code: member.code } }), 200);
+  const stored = toReferral(await getItem(keys.referral(accountId, referral.id)))!;
+  const rewardId = (await recordRewards(accountId, stored, [{ payment_id: ++subscriptionIds, type: 'commission', amount: 400, currency: 'USD' }], false, true)).rewards[0]!.id;
+  if (!o.approve) return { rewardId };
+  const payoutId = (await approveReward(accountId, rewardId)).payout_id!;
+  if (!o.batch) return { rewardId, payoutId };
+  return { rewardId, payoutId, batchId: (await createBatch(accountId, { format: 'wise', currency: 'USD', payout_ids: [payoutId] })).id };
+}
+
 const hook = () => must(call('POST', '/v1/webhook-endpoints/', { body: { url: 'http://127.0.0.1:9/hook' } }), 201);
 
 /** One live request per route (its happy path). A route added without one fails the completeness test. */
@@ -112,6 +132,28 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   UpdateWebhookEndpoint: async () => call('PATCH', `/v1/webhook-endpoints/${(await hook()).id}/`, { body: { enabled: false } }),
   DeleteWebhookEndpoint: async () => call('DELETE', `/v1/webhook-endpoints/${(await hook()).id}/`),
   ListWebhookDeliveries: async () => call('GET', `/v1/webhook-endpoints/${(await hook()).id}/deliveries/`),
+  ListRewards: async () => {
+    await money({ approve: true });
+    return call('GET', '/v1/rewards/?page_size=2');
+  },
+  GetReward: async () => call('GET', `/v1/rewards/${(await money({ approve: true })).rewardId}/`),
+  ApproveReward: async () => call('POST', `/v1/rewards/${(await money({})).rewardId}/approve/`),
+  VoidReward: async () => call('POST', `/v1/rewards/${(await money({ approve: true })).rewardId}/void/`, { body: { reason: 'duplicate' } }),
+  ListPayouts: async () => {
+    await money({ approve: true });
+    return call('GET', '/v1/payouts/?status=due');
+  },
+  PayoutSummary: async () => {
+    await money({ approve: true });
+    return call('GET', '/v1/payouts/summary/');
+  },
+  GetPayout: async () => call('GET', `/v1/payouts/${(await money({ approve: true })).payoutId}/`),
+  MarkPayoutPaid: async () => call('POST', `/v1/payouts/${(await money({ approve: true })).payoutId}/mark-paid/`, { body: { reference: 'WISE-1', paid_at: 1767225600 } }),
+  MarkPayoutFailed: async () => call('POST', `/v1/payouts/${(await money({ approve: true, batch: true })).payoutId}/mark-failed/`, { body: { reason: 'bounced' } }),
+  CreatePayoutBatch: async () => call('POST', '/v1/payout-batches/', { body: { format: 'paypal', currency: 'USD', payout_ids: [(await money({ approve: true })).payoutId] } }),
+  GetPayoutBatch: async () => call('GET', `/v1/payout-batches/${(await money({ approve: true, batch: true })).batchId}/`),
+  PayoutBatchFile: async () => call('GET', `/v1/payout-batches/${(await money({ approve: true, batch: true })).batchId}/file`),
+  MarkPayoutBatchPaid: async () => call('POST', `/v1/payout-batches/${(await money({ approve: true, batch: true })).batchId}/mark-paid/`, { body: {} }),
   PaddleWebhook: () =>
     api('POST', `/webhooks/paddle/${accountId}/`, {
       rawBody: new URLSearchParams(signed.alerts.subscriptionCreatedEvent?.fields).toString(),

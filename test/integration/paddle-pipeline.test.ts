@@ -57,6 +57,14 @@ describe('from a signed webhook to a reward', () => {
       refund_id: null,
       reversed_at: null,
       note: null,
+      // A credit is pending until it reaches the referrer's subscription at Paddle, then applied.
+      status: expect.stringMatching(/^(pending|applied)$/),
+      approves_at: null,
+      approved_at: null,
+      paid_at: null,
+      voided_at: null,
+      void_reason: null,
+      payout_id: null,
     });
     expect(rewarded.rewards_completed).toBe(true);
     expect(rewarded.stats).toEqual({ rewards: 1, credit_earned: '5.00', commission_earned: '0.00', currency: 'USD' });
@@ -67,6 +75,10 @@ describe('from a signed webhook to a reward', () => {
     });
     expect(modifiers).toHaveLength(1);
     expect(modifiers[0]).toMatchObject({ amount: '-5.000', is_recurring: false, description: `Referral credit ${rewarded.rewards[0].id}` });
+    // Once there, the reward says so (GET /v1/rewards/ lists it applied).
+    await pollUntil(async () => ((await getReferral(t, r.id)).rewards[0].status === 'applied' ? true : null));
+    const listed = (await json('GET', `/v1/rewards/?status=applied&member=${alice.id}`, t)).body;
+    expect(listed).toMatchObject({ count: 1, results: [{ id: rewarded.rewards[0].id, type: 'credit', status: 'applied', referral_id: r.id, member_id: alice.id }] });
 
     const stats = (await getMember(t, alice.id)).stats;
     expect(stats).toMatchObject({ referrals: 1, conversions: 1, credit_earned: '5.00', commission_earned: '0.00' });
@@ -291,7 +303,11 @@ describe('exactly once', () => {
     });
     await pollUntil(async () => (await world.queues.count('provider-events')) === 0 && (await world.queues.count('rewards')) === 0, { timeoutMs: 20_000 });
     await pollUntil(() => world.paddle.modifiers(ref.subscription.subscription_id).length === 1);
-    expect((await getReferral(t, r.id)).rewards).toEqual(rewarded.rewards);
+    const settled = await pollUntil(async () => {
+      const body = await getReferral(t, r.id);
+      return body.rewards[0]?.status === 'applied' ? body : null;
+    });
+    expect(settled.rewards).toEqual(rewarded.rewards.map((w: Record<string, unknown>) => ({ ...w, status: 'applied' })));
     expect(rewarded.rewards[0].payment_id).toBe(renewal.payment.id);
     expect(await listPayments(t.accountId, jo.subscription.subscription_id)).toHaveLength(2);
     expect(world.paddle.modifiers(ref.subscription.subscription_id)).toHaveLength(1);

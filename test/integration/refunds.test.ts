@@ -70,7 +70,16 @@ describe('commission refunds', () => {
       refund_id: alertId,
       reversed_at: null,
       note: expect.stringContaining('100.00%'),
+      // Refunded in full before it was paid: the commission and its clawback are voided (MONEY.md).
+      status: 'voided',
+      approves_at: null,
+      approved_at: null,
+      paid_at: null,
+      voided_at: expect.any(Number),
+      void_reason: 'refunded',
+      payout_id: null,
     });
+    expect(after.rewards[0]).toMatchObject({ id: earned.id, status: 'voided', void_reason: 'refunded', payout_id: null });
     expect(clawback.id).not.toBe(earned.id);
     expect(after.stats).toEqual({ rewards: 1, credit_earned: '0.00', commission_earned: '0.00', currency: 'USD' });
     expect((await getMember(t, m.id)).stats.commission_earned).toBe('0.00');

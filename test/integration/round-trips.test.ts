@@ -30,6 +30,11 @@ import { clearProviderCache, saveProviderConnection, saveProviderSettings } from
 import { signatureHeader as billingSignature } from '../../shared/providers/paddle-billing/signature';
 import { signatureHeader as stripeSignature } from '../../shared/providers/stripe/signature';
 import { saveSubscription, type SubscriptionData } from '../../shared/store/subscriptions';
+import { approveReward } from '../../shared/flows/lifecycle';
+import { createBatch } from '../../shared/flows/payouts';
+import { getItem } from '../../shared/store/ops';
+import { toReferral } from '../../shared/store/referrals';
+import { recordRewards } from '../../shared/store/rewards';
 import { api, type ApiOptions, type ApiResponse } from '../support/api';
 import { describeCalls, itemsRead, recordDynamoCalls, type DynamoCall } from '../support/dynamo-calls';
 import { newAccount } from '../support/fixtures';
@@ -117,6 +122,32 @@ const BUDGETS: Record<string, Budget> = {
   UpdateWebhookEndpoint: budget(3, 3),
   DeleteWebhookEndpoint: budget(2, 2),
   ListWebhookDeliveries: budget(2, 3),
+  // ---- money (MONEY.md) ----
+  // lists (+ the rate limit beside): 1 Query || the filter's counter GetItem. A filter the partition does
+  // not key on (member + status, campaign, type, currency) is a FilterExpression on the same Query.
+  ListRewards: budget(1, 3),
+  ListPayouts: budget(1, 3),
+  // summary: 1 Query of the account's payout_sum# counters.
+  PayoutSummary: budget(1, 2),
+  GetReward: budget(1, 2),
+  GetPayout: budget(1, 2),
+  GetPayoutBatch: budget(1, 2),
+  // file: the batch GetItem, then one BatchGet of its payouts (100 per call, in parallel).
+  PayoutBatchFile: budget(2, 3),
+  // approve: (rate limit) -> reward GetItem -> referral GetItem || (pointer + member BatchGet -> payout ||
+  // campaign GetItem) -> one transaction (reward, referral copy, member, counters, payout, event).
+  ApproveReward: budget(5, 7, { sends: { 'webhook-events': 2 } }),
+  // void: (rate limit) -> reward GetItem -> payout || referral || (pointer + member -> payout || campaign) -> transaction.
+  VoidReward: budget(5, 8, { sends: { 'webhook-events': 1 } }),
+  // mark paid: (rate limit) -> payout -> member || rewards BatchGet -> referrals BatchGet -> transaction(s).
+  MarkPayoutPaid: budget(5, 6, { sends: { 'webhook-events': 2 } }),
+  // mark failed: as mark paid, with the member's collecting payout read beside the referrals.
+  MarkPayoutFailed: budget(6, 8, { sends: { 'webhook-events': 2 } }),
+  // batch of given payouts: (rate limit) -> payouts BatchGet -> members BatchGet -> batch Put -> one
+  // transaction per payout (8 in parallel).
+  CreatePayoutBatch: budget(5, 5),
+  // batch mark-paid: batch GetItem, then each payout as MarkPayoutPaid (4 in parallel).
+  MarkPayoutBatchPaid: budget(7, 8, { sends: { 'webhook-events': 2 } }),
   // The OpenAPI document and its rendering: no table at all.
   GetOpenApi: budget(0, 0),
   ApiDocs: budget(0, 0),
@@ -275,6 +306,39 @@ async function checkedOut(): Promise<{ checkoutId: string; subscriptionId: numbe
   const out = await paddle.checkout({ plan_id: 9001, email: `${unique('buyer')}@example.com`, deliver: false });
   await saveSubscription(accountId, subscriptionData(out.subscription.subscription_id));
   return { checkoutId: out.checkout_id, subscriptionId: out.subscription.subscription_id };
+}
+
+/**
+ * A commission of 4.00 (hold 0) as the reward worker records it, for a member with a payout email; then
+ * approved into their payout (due), and that payout taken into a batch, when asked.
+ */
+async function moneyFixture(o: { approve?: boolean; batch?: boolean; memberId?: string }): Promise<{ rewardId: string; memberId: string; campaignId: string; payoutId?: string; batchId?: string }> {
+  let memberId = o.memberId;
+  let campaignId = '';
+  let code: string;
+  if (!memberId) {
+    const campaign = await expectStatus(call('POST', '/v1/campaigns/', { body: { name: unique('Money'), allows_commission: true, commission_amount: '4.00', hold_days: 0 } }), 201);
+    const name = unique('payee');
+    const member = await expectStatus(call('POST', '/v1/members/', { body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, payout_email: `${name}@pay.example.com` } }), 201);
+    memberId = member.id as string;
+    campaignId = campaign.id as string;
+    code = member.code as string;
+  } else {
+    const member = await expectStatus(call('GET', `/v1/members/${memberId}/`), 200);
+    code = member.code as string;
+    campaignId = member.campaign.id as string;
+  }
+  const r = await referral(code);
+  const stored = toReferral(await getItem(keys.referral(accountId, r.id)));
+  if (!stored) throw new Error('fixture referral missing');
+  const recorded = await recordRewards(accountId, stored, [{ payment_id: ++subscriptionIds, type: 'commission', amount: 400, currency: 'USD' }], false, true);
+  const rewardId = recorded.rewards[0]!.id;
+  if (!o.approve) return { rewardId, memberId, campaignId };
+  const approved = await approveReward(accountId, rewardId);
+  const payoutId = approved.payout_id!;
+  if (!o.batch) return { rewardId, memberId, campaignId, payoutId };
+  const batch = await createBatch(accountId, { format: 'csv', currency: 'USD', payout_ids: [payoutId] });
+  return { rewardId, memberId, campaignId, payoutId, batchId: batch.id };
 }
 
 // ---- scenarios: route name -> the happy-path requests to measure ----------------------------------
@@ -450,6 +514,60 @@ const SCENARIOS: Record<string, Scenario> = {
     return [{ label: 'signed alert, settings cached', params: { account_id: accountId }, options: form(second.fields), anonymous: true }];
   },
   PaddleBillingWebhook: billingScenario,
+
+  ListRewards: async () => {
+    const a = await moneyFixture({ approve: true });
+    return [
+      { label: 'first page' },
+      { label: 'page_size=100', query: 'page_size=100' },
+      { label: '?status=approved', query: 'status=approved' },
+      { label: '?member=', query: `member=${a.memberId}` },
+      { label: '?member=&status= (filtered)', query: `member=${a.memberId}&status=approved` },
+      { label: '?campaign= (filtered)', query: `campaign=${a.campaignId}` },
+      { label: '?type=commission (filtered)', query: 'type=commission' },
+    ];
+  },
+  GetReward: async () => [{ label: 'reward', params: { id: (await moneyFixture({ approve: true })).rewardId } }],
+  ApproveReward: async () => {
+    const a = await moneyFixture({});
+    const b = await moneyFixture({ memberId: a.memberId });
+    return [
+      // reward.approved, and payout.due (the member has a payout email and the minimum is 0).
+      { label: 'first approval (new payout, due)', params: { id: a.rewardId }, exact: { sends: { 'webhook-events': 2 } } },
+      { label: 'joins that payout (now due)', params: { id: b.rewardId } },
+      { label: 'approved already (answered as is)', params: { id: b.rewardId }, exact: { sends: {} } },
+    ];
+  },
+  VoidReward: async () => [
+    { label: 'approved, leaves its payout', params: { id: (await moneyFixture({ approve: true })).rewardId }, options: { body: { reason: 'fraud' } } },
+    { label: 'pending', params: { id: (await moneyFixture({})).rewardId }, options: { body: {} } },
+  ],
+  ListPayouts: async () => {
+    const a = await moneyFixture({ approve: true });
+    return [
+      { label: 'first page' },
+      { label: '?status=due', query: 'status=due' },
+      { label: '?member=', query: `member=${a.memberId}` },
+      { label: '?currency=USD (filtered)', query: 'currency=USD' },
+    ];
+  },
+  PayoutSummary: async () => {
+    await moneyFixture({ approve: true });
+    return [{ label: 'totals per status and currency' }];
+  },
+  GetPayout: async () => [{ label: 'payout with its reward ids', params: { id: (await moneyFixture({ approve: true })).payoutId! } }],
+  MarkPayoutPaid: async () => [
+    { label: 'due payout, 1 reward', params: { id: (await moneyFixture({ approve: true })).payoutId! }, options: { body: { reference: 'rt' } } },
+    { label: 'processing payout, 1 reward', params: { id: (await moneyFixture({ approve: true, batch: true })).payoutId! }, options: { body: {} } },
+  ],
+  MarkPayoutFailed: async () => [{ label: 'processing payout, 1 reward', params: { id: (await moneyFixture({ approve: true, batch: true })).payoutId! }, options: { body: { reason: 'bounced' } } }],
+  CreatePayoutBatch: async () => {
+    const a = await moneyFixture({ approve: true });
+    return [{ label: 'payout_ids: 1 due payout', options: { body: { format: 'wise', currency: 'USD', payout_ids: [a.payoutId] } } }];
+  },
+  GetPayoutBatch: async () => [{ label: 'batch', params: { id: (await moneyFixture({ approve: true, batch: true })).batchId! } }],
+  PayoutBatchFile: async () => [{ label: 'file of 1 payout', params: { id: (await moneyFixture({ approve: true, batch: true })).batchId! } }],
+  MarkPayoutBatchPaid: async () => [{ label: 'batch of 1 payout', params: { id: (await moneyFixture({ approve: true, batch: true })).batchId! }, options: { body: {} } }],
   StripeWebhook: async () => {
     const warm = await api('POST', `/webhooks/stripe/${stripeAccountId}/`, stripeEvent());
     if (warm.status !== 200) throw new Error(`warm-up event answered ${warm.status}: ${warm.text}`);

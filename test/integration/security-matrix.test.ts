@@ -15,6 +15,12 @@ import type { Pollers } from '../../infra/local/pollers';
 import { createAccount, createApiKey, ensurePublishableKey, revokeApiKey } from '../../shared/store/accounts';
 import { saveProviderSettings } from '../../shared/store/provider';
 import { getSubscription } from '../../shared/store/subscriptions';
+import { approveReward } from '../../shared/flows/lifecycle';
+import { createBatch } from '../../shared/flows/payouts';
+import { getItem } from '../../shared/store/ops';
+import { toReferral } from '../../shared/store/referrals';
+import { recordRewards } from '../../shared/store/rewards';
+import { keys } from '../../shared/store/table';
 import { api, type ApiResponse } from '../support/api';
 import { pollUntil } from '../support/fixtures';
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
@@ -117,6 +123,10 @@ interface Ids {
   /** Two webhook endpoints of A (so its endpoint list has a next page at page_size=1). */
   webhookEndpoint: string;
   otherWebhookEndpoint: string;
+  /** A's commission, its payout and the batch that holds it. */
+  reward: string;
+  payout: string;
+  batch: string;
 }
 let ids: Ids;
 /** Signing secrets of A's endpoints: shown once, then never in an answer, a log line or another item. */
@@ -188,7 +198,17 @@ beforeAll(async () => {
   const hookA2 = await ok(call(A, 'POST', '/v1/webhook-endpoints/', { url: 'http://127.0.0.1:9/a2' }), 201);
   webhookSecrets.push(hookA.secret, hookA2.secret);
 
+  // The money side: Bob's commission on his referral, approved into his payout, and that payout in a batch.
+  await ok(call(A, 'PATCH', `/v1/members/${bob.id}/`, { payout_email: 'bob@pay.example.com' }));
+  const bobsReferral = toReferral(await getItem(keys.referral(A.accountId, r3.id)))!;
+  const commission = (await recordRewards(A.accountId, bobsReferral, [{ payment_id: 990_001, type: 'commission', amount: 300, currency: 'USD' }], false, true)).rewards[0]!;
+  const approved = await approveReward(A.accountId, commission.id);
+  const batch = await createBatch(A.accountId, { format: 'csv', currency: 'USD', payout_ids: [approved.payout_id!] });
+
   ids = {
+    reward: commission.id,
+    payout: approved.payout_id!,
+    batch: batch.id,
     webhookEndpoint: hookA.id,
     otherWebhookEndpoint: hookA2.id,
     campaign: campaign.id,
@@ -235,6 +255,9 @@ function pathFor(route: Route): string {
     if (route.path.startsWith('/v1/members/')) return ids.member;
     if (route.path.startsWith('/v1/subscriptions/')) return String(ids.subscription);
     if (route.path.startsWith('/v1/webhook-endpoints/')) return ids.webhookEndpoint;
+    if (route.path.startsWith('/v1/rewards/')) return ids.reward;
+    if (route.path.startsWith('/v1/payouts/')) return ids.payout;
+    if (route.path.startsWith('/v1/payout-batches/')) return ids.batch;
     throw new Error(`no id for {${name}} in ${route.path}`);
   });
 }
@@ -258,6 +281,15 @@ function bodyFor(route: Route): unknown {
       return { url: 'http://127.0.0.1:9/mallory' };
     case 'UpdateWebhookEndpoint':
       return { url: 'http://127.0.0.1:9/mallory', enabled: false };
+    case 'VoidReward':
+      return { reason: 'fraud' };
+    case 'MarkPayoutFailed':
+      return { reason: 'Mallory says so' };
+    case 'MarkPayoutPaid':
+    case 'MarkPayoutBatchPaid':
+      return { reference: 'mallory' };
+    case 'CreatePayoutBatch':
+      return { format: 'csv', currency: 'USD' };
     default:
       return undefined;
   }
@@ -271,7 +303,7 @@ const send = (route: Route, headers: Record<string, string>) =>
 
 /** What account A has, read with A's key: compared before and after every matrix row. */
 async function snapshotOfA() {
-  const [campaign, member, referral, open, campaigns, members, referrals, subscriptions, hook, hooks, deliveries] = await Promise.all([
+  const [campaign, member, referral, open, campaigns, members, referrals, subscriptions, hook, hooks, deliveries, rewards, payouts, summary, batch] = await Promise.all([
     ok(call(A, 'GET', `/v1/campaigns/${ids.campaign}/`)),
     ok(call(A, 'GET', `/v1/members/${ids.member}/`)),
     ok(call(A, 'GET', `/v1/referrals/${ids.referral}/`)),
@@ -283,10 +315,14 @@ async function snapshotOfA() {
     ok(call(A, 'GET', `/v1/webhook-endpoints/${ids.webhookEndpoint}/`)),
     ok(call(A, 'GET', '/v1/webhook-endpoints/?page_size=100')),
     ok(call(A, 'GET', `/v1/webhook-endpoints/${ids.webhookEndpoint}/deliveries/?page_size=100`)),
+    ok(call(A, 'GET', '/v1/rewards/?page_size=100')),
+    ok(call(A, 'GET', '/v1/payouts/?page_size=100')),
+    ok(call(A, 'GET', '/v1/payouts/summary/')),
+    ok(call(A, 'GET', `/v1/payout-batches/${ids.batch}/`)),
   ]);
   // Deliveries move on by themselves (retries of the closed port): only who and what is compared.
   const deliveryIds = (deliveries.results as { id: string }[]).map((d) => d.id);
-  return { campaign, member, referral, open, campaigns, members, referrals, subscriptions, hook, hooks, deliveries: { count: deliveries.count >= deliveryIds.length, ids: deliveryIds.length > 0 } };
+  return { campaign, member, referral, open, campaigns, members, referrals, subscriptions, hook, hooks, rewards, payouts, summary, batch, deliveries: { count: deliveries.count >= deliveryIds.length, ids: deliveryIds.length > 0 } };
 }
 
 function expect401(res: ApiResponse, detail: string, label: string): void {
@@ -439,6 +475,15 @@ describe("another account's valid key with this account's ids: 404, never data",
         'UpdateWebhookEndpoint',
         'DeleteWebhookEndpoint',
         'ListWebhookDeliveries',
+        'GetReward',
+        'ApproveReward',
+        'VoidReward',
+        'GetPayout',
+        'MarkPayoutPaid',
+        'MarkPayoutFailed',
+        'GetPayoutBatch',
+        'PayoutBatchFile',
+        'MarkPayoutBatchPaid',
       ].sort(),
     );
     for (const route of idRoutes()) {
