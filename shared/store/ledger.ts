@@ -146,6 +146,29 @@ export class MoneyTxn {
     return this;
   }
 
+  /** A reward leaves the ledger with its referral (a delete): its item, counts, stats and schedule. */
+  removeReward(r: LedgerReward): this {
+    this.push({ Delete: { TableName: tableName(), Key: keys.reward(this.accountId, r.id) } }, `reward:${r.id}`);
+    for (const prefix of rewardCounterPrefixes(r)) {
+      this.count(prefix as CounterName, -1);
+      this.count(`${prefix}#s#${r.status}` as CounterName, -1);
+    }
+    if (r.status !== 'voided') this.stat(r.member_id, earnedStat(r.type), -r.amount);
+    const stat = commissionStat(r.type, r.status);
+    if (stat) this.stat(r.member_id, stat, -r.amount);
+    if (r.status === 'pending' && r.approves_at !== null) {
+      this.push({ Delete: { TableName: tableName(), Key: keys.approvalDue(this.accountId, r.approves_at, r.id) } }, `due:${r.id}`);
+    }
+    return this;
+  }
+
+  /** The update items so far for the member's stats, merged (for a caller that writes the member itself). */
+  takeStats(memberId: string): Map<string, number> {
+    const fields = this.stats.get(memberId) ?? new Map();
+    this.stats.delete(memberId);
+    return fields as Map<string, number>;
+  }
+
   /**
    * Moves a stored reward to `next` (conditioned on the version read): its ledger item, its referral copy
    * (unless `embeddedToo` is false: the caller writes it), counts, stats and approval schedule.

@@ -15,6 +15,7 @@ import { emptyPage, queryPage, type PageRequest } from './pagination';
 import { toMember } from './members';
 import { releaseIfOrphaned, subscriptionSnapshot, toSubscription } from './subscriptions';
 import { GSI1, keys } from './table';
+import { ledgerFromReferral, lifecycleOf, MoneyTxn } from './ledger';
 
 export function toReferral(item: Record<string, unknown> | undefined): Referral | null {
   if (!item || item.type !== 'Referral') return null;
@@ -180,16 +181,31 @@ export async function createReferral(
   }, (err) => err instanceof ReferralRaceError, 8);
 }
 
+/**
+ * A referral whose commissions are in a payout (approved into one, paid, or being paid) is not deleted
+ * here: shared/flows/referral-delete.ts voids what may be voided first, and refuses the rest.
+ */
+export class RewardsInPayoutError extends Error {
+  constructor(readonly rewardIds: string[]) {
+    super('rewards in a payout');
+  }
+}
+
 export async function deleteReferral(accountId: string, id: string): Promise<void> {
   let keepSubscription = false;
   await withRetries(async () => {
     const referral = await getReferralOrThrow(accountId, id);
+    const inPayout = referral.rewards.filter((r) => r.type === 'commission' && lifecycleOf(r).status !== 'voided' && (lifecycleOf(r).payout_id !== null || lifecycleOf(r).status === 'paid'));
+    if (inPayout.length > 0) throw new RewardsInPayoutError(inPayout.map((r) => r.id));
     const memberItem = await getItem(keys.member(accountId, referral.member_id));
     const converted = referral.converted_at !== null;
-    const earned = {
-      credit: referral.rewards.filter((r) => r.type === 'credit').reduce((a, r) => a + r.amount, 0),
-      commission: referral.rewards.filter((r) => r.type === 'commission').reduce((a, r) => a + r.amount, 0),
-    };
+    // Its rewards leave the ledger with it (store/ledger.ts): counts, and every stat they count in.
+    const ledger = new MoneyTxn(accountId);
+    referral.rewards.forEach((r, i) => {
+      if ((r as { status?: unknown }).status !== undefined) ledger.removeReward(ledgerFromReferral(referral, i));
+      else ledger.stat(referral.member_id, r.type === 'credit' ? 'credit_earned' : 'commission_earned', -r.amount);
+    });
+    const stats = [...ledger.takeStats(referral.member_id)].filter(([, d]) => d !== 0);
     const items: TransactItem[] = [
       {
         // Conditional on the state read: the rewards read are the ones whose amounts leave the member's
@@ -237,12 +253,11 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
           TableName: tableName(),
           Key: keys.member(accountId, referral.member_id),
           // History goes with the referral: its conversion and the rewards it earned leave the stats.
-          UpdateExpression: `ADD referrals :minus${converted ? ', conversions :minus' : ''}${earned.credit ? ', credit_earned :credit' : ''}${earned.commission ? ', commission_earned :commission' : ''}`,
+          UpdateExpression: `ADD referrals :minus${converted ? ', conversions :minus' : ''}${stats.map(([f], i) => `, ${f} :s${i}`).join('')}`,
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: {
             ':minus': -1,
-            ...(earned.credit ? { ':credit': -earned.credit } : {}),
-            ...(earned.commission ? { ':commission': -earned.commission } : {}),
+            ...Object.fromEntries(stats.map(([, d], i) => [`:s${i}`, d])),
           },
         },
       });
@@ -261,6 +276,8 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
         },
       });
     }
+    // The ledger's deletes and counts (after the items whose indexes the error handling reads).
+    items.push(...ledger.build());
     try {
       await transact(items);
     } catch (err) {

@@ -242,6 +242,24 @@ describe('the lifecycle in detail (Paddle Classic)', () => {
     expect((await m.json('POST', `/v1/payouts/${back.payout_id}/mark-failed/`, { reason: 'x' })).status).toBe(409);
   });
 
+  it('deleting a referral voids its unpaid commissions out of their payout and takes them out of the ledger; a paid one keeps its referral (409)', async () => {
+    const kept = await m.earn({ commission_amount: '3.00', hold_days: 0 });
+    const gone = await m.earn({}, { memberId: kept.memberId });
+    const [a] = await pollUntil(async () => ((await m.rewardsOf(kept.referralId, 1))[0]?.status === 'approved' ? m.rewardsOf(kept.referralId, 1) : null));
+    await pollUntil(async () => ((await m.rewardsOf(gone.referralId, 1))[0]?.status === 'approved' ? true : null));
+    expect(m.expectOk(await m.json('GET', `/v1/payouts/${a!.payout_id}/`))).toMatchObject({ amount: '6.00', reward_count: 2 });
+    const before = m.expectOk(await m.json('GET', `/v1/rewards/?member=${kept.memberId}`)).count;
+    expect((await m.json('DELETE', `/v1/referrals/${gone.referralId}/`)).status).toBe(204);
+    expect(m.expectOk(await m.json('GET', `/v1/payouts/${a!.payout_id}/`))).toMatchObject({ amount: '3.00', reward_count: 1 });
+    expect(m.expectOk(await m.json('GET', `/v1/rewards/?member=${kept.memberId}`)).count).toBe(before - 1);
+    expect(m.expectOk(await m.json('GET', `/v1/members/${kept.memberId}/`)).stats).toMatchObject({ commission_earned: '3.00', commission_approved: '3.00', commission_pending: '0.00' });
+    m.expectOk(await m.json('POST', `/v1/payouts/${a!.payout_id}/mark-paid/`, {}));
+    const refused = await m.json('DELETE', `/v1/referrals/${kept.referralId}/`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toContain('paid');
+    expect((await m.json('GET', `/v1/referrals/${kept.referralId}/`)).status).toBe(200);
+  });
+
   it('two concurrent batches never share a payout, and every due payout lands in exactly one', async () => {
     // A fresh account: only these six payouts are due in it.
     ({ accountId: m.w.accountId, apiKey: m.w.key } = await newAccount('unlimited'));
