@@ -89,6 +89,10 @@ export const routes: readonly Route[] = [
   { name: 'GetPayoutBatch', method: 'GET', path: '/v1/payout-batches/{id}/', entry: 'functions/payout-batches/get.ts', table: 'read' },
   { name: 'PayoutBatchFile', method: 'GET', path: '/v1/payout-batches/{id}/file/', entry: 'functions/payout-batches/file.ts', table: 'read', timeoutSeconds: 29 },
   { name: 'MarkPayoutBatchPaid', method: 'POST', path: '/v1/payout-batches/{id}/mark-paid/', entry: 'functions/payout-batches/mark-paid.ts', table: 'write', queues: ['webhook-events'], timeoutSeconds: 29 },
+  // Reports: read the daily (and monthly per-member) buckets the writes keep; one Query per range.
+  { name: 'ReportTimeseries', method: 'GET', path: '/v1/reports/timeseries/', entry: 'functions/reports/timeseries.ts', table: 'read' },
+  { name: 'ReportOverview', method: 'GET', path: '/v1/reports/overview/', entry: 'functions/reports/overview.ts', table: 'read' },
+  { name: 'ReportMembers', method: 'GET', path: '/v1/reports/members/', entry: 'functions/reports/members.ts', table: 'read' },
   { name: 'DeleteReferral', method: 'DELETE', path: '/v1/referrals/{id}/', entry: 'functions/referrals/delete.ts', table: 'write' },
   {
     name: 'GetReferralByUser',

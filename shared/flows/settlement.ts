@@ -31,6 +31,7 @@ import { getSubscription } from '../store/subscriptions';
 import { keys } from '../store/table';
 import { reverseCredits } from './refunds';
 import { approveReward } from './lifecycle';
+import { reportMissedPayments } from '../store/reports';
 import { lifecycleOf } from '../domain/lifecycle';
 import { log } from '../log';
 import { billingProviderFor, type AccountBillingProvider } from '../billing/registry';
@@ -73,6 +74,8 @@ export async function evaluateReferral(accountId: string, referralId: string): P
     await reverseCredits(accountId, referralId, evaluated.reversals as CreditReversal[]);
     referral = toReferral(await getItem(keys.referral(accountId, referralId))) ?? referral;
   }
+  // Its payments recorded before the conversion enter the report buckets now (once each).
+  if (referral.subscription) await reportMissedPayments(accountId, referral.subscription.id, { memberId: referral.member_id, campaignId: referral.campaign_id });
   // Commissions whose hold is over already (a hold of 0 days) are approved now, not at the next hourly run.
   const now = Math.floor(Date.now() / 1000);
   for (const reward of referral.rewards) {

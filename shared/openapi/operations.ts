@@ -6,7 +6,7 @@ import type * as v from 'valibot';
 import { conversionBody } from '../schemas/conversion';
 import { createCampaignBody, updateCampaignBody } from '../schemas/campaign';
 import { createMemberBody, updateMemberBody } from '../schemas/member';
-import { listCampaignsQuery, listMembersQuery, listPayoutsQuery, listReferralsQuery, listRewardsQuery, listSubscriptionsQuery, pageOnlyQuery } from '../schemas/query';
+import { listCampaignsQuery, listMembersQuery, listPayoutsQuery, listReferralsQuery, listRewardsQuery, listSubscriptionsQuery, overviewQuery, pageOnlyQuery, timeseriesQuery, topMembersQuery } from '../schemas/query';
 import { createPayoutBatchBody, markFailedBody, markPaidBody, voidRewardBody } from '../schemas/money';
 import { clickBody, jsReferralBody } from '../schemas/js';
 import { createReferralBody } from '../schemas/referral';
@@ -55,6 +55,7 @@ export const TAGS: Record<string, string> = {
   Subscriptions: 'The service\'s copies of the payment provider\'s subscriptions.',
   Webhooks: 'Endpoints that receive Refloop\'s events, and their deliveries.',
   Rewards: 'Every reward across referrals, and its lifecycle: pending, approved, paid, applied, voided.',
+  Reports: 'What the programme did over time: clicks, referrals, conversions, revenue, rewards and payouts.',
   Payouts: 'What members are owed, batches with their PayPal / Wise / CSV files, and marking them paid.',
   Browser: 'The browser script and the public endpoints it calls with the publishable key.',
   'Provider webhooks': 'Alerts from the payment provider.',
@@ -187,6 +188,27 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     success: { status: 200, description: 'The voided reward.', body: { component: 'LedgerReward' } },
     errors: [404, 409],
     examples: { request: { reason: 'fraud' }, response: { ...(COMPONENT_EXAMPLES.LedgerReward as Record<string, unknown>), status: 'voided', voided_at: 1767225600, void_reason: 'fraud', payout_id: null } },
+  },
+  ReportTimeseries: {
+    tag: 'Reports',
+    summary: 'A metric over time',
+    description: 'Every bucket of the range (zeros included), for the account, one campaign or one member. Counts for `link_clicks`, `referrals`, `conversions`; money per currency for `revenue` and `refunds` (payments of referred users), `credit_earned`, `commission_earned` and `commission_paid`. Exact with no lag: the buckets change in the transactions that change what they count. A 90-day daily chart is one Query. 400 for a range over 400 days.',
+    query: timeseriesQuery,
+    success: { status: 200, description: 'The series.', body: { component: 'ReportTimeseries' } },
+  },
+  ReportOverview: {
+    tag: 'Reports',
+    summary: 'Totals against the previous period',
+    description: 'Every metric over the range and over the period of the same length just before it (one Query).',
+    query: overviewQuery,
+    success: { status: 200, description: 'The totals.', body: { component: 'ReportOverview' } },
+  },
+  ReportMembers: {
+    tag: 'Reports',
+    summary: 'Top members',
+    description: 'Members ranked by conversions, by revenue of their referred users, or by commission earned (in `currency`, default the one with the largest total). The ranking counts whole UTC months: the months the range touches.',
+    query: topMembersQuery,
+    success: { status: 200, description: 'The ranking.', body: { component: 'ReportMembers' } },
   },
   ListPayouts: { tag: 'Payouts', summary: 'List payouts', description: `Filter by \`status\` and by \`member\` or \`currency\`. ${PAGINATION}`, query: listPayoutsQuery, success: { status: 200, description: 'A page of payouts.', body: { page: 'Payout' } } },
   PayoutSummary: { tag: 'Payouts', summary: 'What is owed', description: 'Per currency: the total due, still open (below the campaign\'s minimum payout or without a payout email), in processing, and paid. Exact, from counters.', success: { status: 200, description: 'The totals.', body: { component: 'PayoutSummary' } } },

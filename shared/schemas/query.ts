@@ -65,3 +65,42 @@ export const listPayoutsQuery = v.object({
   member: v.optional(v.pipe(v.string(), v.description("Only this member's payouts (id)."))),
   currency: v.optional(currencyFilter),
 });
+
+// ---- reports (MONEY.md "Reports") ----
+const unixSeconds = (description: string) =>
+  field<number>((value) => {
+    const n = typeof value === 'string' && /^\s*\d{1,11}\s*$/.test(value) ? Number(value) : NaN;
+    if (!Number.isInteger(n)) return { ok: false, message: 'A valid integer is required (unix seconds).' };
+    if (n > 4_102_444_800) return { ok: false, message: 'Ensure this value is less than or equal to 4102444800.' };
+    return { ok: true, value: n };
+  }, { type: 'integer', minimum: 0, description });
+
+const reportRange = {
+  from: v.optional(unixSeconds('Start of the range, UTC unix seconds (default: 30 days before `to`).')),
+  to: v.optional(unixSeconds('End of the range, UTC unix seconds (default: now). A range is at most 400 days.')),
+  campaign: v.optional(v.pipe(v.string(), v.description('Only this campaign (id).'))),
+  member: v.optional(v.pipe(v.string(), v.description('Only this member (id).'))),
+};
+
+export const timeseriesQuery = v.object({
+  metric: choiceFilter(['link_clicks', 'referrals', 'conversions', 'revenue', 'refunds', 'credit_earned', 'commission_earned', 'commission_paid'] as const, 'What to count: a number per bucket, or money per currency.'),
+  interval: v.optional(choiceFilter(['day', 'week', 'month'] as const, 'Bucket size (weeks start on Monday, UTC).'), 'day'),
+  ...reportRange,
+});
+
+export const overviewQuery = v.object(reportRange);
+
+const limit = field<number>((value) => {
+  // The default is the schema's own number; query values are strings.
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 100) return { ok: false, message: 'Ensure this value is between 1 and 100.' };
+  return { ok: true, value: n };
+}, { type: 'integer', minimum: 1, maximum: 100, default: 10 });
+
+export const topMembersQuery = v.object({
+  sort: v.optional(choiceFilter(['conversions', 'revenue', 'commission'] as const, 'Rank by conversions, revenue of referred users, or commission earned.'), 'conversions'),
+  from: reportRange.from,
+  to: reportRange.to,
+  limit: v.optional(limit, 10),
+  currency: v.optional(currencyFilter),
+});

@@ -234,3 +234,47 @@ export const serviceLinks = v.strictObject({
 
 /** `GET /health`. */
 export const healthResponse = v.strictObject({ status: v.literal('ok') });
+
+// ---- reports ----
+const metricTotals = v.record(v.string(), v.union([v.pipe(v.number(), v.integer()), v.record(v.string(), signed)]));
+
+export const timeseriesResponse = v.strictObject({
+  metric: v.string(),
+  interval: v.picklist(['day', 'week', 'month']),
+  from: unixSeconds,
+  to: unixSeconds,
+  buckets: v.array(
+    v.strictObject({
+      start: unixSeconds,
+      end: v.pipe(unixSeconds, v.description('Exclusive.')),
+      value: v.nullable(v.pipe(v.number(), v.integer(), v.description('Counts (link_clicks, referrals, conversions); null for money.'))),
+      amounts: v.nullable(v.pipe(v.record(v.string(), signed), v.description('Money per currency; null for counts.'))),
+    }),
+  ),
+});
+
+export const overviewResponse = v.strictObject({
+  from: unixSeconds,
+  to: unixSeconds,
+  previous_from: unixSeconds,
+  previous_to: unixSeconds,
+  current: v.pipe(metricTotals, v.description('Every metric: a count, or money per currency.')),
+  previous: metricTotals,
+});
+
+export const topMembersResponse = v.strictObject({
+  sort: v.picklist(['conversions', 'revenue', 'commission']),
+  from: unixSeconds,
+  to: unixSeconds,
+  currency: v.nullable(v.string()),
+  results: v.array(
+    v.strictObject({
+      member_id: entityId,
+      identifier: v.nullable(v.string()),
+      email: v.nullable(v.string()),
+      conversions: v.pipe(v.number(), v.integer()),
+      revenue: v.record(v.string(), signed),
+      commission: v.record(v.string(), signed),
+    }),
+  ),
+});

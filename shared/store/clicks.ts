@@ -7,6 +7,7 @@
 import { isMemberCode } from '../domain/ids';
 import { tableName } from './client';
 import { ConditionsFailedError, getItem, nowSeconds, transact } from './ops';
+import { ReportDeltas } from './reports';
 import { keys, TTL_ATTRIBUTE } from './table';
 
 export const CLICK_DEDUPE_SECONDS = 24 * 60 * 60;
@@ -22,6 +23,7 @@ export async function recordClick(accountId: string, code: string, visitorHash: 
   const claim = await getItem(keys.memberCodeClaim(accountId, code));
   if (typeof claim?.member_id !== 'string') return false;
   const memberId = claim.member_id;
+  const campaignId = typeof claim.campaign_id === 'string' ? claim.campaign_id : null;
   const now = nowSeconds();
   const day = Math.floor(now / 86_400);
   try {
@@ -55,6 +57,7 @@ export async function recordClick(accountId: string, code: string, visitorHash: 
           ExpressionAttributeValues: { ':one': 1 },
         },
       },
+      ...new ReportDeltas(accountId).add(now, { campaignId, memberId }, 'link_clicks', 1).items(),
     ]);
     return true;
   } catch (err) {

@@ -14,6 +14,7 @@ import { storedProviderId } from '../domain/models';
 import { tableName } from './client';
 import type { TransactItem } from './ops';
 import { keys, type CounterName, type Key } from './table';
+import { ReportDeltas } from './reports';
 
 /** The ledger record of reward `index` of a referral (as its embedded copy says). */
 export function ledgerFromReferral(referral: Referral, index: number, version = 1): LedgerReward {
@@ -96,8 +97,16 @@ export class MoneyTxn {
   private readonly deadReferrals = new Set<string>();
   /** Labels of the items in order, for telling which condition failed. */
   readonly labels: string[] = [];
+  /** The report buckets of what is earned and paid (store/reports.ts), written in the same transaction. */
+  private readonly report: ReportDeltas;
 
-  constructor(readonly accountId: string) {}
+  constructor(readonly accountId: string) {
+    this.report = new ReportDeltas(accountId);
+  }
+
+  private earned(r: LedgerReward, at: number, sign: 1 | -1): void {
+    this.report.add(at, { memberId: r.member_id, campaignId: r.campaign_id }, earnedStat(r.type), sign * r.amount, r.currency);
+  }
 
   /** The member was deleted: its stats are not written (a write would recreate a partial item). */
   memberGone(memberId: string): this {
@@ -137,7 +146,10 @@ export class MoneyTxn {
       this.count(prefix as CounterName, 1);
       this.count(`${prefix}#s#${r.status}` as CounterName, 1);
     }
-    if (r.status !== 'voided') this.stat(r.member_id, earnedStat(r.type), r.amount);
+    if (r.status !== 'voided') {
+      this.stat(r.member_id, earnedStat(r.type), r.amount);
+      this.earned(r, r.created_at, 1);
+    }
     const stat = commissionStat(r.type, r.status);
     if (stat) this.stat(r.member_id, stat, r.amount);
     if (r.status === 'pending' && r.approves_at !== null) {
@@ -153,7 +165,10 @@ export class MoneyTxn {
       this.count(prefix as CounterName, -1);
       this.count(`${prefix}#s#${r.status}` as CounterName, -1);
     }
-    if (r.status !== 'voided') this.stat(r.member_id, earnedStat(r.type), -r.amount);
+    if (r.status !== 'voided') {
+      this.stat(r.member_id, earnedStat(r.type), -r.amount);
+      this.earned(r, Math.floor(Date.now() / 1000), -1);
+    }
     const stat = commissionStat(r.type, r.status);
     if (stat) this.stat(r.member_id, stat, -r.amount);
     if (r.status === 'pending' && r.approves_at !== null) {
@@ -225,7 +240,13 @@ export class MoneyTxn {
         this.count(`${prefix}#s#${r.status}` as CounterName, -1);
         this.count(`${prefix}#s#${moved.status}` as CounterName, 1);
       }
-      if (moved.status === 'voided' && r.status !== 'voided') this.stat(r.member_id, earnedStat(r.type), -r.amount);
+      if (moved.status === 'voided' && r.status !== 'voided') {
+        this.stat(r.member_id, earnedStat(r.type), -r.amount);
+        this.earned(r, moved.voided_at ?? Math.floor(Date.now() / 1000), -1);
+      }
+      if (moved.status === 'paid' && r.type === 'commission') {
+        this.report.add(moved.paid_at ?? Math.floor(Date.now() / 1000), { memberId: r.member_id, campaignId: r.campaign_id }, 'commission_paid', r.amount, r.currency);
+      }
       const before = commissionStat(r.type, r.status);
       const after = commissionStat(r.type, moved.status);
       if (before) this.stat(r.member_id, before, -r.amount);
@@ -314,6 +335,10 @@ export class MoneyTxn {
         },
       });
       this.labels.push(`member:${memberId}`);
+    }
+    for (const item of this.report.items()) {
+      out.push(item);
+      this.labels.push('report');
     }
     for (const [name, delta] of this.counters) {
       if (delta === 0) continue;

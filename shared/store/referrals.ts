@@ -16,6 +16,7 @@ import { toMember } from './members';
 import { releaseIfOrphaned, subscriptionSnapshot, toSubscription } from './subscriptions';
 import { GSI1, keys } from './table';
 import { ledgerFromReferral, lifecycleOf, MoneyTxn } from './ledger';
+import { ReportDeltas } from './reports';
 
 export function toReferral(item: Record<string, unknown> | undefined): Referral | null {
   if (!item || item.type !== 'Referral') return null;
@@ -165,6 +166,7 @@ export async function createReferral(
       },
       counterUpdate(accountId, 'referrals', 1),
       eventItem(accountId, 'referral.created', referral.id, referralView(referral), createdMs),
+      ...new ReportDeltas(accountId).add(referral.created_at, { campaignId: referral.campaign_id, memberId: referral.member_id }, 'referrals', 1).items(),
     ];
     try {
       await transact(items);
@@ -367,12 +369,13 @@ export async function markReferralConverted(
         Update: {
           TableName: tableName(),
           Key: keys.subscription(accountId, subscription.id),
-          UpdateExpression: 'SET referral_id = :r',
+          // Who referred it, for the report buckets of its payments (revenue per campaign and member).
+          UpdateExpression: `SET referral_id = :r, referrer_member_id = :rm${referral.campaign_id ? ', referrer_campaign_id = :rc' : ''}`,
           // The snapshot is of the version read: a provider update written meanwhile (a cancellation,
           // say) makes this read the subscription again, so the referral never keeps an older copy.
           ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(referral_id) OR referral_id = :r)${subscription.version ? ' AND #version = :v' : ''}`,
           ...(subscription.version ? { ExpressionAttributeNames: { '#version': 'version' } } : {}),
-          ExpressionAttributeValues: { ':r': referral.id, ...(subscription.version ? { ':v': subscription.version } : {}) },
+          ExpressionAttributeValues: { ':r': referral.id, ':rm': referral.member_id, ...(referral.campaign_id ? { ':rc': referral.campaign_id } : {}), ...(subscription.version ? { ':v': subscription.version } : {}) },
         },
       },
     ];
@@ -404,6 +407,7 @@ export async function markReferralConverted(
     }
     const converted: Referral = { ...referral, converted_at: now, subscription: snapshot };
     items.push(eventItem(accountId, 'referral.converted', referral.id, referralView(converted)));
+    if (includeMember) items.push(...new ReportDeltas(accountId).add(now, { campaignId: referral.campaign_id, memberId: referral.member_id }, 'conversions', 1).items());
     try {
       await transact(items);
       return { referral: converted, changed: true };

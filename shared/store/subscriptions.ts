@@ -13,6 +13,7 @@ import { subscriptionView } from '../domain/views';
 import { eventItem } from './outbox';
 import { queryPage, type PageRequest } from './pagination';
 import { ALERT_MARKER_DAYS, GSI1, GSI2, keys, providerIdKey, timeKey, TTL_ATTRIBUTE } from './table';
+import { ReportDeltas } from './reports';
 
 export function toSubscription(item: Record<string, unknown> | undefined): Subscription | null {
   if (!item || item.type !== 'Subscription') return null;
@@ -203,8 +204,11 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
   // The specification's status words: Paddle's `trialing` is stored and shown as `trialling`.
   if (fields.status === 'trialing') fields.status = 'trialling';
 
+  // Refunds written with this update (their report bucket counts each once: only when it is new).
+  const refundPuts = (update.extraItems ?? []).map((i) => i.Put?.Item).filter((i): i is Record<string, unknown> => i?.type === 'Refund');
+  const refundKeys = refundPuts.map((i) => ({ pk: String(i.pk), sk: String(i.sk) }));
   return withRetries(async () => {
-    const found = await batchGet([subKey, ...(markerKey ? [markerKey] : []), ...(payKey ? [payKey] : [])]);
+    const found = await batchGet([subKey, ...(markerKey ? [markerKey] : []), ...(payKey ? [payKey] : []), ...refundKeys]);
     const existing = lookup(found, subKey);
     const previous = toSubscription(existing);
     const referralId = previous?.referral_id ?? null;
@@ -329,15 +333,34 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
       const next = mergePayment(storedPayment, update.payment);
       if (!storedPayment || !samePayment(storedPayment, next)) {
         paymentChanged = true;
+        // `reported`: its revenue is in the report buckets (written once, here or by the evaluation).
+        const reported = lookup(found, payKey)?.reported === true || (referralId !== null && next.status !== 'failed');
         items.push({
           Put: {
             TableName: tableName(),
-            Item: { ...payKey, type: 'Payment', ...next, version: (storedPayment?.version ?? 0) + 1 },
+            Item: { ...payKey, type: 'Payment', ...next, version: (storedPayment?.version ?? 0) + 1, ...(reported ? { reported: true } : {}) },
             ConditionExpression: storedPayment ? 'version = :v' : 'attribute_not_exists(pk)',
             ...(storedPayment ? { ExpressionAttributeValues: { ':v': storedPayment.version } } : {}),
           },
         });
       }
+    }
+
+    // Report buckets of a referred subscription's money (store/reports.ts), in this same transaction.
+    if (referralId && existing) {
+      const scopes = { memberId: existing.referrer_member_id as string | undefined, campaignId: existing.referrer_campaign_id as string | undefined };
+      const report = new ReportDeltas(accountId);
+      if (update.payment && payKey && paymentChanged) {
+        const stored = toPayment(lookup(found, payKey));
+        const next = mergePayment(stored, update.payment);
+        if (next.status !== 'failed' && lookup(found, payKey)?.reported !== true) report.add(next.paid_at, scopes, 'revenue', next.amount, next.currency);
+      }
+      for (const refund of refundPuts) {
+        if (lookup(found, { pk: String(refund.pk), sk: String(refund.sk) })) continue;
+        refund.reported = true;
+        report.add(Number(refund.refunded_at) || Math.floor(Date.now() / 1000), scopes, 'refunds', Number(refund.amount), String(refund.currency));
+      }
+      items.push(...report.items());
     }
 
     if (items.length > 0) {

@@ -57,7 +57,9 @@ export type EntityType =
   | 'ApprovalDue'
   | 'Payout'
   | 'PayoutPointer'
-  | 'PayoutBatch';
+  | 'PayoutBatch'
+  | 'ReportDay'
+  | 'ReportMemberMonth';
 
 /** Counter names; each is one item `pk=A#<acct>`, `sk=COUNT#<name>` with a numeric attribute `n`. */
 export type CounterName =
@@ -207,6 +209,12 @@ export const keys = {
   payoutPointer: (acct: string, memberId: string, currency: string): Key => ({ pk: `A#${acct}#PAYOUT_CURRENT#${memberId}`, sk: currency }),
   payoutBatch: (acct: string, id: string): Key => ({ pk: `A#${acct}#PAYOUT_BATCH`, sk: id }),
   payoutBatchCollection: (acct: string) => `A#${acct}#PAYOUT_BATCH`,
+  /** Report buckets (store/reports.ts): one per scope (`T`, `C#<campaign>`, `M#<member>`) and UTC day. */
+  reportDays: (acct: string, scope: string) => `A#${acct}#REPORT#${scope}`,
+  reportDay: (acct: string, scope: string, day: string): Key => ({ pk: `A#${acct}#REPORT#${scope}`, sk: day }),
+  /** One per member and UTC month: the top-members ranking. */
+  reportMembers: (acct: string, month: string) => `A#${acct}#REPORT_MEMBERS#${month}`,
+  reportMemberMonth: (acct: string, month: string, memberId: string): Key => ({ pk: `A#${acct}#REPORT_MEMBERS#${month}`, sk: memberId }),
 
   /** The stored first response of an Idempotency-Key (expires after IDEMPOTENCY_HOURS); keyed by the key's SHA-256. */
   idempotency: (acct: string, keyHash: string): Key => ({ pk: `A#${acct}#IDEMPOTENCY#${keyHash}`, sk: 'IDEMPOTENCY' }),

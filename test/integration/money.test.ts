@@ -47,7 +47,8 @@ function moneyWorld(provider: ProviderHarness) {
     return r.rewards.length === count ? r.rewards : null;
   });
   const expectOk = (res: ApiResponse, status = 200) => {
-    expect({ status: res.status, body: res.body }).toMatchObject({ status });
+    // The body is shown when the status is not the one expected.
+    expect({ status: res.status, body: res.status === status ? null : res.body }).toEqual({ status, body: null });
     return res.body;
   };
 
@@ -127,6 +128,23 @@ describe.each(PROVIDER_HARNESSES.map((h) => [h.kind, h] as const))('%s: from a p
     expect(rewards[1]!.payout_id).not.toBe(payout.id);
     expect(m.expectOk(await m.json('GET', `/v1/payouts/${rewards[1]!.payout_id}/`))).toMatchObject({ amount: '-2.50', status: 'open' });
     expect(m.expectOk(await m.json('GET', `/v1/members/${memberId}/`)).stats).toMatchObject({ commission_earned: '0.00', commission_approved: '-2.50', commission_paid: '2.50' });
+
+    // The reports agree, with no lag: today's buckets of the account, the member and the campaign.
+    const now = Math.floor(Date.now() / 1000);
+    const today = now - (now % 86_400);
+    const series = async (metric: string, scope = '') => m.expectOk(await m.json('GET', `/v1/reports/timeseries/?metric=${metric}&from=${today}&to=${now}${scope}`)).buckets[0];
+    expect(await series('referrals')).toEqual({ start: today, end: today + 86_400, value: 1, amounts: null });
+    expect(await series('conversions', `&member=${memberId}`)).toMatchObject({ value: 1 });
+    expect(await series('revenue')).toMatchObject({ value: null, amounts: { USD: '10.00' } });
+    expect(await series('refunds', `&member=${memberId}`)).toMatchObject({ amounts: { USD: '10.00' } });
+    // Earned 2.50, then -2.50 by the clawback: net 0.00 today; paid 2.50.
+    expect(await series('commission_earned')).toMatchObject({ amounts: { USD: '0.00' } });
+    expect(await series('commission_paid', `&member=${memberId}`)).toMatchObject({ amounts: { USD: '2.50' } });
+    const overview = m.expectOk(await m.json('GET', `/v1/reports/overview/?from=${today}&to=${now}`));
+    expect(overview.current).toMatchObject({ referrals: 1, conversions: 1, revenue: { USD: '10.00' }, commission_paid: { USD: '2.50' } });
+    expect(overview.previous).toMatchObject({ referrals: 0, conversions: 0, revenue: {} });
+    const top = m.expectOk(await m.json('GET', `/v1/reports/members/?sort=revenue&from=${today}&to=${now}`));
+    expect(top).toMatchObject({ currency: 'USD', results: [{ member_id: memberId, conversions: 1, revenue: { USD: '10.00' } }] });
   });
 });
 
@@ -301,5 +319,15 @@ describe('the lifecycle in detail (Paddle Classic)', () => {
     expect((await m.json('POST', '/v1/payouts/po_0190a1d2e3f47a8b9c0d1e2f3a4b5c6d/mark-failed/', {})).body).toEqual({ reason: ['This field is required.'] });
     expect((await m.json('GET', '/v1/payout-batches/pb_0190a1d2e3f47a8b9c0d1e2f3a4b5c6d/')).status).toBe(404);
     expect((await m.json('GET', '/v1/payout-batches/pb_nope/file')).status).toBe(404);
+    // Reports: a range over 400 days, a bad metric or interval, both campaign and member.
+    expect((await m.json('GET', '/v1/reports/timeseries/?metric=referrals&from=0&to=40000000')).body).toEqual({ detail: 'A range is at most 400 days.' });
+    expect((await m.json('GET', '/v1/reports/timeseries/?metric=likes')).status).toBe(400);
+    expect((await m.json('GET', '/v1/reports/timeseries/?metric=referrals&interval=year')).status).toBe(400);
+    expect((await m.json('GET', '/v1/reports/overview/?from=200&to=100')).body).toEqual({ detail: '`to` must not be before `from`.' });
+    expect((await m.json('GET', '/v1/reports/members/?limit=0')).status).toBe(400);
+    // A week series of 90 days: every bucket present, Mondays, zeros included.
+    const weeks = m.expectOk(await m.json('GET', `/v1/reports/timeseries/?metric=conversions&interval=week&from=${1_767_225_600}&to=${1_767_225_600 + 90 * 86_400}`));
+    expect(weeks.buckets).toHaveLength(14);
+    expect(weeks.buckets.every((b: { start: number; value: number }) => new Date(b.start * 1000).getUTCDay() === 1 && b.value === 0)).toBe(true);
   });
 });

@@ -132,6 +132,12 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   UpdateWebhookEndpoint: async () => call('PATCH', `/v1/webhook-endpoints/${(await hook()).id}/`, { body: { enabled: false } }),
   DeleteWebhookEndpoint: async () => call('DELETE', `/v1/webhook-endpoints/${(await hook()).id}/`),
   ListWebhookDeliveries: async () => call('GET', `/v1/webhook-endpoints/${(await hook()).id}/deliveries/`),
+  ReportTimeseries: async () => {
+    await money({ approve: true });
+    return call('GET', '/v1/reports/timeseries/?metric=commission_earned&interval=week');
+  },
+  ReportOverview: () => call('GET', '/v1/reports/overview/'),
+  ReportMembers: () => call('GET', '/v1/reports/members/?sort=commission&limit=5'),
   ListRewards: async () => {
     await money({ approve: true });
     return call('GET', '/v1/rewards/?page_size=2');

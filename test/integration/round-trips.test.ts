@@ -127,6 +127,11 @@ const BUDGETS: Record<string, Budget> = {
   // not key on (member + status, campaign, type, currency) is a FilterExpression on the same Query.
   ListRewards: budget(1, 3),
   ListPayouts: budget(1, 3),
+  // reports: one Query of the scope's daily buckets (the overview's covers both periods); the ranking one
+  // Query per month of the range (at most 14, in parallel), then one BatchGet of the members it shows.
+  ReportTimeseries: budget(1, 2),
+  ReportOverview: budget(1, 2),
+  ReportMembers: budget(2, 16),
   // summary: 1 Query of the account's payout_sum# counters.
   PayoutSummary: budget(1, 2),
   GetReward: budget(1, 2),
@@ -515,6 +520,23 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   PaddleBillingWebhook: billingScenario,
 
+  ReportTimeseries: async () => {
+    const a = await moneyFixture({ approve: true });
+    const now = Math.floor(Date.now() / 1000);
+    return [
+      { label: '90 days by day', query: `metric=conversions&from=${now - 90 * 86_400}&to=${now}` },
+      { label: '400 days by month, money', query: `metric=commission_earned&interval=month&from=${now - 400 * 86_400}&to=${now}` },
+      { label: 'one member by week', query: `metric=referrals&interval=week&member=${a.memberId}` },
+    ];
+  },
+  ReportOverview: async () => [{ label: 'last 30 days vs the 30 before' }],
+  ReportMembers: async () => {
+    const now = Math.floor(Date.now() / 1000);
+    return [
+      { label: 'by commission, 30 days (2 months)', query: 'sort=commission' },
+      { label: 'by conversions, 90 days (4 months)', query: `sort=conversions&from=${now - 90 * 86_400}&to=${now}` },
+    ];
+  },
   ListRewards: async () => {
     const a = await moneyFixture({ approve: true });
     return [

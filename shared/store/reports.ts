@@ -1,0 +1,171 @@
+// Report buckets (MONEY.md "Reports"): exact, with no lag, because every bucket is changed in the
+// transaction that changes what it counts (a click, a referral, a conversion, a payment, a reward).
+//
+// Items:
+// - daily, per scope: `A#<acct>#REPORT#<scope>` / `YYYY-MM-DD`, scope `T` (the account), `C#<campaign>`,
+//   `M#<member>`. A 90-day chart is one Query of at most 90 small items.
+// - monthly, per member: `A#<acct>#REPORT_MEMBERS#<YYYY-MM>` / member id, for the top-members ranking
+//   (one Query per month of the range, sorted in the Lambda).
+// Attributes: counts (`link_clicks`, `referrals`, `conversions`) and money in cents per currency
+// (`revenue_USD`, `refunds_USD`, `credit_earned_USD`, `commission_earned_USD`, `commission_paid_USD`).
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from './client';
+import { ConditionsFailedError, queryAll, transact, type TransactItem } from './ops';
+import type { ProviderId } from '../domain/models';
+import { keys } from './table';
+
+export type CountMetric = 'link_clicks' | 'referrals' | 'conversions';
+export type MoneyMetric = 'revenue' | 'refunds' | 'credit_earned' | 'commission_earned' | 'commission_paid';
+
+export interface Scopes {
+  campaignId?: string | null | undefined;
+  memberId?: string | null | undefined;
+}
+
+/** `YYYY-MM-DD` (UTC) of unix seconds. */
+export const dayOf = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
+export const monthOf = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 7);
+
+/** The attribute a metric is stored in: money per currency. */
+export const attributeOf = (metric: CountMetric | MoneyMetric, currency?: string) => (currency ? `${metric}_${currency}` : metric);
+
+/**
+ * Collects what one transaction adds to the buckets and returns one Update per bucket (a transaction may
+ * touch an item once): several rewards of one member on one day are one write.
+ */
+export class ReportDeltas {
+  private readonly byKey = new Map<string, { pk: string; sk: string; type: string; memberId?: string; add: Map<string, number> }>();
+
+  constructor(readonly accountId: string) {}
+
+  add(at: number, scopes: Scopes, metric: CountMetric | MoneyMetric, delta: number, currency?: string): this {
+    if (delta === 0) return this;
+    const attr = attributeOf(metric, currency);
+    const day = dayOf(at);
+    const scopeNames = ['T', ...(scopes.campaignId ? [`C#${scopes.campaignId}`] : []), ...(scopes.memberId ? [`M#${scopes.memberId}`] : [])];
+    for (const scope of scopeNames) this.bump(keys.reportDay(this.accountId, scope, day), 'ReportDay', attr, delta);
+    // The ranking counts what it sorts by: conversions, revenue and commission.
+    if (scopes.memberId && (metric === 'conversions' || metric === 'revenue' || metric === 'commission_earned')) {
+      this.bump(keys.reportMemberMonth(this.accountId, monthOf(at), scopes.memberId), 'ReportMemberMonth', attr, delta, scopes.memberId);
+    }
+    return this;
+  }
+
+  private bump(key: { pk: string; sk: string }, type: string, attr: string, delta: number, memberId?: string): void {
+    const id = `${key.pk}|${key.sk}`;
+    const entry = this.byKey.get(id) ?? { ...key, type, ...(memberId ? { memberId } : {}), add: new Map<string, number>() };
+    entry.add.set(attr, (entry.add.get(attr) ?? 0) + delta);
+    this.byKey.set(id, entry);
+  }
+
+  items(): TransactItem[] {
+    return [...this.byKey.values()].flatMap((e) => {
+      const adds = [...e.add].filter(([, d]) => d !== 0);
+      if (adds.length === 0) return [];
+      const names: Record<string, string> = { '#type': 'type' };
+      const values: Record<string, unknown> = { ':type': e.type };
+      adds.forEach(([attr, d], i) => {
+        names[`#a${i}`] = attr;
+        values[`:d${i}`] = d;
+      });
+      if (e.memberId) {
+        names['#m'] = 'member_id';
+        values[':m'] = e.memberId;
+      }
+      return [
+        {
+          Update: {
+            TableName: tableName(),
+            Key: { pk: e.pk, sk: e.sk },
+            UpdateExpression: `SET #type = :type${e.memberId ? ', #m = :m' : ''} ADD ${adds.map((_, i) => `#a${i} :d${i}`).join(', ')}`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          },
+        },
+      ];
+    });
+  }
+}
+
+/** The daily buckets of one scope from `fromDay` to `toDay` (inclusive): one Query (two pages past 1 MB, never here). */
+export async function readDays(accountId: string, scope: string, fromDay: string, toDay: string): Promise<Map<string, Record<string, number>>> {
+  const out = new Map<string, Record<string, number>>();
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': keys.reportDays(accountId, scope), ':from': fromDay, ':to': toDay },
+        ConsistentRead: true,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    for (const item of page.Items ?? []) out.set(String(item.sk), numbersOf(item));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return out;
+}
+
+/** Every member's monthly bucket of one month. */
+export async function readMemberMonth(accountId: string, month: string): Promise<Map<string, Record<string, number>>> {
+  const out = new Map<string, Record<string, number>>();
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.reportMembers(accountId, month) },
+        ConsistentRead: true,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    for (const item of page.Items ?? []) out.set(String(item.sk), numbersOf(item));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return out;
+}
+
+function numbersOf(item: Record<string, unknown>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(item)) if (typeof v === 'number') out[k] = v;
+  return out;
+}
+
+/**
+ * Payments and refunds of a referred subscription recorded before it was converted (its webhook came
+ * first): each is put in the report buckets once, with a `reported` mark written in the same transaction.
+ * Called by the reward evaluation, which runs after every conversion and payment.
+ */
+export async function reportMissedPayments(accountId: string, subscriptionId: ProviderId, scopes: Scopes): Promise<number> {
+  const items = await queryAll({ partitionValue: keys.paymentsOf(accountId, subscriptionId), consistent: true });
+  let reported = 0;
+  for (const item of items) {
+    if (item.reported === true) continue;
+    const payment = item.type === 'Payment' && item.status !== 'failed';
+    const refund = item.type === 'Refund';
+    if (!payment && !refund) continue;
+    const deltas = new ReportDeltas(accountId);
+    if (payment) deltas.add(Number(item.paid_at), scopes, 'revenue', Number(item.amount), String(item.currency));
+    else deltas.add(Number(item.refunded_at), scopes, 'refunds', Number(item.amount), String(item.currency));
+    try {
+      await transact([
+        {
+          Update: {
+            TableName: tableName(),
+            Key: { pk: String(item.pk), sk: String(item.sk) },
+            UpdateExpression: 'SET reported = :t',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(reported)',
+            ExpressionAttributeValues: { ':t': true },
+          },
+        },
+        ...deltas.items(),
+      ]);
+      reported++;
+    } catch (err) {
+      if (!(err instanceof ConditionsFailedError)) throw err; // reported meanwhile by another worker
+    }
+  }
+  return reported;
+}
