@@ -93,6 +93,8 @@ export const routes: readonly Route[] = [
   { name: 'ReportTimeseries', method: 'GET', path: '/v1/reports/timeseries/', entry: 'functions/reports/timeseries.ts', table: 'read' },
   { name: 'ReportOverview', method: 'GET', path: '/v1/reports/overview/', entry: 'functions/reports/overview.ts', table: 'read' },
   { name: 'ReportMembers', method: 'GET', path: '/v1/reports/members/', entry: 'functions/reports/members.ts', table: 'read' },
+  // CSV exports, paged (10,000 rows per response at most, Link rel="next").
+  { name: 'ExportCsv', method: 'GET', path: '/v1/exports/{file}/', entry: 'functions/exports/get.ts', table: 'read', timeoutSeconds: 29 },
   { name: 'DeleteReferral', method: 'DELETE', path: '/v1/referrals/{id}/', entry: 'functions/referrals/delete.ts', table: 'write' },
   {
     name: 'GetReferralByUser',

@@ -74,6 +74,15 @@ function guard(value: string): string {
   return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 
+/**
+ * A cell of an export: numbers and decimal amounts (a clawback's "-2.50") as they are, any other text
+ * guarded from formula injection, then quoted per RFC 4180.
+ */
+export function safeCsvField(value: string | number | null): string {
+  if (value === null || typeof value === 'number' || /^-?\d+(\.\d+)?$/.test(value)) return csvField(value);
+  return csvField(guard(value));
+}
+
 /** At most `max` characters (code points, so no surrogate pair is split). */
 function cut(value: string, max: number): string {
   const chars = Array.from(value);

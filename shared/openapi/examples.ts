@@ -259,6 +259,7 @@ export function pathParameterExample(path: string, name: string): string {
   if (path.includes('/subscriptions/')) return String(SUBSCRIPTION_ID);
   if (path.includes('/webhook-endpoints/')) return ENDPOINT_ID;
   if (path.includes('/payout-batches/')) return BATCH_ID;
+  if (path.includes('/exports/')) return 'rewards.csv';
   if (path.includes('/payouts/')) return PAYOUT_ID;
   if (path.includes('/rewards/')) return COMMISSION_ID;
   return REFERRAL_ID;

@@ -6,7 +6,7 @@ import type * as v from 'valibot';
 import { conversionBody } from '../schemas/conversion';
 import { createCampaignBody, updateCampaignBody } from '../schemas/campaign';
 import { createMemberBody, updateMemberBody } from '../schemas/member';
-import { listCampaignsQuery, listMembersQuery, listPayoutsQuery, listReferralsQuery, listRewardsQuery, listSubscriptionsQuery, overviewQuery, pageOnlyQuery, timeseriesQuery, topMembersQuery } from '../schemas/query';
+import { listCampaignsQuery, listMembersQuery, listPayoutsQuery, listReferralsQuery, listRewardsQuery, listSubscriptionsQuery, overviewQuery, pageOnlyQuery, timeseriesQuery, topMembersQuery, exportQuery } from '../schemas/query';
 import { createPayoutBatchBody, markFailedBody, markPaidBody, voidRewardBody } from '../schemas/money';
 import { clickBody, jsReferralBody } from '../schemas/js';
 import { createReferralBody } from '../schemas/referral';
@@ -209,6 +209,16 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'Members ranked by conversions, by revenue of their referred users, or by commission earned (in `currency`, default the one with the largest total). The ranking counts whole UTC months: the months the range touches.',
     query: topMembersQuery,
     success: { status: 200, description: 'The ranking.', body: { component: 'ReportMembers' } },
+  },
+  ExportCsv: {
+    tag: 'Reports',
+    summary: 'Export a list as CSV',
+    description: '`members.csv`, `referrals.csv`, `rewards.csv`, `payouts.csv` or `subscriptions.csv`, newest first, with the list\'s filters. Paged so that any size exports in bounded time and memory: at most `page_size` rows (default and maximum 10,000) per response, the header row on the first page only, and `Link: <…>; rel="next"` while rows remain. Money as decimal strings beside a currency column; times ISO 8601 UTC; text that a spreadsheet would run as a formula is prefixed with `\'`.',
+    params: { file: 'members.csv, referrals.csv, rewards.csv, payouts.csv or subscriptions.csv.' },
+    query: exportQuery,
+    success: { status: 200, description: 'A page of the CSV.', body: { json: { type: 'string' }, contentType: 'text/csv' } },
+    errors: [404],
+    examples: { response: 'id,type,status,amount,currency,referral_id,member_id,campaign_id,payment_id,reverses,created_at,approves_at,approved_at,paid_at,voided_at,void_reason,payout_id\r\n0190a1c3d4e57f6a8b9c0d1e2f3a4b5c,commission,approved,12.50,USD,0190a1b9f2c37d4e8a5b6c7d8e9f0a1b,0190a1b2c3d47e5f8a9b0c1d2e3f4a5b,a1b2c3d4,80002,,2026-01-03T00:01:00Z,2026-02-02T00:01:00Z,2026-02-02T00:02:00Z,,,,po_0190a1d2e3f47a8b9c0d1e2f3a4b5c6d\r\n' },
   },
   ListPayouts: { tag: 'Payouts', summary: 'List payouts', description: `Filter by \`status\` and by \`member\` or \`currency\`. ${PAGINATION}`, query: listPayoutsQuery, success: { status: 200, description: 'A page of payouts.', body: { page: 'Payout' } } },
   PayoutSummary: { tag: 'Payouts', summary: 'What is owed', description: 'Per currency: the total due, still open (below the campaign\'s minimum payout or without a payout email), in processing, and paid. Exact, from counters.', success: { status: 200, description: 'The totals.', body: { component: 'PayoutSummary' } } },

@@ -319,6 +319,36 @@ describe('the lifecycle in detail (Paddle Classic)', () => {
     expect((await m.json('POST', '/v1/payouts/po_0190a1d2e3f47a8b9c0d1e2f3a4b5c6d/mark-failed/', {})).body).toEqual({ reason: ['This field is required.'] });
     expect((await m.json('GET', '/v1/payout-batches/pb_0190a1d2e3f47a8b9c0d1e2f3a4b5c6d/')).status).toBe(404);
     expect((await m.json('GET', '/v1/payout-batches/pb_nope/file')).status).toBe(404);
+    // Exports: paged CSV, the header once, every row once, a Link to the next page while rows remain.
+    let url: string | null = '/v1/exports/rewards.csv?page_size=4';
+    const rows: string[] = [];
+    let pages = 0;
+    while (url) {
+      const res = await api('GET', url, { key: m.w.key });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/csv/);
+      const lines = res.text.split('\r\n').filter((l) => l !== '');
+      if (pages === 0) expect(lines.shift()).toBe('id,type,status,amount,currency,referral_id,member_id,campaign_id,payment_id,reverses,created_at,approves_at,approved_at,paid_at,voided_at,void_reason,payout_id');
+      expect(Number(res.headers['x-row-count'])).toBe(lines.length);
+      rows.push(...lines);
+      pages++;
+      const link = res.headers.link;
+      url = link ? link.replace(/^<https?:\/\/[^/]+([^>]+)>; rel="next"$/, '$1') : null;
+    }
+    expect(rows).toHaveLength(6);
+    expect(pages).toBe(2);
+    expect(new Set(rows.map((r) => r.split(',')[0])).size).toBe(6);
+    expect(rows.every((r) => /^[0-9a-f]{32},commission,processing|^[0-9a-f]{32},commission,approved,1\.00,USD,/.test(r))).toBe(true);
+    const paged = await api('GET', '/v1/exports/payouts.csv?status=processing', { key: m.w.key });
+    expect(paged.text.split('\r\n').filter((l) => l !== '')).toHaveLength(7);
+    // A member whose name a spreadsheet would run as a formula is exported as text.
+    m.expectOk(await m.json('POST', '/v1/members/', { identifier: '=HYPERLINK("http://x")', email: 'formula@example.com', first_name: '+1' }), 201);
+    const members = (await api('GET', '/v1/exports/members.csv', { key: m.w.key })).text;
+    expect(members).toContain(`"'=HYPERLINK(""http://x"")"`);
+    expect(members).toContain(",'+1,");
+    expect((await m.json('GET', '/v1/exports/secrets.csv')).status).toBe(404);
+    expect((await m.json('GET', '/v1/exports/rewards.csv?cursor=bogus')).body).toEqual({ cursor: ['Invalid cursor.'] });
+    expect((await m.json('GET', '/v1/exports/rewards.csv?page_size=10001')).status).toBe(400);
     // Reports: a range over 400 days, a bad metric or interval, both campaign and member.
     expect((await m.json('GET', '/v1/reports/timeseries/?metric=referrals&from=0&to=40000000')).body).toEqual({ detail: 'A range is at most 400 days.' });
     expect((await m.json('GET', '/v1/reports/timeseries/?metric=likes')).status).toBe(400);

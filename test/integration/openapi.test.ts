@@ -137,6 +137,10 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
     return call('GET', '/v1/reports/timeseries/?metric=commission_earned&interval=week');
   },
   ReportOverview: () => call('GET', '/v1/reports/overview/'),
+  ExportCsv: async () => {
+    await money({ approve: true });
+    return call('GET', '/v1/exports/rewards.csv?page_size=1');
+  },
   ReportMembers: () => call('GET', '/v1/reports/members/?sort=commission&limit=5'),
   ListRewards: async () => {
     await money({ approve: true });

@@ -130,6 +130,8 @@ const BUDGETS: Record<string, Budget> = {
   // reports: one Query of the scope's daily buckets (the overview's covers both periods); the ranking one
   // Query per month of the range (at most 14, in parallel), then one BatchGet of the members it shows.
   ReportTimeseries: budget(1, 2),
+  // export page: Queries of 1,000 items following LastEvaluatedKey (1 for a small list).
+  ExportCsv: budget(1, 2),
   ReportOverview: budget(1, 2),
   ReportMembers: budget(2, 16),
   // summary: 1 Query of the account's payout_sum# counters.
@@ -527,6 +529,14 @@ const SCENARIOS: Record<string, Scenario> = {
       { label: '90 days by day', query: `metric=conversions&from=${now - 90 * 86_400}&to=${now}` },
       { label: '400 days by month, money', query: `metric=commission_earned&interval=month&from=${now - 400 * 86_400}&to=${now}` },
       { label: 'one member by week', query: `metric=referrals&interval=week&member=${a.memberId}` },
+    ];
+  },
+  ExportCsv: async () => {
+    await moneyFixture({ approve: true });
+    return [
+      { label: 'rewards.csv', params: { file: 'rewards.csv' } },
+      { label: 'payouts.csv?status=due', params: { file: 'payouts.csv' }, query: 'status=due' },
+      { label: 'members.csv', params: { file: 'members.csv' }, query: 'page_size=100' },
     ];
   },
   ReportOverview: async () => [{ label: 'last 30 days vs the 30 before' }],

@@ -258,6 +258,7 @@ function pathFor(route: Route): string {
     if (route.path.startsWith('/v1/rewards/')) return ids.reward;
     if (route.path.startsWith('/v1/payouts/')) return ids.payout;
     if (route.path.startsWith('/v1/payout-batches/')) return ids.batch;
+    if (route.path.startsWith('/v1/exports/')) return 'rewards.csv';
     throw new Error(`no id for {${name}} in ${route.path}`);
   });
 }
@@ -453,7 +454,8 @@ describe('without valid credentials: 401 on every API-key route, nothing changes
 
 describe("another account's valid key with this account's ids: 404, never data", () => {
   const NOT_FOUND = { detail: 'Not found.' };
-  const idRoutes = () => apiKeyRoutes.filter((r) => r.path.includes('{'));
+  // ExportCsv's {file} names a list (rewards.csv), not an id: B's export is B's own data (checked below).
+  const idRoutes = () => apiKeyRoutes.filter((r) => r.path.includes('{') && r.name !== 'ExportCsv');
 
   it('every id route answers 404 {"detail": "Not found."} and changes nothing in A', async () => {
     const before = await snapshotOfA();
@@ -507,6 +509,12 @@ describe("another account's valid key with this account's ids: 404, never data",
     ] as const) {
       const res = await call(B, method, path, body);
       expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 404, body: NOT_FOUND });
+    }
+    // B's exports hold none of A's rows.
+    for (const file of ['members.csv', 'referrals.csv', 'rewards.csv', 'payouts.csv', 'subscriptions.csv']) {
+      const res = await call(B, 'GET', `/v1/exports/${file}`);
+      expect(res.status).toBe(200);
+      for (const id of [ids.member, ids.referral, ids.reward, ids.payout, String(ids.subscription)]) expect({ file, leaked: res.text.includes(id) }).toEqual({ file, leaked: false });
     }
     expect(await snapshotOfA()).toEqual(before);
   });
