@@ -73,12 +73,15 @@ function refsIn(value: unknown, out = new Set<string>()): Set<string> {
 
 describe('OpenAPI document: what a validating proxy and /docs need', () => {
   it('page_size has the integer default 20 (not the string "20") on every list', () => {
-    const lists = Object.values(doc.paths).flatMap((item: any) => Object.values(item)).filter((op: any) => (op.parameters ?? []).some((p: any) => p.name === 'page_size'));
+    // The CSV export pages by 10,000 rows (its own default, checked below).
+    const lists = Object.values(doc.paths).flatMap((item: any) => Object.values(item)).filter((op: any) => op.operationId !== 'ExportCsv' && (op.parameters ?? []).some((p: any) => p.name === 'page_size'));
     expect(lists.length).toBeGreaterThanOrEqual(6);
     for (const op of lists as any[]) {
       const pageSize = op.parameters.find((p: any) => p.name === 'page_size');
       expect({ op: op.operationId, schema: pageSize.schema }).toEqual({ op: op.operationId, schema: expect.objectContaining({ type: 'integer', default: 20, minimum: 1, maximum: 100 }) });
     }
+    const exportSize = doc.paths['/v1/exports/{file}/'].get.parameters.find((p: any) => p.name === 'page_size');
+    expect(exportSize.schema).toEqual(expect.objectContaining({ type: 'integer', default: 10_000, minimum: 1, maximum: 10_000 }));
   });
 
   it('every component schema is referenced (no unused …Page envelopes), and no top-level jsonSchemaDialect', () => {
