@@ -108,10 +108,12 @@ export async function queryPage<T extends Record<string, unknown>>(q: PageQuery,
     input.FilterExpression = q.filter.expression;
     Object.assign(input.ExpressionAttributeNames!, q.filter.names);
     Object.assign(input.ExpressionAttributeValues!, q.filter.values);
-    input.Limit = Math.max(page.pageSize + 1, 100);
+    // The first read asks for a page (what a filter that matches everything needs); when matches are
+    // sparse, each further read asks for four times more, up to 1,000 items.
+    let limit = page.pageSize + 1;
     let startKey: Record<string, unknown> | undefined;
-    for (let read = 0; read < FILTERED_READS && Items.length <= page.pageSize; read++) {
-      const out = await db().send(new QueryCommand({ ...input, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }));
+    for (let read = 0; read < FILTERED_READS && Items.length <= page.pageSize; read++, limit = Math.min(1_000, limit * 4)) {
+      const out = await db().send(new QueryCommand({ ...input, Limit: limit, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }));
       Items.push(...(out.Items ?? []));
       startKey = out.LastEvaluatedKey;
       if (!startKey) break;
