@@ -21,7 +21,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'refloop-e2e-'));
 let runtime: LocalRuntime | undefined;
 
 async function start(): Promise<LocalRuntime> {
-  runtime = await startLocal({ port: await freePort(), dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-e2e' });
+  runtime = await startLocal({ port: 0, dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-e2e' });
   return runtime;
 }
 
@@ -350,7 +350,7 @@ describe('local runtime', () => {
 
   it('keeps the demo on its provider when a restart asks for another while it mirrors subscriptions (DEMO_PROVIDER)', async () => {
     await runtime?.stop();
-    runtime = await startLocal({ port: await freePort(), dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-e2e', demoProvider: 'stripe' });
+    runtime = await startLocal({ port: 0, dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-e2e', demoProvider: 'stripe' });
     expect(runtime.demoProvider).toBe('paddle-classic');
     expect(runtime.demoProviderNote).toMatch(/^The demo account stays on paddle-classic: it mirrors \d+ subscription\(s\) from it/);
   }, 120_000);

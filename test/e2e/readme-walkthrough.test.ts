@@ -21,7 +21,18 @@ import { startLocal, type LocalRuntime } from '../../infra/local/start';
 import { pollUntil } from '../support/fixtures';
 
 const ROOT = join(__dirname, '..', '..');
-const PAGES = ['docs/api-tour.md'];
+// A page, or one `## ` section of one (the README's "Paying your members" runs after the tour, in its shell).
+const PAGES = ['docs/api-tour.md', 'README.md#Paying your members'];
+
+function pageText(page: string): string {
+  const [file, section] = page.split('#') as [string, string | undefined];
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  if (section === undefined) return text;
+  const start = text.indexOf(`\n## ${section}\n`);
+  if (start < 0) throw new Error(`${file} has no "## ${section}" section`);
+  const end = text.indexOf('\n## ', start + 4);
+  return text.slice(start, end < 0 ? undefined : end);
+}
 const TABLE = 'refloop-walkthrough';
 
 export interface Step {
@@ -249,7 +260,7 @@ describe('the extraction', () => {
 
 describe('docs/api-tour.md on a fresh npm start', () => {
   it('runs every command as pasted, in order, with the documented answers', async () => {
-    runtime = await startLocal({ port: await freePort(), dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: TABLE });
+    runtime = await startLocal({ port: 0, dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: TABLE });
     const { demo } = runtime;
     shell = new Shell({
       ...process.env,
@@ -271,7 +282,7 @@ describe('docs/api-tour.md on a fresh npm start', () => {
       return text;
     };
 
-    const steps = PAGES.flatMap((page) => extractSteps(page, readFileSync(join(ROOT, page), 'utf8')));
+    const steps = PAGES.flatMap((page) => extractSteps(page, pageText(page)));
     expect(steps.length).toBeGreaterThan(30);
     for (const step of steps) {
       const command = substitute(step.command);
