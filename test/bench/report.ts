@@ -2,6 +2,9 @@
 import { BUNDLE_BUDGET_BYTES, INIT_OVERHEAD_BUDGET_MS, LAMBDA_NODE_OPTIONS, type BundleSection } from './bundles';
 import type { CpuSample } from './cpu';
 import type { DrainSection, JsonDrainSection } from './drain';
+import type { MoneySection } from './money';
+
+const MiB = 1024 * 1024;
 import { READ_TARGET_RATIO, type LoadSection } from './load';
 import type { Machine } from './machine';
 import { kb, mark, median, ms, num, pct } from './stats';
@@ -18,6 +21,8 @@ export interface Report {
   jsonDrains?: JsonDrainSection[];
   /** The unknown-key flood (section `auth`); absent from reports written before it existed. */
   authFlood?: AuthFloodSection | null;
+  /** The money side at size (section `money`); absent from reports written before it existed. */
+  money?: MoneySection | null;
   /** Sections that could not run, with the reason. */
   errors: string[];
   /** Service log lines (handlers, workers) written to the log file during the run. */
@@ -273,6 +278,27 @@ export function renderReport(r: Report): string {
     line();
     line(
       `Verification: ${(r.jsonDrains ?? []).map((d) => `${d.provider}: ${d.missing.subscriptions} subscriptions and ${d.missing.payments} payments missing, ${d.missing.markers} webhooks without an idempotency marker (event types the adapter acknowledges without effect leave none)`).join('; ')}.`,
+    );
+    line();
+  }
+
+  if (r.money) {
+    const x = r.money;
+    line('## Reports and exports at size');
+    line();
+    line(
+      `The demo account holds ${num(x.rewards)} rewards (one through the real flows, the rest copies of its ledger item; seeded in ${num(x.seedSeconds, 1)} s) and 90 days of report buckets (test/bench/money.ts). ` +
+        'Each request goes through the gateway and the real handler; the service runs in the bench process, so its memory is measured there.',
+    );
+    line();
+    line('| What | Requests | p50 | p99 |');
+    line('|---|---:|---:|---:|');
+    line(`| 90-day daily report (\`/v1/reports/timeseries/\`, one Query of 90 items) | ${x.report.requests} | ${ms(x.report.p50)} | ${ms(x.report.p99)} |`);
+    line(`| overview, 45 days against the 45 before (one Query) | ${x.overview.requests} | ${ms(x.overview.p50)} | ${ms(x.overview.p99)} |`);
+    line();
+    line(
+      `**Export** of \`rewards.csv\`: ${num(x.exportRun.rows)} rows in ${x.exportRun.pages} pages of at most 10,000 (following \`Link: rel="next"\`), ${num(x.exportRun.bytes / MiB, 1)} MiB, **${num(x.exportRun.seconds, 1)} s** in all (${num(x.exportRun.rows / x.exportRun.seconds)} rows/s); ` +
+        `the service's peak heap was ${num(x.exportRun.peakHeapMiB, 1)} MiB above its start, peak RSS ${num(x.exportRun.peakRssMiB, 1)} MiB above (one page at a time is held, never the export).`,
     );
     line();
   }

@@ -15,6 +15,7 @@ import { measureBundles, REPO_ROOT, type BundleSection } from './bundles';
 import { measureDrain, measureJsonDrain, type DrainSection, type JsonDrainSection } from './drain';
 import { startBenchRuntime, type BenchRuntime } from './harness';
 import { measureLoad, type LoadSection } from './load';
+import { measureMoney, type MoneySection } from './money';
 import { describeMachine } from './machine';
 import { renderReport, verdicts, type Report } from './report';
 import { kb, ms, num, pct, progress } from './stats';
@@ -44,6 +45,7 @@ async function main(): Promise<number> {
   let drain: DrainSection | null = null;
   const jsonDrains: JsonDrainSection[] = [];
   let authFlood: AuthFloodSection | null = null;
+  let money: MoneySection | null = null;
   let serviceLog: Report['serviceLog'] = null;
   const errors: string[] = [];
 
@@ -55,7 +57,7 @@ async function main(): Promise<number> {
     }
   }
 
-  if (!skip.has('load') || !skip.has('auth') || !skip.has('drain')) {
+  if (!skip.has('load') || !skip.has('auth') || !skip.has('drain') || !skip.has('money')) {
     let bench: BenchRuntime | undefined;
     try {
       progress('starting the local runtime (DynamoDB Local, local SQS, pollers, Paddle emulator, gateway)');
@@ -77,6 +79,13 @@ async function main(): Promise<number> {
           authFlood = await measureAuthFlood(bench, { requests: setting('BENCH_AUTH_REQUESTS', 2000), connections });
         } catch (err) {
           errors.push(`auth flood: ${message(err)}`);
+        }
+      }
+      if (!skip.has('money')) {
+        try {
+          money = await measureMoney(bench, { rewards: setting('BENCH_MONEY_REWARDS', 100_000) });
+        } catch (err) {
+          errors.push(`money: ${message(err)}`);
         }
       }
       if (!skip.has('drain')) {
@@ -111,7 +120,7 @@ async function main(): Promise<number> {
   }
   rmSync(workDir, { recursive: true, force: true });
 
-  const report: Report = { machine, loadAtEnd: loadavg()[0] ?? 0, totalSeconds: elapsed(), bundles, load, authFlood, drain, jsonDrains, errors, serviceLog };
+  const report: Report = { machine, loadAtEnd: loadavg()[0] ?? 0, totalSeconds: elapsed(), bundles, load, authFlood, drain, jsonDrains, money, errors, serviceLog };
   const file = join(REPO_ROOT, 'BENCHMARKS.md');
   writeFileSync(file, renderReport(report));
 
@@ -135,6 +144,9 @@ async function main(): Promise<number> {
     out(
       `drain: ${num(drain.alerts)} alerts posted in ${num(drain.median.postSeconds, 1)} s (${num(drain.median.postRate)}/s), all applied after ${num(drain.median.appliedSeconds, 1)} s (${num(drain.median.appliedRate)}/s), ${drain.runs.length} run(s); lost ${drain.lostTotal}`,
     );
+  }
+  if (money) {
+    out(`money: ${num(money.rewards)} rewards seeded in ${num(money.seedSeconds, 1)} s; 90-day report p50 ${ms(money.report.p50)}, overview p50 ${ms(money.overview.p50)}; export of ${num(money.exportRun.rows)} rows in ${money.exportRun.pages} pages, ${num(money.exportRun.seconds, 1)} s, peak heap +${num(money.exportRun.peakHeapMiB, 1)} MiB`);
   }
   for (const d of jsonDrains) {
     out(`drain (${d.provider}): ${num(d.webhooks)} webhooks posted in ${num(d.postSeconds, 1)} s (${num(d.postRate)}/s), all applied after ${num(d.appliedSeconds, 1)} s (${num(d.appliedRate)}/s); lost ${d.lostTotal}`);
