@@ -14,6 +14,8 @@ let queues: TestQueues;
 let pollers: Pollers;
 
 beforeAll(async () => {
+  // The money events go to an endpoint on a closed loopback port: its deliveries say which were sent.
+  process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
   queues = await startTestQueues();
   pollers = startTestPollers(queues);
 });
@@ -236,6 +238,8 @@ describe('the lifecycle in detail (Paddle Classic)', () => {
   });
 
   it('a failed payout returns its rewards to approved in the next payout; a paid reward is never voided', async () => {
+    const money = ['reward.approved', 'reward.paid', 'payout.due', 'payout.paid', 'payout.failed'];
+    const endpoint = m.expectOk(await m.json('POST', '/v1/webhook-endpoints/', { url: 'http://127.0.0.1:9/money', events: money }), 201);
     const { referralId, memberId } = await m.earn({ commission_amount: '7.00', hold_days: 0 });
     const [reward] = await pollUntil(async () => ((await m.rewardsOf(referralId, 1))[0]?.status === 'approved' ? m.rewardsOf(referralId, 1) : null));
     const batch = m.expectOk(await m.json('POST', '/v1/payout-batches/', { format: 'paypal', currency: 'USD', payout_ids: [reward!.payout_id] }), 201);
@@ -258,6 +262,15 @@ describe('the lifecycle in detail (Paddle Classic)', () => {
     expect(m.expectOk(await m.json('GET', `/v1/members/${memberId}/`)).stats).toMatchObject({ commission_paid: '7.00', commission_approved: '0.00' });
     expect((await m.json('POST', `/v1/rewards/${reward!.id}/void/`, {})).status).toBe(409);
     expect((await m.json('POST', `/v1/payouts/${back.payout_id}/mark-failed/`, { reason: 'x' })).status).toBe(409);
+    // Every money event of that walk reached the endpoint's deliveries, each once per effect.
+    const types = await pollUntil(async () => {
+      const page = m.expectOk(await m.json('GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries/?page_size=100`));
+      const seen = page.results.map((d: { event_type: string }) => d.event_type).sort();
+      return money.every((t) => seen.includes(t)) ? seen : null;
+    });
+    expect(types.filter((t: string) => t === 'payout.failed')).toHaveLength(1);
+    expect(types.filter((t: string) => t === 'payout.paid')).toHaveLength(1);
+    expect(types.filter((t: string) => t === 'reward.paid')).toHaveLength(1);
   });
 
   it('deleting a referral voids its unpaid commissions out of their payout and takes them out of the ledger; a paid one keeps its referral (409)', async () => {
