@@ -7,7 +7,7 @@
 // - the JSON after it is a skeleton of the answer: its literal values must match, `...` stands for
 //   anything, and `<name>` captures the value for the later commands that use `<name>` (a second
 //   occurrence must equal the first);
-// - reads (GET curls, ls, cat, `paddle -- state`) are repeated until they match or 20 s pass, since the
+// - reads (GET curls, ls, cat, `paddle -- state`) are repeated until they match or 40 s pass (a loaded CI machine), since the
 //   page says what the workers do "within a second".
 // Only the documented placeholders are substituted: the demo key, publishable key and account id that
 // `npm start` prints, its URL, `.data/` (its DATA_DIR) and the `<name>`s captured above. The CLIs get the
@@ -313,7 +313,7 @@ describe('docs/api-tour.md on a fresh npm start', () => {
       let failure = await attempt();
       if (failure && isRead(step.command)) {
         // A read of something a worker does "within a second": asked again until it matches.
-        failure = await pollUntil(async () => ((await attempt()) === null ? 'ok' : null), { timeoutMs: 20_000 }).then(
+        failure = await pollUntil(async () => ((await attempt()) === null ? 'ok' : null), { timeoutMs: 40_000 }).then(
           () => null,
           () => attempt(),
         );
