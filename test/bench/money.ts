@@ -46,11 +46,13 @@ export async function measureMoney(bench: BenchRuntime, opts: { rewards: number 
   if (!stored) throw new Error('the bench referral was not stored');
   const recorded = await recordRewards(accountId, stored, [{ payment_id: 1, type: 'commission', amount: 200, currency: 'USD' }], false, true);
   const approved = await approveReward(accountId, recorded.rewards[0]!.id);
-  const template = (await getItem(keys.reward(accountId, approved.id)))!;
+  // The copies leave the indexes out (the export reads the rewards' own partition): DynamoDB Local
+  // writes them three times faster, which keeps the seeding of 100,000 inside the bench's budget.
+  const { gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, ...template } = (await getItem(keys.reward(accountId, approved.id)))!;
   const items: Record<string, unknown>[] = [];
   for (let i = 1; i < opts.rewards; i++) {
     const id = newEntityId();
-    items.push({ ...template, ...keys.reward(accountId, id), id, gsi1sk: id, gsi2sk: id });
+    items.push({ ...template, ...keys.reward(accountId, id), id });
   }
   const today = Date.now() / 1000;
   for (let d = 0; d < 90; d++) {
@@ -60,7 +62,7 @@ export async function measureMoney(bench: BenchRuntime, opts: { rewards: number 
   const batches: Record<string, unknown>[][] = [];
   for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
   await Promise.all(
-    Array.from({ length: 8 }, async () => {
+    Array.from({ length: 16 }, async () => {
       for (let b = batches.shift(); b; b = batches.shift()) {
         let pending = b.map((Item) => ({ PutRequest: { Item } }));
         while (pending.length > 0) {
@@ -71,7 +73,7 @@ export async function measureMoney(bench: BenchRuntime, opts: { rewards: number 
     }),
   );
   const n = opts.rewards - 1;
-  const names: CounterName[] = ['rewards', 'rewards#s#approved', `rewards#m#${member.id}`, `rewards#m#${member.id}#s#approved`, `rewards#c#${campaign.id}`, `rewards#c#${campaign.id}#s#approved`, 'rewards#t#commission', 'rewards#t#commission#s#approved'];
+  const names: CounterName[] = ['rewards', `rewards#c#${campaign.id}`, 'rewards#t#commission'];
   await transact(names.map((name) => counterUpdate(accountId, name, n)));
   const seedSeconds = (performance.now() - seedStart) / 1000;
 
