@@ -84,6 +84,7 @@ export const routes: readonly Route[] = [
   { name: 'GetPayout', method: 'GET', path: '/v1/payouts/{id}/', entry: 'functions/payouts/get.ts', table: 'read' },
   { name: 'MarkPayoutPaid', method: 'POST', path: '/v1/payouts/{id}/mark-paid/', entry: 'functions/payouts/mark-paid.ts', table: 'write', queues: ['webhook-events'], timeoutSeconds: 29 },
   { name: 'MarkPayoutFailed', method: 'POST', path: '/v1/payouts/{id}/mark-failed/', entry: 'functions/payouts/mark-failed.ts', table: 'write', queues: ['webhook-events'], timeoutSeconds: 29 },
+  { name: 'CancelPayout', method: 'POST', path: '/v1/payouts/{id}/cancel/', entry: 'functions/payouts/cancel.ts', table: 'write', timeoutSeconds: 29 },
   // Takes up to 5,000 payouts (one conditional write each, 8 at a time): up to API Gateway's 29 s.
   { name: 'CreatePayoutBatch', method: 'POST', path: '/v1/payout-batches/', entry: 'functions/payout-batches/create.ts', table: 'write', queues: ['webhook-events'], timeoutSeconds: 29 },
   { name: 'GetPayoutBatch', method: 'GET', path: '/v1/payout-batches/{id}/', entry: 'functions/payout-batches/get.ts', table: 'read' },

@@ -253,13 +253,16 @@ export async function markPayoutPaid(accountId: string, payoutId: string, opts: 
   }, (err) => err instanceof PayoutRaceError, 6);
 }
 
-/** Marks a processing payout failed: its rewards go back to approved, into the member's collecting payout. */
-export async function markPayoutFailed(accountId: string, payoutId: string, reason: string): Promise<Payout> {
+/**
+ * Marks a processing payout failed (the provider could not pay it) or canceled (the operator took it out of
+ * the batch before paying): its rewards go back to approved, into the member's collecting payout.
+ */
+export async function markPayoutFailed(accountId: string, payoutId: string, reason: string, outcome: 'failed' | 'canceled' = 'failed'): Promise<Payout> {
   return withRetries(async () => {
     const payout = await getPayout(accountId, payoutId);
     if (!payout) throw new NotFoundError();
-    if (payout.status === 'failed') return payout;
-    if (payout.status !== 'processing') throw new DetailError(409, `This payout is ${payout.status}: only a processing payout (in a batch) can be marked failed.`);
+    if (payout.status === outcome) return payout;
+    if (payout.status !== 'processing') throw new DetailError(409, `This payout is ${payout.status}: only a processing payout (in a batch) can be marked ${outcome}.`);
     const now = Math.floor(Date.now() / 1000);
     const [memberItem, rewards] = await Promise.all([getItem(keys.member(accountId, payout.member_id)), rewardsOf(accountId, payout)]);
     const memberAlive = toMember(memberItem) !== null;
@@ -280,12 +283,13 @@ export async function markPayoutFailed(accountId: string, payoutId: string, reas
         }
       }
       if (last) {
-        const next: Payout = { ...payout, status: 'failed', failure_reason: reason, updated_at: now, version: payout.version + 1 };
+        const next: Payout = { ...payout, status: outcome, failure_reason: reason, updated_at: now, version: payout.version + 1 };
         putPayoutVersion(txn, payout, next, ['processing']);
         payoutSums(txn, payout, next);
-        txn.push(eventItem(accountId, 'payout.failed', payout.id, payoutView(next)), `event:${payout.id}`);
+        // A cancel is the operator's own act: only a failure is an event for the app.
+        if (outcome === 'failed') txn.push(eventItem(accountId, 'payout.failed', payout.id, payoutView(next)), `event:${payout.id}`);
         await commit(txn);
-        log('info', 'payout failed', { account_id: accountId, payout_id: payout.id, rewards: back.length });
+        log('info', `payout ${outcome}`, { account_id: accountId, payout_id: payout.id, rewards: back.length });
         return next;
       }
       await commit(txn);

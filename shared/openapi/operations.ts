@@ -243,6 +243,16 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: [404, 409],
     examples: { request: { reason: 'Recipient email bounced' }, response: { ...(COMPONENT_EXAMPLES.PayoutDetail as Record<string, unknown>), status: 'failed', failure_reason: 'Recipient email bounced', batch_id: BATCH_ID } },
   },
+  CancelPayout: {
+    tag: 'Payouts',
+    summary: 'Cancel a payout',
+    description: 'A processing payout taken out of its batch before it was paid: its rewards return to approved and join the member\'s next payout. A canceled one answers as it is.',
+    params: { id: 'Payout id (po_…).' },
+    body: markFailedBody,
+    success: { status: 200, description: 'The canceled payout.', body: { component: 'PayoutDetail' } },
+    errors: [404, 409],
+    examples: { request: { reason: 'Paid by bank transfer instead' }, response: { ...(COMPONENT_EXAMPLES.PayoutDetail as Record<string, unknown>), status: 'canceled', failure_reason: 'Paid by bank transfer instead', batch_id: BATCH_ID } },
+  },
   CreatePayoutBatch: {
     tag: 'Payouts',
     summary: 'Create a payout batch',

@@ -16,18 +16,6 @@ import { ConditionsFailedError, transact, type TransactItem } from './ops';
 import { RewardRaceError } from './rewards';
 import { keys } from './table';
 
-function memberStats(accountId: string, memberId: string, field: 'credit_earned' | 'commission_earned', delta: number): TransactItem {
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: keys.member(accountId, memberId),
-      UpdateExpression: `ADD ${field} :d`,
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':d': delta },
-    },
-  };
-}
-
 const clawbackNote = (c: PlannedClawback, percent: string) => `Clawback of ${percent} of the reward: payment ${c.payment_id} refunded (refund ${c.refund_id}).`;
 
 /**

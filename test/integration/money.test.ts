@@ -250,16 +250,23 @@ describe('the lifecycle in detail (Paddle Classic)', () => {
     const paypal = (await m.json('GET', `/v1/payout-batches/${batch.id}/file`)).text as string;
     expect(paypal.split('\r\n')[0]).toBe(`pay-${m.w.serial}@example.com,7.00,USD,${String(reward!.payout_id).slice(0, 30)},Referral commissions ${paypal.split('Referral commissions ')[1]!.split(',')[0]},PAYPAL`);
 
+    // Canceling another processing payout (taken out of the batch unpaid) returns its rewards the same way.
+    const other = await m.earn({}, { memberId });
+    const [otherReward] = await pollUntil(async () => ((await m.rewardsOf(other.referralId, 1))[0]?.status === 'approved' ? m.rewardsOf(other.referralId, 1) : null));
+    m.expectOk(await m.json('POST', '/v1/payout-batches/', { format: 'csv', currency: 'USD', payout_ids: [otherReward!.payout_id] }), 201);
+    expect(m.expectOk(await m.json('POST', `/v1/payouts/${otherReward!.payout_id}/cancel/`, { reason: 'paid by bank transfer' }))).toMatchObject({ status: 'canceled', failure_reason: 'paid by bank transfer' });
+    expect((await m.referral(other.referralId)).rewards[0]).toMatchObject({ status: 'approved' });
+    expect((await m.referral(other.referralId)).rewards[0]!.payout_id).not.toBe(otherReward!.payout_id);
     const failed = m.expectOk(await m.json('POST', `/v1/payouts/${reward!.payout_id}/mark-failed/`, { reason: 'PayPal account closed' }));
     expect(failed).toMatchObject({ status: 'failed', failure_reason: 'PayPal account closed' });
     const back = (await m.referral(referralId)).rewards[0]!;
     expect(back).toMatchObject({ status: 'approved' });
     expect(back.payout_id).not.toBe(reward!.payout_id);
-    expect(m.expectOk(await m.json('GET', `/v1/payouts/${back.payout_id}/`))).toMatchObject({ status: 'due', amount: '7.00' });
+    expect(m.expectOk(await m.json('GET', `/v1/payouts/${back.payout_id}/`))).toMatchObject({ status: 'due', amount: '14.00', reward_count: 2 });
     // Paid directly (outside a batch), twice: paid once.
     const [p1, p2] = await Promise.all([m.json('POST', `/v1/payouts/${back.payout_id}/mark-paid/`, { reference: 'manual' }), m.json('POST', `/v1/payouts/${back.payout_id}/mark-paid/`, {})]);
     expect([p1.status, p2.status]).toEqual([200, 200]);
-    expect(m.expectOk(await m.json('GET', `/v1/members/${memberId}/`)).stats).toMatchObject({ commission_paid: '7.00', commission_approved: '0.00' });
+    expect(m.expectOk(await m.json('GET', `/v1/members/${memberId}/`)).stats).toMatchObject({ commission_paid: '14.00', commission_approved: '0.00' });
     expect((await m.json('POST', `/v1/rewards/${reward!.id}/void/`, {})).status).toBe(409);
     expect((await m.json('POST', `/v1/payouts/${back.payout_id}/mark-failed/`, { reason: 'x' })).status).toBe(409);
     // Every money event of that walk reached the endpoint's deliveries, each once per effect.
@@ -270,7 +277,7 @@ describe('the lifecycle in detail (Paddle Classic)', () => {
     });
     expect(types.filter((t: string) => t === 'payout.failed')).toHaveLength(1);
     expect(types.filter((t: string) => t === 'payout.paid')).toHaveLength(1);
-    expect(types.filter((t: string) => t === 'reward.paid')).toHaveLength(1);
+    expect(types.filter((t: string) => t === 'reward.paid')).toHaveLength(2); // both rewards of the paid payout
   });
 
   it('deleting a referral voids its unpaid commissions out of their payout and takes them out of the ledger; a paid one keeps its referral (409)', async () => {

@@ -160,6 +160,7 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   GetPayout: async () => call('GET', `/v1/payouts/${(await money({ approve: true })).payoutId}/`),
   MarkPayoutPaid: async () => call('POST', `/v1/payouts/${(await money({ approve: true })).payoutId}/mark-paid/`, { body: { reference: 'WISE-1', paid_at: 1767225600 } }),
   MarkPayoutFailed: async () => call('POST', `/v1/payouts/${(await money({ approve: true, batch: true })).payoutId}/mark-failed/`, { body: { reason: 'bounced' } }),
+  CancelPayout: async () => call('POST', `/v1/payouts/${(await money({ approve: true, batch: true })).payoutId}/cancel/`, { body: { reason: 'not sent' } }),
   CreatePayoutBatch: async () => call('POST', '/v1/payout-batches/', { body: { format: 'paypal', currency: 'USD', payout_ids: [(await money({ approve: true })).payoutId] } }),
   GetPayoutBatch: async () => call('GET', `/v1/payout-batches/${(await money({ approve: true, batch: true })).batchId}/`),
   PayoutBatchFile: async () => call('GET', `/v1/payout-batches/${(await money({ approve: true, batch: true })).batchId}/file`),

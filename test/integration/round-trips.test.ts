@@ -150,6 +150,7 @@ const BUDGETS: Record<string, Budget> = {
   MarkPayoutPaid: budget(5, 6, { sends: { 'webhook-events': 2 } }),
   // mark failed: as mark paid, with the member's collecting payout read beside the referrals.
   MarkPayoutFailed: budget(6, 8, { sends: { 'webhook-events': 2 } }),
+  CancelPayout: budget(6, 8, { sends: { 'webhook-events': 1 } }),
   // batch of given payouts: (rate limit) -> payouts BatchGet -> members BatchGet -> batch Put -> one
   // transaction per payout (8 in parallel).
   CreatePayoutBatch: budget(5, 5),
@@ -593,6 +594,7 @@ const SCENARIOS: Record<string, Scenario> = {
     { label: 'processing payout, 1 reward', params: { id: (await moneyFixture({ approve: true, batch: true })).payoutId! }, options: { body: {} } },
   ],
   MarkPayoutFailed: async () => [{ label: 'processing payout, 1 reward', params: { id: (await moneyFixture({ approve: true, batch: true })).payoutId! }, options: { body: { reason: 'bounced' } } }],
+  CancelPayout: async () => [{ label: 'processing payout, 1 reward', params: { id: (await moneyFixture({ approve: true, batch: true })).payoutId! }, options: { body: { reason: 'not sent' } } }],
   CreatePayoutBatch: async () => {
     const a = await moneyFixture({ approve: true });
     return [{ label: 'payout_ids: 1 due payout', options: { body: { format: 'wise', currency: 'USD', payout_ids: [a.payoutId] } } }];

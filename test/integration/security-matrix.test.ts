@@ -285,6 +285,7 @@ function bodyFor(route: Route): unknown {
     case 'VoidReward':
       return { reason: 'fraud' };
     case 'MarkPayoutFailed':
+    case 'CancelPayout':
       return { reason: 'Mallory says so' };
     case 'MarkPayoutPaid':
     case 'MarkPayoutBatchPaid':
@@ -483,6 +484,7 @@ describe("another account's valid key with this account's ids: 404, never data",
         'GetPayout',
         'MarkPayoutPaid',
         'MarkPayoutFailed',
+        'CancelPayout',
         'GetPayoutBatch',
         'PayoutBatchFile',
         'MarkPayoutBatchPaid',
