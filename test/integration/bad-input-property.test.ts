@@ -195,7 +195,7 @@ const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
 
 const FIELDS: Record<string, string[]> = {
   CreateCampaign: ['name', 'allows_credit', 'credit_amount', 'credit_currency', 'allows_commission', 'commission_amount', 'commission_currency', 'commission_months', 'reward_threshold', 'referred_discount_type', 'referred_discount_amount', 'referred_discount_recurring', 'commission_type', 'commission_percent', 'hold_days', 'approval', 'min_payout', 'id', 'created_at'],
-  CreateMember: ['identifier', 'email', 'first_name', 'last_name', 'code', 'campaign', 'subscription', 'email_opt_out', 'id', 'stats'],
+  CreateMember: ['identifier', 'email', 'first_name', 'last_name', 'code', 'campaign', 'subscription', 'email_opt_out', 'payout_email', 'id', 'stats'],
   CreateReferral: ['user_identifier', 'member_code', 'id', 'source'],
   ConvertReferral: ['checkout_id', 'subscription_id'],
   CreateWebhookEndpoint: ['url', 'events', 'enabled', 'description', 'id', 'secret'],
@@ -206,6 +206,14 @@ FIELDS.UpdateWebhookEndpoint = FIELDS.CreateWebhookEndpoint as string[];
 FIELDS.UpdateCampaign = FIELDS.CreateCampaign as string[];
 FIELDS.UpdateMember = FIELDS.CreateMember as string[];
 FIELDS.ConvertReferralV1 = FIELDS.ConvertReferral as string[];
+// The money routes (MONEY.md).
+FIELDS.VoidReward = ['reason', 'status'];
+FIELDS.ApproveReward = ['status', 'reason'];
+FIELDS.CreatePayoutBatch = ['format', 'currency', 'payout_ids', 'id'];
+FIELDS.MarkPayoutPaid = ['paid_at', 'reference', 'status'];
+FIELDS.MarkPayoutBatchPaid = FIELDS.MarkPayoutPaid;
+FIELDS.MarkPayoutFailed = ['reason', 'status'];
+FIELDS.CancelPayout = FIELDS.MarkPayoutFailed;
 const fieldsOf = (route: Route) => FIELDS[route.name] ?? ['name', 'id', 'user_identifier', 'identifier'];
 
 /** A JSON object built from the route's fields (any subset, each with an odd value) plus unknown keys. */
