@@ -217,7 +217,7 @@ class Shell {
 }
 
 const isRead = (command: string) =>
-  (/^curl -s /.test(command) && !/ -X (POST|PATCH|DELETE|PUT) /.test(command)) || /^(ls|cat) /.test(command) || /paddle -- state$/.test(command);
+  (/^curl -s /.test(command) && !/ -X (POST|PATCH|DELETE|PUT) /.test(command)) || /^(ls|cat) /.test(command) || /paddle -- state\s*(#.*)?$/.test(command);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'refloop-walkthrough-'));
 let runtime: LocalRuntime | undefined;
