@@ -2,6 +2,9 @@
 // behind pollers, and the Paddle emulator on loopback as the provider. Signed alerts go through the
 // webhook handler; conversions through the HTTP handler; rewards and credit modifiers are polled for.
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../shared/store/client';
+import { keys } from '../../shared/store/table';
 import { runScheduledJob } from '../../infra/local/pollers';
 import { scheduledJobs } from '../../functions/workers';
 import { getSubscription, listPayments } from '../../shared/store/subscriptions';
@@ -450,9 +453,16 @@ describe('background sync', () => {
     const renewal = await world.paddle.renew(ned.subscription.subscription_id, { deliver: false });
     expect(await getSubscription(t.accountId, missed.subscription.subscription_id)).toBeNull();
 
+    // The job syncs every registered account of the table (this file's own). Every account of the file is
+    // connected to the same emulator, so each would page through all of its subscriptions: on a loaded CI
+    // machine that took more than the deadline. Only this test's account stays registered.
+    const registry = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.providerAccounts() } }));
+    for (const item of registry.Items ?? []) {
+      if (item.sk !== t.accountId) await db().send(new DeleteCommand({ TableName: tableName(), Key: { pk: item.pk, sk: item.sk } }));
+    }
     const job = scheduledJobs.find((j) => j.name === 'ProviderBackfill');
     expect(job).toBeDefined();
-    await runScheduledJob(job!);
+    expect(await runScheduledJob(job!)).toEqual({ accounts: 1 });
 
     await pollUntil(async () => (await getSubscription(t.accountId, missed.subscription.subscription_id))?.plan.interval === 'year', { timeoutMs: 20_000 });
     const healed = await pollUntil(async () => {
