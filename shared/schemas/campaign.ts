@@ -1,7 +1,7 @@
 // Campaign bodies. Create has the specification's defaults; update (PATCH) takes any subset.
 import * as v from 'valibot';
 import { DISCOUNT_TYPES, type DiscountType } from '../domain/discounts';
-import { REQUIRED, boolean, currency, decimal, field, nullableInteger, text } from './fields';
+import { REQUIRED, boolean, choice, currency, decimal, field, nullableInteger, text } from './fields';
 
 /** `percentage`, `flat` or null (no discount for the referred user). */
 const discountType = field<DiscountType | null>((value) => {
@@ -11,15 +11,6 @@ const discountType = field<DiscountType | null>((value) => {
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return { ok: false, message: 'Not a valid string.' };
   return { ok: false, message: `"${String(value).slice(0, 40)}" is not a valid choice.` };
 });
-
-function choice<T extends string>(choices: readonly T[]) {
-  return field<T>((value) => {
-    if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return { ok: true, value: value as T };
-    if (value === null) return { ok: false, message: 'This field may not be null.' };
-    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return { ok: false, message: 'Not a valid string.' };
-    return { ok: false, message: `"${String(value).slice(0, 40)}" is not a valid choice.` };
-  }, { type: 'string', enum: [...choices] });
-}
 
 const holdDays = field<number>((value) => {
   const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;

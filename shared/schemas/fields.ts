@@ -110,6 +110,16 @@ export const email = field<string>((value) => {
   return ok(t.value.slice(0, at) + t.value.slice(at).toLowerCase());
 }, { type: 'string', format: 'email', maxLength: 254 });
 
+/** One of `choices` (DRF's ChoiceField messages). */
+export function choice<T extends string>(choices: readonly T[]) {
+  return field<T>((value) => {
+    if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return ok(value as T);
+    if (value === null) return fail(NOT_NULL);
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return fail(NOT_STRING);
+    return fail(`"${String(value).slice(0, 40)}" is not a valid choice.`);
+  }, { type: 'string', enum: [...choices] });
+}
+
 /** An email or null (blank is null): e.g. where a member's payouts are sent. */
 export const nullableEmail = field<string | null>((value) => {
   if (value === null || (typeof value === 'string' && value.trim() === '')) return ok(null);

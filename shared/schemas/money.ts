@@ -1,16 +1,7 @@
 // Bodies of the money endpoints (MONEY.md): void, batches, mark-paid / mark-failed.
 import * as v from 'valibot';
 import { VOID_REASONS, type VoidReason } from '../domain/lifecycle';
-import { REQUIRED, currency, field, text } from './fields';
-
-function choice<T extends string>(choices: readonly T[]) {
-  return field<T>((value) => {
-    if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return { ok: true, value: value as T };
-    if (value === null) return { ok: false, message: 'This field may not be null.' };
-    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return { ok: false, message: 'Not a valid string.' };
-    return { ok: false, message: `"${String(value).slice(0, 40)}" is not a valid choice.` };
-  }, { type: 'string', enum: [...choices] });
-}
+import { REQUIRED, choice, currency, field, text } from './fields';
 
 export const voidRewardBody = v.object({ reason: v.optional(choice<VoidReason>(VOID_REASONS), 'manual') }, REQUIRED);
 
