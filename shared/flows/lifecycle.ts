@@ -10,14 +10,12 @@ import { ledgerRewardView } from '../domain/views';
 import { publishAll } from '../queue/publish';
 import type { RewardMessage } from '../queue/queues';
 import { ledgerFromReferral, lifecycleOf, MoneyTxn, toLedgerReward } from '../store/ledger';
-import { ConditionsFailedError, getItem, RaceLostError, transact, withRetries } from '../store/ops';
+import { ConditionsFailedError, getItem, queryAll, RaceLostError, transact, withRetries } from '../store/ops';
 import { eventItem } from '../store/outbox';
 import { changeCollecting, collectingTarget, getPayout } from '../store/payouts';
 import { listProviderAccounts } from '../store/provider';
 import { toReferral } from '../store/referrals';
 import { isEntityId } from '../domain/ids';
-import { db, tableName } from '../store/client';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys, timeKey } from '../store/table';
 import { log } from '../log';
 
@@ -142,29 +140,17 @@ export async function voidReward(accountId: string, rewardId: string, reason: Vo
 export async function approveDue(accountId: string, now = Math.floor(Date.now() / 1000)): Promise<{ approved: number; failed: number }> {
   let approved = 0;
   let failed = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk < :until',
-        ExpressionAttributeValues: { ':pk': keys.approvalDueCollection(accountId), ':until': `${timeKey(now + 1)}` },
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        Limit: 200,
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      try {
-        await approveReward(accountId, String(item.reward_id), { schedule: true, now });
-        approved++;
-      } catch (err) {
-        // One reward that cannot be approved never stops the others; the next run tries it again.
-        failed++;
-        log('warn', 'scheduled approval failed', { account_id: accountId, reward_id: String(item.reward_id), error: err instanceof Error ? err.name : 'unknown' });
-      }
+  // An hour's approvals of one account: small enough to read at once.
+  for (const item of await queryAll({ partitionValue: keys.approvalDueCollection(accountId), sk: { below: timeKey(now + 1) } })) {
+    try {
+      await approveReward(accountId, String(item.reward_id), { schedule: true, now });
+      approved++;
+    } catch (err) {
+      // One reward that cannot be approved never stops the others; the next run tries it again.
+      failed++;
+      log('warn', 'scheduled approval failed', { account_id: accountId, reward_id: String(item.reward_id), error: err instanceof Error ? err.name : 'unknown' });
     }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  }
   if (approved + failed > 0) log('info', 'scheduled approvals', { account_id: accountId, approved, failed });
   return { approved, failed };
 }

@@ -14,7 +14,7 @@ import { ledgerRewardView } from '../domain/views';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../store/client';
 import { MoneyTxn, toLedgerReward } from '../store/ledger';
-import { batchGet, ConditionsFailedError, getItem, lookup, RaceLostError, transact, withRetries } from '../store/ops';
+import { batchGet, ConditionsFailedError, getItem, lookup, queryAll, RaceLostError, transact, withRetries } from '../store/ops';
 import { eventItem } from '../store/outbox';
 import { changeCollecting, collectingTarget, getPayout, isPayoutId, payoutSums, putPayoutVersion, toPayout } from '../store/payouts';
 import { toMember } from '../store/members';
@@ -332,10 +332,7 @@ export async function markBatchPaid(accountId: string, batchId: string, opts: { 
 
 /** A member's payout email changed: their collecting payouts become due or open again at once. */
 export async function refreshMemberPayouts(accountId: string, memberId: string): Promise<void> {
-  const out = await db().send(
-    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.payoutPointers(accountId, memberId) }, ConsistentRead: true }),
-  );
-  for (const pointer of out.Items ?? []) {
+  for (const pointer of await queryAll({ partitionValue: keys.payoutPointers(accountId, memberId), consistent: true })) {
     await withRetries(async () => {
       const target = await collectingTarget(accountId, memberId, String(pointer.sk));
       if (!target.payout || !COLLECTING.includes(target.payout.status)) return;

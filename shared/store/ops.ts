@@ -187,9 +187,21 @@ export function counterUpdate(accountId: string, name: CounterName, delta: numbe
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-/** Every item of one partition (of the table or of GSI1/GSI2), following LastEvaluatedKey. Not for request paths over large partitions. */
-export async function queryAll(q: { partitionValue: string; index?: 'gsi1' | 'gsi2'; consistent?: boolean }): Promise<Record<string, unknown>[]> {
+/**
+ * Every item of one partition (of the table or of GSI1/GSI2), or of a sort-key range of it (`between`
+ * both inclusive, or `below` exclusive), following LastEvaluatedKey. Not for request paths over large
+ * partitions.
+ */
+export async function queryAll(q: {
+  partitionValue: string;
+  index?: 'gsi1' | 'gsi2';
+  consistent?: boolean;
+  sk?: { between: [string, string] } | { below: string };
+}): Promise<Record<string, unknown>[]> {
   const pkName = q.index ? `${q.index}pk` : 'pk';
+  const skName = q.index ? `${q.index}sk` : 'sk';
+  const range = !q.sk ? '' : 'between' in q.sk ? ' AND #sk BETWEEN :from AND :to' : ' AND #sk < :below';
+  const rangeValues = !q.sk ? {} : 'between' in q.sk ? { ':from': q.sk.between[0], ':to': q.sk.between[1] } : { ':below': q.sk.below };
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -197,9 +209,9 @@ export async function queryAll(q: { partitionValue: string; index?: 'gsi1' | 'gs
       new QueryCommand({
         TableName: tableName(),
         ...(q.index ? { IndexName: q.index } : {}),
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': pkName },
-        ExpressionAttributeValues: { ':pk': q.partitionValue },
+        KeyConditionExpression: `#pk = :pk${range}`,
+        ExpressionAttributeNames: { '#pk': pkName, ...(q.sk ? { '#sk': skName } : {}) },
+        ExpressionAttributeValues: { ':pk': q.partitionValue, ...rangeValues },
         // GSIs only offer eventually consistent reads.
         ...(q.consistent && !q.index ? { ConsistentRead: true } : {}),
         ...(startKey ? { ExclusiveStartKey: startKey } : {}),

@@ -8,8 +8,7 @@
 //   (one Query per month of the range, sorted in the Lambda).
 // Attributes: counts (`link_clicks`, `referrals`, `conversions`) and money in cents per currency
 // (`revenue_USD`, `refunds_USD`, `credit_earned_USD`, `commission_earned_USD`, `commission_paid_USD`).
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client';
+import { tableName } from './client';
 import { ConditionsFailedError, queryAll, transact, type TransactItem } from './ops';
 import type { ProviderId } from '../domain/models';
 import { keys } from './table';
@@ -89,43 +88,15 @@ export class ReportDeltas {
 
 /** The daily buckets of one scope from `fromDay` to `toDay` (inclusive): one Query (two pages past 1 MB, never here). */
 export async function readDays(accountId: string, scope: string, fromDay: string, toDay: string): Promise<Map<string, Record<string, number>>> {
-  const out = new Map<string, Record<string, number>>();
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': keys.reportDays(accountId, scope), ':from': fromDay, ':to': toDay },
-        ConsistentRead: true,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    for (const item of page.Items ?? []) out.set(String(item.sk), numbersOf(item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return out;
+  return bySortKey(await queryAll({ partitionValue: keys.reportDays(accountId, scope), consistent: true, sk: { between: [fromDay, toDay] } }));
 }
 
 /** Every member's monthly bucket of one month. */
 export async function readMemberMonth(accountId: string, month: string): Promise<Map<string, Record<string, number>>> {
-  const out = new Map<string, Record<string, number>>();
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.reportMembers(accountId, month) },
-        ConsistentRead: true,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    for (const item of page.Items ?? []) out.set(String(item.sk), numbersOf(item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return out;
+  return bySortKey(await queryAll({ partitionValue: keys.reportMembers(accountId, month), consistent: true }));
 }
+
+const bySortKey = (items: Record<string, unknown>[]) => new Map(items.map((item) => [String(item.sk), numbersOf(item)]));
 
 function numbersOf(item: Record<string, unknown>): Record<string, number> {
   const out: Record<string, number> = {};
