@@ -47,7 +47,7 @@ export async function evaluateReferral(accountId: string, referralId: string): P
     async () => {
       const current = toReferral(await getItem(keys.referral(accountId, referralId)));
       if (!current || current.converted_at === null || !current.subscription) return null; // deleted or not converted: nothing to do
-      const [{ payments, refunds }, memberItem] = await Promise.all([listPaymentsAndRefunds(accountId, current.subscription.id), getItem(keys.member(accountId, current.member_id))]);
+      const [{ payments, refunds, items }, memberItem] = await Promise.all([listPaymentsAndRefunds(accountId, current.subscription.id), getItem(keys.member(accountId, current.member_id))]);
       const memberExists = toMember(memberItem) !== null;
       const plan = planRewards(current, payments, current.rewards, {
         subscriptionDeleted: current.subscription.status === 'deleted',
@@ -63,7 +63,7 @@ export async function evaluateReferral(accountId: string, referralId: string): P
       if (clawbacks.clawbacks.length > 0) {
         log('info', 'clawbacks recorded', { account_id: accountId, referral_id: referralId, refunds: clawbacks.clawbacks.map((c) => c.refund_id) });
       }
-      return { referral: updated, reversals: clawbacks.creditReversals };
+      return { referral: updated, reversals: clawbacks.creditReversals, paymentItems: items };
     },
     (err) => err instanceof RewardRaceError,
     8,
@@ -75,7 +75,7 @@ export async function evaluateReferral(accountId: string, referralId: string): P
     referral = toReferral(await getItem(keys.referral(accountId, referralId))) ?? referral;
   }
   // Its payments recorded before the conversion enter the report buckets now (once each).
-  if (referral.subscription) await reportMissedPayments(accountId, referral.subscription.id, { memberId: referral.member_id, campaignId: referral.campaign_id });
+  await reportMissedPayments(accountId, evaluated.paymentItems, { memberId: referral.member_id, campaignId: referral.campaign_id });
   // Commissions whose hold is over already (a hold of 0 days) are approved now, not at the next hourly run.
   const now = Math.floor(Date.now() / 1000);
   for (const reward of referral.rewards) {

@@ -10,7 +10,6 @@
 // (`revenue_USD`, `refunds_USD`, `credit_earned_USD`, `commission_earned_USD`, `commission_paid_USD`).
 import { tableName } from './client';
 import { ConditionsFailedError, queryAll, transact, type TransactItem } from './ops';
-import type { ProviderId } from '../domain/models';
 import { keys } from './table';
 
 export type CountMetric = 'link_clicks' | 'referrals' | 'conversions';
@@ -107,10 +106,10 @@ function numbersOf(item: Record<string, unknown>): Record<string, number> {
 /**
  * Payments and refunds of a referred subscription recorded before it was converted (its webhook came
  * first): each is put in the report buckets once, with a `reported` mark written in the same transaction.
- * Called by the reward evaluation, which runs after every conversion and payment.
+ * Called by the reward evaluation, which runs after every conversion and payment, with the items of the
+ * subscription's payments partition it has just read.
  */
-export async function reportMissedPayments(accountId: string, subscriptionId: ProviderId, scopes: Scopes): Promise<number> {
-  const items = await queryAll({ partitionValue: keys.paymentsOf(accountId, subscriptionId), consistent: true });
+export async function reportMissedPayments(accountId: string, items: Record<string, unknown>[], scopes: Scopes): Promise<number> {
   let reported = 0;
   for (const item of items) {
     if (item.reported === true) continue;
