@@ -7,7 +7,7 @@
 // Money is a decimal string beside its currency; times are ISO 8601 UTC; newest first, like the lists.
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
-import { DetailError, NotFoundError, ValidationError } from '../domain/errors';
+import { NotFoundError, ValidationError } from '../domain/errors';
 import { isCampaignId, isEntityId } from '../domain/ids';
 import type { LedgerReward, Payout } from '../domain/lifecycle';
 import type { Member, Referral, Subscription } from '../domain/models';
@@ -17,6 +17,7 @@ import { db, tableName } from '../store/client';
 import { toLedgerReward } from '../store/ledger';
 import { toMember } from '../store/members';
 import { toPayout } from '../store/payouts';
+import { payoutsSource, rewardsSource, type PayoutFilters, type RewardFilters, type Source as ListSource } from '../store/money-lists';
 import { toReferral } from '../store/referrals';
 import { toSubscription } from '../store/subscriptions';
 import { GSI1, GSI2, keys } from '../store/table';
@@ -28,7 +29,7 @@ export const EXPORT_PAGE_MAX = 10_000;
 const iso = (seconds: number | null | undefined) => (seconds === null || seconds === undefined ? '' : new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'));
 
 interface Source<T> {
-  query: { index?: string; pk: string; filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> } };
+  query: ListSource;
   parse: (item: Record<string, unknown>) => T | null;
   header: string[];
   row: (t: T) => (string | number | null)[];
@@ -36,17 +37,13 @@ interface Source<T> {
 
 const sk = (index?: string) => (index === GSI1 ? 'gsi1sk' : index === GSI2 ? 'gsi2sk' : 'sk');
 
-function filterOn(field: string, value: string) {
-  return { expression: `#ff = :fv`, names: { '#ff': field }, values: { ':fv': value } };
-}
-
 /** Where a kind's rows are, given the list filters (the same partitions as the lists). */
 function sourceOf(accountId: string, kind: ExportKind, f: Record<string, string | undefined>): Source<unknown> {
   switch (kind) {
     case 'members':
       if (f.campaign !== undefined && !isCampaignId(f.campaign)) throw new ValidationError({ campaign: ['Not a campaign id.'] });
       return {
-        query: f.campaign ? { index: GSI1, pk: keys.membersByCampaign(accountId, f.campaign) } : { pk: keys.memberCollection(accountId) },
+        query: f.campaign ? { index: GSI1, partitionValue: keys.membersByCampaign(accountId, f.campaign) } : { partitionValue: keys.memberCollection(accountId) },
         parse: (i) => toMember(i),
         header: ['id', 'identifier', 'email', 'first_name', 'last_name', 'code', 'campaign_id', 'link_clicks', 'referrals', 'conversions', 'credit_earned', 'commission_earned', 'commission_pending', 'commission_approved', 'commission_paid', 'payout_email', 'email_opt_out', 'created_at'],
         row: (m) => {
@@ -57,7 +54,7 @@ function sourceOf(accountId: string, kind: ExportKind, f: Record<string, string 
     case 'referrals':
       if (f.member !== undefined && !isEntityId(f.member)) throw new ValidationError({ member: ['Not a member id.'] });
       return {
-        query: f.member ? { index: GSI1, pk: keys.referralsByMember(accountId, f.member) } : { pk: keys.referralCollection(accountId) },
+        query: f.member ? { index: GSI1, partitionValue: keys.referralsByMember(accountId, f.member) } : { partitionValue: keys.referralCollection(accountId) },
         parse: (i) => toReferral(i),
         header: ['id', 'member_id', 'user_identifier', 'source', 'campaign_id', 'created_at', 'converted_at', 'subscription_id', 'reward_type', 'reward_amount', 'reward_percent', 'currency', 'rewards', 'credit_earned', 'commission_earned'],
         row: (r) => {
@@ -67,13 +64,7 @@ function sourceOf(accountId: string, kind: ExportKind, f: Record<string, string 
         },
       } as Source<unknown>;
     case 'rewards': {
-      const dims = [f.member, f.campaign, f.type].filter((x) => x !== undefined);
-      if (dims.length > 1) throw new DetailError(400, 'Filter by at most one of member, campaign and type (each may be combined with status).');
-      const query = f.member
-        ? { index: GSI1, pk: keys.rewardsByMember(accountId, f.member), ...(f.status ? { filter: filterOn('status', f.status) } : {}) }
-        : f.status
-          ? { index: GSI2, pk: keys.rewardsByStatus(accountId, f.status), ...(f.campaign ? { filter: filterOn('campaign_id', f.campaign) } : f.type ? { filter: filterOn('reward_type', f.type) } : {}) }
-          : { pk: keys.rewardCollection(accountId), ...(f.campaign ? { filter: filterOn('campaign_id', f.campaign) } : f.type ? { filter: filterOn('reward_type', f.type) } : {}) };
+      const query = rewardsSource(accountId, f as RewardFilters);
       return {
         query,
         parse: (i) => toLedgerReward(i),
@@ -85,12 +76,7 @@ function sourceOf(accountId: string, kind: ExportKind, f: Record<string, string 
       } as Source<unknown>;
     }
     case 'payouts': {
-      if (f.member !== undefined && f.currency !== undefined) throw new DetailError(400, 'Filter by member or by currency, not both (each may be combined with status).');
-      const query = f.member
-        ? { index: GSI1, pk: keys.payoutsByMember(accountId, f.member), ...(f.status ? { filter: filterOn('status', f.status) } : {}) }
-        : f.status
-          ? { index: GSI2, pk: keys.payoutsByStatus(accountId, f.status), ...(f.currency ? { filter: filterOn('currency', f.currency) } : {}) }
-          : { pk: keys.payoutCollection(accountId), ...(f.currency ? { filter: filterOn('currency', f.currency) } : {}) };
+      const query = payoutsSource(accountId, f as PayoutFilters);
       return {
         query,
         parse: (i) => toPayout(i),
@@ -103,7 +89,7 @@ function sourceOf(accountId: string, kind: ExportKind, f: Record<string, string 
     }
     case 'subscriptions':
       return {
-        query: f.status ? { index: GSI2, pk: keys.subscriptionsByStatus(accountId, f.status) } : { index: GSI1, pk: keys.subscriptionsByCreation(accountId) },
+        query: f.status ? { index: GSI2, partitionValue: keys.subscriptionsByStatus(accountId, f.status) } : { index: GSI1, partitionValue: keys.subscriptionsByCreation(accountId) },
         parse: (i) => toSubscription(i),
         header: ['id', 'status', 'email', 'currency', 'unit_price', 'plan_id', 'plan_name', 'next_bill_date', 'last_bill_date', 'member_id', 'referral_id', 'created_at'],
         row: (s) => {
@@ -157,7 +143,7 @@ export async function exportPage(accountId: string, file: string, filters: Recor
       ...(source.query.index ? { IndexName: source.query.index } : { ConsistentRead: true }),
       KeyConditionExpression: `#pk = :pk${after ? ' AND #sk < :after' : ''}`,
       ExpressionAttributeNames: { '#pk': source.query.index ? `${source.query.index}pk` : 'pk', ...(after ? { '#sk': skName } : {}), ...(source.query.filter?.names ?? {}) },
-      ExpressionAttributeValues: { ':pk': source.query.pk, ...(after ? { ':after': after } : {}), ...(source.query.filter?.values ?? {}) },
+      ExpressionAttributeValues: { ':pk': source.query.partitionValue, ...(after ? { ':after': after } : {}), ...(source.query.filter?.values ?? {}) },
       ...(source.query.filter ? { FilterExpression: source.query.filter.expression } : {}),
       ScanIndexForward: false,
       Limit: Math.min(1_000, size - rows + 1),

@@ -19,30 +19,39 @@ export interface RewardFilters {
   type?: 'credit' | 'commission' | undefined;
 }
 
-const onlyOne = () => new DetailError(400, 'Filter by at most one of member, campaign and type (each may be combined with status).');
+/** Where a filter's rows are: the partition (and index) it keys on, and a FilterExpression for the rest. */
+export type Source = Omit<PageQuery, 'scope'>;
+
+const on = (field: string, value: string) => ({ expression: '#ff = :fv', names: { '#ff': field }, values: { ':fv': value } });
+
+/** The rewards a filter asks for (the list and the export read the same partitions); 400 for two of member/campaign/type. */
+export function rewardsSource(accountId: string, f: RewardFilters): Source {
+  if ([f.member, f.campaign, f.type].filter((x) => x !== undefined).length > 1) {
+    throw new DetailError(400, 'Filter by at most one of member, campaign and type (each may be combined with status).');
+  }
+  if (f.member) return { index: GSI1, partitionValue: keys.rewardsByMember(accountId, f.member), ...(f.status ? { filter: on('status', f.status) } : {}) };
+  const rest = f.campaign ? { filter: on('campaign_id', f.campaign) } : f.type ? { filter: on('reward_type', f.type) } : {};
+  if (f.status) return { index: GSI2, partitionValue: keys.rewardsByStatus(accountId, f.status), ...rest };
+  return { partitionValue: keys.rewardCollection(accountId), ...rest };
+}
+
+/** The payouts a filter asks for; 400 for member and currency together. */
+export function payoutsSource(accountId: string, f: PayoutFilters): Source {
+  if (f.member !== undefined && f.currency !== undefined) throw new DetailError(400, 'Filter by member or by currency, not both (each may be combined with status).');
+  if (f.member) return { index: GSI1, partitionValue: keys.payoutsByMember(accountId, f.member), ...(f.status ? { filter: on('status', f.status) } : {}) };
+  const rest = f.currency ? { filter: on('currency', f.currency) } : {};
+  if (f.status) return { index: GSI2, partitionValue: keys.payoutsByStatus(accountId, f.status), ...rest };
+  return { partitionValue: keys.payoutCollection(accountId), ...rest };
+}
 
 export async function listRewards(accountId: string, page: PageRequest, f: RewardFilters) {
-  const dims = [f.member, f.campaign, f.type].filter((x) => x !== undefined);
-  if (dims.length > 1) throw onlyOne();
+  const source = rewardsSource(accountId, f);
   if (f.member !== undefined && !isEntityId(f.member)) return emptyPage();
   if (f.campaign !== undefined && !isCampaignId(f.campaign)) return emptyPage();
   const scope = `${accountId}|rewards|${f.status ?? ''}|${f.member ?? ''}|${f.campaign ?? ''}|${f.type ?? ''}`;
   const prefix = f.member ? `rewards#m#${f.member}` : f.campaign ? `rewards#c#${f.campaign}` : f.type ? `rewards#t#${f.type}` : 'rewards';
   const counter = (f.status ? `${prefix}#s#${f.status}` : prefix) as CounterName;
-  let q: PageQuery;
-  if (f.member) {
-    q = { index: GSI1, partitionValue: keys.rewardsByMember(accountId, f.member), scope };
-    if (f.status) q.filter = { expression: '#fs = :fs', names: { '#fs': 'status' }, values: { ':fs': f.status } };
-  } else if (f.status) {
-    q = { index: GSI2, partitionValue: keys.rewardsByStatus(accountId, f.status), scope };
-    if (f.campaign) q.filter = { expression: 'campaign_id = :fc', names: {}, values: { ':fc': f.campaign } };
-    if (f.type) q.filter = { expression: 'reward_type = :ft', names: {}, values: { ':ft': f.type } };
-  } else {
-    q = { partitionValue: keys.rewardCollection(accountId), scope };
-    if (f.campaign) q.filter = { expression: 'campaign_id = :fc', names: {}, values: { ':fc': f.campaign } };
-    if (f.type) q.filter = { expression: 'reward_type = :ft', names: {}, values: { ':ft': f.type } };
-  }
-  const [result, count] = await Promise.all([queryPage(q, page), readCounter(accountId, counter)]);
+  const [result, count] = await Promise.all([queryPage({ ...source, scope }, page), readCounter(accountId, counter)]);
   const items = result.items.map((i) => toLedgerReward(i)).filter((r): r is LedgerReward => r !== null);
   return { ...result, items, count };
 }
@@ -54,23 +63,12 @@ export interface PayoutFilters {
 }
 
 export async function listPayouts(accountId: string, page: PageRequest, f: PayoutFilters) {
-  if (f.member !== undefined && f.currency !== undefined) throw new DetailError(400, 'Filter by member or by currency, not both (each may be combined with status).');
+  const source = payoutsSource(accountId, f);
   if (f.member !== undefined && !isEntityId(f.member)) return emptyPage();
   const scope = `${accountId}|payouts|${f.status ?? ''}|${f.member ?? ''}|${f.currency ?? ''}`;
   const prefix = f.member ? `payouts#m#${f.member}` : f.currency ? `payouts#c#${f.currency}` : 'payouts';
   const counter = (f.status ? `${prefix}#s#${f.status}` : prefix) as CounterName;
-  let q: PageQuery;
-  if (f.member) {
-    q = { index: GSI1, partitionValue: keys.payoutsByMember(accountId, f.member), scope };
-    if (f.status) q.filter = { expression: '#fs = :fs', names: { '#fs': 'status' }, values: { ':fs': f.status } };
-  } else if (f.status) {
-    q = { index: GSI2, partitionValue: keys.payoutsByStatus(accountId, f.status), scope };
-    if (f.currency) q.filter = { expression: 'currency = :fc', names: {}, values: { ':fc': f.currency } };
-  } else {
-    q = { partitionValue: keys.payoutCollection(accountId), scope };
-    if (f.currency) q.filter = { expression: 'currency = :fc', names: {}, values: { ':fc': f.currency } };
-  }
-  const [result, count] = await Promise.all([queryPage(q, page), readCounter(accountId, counter)]);
+  const [result, count] = await Promise.all([queryPage({ ...source, scope }, page), readCounter(accountId, counter)]);
   const items = result.items.map((i) => toPayout(i)).filter((p): p is Payout => p !== null);
   return { ...result, items, count };
 }
