@@ -1,6 +1,6 @@
 // The records the store returns and the domain works with. Amounts are integer cents.
 import { referredDiscount, type DiscountTerms, type ReferredDiscount } from './discounts';
-import type { RewardStatus, VoidReason } from './lifecycle';
+import type { Lifecycle } from './lifecycle';
 
 export interface CampaignTerms {
   allows_credit: boolean;
@@ -129,7 +129,8 @@ export interface Payment {
 
 export type RewardType = 'credit' | 'commission';
 
-export interface Reward {
+/** The lifecycle fields (domain/lifecycle.ts) are absent on rewards stored before it existed. */
+export interface Reward extends Partial<Lifecycle> {
   id: string;
   type: RewardType;
   /** Negative for a clawback (a refund taking back part or all of the reward it `reverses`). */
@@ -145,14 +146,6 @@ export interface Reward {
   reversed_at?: number;
   /** What a refund did to this reward, in words (e.g. a credit already billed that stays). */
   note?: string;
-  /** The lifecycle (domain/lifecycle.ts); absent on rewards stored before it existed. */
-  status?: RewardStatus;
-  approves_at?: number | null;
-  approved_at?: number | null;
-  paid_at?: number | null;
-  voided_at?: number | null;
-  void_reason?: VoidReason | null;
-  payout_id?: string | null;
 }
 
 export interface Referral {
