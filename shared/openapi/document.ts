@@ -244,7 +244,7 @@ export function buildOpenApi(routeTable: readonly Route[], operations: Record<st
       title: 'Refloop API',
       version: '1.0.0',
       description:
-        'Referral programmes for SaaS apps billed through Paddle Classic. Errors follow Django REST Framework: `{"detail": "..."}` or `{"<field>": ["message", ...]}`. Another account\'s ids answer 404. Amounts are strings with two decimals; timestamps are unix seconds. Every POST, PATCH and DELETE takes an `Idempotency-Key`.',
+        'Referral programmes for SaaS apps billed through Stripe, Paddle Billing or Paddle Classic. Errors follow Django REST Framework: `{"detail": "..."}` or `{"<field>": ["message", ...]}`. Another account\'s ids answer 404. Amounts are strings with two decimals; timestamps are unix seconds. Every POST, PATCH and DELETE takes an `Idempotency-Key`.',
     },
     // The local gateway; the served document (functions/docs/openapi.ts) names the server it was reached on.
     servers: [{ url: 'http://127.0.0.1:3000', description: 'Local (`npm start`)' }],
