@@ -31,11 +31,13 @@ export interface Route {
   /** Lambda timeout when the default (10 s) is not enough; API Gateway gives up at 30 s. */
   timeoutSeconds?: number;
   /**
-   * How callers authenticate: a secret API key (default), the provider's signature in the body, the
-   * account's publishable key (public /js/v1/ endpoints), or nothing (the script, CORS preflights and the
-   * public documentation).
+   * How callers authenticate: a secret API key or a dashboard session cookie (default, `api-key`), the
+   * provider's signature in the body, the account's publishable key (public /js/v1/ endpoints), only a
+   * dashboard session (`session`: the team, API keys and the provider connection, which an API key must not
+   * change), the dashboard's login endpoints (`login`: no credential, rate limited, they read the cookie or
+   * a login token), or nothing (the script, CORS preflights and the public documentation).
    */
-  auth?: 'api-key' | 'provider-signature' | 'publishable-key' | 'none';
+  auth?: 'api-key' | 'provider-signature' | 'publishable-key' | 'none' | 'session' | 'login';
 }
 
 export const routes: readonly Route[] = [
@@ -222,6 +224,33 @@ export const routes: readonly Route[] = [
     table: 'read',
     queues: ['provider-events'],
     auth: 'provider-signature',
+    providerWebhookSecrets: true,
+  },
+
+  // ---- the dashboard (DASHBOARD.md): login, sessions, team, API keys, account settings ----
+  { name: 'CreateLoginLink', method: 'POST', path: '/auth/login-links/', entry: 'functions/auth/login-links.ts', table: 'write', auth: 'login', queues: ['member-emails'] },
+  { name: 'CreateSession', method: 'POST', path: '/auth/sessions/', entry: 'functions/auth/create-session.ts', table: 'write', auth: 'login' },
+  { name: 'GetCurrentSession', method: 'GET', path: '/auth/sessions/current/', entry: 'functions/auth/current-session.ts', table: 'read', auth: 'login' },
+  { name: 'EndCurrentSession', method: 'DELETE', path: '/auth/sessions/current/', entry: 'functions/auth/end-session.ts', table: 'write', auth: 'login' },
+  { name: 'ListTeam', method: 'GET', path: '/v1/team/', entry: 'functions/team/list.ts', table: 'read', auth: 'session' },
+  { name: 'InviteTeamMember', method: 'POST', path: '/v1/team/', entry: 'functions/team/invite.ts', table: 'write', auth: 'session', queues: ['member-emails'] },
+  { name: 'UpdateTeamMember', method: 'PATCH', path: '/v1/team/{id}/', entry: 'functions/team/update.ts', table: 'write', auth: 'session' },
+  { name: 'RemoveTeamMember', method: 'DELETE', path: '/v1/team/{id}/', entry: 'functions/team/remove.ts', table: 'write', auth: 'session' },
+  { name: 'ListApiKeys', method: 'GET', path: '/v1/api-keys/', entry: 'functions/api-keys/list.ts', table: 'read', auth: 'session' },
+  { name: 'CreateApiKey', method: 'POST', path: '/v1/api-keys/', entry: 'functions/api-keys/create.ts', table: 'write', auth: 'session' },
+  { name: 'RevokeApiKey', method: 'DELETE', path: '/v1/api-keys/{id}/', entry: 'functions/api-keys/revoke.ts', table: 'write', auth: 'session' },
+  // GET writes too: an account from before publishable keys gets one on first sight.
+  { name: 'GetAccount', method: 'GET', path: '/v1/account/', entry: 'functions/account/get.ts', table: 'write' },
+  { name: 'UpdateAccount', method: 'PATCH', path: '/v1/account/', entry: 'functions/account/update.ts', table: 'write' },
+  // The only API route that writes provider secrets (the admin CLI does too); its function is allowed them.
+  {
+    name: 'SetProviderConnection',
+    method: 'POST',
+    path: '/v1/account/provider/',
+    entry: 'functions/account/provider.ts',
+    table: 'write',
+    auth: 'session',
+    providerSecrets: true,
     providerWebhookSecrets: true,
   },
 

@@ -1,5 +1,5 @@
 // Operator CLI (`npm run --silent admin -- <command>`): accounts and API keys, on DynamoDB Local or in AWS.
-import { createPublicKey } from 'node:crypto';
+import { parsePaddlePublicKey } from '../shared/providers/paddle-classic/public-key';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resetConfig } from '../shared/config';
@@ -52,20 +52,14 @@ function readPublicKey(path: string): string {
   } catch (err) {
     throw new UsageError(`cannot read --public-key-file ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
-  // createPublicKey derives the public half from a private key, so a private key would be accepted (and
-  // a secret the service must never hold stored in its table): refuse every PEM private key block.
-  if (/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pem)) {
+  const parsed = parsePaddlePublicKey(pem);
+  if (parsed.ok) return parsed.pem;
+  if (/PRIVATE key/.test(parsed.message)) {
     throw new UsageError(
       `--public-key-file ${path} holds a PRIVATE key; give Paddle's public key (Developer Tools -> Public Key, "-----BEGIN PUBLIC KEY-----") and keep private keys out of Refloop`,
     );
   }
-  try {
-    const key = createPublicKey(pem);
-    if (key.asymmetricKeyType !== 'rsa') throw new Error(`a ${key.asymmetricKeyType ?? 'non-RSA'} key`);
-    return key.export({ type: 'spki', format: 'pem' }).toString();
-  } catch (err) {
-    throw new UsageError(`--public-key-file ${path} is not an RSA public key in PEM form (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
-  }
+  throw new UsageError(`--public-key-file ${path} is not an RSA public key in PEM form (${parsed.message.replace(/^Not an RSA public key in PEM form \(|\)\.$/g, '')})`);
 }
 
 /**

@@ -5,6 +5,6 @@ import { apiHandler, ok } from '../../shared/http/handler';
 import { markPaidBody } from '../../shared/schemas/money';
 import { batchView } from '../../shared/domain/payout-views';
 
-export const handler = apiHandler({ body: markPaidBody }, async ({ principal, params, body, baseUrl }) =>
+export const handler = apiHandler({ body: markPaidBody, access: 'money' }, async ({ principal, params, body, baseUrl }) =>
   ok(batchView(await markBatchPaid(principal.accountId, params.id ?? '', { paidAt: body.paid_at, reference: body.reference }), baseUrl)),
 );

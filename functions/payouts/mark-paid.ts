@@ -5,6 +5,6 @@ import { markPayoutPaid } from '../../shared/flows/payouts';
 import { apiHandler, ok } from '../../shared/http/handler';
 import { markPaidBody } from '../../shared/schemas/money';
 
-export const handler = apiHandler({ body: markPaidBody }, async ({ principal, params, body }) =>
+export const handler = apiHandler({ body: markPaidBody, access: 'money' }, async ({ principal, params, body }) =>
   ok(payoutDetailView(await markPayoutPaid(principal.accountId, params.id ?? '', { paidAt: body.paid_at, reference: body.reference }))),
 );

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { fallbackRoute, findRoute } from '../../functions/routes';
 import { errorFields, log } from '../../shared/log';
+import { serveApp } from './static-app';
 
 export interface GatewayRequest {
   method: string;
@@ -271,8 +272,12 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-export function startGateway({ port, host = '127.0.0.1' }: { port: number; host?: string }): Promise<Gateway> {
+/** The built dashboard (web/dist), served under /app/ when it exists. */
+export const WEB_DIST = join(REPO_ROOT, 'web', 'dist');
+
+export function startGateway({ port, host = '127.0.0.1', webDir = WEB_DIST }: { port: number; host?: string; webDir?: string }): Promise<Gateway> {
   const server = createServer((req, res) => {
+    if (serveApp(webDir, req, res)) return;
     handle(req, res).catch((err: unknown) => {
       log('error', 'gateway: failed to answer', errorFields(err, true));
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });

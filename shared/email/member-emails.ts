@@ -15,7 +15,8 @@
 // is named after the message key, so a re-send rewrites the same file.
 import { config } from '../config';
 import type { Reward } from '../domain/models';
-import type { MemberEmailMessage } from '../queue/queues';
+import type { LoginLinkMessage, MemberEmailMessage } from '../queue/queues';
+import { sendLoginLinks } from './login-links';
 import { PoisonMessageError, sqsWorker } from '../queue/worker';
 import { claimEmail, completeEmail, emailContext, releaseEmail, senderOf, suppressedAddress } from '../store/emails';
 import { toMember } from '../store/members';
@@ -101,7 +102,8 @@ export async function sendMemberEmail(m: MemberEmailMessage, sender: EmailSender
 
 /** The worker's SQS handler for a given sender (tests inject failing or counting senders). */
 export function memberEmailHandler(sender: () => EmailSender) {
-  return sqsWorker<MemberEmailMessage>('member-emails', async (message) => {
-    await sendMemberEmail(message, sender());
+  return sqsWorker<MemberEmailMessage | LoginLinkMessage>('member-emails', async (message) => {
+    if (message.kind === 'login-link') await sendLoginLinks(message, sender());
+    else await sendMemberEmail(message, sender());
   });
 }

@@ -18,7 +18,7 @@ export interface TemplateInput {
   referral: Referral;
 }
 
-const escapeHtml = (s: string) =>
+export const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
 const greeting = (firstName: string | null) => (firstName ? `Hi ${firstName},` : 'Hi there,');

@@ -17,6 +17,8 @@ import { looksLikeApiKey, looksLikePublishableKey } from '../domain/api-keys';
 import { DetailError, InvalidTokenError, NotAuthenticatedError, ThrottledError } from '../domain/errors';
 import type { RateLimit } from '../domain/rate-limits';
 import { findPrincipalByApiKey, findPrincipalByPublishableKey, type Principal } from '../store/accounts';
+import { sessionFromCookies } from '../domain/team';
+import { findSession } from '../store/team';
 import { consumeRateLimit, knownExhausted } from '../store/rate-limits';
 import { header } from './body';
 
@@ -118,8 +120,31 @@ export function clearAuthCaches(): void {
   unknown.clear();
 }
 
-/** A secret API key (the /v1/ API). */
+/** The dashboard session cookie's token, if the request carries one (HTTP API v2 puts cookies in `cookies`). */
+export function sessionToken(event: APIGatewayProxyEventV2): string | null {
+  return sessionFromCookies(header(event, 'cookie'), event.cookies ?? []);
+}
+
+export const SESSION_ENDED = 'Your session has ended; log in again.';
+
+/**
+ * A dashboard session (DASHBOARD.md): one GetItem, never cached, so a logout or a removal from the team
+ * takes effect on the next request. The principal carries the session (its role and member).
+ */
+export async function authenticateSession(event: APIGatewayProxyEventV2): Promise<Principal> {
+  const token = sessionToken(event);
+  if (!token) throw new NotAuthenticatedError();
+  const session = await findSession(token);
+  if (!session) throw new DetailError(401, SESSION_ENDED);
+  return { accountId: session.accountId, plan: session.plan, keyId: `s${session.hash.slice(0, 15)}`, session };
+}
+
+/**
+ * The /v1/ API: a secret API key in `Authorization`, or else the dashboard's session cookie. A request
+ * with both is authenticated by its key (a key is what API clients send; the cookie rides along by itself).
+ */
 export async function authenticate(event: APIGatewayProxyEventV2): Promise<Principal> {
+  if (header(event, 'authorization') === undefined && sessionToken(event) !== null) return authenticateSession(event);
   const key = bearerKey(event);
   if (!looksLikeApiKey(key)) throw new InvalidTokenError();
   return resolve(event, 'secret', key, findPrincipalByApiKey);

@@ -7,7 +7,10 @@ import type * as v from 'valibot';
 import type { Principal } from '../store/accounts';
 import { validate } from '../schemas/fields';
 import { appendLogKeys } from '../log';
-import { authenticate } from './auth';
+import { authenticate, authenticateSession } from './auth';
+import { type Access, CROSS_SITE_REFUSED, PERMISSION_DENIED, roleMay, SESSION_ONLY } from '../domain/team';
+import { DetailError, PermissionDeniedError } from '../domain/errors';
+import { header } from './body';
 import { parseJsonBody } from './body';
 import { idempotent, storeForReplay } from './idempotency';
 import { limitApiKey } from './rate-limits';
@@ -41,13 +44,46 @@ export const noContent = (): Reply => ({ status: 204 });
 type Schema = v.GenericSchema;
 type Out<S> = S extends Schema ? v.InferOutput<S> : undefined;
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * What a dashboard session may do here (DASHBOARD.md "Operator login and roles"). API keys act for the
+ * whole account (they are the account's own credential) except on `sessionOnly` routes, which they never
+ * open: a leaked key cannot mint keys, invite people or change the provider's secrets. A session's unsafe
+ * request must come from this origin (CSRF: SameSite=Strict already keeps the cookie off cross-site
+ * requests; the Origin check is the second lock, for same-site sibling origins and old browsers).
+ */
+export function checkAccess(event: APIGatewayProxyEventV2, principal: Principal, access: Access, sessionOnly: boolean): void {
+  const session = principal.session;
+  if (!session) {
+    if (sessionOnly) throw new PermissionDeniedError(SESSION_ONLY);
+    return;
+  }
+  const method = event.requestContext?.http?.method ?? 'GET';
+  if (!SAFE_METHODS.has(method)) {
+    const origin = header(event, 'origin');
+    if (!origin || origin !== new URL(baseUrl(event)).origin) throw new DetailError(403, CROSS_SITE_REFUSED);
+  }
+  if (!roleMay(session.role, access)) throw new PermissionDeniedError(PERMISSION_DENIED);
+}
+
+export interface HandlerOptions<BS, QS> {
+  body?: BS;
+  query?: QS;
+  /** What a session's role needs (default: `read` for GET, `write` otherwise). */
+  access?: Access;
+  /** Only a dashboard session may call it (the team, API keys, the provider connection). */
+  sessionOnly?: boolean;
+}
+
 export function apiHandler<BS extends Schema | undefined = undefined, QS extends Schema | undefined = undefined>(
-  schemas: { body?: BS; query?: QS },
+  schemas: HandlerOptions<BS, QS>,
   fn: (req: ApiRequest<Out<BS>, Out<QS>>) => Promise<Reply>,
 ) {
   return publicHandler(async (event) => {
-    const principal = await authenticate(event);
+    const principal = schemas.sessionOnly && header(event, 'authorization') === undefined ? await authenticateSession(event) : await authenticate(event);
     appendLogKeys({ account_id: principal.accountId });
+    checkAccess(event, principal, schemas.access ?? (event.requestContext?.http?.method === 'GET' ? 'read' : 'write'), schemas.sessionOnly ?? false);
     // Writes sent with an Idempotency-Key run under it (./idempotency.ts): validation answers included,
     // and a 429 releases the key so the retry runs.
     // Answers the key gives without running the request (replays, 422, 409) are counted too.

@@ -103,7 +103,7 @@ function pathParameters(route: Route, op: OperationDoc): Json[] {
 
 function operation(route: Route, op: OperationDoc): Json {
   const auth = route.auth ?? 'api-key';
-  const idempotent = auth === 'api-key' && IDEMPOTENT_METHODS.has(route.method);
+  const idempotent = (auth === 'api-key' || auth === 'session') && IDEMPOTENT_METHODS.has(route.method);
   const parameters = [...pathParameters(route, op), ...queryParameters(op)];
   if (idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
 
@@ -117,7 +117,8 @@ function operation(route: Route, op: OperationDoc): Json {
     },
   };
   const errors = new Set<number>(op.errors ?? []);
-  if (auth === 'api-key' || auth === 'publishable-key') [401, 429, 500, 503].forEach((s) => errors.add(s));
+  if (auth === 'api-key' || auth === 'publishable-key' || auth === 'session') [401, 429, 500, 503].forEach((s) => errors.add(s));
+  if (auth === 'login') [500, 503].forEach((s) => errors.add(s));
   if (op.query) errors.add(400);
   if (op.body) [400, 413, 415].forEach((s) => errors.add(s));
   if (idempotent) [400, 409, 422].forEach((s) => errors.add(s));
@@ -137,7 +138,16 @@ function operation(route: Route, op: OperationDoc): Json {
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
-    security: auth === 'api-key' ? [{ bearerAuth: [] }, { tokenAuth: [] }] : auth === 'publishable-key' ? [{ publishableKey: [] }] : [],
+    security:
+      auth === 'api-key'
+        ? [{ bearerAuth: [] }, { tokenAuth: [] }, { sessionCookie: [] }]
+        : auth === 'publishable-key'
+          ? [{ publishableKey: [] }]
+          : auth === 'session'
+            ? [{ sessionCookie: [] }]
+            : auth === 'login' && route.method !== 'POST'
+              ? [{ sessionCookie: [] }]
+              : [],
     responses,
   };
   if (op.body) {
@@ -260,6 +270,7 @@ export function buildOpenApi(routeTable: readonly Route[], operations: Record<st
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'A secret API key (`rfl_live_...`): `Authorization: Bearer <key>`.' },
         tokenAuth: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The same key as `Authorization: Token <key>`.' },
+        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'refloop_session', description: "The dashboard's session (POST /auth/sessions/). Writes also need an `Origin` header of this site (CSRF); the role decides what it may do." },
         publishableKey: {
           type: 'http',
           scheme: 'bearer',

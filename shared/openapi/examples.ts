@@ -192,6 +192,12 @@ const delivery = {
   ],
 };
 
+export const TEAM_MEMBER_ID = 'tm_5f1c0a9e3b7d4c2a8e6f0b1d';
+export const API_KEY_ID = 'key_8a2f4c6e0b1d3f5a7c9e1b2d';
+const TEAM_MEMBER = { id: TEAM_MEMBER_ID, email: 'sam@acme.example', role: 'finance', created_at: CREATED, last_login_at: CREATED + 3600 };
+const API_KEY = { id: API_KEY_ID, name: 'Production backend', prefix: 'rfl_live_Zk3v…', created_at: CREATED, revoked_at: null };
+const PROVIDER_CONNECTION = { kind: 'stripe', connected: true, webhook_url: `${BASE}/webhooks/stripe/${ACCOUNT_ID}/`, vendor_id: null, api_url: 'https://api.stripe.com' };
+
 /** One example per component schema: what a response of that component looks like. */
 export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
   Referral: REWARDED_REFERRAL,
@@ -237,6 +243,22 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
   PaddleWebhookAccepted: { received: true },
   ServiceLinks: { docs: `${BASE}/docs/`, openapi: `${BASE}/v1/openapi.json`, health: `${BASE}/health` },
   Health: { status: 'ok' },
+  Session: { account_id: ACCOUNT_ID, account_name: 'Acme', email: 'dana@acme.example', role: 'owner', expires_at: CREATED + 12 * 3600 },
+  TeamMember: TEAM_MEMBER,
+  ApiKey: API_KEY,
+  CreatedApiKey: { ...API_KEY, key: 'rfl_live_Zk3v9QyL3rT8aB1nK7eW4hZ6uF0dX2m9cJ5pV8sW1a' },
+  ProviderConnection: PROVIDER_CONNECTION,
+  Account: {
+    id: ACCOUNT_ID,
+    name: 'Acme',
+    plan: 'regular',
+    publishable_key: 'rfl_pub_Qm3kX9vB2nL7pR4tW8yZ1cF6',
+    script_tag: `<script src="${BASE}/js/refloop.js" data-key="rfl_pub_Qm3kX9vB2nL7pR4tW8yZ1cF6" async></script>`,
+    js_referrals: 'open',
+    email_sender: { address: 'rewards@acme.example', name: 'Acme' },
+    embed_origins: ['https://app.acme.example'],
+    provider: PROVIDER_CONNECTION,
+  },
 };
 
 /** A first page of a list, with a next link (the cursor is opaque). */

@@ -11,8 +11,9 @@ import { createPayoutBatchBody, markFailedBody, markPaidBody, voidRewardBody } f
 import { clickBody, jsReferralBody } from '../schemas/js';
 import { createReferralBody } from '../schemas/referral';
 import { createWebhookEndpointBody, updateWebhookEndpointBody } from '../schemas/webhook-endpoint';
+import { apiKeyBody, inviteBody, loginLinkBody, providerBody, roleBody, sessionBody, updateAccountBody } from '../schemas/team';
 import type { COMPONENTS } from './components';
-import { BATCH_ID, PAYOUT_ID, CAMPAIGN_ID, COMPONENT_EXAMPLES, CONVERTED_REFERRAL, NEW_REFERRAL, PADDLE_ALERT_EXAMPLE, REFERRAL_ID, SUBSCRIPTION_ID, USER_IDENTIFIER } from './examples';
+import { API_KEY_ID, TEAM_MEMBER_ID, BATCH_ID, PAYOUT_ID, CAMPAIGN_ID, COMPONENT_EXAMPLES, CONVERTED_REFERRAL, NEW_REFERRAL, PADDLE_ALERT_EXAMPLE, REFERRAL_ID, SUBSCRIPTION_ID, USER_IDENTIFIER } from './examples';
 
 export type ComponentName = keyof typeof COMPONENTS;
 
@@ -58,6 +59,7 @@ export const TAGS: Record<string, string> = {
   Reports: 'What the programme did over time: clicks, referrals, conversions, revenue, rewards and payouts.',
   Payouts: 'What members are owed, batches with their PayPal / Wise / CSV files, and marking them paid.',
   Browser: 'The browser script and the public endpoints it calls with the publishable key.',
+  Dashboard: 'Login by emailed link, sessions, the team and its roles, API keys and the account settings (DASHBOARD.md). The team, API keys and the provider connection need a dashboard session: an API key cannot change them.',
   'Provider webhooks': 'Alerts from the payment provider.',
   Documentation: 'This document and its rendering.',
   Operations: 'Checks for load balancers and monitoring.',
@@ -65,7 +67,83 @@ export const TAGS: Record<string, string> = {
 
 const PAGINATION = 'Newest first. `count` is the exact total; follow `next` / `previous` (absolute URLs, null at either end).';
 
+const SESSION_ONLY = 'Dashboard session of an owner only (the `refloop_session` cookie, with an `Origin` of this site on writes); an API key is refused with 403.';
+const LINK_TOKEN = 'Zk3v9QyL3rT8aB1nK7eW4hZ6uF0dX2m9cJ5pV8sW1aB';
+
 export const OPERATIONS: Record<string, OperationDoc> = {
+  CreateLoginLink: {
+    tag: 'Dashboard',
+    summary: 'Email a login link',
+    description: 'Always 202 with the same body, whatever the address (no account enumeration). An address in a team gets a link per team, valid once for 15 minutes (`/app/login#token=...`). Rate limited per address and per IP.',
+    body: loginLinkBody,
+    success: { status: 202, description: 'Accepted.', body: { json: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] } } },
+    errors: [429],
+    examples: { request: { email: 'dana@acme.example' }, response: { detail: 'If this address belongs to a team, a login link is on its way. It works once, for 15 minutes.' } },
+  },
+  CreateSession: {
+    tag: 'Dashboard',
+    summary: 'Open a dashboard session',
+    description: "Trades a login link's token for the `refloop_session` cookie (HttpOnly, SameSite=Strict, Secure except on loopback http; 12 hours after its last use). A used, expired or unknown token answers 401. Rate limited per IP.",
+    body: sessionBody,
+    success: { status: 201, description: 'The session; the cookie is set.', body: { component: 'Session' }, headers: { 'Set-Cookie': { description: '`refloop_session=<token>; Path=/; HttpOnly; SameSite=Strict; Secure`', schema: { type: 'string' } } } },
+    errors: [401, 429],
+    examples: { request: { token: LINK_TOKEN } },
+  },
+  GetCurrentSession: { tag: 'Dashboard', summary: 'The current session', description: 'Who is logged in, to which account, with which role (401 without a session).', success: { status: 200, description: 'The session.', body: { component: 'Session' } }, errors: [401] },
+  EndCurrentSession: { tag: 'Dashboard', summary: 'Log out', description: 'Ends the session and clears the cookie; 204 also without one. A cross-site request is refused (403).', success: { status: 204, description: 'Logged out.' }, errors: [403] },
+  ListTeam: { tag: 'Dashboard', summary: 'List the team', description: `Everyone who can log in, with their role: owner (everything), admin (everything but the team and API keys), finance (read; approve and void rewards; payouts), viewer (read only). ${SESSION_ONLY}`, success: { status: 200, description: 'The team (one page).', body: { page: 'TeamMember' } }, errors: [403] },
+  InviteTeamMember: {
+    tag: 'Dashboard',
+    summary: 'Invite someone',
+    description: `Adds the address with a role and emails it a login link. ${SESSION_ONLY}`,
+    body: inviteBody,
+    success: { status: 201, description: 'The new team member.', body: { component: 'TeamMember' } },
+    errors: [403],
+    examples: { request: { email: 'sam@acme.example', role: 'finance' } },
+  },
+  UpdateTeamMember: {
+    tag: 'Dashboard',
+    summary: "Change someone's role",
+    description: `Their open sessions get the new role at once. The last owner cannot be demoted (400). ${SESSION_ONLY}`,
+    params: { id: 'Team member id.' },
+    body: roleBody,
+    success: { status: 200, description: 'The team member.', body: { component: 'TeamMember' } },
+    errors: [403, 404],
+    examples: { request: { role: 'viewer' } },
+  },
+  RemoveTeamMember: { tag: 'Dashboard', summary: 'Remove someone', description: `Removes them and ends their sessions. The last owner cannot be removed (409). ${SESSION_ONLY}`, params: { id: 'Team member id.' }, success: { status: 204, description: 'Removed.' }, errors: [403, 404] },
+  ListApiKeys: { tag: 'Dashboard', summary: 'List API keys', description: `The account's secret keys: name, prefix, created and revoked times (never a key). ${SESSION_ONLY}`, success: { status: 200, description: 'The keys (one page).', body: { page: 'ApiKey' } }, errors: [403] },
+  CreateApiKey: {
+    tag: 'Dashboard',
+    summary: 'Create an API key',
+    description: `The answer carries the key, shown only this once. ${SESSION_ONLY}`,
+    body: apiKeyBody,
+    success: { status: 201, description: 'The key and its secret.', body: { component: 'CreatedApiKey' } },
+    errors: [403],
+    examples: { request: { name: 'Production backend' } },
+  },
+  RevokeApiKey: { tag: 'Dashboard', summary: 'Revoke an API key', description: `The key stops working at once (a warm container may accept it for up to 60 s). ${SESSION_ONLY}`, params: { id: 'API key id.' }, success: { status: 204, description: 'Revoked.' }, errors: [403, 404] },
+  GetAccount: { tag: 'Dashboard', summary: 'Account settings', description: "Plan, publishable key and its script tag, email sender, embed origins, browser referral mode and the provider connection's public part (never a secret).", success: { status: 200, description: 'The settings.', body: { component: 'Account' } } },
+  UpdateAccount: {
+    tag: 'Dashboard',
+    summary: 'Change account settings',
+    description: 'Name, email sender (null for the default), embed origins (who may frame the member portal) and the browser referral mode. Owner or admin.',
+    body: updateAccountBody,
+    success: { status: 200, description: 'The settings.', body: { component: 'Account' } },
+    errors: [403],
+    examples: { request: { embed_origins: ['https://app.acme.example'], email_sender: { address: 'rewards@acme.example', name: 'Acme' } } },
+  },
+  SetProviderConnection: {
+    tag: 'Dashboard',
+    summary: 'Connect the payment provider',
+    description:
+      '`kind` picks the fields: Paddle Classic `vendor_id`, `auth_code`, `public_key` (PEM); Paddle Billing `api_key`, `webhook_secret`; Stripe `secret_key` (a restricted key), `webhook_secret`. Secrets are stored in their own items and never shown again. Switching kind while subscriptions are mirrored answers 409. Dashboard session of an owner or admin only; an API key is refused with 403.',
+    body: providerBody,
+    success: { status: 200, description: "The connection's public part and the webhook URL to give the provider.", body: { component: 'ProviderConnection' } },
+    errors: [403, 409],
+    examples: { request: { kind: 'stripe', secret_key: 'rk_live_51Hx…', webhook_secret: 'whsec_5vJ0cX2m9QyL3rT8aB1nK7eW4hZ6uF0d' } },
+  },
+
   ListReferrals: { tag: 'Referrals', summary: 'List referrals', description: PAGINATION, query: listReferralsQuery, success: { status: 200, description: 'A page of referrals.', body: { page: 'Referral' } } },
   CreateReferral: {
     tag: 'Referrals',

@@ -140,10 +140,26 @@ export interface DeliverMessage {
   delivery: string;
 }
 
+/**
+ * Someone asked for a dashboard login link (POST /auth/login-links/) or was invited to a team. The worker
+ * looks the address up, and mails one link per team it is in (only `account_id`'s for an invitation); the
+ * request path does neither, so its answer and its timing are the same for every address. The token is
+ * made by the worker: no queue holds a usable link.
+ */
+export interface LoginLinkMessage {
+  kind: 'login-link';
+  email: string;
+  /** scheme://host of the dashboard, as the request saw it. */
+  base_url: string;
+  /** An invitation: only this account's team. */
+  account_id?: string;
+  invited_by?: string;
+}
+
 export interface QueueMessages {
   'provider-events': ProviderEventMessage;
   rewards: RewardMessage;
-  'member-emails': MemberEmailMessage;
+  'member-emails': MemberEmailMessage | LoginLinkMessage;
   'email-events': EmailEventMessage;
   'webhook-events': DispatchEventMessage | PurgeEndpointMessage;
   'webhook-deliveries': DeliverMessage;

@@ -278,3 +278,55 @@ export const topMembersResponse = v.strictObject({
     }),
   ),
 });
+
+// ---- the dashboard: sessions, team, API keys, account settings ----
+const role = v.picklist(['owner', 'admin', 'finance', 'viewer']);
+
+export const sessionResponse = v.strictObject({
+  account_id: v.string(),
+  account_name: v.string(),
+  email: v.string(),
+  role,
+  expires_at: v.pipe(v.number(), v.integer(), v.description('Unix seconds; each use moves it to 12 hours later.')),
+});
+
+export const teamMemberResponse = v.strictObject({
+  id: v.pipe(v.string(), v.regex(/^tm_[0-9a-f]{24}$/)),
+  email: v.string(),
+  role,
+  created_at: unixSeconds,
+  last_login_at: v.nullable(unixSeconds),
+});
+
+export const apiKeyResponse = v.strictObject({
+  id: v.pipe(v.string(), v.regex(/^key_[0-9a-f]{24}$/)),
+  name: v.string(),
+  prefix: v.pipe(v.string(), v.description('The first characters of the key, to recognise it.')),
+  created_at: unixSeconds,
+  revoked_at: v.nullable(unixSeconds),
+});
+
+export const createdApiKeyResponse = v.strictObject({
+  ...apiKeyResponse.entries,
+  key: v.nullable(v.pipe(v.string(), v.regex(/^rfl_live_/), v.description('The secret key: shown only in this response (null when an Idempotency-Key replays it).'))),
+});
+
+export const providerConnectionResponse = v.strictObject({
+  kind: v.nullable(v.picklist(['paddle-classic', 'paddle-billing', 'stripe'])),
+  connected: v.boolean(),
+  webhook_url: v.nullable(v.pipe(v.string(), v.description("Where the provider sends its webhooks: give it this URL."))),
+  vendor_id: v.nullable(v.pipe(v.number(), v.integer())),
+  api_url: v.nullable(v.string()),
+});
+
+export const accountResponse = v.strictObject({
+  id: v.string(),
+  name: v.string(),
+  plan: v.picklist(['starter', 'small', 'regular', 'unlimited']),
+  publishable_key: v.nullable(v.string()),
+  script_tag: v.nullable(v.string()),
+  js_referrals: v.picklist(['open', 'confirm', 'off']),
+  email_sender: v.nullable(v.strictObject({ address: v.string(), name: v.string() })),
+  embed_origins: v.array(v.string()),
+  provider: providerConnectionResponse,
+});

@@ -6,6 +6,7 @@ import { newAccountId } from '../domain/ids';
 import { isPlan, type Plan } from '../domain/plans';
 import { db, tableName } from './client';
 import { keys, type Key } from './table';
+import { apiKeyRecordItem, newKeyId, teamKeys, type Session } from './team';
 
 /**
  * What a publishable key may do with /js/v1/referrals/ (README "Referrals from the browser"): `open` creates
@@ -34,6 +35,8 @@ export interface Principal {
   keyId?: string;
   /** Publishable keys: the account's js referral mode (absent: `open`). */
   jsReferrals?: JsReferralMode;
+  /** Set when a dashboard session (not an API key) authenticated the request: who, with which role. */
+  session?: Session;
 }
 
 export class UnknownAccountError extends Error {
@@ -49,9 +52,19 @@ export class UnknownApiKeyError extends Error {
 
 const now = () => Math.floor(Date.now() / 1000);
 
-function apiKeyItem(key: string, accountId: string, plan: Plan) {
-  // Only the hash is stored; the plaintext key is returned once and never written anywhere.
-  return { ...keys.apiKey(hashApiKey(key)), type: 'ApiKey', account_id: accountId, plan, created_at: now() };
+function apiKeyItem(key: string, accountId: string, plan: Plan, keyId: string) {
+  // Only the hash is stored; the plaintext key is returned once and never written anywhere. `key_id` names
+  // its record in the account's key list (store/team.ts), which the dashboard shows and revokes by.
+  return { ...keys.apiKey(hashApiKey(key)), type: 'ApiKey', account_id: accountId, plan, key_id: keyId, created_at: now() };
+}
+
+/** The lookup item and the account's record of a new secret key, for one transaction. */
+function apiKeyPuts(key: string, accountId: string, plan: Plan, name: string) {
+  const id = newKeyId();
+  return [
+    { Put: { TableName: tableName(), Item: apiKeyItem(key, accountId, plan, id), ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { TableName: tableName(), Item: apiKeyRecordItem(accountId, id, key, name, now()), ConditionExpression: 'attribute_not_exists(pk)' } },
+  ];
 }
 
 function publishableKeyItem(key: string, accountId: string, plan: Plan, jsReferrals: JsReferralMode = 'open') {
@@ -79,13 +92,7 @@ export async function createAccount(input: { name: string; plan: Plan }): Promis
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
-        {
-          Put: {
-            TableName: tableName(),
-            Item: apiKeyItem(apiKey, account.accountId, account.plan),
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
+        ...apiKeyPuts(apiKey, account.accountId, account.plan, 'First key'),
         {
           Put: {
             TableName: tableName(),
@@ -201,13 +208,7 @@ export async function createApiKey(accountId: string): Promise<string> {
               ConditionExpression: 'attribute_exists(pk)',
             },
           },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: apiKeyItem(apiKey, accountId, account.plan),
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
+          ...apiKeyPuts(apiKey, accountId, account.plan, 'Created with the CLI'),
         ],
       }),
     );
@@ -241,6 +242,20 @@ export async function revokeApiKey(apiKey: string): Promise<void> {
       }),
     );
     accountId = String(Attributes?.account_id);
+    // The key's record in the account's list (keys made before records existed have none).
+    if (typeof Attributes?.key_id === 'string') {
+      await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: teamKeys.apiKeyRecord(accountId, Attributes.key_id),
+          UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':now': now() },
+        }),
+      ).catch((err: unknown) => {
+        if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      });
+    }
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException) throw new UnknownApiKeyError();
     throw err;

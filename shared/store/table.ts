@@ -59,7 +59,14 @@ export type EntityType =
   | 'PayoutPointer'
   | 'PayoutBatch'
   | 'ReportDay'
-  | 'ReportMemberMonth';
+  | 'ReportMemberMonth'
+  // The dashboard's people and sessions (store/team.ts).
+  | 'Operator'
+  | 'OperatorEmail'
+  | 'LoginLink'
+  | 'Session'
+  | 'SessionRef'
+  | 'ApiKeyRecord';
 
 /** Counter names; each is one item `pk=A#<acct>`, `sk=COUNT#<name>` with a numeric attribute `n`. */
 export type CounterName =
@@ -69,6 +76,8 @@ export type CounterName =
   | 'subscriptions'
   | `subscriptions#${string}`
   | 'webhook_endpoints'
+  // Owners of the account's team (store/team.ts): the last one can be neither removed nor demoted.
+  | 'owners'
   // The reward ledger and payouts (store/ledger.ts, store/payouts.ts): one count per list filter, and
   // payout amounts per status and currency (`payout_sum#<status>#<currency>`, the summary's totals).
   | 'rewards'

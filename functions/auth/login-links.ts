@@ -1,0 +1,19 @@
+// POST /auth/login-links/ - email a dashboard login link. Always 202 with the same body, whether or not the
+// address is in a team (no account enumeration): the worker looks it up and sends the mail (see
+// LoginLinkMessage). Rate limited per address and per client IP.
+import { createHash } from 'node:crypto';
+import { normalEmail } from '../../shared/domain/team';
+import { ipScope, limitLogin, LINKS_PER_EMAIL, LOGINS_PER_IP, loginBody } from '../../shared/http/login';
+import { baseUrl, jsonResult, publicHandler } from '../../shared/http/respond';
+import { publish } from '../../shared/queue/publish';
+import { loginLinkBody } from '../../shared/schemas/team';
+
+export const LINK_SENT = 'If this address belongs to a team, a login link is on its way. It works once, for 15 minutes.';
+
+export const handler = publicHandler(async (event) => {
+  const { email } = loginBody(loginLinkBody, event);
+  await limitLogin(ipScope('login', event), LOGINS_PER_IP);
+  await limitLogin(`login-email#${createHash('sha256').update(normalEmail(email)).digest('base64url').slice(0, 22)}`, LINKS_PER_EMAIL);
+  await publish('member-emails', { kind: 'login-link', email: normalEmail(email), base_url: baseUrl(event) });
+  return jsonResult(202, { detail: LINK_SENT }, event);
+});

@@ -1,0 +1,60 @@
+// Dashboard login links by email (DASHBOARD.md): the member-emails worker's other message kind. The
+// request path only queued the address; here it is looked up, and every team it belongs to (or only the
+// inviting account's) gets its own single-use, 15-minute link. An address in no team gets nothing, and the
+// requester cannot tell the difference.
+//
+// The link's host: PUBLIC_BASE_URL when the service has one (always in AWS: the stack sets the dashboard's
+// domain), so a forged Host header on the request cannot point a victim's link at another site.
+import { config } from '../config';
+import { log } from '../log';
+import type { LoginLinkMessage } from '../queue/queues';
+import { PoisonMessageError } from '../queue/worker';
+import { getItem } from '../store/ops';
+import { ConditionsFailedError } from '../store/ops';
+import { keys } from '../store/table';
+import { issueLoginToken, membershipsOf } from '../store/team';
+import { loginUrl, tokenHash } from '../domain/team';
+import type { EmailSender } from './sender';
+import { escapeHtml } from './templates';
+
+export function loginEmail(input: { accountName: string; url: string; invitedBy?: string }): { subject: string; text: string; html: string } {
+  const subject = input.invitedBy ? `You are invited to ${input.accountName} on Refloop` : `Your Refloop login link for ${input.accountName}`;
+  const lead = input.invitedBy
+    ? `${input.invitedBy} invited you to run the ${input.accountName} referral programme on Refloop.`
+    : `Someone (hopefully you) asked to log in to the ${input.accountName} dashboard on Refloop.`;
+  const tail = 'The link works once, for 15 minutes. If you did not ask for it, ignore this email: nothing happens without the link.';
+  const text = [lead, '', `Log in: ${input.url}`, '', tail, ''].join('\n');
+  const html = [
+    '<!doctype html>',
+    `<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head><body>`,
+    `<p>${escapeHtml(lead)}</p>`,
+    `<p><a href="${escapeHtml(input.url)}">Log in to ${escapeHtml(input.accountName)}</a></p>`,
+    `<p style="color: #555; font-size: 13px">${escapeHtml(tail)}</p>`,
+    '</body></html>',
+  ].join('\n');
+  return { subject, text, html };
+}
+
+export async function sendLoginLinks(m: LoginLinkMessage, sender: EmailSender): Promise<number> {
+  if (m.kind !== 'login-link' || typeof m.email !== 'string' || typeof m.base_url !== 'string') throw new PoisonMessageError('Not a login-link message');
+  const base = config().publicBaseUrl ?? m.base_url;
+  const memberships = (await membershipsOf(m.email)).filter((x) => !m.account_id || x.accountId === m.account_id);
+  let sent = 0;
+  for (const { accountId, operatorId } of memberships) {
+    const account = await getItem(keys.account(accountId));
+    if (!account) continue;
+    let token: string;
+    try {
+      ({ token } = await issueLoginToken(accountId, operatorId));
+    } catch (err) {
+      if (err instanceof ConditionsFailedError) continue; // removed from the team meanwhile
+      throw err;
+    }
+    const rendered = loginEmail({ accountName: String(account.name), url: loginUrl(base, token), ...(m.invited_by ? { invitedBy: m.invited_by } : {}) });
+    const key = `login-${tokenHash(token).slice(0, 24)}`;
+    await sender.send({ key, from: config().emailDefaultFrom, to: m.email, ...rendered, tags: { account_id: accountId, message_key: key } });
+    sent++;
+  }
+  log('info', 'login links sent', { links: sent });
+  return sent;
+}

@@ -1,0 +1,101 @@
+// Bodies of the dashboard's endpoints: login links, sessions, the team, API keys and the account settings.
+import * as v from 'valibot';
+import { ROLES } from '../domain/team';
+import { JS_REFERRAL_MODES } from '../store/accounts';
+import { REQUIRED, choice, email, field, pythonType, text } from './fields';
+
+export const loginLinkBody = v.object({ email }, REQUIRED);
+export const sessionBody = v.object({ token: text(100) }, REQUIRED);
+
+export const inviteBody = v.object({ email, role: choice(ROLES) }, REQUIRED);
+export const roleBody = v.object({ role: choice(ROLES) }, REQUIRED);
+
+export const apiKeyBody = v.object({ name: v.optional(text(100), '') }, REQUIRED);
+
+export const MAX_EMBED_ORIGINS = 20;
+
+/** `https://host[:port]` (http only on loopback): exactly what a browser sends as an Origin. */
+export function parseOrigin(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  if (url.origin === 'null' || url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) return null;
+  if (value.replace(/\/$/, '') !== url.origin) return null;
+  if (url.protocol === 'https:') return url.origin;
+  if (url.protocol === 'http:' && /^(localhost|127\.0\.0\.1|\[::1\])$/.test(url.hostname)) return url.origin;
+  return null;
+}
+
+const embedOrigins = field<string[]>((value) => {
+  if (value === null) return { ok: false, message: 'This field may not be null.' };
+  if (!Array.isArray(value)) return { ok: false, message: `Expected a list of items but got type "${pythonType(value)}".` };
+  if (value.length > MAX_EMBED_ORIGINS) return { ok: false, message: `Ensure this field has no more than ${MAX_EMBED_ORIGINS} elements.` };
+  const out: string[] = [];
+  for (const item of value) {
+    const origin = typeof item === 'string' && item.length <= 200 ? parseOrigin(item.trim()) : null;
+    if (!origin) return { ok: false, message: `"${typeof item === 'string' ? item.slice(0, 60) : pythonType(item)}" is not an origin: use https://host[:port] with no path.` };
+    if (!out.includes(origin)) out.push(origin);
+  }
+  return { ok: true, value: out };
+}, { type: 'array', items: { type: 'string', format: 'uri' }, maxItems: MAX_EMBED_ORIGINS, description: 'Sites allowed to frame the member portal: `https://host[:port]`, no path (http only on localhost).' });
+
+const senderName = text(100);
+const emailSender = field<{ address: string; name: string } | null>((value) => {
+  if (value === null) return { ok: true, value: null };
+  if (typeof value !== 'object' || Array.isArray(value)) return { ok: false, message: `Invalid data. Expected a dictionary, but got ${pythonType(value)}.` };
+  const parsed = v.safeParse(v.object({ address: email, name: v.optional(senderName, '') }, REQUIRED), value);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const key = issue?.path?.[0]?.key;
+    return { ok: false, message: `${typeof key === 'string' ? `${key}: ` : ''}${issue?.message ?? 'Invalid.'}` };
+  }
+  return { ok: true, value: parsed.output };
+}, {
+  type: ['object', 'null'],
+  properties: { address: { type: 'string', format: 'email' }, name: { type: 'string', maxLength: 100 } },
+  required: ['address'],
+  description: 'From whom member emails are sent (the address must be verified in SES); null for the service default.',
+});
+
+export const updateAccountBody = v.object({
+  name: v.optional(text(100)),
+  email_sender: v.optional(emailSender),
+  embed_origins: v.optional(embedOrigins),
+  js_referrals: v.optional(choice(JS_REFERRAL_MODES)),
+});
+
+const PROVIDERS = ['paddle-classic', 'paddle-billing', 'stripe'] as const;
+const secret = text(500);
+const vendorId = field<number>((value) => {
+  const n = typeof value === 'string' && /^\s*\d{1,12}\s*$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n <= 0) return { ok: false, message: 'A valid integer is required.' };
+  return { ok: true, value: n };
+}, { type: 'integer', minimum: 1 });
+const pem = text(8000);
+const apiUrl = field<string | null>((value) => {
+  if (value === null || value === undefined || value === '') return { ok: true, value: null };
+  if (typeof value !== 'string' || value.length > 300 || !/^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(value)) return { ok: false, message: 'Enter a valid URL.' };
+  return { ok: true, value: value.replace(/\/+$/, '') };
+}, { type: ['string', 'null'], format: 'uri', description: "The provider API's base URL; only settable where the service allows emulators (under `npm start`)." });
+
+/**
+ * One body for all three providers: `kind` picks which fields are required (checked by the handler, which
+ * reports every missing one at once). Secrets are write-only: no answer ever shows them.
+ */
+export const providerBody = v.object(
+  {
+    kind: choice(PROVIDERS),
+    vendor_id: v.optional(vendorId),
+    auth_code: v.optional(secret),
+    public_key: v.optional(pem),
+    api_key: v.optional(secret),
+    secret_key: v.optional(secret),
+    webhook_secret: v.optional(secret),
+    api_url: v.optional(apiUrl),
+  },
+  REQUIRED,
+);
+export type ProviderBody = v.InferOutput<typeof providerBody>;
