@@ -1,9 +1,117 @@
+// The operator dashboard: a static single-page app under /app/ on the API's own origin. It loads the
+// session first (GET /auth/sessions/current/; a 401 sends the browser to /app/login), then routes.
 import { render } from 'preact';
-import { api } from './api/client';
+import { useEffect, useState } from 'preact/hooks';
+import { ErrorBoundary, LocationProvider, Route, Router, lazy, useLocation } from 'preact-iso';
+import { api, LOGIN_PATH, unwrap, toProblem, type Problem } from './api/client';
+import type { Session } from './api/types';
+import { Spinner } from './components/busy-button';
+import { ConfirmProvider } from './components/confirm';
+import { Layout } from './components/layout';
+import { ToastProvider } from './components/toast';
+import { SessionContext } from './lib/session';
+import { takeSessionFromLogin } from './lib/boot';
+import { Login } from './pages/login';
+import { Overview } from './pages/overview';
+import { MemberDetail, Members } from './pages/members';
+import { ReferralDetail, Referrals } from './pages/referrals';
+import { CampaignEdit, CampaignNew, Campaigns } from './pages/campaigns';
+import { Subscriptions } from './pages/subscriptions';
+import { Rewards } from './pages/rewards';
+import { PayoutBatch, Payouts } from './pages/payouts';
+import { WebhookDetail, Webhooks } from './pages/webhooks';
+import { NotFound } from './pages/not-found';
+import './styles.css';
+
+// Settings is the least visited page and the largest form: loaded when opened.
+const Settings = lazy(() => import('./pages/settings').then((m) => m.Settings));
+
+/** After a navigation, the new page's heading takes the focus (screen readers hear where they are). */
+function focusHeading() {
+  requestAnimationFrame(() => {
+    const heading = document.querySelector<HTMLElement>('#main h1');
+    if (heading) heading.focus({ preventScroll: true });
+  });
+}
+
+function SignedIn() {
+  const [session, setSession] = useState<Session | null>(takeSessionFromLogin);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    if (session) return;
+    setProblem(null);
+    unwrap(api.GET('/auth/sessions/current/'))
+      .then(setSession)
+      // A 401 is already on its way to the login page (client.ts); anything else can be retried.
+      .catch((err: unknown) => {
+        const p = toProblem(err);
+        if (p.status !== 401) setProblem(p);
+      });
+  }, [attempt]);
+
+  if (!session) {
+    return (
+      <main id="main" class="boot">
+        <h1 class="sr-only">Refloop</h1>
+        {problem ? (
+          <div class="alert alert-error" role="alert">
+            <p>Could not load your session: {problem.message}</p>
+            <button type="button" class="btn btn-secondary" onClick={() => setAttempt((n) => n + 1)}>
+              Try again
+            </button>
+          </div>
+        ) : (
+          <Spinner label="Loading your dashboard…" />
+        )}
+      </main>
+    );
+  }
+
+  return (
+    <SessionContext.Provider value={{ session, setSession }}>
+      <Layout>
+        <ErrorBoundary>
+          <Router onRouteChange={focusHeading}>
+            <Route path="/app" component={Overview} />
+            <Route path="/app/members" component={Members} />
+            <Route path="/app/members/:id" component={MemberDetail} />
+            <Route path="/app/referrals" component={Referrals} />
+            <Route path="/app/referrals/:id" component={ReferralDetail} />
+            <Route path="/app/campaigns" component={Campaigns} />
+            <Route path="/app/campaigns/new" component={CampaignNew} />
+            <Route path="/app/campaigns/:id" component={CampaignEdit} />
+            <Route path="/app/subscriptions" component={Subscriptions} />
+            <Route path="/app/rewards" component={Rewards} />
+            <Route path="/app/payouts" component={Payouts} />
+            <Route path="/app/payouts/batches/:id" component={PayoutBatch} />
+            <Route path="/app/webhooks" component={Webhooks} />
+            <Route path="/app/webhooks/:id" component={WebhookDetail} />
+            <Route path="/app/settings" component={Settings} />
+            <Route default component={NotFound} />
+          </Router>
+        </ErrorBoundary>
+      </Layout>
+    </SessionContext.Provider>
+  );
+}
+
+function Root() {
+  const { path } = useLocation();
+  return path === LOGIN_PATH ? <Login /> : <SignedIn />;
+}
 
 function App() {
-  void api;
-  return <h1>Refloop</h1>;
+  return (
+    <LocationProvider scope="/app">
+      <ToastProvider>
+        <ConfirmProvider>
+          <Root />
+        </ConfirmProvider>
+      </ToastProvider>
+    </LocationProvider>
+  );
 }
 
 const root = document.getElementById('app');

@@ -2,9 +2,8 @@
 // the session is gone: the browser goes to the login page, which brings it back to where it was.
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from './schema';
-import type { PendingPaths } from './pending';
 
-export type ApiPaths = paths & Omit<PendingPaths, keyof paths>;
+export type ApiPaths = paths;
 export type Schemas = components['schemas'];
 
 export const api = createClient<ApiPaths>({ baseUrl: '', credentials: 'same-origin' });

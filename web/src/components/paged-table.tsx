@@ -1,0 +1,132 @@
+// One page of a list endpoint as a table: loading state, empty state that says what to do next, the exact
+// `count`, and Previous/Next from the envelope's cursors. The cursor lives in the URL query, so every page
+// of a list has its own address and back/forward work.
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { cursorOf, toProblem, type Page, type Problem } from '../api/client';
+import { plural } from '../lib/format';
+import { Spinner } from './busy-button';
+import { urlWith } from '../lib/url';
+
+export interface Column<T> {
+  key: string;
+  header: ComponentChildren;
+  cell: (row: T) => ComponentChildren;
+  numeric?: boolean;
+  /** A header only screen readers hear (e.g. the actions column). */
+  hiddenHeader?: boolean;
+}
+
+export interface PagedTableProps<T> {
+  /** The table's caption (screen readers) and the pager's name. */
+  label: string;
+  noun: [one: string, many: string];
+  load: (query: { cursor?: string; page_size: number }) => Promise<Page<T>>;
+  columns: Column<T>[];
+  rowKey: (row: T) => string;
+  empty: ComponentChildren;
+  /** The URL query parameter holding this table's cursor (a page with two lists needs two). */
+  cursorParam?: string;
+  pageSize?: number;
+  /** Reload whenever one of these changes (filters, a counter bumped after a write). */
+  deps?: unknown[];
+  onLoaded?: (page: Page<T>) => void;
+}
+
+export function PagedTable<T>(props: PagedTableProps<T>) {
+  const { path, query, route } = useLocation();
+  const param = props.cursorParam ?? 'cursor';
+  const cursor = query[param] || undefined;
+  const pageSize = props.pageSize ?? 20;
+  const [page, setPage] = useState<Page<T> | null>(null);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [attempt, setAttempt] = useState(0);
+  const latest = useRef(0);
+
+  useEffect(() => {
+    const ticket = ++latest.current;
+    setLoading(true);
+    setProblem(null);
+    props
+      .load({ cursor, page_size: pageSize })
+      .then((result) => {
+        if (ticket !== latest.current) return;
+        setPage(result);
+        props.onLoaded?.(result);
+      })
+      .catch((err: unknown) => {
+        if (ticket === latest.current) setProblem(toProblem(err));
+      })
+      .finally(() => {
+        if (ticket === latest.current) setLoading(false);
+      });
+    // `load` is a new closure at every render; what it depends on is in `deps`.
+  }, [cursor, pageSize, attempt, ...(props.deps ?? [])]);
+
+  const go = (link: string | null) => route(urlWith(path, query, { [param]: cursorOf(link) }));
+
+  if (problem) {
+    return (
+      <div class="alert alert-error" role="alert">
+        <p>Could not load the {props.noun[1]}: {problem.message ?? Object.values(problem.fields).flat().join(' ')}</p>
+        <button type="button" class="btn btn-secondary btn-small" onClick={() => setAttempt((n) => n + 1)}>
+          Try again
+        </button>
+      </div>
+    );
+  }
+  if (!page) return <Spinner label={`Loading ${props.noun[1]}…`} />;
+  if (page.count === 0 && page.results.length === 0 && !cursor) {
+    return <div class="empty">{props.empty}</div>;
+  }
+
+  return (
+    <div class="paged" aria-busy={loading ? 'true' : undefined}>
+      <div class="table-wrap">
+        <table class={loading ? 'table is-loading' : 'table'}>
+          <caption class="sr-only">{props.label}</caption>
+          <thead>
+            <tr>
+              {props.columns.map((c) => (
+                <th key={c.key} scope="col" class={c.numeric ? 'num' : undefined}>
+                  {c.hiddenHeader ? <span class="sr-only">{c.header}</span> : c.header}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {page.results.map((row) => (
+              <tr key={props.rowKey(row)}>
+                {props.columns.map((c) => (
+                  <td key={c.key} class={c.numeric ? 'num' : undefined}>
+                    {c.cell(row)}
+                  </td>
+                ))}
+              </tr>
+            ))}
+            {page.results.length === 0 && (
+              <tr>
+                <td colSpan={props.columns.length} class="muted">
+                  Nothing on this page.
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      <nav class="pager" aria-label={`${props.label}: pages`}>
+        <span class="pager-count">{plural(page.count, props.noun[0], props.noun[1])}</span>
+        <div class="pager-buttons">
+          <button type="button" class="btn btn-secondary btn-small" disabled={!page.previous || loading} onClick={() => go(page.previous)}>
+            ← Previous
+          </button>
+          <button type="button" class="btn btn-secondary btn-small" disabled={!page.next || loading} onClick={() => go(page.next)}>
+            Next →
+          </button>
+        </div>
+      </nav>
+    </div>
+  );
+}

@@ -1,0 +1,306 @@
+// /app/payouts (summary per currency, create a batch, payouts by status) and /app/payouts/batches/:id (the
+// batch, its file, mark it paid, and its payouts one by one).
+import { useState } from 'preact/hooks';
+import { useLocation, useRoute } from 'preact-iso';
+import { api, idempotencyKey, unwrap, type ApiPaths, type Schemas } from '../api/client';
+import { Badge } from '../components/badge';
+import { BusyButton, Spinner } from '../components/busy-button';
+import { useConfirm } from '../components/confirm';
+import { Form, SelectField, SubmitButton, text, useFormState } from '../components/form';
+import { PagedTable, type Column } from '../components/paged-table';
+import { Details, LoadState, PageHeader, Section, useLoad } from '../components/page';
+import { useToast } from '../components/toast';
+import { formatCount, formatMoney, formatTime, plural } from '../lib/format';
+import { useCan } from '../lib/session';
+import { oneOf, urlWith } from '../lib/url';
+import { StatusFilter } from './filters';
+import { payoutColumns, type Payout } from './shared';
+
+type Query = NonNullable<ApiPaths['/v1/payouts/']['get']['parameters']['query']>;
+type Summary = Schemas['PayoutSummary'];
+type Batch = Schemas['PayoutBatch'];
+const STATUSES = ['', 'open', 'due', 'processing', 'paid', 'failed', 'canceled'] as const;
+
+const FORMATS = [
+  { value: 'paypal', label: 'PayPal Payouts (web upload, no header)' },
+  { value: 'wise', label: 'Wise batch (send by email)' },
+  { value: 'csv', label: 'CSV (every field, with a header)' },
+];
+
+const SUMMARY_PARTS: { key: keyof Summary; label: string; hint: string }[] = [
+  { key: 'due', label: 'Due', hint: 'Ready to pay: at the minimum, with a payout email.' },
+  { key: 'open', label: 'Open', hint: 'Collecting: below the minimum or without a payout email.' },
+  { key: 'processing', label: 'Processing', hint: 'In a batch, waiting to be marked paid.' },
+  { key: 'paid', label: 'Paid', hint: 'Paid out so far.' },
+];
+
+function amounts(map: Record<string, string>): string[] {
+  return Object.entries(map)
+    .filter(([, v]) => Number(v) !== 0)
+    .map(([c, v]) => formatMoney(v, c));
+}
+
+function SummaryTiles({ summary }: { summary: Summary }) {
+  return (
+    <ul class="kpis" aria-label="Payout totals">
+      {SUMMARY_PARTS.map((part) => {
+        const list = amounts(summary[part.key]);
+        return (
+          <li class="kpi" key={part.key} data-summary={part.key}>
+            <p class="kpi-label">{part.label}</p>
+            <p class="kpi-value">{list[0] ?? 'None'}</p>
+            {list.length > 1 && <p class="kpi-more">+ {list.slice(1).join(' · ')}</p>}
+            <p class="kpi-change">{part.hint}</p>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+function CreateBatch({ due }: { due: Record<string, string> }) {
+  const { route } = useLocation();
+  const notify = useToast();
+  const form = useFormState();
+  const currencies = Object.entries(due).filter(([, v]) => Number(v) > 0);
+  if (currencies.length === 0) {
+    return (
+      <div class="empty empty-inline">
+        <p>No payout is due right now. A member's payout becomes due once their approved commissions reach the campaign's minimum and they have a payout email.</p>
+      </div>
+    );
+  }
+  return (
+    <Form
+      form={form}
+      labelledBy="create-batch-title"
+      onSubmit={async (data) => {
+        const format = text(data, 'format') as 'paypal' | 'wise' | 'csv';
+        const batch = await unwrap(
+          api.POST('/v1/payout-batches/', {
+            params: { header: { 'Idempotency-Key': idempotencyKey() } },
+            body: { format, currency: text(data, 'currency') },
+          }),
+        );
+        notify(`Batch of ${plural(batch.payout_count, 'payout')} created: download its file and pay it.`);
+        route(`/app/payouts/batches/${encodeURIComponent(batch.id)}`);
+      }}
+    >
+      <p class="hint">Every due payout in the currency moves to processing and goes into one file for your payment provider.</p>
+      <div class="form-grid">
+        <SelectField name="format" label="File format" options={FORMATS} defaultValue="paypal" />
+        <SelectField name="currency" label="Currency" options={currencies.map(([c, v]) => ({ value: c, label: `${c}: ${formatMoney(v, c)} due` }))} defaultValue={currencies[0]?.[0]} />
+      </div>
+      <div class="form-actions">
+        <SubmitButton form={form} busyLabel="Creating batch…">
+          Create batch
+        </SubmitButton>
+      </div>
+    </Form>
+  );
+}
+
+export function Payouts() {
+  const { path, query } = useLocation();
+  const canMoney = useCan('money');
+  const status = oneOf(query.status, STATUSES, '');
+  const [version, setVersion] = useState(0);
+  const summary = useLoad(() => unwrap(api.GET('/v1/payouts/summary/')), [version]);
+
+  return (
+    <>
+      <PageHeader title="Payouts" subtitle="Approved commissions gathered per member and currency, paid in batches." />
+      <section aria-labelledby="payout-summary-title" class="kpis-section">
+        <h2 id="payout-summary-title" class="sr-only">
+          Totals
+        </h2>
+        <LoadState loaded={summary} what="the payout totals">
+          {(s) => <SummaryTiles summary={s} />}
+        </LoadState>
+      </section>
+      {canMoney && (
+        <Section id="create-batch" title="Create batch">
+          <LoadState loaded={summary} what="the due payouts">
+            {(s) => <CreateBatch due={s.due} />}
+          </LoadState>
+        </Section>
+      )}
+      <StatusFilter
+        label="Payout status"
+        current={status}
+        options={STATUSES.map((s) => ({ value: s, label: s === '' ? 'All' : s.charAt(0).toUpperCase() + s.slice(1) }))}
+        href={(s) => urlWith(path, query, { status: s, cursor: null })}
+      />
+      <Section id="payout-list" title={status ? `${status.charAt(0).toUpperCase()}${status.slice(1)} payouts` : 'All payouts'}>
+        <PagedTable<Payout>
+          label="Payouts"
+          noun={['payout', 'payouts']}
+          deps={[status, version]}
+          load={(q) => unwrap(api.GET('/v1/payouts/', { params: { query: { ...q, status: (status || undefined) as Query['status'] } } }))}
+          rowKey={(p) => p.id}
+          columns={payoutColumns(() => setVersion((n) => n + 1))}
+          empty={
+            <p>
+              {status
+                ? `No ${status} payouts.`
+                : 'No payouts yet. They are created as commissions are approved; set a minimum payout and hold period on each campaign.'}
+            </p>
+          }
+        />
+      </Section>
+    </>
+  );
+}
+
+const BATCH_PAGE = 20;
+
+function BatchPayouts({ batch, onChanged, version }: { batch: Batch; onChanged: () => void; version: number }) {
+  const { path, query } = useLocation();
+  const pages = Math.max(1, Math.ceil(batch.payout_ids.length / BATCH_PAGE));
+  const page = Math.min(Math.max(Number(query.page) || 1, 1), pages);
+  const ids = batch.payout_ids.slice((page - 1) * BATCH_PAGE, page * BATCH_PAGE);
+  const loaded = useLoad(() => Promise.all(ids.map((id) => unwrap(api.GET('/v1/payouts/{id}/', { params: { path: { id } } })))), [batch.id, page, version]);
+  const columns: Column<Payout>[] = payoutColumns(onChanged, { batch: false });
+
+  return (
+    <LoadState loaded={loaded} what="the batch's payouts">
+      {(payouts) => (
+        <div class="paged" aria-busy={loaded.loading ? 'true' : undefined}>
+          <div class="table-wrap">
+            <table class="table">
+              <caption class="sr-only">Payouts in this batch</caption>
+              <thead>
+                <tr>
+                  {columns.map((c) => (
+                    <th key={c.key} scope="col" class={c.numeric ? 'num' : undefined}>
+                      {c.hiddenHeader ? <span class="sr-only">{c.header}</span> : c.header}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {payouts.map((p) => (
+                  <tr key={p.id}>
+                    {columns.map((c) => (
+                      <td key={c.key} class={c.numeric ? 'num' : undefined}>
+                        {c.cell(p)}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <nav class="pager" aria-label="Payouts in this batch: pages">
+            <span class="pager-count">
+              {plural(batch.payout_ids.length, 'payout')}
+              {pages > 1 && ` · page ${page} of ${pages}`}
+            </span>
+            {pages > 1 && (
+              <div class="pager-buttons">
+                <a class={`btn btn-secondary btn-small${page <= 1 ? ' is-disabled' : ''}`} aria-disabled={page <= 1 ? 'true' : undefined} href={page <= 1 ? undefined : urlWith(path, query, { page: page - 1 === 1 ? null : String(page - 1) })}>
+                  ← Previous
+                </a>
+                <a class={`btn btn-secondary btn-small${page >= pages ? ' is-disabled' : ''}`} aria-disabled={page >= pages ? 'true' : undefined} href={page >= pages ? undefined : urlWith(path, query, { page: String(page + 1) })}>
+                  Next →
+                </a>
+              </div>
+            )}
+          </nav>
+        </div>
+      )}
+    </LoadState>
+  );
+}
+
+export function PayoutBatch() {
+  const { params } = useRoute();
+  const id = params.id ?? '';
+  const canMoney = useCan('money');
+  const confirm = useConfirm();
+  const notify = useToast();
+  const [version, setVersion] = useState(0);
+  const [marking, setMarking] = useState(false);
+  const loaded = useLoad(() => unwrap(api.GET('/v1/payout-batches/{id}/', { params: { path: { id } } })), [id, version]);
+  const batch = loaded.data;
+  const fileHref = `/v1/payout-batches/${encodeURIComponent(id)}/file/`;
+  const fileName = batch ? `refloop-${batch.format}-${batch.currency}-${batch.id}.csv` : undefined;
+
+  const markPaid = async () => {
+    if (!batch) return;
+    const amount = formatMoney(batch.amount, batch.currency);
+    const reference = await confirm({
+      title: `Mark the whole batch (${amount}) paid?`,
+      body: (
+        <p>
+          Do this once your payment provider has sent all {plural(batch.payout_count, 'payout')}. Every payout and its rewards become paid; mark a payout failed first if it bounced. This cannot be undone.
+        </p>
+      ),
+      confirmLabel: 'Mark batch paid',
+      input: { label: 'Payment reference', hint: 'E.g. the PayPal batch id or the Wise transfer reference.', maxLength: 200 },
+    });
+    if (reference === null) return;
+    setMarking(true);
+    try {
+      await unwrap(
+        api.POST('/v1/payout-batches/{id}/mark-paid/', {
+          params: { path: { id: batch.id }, header: { 'Idempotency-Key': idempotencyKey() } },
+          body: reference ? { reference } : {},
+        }),
+      );
+      notify(`Batch of ${amount} marked paid.`);
+      setVersion((n) => n + 1);
+    } catch (err) {
+      notify(err instanceof Error ? err.message : 'The batch could not be marked paid.', 'error');
+    } finally {
+      setMarking(false);
+    }
+  };
+
+  return (
+    <>
+      <PageHeader title={batch ? `Batch ${formatMoney(batch.amount, batch.currency)}` : 'Payout batch'} subtitle={batch ? `${batch.id}` : undefined} back={{ href: '/app/payouts', label: 'Payouts' }}>
+        {batch && (
+          <>
+            <a class="btn btn-secondary" href={fileHref} download={fileName}>
+              Download file
+            </a>
+            {canMoney && batch.status !== 'paid' && (
+              <BusyButton busy={marking} busyLabel="Marking paid…" onClick={markPaid}>
+                Mark batch paid
+              </BusyButton>
+            )}
+          </>
+        )}
+      </PageHeader>
+      <LoadState loaded={loaded} what="the batch">
+        {(b) => (
+          <>
+            <Section id="batch-details" title="Batch">
+              <Details
+                items={[
+                  ['Status', <Badge status={b.status} />],
+                  ['Format', FORMATS.find((f) => f.value === b.format)?.label ?? b.format],
+                  ['Amount', formatMoney(b.amount, b.currency)],
+                  ['Payouts', formatCount(b.payout_count)],
+                  ['Created', formatTime(b.created_at)],
+                ]}
+              />
+              {b.status === 'processing' && (
+                <ol class="steps">
+                  <li>Download the file and upload it to {b.format === 'wise' ? 'Wise' : b.format === 'paypal' ? 'PayPal Payouts' : 'your payment tool'}.</li>
+                  <li>Mark a payout failed if it could not be paid: its rewards return to the member's next payout.</li>
+                  <li>Mark the batch paid once the money is sent.</li>
+                </ol>
+              )}
+            </Section>
+            <Section id="batch-payouts" title="Payouts in this batch">
+              {b.payout_ids.length === 0 ? <p class="muted">This batch holds no payouts.</p> : <BatchPayouts batch={b} version={version} onChanged={() => setVersion((n) => n + 1)} />}
+            </Section>
+          </>
+        )}
+      </LoadState>
+      {loaded.loading && loaded.data && <Spinner label="Updating…" />}
+    </>
+  );
+}

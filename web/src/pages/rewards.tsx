@@ -1,0 +1,83 @@
+// /app/rewards - every reward across referrals, by status (`?status=`), type (`?type=`) and member
+// (`?member=`), with Approve and Void.
+import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { api, unwrap, type ApiPaths } from '../api/client';
+import { PagedTable } from '../components/paged-table';
+import { PageHeader, Section } from '../components/page';
+import { oneOf, urlWith } from '../lib/url';
+import { StatusFilter } from './filters';
+import { rewardColumns, type LedgerReward } from './shared';
+
+type Query = NonNullable<ApiPaths['/v1/rewards/']['get']['parameters']['query']>;
+const STATUSES = ['', 'pending', 'approved', 'paid', 'applied', 'voided'] as const;
+const TYPES = ['', 'commission', 'credit'] as const;
+
+const EMPTY: Record<(typeof STATUSES)[number], string> = {
+  '': 'No rewards yet. They are created when customers your members referred pay, under their campaign\'s terms.',
+  pending: 'No pending rewards. New commissions wait here for their hold period (or for your approval on manual campaigns).',
+  approved: 'No approved rewards waiting for a payout.',
+  paid: 'No paid rewards yet. Rewards become paid when their payout is marked paid on the Payouts page.',
+  applied: 'No applied credits yet.',
+  voided: 'No voided rewards.',
+};
+
+export function Rewards() {
+  const { path, query, route } = useLocation();
+  const status = oneOf(query.status, STATUSES, '');
+  const type = oneOf(query.type, TYPES, '');
+  const member = query.member || undefined;
+  const [version, setVersion] = useState(0);
+
+  return (
+    <>
+      <PageHeader title="Rewards" subtitle="Commissions and credits your members earned. Commissions are pending during their hold, then approved, then paid in a payout." />
+      <StatusFilter
+        label="Reward status"
+        current={status}
+        options={STATUSES.map((s) => ({ value: s, label: s === '' ? 'All' : s.charAt(0).toUpperCase() + s.slice(1) }))}
+        href={(s) => urlWith(path, query, { status: s, cursor: null })}
+      />
+      <Section
+        id="reward-list"
+        title={status ? `${status.charAt(0).toUpperCase()}${status.slice(1)} rewards` : 'All rewards'}
+        actions={
+          <>
+            {member && (
+              <span class="filter-chip">
+                Member <code>{member}</code>
+                <a href={urlWith(path, query, { member: null, cursor: null })}>Show all</a>
+              </span>
+            )}
+            <div class="inline-field">
+              <label class="label-inline" for="reward-type-filter">
+                Type
+              </label>
+              <select id="reward-type-filter" class="input input-small" value={type} onChange={(e) => route(urlWith(path, query, { type: e.currentTarget.value, cursor: null }))}>
+                <option value="">All types</option>
+                <option value="commission">Commissions</option>
+                <option value="credit">Credits</option>
+              </select>
+            </div>
+          </>
+        }
+      >
+        <PagedTable<LedgerReward>
+          label="Rewards"
+          noun={['reward', 'rewards']}
+          deps={[status, type, member, version]}
+          load={(q) =>
+            unwrap(
+              api.GET('/v1/rewards/', {
+                params: { query: { ...q, status: (status || undefined) as Query['status'], type: (type || undefined) as Query['type'], member } },
+              }),
+            )
+          }
+          rowKey={(r) => r.id}
+          columns={rewardColumns(() => setVersion((n) => n + 1))}
+          empty={<p>{member ? 'No rewards for this member with these filters.' : EMPTY[status]}</p>}
+        />
+      </Section>
+    </>
+  );
+}
