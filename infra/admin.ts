@@ -23,6 +23,11 @@ import { DEFAULT_CHECKOUT_API_URL, DEFAULT_VENDORS_API_URL, ProviderSwitchRefuse
 import { paddleBillingSettings } from '../shared/providers/paddle-billing/settings';
 import { stripeSettings } from '../shared/providers/stripe/settings';
 import { commandUsage, formatHelp } from './cli-help';
+import { join } from 'node:path';
+import { loginUrl } from '../shared/domain/team';
+import { loginEmail } from '../shared/email/login-links';
+import { outboxFileName, outboxSender } from '../shared/email/outbox-sender';
+import { addTeamMember, issueLoginToken } from '../shared/store/team';
 import { writeFileSync } from 'node:fs';
 import { isCurrencyCode } from '../shared/domain/currency';
 import { DetailError } from '../shared/domain/errors';
@@ -79,6 +84,23 @@ function apiUrlFor(flag: string | undefined): string {
   throw new UsageError('account show needs the API URL in AWS: pass --api-url <url> (the RefloopApi stack output ApiUrl) or set API_URL');
 }
 
+/**
+ * Adds the first owner and hands over their first login link: printed (the operator passes it on, or the
+ * owner asks for a new one at /app/login), and on a laptop also written to the outbox like every email.
+ */
+async function ownerLogin(accountId: string, accountName: string, email: string, apiUrl: string): Promise<Record<string, unknown>> {
+  const owner = await addTeamMember(accountId, email, 'owner');
+  const { token, expiresAt } = await issueLoginToken(accountId, owner.id);
+  const url = loginUrl(apiUrl, token);
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  const outbox = process.env.EMAIL_OUTBOX_DIR || (endpoint && isLocalEndpoint(endpoint) ? join(process.env.DATA_DIR || '.data', 'outbox') : undefined);
+  if (outbox) {
+    const key = `login-${owner.id}-${expiresAt}`;
+    await outboxSender(outbox).send({ key, from: { address: 'no-reply@refloop.local', name: 'Refloop' }, to: owner.email, ...loginEmail({ accountName, url }), tags: { account_id: accountId } });
+  }
+  return { owner_email: owner.email, login_url: url, login_url_expires_at: expiresAt, ...(outbox ? { login_email: join(outbox, outboxFileName(`login-${owner.id}-${expiresAt}`)) } : {}) };
+}
+
 type Values = Record<string, string>;
 
 interface Command {
@@ -94,17 +116,22 @@ interface Command {
 
 const commands: Record<string, Command> = {
   'account create': {
-    args: '--name <name> [--plan starter|small|regular|unlimited]',
-    summary: 'Create an account (plan defaults to regular); prints its id and its first secret API key.',
-    flags: ['name', 'plan'],
+    args: '--name <name> [--plan starter|small|regular|unlimited] [--owner-email <email> [--api-url <url>]]',
+    summary: 'Create an account (plan defaults to regular); prints its id and first secret API key, and with --owner-email a login link for its first owner.',
+    flags: ['name', 'plan', 'owner-email', 'api-url'],
     required: ['name'],
-    check({ plan }) {
+    check({ plan, 'owner-email': owner, 'api-url': url }) {
       if (plan !== undefined && !isPlan(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}, got "${plan}"`);
+      if (owner !== undefined && !ADDRESS.test(owner)) throw new UsageError(`--owner-email must be an email address, got "${owner}"`);
+      if (url !== undefined && !HTTP_URL.test(url)) throw new UsageError(`--api-url must be an http(s) URL, got "${url}"`);
     },
-    async run({ name, plan = 'regular' }) {
+    async run({ name, plan = 'regular', 'owner-email': owner, 'api-url': url }) {
       if (!isPlan(plan)) throw new UsageError(`bad plan "${plan}"`);
+      // Resolved before anything is written: the login link needs the dashboard's URL.
+      const apiUrl = owner !== undefined ? apiUrlFor(url) : undefined;
       const { account, apiKey } = await createAccount({ name: name as string, plan });
-      return { account_id: account.accountId, api_key: apiKey };
+      if (owner === undefined || apiUrl === undefined) return { account_id: account.accountId, api_key: apiKey };
+      return { account_id: account.accountId, api_key: apiKey, ...(await ownerLogin(account.accountId, account.name, owner, apiUrl)) };
     },
   },
   'account set-paddle': {

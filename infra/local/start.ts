@@ -7,6 +7,11 @@ import { scheduledJobs } from '../../functions/workers';
 import { resetQueueClient } from '../../shared/queue/publish';
 import { QUEUE_NAMES } from '../../shared/queue/queues';
 import { createAccount, ensurePublishableKey, findPrincipalByApiKey } from '../../shared/store/accounts';
+import { addTeamMember, issueLoginToken, membershipsOf } from '../../shared/store/team';
+import { loginUrl } from '../../shared/domain/team';
+import { loginEmail } from '../../shared/email/login-links';
+import { outboxFileName, outboxSender } from '../../shared/email/outbox-sender';
+import { log } from '../../shared/log';
 import { resetClients } from '../../shared/store/client';
 import type { ProviderKind } from '../../shared/billing/port';
 import { ProviderSwitchRefusedError, saveProviderConnection, type ProviderConnection } from '../../shared/store/provider';
@@ -37,11 +42,17 @@ export interface LocalOptions {
   demoProvider?: ProviderKind;
   /** Minutes between background-sync runs (default: the stack's schedule). */
   backfillMinutes?: number;
+  /** The demo account's dashboard owner (default DEMO_OWNER_EMAIL or owner@example.com). */
+  demoOwnerEmail?: string;
+  /** Build the dashboard (web/) when its sources changed since the last build (default true). */
+  buildDashboard?: boolean;
 }
 
 export interface DemoAccount {
   accountId: string;
   apiKey: string;
+  /** The dashboard owner of the demo account (DEMO_OWNER_EMAIL, default owner@example.com). */
+  ownerEmail: string;
   /** The browser-safe key of the /js/v1/ endpoints (the script tag's data-key). */
   publishableKey: string;
 }
@@ -64,7 +75,7 @@ export interface LocalRuntime {
   stop(): Promise<void>;
 }
 
-function readMarker(marker: string): Omit<DemoAccount, 'publishableKey'> | null {
+function readMarker(marker: string): Omit<DemoAccount, 'publishableKey' | 'ownerEmail'> | null {
   try {
     const saved = JSON.parse(readFileSync(marker, 'utf8')) as { account_id?: unknown; api_key?: unknown };
     if (typeof saved.account_id === 'string' && typeof saved.api_key === 'string') {
@@ -77,18 +88,40 @@ function readMarker(marker: string): Omit<DemoAccount, 'publishableKey'> | null 
 }
 
 /** The demo key lives in DATA_DIR (gitignored) so every start can print the same one. */
-async function ensureDemoAccount(dataDir: string): Promise<{ demo: DemoAccount; created: boolean }> {
+async function ensureDemoAccount(dataDir: string, ownerEmail: string): Promise<{ demo: DemoAccount; created: boolean }> {
   const marker = join(dataDir, 'demo-account.json');
   const saved = readMarker(marker);
   // A wiped database or a revoked demo key gets a fresh demo account instead of a dead key.
   if (saved && (await findPrincipalByApiKey(saved.apiKey))) {
     // A demo account from before publishable keys gets one now.
     const { publishableKey } = await ensurePublishableKey(saved.accountId);
-    return { demo: { ...saved, publishableKey: publishableKey as string }, created: false };
+    await ensureDemoOwner(saved.accountId, ownerEmail);
+    return { demo: { ...saved, publishableKey: publishableKey as string, ownerEmail }, created: false };
   }
   const { account, apiKey } = await createAccount({ name: 'Demo', plan: 'regular' });
   writeFileSync(marker, JSON.stringify({ account_id: account.accountId, api_key: apiKey }, null, 2) + '\n', { mode: 0o600 });
-  return { demo: { accountId: account.accountId, apiKey, publishableKey: account.publishableKey as string }, created: true };
+  await ensureDemoOwner(account.accountId, ownerEmail);
+  return { demo: { accountId: account.accountId, apiKey, publishableKey: account.publishableKey as string, ownerEmail }, created: true };
+}
+
+/** The demo account's dashboard owner (added once; an existing team is left as it is). */
+async function ensureDemoOwner(accountId: string, email: string): Promise<void> {
+  if ((await membershipsOf(email)).some((m) => m.accountId === accountId)) return;
+  await addTeamMember(accountId, email, 'owner');
+}
+
+/**
+ * A fresh login link for the demo owner, printed by `npm start` and written to the outbox like every
+ * login email (POST /auth/login-links/ sends the next ones there too).
+ */
+export async function demoLoginLink(runtime: Pick<LocalRuntime, 'url' | 'demo' | 'dataDir'>): Promise<{ url: string; file: string }> {
+  const member = (await membershipsOf(runtime.demo.ownerEmail)).find((m) => m.accountId === runtime.demo.accountId);
+  if (!member) throw new Error(`${runtime.demo.ownerEmail} is not in the demo account's team`);
+  const { token, expiresAt } = await issueLoginToken(member.accountId, member.operatorId);
+  const url = loginUrl(runtime.url, token);
+  const key = `login-demo-${expiresAt}`;
+  await outboxSender(join(runtime.dataDir, 'outbox')).send({ key, from: { address: 'no-reply@refloop.local', name: 'Refloop' }, to: runtime.demo.ownerEmail, ...loginEmail({ accountName: 'Demo', url }), tags: { account_id: member.accountId } });
+  return { url, file: join(runtime.dataDir, 'outbox', outboxFileName(key)) };
 }
 
 /** The local emulators' keys (not secrets: they only open the emulators on this machine). */
@@ -156,7 +189,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     const stripe = await startStripeEmulator({ port: options.stripePort ?? 12111, secretKey: LOCAL_SECRETS.stripeSecretKey, webhookSecret: LOCAL_SECRETS.stripeWebhookSecret, webhookUrl: null });
     stops.push(stripe.stop);
 
-    const { demo, created } = await ensureDemoAccount(dataDir);
+    const { demo, created } = await ensureDemoAccount(dataDir, options.demoOwnerEmail ?? (process.env.DEMO_OWNER_EMAIL || 'owner@example.com'));
     // The demo account is wired to its emulator on every start (its settings follow the emulator's). One
     // provider per account: a demo that already mirrors another provider's subscriptions keeps that one.
     const connections: Record<ProviderKind, ProviderConnection> = {
@@ -174,6 +207,9 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
       demoProvider = err.from;
       await saveProviderConnection(demo.accountId, connections[demoProvider]);
     }
+    // The dashboard is built here when its sources changed (a few seconds; nothing when they did not), so
+    // `npm start` serves /app/ with no extra command.
+    if (options.buildDashboard ?? true) await ensureDashboard();
     const gateway = await startGateway({ port: options.port ?? 3000 });
     stops.push(gateway.close);
     // Each emulator delivers to the demo account's intake of its kind (the other kinds answer 404).
@@ -188,6 +224,14 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     await stop();
     throw err;
   }
+}
+
+async function ensureDashboard(): Promise<void> {
+  // Loaded at run time (web/ has its own tsconfig; its build script pulls in Vite only when it builds).
+  const build = (await import(join(__dirname, '..', '..', 'web', 'build'))) as { ensureWebBuilt(): Promise<{ built: boolean }> };
+  const started = Date.now();
+  const { built } = await build.ensureWebBuilt();
+  if (built) log('info', `dashboard built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
 function portFromEnv(name: string, fallback: number): number {
@@ -232,6 +276,10 @@ async function main(): Promise<void> {
   console.log(`Demo API key     ${demo.apiKey}`);
   console.log(`Publishable key  ${demo.publishableKey}`);
   console.log(`Script tag       <script src="${url}/js/refloop.js" data-key="${demo.publishableKey}" async></script>`);
+  console.log('');
+  const link = await demoLoginLink(runtime);
+  console.log(`Dashboard        ${url}/app/ (log in as ${demo.ownerEmail}; login links land in ${join(dataDir, 'outbox')})`);
+  console.log(`Login link       ${link.url} (works once, for 15 minutes)`);
   console.log('');
   console.log(`Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${url}/v1/campaigns/`);
   // The CLI's defaults match `npm start`'s; anything else has to be passed on.

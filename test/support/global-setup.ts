@@ -1,9 +1,21 @@
 // Jest global setup: one in-memory DynamoDB Local for the whole run, handed to the workers through the environment.
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startDynamoLocal, type DynamoLocal } from '../../infra/local/dynamodb';
 import unitEnvironment from './unit-setup';
+
+/** web/build.ts's ensureWebBuilt() in a tsx child process (Vite is an ES module; Jest's setup is CommonJS). */
+function buildDashboard(): Promise<void> {
+  const root = join(__dirname, '..', '..');
+  const script = "require('./web/build').ensureWebBuilt().then(() => process.exit(0), (e) => { console.error(e instanceof Error ? e.message : e); process.exit(1); })";
+  return new Promise((ok, fail) => {
+    const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), '-e', script], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.once('error', fail);
+    child.once('exit', (code) => (code === 0 ? ok() : fail(new Error(`the dashboard build failed (exit ${code}): run npx tsx web/build.ts`))));
+  });
+}
 
 export const TEST_TABLE = 'refloop-test';
 
@@ -12,7 +24,9 @@ export const holder = globalThis as typeof globalThis & { __refloopDynamo?: Dyna
 
 export default async function globalSetup(): Promise<void> {
   unitEnvironment();
-  const dynamo = await startDynamoLocal({ port: await freePort(), path: null, tableName: TEST_TABLE });
+  // The dashboard (web/dist) is built once here, before the workers start: the suites that start the local
+  // runtime (npm start's startLocal) then find it up to date instead of building it concurrently.
+  const [dynamo] = await Promise.all([startDynamoLocal({ port: await freePort(), path: null, tableName: TEST_TABLE }), buildDashboard()]);
   holder.__refloopDynamo = dynamo;
   // Workers are started after this and inherit process.env; each test file then gets its own copy.
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
