@@ -19,6 +19,7 @@ import { QUEUES, type QueueName } from '../../shared/queue/queues';
 import { RefloopFunction } from './function';
 import { MemberEmail } from './member-email';
 import { QueueWorker } from './queue-worker';
+import { DashboardSite } from './dashboard-site';
 
 export interface RefloopApiStackProps extends StackProps {
   table: ITable;
@@ -28,6 +29,10 @@ export interface RefloopApiStackProps extends StackProps {
   apiThrottle?: { rateLimit: number; burstLimit: number };
   /** Concurrency reserved for each queue worker (0: none); CDK context `workerReservedConcurrency`. */
   workerReservedConcurrency?: number;
+  /** The built dashboard (web/dist); without it the stack has no dashboard (tests of other parts). */
+  dashboardDir?: string;
+  /** The public URL when a custom domain fronts the distribution; CDK context `publicBaseUrl`. */
+  publicBaseUrl?: string;
 }
 
 /**
@@ -165,6 +170,8 @@ export class RefloopApiStack extends Stack {
   readonly queueWorkers = new Map<QueueName, QueueWorker>();
   /** The EventBridge rule of each scheduled job, by job name. */
   readonly schedules = new Map<string, Rule>();
+  /** The dashboard's distribution and bucket (when built with `dashboardDir`). */
+  site?: DashboardSite;
 
   constructor(scope: Construct, id: string, props: RefloopApiStackProps) {
     super(scope, id, props);
@@ -272,6 +279,31 @@ export class RefloopApiStack extends Stack {
     if (!emailSender || !emailEvents) throw new Error('functions/workers.ts must consume member-emails and email-events');
     new MemberEmail(this, 'MemberEmail', { identity: props.emailIdentity ?? DEFAULT_EMAIL_IDENTITY, sender: emailSender, events: emailEvents });
 
+    // Dashboard sessions slide their expiry on use, also in the read-only routes: those may update session
+    // items (`SESSION#<digest>`) and nothing else.
+    for (const route of routes) {
+      const auth = route.auth ?? 'api-key';
+      if (route.table !== 'read' || !['api-key', 'session', 'login'].includes(auth)) continue;
+      this.functions.get(route.name)?.addToRolePolicy(
+        new PolicyStatement({
+          sid: 'SlideDashboardSession',
+          actions: ['dynamodb:UpdateItem'],
+          resources: [props.table.tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['SESSION#*'] } },
+        }),
+      );
+    }
+
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint, description: 'Base URL; paths start with /v1/' });
+
+    if (props.dashboardDir) {
+      this.site = new DashboardSite(this, 'Dashboard', { api: this.api, assetDir: props.dashboardDir });
+      // Absolute links (pagination, login links, the script tag) and the CSRF Origin check use the public
+      // origin: the distribution's (or a custom domain's), never the Host a request claims.
+      const publicUrl = props.publicBaseUrl ?? this.site.url;
+      for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', publicUrl);
+      new CfnOutput(this, 'PublicUrl', { value: publicUrl, description: 'The API and the dashboard (/app/) on one origin: use this URL' });
+      new CfnOutput(this, 'DashboardUrl', { value: `${publicUrl}/app/`, description: 'The operator dashboard' });
+    }
   }
 }

@@ -1,11 +1,19 @@
 // The CDK app (`npx cdk synth`, `npx cdk deploy --all`): data in one stack, compute in another.
 // Synthesizes offline: no lookups, no context that needs AWS. Without CDK_DEFAULT_ACCOUNT/REGION
 // the stacks are environment-agnostic and deploy to the CLI's account and region.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { limitsFromContext, RefloopApiStack } from './api-stack';
 import { RefloopStatefulStack } from './stateful-stack';
 
 const app = new App();
+
+// The dashboard is built before synth when its sources changed (web/build.ts; Vite runs in a child process
+// because it is an ES module), so `cdk deploy` stays one command.
+const root = join(__dirname, '..', '..');
+const built = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), '-e', "require('./web/build').ensureWebBuilt().then(() => process.exit(0), (e) => { console.error(e instanceof Error ? e.message : e); process.exit(1); })"], { cwd: root, stdio: 'inherit' });
+if (built.status !== 0) throw new Error('the dashboard build failed: run npx tsx web/build.ts');
 const env = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
 
 const stateful = new RefloopStatefulStack(app, 'RefloopStateful', {
@@ -20,5 +28,8 @@ new RefloopApiStack(app, 'RefloopApi', {
   emailIdentity: app.node.tryGetContext('emailIdentity') as string | undefined,
   // `-c apiThrottleRate=1000 -c apiThrottleBurst=2000 -c workerReservedConcurrency=10` (defaults in api-stack.ts).
   ...limitsFromContext(app),
+  dashboardDir: join(root, 'web', 'dist'),
+  // A custom domain in front of the distribution: `-c publicBaseUrl=https://referrals.example.com`.
+  publicBaseUrl: app.node.tryGetContext('publicBaseUrl') as string | undefined,
 });
 
