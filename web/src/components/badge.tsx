@@ -36,5 +36,6 @@ const TONES: Record<string, 'green' | 'blue' | 'amber' | 'red' | 'grey' | 'viole
 
 export function Badge({ status, label }: { status: string; label?: string }) {
   const tone = TONES[status] ?? 'grey';
-  return <span class={`badge badge-${tone}`}>{label ?? status.replace(/_/g, ' ')}</span>;
+  const text = label ?? status.replace(/_/g, ' ');
+  return <span class={`badge badge-${tone}`}>{text.charAt(0).toUpperCase() + text.slice(1)}</span>;
 }

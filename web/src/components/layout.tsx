@@ -50,13 +50,11 @@ export function Layout({ children }: { children: ComponentChildren }) {
       </a>
       <div class="shell">
         <nav class="sidebar" aria-label="Main">
-          <a class="brand" href="/app/" aria-label="Refloop: overview">
+          <a class="brand" href="/app/">
             <span class="brand-mark" aria-hidden="true">
               R
             </span>
-            <span class="brand-name" aria-hidden="true">
-              Refloop
-            </span>
+            <span class="brand-name">Refloop</span>
           </a>
           <ul class="nav-list">
             {NAV.map((item) => {

@@ -82,7 +82,7 @@ export function LoadState<T>({ loaded, what, children }: { loaded: Loaded<T>; wh
 /** A labelled block of a page: a <section> named by its <h2>. */
 export function Section(props: { id: string; title: string; children: ComponentChildren; actions?: ComponentChildren; class?: string; description?: ComponentChildren }) {
   return (
-    <section class={`card ${props.class ?? ''}`} aria-labelledby={`${props.id}-title`}>
+    <section id={props.id} class={`card ${props.class ?? ''}`} aria-labelledby={`${props.id}-title`}>
       <div class="card-header">
         <div>
           <h2 id={`${props.id}-title`}>{props.title}</h2>

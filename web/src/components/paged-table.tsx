@@ -118,6 +118,7 @@ export function PagedTable<T>(props: PagedTableProps<T>) {
       </div>
       <nav class="pager" aria-label={`${props.label}: pages`}>
         <span class="pager-count">{plural(page.count, props.noun[0], props.noun[1])}</span>
+        {(page.previous || page.next || cursor) && (
         <div class="pager-buttons">
           <button type="button" class="btn btn-secondary btn-small" disabled={!page.previous || loading} onClick={() => go(page.previous)}>
             ← Previous
@@ -126,6 +127,7 @@ export function PagedTable<T>(props: PagedTableProps<T>) {
             Next →
           </button>
         </div>
+        )}
       </nav>
     </div>
   );

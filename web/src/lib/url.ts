@@ -9,7 +9,9 @@ export function urlWith(path: string, query: Record<string, string>, changes: Re
     else params.set(key, value);
   }
   const search = params.toString();
-  return search ? `${path}?${search}` : path;
+  // The router's path drops trailing slashes; the overview's address is /app/ (as the server redirects to it).
+  const base = path === '/app' ? '/app/' : path;
+  return search ? `${base}?${search}` : base;
 }
 
 /** The value of `raw` when it is one of `choices`, else `fallback`. */

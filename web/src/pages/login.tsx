@@ -98,6 +98,7 @@ export function Login() {
           onSubmit={async (data) => {
             const email = text(data, 'email');
             await unwrap(api.POST('/auth/login-links/', { body: { email } }));
+            setLinkProblem(null);
             setSentTo(email);
           }}
         >

@@ -9,6 +9,7 @@ import { Badge } from '../components/badge';
 import { Spinner } from '../components/busy-button';
 import { LoadState, PageHeader, Section, useLoad } from '../components/page';
 import { formatCount, formatDay, formatMoney, formatPercent, formatTime } from '../lib/format';
+import { MemberRef } from '../lib/members';
 import { oneOf, urlWith } from '../lib/url';
 import type { ChartSeries } from './chart';
 
@@ -101,7 +102,18 @@ function Change({ now, before, days, lowerIsBetter }: { now: number; before: num
   );
 }
 
-function KpiTile({ kpi, current, previous, days }: { kpi: Kpi; current: TotalValue | undefined; previous: TotalValue | undefined; days: number }) {
+/** The account's main currency in this report (for money tiles that have nothing yet): the first one any metric has. */
+function reportCurrency(report: { current: Totals; previous: Totals }): string | null {
+  for (const totals of [report.current, report.previous]) {
+    for (const k of KPIS) {
+      const c = k.money ? mainCurrency(amountsOf(totals[k.field]), {}) : null;
+      if (c) return c;
+    }
+  }
+  return null;
+}
+
+function KpiTile({ kpi, current, previous, days, fallbackCurrency }: { kpi: Kpi; current: TotalValue | undefined; previous: TotalValue | undefined; days: number; fallbackCurrency: string | null }) {
   if (!kpi.money) {
     const now = countOf(current);
     return (
@@ -120,7 +132,7 @@ function KpiTile({ kpi, current, previous, days }: { kpi: Kpi; current: TotalVal
   return (
     <li class="kpi" data-kpi={kpi.field} data-value={raw} data-currency={currency ?? undefined} data-amounts={JSON.stringify(now)} data-previous={currency ? (before[currency] ?? '0.00') : '0.00'}>
       <p class="kpi-label">{kpi.label}</p>
-      <p class="kpi-value">{currency ? formatMoney(raw, currency) : formatCount(0)}</p>
+      <p class="kpi-value">{currency ? formatMoney(raw, currency) : fallbackCurrency ? formatMoney(0, fallbackCurrency) : formatCount(0)}</p>
       {others.length > 0 && <p class="kpi-more">+ {others.map(([c, v]) => formatMoney(v, c)).join(' · ')}</p>}
       <Change now={Number(raw)} before={Number(currency ? (before[currency] ?? 0) : 0)} days={days} lowerIsBetter={kpi.lowerIsBetter} />
     </li>
@@ -380,9 +392,7 @@ function RecentRewards() {
                     <tr key={r.id}>
                       <td>{formatTime(r.created_at)}</td>
                       <td>
-                        <a href={`/app/members/${encodeURIComponent(r.member_id)}`} class="mono-small">
-                          {r.member_id}
-                        </a>
+                        <MemberRef id={r.member_id} />
                       </td>
                       <td>{r.type === 'credit' ? 'Credit' : 'Commission'}</td>
                       <td class="num">{formatMoney(r.amount, r.currency)}</td>
@@ -428,7 +438,7 @@ export function Overview() {
           {(report) => (
             <ul class="kpis" data-from={String(report.from)} data-to={String(report.to)} aria-busy={overview.loading ? 'true' : undefined}>
               {KPIS.map((k) => (
-                <KpiTile key={k.field} kpi={k} current={report.current[k.field]} previous={report.previous[k.field]} days={days} />
+                <KpiTile key={k.field} kpi={k} current={report.current[k.field]} previous={report.previous[k.field]} days={days} fallbackCurrency={reportCurrency(report)} />
               ))}
             </ul>
           )}

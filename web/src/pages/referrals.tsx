@@ -12,8 +12,9 @@ import { Details, LoadState, PageHeader, Section, useLoad } from '../components/
 import { useToast } from '../components/toast';
 import { formatMoney, formatTime } from '../lib/format';
 import { useCan } from '../lib/session';
+import { MemberRef } from '../lib/members';
 import { urlWith } from '../lib/url';
-import { IdLink, RewardStatus, ReferralStatus, campaignHref, memberHref, referralColumns, referralTerms, type Referral } from './shared';
+import { RewardStatus, ReferralStatus, campaignHref, referralColumns, referralTerms, type Referral } from './shared';
 
 function CreateReferral({ onCreated }: { onCreated: (r: Referral, existed: boolean) => void }) {
   const form = useFormState();
@@ -173,7 +174,7 @@ export function ReferralDetail() {
                 <Details
                   items={[
                     ['Referral id', <code>{r.id}</code>],
-                    ['Member', <IdLink href={memberHref(r.member_id)} id={r.member_id} />],
+                    ['Member', <MemberRef id={r.member_id} />],
                     ['Campaign', r.campaign_id ? <a href={campaignHref(r.campaign_id)}>{r.campaign_id}</a> : 'None'],
                     ['Reward terms', referralTerms(r)],
                     ['Reward threshold', r.currency ? formatMoney(r.reward_threshold, r.currency) : '—'],

@@ -8,6 +8,7 @@ import { useConfirm } from '../components/confirm';
 import type { Column } from '../components/paged-table';
 import { useToast } from '../components/toast';
 import { formatDate, formatMoney, formatTime } from '../lib/format';
+import { MemberRef } from '../lib/members';
 import { useCan } from '../lib/session';
 
 export type Campaign = Schemas['Campaign'];
@@ -27,7 +28,6 @@ export function useCampaigns(): { campaigns: Campaign[]; loaded: boolean } {
   return state;
 }
 
-export const memberHref = (id: string) => `/app/members/${encodeURIComponent(id)}`;
 export const referralHref = (id: string) => `/app/referrals/${encodeURIComponent(id)}`;
 export const campaignHref = (id: string) => `/app/campaigns/${encodeURIComponent(id)}`;
 
@@ -141,7 +141,7 @@ export function rewardColumns(onChanged: () => void, opts: { member?: boolean } 
   const cols: Column<LedgerReward>[] = [
     { key: 'created', header: 'Created', cell: (r) => formatTime(r.created_at) },
   ];
-  if (opts.member !== false) cols.push({ key: 'member', header: 'Member', cell: (r) => <IdLink href={memberHref(r.member_id)} id={r.member_id} /> });
+  if (opts.member !== false) cols.push({ key: 'member', header: 'Member', cell: (r) => <MemberRef id={r.member_id} /> });
   cols.push(
     { key: 'referral', header: 'Referral', cell: (r) => <IdLink href={referralHref(r.referral_id)} id={r.referral_id} /> },
     { key: 'type', header: 'Type', cell: (r) => (r.type === 'credit' ? 'Credit' : 'Commission') },
@@ -186,7 +186,7 @@ export function PayoutActions({ payout, onChanged }: { payout: Payout; onChanged
           busy={busy === 'paid'}
           busyLabel="Marking paid…"
           disabled={busy !== null}
-          aria-label={`Mark ${amount} payout ${payout.id} paid`}
+          aria-label={`Mark paid: ${amount} payout ${payout.id}`}
           onClick={async () => {
             const reference = await confirm({
               title: `Mark this ${amount} payout paid?`,
@@ -218,7 +218,7 @@ export function PayoutActions({ payout, onChanged }: { payout: Payout; onChanged
           busy={busy === 'failed'}
           busyLabel="Marking failed…"
           disabled={busy !== null}
-          aria-label={`Mark ${amount} payout ${payout.id} failed`}
+          aria-label={`Mark failed: ${amount} payout ${payout.id}`}
           onClick={async () => {
             const reason = await confirm({
               title: `Mark this ${amount} payout failed?`,
@@ -256,7 +256,7 @@ export function payoutColumns(onChanged: () => void, opts: { member?: boolean; b
       header: 'Member',
       cell: (p) => (
         <>
-          <IdLink href={memberHref(p.member_id)} id={p.member_id} />
+          <MemberRef id={p.member_id} />
           {p.payout_email && <span class="cell-sub">{p.payout_email}</span>}
         </>
       ),
@@ -316,7 +316,7 @@ export function referralColumns(opts: { member?: boolean } = {}): Column<Referra
       ),
     },
   ];
-  if (opts.member !== false) cols.push({ key: 'member', header: 'Member', cell: (r) => <IdLink href={memberHref(r.member_id)} id={r.member_id} /> });
+  if (opts.member !== false) cols.push({ key: 'member', header: 'Member', cell: (r) => <MemberRef id={r.member_id} /> });
   cols.push(
     { key: 'status', header: 'Status', cell: (r) => <ReferralStatus referral={r} /> },
     { key: 'terms', header: 'Reward terms', cell: (r) => referralTerms(r) },
