@@ -3,6 +3,7 @@ import { BUNDLE_BUDGET_BYTES, INIT_OVERHEAD_BUDGET_MS, LAMBDA_NODE_OPTIONS, type
 import type { CpuSample } from './cpu';
 import type { DrainSection, JsonDrainSection } from './drain';
 import type { MoneySection } from './money';
+import { renderDashboardSection, type DashboardSection } from './dashboard';
 
 const MiB = 1024 * 1024;
 import { READ_TARGET_RATIO, type LoadSection } from './load';
@@ -23,6 +24,8 @@ export interface Report {
   authFlood?: AuthFloodSection | null;
   /** The money side at size (section `money`); absent from reports written before it existed. */
   money?: MoneySection | null;
+  /** The dashboard's assets and first paint (section `dashboard`). */
+  dashboard?: DashboardSection | null;
   /** Sections that could not run, with the reason. */
   errors: string[];
   /** Service log lines (handlers, workers) written to the log file during the run. */
@@ -309,6 +312,11 @@ export function renderReport(r: Report): string {
       `Service log lines during the load and drain sections (written to a file, not the console): ${num(c.log ?? 0)} info, ${num(c.warn ?? 0)} warnings, ${num(c.error ?? 0)} errors.` +
         (r.serviceLog.firstErrors.length > 0 ? ` First errors: ${r.serviceLog.firstErrors.map((e) => `\`${e.replace(/`/g, "'").slice(0, 160)}\``).join('; ')}` : ''),
     );
+    line();
+  }
+
+  if (r.dashboard) {
+    for (const l of renderDashboardSection(r.dashboard, machine.date.slice(0, 10))) line(l);
     line();
   }
 

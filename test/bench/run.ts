@@ -7,7 +7,8 @@
 // BENCH_WARMUP_SECONDS (2), BENCH_AUTH_REQUESTS (2000, the unknown-key flood of ./auth-flood.ts), BENCH_DRAIN_CHECKOUTS (2500 = 5,000 alerts), BENCH_DRAIN_RUNS (up to 3 while
 // the total stays under BENCH_BUDGET_SECONDS, 290), BENCH_SKIP (comma list of bundles,load,auth,drain),
 // BENCH_NOTE (a remark on the machine for the report, e.g. what else was running), BENCH_MONEY_REWARDS (100000:
-// the rewards seeded for the report and export section; about 5 minutes more on two cores).
+// the rewards seeded for the report and export section; about 5 minutes more on two cores),
+// BENCH_DASHBOARD_REFERRALS (3000) and BENCH_DASHBOARD_RUNS (5) for the dashboard section (skip: `dashboard`).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { measureDrain, measureJsonDrain, type DrainSection, type JsonDrainSectio
 import { startBenchRuntime, type BenchRuntime } from './harness';
 import { measureLoad, type LoadSection } from './load';
 import { measureMoney, type MoneySection } from './money';
+import { measureDashboard, type DashboardSection } from './dashboard';
 import { describeMachine } from './machine';
 import { renderReport, verdicts, type Report } from './report';
 import { kb, ms, num, pct, progress } from './stats';
@@ -122,7 +124,18 @@ async function main(): Promise<number> {
   }
   rmSync(workDir, { recursive: true, force: true });
 
-  const report: Report = { machine, loadAtEnd: loadavg()[0] ?? 0, totalSeconds: elapsed(), bundles, load, authFlood, drain, jsonDrains, money, errors, serviceLog };
+  // The dashboard in Chromium, on a runtime of its own (3,000 referrals seeded through the API).
+  let dashboard: DashboardSection | null = null;
+  if (!skip.has('dashboard')) {
+    try {
+      progress('dashboard: assets, then the overview with 3,000 referrals in Chromium');
+      dashboard = await measureDashboard({ referrals: setting('BENCH_DASHBOARD_REFERRALS', 3000), runs: setting('BENCH_DASHBOARD_RUNS', 5) });
+    } catch (err) {
+      errors.push(`dashboard: ${message(err)}`);
+    }
+  }
+
+  const report: Report = { machine, loadAtEnd: loadavg()[0] ?? 0, totalSeconds: elapsed(), bundles, load, authFlood, drain, jsonDrains, money, dashboard, errors, serviceLog };
   const file = join(REPO_ROOT, 'BENCHMARKS.md');
   writeFileSync(file, renderReport(report));
 
@@ -149,6 +162,9 @@ async function main(): Promise<number> {
   }
   if (money) {
     out(`money: ${num(money.rewards)} rewards seeded in ${num(money.seedSeconds, 1)} s; 90-day report p50 ${ms(money.report.p50)}, overview p50 ${ms(money.overview.p50)}; export of ${num(money.exportRun.rows)} rows in ${money.exportRun.pages} pages, ${num(money.exportRun.seconds, 1)} s, peak heap +${num(money.exportRun.peakHeapMiB, 1)} MiB`);
+  }
+  if (dashboard) {
+    out(`dashboard: JS ${kb(dashboard.jsGzip)} gzipped, CSS ${kb(dashboard.cssGzip)}; overview with ${num(dashboard.referrals)} referrals: cold FCP ${ms(dashboard.cold.fcp)}, KPI tiles ${ms(dashboard.cold.kpis)}; warm ${ms(dashboard.warm.fcp)} / ${ms(dashboard.warm.kpis)}`);
   }
   for (const d of jsonDrains) {
     out(`drain (${d.provider}): ${num(d.webhooks)} webhooks posted in ${num(d.postSeconds, 1)} s (${num(d.postRate)}/s), all applied after ${num(d.appliedSeconds, 1)} s (${num(d.appliedRate)}/s); lost ${d.lostTotal}`);

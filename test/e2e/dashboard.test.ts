@@ -62,9 +62,8 @@ async function loginLinkFor(to: string, since: number): Promise<string> {
 async function axe(p: Page, name: string): Promise<void> {
   await p.evaluate(AXE);
   const violations = await p.evaluate(async () => {
-    const result = await (globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document, {
-      resultTypes: ['violations'],
-    });
+    const g = globalThis as unknown as { document: unknown; axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } };
+    const result = await g.axe.run(g.document, { resultTypes: ['violations'] });
     return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
   expect({ page: name, violations }).toEqual({ page: name, violations: [] });
@@ -74,7 +73,7 @@ async function axe(p: Page, name: string): Promise<void> {
 async function visit(p: Page, path: string, heading: string | RegExp, shot: string): Promise<void> {
   await p.goto(`${runtime.url}/app/${path}`);
   await p.getByRole('heading', { level: 1, name: heading }).waitFor({ timeout: 15_000 });
-  await p.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0, undefined, { timeout: 15_000 });
+  await p.waitForFunction(() => (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document.querySelectorAll('[aria-busy="true"]').length === 0, undefined, { timeout: 15_000 });
   await axe(p, shot);
   await p.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
 }
