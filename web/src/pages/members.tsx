@@ -105,7 +105,7 @@ export function Members() {
         actions={
           <div class="inline-field">
             <label class="label-inline" for="member-campaign-filter">
-              Campaign
+              Show
             </label>
             <select
               id="member-campaign-filter"

@@ -429,11 +429,8 @@ function RoleSelect({ member, onChanged }: { member: TeamMember; onChanged: () =
   const self = member.email.toLowerCase() === session.email.toLowerCase();
   return (
     <div class="inline-field">
-      <label class="sr-only" for={`role-${member.id}`}>
-        Role of {member.email}
-      </label>
       <select
-        id={`role-${member.id}`}
+        aria-label={`Role of ${member.email}`}
         class="input input-small"
         value={member.role}
         disabled={busy || self}
