@@ -252,6 +252,7 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
     id: ACCOUNT_ID,
     name: 'Acme',
     plan: 'regular',
+    campaign_limit: 10,
     publishable_key: 'rfl_pub_Qm3kX9vB2nL7pR4tW8yZ1cF6',
     script_tag: `<script src="${BASE}/js/refloop.js" data-key="rfl_pub_Qm3kX9vB2nL7pR4tW8yZ1cF6" async></script>`,
     js_referrals: 'open',

@@ -323,6 +323,7 @@ export const accountResponse = v.strictObject({
   id: v.string(),
   name: v.string(),
   plan: v.picklist(['starter', 'small', 'regular', 'unlimited']),
+  campaign_limit: v.nullable(v.pipe(v.number(), v.integer(), v.description('Campaigns the plan allows; null: no limit.'))),
   publishable_key: v.nullable(v.string()),
   script_tag: v.nullable(v.string()),
   js_referrals: v.picklist(['open', 'confirm', 'off']),

@@ -4,7 +4,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { NotFoundError } from '../domain/errors';
-import { isPlan, type Plan } from '../domain/plans';
+import { campaignLimit, isPlan, type Plan } from '../domain/plans';
 import type { Mailbox } from '../email/sender';
 import { ensurePublishableKey, isJsReferralMode, setJsReferralMode, type JsReferralMode } from './accounts';
 import { db, tableName } from './client';
@@ -16,6 +16,8 @@ export interface AccountSettings {
   id: string;
   name: string;
   plan: Plan;
+  /** Campaigns the plan allows (null: no limit), for the dashboard's Campaigns page. */
+  campaign_limit: number | null;
   publishable_key: string | null;
   script_tag: string | null;
   js_referrals: JsReferralMode;
@@ -59,6 +61,7 @@ export async function accountSettings(accountId: string, baseUrl: string): Promi
     id: accountId,
     name: String(account.name),
     plan,
+    campaign_limit: campaignLimit(plan),
     publishable_key: pub,
     script_tag: pub ? `<script src="${baseUrl}/js/refloop.js" data-key="${pub}" async></script>` : null,
     js_referrals: isJsReferralMode(account.js_referrals) ? account.js_referrals : 'open',
