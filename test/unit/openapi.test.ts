@@ -29,17 +29,50 @@ describe('OpenAPI document', () => {
     const params = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
     expect((op.parameters ?? []).filter((p: { in?: string }) => p.in === 'path').map((p: { name: string }) => p.name)).toEqual(params);
     const auth = route.auth ?? 'api-key';
-    expect(op.security).toEqual(auth === 'api-key' ? [{ bearerAuth: [] }, { tokenAuth: [] }] : auth === 'publishable-key' ? [{ publishableKey: [] }] : []);
-    if (auth === 'api-key' || auth === 'publishable-key') expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '429']));
-    const idempotent = auth === 'api-key' && route.method !== 'GET';
+    // API-key routes also take the dashboard's session cookie; session-only routes take nothing else; the
+    // login routes need no credential, except the current session's GET and DELETE, which read the cookie.
+    const security =
+      auth === 'api-key'
+        ? [{ bearerAuth: [] }, { tokenAuth: [] }, { sessionCookie: [] }]
+        : auth === 'publishable-key'
+          ? [{ publishableKey: [] }]
+          : auth === 'session'
+            ? [{ sessionCookie: [] }]
+            : auth === 'login' && route.method !== 'POST'
+              ? [{ sessionCookie: [] }]
+              : [];
+    expect({ route: route.name, security: op.security }).toEqual({ route: route.name, security });
+    if (auth === 'api-key' || auth === 'publishable-key' || auth === 'session') expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '429']));
+    const idempotent = (auth === 'api-key' || auth === 'session') && route.method !== 'GET';
     expect((op.parameters ?? []).some((p: { $ref?: string }) => p.$ref === '#/components/parameters/IdempotencyKey')).toBe(idempotent);
     if (idempotent) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['409', '422']));
+  });
+
+  it('documents 403 on every write a dashboard session can be refused (its role or its Origin) and on every session-only route', () => {
+    // DASHBOARD.md: a role that may not do it is refused with 403; so is a session's unsafe request
+    // without this site's Origin (CSRF), and an API key on a session-only route.
+    const refusable = routes.filter((r) => r.auth === 'session' || ((r.auth ?? 'api-key') === 'api-key' && r.method !== 'GET'));
+    expect(refusable.length).toBeGreaterThan(25);
+    const undocumented = refusable.filter((r) => !('403' in doc.paths[r.path][r.method.toLowerCase()].responses)).map((r) => `${r.method} ${r.path}`);
+    expect(undocumented).toEqual([]);
+  });
+
+  it('documents the login routes with exactly their answers (no credential, rate limited, never a 403 but the logout\'s)', () => {
+    const responses = (method: string, path: string) => Object.keys(doc.paths[path][method].responses).sort();
+    expect(responses('post', '/auth/login-links/')).toEqual(['202', '400', '413', '415', '429', '500', '503']);
+    expect(responses('post', '/auth/sessions/')).toEqual(['201', '400', '401', '413', '415', '429', '500', '503']);
+    expect(responses('get', '/auth/sessions/current/')).toEqual(['200', '401', '500', '503']);
+    expect(responses('delete', '/auth/sessions/current/')).toEqual(['204', '403', '500', '503']);
+    // The session is the cookie the create sets.
+    expect(doc.paths['/auth/sessions/'].post.responses['201'].headers['Set-Cookie']).toBeDefined();
+    expect(doc.paths['/auth/sessions/'].post.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Session' });
   });
 
   it('has nothing that is not a route, and documents the auth schemes, the pagination envelope, the errors and the webhooks', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item as object).map((m) => `${m.toUpperCase()} ${path}`));
     expect(documented.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'publishableKey', 'tokenAuth']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'publishableKey', 'sessionCookie', 'tokenAuth']);
+    expect(doc.components.securitySchemes.sessionCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'refloop_session' });
     expect(doc.components.schemas.ReferralPage.required).toEqual(['count', 'next', 'previous', 'results']);
     expect(doc.components.schemas.ValidationErrors.additionalProperties).toEqual({ type: 'array', items: { type: 'string' }, minItems: 1 });
     expect(Object.keys(doc.webhooks).sort()).toEqual(['member.created', 'payout.due', 'payout.failed', 'payout.paid', 'referral.converted', 'referral.created', 'reward.approved', 'reward.created', 'reward.paid', 'reward.voided', 'subscription.updated']);
@@ -92,7 +125,7 @@ describe('OpenAPI document: what a validating proxy and /docs need', () => {
     expect(unused).toEqual([]);
     for (const name of ['RewardPage', 'PlanPage', 'CreatedWebhookEndpointPage', 'RewardEventDataPage', 'PaddleWebhookAcceptedPage']) expect(doc.components.schemas[name]).toBeUndefined();
     expect(Object.keys(doc.components.schemas).filter((n) => n.endsWith('Page')).sort()).toEqual(
-      ['CampaignPage', 'LedgerRewardPage', 'MemberPage', 'PayoutPage', 'ReferralPage', 'SubscriptionPage', 'WebhookDeliveryPage', 'WebhookEndpointPage'],
+      ['ApiKeyPage', 'CampaignPage', 'LedgerRewardPage', 'MemberPage', 'PayoutPage', 'ReferralPage', 'SubscriptionPage', 'TeamMemberPage', 'WebhookDeliveryPage', 'WebhookEndpointPage'],
     );
     expect(doc).not.toHaveProperty('jsonSchemaDialect');
   });

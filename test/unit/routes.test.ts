@@ -122,31 +122,70 @@ describe('findRoute', () => {
 });
 
 describe('route table', () => {
+  // The dashboard (DASHBOARD.md "Operator login and roles"): its login endpoints live under /auth/ (they take
+  // no credential and are not API resources); the team, API keys and the provider connection take only a
+  // dashboard session; every other /v1/ route takes a secret API key or a session.
+  const LOGIN_ROUTES = ['POST /auth/login-links/', 'POST /auth/sessions/', 'GET /auth/sessions/current/', 'DELETE /auth/sessions/current/'];
+  const SESSION_ROUTES = [
+    'GET /v1/team/',
+    'POST /v1/team/',
+    'PATCH /v1/team/{id}/',
+    'DELETE /v1/team/{id}/',
+    'GET /v1/api-keys/',
+    'POST /v1/api-keys/',
+    'DELETE /v1/api-keys/{id}/',
+    'POST /v1/account/provider/',
+  ];
+  // GET /v1/account/ gives an account from before publishable keys its key on first sight: a GET that writes.
+  const READS_THAT_WRITE = ['GetAccount'];
+
   it('has unique names and unique method + path pairs, under /v1/ or /js/v1/ (or the specified exceptions) with a trailing slash', () => {
     expect(new Set(routes.map((r) => r.name)).size).toBe(routes.length);
     expect(new Set(routes.map((r) => `${r.method} ${r.path}`)).size).toBe(routes.length);
     // The specification's conversion path has no /v1/ prefix, provider webhooks are not API resources,
-    // the rendered reference lives at /docs/ (and `/` points to it), the browser script is a file, and
-    // the liveness check is /health, where load balancers and uptime checks look for it.
+    // the rendered reference lives at /docs/ (and `/` points to it), the browser script is a file, the
+    // liveness check is /health, where load balancers and uptime checks look for it, and the dashboard's
+    // login endpoints are under /auth/.
     const PROVIDER_INTAKES = ['PaddleWebhook', 'PaddleBillingWebhook', 'StripeWebhook'];
     const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/', '/webhooks/paddle-billing/{account_id}/', '/webhooks/stripe/{account_id}/', '/docs/', '/', '/health', '/js/refloop.js']);
     // The OpenAPI document is a file, not a resource: no trailing slash.
     const documents = new Set(['/v1/openapi.json']);
     for (const r of routes) {
       if (documents.has(r.path)) expect(r.path).toMatch(/^\/v1\/[a-z]+\.json$/);
+      else if (r.path.startsWith('/auth/')) expect(r.path).toMatch(/^\/auth\/[a-z_-]+(\/[a-z_-]+)*\/$/);
       else if (!unversioned.has(r.path)) expect(r.path).toMatch(/^\/(js\/)?v1\/([a-z_-]+|\{[a-z_]+\})(\/([a-z_-]+|\{[a-z_]+\}))*\/$/);
       expect(['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS']).toContain(r.method);
       // Public endpoints (/js/) take the publishable key and nothing else does; the script, the CORS
-      // preflights and the public documentation take no credential and touch no table.
+      // preflights and the public documentation take no credential and touch no table; /auth/ is exactly
+      // the login routes; session-only routes are /v1/ routes.
       if (r.path.startsWith('/js/v1/') && r.method !== 'OPTIONS') expect(r.auth).toBe('publishable-key');
       else if (r.auth === 'none') expect({ route: r.name, method: r.method, table: r.table }).toEqual({ route: r.name, method: r.method === 'OPTIONS' ? 'OPTIONS' : 'GET', table: 'none' });
-      else expect(r.auth === undefined || r.auth === 'api-key' || PROVIDER_INTAKES.includes(r.name)).toBe(true);
+      else if (r.path.startsWith('/auth/')) expect({ route: r.name, auth: r.auth }).toEqual({ route: r.name, auth: 'login' });
+      else if (r.auth === 'session') expect(r.path).toMatch(/^\/v1\//);
+      else expect({ route: r.name, auth: r.auth === undefined || r.auth === 'api-key' || PROVIDER_INTAKES.includes(r.name) }).toEqual({ route: r.name, auth: true });
       // Only the webhook intakes write nothing although they are POSTs: they read settings and queue.
-      if (r.table !== 'none') expect(r.table).toBe(r.method === 'GET' || PROVIDER_INTAKES.includes(r.name) ? 'read' : 'write');
+      if (r.table !== 'none') {
+        const expected = READS_THAT_WRITE.includes(r.name) ? 'write' : r.method === 'GET' || PROVIDER_INTAKES.includes(r.name) ? 'read' : 'write';
+        expect({ route: r.name, table: r.table }).toEqual({ route: r.name, table: expected });
+      }
     }
     expect(routes.filter((r) => r.auth === 'none').map((r) => `${r.method} ${r.path}`).sort()).toEqual(
       ['GET /', 'GET /health', 'GET /docs/', 'GET /v1/openapi.json', 'GET /js/refloop.js', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/'].sort(),
     );
+    expect(routes.filter((r) => r.auth === 'login').map((r) => `${r.method} ${r.path}`).sort()).toEqual([...LOGIN_ROUTES].sort());
+    expect(routes.filter((r) => r.auth === 'session').map((r) => `${r.method} ${r.path}`).sort()).toEqual([...SESSION_ROUTES].sort());
+    expect(routes.filter((r) => READS_THAT_WRITE.includes(r.name)).map((r) => `${r.method} ${r.path} ${r.auth ?? 'api-key'}`)).toEqual(['GET /v1/account/ api-key']);
+  });
+
+  it('lets only the provider connection route (and the login-link and invite routes, through the member-emails worker) near secrets and the mail queue', () => {
+    // SetProviderConnection is the only API route that writes provider secrets (both kinds).
+    expect(routes.filter((r) => r.providerSecrets && r.auth === 'session').map((r) => r.name)).toEqual(['SetProviderConnection']);
+    expect(routes.find((r) => r.name === 'SetProviderConnection')).toMatchObject({ providerSecrets: true, providerWebhookSecrets: true, table: 'write' });
+    // Login links and invitations are mailed by the member-emails worker; the request path only queues them.
+    expect(routes.filter((r) => r.auth === 'login' || r.auth === 'session').filter((r) => r.queues).map((r) => [r.name, r.queues])).toEqual([
+      ['CreateLoginLink', ['member-emails']],
+      ['InviteTeamMember', ['member-emails']],
+    ]);
   });
 
   it('the fallback entry exists and exports a handler', () => {
