@@ -169,9 +169,15 @@ describe('API stack', () => {
       if (route.table === 'none') {
         expect({ route: route.name, dynamo }).toEqual({ route: route.name, dynamo: [] });
       } else if (route.table === 'read') {
-        expect({ route: route.name, writes: dynamo.filter((a) => !READ_ACTIONS.includes(a)) }).toEqual({
+        // A read route that takes a dashboard session slides its expiry: UpdateItem on session items
+        // (`SESSION#<digest>`) and nothing else; the others write nothing at all.
+        const slides = ['api-key', 'session', 'login'].includes(route.auth ?? 'api-key');
+        const writes = statementsOf(route.name)
+          .filter((s) => s.Effect === 'Allow')
+          .flatMap((s) => actionList(s).filter((a) => a.startsWith('dynamodb:') && !READ_ACTIONS.includes(a)).map((a) => ({ action: a, sid: s.Sid, condition: s.Condition })));
+        expect({ route: route.name, writes }).toEqual({
           route: route.name,
-          writes: [],
+          writes: slides ? [{ action: 'dynamodb:UpdateItem', sid: 'SlideDashboardSession', condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['SESSION#*'] } } }] : [],
         });
         expect(dynamo).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem']));
       } else {
@@ -400,10 +406,13 @@ describe('queues, workers and schedules', () => {
     expect(keys.webhookSecret('0123456789abcdef', '0'.repeat(32)).pk).toMatch(like);
   });
 
-  it("denies Paddle Billing's and Stripe's webhook secret to every function but their intakes, which are denied the API secret", () => {
+  it("denies Paddle Billing's and Stripe's webhook secret to every function but their intakes (denied the API secret) and the provider connection route", () => {
     const allowed = routes.filter((r) => r.providerWebhookSecrets).map((r) => r.name);
-    expect(allowed).toEqual(['PaddleBillingWebhook', 'StripeWebhook']);
-    for (const name of allowed) expect(routes.find((r) => r.name === name)?.providerSecrets).not.toBe(true);
+    expect(allowed.sort()).toEqual(['PaddleBillingWebhook', 'SetProviderConnection', 'StripeWebhook']);
+    // The intakes read the webhook secret only; POST /v1/account/provider/ (dashboard session only) writes
+    // both secrets, so it alone holds both.
+    for (const name of ['PaddleBillingWebhook', 'StripeWebhook']) expect(routes.find((r) => r.name === name)?.providerSecrets).not.toBe(true);
+    expect(routes.filter((r) => r.providerSecrets && r.providerWebhookSecrets).map((r) => [r.name, r.auth])).toEqual([['SetProviderConnection', 'session']]);
     for (const user of users) {
       const deny = statementsOf(user.name).filter((s) => s.Effect === 'Deny' && s.Sid === 'DenyProviderWebhookSecretItems');
       if (allowed.includes(user.name)) {
