@@ -5,7 +5,9 @@ import { referralView } from '../../shared/domain/views';
 import { createReferralWithCoupon } from '../../shared/flows/coupons';
 import { createReferralBody } from '../../shared/schemas/referral';
 
+// `source` is who made it (the specification's values): `app` from the operator dashboard (a session),
+// `api` from the app's backend (a secret key). The body cannot choose it.
 export const handler = apiHandler({ body: createReferralBody }, async ({ principal, body }) => {
-  const { referral } = await createReferralWithCoupon(principal.accountId, body, 'api');
+  const { referral } = await createReferralWithCoupon(principal.accountId, body, principal.session ? 'app' : 'api');
   return ok(referralView(referral));
 });

@@ -17,7 +17,9 @@ export interface StripeSettings {
 
 export type SettingsResult = { ok: true; settings: StripeSettings } | { ok: false; field: 'secret_key' | 'webhook_secret' | 'api_url'; message: string };
 
-const KEY = /^(sk|rk)_(test|live)_[A-Za-z0-9]{8,247}$/;
+// Real keys are letters and digits after the prefix; `_` is allowed too for the local emulator's key
+// (sk_test_local_emulator), which npm start prints and the dashboard's provider form accepts.
+const KEY = /^(sk|rk)_(test|live)_[A-Za-z0-9_]{8,247}$/;
 const WHSEC = /^whsec_[A-Za-z0-9+/=_-]{8,200}$/;
 
 /**

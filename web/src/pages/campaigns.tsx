@@ -17,9 +17,6 @@ import { campaignHref, type Campaign } from './shared';
 
 type CampaignBody = ApiPaths['/v1/campaigns/']['post']['requestBody']['content']['application/json'];
 
-/** Campaigns per plan (API-CONTRACT.md "Accounts and plans"); null = no limit. */
-const PLAN_LIMITS: Record<string, number | null> = { starter: 1, small: 3, regular: 10, unlimited: null };
-
 export function rewardSummary(c: Campaign): string {
   const period = c.commission_months === null ? 'for the life of the subscription' : `for ${c.commission_months} month${c.commission_months === 1 ? '' : 's'}`;
   if (c.allows_credit) return `Credit of ${formatMoney(c.credit_amount, c.credit_currency)}`;
@@ -41,9 +38,9 @@ function PlanLimit({ used }: { used: number | null }) {
   const account = useLoad(() => unwrap(api.GET('/v1/account/')), []);
   const plan = account.data?.plan;
   if (!plan || used === null) return null;
-  const limit = PLAN_LIMITS[plan];
+  // The plan's limit as the API states it (GET /v1/account/ campaign_limit; null = no limit).
+  const limit = account.data?.campaign_limit ?? null;
   const name = titleCase(plan);
-  if (limit === undefined) return <p class="subtitle">Plan: {name}</p>;
   if (limit === null) return <p class="plan-limit">Your {name} plan has no campaign limit.</p>;
   const full = used >= limit;
   return (
