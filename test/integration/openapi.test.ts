@@ -18,6 +18,8 @@ import { recordRewards } from '../../shared/store/rewards';
 import { keys } from '../../shared/store/table';
 import { api, type ApiOptions, type ApiResponse } from '../support/api';
 import { newAccount } from '../support/fixtures';
+import { API_ORIGIN, freshEmail, loginAs, sessionHeaders, type DashboardLogin } from '../support/dashboard';
+import { addTeamMember, issueLoginToken } from '../../shared/store/team';
 import { recordDynamoCalls } from '../support/dynamo-calls';
 import { responseValidator } from '../support/openapi';
 import { startTestQueues, type TestQueues } from '../support/queues';
@@ -32,6 +34,10 @@ let key: string;
 let publishableKey: string;
 let accountId: string;
 let check: ReturnType<typeof responseValidator>;
+/** The account's owner, logged in to the dashboard (the session-only routes). */
+let owner: DashboardLogin;
+// The login routes are rate limited per IP: this file's own address (not 127.0.0.1, which other files use).
+const LOGIN_IP = '198.51.100.21';
 const problems: string[] = [];
 let serial = 0;
 const unique = (p: string) => `${p}-${++serial}-${Date.now().toString(36)}`;
@@ -41,6 +47,7 @@ beforeAll(async () => {
   queues = await startTestQueues();
   ({ accountId, apiKey: key, publishableKey } = await newAccount('unlimited'));
   await saveProviderSettings(accountId, { vendorId: 1, authCode: 'unused', publicKey: signed.public_key, vendorsApiUrl: 'http://127.0.0.1:9/api', checkoutApiUrl: 'http://127.0.0.1:9/api' });
+  owner = await loginAs(accountId, 'owner');
   const served = await api('GET', '/v1/openapi.json');
   check = responseValidator(served.body);
 });
@@ -104,6 +111,11 @@ async function money(o: { approve?: boolean; batch?: boolean }): Promise<{ rewar
 }
 
 const hook = () => must(call('POST', '/v1/webhook-endpoints/', { body: { url: 'http://127.0.0.1:9/hook' } }), 201);
+
+/** The owner's session: its cookie, and this site's Origin (writes). */
+const asOwner = (options: ApiOptions = {}): ApiOptions => ({ ...options, headers: { ...owner.headers, ...options.headers } });
+const teamMember = () => addTeamMember(accountId, freshEmail('openapi'), 'viewer');
+const apiKeyRecord = () => must(api('POST', '/v1/api-keys/', asOwner({ body: { name: unique('key') } })), 201);
 
 /** One live request per route (its happy path). A route added without one fails the completeness test. */
 const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
@@ -187,6 +199,36 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   RecordClickPreflight: () => api('OPTIONS', '/js/v1/clicks/', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } }),
   CreateJsReferral: async () => api('POST', '/js/v1/referrals/', { key: publishableKey, body: { member_code: (await fixtures()).member.code, user_identifier: unique('js-user') } }),
   CreateJsReferralPreflight: () => api('OPTIONS', '/js/v1/referrals/', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } }),
+  // The dashboard (DASHBOARD.md): login routes, session-only routes, the account's settings.
+  CreateLoginLink: () => api('POST', '/auth/login-links/', { body: { email: freshEmail('link') }, sourceIp: LOGIN_IP }),
+  CreateSession: async () => {
+    const member = await addTeamMember(accountId, freshEmail('login'), 'finance');
+    const { token } = await issueLoginToken(accountId, member.id);
+    return api('POST', '/auth/sessions/', { body: { token }, sourceIp: LOGIN_IP });
+  },
+  GetCurrentSession: () => api('GET', '/auth/sessions/current/', { headers: owner.headers }),
+  EndCurrentSession: async () => api('DELETE', '/auth/sessions/current/', { headers: (await loginAs(accountId, 'viewer')).headers }),
+  ListTeam: async () => {
+    await teamMember();
+    return api('GET', '/v1/team/', asOwner());
+  },
+  InviteTeamMember: () => api('POST', '/v1/team/', asOwner({ body: { email: freshEmail('invite'), role: 'admin' } })),
+  UpdateTeamMember: async () => api('PATCH', `/v1/team/${(await teamMember()).id}/`, asOwner({ body: { role: 'finance' } })),
+  RemoveTeamMember: async () => api('DELETE', `/v1/team/${(await teamMember()).id}/`, asOwner()),
+  ListApiKeys: async () => {
+    await apiKeyRecord();
+    return api('GET', '/v1/api-keys/', asOwner());
+  },
+  CreateApiKey: () => api('POST', '/v1/api-keys/', asOwner({ body: { name: 'Production backend' } })),
+  RevokeApiKey: async () => api('DELETE', `/v1/api-keys/${(await apiKeyRecord()).id}/`, asOwner()),
+  GetAccount: () => call('GET', '/v1/account/'),
+  UpdateAccount: () => api('PATCH', '/v1/account/', asOwner({ body: { embed_origins: ['https://app.acme.example'], email_sender: { address: 'rewards@acme.example', name: 'Acme' } } })),
+  // A fresh account: this one mirrors subscriptions, so switching its provider kind is refused (409).
+  SetProviderConnection: async () => {
+    const { accountId: fresh } = await newAccount();
+    const admin = await loginAs(fresh, 'admin');
+    return api('POST', '/v1/account/provider/', { headers: admin.headers, body: { kind: 'stripe', secret_key: 'rk_test_openapiLiveSample01', webhook_secret: 'whsec_openapiLiveSample01' } });
+  },
   GetOpenApi: () => api('GET', '/v1/openapi.json'),
   ApiDocs: () => api('GET', '/docs'),
   ApiRoot: () => api('GET', '/'),
@@ -293,6 +335,18 @@ describe('live responses validate against the document', () => {
     const reused = await call('PATCH', `/v1/members/${member.id}/`, { body: { first_name: 'B' }, headers: idem });
     expect(reused.status).toBe(422);
     validate(routeNamed('UpdateMember'), reused, 'reused key');
+    // The dashboard's errors: an API key on a session-only route (403), no session (401), a used or unknown
+    // login token (401), a cross-site logout (403), a field error on the team and on the account.
+    validate(routeNamed('ListTeam'), await call('GET', '/v1/team/'), 'API key on a session-only route');
+    validate(routeNamed('ListTeam'), await api('GET', '/v1/team/'), 'no session');
+    validate(routeNamed('GetCurrentSession'), await api('GET', '/auth/sessions/current/'), 'no session');
+    validate(routeNamed('CreateSession'), await api('POST', '/auth/sessions/', { body: { token: 'A'.repeat(43) }, sourceIp: LOGIN_IP }), 'unknown token');
+    validate(routeNamed('CreateSession'), await api('POST', '/auth/sessions/', { body: {}, sourceIp: LOGIN_IP }), 'no token');
+    validate(routeNamed('EndCurrentSession'), await api('DELETE', '/auth/sessions/current/', { headers: sessionHeaders(owner.token, 'https://evil.example') }), 'cross-site logout');
+    validate(routeNamed('InviteTeamMember'), await api('POST', '/v1/team/', asOwner({ body: { email: owner.member.email, role: 'viewer' } })), 'address already in the team');
+    validate(routeNamed('UpdateTeamMember'), await api('PATCH', '/v1/team/tm_000000000000000000000000/', asOwner({ body: { role: 'viewer' } })), 'unknown member');
+    validate(routeNamed('UpdateAccount'), await call('PATCH', '/v1/account/', { body: { embed_origins: ['http://x.example'] } }), 'bad origin');
+    validate(routeNamed('CreateApiKey'), await api('POST', '/v1/api-keys/', { headers: { ...owner.headers, origin: API_ORIGIN }, body: { name: 'x'.repeat(101) } }), 'long name');
     expect(problems.slice(before)).toEqual([]);
   });
 });
