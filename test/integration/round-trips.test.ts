@@ -18,7 +18,7 @@
 //
 // A route added to the table without a budget and a scenario here fails its test.
 // Set ROUND_TRIPS_REPORT=1 to print the measured figures.
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { routes, type Route } from '../../functions/routes';
 import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/paddle-emulator';
 import { resetConfig } from '../../shared/config';
@@ -38,6 +38,9 @@ import { recordRewards } from '../../shared/store/rewards';
 import { api, type ApiOptions, type ApiResponse } from '../support/api';
 import { describeCalls, itemsRead, recordDynamoCalls, type DynamoCall } from '../support/dynamo-calls';
 import { newAccount } from '../support/fixtures';
+import { freshEmail, loginAs, type DashboardLogin } from '../support/dashboard';
+import { addTeamMember, issueLoginToken, teamKeys } from '../../shared/store/team';
+import { nowSeconds } from '../../shared/store/ops';
 import { startTestQueues, type TestQueues } from '../support/queues';
 
 interface Budget {
@@ -60,6 +63,15 @@ const budget = (depth: number, calls: number, extra: Partial<Pick<Budget, 'provi
 
 /** What an Idempotency-Key adds to a write: one conditional PutItem (claim) + one UpdateItem (stored response). */
 const IDEMPOTENCY_EXTRA = { depth: 2, calls: 2 };
+
+/**
+ * What a dashboard session costs instead of a warm API key: one GetItem of the session, never cached (a
+ * logout, a removal or a role change takes effect on the next request). The session-only routes' budgets
+ * below include it; an API-key route measured with a session gets it on top.
+ */
+const SESSION_EXTRA = { depth: 1, calls: 1 };
+/** A session last slid 300 s ago or more: its expiry is moved once, one UpdateItem after the GetItem. */
+const SLIDE_EXTRA = { depth: 1, calls: 1 };
 
 // route name -> budget for its happy path (every variant a scenario drives must fit it).
 //
@@ -162,6 +174,41 @@ const BUDGETS: Record<string, Budget> = {
   // The root's pointer to the reference and the liveness check: no table either.
   ApiRoot: budget(0, 0),
   Health: budget(0, 0),
+
+  // ---- the dashboard (DASHBOARD.md) ----
+  // Login routes: no credential. A login link: the per-IP then the per-address window (limits of 30 and 5:
+  // every request counted in the item, one conditional UpdateItem each), then one SQS send; the worker
+  // looks the address up, never the request path (same cost for any address).
+  CreateLoginLink: budget(2, 2, { sends: { 'member-emails': 1 } }),
+  // session: per-IP window -> link GetItem -> member || account GetItem -> one transaction (link delete,
+  // last login, session, its ref).
+  CreateSession: budget(4, 5),
+  // current session: the session GetItem.
+  GetCurrentSession: budget(1, 1),
+  // logout: session GetItem -> delete session -> delete its ref.
+  EndCurrentSession: budget(3, 3),
+  // Session-only routes: the session GetItem first, then as an API-key route (the rate limit beside a read,
+  // before a write). Team list: Query of the team partition.
+  ListTeam: budget(2, 3),
+  // invite: (limit) -> team Query (the size bound) -> transaction (lookup + member [+ owners]) -> the link's SQS send.
+  InviteTeamMember: budget(4, 4, { sends: { 'member-emails': 1 } }),
+  // role change: (limit) -> member GetItem -> transaction (member [+ owners]) -> the member's session refs
+  // Query -> one UpdateItem per open session (one here).
+  UpdateTeamMember: budget(6, 6),
+  // removal: (limit) -> member GetItem -> transaction -> refs Query -> per open session: delete it, delete its ref.
+  RemoveTeamMember: budget(7, 7),
+  // API keys: list = Query of the records; create = one transaction (lookup item + record); revoke = record
+  // GetItem -> transaction (record + lookup item).
+  ListApiKeys: budget(2, 3),
+  CreateApiKey: budget(3, 3),
+  RevokeApiKey: budget(4, 4),
+  // Account settings (an API-key route): one BatchGet (account + provider's public settings) beside the limit.
+  GetAccount: budget(1, 2),
+  // update: (limit) -> account UpdateItem [-> publishable key GetItem -> transaction (account + key item), for
+  // js_referrals] -> the settings' BatchGet.
+  UpdateAccount: budget(5, 5),
+  // provider connection: session -> (limit) -> settings + subscriptions counter BatchGet -> one transaction -> the settings' BatchGet.
+  SetProviderConnection: budget(5, 5),
 };
 
 /** One request to measure, prepared by a scenario (the preparation itself is not measured). */
@@ -179,6 +226,13 @@ interface Variant {
   exactCalls?: number;
   /** The exact figures this variant must show when they are known to be below the route's budget. */
   exact?: Partial<{ provider: number; sends: Partial<Record<QueueName, number>> }>;
+  /**
+   * With a dashboard session (its cookie and this site's Origin) instead of the API key: the owner's, or the
+   * given one. On an API-key route the budget grows by SESSION_EXTRA (session-only routes include it).
+   */
+  session?: true | DashboardLogin;
+  /** The session is due a slide (last slid 300 s ago or more): the budget grows by SLIDE_EXTRA. */
+  slide?: boolean;
 }
 
 interface Measured {
@@ -202,6 +256,12 @@ const STRIPE_SECRET = 'whsec_roundtrips000000000001';
 let accountId: string;
 let key: string;
 let publishableKey: string;
+/** The account's owner, logged in to the dashboard. */
+let owner: DashboardLogin;
+/** Accounts a scenario connects to a provider: taken off the background-sync registry after the file. */
+const connected: string[] = [];
+// The login routes are rate limited per IP: this file's own address (127.0.0.1 is every other file's).
+const LOGIN_IP = '198.51.100.31';
 const results: Measured[] = [];
 let serial = 0;
 const unique = (prefix: string) => `${prefix}-${++serial}-${Date.now().toString(36)}`;
@@ -236,6 +296,7 @@ beforeAll(async () => {
   await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(stripeAccountId) }));
   // Warm the auth cache.
   expect((await call('GET', '/v1/campaigns/')).status).toBe(200);
+  owner = await loginAs(accountId, 'owner');
 });
 
 /** A signed Stripe event (a type the worker acknowledges without effect). */
@@ -251,6 +312,7 @@ function billingNotification(): Omit<ApiOptions, 'key'> {
 }
 
 afterAll(async () => {
+  for (const id of connected) await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(id) }));
   await queues?.stop();
   await paddle?.stop();
   if (process.env.ROUND_TRIPS_REPORT === '1' && results.length > 0) {
@@ -602,6 +664,88 @@ const SCENARIOS: Record<string, Scenario> = {
   GetPayoutBatch: async () => [{ label: 'batch', params: { id: (await moneyFixture({ approve: true, batch: true })).batchId! } }],
   PayoutBatchFile: async () => [{ label: 'file of 1 payout', params: { id: (await moneyFixture({ approve: true, batch: true })).batchId! } }],
   MarkPayoutBatchPaid: async () => [{ label: 'batch of 1 payout', params: { id: (await moneyFixture({ approve: true, batch: true })).batchId! }, options: { body: {} } }],
+  // ---- the dashboard ----
+  CreateLoginLink: async () => {
+    const member = await teamMember('viewer');
+    return [
+      { label: 'team address', anonymous: true, options: { body: { email: member.email }, sourceIp: LOGIN_IP }, exact: { sends: { 'member-emails': 1 } } },
+      { label: 'unknown address (same cost)', anonymous: true, options: { body: { email: freshEmail('nobody') }, sourceIp: LOGIN_IP }, exact: { sends: { 'member-emails': 1 } } },
+    ];
+  },
+  CreateSession: async () => {
+    const member = await teamMember('finance');
+    const { token } = await issueLoginToken(accountId, member.id);
+    return [{ label: 'login token', anonymous: true, options: { body: { token }, sourceIp: LOGIN_IP } }];
+  },
+  GetCurrentSession: async () => {
+    const due = await loginAs(accountId, 'viewer');
+    await slideDue(due);
+    return [
+      { label: 'session', session: true },
+      { label: 'session due a slide', session: due, slide: true },
+      { label: 'the same, just slid', session: due },
+    ];
+  },
+  EndCurrentSession: async () => [{ label: 'logout', session: await loginAs(accountId, 'viewer') }],
+  ListTeam: async () => {
+    await teamMember('viewer');
+    return [{ label: 'team', session: true }];
+  },
+  InviteTeamMember: async () => [
+    { label: 'invite', session: true, options: { body: { email: freshEmail('invite'), role: 'finance' } }, exact: { sends: { 'member-emails': 1 } } },
+    { label: 'with Idempotency-Key', session: true, options: { body: { email: freshEmail('invite'), role: 'owner' } }, idempotencyKey: unique('idem') },
+  ],
+  UpdateTeamMember: async () => {
+    const withSession = await loginAs(accountId, 'viewer');
+    const without = await teamMember('viewer');
+    return [
+      { label: 'member with an open session', session: true, params: { id: withSession.member.id }, options: { body: { role: 'admin' } } },
+      { label: 'member without a session, to owner', session: true, params: { id: without.id }, options: { body: { role: 'owner' } } },
+      { label: 'same role (no change)', session: true, params: { id: without.id }, options: { body: { role: 'owner' } } },
+    ];
+  },
+  RemoveTeamMember: async () => {
+    const withSession = await loginAs(accountId, 'admin');
+    return [
+      { label: 'member with an open session', session: true, params: { id: withSession.member.id } },
+      { label: 'member without a session', session: true, params: { id: (await teamMember('viewer')).id } },
+    ];
+  },
+  ListApiKeys: async () => [{ label: 'keys', session: true }],
+  CreateApiKey: async () => {
+    const idem = unique('idem');
+    return [
+      { label: 'create', session: true, options: { body: { name: 'Backend' } } },
+      { label: 'with Idempotency-Key', session: true, options: { body: { name: 'CI' } }, idempotencyKey: idem },
+      { label: 'replay of that key (1 PutItem + the session)', session: true, options: { body: { name: 'CI' } }, idempotencyKey: idem, exactCalls: 2 },
+    ];
+  },
+  RevokeApiKey: async () => {
+    const created = await expectStatus(api('POST', '/v1/api-keys/', { headers: owner.headers, body: { name: unique('revoked') } }), 201);
+    return [
+      { label: 'revoke', session: true, params: { id: created.id } },
+      { label: 'revoked already', session: true, params: { id: created.id } },
+    ];
+  },
+  GetAccount: async () => [{ label: 'settings (API key)' }, { label: 'settings (session)', session: true }],
+  UpdateAccount: async () => [
+    { label: 'embed origins (API key)', options: { body: { embed_origins: ['https://app.acme.example'] } } },
+    { label: 'email sender (session)', session: true, options: { body: { email_sender: { address: 'rewards@acme.example', name: 'Acme' } } } },
+    { label: 'js referrals (publishable key item too)', options: { body: { js_referrals: 'confirm' } } },
+    { label: 'back to open, sender cleared', options: { body: { js_referrals: 'open', email_sender: null } } },
+  ],
+  SetProviderConnection: async () => {
+    // A fresh account (this file's own one is Paddle Classic with mirrored subscriptions: a switch is refused).
+    const { accountId: fresh } = await newAccount();
+    connected.push(fresh);
+    const admin = await loginAs(fresh, 'admin');
+    const stripe = { kind: 'stripe', secret_key: 'rk_test_roundtripsConnect01', webhook_secret: 'whsec_roundtripsConnect01', api_url: 'http://127.0.0.1:9' };
+    return [
+      { label: 'connect Stripe', session: admin, options: { body: stripe } },
+      { label: 'new Stripe secrets', session: admin, options: { body: { ...stripe, secret_key: 'rk_test_roundtripsConnect02' } } },
+    ];
+  },
+
   StripeWebhook: async () => {
     const warm = await api('POST', `/webhooks/stripe/${stripeAccountId}/`, stripeEvent());
     if (warm.status !== 200) throw new Error(`warm-up event answered ${warm.status}: ${warm.text}`);
@@ -633,6 +777,16 @@ async function conversions(): Promise<Variant[]> {
     { label: 'subscription_id', params: { id: bySubscription.id }, options: { body: { subscription_id: b.subscriptionId } }, exact: { provider: 0, sends } },
     { label: 'with Idempotency-Key', params: { id: withKey.id }, options: { body: { subscription_id: c.subscriptionId } }, idempotencyKey: unique('idem'), exact: { provider: 0, sends } },
   ];
+}
+
+/** A member of the account's team (through the store), without a session. */
+const teamMember = (role: 'owner' | 'admin' | 'finance' | 'viewer') => addTeamMember(accountId, freshEmail(role), role);
+
+/** Makes a session due a slide: last slid 301 s ago. */
+async function slideDue(login: DashboardLogin): Promise<void> {
+  await db().send(
+    new UpdateCommand({ TableName: tableName(), Key: teamKeys.session(login.session.hash), UpdateExpression: 'SET slid_at = :s', ExpressionAttributeValues: { ':s': nowSeconds() - 301 } }),
+  );
 }
 
 let endpoints = 0;
@@ -669,8 +823,9 @@ async function measure(route: Route, v: Variant): Promise<Measured> {
   const recording = recordDynamoCalls();
   let res: ApiResponse;
   try {
-    const headers = { ...(v.options?.headers ?? {}), ...(v.idempotencyKey ? { 'idempotency-key': v.idempotencyKey } : {}) };
-    res = await api(route.method, path, { ...(v.anonymous ? {} : { key }), ...(v.options ?? {}), headers });
+    const session = v.session === true ? owner : v.session;
+    const headers = { ...(session?.headers ?? {}), ...(v.options?.headers ?? {}), ...(v.idempotencyKey ? { 'idempotency-key': v.idempotencyKey } : {}) };
+    res = await api(route.method, path, { ...(v.anonymous || session ? {} : { key }), ...(v.options ?? {}), headers });
   } finally {
     recording.stop();
   }
@@ -687,9 +842,16 @@ async function measure(route: Route, v: Variant): Promise<Measured> {
   };
 }
 
+const ROUTES_BY_NAME = new Map(routes.map((r) => [r.name, r]));
+
 function violations(m: Measured, base: Budget, v: Variant): string[] {
   const out: string[] = [];
-  const b = v.idempotencyKey ? { ...base, depth: base.depth + IDEMPOTENCY_EXTRA.depth, calls: base.calls + IDEMPOTENCY_EXTRA.calls } : base;
+  const extras = [
+    v.idempotencyKey ? IDEMPOTENCY_EXTRA : null,
+    v.session && (ROUTES_BY_NAME.get(m.route)?.auth ?? 'api-key') === 'api-key' ? SESSION_EXTRA : null,
+    v.slide ? SLIDE_EXTRA : null,
+  ].filter((e): e is { depth: number; calls: number } => e !== null);
+  const b = extras.reduce((acc, e) => ({ ...acc, depth: acc.depth + e.depth, calls: acc.calls + e.calls }), base);
   if (v.exactCalls !== undefined && m.calls.length !== v.exactCalls) out.push(`${m.route} (${m.variant}): ${m.calls.length} DynamoDB calls, expected ${v.exactCalls} [${describeCalls(m.calls)}]`);
   const where = `${m.route} (${m.variant})`;
   const detail = `[${describeCalls(m.calls)}]`;
