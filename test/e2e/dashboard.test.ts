@@ -78,6 +78,8 @@ async function visit(p: Page, path: string, heading: string | RegExp, shot: stri
   await p.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
 }
 
+let lastLink = '';
+
 async function logIn(context: BrowserContext, email: string): Promise<Page> {
   const p = await context.newPage();
   const since = Date.now();
@@ -86,6 +88,7 @@ async function logIn(context: BrowserContext, email: string): Promise<Page> {
   await p.getByRole('button', { name: /login link/i }).click();
   await p.getByText(/inbox/i).first().waitFor({ timeout: 10_000 });
   const link = await loginLinkFor(email, since);
+  lastLink = link;
   // As from a mail client: the link opens in a fresh page load.
   await p.goto('about:blank');
   await p.goto(link);
@@ -123,6 +126,14 @@ describe('operator dashboard', () => {
     // The session cookie is HttpOnly and SameSite=Strict (no Secure on loopback http).
     const cookie = (await owner.cookies()).find((c) => c.name === 'refloop_session');
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', secure: false });
+
+    // The same link again, in another browser: refused, and no session.
+    const other = await browser.newContext();
+    const replay = await other.newPage();
+    await replay.goto(lastLink);
+    await replay.getByRole('alert').getByText(/invalid, expired or already used/i).waitFor({ timeout: 10_000 });
+    expect((await other.cookies()).some((c) => c.name === 'refloop_session')).toBe(false);
+    await other.close();
   }, 60_000);
 
   it('creates a campaign, a member and an app referral through the pages', async () => {
@@ -154,7 +165,10 @@ describe('operator dashboard', () => {
     await page.getByLabel('Email', { exact: true }).fill('alice2@example.com');
     await page.getByLabel('Referral code').fill('ALICE');
     await page.getByRole('button', { name: /add member|create member/i }).click();
-    await expect(page.getByLabel('Referral code').getAttribute('aria-invalid', { timeout: 10_000 })).resolves.toBe('true');
+    await page.locator('#new-member input[name="code"][aria-invalid="true"]').waitFor({ timeout: 10_000 });
+    const describedBy = (await page.locator('#new-member input[name="code"]').getAttribute('aria-describedby')) ?? '';
+    const described = await Promise.all(describedBy.split(/\s+/).filter(Boolean).map((id) => page.locator(`[id="${id}"]`).innerText()));
+    expect(described.join(' ')).toMatch(/already|exists|taken|in use/i);
 
     await visit(page, 'referrals', 'Referrals', 'referrals-empty');
     await page.getByLabel('Referred user').fill('bob');
