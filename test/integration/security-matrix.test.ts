@@ -1,9 +1,12 @@
 // Security matrix (issue 4, item 5): every API-key route of functions/routes.ts x {no key, malformed
 // key, unknown key, revoked key, another account's key with this account's ids and cursors}, and the
 // Paddle webhook with another account's signature; the public documentation routes answer anyone and
-// carry no tenant data. Then, after a realistic flow (accounts, keys,
-// provider settings, webhooks, conversions, rewards, a provider outage), no plaintext API key or Paddle
-// auth code may be found in any stored item (the auth code only in its own secret item) or log line.
+// carry no tenant data. The dashboard's session-only routes (team, API keys, provider connection) refuse
+// every API key (403) and answer 401 without a session; another account's session gets 404 on this
+// account's ids; the login routes never fail with a 5xx on bad input. Then, after a realistic flow
+// (accounts, keys, provider settings, webhooks, conversions, rewards, a provider outage, dashboard logins),
+// no plaintext API key, Paddle auth code, session token or login token may be found in any stored item
+// (the auth code only in its own secret item; tokens only as their SHA-256) or log line.
 import { randomBytes } from 'node:crypto';
 import { format } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -23,6 +26,10 @@ import { recordRewards } from '../../shared/store/rewards';
 import { keys } from '../../shared/store/table';
 import { api, type ApiResponse } from '../support/api';
 import { pollUntil } from '../support/fixtures';
+import { API_ORIGIN, freshEmail, loginAs, sessionHeaders, type DashboardLogin } from '../support/dashboard';
+import { SESSION_ONLY, tokenHash } from '../../shared/domain/team';
+import { SESSION_ENDED } from '../../shared/http/auth';
+import { addTeamMember, issueLoginToken, teamKeys } from '../../shared/store/team';
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
 
 // ---- log capture: everything written through console or straight to stdout/stderr ------------------
@@ -63,6 +70,16 @@ let A: Tenant;
 let B: Tenant;
 /** A key of A that gets revoked. */
 let revokedKey: string;
+/** Dashboard sessions: owners of A and B. */
+let ownerA: DashboardLogin;
+let ownerB: DashboardLogin;
+/** Every session token and login token this file sees (stored only as their SHA-256 digests). */
+const sessionTokens: string[] = [];
+const loginTokens: string[] = [];
+/** A login token never used: its LOGIN#<digest> item stays until it expires. */
+let unusedLoginToken: string;
+// The login routes are rate limited per IP: this file's own address (127.0.0.1 is every other file's).
+const LOGIN_IP = '198.51.100.41';
 
 async function tenant(paddle: PaddleEmulator, authCode: string): Promise<Tenant> {
   const { account, apiKey } = await createAccount({ name: `security-${suffix}`, plan: 'regular' });
@@ -127,6 +144,9 @@ interface Ids {
   reward: string;
   payout: string;
   batch: string;
+  /** A member of A's team, and the record of a key created through POST /v1/api-keys/. */
+  teamMember: string;
+  apiKeyRecord: string;
 }
 let ids: Ids;
 /** Signing secrets of A's endpoints: shown once, then never in an answer, a log line or another item. */
@@ -221,6 +241,8 @@ beforeAll(async () => {
     // Both emulators number subscriptions from the same start; A has four, B will have one.
     subscription: dan.subscription.subscription_id,
     checkoutId: dan.checkout_id,
+    teamMember: '',
+    apiKeyRecord: '',
   };
   expect(rewarded.rewards[0].type).toBe('credit');
 
@@ -231,7 +253,30 @@ beforeAll(async () => {
   const bSub = await subscribed(B, 'yan@example.com');
   bIds = { campaign: bCampaign.id, member: bMember.id, referral: bReferral.id, subscription: bSub.subscription.subscription_id };
   expect(await getSubscription(B.accountId, ids.subscription)).toBeNull();
+
+  // The dashboard: A's owner logs in through the HTTP login (a link's token traded for the cookie), B's
+  // through the store; A gets a viewer and a key made through POST /v1/api-keys/ (its plaintext shown once).
+  const dana = await addTeamMember(A.accountId, freshEmail('dana'), 'owner');
+  const link = await issueLoginToken(A.accountId, dana.id);
+  loginTokens.push(link.token);
+  const opened = await api('POST', '/auth/sessions/', { body: { token: link.token }, sourceIp: LOGIN_IP });
+  expect(opened.status).toBe(201);
+  const cookieToken = /^refloop_session=([A-Za-z0-9_-]{43});/.exec(opened.cookies[0] ?? '')?.[1];
+  if (!cookieToken) throw new Error(`no session cookie in ${JSON.stringify(opened.cookies)}`);
+  const session = { accountId: A.accountId, operatorId: dana.id, email: dana.email, role: 'owner' as const, plan: 'regular' as const, expiresAt: opened.body.expires_at, accountName: opened.body.account_name, hash: tokenHash(cookieToken) };
+  ownerA = { member: dana, token: cookieToken, session, headers: sessionHeaders(cookieToken) };
+  ownerB = await loginAs(B.accountId, 'owner');
+  const viewerA = await loginAs(A.accountId, 'viewer');
+  sessionTokens.push(ownerA.token, ownerB.token, viewerA.token);
+  unusedLoginToken = (await issueLoginToken(A.accountId, viewerA.member.id)).token;
+  loginTokens.push(unusedLoginToken);
+  const created = await ok(api('POST', '/v1/api-keys/', { headers: ownerA.headers, body: { name: 'Made in the dashboard' } }), 201);
+  apiKeys.push(created.key);
+  expect((await call(created.key, 'GET', '/v1/campaigns/')).status).toBe(200);
+  ids.teamMember = viewerA.member.id;
+  ids.apiKeyRecord = created.id;
 }, 90_000);
+
 
 afterAll(async () => {
   await pollers?.stop();
@@ -244,6 +289,11 @@ afterAll(async () => {
 // ---- the requests of the matrix ---------------------------------------------------------------------
 
 const apiKeyRoutes = routes.filter((r) => (r.auth ?? 'api-key') === 'api-key');
+/** The dashboard's session-only routes: the team, API keys, the provider connection. */
+const sessionRoutes = routes.filter((r) => r.auth === 'session');
+/** Every route a secret API key or a session authenticates. */
+const keyedRoutes = [...apiKeyRoutes, ...sessionRoutes];
+const loginRoutes = routes.filter((r) => r.auth === 'login');
 
 /** The route's path with account A's real ids in it. */
 function pathFor(route: Route): string {
@@ -259,6 +309,8 @@ function pathFor(route: Route): string {
     if (route.path.startsWith('/v1/payouts/')) return ids.payout;
     if (route.path.startsWith('/v1/payout-batches/')) return ids.batch;
     if (route.path.startsWith('/v1/exports/')) return 'rewards.csv';
+    if (route.path.startsWith('/v1/team/')) return ids.teamMember;
+    if (route.path.startsWith('/v1/api-keys/')) return ids.apiKeyRecord;
     throw new Error(`no id for {${name}} in ${route.path}`);
   });
 }
@@ -292,6 +344,16 @@ function bodyFor(route: Route): unknown {
       return { reference: 'mallory' };
     case 'CreatePayoutBatch':
       return { format: 'csv', currency: 'USD' };
+    case 'UpdateAccount':
+      return { name: `mallory-${suffix}`, embed_origins: ['https://mallory.example'], js_referrals: 'off' };
+    case 'InviteTeamMember':
+      return { email: `mallory-${suffix}@example.com`, role: 'owner' };
+    case 'UpdateTeamMember':
+      return { role: 'owner' };
+    case 'CreateApiKey':
+      return { name: 'mallory' };
+    case 'SetProviderConnection':
+      return { kind: 'stripe', secret_key: 'sk_test_mallory0000000001', webhook_secret: 'whsec_mallory0000000001' };
     default:
       return undefined;
   }
@@ -305,7 +367,7 @@ const send = (route: Route, headers: Record<string, string>) =>
 
 /** What account A has, read with A's key: compared before and after every matrix row. */
 async function snapshotOfA() {
-  const [campaign, member, referral, open, campaigns, members, referrals, subscriptions, hook, hooks, deliveries, rewards, payouts, summary, batch] = await Promise.all([
+  const [campaign, member, referral, open, campaigns, members, referrals, subscriptions, hook, hooks, deliveries, rewards, payouts, summary, batch, account, team, keyRecords] = await Promise.all([
     ok(call(A, 'GET', `/v1/campaigns/${ids.campaign}/`)),
     ok(call(A, 'GET', `/v1/members/${ids.member}/`)),
     ok(call(A, 'GET', `/v1/referrals/${ids.referral}/`)),
@@ -321,10 +383,14 @@ async function snapshotOfA() {
     ok(call(A, 'GET', '/v1/payouts/?page_size=100')),
     ok(call(A, 'GET', '/v1/payouts/summary/')),
     ok(call(A, 'GET', `/v1/payout-batches/${ids.batch}/`)),
+    ok(call(A, 'GET', '/v1/account/')),
+    // The team and the key records: A's owner's session (an API key may not read them).
+    ok(api('GET', '/v1/team/', { headers: ownerA.headers })),
+    ok(api('GET', '/v1/api-keys/', { headers: ownerA.headers })),
   ]);
   // Deliveries move on by themselves (retries of the closed port): only who and what is compared.
   const deliveryIds = (deliveries.results as { id: string }[]).map((d) => d.id);
-  return { campaign, member, referral, open, campaigns, members, referrals, subscriptions, hook, hooks, rewards, payouts, summary, batch, deliveries: { count: deliveries.count >= deliveryIds.length, ids: deliveryIds.length > 0 } };
+  return { campaign, member, referral, open, campaigns, members, referrals, subscriptions, hook, hooks, rewards, payouts, summary, batch, account, team, keyRecords, deliveries: { count: deliveries.count >= deliveryIds.length, ids: deliveryIds.length > 0 } };
 }
 
 function expect401(res: ApiResponse, detail: string, label: string): void {
@@ -335,10 +401,12 @@ function expect401(res: ApiResponse, detail: string, label: string): void {
 const publishableRoutes = routes.filter((r) => r.auth === 'publishable-key');
 
 describe('the matrix covers the route table', () => {
-  it('every route is API-key, publishable-key, provider-signature or unauthenticated, and each keyed route has a request here', () => {
-    expect(routes.every((r) => ['api-key', 'publishable-key', 'provider-signature', 'none'].includes(r.auth ?? 'api-key'))).toBe(true);
+  it('every route is API-key, session, login, publishable-key, provider-signature or unauthenticated, and each keyed route has a request here', () => {
+    expect(routes.every((r) => ['api-key', 'session', 'login', 'publishable-key', 'provider-signature', 'none'].includes(r.auth ?? 'api-key'))).toBe(true);
     expect(apiKeyRoutes.length).toBeGreaterThanOrEqual(19);
-    for (const route of apiKeyRoutes) expect(() => pathFor(route)).not.toThrow();
+    for (const route of keyedRoutes) expect(() => pathFor(route)).not.toThrow();
+    expect(sessionRoutes.map((r) => r.name).sort()).toEqual(['CreateApiKey', 'InviteTeamMember', 'ListApiKeys', 'ListTeam', 'RemoveTeamMember', 'RevokeApiKey', 'SetProviderConnection', 'UpdateTeamMember']);
+    expect(loginRoutes.map((r) => `${r.method} ${r.path}`).sort()).toEqual(['DELETE /auth/sessions/current/', 'GET /auth/sessions/current/', 'POST /auth/login-links/', 'POST /auth/sessions/']);
     expect(publishableRoutes.map((r) => r.name).sort()).toEqual(['CreateJsReferral', 'RecordClick']);
     // Unauthenticated routes serve no account data: the script, the CORS preflights, the public
     // documentation (and `/`, which points to it) and the liveness check.
@@ -357,7 +425,7 @@ describe('publishable keys: only the public /js/v1/ endpoints, never /v1/; secre
 
   it("A's publishable key on every /v1/ route: 401 Invalid token, nothing changes", async () => {
     const before = await snapshotOfA();
-    for (const route of apiKeyRoutes) expect401(await send(route, { authorization: `Bearer ${A.publishableKey}` }), 'Invalid token.', `${route.name} with a publishable key`);
+    for (const route of keyedRoutes) expect401(await send(route, { authorization: `Bearer ${A.publishableKey}` }), 'Invalid token.', `${route.name} with a publishable key`);
     expect(await snapshotOfA()).toEqual(before);
   });
 
@@ -401,10 +469,10 @@ describe('publishable keys: only the public /js/v1/ endpoints, never /v1/; secre
   });
 });
 
-describe('without valid credentials: 401 on every API-key route, nothing changes', () => {
+describe('without valid credentials: 401 on every API-key and session route, nothing changes', () => {
   it('no Authorization header: 401 "Authentication credentials were not provided."', async () => {
     const before = await snapshotOfA();
-    for (const route of apiKeyRoutes) {
+    for (const route of keyedRoutes) {
       expect401(await send(route, {}), 'Authentication credentials were not provided.', `${route.name} without a header`);
     }
     expect(await snapshotOfA()).toEqual(before);
@@ -424,7 +492,7 @@ describe('without valid credentials: 401 on every API-key route, nothing changes
       `Bearer rfl_live_${'x'.repeat(200)}`,
       `Bearerx ${A.key}`,
     ];
-    for (const route of apiKeyRoutes) {
+    for (const route of keyedRoutes) {
       for (const authorization of malformed) {
         expect401(await send(route, { authorization }), 'Invalid token.', `${route.name} with "${authorization.slice(0, 24)}"`);
       }
@@ -434,7 +502,7 @@ describe('without valid credentials: 401 on every API-key route, nothing changes
 
   it('a well-formed unknown key: 401 "Invalid token."', async () => {
     const unknown = `rfl_live_${randomBytes(32).toString('base64url')}`;
-    for (const route of apiKeyRoutes) {
+    for (const route of keyedRoutes) {
       expect401(await send(route, { authorization: `Bearer ${unknown}` }), 'Invalid token.', `${route.name} with an unknown key`);
     }
   });
@@ -443,13 +511,110 @@ describe('without valid credentials: 401 on every API-key route, nothing changes
     expect((await call(revokedKey, 'GET', `/v1/campaigns/${ids.campaign}/`)).status).toBe(200);
     await revokeApiKey(revokedKey);
     const before = await snapshotOfA();
-    for (const route of apiKeyRoutes) {
+    for (const route of keyedRoutes) {
       expect401(await send(route, { authorization: `Bearer ${revokedKey}` }), 'Invalid token.', `${route.name} with a revoked key`);
       expect401(await send(route, { authorization: `Token ${revokedKey}` }), 'Invalid token.', `${route.name} with a revoked Token key`);
     }
     expect(await snapshotOfA()).toEqual(before);
     // The other key of the account still works.
     expect((await call(A, 'GET', `/v1/campaigns/${ids.campaign}/`)).status).toBe(200);
+  });
+});
+
+describe('dashboard sessions on the keyed routes', () => {
+  it('a session cookie that names no session (unknown, ended or malformed): 401, nothing changes', async () => {
+    const before = await snapshotOfA();
+    const unknown = randomBytes(32).toString('base64url');
+    for (const route of keyedRoutes) {
+      const res = await send(route, sessionHeaders(unknown, API_ORIGIN));
+      expect({ route: route.name, status: res.status, body: res.body }).toEqual({ route: route.name, status: 401, body: { detail: SESSION_ENDED } });
+      // A cookie value that is not a token is no session at all.
+      expect401(await send(route, { cookie: 'refloop_session=../../etc', origin: API_ORIGIN }), 'Authentication credentials were not provided.', `${route.name} with a malformed cookie`);
+    }
+    expect(await snapshotOfA()).toEqual(before);
+  });
+});
+
+describe('session-only routes: the team, API keys and the provider connection', () => {
+  it("A's valid API key: 403 on every one (Bearer and Token), nothing changes", async () => {
+    const before = await snapshotOfA();
+    for (const route of sessionRoutes) {
+      for (const authorization of [`Bearer ${A.key}`, `Token ${A.key}`]) {
+        const res = await send(route, { authorization });
+        expect({ route: route.name, authorization: authorization.split(' ')[0], status: res.status, body: res.body }).toEqual({
+          route: route.name,
+          authorization: authorization.split(' ')[0],
+          status: 403,
+          body: { detail: SESSION_ONLY },
+        });
+      }
+      // A key beside a valid session cookie: the request is the key's, and still refused.
+      const both = await send(route, { authorization: `Bearer ${A.key}`, ...ownerA.headers });
+      expect({ route: route.name, status: both.status, body: both.body }).toEqual({ route: route.name, status: 403, body: { detail: SESSION_ONLY } });
+    }
+    expect(await snapshotOfA()).toEqual(before);
+    // A's owner session does reach them (positive control).
+    expect((await api('GET', '/v1/team/', { headers: ownerA.headers })).status).toBe(200);
+  });
+
+  it("B's owner session with A's team member and key ids: 404, and A's key keeps working", async () => {
+    const before = await snapshotOfA();
+    const idRoutes = sessionRoutes.filter((r) => r.path.includes('{'));
+    expect(idRoutes.map((r) => r.name).sort()).toEqual(['RemoveTeamMember', 'RevokeApiKey', 'UpdateTeamMember']);
+    for (const route of idRoutes) {
+      const res = await send(route, ownerB.headers);
+      expect({ route: route.name, status: res.status, body: res.body }).toEqual({ route: route.name, status: 404, body: { detail: 'Not found.' } });
+    }
+    // And A's data through B's session on A-keyed reads: B's own, never A's.
+    const team = await ok(api('GET', '/v1/team/', { headers: ownerB.headers }));
+    expect(team.results.map((m: { id: string }) => m.id)).toEqual([ownerB.member.id]);
+    const account = await ok(api('GET', '/v1/account/', { headers: ownerB.headers }));
+    expect(account.id).toBe(B.accountId);
+    expect(await snapshotOfA()).toEqual(before);
+  });
+});
+
+describe('login routes: no credential, never a 5xx on bad input', () => {
+  it('bad bodies, content types, cookies and origins answer 4xx in the contract shape (or the documented success)', async () => {
+    const bodies: { rawBody?: string; body?: unknown; type?: string }[] = [
+      { rawBody: '{', type: 'application/json' },
+      { rawBody: 'email=a@b.co', type: 'application/x-www-form-urlencoded' },
+      { rawBody: '', type: 'application/json' },
+      { body: null },
+      { body: [] },
+      { body: 'x' },
+      { body: { email: 5, token: 5 } },
+      { body: { email: { $ne: '' }, token: { $gt: '' } } },
+      { body: { email: 'a'.repeat(300) + '@example.com', token: 'A'.repeat(101) } },
+      { body: { email: '\ud800@example.com', token: '\u0000'.repeat(43) } },
+      { body: { email: `x@example.com`, token: '../'.repeat(14) + 'x' } },
+      { rawBody: JSON.stringify({ email: 'x'.repeat(70_000) }), type: 'application/json' },
+    ];
+    const odd = [{}, { cookie: 'refloop_session=' }, { cookie: `refloop_session=${'A'.repeat(43)}; refloop_session=${'B'.repeat(43)}` }, { cookie: 'x'.repeat(4000) }, { origin: 'null' }];
+    let sent = 0;
+    for (const route of loginRoutes) {
+      for (const b of bodies) {
+        for (const headers of odd) {
+          const res = await api(route.method, route.path, {
+            sourceIp: LOGIN_IP,
+            headers: { ...headers, ...(b.type ? { 'content-type': b.type } : {}) },
+            ...(b.rawBody !== undefined ? { rawBody: b.rawBody } : b.body !== undefined ? { body: b.body } : {}),
+          });
+          sent++;
+          const label = `${route.method} ${route.path} ${JSON.stringify(b).slice(0, 60)} ${JSON.stringify(headers).slice(0, 60)}`;
+          expect({ label, serverError: res.status >= 500 }).toEqual({ label, serverError: false });
+          if (res.status >= 400) {
+            const keys = Object.keys(res.body ?? {});
+            const shaped = (keys.length === 1 && keys[0] === 'detail' && typeof res.body.detail === 'string') || (keys.length > 0 && keys.every((k) => Array.isArray(res.body[k])));
+            expect({ label, shaped }).toEqual({ label, shaped: true });
+          } else {
+            // Only the login link (202 for a valid address), the logout (204) could succeed here.
+            expect({ label, status: res.status }).toEqual({ label, status: route.method === 'DELETE' ? 204 : 202 });
+          }
+        }
+      }
+    }
+    expect(sent).toBe(loginRoutes.length * bodies.length * odd.length);
   });
 });
 
@@ -731,8 +896,11 @@ describe('secrets at rest and in logs', () => {
     const mine = items.filter((i) => String(i.pk).startsWith(`A#${A.accountId}`) || String(i.pk).startsWith(`A#${B.accountId}`));
     expect(mine.length).toBeGreaterThan(40);
     expect(apiKeys.length).toBeGreaterThanOrEqual(4);
-    // The key items exist, under their hashes.
-    expect(items.filter((i) => i.type === 'ApiKey' && (i.account_id === A.accountId || i.account_id === B.accountId))).toHaveLength(3);
+    // The key items exist, under their hashes (two first keys, one from the CLI, one from the dashboard).
+    expect(items.filter((i) => i.type === 'ApiKey' && (i.account_id === A.accountId || i.account_id === B.accountId))).toHaveLength(4);
+    // The dashboard's key: its record shows a prefix too short to use, and the lookup item its digest only.
+    const record = items.find((i) => i.type === 'ApiKeyRecord' && i.sk === ids.apiKeyRecord);
+    expect(record).toMatchObject({ prefix: expect.stringMatching(/^rfl_live_.{4}…$/), key_hash: expect.any(String) });
 
     for (const item of items) {
       const text = JSON.stringify(item);
@@ -748,6 +916,23 @@ describe('secrets at rest and in logs', () => {
     }
   });
 
+  it('no stored item holds a session token or a login token: only their SHA-256 digests, in the items\' keys', async () => {
+    const items = await scanAll();
+    expect(sessionTokens.length).toBeGreaterThanOrEqual(3);
+    expect(loginTokens.length).toBeGreaterThanOrEqual(2);
+    for (const item of items) {
+      const text = JSON.stringify(item);
+      for (const token of [...sessionTokens, ...loginTokens]) {
+        if (text.includes(token)) throw new Error(`item ${String(item.pk)} / ${String(item.sk)} holds a plaintext session or login token`);
+      }
+    }
+    // The live sessions and the unused link are there, keyed by digest; the used link is gone.
+    const keysOf = new Set(items.map((i) => `${String(i.pk)}|${String(i.sk)}`));
+    for (const token of sessionTokens) expect(keysOf.has(`${teamKeys.session(tokenHash(token)).pk}|SESSION`)).toBe(true);
+    expect(keysOf.has(`${teamKeys.login(tokenHash(unusedLoginToken)).pk}|LOGIN`)).toBe(true);
+    expect(keysOf.has(`${teamKeys.login(tokenHash(loginTokens[0]!)).pk}|LOGIN`)).toBe(false);
+  });
+
   it("webhook signing secrets are only in their own WEBHOOK_SECRET items, and no answer after the create shows them", async () => {
     const items = await scanAll();
     expect(webhookSecrets).toHaveLength(2);
@@ -759,11 +944,11 @@ describe('secrets at rest and in logs', () => {
     for (const res of answers) for (const secret of webhookSecrets) expect(res.text.includes(secret)).toBe(false);
   });
 
-  it('no log line holds an API key or an auth code', () => {
+  it('no log line holds an API key, an auth code, a session token or a login token', () => {
     // The flow above did log: worker lines, the failed credit application during the outage.
     expect(logLines.length).toBeGreaterThan(10);
     expect(logLines.some((l) => l.includes('record failed'))).toBe(true);
-    const secrets = [...apiKeys.flatMap(forms), A.authCode, B.authCode, ...webhookSecrets];
+    const secrets = [...apiKeys.flatMap(forms), A.authCode, B.authCode, ...webhookSecrets, ...sessionTokens, ...loginTokens];
     const leaks = logLines.filter((line) => secrets.some((s) => line.includes(s)));
     expect(leaks).toEqual([]);
   });

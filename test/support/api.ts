@@ -21,6 +21,8 @@ export interface ApiResponse {
   /** Parsed JSON; null for an empty body or one that is not JSON (see `text`). `any` so tests can index freely. */
   body: any;
   text: string;
+  /** The `Set-Cookie` values (API Gateway's `cookies`: the session cookie of POST /auth/sessions/, say). */
+  cookies: string[];
 }
 
 export async function api(method: string, path: string, options: ApiOptions = {}): Promise<ApiResponse> {
@@ -58,5 +60,5 @@ export async function api(method: string, path: string, options: ApiOptions = {}
       parsed = null;
     }
   }
-  return { status: res.statusCode, headers: res.headers, body: parsed, text };
+  return { status: res.statusCode, headers: res.headers, body: parsed, text, cookies: res.cookies };
 }
