@@ -84,6 +84,9 @@ async function logIn(context: BrowserContext, email: string): Promise<Page> {
   const p = await context.newPage();
   const since = Date.now();
   await p.goto(`${runtime.url}/app/login`);
+  await p.getByRole('heading', { level: 1 }).waitFor();
+  await axe(p, 'login');
+  await p.screenshot({ path: join(SHOTS, 'login.png') });
   await p.getByLabel(/email/i).fill(email);
   await p.getByRole('button', { name: /login link/i }).click();
   await p.getByText(/inbox/i).first().waitFor({ timeout: 10_000 });
