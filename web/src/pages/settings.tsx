@@ -172,7 +172,7 @@ function ApiKeysSection() {
             empty={<p>No API keys. Create one above for your backend.</p>}
             columns={[
               { key: 'name', header: 'Name', cell: (k) => k.name || <span class="muted">Unnamed</span> },
-              { key: 'prefix', header: 'Key', cell: (k) => <code>{k.prefix}…</code> },
+              { key: 'prefix', header: 'Key', cell: (k) => <code>{k.prefix}</code> },
               { key: 'created', header: 'Created', cell: (k) => formatTime(k.created_at) },
               { key: 'state', header: 'State', cell: (k) => (k.revoked_at ? <><Badge status="disabled" label="Revoked" /><span class="cell-sub">{formatTime(k.revoked_at)}</span></> : <Badge status="active" label="Active" />) },
               {
