@@ -11,7 +11,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Effect, ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { fallbackRoute, routes } from '../../functions/routes';
 import { scheduledJobs, workers } from '../../functions/workers';
@@ -159,6 +159,21 @@ export function denyProviderWebhookSecrets(fn: RefloopFunction, table: ITable): 
   );
 }
 
+/** What a route's role must allow: routes with the same profile share a role (see RefloopApiStack). */
+export function routeProfile(route: (typeof routes)[number]): string {
+  const auth = route.auth ?? 'api-key';
+  return [
+    `table=${route.table}`,
+    `queues=${[...new Set(route.queues ?? [])].sort().join('+') || 'none'}`,
+    route.providerSecrets ? 'provider-secrets' : '',
+    route.webhookSecrets ? 'webhook-secrets' : '',
+    route.providerWebhookSecrets ? 'provider-webhook-secrets' : '',
+    route.table === 'read' && ['api-key', 'session', 'login'].includes(auth) ? 'session-slide' : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
 /** `provider-events` -> `ProviderEvents`, for output ids. */
 const pascal = (name: string) => name.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 
@@ -197,11 +212,30 @@ export class RefloopApiStack extends Stack {
     if (!stage) throw new Error('the HTTP API has no $default stage');
     stage.defaultRouteSettings = { throttlingRateLimit: throttle.rateLimit, throttlingBurstLimit: throttle.burstLimit };
 
+    // Routes with exactly the same permissions share one role (table access, queues, secret items, the
+    // session slide): a role and its policy per route would take the stack past CloudFormation's 500
+    // resources. Least privilege is unchanged: a role's grants are exactly what each of its routes needs.
+    const roles = new Map<string, Role>();
+    const roleFor = (route: (typeof routes)[number]): Role => {
+      const profile = routeProfile(route);
+      let role = roles.get(profile);
+      if (!role) {
+        role = new Role(this, `RouteRole${roles.size + 1}`, {
+          assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+          description: `Routes with: ${profile}`,
+          managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole')],
+        });
+        roles.set(profile, role);
+      }
+      return role;
+    };
+
     for (const route of routes) {
       const fn = new RefloopFunction(this, route.name, {
         entry: route.entry,
         description: `${route.method} ${route.path}`,
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
+        role: roleFor(route),
       });
       // Routes without table access (the script, CORS preflights, public documentation) get no grant.
       if (route.table !== 'none') fn.bindTable(props.table, route.table);

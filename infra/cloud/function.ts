@@ -6,6 +6,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 
 /** The repository root: handler entries in `functions/routes.ts` are relative to it. */
@@ -46,6 +47,11 @@ export interface RefloopFunctionProps {
   timeout?: Duration;
   /** Concurrency reserved for (and capping) this function: queue workers (./queue-worker.ts). */
   reservedConcurrentExecutions?: number;
+  /**
+   * A role shared with the functions that need exactly the same permissions (the API stack's routes: see
+   * RouteRoles in ./api-stack.ts). Without one, the function gets a role of its own.
+   */
+  role?: IRole;
 }
 
 export class RefloopFunction extends NodejsFunction {
@@ -74,6 +80,7 @@ export class RefloopFunction extends NodejsFunction {
       timeout: props.timeout ?? Duration.seconds(10),
       logGroup,
       ...(props.reservedConcurrentExecutions ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions } : {}),
+      ...(props.role ? { role: props.role } : {}),
       environment: { NODE_OPTIONS: '--enable-source-maps' },
       bundling,
     });
