@@ -4,8 +4,10 @@
 // methods, bad credentials, forged webhook alerts - sent through the in-process gateway. For every
 // answer: never a 5xx; X-Request-Id; a JSON body (but 204); every 4xx body in the contract's shape
 // (`{"detail": "..."}` or `{"<field>": ["...", ...]}`); and the statuses the contract fixes where the
-// request alone decides them (401, 413, 415, the webhook's 403/404). The data must not change under
-// rejected requests: the two accounts' items are read (uninstrumented Scan) before and after each batch.
+// request alone decides them (401, 413, 415, the webhook's 403/404, and for the dashboard: 403 for an API
+// key on a session-only route, for a session's write without this site's Origin and for a viewer's write).
+// The dashboard's login routes and sessions (cookies, origins) are generated too. The data must not change
+// under rejected requests: the two accounts' items are read (uninstrumented Scan) before and after each batch.
 //
 // http.test.ts holds the hand-written cases of the same rules; this file only generates.
 import { readFileSync } from 'node:fs';
@@ -15,9 +17,13 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { findRoute, routes, type Route } from '../../functions/routes';
 import { saveProviderSettings } from '../../shared/store/provider';
+import { CROSS_SITE_REFUSED, PERMISSION_DENIED, SESSION_ONLY } from '../../shared/domain/team';
+import { addTeamMember, listApiKeyRecords } from '../../shared/store/team';
 import { api, type ApiResponse } from '../support/api';
+import { API_ORIGIN, freshEmail, loginAs, type DashboardLogin } from '../support/dashboard';
 import { closeVerificationClient, verificationClient } from '../support/dynamo-calls';
 import { newAccount } from '../support/fixtures';
+import { startTestQueues, type TestQueues } from '../support/queues';
 
 const MAX_BODY = 64 * 1024;
 const BATCH = 25;
@@ -34,6 +40,9 @@ interface Fixture {
   members: { id: string; code: string; identifier: string; email: string }[];
   referrals: { id: string; user: string }[];
   cursors: string[];
+  /** A team member (a viewer: never the owner, whose session the requests use) and the account's key records. */
+  teamMember: string;
+  keyRecords: string[];
 }
 
 /** The account the requests are sent to (no provider settings: a conversion can never reach a provider). */
@@ -72,8 +81,17 @@ async function fixture(tag: string): Promise<Fixture> {
       if (typeof link === 'string') cursors.push(new URL(link).searchParams.get('cursor') ?? '');
     }
   }
-  return { accountId, key, publishableKey, campaigns, members, referrals, cursors };
+  const teamMember = (await addTeamMember(accountId, freshEmail(`${tag}-viewer`), 'viewer')).id;
+  const keyRecords = (await listApiKeyRecords(accountId)).map((r) => r.id);
+  return { accountId, key, publishableKey, campaigns, members, referrals, cursors, teamMember, keyRecords };
 }
+
+/** A's dashboard sessions: its owner's (the session requests) and a viewer's; and another account's, which the login requests may log out. */
+let owner: DashboardLogin;
+let viewer: DashboardLogin;
+let leaving: DashboardLogin;
+/** Login links and invitations are queued (member-emails): a local SQS takes them (no worker runs). */
+let queues: TestQueues;
 
 const signedAlerts = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'paddle', 'signed-alerts.json'), 'utf8')) as {
   public_key: string;
@@ -81,7 +99,12 @@ const signedAlerts = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', '
 };
 
 beforeAll(async () => {
+  queues = await startTestQueues();
   [A, B] = await Promise.all([fixture('a'), fixture('b')]);
+  owner = await loginAs(A.accountId, 'owner');
+  viewer = await loginAs(A.accountId, 'viewer');
+  // Of a third account: its logout changes nothing of A's or B's.
+  leaving = await loginAs((await newAccount('starter')).accountId, 'finance');
   // B's webhook verifies alerts; its provider URLs are a closed port (never called: nothing here verifies).
   await saveProviderSettings(B.accountId, {
     vendorId: 1,
@@ -92,8 +115,9 @@ beforeAll(async () => {
   });
 }, 60_000);
 
-afterAll(() => {
+afterAll(async () => {
   closeVerificationClient();
+  await queues?.stop();
 });
 
 // ---- snapshots (uninstrumented Scan, test-only) ----------------------------------------------------
@@ -214,6 +238,14 @@ FIELDS.MarkPayoutPaid = ['paid_at', 'reference', 'status'];
 FIELDS.MarkPayoutBatchPaid = FIELDS.MarkPayoutPaid;
 FIELDS.MarkPayoutFailed = ['reason', 'status'];
 FIELDS.CancelPayout = FIELDS.MarkPayoutFailed;
+// The dashboard (DASHBOARD.md).
+FIELDS.CreateLoginLink = ['email', 'token', 'account_id'];
+FIELDS.CreateSession = ['token', 'email'];
+FIELDS.InviteTeamMember = ['email', 'role', 'id'];
+FIELDS.UpdateTeamMember = ['role', 'email'];
+FIELDS.CreateApiKey = ['name', 'key', 'prefix'];
+FIELDS.UpdateAccount = ['name', 'email_sender', 'embed_origins', 'js_referrals', 'plan', 'publishable_key', 'provider'];
+FIELDS.SetProviderConnection = ['kind', 'vendor_id', 'auth_code', 'public_key', 'api_key', 'secret_key', 'webhook_secret', 'api_url'];
 const fieldsOf = (route: Route) => FIELDS[route.name] ?? ['name', 'id', 'user_identifier', 'identifier'];
 
 /** A JSON object built from the route's fields (any subset, each with an odd value) plus unknown keys. */
@@ -325,7 +357,8 @@ const authArb = (): fc.Arbitrary<Auth> =>
   );
 
 /** A path segment standing for an id: a real one (of A or B), an unknown one of the right shape, or garbage. */
-function idSegment(kind: 'campaign' | 'member' | 'referral' | 'user' | 'subscription' | 'account', ownIds: boolean): fc.Arbitrary<string> {
+function idSegment(kind: 'campaign' | 'member' | 'referral' | 'user' | 'subscription' | 'account' | 'team' | 'apikey', ownIds: boolean): fc.Arbitrary<string> {
+  // A's own key records are never generated: revoking the key the requests use is not bad input.
   const own: Record<typeof kind, string[]> = {
     campaign: A.campaigns,
     member: A.members.map((m) => m.id),
@@ -333,6 +366,8 @@ function idSegment(kind: 'campaign' | 'member' | 'referral' | 'user' | 'subscrip
     user: A.referrals.map((r) => encodeURIComponent(r.user)),
     subscription: [],
     account: [B.accountId],
+    team: [A.teamMember],
+    apikey: [],
   };
   const foreign: Record<typeof kind, string[]> = {
     campaign: B.campaigns,
@@ -341,6 +376,8 @@ function idSegment(kind: 'campaign' | 'member' | 'referral' | 'user' | 'subscrip
     user: B.referrals.map((r) => encodeURIComponent(r.user)),
     subscription: ['1', '424242'],
     account: [A.accountId],
+    team: [B.teamMember],
+    apikey: B.keyRecords,
   };
   const garbage = fc.oneof(
     fc.constantFrom('..', '.', '%2F', '%2e%2e', '%00', '%', '%zz', '%ED%A0%80', '%F0%9F%98%80', '%C0%AF', '0', '-1', '00000000', 'ffffffff',
@@ -367,6 +404,8 @@ function segmentKind(route: Route, param: string): Parameters<typeof idSegment>[
   if (route.path.includes('/campaigns/')) return 'campaign';
   if (route.path.includes('/members/')) return 'member';
   if (route.path.includes('/subscriptions/')) return 'subscription';
+  if (route.path.includes('/team/')) return 'team';
+  if (route.path.includes('/api-keys/')) return 'apikey';
   return 'referral';
 }
 
@@ -459,10 +498,16 @@ interface Req {
   /** A 2xx of this request changes nothing (a click on a code that is no member's). */
   harmlessSuccess?: boolean;
   sourceIp?: string;
+  /**
+   * Sent with a session cookie and no Authorization header: its 401 (a session that has ended) carries no
+   * `WWW-Authenticate: Bearer`, which the contract fixes for API-key failures only.
+   */
+  cookieOnly?: boolean;
 }
 
 const BODY_ROUTES = new Set([
   'CreateReferral', 'ConvertReferral', 'ConvertReferralV1', 'CreateCampaign', 'UpdateCampaign', 'CreateMember', 'UpdateMember', 'CreateWebhookEndpoint', 'UpdateWebhookEndpoint',
+  'UpdateAccount', 'InviteTeamMember', 'UpdateTeamMember', 'CreateApiKey', 'SetProviderConnection',
 ]);
 const LIST_ROUTES = new Set(['ListReferrals', 'ListMembers', 'ListCampaigns', 'ListSubscriptions', 'ListWebhookEndpoints', 'ListWebhookDeliveries']);
 const apiRoutes = routes.filter((r) => (r.auth ?? 'api-key') === 'api-key');
@@ -556,6 +601,111 @@ function jsRequestOf(route: Route): fc.Arbitrary<Req> {
     });
 }
 const jsRequest = (): fc.Arbitrary<Req> => fc.oneof(...jsRoutes.map(jsRequestOf));
+
+// ---- the dashboard: sessions on the keyed routes, and the login routes ------------------------------
+
+const sessionRoutes = routes.filter((r) => r.auth === 'session');
+const keyedRoutes = [...apiRoutes, ...sessionRoutes];
+const loginRoutes = routes.filter((r) => r.auth === 'login');
+const UNSAFE = new Set(['POST', 'PATCH', 'DELETE']);
+
+/** A cookie header: A's owner's or viewer's session, an unknown token, or garbage. */
+type Who = 'owner' | 'viewer' | 'unknown' | 'garbage' | 'key' | 'none';
+const cookieArb = (): fc.Arbitrary<{ who: Who; cookie?: string; authorization?: string }> =>
+  fc.oneof(
+    { arbitrary: fc.constant({ who: 'owner' as Who, cookie: `refloop_session=${owner.token}` }), weight: 3 },
+    { arbitrary: fc.constant({ who: 'viewer' as Who, cookie: `refloop_session=${viewer.token}` }), weight: 3 },
+    { arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{43}$/).map((t) => ({ who: 'unknown' as Who, cookie: `refloop_session=${t}` })), weight: 1 },
+    {
+      arbitrary: fc
+        .oneof(
+          fc.constantFrom('refloop_session=', 'refloop_session', `refloop_session=${owner.token}x`, `refloop_session="${owner.token}"`, `Refloop_Session=${owner.token}`, `refloop_session=${owner.token.slice(1)}`, ';;;', '=', `refloop_session=${'A'.repeat(4000)}`),
+          unicodeText.map((t) => `refloop_session=${t.replace(/[\r\n]/g, '')}`),
+        )
+        .map((cookie) => ({ who: 'garbage' as Who, cookie })),
+      weight: 2,
+    },
+    // An API key on the session-only routes (403), with or without a cookie beside it.
+    { arbitrary: fc.boolean().map((withCookie) => ({ who: 'key' as Who, authorization: `Bearer ${A.key}`, ...(withCookie ? { cookie: `refloop_session=${owner.token}` } : {}) })), weight: 2 },
+    { arbitrary: fc.constant({ who: 'none' as Who }), weight: 1 },
+  );
+const originArb = fc.oneof(
+  { arbitrary: fc.constant<string | undefined>(API_ORIGIN), weight: 6 },
+  { arbitrary: fc.constantFrom<string | undefined>(undefined, 'null', 'https://evil.example', 'http://api.test', 'https://api.test.evil.example', 'https://API.TEST', `${API_ORIGIN}/`, ''), weight: 3 },
+  { arbitrary: unicodeText.map((t): string | undefined => t.replace(/[\r\n]/g, '')), weight: 1 },
+);
+
+/** The status the request alone decides on a keyed route with a session (or a key on a session-only route). */
+function sessionStatus(route: Route, who: Who, origin: string | undefined, body: RawBody | undefined, type: string | undefined): number | undefined {
+  const sessionOnly = route.auth === 'session';
+  if (who === 'key') return sessionOnly ? 403 : undefined;
+  if (who === 'none' || who === 'unknown' || who === 'garbage') return 401;
+  // A session: the Origin first (unsafe methods), then the role, then the body.
+  if (UNSAFE.has(route.method) && origin !== API_ORIGIN) return 403;
+  if (who === 'viewer' && (UNSAFE.has(route.method) || sessionOnly)) return 403;
+  if (BODY_ROUTES.has(route.name)) return bodyStatus(body, type);
+  return undefined;
+}
+
+function sessionRequestOf(route: Route): fc.Arbitrary<Req> {
+  return fc
+    .record({
+      path: concretePath(route),
+      body: route.method === 'POST' || route.method === 'PATCH' ? bodyArb(route).map((b): RawBody | undefined => b) : fc.constant<RawBody | undefined>(undefined),
+      type: contentType,
+      who: cookieArb(),
+      origin: originArb,
+    })
+    .map(({ path, body, type, who, origin }): Req => {
+      const auth: Auth = { header: who.authorization, valid: who.who === 'key' || who.who === 'owner' || who.who === 'viewer' };
+      const headers = headersWith(auth, type, { ...(who.cookie !== undefined ? { cookie: who.cookie } : {}), ...(origin !== undefined ? { origin } : {}) });
+      const req: Req = { family: `session ${route.name}`, method: route.method, path, query: '', headers, auth, ...(body ? { body } : {}), cookieOnly: who.authorization === undefined && who.cookie !== undefined };
+      const match = findRoute(route.method, path);
+      if (match && 'route' in match && match.route.name === route.name) {
+        const status = sessionStatus(route, who.who, origin, body, type);
+        if (status !== undefined) req.expect = status;
+      }
+      return req;
+    });
+}
+
+/** Every API-key and session-only route with a session cookie (or a key, or garbage) and an Origin. */
+const sessionRequest = (): fc.Arbitrary<Req> => fc.oneof(...keyedRoutes.map(sessionRequestOf));
+
+/** Login routes: generated bodies, cookies (one session they may log out) and origins, from a few addresses (rate limited per IP). */
+function loginRequestOf(route: Route): fc.Arbitrary<Req> {
+  return fc
+    .record({
+      body: route.method === 'POST' ? bodyArb(route).map((b): RawBody | undefined => b) : fc.option(bodyArb(route), { nil: undefined, freq: 6 }),
+      type: contentType,
+      // Never the owner's or the viewer's cookie: a logout would end the sessions the other requests use.
+      cookie: fc.option(
+        fc.oneof(
+          fc.constant(`refloop_session=${leaving.token}`),
+          cookieArb()
+            .filter((c) => c.who === 'unknown' || c.who === 'garbage')
+            .map((c) => c.cookie ?? ''),
+        ),
+        { nil: undefined, freq: 3 },
+      ),
+      origin: originArb,
+      slash: fc.boolean(),
+      sourceIp: fc.constantFrom('198.51.100.61', '198.51.100.62', '2001:db8::61'),
+    })
+    .map(({ body, type, cookie, origin, slash, sourceIp }): Req => {
+      const auth: Auth = { header: undefined, valid: false };
+      const headers = headersWith(auth, type, { ...(cookie ? { cookie } : {}), ...(origin !== undefined ? { origin } : {}) });
+      const path = slash ? route.path : route.path.replace(/\/$/, '');
+      const req: Req = { family: `login ${route.name}`, method: route.method, path, query: '', headers, auth, ...(body ? { body } : {}), sourceIp, cookieOnly: true };
+      if (route.method === 'POST') req.expect = bodyStatus(body, type);
+      // A login link writes no data of any account (only rate-limit windows); a logout ends, at most, the
+      // third account's session.
+      if (route.name === 'CreateLoginLink' || route.name === 'EndCurrentSession') req.harmlessSuccess = true;
+      if (route.name === 'GetCurrentSession' && !cookie) req.expect = 401;
+      return req;
+    });
+}
+const loginRequest = (): fc.Arbitrary<Req> => fc.oneof(...loginRoutes.map(loginRequestOf));
 
 /** Conversion with bodies aimed at its two fields, on A's referrals: always refused (A has no provider). */
 const conversionRequest = (): fc.Arbitrary<Req> =>
@@ -698,6 +848,8 @@ const requestArb = (): fc.Arbitrary<Req> =>
     { arbitrary: webhookRequest(), weight: 2 },
     { arbitrary: oddPathRequest(), weight: 2 },
     { arbitrary: jsRequest(), weight: 2 },
+    { arbitrary: sessionRequest(), weight: 2 },
+    { arbitrary: loginRequest(), weight: 2 },
   );
 
 // ---- checks -------------------------------------------------------------------------------------
@@ -730,7 +882,12 @@ function problems(req: Req, res: ApiResponse): string[] {
     if (!detailShape && !fieldShape) out.push('4xx body is neither {detail: string} nor {field: [string, ...]}');
   }
   if (res.status === 405 && !res.headers.allow) out.push('405 without Allow');
-  if (res.status === 401 && res.headers['www-authenticate'] !== 'Bearer') out.push('401 without WWW-Authenticate: Bearer');
+  if (res.status === 401 && res.headers['www-authenticate'] !== 'Bearer' && !req.cookieOnly) out.push('401 without WWW-Authenticate: Bearer');
+  // The dashboard's refusals, word for word.
+  if (res.status === 403 && req.family.startsWith('session ')) {
+    const detail = (res.body as { detail?: unknown } | null)?.detail;
+    if (![SESSION_ONLY, CROSS_SITE_REFUSED, PERMISSION_DENIED].includes(detail as string) && !/plan|at most/i.test(String(detail))) out.push(`unexpected 403 detail ${JSON.stringify(detail)}`);
+  }
   if (req.expect !== undefined && res.status !== req.expect) out.push(`expected ${req.expect}`);
   if (req.family === 'conversion' && res.status < 400) out.push('a conversion on an account without a provider succeeded');
   return out;
