@@ -12,7 +12,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { routes, type Route } from '../../functions/routes';
 import { workers } from '../../functions/workers';
 import { startGateway, type Gateway } from '../../infra/local/gateway';
@@ -45,6 +45,8 @@ let queues: TestQueues;
 let pollers: Pollers;
 let outbox: string;
 const previous = { outbox: process.env.EMAIL_OUTBOX_DIR, loopback: process.env.WEBHOOK_ALLOW_LOOPBACK };
+/** Accounts connected to a provider here: taken off the background-sync registry afterwards (their URLs are the real providers'). */
+const connected: string[] = [];
 
 beforeAll(async () => {
   outbox = mkdtempSync(join(tmpdir(), 'refloop-dashboard-'));
@@ -58,6 +60,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const id of connected) await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(id) }));
   await gateway?.close();
   await pollers?.stop();
   await queues?.stop();
@@ -703,6 +706,7 @@ describe('account settings', () => {
 
   it('POST /v1/account/provider/: an admin session connects Stripe, Paddle Classic and Paddle Billing; never a secret in an answer; an API key gets 403', async () => {
     const t = await tenant();
+    connected.push(t.accountId);
     const admin = await loginAs(t.accountId, 'admin');
     const STRIPE = { secret_key: 'sk_test_51DashboardAuthTest0001', webhook_secret: 'whsec_dashboardAuthTest0001' };
     const BILLING = { api_key: 'pdl_live_apikey_dashboardAuthTest0001', webhook_secret: 'pdl_ntfset_dashboardAuthTest0001' };
@@ -748,6 +752,7 @@ describe('account settings', () => {
   });
   it("under npm start, the dashboard connects the demo's emulators with their keys (infra/local/start.ts LOCAL_SECRETS)", async () => {
     const t = await tenant();
+    connected.push(t.accountId);
     const owner = await loginAs(t.accountId, 'owner');
     await withLoopback(async () => {
       const billing = await http('POST', '/v1/account/provider/', { session: owner, body: { kind: 'paddle-billing', api_key: LOCAL_SECRETS.billingApiKey, webhook_secret: LOCAL_SECRETS.billingWebhookSecret, api_url: 'http://127.0.0.1:8026' } });

@@ -227,7 +227,8 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   SetProviderConnection: async () => {
     const { accountId: fresh } = await newAccount();
     const admin = await loginAs(fresh, 'admin');
-    return api('POST', '/v1/account/provider/', { headers: admin.headers, body: { kind: 'stripe', secret_key: 'rk_test_openapiLiveSample01', webhook_secret: 'whsec_openapiLiveSample01' } });
+    // On a closed loopback port (this file allows loopback URLs): a background sync never reaches Stripe.
+    return api('POST', '/v1/account/provider/', { headers: admin.headers, body: { kind: 'stripe', secret_key: 'rk_test_openapiLiveSample01', webhook_secret: 'whsec_openapiLiveSample01', api_url: 'http://127.0.0.1:9' } });
   },
   GetOpenApi: () => api('GET', '/v1/openapi.json'),
   ApiDocs: () => api('GET', '/docs'),
