@@ -851,7 +851,7 @@ function violations(m: Measured, base: Budget, v: Variant): string[] {
     v.session && (ROUTES_BY_NAME.get(m.route)?.auth ?? 'api-key') === 'api-key' ? SESSION_EXTRA : null,
     v.slide ? SLIDE_EXTRA : null,
   ].filter((e): e is { depth: number; calls: number } => e !== null);
-  const b = extras.reduce((acc, e) => ({ ...acc, depth: acc.depth + e.depth, calls: acc.calls + e.calls }), base);
+  const b = extras.reduce<Budget>((acc, e) => ({ ...acc, depth: acc.depth + e.depth, calls: acc.calls + e.calls }), base);
   if (v.exactCalls !== undefined && m.calls.length !== v.exactCalls) out.push(`${m.route} (${m.variant}): ${m.calls.length} DynamoDB calls, expected ${v.exactCalls} [${describeCalls(m.calls)}]`);
   const where = `${m.route} (${m.variant})`;
   const detail = `[${describeCalls(m.calls)}]`;

@@ -590,7 +590,7 @@ describe('login routes: no credential, never a 5xx on bad input', () => {
       { body: { email: `x@example.com`, token: '../'.repeat(14) + 'x' } },
       { rawBody: JSON.stringify({ email: 'x'.repeat(70_000) }), type: 'application/json' },
     ];
-    const odd = [{}, { cookie: 'refloop_session=' }, { cookie: `refloop_session=${'A'.repeat(43)}; refloop_session=${'B'.repeat(43)}` }, { cookie: 'x'.repeat(4000) }, { origin: 'null' }];
+    const odd: Record<string, string>[] = [{}, { cookie: 'refloop_session=' }, { cookie: `refloop_session=${'A'.repeat(43)}; refloop_session=${'B'.repeat(43)}` }, { cookie: 'x'.repeat(4000) }, { origin: 'null' }];
     let sent = 0;
     for (const route of loginRoutes) {
       for (const b of bodies) {
