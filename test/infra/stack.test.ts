@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, type CfnElement, Duration, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Schedule } from 'aws-cdk-lib/aws-events';
 import { fallbackRoute, routes } from '../../functions/routes';
 import { scheduledJobs, workers } from '../../functions/workers';
@@ -18,6 +18,7 @@ import {
   limitsFromContext,
   PROVIDER_SECRET_KEY_PATTERN,
   RefloopApiStack,
+  routeProfile,
   WEBHOOK_SECRET_KEY_PATTERN,
   PROVIDER_WEBHOOK_SECRET_KEY_PATTERN,
 } from '../../infra/cloud/api-stack';
@@ -435,6 +436,77 @@ describe('queues, workers and schedules', () => {
     const outputs = Object.keys(api.toJSON().Outputs ?? {});
     expect(outputs).toEqual(expect.arrayContaining(['ProviderEventsQueueUrl', 'RewardsQueueUrl']));
     for (const worker of workers) expect(outputs).toContain(`${worker.name}DlqAlarmName`);
+  });
+});
+
+describe('the dashboard on the API origin (CloudFront + S3)', () => {
+  let site: Template;
+  let siteStack: RefloopApiStack;
+
+  beforeAll(() => {
+    // web/dist is built by the test run's global setup (test/support/global-setup.ts).
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const data = new RefloopStatefulStack(app, 'SiteStateful');
+    siteStack = new RefloopApiStack(app, 'SiteApi', { table: data.table, dashboardDir: join(__dirname, '..', '..', 'web', 'dist') });
+    site = Template.fromStack(siteStack);
+  });
+
+  it("stays under CloudFormation's 500 resources per stack, with room for the next routes", () => {
+    const count = Object.keys(site.toJSON().Resources).length;
+    expect(count).toBeLessThan(490);
+  });
+
+  it('routes /app/* to a private bucket through origin access control and everything else, uncached, to the HTTP API', () => {
+    const dists = Object.values(site.findResources('AWS::CloudFront::Distribution')) as Resource[];
+    expect(dists).toHaveLength(1);
+    const config = dists[0]?.Properties.DistributionConfig;
+    const patterns = (config.CacheBehaviors as { PathPattern: string }[]).map((b) => b.PathPattern).sort();
+    expect(patterns).toEqual(['/app', '/app/*']);
+    expect(config.DefaultCacheBehavior).toMatchObject({ ViewerProtocolPolicy: 'https-only', AllowedMethods: expect.arrayContaining(['POST', 'PATCH', 'DELETE']) });
+    // CachingDisabled and AllViewerExceptHostHeader (managed policies): cookies and every header but Host reach the API.
+    expect(config.DefaultCacheBehavior.CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad');
+    expect(config.DefaultCacheBehavior.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac');
+    const s3Origin = (config.Origins as { S3OriginConfig?: unknown; OriginAccessControlId?: unknown }[]).find((o) => o.S3OriginConfig);
+    expect(s3Origin?.OriginAccessControlId).toBeDefined();
+    site.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
+    site.hasResourceProperties('AWS::S3::Bucket', { PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true } });
+  });
+
+  it("sends the dashboard's security headers and rewrites deep links to index.html", () => {
+    site.hasResourceProperties('AWS::CloudFront::ResponseHeadersPolicy', {
+      ResponseHeadersPolicyConfig: {
+        SecurityHeadersConfig: {
+          ContentSecurityPolicy: { ContentSecurityPolicy: Match.stringLikeRegexp("frame-ancestors 'none'") },
+          FrameOptions: { FrameOption: 'DENY' },
+          ContentTypeOptions: { Override: true },
+        },
+      },
+    });
+    const fns = Object.values(site.findResources('AWS::CloudFront::Function')) as Resource[];
+    expect(fns).toHaveLength(1);
+    expect(String(fns[0]?.Properties.FunctionCode)).toContain('/app/index.html');
+  });
+
+  it('gives every function the public origin (PUBLIC_BASE_URL) and outputs it', () => {
+    const functions = Object.entries(site.findResources('AWS::Lambda::Function')) as [string, Resource][];
+    const ours = functions.filter(([id]) => [...siteStack.functions.values()].some((fn) => siteStack.getLogicalId(fn.node.defaultChild as CfnElement) === id));
+    expect(ours.length).toBe(siteStack.functions.size);
+    for (const [id, fn] of ours) expect({ id, url: JSON.stringify(fn.Properties.Environment?.Variables?.PUBLIC_BASE_URL ?? null) }).toEqual({ id, url: expect.stringContaining('DomainName') });
+    site.hasOutput('PublicUrl', {});
+    site.hasOutput('DashboardUrl', {});
+  });
+
+  it('shares a role only between routes that need exactly the same permissions', () => {
+    const byRole = new Map<string, string[]>();
+    for (const route of routes) {
+      const fn = siteStack.functions.get(route.name);
+      const role = JSON.stringify((resource(site, siteStack.getLogicalId(fn?.node.defaultChild as CfnElement)).Properties.Role));
+      byRole.set(role, [...(byRole.get(role) ?? []), route.name]);
+    }
+    for (const names of byRole.values()) {
+      const profiles = new Set(names.map((n) => routeProfile(routes.find((r) => r.name === n) as (typeof routes)[number])));
+      expect({ names, profiles: profiles.size }).toEqual({ names, profiles: 1 });
+    }
   });
 });
 
