@@ -4,6 +4,6 @@ import { apiKeyBody } from '../../shared/schemas/team';
 import { createNamedApiKey } from '../../shared/store/team';
 
 export const handler = apiHandler({ body: apiKeyBody, access: 'owner', sessionOnly: true }, async ({ principal, body }): Promise<Reply> => {
-  const { record, key } = await createNamedApiKey(principal.accountId, principal.plan, body.name);
+  const { record, key } = await createNamedApiKey(principal.accountId, principal.plan, body.name ?? '');
   return { status: 201, body: { ...record, key }, replayBody: { ...record, key: null } };
 });

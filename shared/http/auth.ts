@@ -135,7 +135,7 @@ export async function authenticateSession(event: APIGatewayProxyEventV2): Promis
   const token = sessionToken(event);
   if (!token) throw new NotAuthenticatedError();
   const session = await findSession(token);
-  if (!session) throw new DetailError(401, SESSION_ENDED);
+  if (!session) throw new DetailError(401, SESSION_ENDED, { 'WWW-Authenticate': 'Bearer' });
   return { accountId: session.accountId, plan: session.plan, keyId: `s${session.hash.slice(0, 15)}`, session };
 }
 

@@ -119,6 +119,8 @@ function operation(route: Route, op: OperationDoc): Json {
   const errors = new Set<number>(op.errors ?? []);
   if (auth === 'api-key' || auth === 'publishable-key' || auth === 'session') [401, 429, 500, 503].forEach((s) => errors.add(s));
   if (auth === 'login') [500, 503].forEach((s) => errors.add(s));
+  // A dashboard session may be refused a write (its role, or a cross-site Origin); session-only routes refuse keys.
+  if (auth === 'session' || (auth === 'api-key' && route.method !== 'GET')) errors.add(403);
   if (op.query) errors.add(400);
   if (op.body) [400, 413, 415].forEach((s) => errors.add(s));
   if (idempotent) [400, 409, 422].forEach((s) => errors.add(s));

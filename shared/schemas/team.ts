@@ -10,7 +10,7 @@ export const sessionBody = v.object({ token: text(100) }, REQUIRED);
 export const inviteBody = v.object({ email, role: choice(ROLES) }, REQUIRED);
 export const roleBody = v.object({ role: choice(ROLES) }, REQUIRED);
 
-export const apiKeyBody = v.object({ name: v.optional(text(100), '') }, REQUIRED);
+export const apiKeyBody = v.object({ name: v.optional(text(100)) }, REQUIRED);
 
 export const MAX_EMBED_ORIGINS = 20;
 
