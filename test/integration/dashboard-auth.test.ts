@@ -724,7 +724,7 @@ describe('account settings', () => {
 
     // An emulator's API URL only where the service allows loopback (npm start): refused here, then allowed.
     const local = { kind: 'stripe', ...STRIPE, api_url: 'http://127.0.0.1:12111' };
-    expect(await answer(http('POST', '/v1/account/provider/', { session: admin, body: local }))).toEqual([400, { api_url: ['The API URL can only be changed by the operator (admin CLI).'] }]);
+    expect(await answer(http('POST', '/v1/account/provider/', { session: admin, body: local }))).toEqual([400, { api_url: ["Use the provider's own API URL (https://api.stripe.com); other URLs are for local emulators."] }]);
     expect(await withLoopback(() => must(http('POST', '/v1/account/provider/', { session: admin, body: local }), 200))).toMatchObject({ kind: 'stripe', api_url: 'http://127.0.0.1:12111' });
 
     // Paddle Classic: a private key PEM is refused on public_key; the public one is stored in its canonical form.
@@ -739,6 +739,16 @@ describe('account settings', () => {
 
     const billing = await http('POST', '/v1/account/provider/', { session: admin, body: { kind: 'paddle-billing', ...BILLING } });
     expect([billing.status, billing.body]).toEqual([200, { kind: 'paddle-billing', connected: true, webhook_url: `${site()}/webhooks/paddle-billing/${t.accountId}/`, vendor_id: null, api_url: 'https://api.paddle.com' }]);
+
+    // A sandbox key goes with Paddle's sandbox API by itself; a live key with the sandbox URL is refused in words.
+    const sandbox = await must(http('POST', '/v1/account/provider/', { session: admin, body: { kind: 'paddle-billing', api_key: 'pdl_sdbx_apikey_dashboardAuthTest0001', webhook_secret: BILLING.webhook_secret } }), 200);
+    expect(sandbox.api_url).toBe('https://sandbox-api.paddle.com');
+    expect(await answer(http('POST', '/v1/account/provider/', { session: admin, body: { kind: 'paddle-billing', ...BILLING, api_url: 'https://sandbox-api.paddle.com' } }))).toEqual([
+      400,
+      { api_url: ['A live key needs the API URL https://api.paddle.com.'] },
+    ]);
+    const live = await must(http('POST', '/v1/account/provider/', { session: admin, body: { kind: 'paddle-billing', ...BILLING } }), 200);
+    expect(live).toEqual(billing.body);
 
     const settings = await http('GET', '/v1/account/', { session: admin });
     expect(settings.body.provider).toEqual(billing.body);
