@@ -6,7 +6,7 @@
 // web/dist/.stamp records the sources it was built from, so a caller can skip a build when nothing changed.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const ROOT = join(__dirname, '..');
@@ -104,12 +104,40 @@ export async function buildWeb(): Promise<{ outDir: string }> {
   return { outDir: OUT_DIR };
 }
 
-/** Builds only when web/dist/.stamp differs from the current sources (or is missing). */
+const LOCK = join(WEB, '.build-lock');
+/** A lock older than this is a crashed build's: taken over. */
+const STALE_LOCK_MS = 5 * 60_000;
+
+const upToDate = () => existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === webSourcesStamp() && existsSync(join(OUT_DIR, 'index.html'));
+
+/**
+ * Builds only when web/dist/.stamp differs from the current sources (or is missing). Two processes of one
+ * checkout (npm start beside npm test's global setup, say) take turns through a lock directory (mkdir is
+ * atomic): the second waits, then finds the build done.
+ */
 export async function ensureWebBuilt(): Promise<{ outDir: string; built: boolean }> {
-  const current = existsSync(STAMP) ? readFileSync(STAMP, 'utf8').trim() : null;
-  if (current === webSourcesStamp() && existsSync(join(OUT_DIR, 'index.html'))) return { outDir: OUT_DIR, built: false };
-  const { outDir } = await buildWeb();
-  return { outDir, built: true };
+  if (upToDate()) return { outDir: OUT_DIR, built: false };
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      try {
+        if (Date.now() - statSync(LOCK).mtimeMs > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true });
+      } catch {
+        // released meanwhile
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  try {
+    if (upToDate()) return { outDir: OUT_DIR, built: false };
+    const { outDir } = await buildWeb();
+    return { outDir, built: true };
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
 }
 
 if (require.main === module) {
