@@ -296,7 +296,7 @@ export function CheckField(props: { name: string; label: ComponentChildren; hint
 }
 
 /** A group of checkboxes sharing one name (e.g. webhook event types), with the field's errors on the group. */
-export function CheckGroup(props: { name: string; legend: ComponentChildren; options: Option[]; defaultValues: string[]; hint?: ComponentChildren }) {
+export function CheckGroup(props: { name: string; legend: ComponentChildren; options: Option[]; defaultValues: readonly string[]; hint?: ComponentChildren }) {
   const { id, errors, errorId, hintId } = useField(props.name);
   return (
     <fieldset class="fieldset field-wide" aria-describedby={describedBy(props.hint ? hintId : undefined, errors.length > 0 && errorId)}>

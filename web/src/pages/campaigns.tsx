@@ -6,11 +6,11 @@ import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api, idempotencyKey, unwrap, type ApiPaths } from '../api/client';
 import { BusyButton } from '../components/busy-button';
-import { useConfirm } from '../components/confirm';
 import { CheckField, Field, Form, SelectField, SubmitButton, checked, intOrText, text, useFormState } from '../components/form';
 import { PagedTable } from '../components/paged-table';
 import { LoadState, PageHeader, Section, useLoad } from '../components/page';
 import { useToast } from '../components/toast';
+import { useDeleteFlow } from '../lib/actions';
 import { formatMoney, formatTime, titleCase } from '../lib/format';
 import { useCan } from '../lib/session';
 import { campaignHref, type Campaign } from './shared';
@@ -271,33 +271,25 @@ function PlanLimitFromList() {
 export function CampaignEdit() {
   const { params } = useRoute();
   const id = params.id ?? '';
-  const { route } = useLocation();
   const canManage = useCan('manage');
-  const confirm = useConfirm();
   const notify = useToast();
-  const [deleting, setDeleting] = useState(false);
   const loaded = useLoad(() => unwrap(api.GET('/v1/campaigns/{id}/', { params: { path: { id } } })), [id]);
   const campaign = loaded.data;
 
-  const remove = async () => {
-    if (!campaign) return;
-    const ok = await confirm({
-      title: `Delete campaign ${campaign.name}?`,
-      body: <p>Its members are left without a campaign; existing referrals keep the terms they were created with. This cannot be undone.</p>,
-      confirmLabel: 'Delete campaign',
-      danger: true,
-    });
-    if (ok === null) return;
-    setDeleting(true);
-    try {
-      await unwrap(api.DELETE('/v1/campaigns/{id}/', { params: { path: { id: campaign.id }, header: { 'Idempotency-Key': idempotencyKey() } } }));
-      notify(`Campaign ${campaign.name} deleted.`);
-      route('/app/campaigns');
-    } catch (err) {
-      notify(err instanceof Error ? err.message : 'The campaign could not be deleted.', 'error');
-      setDeleting(false);
-    }
-  };
+  const { deleting, remove } = useDeleteFlow(
+    campaign && {
+      confirm: {
+        title: `Delete campaign ${campaign.name}?`,
+        body: <p>Its members are left without a campaign; existing referrals keep the terms they were created with. This cannot be undone.</p>,
+        confirmLabel: 'Delete campaign',
+        danger: true,
+      },
+      remove: () => unwrap(api.DELETE('/v1/campaigns/{id}/', { params: { path: { id: campaign.id }, header: { 'Idempotency-Key': idempotencyKey() } } })),
+      done: `Campaign ${campaign.name} deleted.`,
+      failed: 'The campaign could not be deleted.',
+      back: '/app/campaigns',
+    },
+  );
 
   return (
     <>

@@ -4,12 +4,12 @@ import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api, idempotencyKey, unwrap } from '../api/client';
 import { BusyButton } from '../components/busy-button';
-import { useConfirm } from '../components/confirm';
 import { CopyBox } from '../components/copy';
 import { CheckField, Field, Form, SelectField, SubmitButton, checked, text, textOrNull, textOrUndefined, useFormState } from '../components/form';
 import { PagedTable } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad } from '../components/page';
 import { useToast } from '../components/toast';
+import { useDeleteFlow } from '../lib/actions';
 import { formatCount, formatMoney, formatTime } from '../lib/format';
 import { useCan } from '../lib/session';
 import { urlWith } from '../lib/url';
@@ -219,35 +219,27 @@ function EditMember({ member, campaigns, onSaved }: { member: Member; campaigns:
 export function MemberDetail() {
   const { params } = useRoute();
   const id = params.id ?? '';
-  const { route } = useLocation();
   const canManage = useCan('manage');
-  const confirm = useConfirm();
   const notify = useToast();
   const { campaigns } = useCampaigns();
-  const [deleting, setDeleting] = useState(false);
   const [version, setVersion] = useState(0);
   const loaded = useLoad(() => unwrap(api.GET('/v1/members/{id}/', { params: { path: { id } } })), [id, version]);
   const member = loaded.data;
 
-  const remove = async () => {
-    if (!member) return;
-    const ok = await confirm({
-      title: `Delete member ${member.identifier}?`,
-      body: <p>Their referrals and rewards stay in your history; their code, email and identifier become free to reuse. This cannot be undone.</p>,
-      confirmLabel: 'Delete member',
-      danger: true,
-    });
-    if (ok === null) return;
-    setDeleting(true);
-    try {
-      await unwrap(api.DELETE('/v1/members/{id}/', { params: { path: { id: member.id }, header: { 'Idempotency-Key': idempotencyKey() } } }));
-      notify(`Member ${member.identifier} deleted.`);
-      route('/app/members');
-    } catch (err) {
-      notify(err instanceof Error ? err.message : 'The member could not be deleted.', 'error');
-      setDeleting(false);
-    }
-  };
+  const { deleting, remove } = useDeleteFlow(
+    member && {
+      confirm: {
+        title: `Delete member ${member.identifier}?`,
+        body: <p>Their referrals and rewards stay in your history; their code, email and identifier become free to reuse. This cannot be undone.</p>,
+        confirmLabel: 'Delete member',
+        danger: true,
+      },
+      remove: () => unwrap(api.DELETE('/v1/members/{id}/', { params: { path: { id: member.id }, header: { 'Idempotency-Key': idempotencyKey() } } })),
+      done: `Member ${member.identifier} deleted.`,
+      failed: 'The member could not be deleted.',
+      back: '/app/members',
+    },
+  );
 
   return (
     <>

@@ -5,11 +5,11 @@ import { useLocation, useRoute } from 'preact-iso';
 import { api, idempotencyKey, unwrap } from '../api/client';
 import { Badge } from '../components/badge';
 import { BusyButton } from '../components/busy-button';
-import { useConfirm } from '../components/confirm';
 import { Field, Form, SubmitButton, text, useFormState } from '../components/form';
 import { PagedTable } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad } from '../components/page';
 import { useToast } from '../components/toast';
+import { useDeleteFlow } from '../lib/actions';
 import { formatMoney, formatTime } from '../lib/format';
 import { useCan } from '../lib/session';
 import { MemberRef } from '../lib/members';
@@ -104,33 +104,24 @@ export function Referrals() {
 export function ReferralDetail() {
   const { params } = useRoute();
   const id = params.id ?? '';
-  const { route } = useLocation();
   const canManage = useCan('manage');
-  const confirm = useConfirm();
-  const notify = useToast();
-  const [deleting, setDeleting] = useState(false);
   const loaded = useLoad(() => unwrap(api.GET('/v1/referrals/{id}/', { params: { path: { id } } })), [id]);
   const referral = loaded.data;
 
-  const remove = async () => {
-    if (!referral) return;
-    const ok = await confirm({
-      title: `Delete the referral of ${referral.user_identifier}?`,
-      body: <p>The member's statistics drop accordingly and the user can be referred again. This cannot be undone.</p>,
-      confirmLabel: 'Delete referral',
-      danger: true,
-    });
-    if (ok === null) return;
-    setDeleting(true);
-    try {
-      await unwrap(api.DELETE('/v1/referrals/{id}/', { params: { path: { id: referral.id }, header: { 'Idempotency-Key': idempotencyKey() } } }));
-      notify(`Referral of ${referral.user_identifier} deleted.`);
-      route('/app/referrals');
-    } catch (err) {
-      notify(err instanceof Error ? err.message : 'The referral could not be deleted.', 'error');
-      setDeleting(false);
-    }
-  };
+  const { deleting, remove } = useDeleteFlow(
+    referral && {
+      confirm: {
+        title: `Delete the referral of ${referral.user_identifier}?`,
+        body: <p>The member's statistics drop accordingly and the user can be referred again. This cannot be undone.</p>,
+        confirmLabel: 'Delete referral',
+        danger: true,
+      },
+      remove: () => unwrap(api.DELETE('/v1/referrals/{id}/', { params: { path: { id: referral.id }, header: { 'Idempotency-Key': idempotencyKey() } } })),
+      done: `Referral of ${referral.user_identifier} deleted.`,
+      failed: 'The referral could not be deleted.',
+      back: '/app/referrals',
+    },
+  );
 
   return (
     <>

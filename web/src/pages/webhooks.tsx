@@ -5,12 +5,12 @@ import { useLocation, useRoute } from 'preact-iso';
 import { api, idempotencyKey, unwrap, type Schemas } from '../api/client';
 import { Badge } from '../components/badge';
 import { BusyButton } from '../components/busy-button';
-import { useConfirm } from '../components/confirm';
 import { CopyBox } from '../components/copy';
 import { CheckField, CheckGroup, Field, Form, SubmitButton, checked, text, textOrNull, useFormState } from '../components/form';
 import { PagedTable } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad } from '../components/page';
 import { useToast } from '../components/toast';
+import { useDeleteFlow } from '../lib/actions';
 import { formatCount, formatTime, plural } from '../lib/format';
 import { useCan } from '../lib/session';
 import { urlWith } from '../lib/url';
@@ -19,7 +19,9 @@ type Endpoint = Schemas['WebhookEndpoint'];
 type Delivery = Schemas['WebhookDelivery'];
 type EventType = Endpoint['events'][number];
 
-const EVENT_TYPES: EventType[] = [
+// Every event type the API sends, in the order the forms offer them. The build fails when this list names a
+// type the API does not have (`satisfies`) or misses one it has (the error names the missing type).
+const EVENT_TYPES = [
   'referral.created',
   'referral.converted',
   'member.created',
@@ -31,9 +33,12 @@ const EVENT_TYPES: EventType[] = [
   'payout.due',
   'payout.paid',
   'payout.failed',
-];
+] as const satisfies readonly EventType[];
 
-const eventsOf = (data: FormData) => data.getAll('events').filter((v): v is EventType => typeof v === 'string' && (EVENT_TYPES as string[]).includes(v));
+type NoneMissing<Missing extends never> = Missing;
+type EveryEventTypeListed = NoneMissing<Exclude<EventType, (typeof EVENT_TYPES)[number]>>;
+
+const eventsOf = (data: FormData) => data.getAll('events').filter((v): v is EventType => typeof v === 'string' && (EVENT_TYPES as readonly string[]).includes(v));
 
 const endpointHref = (id: string) => `/app/webhooks/${encodeURIComponent(id)}`;
 
@@ -199,17 +204,15 @@ function Attempts({ delivery }: { delivery: Delivery }) {
 export function WebhookDetail() {
   const { params } = useRoute();
   const id = params.id ?? '';
-  const { route } = useLocation();
   const canManage = useCan('manage');
-  const confirm = useConfirm();
   const notify = useToast();
-  const [busy, setBusy] = useState<'toggle' | 'delete' | null>(null);
+  const [toggling, setToggling] = useState(false);
   const loaded = useLoad(() => unwrap(api.GET('/v1/webhook-endpoints/{id}/', { params: { path: { id } } })), [id]);
   const endpoint = loaded.data;
 
   const toggle = async () => {
     if (!endpoint) return;
-    setBusy('toggle');
+    setToggling(true);
     try {
       const saved = await unwrap(
         api.PATCH('/v1/webhook-endpoints/{id}/', {
@@ -222,43 +225,39 @@ export function WebhookDetail() {
     } catch (err) {
       notify(err instanceof Error ? err.message : 'The endpoint could not be changed.', 'error');
     } finally {
-      setBusy(null);
+      setToggling(false);
     }
   };
 
-  const remove = async () => {
-    if (!endpoint) return;
-    const ok = await confirm({
-      title: 'Delete this endpoint?',
-      body: (
-        <p>
-          <span class="break">{endpoint.url}</span> stops receiving events, and pending retries are dropped. This cannot be undone.
-        </p>
-      ),
-      confirmLabel: 'Delete endpoint',
-      danger: true,
-    });
-    if (ok === null) return;
-    setBusy('delete');
-    try {
-      await unwrap(api.DELETE('/v1/webhook-endpoints/{id}/', { params: { path: { id: endpoint.id }, header: { 'Idempotency-Key': idempotencyKey() } } }));
-      notify('Endpoint deleted.');
-      route('/app/webhooks');
-    } catch (err) {
-      notify(err instanceof Error ? err.message : 'The endpoint could not be deleted.', 'error');
-      setBusy(null);
-    }
-  };
+  const { deleting, remove } = useDeleteFlow(
+    endpoint && {
+      confirm: {
+        title: 'Delete this endpoint?',
+        body: (
+          <p>
+            <span class="break">{endpoint.url}</span> stops receiving events, and pending retries are dropped. This cannot be undone.
+          </p>
+        ),
+        confirmLabel: 'Delete endpoint',
+        danger: true,
+      },
+      remove: () => unwrap(api.DELETE('/v1/webhook-endpoints/{id}/', { params: { path: { id: endpoint.id }, header: { 'Idempotency-Key': idempotencyKey() } } })),
+      done: 'Endpoint deleted.',
+      failed: 'The endpoint could not be deleted.',
+      back: '/app/webhooks',
+    },
+  );
+  const busy = toggling || deleting;
 
   return (
     <>
       <PageHeader title={endpoint ? 'Webhook endpoint' : 'Webhook endpoint'} subtitle={endpoint ? <span class="break">{endpoint.url}</span> : undefined} back={{ href: '/app/webhooks', label: 'Webhooks' }}>
         {endpoint && canManage && (
           <>
-            <BusyButton variant="secondary" busy={busy === 'toggle'} busyLabel={endpoint.enabled ? 'Disabling…' : 'Enabling…'} disabled={busy !== null} onClick={toggle}>
+            <BusyButton variant="secondary" busy={toggling} busyLabel={endpoint.enabled ? 'Disabling…' : 'Enabling…'} disabled={busy} onClick={toggle}>
               {endpoint.enabled ? 'Disable' : 'Enable'}
             </BusyButton>
-            <BusyButton variant="danger" busy={busy === 'delete'} busyLabel="Deleting…" disabled={busy !== null} onClick={remove}>
+            <BusyButton variant="danger" busy={deleting} busyLabel="Deleting…" disabled={busy} onClick={remove}>
               Delete endpoint
             </BusyButton>
           </>
