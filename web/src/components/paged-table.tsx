@@ -2,7 +2,7 @@
 // `count`, and Previous/Next from the envelope's cursors. The cursor lives in the URL query, so every page
 // of a list has its own address and back/forward work.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { cursorOf, toProblem, type Page, type Problem } from '../api/client';
 import { plural } from '../lib/format';
@@ -32,6 +32,22 @@ export interface PagedTableProps<T> {
   /** Reload whenever one of these changes (filters, a counter bumped after a write). */
   deps?: unknown[];
   onLoaded?: (page: Page<T>) => void;
+}
+
+/**
+ * A counter for a PagedTable's `deps`: `reload` loads the table again where it is (after a row changed);
+ * `reloadFromStart` also leaves the page the address's cursor (`cursorParam`) holds for the first one,
+ * where a row just created is.
+ */
+export function useTableReload(cursorParam = 'cursor'): { version: number; reload: () => void; reloadFromStart: () => void } {
+  const { path, query, route } = useLocation();
+  const [version, setVersion] = useState(0);
+  const reload = useCallback(() => setVersion((n) => n + 1), []);
+  const reloadFromStart = () => {
+    if (query[cursorParam]) route(urlWith(path, query, { [cursorParam]: null }));
+    reload();
+  };
+  return { version, reload, reloadFromStart };
 }
 
 export function PagedTable<T>(props: PagedTableProps<T>) {

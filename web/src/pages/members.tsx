@@ -6,7 +6,7 @@ import { api, idempotencyKey, unwrap } from '../api/client';
 import { BusyButton } from '../components/busy-button';
 import { CopyBox } from '../components/copy';
 import { CheckField, Field, Form, SelectField, SubmitButton, checked, text, textOrNull, textOrUndefined, useFormState } from '../components/form';
-import { PagedTable } from '../components/paged-table';
+import { PagedTable, useTableReload } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad } from '../components/page';
 import { useToast } from '../components/toast';
 import { useDeleteFlow } from '../lib/actions';
@@ -82,7 +82,7 @@ export function Members() {
   const canManage = useCan('manage');
   const notify = useToast();
   const { campaigns } = useCampaigns();
-  const [version, setVersion] = useState(0);
+  const { version, reloadFromStart } = useTableReload();
   const campaign = query.campaign || undefined;
   const names = new Map(campaigns.map((c) => [c.id, c.name]));
 
@@ -94,8 +94,7 @@ export function Members() {
           campaigns={campaigns}
           onCreated={(m) => {
             notify(`Member ${m.identifier} created with code ${m.code}.`);
-            if (query.cursor) route(urlWith(path, query, { cursor: null }));
-            setVersion((n) => n + 1);
+            reloadFromStart();
           }}
         />
       )}

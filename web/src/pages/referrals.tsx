@@ -1,12 +1,11 @@
 // /app/referrals (list, filter by member, create with `source: "app"`) and /app/referrals/:id (conversion
 // status, the terms copied from the campaign, rewards, delete).
-import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api, idempotencyKey, unwrap } from '../api/client';
 import { Badge } from '../components/badge';
 import { BusyButton } from '../components/busy-button';
 import { Field, Form, SubmitButton, text, useFormState } from '../components/form';
-import { PagedTable } from '../components/paged-table';
+import { PagedTable, useTableReload } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad } from '../components/page';
 import { useToast } from '../components/toast';
 import { useDeleteFlow } from '../lib/actions';
@@ -51,10 +50,10 @@ function CreateReferral({ onCreated }: { onCreated: (r: Referral, existed: boole
 }
 
 export function Referrals() {
-  const { path, query, route } = useLocation();
+  const { path, query } = useLocation();
   const canManage = useCan('manage');
   const notify = useToast();
-  const [version, setVersion] = useState(0);
+  const { version, reloadFromStart } = useTableReload();
   const member = query.member || undefined;
 
   return (
@@ -64,8 +63,7 @@ export function Referrals() {
         <CreateReferral
           onCreated={(r, existed) => {
             notify(existed ? `${r.user_identifier} was already referred by this member.` : `Referral of ${r.user_identifier} created.`);
-            if (query.cursor) route(urlWith(path, query, { cursor: null }));
-            setVersion((n) => n + 1);
+            reloadFromStart();
           }}
         />
       )}

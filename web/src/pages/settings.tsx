@@ -3,7 +3,6 @@
 // provider are the owner's and admins' (the server refuses the others with 403 anyway).
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { useLocation } from 'preact-iso';
 import { api, idempotencyKey, toProblem, unwrap, type ApiPaths, type Problem } from '../api/client';
 import { ROLES, type Account, type ApiKey, type CreatedApiKey, type ProviderInput, type Role, type TeamMember } from '../api/types';
 import { Badge } from '../components/badge';
@@ -11,12 +10,11 @@ import { BusyButton } from '../components/busy-button';
 import { useConfirm } from '../components/confirm';
 import { CopyBox } from '../components/copy';
 import { Field, Form, SelectField, SubmitButton, TextAreaField, intOrText, text, textOrUndefined, useFieldErrors, useFormState } from '../components/form';
-import { PagedTable } from '../components/paged-table';
+import { PagedTable, useTableReload } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad, type Loaded } from '../components/page';
 import { useToast } from '../components/toast';
 import { formatTime, titleCase } from '../lib/format';
 import { useCan, useSession, useSessionState } from '../lib/session';
-import { urlWith } from '../lib/url';
 
 const ROLE_TEXT: Record<Role, string> = {
   owner: 'Owner: everything, including the team and API keys',
@@ -107,9 +105,8 @@ function ApiKeysSection() {
   const notify = useToast();
   const confirm = useConfirm();
   const form = useFormState();
-  const { path, query, route } = useLocation();
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
-  const [version, setVersion] = useState(0);
+  const { version, reload, reloadFromStart } = useTableReload('keys_cursor');
   const [revoking, setRevoking] = useState<string | null>(null);
 
   const revoke = async (key: ApiKey) => {
@@ -124,7 +121,7 @@ function ApiKeysSection() {
     try {
       await unwrap(api.DELETE('/v1/api-keys/{id}/', { params: { path: { id: key.id } } }));
       notify(`Key ${key.name || key.prefix} revoked.`);
-      setVersion((n) => n + 1);
+      reload();
     } catch (err) {
       notify(err instanceof Error ? err.message : 'The key could not be revoked.', 'error');
     } finally {
@@ -149,8 +146,7 @@ function ApiKeysSection() {
               el.reset();
               setCreated(key);
               notify('Key created. Copy it now: it is shown only once.');
-              if (query.keys_cursor) route(urlWith(path, query, { keys_cursor: null }));
-              setVersion((n) => n + 1);
+              reloadFromStart();
             }}
           >
             <div class="form-row">
@@ -466,8 +462,7 @@ function TeamSection() {
   const notify = useToast();
   const confirm = useConfirm();
   const form = useFormState();
-  const { path, query, route } = useLocation();
-  const [version, setVersion] = useState(0);
+  const { version, reload, reloadFromStart } = useTableReload('team_cursor');
   const [removing, setRemoving] = useState<string | null>(null);
 
   const remove = async (member: TeamMember) => {
@@ -482,7 +477,7 @@ function TeamSection() {
     try {
       await unwrap(api.DELETE('/v1/team/{id}/', { params: { path: { id: member.id } } }));
       notify(`${member.email} removed.`);
-      setVersion((n) => n + 1);
+      reload();
     } catch (err) {
       notify(err instanceof Error ? err.message : 'The team member could not be removed.', 'error');
     } finally {
@@ -503,8 +498,7 @@ function TeamSection() {
               const member = await unwrap(api.POST('/v1/team/', { body: { email: text(data, 'email'), role: text(data, 'role') as Role } }));
               el.reset();
               notify(`Invitation sent to ${member.email}.`);
-              if (query.team_cursor) route(urlWith(path, query, { team_cursor: null }));
-              setVersion((n) => n + 1);
+              reloadFromStart();
             }}
           >
             <h3 class="form-title">Invite someone</h3>
@@ -529,7 +523,7 @@ function TeamSection() {
             empty={<p>Nobody else yet. Invite your team with the form above.</p>}
             columns={[
               { key: 'email', header: 'Email', cell: (m) => <>{m.email}{m.email.toLowerCase() === session.email.toLowerCase() && <span class="cell-sub">You</span>}</> },
-              { key: 'role', header: 'Role', cell: (m) => <RoleSelect member={m} onChanged={() => setVersion((n) => n + 1)} /> },
+              { key: 'role', header: 'Role', cell: (m) => <RoleSelect member={m} onChanged={reload} /> },
               { key: 'last', header: 'Last login', cell: (m) => (m.last_login_at ? formatTime(m.last_login_at) : <span class="muted">Never</span>) },
               { key: 'created', header: 'Invited', cell: (m) => formatTime(m.created_at) },
               {

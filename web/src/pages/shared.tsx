@@ -39,6 +39,28 @@ export function IdLink({ href, id }: { href: string; id: string }) {
   );
 }
 
+/**
+ * The row buttons of the reward and payout tables: `act(kind, call, done)` marks that button busy (the
+ * others disabled), runs the request, then toasts `done` and lets the table reload, or toasts the error.
+ */
+function useRowAction<Kind extends string>(onChanged: () => void) {
+  const notify = useToast();
+  const [busy, setBusy] = useState<Kind | null>(null);
+  const act = async (kind: Kind, call: () => Promise<unknown>, done: string) => {
+    setBusy(kind);
+    try {
+      await call();
+      notify(done);
+      onChanged();
+    } catch (err) {
+      notify(err instanceof Error && err.message ? err.message : 'The request failed.', 'error');
+    } finally {
+      setBusy(null);
+    }
+  };
+  return { busy, act };
+}
+
 // ---- rewards ----
 
 export const VOID_REASONS = [
@@ -54,22 +76,8 @@ const canVoid = (r: LedgerReward) => (r.status === 'pending' || r.status === 'ap
 export function RewardActions({ reward, onChanged }: { reward: LedgerReward; onChanged: () => void }) {
   const allowed = useCan('money');
   const confirm = useConfirm();
-  const notify = useToast();
-  const [busy, setBusy] = useState<'approve' | 'void' | null>(null);
+  const { busy, act } = useRowAction<'approve' | 'void'>(onChanged);
   if (!allowed || (!canApprove(reward) && !canVoid(reward))) return null;
-
-  const act = async (kind: 'approve' | 'void', call: () => Promise<unknown>, done: string) => {
-    setBusy(kind);
-    try {
-      await call();
-      notify(done);
-      onChanged();
-    } catch (err) {
-      notify(err instanceof Error && err.message ? err.message : 'The request failed.', 'error');
-    } finally {
-      setBusy(null);
-    }
-  };
 
   const amount = formatMoney(reward.amount, reward.currency);
   return (
@@ -157,25 +165,11 @@ export function rewardColumns(onChanged: () => void, opts: { member?: boolean } 
 export function PayoutActions({ payout, onChanged }: { payout: Payout; onChanged: () => void }) {
   const allowed = useCan('money');
   const confirm = useConfirm();
-  const notify = useToast();
-  const [busy, setBusy] = useState<'paid' | 'failed' | null>(null);
+  const { busy, act } = useRowAction<'paid' | 'failed'>(onChanged);
   const payable = payout.status === 'due' || payout.status === 'processing';
   const failable = payout.status === 'processing';
   if (!allowed || (!payable && !failable)) return null;
   const amount = formatMoney(payout.amount, payout.currency);
-
-  const act = async (kind: 'paid' | 'failed', call: () => Promise<unknown>, done: string) => {
-    setBusy(kind);
-    try {
-      await call();
-      notify(done);
-      onChanged();
-    } catch (err) {
-      notify(err instanceof Error && err.message ? err.message : 'The request failed.', 'error');
-    } finally {
-      setBusy(null);
-    }
-  };
 
   return (
     <div class="row-actions">

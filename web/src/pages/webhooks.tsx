@@ -1,19 +1,18 @@
 // /app/webhooks (endpoints, create: the signing secret is shown once) and /app/webhooks/:id (edit, enable or
 // disable, delete, and the endpoint's deliveries with their attempts).
 import { useState } from 'preact/hooks';
-import { useLocation, useRoute } from 'preact-iso';
+import { useRoute } from 'preact-iso';
 import { api, idempotencyKey, unwrap, type Schemas } from '../api/client';
 import { Badge } from '../components/badge';
 import { BusyButton } from '../components/busy-button';
 import { CopyBox } from '../components/copy';
 import { CheckField, CheckGroup, Field, Form, SubmitButton, checked, text, textOrNull, useFormState } from '../components/form';
-import { PagedTable } from '../components/paged-table';
+import { PagedTable, useTableReload } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad } from '../components/page';
 import { useToast } from '../components/toast';
 import { useDeleteFlow } from '../lib/actions';
 import { formatCount, formatTime, plural } from '../lib/format';
 import { useCan } from '../lib/session';
-import { urlWith } from '../lib/url';
 
 type Endpoint = Schemas['WebhookEndpoint'];
 type Delivery = Schemas['WebhookDelivery'];
@@ -98,9 +97,8 @@ function SecretNotice({ endpoint, onDismiss }: { endpoint: Schemas['CreatedWebho
 export function Webhooks() {
   const canManage = useCan('manage');
   const notify = useToast();
-  const { path, query, route } = useLocation();
   const [created, setCreated] = useState<Schemas['CreatedWebhookEndpoint'] | null>(null);
-  const [version, setVersion] = useState(0);
+  const { version, reloadFromStart } = useTableReload();
 
   return (
     <>
@@ -111,8 +109,7 @@ export function Webhooks() {
           onCreated={(endpoint) => {
             setCreated(endpoint);
             notify('Endpoint created. Copy its signing secret now.');
-            if (query.cursor) route(urlWith(path, query, { cursor: null }));
-            setVersion((n) => n + 1);
+            reloadFromStart();
             requestAnimationFrame(() => document.getElementById('endpoint-secret-title')?.scrollIntoView({ block: 'center' }));
           }}
         />
