@@ -18,6 +18,34 @@ export interface Column<T> {
   hiddenHeader?: boolean;
 }
 
+/** The header row of a table of `columns` (a hidden header is read only by screen readers). */
+export function ColumnsHead<T>({ columns }: { columns: Column<T>[] }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) => (
+          <th key={c.key} scope="col" class={c.numeric ? 'num' : undefined}>
+            {c.hiddenHeader ? <span class="sr-only">{c.header}</span> : c.header}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+/** One row of a table of `columns`. */
+export function ColumnsRow<T>({ columns, row }: { columns: Column<T>[]; row: T }) {
+  return (
+    <tr>
+      {columns.map((c) => (
+        <td key={c.key} class={c.numeric ? 'num' : undefined}>
+          {c.cell(row)}
+        </td>
+      ))}
+    </tr>
+  );
+}
+
 export interface PagedTableProps<T> {
   /** The table's caption (screen readers) and the pager's name. */
   label: string;
@@ -103,24 +131,10 @@ export function PagedTable<T>(props: PagedTableProps<T>) {
       <div class="table-wrap">
         <table class={loading ? 'table is-loading' : 'table'}>
           <caption class="sr-only">{props.label}</caption>
-          <thead>
-            <tr>
-              {props.columns.map((c) => (
-                <th key={c.key} scope="col" class={c.numeric ? 'num' : undefined}>
-                  {c.hiddenHeader ? <span class="sr-only">{c.header}</span> : c.header}
-                </th>
-              ))}
-            </tr>
-          </thead>
+          <ColumnsHead columns={props.columns} />
           <tbody>
             {page.results.map((row) => (
-              <tr key={props.rowKey(row)}>
-                {props.columns.map((c) => (
-                  <td key={c.key} class={c.numeric ? 'num' : undefined}>
-                    {c.cell(row)}
-                  </td>
-                ))}
-              </tr>
+              <ColumnsRow key={props.rowKey(row)} columns={props.columns} row={row} />
             ))}
             {page.results.length === 0 && (
               <tr>

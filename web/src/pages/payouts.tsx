@@ -7,7 +7,7 @@ import { Badge } from '../components/badge';
 import { BusyButton, Spinner } from '../components/busy-button';
 import { useConfirm } from '../components/confirm';
 import { Form, SelectField, SubmitButton, text, useFormState } from '../components/form';
-import { PagedTable, type Column } from '../components/paged-table';
+import { ColumnsHead, ColumnsRow, PagedTable, type Column } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad } from '../components/page';
 import { useToast } from '../components/toast';
 import { formatCount, formatMoney, formatTime, plural } from '../lib/format';
@@ -169,24 +169,10 @@ function BatchPayouts({ batch, onChanged, version }: { batch: Batch; onChanged: 
           <div class="table-wrap">
             <table class="table">
               <caption class="sr-only">Payouts in this batch</caption>
-              <thead>
-                <tr>
-                  {columns.map((c) => (
-                    <th key={c.key} scope="col" class={c.numeric ? 'num' : undefined}>
-                      {c.hiddenHeader ? <span class="sr-only">{c.header}</span> : c.header}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
+              <ColumnsHead columns={columns} />
               <tbody>
                 {payouts.map((p) => (
-                  <tr key={p.id}>
-                    {columns.map((c) => (
-                      <td key={c.key} class={c.numeric ? 'num' : undefined}>
-                        {c.cell(p)}
-                      </td>
-                    ))}
-                  </tr>
+                  <ColumnsRow key={p.id} columns={columns} row={p} />
                 ))}
               </tbody>
             </table>
