@@ -235,10 +235,21 @@ describe('operator dashboard', () => {
     await visit(page, 'settings', 'Settings', 'settings');
     await visit(page, 'members', 'Members', 'members');
     await visit(page, 'referrals', 'Referrals', 'referrals');
+    // The detail and form pages too.
+    const campaign = (await api('GET', '/v1/campaigns/')).body.results[0];
+    const member = (await api('GET', '/v1/members/')).body.results.find((m: any) => m.code === 'ALICE');
+    const endpoint = await api('POST', '/v1/webhook-endpoints/', { url: 'http://127.0.0.1:9/refloop-hooks', description: 'Billing service' });
+    expect(endpoint.status).toBe(201);
+    await visit(page, 'campaigns/new', 'New campaign', 'campaign-new');
+    await visit(page, `campaigns/${campaign.id}`, campaign.name, 'campaign');
+    await visit(page, `members/${member.id}`, 'alice', 'member');
+    await visit(page, `referrals/${referralId}`, 'Referral of bob', 'referral');
+    await visit(page, `webhooks/${endpoint.body.id}`, 'Webhook endpoint', 'webhook-endpoint');
+    await visit(page, 'payouts?status=paid', 'Payouts', 'payouts-paid');
     await visit(page, 'campaigns', 'Campaigns', 'campaigns');
     // Back and forward move between pages (each page has its URL).
     await page.goBack();
-    await page.getByRole('heading', { level: 1, name: 'Referrals' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Payouts' }).waitFor();
     await page.goForward();
     await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
   }, 90_000);

@@ -248,7 +248,7 @@ export function WebhookDetail() {
 
   return (
     <>
-      <PageHeader title={endpoint ? 'Webhook endpoint' : 'Webhook endpoint'} subtitle={endpoint ? <span class="break">{endpoint.url}</span> : undefined} back={{ href: '/app/webhooks', label: 'Webhooks' }}>
+      <PageHeader title="Webhook endpoint" subtitle={endpoint ? <span class="break">{endpoint.url}</span> : undefined} back={{ href: '/app/webhooks', label: 'Webhooks' }}>
         {endpoint && canManage && (
           <>
             <BusyButton variant="secondary" busy={toggling} busyLabel={endpoint.enabled ? 'Disabling…' : 'Enabling…'} disabled={busy} onClick={toggle}>
