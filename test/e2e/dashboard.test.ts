@@ -80,7 +80,8 @@ async function visit(p: Page, path: string, heading: string | RegExp, shot: stri
 
 let lastLink = '';
 
-async function logIn(context: BrowserContext, email: string): Promise<Page> {
+/** `sameTab`: the link pasted into the login page's own tab (only the fragment changes: no page load). */
+async function logIn(context: BrowserContext, email: string, opts: { sameTab?: boolean } = {}): Promise<Page> {
   const p = await context.newPage();
   const since = Date.now();
   await p.goto(`${runtime.url}/app/login`);
@@ -92,8 +93,8 @@ async function logIn(context: BrowserContext, email: string): Promise<Page> {
   await p.getByText(/inbox/i).first().waitFor({ timeout: 10_000 });
   const link = await loginLinkFor(email, since);
   lastLink = link;
-  // As from a mail client: the link opens in a fresh page load.
-  await p.goto('about:blank');
+  // As from a mail client, the link opens in a fresh page load; or it is pasted into the same tab.
+  if (!opts.sameTab) await p.goto('about:blank');
   await p.goto(link);
   await p.getByRole('heading', { level: 1, name: 'Overview' }).waitFor({ timeout: 15_000 }).catch(async (err: unknown) => {
     throw new Error(`${String(err)}\nat ${p.url()} (link ${link}):\n${(await p.locator('body').innerText()).slice(0, 800)}`);
@@ -264,7 +265,7 @@ describe('operator dashboard', () => {
     await team.getByText('vera@example.com').waitFor({ timeout: 10_000 });
 
     const viewerContext = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    const viewer = await logIn(viewerContext, 'vera@example.com');
+    const viewer = await logIn(viewerContext, 'vera@example.com', { sameTab: true });
     // Every unsafe method of every route a session may call, sent from the dashboard's own origin.
     const writes = routes.filter((r) => r.method !== 'GET' && r.method !== 'OPTIONS' && ((r.auth ?? 'api-key') === 'api-key' || r.auth === 'session'));
     expect(writes.length).toBeGreaterThan(20);

@@ -19,7 +19,7 @@ function tokenFromFragment(): string | null {
 
 export function Login() {
   const { query, route } = useLocation();
-  const [token] = useState(tokenFromFragment);
+  const [token, setToken] = useState(tokenFromFragment);
   const [exchanging, setExchanging] = useState(token !== null);
   const [linkProblem, setLinkProblem] = useState<Problem | null>(null);
   const [sentTo, setSentTo] = useState<string | null>(null);
@@ -28,6 +28,21 @@ export function Login() {
 
   useEffect(() => {
     document.title = 'Log in · Refloop';
+    // A link pasted into this very tab changes only the fragment: no page load, so listen for it.
+    const onHash = () => {
+      const pasted = tokenFromFragment();
+      if (pasted !== null) {
+        setLinkProblem(null);
+        setSentTo(null);
+        setExchanging(true);
+        setToken(pasted);
+      }
+    };
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+
+  useEffect(() => {
     if (token === null) return;
     // The token is single-use: it leaves the address bar (and the history) before anything else.
     history.replaceState(history.state, '', location.pathname + location.search);
@@ -40,7 +55,7 @@ export function Login() {
         setLinkProblem(toProblem(err));
         setExchanging(false);
       });
-  }, []);
+  }, [token]);
 
   useEffect(() => {
     if (sentTo) heading.current?.focus();
