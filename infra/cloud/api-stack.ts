@@ -5,7 +5,8 @@
 // Then one queue + worker per queue consumer of `functions/workers.ts` and one schedule per job; every
 // function that sends to a queue gets its URL and send permission, and only the functions that call the
 // provider's vendor API may read the provider secret.
-import { CfnOutput, CrossStackReferences, Duration, ReferenceStrength, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, CrossStackReferences, Duration, ReferenceStrength, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -230,8 +231,12 @@ export class RefloopApiStack extends Stack {
       return role;
     };
 
+    // One log group for every route's function (30 days, like the workers' own groups).
+    const routeLogs = new LogGroup(this, 'RouteLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+
     for (const route of routes) {
       const fn = new RefloopFunction(this, route.name, {
+        logGroup: routeLogs,
         entry: route.entry,
         description: `${route.method} ${route.path}`,
         ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),

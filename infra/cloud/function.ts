@@ -5,7 +5,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, RetentionDays, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 
@@ -52,15 +52,24 @@ export interface RefloopFunctionProps {
    * RouteRoles in ./api-stack.ts). Without one, the function gets a role of its own.
    */
   role?: IRole;
+  /**
+   * A log group shared with other functions (the API stack's routes share one: a group per route would
+   * take the stack past CloudFormation's 500 resources). Lambda then names each log stream
+   * `<date>/<function name>[<version>]<instance>`, so a function's lines stay findable; every line also
+   * carries the route (shared/log.ts). Without one, the function gets a group of its own.
+   */
+  logGroup?: ILogGroup;
 }
 
 export class RefloopFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: RefloopFunctionProps) {
     // Logs of the stateless stack go with it: they are diagnostics, not business data.
-    const logGroup = new LogGroup(scope, `${id}Logs`, {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    const logGroup =
+      props.logGroup ??
+      new LogGroup(scope, `${id}Logs`, {
+        retention: RetentionDays.ONE_MONTH,
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
     super(scope, id, {
       entry: path.join(repoRoot, props.entry),
       handler: 'handler',

@@ -191,10 +191,15 @@ describe('API stack', () => {
     expect(actionsOf(fallbackRoute.name).filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
   });
 
-  it('keeps each function log for 30 days', () => {
-    const groups = Object.values(api.findResources('AWS::Logs::LogGroup')) as Resource[];
-    expect(groups).toHaveLength(routes.length + 1 + workers.length + scheduledJobs.length);
-    for (const g of groups) expect(g.Properties.RetentionInDays).toBe(30);
+  it('keeps every log for 30 days: one group shared by the routes, one per other function', () => {
+    const groups = Object.entries(api.findResources('AWS::Logs::LogGroup')) as [string, Resource][];
+    expect(groups).toHaveLength(1 + 1 + workers.length + scheduledJobs.length);
+    for (const [, g] of groups) expect(g.Properties.RetentionInDays).toBe(30);
+    const shared = groups.find(([id]) => id.startsWith('RouteLogs'))?.[0];
+    expect(shared).toBeDefined();
+    for (const route of routes) {
+      expect({ route: route.name, group: resource(api, logicalId(route.name)).Properties.LoggingConfig?.LogGroup }).toEqual({ route: route.name, group: { Ref: shared } });
+    }
   });
 
   // Issue 11 item 11: a flood is throttled by API Gateway before any Lambda runs.
