@@ -31,6 +31,12 @@ export const SESSION_ONLY = 'API keys cannot manage the team, API keys or the pr
 export const SESSION_COOKIE = 'refloop_session';
 /** A session lives 12 hours after its last use (sliding). */
 export const SESSION_SECONDS = 12 * 3600;
+/**
+ * However much it is used, a session ends 7 days after its login (then a new link): a stolen cookie does
+ * not live forever, and the member's session refs (which a removal or a role change goes through) expire
+ * by TTL only after every session they name.
+ */
+export const SESSION_MAX_SECONDS = 7 * 24 * 3600;
 /** The sliding expiry is written at most once per this many seconds of use (not on every request). */
 export const SESSION_SLIDE_SECONDS = 300;
 /** A login link opens a session within 15 minutes, once. */

@@ -287,7 +287,7 @@ export const sessionResponse = v.strictObject({
   account_name: v.string(),
   email: v.string(),
   role,
-  expires_at: v.pipe(v.number(), v.integer(), v.description('Unix seconds; each use moves it to 12 hours later.')),
+  expires_at: v.pipe(v.number(), v.integer(), v.description('Unix seconds; each use moves it to 12 hours later, never past 7 days after the login.')),
 });
 
 export const teamMemberResponse = v.strictObject({

@@ -6,7 +6,8 @@
 //   (a lookup by digest like an API key's; the login-link worker reads it, never a request path);
 // - login link    `LOGIN#<sha256(token)>` / `LOGIN`: single use (deleted under a condition), 15 minutes;
 // - session       `SESSION#<sha256(token)>` / `SESSION`: role and plan copied in, so auth is one GetItem;
-//   `expires_at` is both the sliding expiry (checked on every read) and the TTL that deletes it later;
+//   `expires_at` is both the sliding expiry (checked on every read) and the TTL that deletes it later; it
+//   never passes `created_at` + 7 days (SESSION_MAX_SECONDS);
 // - session ref   `A#<acct>#TEAM_SESSIONS#<tm_id>` / `<sha256(token)>`: a member's sessions, so a removal
 //   ends them and a role change reaches them;
 // - owners        the counter `owners`: the last owner can be neither removed nor demoted;
@@ -25,6 +26,7 @@ import {
   MAX_TEAM,
   newToken,
   normalEmail,
+  SESSION_MAX_SECONDS,
   SESSION_SECONDS,
   SESSION_SLIDE_SECONDS,
   tokenHash,
@@ -298,7 +300,8 @@ export async function openSession(token: string): Promise<{ token: string; sessi
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
-      { Put: { TableName: tableName(), Item: { ...teamKeys.sessionRef(accountId, operatorId, hash), type: 'SessionRef', expires_at: now + SESSION_SECONDS * 60 } } },
+      // The ref outlives its session (whose life is capped at SESSION_MAX_SECONDS) by a day.
+      { Put: { TableName: tableName(), Item: { ...teamKeys.sessionRef(accountId, operatorId, hash), type: 'SessionRef', expires_at: now + SESSION_MAX_SECONDS + 86_400 } } },
     ]);
   } catch (err) {
     if (err instanceof ConditionsFailedError) throw new DetailError(401, LINK_REFUSED);
@@ -318,7 +321,8 @@ export async function findSession(token: string): Promise<Session | null> {
   if (!Item || typeof Item.account_id !== 'string' || !isRole(Item.role) || !isPlan(Item.plan) || Number(Item.expires_at) <= now) return null;
   let expiresAt = Number(Item.expires_at);
   if (now - Number(Item.slid_at ?? 0) >= SESSION_SLIDE_SECONDS) {
-    expiresAt = now + SESSION_SECONDS;
+    // Sliding, but never past the session's absolute end.
+    expiresAt = Math.min(now + SESSION_SECONDS, Number(Item.created_at ?? now) + SESSION_MAX_SECONDS);
     await db()
       .send(
         new UpdateCommand({

@@ -19,7 +19,7 @@ import { startGateway, type Gateway } from '../../infra/local/gateway';
 import type { Pollers } from '../../infra/local/pollers';
 import { LOCAL_SECRETS } from '../../infra/local/start';
 import { resetConfig } from '../../shared/config';
-import { CROSS_SITE_REFUSED, PERMISSION_DENIED, SESSION_ONLY, sessionCookie, tokenHash, type Role } from '../../shared/domain/team';
+import { CROSS_SITE_REFUSED, PERMISSION_DENIED, SESSION_ONLY, sessionCookie, tokenHash, type Role, SESSION_MAX_SECONDS } from '../../shared/domain/team';
 import { memberEmailHandler } from '../../shared/email/member-emails';
 import { outboxSender } from '../../shared/email/outbox-sender';
 import { approveReward } from '../../shared/flows/lifecycle';
@@ -364,6 +364,14 @@ describe('sessions', () => {
     const recording = recordDynamoCalls({ filter: (c) => c.command === 'UpdateItem' && (c.table ?? '') !== '' });
     await must(http('GET', '/auth/sessions/current/', { session: used }), 200).finally(() => recording.stop());
     expect(recording.calls).toEqual([]);
+
+    // However much it is used, a session ends 7 days after its login: the slide stops there, and then it is refused.
+    const weekOld = nowSeconds() - SESSION_MAX_SECONDS + 600;
+    await db().send(new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'SET created_at = :c, slid_at = :s', ExpressionAttributeValues: { ':c': weekOld, ':s': nowSeconds() - 301 } }));
+    const capped = await must(http('GET', '/auth/sessions/current/', { session: used }), 200);
+    expect(capped.expires_at).toBe(weekOld + SESSION_MAX_SECONDS);
+    await db().send(new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'SET expires_at = :e', ExpressionAttributeValues: { ':e': nowSeconds() - 1 } }));
+    expect((await http('GET', '/auth/sessions/current/', { session: used })).status).toBe(401);
   });
 
   it('a cookie and an API key together: the request is the key\'s', async () => {
