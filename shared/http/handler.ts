@@ -7,16 +7,15 @@ import type * as v from 'valibot';
 import type { Principal } from '../store/accounts';
 import { validate } from '../schemas/fields';
 import { appendLogKeys } from '../log';
-import { authenticate, authenticateSession } from './auth';
-import { type Access, CROSS_SITE_REFUSED, PERMISSION_DENIED, roleMay, SESSION_ONLY } from '../domain/team';
-import { DetailError, PermissionDeniedError } from '../domain/errors';
-import { header } from './body';
+import { authenticate } from './auth';
+import { type Access, PERMISSION_DENIED, roleMay, SESSION_ONLY } from '../domain/team';
+import { PermissionDeniedError } from '../domain/errors';
 import { parseJsonBody } from './body';
 import { idempotent, storeForReplay } from './idempotency';
 import { limitApiKey } from './rate-limits';
 
 export { jsonResult, publicHandler, type Result };
-import { baseUrl, jsonResult, publicHandler, type Result } from './respond';
+import { baseUrl, jsonResult, publicHandler, requireSameOrigin, type Result } from './respond';
 
 export interface ApiRequest<B, Q> {
   principal: Principal;
@@ -60,10 +59,7 @@ export function checkAccess(event: APIGatewayProxyEventV2, principal: Principal,
     return;
   }
   const method = event.requestContext?.http?.method ?? 'GET';
-  if (!SAFE_METHODS.has(method)) {
-    const origin = header(event, 'origin');
-    if (!origin || origin !== new URL(baseUrl(event)).origin) throw new DetailError(403, CROSS_SITE_REFUSED);
-  }
+  if (!SAFE_METHODS.has(method)) requireSameOrigin(event);
   if (!roleMay(session.role, access)) throw new PermissionDeniedError(PERMISSION_DENIED);
 }
 
@@ -81,7 +77,9 @@ export function apiHandler<BS extends Schema | undefined = undefined, QS extends
   fn: (req: ApiRequest<Out<BS>, Out<QS>>) => Promise<Reply>,
 ) {
   return publicHandler(async (event) => {
-    const principal = schemas.sessionOnly && header(event, 'authorization') === undefined ? await authenticateSession(event) : await authenticate(event);
+    // A session-only route authenticates like any other (a key, or else the cookie); checkAccess then
+    // refuses a key there.
+    const principal = await authenticate(event);
     appendLogKeys({ account_id: principal.accountId });
     checkAccess(event, principal, schemas.access ?? (event.requestContext?.http?.method === 'GET' ? 'read' : 'write'), schemas.sessionOnly ?? false);
     // Writes sent with an Idempotency-Key run under it (./idempotency.ts): validation answers included,

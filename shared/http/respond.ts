@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { config } from '../config';
 import { invocationKeys, withLogKeys } from '../log';
 import { errorResponse } from './errors';
+import { DetailError } from '../domain/errors';
+import { CROSS_SITE_REFUSED } from '../domain/team';
 
 /** A request header, case-insensitively. */
 export function header(event: APIGatewayProxyEventV2, name: string): string | undefined {
@@ -27,6 +29,15 @@ export function baseUrl(event: APIGatewayProxyEventV2): string {
   const proto = header(event, 'x-forwarded-proto')?.split(',')[0]?.trim() || 'https';
   const host = header(event, 'host') || event.requestContext?.domainName || 'localhost';
   return `${proto}://${host}`;
+}
+
+/**
+ * CSRF's second lock for a dashboard session's unsafe request (SameSite=Strict is the first): the
+ * `Origin` header must be this site's own origin; 403 otherwise, and when it is missing.
+ */
+export function requireSameOrigin(event: APIGatewayProxyEventV2): void {
+  const origin = header(event, 'origin');
+  if (!origin || origin !== new URL(baseUrl(event)).origin) throw new DetailError(403, CROSS_SITE_REFUSED);
 }
 
 export function jsonResult(status: number, body: unknown, event: APIGatewayProxyEventV2, headers: Record<string, string> = {}): Result {
