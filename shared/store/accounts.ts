@@ -6,7 +6,7 @@ import { newAccountId } from '../domain/ids';
 import { isPlan, type Plan } from '../domain/plans';
 import { db, tableName } from './client';
 import { keys, type Key } from './table';
-import { apiKeyRecordItem, newKeyId, teamKeys, type Session } from './team';
+import { apiKeyRecordItem, keyPrefix, newKeyId, teamKeys, type ApiKeyRecord, type Session } from './team';
 
 /**
  * What a publishable key may do with /js/v1/referrals/ (README "Referrals from the browser"): `open` creates
@@ -58,13 +58,17 @@ function apiKeyItem(key: string, accountId: string, plan: Plan, keyId: string) {
   return { ...keys.apiKey(hashApiKey(key)), type: 'ApiKey', account_id: accountId, plan, key_id: keyId, created_at: now() };
 }
 
-/** The lookup item and the account's record of a new secret key, for one transaction. */
+/** The lookup item and the account's record of a new secret key, for one transaction, and the record's view. */
 function apiKeyPuts(key: string, accountId: string, plan: Plan, name: string) {
   const id = newKeyId();
-  return [
-    { Put: { TableName: tableName(), Item: apiKeyItem(key, accountId, plan, id), ConditionExpression: 'attribute_not_exists(pk)' } },
-    { Put: { TableName: tableName(), Item: apiKeyRecordItem(accountId, id, key, name, now()), ConditionExpression: 'attribute_not_exists(pk)' } },
-  ];
+  const createdAt = now();
+  return {
+    items: [
+      { Put: { TableName: tableName(), Item: apiKeyItem(key, accountId, plan, id), ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { TableName: tableName(), Item: apiKeyRecordItem(accountId, id, key, name, createdAt), ConditionExpression: 'attribute_not_exists(pk)' } },
+    ],
+    record: { id, name, prefix: keyPrefix(key), created_at: createdAt, revoked_at: null } satisfies ApiKeyRecord,
+  };
 }
 
 function publishableKeyItem(key: string, accountId: string, plan: Plan, jsReferrals: JsReferralMode = 'open') {
@@ -92,7 +96,7 @@ export async function createAccount(input: { name: string; plan: Plan }): Promis
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
-        ...apiKeyPuts(apiKey, account.accountId, account.plan, 'First key'),
+        ...apiKeyPuts(apiKey, account.accountId, account.plan, 'First key').items,
         {
           Put: {
             TableName: tableName(),
@@ -193,30 +197,31 @@ export async function ensurePublishableKey(accountId: string): Promise<Account> 
   return fresh;
 }
 
+/** The CLI's `key create`: a new secret key for an account (its plan read first), named in its record. */
 export async function createApiKey(accountId: string): Promise<string> {
   const account = await getAccount(accountId);
   if (!account) throw new UnknownAccountError(accountId);
-  const apiKey = generateApiKey();
+  return (await createNamedApiKey(accountId, account.plan, 'Created with the CLI')).key;
+}
+
+/**
+ * A new secret key with its record (the dashboard's key list), under the condition that the account
+ * exists; the plaintext is returned once.
+ */
+export async function createNamedApiKey(accountId: string, plan: Plan, name: string): Promise<{ record: ApiKeyRecord; key: string }> {
+  const key = generateApiKey();
+  const { items, record } = apiKeyPuts(key, accountId, plan, name);
   try {
     await db().send(
       new TransactWriteCommand({
-        TransactItems: [
-          {
-            ConditionCheck: {
-              TableName: tableName(),
-              Key: keys.account(accountId),
-              ConditionExpression: 'attribute_exists(pk)',
-            },
-          },
-          ...apiKeyPuts(apiKey, accountId, account.plan, 'Created with the CLI'),
-        ],
+        TransactItems: [{ ConditionCheck: { TableName: tableName(), Key: keys.account(accountId), ConditionExpression: 'attribute_exists(pk)' } }, ...items],
       }),
     );
   } catch (err) {
     if (err instanceof TransactionCanceledException) throw new UnknownAccountError(accountId);
     throw err;
   }
-  return apiKey;
+  return { record, key };
 }
 
 /** The lookup item of a key of either kind (secret or publishable), by its hash. */

@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { generateApiKey, hashApiKey } from '../domain/api-keys';
+import { hashApiKey } from '../domain/api-keys';
 import { DetailError, NotFoundError, ValidationError } from '../domain/errors';
 import { isPlan, type Plan } from '../domain/plans';
 import {
@@ -375,19 +375,6 @@ export function apiKeyRecordItem(accountId: string, id: string, key: string, nam
 export async function listApiKeyRecords(accountId: string): Promise<ApiKeyRecord[]> {
   const items = await queryAll({ partitionValue: teamKeys.apiKeyRecords(accountId) });
   return items.map(toKeyRecord).sort((a, b) => b.created_at - a.created_at || b.id.localeCompare(a.id));
-}
-
-/** A new secret key with its record; the plaintext is returned once. */
-export async function createNamedApiKey(accountId: string, plan: Plan, name: string): Promise<{ record: ApiKeyRecord; key: string }> {
-  const key = generateApiKey();
-  const id = newKeyId();
-  const now = nowSeconds();
-  await transact([
-    { ConditionCheck: { TableName: tableName(), Key: keys.account(accountId), ConditionExpression: 'attribute_exists(pk)' } },
-    { Put: { TableName: tableName(), Item: { ...keys.apiKey(hashApiKey(key)), type: 'ApiKey', account_id: accountId, plan, key_id: id, created_at: now }, ConditionExpression: 'attribute_not_exists(pk)' } },
-    { Put: { TableName: tableName(), Item: apiKeyRecordItem(accountId, id, key, name, now), ConditionExpression: 'attribute_not_exists(pk)' } },
-  ]);
-  return { record: { id, name, prefix: keyPrefix(key), created_at: now, revoked_at: null }, key };
 }
 
 /** Revokes a key by its record's id: the lookup item and the record both get `revoked_at`. */
