@@ -24,10 +24,8 @@ import { paddleBillingSettings } from '../shared/providers/paddle-billing/settin
 import { stripeSettings } from '../shared/providers/stripe/settings';
 import { commandUsage, formatHelp } from './cli-help';
 import { join } from 'node:path';
-import { loginUrl } from '../shared/domain/team';
-import { loginEmail } from '../shared/email/login-links';
-import { outboxFileName, outboxSender } from '../shared/email/outbox-sender';
-import { addTeamMember, issueLoginToken } from '../shared/store/team';
+import { handOverLoginLink } from '../shared/email/login-links';
+import { addTeamMember } from '../shared/store/team';
 import { writeFileSync } from 'node:fs';
 import { isCurrencyCode } from '../shared/domain/currency';
 import { DetailError } from '../shared/domain/errors';
@@ -90,15 +88,10 @@ function apiUrlFor(flag: string | undefined): string {
  */
 async function ownerLogin(accountId: string, accountName: string, email: string, apiUrl: string): Promise<Record<string, unknown>> {
   const owner = await addTeamMember(accountId, email, 'owner');
-  const { token, expiresAt } = await issueLoginToken(accountId, owner.id);
-  const url = loginUrl(apiUrl, token);
   const endpoint = process.env.DYNAMODB_ENDPOINT;
-  const outbox = process.env.EMAIL_OUTBOX_DIR || (endpoint && isLocalEndpoint(endpoint) ? join(process.env.DATA_DIR || '.data', 'outbox') : undefined);
-  if (outbox) {
-    const key = `login-${owner.id}-${expiresAt}`;
-    await outboxSender(outbox).send({ key, from: { address: 'no-reply@refloop.local', name: 'Refloop' }, to: owner.email, ...loginEmail({ accountName, url }), tags: { account_id: accountId } });
-  }
-  return { owner_email: owner.email, login_url: url, login_url_expires_at: expiresAt, ...(outbox ? { login_email: join(outbox, outboxFileName(`login-${owner.id}-${expiresAt}`)) } : {}) };
+  const outboxDir = process.env.EMAIL_OUTBOX_DIR || (endpoint && isLocalEndpoint(endpoint) ? join(process.env.DATA_DIR || '.data', 'outbox') : undefined);
+  const link = await handOverLoginLink({ accountId, operatorId: owner.id, accountName, to: owner.email, baseUrl: apiUrl, ...(outboxDir ? { outboxDir } : {}) });
+  return { owner_email: owner.email, login_url: link.url, login_url_expires_at: link.expiresAt, ...(link.file ? { login_email: link.file } : {}) };
 }
 
 type Values = Record<string, string>;

@@ -7,10 +7,8 @@ import { scheduledJobs } from '../../functions/workers';
 import { resetQueueClient } from '../../shared/queue/publish';
 import { QUEUE_NAMES } from '../../shared/queue/queues';
 import { createAccount, ensurePublishableKey, findPrincipalByApiKey } from '../../shared/store/accounts';
-import { addTeamMember, issueLoginToken, membershipsOf } from '../../shared/store/team';
-import { loginUrl } from '../../shared/domain/team';
-import { loginEmail } from '../../shared/email/login-links';
-import { outboxFileName, outboxSender } from '../../shared/email/outbox-sender';
+import { addTeamMember, membershipsOf } from '../../shared/store/team';
+import { handOverLoginLink } from '../../shared/email/login-links';
 import { log } from '../../shared/log';
 import { resetClients } from '../../shared/store/client';
 import type { ProviderKind } from '../../shared/billing/port';
@@ -114,14 +112,10 @@ async function ensureDemoOwner(accountId: string, email: string): Promise<void> 
  * A fresh login link for the demo owner, printed by `npm start` and written to the outbox like every
  * login email (POST /auth/login-links/ sends the next ones there too).
  */
-export async function demoLoginLink(runtime: Pick<LocalRuntime, 'url' | 'demo' | 'dataDir'>): Promise<{ url: string; file: string }> {
+export async function demoLoginLink(runtime: Pick<LocalRuntime, 'url' | 'demo' | 'dataDir'>): Promise<{ url: string; file?: string }> {
   const member = (await membershipsOf(runtime.demo.ownerEmail)).find((m) => m.accountId === runtime.demo.accountId);
   if (!member) throw new Error(`${runtime.demo.ownerEmail} is not in the demo account's team`);
-  const { token, expiresAt } = await issueLoginToken(member.accountId, member.operatorId);
-  const url = loginUrl(runtime.url, token);
-  const key = `login-demo-${expiresAt}`;
-  await outboxSender(join(runtime.dataDir, 'outbox')).send({ key, from: { address: 'no-reply@refloop.local', name: 'Refloop' }, to: runtime.demo.ownerEmail, ...loginEmail({ accountName: 'Demo', url }), tags: { account_id: member.accountId } });
-  return { url, file: join(runtime.dataDir, 'outbox', outboxFileName(key)) };
+  return handOverLoginLink({ accountId: member.accountId, operatorId: member.operatorId, accountName: 'Demo', to: runtime.demo.ownerEmail, baseUrl: runtime.url, outboxDir: join(runtime.dataDir, 'outbox') });
 }
 
 /** The local emulators' keys (not secrets: they only open the emulators on this machine). */

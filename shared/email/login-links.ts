@@ -15,6 +15,8 @@ import { keys } from '../store/table';
 import { issueLoginToken, membershipsOf } from '../store/team';
 import { loginUrl, tokenHash } from '../domain/team';
 import type { EmailSender } from './sender';
+import { join } from 'node:path';
+import { outboxFileName, outboxSender } from './outbox-sender';
 import { escapeHtml } from './templates';
 
 export function loginEmail(input: { accountName: string; url: string; invitedBy?: string }): { subject: string; text: string; html: string } {
@@ -33,6 +35,20 @@ export function loginEmail(input: { accountName: string; url: string; invitedBy?
     '</body></html>',
   ].join('\n');
   return { subject, text, html };
+}
+
+/**
+ * A login link handed over by an operator tool rather than the worker (`admin account create
+ * --owner-email`, `npm start`'s demo owner): the token is issued, and with an outbox folder the email is
+ * written there too, like every email on a laptop. The caller prints the URL.
+ */
+export async function handOverLoginLink(p: { accountId: string; operatorId: string; accountName: string; to: string; baseUrl: string; outboxDir?: string }): Promise<{ url: string; expiresAt: number; file?: string }> {
+  const { token, expiresAt } = await issueLoginToken(p.accountId, p.operatorId);
+  const url = loginUrl(p.baseUrl, token);
+  if (!p.outboxDir) return { url, expiresAt };
+  const key = `login-${tokenHash(token).slice(0, 24)}`;
+  await outboxSender(p.outboxDir).send({ key, from: config().emailDefaultFrom, to: p.to, ...loginEmail({ accountName: p.accountName, url }), tags: { account_id: p.accountId, message_key: key } });
+  return { url, expiresAt, file: join(p.outboxDir, outboxFileName(key)) };
 }
 
 export async function sendLoginLinks(m: LoginLinkMessage, sender: EmailSender): Promise<number> {

@@ -24,6 +24,7 @@ import { saveSubscription } from '../../shared/store/subscriptions';
 import { approveReward } from '../../shared/flows/lifecycle';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
+import { LINK_REFUSED, openSession } from '../../shared/store/team';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -63,6 +64,27 @@ describe('admin CLI', () => {
     expect(Object.keys(out).sort()).toEqual(['account_id', 'api_key']);
     expect(out.api_key).toMatch(/^rfl_live_[A-Za-z0-9_-]+$/);
     expect((await getAccount(out.account_id))?.plan).toBe('small');
+  });
+
+  it('account create --owner-email adds the first owner and hands over a login link that opens a session once', async () => {
+    const outbox = mkdtempSync(join(tmpdir(), 'refloop-cli-outbox-'));
+    try {
+      const res = await cli(['account', 'create', '--name', 'Owned', '--owner-email', 'Dana@Owned.example', '--api-url', 'https://refloop.example.com'], { EMAIL_OUTBOX_DIR: outbox });
+      expect(res).toMatchObject({ code: 0, stderr: '' });
+      const out = JSON.parse(oneLine(res.stdout));
+      expect(Object.keys(out).sort()).toEqual(['account_id', 'api_key', 'login_email', 'login_url', 'login_url_expires_at', 'owner_email']);
+      expect(out.owner_email).toBe('dana@owned.example');
+      expect(out.login_url).toMatch(/^https:\/\/refloop\.example\.com\/app\/login#token=[A-Za-z0-9_-]{43}$/);
+      expect(readFileSync(out.login_email, 'utf8')).toContain(out.login_url);
+      const token = String(out.login_url).split('#token=')[1] as string;
+      const { session } = await openSession(token);
+      expect(session).toMatchObject({ accountId: out.account_id, email: 'dana@owned.example', role: 'owner' });
+      await expect(openSession(token)).rejects.toThrow(LINK_REFUSED);
+      // A bad address is a usage error: exit 2, nothing created.
+      expect((await cli(['account', 'create', '--name', 'Nope', '--owner-email', 'not-an-address'])).code).toBe(2);
+    } finally {
+      rmSync(outbox, { recursive: true, force: true });
+    }
   });
 
   it('account show prints the publishable key and the script tag; revoking it issues a new one', async () => {
