@@ -140,10 +140,17 @@ export async function ensureWebBuilt(): Promise<{ outDir: string; built: boolean
   }
 }
 
+/**
+ * As a script: `tsx web/build.ts` builds; `tsx web/build.ts --if-changed` builds only when the sources
+ * changed (what the test run's global setup and the CDK app run in a child process: Vite is an ES module).
+ */
 if (require.main === module) {
   const started = Date.now();
-  buildWeb().then(
-    ({ outDir }) => console.log(`web: built ${relative(process.cwd(), outDir) || '.'} in ${((Date.now() - started) / 1000).toFixed(1)} s`),
+  const ifChanged = process.argv.includes('--if-changed');
+  (ifChanged ? ensureWebBuilt() : buildWeb().then(({ outDir }) => ({ outDir, built: true }))).then(
+    ({ outDir, built }) => {
+      if (built) console.log(`web: built ${relative(process.cwd(), outDir) || '.'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    },
     (err: unknown) => {
       console.error(err instanceof Error ? err.message : err);
       process.exit(1);

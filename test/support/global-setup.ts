@@ -6,12 +6,11 @@ import { join } from 'node:path';
 import { freePort, startDynamoLocal, type DynamoLocal } from '../../infra/local/dynamodb';
 import unitEnvironment from './unit-setup';
 
-/** web/build.ts's ensureWebBuilt() in a tsx child process (Vite is an ES module; Jest's setup is CommonJS). */
+/** `tsx web/build.ts --if-changed` in a child process (Vite is an ES module; Jest's setup is CommonJS). */
 function buildDashboard(): Promise<void> {
   const root = join(__dirname, '..', '..');
-  const script = "require('./web/build').ensureWebBuilt().then(() => process.exit(0), (e) => { console.error(e instanceof Error ? e.message : e); process.exit(1); })";
   return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), '-e', script], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'web/build.ts', '--if-changed'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
     child.once('error', fail);
     child.once('exit', (code) => (code === 0 ? ok() : fail(new Error(`the dashboard build failed (exit ${code}): run npx tsx web/build.ts`))));
   });
