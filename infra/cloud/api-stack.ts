@@ -160,16 +160,18 @@ export function denyProviderWebhookSecrets(fn: RefloopFunction, table: ITable): 
   );
 }
 
+/** A read-only route that a dashboard session may call: it slides the session's expiry (an UpdateItem). */
+const slidesSessions = (route: (typeof routes)[number]) => route.table === 'read' && ['api-key', 'session', 'login'].includes(route.auth ?? 'api-key');
+
 /** What a route's role must allow: routes with the same profile share a role (see RefloopApiStack). */
 export function routeProfile(route: (typeof routes)[number]): string {
-  const auth = route.auth ?? 'api-key';
   return [
     `table=${route.table}`,
     `queues=${[...new Set(route.queues ?? [])].sort().join('+') || 'none'}`,
     route.providerSecrets ? 'provider-secrets' : '',
     route.webhookSecrets ? 'webhook-secrets' : '',
     route.providerWebhookSecrets ? 'provider-webhook-secrets' : '',
-    route.table === 'read' && ['api-key', 'session', 'login'].includes(auth) ? 'session-slide' : '',
+    slidesSessions(route) ? 'session-slide' : '',
   ]
     .filter(Boolean)
     .join(', ');
@@ -321,8 +323,7 @@ export class RefloopApiStack extends Stack {
     // Dashboard sessions slide their expiry on use, also in the read-only routes: those may update session
     // items (`SESSION#<digest>`) and nothing else.
     for (const route of routes) {
-      const auth = route.auth ?? 'api-key';
-      if (route.table !== 'read' || !['api-key', 'session', 'login'].includes(auth)) continue;
+      if (!slidesSessions(route)) continue;
       this.functions.get(route.name)?.addToRolePolicy(
         new PolicyStatement({
           sid: 'SlideDashboardSession',

@@ -13,6 +13,7 @@ import { chromium } from 'playwright-core';
 import { freePort } from '../../infra/local/dynamodb';
 import { startLocal, type LocalRuntime } from '../../infra/local/start';
 import { issueLoginToken, membershipsOf } from '../../shared/store/team';
+import { api } from './harness';
 import { percentile } from './stats';
 
 export interface DashboardSection {
@@ -43,14 +44,11 @@ export function measureAssets(): Pick<DashboardSection, 'assets' | 'jsGzip' | 'c
   return { assets, jsGzip: sum('.js'), cssGzip: sum('.css') };
 }
 
+/** The harness's API call, refusing anything but a success (seeding must not half-work). */
 async function call(rt: LocalRuntime, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(rt.url + path, {
-    method,
-    headers: { authorization: `Bearer ${rt.demo.apiKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return res.json();
+  const res = await api(rt, method, path, body);
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
 }
 
 /** 3,000 referrals through the API (100 members, 30 each), 8 requests at a time. */
