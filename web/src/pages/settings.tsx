@@ -296,7 +296,7 @@ function ProviderSection({ account }: { account: Loaded<Account> }) {
                   }}
                 >
                   <h3 class="form-title">{p.connected ? 'Change the connection' : 'Connect'}</h3>
-                  <p class="hint">Secrets are stored encrypted and never shown again; enter them again to change them.</p>
+                  <p class="hint">Secrets are write-only: they are never shown again, so enter them again to change them.</p>
                   <div class="form-grid">
                     <SelectField name="kind" label="Provider" value={chosen} onChange={(v) => setKind(v as Kind)} options={PROVIDERS} />
                   </div>
