@@ -35,9 +35,11 @@ export interface Route {
    * provider's signature in the body, the account's publishable key (public /js/v1/ endpoints), only a
    * dashboard session (`session`: the team, API keys and the provider connection, which an API key must not
    * change), the dashboard's login endpoints (`login`: no credential, rate limited, they read the cookie or
-   * a login token), or nothing (the script, CORS preflights and the public documentation).
+   * a login token), the member portal's session token (`portal`: /portal/v1/, never an API key), the portal
+   * link's opening (`portal-link`: no credential, rate limited per IP, it reads the link token), or nothing
+   * (the scripts, CORS preflights, the public documentation and the portal's page).
    */
-  auth?: 'api-key' | 'provider-signature' | 'publishable-key' | 'none' | 'session' | 'login';
+  auth?: 'api-key' | 'provider-signature' | 'publishable-key' | 'none' | 'session' | 'login' | 'portal' | 'portal-link';
 }
 
 export const routes: readonly Route[] = [
@@ -133,6 +135,9 @@ export const routes: readonly Route[] = [
     queues: ['rewards'],
   },
   { name: 'DeleteMember', method: 'DELETE', path: '/v1/members/{id}/', entry: 'functions/members/delete.ts', table: 'write' },
+  // The member portal (DASHBOARD.md): the app's backend asks for a single-use portal URL, or ends them all.
+  { name: 'CreatePortalSession', method: 'POST', path: '/v1/members/{id}/portal-sessions/', entry: 'functions/members/create-portal-session.ts', table: 'write' },
+  { name: 'RevokePortalSessions', method: 'DELETE', path: '/v1/members/{id}/portal-sessions/', entry: 'functions/members/revoke-portal-sessions.ts', table: 'write' },
 
   {
     name: 'ListSubscriptions',
@@ -163,6 +168,8 @@ export const routes: readonly Route[] = [
     // The coupon job of a double-sided campaign, as for POST /v1/referrals/.
     queues: ['rewards', 'webhook-events'],
   },
+  // The widget's host-side script (Refloop.mount): frames the member portal.
+  { name: 'EmbedScript', method: 'GET', path: '/js/refloop-embed.js', entry: 'functions/js/embed-script.ts', table: 'none', auth: 'none' },
   { name: 'CreateJsReferralPreflight', method: 'OPTIONS', path: '/js/v1/referrals/', entry: 'functions/js/preflight.ts', table: 'none', auth: 'none' },
 
   // Outgoing webhooks: endpoints (the signing secret is shown once, by the create) and their deliveries.
@@ -253,6 +260,20 @@ export const routes: readonly Route[] = [
     providerSecrets: true,
     providerWebhookSecrets: true,
   },
+
+  // ---- the member portal (DASHBOARD.md "Member portal and embeddable widget") ----
+  // Its page: no credential, one read of the account (its embed origins are the page's frame-ancestors).
+  { name: 'PortalPage', method: 'GET', path: '/portal/{account_id}/', entry: 'functions/portal/page.ts', table: 'read', auth: 'none' },
+  // The link's token (from the URL fragment) for a portal session token; rate limited per IP.
+  { name: 'OpenPortalSession', method: 'POST', path: '/portal/v1/sessions/', entry: 'functions/portal/open-session.ts', table: 'write', auth: 'portal-link' },
+  // The portal API: bearer portal session, rate limited per session, scoped to its member.
+  { name: 'PortalMe', method: 'GET', path: '/portal/v1/me/', entry: 'functions/portal/me.ts', table: 'read', auth: 'portal' },
+  // The member's only writes (payout email, email opt-out); a payout email makes collecting payouts due.
+  { name: 'UpdatePortalMe', method: 'PATCH', path: '/portal/v1/me/', entry: 'functions/portal/update-me.ts', table: 'write', auth: 'portal' },
+  { name: 'PortalStats', method: 'GET', path: '/portal/v1/stats/', entry: 'functions/portal/stats.ts', table: 'read', auth: 'portal' },
+  { name: 'PortalReferrals', method: 'GET', path: '/portal/v1/referrals/', entry: 'functions/portal/referrals.ts', table: 'read', auth: 'portal' },
+  { name: 'PortalRewards', method: 'GET', path: '/portal/v1/rewards/', entry: 'functions/portal/rewards.ts', table: 'read', auth: 'portal' },
+  { name: 'PortalPayouts', method: 'GET', path: '/portal/v1/payouts/', entry: 'functions/portal/payouts.ts', table: 'read', auth: 'portal' },
 
   // The API's own description: public, no table access. Generated from this table (shared/openapi).
   { name: 'GetOpenApi', method: 'GET', path: '/v1/openapi.json', entry: 'functions/docs/openapi.ts', table: 'none', auth: 'none' },

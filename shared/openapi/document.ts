@@ -118,7 +118,8 @@ function operation(route: Route, op: OperationDoc): Json {
   };
   const errors = new Set<number>(op.errors ?? []);
   if (auth === 'api-key' || auth === 'publishable-key' || auth === 'session') [401, 429, 500, 503].forEach((s) => errors.add(s));
-  if (auth === 'login') [500, 503].forEach((s) => errors.add(s));
+  if (auth === 'login' || auth === 'portal-link') [500, 503].forEach((s) => errors.add(s));
+  if (auth === 'portal') [401, 429, 500, 503].forEach((s) => errors.add(s));
   // A dashboard session may be refused a write (its role, or a cross-site Origin); session-only routes refuse keys.
   if (auth === 'session' || (auth === 'api-key' && route.method !== 'GET')) errors.add(403);
   if (op.query) errors.add(400);
@@ -149,7 +150,9 @@ function operation(route: Route, op: OperationDoc): Json {
             ? [{ sessionCookie: [] }]
             : auth === 'login' && route.method !== 'POST'
               ? [{ sessionCookie: [] }]
-              : [],
+              : auth === 'portal'
+                ? [{ portalSession: [] }]
+                : [],
     responses,
   };
   if (op.body) {
@@ -273,6 +276,11 @@ export function buildOpenApi(routeTable: readonly Route[], operations: Record<st
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'A secret API key (`rfl_live_...`): `Authorization: Bearer <key>`.' },
         tokenAuth: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The same key as `Authorization: Token <key>`.' },
         sessionCookie: { type: 'apiKey', in: 'cookie', name: 'refloop_session', description: "The dashboard's session (POST /auth/sessions/). Writes also need an `Origin` header of this site (CSRF); the role decides what it may do." },
+        portalSession: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "A member portal session (`rps_...`, from POST /portal/v1/sessions/): only /portal/v1/, only its member's data, 60 minutes. An API key is refused there, and a portal token on /v1/.",
+        },
         publishableKey: {
           type: 'http',
           scheme: 'bearer',

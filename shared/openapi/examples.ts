@@ -194,6 +194,7 @@ const delivery = {
 
 export const TEAM_MEMBER_ID = 'tm_5f1c0a9e3b7d4c2a8e6f0b1d';
 export const API_KEY_ID = 'key_8a2f4c6e0b1d3f5a7c9e1b2d';
+export const PORTAL_SESSION_ID = 'ps_3c7e1a9f5b2d8c4e0a6f1b3d';
 const TEAM_MEMBER = { id: TEAM_MEMBER_ID, email: 'sam@acme.example', role: 'finance', created_at: CREATED, last_login_at: CREATED + 3600 };
 const API_KEY = { id: API_KEY_ID, name: 'Production backend', prefix: 'rfl_live_Zk3v…', created_at: CREATED, revoked_at: null };
 const PROVIDER_CONNECTION = { kind: 'stripe', connected: true, webhook_url: `${BASE}/webhooks/stripe/${ACCOUNT_ID}/`, vendor_id: null, api_url: 'https://api.stripe.com' };
@@ -258,8 +259,56 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
     js_referrals: 'open',
     email_sender: { address: 'rewards@acme.example', name: 'Acme' },
     embed_origins: ['https://app.acme.example'],
+    referral_url: 'https://acme.example/',
     provider: PROVIDER_CONNECTION,
   },
+  PortalLink: { id: PORTAL_SESSION_ID, url: `${BASE}/portal/${ACCOUNT_ID}/#token=rpl_Zk3v9QyL3rT8aB1nK7eW4hZ6uF0dX2m9cJ5pV8sW1aB`, expires_at: CREATED + 600 },
+  PortalToken: { token: 'rps_Qm3kX9vB2nL7pR4tW8yZ1cF6Zk3v9QyL3rT8aB1nK7e', expires_at: CREATED + 3600 },
+  PortalMe: {
+    program: { name: 'Acme' },
+    member: { first_name: 'Alice', last_name: 'Smith', email: 'alice@example.com', code: 'ALICE2026', link: 'https://acme.example/?via=ALICE2026', email_opt_out: false, payout_email: 'alice@example.com', has_subscription: true, joined_at: CREATED },
+    campaign: {
+      name: 'Partners',
+      reward_type: 'commission',
+      reward_amount: null,
+      reward_percent: '20.00',
+      currency: 'USD',
+      commission_months: 12,
+      reward_threshold: '0.00',
+      hold_days: 30,
+      min_payout: '50.00',
+      referred_discount: null,
+      description: 'Earn 20.00% of what they pay for every payment of each customer you refer, for their first 12 months. Commissions are approved 30 days after each payment, once refunds are unlikely.',
+    },
+    stats: { link_clicks: 42, referrals: 5, conversions: 2, credit_earned: '0.00', commission_earned: '24.00', commission_pending: '8.00', commission_approved: '6.00', commission_paid: '10.00', currency: 'USD' },
+    session: { expires_at: CREATED + 3600, return_url: 'https://app.acme.example/settings' },
+  },
+  PortalStats: {
+    interval: 'month',
+    from: CREATED - 334 * 86_400,
+    to: CREATED,
+    buckets: [
+      { start: CREATED - 31 * 86_400, link_clicks: 12, referrals: 2, conversions: 1 },
+      { start: CREATED, link_clicks: 3, referrals: 1, conversions: 0 },
+    ],
+  },
+  PortalReferral: { id: REFERRAL_ID, user: 'us***21', created_at: CREATED, converted_at: CREATED + 2 * 86_400, status: 'paying', earned: '2.00', currency: 'USD' },
+  PortalReward: {
+    id: REWARD_ID,
+    type: 'credit',
+    amount: '10.00',
+    currency: 'USD',
+    status: 'applied',
+    created_at: CREATED + 2 * 86_400,
+    approves_at: null,
+    approved_at: null,
+    paid_at: null,
+    voided_at: null,
+    void_reason: null,
+    is_clawback: false,
+    credit_standing: 'applied',
+  },
+  PortalPayout: { id: PAYOUT_ID, amount: '50.00', currency: 'USD', status: 'paid', reward_count: 5, created_at: CREATED + 40 * 86_400, paid_at: CREATED + 45 * 86_400, payout_email: 'alice@example.com' },
 };
 
 /** A first page of a list, with a next link (the cursor is opaque). */

@@ -11,6 +11,7 @@ import { createPayoutBatchBody, markFailedBody, markPaidBody, voidRewardBody } f
 import { clickBody, jsReferralBody } from '../schemas/js';
 import { createReferralBody } from '../schemas/referral';
 import { createWebhookEndpointBody, updateWebhookEndpointBody } from '../schemas/webhook-endpoint';
+import { createPortalSessionBody, openPortalSessionBody, portalListQuery, portalStatsQuery, updatePortalMeBody } from '../schemas/portal';
 import { apiKeyBody, inviteBody, loginLinkBody, providerBody, roleBody, sessionBody, updateAccountBody } from '../schemas/team';
 import type { COMPONENTS } from './components';
 import { API_KEY_ID, TEAM_MEMBER_ID, BATCH_ID, PAYOUT_ID, CAMPAIGN_ID, COMPONENT_EXAMPLES, CONVERTED_REFERRAL, NEW_REFERRAL, PADDLE_ALERT_EXAMPLE, REFERRAL_ID, SUBSCRIPTION_ID, USER_IDENTIFIER } from './examples';
@@ -60,6 +61,8 @@ export const TAGS: Record<string, string> = {
   Payouts: 'What members are owed, batches with their PayPal / Wise / CSV files, and marking them paid.',
   Browser: 'The browser script and the public endpoints it calls with the publishable key.',
   Dashboard: 'Login by emailed link, sessions, the team and its roles, API keys and the account settings (DASHBOARD.md). The team, API keys and the provider connection need a dashboard session: an API key cannot change them.',
+  'Member portal':
+    "A page where a member sees their link, terms, referrals, rewards and payouts, embeddable in your app (`/js/refloop-embed.js`). Your backend asks for a single-use portal URL with the API key; the portal then calls /portal/v1/ with a 60-minute portal session of that member only.",
   'Provider webhooks': 'Alerts from the payment provider.',
   Documentation: 'This document and its rendering.',
   Operations: 'Checks for load balancers and monitoring.',
@@ -127,7 +130,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   UpdateAccount: {
     tag: 'Dashboard',
     summary: 'Change account settings',
-    description: 'Name, email sender (null for the default), embed origins (who may frame the member portal) and the browser referral mode. Owner or admin.',
+    description: "Name, email sender (null for the default), embed origins (who may frame the member portal), the referral URL members' links point to, and the browser referral mode. Owner or admin.",
     body: updateAccountBody,
     success: { status: 200, description: 'The settings.', body: { component: 'Account' } },
     errors: [403],
@@ -462,6 +465,76 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       headers: { Location: { description: 'The reference, `/docs/`.', schema: { type: 'string', const: '/docs/' } } },
     },
   },
+  CreatePortalSession: {
+    tag: 'Member portal',
+    summary: "Open the member's portal",
+    description:
+      "A single-use URL of the member portal for this member: the token is in the URL's fragment (never sent to a server), opens within 10 minutes, once, and starts a 60-minute portal session. Hand `url` to `Refloop.mount` in your page, or redirect the member to it. Create one per page view; an Idempotency-Key replay answers `url: null` (the token is shown once).",
+    params: { id: 'Member id.' },
+    body: createPortalSessionBody,
+    success: { status: 201, description: 'The portal link.', body: { component: 'PortalLink' } },
+    errors: [404],
+    examples: { request: { return_url: 'https://app.acme.example/settings' } },
+  },
+  RevokePortalSessions: {
+    tag: 'Member portal',
+    summary: "End the member's portal sessions",
+    description: "Ends every portal link and session of the member at once: the portal's next request answers 401, and the widget asks your page for a new URL (onTokenExpired).",
+    params: { id: 'Member id.' },
+    success: { status: 204, description: 'Ended (also when there was none).' },
+    errors: [404],
+  },
+  EmbedScript: {
+    tag: 'Member portal',
+    summary: 'The widget script',
+    description:
+      "`<script src=\"/js/refloop-embed.js\"></script>` then `Refloop.mount(element, { url, theme: { accent, background, text, radius, font }, onTokenExpired })`: the portal in an iframe that follows its content's height. Messages go to explicit origins and the sender is checked. `onTokenExpired` returns (or resolves to) a fresh portal URL from your backend, handed over without reloading. No authentication; cacheable for an hour.",
+    success: { status: 200, description: 'The script (ES2017, no dependencies).', body: { json: { type: 'string' }, contentType: 'text/javascript' } },
+    examples: { response: '/*! Refloop embed */(function(){"use strict";/* ... */})();' },
+  },
+  PortalPage: {
+    tag: 'Member portal',
+    summary: 'The portal page',
+    description:
+      "The portal's HTML, for `url`'s path. Its `Content-Security-Policy: frame-ancestors` is the account's `embed_origins` (none when empty), so only your sites can frame it. Without a token in the fragment it shows nothing of any member. 404 for an unknown account.",
+    params: { account_id: 'Account id.' },
+    success: { status: 200, description: 'The page.', body: { json: { type: 'string' }, contentType: 'text/html' } },
+    errors: [404],
+    examples: { response: '<!doctype html><html lang="en">...</html>', errors: { 404: '<!doctype html><html lang="en">...</html>' } },
+  },
+  OpenPortalSession: {
+    tag: 'Member portal',
+    summary: 'Open a portal session',
+    description: "Trades the link's token (the URL fragment's `token`) for a portal session token. A used, expired, revoked or unknown link answers 401. Rate limited per IP.",
+    body: openPortalSessionBody,
+    success: { status: 201, description: 'The portal session.', body: { component: 'PortalToken' } },
+    errors: [401, 429],
+    examples: { request: { token: 'rpl_Zk3v9QyL3rT8aB1nK7eW4hZ6uF0dX2m9cJ5pV8sW1aB' } },
+  },
+  PortalMe: {
+    tag: 'Member portal',
+    summary: 'The member',
+    description: "The member's name, code and referral link, their campaign's terms (also in words), their totals, their payout email and email opt-out, and the session's end.",
+    success: { status: 200, description: 'The member.', body: { component: 'PortalMe' } },
+  },
+  UpdatePortalMe: {
+    tag: 'Member portal',
+    summary: "Change the member's settings",
+    description: "The member's only writes: `payout_email` (where payouts are sent; null removes it) and `email_opt_out`. A payout email makes the member's collecting payouts due at once.",
+    body: updatePortalMeBody,
+    success: { status: 200, description: 'The member.', body: { component: 'PortalMe' } },
+    examples: { request: { payout_email: 'alice@example.com', email_opt_out: true } },
+  },
+  PortalStats: {
+    tag: 'Member portal',
+    summary: "The member's chart",
+    description: "Clicks, referrals and conversions per bucket: the last 30 days by day, 12 weeks by week, or 12 months by month (UTC).",
+    query: portalStatsQuery,
+    success: { status: 200, description: 'The buckets, oldest first.', body: { component: 'PortalStats' } },
+  },
+  PortalReferrals: { tag: 'Member portal', summary: "The member's referrals", description: `The users the member referred, their identifiers masked. ${PAGINATION}`, query: portalListQuery, success: { status: 200, description: 'A page of referrals.', body: { page: 'PortalReferral' } } },
+  PortalRewards: { tag: 'Member portal', summary: "The member's rewards", description: `Rewards with their status; credits say where they stand at the payment provider. ${PAGINATION}`, query: portalListQuery, success: { status: 200, description: 'A page of rewards.', body: { page: 'PortalReward' } } },
+  PortalPayouts: { tag: 'Member portal', summary: "The member's payouts", description: `Payouts and their status. ${PAGINATION}`, query: portalListQuery, success: { status: 200, description: 'A page of payouts.', body: { page: 'PortalPayout' } } },
   Health: {
     tag: 'Operations',
     summary: 'Liveness check',

@@ -329,5 +329,110 @@ export const accountResponse = v.strictObject({
   js_referrals: v.picklist(['open', 'confirm', 'off']),
   email_sender: v.nullable(v.strictObject({ address: v.string(), name: v.string() })),
   embed_origins: v.array(v.string()),
+  referral_url: v.nullable(v.pipe(v.string(), v.description("Where members' links point; a member's link is it with `?via=<code>`."))),
   provider: providerConnectionResponse,
+});
+
+// ---- the member portal (DASHBOARD.md "Member portal and embeddable widget") ----
+
+export const portalLinkResponse = v.strictObject({
+  id: v.pipe(v.string(), v.regex(/^ps_[0-9a-f]{24}$/), v.description('The portal session (its link and, once opened, its session).')),
+  url: v.nullable(
+    v.pipe(v.string(), v.description('The portal, with its single-use token in the fragment (`#token=rpl_...`): hand it to `Refloop.mount` or open it. Null on an Idempotency-Key replay: the token is shown once.')),
+  ),
+  expires_at: v.pipe(unixSeconds, v.description('The link opens a session until then (10 minutes).')),
+});
+
+export const portalTokenResponse = v.strictObject({
+  token: v.pipe(v.string(), v.regex(/^rps_[A-Za-z0-9_-]{43}$/), v.description('The portal session token: `Authorization: Bearer <token>` on /portal/v1/.')),
+  expires_at: v.pipe(unixSeconds, v.description('60 minutes after the opening; it does not slide.')),
+});
+
+export const portalMeResponse = v.strictObject({
+  program: v.strictObject({ name: v.string() }),
+  member: v.strictObject({
+    first_name: v.nullable(v.string()),
+    last_name: v.nullable(v.string()),
+    email: v.string(),
+    code: v.string(),
+    link: v.nullable(v.pipe(v.string(), v.description("The member's referral link; null until the account sets its `referral_url`."))),
+    email_opt_out: v.boolean(),
+    payout_email: v.nullable(v.string()),
+    has_subscription: v.boolean(),
+    joined_at: unixSeconds,
+  }),
+  campaign: v.nullable(
+    v.strictObject({
+      name: v.string(),
+      reward_type: v.nullable(rewardType),
+      reward_amount: v.nullable(amount),
+      reward_percent: v.nullable(amount),
+      currency: v.nullable(v.string()),
+      commission_months: v.nullable(v.pipe(v.number(), v.integer())),
+      reward_threshold: amount,
+      hold_days: v.nullable(v.pipe(v.number(), v.integer())),
+      min_payout: v.nullable(amount),
+      referred_discount: v.nullable(v.pipe(v.string(), v.description("The referred user's discount in words."))),
+      description: v.pipe(v.string(), v.description('The terms in words, for the member.')),
+    }),
+  ),
+  stats: v.strictObject({
+    link_clicks: v.pipe(v.number(), v.integer()),
+    referrals: v.pipe(v.number(), v.integer()),
+    conversions: v.pipe(v.number(), v.integer()),
+    credit_earned: signed,
+    commission_earned: signed,
+    commission_pending: signed,
+    commission_approved: signed,
+    commission_paid: signed,
+    currency: v.string(),
+  }),
+  session: v.strictObject({ expires_at: unixSeconds, return_url: v.nullable(v.string()) }),
+});
+
+const count = v.pipe(v.number(), v.integer());
+export const portalStatsResponse = v.strictObject({
+  interval: v.picklist(['day', 'week', 'month']),
+  from: unixSeconds,
+  to: unixSeconds,
+  buckets: v.array(v.strictObject({ start: unixSeconds, link_clicks: count, referrals: count, conversions: count })),
+});
+
+export const portalReferralResponse = v.strictObject({
+  id: entityId,
+  user: v.pipe(v.string(), v.description('The referred user, masked (`j***@e***.com`).')),
+  created_at: unixSeconds,
+  converted_at: v.nullable(unixSeconds),
+  status: v.picklist(['signed_up', 'paying', 'canceled']),
+  earned: signed,
+  currency: v.nullable(v.string()),
+});
+
+export const portalRewardResponse = v.strictObject({
+  id: entityId,
+  type: rewardType,
+  amount: signed,
+  currency: v.string(),
+  status: v.picklist(REWARD_STATUSES),
+  created_at: unixSeconds,
+  approves_at: v.nullable(unixSeconds),
+  approved_at: v.nullable(unixSeconds),
+  paid_at: v.nullable(unixSeconds),
+  voided_at: v.nullable(unixSeconds),
+  void_reason: v.nullable(v.picklist(VOID_REASONS)),
+  is_clawback: v.boolean(),
+  credit_standing: v.nullable(
+    v.pipe(v.picklist(['applied', 'next_bill', 'needs_subscription']), v.description('Credits: on the subscription at the provider, waiting for the next bill, or waiting for the member to subscribe.')),
+  ),
+});
+
+export const portalPayoutResponse = v.strictObject({
+  id: payoutId,
+  amount: signed,
+  currency: v.string(),
+  status: v.picklist(PAYOUT_STATUSES),
+  reward_count: count,
+  created_at: unixSeconds,
+  paid_at: v.nullable(unixSeconds),
+  payout_email: v.nullable(v.string()),
 });

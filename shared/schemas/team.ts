@@ -60,7 +60,22 @@ const emailSender = field<{ address: string; name: string } | null>((value) => {
   description: 'From whom member emails are sent (the address must be verified in SES); null for the service default.',
 });
 
+/** The page members' links point to (`<referral_url>?via=<code>`): http(s) only; null to unset. */
+const referralUrl = field<string | null>((value) => {
+  if (value === null || value === '') return { ok: true, value: null };
+  if (typeof value !== 'string' || value.length > 500) return { ok: false, message: 'Enter a valid URL.' };
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    return { ok: false, message: 'Enter a valid URL.' };
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.hash) return { ok: false, message: 'Enter an http or https URL without a #fragment.' };
+  return { ok: true, value: url.toString() };
+}, { type: ['string', 'null'], format: 'uri', maxLength: 500, description: "Where members' referral links point, e.g. `https://example.com/`: a member's link is this URL with `?via=<code>`. Shown in the member portal." });
+
 export const updateAccountBody = v.object({
+  referral_url: v.optional(referralUrl),
   name: v.optional(text(100)),
   email_sender: v.optional(emailSender),
   embed_origins: v.optional(embedOrigins),

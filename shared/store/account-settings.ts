@@ -23,6 +23,8 @@ export interface AccountSettings {
   js_referrals: JsReferralMode;
   email_sender: Mailbox | null;
   embed_origins: string[];
+  /** The page members' links point to (`?via=<code>` added); null until set. */
+  referral_url: string | null;
   provider: {
     kind: 'paddle-classic' | 'paddle-billing' | 'stripe' | null;
     connected: boolean;
@@ -67,6 +69,7 @@ export async function accountSettings(accountId: string, baseUrl: string): Promi
     js_referrals: isJsReferralMode(account.js_referrals) ? account.js_referrals : 'open',
     email_sender: senderOf(account),
     embed_origins: Array.isArray(account.embed_origins) ? account.embed_origins.map(String) : [],
+    referral_url: typeof account.referral_url === 'string' ? account.referral_url : null,
     provider: providerView(accountId, lookup(found, keys.providerSettings(accountId)), baseUrl),
   };
 }
@@ -74,7 +77,7 @@ export async function accountSettings(accountId: string, baseUrl: string): Promi
 /** Applies the given settings (others unchanged); the js referral mode also reaches the publishable key item. */
 export async function updateAccountSettings(
   accountId: string,
-  changes: { name?: string; email_sender?: Mailbox | null; embed_origins?: string[]; js_referrals?: JsReferralMode },
+  changes: { name?: string; email_sender?: Mailbox | null; embed_origins?: string[]; js_referrals?: JsReferralMode; referral_url?: string | null },
 ): Promise<void> {
   const set: string[] = [];
   const remove: string[] = [];
@@ -91,6 +94,13 @@ export async function updateAccountSettings(
       set.push('email_from = :from', 'email_from_name = :fromName');
       values[':from'] = changes.email_sender.address;
       values[':fromName'] = changes.email_sender.name;
+    }
+  }
+  if (changes.referral_url !== undefined) {
+    if (changes.referral_url === null) remove.push('referral_url');
+    else {
+      set.push('referral_url = :referralUrl');
+      values[':referralUrl'] = changes.referral_url;
     }
   }
   if (changes.embed_origins !== undefined) {

@@ -66,7 +66,11 @@ export type EntityType =
   | 'LoginLink'
   | 'Session'
   | 'SessionRef'
-  | 'ApiKeyRecord';
+  | 'ApiKeyRecord'
+  // The member portal's links, sessions and their refs (store/portal.ts).
+  | 'PortalLink'
+  | 'PortalSession'
+  | 'PortalRef';
 
 /** Counter names; each is one item `pk=A#<acct>`, `sk=COUNT#<name>` with a numeric attribute `n`. */
 export type CounterName =

@@ -1,0 +1,11 @@
+// GET /portal/v1/payouts/ - the member's own payouts, newest first, paged with the API's cursors.
+import { portalPayouts } from '../../shared/flows/portal';
+import { envelope, pageRequest } from '../../shared/http/pagination';
+import { portalHandler } from '../../shared/http/portal';
+import { baseUrl } from '../../shared/http/respond';
+import { portalListQuery } from '../../shared/schemas/portal';
+
+export const handler = portalHandler({ query: portalListQuery }, async ({ session, query, event }) => ({
+  status: 200,
+  body: envelope(baseUrl(event), event, await portalPayouts(session, pageRequest(query))),
+}));

@@ -1,0 +1,103 @@
+// The member portal (DASHBOARD.md "Member portal and embeddable widget"), as pure rules: its tokens and
+// their lifetimes, the member's share link, what a referred user's identifier looks like to the member
+// who referred them, and the campaign's terms in words.
+//
+// Two tokens, never interchangeable with each other or with API keys, each stored only as its SHA-256:
+// - the link token `rpl_…` travels in the portal URL's fragment (`/portal/<account>/#token=rpl_…`), so it
+//   reaches no server log and no Referer header; it opens a session once, within PORTAL_LINK_SECONDS;
+// - the session token `rps_…` is what the portal sends as `Authorization: Bearer` on `/portal/v1/`; it
+//   lives PORTAL_SESSION_SECONDS from the opening, without sliding (the host hands over a new URL through
+//   the widget's onTokenExpired when it ends).
+import { randomBytes } from 'node:crypto';
+import { formatCents } from './money';
+
+export const PORTAL_LINK_SECONDS = 10 * 60;
+export const PORTAL_SESSION_SECONDS = 60 * 60;
+/** Requests one portal session may make per minute (the portal's first paint makes five). */
+export const PORTAL_REQUESTS_PER_MINUTE = 120;
+/** Portal links and sessions one member may hold at once (a bound on what a revocation walks). */
+export const MAX_PORTAL_SESSIONS = 100;
+
+export const LINK_PREFIX = 'rpl_';
+export const SESSION_PREFIX = 'rps_';
+const BODY = /^[A-Za-z0-9_-]{43}$/;
+
+export const newPortalToken = (prefix: typeof LINK_PREFIX | typeof SESSION_PREFIX): string => `${prefix}${randomBytes(32).toString('base64url')}`;
+export const isPortalLinkToken = (t: unknown): t is string => typeof t === 'string' && t.startsWith(LINK_PREFIX) && BODY.test(t.slice(LINK_PREFIX.length));
+export const isPortalSessionToken = (t: unknown): t is string => typeof t === 'string' && t.startsWith(SESSION_PREFIX) && BODY.test(t.slice(SESSION_PREFIX.length));
+
+export const PORTAL_SESSION_ID = /^ps_[0-9a-f]{24}$/;
+export const newPortalSessionId = () => `ps_${randomBytes(12).toString('hex')}`;
+
+/** The portal page of an account; the link token goes in the fragment. */
+export const portalPageUrl = (baseUrl: string, accountId: string): string => `${baseUrl}/portal/${accountId}/`;
+export const portalUrl = (baseUrl: string, accountId: string, token: string): string => `${portalPageUrl(baseUrl, accountId)}#token=${token}`;
+
+export const LINK_REFUSED = 'This portal link has expired or was already used. Open the referral page again from the app.';
+export const PORTAL_SESSION_ENDED = 'Your portal session has ended. Open the referral page again from the app.';
+export const PORTAL_ONLY = 'This is the member portal API: it takes a portal session token (rps_...), not an API key.';
+
+/** `{referral_url}?via=<code>` (the specification's link shape), or null when the account set no URL. */
+export function shareLink(referralUrl: string | null, code: string): string | null {
+  if (!referralUrl) return null;
+  const url = new URL(referralUrl);
+  url.searchParams.set('via', code);
+  return url.toString();
+}
+
+/**
+ * What a member sees of a user they referred: enough to recognise them, not enough to learn an address.
+ * `jane.doe@example.com` -> `j***@e***.com`; `user_12345` -> `us***45`; short ones -> `u***`.
+ */
+export function maskIdentifier(identifier: string): string {
+  const at = identifier.lastIndexOf('@');
+  if (at > 0 && at < identifier.length - 1) {
+    const domain = identifier.slice(at + 1);
+    const dot = domain.lastIndexOf('.');
+    const tld = dot > 0 ? domain.slice(dot) : '';
+    return `${[...identifier][0]}***@${[...domain][0]}***${tld.length <= 8 ? tld : ''}`;
+  }
+  const chars = [...identifier];
+  if (chars.length <= 6) return `${chars[0] ?? ''}***`;
+  return `${chars.slice(0, 2).join('')}***${chars.slice(-2).join('')}`;
+}
+
+export interface TermsInput {
+  reward_type: 'credit' | 'commission' | null;
+  /** Cents (fixed amounts). */
+  amount: number;
+  /** Hundredths of a percent (percentage commissions), else null. */
+  percent: number | null;
+  currency: string | null;
+  /** Months a commission recurs for; null: every payment; 1: the first payment only. */
+  months: number | null;
+  /** Cents the referred user must have paid before the first reward. */
+  threshold: number;
+  hold_days: number;
+  /** The referred user's discount, in words, or null. */
+  discount: string | null;
+}
+
+const money = (cents: number, currency: string | null) => `${formatCents(cents)} ${currency ?? ''}`.trim();
+
+/** The campaign's terms in one or two sentences, for the member. */
+export function termsText(t: TermsInput): string {
+  if (t.reward_type === null) return 'This programme does not pay rewards at the moment; your referrals are still counted.';
+  const what =
+    t.reward_type === 'credit'
+      ? `${money(t.amount, t.currency)} of credit on your subscription`
+      : t.percent !== null
+        ? `${formatCents(t.percent)}% of what they pay`
+        : `${money(t.amount, t.currency)} commission`;
+  const when =
+    t.reward_type === 'credit' || t.months === 1
+      ? 'when someone you refer starts paying'
+      : t.months === null
+        ? 'for every payment of each customer you refer'
+        : `for every payment of each customer you refer, for their first ${t.months} months`;
+  const parts = [`Earn ${what} ${when}.`];
+  if (t.threshold > 0) parts.push(`Rewards start once they have paid ${money(t.threshold, t.currency)}.`);
+  if (t.reward_type === 'commission' && t.hold_days > 0) parts.push(`Commissions are approved ${t.hold_days} days after each payment, once refunds are unlikely.`);
+  if (t.discount) parts.push(`They get ${t.discount}.`);
+  return parts.join(' ');
+}

@@ -1,0 +1,200 @@
+// What the member portal shows (DASHBOARD.md "Member portal and embeddable widget"), all of it scoped by
+// the portal session's account and member: nothing here takes a member id from the request.
+//
+// The member sees their own email and payout address, but of the users they referred only a masked
+// identifier (domain/portal.ts maskIdentifier); no provider ids, payment ids or other members' ids.
+import type { LedgerReward, Payout } from '../domain/lifecycle';
+import type { Campaign, Member, Referral } from '../domain/models';
+import { formatCents } from '../domain/money';
+import { maskIdentifier, shareLink, termsText } from '../domain/portal';
+import { statsCurrency } from '../domain/models';
+import { NotFoundError } from '../domain/errors';
+import { getItem } from '../store/ops';
+import { getMemberWithRelations, updateMember } from '../store/members';
+import { listRewards, listPayouts } from '../store/money-lists';
+import { listReferrals } from '../store/referrals';
+import type { PortalSession } from '../store/portal';
+import { dayOf, readDays } from '../store/reports';
+import { keys } from '../store/table';
+import { refreshMemberPayouts } from './payouts';
+import { bucketStart, type Interval } from './reports';
+
+const DAY = 86_400;
+
+function discountText(c: Campaign): string | null {
+  if (c.referred_discount_type === null || c.referred_discount_amount <= 0) return null;
+  const amount = c.referred_discount_type === 'percentage' ? `${formatCents(c.referred_discount_amount)}%` : `${formatCents(c.referred_discount_amount)} ${statsCurrency(c)}`;
+  return `${amount} off ${c.referred_discount_recurring ? 'every payment' : 'their first payment'}`;
+}
+
+function campaignTerms(c: Campaign | null) {
+  if (!c) return null;
+  const type = c.allows_credit ? 'credit' : c.allows_commission ? 'commission' : null;
+  const percent = type === 'commission' && c.commission_type === 'percentage' ? c.commission_percent : null;
+  const amount = type === 'credit' ? c.credit_amount : type === 'commission' && percent === null ? c.commission_amount : 0;
+  const currency = type === null ? null : statsCurrency(c);
+  const months = type === 'commission' ? c.commission_months : null;
+  return {
+    name: c.name,
+    reward_type: type,
+    reward_amount: percent === null && type !== null ? formatCents(amount) : null,
+    reward_percent: percent === null ? null : formatCents(percent),
+    currency,
+    commission_months: months,
+    reward_threshold: formatCents(c.reward_threshold),
+    hold_days: type === 'commission' ? c.hold_days : null,
+    min_payout: type === 'commission' ? formatCents(c.min_payout) : null,
+    referred_discount: discountText(c),
+    description: termsText({ reward_type: type, amount, percent, currency, months, threshold: c.reward_threshold, hold_days: c.hold_days, discount: discountText(c) }),
+  };
+}
+
+function memberStats(m: Member, campaign: Campaign | null) {
+  return {
+    link_clicks: m.link_clicks,
+    referrals: m.referrals,
+    conversions: m.conversions,
+    credit_earned: formatCents(m.credit_earned),
+    commission_earned: formatCents(m.commission_earned),
+    commission_pending: formatCents(m.commission_pending),
+    commission_approved: formatCents(m.commission_approved),
+    commission_paid: formatCents(m.commission_paid),
+    currency: statsCurrency(campaign),
+  };
+}
+
+/** GET /portal/v1/me/: who the member is, their link, their campaign's terms, their totals and the session. */
+export async function portalMe(session: PortalSession) {
+  const [{ member, campaign, subscription }, account] = await Promise.all([getMemberWithRelations(session.accountId, session.memberId), getItem(keys.account(session.accountId))]);
+  if (!account) throw new NotFoundError();
+  const referralUrl = typeof account.referral_url === 'string' ? account.referral_url : null;
+  return {
+    program: { name: String(account.name ?? '') },
+    member: {
+      first_name: member.first_name,
+      last_name: member.last_name,
+      email: member.email,
+      code: member.code,
+      link: shareLink(referralUrl, member.code),
+      email_opt_out: member.email_opt_out,
+      payout_email: member.payout_email,
+      has_subscription: subscription !== null,
+      joined_at: member.created_at,
+    },
+    campaign: campaignTerms(campaign),
+    stats: memberStats(member, campaign),
+    session: { expires_at: session.expiresAt, return_url: session.returnUrl },
+  };
+}
+
+/** PATCH /portal/v1/me/: the member's only writes, their payout address and their email opt-out. */
+export async function updatePortalMe(session: PortalSession, patch: { payout_email?: string | null | undefined; email_opt_out?: boolean | undefined }) {
+  const changes = { ...(patch.payout_email !== undefined ? { payout_email: patch.payout_email } : {}), ...(patch.email_opt_out !== undefined ? { email_opt_out: patch.email_opt_out } : {}) };
+  await updateMember(session.accountId, session.memberId, changes);
+  // A payout email given or removed: the member's collecting payouts become due or open at once (as PATCH /v1/members/{id}/ does).
+  if (patch.payout_email !== undefined) await refreshMemberPayouts(session.accountId, session.memberId);
+  return portalMe(session);
+}
+
+/** How far back each interval of the portal's chart reaches. */
+export const STATS_WINDOW: Record<Interval, number> = { day: 30, week: 12 * 7, month: 365 };
+
+/** GET /portal/v1/stats/: clicks, referrals and conversions per bucket over the interval's window (one Query). */
+export async function portalStats(session: PortalSession, interval: Interval, now = Math.floor(Date.now() / 1000)) {
+  const to = now;
+  const from = bucketStart(dayOf(now - (STATS_WINDOW[interval] - 1) * DAY), interval);
+  const days = await readDays(session.accountId, `M#${session.memberId}`, dayOf(from), dayOf(to));
+  const buckets: { start: number; link_clicks: number; referrals: number; conversions: number }[] = [];
+  const index = new Map<number, (typeof buckets)[number]>();
+  for (let day = from; day <= to; day += DAY) {
+    const start = bucketStart(dayOf(day), interval);
+    if (!index.has(start)) {
+      const bucket = { start, link_clicks: 0, referrals: 0, conversions: 0 };
+      index.set(start, bucket);
+      buckets.push(bucket);
+    }
+  }
+  for (const [day, values] of days) {
+    const bucket = index.get(bucketStart(day, interval));
+    if (!bucket) continue;
+    bucket.link_clicks += values.link_clicks ?? 0;
+    bucket.referrals += values.referrals ?? 0;
+    bucket.conversions += values.conversions ?? 0;
+  }
+  return { interval, from, to, buckets };
+}
+
+function referralStatus(r: Referral): 'signed_up' | 'paying' | 'canceled' {
+  if (r.converted_at === null) return 'signed_up';
+  return r.subscription && r.subscription.status === 'deleted' ? 'canceled' : 'paying';
+}
+
+export function portalReferralView(r: Referral) {
+  const earned = r.rewards.filter((w) => (w as { status?: string }).status !== 'voided').reduce((a, w) => a + w.amount, 0);
+  return {
+    id: r.id,
+    user: maskIdentifier(r.user_identifier),
+    created_at: r.created_at,
+    converted_at: r.converted_at,
+    status: referralStatus(r),
+    earned: formatCents(earned),
+    currency: r.currency,
+  };
+}
+
+/** Where a credit stands at the payment provider, for the member. */
+function creditStanding(r: LedgerReward, hasSubscription: boolean): 'applied' | 'next_bill' | 'needs_subscription' | null {
+  if (r.type !== 'credit' || r.amount <= 0) return null;
+  if (r.status === 'applied') return 'applied';
+  if (r.status !== 'pending') return null;
+  return hasSubscription ? 'next_bill' : 'needs_subscription';
+}
+
+export function portalRewardView(r: LedgerReward, hasSubscription: boolean) {
+  return {
+    id: r.id,
+    type: r.type,
+    amount: formatCents(r.amount),
+    currency: r.currency,
+    status: r.status,
+    created_at: r.created_at,
+    approves_at: r.approves_at,
+    approved_at: r.approved_at,
+    paid_at: r.paid_at,
+    voided_at: r.voided_at,
+    void_reason: r.void_reason,
+    is_clawback: r.reverses !== undefined,
+    credit_standing: creditStanding(r, hasSubscription),
+  };
+}
+
+export function portalPayoutView(p: Payout) {
+  return {
+    id: p.id,
+    amount: formatCents(p.amount),
+    currency: p.currency,
+    status: p.status,
+    reward_count: p.reward_ids.length,
+    created_at: p.created_at,
+    paid_at: p.paid_at,
+    payout_email: p.payout_email,
+  };
+}
+
+type Page = { pageSize: number; cursor?: string | undefined };
+
+export async function portalReferrals(session: PortalSession, page: Page) {
+  const result = await listReferrals(session.accountId, page, session.memberId);
+  return { ...result, results: result.items.map(portalReferralView) };
+}
+
+export async function portalRewards(session: PortalSession, page: Page) {
+  const [result, member] = await Promise.all([listRewards(session.accountId, page, { member: session.memberId }), getItem(keys.member(session.accountId, session.memberId))]);
+  const hasSubscription = member?.subscription_id !== undefined && member?.subscription_id !== null;
+  return { ...result, results: result.items.map((r) => portalRewardView(r, hasSubscription)) };
+}
+
+export async function portalPayouts(session: PortalSession, page: Page) {
+  const result = await listPayouts(session.accountId, page, { member: session.memberId });
+  return { ...result, results: result.items.map(portalPayoutView) };
+}

@@ -1,0 +1,71 @@
+// The member portal's API (/portal/v1/): a portal session token as `Authorization: Bearer rps_…`, never an
+// API key or the dashboard's cookie, and never the other way round (a portal token opens nothing under
+// /v1/: it is not an API key's shape). Each request costs the session's GetItem (never cached: a
+// revocation stops the next request) and is counted against the session's rate limit.
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type * as v from 'valibot';
+import { looksLikeApiKey, looksLikePublishableKey } from '../domain/api-keys';
+import { DetailError, InvalidTokenError, NotAuthenticatedError, ThrottledError } from '../domain/errors';
+import { isPortalSessionToken, PORTAL_ONLY, PORTAL_REQUESTS_PER_MINUTE, PORTAL_SESSION_ENDED } from '../domain/portal';
+import { appendLogKeys } from '../log';
+import { validate } from '../schemas/fields';
+import { findPortalSession, type PortalSession } from '../store/portal';
+import { consumeRateLimit } from '../store/rate-limits';
+import { header, parseJsonBody } from './body';
+import { jsonResult, publicHandler, type Result } from './respond';
+
+/** The session of the request's bearer token; 401 (with a message the portal shows) otherwise. */
+export async function authenticatePortal(event: APIGatewayProxyEventV2): Promise<PortalSession> {
+  const value = header(event, 'authorization')?.trim();
+  if (!value) throw new NotAuthenticatedError();
+  const [scheme, token, ...rest] = value.split(/\s+/);
+  if (!scheme || !/^bearer$/i.test(scheme) || !token || rest.length > 0) throw new InvalidTokenError();
+  if (looksLikeApiKey(token) || looksLikePublishableKey(token)) throw new DetailError(401, PORTAL_ONLY, { 'WWW-Authenticate': 'Bearer' });
+  if (!isPortalSessionToken(token)) throw new InvalidTokenError();
+  const session = await findPortalSession(token);
+  if (!session) throw new DetailError(401, PORTAL_SESSION_ENDED, { 'WWW-Authenticate': 'Bearer' });
+  return session;
+}
+
+async function limitPortal(session: PortalSession): Promise<void> {
+  const decision = await consumeRateLimit(session.accountId, `portal#${session.id}`, { limit: PORTAL_REQUESTS_PER_MINUTE, windowSeconds: 60 });
+  if (!decision.allowed) throw new ThrottledError(decision.retryAfterSeconds);
+}
+
+export interface PortalRequest<B, Q> {
+  session: PortalSession;
+  body: B;
+  query: Q;
+  event: APIGatewayProxyEventV2;
+}
+
+type Schema = v.GenericSchema;
+type Out<S> = S extends Schema ? v.InferOutput<S> : undefined;
+
+/**
+ * A /portal/v1/ handler: authenticate the portal session, validate, count the request, answer JSON
+ * (never cached: it is one member's data). A read runs beside its rate-limit count, a write after it.
+ */
+export function portalHandler<BS extends Schema | undefined = undefined, QS extends Schema | undefined = undefined>(
+  schemas: { body?: BS; query?: QS },
+  fn: (req: PortalRequest<Out<BS>, Out<QS>>) => Promise<{ status: number; body: unknown }>,
+) {
+  return publicHandler(async (event): Promise<Result> => {
+    const session = await authenticatePortal(event);
+    appendLogKeys({ account_id: session.accountId, portal_session: session.id });
+    const body = (schemas.body ? validate(schemas.body, parseJsonBody(event)) : undefined) as Out<BS>;
+    const query = (schemas.query ? validate(schemas.query, event.queryStringParameters ?? {}) : undefined) as Out<QS>;
+    const request = { session, body, query, event };
+    let reply: { status: number; body: unknown };
+    if (event.requestContext?.http?.method === 'GET') {
+      const [limited, answered] = await Promise.allSettled([limitPortal(session), fn(request)]);
+      if (limited.status === 'rejected') throw limited.reason;
+      if (answered.status === 'rejected') throw answered.reason;
+      reply = answered.value;
+    } else {
+      await limitPortal(session);
+      reply = await fn(request);
+    }
+    return jsonResult(reply.status, reply.body, event, { 'Cache-Control': 'no-store' });
+  });
+}

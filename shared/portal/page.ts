@@ -1,0 +1,50 @@
+// The member portal's page, GET /portal/<account_id>/ (DASHBOARD.md "Member portal and embeddable widget").
+//
+// The page is the `portal.html` Vite builds from web/ (its scripts and styles are the hashed files under
+// /app/assets/, served like the dashboard's). It is served by a function rather than from the static
+// bucket because its `Content-Security-Policy: frame-ancestors` is the account's own `embed_origins`: only
+// those sites may frame it (none when the list is empty). The same list goes into the page as
+// `<meta name="refloop-embed-origins">`, so the portal talks by postMessage only to an allowed host.
+// The link token is in the URL's fragment, which browsers never send: this request carries no secret.
+//
+// Where the HTML comes from: in AWS the bundler inlines web/dist/portal.html as
+// `process.env.REFLOOP_PORTAL_HTML` (infra/cloud/api-stack.ts, esbuild `define`, after app.ts built web/);
+// under npm start and in tests it is read from web/dist once per process.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const ORIGINS_PLACEHOLDER = '<meta name="refloop-embed-origins" content="">';
+
+/** The portal's headers; `frame-ancestors` from the account's embed origins. */
+export function portalHeaders(embedOrigins: readonly string[]): Record<string, string> {
+  const ancestors = embedOrigins.length > 0 ? embedOrigins.join(' ') : "'none'";
+  return {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; object-src 'none'; frame-ancestors ${ancestors}`,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    // One account's page: never shared by a cache, revalidated each time (it is small).
+    'Cache-Control': 'no-store',
+  };
+}
+
+let template: string | undefined;
+
+function portalTemplate(): string {
+  if (template !== undefined) return template;
+  const inlined = process.env.REFLOOP_PORTAL_HTML;
+  template = inlined && inlined.length > 0 ? inlined : readFileSync(join(__dirname, '..', '..', 'web', 'dist', 'portal.html'), 'utf8');
+  if (!template.includes(ORIGINS_PLACEHOLDER)) throw new Error(`portal.html has no ${ORIGINS_PLACEHOLDER}`);
+  return template;
+}
+
+const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The page for an account with these embed origins. */
+export function portalPage(embedOrigins: readonly string[]): string {
+  return portalTemplate().replace(ORIGINS_PLACEHOLDER, `<meta name="refloop-embed-origins" content="${attr(embedOrigins.join(' '))}">`);
+}
+
+/** What an unknown account's portal address answers (no app, no data). */
+export const NOT_FOUND_PAGE =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title></head><body><main><h1>This referral page does not exist</h1><p>Open it again from the app you use.</p></main></body></html>';
