@@ -9,6 +9,7 @@
 //   lives PORTAL_SESSION_SECONDS from the opening, without sliding (the host hands over a new URL through
 //   the widget's onTokenExpired when it ends).
 import { randomBytes } from 'node:crypto';
+import { DetailError } from './errors';
 import { formatCents } from './money';
 
 export const PORTAL_LINK_SECONDS = 10 * 60;
@@ -34,6 +35,8 @@ export const portalPageUrl = (baseUrl: string, accountId: string): string => `${
 export const portalUrl = (baseUrl: string, accountId: string, token: string): string => `${portalPageUrl(baseUrl, accountId)}#token=${token}`;
 
 export const LINK_REFUSED = 'This portal link has expired or was already used. Open the referral page again from the app.';
+/** 401 for a link that is unknown, used, revoked or expired. */
+export const linkRefused = () => new DetailError(401, LINK_REFUSED, { 'WWW-Authenticate': 'Bearer' });
 export const PORTAL_SESSION_ENDED = 'Your portal session has ended. Open the referral page again from the app.';
 export const PORTAL_ONLY = 'This is the member portal API: it takes a portal session token (rps_...), not an API key.';
 

@@ -10,7 +10,7 @@ import { maskIdentifier, shareLink, termsText } from '../domain/portal';
 import { statsCurrency } from '../domain/models';
 import { NotFoundError } from '../domain/errors';
 import { getItem } from '../store/ops';
-import { getMemberWithRelations, updateMember } from '../store/members';
+import { getMemberWithRelations, updateMember, type MemberWithRelations } from '../store/members';
 import { listRewards, listPayouts } from '../store/money-lists';
 import { listReferrals } from '../store/referrals';
 import type { PortalSession } from '../store/portal';
@@ -63,10 +63,8 @@ function memberStats(m: Member, campaign: Campaign | null) {
   };
 }
 
-/** GET /portal/v1/me/: who the member is, their link, their campaign's terms, their totals and the session. */
-export async function portalMe(session: PortalSession) {
-  const [{ member, campaign, subscription }, account] = await Promise.all([getMemberWithRelations(session.accountId, session.memberId), getItem(keys.account(session.accountId))]);
-  if (!account) throw new NotFoundError();
+/** What GET and PATCH /portal/v1/me/ answer. */
+function meView(session: PortalSession, { member, campaign, subscription }: MemberWithRelations, account: Record<string, unknown>) {
   const referralUrl = typeof account.referral_url === 'string' ? account.referral_url : null;
   return {
     program: { name: String(account.name ?? '') },
@@ -87,13 +85,25 @@ export async function portalMe(session: PortalSession) {
   };
 }
 
+async function accountOf(session: PortalSession): Promise<Record<string, unknown>> {
+  const account = await getItem(keys.account(session.accountId), false);
+  if (!account) throw new NotFoundError();
+  return account;
+}
+
+/** GET /portal/v1/me/: who the member is, their link, their campaign's terms, their totals and the session. */
+export async function portalMe(session: PortalSession) {
+  const [related, account] = await Promise.all([getMemberWithRelations(session.accountId, session.memberId), accountOf(session)]);
+  return meView(session, related, account);
+}
+
 /** PATCH /portal/v1/me/: the member's only writes, their payout address and their email opt-out. */
 export async function updatePortalMe(session: PortalSession, patch: { payout_email?: string | null | undefined; email_opt_out?: boolean | undefined }) {
   const changes = { ...(patch.payout_email !== undefined ? { payout_email: patch.payout_email } : {}), ...(patch.email_opt_out !== undefined ? { email_opt_out: patch.email_opt_out } : {}) };
-  await updateMember(session.accountId, session.memberId, changes);
+  const related = await updateMember(session.accountId, session.memberId, changes);
   // A payout email given or removed: the member's collecting payouts become due or open at once (as PATCH /v1/members/{id}/ does).
-  if (patch.payout_email !== undefined) await refreshMemberPayouts(session.accountId, session.memberId);
-  return portalMe(session);
+  const [account] = await Promise.all([accountOf(session), patch.payout_email !== undefined ? refreshMemberPayouts(session.accountId, session.memberId) : null]);
+  return meView(session, related, account);
 }
 
 /** How far back each interval of the portal's chart reaches. */

@@ -488,7 +488,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Member portal',
     summary: 'The widget script',
     description:
-      "`<script src=\"/js/refloop-embed.js\"></script>` then `Refloop.mount(element, { url, theme: { accent, background, text, radius, font }, onTokenExpired })`: the portal in an iframe that follows its content's height. Messages go to explicit origins and the sender is checked. `onTokenExpired` returns (or resolves to) a fresh portal URL from your backend, handed over without reloading. No authentication; cacheable for an hour.",
+      "Load this file with a script element, then call `Refloop.mount(element, { url, theme: { accent, background, text, radius, font }, onTokenExpired })`: it shows the portal in an iframe that follows its content's height. Messages go to explicit origins and the sender is checked. `onTokenExpired` returns (or resolves to) a fresh portal URL from your backend, handed over without reloading. No authentication; cacheable for an hour.",
     success: { status: 200, description: 'The script (ES2017, no dependencies).', body: { json: { type: 'string' }, contentType: 'text/javascript' } },
     examples: { response: '/*! Refloop embed */(function(){"use strict";/* ... */})();' },
   },
@@ -496,11 +496,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Member portal',
     summary: 'The portal page',
     description:
-      "The portal's HTML, for `url`'s path. Its `Content-Security-Policy: frame-ancestors` is the account's `embed_origins` (none when empty), so only your sites can frame it. Without a token in the fragment it shows nothing of any member. 404 for an unknown account.",
+      "The portal's HTML, for `url`'s path. Its `Content-Security-Policy: frame-ancestors` is the account's `embed_origins` (none when empty), so only your sites can frame it. Without a token in the fragment it shows nothing of any member. An unknown account answers 404 with a short HTML page.",
     params: { account_id: 'Account id.' },
     success: { status: 200, description: 'The page.', body: { json: { type: 'string' }, contentType: 'text/html' } },
-    errors: [404],
-    examples: { response: '<!doctype html><html lang="en">...</html>', errors: { 404: '<!doctype html><html lang="en">...</html>' } },
+    examples: { response: '<!doctype html><html lang="en">...</html>' },
   },
   OpenPortalSession: {
     tag: 'Member portal',

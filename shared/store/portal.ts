@@ -12,11 +12,11 @@
 // The lookup items are keyed by digest alone (a request knows only its token), as API keys are; every
 // item that is listed per account starts with the account id.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { DetailError, NotFoundError } from '../domain/errors';
+import { NotFoundError } from '../domain/errors';
 import { isPlan, type Plan } from '../domain/plans';
 import {
   LINK_PREFIX,
-  LINK_REFUSED,
+  linkRefused,
   newPortalSessionId,
   newPortalToken,
   PORTAL_LINK_SECONDS,
@@ -86,11 +86,11 @@ export async function openPortalSession(linkToken: string): Promise<{ token: str
   const now = nowSeconds();
   const linkHash = tokenHash(linkToken);
   const link = await getItem(portalKeys.link(linkHash));
-  if (!link || typeof link.account_id !== 'string' || typeof link.member_id !== 'string' || Number(link.expires_at) <= now) throw new DetailError(401, LINK_REFUSED);
+  if (!link || typeof link.account_id !== 'string' || typeof link.member_id !== 'string' || Number(link.expires_at) <= now) throw linkRefused();
   const accountId = link.account_id;
   const memberId = link.member_id;
   const account = await getItem(keys.account(accountId));
-  if (!account || !isPlan(account.plan)) throw new DetailError(401, LINK_REFUSED);
+  if (!account || !isPlan(account.plan)) throw linkRefused();
   const token = newPortalToken(SESSION_PREFIX);
   const hash = tokenHash(token);
   const session: PortalSession = {
@@ -135,7 +135,7 @@ export async function openPortalSession(linkToken: string): Promise<{ token: str
   try {
     await transact(items);
   } catch (err) {
-    if (err instanceof ConditionsFailedError) throw new DetailError(401, LINK_REFUSED);
+    if (err instanceof ConditionsFailedError) throw linkRefused();
     throw err;
   }
   return { token, session };
@@ -168,17 +168,18 @@ export async function findPortalSession(token: string): Promise<PortalSession | 
 export async function revokePortalSessions(accountId: string, memberId: string): Promise<number> {
   const [member, refs] = await Promise.all([getItem(keys.member(accountId, memberId)), queryAll({ partitionValue: portalKeys.refs(accountId, memberId), consistent: true })]);
   if (!member && refs.length === 0) throw new NotFoundError();
-  let ended = 0;
-  for (const ref of refs) {
-    const sk = String(ref.sk);
-    const [kind, hash] = sk.split('#') as ['LINK' | 'SESSION', string];
-    const target = kind === 'LINK' ? portalKeys.link(hash) : portalKeys.session(hash);
-    await transact([
-      { Delete: { TableName: tableName(), Key: target } },
-      { Delete: { TableName: tableName(), Key: { pk: String(ref.pk), sk } } },
-    ]);
-    if (Number(ref.expires_at) > nowSeconds()) ended++;
-  }
+  // In parallel: a member holds few at once (each lives at most 70 minutes).
+  await Promise.all(
+    refs.map((ref) => {
+      const sk = String(ref.sk);
+      const [kind, hash] = sk.split('#') as ['LINK' | 'SESSION', string];
+      const target = kind === 'LINK' ? portalKeys.link(hash) : portalKeys.session(hash);
+      return transact([
+        { Delete: { TableName: tableName(), Key: target } },
+        { Delete: { TableName: tableName(), Key: { pk: String(ref.pk), sk } } },
+      ]);
+    }),
+  );
   if (!member) throw new NotFoundError();
-  return ended;
+  return refs.filter((ref) => Number(ref.expires_at) > nowSeconds()).length;
 }

@@ -19,6 +19,7 @@ import { findRoute, routes, type Route } from '../../functions/routes';
 import { saveProviderSettings } from '../../shared/store/provider';
 import { CROSS_SITE_REFUSED, PERMISSION_DENIED, SESSION_ONLY } from '../../shared/domain/team';
 import { addTeamMember, listApiKeyRecords } from '../../shared/store/team';
+import { createPortalLink, openPortalSession } from '../../shared/store/portal';
 import { api, type ApiResponse } from '../support/api';
 import { API_ORIGIN, freshEmail, loginAs, type DashboardLogin } from '../support/dashboard';
 import { closeVerificationClient, verificationClient } from '../support/dynamo-calls';
@@ -90,6 +91,8 @@ async function fixture(tag: string): Promise<Fixture> {
 let owner: DashboardLogin;
 let viewer: DashboardLogin;
 let leaving: DashboardLogin;
+/** A portal session of A's first member (the portal requests). */
+let portalToken: string;
 /** Login links and invitations are queued (member-emails): a local SQS takes them (no worker runs). */
 let queues: TestQueues;
 
@@ -105,6 +108,7 @@ beforeAll(async () => {
   viewer = await loginAs(A.accountId, 'viewer');
   // Of a third account: its logout changes nothing of A's or B's.
   leaving = await loginAs((await newAccount('starter')).accountId, 'finance');
+  portalToken = (await openPortalSession((await createPortalLink(A.accountId, A.members[0]!.id, null)).token)).token;
   // B's webhook verifies alerts; its provider URLs are a closed port (never called: nothing here verifies).
   await saveProviderSettings(B.accountId, {
     vendorId: 1,
@@ -245,6 +249,10 @@ FIELDS.InviteTeamMember = ['email', 'role', 'id'];
 FIELDS.UpdateTeamMember = ['role', 'email'];
 FIELDS.CreateApiKey = ['name', 'key', 'prefix'];
 FIELDS.UpdateAccount = ['name', 'email_sender', 'embed_origins', 'js_referrals', 'plan', 'publishable_key', 'provider'];
+// The member portal: its only write, and the opening of a link.
+FIELDS.UpdatePortalMe = ['payout_email', 'email_opt_out', 'email', 'code', 'commission_paid'];
+FIELDS.OpenPortalSession = ['token'];
+FIELDS.CreatePortalSession = ['return_url'];
 FIELDS.SetProviderConnection = ['kind', 'vendor_id', 'auth_code', 'public_key', 'api_key', 'secret_key', 'webhook_secret', 'api_url'];
 const fieldsOf = (route: Route) => FIELDS[route.name] ?? ['name', 'id', 'user_identifier', 'identifier'];
 
@@ -841,8 +849,54 @@ const referencePatch = (): fc.Arbitrary<Req> =>
     });
 
 /** Built once the fixtures exist (the generators use their ids and keys). */
+/** The member portal's API: A's member's portal session, or credentials it must refuse (API keys, garbage). */
+const portalRoutes = routes.filter((r) => r.auth === 'portal');
+const portalAuthArb = (): fc.Arbitrary<Auth> =>
+  fc.oneof(
+    { arbitrary: fc.constant<Auth>({ header: `Bearer ${portalToken}`, valid: true }), weight: 6 },
+    {
+      arbitrary: fc
+        .oneof(
+          fc.constantFrom<string | undefined>(undefined, '', 'Bearer', `Bearer ${A.key}`, `Token ${portalToken}`, `Bearer ${A.publishableKey}`, `Bearer ${portalToken}x`, `Bearer rps_${'A'.repeat(43)}`, `Bearer rpl_${'A'.repeat(43)}`),
+          unicodeText.map((t) => `Bearer ${t}`),
+        )
+        .map((header): Auth => ({ header, valid: false })),
+      weight: 3,
+    },
+  );
+function portalRequestOf(route: Route): fc.Arbitrary<Req> {
+  return fc
+    .record({
+      body: route.method === 'PATCH' ? bodyArb(route).map((b): RawBody | undefined => b) : fc.option(bodyArb(route), { nil: undefined, freq: 8 }),
+      type: contentType,
+      auth: portalAuthArb(),
+      query: fc.constantFrom('', 'interval=day', 'interval=year', 'interval=', 'page_size=0', 'page_size=100', 'cursor=x', `cursor=${A.cursors[0] ?? 'x'}`, 'page_size=1&page_size=2'),
+      slash: fc.boolean(),
+    })
+    .map(({ body, type, auth, query, slash }): Req => {
+      const path = slash ? route.path : route.path.replace(/\/$/, '');
+      const req: Req = { family: `portal ${route.name}`, method: route.method, path, query, headers: headersWith(auth, type), auth, ...(body ? { body } : {}) };
+      if (!auth.valid) req.expect = 401;
+      else if (route.method === 'PATCH') req.expect = bodyStatus(body, type);
+      return req;
+    });
+}
+/** Opening a portal link: generated bodies (never a known token), from a few IPs. */
+const portalOpenRequest = (): fc.Arbitrary<Req> => {
+  const route = routes.find((r) => r.name === 'OpenPortalSession') as Route;
+  return fc.record({ body: bodyArb(route), type: contentType, sourceIp: fc.constantFrom('198.51.100.71', '2001:db8::71') }).map(({ body, type, sourceIp }): Req => {
+    const auth: Auth = { header: undefined, valid: false };
+    const req: Req = { family: 'portal OpenPortalSession', method: 'POST', path: route.path, query: '', headers: headersWith(auth, type), auth, body, sourceIp };
+    const status = bodyStatus(body, type);
+    if (status !== undefined) req.expect = status;
+    return req;
+  });
+};
+const portalRequest = (): fc.Arbitrary<Req> => fc.oneof(...portalRoutes.map(portalRequestOf), portalOpenRequest());
+
 const requestArb = (): fc.Arbitrary<Req> =>
   fc.oneof(
+    { arbitrary: portalRequest(), weight: 2 },
     { arbitrary: routeRequest(), weight: 10 },
     { arbitrary: conversionRequest(), weight: 2 },
     { arbitrary: webhookRequest(), weight: 2 },

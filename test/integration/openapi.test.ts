@@ -117,6 +117,13 @@ const asOwner = (options: ApiOptions = {}): ApiOptions => ({ ...options, headers
 const teamMember = () => addTeamMember(accountId, freshEmail('openapi'), 'viewer');
 const apiKeyRecord = () => must(api('POST', '/v1/api-keys/', asOwner({ body: { name: unique('key') } })), 201);
 
+/** `Authorization` of a portal session of the member (a link made with the key, opened). */
+async function portalAs(memberId: string): Promise<Record<string, string>> {
+  const link = await must(call('POST', `/v1/members/${memberId}/portal-sessions/`, { body: {} }), 201);
+  const opened = await must(api('POST', '/portal/v1/sessions/', { body: { token: new URL(link.url).hash.slice('#token='.length) }, sourceIp: LOGIN_IP }), 201);
+  return { authorization: `Bearer ${opened.token}` };
+}
+
 /** One live request per route (its happy path). A route added without one fails the completeness test. */
 const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   ListReferrals: () => call('GET', '/v1/referrals/?page_size=2'),
@@ -229,6 +236,33 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
     const admin = await loginAs(fresh, 'admin');
     // On a closed loopback port (this file allows loopback URLs): a background sync never reaches Stripe.
     return api('POST', '/v1/account/provider/', { headers: admin.headers, body: { kind: 'stripe', secret_key: 'rk_test_openapiLiveSample01', webhook_secret: 'whsec_openapiLiveSample01', api_url: 'http://127.0.0.1:9' } });
+  },
+  // The member portal: a link made with the key, opened; the portal API with its session.
+  CreatePortalSession: async () => call('POST', `/v1/members/${(await fixtures()).member.id}/portal-sessions/`, { body: { return_url: 'https://app.example.com/account' } }),
+  RevokePortalSessions: async () => {
+    const { member } = await fixtures();
+    await portalAs(member.id);
+    return call('DELETE', `/v1/members/${member.id}/portal-sessions/`);
+  },
+  EmbedScript: () => api('GET', '/js/refloop-embed.js'),
+  PortalPage: () => api('GET', `/portal/${accountId}/`),
+  OpenPortalSession: async () => {
+    const link = await must(call('POST', `/v1/members/${(await fixtures()).member.id}/portal-sessions/`, { body: {} }), 201);
+    return api('POST', '/portal/v1/sessions/', { body: { token: new URL(link.url).hash.slice('#token='.length) }, sourceIp: LOGIN_IP });
+  },
+  PortalMe: async () => api('GET', '/portal/v1/me/', { headers: await portalAs((await fixtures()).member.id) }),
+  UpdatePortalMe: async () => api('PATCH', '/portal/v1/me/', { headers: await portalAs((await fixtures()).member.id), body: { payout_email: 'me@pay.example.com', email_opt_out: true } }),
+  PortalStats: async () => api('GET', '/portal/v1/stats/?interval=week', { headers: await portalAs((await fixtures()).member.id) }),
+  PortalReferrals: async () => api('GET', '/portal/v1/referrals/', { headers: await portalAs((await fixtures()).member.id) }),
+  PortalRewards: async () => {
+    const { rewardId } = await money({ approve: true });
+    const reward = await must(call('GET', `/v1/rewards/${rewardId}/`), 200);
+    return api('GET', '/portal/v1/rewards/', { headers: await portalAs(reward.member_id) });
+  },
+  PortalPayouts: async () => {
+    const { payoutId } = await money({ approve: true });
+    const payout = await must(call('GET', `/v1/payouts/${payoutId}/`), 200);
+    return api('GET', '/portal/v1/payouts/', { headers: await portalAs(payout.member_id) });
   },
   GetOpenApi: () => api('GET', '/v1/openapi.json'),
   ApiDocs: () => api('GET', '/docs'),
@@ -348,6 +382,11 @@ describe('live responses validate against the document', () => {
     validate(routeNamed('UpdateTeamMember'), await api('PATCH', '/v1/team/tm_000000000000000000000000/', asOwner({ body: { role: 'viewer' } })), 'unknown member');
     validate(routeNamed('UpdateAccount'), await call('PATCH', '/v1/account/', { body: { embed_origins: ['http://x.example'] } }), 'bad origin');
     validate(routeNamed('CreateApiKey'), await api('POST', '/v1/api-keys/', { headers: { ...owner.headers, origin: API_ORIGIN }, body: { name: 'x'.repeat(101) } }), 'long name');
+    // The portal's errors: a used link (401), an API key on the portal (401), a bad payout email (400), an unknown member (404).
+    validate(routeNamed('OpenPortalSession'), await api('POST', '/portal/v1/sessions/', { body: { token: `rpl_${'A'.repeat(43)}` }, sourceIp: LOGIN_IP }), 'unknown link');
+    validate(routeNamed('PortalMe'), await call('GET', '/portal/v1/me/'), 'API key on the portal');
+    validate(routeNamed('UpdatePortalMe'), await api('PATCH', '/portal/v1/me/', { headers: await portalAs(member.id), body: { payout_email: 'nope' } }), 'bad payout email');
+    validate(routeNamed('CreatePortalSession'), await call('POST', `/v1/members/${'f'.repeat(32)}/portal-sessions/`, { body: {} }), 'unknown member');
     expect(problems.slice(before)).toEqual([]);
   });
 });

@@ -209,6 +209,29 @@ const BUDGETS: Record<string, Budget> = {
   UpdateAccount: budget(5, 5),
   // provider connection: session -> (limit) -> settings + subscriptions counter BatchGet -> one transaction -> the settings' BatchGet.
   SetProviderConnection: budget(5, 5),
+
+  // ---- the member portal (DASHBOARD.md) ----
+  // portal link: (limit) -> one transaction (member check, link, its ref).
+  CreatePortalSession: budget(2, 2),
+  // revoke: (limit) -> member GetItem || refs Query -> one transaction per link or session (in parallel; two here).
+  RevokePortalSessions: budget(3, 5),
+  // widget script: a file; the page: the account GetItem (its embed origins).
+  EmbedScript: budget(0, 0),
+  PortalPage: budget(1, 1),
+  // opening: per-IP window -> link GetItem -> account GetItem -> one transaction (link, member check, session, refs).
+  OpenPortalSession: budget(4, 4),
+  // Portal routes: the session GetItem (never cached), then the session's rate limit beside a read, before a write.
+  // me: member GetItem -> campaign + subscription BatchGet, beside the account GetItem.
+  PortalMe: budget(3, 5),
+  // settings: (limit) -> member GetItem -> campaign + subscription BatchGet -> transaction -> the account
+  // GetItem beside (for a payout email) the member's collecting payouts: Query -> BatchGet -> GetItem -> GetItem.
+  UpdatePortalMe: budget(8, 10),
+  // stats: one Query of the member's daily buckets.
+  PortalStats: budget(2, 3),
+  // lists: the page's Query beside its count (the member item, or the filter's counter).
+  PortalReferrals: budget(2, 4),
+  PortalRewards: budget(2, 5),
+  PortalPayouts: budget(2, 4),
 };
 
 /** One request to measure, prepared by a scenario (the preparation itself is not measured). */
@@ -666,6 +689,54 @@ const SCENARIOS: Record<string, Scenario> = {
   GetPayoutBatch: async () => [{ label: 'batch', params: { id: (await moneyFixture({ approve: true, batch: true })).batchId! } }],
   PayoutBatchFile: async () => [{ label: 'file of 1 payout', params: { id: (await moneyFixture({ approve: true, batch: true })).batchId! } }],
   MarkPayoutBatchPaid: async () => [{ label: 'batch of 1 payout', params: { id: (await moneyFixture({ approve: true, batch: true })).batchId! }, options: { body: {} } }],
+  // ---- the member portal ----
+  CreatePortalSession: async () => {
+    const m = await fullMember();
+    return [
+      { label: 'link', params: { id: m.id }, options: { body: { return_url: 'https://app.example.com/' } } },
+      { label: 'with Idempotency-Key', params: { id: m.id }, options: { body: {} }, idempotencyKey: unique('idem') },
+    ];
+  },
+  RevokePortalSessions: async () => {
+    const a = await moneyFixture({ approve: true });
+    await portalBearer(a.memberId);
+    await expectStatus(call('POST', `/v1/members/${a.memberId}/portal-sessions/`, { body: {} }), 201);
+    return [{ label: 'one session and one unopened link', params: { id: a.memberId } }];
+  },
+  EmbedScript: async () => [{ label: 'script', anonymous: true }],
+  PortalPage: async () => [{ label: 'page', params: { account_id: accountId }, anonymous: true }],
+  OpenPortalSession: async () => {
+    const m = await fullMember();
+    const link = await expectStatus(call('POST', `/v1/members/${m.id}/portal-sessions/`, { body: {} }), 201);
+    return [{ label: 'link token', anonymous: true, options: { body: { token: new URL(link.url).hash.slice('#token='.length) }, sourceIp: LOGIN_IP } }];
+  },
+  PortalMe: async () => {
+    const full = await fullMember();
+    const money = await moneyFixture({ approve: true });
+    return [
+      { label: 'member with campaign + subscription', anonymous: true, options: { headers: await portalBearer(full.id) } },
+      { label: 'member with payouts', anonymous: true, options: { headers: await portalBearer(money.memberId) } },
+    ];
+  },
+  UpdatePortalMe: async () => {
+    const a = await moneyFixture({ approve: true });
+    const headers = await portalBearer(a.memberId);
+    return [
+      { label: 'email opt-out', anonymous: true, options: { headers, body: { email_opt_out: true } } },
+      { label: 'payout email (payouts refreshed)', anonymous: true, options: { headers, body: { payout_email: 'new@pay.example.com' } } },
+    ];
+  },
+  PortalStats: async () => {
+    const a = await moneyFixture({ approve: true });
+    const headers = await portalBearer(a.memberId);
+    return [
+      { label: '12 months', anonymous: true, options: { headers } },
+      { label: '30 days', anonymous: true, query: 'interval=day', options: { headers } },
+    ];
+  },
+  PortalReferrals: async () => [{ label: 'first page', anonymous: true, options: { headers: await portalBearer((await moneyFixture({ approve: true })).memberId) } }],
+  PortalRewards: async () => [{ label: 'first page', anonymous: true, options: { headers: await portalBearer((await moneyFixture({ approve: true })).memberId) } }],
+  PortalPayouts: async () => [{ label: 'first page', anonymous: true, options: { headers: await portalBearer((await moneyFixture({ approve: true })).memberId) } }],
   // ---- the dashboard ----
   CreateLoginLink: async () => {
     const member = await teamMember('viewer');
@@ -782,6 +853,13 @@ async function conversions(): Promise<Variant[]> {
     { label: 'subscription_id', params: { id: bySubscription.id }, options: { body: { subscription_id: b.subscriptionId } }, exact: { provider: 0, sends } },
     { label: 'with Idempotency-Key', params: { id: withKey.id }, options: { body: { subscription_id: c.subscriptionId } }, idempotencyKey: unique('idem'), exact: { provider: 0, sends } },
   ];
+}
+
+/** `Authorization` of a fresh portal session of the member (a link made and opened through the API). */
+async function portalBearer(memberId: string): Promise<Record<string, string>> {
+  const link = await expectStatus(call('POST', `/v1/members/${memberId}/portal-sessions/`, { body: {} }), 201);
+  const opened = await expectStatus(api('POST', '/portal/v1/sessions/', { body: { token: new URL(link.url).hash.slice('#token='.length) }, sourceIp: '10.9.8.7' }), 201);
+  return { authorization: `Bearer ${opened.token}` };
 }
 
 /** A member of the account's team (through the store), without a session. */

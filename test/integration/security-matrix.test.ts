@@ -152,6 +152,8 @@ let ids: Ids;
 /** Signing secrets of A's endpoints: shown once, then never in an answer, a log line or another item. */
 const webhookSecrets: string[] = [];
 let bIds: { campaign: string; member: string; referral: string; subscription: number };
+/** Portal session and link tokens made in this file: never stored or logged in plaintext. */
+const portalTokens: string[] = [];
 
 beforeAll(async () => {
   captureLogs();
@@ -294,6 +296,8 @@ const sessionRoutes = routes.filter((r) => r.auth === 'session');
 /** Every route a secret API key or a session authenticates. */
 const keyedRoutes = [...apiKeyRoutes, ...sessionRoutes];
 const loginRoutes = routes.filter((r) => r.auth === 'login');
+/** The member portal's API: a portal session token only. */
+const portalRoutes = routes.filter((r) => r.auth === 'portal');
 
 /** The route's path with account A's real ids in it. */
 function pathFor(route: Route): string {
@@ -402,7 +406,8 @@ const publishableRoutes = routes.filter((r) => r.auth === 'publishable-key');
 
 describe('the matrix covers the route table', () => {
   it('every route is API-key, session, login, publishable-key, provider-signature or unauthenticated, and each keyed route has a request here', () => {
-    expect(routes.every((r) => ['api-key', 'session', 'login', 'publishable-key', 'provider-signature', 'none'].includes(r.auth ?? 'api-key'))).toBe(true);
+    expect(routes.every((r) => ['api-key', 'session', 'login', 'publishable-key', 'provider-signature', 'none', 'portal', 'portal-link'].includes(r.auth ?? 'api-key'))).toBe(true);
+    expect(portalRoutes.map((r) => r.name).sort()).toEqual(['PortalMe', 'PortalPayouts', 'PortalReferrals', 'PortalRewards', 'PortalStats', 'UpdatePortalMe']);
     expect(apiKeyRoutes.length).toBeGreaterThanOrEqual(19);
     for (const route of keyedRoutes) expect(() => pathFor(route)).not.toThrow();
     expect(sessionRoutes.map((r) => r.name).sort()).toEqual(['CreateApiKey', 'InviteTeamMember', 'ListApiKeys', 'ListTeam', 'RemoveTeamMember', 'RevokeApiKey', 'SetProviderConnection', 'UpdateTeamMember']);
@@ -411,9 +416,10 @@ describe('the matrix covers the route table', () => {
     // Unauthenticated routes serve no account data: the script, the CORS preflights, the public
     // documentation (and `/`, which points to it) and the liveness check.
     expect(routes.filter((r) => r.auth === 'none').map((r) => `${r.method} ${r.path}`).sort()).toEqual(
-      ['GET /js/refloop.js', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/', 'GET /v1/openapi.json', 'GET /docs/', 'GET /', 'GET /health'].sort(),
+      ['GET /js/refloop.js', 'GET /js/refloop-embed.js', 'GET /portal/{account_id}/', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/', 'GET /v1/openapi.json', 'GET /docs/', 'GET /', 'GET /health'].sort(),
     );
-    expect(routes.filter((r) => r.auth === 'none').every((r) => r.table === 'none')).toBe(true);
+    // The portal's page reads the account's embed origins, and shows nothing of any member without a token.
+    expect(routes.filter((r) => r.auth === 'none' && r.table !== 'none').map((r) => r.name)).toEqual(['PortalPage']);
   });
 });
 
@@ -865,6 +871,82 @@ describe('the Paddle webhook: the signature is the credential', () => {
   });
 });
 
+
+describe('the member portal: its token opens only /portal/v1/ and only its member', () => {
+  /** A portal session of one of A's members, through the API (link made with A's key, opened). */
+  async function portalOf(memberId: string): Promise<string> {
+    const link = await ok(call(A, 'POST', `/v1/members/${memberId}/portal-sessions/`, {}), 201);
+    const token = new URL(link.url).hash.slice('#token='.length);
+    const opened = await ok(api('POST', '/portal/v1/sessions/', { body: { token }, sourceIp: LOGIN_IP }), 201);
+    portalTokens.push(token, opened.token);
+    return opened.token as string;
+  }
+  const portalGet = (path: string, token: string | null, headers: Record<string, string> = {}) =>
+    api('GET', path, { headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } });
+
+  it("a portal token on every API-key and session route: 401, nothing changes", async () => {
+    const token = await portalOf(ids.member);
+    const before = await snapshotOfA();
+    for (const route of keyedRoutes) expect401(await send(route, { authorization: `Bearer ${token}` }), 'Invalid token.', `${route.name} with a portal token`);
+    expect(await snapshotOfA()).toEqual(before);
+  });
+
+  it('API keys (A\'s, B\'s, revoked), publishable keys, session cookies and nothing on every portal route: 401, nothing changes', async () => {
+    const before = await snapshotOfA();
+    const only = 'This is the member portal API: it takes a portal session token (rps_...), not an API key.';
+    for (const route of portalRoutes) {
+      const body = route.method === 'PATCH' ? { body: { email_opt_out: true } } : {};
+      const sendPortal = (headers: Record<string, string>) => api(route.method, route.path, { headers, ...body });
+      for (const key of [A.key, B.key, revokedKey]) expect401(await sendPortal({ authorization: `Bearer ${key}` }), only, `${route.name} with an API key`);
+      expect401(await sendPortal({ authorization: `Bearer ${A.publishableKey}` }), only, `${route.name} with a publishable key`);
+      expect401(await sendPortal(ownerA.headers), 'Authentication credentials were not provided.', `${route.name} with A's owner session`);
+      expect401(await sendPortal({}), 'Authentication credentials were not provided.', `${route.name} without a header`);
+      for (const authorization of ['Bearer', 'Basic x', `Bearer rps_${'A'.repeat(43)}`, `Bearer rpl_${'A'.repeat(43)}`]) {
+        const res = await sendPortal({ authorization });
+        expect({ route: route.name, authorization, status: res.status }).toEqual({ route: route.name, authorization, status: 401 });
+      }
+    }
+    expect(await snapshotOfA()).toEqual(before);
+  });
+
+  it("B's key cannot make or end portal sessions of A's members (404), and the portal's page names no member", async () => {
+    for (const method of ['POST', 'DELETE']) {
+      const res = await api(method, `/v1/members/${ids.member}/portal-sessions/`, { key: B.key, ...(method === 'POST' ? { body: {} } : {}) });
+      expect({ method, status: res.status, body: res.body }).toEqual({ method, status: 404, body: { detail: 'Not found.' } });
+    }
+    const page = await api('GET', `/portal/${A.accountId}/`);
+    expect(page.status).toBe(200);
+    for (const secret of ['alice', 'bob@', ids.member, ids.memberCode]) expect(page.text.includes(secret)).toBe(false);
+  });
+
+  it("a member's portal shows only that member: Bob's referrals, rewards and payouts are not in Alice's lists, and Bob's cursors do not open them to Alice", async () => {
+    const alice = await portalOf(ids.member);
+    const bob = await portalOf(ids.otherMember);
+    const [aliceRefs, bobRefs] = await Promise.all([portalGet('/portal/v1/referrals/?page_size=1', alice), portalGet('/portal/v1/referrals/?page_size=100', bob)]);
+    const aliceIds = (await call(A, 'GET', `/v1/referrals/?member=${ids.member}&page_size=100`)).body.results.map((r: { id: string }) => r.id);
+    expect(aliceRefs.body.count).toBe(aliceIds.length);
+    expect(aliceIds).toContain(aliceRefs.body.results[0].id);
+    expect(bobRefs.body.results.map((r: { id: string }) => r.id)).toEqual([ids.openReferral]);
+    const aliceRewards = await portalGet('/portal/v1/rewards/?page_size=100', alice);
+    expect(aliceRewards.body.results.map((r: { id: string }) => r.id)).not.toContain(ids.reward);
+    expect((await portalGet('/portal/v1/rewards/', bob)).body.results.map((r: { id: string }) => r.id)).toEqual([ids.reward]);
+    expect((await portalGet('/portal/v1/payouts/', alice)).body).toMatchObject({ count: 0, results: [] });
+    expect((await portalGet('/portal/v1/payouts/', bob)).body.results.map((p: { id: string }) => p.id)).toEqual([ids.payout]);
+    // Alice's next cursor in Bob's session (and the other way round): refused, never the other's items.
+    const aliceNext = aliceRefs.body.next as string | null;
+    if (aliceNext) {
+      const res = await portalGet(aliceNext.replace(/^https?:\/\/[^/]+/, ''), bob);
+      expect(res.status).toBe(400);
+    }
+    // The masked user never shows the identifier.
+    expect(JSON.stringify(aliceRefs.body)).not.toContain('user/with space');
+    // Bob's settings change nothing of Alice.
+    const before = (await call(A, 'GET', `/v1/members/${ids.member}/`)).body;
+    expect((await api('PATCH', '/portal/v1/me/', { headers: { authorization: `Bearer ${bob}` }, body: { payout_email: 'bob2@pay.example.com', email_opt_out: false } })).status).toBe(200);
+    expect((await call(A, 'GET', `/v1/members/${ids.member}/`)).body).toEqual(before);
+  });
+});
+
 describe('secrets at rest and in logs', () => {
   const scanner = DynamoDBDocumentClient.from(
     new DynamoDBClient({
@@ -918,6 +1000,11 @@ describe('secrets at rest and in logs', () => {
 
   it('no stored item holds a session token or a login token: only their SHA-256 digests, in the items\' keys', async () => {
     const items = await scanAll();
+    expect(portalTokens.length).toBeGreaterThanOrEqual(4);
+    for (const item of items) {
+      const text = JSON.stringify(item);
+      for (const token of portalTokens) if (text.includes(token)) throw new Error(`item ${String(item.pk)} / ${String(item.sk)} holds a plaintext portal token`);
+    }
     expect(sessionTokens.length).toBeGreaterThanOrEqual(3);
     expect(loginTokens.length).toBeGreaterThanOrEqual(2);
     for (const item of items) {
@@ -948,7 +1035,7 @@ describe('secrets at rest and in logs', () => {
     // The flow above did log: worker lines, the failed credit application during the outage.
     expect(logLines.length).toBeGreaterThan(10);
     expect(logLines.some((l) => l.includes('record failed'))).toBe(true);
-    const secrets = [...apiKeys.flatMap(forms), A.authCode, B.authCode, ...webhookSecrets, ...sessionTokens, ...loginTokens];
+    const secrets = [...apiKeys.flatMap(forms), A.authCode, B.authCode, ...webhookSecrets, ...sessionTokens, ...loginTokens, ...portalTokens];
     const leaks = logLines.filter((line) => secrets.some((s) => line.includes(s)));
     expect(leaks).toEqual([]);
   });

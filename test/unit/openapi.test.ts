@@ -40,9 +40,11 @@ describe('OpenAPI document', () => {
             ? [{ sessionCookie: [] }]
             : auth === 'login' && route.method !== 'POST'
               ? [{ sessionCookie: [] }]
-              : [];
+              : auth === 'portal'
+                ? [{ portalSession: [] }]
+                : [];
     expect({ route: route.name, security: op.security }).toEqual({ route: route.name, security });
-    if (auth === 'api-key' || auth === 'publishable-key' || auth === 'session') expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '429']));
+    if (auth === 'api-key' || auth === 'publishable-key' || auth === 'session' || auth === 'portal') expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '429']));
     const idempotent = (auth === 'api-key' || auth === 'session') && route.method !== 'GET';
     expect((op.parameters ?? []).some((p: { $ref?: string }) => p.$ref === '#/components/parameters/IdempotencyKey')).toBe(idempotent);
     if (idempotent) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['409', '422']));
@@ -68,10 +70,21 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/auth/sessions/'].post.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Session' });
   });
 
+  it('documents the portal routes: bearer portal session on /portal/v1/, the opening with exactly its answers, the page and the widget script as files', () => {
+    const responses = (method: string, path: string) => Object.keys(doc.paths[path][method].responses).sort();
+    expect(responses('post', '/portal/v1/sessions/')).toEqual(['201', '400', '401', '413', '415', '429', '500', '503']);
+    expect(responses('get', '/portal/v1/me/')).toEqual(['200', '401', '429', '500', '503']);
+    expect(responses('patch', '/portal/v1/me/')).toEqual(['200', '400', '401', '413', '415', '429', '500', '503']);
+    expect(doc.components.securitySchemes.portalSession).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(Object.keys(doc.paths['/portal/{account_id}/'].get.responses['200'].content)).toEqual(['text/html']);
+    expect(Object.keys(doc.paths['/js/refloop-embed.js'].get.responses['200'].content)).toEqual(['text/javascript']);
+    expect(responses('post', '/v1/members/{id}/portal-sessions/')).toEqual(expect.arrayContaining(['201', '401', '403', '404', '409', '422']));
+  });
+
   it('has nothing that is not a route, and documents the auth schemes, the pagination envelope, the errors and the webhooks', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item as object).map((m) => `${m.toUpperCase()} ${path}`));
     expect(documented.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'publishableKey', 'sessionCookie', 'tokenAuth']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'portalSession', 'publishableKey', 'sessionCookie', 'tokenAuth']);
     expect(doc.components.securitySchemes.sessionCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'refloop_session' });
     expect(doc.components.schemas.ReferralPage.required).toEqual(['count', 'next', 'previous', 'results']);
     expect(doc.components.schemas.ValidationErrors.additionalProperties).toEqual({ type: 'array', items: { type: 'string' }, minItems: 1 });
@@ -125,7 +138,7 @@ describe('OpenAPI document: what a validating proxy and /docs need', () => {
     expect(unused).toEqual([]);
     for (const name of ['RewardPage', 'PlanPage', 'CreatedWebhookEndpointPage', 'RewardEventDataPage', 'PaddleWebhookAcceptedPage']) expect(doc.components.schemas[name]).toBeUndefined();
     expect(Object.keys(doc.components.schemas).filter((n) => n.endsWith('Page')).sort()).toEqual(
-      ['ApiKeyPage', 'CampaignPage', 'LedgerRewardPage', 'MemberPage', 'PayoutPage', 'ReferralPage', 'SubscriptionPage', 'TeamMemberPage', 'WebhookDeliveryPage', 'WebhookEndpointPage'],
+      ['ApiKeyPage', 'CampaignPage', 'LedgerRewardPage', 'MemberPage', 'PayoutPage', 'PortalPayoutPage', 'PortalReferralPage', 'PortalRewardPage', 'ReferralPage', 'SubscriptionPage', 'TeamMemberPage', 'WebhookDeliveryPage', 'WebhookEndpointPage'],
     );
     expect(doc).not.toHaveProperty('jsonSchemaDialect');
   });

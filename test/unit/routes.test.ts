@@ -136,6 +136,11 @@ describe('route table', () => {
     'DELETE /v1/api-keys/{id}/',
     'POST /v1/account/provider/',
   ];
+  // The member portal (DASHBOARD.md "Member portal and embeddable widget"): its API is /portal/v1/ and takes
+  // only a portal session; the link's opening takes the link token (no credential, rate limited per IP).
+  const PORTAL_ROUTES = ['GET /portal/v1/me/', 'PATCH /portal/v1/me/', 'GET /portal/v1/stats/', 'GET /portal/v1/referrals/', 'GET /portal/v1/rewards/', 'GET /portal/v1/payouts/'];
+  // The portal's page takes no credential but reads the account (its embed origins are its frame-ancestors).
+  const PUBLIC_READS = ['PortalPage'];
   // GET /v1/account/ gives an account from before publishable keys its key on first sight: a GET that writes.
   const READS_THAT_WRITE = ['GetAccount'];
 
@@ -147,19 +152,20 @@ describe('route table', () => {
     // liveness check is /health, where load balancers and uptime checks look for it, and the dashboard's
     // login endpoints are under /auth/.
     const PROVIDER_INTAKES = ['PaddleWebhook', 'PaddleBillingWebhook', 'StripeWebhook'];
-    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/', '/webhooks/paddle-billing/{account_id}/', '/webhooks/stripe/{account_id}/', '/docs/', '/', '/health', '/js/refloop.js']);
+    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/', '/webhooks/paddle-billing/{account_id}/', '/webhooks/stripe/{account_id}/', '/docs/', '/', '/health', '/js/refloop.js', '/js/refloop-embed.js', '/portal/{account_id}/']);
     // The OpenAPI document is a file, not a resource: no trailing slash.
     const documents = new Set(['/v1/openapi.json']);
     for (const r of routes) {
       if (documents.has(r.path)) expect(r.path).toMatch(/^\/v1\/[a-z]+\.json$/);
       else if (r.path.startsWith('/auth/')) expect(r.path).toMatch(/^\/auth\/[a-z_-]+(\/[a-z_-]+)*\/$/);
-      else if (!unversioned.has(r.path)) expect(r.path).toMatch(/^\/(js\/)?v1\/([a-z_-]+|\{[a-z_]+\})(\/([a-z_-]+|\{[a-z_]+\}))*\/$/);
+      else if (!unversioned.has(r.path)) expect(r.path).toMatch(/^\/(js\/|portal\/)?v1\/([a-z_-]+|\{[a-z_]+\})(\/([a-z_-]+|\{[a-z_]+\}))*\/$/);
       expect(['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS']).toContain(r.method);
       // Public endpoints (/js/) take the publishable key and nothing else does; the script, the CORS
       // preflights and the public documentation take no credential and touch no table; /auth/ is exactly
       // the login routes; session-only routes are /v1/ routes.
       if (r.path.startsWith('/js/v1/') && r.method !== 'OPTIONS') expect(r.auth).toBe('publishable-key');
-      else if (r.auth === 'none') expect({ route: r.name, method: r.method, table: r.table }).toEqual({ route: r.name, method: r.method === 'OPTIONS' ? 'OPTIONS' : 'GET', table: 'none' });
+      else if (r.auth === 'none') expect({ route: r.name, method: r.method, table: r.table }).toEqual({ route: r.name, method: r.method === 'OPTIONS' ? 'OPTIONS' : 'GET', table: PUBLIC_READS.includes(r.name) ? 'read' : 'none' });
+      else if (r.path.startsWith('/portal/v1/')) expect({ route: r.name, auth: r.auth }).toEqual({ route: r.name, auth: r.name === 'OpenPortalSession' ? 'portal-link' : 'portal' });
       else if (r.path.startsWith('/auth/')) expect({ route: r.name, auth: r.auth }).toEqual({ route: r.name, auth: 'login' });
       else if (r.auth === 'session') expect(r.path).toMatch(/^\/v1\//);
       else expect({ route: r.name, auth: r.auth === undefined || r.auth === 'api-key' || PROVIDER_INTAKES.includes(r.name) }).toEqual({ route: r.name, auth: true });
@@ -170,8 +176,12 @@ describe('route table', () => {
       }
     }
     expect(routes.filter((r) => r.auth === 'none').map((r) => `${r.method} ${r.path}`).sort()).toEqual(
-      ['GET /', 'GET /health', 'GET /docs/', 'GET /v1/openapi.json', 'GET /js/refloop.js', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/'].sort(),
+      ['GET /', 'GET /health', 'GET /docs/', 'GET /v1/openapi.json', 'GET /js/refloop.js', 'GET /js/refloop-embed.js', 'GET /portal/{account_id}/', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/'].sort(),
     );
+    expect(routes.filter((r) => r.auth === 'portal').map((r) => `${r.method} ${r.path}`).sort()).toEqual([...PORTAL_ROUTES].sort());
+    expect(routes.filter((r) => r.auth === 'portal-link').map((r) => `${r.method} ${r.path}`)).toEqual(['POST /portal/v1/sessions/']);
+    // No portal route may send to a queue or come near a secret.
+    expect(routes.filter((r) => r.path.startsWith('/portal/') && (r.queues || r.providerSecrets || r.providerWebhookSecrets || r.webhookSecrets)).map((r) => r.name)).toEqual([]);
     expect(routes.filter((r) => r.auth === 'login').map((r) => `${r.method} ${r.path}`).sort()).toEqual([...LOGIN_ROUTES].sort());
     expect(routes.filter((r) => r.auth === 'session').map((r) => `${r.method} ${r.path}`).sort()).toEqual([...SESSION_ROUTES].sort());
     expect(routes.filter((r) => READS_THAT_WRITE.includes(r.name)).map((r) => `${r.method} ${r.path} ${r.auth ?? 'api-key'}`)).toEqual(['GET /v1/account/ api-key']);
