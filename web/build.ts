@@ -1,5 +1,5 @@
-// Builds the operator dashboard (web/) into web/dist: `tsx web/build.ts`, or buildWeb() / ensureWebBuilt()
-// from the local gateway and the stack.
+// Builds the operator dashboard and the member portal's page (web/) into web/dist: `tsx web/build.ts`, or
+// buildWeb() / ensureWebBuilt() from the local gateway and the stack.
 //   1. The API's OpenAPI document (from the route table) -> web/src/api/schema.d.ts (openapi-typescript).
 //   2. The app is type-checked against it with tsc: a renamed or removed API field fails the build here.
 //   3. Vite bundles it (web/vite.config.ts).
@@ -30,6 +30,7 @@ function sourceFiles(): string[] {
   const inputs = [
     join(WEB, 'src'),
     join(WEB, 'index.html'),
+    join(WEB, 'portal.html'),
     join(WEB, 'vite.config.ts'),
     join(WEB, 'tsconfig.json'),
     join(WEB, 'build.ts'),
@@ -108,7 +109,8 @@ const LOCK = join(WEB, '.build-lock');
 /** A lock older than this is a crashed build's: taken over. */
 const STALE_LOCK_MS = 5 * 60_000;
 
-const upToDate = () => existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === webSourcesStamp() && existsSync(join(OUT_DIR, 'index.html'));
+const upToDate = () =>
+  existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === webSourcesStamp() && existsSync(join(OUT_DIR, 'index.html')) && existsSync(join(OUT_DIR, 'portal.html'));
 
 /**
  * Builds only when web/dist/.stamp differs from the current sources (or is missing). Two processes of one

@@ -1,0 +1,156 @@
+// The portal's API client and its session. The link's single-use token (`rpl_…`, from the URL fragment) is
+// traded for a session token (`rps_…`, 60 minutes) at POST /portal/v1/sessions/; every other call carries
+// that token as `Authorization: Bearer`. The token lives in this module and in sessionStorage under the
+// account's key (a reload of a standalone tab keeps working until the session ends); never in the URL.
+//
+// This is its own openapi-fetch client: the dashboard's (api/client.ts) sends a 401 to the operators' login
+// page; here a 401 means the portal session is over, and the page says so (onSessionEnded).
+import createClient from 'openapi-fetch';
+import { ApiError, toProblem, unwrap, type Problem } from '../api/client';
+import type { components, paths } from '../api/schema';
+
+type Schemas = components['schemas'];
+export type Me = Schemas['PortalMe'];
+export type Stats = Schemas['PortalStats'];
+export type Referral = Schemas['PortalReferral'];
+export type Reward = Schemas['PortalReward'];
+export type Payout = Schemas['PortalPayout'];
+export interface ListPage<T> {
+  count: number;
+  next: string | null;
+  results: T[];
+}
+export type { Problem };
+export { toProblem };
+
+// Same origin; the dashboard's cookie is of no use here and is not sent.
+const client = createClient<paths>({ baseUrl: '', credentials: 'omit' });
+
+interface Stored {
+  token: string;
+  expires_at: number;
+  /** The fragment's other parameters (host origin, theme), so a reload keeps them. */
+  params: string;
+}
+
+let current: Stored | null = null;
+const ended = new Set<() => void>();
+
+/** The account's id from the page's path (`/portal/<account_id>/`): sessions are kept per account. */
+function storageKey(): string {
+  const match = /^\/portal\/([^/]+)\//.exec(location.pathname);
+  return `refloop-portal:${match?.[1] ?? location.pathname}`;
+}
+
+// sessionStorage may be unavailable (a third-party frame with storage blocked): memory alone then.
+function store(value: Stored | null): void {
+  try {
+    if (value) sessionStorage.setItem(storageKey(), JSON.stringify(value));
+    else sessionStorage.removeItem(storageKey());
+  } catch {
+    // not stored
+  }
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+
+/** The session this tab already opened (a reload), if it has not ended; its fragment parameters with it. */
+export function restoreSession(): { params: string } | null {
+  try {
+    const raw = sessionStorage.getItem(storageKey());
+    if (!raw) return null;
+    const value = JSON.parse(raw) as Partial<Stored>;
+    if (typeof value.token !== 'string' || !value.token.startsWith('rps_') || typeof value.expires_at !== 'number' || value.expires_at <= now()) {
+      store(null);
+      return null;
+    }
+    current = { token: value.token, expires_at: value.expires_at, params: typeof value.params === 'string' ? value.params : '' };
+    return { params: current.params };
+  } catch {
+    return null;
+  }
+}
+
+export function hasSession(): boolean {
+  return current !== null && current.expires_at > now();
+}
+
+/** Forgets the session (memory and storage): nothing of the member can be fetched any more. */
+export function clearSession(): void {
+  current = null;
+  store(null);
+}
+
+/** Called when a request finds the session over (401): the page shows its expired state. */
+export function onSessionEnded(listener: () => void): () => void {
+  ended.add(listener);
+  return () => ended.delete(listener);
+}
+
+/** Trades the link's token for a session; an ApiError (401: used, expired or unknown link) otherwise. */
+export async function openSession(linkToken: string, params: string): Promise<void> {
+  clearSession();
+  const opened = await unwrap(client.POST('/portal/v1/sessions/', { body: { token: linkToken } }));
+  current = { token: opened.token, expires_at: opened.expires_at, params };
+  store(current);
+}
+
+/** What a call without a session fails with: the same as the API's 401. */
+export const unauthenticated = () => new ApiError({ status: 401, fields: {}, message: 'The portal session has ended.' });
+
+/**
+ * One authenticated call. A 401 ends the session, but only when it answered the token that is still
+ * current (a request of an older session, answered after a fresh one opened, changes nothing).
+ */
+async function call<T>(run: (headers: { Authorization: string }) => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const session = current;
+  if (!session) throw unauthenticated();
+  try {
+    return await unwrap(run({ Authorization: `Bearer ${session.token}` }));
+  } catch (err) {
+    if (err instanceof ApiError && err.problem.status === 401 && current === session) {
+      clearSession();
+      for (const listener of ended) listener();
+    }
+    throw err;
+  }
+}
+
+export const getMe = () => call((headers) => client.GET('/portal/v1/me/', { headers }));
+
+export const updateMe = (body: { payout_email: string | null; email_opt_out: boolean }) => call((headers) => client.PATCH('/portal/v1/me/', { headers, body }));
+
+export const getStats = () => call((headers) => client.GET('/portal/v1/stats/', { headers, params: { query: { interval: 'month' } } }));
+
+/**
+ * A list's `next` link as the query of the same call. The link is absolute; only its cursor and page
+ * size are taken, and the call goes to this origin's path: the bearer token is never sent anywhere else.
+ */
+export function pageQuery(next: string | null | undefined): { cursor?: string; page_size?: number } {
+  if (!next) return {};
+  try {
+    const params = new URL(next, location.origin).searchParams;
+    const cursor = params.get('cursor');
+    const size = Number(params.get('page_size'));
+    return { ...(cursor ? { cursor } : {}), ...(Number.isInteger(size) && size > 0 ? { page_size: size } : {}) };
+  } catch {
+    return {};
+  }
+}
+
+export const listReferrals = (next?: string | null): Promise<ListPage<Referral>> =>
+  call((headers) => client.GET('/portal/v1/referrals/', { headers, params: { query: pageQuery(next) } }));
+
+export const listRewards = (next?: string | null): Promise<ListPage<Reward>> =>
+  call((headers) => client.GET('/portal/v1/rewards/', { headers, params: { query: pageQuery(next) } }));
+
+export const listPayouts = (next?: string | null): Promise<ListPage<Payout>> =>
+  call((headers) => client.GET('/portal/v1/payouts/', { headers, params: { query: pageQuery(next) } }));
+
+/** A short, stable code for an error the host is told about (`{type: 'error', code}`). */
+export function errorCode(problem: Problem): string {
+  if (problem.status === 0) return 'network_error';
+  if (problem.status === 429) return 'rate_limited';
+  if (problem.status >= 500) return 'server_error';
+  return `http_${problem.status}`;
+}
