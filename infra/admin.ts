@@ -28,7 +28,9 @@ import { handOverLoginLink } from '../shared/email/login-links';
 import { addTeamMember } from '../shared/store/team';
 import { writeFileSync } from 'node:fs';
 import { isCurrencyCode } from '../shared/domain/currency';
-import { DetailError } from '../shared/domain/errors';
+import { DetailError, NotFoundError } from '../shared/domain/errors';
+import { portalUrl } from '../shared/domain/portal';
+import { createPortalLink } from '../shared/store/portal';
 import { formatCents } from '../shared/domain/money';
 import { batchFile, createBatch, isBatchId, markBatchPaid } from '../shared/flows/payouts';
 import { listPayouts, payoutSummary } from '../shared/store/money-lists';
@@ -79,7 +81,7 @@ function apiUrlFor(flag: string | undefined): string {
   }
   const endpoint = process.env.DYNAMODB_ENDPOINT;
   if (endpoint && isLocalEndpoint(endpoint)) return `http://127.0.0.1:${process.env.PORT || '3000'}`;
-  throw new UsageError('account show needs the API URL in AWS: pass --api-url <url> (the RefloopApi stack output ApiUrl) or set API_URL');
+  throw new UsageError('this command needs the API URL in AWS: pass --api-url <url> (the RefloopApi stack output ApiUrl) or set API_URL');
 }
 
 /**
@@ -327,6 +329,27 @@ const commands: Record<string, Command> = {
       await requireAccount(account as string);
       const paid = await markBatchPaid(account as string, batch as string, { reference: reference ?? null });
       return { account_id: account, batch_id: paid.id, status: paid.status, payouts: paid.payout_ids.length, amount: formatCents(paid.amount) };
+    },
+  },
+  'members portal-link': {
+    args: '--account <account_id> --member <member_id> [--api-url <url>]',
+    summary: "A single-use member portal URL for support (10 minutes to open, then a 60-minute session of that member only).",
+    flags: ['account', 'member', 'api-url'],
+    required: ['account', 'member'],
+    check({ 'api-url': url }) {
+      if (url !== undefined && !HTTP_URL.test(url)) throw new UsageError(`--api-url must be an http(s) URL, got "${url}"`);
+    },
+    async run({ account, member, 'api-url': url }) {
+      const apiUrl = apiUrlFor(url);
+      await requireAccount(account as string);
+      let link: Awaited<ReturnType<typeof createPortalLink>>;
+      try {
+        link = await createPortalLink(account as string, member as string, null);
+      } catch (err) {
+        if (err instanceof NotFoundError) throw new DetailError(404, `account ${account} has no member ${member}`);
+        throw err;
+      }
+      return { portal_session_id: link.id, url: portalUrl(apiUrl, account as string, link.token), expires_at: link.expiresAt };
     },
   },
   'key create': {

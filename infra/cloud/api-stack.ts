@@ -5,6 +5,8 @@
 // Then one queue + worker per queue consumer of `functions/workers.ts` and one schedule per job; every
 // function that sends to a queue gets its URL and send permission, and only the functions that call the
 // provider's vendor API may read the provider secret.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CfnOutput, CrossStackReferences, Duration, ReferenceStrength, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -21,6 +23,7 @@ import { RefloopFunction } from './function';
 import { MemberEmail } from './member-email';
 import { QueueWorker } from './queue-worker';
 import { DashboardSite } from './dashboard-site';
+import { ORIGINS_PLACEHOLDER, PORTAL_HTML_DEFINE } from '../../shared/portal/page';
 
 export interface RefloopApiStackProps extends StackProps {
   table: ITable;
@@ -236,8 +239,15 @@ export class RefloopApiStack extends Stack {
     // One log group for every route's function (30 days, like the workers' own groups).
     const routeLogs = new LogGroup(this, 'RouteLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
 
+    // The member portal's page (shared/portal/page.ts) is the built web/dist/portal.html, inlined into its
+    // function's bundle (base64: the bundler's command line sees only [A-Za-z0-9+/=]); without a built
+    // dashboard the stack has no portal page either.
+    const portalHtml = props.dashboardDir ? readFileSync(join(props.dashboardDir, 'portal.html'), 'utf8') : undefined;
+    if (portalHtml !== undefined && !portalHtml.includes(ORIGINS_PLACEHOLDER)) throw new Error(`${props.dashboardDir}/portal.html has no ${ORIGINS_PLACEHOLDER}: rebuild web/`);
+
     for (const route of routes) {
       const fn = new RefloopFunction(this, route.name, {
+        ...(route.name === 'PortalPage' && portalHtml !== undefined ? { define: { [PORTAL_HTML_DEFINE]: JSON.stringify(Buffer.from(portalHtml, 'utf8').toString('base64')) } } : {}),
         logGroup: routeLogs,
         entry: route.entry,
         description: `${route.method} ${route.path}`,

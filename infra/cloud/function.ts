@@ -59,6 +59,12 @@ export interface RefloopFunctionProps {
    * carries the route (shared/log.ts). Without one, the function gets a group of its own.
    */
   logGroup?: ILogGroup;
+  /**
+   * Constants the bundler inlines (esbuild `define`): expressions replaced by literals at build time, e.g.
+   * the member portal's page (`process.env.REFLOOP_PORTAL_HTML`, shared/portal/page.ts), which is not an
+   * environment variable at run time (Lambda's 4 KB of those stay free).
+   */
+  define?: Record<string, string>;
 }
 
 export class RefloopFunction extends NodejsFunction {
@@ -91,7 +97,7 @@ export class RefloopFunction extends NodejsFunction {
       ...(props.reservedConcurrentExecutions ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions } : {}),
       ...(props.role ? { role: props.role } : {}),
       environment: { NODE_OPTIONS: '--enable-source-maps' },
-      bundling,
+      bundling: props.define ? { ...bundling, define: props.define } : bundling,
     });
   }
 

@@ -77,20 +77,20 @@ export interface TermsInput {
   /** Cents the referred user must have paid before the first reward. */
   threshold: number;
   hold_days: number;
-  /** The referred user's discount, in words, or null. */
-  discount: string | null;
 }
 
 const money = (cents: number, currency: string | null) => `${formatCents(cents)} ${currency ?? ''}`.trim();
+/** Hundredths of a percent in words: 2000 -> `20%`, 1250 -> `12.5%`. */
+export const percentText = (hundredths: number): string => `${formatCents(hundredths).replace(/\.?0+$/, '')}%`;
 
-/** The campaign's terms in one or two sentences, for the member. */
+/** The member's reward terms in one to three sentences (the referred user's discount is shown on its own). */
 export function termsText(t: TermsInput): string {
   if (t.reward_type === null) return 'This programme does not pay rewards at the moment; your referrals are still counted.';
   const what =
     t.reward_type === 'credit'
       ? `${money(t.amount, t.currency)} of credit on your subscription`
       : t.percent !== null
-        ? `${formatCents(t.percent)}% of what they pay`
+        ? `${percentText(t.percent)} of what they pay`
         : `${money(t.amount, t.currency)} commission`;
   const when =
     t.reward_type === 'credit' || t.months === 1
@@ -101,6 +101,5 @@ export function termsText(t: TermsInput): string {
   const parts = [`Earn ${what} ${when}.`];
   if (t.threshold > 0) parts.push(`Rewards start once they have paid ${money(t.threshold, t.currency)}.`);
   if (t.reward_type === 'commission' && t.hold_days > 0) parts.push(`Commissions are approved ${t.hold_days} days after each payment, once refunds are unlikely.`);
-  if (t.discount) parts.push(`They get ${t.discount}.`);
   return parts.join(' ');
 }

@@ -6,7 +6,7 @@
 import type { LedgerReward, Payout } from '../domain/lifecycle';
 import type { Campaign, Member, Referral } from '../domain/models';
 import { formatCents } from '../domain/money';
-import { maskIdentifier, shareLink, termsText } from '../domain/portal';
+import { maskIdentifier, percentText, shareLink, termsText } from '../domain/portal';
 import { statsCurrency } from '../domain/models';
 import { NotFoundError } from '../domain/errors';
 import { getItem } from '../store/ops';
@@ -23,7 +23,7 @@ const DAY = 86_400;
 
 function discountText(c: Campaign): string | null {
   if (c.referred_discount_type === null || c.referred_discount_amount <= 0) return null;
-  const amount = c.referred_discount_type === 'percentage' ? `${formatCents(c.referred_discount_amount)}%` : `${formatCents(c.referred_discount_amount)} ${statsCurrency(c)}`;
+  const amount = c.referred_discount_type === 'percentage' ? percentText(c.referred_discount_amount) : `${formatCents(c.referred_discount_amount)} ${statsCurrency(c)}`;
   return `${amount} off ${c.referred_discount_recurring ? 'every payment' : 'their first payment'}`;
 }
 
@@ -45,7 +45,7 @@ function campaignTerms(c: Campaign | null) {
     hold_days: type === 'commission' ? c.hold_days : null,
     min_payout: type === 'commission' ? formatCents(c.min_payout) : null,
     referred_discount: discountText(c),
-    description: termsText({ reward_type: type, amount, percent, currency, months, threshold: c.reward_threshold, hold_days: c.hold_days, discount: discountText(c) }),
+    description: termsText({ reward_type: type, amount, percent, currency, months, threshold: c.reward_threshold, hold_days: c.hold_days }),
   };
 }
 

@@ -278,7 +278,7 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
       hold_days: 30,
       min_payout: '50.00',
       referred_discount: null,
-      description: 'Earn 20.00% of what they pay for every payment of each customer you refer, for their first 12 months. Commissions are approved 30 days after each payment, once refunds are unlikely.',
+      description: 'Earn 20% of what they pay for every payment of each customer you refer, for their first 12 months. Commissions are approved 30 days after each payment, once refunds are unlikely.',
     },
     stats: { link_clicks: 42, referrals: 5, conversions: 2, credit_earned: '0.00', commission_earned: '24.00', commission_pending: '8.00', commission_approved: '6.00', commission_paid: '10.00', currency: 'USD' },
     session: { expires_at: CREATED + 3600, return_url: 'https://app.acme.example/settings' },

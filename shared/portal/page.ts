@@ -7,11 +7,14 @@
 // `<meta name="refloop-embed-origins">`, so the portal talks by postMessage only to an allowed host.
 // The link token is in the URL's fragment, which browsers never send: this request carries no secret.
 //
-// Where the HTML comes from: in AWS the bundler inlines web/dist/portal.html as
-// `process.env.REFLOOP_PORTAL_HTML` (infra/cloud/api-stack.ts, esbuild `define`, after app.ts built web/);
-// under npm start and in tests it is read from web/dist once per process.
-import { readFileSync } from 'node:fs';
+// Where the HTML comes from: in AWS the bundler inlines web/dist/portal.html, base64-encoded, as
+// `process.env.REFLOOP_PORTAL_HTML_B64` (infra/cloud/api-stack.ts, esbuild `define`, after app.ts built
+// web/); under npm start and in tests it is read from web/dist once per process.
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+
+/** The expression the bundler replaces with the page (base64). */
+export const PORTAL_HTML_DEFINE = 'process.env.REFLOOP_PORTAL_HTML_B64';
 
 export const ORIGINS_PLACEHOLDER = '<meta name="refloop-embed-origins" content="">';
 
@@ -28,14 +31,20 @@ export function portalHeaders(embedOrigins: readonly string[]): Record<string, s
   };
 }
 
-let template: string | undefined;
+let template: { html: string; mtimeMs: number } | undefined;
+const BUILT = join(__dirname, '..', '..', 'web', 'dist', 'portal.html');
 
 function portalTemplate(): string {
-  if (template !== undefined) return template;
-  const inlined = process.env.REFLOOP_PORTAL_HTML;
-  template = inlined && inlined.length > 0 ? inlined : readFileSync(join(__dirname, '..', '..', 'web', 'dist', 'portal.html'), 'utf8');
-  if (!template.includes(ORIGINS_PLACEHOLDER)) throw new Error(`portal.html has no ${ORIGINS_PLACEHOLDER}`);
-  return template;
+  const inlined = process.env.REFLOOP_PORTAL_HTML_B64;
+  if (inlined && inlined.length > 0) {
+    template ??= { html: Buffer.from(inlined, 'base64').toString('utf8'), mtimeMs: 0 };
+  } else {
+    // Read again when web/ was rebuilt under a running npm start (its hashed asset names changed).
+    const mtimeMs = statSync(BUILT).mtimeMs;
+    if (template?.mtimeMs !== mtimeMs) template = { html: readFileSync(BUILT, 'utf8'), mtimeMs };
+  }
+  if (!template.html.includes(ORIGINS_PLACEHOLDER)) throw new Error(`portal.html has no ${ORIGINS_PLACEHOLDER}`);
+  return template.html;
 }
 
 const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

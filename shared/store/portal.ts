@@ -13,6 +13,7 @@
 // item that is listed per account starts with the account id.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../domain/errors';
+import { isEntityId } from '../domain/ids';
 import { isPlan, type Plan } from '../domain/plans';
 import {
   LINK_PREFIX,
@@ -54,6 +55,8 @@ const REF_GRACE_SECONDS = 60;
  * token, to put in the URL's fragment, and when it stops opening.
  */
 export async function createPortalLink(accountId: string, memberId: string, returnUrl: string | null): Promise<{ id: string; token: string; expiresAt: number }> {
+  // Not a member id's shape: no key is built from it (a long one would be an invalid DynamoDB key).
+  if (!isEntityId(memberId)) throw new NotFoundError();
   const id = newPortalSessionId();
   const token = newPortalToken(LINK_PREFIX);
   const hash = tokenHash(token);
@@ -166,6 +169,7 @@ export async function findPortalSession(token: string): Promise<PortalSession | 
  * many it ended. Each link or session is deleted with its ref in one transaction.
  */
 export async function revokePortalSessions(accountId: string, memberId: string): Promise<number> {
+  if (!isEntityId(memberId)) throw new NotFoundError();
   const [member, refs] = await Promise.all([getItem(keys.member(accountId, memberId)), queryAll({ partitionValue: portalKeys.refs(accountId, memberId), consistent: true })]);
   if (!member && refs.length === 0) throw new NotFoundError();
   // In parallel: a member holds few at once (each lives at most 70 minutes).

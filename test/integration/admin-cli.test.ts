@@ -57,6 +57,28 @@ function oneLine(text: string): string {
 }
 
 describe('admin CLI', () => {
+  it('members portal-link prints a single-use portal URL of that member (support), 1 for an unknown member, 2 without --member', async () => {
+    const t = await newAccount();
+    const member = await api('POST', '/v1/members/', { key: t.apiKey, body: { identifier: 'support-me', email: 'support-me@example.com' } });
+    expect(member.status).toBe(201);
+    const res = await cli(['members', 'portal-link', '--account', t.accountId, '--member', member.body.id, '--api-url', 'https://refloop.example.com']);
+    expect(res).toMatchObject({ code: 0, stderr: '' });
+    const out = JSON.parse(oneLine(res.stdout));
+    expect(Object.keys(out).sort()).toEqual(['expires_at', 'portal_session_id', 'url']);
+    expect(out.url).toMatch(new RegExp(`^https://refloop\\.example\\.com/portal/${t.accountId}/#token=rpl_[A-Za-z0-9_-]{43}$`));
+    // The link opens that member's portal, once.
+    const token = String(out.url).split('#token=')[1];
+    const opened = await api('POST', '/portal/v1/sessions/', { body: { token } });
+    expect(opened.status).toBe(201);
+    const me = await api('GET', '/portal/v1/me/', { key: opened.body.token });
+    expect(me.body.member.email).toBe('support-me@example.com');
+    expect((await api('POST', '/portal/v1/sessions/', { body: { token } })).status).toBe(401);
+    const unknown = await cli(['members', 'portal-link', '--account', t.accountId, '--member', 'f'.repeat(32), '--api-url', 'https://refloop.example.com']);
+    expect(unknown.code).toBe(1);
+    expect(oneLine(unknown.stderr)).toContain(`has no member ${'f'.repeat(32)}`);
+    expect((await cli(['members', 'portal-link', '--account', t.accountId])).code).toBe(2);
+  });
+
   it('creates an account with the requested plan and prints one JSON line', async () => {
     const res = await cli(['account', 'create', '--name', 'Acme', '--plan', 'small']);
     expect(res).toMatchObject({ code: 0, stderr: '' });
@@ -163,7 +185,7 @@ describe('admin CLI', () => {
       AWS_SECRET_ACCESS_KEY: '',
     });
     expect(res).toMatchObject({ code: 2, stdout: '' });
-    expect(oneLine(res.stderr)).toBe('admin: account show needs the API URL in AWS: pass --api-url <url> (the RefloopApi stack output ApiUrl) or set API_URL');
+    expect(oneLine(res.stderr)).toBe('admin: this command needs the API URL in AWS: pass --api-url <url> (the RefloopApi stack output ApiUrl) or set API_URL');
   });
 
   it('defaults the plan to regular', async () => {

@@ -101,17 +101,12 @@ function rewardHeadline(c: NonNullable<Me['campaign']>): string | null {
   return `${formatMoney(c.reward_amount, c.currency)} ${c.reward_type === 'credit' ? 'credit' : 'commission'}`;
 }
 
-/** "20.00%" as "20%" (the API writes percentages with two decimals). */
-const tidyPercent = (text: string) => text.replace(/\b(\d+)\.00%/g, '$1%');
-
 export function Terms({ me }: { me: Me }) {
   const c = me.campaign;
   const headline = c ? rewardHeadline(c) : null;
-  // The terms' last sentence is the friend's discount, which has a line of its own here.
-  const discount = c?.referred_discount ? tidyPercent(c.referred_discount) : null;
-  let description = tidyPercent(c?.description ?? '');
-  const discountSentence = discount ? ` They get ${discount}.` : '';
-  if (discountSentence && description.endsWith(discountSentence)) description = description.slice(0, -discountSentence.length);
+  // The API words the terms (percentages included) and the friend's discount apart; the discount has its own line.
+  const discount = c?.referred_discount ?? null;
+  const description = c?.description ?? '';
   return (
     <section id="terms" class="card card-terms" aria-labelledby="terms-title">
       <h2 id="terms-title">How you earn</h2>

@@ -1,0 +1,259 @@
+// The member portal and its widget in real Chromium (Debian's, through playwright-core), against the local
+// gateway over HTTP on the suite's DynamoDB Local (DASHBOARD.md "Member portal and embeddable widget").
+//
+// Three origins on loopback: the gateway (Refloop), an allowed host app and a host app the account did not
+// allow. Each host app is what README's example is: a server route that asks Refloop for a portal URL with
+// the secret key (never in the browser), and a page that loads /js/refloop-embed.js and mounts the URL.
+// Proven here: the allowed host frames the portal and the member sees their own data only; the other host
+// cannot frame it; an expired session calls onTokenExpired and the URL the host hands over works without
+// a reload of either page; a used link cannot be replayed; a revoked session stops working; without a
+// token the portal shows nothing of any member. axe-core checks the portal framed and alone; screenshots
+// go to test-results/portal/ (gitignored).
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { startGateway, type Gateway } from '../../infra/local/gateway';
+import { tokenHash } from '../../shared/domain/team';
+import { db, tableName } from '../../shared/store/client';
+import { nowSeconds } from '../../shared/store/ops';
+import { portalKeys } from '../../shared/store/portal';
+import { newAccount, pollUntil } from '../support/fixtures';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const SHOTS = join(__dirname, '..', '..', 'test-results', 'portal');
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+let gateway: Gateway;
+let browser: Browser;
+let allowed: Host;
+let refused: Host;
+let account: { accountId: string; apiKey: string };
+let alice: { id: string; code: string };
+let bob: { id: string; code: string };
+
+async function call(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(gateway.url + path, {
+    method,
+    headers: { authorization: `Bearer ${account.apiKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+interface Host {
+  url: string;
+  server: Server;
+  /** Portal URLs the host's backend asked for (the last is the newest). */
+  issued: string[];
+}
+
+/** A host app: `/` mounts the widget for Alice, `/portal-url` is its backend route (README's Express route). */
+async function startHost(): Promise<Host> {
+  const host: Host = { url: '', server: createServer(), issued: [] };
+  host.server.on('request', (req, res) => {
+    void (async () => {
+      if (req.url === '/portal-url') {
+        // The app's backend: its own user is Alice; the secret key stays on the server.
+        const session = await call('POST', `/v1/members/${alice.id}/portal-sessions/`, { return_url: `${host.url}/account` });
+        host.issued.push(session.url);
+        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        res.end(JSON.stringify({ url: session.url }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host app</title></head><body>
+<main><h1>Your account</h1><div id="referrals"></div></main>
+<script src="${gateway.url}/js/refloop-embed.js"></script>
+<script>
+  window.events = [];
+  window.hostMark = Math.random();
+  async function portalUrl() {
+    const res = await fetch('/portal-url', { method: 'POST' });
+    return (await res.json()).url;
+  }
+  portalUrl().then(function (url) {
+    window.widget = Refloop.mount('#referrals', {
+      url: url,
+      theme: { accent: '#0b6e4f', radius: '10px' },
+      onReady: function () { window.events.push('ready'); },
+      onError: function (e) { window.events.push('error:' + e.code); },
+      onTokenExpired: function () { window.events.push('expired'); return portalUrl(); }
+    });
+  });
+</script></body></html>`);
+    })().catch((err: unknown) => {
+      res.writeHead(500);
+      res.end(String(err));
+    });
+  });
+  await new Promise<void>((ok) => host.server.listen(0, '127.0.0.1', ok));
+  host.url = `http://127.0.0.1:${(host.server.address() as AddressInfo).port}`;
+  return host;
+}
+
+/** axe-core in a page or frame: no serious or critical violation. */
+async function axe(target: Page | Frame, name: string): Promise<void> {
+  await target.evaluate(AXE);
+  const violations = await target.evaluate(async () => {
+    const g = globalThis as unknown as { document: unknown; axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } };
+    const result = await g.axe.run(g.document, { resultTypes: ['violations'] });
+    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+  expect({ page: name, violations }).toEqual({ page: name, violations: [] });
+}
+
+/** The portal's frame in a host page, once its greeting shows and its lists have loaded. */
+async function portalFrame(page: Page): Promise<Frame> {
+  const frame = await pollUntil(() => page.frames().find((f) => f.url().startsWith(`${gateway.url}/portal/`)) ?? null, { timeoutMs: 15_000 });
+  await frame.getByTestId('portal-greeting').waitFor({ timeout: 15_000 });
+  await settled(frame);
+  return frame;
+}
+
+/** No section is loading any more. */
+async function settled(target: Page | Frame): Promise<void> {
+  await target.waitForFunction(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText.match(/Loading/) === null, undefined, { timeout: 15_000 });
+}
+
+const events = (page: Page) => page.evaluate(() => (globalThis as unknown as { events: string[] }).events);
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  gateway = await startGateway({ port: 0 });
+  account = await newAccount();
+  [allowed, refused] = await Promise.all([startHost(), startHost()]);
+  await call('PATCH', '/v1/account/', { embed_origins: [allowed.url], referral_url: 'https://acme.example/' });
+  const campaign = await call('POST', '/v1/campaigns/', { name: 'Friends', allows_commission: true, commission_type: 'percentage', commission_percent: '20.00', commission_months: 12, hold_days: 30 });
+  alice = await call('POST', '/v1/members/', { identifier: 'alice', email: 'alice@example.com', first_name: 'Alice', campaign: { id: campaign.id } });
+  bob = await call('POST', '/v1/members/', { identifier: 'bob', email: 'bob@example.com', first_name: 'Bob', campaign: { id: campaign.id } });
+  for (const user of ['jane.doe@example.com', 'sam@example.org']) await call('POST', '/v1/referrals/', { user_identifier: user, member_code: alice.code });
+  await call('POST', '/v1/referrals/', { user_identifier: 'carol@bob-friends.example', member_code: bob.code });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  for (const host of [allowed, refused]) await new Promise((ok) => host?.server.close(ok));
+  await gateway?.close();
+});
+
+describe('the widget on an allowed host', () => {
+  let page: Page;
+  let frame: Frame;
+
+  beforeAll(async () => {
+    page = await (await browser.newContext({ viewport: { width: 900, height: 800 } })).newPage();
+    await page.goto(allowed.url);
+    frame = await portalFrame(page);
+  }, 60_000);
+
+  it("shows the member's own link, terms and referrals (masked), and nobody else's", async () => {
+    await expect(frame.getByTestId('portal-greeting').innerText()).resolves.toContain('Alice');
+    await expect(frame.getByTestId('share-link').inputValue()).resolves.toBe(`https://acme.example/?via=${alice.code}`);
+    await frame.locator('#referrals').getByText('j***@e***.com').waitFor({ timeout: 15_000 });
+    const referrals = await frame.locator('#referrals').innerText();
+    expect(referrals).toContain('j***@e***.com');
+    expect(referrals).toContain('s***@e***.org');
+    const all = await frame.locator('body').innerText();
+    for (const secret of ['jane.doe', 'sam@', 'carol', 'Bob', bob.code]) expect({ secret, shown: all.includes(secret) }).toEqual({ secret, shown: false });
+    await expect(frame.locator('#terms').innerText()).resolves.toContain('Earn 20% of what they pay');
+    // The token left the frame's address; the host heard `ready`; the iframe took its content's height.
+    expect(frame.url()).not.toContain('token=');
+    await pollUntil(async () => (await events(page)).includes('ready'));
+    const [frameHeight, contentHeight] = await Promise.all([
+      page.locator('#referrals iframe').evaluate((el) => (el as unknown as { getBoundingClientRect(): { height: number } }).getBoundingClientRect().height),
+      frame.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollHeight: number } } }).document.documentElement.scrollHeight),
+    ]);
+    expect(frameHeight).toBeGreaterThan(480);
+    expect(Math.abs(frameHeight - contentHeight)).toBeLessThan(40);
+    await axe(frame, 'portal framed');
+    await page.screenshot({ path: join(SHOTS, 'widget-allowed-host.png'), fullPage: true });
+  });
+
+  it('an expired session calls onTokenExpired, and the new URL works without reloading the host or the frame', async () => {
+    const hostMark = await page.evaluate(() => (globalThis as unknown as { hostMark: number }).hostMark);
+    await frame.evaluate(() => ((globalThis as unknown as { frameMark: number }).frameMark = 7));
+    const issuedBefore = allowed.issued.length;
+    // The session ends (its expiry passes; DynamoDB's TTL would delete it later).
+    const token = await frame.evaluate(() => JSON.parse((globalThis as unknown as { sessionStorage: { getItem(k: string): string } }).sessionStorage.getItem(`refloop-portal:${location.pathname.split('/')[2]}`)).token as string);
+    await db().send(new UpdateCommand({ TableName: tableName(), Key: portalKeys.session(tokenHash(token)), UpdateExpression: 'SET expires_at = :past', ExpressionAttributeValues: { ':past': nowSeconds() - 1 } }));
+    // The member saves a setting: the portal meets the 401, asks the host, and carries on.
+    await frame.getByLabel('Payout email').fill('alice@pay.example');
+    await frame.getByRole('button', { name: 'Save' }).click();
+    await pollUntil(async () => (await events(page)).includes('expired'), { timeoutMs: 15_000 });
+    await pollUntil(() => allowed.issued.length > issuedBefore, { timeoutMs: 15_000 });
+    await frame.getByTestId('portal-greeting').waitFor({ timeout: 15_000 });
+    const newToken = await pollUntil(async () => {
+      const t = await frame.evaluate(() => JSON.parse((globalThis as unknown as { sessionStorage: { getItem(k: string): string | null } }).sessionStorage.getItem(`refloop-portal:${location.pathname.split('/')[2]}`) ?? 'null')?.token as string | undefined);
+      return t && t !== token ? t : null;
+    });
+    expect(newToken).toMatch(/^rps_/);
+    expect(await page.evaluate(() => (globalThis as unknown as { hostMark: number }).hostMark)).toBe(hostMark);
+    expect(await frame.evaluate(() => (globalThis as unknown as { frameMark: number }).frameMark)).toBe(7);
+    // The new session answers (the member saves again, and it sticks).
+    await frame.getByLabel('Payout email').fill('alice@pay.example');
+    await frame.getByRole('button', { name: 'Save' }).click();
+    await frame.getByText('Your settings are saved.').waitFor({ timeout: 15_000 });
+    expect((await call('GET', `/v1/members/${alice.id}/`)).payout_email).toBe('alice@pay.example');
+  });
+
+  it('a revoked session stops working at once; the host hands over a new URL', async () => {
+    const issuedBefore = allowed.issued.length;
+    const expiredBefore = (await events(page)).filter((e) => e === 'expired').length;
+    await call('DELETE', `/v1/members/${alice.id}/portal-sessions/`);
+    await frame.getByRole('button', { name: 'Save' }).click();
+    await pollUntil(async () => (await events(page)).filter((e) => e === 'expired').length > expiredBefore, { timeoutMs: 15_000 });
+    await pollUntil(() => allowed.issued.length > issuedBefore, { timeoutMs: 15_000 });
+    await frame.getByTestId('portal-greeting').waitFor({ timeout: 15_000 });
+  });
+});
+
+describe('framing and links', () => {
+  it('a host the account did not allow cannot frame the portal', async () => {
+    const page = await (await browser.newContext()).newPage();
+    const refusals: string[] = [];
+    page.on('console', (m) => {
+      if (/frame-ancestors/.test(m.text())) refusals.push(m.text());
+    });
+    await page.goto(refused.url);
+    await pollUntil(() => refused.issued.length > 0, { timeoutMs: 15_000 });
+    // Chromium blocks the document (CSP frame-ancestors): an error page, never the portal.
+    await pollUntil(() => refusals.length > 0 || page.frames().some((f) => f.url().startsWith('chrome-error://')), { timeoutMs: 15_000 });
+    const portal = page.frames().find((f) => f.url().startsWith(`${gateway.url}/portal/`));
+    if (portal) expect(await portal.locator('[data-testid="portal-greeting"]').count()).toBe(0);
+    expect(await events(page)).not.toContain('ready');
+    await page.context().close();
+  });
+
+  it('a used link cannot be replayed, and without a token the portal shows no member', async () => {
+    const { url } = { url: (await call('POST', `/v1/members/${alice.id}/portal-sessions/`, {})).url as string };
+    const first = await (await browser.newContext()).newPage();
+    await first.goto(url);
+    await first.getByTestId('portal-greeting').waitFor({ timeout: 15_000 });
+    expect(first.url()).not.toContain('token=');
+    await settled(first);
+    await axe(first, 'portal standalone');
+    await first.screenshot({ path: join(SHOTS, 'portal-standalone.png'), fullPage: true });
+    await first.setViewportSize({ width: 390, height: 844 });
+    await first.screenshot({ path: join(SHOTS, 'portal-phone.png'), fullPage: true });
+
+    // The same URL in another browser: refused, nothing of Alice's.
+    const replay = await (await browser.newContext()).newPage();
+    await replay.goto(url);
+    await replay.getByTestId('portal-expired').waitFor({ timeout: 15_000 });
+    const text = await replay.locator('body').innerText();
+    for (const secret of ['Alice', alice.code, 'j***@']) expect({ secret, shown: text.includes(secret) }).toEqual({ secret, shown: false });
+    await axe(replay, 'portal expired');
+
+    const bare = await (await browser.newContext()).newPage();
+    await bare.goto(`${gateway.url}/portal/${account.accountId}/`);
+    await bare.getByTestId('portal-expired').waitFor({ timeout: 15_000 });
+    expect(await bare.locator('body').innerText()).not.toContain('Alice');
+    for (const p of [first, replay, bare]) await p.context().close();
+  });
+});
