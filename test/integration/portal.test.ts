@@ -198,7 +198,7 @@ describe('the portal API', () => {
     expect(me.headers['cache-control']).toBe('no-store');
     expect(me.body.member).toMatchObject({ first_name: 'Alice', email: m.email, code: m.code, link: null, email_opt_out: false, payout_email: null, has_subscription: false });
     expect(me.body.campaign).toMatchObject({ reward_type: 'commission', reward_percent: '20.00', reward_amount: null, currency: 'USD', commission_months: 12 });
-    expect(me.body.campaign.description).toBe('Earn 20.00% of what they pay for every payment of each customer you refer, for their first 12 months.');
+    expect(me.body.campaign.description).toBe('Earn 20% of what they pay for every payment of each customer you refer, for their first 12 months.');
     expect(me.body.stats).toMatchObject({ link_clicks: 0, referrals: 0, conversions: 0, currency: 'USD' });
     expect(me.body.session.expires_at).toBeGreaterThan(nowSeconds());
     expect(JSON.stringify(me.body)).not.toContain(m.id);

@@ -659,6 +659,8 @@ describe("another account's valid key with this account's ids: 404, never data",
         'GetPayoutBatch',
         'PayoutBatchFile',
         'MarkPayoutBatchPaid',
+        'CreatePortalSession',
+        'RevokePortalSessions',
       ].sort(),
     );
     for (const route of idRoutes()) {
