@@ -120,6 +120,14 @@ async function settled(target: Page | Frame): Promise<void> {
   await target.waitForFunction(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText.match(/Loading/) === null, undefined, { timeout: 15_000 });
 }
 
+/** The portal session token the frame keeps in its sessionStorage (per account), or null. */
+const storedToken = (frame: Frame) =>
+  frame.evaluate(() => {
+    const g = globalThis as unknown as { location: { pathname: string }; sessionStorage: { getItem(k: string): string | null } };
+    const raw = g.sessionStorage.getItem(`refloop-portal:${g.location.pathname.split('/')[2]}`);
+    return raw ? (JSON.parse(raw) as { token: string }).token : null;
+  });
+
 const events = (page: Page) => page.evaluate(() => (globalThis as unknown as { events: string[] }).events);
 
 beforeAll(async () => {
@@ -180,7 +188,8 @@ describe('the widget on an allowed host', () => {
     await frame.evaluate(() => ((globalThis as unknown as { frameMark: number }).frameMark = 7));
     const issuedBefore = allowed.issued.length;
     // The session ends (its expiry passes; DynamoDB's TTL would delete it later).
-    const token = await frame.evaluate(() => JSON.parse((globalThis as unknown as { sessionStorage: { getItem(k: string): string } }).sessionStorage.getItem(`refloop-portal:${location.pathname.split('/')[2]}`)).token as string);
+    const token = await storedToken(frame);
+    if (!token) throw new Error('the portal keeps no session token');
     await db().send(new UpdateCommand({ TableName: tableName(), Key: portalKeys.session(tokenHash(token)), UpdateExpression: 'SET expires_at = :past', ExpressionAttributeValues: { ':past': nowSeconds() - 1 } }));
     // The member saves a setting: the portal meets the 401, asks the host, and carries on.
     await frame.getByLabel('Payout email').fill('alice@pay.example');
@@ -189,7 +198,7 @@ describe('the widget on an allowed host', () => {
     await pollUntil(() => allowed.issued.length > issuedBefore, { timeoutMs: 15_000 });
     await frame.getByTestId('portal-greeting').waitFor({ timeout: 15_000 });
     const newToken = await pollUntil(async () => {
-      const t = await frame.evaluate(() => JSON.parse((globalThis as unknown as { sessionStorage: { getItem(k: string): string | null } }).sessionStorage.getItem(`refloop-portal:${location.pathname.split('/')[2]}`) ?? 'null')?.token as string | undefined);
+      const t = await storedToken(frame);
       return t && t !== token ? t : null;
     });
     expect(newToken).toMatch(/^rps_/);

@@ -3,7 +3,7 @@
 // the table's safety settings. Bundling is skipped here (fast); the last test really bundles one
 // handler with esbuild and checks its size.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, type CfnElement, Duration, Stack } from 'aws-cdk-lib';
@@ -26,6 +26,7 @@ import { RefloopFunction } from '../../infra/cloud/function';
 import { RefloopStatefulStack } from '../../infra/cloud/stateful-stack';
 import { QUEUES, type QueueName } from '../../shared/queue/queues';
 import { keys } from '../../shared/store/table';
+import { PORTAL_HTML_DEFINE } from '../../shared/portal/page';
 
 const WRITE_ACTIONS = [
   'dynamodb:PutItem',
@@ -638,5 +639,20 @@ describe('bundling (real esbuild run)', () => {
     );
     // stderr shown only on failure: the SDK may warn about Node 20 on stderr, which is no failure.
     expect({ status: load.status, stderr: load.status === 0 ? '' : load.stderr }).toEqual({ status: 0, stderr: '' });
+  }, 120_000);
+
+  it("inlines the built portal page into PortalPage's bundle (no file to read in Lambda)", () => {
+    const route = routes.find((r) => r.name === 'PortalPage');
+    if (!route) throw new Error('no PortalPage route');
+    const html = readFileSync(join(__dirname, '..', '..', 'web', 'dist', 'portal.html'), 'utf8');
+    const encoded = Buffer.from(html, 'utf8').toString('base64');
+    const app = new App({ outdir: join(outdir, 'portal') });
+    const stack = new Stack(app, 'PortalBundleTest');
+    new RefloopFunction(stack, route.name, { entry: route.entry, description: route.name, define: { [PORTAL_HTML_DEFINE]: JSON.stringify(encoded) } });
+    const assembly = app.synth();
+    const [asset] = readdirSync(assembly.directory).filter((d) => d.startsWith('asset.'));
+    const bundle = readFileSync(join(assembly.directory, asset as string, 'index.js'), 'utf8');
+    expect(bundle).toContain(encoded);
+    expect(bundle).not.toContain('REFLOOP_PORTAL_HTML_B64');
   }, 120_000);
 });
