@@ -9,7 +9,8 @@
 // a reload of either page; a used link cannot be replayed; a revoked session stops working; without a
 // token the portal shows nothing of any member. axe-core checks the portal framed and alone; screenshots
 // go to test-results/portal/ (gitignored).
-import { mkdirSync, readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -265,4 +266,46 @@ describe('framing and links', () => {
     expect(await bare.locator('body').innerText()).not.toContain('Alice');
     for (const p of [first, replay, bare]) await p.context().close();
   });
+});
+
+describe("README's example (an Express route and the page that mounts the widget)", () => {
+  const dir = join(__dirname, '..', '..', 'test-results', 'readme-portal');
+  let server: ChildProcess | undefined;
+  afterAll(() => {
+    server?.kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The README section's code blocks of one language. */
+  function blocks(lang: string): string[] {
+    const text = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const start = text.indexOf('\n## The member portal in your app\n');
+    const section = text.slice(start, text.indexOf('\n## ', start + 4));
+    return [...section.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1] as string);
+  }
+
+  it('runs as written: the page on an allowed origin frames the portal of the member the backend names', async () => {
+    const [js] = blocks('js');
+    const [html] = blocks('html');
+    if (!js || !html) throw new Error('README has no js and html blocks under "The member portal in your app"');
+    const port = await new Promise<number>((ok) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const p = (probe.address() as AddressInfo).port;
+        probe.close(() => ok(p));
+      });
+    });
+    const origin = `http://127.0.0.1:${port}`;
+    await call('PATCH', '/v1/account/', { embed_origins: [allowed.url, origin] });
+    mkdirSync(join(dir, 'public'), { recursive: true });
+    // Only the documented placeholders change: who is logged in (the app's own session) and Refloop's URL.
+    writeFileSync(join(dir, 'server.mjs'), js.replace('req.user.refloopMemberId', JSON.stringify(alice.id)));
+    writeFileSync(join(dir, 'public', 'account.html'), html.replace('https://refloop.example.com', gateway.url));
+    server = spawn(process.execPath, ['server.mjs'], { cwd: dir, env: { ...process.env, REFLOOP_URL: gateway.url, REFLOOP_API_KEY: account.apiKey, PORT: String(port) }, stdio: 'ignore' });
+    await pollUntil(async () => (await fetch(`${origin}/account.html`)).ok, { timeoutMs: 15_000 });
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${origin}/account.html`);
+    const frame = await portalFrame(page);
+    await expect(frame.getByTestId('portal-greeting').innerText()).resolves.toContain('Alice');
+    await page.context().close();
+  }, 60_000);
 });

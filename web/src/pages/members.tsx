@@ -285,6 +285,7 @@ export function MemberDetail() {
                 />
               </Section>
             </div>
+            {canManage && <PortalAccess member={m} />}
             {canManage && (
               <EditMember
                 member={m}
@@ -347,5 +348,55 @@ function Stat({ label, value }: { label: string; value: string }) {
       <p class="kpi-label">{label}</p>
       <p class="kpi-value">{value}</p>
     </li>
+  );
+}
+
+/**
+ * Support: a single-use URL of this member's portal (what they see), and ending every portal session of
+ * theirs (a lost laptop, say). The URL opens once, within 10 minutes; open it in a private window so the
+ * member's view stays apart from the dashboard.
+ */
+function PortalAccess({ member }: { member: Member }) {
+  const notify = useToast();
+  const [link, setLink] = useState<{ url: string; expires_at: number } | null>(null);
+  const [busy, setBusy] = useState<'link' | 'end' | null>(null);
+  const run = async (which: 'link' | 'end') => {
+    setBusy(which);
+    try {
+      if (which === 'link') {
+        const made = await unwrap(api.POST('/v1/members/{id}/portal-sessions/', { params: { path: { id: member.id } }, body: {} }));
+        if (made.url) setLink({ url: made.url, expires_at: made.expires_at });
+      } else {
+        await unwrap(api.DELETE('/v1/members/{id}/portal-sessions/', { params: { path: { id: member.id } } }));
+        setLink(null);
+        notify('Every portal session of this member has ended.');
+      }
+    } catch {
+      notify(which === 'link' ? 'The portal link could not be made.' : 'The portal sessions could not be ended.', 'error');
+    } finally {
+      setBusy(null);
+    }
+  };
+  return (
+    <Section id="member-portal" title="Member portal" description="What this member sees: their link, terms, referrals, rewards and payouts. Your app embeds it with Refloop.mount.">
+      {link ? (
+        <>
+          <CopyBox label="Portal link (works once, for 10 minutes)" value={link.url} />
+          <p class="hint">
+            Valid until {formatTime(link.expires_at)}. <a href={link.url} target="_blank" rel="noopener noreferrer">Open it in a new tab</a>.
+          </p>
+        </>
+      ) : (
+        <p class="muted">No portal link made here yet.</p>
+      )}
+      <div class="form-actions">
+        <BusyButton variant="secondary" busy={busy === 'link'} busyLabel="Making a link…" onClick={() => void run('link')}>
+          Make a portal link
+        </BusyButton>
+        <BusyButton variant="secondary" busy={busy === 'end'} busyLabel="Ending…" onClick={() => void run('end')}>
+          End portal sessions
+        </BusyButton>
+      </div>
+    </Section>
   );
 }

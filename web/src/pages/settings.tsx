@@ -202,6 +202,7 @@ function ScriptSection({ account }: { account: Loaded<Account> }) {
   const canEdit = useCan('account');
   const notify = useToast();
   const form = useFormState();
+  const linkForm = useFormState();
   return (
     <Section id="script" title="Publishable key and script tag" description="Add the tag to every page of your site: it records clicks on members' links (?via=CODE) and remembers the referrer until signup.">
       <LoadState loaded={account} what="the script tag">
@@ -229,6 +230,36 @@ function ScriptSection({ account }: { account: Loaded<Account> }) {
               </Form>
             ) : (
               <Details items={[['Referrals from the browser', JS_MODES.find((m) => m.value === a.js_referrals)?.label ?? a.js_referrals]]} />
+            )}
+            {canEdit ? (
+              <Form
+                form={linkForm}
+                labelledBy="script-title"
+                onSubmit={async (data) => {
+                  const saved = await patchAccount({ referral_url: textOrUndefined(data, 'referral_url') ?? null });
+                  account.setData(saved);
+                  notify(saved.referral_url ? 'Referral link saved.' : 'Referral link removed.');
+                }}
+              >
+                <div class="form-row">
+                  <Field
+                    name="referral_url"
+                    label="Members' links point to"
+                    type="url"
+                    optional
+                    placeholder="https://yourapp.com/"
+                    defaultValue={a.referral_url ?? ''}
+                    autoComplete="off"
+                    spellcheck={false}
+                    hint="A member's link is this page with ?via=<code>; the member portal shows it with a copy button."
+                  />
+                  <SubmitButton form={linkForm} busyLabel="Saving…" variant="secondary">
+                    Save link
+                  </SubmitButton>
+                </div>
+              </Form>
+            ) : (
+              <Details items={[["Members' links point to", a.referral_url ?? 'Not set']]} />
             )}
           </>
         )}
