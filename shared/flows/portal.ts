@@ -6,9 +6,9 @@
 import type { LedgerReward, Payout } from '../domain/lifecycle';
 import type { Campaign, Member, Referral } from '../domain/models';
 import { formatCents } from '../domain/money';
-import { maskIdentifier, percentText, shareLink, termsText } from '../domain/portal';
+import { maskIdentifier, percentText, PORTAL_SESSION_ENDED, shareLink, termsText } from '../domain/portal';
 import { statsCurrency } from '../domain/models';
-import { NotFoundError } from '../domain/errors';
+import { DetailError, NotFoundError } from '../domain/errors';
 import { getItem } from '../store/ops';
 import { getMemberWithRelations, updateMember, type MemberWithRelations } from '../store/members';
 import { listRewards, listPayouts } from '../store/money-lists';
@@ -93,14 +93,24 @@ async function accountOf(session: PortalSession): Promise<Record<string, unknown
 
 /** GET /portal/v1/me/: who the member is, their link, their campaign's terms, their totals and the session. */
 export async function portalMe(session: PortalSession) {
-  const [related, account] = await Promise.all([getMemberWithRelations(session.accountId, session.memberId), accountOf(session)]);
+  const [related, account] = await Promise.all([memberOf(session, () => getMemberWithRelations(session.accountId, session.memberId)), accountOf(session)]);
   return meView(session, related, account);
+}
+
+/** The session's member; a member deleted since the session opened ends it (401, as a revocation does). */
+async function memberOf<T>(session: PortalSession, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof NotFoundError) throw new DetailError(401, PORTAL_SESSION_ENDED, { 'WWW-Authenticate': 'Bearer' });
+    throw err;
+  }
 }
 
 /** PATCH /portal/v1/me/: the member's only writes, their payout address and their email opt-out. */
 export async function updatePortalMe(session: PortalSession, patch: { payout_email?: string | null | undefined; email_opt_out?: boolean | undefined }) {
   const changes = { ...(patch.payout_email !== undefined ? { payout_email: patch.payout_email } : {}), ...(patch.email_opt_out !== undefined ? { email_opt_out: patch.email_opt_out } : {}) };
-  const related = await updateMember(session.accountId, session.memberId, changes);
+  const related = await memberOf(session, () => updateMember(session.accountId, session.memberId, changes));
   // A payout email given or removed: the member's collecting payouts become due or open at once (as PATCH /v1/members/{id}/ does).
   const [account] = await Promise.all([accountOf(session), patch.payout_email !== undefined ? refreshMemberPayouts(session.accountId, session.memberId) : null]);
   return meView(session, related, account);

@@ -150,6 +150,16 @@ describe('portal sessions', () => {
     expect(await api('DELETE', `/v1/members/${m.id}/portal-sessions/`, { key: other.apiKey })).toMatchObject({ status: 404, body: NOT_FOUND });
   });
 
+  it("a member deleted since the session opened ends it: 401, never another member's data", async () => {
+    const t = await newAccount();
+    const m = await member(t);
+    const token = await portalSession(t, m.id);
+    expect((await api('DELETE', `/v1/members/${m.id}/`, { key: t.apiKey })).status).toBe(204);
+    expect(await portal('GET', '/portal/v1/me/', token)).toMatchObject({ status: 401, body: { detail: PORTAL_SESSION_ENDED } });
+    expect(await portal('PATCH', '/portal/v1/me/', token, { email_opt_out: true })).toMatchObject({ status: 401, body: { detail: PORTAL_SESSION_ENDED } });
+    expect((await portal('GET', '/portal/v1/referrals/', token)).body).toMatchObject({ count: 0, results: [] });
+  });
+
   it('a portal token opens nothing under /v1/, and an API key, a publishable key or nothing opens nothing under /portal/v1/', async () => {
     const t = await newAccount();
     const m = await member(t);
