@@ -27,6 +27,12 @@ import { join } from 'node:path';
 import { handOverLoginLink } from '../shared/email/login-links';
 import { addTeamMember } from '../shared/store/team';
 import { writeFileSync } from 'node:fs';
+import { QUEUE_NAMES, type QueueName } from '../shared/queue/queues';
+import { providerView } from '../shared/store/account-settings';
+import { batchGet, lookup } from '../shared/store/ops';
+import { senderOf } from '../shared/store/emails';
+import { db } from '../shared/store/client';
+import { cliSqs, listAccounts, queuePairs, queueStatus, redrive } from './ops';
 import { isCurrencyCode } from '../shared/domain/currency';
 import { DetailError, NotFoundError } from '../shared/domain/errors';
 import { portalUrl } from '../shared/domain/portal';
@@ -198,7 +204,7 @@ const commands: Record<string, Command> = {
   },
   'account show': {
     args: '--account <account_id> [--api-url <url>]',
-    summary: "Print the account's name, plan, publishable key and browser script tag.",
+    summary: "Print the account's name, plan, publishable key, browser script tag, provider connection and email sender.",
     flags: ['account', 'api-url'],
     required: ['account'],
     check(values) {
@@ -210,6 +216,8 @@ const commands: Record<string, Command> = {
       const apiUrl = apiUrlFor(values['api-url']);
       // An account created before publishable keys existed gets one here.
       const a = await ensurePublishableKey(values.account as string);
+      const found = await batchGet([keys.account(a.accountId), keys.providerSettings(a.accountId)]);
+      const sender = senderOf(lookup(found, keys.account(a.accountId)));
       return {
         account_id: a.accountId,
         name: a.name,
@@ -218,6 +226,9 @@ const commands: Record<string, Command> = {
         publishable_key: a.publishableKey,
         api_url: apiUrl,
         script_tag: `<script src="${apiUrl}/js/refloop.js" data-key="${a.publishableKey}" async></script>`,
+        // The provider connection's public part (never a secret) and who member emails are sent from.
+        provider: providerView(a.accountId, lookup(found, keys.providerSettings(a.accountId)), apiUrl),
+        email: sender ? { sender, service_default: false } : { sender: null, service_default: true },
       };
     },
   },
@@ -331,6 +342,54 @@ const commands: Record<string, Command> = {
       return { account_id: account, batch_id: paid.id, status: paid.status, payouts: paid.payout_ids.length, amount: formatCents(paid.amount) };
     },
   },
+  'account list': {
+    args: '',
+    summary: 'List every account (id, name, plan, created), oldest first. A Scan: operator tooling, not a request path.',
+    flags: [],
+    required: [],
+    async run() {
+      const accounts = await listAccounts(db(), tableName());
+      return { count: accounts.length, accounts };
+    },
+  },
+  'queues status': {
+    args: '[--stack <api stack name>]',
+    summary: "Every queue's depth (waiting, in flight) and its dead-letter queue's depth.",
+    flags: ['stack'],
+    required: [],
+    async run({ stack = 'RefloopApi' }) {
+      const local = isLocalRun();
+      const sqs = cliSqs(local);
+      try {
+        const queues = await queueStatus(sqs, await queuePairs(sqs, local, stack));
+        return { queues, dead_letters: queues.reduce((a, q) => a + q.dlq_messages, 0) };
+      } finally {
+        sqs.destroy();
+      }
+    },
+  },
+  'queues redrive': {
+    args: '<queue> [--max <n>] [--stack <api stack name>]',
+    summary: "Move a queue's dead letters back to it (safe: every consumer is idempotent). Queues: " + QUEUE_NAMES.join(', ') + '.',
+    flags: ['queue', 'max', 'stack'],
+    required: ['queue'],
+    check({ queue, max }) {
+      if (!(QUEUE_NAMES as readonly string[]).includes(queue as string)) throw new UsageError(`unknown queue "${queue}"; one of ${QUEUE_NAMES.join(', ')}`);
+      if (max !== undefined && !/^[1-9]\d{0,6}$/.test(max)) throw new UsageError(`--max must be a positive integer, got "${max}"`);
+    },
+    async run({ queue, max, stack = 'RefloopApi' }) {
+      const local = isLocalRun();
+      const sqs = cliSqs(local);
+      try {
+        const pair = (await queuePairs(sqs, local, stack)).find((p) => p.queue === (queue as QueueName));
+        if (!pair) throw new UsageError(`unknown queue "${queue}"`);
+        const moved = await redrive(sqs, pair, max === undefined ? undefined : Number(max));
+        return { queue, moved };
+      } finally {
+        sqs.destroy();
+      }
+    },
+  },
   'members portal-link': {
     args: '--account <account_id> --member <member_id> [--api-url <url>]',
     summary: "A single-use member portal URL for support (10 minutes to open, then a 60-minute session of that member only).",
@@ -381,6 +440,8 @@ const HELP_NOTES = [
   '  TABLE_NAME         the table (default refloop)',
   '  AWS_REGION         set, with DYNAMODB_ENDPOINT unset: the deployed table in AWS, with your AWS credentials',
   '  API_URL            the API base URL for `account show` (default: the local gateway, http://127.0.0.1:$PORT or 3000)',
+  '  SQS_ENDPOINT       the local SQS of `queues` commands (default http://127.0.0.1:$SQS_PORT or 9324); in AWS the',
+  '                     queues are found by name in the API stack (--stack, default RefloopApi) or from *_QUEUE_URL',
   '',
   'Prints one JSON line on stdout. Exit codes: 0 done (and help); 1 operational error; 2 bad arguments (and no command).',
 ];
@@ -399,6 +460,8 @@ function parse(argv: string[]): { command: Command; values: Values } {
   if (!found) throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}"; \`npm run --silent admin -- help\` lists the commands`);
   const { name, command } = found;
   const usage = `usage: ${commandUsage('admin', name, command)}`;
+  // `queues redrive <queue>`: the queue may be given as a word, as the help shows it.
+  if (name === 'queues redrive' && argv[2] !== undefined && !argv[2].startsWith('-')) argv = [...argv.slice(0, 2), '--queue', argv[2], ...argv.slice(3)];
   let values: Values;
   try {
     const options = Object.fromEntries(command.flags.map((f) => [f, { type: 'string' as const }]));
@@ -417,6 +480,12 @@ function parse(argv: string[]): { command: Command; values: Values } {
   }
   command.check?.(values);
   return { command, values };
+}
+
+/** Whether this run is on the laptop's local parts (DynamoDB Local, hence the local SQS too). */
+function isLocalRun(): boolean {
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  return endpoint !== undefined && endpoint !== '' && isLocalEndpoint(endpoint);
 }
 
 /** DynamoDB Local unless the operator points at AWS (AWS_REGION set and no DYNAMODB_ENDPOINT). */

@@ -25,6 +25,9 @@ import { approveReward } from '../../shared/flows/lifecycle';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
 import { LINK_REFUSED, openSession } from '../../shared/store/team';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { QUEUE_NAMES, QUEUES } from '../../shared/queue/queues';
+import { startTestQueues } from '../support/queues';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -57,6 +60,44 @@ function oneLine(text: string): string {
 }
 
 describe('admin CLI', () => {
+  it('queues status shows every queue and its DLQ depth; queues redrive moves the dead letters back, once', async () => {
+    const queues = await startTestQueues();
+    try {
+      // The CLI finds the queues through the variables npm start and the functions use (SQS_ENDPOINT, *_QUEUE_URL).
+      const env = { SQS_ENDPOINT: queues.endpoint, ...Object.fromEntries(QUEUE_NAMES.map((q) => [QUEUES[q].envVar, queues.queueUrls[q]])) };
+      for (const n of [1, 2, 3]) await queues.client.send(new SendMessageCommand({ QueueUrl: queues.urlOf('webhook-events-dlq'), MessageBody: JSON.stringify({ n }) }));
+      const status = await cli(['queues', 'status'], env);
+      expect(status).toMatchObject({ code: 0, stderr: '' });
+      const before = JSON.parse(oneLine(status.stdout));
+      expect(before.queues.map((q: { queue: string }) => q.queue)).toEqual(QUEUE_NAMES);
+      expect(before.queues.find((q: { queue: string }) => q.queue === 'webhook-events')).toEqual({ queue: 'webhook-events', messages: 0, in_flight: 0, dlq_messages: 3 });
+      expect(before.dead_letters).toBe(3);
+
+      const moved = await cli(['queues', 'redrive', 'webhook-events'], env);
+      expect(moved).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(oneLine(moved.stdout))).toEqual({ queue: 'webhook-events', moved: 3 });
+      const back = await queues.receiveAll('webhook-events');
+      expect(back.map((m) => JSON.parse(m.body).n).sort()).toEqual([1, 2, 3]);
+      expect(await queues.count('webhook-events-dlq')).toBe(0);
+      // Nothing left: a second redrive moves nothing.
+      expect(JSON.parse(oneLine((await cli(['queues', 'redrive', '--queue', 'webhook-events'], env)).stdout))).toEqual({ queue: 'webhook-events', moved: 0 });
+      expect((await cli(['queues', 'redrive', 'nope'], env)).code).toBe(2);
+    } finally {
+      await queues.stop();
+    }
+  }, 60_000);
+
+  it('account list lists the accounts; account show adds the provider connection and the email sender', async () => {
+    const t = await newAccount();
+    const list = await cli(['account', 'list']);
+    expect(list).toMatchObject({ code: 0, stderr: '' });
+    const out = JSON.parse(oneLine(list.stdout));
+    expect(out.count).toBe(out.accounts.length);
+    expect(out.accounts).toContainEqual({ account_id: t.accountId, name: expect.any(String), plan: 'regular', created_at: expect.any(Number) });
+    const shown = JSON.parse(oneLine((await cli(['account', 'show', '--account', t.accountId, '--api-url', 'https://refloop.example.com'])).stdout));
+    expect(shown).toMatchObject({ account_id: t.accountId, provider: { kind: null, connected: false }, email: { sender: null, service_default: true } });
+  }, 60_000);
+
   it('members portal-link prints a single-use portal URL of that member (support), 1 for an unknown member, 2 without --member', async () => {
     const t = await newAccount();
     const member = await api('POST', '/v1/members/', { key: t.apiKey, body: { identifier: 'support-me', email: 'support-me@example.com' } });
