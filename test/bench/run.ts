@@ -8,7 +8,8 @@
 // the total stays under BENCH_BUDGET_SECONDS, 290), BENCH_SKIP (comma list of bundles,load,auth,drain),
 // BENCH_NOTE (a remark on the machine for the report, e.g. what else was running), BENCH_MONEY_REWARDS (100000:
 // the rewards seeded for the report and export section; about 5 minutes more on two cores),
-// BENCH_DASHBOARD_REFERRALS (3000) and BENCH_DASHBOARD_RUNS (5) for the dashboard section (skip: `dashboard`).
+// BENCH_DASHBOARD_REFERRALS (3000) and BENCH_DASHBOARD_RUNS (5) for the dashboard section (skip: `dashboard`),
+// BENCH_PORTAL_REFERRALS (200) and BENCH_PORTAL_RUNS (5) for the member portal section (skip: `portal`).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import { startBenchRuntime, type BenchRuntime } from './harness';
 import { measureLoad, type LoadSection } from './load';
 import { measureMoney, type MoneySection } from './money';
 import { measureDashboard, type DashboardSection } from './dashboard';
+import { describePortal, measurePortal, writePortalSection, type PortalSection } from './portal';
 import { describeMachine } from './machine';
 import { renderReport, verdicts, type Report } from './report';
 import { kb, ms, num, pct, progress } from './stats';
@@ -135,9 +137,21 @@ async function main(): Promise<number> {
     }
   }
 
+  // The member portal and its widget in Chromium, on a runtime of its own (one member with 200 referrals).
+  let portal: PortalSection | null = null;
+  if (!skip.has('portal')) {
+    try {
+      progress('portal: widget script and page assets, then the portal (standalone and framed) in Chromium');
+      portal = await measurePortal({ referrals: setting('BENCH_PORTAL_REFERRALS', 200), runs: setting('BENCH_PORTAL_RUNS', 5) });
+    } catch (err) {
+      errors.push(`portal: ${message(err)}`);
+    }
+  }
+
   const report: Report = { machine, loadAtEnd: loadavg()[0] ?? 0, totalSeconds: elapsed(), bundles, load, authFlood, drain, jsonDrains, money, dashboard, errors, serviceLog };
   const file = join(REPO_ROOT, 'BENCHMARKS.md');
   writeFileSync(file, renderReport(report));
+  if (portal) writePortalSection(portal);
 
   // Headline figures.
   const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -166,6 +180,7 @@ async function main(): Promise<number> {
   if (dashboard) {
     out(`dashboard: JS ${kb(dashboard.jsGzip)} gzipped, CSS ${kb(dashboard.cssGzip)}; overview with ${num(dashboard.referrals)} referrals: cold FCP ${ms(dashboard.cold.fcp)}, KPI tiles ${ms(dashboard.cold.kpis)}; warm ${ms(dashboard.warm.fcp)} / ${ms(dashboard.warm.kpis)}`);
   }
+  if (portal) out(describePortal(portal));
   for (const d of jsonDrains) {
     out(`drain (${d.provider}): ${num(d.webhooks)} webhooks posted in ${num(d.postSeconds, 1)} s (${num(d.postRate)}/s), all applied after ${num(d.appliedSeconds, 1)} s (${num(d.appliedRate)}/s); lost ${d.lostTotal}`);
   }
