@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path';
 import { DEFAULT_API_RATES, isPlan, PLANS, type Plan } from './domain/plans';
 
 // Environment -> typed configuration, read once per container. Handlers never read process.env:
@@ -37,6 +38,21 @@ export interface Config {
   /** Sender of member emails for an account without its own (`account set-email`). */
   emailDefaultFrom: { address: string; name: string };
   webhooks: WebhookConfig;
+  secrets: SecretsConfig;
+}
+
+/** Encryption of provider secrets and webhook signing secrets at rest (shared/secrets/). */
+export interface SecretsConfig {
+  /** SECRETS_KMS_KEY_ID: the KMS key (ARN) that encrypts secrets; set by the stack only on the functions allowed it. */
+  kmsKeyId: string | undefined;
+  /** KMS_ENDPOINT: endpoint override for a local KMS (the tests' emulator); undefined in AWS. */
+  kmsEndpoint: string | undefined;
+  /** The local key file (absolute): SECRETS_KEY_FILE, else `<DATA_DIR or .data>/secrets.key`; unused when kmsKeyId is set. */
+  keyFile: string;
+  /** True when SECRETS_KEY_FILE names the file explicitly (a local key file is then allowed whatever the table). */
+  keyFileExplicit: boolean;
+  /** Running in Lambda (AWS_LAMBDA_FUNCTION_NAME): secrets need the KMS key, never a local file. */
+  inLambda: boolean;
 }
 
 export interface WebhookConfig {
@@ -120,6 +136,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxRetrySeconds: integer('WEBHOOK_RETRY_MAX_SECONDS', env.WEBHOOK_RETRY_MAX_SECONDS, 6 * 3600),
       giveUpSeconds: integer('WEBHOOK_GIVE_UP_SECONDS', env.WEBHOOK_GIVE_UP_SECONDS, 3 * 24 * 3600),
       timeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000),
+    },
+    secrets: {
+      kmsKeyId: env.SECRETS_KMS_KEY_ID || undefined,
+      kmsEndpoint: env.KMS_ENDPOINT || undefined,
+      keyFile: resolve(env.SECRETS_KEY_FILE || join(env.DATA_DIR || '.data', 'secrets.key')),
+      keyFileExplicit: Boolean(env.SECRETS_KEY_FILE),
+      inLambda: Boolean(env.AWS_LAMBDA_FUNCTION_NAME),
     },
   };
 }

@@ -9,9 +9,15 @@
 // - `A#<acct>#PROVIDER_WEBHOOK_SECRET` (Billing and Stripe): the secret that verifies their webhooks, in a
 //   partition of its own that only their intake routes may read (the intake never holds the API key).
 // - `PROVIDER_ACCOUNTS#paddle` / `<acct>`: the registry the background sync pages through (no Scan).
-// Secrets are never logged and never returned by any API.
+// Secrets are never logged and never returned by any API. Both secret items hold them encrypted
+// (shared/secrets: `kms:v1:` in AWS, `local:v1:` under `npm start` and in tests), bound to the account id:
+// saveProviderConnection encrypts, connectionFrom and getWebhookSettings decrypt. A value written in plain
+// text before encryption existed (legacy) is read as it is and comes back encrypted on the next
+// saveProviderConnection of the account (the dashboard's provider form or the CLI's set-* commands), which
+// rewrites both secret items whole.
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
+import { clearSecretCache, decryptSecret, encryptSecret } from '../secrets';
 import { db, tableName } from './client';
 import type { ProviderKind } from '../billing/port';
 import { batchGet, ConditionsFailedError, getItem, lookup, transact, type TransactItem } from './ops';
@@ -90,7 +96,12 @@ export async function saveProviderConnection(accountId: string, conn: ProviderCo
     conn.kind === 'paddle-classic'
       ? { vendor_id: conn.vendorId, public_key: conn.publicKey, vendors_api_url: conn.vendorsApiUrl, checkout_api_url: conn.checkoutApiUrl }
       : { api_url: conn.apiUrl };
-  const secretPart = conn.kind === 'paddle-classic' ? { auth_code: conn.authCode } : conn.kind === 'paddle-billing' ? { api_key: conn.apiKey } : { secret_key: conn.secretKey };
+  // Encrypted once the write is known to be allowed (no KMS call for a refused switch), both at once.
+  const [apiSecret, webhookSecret] = await Promise.all([
+    encryptSecret(accountId, conn.kind === 'paddle-classic' ? conn.authCode : conn.kind === 'paddle-billing' ? conn.apiKey : conn.secretKey),
+    conn.kind === 'paddle-classic' ? null : encryptSecret(accountId, conn.webhookSecret as string),
+  ]);
+  const secretPart = conn.kind === 'paddle-classic' ? { auth_code: apiSecret } : conn.kind === 'paddle-billing' ? { api_key: apiSecret } : { secret_key: apiSecret };
   const settingsPut: TransactItem = {
     Put: {
       TableName: tableName(),
@@ -103,7 +114,7 @@ export async function saveProviderConnection(accountId: string, conn: ProviderCo
   const webhookItem: TransactItem =
     conn.kind === 'paddle-classic'
       ? { Delete: { TableName: tableName(), Key: keys.providerWebhookSecret(accountId) } }
-      : { Put: { TableName: tableName(), Item: { ...keys.providerWebhookSecret(accountId), type: 'ProviderSecret', webhook_secret: conn.webhookSecret as string, updated_at: now } } };
+      : { Put: { TableName: tableName(), Item: { ...keys.providerWebhookSecret(accountId), type: 'ProviderSecret', webhook_secret: webhookSecret as string, updated_at: now } } };
   try {
     await transact([
       { ConditionCheck: { TableName: tableName(), Key: keys.account(accountId), ConditionExpression: 'attribute_exists(pk)' } },
@@ -163,9 +174,9 @@ export async function getProviderCredentials(accountId: string): Promise<Provide
   return credentialsFrom(await batchGet(credentialKeys(accountId)), accountId);
 }
 
-/** Classic credentials out of a BatchGet result that included `credentialKeys(accountId)`. */
-export function credentialsFrom(found: Map<string, Record<string, unknown>>, accountId: string): ProviderCredentials | null {
-  const conn = connectionFrom(found, accountId);
+/** Classic credentials out of a BatchGet result that included `credentialKeys(accountId)` (auth code decrypted). */
+export async function credentialsFrom(found: Map<string, Record<string, unknown>>, accountId: string): Promise<ProviderCredentials | null> {
+  const conn = await connectionFrom(found, accountId);
   if (conn?.kind !== 'paddle-classic') return null;
   const { kind: _kind, ...creds } = conn;
   return creds;
@@ -173,20 +184,21 @@ export function credentialsFrom(found: Map<string, Record<string, unknown>>, acc
 
 /**
  * The connection (without the webhook secret, which the API callers never read: IAM denies it to them)
- * out of a BatchGet result that included `credentialKeys(accountId)`; null when not connected.
+ * out of a BatchGet result that included `credentialKeys(accountId)`, its API secret decrypted (a KMS
+ * Decrypt on a cold container, then cached for PROVIDER_CACHE_TTL_SECONDS); null when not connected.
  */
-export function connectionFrom(found: Map<string, Record<string, unknown>>, accountId: string): ProviderConnection | null {
+export async function connectionFrom(found: Map<string, Record<string, unknown>>, accountId: string): Promise<ProviderConnection | null> {
   const item = lookup(found, keys.providerSettings(accountId));
   const secret = lookup(found, keys.providerSecret(accountId));
   const kind = kindOf(item);
   if (!item || !kind || !secret) return null;
   if (kind === 'paddle-classic') {
     const settings = toSettings(item);
-    return settings && typeof secret.auth_code === 'string' ? { kind, ...settings, authCode: secret.auth_code } : null;
+    return settings && typeof secret.auth_code === 'string' ? { kind, ...settings, authCode: await decryptSecret(accountId, secret.auth_code) } : null;
   }
   const apiUrl = String(item.api_url);
-  if (kind === 'paddle-billing') return typeof secret.api_key === 'string' ? { kind, apiUrl, apiKey: secret.api_key } : null;
-  return typeof secret.secret_key === 'string' ? { kind, apiUrl, secretKey: secret.secret_key } : null;
+  if (kind === 'paddle-billing') return typeof secret.api_key === 'string' ? { kind, apiUrl, apiKey: await decryptSecret(accountId, secret.api_key) } : null;
+  return typeof secret.secret_key === 'string' ? { kind, apiUrl, secretKey: await decryptSecret(accountId, secret.secret_key) } : null;
 }
 
 /** The account's connection, for the provider's API (conversion and workers only). One BatchGet. */
@@ -198,8 +210,9 @@ const webhookCache = new Map<string, { settings: WebhookSettings | null; until: 
 
 /**
  * What the Billing and Stripe intakes need: the connection's kind and its webhook secret (one BatchGet of
- * the settings and the webhook secret item, never the API secret), cached in the container for
- * PROVIDER_CACHE_TTL_SECONDS like Classic's public key; null for an account without such a connection.
+ * the settings and the webhook secret item, never the API secret; the secret decrypted), cached in the
+ * container for PROVIDER_CACHE_TTL_SECONDS like Classic's public key, so a warm intake makes neither a
+ * DynamoDB nor a KMS call; null for an account without such a connection.
  */
 export async function getWebhookSettings(accountId: string): Promise<WebhookSettings | null> {
   const ttl = config().providerCacheTtlSeconds * 1000;
@@ -208,7 +221,7 @@ export async function getWebhookSettings(accountId: string): Promise<WebhookSett
   const found = await batchGet([keys.providerSettings(accountId), keys.providerWebhookSecret(accountId)]);
   const kind = kindOf(lookup(found, keys.providerSettings(accountId)));
   const secret = lookup(found, keys.providerWebhookSecret(accountId))?.webhook_secret;
-  const settings = kind && kind !== 'paddle-classic' && typeof secret === 'string' ? { kind, webhookSecret: secret } : null;
+  const settings = kind && kind !== 'paddle-classic' && typeof secret === 'string' ? { kind, webhookSecret: await decryptSecret(accountId, secret) } : null;
   if (ttl > 0) {
     if (webhookCache.size > 1000) webhookCache.clear();
     webhookCache.set(accountId, { settings, until: Date.now() + ttl });
@@ -230,7 +243,9 @@ export async function listProviderAccounts(startKey?: Record<string, unknown>): 
   return { accountIds: (out.Items ?? []).map((i) => String(i.account_id)), ...(out.LastEvaluatedKey ? { next: out.LastEvaluatedKey } : {}) };
 }
 
+/** Empties the container's caches of provider settings, webhook settings and decrypted secrets (tests). */
 export function clearProviderCache(): void {
   cache.clear();
   webhookCache.clear();
+  clearSecretCache();
 }

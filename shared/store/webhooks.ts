@@ -3,6 +3,11 @@
 //   `webhook_endpoints` counter (at most MAX_ENDPOINTS per account). Its signing secret lives in its own
 //   item (`A#<acct>#WEBHOOK_SECRET` / `<id>`) so no read of endpoints ever carries it; the delivery
 //   worker reads it to sign. It is written with the endpoint and deleted with it, in one transaction.
+//   The item holds the secret encrypted for its account (shared/secrets: `kms:v1:` in AWS, `local:v1:`
+//   under `npm start` and in tests): createEndpoint encrypts, loadDelivery decrypts. A secret stored in
+//   plain text before encryption existed (legacy) is read as it is; the secret item is written only when
+//   its endpoint is created, so such a secret stays plain until the endpoint is replaced (a new
+//   endpoint gets a new, encrypted secret).
 // - A delivery (one event to one endpoint) is `A#<acct>#WEBHOOK_DELIVERY#<endpoint>` /
 //   `<event ms>#<event id>`: created once per (event, endpoint) with attribute_not_exists, newest event
 //   first, counted on the endpoint (`delivery_count`) in the same transaction. While it waits for an
@@ -10,6 +15,7 @@
 //   which the webhook sweep reads.
 import { BatchWriteCommand, DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
+import { decryptSecret, encryptSecret } from '../secrets';
 import { NotFoundError, ValidationError } from '../domain/errors';
 import type { EventType } from '../domain/events';
 import { isEntityId, newEntityId } from '../domain/ids';
@@ -118,8 +124,9 @@ export async function allEndpoints(accountId: string): Promise<WebhookEndpoint[]
   return items.map((i) => toEndpoint(i)).filter((e): e is WebhookEndpoint => e !== null);
 }
 
-/** Creates an endpoint and its secret in one transaction (1 TransactWriteItems). */
+/** Creates an endpoint and its secret (stored encrypted) in one transaction (1 TransactWriteItems). */
 export async function createEndpoint(accountId: string, input: CreateWebhookEndpointInput & { url: string }, secret: string): Promise<WebhookEndpoint> {
+  const stored = await encryptSecret(accountId, secret);
   const endpoint: WebhookEndpoint = {
     id: newEntityId(),
     url: input.url,
@@ -135,7 +142,7 @@ export async function createEndpoint(accountId: string, input: CreateWebhookEndp
   try {
     await transact([
       { Put: { TableName: tableName(), Item: { ...keys.webhookEndpoint(accountId, endpoint.id), type: 'WebhookEndpoint', ...endpoint }, ConditionExpression: 'attribute_not_exists(pk)' } },
-      { Put: { TableName: tableName(), Item: { ...keys.webhookSecret(accountId, endpoint.id), type: 'WebhookSecret', secret }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { TableName: tableName(), Item: { ...keys.webhookSecret(accountId, endpoint.id), type: 'WebhookSecret', secret: stored }, ConditionExpression: 'attribute_not_exists(pk)' } },
       counterUpdate(accountId, 'webhook_endpoints', 1, { below: MAX_ENDPOINTS }),
     ]);
   } catch (err) {
@@ -293,7 +300,10 @@ export interface DeliveryContext {
   payload: string | null;
 }
 
-/** What one attempt needs, in one BatchGet: the delivery, its endpoint, the secret and the event's body. */
+/**
+ * What one attempt needs, in one BatchGet: the delivery, its endpoint, the secret (decrypted: a KMS Decrypt
+ * on a cold container, then cached per stored value for PROVIDER_CACHE_TTL_SECONDS) and the event's body.
+ */
 export async function loadDelivery(accountId: string, endpointId: string, sk: string, eventId: string): Promise<DeliveryContext> {
   const k: Key[] = [keys.webhookDelivery(accountId, endpointId, sk), keys.webhookEndpoint(accountId, endpointId), keys.webhookSecret(accountId, endpointId), keys.event(accountId, eventId)];
   const found = await batchGet(k);
@@ -302,7 +312,7 @@ export async function loadDelivery(accountId: string, endpointId: string, sk: st
   return {
     delivery: toDelivery(lookup(found, k[0] as Key)),
     endpoint: toEndpoint(lookup(found, k[1] as Key)),
-    secret: typeof secretItem?.secret === 'string' ? secretItem.secret : null,
+    secret: typeof secretItem?.secret === 'string' ? await decryptSecret(accountId, secretItem.secret) : null,
     payload: typeof eventItem?.payload === 'string' ? eventItem.payload : null,
   };
 }

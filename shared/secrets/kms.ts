@@ -1,0 +1,62 @@
+// The AWS KMS implementation: KMS Encrypt / Decrypt with the customer-managed key SECRETS_KMS_KEY_ID and
+// the encryption context { account_id: <account> } (the key's IAM grants require that key in the context,
+// so a function can only decrypt a secret for the account it names, and CloudTrail shows which account's
+// secret was read). Secrets are small (under 4 KB), so they are encrypted directly, without data keys.
+// Stored form: `kms:v1:<base64 CiphertextBlob>` (the blob names the key and its rotated material).
+// One client per container, created on first use like the DynamoDB and SQS clients (shared/store/client.ts):
+// KMS_ENDPOINT points it at a local KMS (the tests' emulator, infra/local/kms-emulator.ts), which gets
+// dummy credentials; in AWS the function's role signs.
+import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import { config } from '../config';
+import { isLocalEndpoint } from '../store/client';
+import { SecretDecryptionError } from './errors';
+
+export const KMS_PREFIX = 'kms:v1:';
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+let client: KMSClient | undefined;
+
+export function kmsClient(): KMSClient {
+  if (!client) {
+    const { region, secrets } = config();
+    const endpoint = secrets.kmsEndpoint;
+    client = new KMSClient({
+      region,
+      ...(endpoint ? { endpoint } : {}),
+      ...(endpoint && isLocalEndpoint(endpoint) ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+      maxAttempts: 3,
+    });
+  }
+  return client;
+}
+
+export function resetKmsClient(): void {
+  client?.destroy();
+  client = undefined;
+}
+
+const context = (accountId: string) => ({ account_id: accountId });
+
+export async function kmsEncrypt(keyId: string, accountId: string, plaintext: string): Promise<string> {
+  const out = await kmsClient().send(new EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: context(accountId) }));
+  if (!out.CiphertextBlob) throw new Error('KMS Encrypt answered without a CiphertextBlob');
+  return `${KMS_PREFIX}${Buffer.from(out.CiphertextBlob).toString('base64')}`;
+}
+
+/** Errors KMS answers for a blob that is not ours to read this way: wrong context, altered blob, other key. */
+const REFUSALS = new Set(['InvalidCiphertextException', 'IncorrectKeyException']);
+
+export async function kmsDecrypt(keyId: string, accountId: string, stored: string): Promise<string> {
+  const encoded = stored.slice(KMS_PREFIX.length);
+  if (!BASE64.test(encoded)) throw new SecretDecryptionError('malformed KMS secret');
+  try {
+    // KeyId too (AWS's advice): KMS refuses a blob made under any other key.
+    const out = await kmsClient().send(new DecryptCommand({ KeyId: keyId, CiphertextBlob: Buffer.from(encoded, 'base64'), EncryptionContext: context(accountId) }));
+    if (!out.Plaintext) throw new Error('KMS Decrypt answered without a Plaintext');
+    return Buffer.from(out.Plaintext).toString('utf8');
+  } catch (err) {
+    const name = (err as { name?: string }).name ?? '';
+    if (REFUSALS.has(name)) throw new SecretDecryptionError(`KMS refused to decrypt the secret for this account (${name}: wrong account, altered value or another key)`);
+    throw err;
+  }
+}
