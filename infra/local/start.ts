@@ -11,6 +11,7 @@ import { addTeamMember, membershipsOf } from '../../shared/store/team';
 import { handOverLoginLink } from '../../shared/email/login-links';
 import { log } from '../../shared/log';
 import { resetClients } from '../../shared/store/client';
+import { resetSecrets } from '../../shared/secrets';
 import type { ProviderKind } from '../../shared/billing/port';
 import { ProviderSwitchRefusedError, saveProviderConnection, type ProviderConnection } from '../../shared/store/provider';
 import { startPaddleBillingEmulator, type PaddleBillingEmulator } from '../../shared/providers/paddle-billing/emulator/server';
@@ -157,8 +158,18 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     process.env.EMAIL_OUTBOX_DIR = join(dataDir, 'outbox');
     // Local mode: webhook endpoints may be http:// on loopback (a receiver on this laptop). Never in AWS.
     process.env.WEBHOOK_ALLOW_LOOPBACK ??= '1';
+    // Provider and webhook secrets are encrypted at rest with a local key file (shared/secrets), the one of
+    // this data directory unless SECRETS_KEY_FILE names another (the tests' run-wide key). The admin CLI
+    // against this DynamoDB Local finds the same file by default (DATA_DIR or .data).
+    const ownKeyFile = !process.env.SECRETS_KEY_FILE;
+    if (ownKeyFile) process.env.SECRETS_KEY_FILE = join(dataDir, 'secrets.key');
+    stops.push(async () => {
+      if (ownKeyFile) delete process.env.SECRETS_KEY_FILE;
+      resetSecrets();
+    });
     resetConfig();
     resetClients();
+    resetSecrets();
 
     // The stack's queues and DLQs on the local SQS (in memory: messages do not survive a restart), and
     // pollers playing the Lambda event source mappings. Stops run in reverse: the gateway, then the

@@ -1,6 +1,6 @@
 // Jest global setup: one in-memory DynamoDB Local for the whole run, handed to the workers through the environment.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startDynamoLocal, type DynamoLocal } from '../../infra/local/dynamodb';
@@ -42,4 +42,11 @@ export default async function globalSetup(): Promise<void> {
   // Member emails go to an outbox folder, never to SES (every test file with pollers runs the email worker).
   holder.__refloopOutbox = mkdtempSync(join(tmpdir(), 'refloop-test-outbox-'));
   process.env.EMAIL_OUTBOX_DIR = holder.__refloopOutbox;
+  // Provider and webhook secrets are encrypted at rest with a local key file (shared/secrets), one for the
+  // whole run: every worker, the CLI children and npm start's runtime in the e2e suites read the same key,
+  // so every test goes through the encryption code. Created on first use; removed when the run ends.
+  const secretsDir = mkdtempSync(join(tmpdir(), 'refloop-test-secrets-'));
+  process.env.SECRETS_KEY_FILE = join(secretsDir, 'secrets.key');
+  delete process.env.SECRETS_KMS_KEY_ID;
+  process.on('exit', () => rmSync(secretsDir, { recursive: true, force: true }));
 }
