@@ -81,6 +81,11 @@ export function appendLogKeys(keys: LogFields): void {
   if (store) Object.assign(store, keys);
 }
 
+/** The current scope's keys (a copy): e.g. the account id an authenticated request appended. */
+export function currentLogKeys(): LogFields {
+  return { ...scope.getStore() };
+}
+
 const inLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
 let coldStart = true;
 

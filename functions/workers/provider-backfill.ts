@@ -2,5 +2,6 @@
 // provider settings. The pages are read by the subscription-sync worker, one message per page, so this
 // job stays small whatever the number of subscriptions, and a missed webhook heals itself.
 import { startBackfill } from '../../shared/flows/resync';
+import { scheduledJob } from '../../shared/queue/worker';
 
-export const handler = async (): Promise<{ accounts: number }> => startBackfill();
+export const handler = scheduledJob('provider-backfill', startBackfill);

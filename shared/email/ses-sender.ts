@@ -6,13 +6,14 @@
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { config } from '../config';
 import { formatMailbox, type EmailSender } from './sender';
+import { traceClient } from '../tracing';
 
 let client: SESv2Client | undefined;
 
 export function sesSender(): EmailSender {
   return {
     async send(email) {
-      client ??= new SESv2Client({ region: config().region, maxAttempts: 3 });
+      client ??= traceClient(new SESv2Client({ region: config().region, maxAttempts: 3 }));
       const charset = 'UTF-8';
       const configurationSet = config().sesConfigurationSet;
       const out = await client.send(

@@ -26,6 +26,7 @@ import type { PlanFacts } from '../billing/port';
 import { planDescriptor } from '../domain/billing';
 import { formatCents } from '../domain/money';
 import { minorToCents } from '../domain/currency';
+import { countMetric } from '../metrics';
 
 const notConfigured = () => new ValidationError({ non_field_errors: ['No payment provider is configured for this account.'] });
 const subscriptionNotFound = (id: ProviderId) => new ValidationError({ subscription_id: [`Subscription ${id} could not be found`] });
@@ -73,7 +74,9 @@ export async function convertReferral(accountId: string, referralId: string, tar
   subscription ??= await fetchSubscription(accountId, subscriptionId, provider, account, target);
   await assertSubscriptionFree(accountId, subscription, referral.id);
 
-  const { referral: converted } = await markReferralConverted(accountId, referral, subscription, 'checkoutId' in target ? target.checkoutId : null);
+  const { referral: converted, changed } = await markReferralConverted(accountId, referral, subscription, 'checkoutId' in target ? target.checkoutId : null);
+  // Once per conversion committed (a concurrent replay that found it converted already is not one).
+  if (changed) countMetric('Conversions');
   await queueEvaluation(accountId, converted.id);
   return converted;
 }
@@ -94,6 +97,7 @@ export async function convertToSubscription(accountId: string, referralId: strin
   }
   await assertSubscriptionFree(accountId, subscription, referral.id);
   const { changed } = await markReferralConverted(accountId, referral, subscription, null, true);
+  if (changed) countMetric('Conversions');
   await queueEvaluation(accountId, referral.id);
   return changed ? 'converted' : 'unchanged';
 }

@@ -21,6 +21,7 @@ import { createReferral, toReferral, type CreateReferralResult } from '../store/
 import { keys } from '../store/table';
 import { billingProviderFor } from '../billing/registry';
 import { log } from '../log';
+import { countMetric } from '../metrics';
 
 
 const needsCoupon = (r: Referral) => r.referred_discount != null && r.coupon_code === null;
@@ -32,6 +33,8 @@ export async function createReferralWithCoupon(
   source: Referral['source'],
 ): Promise<CreateReferralResult> {
   const result = await createReferral(accountId, input, source);
+  // Once per referral written (its transaction committed); a replayed create is not a new referral.
+  if (result.created) countMetric('ReferralsCreated');
   if (needsCoupon(result.referral)) {
     await publish('rewards', { kind: 'create-coupon', account_id: accountId, referral_id: result.referral.id });
   }

@@ -34,6 +34,7 @@ import { approveReward } from './lifecycle';
 import { reportMissedPayments } from '../store/reports';
 import { lifecycleOf } from '../domain/lifecycle';
 import { log } from '../log';
+import { countMetric } from '../metrics';
 import { billingProviderFor, type AccountBillingProvider } from '../billing/registry';
 
 const CLAIM_SECONDS = 60;
@@ -57,6 +58,12 @@ export async function evaluateReferral(accountId: string, referralId: string): P
       let updated = await recordRewards(accountId, current, plan.rewards, plan.completed, memberExists);
       if (plan.rewards.length > 0) {
         log('info', 'rewards created', { account_id: accountId, referral_id: referralId, payments: plan.rewards.map((r) => r.payment_id) });
+        // Counted here, once: they are committed, and a retry of this closure (a race lost below) plans
+        // from the list that now holds them, so it never plans them again.
+        for (const type of ['credit', 'commission'] as const) {
+          const created = plan.rewards.filter((r) => r.type === type).length;
+          if (created > 0) countMetric('RewardsCreated', { RewardType: type }, created);
+        }
       }
       const clawbacks = planClawbacks(updated.rewards, payments, refunds);
       updated = await recordClawbacks(accountId, updated, clawbacks.clawbacks, memberExists);
@@ -125,6 +132,8 @@ export async function applyPendingCredits(accountId: string, referral: Referral)
         provider.applyCredit({ rewardId: reward.id, subscriptionId: target.id, amount: centsToMinor(reward.amount, reward.currency), currency: reward.currency }),
       );
       await recordCreditApplied(accountId, referral.id, index, reward.id, applied.providerRef, target.id);
+      // Once per credit: the claim keeps a second worker away, and once recorded it is never pending again.
+      countMetric('CreditsApplied');
       log('info', 'credit applied', { ...context, reward_id: reward.id, subscription_id: target.id, provider_ref: applied.providerRef, reused: applied.reused, ...(applied.rewardIds ? { combined_rewards: applied.rewardIds.length } : {}) });
     } catch (err) {
       await releaseCreditClaim(accountId, referral.id, index, reward.id).catch(() => undefined);

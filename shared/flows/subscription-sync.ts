@@ -25,6 +25,8 @@ import { minorToCents } from '../domain/currency';
 import { planFromFacts } from './conversion';
 import { attributeFromHints } from './attribution';
 import { log } from '../log';
+import { timingMetric } from '../metrics';
+import type { ProviderKind } from '../billing/port';
 
 async function evaluate(accountId: string, referralId: string): Promise<void> {
   await publish('rewards', { kind: 'evaluate-referral', account_id: accountId, referral_id: referralId });
@@ -39,6 +41,16 @@ export async function processPaddleAlert(message: PaddleAlertMessage): Promise<v
   if (!provider) return;
   const events = await provider.parseWebhook({ headers: {}, rawBody: new URLSearchParams(message.fields).toString() });
   for (const [index, event] of events.entries()) await applyBillingEvent(message.account_id, provider, event, index);
+  recordLag('paddle-classic', message.received_at);
+}
+
+/**
+ * WebhookLag: from the intake's acceptance (`received_at`, stamped when it queued the event) to now, when
+ * every fact of the event is applied (or acknowledged without effect): the last step of the record, so a
+ * record that fails and is redelivered counts once, when it finally succeeds.
+ */
+function recordLag(provider: ProviderKind, receivedAt: number | undefined): void {
+  if (typeof receivedAt === 'number' && Number.isFinite(receivedAt)) timingMetric('WebhookLag', { Provider: provider }, Date.now() - receivedAt);
 }
 
 /**
@@ -131,6 +143,7 @@ export async function processProviderWebhook(message: ProviderWebhookMessage): P
   }
   const events = await provider.parseWebhook({ headers: message.headers, rawBody: message.raw_body });
   for (const [index, event] of events.entries()) await applyBillingEvent(accountId, provider, event, index);
+  recordLag(message.provider, message.received_at);
 }
 
 export async function applyBillingEvent(accountId: string, provider: WebhookProvider, event: BillingEvent, index = 0): Promise<void> {

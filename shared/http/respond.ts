@@ -4,7 +4,9 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { config } from '../config';
-import { invocationKeys, withLogKeys } from '../log';
+import { currentLogKeys, invocationKeys, log, withLogKeys } from '../log';
+import { flushMetrics } from '../metrics';
+import { traced } from '../tracing';
 import { errorResponse } from './errors';
 import { DetailError } from '../domain/errors';
 import { CROSS_SITE_REFUSED } from '../domain/team';
@@ -60,15 +62,65 @@ const errorsAsJson = (): middy.MiddlewareObj<APIGatewayProxyEventV2, Result> => 
   },
 });
 
+/** An account id in the path (the provider webhook intakes' `{account_id}`), for the log lines: 16 hex chars. */
+const pathAccount = (event: APIGatewayProxyEventV2): string | undefined => {
+  const id = event.pathParameters?.account_id;
+  return id !== undefined && /^[0-9a-f]{16}$/.test(id) ? id : undefined;
+};
+
+/** The `detail` of an error answer, for its log line (validation answers carry fields instead: not logged). */
+function errorDetail(result: Result): string | undefined {
+  if (typeof result.body !== 'string' || result.body.length > 2_000) return undefined;
+  try {
+    const detail = (JSON.parse(result.body) as { detail?: unknown }).detail;
+    return typeof detail === 'string' ? detail : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Wraps a middy pipeline around `fn` with no authentication (e.g. the 404/405 fallback). Every line
- * logged while it runs carries the request id, the route and the Lambda invocation's keys.
+ * logged while it runs carries the request id, the route and the Lambda invocation's keys (and the
+ * account id once known: apiHandler appends it after authentication; a webhook intake's path names it).
+ *
+ * Each request ends with one `request answered` line (status, duration, account): at INFO for an error
+ * answer (4xx/5xx: an operator looking for an account's refused calls finds them, with the error's
+ * detail), at DEBUG otherwise (LOG_LEVEL=DEBUG, or Powertools' POWERTOOLS_LOGGER_SAMPLE_RATE, shows every
+ * request; API Gateway's access log has them all, without the account). Then the invocation's metrics are
+ * printed (shared/metrics.ts) and, in a sampled X-Ray trace, its `## handler` subsegment is sent
+ * (shared/tracing.ts), whatever the outcome.
  */
 export function publicHandler(fn: (event: APIGatewayProxyEventV2) => Promise<Result>) {
   const pipeline = middy<APIGatewayProxyEventV2, Result, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(errorsAsJson())
     .handler(fn);
-  return (event: APIGatewayProxyEventV2, context: Context): Promise<Result> =>
-    withLogKeys({ ...invocationKeys(context), request_id: requestId(event), route: event.routeKey }, () => pipeline(event, context));
+  return async (event: APIGatewayProxyEventV2, context: Context): Promise<Result> => {
+    const started = Date.now();
+    const invocation = invocationKeys(context);
+    const account = pathAccount(event);
+    const keys = { ...invocation, request_id: requestId(event), route: event.routeKey, ...(account ? { account_id: account } : {}) };
+    try {
+      return await withLogKeys(keys, () =>
+        traced(
+          '## handler',
+          { Service: 'refloop', ColdStart: typeof invocation.cold_start === 'boolean' ? invocation.cold_start : undefined, route: event.routeKey },
+          async () => {
+            const result = await pipeline(event, context);
+            const status = result.statusCode ?? 200;
+            const detail = status >= 400 ? errorDetail(result) : undefined;
+            log(status >= 400 ? 'info' : 'debug', 'request answered', { status, duration_ms: Date.now() - started, ...(detail ? { detail } : {}) });
+            return result;
+          },
+          (result) => {
+            const status = result.statusCode ?? 200;
+            const accountId = currentLogKeys().account_id;
+            return { fault: status >= 500, error: status >= 400 && status < 500, throttle: status === 429, annotations: { status, account_id: typeof accountId === 'string' ? accountId : undefined } };
+          },
+        ),
+      );
+    } finally {
+      flushMetrics();
+    }
+  };
 }
-

@@ -2,6 +2,16 @@
 // time budget per call (retries and waits included), a cap on attempts, `Retry-After` when the provider
 // gives one, else exponential backoff with jitter. Each client keeps its own request loop, because what is
 // retryable differs (Stripe's `Stripe-Should-Retry`, Paddle's error envelope).
+//
+// `providerCall` wraps one call of any provider's client (Paddle Classic's included), retries inside, for
+// the metric contract (shared/metrics.ts) and the trace: ProviderCalls once per call, and when the call
+// fails for good with ProviderUnavailableError (unreachable, timed out, 429/5xx past the retry budget, an
+// answer that is not the documented JSON) ProviderErrors and ProviderErrorsByCall once. A refusal the
+// provider words (an API error: not found, duplicate code, bad credentials) is an answer, not an outage:
+// it counts as a call only, and the flow that gets it decides what it means (and logs it).
+import { ProviderUnavailableError, type ProviderKind } from '../billing/port';
+import { countMetric } from '../metrics';
+import { tracedRemote } from '../tracing';
 
 export interface RetryOptions {
   /** Per HTTP attempt. Default 4000 ms (config.providerTimeoutMs). */
@@ -50,4 +60,27 @@ export async function waitToRetry(policy: RetryPolicy, startedMs: number, attemp
   if (attempt >= policy.maxAttempts || policy.now() - startedMs + wait > policy.budgetMs) return false;
   await policy.sleep(wait);
   return true;
+}
+
+/** `get subscription` -> `get-subscription`: the Call dimension's form (lower case, words joined by `-`). */
+export function callDimension(call: string): string {
+  return call.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'unknown';
+}
+
+/** Runs one provider call (its retries inside), counted and traced as one; see the top of this file. */
+export async function providerCall<T>(provider: ProviderKind, call: string, run: () => Promise<T>): Promise<T> {
+  const Call = callDimension(call);
+  let failed = false;
+  try {
+    return await tracedRemote(provider, { provider, call: Call }, run, (err) => (err instanceof ProviderUnavailableError ? { fault: true } : { error: true }));
+  } catch (err) {
+    failed = err instanceof ProviderUnavailableError;
+    throw err;
+  } finally {
+    countMetric('ProviderCalls', { Provider: provider });
+    if (failed) {
+      countMetric('ProviderErrors', { Provider: provider });
+      countMetric('ProviderErrorsByCall', { Provider: provider, Call });
+    }
+  }
 }

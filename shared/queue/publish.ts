@@ -4,18 +4,22 @@
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { config } from '../config';
 import { isLocalEndpoint } from '../store/client';
+import { traceClient } from '../tracing';
 import type { QueueMessages, QueueName } from './queues';
 
 let client: SQSClient | undefined;
 
 export function sqs(): SQSClient {
   const { sqsEndpoint, region } = config();
-  client ??= new SQSClient({
-    region,
-    ...(sqsEndpoint ? { endpoint: sqsEndpoint } : {}),
-    ...(sqsEndpoint && isLocalEndpoint(sqsEndpoint) ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-    maxAttempts: 3,
-  });
+  // X-Ray: each send is a subsegment, and the message's trace header names it (../tracing.ts).
+  client ??= traceClient(
+    new SQSClient({
+      region,
+      ...(sqsEndpoint ? { endpoint: sqsEndpoint } : {}),
+      ...(sqsEndpoint && isLocalEndpoint(sqsEndpoint) ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+      maxAttempts: 3,
+    }),
+  );
   return client;
 }
 

@@ -3,6 +3,8 @@
 // moves a message that keeps failing to the DLQ after maxReceiveCount receives.
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { errorFields, invocationKeys, log, withLogKeys } from '../log';
+import { flushMetrics } from '../metrics';
+import { traced } from '../tracing';
 
 export class PoisonMessageError extends Error {
   override readonly name = 'PoisonMessageError';
@@ -15,32 +17,73 @@ export type RecordHandler<M> = (message: M, record: SQSRecord) => Promise<void>;
  * reported in `batchItemFailures`; the others are acknowledged. A body that is not JSON is poison:
  * it fails every time and so ends in the DLQ after maxReceiveCount receives. Every line logged while a
  * record runs carries the queue, the message id and the message's account, so does the failure line.
+ * When the batch is done (however it ends) its metrics are printed (shared/metrics.ts); in a sampled
+ * X-Ray trace the batch is a `## handler` subsegment and each record a `## record` one (shared/tracing.ts).
  */
 export function sqsWorker<M>(name: string, handle: RecordHandler<M>, concurrency = 5) {
   return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
     const failures: SQSBatchResponse['batchItemFailures'] = [];
     const records = [...(event.Records ?? [])];
-    const invocation = { ...invocationKeys(context), queue: name };
-    const run = (record: SQSRecord) =>
-      withLogKeys({ ...invocation, message_id: record.messageId, account_id: accountOf(record.body) }, async () => {
-        try {
-          let message: M;
+    const keys = invocationKeys(context);
+    const coldStart = typeof keys.cold_start === 'boolean' ? keys.cold_start : undefined;
+    const invocation = { ...keys, queue: name };
+    const run = (record: SQSRecord) => {
+      const accountId = accountOf(record.body);
+      return withLogKeys({ ...invocation, message_id: record.messageId, ...(accountId ? { account_id: accountId } : {}) }, () =>
+        traced('## record', { queue: name, account_id: accountId }, async () => {
           try {
-            message = JSON.parse(record.body) as M;
-          } catch {
-            throw new PoisonMessageError('Message body is not JSON');
+            let message: M;
+            try {
+              message = JSON.parse(record.body) as M;
+            } catch {
+              throw new PoisonMessageError('Message body is not JSON');
+            }
+            await handle(message, record);
+            return true;
+          } catch (err) {
+            log('error', `${name}: record failed`, { receive_count: record.attributes?.ApproximateReceiveCount, ...errorFields(err) });
+            failures.push({ itemIdentifier: record.messageId });
+            return false;
           }
-          await handle(message, record);
-        } catch (err) {
-          log('error', `${name}: record failed`, { receive_count: record.attributes?.ApproximateReceiveCount, ...errorFields(err) });
-          failures.push({ itemIdentifier: record.messageId });
-        }
-      });
-    const lanes = Array.from({ length: Math.min(concurrency, records.length) }, async () => {
-      for (let record = records.shift(); record; record = records.shift()) await run(record);
-    });
-    await Promise.all(lanes);
-    return { batchItemFailures: failures };
+        }, (ok) => (ok ? {} : { fault: true })),
+      );
+    };
+    try {
+      return await traced('## handler', { Service: 'refloop', ColdStart: coldStart, queue: name, records: records.length }, async () => {
+        const lanes = Array.from({ length: Math.min(concurrency, records.length) }, async () => {
+          for (let record = records.shift(); record; record = records.shift()) await run(record);
+        });
+        await Promise.all(lanes);
+        return { batchItemFailures: failures };
+      }, (out) => (out.batchItemFailures.length > 0 ? { fault: true, annotations: { failed: out.batchItemFailures.length } } : {}));
+    } finally {
+      flushMetrics();
+    }
+  };
+}
+
+/**
+ * A scheduled job's handler (EventBridge Scheduler -> Lambda): its lines carry the job's name and the
+ * invocation's keys, its metrics are printed when it ends, and a sampled trace gets its `## handler`.
+ */
+export function scheduledJob<R>(name: string, run: () => Promise<R>) {
+  return async (_event?: unknown, context?: Context): Promise<R> => {
+    const keys = invocationKeys(context);
+    const invocation = { ...keys, job: name };
+    try {
+      return await withLogKeys(invocation, () =>
+        traced('## handler', { Service: 'refloop', ColdStart: typeof keys.cold_start === 'boolean' ? keys.cold_start : undefined, job: name }, async () => {
+          try {
+            return await run();
+          } catch (err) {
+            log('error', `${name}: job failed`, errorFields(err, true));
+            throw err;
+          }
+        }),
+      );
+    } finally {
+      flushMetrics();
+    }
   };
 }
 

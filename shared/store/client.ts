@@ -4,6 +4,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { instrument } from './instrumentation';
+import { traceClient } from '../tracing';
 
 let raw: DynamoDBClient | undefined;
 let doc: DynamoDBDocumentClient | undefined;
@@ -15,7 +16,8 @@ export interface ClientOptions {
 
 /**
  * Builds a client; local endpoints get dummy credentials so no AWS profile is needed. Every client
- * carries the call recorder (./instrumentation.ts), which does nothing unless a recording is active.
+ * carries the call recorder (./instrumentation.ts), which does nothing unless a recording is active, and
+ * the X-Ray subsegments of its calls (../tracing.ts), sent only in a sampled Lambda invocation.
  */
 export function createDynamoClient({ endpoint, region }: ClientOptions): DynamoDBClient {
   const local = endpoint !== undefined && isLocalEndpoint(endpoint);
@@ -26,7 +28,7 @@ export function createDynamoClient({ endpoint, region }: ClientOptions): DynamoD
     maxAttempts: 3,
   });
   instrument(client);
-  return client;
+  return traceClient(client);
 }
 
 export function isLocalEndpoint(endpoint: string): boolean {

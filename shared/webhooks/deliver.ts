@@ -21,6 +21,7 @@ import { afterFailure, shouldDisable } from './backoff';
 import { parseEndpointUrl, resolveSafely, UnsafeUrlError, type ResolvedAddress } from './ssrf';
 import { signatureHeader } from './verify';
 import { log } from '../log';
+import { countMetric } from '../metrics';
 
 /** How long a claimed attempt is protected from other workers (an attempt takes at most the HTTP timeout). */
 export const LEASE_MS = 60_000;
@@ -61,6 +62,8 @@ export async function attemptDelivery(message: DeliverMessage): Promise<AttemptR
     log('info', 'webhook delivered', base);
     return 'succeeded';
   }
+  // OutgoingWebhookFailures: once per failed attempt, after its outcome is recorded (the attempt's claim
+  // keeps a second copy of the message from making, and counting, the same attempt).
   const failingSince = ctx.endpoint.failing_since;
   const change: EndpointChange = failingSince === null ? { failingSince: started } : shouldDisable(failingSince, finished, cfg) ? 'disable' : 'none';
   const next = afterFailure(attempt, d.created_ms, finished, cfg);
@@ -69,11 +72,13 @@ export async function attemptDelivery(message: DeliverMessage): Promise<AttemptR
     const firstAttempt = d.history[0]?.at ?? started;
     const disable = failingSince !== null && failingSince <= firstAttempt;
     await recordAttempt(accountId, claimed, attempt, record, { state: 'failed' }, disable ? 'disable' : change);
+    countMetric('OutgoingWebhookFailures');
     if (disable) log('warn', 'webhook endpoint disabled after failing for the give-up period', base);
     log('warn', 'webhook delivery given up', { ...base, error: outcome.error });
     return 'failed';
   }
   await recordAttempt(accountId, claimed, attempt, record, { state: 'retrying', retryAtMs: next.retryAtMs }, change);
+  countMetric('OutgoingWebhookFailures');
   if (change === 'disable') log('warn', 'webhook endpoint disabled after failing for the give-up period', base);
   log('info', 'webhook delivery failed, will retry', { ...base, error: outcome.error, retry_at: next.retryAtMs });
   return 'retrying';

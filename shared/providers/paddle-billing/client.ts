@@ -14,7 +14,7 @@
 // what it is for, so a repeated create answers 409 `discount_code_conflict` instead of making a second.
 import { ProviderUnavailableError } from '../../billing/port';
 import type { ApiErrorBody, CreateDiscountBody, Customer, Discount, Envelope, Pagination, Subscription, Transaction } from './wire';
-import { retryAfterMs as retryAfterMsOf, retryPolicy, waitToRetry, type RetryOptions, type RetryPolicy } from '../retry';
+import { providerCall, retryAfterMs as retryAfterMsOf, retryPolicy, waitToRetry, type RetryOptions, type RetryPolicy } from '../retry';
 
 // Re-exported: callers and tests read Retry-After through the client they use.
 export { retryAfterMs } from '../retry';
@@ -79,8 +79,15 @@ export class PaddleBillingClient {
     this.retry = retryPolicy(options);
   }
 
-  /** One API call with retries; returns the parsed `{data, meta}` envelope. `call` names it in errors. */
-  async request<T>(call: string, method: 'GET' | 'POST' | 'PATCH', path: string, query?: Query, body?: unknown): Promise<Envelope<T>> {
+  /**
+   * One API call with retries; returns the parsed `{data, meta}` envelope. `call` names it in errors, in the
+   * ProviderCalls/ProviderErrors metrics and in the trace (../retry.ts providerCall).
+   */
+  request<T>(call: string, method: 'GET' | 'POST' | 'PATCH', path: string, query?: Query, body?: unknown): Promise<Envelope<T>> {
+    return providerCall('paddle-billing', call, () => this.send<T>(call, method, path, query, body));
+  }
+
+  private async send<T>(call: string, method: 'GET' | 'POST' | 'PATCH', path: string, query?: Query, body?: unknown): Promise<Envelope<T>> {
     const url = new URL(this.base + path);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const started = this.retry.now();

@@ -7,10 +7,26 @@
 // ProviderApiError is Paddle refusing the call (bad credentials, unknown subscription...).
 import { PROVIDER_UNAVAILABLE, ProviderUnavailableError } from '../../billing/port';
 import type { ProviderCredentials } from '../../store/provider';
+import { providerCall } from '../retry';
 
 // One error for every provider (shared/billing/port.ts): retryable, and a 503 at the API.
 export { PROVIDER_UNAVAILABLE, ProviderUnavailableError };
-const unavailable = (reason: string, call = 'vendor-api') => new ProviderUnavailableError(reason, 'paddle-classic', call);
+const unavailable = (reason: string, call: string) => new ProviderUnavailableError(reason, 'paddle-classic', call);
+
+/**
+ * The name of a vendor API call (its path, e.g. `/2.0/subscription/users`), as errors, the ProviderCalls /
+ * ProviderErrorsByCall metrics (`Call=list-users`) and the trace name it; an unknown path names itself.
+ */
+const VENDOR_CALLS: Readonly<Record<string, string>> = {
+  '/2.0/subscription/users': 'list users',
+  '/2.0/subscription/payments': 'list payments',
+  '/2.0/subscription/plans': 'list plans',
+  '/2.0/subscription/modifiers': 'list modifiers',
+  '/2.0/subscription/modifiers/create': 'create modifier',
+  '/2.0/subscription/modifiers/delete': 'delete modifier',
+  '/2.1/product/create_coupon': 'create coupon',
+};
+export const vendorCallName = (path: string): string => VENDOR_CALLS[path] ?? path.replace(/^\/\d+\.\d+\//, '');
 
 export class ProviderApiError extends Error {
   override readonly name = 'ProviderApiError';
@@ -104,49 +120,60 @@ export class PaddleClient {
     private readonly options: PaddleClientOptions,
   ) {}
 
-  private async fetchJson(url: string, init: RequestInit): Promise<unknown> {
+  private async fetchJson(call: string, url: string, init: RequestInit): Promise<unknown> {
     let res: Response;
     try {
       res = await fetch(url, { ...init, signal: AbortSignal.timeout(this.options.timeoutMs) });
     } catch (err) {
-      throw unavailable(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+      throw unavailable(err instanceof Error ? `${err.name}: ${err.message}` : String(err), call);
     }
     const text = await res.text().catch(() => '');
-    if (res.status === 429 || res.status >= 500) throw unavailable(`HTTP ${res.status}`);
+    if (res.status === 429 || res.status >= 500) throw unavailable(`HTTP ${res.status}`, call);
     try {
       return JSON.parse(text) as unknown;
     } catch {
-      throw unavailable(`HTTP ${res.status}, body is not JSON`);
+      throw unavailable(`HTTP ${res.status}, body is not JSON`, call);
     }
   }
 
-  /** POSTs to a vendor API path (e.g. `/2.0/subscription/users`) and unwraps `response`. */
-  async vendor<T>(path: string, params: Record<string, string | number | boolean | undefined>): Promise<T> {
-    const form = new URLSearchParams({ vendor_id: String(this.creds.vendorId), vendor_auth_code: this.creds.authCode });
-    for (const [k, v] of Object.entries(params)) if (v !== undefined) form.set(k, String(v));
-    const body = (await this.fetchJson(`${this.creds.vendorsApiUrl.replace(/\/+$/, '')}${path}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
-      body: form.toString(),
-    })) as { success?: unknown; response?: unknown; error?: { code?: unknown; message?: unknown } };
-    if (body && body.success === true) return body.response as T;
-    const code = Number(body?.error?.code);
-    if (!Number.isInteger(code)) throw unavailable('unexpected vendor API response');
-    if (RETRYABLE_CODES.has(code)) throw unavailable(`Paddle error ${code}`);
-    throw new ProviderApiError(code, String(body.error?.message ?? ''));
+  /**
+   * POSTs to a vendor API path (e.g. `/2.0/subscription/users`) and unwraps `response`. One call, counted
+   * and traced as one (../retry.ts providerCall; Classic's calls are not retried here: SQS retries the record).
+   */
+  vendor<T>(path: string, params: Record<string, string | number | boolean | undefined>): Promise<T> {
+    const call = vendorCallName(path);
+    return providerCall('paddle-classic', call, async () => {
+      const form = new URLSearchParams({ vendor_id: String(this.creds.vendorId), vendor_auth_code: this.creds.authCode });
+      for (const [k, v] of Object.entries(params)) if (v !== undefined) form.set(k, String(v));
+      const body = (await this.fetchJson(call, `${this.creds.vendorsApiUrl.replace(/\/+$/, '')}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+        body: form.toString(),
+      })) as { success?: unknown; response?: unknown; error?: { code?: unknown; message?: unknown } };
+      if (body && body.success === true) return body.response as T;
+      const code = Number(body?.error?.code);
+      if (!Number.isInteger(code)) throw unavailable('unexpected vendor API response', call);
+      if (RETRYABLE_CODES.has(code)) throw unavailable(`Paddle error ${code}`, call);
+      throw new ProviderApiError(code, String(body.error?.message ?? ''));
+    });
   }
 
   /** The checkout's order: processed (with its subscription id), still processing, or unknown. */
-  async getOrder(checkoutId: string): Promise<OrderLookup> {
+  getOrder(checkoutId: string): Promise<OrderLookup> {
+    return providerCall('paddle-classic', 'get order', () => this.lookupOrder(checkoutId));
+  }
+
+  private async lookupOrder(checkoutId: string): Promise<OrderLookup> {
+    const call = 'get order';
     const url = `${this.creds.checkoutApiUrl.replace(/\/+$/, '')}/1.0/order?checkout_id=${encodeURIComponent(checkoutId)}`;
-    const body = (await this.fetchJson(url, { method: 'GET', headers: { Accept: 'application/json' } })) as {
+    const body = (await this.fetchJson(call, url, { method: 'GET', headers: { Accept: 'application/json' } })) as {
       state?: unknown;
       order?: { subscription_id?: unknown };
       error?: { code?: unknown };
     };
     if (body?.error) {
       if (Number(body.error.code) === 101) return { state: 'not_found' };
-      throw unavailable(`order lookup error ${String(body.error.code)}`);
+      throw unavailable(`order lookup error ${String(body.error.code)}`, call);
     }
     if (body?.state === 'processed' && body.order) {
       const id = Number(body.order.subscription_id);

@@ -34,7 +34,7 @@ import {
   type Refund,
   type Subscription,
 } from './wire';
-import { retryAfterMs as retryAfterMsOf, retryPolicy, waitToRetry, type RetryOptions, type RetryPolicy } from '../retry';
+import { providerCall, retryAfterMs as retryAfterMsOf, retryPolicy, waitToRetry, type RetryOptions, type RetryPolicy } from '../retry';
 
 // Re-exported: callers and tests read Retry-After through the client they use.
 export { retryAfterMs } from '../retry';
@@ -86,9 +86,14 @@ export class StripeClient {
 
   /**
    * One API call with retries. GET params go in the query, POST params in the form body. A POST without
-   * `idempotencyKey` gets a random one, shared by its retries.
+   * `idempotencyKey` gets a random one, shared by its retries. Counted and traced as one call
+   * (../retry.ts providerCall).
    */
-  async request<T>(call: string, method: 'GET' | 'POST', path: string, params: Record<string, FormValue> = {}, idempotencyKey?: string): Promise<T> {
+  request<T>(call: string, method: 'GET' | 'POST', path: string, params: Record<string, FormValue> = {}, idempotencyKey?: string): Promise<T> {
+    return providerCall('stripe', call, () => this.send<T>(call, method, path, params, idempotencyKey));
+  }
+
+  private async send<T>(call: string, method: 'GET' | 'POST', path: string, params: Record<string, FormValue>, idempotencyKey?: string): Promise<T> {
     const form = encodeForm(params);
     const url = this.base + path + (method === 'GET' && form ? `?${form}` : '');
     const headers: Record<string, string> = {
