@@ -5,8 +5,10 @@
 // every API key (403) and answer 401 without a session; another account's session gets 404 on this
 // account's ids; the login routes never fail with a 5xx on bad input. Then, after a realistic flow
 // (accounts, keys, provider settings, webhooks, conversions, rewards, a provider outage, dashboard logins),
-// no plaintext API key, Paddle auth code, session token or login token may be found in any stored item
-// (the auth code only in its own secret item; tokens only as their SHA-256) or log line.
+// no plaintext API key, provider secret (Paddle Classic auth codes, a Stripe and a Paddle Billing
+// connection's API key and webhook secret), webhook signing secret, session token or login token may be
+// found in any stored item (not even the secrets' own items, which hold them encrypted: `local:v1:`; tokens
+// only as their SHA-256) or log line.
 import { randomBytes } from 'node:crypto';
 import { format } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -28,6 +30,7 @@ import { api, type ApiResponse } from '../support/api';
 import { pollUntil } from '../support/fixtures';
 import { API_ORIGIN, freshEmail, loginAs, sessionHeaders, type DashboardLogin } from '../support/dashboard';
 import { SESSION_ONLY, tokenHash } from '../../shared/domain/team';
+import { decryptSecret } from '../../shared/secrets';
 import { SESSION_ENDED } from '../../shared/http/auth';
 import { addTeamMember, issueLoginToken, teamKeys } from '../../shared/store/team';
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
@@ -973,7 +976,26 @@ describe('secrets at rest and in logs', () => {
   /** The plaintext forms of a key that must never be stored: the whole key and its random part. */
   const forms = (key: string) => [key, key.slice('rfl_live_'.length)];
 
-  it('no stored item holds a plaintext API key; the auth code is only in its PROVIDER_SECRET item', async () => {
+  /** Accounts connected through the dashboard's provider form to Stripe and to Paddle Billing, with their secrets. */
+  const connected: { kind: 'stripe' | 'paddle-billing'; accountId: string; apiSecret: string; webhookSecret: string }[] = [];
+  const providerSecrets = () => [A.authCode, B.authCode, ...connected.flatMap((c) => [c.apiSecret, c.webhookSecret])];
+
+  beforeAll(async () => {
+    const random = () => randomBytes(12).toString('hex');
+    for (const kind of ['stripe', 'paddle-billing'] as const) {
+      const { account } = await createAccount({ name: `security-${kind}-${suffix}`, plan: 'regular' });
+      const owner = await loginAs(account.accountId, 'owner');
+      sessionTokens.push(owner.token);
+      const c = kind === 'stripe'
+        ? { kind, accountId: account.accountId, apiSecret: `sk_live_SECRET${random()}`, webhookSecret: `whsec_SECRET${random()}` }
+        : { kind, accountId: account.accountId, apiSecret: `pdl_live_apikey_SECRET${random()}`, webhookSecret: `pdl_ntfset_SECRET${random()}` };
+      const body = kind === 'stripe' ? { kind, secret_key: c.apiSecret, webhook_secret: c.webhookSecret, api_url: 'http://127.0.0.1:9' } : { kind, api_key: c.apiSecret, webhook_secret: c.webhookSecret, api_url: 'http://127.0.0.1:9' };
+      await ok(api('POST', '/v1/account/provider/', { headers: owner.headers, body }));
+      connected.push(c);
+    }
+  });
+
+  it('no stored item holds a plaintext API key', async () => {
     // Let the workers finish, so their writes are in the scan too.
     await pollUntil(async () => (await queues.count('provider-events')) === 0 && (await queues.count('rewards')) === 0, { timeoutMs: 15_000 });
     const items = await scanAll();
@@ -994,9 +1016,41 @@ describe('secrets at rest and in logs', () => {
         }
       }
     }
+  });
+
+  it('no stored item holds a provider secret, not even its own secret item: those hold local:v1: values that decrypt only for their account', async () => {
+    const items = await scanAll();
+    expect(providerSecrets()).toHaveLength(6);
+    for (const item of items) {
+      const text = JSON.stringify(item);
+      for (const secret of providerSecrets()) {
+        if (text.includes(secret)) throw new Error(`item ${String(item.pk)} / ${String(item.sk)} holds a plaintext provider secret`);
+      }
+    }
+    const itemAt = (pk: string) => {
+      const found = items.filter((i) => i.pk === pk);
+      expect(found).toHaveLength(1);
+      return found[0] as Record<string, unknown>;
+    };
+    const encrypted = expect.stringMatching(/^local:v1:[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    // Paddle Classic: the auth code in PROVIDER_SECRET; no webhook secret item.
     for (const t of [A, B]) {
-      const holders = items.filter((i) => JSON.stringify(i).includes(t.authCode)).map((i) => `${String(i.pk)}|${String(i.sk)}`);
-      expect(holders).toEqual([`A#${t.accountId}#PROVIDER_SECRET|PADDLE`]);
+      const item = itemAt(`A#${t.accountId}#PROVIDER_SECRET`);
+      expect(item).toMatchObject({ type: 'ProviderSecret', auth_code: encrypted });
+      expect(await decryptSecret(t.accountId, String(item.auth_code))).toBe(t.authCode);
+      expect(items.some((i) => i.pk === `A#${t.accountId}#PROVIDER_WEBHOOK_SECRET`)).toBe(false);
+    }
+    // Stripe and Paddle Billing: the API secret in PROVIDER_SECRET, the webhook secret in PROVIDER_WEBHOOK_SECRET.
+    for (const c of connected) {
+      const secretItem = itemAt(`A#${c.accountId}#PROVIDER_SECRET`);
+      const webhookItem = itemAt(`A#${c.accountId}#PROVIDER_WEBHOOK_SECRET`);
+      const field = c.kind === 'stripe' ? 'secret_key' : 'api_key';
+      expect(secretItem).toMatchObject({ type: 'ProviderSecret', [field]: encrypted });
+      expect(webhookItem).toMatchObject({ type: 'ProviderSecret', webhook_secret: encrypted });
+      expect(await decryptSecret(c.accountId, String(secretItem[field]))).toBe(c.apiSecret);
+      expect(await decryptSecret(c.accountId, String(webhookItem.webhook_secret))).toBe(c.webhookSecret);
+      // Bound to its account: another account's id does not decrypt it.
+      await expect(decryptSecret(A.accountId, String(secretItem[field]))).rejects.toThrow();
     }
   });
 
@@ -1022,22 +1076,29 @@ describe('secrets at rest and in logs', () => {
     expect(keysOf.has(`${teamKeys.login(tokenHash(loginTokens[0]!)).pk}|LOGIN`)).toBe(false);
   });
 
-  it("webhook signing secrets are only in their own WEBHOOK_SECRET items, and no answer after the create shows them", async () => {
+  it('no stored item holds a webhook signing secret, not even its WEBHOOK_SECRET item (local:v1:), and no answer after the create shows them', async () => {
     const items = await scanAll();
     expect(webhookSecrets).toHaveLength(2);
     for (const secret of webhookSecrets) {
-      const holders = items.filter((i) => JSON.stringify(i).includes(secret)).map((i) => String(i.pk));
-      expect(holders).toEqual([`A#${A.accountId}#WEBHOOK_SECRET`]);
+      const holders = items.filter((i) => JSON.stringify(i).includes(secret)).map((i) => `${String(i.pk)}|${String(i.sk)}`);
+      expect(holders).toEqual([]);
+    }
+    const secretItems = items.filter((i) => i.pk === `A#${A.accountId}#WEBHOOK_SECRET`);
+    expect(secretItems.map((i) => i.sk).sort()).toEqual([ids.webhookEndpoint, ids.otherWebhookEndpoint].sort());
+    for (const item of secretItems) {
+      expect(item).toMatchObject({ type: 'WebhookSecret', secret: expect.stringMatching(/^local:v1:/) });
+      expect(await decryptSecret(A.accountId, String(item.secret))).toBe(webhookSecrets[item.sk === ids.webhookEndpoint ? 0 : 1]);
     }
     const answers = [await call(A, 'GET', '/v1/webhook-endpoints/?page_size=100'), await call(A, 'GET', `/v1/webhook-endpoints/${ids.webhookEndpoint}/`)];
     for (const res of answers) for (const secret of webhookSecrets) expect(res.text.includes(secret)).toBe(false);
   });
 
-  it('no log line holds an API key, an auth code, a session token or a login token', () => {
+  it('no log line holds an API key, a provider secret, a webhook signing secret, a session token or a login token', () => {
     // The flow above did log: worker lines, the failed credit application during the outage.
     expect(logLines.length).toBeGreaterThan(10);
     expect(logLines.some((l) => l.includes('record failed'))).toBe(true);
-    const secrets = [...apiKeys.flatMap(forms), A.authCode, B.authCode, ...webhookSecrets, ...sessionTokens, ...loginTokens, ...portalTokens];
+    const secrets = [...apiKeys.flatMap(forms), ...providerSecrets(), ...webhookSecrets, ...sessionTokens, ...loginTokens, ...portalTokens];
+    expect(providerSecrets()).toHaveLength(6);
     const leaks = logLines.filter((line) => secrets.some((s) => line.includes(s)));
     expect(leaks).toEqual([]);
   });
