@@ -21,6 +21,7 @@ import {
   getWebhookSettings,
 } from '../../shared/store/provider';
 import { saveSubscription } from '../../shared/store/subscriptions';
+import { decryptSecret } from '../../shared/secrets';
 import { approveReward } from '../../shared/flows/lifecycle';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
@@ -519,9 +520,15 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
     expect(settings).toMatchObject({ provider: 'paddle-billing', api_url: 'https://sandbox-api.paddle.com' });
     expect(JSON.stringify(settings)).not.toContain(API_KEY);
     expect(JSON.stringify(settings)).not.toContain(NTF_SECRET);
-    expect(await getItem(keys.providerSecret(accountId))).toMatchObject({ api_key: API_KEY });
-    expect(JSON.stringify(await getItem(keys.providerSecret(accountId)))).not.toContain(NTF_SECRET);
-    expect(await getItem(keys.providerWebhookSecret(accountId))).toMatchObject({ webhook_secret: NTF_SECRET });
+    // Both stored encrypted (shared/secrets: the run's local key file, which the CLI child shares).
+    const secretItem = await getItem(keys.providerSecret(accountId));
+    const webhookItem = await getItem(keys.providerWebhookSecret(accountId));
+    expect(secretItem).toMatchObject({ api_key: expect.stringMatching(/^local:v1:/) });
+    expect(webhookItem).toMatchObject({ webhook_secret: expect.stringMatching(/^local:v1:/) });
+    expect(JSON.stringify([secretItem, webhookItem])).not.toContain(API_KEY);
+    expect(JSON.stringify([secretItem, webhookItem])).not.toContain(NTF_SECRET);
+    expect(await decryptSecret(accountId, String(secretItem?.api_key))).toBe(API_KEY);
+    expect(await decryptSecret(accountId, String(webhookItem?.webhook_secret))).toBe(NTF_SECRET);
     expect(await getProviderConnection(accountId)).toEqual({ kind: 'paddle-billing', apiKey: API_KEY, apiUrl: 'https://sandbox-api.paddle.com' });
     expect(await getWebhookSettings(accountId)).toEqual({ kind: 'paddle-billing', webhookSecret: NTF_SECRET });
     // Not a Classic account: Classic's readers see nothing.
