@@ -1,12 +1,13 @@
 // The one logger (shared/log.ts): worker failures name their account, HTTP lines carry the request id and
-// route, `npm start` prints readable timestamped lines and one line per request, Lambda lines are JSON
-// with the cold start flag.
+// route (and the account: an error answer's `request answered` line names it), scheduled jobs their name,
+// `npm start` prints readable timestamped lines and one line per request, Lambda lines are JSON with the
+// cold start flag.
 import type { APIGatewayProxyEventV2, Context, SQSEvent } from 'aws-lambda';
 import { startGateway, type Gateway } from '../../infra/local/gateway';
 import { freePort } from '../../infra/local/dynamodb';
 import { publicHandler } from '../../shared/http/respond';
 import { readableLine, setLogLevel, useReadableLogs } from '../../shared/log';
-import { sqsWorker } from '../../shared/queue/worker';
+import { scheduledJob, sqsWorker } from '../../shared/queue/worker';
 
 const written: string[] = [];
 
@@ -109,6 +110,47 @@ describe('HTTP lines', () => {
     expect(jsonLines()).toContainEqual(
       expect.objectContaining({ level: 'ERROR', message: 'unhandled error', request_id: 'req-42', route: 'GET /v1/things/', reason: 'boom', stack: expect.stringContaining('boom') }),
     );
+  });
+});
+
+describe('request lines', () => {
+  const event = (routeKey: string, pathParameters: Record<string, string> = {}) =>
+    ({ routeKey, rawPath: '/x/', pathParameters, requestContext: { requestId: 'req-7', http: { method: 'POST' } } }) as unknown as APIGatewayProxyEventV2;
+
+  it('an error answer leaves one INFO line with its status, detail and duration; a webhook intake names the account of its path', async () => {
+    const { DetailError } = await import('../../shared/domain/errors');
+    const handler = publicHandler(async () => {
+      throw new DetailError(403, 'Invalid signature.');
+    });
+    const res = await handler(event('POST /webhooks/stripe/{account_id}/', { account_id: '0123456789abcdef' }), context);
+    expect(res.statusCode).toBe(403);
+    const answered = jsonLines().filter((l) => l.message === 'request answered');
+    expect(answered).toEqual([
+      expect.objectContaining({ level: 'INFO', request_id: 'req-7', route: 'POST /webhooks/stripe/{account_id}/', account_id: '0123456789abcdef', status: 403, detail: 'Invalid signature.', duration_ms: expect.any(Number), function_request_id: 'lambda-request-1', timestamp: expect.any(String) }),
+    ]);
+  });
+
+  it('a path parameter that is not an account id is not logged as one; a success is a DEBUG line', async () => {
+    const handler = publicHandler(async (e) => ({ statusCode: 200, body: JSON.stringify(e.pathParameters) }));
+    await handler(event('POST /webhooks/stripe/{account_id}/', { account_id: 'not an account "id"' }), context);
+    const answered = jsonLines().filter((l) => l.message === 'request answered');
+    expect(answered).toEqual([expect.objectContaining({ level: 'DEBUG', status: 200 })]);
+    expect(answered[0]).not.toHaveProperty('account_id');
+  });
+});
+
+describe('scheduled job lines', () => {
+  it("carry the job's name and the invocation's keys; a failed run is logged with its stack and rethrown", async () => {
+    const { log } = await import('../../shared/log');
+    const job = scheduledJob('webhook-sweep', async () => {
+      log('info', 'swept', { events: 0 });
+      throw new Error('table unavailable');
+    });
+    await expect(job({}, context)).rejects.toThrow('table unavailable');
+    expect(jsonLines()).toEqual([
+      expect.objectContaining({ level: 'INFO', message: 'swept', job: 'webhook-sweep', function_request_id: 'lambda-request-1' }),
+      expect.objectContaining({ level: 'ERROR', message: 'webhook-sweep: job failed', job: 'webhook-sweep', reason: 'table unavailable', stack: expect.stringContaining('table unavailable') }),
+    ]);
   });
 });
 
