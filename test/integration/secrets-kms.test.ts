@@ -69,7 +69,7 @@ describe('the KMS implementation, real client, emulated KMS', () => {
     await expect(decryptSecret(OTHER, stored)).rejects.toThrow(SecretDecryptionError);
     expect(kms.calls.slice(before)).toEqual([{ operation: 'Decrypt', keyId: kms.keyArn, encryptionContext: { account_id: OTHER }, status: 400, error: 'InvalidCiphertextException' }]);
     const blob = Buffer.from(stored.slice(KMS_PREFIX.length), 'base64');
-    blob[blob.length - 1] ^= 1;
+    blob.writeUInt8(blob.readUInt8(blob.length - 1) ^ 1, blob.length - 1);
     await expect(decryptSecret(ACCOUNT, `${KMS_PREFIX}${blob.toString('base64')}`)).rejects.toThrow(SecretDecryptionError);
     await expect(decryptSecret(ACCOUNT, `${KMS_PREFIX}not base64!`)).rejects.toThrow(SecretDecryptionError);
     await expect(decryptSecret(ACCOUNT, 'kms:v9:AAAA')).rejects.toThrow(SecretDecryptionError);
