@@ -5,9 +5,13 @@
 // Then one queue + worker per queue consumer of `functions/workers.ts` and one schedule per job; every
 // function that sends to a queue gets its URL and send permission, and only the functions that call the
 // provider's vendor API may read the provider secret.
+// Operations: the alarm topic every alarm notifies (the DLQ alarms here, the others in ./monitoring.ts),
+// JSON access logs of the API stage, a DLQ on every EventBridge target, and the secrets key's grants
+// (./secrets-key.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CfnOutput, CrossStackReferences, Duration, ReferenceStrength, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, CrossStackReferences, Duration, ReferenceStrength, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -15,18 +19,27 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Effect, ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { Topic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { fallbackRoute, routes } from '../../functions/routes';
 import { scheduledJobs, workers } from '../../functions/workers';
 import { QUEUES, type QueueName } from '../../shared/queue/queues';
+import { createAlarmTopic, deadLetterAlarm } from './alarms';
 import { RefloopFunction } from './function';
 import { MemberEmail } from './member-email';
-import { QueueWorker } from './queue-worker';
+import { DLQ_RETENTION, QueueWorker } from './queue-worker';
+import { grantSecretsKey, secretsKeyUses } from './secrets-key';
 import { DashboardSite } from './dashboard-site';
 import { ORIGINS_PLACEHOLDER, PORTAL_HTML_DEFINE } from '../../shared/portal/page';
 
 export interface RefloopApiStackProps extends StackProps {
   table: ITable;
+  /** The key the application encrypts secrets with (RefloopStatefulStack); granted per function in ./secrets-key.ts. */
+  secretsKey: IKey;
+  /** Subscribed by email to the alarm topic; CDK context `alarmEmail`. */
+  alarmEmail?: string;
   /** Verified SES identity (domain or address) member emails are sent from; CDK context `emailIdentity`. */
   emailIdentity?: string;
   /** The HTTP API stage's default route throttle (requests/s and burst); CDK context `apiThrottleRate` / `apiThrottleBurst`. */
@@ -67,6 +80,41 @@ export function limitsFromContext(scope: Construct): Pick<RefloopApiStackProps, 
 
 /** Placeholder identity for synth without context; deploy with `-c emailIdentity=<your verified identity>`. */
 export const DEFAULT_EMAIL_IDENTITY = 'example.com';
+
+/** The id of the synth warning given without `-c emailIdentity=` (acknowledge it to silence it on purpose). */
+export const MISSING_EMAIL_IDENTITY_WARNING = '@refloop/missing-email-identity';
+
+/**
+ * The fields of each access log line (JSON, one line per request). The client's address is `ip` only for
+ * requests straight to the API's own URL: through the distribution it is a CloudFront edge (HTTP API access
+ * logs cannot log a header such as X-Forwarded-For). The path holds ids, never a credential (keys, session
+ * cookies and tokens travel in headers and bodies); the query string is not logged.
+ */
+export const ACCESS_LOG_FORMAT = {
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  requestTime: '$context.requestTime',
+  httpMethod: '$context.httpMethod',
+  routeKey: '$context.routeKey',
+  path: '$context.path',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  integrationLatency: '$context.integrationLatency',
+  responseLatency: '$context.responseLatency',
+  integrationError: '$context.integrationErrorMessage',
+};
+
+/**
+ * The retry policy of a schedule's target: a run that EventBridge could not hand to Lambda (throttled, the
+ * function being replaced) is retried until the next run is due, then goes to the DLQ; there is no point
+ * in a late copy, the next run does the same work. (EventBridge invokes jobs asynchronously: a job that
+ * fails once invoked is Lambda's Errors metric, not this DLQ.)
+ */
+export function scheduleTargetRetry(everyMinutes: number): { retryAttempts: number; maxEventAge: Duration } {
+  const minutes = Math.min(Math.max(everyMinutes, 1), 24 * 60);
+  return { retryAttempts: 3, maxEventAge: Duration.minutes(minutes) };
+}
 
 /**
  * The route key path for a route-table path. HTTP APIs reject a route path ending in `/` (CDK refuses it
@@ -166,6 +214,9 @@ export function denyProviderWebhookSecrets(fn: RefloopFunction, table: ITable): 
 /** A read-only route that a dashboard session may call: it slides the session's expiry (an UpdateItem). */
 const slidesSessions = (route: (typeof routes)[number]) => route.table === 'read' && ['api-key', 'session', 'login'].includes(route.auth ?? 'api-key');
 
+/** Who may decrypt or encrypt with the secrets key, by function name (./secrets-key.ts). */
+const keyUses = secretsKeyUses();
+
 /** What a route's role must allow: routes with the same profile share a role (see RefloopApiStack). */
 export function routeProfile(route: (typeof routes)[number]): string {
   return [
@@ -175,6 +226,8 @@ export function routeProfile(route: (typeof routes)[number]): string {
     route.webhookSecrets ? 'webhook-secrets' : '',
     route.providerWebhookSecrets ? 'provider-webhook-secrets' : '',
     slidesSessions(route) ? 'session-slide' : '',
+    keyUses.get(route.name)?.decrypt ? 'secrets-decrypt' : '',
+    keyUses.get(route.name)?.encrypt ? 'secrets-encrypt' : '',
   ]
     .filter(Boolean)
     .join(', ');
@@ -193,12 +246,33 @@ export class RefloopApiStack extends Stack {
   readonly schedules = new Map<string, Rule>();
   /** The dashboard's distribution and bucket (when built with `dashboardDir`). */
   site?: DashboardSite;
+  /** Every alarm of the app notifies it (this stack's DLQ alarms, RefloopMonitoringStack's). */
+  readonly alarmTopic: Topic;
+  /** Schedule events EventBridge could not hand to their job (./alarms.ts alarms on it). */
+  readonly scheduleDeadLetterQueue: Queue;
+  /** The SES events rule and its DLQ. */
+  readonly memberEmail: MemberEmail;
+  /** Every DLQ alarm of this stack: one per queue worker, one per EventBridge DLQ. */
+  readonly deadLetterAlarms: Alarm[] = [];
+  /** The JSON access log of the API's $default stage. */
+  readonly accessLogs: LogGroup;
 
   constructor(scope: Construct, id: string, props: RefloopApiStackProps) {
     super(scope, id, props);
     // Import the table's name and ARN as CloudFormation exports: the stateful stack then cannot be
     // deleted, nor its table swapped out, while this stack still uses it. (Must precede any child.)
     CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
+
+    // The stack still synthesizes without an SES identity (for a look at the templates), but says that
+    // member emails will not go out: the placeholder is not an identity anyone has verified.
+    if (props.emailIdentity === undefined) {
+      Annotations.of(this).addWarningV2(
+        MISSING_EMAIL_IDENTITY_WARNING,
+        `No SES identity configured: member emails cannot be sent until one is (deploy with -c emailIdentity=<a verified domain or address>); the stack uses the placeholder ${DEFAULT_EMAIL_IDENTITY}.`,
+      );
+    }
+
+    this.alarmTopic = createAlarmTopic(this, 'AlarmTopic', props.alarmEmail);
 
     // Unmatched method or path: no table access at all.
     const fallback = new RefloopFunction(this, fallbackRoute.name, {
@@ -217,6 +291,11 @@ export class RefloopApiStack extends Stack {
     const stage = this.api.defaultStage?.node.defaultChild as CfnStage | undefined;
     if (!stage) throw new Error('the HTTP API has no $default stage');
     stage.defaultRouteSettings = { throttlingRateLimit: throttle.rateLimit, throttlingBurstLimit: throttle.burstLimit };
+    // Nor an access log option: one JSON line per request (ACCESS_LOG_FORMAT) to a group kept 30 days. HTTP
+    // APIs write it through API Gateway's service-linked role. (Nor X-Ray: HTTP APIs do not support tracing,
+    // REST APIs do; a request's trace starts at its Lambda function, which traces actively.)
+    this.accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    stage.accessLogSettings = { destinationArn: this.accessLogs.logGroupArn, format: JSON.stringify(ACCESS_LOG_FORMAT) };
 
     // Routes with exactly the same permissions share one role (table access, queues, secret items, the
     // session slide): a role and its policy per route would take the stack past CloudFormation's 500
@@ -277,7 +356,9 @@ export class RefloopApiStack extends Stack {
         table: props.table,
         tableAccess: 'write',
         reservedConcurrency: props.workerReservedConcurrency ?? DEFAULT_WORKER_RESERVED_CONCURRENCY,
+        alarmTopic: this.alarmTopic,
       });
+      this.deadLetterAlarms.push(queueWorker.alarm);
       this.queueWorkers.set(worker.queue, queueWorker);
       register(worker.name, queueWorker.fn);
       new CfnOutput(this, `${pascal(worker.queue)}QueueUrl`, { value: queueWorker.queue.queueUrl, description: `Queue ${worker.queue}` });
@@ -288,6 +369,17 @@ export class RefloopApiStack extends Stack {
     }
 
     // Scheduled jobs read (the provider-accounts registry) and enqueue; they write nothing themselves.
+    // Schedule events that never reached their job go to one DLQ (nothing to replay there: it says a run was
+    // missed, and why, in the message's attributes).
+    this.scheduleDeadLetterQueue = new Queue(this, 'ScheduleDeadLetterQueue', {
+      retentionPeriod: DLQ_RETENTION,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    this.deadLetterAlarms.push(
+      deadLetterAlarm(this, 'ScheduleDeadLetterAlarm', this.scheduleDeadLetterQueue, 'A scheduled job was not invoked: its schedule event is in the schedules\' DLQ', this.alarmTopic),
+    );
+    new CfnOutput(this, 'ScheduleDeadLetterQueueUrl', { value: this.scheduleDeadLetterQueue.queueUrl, description: 'DLQ of the scheduled jobs\' EventBridge targets' });
     for (const job of scheduledJobs) {
       const fn = new RefloopFunction(this, job.name, {
         entry: job.entry,
@@ -300,7 +392,7 @@ export class RefloopApiStack extends Stack {
         new Rule(this, `${job.name}Schedule`, {
           description: `Runs ${job.name} every ${job.everyMinutes} minutes`,
           schedule: Schedule.rate(Duration.minutes(job.everyMinutes)),
-          targets: [new LambdaFunction(fn)],
+          targets: [new LambdaFunction(fn, { deadLetterQueue: this.scheduleDeadLetterQueue, ...scheduleTargetRetry(job.everyMinutes) })],
         }),
       );
     }
@@ -323,12 +415,16 @@ export class RefloopApiStack extends Stack {
       if (!user.providerSecrets) denyProviderSecrets(fn, props.table);
       if (!user.webhookSecrets) denyWebhookSecrets(fn, props.table);
       if (!user.providerWebhookSecrets) denyProviderWebhookSecrets(fn, props.table);
+      const keyUse = keyUses.get(user.name);
+      if (keyUse) grantSecretsKey(fn, props.secretsKey, keyUse);
     }
 
     const emailSender = this.queueWorkers.get('member-emails');
     const emailEvents = this.queueWorkers.get('email-events');
     if (!emailSender || !emailEvents) throw new Error('functions/workers.ts must consume member-emails and email-events');
-    new MemberEmail(this, 'MemberEmail', { identity: props.emailIdentity ?? DEFAULT_EMAIL_IDENTITY, sender: emailSender, events: emailEvents });
+    this.memberEmail = new MemberEmail(this, 'MemberEmail', { identity: props.emailIdentity ?? DEFAULT_EMAIL_IDENTITY, sender: emailSender, events: emailEvents, alarmTopic: this.alarmTopic });
+    this.deadLetterAlarms.push(this.memberEmail.deadLetterAlarm);
+    new CfnOutput(this, 'EmailEventsRuleDeadLetterQueueUrl', { value: this.memberEmail.deadLetterQueue.queueUrl, description: 'DLQ of the SES events rule (move its messages to the email-events queue)' });
 
     // Dashboard sessions slide their expiry on use, also in the read-only routes: those may update session
     // items (`SESSION#<digest>`) and nothing else.
@@ -344,6 +440,7 @@ export class RefloopApiStack extends Stack {
       );
     }
 
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'SNS topic every alarm notifies: subscribe a pager or chat to it' });
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint, description: 'Base URL; paths start with /v1/' });
 
     if (props.dashboardDir) {

@@ -1,11 +1,12 @@
-// The CDK app (`npx cdk synth`, `npx cdk deploy --all`): data in one stack, compute in another.
-// Synthesizes offline: no lookups, no context that needs AWS. Without CDK_DEFAULT_ACCOUNT/REGION
-// the stacks are environment-agnostic and deploy to the CLI's account and region.
+// The CDK app (`npx cdk synth`, `npx cdk deploy --all`): data, compute and monitoring in three stacks
+// (./stacks.ts). Synthesizes offline: no lookups, no context that needs AWS. Without
+// CDK_DEFAULT_ACCOUNT/REGION the stacks are environment-agnostic and deploy to the CLI's account and region.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { limitsFromContext, RefloopApiStack } from './api-stack';
-import { RefloopStatefulStack } from './stateful-stack';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { limitsFromContext } from './api-stack';
+import { createStacks } from './stacks';
 
 const app = new App();
 
@@ -14,22 +15,22 @@ const app = new App();
 const root = join(__dirname, '..', '..');
 const built = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'web/build.ts', '--if-changed'], { cwd: root, stdio: 'inherit' });
 if (built.status !== 0) throw new Error('the dashboard build failed: run npx tsx web/build.ts');
-const env = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
+const context = (name: string) => app.node.tryGetContext(name) as string | undefined;
 
-const stateful = new RefloopStatefulStack(app, 'RefloopStateful', {
-  env,
-  description: 'Refloop data: DynamoDB table (retained on delete)',
-});
-new RefloopApiStack(app, 'RefloopApi', {
-  env,
-  description: 'Refloop compute: Lambda functions and HTTP API',
-  table: stateful.table,
-  // The verified SES identity member emails are sent from: `npx cdk deploy --all -c emailIdentity=mail.example.com`.
-  emailIdentity: app.node.tryGetContext('emailIdentity') as string | undefined,
+createStacks(app, {
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  // The verified SES identity member emails are sent from: `npx cdk deploy --all -c emailIdentity=mail.example.com`
+  // (without it, synth warns: member emails cannot be sent).
+  emailIdentity: context('emailIdentity'),
+  // Subscribes an address to the alarm topic: `-c alarmEmail=oncall@example.com` (AWS emails a confirmation link).
+  alarmEmail: context('alarmEmail'),
   // `-c apiThrottleRate=1000 -c apiThrottleBurst=2000 -c workerReservedConcurrency=10` (defaults in api-stack.ts).
   ...limitsFromContext(app),
   dashboardDir: join(root, 'web', 'dist'),
   // A custom domain in front of the distribution: `-c publicBaseUrl=https://referrals.example.com`.
-  publicBaseUrl: app.node.tryGetContext('publicBaseUrl') as string | undefined,
+  publicBaseUrl: context('publicBaseUrl'),
 });
 
+// cdk-nag's AWS Solutions checks on every synth: a finding that is not acknowledged (./nag.ts, with its
+// reason) fails `cdk synth` and `cdk deploy`, with the report.
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
@@ -13,6 +13,11 @@ import type { Construct } from 'constructs';
 export const repoRoot = path.resolve(__dirname, '..', '..');
 
 export type TableBinding = 'read' | 'write';
+
+/** The metric contract's namespace and `service` dimension (shared/metrics.ts); ./monitoring.ts reads the same. */
+export const METRICS_NAMESPACE = 'Refloop';
+export const SERVICE_NAME = 'refloop';
+export const POWERTOOLS_ENVIRONMENT = { POWERTOOLS_SERVICE_NAME: SERVICE_NAME, POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE } as const;
 
 /**
  * esbuild options shared by every function.
@@ -96,13 +101,23 @@ export class RefloopFunction extends NodejsFunction {
       logGroup,
       ...(props.reservedConcurrentExecutions ? { reservedConcurrentExecutions: props.reservedConcurrentExecutions } : {}),
       ...(props.role ? { role: props.role } : {}),
-      environment: { NODE_OPTIONS: '--enable-source-maps' },
+      // X-Ray active tracing: Lambda samples the invocations and runs the daemon that shared/tracing.ts sends
+      // the handler's subsegments to (SDK and provider calls); the role gets xray:PutTraceSegments for it.
+      tracing: Tracing.ACTIVE,
+      // Powertools (shared/log.ts, shared/metrics.ts) reads its service name and metric namespace from here:
+      // every metric lands in `Refloop` with the dimension service=refloop, which the alarms and the
+      // CloudWatch dashboard (./monitoring.ts) are built on.
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...POWERTOOLS_ENVIRONMENT },
       bundling: props.define ? { ...bundling, define: props.define } : bundling,
     });
   }
 
+  /** The table access `bindTable` granted (none: undefined); ./nag.ts reads it. */
+  tableAccess?: TableBinding;
+
   /** Names the table in TABLE_NAME and grants read-only or read-write data access, nothing else. */
   bindTable(table: ITable, access: TableBinding): this {
+    this.tableAccess = access;
     this.addEnvironment('TABLE_NAME', table.tableName);
     if (access === 'read') table.grantReadData(this);
     else table.grantReadWriteData(this);

@@ -1,12 +1,14 @@
 // The one queue + worker construct: every queue consumer of functions/workers.ts gets its queue, its
 // DLQ, its function with the event source, and an alarm, with the defaults held here and nowhere else.
 import { Duration } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { QueueWorker as QueueWorkerSpec } from '../../functions/workers';
+import { deadLetterAlarm } from './alarms';
 import { RefloopFunction, type TableBinding } from './function';
 
 /** Receives before SQS moves a message to the DLQ: transient failures (throttling, a provider hiccup) get retries. */
@@ -33,13 +35,15 @@ export interface QueueWorkerProps {
    * function's reserved concurrency are throttled, and throttled receives count toward the DLQ redrive.
    */
   reservedConcurrency?: number;
+  /** The topic the DLQ alarm notifies (./alarms.ts). */
+  alarmTopic: ITopic;
 }
 
 export class QueueWorker extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
   readonly fn: RefloopFunction;
-  /** In alarm as soon as one message is in the DLQ (nothing is dropped silently). */
+  /** In alarm as soon as one message is in the DLQ (nothing is dropped silently); notifies the alarm topic. */
   readonly alarm: Alarm;
 
   constructor(scope: Construct, id: string, props: QueueWorkerProps) {
@@ -76,15 +80,6 @@ export class QueueWorker extends Construct {
       }),
     );
 
-    this.alarm = this.deadLetterQueue
-      .metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' })
-      .createAlarm(this, 'DeadLetterAlarm', {
-        alarmDescription: `${worker.name}: messages of queue ${worker.queue} are in its DLQ`,
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        // SQS stops publishing metrics of a queue idle for six hours: no data means an empty DLQ.
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
+    this.alarm = deadLetterAlarm(this, 'DeadLetterAlarm', this.deadLetterQueue, `${worker.name}: messages of queue ${worker.queue} are in its DLQ`, props.alarmTopic);
   }
 }

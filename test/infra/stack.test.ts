@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, type CfnElement, Duration, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Schedule } from 'aws-cdk-lib/aws-events';
 import { fallbackRoute, routes } from '../../functions/routes';
 import { scheduledJobs, workers } from '../../functions/workers';
@@ -23,6 +23,7 @@ import {
   PROVIDER_WEBHOOK_SECRET_KEY_PATTERN,
 } from '../../infra/cloud/api-stack';
 import { RefloopFunction } from '../../infra/cloud/function';
+import { secretsKeyUses } from '../../infra/cloud/secrets-key';
 import { RefloopStatefulStack } from '../../infra/cloud/stateful-stack';
 import { QUEUES, type QueueName } from '../../shared/queue/queues';
 import { keys } from '../../shared/store/table';
@@ -46,6 +47,13 @@ const READ_ACTIONS = [
   'dynamodb:GetShardIterator',
 ];
 
+/** What Lambda's active tracing adds to every function's role (on "*": X-Ray has no resource-level permissions). */
+const XRAY_ACTIONS = ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'];
+
+const keyUses = secretsKeyUses();
+/** The KMS actions a function may use on the secrets key (./secrets-key.ts decides). */
+const kmsActionsOf = (name: string) => [...(keyUses.get(name)?.decrypt ? ['kms:Decrypt'] : []), ...(keyUses.get(name)?.encrypt ? ['kms:Encrypt'] : [])];
+
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 type Statement = { Effect: 'Allow' | 'Deny'; Action: string | string[]; Resource: unknown; Condition?: unknown; Sid?: string };
 
@@ -56,10 +64,15 @@ let apiStack: RefloopApiStack;
 beforeAll(() => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const data = new RefloopStatefulStack(app, 'TestStateful');
-  apiStack = new RefloopApiStack(app, 'TestApi', { table: data.table });
+  apiStack = new RefloopApiStack(app, 'TestApi', { table: data.table, secretsKey: data.secretsKey });
   stateful = Template.fromStack(data);
   api = Template.fromStack(apiStack);
 });
+
+/** The alarm topic's logical id. */
+function topicId(): string {
+  return apiStack.getLogicalId(apiStack.alarmTopic.node.defaultChild as CfnElement);
+}
 
 function logicalId(routeName: string): string {
   const fn = apiStack.functions.get(routeName);
@@ -162,8 +175,10 @@ describe('API stack', () => {
     for (const route of routes) {
       const actions = actionsOf(route.name);
       const dynamo = actions.filter((a) => a.startsWith('dynamodb:'));
-      // Routes that enqueue also send to their queues (checked in 'queues and workers').
-      const expected = (a: string) => a.startsWith('dynamodb:') || (route.queues !== undefined && a.startsWith('sqs:'));
+      // Routes that enqueue also send to their queues (checked in 'queues and workers'); every function may
+      // send its traces to X-Ray; the secrets key's users (checked in 'the secrets key') use it.
+      const expected = (a: string) =>
+        a.startsWith('dynamodb:') || (route.queues !== undefined && a.startsWith('sqs:')) || XRAY_ACTIONS.includes(a) || kmsActionsOf(route.name).includes(a);
       expect({ route: route.name, unexpected: actions.filter((a) => !expected(a)) }).toEqual({
         route: route.name,
         unexpected: [],
@@ -192,9 +207,9 @@ describe('API stack', () => {
     expect(actionsOf(fallbackRoute.name).filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
   });
 
-  it('keeps every log for 30 days: one group shared by the routes, one per other function', () => {
+  it("keeps every log for 30 days: one group shared by the routes, one per other function, the API's access log", () => {
     const groups = Object.entries(api.findResources('AWS::Logs::LogGroup')) as [string, Resource][];
-    expect(groups).toHaveLength(1 + 1 + workers.length + scheduledJobs.length);
+    expect(groups).toHaveLength(1 + 1 + workers.length + scheduledJobs.length + 1);
     for (const [, g] of groups) expect(g.Properties.RetentionInDays).toBe(30);
     const shared = groups.find(([id]) => id.startsWith('RouteLogs'))?.[0];
     expect(shared).toBeDefined();
@@ -214,7 +229,7 @@ describe('API stack', () => {
     expect(DEFAULT_API_THROTTLE.rateLimit).toBeGreaterThan(0);
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const data = new RefloopStatefulStack(app, 'ThrottleStateful');
-    const custom = Template.fromStack(new RefloopApiStack(app, 'ThrottleApi', { table: data.table, apiThrottle: { rateLimit: 42, burstLimit: 84 }, workerReservedConcurrency: 0 }));
+    const custom = Template.fromStack(new RefloopApiStack(app, 'ThrottleApi', { table: data.table, secretsKey: data.secretsKey, apiThrottle: { rateLimit: 42, burstLimit: 84 }, workerReservedConcurrency: 0 }));
     custom.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 42, ThrottlingBurstLimit: 84 } });
     // 0 turns the reservation off (an account whose concurrency quota is too small to reserve any).
     for (const fn of Object.values(custom.findResources('AWS::Lambda::Function')) as Resource[]) {
@@ -243,8 +258,9 @@ describe('queues, workers and schedules', () => {
   ];
   const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
 
-  it('has exactly one queue and one DLQ per worker', () => {
-    expect(Object.keys(api.findResources('AWS::SQS::Queue'))).toHaveLength(2 * workers.length);
+  it('has exactly one queue and one DLQ per worker, and the two EventBridge DLQs', () => {
+    // The EventBridge DLQs (the schedules', the SES events rule's) are checked in 'EventBridge targets'.
+    expect(Object.keys(api.findResources('AWS::SQS::Queue'))).toHaveLength(2 * workers.length + 2);
     expect(new Set(workers.map((w) => w.queue)).size).toBe(workers.length);
   });
 
@@ -296,9 +312,15 @@ describe('queues, workers and schedules', () => {
     }
   });
 
-  it('alarms on the first message in each DLQ', () => {
+  it('alarms on the first message in each DLQ, to the alarm topic, naming the runbook', () => {
     const alarms = Object.values(api.findResources('AWS::CloudWatch::Alarm')) as Resource[];
-    expect(alarms).toHaveLength(workers.length);
+    // One per worker's DLQ, one per EventBridge DLQ (checked in 'EventBridge targets'); the other alarms are
+    // in the monitoring stack (test/infra/monitoring.test.ts).
+    expect(alarms).toHaveLength(workers.length + 2);
+    const topic = { Ref: topicId() };
+    for (const a of alarms) {
+      expect(a.Properties).toMatchObject({ AlarmActions: [topic], OKActions: [topic], AlarmDescription: expect.stringMatching(/\. Runbook: docs\/operations\.md#alarm-dlq$/) });
+    }
     for (const worker of workers) {
       const dlqName = { 'Fn::GetAtt': [queueIds(worker.queue).dlq, 'QueueName'] };
       const mine = alarms.filter((a) => JSON.stringify(a.Properties.Dimensions) === JSON.stringify([{ Name: 'QueueName', Value: dlqName }]));
@@ -311,6 +333,7 @@ describe('queues, workers and schedules', () => {
         EvaluationPeriods: 1,
         Period: 60,
         TreatMissingData: 'notBreaching',
+        AlarmDescription: `${worker.name}: messages of queue ${worker.queue} are in its DLQ. Runbook: docs/operations.md#alarm-dlq`,
       });
     }
   });
@@ -453,7 +476,7 @@ describe('the dashboard on the API origin (CloudFront + S3)', () => {
     // web/dist is built by the test run's global setup (test/support/global-setup.ts).
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const data = new RefloopStatefulStack(app, 'SiteStateful');
-    siteStack = new RefloopApiStack(app, 'SiteApi', { table: data.table, dashboardDir: join(__dirname, '..', '..', 'web', 'dist') });
+    siteStack = new RefloopApiStack(app, 'SiteApi', { table: data.table, secretsKey: data.secretsKey, dashboardDir: join(__dirname, '..', '..', 'web', 'dist') });
     site = Template.fromStack(siteStack);
   });
 
@@ -600,6 +623,181 @@ describe('stateful stack', () => {
 
   it('outputs the table name for the operator CLI', () => {
     stateful.hasOutput('TableName', {});
+  });
+});
+
+// Issue 17: tracing, the metric contract's environment, the API's access log, EventBridge DLQs, the alarm
+// topic, the secrets key and the SES identity warning.
+describe('operations (issue 17)', () => {
+  const allNames = () => [...apiStack.functions.keys()];
+
+  it('traces every function actively with X-Ray and names the Powertools service and metric namespace', () => {
+    expect(apiStack.functions.size).toBe(routes.length + workers.length + scheduledJobs.length + 1);
+    for (const name of allNames()) {
+      const fn = resource(api, logicalId(name)).Properties;
+      expect({ name, tracing: fn.TracingConfig }).toEqual({ name, tracing: { Mode: 'Active' } });
+      expect({ name, env: fn.Environment.Variables }).toMatchObject({ name, env: { POWERTOOLS_SERVICE_NAME: 'refloop', POWERTOOLS_METRICS_NAMESPACE: 'Refloop' } });
+      // X-Ray's actions are the only ones granted on "*".
+      const wildcard = statementsOf(name).filter((s) => s.Effect === 'Allow' && (s.Resource === '*' || (Array.isArray(s.Resource) && s.Resource.includes('*'))));
+      expect({ name, actions: wildcard.flatMap(actionList).sort() }).toEqual({ name, actions: [...XRAY_ACTIONS].sort() });
+    }
+  });
+
+  it('writes a JSON access log line per request of the $default stage to a group kept 30 days', () => {
+    const stage = (Object.values(api.findResources('AWS::ApiGatewayV2::Stage')) as Resource[])[0]?.Properties;
+    const groupId = apiStack.getLogicalId(apiStack.accessLogs.node.defaultChild as CfnElement);
+    expect(stage?.AccessLogSettings.DestinationArn).toEqual({ 'Fn::GetAtt': [groupId, 'Arn'] });
+    const format = JSON.parse(stage?.AccessLogSettings.Format as string) as Record<string, string>;
+    expect(format).toEqual({
+      requestId: '$context.requestId',
+      ip: '$context.identity.sourceIp',
+      requestTime: '$context.requestTime',
+      httpMethod: '$context.httpMethod',
+      routeKey: '$context.routeKey',
+      path: '$context.path',
+      status: '$context.status',
+      protocol: '$context.protocol',
+      responseLength: '$context.responseLength',
+      integrationLatency: '$context.integrationLatency',
+      responseLatency: '$context.responseLatency',
+      integrationError: '$context.integrationErrorMessage',
+    });
+    expect(resource(api, groupId).Properties.RetentionInDays).toBe(30);
+  });
+
+  describe('EventBridge targets', () => {
+    const rules = () => Object.values(api.findResources('AWS::Events::Rule')) as Resource[];
+    const dlqArn = (queue: { node: { defaultChild?: unknown } }) => ({ 'Fn::GetAtt': [apiStack.getLogicalId(queue.node.defaultChild as CfnElement), 'Arn'] });
+
+    it('every target of every rule has a DLQ and a retry policy', () => {
+      expect(rules()).toHaveLength(scheduledJobs.length + 1);
+      for (const rule of rules()) {
+        for (const target of rule.Properties.Targets as Record<string, any>[]) {
+          expect({ rule: rule.Properties.Description, dlq: target.DeadLetterConfig?.Arn }).toEqual({ rule: rule.Properties.Description, dlq: expect.anything() });
+          expect(target.RetryPolicy).toEqual({ MaximumRetryAttempts: expect.any(Number), MaximumEventAgeInSeconds: expect.any(Number) });
+        }
+      }
+    });
+
+    it.each(scheduledJobs.map((j) => [j.name, j] as const))('%s: the schedules DLQ, retried until its next run is due', (_, job) => {
+      const fnArn = { 'Fn::GetAtt': [logicalId(job.name), 'Arn'] };
+      const [rule] = rules().filter((r) => (r.Properties.Targets as { Arn: unknown }[]).some((t) => JSON.stringify(t.Arn) === JSON.stringify(fnArn)));
+      const target = (rule?.Properties.Targets as Record<string, any>[])[0];
+      expect(target?.DeadLetterConfig).toEqual({ Arn: dlqArn(apiStack.scheduleDeadLetterQueue) });
+      expect(target?.RetryPolicy).toEqual({ MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: Math.min(Math.max(job.everyMinutes, 1), 1440) * 60 });
+    });
+
+    it("the SES events rule: its own DLQ (SES events, to move back into the email-events queue) after EventBridge's longest retry", () => {
+      const [rule] = rules().filter((r) => r.Properties.EventPattern?.source?.[0] === 'aws.ses');
+      const target = (rule?.Properties.Targets as Record<string, any>[])[0];
+      expect(target?.DeadLetterConfig).toEqual({ Arn: dlqArn(apiStack.memberEmail.deadLetterQueue) });
+      expect(target?.RetryPolicy).toEqual({ MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 });
+    });
+
+    it('the DLQs: kept 14 days, encrypted, TLS only, EventBridge may send (from its rules only), alarmed on their first message', () => {
+      for (const queue of [apiStack.scheduleDeadLetterQueue, apiStack.memberEmail.deadLetterQueue]) {
+        const id = apiStack.getLogicalId(queue.node.defaultChild as CfnElement);
+        expect(resource(api, id).Properties).toMatchObject({ MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
+        const policies = (Object.values(api.findResources('AWS::SQS::QueuePolicy')) as Resource[]).filter((p) => JSON.stringify(p.Properties.Queues) === JSON.stringify([{ Ref: id }]));
+        expect(policies).toHaveLength(1);
+        const statements = policies[0]?.Properties.PolicyDocument.Statement as Record<string, any>[];
+        expect(statements).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            expect.objectContaining({ Effect: 'Allow', Principal: { Service: 'events.amazonaws.com' }, Action: 'sqs:SendMessage', Condition: { ArnEquals: { 'aws:SourceArn': expect.anything() } } }),
+          ]),
+        );
+        const alarms = (Object.values(api.findResources('AWS::CloudWatch::Alarm')) as Resource[]).filter(
+          (a) => JSON.stringify(a.Properties.Dimensions) === JSON.stringify([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [id, 'QueueName'] } }]),
+        );
+        expect(alarms).toHaveLength(1);
+        expect(alarms[0]?.Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', AlarmActions: [{ Ref: topicId() }] });
+      }
+      api.hasOutput('ScheduleDeadLetterQueueUrl', {});
+      api.hasOutput('EmailEventsRuleDeadLetterQueueUrl', {});
+    });
+  });
+
+  describe('the alarm topic', () => {
+    it('enforces TLS, lets CloudWatch alarms of this account publish, is output; no subscription without alarmEmail', () => {
+      api.resourceCountIs('AWS::SNS::Topic', 1);
+      api.resourceCountIs('AWS::SNS::Subscription', 0);
+      const [policy] = Object.values(api.findResources('AWS::SNS::TopicPolicy')) as Resource[];
+      const statements = policy?.Properties.PolicyDocument.Statement as Record<string, any>[];
+      expect(statements).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          expect.objectContaining({ Effect: 'Allow', Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: 'sns:Publish', Condition: expect.objectContaining({ StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } }) }),
+        ]),
+      );
+      api.hasOutput('AlarmTopicArn', {});
+    });
+
+    it('subscribes the alarmEmail address; refuses something that is not one', () => {
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      const data = new RefloopStatefulStack(app, 'TopicStateful');
+      const stack = new RefloopApiStack(app, 'TopicApi', { table: data.table, secretsKey: data.secretsKey, alarmEmail: 'oncall@example.com' });
+      Template.fromStack(stack).hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com', TopicArn: { Ref: stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnElement) } });
+      const other = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      const otherData = new RefloopStatefulStack(other, 'BadStateful');
+      expect(() => new RefloopApiStack(other, 'BadApi', { table: otherData.table, secretsKey: otherData.secretsKey, alarmEmail: 'oncall' })).toThrow('alarmEmail must be an email address');
+    });
+  });
+
+  describe('the secrets key', () => {
+    const keyArn = () => ({ 'Fn::ImportValue': expect.stringContaining('SecretsKey') });
+    const kmsStatements = (name: string) => statementsOf(name).filter((s) => actionList(s).some((a) => a.startsWith('kms:')));
+    const condition = {
+      'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['account_id'] },
+      Null: { 'kms:EncryptionContextKeys': 'false' },
+    };
+
+    it('is a customer-managed key in the stateful stack: rotation on, retained, output for the operator CLI', () => {
+      const keys = Object.values(stateful.findResources('AWS::KMS::Key')) as Resource[];
+      expect(keys).toHaveLength(1);
+      expect(keys[0]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain', Properties: { EnableKeyRotation: true, PendingWindowInDays: 30 } });
+      stateful.hasOutput('SecretsKeyArn', {});
+    });
+
+    it('only the functions that read a provider secret and the delivery worker may decrypt; only the secret writers may encrypt', () => {
+      const decrypt = allNames().filter((n) => kmsStatements(n).some((s) => actionList(s).includes('kms:Decrypt'))).sort();
+      const encrypt = allNames().filter((n) => kmsStatements(n).some((s) => actionList(s).includes('kms:Encrypt'))).sort();
+      expect(decrypt).toEqual(['ConvertReferral', 'ConvertReferralV1', 'PaddleBillingWebhook', 'RewardFanout', 'SetProviderConnection', 'StripeWebhook', 'SubscriptionSync', 'WebhookDelivery']);
+      expect(encrypt).toEqual(['CreateWebhookEndpoint', 'SetProviderConnection']);
+      // The same lists, from the flags of the route and worker tables.
+      expect(decrypt).toEqual(
+        [...routes.filter((r) => r.providerSecrets || r.providerWebhookSecrets).map((r) => r.name), ...workers.filter((w) => w.providerSecrets || w.webhookSecrets).map((w) => w.name), ...scheduledJobs.filter((j) => j.providerSecrets).map((j) => j.name)].sort(),
+      );
+    });
+
+    it('grants exactly kms:Decrypt / kms:Encrypt on the key, with account_id as the only encryption context key, and names the key in SECRETS_KMS_KEY_ID; others get neither', () => {
+      for (const name of allNames()) {
+        const expected = kmsActionsOf(name);
+        const statements = kmsStatements(name);
+        expect({ name, actions: statements.flatMap(actionList).sort() }).toEqual({ name, actions: [...expected].sort() });
+        for (const s of statements) {
+          expect({ name, effect: s.Effect, resource: s.Resource, condition: s.Condition }).toEqual({ name, effect: 'Allow', resource: keyArn(), condition });
+        }
+        const env = resource(api, logicalId(name)).Properties.Environment.Variables as Record<string, unknown>;
+        expect({ name, env: env.SECRETS_KMS_KEY_ID ?? null }).toEqual({ name, env: expected.length > 0 ? keyArn() : null });
+      }
+      // The webhook endpoint's delete removes the signing secret's item: no key for it.
+      expect(kmsActionsOf('DeleteWebhookEndpoint')).toEqual([]);
+    });
+  });
+
+  describe('the SES identity', () => {
+    it('synth without -c emailIdentity warns that member emails cannot be sent', () => {
+      Annotations.fromStack(apiStack).hasWarning('*', Match.stringLikeRegexp('member emails cannot be sent until one is .*emailIdentity'));
+    });
+
+    it('no warning when an identity is given', () => {
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      const data = new RefloopStatefulStack(app, 'SesStateful');
+      const stack = new RefloopApiStack(app, 'SesApi', { table: data.table, secretsKey: data.secretsKey, emailIdentity: 'mail.example.org' });
+      Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('member emails cannot be sent'));
+      Template.fromStack(stack).hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ EMAIL_DEFAULT_FROM: 'no-reply@mail.example.org' }) } });
+    });
   });
 });
 
