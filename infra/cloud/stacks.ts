@@ -6,7 +6,7 @@
 import type { App, Environment } from 'aws-cdk-lib';
 import { RefloopApiStack, type RefloopApiStackProps } from './api-stack';
 import { RefloopMonitoringStack } from './monitoring';
-import { applyNagSuppressions } from './nag';
+import { type Acknowledged, applyNagSuppressions } from './nag';
 import { RefloopStatefulStack } from './stateful-stack';
 
 export type RefloopStacksOptions = Pick<RefloopApiStackProps, 'emailIdentity' | 'alarmEmail' | 'apiThrottle' | 'workerReservedConcurrency' | 'dashboardDir' | 'publicBaseUrl'> & {
@@ -17,6 +17,8 @@ export interface RefloopStacks {
   stateful: RefloopStatefulStack;
   api: RefloopApiStack;
   monitoring: RefloopMonitoringStack;
+  /** The cdk-nag findings acknowledged on purpose, with their reasons (./nag.ts). */
+  acknowledged: Acknowledged[];
 }
 
 export function createStacks(app: App, options: RefloopStacksOptions): RefloopStacks {
@@ -38,6 +40,5 @@ export function createStacks(app: App, options: RefloopStacksOptions): RefloopSt
     api,
   });
   const stacks = { stateful, api, monitoring };
-  applyNagSuppressions(stacks);
-  return stacks;
+  return { ...stacks, acknowledged: applyNagSuppressions(stacks) };
 }
