@@ -2,11 +2,13 @@
 // (infra/local/kms-emulator.ts, KMS's JSON protocol on loopback; no SDK mock): round trips with the
 // account id as encryption context, refusals (another account's context, an altered blob, another key),
 // one Decrypt per cold read and none while cached, and the store's provider and webhook secrets written as
-// kms:v1: values and read back through it.
+// kms:v1: values and read back through it (legacy plaintext items read as they are, encrypted when rewritten).
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { startKmsEmulator, type KmsEmulator } from '../../infra/local/kms-emulator';
 import { resetConfig } from '../../shared/config';
 import { clearSecretCache, decryptSecret, encryptSecret, KMS_PREFIX, resetSecrets, SecretDecryptionError, SecretsConfigError } from '../../shared/secrets';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../shared/store/client';
 import { getItem } from '../../shared/store/ops';
 import { clearProviderCache, getProviderConnection, getWebhookSettings, saveProviderConnection } from '../../shared/store/provider';
 import { keys } from '../../shared/store/table';
@@ -158,6 +160,27 @@ describe('the store through KMS', () => {
     expect(await getProviderConnection(accountId)).toEqual({ kind: 'stripe', secretKey: apiKey, apiUrl: 'https://api.stripe.com' });
     expect(await getWebhookSettings(accountId)).toEqual({ kind: 'stripe', webhookSecret });
     expect(kms.count('Decrypt')).toBe(decrypts + 2);
+  });
+
+  it('legacy plaintext items (written before encryption) are read as they are, and come back encrypted on the next write', async () => {
+    const { accountId } = await newAccount();
+    await saveProviderConnection(accountId, { kind: 'stripe', secretKey: 'sk_test_51KmsLegacyNew000000000001', webhookSecret: 'whsec_kmsLegacyNew0000001', apiUrl: 'https://api.stripe.com' });
+    // What the table held before this change: the same items with the secrets in plain text.
+    const legacyKey = 'sk_test_51KmsLegacyOld000000000001';
+    const legacyWhsec = 'whsec_kmsLegacyOld0000001';
+    await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.providerSecret(accountId), type: 'ProviderSecret', secret_key: legacyKey, updated_at: 1 } }));
+    await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.providerWebhookSecret(accountId), type: 'ProviderSecret', webhook_secret: legacyWhsec, updated_at: 1 } }));
+    clearProviderCache();
+    const decrypts = kms.count('Decrypt');
+    expect(await getProviderConnection(accountId)).toEqual({ kind: 'stripe', secretKey: legacyKey, apiUrl: 'https://api.stripe.com' });
+    expect(await getWebhookSettings(accountId)).toEqual({ kind: 'stripe', webhookSecret: legacyWhsec });
+    expect(kms.count('Decrypt')).toBe(decrypts);
+    // The next write of the connection (the dashboard's form, the CLI's set-stripe) encrypts both again.
+    await saveProviderConnection(accountId, { kind: 'stripe', secretKey: legacyKey, webhookSecret: legacyWhsec, apiUrl: 'https://api.stripe.com' });
+    expect((await getItem(keys.providerSecret(accountId)))?.secret_key).toMatch(/^kms:v1:/);
+    expect((await getItem(keys.providerWebhookSecret(accountId)))?.webhook_secret).toMatch(/^kms:v1:/);
+    clearProviderCache();
+    expect(await getProviderConnection(accountId)).toEqual({ kind: 'stripe', secretKey: legacyKey, apiUrl: 'https://api.stripe.com' });
   });
 
   it("an item copied into another account's partition does not decrypt there", async () => {
