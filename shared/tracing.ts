@@ -8,15 +8,28 @@
 //   outgoing request's X-Amzn-Trace-Id names that subsegment, so a queued message's consumer continues
 //   the trace under it;
 // - one subsegment per payment-provider call (shared/providers/retry.ts providerCall), retries included.
-// Logs already carry `xray_trace_id` (Powertools Logger reads it), so a log line leads to its trace.
+// Logs already carry `xray_trace_id` (Powertools Logger reads it), so a log line leads to its trace; the
+// AWS SDK itself puts the invocation's trace header on every request (recursion detection), which is how
+// SQS hands the trace to the next worker even without the subsegment header below.
 //
-// Why not Powertools Tracer (measured with test/bench/bundles.ts, see BENCHMARKS.md): it bundles
-// aws-xray-sdk-core and cls-hooked, +120 KB minified in every function (the largest, the conversion
-// route, would go from ~364 KB to ~485 KB, past the 350 KB budget and the 400 KB hard limit) and about
-// +60-170 ms of module initialisation (cls-hooked also installs async_hooks, which slows every await).
-// This file is about 3 KB minified and costs nothing at init; it does nothing unless the function runs
-// in Lambda with a sampled trace (`_X_AMZN_TRACE_ID` has Sampled=1) and a daemon address, so never under
-// `npm start` or in tests (where the tests' own daemon address turns it on).
+// Why not Powertools Tracer. Measured with the bench's bundling (test/bench/bundles.ts: the stack's esbuild
+// options; init = require() in a fresh node with --enable-source-maps, minus the empty handler; a shared
+// 2-core machine at load 6-7, so wall times are noisy and the CPU column is the steadier one):
+//   - Tracer bundles aws-xray-sdk-core and cls-hooked: +120 KB minified in every function. The conversion
+//     route would go from 380.6 KB to 500.6 KB, health from 32.3 KB to 152.2 KB: past the 350 KB budget and
+//     the bench's 400 KB hard limit (tracer only where a trace helps would not fit either: the functions
+//     that call providers are the largest already, 346-364 KB before this change).
+//   - Its module init: +25-47 ms of CPU and +50-90 ms of wall time per function (15 interleaved rounds:
+//     health +46.7 ms CPU, fallback +44.6, convert +25.0, subscription-sync +30.4, list referrals +27.8),
+//     against the 60 ms init budget; and cls-hooked installs async_hooks, which slow every await after it.
+//   - This file instead: +2.7 to +4 KB per function with the request line and the wrappers (health 29.6 ->
+//     32.3 KB, list referrals 274.4 -> 278.5 KB), and +0 to +4 ms of init CPU, within the noise: nothing
+//     runs at load. (Powertools Metrics adds about 12 KB more, only to the functions that emit a metric.)
+// It does nothing unless the function runs in Lambda with a sampled trace (`_X_AMZN_TRACE_ID` has
+// Sampled=1) and a daemon address: never under `npm start` or in tests (except tracing.test.ts's own
+// daemon). The trace is read from `_X_AMZN_TRACE_ID`, as on Lambda's usual one-invocation-at-a-time
+// environments; Lambda Managed Instances (several invocations per process, the trace id in the runtime's
+// InvokeStore) are not supported here.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
