@@ -32,8 +32,9 @@ export function alarmDescription(what: string, anchor: RunbookAnchor): string {
  * - Publishing must be over TLS (enforceSSL).
  * - The topic policy CDK writes for enforceSSL replaces SNS's default one, which is what let CloudWatch
  *   publish; CloudWatch alarms of this account are allowed explicitly.
- * - Not encrypted at rest: CloudWatch cannot publish to a topic under the AWS-managed aws/sns key, and a
- *   message holds an alarm's name, state and metric value, no customer data (see nag.ts).
+ * - Not encrypted at rest: CloudWatch cannot publish to a topic under the AWS-managed aws/sns key (a key of
+ *   our own would need a key policy for CloudWatch), and a message holds an alarm's name, state and metric
+ *   value, no customer data.
  */
 export function createAlarmTopic(scope: Construct, id: string, email?: string): Topic {
   const topic = new Topic(scope, id, { displayName: 'Refloop alarms', enforceSSL: true });

@@ -291,9 +291,10 @@ export class RefloopApiStack extends Stack {
     const stage = this.api.defaultStage?.node.defaultChild as CfnStage | undefined;
     if (!stage) throw new Error('the HTTP API has no $default stage');
     stage.defaultRouteSettings = { throttlingRateLimit: throttle.rateLimit, throttlingBurstLimit: throttle.burstLimit };
-    // Nor an access log option: one JSON line per request (ACCESS_LOG_FORMAT) to a group kept 30 days. HTTP
-    // APIs write it through API Gateway's service-linked role. (Nor X-Ray: HTTP APIs do not support tracing,
-    // REST APIs do; a request's trace starts at its Lambda function, which traces actively.)
+    // Nor an access log option: one JSON line per request (ACCESS_LOG_FORMAT) to a group kept 30 days. Unlike
+    // REST APIs, HTTP APIs need no account-wide CloudWatch role: API Gateway sets up the delivery when the stage
+    // deploys. (Nor X-Ray: HTTP APIs do not support tracing, REST APIs do; a request's trace starts at its
+    // Lambda function, which traces actively.)
     this.accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     stage.accessLogSettings = { destinationArn: this.accessLogs.logGroupArn, format: JSON.stringify(ACCESS_LOG_FORMAT) };
 

@@ -1,6 +1,8 @@
 // CDK assertions on the synthesized stacks: one function and one API route per line of the route
 // table, least privilege per route, the queue + worker defaults, schedules, the provider-secret Deny,
-// the table's safety settings. Bundling is skipped here (fast); the last test really bundles one
+// the table's safety settings, and the operations of issue 17 (tracing, the access log, EventBridge DLQs,
+// the alarm topic, the secrets key and its grants, the SES identity warning; the monitoring stack and
+// cdk-nag have their own files). Bundling is skipped here (fast); the last test really bundles one
 // handler with esbuild and checks its size.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
