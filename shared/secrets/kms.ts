@@ -3,12 +3,13 @@
 // so a function can only decrypt a secret for the account it names, and CloudTrail shows which account's
 // secret was read). Secrets are small (under 4 KB), so they are encrypted directly, without data keys.
 // Stored form: `kms:v1:<base64 CiphertextBlob>` (the blob names the key and its rotated material).
-// One client per container, created on first use like the DynamoDB and SQS clients (shared/store/client.ts):
-// KMS_ENDPOINT points it at a local KMS (the tests' emulator, infra/local/kms-emulator.ts), which gets
-// dummy credentials; in AWS the function's role signs.
+// One client per container, created on first use and traced like the DynamoDB and SQS clients
+// (shared/store/client.ts). KMS_ENDPOINT points it at a local KMS (the tests' emulator,
+// infra/local/kms-emulator.ts), which gets dummy credentials; in AWS the function's role signs.
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { config } from '../config';
 import { isLocalEndpoint } from '../store/client';
+import { traceClient } from '../tracing';
 import { SecretDecryptionError } from './errors';
 
 export const KMS_PREFIX = 'kms:v1:';
@@ -20,12 +21,15 @@ export function kmsClient(): KMSClient {
   if (!client) {
     const { region, secrets } = config();
     const endpoint = secrets.kmsEndpoint;
-    client = new KMSClient({
-      region,
-      ...(endpoint ? { endpoint } : {}),
-      ...(endpoint && isLocalEndpoint(endpoint) ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-      maxAttempts: 3,
-    });
+    // Traced like the other clients (an X-Ray subsegment per call: operation and status, never the input).
+    client = traceClient(
+      new KMSClient({
+        region,
+        ...(endpoint ? { endpoint } : {}),
+        ...(endpoint && isLocalEndpoint(endpoint) ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+        maxAttempts: 3,
+      }),
+    );
   }
   return client;
 }
