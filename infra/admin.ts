@@ -369,8 +369,8 @@ const commands: Record<string, Command> = {
     },
   },
   'queues redrive': {
-    args: '<queue> [--max <n>] [--stack <api stack name>]',
-    summary: "Move a queue's dead letters back to it (safe: every consumer is idempotent). Queues: " + QUEUE_NAMES.join(', ') + '.',
+    args: '<' + QUEUE_NAMES.join('|') + '> [--max <n>] [--stack <name>]',
+    summary: "Move a queue's dead letters back to it (safe: every consumer is idempotent).",
     flags: ['queue', 'max', 'stack'],
     required: ['queue'],
     check({ queue, max }) {
