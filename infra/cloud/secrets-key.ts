@@ -4,8 +4,9 @@
 // each ciphertext is bound to its account by the encryption context `account_id`.
 //
 // Who may use the key is decided here, from the secret flags of functions/routes.ts and functions/workers.ts:
-// - decrypt: the functions that read a provider secret (`providerSecrets`, `providerWebhookSecrets`) and the
-//   worker that signs deliveries (a worker with `webhookSecrets`);
+// - decrypt: the functions that read a provider secret (`providerSecrets`, `providerWebhookSecrets`, but not
+//   the writers below, which only encrypt what the request brings) and the worker that signs deliveries (a
+//   worker with `webhookSecrets`);
 // - encrypt: the routes that write a secret (SECRET_WRITERS).
 // Every other function gets neither the permission nor SECRETS_KMS_KEY_ID (without which shared/secrets/
 // refuses to run in Lambda), so a bug elsewhere cannot turn a stored ciphertext back into a key.
@@ -57,7 +58,9 @@ export function secretsKeyUses(): Map<string, SecretsKeyUse> {
     const encrypt = SECRET_WRITERS.includes(name);
     if (decrypt || encrypt) uses.set(name, { decrypt, encrypt });
   };
-  for (const r of routes) set(r.name, r.providerSecrets === true || r.providerWebhookSecrets === true);
+  // The writers hold the secret flags to reach the secret items, but they take the plaintext from the
+  // request (and check it at the provider with that): they never decrypt a stored one.
+  for (const r of routes) set(r.name, (r.providerSecrets === true || r.providerWebhookSecrets === true) && !SECRET_WRITERS.includes(r.name));
   for (const w of workers) set(w.name, w.providerSecrets || w.webhookSecrets === true);
   for (const j of scheduledJobs) set(j.name, j.providerSecrets);
   for (const name of SECRET_WRITERS) {

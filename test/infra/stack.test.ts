@@ -25,6 +25,7 @@ import {
   PROVIDER_WEBHOOK_SECRET_KEY_PATTERN,
 } from '../../infra/cloud/api-stack';
 import { RefloopFunction } from '../../infra/cloud/function';
+import { SECRET_WRITERS } from '../../infra/cloud/secrets-key';
 import { secretsKeyUses } from '../../infra/cloud/secrets-key';
 import { RefloopStatefulStack } from '../../infra/cloud/stateful-stack';
 import { QUEUES, type QueueName } from '../../shared/queue/queues';
@@ -764,11 +765,11 @@ describe('operations (issue 17)', () => {
     it('only the functions that read a provider secret and the delivery worker may decrypt; only the secret writers may encrypt', () => {
       const decrypt = allNames().filter((n) => kmsStatements(n).some((s) => actionList(s).includes('kms:Decrypt'))).sort();
       const encrypt = allNames().filter((n) => kmsStatements(n).some((s) => actionList(s).includes('kms:Encrypt'))).sort();
-      expect(decrypt).toEqual(['ConvertReferral', 'ConvertReferralV1', 'PaddleBillingWebhook', 'RewardFanout', 'SetProviderConnection', 'StripeWebhook', 'SubscriptionSync', 'WebhookDelivery']);
+      expect(decrypt).toEqual(['ConvertReferral', 'ConvertReferralV1', 'PaddleBillingWebhook', 'RewardFanout', 'StripeWebhook', 'SubscriptionSync', 'WebhookDelivery']);
       expect(encrypt).toEqual(['CreateWebhookEndpoint', 'SetProviderConnection']);
       // The same lists, from the flags of the route and worker tables.
       expect(decrypt).toEqual(
-        [...routes.filter((r) => r.providerSecrets || r.providerWebhookSecrets).map((r) => r.name), ...workers.filter((w) => w.providerSecrets || w.webhookSecrets).map((w) => w.name), ...scheduledJobs.filter((j) => j.providerSecrets).map((j) => j.name)].sort(),
+        [...routes.filter((r) => (r.providerSecrets || r.providerWebhookSecrets) && !SECRET_WRITERS.includes(r.name)).map((r) => r.name), ...workers.filter((w) => w.providerSecrets || w.webhookSecrets).map((w) => w.name), ...scheduledJobs.filter((j) => j.providerSecrets).map((j) => j.name)].sort(),
       );
     });
 
