@@ -86,8 +86,8 @@ function errorDetail(result: Result): string | undefined {
  *
  * Each request ends with one `request answered` line (status, duration, account): at INFO for an error
  * answer (4xx/5xx: an operator looking for an account's refused calls finds them, with the error's
- * detail), at DEBUG otherwise (LOG_LEVEL=DEBUG, or Powertools' POWERTOOLS_LOGGER_SAMPLE_RATE, shows every
- * request; API Gateway's access log has them all, without the account). Then the invocation's metrics are
+ * detail), at DEBUG otherwise (LOG_LEVEL=DEBUG shows every request; API Gateway's access log has them all,
+ * without the account). Then the invocation's metrics are
  * printed (shared/metrics.ts) and, in a sampled X-Ray trace, its `## handler` subsegment is sent
  * (shared/tracing.ts), whatever the outcome.
  */
