@@ -1,9 +1,10 @@
 // The metric contract end to end (shared/metrics.ts): with REFLOOP_METRICS=1 the handlers and the workers
 // (run by the test pollers in this process) print their EMF lines on stdout, captured here. Each business
-// event is counted exactly once: a referral created (not its replay), a conversion (not its replay) and
-// the reward its evaluation writes, a provider call that fails for good after its retries (one call, one
-// error, not one per attempt), a provider webhook's lag from the intake to the worker, and a failed
-// attempt to deliver an outgoing webhook.
+// event is counted exactly once: a referral created (not its replay), a conversion (not its replay, by the
+// API or by a provider event delivered twice) and the reward its evaluation writes, a credit applied at the
+// provider, a provider call that fails for good after its retries (one call, one error, not one per
+// attempt), a provider webhook's lag from the intake to the worker, and a failed attempt to deliver an
+// outgoing webhook.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Pollers } from '../../infra/local/pollers';
@@ -206,6 +207,42 @@ describe('webhook lag', () => {
     for (const v of [lag.WebhookLag].flat()) expect(Number(v)).toBeGreaterThanOrEqual(0);
     for (const v of [lag.WebhookLag].flat()) expect(Number(v)).toBeLessThan(15_000);
   }, 30_000);
+});
+
+describe('a referral converted by a provider event, then credited at the provider (Paddle Classic emulator)', () => {
+  const classic = PROVIDER_HARNESSES.find((h) => h.kind === 'paddle-classic');
+  beforeAll(() => classic?.start());
+  afterAll(() => classic?.stop());
+
+  it('one Conversions, one credit RewardsCreated and one CreditsApplied, however often the alerts come', async () => {
+    if (!classic) throw new Error('no Classic harness');
+    await settled();
+    const { accountId, apiKey: key } = await newAccount();
+    await classic.connect(accountId);
+    const json = (method: string, path: string, body?: unknown) => api(method, path, { key, ...(body === undefined ? {} : { body }) });
+    const campaign = await ok(json('POST', '/v1/campaigns/', { name: 'credited', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' }), 201);
+    const own = await classic.checkout(`${unique('referrer')}@example.com`);
+    for (const d of own.deliveries) expect((await deliver(accountId, d)).status).toBe(200);
+    await pollUntil(async () => ((await json('GET', `/v1/subscriptions/${own.subscriptionId}/`)).status === 200 ? true : null), { timeoutMs: 15_000 });
+    const member = await ok(json('POST', '/v1/members/', { identifier: unique('referrer'), email: `${unique('r')}@example.com`, campaign: { id: campaign.id }, subscription: { id: own.subscriptionId } }), 201);
+    const referral = await ok(json('POST', '/v1/referrals/', { user_identifier: unique('buyer'), member_code: member.code }));
+    await settled();
+
+    const from = written.length;
+    const bought = await classic.checkout(`${unique('buyer')}@example.com`, referral.id);
+    for (const d of bought.deliveries) expect((await deliver(accountId, d)).status).toBe(200);
+    for (const d of bought.deliveries) expect((await deliver(accountId, d)).status).toBe(200); // Paddle retries its alerts
+    await pollUntil(async () => (classic.creditOn(own.subscriptionId) === 500 ? true : null), { timeoutMs: 20_000 });
+    await settled();
+    const lines = emfSince(from);
+    expect(total(lines, 'Conversions')).toBe(1);
+    expect(total(lines, 'RewardsCreated', { RewardType: 'credit' })).toBe(1);
+    expect(emissions(lines, 'CreditsApplied')).toBe(1);
+    expect(linesOf(lines, 'CreditsApplied')[0]?._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([['service']]);
+    expect(emissions(lines, 'WebhookLag', { Provider: 'paddle-classic' })).toBe(2 * bought.deliveries.length);
+    expect(total(lines, 'ProviderErrors')).toBe(0);
+    expect(total(lines, 'ProviderCalls', { Provider: 'paddle-classic' })).toBeGreaterThan(0); // the modifier, its lookups, the plan
+  }, 60_000);
 });
 
 describe('outgoing webhooks', () => {
