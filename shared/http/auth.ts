@@ -21,6 +21,7 @@ import { sessionFromCookies } from '../domain/team';
 import { findSession } from '../store/team';
 import { consumeRateLimit, knownExhausted } from '../store/rate-limits';
 import { header } from './body';
+import { appendLogKeys } from '../log';
 
 const cache = new Map<string, { principal: Principal; expires: number }>();
 const MAX_CACHED = 1000;
@@ -136,7 +137,13 @@ export async function authenticateSession(event: APIGatewayProxyEventV2): Promis
   if (!token) throw new NotAuthenticatedError();
   const session = await findSession(token);
   if (!session) throw new DetailError(401, SESSION_ENDED, { 'WWW-Authenticate': 'Bearer' });
-  return { accountId: session.accountId, plan: session.plan, keyId: `s${session.hash.slice(0, 15)}`, session };
+  return named({ accountId: session.accountId, plan: session.plan, keyId: `s${session.hash.slice(0, 15)}`, session });
+}
+
+/** Every line the request logs from here on (and its `request answered` line) names the account. */
+function named(principal: Principal): Principal {
+  appendLogKeys({ account_id: principal.accountId });
+  return principal;
 }
 
 /**
@@ -147,7 +154,7 @@ export async function authenticate(event: APIGatewayProxyEventV2): Promise<Princ
   if (header(event, 'authorization') === undefined && sessionToken(event) !== null) return authenticateSession(event);
   const key = bearerKey(event);
   if (!looksLikeApiKey(key)) throw new InvalidTokenError();
-  return resolve(event, 'secret', key, findPrincipalByApiKey);
+  return named(await resolve(event, 'secret', key, findPrincipalByApiKey));
 }
 
 /** A publishable key (the public /js/v1/ endpoints). A secret key is refused with a pointed message. */
@@ -157,5 +164,5 @@ export async function authenticatePublishable(event: APIGatewayProxyEventV2): Pr
     throw new DetailError(401, 'Secret API keys are not accepted here; use the publishable key (rfl_pub_...).', { 'WWW-Authenticate': 'Bearer' });
   }
   if (!looksLikePublishableKey(key)) throw new InvalidTokenError();
-  return resolve(event, 'publishable', key, findPrincipalByPublishableKey);
+  return named(await resolve(event, 'publishable', key, findPrincipalByPublishableKey));
 }

@@ -94,6 +94,14 @@ describe('a request under npm start leaves a structured line', () => {
     expect(lines().some((l) => l.message.startsWith('GET /v1/referrals/0123456789abcdef0123456789abcdef/ 404 ') && l.fields.request_id === requestId)).toBe(true);
   });
 
+  it('the browser endpoints name the account of their publishable key too', async () => {
+    const res = await fetch(`${runtime?.url}/js/v1/clicks/`, { method: 'POST', headers: { authorization: `Bearer ${runtime?.demo.publishableKey}`, 'content-type': 'application/json' }, body: '{not json' });
+    expect(res.status).toBe(400);
+    const requestId = res.headers.get('x-request-id');
+    const line = lines().find((l) => l.message === 'request answered' && l.fields.request_id === requestId);
+    expect(line).toMatchObject({ level: 'INFO', fields: { account_id: runtime?.demo.accountId, route: 'POST /js/v1/clicks/', status: 400 } });
+  });
+
   it('a served request at LOG_LEVEL=DEBUG: the same line at DEBUG, with its account id', async () => {
     setLogLevel('DEBUG');
     try {
