@@ -39,6 +39,9 @@ const bundling: BundlingOptions = {
   format: OutputFormat.CJS,
   mainFields: ['module', 'main'],
   bundleAwsSDK: true,
+  // The one exception: the KMS client comes from the Lambda runtime's SDK, loaded lazily on a function's
+  // first cold secret read (shared/secrets/kms.ts says why).
+  externalModules: ['@aws-sdk/client-kms'],
   // Resolved from the bundling working directory, the project root.
   esbuildArgs: { '--alias': ['@aws-sdk/credential-provider-node=./infra/cloud/lambda-credentials.ts'] },
 };

@@ -6,7 +6,14 @@
 // One client per container, created on first use and traced like the DynamoDB and SQS clients
 // (shared/store/client.ts). KMS_ENDPOINT points it at a local KMS (the tests' emulator,
 // infra/local/kms-emulator.ts), which gets dummy credentials; in AWS the function's role signs.
-import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+//
+// The KMS client is not bundled (infra/cloud/function.ts: `externalModules`): it is loaded on first use
+// from the Lambda runtime's AWS SDK. Bundled, it cost the functions that decrypt about 31 KB (the
+// conversion route went over the 400 KB budget: BENCHMARKS.md); loaded lazily, a container pays for it
+// once, on its first cold read of a secret (then cached 60 s), and never at init. Encrypt and Decrypt are
+// among KMS's oldest, most stable operations, so the runtime's SDK version is safe for them; locally and in
+// the tests the pinned @aws-sdk/client-kms of package.json is the one loaded.
+import type { KMSClient } from '@aws-sdk/client-kms';
 import { config } from '../config';
 import { isLocalEndpoint } from '../store/client';
 import { traceClient } from '../tracing';
@@ -16,8 +23,15 @@ export const KMS_PREFIX = 'kms:v1:';
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 let client: KMSClient | undefined;
+let sdk: typeof import('@aws-sdk/client-kms') | undefined;
 
-export function kmsClient(): KMSClient {
+async function kmsSdk(): Promise<typeof import('@aws-sdk/client-kms')> {
+  sdk ??= await import('@aws-sdk/client-kms');
+  return sdk;
+}
+
+export async function kmsClient(): Promise<KMSClient> {
+  const { KMSClient } = await kmsSdk();
   if (!client) {
     const { region, secrets } = config();
     const endpoint = secrets.kmsEndpoint;
@@ -42,7 +56,8 @@ export function resetKmsClient(): void {
 const context = (accountId: string) => ({ account_id: accountId });
 
 export async function kmsEncrypt(keyId: string, accountId: string, plaintext: string): Promise<string> {
-  const out = await kmsClient().send(new EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: context(accountId) }));
+  const { EncryptCommand } = await kmsSdk();
+  const out = await (await kmsClient()).send(new EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: context(accountId) }));
   if (!out.CiphertextBlob) throw new Error('KMS Encrypt answered without a CiphertextBlob');
   return `${KMS_PREFIX}${Buffer.from(out.CiphertextBlob).toString('base64')}`;
 }
@@ -55,7 +70,8 @@ export async function kmsDecrypt(keyId: string, accountId: string, stored: strin
   if (!BASE64.test(encoded)) throw new SecretDecryptionError('malformed KMS secret');
   try {
     // KeyId too (AWS's advice): KMS refuses a blob made under any other key.
-    const out = await kmsClient().send(new DecryptCommand({ KeyId: keyId, CiphertextBlob: Buffer.from(encoded, 'base64'), EncryptionContext: context(accountId) }));
+    const { DecryptCommand } = await kmsSdk();
+    const out = await (await kmsClient()).send(new DecryptCommand({ KeyId: keyId, CiphertextBlob: Buffer.from(encoded, 'base64'), EncryptionContext: context(accountId) }));
     if (!out.Plaintext) throw new Error('KMS Decrypt answered without a Plaintext');
     return Buffer.from(out.Plaintext).toString('utf8');
   } catch (err) {
