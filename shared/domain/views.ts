@@ -50,6 +50,21 @@ export function subscriptionView(s: Subscription) {
 }
 
 /** `campaign` and `subscription` are the resolved objects (null when absent or deleted). */
+/** A member's stats, as the member object and the member portal show them. */
+export function memberStatsView(m: Member, campaign: Campaign | null) {
+  return {
+    link_clicks: m.link_clicks,
+    referrals: m.referrals,
+    conversions: m.conversions,
+    credit_earned: formatCents(m.credit_earned),
+    commission_earned: formatCents(m.commission_earned),
+    commission_pending: formatCents(m.commission_pending),
+    commission_approved: formatCents(m.commission_approved),
+    commission_paid: formatCents(m.commission_paid),
+    currency: statsCurrency(campaign),
+  };
+}
+
 export function memberView(m: Member, campaign: Campaign | null, subscription: Subscription | null) {
   return {
     id: m.id,
@@ -58,17 +73,7 @@ export function memberView(m: Member, campaign: Campaign | null, subscription: S
     first_name: m.first_name,
     last_name: m.last_name,
     code: m.code,
-    stats: {
-      link_clicks: m.link_clicks,
-      referrals: m.referrals,
-      conversions: m.conversions,
-      credit_earned: formatCents(m.credit_earned),
-      commission_earned: formatCents(m.commission_earned),
-      commission_pending: formatCents(m.commission_pending),
-      commission_approved: formatCents(m.commission_approved),
-      commission_paid: formatCents(m.commission_paid),
-      currency: statsCurrency(campaign),
-    },
+    stats: memberStatsView(m, campaign),
     // The specification's update example carries link_clicks at the top level too; every member
     // representation does, so clients see one shape.
     link_clicks: m.link_clicks,

@@ -6,6 +6,7 @@
 import type { LedgerReward, Payout } from '../domain/lifecycle';
 import type { Campaign, Member, Referral } from '../domain/models';
 import { formatCents } from '../domain/money';
+import { memberStatsView } from '../domain/views';
 import { maskIdentifier, percentText, PORTAL_SESSION_ENDED, shareLink, termsText } from '../domain/portal';
 import { statsCurrency } from '../domain/models';
 import { DetailError, NotFoundError } from '../domain/errors';
@@ -49,20 +50,6 @@ function campaignTerms(c: Campaign | null) {
   };
 }
 
-function memberStats(m: Member, campaign: Campaign | null) {
-  return {
-    link_clicks: m.link_clicks,
-    referrals: m.referrals,
-    conversions: m.conversions,
-    credit_earned: formatCents(m.credit_earned),
-    commission_earned: formatCents(m.commission_earned),
-    commission_pending: formatCents(m.commission_pending),
-    commission_approved: formatCents(m.commission_approved),
-    commission_paid: formatCents(m.commission_paid),
-    currency: statsCurrency(campaign),
-  };
-}
-
 /** What GET and PATCH /portal/v1/me/ answer. */
 function meView(session: PortalSession, { member, campaign, subscription }: MemberWithRelations, account: Record<string, unknown>) {
   const referralUrl = typeof account.referral_url === 'string' ? account.referral_url : null;
@@ -80,7 +67,7 @@ function meView(session: PortalSession, { member, campaign, subscription }: Memb
       joined_at: member.created_at,
     },
     campaign: campaignTerms(campaign),
-    stats: memberStats(member, campaign),
+    stats: memberStatsView(member, campaign),
     session: { expires_at: session.expiresAt, return_url: session.returnUrl },
   };
 }
