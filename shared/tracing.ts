@@ -43,6 +43,11 @@ interface TraceScope {
 
 export type Annotations = Record<string, string | number | boolean | undefined>;
 
+/** A `## handler` subsegment's annotations: the service, the invocation's cold start (from its log keys), then `extra`. */
+export function handlerAnnotations(invocation: { cold_start?: unknown }, extra: Annotations): Annotations {
+  return { Service: 'refloop', ColdStart: typeof invocation.cold_start === 'boolean' ? invocation.cold_start : undefined, ...extra };
+}
+
 interface SubsegmentOutcome {
   /** 4xx-like: the caller's fault. */
   error?: boolean;

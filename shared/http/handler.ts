@@ -5,14 +5,12 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type * as v from 'valibot';
 import type { Principal } from '../store/accounts';
-import { validate } from '../schemas/fields';
-import { appendLogKeys } from '../log';
 import { authenticate } from './auth';
 import { type Access, PERMISSION_DENIED, roleMay, SESSION_ONLY } from '../domain/team';
 import { PermissionDeniedError } from '../domain/errors';
-import { parseJsonBody } from './body';
+import { validatedInput } from './body';
 import { idempotent, storeForReplay } from './idempotency';
-import { limitApiKey } from './rate-limits';
+import { limitApiKey, underLimit } from './rate-limits';
 
 export { jsonResult, publicHandler, type Result };
 import { baseUrl, jsonResult, publicHandler, requireSameOrigin, type Result } from './respond';
@@ -79,31 +77,17 @@ export function apiHandler<BS extends Schema | undefined = undefined, QS extends
   return publicHandler(async (event) => {
     // A session-only route authenticates like any other (a key, or else the cookie); checkAccess then
     // refuses a key there.
+    // authenticate() also names the account in the request's log keys.
     const principal = await authenticate(event);
-    appendLogKeys({ account_id: principal.accountId });
     checkAccess(event, principal, schemas.access ?? (event.requestContext?.http?.method === 'GET' ? 'read' : 'write'), schemas.sessionOnly ?? false);
     // Writes sent with an Idempotency-Key run under it (./idempotency.ts): validation answers included,
     // and a 429 releases the key so the retry runs.
     // Answers the key gives without running the request (replays, 422, 409) are counted too.
     return idempotent(event, principal.accountId, async () => {
-      // Validation happens once, here at the boundary: the body first (415/413/400 on its form), then
-      // its fields and the query string; inside the domain the types are trusted.
-      const body = (schemas.body ? validate(schemas.body, parseJsonBody(event)) : undefined) as Out<BS>;
-      const query = (schemas.query ? validate(schemas.query, event.queryStringParameters ?? {}) : undefined) as Out<QS>;
+      const { body, query } = validatedInput(schemas, event) as { body: Out<BS>; query: Out<QS> };
       const request = { principal, params: (event.pathParameters ?? {}) as Record<string, string>, body, query, baseUrl: baseUrl(event), event };
-      // The key's rate limit (./rate-limits.ts: counted in memory, an UpdateItem once per batch or near the
-      // limit). A write waits for it, so a refused write changes nothing; a read runs beside it and its
-      // answer is dropped when the limit refuses: no extra depth.
-      let reply: Reply;
-      if (event.requestContext?.http?.method === 'GET') {
-        const [limited, answered] = await Promise.allSettled([limitApiKey(principal), fn(request)]);
-        if (limited.status === 'rejected') throw limited.reason;
-        if (answered.status === 'rejected') throw answered.reason;
-        reply = answered.value;
-      } else {
-        await limitApiKey(principal);
-        reply = await fn(request);
-      }
+      // The key's rate limit (./rate-limits.ts underLimit: beside a read, before a write).
+      const reply = await underLimit(event.requestContext?.http?.method, () => limitApiKey(principal), () => fn(request));
       if (reply.raw) {
         const json = jsonResult(reply.status, undefined, event);
         return { ...json, headers: { ...json.headers, 'Content-Type': reply.raw.contentType, ...reply.raw.headers }, body: reply.raw.text };

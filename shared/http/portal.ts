@@ -8,10 +8,10 @@ import { looksLikeApiKey, looksLikePublishableKey } from '../domain/api-keys';
 import { DetailError, InvalidTokenError, NotAuthenticatedError, ThrottledError } from '../domain/errors';
 import { isPortalSessionToken, PORTAL_ONLY, PORTAL_REQUESTS_PER_MINUTE, PORTAL_SESSION_ENDED } from '../domain/portal';
 import { appendLogKeys } from '../log';
-import { validate } from '../schemas/fields';
 import { findPortalSession, type PortalSession } from '../store/portal';
 import { consumeRateLimit } from '../store/rate-limits';
-import { header, parseJsonBody } from './body';
+import { header, validatedInput } from './body';
+import { underLimit } from './rate-limits';
 import { jsonResult, publicHandler, type Result } from './respond';
 
 /** The session of the request's bearer token; 401 (with a message the portal shows) otherwise. */
@@ -44,7 +44,7 @@ type Out<S> = S extends Schema ? v.InferOutput<S> : undefined;
 
 /**
  * A /portal/v1/ handler: authenticate the portal session, validate, count the request, answer JSON
- * (never cached: it is one member's data). A read runs beside its rate-limit count, a write after it.
+ * (never cached: it is one member's data). The session's rate limit runs beside a read, before a write.
  */
 export function portalHandler<BS extends Schema | undefined = undefined, QS extends Schema | undefined = undefined>(
   schemas: { body?: BS; query?: QS },
@@ -53,19 +53,9 @@ export function portalHandler<BS extends Schema | undefined = undefined, QS exte
   return publicHandler(async (event): Promise<Result> => {
     const session = await authenticatePortal(event);
     appendLogKeys({ account_id: session.accountId, portal_session: session.id });
-    const body = (schemas.body ? validate(schemas.body, parseJsonBody(event)) : undefined) as Out<BS>;
-    const query = (schemas.query ? validate(schemas.query, event.queryStringParameters ?? {}) : undefined) as Out<QS>;
+    const { body, query } = validatedInput(schemas, event) as { body: Out<BS>; query: Out<QS> };
     const request = { session, body, query, event };
-    let reply: { status: number; body: unknown };
-    if (event.requestContext?.http?.method === 'GET') {
-      const [limited, answered] = await Promise.allSettled([limitPortal(session), fn(request)]);
-      if (limited.status === 'rejected') throw limited.reason;
-      if (answered.status === 'rejected') throw answered.reason;
-      reply = answered.value;
-    } else {
-      await limitPortal(session);
-      reply = await fn(request);
-    }
+    const reply = await underLimit(event.requestContext?.http?.method, () => limitPortal(session), () => fn(request));
     return jsonResult(reply.status, reply.body, event, { 'Cache-Control': 'no-store' });
   });
 }

@@ -10,6 +10,22 @@ import { consumeRateLimit, type RateDecision } from '../store/rate-limits';
 
 export const API_WINDOW_SECONDS = 10;
 
+/**
+ * Runs a request's work under its rate limit (counted in memory, an UpdateItem once per batch or near the
+ * limit). A write waits for the count, so a refused write changes nothing; a read runs beside it and its
+ * answer is dropped when the limit refuses: no extra depth.
+ */
+export async function underLimit<T>(method: string | undefined, limit: () => Promise<void>, run: () => Promise<T>): Promise<T> {
+  if (method !== 'GET') {
+    await limit();
+    return run();
+  }
+  const [limited, answered] = await Promise.allSettled([limit(), run()]);
+  if (limited.status === 'rejected') throw limited.reason;
+  if (answered.status === 'rejected') throw answered.reason;
+  return answered.value;
+}
+
 function refuseIfAny(decisions: RateDecision[]): void {
   const waits = decisions.flatMap((d) => (d.allowed ? [] : [d.retryAfterSeconds]));
   if (waits.length > 0) throw new ThrottledError(Math.max(...waits));

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { config } from '../config';
 import { currentLogKeys, invocationKeys, log, withLogKeys } from '../log';
 import { flushMetrics } from '../metrics';
-import { traced } from '../tracing';
+import { handlerAnnotations, traced } from '../tracing';
 import { errorResponse } from './errors';
 import { DetailError } from '../domain/errors';
 import { CROSS_SITE_REFUSED } from '../domain/team';
@@ -104,7 +104,7 @@ export function publicHandler(fn: (event: APIGatewayProxyEventV2) => Promise<Res
       return await withLogKeys(keys, () =>
         traced(
           '## handler',
-          { Service: 'refloop', ColdStart: typeof invocation.cold_start === 'boolean' ? invocation.cold_start : undefined, route: event.routeKey },
+          handlerAnnotations(invocation, { route: event.routeKey }),
           async () => {
             const result = await pipeline(event, context);
             const status = result.statusCode ?? 200;

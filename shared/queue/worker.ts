@@ -4,7 +4,7 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { errorFields, invocationKeys, log, withLogKeys } from '../log';
 import { flushMetrics } from '../metrics';
-import { traced } from '../tracing';
+import { handlerAnnotations, traced } from '../tracing';
 
 export class PoisonMessageError extends Error {
   override readonly name = 'PoisonMessageError';
@@ -25,7 +25,6 @@ export function sqsWorker<M>(name: string, handle: RecordHandler<M>, concurrency
     const failures: SQSBatchResponse['batchItemFailures'] = [];
     const records = [...(event.Records ?? [])];
     const keys = invocationKeys(context);
-    const coldStart = typeof keys.cold_start === 'boolean' ? keys.cold_start : undefined;
     const invocation = { ...keys, queue: name };
     const run = (record: SQSRecord) => {
       const accountId = accountOf(record.body);
@@ -49,7 +48,7 @@ export function sqsWorker<M>(name: string, handle: RecordHandler<M>, concurrency
       );
     };
     try {
-      return await traced('## handler', { Service: 'refloop', ColdStart: coldStart, queue: name, records: records.length }, async () => {
+      return await traced('## handler', handlerAnnotations(keys, { queue: name, records: records.length }), async () => {
         const lanes = Array.from({ length: Math.min(concurrency, records.length) }, async () => {
           for (let record = records.shift(); record; record = records.shift()) await run(record);
         });
@@ -72,7 +71,7 @@ export function scheduledJob<R>(name: string, run: () => Promise<R>) {
     const invocation = { ...keys, job: name };
     try {
       return await withLogKeys(invocation, () =>
-        traced('## handler', { Service: 'refloop', ColdStart: typeof keys.cold_start === 'boolean' ? keys.cold_start : undefined, job: name }, async () => {
+        traced('## handler', handlerAnnotations(keys, { job: name }), async () => {
           try {
             return await run();
           } catch (err) {
