@@ -244,6 +244,13 @@ describe('operator dashboard', () => {
     await visit(page, 'campaigns/new', 'New campaign', 'campaign-new');
     await visit(page, `campaigns/${campaign.id}`, campaign.name, 'campaign');
     await visit(page, `members/${member.id}`, 'alice', 'member');
+    // Support: the member page makes a single-use portal link of this member (shown with its expiry).
+    await page.getByRole('button', { name: 'Make a portal link' }).click();
+    const portalLink = page.getByRole('textbox', { name: 'Portal link (works once, for 10 minutes)' });
+    await portalLink.waitFor({ timeout: 10_000 });
+    expect(await portalLink.inputValue()).toMatch(new RegExp(`/portal/${runtime.demo.accountId}/#token=rpl_[A-Za-z0-9_-]{43}$`));
+    await axe(page, 'member with a portal link');
+    await page.locator('#member-portal').screenshot({ path: join(SHOTS, 'member-portal-link.png') });
     await visit(page, `referrals/${referralId}`, 'Referral of bob', 'referral');
     await visit(page, `webhooks/${endpoint.body.id}`, 'Webhook endpoint', 'webhook-endpoint');
     await visit(page, 'payouts?status=paid', 'Payouts', 'payouts-paid');
