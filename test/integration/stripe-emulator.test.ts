@@ -174,6 +174,78 @@ describe('the official stripe client, pointed at the emulator (host/port/protoco
   });
 });
 
+describe('the emulator answers as Stripe does: HTTP Basic auth, enum params, and the rest of what Refloop calls through the SDK', () => {
+  it('HTTP Basic with the key as user (curl -u sk_…:) is accepted; a wrong user, no key or another scheme is a 401; the Bearer scheme without case', async () => {
+    const { result } = await emulator.checkout({ email: 'basic@example.com' });
+    const url = `${emulator.url}/v1/subscriptions/${result.subscription.id}`;
+    const basic = (userPass: string) => `Basic ${Buffer.from(userPass).toString('base64')}`;
+    // The pinned version on each (the last test of the file checks every call carried it).
+    const get = (authorization?: string) => fetch(url, { headers: { 'stripe-version': STRIPE_API_VERSION, ...(authorization === undefined ? {} : { authorization }) } });
+
+    const viaBasic = await get(basic(`${emulator.secretKey}:`));
+    expect(viaBasic.status).toBe(200);
+    expect(await viaBasic.json()).toMatchObject({ id: result.subscription.id, object: 'subscription' });
+    expect((await get(`basic ${Buffer.from(`${emulator.secretKey}:`).toString('base64')}`)).status).toBe(200);
+    expect((await get(`bearer ${emulator.secretKey}`)).status).toBe(200);
+    expect((await get(`BEARER ${emulator.secretKey}`)).status).toBe(200);
+
+    const wrong = await get(basic('sk_test_notthekey:'));
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toMatchObject({ error: { type: 'invalid_request_error', message: expect.stringContaining('Invalid API Key provided: sk_test_') } });
+    for (const bad of [undefined, basic(':'), `Token ${emulator.secretKey}`, `Bearer`]) {
+      const res = await get(bad);
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ error: { type: 'invalid_request_error' } });
+    }
+  });
+
+  it('a value outside an enum parameter is a 400 naming the param (Stripe), never an empty list; the SDK raises StripeInvalidRequestError', async () => {
+    const get = async (path: string) => {
+      const res = await fetch(`${emulator.url}${path}`, { headers: { authorization: `Bearer ${emulator.secretKey}`, 'stripe-version': STRIPE_API_VERSION } });
+      return { status: res.status, body: (await res.json()) as { error?: { type: string; param?: string; message: string } } };
+    };
+    for (const [path, param] of [
+      ['/v1/subscriptions?status=bogus', 'status'],
+      ['/v1/invoices?status=bogus', 'status'],
+      ['/v1/invoice_payments?status=bogus', 'status'],
+      ['/v1/checkout/sessions?status=bogus', 'status'],
+      ['/v1/promotion_codes?active=maybe', 'active'],
+    ] as const) {
+      const out = await get(path);
+      expect({ path, status: out.status, type: out.body.error?.type, param: out.body.error?.param }).toEqual({ path, status: 400, type: 'invalid_request_error', param });
+      expect(out.body.error?.message).toMatch(new RegExp(`^Invalid ${param}: must be one of `));
+    }
+    expect((await get('/v1/subscriptions?status=all')).status).toBe(200);
+    expect((await get('/v1/promotion_codes?active=true')).status).toBe(200);
+    await expect(sdk.subscriptions.list({ status: 'bogus' as Stripe.SubscriptionListParams.Status })).rejects.toMatchObject({ type: 'StripeInvalidRequestError', statusCode: 400, param: 'status' });
+  });
+
+  it('the SDK reads the remaining objects Refloop asks for: checkout sessions by subscription, invoice, product, coupon, promotion code, refunds of a charge', async () => {
+    const coupon = await sdk.coupons.create({ id: 'sdk-coupon-rest', amount_off: 300, currency: 'usd', duration: 'once' });
+    const promo = await sdk.promotionCodes.create({ promotion: { type: 'coupon', coupon: coupon.id }, code: 'SDK-REST', max_redemptions: 1 });
+    const { result } = await emulator.checkout({ email: 'sdk-rest@example.com', clientReferenceId: 'ref-rest', promotionCode: 'SDK-REST' });
+    const subId = result.subscription.id;
+
+    const sessions = await sdk.checkout.sessions.list({ subscription: subId, limit: 1 });
+    expect(sessions.data.map((x) => x.id)).toEqual([result.session.id]);
+    const invoice = await sdk.invoices.retrieve(result.invoice.id);
+    expect(invoice).toMatchObject({ id: result.invoice.id, object: 'invoice', status: 'paid' });
+    const priceProduct = result.subscription.items.data[0]?.price.product as string;
+    expect(await sdk.products.retrieve(priceProduct)).toMatchObject({ id: priceProduct, object: 'product', name: 'Pro' });
+    expect(await sdk.coupons.retrieve(coupon.id)).toMatchObject({ id: coupon.id, object: 'coupon', amount_off: 300, currency: 'usd', times_redeemed: 1 });
+    expect(await sdk.promotionCodes.retrieve(promo.id)).toMatchObject({ id: promo.id, object: 'promotion_code', code: 'SDK-REST', times_redeemed: 1 });
+    expect((await sdk.promotionCodes.list({ code: 'SDK-REST', active: false })).data.map((x) => x.id)).toEqual([promo.id]);
+
+    const chargeId = result.charge?.id as string;
+    await emulator.refund(chargeId, { amount: 100 });
+    await emulator.refund(chargeId, { amount: 50 });
+    const refunds: number[] = [];
+    for await (const r of sdk.refunds.list({ charge: chargeId, limit: 1 })) refunds.push(r.amount);
+    expect(refunds).toEqual([50, 100]);
+    await expect(sdk.coupons.retrieve('no-such-coupon')).rejects.toMatchObject({ type: 'StripeInvalidRequestError', statusCode: 404, code: 'resource_missing' });
+  });
+});
+
 describe('the adapter drives the emulator end to end', () => {
   it('coupon and promotion code once; checkout with client_reference_id, metadata and the code -> subscription, payment and attribution facts', async () => {
     const coupon = { referralId: 'ref-42', code: 'RF-TEST-42', discount: { type: 'percentage' as const, amount: 10_00, currency: null, recurring: false } };

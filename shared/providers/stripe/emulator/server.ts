@@ -7,7 +7,10 @@
 // same simulations through the /_emulator control endpoints. The official `stripe` package, pointed at it
 // with host/port/protocol, reads it (test/integration/stripe-emulator.test.ts).
 //
-// Every API call must carry `Authorization: Bearer <secretKey>` (else 401) and, if it sends
+// Every API call must carry the secret key (else 401), as Stripe takes it: `Authorization: Bearer <key>`, or
+// HTTP Basic with the key as the user name (`curl -u sk_…:`, docs/providers/stripe.md); schemes without case.
+// Enum query parameters (a list's `status`, booleans) are validated as Stripe does: 400 invalid_request_error
+// naming the param, never an empty list. And, if it sends
 // `Stripe-Version`, the pinned version (else 400). A POST with an `Idempotency-Key` seen before answers the
 // stored response when the parameters are the same (header `Idempotent-Replayed: true`), and 400
 // idempotency_error when they differ. Faults for tests: `failNext(n, status)` answers the next n API calls
@@ -18,6 +21,31 @@ import type { AddressInfo } from 'node:net';
 import { signatureHeader } from '../signature';
 import { STRIPE_API_VERSION, decodeForm, type Charge, type CheckoutSession, type Customer, type Dispute, type Invoice, type Refund, type StripeEvent, type Subscription } from '../wire';
 import { Ledger, LedgerError, list, type LedgerOptions } from './ledger';
+
+/** The API key an Authorization header presents: `Bearer <key>` or Basic `<key>:` (schemes without case). */
+export function apiKeyOf(header: string | undefined): string | null {
+  const m = /^([A-Za-z0-9!#$%&'*+.^_`|~-]+) +(\S+) *$/.exec(header ?? '');
+  if (!m) return null;
+  const scheme = (m[1] as string).toLowerCase();
+  const token = m[2] as string;
+  if (scheme === 'bearer') return token;
+  if (scheme !== 'basic') return null;
+  const decoded = Buffer.from(token, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const user = colon < 0 ? decoded : decoded.slice(0, colon);
+  return user === '' ? null : user;
+}
+
+/** Stripe's answer to a value outside an enum parameter's list: 400 invalid_request_error naming the param. */
+function oneOf(params: Record<string, unknown>, name: string, allowed: readonly string[]): void {
+  const v = params[name];
+  if (v === undefined) return;
+  if (typeof v !== 'string' || !allowed.includes(v)) {
+    const list = allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')}, or ${allowed[allowed.length - 1]}` : String(allowed[0]);
+    throw new LedgerError(400, '', `Invalid ${name}: must be one of ${list}`, name);
+  }
+}
+const BOOLEAN = ['true', 'false'] as const;
 
 export interface StripeEmulatorOptions extends LedgerOptions {
   /** Default 0 = a free port; listens on 127.0.0.1. */
@@ -230,6 +258,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
         return ok(subscriptionView(ledger.subscription(b as string), expand));
       case 'GET subscriptions': {
         allowOnly(expand, ['data.customer']);
+        oneOf(params, 'status', ['active', 'past_due', 'unpaid', 'canceled', 'incomplete', 'incomplete_expired', 'trialing', 'all', 'ended', 'paused']);
         const status = params.status ?? null;
         const customer = params.customer ?? null;
         const items = [...ledger.subscriptions.values()].filter(
@@ -252,6 +281,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
         return ok(ledger.invoice(b as string));
       case 'GET invoices': {
         allowOnly(expand, []);
+        oneOf(params, 'status', ['draft', 'open', 'paid', 'uncollectible', 'void']);
         const items = [...ledger.invoices.values()].filter(
           (i) => (params.subscription === undefined || i.parent?.subscription_details?.subscription === params.subscription) && (params.status === undefined || i.status === params.status),
         );
@@ -259,6 +289,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
       }
       case 'GET invoice_payments': {
         allowOnly(expand, ['data.invoice']);
+        oneOf(params, 'status', ['canceled', 'open', 'paid']);
         const payment = (params.payment ?? {}) as Record<string, unknown>;
         if (params.payment !== undefined && payment.type !== 'payment_intent' && payment.type !== 'payment_record') {
           throw new LedgerError(400, 'parameter_invalid_string', 'payment[type] must be payment_intent or payment_record', 'payment[type]');
@@ -289,6 +320,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
       case 'GET promotion_codes {id}':
         return ok(byId(ledger.promotionCodes, 'promotion code', b as string));
       case 'GET promotion_codes': {
+        oneOf(params, 'active', BOOLEAN);
         const items = [...ledger.promotionCodes.values()].filter(
           (p) => (typeof params.code !== 'string' || p.code.toUpperCase() === params.code.toUpperCase()) && (params.active === undefined || String(p.active) === params.active) && (params.coupon === undefined || p.promotion.coupon === params.coupon),
         );
@@ -303,6 +335,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     if (a === 'checkout' && b === 'sessions') {
       if (method === 'GET' && c && !d) return ok(byId(ledger.sessions, 'checkout.session', c));
       if (method === 'GET' && !c) {
+        oneOf(params, 'status', ['open', 'complete', 'expired']);
         const items = [...ledger.sessions.values()].filter((s) => (params.subscription === undefined || s.subscription === params.subscription) && (params.status === undefined || s.status === params.status));
         return ok(page(items, params, '/v1/checkout/sessions'));
       }
@@ -324,8 +357,10 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
       if (faults.status === 429) return apiError(res, 429, 'invalid_request_error', 'rate_limit', 'Too many requests hit the API too quickly.', null, { 'retry-after': String(faults.retryAfter) });
       return apiError(res, faults.status, 'api_error', undefined, 'An unknown error occurred (injected).', null, { 'stripe-should-retry': 'true' });
     }
-    if (req.headers.authorization !== `Bearer ${secretKey}`) {
-      return apiError(res, 401, 'invalid_request_error', undefined, 'Invalid API Key provided: ' + String(req.headers.authorization ?? '').replace(/^Bearer\s+/, '').slice(0, 8) + '********');
+    const presented = apiKeyOf(req.headers.authorization);
+    if (presented !== secretKey) {
+      if (presented === null) return apiError(res, 401, 'invalid_request_error', undefined, 'You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. \'Authorization: Bearer YOUR_SECRET_KEY\'), or as the basic auth username.');
+      return apiError(res, 401, 'invalid_request_error', undefined, 'Invalid API Key provided: ' + presented.slice(0, 8) + '********');
     }
     const version = req.headers['stripe-version'];
     if (version !== undefined && version !== STRIPE_API_VERSION) return apiError(res, 400, 'invalid_request_error', 'api_version_invalid', `Invalid Stripe API version: ${String(version)}. The emulator speaks ${STRIPE_API_VERSION}.`);
