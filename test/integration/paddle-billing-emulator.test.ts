@@ -124,6 +124,62 @@ describe('the official SDK verifies and parses every emulator notification', () 
   });
 });
 
+describe('the official SDK calls the emulator\'s API: every call Refloop makes (shared/providers/paddle-billing/client.ts)', () => {
+  // The SDK sends `Authorization: bearer <key>` (lower case); an environment that is not one of its names is its base URL.
+  // Paddle-Version 1 as Refloop's client sends it (the last tests check every call carried it).
+  const api = () => new Paddle(emulator.apiKey, { environment: emulator.url as Environment, logLevel: LogLevel.none, customHeaders: { 'Paddle-Version': '1' } });
+
+  it('auth schemes are matched without case: bearer, Bearer and BEARER pass; a wrong key, no key or another scheme is 403', async () => {
+    const url = `${emulator.url}/subscriptions?per_page=1`;
+    for (const scheme of ['bearer', 'Bearer', 'BEARER']) expect((await fetch(url, { headers: { authorization: `${scheme} ${emulator.apiKey}`, 'paddle-version': '1' } })).status).toBe(200);
+    for (const bad of [`bearer pdl_sdbx_apikey_wrong`, `Basic ${emulator.apiKey}`, `bearer`, '']) {
+      const res = await fetch(url, { headers: { 'paddle-version': '1', ...(bad ? { authorization: bad } : {}) } });
+      expect({ bad, status: res.status }).toEqual({ bad, status: 403 });
+      expect(await res.json()).toMatchObject({ error: { type: 'request_error', code: 'forbidden' } });
+    }
+  });
+
+  it('subscriptions get/list/update (discount), transactions get (include)/list, customers get/list, discounts create/get/list', async () => {
+    const sdkApi = api();
+    const discount = await sdkApi.discounts.create({ description: 'SDK coupon', type: 'percentage', amount: '10', code: 'SDKCOUPON1', enabledForCheckout: true, recur: false, usageLimit: 1 });
+    expect(discount).toMatchObject({ id: expect.stringMatching(/^dsc_/), code: 'SDKCOUPON1', type: 'percentage', amount: '10', usageLimit: 1, enabledForCheckout: true });
+    expect(await sdkApi.discounts.get(discount.id)).toMatchObject({ id: discount.id, code: 'SDKCOUPON1' });
+    const byCode = await sdkApi.discounts.list({ code: ['sdkcoupon1'] }).next();
+    expect(byCode.map((d) => d.id)).toEqual([discount.id]);
+
+    const { result } = await emulator.checkout({ email: 'sdk-api@example.com', customData: { refloop_referral_id: 'ref-sdk' }, discountCode: 'SDKCOUPON1' });
+    const subId = result.subscription.id;
+    const sub = await sdkApi.subscriptions.get(subId);
+    expect(sub).toMatchObject({ id: subId, status: 'active', customerId: result.subscription.customer_id, currencyCode: 'USD', customData: { refloop_referral_id: 'ref-sdk' } });
+    expect(sub.items[0]?.price).toMatchObject({ id: expect.stringMatching(/^pri_/) });
+    const listed = await sdkApi.subscriptions.list({ customerId: [result.subscription.customer_id], perPage: 1 }).next();
+    expect(listed.map((x) => x.id)).toEqual([subId]);
+    const all: string[] = [];
+    const collection = sdkApi.subscriptions.list({ perPage: 1 });
+    for await (const x of collection) all.push(x.id);
+    expect(all).toContain(subId);
+    expect(new Set(all).size).toBe(all.length);
+
+    const txn = await sdkApi.transactions.get(result.transaction.id, { include: ['customer', 'discount'] });
+    expect(txn).toMatchObject({ id: result.transaction.id, subscriptionId: subId, status: 'completed', customer: { email: 'sdk-api@example.com' }, discount: { id: discount.id } });
+    const txns = await sdkApi.transactions.list({ subscriptionId: [subId], status: ['completed'], perPage: 30 }).next();
+    expect(txns.map((t) => t.id)).toEqual([result.transaction.id]);
+
+    expect(await sdkApi.customers.get(result.subscription.customer_id)).toMatchObject({ id: result.subscription.customer_id, email: 'sdk-api@example.com' });
+    const customers = await sdkApi.customers.list({ id: [result.subscription.customer_id], perPage: 200 }).next();
+    expect(customers.map((c) => c.email)).toEqual(['sdk-api@example.com']);
+
+    const credit = await sdkApi.discounts.create({ description: 'Refloop referral credit', type: 'flat', amount: '500', currencyCode: 'USD', enabledForCheckout: false, recur: true, maximumRecurringIntervals: 1 });
+    const updated = await sdkApi.subscriptions.update(subId, { discount: { id: credit.id, effectiveFrom: 'next_billing_period' } });
+    expect(updated.discount).toMatchObject({ id: credit.id });
+    expect(emulator.ledger.subscription(subId).discount).toMatchObject({ id: credit.id });
+    const removed = await sdkApi.subscriptions.update(subId, { discount: null });
+    expect(removed.discount).toBeNull();
+
+    await expect(sdkApi.subscriptions.get('sub_01unknown000000000000000a')).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
 describe('the adapter drives the emulator end to end', () => {
   it('coupon created once; checkout with customData and the code -> subscription and payment facts with hints', async () => {
     const coupon = { referralId: 'ref-42', code: 'RFTESTCOUPON42', discount: { type: 'percentage' as const, amount: 10_00, currency: null, recurring: false } };

@@ -4,7 +4,8 @@
 // Tests drive the money side through the returned handle; the `paddle-billing` CLI drives the same
 // simulations through the /_emulator control endpoints.
 //
-// Every API call must carry `Authorization: Bearer <apiKey>` (else 403 forbidden) and, if it sends
+// Every API call must carry `Authorization: Bearer <apiKey>` (else 403 forbidden; the scheme is matched
+// without case, as HTTP auth schemes are: @paddle/paddle-node-sdk sends `bearer`) and, if it sends
 // `Paddle-Version`, version 1 (else 400 invalid_version). Faults for tests: `failNext(n, status)`
 // answers the next n API calls with a 5xx or a 429 (with Retry-After).
 import { randomBytes } from 'node:crypto';
@@ -13,6 +14,12 @@ import type { AddressInfo } from 'node:net';
 import { signatureHeader } from '../signature';
 import type { Adjustment, Customer, Discount, Notification, Subscription, Transaction } from '../wire';
 import { Ledger, LedgerError, type LedgerOptions } from './ledger';
+
+/** The token of an `Authorization: Bearer <token>` header; the scheme without case (RFC 9110 11.1). */
+export function bearerToken(header: string | undefined): string | null {
+  const m = /^([A-Za-z0-9!#$%&'*+.^_`|~-]+) +(\S+) *$/.exec(header ?? '');
+  return m && m[1]?.toLowerCase() === 'bearer' ? (m[2] as string) : null;
+}
 
 export interface PaddleBillingEmulatorOptions extends LedgerOptions {
   /** Default 0 = a free port; listens on 127.0.0.1. */
@@ -193,7 +200,7 @@ export async function startPaddleBillingEmulator(options: PaddleBillingEmulatorO
       if (faults.status === 429) return apiError(res, 429, 'too_many_requests', 'Too many requests.', { 'retry-after': String(faults.retryAfter) });
       return apiError(res, faults.status, 'internal_error', 'Injected fault.');
     }
-    if (req.headers.authorization !== `Bearer ${apiKey}`) return apiError(res, 403, 'forbidden', 'You aren’t permitted to perform this request.');
+    if (bearerToken(req.headers.authorization) !== apiKey) return apiError(res, 403, 'forbidden', 'You aren’t permitted to perform this request.');
     const version = req.headers['paddle-version'];
     if (version !== undefined && version !== '1') return apiError(res, 400, 'invalid_version', `Paddle-Version ${String(version)} is not supported.`);
     const q = url.searchParams;
