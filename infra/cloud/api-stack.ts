@@ -44,7 +44,7 @@ export interface RefloopApiStackProps extends StackProps {
   emailIdentity?: string;
   /** The HTTP API stage's default route throttle (requests/s and burst); CDK context `apiThrottleRate` / `apiThrottleBurst`. */
   apiThrottle?: { rateLimit: number; burstLimit: number };
-  /** Concurrency reserved for each queue worker (0: none); CDK context `workerReservedConcurrency`. */
+  /** Concurrency reserved for each queue worker (0, the default: none); CDK context `workerReservedConcurrency` (opt-in). */
   workerReservedConcurrency?: number;
   /** The built dashboard (web/dist); without it the stack has no dashboard (tests of other parts). */
   dashboardDir?: string;
@@ -55,10 +55,12 @@ export interface RefloopApiStackProps extends StackProps {
 /**
  * A flood of requests (unknown keys included: they fail in the handler, after the invocation) must not take
  * the account's whole Lambda concurrency: the stage throttles every route at this rate and burst by default
- * (API Gateway answers 429 itself, no Lambda runs), and each queue worker keeps concurrency of its own.
+ * (API Gateway answers 429 itself, no Lambda runs). Queue workers reserve no concurrency by default (a new
+ * account's quota is often too small: the first deploy would fail, see ./queue-worker.ts); each event source
+ * is capped instead. `-c workerReservedConcurrency=5` reserves 5 per worker on an account that can spare it.
  */
 export const DEFAULT_API_THROTTLE = { rateLimit: 500, burstLimit: 1000 };
-export const DEFAULT_WORKER_RESERVED_CONCURRENCY = 5;
+export const DEFAULT_WORKER_RESERVED_CONCURRENCY = 0;
 
 /** The stack's throttle and worker reservation from CDK context (`-c apiThrottleRate=1000 ...`), defaults above. */
 export function limitsFromContext(scope: Construct): Pick<RefloopApiStackProps, 'apiThrottle' | 'workerReservedConcurrency'> {

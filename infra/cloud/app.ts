@@ -24,7 +24,8 @@ createStacks(app, {
   emailIdentity: context('emailIdentity'),
   // Subscribes an address to the alarm topic: `-c alarmEmail=oncall@example.com` (AWS emails a confirmation link).
   alarmEmail: context('alarmEmail'),
-  // `-c apiThrottleRate=1000 -c apiThrottleBurst=2000 -c workerReservedConcurrency=10` (defaults in api-stack.ts).
+  // `-c apiThrottleRate=1000 -c apiThrottleBurst=2000 -c workerReservedConcurrency=5` (defaults in api-stack.ts; the
+  // reservation is opt-in: it needs an account concurrency quota of 100 + 6 x the reservation).
   ...limitsFromContext(app),
   dashboardDir: join(root, 'web', 'dist'),
   // A custom domain in front of the distribution: `-c publicBaseUrl=https://referrals.example.com`.

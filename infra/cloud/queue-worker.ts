@@ -22,6 +22,12 @@ export const DLQ_RETENTION = Duration.days(14);
 export const VISIBILITY_TIMEOUT_FACTOR = 6;
 /** Lambda waits up to this long to fill a batch (fewer invocations under load; the local pollers do the same). */
 export const MAX_BATCHING_WINDOW = Duration.seconds(1);
+/**
+ * The most concurrent invocations each worker's SQS event source makes when no concurrency is reserved
+ * (the default): a backlog cannot take more than this of the account's unreserved pool, and the provider
+ * APIs and the hot counter items see a bounded number of writers.
+ */
+export const DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY = 5;
 
 export interface QueueWorkerProps {
   /** The line of functions/workers.ts. */
@@ -30,13 +36,25 @@ export interface QueueWorkerProps {
   /** Workers write their effects (idempotency markers in the same transaction): 'write' by default. */
   tableAccess?: TableBinding;
   /**
-   * Concurrency reserved for the worker (0: none), so that a flood of API requests cannot take all of the
-   * account's and starve it. The event source is capped at the same number: SQS pollers that invoke past a
-   * function's reserved concurrency are throttled, and throttled receives count toward the DLQ redrive.
+   * Concurrency reserved for the worker (0 or absent: none, the default), so that a flood of API requests
+   * cannot take all of the account's and starve it. Opt-in: Lambda keeps 100 executions unreserved, so six
+   * workers reserving 5 each need an account quota of 130 or more, and new accounts often have 10 or 50
+   * (the deploy then fails). With a reservation the event source is capped at the same number: SQS pollers
+   * that invoke past a function's reserved concurrency are throttled, and throttled receives count toward
+   * the DLQ redrive. Without one it is capped at DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY.
    */
   reservedConcurrency?: number;
   /** The topic the DLQ alarm notifies (./alarms.ts). */
   alarmTopic: ITopic;
+}
+
+/**
+ * The event source's MaximumConcurrency: the reservation when there is one (maxConcurrency is 2 at least, so
+ * a reservation of 1 leaves the event source uncapped, not recommended), the default cap otherwise.
+ */
+export function eventSourceCap(reservedConcurrency: number | undefined): { maxConcurrency?: number } {
+  if (!reservedConcurrency) return { maxConcurrency: DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY };
+  return reservedConcurrency >= 2 ? { maxConcurrency: reservedConcurrency } : {};
 }
 
 export class QueueWorker extends Construct {
@@ -75,8 +93,7 @@ export class QueueWorker extends Construct {
         maxBatchingWindow: MAX_BATCHING_WINDOW,
         // The handler answers batchItemFailures (shared/queue/worker.ts): only those are retried.
         reportBatchItemFailures: true,
-        // maxConcurrency is 2 at least: a reservation of 1 leaves the event source uncapped (not recommended).
-        ...(props.reservedConcurrency && props.reservedConcurrency >= 2 ? { maxConcurrency: props.reservedConcurrency } : {}),
+        ...eventSourceCap(props.reservedConcurrency),
       }),
     );
 

@@ -25,6 +25,7 @@ import {
   PROVIDER_WEBHOOK_SECRET_KEY_PATTERN,
 } from '../../infra/cloud/api-stack';
 import { RefloopFunction } from '../../infra/cloud/function';
+import { DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY, eventSourceCap } from '../../infra/cloud/queue-worker';
 import { SECRET_WRITERS } from '../../infra/cloud/secrets-key';
 import { secretsKeyUses } from '../../infra/cloud/secrets-key';
 import { RefloopStatefulStack } from '../../infra/cloud/stateful-stack';
@@ -234,7 +235,7 @@ describe('API stack', () => {
     const data = new RefloopStatefulStack(app, 'ThrottleStateful');
     const custom = Template.fromStack(new RefloopApiStack(app, 'ThrottleApi', { table: data.table, secretsKey: data.secretsKey, apiThrottle: { rateLimit: 42, burstLimit: 84 }, workerReservedConcurrency: 0 }));
     custom.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 42, ThrottlingBurstLimit: 84 } });
-    // 0 turns the reservation off (an account whose concurrency quota is too small to reserve any).
+    // 0 (the default) reserves nothing.
     for (const fn of Object.values(custom.findResources('AWS::Lambda::Function')) as Resource[]) {
       expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
     }
@@ -242,8 +243,8 @@ describe('API stack', () => {
 
   it('the CDK app reads the throttle and the worker reservation from context (defaults without it; bad values refused)', () => {
     expect(limitsFromContext(new App())).toEqual({ apiThrottle: DEFAULT_API_THROTTLE, workerReservedConcurrency: DEFAULT_WORKER_RESERVED_CONCURRENCY });
-    const app = new App({ context: { apiThrottleRate: '50', apiThrottleBurst: 100, workerReservedConcurrency: '0' } });
-    expect(limitsFromContext(app)).toEqual({ apiThrottle: { rateLimit: 50, burstLimit: 100 }, workerReservedConcurrency: 0 });
+    const app = new App({ context: { apiThrottleRate: '50', apiThrottleBurst: 100, workerReservedConcurrency: '5' } });
+    expect(limitsFromContext(app)).toEqual({ apiThrottle: { rateLimit: 50, burstLimit: 100 }, workerReservedConcurrency: 5 });
     expect(() => limitsFromContext(new App({ context: { apiThrottleRate: 'lots' } }))).toThrow('context apiThrottleRate must be a non-negative number');
   });
 
@@ -284,20 +285,41 @@ describe('queues, workers and schedules', () => {
     });
   });
 
-  // Issue 11 item 11: a flood of API requests cannot take the concurrency the workers need; each worker's
-  // event source stays within its reservation (throttled SQS invocations would count toward the DLQ).
-  it('reserves concurrency for every queue worker, and caps its event source at it; no API function reserves any', () => {
-    const reserved = DEFAULT_WORKER_RESERVED_CONCURRENCY;
-    expect(reserved).toBeGreaterThanOrEqual(2);
-    const mappings = Object.values(api.findResources('AWS::Lambda::EventSourceMapping')) as Resource[];
+  // Issue 23 item 1: a new account (quota 10 or 50) must deploy. Lambda keeps 100 executions unreserved, so
+  // the default reserves nothing and caps each event source instead; a reservation is opt-in (context), and
+  // then the event source stays within it (throttled SQS invocations would count toward the DLQ).
+  const scalingOf = (template: Template, fnId: string) =>
+    (Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[]).find((m) => JSON.stringify(m.Properties.FunctionName) === JSON.stringify({ Ref: fnId }))?.Properties.ScalingConfig;
+
+  it('reserves no concurrency by default (no function at all), and caps each worker\'s event source', () => {
+    expect(DEFAULT_WORKER_RESERVED_CONCURRENCY).toBe(0);
+    expect(DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY).toBeGreaterThanOrEqual(2);
+    for (const [id, fn] of Object.entries(api.findResources('AWS::Lambda::Function')) as [string, Resource][]) {
+      expect({ id, reserved: fn.Properties.ReservedConcurrentExecutions }).toEqual({ id, reserved: undefined });
+    }
     for (const worker of workers) {
-      expect({ worker: worker.name, reserved: resource(api, logicalId(worker.name)).Properties.ReservedConcurrentExecutions }).toEqual({ worker: worker.name, reserved });
-      const mine = mappings.find((m) => JSON.stringify(m.Properties.FunctionName) === JSON.stringify({ Ref: logicalId(worker.name) }));
-      expect({ worker: worker.name, scaling: mine?.Properties.ScalingConfig }).toEqual({ worker: worker.name, scaling: { MaximumConcurrency: reserved } });
+      expect({ worker: worker.name, scaling: scalingOf(api, logicalId(worker.name)) }).toEqual({ worker: worker.name, scaling: { MaximumConcurrency: DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY } });
+    }
+    // The CDK app's default (no context) is the same.
+    expect(limitsFromContext(new App()).workerReservedConcurrency).toBe(0);
+  });
+
+  it('reserves concurrency for every queue worker when asked (-c workerReservedConcurrency=5), capping its event source at it; no API function reserves any', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [], workerReservedConcurrency: '5' } });
+    const data = new RefloopStatefulStack(app, 'ReservedStateful');
+    const stack = new RefloopApiStack(app, 'ReservedApi', { table: data.table, secretsKey: data.secretsKey, ...limitsFromContext(app) });
+    const template = Template.fromStack(stack);
+    const idOf = (name: string) => stack.getLogicalId(stack.functions.get(name)?.node.defaultChild as CfnElement);
+    for (const worker of workers) {
+      expect({ worker: worker.name, reserved: resource(template, idOf(worker.name)).Properties.ReservedConcurrentExecutions }).toEqual({ worker: worker.name, reserved: 5 });
+      expect({ worker: worker.name, scaling: scalingOf(template, idOf(worker.name)) }).toEqual({ worker: worker.name, scaling: { MaximumConcurrency: 5 } });
     }
     for (const route of [...routes, fallbackRoute]) {
-      expect({ route: route.name, reserved: resource(api, logicalId(route.name)).Properties.ReservedConcurrentExecutions }).toEqual({ route: route.name, reserved: undefined });
+      expect({ route: route.name, reserved: resource(template, idOf(route.name)).Properties.ReservedConcurrentExecutions }).toEqual({ route: route.name, reserved: undefined });
     }
+    // A reservation above the default cap raises the cap with it.
+    expect(eventSourceCap(12)).toEqual({ maxConcurrency: 12 });
+    expect(eventSourceCap(0)).toEqual({ maxConcurrency: DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY });
   });
 
   it('feeds each worker from its queue with partial batch responses', () => {
