@@ -17,8 +17,11 @@ export interface Config {
   authNegativeCacheSeconds: number;
   /** Failed authentications (unknown or revoked keys) allowed per client IP per minute; 0 turns the limit off. */
   authFailuresPerIpPerMinute: number;
-  /** Public base URL for absolute pagination links; when unset the request's scheme and host are used. */
-  publicBaseUrl: string | undefined;
+  /**
+   * The site's origin for absolute links and the CSRF check: PUBLIC_BASE_URL (the stack sets it on every
+   * function), else the local gateway's `http://127.0.0.1:<PORT or 3000>`. Never a request's Host header.
+   */
+  publicBaseUrl: string;
   /** Endpoint override for the local SQS (`npm start`, tests); undefined in AWS. */
   sqsEndpoint: string | undefined;
   /** Queue URLs by queue name (see shared/queue/queues.ts); a function only gets the ones it sends to. */
@@ -105,7 +108,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // 60 failures a minute (a misconfigured client retrying is far below), then 429 without any read.
     authNegativeCacheSeconds: integer('AUTH_NEGATIVE_CACHE_SECONDS', env.AUTH_NEGATIVE_CACHE_SECONDS, 30),
     authFailuresPerIpPerMinute: integer('AUTH_FAILURES_PER_IP_PER_MINUTE', env.AUTH_FAILURES_PER_IP_PER_MINUTE, 60),
-    publicBaseUrl,
+    publicBaseUrl: publicBaseUrl ?? `http://127.0.0.1:${integer('PORT', env.PORT, 3000)}`,
     sqsEndpoint: env.SQS_ENDPOINT || undefined,
     queueUrls: {
       'provider-events': env.PROVIDER_EVENTS_QUEUE_URL || undefined,

@@ -46,8 +46,16 @@ export function readableLine(attributes: LogFields): string {
   return `${localTime(Number.isNaN(time) ? Date.now() : time)} ${level} ${String(attributes.message ?? '')}${keys.length ? `  ${keys.join(' ')}` : ''}\n`;
 }
 
+/** Where every line goes instead of the console, when set (`npm run bench` keeps the service's lines in a file). */
+let sink: ((line: string) => void) | null = null;
+
 class ReadableLogger extends Logger {
   protected override printLog(logLevel: number, item: LogItem): void {
+    if (sink) {
+      item.prepareForPrint();
+      sink(readable ? readableLine(item.getAttributes()) : `${JSON.stringify(item.getAttributes())}\n`);
+      return;
+    }
     if (!readable) return super.printLog(logLevel, item);
     item.prepareForPrint();
     const line = readableLine(item.getAttributes());
@@ -97,6 +105,11 @@ export function invocationKeys(context?: Pick<Context, 'awsRequestId'>): LogFiel
     ...(inLambda ? { cold_start: cold } : {}),
     ...(context?.awsRequestId ? { function_request_id: context.awsRequestId } : {}),
   };
+}
+
+/** Sends every line (each ending with a newline) to `write` instead of stdout/stderr; null restores the console. */
+export function useLogSink(write: ((line: string) => void) | null): void {
+  sink = write;
 }
 
 /** `npm start`: readable lines with local timestamps instead of JSON. */

@@ -117,8 +117,10 @@ const upToDate = () =>
  * checkout (npm start beside npm test's global setup, say) take turns through a lock directory (mkdir is
  * atomic): the second waits, then finds the build done.
  */
-export async function ensureWebBuilt(): Promise<{ outDir: string; built: boolean }> {
+export async function ensureWebBuilt(options: { onBuildStart?: () => void } = {}): Promise<{ outDir: string; built: boolean }> {
   if (upToDate()) return { outDir: OUT_DIR, built: false };
+  // A build runs (here, or in the process holding the lock): the caller may say so before the wait.
+  options.onBuildStart?.();
   for (;;) {
     try {
       mkdirSync(LOCK);

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { fallbackRoute, findRoute } from '../../functions/routes';
+import { resetConfig } from '../../shared/config';
 import { errorFields, log } from '../../shared/log';
 import { serveApp } from './static-app';
 
@@ -67,10 +68,14 @@ function queryParameters(rawQueryString: string): Record<string, string> | undef
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-function encodeBody(body: Buffer | undefined): { body?: string; isBase64Encoded: boolean } {
+/**
+ * The body as API Gateway hands it over: the bytes unchanged. `ignoreBOM` keeps a leading UTF-8 byte-order
+ * mark in the text (TextDecoder drops it by default, which made a body AWS refuses pass locally).
+ */
+export function encodeBody(body: Buffer | undefined): { body?: string; isBase64Encoded: boolean } {
   if (!body || body.length === 0) return { isBase64Encoded: false };
   try {
-    return { body: new TextDecoder('utf-8', { fatal: true }).decode(body), isBase64Encoded: false };
+    return { body: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body), isBase64Encoded: false };
   } catch {
     return { body: body.toString('base64'), isBase64Encoded: true };
   }
@@ -275,14 +280,35 @@ export interface Gateway {
 /** The built dashboard (web/dist), served under /app/ when it exists. */
 export const WEB_DIST = join(REPO_ROOT, 'web', 'dist');
 
-export function startGateway({ port, host = '127.0.0.1', webDir = WEB_DIST }: { port: number; host?: string; webDir?: string }): Promise<Gateway> {
+/**
+ * `publicBaseUrl`: the site's origin as the handlers see it (PUBLIC_BASE_URL), by default this gateway's
+ * own URL, the configured port. Like the stack in AWS, the gateway hands it to the handlers: links and the
+ * CSRF check are built from it, never from a request's Host header (docs/dashboard.md). It is restored on close.
+ */
+export function startGateway({ port, host = '127.0.0.1', webDir = WEB_DIST, publicBaseUrl }: { port: number; host?: string; webDir?: string; publicBaseUrl?: string }): Promise<Gateway> {
+  // Nothing a request does may take the process down (DynamoDB Local, the queues and the pollers live in
+  // it): a throw, synchronous or not, is logged and answered 500 in the contract's JSON shape.
+  const failed = (res: ServerResponse, err: unknown) => {
+    log('error', 'gateway: failed to answer', errorFields(err, true));
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.writeHead(500, { 'content-type': 'application/json' });
+    res.end(INTERNAL_ERROR);
+  };
   const server = createServer((req, res) => {
-    if (serveApp(webDir, req, res)) return;
-    handle(req, res).catch((err: unknown) => {
-      log('error', 'gateway: failed to answer', errorFields(err, true));
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(INTERNAL_ERROR);
-    });
+    try {
+      if (serveApp(webDir, req, res)) return;
+      handle(req, res).catch((err: unknown) => failed(res, err));
+    } catch (err) {
+      failed(res, err);
+    }
+  });
+  // A client that sends garbage before any request line: answered 400 by Node, never a crash.
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n{"detail":"Bad request."}');
+    else socket.destroy();
   });
   return new Promise((ok, fail) => {
     server.once('error', fail);
@@ -291,10 +317,17 @@ export function startGateway({ port, host = '127.0.0.1', webDir = WEB_DIST }: { 
       const address = server.address();
       const actualPort = typeof address === 'object' && address ? address.port : port;
       const shownHost = host.includes(':') ? `[${host}]` : host;
+      const url = `http://${shownHost}:${actualPort}`;
+      const previousBase = process.env.PUBLIC_BASE_URL;
+      process.env.PUBLIC_BASE_URL = publicBaseUrl || url;
+      resetConfig();
       ok({
-        url: `http://${shownHost}:${actualPort}`,
+        url,
         close: () =>
           new Promise<void>((done, failClose) => {
+            if (previousBase === undefined) delete process.env.PUBLIC_BASE_URL;
+            else process.env.PUBLIC_BASE_URL = previousBase;
+            resetConfig();
             server.close((err) => (err ? failClose(err) : done()));
             // Keep-alive sockets (fetch keeps them) would otherwise hold close() open.
             server.closeAllConnections();

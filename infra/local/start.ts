@@ -9,7 +9,7 @@ import { QUEUE_NAMES } from '../../shared/queue/queues';
 import { createAccount, ensurePublishableKey, findPrincipalByApiKey } from '../../shared/store/accounts';
 import { addTeamMember, membershipsOf } from '../../shared/store/team';
 import { handOverLoginLink } from '../../shared/email/login-links';
-import { log } from '../../shared/log';
+import { errorFields, log } from '../../shared/log';
 import { resetClients } from '../../shared/store/client';
 import { resetSecrets } from '../../shared/secrets';
 import type { ProviderKind } from '../../shared/billing/port';
@@ -45,6 +45,8 @@ export interface LocalOptions {
   demoOwnerEmail?: string;
   /** Build the dashboard (web/) when its sources changed since the last build (default true). */
   buildDashboard?: boolean;
+  /** The site's origin for links and the CSRF check (PUBLIC_BASE_URL); default the gateway's own URL. */
+  publicBaseUrl?: string;
 }
 
 export interface DemoAccount {
@@ -215,7 +217,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     // The dashboard is built here when its sources changed (a few seconds; nothing when they did not), so
     // `npm start` serves /app/ with no extra command.
     if (options.buildDashboard ?? true) await ensureDashboard();
-    const gateway = await startGateway({ port: options.port ?? 3000 });
+    const gateway = await startGateway({ port: options.port ?? 3000, ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}) });
     stops.push(gateway.close);
     // Each emulator delivers to the demo account's intake of its kind (the other kinds answer 404).
     paddle.setWebhookUrl(`${gateway.url}/webhooks/paddle/${demo.accountId}/`);
@@ -231,11 +233,22 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
   }
 }
 
-async function ensureDashboard(): Promise<void> {
+export type DashboardBuilder = (options: { onBuildStart?: () => void }) => Promise<{ built: boolean }>;
+
+/** web/build.ts's ensureWebBuilt: nothing when web/dist matches the sources. */
+const webBuilder: DashboardBuilder = async (options) => {
   // Loaded at run time (web/ has its own tsconfig; its build script pulls in Vite only when it builds).
-  const build = (await import(join(__dirname, '..', '..', 'web', 'build'))) as { ensureWebBuilt(): Promise<{ built: boolean }> };
+  const build = (await import(join(__dirname, '..', '..', 'web', 'build'))) as { ensureWebBuilt: DashboardBuilder };
+  return build.ensureWebBuilt(options);
+};
+
+/**
+ * Builds the dashboard when its sources changed. A first start builds it for about a minute: the line
+ * before the build says so (nothing is printed when no build runs).
+ */
+export async function ensureDashboard(builder: DashboardBuilder = webBuilder): Promise<void> {
   const started = Date.now();
-  const { built } = await build.ensureWebBuilt();
+  const { built } = await builder({ onBuildStart: () => log('info', 'building the dashboard (first start only)…') });
   if (built) log('info', `dashboard built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
@@ -250,6 +263,10 @@ function portFromEnv(name: string, fallback: number): number {
 async function main(): Promise<void> {
   // Readable lines with timestamps on this console (JSON is for CloudWatch); LOG_LEVEL=DEBUG shows more.
   useReadableLogs();
+  // One request's failure never ends `npm start` (DynamoDB Local and the queued messages live in this
+  // process): the gateway answers it 500, and anything thrown outside a request is logged, not fatal.
+  process.on('uncaughtException', (err) => log('error', 'uncaught exception (the service keeps running)', errorFields(err, true)));
+  process.on('unhandledRejection', (err) => log('error', 'unhandled rejection (the service keeps running)', errorFields(err, true)));
   const tableName = process.env.TABLE_NAME || 'refloop';
   let runtime: LocalRuntime;
   try {
@@ -263,6 +280,7 @@ async function main(): Promise<void> {
       paddleBillingPort: portFromEnv('PADDLE_BILLING_PORT', 8026),
       stripePort: portFromEnv('STRIPE_PORT', 12111),
       demoProvider: demoProviderFromEnv(),
+      ...(process.env.PUBLIC_BASE_URL ? { publicBaseUrl: process.env.PUBLIC_BASE_URL } : {}),
     });
   } catch (err) {
     console.error(err instanceof Error ? err.message : String(err));

@@ -31,8 +31,17 @@ export const APP_PREFIX = '/app';
 /** True when it answered the request (a path under /app). */
 export function serveApp(dir: string, req: IncomingMessage, res: ServerResponse): boolean {
   const url = req.url ?? '/';
-  const path = decodeURIComponent(url.split('?', 1)[0] ?? '/');
-  if (path !== APP_PREFIX && !path.startsWith(`${APP_PREFIX}/`)) return false;
+  const rawPath = url.split('?', 1)[0] ?? '/';
+  // Only /app paths are this file's: anything else (even a path that does not decode) goes to the API.
+  if (rawPath !== APP_PREFIX && !rawPath.startsWith(`${APP_PREFIX}/`)) return false;
+  let path: string;
+  try {
+    path = decodeURIComponent(rawPath);
+  } catch {
+    res.writeHead(400, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ detail: 'Malformed request path: it is not valid percent-encoded UTF-8.' }));
+    return true;
+  }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json' });
     res.end(JSON.stringify({ detail: `Method "${req.method}" not allowed.` }));

@@ -3,8 +3,9 @@
 // inviting account's) gets its own single-use, 15-minute link. An address in no team gets nothing, and the
 // requester cannot tell the difference.
 //
-// The link's host: PUBLIC_BASE_URL when the service has one (always in AWS: the stack sets the dashboard's
-// domain), so a forged Host header on the request cannot point a victim's link at another site.
+// The link's host: the configured site only (PUBLIC_BASE_URL: the stack sets the dashboard's domain in
+// AWS, the local gateway its own URL), never the message's base_url, which came from a request: a forged
+// Host header cannot point a victim's link at another site.
 import { config } from '../config';
 import { log } from '../log';
 import type { LoginLinkMessage } from '../queue/queues';
@@ -53,7 +54,7 @@ export async function handOverLoginLink(p: { accountId: string; operatorId: stri
 
 export async function sendLoginLinks(m: LoginLinkMessage, sender: EmailSender): Promise<number> {
   if (m.kind !== 'login-link' || typeof m.email !== 'string' || typeof m.base_url !== 'string') throw new PoisonMessageError('Not a login-link message');
-  const base = config().publicBaseUrl ?? m.base_url;
+  const base = config().publicBaseUrl;
   const memberships = (await membershipsOf(m.email)).filter((x) => !m.account_id || x.accountId === m.account_id);
   let sent = 0;
   for (const { accountId, operatorId } of memberships) {

@@ -54,6 +54,26 @@ export function jsonResult(status: number, body: unknown, event: APIGatewayProxy
   };
 }
 
+/** The detail of a request whose path does not percent-decode (e.g. `/v1/%ff`): a 400 before anything else runs. */
+export const MALFORMED_PATH = 'Malformed request path: it is not valid percent-encoded UTF-8.';
+
+/** True when `rawPath` percent-decodes as UTF-8 (what every path parameter needs). */
+export function isWellFormedPath(rawPath: string): boolean {
+  try {
+    decodeURIComponent(rawPath);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A path that does not decode is the client's error (400), whichever route API Gateway picked for it. */
+const wellFormedPath = (): middy.MiddlewareObj<APIGatewayProxyEventV2, Result> => ({
+  before: (request) => {
+    if (!isWellFormedPath(request.event.rawPath ?? '/')) throw new DetailError(400, MALFORMED_PATH);
+  },
+});
+
 /** Turns any error thrown in the pipeline into the contract's JSON error response. */
 const errorsAsJson = (): middy.MiddlewareObj<APIGatewayProxyEventV2, Result> => ({
   onError: (request) => {
@@ -94,6 +114,7 @@ function errorDetail(result: Result): string | undefined {
 export function publicHandler(fn: (event: APIGatewayProxyEventV2) => Promise<Result>) {
   const pipeline = middy<APIGatewayProxyEventV2, Result, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(errorsAsJson())
+    .use(wellFormedPath())
     .handler(fn);
   return async (event: APIGatewayProxyEventV2, context: Context): Promise<Result> => {
     const started = Date.now();

@@ -1,12 +1,13 @@
 // What the load and drain sections share: the local runtime on free ports, the forked load generator,
 // the service's logs kept out of the bench output, and queue depths.
 import { fork, type ChildProcess } from 'node:child_process';
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { join } from 'node:path';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { format } from 'node:util';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { freePort } from '../../infra/local/dynamodb';
 import { startLocal, type LocalRuntime } from '../../infra/local/start';
+import { useLogSink } from '../../shared/log';
 import { CpuMeter, findJavaChild } from './cpu';
 import type { LoadFigures, LoadJob, LoadReply } from './load-client';
 
@@ -23,7 +24,11 @@ export interface BenchRuntime {
   stop(): Promise<void>;
 }
 
-/** console.* of the service (handlers, workers) goes to a file: thousands of lines would drown the report. */
+/**
+ * The service's log lines (shared/log.ts: handlers, workers, the local runtime) and any console.* call of
+ * theirs go to a file: thousands of lines would drown the report. The logger writes through its own
+ * console, not the global one, so it is redirected with useLogSink (counted by the line's level).
+ */
 export interface LogSink {
   file: string;
   counts: Record<'log' | 'info' | 'warn' | 'error', number>;
@@ -32,7 +37,17 @@ export interface LogSink {
   restore(): Promise<void>;
 }
 
-function captureConsole(file: string): LogSink {
+/**
+ * The file the service's lines go to during `npm run bench`: BENCH_SERVICE_LOG, else .data/bench-service.log
+ * (gitignored; emptied when the bench starts, kept after it for reading).
+ */
+export function benchServiceLog(): string {
+  const file = resolve(process.env.BENCH_SERVICE_LOG || join(__dirname, '..', '..', '.data', 'bench-service.log'));
+  mkdirSync(dirname(file), { recursive: true });
+  return file;
+}
+
+export function captureServiceLogs(file: string): LogSink {
   const stream: WriteStream = createWriteStream(file, { flags: 'a' });
   const counts = { log: 0, info: 0, warn: 0, error: 0 };
   const firstErrors: string[] = [];
@@ -45,12 +60,26 @@ function captureConsole(file: string): LogSink {
       stream.write(`${level} ${line}\n`);
     };
   }
+  useLogSink((line) => {
+    let level: keyof typeof counts = 'info';
+    try {
+      const parsed = JSON.parse(line) as { level?: unknown };
+      const name = String(parsed.level ?? '').toLowerCase();
+      level = name === 'warn' || name === 'error' || name === 'critical' ? (name === 'critical' ? 'error' : name) : 'info';
+    } catch {
+      // Not JSON: counted as info.
+    }
+    counts[level]++;
+    if (level === 'error' && firstErrors.length < 5) firstErrors.push(line.trim().slice(0, 300));
+    stream.write(line);
+  });
   return {
     file,
     counts,
     firstErrors,
     restore: () =>
       new Promise<void>((resolve) => {
+        useLogSink(null);
         Object.assign(console, original);
         stream.end(() => resolve());
       }),
@@ -148,7 +177,7 @@ export async function startBenchRuntime(workDir: string): Promise<BenchRuntime> 
   process.env.JS_RATE_LIMIT_PER_KEY = '100000000';
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const tableName = `refloop-bench-${process.pid}-${Date.now().toString(36)}`;
-  const logs = captureConsole(join(workDir, 'service.log'));
+  const logs = captureServiceLogs(benchServiceLog());
   let runtime: LocalRuntime;
   try {
     runtime = await startLocal({

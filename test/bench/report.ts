@@ -315,7 +315,7 @@ export function renderReport(r: Report): string {
   if (r.serviceLog) {
     const c = r.serviceLog.counts;
     line(
-      `Service log lines during the load and drain sections (written to a file, not the console): ${num(c.log ?? 0)} info, ${num(c.warn ?? 0)} warnings, ${num(c.error ?? 0)} errors.` +
+      `Service log lines during the load and drain sections (written to .data/bench-service.log, or BENCH_SERVICE_LOG, not the console): ${num((c.log ?? 0) + (c.info ?? 0))} info, ${num(c.warn ?? 0)} warnings, ${num(c.error ?? 0)} errors.` +
         (r.serviceLog.firstErrors.length > 0 ? ` First errors: ${r.serviceLog.firstErrors.map((e) => `\`${e.replace(/`/g, "'").slice(0, 160)}\``).join('; ')}` : ''),
     );
     line();

@@ -12,11 +12,11 @@
 // BENCH_PORTAL_REFERRALS (200) and BENCH_PORTAL_RUNS (5) for the member portal section (skip: `portal`).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describeRun, measureAuthFlood, type AuthFloodSection } from './auth-flood';
 import { measureBundles, REPO_ROOT, type BundleSection } from './bundles';
 import { measureDrain, measureJsonDrain, type DrainSection, type JsonDrainSection } from './drain';
-import { startBenchRuntime, type BenchRuntime } from './harness';
+import { benchServiceLog, captureServiceLogs, startBenchRuntime, type BenchRuntime } from './harness';
 import { measureLoad, type LoadSection } from './load';
 import { measureMoney, type MoneySection } from './money';
 import { measureDashboard, type DashboardSection } from './dashboard';
@@ -44,6 +44,10 @@ async function main(): Promise<number> {
   const machine = describeMachine();
   progress(`${machine.cores} cores, ${machine.node}, ${machine.java}, load average ${num(machine.loadAtStart, 2)}`);
   const workDir = mkdtempSync(join(tmpdir(), 'refloop-bench-'));
+  // Every line the service logs (thousands: a 401 per unknown key of the auth flood, say) goes to this file.
+  const serviceLogFile = benchServiceLog();
+  writeFileSync(serviceLogFile, '');
+  progress(`service log lines go to ${relative(REPO_ROOT, serviceLogFile) || serviceLogFile}, not the console`);
 
   let bundles: BundleSection | null = null;
   let load: LoadSection | null = null;
@@ -131,7 +135,12 @@ async function main(): Promise<number> {
   if (!skip.has('dashboard')) {
     try {
       progress('dashboard: assets, then the overview with 3,000 referrals in Chromium');
-      dashboard = await measureDashboard({ referrals: setting('BENCH_DASHBOARD_REFERRALS', 3000), runs: setting('BENCH_DASHBOARD_RUNS', 5) });
+      const logs = captureServiceLogs(serviceLogFile);
+      try {
+        dashboard = await measureDashboard({ referrals: setting('BENCH_DASHBOARD_REFERRALS', 3000), runs: setting('BENCH_DASHBOARD_RUNS', 5) });
+      } finally {
+        await logs.restore();
+      }
     } catch (err) {
       errors.push(`dashboard: ${message(err)}`);
     }
@@ -142,7 +151,12 @@ async function main(): Promise<number> {
   if (!skip.has('portal')) {
     try {
       progress('portal: widget script and page assets, then the portal (standalone and framed) in Chromium');
-      portal = await measurePortal({ referrals: setting('BENCH_PORTAL_REFERRALS', 200), runs: setting('BENCH_PORTAL_RUNS', 5) });
+      const logs = captureServiceLogs(serviceLogFile);
+      try {
+        portal = await measurePortal({ referrals: setting('BENCH_PORTAL_REFERRALS', 200), runs: setting('BENCH_PORTAL_RUNS', 5) });
+      } finally {
+        await logs.restore();
+      }
     } catch (err) {
       errors.push(`portal: ${message(err)}`);
     }

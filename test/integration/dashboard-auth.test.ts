@@ -9,6 +9,7 @@
 // Logins are rate limited per IP (30 per 15 minutes, for all of the run's files from 127.0.0.1): this file
 // opens the role sessions through the store (test/support/dashboard.ts) and keeps its own HTTP logins few.
 import { generateKeyPairSync } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ import { workers } from '../../functions/workers';
 import { startGateway, type Gateway } from '../../infra/local/gateway';
 import type { Pollers } from '../../infra/local/pollers';
 import { LOCAL_SECRETS } from '../../infra/local/start';
-import { resetConfig } from '../../shared/config';
+import { readConfig, resetConfig } from '../../shared/config';
 import { CROSS_SITE_REFUSED, PERMISSION_DENIED, SESSION_ONLY, sessionCookie, tokenHash, type Role, SESSION_MAX_SECONDS } from '../../shared/domain/team';
 import { memberEmailHandler } from '../../shared/email/member-emails';
 import { outboxSender } from '../../shared/email/outbox-sender';
@@ -116,6 +117,32 @@ async function http(method: string, path: string, o: Options = {}): Promise<Res>
     body = null;
   }
   return { status: res.status, headers: res.headers, body, text, setCookies: res.headers.getSetCookie() };
+}
+
+/**
+ * A request whose Host (and X-Forwarded-*) headers say what an attacker wants: fetch will not send a
+ * forged Host, so this goes through node:http. Answers [status, parsed JSON body].
+ */
+function forgedHost(method: string, path: string, host: string, o: { body?: unknown; headers?: Record<string, string> } = {}): Promise<[number, any]> {
+  const url = new URL(site());
+  const data = o.body === undefined ? undefined : JSON.stringify(o.body);
+  const headers: Record<string, string> = {
+    host,
+    'x-forwarded-proto': 'https',
+    'x-forwarded-host': host,
+    ...(data !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) } : {}),
+    ...o.headers,
+  };
+  return new Promise((ok, fail) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path, method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.once('end', () => ok([res.statusCode ?? 0, text === '' ? null : JSON.parse(text)]));
+    });
+    req.once('error', fail);
+    req.end(data);
+  });
 }
 
 async function must(res: Promise<Res>, status: number): Promise<any> {
@@ -778,6 +805,53 @@ describe('account settings', () => {
       const stripe = await http('POST', '/v1/account/provider/', { session: owner, body: { kind: 'stripe', secret_key: LOCAL_SECRETS.stripeSecretKey, webhook_secret: LOCAL_SECRETS.stripeWebhookSecret, api_url: 'http://127.0.0.1:12111' } });
       expect([stripe.status, stripe.body]).toEqual([200, { kind: 'stripe', connected: true, webhook_url: `${site()}/webhooks/stripe/${t.accountId}/`, vendor_id: null, api_url: 'http://127.0.0.1:12111' }]);
     });
+  });
+});
+
+// ---- links and the CSRF origin come from the configuration, never from the Host header ------------
+
+describe('a forged Host header', () => {
+  const EVIL = 'evil.example';
+
+  it('the site is configured: PUBLIC_BASE_URL, else the local gateway on the configured port (never a request\'s host)', () => {
+    expect(readConfig({ PUBLIC_BASE_URL: 'https://refloop.acme.example/' }).publicBaseUrl).toBe('https://refloop.acme.example');
+    expect(readConfig({ PORT: '4321' }).publicBaseUrl).toBe('http://127.0.0.1:4321');
+    expect(readConfig({}).publicBaseUrl).toBe('http://127.0.0.1:3000');
+  });
+
+  it('a login link asked for with a forged Host points at the configured site', async () => {
+    const t = await tenant();
+    const dana = freshEmail('dana');
+    await addTeamMember(t.accountId, dana, 'admin');
+    expect(await forgedHost('POST', '/auth/login-links/', EVIL, { body: { email: dana } })).toEqual([202, LINK_SENT]);
+    const [mail] = await awaitMails(dana);
+    expect(mail!.link).toBe(`${site()}/app/login#token=${mail!.token}`);
+    expect(mail!.text).not.toContain(EVIL);
+  });
+
+  it("a session's write whose Origin matches the forged Host is refused (CSRF); an invitation and a portal link sent with a forged Host point at the site", async () => {
+    const t = await tenant();
+    const owner = await loginAs(t.accountId, 'owner');
+    const cookie = `refloop_session=${owner.token}`;
+    const victim = freshEmail('victim');
+    // The attacker's page sends its own origin and a Host to match it: the site's origin is not theirs.
+    expect(await forgedHost('POST', '/v1/team/', EVIL, { body: { email: victim, role: 'viewer' }, headers: { cookie, origin: `https://${EVIL}` } })).toEqual([403, { detail: CROSS_SITE_REFUSED }]);
+    expect((await must(http('GET', '/v1/team/', { session: owner }), 200)).results.map((m: { email: string }) => m.email)).not.toContain(victim);
+
+    // This site's Origin with a forged Host: the invitation goes out, with a link to the site.
+    const [status] = await forgedHost('POST', '/v1/team/', EVIL, { body: { email: victim, role: 'viewer' }, headers: { cookie, origin: site() } });
+    expect(status).toBe(201);
+    const [mail] = await awaitMails(victim);
+    expect(mail!.link).toBe(`${site()}/app/login#token=${mail!.token}`);
+    expect(mail!.text).not.toContain(EVIL);
+
+    // A member portal link made with a forged Host, and the list links.
+    const member = await must(http('POST', '/v1/members/', { key: t.apiKey, body: { identifier: unique('m'), email: `${unique('m')}@example.com` } }), 201);
+    const [portalStatus, portal] = await forgedHost('POST', `/v1/members/${member.id}/portal-sessions/`, EVIL, { body: {}, headers: { authorization: `Bearer ${t.apiKey}` } });
+    expect(portalStatus).toBe(201);
+    expect(String(portal.url).startsWith(`${site()}/portal/${t.accountId}/#token=`)).toBe(true);
+    const [, settings] = await forgedHost('GET', '/v1/account/', EVIL, { headers: { authorization: `Bearer ${t.apiKey}` } });
+    expect(JSON.stringify(settings)).not.toContain(EVIL);
   });
 });
 

@@ -450,19 +450,17 @@ describe('list query parameters', () => {
     }
   });
 
-  it('ignores unknown query parameters and keeps them in the links', async () => {
+  it('refuses an unknown query parameter with a 400 naming it, and keeps known ones in the links (docs/api.md)', async () => {
+    const extra = await call('GET', '/v1/campaigns/?page_size=2&foo=bar', { key: listKey });
+    expect(extra.status).toBe(400);
+    expect(extra.body).toEqual({ foo: ['Unknown query parameter. This list takes: page_size, cursor.'] });
     const plain = await call('GET', '/v1/campaigns/?page_size=2', { key: listKey });
-    const extra = await call('GET', '/v1/campaigns/?page_size=2&foo=bar&expand=all', { key: listKey });
     expect(plain.status).toBe(200);
-    expect(extra.status).toBe(200);
-    expect(extra.body.count).toBe(3);
-    expect(extra.body.results).toEqual(plain.body.results);
-    expect(extra.body.previous).toBeNull();
-    const next = new URL(extra.body.next);
+    expect(plain.body.count).toBe(3);
+    expect(plain.body.previous).toBeNull();
+    const next = new URL(plain.body.next);
     expect(next.origin).toBe('https://api.test');
     expect(next.pathname).toBe('/v1/campaigns/');
-    expect(next.searchParams.get('foo')).toBe('bar');
-    expect(next.searchParams.get('expand')).toBe('all');
     expect(next.searchParams.get('page_size')).toBe('2');
     expect(next.searchParams.get('cursor')).toMatch(/\S/);
   });
@@ -517,3 +515,103 @@ describe('list query parameters', () => {
   });
 });
 
+
+// Issue 23 #27: `GET /v1/%ff` without credentials took the whole `npm start` down (the /app check decoded
+// the path outside any try). A path that does not percent-decode is a 400 in the contract's shape, from the
+// handler layer (what API Gateway invokes in AWS) and from the gateway's socket alike; nothing a request
+// does may end the process.
+describe('malformed paths and a failing request', () => {
+  const MALFORMED = { detail: 'Malformed request path: it is not valid percent-encoded UTF-8.' };
+
+  it.each<[string, string, boolean]>([
+    ['GET', '/v1/%ff', false],
+    ['GET', '/v1/%ff/', true],
+    ['GET', '/v1/members/%ff/', true],
+    ['GET', '/v1/members/%E0%A4%A/', true],
+    ['POST', '/webhooks/paddle/%ff/', false],
+    ['GET', '/v1/campaigns/%c0%af/', true],
+  ])('%s %s (authenticated: %s): 400 in the contract shape', async (method, path, withKey) => {
+    const res = await call(method, path, withKey ? { key } : {});
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(MALFORMED);
+  });
+
+  it('a handler invoked as in AWS (the fallback, a parameter route) answers 400 for a path that does not decode', async () => {
+    const { handler: fallback } = await import('../../functions/fallback');
+    const event = (rawPath: string, routeKey: string, pathParameters?: Record<string, string>) =>
+      ({
+        version: '2.0',
+        routeKey,
+        rawPath,
+        rawQueryString: '',
+        headers: { host: 'api.test', authorization: `Bearer ${key}` },
+        ...(pathParameters ? { pathParameters } : {}),
+        isBase64Encoded: false,
+        requestContext: { http: { method: 'GET', path: rawPath, sourceIp: '127.0.0.1', protocol: 'HTTP/1.1', userAgent: 't' }, requestId: 'r1', routeKey, stage: '$default' },
+      }) as never;
+    const context = { functionName: 'Fallback', awsRequestId: 'r1', getRemainingTimeInMillis: () => 29_000 } as never;
+    const viaFallback = (await fallback(event('/v1/%ff', '$default'), context)) as { statusCode: number; body: string };
+    expect([viaFallback.statusCode, JSON.parse(viaFallback.body)]).toEqual([400, MALFORMED]);
+    const { handler: getMember } = await import('../../functions/members/get');
+    const viaRoute = (await getMember(event('/v1/members/%ff/', 'GET /v1/members/{member_id}/', { member_id: '%ff' }), context)) as { statusCode: number; body: string };
+    expect([viaRoute.statusCode, JSON.parse(viaRoute.body)]).toEqual([400, MALFORMED]);
+  });
+
+  it('over a socket: /v1/%ff and /app/%ff answer 400, a request that throws answers 500 JSON, and the gateway keeps serving', async () => {
+    const { startGateway } = await import('../../infra/local/gateway');
+    const { mkdtempSync, mkdirSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { connect } = await import('node:net');
+    // A dashboard directory whose index.html is a directory: serving /app/<route> reads it and throws.
+    const webDir = mkdtempSync(join(tmpdir(), 'refloop-gateway-'));
+    mkdirSync(join(webDir, 'index.html'));
+    const gateway = await startGateway({ port: 0, webDir });
+    try {
+      for (const path of ['/v1/%ff', '/app/%ff', '/v1/members/%ff/']) {
+        const res = await fetch(`${gateway.url}${path}`);
+        expect([path, res.status, res.headers.get('content-type'), await res.json()]).toEqual([path, 400, 'application/json', MALFORMED]);
+      }
+      const thrown = await fetch(`${gateway.url}/app/settings`);
+      expect([thrown.status, thrown.headers.get('content-type'), await thrown.json()]).toEqual([500, 'application/json', { detail: 'Internal server error.' }]);
+      // Bytes that are not HTTP at all: Node answers 400 and the server lives on.
+      const garbage = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(new URL(gateway.url).port), '127.0.0.1');
+        let got = '';
+        socket.on('data', (d) => (got += d.toString('latin1')));
+        socket.on('end', () => resolve(got));
+        socket.on('close', () => resolve(got));
+        socket.on('error', reject);
+        socket.end('\u0000\u0001 not http\r\n\r\n');
+      });
+      expect(garbage).toMatch(/^HTTP\/1\.1 400 /);
+      const health = await fetch(`${gateway.url}/health`);
+      expect(health.status).toBe(200);
+    } finally {
+      await gateway.close();
+      rmSync(webDir, { recursive: true, force: true });
+    }
+  });
+});
+
+// Issue 23 #32: the gateway dropped a leading UTF-8 byte-order mark (TextDecoder's default), so a body that
+// API Gateway hands over unchanged, and the JSON parser then refuses, was accepted locally.
+describe('a body with a byte-order mark', () => {
+  it('reaches the handler byte for byte, and a JSON body starting with one is a 400 (as in AWS), creating nothing', async () => {
+    const { encodeBody } = await import('../../infra/local/gateway');
+    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"Bom"}')]);
+    const passed = encodeBody(withBom);
+    expect(passed.isBase64Encoded).toBe(false);
+    expect(Buffer.from(passed.body as string, 'utf8').equals(withBom)).toBe(true);
+
+    const account = await newAccount();
+    const res = await call('POST', '/v1/campaigns/', { key: account.apiKey, rawBody: withBom, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/^JSON parse error - /);
+    const list = await call('GET', '/v1/campaigns/', { key: account.apiKey });
+    expect(list.body.results.filter((c: { name: string }) => c.name === 'Bom')).toEqual([]);
+    // The same body without the mark is accepted: only the mark is refused.
+    const plain = await call('POST', '/v1/campaigns/', { key: account.apiKey, rawBody: withBom.subarray(3), headers: { 'content-type': 'application/json' } });
+    expect(plain.status).toBe(201);
+  });
+});

@@ -7,4 +7,7 @@ export default function unitEnvironment(): void {
   // shows everything.
   process.env.LOG_LEVEL ??= 'SILENT';
   process.env.AWS_REGION ??= 'us-east-1';
+  // The site's origin (links, the CSRF check): the host test/support/api.ts sends requests to. A local
+  // gateway a suite starts replaces it with its own URL while it runs.
+  process.env.PUBLIC_BASE_URL ??= 'https://api.test';
 }

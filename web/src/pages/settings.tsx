@@ -23,6 +23,9 @@ const ROLE_TEXT: Record<Role, string> = {
   viewer: 'Viewer: read only',
 };
 
+/** The invitation's role choices, the safe default (Viewer) first. */
+const INVITE_ROLES: readonly Role[] = [...ROLES].reverse();
+
 export function Settings() {
   const account = useLoad(() => unwrap(api.GET('/v1/account/')), []);
   return (
@@ -495,6 +498,10 @@ function TeamSection() {
   const form = useFormState();
   const { version, reload, reloadFromStart } = useTableReload('team_cursor');
   const [removing, setRemoving] = useState<string | null>(null);
+  // Bumped after each invitation: the fields are mounted afresh, so the role is back to Viewer. A form's
+  // reset() alone would pick the select's first option (Preact sets `selected` as a property, which
+  // reset() ignores): a second invitation would then make an owner nobody chose.
+  const [inviteRound, setInviteRound] = useState(0);
 
   const remove = async (member: TeamMember) => {
     const ok = await confirm({
@@ -528,14 +535,16 @@ function TeamSection() {
             onSubmit={async (data, el) => {
               const member = await unwrap(api.POST('/v1/team/', { body: { email: text(data, 'email'), role: text(data, 'role') as Role } }));
               el.reset();
-              notify(`Invitation sent to ${member.email}.`);
+              setInviteRound((n) => n + 1);
+              notify(`Invitation sent to ${member.email} as ${member.role}.`);
               reloadFromStart();
             }}
           >
             <h3 class="form-title">Invite someone</h3>
-            <div class="form-row">
+            <div class="form-row" key={inviteRound}>
               <Field name="email" label="Email" type="email" required autoComplete="off" spellcheck={false} />
-              <SelectField name="role" label="Role" defaultValue="viewer" options={ROLES.map((r) => ({ value: r, label: ROLE_TEXT[r] }))} />
+              {/* Least privilege first: whatever resets the field lands on Viewer, never on Owner. */}
+              <SelectField name="role" label="Role" defaultValue="viewer" options={INVITE_ROLES.map((r) => ({ value: r, label: ROLE_TEXT[r] }))} />
               <SubmitButton form={form} busyLabel="Inviting…" variant="secondary">
                 Send invitation
               </SubmitButton>
