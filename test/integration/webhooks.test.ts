@@ -14,11 +14,13 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/store/client';
 import { getItem, queryAll } from '../../shared/store/ops';
 import { applyProviderUpdate } from '../../shared/store/subscriptions';
-import { keys } from '../../shared/store/table';
+import { keys, SWEEP_SHARDS } from '../../shared/store/table';
+import { dueDeliveries } from '../../shared/store/webhooks';
+import { publishAll } from '../../shared/queue/publish';
 import { sweepDeliveries, sweepOutbox, sweepPurges, GRACE_MS } from '../../shared/webhooks/sweep';
 import { verifyWebhook } from '../../shared/webhooks/verify';
 import { api, type ApiResponse } from '../support/api';
-import { newAccount, pollUntil } from '../support/fixtures';
+import { newAccount, pollUntil as pollFor } from '../support/fixtures';
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
 
 interface Received {
@@ -61,6 +63,11 @@ class Receiver {
     await new Promise<void>((ok) => this.server?.close(() => ok()));
   }
 }
+
+// Every wait in this file crosses the real path (the queue, the poller, the worker, the receiver), which a
+// busy 2-core machine running the whole suite slows three- or fourfold: generous deadlines, no fixed sleeps.
+jest.setTimeout(60_000);
+const pollUntil: typeof pollFor = (fn, options) => pollFor(fn, { timeoutMs: 30_000, ...options });
 
 let queues: TestQueues;
 let pollers: Pollers;
@@ -113,6 +120,19 @@ async function newMember(k = key): Promise<any> {
 }
 
 const deliveries = async (endpointId: string) => ok(call('GET', `/v1/webhook-endpoints/${endpointId}/deliveries/`));
+
+/**
+ * What sweepDeliveries does (the same Query of the due partitions, the same `deliver` messages), limited
+ * to one account. With the clock days ahead, the real sweep would find every retrying delivery in the
+ * shared test table due (this file's SSRF endpoints, and other files' running at the same time), and this
+ * file's worker would attempt all of them at every step: slow on a busy machine, and foreign to those
+ * files' tests.
+ */
+async function sweepDeliveriesOf(accountId: string, nowMs: number): Promise<number> {
+  const due = (await Promise.all(Array.from({ length: SWEEP_SHARDS }, (_, shard) => dueDeliveries(shard, nowMs)))).flat().filter((d) => d.account_id === accountId);
+  await publishAll('webhook-deliveries', due.map((d) => ({ kind: 'deliver' as const, ...d })));
+  return due.length;
+}
 
 describe('webhook endpoints: CRUD', () => {
   it('creates (201, secret shown once), reads, lists, updates and deletes an endpoint', async () => {
@@ -329,7 +349,7 @@ describe('delivery', () => {
     const events = await pollUntil(() => {
       const got = receiver.of('/lifecycle').map((r) => JSON.parse(r.body));
       return ['subscription.updated', 'referral.converted', 'reward.created'].every((t) => got.some((e) => e.type === t)) ? got : null;
-    }, { timeoutMs: 15_000 });
+    });
     const byType = (t: string) => events.filter((e: { type: string }) => e.type === t);
     expect(byType('referral.converted').map((e: { data: unknown }) => e.data)).toEqual([converted]);
     expect(byType('subscription.updated')[0].data).toMatchObject({ id: subscriptionId, status: 'active', plan: { descriptor: '$10.00 / month' } });
@@ -351,7 +371,7 @@ describe('delivery', () => {
       await sweepPurges();
       const left = await queryAll({ partitionValue: keys.webhookDeliveriesOf(acct, hook.id), consistent: true });
       return left.length === 0 && (await getItem(keys.webhookPurge(acct, hook.id))) === undefined;
-    }, { timeoutMs: 15_000, intervalMs: 300 });
+    }, { intervalMs: 300 });
   });
 
   it('failures are retried with exponential backoff until a success', async () => {
@@ -388,29 +408,33 @@ describe('delivery', () => {
     expect((await ok(call('GET', `/v1/webhook-endpoints/${hook.id}/`))).failing_since).toBeNull();
   });
 
+  // About 20 attempts, each a real round through the queue, the worker and the receiver: about 10 s alone,
+  // three or four times that on a busy 2-core machine running the whole suite. Hence its own timeout.
   it('an endpoint failing for 3 days: the delivery is given up and the endpoint disabled', async () => {
-    const { apiKey } = await newAccount('regular');
+    const { accountId: acct, apiKey } = await newAccount('regular');
     const hook = await endpoint('/down', ['member.created'], apiKey);
     receiver.plan.set('/down', Array.from({ length: 60 }, () => 500));
     await newMember(apiKey);
     const list = () => ok(call('GET', `/v1/webhook-endpoints/${hook.id}/deliveries/`, undefined, apiKey));
-    let offset = 0;
-    let last: any;
+    // The first attempt, made by the fan-out's own message.
+    let last: any = await pollUntil(async () => {
+      const d = (await list()).results[0];
+      return d && d.attempt_count > 0 && d.status !== 'pending' ? d : null;
+    });
     // The service's own decision after each failed attempt: the wait it scheduled (next_retry_at - attempted_at,
     // one write, one clock). The observed gaps between attempts add the sweep's and the queue's real latency.
     const scheduled: number[] = [];
-    for (let step = 0; step < 40; step++) {
-      last = await pollUntil(async () => {
-        const d = (await list()).results[0];
-        return d && d.attempt_count > 0 && d.status !== 'pending' ? d : null;
-      });
-      if (last.status !== 'retrying') break;
+    for (let step = 0; step < 40 && last.status === 'retrying'; step++) {
       scheduled.push(last.next_retry_at - Math.max(...last.attempts.map((a: { attempted_at: number }) => a.attempted_at)));
       const attempts = last.attempt_count;
-      offset = last.next_retry_at * 1000 - realNow() + 1000;
+      const offset = last.next_retry_at * 1000 - realNow() + 1000;
       clock.now = () => realNow() + offset;
-      await sweepDeliveries(clock.now());
-      await pollUntil(async () => (await list()).results[0]?.attempt_count > attempts);
+      expect(await sweepDeliveriesOf(acct, clock.now())).toBe(1);
+      // The attempt count grows when the outcome is recorded (the count is the history's length).
+      last = await pollUntil(async () => {
+        const d = (await list()).results[0];
+        return d?.attempt_count > attempts ? d : null;
+      });
     }
     expect(last.status).toBe('failed');
     // Backoff: every wait doubled from 1 minute up to the 6-hour ceiling, over 3 days.
@@ -431,7 +455,7 @@ describe('delivery', () => {
     const enabled = await ok(call('PATCH', `/v1/webhook-endpoints/${hook.id}/`, { enabled: true }, apiKey));
     expect(enabled).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
     receiver.plan.delete('/down');
-  });
+  }, 120_000);
 
   it('a redirect is a failure and is not followed; a receiver that does not answer times out', async () => {
     const { apiKey } = await newAccount('regular');
@@ -441,7 +465,7 @@ describe('delivery', () => {
     receiver.plan.set('/silent', [0]);
     await newMember(apiKey);
     const firstAttempt = async (id: string) =>
-      pollUntil(async () => (await ok(call('GET', `/v1/webhook-endpoints/${id}/deliveries/`, undefined, apiKey))).results[0]?.attempts[0], { timeoutMs: 15_000 });
+      pollUntil(async () => (await ok(call('GET', `/v1/webhook-endpoints/${id}/deliveries/`, undefined, apiKey))).results[0]?.attempts[0]);
     expect(await firstAttempt(moved.id)).toMatchObject({ status_code: 302, error: 'HTTP 302' });
     expect(await firstAttempt(silent.id)).toMatchObject({ status_code: null, error: 'timeout after 1500 ms' });
     expect(receiver.of('/followed')).toHaveLength(0);
@@ -465,7 +489,7 @@ describe('delivery', () => {
     // A sweep 30 s later (the grace period) re-queues it. Limited to this test's window: the shared test
     // table holds other files' undispatched events (files that run no fan-out), which are not this test's.
     expect(await sweepOutbox(realNow() + GRACE_MS + 1000, since)).toBeGreaterThanOrEqual(1);
-    await pollUntil(() => receiver.of('/healed').length === 1, { timeoutMs: 20_000 });
+    await pollUntil(() => receiver.of('/healed').length === 1);
     expect(JSON.parse(receiver.of('/healed')[0]?.body ?? '{}')).toMatchObject({ type: 'member.created', data: { id: member.id } });
   });
 });
