@@ -32,7 +32,7 @@ import { providerView } from '../shared/store/account-settings';
 import { batchGet, lookup } from '../shared/store/ops';
 import { senderOf } from '../shared/store/emails';
 import { db } from '../shared/store/client';
-import { cliSqs, listAccounts, queuePairs, queueStatus, redrive } from './ops';
+import { cliSqs, cliSqsEndpoint, listAccounts, queuePairs, queueStatus, redrive } from './ops';
 import { isCurrencyCode } from '../shared/domain/currency';
 import { DetailError, NotFoundError } from '../shared/domain/errors';
 import { portalUrl } from '../shared/domain/portal';
@@ -49,7 +49,8 @@ async function requireAccount(accountId: string): Promise<void> {
 }
 
 const ADDRESS = /^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/;
-const DEFAULT_ENDPOINT = 'http://127.0.0.1:8000';
+/** `npm start`'s DynamoDB Local: the port it was given (DYNAMODB_PORT), else 8000. */
+const defaultEndpoint = () => `http://127.0.0.1:${process.env.DYNAMODB_PORT || '8000'}`;
 const HTTP_URL = /^https?:\/\/[^/\s]+/;
 
 /** Bad arguments: exit code 2. */
@@ -358,14 +359,10 @@ const commands: Record<string, Command> = {
     flags: ['stack'],
     required: [],
     async run({ stack = 'RefloopApi' }) {
-      const local = isLocalRun();
-      const sqs = cliSqs(local);
-      try {
+      return withSqs(async (sqs, local) => {
         const queues = await queueStatus(sqs, await queuePairs(sqs, local, stack));
         return { queues, dead_letters: queues.reduce((a, q) => a + q.dlq_messages, 0) };
-      } finally {
-        sqs.destroy();
-      }
+      });
     },
   },
   'queues redrive': {
@@ -378,16 +375,12 @@ const commands: Record<string, Command> = {
       if (max !== undefined && !/^[1-9]\d{0,6}$/.test(max)) throw new UsageError(`--max must be a positive integer, got "${max}"`);
     },
     async run({ queue, max, stack = 'RefloopApi' }) {
-      const local = isLocalRun();
-      const sqs = cliSqs(local);
-      try {
+      return withSqs(async (sqs, local) => {
         const pair = (await queuePairs(sqs, local, stack)).find((p) => p.queue === (queue as QueueName));
         if (!pair) throw new UsageError(`unknown queue "${queue}"`);
         const moved = await redrive(sqs, pair, max === undefined ? undefined : Number(max));
         return { queue, moved };
-      } finally {
-        sqs.destroy();
-      }
+      });
     },
   },
   'members portal-link': {
@@ -436,7 +429,7 @@ const HELP_NOTES = [
   'Run `npm run --silent admin -- <command> --help` for one command.',
   '',
   'environment:',
-  '  DYNAMODB_ENDPOINT  DynamoDB Local (default http://127.0.0.1:8000, the one `npm start` runs)',
+  '  DYNAMODB_ENDPOINT  DynamoDB Local (default http://127.0.0.1:$DYNAMODB_PORT or 8000, the one `npm start` runs)',
   '  TABLE_NAME         the table (default refloop)',
   '  AWS_REGION         set, with DYNAMODB_ENDPOINT unset: the deployed table in AWS, with your AWS credentials',
   '  API_URL            the API base URL for `account show` (default: the local gateway, http://127.0.0.1:$PORT or 3000)',
@@ -482,6 +475,40 @@ function parse(argv: string[]): { command: Command; values: Values } {
   return { command, values };
 }
 
+/** A dependency the CLI could not reach: the message names it, its endpoint and the variable that sets it. */
+class UnreachableError extends Error {}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'EAI_AGAIN']);
+
+/** A connection failure (no HTTP answer at all), as opposed to an error the service answered. */
+function isNetworkError(err: unknown): boolean {
+  const e = err as { code?: unknown; name?: unknown; $metadata?: { httpStatusCode?: number; attempts?: number } } | null;
+  if (typeof e !== 'object' || e === null) return false;
+  if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) return true;
+  if (e.name === 'TimeoutError') return true;
+  return e.$metadata?.attempts !== undefined && e.$metadata.httpStatusCode === undefined;
+}
+
+/** Runs `fn` with the CLI's SQS client; a connection failure names SQS, its endpoint and SQS_ENDPOINT / SQS_PORT. */
+async function withSqs<T>(fn: (sqs: ReturnType<typeof cliSqs>, local: boolean) => Promise<T>): Promise<T> {
+  const local = isLocalRun();
+  const sqs = cliSqs(local);
+  try {
+    return await fn(sqs, local);
+  } catch (err) {
+    if (!isNetworkError(err)) throw err;
+    const endpoint = cliSqsEndpoint(local);
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new UnreachableError(
+      endpoint
+        ? `cannot reach SQS at ${endpoint} (${reason}); SQS_ENDPOINT (or SQS_PORT, default 9324) sets it: is \`npm start\` running, and on that port?`
+        : `cannot reach SQS in AWS (${reason}); check AWS_REGION and your credentials, or set SQS_ENDPOINT`,
+    );
+  } finally {
+    sqs.destroy();
+  }
+}
+
 /** Whether this run is on the laptop's local parts (DynamoDB Local, hence the local SQS too). */
 function isLocalRun(): boolean {
   const endpoint = process.env.DYNAMODB_ENDPOINT;
@@ -491,7 +518,7 @@ function isLocalRun(): boolean {
 /** DynamoDB Local unless the operator points at AWS (AWS_REGION set and no DYNAMODB_ENDPOINT). */
 function configureEnvironment(): string | undefined {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  if (!process.env.DYNAMODB_ENDPOINT && !process.env.AWS_REGION) process.env.DYNAMODB_ENDPOINT = DEFAULT_ENDPOINT;
+  if (!process.env.DYNAMODB_ENDPOINT && !process.env.AWS_REGION) process.env.DYNAMODB_ENDPOINT = defaultEndpoint();
   resetConfig();
   resetClients();
   return process.env.DYNAMODB_ENDPOINT || undefined;
@@ -499,11 +526,13 @@ function configureEnvironment(): string | undefined {
 
 function describe(err: unknown, endpoint: string | undefined): string {
   if (err instanceof DetailError) return err.detail;
-  if (err instanceof UsageError || err instanceof UnknownAccountError || err instanceof UnknownApiKeyError || err instanceof UnknownProviderAccountError || err instanceof ProviderSwitchRefusedError) return err.message;
+  if (err instanceof UsageError || err instanceof UnreachableError || err instanceof UnknownAccountError || err instanceof UnknownApiKeyError || err instanceof UnknownProviderAccountError || err instanceof ProviderSwitchRefusedError) return err.message;
   const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message : String(err);
-  if (typeof code === 'string' && ['ECONNREFUSED', 'ENOTFOUND', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)) {
-    return `cannot reach DynamoDB at ${endpoint ?? 'AWS'} (${message}); is \`npm start\` running?`;
+  if (isNetworkError(err) || (typeof code === 'string' && NETWORK_CODES.has(code))) {
+    return endpoint
+      ? `cannot reach DynamoDB at ${endpoint} (${message}); DYNAMODB_ENDPOINT (or DYNAMODB_PORT, default 8000) sets it: is \`npm start\` running, and on that port?`
+      : `cannot reach DynamoDB in AWS (${message}); check AWS_REGION and your credentials, or set DYNAMODB_ENDPOINT`;
   }
   return `${err instanceof Error ? err.name : 'Error'}: ${message}`;
 }

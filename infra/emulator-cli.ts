@@ -1,6 +1,8 @@
 // What the emulator CLIs (infra/paddle.ts, paddle-billing.ts, stripe.ts) share: one call to an emulator's
 // /_emulator/ control endpoint, its JSON answer printed on stdout. Exit code 0, or 1 when the emulator is
-// down, answers something that is not JSON, or refuses (its `error` printed on one stderr line).
+// down, answers something that is not JSON, or refuses (its `error` printed on one stderr line), or when
+// the service answered a webhook it triggered 404 (the demo account is on another provider: a hint names
+// the DEMO_PROVIDER to start with).
 export interface EmulatorCall {
   /** The CLI's name, the prefix of its error lines ("paddle", "stripe"). */
   cli: string;
@@ -15,6 +17,30 @@ export interface EmulatorCall {
   timeoutMs: number;
   /** Appended to "not reachable": what to start. */
   hint: string;
+  /**
+   * The provider kind of the emulator (`DEMO_PROVIDER`'s value for it). A webhook the service answered 404
+   * means the demo account is not connected to this provider: one line says which DEMO_PROVIDER to start
+   * with, and the exit code is 1 (the action happened in the emulator, but the service saw none of it).
+   */
+  provider?: 'paddle-classic' | 'paddle-billing' | 'stripe';
+}
+
+/** The HTTP statuses of the webhooks an emulator's answer reports (`notifications`, `events` or `alerts`). */
+export function deliveryStatuses(body: unknown): (number | null)[] {
+  const lists = Array.isArray(body) ? [body] : typeof body === 'object' && body !== null ? ['notifications', 'events', 'alerts'].map((k) => (body as Record<string, unknown>)[k]) : [];
+  const out: (number | null)[] = [];
+  for (const list of lists) {
+    if (!Array.isArray(list)) continue;
+    for (const d of list) if (typeof d === 'object' && d !== null && 'status' in d) out.push(typeof d.status === 'number' ? d.status : null);
+  }
+  return out;
+}
+
+const PROVIDER_NAMES = { 'paddle-classic': 'Paddle Classic', 'paddle-billing': 'Paddle Billing', stripe: 'Stripe' } as const;
+
+/** The one-line hint for webhooks answered 404: the demo account is on another provider. */
+export function notConnectedHint(cli: string, provider: keyof typeof PROVIDER_NAMES, count: number): string {
+  return `${cli}: the service answered 404 to ${count} webhook(s): the demo account is not connected to ${PROVIDER_NAMES[provider]}; restart with DEMO_PROVIDER=${provider} npm start (on a fresh DATA_DIR if the demo already mirrors another provider's subscriptions), or connect your account with \`npm run --silent admin -- account set-${provider === 'paddle-classic' ? 'paddle' : provider}\``;
 }
 
 export async function callEmulator(call: EmulatorCall): Promise<number> {
@@ -44,5 +70,10 @@ export async function callEmulator(call: EmulatorCall): Promise<number> {
     return 1;
   }
   process.stdout.write(JSON.stringify(body) + '\n');
+  const notFound = deliveryStatuses(body).filter((status) => status === 404).length;
+  if (call.provider && notFound > 0) {
+    process.stderr.write(`${notConnectedHint(call.cli, call.provider, notFound)}\n`);
+    return 1;
+  }
   return 0;
 }

@@ -23,9 +23,14 @@ export interface QueuePair {
   dlqUrl: string;
 }
 
+/** The SQS endpoint of the CLI: SQS_ENDPOINT, else locally `npm start`'s (port SQS_PORT or 9324); undefined in AWS. */
+export function cliSqsEndpoint(local: boolean): string | undefined {
+  return process.env.SQS_ENDPOINT || (local ? `http://127.0.0.1:${process.env.SQS_PORT || '9324'}` : undefined);
+}
+
 /** The SQS client of the CLI: `npm start`'s local SQS (SQS_ENDPOINT, else port SQS_PORT or 9324) or AWS's. */
 export function cliSqs(local: boolean): SQSClient {
-  const endpoint = process.env.SQS_ENDPOINT || (local ? `http://127.0.0.1:${process.env.SQS_PORT || '9324'}` : undefined);
+  const endpoint = cliSqsEndpoint(local);
   return new SQSClient({
     region: process.env.AWS_REGION || 'us-east-1',
     ...(endpoint ? { endpoint } : {}),

@@ -1,20 +1,19 @@
-// Paddle Billing emulator CLI (`npx tsx infra/paddle-billing.ts <command>`): plays the customer and
+// Paddle Billing emulator CLI (`npm run --silent paddle-billing -- <command>`): plays the customer and
 // Paddle's billing against the emulator (shared/providers/paddle-billing/emulator) through its /_emulator
 // control endpoints. The notifications it triggers go, signed, to the emulator's webhook URL exactly as in
-// the tests; stdout is the JSON result. Exit 2 on bad arguments, 1 when the emulator refuses or is down.
-// `serve [--port 8026] [--webhook-url URL] [--api-key K] [--webhook-secret S]` runs an emulator on its own
-// (until Ctrl-C) and prints its URL, API key and destination secret (emulator values, not real secrets).
+// the tests; stdout is the JSON result. Exit 2 on bad arguments, 1 when the emulator refuses or is down, or
+// when the service answered a notification 404 (the demo account is on another provider: a one-line hint
+// names DEMO_PROVIDER). `serve` runs an emulator on its own (until Ctrl-C) and prints its URL, API key and
+// destination secret (emulator values, not real secrets). The help has the structure of `admin`'s and
+// `paddle`'s (infra/cli-help.ts).
 import { parseArgs } from 'node:util';
 import { startPaddleBillingEmulator } from '../shared/providers/paddle-billing/emulator/server';
+import { commandUsage, formatHelp } from './cli-help';
 import { callEmulator } from './emulator-cli';
 
-const USAGE =
-  'usage: paddle-billing checkout --email <email> [--price pri_…] [--currency USD] [--quantity 1]' +
-  ' [--custom-data \'{"refloop_referral_id":"…"}\'] [--discount-code CODE]' +
-  ' | renew --subscription sub_… | fail --subscription sub_… | cancel --subscription sub_…' +
-  ' | refund --transaction txn_… [--amount <minor units>] | approve --adjustment adj_… | chargeback --transaction txn_… | state' +
-  ' | serve [--port 8026] [--webhook-url URL] [--api-key K] [--webhook-secret S]';
-const DEFAULT_URL = 'http://127.0.0.1:8026';
+/** `npm start`'s Paddle Billing emulator: the port it was given (PADDLE_BILLING_PORT), else 8026. */
+const defaultPort = () => Number(process.env.PADDLE_BILLING_PORT || '8026');
+const defaultUrl = () => `http://127.0.0.1:${defaultPort()}`;
 // Webhook deliveries happen inside the control call, each with a 5 s timeout.
 const TIMEOUT_MS = 60_000;
 
@@ -23,8 +22,13 @@ class UsageError extends Error {}
 type Values = Record<string, string>;
 
 interface Command {
+  /** The flags as the help shows them. */
+  args: string;
+  /** One short line for the help. */
+  summary: string;
   flags: string[];
   required: string[];
+  /** GET /_emulator/<path> without a body, or POST with the JSON body `body(values)` builds. */
   path: string;
   body?(values: Values): Record<string, unknown>;
 }
@@ -41,7 +45,9 @@ function positiveInt(flag: string, value: string): number {
   return Number(value);
 }
 
-const by = (flag: string, prefix: string, path: string, key: string): Command => ({
+const by = (flag: string, prefix: string, path: string, key: string, summary: string): Command => ({
+  args: `--${flag} ${prefix}_…`,
+  summary,
   flags: [flag],
   required: [flag],
   path,
@@ -50,6 +56,8 @@ const by = (flag: string, prefix: string, path: string, key: string): Command =>
 
 const commands: Record<string, Command> = {
   checkout: {
+    args: '--email <email> [--price pri_…] [--currency USD] [--quantity 1] [--custom-data \'{"refloop_referral_id":"…"}\'] [--discount-code CODE]',
+    summary: 'A customer buys: a subscription and its first transaction, with their notifications.',
     flags: ['email', 'price', 'currency', 'quantity', 'custom-data', 'discount-code'],
     required: ['email'],
     path: 'checkout',
@@ -77,10 +85,12 @@ const commands: Record<string, Command> = {
       };
     },
   },
-  renew: by('subscription', 'sub', 'renew', 'subscription_id'),
-  fail: by('subscription', 'sub', 'fail', 'subscription_id'),
-  cancel: by('subscription', 'sub', 'cancel', 'subscription_id'),
+  renew: by('subscription', 'sub', 'renew', 'subscription_id', 'The next renewal of a subscription is paid (transaction.completed, subscription.updated).'),
+  fail: by('subscription', 'sub', 'fail', 'subscription_id', 'The next renewal fails (transaction.payment_failed, subscription.past_due).'),
+  cancel: by('subscription', 'sub', 'cancel', 'subscription_id', 'Cancel a subscription (subscription.canceled).'),
   refund: {
+    args: '--transaction txn_… [--amount <minor units>]',
+    summary: 'Ask for a refund, in full or in part (adjustment.created, pending until approve).',
     flags: ['transaction', 'amount'],
     required: ['transaction'],
     path: 'refund',
@@ -89,15 +99,46 @@ const commands: Record<string, Command> = {
       ...(v.amount !== undefined ? { amount: positiveInt('amount', v.amount) } : {}),
     }),
   },
-  approve: by('adjustment', 'adj', 'approve', 'adjustment_id'),
-  chargeback: by('transaction', 'txn', 'chargeback', 'transaction_id'),
-  state: { flags: [], required: [], path: 'state' },
+  approve: by('adjustment', 'adj', 'approve', 'adjustment_id', 'Approve a pending refund (adjustment.updated).'),
+  chargeback: by('transaction', 'txn', 'chargeback', 'transaction_id', 'A chargeback on a transaction (adjustment.created, approved).'),
+  state: { args: '', summary: "The emulator's subscriptions, transactions and adjustments, as JSON.", flags: [], required: [], path: 'state' },
+  serve: {
+    args: '[--port 8026] [--webhook-url <url>] [--api-key <key>] [--webhook-secret <secret>]',
+    summary: 'Run an emulator on its own until Ctrl-C; prints its URL, API key and notification secret.',
+    flags: ['port', 'webhook-url', 'api-key', 'webhook-secret'],
+    required: [],
+    path: '',
+  },
 };
+
+const HELP_NOTES = [
+  'Run `npm run --silent paddle-billing -- <command> --help` for one command.',
+  '',
+  '--custom-data is what Paddle.js Checkout.open({customData}) was given, e.g. \'{"refloop_referral_id": "<id>"}\':',
+  'the notification then converts that referral. The demo account must be on Paddle Billing (`DEMO_PROVIDER=paddle-billing npm start`).',
+  '',
+  'environment:',
+  '  PADDLE_BILLING_EMULATOR_URL  the emulator (default http://127.0.0.1:$PADDLE_BILLING_PORT or 8026, the one `npm start` runs)',
+  '',
+  "Prints the emulator's JSON answer on stdout. Exit codes: 0 done (and help); 1 the emulator refused or is unreachable, or the service",
+  'answered a notification 404 (the demo account is on another provider: a hint names DEMO_PROVIDER); 2 bad arguments (and no command).',
+];
+
+const help = () =>
+  formatHelp('paddle-billing', "Plays the customer and Paddle Billing against the Paddle Billing emulator `npm start` runs; its notifications reach the service's webhook.", commands, HELP_NOTES);
+
+/** The usage of one command, or a pointer to the help when there is none. */
+function usageOf(name: string | undefined): string {
+  const command = name === undefined ? undefined : commands[name];
+  return command && name !== undefined
+    ? `usage: ${commandUsage('paddle-billing', name, command)}`
+    : 'usage: paddle-billing <command> [flags]; `npm run --silent paddle-billing -- help` lists the commands';
+}
 
 function parse(argv: string[]): { command: Command; body?: Record<string, unknown> } {
   const [name, ...rest] = argv;
   const command = name === undefined ? undefined : commands[name];
-  if (!command) throw new UsageError(name === undefined ? 'a command is required' : `unknown command "${name}"`);
+  if (!command) throw new UsageError(`unknown command "${name ?? ''}"`);
   let values: Values;
   try {
     const options = Object.fromEntries(command.flags.map((f) => [f, { type: 'string' as const }]));
@@ -117,11 +158,11 @@ async function serve(argv: string[]): Promise<number> {
     if (v.port !== undefined) positiveInt('port', v.port);
     if (v['webhook-url'] !== undefined && !/^https?:\/\//.test(v['webhook-url'])) throw new UsageError('--webhook-url must be an http(s) URL');
   } catch (err) {
-    process.stderr.write(`paddle-billing: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}; ${USAGE}\n`);
+    process.stderr.write(`paddle-billing: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}; ${usageOf('serve')}\n`);
     return 2;
   }
   const emulator = await startPaddleBillingEmulator({
-    port: Number(v.port ?? new URL(DEFAULT_URL).port),
+    port: v.port !== undefined ? Number(v.port) : defaultPort(),
     webhookUrl: v['webhook-url'] ?? null,
     ...(v['api-key'] !== undefined ? { apiKey: v['api-key'] } : {}),
     ...(v['webhook-secret'] !== undefined ? { webhookSecret: v['webhook-secret'] } : {}),
@@ -136,8 +177,15 @@ async function serve(argv: string[]): Promise<number> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(USAGE + '\n');
+  // No command: the help, on stderr, and exit 2 (a script that forgot its arguments must not look successful).
+  if (argv.length === 0) {
+    process.stderr.write(help());
+    return 2;
+  }
+  if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    const name = argv[0] === 'help' ? argv[1] : argv[0];
+    const command = name === undefined ? undefined : commands[name];
+    process.stdout.write(command ? `${usageOf(name)}\n\n${command.summary}\n` : help());
     return 0;
   }
   if (argv[0] === 'serve') return serve(argv.slice(1));
@@ -145,11 +193,21 @@ async function main(argv: string[]): Promise<number> {
   try {
     parsed = parse(argv);
   } catch (err) {
-    process.stderr.write(`paddle-billing: ${err instanceof Error ? err.message : String(err)}; ${USAGE}\n`);
+    // One line: what is wrong, then the command's usage.
+    process.stderr.write(`paddle-billing: ${err instanceof Error ? err.message : String(err)}; ${usageOf(argv[0])}\n`);
     return 2;
   }
-  const base = (process.env.PADDLE_BILLING_EMULATOR_URL || DEFAULT_URL).replace(/\/+$/, '');
-  return callEmulator({ cli: 'paddle-billing', label: 'Paddle Billing emulator', base, path: parsed.command.path, ...(parsed.body ? { body: parsed.body } : {}), timeoutMs: TIMEOUT_MS, hint: 'is it running?' });
+  const base = (process.env.PADDLE_BILLING_EMULATOR_URL || defaultUrl()).replace(/\/+$/, '');
+  return callEmulator({
+    cli: 'paddle-billing',
+    label: 'Paddle Billing emulator',
+    base,
+    path: parsed.command.path,
+    ...(parsed.body ? { body: parsed.body } : {}),
+    timeoutMs: TIMEOUT_MS,
+    hint: 'is `npm start` running (or `npm run --silent paddle-billing -- serve`)? PADDLE_BILLING_EMULATOR_URL or PADDLE_BILLING_PORT sets where',
+    provider: 'paddle-billing',
+  });
 }
 
 main(process.argv.slice(2)).then(

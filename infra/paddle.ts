@@ -5,7 +5,8 @@ import { parseArgs } from 'node:util';
 import { commandUsage, formatHelp } from './cli-help';
 import { callEmulator } from './emulator-cli';
 
-const DEFAULT_URL = 'http://127.0.0.1:8025';
+/** `npm start`'s Paddle emulator: the port it was given (PADDLE_PORT), else 8025. */
+const defaultUrl = () => `http://127.0.0.1:${process.env.PADDLE_PORT || '8025'}`;
 // Webhook deliveries happen inside the control call, each with a 5 s timeout.
 const TIMEOUT_MS = 60_000;
 
@@ -91,9 +92,10 @@ const HELP_NOTES = [
   '(what the browser script\'s refloop.passthrough() returns): the alert then converts that referral.',
   '',
   'environment:',
-  "  PADDLE_EMULATOR_URL  the emulator (default http://127.0.0.1:8025, the one `npm start` runs)",
+  "  PADDLE_EMULATOR_URL  the emulator (default http://127.0.0.1:$PADDLE_PORT or 8025, the one `npm start` runs)",
   '',
-  'Prints the emulator\'s JSON answer on stdout. Exit codes: 0 done (and help); 1 the emulator refused or is unreachable; 2 bad arguments (and no command).',
+  "Prints the emulator's JSON answer on stdout. Exit codes: 0 done (and help); 1 the emulator refused or is unreachable, or the service",
+  'answered an alert 404 (the demo account is on another provider: a hint names DEMO_PROVIDER); 2 bad arguments (and no command).',
 ];
 
 const help = () =>
@@ -143,8 +145,17 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`paddle: ${err instanceof Error ? err.message : String(err)}; ${usageOf(argv[0])}\n`);
     return 2;
   }
-  const base = (process.env.PADDLE_EMULATOR_URL || DEFAULT_URL).replace(/\/+$/, '');
-  return callEmulator({ cli: 'paddle', label: 'Paddle emulator', base, path: parsed.command.path, ...(parsed.body ? { body: parsed.body } : {}), timeoutMs: TIMEOUT_MS, hint: 'is `npm start` running?' });
+  const base = (process.env.PADDLE_EMULATOR_URL || defaultUrl()).replace(/\/+$/, '');
+  return callEmulator({
+    cli: 'paddle',
+    label: 'Paddle emulator',
+    base,
+    path: parsed.command.path,
+    ...(parsed.body ? { body: parsed.body } : {}),
+    timeoutMs: TIMEOUT_MS,
+    hint: 'is `npm start` running? PADDLE_EMULATOR_URL or PADDLE_PORT sets where',
+    provider: 'paddle-classic',
+  });
 }
 
 main(process.argv.slice(2)).then(

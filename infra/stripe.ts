@@ -1,20 +1,19 @@
-// Stripe emulator CLI (`npx tsx infra/stripe.ts <command>`): plays the customer and Stripe Billing against
+// Stripe emulator CLI (`npm run --silent stripe -- <command>`): plays the customer and Stripe Billing against
 // the emulator (shared/providers/stripe/emulator) through its /_emulator control endpoints. The events it
 // triggers go, signed (`Stripe-Signature`, whsec_ secret), to the emulator's webhook URL exactly as in the
-// tests; stdout is the JSON result. Exit 2 on bad arguments, 1 when the emulator refuses or is down.
-// `serve [--port 12111] [--webhook-url URL] [--secret-key K] [--webhook-secret S]` runs an emulator on its
-// own (until Ctrl-C) and prints its URL, key and signing secret (emulator values, not real secrets).
+// tests; stdout is the JSON result. Exit 2 on bad arguments, 1 when the emulator refuses or is down, or when
+// the service answered an event 404 (the demo account is on another provider: a one-line hint names
+// DEMO_PROVIDER). `serve` runs an emulator on its own (until Ctrl-C) and prints its URL, key and signing
+// secret (emulator values, not real secrets). The help has the structure of `admin`'s and `paddle`'s
+// (infra/cli-help.ts).
 import { parseArgs } from 'node:util';
 import { startStripeEmulator } from '../shared/providers/stripe/emulator/server';
+import { commandUsage, formatHelp } from './cli-help';
 import { callEmulator } from './emulator-cli';
 
-const USAGE =
-  'usage: stripe checkout --email <email> [--price price_…] [--currency usd] [--quantity 1]' +
-  ' [--client-reference-id <referral id>] [--subscription-metadata \'{"refloop_referral_id":"…"}\'] [--promotion-code CODE]' +
-  ' | renew --subscription sub_… | fail --subscription sub_… | cancel --subscription sub_…' +
-  ' | refund (--invoice in_… | --charge ch_…) [--amount <minor units>] | dispute (--invoice in_… | --charge ch_…) | state' +
-  ' | serve [--port 12111] [--webhook-url URL] [--secret-key K] [--webhook-secret S]';
-const DEFAULT_URL = 'http://127.0.0.1:12111';
+/** `npm start`'s Stripe emulator: the port it was given (STRIPE_PORT), else 12111. */
+const defaultPort = () => Number(process.env.STRIPE_PORT || '12111');
+const defaultUrl = () => `http://127.0.0.1:${defaultPort()}`;
 // Webhook deliveries happen inside the control call, each with a 5 s timeout.
 const TIMEOUT_MS = 60_000;
 
@@ -23,8 +22,13 @@ class UsageError extends Error {}
 type Values = Record<string, string>;
 
 interface Command {
+  /** The flags as the help shows them. */
+  args: string;
+  /** One short line for the help. */
+  summary: string;
   flags: string[];
   required: string[];
+  /** GET /_emulator/<path> without a body, or POST with the JSON body `body(values)` builds. */
   path: string;
   body?(values: Values): Record<string, unknown>;
 }
@@ -61,7 +65,9 @@ function chargeTarget(v: Values): Record<string, string> {
   return v.invoice !== undefined ? { invoice_id: stripeId('invoice', 'in', v.invoice) } : { charge_id: stripeId('charge', 'ch', v.charge) };
 }
 
-const bySubscription = (path: string): Command => ({
+const bySubscription = (path: string, summary: string): Command => ({
+  args: '--subscription sub_…',
+  summary,
   flags: ['subscription'],
   required: ['subscription'],
   path,
@@ -70,6 +76,9 @@ const bySubscription = (path: string): Command => ({
 
 const commands: Record<string, Command> = {
   checkout: {
+    args:
+      "--email <email> [--price price_…] [--currency usd] [--quantity 1] [--client-reference-id <referral id>] [--metadata '{…}'] [--subscription-metadata '{\"refloop_referral_id\":\"…\"}'] [--promotion-code CODE]",
+    summary: 'A customer completes a Checkout Session: the subscription and its first paid invoice (checkout.session.completed, invoice.paid, …).',
     flags: ['email', 'price', 'currency', 'quantity', 'client-reference-id', 'metadata', 'subscription-metadata', 'promotion-code'],
     required: ['email'],
     path: 'checkout',
@@ -94,23 +103,54 @@ const commands: Record<string, Command> = {
       };
     },
   },
-  renew: bySubscription('renew'),
-  fail: bySubscription('fail'),
-  cancel: bySubscription('cancel'),
+  renew: bySubscription('renew', 'The next invoice of a subscription is paid (invoice.paid).'),
+  fail: bySubscription('fail', 'The next invoice fails (invoice.payment_failed, customer.subscription.updated past_due).'),
+  cancel: bySubscription('cancel', 'Cancel a subscription (customer.subscription.deleted).'),
   refund: {
+    args: '(--invoice in_… | --charge ch_…) [--amount <minor units>]',
+    summary: 'Refund a charge, in full or in part (charge.refunded).',
     flags: ['invoice', 'charge', 'amount'],
     required: [],
     path: 'refund',
     body: (v) => ({ ...chargeTarget(v), ...(v.amount !== undefined ? { amount: positiveInt('amount', v.amount) } : {}) }),
   },
-  dispute: { flags: ['invoice', 'charge'], required: [], path: 'dispute', body: chargeTarget },
-  state: { flags: [], required: [], path: 'state' },
+  dispute: { args: '(--invoice in_… | --charge ch_…)', summary: 'A dispute on a charge (charge.dispute.created).', flags: ['invoice', 'charge'], required: [], path: 'dispute', body: chargeTarget },
+  state: { args: '', summary: "The emulator's customers, subscriptions, invoices and charges, as JSON.", flags: [], required: [], path: 'state' },
+  serve: {
+    args: '[--port 12111] [--webhook-url <url>] [--secret-key sk_test_…] [--webhook-secret whsec_…]',
+    summary: 'Run an emulator on its own until Ctrl-C; prints its URL, secret key and signing secret.',
+    flags: ['port', 'webhook-url', 'secret-key', 'webhook-secret'],
+    required: [],
+    path: '',
+  },
 };
+
+const HELP_NOTES = [
+  'Run `npm run --silent stripe -- <command> --help` for one command.',
+  '',
+  "--client-reference-id and --subscription-metadata are what the app's Checkout Session was created with",
+  '(client_reference_id, subscription_data.metadata): the events then convert that referral.',
+  'The demo account must be on Stripe (`DEMO_PROVIDER=stripe npm start`).',
+  '',
+  'environment:',
+  '  STRIPE_EMULATOR_URL  the emulator (default http://127.0.0.1:$STRIPE_PORT or 12111, the one `npm start` runs)',
+  '',
+  "Prints the emulator's JSON answer on stdout. Exit codes: 0 done (and help); 1 the emulator refused or is unreachable, or the service",
+  'answered an event 404 (the demo account is on another provider: a hint names DEMO_PROVIDER); 2 bad arguments (and no command).',
+];
+
+const help = () => formatHelp('stripe', "Plays the customer and Stripe Billing against the Stripe emulator `npm start` runs; its events reach the service's webhook.", commands, HELP_NOTES);
+
+/** The usage of one command, or a pointer to the help when there is none. */
+function usageOf(name: string | undefined): string {
+  const command = name === undefined ? undefined : commands[name];
+  return command && name !== undefined ? `usage: ${commandUsage('stripe', name, command)}` : 'usage: stripe <command> [flags]; `npm run --silent stripe -- help` lists the commands';
+}
 
 function parse(argv: string[]): { command: Command; body?: Record<string, unknown> } {
   const [name, ...rest] = argv;
   const command = name === undefined ? undefined : commands[name];
-  if (!command) throw new UsageError(name === undefined ? 'a command is required' : `unknown command "${name}"`);
+  if (!command) throw new UsageError(`unknown command "${name ?? ''}"`);
   let values: Values;
   try {
     const options = Object.fromEntries(command.flags.map((f) => [f, { type: 'string' as const }]));
@@ -132,11 +172,11 @@ async function serve(argv: string[]): Promise<number> {
     if (v['secret-key'] !== undefined && !/^(sk|rk)_test_[A-Za-z0-9]{8,}$/.test(v['secret-key'])) throw new UsageError('--secret-key must look like sk_test_…');
     if (v['webhook-secret'] !== undefined && !/^whsec_[A-Za-z0-9]{8,}$/.test(v['webhook-secret'])) throw new UsageError('--webhook-secret must look like whsec_…');
   } catch (err) {
-    process.stderr.write(`stripe: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}; ${USAGE}\n`);
+    process.stderr.write(`stripe: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}; ${usageOf('serve')}\n`);
     return 2;
   }
   const emulator = await startStripeEmulator({
-    port: Number(v.port ?? new URL(DEFAULT_URL).port),
+    port: v.port !== undefined ? Number(v.port) : defaultPort(),
     webhookUrl: v['webhook-url'] ?? null,
     ...(v['secret-key'] !== undefined ? { secretKey: v['secret-key'] } : {}),
     ...(v['webhook-secret'] !== undefined ? { webhookSecret: v['webhook-secret'] } : {}),
@@ -151,8 +191,15 @@ async function serve(argv: string[]): Promise<number> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(USAGE + '\n');
+  // No command: the help, on stderr, and exit 2 (a script that forgot its arguments must not look successful).
+  if (argv.length === 0) {
+    process.stderr.write(help());
+    return 2;
+  }
+  if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    const name = argv[0] === 'help' ? argv[1] : argv[0];
+    const command = name === undefined ? undefined : commands[name];
+    process.stdout.write(command ? `${usageOf(name)}\n\n${command.summary}\n` : help());
     return 0;
   }
   if (argv[0] === 'serve') return serve(argv.slice(1));
@@ -160,11 +207,21 @@ async function main(argv: string[]): Promise<number> {
   try {
     parsed = parse(argv);
   } catch (err) {
-    process.stderr.write(`stripe: ${err instanceof Error ? err.message : String(err)}; ${USAGE}\n`);
+    // One line: what is wrong, then the command's usage.
+    process.stderr.write(`stripe: ${err instanceof Error ? err.message : String(err)}; ${usageOf(argv[0])}\n`);
     return 2;
   }
-  const base = (process.env.STRIPE_EMULATOR_URL || DEFAULT_URL).replace(/\/+$/, '');
-  return callEmulator({ cli: 'stripe', label: 'Stripe emulator', base, path: parsed.command.path, ...(parsed.body ? { body: parsed.body } : {}), timeoutMs: TIMEOUT_MS, hint: 'is it running?' });
+  const base = (process.env.STRIPE_EMULATOR_URL || defaultUrl()).replace(/\/+$/, '');
+  return callEmulator({
+    cli: 'stripe',
+    label: 'Stripe emulator',
+    base,
+    path: parsed.command.path,
+    ...(parsed.body ? { body: parsed.body } : {}),
+    timeoutMs: TIMEOUT_MS,
+    hint: 'is `npm start` running (or `npm run --silent stripe -- serve`)? STRIPE_EMULATOR_URL or STRIPE_PORT sets where',
+    provider: 'stripe',
+  });
 }
 
 main(process.argv.slice(2)).then(

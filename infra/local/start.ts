@@ -306,10 +306,16 @@ async function main(): Promise<void> {
   console.log('');
   console.log(`Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${url}/v1/campaigns/`);
   // The CLI's defaults match `npm start`'s; anything else has to be passed on.
-  const cliEnv =
-    dynamodbEndpoint === 'http://127.0.0.1:8000' && tableName === 'refloop'
-      ? ''
-      : `DYNAMODB_ENDPOINT=${dynamodbEndpoint} TABLE_NAME=${tableName} `;
+  // (PORT for the links it prints, DATA_DIR for the secrets key file and the outbox: the CLI refuses to
+  // write a provider secret with another key file than this service's.)
+  const cliEnv = [
+    dynamodbEndpoint === 'http://127.0.0.1:8000' ? '' : `DYNAMODB_ENDPOINT=${dynamodbEndpoint} `,
+    tableName === 'refloop' ? '' : `TABLE_NAME=${tableName} `,
+    new URL(url).port === '3000' ? '' : `PORT=${new URL(url).port} `,
+    dataDir === resolve('.data') ? '' : `DATA_DIR=${dataDir} `,
+    sqsEndpoint === 'http://127.0.0.1:9324' ? '' : `SQS_ENDPOINT=${sqsEndpoint} `,
+    !process.env.SECRETS_KEY_FILE || resolve(process.env.SECRETS_KEY_FILE) === join(dataDir, 'secrets.key') ? '' : `SECRETS_KEY_FILE=${process.env.SECRETS_KEY_FILE} `,
+  ].join('');
   console.log(`Accounts and keys: ${cliEnv}npm run --silent admin -- account create --name <name>`);
   const paddleEnv = paddle.url === 'http://127.0.0.1:8025' ? '' : `PADDLE_EMULATOR_URL=${paddle.url} `;
   const simulate: Record<ProviderKind, string> = {

@@ -687,3 +687,115 @@ describe('admin CLI: paying members', () => {
     expect((await cli(['payouts', 'due', '--account', '0123456789abcdef'])).stderr).toBe('admin: Account 0123456789abcdef does not exist\n');
   });
 });
+
+// Issue 23 #17: the Paddle Billing and Stripe emulator CLIs exited 0 while the service answered their webhooks
+// 404 (the demo account on another provider). Now one line names the DEMO_PROVIDER to start with, and the
+// exit code is 1; their help has the structure of admin's and paddle's. #18: the CLIs use the ports npm
+// start was given (PADDLE_BILLING_PORT, STRIPE_PORT, PADDLE_PORT, DYNAMODB_PORT, SQS_PORT).
+describe('emulator CLIs: a webhook the service answers 404, and the help', () => {
+  const { startGateway } = require('../../infra/local/gateway') as typeof import('../../infra/local/gateway');
+  const { startPaddleBillingEmulator } = require('../../shared/providers/paddle-billing/emulator/server') as typeof import('../../shared/providers/paddle-billing/emulator/server');
+  const { startStripeEmulator } = require('../../shared/providers/stripe/emulator/server') as typeof import('../../shared/providers/stripe/emulator/server');
+
+  it.each([
+    ['paddle-billing', 'infra/paddle-billing.ts', 'PADDLE_BILLING_PORT'],
+    ['stripe', 'infra/stripe.ts', 'STRIPE_PORT'],
+  ] as const)('%s checkout: the service answers 404 (account not on that provider): JSON on stdout, one DEMO_PROVIDER hint on stderr, exit 1', async (kind, file, portVariable) => {
+    const { accountId } = await newAccount(); // connected to no provider: both intakes answer 404
+    const gateway = await startGateway({ port: 0 });
+    const webhookUrl = `${gateway.url}/webhooks/${kind}/${accountId}/`;
+    const emulator = kind === 'stripe' ? await startStripeEmulator({ port: 0, webhookUrl }) : await startPaddleBillingEmulator({ port: 0, webhookUrl });
+    try {
+      // Found through the port variable npm start reads, not a URL.
+      const res = await cli(['checkout', '--email', 'buyer@example.com'], { [portVariable]: new URL(emulator.url).port, PADDLE_BILLING_EMULATOR_URL: '', STRIPE_EMULATOR_URL: '' }, file);
+      expect(res.code).toBe(1);
+      const out = JSON.parse(oneLine(res.stdout));
+      const statuses = (kind === 'stripe' ? out.events : out.notifications).map((d: { status: number }) => d.status);
+      expect(statuses.length).toBeGreaterThan(0);
+      expect(new Set(statuses)).toEqual(new Set([404]));
+      expect(oneLine(res.stderr)).toMatch(new RegExp(`^${kind}: the service answered 404 to \\d+ (webhook)\\(s\\): the demo account is not connected to (Paddle Billing|Stripe); restart with DEMO_PROVIDER=${kind} npm start`));
+    } finally {
+      await emulator.stop();
+      await gateway.close();
+    }
+  }, 60_000);
+
+  it.each([
+    ['paddle-billing', 'infra/paddle-billing.ts'],
+    ['stripe', 'infra/stripe.ts'],
+  ] as const)('%s checkout delivered (2xx): exit 0, nothing on stderr', async (kind, file) => {
+    const { createServer: httpServer } = await import('node:http');
+    const receiver = httpServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}'));
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const webhookUrl = `http://127.0.0.1:${(receiver.address() as import('node:net').AddressInfo).port}/`;
+    const emulator = kind === 'stripe' ? await startStripeEmulator({ port: 0, webhookUrl }) : await startPaddleBillingEmulator({ port: 0, webhookUrl });
+    try {
+      const res = await cli(['checkout', '--email', 'buyer@example.com'], { [kind === 'stripe' ? 'STRIPE_EMULATOR_URL' : 'PADDLE_BILLING_EMULATOR_URL']: emulator.url }, file);
+      expect(res).toMatchObject({ code: 0, stderr: '' });
+      oneLine(res.stdout);
+    } finally {
+      await emulator.stop();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  }, 60_000);
+
+  it.each([
+    ['paddle-billing', 'infra/paddle-billing.ts', ['checkout', 'renew', 'fail', 'cancel', 'refund', 'approve', 'chargeback', 'state', 'serve'], 'usage: paddle-billing checkout --email <email> [--price pri_…]'],
+    ['stripe', 'infra/stripe.ts', ['checkout', 'renew', 'fail', 'cancel', 'refund', 'dispute', 'state', 'serve'], 'usage: stripe checkout --email <email> [--price price_…]'],
+  ] as const)('%s help: usage line, one line per command, flags, environment and exit codes, like admin and paddle', async (program, file, names, checkoutUsage) => {
+    const run = (args: string[]) => cli(args, {}, file);
+    const [help, none, checkout, bad] = await Promise.all([run(['help']), run([]), run(['checkout', '--help']), run(['renew', '--subscription', 'nope'])]);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    const lines = help.stdout.split('\n');
+    expect(lines[0]).toBe(`usage: npm run --silent ${program} -- <command> [flags]`);
+    for (const heading of ['commands:', 'flags:', 'environment:']) expect(lines).toContain(heading);
+    for (const name of names) {
+      expect({ name, described: lines.filter((l) => new RegExp(`^  ${name} +[A-Z]`).test(l)).length }).toEqual({ name, described: 1 });
+      expect({ name, flags: lines.filter((l) => l.startsWith(`  ${program} ${name}`)).length }).toEqual({ name, flags: 1 });
+    }
+    expect(help.stdout).toMatch(/Exit codes: 0 done/);
+    expect(none).toMatchObject({ code: 2, stdout: '', stderr: help.stdout });
+    expect(checkout).toMatchObject({ code: 0, stderr: '' });
+    expect(checkout.stdout.split('\n')[0]).toContain(checkoutUsage);
+    expect(bad).toMatchObject({ code: 2, stdout: '' });
+    expect(oneLine(bad.stderr)).toMatch(new RegExp(`^${program}: --subscription must be .*; usage: ${program} renew --subscription sub_…$`));
+  });
+});
+
+describe('admin CLI: which dependency failed, on the configured ports', () => {
+  it('queues status with DynamoDB up and SQS down names SQS, its endpoint and SQS_ENDPOINT / SQS_PORT (not DynamoDB)', async () => {
+    const port = await freePort();
+    const viaEndpoint = await cli(['queues', 'status'], { SQS_ENDPOINT: `http://127.0.0.1:${port}` });
+    expect(viaEndpoint).toMatchObject({ code: 1, stdout: '' });
+    const line = oneLine(viaEndpoint.stderr);
+    expect(line).toContain(`cannot reach SQS at http://127.0.0.1:${port}`);
+    expect(line).toContain('SQS_ENDPOINT (or SQS_PORT, default 9324) sets it');
+    expect(line).not.toContain('DynamoDB');
+    // SQS_PORT alone (what npm start reads) is the port the CLI calls.
+    const other = await freePort();
+    const viaPort = await cli(['queues', 'status'], { SQS_ENDPOINT: '', SQS_PORT: String(other) });
+    expect(viaPort.code).toBe(1);
+    expect(oneLine(viaPort.stderr)).toContain(`cannot reach SQS at http://127.0.0.1:${other}`);
+  }, 60_000);
+
+  it('DynamoDB down: names DynamoDB, its endpoint and DYNAMODB_ENDPOINT / DYNAMODB_PORT; DYNAMODB_PORT alone finds npm start\'s', async () => {
+    const port = await freePort();
+    // AWS_REGION unset too: with it and no DYNAMODB_ENDPOINT the CLI goes to AWS.
+    const down = await cli(['account', 'list'], { DYNAMODB_ENDPOINT: '', AWS_REGION: '', DYNAMODB_PORT: String(port) });
+    expect(down).toMatchObject({ code: 1, stdout: '' });
+    expect(oneLine(down.stderr)).toContain(`cannot reach DynamoDB at http://127.0.0.1:${port}`);
+    expect(down.stderr).toContain('DYNAMODB_ENDPOINT (or DYNAMODB_PORT, default 8000) sets it');
+    const up = await cli(['account', 'list'], { DYNAMODB_ENDPOINT: '', AWS_REGION: '', DYNAMODB_PORT: new URL(process.env.DYNAMODB_ENDPOINT as string).port });
+    expect(up).toMatchObject({ code: 0, stderr: '' });
+  }, 60_000);
+
+  it('the paddle CLI calls the emulator on PADDLE_PORT when PADDLE_EMULATOR_URL is unset', async () => {
+    const port = await freePort();
+    const res = await cli(['state'], { PADDLE_EMULATOR_URL: '', PADDLE_PORT: String(port) }, 'infra/paddle.ts');
+    expect(res).toMatchObject({ code: 1, stdout: '' });
+    expect(oneLine(res.stderr)).toContain(`Paddle emulator not reachable at http://127.0.0.1:${port}`);
+  });
+});
