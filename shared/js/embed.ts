@@ -18,9 +18,17 @@
 // Options: `url` (required, `https://<refloop host>/portal/<account_id>/#token=rpl_...`), `theme`
 // (`accent`, `background`, `text`, `radius`, `font`, each passed through), `onTokenExpired` (returns a
 // new portal URL, a Promise of one, or nothing), `onReady`, `onError({code, message})`, `title`
-// (default 'Referral programme'), `height` (initial px, default 480). `mount` returns
-// `{ iframe, setUrl(newUrl), unmount() }`; `setUrl` hands the portal a new URL by postMessage, without
-// reloading the iframe, and throws for a URL on another origin.
+// (default 'Referral programme'), `height` (initial px, default 480), `readyTimeout` (ms, default 15000;
+// 0 = never). `mount` returns `{ iframe, setUrl(newUrl), unmount() }`; `setUrl` hands the portal a new URL
+// by postMessage, without reloading the iframe, and throws for a URL on another origin.
+//
+// A frame that never speaks: the portal posts its height as soon as its script runs, so a frame silent for
+// `readyTimeout` did not get the portal. When the frame did load something, the browser most likely
+// refused to frame the portal (CSP frame-ancestors: this site is not in the account's embed origins) and
+// shows its bare error page: the script hides the frame, shows a short notice in its place and calls
+// `onError({code: 'portal_refused'})` with a message naming this site's origin; when nothing loaded at all,
+// `{code: 'portal_unreachable'}`. Without onError the message goes to console.error. Should the portal
+// speak later after all (a very slow network), the notice goes and the frame shows.
 //
 // Messages (both directions carry a `source` tag): the portal sends `{source: 'refloop-portal', type}`
 // with type `height` (`height`: px), `ready`, `token-expired` or `error` (`code`, `message`); the embed
@@ -52,7 +60,9 @@ export const REFLOOP_EMBED_SCRIPT = String.raw`/*! Refloop referral portal embed
     if (typeof url !== 'string' || url.indexOf('#token=') < 0) throw new Error('Refloop.mount: options.url must be the portal URL with its #token=');
     var portalOrigin = originOf(url);
     var theme = options.theme || {};
-    var onError = typeof options.onError === 'function' ? options.onError : function () {};
+    var onError = typeof options.onError === 'function' ? options.onError : function (err) {
+      if (w.console) w.console.error('Refloop: ' + err.message);
+    };
 
     // The portal learns the host's origin from the fragment and posts to it alone.
     var src = url + '&origin=' + encodeURIComponent(w.location.origin);
@@ -73,6 +83,39 @@ export const REFLOOP_EMBED_SCRIPT = String.raw`/*! Refloop referral portal embed
     iframe.src = src;
     target.appendChild(iframe);
 
+    // Until the portal's first message: did the frame load anything, and is a notice shown in its place?
+    var heard = false, loaded = false, notice = null, timer = null;
+    var wait = typeof options.readyTimeout === 'number' && options.readyTimeout >= 0 ? options.readyTimeout : 15000;
+    iframe.addEventListener('load', function () { loaded = true; });
+    if (wait > 0) timer = w.setTimeout(silent, wait);
+
+    function silent() {
+      timer = null;
+      if (heard || !iframe.parentNode) return;
+      var site = w.location.origin, secs = Math.round(wait / 1000) + ' s';
+      notice = d.createElement('p');
+      notice.setAttribute('role', 'alert');
+      notice.style.margin = '0';
+      notice.style.padding = '12px 0';
+      notice.textContent = 'The referral programme cannot be shown here right now.';
+      iframe.style.display = 'none';
+      iframe.parentNode.insertBefore(notice, iframe);
+      onError(loaded
+        ? { code: 'portal_refused', message: 'The referral portal did not start within ' + secs + '. Most likely this site (' + site + ') is not in the account\'s embed origins, so the browser refused to frame ' + portalOrigin + '. Add ' + site + ' under Settings > Embed origins in the Refloop dashboard (or PATCH /v1/account/ {"embed_origins": [...]}).' }
+        : { code: 'portal_unreachable', message: 'The referral portal at ' + portalOrigin + ' did not load within ' + secs + '. Check that this browser can reach it.' });
+    }
+
+    function alive() {
+      heard = true;
+      if (timer !== null) w.clearTimeout(timer);
+      timer = null;
+      if (notice) {
+        if (notice.parentNode) notice.parentNode.removeChild(notice);
+        notice = null;
+        iframe.style.display = 'block';
+      }
+    }
+
     var refreshing = false;
     var handle = {
       iframe: iframe,
@@ -84,6 +127,9 @@ export const REFLOOP_EMBED_SCRIPT = String.raw`/*! Refloop referral portal embed
       },
       unmount: function () {
         w.removeEventListener('message', onMessage);
+        if (timer !== null) w.clearTimeout(timer);
+        timer = null;
+        if (notice && notice.parentNode) notice.parentNode.removeChild(notice);
         if (iframe.parentNode) iframe.parentNode.removeChild(iframe);
       }
     };
@@ -110,6 +156,7 @@ export const REFLOOP_EMBED_SCRIPT = String.raw`/*! Refloop referral portal embed
       if (event.origin !== portalOrigin || event.source !== iframe.contentWindow || !iframe.contentWindow) return;
       var data = event.data;
       if (!data || typeof data !== 'object' || data.source !== 'refloop-portal') return;
+      if (!heard) alive();
       if (data.type === 'height') {
         if (typeof data.height === 'number' && isFinite(data.height)) iframe.style.height = clamp(data.height);
       } else if (data.type === 'ready') {

@@ -5,7 +5,9 @@
 // allow. Each host app is what README's example is: a server route that asks Refloop for a portal URL with
 // the secret key (never in the browser), and a page that loads /js/refloop-embed.js and mounts the URL.
 // Proven here: the allowed host frames the portal and the member sees their own data only; the other host
-// cannot frame it; an expired session calls onTokenExpired and the URL the host hands over works without
+// cannot frame it, and its widget reports that through onError (naming the site and the embed origins)
+// with a notice in place of the frame; a credit-only member is asked for no payout email; the README's
+// example runs as pasted; an expired session calls onTokenExpired and the URL the host hands over works without
 // a reload of either page; a used link cannot be replayed; a revoked session stops working; without a
 // token the portal shows nothing of any member. axe-core checks the portal framed and alone; screenshots
 // go to test-results/portal/ (gitignored).
@@ -72,7 +74,9 @@ async function startHost(): Promise<Host> {
 <script src="${gateway.url}/js/refloop-embed.js"></script>
 <script>
   window.events = [];
+  window.errors = [];
   window.hostMark = Math.random();
+  var readyTimeout = Number(new URLSearchParams(location.search).get('readyTimeout')) || undefined;
   async function portalUrl() {
     const res = await fetch('/portal-url', { method: 'POST' });
     return (await res.json()).url;
@@ -82,7 +86,8 @@ async function startHost(): Promise<Host> {
       url: url,
       theme: { accent: '#0b6e4f', radius: '10px' },
       onReady: function () { window.events.push('ready'); },
-      onError: function (e) { window.events.push('error:' + e.code); },
+      readyTimeout: readyTimeout,
+      onError: function (e) { window.events.push('error:' + e.code); window.errors.push(e); },
       onTokenExpired: function () { window.events.push('expired'); return portalUrl(); }
     });
   });
@@ -220,23 +225,57 @@ describe('the widget on an allowed host', () => {
     await pollUntil(async () => (await events(page)).filter((e) => e === 'expired').length > expiredBefore, { timeoutMs: 15_000 });
     await pollUntil(() => allowed.issued.length > issuedBefore, { timeoutMs: 15_000 });
     await frame.getByTestId('portal-greeting').waitFor({ timeout: 15_000 });
+    // A frame that speaks is never reported as refused or unreachable (the wait has long passed by now).
+    expect((await events(page)).filter((e) => /^error:portal_/.test(e))).toEqual([]);
+  });
+});
+
+describe('a credit-only member', () => {
+  it('is asked for no payout email and shown no payouts; the email opt-out still saves', async () => {
+    const credit = await call('POST', '/v1/campaigns/', { name: 'Credit friends', allows_credit: true, credit_amount: '5.00' });
+    const carla = await call('POST', '/v1/members/', { identifier: 'carla', email: 'carla@example.com', first_name: 'Carla', campaign: { id: credit.id } });
+    const { url } = await call('POST', `/v1/members/${carla.id}/portal-sessions/`, {});
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(url);
+    await page.getByTestId('portal-greeting').waitFor({ timeout: 15_000 });
+    await settled(page);
+    await expect(page.locator('#terms').innerText()).resolves.toMatch(/credit/i);
+    expect(await page.getByLabel('Payout email').count()).toBe(0);
+    expect(await page.locator('#payouts').count()).toBe(0);
+    expect(await page.locator('body').innerText()).not.toMatch(/payout email/i);
+    await page.getByLabel("Don't email me about my referrals and rewards").check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Your settings are saved.').waitFor({ timeout: 15_000 });
+    expect(await call('GET', `/v1/members/${carla.id}/`)).toMatchObject({ email_opt_out: true, payout_email: null });
+    await axe(page, 'portal of a credit-only member');
+    await page.context().close();
   });
 });
 
 describe('framing and links', () => {
-  it('a host the account did not allow cannot frame the portal', async () => {
+  it('a host the account did not allow cannot frame the portal, and the widget says why (onError, a notice in place of the frame)', async () => {
     const page = await (await browser.newContext()).newPage();
     const refusals: string[] = [];
     page.on('console', (m) => {
       if (/frame-ancestors/.test(m.text())) refusals.push(m.text());
     });
-    await page.goto(refused.url);
+    // A shorter wait than the default 15 s, to keep the test quick (the unit test covers the default).
+    await page.goto(`${refused.url}/?readyTimeout=5000`);
     await pollUntil(() => refused.issued.length > 0, { timeoutMs: 15_000 });
     // Chromium blocks the document (CSP frame-ancestors): an error page, never the portal.
     await pollUntil(() => refusals.length > 0 || page.frames().some((f) => f.url().startsWith('chrome-error://')), { timeoutMs: 15_000 });
     const portal = page.frames().find((f) => f.url().startsWith(`${gateway.url}/portal/`));
     if (portal) expect(await portal.locator('[data-testid="portal-greeting"]').count()).toBe(0);
+    // The frame never spoke: the host hears it through onError, in words naming this site and the setting.
+    await pollUntil(async () => (await events(page)).includes('error:portal_refused'), { timeoutMs: 30_000 });
+    const [error] = await page.evaluate(() => (globalThis as unknown as { errors: { code: string; message: string }[] }).errors);
+    expect(error?.message).toContain(`this site (${refused.url}) is not in the account's embed origins`);
     expect(await events(page)).not.toContain('ready');
+    // The visitor sees a short sentence where the frame was, not the browser's bare error page.
+    await expect(page.locator('#referrals [role="alert"]').innerText()).resolves.toBe('The referral programme cannot be shown here right now.');
+    expect(await page.locator('#referrals iframe').isVisible()).toBe(false);
+    await axe(page, 'host with a refused portal');
+    await page.screenshot({ path: join(SHOTS, 'widget-refused-host.png'), fullPage: true });
     await page.context().close();
   });
 
@@ -271,8 +310,12 @@ describe('framing and links', () => {
 describe("README's example (an Express route and the page that mounts the widget)", () => {
   const dir = join(__dirname, '..', '..', 'test-results', 'readme-portal');
   let server: ChildProcess | undefined;
-  afterAll(() => {
-    server?.kill();
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((ok) => server?.once('exit', ok));
+      server.kill();
+      await exited;
+    }
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -297,10 +340,11 @@ describe("README's example (an Express route and the page that mounts the widget
     const origin = `http://127.0.0.1:${port}`;
     await call('PATCH', '/v1/account/', { embed_origins: [allowed.url, origin] });
     mkdirSync(join(dir, 'public'), { recursive: true });
-    // Only the documented placeholders change: who is logged in (the app's own session) and Refloop's URL.
-    writeFileSync(join(dir, 'server.mjs'), js.replace('req.user.refloopMemberId', JSON.stringify(alice.id)));
-    writeFileSync(join(dir, 'public', 'account.html'), html.replace('https://refloop.example.com', gateway.url));
-    server = spawn(process.execPath, ['server.mjs'], { cwd: dir, env: { ...process.env, REFLOOP_URL: gateway.url, REFLOOP_API_KEY: account.apiKey, PORT: String(port) }, stdio: 'ignore' });
+    // As pasted: not a character changed. What differs per run is the environment the README names.
+    writeFileSync(join(dir, 'server.mjs'), js);
+    writeFileSync(join(dir, 'public', 'account.html'), html);
+    const env = { ...process.env, REFLOOP_URL: gateway.url, REFLOOP_API_KEY: account.apiKey, DEMO_MEMBER_ID: alice.id, PORT: String(port) };
+    server = spawn(process.execPath, ['server.mjs'], { cwd: dir, env, stdio: 'ignore' });
     await pollUntil(async () => (await fetch(`${origin}/account.html`)).ok, { timeoutMs: 15_000 });
     const page = await (await browser.newContext()).newPage();
     await page.goto(`${origin}/account.html`);

@@ -1,7 +1,8 @@
 // The embed script's promises, checked without a browser: it is plain ES2017, it stays under 3 KB
 // gzipped, and, run in a vm against a stub window and DOM, it frames the portal URL with the host's
-// origin and theme in the fragment, trusts only messages from the portal's own frame, and hands a new
-// URL over by postMessage to the portal's origin alone.
+// origin and theme in the fragment, trusts only messages from the portal's own frame, hands a new
+// URL over by postMessage to the portal's origin alone, and reports a frame that never speaks (issue 23,
+// item 9: refused by the account's embed origins, or unreachable) with a notice in its place.
 import { parse } from 'acorn';
 import { runInContext, createContext } from 'node:vm';
 import { gzipSync } from 'node:zlib';
@@ -21,6 +22,8 @@ class FakeElement {
   children: FakeElement[] = [];
   parentNode: FakeElement | null = null;
   src = '';
+  textContent = '';
+  handlers: Record<string, (() => void)[]> = {};
   contentWindow: { postMessage: (message: unknown, targetOrigin: string) => void } | null = null;
   posted: Posted[] = [];
   constructor(public tagName: string) {
@@ -36,6 +39,17 @@ class FakeElement {
     this.children.push(child);
     return child;
   }
+  insertBefore(child: FakeElement, ref: FakeElement) {
+    child.parentNode = this;
+    this.children.splice(this.children.indexOf(ref), 0, child);
+    return child;
+  }
+  addEventListener(type: string, fn: () => void) {
+    (this.handlers[type] ??= []).push(fn);
+  }
+  fire(type: string) {
+    for (const fn of this.handlers[type] ?? []) fn();
+  }
   removeChild(child: FakeElement) {
     this.children = this.children.filter((c) => c !== child);
     child.parentNode = null;
@@ -48,7 +62,25 @@ class FakeElement {
 function browser() {
   const listeners: Listener[] = [];
   const container = new FakeElement('div');
+  // Timers run only when the test says so (`elapse`).
+  let clockMs = 0;
+  let nextTimer = 1;
+  const timers = new Map<number, { at: number; fn: () => void }>();
+  const elapse = (ms: number) => {
+    clockMs += ms;
+    for (const [id, t] of [...timers]) {
+      if (t.at <= clockMs && timers.delete(id)) t.fn();
+    }
+  };
+  const consoleErrors: string[] = [];
   const win: Record<string, unknown> = {
+    setTimeout: (fn: () => void, ms: number) => {
+      const id = nextTimer++;
+      timers.set(id, { at: clockMs + ms, fn });
+      return id;
+    },
+    clearTimeout: (id: number) => timers.delete(id),
+    console: { error: (text: string) => consoleErrors.push(text) },
     location: { origin: HOST, href: `${HOST}/settings/referrals` },
     document: {
       createElement: (tag: string) => new FakeElement(tag),
@@ -73,7 +105,7 @@ function browser() {
   const dispatch = (event: { origin: string; source: unknown; data: unknown }) => {
     for (const fn of [...listeners]) fn(event);
   };
-  return { win, context, container, listeners, Refloop, dispatch };
+  return { win, context, container, listeners, Refloop, dispatch, elapse, timers, consoleErrors };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -254,12 +286,88 @@ describe('/js/refloop-embed.js', () => {
     expect(handle.iframe.src).toBe(`${PORTAL_URL}&origin=${encodeURIComponent(HOST)}`);
   });
 
-  it('unmount removes the listener and the iframe', () => {
-    const { Refloop, container, listeners } = browser();
+  it('unmount removes the listener, the iframe and the ready timer', () => {
+    const { Refloop, container, listeners, timers } = browser();
     const handle = Refloop.mount('#referrals', { url: PORTAL_URL });
     expect(listeners).toHaveLength(1);
+    expect(timers.size).toBe(1);
     handle.unmount();
     expect(listeners).toHaveLength(0);
+    expect(timers.size).toBe(0);
     expect(container.children).toEqual([]);
+  });
+
+  describe('a frame that never speaks', () => {
+    const height = { source: 'refloop-portal', type: 'height', height: 700 };
+
+    it('loaded but silent for 15 s (the browser refused to frame it): onError names this site and the embed origins, a notice replaces the frame', () => {
+      const { Refloop, container, elapse } = browser();
+      const onError = jest.fn();
+      const { iframe } = Refloop.mount('#referrals', { url: PORTAL_URL, onError });
+      iframe.fire('load'); // Chromium's error page for a refused frame-ancestors loads too
+      elapse(14_999);
+      expect(onError).not.toHaveBeenCalled();
+      elapse(1);
+      expect(onError).toHaveBeenCalledTimes(1);
+      const [{ code, message }] = onError.mock.calls[0] as [{ code: string; message: string }];
+      expect(code).toBe('portal_refused');
+      expect(message).toContain(`this site (${HOST}) is not in the account's embed origins`);
+      expect(message).toContain('Settings > Embed origins');
+      expect(iframe.style.display).toBe('none');
+      const [notice] = container.children;
+      expect(container.children).toEqual([notice, iframe]);
+      expect(notice).toMatchObject({ tagName: 'p', attributes: { role: 'alert' }, textContent: 'The referral programme cannot be shown here right now.' });
+      elapse(60_000);
+      expect(onError).toHaveBeenCalledTimes(1);
+    });
+
+    it('nothing loaded at all: portal_unreachable names the portal origin; readyTimeout sets the wait', () => {
+      const { Refloop, elapse } = browser();
+      const onError = jest.fn();
+      Refloop.mount('#referrals', { url: PORTAL_URL, onError, readyTimeout: 4000 });
+      elapse(4000);
+      expect(onError).toHaveBeenCalledWith({ code: 'portal_unreachable', message: `The referral portal at ${PORTAL} did not load within 4 s. Check that this browser can reach it.` });
+    });
+
+    it('any message of the portal in time means it runs: no error, no notice', () => {
+      const { Refloop, container, dispatch, elapse, timers } = browser();
+      const onError = jest.fn();
+      const { iframe } = Refloop.mount('#referrals', { url: PORTAL_URL, onError });
+      iframe.fire('load');
+      elapse(3000);
+      dispatch({ origin: PORTAL, source: iframe.contentWindow, data: height });
+      expect(timers.size).toBe(0);
+      elapse(60_000);
+      expect(onError).not.toHaveBeenCalled();
+      expect(container.children).toEqual([iframe]);
+    });
+
+    it('a message from elsewhere does not count; a portal that speaks late after all takes the notice away', () => {
+      const { Refloop, container, dispatch, elapse } = browser();
+      const onError = jest.fn();
+      const { iframe } = Refloop.mount('#referrals', { url: PORTAL_URL, onError });
+      iframe.fire('load');
+      dispatch({ origin: 'https://evil.example', source: iframe.contentWindow, data: height });
+      elapse(15_000);
+      expect(onError).toHaveBeenCalledTimes(1);
+      dispatch({ origin: PORTAL, source: iframe.contentWindow, data: height });
+      expect(container.children).toEqual([iframe]);
+      expect(iframe.style.display).toBe('block');
+      expect(iframe.style.height).toBe('700px');
+    });
+
+    it('without onError the message goes to console.error; readyTimeout 0 never reports', () => {
+      const quiet = browser();
+      quiet.Refloop.mount('#referrals', { url: PORTAL_URL }).iframe.fire('load');
+      quiet.elapse(15_000);
+      expect(quiet.consoleErrors).toEqual([expect.stringMatching(/^Refloop: The referral portal did not start within 15 s\. Most likely this site/)]);
+
+      const never = browser();
+      const onError = jest.fn();
+      never.Refloop.mount('#referrals', { url: PORTAL_URL, onError, readyTimeout: 0 });
+      expect(never.timers.size).toBe(0);
+      never.elapse(600_000);
+      expect(onError).not.toHaveBeenCalled();
+    });
   });
 });

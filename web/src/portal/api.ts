@@ -118,7 +118,15 @@ async function call<T>(run: (headers: { Authorization: string }) => Promise<{ da
 
 export const getMe = () => call((headers) => client.GET('/portal/v1/me/', { headers }));
 
-export const updateMe = (body: { payout_email: string | null; email_opt_out: boolean }) => call((headers) => client.PATCH('/portal/v1/me/', { headers, body }));
+/**
+ * Whether the member has commission to be paid: their campaign pays commission, or they earned some
+ * before (another campaign), or they already gave a payout email. A credit-only member (the campaign gives
+ * credit on their own subscription, nothing is ever paid out) is asked for no payout email and has no payouts.
+ */
+export const collectsCommission = (me: Me): boolean =>
+  me.campaign?.reward_type === 'commission' || me.member.payout_email !== null || Number(me.stats.commission_earned) > 0;
+
+export const updateMe = (body: { payout_email?: string | null; email_opt_out: boolean }) => call((headers) => client.PATCH('/portal/v1/me/', { headers, body }));
 
 export const getStats = () => call((headers) => client.GET('/portal/v1/stats/', { headers, params: { query: { interval: 'month' } } }));
 

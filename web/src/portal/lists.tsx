@@ -4,7 +4,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Badge } from '../components/badge';
 import { formatDate, formatMoney, plural } from '../lib/format';
-import { errorCode, listPayouts, listReferrals, listRewards, toProblem, type ListPage, type Me, type Payout, type Problem, type Referral, type Reward } from './api';
+import { collectsCommission, errorCode, listPayouts, listReferrals, listRewards, toProblem, type ListPage, type Me, type Payout, type Problem, type Referral, type Reward } from './api';
 import { post } from './host';
 import { ScrollBox } from './scroll-box';
 
@@ -276,9 +276,14 @@ const PAYOUT_STATUS: Record<Payout['status'], string> = {
   canceled: 'Canceled',
 };
 
+/** A credit-only member has no payouts: no section, and no request for them. */
 export function Payouts({ me }: { me: Me }) {
+  return collectsCommission(me) ? <PayoutList me={me} /> : null;
+}
+
+function PayoutList({ me }: { me: Me }) {
   const list = useList(listPayouts);
-  // A credit programme has no payouts: the section shows only when the member has some.
+  // Commission earned on an earlier campaign: the section shows once the member has payouts.
   if (me.campaign?.reward_type !== 'commission' && !(list.items && list.items.length > 0)) return null;
   return (
     <ListSection

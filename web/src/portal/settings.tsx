@@ -1,15 +1,17 @@
 // The member's only writes: where commission is sent, and whether Refloop emails them. PATCH /portal/v1/me/;
-// the API's field errors (`{"payout_email": ["..."]}`) show under the field (components/form.tsx).
+// the API's field errors (`{"payout_email": ["..."]}`) show under the field (components/form.tsx). A
+// credit-only member is not asked for a payout email (api.ts collectsCommission).
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api/client';
 import { CheckField, Field, Form, SubmitButton, checked, textOrNull, useFormState } from '../components/form';
-import { errorCode, toProblem, updateMe, type Me } from './api';
+import { collectsCommission, errorCode, toProblem, updateMe, type Me } from './api';
 import { post } from './host';
 
 export function Settings({ me, onMe }: { me: Me; onMe: (me: Me) => void }) {
   const form = useFormState();
   const [saved, setSaved] = useState(false);
   const edited = () => setSaved(false);
+  const payoutEmail = collectsCommission(me);
 
   return (
     <section id="settings" class="section" aria-labelledby="settings-title">
@@ -23,7 +25,7 @@ export function Settings({ me, onMe }: { me: Me; onMe: (me: Me) => void }) {
           onSubmit={async (data) => {
             setSaved(false);
             try {
-              const updated = await updateMe({ payout_email: textOrNull(data, 'payout_email'), email_opt_out: checked(data, 'email_opt_out') });
+              const updated = await updateMe({ ...(payoutEmail ? { payout_email: textOrNull(data, 'payout_email') } : {}), email_opt_out: checked(data, 'email_opt_out') });
               onMe(updated);
               setSaved(true);
             } catch (err) {
@@ -34,18 +36,20 @@ export function Settings({ me, onMe }: { me: Me; onMe: (me: Me) => void }) {
             }
           }}
         >
-          <Field
-            name="payout_email"
-            type="email"
-            label="Payout email"
-            hint="Where we send your commission (PayPal or Wise)"
-            defaultValue={me.member.payout_email ?? ''}
-            autoComplete="email"
-            inputMode="email"
-            spellcheck={false}
-            maxLength={254}
-            onInput={edited}
-          />
+          {payoutEmail && (
+            <Field
+              name="payout_email"
+              type="email"
+              label="Payout email"
+              hint="Where we send your commission (PayPal or Wise)"
+              defaultValue={me.member.payout_email ?? ''}
+              autoComplete="email"
+              inputMode="email"
+              spellcheck={false}
+              maxLength={254}
+              onInput={edited}
+            />
+          )}
           <CheckField name="email_opt_out" label="Don't email me about my referrals and rewards" defaultChecked={me.member.email_opt_out} onChange={edited} />
           <div class="form-actions">
             <SubmitButton form={form} busyLabel="Saving…">
