@@ -12,6 +12,7 @@ import { formatCount, formatDay, formatMoney, formatPercent, formatTime } from '
 import { MemberRef } from '../lib/members';
 import { oneOf, urlWith } from '../lib/url';
 import type { ChartSeries } from './chart';
+import { funnelText } from './funnel';
 
 // uPlot is a third of the bundle: it loads with the chart, after the numbers are on screen.
 const Chart = lazy(() => import('./chart').then((m) => m.Chart));
@@ -144,10 +145,12 @@ function Funnel({ totals }: { totals: Totals }) {
   const referrals = countOf(totals.referrals);
   const conversions = countOf(totals.conversions);
   const top = Math.max(clicks, referrals, conversions, 1);
+  // Percentages only where they are shares: referrals made without a click are said so (./funnel.ts).
+  const text = funnelText({ clicks, referrals, conversions });
   const steps = [
     { label: 'Clicks', value: clicks, rate: null as string | null },
-    { label: 'Referrals', value: referrals, rate: clicks > 0 ? `${formatPercent(referrals / clicks)} of clicks` : null },
-    { label: 'Conversions', value: conversions, rate: referrals > 0 ? `${formatPercent(conversions / referrals)} of referrals` : null },
+    { label: 'Referrals', value: referrals, rate: text.referrals },
+    { label: 'Conversions', value: conversions, rate: text.conversions },
   ];
   return (
     <>
@@ -166,8 +169,9 @@ function Funnel({ totals }: { totals: Totals }) {
         ))}
       </ol>
       <p class="funnel-total">
-        Click to conversion: <strong>{clicks > 0 ? formatPercent(conversions / clicks) : '—'}</strong>
+        Click to conversion: <strong>{text.total}</strong>
       </p>
+      {text.note && <p class="funnel-rate">{text.note}</p>}
     </>
   );
 }
