@@ -32,6 +32,8 @@ import { providerView } from '../shared/store/account-settings';
 import { batchGet, lookup } from '../shared/store/ops';
 import { senderOf } from '../shared/store/emails';
 import { db } from '../shared/store/client';
+import { ensureSecretsKey } from '../shared/secrets/fingerprint';
+import { SecretsConfigError, SecretsKeyMismatchError } from '../shared/secrets';
 import { cliSqs, cliSqsEndpoint, listAccounts, queuePairs, queueStatus, redrive } from './ops';
 import { isCurrencyCode } from '../shared/domain/currency';
 import { DetailError, NotFoundError } from '../shared/domain/errors';
@@ -154,6 +156,7 @@ const commands: Record<string, Command> = {
       // The key is read and parsed before anything is written: a bad file changes nothing.
       const publicKey = readPublicKey(values['public-key-file'] as string);
       const accountId = values.account as string;
+      await ensureSecretsKey();
       await saveProviderSettings(accountId, {
         vendorId: Number(values['vendor-id']),
         authCode: values['auth-code'] as string,
@@ -180,6 +183,7 @@ const commands: Record<string, Command> = {
       if (!r.ok) throw new UsageError(r.message);
       const accountId = values.account as string;
       if (!isAccountId(accountId)) throw new UnknownProviderAccountError(accountId);
+      await ensureSecretsKey();
       await saveProviderConnection(accountId, { kind: 'paddle-billing', apiKey: r.settings.apiKey, webhookSecret: r.settings.webhookSecret, apiUrl: r.settings.apiUrl });
       // The key and the secret are never echoed back.
       return { account_id: accountId, provider: 'paddle-billing', webhook_path: `/webhooks/paddle-billing/${accountId}/` };
@@ -199,6 +203,7 @@ const commands: Record<string, Command> = {
       if (!r.ok) throw new UsageError(r.message);
       const accountId = values.account as string;
       if (!isAccountId(accountId)) throw new UnknownProviderAccountError(accountId);
+      await ensureSecretsKey();
       await saveProviderConnection(accountId, { kind: 'stripe', secretKey: r.settings.secretKey, webhookSecret: r.settings.webhookSecret, apiUrl: r.settings.apiUrl });
       return { account_id: accountId, provider: 'stripe', webhook_path: `/webhooks/stripe/${accountId}/` };
     },
@@ -433,6 +438,9 @@ const HELP_NOTES = [
   '  TABLE_NAME         the table (default refloop)',
   '  AWS_REGION         set, with DYNAMODB_ENDPOINT unset: the deployed table in AWS, with your AWS credentials',
   '  API_URL            the API base URL for `account show` (default: the local gateway, http://127.0.0.1:$PORT or 3000)',
+  '  DATA_DIR           `npm start`\'s data directory (default .data): its secrets.key encrypts provider secrets; the CLI',
+  '                     refuses to write a secret under another key than the one the table records (SECRETS_KEY_FILE',
+  '                     names a key file; in AWS SECRETS_KMS_KEY_ID, the stack\'s SecretsKeyArn output)',
   '  SQS_ENDPOINT       the local SQS of `queues` commands (default http://127.0.0.1:$SQS_PORT or 9324); in AWS the',
   '                     queues are found by name in the API stack (--stack, default RefloopApi) or from *_QUEUE_URL',
   '',
@@ -526,7 +534,7 @@ function configureEnvironment(): string | undefined {
 
 function describe(err: unknown, endpoint: string | undefined): string {
   if (err instanceof DetailError) return err.detail;
-  if (err instanceof UsageError || err instanceof UnreachableError || err instanceof UnknownAccountError || err instanceof UnknownApiKeyError || err instanceof UnknownProviderAccountError || err instanceof ProviderSwitchRefusedError) return err.message;
+  if (err instanceof UsageError || err instanceof UnreachableError || err instanceof SecretsKeyMismatchError || err instanceof SecretsConfigError || err instanceof UnknownAccountError || err instanceof UnknownApiKeyError || err instanceof UnknownProviderAccountError || err instanceof ProviderSwitchRefusedError) return err.message;
   const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message : String(err);
   if (isNetworkError(err) || (typeof code === 'string' && NETWORK_CODES.has(code))) {

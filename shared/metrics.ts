@@ -43,6 +43,8 @@ export interface MetricDimensions {
   ProviderErrorsByCall: { Provider: ProviderKind; Call: string };
   WebhookLag: { Provider: ProviderKind };
   OutgoingWebhookFailures: undefined;
+  /** A stored provider or webhook secret that does not decrypt (shared/secrets): an operator must set it again. */
+  SecretDecryptionFailures: undefined;
 }
 
 export type MetricName = keyof MetricDimensions;

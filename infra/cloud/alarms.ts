@@ -18,6 +18,7 @@ export const RUNBOOK_ANCHORS = [
   'alarm-lambda-errors',
   'alarm-provider-errors',
   'alarm-webhook-lag',
+  'alarm-secret-decryption',
 ] as const;
 export type RunbookAnchor = (typeof RUNBOOK_ANCHORS)[number];
 

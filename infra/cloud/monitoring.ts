@@ -45,6 +45,7 @@ export const BUSINESS_METRICS = {
   ProviderErrorsByCall: ['Provider', 'Call'],
   WebhookLag: ['Provider'],
   OutgoingWebhookFailures: [],
+  SecretDecryptionFailures: [],
 } as const satisfies Record<string, readonly string[]>;
 export type BusinessMetricName = keyof typeof BUSINESS_METRICS;
 
@@ -63,6 +64,8 @@ export const THRESHOLDS = {
   lambdaErrors: { count: 5, period: Duration.minutes(5) },
   /** A provider's failed calls, % of its calls over 10 minutes, from `minCalls` calls on. */
   providerErrors: { percent: 20, minCalls: 5, period: Duration.minutes(10) },
+  /** Any stored secret that does not decrypt in 5 minutes: that account's webhooks and provider calls answer 503. */
+  secretDecryption: { count: 0, period: Duration.minutes(5) },
   /** p95 of webhook intake -> applied, ms, two 5-minute periods in a row. */
   webhookLagP95: { ms: 5 * 60 * 1000, period: Duration.minutes(5), periods: 2 },
 };
@@ -88,7 +91,7 @@ export interface RefloopMonitoringStackProps extends StackProps {
 
 export class RefloopMonitoringStack extends Stack {
   readonly dashboard: Dashboard;
-  /** The alarms of this stack by name (api5xx, apiLatency, lambdaThrottles, lambdaErrors, providerErrors:<kind>, webhookLag:<kind>). */
+  /** The alarms of this stack by name (api5xx, apiLatency, lambdaThrottles, lambdaErrors, secretDecryption, providerErrors:<kind>, webhookLag:<kind>). */
   readonly alarms = new Map<string, Alarm>();
 
   constructor(scope: Construct, id: string, props: RefloopMonitoringStackProps) {
@@ -161,6 +164,21 @@ export class RefloopMonitoringStack extends Stack {
         alarmDescription: alarmDescription(`At least ${te.count} failed Lambda invocations (uncaught error, timeout) in this account and region in 5 minutes`, 'alarm-lambda-errors'),
         threshold: te.count,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+
+    // A provider or webhook secret that no longer decrypts (shared/secrets: another key wrote it): the
+    // account's webhooks and provider calls answer 503 until an operator sets it again.
+    const ts = THRESHOLDS.secretDecryption;
+    const secretFailures = businessMetric('SecretDecryptionFailures', {}, { period: ts.period, label: 'Secrets that do not decrypt' });
+    add(
+      'secretDecryption',
+      secretFailures.createAlarm(this, 'SecretDecryptionAlarm', {
+        alarmDescription: alarmDescription('A stored provider or webhook secret did not decrypt with the service\'s key in 5 minutes (that account answers 503)', 'alarm-secret-decryption'),
+        threshold: ts.count,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
@@ -256,7 +274,7 @@ export class RefloopMonitoringStack extends Stack {
         [
           graph('Referrals and conversions', [businessMetric('ReferralsCreated', {}, { label: 'Referrals created' }), businessMetric('Conversions', {}, { label: 'Conversions' })]),
           graph('Rewards created by type, credits applied', [...REWARD_TYPES.map((t) => businessMetric('RewardsCreated', { RewardType: t }, { label: `Rewards: ${t}` })), businessMetric('CreditsApplied', {}, { label: 'Credits applied' })]),
-          graph('Outgoing webhook failures', [businessMetric('OutgoingWebhookFailures', {}, { label: 'Failed delivery attempts' })]),
+          graph('Outgoing webhook failures, secrets that do not decrypt', [businessMetric('OutgoingWebhookFailures', {}, { label: 'Failed delivery attempts' }), secretFailures]),
         ],
         [
           graph(

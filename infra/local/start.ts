@@ -12,6 +12,7 @@ import { handOverLoginLink } from '../../shared/email/login-links';
 import { errorFields, log } from '../../shared/log';
 import { resetClients } from '../../shared/store/client';
 import { resetSecrets } from '../../shared/secrets';
+import { recordServiceSecretsKey } from '../../shared/secrets/fingerprint';
 import type { ProviderKind } from '../../shared/billing/port';
 import { ProviderSwitchRefusedError, saveProviderConnection, type ProviderConnection } from '../../shared/store/provider';
 import { startPaddleBillingEmulator, type PaddleBillingEmulator } from '../../shared/providers/paddle-billing/emulator/server';
@@ -172,6 +173,12 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     resetConfig();
     resetClients();
     resetSecrets();
+    // The table records which key its secrets are under (shared/secrets/fingerprint.ts): the admin CLI then
+    // refuses to write a secret with another key file (run without this DATA_DIR, say).
+    const secretsKey = await recordServiceSecretsKey();
+    if (secretsKey.replaced) {
+      log('warn', `the secrets key file ${process.env.SECRETS_KEY_FILE} is not the one this table's secrets were written with: provider and webhook secrets written before answer 503 until they are set again`, { previous: secretsKey.replaced, now: secretsKey.fingerprint });
+    }
 
     // The stack's queues and DLQs on the local SQS (in memory: messages do not survive a restart), and
     // pollers playing the Lambda event source mappings. Stops run in reverse: the gateway, then the

@@ -23,16 +23,23 @@
 // so legacy values disappear as secrets are written again. A value that starts with `kms:` or `local:`
 // but does not decrypt (another account's, altered, truncated, another key) throws SecretDecryptionError.
 //
+// A value that does not decrypt is a SecretDecryptionError: a 503 naming the account to an API caller (the
+// contract's shape), an ERROR line and the SecretDecryptionFailures metric (alarmed). Which key the table's
+// secrets are under is recorded in the table (./fingerprint.ts), so the admin CLI refuses to write a secret
+// under another key than the service's (run without its DATA_DIR, say) instead of writing one it cannot read.
+//
 // Decrypted values are cached in the container for PROVIDER_CACHE_TTL_SECONDS (60 s), like the provider
 // settings, keyed by the account and the stored value itself: a warm request makes no KMS call, and a
 // rotated secret (a new stored value) is never answered from the cache.
 import { config } from '../config';
 import { isLocalEndpoint } from '../store/client';
+import { errorFields, log } from '../log';
+import { countMetric } from '../metrics';
 import { SecretDecryptionError, SecretsConfigError } from './errors';
 import { KMS_PREFIX, kmsDecrypt, kmsEncrypt, resetKmsClient } from './kms';
 import { forgetLocalKeys, LOCAL_PREFIX, localDecrypt, localEncrypt } from './local';
 
-export { SecretDecryptionError, SecretsConfigError } from './errors';
+export { SecretDecryptionError, SecretsConfigError, SecretsKeyMismatchError } from './errors';
 export { KMS_PREFIX } from './kms';
 export { LOCAL_PREFIX } from './local';
 
@@ -78,14 +85,24 @@ export async function decryptSecret(accountId: string, stored: string): Promise<
   if (hit && hit.until > Date.now()) return hit.plaintext;
   const { secrets, providerCacheTtlSeconds } = config();
   let plaintext: string;
-  if (form === 'kms') {
-    if (!stored.startsWith(KMS_PREFIX)) throw new SecretDecryptionError('unknown version of a KMS secret');
-    if (!secrets.kmsKeyId) throw new SecretsConfigError('SECRETS_KMS_KEY_ID is not set: cannot decrypt a KMS-encrypted secret');
-    plaintext = await kmsDecrypt(secrets.kmsKeyId, accountId, stored);
-  } else {
-    if (!stored.startsWith(LOCAL_PREFIX)) throw new SecretDecryptionError('unknown version of a local secret');
-    if (secrets.inLambda) throw new SecretsConfigError('a secret encrypted with a local key file cannot be read in Lambda: write it again with the KMS key');
-    plaintext = localDecrypt(secrets.keyFile, accountId, stored);
+  try {
+    if (form === 'kms') {
+      if (!stored.startsWith(KMS_PREFIX)) throw new SecretDecryptionError('unknown version of a KMS secret');
+      if (!secrets.kmsKeyId) throw new SecretsConfigError('SECRETS_KMS_KEY_ID is not set: cannot decrypt a KMS-encrypted secret');
+      plaintext = await kmsDecrypt(secrets.kmsKeyId, accountId, stored);
+    } else {
+      if (!stored.startsWith(LOCAL_PREFIX)) throw new SecretDecryptionError('unknown version of a local secret');
+      if (secrets.inLambda) throw new SecretsConfigError('a secret encrypted with a local key file cannot be read in Lambda: write it again with the KMS key');
+      plaintext = localDecrypt(secrets.keyFile, accountId, stored);
+    }
+  } catch (err) {
+    if (!(err instanceof SecretDecryptionError)) throw err;
+    // The account's secret is unreadable until an operator sets it again: a 503 naming the account to the
+    // caller, an ERROR line and the SecretDecryptionFailures metric (its alarm pages the operator).
+    const key = form === 'kms' ? `KMS key ${secrets.kmsKeyId ?? '(unset)'}` : `key file ${secrets.keyFile}`;
+    log('error', 'stored secret does not decrypt', { account_id: accountId, form, key, ...errorFields(err) });
+    countMetric('SecretDecryptionFailures');
+    throw new SecretDecryptionError(err.reason, accountId);
   }
   if (providerCacheTtlSeconds > 0) {
     if (cache.size > 1000) cache.clear();

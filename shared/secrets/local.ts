@@ -4,7 +4,7 @@
 //   local:v1:<iv (12 bytes)>.<tag (16 bytes)>.<ciphertext>
 // A value encrypted for one account does not decrypt for another (the AAD), and any change to the IV,
 // the tag or the ciphertext fails the tag check.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SecretDecryptionError, SecretsConfigError } from './errors';
@@ -78,6 +78,22 @@ export function localDecrypt(file: string, accountId: string, stored: string): s
     // The tag does not match: another account's secret, a changed value, or another key file.
     throw new SecretDecryptionError('the secret does not decrypt for this account with this key file (wrong account, altered value or another key)');
   }
+}
+
+/**
+ * A short public fingerprint of the key file's key (HMAC-SHA256 of a fixed label, 16 hex characters): the
+ * same file gives the same value, another key another one, and it reveals nothing of the key. Null when
+ * the file does not exist and `create` is false (nothing is created then).
+ */
+export function localKeyFingerprint(file: string, create: boolean): string | null {
+  let key: Buffer;
+  try {
+    key = keyOf(file, create);
+  } catch (err) {
+    if (err instanceof SecretDecryptionError && !create) return null;
+    throw err;
+  }
+  return createHmac('sha256', key).update('refloop secrets key fingerprint v1').digest('hex').slice(0, 16);
 }
 
 /** Forget the keys read (tests that change or remove the key file). */

@@ -131,6 +131,18 @@ describe('alarms', () => {
     }
   });
 
+  // Issue 23 #34: a stored secret that does not decrypt answers 503 and pages the operator.
+  it('a secret that does not decrypt: SecretDecryptionFailures > 0 in 5 minutes (alarm-secret-decryption)', () => {
+    const alarms = byAnchor('alarm-secret-decryption');
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 1 });
+    expect(queries(alarms[0] as Alarm).m1.MetricStat).toEqual({
+      Metric: { Namespace: 'Refloop', MetricName: 'SecretDecryptionFailures', Dimensions: [{ Name: 'service', Value: 'refloop' }] },
+      Period: 300,
+      Stat: 'Sum',
+    });
+  });
+
   it('each provider: WebhookLag p95 > 5 minutes, two 5-minute periods (alarm-webhook-lag)', () => {
     const alarms = byAnchor('alarm-webhook-lag');
     expect(alarms).toHaveLength(PROVIDER_KINDS.length);
