@@ -91,6 +91,7 @@ export const routes: readonly Route[] = [
   { name: 'CancelPayout', method: 'POST', path: '/v1/payouts/{id}/cancel/', entry: 'functions/payouts/cancel.ts', table: 'write', timeoutSeconds: 29 },
   // Takes up to 5,000 payouts (one conditional write each, 8 at a time): up to API Gateway's 29 s.
   { name: 'CreatePayoutBatch', method: 'POST', path: '/v1/payout-batches/', entry: 'functions/payout-batches/create.ts', table: 'write', queues: ['webhook-events'], timeoutSeconds: 29 },
+  { name: 'ListPayoutBatches', method: 'GET', path: '/v1/payout-batches/', entry: 'functions/payout-batches/list.ts', table: 'read' },
   { name: 'GetPayoutBatch', method: 'GET', path: '/v1/payout-batches/{id}/', entry: 'functions/payout-batches/get.ts', table: 'read' },
   { name: 'PayoutBatchFile', method: 'GET', path: '/v1/payout-batches/{id}/file/', entry: 'functions/payout-batches/file.ts', table: 'read', timeoutSeconds: 29 },
   { name: 'MarkPayoutBatchPaid', method: 'POST', path: '/v1/payout-batches/{id}/mark-paid/', entry: 'functions/payout-batches/mark-paid.ts', table: 'write', queues: ['webhook-events'], timeoutSeconds: 29 },

@@ -27,7 +27,7 @@ export function payoutDetailView(p: Payout) {
 }
 
 /** The PayoutBatch object of the API. */
-export function batchView(b: { id: string; format: string; currency: string; status: string; payout_ids: string[]; amount: number; created_at: number }, baseUrl: string) {
+export function batchView(b: { id: string; format: string; currency: string; status: string; payout_ids: string[]; amount: number; created_at: number; paid_at?: number | null; reference?: string | null }, baseUrl: string) {
   return {
     id: b.id,
     format: b.format,
@@ -38,5 +38,7 @@ export function batchView(b: { id: string; format: string; currency: string; sta
     amount: formatCents(b.amount),
     file_url: `${baseUrl}/v1/payout-batches/${b.id}/file`,
     created_at: b.created_at,
+    paid_at: b.paid_at ?? null,
+    reference: b.reference ?? null,
   };
 }

@@ -14,7 +14,7 @@ import { ledgerRewardView } from '../domain/views';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../store/client';
 import { MoneyTxn, toLedgerReward } from '../store/ledger';
-import { batchGet, ConditionsFailedError, getItem, lookup, queryAll, RaceLostError, transact, withRetries } from '../store/ops';
+import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, queryAll, RaceLostError, transact, withRetries } from '../store/ops';
 import { eventItem } from '../store/outbox';
 import { changeCollecting, collectingTarget, getPayout, isPayoutId, payoutSums, putPayoutVersion, toPayout } from '../store/payouts';
 import { toMember } from '../store/members';
@@ -32,11 +32,14 @@ export interface PayoutBatch {
   payout_ids: string[];
   amount: number;
   created_at: number;
+  /** Set when the batch is marked paid: the payment date and the reference given (else the batch id). */
+  paid_at?: number | null;
+  reference?: string | null;
 }
 
 export const isBatchId = (v: string) => /^pb_[0-9a-f]{32}$/.test(v);
 
-function toBatch(item: Record<string, unknown> | undefined): PayoutBatch | null {
+export function toBatch(item: Record<string, unknown> | undefined): PayoutBatch | null {
   if (!item || item.type !== 'PayoutBatch') return null;
   return {
     id: String(item.id),
@@ -46,6 +49,8 @@ function toBatch(item: Record<string, unknown> | undefined): PayoutBatch | null 
     payout_ids: [...((item.payout_ids as string[] | undefined) ?? [])].sort(),
     amount: Number(item.amount ?? 0),
     created_at: Number(item.created_at),
+    paid_at: typeof item.paid_at === 'number' ? item.paid_at : null,
+    reference: typeof item.reference === 'string' ? item.reference : null,
   };
 }
 
@@ -119,7 +124,12 @@ export async function createBatch(accountId: string, input: { format: PayoutFile
   const members = await batchGet([...new Set(candidates.map((p) => p.member_id))].map((m) => keys.member(accountId, m)));
   // The batch exists before it takes anything, and each payout is added to it in the transaction that
   // takes it: whatever happens after, the batch lists exactly the payouts it holds.
-  await transact([{ Put: { TableName: tableName(), Item: { ...keys.payoutBatch(accountId, batch.id), type: 'PayoutBatch', ...batch }, ConditionExpression: 'attribute_not_exists(pk)' } }]);
+  // The list's counters (GET /v1/payout-batches/) move with the batch item, in the same transaction.
+  await transact([
+    { Put: { TableName: tableName(), Item: { ...keys.payoutBatch(accountId, batch.id), type: 'PayoutBatch', ...batch }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    counterUpdate(accountId, 'payout_batches', 1),
+    counterUpdate(accountId, 'payout_batches#s#processing', 1),
+  ]);
   const taken: Payout[] = [];
   const queue = [...candidates];
   // Eight payouts at a time (each its own conditional transaction), in the order they were found.
@@ -160,7 +170,11 @@ export async function createBatch(accountId: string, input: { format: PayoutFile
   // Payout ids are time-ordered: listed in id order wherever a batch is shown (the pool commits in any order).
   taken.sort((a, b) => (a.id < b.id ? -1 : 1));
   if (taken.length === 0) {
-    await transact([{ Delete: { TableName: tableName(), Key: keys.payoutBatch(accountId, batch.id), ConditionExpression: 'size(payout_ids) = :zero', ExpressionAttributeValues: { ':zero': 0 } } }]);
+    await transact([
+      { Delete: { TableName: tableName(), Key: keys.payoutBatch(accountId, batch.id), ConditionExpression: 'size(payout_ids) = :zero', ExpressionAttributeValues: { ':zero': 0 } } },
+      counterUpdate(accountId, 'payout_batches', -1),
+      counterUpdate(accountId, 'payout_batches#s#processing', -1),
+    ]);
     throw new DetailError(409, `No payout is due in ${input.currency} (another batch took them).`);
   }
   batch.payout_ids = taken.map((p) => p.id);
@@ -314,20 +328,31 @@ export async function markBatchPaid(accountId: string, batchId: string, opts: { 
       }
     }),
   );
-  if (batch.status !== 'paid') {
+  if (batch.status === 'paid') return batch;
+  const paidAt = opts.paidAt ?? Math.floor(Date.now() / 1000);
+  const reference = opts.reference ?? batch.id;
+  try {
+    // Once: conditioned on `processing`, with the list's status counters in the same transaction.
     await transact([
       {
         Update: {
           TableName: tableName(),
           Key: keys.payoutBatch(accountId, batch.id),
-          UpdateExpression: 'SET #st = :paid, paid_at = :at',
-          ExpressionAttributeNames: { '#st': 'status' },
-          ExpressionAttributeValues: { ':paid': 'paid', ':at': opts.paidAt ?? Math.floor(Date.now() / 1000) },
+          UpdateExpression: 'SET #st = :paid, paid_at = :at, #ref = :ref',
+          ConditionExpression: '#st = :processing',
+          ExpressionAttributeNames: { '#st': 'status', '#ref': 'reference' },
+          ExpressionAttributeValues: { ':paid': 'paid', ':processing': 'processing', ':at': paidAt, ':ref': reference },
         },
       },
+      counterUpdate(accountId, 'payout_batches#s#processing', -1),
+      counterUpdate(accountId, 'payout_batches#s#paid', 1),
     ]);
+  } catch (err) {
+    // A concurrent call marked it paid first: it answers as that call left it.
+    if (err instanceof ConditionsFailedError) return getBatch(accountId, batch.id);
+    throw err;
   }
-  return { ...batch, status: 'paid' };
+  return { ...batch, status: 'paid', paid_at: paidAt, reference };
 }
 
 /** A member's payout email changed: their collecting payouts become due or open again at once. */

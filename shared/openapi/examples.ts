@@ -116,6 +116,8 @@ export const PAYOUT_BATCH = {
   amount: '62.50',
   file_url: `${BASE}/v1/payout-batches/${BATCH_ID}/file`,
   created_at: CREATED + 40 * 86_400,
+  paid_at: null,
+  reference: null,
 };
 
 /** A referral made through the API and not converted yet (what the create answers). */

@@ -6,7 +6,7 @@ import type * as v from 'valibot';
 import { conversionBody } from '../schemas/conversion';
 import { createCampaignBody, updateCampaignBody } from '../schemas/campaign';
 import { createMemberBody, updateMemberBody } from '../schemas/member';
-import { listCampaignsQuery, listMembersQuery, listPayoutsQuery, listReferralsQuery, listRewardsQuery, listSubscriptionsQuery, overviewQuery, pageOnlyQuery, timeseriesQuery, topMembersQuery, exportQuery } from '../schemas/query';
+import { listCampaignsQuery, listMembersQuery, listPayoutBatchesQuery, listPayoutsQuery, listReferralsQuery, listRewardsQuery, listSubscriptionsQuery, overviewQuery, pageOnlyQuery, timeseriesQuery, topMembersQuery, exportQuery } from '../schemas/query';
 import { createPayoutBatchBody, markFailedBody, markPaidBody, voidRewardBody } from '../schemas/money';
 import { clickBody, jsReferralBody } from '../schemas/js';
 import { createReferralBody } from '../schemas/referral';
@@ -28,7 +28,8 @@ export interface OperationDoc {
   description: string;
   /** Descriptions of the path's `{name}` parameters. */
   params?: Record<string, string>;
-  query?: v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>;
+  /** A list's query (./document.ts lists its entries as parameters); lists refuse any other parameter with a 400. */
+  query?: v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined> | v.StrictObjectSchema<v.ObjectEntries, v.ErrorMessage<v.StrictObjectIssue> | undefined>;
   body?: v.GenericSchema;
   /** The request's media type; JSON by default. */
   bodyType?: 'application/json' | 'application/x-www-form-urlencoded';
@@ -68,7 +69,7 @@ export const TAGS: Record<string, string> = {
   Operations: 'Checks for load balancers and monitoring.',
 };
 
-const PAGINATION = 'Newest first. `count` is the exact total; follow `next` / `previous` (absolute URLs, null at either end).';
+const PAGINATION = 'Newest first. `count` is the exact total; follow `next` / `previous` (absolute URLs, null at either end). A query parameter the list does not take answers 400, keyed by that parameter.';
 
 const SESSION_ONLY = 'Dashboard session of an owner only (the `refloop_session` cookie, with an `Origin` of this site on writes); an API key is refused with 403.';
 const LINK_TOKEN = 'Zk3v9QyL3rT8aB1nK7eW4hZ6uF0dX2m9cJ5pV8sW1aB';
@@ -147,7 +148,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     examples: { request: { kind: 'stripe', secret_key: 'rk_live_51Hx…', webhook_secret: 'whsec_5vJ0cX2m9QyL3rT8aB1nK7eW4hZ6uF0d' } },
   },
 
-  ListReferrals: { tag: 'Referrals', summary: 'List referrals', description: PAGINATION, query: listReferralsQuery, success: { status: 200, description: 'A page of referrals.', body: { page: 'Referral' } } },
+  ListReferrals: { tag: 'Referrals', summary: 'List referrals', description: `Filter by \`member\`; \`search\` finds the referral of one referred user by its exact \`user_identifier\` (0 or 1 result). ${PAGINATION}`, query: listReferralsQuery, success: { status: 200, description: 'A page of referrals.', body: { page: 'Referral' } } },
   CreateReferral: {
     tag: 'Referrals',
     summary: 'Create a referral',
@@ -201,7 +202,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   UpdateCampaign: { tag: 'Campaigns', summary: 'Update a campaign', description: 'Changes any subset of the fields.', params: { id: 'Campaign id.' }, body: updateCampaignBody, success: { status: 200, description: 'The campaign.', body: { component: 'Campaign' } }, errors: [404], examples: { request: { reward_threshold: '10.00' }, response: { ...campaignExample, reward_threshold: '10.00' } } },
   DeleteCampaign: { tag: 'Campaigns', summary: 'Delete a campaign', description: 'Its members end up with `campaign: null`.', params: { id: 'Campaign id.' }, success: { status: 204, description: 'Deleted.' }, errors: [404] },
 
-  ListMembers: { tag: 'Members', summary: 'List members', description: PAGINATION, query: listMembersQuery, success: { status: 200, description: 'A page of members.', body: { page: 'Member' } } },
+  ListMembers: { tag: 'Members', summary: 'List members', description: `Filter by \`campaign\`; \`search\` finds members by exact email or code (any case) or identifier (as typed or in lower case), never a substring. ${PAGINATION}`, query: listMembersQuery, success: { status: 200, description: 'A page of members.', body: { page: 'Member' } } },
   CreateMember: { tag: 'Members', summary: 'Create a member', description: 'The code is generated when absent. Emits `member.created`.', body: createMemberBody, success: { status: 201, description: 'The member.', body: { component: 'Member' } }, examples: {
       request: { identifier: 'alice', email: 'alice@example.com', first_name: 'Alice', code: 'ALICE2026', campaign: { id: CAMPAIGN_ID } },
       response: { ...memberExample, stats: { link_clicks: 0, referrals: 0, conversions: 0, credit_earned: '0.00', commission_earned: '0.00', commission_pending: '0.00', commission_approved: '0.00', commission_paid: '0.00', currency: 'USD' }, link_clicks: 0, subscription: null },
@@ -247,7 +248,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   ListRewards: {
     tag: 'Rewards',
     summary: 'List rewards',
-    description: `Every reward (credits, commissions and their clawbacks) with its lifecycle. Filter by \`status\` and at most one of \`member\`, \`campaign\`, \`type\` (400 otherwise). ${PAGINATION}`,
+    description: `Every reward (credits, commissions and their clawbacks) with its lifecycle. Filter by any combination of \`status\`, \`member\`, \`campaign\` and \`type\`; \`count\` stays exact for every combination. ${PAGINATION}`,
     query: listRewardsQuery,
     success: { status: 200, description: 'A page of rewards.', body: { page: 'LedgerReward' } },
   },
@@ -343,6 +344,13 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: [409],
     examples: { request: { format: 'wise', currency: 'USD' } },
   },
+  ListPayoutBatches: {
+    tag: 'Payouts',
+    summary: 'List payout batches',
+    description: `Every batch with its amount, status and, once paid, its payment date and reference. Filter by \`status\`. ${PAGINATION}`,
+    query: listPayoutBatchesQuery,
+    success: { status: 200, description: 'A page of batches.', body: { page: 'PayoutBatch' } },
+  },
   GetPayoutBatch: { tag: 'Payouts', summary: 'Retrieve a payout batch', description: 'The batch, its payouts and the link to its file.', params: { id: 'Batch id (pb_…).' }, success: { status: 200, description: 'The batch.', body: { component: 'PayoutBatch' } }, errors: [404] },
   PayoutBatchFile: {
     tag: 'Payouts',
@@ -361,7 +369,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     body: markPaidBody,
     success: { status: 200, description: 'The batch.', body: { component: 'PayoutBatch' } },
     errors: [404],
-    examples: { request: { paid_at: 1767225600, reference: 'PAYPAL-BATCH-8841' }, response: { ...(COMPONENT_EXAMPLES.PayoutBatch as Record<string, unknown>), status: 'paid' } },
+    examples: { request: { paid_at: 1767225600, reference: 'PAYPAL-BATCH-8841' }, response: { ...(COMPONENT_EXAMPLES.PayoutBatch as Record<string, unknown>), status: 'paid', paid_at: 1767225600, reference: 'PAYPAL-BATCH-8841' } },
   },
 
   BrowserScript: {

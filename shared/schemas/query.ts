@@ -1,4 +1,5 @@
-// Query-string schemas for the list endpoints. Unknown parameters are ignored.
+// Query-string schemas for the list endpoints. A list refuses a parameter it does not take (400 keyed by
+// the parameter, docs/api.md "Query parameters"), so a misspelt filter never silently lists everything.
 import * as v from 'valibot';
 import { field } from './fields';
 import { PAYOUT_STATUSES, REWARD_STATUSES, type PayoutStatus, type RewardStatus } from '../domain/lifecycle';
@@ -17,11 +18,30 @@ const cursor = v.optional(v.pipe(v.string(), v.description('Opaque cursor from a
 
 export const pageQuery = { page_size: v.optional(pageSize, 20), cursor };
 
-export const listReferralsQuery = v.object({ ...pageQuery, member: v.optional(v.pipe(v.string(), v.description('Only referrals made by this member (id).'))) });
-export const listMembersQuery = v.object({ ...pageQuery, campaign: v.optional(v.pipe(v.string(), v.description('Only members of this campaign (id).'))) });
-export const listCampaignsQuery = v.object(pageQuery);
+/** A list's query: these parameters and no other (an unknown one is a 400 that names it). */
+export function listQuery<E extends v.ObjectEntries>(entries: E) {
+  const accepted = Object.keys(entries).join(', ');
+  return v.strictObject(entries, (issue) =>
+    issue.expected === 'never' ? `Unknown query parameter. This list takes: ${accepted}.` : 'Invalid query string.',
+  );
+}
+
+const search = (description: string) =>
+  v.optional(v.pipe(v.string(), v.maxLength(320, 'Ensure this field has no more than 320 characters.'), v.description(description)));
+
+export const listReferralsQuery = listQuery({
+  ...pageQuery,
+  member: v.optional(v.pipe(v.string(), v.description('Only referrals made by this member (id).'))),
+  search: search('Only the referral of this referred user: their `user_identifier`, exactly (case-sensitive).'),
+});
+export const listMembersQuery = listQuery({
+  ...pageQuery,
+  campaign: v.optional(v.pipe(v.string(), v.description('Only members of this campaign (id).'))),
+  search: search('Only members whose email or code equals this (either case), or whose identifier equals it as typed or in lower case. Exact matches, not substrings.'),
+});
+export const listCampaignsQuery = listQuery(pageQuery);
 /** Lists without filters (webhook endpoints, deliveries). */
-export const pageOnlyQuery = v.object(pageQuery);
+export const pageOnlyQuery = listQuery(pageQuery);
 
 export const SUBSCRIPTION_STATUSES = ['active', 'trialling', 'past_due', 'deleted', 'paused'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
@@ -35,7 +55,7 @@ export const statusFilter = field<SubscriptionStatus>((value) => {
   return { ok: false, message: `Select a valid choice. ${String(value)} is not one of the available choices.` };
 }, { type: 'string', enum: [...SUBSCRIPTION_STATUSES, 'trialing'], description: "Only subscriptions in this status (Paddle's `trialing` is accepted for `trialling`)." });
 
-export const listSubscriptionsQuery = v.object({ ...pageQuery, status: v.optional(statusFilter) });
+export const listSubscriptionsQuery = listQuery({ ...pageQuery, status: v.optional(statusFilter) });
 
 // ---- money (MONEY.md) ----
 
@@ -51,7 +71,7 @@ const currencyFilter = field<string>((value) => {
   return { ok: false, message: `"${String(value).slice(0, 20)}" is not a valid currency code.` };
 }, { type: 'string', description: 'Only payouts in this currency (ISO 4217).' });
 
-export const listRewardsQuery = v.object({
+export const listRewardsQuery = listQuery({
   ...pageQuery,
   status: v.optional(choiceFilter<RewardStatus>(REWARD_STATUSES, 'Only rewards in this status.')),
   member: v.optional(v.pipe(v.string(), v.description('Only rewards of this member (id).'))),
@@ -59,11 +79,16 @@ export const listRewardsQuery = v.object({
   type: v.optional(choiceFilter(['credit', 'commission'] as const, 'Only credits or only commissions.')),
 });
 
-export const listPayoutsQuery = v.object({
+export const listPayoutsQuery = listQuery({
   ...pageQuery,
   status: v.optional(choiceFilter<PayoutStatus>(PAYOUT_STATUSES, 'Only payouts in this status.')),
   member: v.optional(v.pipe(v.string(), v.description("Only this member's payouts (id)."))),
   currency: v.optional(currencyFilter),
+});
+
+export const listPayoutBatchesQuery = listQuery({
+  ...pageQuery,
+  status: v.optional(choiceFilter(['processing', 'paid'] as const, 'Only batches in this status.')),
 });
 
 // ---- reports (MONEY.md "Reports") ----
@@ -112,7 +137,7 @@ const exportPageSize = field<number>((value) => {
 }, { type: 'integer', minimum: 1, maximum: 10_000, default: 10_000, description: 'Rows per response; follow the `Link: rel="next"` header for the rest.' });
 
 /** Every list's filters (each export uses its own: members campaign; referrals member; rewards status, member, campaign, type; payouts status, member, currency; subscriptions status). */
-export const exportQuery = v.object({
+export const exportQuery = listQuery({
   page_size: v.optional(exportPageSize, 10_000),
   cursor: v.optional(v.pipe(v.string(), v.maxLength(600), v.description('From the `Link: rel="next"` header.'))),
   status: v.optional(v.pipe(v.string(), v.regex(/^[a-z_]{1,20}$/), v.description('rewards, payouts, subscriptions: the list\'s status filter.'))),

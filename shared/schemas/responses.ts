@@ -221,6 +221,8 @@ export const payoutBatchResponse = v.strictObject({
   amount: signed,
   file_url: v.pipe(v.string(), v.description('The batch file (text/csv).')),
   created_at: unixSeconds,
+  paid_at: v.pipe(v.nullable(v.pipe(v.number(), v.integer())), v.description('When the batch was marked paid (the `paid_at` given, else the time of the call); null while processing.')),
+  reference: v.pipe(v.nullable(v.string()), v.description('The payment reference given when the batch was marked paid (else the batch id); null while processing.')),
 });
 
 export const paddleWebhookAccepted = v.strictObject({ received: v.literal(true) });

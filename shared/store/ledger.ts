@@ -64,9 +64,23 @@ export function toLedgerReward(item: Record<string, unknown> | undefined): Ledge
   };
 }
 
-/** The list counters a reward counts in: every filter the list offers, with and without its status. */
+/**
+ * The list counters a reward counts in: every filter the list offers and every combination of member,
+ * campaign and type (store/money-lists.ts rewardsCounter), each also with its status.
+ */
 export function rewardCounterPrefixes(r: Pick<LedgerReward, 'member_id' | 'campaign_id' | 'type'>): string[] {
-  return ['rewards', `rewards#m#${r.member_id}`, ...(r.campaign_id ? [`rewards#c#${r.campaign_id}`] : []), `rewards#t#${r.type}`];
+  const out: string[] = [];
+  for (const m of [undefined, r.member_id]) {
+    for (const c of r.campaign_id ? [undefined, r.campaign_id] : [undefined]) {
+      for (const t of [undefined, r.type]) out.push(rewardsCounterPrefix(m, c, t));
+    }
+  }
+  return out;
+}
+
+/** `rewards[#m#<member>][#c#<campaign>][#t#<type>]`: the count of one filter combination (without status). */
+export function rewardsCounterPrefix(member?: string, campaign?: string, type?: string): string {
+  return ['rewards', ...(member ? [`m#${member}`] : []), ...(campaign ? [`c#${campaign}`] : []), ...(type ? [`t#${type}`] : [])].join('#');
 }
 
 const LIFECYCLE_FIELDS = ['status', 'approves_at', 'approved_at', 'paid_at', 'voided_at', 'void_reason', 'payout_id'] as const;

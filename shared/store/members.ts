@@ -4,7 +4,7 @@
 // subscription is attached by writing `member_id` on it under a condition, so it is attached to one
 // member at a time.
 import { NotFoundError, ValidationError, type FieldErrors } from '../domain/errors';
-import { isCampaignId, isEntityId, newEntityId, newMemberCode } from '../domain/ids';
+import { isCampaignId, isEntityId, isMemberCode, newEntityId, newMemberCode } from '../domain/ids';
 import type { Campaign, Member, ProviderId, Subscription } from '../domain/models';
 import type { CreateMemberInput, UpdateMemberInput } from '../schemas/member';
 import { memberView } from '../domain/views';
@@ -13,7 +13,7 @@ import { tableName } from './client';
 import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, readCounter, transact, withRetries, type TransactItem } from './ops';
 import { RaceLostError } from './ops';
 import { eventItem } from './outbox';
-import { emptyPage, queryPage, type PageRequest } from './pagination';
+import { arrayPage, emptyPage, queryPage, type PageRequest } from './pagination';
 import { toSubscription } from './subscriptions';
 import { GSI1, keys, type Key } from './table';
 
@@ -102,6 +102,32 @@ export async function listMembers(accountId: string, page: PageRequest, campaign
   if (!campaign) return emptyPage();
   const members = result.items.map((i) => toMember(i)).filter((m): m is Member => m !== null && m.campaign_id === campaignId);
   return { ...result, items: await withRelations(accountId, members, [campaign]), count: campaign.member_count };
+}
+
+/**
+ * `?search=`: the members whose email or code equals `term` (either case), or whose identifier equals it as
+ * typed or in lower case, found through the claim items that keep those unique (never a Scan): one
+ * BatchGet of the claims, one of the members, one of their campaigns and subscriptions. At most four
+ * matches; `count` is their number, exact. With `campaignId`, only those in that (live) campaign.
+ */
+export async function searchMembers(accountId: string, term: string, page: PageRequest, campaignId?: string) {
+  if (campaignId !== undefined && !isCampaignId(campaignId)) return emptyPage();
+  const claimKeys = [keys.memberEmailClaim(accountId, term), keys.memberIdentifierClaim(accountId, term)];
+  if (term.toLowerCase() !== term) claimKeys.push(keys.memberIdentifierClaim(accountId, term.toLowerCase()));
+  if (isMemberCode(term)) claimKeys.push(keys.memberCodeClaim(accountId, term));
+  const claims = await batchGet(claimKeys);
+  const ids = [...new Set(claimKeys.map((k) => lookup(claims, k)?.member_id).filter((id): id is string => typeof id === 'string' && isEntityId(id)))];
+  if (ids.length === 0) return emptyPage();
+  const found = await batchGet(ids.map((id) => keys.member(accountId, id)));
+  const members = ids
+    .map((id) => toMember(lookup(found, keys.member(accountId, id))))
+    .filter((m): m is Member => m !== null && (campaignId === undefined || m.campaign_id === campaignId))
+    .sort((a, b) => (a.id < b.id ? 1 : -1));
+  const withCampaigns = await withRelations(accountId, members);
+  // A member still pointing at a deleted campaign is in no campaign.
+  const matches = campaignId === undefined ? withCampaigns : withCampaigns.filter((m) => m.campaign !== null);
+  const result = arrayPage(matches, (m) => m.member.id, `${accountId}|members|${campaignId ?? ''}|search|${term}`, page);
+  return { ...result, count: matches.length };
 }
 
 // ---- writes -------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import { DetailError } from '../domain/errors';
 import { isCampaignId, isEntityId } from '../domain/ids';
 import type { LedgerReward, Payout, PayoutStatus, RewardStatus } from '../domain/lifecycle';
 import { db, tableName } from './client';
-import { toLedgerReward } from './ledger';
+import { rewardsCounterPrefix, toLedgerReward } from './ledger';
 import { readCounter } from './ops';
 import { emptyPage, queryPage, type PageQuery, type PageRequest } from './pagination';
 import { toPayout } from './payouts';
@@ -24,15 +24,41 @@ export type Source = Omit<PageQuery, 'scope'>;
 
 const on = (field: string, value: string) => ({ expression: '#ff = :fv', names: { '#ff': field }, values: { ':fv': value } });
 
-/** The rewards a filter asks for (the list and the export read the same partitions); 400 for two of member/campaign/type. */
+/** Equality on every given field, ANDed (fields the partition already keys on are left out by the caller). */
+function allOf(conditions: Record<string, string | undefined>): PageQuery['filter'] | undefined {
+  const parts = Object.entries(conditions).filter((e): e is [string, string] => e[1] !== undefined);
+  if (parts.length === 0) return undefined;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const expression = parts
+    .map(([field, value], i) => {
+      names[`#f${i}`] = field;
+      values[`:v${i}`] = value;
+      return `#f${i} = :v${i}`;
+    })
+    .join(' AND ');
+  return { expression, names, values };
+}
+
+/**
+ * The rewards a filter asks for (the list and the export read the same partitions). Any combination of
+ * member, campaign, type and status: the narrowest partition (the member's rewards, else the status's,
+ * else all) and a FilterExpression for the rest; the count is the combination's own counter.
+ */
 export function rewardsSource(accountId: string, f: RewardFilters): Source {
-  if ([f.member, f.campaign, f.type].filter((x) => x !== undefined).length > 1) {
-    throw new DetailError(400, 'Filter by at most one of member, campaign and type (each may be combined with status).');
+  if (f.member) {
+    const filter = allOf({ status: f.status, campaign_id: f.campaign, reward_type: f.type });
+    return { index: GSI1, partitionValue: keys.rewardsByMember(accountId, f.member), ...(filter ? { filter } : {}) };
   }
-  if (f.member) return { index: GSI1, partitionValue: keys.rewardsByMember(accountId, f.member), ...(f.status ? { filter: on('status', f.status) } : {}) };
-  const rest = f.campaign ? { filter: on('campaign_id', f.campaign) } : f.type ? { filter: on('reward_type', f.type) } : {};
-  if (f.status) return { index: GSI2, partitionValue: keys.rewardsByStatus(accountId, f.status), ...rest };
-  return { partitionValue: keys.rewardCollection(accountId), ...rest };
+  const filter = allOf({ campaign_id: f.campaign, reward_type: f.type });
+  if (f.status) return { index: GSI2, partitionValue: keys.rewardsByStatus(accountId, f.status), ...(filter ? { filter } : {}) };
+  return { partitionValue: keys.rewardCollection(accountId), ...(filter ? { filter } : {}) };
+}
+
+/** The counter that holds the exact count of a reward filter (store/ledger.ts keeps one per combination). */
+export function rewardsCounter(f: RewardFilters): CounterName {
+  const prefix = rewardsCounterPrefix(f.member, f.campaign, f.type);
+  return (f.status ? `${prefix}#s#${f.status}` : prefix) as CounterName;
 }
 
 /** The payouts a filter asks for; 400 for member and currency together. */
@@ -49,9 +75,7 @@ export async function listRewards(accountId: string, page: PageRequest, f: Rewar
   if (f.member !== undefined && !isEntityId(f.member)) return emptyPage();
   if (f.campaign !== undefined && !isCampaignId(f.campaign)) return emptyPage();
   const scope = `${accountId}|rewards|${f.status ?? ''}|${f.member ?? ''}|${f.campaign ?? ''}|${f.type ?? ''}`;
-  const prefix = f.member ? `rewards#m#${f.member}` : f.campaign ? `rewards#c#${f.campaign}` : f.type ? `rewards#t#${f.type}` : 'rewards';
-  const counter = (f.status ? `${prefix}#s#${f.status}` : prefix) as CounterName;
-  const [result, count] = await Promise.all([queryPage({ ...source, scope }, page), readCounter(accountId, counter)]);
+  const [result, count] = await Promise.all([queryPage({ ...source, scope }, page), readCounter(accountId, rewardsCounter(f))]);
   const items = result.items.map((i) => toLedgerReward(i)).filter((r): r is LedgerReward => r !== null);
   return { ...result, items, count };
 }
@@ -71,6 +95,25 @@ export async function listPayouts(accountId: string, page: PageRequest, f: Payou
   const [result, count] = await Promise.all([queryPage({ ...source, scope }, page), readCounter(accountId, counter)]);
   const items = result.items.map((i) => toPayout(i)).filter((p): p is Payout => p !== null);
   return { ...result, items, count };
+}
+
+export interface PayoutBatchFilters {
+  status?: 'processing' | 'paid' | undefined;
+}
+
+/**
+ * GET /v1/payout-batches/: the batches, newest first (`pb_` ids are time-ordered), one Query of their
+ * partition (a status filter is a FilterExpression on it: batches are few) beside the count's GetItem.
+ * The items come back raw; flows/payouts.ts toBatch reads them.
+ */
+export async function listPayoutBatches(accountId: string, page: PageRequest, f: PayoutBatchFilters) {
+  const scope = `${accountId}|payout_batches|${f.status ?? ''}`;
+  const counter = (f.status ? `payout_batches#s#${f.status}` : 'payout_batches') as CounterName;
+  const [result, count] = await Promise.all([
+    queryPage({ partitionValue: keys.payoutBatchCollection(accountId), scope, ...(f.status ? { filter: on('status', f.status) } : {}) }, page),
+    readCounter(accountId, counter),
+  ]);
+  return { ...result, count };
 }
 
 /** Totals per status and currency: one Query of the account's `payout_sum#` counters. */

@@ -103,7 +103,11 @@ export async function queryPage<T extends Record<string, unknown>>(q: PageQuery,
   let Items: Record<string, unknown>[] = [];
   let evaluatedTo: string | undefined;
   if (!q.filter) {
-    Items = (await db().send(new QueryCommand(input))).Items ?? [];
+    const out = await db().send(new QueryCommand(input));
+    Items = out.Items ?? [];
+    // Stopped short by DynamoDB's 1 MB per Query (large items, e.g. batches of thousands of payouts): the
+    // next page continues from where it stopped.
+    if (out.LastEvaluatedKey && Items.length <= page.pageSize) evaluatedTo = String(out.LastEvaluatedKey[skName]);
   } else {
     input.FilterExpression = q.filter.expression;
     Object.assign(input.ExpressionAttributeNames!, q.filter.names);
@@ -144,4 +148,38 @@ export async function queryPage<T extends Record<string, unknown>>(q: PageQuery,
 /** The answer for a filter on a missing parent (unknown member or campaign): nothing, count 0. */
 export function emptyPage() {
   return { items: [], nextCursor: null, previousCursor: null, count: 0 };
+}
+
+/**
+ * One page of a short list already in memory, newest first (a search's few matches), with the same
+ * cursors as queryPage: `keyOf` gives each item's sort key, descending in `items`.
+ */
+export function arrayPage<T>(items: T[], keyOf: (item: T) => string, scope: string, page: PageRequest): Page<T> {
+  const cursor = page.cursor ? decode(page.cursor, scope) : undefined;
+  const s = scopeDigest(scope);
+  let window: T[];
+  let hasNewer: boolean;
+  let hasOlder: boolean;
+  if (!cursor) {
+    window = items.slice(0, page.pageSize);
+    hasNewer = false;
+    hasOlder = items.length > page.pageSize;
+  } else if (cursor.d === 'n') {
+    const older = items.filter((i) => keyOf(i) < cursor.k);
+    window = older.slice(0, page.pageSize);
+    hasOlder = older.length > page.pageSize;
+    hasNewer = older.length < items.length;
+  } else {
+    const newer = items.filter((i) => (cursor.i ? keyOf(i) >= cursor.k : keyOf(i) > cursor.k));
+    window = newer.slice(Math.max(0, newer.length - page.pageSize));
+    hasNewer = newer.length > page.pageSize;
+    hasOlder = newer.length < items.length;
+  }
+  const first = window[0];
+  const last = window[window.length - 1];
+  return {
+    items: window,
+    previousCursor: hasNewer && first !== undefined ? encode({ d: 'p', k: keyOf(first), s }) : null,
+    nextCursor: hasOlder && last !== undefined ? encode({ d: 'n', k: keyOf(last), s }) : null,
+  };
 }

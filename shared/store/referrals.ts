@@ -11,7 +11,7 @@ import { toCampaign } from './campaigns';
 import { tableName } from './client';
 import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, RaceLostError, readCounter, transact, withRetries, type TransactItem } from './ops';
 import { eventItem } from './outbox';
-import { emptyPage, queryPage, type PageRequest } from './pagination';
+import { arrayPage, emptyPage, queryPage, type PageRequest } from './pagination';
 import { toMember } from './members';
 import { releaseIfOrphaned, subscriptionSnapshot, toSubscription } from './subscriptions';
 import { GSI1, keys } from './table';
@@ -66,6 +66,20 @@ export async function listReferrals(accountId: string, page: PageRequest, member
   // The member's live referral count is its stats.referrals: an O(1) exact count for the filter.
   if (!member) return emptyPage();
   return { ...result, items: result.items.map((i) => toReferral(i)).filter((r): r is Referral => r !== null), count: member.referrals };
+}
+
+/**
+ * `?search=`: the referral of the referred user `userIdentifier` (exact), through its claim: GetItem claim,
+ * then GetItem referral. With `memberId`, only when that member made it. `count` is 0 or 1.
+ */
+export async function searchReferrals(accountId: string, userIdentifier: string, page: PageRequest, memberId?: string) {
+  if (userIdentifier.length > 255 || (memberId !== undefined && !isEntityId(memberId))) return emptyPage();
+  const claim = await getItem(keys.referredUserClaim(accountId, userIdentifier));
+  if (typeof claim?.referral_id !== 'string' || !isEntityId(claim.referral_id)) return emptyPage();
+  const referral = toReferral(await getItem(keys.referral(accountId, claim.referral_id)));
+  const matches = referral && (memberId === undefined || referral.member_id === memberId) ? [referral] : [];
+  const result = arrayPage(matches, (r) => r.id, `${accountId}|referrals|${memberId ?? ''}|search|${userIdentifier}`, page);
+  return { ...result, count: matches.length };
 }
 
 const notFoundCode = (code: string) => ValidationError.field('member_code', `Member with code ${code} was not found`);

@@ -88,6 +88,9 @@ export type CounterName =
   | `rewards#${string}`
   | 'payouts'
   | `payouts#${string}`
+  // Payout batches (flows/payouts.ts): all, and per status (`payout_batches#s#<status>`).
+  | 'payout_batches'
+  | `payout_batches#${string}`
   | `payout_sum#${string}`;
 
 export interface Key {

@@ -11,6 +11,7 @@ import { newEntityId } from '../../shared/domain/ids';
 import { approveReward } from '../../shared/flows/lifecycle';
 import { db, tableName } from '../../shared/store/client';
 import { counterUpdate, getItem, transact } from '../../shared/store/ops';
+import { rewardCounterPrefixes } from '../../shared/store/ledger';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
 import { keys, type CounterName } from '../../shared/store/table';
@@ -48,7 +49,8 @@ async function seed(size: number): Promise<Seeded> {
   }
   const n = size - 1;
   const names: CounterName[] = [
-    'rewards', 'rewards#s#approved', `rewards#m#${member.id}`, `rewards#m#${member.id}#s#approved`, `rewards#c#${campaign.id}`, `rewards#c#${campaign.id}#s#approved`, 'rewards#t#commission', 'rewards#t#commission#s#approved',
+    // Every reward counter the real reward counts in (each filter and combination, with its status).
+    ...rewardCounterPrefixes({ member_id: member.id, campaign_id: campaign.id, type: 'commission' }).flatMap((p) => [p, `${p}#s#approved`] as CounterName[]),
     'payouts', 'payouts#s#due', `payouts#m#${member.id}`, `payouts#m#${member.id}#s#due`, 'payouts#c#USD', 'payouts#c#USD#s#due',
   ];
   if (n > 0) await transact(names.map((name) => counterUpdate(accountId, name, n)));
@@ -96,6 +98,10 @@ const PATHS: [string, (s: Seeded) => string, number | null][] = [
   ['rewards of a member', (s) => `/v1/rewards/?member=${s.memberId}&page_size=5`, 1],
   ['rewards of a member by status', (s) => `/v1/rewards/?member=${s.memberId}&status=approved&page_size=5`, 1],
   ['rewards of a campaign', (s) => `/v1/rewards/?campaign=${s.campaignId}&page_size=5`, 1],
+  // Combined filters (issue 23 #14): the member's partition or the status's, the rest filtered, the combination's counter.
+  ['rewards of a member by type', (s) => `/v1/rewards/?member=${s.memberId}&type=commission&page_size=5`, 1],
+  ['rewards of a campaign by type and status', (s) => `/v1/rewards/?campaign=${s.campaignId}&type=commission&status=approved&page_size=5`, 1],
+  ['rewards of a member in a campaign by type', (s) => `/v1/rewards/?member=${s.memberId}&campaign=${s.campaignId}&type=commission&page_size=5`, 1],
   ['payouts', () => '/v1/payouts/?page_size=5', 1],
   ['due payouts', () => '/v1/payouts/?status=due&page_size=5', 1],
   ['payouts in USD', () => '/v1/payouts/?currency=USD&page_size=5', 1],

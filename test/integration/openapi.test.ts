@@ -181,6 +181,10 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   MarkPayoutFailed: async () => call('POST', `/v1/payouts/${(await money({ approve: true, batch: true })).payoutId}/mark-failed/`, { body: { reason: 'bounced' } }),
   CancelPayout: async () => call('POST', `/v1/payouts/${(await money({ approve: true, batch: true })).payoutId}/cancel/`, { body: { reason: 'not sent' } }),
   CreatePayoutBatch: async () => call('POST', '/v1/payout-batches/', { body: { format: 'paypal', currency: 'USD', payout_ids: [(await money({ approve: true })).payoutId] } }),
+  ListPayoutBatches: async () => {
+    await money({ approve: true, batch: true });
+    return call('GET', '/v1/payout-batches/?page_size=2');
+  },
   GetPayoutBatch: async () => call('GET', `/v1/payout-batches/${(await money({ approve: true, batch: true })).batchId}/`),
   PayoutBatchFile: async () => call('GET', `/v1/payout-batches/${(await money({ approve: true, batch: true })).batchId}/file`),
   MarkPayoutBatchPaid: async () => call('POST', `/v1/payout-batches/${(await money({ approve: true, batch: true })).batchId}/mark-paid/`, { body: {} }),

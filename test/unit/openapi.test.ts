@@ -138,7 +138,7 @@ describe('OpenAPI document: what a validating proxy and /docs need', () => {
     expect(unused).toEqual([]);
     for (const name of ['RewardPage', 'PlanPage', 'CreatedWebhookEndpointPage', 'RewardEventDataPage', 'PaddleWebhookAcceptedPage']) expect(doc.components.schemas[name]).toBeUndefined();
     expect(Object.keys(doc.components.schemas).filter((n) => n.endsWith('Page')).sort()).toEqual(
-      ['ApiKeyPage', 'CampaignPage', 'LedgerRewardPage', 'MemberPage', 'PayoutPage', 'PortalPayoutPage', 'PortalReferralPage', 'PortalRewardPage', 'ReferralPage', 'SubscriptionPage', 'TeamMemberPage', 'WebhookDeliveryPage', 'WebhookEndpointPage'],
+      ['ApiKeyPage', 'CampaignPage', 'LedgerRewardPage', 'MemberPage', 'PayoutBatchPage', 'PayoutPage', 'PortalPayoutPage', 'PortalReferralPage', 'PortalRewardPage', 'ReferralPage', 'SubscriptionPage', 'TeamMemberPage', 'WebhookDeliveryPage', 'WebhookEndpointPage'],
     );
     expect(doc).not.toHaveProperty('jsonSchemaDialect');
   });
