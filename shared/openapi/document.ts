@@ -206,6 +206,8 @@ function webhooks(): Json {
           { name: 'Refloop-Event-Id', in: 'header', required: true, schema: { type: 'string' } },
           { name: 'Refloop-Event-Type', in: 'header', required: true, schema: { type: 'string', const: type } },
         ],
+        // Refloop calls the app's endpoint with none of the API's credentials: the signature header is the proof.
+        security: [],
         requestBody: {
           required: true,
           content: {

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { routes, type Route } from '../../functions/routes';
+import { EVENT_TYPES } from '../../shared/domain/events';
 import { buildOpenApi } from '../../shared/openapi/document';
 import { saveProviderConnection, saveProviderSettings } from '../../shared/store/provider';
 import { signatureHeader as billingSignature } from '../../shared/providers/paddle-billing/signature';
@@ -283,6 +284,13 @@ describe('the served document', () => {
     expect(servers).toEqual([{ url: 'https://api.test' }]);
     const { servers: _local, ...generated } = JSON.parse(JSON.stringify(buildOpenApi(routes)));
     expect(doc).toEqual(generated);
+  });
+
+  it('the outgoing webhooks (one per event type) say that they carry none of the API credentials: security: []', async () => {
+    const res = await api('GET', '/v1/openapi.json');
+    const hooks = Object.entries(res.body.webhooks as Record<string, { post: { security?: unknown } }>);
+    expect(hooks.map(([type]) => type).sort()).toEqual([...EVENT_TYPES].sort());
+    for (const [type, item] of hooks) expect({ type, security: item.post.security }).toEqual({ type, security: [] });
   });
 
   it('GET /docs renders every operation and links the JSON', async () => {
