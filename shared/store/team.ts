@@ -153,69 +153,113 @@ async function sessionRefs(accountId: string, operatorId: string): Promise<strin
   return refs.map((r) => String(r.sk));
 }
 
-/** Changes a member's role; their open sessions get the new role at once. */
+const CHANGED_MEANWHILE = 'This member changed meanwhile; reload and try again.';
+/** Rounds of a role change or a removal that lost a race (re-read, decided again), before a 409. */
+const TEAM_WRITE_ROUNDS = 4;
+
+/** The member's role condition: the write happens only if the role is still the one the decision read. */
+const roleIs = (was: Role) => ({
+  ConditionExpression: '#role = :was',
+  ExpressionAttributeNames: { '#role': 'role' },
+  ExpressionAttributeValues: { ':was': was },
+});
+
+/**
+ * Changes a member's role; their open sessions get the new role at once. One transaction decides it: the
+ * member's role must still be the one read (else it is read again and decided again), and demoting an owner
+ * needs the owners counter at 2 or more, so two racing changes can never leave the account without an owner
+ * or its counter off (docs/dashboard.md "Roles").
+ */
 export async function setTeamRole(accountId: string, id: string, role: Role): Promise<TeamMember> {
-  const member = await getTeamMember(accountId, id);
-  if (!member) throw new NotFoundError();
-  if (member.role === role) return member;
-  const items: TransactItem[] = [
-    {
-      Update: {
-        TableName: tableName(),
-        Key: teamKeys.member(accountId, id),
-        UpdateExpression: 'SET #role = :role',
-        ConditionExpression: '#role = :was',
-        ExpressionAttributeNames: { '#role': 'role' },
-        ExpressionAttributeValues: { ':role': role, ':was': member.role },
-      },
-    },
-  ];
-  // Demoting an owner needs another owner left (n >= 2 before the change); promoting adds one.
-  if (member.role === 'owner') items.push(ownersDelta(accountId, -1, 2));
-  if (role === 'owner') items.push(ownersDelta(accountId, 1));
-  try {
-    await transact(items);
-  } catch (err) {
-    if (err instanceof ConditionsFailedError && err.failed(0)) throw new DetailError(409, 'This member changed meanwhile; reload and try again.');
-    if (err instanceof ConditionsFailedError) throw ValidationError.field('role', LAST_OWNER);
-    throw err;
-  }
-  for (const hash of await sessionRefs(accountId, id)) {
-    await db()
-      .send(
-        new UpdateCommand({
+  for (let round = 1; ; round++) {
+    const member = await getTeamMember(accountId, id);
+    if (!member) throw new NotFoundError();
+    if (member.role === role) return member;
+    const condition = roleIs(member.role);
+    const items: TransactItem[] = [
+      {
+        Update: {
           TableName: tableName(),
-          Key: teamKeys.session(hash),
+          Key: teamKeys.member(accountId, id),
           UpdateExpression: 'SET #role = :role',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#role': 'role' },
-          ExpressionAttributeValues: { ':role': role },
-        }),
-      )
-      .catch((e: unknown) => {
-        if (!(e instanceof ConditionalCheckFailedException)) throw e;
-      });
+          ...condition,
+          ExpressionAttributeValues: { ...condition.ExpressionAttributeValues, ':role': role },
+        },
+      },
+    ];
+    // Demoting an owner needs another owner left (n >= 2 before the change); promoting adds one.
+    if (member.role === 'owner') items.push(ownersDelta(accountId, -1, 2));
+    if (role === 'owner') items.push(ownersDelta(accountId, 1));
+    try {
+      await transact(items);
+    } catch (err) {
+      if (err instanceof ConditionsFailedError && err.failed(0)) {
+        if (round < TEAM_WRITE_ROUNDS) continue; // removed or changed meanwhile: read again
+        throw new DetailError(409, CHANGED_MEANWHILE);
+      }
+      if (err instanceof ConditionsFailedError) throw ValidationError.field('role', LAST_OWNER);
+      throw err;
+    }
+    await syncSessionRoles(accountId, id, role);
+    return { ...member, role };
   }
-  return { ...member, role };
 }
 
-/** Removes a member from the team and ends their sessions (the last owner cannot be removed). */
-export async function removeTeamMember(accountId: string, id: string): Promise<void> {
-  const member = await getTeamMember(accountId, id);
-  if (!member) throw new NotFoundError();
-  const items: TransactItem[] = [
-    { Delete: { TableName: tableName(), Key: teamKeys.member(accountId, id), ConditionExpression: 'attribute_exists(pk)' } },
-    { Delete: { TableName: tableName(), Key: teamKeys.email(accountId, member.email) } },
-  ];
-  if (member.role === 'owner') items.push(ownersDelta(accountId, -1, 2));
-  try {
-    await transact(items);
-  } catch (err) {
-    if (err instanceof ConditionsFailedError && err.failed(0)) throw new NotFoundError();
-    if (err instanceof ConditionsFailedError) throw new DetailError(409, LAST_OWNER);
-    throw err;
+/**
+ * The member's open sessions get `role`, each only while the member still has it (a ConditionCheck on the
+ * member beside the session's update): of two role changes racing, the later one's sessions win, never a
+ * stale copy.
+ */
+async function syncSessionRoles(accountId: string, id: string, role: Role): Promise<void> {
+  for (const hash of await sessionRefs(accountId, id)) {
+    try {
+      await transact([
+        { ConditionCheck: { TableName: tableName(), Key: teamKeys.member(accountId, id), ...roleIs(role) } },
+        {
+          Update: {
+            TableName: tableName(),
+            Key: teamKeys.session(hash),
+            UpdateExpression: 'SET #role = :role',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#role': 'role' },
+            ExpressionAttributeValues: { ':role': role },
+          },
+        },
+      ]);
+    } catch (err) {
+      // The role changed again (that change updates the sessions), or the session ended.
+      if (!(err instanceof ConditionsFailedError)) throw err;
+    }
   }
-  for (const hash of await sessionRefs(accountId, id)) await endSessionByHash(accountId, id, hash);
+}
+
+/**
+ * Removes a member from the team and ends their sessions. One transaction: the member is deleted only with
+ * the role that was read (a promotion racing the removal makes it read again and decide again), and an
+ * owner only while the owners counter is 2 or more, which it decrements: the last owner cannot be removed.
+ */
+export async function removeTeamMember(accountId: string, id: string): Promise<void> {
+  for (let round = 1; ; round++) {
+    const member = await getTeamMember(accountId, id);
+    if (!member) throw new NotFoundError();
+    const items: TransactItem[] = [
+      { Delete: { TableName: tableName(), Key: teamKeys.member(accountId, id), ...roleIs(member.role) } },
+      { Delete: { TableName: tableName(), Key: teamKeys.email(accountId, member.email) } },
+    ];
+    if (member.role === 'owner') items.push(ownersDelta(accountId, -1, 2));
+    try {
+      await transact(items);
+    } catch (err) {
+      if (err instanceof ConditionsFailedError && err.failed(0)) {
+        if (round < TEAM_WRITE_ROUNDS) continue; // removed or changed meanwhile: read again
+        throw new DetailError(409, CHANGED_MEANWHILE);
+      }
+      if (err instanceof ConditionsFailedError) throw new DetailError(409, LAST_OWNER);
+      throw err;
+    }
+    for (const hash of await sessionRefs(accountId, id)) await endSessionByHash(accountId, id, hash);
+    return;
+  }
 }
 
 /** The accounts an address may log in to: [{accountId, operatorId}] (the login-link worker). */

@@ -31,7 +31,8 @@ import { getItem, nowSeconds } from '../../shared/store/ops';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
 import { keys } from '../../shared/store/table';
-import { addTeamMember, issueLoginToken, LINK_REFUSED, openSession, teamKeys } from '../../shared/store/team';
+import * as ops from '../../shared/store/ops';
+import { addTeamMember, issueLoginToken, LINK_REFUSED, listTeam, openSession, removeTeamMember, setTeamRole, teamKeys } from '../../shared/store/team';
 import { freshEmail, loginAs, type DashboardLogin } from '../support/dashboard';
 import { recordDynamoCalls, verificationClient, closeVerificationClient } from '../support/dynamo-calls';
 import { newAccount, pollUntil } from '../support/fixtures';
@@ -641,6 +642,99 @@ describe('team', () => {
     expect(await answer(http('DELETE', `/v1/team/${other.member.id}/`, { session: other }))).toEqual([409, { detail: LAST_OWNER }]);
     expect((await http('DELETE', `/v1/team/${owner.member.id}/`, { session: other })).status).toBe(204);
   });
+
+  /** The owners the team lists, and the owners counter the last-owner guard conditions on. */
+  async function owners(accountId: string, owner: DashboardLogin): Promise<{ listed: number; counter: number }> {
+    const team = await must(http('GET', '/v1/team/', { session: owner }), 200);
+    const counter = await getItem(keys.counter(accountId, 'owners'));
+    return { listed: team.results.filter((m: { role: string }) => m.role === 'owner').length, counter: Number(counter?.n ?? 0) };
+  }
+
+  it('the interleavings that broke the guard, made certain: a role change commits between a removal\'s read and its write', async () => {
+    /** Runs `between` once, right before the removal's transaction (the one deleting `memberId`) is sent. */
+    function interleave(memberId: string, between: () => Promise<unknown>) {
+      const real = ops.transact;
+      let done = false;
+      return jest.spyOn(ops, 'transact').mockImplementation(async (items, attempts) => {
+        const first = items[0] as { Delete?: { Key?: { sk?: string } } } | undefined;
+        if (!done && first?.Delete?.Key?.sk === memberId) {
+          done = true;
+          await between();
+        }
+        return real(items, attempts);
+      });
+    }
+    const state = async (accountId: string) => {
+      const counter = Number((await getItem(keys.counter(accountId, 'owners')))?.n ?? 0);
+      return { owners: (await listTeam(accountId)).filter((m) => m.role === 'owner').map((m) => m.id).sort(), counter };
+    };
+
+    // Promoted to owner while being removed: the removal read "admin", and must not delete an owner uncounted.
+    {
+      const t = await tenant();
+      const owner = await addTeamMember(t.accountId, freshEmail('owner'), 'owner');
+      const promoted = await addTeamMember(t.accountId, freshEmail('promoted'), 'admin');
+      const spy = interleave(promoted.id, () => setTeamRole(t.accountId, promoted.id, 'owner'));
+      try {
+        await removeTeamMember(t.accountId, promoted.id).catch((err: unknown) => err);
+      } finally {
+        spy.mockRestore();
+      }
+      const after = await state(t.accountId);
+      expect(after.counter).toBe(after.owners.length);
+      // The only owner left cannot demote themself.
+      if (after.owners.length === 1) await expect(setTeamRole(t.accountId, owner.id, 'admin')).rejects.toThrow();
+      expect((await state(t.accountId)).owners).toContain(owner.id);
+    }
+    // Demoted while being removed: the removal read "owner", and must not take a second owner off the counter.
+    {
+      const t = await tenant();
+      await addTeamMember(t.accountId, freshEmail('owner'), 'owner');
+      const demoted = await addTeamMember(t.accountId, freshEmail('demoted'), 'owner');
+      const spy = interleave(demoted.id, () => setTeamRole(t.accountId, demoted.id, 'admin'));
+      try {
+        await removeTeamMember(t.accountId, demoted.id).catch((err: unknown) => err);
+      } finally {
+        spy.mockRestore();
+      }
+      const after = await state(t.accountId);
+      expect(after).toEqual({ owners: [expect.any(String)], counter: 1 });
+    }
+  });
+
+  it('races: promoting someone to owner while removing them, and demoting and removing an owner, keep the counter equal to the owners (at least one)', async () => {
+    const t = await tenant();
+    const owner = await loginAs(t.accountId, 'owner');
+    const PAIRS = 4;
+    const statuses = new Set<number>();
+    /** One person's role change and removal sent together (in either order), for PAIRS people at once. */
+    async function race(from: Role, to: Role, round: number): Promise<void> {
+      const people = await Promise.all(Array.from({ length: PAIRS }, () => addTeamMember(t.accountId, freshEmail(`${from}-${to}`), from)));
+      const answers = await Promise.all(
+        people.flatMap((p, i) => {
+          const change = () => http('PATCH', `/v1/team/${p.id}/`, { session: owner, body: { role: to } });
+          const removal = () => http('DELETE', `/v1/team/${p.id}/`, { session: owner });
+          return i % 2 === 0 ? [change(), removal()] : [removal(), change()];
+        }),
+      );
+      for (const a of answers) statuses.add(a.status);
+      expect(answers.map((a) => a.status).filter((s) => ![200, 204, 404, 409].includes(s))).toEqual([]);
+      const after = await owners(t.accountId, owner);
+      expect({ round, race: `${from} -> ${to} / remove`, ...after }).toEqual({ round, race: `${from} -> ${to} / remove`, listed: after.counter, counter: after.counter });
+      expect(after.listed).toBeGreaterThanOrEqual(1);
+      // Whoever is left of this round goes, so the original owner is the only one again.
+      const team = await must(http('GET', '/v1/team/', { session: owner }), 200);
+      for (const m of team.results) if (m.id !== owner.member.id) await must(http('DELETE', `/v1/team/${m.id}/`, { session: owner }), 204);
+      expect(await owners(t.accountId, owner)).toEqual({ listed: 1, counter: 1 });
+    }
+    for (let round = 1; round <= 6; round++) {
+      await race('owner', 'admin', round);
+      await race('admin', 'owner', round);
+    }
+    // The only owner left cannot demote themself.
+    expect(await answer(http('PATCH', `/v1/team/${owner.member.id}/`, { session: owner, body: { role: 'admin' } }))).toEqual([400, { role: [LAST_OWNER] }]);
+    expect(statuses.has(204)).toBe(true);
+  }, 180_000);
 });
 
 // ---- API keys -------------------------------------------------------------------------------------
