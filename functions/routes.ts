@@ -109,6 +109,9 @@ export const routes: readonly Route[] = [
     entry: 'functions/referrals/get-by-user.ts',
     table: 'read',
   },
+  // Why a referral did not convert (docs/referrals-diagnosis.md). After GetReferralByUser: on the tie
+  // `/v1/referrals/user/diagnosis/`, the user named "diagnosis" is meant (referral ids are hex).
+  { name: 'DiagnoseReferral', method: 'GET', path: '/v1/referrals/{id}/diagnosis/', entry: 'functions/referrals/diagnosis.ts', table: 'read' },
 
   { name: 'ListCampaigns', method: 'GET', path: '/v1/campaigns/', entry: 'functions/campaigns/list.ts', table: 'read' },
   { name: 'CreateCampaign', method: 'POST', path: '/v1/campaigns/', entry: 'functions/campaigns/create.ts', table: 'write' },

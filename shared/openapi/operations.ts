@@ -14,6 +14,8 @@ import { createWebhookEndpointBody, updateWebhookEndpointBody } from '../schemas
 import { createPortalSessionBody, openPortalSessionBody, portalListQuery, portalStatsQuery, updatePortalMeBody } from '../schemas/portal';
 import { apiKeyBody, inviteBody, loginLinkBody, providerBody, roleBody, sessionBody, updateAccountBody } from '../schemas/team';
 import type { COMPONENTS } from './components';
+import { DIAGNOSIS_EXAMPLE, DIAGNOSIS_SCHEMA } from './diagnosis';
+import { diagnosisQuery } from '../schemas/diagnosis';
 import { API_KEY_ID, TEAM_MEMBER_ID, BATCH_ID, PAYOUT_ID, CAMPAIGN_ID, COMPONENT_EXAMPLES, CONVERTED_REFERRAL, NEW_REFERRAL, PADDLE_ALERT_EXAMPLE, REFERRAL_ID, SUBSCRIPTION_ID, USER_IDENTIFIER } from './examples';
 
 export type ComponentName = keyof typeof COMPONENTS;
@@ -180,6 +182,17 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     examples: { request: conversionRequest, response: CONVERTED_REFERRAL },
   },
   DeleteReferral: { tag: 'Referrals', summary: 'Delete a referral', description: 'The user can be referred again.', params: { id: 'Referral id.' }, success: { status: 204, description: 'Deleted.' }, errors: [404] },
+  DiagnoseReferral: {
+    tag: 'Referrals',
+    summary: 'Why a referral did not convert',
+    description:
+      "The provider subscriptions and checkouts seen in the last 90 days that did not convert this referral, and why: those of the referred user's email (`email`, else the referral's `user_identifier` when it is an email address; compared without case) and those whose checkout named this referral but were refused. Convert one with `POST /v1/referrals/{id}/conversion/`. Another account's id answers 404.",
+    params: { id: 'Referral id.' },
+    query: diagnosisQuery,
+    success: { status: 200, description: 'The referral and its unattributed sightings.', body: { json: DIAGNOSIS_SCHEMA as unknown as Record<string, unknown> } },
+    errors: [404],
+    examples: { response: DIAGNOSIS_EXAMPLE },
+  },
   GetReferralByUser: {
     tag: 'Referrals',
     summary: "Retrieve a referred user's referral", description: "Looks a referral up by the application's id of the referred user (one referral per user).",
@@ -295,8 +308,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   ExportCsv: {
     tag: 'Reports',
     summary: 'Export a list as CSV',
-    description: '`members.csv`, `referrals.csv`, `rewards.csv`, `payouts.csv` or `subscriptions.csv`, newest first, with the list\'s filters. Paged so that any size exports in bounded time and memory: at most `page_size` rows (default and maximum 10,000) per response, the header row on the first page only, and `Link: <…>; rel="next"` while rows remain. Money as decimal strings beside a currency column; times ISO 8601 UTC; text that a spreadsheet would run as a formula is prefixed with `\'`.',
-    params: { file: 'members.csv, referrals.csv, rewards.csv, payouts.csv or subscriptions.csv.' },
+    description: '`members.csv`, `referrals.csv`, `rewards.csv`, `payouts.csv`, `payout-batches.csv` or `subscriptions.csv`, newest first, with the list\'s filters. Paged so that any size exports in bounded time and memory: at most `page_size` rows (default and maximum 10,000) per response, the header row on the first page only, and `Link: <…>; rel="next"` while rows remain. Money as decimal strings beside a currency column; times ISO 8601 UTC; text that a spreadsheet would run as a formula is prefixed with `\'`.',
+    params: { file: 'members.csv, referrals.csv, rewards.csv, payouts.csv, payout-batches.csv or subscriptions.csv.' },
     query: exportQuery,
     success: { status: 200, description: 'A page of the CSV.', body: { json: { type: 'string' }, contentType: 'text/csv' } },
     errors: [404],

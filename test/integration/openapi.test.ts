@@ -16,6 +16,7 @@ import { createBatch } from '../../shared/flows/payouts';
 import { getItem } from '../../shared/store/ops';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
+import { recordUnattributed } from '../../shared/store/unattributed';
 import { keys } from '../../shared/store/table';
 import { api, type ApiOptions, type ApiResponse } from '../support/api';
 import { newAccount } from '../support/fixtures';
@@ -134,6 +135,12 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   ConvertReferralV1: async () => call('POST', `/v1/referrals/${(await fixtures()).referral.id}/conversion/`, { body: { subscription_id: (await subscription()).id } }),
   DeleteReferral: async () => call('DELETE', `/v1/referrals/${(await fixtures()).referral.id}/`),
   GetReferralByUser: async () => call('GET', `/v1/referrals/user/${encodeURIComponent((await fixtures()).referral.user_identifier)}/`),
+  DiagnoseReferral: async () => {
+    // One sighting (as the subscription-sync worker records it), so the list's item shape is validated too.
+    const email = `${unique('diag')}@example.com`;
+    await recordUnattributed(accountId, { subscriptionId: (await subscription()).id, email, reason: 'no_referral_hint', detail: 'no referral', eventId: 'evt_openapi', checkoutId: 'txn_01openapi' });
+    return call('GET', `/v1/referrals/${(await fixtures()).referral.id}/diagnosis/?email=${encodeURIComponent(email)}`);
+  },
   ListCampaigns: () => call('GET', '/v1/campaigns/'),
   CreateCampaign: () => call('POST', '/v1/campaigns/', { body: { name: unique('New'), allows_commission: true, commission_amount: 2.5, commission_months: 12 } }),
   GetCampaign: async () => call('GET', `/v1/campaigns/${(await fixtures()).campaign.id}/`),
