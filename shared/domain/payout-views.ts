@@ -36,7 +36,7 @@ export function batchView(b: { id: string; format: string; currency: string; sta
     payout_ids: b.payout_ids,
     payout_count: b.payout_ids.length,
     amount: formatCents(b.amount),
-    file_url: `${baseUrl}/v1/payout-batches/${b.id}/file`,
+    file_url: `${baseUrl}/v1/payout-batches/${b.id}/file/`,
     created_at: b.created_at,
     paid_at: b.paid_at ?? null,
     reference: b.reference ?? null,

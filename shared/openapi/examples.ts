@@ -114,7 +114,7 @@ export const PAYOUT_BATCH = {
   payout_ids: [PAYOUT_ID],
   payout_count: 1,
   amount: '62.50',
-  file_url: `${BASE}/v1/payout-batches/${BATCH_ID}/file`,
+  file_url: `${BASE}/v1/payout-batches/${BATCH_ID}/file/`,
   created_at: CREATED + 40 * 86_400,
   paid_at: null,
   reference: null,

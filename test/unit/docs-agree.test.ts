@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { routes } from '../../functions/routes';
 import { scheduledJobs } from '../../functions/workers';
 import { EVENT_TYPES } from '../../shared/domain/events';
+import { batchView } from '../../shared/domain/payout-views';
+import { PAYOUT_BATCH } from '../../shared/openapi/examples';
 import { buildOpenApi } from '../../shared/openapi/document';
 
 const ROOT = join(__dirname, '..', '..');
@@ -54,6 +56,11 @@ describe('paths in the README and the API tour', () => {
     // The JSON document itself is served beside the API, not one of its operations.
     const unknown = paths.filter((p) => p !== '/v1/openapi.json' && !templates.some((t) => t.re.test(concrete(p))));
     expect({ file, unknown }).toEqual({ file, unknown: [] });
+  });
+
+  it("a payout batch's file_url (the view and the document's example) is the route as the document writes it", () => {
+    const urls = [batchView({ id: 'pb_1', format: 'wise', currency: 'USD', status: 'processing', payout_ids: [], amount: 0, created_at: 0 }, 'https://api.example.com').file_url, PAYOUT_BATCH.file_url];
+    for (const url of urls) expect({ url, known: templates.some((t) => t.re.test(new URL(url).pathname)) }).toEqual({ url, known: true });
   });
 
   it('the check does catch a path without its trailing slash, and expands brace lists', () => {
