@@ -93,6 +93,35 @@ describe('local runtime', () => {
     expect(res.body).toEqual({ detail: 'Not found.' });
   });
 
+  // Issue 23 #27: `GET /v1/%ff` without credentials took the whole process down (DynamoDB Local and the
+  // queued messages with it). Now a 400 in the contract shape, and everything keeps serving.
+  it('answers GET /v1/%ff (no credentials) 400 in the contract shape and keeps serving, DynamoDB Local included', async () => {
+    for (const path of ['/v1/%ff', '/app/%ff', '/v1/members/%c0/']) {
+      const res = await call('GET', path, null);
+      expect([path, res.status, res.body]).toEqual([path, 400, { detail: 'Malformed request path: it is not valid percent-encoded UTF-8.' }]);
+    }
+    const list = await call('GET', '/v1/campaigns/', demoKey);
+    expect(list.status).toBe(200);
+  });
+
+  // Issue 23 #17: the demo runs on paddle-classic; the Stripe CLI's events reach the Stripe intake, which
+  // answers 404 for this account. The CLI says which DEMO_PROVIDER to start with and exits 1.
+  it('the Stripe CLI against a demo on Paddle Classic: exit 1 and a one-line DEMO_PROVIDER=stripe hint', async () => {
+    const res = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'infra/stripe.ts', 'checkout', '--email', 'hint@example.com'],
+        { cwd: ROOT, env: { ...process.env, STRIPE_EMULATOR_URL: runtime?.stripe.url ?? '' } },
+        (err, stdout, stderr) => (err && typeof err.code !== 'number' ? reject(err) : resolve({ code: err ? (err.code as number) : 0, stdout, stderr })),
+      );
+    });
+    expect(res.code).toBe(1);
+    expect(JSON.parse(res.stdout).events.map((e: { status: number }) => e.status)).toContain(404);
+    const lines = res.stderr.split('\n').filter((l) => l !== '');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('the demo account is not connected to Stripe; restart with DEMO_PROVIDER=stripe npm start');
+  }, 60_000);
+
   it('keeps data and the demo key across a restart on the same data directory', async () => {
     const created = await call('POST', '/v1/campaigns/', demoKey, { name: 'x' });
     expect(created.status).toBe(201);
