@@ -3,10 +3,19 @@
 // inviting account's) gets its own single-use, 15-minute link. An address in no team gets nothing, and the
 // requester cannot tell the difference.
 //
+// Pacing per address (not per requester): anyone can ask for a link to a known operator's address, so a
+// refusal there would let anyone lock the operator out. Instead the emails slow down: the first
+// LOGIN_EMAIL_BURST.limit of a 15-minute window go out at once, then one per 5-minute window; the rest are
+// dropped silently (the request answered 202 like any other). A link works for 15 minutes, longer than the
+// gap, so the operator's inbox always holds a working link, whoever asked for it. Invitations are not paced.
+//
 // The link's host: the configured site only (PUBLIC_BASE_URL: the stack sets the dashboard's domain in
 // AWS, the local gateway its own URL), never the message's base_url, which came from a request: a forged
 // Host header cannot point a victim's link at another site.
+import { createHash } from 'node:crypto';
 import { config } from '../config';
+import type { RateLimit } from '../domain/rate-limits';
+import { consumeRateLimit } from '../store/rate-limits';
 import { log } from '../log';
 import type { LoginLinkMessage } from '../queue/queues';
 import { PoisonMessageError } from '../queue/worker';
@@ -52,10 +61,28 @@ export async function handOverLoginLink(p: { accountId: string; operatorId: stri
   return { url, expiresAt, file: join(p.outboxDir, outboxFileName(key)) };
 }
 
+/** Login emails to one address sent at once in a 15-minute window... */
+export const LOGIN_EMAIL_BURST: RateLimit = { limit: 2, windowSeconds: 900 };
+/** ...then at most one per 5-minute window (shorter than a link's 15 minutes). */
+export const LOGIN_EMAIL_GAP: RateLimit = { limit: 1, windowSeconds: 300 };
+/** The rate-limit pseudo-account of the login endpoints (shared/http/auth.ts AUTH_FAILURE_ACCOUNT). */
+const LOGIN_LIMITS_ACCOUNT = 'auth';
+
+/** Whether a login email to `email` may go out now (each `true` is counted); see the header. */
+export async function loginEmailAllowed(email: string, nowMs = Date.now()): Promise<boolean> {
+  const scope = `login-email#${createHash('sha256').update(email).digest('base64url').slice(0, 22)}`;
+  if ((await consumeRateLimit(LOGIN_LIMITS_ACCOUNT, scope, LOGIN_EMAIL_BURST, nowMs)).allowed) return true;
+  return (await consumeRateLimit(LOGIN_LIMITS_ACCOUNT, `${scope}#gap`, LOGIN_EMAIL_GAP, nowMs)).allowed;
+}
+
 export async function sendLoginLinks(m: LoginLinkMessage, sender: EmailSender): Promise<number> {
   if (m.kind !== 'login-link' || typeof m.email !== 'string' || typeof m.base_url !== 'string') throw new PoisonMessageError('Not a login-link message');
   const base = config().publicBaseUrl;
   const memberships = (await membershipsOf(m.email)).filter((x) => !m.account_id || x.accountId === m.account_id);
+  if (memberships.length > 0 && m.invited_by === undefined && !(await loginEmailAllowed(m.email))) {
+    log('info', 'login link not sent: the address had its share of emails for now', {});
+    return 0;
+  }
   let sent = 0;
   for (const { accountId, operatorId } of memberships) {
     const account = await getItem(keys.account(accountId));
