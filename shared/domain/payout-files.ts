@@ -6,11 +6,14 @@
 // `csv` is our own generic export with one column per PayoutFileRow field.
 //
 // Every file: one currency, at most FORMAT_LIMITS[format] rows (at least one), amounts as integer cents
-// written with formatCents ("100.50"), fields quoted per RFC 4180, lines ending in CRLF (also the last).
-// Text fields (never amounts, counts or timestamps) starting with = + - @ tab or CR get a leading `'` so
-// a spreadsheet opening the file does not run them as a formula (CSV injection).
+// (positive, at most maxPayoutCents: domain/money-limits.ts) written with formatCents ("100.50"), fields quoted per RFC 4180, lines ending in CRLF (also the last).
+// Every text cell (never amounts, counts or timestamps, which are digits), the recipient address included,
+// starting with = + - @ tab or CR gets a leading `'` so a spreadsheet opening the file does not run it as a
+// formula (CSV injection).
 
 import { formatCents } from './money';
+import { formatInCurrency } from './currency';
+import { maxPayoutCents } from './money-limits';
 
 export type PayoutFileFormat = 'paypal' | 'wise' | 'csv';
 
@@ -91,10 +94,12 @@ function cut(value: string, max: number): string {
 
 const text = (value: string | null): string => (value === null ? '' : csvField(guard(value)));
 /**
- * A recipient address goes to the provider as it is: a `'` would make PayPal or Wise refuse (or misroute)
- * it. It was validated as an email when the member saved it, so it cannot start with `=` or `@`.
+ * A recipient address is guarded like every other cell. A payout email is validated as a plain mailbox
+ * when it is saved (domain/payout-email.ts), so it never starts with = + - or @ and the guard leaves it
+ * as it is; an older address that does gets the `'`, which PayPal or Wise refuse (the row is not paid)
+ * rather than a spreadsheet running it. (The batch skips such a member anyway: flows/payouts.ts.)
  */
-const recipient = (value: string): string => csvField(value);
+const recipient = (value: string): string => text(value);
 /** The note, guarded first so the `'` counts toward the provider's length limit. */
 const note = (value: string, max: number): string => csvField(cut(guard(value), max));
 
@@ -117,13 +122,17 @@ function check(format: PayoutFileFormat, rows: PayoutFileRow[]): void {
     if (!Number.isInteger(row.amount) || row.amount <= 0) {
       throw new PayoutFileError(`Payout ${row.payout_id} has amount ${row.amount}: must be a positive number of cents.`);
     }
+    if (row.amount > maxPayoutCents(row.currency)) {
+      throw new PayoutFileError(`Payout ${row.payout_id} has amount ${formatCents(row.amount)}: above the maximum of ${formatCents(maxPayoutCents(row.currency))} ${row.currency} per payout.`);
+    }
   }
 }
 
 function paypalLine(row: PayoutFileRow, opts: Options): string[] {
   return [
     recipient(row.payout_email),
-    formatCents(row.amount),
+    // PayPal and Wise take no decimals in a zero-decimal currency (JPY "120"): domain/currency.ts.
+    formatInCurrency(row.amount, row.currency),
     text(row.currency),
     // The payout id is 35 characters ('po_' + 32 hex) but PayPal takes at most 30 with no spaces, so the
     // file carries its first 30: 'po_' + the first 27 hex chars (108 bits, still unique in a batch).
@@ -142,7 +151,7 @@ function wiseLine(row: PayoutFileRow, opts: Options): string[] {
     'PERSON',
     // `target`: the amount is what the member receives, in targetCurrency.
     'target',
-    formatCents(row.amount),
+    formatInCurrency(row.amount, row.currency),
     text(opts.sourceCurrency ?? row.currency),
     text(row.currency),
   ];

@@ -8,7 +8,9 @@
 import { DetailError, NotFoundError } from '../domain/errors';
 import { newEntityId } from '../domain/ids';
 import { COLLECTING, type LedgerReward, type Payout } from '../domain/lifecycle';
-import { payoutFile, FORMAT_LIMITS, type PayoutFileFormat, type PayoutFileRow } from '../domain/payout-files';
+import { payoutFile, FORMAT_LIMITS, PayoutFileError, type PayoutFileFormat, type PayoutFileRow } from '../domain/payout-files';
+import { maxPayoutCents, payoutAboveMaximum } from '../domain/money-limits';
+import { isPayoutEmail } from '../domain/payout-email';
 import { payoutView } from '../domain/payout-views';
 import { ledgerRewardView } from '../domain/views';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -16,7 +18,7 @@ import { db, tableName } from '../store/client';
 import { MoneyTxn, toLedgerReward } from '../store/ledger';
 import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, queryAll, RaceLostError, transact, withRetries } from '../store/ops';
 import { eventItem } from '../store/outbox';
-import { changeCollecting, collectingTarget, getPayout, isPayoutId, payoutSums, putPayoutVersion, toPayout } from '../store/payouts';
+import { changeCollecting, claimPayout, collectingTarget, getPayoutAndClaim, isPayoutId, payoutSums, putPayoutVersion, toPayout, type PayoutClaim } from '../store/payouts';
 import { toMember } from '../store/members';
 import { toReferral } from '../store/referrals';
 import { keys } from '../store/table';
@@ -114,6 +116,8 @@ export async function createBatch(accountId: string, input: { format: PayoutFile
     if (other.length > 0) throw new DetailError(400, `One currency per file: ${other[0]!.id} is in ${other[0]!.currency}, not ${input.currency}.`);
     const notDue = candidates.filter((p) => p.status !== 'due');
     if (notDue.length > 0) throw new DetailError(409, `Only due payouts can be paid: ${notDue[0]!.id} is ${notDue[0]!.status}.`);
+    const above = candidates.filter((p) => p.amount > maxPayoutCents(p.currency));
+    if (above.length > 0) throw new DetailError(409, `Payout ${above[0]!.id}: ${payoutAboveMaximum(above[0]!.currency)}`);
   } else {
     candidates = await duePayouts(accountId, input.currency, limit);
   }
@@ -133,11 +137,25 @@ export async function createBatch(accountId: string, input: { format: PayoutFile
   const taken: Payout[] = [];
   const queue = [...candidates];
   // Eight payouts at a time (each its own conditional transaction), in the order they were found.
+  const skipped: string[] = [];
   const take = async (payout: Payout): Promise<void> => {
     const member = toMember(lookup(members, keys.member(accountId, payout.member_id)));
     const payoutEmail = (lookup(members, keys.member(accountId, payout.member_id))?.payout_email as string | undefined) ?? null;
     if (!member || !payoutEmail) {
       log('warn', 'payout skipped: the member has no payout email', { account_id: accountId, payout_id: payout.id });
+      skipped.push(`${payout.id}: the member has no payout email`);
+      return;
+    }
+    // Never into a file: an address saved before payout emails were held to a mailbox syntax (one a
+    // spreadsheet could run as a formula), or an amount above the maximum per payout (domain/money-limits.ts).
+    if (!isPayoutEmail(payoutEmail)) {
+      log('warn', 'payout skipped: the payout email is not a plain mailbox', { account_id: accountId, payout_id: payout.id });
+      skipped.push(`${payout.id}: the member's payout email is not a valid mailbox; the member must set it again`);
+      return;
+    }
+    if (payout.amount > maxPayoutCents(payout.currency)) {
+      log('warn', 'payout skipped: above the maximum per payout', { account_id: accountId, payout_id: payout.id, amount: payout.amount });
+      skipped.push(`${payout.id}: ${payoutAboveMaximum(payout.currency)}`);
       return;
     }
     const name = [member.first_name, member.last_name].filter(Boolean).join(' ') || null;
@@ -175,7 +193,7 @@ export async function createBatch(accountId: string, input: { format: PayoutFile
       counterUpdate(accountId, 'payout_batches', -1),
       counterUpdate(accountId, 'payout_batches#s#processing', -1),
     ]);
-    throw new DetailError(409, `No payout is due in ${input.currency} (another batch took them).`);
+    throw new DetailError(409, skipped.length > 0 ? `No payout could be batched in ${input.currency}: ${skipped.slice(0, 3).join('; ')}.` : `No payout is due in ${input.currency} (another batch took them).`);
   }
   batch.payout_ids = taken.map((p) => p.id);
   batch.amount = taken.reduce((a, p) => a + p.amount, 0);
@@ -207,7 +225,13 @@ export async function batchFile(accountId: string, id: string): Promise<{ batch:
       reference: p.reference,
     }));
   const month = new Date(batch.created_at * 1000).toLocaleString('en-US', { month: 'short', year: 'numeric', timeZone: 'UTC' });
-  return { batch, csv: payoutFile(batch.format, rows, { note: `Referral commissions ${month}` }) };
+  try {
+    return { batch, csv: payoutFile(batch.format, rows, { note: `Referral commissions ${month}` }) };
+  } catch (err) {
+    // A batch written before the bounds existed (an amount above the maximum): no file, a clear answer.
+    if (err instanceof PayoutFileError) throw new DetailError(409, err.message);
+    throw err;
+  }
 }
 
 const CHUNK = 20;
@@ -222,19 +246,52 @@ async function liveReferrals(accountId: string, rewards: LedgerReward[]): Promis
   return new Set([...found.values()].map((item) => toReferral(item)?.id).filter((id): id is string => id !== undefined));
 }
 
+/** A transition of more than one chunk of rewards is claimed first (store/payouts.ts PayoutClaim). */
+function chunked(payout: Payout, claim: PayoutClaim | null): boolean {
+  return claim !== null || payout.reward_ids.length > CHUNK;
+}
+
+/**
+ * The claim write, beside the reads that do not depend on it. Safe to read the rewards beside it: while a
+ * payout is at the version read, only a transition conditioned on that version can move its rewards, and
+ * one that commits makes this claim fail (the whole attempt is then retried from a new read).
+ */
+async function claim(accountId: string, payout: Payout, c: PayoutClaim): Promise<Payout> {
+  const txn = new MoneyTxn(accountId);
+  const claimed = claimPayout(txn, payout, c, c.at);
+  await commit(txn);
+  log('info', 'payout claimed', { account_id: accountId, payout_id: payout.id, to: c.to, rewards: payout.reward_ids.length });
+  return claimed;
+}
+
+const claimedOther = (payout: Payout, c: PayoutClaim) =>
+  new DetailError(409, `Payout ${payout.id} is being marked ${c.to}; repeat that call to finish it. It cannot be marked otherwise meanwhile.`);
+
 /**
  * Marks a payout paid (a due one too: paid outside a batch). Its rewards become `paid` in chunks, the
- * payout last; repeating the call finishes what a crash left, and a paid payout answers as it is.
+ * payout last. More than one chunk: the payout is claimed first (one conditional write), so a concurrent
+ * mark-failed or cancel answers 409 and a batch cannot take it; repeating the call finishes what a crash
+ * left, with the claim's paid_at and reference. A paid payout answers as it is.
  */
 export async function markPayoutPaid(accountId: string, payoutId: string, opts: { paidAt?: number | undefined; reference?: string | null | undefined } = {}): Promise<Payout> {
   return withRetries(async () => {
-    const payout = await getPayout(accountId, payoutId);
-    if (!payout) throw new NotFoundError();
+    const read = await getPayoutAndClaim(accountId, payoutId);
+    if (!read) throw new NotFoundError();
+    let payout = read.payout;
+    let pending = read.claim;
     if (payout.status === 'paid') return payout;
+    if (pending && pending.to !== 'paid') throw claimedOther(payout, pending);
     if (payout.status !== 'processing' && payout.status !== 'due') throw new DetailError(409, `This payout is ${payout.status}: only a due or processing payout can be marked paid.`);
     const now = Math.floor(Date.now() / 1000);
-    const paidAt = opts.paidAt ?? now;
-    const [memberItem, rewards] = await Promise.all([getItem(keys.member(accountId, payout.member_id)), rewardsOf(accountId, payout)]);
+    let claiming: Promise<Payout> | null = null;
+    if (!pending && chunked(payout, pending)) {
+      pending = { to: 'paid', at: now, paid_at: opts.paidAt ?? now, reference: opts.reference ?? payout.reference };
+      claiming = claim(accountId, payout, pending);
+    }
+    const paidAt = pending?.paid_at ?? opts.paidAt ?? now;
+    const reference = pending ? (pending.reference ?? null) : (opts.reference ?? payout.reference);
+    const [claimed, memberItem, rewards] = await Promise.all([claiming ?? Promise.resolve(payout), getItem(keys.member(accountId, payout.member_id)), rewardsOf(accountId, payout)]);
+    payout = claimed;
     const memberAlive = toMember(memberItem) !== null;
     const open = rewards.filter((r) => r.status === 'approved' && r.payout_id === payout.id);
     const alive = await liveReferrals(accountId, open);
@@ -250,7 +307,8 @@ export async function markPayoutPaid(accountId: string, payoutId: string, opts: 
         txn.push(eventItem(accountId, 'reward.paid', r.id, ledgerRewardView(moved)), `event:${r.id}`);
       }
       if (last) {
-        const next: Payout = { ...payout, status: 'paid', paid_at: paidAt, reference: opts.reference ?? payout.reference, updated_at: now, version: payout.version + 1 };
+        const next: Payout = { ...payout, status: 'paid', paid_at: paidAt, reference, updated_at: now, version: payout.version + 1 };
+        // The claimed payout, or (one chunk) the payout at the version read: the transition in one write.
         putPayoutVersion(txn, payout, next, [payout.status]);
         payoutSums(txn, payout, next);
         if (payout.status === 'due') {
@@ -269,16 +327,27 @@ export async function markPayoutPaid(accountId: string, payoutId: string, opts: 
 
 /**
  * Marks a processing payout failed (the provider could not pay it) or canceled (the operator took it out of
- * the batch before paying): its rewards go back to approved, into the member's collecting payout.
+ * the batch before paying): its rewards go back to approved, into the member's collecting payout. Claimed
+ * first when it moves more than one chunk, as markPayoutPaid.
  */
 export async function markPayoutFailed(accountId: string, payoutId: string, reason: string, outcome: 'failed' | 'canceled' = 'failed'): Promise<Payout> {
   return withRetries(async () => {
-    const payout = await getPayout(accountId, payoutId);
-    if (!payout) throw new NotFoundError();
+    const read = await getPayoutAndClaim(accountId, payoutId);
+    if (!read) throw new NotFoundError();
+    let payout = read.payout;
+    let pending = read.claim;
     if (payout.status === outcome) return payout;
+    if (pending && pending.to !== outcome) throw claimedOther(payout, pending);
     if (payout.status !== 'processing') throw new DetailError(409, `This payout is ${payout.status}: only a processing payout (in a batch) can be marked ${outcome}.`);
     const now = Math.floor(Date.now() / 1000);
-    const [memberItem, rewards] = await Promise.all([getItem(keys.member(accountId, payout.member_id)), rewardsOf(accountId, payout)]);
+    let claiming: Promise<Payout> | null = null;
+    if (!pending && chunked(payout, pending)) {
+      pending = { to: outcome, at: now, reason };
+      claiming = claim(accountId, payout, pending);
+    }
+    const why = pending?.reason ?? reason;
+    const [claimed, memberItem, rewards] = await Promise.all([claiming ?? Promise.resolve(payout), getItem(keys.member(accountId, payout.member_id)), rewardsOf(accountId, payout)]);
+    payout = claimed;
     const memberAlive = toMember(memberItem) !== null;
     const back = rewards.filter((r) => r.status === 'approved' && r.payout_id === payout.id);
     // The first chunk's target is read beside the referrals; each later chunk reads it again (it changed).
@@ -297,7 +366,7 @@ export async function markPayoutFailed(accountId: string, payoutId: string, reas
         }
       }
       if (last) {
-        const next: Payout = { ...payout, status: outcome, failure_reason: reason, updated_at: now, version: payout.version + 1 };
+        const next: Payout = { ...payout, status: outcome, failure_reason: why, updated_at: now, version: payout.version + 1 };
         putPayoutVersion(txn, payout, next, ['processing']);
         payoutSums(txn, payout, next);
         // A cancel is the operator's own act: only a failure is an event for the app.

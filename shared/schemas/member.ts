@@ -1,7 +1,8 @@
 // Member bodies. `campaign` and `subscription` are `{id}` references or null.
 import * as v from 'valibot';
 import type { ProviderId } from '../domain/models';
-import { REQUIRED, boolean, email, nullableEmail, nullableText, pythonType, reference, text } from './fields';
+import { REQUIRED, boolean, email, nullableText, pythonType, reference, text } from './fields';
+import { nullablePayoutEmail } from './payout-email';
 
 export { MEMBER_CODE_PATTERN as CODE_PATTERN } from '../domain/ids';
 import { MEMBER_CODE_MAX, MEMBER_CODE_PATTERN } from '../domain/ids';
@@ -48,7 +49,7 @@ const fields = {
   // Additive: the member asked not to be emailed (no conversion or reward notices).
   email_opt_out: boolean,
   // Additive (MONEY.md): where the member's payouts are sent (PayPal or Wise by email); a payout is due only with one.
-  payout_email: nullableEmail,
+  payout_email: nullablePayoutEmail,
 };
 
 export const createMemberBody = v.object(

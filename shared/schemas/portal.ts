@@ -1,7 +1,8 @@
 // Bodies and queries of the member portal: the app's request for a portal session, the portal's session
 // opening, the member's own settings, and the portal's lists.
 import * as v from 'valibot';
-import { REQUIRED, boolean, choice, field, nullableEmail, text } from './fields';
+import { REQUIRED, boolean, choice, field, text } from './fields';
+import { nullablePayoutEmail } from './payout-email';
 import { pageQuery } from './query';
 
 /** A URL the portal's "back" link may point to: http(s) only, so never `javascript:`. */
@@ -24,7 +25,7 @@ export const openPortalSessionBody = v.object({ token: text(100) }, REQUIRED);
 
 export const updatePortalMeBody = v.object(
   {
-    payout_email: v.optional(nullableEmail),
+    payout_email: v.optional(nullablePayoutEmail),
     email_opt_out: v.optional(boolean),
   },
   REQUIRED,

@@ -8,6 +8,7 @@
 import { collectingStatus, COLLECTING, type Payout, type PayoutStatus } from '../domain/lifecycle';
 export type { Payout } from '../domain/lifecycle';
 import { newEntityId } from '../domain/ids';
+import { maxPayoutCents, payoutAboveMaximum } from '../domain/money-limits';
 import { toCampaign } from './campaigns';
 import { tableName } from './client';
 import { eventItem } from './outbox';
@@ -102,12 +103,18 @@ export function changeCollecting(txn: MoneyTxn, target: CollectingTarget, delta:
   const accountId = txn.accountId;
   const before = target.payout;
   const ids = new Set(before?.reward_ids ?? []);
-  for (const r of delta.remove) ids.delete(r.id);
-  for (const r of delta.add) ids.add(r.id);
-  const amount = (before?.amount ?? 0) + delta.add.reduce((a, r) => a + r.amount, 0) - delta.remove.reduce((a, r) => a + r.amount, 0);
-  const times = delta.add.map((r) => r.created_at);
+  // The amount is the sum of the listed rewards: a reward counts once, and only while it is listed (the
+  // voids of a referral delete let a payout go of rewards before their own items move: flows/referral-delete.ts).
+  const removed = delta.remove.filter((r) => ids.has(r.id));
+  for (const r of removed) ids.delete(r.id);
+  const added = delta.add.filter((r) => !ids.has(r.id));
+  for (const r of added) ids.add(r.id);
+  const amount = (before?.amount ?? 0) + added.reduce((a, r) => a + r.amount, 0) - removed.reduce((a, r) => a + r.amount, 0);
+  const times = added.map((r) => r.created_at);
   const periodStart = [before?.period_start, ...times].filter((t): t is number => typeof t === 'number');
-  const status = collectingStatus(amount, target.minPayout, target.payoutEmail);
+  // Above the maximum per payout (domain/money-limits.ts) it is held: never due, so never batched.
+  const held = amount > maxPayoutCents(target.currency);
+  const status = held ? 'open' : collectingStatus(amount, target.minPayout, target.payoutEmail);
   const next: Payout = {
     id: before?.id ?? newPayoutId(),
     member_id: target.memberId,
@@ -119,7 +126,7 @@ export function changeCollecting(txn: MoneyTxn, target: CollectingTarget, delta:
     period_end: periodStart.length ? Math.max(before?.period_end ?? 0, ...times) : null,
     paid_at: null,
     reference: null,
-    failure_reason: null,
+    failure_reason: held ? payoutAboveMaximum(target.currency) : null,
     batch_id: null,
     payout_email: null,
     member_identifier: null,
@@ -152,6 +159,87 @@ export function changeCollecting(txn: MoneyTxn, target: CollectingTarget, delta:
   payoutSums(txn, before, next);
   if (next.status === 'due' && before?.status !== 'due') {
     txn.push(eventItem(accountId, 'payout.due', `${next.id}:${next.version}`, payoutView(next)), `event:${next.id}`);
+  }
+  return next;
+}
+
+/**
+ * A transition of a payout that moves its rewards in several transactions (more than one chunk of them):
+ * recorded on the payout by one conditional write before any reward moves (claimPayout), so the payout has
+ * one outcome. A retry of the same transition resumes from it with the values it holds; any other
+ * transition answers 409 until the claimed one has finished (its last write replaces the payout without it).
+ */
+export interface PayoutClaim {
+  to: 'paid' | 'failed' | 'canceled';
+  at: number;
+  /** mark-paid: what the payout will say. */
+  paid_at?: number;
+  reference?: string | null;
+  /** mark-failed / cancel: the reason. */
+  reason?: string;
+}
+
+function toClaim(value: unknown): PayoutClaim | null {
+  if (!value || typeof value !== 'object') return null;
+  const c = value as Record<string, unknown>;
+  if (c.to !== 'paid' && c.to !== 'failed' && c.to !== 'canceled') return null;
+  return {
+    to: c.to,
+    at: Number(c.at),
+    ...(c.paid_at !== undefined && c.paid_at !== null ? { paid_at: Number(c.paid_at) } : {}),
+    ...(c.reference !== undefined ? { reference: typeof c.reference === 'string' ? c.reference : null } : {}),
+    ...(typeof c.reason === 'string' ? { reason: c.reason } : {}),
+  };
+}
+
+/** A payout with the transition claimed on it, if any (one strongly consistent GetItem). */
+export async function getPayoutAndClaim(accountId: string, id: string): Promise<{ payout: Payout; claim: PayoutClaim | null } | null> {
+  if (!isPayoutId(id)) return null;
+  const item = await getItem(keys.payout(accountId, id));
+  const payout = toPayout(item);
+  return payout ? { payout, claim: toClaim(item?.claim) } : null;
+}
+
+/**
+ * The claim write (inside `txn`): the payout at the version and status read, with no claim yet, gets
+ * `claim` and a new version, so no other writer conditioned on the version read (a batch, an approval, a
+ * void, another transition) can change it any more. A due payout leaves collection as a batch would take
+ * it (`processing`, its pointer deleted): the member's next approvals start a new payout. Returns the
+ * payout as claimed.
+ */
+export function claimPayout(txn: MoneyTxn, before: Payout, claim: PayoutClaim, now: number): Payout {
+  const next: Payout = { ...before, status: 'processing', updated_at: now, version: before.version + 1 };
+  txn.push(
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...payoutItem(txn.accountId, next), claim: Object.fromEntries(Object.entries(claim).filter(([, v]) => v !== undefined)) },
+        ConditionExpression: 'version = :v AND #st = :s AND attribute_not_exists(#claim)',
+        ExpressionAttributeNames: { '#st': 'status', '#claim': 'claim' },
+        ExpressionAttributeValues: { ':v': before.version, ':s': before.status },
+      },
+    },
+    `payout:${before.id}`,
+  );
+  if (before.status !== next.status) {
+    for (const prefix of payoutCounterPrefixes(next)) {
+      txn.count(`${prefix}#s#${before.status}` as CounterName, -1);
+      txn.count(`${prefix}#s#${next.status}` as CounterName, 1);
+    }
+    payoutSums(txn, before, next);
+  }
+  if (before.status === 'due') {
+    txn.push(
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: keys.payoutPointer(txn.accountId, before.member_id, before.currency),
+          ConditionExpression: 'attribute_not_exists(pk) OR payout_id = :p',
+          ExpressionAttributeValues: { ':p': before.id },
+        },
+      },
+      `pointer:${before.member_id}:${before.currency}`,
+    );
   }
   return next;
 }

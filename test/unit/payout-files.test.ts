@@ -9,6 +9,7 @@ import {
   type PayoutFileFormat,
   type PayoutFileRow,
 } from '../../shared/domain/payout-files';
+import { maxPayoutCents } from '../../shared/domain/money-limits';
 
 const HEX = '0123456789abcdef0123456789abcdef';
 const PAYOUT_ID = `po_${HEX}`;
@@ -240,17 +241,46 @@ describe('formula injection guard', () => {
     const evil = `${start}HYPERLINK("http://x","y")`;
     const mk = () => row({ member_name: evil, member_identifier: evil, payout_email: evil, reference: evil });
     const paypal = parseCsv(payoutFile('paypal', [mk()], { note: evil }))[0]!;
-    // The recipient address goes to the provider untouched (a quote would break it).
-    expect(paypal[0]).toBe(evil);
+    // The recipient address too (issue 23 #29): valid payout emails never start so (domain/payout-email.ts).
+    expect(paypal[0]).toBe(`'${evil}`);
     expect(paypal[4]).toBe(`'${evil}`);
     const wise = parseCsv(payoutFile('wise', [mk()], { note: evil }))[1]!;
     expect(wise[0]).toBe(`'${evil}`);
-    expect(wise[1]).toBe(evil);
+    expect(wise[1]).toBe(`'${evil}`);
     expect(wise[2]).toBe(`'${evil}`.slice(0, 35));
     const csv = parseCsv(payoutFile('csv', [mk()], { note: evil }))[1]!;
     expect(csv[2]).toBe(`'${evil}`);
     expect(csv[4]).toBe(`'${evil}`);
     expect(csv[13]).toBe(`'${evil}`);
+  });
+
+  // Issue 23 #29: the portal let a member save `=cmd|'/Ccalc'!A0@example.com`, which reached the PayPal and
+  // Wise files as it was. Every text field hostile at once: no cell of any file may start a formula.
+  it.each(['paypal', 'wise', 'csv'] as PayoutFileFormat[])('%s: no cell of a row full of hostile text starts a formula', (format) => {
+    const hostile = ["=cmd|'/Ccalc'!A0@example.com", '+1+1', '-2-3', '@SUM(A1)', '\t=1', '\r=1'];
+    for (const evil of hostile) {
+      const mk = (i: number) =>
+        row({ payout_id: `po_${i.toString(16).padStart(32, '0')}`, member_id: evil, member_identifier: evil, member_email: evil, member_name: evil, payout_email: evil, status: evil, reference: evil });
+      const records = parseCsv(payoutFile(format, [mk(1), mk(2)], { note: evil, sourceCurrency: 'EUR' }));
+      const cells = records.slice(format === 'paypal' ? 0 : 1).flat();
+      expect(cells.length).toBeGreaterThan(0);
+      expect(cells.filter((c) => /^[=+\-@\t\r]/.test(c))).toEqual([]);
+      // The recipient is there, guarded (not dropped).
+      expect(cells).toContain(`'${evil}`.slice(0, 35));
+    }
+  });
+
+  it('refuses an amount above the maximum per payout (domain/money-limits.ts)', () => {
+    const max = maxPayoutCents('USD');
+    expect(max).toBe(100_000_000);
+    expect(parseCsv(payoutFile('paypal', [row({ currency: 'USD', amount: max })], { note: NOTE }))[0]![1]).toBe('1000000.00');
+    for (const format of ['paypal', 'wise', 'csv'] as PayoutFileFormat[]) {
+      expect(() => payoutFile(format, [row({ currency: 'USD', amount: max + 1 })], { note: NOTE })).toThrow(PayoutFileError);
+      // The 33.3-billion-dollar payout of the report.
+      expect(() => payoutFile(format, [row({ currency: 'USD', amount: 3_330_000_000_000 })], { note: NOTE })).toThrow(/above the maximum of 1000000\.00 USD/);
+    }
+    // Zero-decimal currencies: 100,000,000 of them.
+    expect(maxPayoutCents('JPY')).toBe(10_000_000_000);
   });
 
   it('counts the quote toward the provider length limits', () => {
