@@ -1,5 +1,5 @@
 // CSV exports (MONEY.md "Reports and exports"): GET /v1/exports/{members|referrals|rewards|payouts|
-// subscriptions}.csv with the list's filters. Paged, not held: each response carries at most `page_size`
+// payout-batches|subscriptions}.csv with the list's filters. Paged, not held: each response carries at most `page_size`
 // rows (default and maximum 10,000) read by a few Queries that follow LastEvaluatedKey, and a `Link:
 // <…>; rel="next"` header while rows remain. A 100,000-row export is ten requests of bounded time and
 // memory; none comes near API Gateway's 30 s or Lambda's 6 MB response limit.
@@ -17,12 +17,13 @@ import { db, tableName } from '../store/client';
 import { toLedgerReward } from '../store/ledger';
 import { toMember } from '../store/members';
 import { toPayout } from '../store/payouts';
+import { toBatch, type PayoutBatch } from './payouts';
 import { payoutsSource, rewardsSource, type PayoutFilters, type RewardFilters, type Source as ListSource } from '../store/money-lists';
 import { toReferral } from '../store/referrals';
 import { toSubscription } from '../store/subscriptions';
 import { GSI1, GSI2, keys } from '../store/table';
 
-export const EXPORTS = ['members', 'referrals', 'rewards', 'payouts', 'subscriptions'] as const;
+export const EXPORTS = ['members', 'referrals', 'rewards', 'payouts', 'payout-batches', 'subscriptions'] as const;
 export type ExportKind = (typeof EXPORTS)[number];
 export const EXPORT_PAGE_MAX = 10_000;
 
@@ -87,6 +88,17 @@ function sourceOf(accountId: string, kind: ExportKind, f: Record<string, string 
         },
       } as Source<unknown>;
     }
+    case 'payout-batches':
+      if (f.status !== undefined && f.status !== 'processing' && f.status !== 'paid') throw new ValidationError({ status: [`Select a valid choice. ${f.status} is not one of the available choices.`] });
+      return {
+        query: { partitionValue: keys.payoutBatchCollection(accountId), ...(f.status ? { filter: { expression: '#ff = :fv', names: { '#ff': 'status' }, values: { ':fv': f.status } } } : {}) },
+        parse: (i) => toBatch(i),
+        header: ['id', 'status', 'format', 'currency', 'amount', 'payout_count', 'created_at', 'paid_at', 'reference'],
+        row: (b) => {
+          const x = b as PayoutBatch;
+          return [x.id, x.status, x.format, x.currency, formatCents(x.amount), x.payout_ids.length, iso(x.created_at), iso(x.paid_at), x.reference ?? null];
+        },
+      } as Source<unknown>;
     case 'subscriptions':
       return {
         query: f.status ? { index: GSI2, partitionValue: keys.subscriptionsByStatus(accountId, f.status) } : { index: GSI1, partitionValue: keys.subscriptionsByCreation(accountId) },

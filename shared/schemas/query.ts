@@ -136,11 +136,11 @@ const exportPageSize = field<number>((value) => {
   return { ok: true, value: n };
 }, { type: 'integer', minimum: 1, maximum: 10_000, default: 10_000, description: 'Rows per response; follow the `Link: rel="next"` header for the rest.' });
 
-/** Every list's filters (each export uses its own: members campaign; referrals member; rewards status, member, campaign, type; payouts status, member, currency; subscriptions status). */
+/** Every list's filters (each export uses its own: members campaign; referrals member; rewards status, member, campaign, type; payouts status, member, currency; payout batches status; subscriptions status). */
 export const exportQuery = listQuery({
   page_size: v.optional(exportPageSize, 10_000),
   cursor: v.optional(v.pipe(v.string(), v.maxLength(600), v.description('From the `Link: rel="next"` header.'))),
-  status: v.optional(v.pipe(v.string(), v.regex(/^[a-z_]{1,20}$/), v.description('rewards, payouts, subscriptions: the list\'s status filter.'))),
+  status: v.optional(v.pipe(v.string(), v.regex(/^[a-z_]{1,20}$/), v.description('rewards, payouts, payout-batches, subscriptions: the list\'s status filter.'))),
   member: v.optional(v.pipe(v.string(), v.maxLength(64), v.description('referrals, rewards, payouts: one member (id).'))),
   campaign: v.optional(v.pipe(v.string(), v.maxLength(64), v.description('members, rewards: one campaign (id).'))),
   type: v.optional(choiceFilter(['credit', 'commission'] as const, 'rewards: credits or commissions.')),

@@ -18,7 +18,7 @@ import { ReferralDetail, Referrals } from './pages/referrals';
 import { CampaignEdit, CampaignNew, Campaigns } from './pages/campaigns';
 import { Subscriptions } from './pages/subscriptions';
 import { Rewards } from './pages/rewards';
-import { PayoutBatch, Payouts } from './pages/payouts';
+import { PayoutBatch, PayoutBatches, Payouts } from './pages/payouts';
 import { WebhookDetail, Webhooks } from './pages/webhooks';
 import { NotFound } from './pages/not-found';
 import './styles.css';
@@ -85,6 +85,7 @@ function SignedIn() {
             <Route path="/app/subscriptions" component={Subscriptions} />
             <Route path="/app/rewards" component={Rewards} />
             <Route path="/app/payouts" component={Payouts} />
+            <Route path="/app/payouts/batches" component={PayoutBatches} />
             <Route path="/app/payouts/batches/:id" component={PayoutBatch} />
             <Route path="/app/webhooks" component={Webhooks} />
             <Route path="/app/webhooks/:id" component={WebhookDetail} />

@@ -60,6 +60,11 @@ export interface PagedTableProps<T> {
   /** Reload whenever one of these changes (filters, a counter bumped after a write). */
   deps?: unknown[];
   onLoaded?: (page: Page<T>) => void;
+  /**
+   * The list's CSV export with the same filters (`/v1/exports/<list>.csv?…`): an "Export CSV" link beside the
+   * pager. The session cookie authenticates it like any GET.
+   */
+  exportHref?: string;
 }
 
 /**
@@ -125,6 +130,11 @@ export function PagedTable<T>(props: PagedTableProps<T>) {
   if (page.count === 0 && page.results.length === 0 && !cursor) {
     return <div class="empty">{props.empty}</div>;
   }
+  const exportLink = props.exportHref && (
+    <a class="btn btn-secondary btn-small" href={props.exportHref} download aria-label={`Export CSV of ${props.label.toLowerCase()}`}>
+      Export CSV
+    </a>
+  );
 
   return (
     <div class="paged" aria-busy={loading ? 'true' : undefined}>
@@ -148,6 +158,7 @@ export function PagedTable<T>(props: PagedTableProps<T>) {
       </div>
       <nav class="pager" aria-label={`${props.label}: pages`}>
         <span class="pager-count">{plural(page.count, props.noun[0], props.noun[1])}</span>
+        {exportLink}
         {(page.previous || page.next || cursor) && (
         <div class="pager-buttons">
           <button type="button" class="btn btn-secondary btn-small" disabled={!page.previous || loading} onClick={() => go(page.previous)}>
@@ -161,4 +172,59 @@ export function PagedTable<T>(props: PagedTableProps<T>) {
       </nav>
     </div>
   );
+}
+
+/**
+ * A list's search box: submits `?search=` (the cursor dropped, so results start on their first page); the
+ * API matches exactly (docs/api.md "Search"). Clearing it lists everything again.
+ */
+export function SearchBox({ id, label, placeholder, hint }: { id: string; label: string; placeholder: string; hint?: string }) {
+  const { path, query, route } = useLocation();
+  const current = query.search ?? '';
+  const [value, setValue] = useState(current);
+  useEffect(() => setValue(current), [current]);
+  const go = (term: string) => route(urlWith(path, query, { search: term.trim(), cursor: null }));
+  return (
+    <form
+      class="inline-field search-box"
+      role="search"
+      aria-label={label}
+      onSubmit={(e) => {
+        e.preventDefault();
+        go(value);
+      }}
+    >
+      <label class="label-inline" for={id}>
+        {label}
+      </label>
+      <input
+        id={id}
+        name="search"
+        type="search"
+        class="input input-small"
+        value={value}
+        placeholder={placeholder}
+        title={hint}
+        autoComplete="off"
+        spellcheck={false}
+        onInput={(e) => setValue(e.currentTarget.value)}
+      />
+      <button type="submit" class="btn btn-secondary btn-small">
+        Search
+      </button>
+      {current && (
+        <button type="button" class="btn btn-ghost btn-small" onClick={() => go('')}>
+          Clear
+        </button>
+      )}
+    </form>
+  );
+}
+
+/** `/v1/exports/<file>` with the given filters (empty ones left out). */
+export function exportHref(file: string, filters: Record<string, string | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(filters)) if (v) params.set(k, v);
+  const search = params.toString();
+  return `/v1/exports/${file}/${search ? `?${search}` : ''}`;
 }

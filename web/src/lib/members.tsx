@@ -1,40 +1,58 @@
-// Rewards, payouts and referrals carry a member id; tables show the member's identifier instead, read once
-// per member (GET /v1/members/{id}/) and kept for the session.
+// Rewards, payouts and referrals carry a member id; tables show the member instead (identifier, with their
+// name or email under it), read once per member (GET /v1/members/{id}/) and kept for the session.
 import { useEffect, useState } from 'preact/hooks';
 import { api, unwrap } from '../api/client';
 
-const labels = new Map<string, string | null>();
-const pending = new Map<string, Promise<string | null>>();
+/** What a table shows of a member; null for a member that is gone (404). */
+export interface MemberInfo {
+  identifier: string;
+  name: string | null;
+  email: string;
+  payout_email: string | null;
+}
 
-function memberLabel(id: string): Promise<string | null> {
+const known = new Map<string, MemberInfo | null>();
+const pending = new Map<string, Promise<MemberInfo | null>>();
+
+function memberInfo(id: string): Promise<MemberInfo | null> {
   let p = pending.get(id);
   if (!p) {
     p = unwrap(api.GET('/v1/members/{id}/', { params: { path: { id } } }))
-      .then((m) => m.identifier)
+      .then((m): MemberInfo => ({ identifier: m.identifier, name: [m.first_name, m.last_name].filter(Boolean).join(' ') || null, email: m.email, payout_email: m.payout_email ?? null }))
       // A deleted member (404) keeps showing its id.
       .catch(() => null)
-      .then((label) => {
-        labels.set(id, label);
-        return label;
+      .then((info) => {
+        known.set(id, info);
+        return info;
       });
     pending.set(id, p);
   }
   return p;
 }
 
-export function MemberRef({ id }: { id: string }) {
-  const [label, setLabel] = useState<string | null | undefined>(labels.get(id));
+/** The member's info once loaded (undefined while loading, null when gone). */
+export function useMemberInfo(id: string): MemberInfo | null | undefined {
+  const [info, setInfo] = useState<MemberInfo | null | undefined>(known.get(id));
   useEffect(() => {
     let live = true;
-    if (!labels.has(id)) void memberLabel(id).then((l) => live && setLabel(l));
-    else setLabel(labels.get(id));
+    if (!known.has(id)) void memberInfo(id).then((i) => live && setInfo(i));
+    else setInfo(known.get(id));
     return () => {
       live = false;
     };
   }, [id]);
+  return info;
+}
+
+/** A link to the member, named by identifier; `detail` adds their name (or email) under it, for tables. */
+export function MemberRef({ id, detail = false }: { id: string; detail?: boolean }) {
+  const info = useMemberInfo(id);
   return (
-    <a href={`/app/members/${encodeURIComponent(id)}`} class={label ? undefined : 'mono-small'} title={label ? id : undefined}>
-      {label ?? id}
-    </a>
+    <>
+      <a href={`/app/members/${encodeURIComponent(id)}`} class={info ? undefined : 'mono-small'} title={info ? id : undefined}>
+        {info?.identifier ?? id}
+      </a>
+      {detail && info && <span class="cell-sub">{info.name ?? info.email}</span>}
+    </>
   );
 }

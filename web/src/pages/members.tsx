@@ -6,7 +6,7 @@ import { api, idempotencyKey, unwrap } from '../api/client';
 import { BusyButton } from '../components/busy-button';
 import { CopyBox } from '../components/copy';
 import { CheckField, Field, Form, SelectField, SubmitButton, checked, text, textOrNull, textOrUndefined, useFormState } from '../components/form';
-import { PagedTable, useTableReload } from '../components/paged-table';
+import { PagedTable, SearchBox, exportHref, useTableReload } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad } from '../components/page';
 import { useToast } from '../components/toast';
 import { useDeleteFlow } from '../lib/actions';
@@ -63,7 +63,8 @@ function CreateMember({ campaigns, onCreated }: { campaigns: Campaign[]; onCreat
           <Field name="first_name" label="First name" optional autoComplete="off" />
           <Field name="last_name" label="Last name" optional autoComplete="off" />
           <Field name="code" label="Referral code" optional hint="Letters, digits, - and _. Generated when empty." autoComplete="off" spellcheck={false} />
-          <SelectField name="campaign" label="Campaign" options={campaignOptions(campaigns, 'No campaign')} defaultValue={campaigns[0]?.id ?? ''} />
+          {/* "No campaign" until chosen: a member never lands in a campaign the operator did not pick. */}
+          <SelectField name="campaign" label="Campaign" options={campaignOptions(campaigns, 'No campaign')} defaultValue="" />
           <Field name="payout_email" label="Payout email" type="email" optional hint="PayPal or Wise address; a payout is due only with one." autoComplete="off" />
           <CheckField name="email_opt_out" label="Do not email this member" />
         </div>
@@ -84,6 +85,7 @@ export function Members() {
   const { campaigns } = useCampaigns();
   const { version, reloadFromStart } = useTableReload();
   const campaign = query.campaign || undefined;
+  const search = query.search || undefined;
   const names = new Map(campaigns.map((c) => [c.id, c.name]));
 
   return (
@@ -102,6 +104,8 @@ export function Members() {
         id="member-list"
         title="All members"
         actions={
+          <>
+          <SearchBox id="member-search" label="Find" placeholder="Email, identifier or code" hint="An exact email, identifier or referral code" />
           <div class="inline-field">
             <label class="label-inline" for="member-campaign-filter">
               Show
@@ -120,16 +124,20 @@ export function Members() {
               ))}
             </select>
           </div>
+          </>
         }
       >
         <PagedTable<Member>
           label="Members"
           noun={['member', 'members']}
-          deps={[campaign, version]}
-          load={(q) => unwrap(api.GET('/v1/members/', { params: { query: { ...q, campaign } } }))}
+          deps={[campaign, search, version]}
+          load={(q) => unwrap(api.GET('/v1/members/', { params: { query: { ...q, campaign, search } } }))}
           rowKey={(m) => m.id}
+          exportHref={search ? undefined : exportHref('members.csv', { campaign })}
           empty={
-            campaign ? (
+            search ? (
+              <p>No member has the email, identifier or code “{search}”. Search matches whole values, not parts.</p>
+            ) : campaign ? (
               <p>No members in this campaign yet.</p>
             ) : (
               <p>No members yet. Create one with the form above or POST /v1/members/ from your app.</p>

@@ -1,5 +1,6 @@
-// /app/payouts (summary per currency, create a batch, payouts by status) and /app/payouts/batches/:id (the
-// batch, its file, mark it paid, and its payouts one by one).
+// /app/payouts (summary per currency, create a batch, payouts by status), /app/payouts/batches (every batch,
+// by status) and /app/payouts/batches/:id (the batch, its file, mark it paid, and its payouts one by one).
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api, idempotencyKey, unwrap, type ApiPaths, type Schemas } from '../api/client';
@@ -7,7 +8,7 @@ import { Badge } from '../components/badge';
 import { BusyButton, Spinner } from '../components/busy-button';
 import { useConfirm } from '../components/confirm';
 import { Form, SelectField, SubmitButton, text, useFormState } from '../components/form';
-import { ColumnsHead, ColumnsRow, PagedTable, type Column } from '../components/paged-table';
+import { ColumnsHead, ColumnsRow, PagedTable, exportHref, type Column } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad } from '../components/page';
 import { useToast } from '../components/toast';
 import { formatCount, formatMoney, formatTime, plural } from '../lib/format';
@@ -19,6 +20,7 @@ import { payoutColumns, type Payout } from './shared';
 type Query = NonNullable<ApiPaths['/v1/payouts/']['get']['parameters']['query']>;
 type Summary = Schemas['PayoutSummary'];
 type Batch = Schemas['PayoutBatch'];
+type BatchQuery = NonNullable<ApiPaths['/v1/payout-batches/']['get']['parameters']['query']>;
 const STATUSES = ['', 'open', 'due', 'processing', 'paid', 'failed', 'canceled'] as const;
 
 const FORMATS = [
@@ -109,7 +111,11 @@ export function Payouts() {
 
   return (
     <>
-      <PageHeader title="Payouts" subtitle="Approved commissions gathered per member and currency, paid in batches." />
+      <PageHeader title="Payouts" subtitle="Approved commissions gathered per member and currency, paid in batches.">
+        <a class="btn btn-secondary" href="/app/payouts/batches">
+          Payout batches
+        </a>
+      </PageHeader>
       <section aria-labelledby="payout-summary-title" class="kpis-section">
         <h2 id="payout-summary-title" class="sr-only">
           Totals
@@ -139,6 +145,7 @@ export function Payouts() {
           load={(q) => unwrap(api.GET('/v1/payouts/', { params: { query: { ...q, status: (status || undefined) as Query['status'] } } }))}
           rowKey={(p) => p.id}
           columns={payoutColumns(() => setVersion((n) => n + 1))}
+          exportHref={exportHref('payouts.csv', { status: status || undefined })}
           empty={
             <p>
               {status
@@ -146,6 +153,53 @@ export function Payouts() {
                 : 'No payouts yet. They are created as commissions are approved; set a minimum payout and hold period on each campaign.'}
             </p>
           }
+        />
+      </Section>
+    </>
+  );
+}
+
+const BATCH_STATUSES = ['', 'processing', 'paid'] as const;
+
+/** /app/payouts/batches: every batch, newest first, with its amount and (once paid) date and reference. */
+export function PayoutBatches() {
+  const { path, query } = useLocation();
+  const status = oneOf(query.status, BATCH_STATUSES, '');
+  return (
+    <>
+      <PageHeader title="Payout batches" subtitle="Each batch is one file for your payment provider: due payouts in one currency." back={{ href: '/app/payouts', label: 'Payouts' }} />
+      <StatusFilter
+        label="Batch status"
+        current={status}
+        options={BATCH_STATUSES.map((s) => ({ value: s, label: s === '' ? 'All' : s.charAt(0).toUpperCase() + s.slice(1) }))}
+        href={(s) => urlWith(path, query, { status: s, cursor: null })}
+      />
+      <Section id="batch-list" title={status ? `${status.charAt(0).toUpperCase()}${status.slice(1)} batches` : 'All batches'}>
+        <PagedTable<Batch>
+          label="Payout batches"
+          noun={['batch', 'batches']}
+          deps={[status]}
+          load={(q) => unwrap(api.GET('/v1/payout-batches/', { params: { query: { ...q, status: (status || undefined) as BatchQuery['status'] } } }))}
+          rowKey={(b) => b.id}
+          exportHref={exportHref('payout-batches.csv', { status: status || undefined })}
+          empty={<p>{status ? `No ${status} batches.` : 'No batches yet. Create one on the Payouts page when payouts are due.'}</p>}
+          columns={[
+            { key: 'created', header: 'Created', cell: (b) => <a href={`/app/payouts/batches/${encodeURIComponent(b.id)}`}>{formatTime(b.created_at)}</a> },
+            { key: 'amount', header: 'Amount', numeric: true, cell: (b) => formatMoney(b.amount, b.currency) },
+            { key: 'payouts', header: 'Payouts', numeric: true, cell: (b) => formatCount(b.payout_count) },
+            { key: 'format', header: 'Format', cell: (b) => FORMATS.find((f) => f.value === b.format)?.label.split(' (')[0] ?? b.format },
+            {
+              key: 'status',
+              header: 'Status',
+              cell: (b) => (
+                <>
+                  <Badge status={b.status} />
+                  {b.status === 'paid' && <span class="cell-sub">{formatTime(b.paid_at)}</span>}
+                </>
+              ),
+            },
+            { key: 'reference', header: 'Reference', cell: (b) => (b.reference ? <code class="mono-small">{b.reference}</code> : '—') },
+          ]}
         />
       </Section>
     </>
@@ -270,6 +324,12 @@ export function PayoutBatch() {
                   ['Amount', formatMoney(b.amount, b.currency)],
                   ['Payouts', formatCount(b.payout_count)],
                   ['Created', formatTime(b.created_at)],
+                  ...(b.status === 'paid'
+                    ? ([
+                        ['Paid', formatTime(b.paid_at)],
+                        ['Reference', b.reference ? <code>{b.reference}</code> : '—'],
+                      ] as [string, ComponentChildren][])
+                    : []),
                 ]}
               />
               {b.status === 'processing' && (

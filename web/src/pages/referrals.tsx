@@ -5,7 +5,7 @@ import { api, idempotencyKey, unwrap } from '../api/client';
 import { Badge } from '../components/badge';
 import { BusyButton } from '../components/busy-button';
 import { Field, Form, SubmitButton, text, useFormState } from '../components/form';
-import { PagedTable, useTableReload } from '../components/paged-table';
+import { PagedTable, SearchBox, exportHref, useTableReload } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad } from '../components/page';
 import { useToast } from '../components/toast';
 import { useDeleteFlow } from '../lib/actions';
@@ -13,7 +13,7 @@ import { formatMoney, formatTime } from '../lib/format';
 import { useCan } from '../lib/session';
 import { MemberRef } from '../lib/members';
 import { urlWith } from '../lib/url';
-import { RewardStatus, ReferralStatus, campaignHref, referralColumns, referralTerms, type Referral } from './shared';
+import { RewardStatus, ReferralStatus, campaignHref, referralColumns, referralTerms, useCampaigns, type Referral } from './shared';
 
 function CreateReferral({ onCreated }: { onCreated: (r: Referral, existed: boolean) => void }) {
   const form = useFormState();
@@ -55,6 +55,9 @@ export function Referrals() {
   const notify = useToast();
   const { version, reloadFromStart } = useTableReload();
   const member = query.member || undefined;
+  const search = query.search || undefined;
+  const { campaigns } = useCampaigns();
+  const campaignNames = new Map(campaigns.map((c) => [c.id, c.name]));
 
   return (
     <>
@@ -71,23 +74,29 @@ export function Referrals() {
         id="referral-list"
         title={member ? 'Referrals by one member' : 'All referrals'}
         actions={
-          member ? (
-            <span class="filter-chip">
-              Member <code>{member}</code>
-              <a href={urlWith(path, query, { member: null, cursor: null })}>Show all</a>
-            </span>
-          ) : undefined
+          <>
+            <SearchBox id="referral-search" label="Find" placeholder="Referred user's identifier" hint="The exact identifier of the referred user in your app" />
+            {member && (
+              <span class="filter-chip">
+                Member <MemberRef id={member} />
+                <a href={urlWith(path, query, { member: null, cursor: null })}>Show all</a>
+              </span>
+            )}
+          </>
         }
       >
         <PagedTable<Referral>
           label="Referrals"
           noun={['referral', 'referrals']}
-          deps={[member, version]}
-          load={(q) => unwrap(api.GET('/v1/referrals/', { params: { query: { ...q, member } } }))}
+          deps={[member, search, version]}
+          load={(q) => unwrap(api.GET('/v1/referrals/', { params: { query: { ...q, member, search } } }))}
           rowKey={(r) => r.id}
-          columns={referralColumns()}
+          columns={referralColumns({ campaigns: campaignNames })}
+          exportHref={search ? undefined : exportHref('referrals.csv', { member })}
           empty={
-            member ? (
+            search ? (
+              <p>No referral of the user “{search}”{member ? ' by this member' : ''}. Search matches the whole identifier, as your app sent it.</p>
+            ) : member ? (
               <p>This member has no referrals yet.</p>
             ) : (
               <p>No referrals yet. Add the script tag from Settings to your site, call POST /v1/referrals/ from your app, or record one with the form above.</p>

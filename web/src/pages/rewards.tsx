@@ -1,13 +1,14 @@
-// /app/rewards - every reward across referrals, by status (`?status=`), type (`?type=`) and member
-// (`?member=`), with Approve and Void.
+// /app/rewards - every reward across referrals, by status (`?status=`), type (`?type=`), campaign
+// (`?campaign=`) and member (`?member=`), in any combination, with Approve and Void.
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, unwrap, type ApiPaths } from '../api/client';
-import { PagedTable } from '../components/paged-table';
+import { PagedTable, exportHref } from '../components/paged-table';
+import { MemberRef } from '../lib/members';
 import { PageHeader, Section } from '../components/page';
 import { oneOf, urlWith } from '../lib/url';
 import { StatusFilter } from './filters';
-import { rewardColumns, type LedgerReward } from './shared';
+import { rewardColumns, useCampaigns, type LedgerReward } from './shared';
 
 type Query = NonNullable<ApiPaths['/v1/rewards/']['get']['parameters']['query']>;
 const STATUSES = ['', 'pending', 'approved', 'paid', 'applied', 'voided'] as const;
@@ -27,6 +28,9 @@ export function Rewards() {
   const status = oneOf(query.status, STATUSES, '');
   const type = oneOf(query.type, TYPES, '');
   const member = query.member || undefined;
+  const campaign = query.campaign || undefined;
+  const { campaigns } = useCampaigns();
+  const campaignNames = new Map(campaigns.map((c) => [c.id, c.name]));
   const [version, setVersion] = useState(0);
 
   return (
@@ -45,10 +49,23 @@ export function Rewards() {
           <>
             {member && (
               <span class="filter-chip">
-                Member <code>{member}</code>
+                Member <MemberRef id={member} />
                 <a href={urlWith(path, query, { member: null, cursor: null })}>Show all</a>
               </span>
             )}
+            <div class="inline-field">
+              <label class="label-inline" for="reward-campaign-filter">
+                Campaign
+              </label>
+              <select id="reward-campaign-filter" class="input input-small" value={campaign ?? ''} onChange={(e) => route(urlWith(path, query, { campaign: e.currentTarget.value, cursor: null }))}>
+                <option value="">All campaigns</option>
+                {campaigns.map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {c.name}
+                  </option>
+                ))}
+              </select>
+            </div>
             <div class="inline-field">
               <label class="label-inline" for="reward-type-filter">
                 Type
@@ -65,17 +82,18 @@ export function Rewards() {
         <PagedTable<LedgerReward>
           label="Rewards"
           noun={['reward', 'rewards']}
-          deps={[status, type, member, version]}
+          deps={[status, type, member, campaign, version]}
           load={(q) =>
             unwrap(
               api.GET('/v1/rewards/', {
-                params: { query: { ...q, status: (status || undefined) as Query['status'], type: (type || undefined) as Query['type'], member } },
+                params: { query: { ...q, status: (status || undefined) as Query['status'], type: (type || undefined) as Query['type'], member, campaign } },
               }),
             )
           }
           rowKey={(r) => r.id}
-          columns={rewardColumns(() => setVersion((n) => n + 1))}
-          empty={<p>{member ? 'No rewards for this member with these filters.' : EMPTY[status]}</p>}
+          columns={rewardColumns(() => setVersion((n) => n + 1), { campaigns: campaignNames })}
+          exportHref={exportHref('rewards.csv', { status: status || undefined, type: type || undefined, member, campaign })}
+          empty={<p>{member || campaign || type ? 'No rewards with these filters.' : EMPTY[status]}</p>}
         />
       </Section>
     </>

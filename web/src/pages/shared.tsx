@@ -8,7 +8,7 @@ import { useConfirm } from '../components/confirm';
 import type { Column } from '../components/paged-table';
 import { useToast } from '../components/toast';
 import { formatDate, formatMoney, formatTime } from '../lib/format';
-import { MemberRef } from '../lib/members';
+import { MemberRef, useMemberInfo } from '../lib/members';
 import { useCan } from '../lib/session';
 
 export type Campaign = Schemas['Campaign'];
@@ -145,11 +145,12 @@ export function RewardStatus({ reward }: { reward: LedgerReward | Schemas['Rewar
   );
 }
 
-export function rewardColumns(onChanged: () => void, opts: { member?: boolean } = {}): Column<LedgerReward>[] {
+export function rewardColumns(onChanged: () => void, opts: { member?: boolean; campaigns?: Map<string, string> } = {}): Column<LedgerReward>[] {
   const cols: Column<LedgerReward>[] = [
     { key: 'created', header: 'Created', cell: (r) => formatTime(r.created_at) },
   ];
-  if (opts.member !== false) cols.push({ key: 'member', header: 'Member', cell: (r) => <MemberRef id={r.member_id} /> });
+  if (opts.member !== false) cols.push({ key: 'member', header: 'Member', cell: (r) => <MemberRef id={r.member_id} detail /> });
+  if (opts.campaigns) cols.push({ key: 'campaign', header: 'Campaign', cell: (r) => <CampaignRef id={r.campaign_id} names={opts.campaigns} /> });
   cols.push(
     { key: 'referral', header: 'Referral', cell: (r) => <IdLink href={referralHref(r.referral_id)} id={r.referral_id} /> },
     { key: 'type', header: 'Type', cell: (r) => (r.type === 'credit' ? 'Credit' : 'Commission') },
@@ -242,18 +243,37 @@ export function PayoutActions({ payout, onChanged }: { payout: Payout; onChanged
   );
 }
 
+/** Why an open payout is not due yet: no payout email, or below the campaign's minimum. */
+function PayoutOpenReason({ payout }: { payout: Payout }) {
+  const info = useMemberInfo(payout.member_id);
+  if (info === undefined) return null;
+  return <span class="cell-sub">{info?.payout_email ? 'below the minimum' : 'no payout email'}</span>;
+}
+
+/**
+ * The member of a payout and the address it pays: the one its batch recorded, or for a payout still
+ * collecting (open, due) the member's payout email now, which a batch would use.
+ */
+function PayoutMember({ payout }: { payout: Payout }) {
+  const info = useMemberInfo(payout.member_id);
+  const collecting = payout.status === 'open' || payout.status === 'due';
+  const email = payout.payout_email ?? (collecting ? info?.payout_email ?? null : null);
+  return (
+    <>
+      <MemberRef id={payout.member_id} />
+      {info && <span class="cell-sub">{info.name ?? info.email}</span>}
+      {email && <span class="cell-sub" data-payout-email={email}>Pays to {email}</span>}
+    </>
+  );
+}
+
 export function payoutColumns(onChanged: () => void, opts: { member?: boolean; batch?: boolean } = {}): Column<Payout>[] {
   const cols: Column<Payout>[] = [{ key: 'created', header: 'Created', cell: (p) => formatTime(p.created_at) }];
   if (opts.member !== false) {
     cols.push({
       key: 'member',
       header: 'Member',
-      cell: (p) => (
-        <>
-          <MemberRef id={p.member_id} />
-          {p.payout_email && <span class="cell-sub">{p.payout_email}</span>}
-        </>
-      ),
+      cell: (p) => <PayoutMember payout={p} />,
     });
   }
   cols.push(
@@ -267,7 +287,7 @@ export function payoutColumns(onChanged: () => void, opts: { member?: boolean; b
           <Badge status={p.status} />
           {p.status === 'paid' && p.paid_at !== null && <span class="cell-sub">{formatDate(p.paid_at)}</span>}
           {p.failure_reason && <span class="cell-sub">{p.failure_reason}</span>}
-          {p.status === 'open' && <span class="cell-sub">{p.payout_email ? 'below the minimum' : 'no payout email'}</span>}
+          {p.status === 'open' && <PayoutOpenReason payout={p} />}
         </>
       ),
     },
@@ -298,7 +318,18 @@ export function referralTerms(r: Referral): string {
   return `${r.reward_type === 'credit' ? 'Credit' : 'Commission'} ${formatMoney(r.reward_amount, r.currency)}`;
 }
 
-export function referralColumns(opts: { member?: boolean } = {}): Column<Referral>[] {
+/** A campaign by name (linked) where the page knows the account's campaigns, else by id. */
+export function CampaignRef({ id, names }: { id: string | null; names?: Map<string, string> | undefined }) {
+  if (!id) return <span class="muted">None</span>;
+  const name = names?.get(id);
+  return (
+    <a href={campaignHref(id)} class={name ? undefined : 'mono-small'} title={name ? id : undefined}>
+      {name ?? id}
+    </a>
+  );
+}
+
+export function referralColumns(opts: { member?: boolean; campaigns?: Map<string, string> } = {}): Column<Referral>[] {
   const cols: Column<Referral>[] = [
     {
       key: 'user',
@@ -310,7 +341,8 @@ export function referralColumns(opts: { member?: boolean } = {}): Column<Referra
       ),
     },
   ];
-  if (opts.member !== false) cols.push({ key: 'member', header: 'Member', cell: (r) => <MemberRef id={r.member_id} /> });
+  if (opts.member !== false) cols.push({ key: 'member', header: 'Member', cell: (r) => <MemberRef id={r.member_id} detail /> });
+  if (opts.campaigns) cols.push({ key: 'campaign', header: 'Campaign', cell: (r) => <CampaignRef id={r.campaign_id} names={opts.campaigns} /> });
   cols.push(
     { key: 'status', header: 'Status', cell: (r) => <ReferralStatus referral={r} /> },
     { key: 'terms', header: 'Reward terms', cell: (r) => referralTerms(r) },

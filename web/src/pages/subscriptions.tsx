@@ -3,7 +3,7 @@
 import { useLocation } from 'preact-iso';
 import { api, unwrap, type ApiPaths, type Schemas } from '../api/client';
 import { Badge } from '../components/badge';
-import { PagedTable } from '../components/paged-table';
+import { PagedTable, exportHref } from '../components/paged-table';
 import { PageHeader, Section } from '../components/page';
 import { formatDay, formatMoney } from '../lib/format';
 import { oneOf, urlWith } from '../lib/url';
@@ -26,6 +26,7 @@ export function Subscriptions() {
           deps={[status]}
           load={(q) => unwrap(api.GET('/v1/subscriptions/', { params: { query: { ...q, status: (status || undefined) as Status | undefined } } }))}
           rowKey={(s) => String(s.id)}
+          exportHref={exportHref('subscriptions.csv', { status: status || undefined })}
           empty={
             status ? (
               <p>No {status.replace('_', ' ')} subscriptions.</p>
