@@ -17,6 +17,7 @@
 // - Rewards with an amount <= 0 (clawbacks themselves) are never clawed back.
 
 import type { ProviderId } from './models';
+import { roundToMinorUnit } from './currency';
 
 export interface RefundRecord {
   /** The refund alert's alert_id. */
@@ -93,7 +94,8 @@ export function planClawbacks(rewards: RewardState[], payments: { id: ProviderId
     const planned: PlannedClawback[] = [];
     for (const refund of mine) {
       if (answered.has(refund.id)) continue;
-      const share = gross <= 0 ? reward.amount : Math.round((reward.amount * refund.amount) / gross);
+      // Rounded to the currency's unit (whole yen in JPY: domain/currency.ts); the last one settles the rest.
+      const share = gross <= 0 ? reward.amount : roundToMinorUnit((reward.amount * refund.amount) / gross, reward.currency);
       const amount = Math.min(share, reward.amount - clawed);
       if (amount <= 0) continue;
       clawed += amount;

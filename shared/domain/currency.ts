@@ -35,3 +35,42 @@ export function centsToMinor(cents: number, currency: string): number {
   const e = currencyExponent(currency);
   return e === 2 ? cents : e < 2 ? Math.round(cents / 10 ** (2 - e)) : cents * 10 ** (e - 2);
 }
+
+// Every amount Refloop computes (a percentage commission, a clawback's share of a refund, a credit) is
+// rounded at once to what the currency can actually pay: whole units in a zero-decimal currency (JPY,
+// KRW, ...), so a reward, a payout total and a payout file never hold a fraction the provider or the
+// payout service cannot carry (docs/rewards.md "Currencies without decimals"). The exponent is the one
+// the provider port converts with (centsToMinor), so the two always agree; it covers Stripe's own list
+// of zero-decimal currencies (shared/providers/stripe/wire.ts, checked by test/unit/money.test.ts).
+
+/** Whether the currency has no minor unit (JPY, KRW, ...). */
+export function isZeroDecimal(currency: string): boolean {
+  return currencyExponent(currency) === 0;
+}
+
+/** Refloop's hundredths in the currency's smallest payable unit: 100 for JPY (one yen), 1 otherwise. */
+export function minorUnitCents(currency: string): number {
+  return 10 ** (2 - Math.min(2, currencyExponent(currency)));
+}
+
+/** `cents` rounded half away from zero to the currency's smallest unit (JPY 3996 -> 4000). */
+export function roundToMinorUnit(cents: number, currency: string): number {
+  const unit = minorUnitCents(currency);
+  if (unit === 1) return Math.round(cents);
+  return Math.sign(cents) * Math.floor((Math.abs(cents) + unit / 2) / unit) * unit;
+}
+
+/** Decimals an amount in the currency is written with outside the API (payout files): 0 for JPY, else 2. */
+export function fileDecimals(currency: string): number {
+  return Math.min(2, currencyExponent(currency));
+}
+
+/** Hundredths as a decimal string with the currency's decimals: "4000" -> "40" in JPY, "39.96" in USD. */
+export function formatInCurrency(cents: number, currency: string): string {
+  const decimals = fileDecimals(currency);
+  const rounded = roundToMinorUnit(cents, currency);
+  const sign = rounded < 0 ? '-' : '';
+  const abs = Math.abs(rounded);
+  const whole = Math.floor(abs / 100);
+  return decimals === 0 ? `${sign}${whole}` : `${sign}${whole}.${String(abs % 100).padStart(2, '0')}`;
+}

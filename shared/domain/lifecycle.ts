@@ -104,6 +104,8 @@ export interface LedgerReward extends Lifecycle {
   payment_id: ProviderId;
   reverses?: string;
   refund_id?: string;
+  /** Why a reward is held or what a clawback takes back (as on the referral's copy). */
+  note?: string;
   referral_id: string;
   member_id: string;
   campaign_id: string | null;

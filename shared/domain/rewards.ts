@@ -25,12 +25,17 @@
 //   already has its payment id. completed = the subscription is deleted, or (commission_months is set,
 //   there is a counted payment, and `now` >= end).
 // - Each reward is `reward_amount` in `terms.currency`, or for a percentage commission (`reward_percent`)
-//   that share of the payment's amount excluding tax, rounded half up to the cent (MONEY.md); never two
+//   that share of the payment's amount excluding tax, rounded half up to the cent (to the whole unit in a
+//   zero-decimal currency such as JPY: domain/currency.ts; a fixed amount too) (MONEY.md); never two
 //   rewards for one payment id. A percentage that comes to 0.00 (a free payment) earns no reward.
+// - A payment above the sanity limit (domain/money-limits.ts maxPaymentCents) counts like any other, but
+//   the reward it earns is `held` for an operator's review.
 // - `rewards` lists only the new rewards, in payment order.
 import { compareProviderIds, type ProviderId } from './models';
 import { daysInMonth } from './billing';
 import { percentOf } from './commissions';
+import { minorUnitCents, roundToMinorUnit } from './currency';
+import { maxPaymentCents, paymentAboveMaximum } from './money-limits';
 
 export interface PaymentRecord {
   id: ProviderId;
@@ -72,6 +77,11 @@ export interface PlannedReward {
   type: 'credit' | 'commission';
   amount: number;
   currency: string;
+  /**
+   * Its payment is above the sanity limit (domain/money-limits.ts maxPaymentCents): the reward is held
+   * for review (pending, never approved or applied by itself) and this is its note.
+   */
+  held?: string;
 }
 
 export interface RewardPlan {
@@ -93,9 +103,11 @@ export function planRewards(
   const trigger = triggerIndex(counted, terms.reward_threshold);
   const percent = type === 'commission' ? (terms.reward_percent ?? null) : null;
   const reward = (payment: CountedPayment): PlannedReward => ({
+    ...(payment.amount > maxPaymentCents(currency as string) ? { held: paymentAboveMaximum(payment.id, payment.amount, currency as string) } : {}),
     payment_id: payment.id,
     type,
-    amount: percent === null ? terms.reward_amount : percentOf(payment.amount - Math.max(0, payment.tax ?? 0), percent),
+    // Rounded to what the currency can pay (whole yen in JPY: domain/currency.ts), here where it is computed.
+    amount: percent === null ? roundToMinorUnit(terms.reward_amount, currency as string) : percentOf(payment.amount - Math.max(0, payment.tax ?? 0), percent, minorUnitCents(currency as string)),
     currency: currency as string,
   });
 

@@ -12,7 +12,8 @@ import { eventItem } from './outbox';
 import { changeCollecting, collectingTarget, getPayout, type CollectingTarget } from './payouts';
 import { defined } from './rewards';
 import { tableName } from './client';
-import { ConditionsFailedError, transact, type TransactItem } from './ops';
+import { ConditionsFailedError, getItem, transact, type TransactItem } from './ops';
+import { toReferral } from './referrals';
 import { RewardRaceError } from './rewards';
 import { keys } from './table';
 
@@ -27,6 +28,26 @@ const clawbackNote = (c: PlannedClawback, percent: string) => `Clawback of ${per
  * - a part of a reward not paid yet: the clawback follows the reward (pending with it, or approved in its payout).
  */
 export async function recordClawbacks(accountId: string, referral: Referral, planned: PlannedClawback[], memberExists: boolean): Promise<Referral> {
+  // In chunks, like the rewards (store/rewards.ts): a clawback can take up to 5 items (its ledger item and
+  // schedule, the voided reward, its schedule and event) besides the payout, member, reports and counters.
+  // Each chunk is one transaction conditioned on the reward list it extends; the next chunk starts from
+  // the referral as stored (the voids of the previous chunk included), and a replay plans only the rest.
+  let current = referral;
+  for (let i = 0; i < planned.length; i += CLAWBACKS_PER_TRANSACTION) {
+    if (i > 0) {
+      // The plan holds only while nobody else appended meanwhile (else re-plan: the caller retries).
+      const fresh = toReferral(await getItem(keys.referral(accountId, referral.id)));
+      if (!fresh || fresh.rewards.length !== current.rewards.length) throw new RewardRaceError();
+      current = fresh;
+    }
+    current = await recordClawbackChunk(accountId, current, planned.slice(i, i + CLAWBACKS_PER_TRANSACTION), memberExists);
+  }
+  return current;
+}
+
+export const CLAWBACKS_PER_TRANSACTION = 10;
+
+async function recordClawbackChunk(accountId: string, referral: Referral, planned: PlannedClawback[], memberExists: boolean): Promise<Referral> {
   if (planned.length === 0) return referral;
   const now = Math.floor(Date.now() / 1000);
   const txn = new MoneyTxn(accountId);

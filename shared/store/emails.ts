@@ -152,6 +152,12 @@ export async function memberIdByEmail(accountId: string, address: string): Promi
  * next evaluation queues again, and the worker's marker keeps it to one email).
  */
 export async function markEmailsQueued(accountId: string, referralId: string, conversion: boolean, rewards: { index: number; id: string }[]): Promise<void> {
+  // A few dozen rewards per update: an expression may not exceed 4 KB, and one evaluation can earn hundreds.
+  const PER_UPDATE = 40;
+  for (let i = 0; i === 0 || i < rewards.length; i += PER_UPDATE) await markSome(accountId, referralId, conversion && i === 0, rewards.slice(i, i + PER_UPDATE));
+}
+
+async function markSome(accountId: string, referralId: string, conversion: boolean, rewards: { index: number; id: string }[]): Promise<void> {
   const names: Record<string, string> = { '#rw': 'rewards', '#id': 'id' };
   const values: Record<string, unknown> = { ':t': true };
   const sets = conversion ? ['conversion_email_queued = :t'] : [];

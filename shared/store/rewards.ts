@@ -32,9 +32,27 @@ export interface StoredReward extends Reward {
 
 export class RewardRaceError extends RaceLostError {}
 
+/** DynamoDB's limit on the items of one TransactWriteItems. */
+export const MAX_TRANSACT_ITEMS = 100;
+
+/**
+ * Rewards written per transaction. Each new reward takes up to 3 items (its ledger item, its approval
+ * schedule, its `reward.created` event) and every transaction adds the referral, the member, the report
+ * buckets and up to 8 list counters: 20 rewards stay well under MAX_TRANSACT_ITEMS (docs/rewards.md).
+ */
+export const REWARDS_PER_TRANSACTION = 20;
+
 /**
  * Appends `planned` rewards to the referral and sets `rewards_completed`, adding their amounts to the
- * member's stats, in one transaction. Nothing is written when there is nothing new.
+ * member's stats. Nothing is written when there is nothing new.
+ *
+ * Written in chunks of REWARDS_PER_TRANSACTION, oldest payment first, each chunk one transaction with
+ * everything it counts (ledger items, events, the member's stats, the report buckets and the list
+ * counters), so every committed chunk is whole and consistent. Each chunk is conditioned on the size of
+ * the reward list it extends: a replay (the same message again, or a retry after a crash between two
+ * chunks) re-plans from the list that holds the committed chunks and so only writes the rest, and a
+ * concurrent evaluation loses the condition (RewardRaceError) instead of duplicating a reward.
+ * `rewards_completed` is set with the last chunk only. `onChunk` hears of each committed chunk.
  */
 export async function recordRewards(
   accountId: string,
@@ -42,8 +60,22 @@ export async function recordRewards(
   planned: PlannedReward[],
   completed: boolean,
   memberExists: boolean,
+  onChunk?: (committed: PlannedReward[]) => void,
 ): Promise<Referral> {
   if (planned.length === 0 && completed === referral.rewards_completed) return referral;
+  let current = referral;
+  const count = Math.max(1, Math.ceil(planned.length / REWARDS_PER_TRANSACTION));
+  for (let i = 0; i < count; i++) {
+    const chunk = planned.slice(i * REWARDS_PER_TRANSACTION, (i + 1) * REWARDS_PER_TRANSACTION);
+    const last = i === count - 1;
+    current = await recordChunk(accountId, current, chunk, last ? completed : current.rewards_completed, memberExists);
+    onChunk?.(chunk);
+  }
+  return current;
+}
+
+/** One chunk of recordRewards: one transaction. */
+async function recordChunk(accountId: string, referral: Referral, planned: PlannedReward[], completed: boolean, memberExists: boolean): Promise<Referral> {
   const now = Math.floor(Date.now() / 1000);
   // Every reward starts pending (domain/lifecycle.ts); a commission carries its approval time.
   const added: StoredReward[] = planned.map((p) => ({
@@ -53,7 +85,11 @@ export async function recordRewards(
     currency: p.currency,
     created_at: now,
     payment_id: p.payment_id,
-    ...defined(initialLifecycle(p.type, now, referral)),
+    // Held for review (its payment is above the sanity limit): no approval time, so only an operator
+    // approves it (or voids it); a credit with a note is never applied (flows/settlement.ts); and the
+    // member is not told of it (no reward notice is queued).
+    ...defined({ ...initialLifecycle(p.type, now, referral), ...(p.held !== undefined ? { approves_at: null } : {}) }),
+    ...(p.held !== undefined ? { note: p.held, email_queued: true } : {}),
   }));
   const after: Referral = { ...referral, rewards: [...referral.rewards, ...added] };
   const txn = new MoneyTxn(accountId);
@@ -66,8 +102,11 @@ export async function recordRewards(
     const data = { ...rewardView(r), referral_id: referral.id, member_id: referral.member_id };
     txn.push(eventItem(accountId, 'reward.created', `${referral.id}:${r.payment_id}`, data), `event:${r.id}`);
   });
+  const items = txn.build();
+  // One item is kept free for the Idempotency-Key marker that transact() adds inside an API request.
+  if (items.length > MAX_TRANSACT_ITEMS - 1) throw new Error(`a chunk of ${added.length} rewards needs ${items.length} transaction items (at most ${MAX_TRANSACT_ITEMS})`);
   try {
-    await transact(txn.build());
+    await transact(items);
   } catch (err) {
     if (err instanceof ConditionsFailedError) throw new RewardRaceError();
     throw err;
