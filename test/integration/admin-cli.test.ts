@@ -31,6 +31,9 @@ import { QUEUE_NAMES, QUEUES } from '../../shared/queue/queues';
 import { startTestQueues } from '../support/queues';
 
 const ROOT = join(__dirname, '..', '..');
+// Every test here starts CLI processes (tsx), a few seconds each on a busy 2-core machine: a test's budget
+// is its processes', not the default 30 s.
+jest.setTimeout(120_000);
 
 interface CliResult {
   code: number | null;
@@ -685,7 +688,8 @@ describe('admin CLI: paying members', () => {
     expect([bad.code, bad.stderr]).toEqual([2, 'admin: --format must be one of paypal, wise, csv, got "venmo"\n']);
     expect((await cli(['payouts', 'mark-paid', '--account', accountId, '--batch', 'x'])).code).toBe(2);
     expect((await cli(['payouts', 'due', '--account', '0123456789abcdef'])).stderr).toBe('admin: Account 0123456789abcdef does not exist\n');
-  });
+    // Seven CLI processes one after another: each starts tsx, seconds apiece on a busy 2-core machine.
+  }, 120_000);
 });
 
 // Issue 23 #17: the Paddle Billing and Stripe emulator CLIs exited 0 while the service answered their webhooks
