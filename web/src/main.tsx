@@ -14,7 +14,8 @@ import { takeSessionFromLogin } from './lib/boot';
 import { Login } from './pages/login';
 import { Overview } from './pages/overview';
 import { MemberDetail, Members } from './pages/members';
-import { ReferralDetail, Referrals } from './pages/referrals';
+import { Referrals } from './pages/referrals';
+import { ReferralPage } from './pages/referral';
 import { CampaignEdit, CampaignNew, Campaigns } from './pages/campaigns';
 import { Subscriptions } from './pages/subscriptions';
 import { Rewards } from './pages/rewards';
@@ -78,7 +79,7 @@ function SignedIn() {
             <Route path="/app/members" component={Members} />
             <Route path="/app/members/:id" component={MemberDetail} />
             <Route path="/app/referrals" component={Referrals} />
-            <Route path="/app/referrals/:id" component={ReferralDetail} />
+            <Route path="/app/referrals/:id" component={ReferralPage} />
             <Route path="/app/campaigns" component={Campaigns} />
             <Route path="/app/campaigns/new" component={CampaignNew} />
             <Route path="/app/campaigns/:id" component={CampaignEdit} />
