@@ -261,7 +261,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   ListRewards: {
     tag: 'Rewards',
     summary: 'List rewards',
-    description: `Every reward (credits, commissions and their clawbacks) with its lifecycle. Filter by any combination of \`status\`, \`member\`, \`campaign\` and \`type\`; \`count\` stays exact for every combination. ${PAGINATION}`,
+    description: `Every reward (credits, commissions and their clawbacks) with its lifecycle. Filter by \`member\` or \`campaign\`, each combined with \`type\` and \`status\` as you like (member and campaign together: 400); \`count\` stays exact for every combination. ${PAGINATION}`,
     query: listRewardsQuery,
     success: { status: 200, description: 'A page of rewards.', body: { page: 'LedgerReward' } },
   },

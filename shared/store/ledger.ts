@@ -67,16 +67,14 @@ export function toLedgerReward(item: Record<string, unknown> | undefined): Ledge
 }
 
 /**
- * The list counters a reward counts in: every filter the list offers and every combination of member,
- * campaign and type (store/money-lists.ts rewardsCounter), each also with its status.
+ * The list counters a reward counts in (store/money-lists.ts rewardsCounter), each also with its status:
+ * all, its member, its campaign, its type, and its type with its member or with its campaign. Member and
+ * campaign together have none: those counters would depend on the campaign, and a payout's chunk of rewards
+ * earned in several campaigns would carry too many of them for one transaction (docs/data-model.md).
  */
 export function rewardCounterPrefixes(r: Pick<LedgerReward, 'member_id' | 'campaign_id' | 'type'>): string[] {
-  const out: string[] = [];
-  for (const m of [undefined, r.member_id]) {
-    for (const c of r.campaign_id ? [undefined, r.campaign_id] : [undefined]) {
-      for (const t of [undefined, r.type]) out.push(rewardsCounterPrefix(m, c, t));
-    }
-  }
+  const out = [rewardsCounterPrefix(), rewardsCounterPrefix(r.member_id), rewardsCounterPrefix(undefined, undefined, r.type), rewardsCounterPrefix(r.member_id, undefined, r.type)];
+  if (r.campaign_id) out.push(rewardsCounterPrefix(undefined, r.campaign_id), rewardsCounterPrefix(undefined, r.campaign_id, r.type));
   return out;
 }
 

@@ -41,11 +41,15 @@ function allOf(conditions: Record<string, string | undefined>): PageQuery['filte
 }
 
 /**
- * The rewards a filter asks for (the list and the export read the same partitions). Any combination of
- * member, campaign, type and status: the narrowest partition (the member's rewards, else the status's,
- * else all) and a FilterExpression for the rest; the count is the combination's own counter.
+ * The rewards a filter asks for (the list and the export read the same partitions): member or campaign,
+ * each with type and status in any combination (400 for member and campaign together: no counter counts
+ * them). The narrowest partition (the member's rewards, else the status's, else all) and a FilterExpression
+ * for the rest; the count is the combination's own counter.
  */
 export function rewardsSource(accountId: string, f: RewardFilters): Source {
+  if (f.member !== undefined && f.campaign !== undefined) {
+    throw new DetailError(400, 'Filter by member or by campaign, not both (each may be combined with type and status).');
+  }
   if (f.member) {
     const filter = allOf({ status: f.status, campaign_id: f.campaign, reward_type: f.type });
     return { index: GSI1, partitionValue: keys.rewardsByMember(accountId, f.member), ...(filter ? { filter } : {}) };

@@ -101,7 +101,7 @@ const PATHS: [string, (s: Seeded) => string, number | null][] = [
   // Combined filters (issue 23 #14): the member's partition or the status's, the rest filtered, the combination's counter.
   ['rewards of a member by type', (s) => `/v1/rewards/?member=${s.memberId}&type=commission&page_size=5`, 1],
   ['rewards of a campaign by type and status', (s) => `/v1/rewards/?campaign=${s.campaignId}&type=commission&status=approved&page_size=5`, 1],
-  ['rewards of a member in a campaign by type', (s) => `/v1/rewards/?member=${s.memberId}&campaign=${s.campaignId}&type=commission&page_size=5`, 1],
+  ['rewards of a member by type and status', (s) => `/v1/rewards/?member=${s.memberId}&type=commission&status=approved&page_size=5`, 1],
   ['payouts', () => '/v1/payouts/?page_size=5', 1],
   ['due payouts', () => '/v1/payouts/?status=due&page_size=5', 1],
   ['payouts in USD', () => '/v1/payouts/?currency=USD&page_size=5', 1],

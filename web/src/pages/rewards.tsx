@@ -1,5 +1,6 @@
 // /app/rewards - every reward across referrals, by status (`?status=`), type (`?type=`), campaign
-// (`?campaign=`) and member (`?member=`), in any combination, with Approve and Void.
+// (`?campaign=`) or member (`?member=`; choosing a campaign leaves the member's rewards: the API takes one of
+// the two), with Approve and Void.
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, unwrap, type ApiPaths } from '../api/client';
@@ -57,7 +58,7 @@ export function Rewards() {
               <label class="label-inline" for="reward-campaign-filter">
                 Campaign
               </label>
-              <select id="reward-campaign-filter" class="input input-small" value={campaign ?? ''} onChange={(e) => route(urlWith(path, query, { campaign: e.currentTarget.value, cursor: null }))}>
+              <select id="reward-campaign-filter" class="input input-small" value={campaign ?? ''} onChange={(e) => route(urlWith(path, query, { campaign: e.currentTarget.value, member: null, cursor: null }))}>
                 <option value="">All campaigns</option>
                 {campaigns.map((c) => (
                   <option key={c.id} value={c.id}>
