@@ -89,7 +89,8 @@ export async function evaluateReferral(accountId: string, referralId: string): P
   // Its payments recorded before the conversion enter the report buckets now (once each).
   await reportMissedPayments(accountId, evaluated.paymentItems, { memberId: referral.member_id, campaignId: referral.campaign_id });
   // Commissions whose hold is over already (a hold of 0 days) are approved now, not at the next hourly run.
-  await approveDueNow(accountId, referralId, Math.floor(Date.now() / 1000));
+  const now = Math.floor(Date.now() / 1000);
+  if (referral.rewards.some((r) => isDue(r, now))) await approveDueNow(accountId, referralId, now);
   // The conversion and reward notices this state calls for (each queued once; see shared/email/enqueue.ts).
   await queueMemberEmails(accountId, referral);
   await applyPendingCredits(accountId, referral);
@@ -103,6 +104,12 @@ export async function evaluateReferral(accountId: string, referralId: string): P
  * (a backlog of hundreds would otherwise rewrite the referral item and the payout once per reward).
  * Conditioned on the states read: a concurrent approval makes the group re-read and skip what it did.
  */
+/** A pending commission (not a clawback) whose approval time has come. */
+function isDue(r: Referral['rewards'][number], now: number): boolean {
+  const life = lifecycleOf(r);
+  return r.type === 'commission' && r.reverses === undefined && r.amount > 0 && life.status === 'pending' && life.approves_at !== null && life.approves_at <= now;
+}
+
 /** Rewards approved per transaction: each takes 3 items (ledger item, schedule, event) beside the payout's and the counters' (up to 16 per status). */
 const APPROVALS_PER_TRANSACTION = 15;
 
@@ -112,10 +119,7 @@ async function approveDueNow(accountId: string, referralId: string, now: number)
       async () => {
         const referral = toReferral(await getItem(keys.referral(accountId, referralId)));
         if (!referral) return true;
-        const due = referral.rewards.flatMap((r, index) => {
-          const life = lifecycleOf(r);
-          return r.type === 'commission' && r.reverses === undefined && r.amount > 0 && life.status === 'pending' && life.approves_at !== null && life.approves_at <= now ? [ledgerFromReferral(referral, index)] : [];
-        });
+        const due = referral.rewards.flatMap((r, index) => (isDue(r, now) ? [ledgerFromReferral(referral, index)] : []));
         const first = due[0];
         if (!first) return true;
         const group: LedgerReward[] = [];
