@@ -279,6 +279,12 @@ export const routes: readonly Route[] = [
   { name: 'PortalRewards', method: 'GET', path: '/portal/v1/rewards/', entry: 'functions/portal/rewards.ts', table: 'read', auth: 'portal' },
   { name: 'PortalPayouts', method: 'GET', path: '/portal/v1/payouts/', entry: 'functions/portal/payouts.ts', table: 'read', auth: 'portal' },
 
+  // ---- unsubscribe links of member emails (RFC 8058; shared/email/unsubscribe.ts) ----
+  // The link's page: a button, no change (a link scanner unsubscribes nobody). No credential: the token.
+  { name: 'UnsubscribePage', method: 'GET', path: '/unsubscribe/{token}/', entry: 'functions/unsubscribe/page.ts', table: 'read', auth: 'none' },
+  // One-click (a mail client's POST) and the page's button: sets the member's email opt-out.
+  { name: 'Unsubscribe', method: 'POST', path: '/unsubscribe/{token}/', entry: 'functions/unsubscribe/confirm.ts', table: 'write', auth: 'none' },
+
   // The API's own description: public, no table access. Generated from this table (shared/openapi).
   { name: 'GetOpenApi', method: 'GET', path: '/v1/openapi.json', entry: 'functions/docs/openapi.ts', table: 'none', auth: 'none' },
   { name: 'ApiDocs', method: 'GET', path: '/docs/', entry: 'functions/docs/reference.ts', table: 'none', auth: 'none' },

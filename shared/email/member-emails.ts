@@ -23,6 +23,8 @@ import { toMember } from '../store/members';
 import { toReferral } from '../store/referrals';
 import type { EmailSender, Mailbox } from './sender';
 import { conversionEmail, rewardEmail, type RenderedEmail } from './templates';
+import { unsubscribeHeaders, unsubscribeUrl } from './unsubscribe';
+import { issueUnsubscribeToken } from '../store/unsubscribe';
 import { log } from '../log';
 
 /** Longer than one attempt (the worker's timeout is 20 s), shorter than the queue's visibility timeout. */
@@ -57,7 +59,7 @@ export async function sendMemberEmail(m: MemberEmailMessage, sender: EmailSender
     return 'skipped';
   };
 
-  let email: { to: string; from: Mailbox; rendered: RenderedEmail };
+  let email: { to: string; from: Mailbox; rendered: RenderedEmail; headers: Record<string, string> };
   try {
     const { account, referral: referralItem, member: memberItem } = await emailContext(m.account_id, m.referral_id, m.member_id);
     const member = toMember(memberItem);
@@ -66,7 +68,10 @@ export async function sendMemberEmail(m: MemberEmailMessage, sender: EmailSender
     if (!referral || referral.member_id !== member.id) return await skip('referral deleted');
     if (member.email_opt_out) return await skip('member opted out');
     if (suppressedAddress(memberItem) === member.email.toLowerCase()) return await skip('address bounced or complained');
-    const input = { firstName: member.first_name, memberCode: member.code, senderName: senderOf(account)?.name || config().emailDefaultFrom.name, referral };
+    const senderName = senderOf(account)?.name || config().emailDefaultFrom.name;
+    // A fresh unsubscribe token per email (only its digest is stored): the link and the RFC 8058 headers.
+    const unsubscribe = unsubscribeUrl(config().publicBaseUrl, await issueUnsubscribeToken({ accountId: m.account_id, memberId: member.id, programme: senderName }));
+    const input = { firstName: member.first_name, memberCode: member.code, senderName, referral, unsubscribeUrl: unsubscribe };
     let rendered: RenderedEmail;
     if (m.template === 'conversion') {
       rendered = conversionEmail(input);
@@ -75,7 +80,7 @@ export async function sendMemberEmail(m: MemberEmailMessage, sender: EmailSender
       if (!reward || reward.amount <= 0) return await skip('reward not found');
       rendered = rewardEmail(input, reward);
     }
-    email = { to: member.email, from: senderOf(account) ?? config().emailDefaultFrom, rendered };
+    email = { to: member.email, from: senderOf(account) ?? config().emailDefaultFrom, rendered, headers: unsubscribeHeaders(unsubscribe) };
   } catch (err) {
     await releaseEmail(m.account_id, key).catch(() => undefined);
     throw err;
@@ -88,6 +93,7 @@ export async function sendMemberEmail(m: MemberEmailMessage, sender: EmailSender
       from: email.from,
       to: email.to,
       ...email.rendered,
+      headers: email.headers,
       tags: { account_id: m.account_id, member_id: m.member_id, message_key: key },
     }));
   } catch (err) {

@@ -17,6 +17,7 @@ export function renderEml(email: OutgoingEmail, date = new Date()): string {
     `Subject: ${encodeHeader(email.subject)}`,
     `Date: ${date.toUTCString().replace('GMT', '+0000')}`,
     `Message-ID: <${email.key}@refloop.local>`,
+    ...Object.entries(email.headers ?? {}).map(([k, v]) => `${k.replace(/[^A-Za-z0-9-]/g, '-')}: ${oneLine(v)}`),
     ...Object.entries(email.tags).map(([k, v]) => `X-Refloop-${k.replace(/[^A-Za-z0-9-]/g, '-')}: ${oneLine(v)}`),
     'MIME-Version: 1.0',
     `Content-Type: multipart/alternative; boundary="${boundary}"`,

@@ -16,6 +16,8 @@ export interface OutgoingEmail {
   html: string;
   /** Sent along (SES message tags) so bounce and complaint events lead back to the member. */
   tags: Record<string, string>;
+  /** Extra message headers (a member email's List-Unsubscribe and List-Unsubscribe-Post). */
+  headers?: Record<string, string>;
 }
 
 export interface EmailSender {

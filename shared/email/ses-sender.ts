@@ -24,6 +24,7 @@ export function sesSender(): EmailSender {
             Simple: {
               Subject: { Data: email.subject, Charset: charset },
               Body: { Text: { Data: email.text, Charset: charset }, Html: { Data: email.html, Charset: charset } },
+              ...(email.headers ? { Headers: Object.entries(email.headers).map(([Name, Value]) => ({ Name, Value })) } : {}),
             },
           },
           // Tag values allow letters, digits, _ - . @ only: ids and keys are hex and dashes.

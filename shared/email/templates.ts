@@ -16,6 +16,8 @@ export interface TemplateInput {
   memberCode: string;
   senderName: string;
   referral: Referral;
+  /** The member's one-click unsubscribe link (shared/email/unsubscribe.ts), shown under the footer. */
+  unsubscribeUrl?: string;
 }
 
 export const escapeHtml = (s: string) =>
@@ -25,7 +27,8 @@ const greeting = (firstName: string | null) => (firstName ? `Hi ${firstName},` :
 
 function compose(subject: string, input: TemplateInput, paragraphs: string[]): RenderedEmail {
   const footer = `You receive this email because you take part in the ${input.senderName} referral programme with the code ${input.memberCode}.`;
-  const text = [greeting(input.firstName), '', ...paragraphs.flatMap((p) => [p, '']), `-- ${input.senderName}`, '', footer, ''].join('\n');
+  const unsubscribe = input.unsubscribeUrl ? [`Unsubscribe from these emails: ${input.unsubscribeUrl}`, ''] : [];
+  const text = [greeting(input.firstName), '', ...paragraphs.flatMap((p) => [p, '']), `-- ${input.senderName}`, '', footer, '', ...unsubscribe].join('\n');
   const html = [
     '<!doctype html>',
     `<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
@@ -34,6 +37,7 @@ function compose(subject: string, input: TemplateInput, paragraphs: string[]): R
     ...paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`),
     `<p>&mdash; ${escapeHtml(input.senderName)}</p>`,
     `<p style="color: #777; font-size: 12px">${escapeHtml(footer)}</p>`,
+    ...(input.unsubscribeUrl ? [`<p style="color: #777; font-size: 12px"><a href="${escapeHtml(input.unsubscribeUrl)}">Unsubscribe from these emails</a></p>`] : []),
     '</body></html>',
     '',
   ].join('\n');

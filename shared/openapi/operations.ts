@@ -522,6 +522,24 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     success: { status: 200, description: 'The page.', body: { json: { type: 'string' }, contentType: 'text/html' } },
     examples: { response: '<!doctype html><html lang="en">...</html>' },
   },
+  UnsubscribePage: {
+    tag: 'Member portal',
+    summary: 'The unsubscribe page',
+    description:
+      "Where a member email's unsubscribe link leads (`List-Unsubscribe: <…/unsubscribe/{token}/>`): an HTML page whose button POSTs to the same URL. It changes nothing by itself, so a link scanner unsubscribes nobody. No credential: the token names the member. An unknown or expired token answers 404 with a short HTML page.",
+    params: { token: "The token of the email's unsubscribe link." },
+    success: { status: 200, description: 'The page.', body: { json: { type: 'string' }, contentType: 'text/html' } },
+    examples: { response: '<!doctype html><html lang="en">...</html>' },
+  },
+  Unsubscribe: {
+    tag: 'Member portal',
+    summary: 'Unsubscribe (one click)',
+    description:
+      "RFC 8058 one-click unsubscribe: a mail client POSTs `List-Unsubscribe=One-Click` here (the email's `List-Unsubscribe-Post` header), or the page's button does. The member's `email_opt_out` becomes true; the body is not needed. No credential: the token names one member of one account. An unknown or expired token, or a deleted member, answers 404 with a short HTML page.",
+    params: { token: "The token of the email's unsubscribe link." },
+    success: { status: 200, description: 'Unsubscribed (also when already so): a short HTML page.', body: { json: { type: 'string' }, contentType: 'text/html' } },
+    examples: { response: '<!doctype html><html lang="en">...</html>' },
+  },
   OpenPortalSession: {
     tag: 'Member portal',
     summary: 'Open a portal session',

@@ -14,6 +14,10 @@ import { outboxFileName, outboxSender } from '../../shared/email/outbox-sender';
 import type { EmailSender, OutgoingEmail } from '../../shared/email/sender';
 import { publish } from '../../shared/queue/publish';
 import { getEmailMarker, setAccountSender } from '../../shared/store/emails';
+import { tokenHash } from '../../shared/domain/team';
+import { getItem } from '../../shared/store/ops';
+import { issueUnsubscribeToken } from '../../shared/store/unsubscribe';
+import { api } from '../support/api';
 import { pollUntil } from '../support/fixtures';
 import { paddleTenants, type Tenant } from '../support/paddle-tenant';
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
@@ -156,6 +160,75 @@ describe('member emails', () => {
     await drained();
     expect(sendsFor(key1) + sendsFor(key2)).toBe(0);
     expect(attempts.get(key1) ?? 0).toBe(0);
+  });
+
+  it('every member email has a one-click unsubscribe (RFC 8058 headers) and a visible link: GET only asks, POST opts the member out without a login, nobody else', async () => {
+    const t = await tenant();
+    const other = await tenant();
+    const c = await campaign(t, { allows_credit: true, credit_amount: '2.00', credit_currency: 'USD' });
+    const una = await member(t, 'una-mail', { campaign: { id: c.id }, first_name: 'Una' });
+    const bystander = await member(t, 'bystander-mail', { campaign: { id: c.id } });
+    const stranger = await member(other, 'stranger-mail', {});
+    const r = await convertedReferral(t, una, 'user-u1-mail');
+    const conversionKey = messageKey({ template: 'conversion', referral_id: r.id });
+    const rewardKey = messageKey({ template: 'reward', referral_id: r.id, reward_id: r.rewards[0].id });
+    await pollUntil(async () => (await getEmailMarker(t.accountId, conversionKey))?.state === 'sent' && (await getEmailMarker(t.accountId, rewardKey))?.state === 'sent', { timeoutMs: 15_000 });
+
+    // Both emails: the headers, the link in the text and in the HTML, on the configured site.
+    const tokens: string[] = [];
+    for (const key of [conversionKey, rewardKey]) {
+      const eml = readEml(key);
+      const header = /^List-Unsubscribe: <(https:\/\/api\.test\/unsubscribe\/([A-Za-z0-9_-]{43})\/)>\r$/m.exec(eml);
+      expect({ key, header: header !== null }).toEqual({ key, header: true });
+      const [, url, token] = header!;
+      expect(eml).toContain('List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n');
+      expect(eml).toContain(`Unsubscribe from these emails: ${url}`);
+      expect(eml).toContain(`<a href="${url}">Unsubscribe from these emails</a>`);
+      // Only the token's digest is stored.
+      const stored = await getItem({ pk: `UNSUB#${tokenHash(token!)}`, sk: 'UNSUB' });
+      expect(stored).toMatchObject({ type: 'UnsubscribeToken', account_id: t.accountId, member_id: una.id });
+      expect(JSON.stringify(stored)).not.toContain(token!);
+      tokens.push(token!);
+    }
+    const [token] = tokens as [string];
+    const optedOut = async (tt: Tenant, id: string) => (await json('GET', `/v1/members/${id}/`, tt)).body.email_opt_out;
+
+    // GET (a person, or a link scanner): a page with a button, and nothing changes.
+    const page = await api('GET', `/unsubscribe/${token}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    expect(page.text).toContain('<form method="post">');
+    expect(page.text).toContain('<button type="submit">Unsubscribe</button>');
+    expect(await optedOut(t, una.id)).toBe(false);
+
+    // Unknown, malformed or made-up tokens: 404, and nobody changes.
+    for (const bad of ['x'.repeat(43), 'short', tokenHash(token).slice(0, 43)]) {
+      expect({ bad, get: (await api('GET', `/unsubscribe/${bad}/`)).status, post: (await api('POST', `/unsubscribe/${bad}/`, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status }).toEqual({ bad, get: 404, post: 404 });
+    }
+
+    // One click, as a mail client sends it (no cookie, no key): opted out; again: still fine.
+    const click = await api('POST', `/unsubscribe/${token}/`, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(click.status).toBe(200);
+    expect(click.text).toContain('You are unsubscribed');
+    expect(await optedOut(t, una.id)).toBe(true);
+    expect((await api('POST', `/unsubscribe/${tokens[1]}/`, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'multipart/form-data; boundary=x' } })).status).toBe(200);
+    // Only that member: the account's other member and another account's member are untouched.
+    expect(await optedOut(t, bystander.id)).toBe(false);
+    expect(await optedOut(other, stranger.id)).toBe(false);
+
+    // The next notice to the member is skipped.
+    const r2 = await convertedReferral(t, una, 'user-u2-mail');
+    const next = messageKey({ template: 'conversion', referral_id: r2.id });
+    await pollUntil(async () => (await getEmailMarker(t.accountId, next))?.state === 'skipped', { timeoutMs: 15_000 });
+    expect(await getEmailMarker(t.accountId, next)).toMatchObject({ reason: 'member opted out' });
+
+    // A deleted member's link: 404, nothing written.
+    const gone = await member(t, 'gone-mail', {});
+    const goneToken = await issueUnsubscribeToken({ accountId: t.accountId, memberId: gone.id, programme: 'Acme' });
+    expect((await json('DELETE', `/v1/members/${gone.id}/`, t)).status).toBe(204);
+    expect((await api('POST', `/unsubscribe/${goneToken}/`)).status).toBe(404);
   });
 
   it('a failing sender is retried, then the message lands in the DLQ, and nothing is marked sent', async () => {

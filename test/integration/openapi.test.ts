@@ -22,6 +22,7 @@ import { api, type ApiOptions, type ApiResponse } from '../support/api';
 import { newAccount } from '../support/fixtures';
 import { API_ORIGIN, freshEmail, loginAs, sessionHeaders, type DashboardLogin } from '../support/dashboard';
 import { addTeamMember, issueLoginToken } from '../../shared/store/team';
+import { issueUnsubscribeToken } from '../../shared/store/unsubscribe';
 import { recordDynamoCalls } from '../support/dynamo-calls';
 import { responseValidator } from '../support/openapi';
 import { startTestQueues, type TestQueues } from '../support/queues';
@@ -258,6 +259,8 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   },
   EmbedScript: () => api('GET', '/js/refloop-embed.js'),
   PortalPage: () => api('GET', `/portal/${accountId}/`),
+  UnsubscribePage: async () => api('GET', `/unsubscribe/${await issueUnsubscribeToken({ accountId, memberId: (await fixtures()).member.id, programme: 'Acme' })}/`),
+  Unsubscribe: async () => api('POST', `/unsubscribe/${await issueUnsubscribeToken({ accountId, memberId: (await fixtures()).member.id, programme: 'Acme' })}/`, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
   OpenPortalSession: async () => {
     const link = await must(call('POST', `/v1/members/${(await fixtures()).member.id}/portal-sessions/`, { body: {} }), 201);
     return api('POST', '/portal/v1/sessions/', { body: { token: new URL(link.url).hash.slice('#token='.length) }, sourceIp: LOGIN_IP });

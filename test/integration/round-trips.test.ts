@@ -39,6 +39,7 @@ import { recordUnattributed } from '../../shared/store/unattributed';
 import { api, type ApiOptions, type ApiResponse } from '../support/api';
 import { describeCalls, itemsRead, recordDynamoCalls, type DynamoCall } from '../support/dynamo-calls';
 import { newAccount } from '../support/fixtures';
+import { issueUnsubscribeToken } from '../../shared/store/unsubscribe';
 import { freshEmail, loginAs, type DashboardLogin } from '../support/dashboard';
 import { addTeamMember, issueLoginToken, teamKeys } from '../../shared/store/team';
 import { nowSeconds } from '../../shared/store/ops';
@@ -186,10 +187,10 @@ const BUDGETS: Record<string, Budget> = {
   Health: budget(0, 0),
 
   // ---- the dashboard (DASHBOARD.md) ----
-  // Login routes: no credential. A login link: the per-IP then the per-address window (limits of 30 and 5:
-  // every request counted in the item, one conditional UpdateItem each), then one SQS send; the worker
-  // looks the address up, never the request path (same cost for any address).
-  CreateLoginLink: budget(2, 2, { sends: { 'member-emails': 1 } }),
+  // Login routes: no credential. A login link: the per-IP window (a limit of 30: every request counted in
+  // the item, one conditional UpdateItem), then one SQS send; the worker looks the address up and paces its
+  // emails, never the request path (same cost for any address).
+  CreateLoginLink: budget(1, 1, { sends: { 'member-emails': 1 } }),
   // session: per-IP window -> link GetItem -> member || account GetItem -> one transaction (link delete,
   // last login, session, its ref).
   CreateSession: budget(4, 5),
@@ -228,6 +229,11 @@ const BUDGETS: Record<string, Budget> = {
   // widget script: a file; the page: the account GetItem (its embed origins).
   EmbedScript: budget(0, 0),
   PortalPage: budget(1, 1),
+  // A member email's unsubscribe link: the page reads the token's item; the one-click POST reads it, then
+  // the member (already opted out: nothing more), then the member update (its own read, the campaign and
+  // subscription BatchGet, the transaction).
+  UnsubscribePage: budget(1, 1),
+  Unsubscribe: budget(5, 5),
   // opening: per-IP window -> link GetItem -> account GetItem -> one transaction (link, member check, session, refs).
   OpenPortalSession: budget(4, 4),
   // Portal routes: the session GetItem (never cached), then the session's rate limit beside a read, before a write.
@@ -741,6 +747,18 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   EmbedScript: async () => [{ label: 'script', anonymous: true }],
   PortalPage: async () => [{ label: 'page', params: { account_id: accountId }, anonymous: true }],
+  UnsubscribePage: async () => {
+    const m = await fullMember();
+    return [{ label: 'link token', anonymous: true, params: { token: await issueUnsubscribeToken({ accountId, memberId: m.id, programme: 'Acme' }) } }];
+  },
+  Unsubscribe: async () => {
+    const m = await fullMember();
+    const token = await issueUnsubscribeToken({ accountId, memberId: m.id, programme: 'Acme' });
+    return [
+      { label: 'one click', anonymous: true, params: { token }, options: { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } } },
+      { label: 'again (already opted out)', anonymous: true, params: { token }, options: { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } } },
+    ];
+  },
   OpenPortalSession: async () => {
     const m = await fullMember();
     const link = await expectStatus(call('POST', `/v1/members/${m.id}/portal-sessions/`, { body: {} }), 201);

@@ -152,7 +152,7 @@ describe('route table', () => {
     // liveness check is /health, where load balancers and uptime checks look for it, and the dashboard's
     // login endpoints are under /auth/.
     const PROVIDER_INTAKES = ['PaddleWebhook', 'PaddleBillingWebhook', 'StripeWebhook'];
-    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/', '/webhooks/paddle-billing/{account_id}/', '/webhooks/stripe/{account_id}/', '/docs/', '/', '/health', '/js/refloop.js', '/js/refloop-embed.js', '/portal/{account_id}/']);
+    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/', '/webhooks/paddle-billing/{account_id}/', '/webhooks/stripe/{account_id}/', '/docs/', '/', '/health', '/js/refloop.js', '/js/refloop-embed.js', '/portal/{account_id}/', '/unsubscribe/{token}/']);
     // The OpenAPI document is a file, not a resource: no trailing slash.
     const documents = new Set(['/v1/openapi.json']);
     for (const r of routes) {
@@ -164,6 +164,8 @@ describe('route table', () => {
       // preflights and the public documentation take no credential and touch no table; /auth/ is exactly
       // the login routes; session-only routes are /v1/ routes.
       if (r.path.startsWith('/js/v1/') && r.method !== 'OPTIONS') expect(r.auth).toBe('publishable-key');
+      // A member email's unsubscribe link: no credential but its token; its page reads, its one-click POST writes.
+      else if (r.path === '/unsubscribe/{token}/') expect({ route: r.name, auth: r.auth, table: r.table, queues: r.queues }).toEqual({ route: r.name, auth: 'none', table: r.method === 'GET' ? 'read' : 'write', queues: undefined });
       else if (r.auth === 'none') expect({ route: r.name, method: r.method, table: r.table }).toEqual({ route: r.name, method: r.method === 'OPTIONS' ? 'OPTIONS' : 'GET', table: PUBLIC_READS.includes(r.name) ? 'read' : 'none' });
       else if (r.path.startsWith('/portal/v1/')) expect({ route: r.name, auth: r.auth }).toEqual({ route: r.name, auth: r.name === 'OpenPortalSession' ? 'portal-link' : 'portal' });
       else if (r.path.startsWith('/auth/')) expect({ route: r.name, auth: r.auth }).toEqual({ route: r.name, auth: 'login' });
@@ -176,7 +178,7 @@ describe('route table', () => {
       }
     }
     expect(routes.filter((r) => r.auth === 'none').map((r) => `${r.method} ${r.path}`).sort()).toEqual(
-      ['GET /', 'GET /health', 'GET /docs/', 'GET /v1/openapi.json', 'GET /js/refloop.js', 'GET /js/refloop-embed.js', 'GET /portal/{account_id}/', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/'].sort(),
+      ['GET /', 'GET /health', 'GET /docs/', 'GET /v1/openapi.json', 'GET /js/refloop.js', 'GET /js/refloop-embed.js', 'GET /portal/{account_id}/', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/', 'GET /unsubscribe/{token}/', 'POST /unsubscribe/{token}/'].sort(),
     );
     expect(routes.filter((r) => r.auth === 'portal').map((r) => `${r.method} ${r.path}`).sort()).toEqual([...PORTAL_ROUTES].sort());
     expect(routes.filter((r) => r.auth === 'portal-link').map((r) => `${r.method} ${r.path}`)).toEqual(['POST /portal/v1/sessions/']);
