@@ -10,6 +10,8 @@ import { deliver, PROVIDER_HARNESSES, type Delivery, type ProviderHarness } from
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
 import { queryAll } from '../../shared/store/ops';
 import { emailKeyPart, unattributedKeys } from '../../shared/store/unattributed';
+import { saveSubscription } from '../../shared/store/subscriptions';
+import { attributeFromHints } from '../../shared/flows/attribution';
 
 let queues: TestQueues;
 let pollers: Pollers;
@@ -164,5 +166,74 @@ describe.each(PROVIDER_HARNESSES.map((h) => [h.kind, h] as const))('%s', (kind, 
     expect(Object.keys(extra.body as object)).toEqual(['mail']);
     const bad = await json('GET', `/v1/referrals/${referralId}/diagnosis/?email=not-an-email`);
     expect({ status: bad.status, body: bad.body }).toEqual({ status: 400, body: { email: ['Enter a valid email address.'] } });
+  });
+});
+
+describe('every reason the attribution records (attributeFromHints, as the subscription-sync worker calls it)', () => {
+  let accountId: string;
+  let key: string;
+  let memberCode: string;
+  let memberEmail: string;
+  let ids = 91_000_000;
+  const json = (method: string, path: string, body?: unknown) => api(method, path, { key, ...(body === undefined ? {} : { body }) });
+  const subscription = (email: string) =>
+    saveSubscription(accountId, {
+      id: ++ids,
+      unit_price: '10.00',
+      currency: 'USD',
+      status: 'active',
+      email,
+      next_bill_date: '2031-07-01',
+      last_bill_date: null,
+      plan: { id: 9001, name: 'Pro monthly', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' },
+    });
+  const newReferral = async (user: string) => {
+    const res = await json('POST', '/v1/referrals/', { user_identifier: user, member_code: memberCode });
+    expect(res.status).toBe(200);
+    return res.body.id as string;
+  };
+  const reasonsOf = async (referralId: string, email?: string) =>
+    ((await json('GET', `/v1/referrals/${referralId}/diagnosis/${email ? `?email=${encodeURIComponent(email)}` : ''}`)).body as Diagnosis).unattributed.map((e) => ({ id: e.subscription_id, reason: e.reason, named: e.referral_named }));
+
+  beforeAll(async () => {
+    ({ accountId, apiKey: key } = await newAccount('unlimited'));
+    const campaign = await json('POST', '/v1/campaigns/', { name: 'reasons', allows_commission: true, commission_amount: '2.00', commission_currency: 'USD' });
+    memberEmail = `referrer-${Date.now()}@example.com`;
+    const member = await json('POST', '/v1/members/', { identifier: `reasons-${Date.now()}`, email: memberEmail, campaign: { id: campaign.body.id } });
+    expect(member.status).toBe(201);
+    memberCode = member.body.code as string;
+  });
+
+  it('unknown coupon, malformed and unknown referral ids, self-referral; a later event without hints keeps the specific reason; a conversion forgets the sighting', async () => {
+    const email = `reasons-${Date.now()}@example.com`;
+    const referralId = await newReferral(email);
+
+    const coupon = await subscription(email);
+    expect(await attributeFromHints(accountId, 'evt_c1', { couponCode: 'NOTACOUPON1' }, coupon)).toBe('none');
+    const malformed = await subscription(email);
+    expect(await attributeFromHints(accountId, 'evt_m1', { referralId: 'not-a-referral' }, malformed)).toBe('ignored');
+    const unknown = await subscription(email);
+    const ghost = 'f'.repeat(32);
+    expect(await attributeFromHints(accountId, 'evt_u1', { referralId: ghost }, unknown)).toBe('ignored');
+    // A renewal of the malformed one names nothing: its specific reason stays.
+    expect(await attributeFromHints(accountId, 'evt_m2', {}, malformed)).toBe('none');
+
+    expect(new Map((await reasonsOf(referralId)).map((r) => [r.id, r]))).toEqual(
+      new Map([
+        [coupon.id, { id: coupon.id, reason: 'unknown_coupon', named: null }],
+        [malformed.id, { id: malformed.id, reason: 'malformed_referral_id', named: 'not-a-referral' }],
+        [unknown.id, { id: unknown.id, reason: 'referral_not_found', named: ghost }],
+      ]),
+    );
+
+    // The referring member's own email: refused as a self-referral, listed under the referral it named.
+    const own = await subscription(memberEmail.toUpperCase());
+    expect(await attributeFromHints(accountId, 'evt_s1', { referralId }, own)).toBe('ignored');
+    expect((await reasonsOf(referralId)).find((r) => r.id === own.id)).toEqual({ id: own.id, reason: 'self_referral', named: referralId });
+
+    // The coupon one is converted by its referral id at last: its sighting is forgotten.
+    expect(await attributeFromHints(accountId, 'evt_c2', { referralId }, coupon)).toBe('converted');
+    expect((await reasonsOf(referralId)).map((r) => r.id)).not.toContain(coupon.id);
+    expect(await queryAll({ partitionValue: unattributedKeys.byEmail(accountId, emailKeyPart(email) as string) })).toHaveLength(2);
   });
 });
