@@ -613,5 +613,19 @@ describe('a body with a byte-order mark', () => {
     // The same body without the mark is accepted: only the mark is refused.
     const plain = await call('POST', '/v1/campaigns/', { key: account.apiKey, rawBody: withBom.subarray(3), headers: { 'content-type': 'application/json' } });
     expect(plain.status).toBe(201);
+    // As API Gateway may hand it over (text, or base64 for a body it treats as binary), the parser refuses it.
+    const { parseJsonBody } = await import('../../shared/http/body');
+    for (const event of [
+      { body: withBom.toString('utf8'), isBase64Encoded: false },
+      { body: withBom.toString('base64'), isBase64Encoded: true },
+    ]) {
+      let status: unknown = 'no error';
+      try {
+        parseJsonBody({ ...event, headers: { 'content-type': 'application/json' } } as never);
+      } catch (err) {
+        status = (err as { status?: unknown }).status;
+      }
+      expect({ base64: event.isBase64Encoded, status }).toEqual({ base64: event.isBase64Encoded, status: 400 });
+    }
   });
 });
