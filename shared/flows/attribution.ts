@@ -13,6 +13,8 @@
 // one attached to the member, or one with the member's email): logged and ignored, nothing rewarded. The
 // event itself is still acknowledged (retrying a signed event cannot change what it says). DynamoDB or SQS
 // failures propagate, so the record is retried; the conversion is idempotent, so a retry converts once.
+// Every event that leaves its subscription unattributed (no hint, or a refused one) is recorded with its
+// reason for the referral diagnosis (shared/store/unattributed.ts, docs/referrals-diagnosis.md).
 import type { AttributionHints } from '../billing/port';
 import { isEntityId } from '../domain/ids';
 import type { Subscription } from '../domain/models';
