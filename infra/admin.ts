@@ -33,6 +33,7 @@ import { batchGet, lookup } from '../shared/store/ops';
 import { senderOf } from '../shared/store/emails';
 import { db } from '../shared/store/client';
 import { ensureSecretsKey } from '../shared/secrets/fingerprint';
+import { localUrl } from './local/runtime-file';
 import { SecretsConfigError, SecretsKeyMismatchError } from '../shared/secrets';
 import { cliSqs, cliSqsEndpoint, listAccounts, queuePairs, queueStatus, redrive } from './ops';
 import { isCurrencyCode } from '../shared/domain/currency';
@@ -51,8 +52,8 @@ async function requireAccount(accountId: string): Promise<void> {
 }
 
 const ADDRESS = /^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/;
-/** `npm start`'s DynamoDB Local: the port it was given (DYNAMODB_PORT), else 8000. */
-const defaultEndpoint = () => `http://127.0.0.1:${process.env.DYNAMODB_PORT || '8000'}`;
+/** `npm start`'s DynamoDB Local: DYNAMODB_PORT, else the running service's (DATA_DIR/runtime.json), else port 8000. */
+const defaultEndpoint = () => localUrl('DYNAMODB_PORT', (f) => f.dynamodb_endpoint, 8000);
 const HTTP_URL = /^https?:\/\/[^/\s]+/;
 
 /** Bad arguments: exit code 2. */
@@ -89,7 +90,7 @@ function apiUrlFor(flag: string | undefined): string {
     return given.replace(/\/+$/, '');
   }
   const endpoint = process.env.DYNAMODB_ENDPOINT;
-  if (endpoint && isLocalEndpoint(endpoint)) return `http://127.0.0.1:${process.env.PORT || '3000'}`;
+  if (endpoint && isLocalEndpoint(endpoint)) return localUrl('PORT', (f) => f.api_url, 3000);
   throw new UsageError('this command needs the API URL in AWS: pass --api-url <url> (the RefloopApi stack output ApiUrl) or set API_URL');
 }
 
@@ -437,7 +438,8 @@ const HELP_NOTES = [
   '  DYNAMODB_ENDPOINT  DynamoDB Local (default http://127.0.0.1:$DYNAMODB_PORT or 8000, the one `npm start` runs)',
   '  TABLE_NAME         the table (default refloop)',
   '  AWS_REGION         set, with DYNAMODB_ENDPOINT unset: the deployed table in AWS, with your AWS credentials',
-  '  API_URL            the API base URL for `account show` (default: the local gateway, http://127.0.0.1:$PORT or 3000)',
+  '  API_URL            the API base URL for links (default: the local gateway, http://127.0.0.1:$PORT, else the running',
+  '                     `npm start`\'s port from DATA_DIR/runtime.json, else 3000; the same for DYNAMODB_PORT and SQS_PORT)',
   '  DATA_DIR           `npm start`\'s data directory (default .data): its secrets.key encrypts provider secrets; the CLI',
   '                     refuses to write a secret under another key than the one the table records (SECRETS_KEY_FILE',
   '                     names a key file; in AWS SECRETS_KMS_KEY_ID, the stack\'s SecretsKeyArn output)',

@@ -15,6 +15,7 @@ import {
 import { workers } from '../functions/workers';
 import { QUEUE_NAMES, QUEUES, type QueueName } from '../shared/queue/queues';
 import { isLocalEndpoint } from '../shared/store/client';
+import { localUrl } from './local/runtime-file';
 import { dlqName } from './local/sqs';
 
 export interface QueuePair {
@@ -25,7 +26,7 @@ export interface QueuePair {
 
 /** The SQS endpoint of the CLI: SQS_ENDPOINT, else locally `npm start`'s (port SQS_PORT or 9324); undefined in AWS. */
 export function cliSqsEndpoint(local: boolean): string | undefined {
-  return process.env.SQS_ENDPOINT || (local ? `http://127.0.0.1:${process.env.SQS_PORT || '9324'}` : undefined);
+  return process.env.SQS_ENDPOINT || (local ? localUrl('SQS_PORT', (f) => f.sqs_endpoint, 9324) : undefined);
 }
 
 /** The SQS client of the CLI: `npm start`'s local SQS (SQS_ENDPOINT, else port SQS_PORT or 9324) or AWS's. */

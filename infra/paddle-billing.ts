@@ -10,10 +10,12 @@ import { parseArgs } from 'node:util';
 import { startPaddleBillingEmulator } from '../shared/providers/paddle-billing/emulator/server';
 import { commandUsage, formatHelp } from './cli-help';
 import { callEmulator } from './emulator-cli';
+import { localUrl } from './local/runtime-file';
 
 /** `npm start`'s Paddle Billing emulator: the port it was given (PADDLE_BILLING_PORT), else 8026. */
 const defaultPort = () => Number(process.env.PADDLE_BILLING_PORT || '8026');
-const defaultUrl = () => `http://127.0.0.1:${defaultPort()}`;
+/** PADDLE_BILLING_PORT, else the running `npm start`'s emulator (DATA_DIR/runtime.json), else port 8026. */
+const defaultUrl = () => localUrl('PADDLE_BILLING_PORT', (f) => f.paddle_billing_url, 8026);
 // Webhook deliveries happen inside the control call, each with a 5 s timeout.
 const TIMEOUT_MS = 60_000;
 

@@ -4,9 +4,10 @@
 import { parseArgs } from 'node:util';
 import { commandUsage, formatHelp } from './cli-help';
 import { callEmulator } from './emulator-cli';
+import { localUrl } from './local/runtime-file';
 
-/** `npm start`'s Paddle emulator: the port it was given (PADDLE_PORT), else 8025. */
-const defaultUrl = () => `http://127.0.0.1:${process.env.PADDLE_PORT || '8025'}`;
+/** `npm start`'s Paddle emulator: PADDLE_PORT, else the running service's (DATA_DIR/runtime.json), else port 8025. */
+const defaultUrl = () => localUrl('PADDLE_PORT', (f) => f.paddle_url, 8025);
 // Webhook deliveries happen inside the control call, each with a 5 s timeout.
 const TIMEOUT_MS = 60_000;
 

@@ -10,10 +10,12 @@ import { parseArgs } from 'node:util';
 import { startStripeEmulator } from '../shared/providers/stripe/emulator/server';
 import { commandUsage, formatHelp } from './cli-help';
 import { callEmulator } from './emulator-cli';
+import { localUrl } from './local/runtime-file';
 
 /** `npm start`'s Stripe emulator: the port it was given (STRIPE_PORT), else 12111. */
 const defaultPort = () => Number(process.env.STRIPE_PORT || '12111');
-const defaultUrl = () => `http://127.0.0.1:${defaultPort()}`;
+/** STRIPE_PORT, else the running `npm start`'s emulator (DATA_DIR/runtime.json), else port 12111. */
+const defaultUrl = () => localUrl('STRIPE_PORT', (f) => f.stripe_url, 12111);
 // Webhook deliveries happen inside the control call, each with a 5 s timeout.
 const TIMEOUT_MS = 60_000;
 

@@ -20,6 +20,7 @@ import { startStripeEmulator, type StripeEmulator } from '../../shared/providers
 import { PROVIDER_KINDS } from '../../shared/billing/port';
 import { startDynamoLocal } from './dynamodb';
 import { startGateway } from './gateway';
+import { removeRuntimeFile, writeRuntimeFile } from './runtime-file';
 import { startPaddleEmulator, type PaddleEmulator } from './paddle-emulator';
 import { runScheduledJob, startPollers, startSchedules } from './pollers';
 import { setQueueEnvironment, startLocalSqs } from './sqs';
@@ -233,6 +234,9 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     // One background sync at start: whatever the emulator did while the service was down is caught up.
     const backfill = scheduledJobs.find((j) => j.name === 'ProviderBackfill');
     if (backfill) await runScheduledJob(backfill);
+    // Where it runs, for the CLIs (./runtime-file.ts): removed first when it stops.
+    writeRuntimeFile(dataDir, { api_url: gateway.url, dynamodb_endpoint: dynamo.endpoint, sqs_endpoint: sqs.endpoint, paddle_url: paddle.url, paddle_billing_url: paddleBilling.url, stripe_url: stripe.url });
+    stops.push(async () => removeRuntimeFile(dataDir));
     return { url: gateway.url, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, paddle, paddleBilling, stripe, dataDir, demo, demoCreated: created, demoProvider, demoProviderNote, stop };
   } catch (err) {
     await stop();

@@ -104,6 +104,20 @@ describe('local runtime', () => {
     expect(list.status).toBe(200);
   });
 
+  // Issue 23 #18: the CLIs find the running service's ports (it runs on free ports here) in DATA_DIR/runtime.json.
+  it('writes DATA_DIR/runtime.json with its URLs for the CLIs while it runs', () => {
+    const file = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
+    expect(file).toEqual({
+      pid: process.pid,
+      api_url: runtime?.url,
+      dynamodb_endpoint: runtime?.dynamodbEndpoint,
+      sqs_endpoint: runtime?.sqsEndpoint,
+      paddle_url: runtime?.paddle.url,
+      paddle_billing_url: runtime?.paddleBilling.url,
+      stripe_url: runtime?.stripe.url,
+    });
+  });
+
   // Issue 23 #17: the demo runs on paddle-classic; the Stripe CLI's events reach the Stripe intake, which
   // answers 404 for this account. The CLI says which DEMO_PROVIDER to start with and exits 1.
   it('the Stripe CLI against a demo on Paddle Classic: exit 1 and a one-line DEMO_PROVIDER=stripe hint', async () => {

@@ -803,3 +803,39 @@ describe('admin CLI: which dependency failed, on the configured ports', () => {
     expect(oneLine(res.stderr)).toContain(`Paddle emulator not reachable at http://127.0.0.1:${port}`);
   });
 });
+
+describe('CLIs: the running npm start found through DATA_DIR/runtime.json', () => {
+  it('without port variables, the admin and paddle CLIs use the ports of the npm start of DATA_DIR; a file whose process is gone is ignored', async () => {
+    const { writeFileSync: write, mkdtempSync: mkdtemp } = await import('node:fs');
+    const { accountId, publishableKey } = await newAccount();
+    const dataDir = mkdtemp(join(tmpdir(), 'refloop-runtime-file-'));
+    try {
+      const [sqsPort, paddlePort] = [await freePort(), await freePort()];
+      const file = (pid: number) =>
+        write(
+          join(dataDir, 'runtime.json'),
+          JSON.stringify({ pid, api_url: 'http://127.0.0.1:3999', dynamodb_endpoint: process.env.DYNAMODB_ENDPOINT, sqs_endpoint: `http://127.0.0.1:${sqsPort}`, paddle_url: `http://127.0.0.1:${paddlePort}`, paddle_billing_url: 'http://127.0.0.1:1', stripe_url: 'http://127.0.0.1:1' }),
+        );
+      const unset = { DATA_DIR: dataDir, PORT: '', API_URL: '', PUBLIC_BASE_URL: '', SQS_ENDPOINT: '', SQS_PORT: '', PADDLE_EMULATOR_URL: '', PADDLE_PORT: '' };
+      file(process.pid); // a live process: this test's
+      const [shown, queues, paddle] = await Promise.all([
+        cli(['account', 'show', '--account', accountId], unset),
+        cli(['queues', 'status'], unset),
+        cli(['state'], unset, 'infra/paddle.ts'),
+      ]);
+      expect(shown).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(oneLine(shown.stdout)).script_tag).toBe(`<script src="http://127.0.0.1:3999/js/refloop.js" data-key="${publishableKey}" async></script>`);
+      expect(oneLine(queues.stderr)).toContain(`cannot reach SQS at http://127.0.0.1:${sqsPort}`);
+      expect(oneLine(paddle.stderr)).toContain(`Paddle emulator not reachable at http://127.0.0.1:${paddlePort}`);
+
+      // The same file left by a process that is gone: the defaults again.
+      const dead = spawn(process.execPath, ['-e', '']);
+      await new Promise((resolve) => dead.on('close', resolve));
+      file(dead.pid as number);
+      const stale = await cli(['account', 'show', '--account', accountId], unset);
+      expect(JSON.parse(oneLine(stale.stdout)).script_tag).toContain('http://127.0.0.1:3000/js/refloop.js');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
