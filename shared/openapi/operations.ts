@@ -6,7 +6,7 @@ import type * as v from 'valibot';
 import { conversionBody } from '../schemas/conversion';
 import { createCampaignBody, updateCampaignBody } from '../schemas/campaign';
 import { createMemberBody, updateMemberBody } from '../schemas/member';
-import { listCampaignsQuery, listMembersQuery, listPayoutBatchesQuery, listPayoutsQuery, listReferralsQuery, listRewardsQuery, listSubscriptionsQuery, overviewQuery, pageOnlyQuery, timeseriesQuery, topMembersQuery, exportQuery } from '../schemas/query';
+import { listCampaignsQuery, listMembersQuery, noQuery, listPayoutBatchesQuery, listPayoutsQuery, listReferralsQuery, listRewardsQuery, listSubscriptionsQuery, overviewQuery, pageOnlyQuery, timeseriesQuery, topMembersQuery, exportQuery } from '../schemas/query';
 import { createPayoutBatchBody, markFailedBody, markPaidBody, voidRewardBody } from '../schemas/money';
 import { clickBody, jsReferralBody } from '../schemas/js';
 import { createReferralBody } from '../schemas/referral';
@@ -97,7 +97,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   GetCurrentSession: { tag: 'Dashboard', summary: 'The current session', description: 'Who is logged in, to which account, with which role (401 without a session).', success: { status: 200, description: 'The session.', body: { component: 'Session' } }, errors: [401] },
   EndCurrentSession: { tag: 'Dashboard', summary: 'Log out', description: 'Ends the session and clears the cookie; 204 also without one. A cross-site request is refused (403).', success: { status: 204, description: 'Logged out.' }, errors: [403] },
-  ListTeam: { tag: 'Dashboard', summary: 'List the team', description: `Everyone who can log in, with their role: owner (everything), admin (everything but the team and API keys), finance (read; approve and void rewards; payouts), viewer (read only). ${SESSION_ONLY}`, success: { status: 200, description: 'The team (one page).', body: { page: 'TeamMember' } }, errors: [403] },
+  ListTeam: { tag: 'Dashboard', summary: 'List the team', description: `Everyone who can log in, with their role: owner (everything), admin (everything but the team and API keys), finance (read; approve and void rewards; payouts), viewer (read only). ${SESSION_ONLY}`, query: noQuery, success: { status: 200, description: 'The team (one page).', body: { page: 'TeamMember' } }, errors: [403] },
   InviteTeamMember: {
     tag: 'Dashboard',
     summary: 'Invite someone',
@@ -118,7 +118,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     examples: { request: { role: 'viewer' } },
   },
   RemoveTeamMember: { tag: 'Dashboard', summary: 'Remove someone', description: `Removes them and ends their sessions. The last owner cannot be removed (409). ${SESSION_ONLY}`, params: { id: 'Team member id.' }, success: { status: 204, description: 'Removed.' }, errors: [403, 404] },
-  ListApiKeys: { tag: 'Dashboard', summary: 'List API keys', description: `The account's secret keys: name, prefix, created and revoked times (never a key). ${SESSION_ONLY}`, success: { status: 200, description: 'The keys (one page).', body: { page: 'ApiKey' } }, errors: [403] },
+  ListApiKeys: { tag: 'Dashboard', summary: 'List API keys', description: `The account's secret keys: name, prefix, created and revoked times (never a key). ${SESSION_ONLY}`, query: noQuery, success: { status: 200, description: 'The keys (one page).', body: { page: 'ApiKey' } }, errors: [403] },
   CreateApiKey: {
     tag: 'Dashboard',
     summary: 'Create an API key',

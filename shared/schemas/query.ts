@@ -20,11 +20,13 @@ export const pageQuery = { page_size: v.optional(pageSize, 20), cursor };
 
 /** A list's query: these parameters and no other (an unknown one is a 400 that names it). */
 export function listQuery<E extends v.ObjectEntries>(entries: E) {
-  const accepted = Object.keys(entries).join(', ');
-  return v.strictObject(entries, (issue) =>
-    issue.expected === 'never' ? `Unknown query parameter. This list takes: ${accepted}.` : 'Invalid query string.',
-  );
+  const names = Object.keys(entries);
+  const accepted = names.length > 0 ? `This list takes: ${names.join(', ')}.` : 'This list takes none.';
+  return v.strictObject(entries, (issue) => (issue.expected === 'never' ? `Unknown query parameter. ${accepted}` : 'Invalid query string.'));
 }
+
+/** Lists that return everything at once (the team, the API keys): no parameter at all. */
+export const noQuery = listQuery({});
 
 const search = (description: string) =>
   v.optional(v.pipe(v.string(), v.maxLength(320, 'Ensure this field has no more than 320 characters.'), v.description(description)));

@@ -8,6 +8,7 @@ import { recordRewards } from '../../shared/store/rewards';
 import { keys } from '../../shared/store/table';
 import { api, type ApiResponse } from '../support/api';
 import { recordDynamoCalls } from '../support/dynamo-calls';
+import { loginAs } from '../support/dashboard';
 import { newAccount } from '../support/fixtures';
 
 let accountId: string;
@@ -62,6 +63,15 @@ describe('unknown query parameters (docs/api.md "Query parameters")', () => {
   it('the specification\'s own parameters are all accepted: member=, campaign=, status=, and the page', async () => {
     for (const path of ['/v1/referrals/?member=x', '/v1/members/?campaign=x', '/v1/subscriptions/?status=trialling', '/v1/campaigns/?page_size=5', '/v1/members/?page_size=5&cursor=']) {
       expect({ path, status: (await call('GET', path)).status }).toEqual({ path, status: 200 });
+    }
+  });
+
+  it('the team and API key lists (whole lists, session only) take no parameter at all', async () => {
+    const owner = await loginAs(accountId, 'owner');
+    for (const path of ['/v1/team/', '/v1/api-keys/']) {
+      expect((await api('GET', path, { headers: owner.headers })).status).toBe(200);
+      const res = await api('GET', `${path}?role=owner`, { headers: owner.headers });
+      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: { role: ['Unknown query parameter. This list takes none.'] } });
     }
   });
 
