@@ -1,6 +1,7 @@
 // Stripe events -> normalized BillingEvents (shared/providers/stripe/events.ts), Stripe's amount units
 // (zero-decimal list) and form encoding (shared/providers/stripe/wire.ts).
 import type { BillingEvent } from '../../shared/billing/port';
+import { centsToMinor, minorToCents } from '../../shared/domain/currency';
 import { lookupsFor, parseEnvelope, parseStripeEvents, toBillingEvents, type Enrichment } from '../../shared/providers/stripe/events';
 import { STRIPE_API_VERSION, decodeForm, encodeForm, fromStripeAmount, stripeExponent, toStripeAmount } from '../../shared/providers/stripe/wire';
 import { IDS, T, charge, checkoutSession, dispute, event, invoice, refund, subscription } from '../fixtures/stripe/events';
@@ -278,14 +279,19 @@ describe('zero-decimal currencies (Stripe\'s own list)', () => {
     expect(stripeExponent(currency)).toBe(exponent);
   });
 
-  it('port minor units follow ISO 4217: ISK (two decimals at Stripe) and MGA (none at Stripe) are converted, others pass', () => {
+  it('port minor units follow shared/domain/currency.ts: ISK and HUF (two decimals at Stripe, none there) are converted, others pass', () => {
     expect(fromStripeAmount(1000, 'USD')).toBe(1000);
     expect(fromStripeAmount(500, 'JPY')).toBe(500);
     expect(fromStripeAmount(50000, 'ISK')).toBe(500);
     expect(toStripeAmount(500, 'ISK')).toBe(50000);
     expect(fromStripeAmount(4010, 'isk')).toBe(40); // a pre-2023 fractional króna rounds
-    expect(fromStripeAmount(1500, 'MGA')).toBe(150000);
-    expect(toStripeAmount(150000, 'MGA')).toBe(1500);
+    // MGA is zero-decimal in both; HUF 1,234.00 at Stripe is 1,234 forints (not 123,400).
+    expect(fromStripeAmount(1500, 'MGA')).toBe(1500);
+    expect(toStripeAmount(1500, 'MGA')).toBe(1500);
+    expect(fromStripeAmount(123400, 'HUF')).toBe(1234);
+    expect(toStripeAmount(1234, 'HUF')).toBe(123400);
+    expect(minorToCents(fromStripeAmount(123400, 'HUF'), 'HUF')).toBe(123400);
+    for (const c of ['USD', 'JPY', 'HUF', 'ISK', 'MGA', 'KWD', 'TWD', 'IDR']) expect(minorToCents(fromStripeAmount(toStripeAmount(centsToMinor(500000, c), c), c), c)).toBe(500000);
     expect(fromStripeAmount(-50000, 'ISK')).toBe(-500);
     const isk = fact(one(event('invoice.paid', invoice({ currency: 'isk', amount_paid: 99000, total: 99000, total_taxes: [] })))).payment;
     expect(isk).toMatchObject({ amount: 990, amountExcludingTax: 990, currency: 'ISK' });

@@ -6,6 +6,7 @@
 //
 // Also here: form encoding (Stripe's request bodies and queries, `a[b][c]=v`), and Stripe's amount units
 // (its own zero-decimal list) converted to and from the port's minor units.
+import { currencyExponent } from '../../domain/currency';
 
 /**
  * The one API version every call sends (`Stripe-Version`) and every webhook endpoint must be created with:
@@ -356,12 +357,12 @@ export const ZERO_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set(['BIF', 'CLP
 export const THREE_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND']);
 
 /**
- * The port's minor unit follows ISO 4217. Where that exponent differs from Stripe's, the amount is
- * converted: ISK is zero-decimal in ISO but two-decimal in Stripe's API ("an ISK amount of 100 represents
- * 1 króna", amounts multiples of 100 since 2023); MGA has two ISO decimals but is zero-decimal at Stripe.
- * Everything else (JPY, KRW, … zero in both; HUF, TWD two in both) passes unchanged.
+ * The port's minor unit is the one the rest of Refloop converts with (shared/domain/currency.ts
+ * currencyExponent, one list for every provider). Where it differs from Stripe's, the amount is converted:
+ * ISK, HUF (and IDR, COP, ...) are zero-decimal there but two-decimal in Stripe's API ("an ISK amount of
+ * 100 represents 1 króna"; a HUF amount of 123400 is 1,234 forints). JPY, KRW, MGA, ... are zero-decimal
+ * in both, KWD three in both, USD two: unchanged.
  */
-const ISO_EXPONENT_WHERE_DIFFERENT: Readonly<Record<string, number>> = { ISK: 0, MGA: 2 };
 
 /** Decimals in Stripe's API amounts for the currency (any case). */
 export function stripeExponent(currency: string): number {
@@ -373,8 +374,7 @@ export function stripeExponent(currency: string): number {
 
 /** Decimals of the port's minor unit (ISO 4217) for the currency. */
 export function portExponent(currency: string): number {
-  const c = currency.toUpperCase();
-  return ISO_EXPONENT_WHERE_DIFFERENT[c] ?? stripeExponent(c);
+  return currencyExponent(currency.toUpperCase());
 }
 
 /** A Stripe API amount -> the port's minor units (rounded half away from zero when Stripe has more decimals). */
