@@ -173,8 +173,20 @@ describe('Members', () => {
     await settled();
     expect((await rows('Members')).length).toBe(all.length);
     await axe(page, 'members');
-    const csv = await exported('members');
+    const csv = await exported('Members');
     expect(csv).toMatchObject({ status: 200, type: expect.stringContaining('text/csv'), header: expect.stringMatching(/^id,identifier,email/) });
+  }, 90_000);
+});
+
+describe('A member\'s page', () => {
+  it('exports the member\'s referrals, rewards and payouts', async () => {
+    await visit(`members/${payer.id}`, 'payer-1');
+    for (const [label, header] of [['Referrals by payer-1', /^id,member_id,user_identifier/], ['Rewards of payer-1', /^id,type,status/], ['Payouts of payer-1', /^id,member_id,status/]] as const) {
+      const csv = await exported(label);
+      expect(csv.href).toContain(`member=${payer.id}`);
+      expect(csv).toMatchObject({ status: 200, header: expect.stringMatching(header) });
+    }
+    await axe(page, 'member');
   }, 90_000);
 });
 
@@ -196,7 +208,7 @@ describe('Referrals', () => {
     await page.waitForURL((u) => !u.search.includes('search='), { timeout: 15_000 });
     await settled();
     expect((await rows('Referrals')).length).toBe(2);
-    expect(await exported('referrals')).toMatchObject({ status: 200, header: expect.stringMatching(/^id,member_id,user_identifier/) });
+    expect(await exported('Referrals')).toMatchObject({ status: 200, header: expect.stringMatching(/^id,member_id,user_identifier/) });
   }, 90_000);
 });
 
@@ -210,7 +222,7 @@ describe('Rewards', () => {
     expect(row).toContain(campaignA.name);
     expect(row.join(' ')).not.toContain(payer.id);
     await axe(page, 'rewards');
-    const csv = await exported('rewards');
+    const csv = await exported('Rewards');
     expect(csv.href).toContain(`member=${payer.id}`);
     expect(csv.href).toContain('type=commission');
     expect(csv).toMatchObject({ status: 200, header: expect.stringMatching(/^id,type,status/) });
@@ -224,7 +236,7 @@ describe('Payouts and batches', () => {
     expect(listed).toHaveLength(1);
     await page.locator('[data-payout-email="paula@pay.example.com"]').waitFor({ timeout: 15_000 });
     expect((await rows('Payouts'))[0]!.join(' ')).toContain('Pays to paula@pay.example.com');
-    expect(await exported('payouts')).toMatchObject({ status: 200, header: expect.stringMatching(/^id,member_id,status/) });
+    expect(await exported('Payouts')).toMatchObject({ status: 200, header: expect.stringMatching(/^id,member_id,status/) });
   }, 90_000);
 
   it('the batches page lists the paid batch with its payment date and reference; its page shows them too', async () => {
@@ -238,7 +250,7 @@ describe('Payouts and batches', () => {
     expect(listed[0]!.join(' ')).toMatch(/Paid/i);
     expect(listed[0]!.join(' ')).toContain('7.00');
     await axe(page, 'payout batches');
-    const csv = await exported('payout batches');
+    const csv = await exported('Payout batches');
     expect(csv).toMatchObject({ status: 200, header: 'id,status,format,currency,amount,payout_count,created_at,paid_at,reference' });
     await page.locator('table').getByRole('link').first().click();
     await page.getByRole('heading', { level: 1, name: /^Batch / }).waitFor({ timeout: 15_000 });
@@ -250,7 +262,7 @@ describe('Payouts and batches', () => {
   it('subscriptions export too', async () => {
     await visit('subscriptions', 'Subscriptions');
     // No subscription yet: the empty state, no table and no export; the link appears with rows.
-    expect(await page.getByRole('link', { name: 'Export CSV of subscriptions' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Export CSV of Subscriptions' }).count()).toBe(0);
     const res = await page.evaluate(async () => (await fetch('/v1/exports/subscriptions.csv/', { credentials: 'same-origin' })).status);
     expect(res).toBe(200);
   }, 60_000);

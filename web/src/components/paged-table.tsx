@@ -131,7 +131,7 @@ export function PagedTable<T>(props: PagedTableProps<T>) {
     return <div class="empty">{props.empty}</div>;
   }
   const exportLink = props.exportHref && (
-    <a class="btn btn-secondary btn-small" href={props.exportHref} download aria-label={`Export CSV of ${props.label.toLowerCase()}`}>
+    <a class="btn btn-secondary btn-small" href={props.exportHref} download aria-label={`Export CSV of ${props.label}`}>
       Export CSV
     </a>
   );

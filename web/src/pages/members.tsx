@@ -314,6 +314,7 @@ export function MemberDetail() {
                 load={(q) => unwrap(api.GET('/v1/referrals/', { params: { query: { ...q, member: m.id } } }))}
                 rowKey={(r) => r.id}
                 columns={referralColumns({ member: false })}
+                exportHref={exportHref('referrals.csv', { member: m.id })}
                 empty={<p>No referrals yet. Share the member's link, or create a referral with their code on the Referrals page.</p>}
               />
             </Section>
@@ -327,6 +328,7 @@ export function MemberDetail() {
                 load={(q) => unwrap(api.GET('/v1/rewards/', { params: { query: { ...q, member: m.id } } }))}
                 rowKey={(r) => r.id}
                 columns={rewardColumns(() => setVersion((n) => n + 1), { member: false })}
+                exportHref={exportHref('rewards.csv', { member: m.id })}
                 empty={<p>No rewards yet. They are created when customers this member referred pay.</p>}
               />
             </Section>
@@ -340,6 +342,7 @@ export function MemberDetail() {
                 load={(q) => unwrap(api.GET('/v1/payouts/', { params: { query: { ...q, member: m.id } } }))}
                 rowKey={(p) => p.id}
                 columns={payoutColumns(() => setVersion((n) => n + 1), { member: false })}
+                exportHref={exportHref('payouts.csv', { member: m.id })}
                 empty={<p>No payouts yet. Approved commissions are gathered into a payout per currency.</p>}
               />
             </Section>
