@@ -419,10 +419,11 @@ describe('the matrix covers the route table', () => {
     // Unauthenticated routes serve no account data: the script, the CORS preflights, the public
     // documentation (and `/`, which points to it) and the liveness check.
     expect(routes.filter((r) => r.auth === 'none').map((r) => `${r.method} ${r.path}`).sort()).toEqual(
-      ['GET /js/refloop.js', 'GET /js/refloop-embed.js', 'GET /portal/{account_id}/', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/', 'GET /v1/openapi.json', 'GET /docs/', 'GET /', 'GET /health'].sort(),
+      ['GET /js/refloop.js', 'GET /js/refloop-embed.js', 'GET /portal/{account_id}/', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/', 'GET /v1/openapi.json', 'GET /docs/', 'GET /', 'GET /health', 'GET /unsubscribe/{token}/', 'POST /unsubscribe/{token}/'].sort(),
     );
-    // The portal's page reads the account's embed origins, and shows nothing of any member without a token.
-    expect(routes.filter((r) => r.auth === 'none' && r.table !== 'none').map((r) => r.name)).toEqual(['PortalPage']);
+    // The portal's page reads the account's embed origins, and shows nothing of any member without a token;
+    // a member email's unsubscribe link reads (and its POST sets) the opt-out of the one member its token names.
+    expect(routes.filter((r) => r.auth === 'none' && r.table !== 'none').map((r) => r.name)).toEqual(['PortalPage', 'UnsubscribePage', 'Unsubscribe']);
   });
 });
 
