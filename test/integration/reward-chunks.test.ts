@@ -4,7 +4,8 @@
 // to replay. 28, 29, 100 and 500 rewards in one evaluation leave the referral, the ledger and its list
 // counters, the member's stats, the payout and the reports exact; the same message twice, two at once,
 // a crash between two chunks (DynamoDB faults through test/support/fault-proxy.ts) and a message redriven
-// from the rewards DLQ never duplicate a reward.
+// from the rewards DLQ never duplicate a reward. The clawbacks of many refunds in one evaluation are
+// written in chunks too.
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { queuePairs, redrive } from '../../infra/ops';
@@ -13,6 +14,7 @@ import { resetConfig } from '../../shared/config';
 import { evaluateReferral } from '../../shared/flows/settlement';
 import { db, resetClients, tableName } from '../../shared/store/client';
 import { REWARDS_PER_TRANSACTION } from '../../shared/store/rewards';
+import { refundItem } from '../../shared/store/refunds';
 import { applyProviderUpdate, saveSubscription } from '../../shared/store/subscriptions';
 import { keys } from '../../shared/store/table';
 import { api } from '../support/api';
@@ -159,6 +161,38 @@ describe('one evaluation records any number of rewards, in chunks', () => {
     await evaluateReferral(w.accountId, w.referralId);
     await expectExact(w, 500);
   }, 300_000);
+});
+
+describe('one evaluation records any number of clawbacks, in chunks', () => {
+  it('full refunds of 35 of 40 approved commissions at once: 35 clawbacks, 70 voided rewards, and the payout keeps the other 5', async () => {
+    const w = await backlog(40);
+    await evaluateReferral(w.accountId, w.referralId);
+    await expectExact(w, 40);
+    const refunded = w.payments.slice(0, 35);
+    const now = Math.floor(Date.now() / 1000);
+    for (const [i, paymentId] of refunded.entries()) {
+      await applyProviderUpdate(w.accountId, {
+        subscriptionId: w.subscriptionId,
+        asOfMs: Date.now(),
+        fields: {},
+        alertId: `refund-${paymentId}`,
+        payment: { id: paymentId, subscription_id: w.subscriptionId, order_id: `o-${paymentId}`, amount: 1000, currency: 'USD', paid_at: w.since + i * 60, status: 'refunded', refund_amount: 1000, refund_type: 'full' },
+        extraItems: [refundItem(w.accountId, w.subscriptionId, { id: `refund-${paymentId}`, payment_id: paymentId, amount: 1000, refunded_at: now, currency: 'USD', refund_type: 'full' })],
+      });
+    }
+    await evaluateReferral(w.accountId, w.referralId);
+    await evaluateReferral(w.accountId, w.referralId); // the same message again: nothing new
+    const referral = (await call(w, 'GET', `/v1/referrals/${w.referralId}/`)).body;
+    expect(referral.rewards).toHaveLength(75);
+    const clawbacks = referral.rewards.filter((r: { reverses: string | null }) => r.reverses !== null);
+    expect(new Set(clawbacks.map((c: { reverses: string }) => c.reverses)).size).toBe(35);
+    expect(clawbacks.every((c: { amount: string; status: string }) => c.amount === '-1.00' && c.status === 'voided')).toBe(true);
+    expect(await ledgerItems(w)).toHaveLength(75);
+    expect((await call(w, 'GET', `/v1/rewards/?member=${w.memberId}&status=voided`)).body.count).toBe(70);
+    expect((await call(w, 'GET', `/v1/rewards/?member=${w.memberId}&status=approved`)).body.count).toBe(5);
+    expect((await call(w, 'GET', `/v1/members/${w.memberId}/`)).body.stats).toMatchObject({ commission_earned: '5.00', commission_approved: '5.00', commission_pending: '0.00' });
+    expect((await call(w, 'GET', `/v1/payouts/?member=${w.memberId}`)).body.results[0]).toMatchObject({ amount: '5.00', reward_count: 5, status: 'due' });
+  }, 120_000);
 });
 
 describe('a crash between two chunks', () => {
