@@ -11,8 +11,6 @@ import type { Session } from '../store/team';
 import { AUTH_FAILURE_ACCOUNT } from './auth';
 import { parseJsonBody } from './body';
 
-/** Login links asked for one address: 5 per 15 minutes. */
-export const LINKS_PER_EMAIL: RateLimit = { limit: 5, windowSeconds: 900 };
 /** Login links and session openings from one IP: 30 per 15 minutes. */
 export const LOGINS_PER_IP: RateLimit = { limit: 30, windowSeconds: 900 };
 
