@@ -21,6 +21,8 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Effect, ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { AwsCustomResource, AwsCustomResourcePolicy, Logging, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { fallbackRoute, routes } from '../../functions/routes';
@@ -33,6 +35,7 @@ import { DLQ_RETENTION, QueueWorker } from './queue-worker';
 import { grantSecretsKey, secretsKeyUses } from './secrets-key';
 import { DashboardSite } from './dashboard-site';
 import { ORIGINS_PLACEHOLDER, PORTAL_HTML_DEFINE } from '../../shared/portal/page';
+import { ORIGIN_VERIFY_ENV } from '../../shared/http/client-ip';
 
 export interface RefloopApiStackProps extends StackProps {
   table: ITable;
@@ -87,10 +90,12 @@ export const DEFAULT_EMAIL_IDENTITY = 'example.com';
 export const MISSING_EMAIL_IDENTITY_WARNING = '@refloop/missing-email-identity';
 
 /**
- * The fields of each access log line (JSON, one line per request). The client's address is `ip` only for
- * requests straight to the API's own URL: through the distribution it is a CloudFront edge (HTTP API access
- * logs cannot log a header such as X-Forwarded-For). The path holds ids, never a credential (keys, session
- * cookies and tokens travel in headers and bodies); the query string is not logged.
+ * The fields of each access log line (JSON, one line per request). `ip` is the connecting address, which
+ * behind the distribution is a CloudFront edge: HTTP API access logs have no variable for a request header,
+ * so the viewer's address (CloudFront-Viewer-Address) cannot be logged here. It is in the distribution's
+ * standard access log (`c-ip`, ./dashboard-site.ts), and it is what the per-IP limits key on
+ * (shared/http/client-ip.ts). The path holds ids, never a credential (keys, session cookies and tokens
+ * travel in headers and bodies); the query string is not logged.
  */
 export const ACCESS_LOG_FORMAT = {
   requestId: '$context.requestId',
@@ -258,6 +263,9 @@ export class RefloopApiStack extends Stack {
   readonly deadLetterAlarms: Alarm[] = [];
   /** The JSON access log of the API's $default stage. */
   readonly accessLogs: LogGroup;
+  /** The secret origin header's value (with the dashboard site only), and the custom resource that reads it. */
+  originSecret?: Secret;
+  originSecretReader?: AwsCustomResource;
 
   constructor(scope: Construct, id: string, props: RefloopApiStackProps) {
     super(scope, id, props);
@@ -444,16 +452,48 @@ export class RefloopApiStack extends Stack {
     }
 
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'SNS topic every alarm notifies: subscribe a pager or chat to it' });
-    new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint, description: 'Base URL; paths start with /v1/' });
+    new CfnOutput(this, 'ApiUrl', {
+      value: this.api.apiEndpoint,
+      description: props.dashboardDir ? "The distribution's origin: answers 403 to direct requests; use PublicUrl" : 'Base URL; paths start with /v1/',
+    });
 
     if (props.dashboardDir) {
-      this.site = new DashboardSite(this, 'Dashboard', { api: this.api, assetDir: props.dashboardDir });
+      // The distribution adds this secret to every request it sends to the API, and the HTTP handlers refuse
+      // any request without it (shared/http/client-ip.ts): the execute-api URL cannot bypass CloudFront, and
+      // CloudFront-Viewer-Address is believed only on requests that came through it. Secrets Manager generates
+      // it once per stack; a custom resource reads it at each deploy (the same value every time) for the
+      // functions' environment and the distribution's origin header. (Not a {{resolve:secretsmanager}}
+      // dynamic reference: a template may hold 60 of them, and 80-odd functions need the value.)
+      this.originSecret = new Secret(this, 'OriginVerifySecret', {
+        description: 'Refloop: the header value CloudFront adds to API requests (X-Refloop-Origin-Verify)',
+        generateSecretString: { passwordLength: 48, excludePunctuation: true },
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
+      const read = {
+        service: 'SecretsManager',
+        action: 'getSecretValue',
+        parameters: { SecretId: this.originSecret.secretArn },
+        physicalResourceId: PhysicalResourceId.of('origin-verify-secret'),
+        outputPaths: ['SecretString'],
+        // The value never reaches the handler's log.
+        logging: Logging.withDataHidden(),
+      };
+      this.originSecretReader = new AwsCustomResource(this, 'OriginVerifyValue', {
+        onCreate: read,
+        onUpdate: read,
+        policy: AwsCustomResourcePolicy.fromSdkCalls({ resources: [this.originSecret.secretArn] }),
+        installLatestAwsSdk: false,
+      });
+      const originSecret = this.originSecretReader.getResponseField('SecretString');
+      for (const name of [fallbackRoute.name, ...routes.map((r) => r.name)]) this.functions.get(name)?.addEnvironment(ORIGIN_VERIFY_ENV, originSecret);
+      this.site = new DashboardSite(this, 'Dashboard', { api: this.api, assetDir: props.dashboardDir, originSecret });
       // Absolute links (pagination, login links, the script tag) and the CSRF Origin check use the public
       // origin: the distribution's (or a custom domain's), never the Host a request claims.
       const publicUrl = props.publicBaseUrl ?? this.site.url;
       for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', publicUrl);
       new CfnOutput(this, 'PublicUrl', { value: publicUrl, description: 'The API and the dashboard (/app/) on one origin: use this URL' });
       new CfnOutput(this, 'DashboardUrl', { value: `${publicUrl}/app/`, description: 'The operator dashboard' });
+      new CfnOutput(this, 'AccessLogBucketName', { value: this.site.logBucket.bucketName, description: "The distribution's access logs (cloudfront/ prefix; the viewer's address is c-ip), kept 30 days" });
     }
   }
 }

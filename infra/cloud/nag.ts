@@ -44,8 +44,12 @@ export const REASONS = {
   cloudFrontGeo: 'Customers and their members are anywhere: no country is excluded. To restrict: geoRestriction on the distribution (dashboard-site.ts).',
   cloudFrontWaf:
     'No WAF, a deliberate cost choice (a web ACL costs a monthly fee per ACL and rule plus a per-request fee): the API stage throttles every route (500 rps, burst 1,000 by default) and the handlers rate limit logins, portal links and the public endpoints. To enable: a CLOUDFRONT-scope WebACL (us-east-1) and webAclId on the distribution (dashboard-site.ts).',
-  cloudFrontLogs:
-    "No CloudFront access log, a deliberate cost choice: every API request is in the HTTP API's JSON access log (30 days); only the dashboard's static files (/app/*) are not logged. To enable: enableLogging and logBucket on the distribution (dashboard-site.ts).",
+  accessLogBucketLogs:
+    "The bucket is itself an access log (the distribution's standard logs, kept 30 days, written by CloudFront's log delivery); logging the reads of a log bucket would need a third bucket for nothing to investigate.",
+  originSecretRotation:
+    'The origin header secret only proves that a request came through the distribution (it is sent by CloudFront, never to viewers); rotating it means redeploying the distribution and every function together, so it changes when the stack is recreated, not on a schedule. See docs/operations.md, the section on the client address.',
+  originSecretReader:
+    "CDK's own AwsCustomResource handler (aws-cdk-lib), which reads the origin header secret at deploy time (secretsmanager:GetSecretValue on that secret only); the basic execution role only lets it write its logs.",
   cloudFrontTls:
     "The distribution uses CloudFront's default *.cloudfront.net certificate, whose security policy CloudFront fixes (TLSv1), so a minimum protocol version cannot be set; clients negotiate TLS 1.2 or 1.3 anyway. With a custom domain, attach its ACM certificate and set minimumProtocolVersion TLSv1.2_2021 (dashboard-site.ts).",
 } as const;
@@ -88,8 +92,15 @@ export function applyNagSuppressions(stacks: NagStacks): Acknowledged[] {
     ack(api.site.bucket, 'AwsSolutions-S1', REASONS.assetsBucketLogs);
     ack(api.site.distribution, 'AwsSolutions-CFR1', REASONS.cloudFrontGeo);
     ack(api.site.distribution, 'AwsSolutions-CFR2', REASONS.cloudFrontWaf);
-    ack(api.site.distribution, 'AwsSolutions-CFR3', REASONS.cloudFrontLogs);
+    ack(api.site.logBucket, 'AwsSolutions-S1', REASONS.accessLogBucketLogs);
     ack(api.site.distribution, 'AwsSolutions-CFR4', REASONS.cloudFrontTls);
+    if (api.originSecret) ack(api.originSecret, 'AwsSolutions-SMG4', REASONS.originSecretRotation);
+    // The AwsCustomResource singleton that reads it (its id is AWS + the provider's UUID without dashes).
+    const secretReader = api.node.children.find((c) => c.node.id.startsWith('AWS679f53fac002430cb0da5b7982bd2287'));
+    if (api.originSecretReader) {
+      if (!secretReader) throw new Error('the origin secret has no AwsCustomResource handler');
+      ack(secretReader, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', REASONS.originSecretReader);
+    }
     const deployment = api.node.children.find((c) => c.node.id.startsWith('Custom::CDKBucketDeployment'));
     if (!deployment) throw new Error('the dashboard site has no BucketDeployment handler');
     // The CDK assets bucket, as cdk-nag writes it: account and region literal when the stack has them.

@@ -21,6 +21,7 @@ import { sessionFromCookies } from '../domain/team';
 import { findSession } from '../store/team';
 import { consumeRateLimit, knownExhausted } from '../store/rate-limits';
 import { header } from './body';
+import { clientIp } from './client-ip';
 import { appendLogKeys } from '../log';
 
 const cache = new Map<string, { principal: Principal; expires: number }>();
@@ -45,7 +46,7 @@ function bearerKey(event: APIGatewayProxyEventV2): string {
 function failureLimit(event: APIGatewayProxyEventV2): { scope: string; rule: RateLimit } | null {
   const limit = config().authFailuresPerIpPerMinute;
   if (limit <= 0) return null;
-  const ip = event.requestContext?.http?.sourceIp || 'unknown';
+  const ip = clientIp(event);
   // Only a digest of the IP is stored (the window item's key).
   return { scope: `auth-fail#${createHash('sha256').update(ip).digest('base64url').slice(0, 22)}`, rule: { limit, windowSeconds: 60 } };
 }

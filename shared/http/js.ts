@@ -10,6 +10,7 @@ import { validate } from '../schemas/fields';
 import { authenticatePublishable } from './auth';
 import { parseJsonBody } from './body';
 import { limitPublic } from './rate-limits';
+import { clientIp as clientIpOf } from './client-ip';
 import { jsonResult, publicHandler, type Result } from './respond';
 
 /** CORS for any origin: the endpoints hold no cookies or ambient credentials, only the key in a header. */
@@ -48,7 +49,7 @@ export function jsHandler<BS extends Schema>(schemas: { body: BS }, fn: (req: Js
     // The body is checked before the limits are counted: a malformed request costs no round trip and
     // does not use up the visitor's budget.
     const body = validate(schemas.body, parseJsonBody(event)) as v.InferOutput<BS>;
-    const clientIp = event.requestContext?.http?.sourceIp || 'unknown';
+    const clientIp = clientIpOf(event);
     await limitPublic(principal.accountId, clientIp);
     const reply = await fn({ principal, body, clientIp, event });
     return jsonResult(reply.status, reply.body, event);

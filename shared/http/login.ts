@@ -10,6 +10,7 @@ import { consumeRateLimit } from '../store/rate-limits';
 import type { Session } from '../store/team';
 import { AUTH_FAILURE_ACCOUNT } from './auth';
 import { parseJsonBody } from './body';
+import { clientIp } from './client-ip';
 
 /** Login links and session openings from one IP: 30 per 15 minutes. */
 export const LOGINS_PER_IP: RateLimit = { limit: 30, windowSeconds: 900 };
@@ -20,7 +21,7 @@ export async function limitLogin(scope: string, rule: RateLimit): Promise<void> 
   if (!decision.allowed) throw new ThrottledError(decision.retryAfterSeconds);
 }
 
-export const ipScope = (kind: string, event: APIGatewayProxyEventV2) => `${kind}-ip#${ipHash(event.requestContext?.http?.sourceIp || 'unknown')}`;
+export const ipScope = (kind: string, event: APIGatewayProxyEventV2) => `${kind}-ip#${ipHash(clientIp(event))}`;
 
 export function loginBody<S extends v.GenericSchema>(schema: S, event: APIGatewayProxyEventV2): v.InferOutput<S> {
   return validate(schema, parseJsonBody(event));

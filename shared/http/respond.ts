@@ -8,6 +8,7 @@ import { currentLogKeys, invocationKeys, log, withLogKeys } from '../log';
 import { flushMetrics } from '../metrics';
 import { handlerAnnotations, traced } from '../tracing';
 import { errorResponse } from './errors';
+import { requireDistribution } from './client-ip';
 import { DetailError } from '../domain/errors';
 import { CROSS_SITE_REFUSED } from '../domain/team';
 
@@ -115,7 +116,11 @@ export function publicHandler(fn: (event: APIGatewayProxyEventV2) => Promise<Res
   const pipeline = middy<APIGatewayProxyEventV2, Result, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(errorsAsJson())
     .use(wellFormedPath())
-    .handler(fn);
+    // In AWS, a request that did not come through the CloudFront distribution is refused (./client-ip.ts).
+    .handler(async (event) => {
+      requireDistribution(event);
+      return fn(event);
+    });
   return async (event: APIGatewayProxyEventV2, context: Context): Promise<Result> => {
     const started = Date.now();
     const invocation = invocationKeys(context);

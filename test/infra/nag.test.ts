@@ -66,12 +66,12 @@ describe('cdk-nag AwsSolutions', () => {
       'AwsSolutions-APIG4',
       'AwsSolutions-CFR1',
       'AwsSolutions-CFR2',
-      'AwsSolutions-CFR3',
       'AwsSolutions-CFR4',
       'AwsSolutions-IAM4',
       'AwsSolutions-IAM5',
       'AwsSolutions-L1',
       'AwsSolutions-S1',
+      'AwsSolutions-SMG4',
       'AwsSolutions-SQS3',
     ]);
     // IAM4 only for the basic execution role; IAM5 only for X-Ray's "*", the table's indexes and CDK's deployment handler.

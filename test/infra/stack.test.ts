@@ -14,6 +14,7 @@ import { Schedule } from 'aws-cdk-lib/aws-events';
 import { fallbackRoute, routes } from '../../functions/routes';
 import { scheduledJobs, workers } from '../../functions/workers';
 import {
+  ACCESS_LOG_FORMAT,
   DEFAULT_API_THROTTLE,
   DEFAULT_WORKER_RESERVED_CONCURRENCY,
   gatewayPath,
@@ -26,6 +27,10 @@ import {
 } from '../../infra/cloud/api-stack';
 import { RefloopFunction } from '../../infra/cloud/function';
 import { DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY, eventSourceCap } from '../../infra/cloud/queue-worker';
+import { DOCS_PATHS } from '../../infra/cloud/dashboard-site';
+import { ORIGIN_VERIFY_ENV, ORIGIN_VERIFY_HEADER } from '../../shared/http/client-ip';
+import { SIGNATURE_HEADER as PADDLE_SIGNATURE_HEADER } from '../../shared/providers/paddle-billing/signature';
+import { SIGNATURE_HEADER as STRIPE_SIGNATURE_HEADER } from '../../shared/providers/stripe/signature';
 import { SECRET_WRITERS } from '../../infra/cloud/secrets-key';
 import { secretsKeyUses } from '../../infra/cloud/secrets-key';
 import { RefloopStatefulStack } from '../../infra/cloud/stateful-stack';
@@ -510,20 +515,104 @@ describe('the dashboard on the API origin (CloudFront + S3)', () => {
     expect(count).toBeLessThan(490);
   });
 
-  it('routes /app/* to a private bucket through origin access control and everything else, uncached, to the HTTP API', () => {
+  const distributionConfig = () => (Object.values(site.findResources('AWS::CloudFront::Distribution')) as Resource[])[0]?.Properties.DistributionConfig;
+  const policyConfig = (type: string, ref: unknown) => {
+    const id = (ref as { Ref?: string }).Ref;
+    if (!id) throw new Error(`not a reference to a ${type}: ${JSON.stringify(ref)}`);
+    const r = resource(site, id);
+    expect(r.Type).toBe(type);
+    return r.Properties;
+  };
+
+  it('routes /app/* to a private bucket through origin access control, the documents and everything else to the HTTP API', () => {
     const dists = Object.values(site.findResources('AWS::CloudFront::Distribution')) as Resource[];
     expect(dists).toHaveLength(1);
     const config = dists[0]?.Properties.DistributionConfig;
     const patterns = (config.CacheBehaviors as { PathPattern: string }[]).map((b) => b.PathPattern).sort();
-    expect(patterns).toEqual(['/app', '/app/*']);
+    expect(patterns).toEqual(['/app', '/app/*', ...DOCS_PATHS].sort());
     expect(config.DefaultCacheBehavior).toMatchObject({ ViewerProtocolPolicy: 'https-only', AllowedMethods: expect.arrayContaining(['POST', 'PATCH', 'DELETE']) });
-    // CachingDisabled and AllViewerExceptHostHeader (managed policies): cookies and every header but Host reach the API.
-    expect(config.DefaultCacheBehavior.CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad');
-    expect(config.DefaultCacheBehavior.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac');
     const s3Origin = (config.Origins as { S3OriginConfig?: unknown; OriginAccessControlId?: unknown }[]).find((o) => o.S3OriginConfig);
     expect(s3Origin?.OriginAccessControlId).toBeDefined();
     site.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
     site.hasResourceProperties('AWS::S3::Bucket', { PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true } });
+  });
+
+  // Issue 23 item 2: behind the distribution, API Gateway's sourceIp is a CloudFront edge; the viewer's address
+  // must reach the handlers, and nothing but the distribution may reach the API.
+  it('forwards CloudFront-Viewer-Address and every header the handlers read (Authorization through the cache key), never Host', () => {
+    const config = distributionConfig();
+    const request = policyConfig('AWS::CloudFront::OriginRequestPolicy', config.DefaultCacheBehavior.OriginRequestPolicyId).OriginRequestPolicyConfig;
+    expect(request.HeadersConfig.HeaderBehavior).toBe('whitelist');
+    const forwarded = (request.HeadersConfig.Headers as string[]).map((h) => h.toLowerCase());
+    expect(forwarded).toContain('cloudfront-viewer-address');
+    expect(forwarded.length).toBeLessThanOrEqual(10); // CloudFront's quota of headers per origin request policy
+    // Host would make API Gateway refuse the request; Authorization is refused in an origin request policy.
+    expect(forwarded).not.toContain('host');
+    expect(forwarded).not.toContain('authorization');
+    const cache = policyConfig('AWS::CloudFront::CachePolicy', config.DefaultCacheBehavior.CachePolicyId).CachePolicyConfig;
+    const key = cache.ParametersInCacheKeyAndForwardedToOrigin;
+    expect(key.HeadersConfig).toEqual({ HeaderBehavior: 'whitelist', Headers: ['authorization'] });
+    expect(key.CookiesConfig).toEqual({ CookieBehavior: 'all' });
+    expect(key.QueryStringsConfig).toEqual({ QueryStringBehavior: 'all' });
+    // Nothing is cached that the API does not mark cacheable, and then for a second at most.
+    expect({ min: cache.MinTTL, default: cache.DefaultTTL, max: cache.MaxTTL }).toEqual({ min: 0, default: 0, max: 1 });
+    // Every header a handler reads (header(event, '...') in functions/ and shared/) reaches it.
+    const exempt: Record<string, string> = {
+      cookie: 'cookies are all in the cache key',
+      authorization: 'in the cache key',
+      'accept-encoding': 'normalized by the cache policy (gzip, br)',
+      host: 'never forwarded; links come from PUBLIC_BASE_URL',
+      'x-forwarded-proto': 'https only through the distribution; links come from PUBLIC_BASE_URL',
+      [ORIGIN_VERIFY_HEADER]: 'added by the distribution itself',
+    };
+    const read = new Set<string>();
+    const walk = (dir: string): string[] => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : n.endsWith('.ts') ? [join(dir, n)] : []));
+    for (const file of [...walk(join(__dirname, '..', '..', 'functions')), ...walk(join(__dirname, '..', '..', 'shared'))].filter((f) => !f.includes('emulator'))) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/header\((?:req\.)?event, '([a-z0-9-]+)'\)/g)) read.add(m[1] as string);
+    }
+    read.add(PADDLE_SIGNATURE_HEADER);
+    read.add(STRIPE_SIGNATURE_HEADER);
+    expect(read.size).toBeGreaterThan(5);
+    for (const name of read) expect({ name, forwarded: forwarded.includes(name) || name in exempt }).toEqual({ name, forwarded: true });
+  });
+
+  it('adds the secret origin header to every API request and gives the same secret to every HTTP function (not to workers)', () => {
+    const config = distributionConfig();
+    const apiOrigin = (config.Origins as { Id: string; OriginCustomHeaders?: { HeaderName: string; HeaderValue: unknown }[] }[]).find((o) => o.Id === config.DefaultCacheBehavior.TargetOriginId);
+    const header = apiOrigin?.OriginCustomHeaders?.find((h) => h.HeaderName === ORIGIN_VERIFY_HEADER);
+    const readerId = siteStack.getLogicalId(siteStack.originSecretReader?.node.defaultChild as CfnElement);
+    expect(header?.HeaderValue).toEqual({ 'Fn::GetAtt': [readerId, 'SecretString'] });
+    // Generated by Secrets Manager (48 characters), read by the custom resource at deploy.
+    site.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: { PasswordLength: 48, ExcludePunctuation: true } });
+    const envOf = (name: string) => resource(site, siteStack.getLogicalId(siteStack.functions.get(name)?.node.defaultChild as CfnElement)).Properties.Environment?.Variables ?? {};
+    for (const route of [...routes, fallbackRoute]) expect({ route: route.name, secret: envOf(route.name)[ORIGIN_VERIFY_ENV] }).toEqual({ route: route.name, secret: header?.HeaderValue });
+    for (const worker of workers) expect({ worker: worker.name, secret: envOf(worker.name)[ORIGIN_VERIFY_ENV] }).toEqual({ worker: worker.name, secret: undefined });
+    // The execute-api URL is output as the origin it now is.
+    site.hasOutput('ApiUrl', { Description: Match.stringLikeRegexp('403') });
+  });
+
+  it('caches and compresses /docs and /v1/openapi.json (gzip and brotli, as long as their max-age)', () => {
+    const config = distributionConfig();
+    for (const path of DOCS_PATHS) {
+      const behavior = (config.CacheBehaviors as { PathPattern: string; CachePolicyId: unknown; Compress: boolean; TargetOriginId: string }[]).find((b) => b.PathPattern === path);
+      expect(behavior?.Compress).toBe(true);
+      expect(behavior?.TargetOriginId).toBe(config.DefaultCacheBehavior.TargetOriginId);
+      // The managed CachingOptimized policy (gzip and brotli, nothing in the key): the handlers' max-age=300 sets the time.
+      expect(behavior?.CachePolicyId).toBe('658327ea-f89d-4fab-a63d-7e88639e58f6');
+    }
+  });
+
+  it("logs every request with the viewer's address: the distribution's standard access log, kept 30 days", () => {
+    const config = distributionConfig();
+    const bucketId = siteStack.getLogicalId(siteStack.site?.logBucket.node.defaultChild as CfnElement);
+    expect(config.Logging).toMatchObject({ Bucket: { 'Fn::GetAtt': [bucketId, 'RegionalDomainName'] } });
+    expect(resource(site, bucketId).Properties).toMatchObject({
+      LifecycleConfiguration: { Rules: [expect.objectContaining({ ExpirationInDays: 30, Status: 'Enabled' })] },
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'ObjectWriter' }] },
+    });
+    site.hasOutput('AccessLogBucketName', {});
+    // The HTTP API's own log cannot carry a header: its `ip` is the edge's, and says so.
+    expect(ACCESS_LOG_FORMAT.ip).toBe('$context.identity.sourceIp');
   });
 
   it("sends the dashboard's security headers and rewrites deep links to index.html", () => {
