@@ -101,7 +101,7 @@ export const rewardResponse = v.strictObject({
   reverses: v.nullable(v.pipe(entityId, v.description('A clawback: the reward it takes back.'))),
   refund_id: v.nullable(v.pipe(v.string(), v.description('The refund alert behind a clawback, a reversal or a note.'))),
   reversed_at: v.nullable(v.pipe(unixSeconds, v.description('When a credit was reversed.'))),
-  note: v.nullable(v.string()),
+  note: v.nullable(v.pipe(v.string(), v.description('What a clawback takes back, why a refunded credit stays, or why a reward is held for review (its payment is above the sanity limit: it waits for an operator to approve or void it).'))),
   status: v.pipe(v.picklist(REWARD_STATUSES), v.description('Commission: pending -> approved -> paid; credit: pending -> applied; any unpaid reward can be voided. A clawback follows the reward it reverses.')),
   approves_at: v.nullable(v.pipe(unixSeconds, v.description('When a pending commission is approved by itself (its hold ends); null when approval is manual.'))),
   approved_at: v.nullable(unixSeconds),
