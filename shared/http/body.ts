@@ -86,6 +86,8 @@ export { header };
  */
 export function validatedInput(schemas: { body?: v.GenericSchema | undefined; query?: v.GenericSchema | undefined }, event: APIGatewayProxyEventV2): { body: unknown; query: unknown } {
   const body = schemas.body ? validate(schemas.body, parseJsonBody(event)) : undefined;
-  const query = schemas.query ? validate(schemas.query, event.queryStringParameters ?? {}) : undefined;
+  // A nameless parameter (`?=`, `?&`) is no parameter: lists refuse unknown names (schemas/query.ts), not these.
+  const params = Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).filter(([name]) => name !== ''));
+  const query = schemas.query ? validate(schemas.query, params) : undefined;
   return { body, query };
 }

@@ -333,7 +333,9 @@ describe('the lifecycle in detail (Paddle Classic)', () => {
     expect(commissions.count).toBe(all.count);
     expect((await m.json('GET', '/v1/rewards/?type=credit')).body).toMatchObject({ count: 0, results: [] });
     expect((await m.json('GET', '/v1/rewards/?status=paidd')).status).toBe(400);
-    expect((await m.json('GET', '/v1/rewards/?member=0190a1c3d4e57f6a8b9c0d1e2f3a4b5c&type=credit')).body).toEqual({ detail: 'Filter by at most one of member, campaign and type (each may be combined with status).' });
+    // Member or campaign combine with type and status (issue 23 #14); member and campaign together do not.
+    expect((await m.json('GET', '/v1/rewards/?member=0190a1c3d4e57f6a8b9c0d1e2f3a4b5c&type=credit')).body).toMatchObject({ count: 0, results: [] });
+    expect((await m.json('GET', '/v1/rewards/?member=0190a1c3d4e57f6a8b9c0d1e2f3a4b5c&campaign=a1b2c3d4')).body).toEqual({ detail: 'Filter by member or by campaign, not both (each may be combined with type and status).' });
     expect((await m.json('GET', '/v1/payouts/?currency=EURO')).status).toBe(400);
     expect((await m.json('POST', '/v1/payout-batches/', { format: 'venmo', currency: 'USD' })).body).toEqual({ format: ['"venmo" is not a valid choice.'] });
     expect((await m.json('POST', '/v1/payout-batches/', { format: 'csv', currency: 'USD', payout_ids: ['po_x'] })).status).toBe(400);

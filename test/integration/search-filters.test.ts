@@ -61,7 +61,7 @@ describe('unknown query parameters (docs/api.md "Query parameters")', () => {
   });
 
   it('the specification\'s own parameters are all accepted: member=, campaign=, status=, and the page', async () => {
-    for (const path of ['/v1/referrals/?member=x', '/v1/members/?campaign=x', '/v1/subscriptions/?status=trialling', '/v1/campaigns/?page_size=5', '/v1/members/?page_size=5&cursor=']) {
+    for (const path of ['/v1/referrals/?member=x', '/v1/members/?campaign=x', '/v1/subscriptions/?status=trialling', '/v1/campaigns/?page_size=5', '/v1/members/?page_size=5&cursor=', '/v1/campaigns/?=&page_size=1', '/v1/referrals/?&&']) {
       expect({ path, status: (await call('GET', path)).status }).toEqual({ path, status: 200 });
     }
   });
