@@ -25,13 +25,14 @@ export function requestId(event: APIGatewayProxyEventV2): string {
   return event.requestContext?.requestId || randomUUID();
 }
 
-/** scheme://host of the public API, for absolute links: the configured base URL, else the request's. */
-export function baseUrl(event: APIGatewayProxyEventV2): string {
-  const configured = config().publicBaseUrl;
-  if (configured) return configured;
-  const proto = header(event, 'x-forwarded-proto')?.split(',')[0]?.trim() || 'https';
-  const host = header(event, 'host') || event.requestContext?.domainName || 'localhost';
-  return `${proto}://${host}`;
+/**
+ * scheme://host of the public site, for absolute links (login, invitation, portal and unsubscribe links,
+ * pagination) and the CSRF origin: from the configuration only (PUBLIC_BASE_URL; locally the configured
+ * port), never from the request's Host or X-Forwarded-* headers, which a client can forge. The event is
+ * kept in the signature for the callers; it is not read.
+ */
+export function baseUrl(_event?: APIGatewayProxyEventV2): string {
+  return config().publicBaseUrl;
 }
 
 /**
