@@ -68,7 +68,8 @@ function WhyNotConverted({ id, onConverted }: { id: string; onConverted: () => v
         <>
           <Section
             id="referral-diagnosis"
-            title="Why did this referral not convert?"
+            // A converted referral keeps the section (other checkouts of the same customer) under a title that fits it.
+            title={d.is_converted ? 'Other checkouts of this customer' : 'Why did this referral not convert?'}
             description={
               <>
                 Subscriptions and checkouts the payment provider reported in the last 90 days that did not convert this referral: those of the referred user's email

@@ -114,6 +114,8 @@ export function ReferralDetail() {
   const canManage = useCan('manage');
   const loaded = useLoad(() => unwrap(api.GET('/v1/referrals/{id}/', { params: { path: { id } } })), [id]);
   const referral = loaded.data;
+  const { campaigns } = useCampaigns();
+  const campaignName = (cid: string) => campaigns.find((c) => c.id === cid)?.name ?? cid;
 
   const { deleting, remove } = useDeleteFlow(
     referral && {
@@ -173,7 +175,7 @@ export function ReferralDetail() {
                   items={[
                     ['Referral id', <code>{r.id}</code>],
                     ['Member', <MemberRef id={r.member_id} />],
-                    ['Campaign', r.campaign_id ? <a href={campaignHref(r.campaign_id)}>{r.campaign_id}</a> : 'None'],
+                    ['Campaign', r.campaign_id ? <a href={campaignHref(r.campaign_id)}>{campaignName(r.campaign_id)}</a> : 'None'],
                     ['Reward terms', referralTerms(r)],
                     ['Reward threshold', r.currency ? formatMoney(r.reward_threshold, r.currency) : '—'],
                     ['Source', <span class="tag">{r.source}</span>],
