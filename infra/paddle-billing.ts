@@ -207,7 +207,7 @@ async function main(argv: string[]): Promise<number> {
     path: parsed.command.path,
     ...(parsed.body ? { body: parsed.body } : {}),
     timeoutMs: TIMEOUT_MS,
-    hint: 'is `npm start` running (or `npm run --silent paddle-billing -- serve`)? PADDLE_BILLING_EMULATOR_URL or PADDLE_BILLING_PORT sets where',
+    hint: 'is `npm start` running (or `npm run --silent paddle-billing -- serve`)? PADDLE_BILLING_EMULATOR_URL or PADDLE_BILLING_PORT sets its address',
     provider: 'paddle-billing',
   });
 }

@@ -154,7 +154,7 @@ async function main(argv: string[]): Promise<number> {
     path: parsed.command.path,
     ...(parsed.body ? { body: parsed.body } : {}),
     timeoutMs: TIMEOUT_MS,
-    hint: 'is `npm start` running? PADDLE_EMULATOR_URL or PADDLE_PORT sets where',
+    hint: 'is `npm start` running? PADDLE_EMULATOR_URL or PADDLE_PORT sets its address',
     provider: 'paddle-classic',
   });
 }

@@ -221,7 +221,7 @@ async function main(argv: string[]): Promise<number> {
     path: parsed.command.path,
     ...(parsed.body ? { body: parsed.body } : {}),
     timeoutMs: TIMEOUT_MS,
-    hint: 'is `npm start` running (or `npm run --silent stripe -- serve`)? STRIPE_EMULATOR_URL or STRIPE_PORT sets where',
+    hint: 'is `npm start` running (or `npm run --silent stripe -- serve`)? STRIPE_EMULATOR_URL or STRIPE_PORT sets its address',
     provider: 'stripe',
   });
 }

@@ -207,10 +207,12 @@ export function pythonType(value: unknown, rawNumber?: string): string {
 export function validate<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
   const result = v.safeParse(schema, input, { abortPipeEarly: true });
   if (result.success) return result.output;
-  const fields: FieldErrors = {};
+  // No prototype: a client-chosen key such as `toString` or `__proto__` (an unknown query parameter) is an
+  // own key like any other, not an inherited member that hides the error.
+  const fields: FieldErrors = Object.create(null) as FieldErrors;
   for (const issue of result.issues) {
     const key = String(issue.path?.[0]?.key ?? 'non_field_errors');
-    if (!fields[key]) fields[key] = [issue.message];
+    if (!Object.hasOwn(fields, key)) fields[key] = [issue.message];
   }
   throw new ValidationError(fields);
 }

@@ -588,7 +588,7 @@ describe('paddle CLI', () => {
       expect(bad.stderr).toHaveLength(1);
       expect(bad.stderr[0]).toMatch(/^paddle: .*usage: paddle/);
     }
-    expect(unreachable).toMatchObject({ code: 1, stdout: '', stderr: [`Paddle emulator not reachable at ${deadUrl}; is \`npm start\` running?`] });
+    expect(unreachable).toMatchObject({ code: 1, stdout: '', stderr: [`Paddle emulator not reachable at ${deadUrl}; is \`npm start\` running? PADDLE_EMULATOR_URL or PADDLE_PORT sets its address`] });
     expect(missingSub).toMatchObject({ code: 1, stdout: '', stderr: ['paddle: unknown subscription 1'] });
   });
 });

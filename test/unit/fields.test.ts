@@ -9,6 +9,7 @@ import { createReferralBody } from '../../shared/schemas/referral';
 import { REQUIRED, pythonType, validate } from '../../shared/schemas/fields';
 import { ValidationError } from '../../shared/domain/errors';
 import { utf8Error } from '../../shared/http/body';
+import { listReferralsQuery } from '../../shared/schemas/query';
 
 const NULL = 'This field may not be null.';
 const BLANK = 'This field may not be blank.';
@@ -443,5 +444,13 @@ describe('provider ids (PROVIDERS.md "Ids and shapes")', () => {
     expect(providerIdKey('sub_01h')).toBe('sub_01h');
     expect([providerIdKey(9), providerIdKey(10)].sort()).toEqual([providerIdKey(9), providerIdKey(10)]);
     expect([2, 'b_1', 10, 'a_2'].sort(compareProviderIds)).toEqual([2, 10, 'a_2', 'b_1']);
+  });
+});
+
+describe('an unknown query parameter named like an Object member', () => {
+  it.each(['toString', 'constructor', 'hasOwnProperty', '__proto__'])('%s is named in the 400 (the errors object has no prototype)', (name) => {
+    const query: Record<string, unknown> = { [name]: '1' }; // a computed key is an own property, __proto__ too
+    expect(Object.hasOwn(query, name)).toBe(true);
+    expect(JSON.parse(JSON.stringify(errorsOf(listReferralsQuery, query)))).toEqual({ [name]: [expect.stringMatching(/^Unknown query parameter\. /)] });
   });
 });
