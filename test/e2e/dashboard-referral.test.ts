@@ -122,11 +122,15 @@ describe('the referral page: why did this referral not convert?', () => {
     await convert.getByRole('button', { name: 'Convert referral' }).click();
     await page.getByText(`converted with subscription ${subscriptionId}`).first().waitFor({ timeout: 15_000 });
     await page.getByRole('region', { name: 'Conversion' }).getByText(String(subscriptionId)).first().waitFor({ timeout: 15_000 });
-    await why.getByText('Nothing else was seen: the referral is converted.').waitFor({ timeout: 15_000 });
+    // Converted, the section is about the customer's other checkouts, no longer about why it did not convert.
+    const other = page.getByRole('region', { name: 'Other checkouts of this customer' });
+    await other.getByText('Nothing else was seen: the referral is converted.').waitFor({ timeout: 15_000 });
+    expect(await page.getByRole('region', { name: 'Why did this referral not convert?' }).count()).toBe(0);
     expect(await page.getByRole('region', { name: 'Convert with subscription…' }).count()).toBe(0);
     expect((await api('GET', `/v1/referrals/${referralId}/`)).body).toMatchObject({ is_converted: true, subscription: { id: subscriptionId } });
     await idle(page);
     await axe(page, 'referral-converted');
+    await page.screenshot({ path: join(SHOTS, 'referral-converted.png'), fullPage: true });
   }, 120_000);
 
   it('a referral whose identifier is not an email: the operator enters the email the customer paid with', async () => {
