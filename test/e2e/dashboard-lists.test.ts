@@ -7,10 +7,11 @@
 // - lists name members and campaigns instead of showing raw ids; rewards filter by member and type together;
 // - every list page with an export has an "Export CSV" link that downloads the list with its filters.
 // axe-core checks the pages it opens (no serious or critical violation).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, expectNoAxeViolations } from '../support/browser';
 import { freePort } from '../../infra/local/dynamodb';
 import { demoLoginLink, startLocal, type LocalRuntime } from '../../infra/local/start';
 import { approveReward } from '../../shared/flows/lifecycle';
@@ -20,8 +21,6 @@ import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
 import { keys } from '../../shared/store/table';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 const dataDir = mkdtempSync(join(tmpdir(), 'refloop-dashboard-lists-'));
 let runtime: LocalRuntime;
@@ -39,15 +38,7 @@ async function api(method: string, path: string, body?: unknown): Promise<any> {
   return text ? JSON.parse(text) : null;
 }
 
-async function axe(p: Page, name: string): Promise<void> {
-  await p.evaluate(AXE);
-  const violations = await p.evaluate(async () => {
-    const g = globalThis as unknown as { document: unknown; axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } };
-    const result = await g.axe.run(g.document, { resultTypes: ['violations'] });
-    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-  expect({ page: name, violations }).toEqual({ page: name, violations: [] });
-}
+const axe = expectNoAxeViolations;
 
 /** Opens a dashboard path and waits for its heading and for every list to have loaded. */
 async function visit(path: string, heading: string | RegExp): Promise<void> {
@@ -92,10 +83,7 @@ let payer: { id: string; identifier: string; code: string };
 
 beforeAll(async () => {
   runtime = await startLocal({ port: 0, dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-dashboard-lists' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
   page = await context.newPage();
   const { url } = await demoLoginLink(runtime);

@@ -5,17 +5,16 @@
 // error for a wrong id in the form, then converts with the listed subscription (the row's "Use"), and the
 // page shows the referral converted. A referral whose identifier is not an email finds the checkout once the
 // operator enters the customer's email. axe-core on each state; screenshots under test-results/dashboard/.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, expectNoAxeViolations } from '../support/browser';
 import { freePort } from '../../infra/local/dynamodb';
 import { demoLoginLink, startLocal, type LocalRuntime } from '../../infra/local/start';
 import { pollUntil } from '../support/fixtures';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = join(__dirname, '..', '..', 'test-results', 'dashboard');
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 const dataDir = mkdtempSync(join(tmpdir(), 'refloop-dashboard-referral-'));
 let runtime: LocalRuntime;
@@ -32,16 +31,7 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-/** axe-core on the page as it stands: no serious or critical violation. */
-async function axe(p: Page, name: string): Promise<void> {
-  await p.evaluate(AXE);
-  const violations = await p.evaluate(async () => {
-    const g = globalThis as unknown as { document: unknown; axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } };
-    const result = await g.axe.run(g.document, { resultTypes: ['violations'] });
-    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-  expect({ page: name, violations }).toEqual({ page: name, violations: [] });
-}
+const axe = expectNoAxeViolations;
 
 const idle = (p: Page) =>
   p.waitForFunction(() => (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document.querySelectorAll('[aria-busy="true"]').length === 0, undefined, { timeout: 15_000 });
@@ -49,10 +39,7 @@ const idle = (p: Page) =>
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   runtime = await startLocal({ port: 0, dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-dashboard-referral' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   page = await context.newPage();
   const { url } = await demoLoginLink(runtime);

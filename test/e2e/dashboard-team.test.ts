@@ -6,12 +6,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/browser';
 import { freePort } from '../../infra/local/dynamodb';
 import { demoLoginLink, startLocal, type LocalRuntime } from '../../infra/local/start';
 import { pollUntil } from '../support/fixtures';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'refloop-dashboard-team-'));
 let runtime: LocalRuntime;
@@ -67,10 +67,7 @@ function rawPost(path: string, host: string, body: unknown): Promise<number> {
 
 beforeAll(async () => {
   runtime = await startLocal({ port: 0, dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-dashboard-team' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   page = await context.newPage();
   const { url } = await demoLoginLink(runtime);

@@ -11,17 +11,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium, expectNoAxeViolations } from '../support/browser';
 import { routes } from '../../functions/routes';
 import { freePort } from '../../infra/local/dynamodb';
 import { startLocal, type LocalRuntime } from '../../infra/local/start';
 import { CROSS_SITE_REFUSED, PERMISSION_DENIED } from '../../shared/domain/team';
 import { pollUntil } from '../support/fixtures';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const ROOT = join(__dirname, '..', '..');
 const SHOTS = join(ROOT, 'test-results', 'dashboard');
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 const dataDir = mkdtempSync(join(tmpdir(), 'refloop-dashboard-'));
 let runtime: LocalRuntime;
@@ -58,16 +57,7 @@ async function loginLinkFor(to: string, since: number): Promise<string> {
   }, { timeoutMs: 20_000 });
 }
 
-/** axe-core on the page as it stands: no serious or critical violation. */
-async function axe(p: Page, name: string): Promise<void> {
-  await p.evaluate(AXE);
-  const violations = await p.evaluate(async () => {
-    const g = globalThis as unknown as { document: unknown; axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } };
-    const result = await g.axe.run(g.document, { resultTypes: ['violations'] });
-    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-  expect({ page: name, violations }).toEqual({ page: name, violations: [] });
-}
+const axe = expectNoAxeViolations;
 
 /** Opens a dashboard path, waits for its heading and for loading to end, checks axe, takes a screenshot. */
 async function visit(p: Page, path: string, heading: string | RegExp, shot: string): Promise<void> {
@@ -107,10 +97,7 @@ async function logIn(context: BrowserContext, email: string, opts: { sameTab?: b
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   runtime = await startLocal({ port: 0, dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-dashboard' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   // axe-core is evaluated through the DevTools protocol, which the page's CSP does not govern.
   owner = await browser.newContext({ viewport: { width: 1400, height: 900 }, timezoneId: 'Europe/Berlin' });
 }, 120_000);

@@ -17,7 +17,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import type { Browser, Frame, Page } from 'playwright-core';
+import { launchChromium, expectNoAxeViolations } from '../support/browser';
 import { startGateway, type Gateway } from '../../infra/local/gateway';
 import { tokenHash } from '../../shared/domain/team';
 import { db, tableName } from '../../shared/store/client';
@@ -25,9 +26,7 @@ import { nowSeconds } from '../../shared/store/ops';
 import { portalKeys } from '../../shared/store/portal';
 import { newAccount, pollUntil } from '../support/fixtures';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = join(__dirname, '..', '..', 'test-results', 'portal');
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 let gateway: Gateway;
 let browser: Browser;
@@ -102,16 +101,7 @@ async function startHost(): Promise<Host> {
   return host;
 }
 
-/** axe-core in a page or frame: no serious or critical violation. */
-async function axe(target: Page | Frame, name: string): Promise<void> {
-  await target.evaluate(AXE);
-  const violations = await target.evaluate(async () => {
-    const g = globalThis as unknown as { document: unknown; axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } };
-    const result = await g.axe.run(g.document, { resultTypes: ['violations'] });
-    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-  expect({ page: name, violations }).toEqual({ page: name, violations: [] });
-}
+const axe = expectNoAxeViolations;
 
 /** The portal's frame in a host page, once its greeting shows and its lists have loaded. */
 async function portalFrame(page: Page): Promise<Frame> {
@@ -147,7 +137,7 @@ beforeAll(async () => {
   bob = await call('POST', '/v1/members/', { identifier: 'bob', email: 'bob@example.com', first_name: 'Bob', campaign: { id: campaign.id } });
   for (const user of ['jane.doe@example.com', 'sam@example.org']) await call('POST', '/v1/referrals/', { user_identifier: user, member_code: alice.code });
   await call('POST', '/v1/referrals/', { user_identifier: 'carol@bob-friends.example', member_code: bob.code });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
