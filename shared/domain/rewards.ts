@@ -26,7 +26,7 @@
 //   there is a counted payment, and `now` >= end).
 // - Each reward is `reward_amount` in `terms.currency`, or for a percentage commission (`reward_percent`)
 //   that share of the payment's amount excluding tax, rounded half up to the cent (to the whole unit in a
-//   zero-decimal currency such as JPY: domain/currency.ts; a fixed amount too) (MONEY.md); never two
+//   zero-decimal currency such as JPY: domain/currency.ts; a fixed amount too) (docs/rewards.md); never two
 //   rewards for one payment id. A percentage that comes to 0.00 (a free payment) earns no reward.
 // - A payment above the sanity limit (domain/money-limits.ts maxPaymentCents) counts like any other, but
 //   the reward it earns is `held` for an operator's review.
