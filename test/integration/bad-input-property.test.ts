@@ -25,6 +25,10 @@ import { API_ORIGIN, freshEmail, loginAs, type DashboardLogin } from '../support
 import { closeVerificationClient, verificationClient } from '../support/dynamo-calls';
 import { newAccount } from '../support/fixtures';
 import { startTestQueues, type TestQueues } from '../support/queues';
+import { useOwnTable } from '../support/own-table';
+
+// This file Scans the table to check what requests wrote: a table of its own keeps those Scans small.
+beforeAll(useOwnTable);
 
 const MAX_BODY = 64 * 1024;
 const BATCH = 25;

@@ -14,6 +14,10 @@ import { campaignLimit, type Plan } from '../../shared/domain/plans';
 import { api, type ApiResponse } from '../support/api';
 import { closeVerificationClient, verificationClient } from '../support/dynamo-calls';
 import { newAccount } from '../support/fixtures';
+import { useOwnTable } from '../support/own-table';
+
+// This file Scans the table to check what requests wrote: a table of its own keeps those Scans small.
+beforeAll(useOwnTable);
 
 // ---- verification reads (uninstrumented) ----------------------------------------------------------
 

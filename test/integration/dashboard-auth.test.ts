@@ -38,6 +38,10 @@ import { freshEmail, loginAs, type DashboardLogin } from '../support/dashboard';
 import { recordDynamoCalls, verificationClient, closeVerificationClient } from '../support/dynamo-calls';
 import { newAccount, pollUntil } from '../support/fixtures';
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
+import { useOwnTable } from '../support/own-table';
+
+// This file Scans the table to check what requests wrote: a table of its own keeps those Scans small.
+beforeAll(useOwnTable);
 
 const LINK_SENT = { detail: 'If this address belongs to a team, a login link is on its way. It works once, for 15 minutes.' };
 const LAST_OWNER = 'An account needs at least one owner: make someone else owner first.';

@@ -17,6 +17,10 @@ import { recordRewards } from '../../shared/store/rewards';
 import { keys } from '../../shared/store/table';
 import { api, type ApiResponse } from '../support/api';
 import { newAccount } from '../support/fixtures';
+import { useOwnTable } from '../support/own-table';
+
+// This file Scans the table to check what requests wrote: a table of its own keeps those Scans small.
+beforeAll(useOwnTable);
 
 const BASE = 'https://api.test';
 

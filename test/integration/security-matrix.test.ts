@@ -34,6 +34,10 @@ import { decryptSecret } from '../../shared/secrets';
 import { SESSION_ENDED } from '../../shared/http/auth';
 import { addTeamMember, issueLoginToken, teamKeys } from '../../shared/store/team';
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
+import { useOwnTable } from '../support/own-table';
+
+// This file Scans the table to check what requests wrote: a table of its own keeps those Scans small.
+beforeAll(useOwnTable);
 
 // ---- log capture: everything written through console or straight to stdout/stderr ------------------
 

@@ -1,15 +1,12 @@
 // Helpers for tests that drive a tenant wired to the Paddle emulator through the real handlers:
 // accounts with provider settings, signed alerts through the webhook, and the API calls around them.
-import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startPaddleEmulator, type DeliveredAlert, type PaddleEmulator } from '../../infra/local/paddle-emulator';
 import type { Pollers } from '../../infra/local/pollers';
-import { resetConfig } from '../../shared/config';
-import { ensureTable } from '../../shared/store/create-table';
 import { saveProviderSettings } from '../../shared/store/provider';
 import { getSubscription } from '../../shared/store/subscriptions';
 import { api } from './api';
 import { newAccount, pollUntil } from './fixtures';
+import { useOwnTable } from './own-table';
 import { startTestPollers, startTestQueues, type TestQueues } from './queues';
 
 /**
@@ -33,18 +30,6 @@ export function pipelineWorld(options: { ownTable?: boolean } = {}): { queues: T
     await world.paddle?.stop();
   });
   return world;
-}
-
-async function useOwnTable(): Promise<void> {
-  const name = `refloop-test-${randomUUID().slice(0, 8)}`;
-  const client = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-  try {
-    await ensureTable(client, name);
-  } finally {
-    client.destroy();
-  }
-  process.env.TABLE_NAME = name;
-  resetConfig();
 }
 
 export interface Tenant {
