@@ -13,6 +13,14 @@ export function commandUsage(program: string, name: string, command: CommandHelp
   return `${program} ${name}${command.args ? ` ${command.args}` : ''}`;
 }
 
+/** The usage of one command, or a pointer to the help when `name` is none of the program's commands. */
+export function usageOf(program: string, commands: Record<string, CommandHelp>, name: string | undefined): string {
+  const command = name === undefined ? undefined : commands[name];
+  return command && name !== undefined
+    ? `usage: ${commandUsage(program, name, command)}`
+    : `usage: ${program} <command> [flags]; \`npm run --silent ${program} -- help\` lists the commands`;
+}
+
 /** The whole help: what the program is, one line per command, then each command's flags and the notes. */
 export function formatHelp(program: string, intro: string, commands: Record<string, CommandHelp>, notes: string[]): string {
   const names = Object.keys(commands);

@@ -8,7 +8,7 @@
 // `paddle`'s (infra/cli-help.ts).
 import { parseArgs } from 'node:util';
 import { startPaddleBillingEmulator } from '../shared/providers/paddle-billing/emulator/server';
-import { commandUsage, formatHelp } from './cli-help';
+import { formatHelp, usageOf as usage } from './cli-help';
 import { callEmulator } from './emulator-cli';
 import { localUrl } from './local/runtime-file';
 
@@ -130,12 +130,7 @@ const help = () =>
   formatHelp('paddle-billing', "Plays the customer and Paddle Billing against the Paddle Billing emulator `npm start` runs; its notifications reach the service's webhook.", commands, HELP_NOTES);
 
 /** The usage of one command, or a pointer to the help when there is none. */
-function usageOf(name: string | undefined): string {
-  const command = name === undefined ? undefined : commands[name];
-  return command && name !== undefined
-    ? `usage: ${commandUsage('paddle-billing', name, command)}`
-    : 'usage: paddle-billing <command> [flags]; `npm run --silent paddle-billing -- help` lists the commands';
-}
+const usageOf = (name: string | undefined): string => usage('paddle-billing', commands, name);
 
 function parse(argv: string[]): { command: Command; body?: Record<string, unknown> } {
   const [name, ...rest] = argv;

@@ -2,7 +2,7 @@
 // against the emulator `npm start` runs, through its /_emulator control endpoints. The alerts it
 // triggers go to the service's webhook exactly as in the tests; stdout is the JSON result.
 import { parseArgs } from 'node:util';
-import { commandUsage, formatHelp } from './cli-help';
+import { formatHelp, usageOf as usage } from './cli-help';
 import { callEmulator } from './emulator-cli';
 import { localUrl } from './local/runtime-file';
 
@@ -103,10 +103,7 @@ const help = () =>
   formatHelp('paddle', "Plays the customer and Paddle's billing against the Paddle emulator `npm start` runs; its alerts reach the service's webhook.", commands, HELP_NOTES);
 
 /** The usage of one command, or a pointer to the help when there is none. */
-function usageOf(name: string | undefined): string {
-  const command = name === undefined ? undefined : commands[name];
-  return command && name !== undefined ? `usage: ${commandUsage('paddle', name, command)}` : 'usage: paddle <command> [flags]; `npm run --silent paddle -- help` lists the commands';
-}
+const usageOf = (name: string | undefined): string => usage('paddle', commands, name);
 
 function parse(argv: string[]): { command: Command; body?: Record<string, unknown> } {
   const [name, ...rest] = argv;

@@ -8,7 +8,7 @@
 // (infra/cli-help.ts).
 import { parseArgs } from 'node:util';
 import { startStripeEmulator } from '../shared/providers/stripe/emulator/server';
-import { commandUsage, formatHelp } from './cli-help';
+import { formatHelp, usageOf as usage } from './cli-help';
 import { callEmulator } from './emulator-cli';
 import { localUrl } from './local/runtime-file';
 
@@ -144,10 +144,7 @@ const HELP_NOTES = [
 const help = () => formatHelp('stripe', "Plays the customer and Stripe Billing against the Stripe emulator `npm start` runs; its events reach the service's webhook.", commands, HELP_NOTES);
 
 /** The usage of one command, or a pointer to the help when there is none. */
-function usageOf(name: string | undefined): string {
-  const command = name === undefined ? undefined : commands[name];
-  return command && name !== undefined ? `usage: ${commandUsage('stripe', name, command)}` : 'usage: stripe <command> [flags]; `npm run --silent stripe -- help` lists the commands';
-}
+const usageOf = (name: string | undefined): string => usage('stripe', commands, name);
 
 function parse(argv: string[]): { command: Command; body?: Record<string, unknown> } {
   const [name, ...rest] = argv;
