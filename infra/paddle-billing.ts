@@ -1,5 +1,5 @@
 // Paddle Billing emulator CLI (`npm run --silent paddle-billing -- <command>`): plays the customer and
-// Paddle's billing against the emulator (shared/providers/paddle-billing/emulator) through its /_emulator
+// Paddle's billing against the emulator (infra/local/emulators/paddle-billing) through its /_emulator
 // control endpoints. The notifications it triggers go, signed, to the emulator's webhook URL exactly as in
 // the tests; stdout is the JSON result. Exit 2 on bad arguments, 1 when the emulator refuses or is down, or
 // when the service answered a notification 404 (the demo account is on another provider: a one-line hint
@@ -7,7 +7,7 @@
 // destination secret (emulator values, not real secrets). The help has the structure of `admin`'s and
 // `paddle`'s (infra/cli-help.ts).
 import { parseArgs } from 'node:util';
-import { startPaddleBillingEmulator } from '../shared/providers/paddle-billing/emulator/server';
+import { startPaddleBillingEmulator } from './local/emulators/paddle-billing';
 import { formatHelp, usageOf as usage } from './cli-help';
 import { callEmulator } from './emulator-cli';
 import { localUrl } from './local/runtime-file';

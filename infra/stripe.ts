@@ -1,5 +1,5 @@
 // Stripe emulator CLI (`npm run --silent stripe -- <command>`): plays the customer and Stripe Billing against
-// the emulator (shared/providers/stripe/emulator) through its /_emulator control endpoints. The events it
+// the emulator (infra/local/emulators/stripe) through its /_emulator control endpoints. The events it
 // triggers go, signed (`Stripe-Signature`, whsec_ secret), to the emulator's webhook URL exactly as in the
 // tests; stdout is the JSON result. Exit 2 on bad arguments, 1 when the emulator refuses or is down, or when
 // the service answered an event 404 (the demo account is on another provider: a one-line hint names
@@ -7,7 +7,7 @@
 // secret (emulator values, not real secrets). The help has the structure of `admin`'s and `paddle`'s
 // (infra/cli-help.ts).
 import { parseArgs } from 'node:util';
-import { startStripeEmulator } from '../shared/providers/stripe/emulator/server';
+import { startStripeEmulator } from './local/emulators/stripe';
 import { formatHelp, usageOf as usage } from './cli-help';
 import { callEmulator } from './emulator-cli';
 import { localUrl } from './local/runtime-file';

@@ -15,13 +15,13 @@ import { resetSecrets } from '../../shared/secrets';
 import { recordServiceSecretsKey } from '../../shared/secrets/fingerprint';
 import type { ProviderKind } from '../../shared/billing/port';
 import { ProviderSwitchRefusedError, saveProviderConnection, type ProviderConnection } from '../../shared/store/provider';
-import { startPaddleBillingEmulator, type PaddleBillingEmulator } from '../../shared/providers/paddle-billing/emulator/server';
-import { startStripeEmulator, type StripeEmulator } from '../../shared/providers/stripe/emulator/server';
+import { startPaddleBillingEmulator, type PaddleBillingEmulator } from './emulators/paddle-billing';
+import { startStripeEmulator, type StripeEmulator } from './emulators/stripe';
 import { PROVIDER_KINDS } from '../../shared/billing/port';
 import { startDynamoLocal } from './dynamodb';
 import { startGateway } from './gateway';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file';
-import { startPaddleEmulator, type PaddleEmulator } from './paddle-emulator';
+import { startPaddleEmulator, type PaddleEmulator } from './emulators/paddle-classic';
 import { runScheduledJob, startPollers, startSchedules } from './pollers';
 import { setQueueEnvironment, startLocalSqs } from './sqs';
 

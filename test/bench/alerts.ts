@@ -1,5 +1,5 @@
 // Paddle Classic alert bodies for the bench, with the fields the emulator's own checkouts send
-// (infra/local/paddle-emulator.ts), signed by the emulator (`sign`), form-encoded as Paddle posts them.
+// (infra/local/emulators/paddle-classic), signed by the emulator (`sign`), form-encoded as Paddle posts them.
 import { createHash } from 'node:crypto';
 
 export type Sign = (fields: Record<string, string>) => Record<string, string>;

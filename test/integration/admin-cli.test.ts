@@ -698,8 +698,8 @@ describe('admin CLI: paying members', () => {
 // start was given (PADDLE_BILLING_PORT, STRIPE_PORT, PADDLE_PORT, DYNAMODB_PORT, SQS_PORT).
 describe('emulator CLIs: a webhook the service answers 404, and the help', () => {
   const { startGateway } = require('../../infra/local/gateway') as typeof import('../../infra/local/gateway');
-  const { startPaddleBillingEmulator } = require('../../shared/providers/paddle-billing/emulator/server') as typeof import('../../shared/providers/paddle-billing/emulator/server');
-  const { startStripeEmulator } = require('../../shared/providers/stripe/emulator/server') as typeof import('../../shared/providers/stripe/emulator/server');
+  const { startPaddleBillingEmulator } = require('../../infra/local/emulators/paddle-billing') as typeof import('../../infra/local/emulators/paddle-billing');
+  const { startStripeEmulator } = require('../../infra/local/emulators/stripe') as typeof import('../../infra/local/emulators/stripe');
 
   it.each([
     ['paddle-billing', 'infra/paddle-billing.ts', 'PADDLE_BILLING_PORT'],

@@ -9,7 +9,7 @@ import { format } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { startPaddleEmulator, type DeliveredAlert, type PaddleEmulator } from '../../infra/local/paddle-emulator';
+import { startPaddleEmulator, type DeliveredAlert, type PaddleEmulator } from '../../infra/local/emulators/paddle-classic';
 import type { Pollers } from '../../infra/local/pollers';
 import { resetConfig } from '../../shared/config';
 import { setLogLevel } from '../../shared/log';

@@ -4,8 +4,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PaddleEmulator } from '../../infra/local/paddle-emulator';
-import { startPaddleEmulator } from '../../infra/local/paddle-emulator';
+import type { PaddleEmulator } from '../../infra/local/emulators/paddle-classic';
+import { startPaddleEmulator } from '../../infra/local/emulators/paddle-classic';
 import type { Pollers } from '../../infra/local/pollers';
 import { resetConfig } from '../../shared/config';
 import { applyEmailEvent } from '../../shared/email/email-events';

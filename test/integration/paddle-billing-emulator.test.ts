@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Environment, LogLevel, Paddle } from '@paddle/paddle-node-sdk';
 import { CreditMustWaitError, ProviderUnavailableError, type BillingEvent } from '../../shared/billing/port';
 import { paddleBillingProvider, type PaddleBillingProvider } from '../../shared/providers/paddle-billing/adapter';
-import { startPaddleBillingEmulator, type PaddleBillingEmulator } from '../../shared/providers/paddle-billing/emulator/server';
+import { startPaddleBillingEmulator, type PaddleBillingEmulator } from '../../infra/local/emulators/paddle-billing';
 import { verifyPaddleBillingSignature } from '../../shared/providers/paddle-billing/signature';
 
 interface Received {

@@ -5,7 +5,7 @@
 // subscription -> refund pending, then approved -> clawback and the credit taken back.
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
 import type { Pollers } from '../../infra/local/pollers';
-import { startPaddleBillingEmulator, type DeliveredNotification, type PaddleBillingEmulator } from '../../shared/providers/paddle-billing/emulator/server';
+import { startPaddleBillingEmulator, type DeliveredNotification, type PaddleBillingEmulator } from '../../infra/local/emulators/paddle-billing';
 import { signatureHeader } from '../../shared/providers/paddle-billing/signature';
 import { clearProviderCache, saveProviderConnection } from '../../shared/store/provider';
 import { getSubscription, listPayments } from '../../shared/store/subscriptions';

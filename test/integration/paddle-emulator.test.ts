@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/paddle-emulator';
+import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/emulators/paddle-classic';
 import { verifyPaddleSignature } from '../../shared/providers/paddle-classic/signature';
 
 const ROOT = join(__dirname, '..', '..');

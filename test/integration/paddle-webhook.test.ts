@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { handler } from '../../functions/webhooks/paddle';
 import { freePort } from '../../infra/local/dynamodb';
-import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/paddle-emulator';
+import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/emulators/paddle-classic';
 import { setQueueEnvironment } from '../../infra/local/sqs';
 import { type AlertFields } from '../../shared/providers/paddle-classic/signature';
 import { QUEUE_NAMES, type QueueName } from '../../shared/queue/queues';

@@ -20,7 +20,7 @@
 // Set ROUND_TRIPS_REPORT=1 to print the measured figures.
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { routes, type Route } from '../../functions/routes';
-import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/paddle-emulator';
+import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/emulators/paddle-classic';
 import { resetConfig } from '../../shared/config';
 import { QUEUE_NAMES, type QueueName } from '../../shared/queue/queues';
 import { createApiKey } from '../../shared/store/accounts';

@@ -15,7 +15,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { routes, type Route } from '../../functions/routes';
 import { setLogLevel } from '../../shared/log';
-import { startPaddleEmulator, type DeliveredAlert, type PaddleEmulator } from '../../infra/local/paddle-emulator';
+import { startPaddleEmulator, type DeliveredAlert, type PaddleEmulator } from '../../infra/local/emulators/paddle-classic';
 import type { Pollers } from '../../infra/local/pollers';
 import { createAccount, createApiKey, ensurePublishableKey, revokeApiKey } from '../../shared/store/accounts';
 import { saveProviderSettings } from '../../shared/store/provider';

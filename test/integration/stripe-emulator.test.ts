@@ -10,7 +10,7 @@ import Stripe from 'stripe';
 import { ProviderUnavailableError, type BillingEvent, type RefundFacts } from '../../shared/billing/port';
 import { stripeProvider, type StripeProvider } from '../../shared/providers/stripe/adapter';
 import { StripeApiError } from '../../shared/providers/stripe/client';
-import { startStripeEmulator, type StripeEmulator } from '../../shared/providers/stripe/emulator/server';
+import { startStripeEmulator, type StripeEmulator } from '../../infra/local/emulators/stripe';
 import { verifyStripeSignature } from '../../shared/providers/stripe/signature';
 import { STRIPE_API_VERSION, type StripeEvent } from '../../shared/providers/stripe/wire';
 

@@ -5,7 +5,7 @@
 // transaction for the referrer -> a full refund -> clawback and the credit taken back.
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
 import type { Pollers } from '../../infra/local/pollers';
-import { startStripeEmulator, type DeliveredEvent, type StripeEmulator } from '../../shared/providers/stripe/emulator/server';
+import { startStripeEmulator, type DeliveredEvent, type StripeEmulator } from '../../infra/local/emulators/stripe';
 import { signatureHeader } from '../../shared/providers/stripe/signature';
 import { saveProviderConnection } from '../../shared/store/provider';
 import { getSubscription, listPayments } from '../../shared/store/subscriptions';

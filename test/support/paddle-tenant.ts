@@ -1,6 +1,6 @@
 // Helpers for tests that drive a tenant wired to the Paddle emulator through the real handlers:
 // accounts with provider settings, signed alerts through the webhook, and the API calls around them.
-import { startPaddleEmulator, type DeliveredAlert, type PaddleEmulator } from '../../infra/local/paddle-emulator';
+import { startPaddleEmulator, type DeliveredAlert, type PaddleEmulator } from '../../infra/local/emulators/paddle-classic';
 import type { Pollers } from '../../infra/local/pollers';
 import { saveProviderSettings } from '../../shared/store/provider';
 import { getSubscription } from '../../shared/store/subscriptions';

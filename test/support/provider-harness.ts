@@ -2,10 +2,10 @@
 // (test/integration/provider-rules.test.ts) against that provider's emulator, through the real intake,
 // queues, workers and adapter. A harness builds signed webhooks without delivering them, so a test decides
 // the order and the number of deliveries.
-import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/paddle-emulator';
+import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/emulators/paddle-classic';
 import type { ProviderKind } from '../../shared/billing/port';
-import { startPaddleBillingEmulator, type PaddleBillingEmulator } from '../../shared/providers/paddle-billing/emulator/server';
-import { startStripeEmulator, type StripeEmulator } from '../../shared/providers/stripe/emulator/server';
+import { startPaddleBillingEmulator, type PaddleBillingEmulator } from '../../infra/local/emulators/paddle-billing';
+import { startStripeEmulator, type StripeEmulator } from '../../infra/local/emulators/stripe';
 import { saveProviderConnection } from '../../shared/store/provider';
 import { api, type ApiResponse } from './api';
 

@@ -11,8 +11,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { signatureHeader } from '../signature';
-import type { Adjustment, Customer, Discount, Notification, Subscription, Transaction } from '../wire';
+import { signatureHeader } from '../../../../shared/providers/paddle-billing/signature';
+import type { Adjustment, Customer, Discount, Notification, Subscription, Transaction } from '../../../../shared/providers/paddle-billing/wire';
 import { Ledger, LedgerError, type LedgerOptions } from './ledger';
 
 /** The token of an `Authorization: Bearer <token>` header; the scheme without case (RFC 9110 11.1). */

@@ -24,7 +24,7 @@ import type {
   SubscriptionItem,
   Transaction,
   TransactionTotals,
-} from '../wire';
+} from '../../../../shared/providers/paddle-billing/wire';
 
 /** A bad simulation or API call: `status` and Paddle's error `code`. */
 export class LedgerError extends Error {

@@ -35,7 +35,7 @@ import {
   type StripeEvent,
   type Subscription,
   type SubscriptionItem,
-} from '../wire';
+} from '../../../../shared/providers/stripe/wire';
 
 /** A bad simulation or API call: HTTP status, Stripe's error type and code, and the param at fault. */
 export class LedgerError extends Error {

@@ -14,7 +14,7 @@ import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { dirname } from 'node:path';
-import { signPaddleFields } from '../../shared/providers/paddle-classic/signature';
+import { signPaddleFields } from '../../../../shared/providers/paddle-classic/signature';
 
 export interface EmulatorPlan {
   id: number;

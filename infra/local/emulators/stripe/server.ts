@@ -18,8 +18,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { signatureHeader } from '../signature';
-import { STRIPE_API_VERSION, decodeForm, type Charge, type CheckoutSession, type Customer, type Dispute, type Invoice, type Refund, type StripeEvent, type Subscription } from '../wire';
+import { signatureHeader } from '../../../../shared/providers/stripe/signature';
+import { STRIPE_API_VERSION, decodeForm, type Charge, type CheckoutSession, type Customer, type Dispute, type Invoice, type Refund, type StripeEvent, type Subscription } from '../../../../shared/providers/stripe/wire';
 import { Ledger, LedgerError, list, type LedgerOptions } from './ledger';
 
 /** The API key an Authorization header presents: `Bearer <key>` or Basic `<key>:` (schemes without case). */
