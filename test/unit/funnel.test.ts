@@ -1,8 +1,8 @@
-// The Overview's funnel (web/src/pages/funnel.ts, issue 23 item 8): referrals made through the API have
+// The Overview's funnel (web/src/dashboard/pages/funnel.ts, issue 23 item 8): referrals made through the API have
 // no click, so the counts do not nest; the page must never show a percentage above 100% ("400% of
 // clicks", "Click to conversion: 300%") and must say why it shows none.
 import fc from 'fast-check';
-import { funnelText, share } from '../../web/src/pages/funnel';
+import { funnelText, share } from '../../web/src/dashboard/pages/funnel';
 
 /** Every percentage in a text, as a number (the browser's locale formats them; Node's default is en-US). */
 const percentages = (text: string | null) => [...(text ?? '').matchAll(/(\d[\d,.]*)\s*%/g)].map((m) => Number((m[1] as string).replace(/,/g, '')));

@@ -1,36 +1,11 @@
-// The typed API client: same origin, the session cookie authenticates every call. A 401 anywhere means
-// the session is gone: the browser goes to the login page, which brings it back to where it was.
-import createClient, { type Middleware } from 'openapi-fetch';
+// What every client of the API shares, whatever its audience: the generated types, how an error body
+// becomes a Problem the forms show, unwrap, idempotency keys and cursors. No client instance lives here:
+// the dashboard's (dashboard/api.ts: the session cookie, a 401 goes to its login page) and the portal's
+// (portal/api.ts: a bearer token, a 401 ends the portal session) each make their own.
 import type { components, paths } from './schema';
 
 export type ApiPaths = paths;
 export type Schemas = components['schemas'];
-
-export const api = createClient<ApiPaths>({ baseUrl: '', credentials: 'same-origin' });
-
-export const LOGIN_PATH = '/app/login';
-
-/** Only a path of the app itself is followed after login (never another origin: `//evil.example`). */
-export function safeNext(next: string | null | undefined): string {
-  if (!next || !next.startsWith('/app') || next.startsWith('//') || next.includes('\\')) return '/app/';
-  if (next === LOGIN_PATH || next.startsWith(`${LOGIN_PATH}?`) || next.startsWith(`${LOGIN_PATH}/`)) return '/app/';
-  return next;
-}
-
-export function loginUrl(next: string = location.pathname + location.search): string {
-  const target = safeNext(next);
-  return target === '/app/' ? LOGIN_PATH : `${LOGIN_PATH}?next=${encodeURIComponent(target)}`;
-}
-
-const onLoginPage = () => location.pathname === LOGIN_PATH || location.pathname.startsWith(`${LOGIN_PATH}/`);
-
-const redirectOnUnauthorized: Middleware = {
-  onResponse({ response }) {
-    if (response.status === 401 && !onLoginPage()) location.assign(loginUrl());
-    return undefined;
-  },
-};
-api.use(redirectOnUnauthorized);
 
 /** What went wrong, in the shape the forms show: messages per field, and one for the whole request. */
 export interface Problem {

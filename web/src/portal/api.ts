@@ -3,7 +3,7 @@
 // that token as `Authorization: Bearer`. The token lives in this module and in sessionStorage under the
 // account's key (a reload of a standalone tab keeps working until the session ends); never in the URL.
 //
-// This is its own openapi-fetch client: the dashboard's (api/client.ts) sends a 401 to the operators' login
+// This is its own openapi-fetch client: the dashboard's (dashboard/api.ts) sends a 401 to the operators' login
 // page; here a 401 means the portal session is over, and the page says so (onSessionEnded).
 import createClient from 'openapi-fetch';
 import { ApiError, toProblem, unwrap, type Problem } from '../api/client';

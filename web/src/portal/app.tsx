@@ -3,8 +3,8 @@
 // a retry). A fresh URL from the host (host.ts) opens a new session in place: no reload.
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { Spinner } from '../components/busy-button';
-import { formatCount } from '../lib/format';
+import { Spinner } from '../ui/busy-button';
+import { formatCount } from '../ui/format';
 import { clearSession, errorCode, getMe, hasSession, onSessionEnded, openSession, toProblem, unauthenticated, type Me, type Problem } from './api';
 import { hasHost, isFramed, listenForUrls, post, reportHeight, tokenOfPortalUrl } from './host';
 import { Payouts, Referrals, Rewards } from './lists';

@@ -3,7 +3,7 @@
 // are set through the CSSOM (style objects), which the page's CSP allows. The chart itself is hidden from
 // assistive technology; its summary is text and its numbers are a table under "Show the numbers".
 import { useId, useState } from 'preact/hooks';
-import { formatCount } from '../lib/format';
+import { formatCount } from '../ui/format';
 import type { Stats } from './api';
 import { ScrollBox } from './scroll-box';
 import { compactCount, monthAndYear, monthLong, monthShort } from './util';

@@ -2,8 +2,8 @@
 // `next` link (its cursor, on this origin: the bearer token goes nowhere else).
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { Badge } from '../components/badge';
-import { formatDate, formatMoney, plural } from '../lib/format';
+import { Badge } from '../ui/badge';
+import { formatDate, formatMoney, plural } from '../ui/format';
 import { collectsCommission, errorCode, listPayouts, listReferrals, listRewards, toProblem, type ListPage, type Me, type Payout, type Problem, type Referral, type Reward } from './api';
 import { post } from './host';
 import { ScrollBox } from './scroll-box';

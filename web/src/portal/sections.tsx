@@ -1,7 +1,7 @@
 // The top of the member's page: their link (or code), the campaign's terms, and their figures with the
 // monthly chart.
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
-import { formatCount, formatMoney } from '../lib/format';
+import { formatCount, formatMoney } from '../ui/format';
 import { errorCode, getStats, toProblem, type Me, type Problem, type Stats } from './api';
 import { BarChart } from './chart';
 import { post } from './host';
@@ -25,7 +25,7 @@ async function writeClipboard(text: string, input: HTMLInputElement | null): Pro
 
 /**
  * A read-only value with a Copy button that says what happened, also to screen readers (a status line).
- * (components/copy.tsx's CopyButton has no announcement and is a small secondary button; this one is the
+ * (ui/copy.tsx's CopyButton has no announcement and is a small secondary button; this one is the
  * page's main action.)
  */
 function CopyField({ label, value, what, testId }: { label: string; value: string; what: string; testId: string }) {

@@ -1,9 +1,9 @@
 // The member's only writes: where commission is sent, and whether Refloop emails them. PATCH /portal/v1/me/;
-// the API's field errors (`{"payout_email": ["..."]}`) show under the field (components/form.tsx). A
+// the API's field errors (`{"payout_email": ["..."]}`) show under the field (ui/form.tsx). A
 // credit-only member is not asked for a payout email (api.ts collectsCommission).
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api/client';
-import { CheckField, Field, Form, SubmitButton, checked, textOrNull, useFormState } from '../components/form';
+import { CheckField, Field, Form, SubmitButton, checked, textOrNull, useFormState } from '../ui/form';
 import { collectsCommission, errorCode, toProblem, updateMe, type Me } from './api';
 import { post } from './host';
 

@@ -1,4 +1,4 @@
-// Formatting the portal needs beyond lib/format.ts (which it shares with the dashboard): times of day,
+// Formatting the portal needs beyond ui/format.ts (which it shares with the dashboard): times of day,
 // chart months and compact counts, all in the browser's locale.
 const time = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
 // Stats buckets start at UTC midnight: a month is the same month wherever the browser is.

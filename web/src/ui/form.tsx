@@ -5,7 +5,7 @@
 import { createContext, type ComponentChildren, type TextareaHTMLAttributes } from 'preact';
 import { useCallback, useContext, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { toProblem, type Problem } from '../api/client';
-import { titleCase } from '../lib/format';
+import { titleCase } from './format';
 import { BusyButton } from './busy-button';
 
 interface FormState {

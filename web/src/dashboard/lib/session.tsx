@@ -2,7 +2,7 @@
 // The server enforces the same rules (DASHBOARD.md "Roles"); hiding a control only spares a 403.
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import type { Role, Session } from '../api/types';
+import type { Role, Session } from '../../api/types';
 
 /**
  * - `manage`: members, referrals, campaigns, webhooks (owner, admin)

@@ -3,17 +3,18 @@
 // provider are the owner's and admins' (the server refuses the others with 403 anyway).
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, idempotencyKey, toProblem, unwrap, type ApiPaths, type Problem } from '../api/client';
-import { ROLES, type Account, type ApiKey, type CreatedApiKey, type ProviderInput, type Role, type TeamMember } from '../api/types';
-import { Badge } from '../components/badge';
-import { BusyButton } from '../components/busy-button';
-import { useConfirm } from '../components/confirm';
-import { CopyBox } from '../components/copy';
-import { Field, Form, SelectField, SubmitButton, TextAreaField, intOrText, text, textOrUndefined, useFieldErrors, useFormState } from '../components/form';
+import { api } from '../api';
+import { idempotencyKey, toProblem, unwrap, type ApiPaths, type Problem } from '../../api/client';
+import { ROLES, type Account, type ApiKey, type CreatedApiKey, type ProviderInput, type Role, type TeamMember } from '../../api/types';
+import { Badge } from '../../ui/badge';
+import { BusyButton } from '../../ui/busy-button';
+import { useConfirm } from '../../ui/confirm';
+import { CopyBox } from '../../ui/copy';
+import { Field, Form, SelectField, SubmitButton, TextAreaField, intOrText, text, textOrUndefined, useFieldErrors, useFormState } from '../../ui/form';
 import { PagedTable, useTableReload } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad, type Loaded } from '../components/page';
-import { useToast } from '../components/toast';
-import { formatTime, titleCase } from '../lib/format';
+import { useToast } from '../../ui/toast';
+import { formatTime, titleCase } from '../../ui/format';
 import { useCan, useSession, useSessionState } from '../lib/session';
 
 const ROLE_TEXT: Record<Role, string> = {

@@ -4,14 +4,15 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
-import { api, idempotencyKey, unwrap, type ApiPaths } from '../api/client';
-import { BusyButton } from '../components/busy-button';
-import { CheckField, Field, Form, SelectField, SubmitButton, checked, intOrText, text, useFormState } from '../components/form';
+import { api } from '../api';
+import { idempotencyKey, unwrap, type ApiPaths } from '../../api/client';
+import { BusyButton } from '../../ui/busy-button';
+import { CheckField, Field, Form, SelectField, SubmitButton, checked, intOrText, text, useFormState } from '../../ui/form';
 import { PagedTable } from '../components/paged-table';
 import { LoadState, PageHeader, Section, useLoad } from '../components/page';
-import { useToast } from '../components/toast';
+import { useToast } from '../../ui/toast';
 import { useDeleteFlow } from '../lib/actions';
-import { formatMoney, formatTime, titleCase } from '../lib/format';
+import { formatMoney, formatTime, titleCase } from '../../ui/format';
 import { useCan } from '../lib/session';
 import { campaignHref, type Campaign } from './shared';
 

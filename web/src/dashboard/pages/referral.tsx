@@ -5,12 +5,13 @@
 // shows its field errors in the form.
 import { useRef, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
-import { api, idempotencyKey, unwrap } from '../api/client';
-import { Badge } from '../components/badge';
-import { Field, Form, SubmitButton, intOrText, text, textOrNull, useFormState } from '../components/form';
+import { api } from '../api';
+import { idempotencyKey, unwrap } from '../../api/client';
+import { Badge } from '../../ui/badge';
+import { Field, Form, SubmitButton, intOrText, text, textOrNull, useFormState } from '../../ui/form';
 import { LoadState, Section, useLoad } from '../components/page';
-import { useToast } from '../components/toast';
-import { formatTime } from '../lib/format';
+import { useToast } from '../../ui/toast';
+import { formatTime } from '../../ui/format';
 import { useCan } from '../lib/session';
 import { ReferralDetail } from './referrals';
 

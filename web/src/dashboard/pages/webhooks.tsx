@@ -2,16 +2,17 @@
 // disable, delete, and the endpoint's deliveries with their attempts).
 import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
-import { api, idempotencyKey, unwrap, type Schemas } from '../api/client';
-import { Badge } from '../components/badge';
-import { BusyButton } from '../components/busy-button';
-import { CopyBox } from '../components/copy';
-import { CheckField, CheckGroup, Field, Form, SubmitButton, checked, text, textOrNull, useFormState } from '../components/form';
+import { api } from '../api';
+import { idempotencyKey, unwrap, type Schemas } from '../../api/client';
+import { Badge } from '../../ui/badge';
+import { BusyButton } from '../../ui/busy-button';
+import { CopyBox } from '../../ui/copy';
+import { CheckField, CheckGroup, Field, Form, SubmitButton, checked, text, textOrNull, useFormState } from '../../ui/form';
 import { PagedTable, useTableReload } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad } from '../components/page';
-import { useToast } from '../components/toast';
+import { useToast } from '../../ui/toast';
 import { useDeleteFlow } from '../lib/actions';
-import { formatCount, formatTime, plural } from '../lib/format';
+import { formatCount, formatTime, plural } from '../../ui/format';
 import { useCan } from '../lib/session';
 
 type Endpoint = Schemas['WebhookEndpoint'];

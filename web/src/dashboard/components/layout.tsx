@@ -2,11 +2,11 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, LOGIN_PATH } from '../api/client';
+import { api, LOGIN_PATH } from '../api';
 import { useSession } from '../lib/session';
-import { Badge } from './badge';
-import { BusyButton } from './busy-button';
-import { useToast } from './toast';
+import { Badge } from '../../ui/badge';
+import { BusyButton } from '../../ui/busy-button';
+import { useToast } from '../../ui/toast';
 
 const NAV: { href: string; label: string; icon: string }[] = [
   { href: '/app/', label: 'Overview', icon: 'M3 13h8V3H3v10zm0 8h8v-6H3v6zm10 0h8V11h-8v10zm0-18v6h8V3h-8z' },

@@ -1,15 +1,16 @@
 // /app/referrals (list, filter by member, create with `source: "app"`) and /app/referrals/:id (conversion
 // status, the terms copied from the campaign, rewards, delete).
 import { useLocation, useRoute } from 'preact-iso';
-import { api, idempotencyKey, unwrap } from '../api/client';
-import { Badge } from '../components/badge';
-import { BusyButton } from '../components/busy-button';
-import { Field, Form, SubmitButton, text, useFormState } from '../components/form';
+import { api } from '../api';
+import { idempotencyKey, unwrap } from '../../api/client';
+import { Badge } from '../../ui/badge';
+import { BusyButton } from '../../ui/busy-button';
+import { Field, Form, SubmitButton, text, useFormState } from '../../ui/form';
 import { PagedTable, SearchBox, exportHref, useTableReload } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad } from '../components/page';
-import { useToast } from '../components/toast';
+import { useToast } from '../../ui/toast';
 import { useDeleteFlow } from '../lib/actions';
-import { formatMoney, formatTime } from '../lib/format';
+import { formatMoney, formatTime } from '../../ui/format';
 import { useCan } from '../lib/session';
 import { MemberRef } from '../lib/members';
 import { urlWith } from '../lib/url';

@@ -7,7 +7,7 @@
 // and `conversions` the conversions of the period, some of referrals made before it. Referrals are not
 // tied to the click they came from, so a rate against clicks is given only while the referrals fit within
 // the clicks; otherwise the funnel says how many at least came without a tracked click (docs/dashboard.md).
-import { formatCount, formatPercent } from '../lib/format';
+import { formatCount, formatPercent } from '../../ui/format';
 
 export interface FunnelCounts {
   clicks: number;

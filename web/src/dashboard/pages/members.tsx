@@ -2,15 +2,16 @@
 // referrals, rewards, payouts, delete).
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
-import { api, idempotencyKey, unwrap } from '../api/client';
-import { BusyButton } from '../components/busy-button';
-import { CopyBox } from '../components/copy';
-import { CheckField, Field, Form, SelectField, SubmitButton, checked, text, textOrNull, textOrUndefined, useFormState } from '../components/form';
+import { api } from '../api';
+import { idempotencyKey, unwrap } from '../../api/client';
+import { BusyButton } from '../../ui/busy-button';
+import { CopyBox } from '../../ui/copy';
+import { CheckField, Field, Form, SelectField, SubmitButton, checked, text, textOrNull, textOrUndefined, useFormState } from '../../ui/form';
 import { PagedTable, SearchBox, exportHref, useTableReload } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad } from '../components/page';
-import { useToast } from '../components/toast';
+import { useToast } from '../../ui/toast';
 import { useDeleteFlow } from '../lib/actions';
-import { formatCount, formatMoney, formatTime } from '../lib/format';
+import { formatCount, formatMoney, formatTime } from '../../ui/format';
 import { useCan } from '../lib/session';
 import { urlWith } from '../lib/url';
 import { campaignHref, payoutColumns, referralColumns, rewardColumns, useCampaigns, type Campaign, type Member } from './shared';

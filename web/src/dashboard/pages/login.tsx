@@ -2,9 +2,10 @@
 // token for a session at once and go on to `?next=` or the overview.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, safeNext, toProblem, unwrap, type Problem } from '../api/client';
-import { Spinner } from '../components/busy-button';
-import { Field, Form, SubmitButton, text, useFormState } from '../components/form';
+import { api, safeNext } from '../api';
+import { toProblem, unwrap, type Problem } from '../../api/client';
+import { Spinner } from '../../ui/busy-button';
+import { Field, Form, SubmitButton, text, useFormState } from '../../ui/form';
 import { handOverSession } from '../lib/boot';
 
 function tokenFromFragment(): string | null {

@@ -1,11 +1,12 @@
 // /app/subscriptions - the payment provider's subscriptions as Refloop knows them (webhooks and sync);
 // read-only, filtered by status (`?status=`).
 import { useLocation } from 'preact-iso';
-import { api, unwrap, type ApiPaths, type Schemas } from '../api/client';
-import { Badge } from '../components/badge';
+import { api } from '../api';
+import { unwrap, type ApiPaths, type Schemas } from '../../api/client';
+import { Badge } from '../../ui/badge';
 import { PagedTable, exportHref } from '../components/paged-table';
 import { PageHeader, Section } from '../components/page';
-import { formatDay, formatMoney } from '../lib/format';
+import { formatDay, formatMoney } from '../../ui/format';
 import { oneOf, urlWith } from '../lib/url';
 import { StatusFilter } from './filters';
 

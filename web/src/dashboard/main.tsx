@@ -3,12 +3,13 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorBoundary, LocationProvider, Route, Router, lazy, useLocation } from 'preact-iso';
-import { api, LOGIN_PATH, unwrap, toProblem, type Problem } from './api/client';
-import type { Session } from './api/types';
-import { Spinner } from './components/busy-button';
-import { ConfirmProvider } from './components/confirm';
+import { api, LOGIN_PATH } from './api';
+import { unwrap, toProblem, type Problem } from '../api/client';
+import type { Session } from '../api/types';
+import { Spinner } from '../ui/busy-button';
+import { ConfirmProvider } from '../ui/confirm';
 import { Layout } from './components/layout';
-import { ToastProvider } from './components/toast';
+import { ToastProvider } from '../ui/toast';
 import { SessionContext } from './lib/session';
 import { takeSessionFromLogin } from './lib/boot';
 import { Login } from './pages/login';
@@ -45,7 +46,7 @@ function SignedIn() {
     setProblem(null);
     unwrap(api.GET('/auth/sessions/current/'))
       .then(setSession)
-      // A 401 is already on its way to the login page (client.ts); anything else can be retried.
+      // A 401 is already on its way to the login page (api.ts); anything else can be retried.
       .catch((err: unknown) => {
         const p = toProblem(err);
         if (p.status !== 401) setProblem(p);

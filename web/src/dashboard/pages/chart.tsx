@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { formatCount, formatDay, formatMoney } from '../lib/format';
+import { formatCount, formatDay, formatMoney } from '../../ui/format';
 
 export interface ChartSeries {
   label: string;

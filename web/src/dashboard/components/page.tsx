@@ -1,8 +1,8 @@
 // Page scaffolding: the one <h1> (and the document title), data loading with its loading and error states.
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { toProblem, type Problem } from '../api/client';
-import { Spinner } from './busy-button';
+import { toProblem, type Problem } from '../../api/client';
+import { Spinner } from '../../ui/busy-button';
 
 export function PageHeader(props: { title: string; subtitle?: ComponentChildren; back?: { href: string; label: string }; children?: ComponentChildren }) {
   useEffect(() => {

@@ -2,8 +2,8 @@
 // busy, DELETE, then say so and go back to the list; on a failure say why and let the button be pressed again.
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { useConfirm, type ConfirmOptions } from '../components/confirm';
-import { useToast } from '../components/toast';
+import { useConfirm, type ConfirmOptions } from '../../ui/confirm';
+import { useToast } from '../../ui/toast';
 
 export interface DeleteFlow {
   /** The question asked first; cancelling it does nothing. */

@@ -1,13 +1,14 @@
 // Pieces several pages share: the campaign choices, and the reward, payout and referral tables with their
 // actions (a member's page lists the same rows as the Rewards and Payouts pages).
 import { useEffect, useState } from 'preact/hooks';
-import { api, idempotencyKey, unwrap, type Schemas } from '../api/client';
-import { Badge } from '../components/badge';
-import { BusyButton } from '../components/busy-button';
-import { useConfirm } from '../components/confirm';
+import { api } from '../api';
+import { idempotencyKey, unwrap, type Schemas } from '../../api/client';
+import { Badge } from '../../ui/badge';
+import { BusyButton } from '../../ui/busy-button';
+import { useConfirm } from '../../ui/confirm';
 import type { Column } from '../components/paged-table';
-import { useToast } from '../components/toast';
-import { formatDate, formatMoney, formatTime } from '../lib/format';
+import { useToast } from '../../ui/toast';
+import { formatDate, formatMoney, formatTime } from '../../ui/format';
 import { MemberRef, useMemberInfo } from '../lib/members';
 import { useCan } from '../lib/session';
 

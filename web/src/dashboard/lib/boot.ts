@@ -1,5 +1,5 @@
 // The session the login page just created, handed to the app so it does not ask for it again.
-import type { Session } from '../api/types';
+import type { Session } from '../../api/types';
 
 let fromLogin: Session | null = null;
 

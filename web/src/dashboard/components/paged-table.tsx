@@ -4,9 +4,9 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { cursorOf, toProblem, type Page, type Problem } from '../api/client';
-import { plural } from '../lib/format';
-import { Spinner } from './busy-button';
+import { cursorOf, toProblem, type Page, type Problem } from '../../api/client';
+import { plural } from '../../ui/format';
+import { Spinner } from '../../ui/busy-button';
 import { urlWith } from '../lib/url';
 
 export interface Column<T> {

@@ -4,11 +4,12 @@
 import type { ComponentChildren } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
 import { lazy, useLocation } from 'preact-iso';
-import { api, unwrap, type ApiPaths, type Schemas } from '../api/client';
-import { Badge } from '../components/badge';
-import { Spinner } from '../components/busy-button';
+import { api } from '../api';
+import { unwrap, type ApiPaths, type Schemas } from '../../api/client';
+import { Badge } from '../../ui/badge';
+import { Spinner } from '../../ui/busy-button';
 import { LoadState, PageHeader, Section, useLoad } from '../components/page';
-import { formatCount, formatDay, formatMoney, formatPercent, formatTime } from '../lib/format';
+import { formatCount, formatDay, formatMoney, formatPercent, formatTime } from '../../ui/format';
 import { MemberRef } from '../lib/members';
 import { oneOf, urlWith } from '../lib/url';
 import type { ChartSeries } from './chart';

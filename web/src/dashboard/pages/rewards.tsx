@@ -3,7 +3,8 @@
 // the two), with Approve and Void.
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, unwrap, type ApiPaths } from '../api/client';
+import { api } from '../api';
+import { unwrap, type ApiPaths } from '../../api/client';
 import { PagedTable, exportHref } from '../components/paged-table';
 import { MemberRef } from '../lib/members';
 import { PageHeader, Section } from '../components/page';

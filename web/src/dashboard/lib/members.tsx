@@ -1,7 +1,8 @@
 // Rewards, payouts and referrals carry a member id; tables show the member instead (identifier, with their
 // name or email under it), read once per member (GET /v1/members/{id}/) and kept for the session.
 import { useEffect, useState } from 'preact/hooks';
-import { api, unwrap } from '../api/client';
+import { api } from '../api';
+import { unwrap } from '../../api/client';
 
 /** What a table shows of a member; null for a member that is gone (404). */
 export interface MemberInfo {
