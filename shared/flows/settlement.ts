@@ -4,7 +4,7 @@
 // the rewards (shared/domain/rewards.ts), writes the new ones with the member's stats in optimistic
 // transactions of at most 20 rewards each (exactly one reward per (referral, payment): a concurrent
 // evaluation loses the condition, re-reads and finds the reward written; a replay after a crash between
-// two chunks plans only the rest), then what refunds take back (shared/flows/refunds.ts:
+// two chunks plans only the rest), then what refunds take back (shared/flows/settlement/act.ts:
 // commission clawbacks, credit reversals), queues the member emails, and applies pending credits.
 //
 // Credit application on the referrer's attached subscription, through the port (Classic: a one-off
@@ -16,35 +16,25 @@
 //    record, so SQS retries it. Without an attached subscription (or with one in another currency, or
 //    deleted) the credit waits; attaching a subscription to the member queues apply-member-credits.
 import { queueMemberEmails } from '../email/enqueue';
-import type { ProviderId, Referral } from '../domain/models';
-import { CreditMustWaitError } from '../billing/port';
-import { centsToMinor } from '../domain/currency';
-import { acquireCreditLease, releaseCreditLease } from '../store/credit-leases';
 import { planClawbacks, type CreditReversal } from '../domain/clawbacks';
 import { planRewards } from '../domain/rewards';
 import { recordClawbacks } from '../store/clawbacks';
 import { listPaymentsAndRefunds } from '../store/refunds';
-import { ConditionsFailedError, getItem, RaceLostError, transact, withRetries } from '../store/ops';
+import { ConditionsFailedError, getItem, transact, withRetries } from '../store/ops';
 import { ledgerFromReferral, MoneyTxn, type LedgerReward } from '../store/ledger';
 import { changeCollecting, collectingTarget } from '../store/payouts';
 import { eventItem } from '../store/outbox';
 import { ledgerRewardView } from '../domain/views';
-import { toMember } from '../store/members';
 import { toReferral } from '../store/referrals';
-import { claimCredit, recordCreditApplied, recordRewards, referralsOfMember, releaseCreditClaim, RewardRaceError, type StoredReward } from '../store/rewards';
-import { getSubscription } from '../store/subscriptions';
+import { recordRewards, referralsOfMember, RewardRaceError } from '../store/rewards';
+import { toMember } from '../store/members';
+import type { Referral } from '../domain/models';
 import { keys } from '../store/table';
-import { reverseCredits } from './refunds';
+import { applyPendingCredits, pendingCredits, reverseCredits } from './settlement/act';
 import { reportMissedPayments } from '../store/reports';
 import { lifecycleOf } from '../domain/lifecycle';
 import { log } from '../log';
 import { countMetric } from '../metrics';
-import { billingProviderFor, type AccountBillingProvider } from '../billing/registry';
-
-const CLAIM_SECONDS = 60;
-
-/** Another worker holds the credit's claim: retry the record later (the queue's visibility timeout, 180 s, outlasts the claim). */
-export class CreditHeldError extends RaceLostError {}
 
 
 export async function evaluateReferral(accountId: string, referralId: string): Promise<void> {
@@ -155,73 +145,7 @@ async function approveDueNow(accountId: string, referralId: string, now: number)
   }
 }
 
-const pendingCredits = (referral: Referral) =>
-  (referral.rewards as StoredReward[])
-    .map((reward, index) => ({ reward, index }))
-    .filter(({ reward }) => reward.type === 'credit' && reward.modifier_id === undefined && reward.amount > 0 && reward.reversed_at === undefined && reward.note === undefined && lifecycleOf(reward).status !== 'voided');
-
-export async function applyPendingCredits(accountId: string, referral: Referral): Promise<void> {
-  const pending = pendingCredits(referral);
-  if (pending.length === 0) return;
-  const member = toMember(await getItem(keys.member(accountId, referral.member_id)));
-  const context = { account_id: accountId, referral_id: referral.id, member_id: referral.member_id };
-  if (!member) return log('warn', 'credit not applied: the referring member was deleted', context);
-  if (member.subscription_id === null) return log('info', 'credit waits for a subscription attached to the member', context);
-  const target = await getSubscription(accountId, member.subscription_id);
-  if (!target || target.status === 'deleted') return log('info', 'credit waits: the member subscription is missing or deleted', context);
-  const provider = await billingProviderFor(accountId);
-  if (!provider) return log('warn', 'credit waits: no provider settings', context);
-
-  for (const { reward, index } of pending) {
-    if (reward.currency !== target.currency) {
-      log('warn', 'credit waits: reward and member subscription currencies differ', { ...context, reward_id: reward.id, reward_currency: reward.currency, subscription_currency: target.currency });
-      continue;
-    }
-    if (!(await claimCredit(accountId, referral.id, index, reward.id, CLAIM_SECONDS))) {
-      // Applied meanwhile: done. Held by another worker (or by an attempt of ours whose claim write
-      // landed but reported failure): fail this record so SQS retries it after the claim has expired
-      // or been used, instead of acknowledging a credit nobody may be applying any more.
-      const fresh = toReferral(await getItem(keys.referral(accountId, referral.id)));
-      const current = (fresh?.rewards as StoredReward[] | undefined)?.[index];
-      if (!current || current.id !== reward.id || current.modifier_id !== undefined) continue;
-      throw new CreditHeldError(`credit ${reward.id} is being applied by another worker`);
-    }
-    try {
-      const applied = await withCreditLease(provider, accountId, target.id, () =>
-        provider.applyCredit({ rewardId: reward.id, subscriptionId: target.id, amount: centsToMinor(reward.amount, reward.currency), currency: reward.currency }),
-      );
-      await recordCreditApplied(accountId, referral.id, index, reward.id, applied.providerRef, target.id);
-      // Once per credit: the claim keeps a second worker away, and once recorded it is never pending again.
-      countMetric('CreditsApplied');
-      log('info', 'credit applied', { ...context, reward_id: reward.id, subscription_id: target.id, provider_ref: applied.providerRef, reused: applied.reused, ...(applied.rewardIds ? { combined_rewards: applied.rewardIds.length } : {}) });
-    } catch (err) {
-      await releaseCreditClaim(accountId, referral.id, index, reward.id).catch(() => undefined);
-      // The provider cannot take it in this period (Paddle Billing: the subscription carries a discount
-      // Refloop did not create, and Refloop never replaces one). It stays pending, nothing is lost: every
-      // evaluation (each sync run evaluates referred subscriptions) tries again.
-      if (err instanceof CreditMustWaitError) {
-        log('info', 'credit waits: the subscription carries a discount Refloop did not create', { ...context, reward_id: reward.id, subscription_id: target.id, blocked_until_ms: err.blockedUntilMs });
-        continue;
-      }
-      throw err;
-    }
-  }
-}
-
-/**
- * Runs one provider-side credit change under the subscription's lease when the provider combines credits
- * (store/credit-leases.ts); held by another worker: the record fails and SQS retries it shortly.
- */
-export async function withCreditLease<T>(provider: Pick<AccountBillingProvider, 'combinesCredits'>, accountId: string, subscriptionId: ProviderId, change: () => Promise<T>): Promise<T> {
-  if (!provider.combinesCredits) return change();
-  const token = await acquireCreditLease(accountId, subscriptionId);
-  if (token === null) throw new CreditHeldError(`another credit change is under way on subscription ${String(subscriptionId)}`);
-  try {
-    return await change();
-  } finally {
-    await releaseCreditLease(accountId, subscriptionId, token).catch(() => undefined);
-  }
-}
+export { applyPendingCredits, CreditHeldError, withCreditLease } from './settlement/act';
 
 /** A subscription was attached to the member: apply the credits that were waiting for one. */
 export async function applyMemberCredits(accountId: string, memberId: string): Promise<void> {
