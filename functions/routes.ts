@@ -78,7 +78,7 @@ export const routes: readonly Route[] = [
     queues: ['rewards', 'webhook-events'],
     providerSecrets: true,
   },
-  // ---- money (MONEY.md): the reward lifecycle, payouts and batches ----
+  // ---- money (docs/design/money.md): the reward lifecycle, payouts and batches ----
   { name: 'ListRewards', method: 'GET', path: '/v1/rewards/', entry: 'functions/rewards/list.ts', table: 'read' },
   { name: 'GetReward', method: 'GET', path: '/v1/rewards/{id}/', entry: 'functions/rewards/get.ts', table: 'read' },
   { name: 'ApproveReward', method: 'POST', path: '/v1/rewards/{id}/approve/', entry: 'functions/rewards/approve.ts', table: 'write', queues: ['webhook-events'] },
@@ -139,7 +139,7 @@ export const routes: readonly Route[] = [
     queues: ['rewards'],
   },
   { name: 'DeleteMember', method: 'DELETE', path: '/v1/members/{id}/', entry: 'functions/members/delete.ts', table: 'write' },
-  // The member portal (DASHBOARD.md): the app's backend asks for a single-use portal URL, or ends them all.
+  // The member portal (docs/portal.md): the app's backend asks for a single-use portal URL, or ends them all.
   { name: 'CreatePortalSession', method: 'POST', path: '/v1/members/{id}/portal-sessions/', entry: 'functions/members/create-portal-session.ts', table: 'write' },
   { name: 'RevokePortalSessions', method: 'DELETE', path: '/v1/members/{id}/portal-sessions/', entry: 'functions/members/revoke-portal-sessions.ts', table: 'write' },
 
@@ -238,7 +238,7 @@ export const routes: readonly Route[] = [
     providerWebhookSecrets: true,
   },
 
-  // ---- the dashboard (DASHBOARD.md): login, sessions, team, API keys, account settings ----
+  // ---- the dashboard (docs/dashboard.md): login, sessions, team, API keys, account settings ----
   { name: 'CreateLoginLink', method: 'POST', path: '/auth/login-links/', entry: 'functions/auth/login-links.ts', table: 'write', auth: 'login', queues: ['member-emails'] },
   { name: 'CreateSession', method: 'POST', path: '/auth/sessions/', entry: 'functions/auth/create-session.ts', table: 'write', auth: 'login' },
   { name: 'GetCurrentSession', method: 'GET', path: '/auth/sessions/current/', entry: 'functions/auth/current-session.ts', table: 'read', auth: 'login' },
@@ -265,7 +265,7 @@ export const routes: readonly Route[] = [
     providerWebhookSecrets: true,
   },
 
-  // ---- the member portal (DASHBOARD.md "Member portal and embeddable widget") ----
+  // ---- the member portal (docs/portal.md) ----
   // Its page: no credential, one read of the account (its embed origins are the page's frame-ancestors).
   { name: 'PortalPage', method: 'GET', path: '/portal/{account_id}/', entry: 'functions/portal/page.ts', table: 'read', auth: 'none' },
   // The link's token (from the URL fragment) for a portal session token; rate limited per IP.

@@ -293,7 +293,7 @@ const commands: Record<string, Command> = {
       return { account_id: updated.accountId, js_referrals: updated.jsReferrals };
     },
   },
-  // Paying members (MONEY.md): the same flows as the API's /v1/payouts/ and /v1/payout-batches/.
+  // Paying members (docs/design/money.md "Payouts"): the same flows as the API's /v1/payouts/ and /v1/payout-batches/.
   'payouts due': {
     args: '--account <account_id> [--currency <ISO 4217>]',
     summary: 'What is owed: the totals per currency and the due payouts (oldest first, up to 100).',

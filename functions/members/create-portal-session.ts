@@ -1,4 +1,4 @@
-// POST /v1/members/{id}/portal-sessions/ - a single-use link to the member portal (DASHBOARD.md): `url`
+// POST /v1/members/{id}/portal-sessions/ - a single-use link to the member portal (docs/portal.md): `url`
 // carries the token in its fragment, opens within 10 minutes, once, and starts a 60-minute portal session.
 // The token is shown once: an Idempotency-Key replay answers `url: null` (only its digest is stored).
 import { portalUrl } from '../../shared/domain/portal';

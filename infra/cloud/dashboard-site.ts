@@ -1,4 +1,4 @@
-// The dashboard (web/dist) on the API's own origin (DASHBOARD.md): one CloudFront distribution in front of
+// The dashboard (web/dist) on the API's own origin (docs/dashboard.md): one CloudFront distribution in front of
 // both the HTTP API and a private S3 bucket (/app/*, through origin access control). Same origin means the
 // session cookie is SameSite=Strict and the API needs no CORS. A CloudFront Function sends every /app/ path
 // without a file extension to the single-page app's index.html, so deep links and reloads work.

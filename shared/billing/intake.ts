@@ -1,4 +1,4 @@
-// Webhook intake of the JSON providers (Paddle Billing, Stripe; PROVIDERS.md "Webhook intake"): verify the
+// Webhook intake of the JSON providers (Paddle Billing, Stripe; docs/design/providers.md "Webhook intake"): verify the
 // signature over the exact raw body, once, then queue the body and answer 200. Parsing happens in the
 // subscription-sync worker (so a parser fix can be redriven from the DLQ, and an event type we ignore is
 // still acknowledged here). Nothing is queued unless the signature verifies.

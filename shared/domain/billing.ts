@@ -1,8 +1,8 @@
 // Paddle Classic billing values: plan descriptors ("$10.00 / month"), Paddle's date-time strings and
-// Paddle's money strings. Pure functions, no I/O. See ../shared/reference/paddle-classic.md 1.2 and 4.2.
+// Paddle's money strings. Pure functions, no I/O. See docs/design/providers.md "Paddle Classic".
 
 /**
- * The human description of a plan's price (API-CONTRACT "Subscriptions"): `"$10.00 / month"`,
+ * The human description of a plan's price (docs/design/api-contract.md "Subscriptions"): `"$10.00 / month"`,
  * `"$30.00 / 3 months"`, `"€9.00 / month"`, `"£100.00 / year"`; other currencies as Intl en-US writes
  * them (`"CHF 10.00 / month"`). `interval` is Paddle's `billing_type` (day | week | month | year) and
  * `frequency` its `billing_period`; a frequency that is not an integer of 2 or more reads as 1.

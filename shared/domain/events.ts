@@ -10,7 +10,7 @@ export const EVENT_TYPES = [
   'reward.created',
   'member.created',
   'subscription.updated',
-  // The money side (MONEY.md "Events").
+  // The money side (docs/design/money.md "Events").
   'reward.approved',
   'reward.voided',
   'reward.paid',

@@ -1,4 +1,4 @@
-// The Payout and PayoutBatch objects of the API (MONEY.md), and in payout.* webhook events.
+// The Payout and PayoutBatch objects of the API (docs/design/money.md "Payouts"), and in payout.* webhook events.
 import { formatCents } from './money';
 import type { Payout } from './lifecycle';
 

@@ -1,4 +1,4 @@
-// Plans and their campaign limits (API-CONTRACT "Accounts and plans").
+// Plans and their campaign limits (docs/design/api-contract.md "Accounts and plans").
 
 export const PLANS = ['starter', 'small', 'regular', 'unlimited'] as const;
 export type Plan = (typeof PLANS)[number];

@@ -1,4 +1,4 @@
-// The member portal (DASHBOARD.md "Member portal and embeddable widget"), as pure rules: its tokens and
+// The member portal (docs/portal.md), as pure rules: its tokens and
 // their lifetimes, the member's share link, what a referred user's identifier looks like to the member
 // who referred them, and the campaign's terms in words.
 //

@@ -1,4 +1,4 @@
-// The dashboard's people (DASHBOARD.md "Operator login and roles"): roles, what each may do, and the
+// The dashboard's people (docs/dashboard.md "Roles"): roles, what each may do, and the
 // single-use login tokens and session tokens, which are stored only as SHA-256 digests like API keys.
 import { createHash, randomBytes } from 'node:crypto';
 

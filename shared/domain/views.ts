@@ -115,7 +115,7 @@ export function referralView(r: Referral) {
   };
 }
 
-/** A Reward of the API (on its referral, and in `reward.*` events), with its lifecycle (MONEY.md). */
+/** A Reward of the API (on its referral, and in `reward.*` events), with its lifecycle (docs/design/money.md "Reward lifecycle"). */
 export function rewardView(w: Referral['rewards'][number]) {
   const life = lifecycleOf(w);
   return {
@@ -125,7 +125,7 @@ export function rewardView(w: Referral['rewards'][number]) {
     currency: w.currency,
     created_at: w.created_at,
     payment_id: w.payment_id,
-    // Additive (refunds): see README "Refunds and clawbacks".
+    // Additive (refunds): see docs/rewards.md "Refunds and clawbacks".
     reverses: w.reverses ?? null,
     refund_id: w.refund_id ?? null,
     reversed_at: w.reversed_at ?? null,

@@ -1,4 +1,4 @@
-// Dashboard login links by email (DASHBOARD.md): the member-emails worker's other message kind. The
+// Dashboard login links by email (docs/dashboard.md "Logging in"): the member-emails worker's other message kind. The
 // request path only queued the address; here it is looked up, and every team it belongs to (or only the
 // inviting account's) gets its own single-use, 15-minute link. An address in no team gets nothing, and the
 // requester cannot tell the difference.

@@ -1,4 +1,4 @@
-// CSV exports (MONEY.md "Reports and exports"): GET /v1/exports/{members|referrals|rewards|payouts|
+// CSV exports (docs/design/money.md "Exports"): GET /v1/exports/{members|referrals|rewards|payouts|
 // payout-batches|subscriptions}.csv with the list's filters. Paged, not held: each response carries at most `page_size`
 // rows (default and maximum 10,000) read by a few Queries that follow LastEvaluatedKey, and a `Link:
 // <…>; rel="next"` header while rows remain. A 100,000-row export is ten requests of bounded time and

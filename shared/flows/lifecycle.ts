@@ -1,4 +1,4 @@
-// The reward lifecycle (MONEY.md): approving and voiding rewards, and the scheduled approval of
+// The reward lifecycle (docs/design/money.md): approving and voiding rewards, and the scheduled approval of
 // commissions whose hold has ended. Each change is one MoneyTxn (store/ledger.ts): the reward's two
 // copies, its clawbacks, the member's stats, the counts, its payout and the webhook event together, or
 // nothing. Retried, repeated or concurrent calls change a reward once: the writes are conditioned on the
@@ -83,7 +83,7 @@ export async function approveReward(accountId: string, rewardId: string, opts: {
 }
 
 
-/** Voids an unpaid reward and its clawbacks (MONEY.md); a paid one, or one whose payout is being paid, answers 400. */
+/** Voids an unpaid reward and its clawbacks (docs/design/money.md "Clawbacks"); a paid one, or one whose payout is being paid, answers 400. */
 export async function voidReward(accountId: string, rewardId: string, reason: VoidReason, opts: { now?: number } = {}): Promise<LedgerReward> {
   return withRetries(async () => {
     const now = opts.now ?? Math.floor(Date.now() / 1000);

@@ -1,4 +1,4 @@
-// Paying members (MONEY.md "Payouts"): batches of due payouts with their files, and marking payouts paid
+// Paying members (docs/design/money.md "Payouts"): batches of due payouts with their files, and marking payouts paid
 // or failed. Money never moves twice:
 // - a batch takes each payout with a write conditioned on `due` and the version read, so two concurrent
 //   batch creations never share a payout (the loser skips it);

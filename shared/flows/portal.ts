@@ -1,4 +1,4 @@
-// What the member portal shows (DASHBOARD.md "Member portal and embeddable widget"), all of it scoped by
+// What the member portal shows (docs/portal.md), all of it scoped by
 // the portal session's account and member: nothing here takes a member id from the request.
 //
 // The member sees their own email and payout address, but of the users they referred only a masked

@@ -1,4 +1,4 @@
-// Reports (MONEY.md "Reports"): time series, an overview against the previous period, and top members,
+// Reports (docs/design/money.md "Reports"): time series, an overview against the previous period, and top members,
 // read from the buckets the writes keep (store/reports.ts). Times are UTC unix seconds; a range is at
 // most 400 days. Every bucket of the range is present, zeros included.
 import { DetailError } from '../domain/errors';

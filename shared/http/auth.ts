@@ -130,7 +130,7 @@ export function sessionToken(event: APIGatewayProxyEventV2): string | null {
 export const SESSION_ENDED = 'Your session has ended; log in again.';
 
 /**
- * A dashboard session (DASHBOARD.md): one GetItem, never cached, so a logout or a removal from the team
+ * A dashboard session (docs/dashboard.md): one GetItem, never cached, so a logout or a removal from the team
  * takes effect on the next request. The principal carries the session (its role and member).
  */
 export async function authenticateSession(event: APIGatewayProxyEventV2): Promise<Principal> {

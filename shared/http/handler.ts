@@ -44,7 +44,7 @@ type Out<S> = S extends Schema ? v.InferOutput<S> : undefined;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * What a dashboard session may do here (DASHBOARD.md "Operator login and roles"). API keys act for the
+ * What a dashboard session may do here (docs/dashboard.md "Roles"). API keys act for the
  * whole account (they are the account's own credential) except on `sessionOnly` routes, which they never
  * open: a leaked key cannot mint keys, invite people or change the provider's secrets. A session's unsafe
  * request must come from this origin (CSRF: SameSite=Strict already keeps the cookie off cross-site

@@ -6,7 +6,7 @@
 // A request is the same when its fingerprint is: method, route, path parameters and the SHA-256 of the
 // exact body bytes. Responses worth retrying (5xx, 409, 429) are not stored: the key is released so a
 // retry runs again. The crash window (effect committed, response not stored) is covered by the effect
-// marker written in the effect's own transaction: see README "Idempotency-Key".
+// marker written in the effect's own transaction: see docs/api.md "Idempotency-Key".
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createHash, randomUUID } from 'node:crypto';
 import { ApiError, DetailError } from '../domain/errors';

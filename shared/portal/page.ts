@@ -1,4 +1,4 @@
-// The member portal's page, GET /portal/<account_id>/ (DASHBOARD.md "Member portal and embeddable widget").
+// The member portal's page, GET /portal/<account_id>/ (docs/portal.md).
 //
 // The page is the `portal.html` Vite builds from web/ (its scripts and styles are the hashed files under
 // /app/assets/, served like the dashboard's). It is served by a function rather than from the static

@@ -35,7 +35,7 @@ const fields = {
   referred_discount_type: discountType,
   referred_discount_amount: decimal,
   referred_discount_recurring: boolean,
-  // Money terms (additive, MONEY.md).
+  // Money terms (additive, docs/design/money.md "Commission terms").
   commission_type: choice(['fixed', 'percentage'] as const),
   commission_percent: decimal,
   hold_days: holdDays,

@@ -48,7 +48,7 @@ const fields = {
   subscription: subscriptionRef,
   // Additive: the member asked not to be emailed (no conversion or reward notices).
   email_opt_out: boolean,
-  // Additive (MONEY.md): where the member's payouts are sent (PayPal or Wise by email); a payout is due only with one.
+  // Additive (docs/design/money.md "Payouts"): where the member's payouts are sent (PayPal or Wise by email); a payout is due only with one.
   payout_email: nullablePayoutEmail,
 };
 

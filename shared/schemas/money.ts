@@ -1,4 +1,4 @@
-// Bodies of the money endpoints (MONEY.md): void, batches, mark-paid / mark-failed.
+// Bodies of the money endpoints (docs/design/money.md): void, batches, mark-paid / mark-failed.
 import * as v from 'valibot';
 import { VOID_REASONS, type VoidReason } from '../domain/lifecycle';
 import { REQUIRED, choice, currency, field, text } from './fields';

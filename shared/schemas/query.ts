@@ -59,7 +59,7 @@ export const statusFilter = field<SubscriptionStatus>((value) => {
 
 export const listSubscriptionsQuery = listQuery({ ...pageQuery, status: v.optional(statusFilter) });
 
-// ---- money (MONEY.md) ----
+// ---- money (docs/design/money.md) ----
 
 function choiceFilter<T extends string>(choices: readonly T[], description: string) {
   return field<T>((value) => {
@@ -93,7 +93,7 @@ export const listPayoutBatchesQuery = listQuery({
   status: v.optional(choiceFilter(['processing', 'paid'] as const, 'Only batches in this status.')),
 });
 
-// ---- reports (MONEY.md "Reports") ----
+// ---- reports (docs/design/money.md "Reports") ----
 const unixSeconds = (description: string) =>
   field<number>((value) => {
     const n = typeof value === 'string' && /^\s*\d{1,11}\s*$/.test(value) ? Number(value) : NaN;

@@ -335,7 +335,7 @@ export const accountResponse = v.strictObject({
   provider: providerConnectionResponse,
 });
 
-// ---- the member portal (DASHBOARD.md "Member portal and embeddable widget") ----
+// ---- the member portal (docs/portal.md) ----
 
 export const portalLinkResponse = v.strictObject({
   id: v.pipe(v.string(), v.regex(/^ps_[0-9a-f]{24}$/), v.description('The portal session (its link and, once opened, its session).')),

@@ -9,7 +9,7 @@ import { keys, type Key } from './table';
 import { apiKeyRecordItem, keyPrefix, newKeyId, teamKeys, type ApiKeyRecord, type Session } from './team';
 
 /**
- * What a publishable key may do with /js/v1/referrals/ (README "Referrals from the browser"): `open` creates
+ * What a publishable key may do with /js/v1/referrals/ (docs/browser.md "Referrals from the browser"): `open` creates
  * the referral (the default); `confirm` creates nothing (the app's backend creates it with its secret key);
  * `off` refuses with 403. Kept on the account and copied onto its publishable key item (auth reads only that).
  */

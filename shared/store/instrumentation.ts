@@ -1,5 +1,5 @@
 // Records the DynamoDB calls made through the store's clients, for the round-trip budgets
-// (ARCHITECTURE.md section 3) and the "no Scan, no COUNT" rule. `client.ts` attaches the recorder
+// (docs/design/architecture.md "Round-trip budgets") and the "no Scan, no COUNT" rule. `client.ts` attaches the recorder
 // middleware to every client it creates; while nobody records, the middleware only checks one Set's
 // size and calls through.
 //
@@ -167,7 +167,7 @@ export function instrument(client: DynamoDBClient): void {
   });
 }
 
-/** A Scan, or a Query/Scan that only counts (Select COUNT): never in a request path (ARCHITECTURE.md section 3). */
+/** A Scan, or a Query/Scan that only counts (Select COUNT): never in a request path (docs/design/architecture.md "Round-trip budgets"). */
 export function isScanOrCount(call: DynamoCall): boolean {
   return call.command === 'Scan' || call.select === 'COUNT';
 }

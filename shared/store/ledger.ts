@@ -1,4 +1,4 @@
-// The reward ledger (MONEY.md): one item per reward beside its copy inside the referral (which keeps a
+// The reward ledger (docs/design/money.md): one item per reward beside its copy inside the referral (which keeps a
 // referral and its rewards one GetItem). Both copies, the member's stats, the list counters, the payout a
 // reward belongs to and the webhook events change in ONE transaction, built by MoneyTxn, so they never
 // disagree. A TransactWriteItems may touch an item once: MoneyTxn merges what several rewards do to the

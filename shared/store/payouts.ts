@@ -1,4 +1,4 @@
-// Payouts (MONEY.md "Payouts"): one member's approved commissions in one currency. A collecting payout
+// Payouts (docs/design/money.md "Payouts"): one member's approved commissions in one currency. A collecting payout
 // (`open` or `due`) is found through its pointer item (`PAYOUT_CURRENT#<member>` / currency); a payout
 // leaves collection when a batch takes it (`processing`), and the pointer goes with it, so the member's
 // next approvals start a new payout. Every change of a payout's amount happens in the transaction that

@@ -1,4 +1,4 @@
-// The member portal's links and sessions (DASHBOARD.md "Member portal and embeddable widget").
+// The member portal's links and sessions (docs/portal.md).
 //
 // Items (tokens are stored only as SHA-256 digests, like API keys and dashboard sessions):
 // - portal link    `PORTAL_LINK#<sha256(token)>` / `PORTAL_LINK`: account, member, session id, return URL;

@@ -1,4 +1,4 @@
-// An account's payment-provider connection: one provider at a time (PROVIDERS.md "Connecting an account").
+// An account's payment-provider connection: one provider at a time (docs/design/providers.md "Connecting an account").
 // Items, written in one transaction:
 // - `A#<acct>#PROVIDER` / `PADDLE` (the sk is historical: the account's one provider slot, whatever the
 //   kind): `provider` ('paddle' = Paddle Classic, as always; 'paddle-billing'; 'stripe') and the public

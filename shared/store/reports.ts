@@ -1,4 +1,4 @@
-// Report buckets (MONEY.md "Reports"): exact, with no lag, because every bucket is changed in the
+// Report buckets (docs/design/money.md "Reports"): exact, with no lag, because every bucket is changed in the
 // transaction that changes what it counts (a click, a referral, a conversion, a payment, a reward).
 //
 // Items:

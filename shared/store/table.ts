@@ -205,7 +205,7 @@ export const keys = {
   /** The provider's plans (interval, name, prices), cached because alerts do not carry them. */
   plan: (acct: string, planId: ProviderId): Key => ({ pk: `A#${acct}#PLAN`, sk: providerIdKey(planId) }),
 
-  // ---- money (MONEY.md) ----
+  // ---- money (docs/design/money.md) ----
   /** The reward ledger: one item per reward (its lifecycle), beside the copy inside its referral. */
   reward: (acct: string, id: string): Key => ({ pk: `A#${acct}#REWARD`, sk: id }),
   rewardCollection: (acct: string) => `A#${acct}#REWARD`,

@@ -1,4 +1,4 @@
-// The dashboard's people, login links, sessions and the account's API key records (DASHBOARD.md).
+// The dashboard's people, login links, sessions and the account's API key records (docs/dashboard.md).
 //
 // Items:
 // - team member   `A#<acct>#TEAM` / `<tm_id>`: email, role, created_at, last_login_at;

@@ -1,6 +1,6 @@
 // Paddle Billing as a BillingProvider (shared/billing/port.ts), bound to one account's settings.
 //
-// Credits (PROVIDERS.md "Credits for the referrer"; reference 1.7): Paddle Billing cannot credit a card
+// Credits (docs/design/providers.md "Credits for the referrer"): Paddle Billing cannot credit a card
 // subscription directly, so a credit is a Refloop discount: flat, in the subscription's currency,
 // `recur: true`, `maximum_recurring_intervals: 1`, set on the referrer's subscription from the next
 // billing period. A Refloop discount is recognised by its custom_data {refloop: "credit",

@@ -1,8 +1,8 @@
 // Paddle Billing webhook signature (`Paddle-Signature: ts=<unix seconds>;h1=<hex>`): h1 is the hex
 // HMAC-SHA256 of `<ts>:<raw body>` under the notification destination's secret (`pdl_ntfset_…`).
-// Reference: ../shared/reference/providers-billing-stripe.md section 1.4 (fixtures P1, P2).
+// See docs/design/providers.md "Signatures" (fixtures P1, P2: test/unit/paddle-billing-signature.test.ts).
 //
-// Decisions (PROVIDERS.md "Webhook intake"):
+// Decisions (docs/design/providers.md "Webhook intake"):
 // - Any `h1` that matches is enough (several can appear, e.g. during a secret rotation); each comparison
 //   is constant-time. Other keys (`h2=…`) are ignored, as the official SDK does.
 // - The timestamp may be at most 300 s from the injected clock, in either direction. The official Node

@@ -1,7 +1,7 @@
 // Paddle Billing wire types (API version 1): the fields Refloop reads or the emulator writes, as Paddle
 // sends them (snake_case, amounts as strings of minor units, RFC 3339 instants with microseconds).
 // Shared by the events parser, the API client and the emulator, so the three cannot drift apart.
-// Reference: ../shared/reference/providers-billing-stripe.md section 1.
+// How Refloop reads them: docs/providers/paddle-billing.md and docs/design/providers.md "Ids and shapes".
 
 export type Instant = string;
 /** Integer minor units as a decimal string, e.g. "65215". */

@@ -1,6 +1,6 @@
 // Paddle Classic alerts, after `verifyPaddleSignature`, turned into what the subscription-sync worker
 // applies: a patch of the subscription copy and, for payment alerts, the payment. Pure, no I/O.
-// Field lists: ../shared/reference/paddle-classic.md 1.2-1.8.
+// Value formats: docs/design/providers.md "Paddle Classic".
 //
 // - Every value arrives as a string. A field goes into the patch only when it is present and well formed
 //   (an empty string counts as absent); a malformed optional field is left out, not guessed.

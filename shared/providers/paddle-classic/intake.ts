@@ -1,4 +1,4 @@
-// Webhook intake for Paddle Classic alerts (API-CONTRACT "Provider webhooks").
+// Webhook intake for Paddle Classic alerts (docs/design/api-contract.md "Provider webhooks").
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { DetailError, NotFoundError, PermissionDeniedError } from '../../domain/errors';
 import { isAccountId } from '../../domain/ids';

@@ -1,6 +1,6 @@
 // Paddle Classic `p_signature`: RSA PKCS#1 v1.5 over SHA-1 of the PHP-serialized, key-sorted alert
 // fields (every field except `p_signature`, values exactly as decoded from the form body).
-// See ../shared/reference/paddle-classic.md section 2. No dependency: node:crypto does RSA/SHA-1 and
+// See docs/design/providers.md "Signatures". No dependency: node:crypto does RSA/SHA-1 and
 // the serialization of a flat string map is a dozen lines.
 import { createSign, createVerify, type KeyObject } from 'node:crypto';
 

@@ -1,6 +1,6 @@
 // Stripe as a BillingProvider (shared/billing/port.ts), bound to one account's settings.
 //
-// Credits (PROVIDERS.md "Credits for the referrer"; reference 2.6): a NEGATIVE customer balance transaction
+// Credits (docs/design/providers.md "Credits for the referrer"): a NEGATIVE customer balance transaction
 // on the subscription's customer, in the subscription's currency; Stripe applies the balance to the next
 // finalized invoice in that currency. Credits stack (several rewards are several transactions), so
 // CreditRequest.combined is ignored. Exactly once per reward:

@@ -1,9 +1,9 @@
 // Stripe webhook signature (`Stripe-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>…][,v0=<hex>]`): v1 is
 // the hex HMAC-SHA256 of `<t>.<raw body>` under the endpoint's signing secret (`whsec_…`, used as is, the
 // whole string is the key, as the official SDKs do).
-// Reference: ../shared/reference/providers-billing-stripe.md section 2.3 (fixture S1).
+// See docs/design/providers.md "Signatures" (fixture S1: test/unit/stripe-signature.test.ts).
 //
-// Decisions (PROVIDERS.md "Webhook intake"):
+// Decisions (docs/design/providers.md "Webhook intake"):
 // - Only `v1` is checked (`v0` and any other scheme are ignored, as the official SDKs do). Any `v1` that
 //   matches is enough: Stripe sends one per active secret while a secret is being rolled. Each comparison
 //   is constant-time and there is no early exit.

@@ -2,7 +2,7 @@
 // sends them (snake_case, `object` on every object, integer amounts in Stripe's unit for the currency,
 // lower-case currencies, unix seconds). Shared by the events parser, the API client and the emulator, so
 // the three cannot drift apart; the official `stripe` package checks the emulator in the tests.
-// Reference: ../shared/reference/providers-billing-stripe.md section 2.
+// How Refloop reads them: docs/providers/stripe.md and docs/design/providers.md "Ids and shapes".
 //
 // Also here: form encoding (Stripe's request bodies and queries, `a[b][c]=v`), and Stripe's amount units
 // (its own zero-decimal list) converted to and from the port's minor units.
