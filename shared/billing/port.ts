@@ -2,7 +2,7 @@
 // settlement, credits, coupons, refunds, background sync) need from a payment provider, in normalized facts.
 // Each provider (shared/providers/<kind>/) implements it; the flows import only this file.
 //
-// Contract: ../shared/design/PROVIDERS.md. Shape: ../shared/design/STRUCTURE-NEXT.md.
+// The rules: docs/design/providers.md ("The port"); the layers: docs/design/architecture.md ("Layers").
 //
 // Conventions:
 // - Amounts are integers in the currency's minor unit (cents for USD, yen for JPY); currencies are ISO 4217
