@@ -1,4 +1,4 @@
-// Commission terms and amounts (MONEY.md "Commission terms").
+// Commission terms and amounts (docs/design/money.md "Commission terms").
 import type { FieldErrors } from './errors';
 import type { CommissionType } from './models';
 import { formatInCurrency, minorUnitCents } from './currency';
