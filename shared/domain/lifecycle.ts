@@ -1,4 +1,4 @@
-// The reward lifecycle and payouts (MONEY.md), as pure rules. The store writes what these decide.
+// The reward lifecycle and payouts (docs/design/money.md), as pure rules. The store writes what these decide.
 //
 // Rewards:
 // - commission: `pending` (for the referral's hold, `approves_at`) -> `approved` (by the scheduled job, or
