@@ -11,7 +11,7 @@ export interface CampaignTerms {
   commission_currency: string;
   commission_months: number | null;
   reward_threshold: number;
-  /** MONEY.md: `fixed` (commission_amount per payment) or `percentage` (commission_percent of its amount excluding tax). */
+  /** docs/design/money.md "Commission terms": `fixed` (commission_amount per payment) or `percentage` (commission_percent of its amount excluding tax). */
   commission_type: CommissionType;
   /** Hundredths of a percent (1..10000 = 0.01%..100%); 0 for a fixed commission. */
   commission_percent: number;
@@ -98,7 +98,7 @@ export interface Member {
   conversions: number;
   credit_earned: number;
   commission_earned: number;
-  /** Cents of commission by lifecycle status (MONEY.md); voided ones are in none. */
+  /** Cents of commission by lifecycle status (docs/design/money.md); voided ones are in none. */
   commission_pending: number;
   commission_approved: number;
   commission_paid: number;
@@ -175,7 +175,7 @@ export interface Referral {
   approval?: ApprovalMode;
 }
 
-/** Which reward a referral made in `campaign` earns (API-CONTRACT "Campaigns"). */
+/** Which reward a referral made in `campaign` earns (docs/design/api-contract.md "Campaigns"). */
 export function referralTerms(campaign: (CampaignTerms & Partial<DiscountTerms>) | null): Pick<
   Referral,
   'reward_type' | 'reward_amount' | 'reward_threshold' | 'commission_months' | 'currency' | 'referred_discount' | 'reward_percent' | 'hold_days' | 'approval'
