@@ -1,4 +1,4 @@
-// Reward rules (API-CONTRACT "Rewards", "Campaigns"): which rewards a referral has earned from the
+// Reward rules (docs/design/api-contract.md "Rewards", "Campaigns"): which rewards a referral has earned from the
 // payments of the subscription it converted to. Pure: the caller loads the referral's terms, the
 // subscription's payments and the rewards already stored, and writes whatever this plans (one reward per
 // (referral, payment), enforced again by the store).
