@@ -1,4 +1,4 @@
-// An account's Paddle Billing connection: what `account set-paddle-billing` stores (PROVIDERS.md
+// An account's Paddle Billing connection: what `account set-paddle-billing` stores (docs/design/providers.md
 // "Connecting an account"). The API key and the webhook secret are secrets: stored in their own item like
 // Classic's auth code, never echoed, logged or returned.
 import { DEFAULT_API_URL, SANDBOX_API_URL } from './client';
