@@ -1,6 +1,6 @@
 // Paddle Classic behind the payment-provider port (shared/billing/port.ts).
 //
-// The flows move onto the port one at a time (../shared/design/STRUCTURE-NEXT.md); this adapter grows with
+// The flows move onto the port one at a time (docs/design/providers.md "The port"); this adapter grows with
 // them. `ClassicProvider` is the part of `BillingProvider` Classic implements today: the referred-user coupon,
 // the referrer's credits (one-off negative modifiers), checkout resolution (the order lookup) and one
 // subscription's lookup (the user, its plan through the cached plan list). The rest (the background sync's
