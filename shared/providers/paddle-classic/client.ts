@@ -95,7 +95,7 @@ export const SUBSCRIPTION_NOT_FOUND = 119;
 export const MODIFIER_NOT_FOUND = 123;
 /** Deleting a modifier that a payment has already billed. */
 export const MODIFIER_ALREADY_BILLED = 124;
-/** create_coupon with a code that exists (paddle-classic.md 3.1: 127-133 are the coupon validations). */
+/** create_coupon with a code that exists (Paddle's codes 127-133 are the coupon validations; docs/design/providers.md "Paddle Classic"). */
 export const DUPLICATE_COUPON_CODE = 132;
 
 export interface CouponRequest {
