@@ -1,4 +1,4 @@
-// An account's Stripe connection: what `account set-stripe` stores (PROVIDERS.md "Connecting an account").
+// An account's Stripe connection: what `account set-stripe` stores (docs/design/providers.md "Connecting an account").
 // The key and the webhook signing secret are secrets: stored in their own item like Classic's auth code,
 // never echoed, logged or returned.
 import { DEFAULT_API_URL } from './client';
