@@ -63,7 +63,7 @@ export const TAGS: Record<string, string> = {
   Reports: 'What the programme did over time: clicks, referrals, conversions, revenue, rewards and payouts.',
   Payouts: 'What members are owed, batches with their PayPal / Wise / CSV files, and marking them paid.',
   Browser: 'The browser script and the public endpoints it calls with the publishable key.',
-  Dashboard: 'Login by emailed link, sessions, the team and its roles, API keys and the account settings (DASHBOARD.md). The team, API keys and the provider connection need a dashboard session: an API key cannot change them.',
+  Dashboard: 'Login by emailed link, sessions, the team and its roles, API keys and the account settings (docs/dashboard.md). The team, API keys and the provider connection need a dashboard session: an API key cannot change them.',
   'Member portal':
     "A page where a member sees their link, terms, referrals, rewards and payouts, embeddable in your app (`/js/refloop-embed.js`). Your backend asks for a single-use portal URL with the API key; the portal then calls /portal/v1/ with a 60-minute portal session of that member only.",
   'Provider webhooks': 'Alerts from the payment provider.',
@@ -389,7 +389,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Browser',
     summary: 'The browser tracking script',
     description:
-      'Install with one script element in your pages: `src` this URL, `data-key` the publishable key (`rfl_pub_...`), `async`. No authentication; cacheable for an hour (ETag, 304 on `If-None-Match`), gzipped when accepted. README "In the browser".',
+      'Install with one script element in your pages: `src` this URL, `data-key` the publishable key (`rfl_pub_...`), `async`. No authentication; cacheable for an hour (ETag, 304 on `If-None-Match`), gzipped when accepted. See docs/browser.md.',
     success: { status: 200, description: 'The script (ES2017, no dependencies).', body: { json: { type: 'string' }, contentType: 'text/javascript' } },
     examples: { response: '/* Refloop browser script */(function(){"use strict";var s=document.currentScript;/* ... */})();' },
   },
