@@ -200,7 +200,7 @@ function webhooks(): Json {
       post: {
         summary: `${type} event`,
         description:
-          'Sent to every enabled endpoint subscribed to this type. Verify `Refloop-Signature` over the raw body (README "Outgoing webhooks"), reject timestamps older than 5 minutes, dedupe on the event id. Any 2xx acknowledges; anything else is retried with exponential backoff for up to 3 days.',
+          'Sent to every enabled endpoint subscribed to this type. Verify `Refloop-Signature` over the raw body (docs/webhooks.md), reject timestamps older than 5 minutes, dedupe on the event id. Any 2xx acknowledges; anything else is retried with exponential backoff for up to 3 days.',
         parameters: [
           { name: 'Refloop-Signature', in: 'header', required: true, description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.<raw body>" keyed with the endpoint secret>`', schema: { type: 'string' } },
           { name: 'Refloop-Event-Id', in: 'header', required: true, schema: { type: 'string' } },
