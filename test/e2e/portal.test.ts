@@ -1,5 +1,5 @@
 // The member portal and its widget in real Chromium (Debian's, through playwright-core), against the local
-// gateway over HTTP on the suite's DynamoDB Local (DASHBOARD.md "Member portal and embeddable widget").
+// gateway over HTTP on the suite's DynamoDB Local (docs/portal.md).
 //
 // Three origins on loopback: the gateway (Refloop), an allowed host app and a host app the account did not
 // allow. Each host app is what README's example is: a server route that asks Refloop for a portal URL with

@@ -238,7 +238,7 @@ FIELDS.UpdateWebhookEndpoint = FIELDS.CreateWebhookEndpoint as string[];
 FIELDS.UpdateCampaign = FIELDS.CreateCampaign as string[];
 FIELDS.UpdateMember = FIELDS.CreateMember as string[];
 FIELDS.ConvertReferralV1 = FIELDS.ConvertReferral as string[];
-// The money routes (MONEY.md).
+// The money routes (docs/design/money.md).
 FIELDS.VoidReward = ['reason', 'status'];
 FIELDS.ApproveReward = ['status', 'reason'];
 FIELDS.CreatePayoutBatch = ['format', 'currency', 'payout_ids', 'id'];
@@ -246,7 +246,7 @@ FIELDS.MarkPayoutPaid = ['paid_at', 'reference', 'status'];
 FIELDS.MarkPayoutBatchPaid = FIELDS.MarkPayoutPaid;
 FIELDS.MarkPayoutFailed = ['reason', 'status'];
 FIELDS.CancelPayout = FIELDS.MarkPayoutFailed;
-// The dashboard (DASHBOARD.md).
+// The dashboard (docs/dashboard.md).
 FIELDS.CreateLoginLink = ['email', 'token', 'account_id'];
 FIELDS.CreateSession = ['token', 'email'];
 FIELDS.InviteTeamMember = ['email', 'role', 'id'];

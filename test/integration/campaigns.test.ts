@@ -728,7 +728,7 @@ describe('GET /v1/campaigns/', () => {
   });
 });
 
-describe('money terms (MONEY.md)', () => {
+describe('money terms (docs/design/money.md)', () => {
   it('stores a percentage commission with its hold, approval and minimum payout, and refuses a percentage out of 0.01..100', async () => {
     const { apiKey } = await newAccount();
     const res = await api('POST', '/v1/campaigns/', { key: apiKey, body: { name: 'Pct', allows_commission: true, commission_type: 'percentage', commission_percent: '12.5', hold_days: 14, approval: 'manual', min_payout: '50' } });

@@ -1,5 +1,5 @@
-// The dashboard's login, sessions, roles, team, API keys and account settings (DASHBOARD.md "Operator
-// login and roles"), through the local gateway over real HTTP (startGateway on port 0, fetch), with the
+// The dashboard's login, sessions, roles, team, API keys and account settings (docs/dashboard.md
+// "Logging in", "Roles"), through the local gateway over real HTTP (startGateway on port 0, fetch), with the
 // member-emails worker behind a poller on the local SQS writing .eml files to this file's own outbox.
 //
 // The gateway serves http://127.0.0.1:<port>: the session cookie has no Secure there (loopback http), and

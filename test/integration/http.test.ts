@@ -1,4 +1,4 @@
-// The HTTP layer as a client sees it (API-CONTRACT "Routing", "Authentication", "Request bodies",
+// The HTTP layer as a client sees it (docs/design/api-contract.md "Routing", "Authentication", "Request bodies",
 // "Lists and pagination", "Failures"): authentication on every route, 404/405, trailing slashes,
 // body parsing (413/415/400), query validation, and the headers every response carries.
 import { api, type ApiOptions, type ApiResponse } from '../support/api';

@@ -1,4 +1,4 @@
-// The money side (MONEY.md) on real parts: signed webhooks of each provider's emulator through the intake,
+// The money side (docs/design/money.md) on real parts: signed webhooks of each provider's emulator through the intake,
 // the local SQS with the real workers, DynamoDB Local. Percentage commissions, the reward lifecycle
 // (hold, approval, void, refunds before and after payment), payouts (due once the minimum and a payout
 // email are there), batches with their PayPal / Wise / CSV files, mark-paid and mark-failed, the lists with

@@ -219,7 +219,7 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   RecordClickPreflight: () => api('OPTIONS', '/js/v1/clicks/', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } }),
   CreateJsReferral: async () => api('POST', '/js/v1/referrals/', { key: publishableKey, body: { member_code: (await fixtures()).member.code, user_identifier: unique('js-user') } }),
   CreateJsReferralPreflight: () => api('OPTIONS', '/js/v1/referrals/', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } }),
-  // The dashboard (DASHBOARD.md): login routes, session-only routes, the account's settings.
+  // The dashboard (docs/dashboard.md): login routes, session-only routes, the account's settings.
   CreateLoginLink: () => api('POST', '/auth/login-links/', { body: { email: freshEmail('link') }, sourceIp: LOGIN_IP }),
   CreateSession: async () => {
     const member = await addTeamMember(accountId, freshEmail('login'), 'finance');

@@ -168,7 +168,7 @@ describe('from a signed webhook to a reward', () => {
   });
 });
 
-describe('conversion errors (API-CONTRACT "Referrals")', () => {
+describe('conversion errors (docs/design/api-contract.md "Referrals")', () => {
   let t: Tenant;
   let code: string;
   beforeAll(async () => {

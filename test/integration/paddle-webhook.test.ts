@@ -1,4 +1,4 @@
-// Paddle Classic webhook intake (API-CONTRACT "Provider webhooks"): POST /webhooks/paddle/{account_id}/
+// Paddle Classic webhook intake (docs/design/api-contract.md "Provider webhooks"): POST /webhooks/paddle/{account_id}/
 // verifies p_signature with the account's public key over the exact decoded form fields, queues the
 // alert on provider-events and answers 200; anything that does not verify is a 403 and queues nothing.
 // No pollers run here, so every queued message can be read back with receiveAll.

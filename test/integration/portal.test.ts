@@ -1,4 +1,4 @@
-// The member portal through the real handlers (DASHBOARD.md "Member portal and embeddable widget"): portal
+// The member portal through the real handlers (docs/portal.md): portal
 // links (single use, 10 minutes, the token in the fragment), portal sessions (60 minutes, expiry checked on
 // every read, revocable), the /portal/v1/ API scoped to its member (masked referred users, rewards with the
 // credit's standing, payouts, the member's two settings), the per-session rate limit, the portal page's

@@ -70,7 +70,7 @@ describe('commission refunds', () => {
       refund_id: alertId,
       reversed_at: null,
       note: expect.stringContaining('100.00%'),
-      // Refunded in full before it was paid: the commission and its clawback are voided (MONEY.md).
+      // Refunded in full before it was paid: the commission and its clawback are voided (docs/design/money.md "Clawbacks").
       status: 'voided',
       approves_at: null,
       approved_at: null,

@@ -1,8 +1,8 @@
 // Round trips per endpoint (issue 4, item 1). Every route of functions/routes.ts is driven through its
 // happy path by the real handlers, with the DynamoDB calls recorded (shared/store/instrumentation.ts),
 // the Paddle emulator's API calls counted and the SQS messages it queued drained and counted. A route
-// fails when it needs more sequential DynamoDB round trips than ARCHITECTURE.md section 3 allows, more
-// calls in all than the README's round-trip table lists, or more provider calls / SQS sends.
+// fails when it needs more sequential DynamoDB round trips than docs/design/architecture.md "Round-trip budgets"
+// allows, more calls in all than docs/data-model.md "Round trips per request" lists, or more provider calls / SQS sends.
 //
 // Budgets are for a WARM container: the API key is resolved from the container's cache (the
 // architecture's "API key -> account: 1 (cached)"), so this file turns the auth cache on (the suite runs
@@ -46,9 +46,9 @@ import { nowSeconds } from '../../shared/store/ops';
 import { startTestQueues, type TestQueues } from '../support/queues';
 
 interface Budget {
-  /** Sequential DynamoDB round trips (ARCHITECTURE.md section 3). */
+  /** Sequential DynamoDB round trips (docs/design/architecture.md "Round-trip budgets"). */
   depth: number;
-  /** DynamoDB calls in all, parallel ones included (README "The table", round-trip table). */
+  /** DynamoDB calls in all, parallel ones included (docs/data-model.md "Round trips per request"). */
   calls: number;
   /** Calls to the payment provider's API. */
   provider: number;
@@ -125,7 +125,7 @@ const BUDGETS: Record<string, Budget> = {
   PaddleWebhook: budget(0, 0, { sends: { 'provider-events': 1 } }),
   PaddleBillingWebhook: budget(0, 0, { sends: { 'provider-events': 1 } }),
   StripeWebhook: budget(0, 0, { sends: { 'provider-events': 1 } }),
-  // Public /js/v1/ endpoints (README "round trips"): at most the per-key and per-IP rate-limit windows,
+  // Public /js/v1/ endpoints (docs/data-model.md "Round trips per request"): at most the per-key and per-IP rate-limit windows,
   // written in parallel (1, once per batch), then the domain's own calls. The script and the CORS
   // preflights touch nothing.
   BrowserScript: budget(0, 0),
@@ -144,7 +144,7 @@ const BUDGETS: Record<string, Budget> = {
   UpdateWebhookEndpoint: budget(3, 3),
   DeleteWebhookEndpoint: budget(2, 2),
   ListWebhookDeliveries: budget(2, 3),
-  // ---- money (MONEY.md) ----
+  // ---- money (docs/design/money.md) ----
   // lists (+ the rate limit beside): 1 Query || the filter's counter GetItem. A filter the partition does
   // not key on (member + status, campaign, type, currency) is a FilterExpression on the same Query.
   ListRewards: budget(1, 3),
@@ -186,7 +186,7 @@ const BUDGETS: Record<string, Budget> = {
   ApiRoot: budget(0, 0),
   Health: budget(0, 0),
 
-  // ---- the dashboard (DASHBOARD.md) ----
+  // ---- the dashboard (docs/dashboard.md) ----
   // Login routes: no credential. A login link: the per-IP window (a limit of 30: every request counted in
   // the item, one conditional UpdateItem), then one SQS send; the worker looks the address up and paces its
   // emails, never the request path (same cost for any address).
@@ -221,7 +221,7 @@ const BUDGETS: Record<string, Budget> = {
   // provider connection: session -> (limit) -> settings + subscriptions counter BatchGet -> one transaction -> the settings' BatchGet.
   SetProviderConnection: budget(5, 5),
 
-  // ---- the member portal (DASHBOARD.md) ----
+  // ---- the member portal (docs/portal.md) ----
   // portal link: (limit) -> one transaction (member check, link, its ref).
   CreatePortalSession: budget(2, 2),
   // revoke: (limit) -> member GetItem || refs Query -> one transaction per link or session (in parallel; two here).
@@ -1008,7 +1008,7 @@ function violations(m: Measured, base: Budget, v: Variant): string[] {
   return out;
 }
 
-describe('DynamoDB round trips per endpoint, happy path, warm caches (ARCHITECTURE.md section 3)', () => {
+describe('DynamoDB round trips per endpoint, happy path, warm caches (docs/design/architecture.md "Round-trip budgets")', () => {
   it('every budget and scenario names a route of functions/routes.ts', () => {
     const names = new Set(routes.map((r) => r.name));
     expect(Object.keys(BUDGETS).filter((n) => !names.has(n))).toEqual([]);

@@ -380,7 +380,7 @@ function checkPage(list: ListCase, c: Cost, matching: number, pageSize: number, 
   if (c.body.results.length !== onPage) problems.push(`${where}: ${c.body.results.length} results, expected ${onPage}`);
   const nested = list.nested(c.body.results);
   const calls = 2 + Math.ceil(nested / BATCH_GET_LIMIT);
-  if (c.depth > list.depth) problems.push(`${where}: ${c.depth} sequential round trips, over the list budget of ${list.depth} (ARCHITECTURE.md section 3) ${detail}`);
+  if (c.depth > list.depth) problems.push(`${where}: ${c.depth} sequential round trips, over the list budget of ${list.depth} (docs/design/architecture.md "Round-trip budgets") ${detail}`);
   if (c.calls.length !== calls) problems.push(`${where}: ${c.calls.length} calls, expected ${calls} (Query, counter, ${nested} nested keys) ${detail}`);
   const queried = Math.min(available, pageSize + 1);
   if (c.queried !== queried) problems.push(`${where}: the Query read ${c.queried} items, expected ${queried} ${detail}`);

@@ -422,8 +422,8 @@ describe('subscriptions are read-only', () => {
   });
 });
 
-// Paddle Billing and Stripe name subscriptions, payments and prices with strings (PROVIDERS.md "Ids and
-// shapes"): the API shows them as they are, next to Classic's integers, and accepts them in inputs.
+// Paddle Billing and Stripe name subscriptions, payments and prices with strings (docs/design/providers.md
+// "Ids and shapes"): the API shows them as they are, next to Classic's integers, and accepts them in inputs.
 describe('string provider ids (Paddle Billing, Stripe)', () => {
   it('stores, lists, retrieves and attaches a subscription named `sub_…`, and keeps its price id a string', async () => {
     const { apiKey, accountId } = await newAccount();

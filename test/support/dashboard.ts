@@ -1,4 +1,4 @@
-// Dashboard sessions for integration tests (DASHBOARD.md "Operator login and roles"): a team member of a
+// Dashboard sessions for integration tests (docs/dashboard.md "Roles"): a team member of a
 // given role added through the store, a login token issued for them and traded for a session, as the
 // login-link worker and POST /auth/sessions/ would; and the headers a browser on this site would send.
 import './local-guard';

@@ -1,5 +1,5 @@
-// Jest setupFilesAfterEnv: no Scan and no COUNT query, anywhere in the suite (ARCHITECTURE.md section 3:
-// "`Select=COUNT` and `Scan` never appear in a request path"). Every DynamoDB call made through the
+// Jest setupFilesAfterEnv: no Scan and no COUNT query, anywhere in the suite (docs/design/architecture.md
+// "Round-trip budgets": never a Scan, never a COUNT query on a request path). Every DynamoDB call made through the
 // store's clients (shared/store/client.ts attaches the recorder) is watched from the moment a test file
 // loads; a Scan, or a Query/Scan with Select COUNT, fails the test it ran in (afterEach) or, when it ran
 // in a beforeAll/afterAll hook or a background poller, the file (afterAll).

@@ -1,5 +1,5 @@
-// Paddle billing values: plan descriptors (API-CONTRACT "Subscriptions"), Paddle date-times and money
-// strings (paddle-classic.md 1.2, 4.2).
+// Paddle billing values: plan descriptors (docs/design/api-contract.md "Subscriptions"), Paddle
+// date-times and money strings (docs/design/providers.md "Paddle Classic").
 import { daysInMonth, decimalToCents, paddleDateTimeToUnixMs, planDescriptor } from '../../shared/domain/billing';
 
 describe('planDescriptor', () => {

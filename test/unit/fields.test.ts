@@ -1,4 +1,4 @@
-// validate() with the request-body schemas (API-CONTRACT "Request bodies"): DRF messages, every field's
+// validate() with the request-body schemas (docs/design/api-contract.md "Request bodies"): DRF messages, every field's
 // error at once, unknown and read-only keys dropped, coercions of booleans, decimals and currencies.
 import { parseSubscriptionId } from '../../shared/schemas/member';
 import { providerIdKey } from '../../shared/store/table';
@@ -430,7 +430,7 @@ describe('pythonType', () => {
   });
 });
 
-describe('provider ids (PROVIDERS.md "Ids and shapes")', () => {
+describe('provider ids (docs/design/providers.md "Ids and shapes")', () => {
   it('parses Classic integers and digit strings as before, and provider string ids as strings', () => {
     expect(parseSubscriptionId(70001)).toBe(70001);
     expect(parseSubscriptionId(' 70001 ')).toBe(70001);

@@ -1,4 +1,4 @@
-// Decimal amounts (API-CONTRACT "Request bodies"): accepted as a JSON string or number, stored as
+// Decimal amounts (docs/design/api-contract.md "Request bodies"): accepted as a JSON string or number, stored as
 // integer cents, written out with two decimals; DRF DecimalField(max_digits=10, decimal_places=2,
 // min_value=0) messages.
 import { centsToMinor, currencyExponent, minorToCents } from '../../shared/domain/currency';
@@ -148,7 +148,7 @@ describe('formatCents', () => {
   });
 });
 
-describe('provider minor units and Refloop hundredths (PROVIDERS.md "Ids and shapes")', () => {
+describe('provider minor units and Refloop hundredths (docs/design/providers.md "Ids and shapes")', () => {
   it('uses the ISO 4217 exponent: USD as is, JPY times 100, KWD rounded to hundredths, and back', () => {
     expect(currencyExponent('USD')).toBe(2);
     expect(currencyExponent('JPY')).toBe(0);

@@ -51,7 +51,7 @@ describe('OpenAPI document', () => {
   });
 
   it('documents 403 on every write a dashboard session can be refused (its role or its Origin) and on every session-only route', () => {
-    // DASHBOARD.md: a role that may not do it is refused with 403; so is a session's unsafe request
+    // docs/dashboard.md "Roles": a role that may not do it is refused with 403; so is a session's unsafe request
     // without this site's Origin (CSRF), and an API key on a session-only route.
     const refusable = routes.filter((r) => r.auth === 'session' || ((r.auth ?? 'api-key') === 'api-key' && r.method !== 'GET'));
     expect(refusable.length).toBeGreaterThan(25);

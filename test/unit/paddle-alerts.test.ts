@@ -1,4 +1,4 @@
-// parseAlert: verified Paddle Classic alerts (paddle-classic.md 1.2-1.9) normalized into the subscription
+// parseAlert: verified Paddle Classic alerts (docs/design/providers.md "Paddle Classic") normalized into the subscription
 // patch and payment the subscription-sync worker applies. Bodies: Paddle's webhook simulator output and
 // the real signed alerts in test/fixtures/paddle.
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Paddle Billing `Paddle-Signature` (providers-billing-stripe.md 1.4): fixtures P1 (official Node SDK tests)
+// Paddle Billing `Paddle-Signature` (docs/design/providers.md "Signatures"): fixtures P1 (official Node SDK tests)
 // and P2 (official Go SDK tests, a real-format event) verbatim, verified with an injected clock.
 import {
   TOLERANCE_SECONDS,

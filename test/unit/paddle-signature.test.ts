@@ -1,4 +1,4 @@
-// Paddle Classic p_signature (paddle-classic.md section 2): PHP serialize() of the key-sorted fields,
+// Paddle Classic p_signature (docs/design/providers.md "Signatures"): PHP serialize() of the key-sorted fields,
 // RSA PKCS#1 v1.5 over SHA-1. Real alerts signed by a published test key (test/fixtures/paddle).
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';

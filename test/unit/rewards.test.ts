@@ -1,4 +1,4 @@
-// Reward rules (API-CONTRACT "Rewards"): threshold, credit once, commission per payment within
+// Reward rules (docs/design/api-contract.md "Rewards"): threshold, credit once, commission per payment within
 // commission_months, completion, and the payments that do not count.
 import { addMonthsUtc, planRewards, type PaymentRecord, type RewardTerms } from '../../shared/domain/rewards';
 
@@ -335,7 +335,7 @@ describe('partial refunds (issue 11, item 2)', () => {
   });
 });
 
-describe('percentage commissions (MONEY.md)', () => {
+describe('percentage commissions (docs/design/money.md)', () => {
   const percentage = (percent: number) => commission({ reward_amount: 0, reward_percent: percent, commission_months: null });
 
   it('earn that share of each payment excluding tax, rounded half up to the cent', () => {

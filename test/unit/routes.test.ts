@@ -122,7 +122,7 @@ describe('findRoute', () => {
 });
 
 describe('route table', () => {
-  // The dashboard (DASHBOARD.md "Operator login and roles"): its login endpoints live under /auth/ (they take
+  // The dashboard (docs/dashboard.md "Logging in"): its login endpoints live under /auth/ (they take
   // no credential and are not API resources); the team, API keys and the provider connection take only a
   // dashboard session; every other /v1/ route takes a secret API key or a session.
   const LOGIN_ROUTES = ['POST /auth/login-links/', 'POST /auth/sessions/', 'GET /auth/sessions/current/', 'DELETE /auth/sessions/current/'];
@@ -136,7 +136,7 @@ describe('route table', () => {
     'DELETE /v1/api-keys/{id}/',
     'POST /v1/account/provider/',
   ];
-  // The member portal (DASHBOARD.md "Member portal and embeddable widget"): its API is /portal/v1/ and takes
+  // The member portal (docs/portal.md): its API is /portal/v1/ and takes
   // only a portal session; the link's opening takes the link token (no credential, rate limited per IP).
   const PORTAL_ROUTES = ['GET /portal/v1/me/', 'PATCH /portal/v1/me/', 'GET /portal/v1/stats/', 'GET /portal/v1/referrals/', 'GET /portal/v1/rewards/', 'GET /portal/v1/payouts/'];
   // The portal's page takes no credential but reads the account (its embed origins are its frame-ancestors).

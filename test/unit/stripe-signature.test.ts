@@ -1,4 +1,4 @@
-// Stripe `Stripe-Signature` (providers-billing-stripe.md 2.3): fixture S1 (stripe-dotnet's EventUtilityTest
+// Stripe `Stripe-Signature` (docs/design/providers.md "Signatures"): fixture S1 (stripe-dotnet's EventUtilityTest
 // and event_test_signature.json) verbatim, verified with an injected clock; negatives; several v1.
 import { TOLERANCE_SECONDS, computeV1, parseSignatureHeader, signatureHeader, stripeVerifier, verifyStripeSignature } from '../../shared/providers/stripe/signature';
 

@@ -1,4 +1,4 @@
-// The dashboard's people, pure parts (shared/domain/team.ts, DASHBOARD.md "Operator login and roles"): what
+// The dashboard's people, pure parts (shared/domain/team.ts, docs/dashboard.md "Roles"): what
 // each role may do, the session cookie (Secure except on loopback http), the cookie parsing, the token
 // shapes, the login URL, the embed origins' parsing, and the handler's access check (shared/http/handler.ts
 // checkAccess: roles, session-only routes, the CSRF Origin check). The HTTP behaviour end to end is

@@ -35,7 +35,7 @@ const GENERIC: Record<number, string> = {
 
 /**
  * An error body as field errors plus one message: `{"detail": "..."}`, or `{"field": ["msg"]}` with
- * `non_field_errors` for the whole body (Django REST Framework's style, API-CONTRACT.md).
+ * `non_field_errors` for the whole body (Django REST Framework's style, docs/design/api-contract.md).
  */
 export function problemOf(body: unknown, status: number): Problem {
   const fields: Record<string, string[]> = {};

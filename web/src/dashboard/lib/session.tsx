@@ -1,5 +1,5 @@
 // The signed-in operator (GET /auth/sessions/current/) and what their role lets the UI offer.
-// The server enforces the same rules (DASHBOARD.md "Roles"); hiding a control only spares a 403.
+// The server enforces the same rules (docs/dashboard.md "Roles"); hiding a control only spares a 403.
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Role, Session } from '../../api/types';
