@@ -16,30 +16,17 @@
 // no payout email, or not positive), `due` once payable, `processing` once in a batch, then `paid`, or
 // `failed` / `canceled` (its rewards return to approved and join the member's next payout).
 
-import type { ProviderId, Reward, RewardType } from './models';
+import type { Lifecycle, ProviderId, Reward, RewardStatus, RewardType } from './models';
 
-export const REWARD_STATUSES = ['pending', 'approved', 'paid', 'applied', 'voided'] as const;
-export type RewardStatus = (typeof REWARD_STATUSES)[number];
-
-export const VOID_REASONS = ['refunded', 'fraud', 'duplicate', 'manual'] as const;
-export type VoidReason = (typeof VOID_REASONS)[number];
+// The statuses and the lifecycle fields are part of a reward's record (domain/models.ts), so that the
+// records import nothing from the rules; they are exported here too, beside the rules that use them.
+export { REWARD_STATUSES, VOID_REASONS, type Lifecycle, type RewardStatus, type VoidReason } from './models';
 
 export const PAYOUT_STATUSES = ['open', 'due', 'processing', 'paid', 'failed', 'canceled'] as const;
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
 /** Payouts whose rewards may still change (a collecting payout). */
 export const COLLECTING: readonly PayoutStatus[] = ['open', 'due'];
-
-export interface Lifecycle {
-  status: RewardStatus;
-  /** Unix seconds at which a pending commission is approved by the job; null when approval is manual. */
-  approves_at: number | null;
-  approved_at: number | null;
-  paid_at: number | null;
-  voided_at: number | null;
-  void_reason: VoidReason | null;
-  payout_id: string | null;
-}
 
 export const DAY_SECONDS = 86_400;
 

@@ -1,6 +1,5 @@
 // The records the store returns and the domain works with. Amounts are integer cents.
 import { referredDiscount, type DiscountTerms, type ReferredDiscount } from './discounts';
-import type { Lifecycle } from './lifecycle';
 
 export interface CampaignTerms {
   allows_credit: boolean;
@@ -128,6 +127,24 @@ export interface Payment {
 }
 
 export type RewardType = 'credit' | 'commission';
+
+// A reward's lifecycle (its rules are in domain/lifecycle.ts).
+export const REWARD_STATUSES = ['pending', 'approved', 'paid', 'applied', 'voided'] as const;
+export type RewardStatus = (typeof REWARD_STATUSES)[number];
+
+export const VOID_REASONS = ['refunded', 'fraud', 'duplicate', 'manual'] as const;
+export type VoidReason = (typeof VOID_REASONS)[number];
+
+export interface Lifecycle {
+  status: RewardStatus;
+  /** Unix seconds at which a pending commission is approved by the job; null when approval is manual. */
+  approves_at: number | null;
+  approved_at: number | null;
+  paid_at: number | null;
+  voided_at: number | null;
+  void_reason: VoidReason | null;
+  payout_id: string | null;
+}
 
 /** The lifecycle fields (domain/lifecycle.ts) are absent on rewards stored before it existed. */
 export interface Reward extends Partial<Lifecycle> {

@@ -19,10 +19,10 @@ import type { AttributionHints } from '../billing/port';
 import { isEntityId } from '../domain/ids';
 import type { Subscription } from '../domain/models';
 import { ValidationError } from '../domain/errors';
+import { referralIdByCoupon } from '../store/coupons';
 import { SelfReferralError, SubscriptionAssignedError } from '../store/referrals';
 import { forgetUnattributed, recordUnattributed, type UnattributedReason } from '../store/unattributed';
 import { convertToSubscription } from './conversion';
-import { couponSource } from './coupon-attribution';
 import { log } from '../log';
 
 /** Names the referral an event attributes its subscription to, and how. */
@@ -35,6 +35,18 @@ export type AttributionSource = (accountId: string, hints: AttributionHints) => 
 
 export const passthroughSource: AttributionSource = (_accountId, hints) =>
   hints.referralId ? { referralId: hints.referralId, source: 'passthrough' } : null;
+
+/**
+ * Attribution by coupon: an event whose checkout used a referral's coupon code (double-sided campaigns)
+ * names that referral. Looked up through the coupon claim item (one GetItem, no Scan); codes compare
+ * without case.
+ */
+export const couponSource: AttributionSource = async (accountId, hints) => {
+  const code = hints.couponCode?.trim();
+  if (!code) return null;
+  const referralId = await referralIdByCoupon(accountId, code);
+  return referralId === null ? null : { referralId, source: 'coupon' };
+};
 
 const SOURCES: AttributionSource[] = [passthroughSource, couponSource];
 

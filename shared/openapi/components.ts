@@ -72,3 +72,5 @@ export const COMPONENTS = {
   PortalReward: portalRewardResponse,
   PortalPayout: portalPayoutResponse,
 };
+
+export type ComponentName = keyof typeof COMPONENTS;

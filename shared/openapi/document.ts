@@ -8,9 +8,9 @@ import type { Route } from '../../functions/routes';
 import { EVENT_TYPES, type EventType } from '../domain/events';
 import { IDEMPOTENT_METHODS, MAX_KEY_LENGTH } from '../domain/idempotency';
 import { MAX_BODY_BYTES } from '../http/body';
-import { COMPONENTS } from './components';
+import { COMPONENTS, type ComponentName } from './components';
 import { COMPONENT_EXAMPLES, CONVERTED_REFERRAL, ERROR_EXAMPLES, NEW_REFERRAL, pageExample, pathParameterExample } from './examples';
-import { OPERATIONS, TAGS, type BodyRef, type ComponentName, type OperationDoc } from './operations';
+import { OPERATIONS, TAGS, type BodyRef, type OperationDoc } from './operations';
 
 type Json = Record<string, unknown>;
 

@@ -2,7 +2,7 @@
 // Bob subscribes, Alice earns a credit), so the examples of different operations agree with each other.
 // test/unit/openapi.test.ts validates every example against the schema it illustrates (ajv), and
 // Spectral's oas3-valid-*-example rules check them again.
-import type { ComponentName } from './operations';
+import type { ComponentName } from './components';
 
 export const ACCOUNT_ID = '3f9c2a71d04e8b65';
 export const CAMPAIGN_ID = '8f3a21c4';

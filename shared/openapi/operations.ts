@@ -13,12 +13,10 @@ import { createReferralBody } from '../schemas/referral';
 import { createWebhookEndpointBody, updateWebhookEndpointBody } from '../schemas/webhook-endpoint';
 import { createPortalSessionBody, openPortalSessionBody, portalListQuery, portalStatsQuery, updatePortalMeBody } from '../schemas/portal';
 import { apiKeyBody, inviteBody, loginLinkBody, providerBody, roleBody, sessionBody, updateAccountBody } from '../schemas/team';
-import type { COMPONENTS } from './components';
+import type { ComponentName } from './components';
 import { DIAGNOSIS_EXAMPLE, DIAGNOSIS_SCHEMA } from './diagnosis';
 import { diagnosisQuery } from '../schemas/diagnosis';
 import { API_KEY_ID, TEAM_MEMBER_ID, BATCH_ID, PAYOUT_ID, CAMPAIGN_ID, COMPONENT_EXAMPLES, CONVERTED_REFERRAL, NEW_REFERRAL, PADDLE_ALERT_EXAMPLE, REFERRAL_ID, SUBSCRIPTION_ID, USER_IDENTIFIER } from './examples';
-
-export type ComponentName = keyof typeof COMPONENTS;
 
 /** A response body: a component, a page (pagination envelope) of a component, or a literal JSON Schema. */
 export type BodyRef = { component: ComponentName } | { page: ComponentName } | { json: Record<string, unknown>; contentType?: string };
