@@ -2,9 +2,7 @@
 // of a deleted endpoint's deliveries.
 import type { QueueMessages } from '../../shared/queue/queues';
 import { PoisonMessageError, sqsWorker } from '../../shared/queue/worker';
-import { publish } from '../../shared/queue/publish';
-import { PURGE_PAGE, purgeDeliveriesPage } from '../../shared/store/webhooks';
-import { dispatchEvent } from '../../shared/webhooks/fanout';
+import { dispatchEvent, purgeEndpoint } from '../../shared/webhooks/fanout';
 
 export const handler = sqsWorker<QueueMessages['webhook-events']>('webhook-fanout', async (message) => {
   switch (message.kind) {
@@ -12,8 +10,7 @@ export const handler = sqsWorker<QueueMessages['webhook-events']>('webhook-fanou
       await dispatchEvent(message.account_id, message.event_id);
       return;
     case 'purge-endpoint':
-      // A full page: there may be more; go on at once rather than at the next sweep.
-      if ((await purgeDeliveriesPage(message.account_id, message.endpoint_id)) >= PURGE_PAGE) await publish('webhook-events', message);
+      await purgeEndpoint(message.account_id, message.endpoint_id);
       return;
     default:
       throw new PoisonMessageError(`Unknown message kind ${String((message as { kind?: unknown }).kind)}`);

@@ -17,7 +17,7 @@ import { listReferrals } from '../store/referrals';
 import type { PortalSession } from '../store/portal';
 import { dayOf, readDays } from '../store/reports';
 import { keys } from '../store/table';
-import { refreshMemberPayouts } from './payouts';
+import { memberChanged } from './members';
 import { bucketStart, type Interval } from './reports';
 
 const DAY = 86_400;
@@ -98,8 +98,8 @@ async function memberOf<T>(session: PortalSession, read: () => Promise<T>): Prom
 export async function updatePortalMe(session: PortalSession, patch: { payout_email?: string | null | undefined; email_opt_out?: boolean | undefined }) {
   const changes = { ...(patch.payout_email !== undefined ? { payout_email: patch.payout_email } : {}), ...(patch.email_opt_out !== undefined ? { email_opt_out: patch.email_opt_out } : {}) };
   const related = await memberOf(session, () => updateMember(session.accountId, session.memberId, changes));
-  // A payout email given or removed: the member's collecting payouts become due or open at once (as PATCH /v1/members/{id}/ does).
-  const [account] = await Promise.all([accountOf(session), patch.payout_email !== undefined ? refreshMemberPayouts(session.accountId, session.memberId) : null]);
+  // What follows from the change (a payout email given or removed), as after PATCH /v1/members/{id}/.
+  const [account] = await Promise.all([accountOf(session), memberChanged(session.accountId, related.member, changes)]);
   return meView(session, related, account);
 }
 

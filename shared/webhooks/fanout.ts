@@ -3,14 +3,16 @@
 // event id: a redelivered message finds the deliveries created (attribute_not_exists) and sends their
 // messages again (the delivery worker ignores an attempt that is not due), and an event already
 // dispatched is acknowledged.
+//
+// A deleted endpoint's deliveries are removed a page at a time (purgeEndpoint), on the same queue.
 import { clock } from '../domain/clock';
 import type { EventType } from '../domain/events';
-import { publishAll } from '../queue/publish';
+import { publish, publishAll } from '../queue/publish';
 import type { DeliverMessage } from '../queue/queues';
 import { getItem } from '../store/ops';
 import { markEventDispatched } from '../store/outbox';
 import { keys } from '../store/table';
-import { allEndpoints, createDelivery, deliverySk } from '../store/webhooks';
+import { allEndpoints, createDelivery, deliverySk, PURGE_PAGE, purgeDeliveriesPage } from '../store/webhooks';
 
 export async function dispatchEvent(accountId: string, eventId: string): Promise<{ deliveries: number }> {
   const item = await getItem(keys.event(accountId, eventId));
@@ -25,4 +27,12 @@ export async function dispatchEvent(accountId: string, eventId: string): Promise
   if (messages.length > 0) await publishAll('webhook-deliveries', messages);
   await markEventDispatched(accountId, eventId);
   return { deliveries: messages.length };
+}
+
+/**
+ * Removes a page of a deleted endpoint's deliveries. A full page means there may be more: the purge is
+ * queued again at once rather than left to the next sweep (shared/webhooks/sweep.ts).
+ */
+export async function purgeEndpoint(accountId: string, endpointId: string): Promise<void> {
+  if ((await purgeDeliveriesPage(accountId, endpointId)) >= PURGE_PAGE) await publish('webhook-events', { kind: 'purge-endpoint', account_id: accountId, endpoint_id: endpointId });
 }
