@@ -13,15 +13,15 @@ import { errorFields, log } from '../../shared/log';
 import { resetClients } from '../../shared/store/client';
 import { resetSecrets } from '../../shared/secrets';
 import { recordServiceSecretsKey } from '../../shared/secrets/fingerprint';
-import type { ProviderKind } from '../../shared/billing/port';
+import type { ProviderKind } from '../../shared/billing/registry';
 import { ProviderSwitchRefusedError, saveProviderConnection, type ProviderConnection } from '../../shared/store/provider';
-import { startPaddleBillingEmulator, type PaddleBillingEmulator } from './emulators/paddle-billing';
-import { startStripeEmulator, type StripeEmulator } from './emulators/stripe';
-import { PROVIDER_KINDS } from '../../shared/billing/port';
+import { LOCAL_KEYS as BILLING_LOCAL_KEYS, startEmulator as startPaddleBillingEmulator, type PaddleBillingEmulator } from './emulators/paddle-billing';
+import { LOCAL_KEYS as STRIPE_LOCAL_KEYS, startEmulator as startStripeEmulator, type StripeEmulator } from './emulators/stripe';
+import { PROVIDER_KINDS } from '../../shared/billing/registry';
 import { startDynamoLocal } from './dynamodb';
 import { startGateway } from './gateway';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file';
-import { startPaddleEmulator, type PaddleEmulator } from './emulators/paddle-classic';
+import { startEmulator as startPaddleEmulator, type PaddleEmulator } from './emulators/paddle-classic';
 import { runScheduledJob, startPollers, startSchedules } from './pollers';
 import { setQueueEnvironment, startLocalSqs } from './sqs';
 
@@ -125,10 +125,10 @@ export async function demoLoginLink(runtime: Pick<LocalRuntime, 'url' | 'demo' |
 
 /** The local emulators' keys (not secrets: they only open the emulators on this machine). */
 export const LOCAL_SECRETS = {
-  billingApiKey: 'pdl_sdbx_apikey_local_emulator',
-  billingWebhookSecret: 'pdl_ntfset_local_emulator',
-  stripeSecretKey: 'sk_test_local_emulator',
-  stripeWebhookSecret: 'whsec_local_emulator',
+  billingApiKey: BILLING_LOCAL_KEYS.apiKey,
+  billingWebhookSecret: BILLING_LOCAL_KEYS.webhookSecret,
+  stripeSecretKey: STRIPE_LOCAL_KEYS.secretKey,
+  stripeWebhookSecret: STRIPE_LOCAL_KEYS.webhookSecret,
 } as const;
 
 function demoProviderFromEnv(): ProviderKind {
@@ -190,7 +190,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     stops.push(async () => resetQueueClient());
     // The Paddle emulator stands in for vendors.paddle.com and checkout.paddle.com; its state and key
     // pair persist in DATA_DIR so a restart keeps the demo's subscriptions and signatures valid.
-    const paddle = await startPaddleEmulator({ port: options.paddlePort ?? 8025, dataFile: join(dataDir, 'paddle-emulator.json') });
+    const paddle = (await startPaddleEmulator({ port: options.paddlePort ?? 8025, dataDir })).handle;
     stops.push(paddle.stop);
     const pollers = startPollers({ endpoint: sqs.endpoint, queueUrls: sqs.queueUrls, dlqUrls: sqs.dlqUrls });
     stops.push(pollers.stop);
@@ -199,9 +199,9 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
 
     // Paddle Billing's and Stripe's emulators keep their state in memory; their keys are fixed, so a
     // demo account connected to them keeps working across restarts (emulator values, not real secrets).
-    const paddleBilling = await startPaddleBillingEmulator({ port: options.paddleBillingPort ?? 8026, apiKey: LOCAL_SECRETS.billingApiKey, webhookSecret: LOCAL_SECRETS.billingWebhookSecret, webhookUrl: null });
+    const paddleBilling = (await startPaddleBillingEmulator({ port: options.paddleBillingPort ?? 8026 })).handle;
     stops.push(paddleBilling.stop);
-    const stripe = await startStripeEmulator({ port: options.stripePort ?? 12111, secretKey: LOCAL_SECRETS.stripeSecretKey, webhookSecret: LOCAL_SECRETS.stripeWebhookSecret, webhookUrl: null });
+    const stripe = (await startStripeEmulator({ port: options.stripePort ?? 12111 })).handle;
     stops.push(stripe.stop);
 
     const { demo, created } = await ensureDemoAccount(dataDir, options.demoOwnerEmail ?? (process.env.DEMO_OWNER_EMAIL || 'owner@example.com'));
