@@ -1,0 +1,109 @@
+// The provider emulators are development tools (infra/local/emulators/README.md): no production bundle
+// carries them. From every Lambda entry (the `entry` of each line of functions/routes.ts and
+// functions/workers.ts), every other file under functions/ and every file under shared/, the imports are
+// followed through the repository's files (static imports, re-exports, `import type`, and `import()` or
+// `require()` with a literal specifier, which a bundler follows too); none may reach infra/local/ (the
+// emulators and the rest of `npm start`'s runtime). A failure prints the chain of imports that got there.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import ts from 'typescript';
+import { routes } from '../../functions/routes';
+import { scheduledJobs, workers } from '../../functions/workers';
+
+const ROOT = join(__dirname, '..', '..');
+const FORBIDDEN = 'infra/local/';
+
+/** The .ts files under a repository folder (tests and declaration files aside). */
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(ROOT, dir)).sort()) {
+    const child = `${dir}/${name}`;
+    if (statSync(join(ROOT, child)).isDirectory()) {
+      if (name !== 'node_modules') out.push(...filesUnder(child));
+    } else if (/\.tsx?$/.test(name) && !/\.(test|d)\.tsx?$/.test(name)) out.push(child);
+  }
+  return out;
+}
+
+/** The module specifiers a file names: imports, re-exports, import types, literal import() and require(). */
+function specifiers(path: string): string[] {
+  const file = ts.createSourceFile(path, readFileSync(join(ROOT, path), 'utf8'), ts.ScriptTarget.ES2022, false, path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const out: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      out.push(node.moduleSpecifier.text);
+    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression)) {
+      out.push(node.moduleReference.expression.text);
+    } else if (ts.isCallExpression(node) && (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))) {
+      const [argument] = node.arguments;
+      if (argument && ts.isStringLiteralLike(argument)) out.push(argument.text);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      out.push(node.argument.literal.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return out;
+}
+
+/** The repository file a relative specifier names (packages and unresolvable names: null). */
+function resolve(from: string, specifier: string): string | null {
+  if (!specifier.startsWith('.')) return null;
+  const base = posix.normalize(posix.join(posix.dirname(from), specifier));
+  const candidates = [base, `${base}.ts`, `${base}.tsx`, `${base}/index.ts`, `${base}/index.tsx`, base.replace(/\.js$/, '.ts')];
+  return candidates.find((c) => /\.tsx?$/.test(c) && existsSync(join(ROOT, c)) && statSync(join(ROOT, c)).isFile()) ?? null;
+}
+
+/**
+ * Every repository file reachable from `starts`, each with the file that first imported it (breadth
+ * first, so the chain back to a start is a shortest one).
+ */
+function reachable(starts: string[]): Map<string, string | null> {
+  const parent = new Map<string, string | null>(starts.map((s) => [s, null]));
+  const queue = [...starts];
+  while (queue.length > 0) {
+    const file = queue.shift() as string;
+    for (const specifier of specifiers(file)) {
+      const to = resolve(file, specifier);
+      if (to && !parent.has(to)) {
+        parent.set(to, file);
+        queue.push(to);
+      }
+    }
+  }
+  return parent;
+}
+
+function chain(parent: Map<string, string | null>, file: string): string {
+  const steps = [file];
+  for (let at = parent.get(file); at; at = parent.get(at)) steps.unshift(at);
+  return steps.join(' -> ');
+}
+
+const lambdaEntries = [...new Set([...routes, ...workers, ...scheduledJobs].map((r) => r.entry))].sort();
+
+describe('the emulators stay out of production code', () => {
+  it('every Lambda entry of the route and worker tables is a file this test walks from', () => {
+    expect(lambdaEntries.length).toBeGreaterThan(20);
+    for (const entry of lambdaEntries) expect({ entry, exists: existsSync(join(ROOT, entry)) }).toEqual({ entry, exists: true });
+  });
+
+  it('no Lambda entry, functions/ file or shared/ file reaches infra/local/ through its imports', () => {
+    const starts = [...new Set([...lambdaEntries, ...filesUnder('functions'), ...filesUnder('shared')])];
+    const parent = reachable(starts);
+    const offending = [...parent.keys()].filter((file) => file.startsWith(FORBIDDEN)).map((file) => chain(parent, file));
+    expect(offending).toEqual([]);
+  });
+
+  it('the walk follows folder imports, index files and re-exports (the tests reach every emulator ledger)', () => {
+    const parent = reachable(['test/support/provider-harness.ts']);
+    for (const kind of ['paddle-classic', 'paddle-billing', 'stripe']) {
+      expect(parent.has(`infra/local/emulators/${kind}/ledger.ts`)).toBe(true);
+    }
+  });
+
+  it('no emulator is left beside the production adapters', () => {
+    const stray = filesUnder('shared').filter((file) => /(^|\/)emulators?(\/|\.ts$|-)/.test(file));
+    expect(stray).toEqual([]);
+  });
+});
