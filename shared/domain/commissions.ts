@@ -1,7 +1,7 @@
 // Commission terms and amounts (docs/design/money.md "Commission terms").
 import type { FieldErrors } from './errors';
 import type { CommissionType } from './models';
-import { formatInCurrency, minorUnitCents } from './currency';
+import { formatInCurrency, minorUnitCents, roundToMinorUnit } from './currency';
 import { maxRewardCents } from './money-limits';
 
 /** Field errors of a campaign's commission terms (a percentage commission needs 0.01..100). */
@@ -56,4 +56,43 @@ export function percentOf(amountCents: number, percent: number, unitCents = 1): 
   if (amountCents <= 0 || percent <= 0) return 0;
   const per = 10_000 * unitCents;
   return Math.floor((amountCents * percent + per / 2) / per) * unitCents;
+}
+
+/** What a reward rule sees of one payment that earns a reward. */
+export interface RewardRuleInput {
+  type: 'credit' | 'commission';
+  /** The campaign's terms as the referral carries them (shared/domain/rewards.ts RewardTerms). */
+  terms: { reward_amount: number; reward_percent?: number | null };
+  currency: string;
+  /** Cents, tax included; `tax`: the cents of tax in it. */
+  payment: { amount: number; tax?: number };
+  /** The referring member as loaded with the referral (null when it was deleted or not loaded). */
+  member: { conversions: number } | null;
+}
+
+/**
+ * One way of computing a reward's amount: cents, or null when the rule does not apply (the next rule of
+ * the list decides). The list is ordered; shared/flows/settlement/plan.ts holds the one in use.
+ */
+export type RewardRule = (input: RewardRuleInput) => number | null;
+
+/** A percentage commission: `reward_percent` of the payment excluding tax, rounded half up to what the currency pays. */
+export const percentageCommission: RewardRule = ({ type, terms, currency, payment }) =>
+  type === 'commission' && terms.reward_percent !== undefined && terms.reward_percent !== null
+    ? percentOf(payment.amount - Math.max(0, payment.tax ?? 0), terms.reward_percent, minorUnitCents(currency))
+    : null;
+
+/** A fixed amount (a credit, or a fixed commission), rounded to what the currency can pay (whole yen in JPY). */
+export const fixedAmount: RewardRule = ({ terms, currency }) => roundToMinorUnit(terms.reward_amount, currency);
+
+/** The rules a reward's amount comes from, first match wins. */
+export const DEFAULT_REWARD_RULES: readonly RewardRule[] = [percentageCommission, fixedAmount];
+
+/** The amount the first applicable rule gives (0 when none applies). */
+export function rewardAmount(rules: readonly RewardRule[], input: RewardRuleInput): number {
+  for (const rule of rules) {
+    const amount = rule(input);
+    if (amount !== null) return amount;
+  }
+  return 0;
 }

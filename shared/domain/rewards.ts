@@ -31,10 +31,10 @@
 // - A payment above the sanity limit (domain/money-limits.ts maxPaymentCents) counts like any other, but
 //   the reward it earns is `held` for an operator's review.
 // - `rewards` lists only the new rewards, in payment order.
-import { compareProviderIds, type ProviderId } from './models';
+import { compareProviderIds, type ProviderId, type Reward } from './models';
 import { daysInMonth } from './billing';
-import { percentOf } from './commissions';
-import { minorUnitCents, roundToMinorUnit } from './currency';
+import { DEFAULT_REWARD_RULES, rewardAmount, type RewardRule } from './commissions';
+import { initialLifecycle } from './lifecycle';
 import { maxPaymentCents, paymentAboveMaximum } from './money-limits';
 
 export interface PaymentRecord {
@@ -94,20 +94,28 @@ export function planRewards(
   terms: RewardTerms,
   payments: PaymentRecord[],
   existing: { payment_id: ProviderId }[],
-  opts: { subscriptionDeleted: boolean; now: number; refunds?: RefundAmount[] },
+  opts: {
+    subscriptionDeleted: boolean;
+    now: number;
+    refunds?: RefundAmount[];
+    /** How an amount is computed (shared/domain/commissions.ts); the default: percentage, else fixed. */
+    rules?: readonly RewardRule[];
+    /** The referring member, for rules that look at it. */
+    member?: { conversions: number } | null;
+  },
 ): RewardPlan {
   const type = terms.reward_type;
   if (type === null) return { rewards: [], completed: true };
   const currency = terms.currency;
   const counted = currency === null ? [] : countedPayments(payments, currency, opts.refunds ?? []);
   const trigger = triggerIndex(counted, terms.reward_threshold);
-  const percent = type === 'commission' ? (terms.reward_percent ?? null) : null;
+  const rules = opts.rules ?? DEFAULT_REWARD_RULES;
   const reward = (payment: CountedPayment): PlannedReward => ({
     ...(payment.amount > maxPaymentCents(currency as string) ? { held: paymentAboveMaximum(payment.id, payment.amount, currency as string) } : {}),
     payment_id: payment.id,
     type,
-    // Rounded to what the currency can pay (whole yen in JPY: domain/currency.ts), here where it is computed.
-    amount: percent === null ? roundToMinorUnit(terms.reward_amount, currency as string) : percentOf(payment.amount - Math.max(0, payment.tax ?? 0), percent, minorUnitCents(currency as string)),
+    // Rounded to what the currency can pay (whole yen in JPY: domain/currency.ts) by the rule that computes it.
+    amount: rewardAmount(rules, { type, terms, currency: currency as string, payment, member: opts.member ?? null }),
     currency: currency as string,
   });
 
@@ -202,4 +210,29 @@ export function addMonthsUtc(unixSeconds: number, months: number): number {
   );
   result.setUTCFullYear(year, month, day);
   return result.getTime() / 1000;
+}
+
+/**
+ * The reward as it is stored inside its referral when `planned` is written at `now`: every reward starts
+ * pending (domain/lifecycle.ts) and a commission carries its approval time. Held for review (its payment is
+ * above the sanity limit): no approval time, so only an operator approves it (or voids it); a credit with a
+ * note is never applied (shared/flows/settlement/act.ts); and the member is not told of it (no reward
+ * notice is queued).
+ */
+export function newReward(planned: PlannedReward, id: string, now: number, terms: { hold_days?: number; approval?: 'auto' | 'manual' }): Reward & { email_queued?: true } {
+  return {
+    id,
+    type: planned.type,
+    amount: planned.amount,
+    currency: planned.currency,
+    created_at: now,
+    payment_id: planned.payment_id,
+    ...definedOnly({ ...initialLifecycle(planned.type, now, terms), ...(planned.held !== undefined ? { approves_at: null } : {}) }),
+    ...(planned.held !== undefined ? { note: planned.held, email_queued: true as const } : {}),
+  };
+}
+
+/** The non-null fields of `o` (a stored reward carries no null lifecycle fields). */
+export function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
 }

@@ -52,9 +52,28 @@ async function recordClawbackChunk(accountId: string, referral: Referral, planne
   const now = Math.floor(Date.now() / 1000);
   const txn = new MoneyTxn(accountId);
   if (!memberExists) txn.memberGone(referral.member_id);
+  const added = await addClawbacks(txn, referral, planned, now);
+  const after: Referral = { ...referral, rewards: [...referral.rewards, ...added] };
+  txn.referralAppend(referral.id, referral.rewards.length, added);
+  added.forEach((_r, i) => txn.addReward(ledgerFromReferral(after, referral.rewards.length + i)));
+  try {
+    await transact(txn.build());
+  } catch (err) {
+    if (err instanceof ConditionsFailedError) throw new RewardRaceError();
+    throw err;
+  }
+  return after;
+}
+
+/**
+ * What `planned` clawbacks of rewards stored in `referral` change, added to `txn`: the voids and payout
+ * moves they cause (reading the payouts involved), and their events. Returns the clawbacks to append
+ * after `referral.rewards`: the append and their ledger items are the caller's (one referral write).
+ */
+export async function addClawbacks(txn: MoneyTxn, referral: Referral, planned: PlannedClawback[], now: number): Promise<Reward[]> {
+  const accountId = txn.accountId;
   const added: Reward[] = [];
   const all = (): Reward[] => [...referral.rewards, ...added];
-  const after = (): Referral => ({ ...referral, rewards: all() });
   const payouts = new Map<string, Payout | null>();
   const payoutOf = async (id: string | null) => {
     if (id === null) return null;
@@ -118,15 +137,7 @@ async function recordClawbackChunk(accountId: string, referral: Referral, planne
     const payout = changeCollecting(txn, t, { add: attach, remove: detach }, now);
     for (const r of added) if (r.payout_id === PENDING_PAYOUT) r.payout_id = payout.id;
   }
-  txn.referralAppend(referral.id, referral.rewards.length, added);
-  added.forEach((_r, i) => txn.addReward(ledgerFromReferral(after(), referral.rewards.length + i)));
-  try {
-    await transact(txn.build());
-  } catch (err) {
-    if (err instanceof ConditionsFailedError) throw new RewardRaceError();
-    throw err;
-  }
-  return after();
+  return added;
 }
 
 /** Placeholder for the id of a payout this transaction creates (replaced before the write). */

@@ -14,7 +14,7 @@ import { storedProviderId } from '../domain/models';
 import { tableName } from './client';
 import type { TransactItem } from './ops';
 import { keys, type CounterName, type Key } from './table';
-import { ReportDeltas } from './reports';
+import { ReportDeltas, type MoneyMetric, type Scopes } from './reports';
 
 /** The ledger record of reward `index` of a referral (as its embedded copy says). */
 export function ledgerFromReferral(referral: Referral, index: number, version = 1): LedgerReward {
@@ -112,14 +112,20 @@ export class MoneyTxn {
   /** Labels of the items in order, for telling which condition failed. */
   readonly labels: string[] = [];
   /** The report buckets of what is earned and paid (store/reports.ts), written in the same transaction. */
-  private readonly report: ReportDeltas;
+  private readonly deltas: ReportDeltas;
 
   constructor(readonly accountId: string) {
-    this.report = new ReportDeltas(accountId);
+    this.deltas = new ReportDeltas(accountId);
   }
 
   private earned(r: LedgerReward, at: number, sign: 1 | -1): void {
-    this.report.add(at, { memberId: r.member_id, campaignId: r.campaign_id }, earnedStat(r.type), sign * r.amount, r.currency);
+    this.deltas.add(at, { memberId: r.member_id, campaignId: r.campaign_id }, earnedStat(r.type), sign * r.amount, r.currency);
+  }
+
+  /** A report delta (store/reports.ts) merged with the transaction's own (a bucket is one write). */
+  report(at: number, scopes: Scopes, metric: MoneyMetric, amount: number, currency: string): this {
+    this.deltas.add(at, scopes, metric, amount, currency);
+    return this;
   }
 
   /** The member was deleted: its stats are not written (a write would recreate a partial item). */
@@ -259,7 +265,7 @@ export class MoneyTxn {
         this.earned(r, moved.voided_at ?? Math.floor(Date.now() / 1000), -1);
       }
       if (moved.status === 'paid' && r.type === 'commission') {
-        this.report.add(moved.paid_at ?? Math.floor(Date.now() / 1000), { memberId: r.member_id, campaignId: r.campaign_id }, 'commission_paid', r.amount, r.currency);
+        this.deltas.add(moved.paid_at ?? Math.floor(Date.now() / 1000), { memberId: r.member_id, campaignId: r.campaign_id }, 'commission_paid', r.amount, r.currency);
       }
       const before = commissionStat(r.type, r.status);
       const after = commissionStat(r.type, moved.status);
@@ -350,7 +356,7 @@ export class MoneyTxn {
       });
       this.labels.push(`member:${memberId}`);
     }
-    for (const item of this.report.items()) {
+    for (const item of this.deltas.items()) {
       out.push(item);
       this.labels.push('report');
     }

@@ -45,3 +45,45 @@ export async function listPaymentsAndRefunds(accountId: string, subscriptionId: 
   const items = await queryAll({ partitionValue: keys.paymentsOf(accountId, subscriptionId), consistent: true });
   return { payments: listPaymentsFrom(items), refunds: items.map(toRefund).filter((r): r is RefundRecord => r !== null), items };
 }
+
+/** A payment or refund of the partition not in the report buckets yet (recorded before its subscription was converted). */
+export interface Unreported {
+  key: { pk: string; sk: string };
+  metric: 'revenue' | 'refunds';
+  /** Unix seconds: when it was paid or refunded. */
+  at: number;
+  /** Cents. */
+  amount: number;
+  currency: string;
+}
+
+/** The items of a payments partition (as listPaymentsAndRefunds returns them) that no report bucket counts yet. */
+export function unreportedOf(items: Record<string, unknown>[]): Unreported[] {
+  const out: Unreported[] = [];
+  for (const item of items) {
+    if (item.reported === true) continue;
+    const payment = item.type === 'Payment' && item.status !== 'failed';
+    if (!payment && item.type !== 'Refund') continue;
+    out.push({
+      key: { pk: String(item.pk), sk: String(item.sk) },
+      metric: payment ? 'revenue' : 'refunds',
+      at: Number(payment ? item.paid_at : item.refunded_at),
+      amount: Number(item.amount),
+      currency: String(item.currency),
+    });
+  }
+  return out;
+}
+
+/** Marks a payment or refund counted in the report buckets, once (the transaction fails if it is already). */
+export function reportedMark(key: { pk: string; sk: string }): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'SET reported = :t',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(reported)',
+      ExpressionAttributeValues: { ':t': true },
+    },
+  };
+}

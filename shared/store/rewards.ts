@@ -5,8 +5,7 @@
 // stats change in the same transaction.
 import { newEntityId } from '../domain/ids';
 import type { ProviderId, Referral, Reward } from '../domain/models';
-import type { PlannedReward } from '../domain/rewards';
-import { initialLifecycle } from '../domain/lifecycle';
+import { newReward, type PlannedReward } from '../domain/rewards';
 import { ledgerFromReferral, MoneyTxn, toLedgerReward } from './ledger';
 import { getItem } from './ops';
 import { rewardView } from '../domain/views';
@@ -77,41 +76,42 @@ export async function recordRewards(
 /** One chunk of recordRewards: one transaction. */
 async function recordChunk(accountId: string, referral: Referral, planned: PlannedReward[], completed: boolean, memberExists: boolean): Promise<Referral> {
   const now = Math.floor(Date.now() / 1000);
-  // Every reward starts pending (domain/lifecycle.ts); a commission carries its approval time.
-  const added: StoredReward[] = planned.map((p) => ({
-    id: newEntityId(),
-    type: p.type,
-    amount: p.amount,
-    currency: p.currency,
-    created_at: now,
-    payment_id: p.payment_id,
-    // Held for review (its payment is above the sanity limit): no approval time, so only an operator
-    // approves it (or voids it); a credit with a note is never applied (flows/settlement.ts); and the
-    // member is not told of it (no reward notice is queued).
-    ...defined({ ...initialLifecycle(p.type, now, referral), ...(p.held !== undefined ? { approves_at: null } : {}) }),
-    ...(p.held !== undefined ? { note: p.held, email_queued: true } : {}),
-  }));
+  const added: StoredReward[] = planned.map((p) => newReward(p, newEntityId(), now, referral));
   const after: Referral = { ...referral, rewards: [...referral.rewards, ...added] };
   const txn = new MoneyTxn(accountId);
   if (!memberExists) txn.memberGone(referral.member_id);
   // Exactly-once: the write only lands on the reward list it was computed from (size condition).
   txn.referralAppend(referral.id, referral.rewards.length, added, { sets: ['rewards_completed = :done'], values: { ':done': completed } });
-  added.forEach((r, i) => {
-    txn.addReward(ledgerFromReferral(after, referral.rewards.length + i));
+  addNewRewards(txn, after, referral.rewards.length, added.length);
+  await commitRewards(txn);
+  return { ...after, rewards_completed: completed };
+}
+
+/**
+ * The ledger items and `reward.created` events of the `count` rewards at `from` in `after` (the referral
+ * as it will be once they are appended; the append itself is the caller's referralAppend).
+ */
+export function addNewRewards(txn: MoneyTxn, after: Referral, from: number, count: number): void {
+  for (let i = from; i < from + count; i++) {
+    const r = after.rewards[i] as Reward;
+    txn.addReward(ledgerFromReferral(after, i));
     // The Reward object of the API, with the referral and member it belongs to.
-    const data = { ...rewardView(r), referral_id: referral.id, member_id: referral.member_id };
-    txn.push(eventItem(accountId, 'reward.created', `${referral.id}:${r.payment_id}`, data), `event:${r.id}`);
-  });
-  const items = txn.build();
+    const data = { ...rewardView(r), referral_id: after.id, member_id: after.member_id };
+    txn.push(eventItem(txn.accountId, 'reward.created', `${after.id}:${r.payment_id}`, data), `event:${r.id}`);
+  }
+}
+
+/** Commits a reward transaction: a condition that failed is a race lost (RewardRaceError: re-read and re-plan). */
+export async function commitRewards(txn: MoneyTxn | TransactItem[]): Promise<void> {
+  const items = Array.isArray(txn) ? txn : txn.build();
   // One item is kept free for the Idempotency-Key marker that transact() adds inside an API request.
-  if (items.length > MAX_TRANSACT_ITEMS - 1) throw new Error(`a chunk of ${added.length} rewards needs ${items.length} transaction items (at most ${MAX_TRANSACT_ITEMS})`);
+  if (items.length > MAX_TRANSACT_ITEMS - 1) throw new Error(`a reward transaction needs ${items.length} items (at most ${MAX_TRANSACT_ITEMS})`);
   try {
     await transact(items);
   } catch (err) {
     if (err instanceof ConditionsFailedError) throw new RewardRaceError();
     throw err;
   }
-  return { ...after, rewards_completed: completed };
 }
 
 /** The non-null fields of `o` (a stored reward carries no null lifecycle fields). */
