@@ -1,6 +1,9 @@
 // Reward rules (docs/design/api-contract.md "Rewards"): threshold, credit once, commission per payment within
 // commission_months, completion, and the payments that do not count.
 import { addMonthsUtc, planRewards, type PaymentRecord, type RewardTerms } from '../../shared/domain/rewards';
+import { percentOf, type RewardRule } from '../../shared/domain/commissions';
+import { minorUnitCents } from '../../shared/domain/currency';
+import { REWARD_RULES } from '../../shared/flows/settlement/plan';
 
 const DAY = 86_400;
 /** Unix seconds of a UTC date-time. */
@@ -358,5 +361,26 @@ describe('percentage commissions (docs/design/money.md)', () => {
   it('fixed commissions and credits ignore reward_percent', () => {
     expect(planRewards(credit({ reward_percent: 50_00 } as Partial<RewardTerms>), [paid(1, 10_000, T0)], [], live()).rewards[0]?.amount).toBe(1500);
     expect(planRewards(commission({ reward_percent: null }), [{ ...paid(1, 10_000, T0), tax: 5_000 }], [], live()).rewards[0]?.amount).toBe(250);
+  });
+});
+
+describe('reward rules: a commission rule is one function (shared/flows/settlement/plan.ts REWARD_RULES)', () => {
+  it('the default rules: a percentage commission, else the fixed amount', () => {
+    const payments = [paid(1, 10_000, T0)];
+    expect(planRewards(commission({ reward_percent: 20_00 }), payments, [], { ...live(), rules: REWARD_RULES }).rewards[0]?.amount).toBe(2000);
+    expect(planRewards(commission(), payments, [], { ...live(), rules: REWARD_RULES }).rewards[0]?.amount).toBe(250);
+    expect(planRewards(credit(), payments, [], { ...live(), rules: REWARD_RULES }).rewards[0]?.amount).toBe(1500);
+  });
+
+  it('an example, not a product feature: 25% once the member has 10 conversions, the usual rules below that', () => {
+    const tiered: RewardRule = ({ type, payment, currency, member }) =>
+      type === 'commission' && (member?.conversions ?? 0) >= 10 ? percentOf(payment.amount - (payment.tax ?? 0), 25_00, minorUnitCents(currency)) : null;
+    const rules = [tiered, ...REWARD_RULES];
+    const payments = [paid(1, 10_000, T0)];
+    const amount = (conversions: number) => planRewards(commission(), payments, [], { ...live(), rules, member: { conversions } }).rewards[0]?.amount;
+    expect(amount(9)).toBe(250);
+    expect(amount(10)).toBe(2500);
+    // Credits keep their fixed amount.
+    expect(planRewards(credit(), payments, [], { ...live(), rules, member: { conversions: 50 } }).rewards[0]?.amount).toBe(1500);
   });
 });

@@ -1,7 +1,16 @@
-// Refunds on the reward fan-out worker: after the rewards of a referral are brought up to date, what its
-// subscription's refunds take back (shared/domain/clawbacks.ts) is written: commission clawbacks in one
-// optimistic transaction (the caller's retry loop handles a lost race), then credit reversals, which may
-// call the provider through the port:
+// Settlement, step 4 of 4 (docs/rewards.md "How an evaluation runs"): the provider effects, through the
+// port, after the ledger transaction. Each has its own small idempotent record write.
+//
+// Credit application on the referrer's attached subscription (Classic: a one-off negative modifier),
+// exactly once:
+// 1. a worker claims the reward for 60 s (conditional update; a concurrent worker skips it);
+// 2. the adapter looks for the credit by the reward id (a previous attempt may have applied it and
+//    crashed before recording it) and applies it only if there is none;
+// 3. it records the provider's reference on the reward. A provider failure releases the claim and fails the
+//    record, so SQS retries it. Without an attached subscription (or with one in another currency, or
+//    deleted) the credit waits; attaching a subscription to the member queues apply-member-credits.
+//
+// Credit reversals, after a refund of the whole payment that earned the credit:
 // - a credit not applied yet: its claim is taken (so no worker applies it meanwhile), a credit left by an
 //   attempt that died before recording it is looked for on the member's subscription (by the reward id)
 //   and removed, then the reversal is recorded;
@@ -11,10 +20,9 @@
 // A provider failure fails the record (SQS retries it); the claim is released first.
 import type { CreditReversal } from '../../domain/clawbacks';
 import { centsToMinor } from '../../domain/currency';
-import type { ProviderId, Referral } from '../../domain/models';
-import { lifecycleOf } from '../../domain/lifecycle';
+import type { Member, ProviderId, Referral } from '../../domain/models';
 import { CreditMustWaitError, type CreditReversalOutcome } from '../../billing/port';
-import { billingProviderFor, type AccountBillingProvider } from '../../billing/registry';
+import { billingProviderFor, type AccountBillingProvider } from '../../billing/adapters';
 import { recordCreditKept, recordCreditReversal } from '../../store/clawbacks';
 import { acquireCreditLease, releaseCreditLease } from '../../store/credit-leases';
 import { toMember } from '../../store/members';
@@ -25,6 +33,7 @@ import { getSubscription } from '../../store/subscriptions';
 import { keys } from '../../store/table';
 import { log } from '../../log';
 import { countMetric } from '../../metrics';
+import { creditsToApply } from './plan';
 
 const CLAIM_SECONDS = 60;
 
@@ -43,20 +52,26 @@ async function freshReferral(accountId: string, id: string): Promise<Referral | 
  */
 const EVERY_PROVIDER = { combinesCredits: true } as const;
 
-export async function reverseCredits(accountId: string, referralId: string, reversals: CreditReversal[]): Promise<void> {
+/**
+ * `known`: the referral as just recorded and the member as loaded, used for the first attempt instead of
+ * reading them again (a stale copy only makes the reversal's conditioned write fail and the next attempt
+ * read afresh).
+ */
+export async function reverseCredits(accountId: string, referralId: string, reversals: CreditReversal[], known?: { referral: Referral; member: Member | null }): Promise<void> {
+  let snapshot = known;
   let adapter: AccountBillingProvider | null | undefined;
   const provider = async () => (adapter === undefined ? (adapter = await billingProviderFor(accountId)) : adapter);
 
   for (const reversal of reversals) {
     for (let attempt = 1; ; attempt++) {
-      const referral = await freshReferral(accountId, referralId);
+      const referral = snapshot ? snapshot.referral : await freshReferral(accountId, referralId);
       if (!referral) return;
       const index = referral.rewards.findIndex((r) => r.id === reversal.reward_id);
       const reward = referral.rewards[index] as StoredReward | undefined;
       if (!reward || reward.reversed_at !== undefined || reward.note !== undefined) break;
       const context = { account_id: accountId, referral_id: referralId, reward_id: reward.id, refund_id: reversal.refund_id };
-      const memberItem = await getItem(keys.member(accountId, referral.member_id));
-      const member = toMember(memberItem);
+      const member = snapshot ? snapshot.member : toMember(await getItem(keys.member(accountId, referral.member_id)));
+      snapshot = undefined;
 
       let modifierId = reward.modifier_id;
       let claimed = false;
@@ -99,15 +114,14 @@ export async function reverseCredits(accountId: string, referralId: string, reve
   }
 }
 
-export const pendingCredits = (referral: Referral) =>
-  (referral.rewards as StoredReward[])
-    .map((reward, index) => ({ reward, index }))
-    .filter(({ reward }) => reward.type === 'credit' && reward.modifier_id === undefined && reward.amount > 0 && reward.reversed_at === undefined && reward.note === undefined && lifecycleOf(reward).status !== 'voided');
-
-export async function applyPendingCredits(accountId: string, referral: Referral): Promise<void> {
-  const pending = pendingCredits(referral);
+/**
+ * Applies the referral's pending credits (plan.ts creditsToApply) on the member's attached subscription.
+ * `loaded`: the member as the evaluation loaded it (read here otherwise).
+ */
+export async function applyPendingCredits(accountId: string, referral: Referral, loaded?: Member | null): Promise<void> {
+  const pending = creditsToApply(referral);
   if (pending.length === 0) return;
-  const member = toMember(await getItem(keys.member(accountId, referral.member_id)));
+  const member = loaded !== undefined ? loaded : toMember(await getItem(keys.member(accountId, referral.member_id)));
   const context = { account_id: accountId, referral_id: referral.id, member_id: referral.member_id };
   if (!member) return log('warn', 'credit not applied: the referring member was deleted', context);
   if (member.subscription_id === null) return log('info', 'credit waits for a subscription attached to the member', context);
