@@ -25,18 +25,6 @@ import ts from 'typescript';
 const ROOT = join(__dirname, '..', '..');
 const PRODUCTION = ['shared', 'functions', 'infra', 'web/src', 'web/build.ts'];
 
-/**
- * Imports that close a cycle today, each named with who removes it: the rest of the graph must be acyclic.
- * The list only shrinks: delete an entry once its import is gone.
- */
-const KNOWN_CYCLE_EDGES: Record<string, string> = {
-  // issue 24 item 5: settlement as load -> plan -> record -> act removes the settlement <-> refunds cycle.
-  'shared/flows/refunds.ts -> shared/flows/settlement.ts': 'settlement refactoring (issue 24 item 5)',
-};
-
-/** Edges that break a layer rule today, each named with who removes it (the list only shrinks). */
-const KNOWN_LAYER_EDGES: Record<string, string> = {};
-
 /** Edges that cross a layer rule on purpose, with the reason. */
 const ALLOWED: Record<string, string> = {
   // The generator takes the route table as an argument (functions/docs/*.ts and web/build.ts pass it);
@@ -247,13 +235,11 @@ describe('import graph', () => {
   });
 
   it('has no import cycle (each one listed with the imports that close it)', () => {
-    expect(cycles(edges.filter((e) => !(label(e) in KNOWN_CYCLE_EDGES)))).toEqual([]);
+    expect(cycles(edges)).toEqual([]);
   });
 
   it('imports along the layers only (each broken rule listed with its import)', () => {
-    const violations = layerViolations(edges);
-    expect(violations.filter((v) => !(edgeOf(v) in KNOWN_LAYER_EDGES))).toEqual([]);
-    expect(Object.keys(KNOWN_LAYER_EDGES).filter((edge) => !violations.some((v) => edgeOf(v) === edge))).toEqual([]);
+    expect(layerViolations(edges)).toEqual([]);
     // Every exception still exists (an exception whose import is gone leaves the list).
     expect(Object.keys(ALLOWED).filter((edge) => !edges.some((e) => label(e) === edge))).toEqual([]);
   });
