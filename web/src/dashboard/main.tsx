@@ -2,7 +2,7 @@
 // session first (GET /auth/sessions/current/; a 401 sends the browser to /app/login), then routes.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ErrorBoundary, LocationProvider, Route, Router, lazy, useLocation } from 'preact-iso';
+import { ErrorBoundary, LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { api, LOGIN_PATH } from './api';
 import { unwrap, toProblem, type Problem } from '../api/client';
 import type { Session } from '../api/types';
@@ -13,20 +13,9 @@ import { ToastProvider } from '../ui/toast';
 import { SessionContext } from './lib/session';
 import { takeSessionFromLogin } from './lib/boot';
 import { Login } from './pages/login';
-import { Overview } from './pages/overview';
-import { MemberDetail, Members } from './pages/members';
-import { Referrals } from './pages/referrals';
-import { ReferralPage } from './pages/referral';
-import { CampaignEdit, CampaignNew, Campaigns } from './pages/campaigns';
-import { Subscriptions } from './pages/subscriptions';
-import { Rewards } from './pages/rewards';
-import { PayoutBatch, PayoutBatches, Payouts } from './pages/payouts';
-import { WebhookDetail, Webhooks } from './pages/webhooks';
 import { NotFound } from './pages/not-found';
+import { ROUTES } from './routes';
 import './styles.css';
-
-// Settings is the least visited page and the largest form: loaded when opened.
-const Settings = lazy(() => import('./pages/settings').then((m) => m.Settings));
 
 /** After a navigation, the new page's heading takes the focus (screen readers hear where they are). */
 function focusHeading() {
@@ -76,22 +65,9 @@ function SignedIn() {
       <Layout>
         <ErrorBoundary>
           <Router onRouteChange={focusHeading}>
-            <Route path="/app" component={Overview} />
-            <Route path="/app/members" component={Members} />
-            <Route path="/app/members/:id" component={MemberDetail} />
-            <Route path="/app/referrals" component={Referrals} />
-            <Route path="/app/referrals/:id" component={ReferralPage} />
-            <Route path="/app/campaigns" component={Campaigns} />
-            <Route path="/app/campaigns/new" component={CampaignNew} />
-            <Route path="/app/campaigns/:id" component={CampaignEdit} />
-            <Route path="/app/subscriptions" component={Subscriptions} />
-            <Route path="/app/rewards" component={Rewards} />
-            <Route path="/app/payouts" component={Payouts} />
-            <Route path="/app/payouts/batches" component={PayoutBatches} />
-            <Route path="/app/payouts/batches/:id" component={PayoutBatch} />
-            <Route path="/app/webhooks" component={Webhooks} />
-            <Route path="/app/webhooks/:id" component={WebhookDetail} />
-            <Route path="/app/settings" component={Settings} />
+            {ROUTES.map((route) => (
+              <Route key={route.path} path={route.path} component={route.component} />
+            ))}
             <Route default component={NotFound} />
           </Router>
         </ErrorBoundary>
