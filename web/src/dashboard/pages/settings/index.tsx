@@ -1,0 +1,39 @@
+// /app/settings - API keys, the publishable key and script tag, the payment provider connection, the email
+// sender, the team and the embed origins. Keys and the team are the owner's; the account settings and the
+// provider are the owner's and admins' (the server refuses the others with 403 anyway).
+// Each section is its own module beside this one.
+import { api } from '../../api';
+import { unwrap } from '../../../api/client';
+import { PageHeader, useLoad } from '../../components/page';
+import { AccountSection } from './account';
+import { ApiKeysSection } from './api-keys';
+import { EmbedOriginsSection } from './embed-origins';
+import { EmailSenderSection } from './email-sender';
+import { ProviderSection } from './provider';
+import { ScriptSection } from './script';
+import { TeamSection } from './team';
+
+export function Settings() {
+  const account = useLoad(() => unwrap(api.GET('/v1/account/')), []);
+  return (
+    <>
+      <PageHeader title="Settings" subtitle="Your account, its keys, the payment provider and your team." />
+      <nav class="toc" aria-label="Settings sections">
+        <a href="#account-title">Account</a>
+        <a href="#api-keys-title">API keys</a>
+        <a href="#script-title">Script tag</a>
+        <a href="#provider-title">Payment provider</a>
+        <a href="#email-sender-title">Email sender</a>
+        <a href="#team-title">Team</a>
+        <a href="#embed-origins-title">Embed origins</a>
+      </nav>
+      <AccountSection account={account} />
+      <ApiKeysSection />
+      <ScriptSection account={account} />
+      <ProviderSection account={account} />
+      <EmailSenderSection account={account} />
+      <TeamSection />
+      <EmbedOriginsSection account={account} />
+    </>
+  );
+}
