@@ -1,5 +1,5 @@
-// The dashboard's own resources (session, team, API keys, account), named from the generated schema so a
-// renamed field fails the type check.
+// The API's resources by name, from the generated schema, so a renamed field fails the type check: the
+// dashboard's own (session, team, API keys, account) and those its pages and tables list.
 import type { ApiPaths, Schemas } from './client';
 
 export type Session = Schemas['Session'];
@@ -10,3 +10,8 @@ export type ApiKey = Schemas['ApiKey'];
 export type CreatedApiKey = Schemas['CreatedApiKey'];
 export type Account = Schemas['Account'];
 export type ProviderInput = ApiPaths['/v1/account/provider/']['post']['requestBody']['content']['application/json'];
+export type Campaign = Schemas['Campaign'];
+export type Member = Schemas['Member'];
+export type Referral = Schemas['Referral'];
+export type LedgerReward = Schemas['LedgerReward'];
+export type Payout = Schemas['Payout'];

@@ -14,7 +14,8 @@ import { useToast } from '../../ui/toast';
 import { useDeleteFlow } from '../lib/actions';
 import { formatMoney, formatTime, titleCase } from '../../ui/format';
 import { useCan } from '../lib/session';
-import { campaignHref, type Campaign } from './shared';
+import type { Campaign } from '../../api/types';
+import { campaignHref } from '../lib/links';
 
 type CampaignBody = ApiPaths['/v1/campaigns/']['post']['requestBody']['content']['application/json'];
 

@@ -14,7 +14,12 @@ import { useDeleteFlow } from '../lib/actions';
 import { formatCount, formatMoney, formatTime } from '../../ui/format';
 import { useCan } from '../lib/session';
 import { urlWith } from '../lib/url';
-import { campaignHref, payoutColumns, referralColumns, rewardColumns, useCampaigns, type Campaign, type Member } from './shared';
+import type { Campaign, Member } from '../../api/types';
+import { useCampaigns } from '../lib/campaigns';
+import { campaignHref } from '../lib/links';
+import { payoutColumns } from '../tables/payouts';
+import { referralColumns } from '../tables/referrals';
+import { rewardColumns } from '../tables/rewards';
 
 function campaignOptions(campaigns: Campaign[], none: string) {
   return [{ value: '', label: none }, ...campaigns.map((c) => ({ value: c.id, label: c.name }))];

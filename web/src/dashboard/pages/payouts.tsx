@@ -16,7 +16,8 @@ import { formatCount, formatMoney, formatTime, plural } from '../../ui/format';
 import { useCan } from '../lib/session';
 import { oneOf, urlWith } from '../lib/url';
 import { StatusFilter } from './filters';
-import { payoutColumns, type Payout } from './shared';
+import type { Payout } from '../../api/types';
+import { payoutColumns } from '../tables/payouts';
 
 type Query = NonNullable<ApiPaths['/v1/payouts/']['get']['parameters']['query']>;
 type Summary = Schemas['PayoutSummary'];

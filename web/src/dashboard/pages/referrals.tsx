@@ -14,7 +14,11 @@ import { formatMoney, formatTime } from '../../ui/format';
 import { useCan } from '../lib/session';
 import { MemberRef } from '../lib/members';
 import { urlWith } from '../lib/url';
-import { RewardStatus, ReferralStatus, campaignHref, referralColumns, referralTerms, useCampaigns, type Referral } from './shared';
+import type { Referral } from '../../api/types';
+import { useCampaigns } from '../lib/campaigns';
+import { campaignHref } from '../lib/links';
+import { ReferralStatus, referralColumns, referralTerms } from '../tables/referrals';
+import { RewardStatus } from '../tables/rewards';
 
 function CreateReferral({ onCreated }: { onCreated: (r: Referral, existed: boolean) => void }) {
   const form = useFormState();

@@ -10,7 +10,9 @@ import { MemberRef } from '../lib/members';
 import { PageHeader, Section } from '../components/page';
 import { oneOf, urlWith } from '../lib/url';
 import { StatusFilter } from './filters';
-import { rewardColumns, useCampaigns, type LedgerReward } from './shared';
+import type { LedgerReward } from '../../api/types';
+import { useCampaigns } from '../lib/campaigns';
+import { rewardColumns } from '../tables/rewards';
 
 type Query = NonNullable<ApiPaths['/v1/rewards/']['get']['parameters']['query']>;
 const STATUSES = ['', 'pending', 'approved', 'paid', 'applied', 'voided'] as const;
