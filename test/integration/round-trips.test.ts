@@ -31,6 +31,9 @@ import { signatureHeader as billingSignature } from '../../shared/providers/padd
 import { signatureHeader as stripeSignature } from '../../shared/providers/stripe/signature';
 import { saveSubscription, type SubscriptionData } from '../../shared/store/subscriptions';
 import { approveReward } from '../../shared/flows/lifecycle';
+import { evaluateReferral } from '../../shared/flows/settlement';
+import { convertToSubscription } from '../../shared/flows/conversion';
+import { applyProviderUpdate, getSubscription } from '../../shared/store/subscriptions';
 import { createBatch } from '../../shared/flows/payouts';
 import { getItem } from '../../shared/store/ops';
 import { toReferral } from '../../shared/store/referrals';
@@ -1065,4 +1068,63 @@ describe('DynamoDB round trips per endpoint, happy path, warm caches (docs/desig
       expect(problems).toEqual([]);
     });
   }
+});
+
+// A reward evaluation (the rewards worker, shared/flows/settlement.ts; docs/rewards.md "How an evaluation
+// runs"): load, plan, record, then act. Before the first provider call it reads in at most 2 round trips
+// (the referral; its payments and refunds beside the member) and commits 1 ledger transaction (the
+// reward, its ledger item, event, counters, member stats and report buckets, and the report of the
+// payment recorded before the conversion). What follows belongs to the credit itself: the notice mark,
+// the target subscription, the provider settings and the credit's claim.
+describe('a reward evaluation: at most 2 read round trips and 1 ledger transaction before the provider calls', () => {
+  const READS = ['GetItem', 'BatchGetItem', 'Query'];
+
+  it('a credit earned by a payment recorded before the conversion, applied at the provider', async () => {
+    const campaign = await createCampaign();
+    const own = await checkedOut();
+    const name = unique('referrer');
+    const member = await expectStatus(call('POST', '/v1/members/', { body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, subscription: { id: own.subscriptionId } } }), 201);
+    const r = await referral(member.code);
+    // The referred subscription and its first payment, recorded before the conversion (its webhook came first).
+    const bought = await checkedOut();
+    await applyProviderUpdate(accountId, {
+      subscriptionId: bought.subscriptionId,
+      asOfMs: Date.now(),
+      fields: {},
+      payment: { id: ++subscriptionIds, subscription_id: bought.subscriptionId, order_id: null, amount: 1000, currency: 'USD', paid_at: nowSeconds() - 60, status: 'paid' },
+    });
+    const subscription = await getSubscription(accountId, bought.subscriptionId);
+    if (!subscription) throw new Error('fixture subscription missing');
+    expect(await convertToSubscription(accountId, r.id, subscription)).toBe('converted');
+    await drainQueues();
+
+    const providerBefore = providerCalls();
+    const recording = recordDynamoCalls();
+    let atProvider: number | undefined;
+    const realFetch = globalThis.fetch;
+    const spy = jest.spyOn(globalThis, 'fetch').mockImplementation((...args: Parameters<typeof fetch>) => {
+      atProvider ??= recording.calls.length;
+      return realFetch(...args);
+    });
+    try {
+      await evaluateReferral(accountId, r.id);
+    } finally {
+      spy.mockRestore();
+      recording.stop();
+    }
+    const detail = describeCalls(recording.calls);
+    expect(providerCalls() - providerBefore).toBeGreaterThan(0);
+    const before = recording.calls.slice(0, atProvider);
+    const ledger = before.findIndex((c) => c.command === 'TransactWriteItems');
+    const load = before.slice(0, ledger);
+    expect({ ledger: ledger > 0, loadOnlyReads: load.every((c) => READS.includes(c.command)), detail }).toEqual({ ledger: true, loadOnlyReads: true, detail });
+    // Two read round trips (the payments Query and the member GetItem run side by side), three calls at most.
+    expect({ roundTrips: load.filter((c) => c.sequential).length <= 2, calls: load.length <= 3, detail }).toEqual({ roundTrips: true, calls: true, detail });
+    // After the ledger transaction and before the provider: the credit's own claim is the one other transaction.
+    const rest = before.slice(ledger + 1);
+    expect({ transactions: rest.filter((c) => c.command === 'TransactWriteItems').length, detail }).toEqual({ transactions: 1, detail });
+
+    const stored = toReferral(await getItem(keys.referral(accountId, r.id)));
+    expect(stored?.rewards).toEqual([expect.objectContaining({ type: 'credit', amount: 500, status: 'applied' })]);
+  });
 });
