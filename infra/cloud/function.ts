@@ -8,6 +8,7 @@ import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/
 import { LogGroup, RetentionDays, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
+import { AFTER_BUNDLING_DEFINE, LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from './bundling';
 
 /** The repository root: handler entries in `functions/routes.ts` are relative to it. */
 export const repoRoot = path.resolve(__dirname, '..', '..');
@@ -20,31 +21,35 @@ export const SERVICE_NAME = 'refloop';
 export const POWERTOOLS_ENVIRONMENT = { POWERTOOLS_SERVICE_NAME: SERVICE_NAME, POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE } as const;
 
 /**
- * esbuild options shared by every function.
- * - The AWS SDK v3 is bundled rather than taken from the runtime: the version is the one we test
- *   against, and a tree-shaken bundle loads faster at cold start than the runtime's full SDK.
- * - CommonJS output: middy 6 is ESM-only, but esbuild converts ESM dependencies into a CJS bundle
- *   without the `createRequire` banner an ESM bundle needs for the SDK's CJS internals.
- * - `module` before `main` picks the SDK's ES builds, which tree-shake far better than its dist-cjs
- *   (a handler: about 540 KB with `main` first, 340 KB with `module`, before the next point).
- * - The SDK's default credential chain is replaced by its environment-variable link, the only one that
- *   runs in Lambda (see lambda-credentials.ts): a third of the bundle, and of its parse time, goes.
- * - Separate source maps without sources keep the deployed code small; NODE_OPTIONS turns them on.
+ * esbuild options shared by every function: ./bundling.ts describes them (and why each), for this stack
+ * and for the bench and the bundle budget test, which bundle with esbuild's JS API.
+ * NodejsFunction runs the esbuild CLI, which takes no plugins; its metafile tells the `afterBundling`
+ * step (./after-bundling.ts) whether the function reached a provider adapter, and if so that step
+ * rebuilds it with the adapters as files of their own, loaded on first use (`lazyAdapters` in ./bundling.ts).
  */
-const bundling: BundlingOptions = {
-  minify: true,
-  sourceMap: true,
-  sourcesContent: false,
-  target: 'node22',
-  format: OutputFormat.CJS,
-  mainFields: ['module', 'main'],
-  bundleAwsSDK: true,
-  // The one exception: the KMS client comes from the Lambda runtime's SDK, loaded lazily on a function's
-  // first cold secret read (shared/secrets/kms.ts says why).
-  externalModules: ['@aws-sdk/client-kms'],
-  // Resolved from the bundling working directory, the project root.
-  esbuildArgs: { '--alias': ['@aws-sdk/credential-provider-node=./infra/cloud/lambda-credentials.ts'] },
-};
+function bundlingOptions(entry: string, define: Record<string, string> | undefined): BundlingOptions {
+  return {
+    minify: LAMBDA_BUNDLING.minify,
+    sourceMap: LAMBDA_BUNDLING.sourcemap,
+    sourcesContent: LAMBDA_BUNDLING.sourcesContent,
+    target: LAMBDA_BUNDLING.target,
+    format: OutputFormat.CJS,
+    mainFields: [...LAMBDA_BUNDLING.mainFields],
+    bundleAwsSDK: true,
+    externalModules: [...LAMBDA_BUNDLING.externals],
+    // Resolved from the bundling working directory, the project root.
+    esbuildArgs: { '--alias': Object.entries(LAMBDA_BUNDLING.alias).map(([from, to]) => `${from}=${to}`) },
+    metafile: true,
+    ...(define ? { define, environment: { [AFTER_BUNDLING_DEFINE]: JSON.stringify(define) } } : {}),
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir, outputDir) => [
+        `cd "${inputDir}" && node node_modules/tsx/dist/cli.mjs infra/cloud/after-bundling.ts "${outputDir}" "${entry}"`,
+      ],
+    },
+  };
+}
 
 export interface RefloopFunctionProps {
   /** Handler module relative to the repository root; it exports `handler`. */
@@ -110,8 +115,8 @@ export class RefloopFunction extends NodejsFunction {
       // Powertools (shared/log.ts, shared/metrics.ts) reads its service name and metric namespace from here:
       // every metric lands in `Refloop` with the dimension service=refloop, which the alarms and the
       // CloudWatch dashboard (./monitoring.ts) are built on.
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...POWERTOOLS_ENVIRONMENT },
-      bundling: props.define ? { ...bundling, define: props.define } : bundling,
+      environment: { NODE_OPTIONS: LAMBDA_NODE_OPTIONS, ...POWERTOOLS_ENVIRONMENT },
+      bundling: bundlingOptions(props.entry, props.define),
     });
   }
 

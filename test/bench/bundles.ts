@@ -1,64 +1,18 @@
 // Bundle size and module initialisation time of every Lambda function, bundled as the CDK stack bundles
-// it (infra/cloud/function.ts), beside an empty handler bundled the same way.
+// it (infra/cloud/bundling.ts: the options and the lazily loaded provider adapters, which the stack's
+// infra/cloud/function.ts uses too), beside an empty handler bundled the same way.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { BUNDLE_BUDGET_BYTES, LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS, REPO_ROOT, bundleFunctions, lambdaBuildOptions } from '../../infra/cloud/bundling';
 import { fallbackRoute, routes } from '../../functions/routes';
 import { scheduledJobs, workers } from '../../functions/workers';
 import { median, progress } from './stats';
 
-export const REPO_ROOT = resolve(__dirname, '..', '..');
-// 400 KB since the provider port: a function that calls the payment provider (the conversion route, the
-// workers) carries the three adapters (Paddle Classic, Paddle Billing, Stripe: about 45 KB minified), because
-// one Lambda serves accounts of every kind. Loading only the account's adapter would need ESM code splitting.
-export const BUNDLE_BUDGET_BYTES = 400 * 1024;
+export { BUNDLE_BUDGET_BYTES, LAMBDA_NODE_OPTIONS, REPO_ROOT };
 export const INIT_OVERHEAD_BUDGET_MS = 60;
 const INIT_RUNS = 5;
-
-/**
- * The `bundling` options of infra/cloud/function.ts (module-private there, so replicated here), as the
- * esbuild arguments aws-cdk-lib's NodejsFunction turns them into:
- *   esbuild --bundle <entry> --target=node22 --platform=node --format=cjs --outfile=<dir>/index.js
- *     --minify --sourcemap --sources-content=false --main-fields=module,main
- *     --alias:@aws-sdk/credential-provider-node=./infra/cloud/lambda-credentials.ts --external:@aws-sdk/client-kms
- * run from the project root; `bundleAwsSDK: true` means no other --external. `stackOptionsDrift()` checks the
- * source of function.ts still says exactly this, so the figures cannot silently stop describing the stack.
- */
-export const STACK_ESBUILD_OPTIONS: Readonly<BuildOptions> = Object.freeze({
-  bundle: true,
-  platform: 'node',
-  target: 'node22',
-  format: 'cjs',
-  minify: true,
-  sourcemap: true,
-  sourcesContent: false,
-  mainFields: ['module', 'main'],
-  alias: { '@aws-sdk/credential-provider-node': './infra/cloud/lambda-credentials.ts' },
-  external: ['@aws-sdk/client-kms'],
-  absWorkingDir: REPO_ROOT,
-});
-
-/** The `bundling` literal of function.ts, comments and whitespace removed, as this file replicates it. */
-const EXPECTED_STACK_BUNDLING =
-  "minify:true,sourceMap:true,sourcesContent:false,target:'node22',format:OutputFormat.CJS,mainFields:['module','main'],bundleAwsSDK:true,externalModules:['@aws-sdk/client-kms']," +
-  "esbuildArgs:{'--alias':['@aws-sdk/credential-provider-node=./infra/cloud/lambda-credentials.ts']},";
-
-/** null when function.ts still bundles with the options above; otherwise what it says now. */
-export function stackOptionsDrift(): string | null {
-  const source = readFileSync(join(REPO_ROOT, 'infra', 'cloud', 'function.ts'), 'utf8');
-  const m = /const bundling: BundlingOptions = \{([\s\S]*?)\n\};/.exec(source);
-  if (!m) return 'the `bundling` constant was not found in infra/cloud/function.ts';
-  const normalised = (m[1] ?? '')
-    .split('\n')
-    .map((line) => line.replace(/\/\/.*$/, ''))
-    .join('')
-    .replace(/\s+/g, '');
-  return normalised === EXPECTED_STACK_BUNDLING ? null : `function.ts now has: ${normalised}`;
-}
-
-/** The NODE_OPTIONS the stack gives every function (function.ts `environment`). */
-export const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
 
 export interface BundleTarget {
   /** Function names sharing this entry (two routes can share a handler). */
@@ -69,6 +23,8 @@ export interface BundleTarget {
 
 export interface BundleResult extends BundleTarget {
   bytes: number;
+  /** The provider adapter files beside index.js (loaded on first use, not at init), in bytes. */
+  adapterBytes: number;
   mapBytes: number;
   /** Median require() time, ms, with the stack's NODE_OPTIONS (--enable-source-maps). */
   initMs: number;
@@ -86,7 +42,6 @@ export interface BundleResult extends BundleTarget {
 
 export interface BundleSection {
   options: string;
-  drift: string | null;
   empty: { bytes: number; initMs: number; initPlainMs: number; initCpuMs: number };
   /** A reference: a handler that only imports the SDK clients every function uses (no service code). */
   sdkOnly: { bytes: number; initMs: number; initPlainMs: number; initCpuMs: number };
@@ -110,27 +65,22 @@ export function bundleTargets(): BundleTarget[] {
   return [...byEntry.values()];
 }
 
-/** `entry`: a handler path relative to the repo root, or inline source (bundled as if it sat at the root). */
-async function bundle(entry: string | { source: string; name: string }, outDir: string): Promise<{ file: string; bytes: number; mapBytes: number; metafile: Metafile }> {
+/** Inline source bundled as if it sat at the repo root (the empty and SDK-only references). */
+async function bundleSource(source: string, name: string, outDir: string): Promise<{ file: string; bytes: number; mapBytes: number }> {
   mkdirSync(outDir, { recursive: true });
   const file = join(outDir, 'index.js');
-  const input: BuildOptions =
-    typeof entry === 'string'
-      ? { entryPoints: [entry] }
-      : { stdin: { contents: entry.source, resolveDir: REPO_ROOT, sourcefile: entry.name, loader: 'ts' } };
-  const out = await build({ ...STACK_ESBUILD_OPTIONS, ...input, outfile: file, metafile: true, logLevel: 'error' });
-  return { file, bytes: statSync(file).size, mapBytes: statSync(`${file}.map`).size, metafile: out.metafile };
+  const input: BuildOptions = { stdin: { contents: source, resolveDir: REPO_ROOT, sourcefile: name, loader: 'ts' } };
+  await build({ ...lambdaBuildOptions(), ...input, outfile: file });
+  return { file, bytes: statSync(file).size, mapBytes: statSync(`${file}.map`).size };
 }
 
 /** Groups a bundle's inputs by npm package (scoped packages by scope/name) or by repo folder. */
-function contributors(metafile: Metafile): Array<{ group: string; bytes: number }> {
+function contributors(inputs: Metafile['outputs'][string]['inputs']): Array<{ group: string; bytes: number }> {
   const groups = new Map<string, number>();
-  for (const output of Object.values(metafile.outputs)) {
-    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
-      const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
-      const group = m ? (m[1] as string) : input.split('/').slice(0, 2).join('/');
-      groups.set(group, (groups.get(group) ?? 0) + bytesInOutput);
-    }
+  for (const [input, { bytesInOutput }] of Object.entries(inputs)) {
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+    const group = m ? (m[1] as string) : input.split('/').slice(0, 2).join('/');
+    groups.set(group, (groups.get(group) ?? 0) + bytesInOutput);
   }
   return [...groups.entries()].map(([group, bytes]) => ({ group, bytes })).sort((a, b) => b.bytes - a.bytes);
 }
@@ -187,17 +137,19 @@ function timeRequire(file: string, sourceMaps: boolean): { wall: number; cpu: nu
 }
 
 export async function measureBundles(workDir: string): Promise<BundleSection> {
-  const drift = stackOptionsDrift();
   const targets = bundleTargets();
   progress(`bundles: building ${targets.length} functions, an empty handler and an SDK-only one with the stack's esbuild options`);
 
-  const empty = await bundle({ source: EMPTY_HANDLER, name: 'empty-handler.ts' }, join(workDir, 'bundles', 'empty'));
-  const sdk = await bundle({ source: SDK_ONLY_HANDLER, name: 'sdk-only-handler.ts' }, join(workDir, 'bundles', 'sdk-only'));
-  const built = [];
-  for (const t of targets) {
-    const dir = join(workDir, 'bundles', t.entry.replace(/\.ts$/, '').replace(/[\\/]/g, '_'));
-    built.push({ target: t, ...(await bundle(t.entry, dir)) });
-  }
+  const empty = await bundleSource(EMPTY_HANDLER, 'empty-handler.ts', join(workDir, 'bundles', 'empty'));
+  const sdk = await bundleSource(SDK_ONLY_HANDLER, 'sdk-only-handler.ts', join(workDir, 'bundles', 'sdk-only'));
+  const names = new Map(targets.map((t) => [t.entry.replace(/\.ts$/, '').replace(/[\\/]/g, '_'), t]));
+  const bundled = await bundleFunctions(Object.fromEntries([...names].map(([name, t]) => [name, t.entry])), { outdir: join(workDir, 'bundles'), write: true });
+  const built = [...names].map(([name, target]) => {
+    const b = bundled[name];
+    if (!b) throw new Error(`no bundle for ${target.entry}`);
+    const file = join(workDir, 'bundles', name, 'index.js');
+    return { target, file, bytes: b.bytes, mapBytes: statSync(`${file}.map`).size, adapterBytes: Object.values(b.adapters).reduce((t, x) => t + x, 0), inputs: b.inputs };
+  });
 
   // Rounds interleave every bundle (and the empty one), so a burst of other work on the machine is
   // spread over all of them instead of landing on a few.
@@ -225,6 +177,7 @@ export async function measureBundles(workDir: string): Promise<BundleSection> {
     return {
       ...b.target,
       bytes: b.bytes,
+      adapterBytes: b.adapterBytes,
       mapBytes: b.mapBytes,
       initMs: m.maps,
       initPlainMs: m.plain,
@@ -239,12 +192,13 @@ export async function measureBundles(workDir: string): Promise<BundleSection> {
   const biggest = built.reduce((a, b) => (b.bytes > a.bytes ? b : a));
   return {
     options:
-      "esbuild bundle, platform node, target node22, format cjs, minify, external source map without sources, mainFields module,main, AWS SDK bundled but the KMS client, alias @aws-sdk/credential-provider-node -> infra/cloud/lambda-credentials.ts",
-    drift,
+      `esbuild bundle, platform ${LAMBDA_BUNDLING.platform}, target ${LAMBDA_BUNDLING.target}, format ${LAMBDA_BUNDLING.format}, minify, external source map without sources, ` +
+      `mainFields ${LAMBDA_BUNDLING.mainFields.join(',')}, AWS SDK bundled, external ${LAMBDA_BUNDLING.externals.join(' and ')}, ` +
+      `${Object.entries(LAMBDA_BUNDLING.alias).map(([from, to]) => `alias ${from} -> ${to.replace(/^\.\//, '')}`).join(', ')}, provider adapters in files of their own`,
     empty: { bytes: empty.bytes, initMs: emptyInit.maps, initPlainMs: emptyInit.plain, initCpuMs: emptyInit.cpu },
     sdkOnly: { bytes: sdk.bytes, initMs: sdkInit.maps, initPlainMs: sdkInit.plain, initCpuMs: sdkInit.cpu },
     results,
-    biggestContributors: { name: biggest.target.names.join(', '), entry: biggest.target.entry, parts: contributors(biggest.metafile).slice(0, 6) },
+    biggestContributors: { name: biggest.target.names.join(', '), entry: biggest.target.entry, parts: contributors(biggest.inputs).slice(0, 6) },
     runs: INIT_RUNS,
   };
 }

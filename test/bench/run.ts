@@ -1,7 +1,7 @@
 // `npm run bench`: bundle sizes and init times, load on the local runtime beside raw DynamoDB Local,
 // and the webhook drain; prints the headline figures and writes BENCHMARKS.md. Exits non-zero when a
-// hard budget fails (a bundle over 400 KB, the stack's bundle options drifted from function.ts, an alert
-// lost, a section that could not run), after writing the file. Not part of `npm test`.
+// hard budget fails (a bundle over 300 KB, an alert lost, a section that could not run), after writing
+// the file. Not part of `npm test`.
 //
 // Settings (environment): BENCH_CONNECTIONS (10), BENCH_SECONDS per run (5), BENCH_RUNS (3),
 // BENCH_WARMUP_SECONDS (2), BENCH_AUTH_REQUESTS (2000, the unknown-key flood of ./auth-flood.ts), BENCH_DRAIN_CHECKOUTS (2500 = 5,000 alerts), BENCH_DRAIN_RUNS (up to 3 while

@@ -1,0 +1,332 @@
+// How every Lambda function is bundled: the one description of the esbuild options, read by the stack
+// (./function.ts hands them to NodejsFunction, which runs the esbuild CLI), by the bench
+// (test/bench/bundles.ts) and by the bundle budget test (test/unit/bundle-budget.test.ts), which run
+// esbuild's JS API. Free of aws-cdk-lib so the tests load it cheaply.
+//
+// Lazy provider adapters: a function that may call a payment provider serves accounts of every kind, so it
+// reaches every adapter, yet a container only ever talks to the providers of the accounts it serves. Each
+// provider's definition (shared/providers/<kind>/index.ts) loads its adapter with a dynamic
+// `import('./adapter')`. Under tsx and Jest that is an ordinary import of the TypeScript source. In a
+// bundle, `lazyAdapters()` turns it into `require('./provider-<kind>.js')`, a file written next to
+// index.js, so the adapter's code is parsed on its first use only. The adapter file holds only the modules
+// under its provider's folder that nothing else in the function imports; every other module it imports
+// (the port's error classes, the retry policy, metrics, tracing, the store...) is the function's own
+// instance, which index.js hands over before it requires the file: one metrics buffer, one DynamoDB
+// client, one `instanceof ProviderUnavailableError`. docs/operations.md ("Bundles") has the figures.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import type { BuildOptions, Metafile, OutputFile, Plugin } from 'esbuild';
+
+/** The repository root: entries and aliases are relative to it. */
+export const REPO_ROOT = resolve(__dirname, '..', '..');
+
+/**
+ * The options, in the words both the CDK (BundlingOptions) and esbuild understand.
+ * - The AWS SDK v3 is bundled rather than taken from the runtime: the version is the one we test
+ *   against, and a tree-shaken bundle loads faster at cold start than the runtime's full SDK.
+ * - CommonJS output: middy 6 is ESM-only, but esbuild converts ESM dependencies into a CJS bundle
+ *   without the `createRequire` banner an ESM bundle needs for the SDK's CJS internals.
+ * - `module` before `main` picks the SDK's ES builds, which tree-shake far better than its dist-cjs
+ *   (a handler: about 540 KB with `main` first, 340 KB with `module`, before the next point).
+ * - The SDK's default credential chain is replaced by its environment-variable link, the only one that
+ *   runs in Lambda (see lambda-credentials.ts): a third of the bundle, and of its parse time, goes.
+ * - External, so never bundled: the KMS client, which comes from the Lambda runtime's SDK, loaded lazily
+ *   on a function's first cold secret read (shared/secrets/kms.ts says why); and the SDK's event stream
+ *   codec (about 15 KB in every function), which the SDK imports lazily for operations that stream events.
+ *   DynamoDB, SQS and SES have none, so it is never loaded.
+ * - Separate source maps without sources keep the deployed code small; NODE_OPTIONS turns them on.
+ */
+export const LAMBDA_BUNDLING = Object.freeze({
+  target: 'node22',
+  platform: 'node',
+  format: 'cjs',
+  minify: true,
+  sourcemap: true,
+  sourcesContent: false,
+  mainFields: ['module', 'main'] as readonly string[],
+  externals: ['@aws-sdk/client-kms', '@smithy/core/event-streams'] as readonly string[],
+  /** Resolved from the project root (the CDK's bundling working directory). */
+  alias: { '@aws-sdk/credential-provider-node': './infra/cloud/lambda-credentials.ts' } as Readonly<Record<string, string>>,
+});
+
+/** The NODE_OPTIONS the stack gives every function (./function.ts `environment`). */
+export const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
+
+/** The environment variable that hands a function's `define` constants to ./after-bundling.ts. */
+export const AFTER_BUNDLING_DEFINE = 'REFLOOP_BUNDLE_DEFINE';
+
+/** The budget of a function's index.js, minified (its adapter files are loaded on demand, apart). */
+export const BUNDLE_BUDGET_BYTES = 300 * 1024;
+
+/** The same options for esbuild's JS API, as NodejsFunction turns LAMBDA_BUNDLING into CLI arguments. */
+export function lambdaBuildOptions(): BuildOptions {
+  return {
+    bundle: true,
+    platform: LAMBDA_BUNDLING.platform,
+    target: LAMBDA_BUNDLING.target,
+    format: LAMBDA_BUNDLING.format,
+    minify: LAMBDA_BUNDLING.minify,
+    sourcemap: LAMBDA_BUNDLING.sourcemap,
+    sourcesContent: LAMBDA_BUNDLING.sourcesContent,
+    mainFields: [...LAMBDA_BUNDLING.mainFields],
+    external: [...LAMBDA_BUNDLING.externals],
+    alias: { ...LAMBDA_BUNDLING.alias },
+    absWorkingDir: REPO_ROOT,
+    logLevel: 'error',
+  };
+}
+
+/** `shared/providers/<kind>/adapter.ts` (repo-relative, forward slashes) -> the kind. */
+const ADAPTER_PATH = /^shared\/providers\/([a-z0-9-]+)\/adapter\.ts$/;
+/** Where index.js finds the modules it hands to an adapter file. */
+const HOST_MODULES = "globalThis[Symbol.for('refloop.bundle.hostModules')]";
+
+const repoPath = (abs: string) => relative(REPO_ROOT, abs).split(sep).join('/');
+export const adapterFileName = (kind: string) => `provider-${kind}.js`;
+
+/** An adapter file: its code, and the function modules it takes from index.js (repo-relative paths). */
+export interface AdapterFile {
+  kind: string;
+  /** repo-relative paths of the modules bundled into it. */
+  inputs: string[];
+  /** The modules index.js must hand over (repo-relative paths), each with the names the adapter reads ('*': all). */
+  hostModules: Record<string, string[] | '*'>;
+  files: OutputFile[];
+}
+
+/**
+ * The modules of a provider's folder its definition loads statically: they belong to index.js, never to
+ * the adapter file (shared/providers/<kind>/index.ts; none when the folder has no definition yet).
+ */
+async function definitionModules(kind: string): Promise<Set<string>> {
+  const definition = join(REPO_ROOT, 'shared', 'providers', kind, 'index.ts');
+  if (!existsSync(definition)) return new Set();
+  const { build } = await import('esbuild');
+  const out = await build({
+    ...lambdaBuildOptions(),
+    entryPoints: [definition],
+    write: false,
+    metafile: true,
+    minify: false,
+    sourcemap: false,
+    outdir: join(REPO_ROOT, '.bundle-analysis'),
+    plugins: [{ name: 'no-dynamic-imports', setup: (b) => void b.onResolve({ filter: /.*/ }, (a) => (a.kind === 'dynamic-import' ? { path: a.path, external: true } : undefined)) }],
+  });
+  return new Set(Object.keys(out.metafile.inputs));
+}
+
+/**
+ * The names `importer` reads from `specifier` (its import and re-export declarations; type-only ones
+ * left out), so index.js hands over those and keeps tree-shaking the rest; '*' when it takes the whole
+ * module (a namespace import, `export *`, or a declaration this simple reading does not follow).
+ */
+function importedNames(importer: string, specifier: string): Set<string> | '*' {
+  const source = readFileSync(importer, 'utf8');
+  const quoted = `['"]${specifier.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"]`;
+  const names = new Set<string>();
+  let found = false;
+  for (const m of source.matchAll(new RegExp(`\\b(import|export)\\s+([^;]*?)\\s*from\\s*${quoted}`, 'g'))) {
+    found = true;
+    const clause = (m[2] as string).trim();
+    if (clause.startsWith('type ') || clause.startsWith('type{')) continue;
+    const braces = /^\{([^}]*)\}$/.exec(clause);
+    if (!braces) return '*';
+    for (const part of (braces[1] as string).split(',')) {
+      const item = part.trim();
+      if (item === '' || item.startsWith('type ')) continue;
+      names.add((item.split(/\s+as\s+/)[0] as string).trim());
+    }
+  }
+  return found ? names : '*';
+}
+
+/** Builds the adapter file of one provider kind (not written: `files` are esbuild's output files, paths under outdir). */
+export async function buildAdapterFile(kind: string, outdir: string): Promise<AdapterFile> {
+  const { build } = await import('esbuild');
+  const folder = `shared/providers/${kind}/`;
+  const definition = await definitionModules(kind);
+  const hostModules = new Map<string, Set<string> | '*'>();
+  const plugin: Plugin = {
+    name: 'refloop-adapter-file',
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.pluginData === 'inner' || args.kind === 'entry-point') return undefined;
+        const resolved = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'inner' });
+        if (resolved.errors.length > 0 || resolved.external || !resolved.path.startsWith(REPO_ROOT + sep)) return undefined;
+        const path = repoPath(resolved.path);
+        if (path.startsWith('node_modules/')) return undefined;
+        if (path.startsWith(folder) && !definition.has(path)) return undefined;
+        const names = importedNames(args.importer, args.path);
+        const seen = hostModules.get(path) ?? new Set<string>();
+        if (names === '*' || seen === '*') hostModules.set(path, '*');
+        else hostModules.set(path, new Set([...seen, ...names]));
+        return { path, namespace: 'refloop-host-module' };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'refloop-host-module' }, (args) => ({
+        contents:
+          `var m = ${HOST_MODULES};\n` +
+          `if (!m || !m[${JSON.stringify(args.path)}]) throw new Error(${JSON.stringify(`${args.path} was not handed over by the function's bundle`)});\n` +
+          `module.exports = m[${JSON.stringify(args.path)}];\n`,
+        loader: 'js',
+      }));
+    },
+  };
+  const out = await build({
+    ...lambdaBuildOptions(),
+    entryPoints: { [adapterFileName(kind).replace(/\.js$/, '')]: join(REPO_ROOT, folder, 'adapter.ts') },
+    outdir,
+    write: false,
+    metafile: true,
+    plugins: [plugin],
+  });
+  const inputs = Object.keys(out.metafile.inputs).filter((i) => !i.startsWith('refloop-host-module:'));
+  const handed = Object.fromEntries([...hostModules].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, names]) => [path, names === '*' ? names : [...names].sort()] as const));
+  return { kind, inputs, hostModules: handed, files: out.outputFiles };
+}
+
+/** `import('./adapter')` in code (not in a type: `typeof import('./adapter')`). */
+const ADAPTER_IMPORT = /(?<!typeof\s+)\bimport\(\s*(['"])\.\/adapter\1\s*\)/g;
+
+/**
+ * The esbuild plugin for a function's build. In a provider's folder, a file that loads its adapter with
+ * `import('./adapter')` gets, in place of that import, a call to a module (the loader) that hands the
+ * adapter file the function's modules it needs, then requires the file. The loader is a static import: a
+ * dynamic one would make esbuild wrap everything the adapter reaches in lazily initialised modules, and
+ * tree-shaking stops at such wrappers (the whole DynamoDB and SQS clients, aggregated commands and
+ * waiters, get in: about 50 KB). `adapterFor(kind)` builds (or returns the built) adapter file.
+ */
+export function lazyAdapters(adapterFor: (kind: string) => Promise<AdapterFile>): Plugin {
+  return {
+    name: 'refloop-lazy-adapters',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]shared[\\/]providers[\\/][a-z0-9-]+[\\/][^\\/]+\.ts$/ }, async (args) => {
+        const kind = /^shared\/providers\/([a-z0-9-]+)\//.exec(repoPath(args.path))?.[1];
+        const source = readFileSync(args.path, 'utf8');
+        if (!kind || !existsSync(join(REPO_ROOT, 'shared', 'providers', kind, 'adapter.ts')) || source.search(ADAPTER_IMPORT) < 0) return undefined;
+        const contents = source.replace(ADAPTER_IMPORT, '__refloopLoadAdapter()') + `\nimport { load as __refloopLoadAdapter } from ${JSON.stringify(`refloop-lazy-adapter:${kind}`)};\n`;
+        return { contents, loader: 'ts' };
+      });
+      b.onResolve({ filter: /^refloop-lazy-adapter:/ }, (args) => ({ path: args.path.slice('refloop-lazy-adapter:'.length), namespace: 'refloop-lazy-adapter' }));
+      b.onResolve({ filter: /^\.\/provider-[a-z0-9-]+\.js$/, namespace: 'refloop-lazy-adapter' }, (args) => ({ path: args.path, external: true }));
+      b.onLoad({ filter: /.*/, namespace: 'refloop-lazy-adapter' }, async (args) => {
+        const adapter = await adapterFor(args.path);
+        const handed = Object.entries(adapter.hostModules);
+        // Namespace imports read by name only: esbuild tree-shakes the rest of each module.
+        const lines = handed.map(([path], i) => `import * as m${i} from ${JSON.stringify(join(REPO_ROOT, path))};`);
+        lines.push(
+          'let loaded;',
+          'export function load() {',
+          '  return Promise.resolve().then(() => {',
+          '    if (loaded) return loaded;',
+          `    const m = ${HOST_MODULES} || (${HOST_MODULES} = {});`,
+          ...handed.map(
+            ([path, names], i) =>
+              `    m[${JSON.stringify(path)}] = ${names === '*' ? `m${i}` : `{ ${names.map((n) => `get ${n}() { return m${i}.${n}; }`).join(', ')} }`};`,
+          ),
+          `    loaded = require(${JSON.stringify(`./${adapterFileName(args.path)}`)});`,
+          '    return loaded;',
+          '  });',
+          '}',
+        );
+        return { contents: lines.join('\n') + '\n', loader: 'js', resolveDir: REPO_ROOT };
+      });
+    },
+  };
+}
+
+export interface BundledFunction {
+  entry: string;
+  /** index.js, minified. */
+  bytes: number;
+  /** The adapter files next to it, by kind, in bytes. */
+  adapters: Record<string, number>;
+  /** repo-relative inputs of index.js. */
+  inputs: Metafile['outputs'][string]['inputs'];
+}
+
+/**
+ * Bundles functions as the stack deploys them, all in one esbuild run (entries: output name -> entry
+ * relative to the repo root, e.g. `functions/referrals/convert`). Written under `outdir/<name>/` when
+ * `write` is set: index.js, its map and the adapter files it loads. Throws when a module would be both in
+ * a function's index.js and in one of its adapter files (two instances of one module).
+ */
+export async function bundleFunctions(
+  entries: Record<string, string>,
+  options: { outdir: string; write: boolean; define?: Record<string, string> },
+): Promise<Record<string, BundledFunction>> {
+  const { build } = await import('esbuild');
+  const adapterBuilds = new Map<string, Promise<AdapterFile>>();
+  const adapterFor = (kind: string) => {
+    let built = adapterBuilds.get(kind);
+    if (!built) {
+      built = buildAdapterFile(kind, options.outdir);
+      adapterBuilds.set(kind, built);
+    }
+    return built;
+  };
+  const plugin = lazyAdapters(adapterFor);
+  const entryPoints = Object.fromEntries(Object.entries(entries).map(([name, entry]) => [`${name}/index`, entry]));
+  const out = await build({
+    ...lambdaBuildOptions(),
+    entryPoints,
+    outdir: options.outdir,
+    write: false,
+    metafile: true,
+    ...(options.define ? { define: options.define } : {}),
+    plugins: [plugin],
+  });
+  const adapters = new Map<string, AdapterFile>();
+  for (const [kind, built] of adapterBuilds) adapters.set(kind, await built);
+  const result: Record<string, BundledFunction> = {};
+  for (const [name, entry] of Object.entries(entries)) {
+    const outPath = repoPath(resolve(options.outdir, name, 'index.js'));
+    const output = outPath ? out.metafile.outputs[outPath] : undefined;
+    if (!outPath || !output) throw new Error(`no output for ${entry}`);
+    const kinds = Object.keys(output.inputs)
+      .filter((i) => i.startsWith('refloop-lazy-adapter:'))
+      .map((i) => i.slice('refloop-lazy-adapter:'.length));
+    const sizes: Record<string, number> = {};
+    for (const kind of kinds) {
+      const adapter = adapters.get(kind) as AdapterFile;
+      const twice = adapter.inputs.filter((i) => output.inputs[i] !== undefined);
+      if (twice.length > 0) {
+        throw new Error(
+          `${entry}: ${twice.join(', ')} would be both in index.js and in ${adapterFileName(kind)}; import it only from the adapter, or from the provider's definition (shared/providers/${kind}/index.ts)`,
+        );
+      }
+      const code = adapter.files.find((f) => f.path.endsWith(adapterFileName(kind)));
+      sizes[kind] = code?.contents.byteLength ?? 0;
+    }
+    result[name] = { entry, bytes: output.bytes, adapters: sizes, inputs: output.inputs };
+    if (options.write) {
+      const dir = join(options.outdir, name);
+      mkdirSync(dir, { recursive: true });
+      for (const file of out.outputFiles.filter((f) => dirname(f.path) === resolve(options.outdir, name))) writeFileSync(file.path, file.contents);
+      for (const kind of kinds) {
+        for (const file of (adapters.get(kind) as AdapterFile).files) writeFileSync(join(dir, file.path.slice(resolve(options.outdir).length + 1)), file.contents);
+      }
+    }
+  }
+  return result;
+}
+
+/**
+ * The stack's second step (./function.ts, esbuild's `afterBundling` hook): NodejsFunction has bundled
+ * `entry` into `outputDir` with the esbuild CLI, which cannot run plugins, and written its metafile. When
+ * that bundle reached a provider adapter, it is rebuilt here with the same options and `lazyAdapters`,
+ * and the adapter files are written beside it. The metafile is removed either way (it is not deployed).
+ */
+export async function lazyAdaptersAfterBundling(outputDir: string, entry: string, define?: Record<string, string>): Promise<string[]> {
+  const metaPath = join(outputDir, 'index.meta.json');
+  const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as Metafile;
+  const { rmSync } = await import('node:fs');
+  rmSync(metaPath);
+  const loadsAdapter = Object.values(meta.inputs).some((input) => input.imports.some((i) => i.kind === 'dynamic-import' && ADAPTER_PATH.test(i.path)));
+  if (!loadsAdapter) return [];
+  const tmp = join(outputDir, '.lazy-adapters');
+  const built = await bundleFunctions({ fn: entry }, { outdir: tmp, write: true, ...(define ? { define } : {}) });
+  const { readdirSync, renameSync } = await import('node:fs');
+  for (const name of readdirSync(join(tmp, 'fn'))) renameSync(join(tmp, 'fn', name), join(outputDir, name));
+  rmSync(tmp, { recursive: true, force: true });
+  return Object.keys(built.fn?.adapters ?? {});
+}
