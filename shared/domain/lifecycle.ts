@@ -48,11 +48,11 @@ export function initialLifecycle(type: 'credit' | 'commission', createdAt: numbe
  * What a reward stored before the lifecycle existed reads as: an applied credit is `applied`; a reversed
  * one `voided`; a commission `approved` (it was earned under the old rules, which had no hold).
  */
-export function legacyLifecycle(r: { type: 'credit' | 'commission'; amount: number; created_at: number; modifier_id?: unknown; reversed_at?: number }): Lifecycle {
+export function legacyLifecycle(r: { type: 'credit' | 'commission'; amount: number; created_at: number; provider_ref?: unknown; reversed_at?: number }): Lifecycle {
   const base = { approves_at: null, approved_at: null, paid_at: null, voided_at: null, void_reason: null, payout_id: null };
   if (r.type === 'credit') {
     if (r.reversed_at !== undefined) return { ...base, status: 'voided', voided_at: r.reversed_at, void_reason: 'refunded' };
-    return { ...base, status: r.modifier_id !== undefined ? 'applied' : 'pending' };
+    return { ...base, status: r.provider_ref !== undefined ? 'applied' : 'pending' };
   }
   return { ...base, status: 'approved', approved_at: r.created_at };
 }

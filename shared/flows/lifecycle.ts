@@ -14,7 +14,7 @@ import { ConditionsFailedError, getItem, queryAll, RaceLostError, transact, with
 import { eventItem } from '../store/outbox';
 import { changeCollecting, collectingTarget, getPayout } from '../store/payouts';
 import { listProviderAccounts } from '../store/provider';
-import { toReferral } from '../store/referrals';
+import { PROVIDER_REF_ATTRIBUTE, toReferral } from '../store/referrals';
 import { isEntityId } from '../domain/ids';
 import { keys, timeKey } from '../store/table';
 import { log } from '../log';
@@ -123,11 +123,11 @@ export async function voidReward(accountId: string, rewardId: string, reason: Vo
     // A credit not applied yet must not be applied by a worker holding its claim right now.
     if (reward.type === 'credit' && referral) {
       const index = reward.index;
-      const stored = referral.rewards[index] as { claim_until?: number; modifier_id?: unknown } | undefined;
-      if (stored?.modifier_id !== undefined) throw new MoneyRaceError();
+      const stored = referral.rewards[index] as { claim_until?: number; provider_ref?: unknown } | undefined;
+      if (stored?.provider_ref !== undefined) throw new MoneyRaceError();
       if (stored?.claim_until !== undefined && stored.claim_until >= now) throw conflict('This credit is being applied at the payment provider right now; try again in a minute.');
       // ...and the claim must still be free when the void commits (claimCredit refuses a voided credit).
-      txn.referralCondition(referral.id, `attribute_not_exists(#rw[${index}].modifier_id) AND (attribute_not_exists(#rw[${index}].claim_until) OR #rw[${index}].claim_until < :claimnow)`, { ':claimnow': now });
+      txn.referralCondition(referral.id, `attribute_not_exists(#rw[${index}].${PROVIDER_REF_ATTRIBUTE}) AND (attribute_not_exists(#rw[${index}].claim_until) OR #rw[${index}].claim_until < :claimnow)`, { ':claimnow': now });
     }
     txn.push(eventItem(accountId, 'reward.voided', reward.id, ledgerRewardView(voided)), `event:${reward.id}`);
     await commit(txn);

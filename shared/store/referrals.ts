@@ -18,6 +18,21 @@ import { GSI1, keys } from './table';
 import { ledgerFromReferral, lifecycleOf, MoneyTxn } from './ledger';
 import { ReportDeltas } from './reports';
 
+/**
+ * A credit's reference at the provider (the port's `providerRef`) is `provider_ref` in the code. Inside the
+ * referral item it keeps the attribute's first name, Paddle Classic's `modifier_id` (a number on items
+ * written before the provider port): this constant and fromStoredReward are the one mapping between the two
+ * (docs/data-model.md "Referral").
+ */
+export const PROVIDER_REF_ATTRIBUTE = 'modifier_id';
+
+/** A reward as read from the referral item, with its provider reference under its code name. */
+function fromStoredReward(stored: Record<string, unknown>): Referral['rewards'][number] {
+  if (stored[PROVIDER_REF_ATTRIBUTE] === undefined) return stored as unknown as Referral['rewards'][number];
+  const { [PROVIDER_REF_ATTRIBUTE]: ref, ...rest } = stored;
+  return { ...rest, provider_ref: String(ref) } as unknown as Referral['rewards'][number];
+}
+
 export function toReferral(item: Record<string, unknown> | undefined): Referral | null {
   if (!item || item.type !== 'Referral') return null;
   const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, type: _t, ...rest } = item;
@@ -29,7 +44,7 @@ export function toReferral(item: Record<string, unknown> | undefined): Referral 
     reward_type: (item.reward_type as Referral['reward_type']) ?? null,
     currency: (item.currency as string | null) ?? null,
     commission_months: (item.commission_months as number | null) ?? null,
-    rewards: (item.rewards as Referral['rewards']) ?? [],
+    rewards: ((item.rewards as Record<string, unknown>[] | undefined) ?? []).map(fromStoredReward),
     subscription: (item.subscription as Referral['subscription']) ?? null,
     referred_discount: (item.referred_discount as Referral['referred_discount']) ?? null,
   };

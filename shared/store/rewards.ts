@@ -12,17 +12,17 @@ import { rewardView } from '../domain/views';
 import { tableName } from './client';
 import { eventItem } from './outbox';
 import { ConditionsFailedError, queryAll, RaceLostError, transact, type TransactItem } from './ops';
-import { toReferral } from './referrals';
+import { PROVIDER_REF_ATTRIBUTE, toReferral } from './referrals';
 import { GSI1, keys } from './table';
 import { log } from '../log';
 
 /** A reward as stored: the public fields plus where its credit was applied at the provider. */
 export interface StoredReward extends Reward {
   /**
-   * Credit only: where the provider holds the applied credit (the port's `providerRef`). The attribute keeps
-   * its first name: Paddle Classic's modifier id, a number on items written before the provider port.
+   * Credit only: where the provider holds the applied credit (the port's `providerRef`). Stored under the
+   * attribute's first name (store/referrals.ts PROVIDER_REF_ATTRIBUTE).
    */
-  modifier_id?: number | string;
+  provider_ref?: string;
   /** Credit only: the subscription the credit was applied to. */
   credit_subscription_id?: ProviderId;
   /** Credit only: unix seconds until which one worker holds the right to apply it. */
@@ -168,18 +168,18 @@ export async function claimCredit(accountId: string, referralId: string, index: 
     (r) => `SET ${r}.claim_until = :until`,
     // A reversed credit (its payment refunded) is never applied.
     // A voided one neither (an operator voided it before it was applied).
-    (r) => `attribute_not_exists(${r}.modifier_id) AND attribute_not_exists(${r}.reversed_at) AND (attribute_not_exists(${r}.claim_until) OR ${r}.claim_until < :now) AND (attribute_not_exists(${r}.#st) OR ${r}.#st <> :voided)`,
+    (r) => `attribute_not_exists(${r}.${PROVIDER_REF_ATTRIBUTE}) AND attribute_not_exists(${r}.reversed_at) AND (attribute_not_exists(${r}.claim_until) OR ${r}.claim_until < :now) AND (attribute_not_exists(${r}.#st) OR ${r}.#st <> :voided)`,
     { ':until': now + seconds, ':now': now, ':voided': 'voided' },
   );
 }
 
 /** Records where a credit was applied and releases the claim. */
-export async function recordCreditApplied(accountId: string, referralId: string, index: number, rewardId: string, modifierId: string, subscriptionId: ProviderId): Promise<void> {
+export async function recordCreditApplied(accountId: string, referralId: string, index: number, rewardId: string, providerRef: string, subscriptionId: ProviderId): Promise<void> {
   // The credit reached the provider: the reward is `applied` (ledger and referral copy, one transaction).
   const ledger = toLedgerReward(await getItem(keys.reward(accountId, rewardId)));
   const txn = new MoneyTxn(accountId);
   if (ledger?.status === 'pending') txn.moveReward(ledger, { status: 'applied' });
-  txn.setEmbedded(referralId, index, rewardId, { modifier_id: modifierId, credit_subscription_id: subscriptionId }, ['claim_until']);
+  txn.setEmbedded(referralId, index, rewardId, { [PROVIDER_REF_ATTRIBUTE]: providerRef, credit_subscription_id: subscriptionId }, ['claim_until']);
   let done = true;
   try {
     await transact(txn.build());
@@ -187,13 +187,13 @@ export async function recordCreditApplied(accountId: string, referralId: string,
     if (!(err instanceof ConditionsFailedError)) throw err;
     done = false;
   }
-  // The referral was deleted meanwhile: the modifier stays at the provider, found again by its description.
-  if (!done) log('warn', 'credit applied but its referral changed', { referral_id: referralId, provider_ref: modifierId });
+  // The referral was deleted meanwhile: the credit stays at the provider, found again by the reward id.
+  if (!done) log('warn', 'credit applied but its referral changed', { referral_id: referralId, provider_ref: providerRef });
 }
 
 /** Gives a claim back early (after a failed provider call) so a retry need not wait for it to expire. */
 export async function releaseCreditClaim(accountId: string, referralId: string, index: number, rewardId: string): Promise<void> {
-  await updateReward(accountId, referralId, index, rewardId, (r) => `REMOVE ${r}.claim_until`, (r) => `attribute_not_exists(${r}.modifier_id)`);
+  await updateReward(accountId, referralId, index, rewardId, (r) => `REMOVE ${r}.claim_until`, (r) => `attribute_not_exists(${r}.${PROVIDER_REF_ATTRIBUTE})`);
 }
 
 /** Every referral made by a member (GSI1, eventually consistent), for applying pending credits. */

@@ -73,14 +73,14 @@ export async function reverseCredits(accountId: string, referralId: string, reve
       const member = snapshot ? snapshot.member : toMember(await getItem(keys.member(accountId, referral.member_id)));
       snapshot = undefined;
 
-      let modifierId = reward.modifier_id;
+      const recordedRef = reward.provider_ref;
       let claimed = false;
-      if (modifierId === undefined) {
+      if (recordedRef === undefined) {
         claimed = await claimCredit(accountId, referral.id, index, reward.id, CLAIM_SECONDS);
         if (!claimed) {
           const now = await freshReferral(accountId, referralId);
           const current = now?.rewards[index] as StoredReward | undefined;
-          if (current?.id === reward.id && current.modifier_id !== undefined && attempt < 3) continue; // applied meanwhile: delete it
+          if (current?.id === reward.id && current.provider_ref !== undefined && attempt < 3) continue; // applied meanwhile: delete it
           if (current?.id !== reward.id || current.reversed_at !== undefined) break;
           throw new CreditHeldError(`credit ${reward.id} is being applied by another worker`);
         }
@@ -89,7 +89,7 @@ export async function reverseCredits(accountId: string, referralId: string, reve
         let outcome: CreditReversalOutcome = 'reversed';
         // Recorded: remove it where it was applied. Not recorded: an attempt that applied it may have died
         // before recording it, so the adapter looks for it on the member's subscription.
-        const providerRef = modifierId === undefined ? null : String(modifierId);
+        const providerRef = recordedRef ?? null;
         const subscriptionId = providerRef !== null ? (reward.credit_subscription_id ?? member?.subscription_id ?? null) : (member?.subscription_id ?? null);
         if (providerRef !== null || subscriptionId !== null) {
           const p = await provider();
@@ -141,7 +141,7 @@ export async function applyPendingCredits(accountId: string, referral: Referral,
       // or been used, instead of acknowledging a credit nobody may be applying any more.
       const fresh = toReferral(await getItem(keys.referral(accountId, referral.id)));
       const current = (fresh?.rewards as StoredReward[] | undefined)?.[index];
-      if (!current || current.id !== reward.id || current.modifier_id !== undefined) continue;
+      if (!current || current.id !== reward.id || current.provider_ref !== undefined) continue;
       throw new CreditHeldError(`credit ${reward.id} is being applied by another worker`);
     }
     try {

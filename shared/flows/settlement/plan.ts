@@ -70,5 +70,5 @@ export function isDueNow(r: Reward, now: number): boolean {
 export function creditsToApply(referral: Referral): { reward: StoredReward; index: number }[] {
   return (referral.rewards as StoredReward[])
     .map((reward, index) => ({ reward, index }))
-    .filter(({ reward }) => reward.type === 'credit' && reward.modifier_id === undefined && reward.amount > 0 && reward.reversed_at === undefined && reward.note === undefined && lifecycleOf(reward).status !== 'voided');
+    .filter(({ reward }) => reward.type === 'credit' && reward.provider_ref === undefined && reward.amount > 0 && reward.reversed_at === undefined && reward.note === undefined && lifecycleOf(reward).status !== 'voided');
 }
