@@ -57,13 +57,15 @@ function resolves(path: string, exists: (p: string) => boolean): boolean {
   return ['', '.ts', '.tsx', '.d.ts', '.js', '.mjs', '.cjs', '.json', '/index.ts', '/index.tsx', '/index.js'].some((ext) => exists(`${fixed}${ext}`));
 }
 
-/** The headings and bold lead-ins of a Markdown text, lower-cased, for quoted section names. */
+/** The headings, bold lead-ins and table rows of a Markdown text, lower-cased, for quoted section names. */
 function sectionsOf(text: string): string[] {
   const out: string[] = [];
   for (const line of text.split('\n')) {
     const heading = /^#{1,6}\s+(.*)$/.exec(line);
     if (heading) out.push((heading[1] as string).trim().toLowerCase());
     for (const bold of line.matchAll(/\*\*([^*]+)\*\*/g)) out.push((bold[1] as string).trim().toLowerCase());
+    const row = /^\|([^|]+)\|/.exec(line); // a table's row, by its first cell (data-model.md's entities)
+    if (row) out.push((row[1] as string).trim().toLowerCase());
   }
   return out;
 }
