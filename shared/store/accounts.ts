@@ -8,14 +8,9 @@ import { db, tableName } from './client';
 import { keys, type Key } from './table';
 import { apiKeyRecordItem, keyPrefix, newKeyId, teamKeys, type ApiKeyRecord, type Session } from './team';
 
-/**
- * What a publishable key may do with /js/v1/referrals/ (docs/browser.md "Referrals from the browser"): `open` creates
- * the referral (the default); `confirm` creates nothing (the app's backend creates it with its secret key);
- * `off` refuses with 403. Kept on the account and copied onto its publishable key item (auth reads only that).
- */
-export type JsReferralMode = 'open' | 'confirm' | 'off';
-export const JS_REFERRAL_MODES: readonly JsReferralMode[] = ['open', 'confirm', 'off'];
-export const isJsReferralMode = (value: unknown): value is JsReferralMode => (JS_REFERRAL_MODES as readonly unknown[]).includes(value);
+import { JS_REFERRAL_MODES, isJsReferralMode, type JsReferralMode } from '../domain/accounts';
+
+export { JS_REFERRAL_MODES, isJsReferralMode, type JsReferralMode };
 
 export interface Account {
   accountId: string;
