@@ -38,7 +38,7 @@ export async function evaluateReferral(accountId: string, referralId: string): P
   if (!settled) return;
   let referral = settled.referral;
   if (settled.reversals.length > 0) {
-    await reverseCredits(accountId, referralId, settled.reversals, { referral, member: settled.loaded.member });
+    await reverseCredits(accountId, referralId, settled.reversals, referral);
     referral = toReferral(await getItem(keys.referral(accountId, referralId))) ?? referral;
   }
   // Commissions whose hold is over already (a hold of 0 days) are approved now, not at the next hourly run.
@@ -46,7 +46,9 @@ export async function evaluateReferral(accountId: string, referralId: string): P
   if (referral.rewards.some((r) => isDueNow(r, now))) await approveDueNow(accountId, referralId, now);
   // The conversion and reward notices this state calls for (each queued once; see shared/email/enqueue.ts).
   await queueMemberEmails(accountId, referral);
-  await applyPendingCredits(accountId, referral, settled.loaded.member);
+  // The member is read again there: a subscription attached since the load (whose apply-member-credits may
+  // have run before this reward was recorded) must receive the credit now.
+  await applyPendingCredits(accountId, referral);
 }
 
 /** A subscription was attached to the member: apply the credits that were waiting for one. */

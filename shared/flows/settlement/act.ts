@@ -20,7 +20,7 @@
 // A provider failure fails the record (SQS retries it); the claim is released first.
 import type { CreditReversal } from '../../domain/clawbacks';
 import { centsToMinor } from '../../domain/currency';
-import type { Member, ProviderId, Referral } from '../../domain/models';
+import type { ProviderId, Referral } from '../../domain/models';
 import { CreditMustWaitError, type CreditReversalOutcome } from '../../billing/port';
 import { billingProviderFor, type AccountBillingProvider } from '../../billing/adapters';
 import { recordCreditKept, recordCreditReversal } from '../../store/clawbacks';
@@ -53,25 +53,25 @@ async function freshReferral(accountId: string, id: string): Promise<Referral | 
 const EVERY_PROVIDER = { combinesCredits: true } as const;
 
 /**
- * `known`: the referral as just recorded and the member as loaded, used for the first attempt instead of
- * reading them again (a stale copy only makes the reversal's conditioned write fail and the next attempt
- * read afresh).
+ * `recorded`: the referral as the evaluation just wrote it, used for the first attempt instead of reading it
+ * again (a stale copy only makes the reversal's conditioned write fail and the next attempt read afresh).
+ * The member is read each time: where a credit may sit depends on the subscription attached now.
  */
-export async function reverseCredits(accountId: string, referralId: string, reversals: CreditReversal[], known?: { referral: Referral; member: Member | null }): Promise<void> {
-  let snapshot = known;
+export async function reverseCredits(accountId: string, referralId: string, reversals: CreditReversal[], recorded?: Referral): Promise<void> {
+  let snapshot = recorded;
   let adapter: AccountBillingProvider | null | undefined;
   const provider = async () => (adapter === undefined ? (adapter = await billingProviderFor(accountId)) : adapter);
 
   for (const reversal of reversals) {
     for (let attempt = 1; ; attempt++) {
-      const referral = snapshot ? snapshot.referral : await freshReferral(accountId, referralId);
+      const referral = snapshot ?? (await freshReferral(accountId, referralId));
+      snapshot = undefined;
       if (!referral) return;
       const index = referral.rewards.findIndex((r) => r.id === reversal.reward_id);
       const reward = referral.rewards[index] as StoredReward | undefined;
       if (!reward || reward.reversed_at !== undefined || reward.note !== undefined) break;
       const context = { account_id: accountId, referral_id: referralId, reward_id: reward.id, refund_id: reversal.refund_id };
-      const member = snapshot ? snapshot.member : toMember(await getItem(keys.member(accountId, referral.member_id)));
-      snapshot = undefined;
+      const member = toMember(await getItem(keys.member(accountId, referral.member_id)));
 
       const recordedRef = reward.provider_ref;
       let claimed = false;
@@ -114,14 +114,11 @@ export async function reverseCredits(accountId: string, referralId: string, reve
   }
 }
 
-/**
- * Applies the referral's pending credits (plan.ts creditsToApply) on the member's attached subscription.
- * `loaded`: the member as the evaluation loaded it (read here otherwise).
- */
-export async function applyPendingCredits(accountId: string, referral: Referral, loaded?: Member | null): Promise<void> {
+/** Applies the referral's pending credits (plan.ts creditsToApply) on the member's attached subscription. */
+export async function applyPendingCredits(accountId: string, referral: Referral): Promise<void> {
   const pending = creditsToApply(referral);
   if (pending.length === 0) return;
-  const member = loaded !== undefined ? loaded : toMember(await getItem(keys.member(accountId, referral.member_id)));
+  const member = toMember(await getItem(keys.member(accountId, referral.member_id)));
   const context = { account_id: accountId, referral_id: referral.id, member_id: referral.member_id };
   if (!member) return log('warn', 'credit not applied: the referring member was deleted', context);
   if (member.subscription_id === null) return log('info', 'credit waits for a subscription attached to the member', context);
