@@ -1075,7 +1075,8 @@ describe('DynamoDB round trips per endpoint, happy path, warm caches (docs/desig
 // (the referral; its payments and refunds beside the member) and commits 1 ledger transaction (the
 // reward, its ledger item, event, counters, member stats and report buckets, and the report of the
 // payment recorded before the conversion). What follows belongs to the credit itself: the notice mark,
-// the target subscription, the provider settings and the credit's claim.
+// the member and its subscription (read again: one may have been attached since), the provider settings
+// and the credit's claim.
 describe('a reward evaluation: at most 2 read round trips and 1 ledger transaction before the provider calls', () => {
   const READS = ['GetItem', 'BatchGetItem', 'Query'];
 
