@@ -24,7 +24,7 @@ export interface Route {
   queues?: QueueName[];
   /** Whether the handler reads the provider's secret settings (vendor auth code); others are denied. */
   providerSecrets?: boolean;
-  /** Whether the handler reads Paddle Billing's / Stripe's webhook secret (their intakes); others are denied it. */
+  /** Whether the handler reads the providers' webhook secrets (the webhook intake); others are denied them. */
   providerWebhookSecrets?: boolean;
   /** Whether the handler writes or deletes webhook signing secrets; others are denied them. */
   webhookSecrets?: boolean;
@@ -204,34 +204,17 @@ export const routes: readonly Route[] = [
     table: 'read',
   },
 
-  // Paddle Classic alerts: no API key (the p_signature is the credential); verify, queue, 200.
+  // Provider webhooks, one route for every provider (shared/billing/registry.ts): no API key, the
+  // provider's signature is the credential (Paddle Classic's p_signature in the form, verified with the
+  // account's public key; Paddle-Signature or Stripe-Signature over the raw JSON body, with the account's
+  // webhook secret); verify, queue, 200. The only function allowed the webhook secret items besides the
+  // provider connection's (the API secrets stay denied to it). `{provider}` is `paddle` (Classic, as
+  // always), `paddle-billing` or `stripe`; another answers 404.
   {
-    name: 'PaddleWebhook',
+    name: 'ProviderWebhook',
     method: 'POST',
-    path: '/webhooks/paddle/{account_id}/',
-    entry: 'functions/webhooks/paddle.ts',
-    table: 'read',
-    queues: ['provider-events'],
-    auth: 'provider-signature',
-  },
-  // Paddle Billing notifications: Paddle-Signature over the raw JSON body; verify, queue, 200. The only
-  // function allowed the account's webhook secret item (the API key stays denied to it).
-  {
-    name: 'PaddleBillingWebhook',
-    method: 'POST',
-    path: '/webhooks/paddle-billing/{account_id}/',
-    entry: 'functions/webhooks/paddle-billing.ts',
-    table: 'read',
-    queues: ['provider-events'],
-    auth: 'provider-signature',
-    providerWebhookSecrets: true,
-  },
-  // Stripe events: Stripe-Signature (v1) over the raw JSON body; verify, queue, 200. Like Paddle Billing's.
-  {
-    name: 'StripeWebhook',
-    method: 'POST',
-    path: '/webhooks/stripe/{account_id}/',
-    entry: 'functions/webhooks/stripe.ts',
+    path: '/webhooks/{provider}/{account_id}/',
+    entry: 'functions/webhooks/provider.ts',
     table: 'read',
     queues: ['provider-events'],
     auth: 'provider-signature',

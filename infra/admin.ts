@@ -1,5 +1,4 @@
 // Operator CLI (`npm run --silent admin -- <command>`): accounts and API keys, on DynamoDB Local or in AWS.
-import { parsePaddlePublicKey } from '../shared/providers/paddle-classic/public-key';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resetConfig } from '../shared/config';
@@ -19,9 +18,9 @@ import { isLocalEndpoint, rawClient, resetClients, tableName } from '../shared/s
 import { ensureTable } from '../shared/store/create-table';
 import { isAccountId } from '../shared/domain/ids';
 import { memberIdByEmail, setAccountSender, suppressMemberEmail } from '../shared/store/emails';
-import { DEFAULT_CHECKOUT_API_URL, DEFAULT_VENDORS_API_URL, ProviderSwitchRefusedError, saveProviderConnection, saveProviderSettings, UnknownProviderAccountError } from '../shared/store/provider';
-import { paddleBillingSettings } from '../shared/providers/paddle-billing/settings';
-import { stripeSettings } from '../shared/providers/stripe/settings';
+import { ProviderSwitchRefusedError, saveProviderConnection, UnknownProviderAccountError } from '../shared/store/provider';
+import type { ProviderDefinition } from '../shared/billing/definition';
+import { PROVIDER_DEFINITIONS, type ProviderConnection } from '../shared/billing/registry';
 import { commandUsage, formatHelp } from './cli-help';
 import { join } from 'node:path';
 import { handOverLoginLink } from '../shared/email/login-links';
@@ -58,24 +57,6 @@ const HTTP_URL = /^https?:\/\/[^/\s]+/;
 
 /** Bad arguments: exit code 2. */
 class UsageError extends Error {}
-
-/** The PEM public key (SubjectPublicKeyInfo, RSA), normalised; a usage error when it is not one. */
-function readPublicKey(path: string): string {
-  let pem: string;
-  try {
-    pem = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new UsageError(`cannot read --public-key-file ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-  }
-  const parsed = parsePaddlePublicKey(pem);
-  if (parsed.ok) return parsed.pem;
-  if (/PRIVATE key/.test(parsed.message)) {
-    throw new UsageError(
-      `--public-key-file ${path} holds a PRIVATE key; give Paddle's public key (Developer Tools -> Public Key, "-----BEGIN PUBLIC KEY-----") and keep private keys out of Refloop`,
-    );
-  }
-  throw new UsageError(`--public-key-file ${path} is not an RSA public key in PEM form (${parsed.message.replace(/^Not an RSA public key in PEM form \(|\)\.$/g, '')})`);
-}
 
 /**
  * The API's public base URL for `account show`: `--api-url`, else `API_URL`, else `PUBLIC_BASE_URL` (what
@@ -119,6 +100,34 @@ interface Command {
   run(values: Values): Promise<Record<string, unknown>>;
 }
 
+/**
+ * A provider's connect command, from its definition's CLI spec: the flags checked first (exit 2, nothing
+ * read or written), the connection built (a file it names read and parsed before anything is written),
+ * then saved. Secrets are never echoed back.
+ */
+function connectCommand(definition: ProviderDefinition<ProviderConnection>): Command {
+  const spec = definition.cli;
+  return {
+    args: `--account <account_id> ${spec.args}`,
+    summary: spec.summary,
+    flags: ['account', ...spec.flags],
+    required: ['account', ...spec.required],
+    check(values) {
+      const problem = spec.check(values);
+      if (problem !== null) throw new UsageError(problem);
+    },
+    async run(values) {
+      const built = spec.connection(values, (path) => readFileSync(path, 'utf8'));
+      if (!built.ok) throw new UsageError(built.message);
+      const accountId = values.account as string;
+      if (!isAccountId(accountId)) throw new UnknownProviderAccountError(accountId);
+      await ensureSecretsKey();
+      await saveProviderConnection(accountId, built.connection);
+      return { account_id: accountId, ...spec.output(built.connection), webhook_path: `/webhooks/${definition.webhook.path}/${accountId}/` };
+    },
+  };
+}
+
 const commands: Record<string, Command> = {
   'account create': {
     args: '--name <name> [--plan starter|small|regular|unlimited] [--owner-email <email> [--api-url <url>]]',
@@ -139,76 +148,8 @@ const commands: Record<string, Command> = {
       return { account_id: account.accountId, api_key: apiKey, ...(await ownerLogin(account.accountId, account.name, owner, apiUrl)) };
     },
   },
-  'account set-paddle': {
-    args: '--account <account_id> --vendor-id <int> --auth-code <secret> --public-key-file <pem-path> [--vendors-api-url <url>] [--checkout-api-url <url>]',
-    summary: "Store the account's Paddle Classic settings (refuses a file that is not an RSA public key).",
-    flags: ['account', 'vendor-id', 'auth-code', 'public-key-file', 'vendors-api-url', 'checkout-api-url'],
-    required: ['account', 'vendor-id', 'auth-code', 'public-key-file'],
-    check(values) {
-      if (!/^\d{1,12}$/.test(values['vendor-id'] ?? '') || Number(values['vendor-id']) <= 0) {
-        throw new UsageError(`--vendor-id must be a positive integer, got "${values['vendor-id']}"`);
-      }
-      for (const flag of ['vendors-api-url', 'checkout-api-url']) {
-        const url = values[flag];
-        if (url !== undefined && !HTTP_URL.test(url)) throw new UsageError(`--${flag} must be an http(s) URL, got "${url}"`);
-      }
-    },
-    async run(values) {
-      // The key is read and parsed before anything is written: a bad file changes nothing.
-      const publicKey = readPublicKey(values['public-key-file'] as string);
-      const accountId = values.account as string;
-      await ensureSecretsKey();
-      await saveProviderSettings(accountId, {
-        vendorId: Number(values['vendor-id']),
-        authCode: values['auth-code'] as string,
-        publicKey,
-        vendorsApiUrl: (values['vendors-api-url'] ?? DEFAULT_VENDORS_API_URL).replace(/\/+$/, ''),
-        checkoutApiUrl: (values['checkout-api-url'] ?? DEFAULT_CHECKOUT_API_URL).replace(/\/+$/, ''),
-      });
-      // The auth code is a secret: it is never echoed back.
-      return { account_id: accountId, provider: 'paddle', vendor_id: Number(values['vendor-id']), webhook_path: `/webhooks/paddle/${accountId}/` };
-    },
-  },
-  'account set-paddle-billing': {
-    args: '--account <account_id> --api-key <key> --webhook-secret <secret> [--api-url <url>]',
-    // The key needs read on subscriptions, transactions, customers, adjustments; write on discounts, subscriptions.
-    summary: "Connect the account to Paddle Billing (API key, notification secret; sandbox: --api-url https://sandbox-api.paddle.com).",
-    flags: ['account', 'api-key', 'webhook-secret', 'api-url'],
-    required: ['account', 'api-key', 'webhook-secret'],
-    check(values) {
-      const r = paddleBillingSettings({ apiKey: values['api-key'] as string, webhookSecret: values['webhook-secret'] as string, ...(values['api-url'] ? { apiUrl: values['api-url'] } : {}) });
-      if (!r.ok) throw new UsageError(`--${r.field.replace(/_/g, '-')} ${r.message}`);
-    },
-    async run(values) {
-      const r = paddleBillingSettings({ apiKey: values['api-key'] as string, webhookSecret: values['webhook-secret'] as string, ...(values['api-url'] ? { apiUrl: values['api-url'] } : {}) });
-      if (!r.ok) throw new UsageError(r.message);
-      const accountId = values.account as string;
-      if (!isAccountId(accountId)) throw new UnknownProviderAccountError(accountId);
-      await ensureSecretsKey();
-      await saveProviderConnection(accountId, { kind: 'paddle-billing', apiKey: r.settings.apiKey, webhookSecret: r.settings.webhookSecret, apiUrl: r.settings.apiUrl });
-      // The key and the secret are never echoed back.
-      return { account_id: accountId, provider: 'paddle-billing', webhook_path: `/webhooks/paddle-billing/${accountId}/` };
-    },
-  },
-  'account set-stripe': {
-    args: '--account <account_id> --secret-key <key> --webhook-secret <whsec_…> [--api-url <url>]',
-    summary: "Connect the account to Stripe (a restricted secret key and the webhook endpoint's signing secret).",
-    flags: ['account', 'secret-key', 'webhook-secret', 'api-url'],
-    required: ['account', 'secret-key', 'webhook-secret'],
-    check(values) {
-      const r = stripeSettings({ secretKey: values['secret-key'] as string, webhookSecret: values['webhook-secret'] as string, ...(values['api-url'] ? { apiUrl: values['api-url'] } : {}) });
-      if (!r.ok) throw new UsageError(`--${r.field.replace(/_/g, '-')} ${r.message}`);
-    },
-    async run(values) {
-      const r = stripeSettings({ secretKey: values['secret-key'] as string, webhookSecret: values['webhook-secret'] as string, ...(values['api-url'] ? { apiUrl: values['api-url'] } : {}) });
-      if (!r.ok) throw new UsageError(r.message);
-      const accountId = values.account as string;
-      if (!isAccountId(accountId)) throw new UnknownProviderAccountError(accountId);
-      await ensureSecretsKey();
-      await saveProviderConnection(accountId, { kind: 'stripe', secretKey: r.settings.secretKey, webhookSecret: r.settings.webhookSecret, apiUrl: r.settings.apiUrl });
-      return { account_id: accountId, provider: 'stripe', webhook_path: `/webhooks/stripe/${accountId}/` };
-    },
-  },
+  // One `account set-<provider>` per provider, from its definition (shared/billing/registry.ts).
+  ...Object.fromEntries(PROVIDER_DEFINITIONS.map((d) => [`account ${d.cli.command}`, connectCommand(d)])),
   'account show': {
     args: '--account <account_id> [--api-url <url>]',
     summary: "Print the account's name, plan, publishable key, browser script tag, provider connection and email sender.",

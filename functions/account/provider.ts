@@ -1,10 +1,10 @@
-// POST /v1/account/provider/ - connect the account to Paddle Classic, Paddle Billing or Stripe (owner or
-// admin, dashboard session only: an API key never changes provider secrets). The secrets are written to
+// POST /v1/account/provider/ - connect the account to its payment provider, any of shared/billing/registry.ts
+// (owner or admin, dashboard session only: an API key never changes provider secrets). The secrets are written to
 // their own items, which IAM denies to every function that does not need them; the answer shows the
 // connection's public part and the webhook URL to give the provider, never a secret.
 import { DetailError } from '../../shared/domain/errors';
 import { apiHandler, ok } from '../../shared/http/handler';
-import { connectionOf } from '../../shared/providers/connection-body';
+import { connectionOf } from '../../shared/billing/connections';
 import { providerBody } from '../../shared/schemas/team';
 import { accountSettings } from '../../shared/store/account-settings';
 import { ProviderSwitchRefusedError, saveProviderConnection } from '../../shared/store/provider';

@@ -29,7 +29,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { PROVIDER_KINDS } from '../../shared/billing/port';
+import { PROVIDER_KINDS } from '../../shared/billing/registry';
 import { alarmDescription, notify } from './alarms';
 import type { RefloopApiStack } from './api-stack';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './function';

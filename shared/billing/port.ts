@@ -14,8 +14,11 @@
 
 import { ServiceUnavailableError } from '../domain/errors';
 
-export type ProviderKind = 'paddle-classic' | 'paddle-billing' | 'stripe';
-export const PROVIDER_KINDS: readonly ProviderKind[] = ['paddle-classic', 'paddle-billing', 'stripe'];
+/**
+ * A provider's kind. The kinds are listed in one place, shared/billing/registry.ts (its `ProviderKind` is
+ * the exact union); the port, which every provider imports, takes any of them.
+ */
+export type ProviderKind = string;
 
 /** A subscription, payment, price or checkout id as the provider names it. */
 export type { ProviderId } from '../domain/models';

@@ -1,52 +1,47 @@
-// Which provider adapter serves an account: the flows ask here, never construct a provider themselves.
-// An account has one provider at a time (shared/store/provider.ts); each kind has its adapter here.
-import { config } from '../config';
-import type { BillingProvider, ProviderKind } from './port';
-import { paddleClassicProvider, paddleClassicWebhooks } from '../providers/paddle-classic/adapter';
-import { getProviderConnection, getProviderCredentials, type ProviderConnection } from '../store/provider';
-import { paddleBillingProvider } from '../providers/paddle-billing/adapter';
-import { stripeProvider } from '../providers/stripe/adapter';
+// THE map of payment providers: kind -> definition (shared/billing/definition.ts). The only place that
+// lists the provider kinds; everything else reads them from here (test/unit/provider-kinds.test.ts).
+// Adding a provider: its folder under shared/providers/<kind>/ and one line below
+// (docs/providers/adding-a-provider.md). Which adapter serves an account: shared/billing/adapters.ts.
+import type { ConnectionOf, ProviderDefinition } from './definition';
+import { paddleBilling } from '../providers/paddle-billing';
+import { paddleClassic } from '../providers/paddle-classic';
+import { stripe } from '../providers/stripe';
+
+export const PROVIDERS = {
+  'paddle-classic': paddleClassic,
+  'paddle-billing': paddleBilling,
+  stripe,
+} as const;
+
+export type ProviderKind = keyof typeof PROVIDERS;
+export const PROVIDER_KINDS = Object.keys(PROVIDERS) as ProviderKind[];
+
+/** Every kind's connection (the definitions' own types). */
+export type ProviderConnection = { [K in ProviderKind]: ConnectionOf<(typeof PROVIDERS)[K]> }[ProviderKind];
+
+/** Every definition, in the map's order. */
+export const PROVIDER_DEFINITIONS: readonly ProviderDefinition<ProviderConnection>[] = PROVIDER_KINDS.map((kind) => PROVIDERS[kind] as ProviderDefinition<ProviderConnection>);
+
+export const isProviderKind = (value: unknown): value is ProviderKind => typeof value === 'string' && Object.prototype.hasOwnProperty.call(PROVIDERS, value);
+
+/** The definition of a kind. */
+export const definitionOf = (kind: ProviderKind): ProviderDefinition<ProviderConnection> => PROVIDERS[kind] as ProviderDefinition<ProviderConnection>;
 
 /**
- * The part of the port the flows call through the registry so far; it grows to `BillingProvider` as the
- * remaining flows move onto the port (test/unit/import-graph.test.ts lists what still calls Classic directly).
+ * The provider of a stored settings item, by its `provider` attribute. Items written before the attribute
+ * existed are Paddle Classic's (the first provider): the legacy definition below.
  */
-export type AccountBillingProvider = Pick<
-  BillingProvider,
-  'kind' | 'combinesCredits' | 'createCoupon' | 'applyCredit' | 'reverseCredit' | 'resolveCheckout' | 'getSubscription' | 'listSubscriptions' | 'listsDeletedApart' | 'listPayments' | 'describePlan'
-> &
-  Partial<Pick<BillingProvider, 'parseWebhook'>>;
-
-/** The account's provider, or null when the account has no provider settings. One BatchGet. */
-export async function billingProviderFor(accountId: string): Promise<AccountBillingProvider | null> {
-  return providerFromConnection(accountId, await getProviderConnection(accountId));
+export function definitionOfStored(item: Record<string, unknown> | undefined): ProviderDefinition<ProviderConnection> | null {
+  if (!item || item.type !== 'ProviderSettings') return null;
+  return PROVIDER_DEFINITIONS.find((d) => d.storedKind === item.provider) ?? LEGACY_PROVIDER;
 }
 
-/** The same from a connection the caller has already read (in a BatchGet with its own items). */
-export function providerFromConnection(accountId: string, conn: ProviderConnection | null): AccountBillingProvider | null {
-  if (!conn) return null;
-  const timeoutMs = config().providerTimeoutMs;
-  switch (conn.kind) {
-    case 'paddle-classic':
-      return paddleClassicProvider(conn, { timeoutMs, accountId });
-    case 'paddle-billing':
-      return paddleBillingProvider({ apiKey: conn.apiKey, apiUrl: conn.apiUrl }, { timeoutMs });
-    case 'stripe':
-      return stripeProvider({ secretKey: conn.secretKey, apiUrl: conn.apiUrl }, { timeoutMs });
-  }
-}
-
-/** What the subscription-sync worker needs to apply an account's webhooks: the parser and plan lookups. */
-export type WebhookProvider = Pick<BillingProvider, 'kind' | 'parseWebhook' | 'describePlan'> & Partial<Pick<BillingProvider, 'getSubscription'>>;
+/** The provider whose intake serves `/webhooks/<segment>/{account_id}/`, or null (404). */
+export const definitionOfWebhookPath = (segment: string): ProviderDefinition<ProviderConnection> | null => PROVIDER_DEFINITIONS.find((d) => d.webhook.path === segment) ?? null;
 
 /**
- * The parser of one provider kind's webhooks for an account. Paddle Classic's alerts need no credentials
- * to parse (they are read only if a plan must be looked up); Billing's and Stripe's parsers call the API
- * (customer emails, discount codes), so their connection is read first. Null when the account is not
- * connected to that kind (any more).
+ * The first provider (Paddle Classic): its settings items may predate the `provider` attribute, and the
+ * store keeps the Classic-shaped helpers its callers have always used (saveProviderSettings, ...).
  */
-export async function webhookProviderFor(accountId: string, kind: ProviderKind): Promise<WebhookProvider | null> {
-  if (kind === 'paddle-classic') return paddleClassicWebhooks(accountId, () => getProviderCredentials(accountId), { timeoutMs: config().providerTimeoutMs });
-  const provider = await billingProviderFor(accountId);
-  return provider && provider.kind === kind && provider.parseWebhook ? { kind, parseWebhook: provider.parseWebhook, getSubscription: provider.getSubscription } : null;
-}
+export const LEGACY_PROVIDER = PROVIDERS['paddle-classic'] as ProviderDefinition<ProviderConnection>;
+export type LegacyConnection = ConnectionOf<(typeof PROVIDERS)['paddle-classic']>;

@@ -21,7 +21,7 @@ import { connectionFrom, credentialKeys } from '../store/provider';
 import { alreadyConverted, assertSubscriptionFree, convertedWith, markReferralConverted, toReferral } from '../store/referrals';
 import { applyProviderUpdate, getSubscription, toSubscription } from '../store/subscriptions';
 import { keys } from '../store/table';
-import { providerFromConnection, type AccountBillingProvider } from '../billing/registry';
+import { providerFromConnection, type AccountBillingProvider } from '../billing/adapters';
 import type { PlanFacts } from '../billing/port';
 import { planDescriptor } from '../domain/billing';
 import { formatCents } from '../domain/money';

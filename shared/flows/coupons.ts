@@ -19,7 +19,7 @@ import { recordReferralCoupon } from '../store/coupons';
 import { getItem } from '../store/ops';
 import { createReferral, toReferral, type CreateReferralResult } from '../store/referrals';
 import { keys } from '../store/table';
-import { billingProviderFor } from '../billing/registry';
+import { billingProviderFor } from '../billing/adapters';
 import { log } from '../log';
 import { countMetric } from '../metrics';
 

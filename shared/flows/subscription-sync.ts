@@ -19,12 +19,14 @@ import type { PaddleAlertMessage, ProviderWebhookMessage, SyncAccountMessage } f
 import { refundItem } from '../store/refunds';
 import { applyProviderUpdate, getSubscription, type PaymentData, type ProviderFields, type ProviderUpdateResult } from '../store/subscriptions';
 import type { AttributionHints, BillingEvent, PaymentFacts, SubscriptionFacts } from '../billing/port';
-import { billingProviderFor, webhookProviderFor, type AccountBillingProvider, type WebhookProvider } from '../billing/registry';
+import { billingProviderFor, webhookProviderFor, type AccountBillingProvider, type WebhookProvider } from '../billing/adapters';
 import { formatCents } from '../domain/money';
 import { minorToCents } from '../domain/currency';
 import { planFromFacts } from './conversion';
 import { attributeFromHints } from './attribution';
 import { log } from '../log';
+import { PoisonMessageError } from '../queue/worker';
+import { isProviderKind, LEGACY_PROVIDER } from '../billing/registry';
 import { timingMetric } from '../metrics';
 import type { ProviderKind } from '../billing/port';
 
@@ -33,15 +35,13 @@ async function evaluate(accountId: string, referralId: string): Promise<void> {
 }
 
 /**
- * A verified Paddle Classic alert (its decoded form fields, queued by the Classic intake), applied through
- * the port like any provider's webhook.
+ * A verified Paddle Classic alert queued as `paddle-alert` (its decoded form fields) by the Classic intake
+ * that came before the one webhook intake: such messages may still wait in the queue or its DLQ (a
+ * redrive), so the worker keeps accepting them. It is the `provider-webhook` message the intake queues
+ * now (the signed fields, form-encoded), applied the same way.
  */
 export async function processPaddleAlert(message: PaddleAlertMessage): Promise<void> {
-  const provider = await webhookProviderFor(message.account_id, 'paddle-classic');
-  if (!provider) return;
-  const events = await provider.parseWebhook({ headers: {}, rawBody: new URLSearchParams(message.fields).toString() });
-  for (const [index, event] of events.entries()) await applyBillingEvent(message.account_id, provider, event, index);
-  recordLag('paddle-classic', message.received_at);
+  await processProviderWebhook({ kind: 'provider-webhook', provider: LEGACY_PROVIDER.kind, account_id: message.account_id, headers: {}, raw_body: new URLSearchParams(message.fields).toString(), received_at: message.received_at });
 }
 
 /**
@@ -128,13 +128,14 @@ function paymentFromFacts(p: PaymentFacts): PaymentData {
 }
 
 /**
- * A verified webhook of a JSON provider (Paddle Billing, Stripe): parsed by the account's adapter into
- * normalized events, each applied like a Classic alert. The event id is the idempotency marker (one event
+ * A verified webhook of any provider (queued by shared/billing/intake.ts): parsed by the account's adapter
+ * into normalized events, each applied the same way. The event id is the idempotency marker (one event
  * may carry several facts: the second and later are marked `<event id>#<n>`), and the event's time orders
  * it against the stored state, so redeliveries write nothing and a stale snapshot never wins.
  */
 export async function processProviderWebhook(message: ProviderWebhookMessage): Promise<void> {
   const accountId = message.account_id;
+  if (!isProviderKind(message.provider)) throw new PoisonMessageError(`Unknown provider ${String(message.provider)}`);
   const provider = await webhookProviderFor(accountId, message.provider);
   if (!provider) {
     // Verified when it arrived, but the account is no longer connected to that provider: nothing to apply to.

@@ -158,6 +158,19 @@ function operation(route: Route, op: OperationDoc): Json {
   if (op.body) {
     const schema = op.bodyType === 'application/x-www-form-urlencoded' ? { type: 'object', additionalProperties: { type: 'string' } } : inputSchema(op.body);
     out.requestBody = { required: true, content: { [op.bodyType ?? 'application/json']: { schema, example: op.examples?.request } } };
+  } else if (op.bodyType === 'provider-event') {
+    // Any provider's own request: a JSON event (Paddle Billing, Stripe) or a signed form (Paddle Classic),
+    // verified and parsed by the provider's definition and adapter.
+    out.requestBody = {
+      required: true,
+      content: {
+        'application/json': { schema: { type: 'object', description: "The provider's event, as it sends it." }, example: op.examples?.request },
+        'application/x-www-form-urlencoded': {
+          schema: { type: 'object', properties: { p_signature: { type: 'string' } }, required: ['p_signature'], additionalProperties: { type: 'string' } },
+          example: op.examples?.formRequest,
+        },
+      },
+    };
   } else if (op.bodyType === 'application/json') {
     // A provider's own event (Paddle Billing): its shape is the provider's, verified and parsed by its adapter.
     out.requestBody = { required: true, content: { 'application/json': { schema: { type: 'object', description: "The provider's event, as it sends it." }, example: op.examples?.request } } };

@@ -3,6 +3,8 @@
 // test/unit/openapi.test.ts validates every example against the schema it illustrates (ajv), and
 // Spectral's oas3-valid-*-example rules check them again.
 import type { ComponentName } from './components';
+import { PROVIDER_DEFINITIONS } from '../billing/registry';
+import { providerOptions } from '../billing/options';
 
 export const ACCOUNT_ID = '3f9c2a71d04e8b65';
 export const CAMPAIGN_ID = '8f3a21c4';
@@ -199,7 +201,18 @@ export const API_KEY_ID = 'key_8a2f4c6e0b1d3f5a7c9e1b2d';
 export const PORTAL_SESSION_ID = 'ps_3c7e1a9f5b2d8c4e0a6f1b3d';
 const TEAM_MEMBER = { id: TEAM_MEMBER_ID, email: 'sam@acme.example', role: 'finance', created_at: CREATED, last_login_at: CREATED + 3600 };
 const API_KEY = { id: API_KEY_ID, name: 'Production backend', prefix: 'rfl_live_Zk3v…', created_at: CREATED, revoked_at: null };
-const PROVIDER_CONNECTION = { kind: 'stripe', connected: true, webhook_url: `${BASE}/webhooks/stripe/${ACCOUNT_ID}/`, vendor_id: null, api_url: 'https://api.stripe.com' };
+/** The provider the examples show connected: the registry's last (shared/billing/registry.ts). */
+export const EXAMPLE_PROVIDER = PROVIDER_DEFINITIONS[PROVIDER_DEFINITIONS.length - 1] as (typeof PROVIDER_DEFINITIONS)[number];
+const PROVIDER_CONNECTION = {
+  kind: EXAMPLE_PROVIDER.kind,
+  connected: true,
+  webhook_url: `${BASE}/webhooks/${EXAMPLE_PROVIDER.webhook.path}/${ACCOUNT_ID}/`,
+  ...EXAMPLE_PROVIDER.view({ api_url: EXAMPLE_PROVIDER.apiHosts[0] }),
+};
+/** Its connection body: the required fields, their placeholders as values. */
+export const PROVIDER_BODY_EXAMPLE = { kind: EXAMPLE_PROVIDER.kind, ...Object.fromEntries(EXAMPLE_PROVIDER.fields.filter((f) => f.required).map((f) => [f.name, f.placeholder ?? '…'])) };
+/** An example path segment of the webhook intake. */
+export const WEBHOOK_PATH_EXAMPLE = EXAMPLE_PROVIDER.webhook.path;
 
 /** One example per component schema: what a response of that component looks like. */
 export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
@@ -263,6 +276,7 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
     embed_origins: ['https://app.acme.example'],
     referral_url: 'https://acme.example/',
     provider: PROVIDER_CONNECTION,
+    provider_options: providerOptions(),
   },
   PortalLink: { id: PORTAL_SESSION_ID, url: `${BASE}/portal/${ACCOUNT_ID}/#token=rpl_Zk3v9QyL3rT8aB1nK7eW4hZ6uF0dX2m9cJ5pV8sW1aB`, expires_at: CREATED + 600 },
   PortalToken: { token: 'rps_Qm3kX9vB2nL7pR4tW8yZ1cF6Zk3v9QyL3rT8aB1nK7e', expires_at: CREATED + 3600 },
@@ -328,6 +342,7 @@ export function pageExample(component: ComponentName, path: string): unknown {
 export function pathParameterExample(path: string, name: string): string {
   if (name === 'user_identifier') return USER_IDENTIFIER;
   if (name === 'account_id') return ACCOUNT_ID;
+  if (name === 'provider') return WEBHOOK_PATH_EXAMPLE;
   if (path.includes('/campaigns/')) return CAMPAIGN_ID;
   if (path.includes('/members/')) return MEMBER_ID;
   if (path.includes('/subscriptions/')) return String(SUBSCRIPTION_ID);

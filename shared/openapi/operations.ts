@@ -12,11 +12,12 @@ import { clickBody, jsReferralBody } from '../schemas/js';
 import { createReferralBody } from '../schemas/referral';
 import { createWebhookEndpointBody, updateWebhookEndpointBody } from '../schemas/webhook-endpoint';
 import { createPortalSessionBody, openPortalSessionBody, portalListQuery, portalStatsQuery, updatePortalMeBody } from '../schemas/portal';
+import { PROVIDER_DEFINITIONS } from '../billing/registry';
 import { apiKeyBody, inviteBody, loginLinkBody, providerBody, roleBody, sessionBody, updateAccountBody } from '../schemas/team';
 import type { ComponentName } from './components';
 import { DIAGNOSIS_EXAMPLE, DIAGNOSIS_SCHEMA } from './diagnosis';
 import { diagnosisQuery } from '../schemas/diagnosis';
-import { API_KEY_ID, TEAM_MEMBER_ID, BATCH_ID, PAYOUT_ID, CAMPAIGN_ID, COMPONENT_EXAMPLES, CONVERTED_REFERRAL, NEW_REFERRAL, PADDLE_ALERT_EXAMPLE, REFERRAL_ID, SUBSCRIPTION_ID, USER_IDENTIFIER } from './examples';
+import { API_KEY_ID, TEAM_MEMBER_ID, BATCH_ID, PAYOUT_ID, CAMPAIGN_ID, COMPONENT_EXAMPLES, CONVERTED_REFERRAL, NEW_REFERRAL, PADDLE_ALERT_EXAMPLE, PROVIDER_BODY_EXAMPLE, REFERRAL_ID, SUBSCRIPTION_ID, USER_IDENTIFIER } from './examples';
 
 /** A response body: a component, a page (pagination envelope) of a component, or a literal JSON Schema. */
 export type BodyRef = { component: ComponentName } | { page: ComponentName } | { json: Record<string, unknown>; contentType?: string };
@@ -32,7 +33,7 @@ export interface OperationDoc {
   query?: v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined> | v.StrictObjectSchema<v.ObjectEntries, v.ErrorMessage<v.StrictObjectIssue> | undefined>;
   body?: v.GenericSchema;
   /** The request's media type; JSON by default. */
-  bodyType?: 'application/json' | 'application/x-www-form-urlencoded';
+  bodyType?: 'application/json' | 'application/x-www-form-urlencoded' | 'provider-event';
   success: { status: number; description: string; body?: BodyRef; headers?: Record<string, { description: string; schema: Record<string, unknown> }> };
   /** Error statuses beyond the ones every operation of its kind has (see document.ts). */
   errors?: number[];
@@ -41,7 +42,7 @@ export interface OperationDoc {
    * response body without one): `response` overrides the component's example (./examples.ts),
    * `errors` the generic one of a status.
    */
-  examples?: { request?: unknown; response?: unknown; errors?: Record<number, unknown> };
+  examples?: { request?: unknown; formRequest?: unknown; response?: unknown; errors?: Record<number, unknown> };
 }
 
 const campaignExample = COMPONENT_EXAMPLES.Campaign as Record<string, unknown>;
@@ -64,7 +65,7 @@ export const TAGS: Record<string, string> = {
   Dashboard: 'Login by emailed link, sessions, the team and its roles, API keys and the account settings (docs/dashboard.md). The team, API keys and the provider connection need a dashboard session: an API key cannot change them.',
   'Member portal':
     "A page where a member sees their link, terms, referrals, rewards and payouts, embeddable in your app (`/js/refloop-embed.js`). Your backend asks for a single-use portal URL with the API key; the portal then calls /portal/v1/ with a 60-minute portal session of that member only.",
-  'Provider webhooks': 'Alerts from the payment provider.',
+  'Provider webhooks': "Alerts and events from the account's payment provider.",
   Documentation: 'This document and its rendering.',
   Operations: 'Checks for load balancers and monitoring.',
 };
@@ -141,11 +142,11 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Dashboard',
     summary: 'Connect the payment provider',
     description:
-      '`kind` picks the fields: Paddle Classic `vendor_id`, `auth_code`, `public_key` (PEM); Paddle Billing `api_key`, `webhook_secret`; Stripe `secret_key` (a restricted key), `webhook_secret`. Secrets are stored in their own items and never shown again. Switching kind while subscriptions are mirrored answers 409. Dashboard session of an owner or admin only; an API key is refused with 403.',
+      "`kind` picks the fields: GET /v1/account/ lists every provider's in `provider_options` (Paddle Classic `vendor_id`, `auth_code`, `public_key` (PEM); Paddle Billing `api_key`, `webhook_secret`; Stripe `secret_key` (a restricted key), `webhook_secret`). Secrets are stored in their own items and never shown again. Switching kind while subscriptions are mirrored answers 409. Dashboard session of an owner or admin only; an API key is refused with 403.",
     body: providerBody,
     success: { status: 200, description: "The connection's public part and the webhook URL to give the provider.", body: { component: 'ProviderConnection' } },
     errors: [403, 409],
-    examples: { request: { kind: 'stripe', secret_key: 'rk_live_51Hx…', webhook_secret: 'whsec_5vJ0cX2m9QyL3rT8aB1nK7eW4hZ6uF0d' } },
+    examples: { request: PROVIDER_BODY_EXAMPLE },
   },
 
   ListReferrals: { tag: 'Referrals', summary: 'List referrals', description: `Filter by \`member\`; \`search\` finds the referral of one referred user by its exact \`user_identifier\` (0 or 1 result). ${PAGINATION}`, query: listReferralsQuery, success: { status: 200, description: 'A page of referrals.', body: { page: 'Referral' } } },
@@ -417,44 +418,18 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   CreateJsReferralPreflight: { tag: 'Browser', summary: 'CORS preflight of the referral endpoint', description: "The browser's CORS preflight before `POST /js/v1/referrals/`: no authentication, any origin.", success: { status: 204, description: 'The CORS headers (any origin; POST; Authorization and Content-Type).' } },
 
-  PaddleWebhook: {
+  ProviderWebhook: {
     tag: 'Provider webhooks',
-    summary: 'Paddle Classic alert intake',
+    summary: 'Payment provider webhook intake',
     description:
-      "Point Paddle's webhook URL here. No API key: the form's `p_signature` (RSA over the other fields, verified with the account's Paddle public key) is the credential. Unknown account: 404; bad or missing signature: 403 `Invalid signature.`",
-    params: { account_id: 'The Refloop account id.' },
-    bodyType: 'application/x-www-form-urlencoded',
-    success: { status: 200, description: 'Verified and queued (also for alert types the service ignores).', body: { component: 'PaddleWebhookAccepted' } },
+      "Give the provider this URL (GET /v1/account/ shows the account's, `provider.webhook_url`). `{provider}` is the connected provider's segment: `paddle` (Paddle Classic), `paddle-billing` or `stripe`. No API key: the provider's signature is the credential. Paddle Classic posts a form whose `p_signature` (RSA over the other fields) is verified with the account's Paddle public key. Paddle Billing signs the raw JSON body in `Paddle-Signature` (HMAC-SHA256 over `<ts>:<raw body>` with the notification destination's secret key, at most 300 s old). Stripe signs it in `Stripe-Signature` (`v1` HMAC-SHA256 over `<t>.<raw body>` with the endpoint's `whsec_` secret, at most 300 s old; any `v1` may match). Unknown provider, unknown account, or one not connected to that provider: 404; bad, missing or stale signature: 403 `Invalid signature.`; a Paddle Classic alert that is not a form: 415. Nothing is queued unless it verifies. Events are de-duplicated on their id (`alert_id`, `event_id`, Stripe's `id`) and ordered by their time.",
+    params: { provider: `The provider's segment: ${PROVIDER_DEFINITIONS.map((d) => `\`${d.webhook.path}\` (${d.name})`).join(', ')}.`, account_id: 'The Refloop account id.' },
+    bodyType: 'provider-event',
+    success: { status: 200, description: 'Verified and queued (also for event types the service ignores).', body: { component: 'PaddleWebhookAccepted' } },
     errors: [403, 404, 413, 415],
-    examples: { request: PADDLE_ALERT_EXAMPLE, errors: { 403: { detail: 'Invalid signature.' } } },
-  },
-
-  PaddleBillingWebhook: {
-    tag: 'Provider webhooks',
-    summary: 'Paddle Billing notification intake',
-    description:
-      "Create a Paddle notification destination with this URL (the events to select are in the README). No API key: the `Paddle-Signature` header (HMAC-SHA256 over `<ts>:<raw body>` with the destination's secret key, at most 300 s old) is the credential. Unknown account, or one not connected to Paddle Billing: 404; bad, missing or stale signature: 403 `Invalid signature.`; nothing is queued unless it verifies. Events are de-duplicated on `event_id` and ordered by `occurred_at`.",
-    params: { account_id: 'The Refloop account id.' },
-    bodyType: 'application/json',
-    success: { status: 200, description: 'Verified and queued (also for event types the service ignores).', body: { component: 'PaddleWebhookAccepted' } },
-    errors: [403, 404, 413],
-    examples: {
-      request: { event_id: 'evt_01hv8x2acma2gz2m7yd1z4f8w5', event_type: 'subscription.created', occurred_at: '2026-11-23T10:00:00.000000Z', notification_id: 'ntf_01hv8x2aj5bq0pe7ykgbwqrqsm', data: { id: 'sub_01hv8x29kz0t586xy6zn1a62ny', status: 'active', customer_id: 'ctm_01hv8x1whd81r9k3mhvwb1y0n7', custom_data: { refloop_referral_id: '0190c6f0a1b27c3d8e9f0a1b2c3d4e5f' } } },
-      errors: { 403: { detail: 'Invalid signature.' } },
-    },
-  },
-
-  StripeWebhook: {
-    tag: 'Provider webhooks',
-    summary: 'Stripe event intake',
-    description:
-      "Create a Stripe webhook endpoint with this URL, the API version Refloop pins and the events listed in the README. No API key: the `Stripe-Signature` header (`v1` HMAC-SHA256 over `<t>.<raw body>` with the endpoint's `whsec_` secret, at most 300 s old; any `v1` may match) is the credential. Unknown account, or one not connected to Stripe: 404; bad, missing or stale signature: 403 `Invalid signature.`; nothing is queued unless it verifies. Events are de-duplicated on their id; a subscription event whose second-resolution time cannot order it is applied as Stripe has the subscription now.",
-    params: { account_id: 'The Refloop account id.' },
-    bodyType: 'application/json',
-    success: { status: 200, description: 'Verified and queued (also for event types the service ignores).', body: { component: 'PaddleWebhookAccepted' } },
-    errors: [403, 404, 413],
     examples: {
       request: { id: 'evt_1NG8Du2eZvKYlo2CUI79vXWy', object: 'event', api_version: '2026-10-28.endive', created: 1763892000, type: 'customer.subscription.created', data: { object: { id: 'sub_1MowQVLkdIwHu7ixeRlqHVzs', object: 'subscription', status: 'active', metadata: { refloop_referral_id: '0190c6f0a1b27c3d8e9f0a1b2c3d4e5f' } } } },
+      formRequest: PADDLE_ALERT_EXAMPLE,
       errors: { 403: { detail: 'Invalid signature.' } },
     },
   },

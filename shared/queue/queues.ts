@@ -21,7 +21,11 @@ export const QUEUES = {
 export type QueueName = keyof typeof QUEUES;
 export const QUEUE_NAMES = Object.keys(QUEUES) as QueueName[];
 
-/** A verified Paddle Classic alert, exactly as decoded from the form body (p_signature removed). */
+/**
+ * A verified Paddle Classic alert, exactly as decoded from the form body (p_signature removed), as the
+ * Classic intake queued it before the one webhook intake: no longer queued, but still accepted by the
+ * subscription-sync worker for messages already waiting in the queue or its DLQ.
+ */
 export interface PaddleAlertMessage {
   kind: 'paddle-alert';
   account_id: string;
@@ -31,8 +35,9 @@ export interface PaddleAlertMessage {
 }
 
 /**
- * A verified webhook of a JSON provider (Paddle Billing, Stripe): the exact body and the headers its
- * parser reads, queued by the intake after the signature verified. The worker parses it through the
+ * A verified webhook of any provider: the body and the headers its parser reads (the exact JSON body for
+ * Paddle Billing and Stripe; Paddle Classic's signed fields, form-encoded), queued by the intake
+ * (shared/billing/intake.ts) after the signature verified. The worker parses it through the
  * account's adapter (shared/billing/port.ts parseWebhook), so a parser fix can be redriven from the DLQ.
  */
 export interface ProviderWebhookMessage {

@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { EVENT_TYPES } from '../domain/events';
 import { SUBSCRIPTION_STATUSES } from './query';
 import { PAYOUT_STATUSES, REWARD_STATUSES, VOID_REASONS } from '../domain/lifecycle';
+import { PROVIDER_KINDS } from '../billing/registry';
 
 const amount = v.pipe(v.string(), v.regex(/^\d+\.\d{2}$/), v.description('Decimal amount with two decimals.'), v.examples(['15.00']));
 const unixSeconds = v.pipe(v.number(), v.integer(), v.description('Unix timestamp (seconds).'));
@@ -314,11 +315,28 @@ export const createdApiKeyResponse = v.strictObject({
 });
 
 export const providerConnectionResponse = v.strictObject({
-  kind: v.nullable(v.picklist(['paddle-classic', 'paddle-billing', 'stripe'])),
+  kind: v.nullable(v.picklist(PROVIDER_KINDS)),
   connected: v.boolean(),
   webhook_url: v.nullable(v.pipe(v.string(), v.description("Where the provider sends its webhooks: give it this URL."))),
   vendor_id: v.nullable(v.pipe(v.number(), v.integer())),
   api_url: v.nullable(v.string()),
+});
+
+/** A connectable provider and its connection form (POST /v1/account/provider/ takes these fields). */
+export const providerOptionResponse = v.strictObject({
+  kind: v.picklist(PROVIDER_KINDS),
+  name: v.pipe(v.string(), v.description("The provider's name as people call it.")),
+  docs_url: v.pipe(v.string(), v.description("The provider's own documentation on connecting it.")),
+  fields: v.array(
+    v.strictObject({
+      name: v.pipe(v.string(), v.description('The property of the POST /v1/account/provider/ body.')),
+      label: v.string(),
+      type: v.pipe(v.picklist(['text', 'password', 'textarea', 'integer']), v.description('`password`: a secret, write-only (never shown again); `textarea`: several lines (a PEM key).')),
+      required: v.boolean(),
+      placeholder: v.optional(v.string()),
+      hint: v.optional(v.string()),
+    }),
+  ),
 });
 
 export const accountResponse = v.strictObject({
@@ -333,6 +351,10 @@ export const accountResponse = v.strictObject({
   embed_origins: v.array(v.string()),
   referral_url: v.nullable(v.pipe(v.string(), v.description("Where members' links point; a member's link is it with `?via=<code>`."))),
   provider: providerConnectionResponse,
+  provider_options: v.pipe(
+    v.array(providerOptionResponse),
+    v.description('The providers an account can connect (shared/billing/registry.ts), with the fields of their connection form besides the common `api_url`: the dashboard renders its form from them.'),
+  ),
 });
 
 // ---- the member portal (docs/portal.md) ----

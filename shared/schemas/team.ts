@@ -1,8 +1,10 @@
 // Bodies of the dashboard's endpoints: login links, sessions, the team, API keys and the account settings.
 import * as v from 'valibot';
 import { ROLES } from '../domain/team';
-import { JS_REFERRAL_MODES } from '../store/accounts';
+import { JS_REFERRAL_MODES } from '../domain/accounts';
 import { REQUIRED, choice, email, field, pythonType, text } from './fields';
+import type { ConnectionField } from '../billing/definition';
+import { PROVIDER_DEFINITIONS, PROVIDER_KINDS } from '../billing/registry';
 
 export const loginLinkBody = v.object({ email }, REQUIRED);
 export const sessionBody = v.object({ token: text(100) }, REQUIRED);
@@ -82,7 +84,6 @@ export const updateAccountBody = v.object({
   js_referrals: v.optional(choice(JS_REFERRAL_MODES)),
 });
 
-const PROVIDERS = ['paddle-classic', 'paddle-billing', 'stripe'] as const;
 const secret = text(500);
 const vendorId = field<number>((value) => {
   const n = typeof value === 'string' && /^\s*\d{1,12}\s*$/.test(value) ? Number(value) : value;
@@ -96,19 +97,18 @@ const apiUrl = field<string | null>((value) => {
   return { ok: true, value: value.replace(/\/+$/, '') };
 }, { type: ['string', 'null'], format: 'uri', description: "The provider API's base URL; only settable where the service allows emulators (under `npm start`)." });
 
+/** The body schema of each form field type (shared/billing/definition.ts ConnectionField). */
+const FIELD_SCHEMA: Record<ConnectionField['type'], typeof secret | typeof vendorId | typeof pem> = { text: secret, password: secret, textarea: pem, integer: vendorId };
+
 /**
- * One body for all three providers: `kind` picks which fields are required (checked by the handler, which
- * reports every missing one at once). Secrets are write-only: no answer ever shows them.
+ * One body for every provider, made of the definitions' form fields (shared/billing/registry.ts): `kind`
+ * picks which fields are required (checked by the handler, which reports every missing one at once).
+ * Secrets are write-only: no answer ever shows them.
  */
 export const providerBody = v.object(
   {
-    kind: choice(PROVIDERS),
-    vendor_id: v.optional(vendorId),
-    auth_code: v.optional(secret),
-    public_key: v.optional(pem),
-    api_key: v.optional(secret),
-    secret_key: v.optional(secret),
-    webhook_secret: v.optional(secret),
+    kind: choice(PROVIDER_KINDS),
+    ...Object.fromEntries(PROVIDER_DEFINITIONS.flatMap((d) => d.fields.map((f) => [f.name, v.optional(FIELD_SCHEMA[f.type])] as const))),
     api_url: v.optional(apiUrl),
   },
   REQUIRED,

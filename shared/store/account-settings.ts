@@ -11,6 +11,8 @@ import { db, tableName } from './client';
 import { senderOf } from './emails';
 import { batchGet, lookup } from './ops';
 import { keys } from './table';
+import { providerOptions, type ProviderOption } from '../billing/options';
+import { definitionOfStored, type ProviderKind } from '../billing/registry';
 
 export interface AccountSettings {
   id: string;
@@ -26,25 +28,24 @@ export interface AccountSettings {
   /** The page members' links point to (`?via=<code>` added); null until set. */
   referral_url: string | null;
   provider: {
-    kind: 'paddle-classic' | 'paddle-billing' | 'stripe' | null;
+    kind: ProviderKind | null;
     connected: boolean;
     webhook_url: string | null;
     vendor_id: number | null;
     api_url: string | null;
   };
+  /** The providers it can connect, with their connection form's fields (the dashboard renders the form). */
+  provider_options: ProviderOption[];
 }
 
-const WEBHOOK_PATH = { 'paddle-classic': 'paddle', 'paddle-billing': 'paddle-billing', stripe: 'stripe' } as const;
-
 export function providerView(accountId: string, item: Record<string, unknown> | undefined, baseUrl: string): AccountSettings['provider'] {
-  if (!item || item.type !== 'ProviderSettings') return { kind: null, connected: false, webhook_url: null, vendor_id: null, api_url: null };
-  const kind = item.provider === 'paddle-billing' || item.provider === 'stripe' ? item.provider : 'paddle-classic';
+  const definition = definitionOfStored(item);
+  if (!item || !definition) return { kind: null, connected: false, webhook_url: null, vendor_id: null, api_url: null };
   return {
-    kind,
+    kind: definition.kind as ProviderKind,
     connected: true,
-    webhook_url: `${baseUrl}/webhooks/${WEBHOOK_PATH[kind]}/${accountId}/`,
-    vendor_id: kind === 'paddle-classic' && typeof item.vendor_id === 'number' ? item.vendor_id : null,
-    api_url: kind === 'paddle-classic' ? (typeof item.vendors_api_url === 'string' ? item.vendors_api_url.replace(/\/vendors\/api$/, '') : null) : typeof item.api_url === 'string' ? item.api_url : null,
+    webhook_url: `${baseUrl}/webhooks/${definition.webhook.path}/${accountId}/`,
+    ...definition.view(item),
   };
 }
 
@@ -71,6 +72,7 @@ export async function accountSettings(accountId: string, baseUrl: string): Promi
     embed_origins: Array.isArray(account.embed_origins) ? account.embed_origins.map(String) : [],
     referral_url: typeof account.referral_url === 'string' ? account.referral_url : null,
     provider: providerView(accountId, lookup(found, keys.providerSettings(accountId)), baseUrl),
+    provider_options: providerOptions(),
   };
 }
 

@@ -19,33 +19,20 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { clearSecretCache, decryptSecret, encryptSecret } from '../secrets';
 import { db, tableName } from './client';
-import type { ProviderKind } from '../billing/port';
+import type { ProviderDefinition } from '../billing/definition';
+import { definitionOf, definitionOfStored, LEGACY_PROVIDER, type LegacyConnection, type ProviderConnection, type ProviderKind } from '../billing/registry';
 import { batchGet, ConditionsFailedError, getItem, lookup, transact, type TransactItem } from './ops';
 import { keys } from './table';
 
-export const DEFAULT_VENDORS_API_URL = 'https://vendors.paddle.com/api';
-export const DEFAULT_CHECKOUT_API_URL = 'https://checkout.paddle.com/api';
+export type { ProviderConnection } from '../billing/registry';
 
-export interface ProviderSettings {
-  vendorId: number;
-  publicKey: string;
-  vendorsApiUrl: string;
-  checkoutApiUrl: string;
-}
-
-export interface ProviderCredentials extends ProviderSettings {
-  authCode: string;
-}
-
-/** Every kind of connection; Classic's keeps the shape its callers have always used. */
-export type ProviderConnection =
-  | ({ kind: 'paddle-classic' } & ProviderCredentials)
-  // The webhook secret is given when connecting; reads for the API (connectionFrom) never carry it.
-  | { kind: 'paddle-billing'; apiUrl: string; apiKey: string; webhookSecret?: string }
-  | { kind: 'stripe'; apiUrl: string; secretKey: string; webhookSecret?: string };
+/** Paddle Classic's credentials, in the shape its callers have always used (saveProviderSettings, ...). */
+export type ProviderCredentials = Omit<LegacyConnection, 'kind'>;
+/** The same without the auth code: what its alert intake reads. */
+export type ProviderSettings = Omit<ProviderCredentials, 'authCode'>;
 
 /** An account's connection without its API secret (the webhook secret included): what an intake needs. */
-export type WebhookSettings = { kind: Exclude<ProviderKind, 'paddle-classic'>; webhookSecret: string };
+export type WebhookSettings = { kind: ProviderKind; webhookSecret: string };
 
 /** Switching an account that already mirrors subscriptions to another provider kind (exit 1 in the CLI). */
 export class ProviderSwitchRefusedError extends Error {
@@ -66,16 +53,10 @@ export class UnknownProviderAccountError extends Error {
 
 /** Creates or replaces the account's Paddle Classic settings (the account must exist). */
 export async function saveProviderSettings(accountId: string, settings: ProviderCredentials): Promise<void> {
-  await saveProviderConnection(accountId, { kind: 'paddle-classic', ...settings });
+  await saveProviderConnection(accountId, { kind: LEGACY_PROVIDER.kind, ...settings } as ProviderConnection);
 }
 
-const STORED_KIND: Record<ProviderKind, string> = { 'paddle-classic': 'paddle', 'paddle-billing': 'paddle-billing', stripe: 'stripe' };
-
-function kindOf(item: Record<string, unknown> | undefined): ProviderKind | null {
-  if (!item || item.type !== 'ProviderSettings') return null;
-  if (item.provider === 'paddle-billing' || item.provider === 'stripe') return item.provider;
-  return 'paddle-classic';
-}
+const kindOf = (item: Record<string, unknown> | undefined): ProviderKind | null => (definitionOfStored(item)?.kind as ProviderKind | undefined) ?? null;
 
 /**
  * Creates or replaces the account's connection (the account must exist). Rotating the same kind's secrets
@@ -84,7 +65,9 @@ function kindOf(item: Record<string, unknown> | undefined): ProviderKind | null 
  * cannot slip between the check and the write.
  */
 export async function saveProviderConnection(accountId: string, conn: ProviderConnection): Promise<void> {
-  if (conn.kind !== 'paddle-classic' && !conn.webhookSecret) throw new Error(`a ${conn.kind} connection needs its webhook secret`);
+  const definition = definitionOf(conn.kind);
+  const stored = definition.toStored(conn);
+  if (definition.webhook.key === 'webhook-secret' && !stored.webhookSecret) throw new Error(`a ${conn.kind} connection needs its webhook secret`);
   const now = Math.floor(Date.now() / 1000);
   const found = await batchGet([keys.providerSettings(accountId), keys.counter(accountId, 'subscriptions')]);
   const current = lookup(found, keys.providerSettings(accountId));
@@ -92,34 +75,26 @@ export async function saveProviderConnection(accountId: string, conn: ProviderCo
   const mirrored = Number(lookup(found, keys.counter(accountId, 'subscriptions'))?.n ?? 0);
   if (currentKind !== null && currentKind !== conn.kind && mirrored > 0) throw new ProviderSwitchRefusedError(currentKind, conn.kind, mirrored);
 
-  const publicPart =
-    conn.kind === 'paddle-classic'
-      ? { vendor_id: conn.vendorId, public_key: conn.publicKey, vendors_api_url: conn.vendorsApiUrl, checkout_api_url: conn.checkoutApiUrl }
-      : { api_url: conn.apiUrl };
   // Encrypted once the write is known to be allowed (no KMS call for a refused switch), both at once.
-  const [apiSecret, webhookSecret] = await Promise.all([
-    encryptSecret(accountId, conn.kind === 'paddle-classic' ? conn.authCode : conn.kind === 'paddle-billing' ? conn.apiKey : conn.secretKey),
-    conn.kind === 'paddle-classic' ? null : encryptSecret(accountId, conn.webhookSecret as string),
-  ]);
-  const secretPart = conn.kind === 'paddle-classic' ? { auth_code: apiSecret } : conn.kind === 'paddle-billing' ? { api_key: apiSecret } : { secret_key: apiSecret };
+  const [apiSecret, webhookSecret] = await Promise.all([encryptSecret(accountId, stored.apiSecret), stored.webhookSecret === null ? null : encryptSecret(accountId, stored.webhookSecret)]);
   const settingsPut: TransactItem = {
     Put: {
       TableName: tableName(),
-      Item: { ...keys.providerSettings(accountId), type: 'ProviderSettings', provider: STORED_KIND[conn.kind], ...publicPart, updated_at: now },
+      Item: { ...keys.providerSettings(accountId), type: 'ProviderSettings', provider: definition.storedKind, ...stored.settings, updated_at: now },
       ...(current
         ? { ConditionExpression: '#p = :p', ExpressionAttributeNames: { '#p': 'provider' }, ExpressionAttributeValues: { ':p': current.provider } }
         : { ConditionExpression: 'attribute_not_exists(pk)' }),
     },
   };
   const webhookItem: TransactItem =
-    conn.kind === 'paddle-classic'
+    webhookSecret === null
       ? { Delete: { TableName: tableName(), Key: keys.providerWebhookSecret(accountId) } }
-      : { Put: { TableName: tableName(), Item: { ...keys.providerWebhookSecret(accountId), type: 'ProviderSecret', webhook_secret: webhookSecret as string, updated_at: now } } };
+      : { Put: { TableName: tableName(), Item: { ...keys.providerWebhookSecret(accountId), type: 'ProviderSecret', webhook_secret: webhookSecret, updated_at: now } } };
   try {
     await transact([
       { ConditionCheck: { TableName: tableName(), Key: keys.account(accountId), ConditionExpression: 'attribute_exists(pk)' } },
       settingsPut,
-      { Put: { TableName: tableName(), Item: { ...keys.providerSecret(accountId), type: 'ProviderSecret', ...secretPart, updated_at: now } } },
+      { Put: { TableName: tableName(), Item: { ...keys.providerSecret(accountId), type: 'ProviderSecret', [definition.apiSecretAttribute]: apiSecret, updated_at: now } } },
       webhookItem,
       { Put: { TableName: tableName(), Item: { ...keys.providerAccount(accountId), type: 'ProviderAccount', account_id: accountId, updated_at: now } } },
       // A switch of kinds also re-checks, in the same transaction, that nothing was mirrored meanwhile.
@@ -137,33 +112,36 @@ export async function saveProviderConnection(accountId: string, conn: ProviderCo
 }
 
 /** Classic's public settings; null for an account connected to another kind (its Classic intake answers 404). */
-function toSettings(item: Record<string, unknown> | undefined): ProviderSettings | null {
-  if (kindOf(item) !== 'paddle-classic' || !item) return null;
-  return {
-    vendorId: Number(item.vendor_id),
-    publicKey: String(item.public_key),
-    vendorsApiUrl: String(item.vendors_api_url),
-    checkoutApiUrl: String(item.checkout_api_url),
-  };
+function toSettings(item: Record<string, unknown> | null): ProviderSettings | null {
+  if (!item || definitionOfStored(item) !== LEGACY_PROVIDER) return null;
+  const { kind: _kind, authCode: _authCode, ...settings } = LEGACY_PROVIDER.fromStored(item, '') as LegacyConnection;
+  return settings;
 }
 
-const cache = new Map<string, { settings: ProviderSettings | null; until: number }>();
+/** The public settings items (no secret in them), by account; null for an account without one. */
+const cache = new Map<string, { item: Record<string, unknown> | null; until: number }>();
 
 /**
- * The account's public provider settings, cached in the container for PROVIDER_CACHE_TTL_SECONDS
- * (the webhook intake then costs no DynamoDB round trip). An account without settings (or an unknown
- * account) is cached as null too, so a flood of alerts for a bad id costs one read per TTL.
+ * The account's public provider settings item, cached in the container for PROVIDER_CACHE_TTL_SECONDS
+ * (an intake whose key is public then costs no DynamoDB round trip). An account without settings (or an
+ * unknown account) is cached as null too, so a flood of alerts for a bad id costs one read per TTL.
  */
-export async function getProviderSettings(accountId: string): Promise<ProviderSettings | null> {
+async function settingsItem(accountId: string): Promise<Record<string, unknown> | null> {
   const ttl = config().providerCacheTtlSeconds * 1000;
   const hit = cache.get(accountId);
-  if (hit && hit.until > Date.now()) return hit.settings;
-  const settings = toSettings(await getItem(keys.providerSettings(accountId), false));
+  if (hit && hit.until > Date.now()) return hit.item;
+  const found = (await getItem(keys.providerSettings(accountId), false)) ?? null;
+  const item = definitionOfStored(found ?? undefined) ? found : null;
   if (ttl > 0) {
     if (cache.size > 1000) cache.clear();
-    cache.set(accountId, { settings, until: Date.now() + ttl });
+    cache.set(accountId, { item, until: Date.now() + ttl });
   }
-  return settings;
+  return item;
+}
+
+/** The account's Paddle Classic public settings (cached, see settingsItem); null when not connected to it. */
+export async function getProviderSettings(accountId: string): Promise<ProviderSettings | null> {
+  return toSettings(await settingsItem(accountId));
 }
 
 /** The keys to add to a BatchGet to read an account's credentials along with other items. */
@@ -177,8 +155,8 @@ export async function getProviderCredentials(accountId: string): Promise<Provide
 /** Classic credentials out of a BatchGet result that included `credentialKeys(accountId)` (auth code decrypted). */
 export async function credentialsFrom(found: Map<string, Record<string, unknown>>, accountId: string): Promise<ProviderCredentials | null> {
   const conn = await connectionFrom(found, accountId);
-  if (conn?.kind !== 'paddle-classic') return null;
-  const { kind: _kind, ...creds } = conn;
+  if (conn?.kind !== LEGACY_PROVIDER.kind) return null;
+  const { kind: _kind, ...creds } = conn as LegacyConnection;
   return creds;
 }
 
@@ -190,15 +168,10 @@ export async function credentialsFrom(found: Map<string, Record<string, unknown>
 export async function connectionFrom(found: Map<string, Record<string, unknown>>, accountId: string): Promise<ProviderConnection | null> {
   const item = lookup(found, keys.providerSettings(accountId));
   const secret = lookup(found, keys.providerSecret(accountId));
-  const kind = kindOf(item);
-  if (!item || !kind || !secret) return null;
-  if (kind === 'paddle-classic') {
-    const settings = toSettings(item);
-    return settings && typeof secret.auth_code === 'string' ? { kind, ...settings, authCode: await decryptSecret(accountId, secret.auth_code) } : null;
-  }
-  const apiUrl = String(item.api_url);
-  if (kind === 'paddle-billing') return typeof secret.api_key === 'string' ? { kind, apiUrl, apiKey: await decryptSecret(accountId, secret.api_key) } : null;
-  return typeof secret.secret_key === 'string' ? { kind, apiUrl, secretKey: await decryptSecret(accountId, secret.secret_key) } : null;
+  const definition = definitionOfStored(item);
+  if (!item || !definition || !secret) return null;
+  const apiSecret = secret[definition.apiSecretAttribute];
+  return typeof apiSecret === 'string' ? definition.fromStored(item, await decryptSecret(accountId, apiSecret)) : null;
 }
 
 /** The account's connection, for the provider's API (conversion and workers only). One BatchGet. */
@@ -209,24 +182,39 @@ export async function getProviderConnection(accountId: string): Promise<Provider
 const webhookCache = new Map<string, { settings: WebhookSettings | null; until: number }>();
 
 /**
- * What the Billing and Stripe intakes need: the connection's kind and its webhook secret (one BatchGet of
- * the settings and the webhook secret item, never the API secret; the secret decrypted), cached in the
- * container for PROVIDER_CACHE_TTL_SECONDS like Classic's public key, so a warm intake makes neither a
- * DynamoDB nor a KMS call; null for an account without such a connection.
+ * What the intakes of the kinds with a webhook secret (Billing, Stripe) need: the connection's kind and
+ * its webhook secret (one BatchGet of the settings and the webhook secret item, never the API secret; the
+ * secret decrypted), cached in the container for PROVIDER_CACHE_TTL_SECONDS like the public settings, so a
+ * warm intake makes neither a DynamoDB nor a KMS call; null for an account without such a connection.
  */
 export async function getWebhookSettings(accountId: string): Promise<WebhookSettings | null> {
   const ttl = config().providerCacheTtlSeconds * 1000;
   const hit = webhookCache.get(accountId);
   if (hit && hit.until > Date.now()) return hit.settings;
   const found = await batchGet([keys.providerSettings(accountId), keys.providerWebhookSecret(accountId)]);
-  const kind = kindOf(lookup(found, keys.providerSettings(accountId)));
+  const definition = definitionOfStored(lookup(found, keys.providerSettings(accountId)));
   const secret = lookup(found, keys.providerWebhookSecret(accountId))?.webhook_secret;
-  const settings = kind && kind !== 'paddle-classic' && typeof secret === 'string' ? { kind, webhookSecret: await decryptSecret(accountId, secret) } : null;
+  const settings =
+    definition && definition.webhook.key === 'webhook-secret' && typeof secret === 'string' ? { kind: definition.kind as ProviderKind, webhookSecret: await decryptSecret(accountId, secret) } : null;
   if (ttl > 0) {
     if (webhookCache.size > 1000) webhookCache.clear();
     webhookCache.set(accountId, { settings, until: Date.now() + ttl });
   }
   return settings;
+}
+
+/**
+ * The key that verifies the account's webhooks from `definition`'s provider, or null when the account is
+ * not connected to it (its intake answers 404): a public key from the settings item (one GetItem), or the
+ * webhook secret (one BatchGet, never the API secret); cached either way, so a warm intake reads nothing.
+ */
+export async function getWebhookKey(accountId: string, definition: ProviderDefinition<ProviderConnection>): Promise<string | null> {
+  if (definition.webhook.key === 'settings') {
+    const item = await settingsItem(accountId);
+    return item && definitionOfStored(item) === definition ? (definition.webhook.keyFromSettings?.(item) ?? null) : null;
+  }
+  const settings = await getWebhookSettings(accountId);
+  return settings && settings.kind === definition.kind ? settings.webhookSecret : null;
 }
 
 /** One page of the accounts with provider settings (the backfill's list). */

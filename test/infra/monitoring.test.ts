@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { App, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { workers } from '../../functions/workers';
-import { PROVIDER_KINDS } from '../../shared/billing/port';
+import { PROVIDER_KINDS } from '../../shared/billing/registry';
 import { RUNBOOK_ANCHORS } from '../../infra/cloud/alarms';
 import { BUSINESS_METRICS, REWARD_TYPES } from '../../infra/cloud/monitoring';
 import { createStacks, type RefloopStacks } from '../../infra/cloud/stacks';

@@ -13,13 +13,12 @@ import { getItem } from '../../shared/store/ops';
 import { keys } from '../../shared/store/table';
 import {
   clearProviderCache,
-  DEFAULT_CHECKOUT_API_URL,
-  DEFAULT_VENDORS_API_URL,
   getProviderConnection,
   getProviderCredentials,
   getProviderSettings,
   getWebhookSettings,
 } from '../../shared/store/provider';
+import { DEFAULT_CHECKOUT_API_URL, DEFAULT_VENDORS_API_URL } from '../../shared/providers/paddle-classic/settings';
 import { saveSubscription } from '../../shared/store/subscriptions';
 import { decryptSecret } from '../../shared/secrets';
 import { approveReward } from '../../shared/flows/lifecycle';

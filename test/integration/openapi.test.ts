@@ -197,22 +197,24 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   GetPayoutBatch: async () => call('GET', `/v1/payout-batches/${(await money({ approve: true, batch: true })).batchId}/`),
   PayoutBatchFile: async () => call('GET', `/v1/payout-batches/${(await money({ approve: true, batch: true })).batchId}/file`),
   MarkPayoutBatchPaid: async () => call('POST', `/v1/payout-batches/${(await money({ approve: true, batch: true })).batchId}/mark-paid/`, { body: {} }),
-  PaddleWebhook: () =>
-    api('POST', `/webhooks/paddle/${accountId}/`, {
-      rawBody: new URLSearchParams(signed.alerts.subscriptionCreatedEvent?.fields).toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    }),
-  PaddleBillingWebhook: async () => {
+  // One intake for every provider: Paddle Billing's and Stripe's answers validated here, Classic's returned.
+  ProviderWebhook: async () => {
     const { accountId: billing } = await newAccount();
     await saveProviderConnection(billing, { kind: 'paddle-billing', apiKey: 'pdl_sdbx_apikey_unused00', apiUrl: 'http://127.0.0.1:9', webhookSecret: 'pdl_ntfset_openapi00000001' });
-    const rawBody = JSON.stringify({ event_id: 'evt_openapi', event_type: 'customer.updated', occurred_at: new Date().toISOString(), data: {} });
-    return api('POST', `/webhooks/paddle-billing/${billing}/`, { rawBody, headers: { 'content-type': 'application/json', 'paddle-signature': billingSignature('pdl_ntfset_openapi00000001', rawBody, Math.floor(Date.now() / 1000)) } });
-  },
-  StripeWebhook: async () => {
+    const billingBody = JSON.stringify({ event_id: 'evt_openapi', event_type: 'customer.updated', occurred_at: new Date().toISOString(), data: {} });
+    const billingRes = await api('POST', `/webhooks/paddle-billing/${billing}/`, { rawBody: billingBody, headers: { 'content-type': 'application/json', 'paddle-signature': billingSignature('pdl_ntfset_openapi00000001', billingBody, Math.floor(Date.now() / 1000)) } });
+    expect(billingRes.status).toBe(200);
+    validate(routeNamed('ProviderWebhook'), billingRes, 'Paddle Billing');
     const { accountId: stripe } = await newAccount();
     await saveProviderConnection(stripe, { kind: 'stripe', secretKey: 'rk_test_openapiunused00', apiUrl: 'http://127.0.0.1:9', webhookSecret: 'whsec_openapi0000000001' });
-    const rawBody = JSON.stringify({ id: 'evt_openapi', object: 'event', type: 'customer.updated', created: Math.floor(Date.now() / 1000), data: { object: {} } });
-    return api('POST', `/webhooks/stripe/${stripe}/`, { rawBody, headers: { 'content-type': 'application/json', 'stripe-signature': stripeSignature('whsec_openapi0000000001', rawBody, Math.floor(Date.now() / 1000)) } });
+    const stripeBody = JSON.stringify({ id: 'evt_openapi', object: 'event', type: 'customer.updated', created: Math.floor(Date.now() / 1000), data: { object: {} } });
+    const stripeRes = await api('POST', `/webhooks/stripe/${stripe}/`, { rawBody: stripeBody, headers: { 'content-type': 'application/json', 'stripe-signature': stripeSignature('whsec_openapi0000000001', stripeBody, Math.floor(Date.now() / 1000)) } });
+    expect(stripeRes.status).toBe(200);
+    validate(routeNamed('ProviderWebhook'), stripeRes, 'Stripe');
+    return api('POST', `/webhooks/paddle/${accountId}/`, {
+      rawBody: new URLSearchParams(signed.alerts.subscriptionCreatedEvent?.fields).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
   },
   BrowserScript: () => api('GET', '/js/refloop.js'),
   RecordClick: async () => api('POST', '/js/v1/clicks/', { key: publishableKey, body: { code: (await fixtures()).member.code, visitor_id: unique('v') } }),

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { handler } from '../../functions/webhooks/paddle';
+import { handler } from '../../functions/webhooks/provider';
 import { freePort } from '../../infra/local/dynamodb';
 import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/emulators/paddle-classic';
 import { setQueueEnvironment } from '../../infra/local/sqs';
@@ -97,9 +97,11 @@ async function expectQueuedOnce(accountId: string, fields: AlertFields): Promise
   const messages = await queues.receiveAll('provider-events', { waitMs: 1000 });
   expect(messages).toHaveLength(1);
   const message = (messages[0] as ReceivedMessage).json as Record<string, unknown>;
-  expect(message).toMatchObject({ kind: 'paddle-alert', account_id: accountId });
-  expect(message.fields).toEqual(fields);
-  expect(message.fields).not.toHaveProperty('p_signature');
+  // One message kind for every provider: Classic's signed fields travel form-encoded as the raw body.
+  expect(message).toMatchObject({ kind: 'provider-webhook', provider: 'paddle-classic', account_id: accountId, headers: {} });
+  const queuedFields = Object.fromEntries(new URLSearchParams(message.raw_body as string));
+  expect(queuedFields).toEqual(fields);
+  expect(queuedFields).not.toHaveProperty('p_signature');
   // Nothing else followed it.
   expect(await queued()).toEqual([]);
 }
@@ -374,11 +376,11 @@ async function invoke(accountId: string, body: string, isBase64Encoded: boolean)
   const path = `/webhooks/paddle/${accountId}/`;
   const event: APIGatewayProxyEventV2 = {
     version: '2.0',
-    routeKey: 'POST /webhooks/paddle/{account_id}/',
+    routeKey: 'POST /webhooks/{provider}/{account_id}/',
     rawPath: path,
     rawQueryString: '',
     headers: { host: 'api.test', 'content-type': FORM, 'user-agent': 'Paddle' },
-    pathParameters: { account_id: accountId },
+    pathParameters: { provider: 'paddle', account_id: accountId },
     body,
     isBase64Encoded,
     requestContext: {
@@ -388,7 +390,7 @@ async function invoke(accountId: string, body: string, isBase64Encoded: boolean)
       domainPrefix: 'api',
       http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'Paddle' },
       requestId: REQUEST_ID,
-      routeKey: 'POST /webhooks/paddle/{account_id}/',
+      routeKey: 'POST /webhooks/{provider}/{account_id}/',
       stage: '$default',
       time: now.toUTCString(),
       timeEpoch: now.getTime(),
@@ -399,12 +401,12 @@ async function invoke(accountId: string, body: string, isBase64Encoded: boolean)
   };
   const context: Context = {
     callbackWaitsForEmptyEventLoop: true,
-    functionName: 'PaddleWebhook',
+    functionName: 'ProviderWebhook',
     functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:PaddleWebhook',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:ProviderWebhook',
     memoryLimitInMB: '1024',
     awsRequestId: REQUEST_ID,
-    logGroupName: '/aws/lambda/PaddleWebhook',
+    logGroupName: '/aws/lambda/ProviderWebhook',
     logStreamName: 'local',
     getRemainingTimeInMillis: () => 29_000,
     done: unsupported,

@@ -125,9 +125,7 @@ const BUDGETS: Record<string, Budget> = {
   ConvertReferral: budget(4, 4, { provider: 1, sends: { rewards: 1, 'webhook-events': 1 } }),
   ConvertReferralV1: budget(4, 4, { provider: 1, sends: { rewards: 1, 'webhook-events': 1 } }),
   // webhook intake: 0 DynamoDB (settings cached) + 1 SQS send.
-  PaddleWebhook: budget(0, 0, { sends: { 'provider-events': 1 } }),
-  PaddleBillingWebhook: budget(0, 0, { sends: { 'provider-events': 1 } }),
-  StripeWebhook: budget(0, 0, { sends: { 'provider-events': 1 } }),
+  ProviderWebhook: budget(0, 0, { sends: { 'provider-events': 1 } }),
   // Public /js/v1/ endpoints (docs/data-model.md "Round trips per request"): at most the per-key and per-IP rate-limit windows,
   // written in parallel (1, once per batch), then the domain's own calls. The script and the CORS
   // preflights touch nothing.
@@ -630,23 +628,12 @@ const SCENARIOS: Record<string, Scenario> = {
   ApiRoot: async () => [{ label: 'redirect', anonymous: true }],
   Health: async () => [{ label: 'alive', anonymous: true }],
 
-  PaddleWebhook: async () => {
-    const out = await paddle.checkout({ plan_id: 9001, email: `${unique('hook')}@example.com`, deliver: false });
-    const [first, second] = out.alerts;
-    if (!first || !second) throw new Error('the emulator produced fewer than two alerts for a checkout');
-    const form = (fields: Record<string, string>): Omit<ApiOptions, 'key'> => ({
-      rawBody: new URLSearchParams(fields).toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    });
-    // The first alert warms the container's settings cache (1 GetItem); measured: the next one. Emptied first,
-    // so the entry is fresh: one cached by an earlier test could expire (60 s) between the two.
+  // One intake for every provider: each provider's signed request, its key cached (the container's cache
+  // emptied once, first, so no entry expires between the warm-up and the measured request).
+  ProviderWebhook: async () => {
     clearProviderCache();
-    const warm = await api('POST', `/webhooks/paddle/${accountId}/`, form(first.fields));
-    if (warm.status !== 200) throw new Error(`warm-up alert answered ${warm.status}: ${warm.text}`);
-    await drainQueues();
-    return [{ label: 'signed alert, settings cached', params: { account_id: accountId }, options: form(second.fields), anonymous: true }];
+    return [...(await classicScenario()), ...(await billingScenario()), ...(await stripeScenario())];
   },
-  PaddleBillingWebhook: billingScenario,
 
   ReportTimeseries: async () => {
     const a = await moneyFixture({ approve: true });
@@ -875,24 +862,36 @@ const SCENARIOS: Record<string, Scenario> = {
       { label: 'new Stripe secrets', session: admin, options: { body: { ...stripe, secret_key: 'rk_test_roundtripsConnect02' } } },
     ];
   },
-
-  StripeWebhook: async () => {
-    clearProviderCache();
-    const warm = await api('POST', `/webhooks/stripe/${stripeAccountId}/`, stripeEvent());
-    if (warm.status !== 200) throw new Error(`warm-up event answered ${warm.status}: ${warm.text}`);
-    await drainQueues();
-    return [{ label: 'signed event, cached', params: { account_id: stripeAccountId }, options: stripeEvent(), anonymous: true }];
-  },
 };
+
+async function classicScenario(): Promise<Variant[]> {
+  const out = await paddle.checkout({ plan_id: 9001, email: `${unique('hook')}@example.com`, deliver: false });
+  const [first, second] = out.alerts;
+  if (!first || !second) throw new Error('the emulator produced fewer than two alerts for a checkout');
+  const form = (fields: Record<string, string>): Omit<ApiOptions, 'key'> => ({
+    rawBody: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  // The first alert warms the container's settings cache (1 GetItem); measured: the next one.
+  const warm = await api('POST', `/webhooks/paddle/${accountId}/`, form(first.fields));
+  if (warm.status !== 200) throw new Error(`warm-up alert answered ${warm.status}: ${warm.text}`);
+  await drainQueues();
+  return [{ label: 'Paddle Classic: signed alert, settings cached', params: { provider: 'paddle', account_id: accountId }, options: form(second.fields), anonymous: true }];
+}
 
 async function billingScenario(): Promise<Variant[]> {
   // The first notification warms the container's connection cache (1 BatchGet); measured: the next one.
-  // Emptied first, so the entry is fresh: the one the cold-container test cached expires 60 s after it.
-  clearProviderCache();
   const warm = await api('POST', `/webhooks/paddle-billing/${billingAccountId}/`, billingNotification());
   if (warm.status !== 200) throw new Error(`warm-up notification answered ${warm.status}: ${warm.text}`);
   await drainQueues();
-  return [{ label: 'signed notification, cached', params: { account_id: billingAccountId }, options: billingNotification(), anonymous: true }];
+  return [{ label: 'Paddle Billing: signed notification, cached', params: { provider: 'paddle-billing', account_id: billingAccountId }, options: billingNotification(), anonymous: true }];
+}
+
+async function stripeScenario(): Promise<Variant[]> {
+  const warm = await api('POST', `/webhooks/stripe/${stripeAccountId}/`, stripeEvent());
+  if (warm.status !== 200) throw new Error(`warm-up event answered ${warm.status}: ${warm.text}`);
+  await drainQueues();
+  return [{ label: 'Stripe: signed event, cached', params: { provider: 'stripe', account_id: stripeAccountId }, options: stripeEvent(), anonymous: true }];
 }
 
 /** By checkout_id (order lookup at the provider) and by subscription_id (no provider call). */

@@ -94,8 +94,9 @@ describe('OpenAPI document', () => {
     expect(campaign.required).toEqual(['name']);
     expect(campaign.properties.name).toMatchObject({ type: 'string', maxLength: 100 });
     expect(campaign.properties.allows_credit).toMatchObject({ type: 'boolean', default: false });
-    const webhook = doc.paths['/webhooks/paddle/{account_id}/'].post;
-    expect(Object.keys(webhook.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
+    // One intake for every provider: JSON events (Paddle Billing, Stripe) and Paddle Classic's form.
+    const webhook = doc.paths['/webhooks/{provider}/{account_id}/'].post;
+    expect(Object.keys(webhook.requestBody.content)).toEqual(['application/json', 'application/x-www-form-urlencoded']);
   });
 
   it('refuses, naming it, a route that has no operation metadata', () => {

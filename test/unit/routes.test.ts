@@ -151,8 +151,8 @@ describe('route table', () => {
     // the rendered reference lives at /docs/ (and `/` points to it), the browser script is a file, the
     // liveness check is /health, where load balancers and uptime checks look for it, and the dashboard's
     // login endpoints are under /auth/.
-    const PROVIDER_INTAKES = ['PaddleWebhook', 'PaddleBillingWebhook', 'StripeWebhook'];
-    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/paddle/{account_id}/', '/webhooks/paddle-billing/{account_id}/', '/webhooks/stripe/{account_id}/', '/docs/', '/', '/health', '/js/refloop.js', '/js/refloop-embed.js', '/portal/{account_id}/', '/unsubscribe/{token}/']);
+    const PROVIDER_INTAKES = ['ProviderWebhook'];
+    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/{provider}/{account_id}/', '/docs/', '/', '/health', '/js/refloop.js', '/js/refloop-embed.js', '/portal/{account_id}/', '/unsubscribe/{token}/']);
     // The OpenAPI document is a file, not a resource: no trailing slash.
     const documents = new Set(['/v1/openapi.json']);
     for (const r of routes) {

@@ -19,8 +19,8 @@ import { providerCall, retryAfterMs as retryAfterMsOf, retryPolicy, waitToRetry,
 // Re-exported: callers and tests read Retry-After through the client they use.
 export { retryAfterMs } from '../retry';
 
-export const DEFAULT_API_URL = 'https://api.paddle.com';
-export const SANDBOX_API_URL = 'https://sandbox-api.paddle.com';
+import { DEFAULT_API_URL, SANDBOX_API_URL } from './settings';
+export { DEFAULT_API_URL, SANDBOX_API_URL };
 export const PADDLE_VERSION = '1';
 /** GET /subscriptions: the maximum page size (the default is 50). */
 export const SUBSCRIPTIONS_PAGE_SIZE = 200;

@@ -1,7 +1,8 @@
 // An account's Paddle Billing connection: what `account set-paddle-billing` stores (docs/design/providers.md
 // "Connecting an account"). The API key and the webhook secret are secrets: stored in their own item like
 // Classic's auth code, never echoed, logged or returned.
-import { DEFAULT_API_URL, SANDBOX_API_URL } from './client';
+export const DEFAULT_API_URL = 'https://api.paddle.com';
+export const SANDBOX_API_URL = 'https://sandbox-api.paddle.com';
 
 export interface PaddleBillingSettings {
   kind: 'paddle-billing';
@@ -12,6 +13,9 @@ export interface PaddleBillingSettings {
   /** https://api.paddle.com (default), https://sandbox-api.paddle.com, or a local emulator. */
   apiUrl: string;
 }
+
+/** The connection as read for the API (the webhook secret is read by the intake only). */
+export type PaddleBillingConnection = Omit<PaddleBillingSettings, 'webhookSecret'> & { webhookSecret?: string };
 
 export type SettingsResult = { ok: true; settings: PaddleBillingSettings } | { ok: false; field: 'api_key' | 'webhook_secret' | 'api_url'; message: string };
 

@@ -13,7 +13,7 @@ import type { AlertFields } from './signature';
 import { decimalToCents } from '../../domain/billing';
 import { centsToMinor, minorToCents } from '../../domain/currency';
 import { formatCents } from '../../domain/money';
-import type { ProviderCredentials } from '../../store/provider';
+import type { ClassicCredentials as ProviderCredentials } from './settings';
 import { DUPLICATE_COUPON_CODE, MODIFIER_ALREADY_BILLED, MODIFIER_NOT_FOUND, PaddleClient, ProviderApiError, type PaddlePayment, type PaddleUser } from './client';
 import { resolvePlan } from './plans';
 

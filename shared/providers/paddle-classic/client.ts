@@ -6,7 +6,7 @@
 // is not the documented JSON, Paddle's "internal error" 120) is retryable and answers 503; a
 // ProviderApiError is Paddle refusing the call (bad credentials, unknown subscription...).
 import { PROVIDER_UNAVAILABLE, ProviderUnavailableError } from '../../billing/port';
-import type { ProviderCredentials } from '../../store/provider';
+import type { ClassicCredentials as ProviderCredentials } from './settings';
 import { providerCall } from '../retry';
 
 // One error for every provider (shared/billing/port.ts): retryable, and a 503 at the API.

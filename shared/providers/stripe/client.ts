@@ -39,7 +39,8 @@ import { providerCall, retryAfterMs as retryAfterMsOf, retryPolicy, waitToRetry,
 // Re-exported: callers and tests read Retry-After through the client they use.
 export { retryAfterMs } from '../retry';
 
-export const DEFAULT_API_URL = 'https://api.stripe.com';
+import { DEFAULT_API_URL } from './settings';
+export { DEFAULT_API_URL };
 /** Stripe's maximum page size. */
 export const PAGE_SIZE = 100;
 

@@ -1,9 +1,10 @@
 // An account's Stripe connection: what `account set-stripe` stores (docs/design/providers.md "Connecting an account").
 // The key and the webhook signing secret are secrets: stored in their own item like Classic's auth code,
 // never echoed, logged or returned.
-import { DEFAULT_API_URL } from './client';
 import { WEBHOOK_EVENTS } from './events';
 import { STRIPE_API_VERSION } from './wire';
+
+export const DEFAULT_API_URL = 'https://api.stripe.com';
 
 export interface StripeSettings {
   kind: 'stripe';
@@ -14,6 +15,9 @@ export interface StripeSettings {
   /** https://api.stripe.com (default, test and live: the key picks the mode), or a local emulator. */
   apiUrl: string;
 }
+
+/** The connection as read for the API (the webhook secret is read by the intake only). */
+export type StripeConnection = Omit<StripeSettings, 'webhookSecret'> & { webhookSecret?: string };
 
 export type SettingsResult = { ok: true; settings: StripeSettings } | { ok: false; field: 'secret_key' | 'webhook_secret' | 'api_url'; message: string };
 
