@@ -13,7 +13,7 @@
 // (the port's error classes, the retry policy, metrics, tracing, the store...) is the function's own
 // instance, which index.js hands over before it requires the file: one metrics buffer, one DynamoDB
 // client, one `instanceof ProviderUnavailableError`. docs/operations.md ("Bundles") has the figures.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { BuildOptions, Metafile, OutputFile, Plugin } from 'esbuild';
 
@@ -58,7 +58,25 @@ export const AFTER_BUNDLING_DEFINE = 'REFLOOP_BUNDLE_DEFINE';
 /** The budget of a function's index.js, minified (its adapter files are loaded on demand, apart). */
 export const BUNDLE_BUDGET_BYTES = 300 * 1024;
 
-/** The same options for esbuild's JS API, as NodejsFunction turns LAMBDA_BUNDLING into CLI arguments. */
+/**
+ * The AWS SDK clients import their whole package.json to read one field, their version (for the
+ * User-Agent): esbuild cannot tree-shake a JSON default import, so this hands them `{ version }` alone
+ * (about 2.3 KB per client).
+ */
+export const sdkVersionOnly: Plugin = {
+  name: 'refloop-sdk-version-only',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]@aws-sdk[\\/][^\\/]+[\\/]package\.json$/ }, (args) => {
+      const { version } = JSON.parse(readFileSync(args.path, 'utf8')) as { version: string };
+      return { contents: JSON.stringify({ version }), loader: 'json' };
+    });
+  },
+};
+
+/**
+ * The same options for esbuild's JS API, as NodejsFunction turns LAMBDA_BUNDLING into CLI arguments (a
+ * build of a function adds the plugins: `sdkVersionOnly` and `lazyAdapters`, see bundleFunctions).
+ */
 export function lambdaBuildOptions(): BuildOptions {
   return {
     bundle: true,
@@ -76,8 +94,6 @@ export function lambdaBuildOptions(): BuildOptions {
   };
 }
 
-/** `shared/providers/<kind>/adapter.ts` (repo-relative, forward slashes) -> the kind. */
-const ADAPTER_PATH = /^shared\/providers\/([a-z0-9-]+)\/adapter\.ts$/;
 /** Where index.js finds the modules it hands to an adapter file. */
 const HOST_MODULES = "globalThis[Symbol.for('refloop.bundle.hostModules')]";
 
@@ -165,7 +181,7 @@ export async function buildAdapterFile(kind: string, outdir: string): Promise<Ad
       b.onLoad({ filter: /.*/, namespace: 'refloop-host-module' }, (args) => ({
         contents:
           `var m = ${HOST_MODULES};\n` +
-          `if (!m || !m[${JSON.stringify(args.path)}]) throw new Error(${JSON.stringify(`${args.path} was not handed over by the function's bundle`)});\n` +
+          `if (!m || !m[${JSON.stringify(args.path)}]) throw new Error(${JSON.stringify(`${args.path} was not handed over: this function's bundle has no module that calls a provider definition's adapter()`)});\n` +
           `module.exports = m[${JSON.stringify(args.path)}];\n`,
         loader: 'js',
       }));
@@ -177,7 +193,7 @@ export async function buildAdapterFile(kind: string, outdir: string): Promise<Ad
     outdir,
     write: false,
     metafile: true,
-    plugins: [plugin],
+    plugins: [sdkVersionOnly, plugin],
   });
   const inputs = Object.keys(out.metafile.inputs).filter((i) => !i.startsWith('refloop-host-module:'));
   const handed = Object.fromEntries([...hostModules].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, names]) => [path, names === '*' ? names : [...names].sort()] as const));
@@ -186,48 +202,80 @@ export async function buildAdapterFile(kind: string, outdir: string): Promise<Ad
 
 /** `import('./adapter')` in code (not in a type: `typeof import('./adapter')`). */
 const ADAPTER_IMPORT = /(?<!typeof\s+)\bimport\(\s*(['"])\.\/adapter\1\s*\)/g;
+/** A call of a definition's `adapter()`, outside the provider folders (where it is declared). */
+const ADAPTER_CALL = /\.adapter\(\s*\)/;
+const PROVIDER_FILE = /^shared\/providers\/([a-z0-9-]+)\/[^/]+\.ts$/;
+const HAND_OVER = 'refloop-adapter-host';
+
+/** The provider kinds that have an adapter (shared/providers/<kind>/adapter.ts). */
+function adapterKinds(): string[] {
+  return readdirSync(join(REPO_ROOT, 'shared', 'providers'), { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(REPO_ROOT, 'shared', 'providers', d.name, 'adapter.ts')))
+    .map((d) => d.name)
+    .sort();
+}
 
 /**
- * The esbuild plugin for a function's build. In a provider's folder, a file that loads its adapter with
- * `import('./adapter')` gets, in place of that import, a call to a module (the loader) that hands the
- * adapter file the function's modules it needs, then requires the file. The loader is a static import: a
- * dynamic one would make esbuild wrap everything the adapter reaches in lazily initialised modules, and
- * tree-shaking stops at such wrappers (the whole DynamoDB and SQS clients, aggregated commands and
- * waiters, get in: about 50 KB). `adapterFor(kind)` builds (or returns the built) adapter file.
+ * The esbuild plugin for a function's build.
+ * - In a provider's folder, `import('./adapter')` becomes a call of a small module (the loader) that
+ *   requires the adapter file. The loader is a static import: a dynamic one would make esbuild wrap
+ *   everything the adapter reaches in lazily initialised modules, and tree-shaking stops at such wrappers
+ *   (the whole DynamoDB and SQS clients, their aggregated commands and waiters, get in: about 50 KB).
+ * - A module that calls a definition's `adapter()` (shared/billing/adapters.ts) imports the hand-over:
+ *   it gives the adapter files the function's own instances of the modules they import, reading only the
+ *   names they use (so the rest of each module is still tree-shaken). A function that never calls
+ *   `adapter()` (the API reference, which lists the providers' form fields) carries none of them: it
+ *   would require the adapter file in vain, and the adapter file says so.
+ * `adapterFor(kind)` builds (or returns the built) adapter file of a kind.
  */
 export function lazyAdapters(adapterFor: (kind: string) => Promise<AdapterFile>): Plugin {
   return {
     name: 'refloop-lazy-adapters',
     setup(b) {
-      b.onLoad({ filter: /[\\/]shared[\\/]providers[\\/][a-z0-9-]+[\\/][^\\/]+\.ts$/ }, async (args) => {
-        const kind = /^shared\/providers\/([a-z0-9-]+)\//.exec(repoPath(args.path))?.[1];
+      b.onLoad({ filter: /[\\/]shared[\\/].*\.ts$/ }, async (args) => {
+        const path = repoPath(args.path);
         const source = readFileSync(args.path, 'utf8');
-        if (!kind || !existsSync(join(REPO_ROOT, 'shared', 'providers', kind, 'adapter.ts')) || source.search(ADAPTER_IMPORT) < 0) return undefined;
-        const contents = source.replace(ADAPTER_IMPORT, '__refloopLoadAdapter()') + `\nimport { load as __refloopLoadAdapter } from ${JSON.stringify(`refloop-lazy-adapter:${kind}`)};\n`;
-        return { contents, loader: 'ts' };
+        const kind = PROVIDER_FILE.exec(path)?.[1];
+        if (kind !== undefined) {
+          if (!existsSync(join(REPO_ROOT, 'shared', 'providers', kind, 'adapter.ts')) || source.search(ADAPTER_IMPORT) < 0) return undefined;
+          const contents = source.replace(ADAPTER_IMPORT, '__refloopLoadAdapter()') + `\nimport { load as __refloopLoadAdapter } from ${JSON.stringify(`refloop-lazy-adapter:${kind}`)};\n`;
+          return { contents, loader: 'ts' };
+        }
+        if (!ADAPTER_CALL.test(source)) return undefined;
+        return { contents: `${source}\nimport ${JSON.stringify(HAND_OVER)};\n`, loader: 'ts' };
       });
       b.onResolve({ filter: /^refloop-lazy-adapter:/ }, (args) => ({ path: args.path.slice('refloop-lazy-adapter:'.length), namespace: 'refloop-lazy-adapter' }));
       b.onResolve({ filter: /^\.\/provider-[a-z0-9-]+\.js$/, namespace: 'refloop-lazy-adapter' }, (args) => ({ path: args.path, external: true }));
-      b.onLoad({ filter: /.*/, namespace: 'refloop-lazy-adapter' }, async (args) => {
-        const adapter = await adapterFor(args.path);
-        const handed = Object.entries(adapter.hostModules);
-        // Namespace imports read by name only: esbuild tree-shakes the rest of each module.
-        const lines = handed.map(([path], i) => `import * as m${i} from ${JSON.stringify(join(REPO_ROOT, path))};`);
-        lines.push(
+      b.onLoad({ filter: /.*/, namespace: 'refloop-lazy-adapter' }, (args) => ({
+        contents: [
           'let loaded;',
           'export function load() {',
           '  return Promise.resolve().then(() => {',
-          '    if (loaded) return loaded;',
-          `    const m = ${HOST_MODULES} || (${HOST_MODULES} = {});`,
-          ...handed.map(
-            ([path, names], i) =>
-              `    m[${JSON.stringify(path)}] = ${names === '*' ? `m${i}` : `{ ${names.map((n) => `get ${n}() { return m${i}.${n}; }`).join(', ')} }`};`,
-          ),
-          `    loaded = require(${JSON.stringify(`./${adapterFileName(args.path)}`)});`,
+          `    if (!loaded) loaded = require(${JSON.stringify(`./${adapterFileName(args.path)}`)});`,
           '    return loaded;',
           '  });',
           '}',
-        );
+          '',
+        ].join('\n'),
+        loader: 'js',
+        resolveDir: REPO_ROOT,
+      }));
+      b.onResolve({ filter: new RegExp(`^${HAND_OVER}$`) }, () => ({ path: HAND_OVER, namespace: HAND_OVER }));
+      b.onLoad({ filter: /.*/, namespace: HAND_OVER }, async () => {
+        const wanted = new Map<string, Set<string> | '*'>();
+        for (const kind of adapterKinds()) {
+          for (const [path, names] of Object.entries((await adapterFor(kind)).hostModules)) {
+            const seen = wanted.get(path) ?? new Set<string>();
+            wanted.set(path, names === '*' || seen === '*' ? '*' : new Set([...seen, ...names]));
+          }
+        }
+        const handed = [...wanted].sort(([a], [c]) => (a < c ? -1 : 1));
+        // Namespace imports read by name only: esbuild tree-shakes the rest of each module.
+        const lines = handed.map(([path], i) => `import * as m${i} from ${JSON.stringify(join(REPO_ROOT, path))};`);
+        lines.push(`const m = ${HOST_MODULES} || (${HOST_MODULES} = {});`);
+        handed.forEach(([path, names], i) => {
+          lines.push(`m[${JSON.stringify(path)}] = ${names === '*' ? `m${i}` : `{ ${[...names].map((n) => `get ${n}() { return m${i}.${n}; }`).join(', ')} }`};`);
+        });
         return { contents: lines.join('\n') + '\n', loader: 'js', resolveDir: REPO_ROOT };
       });
     },
@@ -273,7 +321,7 @@ export async function bundleFunctions(
     write: false,
     metafile: true,
     ...(options.define ? { define: options.define } : {}),
-    plugins: [plugin],
+    plugins: [sdkVersionOnly, plugin],
   });
   const adapters = new Map<string, AdapterFile>();
   for (const [kind, built] of adapterBuilds) adapters.set(kind, await built);
@@ -282,8 +330,10 @@ export async function bundleFunctions(
     const outPath = repoPath(resolve(options.outdir, name, 'index.js'));
     const output = outPath ? out.metafile.outputs[outPath] : undefined;
     if (!outPath || !output) throw new Error(`no output for ${entry}`);
+    // The adapter files a function can load: those of its definitions, when it calls adapter() at all.
+    const handsOver = output.inputs[`${HAND_OVER}:${HAND_OVER}`] !== undefined;
     const kinds = Object.keys(output.inputs)
-      .filter((i) => i.startsWith('refloop-lazy-adapter:'))
+      .filter((i) => handsOver && i.startsWith('refloop-lazy-adapter:'))
       .map((i) => i.slice('refloop-lazy-adapter:'.length));
     const sizes: Record<string, number> = {};
     for (const kind of kinds) {
@@ -311,21 +361,15 @@ export async function bundleFunctions(
 }
 
 /**
- * The stack's second step (./function.ts, esbuild's `afterBundling` hook): NodejsFunction has bundled
- * `entry` into `outputDir` with the esbuild CLI, which cannot run plugins, and written its metafile. When
- * that bundle reached a provider adapter, it is rebuilt here with the same options and `lazyAdapters`,
- * and the adapter files are written beside it. The metafile is removed either way (it is not deployed).
+ * The stack's second step (./function.ts, NodejsFunction's `afterBundling` hook): NodejsFunction has
+ * bundled `entry` into `outputDir` with the esbuild CLI, which cannot run plugins; the function is
+ * bundled again here with the same options and the plugins, as the bench and the budget test bundle it,
+ * and its files replace the CLI's. Answers the provider kinds whose adapter files it wrote.
  */
-export async function lazyAdaptersAfterBundling(outputDir: string, entry: string, define?: Record<string, string>): Promise<string[]> {
-  const metaPath = join(outputDir, 'index.meta.json');
-  const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as Metafile;
-  const { rmSync } = await import('node:fs');
-  rmSync(metaPath);
-  const loadsAdapter = Object.values(meta.inputs).some((input) => input.imports.some((i) => i.kind === 'dynamic-import' && ADAPTER_PATH.test(i.path)));
-  if (!loadsAdapter) return [];
-  const tmp = join(outputDir, '.lazy-adapters');
+export async function rebundleAfterBundling(outputDir: string, entry: string, define?: Record<string, string>): Promise<string[]> {
+  const tmp = join(outputDir, '.rebundle');
   const built = await bundleFunctions({ fn: entry }, { outdir: tmp, write: true, ...(define ? { define } : {}) });
-  const { readdirSync, renameSync } = await import('node:fs');
+  for (const name of readdirSync(outputDir)) if (name !== '.rebundle') rmSync(join(outputDir, name), { recursive: true, force: true });
   for (const name of readdirSync(join(tmp, 'fn'))) renameSync(join(tmp, 'fn', name), join(outputDir, name));
   rmSync(tmp, { recursive: true, force: true });
   return Object.keys(built.fn?.adapters ?? {});

@@ -23,9 +23,10 @@ export const POWERTOOLS_ENVIRONMENT = { POWERTOOLS_SERVICE_NAME: SERVICE_NAME, P
 /**
  * esbuild options shared by every function: ./bundling.ts describes them (and why each), for this stack
  * and for the bench and the bundle budget test, which bundle with esbuild's JS API.
- * NodejsFunction runs the esbuild CLI, which takes no plugins; its metafile tells the `afterBundling`
- * step (./after-bundling.ts) whether the function reached a provider adapter, and if so that step
- * rebuilds it with the adapters as files of their own, loaded on first use (`lazyAdapters` in ./bundling.ts).
+ * NodejsFunction runs the esbuild CLI, which takes no plugins: its `afterBundling` step
+ * (./after-bundling.ts) bundles the function again with esbuild's JS API and the plugins (the provider
+ * adapters in files of their own, loaded on first use; the SDK clients' package.json reduced to their
+ * version), so the deployed files are those the bench and test/unit/bundle-budget.test.ts measure.
  */
 function bundlingOptions(entry: string, define: Record<string, string> | undefined): BundlingOptions {
   return {
@@ -39,7 +40,6 @@ function bundlingOptions(entry: string, define: Record<string, string> | undefin
     externalModules: [...LAMBDA_BUNDLING.externals],
     // Resolved from the bundling working directory, the project root.
     esbuildArgs: { '--alias': Object.entries(LAMBDA_BUNDLING.alias).map(([from, to]) => `${from}=${to}`) },
-    metafile: true,
     ...(define ? { define, environment: { [AFTER_BUNDLING_DEFINE]: JSON.stringify(define) } } : {}),
     commandHooks: {
       beforeBundling: () => [],

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { BUNDLE_BUDGET_BYTES, LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS, REPO_ROOT, bundleFunctions, lambdaBuildOptions } from '../../infra/cloud/bundling';
+import { BUNDLE_BUDGET_BYTES, LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS, REPO_ROOT, bundleFunctions, lambdaBuildOptions, sdkVersionOnly } from '../../infra/cloud/bundling';
 import { fallbackRoute, routes } from '../../functions/routes';
 import { scheduledJobs, workers } from '../../functions/workers';
 import { median, progress } from './stats';
@@ -70,7 +70,7 @@ async function bundleSource(source: string, name: string, outDir: string): Promi
   mkdirSync(outDir, { recursive: true });
   const file = join(outDir, 'index.js');
   const input: BuildOptions = { stdin: { contents: source, resolveDir: REPO_ROOT, sourcefile: name, loader: 'ts' } };
-  await build({ ...lambdaBuildOptions(), ...input, outfile: file });
+  await build({ ...lambdaBuildOptions(), ...input, outfile: file, plugins: [sdkVersionOnly] });
   return { file, bytes: statSync(file).size, mapBytes: statSync(`${file}.map`).size };
 }
 

@@ -1,0 +1,48 @@
+// The bundle budget: every function of the route and worker tables, bundled as the stack bundles it
+// (infra/cloud/bundling.ts: the stack's esbuild options, the provider adapters in files of their own), in
+// one esbuild run without writing anything, has an index.js of at most 300 KB minified. `npm run bench`
+// has the full table with init times.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BUNDLE_BUDGET_BYTES, bundleFunctions, type BundledFunction } from '../../infra/cloud/bundling';
+import { fallbackRoute, routes } from '../../functions/routes';
+import { scheduledJobs, workers } from '../../functions/workers';
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
+const entries = [...new Set([...routes.map((r) => r.entry), fallbackRoute.entry, ...workers.map((w) => w.entry), ...scheduledJobs.map((j) => j.entry)])];
+
+/** The largest inputs of a bundle, grouped by npm package or file: what to look at when it grows. */
+function largestParts(fn: BundledFunction): string {
+  const groups = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(fn.inputs)) {
+    const group = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? input;
+    groups.set(group, (groups.get(group) ?? 0) + bytesInOutput);
+  }
+  return [...groups].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([group, bytes]) => `${group} ${kb(bytes)}`).join(', ');
+}
+
+describe('Lambda bundles', () => {
+  let bundled: Record<string, BundledFunction>;
+
+  beforeAll(async () => {
+    bundled = await bundleFunctions(Object.fromEntries(entries.map((entry) => [entry.replace(/\.ts$/, ''), entry])), { outdir: join(tmpdir(), 'refloop-bundle-budget'), write: false });
+  }, 120_000);
+
+  it(`every function's index.js is at most ${kb(BUNDLE_BUDGET_BYTES)} minified`, () => {
+    const over = Object.values(bundled)
+      .filter((fn) => fn.bytes > BUNDLE_BUDGET_BYTES)
+      .sort((a, b) => b.bytes - a.bytes)
+      .map((fn) => `${fn.entry}: ${kb(fn.bytes)} (${largestParts(fn)})`);
+    expect(over).toEqual([]);
+  });
+
+  it('a function that may call a provider loads each adapter from a file of its own, and only such functions have one', () => {
+    const convert = bundled['functions/referrals/convert'];
+    expect(Object.keys(convert?.adapters ?? {}).sort()).toEqual(['paddle-billing', 'paddle-classic', 'stripe']);
+    expect(Object.keys(bundled['functions/health']?.adapters ?? {})).toEqual([]);
+    for (const fn of Object.values(bundled)) {
+      expect(Object.keys(fn.inputs).filter((input) => /^shared\/providers\/[^/]+\/adapter\.ts$/.test(input))).toEqual([]);
+    }
+  });
+});
