@@ -1,41 +1,48 @@
-// The stateless half: one function per line of `functions/routes.ts`, one HTTP API route per line,
-// and the `$default` route to the fallback (404 / 405 JSON). No authorizer at the gateway (handlers
-// authenticate keys themselves) and no gateway CORS: /v1/ is a server-to-server API, and the public
-// /js/v1/ endpoints answer their own preflights and CORS headers (OPTIONS routes in the route table).
-// Then one queue + worker per queue consumer of `functions/workers.ts` and one schedule per job; every
-// function that sends to a queue gets its URL and send permission, and only the functions that call the
-// provider's vendor API may read the provider secret.
-// Operations: the alarm topic every alarm notifies (the DLQ alarms here, the others in ./monitoring.ts),
-// JSON access logs of the API stage, a DLQ on every EventBridge target, and the secrets key's grants
-// (./secrets-key.ts).
+// The stateless half, RefloopApi: the one HTTP API with its `$default` route to the fallback (404 / 405
+// JSON), its stage (throttle, JSON access log) and the dashboard site in front of it; the routes of
+// `functions/routes.ts` in one nested stack per route group (./route-groups.ts, ./route-stack.ts), and the
+// queue workers, scheduled jobs and SES events in another (./workers-stack.ts), so that every template keeps
+// its room under CloudFormation's 500 resources. No authorizer at the gateway (handlers authenticate keys
+// themselves) and no gateway CORS: /v1/ is a server-to-server API, and the public /js/v1/ endpoints answer
+// their own preflights and CORS headers (OPTIONS routes in the route table).
+// Every function that sends to a queue gets its URL and send permission, and only the functions that call
+// the provider's vendor API may read the provider secret (granted here, across the nested stacks).
+// Operations: the alarm topic every alarm notifies (the DLQ alarms in the workers' stack, the others in
+// ./monitoring.ts), JSON access logs of the API stage, a DLQ on every EventBridge target, and the secrets
+// key's grants (./secrets-key.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Annotations, CfnOutput, CrossStackReferences, Duration, ReferenceStrength, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, CrossStackReferences, ReferenceStrength, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { CfnStage, HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnStage, HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { Effect, ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { Rule } from 'aws-cdk-lib/aws-events';
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsCustomResource, AwsCustomResourcePolicy, Logging, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { fallbackRoute, routes } from '../../functions/routes';
+import { fallbackRoute, type Route, routes as routeTable } from '../../functions/routes';
 import { scheduledJobs, workers } from '../../functions/workers';
 import { QUEUES, type QueueName } from '../../shared/queue/queues';
-import { createAlarmTopic, deadLetterAlarm } from './alarms';
+import { createAlarmTopic } from './alarms';
 import { RefloopFunction } from './function';
-import { MemberEmail } from './member-email';
-import { DLQ_RETENTION, QueueWorker } from './queue-worker';
+import type { MemberEmail } from './member-email';
+import type { QueueWorker } from './queue-worker';
+import { ROUTE_GROUPS, routeGroup, WORKERS_GROUP } from './route-groups';
+import { RouteGroupStack, slidesSessions } from './route-stack';
 import { grantSecretsKey, secretsKeyUses } from './secrets-key';
+import { WorkersStack } from './workers-stack';
 import { DashboardSite } from './dashboard-site';
-import { ORIGINS_PLACEHOLDER, PORTAL_HTML_DEFINE } from '../../shared/portal/page';
+import { ORIGINS_PLACEHOLDER } from '../../shared/portal/page';
 import { ORIGIN_VERIFY_ENV } from '../../shared/http/client-ip';
+
+export { gatewayPath, routeProfile } from './route-stack';
+export { scheduleTargetRetry } from './workers-stack';
 
 export interface RefloopApiStackProps extends StackProps {
   table: ITable;
@@ -53,6 +60,8 @@ export interface RefloopApiStackProps extends StackProps {
   dashboardDir?: string;
   /** The public URL when a custom domain fronts the distribution; CDK context `publicBaseUrl`. */
   publicBaseUrl?: string;
+  /** The routes (functions/routes.ts by default; the infra tests add one to see what a route costs). */
+  routes?: readonly Route[];
 }
 
 /**
@@ -111,27 +120,6 @@ export const ACCESS_LOG_FORMAT = {
   responseLatency: '$context.responseLatency',
   integrationError: '$context.integrationErrorMessage',
 };
-
-/**
- * The retry policy of a schedule's target: a run that EventBridge could not hand to Lambda (throttled, the
- * function being replaced) is retried until the next run is due, then goes to the DLQ; there is no point
- * in a late copy, the next run does the same work. (EventBridge invokes jobs asynchronously: a job that
- * fails once invoked is Lambda's Errors metric, not this DLQ.)
- */
-export function scheduleTargetRetry(everyMinutes: number): { retryAttempts: number; maxEventAge: Duration } {
-  const minutes = Math.min(Math.max(everyMinutes, 1), 24 * 60);
-  return { retryAttempts: 3, maxEventAge: Duration.minutes(minutes) };
-}
-
-/**
- * The route key path for a route-table path. HTTP APIs reject a route path ending in `/` (CDK refuses it
- * at synth, the service at deploy), and route `/v1/referrals` serves both `/v1/referrals` and
- * `/v1/referrals/`, so each route is registered once, without the trailing slash. Path parameters
- * use the same `{name}` syntax in both places.
- */
-export function gatewayPath(path: string): string {
-  return path.length > 1 ? path.replace(/\/+$/, '') : path;
-}
 
 /**
  * Partition keys of the provider secret items (`keys.providerSecret` in shared/store/table.ts:
@@ -218,27 +206,9 @@ export function denyProviderWebhookSecrets(fn: RefloopFunction, table: ITable): 
   );
 }
 
-/** A read-only route that a dashboard session may call: it slides the session's expiry (an UpdateItem). */
-const slidesSessions = (route: (typeof routes)[number]) => route.table === 'read' && ['api-key', 'session', 'login'].includes(route.auth ?? 'api-key');
 
 /** Who may decrypt or encrypt with the secrets key, by function name (./secrets-key.ts). */
 const keyUses = secretsKeyUses();
-
-/** What a route's role must allow: routes with the same profile share a role (see RefloopApiStack). */
-export function routeProfile(route: (typeof routes)[number]): string {
-  return [
-    `table=${route.table}`,
-    `queues=${[...new Set(route.queues ?? [])].sort().join('+') || 'none'}`,
-    route.providerSecrets ? 'provider-secrets' : '',
-    route.webhookSecrets ? 'webhook-secrets' : '',
-    route.providerWebhookSecrets ? 'provider-webhook-secrets' : '',
-    slidesSessions(route) ? 'session-slide' : '',
-    keyUses.get(route.name)?.decrypt ? 'secrets-decrypt' : '',
-    keyUses.get(route.name)?.encrypt ? 'secrets-encrypt' : '',
-  ]
-    .filter(Boolean)
-    .join(', ');
-}
 
 /** `provider-events` -> `ProviderEvents`, for output ids. */
 const pascal = (name: string) => name.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
@@ -247,20 +217,24 @@ export class RefloopApiStack extends Stack {
   readonly api: HttpApi;
   /** Every function by route, worker or job name (`Fallback` included), for grants and references added later. */
   readonly functions = new Map<string, RefloopFunction>();
-  /** The queue + DLQ + worker of each queue, by queue name. */
-  readonly queueWorkers = new Map<QueueName, QueueWorker>();
-  /** The EventBridge rule of each scheduled job, by job name. */
-  readonly schedules = new Map<string, Rule>();
+  /** The nested stack of each route group, by group id (./route-groups.ts). */
+  readonly routeGroups = new Map<string, RouteGroupStack>();
+  /** The nested stack of the queue workers, the scheduled jobs and the SES events. */
+  readonly workers: WorkersStack;
+  /** The queue + DLQ + worker of each queue, by queue name (in the workers' stack). */
+  readonly queueWorkers: Map<QueueName, QueueWorker>;
+  /** The EventBridge rule of each scheduled job, by job name (in the workers' stack). */
+  readonly schedules: Map<string, Rule>;
   /** The dashboard's distribution and bucket (when built with `dashboardDir`). */
   site?: DashboardSite;
-  /** Every alarm of the app notifies it (this stack's DLQ alarms, RefloopMonitoringStack's). */
+  /** Every alarm of the app notifies it (the workers' DLQ alarms, RefloopMonitoringStack's). */
   readonly alarmTopic: Topic;
   /** Schedule events EventBridge could not hand to their job (./alarms.ts alarms on it). */
   readonly scheduleDeadLetterQueue: Queue;
   /** The SES events rule and its DLQ. */
   readonly memberEmail: MemberEmail;
-  /** Every DLQ alarm of this stack: one per queue worker, one per EventBridge DLQ. */
-  readonly deadLetterAlarms: Alarm[] = [];
+  /** Every DLQ alarm of the app: one per queue worker, one per EventBridge DLQ. */
+  readonly deadLetterAlarms: Alarm[];
   /** The JSON access log of the API's $default stage. */
   readonly accessLogs: LogGroup;
   /** The secret origin header's value (with the dashboard site only), and the custom resource that reads it. */
@@ -270,8 +244,10 @@ export class RefloopApiStack extends Stack {
   constructor(scope: Construct, id: string, props: RefloopApiStackProps) {
     super(scope, id, props);
     // Import the table's name and ARN as CloudFormation exports: the stateful stack then cannot be
-    // deleted, nor its table swapped out, while this stack still uses it. (Must precede any child.)
+    // deleted, nor its table swapped out, while this stack (its nested stacks included) still uses it.
+    // (Must precede any child.)
     CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
+    const routes = props.routes ?? routeTable;
 
     // The stack still synthesizes without an SES identity (for a look at the templates), but says that
     // member emails will not go out: the placeholder is not an identity anyone has verified.
@@ -291,7 +267,11 @@ export class RefloopApiStack extends Stack {
     });
     this.functions.set(fallbackRoute.name, fallback);
 
-    this.api = new HttpApi(this, 'HttpApi', {
+    // The construct id is not `HttpApi` since the routes moved into the groups' nested stacks: a stack
+    // deployed before then is upgraded with a new API (its routes are created in the nested stacks before the
+    // old API and its routes are deleted, and one API cannot hold a route key twice). The distribution's
+    // origin follows; the execute-api URL (output ApiUrl) changes once, PublicUrl does not.
+    this.api = new HttpApi(this, 'GroupedHttpApi', {
       apiName: `${this.stackName}-http`,
       description: 'Refloop referral-programme API',
       defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback),
@@ -308,25 +288,7 @@ export class RefloopApiStack extends Stack {
     this.accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
     stage.accessLogSettings = { destinationArn: this.accessLogs.logGroupArn, format: JSON.stringify(ACCESS_LOG_FORMAT) };
 
-    // Routes with exactly the same permissions share one role (table access, queues, secret items, the
-    // session slide): a role and its policy per route would take the stack past CloudFormation's 500
-    // resources. Least privilege is unchanged: a role's grants are exactly what each of its routes needs.
-    const roles = new Map<string, Role>();
-    const roleFor = (route: (typeof routes)[number]): Role => {
-      const profile = routeProfile(route);
-      let role = roles.get(profile);
-      if (!role) {
-        role = new Role(this, `RouteRole${roles.size + 1}`, {
-          assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-          description: `Routes with: ${profile}`,
-          managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole')],
-        });
-        roles.set(profile, role);
-      }
-      return role;
-    };
-
-    // One log group for every route's function (30 days, like the workers' own groups).
+    // One log group for every route's function, whatever its group (30 days, like the workers' own groups).
     const routeLogs = new LogGroup(this, 'RouteLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
 
     // The member portal's page (shared/portal/page.ts) is the built web/dist/portal.html, inlined into its
@@ -335,128 +297,7 @@ export class RefloopApiStack extends Stack {
     const portalHtml = props.dashboardDir ? readFileSync(join(props.dashboardDir, 'portal.html'), 'utf8') : undefined;
     if (portalHtml !== undefined && !portalHtml.includes(ORIGINS_PLACEHOLDER)) throw new Error(`${props.dashboardDir}/portal.html has no ${ORIGINS_PLACEHOLDER}: rebuild web/`);
 
-    for (const route of routes) {
-      const fn = new RefloopFunction(this, route.name, {
-        ...(route.name === 'PortalPage' && portalHtml !== undefined ? { define: { [PORTAL_HTML_DEFINE]: JSON.stringify(Buffer.from(portalHtml, 'utf8').toString('base64')) } } : {}),
-        logGroup: routeLogs,
-        entry: route.entry,
-        description: `${route.method} ${route.path}`,
-        ...(route.timeoutSeconds ? { timeout: Duration.seconds(route.timeoutSeconds) } : {}),
-        role: roleFor(route),
-      });
-      // Routes without table access (the script, CORS preflights, public documentation) get no grant.
-      if (route.table !== 'none') fn.bindTable(props.table, route.table);
-      this.functions.set(route.name, fn);
-      this.api.addRoutes({
-        path: gatewayPath(route.path),
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
-      });
-    }
-
-    const register = (name: string, fn: RefloopFunction) => {
-      if (this.functions.has(name)) throw new Error(`Two functions are named ${name}`);
-      this.functions.set(name, fn);
-    };
-
-    // Workers write their effects and idempotency markers in one transaction: read-write.
-    for (const worker of workers) {
-      if (this.queueWorkers.has(worker.queue)) throw new Error(`Queue ${worker.queue} has two consumers`);
-      const queueWorker = new QueueWorker(this, worker.name, {
-        worker,
-        table: props.table,
-        tableAccess: 'write',
-        reservedConcurrency: props.workerReservedConcurrency ?? DEFAULT_WORKER_RESERVED_CONCURRENCY,
-        alarmTopic: this.alarmTopic,
-      });
-      this.deadLetterAlarms.push(queueWorker.alarm);
-      this.queueWorkers.set(worker.queue, queueWorker);
-      register(worker.name, queueWorker.fn);
-      new CfnOutput(this, `${pascal(worker.queue)}QueueUrl`, { value: queueWorker.queue.queueUrl, description: `Queue ${worker.queue}` });
-      new CfnOutput(this, `${worker.name}DlqAlarmName`, {
-        value: queueWorker.alarm.alarmName,
-        description: `Alarm on the DLQ of ${worker.queue}`,
-      });
-    }
-
-    // Scheduled jobs read (the provider-accounts registry) and enqueue; they write nothing themselves.
-    // Schedule events that never reached their job go to one DLQ (nothing to replay there: it says a run was
-    // missed, and why, in the message's attributes).
-    this.scheduleDeadLetterQueue = new Queue(this, 'ScheduleDeadLetterQueue', {
-      retentionPeriod: DLQ_RETENTION,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
-    this.deadLetterAlarms.push(
-      deadLetterAlarm(this, 'ScheduleDeadLetterAlarm', this.scheduleDeadLetterQueue, 'A scheduled job was not invoked: its schedule event is in the schedules\' DLQ', this.alarmTopic),
-    );
-    new CfnOutput(this, 'ScheduleDeadLetterQueueUrl', { value: this.scheduleDeadLetterQueue.queueUrl, description: 'DLQ of the scheduled jobs\' EventBridge targets' });
-    for (const job of scheduledJobs) {
-      const fn = new RefloopFunction(this, job.name, {
-        entry: job.entry,
-        description: `Scheduled job ${job.name}: every ${job.everyMinutes} min`,
-        timeout: Duration.seconds(job.timeoutSeconds),
-      }).bindTable(props.table, 'read');
-      register(job.name, fn);
-      this.schedules.set(
-        job.name,
-        new Rule(this, `${job.name}Schedule`, {
-          description: `Runs ${job.name} every ${job.everyMinutes} minutes`,
-          schedule: Schedule.rate(Duration.minutes(job.everyMinutes)),
-          targets: [new LambdaFunction(fn, { deadLetterQueue: this.scheduleDeadLetterQueue, ...scheduleTargetRetry(job.everyMinutes) })],
-        }),
-      );
-    }
-
-    // Queue URLs and send permission for the functions that send; the provider secret for those that need it.
-    const users = [
-      ...routes.map((r) => ({ name: r.name, sends: r.queues ?? [], providerSecrets: r.providerSecrets === true, webhookSecrets: r.webhookSecrets === true, providerWebhookSecrets: r.providerWebhookSecrets === true })),
-      ...workers.map((w) => ({ name: w.name, sends: w.sends, providerSecrets: w.providerSecrets, webhookSecrets: w.webhookSecrets === true, providerWebhookSecrets: false })),
-      ...scheduledJobs.map((j) => ({ name: j.name, sends: j.sends, providerSecrets: j.providerSecrets, webhookSecrets: false, providerWebhookSecrets: false })),
-    ];
-    for (const user of users) {
-      const fn = this.functions.get(user.name);
-      if (!fn) throw new Error(`No function for ${user.name}`);
-      for (const q of new Set(user.sends)) {
-        const queue = this.queueWorkers.get(q)?.queue;
-        if (!queue) throw new Error(`${user.name} sends to ${q}, which has no worker in functions/workers.ts`);
-        fn.addEnvironment(QUEUES[q].envVar, queue.queueUrl);
-        queue.grantSendMessages(fn);
-      }
-      if (!user.providerSecrets) denyProviderSecrets(fn, props.table);
-      if (!user.webhookSecrets) denyWebhookSecrets(fn, props.table);
-      if (!user.providerWebhookSecrets) denyProviderWebhookSecrets(fn, props.table);
-      const keyUse = keyUses.get(user.name);
-      if (keyUse) grantSecretsKey(fn, props.secretsKey, keyUse);
-    }
-
-    const emailSender = this.queueWorkers.get('member-emails');
-    const emailEvents = this.queueWorkers.get('email-events');
-    if (!emailSender || !emailEvents) throw new Error('functions/workers.ts must consume member-emails and email-events');
-    this.memberEmail = new MemberEmail(this, 'MemberEmail', { identity: props.emailIdentity ?? DEFAULT_EMAIL_IDENTITY, sender: emailSender, events: emailEvents, alarmTopic: this.alarmTopic });
-    this.deadLetterAlarms.push(this.memberEmail.deadLetterAlarm);
-    new CfnOutput(this, 'EmailEventsRuleDeadLetterQueueUrl', { value: this.memberEmail.deadLetterQueue.queueUrl, description: 'DLQ of the SES events rule (move its messages to the email-events queue)' });
-
-    // Dashboard sessions slide their expiry on use, also in the read-only routes: those may update session
-    // items (`SESSION#<digest>`) and nothing else.
-    for (const route of routes) {
-      if (!slidesSessions(route)) continue;
-      this.functions.get(route.name)?.addToRolePolicy(
-        new PolicyStatement({
-          sid: 'SlideDashboardSession',
-          actions: ['dynamodb:UpdateItem'],
-          resources: [props.table.tableArn],
-          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['SESSION#*'] } },
-        }),
-      );
-    }
-
-    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'SNS topic every alarm notifies: subscribe a pager or chat to it' });
-    new CfnOutput(this, 'ApiUrl', {
-      value: this.api.apiEndpoint,
-      description: props.dashboardDir ? "The distribution's origin: answers 403 to direct requests; use PublicUrl" : 'Base URL; paths start with /v1/',
-    });
-
+    let originSecret: string | undefined;
     if (props.dashboardDir) {
       // The distribution adds this secret to every request it sends to the API, and the HTTP handlers refuse
       // any request without it (shared/http/client-ip.ts): the execute-api URL cannot bypass CloudFront, and
@@ -484,8 +325,97 @@ export class RefloopApiStack extends Stack {
         policy: AwsCustomResourcePolicy.fromSdkCalls({ resources: [this.originSecret.secretArn] }),
         installLatestAwsSdk: false,
       });
-      const originSecret = this.originSecretReader.getResponseField('SecretString');
-      for (const name of [fallbackRoute.name, ...routes.map((r) => r.name)]) this.functions.get(name)?.addEnvironment(ORIGIN_VERIFY_ENV, originSecret);
+      originSecret = this.originSecretReader.getResponseField('SecretString');
+      fallback.addEnvironment(ORIGIN_VERIFY_ENV, originSecret);
+    }
+
+    // The workers first: the routes' stacks take the queues' URLs and ARNs from theirs.
+    this.workers = new WorkersStack(this, WORKERS_GROUP, {
+      table: props.table,
+      alarmTopic: this.alarmTopic,
+      workerReservedConcurrency: props.workerReservedConcurrency ?? DEFAULT_WORKER_RESERVED_CONCURRENCY,
+      emailIdentity: props.emailIdentity ?? DEFAULT_EMAIL_IDENTITY,
+    });
+    this.queueWorkers = this.workers.queueWorkers;
+    this.schedules = this.workers.schedules;
+    this.scheduleDeadLetterQueue = this.workers.scheduleDeadLetterQueue;
+    this.memberEmail = this.workers.memberEmail;
+    this.deadLetterAlarms = this.workers.deadLetterAlarms;
+
+    // One nested stack per route group, each attaching its routes to this API; a group without routes has none.
+    for (const group of ROUTE_GROUPS) {
+      const mine = routes.filter((r) => routeGroup(r) === group.id);
+      if (mine.length === 0) continue;
+      const groupStack = new RouteGroupStack(this, group.id, {
+        routes: mine,
+        description: group.description,
+        api: this.api,
+        table: props.table,
+        logGroup: routeLogs,
+        ...(portalHtml !== undefined ? { portalHtml } : {}),
+        ...(originSecret !== undefined ? { originSecret } : {}),
+      });
+      this.routeGroups.set(group.id, groupStack);
+      for (const [name, fn] of groupStack.functions) this.register(name, fn);
+    }
+    for (const [name, fn] of this.workers.functions) this.register(name, fn);
+
+    for (const worker of workers) {
+      const queueWorker = this.queueWorkers.get(worker.queue);
+      if (!queueWorker) throw new Error(`no queue worker for ${worker.queue}`);
+      new CfnOutput(this, `${pascal(worker.queue)}QueueUrl`, { value: queueWorker.queue.queueUrl, description: `Queue ${worker.queue}` });
+      new CfnOutput(this, `${worker.name}DlqAlarmName`, {
+        value: queueWorker.alarm.alarmName,
+        description: `Alarm on the DLQ of ${worker.queue}`,
+      });
+    }
+    new CfnOutput(this, 'ScheduleDeadLetterQueueUrl', { value: this.scheduleDeadLetterQueue.queueUrl, description: 'DLQ of the scheduled jobs\' EventBridge targets' });
+
+    // Queue URLs and send permission for the functions that send; the provider secret for those that need it.
+    const users = [
+      ...routes.map((r) => ({ name: r.name, sends: r.queues ?? [], providerSecrets: r.providerSecrets === true, webhookSecrets: r.webhookSecrets === true, providerWebhookSecrets: r.providerWebhookSecrets === true })),
+      ...workers.map((w) => ({ name: w.name, sends: w.sends, providerSecrets: w.providerSecrets, webhookSecrets: w.webhookSecrets === true, providerWebhookSecrets: false })),
+      ...scheduledJobs.map((j) => ({ name: j.name, sends: j.sends, providerSecrets: j.providerSecrets, webhookSecrets: false, providerWebhookSecrets: false })),
+    ];
+    for (const user of users) {
+      const fn = this.functions.get(user.name);
+      if (!fn) throw new Error(`No function for ${user.name}`);
+      for (const q of new Set(user.sends)) {
+        const queue = this.queueWorkers.get(q)?.queue;
+        if (!queue) throw new Error(`${user.name} sends to ${q}, which has no worker in functions/workers.ts`);
+        fn.addEnvironment(QUEUES[q].envVar, queue.queueUrl);
+        queue.grantSendMessages(fn);
+      }
+      if (!user.providerSecrets) denyProviderSecrets(fn, props.table);
+      if (!user.webhookSecrets) denyWebhookSecrets(fn, props.table);
+      if (!user.providerWebhookSecrets) denyProviderWebhookSecrets(fn, props.table);
+      const keyUse = keyUses.get(user.name);
+      if (keyUse) grantSecretsKey(fn, props.secretsKey, keyUse);
+    }
+
+    new CfnOutput(this, 'EmailEventsRuleDeadLetterQueueUrl', { value: this.memberEmail.deadLetterQueue.queueUrl, description: 'DLQ of the SES events rule (move its messages to the email-events queue)' });
+
+    // Dashboard sessions slide their expiry on use, also in the read-only routes: those may update session
+    // items (`SESSION#<digest>`) and nothing else.
+    for (const route of routes) {
+      if (!slidesSessions(route)) continue;
+      this.functions.get(route.name)?.addToRolePolicy(
+        new PolicyStatement({
+          sid: 'SlideDashboardSession',
+          actions: ['dynamodb:UpdateItem'],
+          resources: [props.table.tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['SESSION#*'] } },
+        }),
+      );
+    }
+
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'SNS topic every alarm notifies: subscribe a pager or chat to it' });
+    new CfnOutput(this, 'ApiUrl', {
+      value: this.api.apiEndpoint,
+      description: props.dashboardDir ? "The distribution's origin: answers 403 to direct requests; use PublicUrl" : 'Base URL; paths start with /v1/',
+    });
+
+    if (props.dashboardDir && originSecret !== undefined) {
       this.site = new DashboardSite(this, 'Dashboard', { api: this.api, assetDir: props.dashboardDir, originSecret });
       // Absolute links (pagination, login links, the script tag) and the CSRF Origin check use the public
       // origin: the distribution's (or a custom domain's), never the Host a request claims.
@@ -495,5 +425,10 @@ export class RefloopApiStack extends Stack {
       new CfnOutput(this, 'DashboardUrl', { value: `${publicUrl}/app/`, description: 'The operator dashboard' });
       new CfnOutput(this, 'AccessLogBucketName', { value: this.site.logBucket.bucketName, description: "The distribution's access logs (cloudfront/ prefix; the viewer's address is c-ip), kept 30 days" });
     }
+  }
+
+  private register(name: string, fn: RefloopFunction): void {
+    if (this.functions.has(name)) throw new Error(`Two functions are named ${name}`);
+    this.functions.set(name, fn);
   }
 }

@@ -80,8 +80,11 @@ export function applyNagSuppressions(stacks: NagStacks): Acknowledged[] {
     if (fn.tableAccess) ack(role, `AwsSolutions-IAM5[Resource::${tableArn}/index/*]`, REASONS.tableIndexes);
   }
 
-  // The HTTP API's routes.
+  // The HTTP API's routes: the `$default` route under the API, the others in the route groups' nested stacks.
   ack(api.api, 'AwsSolutions-APIG4', REASONS.apiAuthorizer);
+  for (const group of api.routeGroups.values()) {
+    for (const route of group.routes.values()) ack(route, 'AwsSolutions-APIG4', REASONS.apiAuthorizer);
+  }
 
   // The EventBridge targets' DLQs.
   ack(api.scheduleDeadLetterQueue, 'AwsSolutions-SQS3', REASONS.eventBridgeDlq);
