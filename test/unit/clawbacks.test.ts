@@ -2,6 +2,8 @@
 // exactly once per refund.
 import { planClawbacks, type RefundRecord, type RewardState } from '../../shared/domain/clawbacks';
 import fc from 'fast-check';
+import { planSettlement } from '../../shared/flows/settlement/plan';
+import type { Settlement } from '../../shared/flows/settlement/load';
 
 const commission = (over: Partial<RewardState> = {}): RewardState => ({ id: 'c1', type: 'commission', amount: 250, currency: 'USD', payment_id: 7, ...over });
 const credit = (over: Partial<RewardState> = {}): RewardState => ({ id: 'k1', type: 'credit', amount: 500, currency: 'USD', payment_id: 7, ...over });
@@ -105,5 +107,34 @@ describe('refunds in pieces (issue 11, item 4)', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('planSettlement (shared/flows/settlement/plan.ts): the rewards, clawbacks and reports of one evaluation, pure', () => {
+  const referral = {
+    id: 'r1', member_id: 'm1', user_identifier: 'u', created_at: 0, campaign_id: 'c1', coupon_code: null, converted_at: 50, reward_type: 'commission' as const,
+    reward_amount: 250, reward_threshold: 0, commission_months: null, currency: 'USD', reward_percent: null, hold_days: 30, approval: 'auto' as const,
+    rewards: [], rewards_completed: false, referred_discount: null, subscription: { id: 9, status: 'active' },
+  } as unknown as Settlement['referral'];
+  const loaded = (over: Partial<Settlement> = {}): Settlement => ({
+    accountId: 'a1', referral, member: null, payments: [{ id: 7, subscription_id: 9, order_id: null, amount: 1000, currency: 'USD', paid_at: 100, status: 'paid' }],
+    refunds: [], unreported: [], paymentItems: [], ...over,
+  });
+  let n = 0;
+  const newId = () => `id${++n}`;
+
+  it('plans the new rewards as stored (ids, lifecycle) and a clawback of a part refund against them', () => {
+    n = 0;
+    const plan = planSettlement(loaded({ refunds: [refund('rf1', 400, 120)] }), { now: 200, newId });
+    expect(plan.rewards).toEqual([{ id: 'id1', type: 'commission', amount: 250, currency: 'USD', created_at: 200, payment_id: 7, status: 'pending', approves_at: 200 + 30 * 86_400 }]);
+    expect(plan.clawbacks).toEqual([{ type: 'commission', amount: -100, currency: 'USD', payment_id: 7, reverses: 'id1', refund_id: 'rf1' }]);
+    expect(plan.completed).toBe(false);
+  });
+
+  it('a replay plans nothing new, and the early payments are the report deltas', () => {
+    const unreported = [{ key: { pk: 'p', sk: 's' }, metric: 'revenue' as const, at: 100, amount: 1000, currency: 'USD' }];
+    const stored = { ...referral, rewards: [{ id: 'x', type: 'commission' as const, amount: 250, currency: 'USD', created_at: 150, payment_id: 7 }] };
+    const plan = planSettlement(loaded({ referral: stored, unreported }), { now: 200, newId });
+    expect({ rewards: plan.rewards, clawbacks: plan.clawbacks, reversals: plan.creditReversals, reports: plan.reports }).toEqual({ rewards: [], clawbacks: [], reversals: [], reports: unreported });
   });
 });
