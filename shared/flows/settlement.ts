@@ -43,7 +43,7 @@ export async function evaluateReferral(accountId: string, referralId: string): P
   }
   // Commissions whose hold is over already (a hold of 0 days) are approved now, not at the next hourly run.
   const now = Math.floor(Date.now() / 1000);
-  if (referral.rewards.some((r) => isDueNow(r, now))) await approveDueNow(accountId, referralId, now);
+  if (referral.rewards.some((r) => isDueNow(r, now))) await approveDueNow(accountId, referralId, now, referral);
   // The conversion and reward notices this state calls for (each queued once; see shared/email/enqueue.ts).
   await queueMemberEmails(accountId, referral);
   // The member is read again there: a subscription attached since the load (whose apply-member-credits may

@@ -129,13 +129,17 @@ const APPROVALS_PER_TRANSACTION = 15;
  * (a backlog of hundreds would otherwise rewrite the referral item and the payout once per reward).
  * Conditioned on the states read: a concurrent approval makes the group re-read and skip what it did.
  * Only a hold of 0 days gets here during an evaluation: its payout must be read first, so it is a
- * transaction of its own after the settlement's.
+ * transaction of its own after the settlement's. `recorded`: the referral as the evaluation wrote it.
  */
-export async function approveDueNow(accountId: string, referralId: string, now: number): Promise<void> {
+export async function approveDueNow(accountId: string, referralId: string, now: number, recorded?: Referral): Promise<void> {
+  // The referral as the evaluation left it serves the first attempt (a stale copy only fails the
+  // transaction's conditions, and the retry reads it afresh).
+  let snapshot = recorded;
   for (let round = 0; round < 1000; round++) {
     const done = await withRetries(
       async () => {
-        const referral = toReferral(await getItem(keys.referral(accountId, referralId)));
+        const referral = snapshot ?? toReferral(await getItem(keys.referral(accountId, referralId)));
+        snapshot = undefined;
         if (!referral) return true;
         const due = referral.rewards.flatMap((r, index) => (isDueNow(r, now) ? [ledgerFromReferral(referral, index)] : []));
         const first = due[0];
