@@ -3,6 +3,8 @@
 // down, answers something that is not JSON, or refuses (its `error` printed on one stderr line), or when
 // the service answered a webhook it triggered 404 (the demo account is on another provider: a hint names
 // the DEMO_PROVIDER to start with).
+import { definitionOf, type ProviderKind } from '../shared/billing/registry';
+
 export interface EmulatorCall {
   /** The CLI's name, the prefix of its error lines ("paddle", "stripe"). */
   cli: string;
@@ -22,7 +24,7 @@ export interface EmulatorCall {
    * means the demo account is not connected to this provider: one line says which DEMO_PROVIDER to start
    * with, and the exit code is 1 (the action happened in the emulator, but the service saw none of it).
    */
-  provider?: 'paddle-classic' | 'paddle-billing' | 'stripe';
+  provider?: ProviderKind;
 }
 
 /** The HTTP statuses of the webhooks an emulator's answer reports (`notifications`, `events` or `alerts`). */
@@ -36,11 +38,10 @@ export function deliveryStatuses(body: unknown): (number | null)[] {
   return out;
 }
 
-const PROVIDER_NAMES = { 'paddle-classic': 'Paddle Classic', 'paddle-billing': 'Paddle Billing', stripe: 'Stripe' } as const;
-
 /** The one-line hint for webhooks answered 404: the demo account is on another provider. */
-export function notConnectedHint(cli: string, provider: keyof typeof PROVIDER_NAMES, count: number): string {
-  return `${cli}: the service answered 404 to ${count} webhook(s): the demo account is not connected to ${PROVIDER_NAMES[provider]}; restart with DEMO_PROVIDER=${provider} npm start (on a fresh DATA_DIR if the demo already mirrors another provider's subscriptions), or connect your account with \`npm run --silent admin -- account set-${provider === 'paddle-classic' ? 'paddle' : provider}\``;
+export function notConnectedHint(cli: string, provider: ProviderKind, count: number): string {
+  const definition = definitionOf(provider);
+  return `${cli}: the service answered 404 to ${count} webhook(s): the demo account is not connected to ${definition.name}; restart with DEMO_PROVIDER=${provider} npm start (on a fresh DATA_DIR if the demo already mirrors another provider's subscriptions), or connect your account with \`npm run --silent admin -- account ${definition.cli.command}\``;
 }
 
 export async function callEmulator(call: EmulatorCall): Promise<number> {

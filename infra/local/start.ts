@@ -17,7 +17,7 @@ import type { ProviderKind } from '../../shared/billing/registry';
 import { ProviderSwitchRefusedError, saveProviderConnection, type ProviderConnection } from '../../shared/store/provider';
 import { LOCAL_KEYS as BILLING_LOCAL_KEYS, startEmulator as startPaddleBillingEmulator, type PaddleBillingEmulator } from './emulators/paddle-billing';
 import { LOCAL_KEYS as STRIPE_LOCAL_KEYS, startEmulator as startStripeEmulator, type StripeEmulator } from './emulators/stripe';
-import { PROVIDER_KINDS } from '../../shared/billing/registry';
+import { definitionOf, PROVIDER_KINDS } from '../../shared/billing/registry';
 import { startDynamoLocal } from './dynamodb';
 import { startGateway } from './gateway';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file';
@@ -131,8 +131,11 @@ export const LOCAL_SECRETS = {
   stripeWebhookSecret: STRIPE_LOCAL_KEYS.webhookSecret,
 } as const;
 
+/** The demo account's provider unless DEMO_PROVIDER says: the first of the registry (Paddle Classic). */
+const DEFAULT_DEMO_PROVIDER: ProviderKind = PROVIDER_KINDS[0] as ProviderKind;
+
 function demoProviderFromEnv(): ProviderKind {
-  const raw = process.env.DEMO_PROVIDER || 'paddle-classic';
+  const raw = process.env.DEMO_PROVIDER || DEFAULT_DEMO_PROVIDER;
   if (!(PROVIDER_KINDS as readonly string[]).includes(raw)) throw new Error(`DEMO_PROVIDER must be one of ${PROVIDER_KINDS.join(', ')}, got "${raw}"`);
   return raw as ProviderKind;
 }
@@ -190,8 +193,9 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     stops.push(async () => resetQueueClient());
     // The Paddle emulator stands in for vendors.paddle.com and checkout.paddle.com; its state and key
     // pair persist in DATA_DIR so a restart keeps the demo's subscriptions and signatures valid.
-    const paddle = (await startPaddleEmulator({ port: options.paddlePort ?? 8025, dataDir })).handle;
-    stops.push(paddle.stop);
+    const paddleRun = await startPaddleEmulator({ port: options.paddlePort ?? 8025, dataDir });
+    const paddle = paddleRun.handle;
+    stops.push(paddleRun.close);
     const pollers = startPollers({ endpoint: sqs.endpoint, queueUrls: sqs.queueUrls, dlqUrls: sqs.dlqUrls });
     stops.push(pollers.stop);
     const schedules = startSchedules(options.backfillMinutes ? { everyMinutesOverride: options.backfillMinutes } : {});
@@ -199,28 +203,32 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
 
     // Paddle Billing's and Stripe's emulators keep their state in memory; their keys are fixed, so a
     // demo account connected to them keeps working across restarts (emulator values, not real secrets).
-    const paddleBilling = (await startPaddleBillingEmulator({ port: options.paddleBillingPort ?? 8026 })).handle;
-    stops.push(paddleBilling.stop);
-    const stripe = (await startStripeEmulator({ port: options.stripePort ?? 12111 })).handle;
-    stops.push(stripe.stop);
+    const paddleBillingRun = await startPaddleBillingEmulator({ port: options.paddleBillingPort ?? 8026 });
+    const paddleBilling = paddleBillingRun.handle;
+    stops.push(paddleBillingRun.close);
+    const stripeRun = await startStripeEmulator({ port: options.stripePort ?? 12111 });
+    const stripe = stripeRun.handle;
+    stops.push(stripeRun.close);
+    // Every provider's emulator, as npm start runs them (./emulators/<folder>/, the definitions' `emulator`).
+    const emulators: { kind: ProviderKind; connection: ProviderConnection; setWebhookUrl(url: string | null): void }[] = [paddleRun, paddleBillingRun, stripeRun];
 
     const { demo, created } = await ensureDemoAccount(dataDir, options.demoOwnerEmail ?? (process.env.DEMO_OWNER_EMAIL || 'owner@example.com'));
     // The demo account is wired to its emulator on every start (its settings follow the emulator's). One
     // provider per account: a demo that already mirrors another provider's subscriptions keeps that one.
-    const connections: Record<ProviderKind, ProviderConnection> = {
-      'paddle-classic': { kind: 'paddle-classic', vendorId: paddle.vendorId, authCode: paddle.authCode, publicKey: paddle.publicKeyPem, vendorsApiUrl: paddle.vendorsApiUrl, checkoutApiUrl: paddle.checkoutApiUrl },
-      'paddle-billing': { kind: 'paddle-billing', apiKey: paddleBilling.apiKey, apiUrl: paddleBilling.url, webhookSecret: paddleBilling.webhookSecret },
-      stripe: { kind: 'stripe', secretKey: stripe.secretKey, apiUrl: stripe.url, webhookSecret: stripe.webhookSecret },
+    const connectionOf = (kind: ProviderKind): ProviderConnection => {
+      const emulator = emulators.find((e) => e.kind === kind);
+      if (!emulator) throw new Error(`npm start runs no emulator for ${kind}`);
+      return emulator.connection;
     };
-    let demoProvider = options.demoProvider ?? 'paddle-classic';
+    let demoProvider = options.demoProvider ?? DEFAULT_DEMO_PROVIDER;
     let demoProviderNote: string | null = null;
     try {
-      await saveProviderConnection(demo.accountId, connections[demoProvider]);
+      await saveProviderConnection(demo.accountId, connectionOf(demoProvider));
     } catch (err) {
       if (!(err instanceof ProviderSwitchRefusedError)) throw err;
       demoProviderNote = `The demo account stays on ${err.from}: it mirrors ${err.subscriptions} subscription(s) from it (delete ${dataDir} for a fresh demo on ${demoProvider}).`;
       demoProvider = err.from;
-      await saveProviderConnection(demo.accountId, connections[demoProvider]);
+      await saveProviderConnection(demo.accountId, connectionOf(demoProvider));
     }
     // The dashboard is built here when its sources changed (a few seconds; nothing when they did not), so
     // `npm start` serves /app/ with no extra command.
@@ -228,9 +236,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     const gateway = await startGateway({ port: options.port ?? 3000, ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}) });
     stops.push(gateway.close);
     // Each emulator delivers to the demo account's intake of its kind (the other kinds answer 404).
-    paddle.setWebhookUrl(`${gateway.url}/webhooks/paddle/${demo.accountId}/`);
-    paddleBilling.setWebhookUrl(`${gateway.url}/webhooks/paddle-billing/${demo.accountId}/`);
-    stripe.setWebhookUrl(`${gateway.url}/webhooks/stripe/${demo.accountId}/`);
+    for (const emulator of emulators) emulator.setWebhookUrl(`${gateway.url}/webhooks/${definitionOf(emulator.kind).webhook.path}/${demo.accountId}/`);
     // One background sync at start: whatever the emulator did while the service was down is caught up.
     const backfill = scheduledJobs.find((j) => j.name === 'ProviderBackfill');
     if (backfill) await runScheduledJob(backfill);
@@ -305,7 +311,7 @@ async function main(): Promise<void> {
   console.log(`Paddle emulator  ${paddle.url} (Classic, vendor ${paddle.vendorId})`);
   console.log(`Paddle Billing   ${paddleBilling.url} (emulator; API key ${paddleBilling.apiKey})`);
   console.log(`Stripe           ${stripe.url} (emulator; secret key ${stripe.secretKey})`);
-  console.log(`Demo account     ${demo.accountId}${demoCreated ? ' (created now)' : ''}, connected to ${demoProvider} (DEMO_PROVIDER=paddle-classic|paddle-billing|stripe)`);
+  console.log(`Demo account     ${demo.accountId}${demoCreated ? ' (created now)' : ''}, connected to ${demoProvider} (DEMO_PROVIDER=${PROVIDER_KINDS.join('|')})`);
   if (demoProviderNote) console.log(demoProviderNote);
   console.log(`Demo API key     ${demo.apiKey}`);
   console.log(`Publishable key  ${demo.publishableKey}`);
