@@ -47,6 +47,14 @@ export const LAMBDA_BUNDLING = Object.freeze({
   externals: ['@aws-sdk/client-kms', '@smithy/core/event-streams'] as readonly string[],
   /** Resolved from the project root (the CDK's bundling working directory). */
   alias: { '@aws-sdk/credential-provider-node': './infra/cloud/lambda-credentials.ts' } as Readonly<Record<string, string>>,
+  /**
+   * Modules that a function loads with `import()` on first use and that are bundled apart, each into a
+   * file of its own next to index.js (`lazy-<name>.js`), with everything they import: the SES client
+   * (shared/email/ses-client.ts, about 75 KB with the REST protocol it alone uses) is needed by the
+   * member-emails worker on its first send only. Such a module may import packages only, never the
+   * service's own modules (they would be loaded twice); the build fails if it does.
+   */
+  lazyModules: ['shared/email/ses-client.ts'] as readonly string[],
 });
 
 /** The NODE_OPTIONS the stack gives every function (./function.ts `environment`). */
@@ -282,12 +290,61 @@ export function lazyAdapters(adapterFor: (kind: string) => Promise<AdapterFile>)
   };
 }
 
+export const lazyModuleFileName = (path: string) => `lazy-${(path.split('/').pop() as string).replace(/\.ts$/, '')}.js`;
+
+/** A lazy module's file: its code and the modules bundled into it (repo-relative). */
+interface LazyModuleFile {
+  path: string;
+  inputs: string[];
+  files: OutputFile[];
+}
+
+async function buildLazyModule(path: string, outdir: string): Promise<LazyModuleFile> {
+  const { build } = await import('esbuild');
+  const out = await build({
+    ...lambdaBuildOptions(),
+    entryPoints: { [lazyModuleFileName(path).replace(/\.js$/, '')]: join(REPO_ROOT, path) },
+    outdir,
+    write: false,
+    metafile: true,
+    plugins: [sdkVersionOnly],
+  });
+  const inputs = Object.keys(out.metafile.inputs);
+  const own = inputs.filter((i) => i !== path && !i.startsWith('node_modules/') && !i.startsWith('infra/cloud/lambda-credentials.ts'));
+  if (own.length > 0) throw new Error(`${path} is bundled apart (LAMBDA_BUNDLING.lazyModules) but imports the service's modules: ${own.join(', ')}`);
+  return { path, inputs, files: out.outputFiles };
+}
+
+/** The esbuild plugin that turns `import()` of a lazy module into a `require()` of its file. */
+function lazyModules(): Plugin {
+  return {
+    name: 'refloop-lazy-modules',
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.kind !== 'dynamic-import' || args.pluginData === 'inner') return undefined;
+        const resolved = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'inner' });
+        const path = resolved.path ? repoPath(resolved.path) : '';
+        return LAMBDA_BUNDLING.lazyModules.includes(path) ? { path, namespace: 'refloop-lazy-module' } : undefined;
+      });
+      b.onResolve({ filter: /^\.\/lazy-[^/]+\.js$/, namespace: 'refloop-lazy-module' }, (args) => ({ path: args.path, external: true }));
+      // CommonJS without imports: esbuild wraps only this stub for the import(), nothing it reaches.
+      b.onLoad({ filter: /.*/, namespace: 'refloop-lazy-module' }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(`./${lazyModuleFileName(args.path)}`)});\n`,
+        loader: 'js',
+        resolveDir: REPO_ROOT,
+      }));
+    },
+  };
+}
+
 export interface BundledFunction {
   entry: string;
   /** index.js, minified. */
   bytes: number;
   /** The adapter files next to it, by kind, in bytes. */
   adapters: Record<string, number>;
+  /** The lazy modules' files next to it, by file name, in bytes. */
+  lazy: Record<string, number>;
   /** repo-relative inputs of index.js. */
   inputs: Metafile['outputs'][string]['inputs'];
 }
@@ -321,8 +378,12 @@ export async function bundleFunctions(
     write: false,
     metafile: true,
     ...(options.define ? { define: options.define } : {}),
-    plugins: [sdkVersionOnly, plugin],
+    plugins: [sdkVersionOnly, lazyModules(), plugin],
   });
+  const lazyPaths = [...new Set(Object.values(out.metafile.outputs).flatMap((o) => Object.keys(o.inputs).filter((i) => i.startsWith('refloop-lazy-module:'))))].map((i) =>
+    i.slice('refloop-lazy-module:'.length),
+  );
+  const lazyFiles = new Map(await Promise.all(lazyPaths.map(async (path) => [path, await buildLazyModule(path, options.outdir)] as const)));
   const adapters = new Map<string, AdapterFile>();
   for (const [kind, built] of adapterBuilds) adapters.set(kind, await built);
   const result: Record<string, BundledFunction> = {};
@@ -347,13 +408,17 @@ export async function bundleFunctions(
       const code = adapter.files.find((f) => f.path.endsWith(adapterFileName(kind)));
       sizes[kind] = code?.contents.byteLength ?? 0;
     }
-    result[name] = { entry, bytes: output.bytes, adapters: sizes, inputs: output.inputs };
+    const lazy = Object.keys(output.inputs)
+      .filter((i) => i.startsWith('refloop-lazy-module:'))
+      .map((i) => lazyFiles.get(i.slice('refloop-lazy-module:'.length)) as LazyModuleFile);
+    const lazySizes = Object.fromEntries(lazy.map((l) => [lazyModuleFileName(l.path), l.files.find((f) => f.path.endsWith(lazyModuleFileName(l.path)))?.contents.byteLength ?? 0]));
+    result[name] = { entry, bytes: output.bytes, adapters: sizes, lazy: lazySizes, inputs: output.inputs };
     if (options.write) {
       const dir = join(options.outdir, name);
       mkdirSync(dir, { recursive: true });
       for (const file of out.outputFiles.filter((f) => dirname(f.path) === resolve(options.outdir, name))) writeFileSync(file.path, file.contents);
-      for (const kind of kinds) {
-        for (const file of (adapters.get(kind) as AdapterFile).files) writeFileSync(join(dir, file.path.slice(resolve(options.outdir).length + 1)), file.contents);
+      for (const files of [...kinds.map((kind) => (adapters.get(kind) as AdapterFile).files), ...lazy.map((l) => l.files)]) {
+        for (const file of files) writeFileSync(join(dir, file.path.slice(resolve(options.outdir).length + 1)), file.contents);
       }
     }
   }

@@ -2,8 +2,9 @@
 // identity the stack names; IAM allows ses:SendEmail on that identity and the configuration set only),
 // with the configuration set whose bounce and complaint events reach the email-events queue, and message
 // tags naming the account and member. One client per container. Only the member-emails worker imports
-// this module, so no other function bundles the SES client.
-import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+// this module, so no other function bundles the SES client; it is loaded on the first send
+// (./ses-client.ts).
+import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { config } from '../config';
 import { formatMailbox, type EmailSender } from './sender';
 import { traceClient } from '../tracing';
@@ -13,6 +14,7 @@ let client: SESv2Client | undefined;
 export function sesSender(): EmailSender {
   return {
     async send(email) {
+      const { SESv2Client, SendEmailCommand } = await import('./ses-client');
       client ??= traceClient(new SESv2Client({ region: config().region, maxAttempts: 3 }));
       const charset = 'UTF-8';
       const configurationSet = config().sesConfigurationSet;

@@ -23,7 +23,7 @@ export interface BundleTarget {
 
 export interface BundleResult extends BundleTarget {
   bytes: number;
-  /** The provider adapter files beside index.js (loaded on first use, not at init), in bytes. */
+  /** The files beside index.js loaded on first use, not at init (provider adapters, lazy modules), in bytes. */
   adapterBytes: number;
   mapBytes: number;
   /** Median require() time, ms, with the stack's NODE_OPTIONS (--enable-source-maps). */
@@ -148,7 +148,7 @@ export async function measureBundles(workDir: string): Promise<BundleSection> {
     const b = bundled[name];
     if (!b) throw new Error(`no bundle for ${target.entry}`);
     const file = join(workDir, 'bundles', name, 'index.js');
-    return { target, file, bytes: b.bytes, mapBytes: statSync(`${file}.map`).size, adapterBytes: Object.values(b.adapters).reduce((t, x) => t + x, 0), inputs: b.inputs };
+    return { target, file, bytes: b.bytes, mapBytes: statSync(`${file}.map`).size, adapterBytes: [...Object.values(b.adapters), ...Object.values(b.lazy)].reduce((t, x) => t + x, 0), inputs: b.inputs };
   });
 
   // Rounds interleave every bundle (and the empty one), so a burst of other work on the machine is
@@ -194,7 +194,7 @@ export async function measureBundles(workDir: string): Promise<BundleSection> {
     options:
       `esbuild bundle, platform ${LAMBDA_BUNDLING.platform}, target ${LAMBDA_BUNDLING.target}, format ${LAMBDA_BUNDLING.format}, minify, external source map without sources, ` +
       `mainFields ${LAMBDA_BUNDLING.mainFields.join(',')}, AWS SDK bundled, external ${LAMBDA_BUNDLING.externals.join(' and ')}, ` +
-      `${Object.entries(LAMBDA_BUNDLING.alias).map(([from, to]) => `alias ${from} -> ${to.replace(/^\.\//, '')}`).join(', ')}, provider adapters in files of their own`,
+      `${Object.entries(LAMBDA_BUNDLING.alias).map(([from, to]) => `alias ${from} -> ${to.replace(/^\.\//, '')}`).join(', ')}, the SDK clients' package.json reduced to their version, provider adapters and ${LAMBDA_BUNDLING.lazyModules.join(', ')} in files of their own`,
     empty: { bytes: empty.bytes, initMs: emptyInit.maps, initPlainMs: emptyInit.plain, initCpuMs: emptyInit.cpu },
     sdkOnly: { bytes: sdk.bytes, initMs: sdkInit.maps, initPlainMs: sdkInit.plain, initCpuMs: sdkInit.cpu },
     results,

@@ -144,7 +144,7 @@ export function renderReport(r: Report): string {
     line(
       `Every function of \`functions/routes.ts\` (the fallback included), \`functions/workers.ts\` and its scheduled jobs, bundled with esbuild's JS API and the stack's options ` +
         `(\`infra/cloud/bundling.ts\`, which the stack's \`infra/cloud/function.ts\` uses too: ${b.options}). ` +
-        'Sizes are the minified `index.js` (1 KB = 1,024 bytes), the budgeted figure; the source map is a separate file, and so is each provider adapter a function may call (the Adapters column: loaded on first use, not at init).',
+        'Sizes are the minified `index.js` (1 KB = 1,024 bytes), the budgeted figure; the source map is a separate file, and so is each provider adapter and lazily loaded module a function may use (the On demand column: loaded on first use, not at init).',
     );
     line();
     line(
@@ -154,7 +154,7 @@ export function renderReport(r: Report): string {
         'The CPU column is the CPU time the process used during the same require() (all threads): on a busy machine wall time includes waiting for a core, CPU time much less so.',
     );
     line();
-    line(`| Function(s) | Entry | Size | ≤ ${kb(BUNDLE_BUDGET_BYTES)} | Adapters | Init (source maps on) | Overhead | ≤ ${INIT_OVERHEAD_BUDGET_MS} ms | CPU during init / overhead | Init / overhead without source maps |`);
+    line(`| Function(s) | Entry | Size | ≤ ${kb(BUNDLE_BUDGET_BYTES)} | On demand | Init (source maps on) | Overhead | ≤ ${INIT_OVERHEAD_BUDGET_MS} ms | CPU during init / overhead | Init / overhead without source maps |`);
     line('|---|---|---:|:---:|---:|---:|---:|:---:|---:|---:|');
     line(`| (empty handler) | - | ${kb(b.empty.bytes)} | | | ${ms(b.empty.initMs)} | - | | ${ms(b.empty.initCpuMs)} / - | ${ms(b.empty.initPlainMs)} / - |`);
     line(

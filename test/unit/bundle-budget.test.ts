@@ -37,10 +37,12 @@ describe('Lambda bundles', () => {
     expect(over).toEqual([]);
   });
 
-  it('a function that may call a provider loads each adapter from a file of its own, and only such functions have one', () => {
+  it('a function that may call a provider loads each adapter from a file of its own, only such functions have one, and the SES client is apart', () => {
     const convert = bundled['functions/referrals/convert'];
     expect(Object.keys(convert?.adapters ?? {}).sort()).toEqual(['paddle-billing', 'paddle-classic', 'stripe']);
     expect(Object.keys(bundled['functions/health']?.adapters ?? {})).toEqual([]);
+    // The SES client, loaded on the first email sent (infra/cloud/bundling.ts lazyModules).
+    expect(Object.keys(bundled['functions/workers/member-emails']?.lazy ?? {})).toEqual(['lazy-ses-client.js']);
     for (const fn of Object.values(bundled)) {
       expect(Object.keys(fn.inputs).filter((input) => /^shared\/providers\/[^/]+\/adapter\.ts$/.test(input))).toEqual([]);
     }
