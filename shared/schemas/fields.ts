@@ -20,6 +20,7 @@ export type FieldJsonSchema = Record<string, unknown>;
  * `json` describes what it accepts in the OpenAPI document (valibot metadata, read by
  * @valibot/to-json-schema); without it the field is documented as any value.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function field<T>(parse: Parse<T>, json: FieldJsonSchema = {}) {
   return v.pipe(
     v.unknown(),
@@ -72,6 +73,7 @@ function toText(value: unknown): { ok: true; value: string } | { ok: false; mess
   return fail(NOT_STRING);
 }
 
+/* @__NO_SIDE_EFFECTS__ */
 export function text(max: number, opts: { pattern?: RegExp; patternMessage?: string; json?: FieldJsonSchema } = {}) {
   return field<string>(
     (value) => {
@@ -87,6 +89,7 @@ export function text(max: number, opts: { pattern?: RegExp; patternMessage?: str
 }
 
 /** Optional personal names: null or blank are stored as null. */
+/* @__NO_SIDE_EFFECTS__ */
 export function nullableText(max: number) {
   return field<string | null>((value) => {
     if (value === null) return ok(null);
@@ -111,6 +114,7 @@ export const email = field<string>((value) => {
 }, { type: 'string', format: 'email', maxLength: 254 });
 
 /** One of `choices` (DRF's ChoiceField messages). */
+/* @__NO_SIDE_EFFECTS__ */
 export function choice<T extends string>(choices: readonly T[]) {
   return field<T>((value) => {
     if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return ok(value as T);
@@ -160,6 +164,7 @@ export const currency = field<string>((value) => {
 }, { type: 'string', minLength: 3, maxLength: 3, description: 'ISO 4217 currency code (any case; stored upper case).', examples: ['USD'] });
 
 /** Whole number >= min, or null. */
+/* @__NO_SIDE_EFFECTS__ */
 export function nullableInteger(min: number) {
   return field<number | null>((value) => {
     if (value === null) return ok(null);
@@ -172,6 +177,7 @@ export function nullableInteger(min: number) {
 }
 
 /** `{ "id": ... }` or null: a reference to another resource; keys other than id are ignored. */
+/* @__NO_SIDE_EFFECTS__ */
 export function reference<T>(parseId: (id: unknown) => T | null, invalidId: (id: unknown) => string, idSchema: FieldJsonSchema = {}) {
   return field<{ id: T } | null>((value) => {
     if (value === null) return ok(null);
