@@ -1,15 +1,15 @@
 // The stateless half, RefloopApi: the one HTTP API with its `$default` route to the fallback (404 / 405
-// JSON), its stage (throttle, JSON access log) and the dashboard site in front of it; the routes of
-// `functions/routes.ts` in one nested stack per route group (./route-groups.ts, ./route-stack.ts), and the
-// queue workers, scheduled jobs and SES events in another (./workers-stack.ts), so that every template keeps
-// its room under CloudFormation's 500 resources. No authorizer at the gateway (handlers authenticate keys
-// themselves) and no gateway CORS: /v1/ is a server-to-server API, and the public /js/v1/ endpoints answer
-// their own preflights and CORS headers (OPTIONS routes in the route table).
+// JSON), its stage (throttle, JSON access log), the dashboard site in front of it, the queues and DLQs; the
+// routes of `functions/routes.ts` in one nested stack per route group (./route-groups.ts, ./route-stack.ts),
+// and the functions of the queue workers and scheduled jobs in another (./workers-stack.ts), so that every
+// template keeps its room under CloudFormation's 500 resources. No authorizer at the gateway (handlers
+// authenticate keys themselves) and no gateway CORS: /v1/ is a server-to-server API, and the public /js/v1/
+// endpoints answer their own preflights and CORS headers (OPTIONS routes in the route table).
 // Every function that sends to a queue gets its URL and send permission, and only the functions that call
 // the provider's vendor API may read the provider secret (granted here, across the nested stacks).
-// Operations: the alarm topic every alarm notifies (the DLQ alarms in the workers' stack, the others in
-// ./monitoring.ts), JSON access logs of the API stage, a DLQ on every EventBridge target, and the secrets
-// key's grants (./secrets-key.ts).
+// Operations: the alarm topic every alarm notifies (the DLQ alarms here, the others in ./monitoring.ts), JSON
+// access logs of the API stage, a DLQ on every EventBridge target, and the secrets key's grants
+// (./secrets-key.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotations, CfnOutput, CrossStackReferences, ReferenceStrength, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
@@ -24,15 +24,15 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsCustomResource, AwsCustomResourcePolicy, Logging, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
-import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { fallbackRoute, type Route, routes as routeTable } from '../../functions/routes';
 import { scheduledJobs, workers } from '../../functions/workers';
 import { QUEUES, type QueueName } from '../../shared/queue/queues';
-import { createAlarmTopic } from './alarms';
+import { createAlarmTopic, deadLetterAlarm } from './alarms';
 import { RefloopFunction } from './function';
-import type { MemberEmail } from './member-email';
-import type { QueueWorker } from './queue-worker';
+import { MemberEmail } from './member-email';
+import { DLQ_RETENTION, QueueWorker } from './queue-worker';
 import { ROUTE_GROUPS, routeGroup, WORKERS_GROUP } from './route-groups';
 import { RouteGroupStack, slidesSessions } from './route-stack';
 import { grantSecretsKey, secretsKeyUses } from './secrets-key';
@@ -221,20 +221,20 @@ export class RefloopApiStack extends Stack {
   readonly routeGroups = new Map<string, RouteGroupStack>();
   /** The nested stack of the queue workers, the scheduled jobs and the SES events. */
   readonly workers: WorkersStack;
-  /** The queue + DLQ + worker of each queue, by queue name (in the workers' stack). */
-  readonly queueWorkers: Map<QueueName, QueueWorker>;
+  /** The queue + DLQ + worker of each queue, by queue name (the worker's function is in the workers' stack). */
+  readonly queueWorkers = new Map<QueueName, QueueWorker>();
   /** The EventBridge rule of each scheduled job, by job name (in the workers' stack). */
   readonly schedules: Map<string, Rule>;
   /** The dashboard's distribution and bucket (when built with `dashboardDir`). */
   site?: DashboardSite;
-  /** Every alarm of the app notifies it (the workers' DLQ alarms, RefloopMonitoringStack's). */
+  /** Every alarm of the app notifies it (this stack's DLQ alarms, RefloopMonitoringStack's). */
   readonly alarmTopic: Topic;
   /** Schedule events EventBridge could not hand to their job (./alarms.ts alarms on it). */
   readonly scheduleDeadLetterQueue: Queue;
   /** The SES events rule and its DLQ. */
   readonly memberEmail: MemberEmail;
-  /** Every DLQ alarm of the app: one per queue worker, one per EventBridge DLQ. */
-  readonly deadLetterAlarms: Alarm[];
+  /** Every DLQ alarm of this stack: one per queue worker, one per EventBridge DLQ. */
+  readonly deadLetterAlarms: Alarm[] = [];
   /** The JSON access log of the API's $default stage. */
   readonly accessLogs: LogGroup;
   /** The secret origin header's value (with the dashboard site only), and the custom resource that reads it. */
@@ -329,18 +329,41 @@ export class RefloopApiStack extends Stack {
       fallback.addEnvironment(ORIGIN_VERIFY_ENV, originSecret);
     }
 
-    // The workers first: the routes' stacks take the queues' URLs and ARNs from theirs.
-    this.workers = new WorkersStack(this, WORKERS_GROUP, {
-      table: props.table,
-      alarmTopic: this.alarmTopic,
-      workerReservedConcurrency: props.workerReservedConcurrency ?? DEFAULT_WORKER_RESERVED_CONCURRENCY,
-      emailIdentity: props.emailIdentity ?? DEFAULT_EMAIL_IDENTITY,
+    // Schedule events that never reached their job go to one DLQ (nothing to replay there: it says a run was
+    // missed, and why, in the message's attributes).
+    this.scheduleDeadLetterQueue = new Queue(this, 'ScheduleDeadLetterQueue', {
+      retentionPeriod: DLQ_RETENTION,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
     });
-    this.queueWorkers = this.workers.queueWorkers;
+    this.deadLetterAlarms.push(
+      deadLetterAlarm(this, 'ScheduleDeadLetterAlarm', this.scheduleDeadLetterQueue, 'A scheduled job was not invoked: its schedule event is in the schedules\' DLQ', this.alarmTopic),
+    );
+    // The workers' and jobs' functions and the schedules, in a nested stack of their own.
+    this.workers = new WorkersStack(this, WORKERS_GROUP, { table: props.table, scheduleDeadLetterQueue: this.scheduleDeadLetterQueue });
     this.schedules = this.workers.schedules;
-    this.scheduleDeadLetterQueue = this.workers.scheduleDeadLetterQueue;
-    this.memberEmail = this.workers.memberEmail;
-    this.deadLetterAlarms = this.workers.deadLetterAlarms;
+
+    // Workers write their effects and idempotency markers in one transaction: read-write. Their queues, DLQs
+    // and DLQ alarms stay here (they hold messages), their functions go to the workers' stack.
+    for (const worker of workers) {
+      if (this.queueWorkers.has(worker.queue)) throw new Error(`Queue ${worker.queue} has two consumers`);
+      const queueWorker = new QueueWorker(this, worker.name, {
+        worker,
+        table: props.table,
+        tableAccess: 'write',
+        reservedConcurrency: props.workerReservedConcurrency ?? DEFAULT_WORKER_RESERVED_CONCURRENCY,
+        alarmTopic: this.alarmTopic,
+        functionScope: this.workers,
+      });
+      this.deadLetterAlarms.push(queueWorker.alarm);
+      this.queueWorkers.set(worker.queue, queueWorker);
+    }
+
+    const emailSender = this.queueWorkers.get('member-emails');
+    const emailEvents = this.queueWorkers.get('email-events');
+    if (!emailSender || !emailEvents) throw new Error('functions/workers.ts must consume member-emails and email-events');
+    this.memberEmail = new MemberEmail(this, 'MemberEmail', { identity: props.emailIdentity ?? DEFAULT_EMAIL_IDENTITY, sender: emailSender, events: emailEvents, alarmTopic: this.alarmTopic });
+    this.deadLetterAlarms.push(this.memberEmail.deadLetterAlarm);
 
     // One nested stack per route group, each attaching its routes to this API; a group without routes has none.
     for (const group of ROUTE_GROUPS) {
@@ -358,6 +381,7 @@ export class RefloopApiStack extends Stack {
       this.routeGroups.set(group.id, groupStack);
       for (const [name, fn] of groupStack.functions) this.register(name, fn);
     }
+    for (const worker of workers) this.register(worker.name, (this.queueWorkers.get(worker.queue) as QueueWorker).fn);
     for (const [name, fn] of this.workers.functions) this.register(name, fn);
 
     for (const worker of workers) {

@@ -46,6 +46,11 @@ export interface QueueWorkerProps {
   reservedConcurrency?: number;
   /** The topic the DLQ alarm notifies (./alarms.ts). */
   alarmTopic: ITopic;
+  /**
+   * Where the function goes (RefloopApi's Workers nested stack, ./workers-stack.ts), named after the worker;
+   * without it, under this construct. The queues and the alarm stay under this construct either way.
+   */
+  functionScope?: Construct;
 }
 
 /**
@@ -81,7 +86,7 @@ export class QueueWorker extends Construct {
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
     });
 
-    this.fn = new RefloopFunction(this, 'Function', {
+    this.fn = new RefloopFunction(props.functionScope ?? this, props.functionScope ? worker.name : 'Function', {
       entry: worker.entry,
       description: `Worker ${worker.name}: consumes ${worker.queue}`,
       timeout,
