@@ -1,6 +1,7 @@
 // The CDK app (`npx cdk synth`, `npx cdk deploy --all`): data, compute and monitoring in three stacks
-// (./stacks.ts). Synthesizes offline: no lookups, no context that needs AWS. Without
-// CDK_DEFAULT_ACCOUNT/REGION the stacks are environment-agnostic and deploy to the CLI's account and region.
+// (./stacks.ts; the compute stack's routes and workers are in nested stacks it deploys itself). Synthesizes
+// offline: no lookups, no context that needs AWS. Without CDK_DEFAULT_ACCOUNT/REGION the stacks are
+// environment-agnostic and deploy to the CLI's account and region.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';

@@ -61,13 +61,13 @@ export interface RefloopFunctionProps {
   /** Concurrency reserved for (and capping) this function: queue workers (./queue-worker.ts). */
   reservedConcurrentExecutions?: number;
   /**
-   * A role shared with the functions that need exactly the same permissions (the API stack's routes: see
-   * RouteRoles in ./api-stack.ts). Without one, the function gets a role of its own.
+   * A role shared with the functions that need exactly the same permissions (a route group's routes: see
+   * RouteRole in ./route-stack.ts). Without one, the function gets a role of its own.
    */
   role?: IRole;
   /**
-   * A log group shared with other functions (the API stack's routes share one: a group per route would
-   * take the stack past CloudFormation's 500 resources). Lambda then names each log stream
+   * A log group shared with other functions (every route shares RefloopApi's RouteLogs: a group per route
+   * would cost a resource per route). Lambda then names each log stream
    * `<date>/<function name>[<version>]<instance>`, so a function's lines stay findable; every line also
    * carries the route (shared/log.ts). Without one, the function gets a group of its own.
    */

@@ -1,6 +1,5 @@
-// The operator's view of the running service, in a stack of its own (RefloopMonitoring) so the API stack
-// keeps its room under CloudFormation's 500 resources: the alarms that are not about one queue, and the
-// CloudWatch dashboard. It reads the API stack's API, queues and alarm topic (cross-stack references).
+// The operator's view of the running service, in a stack of its own (RefloopMonitoring), apart from the
+// compute it watches: the alarms that are not about one queue, and the CloudWatch dashboard. It reads the API stack's API, queues and alarm topic (cross-stack references).
 //
 // Alarms (each notifies the alarm topic, and names its runbook section, docs/operations.md#<anchor>):
 // - the API's 5xx rate and p99 latency (AWS/ApiGateway, this API's id);

@@ -1,7 +1,9 @@
 // The app's three stacks, built in one place for the CDK app (./app.ts) and the infra tests, so the tests
 // check (and cdk-nag reviews) exactly what `cdk deploy` ships:
 // - RefloopStateful: the table and the secrets key (retained);
-// - RefloopApi: functions, HTTP API, queues, schedules, dashboard site, the alarm topic and the DLQ alarms;
+// - RefloopApi: the HTTP API, queues, dashboard site, the alarm topic and the DLQ alarms, and its nested stacks:
+//   one per route group with the routes' functions (./route-groups.ts), one with the workers' and jobs'
+//   functions and the schedules (./workers-stack.ts). `cdk deploy --all` deploys them with it;
 // - RefloopMonitoring: the other alarms and the CloudWatch dashboard.
 import type { App, Environment } from 'aws-cdk-lib';
 import { RefloopApiStack, type RefloopApiStackProps } from './api-stack';
