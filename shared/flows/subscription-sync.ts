@@ -1,5 +1,5 @@
 // The subscription-sync worker's logic, the same for every payment provider (it imports none: the
-// account's adapter comes from shared/billing/registry.ts): a verified webhook, parsed by the adapter into
+// account's adapter comes from shared/billing/adapters.ts): a verified webhook, parsed by the adapter into
 // normalized events, or one page of the provider's subscriptions (background sync), becomes ONE
 // applyProviderUpdate per subscription. When the
 // subscription is assigned to a converted referral and a payment or its status changed, a reward
