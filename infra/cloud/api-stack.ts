@@ -270,7 +270,8 @@ export class RefloopApiStack extends Stack {
     // The construct id is not `HttpApi` since the routes moved into the groups' nested stacks: a stack
     // deployed before then is upgraded with a new API (its routes are created in the nested stacks before the
     // old API and its routes are deleted, and one API cannot hold a route key twice). The distribution's
-    // origin follows; the execute-api URL (output ApiUrl) changes once, PublicUrl does not.
+    // origin follows; the execute-api URL (output ApiUrl) changes once, PublicUrl does not. The monitoring
+    // stack imports the old API's id, so it is destroyed before that upgrade (docs/operations.md).
     this.api = new HttpApi(this, 'GroupedHttpApi', {
       apiName: `${this.stackName}-http`,
       description: 'Refloop referral-programme API',
