@@ -11,8 +11,9 @@
 // index.js, so the adapter's code is parsed on its first use only. The adapter file holds only the modules
 // under its provider's folder that nothing else in the function imports; every other module it imports
 // (the port's error classes, the retry policy, metrics, tracing, the store...) is the function's own
-// instance, which index.js hands over before it requires the file: one metrics buffer, one DynamoDB
-// client, one `instanceof ProviderUnavailableError`. docs/operations.md ("Bundles") has the figures.
+// instance, handed over by the module that calls a definition's `adapter()`: one metrics buffer, one
+// DynamoDB client, one `instanceof ProviderUnavailableError`. `lazyModules` below does the same for
+// self-contained modules (the SES client). docs/operations.md ("Bundles") has the figures.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { BuildOptions, Metafile, OutputFile, Plugin } from 'esbuild';
@@ -310,7 +311,7 @@ async function buildLazyModule(path: string, outdir: string): Promise<LazyModule
     plugins: [sdkVersionOnly],
   });
   const inputs = Object.keys(out.metafile.inputs);
-  const own = inputs.filter((i) => i !== path && !i.startsWith('node_modules/') && !i.startsWith('infra/cloud/lambda-credentials.ts'));
+  const own = inputs.filter((i) => i !== path && !/(^|\/)node_modules\//.test(i) && i !== 'infra/cloud/lambda-credentials.ts');
   if (own.length > 0) throw new Error(`${path} is bundled apart (LAMBDA_BUNDLING.lazyModules) but imports the service's modules: ${own.join(', ')}`);
   return { path, inputs, files: out.outputFiles };
 }
