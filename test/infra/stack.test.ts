@@ -2,8 +2,9 @@
 // table, least privilege per route, the queue + worker defaults, schedules, the provider-secret Deny,
 // the table's safety settings, and the operations of issue 17 (tracing, the access log, EventBridge DLQs,
 // the alarm topic, the secrets key and its grants, the SES identity warning; the monitoring stack and
-// cdk-nag have their own files). Bundling is skipped here (fast); the last test really bundles one
-// handler with esbuild and checks its size.
+// cdk-nag have their own files; the templates' sizes and the route groups, headroom.test.ts). RefloopApi's
+// routes and workers are in nested stacks: the tests read it and them as one template (./templates.ts).
+// Bundling is skipped here (fast); the last test really bundles one handler with esbuild and checks its size.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
