@@ -125,6 +125,15 @@ describe.each(SCHEMES.map((s) => [s.kind, s] as const))('%s intake under generat
     expect(await queues.count('provider-events')).toBe(0);
   });
 
+  it('answers 404 in the contract shape to a provider segment no provider has, even for a connected account and a valid signature', async () => {
+    const raw = JSON.stringify({ id: 'evt_x' });
+    for (const segment of ['nope', 'paddle-classic', 'PADDLE', 'webhooks']) {
+      const res = await api('POST', `/webhooks/${segment}/${accountId}/`, { rawBody: raw, headers: { 'content-type': 'application/json', [scheme.header]: scheme.sign(scheme.secret, raw, NOW()) } });
+      expect({ segment, status: res.status, body: res.body }).toEqual({ segment, status: 404, body: { detail: 'Not found.' } });
+    }
+    expect(await queues.count('provider-events')).toBe(0);
+  });
+
   it('queues a validly signed body whatever it holds (several signatures in the header, any JSON or garbage), and the worker acknowledges garbage without effect', async () => {
     await fc.assert(
       fc.asyncProperty(body, fc.array(hex64, { maxLength: 3 }), async (raw, decoys) => {
