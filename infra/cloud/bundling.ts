@@ -250,7 +250,9 @@ export function lazyAdapters(adapterFor: (kind: string) => Promise<AdapterFile>)
           const contents = source.replace(ADAPTER_IMPORT, '__refloopLoadAdapter()') + `\nimport { load as __refloopLoadAdapter } from ${JSON.stringify(`refloop-lazy-adapter:${kind}`)};\n`;
           return { contents, loader: 'ts' };
         }
-        if (!ADAPTER_CALL.test(source)) return undefined;
+        // Comments do not count: a module that only mentions `definition.adapter()` hands nothing over.
+        const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+        if (!ADAPTER_CALL.test(code)) return undefined;
         return { contents: `${source}\nimport ${JSON.stringify(HAND_OVER)};\n`, loader: 'ts' };
       });
       b.onResolve({ filter: /^refloop-lazy-adapter:/ }, (args) => ({ path: args.path.slice('refloop-lazy-adapter:'.length), namespace: 'refloop-lazy-adapter' }));

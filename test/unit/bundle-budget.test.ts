@@ -2,6 +2,8 @@
 // (infra/cloud/bundling.ts: the stack's esbuild options, the provider adapters in files of their own), in
 // one esbuild run without writing anything, has an index.js of at most 300 KB minified. `npm run bench`
 // has the full table with init times.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUNDLE_BUDGET_BYTES, bundleFunctions, type BundledFunction } from '../../infra/cloud/bundling';
@@ -47,4 +49,26 @@ describe('Lambda bundles', () => {
       expect(Object.keys(fn.inputs).filter((input) => /^shared\/providers\/[^/]+\/adapter\.ts$/.test(input))).toEqual([]);
     }
   });
+
+  it("an adapter file loads on first use and takes the function's own modules, not copies", async () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'refloop-adapters-'));
+    try {
+      const built = await bundleFunctions({ fn: 'test/fixtures/bundle/adapters-entry.ts' }, { outdir, write: true });
+      const kinds = Object.keys(built.fn?.adapters ?? {}).sort();
+      expect(kinds).toEqual(['paddle-billing', 'paddle-classic', 'stripe']);
+      for (const kind of kinds) expect(existsSync(join(outdir, 'fn', `provider-${kind}.js`))).toBe(true);
+      const run = spawnSync(process.execPath, ['-e', "require(process.argv[1]).handler().then((r) => process.stdout.write(JSON.stringify(r)))", join(outdir, 'fn', 'index.js')], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', TABLE_NAME: 'bundle-test', AWS_REGION: 'us-east-1' },
+        timeout: 30_000,
+      });
+      expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr }).toEqual({ status: 0, stderr: '' });
+      const result = JSON.parse(run.stdout) as { loaded: Record<string, string[]>; sameErrorClass: boolean };
+      expect(Object.keys(result.loaded).sort()).toEqual(kinds);
+      for (const kind of kinds) expect(result.loaded[kind]).toContain('provider');
+      expect(result.sameErrorClass).toBe(true);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
