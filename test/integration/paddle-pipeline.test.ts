@@ -494,6 +494,22 @@ describe('failing input on the real workers', () => {
   });
 });
 
+describe('messages queued before the one webhook intake', () => {
+  it("a 'paddle-alert' message (the earlier Classic intake's kind, still in a queue or a DLQ redrive) is applied like the alert itself", async () => {
+    const t = await tenant();
+    const out = await world.paddle.checkout({ plan_id: 9001, email: 'legacy@example.com', deliver: false });
+    for (const alert of out.alerts) {
+      const { p_signature: _signature, ...fields } = alert.fields;
+      const message = { kind: 'paddle-alert', account_id: t.accountId, fields, received_at: Date.now() };
+      await world.queues.client.send(new SendMessageCommand({ QueueUrl: world.queues.urlOf('provider-events'), MessageBody: JSON.stringify(message) }));
+    }
+    await pollUntil(async () => {
+      const s = await getSubscription(t.accountId, out.subscription.subscription_id);
+      return s?.status === 'active' && s.last_bill_date !== null;
+    });
+  });
+});
+
 describe('deleting a rewarded referral', () => {
   it('takes its conversion and its rewards out of the member stats', async () => {
     const t = await tenant();
