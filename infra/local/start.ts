@@ -15,13 +15,14 @@ import { resetSecrets } from '../../shared/secrets';
 import { recordServiceSecretsKey } from '../../shared/secrets/fingerprint';
 import type { ProviderKind } from '../../shared/billing/registry';
 import { ProviderSwitchRefusedError, saveProviderConnection, type ProviderConnection } from '../../shared/store/provider';
-import { LOCAL_KEYS as BILLING_LOCAL_KEYS, startEmulator as startPaddleBillingEmulator, type PaddleBillingEmulator } from './emulators/paddle-billing';
-import { LOCAL_KEYS as STRIPE_LOCAL_KEYS, startEmulator as startStripeEmulator, type StripeEmulator } from './emulators/stripe';
-import { definitionOf, PROVIDER_KINDS } from '../../shared/billing/registry';
+import { LOCAL_KEYS as BILLING_LOCAL_KEYS, type PaddleBillingEmulator } from './emulators/paddle-billing';
+import { LOCAL_KEYS as STRIPE_LOCAL_KEYS, type StripeEmulator } from './emulators/stripe';
+import type { RunningEmulator, StartEmulator } from './emulators/types';
+import { definitionOf, PROVIDER_DEFINITIONS, PROVIDER_KINDS } from '../../shared/billing/registry';
 import { startDynamoLocal } from './dynamodb';
 import { startGateway } from './gateway';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file';
-import { startEmulator as startPaddleEmulator, type PaddleEmulator } from './emulators/paddle-classic';
+import type { PaddleEmulator } from './emulators/paddle-classic';
 import { runScheduledJob, startPollers, startSchedules } from './pollers';
 import { setQueueEnvironment, startLocalSqs } from './sqs';
 
@@ -191,26 +192,32 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     stops.push(sqs.stop);
     setQueueEnvironment(sqs);
     stops.push(async () => resetQueueClient());
-    // The Paddle emulator stands in for vendors.paddle.com and checkout.paddle.com; its state and key
-    // pair persist in DATA_DIR so a restart keeps the demo's subscriptions and signatures valid.
-    const paddleRun = await startPaddleEmulator({ port: options.paddlePort ?? 8025, dataDir });
-    const paddle = paddleRun.handle;
-    stops.push(paddleRun.close);
+    // Every provider's emulator, resolved from its definition (./emulators/<folder>/index.ts, the
+    // definitions' `emulator`). Paddle Classic's state and key pair persist in DATA_DIR so a restart keeps
+    // the demo's subscriptions and signatures valid; Paddle Billing's and Stripe's keep their state in
+    // memory with fixed keys, so a demo account connected to them keeps working across restarts (emulator
+    // values, not real secrets).
+    const ports: Partial<Record<ProviderKind, number>> = { 'paddle-classic': options.paddlePort, 'paddle-billing': options.paddleBillingPort, stripe: options.stripePort };
+    const emulators: RunningEmulator<unknown>[] = [];
+    for (const definition of PROVIDER_DEFINITIONS) {
+      if (!definition.emulator) continue;
+      const { startEmulator } = (await import(`./emulators/${definition.emulator.folder}`)) as { startEmulator: StartEmulator };
+      const running = await startEmulator({ port: ports[definition.kind as ProviderKind], dataDir });
+      stops.push(running.close);
+      emulators.push(running);
+    }
+    const handleOf = <H>(kind: ProviderKind): H => {
+      const running = emulators.find((e) => e.kind === kind);
+      if (!running) throw new Error(`npm start runs no emulator for ${kind}`);
+      return running.handle as H;
+    };
+    const paddle = handleOf<PaddleEmulator>('paddle-classic');
+    const paddleBilling = handleOf<PaddleBillingEmulator>('paddle-billing');
+    const stripe = handleOf<StripeEmulator>('stripe');
     const pollers = startPollers({ endpoint: sqs.endpoint, queueUrls: sqs.queueUrls, dlqUrls: sqs.dlqUrls });
     stops.push(pollers.stop);
     const schedules = startSchedules(options.backfillMinutes ? { everyMinutesOverride: options.backfillMinutes } : {});
     stops.push(schedules.stop);
-
-    // Paddle Billing's and Stripe's emulators keep their state in memory; their keys are fixed, so a
-    // demo account connected to them keeps working across restarts (emulator values, not real secrets).
-    const paddleBillingRun = await startPaddleBillingEmulator({ port: options.paddleBillingPort ?? 8026 });
-    const paddleBilling = paddleBillingRun.handle;
-    stops.push(paddleBillingRun.close);
-    const stripeRun = await startStripeEmulator({ port: options.stripePort ?? 12111 });
-    const stripe = stripeRun.handle;
-    stops.push(stripeRun.close);
-    // Every provider's emulator, as npm start runs them (./emulators/<folder>/, the definitions' `emulator`).
-    const emulators: { kind: ProviderKind; connection: ProviderConnection; setWebhookUrl(url: string | null): void }[] = [paddleRun, paddleBillingRun, stripeRun];
 
     const { demo, created } = await ensureDemoAccount(dataDir, options.demoOwnerEmail ?? (process.env.DEMO_OWNER_EMAIL || 'owner@example.com'));
     // The demo account is wired to its emulator on every start (its settings follow the emulator's). One
