@@ -90,18 +90,6 @@ export const SUBSCRIPTION_EVENTS: ReadonlySet<string> = new Set([
   'customer.subscription.trial_will_end',
 ]);
 
-/** The events to select on the webhook endpoint (README). */
-export const WEBHOOK_EVENTS: readonly string[] = [
-  'checkout.session.completed',
-  'customer.subscription.created',
-  'customer.subscription.updated',
-  'customer.subscription.deleted',
-  'invoice.paid',
-  'charge.refunded',
-  'charge.refund.updated',
-  'charge.dispute.created',
-];
-
 const STATUS: Record<string, SubscriptionStatus> = {
   active: 'active',
   trialing: 'trialling',

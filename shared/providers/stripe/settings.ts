@@ -1,10 +1,22 @@
 // An account's Stripe connection: what `account set-stripe` stores (docs/design/providers.md "Connecting an account").
 // The key and the webhook signing secret are secrets: stored in their own item like Classic's auth code,
 // never echoed, logged or returned.
-import { WEBHOOK_EVENTS } from './events';
 import { STRIPE_API_VERSION } from './wire';
 
 export const DEFAULT_API_URL = 'https://api.stripe.com';
+
+/** The events to select on the webhook endpoint (README). Kept here, not in ./events.ts: the
+ * definition imports this module, and everything it imports is in every function that reaches the registry. */
+export const WEBHOOK_EVENTS: readonly string[] = [
+  'checkout.session.completed',
+  'customer.subscription.created',
+  'customer.subscription.updated',
+  'customer.subscription.deleted',
+  'invoice.paid',
+  'charge.refunded',
+  'charge.refund.updated',
+  'charge.dispute.created',
+];
 
 export interface StripeSettings {
   kind: 'stripe';
