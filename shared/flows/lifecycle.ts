@@ -13,7 +13,7 @@ import { ledgerFromReferral, lifecycleOf, MoneyTxn, toLedgerReward } from '../st
 import { ConditionsFailedError, getItem, queryAll, RaceLostError, transact, withRetries } from '../store/ops';
 import { eventItem } from '../store/outbox';
 import { changeCollecting, collectingTarget, getPayout } from '../store/payouts';
-import { listProviderAccounts } from '../store/provider';
+import { listProviderAccounts } from '../store/provider-accounts';
 import { PROVIDER_REF_ATTRIBUTE, toReferral } from '../store/referrals';
 import { isEntityId } from '../domain/ids';
 import { keys, timeKey } from '../store/table';

@@ -2,7 +2,7 @@
 // message for its live and its deleted subscriptions.
 import { publishAll } from '../queue/publish';
 import type { SyncAccountMessage } from '../queue/queues';
-import { listProviderAccounts } from '../store/provider';
+import { listProviderAccounts } from '../store/provider-accounts';
 import { log } from '../log';
 
 export async function startBackfill(now = Date.now()): Promise<{ accounts: number }> {

@@ -15,7 +15,6 @@
 // text before encryption existed (legacy) is read as it is and comes back encrypted on the next
 // saveProviderConnection of the account (the dashboard's provider form or the CLI's set-* commands), which
 // rewrites both secret items whole.
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { clearSecretCache, decryptSecret, encryptSecret } from '../secrets';
 import { db, tableName } from './client';
@@ -217,19 +216,8 @@ export async function getWebhookKey(accountId: string, definition: ProviderDefin
   return settings && settings.kind === definition.kind ? settings.webhookSecret : null;
 }
 
-/** One page of the accounts with provider settings (the backfill's list). */
-export async function listProviderAccounts(startKey?: Record<string, unknown>): Promise<{ accountIds: string[]; next?: Record<string, unknown> }> {
-  const out = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.providerAccounts() },
-      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      Limit: 500,
-    }),
-  );
-  return { accountIds: (out.Items ?? []).map((i) => String(i.account_id)), ...(out.LastEvaluatedKey ? { next: out.LastEvaluatedKey } : {}) };
-}
+// The registry's list (listProviderAccounts) is ./provider-accounts.ts, which needs no provider definition.
+export { listProviderAccounts } from './provider-accounts';
 
 /** Empties the container's caches of provider settings, webhook settings and decrypted secrets (tests). */
 export function clearProviderCache(): void {
