@@ -140,7 +140,8 @@ async function definitionModules(kind: string): Promise<Set<string>> {
     minify: false,
     sourcemap: false,
     outdir: join(REPO_ROOT, '.bundle-analysis'),
-    plugins: [{ name: 'no-dynamic-imports', setup: (b) => void b.onResolve({ filter: /.*/ }, (a) => (a.kind === 'dynamic-import' ? { path: a.path, external: true } : undefined)) }],
+    // Its adapter (import()) and its parts (require(), see lazyModules) are not loaded statically.
+    plugins: [{ name: 'no-lazy-imports', setup: (b) => void b.onResolve({ filter: /.*/ }, (a) => (a.kind === 'dynamic-import' || a.kind === 'require-call' ? { path: a.path, external: true } : undefined)) }],
   });
   return new Set(Object.keys(out.metafile.inputs));
 }
@@ -298,7 +299,26 @@ export function lazyAdapters(adapterFor: (kind: string) => Promise<AdapterFile>)
   };
 }
 
-export const lazyModuleFileName = (path: string) => `lazy-${(path.split('/').pop() as string).replace(/\.ts$/, '')}.js`;
+/**
+ * A provider definition's parts: `require('./<part>')` in shared/providers/<kind>/index.ts (the form and
+ * its parsing, the CLI spec, the webhook signature check) is bundled apart like a lazy module, into
+ * `lazy-<kind>-<part>.js`, and read on first use, synchronously: a function that never reads a definition's
+ * form, CLI spec or signature check does not parse them. Such a part may import its own provider folder's
+ * modules, shared/billing/definition.ts (the definitions' helpers: constants and pure functions) and
+ * packages only (the build fails otherwise); they hold no state, so a copy in the part's file beside the
+ * one in index.js is harmless.
+ */
+const DEFINITION_HELPERS = 'shared/billing/definition.ts';
+const PROVIDER_PART = /^shared\/providers\/([a-z0-9-]+)\/([a-z0-9-]+)\.ts$/;
+const isProviderPart = (importer: string, path: string) => {
+  const part = PROVIDER_PART.exec(path);
+  return part !== null && part[2] !== 'index' && part[2] !== 'adapter' && importer === `shared/providers/${part[1]}/index.ts`;
+};
+
+export const lazyModuleFileName = (path: string) => {
+  const part = PROVIDER_PART.exec(path);
+  return part ? `lazy-${part[1]}-${part[2]}.js` : `lazy-${(path.split('/').pop() as string).replace(/\.ts$/, '')}.js`;
+};
 
 /** A lazy module's file: its code and the modules bundled into it (repo-relative). */
 interface LazyModuleFile {
@@ -318,20 +338,27 @@ async function buildLazyModule(path: string, outdir: string): Promise<LazyModule
     plugins: [sdkVersionOnly],
   });
   const inputs = Object.keys(out.metafile.inputs);
-  const own = inputs.filter((i) => i !== path && !/(^|\/)node_modules\//.test(i) && i !== 'infra/cloud/lambda-credentials.ts');
+  const folder = PROVIDER_PART.test(path) ? path.slice(0, path.lastIndexOf('/') + 1) : null;
+  const own = inputs.filter(
+    (i) => i !== path && !/(^|\/)node_modules\//.test(i) && i !== 'infra/cloud/lambda-credentials.ts' && !(folder !== null && (i.startsWith(folder) || i === DEFINITION_HELPERS)),
+  );
   if (own.length > 0) throw new Error(`${path} is bundled apart (LAMBDA_BUNDLING.lazyModules) but imports the service's modules: ${own.join(', ')}`);
   return { path, inputs, files: out.outputFiles };
 }
 
-/** The esbuild plugin that turns `import()` of a lazy module into a `require()` of its file. */
+/**
+ * The esbuild plugin that turns `import()` of a lazy module, and `require()` of a provider definition's
+ * part, into a `require()` of its file.
+ */
 function lazyModules(): Plugin {
   return {
     name: 'refloop-lazy-modules',
     setup(b) {
       b.onResolve({ filter: /.*/ }, async (args) => {
-        if (args.kind !== 'dynamic-import' || args.pluginData === 'inner') return undefined;
+        if ((args.kind !== 'dynamic-import' && args.kind !== 'require-call') || args.pluginData === 'inner') return undefined;
         const resolved = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'inner' });
         const path = resolved.path ? repoPath(resolved.path) : '';
+        if (args.kind === 'require-call') return isProviderPart(repoPath(args.importer), path) ? { path, namespace: 'refloop-lazy-module' } : undefined;
         return LAMBDA_BUNDLING.lazyModules.includes(path) ? { path, namespace: 'refloop-lazy-module' } : undefined;
       });
       b.onResolve({ filter: /^\.\/lazy-[^/]+\.js$/, namespace: 'refloop-lazy-module' }, (args) => ({ path: args.path, external: true }));

@@ -138,6 +138,13 @@ export interface CliConnectSpec<C> {
   output(connection: C): Record<string, unknown>;
 }
 
+/**
+ * A definition's connection form (its `fields`, `apiHosts` and `connectionFromBody`), kept with its CLI
+ * spec in the provider's `connect.ts`, which the definition loads on first use: only the account routes,
+ * the API reference and the CLI read them (docs/operations.md "Bundles").
+ */
+export type ConnectionForm<C extends { kind: string }> = Pick<ProviderDefinition<C>, 'fields' | 'apiHosts' | 'connectionFromBody'>;
+
 export interface ProviderDefinition<C extends { kind: string } = { kind: string }> {
   readonly kind: C['kind'];
   /** As people call it: `Paddle Classic`. */

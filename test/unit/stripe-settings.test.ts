@@ -1,5 +1,6 @@
 // `account set-stripe` input (shared/providers/stripe/settings.ts) and the README setup text.
-import { stripeSettings, stripeSetupMarkdown } from '../../shared/providers/stripe/settings';
+import { stripeSettings } from '../../shared/providers/stripe/settings';
+import { stripeSetupMarkdown } from '../../shared/providers/stripe/setup';
 import { STRIPE_API_VERSION } from '../../shared/providers/stripe/wire';
 
 const key = 'rk_live_51PzAbCdEfGhIjKlMnOpQrStUv';

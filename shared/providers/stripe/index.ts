@@ -1,11 +1,13 @@
 // Stripe as the service sees it: its connection, event intake, adapter (loaded on first use), quirks, CLI
 // command and docs (shared/billing/definition.ts). Registered in shared/billing/registry.ts.
-import { formSentence, headerSignedWebhook, MAX_WEBHOOK_BYTES, type ProviderAdapter, type ProviderDefinition } from '../../billing/definition';
-import { DEFAULT_API_URL, stripeSettings, type StripeConnection } from './settings';
-import { SIGNATURE_HEADER, verifyStripeSignature } from './signature';
+// What every function that reaches the registry carries stays here, light; the connection form and the CLI
+// command (./connect.ts) and the signature check (./signature.ts) are read on first use with require(),
+// each a file of its own in a bundle (infra/cloud/bundling.ts, docs/operations.md "Bundles").
+import { headerSignedWebhook, MAX_WEBHOOK_BYTES, type ProviderAdapter, type ProviderDefinition } from '../../billing/definition';
+import type { StripeConnection } from './settings';
 
-const settingsOf = (values: { secretKey: string; webhookSecret: string; apiUrl: string | undefined }) =>
-  stripeSettings({ secretKey: values.secretKey, webhookSecret: values.webhookSecret, ...(values.apiUrl ? { apiUrl: values.apiUrl } : {}) });
+const connect = () => require('./connect') as typeof import('./connect');
+const signature = () => require('./signature') as typeof import('./signature');
 
 export const stripe: ProviderDefinition<StripeConnection> = {
   kind: 'stripe',
@@ -13,15 +15,13 @@ export const stripe: ProviderDefinition<StripeConnection> = {
   docsUrl: 'https://docs.stripe.com/webhooks',
   docsPage: 'docs/providers/stripe.md',
 
-  fields: [
-    { name: 'secret_key', label: 'Secret key', type: 'password', required: true, placeholder: 'sk_live_…', hint: 'A restricted key with read access to customers, subscriptions and invoices is enough.' },
-    { name: 'webhook_secret', label: 'Webhook signing secret', type: 'password', required: true, placeholder: 'whsec_…', hint: 'From the webhook endpoint you create with the URL above.' },
-  ],
-  apiHosts: [DEFAULT_API_URL],
-  connectionFromBody(body, apiUrl) {
-    const checked = settingsOf({ secretKey: body.secret_key as string, webhookSecret: body.webhook_secret as string, apiUrl });
-    return checked.ok ? { ok: true, value: checked.settings } : { ok: false, field: checked.field, message: formSentence(checked.message) };
+  get fields() {
+    return connect().form.fields;
   },
+  get apiHosts() {
+    return connect().form.apiHosts;
+  },
+  connectionFromBody: (body, apiUrl) => connect().form.connectionFromBody(body, apiUrl),
 
   storedKind: 'stripe',
   apiSecretAttribute: 'secret_key',
@@ -29,8 +29,9 @@ export const stripe: ProviderDefinition<StripeConnection> = {
   fromStored: (item, secretKey) => ({ kind: 'stripe', apiUrl: String(item.api_url), secretKey }),
   view: (item) => ({ vendor_id: null, api_url: typeof item.api_url === 'string' ? item.api_url : null }),
 
-  // Stripe-Signature (v1, any match, 300 s tolerance) over the raw JSON body, with the endpoint's whsec_ secret.
-  webhook: headerSignedWebhook({ path: 'stripe', header: SIGNATURE_HEADER, maxBytes: MAX_WEBHOOK_BYTES, verify: verifyStripeSignature }),
+  // Stripe-Signature (v1, any match, 300 s tolerance) over the raw JSON body, with the endpoint's whsec_ secret
+  // (the header is ./signature.ts SIGNATURE_HEADER).
+  webhook: headerSignedWebhook({ path: 'stripe', header: 'stripe-signature', maxBytes: MAX_WEBHOOK_BYTES, verify: (raw, secret, nowMs) => signature().verifyStripeSignature(raw, secret, nowMs) }),
 
   async adapter(): Promise<ProviderAdapter<StripeConnection>> {
     const { stripeProvider } = await import('./adapter');
@@ -39,21 +40,8 @@ export const stripe: ProviderDefinition<StripeConnection> = {
   // Balance transactions stack: no combining.
   quirks: { combinesCredits: false, listsDeletedApart: false, describesPlans: false, parsesWebhooksWithoutConnection: false },
 
-  cli: {
-    command: 'set-stripe',
-    args: '--secret-key <key> --webhook-secret <whsec_…> [--api-url <url>]',
-    summary: "Connect the account to Stripe (a restricted secret key and the webhook endpoint's signing secret).",
-    flags: ['secret-key', 'webhook-secret', 'api-url'],
-    required: ['secret-key', 'webhook-secret'],
-    check(values) {
-      const r = settingsOf({ secretKey: values['secret-key'] as string, webhookSecret: values['webhook-secret'] as string, apiUrl: values['api-url'] });
-      return r.ok ? null : `--${r.field.replace(/_/g, '-')} ${r.message}`;
-    },
-    connection(values) {
-      const r = settingsOf({ secretKey: values['secret-key'] as string, webhookSecret: values['webhook-secret'] as string, apiUrl: values['api-url'] });
-      return r.ok ? { ok: true, connection: r.settings } : { ok: false, message: r.message };
-    },
-    output: () => ({ provider: 'stripe' }),
+  get cli() {
+    return connect().cli;
   },
   emulator: { folder: 'stripe' },
 };
