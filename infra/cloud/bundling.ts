@@ -76,6 +76,9 @@ export const BUNDLE_BUDGET_BYTES = 300 * 1024;
  * The AWS SDK clients import their whole package.json to read one field, their version (for the
  * User-Agent): esbuild cannot tree-shake a JSON default import, so this hands them `{ version }` alone
  * (about 2.3 KB per client).
+ * It also leaves out the SDK's JavaScript SHA-256 (about 3.3 KB in every function with a client), the
+ * fallback its Node hash uses only when node:crypto has no sha256, which Node always has: a stub that
+ * throws stands in for it.
  */
 export const sdkVersionOnly: Plugin = {
   name: 'refloop-sdk-version-only',
@@ -84,6 +87,10 @@ export const sdkVersionOnly: Plugin = {
       const { version } = JSON.parse(readFileSync(args.path, 'utf8')) as { version: string };
       return { contents: JSON.stringify({ version }), loader: 'json' };
     });
+    b.onLoad({ filter: /[\\/]node_modules[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]checksum[\\/]sha256[\\/]Sha256Js\.js$/ }, () => ({
+      contents: "export class Sha256Js { constructor() { throw new Error('no sha256 in node:crypto (the JavaScript fallback is not bundled: infra/cloud/bundling.ts)'); } }\n",
+      loader: 'js',
+    }));
   },
 };
 
