@@ -2,7 +2,7 @@
 import { NotFoundError } from '../../shared/domain/errors';
 import { apiHandler, ok } from '../../shared/http/handler';
 import { subscriptionView } from '../../shared/domain/views';
-import { parseSubscriptionId } from '../../shared/schemas/member';
+import { parseSubscriptionId } from '../../shared/schemas/subscription-id';
 import { getSubscriptionOrThrow } from '../../shared/store/subscriptions';
 
 export const handler = apiHandler({}, async ({ principal, params }) => {

@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import { ValidationError } from '../domain/errors';
 import type { ProviderId } from '../domain/models';
 import { field, text } from './fields';
-import { parseSubscriptionId } from './member';
+import { parseSubscriptionId } from './subscription-id';
 
 const checkoutText = text(100);
 

@@ -1,6 +1,5 @@
 // Member bodies. `campaign` and `subscription` are `{id}` references or null.
 import * as v from 'valibot';
-import type { ProviderId } from '../domain/models';
 import { REQUIRED, boolean, email, nullableText, pythonType, reference, text } from './fields';
 import { nullablePayoutEmail } from './payout-email';
 
@@ -15,19 +14,10 @@ const campaignRef = reference(
   { type: 'string', description: 'Campaign id.' },
 );
 
-/**
- * A provider id from input: Paddle Classic's integers (a string of digits is accepted too, as always), or
- * Paddle Billing's and Stripe's string ids (`sub_01h…`, `sub_1Mo…`: a lower-case prefix, `_`, letters and
- * digits). Anything else is null (the caller answers 400 or 404 as before).
- */
-export function parseSubscriptionId(id: unknown): ProviderId | null {
-  if (typeof id === 'string' && PROVIDER_STRING_ID.test(id.trim())) return id.trim();
-  const n = typeof id === 'string' && /^\s*\d{1,15}\s*$/.test(id) ? Number(id) : id;
-  return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : null;
-}
-
-/** A string provider id (Paddle Billing `sub_…`/`txn_…`/`pri_…`, Stripe `sub_…`/`in_…`/`price_…`). */
-export const PROVIDER_STRING_ID = /^[a-z]{2,12}_[A-Za-z0-9]{1,120}$/;
+// parseSubscriptionId lives in ./subscription-id.ts (no schema in it: the conversion body reads it without
+// carrying the member schemas); re-exported here for its other callers.
+export { parseSubscriptionId, PROVIDER_STRING_ID } from './subscription-id';
+import { parseSubscriptionId } from './subscription-id';
 
 // Only a scalar id is quoted back: String() of a JSON object can throw ({"toString": 1}) or overflow the
 // stack (deeply nested arrays), which made such a body a 500.
