@@ -15,7 +15,14 @@ const OUTSIDE_DOCUMENTS = [
   ...['MONEY', 'PROVIDERS', 'DASHBOARD', 'ARCHITECTURE', 'STYLE', 'AFFILIATES', ['STRUCTURE', 'NEXT'].join('-')].map(md),
   ['API', 'CONTRACT'].join('-'),
   ['interface', 'specification'].join('-'),
-  ...['providers-billing-stripe', 'payout-rails', 'ui-portal-payouts', 'affiliate-programme-fraud', 'provider-chargebee', 'provider-lemon-squeezy'].map(md),
+  ...[
+    'providers-billing-stripe',
+    'payout-rails',
+    'ui-portal-payouts',
+    'affiliate-programme-fraud',
+    'provider-chargebee',
+    'provider-lemon-squeezy',
+  ].map(md),
   ['paddle', 'fixtures'].join('-'),
 ];
 const OUTSIDE_PATTERNS: RegExp[] = [
@@ -53,8 +60,10 @@ function trackedFiles(): string[] {
 /** Whether `path` (repository-relative) names a file or folder that exists, as a module specifier would resolve. */
 function resolves(path: string, exists: (p: string) => boolean): boolean {
   // A template literal (`…/${kind}/adapter`): the folder before the first substitution must exist.
-  const fixed = path.includes('${') ? dirname(path.slice(0, path.indexOf('${')) + 'x') : path;
-  return ['', '.ts', '.tsx', '.d.ts', '.js', '.mjs', '.cjs', '.json', '/index.ts', '/index.tsx', '/index.js'].some((ext) => exists(`${fixed}${ext}`));
+  const fixed = path.includes('${') ? dirname(`${path.slice(0, path.indexOf('${'))}x`) : path;
+  return ['', '.ts', '.tsx', '.d.ts', '.js', '.mjs', '.cjs', '.json', '/index.ts', '/index.tsx', '/index.js'].some((ext) =>
+    exists(`${fixed}${ext}`),
+  );
 }
 
 /** The headings, bold lead-ins and table rows of a Markdown text, lower-cased, for quoted section names. */
@@ -70,13 +79,13 @@ function sectionsOf(text: string): string[] {
   return out;
 }
 
-export interface Files {
+interface Files {
   exists(path: string): boolean;
   read(path: string): string;
 }
 
 /** `file:line: why` for every line of `text` (the file at `path`) that points outside the repository or at nothing. */
-export function offenders(path: string, text: string, files: Files): string[] {
+function offenders(path: string, text: string, files: Files): string[] {
   const found: string[] = [];
   const dir = dirname(path);
   text.split('\n').forEach((line, i) => {
@@ -87,7 +96,10 @@ export function offenders(path: string, text: string, files: Files): string[] {
     if (OUTSIDE_PATTERNS.some((p) => p.test(line))) report('names a document outside the repository');
     for (const m of line.matchAll(CLIMB_TO_SHARED)) {
       const quoted = m[1] !== '';
-      const target = normalize(join(dir, m[2] as string)).split('\\').join('/').replace(/\/$/, '');
+      const target = normalize(join(dir, m[2] as string))
+        .split('\\')
+        .join('/')
+        .replace(/\/$/, '');
       if (!(quoted && !target.startsWith('..') && resolves(target, files.exists))) report(`points at ${m[2]}, outside the repository`);
     }
     for (const m of line.matchAll(DOC_MENTION)) {
@@ -106,7 +118,9 @@ export function offenders(path: string, text: string, files: Files): string[] {
     }
     if (path.endsWith('.md')) {
       for (const m of line.matchAll(MD_LINK)) {
-        const target = normalize(join(dir, m[1] as string)).split('\\').join('/');
+        const target = normalize(join(dir, m[1] as string))
+          .split('\\')
+          .join('/');
         if (target.startsWith('..') || !files.exists(target)) report(`links to ${m[1]}, which is not a file of the repository`);
       }
     }
