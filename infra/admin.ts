@@ -82,9 +82,22 @@ function apiUrlFor(flag: string | undefined): string {
 async function ownerLogin(accountId: string, accountName: string, email: string, apiUrl: string): Promise<Record<string, unknown>> {
   const owner = await addTeamMember(accountId, email, 'owner');
   const endpoint = process.env.DYNAMODB_ENDPOINT;
-  const outboxDir = process.env.EMAIL_OUTBOX_DIR || (endpoint && isLocalEndpoint(endpoint) ? join(process.env.DATA_DIR || '.data', 'outbox') : undefined);
-  const link = await handOverLoginLink({ accountId, operatorId: owner.id, accountName, to: owner.email, baseUrl: apiUrl, ...(outboxDir ? { outboxDir } : {}) });
-  return { owner_email: owner.email, login_url: link.url, login_url_expires_at: link.expiresAt, ...(link.file ? { login_email: link.file } : {}) };
+  const outboxDir =
+    process.env.EMAIL_OUTBOX_DIR || (endpoint && isLocalEndpoint(endpoint) ? join(process.env.DATA_DIR || '.data', 'outbox') : undefined);
+  const link = await handOverLoginLink({
+    accountId,
+    operatorId: owner.id,
+    accountName,
+    to: owner.email,
+    baseUrl: apiUrl,
+    ...(outboxDir ? { outboxDir } : {}),
+  });
+  return {
+    owner_email: owner.email,
+    login_url: link.url,
+    login_url_expires_at: link.expiresAt,
+    ...(link.file ? { login_email: link.file } : {}),
+  };
 }
 
 type Values = Record<string, string>;
@@ -123,7 +136,11 @@ function connectCommand(definition: ProviderDefinition<ProviderConnection>): Com
       if (!isAccountId(accountId)) throw new UnknownProviderAccountError(accountId);
       await ensureSecretsKey();
       await saveProviderConnection(accountId, built.connection);
-      return { account_id: accountId, ...spec.output(built.connection), webhook_path: `/webhooks/${definition.webhook.path}/${accountId}/` };
+      return {
+        account_id: accountId,
+        ...spec.output(built.connection),
+        webhook_path: `/webhooks/${definition.webhook.path}/${accountId}/`,
+      };
     },
   };
 }
@@ -131,7 +148,8 @@ function connectCommand(definition: ProviderDefinition<ProviderConnection>): Com
 const commands: Record<string, Command> = {
   'account create': {
     args: '--name <name> [--plan starter|small|regular|unlimited] [--owner-email <email> [--api-url <url>]]',
-    summary: 'Create an account (plan defaults to regular); prints its id and first secret API key, and with --owner-email a login link for its first owner.',
+    summary:
+      'Create an account (plan defaults to regular); prints its id and first secret API key, and with --owner-email a login link for its first owner.',
     flags: ['name', 'plan', 'owner-email', 'api-url'],
     required: ['name'],
     check({ plan, 'owner-email': owner, 'api-url': url }) {
@@ -187,12 +205,16 @@ const commands: Record<string, Command> = {
     required: ['account', 'from', 'name'],
     check(values) {
       if (!ADDRESS.test(values.from ?? '')) throw new UsageError(`--from must be an email address, got "${values.from}"`);
-      if ((values.name ?? '').length > 100 || /[\r\n]/.test(values.name ?? '')) throw new UsageError('--name must be one line of at most 100 characters');
+      if ((values.name ?? '').length > 100 || /[\r\n]/.test(values.name ?? ''))
+        throw new UsageError('--name must be one line of at most 100 characters');
     },
     async run(values) {
       const accountId = values.account as string;
       // In AWS the address must belong to the SES identity the stack was deployed with (emailIdentity).
-      if (!isAccountId(accountId) || !(await setAccountSender(accountId, { address: values.from as string, name: values.name as string }))) {
+      if (
+        !isAccountId(accountId) ||
+        !(await setAccountSender(accountId, { address: values.from as string, name: values.name as string }))
+      ) {
         throw new UnknownAccountError(accountId);
       }
       return { account_id: accountId, email_from: values.from, email_from_name: values.name };
@@ -241,7 +263,8 @@ const commands: Record<string, Command> = {
     flags: ['account', 'currency'],
     required: ['account'],
     check({ currency }) {
-      if (currency !== undefined && !isCurrencyCode(currency)) throw new UsageError(`--currency must be an ISO 4217 code, got "${currency}"`);
+      if (currency !== undefined && !isCurrencyCode(currency))
+        throw new UsageError(`--currency must be an ISO 4217 code, got "${currency}"`);
     },
     async run({ account, currency }) {
       await requireAccount(account as string);
@@ -253,7 +276,13 @@ const commands: Record<string, Command> = {
         due: money(summary.due),
         open: money(summary.open),
         processing: money(summary.processing),
-        payouts: page.items.map((p) => ({ id: p.id, member_id: p.member_id, amount: formatCents(p.amount), currency: p.currency, reward_count: p.reward_ids.length })),
+        payouts: page.items.map((p) => ({
+          id: p.id,
+          member_id: p.member_id,
+          amount: formatCents(p.amount),
+          currency: p.currency,
+          reward_count: p.reward_ids.length,
+        })),
         due_count: page.count,
       };
     },
@@ -264,16 +293,28 @@ const commands: Record<string, Command> = {
     flags: ['account', 'format', 'currency', 'out'],
     required: ['account', 'format', 'currency'],
     check({ format, currency }) {
-      if (!['paypal', 'wise', 'csv'].includes(format as string)) throw new UsageError(`--format must be one of paypal, wise, csv, got "${format}"`);
+      if (!['paypal', 'wise', 'csv'].includes(format as string))
+        throw new UsageError(`--format must be one of paypal, wise, csv, got "${format}"`);
       if (!isCurrencyCode(currency as string)) throw new UsageError(`--currency must be an ISO 4217 code, got "${currency}"`);
     },
     async run({ account, format, currency, out }) {
       await requireAccount(account as string);
-      const batch = await createBatch(account as string, { format: format as 'paypal' | 'wise' | 'csv', currency: (currency as string).toUpperCase() });
+      const batch = await createBatch(account as string, {
+        format: format as 'paypal' | 'wise' | 'csv',
+        currency: (currency as string).toUpperCase(),
+      });
       const { csv } = await batchFile(account as string, batch.id);
       const path = out ?? `${format}-${batch.currency}-${batch.id}.csv`;
       writeFileSync(path, csv);
-      return { account_id: account, batch_id: batch.id, format, currency: batch.currency, payouts: batch.payout_ids.length, amount: formatCents(batch.amount), file: path };
+      return {
+        account_id: account,
+        batch_id: batch.id,
+        format,
+        currency: batch.currency,
+        payouts: batch.payout_ids.length,
+        amount: formatCents(batch.amount),
+        file: path,
+      };
     },
   },
   'payouts mark-paid': {
@@ -287,7 +328,13 @@ const commands: Record<string, Command> = {
     async run({ account, batch, reference }) {
       await requireAccount(account as string);
       const paid = await markBatchPaid(account as string, batch as string, { reference: reference ?? null });
-      return { account_id: account, batch_id: paid.id, status: paid.status, payouts: paid.payout_ids.length, amount: formatCents(paid.amount) };
+      return {
+        account_id: account,
+        batch_id: paid.id,
+        status: paid.status,
+        payouts: paid.payout_ids.length,
+        amount: formatCents(paid.amount),
+      };
     },
   },
   'account list': {
@@ -318,7 +365,8 @@ const commands: Record<string, Command> = {
     flags: ['queue', 'max', 'stack'],
     required: ['queue'],
     check({ queue, max }) {
-      if (!(QUEUE_NAMES as readonly string[]).includes(queue as string)) throw new UsageError(`unknown queue "${queue}"; one of ${QUEUE_NAMES.join(', ')}`);
+      if (!(QUEUE_NAMES as readonly string[]).includes(queue as string))
+        throw new UsageError(`unknown queue "${queue}"; one of ${QUEUE_NAMES.join(', ')}`);
       if (max !== undefined && !/^[1-9]\d{0,6}$/.test(max)) throw new UsageError(`--max must be a positive integer, got "${max}"`);
     },
     async run({ queue, max, stack = 'RefloopApi' }) {
@@ -332,7 +380,7 @@ const commands: Record<string, Command> = {
   },
   'members portal-link': {
     args: '--account <account_id> --member <member_id> [--api-url <url>]',
-    summary: "A single-use member portal URL for support (10 minutes to open, then a 60-minute session of that member only).",
+    summary: 'A single-use member portal URL for support (10 minutes to open, then a 60-minute session of that member only).',
     flags: ['account', 'member', 'api-url'],
     required: ['account', 'member'],
     check({ 'api-url': url }) {
@@ -380,17 +428,18 @@ const HELP_NOTES = [
   '  TABLE_NAME         the table (default refloop)',
   '  AWS_REGION         set, with DYNAMODB_ENDPOINT unset: the deployed table in AWS, with your AWS credentials',
   '  API_URL            the API base URL for links (default: the local gateway, http://127.0.0.1:$PORT, else the running',
-  '                     `npm start`\'s port from DATA_DIR/runtime.json, else 3000; the same for DYNAMODB_PORT and SQS_PORT)',
-  '  DATA_DIR           `npm start`\'s data directory (default .data): its secrets.key encrypts provider secrets; the CLI',
+  "                     `npm start`'s port from DATA_DIR/runtime.json, else 3000; the same for DYNAMODB_PORT and SQS_PORT)",
+  "  DATA_DIR           `npm start`'s data directory (default .data): its secrets.key encrypts provider secrets; the CLI",
   '                     refuses to write a secret under another key than the one the table records (SECRETS_KEY_FILE',
-  '                     names a key file; in AWS SECRETS_KMS_KEY_ID, the stack\'s SecretsKeyArn output)',
+  "                     names a key file; in AWS SECRETS_KMS_KEY_ID, the stack's SecretsKeyArn output)",
   '  SQS_ENDPOINT       the local SQS of `queues` commands (default http://127.0.0.1:$SQS_PORT or 9324); in AWS the',
   '                     queues are found by name in the API stack (--stack, default RefloopApi) or from *_QUEUE_URL',
   '',
   'Prints one JSON line on stdout. Exit codes: 0 done (and help); 1 operational error; 2 bad arguments (and no command).',
 ];
 
-const help = () => formatHelp('admin', 'Refloop operator CLI: accounts, API keys and provider settings, on DynamoDB Local or in AWS.', commands, HELP_NOTES);
+const help = () =>
+  formatHelp('admin', 'Refloop operator CLI: accounts, API keys and provider settings, on DynamoDB Local or in AWS.', commands, HELP_NOTES);
 
 /** The command `argv` names (two words), or undefined. */
 function commandOf(argv: string[]): { name: string; command: Command } | undefined {
@@ -401,11 +450,13 @@ function commandOf(argv: string[]): { name: string; command: Command } | undefin
 
 function parse(argv: string[]): { command: Command; values: Values } {
   const found = commandOf(argv);
-  if (!found) throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}"; \`npm run --silent admin -- help\` lists the commands`);
+  if (!found)
+    throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}"; \`npm run --silent admin -- help\` lists the commands`);
   const { name, command } = found;
   const usage = `usage: ${commandUsage('admin', name, command)}`;
   // `queues redrive <queue>`: the queue may be given as a word, as the help shows it.
-  if (name === 'queues redrive' && argv[2] !== undefined && !argv[2].startsWith('-')) argv = [...argv.slice(0, 2), '--queue', argv[2], ...argv.slice(3)];
+  if (name === 'queues redrive' && argv[2] !== undefined && !argv[2].startsWith('-'))
+    argv = [...argv.slice(0, 2), '--queue', argv[2], ...argv.slice(3)];
   let values: Values;
   try {
     const options = Object.fromEntries(command.flags.map((f) => [f, { type: 'string' as const }]));
@@ -477,7 +528,17 @@ function configureEnvironment(): string | undefined {
 
 function describe(err: unknown, endpoint: string | undefined): string {
   if (err instanceof DetailError) return err.detail;
-  if (err instanceof UsageError || err instanceof UnreachableError || err instanceof SecretsKeyMismatchError || err instanceof SecretsConfigError || err instanceof UnknownAccountError || err instanceof UnknownApiKeyError || err instanceof UnknownProviderAccountError || err instanceof ProviderSwitchRefusedError) return err.message;
+  if (
+    err instanceof UsageError ||
+    err instanceof UnreachableError ||
+    err instanceof SecretsKeyMismatchError ||
+    err instanceof SecretsConfigError ||
+    err instanceof UnknownAccountError ||
+    err instanceof UnknownApiKeyError ||
+    err instanceof UnknownProviderAccountError ||
+    err instanceof ProviderSwitchRefusedError
+  )
+    return err.message;
   const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message : String(err);
   if (isNetworkError(err) || (typeof code === 'string' && NETWORK_CODES.has(code))) {

@@ -29,11 +29,16 @@ export interface EmulatorCall {
 
 /** The HTTP statuses of the webhooks an emulator's answer reports (`notifications`, `events` or `alerts`). */
 export function deliveryStatuses(body: unknown): (number | null)[] {
-  const lists = Array.isArray(body) ? [body] : typeof body === 'object' && body !== null ? ['notifications', 'events', 'alerts'].map((k) => (body as Record<string, unknown>)[k]) : [];
+  const lists = Array.isArray(body)
+    ? [body]
+    : typeof body === 'object' && body !== null
+      ? ['notifications', 'events', 'alerts'].map((k) => (body as Record<string, unknown>)[k])
+      : [];
   const out: (number | null)[] = [];
   for (const list of lists) {
     if (!Array.isArray(list)) continue;
-    for (const d of list) if (typeof d === 'object' && d !== null && 'status' in d) out.push(typeof d.status === 'number' ? d.status : null);
+    for (const d of list)
+      if (typeof d === 'object' && d !== null && 'status' in d) out.push(typeof d.status === 'number' ? d.status : null);
   }
   return out;
 }

@@ -66,20 +66,38 @@ export async function queuePairs(sqs: SQSClient, local: boolean, stack: string):
       const name = u.split('/').pop() ?? '';
       return worker !== undefined && name.startsWith(`${stack}-${worker.name}Queue`);
     });
-    if (!url) throw new Error(`no queue of ${queue} in stack ${stack}: set ${QUEUES[queue].envVar} (the stack's ${worker?.name ?? queue} queue URL output) or pass --stack`);
+    if (!url)
+      throw new Error(
+        `no queue of ${queue} in stack ${stack}: set ${QUEUES[queue].envVar} (the stack's ${worker?.name ?? queue} queue URL output) or pass --stack`,
+      );
     return url;
   };
   return Promise.all(
     QUEUE_NAMES.map(async (queue) => {
       const url = await urlOf(queue);
-      return { queue, url, dlqUrl: local && !process.env[QUEUES[queue].envVar] ? (await sqs.send(new GetQueueUrlCommand({ QueueName: dlqName(queue) }))).QueueUrl as string : await dlqOf(sqs, url) };
+      return {
+        queue,
+        url,
+        dlqUrl:
+          local && !process.env[QUEUES[queue].envVar]
+            ? ((await sqs.send(new GetQueueUrlCommand({ QueueName: dlqName(queue) }))).QueueUrl as string)
+            : await dlqOf(sqs, url),
+      };
     }),
   );
 }
 
 async function depth(sqs: SQSClient, url: string): Promise<{ visible: number; in_flight: number }> {
-  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
-  return { visible: Number(Attributes?.ApproximateNumberOfMessages ?? 0), in_flight: Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0) };
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return {
+    visible: Number(Attributes?.ApproximateNumberOfMessages ?? 0),
+    in_flight: Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0),
+  };
 }
 
 /** Depth (waiting and in flight) and DLQ depth of every queue; SQS's figures are approximate. */
@@ -102,22 +120,40 @@ export async function redrive(sqs: SQSClient, pair: QueuePair, max = Number.POSI
   let empty = 0;
   while (moved < max && empty < 2) {
     const { Messages = [] } = await sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: pair.dlqUrl, MaxNumberOfMessages: Math.min(10, max - moved), WaitTimeSeconds: 1, VisibilityTimeout: 60, MessageAttributeNames: ['All'] }),
+      new ReceiveMessageCommand({
+        QueueUrl: pair.dlqUrl,
+        MaxNumberOfMessages: Math.min(10, max - moved),
+        WaitTimeSeconds: 1,
+        VisibilityTimeout: 60,
+        MessageAttributeNames: ['All'],
+      }),
     );
     if (Messages.length === 0) {
       empty++;
       continue;
     }
     empty = 0;
-    const entries = Messages.map((m, i) => ({ Id: String(i), MessageBody: m.Body ?? '', ...(m.MessageAttributes && Object.keys(m.MessageAttributes).length ? { MessageAttributes: m.MessageAttributes } : {}) }));
+    const entries = Messages.map((m, i) => ({
+      Id: String(i),
+      MessageBody: m.Body ?? '',
+      ...(m.MessageAttributes && Object.keys(m.MessageAttributes).length ? { MessageAttributes: m.MessageAttributes } : {}),
+    }));
     const sent = await sqs.send(new SendMessageBatchCommand({ QueueUrl: pair.url, Entries: entries }));
     const ok = new Set((sent.Successful ?? []).map((s) => s.Id));
     const done = Messages.filter((_, i) => ok.has(String(i)));
     if (done.length > 0) {
-      await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: pair.dlqUrl, Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle as string })) }));
+      await sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: pair.dlqUrl,
+          Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle as string })),
+        }),
+      );
     }
     moved += done.length;
-    if ((sent.Failed ?? []).length > 0) throw new Error(`${(sent.Failed ?? []).length} message(s) could not be sent back to ${pair.queue} (they stay in its DLQ); ${moved} moved`);
+    if ((sent.Failed ?? []).length > 0)
+      throw new Error(
+        `${(sent.Failed ?? []).length} message(s) could not be sent back to ${pair.queue} (they stay in its DLQ); ${moved} moved`,
+      );
   }
   return moved;
 }
@@ -138,7 +174,12 @@ export async function listAccounts(client: DynamoDBDocumentClient, table: string
       }),
     );
     for (const item of page.Items ?? []) {
-      out.push({ account_id: String(item.pk).slice(2), name: String(item.name ?? ''), plan: String(item.plan ?? ''), created_at: Number(item.created_at ?? 0) });
+      out.push({
+        account_id: String(item.pk).slice(2),
+        name: String(item.name ?? ''),
+        plan: String(item.plan ?? ''),
+        created_at: Number(item.created_at ?? 0),
+      });
     }
     start = page.LastEvaluatedKey;
   } while (start);

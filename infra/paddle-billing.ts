@@ -43,7 +43,8 @@ function paddleId(flag: string, prefix: string, value: string | undefined): stri
 }
 
 function positiveInt(flag: string, value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) throw new UsageError(`--${flag} must be a positive integer, got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value)))
+    throw new UsageError(`--${flag} must be a positive integer, got "${value}"`);
   return Number(value);
 }
 
@@ -65,7 +66,8 @@ const commands: Record<string, Command> = {
     path: 'checkout',
     body(v) {
       if (!/^[^@\s]+@[^@\s]+$/.test(v.email ?? '')) throw new UsageError(`--email must be an email address, got "${v.email ?? ''}"`);
-      if (v.currency !== undefined && !/^[A-Z]{3}$/.test(v.currency)) throw new UsageError(`--currency must be a three-letter code like USD, got "${v.currency}"`);
+      if (v.currency !== undefined && !/^[A-Z]{3}$/.test(v.currency))
+        throw new UsageError(`--currency must be a three-letter code like USD, got "${v.currency}"`);
       let customData: unknown;
       if (v['custom-data'] !== undefined) {
         try {
@@ -73,9 +75,11 @@ const commands: Record<string, Command> = {
         } catch {
           throw new UsageError('--custom-data must be a JSON object');
         }
-        if (typeof customData !== 'object' || customData === null || Array.isArray(customData)) throw new UsageError('--custom-data must be a JSON object');
+        if (typeof customData !== 'object' || customData === null || Array.isArray(customData))
+          throw new UsageError('--custom-data must be a JSON object');
       }
-      if (v['discount-code'] !== undefined && !/^[A-Za-z0-9]{1,32}$/.test(v['discount-code'])) throw new UsageError('--discount-code must be 1-32 letters and digits');
+      if (v['discount-code'] !== undefined && !/^[A-Za-z0-9]{1,32}$/.test(v['discount-code']))
+        throw new UsageError('--discount-code must be 1-32 letters and digits');
       return {
         email: v.email,
         ...(v.price !== undefined ? { price_id: paddleId('price', 'pri', v.price) } : {}),
@@ -87,7 +91,13 @@ const commands: Record<string, Command> = {
       };
     },
   },
-  renew: by('subscription', 'sub', 'renew', 'subscription_id', 'The next renewal of a subscription is paid (transaction.completed, subscription.updated).'),
+  renew: by(
+    'subscription',
+    'sub',
+    'renew',
+    'subscription_id',
+    'The next renewal of a subscription is paid (transaction.completed, subscription.updated).',
+  ),
   fail: by('subscription', 'sub', 'fail', 'subscription_id', 'The next renewal fails (transaction.payment_failed, subscription.past_due).'),
   cancel: by('subscription', 'sub', 'cancel', 'subscription_id', 'Cancel a subscription (subscription.canceled).'),
   refund: {
@@ -103,7 +113,13 @@ const commands: Record<string, Command> = {
   },
   approve: by('adjustment', 'adj', 'approve', 'adjustment_id', 'Approve a pending refund (adjustment.updated).'),
   chargeback: by('transaction', 'txn', 'chargeback', 'transaction_id', 'A chargeback on a transaction (adjustment.created, approved).'),
-  state: { args: '', summary: "The emulator's subscriptions, transactions and adjustments, as JSON.", flags: [], required: [], path: 'state' },
+  state: {
+    args: '',
+    summary: "The emulator's subscriptions, transactions and adjustments, as JSON.",
+    flags: [],
+    required: [],
+    path: 'state',
+  },
   serve: {
     args: '[--port 8026] [--webhook-url <url>] [--api-key <key>] [--webhook-secret <secret>]',
     summary: 'Run an emulator on its own until Ctrl-C; prints its URL, API key and notification secret.',
@@ -127,7 +143,12 @@ const HELP_NOTES = [
 ];
 
 const help = () =>
-  formatHelp('paddle-billing', "Plays the customer and Paddle Billing against the Paddle Billing emulator `npm start` runs; its notifications reach the service's webhook.", commands, HELP_NOTES);
+  formatHelp(
+    'paddle-billing',
+    "Plays the customer and Paddle Billing against the Paddle Billing emulator `npm start` runs; its notifications reach the service's webhook.",
+    commands,
+    HELP_NOTES,
+  );
 
 /** The usage of one command, or a pointer to the help when there is none. */
 const usageOf = (name: string | undefined): string => usage('paddle-billing', commands, name);
@@ -153,7 +174,8 @@ async function serve(argv: string[]): Promise<number> {
     const options = Object.fromEntries(['port', 'webhook-url', 'api-key', 'webhook-secret'].map((f) => [f, { type: 'string' as const }]));
     v = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Values;
     if (v.port !== undefined) positiveInt('port', v.port);
-    if (v['webhook-url'] !== undefined && !/^https?:\/\//.test(v['webhook-url'])) throw new UsageError('--webhook-url must be an http(s) URL');
+    if (v['webhook-url'] !== undefined && !/^https?:\/\//.test(v['webhook-url']))
+      throw new UsageError('--webhook-url must be an http(s) URL');
   } catch (err) {
     process.stderr.write(`paddle-billing: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}; ${usageOf('serve')}\n`);
     return 2;
@@ -164,7 +186,14 @@ async function serve(argv: string[]): Promise<number> {
     ...(v['api-key'] !== undefined ? { apiKey: v['api-key'] } : {}),
     ...(v['webhook-secret'] !== undefined ? { webhookSecret: v['webhook-secret'] } : {}),
   });
-  process.stdout.write(JSON.stringify({ api_url: emulator.url, api_key: emulator.apiKey, webhook_secret: emulator.webhookSecret, webhook_url: v['webhook-url'] ?? null }) + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      api_url: emulator.url,
+      api_key: emulator.apiKey,
+      webhook_secret: emulator.webhookSecret,
+      webhook_url: v['webhook-url'] ?? null,
+    }) + '\n',
+  );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

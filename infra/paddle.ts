@@ -47,7 +47,8 @@ const bySubscription = (path: string, summary: string): Command => ({
 const commands: Record<string, Command> = {
   checkout: {
     args: '--plan <id> --email <email> [--currency USD] [--quantity 1] [--coupon <code>] [--passthrough <string>]',
-    summary: 'A customer buys a plan: the subscription and its first payment (alerts subscription_created, subscription_payment_succeeded).',
+    summary:
+      'A customer buys a plan: the subscription and its first payment (alerts subscription_created, subscription_payment_succeeded).',
     flags: ['plan', 'email', 'currency', 'quantity', 'passthrough', 'coupon'],
     required: ['plan', 'email'],
     path: 'checkout',
@@ -83,24 +84,35 @@ const commands: Record<string, Command> = {
       return { payment_id: int('payment', v.payment), ...(v.amount !== undefined ? { amount: v.amount } : {}) };
     },
   },
-  state: { args: '', summary: "The emulator's plans, subscriptions, payments and modifiers, as JSON.", flags: [], required: [], path: 'state' },
+  state: {
+    args: '',
+    summary: "The emulator's plans, subscriptions, payments and modifiers, as JSON.",
+    flags: [],
+    required: [],
+    path: 'state',
+  },
 };
 
 const HELP_NOTES = [
   'Run `npm run --silent paddle -- <command> --help` for one command.',
   '',
   '--passthrough is what Paddle Checkout was given as `passthrough`, e.g. \'{"refloop_referral_id": "<id>"}\'',
-  '(what the browser script\'s refloop.passthrough() returns): the alert then converts that referral.',
+  "(what the browser script's refloop.passthrough() returns): the alert then converts that referral.",
   '',
   'environment:',
-  "  PADDLE_EMULATOR_URL  the emulator (default http://127.0.0.1:$PADDLE_PORT or 8025, the one `npm start` runs)",
+  '  PADDLE_EMULATOR_URL  the emulator (default http://127.0.0.1:$PADDLE_PORT or 8025, the one `npm start` runs)',
   '',
   "Prints the emulator's JSON answer on stdout. Exit codes: 0 done (and help); 1 the emulator refused or is unreachable, or the service",
   'answered an alert 404 (the demo account is on another provider: a hint names DEMO_PROVIDER); 2 bad arguments (and no command).',
 ];
 
 const help = () =>
-  formatHelp('paddle', "Plays the customer and Paddle's billing against the Paddle emulator `npm start` runs; its alerts reach the service's webhook.", commands, HELP_NOTES);
+  formatHelp(
+    'paddle',
+    "Plays the customer and Paddle's billing against the Paddle emulator `npm start` runs; its alerts reach the service's webhook.",
+    commands,
+    HELP_NOTES,
+  );
 
 /** The usage of one command, or a pointer to the help when there is none. */
 const usageOf = (name: string | undefined): string => usage('paddle', commands, name);

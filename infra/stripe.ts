@@ -43,7 +43,8 @@ function stripeId(flag: string, prefix: string, value: string | undefined): stri
 }
 
 function positiveInt(flag: string, value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) throw new UsageError(`--${flag} must be a positive integer, got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value)))
+    throw new UsageError(`--${flag} must be a positive integer, got "${value}"`);
   return Number(value);
 }
 
@@ -55,7 +56,12 @@ function metadataFlag(flag: string, value: string | undefined): Record<string, s
   } catch {
     throw new UsageError(`--${flag} must be a JSON object of strings`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Object.values(parsed).every((v) => typeof v === 'string')) {
+  if (
+    typeof parsed !== 'object' ||
+    parsed === null ||
+    Array.isArray(parsed) ||
+    !Object.values(parsed).every((v) => typeof v === 'string')
+  ) {
     throw new UsageError(`--${flag} must be a JSON object of strings`);
   }
   return parsed as Record<string, string>;
@@ -78,18 +84,20 @@ const bySubscription = (path: string, summary: string): Command => ({
 
 const commands: Record<string, Command> = {
   checkout: {
-    args:
-      "--email <email> [--price price_…] [--currency usd] [--quantity 1] [--client-reference-id <referral id>] [--metadata '{…}'] [--subscription-metadata '{\"refloop_referral_id\":\"…\"}'] [--promotion-code CODE]",
-    summary: 'A customer completes a Checkout Session: the subscription and its first paid invoice (checkout.session.completed, invoice.paid, …).',
+    args: '--email <email> [--price price_…] [--currency usd] [--quantity 1] [--client-reference-id <referral id>] [--metadata \'{…}\'] [--subscription-metadata \'{"refloop_referral_id":"…"}\'] [--promotion-code CODE]',
+    summary:
+      'A customer completes a Checkout Session: the subscription and its first paid invoice (checkout.session.completed, invoice.paid, …).',
     flags: ['email', 'price', 'currency', 'quantity', 'client-reference-id', 'metadata', 'subscription-metadata', 'promotion-code'],
     required: ['email'],
     path: 'checkout',
     body(v) {
       if (!/^[^@\s]+@[^@\s]+$/.test(v.email ?? '')) throw new UsageError(`--email must be an email address, got "${v.email ?? ''}"`);
-      if (v.currency !== undefined && !/^[A-Za-z]{3}$/.test(v.currency)) throw new UsageError(`--currency must be a three-letter code like usd, got "${v.currency}"`);
+      if (v.currency !== undefined && !/^[A-Za-z]{3}$/.test(v.currency))
+        throw new UsageError(`--currency must be a three-letter code like usd, got "${v.currency}"`);
       const ref = v['client-reference-id'];
       if (ref !== undefined && (ref === '' || ref.length > 200)) throw new UsageError('--client-reference-id must be 1 to 200 characters');
-      if (v['promotion-code'] !== undefined && !/^[A-Za-z0-9-]{1,500}$/.test(v['promotion-code'])) throw new UsageError('--promotion-code must be letters, digits and -');
+      if (v['promotion-code'] !== undefined && !/^[A-Za-z0-9-]{1,500}$/.test(v['promotion-code']))
+        throw new UsageError('--promotion-code must be letters, digits and -');
       const metadata = metadataFlag('metadata', v.metadata);
       const subscriptionMetadata = metadataFlag('subscription-metadata', v['subscription-metadata']);
       return {
@@ -116,8 +124,21 @@ const commands: Record<string, Command> = {
     path: 'refund',
     body: (v) => ({ ...chargeTarget(v), ...(v.amount !== undefined ? { amount: positiveInt('amount', v.amount) } : {}) }),
   },
-  dispute: { args: '(--invoice in_… | --charge ch_…)', summary: 'A dispute on a charge (charge.dispute.created).', flags: ['invoice', 'charge'], required: [], path: 'dispute', body: chargeTarget },
-  state: { args: '', summary: "The emulator's customers, subscriptions, invoices and charges, as JSON.", flags: [], required: [], path: 'state' },
+  dispute: {
+    args: '(--invoice in_… | --charge ch_…)',
+    summary: 'A dispute on a charge (charge.dispute.created).',
+    flags: ['invoice', 'charge'],
+    required: [],
+    path: 'dispute',
+    body: chargeTarget,
+  },
+  state: {
+    args: '',
+    summary: "The emulator's customers, subscriptions, invoices and charges, as JSON.",
+    flags: [],
+    required: [],
+    path: 'state',
+  },
   serve: {
     args: '[--port 12111] [--webhook-url <url>] [--secret-key sk_test_…] [--webhook-secret whsec_…]',
     summary: 'Run an emulator on its own until Ctrl-C; prints its URL, secret key and signing secret.',
@@ -141,7 +162,13 @@ const HELP_NOTES = [
   'answered an event 404 (the demo account is on another provider: a hint names DEMO_PROVIDER); 2 bad arguments (and no command).',
 ];
 
-const help = () => formatHelp('stripe', "Plays the customer and Stripe Billing against the Stripe emulator `npm start` runs; its events reach the service's webhook.", commands, HELP_NOTES);
+const help = () =>
+  formatHelp(
+    'stripe',
+    "Plays the customer and Stripe Billing against the Stripe emulator `npm start` runs; its events reach the service's webhook.",
+    commands,
+    HELP_NOTES,
+  );
 
 /** The usage of one command, or a pointer to the help when there is none. */
 const usageOf = (name: string | undefined): string => usage('stripe', commands, name);
@@ -164,12 +191,17 @@ function parse(argv: string[]): { command: Command; body?: Record<string, unknow
 async function serve(argv: string[]): Promise<number> {
   let v: Values;
   try {
-    const options = Object.fromEntries(['port', 'webhook-url', 'secret-key', 'webhook-secret'].map((f) => [f, { type: 'string' as const }]));
+    const options = Object.fromEntries(
+      ['port', 'webhook-url', 'secret-key', 'webhook-secret'].map((f) => [f, { type: 'string' as const }]),
+    );
     v = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Values;
     if (v.port !== undefined) positiveInt('port', v.port);
-    if (v['webhook-url'] !== undefined && !/^https?:\/\//.test(v['webhook-url'])) throw new UsageError('--webhook-url must be an http(s) URL');
-    if (v['secret-key'] !== undefined && !/^(sk|rk)_test_[A-Za-z0-9]{8,}$/.test(v['secret-key'])) throw new UsageError('--secret-key must look like sk_test_…');
-    if (v['webhook-secret'] !== undefined && !/^whsec_[A-Za-z0-9]{8,}$/.test(v['webhook-secret'])) throw new UsageError('--webhook-secret must look like whsec_…');
+    if (v['webhook-url'] !== undefined && !/^https?:\/\//.test(v['webhook-url']))
+      throw new UsageError('--webhook-url must be an http(s) URL');
+    if (v['secret-key'] !== undefined && !/^(sk|rk)_test_[A-Za-z0-9]{8,}$/.test(v['secret-key']))
+      throw new UsageError('--secret-key must look like sk_test_…');
+    if (v['webhook-secret'] !== undefined && !/^whsec_[A-Za-z0-9]{8,}$/.test(v['webhook-secret']))
+      throw new UsageError('--webhook-secret must look like whsec_…');
   } catch (err) {
     process.stderr.write(`stripe: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}; ${usageOf('serve')}\n`);
     return 2;
@@ -180,7 +212,14 @@ async function serve(argv: string[]): Promise<number> {
     ...(v['secret-key'] !== undefined ? { secretKey: v['secret-key'] } : {}),
     ...(v['webhook-secret'] !== undefined ? { webhookSecret: v['webhook-secret'] } : {}),
   });
-  process.stdout.write(JSON.stringify({ api_url: emulator.url, secret_key: emulator.secretKey, webhook_secret: emulator.webhookSecret, webhook_url: v['webhook-url'] ?? null }) + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      api_url: emulator.url,
+      secret_key: emulator.secretKey,
+      webhook_secret: emulator.webhookSecret,
+      webhook_url: v['webhook-url'] ?? null,
+    }) + '\n',
+  );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -75,11 +75,16 @@ export class ConfigError extends Error {}
 /** `starter=25,small=50` over the defaults: each named plan gets its rate (requests per second). */
 function apiRates(raw: string | undefined): Record<Plan, number> {
   const rates: Record<Plan, number> = { ...DEFAULT_API_RATES };
-  for (const part of (raw ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of (raw ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [plan, value] = part.split('=').map((x) => x.trim());
     const n = Number(value);
     if (!isPlan(plan) || value === undefined || value === '' || !Number.isInteger(n) || n < 0) {
-      throw new ConfigError(`API_RATE_LIMITS must look like "starter=25,regular=50" (plans ${PLANS.join(', ')}; whole requests per second), got "${raw}"`);
+      throw new ConfigError(
+        `API_RATE_LIMITS must look like "starter=25,regular=50" (plans ${PLANS.join(', ')}; whole requests per second), got "${raw}"`,
+      );
     }
     rates[plan] = n;
   }

@@ -52,7 +52,9 @@ export type TimingMetricName = 'WebhookLag';
 export type CountMetricName = Exclude<MetricName, TimingMetricName>;
 
 /** `countMetric('Conversions')`, `countMetric('RewardsCreated', { RewardType: 'credit' }, 2)`. */
-type CountArgs<N extends CountMetricName> = MetricDimensions[N] extends undefined ? [value?: number] : [dimensions: MetricDimensions[N], value?: number];
+type CountArgs<N extends CountMetricName> = MetricDimensions[N] extends undefined
+  ? [value?: number]
+  : [dimensions: MetricDimensions[N], value?: number];
 
 export function metricsEnabled(): boolean {
   const flag = process.env.REFLOOP_METRICS;
@@ -79,7 +81,12 @@ function instanceFor(dimensions: Record<string, string> | undefined): Metrics {
   return metrics;
 }
 
-function record(name: MetricName, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number, dimensions: Record<string, string> | undefined): void {
+function record(
+  name: MetricName,
+  unit: (typeof MetricUnit)[keyof typeof MetricUnit],
+  value: number,
+  dimensions: Record<string, string> | undefined,
+): void {
   if (!metricsEnabled() || !Number.isFinite(value)) return;
   try {
     instanceFor(dimensions).addMetric(name, unit, value);

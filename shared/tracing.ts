@@ -74,7 +74,8 @@ function sampledTrace(): { root: string; parent: string } | null {
 
 /** `host:port`, or Lambda's `tcp:host:port udp:host:port` form. */
 export function daemonAddress(value = process.env.AWS_XRAY_DAEMON_ADDRESS ?? ''): { host: string; port: number } | null {
-  const udp = value.split(/\s+/).find((part) => part.startsWith('udp:')) ?? value.split(/\s+/).find((part) => !part.startsWith('tcp:')) ?? '';
+  const udp =
+    value.split(/\s+/).find((part) => part.startsWith('udp:')) ?? value.split(/\s+/).find((part) => !part.startsWith('tcp:')) ?? '';
   const m = /^(?:udp:)?([^:\s]+):(\d+)$/.exec(udp);
   return m ? { host: m[1] as string, port: Number(m[2]) } : null;
 }
@@ -106,7 +107,15 @@ function cleanAnnotations(annotations: Annotations | undefined): Record<string, 
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-function subsegment(trace: TraceScope, id: string, name: string, startMs: number, endMs: number, outcome: SubsegmentOutcome, extra: Record<string, unknown> = {}): Record<string, unknown> {
+function subsegment(
+  trace: TraceScope,
+  id: string,
+  name: string,
+  startMs: number,
+  endMs: number,
+  outcome: SubsegmentOutcome,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   const annotations = cleanAnnotations(outcome.annotations);
   return {
     type: 'subsegment',
@@ -129,7 +138,12 @@ function subsegment(trace: TraceScope, id: string, name: string, startMs: number
  * top subsegment under Lambda's function segment). `outcome` reads the flags and late annotations from
  * the result; a thrown error marks the subsegment as a fault. Without a sampled trace: just `fn()`.
  */
-export async function traced<T>(name: string, annotations: Annotations, fn: () => Promise<T>, outcome?: (result: T) => SubsegmentOutcome): Promise<T> {
+export async function traced<T>(
+  name: string,
+  annotations: Annotations,
+  fn: () => Promise<T>,
+  outcome?: (result: T) => SubsegmentOutcome,
+): Promise<T> {
   const outer = scope.getStore();
   let trace: TraceScope | undefined = outer;
   if (!trace) {
@@ -153,7 +167,12 @@ export async function traced<T>(name: string, annotations: Annotations, fn: () =
 }
 
 /** A subsegment of a remote call (a payment provider's API) under the current subsegment; `fn`'s error marks it. */
-export async function tracedRemote<T>(name: string, annotations: Annotations, fn: () => Promise<T>, failure: (err: unknown) => SubsegmentOutcome): Promise<T> {
+export async function tracedRemote<T>(
+  name: string,
+  annotations: Annotations,
+  fn: () => Promise<T>,
+  failure: (err: unknown) => SubsegmentOutcome,
+): Promise<T> {
   const trace = scope.getStore();
   if (!trace) return fn();
   const id = newId();
@@ -213,7 +232,13 @@ export function traceClient<T extends { middlewareStack: MiddlewareStack<any, an
         outcome = throttled ? { throttle: true } : e.$fault === 'client' ? { error: true } : { fault: true };
         throw err;
       } finally {
-        send(subsegment(trace, id, service, started, Date.now(), outcome, { namespace: 'aws', aws, ...(status ? { http: { response: { status } } } : {}) }));
+        send(
+          subsegment(trace, id, service, started, Date.now(), outcome, {
+            namespace: 'aws',
+            aws,
+            ...(status ? { http: { response: { status } } } : {}),
+          }),
+        );
       }
     },
     { step: 'initialize', priority: 'high', name: 'refloopTraceSubsegment', override: true },

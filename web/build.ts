@@ -40,7 +40,10 @@ function sourceFiles(): string[] {
     join(ROOT, 'shared', 'schemas'),
   ];
   // The generated types are an output of the build, not an input (they change at every build).
-  return inputs.flatMap(filesOf).filter((f) => f !== SCHEMA).sort();
+  return inputs
+    .flatMap(filesOf)
+    .filter((f) => f !== SCHEMA)
+    .sort();
 }
 
 /** A hash of the paths, sizes and mtimes of the build's inputs: cheap (no file is read). */
@@ -110,7 +113,10 @@ const LOCK = join(WEB, '.build-lock');
 const STALE_LOCK_MS = 5 * 60_000;
 
 const upToDate = () =>
-  existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === webSourcesStamp() && existsSync(join(OUT_DIR, 'index.html')) && existsSync(join(OUT_DIR, 'portal.html'));
+  existsSync(STAMP) &&
+  readFileSync(STAMP, 'utf8').trim() === webSourcesStamp() &&
+  existsSync(join(OUT_DIR, 'index.html')) &&
+  existsSync(join(OUT_DIR, 'portal.html'));
 
 /**
  * Builds only when web/dist/.stamp differs from the current sources (or is missing). Two processes of one

@@ -14,7 +14,8 @@ export const handler = apiHandler({ body: providerBody, sessionOnly: true }, asy
   try {
     await saveProviderConnection(principal.accountId, connection);
   } catch (err) {
-    if (err instanceof ProviderSwitchRefusedError) throw new DetailError(409, `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`);
+    if (err instanceof ProviderSwitchRefusedError)
+      throw new DetailError(409, `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`);
     throw err;
   }
   return ok((await accountSettings(principal.accountId, baseUrl)).provider);

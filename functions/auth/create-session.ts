@@ -12,5 +12,8 @@ export const handler = publicHandler(async (event) => {
   await limitLogin(ipScope('session', event), LOGINS_PER_IP);
   if (!looksLikeToken(token)) throw new DetailError(401, LINK_REFUSED);
   const opened = await openSession(token);
-  return { ...jsonResult(201, sessionView(opened.session), event, { 'Cache-Control': 'no-store' }), cookies: [sessionCookie(opened.token, baseUrl(event))] };
+  return {
+    ...jsonResult(201, sessionView(opened.session), event, { 'Cache-Control': 'no-store' }),
+    cookies: [sessionCookie(opened.token, baseUrl(event))],
+  };
 });

@@ -10,8 +10,19 @@ import { routes } from '../routes';
 
 /** The page's CSP: each inline `<style>` element allowed by its SHA-256, everything else refused. */
 export function referencePolicy(page: string): string {
-  const styles = [...page.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => `'sha256-${createHash('sha256').update(m[1] as string, 'utf8').digest('base64')}'`);
-  return [`default-src 'none'`, `style-src ${styles.length > 0 ? styles.join(' ') : `'none'`}`, `base-uri 'none'`, `form-action 'none'`, `frame-ancestors 'none'`].join('; ');
+  const styles = [...page.matchAll(/<style>([\s\S]*?)<\/style>/g)].map(
+    (m) =>
+      `'sha256-${createHash('sha256')
+        .update(m[1] as string, 'utf8')
+        .digest('base64')}'`,
+  );
+  return [
+    `default-src 'none'`,
+    `style-src ${styles.length > 0 ? styles.join(' ') : `'none'`}`,
+    `base-uri 'none'`,
+    `form-action 'none'`,
+    `frame-ancestors 'none'`,
+  ].join('; ');
 }
 
 let respond: ReturnType<typeof compressedText> | undefined;

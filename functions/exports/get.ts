@@ -8,7 +8,10 @@ import { exportQuery } from '../../shared/schemas/query';
 export const handler = apiHandler({ query: exportQuery }, async ({ principal, params, query, baseUrl, event }) => {
   const { page_size: size, cursor, ...filters } = query;
   const page = await exportPage(principal.accountId, params.file ?? '', filters, size ?? EXPORT_PAGE_MAX, cursor);
-  const headers: Record<string, string> = { 'Content-Disposition': `attachment; filename="${params.file}"`, 'X-Row-Count': String(page.rows) };
+  const headers: Record<string, string> = {
+    'Content-Disposition': `attachment; filename="${params.file}"`,
+    'X-Row-Count': String(page.rows),
+  };
   if (page.nextCursor) {
     const next = new URLSearchParams(event.rawQueryString ?? '');
     next.set('cursor', page.nextCursor);

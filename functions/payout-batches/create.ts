@@ -6,4 +6,6 @@ import { apiHandler, created } from '../../shared/http/handler';
 import { createPayoutBatchBody } from '../../shared/schemas/money';
 import { batchView } from '../../shared/domain/payout-views';
 
-export const handler = apiHandler({ body: createPayoutBatchBody, access: 'money' }, async ({ principal, body, baseUrl }) => created(batchView(await createBatch(principal.accountId, body), baseUrl)));
+export const handler = apiHandler({ body: createPayoutBatchBody, access: 'money' }, async ({ principal, body, baseUrl }) =>
+  created(batchView(await createBatch(principal.accountId, body), baseUrl)),
+);

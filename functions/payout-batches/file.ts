@@ -6,6 +6,10 @@ export const handler = apiHandler({}, async ({ principal, params }) => {
   const { batch, csv } = await batchFile(principal.accountId, params.id ?? '');
   return {
     status: 200,
-    raw: { contentType: 'text/csv; charset=utf-8', text: csv, headers: { 'Content-Disposition': `attachment; filename="${batch.format}-${batch.currency}-${batch.id}.csv"` } },
+    raw: {
+      contentType: 'text/csv; charset=utf-8',
+      text: csv,
+      headers: { 'Content-Disposition': `attachment; filename="${batch.format}-${batch.currency}-${batch.id}.csv"` },
+    },
   };
 });

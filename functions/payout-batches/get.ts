@@ -3,4 +3,6 @@ import { getBatch } from '../../shared/flows/payouts';
 import { apiHandler, ok } from '../../shared/http/handler';
 import { batchView } from '../../shared/domain/payout-views';
 
-export const handler = apiHandler({}, async ({ principal, params, baseUrl }) => ok(batchView(await getBatch(principal.accountId, params.id ?? ''), baseUrl)));
+export const handler = apiHandler({}, async ({ principal, params, baseUrl }) =>
+  ok(batchView(await getBatch(principal.accountId, params.id ?? ''), baseUrl)),
+);

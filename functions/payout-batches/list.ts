@@ -8,6 +8,9 @@ import { listPayoutBatches } from '../../shared/store/money-lists';
 
 export const handler = apiHandler({ query: listPayoutBatchesQuery }, async ({ principal, query, baseUrl, event }) => {
   const page = await listPayoutBatches(principal.accountId, pageRequest(query), query);
-  const results = page.items.map((i) => toBatch(i)).filter((b): b is PayoutBatch => b !== null).map((b) => batchView(b, baseUrl));
+  const results = page.items
+    .map((i) => toBatch(i))
+    .filter((b): b is PayoutBatch => b !== null)
+    .map((b) => batchView(b, baseUrl));
   return ok(envelope(baseUrl, event, { ...page, results }));
 });

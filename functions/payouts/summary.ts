@@ -5,6 +5,11 @@ import { payoutSummary } from '../../shared/store/money-lists';
 
 export const handler = apiHandler({}, async ({ principal }) => {
   const sums = await payoutSummary(principal.accountId);
-  const money = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).sort().map(([c, n]) => [c, formatCents(n)]));
+  const money = (m: Record<string, number>) =>
+    Object.fromEntries(
+      Object.entries(m)
+        .sort()
+        .map(([c, n]) => [c, formatCents(n)]),
+    );
   return ok({ due: money(sums.due), open: money(sums.open), processing: money(sums.processing), paid: money(sums.paid) });
 });

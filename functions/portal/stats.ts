@@ -4,4 +4,7 @@ import { portalStats } from '../../shared/flows/portal';
 import { portalHandler } from '../../shared/http/portal';
 import { portalStatsQuery } from '../../shared/schemas/portal';
 
-export const handler = portalHandler({ query: portalStatsQuery }, async ({ session, query }) => ({ status: 200, body: await portalStats(session, query.interval) }));
+export const handler = portalHandler({ query: portalStatsQuery }, async ({ session, query }) => ({
+  status: 200,
+  body: await portalStats(session, query.interval),
+}));

@@ -3,4 +3,7 @@ import { updatePortalMe } from '../../shared/flows/portal';
 import { portalHandler } from '../../shared/http/portal';
 import { updatePortalMeBody } from '../../shared/schemas/portal';
 
-export const handler = portalHandler({ body: updatePortalMeBody }, async ({ session, body }) => ({ status: 200, body: await updatePortalMe(session, body) }));
+export const handler = portalHandler({ body: updatePortalMeBody }, async ({ session, body }) => ({
+  status: 200,
+  body: await updatePortalMe(session, body),
+}));

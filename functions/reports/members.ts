@@ -4,4 +4,6 @@ import { apiHandler, ok } from '../../shared/http/handler';
 import { topMembersQuery } from '../../shared/schemas/query';
 import { rangeOf } from '../../shared/domain/report-range';
 
-export const handler = apiHandler({ query: topMembersQuery }, async ({ principal, query }) => ok(await topMembers(principal.accountId, { ...query, ...rangeOf(query) })));
+export const handler = apiHandler({ query: topMembersQuery }, async ({ principal, query }) =>
+  ok(await topMembers(principal.accountId, { ...query, ...rangeOf(query) })),
+);

@@ -4,4 +4,6 @@ import { apiHandler, ok } from '../../shared/http/handler';
 import { overviewQuery } from '../../shared/schemas/query';
 import { rangeOf } from '../../shared/domain/report-range';
 
-export const handler = apiHandler({ query: overviewQuery }, async ({ principal, query }) => ok(await overview(principal.accountId, { ...query, ...rangeOf(query) })));
+export const handler = apiHandler({ query: overviewQuery }, async ({ principal, query }) =>
+  ok(await overview(principal.accountId, { ...query, ...rangeOf(query) })),
+);

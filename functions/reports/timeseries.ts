@@ -4,4 +4,6 @@ import { apiHandler, ok } from '../../shared/http/handler';
 import { timeseriesQuery } from '../../shared/schemas/query';
 import { rangeOf } from '../../shared/domain/report-range';
 
-export const handler = apiHandler({ query: timeseriesQuery }, async ({ principal, query }) => ok(await timeseries(principal.accountId, { ...query, ...rangeOf(query) })));
+export const handler = apiHandler({ query: timeseriesQuery }, async ({ principal, query }) =>
+  ok(await timeseries(principal.accountId, { ...query, ...rangeOf(query) })),
+);

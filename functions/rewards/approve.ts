@@ -4,4 +4,6 @@ import { ledgerRewardView } from '../../shared/domain/views';
 import { approveReward } from '../../shared/flows/lifecycle';
 import { apiHandler, ok } from '../../shared/http/handler';
 
-export const handler = apiHandler({ access: 'money' }, async ({ principal, params }) => ok(ledgerRewardView(await approveReward(principal.accountId, params.id ?? ''))));
+export const handler = apiHandler({ access: 'money' }, async ({ principal, params }) =>
+  ok(ledgerRewardView(await approveReward(principal.accountId, params.id ?? ''))),
+);

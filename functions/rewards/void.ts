@@ -5,4 +5,6 @@ import { voidReward } from '../../shared/flows/lifecycle';
 import { apiHandler, ok } from '../../shared/http/handler';
 import { voidRewardBody } from '../../shared/schemas/money';
 
-export const handler = apiHandler({ body: voidRewardBody, access: 'money' }, async ({ principal, params, body }) => ok(ledgerRewardView(await voidReward(principal.accountId, params.id ?? '', body.reason))));
+export const handler = apiHandler({ body: voidRewardBody, access: 'money' }, async ({ principal, params, body }) =>
+  ok(ledgerRewardView(await voidReward(principal.accountId, params.id ?? '', body.reason))),
+);

@@ -3,4 +3,6 @@ import { apiHandler, ok } from '../../shared/http/handler';
 import { getEndpointOrThrow } from '../../shared/store/webhooks';
 import { webhookEndpointView } from '../../shared/webhooks/views';
 
-export const handler = apiHandler({}, async ({ principal, params }) => ok(webhookEndpointView(await getEndpointOrThrow(principal.accountId, params.id ?? ''))));
+export const handler = apiHandler({}, async ({ principal, params }) =>
+  ok(webhookEndpointView(await getEndpointOrThrow(principal.accountId, params.id ?? ''))),
+);

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { Annotations, CfnOutput, CrossStackReferences, ReferenceStrength, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { CfnStage, HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type CfnStage, HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Rule } from 'aws-cdk-lib/aws-events';
@@ -80,7 +80,8 @@ export function limitsFromContext(scope: Construct): Pick<RefloopApiStackProps, 
     const raw: unknown = scope.node.tryGetContext(name);
     if (raw === undefined) return fallback;
     const n = Number(raw);
-    if (typeof raw === 'boolean' || raw === '' || !Number.isFinite(n) || n < 0) throw new Error(`context ${name} must be a non-negative number, got ${String(raw)}`);
+    if (typeof raw === 'boolean' || raw === '' || !Number.isFinite(n) || n < 0)
+      throw new Error(`context ${name} must be a non-negative number, got ${String(raw)}`);
     return n;
   };
   return {
@@ -172,9 +173,7 @@ export function denyProviderSecrets(fn: RefloopFunction, table: ITable): void {
       conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [PROVIDER_SECRET_KEY_PATTERN] } },
     }),
   );
-  fn.addToRolePolicy(
-    new PolicyStatement({ sid: 'DenyTableScan', effect: Effect.DENY, actions: ['dynamodb:Scan'], resources }),
-  );
+  fn.addToRolePolicy(new PolicyStatement({ sid: 'DenyTableScan', effect: Effect.DENY, actions: ['dynamodb:Scan'], resources }));
 }
 
 /**
@@ -205,7 +204,6 @@ export function denyProviderWebhookSecrets(fn: RefloopFunction, table: ITable): 
     }),
   );
 }
-
 
 /** Who may decrypt or encrypt with the secrets key, by function name (./secrets-key.ts). */
 const keyUses = secretsKeyUses();
@@ -296,7 +294,8 @@ export class RefloopApiStack extends Stack {
     // function's bundle (base64: the bundler's command line sees only [A-Za-z0-9+/=]); without a built
     // dashboard the stack has no portal page either.
     const portalHtml = props.dashboardDir ? readFileSync(join(props.dashboardDir, 'portal.html'), 'utf8') : undefined;
-    if (portalHtml !== undefined && !portalHtml.includes(ORIGINS_PLACEHOLDER)) throw new Error(`${props.dashboardDir}/portal.html has no ${ORIGINS_PLACEHOLDER}: rebuild web/`);
+    if (portalHtml !== undefined && !portalHtml.includes(ORIGINS_PLACEHOLDER))
+      throw new Error(`${props.dashboardDir}/portal.html has no ${ORIGINS_PLACEHOLDER}: rebuild web/`);
 
     let originSecret: string | undefined;
     if (props.dashboardDir) {
@@ -338,7 +337,13 @@ export class RefloopApiStack extends Stack {
       enforceSSL: true,
     });
     this.deadLetterAlarms.push(
-      deadLetterAlarm(this, 'ScheduleDeadLetterAlarm', this.scheduleDeadLetterQueue, 'A scheduled job was not invoked: its schedule event is in the schedules\' DLQ', this.alarmTopic),
+      deadLetterAlarm(
+        this,
+        'ScheduleDeadLetterAlarm',
+        this.scheduleDeadLetterQueue,
+        "A scheduled job was not invoked: its schedule event is in the schedules' DLQ",
+        this.alarmTopic,
+      ),
     );
     // The workers' and jobs' functions and the schedules, in a nested stack of their own.
     this.workers = new WorkersStack(this, WORKERS_GROUP, { table: props.table, scheduleDeadLetterQueue: this.scheduleDeadLetterQueue });
@@ -363,7 +368,12 @@ export class RefloopApiStack extends Stack {
     const emailSender = this.queueWorkers.get('member-emails');
     const emailEvents = this.queueWorkers.get('email-events');
     if (!emailSender || !emailEvents) throw new Error('functions/workers.ts must consume member-emails and email-events');
-    this.memberEmail = new MemberEmail(this, 'MemberEmail', { identity: props.emailIdentity ?? DEFAULT_EMAIL_IDENTITY, sender: emailSender, events: emailEvents, alarmTopic: this.alarmTopic });
+    this.memberEmail = new MemberEmail(this, 'MemberEmail', {
+      identity: props.emailIdentity ?? DEFAULT_EMAIL_IDENTITY,
+      sender: emailSender,
+      events: emailEvents,
+      alarmTopic: this.alarmTopic,
+    });
     this.deadLetterAlarms.push(this.memberEmail.deadLetterAlarm);
 
     // One nested stack per route group, each attaching its routes to this API; a group without routes has none.
@@ -394,13 +404,34 @@ export class RefloopApiStack extends Stack {
         description: `Alarm on the DLQ of ${worker.queue}`,
       });
     }
-    new CfnOutput(this, 'ScheduleDeadLetterQueueUrl', { value: this.scheduleDeadLetterQueue.queueUrl, description: 'DLQ of the scheduled jobs\' EventBridge targets' });
+    new CfnOutput(this, 'ScheduleDeadLetterQueueUrl', {
+      value: this.scheduleDeadLetterQueue.queueUrl,
+      description: "DLQ of the scheduled jobs' EventBridge targets",
+    });
 
     // Queue URLs and send permission for the functions that send; the provider secret for those that need it.
     const users = [
-      ...routes.map((r) => ({ name: r.name, sends: r.queues ?? [], providerSecrets: r.providerSecrets === true, webhookSecrets: r.webhookSecrets === true, providerWebhookSecrets: r.providerWebhookSecrets === true })),
-      ...workers.map((w) => ({ name: w.name, sends: w.sends, providerSecrets: w.providerSecrets, webhookSecrets: w.webhookSecrets === true, providerWebhookSecrets: false })),
-      ...scheduledJobs.map((j) => ({ name: j.name, sends: j.sends, providerSecrets: j.providerSecrets, webhookSecrets: false, providerWebhookSecrets: false })),
+      ...routes.map((r) => ({
+        name: r.name,
+        sends: r.queues ?? [],
+        providerSecrets: r.providerSecrets === true,
+        webhookSecrets: r.webhookSecrets === true,
+        providerWebhookSecrets: r.providerWebhookSecrets === true,
+      })),
+      ...workers.map((w) => ({
+        name: w.name,
+        sends: w.sends,
+        providerSecrets: w.providerSecrets,
+        webhookSecrets: w.webhookSecrets === true,
+        providerWebhookSecrets: false,
+      })),
+      ...scheduledJobs.map((j) => ({
+        name: j.name,
+        sends: j.sends,
+        providerSecrets: j.providerSecrets,
+        webhookSecrets: false,
+        providerWebhookSecrets: false,
+      })),
     ];
     for (const user of users) {
       const fn = this.functions.get(user.name);
@@ -418,7 +449,10 @@ export class RefloopApiStack extends Stack {
       if (keyUse) grantSecretsKey(fn, props.secretsKey, keyUse);
     }
 
-    new CfnOutput(this, 'EmailEventsRuleDeadLetterQueueUrl', { value: this.memberEmail.deadLetterQueue.queueUrl, description: 'DLQ of the SES events rule (move its messages to the email-events queue)' });
+    new CfnOutput(this, 'EmailEventsRuleDeadLetterQueueUrl', {
+      value: this.memberEmail.deadLetterQueue.queueUrl,
+      description: 'DLQ of the SES events rule (move its messages to the email-events queue)',
+    });
 
     // Dashboard sessions slide their expiry on use, also in the read-only routes: those may update session
     // items (`SESSION#<digest>`) and nothing else.
@@ -434,10 +468,15 @@ export class RefloopApiStack extends Stack {
       );
     }
 
-    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'SNS topic every alarm notifies: subscribe a pager or chat to it' });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.alarmTopic.topicArn,
+      description: 'SNS topic every alarm notifies: subscribe a pager or chat to it',
+    });
     new CfnOutput(this, 'ApiUrl', {
       value: this.api.apiEndpoint,
-      description: props.dashboardDir ? "The distribution's origin: answers 403 to direct requests; use PublicUrl" : 'Base URL; paths start with /v1/',
+      description: props.dashboardDir
+        ? "The distribution's origin: answers 403 to direct requests; use PublicUrl"
+        : 'Base URL; paths start with /v1/',
     });
 
     if (props.dashboardDir && originSecret !== undefined) {
@@ -448,7 +487,10 @@ export class RefloopApiStack extends Stack {
       for (const fn of this.functions.values()) fn.addEnvironment('PUBLIC_BASE_URL', publicUrl);
       new CfnOutput(this, 'PublicUrl', { value: publicUrl, description: 'The API and the dashboard (/app/) on one origin: use this URL' });
       new CfnOutput(this, 'DashboardUrl', { value: `${publicUrl}/app/`, description: 'The operator dashboard' });
-      new CfnOutput(this, 'AccessLogBucketName', { value: this.site.logBucket.bucketName, description: "The distribution's access logs (cloudfront/ prefix; the viewer's address is c-ip), kept 30 days" });
+      new CfnOutput(this, 'AccessLogBucketName', {
+        value: this.site.logBucket.bucketName,
+        description: "The distribution's access logs (cloudfront/ prefix; the viewer's address is c-ip), kept 30 days",
+      });
     }
   }
 

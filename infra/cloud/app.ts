@@ -14,7 +14,10 @@ const app = new App();
 // The dashboard is built before synth when its sources changed (web/build.ts; Vite runs in a child process
 // because it is an ES module), so `cdk deploy` stays one command.
 const root = join(__dirname, '..', '..');
-const built = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'web/build.ts', '--if-changed'], { cwd: root, stdio: 'inherit' });
+const built = spawnSync(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'web/build.ts', '--if-changed'], {
+  cwd: root,
+  stdio: 'inherit',
+});
 if (built.status !== 0) throw new Error('the dashboard build failed: run npx tsx web/build.ts');
 const context = (name: string) => app.node.tryGetContext(name) as string | undefined;
 

@@ -87,10 +87,14 @@ export const sdkVersionOnly: Plugin = {
       const { version } = JSON.parse(readFileSync(args.path, 'utf8')) as { version: string };
       return { contents: JSON.stringify({ version }), loader: 'json' };
     });
-    b.onLoad({ filter: /[\\/]node_modules[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]checksum[\\/]sha256[\\/]Sha256Js\.js$/ }, () => ({
-      contents: "export class Sha256Js { constructor() { throw new Error('no sha256 in node:crypto (the JavaScript fallback is not bundled: infra/cloud/bundling.ts)'); } }\n",
-      loader: 'js',
-    }));
+    b.onLoad(
+      { filter: /[\\/]node_modules[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]checksum[\\/]sha256[\\/]Sha256Js\.js$/ },
+      () => ({
+        contents:
+          "export class Sha256Js { constructor() { throw new Error('no sha256 in node:crypto (the JavaScript fallback is not bundled: infra/cloud/bundling.ts)'); } }\n",
+        loader: 'js',
+      }),
+    );
   },
 };
 
@@ -148,7 +152,15 @@ async function definitionModules(kind: string): Promise<Set<string>> {
     sourcemap: false,
     outdir: join(REPO_ROOT, '.bundle-analysis'),
     // Its adapter (import()) and its parts (require(), see lazyModules) are not loaded statically.
-    plugins: [{ name: 'no-lazy-imports', setup: (b) => void b.onResolve({ filter: /.*/ }, (a) => (a.kind === 'dynamic-import' || a.kind === 'require-call' ? { path: a.path, external: true } : undefined)) }],
+    plugins: [
+      {
+        name: 'no-lazy-imports',
+        setup: (b) =>
+          void b.onResolve({ filter: /.*/ }, (a) =>
+            a.kind === 'dynamic-import' || a.kind === 'require-call' ? { path: a.path, external: true } : undefined,
+          ),
+      },
+    ],
   });
   return new Set(Object.keys(out.metafile.inputs));
 }
@@ -189,7 +201,12 @@ export async function buildAdapterFile(kind: string, outdir: string): Promise<Ad
     setup(b) {
       b.onResolve({ filter: /.*/ }, async (args) => {
         if (args.pluginData === 'inner' || args.kind === 'entry-point') return undefined;
-        const resolved = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'inner' });
+        const resolved = await b.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          importer: args.importer,
+          pluginData: 'inner',
+        });
         if (resolved.errors.length > 0 || resolved.external || !resolved.path.startsWith(REPO_ROOT + sep)) return undefined;
         const path = repoPath(resolved.path);
         if (path.startsWith('node_modules/')) return undefined;
@@ -218,7 +235,11 @@ export async function buildAdapterFile(kind: string, outdir: string): Promise<Ad
     plugins: [sdkVersionOnly, plugin],
   });
   const inputs = Object.keys(out.metafile.inputs).filter((i) => !i.startsWith('refloop-host-module:'));
-  const handed = Object.fromEntries([...hostModules].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, names]) => [path, names === '*' ? names : [...names].sort()] as const));
+  const handed = Object.fromEntries(
+    [...hostModules]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([path, names]) => [path, names === '*' ? names : [...names].sort()] as const),
+  );
   return { kind, inputs, hostModules: handed, files: out.outputFiles };
 }
 
@@ -259,8 +280,11 @@ export function lazyAdapters(adapterFor: (kind: string) => Promise<AdapterFile>)
         const source = readFileSync(args.path, 'utf8');
         const kind = PROVIDER_FILE.exec(path)?.[1];
         if (kind !== undefined) {
-          if (!existsSync(join(REPO_ROOT, 'shared', 'providers', kind, 'adapter.ts')) || source.search(ADAPTER_IMPORT) < 0) return undefined;
-          const contents = source.replace(ADAPTER_IMPORT, '__refloopLoadAdapter()') + `\nimport { load as __refloopLoadAdapter } from ${JSON.stringify(`refloop-lazy-adapter:${kind}`)};\n`;
+          if (!existsSync(join(REPO_ROOT, 'shared', 'providers', kind, 'adapter.ts')) || source.search(ADAPTER_IMPORT) < 0)
+            return undefined;
+          const contents =
+            source.replace(ADAPTER_IMPORT, '__refloopLoadAdapter()') +
+            `\nimport { load as __refloopLoadAdapter } from ${JSON.stringify(`refloop-lazy-adapter:${kind}`)};\n`;
           return { contents, loader: 'ts' };
         }
         // Comments do not count: a module that only mentions `definition.adapter()` hands nothing over.
@@ -268,8 +292,14 @@ export function lazyAdapters(adapterFor: (kind: string) => Promise<AdapterFile>)
         if (!ADAPTER_CALL.test(code)) return undefined;
         return { contents: `${source}\nimport ${JSON.stringify(HAND_OVER)};\n`, loader: 'ts' };
       });
-      b.onResolve({ filter: /^refloop-lazy-adapter:/ }, (args) => ({ path: args.path.slice('refloop-lazy-adapter:'.length), namespace: 'refloop-lazy-adapter' }));
-      b.onResolve({ filter: /^\.\/provider-[a-z0-9-]+\.js$/, namespace: 'refloop-lazy-adapter' }, (args) => ({ path: args.path, external: true }));
+      b.onResolve({ filter: /^refloop-lazy-adapter:/ }, (args) => ({
+        path: args.path.slice('refloop-lazy-adapter:'.length),
+        namespace: 'refloop-lazy-adapter',
+      }));
+      b.onResolve({ filter: /^\.\/provider-[a-z0-9-]+\.js$/, namespace: 'refloop-lazy-adapter' }, (args) => ({
+        path: args.path,
+        external: true,
+      }));
       b.onLoad({ filter: /.*/, namespace: 'refloop-lazy-adapter' }, (args) => ({
         contents: [
           'let loaded;',
@@ -298,7 +328,9 @@ export function lazyAdapters(adapterFor: (kind: string) => Promise<AdapterFile>)
         const lines = handed.map(([path], i) => `import * as m${i} from ${JSON.stringify(join(REPO_ROOT, path))};`);
         lines.push(`const m = ${HOST_MODULES} || (${HOST_MODULES} = {});`);
         handed.forEach(([path, names], i) => {
-          lines.push(`m[${JSON.stringify(path)}] = ${names === '*' ? `m${i}` : `{ ${[...names].map((n) => `get ${n}() { return m${i}.${n}; }`).join(', ')} }`};`);
+          lines.push(
+            `m[${JSON.stringify(path)}] = ${names === '*' ? `m${i}` : `{ ${[...names].map((n) => `get ${n}() { return m${i}.${n}; }`).join(', ')} }`};`,
+          );
         });
         return { contents: lines.join('\n') + '\n', loader: 'js', resolveDir: REPO_ROOT };
       });
@@ -347,9 +379,14 @@ async function buildLazyModule(path: string, outdir: string): Promise<LazyModule
   const inputs = Object.keys(out.metafile.inputs);
   const folder = PROVIDER_PART.test(path) ? path.slice(0, path.lastIndexOf('/') + 1) : null;
   const own = inputs.filter(
-    (i) => i !== path && !/(^|\/)node_modules\//.test(i) && i !== 'infra/cloud/lambda-credentials.ts' && !(folder !== null && (i.startsWith(folder) || i === DEFINITION_HELPERS)),
+    (i) =>
+      i !== path &&
+      !/(^|\/)node_modules\//.test(i) &&
+      i !== 'infra/cloud/lambda-credentials.ts' &&
+      !(folder !== null && (i.startsWith(folder) || i === DEFINITION_HELPERS)),
   );
-  if (own.length > 0) throw new Error(`${path} is bundled apart (LAMBDA_BUNDLING.lazyModules) but imports the service's modules: ${own.join(', ')}`);
+  if (own.length > 0)
+    throw new Error(`${path} is bundled apart (LAMBDA_BUNDLING.lazyModules) but imports the service's modules: ${own.join(', ')}`);
   return { path, inputs, files: out.outputFiles };
 }
 
@@ -363,9 +400,15 @@ function lazyModules(): Plugin {
     setup(b) {
       b.onResolve({ filter: /.*/ }, async (args) => {
         if ((args.kind !== 'dynamic-import' && args.kind !== 'require-call') || args.pluginData === 'inner') return undefined;
-        const resolved = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'inner' });
+        const resolved = await b.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          importer: args.importer,
+          pluginData: 'inner',
+        });
         const path = resolved.path ? repoPath(resolved.path) : '';
-        if (args.kind === 'require-call') return isProviderPart(repoPath(args.importer), path) ? { path, namespace: 'refloop-lazy-module' } : undefined;
+        if (args.kind === 'require-call')
+          return isProviderPart(repoPath(args.importer), path) ? { path, namespace: 'refloop-lazy-module' } : undefined;
         return LAMBDA_BUNDLING.lazyModules.includes(path) ? { path, namespace: 'refloop-lazy-module' } : undefined;
       });
       b.onResolve({ filter: /^\.\/lazy-[^/]+\.js$/, namespace: 'refloop-lazy-module' }, (args) => ({ path: args.path, external: true }));
@@ -422,9 +465,11 @@ export async function bundleFunctions(
     ...(options.define ? { define: options.define } : {}),
     plugins: [sdkVersionOnly, lazyModules(), plugin],
   });
-  const lazyPaths = [...new Set(Object.values(out.metafile.outputs).flatMap((o) => Object.keys(o.inputs).filter((i) => i.startsWith('refloop-lazy-module:'))))].map((i) =>
-    i.slice('refloop-lazy-module:'.length),
-  );
+  const lazyPaths = [
+    ...new Set(
+      Object.values(out.metafile.outputs).flatMap((o) => Object.keys(o.inputs).filter((i) => i.startsWith('refloop-lazy-module:'))),
+    ),
+  ].map((i) => i.slice('refloop-lazy-module:'.length));
   const lazyFiles = new Map(await Promise.all(lazyPaths.map(async (path) => [path, await buildLazyModule(path, options.outdir)] as const)));
   const adapters = new Map<string, AdapterFile>();
   for (const [kind, built] of adapterBuilds) adapters.set(kind, await built);
@@ -453,12 +498,18 @@ export async function bundleFunctions(
     const lazy = Object.keys(output.inputs)
       .filter((i) => i.startsWith('refloop-lazy-module:'))
       .map((i) => lazyFiles.get(i.slice('refloop-lazy-module:'.length)) as LazyModuleFile);
-    const lazySizes = Object.fromEntries(lazy.map((l) => [lazyModuleFileName(l.path), l.files.find((f) => f.path.endsWith(lazyModuleFileName(l.path)))?.contents.byteLength ?? 0]));
+    const lazySizes = Object.fromEntries(
+      lazy.map((l) => [
+        lazyModuleFileName(l.path),
+        l.files.find((f) => f.path.endsWith(lazyModuleFileName(l.path)))?.contents.byteLength ?? 0,
+      ]),
+    );
     result[name] = { entry, bytes: output.bytes, adapters: sizes, lazy: lazySizes, inputs: output.inputs };
     if (options.write) {
       const dir = join(options.outdir, name);
       mkdirSync(dir, { recursive: true });
-      for (const file of out.outputFiles.filter((f) => dirname(f.path) === resolve(options.outdir, name))) writeFileSync(file.path, file.contents);
+      for (const file of out.outputFiles.filter((f) => dirname(f.path) === resolve(options.outdir, name)))
+        writeFileSync(file.path, file.contents);
       for (const files of [...kinds.map((kind) => (adapters.get(kind) as AdapterFile).files), ...lazy.map((l) => l.files)]) {
         for (const file of files) writeFileSync(join(dir, file.path.slice(resolve(options.outdir).length + 1)), file.contents);
       }

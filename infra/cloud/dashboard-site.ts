@@ -115,7 +115,10 @@ export class DashboardSite extends Construct {
       },
     });
 
-    const rewrite = new CloudFrontFunction(this, 'SpaRewrite', { code: FunctionCode.fromInline(SPA_REWRITE), comment: 'Dashboard deep links to index.html' });
+    const rewrite = new CloudFrontFunction(this, 'SpaRewrite', {
+      code: FunctionCode.fromInline(SPA_REWRITE),
+      comment: 'Dashboard deep links to index.html',
+    });
     const stack = Stack.of(this);
     const apiDomain = `${props.api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`;
     const appBehavior = {
@@ -125,7 +128,10 @@ export class DashboardSite extends Construct {
       responseHeadersPolicy: headers,
       functionAssociations: [{ function: rewrite, eventType: FunctionEventType.VIEWER_REQUEST }],
     };
-    const apiOrigin = new HttpOrigin(apiDomain, { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY, customHeaders: { [ORIGIN_VERIFY_HEADER]: props.originSecret } });
+    const apiOrigin = new HttpOrigin(apiDomain, {
+      protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+      customHeaders: { [ORIGIN_VERIFY_HEADER]: props.originSecret },
+    });
     const apiCache = new CachePolicy(this, 'ApiCache', {
       comment: 'Refloop API: keyed on Authorization, cookies and query; caches only what the API marks cacheable, 1 s at most',
       minTtl: Duration.seconds(0),

@@ -54,7 +54,13 @@ export class MemberEmail extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
-    this.deadLetterAlarm = deadLetterAlarm(this, 'RuleDeadLetterAlarm', this.deadLetterQueue, 'SES bounce and complaint events could not reach the email-events queue: they are in the email-events rule\'s DLQ', props.alarmTopic);
+    this.deadLetterAlarm = deadLetterAlarm(
+      this,
+      'RuleDeadLetterAlarm',
+      this.deadLetterQueue,
+      "SES bounce and complaint events could not reach the email-events queue: they are in the email-events rule's DLQ",
+      props.alarmTopic,
+    );
     this.rule = new Rule(this, 'EmailEventsRule', {
       description: 'SES bounces and complaints of member emails -> the email-events queue',
       eventPattern: {

@@ -70,9 +70,14 @@ export const THRESHOLDS = {
 };
 
 /** A metric of the contract: namespace Refloop, dimension service=refloop plus the metric's own. */
-export function businessMetric(name: BusinessMetricName, dimensions: Record<string, string>, options: { statistic?: string; period?: Duration; label?: string } = {}): Metric {
+export function businessMetric(
+  name: BusinessMetricName,
+  dimensions: Record<string, string>,
+  options: { statistic?: string; period?: Duration; label?: string } = {},
+): Metric {
   const expected = [...BUSINESS_METRICS[name]].sort();
-  if (JSON.stringify(Object.keys(dimensions).sort()) !== JSON.stringify(expected)) throw new Error(`${name} has the dimensions ${expected.join(', ') || '(service only)'}`);
+  if (JSON.stringify(Object.keys(dimensions).sort()) !== JSON.stringify(expected))
+    throw new Error(`${name} has the dimensions ${expected.join(', ') || '(service only)'}`);
   return new Metric({
     namespace: METRICS_NAMESPACE,
     metricName: name,
@@ -121,7 +126,10 @@ export class RefloopMonitoringStack extends Stack {
     add(
       'api5xx',
       errorRate.createAlarm(this, 'ApiServerErrorRateAlarm', {
-        alarmDescription: alarmDescription(`The HTTP API answered more than ${t5.percent}% 5xx over 5 minutes (at least ${t5.minRequests} requests)`, 'alarm-api-5xx'),
+        alarmDescription: alarmDescription(
+          `The HTTP API answered more than ${t5.percent}% 5xx over 5 minutes (at least ${t5.minRequests} requests)`,
+          'alarm-api-5xx',
+        ),
         threshold: t5.percent,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
@@ -133,7 +141,10 @@ export class RefloopMonitoringStack extends Stack {
     add(
       'apiLatency',
       latencyP99.createAlarm(this, 'ApiLatencyAlarm', {
-        alarmDescription: alarmDescription(`The HTTP API's p99 latency was over ${tl.ms / 1000} s for ${tl.periods} 5-minute periods in a row`, 'alarm-api-latency'),
+        alarmDescription: alarmDescription(
+          `The HTTP API's p99 latency was over ${tl.ms / 1000} s for ${tl.periods} 5-minute periods in a row`,
+          'alarm-api-latency',
+        ),
         threshold: tl.ms,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: tl.periods,
@@ -148,7 +159,10 @@ export class RefloopMonitoringStack extends Stack {
     add(
       'lambdaThrottles',
       throttles.createAlarm(this, 'LambdaThrottlesAlarm', {
-        alarmDescription: alarmDescription('Lambda throttled invocations in this account and region (all functions) in the last 5 minutes', 'alarm-lambda-throttles'),
+        alarmDescription: alarmDescription(
+          'Lambda throttled invocations in this account and region (all functions) in the last 5 minutes',
+          'alarm-lambda-throttles',
+        ),
         threshold: tt.count,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
@@ -160,7 +174,10 @@ export class RefloopMonitoringStack extends Stack {
     add(
       'lambdaErrors',
       errors.createAlarm(this, 'LambdaErrorsAlarm', {
-        alarmDescription: alarmDescription(`At least ${te.count} failed Lambda invocations (uncaught error, timeout) in this account and region in 5 minutes`, 'alarm-lambda-errors'),
+        alarmDescription: alarmDescription(
+          `At least ${te.count} failed Lambda invocations (uncaught error, timeout) in this account and region in 5 minutes`,
+          'alarm-lambda-errors',
+        ),
         threshold: te.count,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
@@ -175,7 +192,10 @@ export class RefloopMonitoringStack extends Stack {
     add(
       'secretDecryption',
       secretFailures.createAlarm(this, 'SecretDecryptionAlarm', {
-        alarmDescription: alarmDescription('A stored provider or webhook secret did not decrypt with the service\'s key in 5 minutes (that account answers 503)', 'alarm-secret-decryption'),
+        alarmDescription: alarmDescription(
+          "A stored provider or webhook secret did not decrypt with the service's key in 5 minutes (that account answers 503)",
+          'alarm-secret-decryption',
+        ),
         threshold: ts.count,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
@@ -203,7 +223,10 @@ export class RefloopMonitoringStack extends Stack {
       add(
         `providerErrors:${provider}`,
         rate.createAlarm(this, `${id}ErrorRateAlarm`, {
-          alarmDescription: alarmDescription(`More than ${tp.percent}% of the calls to ${provider} failed over 10 minutes (at least ${tp.minCalls} calls)`, 'alarm-provider-errors'),
+          alarmDescription: alarmDescription(
+            `More than ${tp.percent}% of the calls to ${provider} failed over 10 minutes (at least ${tp.minCalls} calls)`,
+            'alarm-provider-errors',
+          ),
           threshold: tp.percent,
           comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
           evaluationPeriods: 1,
@@ -215,7 +238,10 @@ export class RefloopMonitoringStack extends Stack {
       add(
         `webhookLag:${provider}`,
         lag.createAlarm(this, `${id}WebhookLagAlarm`, {
-          alarmDescription: alarmDescription(`${provider} webhooks took more than ${tw.ms / 60000} minutes (p95) from intake to applied, ${tw.periods} 5-minute periods in a row`, 'alarm-webhook-lag'),
+          alarmDescription: alarmDescription(
+            `${provider} webhooks took more than ${tw.ms / 60000} minutes (p95) from intake to applied, ${tw.periods} 5-minute periods in a row`,
+            'alarm-webhook-lag',
+          ),
           threshold: tw.ms,
           comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
           evaluationPeriods: tw.periods,
@@ -229,20 +255,44 @@ export class RefloopMonitoringStack extends Stack {
     const fiveMinutes = Duration.minutes(5);
     const width = 8;
     const graph = (title: string, left: IMetric[], extra: { right?: IMetric[]; stacked?: boolean; w?: number } = {}) =>
-      new GraphWidget({ title, left, ...(extra.right ? { right: extra.right } : {}), width: extra.w ?? width, height: 6, ...(extra.stacked ? { stacked: true } : {}) });
+      new GraphWidget({
+        title,
+        left,
+        ...(extra.right ? { right: extra.right } : {}),
+        width: extra.w ?? width,
+        height: 6,
+        ...(extra.stacked ? { stacked: true } : {}),
+      });
     /** The 10 functions of the region with the most of `metric` (names the function behind an aggregate alarm). */
     const top10 = (metric: string, label: string) =>
-      new MathExpression({ expression: `SORT(SEARCH('{AWS/Lambda,FunctionName} MetricName="${metric}"', 'Sum', 300), SUM, DESC, 10)`, usingMetrics: {}, label, period: fiveMinutes });
+      new MathExpression({
+        expression: `SORT(SEARCH('{AWS/Lambda,FunctionName} MetricName="${metric}"', 'Sum', 300), SUM, DESC, 10)`,
+        usingMetrics: {},
+        label,
+        period: fiveMinutes,
+      });
 
     const queueWidgets = [...apiStack.queueWorkers.entries()].map(([name, qw]) =>
       graph(`Queue ${name}: depth and DLQ depth`, [
         qw.queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum', label: `${name} visible` }),
-        qw.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum', label: `${name} DLQ visible` }),
+        qw.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(1),
+          statistic: 'Maximum',
+          label: `${name} DLQ visible`,
+        }),
       ]),
     );
     const eventDlqs = graph('EventBridge targets: DLQ depth', [
-      apiStack.scheduleDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum', label: 'schedules DLQ visible' }),
-      apiStack.memberEmail.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum', label: 'SES events rule DLQ visible' }),
+      apiStack.scheduleDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: 'Maximum',
+        label: 'schedules DLQ visible',
+      }),
+      apiStack.memberEmail.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: 'Maximum',
+        label: 'SES events rule DLQ visible',
+      }),
     ]);
 
     this.dashboard = new Dashboard(this, 'Dashboard', {
@@ -260,10 +310,16 @@ export class RefloopMonitoringStack extends Stack {
         [
           graph('API requests, 4xx, 5xx', [requests, clientErrors, serverErrors]),
           graph('API 5xx rate (%)', [errorRate]),
-          graph('API latency (ms)', [api.metricLatency({ period: fiveMinutes, statistic: 'p50', label: 'p50' }), latencyP99, api.metricIntegrationLatency({ period: fiveMinutes, statistic: 'p99', label: 'integration p99' })]),
+          graph('API latency (ms)', [
+            api.metricLatency({ period: fiveMinutes, statistic: 'p50', label: 'p50' }),
+            latencyP99,
+            api.metricIntegrationLatency({ period: fiveMinutes, statistic: 'p99', label: 'integration p99' }),
+          ]),
         ],
         [
-          graph('Lambda errors and throttles (account, region)', [errors, throttles], { right: [LambdaFunction.metricAllInvocations({ period: fiveMinutes, statistic: 'Sum', label: 'Invocations' })] }),
+          graph('Lambda errors and throttles (account, region)', [errors, throttles], {
+            right: [LambdaFunction.metricAllInvocations({ period: fiveMinutes, statistic: 'Sum', label: 'Invocations' })],
+          }),
           graph('Top 10 functions by errors', [top10('Errors', 'Errors')]),
           graph('Top 10 functions by throttles', [top10('Throttles', 'Throttles')]),
         ],
@@ -271,18 +327,35 @@ export class RefloopMonitoringStack extends Stack {
         queueWidgets.slice(3, 6),
         [...queueWidgets.slice(6), eventDlqs],
         [
-          graph('Referrals and conversions', [businessMetric('ReferralsCreated', {}, { label: 'Referrals created' }), businessMetric('Conversions', {}, { label: 'Conversions' })]),
-          graph('Rewards created by type, credits applied', [...REWARD_TYPES.map((t) => businessMetric('RewardsCreated', { RewardType: t }, { label: `Rewards: ${t}` })), businessMetric('CreditsApplied', {}, { label: 'Credits applied' })]),
-          graph('Outgoing webhook failures, secrets that do not decrypt', [businessMetric('OutgoingWebhookFailures', {}, { label: 'Failed delivery attempts' }), secretFailures]),
+          graph('Referrals and conversions', [
+            businessMetric('ReferralsCreated', {}, { label: 'Referrals created' }),
+            businessMetric('Conversions', {}, { label: 'Conversions' }),
+          ]),
+          graph('Rewards created by type, credits applied', [
+            ...REWARD_TYPES.map((t) => businessMetric('RewardsCreated', { RewardType: t }, { label: `Rewards: ${t}` })),
+            businessMetric('CreditsApplied', {}, { label: 'Credits applied' }),
+          ]),
+          graph('Outgoing webhook failures, secrets that do not decrypt', [
+            businessMetric('OutgoingWebhookFailures', {}, { label: 'Failed delivery attempts' }),
+            secretFailures,
+          ]),
         ],
         [
           graph(
             'Provider calls and errors',
-            PROVIDER_KINDS.flatMap((p) => [businessMetric('ProviderCalls', { Provider: p }, { label: `${p} calls` }), businessMetric('ProviderErrors', { Provider: p }, { label: `${p} errors` })]),
+            PROVIDER_KINDS.flatMap((p) => [
+              businessMetric('ProviderCalls', { Provider: p }, { label: `${p} calls` }),
+              businessMetric('ProviderErrors', { Provider: p }, { label: `${p} errors` }),
+            ]),
           ),
           graph('Provider error rate (%), 10 min', providerRates),
           graph('Provider errors by call', [
-            new MathExpression({ expression: `SEARCH('{${METRICS_NAMESPACE},Call,Provider,service} MetricName="ProviderErrorsByCall"', 'Sum', 300)`, usingMetrics: {}, label: 'errors', period: fiveMinutes }),
+            new MathExpression({
+              expression: `SEARCH('{${METRICS_NAMESPACE},Call,Provider,service} MetricName="ProviderErrorsByCall"', 'Sum', 300)`,
+              usingMetrics: {},
+              label: 'errors',
+              period: fiveMinutes,
+            }),
           ]),
         ],
         [graph('Webhook lag, intake to applied (ms, p95)', lags, { w: 24 })],

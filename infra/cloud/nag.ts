@@ -38,10 +38,12 @@ export const REASONS = {
     "CDK's own BucketDeployment handler (aws-cdk-lib): its policy copies the dashboard's asset from the CDK assets bucket into the dashboard bucket (object wildcards of those two buckets) and invalidates the distribution (CloudFront invalidations have no resource-level permission). It runs only during deployments.",
   apiAuthorizer:
     'Authentication is done in each handler (shared/http): secret API keys, dashboard session cookies, member portal tokens, provider webhook signatures, publishable keys; the public routes (scripts, documentation, CORS preflights, health, the portal page) take none. A gateway authorizer would add a Lambda invocation or a JWT issuer the API does not use.',
-  eventBridgeDlq: "This queue is a DLQ itself (an EventBridge target's dead-letter queue, kept 14 days, alarmed on its first message); a DLQ has no DLQ of its own.",
+  eventBridgeDlq:
+    "This queue is a DLQ itself (an EventBridge target's dead-letter queue, kept 14 days, alarmed on its first message); a DLQ has no DLQ of its own.",
   assetsBucketLogs:
     'The bucket holds only the built dashboard (public files, no customer data), is written only by the deployment and read only by CloudFront through origin access control. Server access logs would need a second bucket for nothing to investigate: a deliberate cost choice. To enable: serverAccessLogsBucket in dashboard-site.ts.',
-  cloudFrontGeo: 'Customers and their members are anywhere: no country is excluded. To restrict: geoRestriction on the distribution (dashboard-site.ts).',
+  cloudFrontGeo:
+    'Customers and their members are anywhere: no country is excluded. To restrict: geoRestriction on the distribution (dashboard-site.ts).',
   cloudFrontWaf:
     'No WAF, a deliberate cost choice (a web ACL costs a monthly fee per ACL and rule plus a per-request fee): the API stage throttles every route (500 rps, burst 1,000 by default) and the handlers rate limit logins, portal links and the public endpoints. To enable: a CLOUDFRONT-scope WebACL (us-east-1) and webAclId on the distribution (dashboard-site.ts).',
   accessLogBucketLogs:
@@ -75,7 +77,11 @@ export function applyNagSuppressions(stacks: NagStacks): Acknowledged[] {
     ack(fn, 'AwsSolutions-L1', REASONS.nodeRuntime);
     const role = fn.role;
     if (!role) throw new Error(`${fn.node.path} has no role`);
-    ack(role, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', REASONS.basicExecutionRole);
+    ack(
+      role,
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      REASONS.basicExecutionRole,
+    );
     ack(role, 'AwsSolutions-IAM5[Resource::*]', REASONS.xray);
     if (fn.tableAccess) ack(role, `AwsSolutions-IAM5[Resource::${tableArn}/index/*]`, REASONS.tableIndexes);
   }
@@ -102,17 +108,26 @@ export function applyNagSuppressions(stacks: NagStacks): Acknowledged[] {
     const secretReader = api.node.children.find((c) => c.node.id.startsWith('AWS679f53fac002430cb0da5b7982bd2287'));
     if (api.originSecretReader) {
       if (!secretReader) throw new Error('the origin secret has no AwsCustomResource handler');
-      ack(secretReader, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', REASONS.originSecretReader);
+      ack(
+        secretReader,
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        REASONS.originSecretReader,
+      );
     }
     const deployment = api.node.children.find((c) => c.node.id.startsWith('Custom::CDKBucketDeployment'));
     if (!deployment) throw new Error('the dashboard site has no BucketDeployment handler');
     // The CDK assets bucket, as cdk-nag writes it: account and region literal when the stack has them.
-    const qualifier = (api.node.tryGetContext('@aws-cdk/core:bootstrapQualifier') as string | undefined) ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER;
+    const qualifier =
+      (api.node.tryGetContext('@aws-cdk/core:bootstrapQualifier') as string | undefined) ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER;
     const account = Token.isUnresolved(api.account) ? '<AWS::AccountId>' : api.account;
     const region = Token.isUnresolved(api.region) ? '<AWS::Region>' : api.region;
     const bucketId = api.getLogicalId(api.site.bucket.node.defaultChild as CfnElement);
     ack(deployment, 'AwsSolutions-L1', REASONS.bucketDeploymentRuntime);
-    ack(deployment, 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]', REASONS.basicExecutionRole);
+    ack(
+      deployment,
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      REASONS.basicExecutionRole,
+    );
     for (const finding of [
       'Action::s3:GetObject*',
       'Action::s3:GetBucket*',

@@ -102,6 +102,12 @@ export class QueueWorker extends Construct {
       }),
     );
 
-    this.alarm = deadLetterAlarm(this, 'DeadLetterAlarm', this.deadLetterQueue, `${worker.name}: messages of queue ${worker.queue} are in its DLQ`, props.alarmTopic);
+    this.alarm = deadLetterAlarm(
+      this,
+      'DeadLetterAlarm',
+      this.deadLetterQueue,
+      `${worker.name}: messages of queue ${worker.queue} are in its DLQ`,
+      props.alarmTopic,
+    );
   }
 }

@@ -135,7 +135,11 @@ export class RouteGroupStack extends NestedStack {
 
     let originSecret: string | undefined;
     if (props.originSecret !== undefined) {
-      const parameter = new CfnParameter(this, 'OriginVerifySecret', { type: 'String', noEcho: true, description: 'The secret origin header value (X-Refloop-Origin-Verify)' });
+      const parameter = new CfnParameter(this, 'OriginVerifySecret', {
+        type: 'String',
+        noEcho: true,
+        description: 'The secret origin header value (X-Refloop-Origin-Verify)',
+      });
       parameter.overrideLogicalId('OriginVerifySecret');
       this.setParameter('OriginVerifySecret', props.originSecret);
       originSecret = parameter.valueAsString;
@@ -143,7 +147,9 @@ export class RouteGroupStack extends NestedStack {
 
     for (const route of props.routes) {
       const fn = new RefloopFunction(this, route.name, {
-        ...(route.name === 'PortalPage' && props.portalHtml !== undefined ? { define: { [PORTAL_HTML_DEFINE]: JSON.stringify(Buffer.from(props.portalHtml, 'utf8').toString('base64')) } } : {}),
+        ...(route.name === 'PortalPage' && props.portalHtml !== undefined
+          ? { define: { [PORTAL_HTML_DEFINE]: JSON.stringify(Buffer.from(props.portalHtml, 'utf8').toString('base64')) } }
+          : {}),
         logGroup: props.logGroup,
         entry: route.entry,
         description: `${route.method} ${route.path}`,
@@ -167,7 +173,11 @@ export class RouteGroupStack extends NestedStack {
     // Exactly the group's functions (unqualified: the integrations invoke $LATEST).
     if (this.functions.size > 0) {
       this.invokeRole.addToPrincipalPolicy(
-        new PolicyStatement({ sid: 'InvokeGroupFunctions', actions: ['lambda:InvokeFunction'], resources: [...this.functions.values()].map((fn) => fn.functionArn) }),
+        new PolicyStatement({
+          sid: 'InvokeGroupFunctions',
+          actions: ['lambda:InvokeFunction'],
+          resources: [...this.functions.values()].map((fn) => fn.functionArn),
+        }),
       );
     }
   }

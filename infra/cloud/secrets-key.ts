@@ -60,7 +60,8 @@ export function secretsKeyUses(): Map<string, SecretsKeyUse> {
   };
   // The writers hold the secret flags to reach the secret items, but they take the plaintext from the
   // request (and check it at the provider with that): they never decrypt a stored one.
-  for (const r of routes) set(r.name, (r.providerSecrets === true || r.providerWebhookSecrets === true) && !SECRET_WRITERS.includes(r.name));
+  for (const r of routes)
+    set(r.name, (r.providerSecrets === true || r.providerWebhookSecrets === true) && !SECRET_WRITERS.includes(r.name));
   for (const w of workers) set(w.name, w.providerSecrets || w.webhookSecrets === true);
   for (const j of scheduledJobs) set(j.name, j.providerSecrets);
   for (const name of SECRET_WRITERS) {
@@ -88,9 +89,23 @@ export function grantSecretsKey(fn: RefloopFunction, key: IKey, use: SecretsKeyU
   if (!use.decrypt && !use.encrypt) return;
   fn.addEnvironment(SECRETS_KEY_ENV, key.keyArn);
   if (use.decrypt) {
-    fn.addToRolePolicy(new PolicyStatement({ sid: 'DecryptSecrets', actions: ['kms:Decrypt'], resources: [key.keyArn], conditions: ENCRYPTION_CONTEXT_CONDITION }));
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        sid: 'DecryptSecrets',
+        actions: ['kms:Decrypt'],
+        resources: [key.keyArn],
+        conditions: ENCRYPTION_CONTEXT_CONDITION,
+      }),
+    );
   }
   if (use.encrypt) {
-    fn.addToRolePolicy(new PolicyStatement({ sid: 'EncryptSecrets', actions: ['kms:Encrypt'], resources: [key.keyArn], conditions: ENCRYPTION_CONTEXT_CONDITION }));
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        sid: 'EncryptSecrets',
+        actions: ['kms:Encrypt'],
+        resources: [key.keyArn],
+        conditions: ENCRYPTION_CONTEXT_CONDITION,
+      }),
+    );
   }
 }

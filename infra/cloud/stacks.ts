@@ -11,7 +11,10 @@ import { RefloopMonitoringStack } from './monitoring';
 import { type Acknowledged, applyNagSuppressions } from './nag';
 import { RefloopStatefulStack } from './stateful-stack';
 
-export type RefloopStacksOptions = Pick<RefloopApiStackProps, 'emailIdentity' | 'alarmEmail' | 'apiThrottle' | 'workerReservedConcurrency' | 'dashboardDir' | 'publicBaseUrl'> & {
+export type RefloopStacksOptions = Pick<
+  RefloopApiStackProps,
+  'emailIdentity' | 'alarmEmail' | 'apiThrottle' | 'workerReservedConcurrency' | 'dashboardDir' | 'publicBaseUrl'
+> & {
   env?: Environment;
 };
 

@@ -19,6 +19,9 @@ export class RefloopStatefulStack extends Stack {
     // The operator CLI needs the physical name: TABLE_NAME=<this> npm run admin -- ...
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'DynamoDB table (TABLE_NAME)' });
     // ... and the key to write provider secrets the functions can read: SECRETS_KMS_KEY_ID=<this>.
-    new CfnOutput(this, 'SecretsKeyArn', { value: this.secretsKey.keyArn, description: 'KMS key of the stored secrets (SECRETS_KMS_KEY_ID)' });
+    new CfnOutput(this, 'SecretsKeyArn', {
+      value: this.secretsKey.keyArn,
+      description: 'KMS key of the stored secrets (SECRETS_KMS_KEY_ID)',
+    });
   }
 }

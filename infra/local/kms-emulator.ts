@@ -48,7 +48,10 @@ export interface KmsEmulatorOptions {
 }
 
 class KmsError extends Error {
-  constructor(readonly type: string, message: string) {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -72,7 +75,8 @@ function contextOf(value: unknown): Record<string, string> | null {
 
 function base64Field(body: Record<string, unknown>, name: string): Buffer {
   const value = body[name];
-  if (typeof value !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value)) throw new KmsError('ValidationException', `${name} must be base64-encoded binary`);
+  if (typeof value !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value))
+    throw new KmsError('ValidationException', `${name} must be base64-encoded binary`);
   return Buffer.from(value, 'base64');
 }
 
@@ -93,7 +97,11 @@ export async function startKmsEmulator(options: KmsEmulatorOptions = {}): Promis
   /** A KeyId as a key ARN or a bare key id; aliases are not emulated. */
   const resolveKey = (keyId: unknown): string => {
     if (typeof keyId !== 'string' || keyId === '') throw new KmsError('ValidationException', 'KeyId is required');
-    const id = keyId.startsWith('arn:') ? (keyId.startsWith(`arn:aws:kms:${region}:${awsAccountId}:key/`) ? keyId.slice(keyId.lastIndexOf('/') + 1) : '') : keyId;
+    const id = keyId.startsWith('arn:')
+      ? keyId.startsWith(`arn:aws:kms:${region}:${awsAccountId}:key/`)
+        ? keyId.slice(keyId.lastIndexOf('/') + 1)
+        : ''
+      : keyId;
     if (!keys.has(id)) throw new KmsError('NotFoundException', `Key '${keyId}' does not exist`);
     return id;
   };
@@ -102,7 +110,8 @@ export async function startKmsEmulator(options: KmsEmulatorOptions = {}): Promis
   const encrypt = (body: Record<string, unknown>) => {
     const id = resolveKey(body.KeyId);
     const plaintext = base64Field(body, 'Plaintext');
-    if (plaintext.length < 1 || plaintext.length > MAX_PLAINTEXT) throw new KmsError('ValidationException', `Plaintext must be 1 to ${MAX_PLAINTEXT} bytes`);
+    if (plaintext.length < 1 || plaintext.length > MAX_PLAINTEXT)
+      throw new KmsError('ValidationException', `Plaintext must be 1 to ${MAX_PLAINTEXT} bytes`);
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', keys.get(id) as Buffer, iv);
     cipher.setAAD(contextAad(contextOf(body.EncryptionContext)));
@@ -136,7 +145,11 @@ export async function startKmsEmulator(options: KmsEmulatorOptions = {}): Promis
 
   const answer = (res: ServerResponse, status: number, payload: unknown) => {
     const text = JSON.stringify(payload);
-    res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'content-length': Buffer.byteLength(text), 'x-amzn-requestid': randomUUID() });
+    res.writeHead(status, {
+      'content-type': 'application/x-amz-json-1.1',
+      'content-length': Buffer.byteLength(text),
+      'x-amzn-requestid': randomUUID(),
+    });
     res.end(text);
   };
 
@@ -149,7 +162,8 @@ export async function startKmsEmulator(options: KmsEmulatorOptions = {}): Promis
     calls.push(call);
     try {
       if (req.method !== 'POST' || req.url !== '/') throw new KmsError('UnknownOperationException', `${req.method} ${req.url}`);
-      if (!/^AWS4-HMAC-SHA256 /.test(String(req.headers.authorization ?? ''))) throw new KmsError('MissingAuthenticationTokenException', 'Missing Authentication Token');
+      if (!/^AWS4-HMAC-SHA256 /.test(String(req.headers.authorization ?? '')))
+        throw new KmsError('MissingAuthenticationTokenException', 'Missing Authentication Token');
       let body: Record<string, unknown>;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;

@@ -62,7 +62,6 @@ export interface Pollers {
   stop(): Promise<void>;
 }
 
-
 function defaultRegion(): string {
   return process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1';
 }

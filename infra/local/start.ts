@@ -121,7 +121,14 @@ async function ensureDemoOwner(accountId: string, email: string): Promise<void> 
 export async function demoLoginLink(runtime: Pick<LocalRuntime, 'url' | 'demo' | 'dataDir'>): Promise<{ url: string; file?: string }> {
   const member = (await membershipsOf(runtime.demo.ownerEmail)).find((m) => m.accountId === runtime.demo.accountId);
   if (!member) throw new Error(`${runtime.demo.ownerEmail} is not in the demo account's team`);
-  return handOverLoginLink({ accountId: member.accountId, operatorId: member.operatorId, accountName: 'Demo', to: runtime.demo.ownerEmail, baseUrl: runtime.url, outboxDir: join(runtime.dataDir, 'outbox') });
+  return handOverLoginLink({
+    accountId: member.accountId,
+    operatorId: member.operatorId,
+    accountName: 'Demo',
+    to: runtime.demo.ownerEmail,
+    baseUrl: runtime.url,
+    outboxDir: join(runtime.dataDir, 'outbox'),
+  });
 }
 
 /** The local emulators' keys (not secrets: they only open the emulators on this machine). */
@@ -137,7 +144,8 @@ const DEFAULT_DEMO_PROVIDER: ProviderKind = PROVIDER_KINDS[0] as ProviderKind;
 
 function demoProviderFromEnv(): ProviderKind {
   const raw = process.env.DEMO_PROVIDER || DEFAULT_DEMO_PROVIDER;
-  if (!(PROVIDER_KINDS as readonly string[]).includes(raw)) throw new Error(`DEMO_PROVIDER must be one of ${PROVIDER_KINDS.join(', ')}, got "${raw}"`);
+  if (!(PROVIDER_KINDS as readonly string[]).includes(raw))
+    throw new Error(`DEMO_PROVIDER must be one of ${PROVIDER_KINDS.join(', ')}, got "${raw}"`);
   return raw as ProviderKind;
 }
 
@@ -182,7 +190,11 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     // refuses to write a secret with another key file (run without this DATA_DIR, say).
     const secretsKey = await recordServiceSecretsKey();
     if (secretsKey.replaced) {
-      log('warn', `the secrets key file ${process.env.SECRETS_KEY_FILE} is not the one this table's secrets were written with: provider and webhook secrets written before answer 503 until they are set again`, { previous: secretsKey.replaced, now: secretsKey.fingerprint });
+      log(
+        'warn',
+        `the secrets key file ${process.env.SECRETS_KEY_FILE} is not the one this table's secrets were written with: provider and webhook secrets written before answer 503 until they are set again`,
+        { previous: secretsKey.replaced, now: secretsKey.fingerprint },
+      );
     }
 
     // The stack's queues and DLQs on the local SQS (in memory: messages do not survive a restart), and
@@ -197,7 +209,11 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     // the demo's subscriptions and signatures valid; Paddle Billing's and Stripe's keep their state in
     // memory with fixed keys, so a demo account connected to them keeps working across restarts (emulator
     // values, not real secrets).
-    const ports: Partial<Record<ProviderKind, number>> = { 'paddle-classic': options.paddlePort, 'paddle-billing': options.paddleBillingPort, stripe: options.stripePort };
+    const ports: Partial<Record<ProviderKind, number>> = {
+      'paddle-classic': options.paddlePort,
+      'paddle-billing': options.paddleBillingPort,
+      stripe: options.stripePort,
+    };
     const emulators: RunningEmulator<unknown>[] = [];
     for (const definition of PROVIDER_DEFINITIONS) {
       if (!definition.emulator) continue;
@@ -219,7 +235,10 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     const schedules = startSchedules(options.backfillMinutes ? { everyMinutesOverride: options.backfillMinutes } : {});
     stops.push(schedules.stop);
 
-    const { demo, created } = await ensureDemoAccount(dataDir, options.demoOwnerEmail ?? (process.env.DEMO_OWNER_EMAIL || 'owner@example.com'));
+    const { demo, created } = await ensureDemoAccount(
+      dataDir,
+      options.demoOwnerEmail ?? (process.env.DEMO_OWNER_EMAIL || 'owner@example.com'),
+    );
     // The demo account is wired to its emulator on every start (its settings follow the emulator's). One
     // provider per account: a demo that already mirrors another provider's subscriptions keeps that one.
     const connectionOf = (kind: ProviderKind): ProviderConnection => {
@@ -240,17 +259,41 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     // The dashboard is built here when its sources changed (a few seconds; nothing when they did not), so
     // `npm start` serves /app/ with no extra command.
     if (options.buildDashboard ?? true) await ensureDashboard();
-    const gateway = await startGateway({ port: options.port ?? 3000, ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}) });
+    const gateway = await startGateway({
+      port: options.port ?? 3000,
+      ...(options.publicBaseUrl ? { publicBaseUrl: options.publicBaseUrl } : {}),
+    });
     stops.push(gateway.close);
     // Each emulator delivers to the demo account's intake of its kind (the other kinds answer 404).
-    for (const emulator of emulators) emulator.setWebhookUrl(`${gateway.url}/webhooks/${definitionOf(emulator.kind).webhook.path}/${demo.accountId}/`);
+    for (const emulator of emulators)
+      emulator.setWebhookUrl(`${gateway.url}/webhooks/${definitionOf(emulator.kind).webhook.path}/${demo.accountId}/`);
     // One background sync at start: whatever the emulator did while the service was down is caught up.
     const backfill = scheduledJobs.find((j) => j.name === 'ProviderBackfill');
     if (backfill) await runScheduledJob(backfill);
     // Where it runs, for the CLIs (./runtime-file.ts): removed first when it stops.
-    writeRuntimeFile(dataDir, { api_url: gateway.url, dynamodb_endpoint: dynamo.endpoint, sqs_endpoint: sqs.endpoint, paddle_url: paddle.url, paddle_billing_url: paddleBilling.url, stripe_url: stripe.url });
+    writeRuntimeFile(dataDir, {
+      api_url: gateway.url,
+      dynamodb_endpoint: dynamo.endpoint,
+      sqs_endpoint: sqs.endpoint,
+      paddle_url: paddle.url,
+      paddle_billing_url: paddleBilling.url,
+      stripe_url: stripe.url,
+    });
     stops.push(async () => removeRuntimeFile(dataDir));
-    return { url: gateway.url, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, paddle, paddleBilling, stripe, dataDir, demo, demoCreated: created, demoProvider, demoProviderNote, stop };
+    return {
+      url: gateway.url,
+      dynamodbEndpoint: dynamo.endpoint,
+      sqsEndpoint: sqs.endpoint,
+      paddle,
+      paddleBilling,
+      stripe,
+      dataDir,
+      demo,
+      demoCreated: created,
+      demoProvider,
+      demoProviderNote,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;
@@ -310,7 +353,8 @@ async function main(): Promise<void> {
     console.error(err instanceof Error ? err.message : String(err));
     process.exit(1);
   }
-  const { url, dynamodbEndpoint, sqsEndpoint, paddle, paddleBilling, stripe, dataDir, demo, demoCreated, demoProvider, demoProviderNote } = runtime;
+  const { url, dynamodbEndpoint, sqsEndpoint, paddle, paddleBilling, stripe, dataDir, demo, demoCreated, demoProvider, demoProviderNote } =
+    runtime;
   console.log(`Refloop API      ${url}`);
   console.log(`DynamoDB Local   ${dynamodbEndpoint} (data in ${dataDir})`);
   console.log(`Local SQS        ${sqsEndpoint} (queues: ${QUEUE_NAMES.join(', ')}, and their DLQs)`);
@@ -318,7 +362,9 @@ async function main(): Promise<void> {
   console.log(`Paddle emulator  ${paddle.url} (Classic, vendor ${paddle.vendorId})`);
   console.log(`Paddle Billing   ${paddleBilling.url} (emulator; API key ${paddleBilling.apiKey})`);
   console.log(`Stripe           ${stripe.url} (emulator; secret key ${stripe.secretKey})`);
-  console.log(`Demo account     ${demo.accountId}${demoCreated ? ' (created now)' : ''}, connected to ${demoProvider} (DEMO_PROVIDER=${PROVIDER_KINDS.join('|')})`);
+  console.log(
+    `Demo account     ${demo.accountId}${demoCreated ? ' (created now)' : ''}, connected to ${demoProvider} (DEMO_PROVIDER=${PROVIDER_KINDS.join('|')})`,
+  );
   if (demoProviderNote) console.log(demoProviderNote);
   console.log(`Demo API key     ${demo.apiKey}`);
   console.log(`Publishable key  ${demo.publishableKey}`);
@@ -338,7 +384,9 @@ async function main(): Promise<void> {
     new URL(url).port === '3000' ? '' : `PORT=${new URL(url).port} `,
     dataDir === resolve('.data') ? '' : `DATA_DIR=${dataDir} `,
     sqsEndpoint === 'http://127.0.0.1:9324' ? '' : `SQS_ENDPOINT=${sqsEndpoint} `,
-    !process.env.SECRETS_KEY_FILE || resolve(process.env.SECRETS_KEY_FILE) === join(dataDir, 'secrets.key') ? '' : `SECRETS_KEY_FILE=${process.env.SECRETS_KEY_FILE} `,
+    !process.env.SECRETS_KEY_FILE || resolve(process.env.SECRETS_KEY_FILE) === join(dataDir, 'secrets.key')
+      ? ''
+      : `SECRETS_KEY_FILE=${process.env.SECRETS_KEY_FILE} `,
   ].join('');
   console.log(`Accounts and keys: ${cliEnv}npm run --silent admin -- account create --name <name>`);
   const paddleEnv = paddle.url === 'http://127.0.0.1:8025' ? '' : `PADDLE_EMULATOR_URL=${paddle.url} `;

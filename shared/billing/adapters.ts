@@ -50,7 +50,9 @@ export function providerFromConnection(accountId: string, conn: StoredProviderCo
     listSubscriptions: call('listSubscriptions'),
     listPayments: call('listPayments'),
     ...(quirks.describesPlans ? { describePlan: call('describePlan') as NonNullable<AccountBillingProvider['describePlan']> } : {}),
-    ...(quirks.parsesWebhooksWithoutConnection ? {} : { parseWebhook: call('parseWebhook') as NonNullable<AccountBillingProvider['parseWebhook']> }),
+    ...(quirks.parsesWebhooksWithoutConnection
+      ? {}
+      : { parseWebhook: call('parseWebhook') as NonNullable<AccountBillingProvider['parseWebhook']> }),
   };
 }
 
@@ -73,8 +75,14 @@ export async function webhookProviderFor(accountId: string, kind: ProviderKind):
       if (!adapter.webhooks) throw new Error(`${kind}'s adapter has no connection-free webhook parser`);
       return adapter.webhooks(load, options);
     });
-    return { kind, parseWebhook: call('parseWebhook'), ...(definition.quirks.describesPlans ? { describePlan: call('describePlan') as NonNullable<WebhookProvider['describePlan']> } : {}) };
+    return {
+      kind,
+      parseWebhook: call('parseWebhook'),
+      ...(definition.quirks.describesPlans ? { describePlan: call('describePlan') as NonNullable<WebhookProvider['describePlan']> } : {}),
+    };
   }
   const provider = await billingProviderFor(accountId);
-  return provider && provider.kind === kind && provider.parseWebhook ? { kind, parseWebhook: provider.parseWebhook, getSubscription: provider.getSubscription } : null;
+  return provider && provider.kind === kind && provider.parseWebhook
+    ? { kind, parseWebhook: provider.parseWebhook, getSubscription: provider.getSubscription }
+    : null;
 }

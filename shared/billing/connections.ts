@@ -16,7 +16,11 @@ export function connectionOf(body: ProviderBody): ProviderConnection {
   // hosts are accepted, and any other (an emulator) only where emulators are allowed (npm start).
   const own = definition.apiHosts;
   if (body.api_url && !config().webhooks.allowLoopback && !own.includes(body.api_url)) {
-    errors.api_url = [own.length > 0 ? `Use the provider's own API URL (${own.join(' or ')}); other URLs are for local emulators.` : `${definition.name} takes no API URL; other URLs are for local emulators.`];
+    errors.api_url = [
+      own.length > 0
+        ? `Use the provider's own API URL (${own.join(' or ')}); other URLs are for local emulators.`
+        : `${definition.name} takes no API URL; other URLs are for local emulators.`,
+    ];
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   const checked = definition.connectionFromBody(values, body.api_url ?? undefined);

@@ -59,7 +59,9 @@ export interface IncomingWebhook {
  * The provider's verdict on a request: what to queue (the headers its parser reads and the body it
  * parses), or the 4xx to answer (nothing is queued).
  */
-export type WebhookVerdict = { ok: true; headers: Record<string, string>; rawBody: string } | { ok: false; status: 403 | 413 | 415; detail: string };
+export type WebhookVerdict =
+  | { ok: true; headers: Record<string, string>; rawBody: string }
+  | { ok: false; status: 403 | 413 | 415; detail: string };
 
 export interface WebhookSpec {
   /** The path segment of its intake, `/webhooks/<path>/{account_id}/` (Paddle Classic's is `paddle`). */
@@ -90,12 +92,23 @@ export interface AdapterOptions {
  */
 export type AccountBillingProvider = Pick<
   BillingProvider,
-  'kind' | 'combinesCredits' | 'createCoupon' | 'applyCredit' | 'reverseCredit' | 'resolveCheckout' | 'getSubscription' | 'listSubscriptions' | 'listsDeletedApart' | 'listPayments' | 'describePlan'
+  | 'kind'
+  | 'combinesCredits'
+  | 'createCoupon'
+  | 'applyCredit'
+  | 'reverseCredit'
+  | 'resolveCheckout'
+  | 'getSubscription'
+  | 'listSubscriptions'
+  | 'listsDeletedApart'
+  | 'listPayments'
+  | 'describePlan'
 > &
   Partial<Pick<BillingProvider, 'parseWebhook'>>;
 
 /** What the subscription-sync worker needs to apply an account's webhooks: the parser and plan lookups. */
-export type WebhookProvider = Pick<BillingProvider, 'kind' | 'parseWebhook' | 'describePlan'> & Partial<Pick<BillingProvider, 'getSubscription'>>;
+export type WebhookProvider = Pick<BillingProvider, 'kind' | 'parseWebhook' | 'describePlan'> &
+  Partial<Pick<BillingProvider, 'getSubscription'>>;
 
 /** What a provider's adapter module gives, once loaded. */
 export interface ProviderAdapter<C> {
@@ -133,7 +146,10 @@ export interface CliConnectSpec<C> {
   /** A usage problem with the flags (exit 2, nothing read or written), or null. */
   check(values: Record<string, string>): string | null;
   /** The connection the flags describe, or a usage problem; `readFile` reads a file a flag names. */
-  connection(values: Record<string, string>, readFile: (path: string) => string): { ok: true; connection: C } | { ok: false; message: string };
+  connection(
+    values: Record<string, string>,
+    readFile: (path: string) => string,
+  ): { ok: true; connection: C } | { ok: false; message: string };
   /** What the command prints beside `account_id` and `webhook_path` (never a secret). */
   output(connection: C): Record<string, unknown>;
 }
@@ -198,7 +214,8 @@ export function formSentence(message: string): string {
 /** Every required field the body lacks, as the API's field errors (empty when none). */
 export function missingFields(definition: Pick<ProviderDefinition, 'fields'>, body: Record<string, unknown>): FieldErrors {
   const errors: FieldErrors = {};
-  for (const field of definition.fields) if (field.required && body[field.name] === undefined) errors[field.name] = ['This field is required.'];
+  for (const field of definition.fields)
+    if (field.required && body[field.name] === undefined) errors[field.name] = ['This field is required.'];
   return errors;
 }
 

@@ -18,7 +18,11 @@ import { definitionOfWebhookPath, type ProviderKind } from './registry';
 
 export { MAX_WEBHOOK_BYTES } from './definition';
 
-export async function receiveProviderWebhook(segment: string, accountId: string, event: APIGatewayProxyEventV2): Promise<{ received: true }> {
+export async function receiveProviderWebhook(
+  segment: string,
+  accountId: string,
+  event: APIGatewayProxyEventV2,
+): Promise<{ received: true }> {
   const definition = definitionOfWebhookPath(segment);
   if (!definition || !isAccountId(accountId)) throw new NotFoundError();
   const key = await getWebhookKey(accountId, definition);
@@ -29,8 +33,16 @@ export async function receiveProviderWebhook(segment: string, accountId: string,
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
   const verdict = definition.webhook.verify({ headers, body }, key, Date.now());
-  if (!verdict.ok) throw verdict.status === 403 ? new PermissionDeniedError(verdict.detail) : new DetailError(verdict.status, verdict.detail);
+  if (!verdict.ok)
+    throw verdict.status === 403 ? new PermissionDeniedError(verdict.detail) : new DetailError(verdict.status, verdict.detail);
   const kind = definition.kind as ProviderKind;
-  await publish('provider-events', { kind: 'provider-webhook', provider: kind, account_id: accountId, headers: verdict.headers, raw_body: verdict.rawBody, received_at: Date.now() });
+  await publish('provider-events', {
+    kind: 'provider-webhook',
+    provider: kind,
+    account_id: accountId,
+    headers: verdict.headers,
+    raw_body: verdict.rawBody,
+    received_at: Date.now(),
+  });
   return { received: true };
 }

@@ -17,6 +17,12 @@ export const providerOptions = (): ProviderOption[] =>
     kind: d.kind as ProviderKind,
     name: d.name,
     docs_url: d.docsUrl,
-    fields: d.fields.map((f) => ({ name: f.name, label: f.label, type: f.type, required: f.required, ...(f.placeholder !== undefined ? { placeholder: f.placeholder } : {}), ...(f.hint !== undefined ? { hint: f.hint } : {}) })),
+    fields: d.fields.map((f) => ({
+      name: f.name,
+      label: f.label,
+      type: f.type,
+      required: f.required,
+      ...(f.placeholder !== undefined ? { placeholder: f.placeholder } : {}),
+      ...(f.hint !== undefined ? { hint: f.hint } : {}),
+    })),
   }));
-

@@ -205,7 +205,10 @@ export interface BillingProvider {
    * the plan only by id (Paddle Classic). Never fails for an unreachable provider: it falls back to what is
    * known (`current`, then a partial plan the background sync completes later).
    */
-  describePlan?(planId: ProviderId, context: { currency: string; unitPrice: string | null; planName: string | null; current: Plan | null }): Promise<Plan>;
+  describePlan?(
+    planId: ProviderId,
+    context: { currency: string; unitPrice: string | null; planName: string | null; current: Plan | null },
+  ): Promise<Plan>;
   getSubscription(id: ProviderId): Promise<SubscriptionFacts | null>;
   resolveCheckout(checkoutId: string): Promise<CheckoutResolution>;
   /**

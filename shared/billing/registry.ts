@@ -20,12 +20,16 @@ export const PROVIDER_KINDS = Object.keys(PROVIDERS) as ProviderKind[];
 export type ProviderConnection = { [K in ProviderKind]: ConnectionOf<(typeof PROVIDERS)[K]> }[ProviderKind];
 
 /** Every definition, in the map's order. */
-export const PROVIDER_DEFINITIONS: readonly ProviderDefinition<ProviderConnection>[] = PROVIDER_KINDS.map((kind) => PROVIDERS[kind] as ProviderDefinition<ProviderConnection>);
+export const PROVIDER_DEFINITIONS: readonly ProviderDefinition<ProviderConnection>[] = PROVIDER_KINDS.map(
+  (kind) => PROVIDERS[kind] as ProviderDefinition<ProviderConnection>,
+);
 
-export const isProviderKind = (value: unknown): value is ProviderKind => typeof value === 'string' && Object.prototype.hasOwnProperty.call(PROVIDERS, value);
+export const isProviderKind = (value: unknown): value is ProviderKind =>
+  typeof value === 'string' && Object.hasOwn(PROVIDERS, value);
 
 /** The definition of a kind. */
-export const definitionOf = (kind: ProviderKind): ProviderDefinition<ProviderConnection> => PROVIDERS[kind] as ProviderDefinition<ProviderConnection>;
+export const definitionOf = (kind: ProviderKind): ProviderDefinition<ProviderConnection> =>
+  PROVIDERS[kind] as ProviderDefinition<ProviderConnection>;
 
 /**
  * The provider of a stored settings item, by its `provider` attribute. Items written before the attribute
@@ -37,7 +41,8 @@ export function definitionOfStored(item: Record<string, unknown> | undefined): P
 }
 
 /** The provider whose intake serves `/webhooks/<segment>/{account_id}/`, or null (404). */
-export const definitionOfWebhookPath = (segment: string): ProviderDefinition<ProviderConnection> | null => PROVIDER_DEFINITIONS.find((d) => d.webhook.path === segment) ?? null;
+export const definitionOfWebhookPath = (segment: string): ProviderDefinition<ProviderConnection> | null =>
+  PROVIDER_DEFINITIONS.find((d) => d.webhook.path === segment) ?? null;
 
 /**
  * The first provider (Paddle Classic): its settings items may predate the `provider` attribute, and the

@@ -9,12 +9,7 @@
  * null when the plan has no interval (a one-off product), or when the amount is not a decimal string.
  * A currency code Intl cannot format at all falls back to `"10.00 XXX"`.
  */
-export function planDescriptor(
-  amount: string,
-  currency: string,
-  interval: string | null,
-  frequency: number | null,
-): string | null {
+export function planDescriptor(amount: string, currency: string, interval: string | null, frequency: number | null): string | null {
   if (interval === null) return null;
   const unit = interval.trim();
   if (unit === '') return null;

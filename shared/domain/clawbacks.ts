@@ -66,13 +66,15 @@ export interface ClawbackPlan {
 
 const byTime = (a: RefundRecord, b: RefundRecord) => a.refunded_at - b.refunded_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-export function planClawbacks(rewards: RewardState[], payments: { id: ProviderId; amount: number }[], refunds: RefundRecord[]): ClawbackPlan {
+export function planClawbacks(
+  rewards: RewardState[],
+  payments: { id: ProviderId; amount: number }[],
+  refunds: RefundRecord[],
+): ClawbackPlan {
   const plan: ClawbackPlan = { clawbacks: [], creditReversals: [] };
   const refundsOf = (paymentId: ProviderId) => {
     const seen = new Set<string>();
-    return refunds
-      .filter((r) => r.payment_id === paymentId && r.amount > 0 && !seen.has(r.id) && seen.add(r.id))
-      .sort(byTime);
+    return refunds.filter((r) => r.payment_id === paymentId && r.amount > 0 && !seen.has(r.id) && seen.add(r.id)).sort(byTime);
   };
   for (const reward of rewards) {
     if (reward.amount <= 0) continue;
@@ -84,7 +86,12 @@ export function planClawbacks(rewards: RewardState[], payments: { id: ProviderId
 
     if (reward.type === 'credit') {
       if (reward.reversed_at !== undefined || reward.note !== undefined) continue;
-      if (whole) plan.creditReversals.push({ reward_id: reward.id, payment_id: reward.payment_id, refund_id: (mine[mine.length - 1] as RefundRecord).id });
+      if (whole)
+        plan.creditReversals.push({
+          reward_id: reward.id,
+          payment_id: reward.payment_id,
+          refund_id: (mine[mine.length - 1] as RefundRecord).id,
+        });
       continue;
     }
 
@@ -99,7 +106,14 @@ export function planClawbacks(rewards: RewardState[], payments: { id: ProviderId
       const amount = Math.min(share, reward.amount - clawed);
       if (amount <= 0) continue;
       clawed += amount;
-      planned.push({ type: 'commission', amount: -amount, currency: reward.currency, payment_id: reward.payment_id, reverses: reward.id, refund_id: refund.id });
+      planned.push({
+        type: 'commission',
+        amount: -amount,
+        currency: reward.currency,
+        payment_id: reward.payment_id,
+        reverses: reward.id,
+        refund_id: refund.id,
+      });
     }
     // The whole payment refunded: the last new clawback settles the rounding so the reward nets to zero.
     // When no refund planned one (the final shares rounded to zero), the settlement names the latest
@@ -108,7 +122,15 @@ export function planClawbacks(rewards: RewardState[], payments: { id: ProviderId
     if (whole && clawed < reward.amount) {
       const settling = last ? null : [...mine].reverse().find((r) => !answered.has(r.id));
       if (last) last.amount -= reward.amount - clawed;
-      else if (settling) planned.push({ type: 'commission', amount: clawed - reward.amount, currency: reward.currency, payment_id: reward.payment_id, reverses: reward.id, refund_id: settling.id });
+      else if (settling)
+        planned.push({
+          type: 'commission',
+          amount: clawed - reward.amount,
+          currency: reward.currency,
+          payment_id: reward.payment_id,
+          reverses: reward.id,
+          refund_id: settling.id,
+        });
     }
     plan.clawbacks.push(...planned);
   }

@@ -5,7 +5,9 @@ import { formatInCurrency, minorUnitCents, roundToMinorUnit } from './currency';
 import { maxRewardCents } from './money-limits';
 
 /** Field errors of a campaign's commission terms (a percentage commission needs 0.01..100). */
-export function commissionErrors(terms: { allows_commission: boolean; commission_type: CommissionType; commission_percent: number } & Partial<AmountTerms>): FieldErrors {
+export function commissionErrors(
+  terms: { allows_commission: boolean; commission_type: CommissionType; commission_percent: number } & Partial<AmountTerms>,
+): FieldErrors {
   if (terms.commission_percent > 100_00) return { commission_percent: ['Ensure this value is less than or equal to 100.'] };
   if (terms.allows_commission && terms.commission_type === 'percentage' && terms.commission_percent < 1) {
     return { commission_percent: ['Ensure this value is greater than or equal to 0.01 for a percentage commission.'] };
@@ -33,15 +35,23 @@ function amountErrors(terms: Partial<AmountTerms>): FieldErrors {
   const check = (field: keyof AmountTerms, cents: number | undefined, currency: string | undefined) => {
     if (cents === undefined || currency === undefined || cents === 0) return;
     const max = maxRewardCents(currency);
-    if (cents > max) errors[field] = [`Ensure this value is less than or equal to ${formatInCurrency(max, currency)} (the most one payout in ${currency} may carry).`];
-    else if (cents % minorUnitCents(currency) !== 0) errors[field] = [`${currency} has no decimals: use a whole amount such as "${formatInCurrency(cents, currency)}".`];
+    if (cents > max)
+      errors[field] = [
+        `Ensure this value is less than or equal to ${formatInCurrency(max, currency)} (the most one payout in ${currency} may carry).`,
+      ];
+    else if (cents % minorUnitCents(currency) !== 0)
+      errors[field] = [`${currency} has no decimals: use a whole amount such as "${formatInCurrency(cents, currency)}".`];
   };
   check('credit_amount', terms.credit_amount, terms.credit_currency);
   check('commission_amount', terms.commission_amount, terms.commission_currency);
   check('min_payout', terms.min_payout, terms.commission_currency);
   if (terms.referred_discount_type === 'flat') {
     // The coupon's currency: the credit currency when the campaign offers credit, else the commission's.
-    check('referred_discount_amount', terms.referred_discount_amount, terms.allows_credit ? terms.credit_currency : terms.commission_currency);
+    check(
+      'referred_discount_amount',
+      terms.referred_discount_amount,
+      terms.allows_credit ? terms.credit_currency : terms.commission_currency,
+    );
   }
   return errors;
 }

@@ -31,7 +31,11 @@ export const COLLECTING: readonly PayoutStatus[] = ['open', 'due'];
 export const DAY_SECONDS = 86_400;
 
 /** The lifecycle of a reward just earned. */
-export function initialLifecycle(type: 'credit' | 'commission', createdAt: number, terms: { hold_days?: number; approval?: 'auto' | 'manual' }): Lifecycle {
+export function initialLifecycle(
+  type: 'credit' | 'commission',
+  createdAt: number,
+  terms: { hold_days?: number; approval?: 'auto' | 'manual' },
+): Lifecycle {
   const manual = terms.approval === 'manual';
   return {
     status: 'pending',
@@ -48,7 +52,13 @@ export function initialLifecycle(type: 'credit' | 'commission', createdAt: numbe
  * What a reward stored before the lifecycle existed reads as: an applied credit is `applied`; a reversed
  * one `voided`; a commission `approved` (it was earned under the old rules, which had no hold).
  */
-export function legacyLifecycle(r: { type: 'credit' | 'commission'; amount: number; created_at: number; provider_ref?: unknown; reversed_at?: number }): Lifecycle {
+export function legacyLifecycle(r: {
+  type: 'credit' | 'commission';
+  amount: number;
+  created_at: number;
+  provider_ref?: unknown;
+  reversed_at?: number;
+}): Lifecycle {
   const base = { approves_at: null, approved_at: null, paid_at: null, voided_at: null, void_reason: null, payout_id: null };
   if (r.type === 'credit') {
     if (r.reversed_at !== undefined) return { ...base, status: 'voided', voided_at: r.reversed_at, void_reason: 'refunded' };
@@ -58,7 +68,10 @@ export function legacyLifecycle(r: { type: 'credit' | 'commission'; amount: numb
 }
 
 /** The member stat a commission in this status counts in (none for credits and voided rewards). */
-export function commissionStat(type: 'credit' | 'commission', status: RewardStatus): 'commission_pending' | 'commission_approved' | 'commission_paid' | null {
+export function commissionStat(
+  type: 'credit' | 'commission',
+  status: RewardStatus,
+): 'commission_pending' | 'commission_approved' | 'commission_paid' | null {
   if (type !== 'commission') return null;
   if (status === 'pending') return 'commission_pending';
   if (status === 'approved') return 'commission_approved';
@@ -116,7 +129,6 @@ export function lifecycleOf(r: Reward): Lifecycle {
   };
 }
 
-
 export interface Payout {
   id: string;
   member_id: string;
@@ -141,4 +153,3 @@ export interface Payout {
   updated_at: number;
   version: number;
 }
-

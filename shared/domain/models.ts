@@ -193,15 +193,33 @@ export interface Referral {
 }
 
 /** Which reward a referral made in `campaign` earns (docs/design/api-contract.md "Campaigns"). */
-export function referralTerms(campaign: (CampaignTerms & Partial<DiscountTerms>) | null): Pick<
+export function referralTerms(
+  campaign: (CampaignTerms & Partial<DiscountTerms>) | null,
+): Pick<
   Referral,
-  'reward_type' | 'reward_amount' | 'reward_threshold' | 'commission_months' | 'currency' | 'referred_discount' | 'reward_percent' | 'hold_days' | 'approval'
+  | 'reward_type'
+  | 'reward_amount'
+  | 'reward_threshold'
+  | 'commission_months'
+  | 'currency'
+  | 'referred_discount'
+  | 'reward_percent'
+  | 'hold_days'
+  | 'approval'
 > {
-  const discount = campaign?.referred_discount_type
-    ? referredDiscount(campaign as DiscountTerms, statsCurrency(campaign))
-    : null;
+  const discount = campaign?.referred_discount_type ? referredDiscount(campaign as DiscountTerms, statsCurrency(campaign)) : null;
   if (campaign?.allows_credit) {
-    return { reward_type: 'credit', reward_amount: campaign.credit_amount, reward_threshold: campaign.reward_threshold, commission_months: null, currency: campaign.credit_currency, referred_discount: discount, reward_percent: null, hold_days: campaign.hold_days, approval: campaign.approval };
+    return {
+      reward_type: 'credit',
+      reward_amount: campaign.credit_amount,
+      reward_threshold: campaign.reward_threshold,
+      commission_months: null,
+      currency: campaign.credit_currency,
+      referred_discount: discount,
+      reward_percent: null,
+      hold_days: campaign.hold_days,
+      approval: campaign.approval,
+    };
   }
   if (campaign?.allows_commission) {
     return {
@@ -216,7 +234,17 @@ export function referralTerms(campaign: (CampaignTerms & Partial<DiscountTerms>)
       referred_discount: discount,
     };
   }
-  return { reward_type: null, reward_amount: 0, reward_threshold: campaign?.reward_threshold ?? 0, commission_months: null, currency: null, referred_discount: discount, reward_percent: null, hold_days: campaign?.hold_days ?? MONEY_DEFAULTS.hold_days, approval: campaign?.approval ?? MONEY_DEFAULTS.approval };
+  return {
+    reward_type: null,
+    reward_amount: 0,
+    reward_threshold: campaign?.reward_threshold ?? 0,
+    commission_months: null,
+    currency: null,
+    referred_discount: discount,
+    reward_percent: null,
+    hold_days: campaign?.hold_days ?? MONEY_DEFAULTS.hold_days,
+    approval: campaign?.approval ?? MONEY_DEFAULTS.approval,
+  };
 }
 
 /** Currency of the member's stats: the reward currency their campaign offers, USD without one. */

@@ -21,7 +21,8 @@ export function payoutEmailProblem(value: string): string | null {
   const local = value.slice(0, at);
   const labels = value.slice(at + 1).split('.');
   if (local.length > 64 || !LOCAL.test(local)) return 'Enter a valid email address.';
-  if (labels.length < 2 || !labels.every((l) => LABEL.test(l)) || !TOP.test(labels[labels.length - 1]!)) return 'Enter a valid email address.';
+  if (labels.length < 2 || !labels.every((l) => LABEL.test(l)) || !TOP.test(labels[labels.length - 1]!))
+    return 'Enter a valid email address.';
   return null;
 }
 

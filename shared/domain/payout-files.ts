@@ -49,8 +49,7 @@ export const PAYPAL_NOTE_LENGTH = 400;
 /** Wise's payment reference is short: cut to 35 characters. */
 export const WISE_REFERENCE_LENGTH = 35;
 
-export const WISE_HEADER =
-  'name,recipientEmail,paymentReference,receiverType,amountCurrency,amount,sourceCurrency,targetCurrency';
+export const WISE_HEADER = 'name,recipientEmail,paymentReference,receiverType,amountCurrency,amount,sourceCurrency,targetCurrency';
 export const CSV_HEADER =
   'payout_id,member_id,member_identifier,member_email,member_name,payout_email,amount,currency,reward_count,period_start,period_end,status,paid_at,reference';
 
@@ -123,7 +122,9 @@ function check(format: PayoutFileFormat, rows: PayoutFileRow[]): void {
       throw new PayoutFileError(`Payout ${row.payout_id} has amount ${row.amount}: must be a positive number of cents.`);
     }
     if (row.amount > maxPayoutCents(row.currency)) {
-      throw new PayoutFileError(`Payout ${row.payout_id} has amount ${formatCents(row.amount)}: above the maximum of ${formatCents(maxPayoutCents(row.currency))} ${row.currency} per payout.`);
+      throw new PayoutFileError(
+        `Payout ${row.payout_id} has amount ${formatCents(row.amount)}: above the maximum of ${formatCents(maxPayoutCents(row.currency))} ${row.currency} per payout.`,
+      );
     }
   }
 }
@@ -177,11 +178,7 @@ function csvLine(row: PayoutFileRow): string[] {
 }
 
 /** The file's text; throws PayoutFileError when the rows cannot go in one file of this format. */
-export function payoutFile(
-  format: PayoutFileFormat,
-  rows: PayoutFileRow[],
-  opts: Options,
-): string {
+export function payoutFile(format: PayoutFileFormat, rows: PayoutFileRow[], opts: Options): string {
   check(format, rows);
   let lines: string[][];
   switch (format) {

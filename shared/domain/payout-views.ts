@@ -27,7 +27,20 @@ export function payoutDetailView(p: Payout) {
 }
 
 /** The PayoutBatch object of the API. */
-export function batchView(b: { id: string; format: string; currency: string; status: string; payout_ids: string[]; amount: number; created_at: number; paid_at?: number | null; reference?: string | null }, baseUrl: string) {
+export function batchView(
+  b: {
+    id: string;
+    format: string;
+    currency: string;
+    status: string;
+    payout_ids: string[];
+    amount: number;
+    created_at: number;
+    paid_at?: number | null;
+    reference?: string | null;
+  },
+  baseUrl: string,
+) {
   return {
     id: b.id,
     format: b.format,

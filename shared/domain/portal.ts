@@ -23,16 +23,20 @@ export const LINK_PREFIX = 'rpl_';
 export const SESSION_PREFIX = 'rps_';
 const BODY = /^[A-Za-z0-9_-]{43}$/;
 
-export const newPortalToken = (prefix: typeof LINK_PREFIX | typeof SESSION_PREFIX): string => `${prefix}${randomBytes(32).toString('base64url')}`;
-export const isPortalLinkToken = (t: unknown): t is string => typeof t === 'string' && t.startsWith(LINK_PREFIX) && BODY.test(t.slice(LINK_PREFIX.length));
-export const isPortalSessionToken = (t: unknown): t is string => typeof t === 'string' && t.startsWith(SESSION_PREFIX) && BODY.test(t.slice(SESSION_PREFIX.length));
+export const newPortalToken = (prefix: typeof LINK_PREFIX | typeof SESSION_PREFIX): string =>
+  `${prefix}${randomBytes(32).toString('base64url')}`;
+export const isPortalLinkToken = (t: unknown): t is string =>
+  typeof t === 'string' && t.startsWith(LINK_PREFIX) && BODY.test(t.slice(LINK_PREFIX.length));
+export const isPortalSessionToken = (t: unknown): t is string =>
+  typeof t === 'string' && t.startsWith(SESSION_PREFIX) && BODY.test(t.slice(SESSION_PREFIX.length));
 
 export const PORTAL_SESSION_ID = /^ps_[0-9a-f]{24}$/;
 export const newPortalSessionId = () => `ps_${randomBytes(12).toString('hex')}`;
 
 /** The portal page of an account; the link token goes in the fragment. */
 export const portalPageUrl = (baseUrl: string, accountId: string): string => `${baseUrl}/portal/${accountId}/`;
-export const portalUrl = (baseUrl: string, accountId: string, token: string): string => `${portalPageUrl(baseUrl, accountId)}#token=${token}`;
+export const portalUrl = (baseUrl: string, accountId: string, token: string): string =>
+  `${portalPageUrl(baseUrl, accountId)}#token=${token}`;
 
 export const LINK_REFUSED = 'This portal link has expired or was already used. Open the referral page again from the app.';
 /** 401 for a link that is unknown, used, revoked or expired. */
@@ -100,6 +104,7 @@ export function termsText(t: TermsInput): string {
         : `for every payment of each customer you refer, for their first ${t.months} months`;
   const parts = [`Earn ${what} ${when}.`];
   if (t.threshold > 0) parts.push(`Rewards start once they have paid ${money(t.threshold, t.currency)}.`);
-  if (t.reward_type === 'commission' && t.hold_days > 0) parts.push(`Commissions are approved ${t.hold_days} days after each payment, once refunds are unlikely.`);
+  if (t.reward_type === 'commission' && t.hold_days > 0)
+    parts.push(`Commissions are approved ${t.hold_days} days after each payment, once refunds are unlikely.`);
   return parts.join(' ');
 }

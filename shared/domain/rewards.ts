@@ -111,7 +111,9 @@ export function planRewards(
   const trigger = triggerIndex(counted, terms.reward_threshold);
   const rules = opts.rules ?? DEFAULT_REWARD_RULES;
   const reward = (payment: CountedPayment): PlannedReward => ({
-    ...(payment.amount > maxPaymentCents(currency as string) ? { held: paymentAboveMaximum(payment.id, payment.amount, currency as string) } : {}),
+    ...(payment.amount > maxPaymentCents(currency as string)
+      ? { held: paymentAboveMaximum(payment.id, payment.amount, currency as string) }
+      : {}),
     payment_id: payment.id,
     type,
     // Rounded to what the currency can pay (whole yen in JPY: domain/currency.ts) by the rule that computes it.
@@ -219,7 +221,12 @@ export function addMonthsUtc(unixSeconds: number, months: number): number {
  * note is never applied (shared/flows/settlement/act.ts); and the member is not told of it (no reward
  * notice is queued).
  */
-export function newReward(planned: PlannedReward, id: string, now: number, terms: { hold_days?: number; approval?: 'auto' | 'manual' }): Reward & { email_queued?: true } {
+export function newReward(
+  planned: PlannedReward,
+  id: string,
+  now: number,
+  terms: { hold_days?: number; approval?: 'auto' | 'manual' },
+): Reward & { email_queued?: true } {
   return {
     id,
     type: planned.type,

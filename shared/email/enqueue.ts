@@ -25,10 +25,17 @@ export async function queueMemberEmails(accountId: string, referral: Referral, n
   if (conversion) messages.push({ ...base, template: 'conversion' });
   const rewards = (r.rewards as FlaggedReward[])
     .map((reward, index) => ({ reward, index }))
-    .filter(({ reward }) => reward.amount > 0 && reward.reversed_at === undefined && reward.email_queued !== true && reward.created_at >= since);
+    .filter(
+      ({ reward }) => reward.amount > 0 && reward.reversed_at === undefined && reward.email_queued !== true && reward.created_at >= since,
+    );
   for (const { reward } of rewards) messages.push({ ...base, template: 'reward', reward_id: reward.id });
   if (messages.length === 0) return 0;
   await publishAll('member-emails', messages);
-  await markEmailsQueued(accountId, r.id, conversion, rewards.map(({ reward, index }) => ({ index, id: reward.id })));
+  await markEmailsQueued(
+    accountId,
+    r.id,
+    conversion,
+    rewards.map(({ reward, index }) => ({ index, id: reward.id })),
+  );
   return messages.length;
 }

@@ -29,8 +29,14 @@ import { join } from 'node:path';
 import { outboxFileName, outboxSender } from './outbox-sender';
 import { escapeHtml } from './templates';
 
-export function loginEmail(input: { accountName: string; url: string; invitedBy?: string }): { subject: string; text: string; html: string } {
-  const subject = input.invitedBy ? `You are invited to ${input.accountName} on Refloop` : `Your Refloop login link for ${input.accountName}`;
+export function loginEmail(input: { accountName: string; url: string; invitedBy?: string }): {
+  subject: string;
+  text: string;
+  html: string;
+} {
+  const subject = input.invitedBy
+    ? `You are invited to ${input.accountName} on Refloop`
+    : `Your Refloop login link for ${input.accountName}`;
   const lead = input.invitedBy
     ? `${input.invitedBy} invited you to run the ${input.accountName} referral programme on Refloop.`
     : `Someone (hopefully you) asked to log in to the ${input.accountName} dashboard on Refloop.`;
@@ -52,12 +58,25 @@ export function loginEmail(input: { accountName: string; url: string; invitedBy?
  * --owner-email`, `npm start`'s demo owner): the token is issued, and with an outbox folder the email is
  * written there too, like every email on a laptop. The caller prints the URL.
  */
-export async function handOverLoginLink(p: { accountId: string; operatorId: string; accountName: string; to: string; baseUrl: string; outboxDir?: string }): Promise<{ url: string; expiresAt: number; file?: string }> {
+export async function handOverLoginLink(p: {
+  accountId: string;
+  operatorId: string;
+  accountName: string;
+  to: string;
+  baseUrl: string;
+  outboxDir?: string;
+}): Promise<{ url: string; expiresAt: number; file?: string }> {
   const { token, expiresAt } = await issueLoginToken(p.accountId, p.operatorId);
   const url = loginUrl(p.baseUrl, token);
   if (!p.outboxDir) return { url, expiresAt };
   const key = `login-${tokenHash(token).slice(0, 24)}`;
-  await outboxSender(p.outboxDir).send({ key, from: config().emailDefaultFrom, to: p.to, ...loginEmail({ accountName: p.accountName, url }), tags: { account_id: p.accountId, message_key: key } });
+  await outboxSender(p.outboxDir).send({
+    key,
+    from: config().emailDefaultFrom,
+    to: p.to,
+    ...loginEmail({ accountName: p.accountName, url }),
+    tags: { account_id: p.accountId, message_key: key },
+  });
   return { url, expiresAt, file: join(p.outboxDir, outboxFileName(key)) };
 }
 
@@ -76,7 +95,8 @@ export async function loginEmailAllowed(email: string, nowMs = Date.now()): Prom
 }
 
 export async function sendLoginLinks(m: LoginLinkMessage, sender: EmailSender): Promise<number> {
-  if (m.kind !== 'login-link' || typeof m.email !== 'string' || typeof m.base_url !== 'string') throw new PoisonMessageError('Not a login-link message');
+  if (m.kind !== 'login-link' || typeof m.email !== 'string' || typeof m.base_url !== 'string')
+    throw new PoisonMessageError('Not a login-link message');
   const base = config().publicBaseUrl;
   const memberships = (await membershipsOf(m.email)).filter((x) => !m.account_id || x.accountId === m.account_id);
   if (memberships.length > 0 && m.invited_by === undefined && !(await loginEmailAllowed(m.email))) {
@@ -94,9 +114,19 @@ export async function sendLoginLinks(m: LoginLinkMessage, sender: EmailSender): 
       if (err instanceof ConditionsFailedError) continue; // removed from the team meanwhile
       throw err;
     }
-    const rendered = loginEmail({ accountName: String(account.name), url: loginUrl(base, token), ...(m.invited_by ? { invitedBy: m.invited_by } : {}) });
+    const rendered = loginEmail({
+      accountName: String(account.name),
+      url: loginUrl(base, token),
+      ...(m.invited_by ? { invitedBy: m.invited_by } : {}),
+    });
     const key = `login-${tokenHash(token).slice(0, 24)}`;
-    await sender.send({ key, from: config().emailDefaultFrom, to: m.email, ...rendered, tags: { account_id: accountId, message_key: key } });
+    await sender.send({
+      key,
+      from: config().emailDefaultFrom,
+      to: m.email,
+      ...rendered,
+      tags: { account_id: accountId, message_key: key },
+    });
     sent++;
   }
   log('info', 'login links sent', { links: sent });

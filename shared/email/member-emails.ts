@@ -41,7 +41,13 @@ export const messageKey = (m: Pick<MemberEmailMessage, 'template' | 'referral_id
 export type EmailOutcome = 'sent' | 'skipped' | 'duplicate';
 
 export async function sendMemberEmail(m: MemberEmailMessage, sender: EmailSender): Promise<EmailOutcome> {
-  if (m.kind !== 'member-email' || (m.template !== 'conversion' && m.template !== 'reward') || !m.account_id || !m.referral_id || !m.member_id) {
+  if (
+    m.kind !== 'member-email' ||
+    (m.template !== 'conversion' && m.template !== 'reward') ||
+    !m.account_id ||
+    !m.referral_id ||
+    !m.member_id
+  ) {
     throw new PoisonMessageError('Not a member-email message');
   }
   const key = messageKey(m);
@@ -70,7 +76,10 @@ export async function sendMemberEmail(m: MemberEmailMessage, sender: EmailSender
     if (suppressedAddress(memberItem) === member.email.toLowerCase()) return await skip('address bounced or complained');
     const senderName = senderOf(account)?.name || config().emailDefaultFrom.name;
     // A fresh unsubscribe token per email (only its digest is stored): the link and the RFC 8058 headers.
-    const unsubscribe = unsubscribeUrl(config().publicBaseUrl, await issueUnsubscribeToken({ accountId: m.account_id, memberId: member.id, programme: senderName }));
+    const unsubscribe = unsubscribeUrl(
+      config().publicBaseUrl,
+      await issueUnsubscribeToken({ accountId: m.account_id, memberId: member.id, programme: senderName }),
+    );
     const input = { firstName: member.first_name, memberCode: member.code, senderName, referral, unsubscribeUrl: unsubscribe };
     let rendered: RenderedEmail;
     if (m.template === 'conversion') {

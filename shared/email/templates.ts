@@ -28,7 +28,16 @@ const greeting = (firstName: string | null) => (firstName ? `Hi ${firstName},` :
 function compose(subject: string, input: TemplateInput, paragraphs: string[]): RenderedEmail {
   const footer = `You receive this email because you take part in the ${input.senderName} referral programme with the code ${input.memberCode}.`;
   const unsubscribe = input.unsubscribeUrl ? [`Unsubscribe from these emails: ${input.unsubscribeUrl}`, ''] : [];
-  const text = [greeting(input.firstName), '', ...paragraphs.flatMap((p) => [p, '']), `-- ${input.senderName}`, '', footer, '', ...unsubscribe].join('\n');
+  const text = [
+    greeting(input.firstName),
+    '',
+    ...paragraphs.flatMap((p) => [p, '']),
+    `-- ${input.senderName}`,
+    '',
+    footer,
+    '',
+    ...unsubscribe,
+  ].join('\n');
   const html = [
     '<!doctype html>',
     `<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
@@ -37,7 +46,9 @@ function compose(subject: string, input: TemplateInput, paragraphs: string[]): R
     ...paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`),
     `<p>&mdash; ${escapeHtml(input.senderName)}</p>`,
     `<p style="color: #777; font-size: 12px">${escapeHtml(footer)}</p>`,
-    ...(input.unsubscribeUrl ? [`<p style="color: #777; font-size: 12px"><a href="${escapeHtml(input.unsubscribeUrl)}">Unsubscribe from these emails</a></p>`] : []),
+    ...(input.unsubscribeUrl
+      ? [`<p style="color: #777; font-size: 12px"><a href="${escapeHtml(input.unsubscribeUrl)}">Unsubscribe from these emails</a></p>`]
+      : []),
     '</body></html>',
     '',
   ].join('\n');
@@ -66,9 +77,7 @@ export function conversionEmail(input: TemplateInput): RenderedEmail {
 /** Sent once per reward earned. */
 export function rewardEmail(input: TemplateInput, reward: Reward): RenderedEmail {
   const value = amount(reward.amount, reward.currency);
-  const subject = input.firstName
-    ? `${input.firstName}, you earned a ${value} ${reward.type}`
-    : `You earned a ${value} ${reward.type}`;
+  const subject = input.firstName ? `${input.firstName}, you earned a ${value} ${reward.type}` : `You earned a ${value} ${reward.type}`;
   const detail =
     reward.type === 'credit'
       ? `You earned a credit of ${value} for a referral. It is taken off your next bill (once a subscription is attached to your membership).`

@@ -70,7 +70,9 @@ export const confirmPage = (programme: string): string =>
 
 /** POST answered: done (also when it was already done). */
 export const donePage = (programme: string): string =>
-  page('You are unsubscribed', [`<p>You will get no more emails from ${escapeHtml(named(programme))}. You can turn them back on in your member portal.</p>`]);
+  page('You are unsubscribed', [
+    `<p>You will get no more emails from ${escapeHtml(named(programme))}. You can turn them back on in your member portal.</p>`,
+  ]);
 
 /** An unknown, expired or malformed link, or a member deleted since. */
 export const UNKNOWN_LINK_PAGE = page('This unsubscribe link does not work', [

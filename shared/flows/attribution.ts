@@ -67,15 +67,27 @@ async function namedReferral(accountId: string, hints: AttributionHints): Promis
  * A subscription that does not attribute is recorded, with why, for the referral diagnosis
  * (shared/store/unattributed.ts); one that converts forgets its earlier sighting.
  */
-export async function attributeFromHints(accountId: string, eventId: string, hints: AttributionHints, subscription: Subscription): Promise<AttributionOutcome> {
+export async function attributeFromHints(
+  accountId: string,
+  eventId: string,
+  hints: AttributionHints,
+  subscription: Subscription,
+): Promise<AttributionOutcome> {
   if (subscription.referral_id) return 'none';
   const found = await namedReferral(accountId, hints);
   const sighting = (reason: UnattributedReason, detail: string, referralNamed?: string) =>
     noteUnattributed(accountId, eventId, hints, subscription, reason, detail, referralNamed);
   if (found) {
-    const context = { account_id: accountId, event_id: eventId, subscription_id: subscription.id, referral_id: found.referralId.slice(0, 64), source: found.source };
+    const context = {
+      account_id: accountId,
+      event_id: eventId,
+      subscription_id: subscription.id,
+      referral_id: found.referralId.slice(0, 64),
+      source: found.source,
+    };
     const named = found.referralId.slice(0, 64);
-    const via = found.source === 'coupon' ? `the coupon ${hints.couponCode ?? ''} of referral ${named}` : `referral ${named} (named by the checkout)`;
+    const via =
+      found.source === 'coupon' ? `the coupon ${hints.couponCode ?? ''} of referral ${named}` : `referral ${named} (named by the checkout)`;
     if (!isEntityId(found.referralId)) {
       log('warn', 'attribution ignored: not a referral id', context);
       await sighting('malformed_referral_id', `The checkout named "${named}" as its referral, which is not a referral id.`, named);
@@ -85,10 +97,18 @@ export async function attributeFromHints(accountId: string, eventId: string, hin
       const outcome = await convertToSubscription(accountId, found.referralId, subscription);
       if (outcome === 'not_found') {
         log('warn', 'attribution ignored: no such referral in this account', context);
-        await sighting('referral_not_found', `The checkout named referral ${named}, which does not exist in this account (deleted, or another account's).`, named);
+        await sighting(
+          'referral_not_found',
+          `The checkout named referral ${named}, which does not exist in this account (deleted, or another account's).`,
+          named,
+        );
         return 'ignored';
       }
-      log('info', outcome === 'converted' ? 'referral converted from a provider event' : 'referral already converted with this subscription', context);
+      log(
+        'info',
+        outcome === 'converted' ? 'referral converted from a provider event' : 'referral already converted with this subscription',
+        context,
+      );
       await forgetUnattributed(accountId, subscription.email, subscription.id);
       return outcome;
     } catch (err) {
@@ -96,12 +116,20 @@ export async function attributeFromHints(accountId: string, eventId: string, hin
       // the event cannot change them, so it is acknowledged and the refusal logged.
       if (err instanceof SelfReferralError) {
         log('warn', 'attribution refused: self-referral, not converted and not rewarded', { ...context, reason: err.reason });
-        await sighting('self_referral', `Not converted through ${via}: the subscription belongs to the referring member (${err.reason === 'attached' ? 'attached to them' : 'their email address'}); a member cannot refer themselves.`, found.referralId);
+        await sighting(
+          'self_referral',
+          `Not converted through ${via}: the subscription belongs to the referring member (${err.reason === 'attached' ? 'attached to them' : 'their email address'}); a member cannot refer themselves.`,
+          found.referralId,
+        );
         return 'ignored';
       }
       if (err instanceof SubscriptionAssignedError) {
         log('warn', 'attribution ignored: conversion refused', { ...context, reason: JSON.stringify(err.fields) });
-        await sighting('subscription_assigned', `Not converted through ${via}: the subscription is already assigned to another referral.`, found.referralId);
+        await sighting(
+          'subscription_assigned',
+          `Not converted through ${via}: the subscription is already assigned to another referral.`,
+          found.referralId,
+        );
         return 'ignored';
       }
       if (err instanceof ValidationError) {
@@ -110,7 +138,9 @@ export async function attributeFromHints(accountId: string, eventId: string, hin
         const elsewhere = /already converted/.test(text);
         await sighting(
           elsewhere ? 'referral_converted_elsewhere' : 'conversion_refused',
-          elsewhere ? `Not converted through ${via}: that referral is already converted with another subscription.` : `Not converted through ${via}: ${text}`,
+          elsewhere
+            ? `Not converted through ${via}: that referral is already converted with another subscription.`
+            : `Not converted through ${via}: ${text}`,
           found.referralId,
         );
         return 'ignored';
@@ -119,8 +149,16 @@ export async function attributeFromHints(accountId: string, eventId: string, hin
     }
   }
   const coupon = hints.couponCode?.trim();
-  if (coupon) await sighting('unknown_coupon', `The checkout used the code ${coupon.slice(0, 64)}, which is not a referral's coupon in this account, and named no referral.`);
-  else await sighting('no_referral_hint', 'The checkout carried no referral: no refloop_referral_id (Paddle passthrough or custom_data, Stripe client_reference_id or metadata) and no referral coupon.');
+  if (coupon)
+    await sighting(
+      'unknown_coupon',
+      `The checkout used the code ${coupon.slice(0, 64)}, which is not a referral's coupon in this account, and named no referral.`,
+    );
+  else
+    await sighting(
+      'no_referral_hint',
+      'The checkout carried no referral: no refloop_referral_id (Paddle passthrough or custom_data, Stripe client_reference_id or metadata) and no referral coupon.',
+    );
   return 'none';
 }
 
@@ -128,7 +166,15 @@ export async function attributeFromHints(accountId: string, eventId: string, hin
  * Records why a subscription did not attribute. Never fails the event: the sighting is a diagnosis aid,
  * so a write that fails is logged and the event acknowledged as before.
  */
-async function noteUnattributed(accountId: string, eventId: string, hints: AttributionHints, subscription: Subscription, reason: UnattributedReason, detail: string, referralNamed?: string): Promise<void> {
+async function noteUnattributed(
+  accountId: string,
+  eventId: string,
+  hints: AttributionHints,
+  subscription: Subscription,
+  reason: UnattributedReason,
+  detail: string,
+  referralNamed?: string,
+): Promise<void> {
   try {
     await recordUnattributed(accountId, {
       subscriptionId: subscription.id,
@@ -143,6 +189,11 @@ async function noteUnattributed(accountId: string, eventId: string, hints: Attri
       planName: subscription.plan?.name,
     });
   } catch (err) {
-    log('warn', 'unattributed sighting not recorded', { account_id: accountId, event_id: eventId, subscription_id: subscription.id, error: err instanceof Error ? err.name : 'unknown' });
+    log('warn', 'unattributed sighting not recorded', {
+      account_id: accountId,
+      event_id: eventId,
+      subscription_id: subscription.id,
+      error: err instanceof Error ? err.name : 'unknown',
+    });
   }
 }

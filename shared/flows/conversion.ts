@@ -44,7 +44,8 @@ export async function convertReferral(accountId: string, referralId: string, tar
   // The account's provider adapter (no I/O until a call): null when the account has no provider settings.
   const account = providerFromConnection(accountId, conn);
   if (referral.converted_at !== null) {
-    if (!convertedWith(referral, target) && !(await sameCheckoutAsAutomatic(referral, target, account))) throw alreadyConverted(referral.id);
+    if (!convertedWith(referral, target) && !(await sameCheckoutAsAutomatic(referral, target, account)))
+      throw alreadyConverted(referral.id);
     await queueEvaluation(accountId, referral.id);
     return referral;
   }
@@ -62,7 +63,8 @@ export async function convertReferral(accountId: string, referralId: string, tar
   } else {
     const checkout = await provider().resolveCheckout(target.checkoutId);
     if (checkout.state === 'not_found') throw checkoutNotFound(target.checkoutId);
-    if (checkout.state === 'processing') throw new DetailError(409, `Checkout ${target.checkoutId} is still being processed; retry shortly.`);
+    if (checkout.state === 'processing')
+      throw new DetailError(409, `Checkout ${target.checkoutId} is still being processed; retry shortly.`);
     if (checkout.state === 'no_subscription') {
       throw new ValidationError({ checkout_id: [`Checkout ${target.checkoutId} did not start a subscription`] });
     }
@@ -74,7 +76,12 @@ export async function convertReferral(accountId: string, referralId: string, tar
   subscription ??= await fetchSubscription(accountId, subscriptionId, provider, account, target);
   await assertSubscriptionFree(accountId, subscription, referral.id);
 
-  const { referral: converted, changed } = await markReferralConverted(accountId, referral, subscription, 'checkoutId' in target ? target.checkoutId : null);
+  const { referral: converted, changed } = await markReferralConverted(
+    accountId,
+    referral,
+    subscription,
+    'checkoutId' in target ? target.checkoutId : null,
+  );
   // Once per conversion committed (a concurrent replay that found it converted already is not one).
   if (changed) countMetric('Conversions');
   await queueEvaluation(accountId, converted.id);
@@ -87,7 +94,11 @@ export async function convertReferral(accountId: string, referralId: string, tar
  * it was already converted with this subscription; a 400 (ValidationError) when converted with another
  * or when the subscription is tied to another referral; 'not_found' for an unknown referral.
  */
-export async function convertToSubscription(accountId: string, referralId: string, subscription: Subscription): Promise<'converted' | 'unchanged' | 'not_found'> {
+export async function convertToSubscription(
+  accountId: string,
+  referralId: string,
+  subscription: Subscription,
+): Promise<'converted' | 'unchanged' | 'not_found'> {
   const referral = toReferral(await getItem(keys.referral(accountId, referralId)));
   if (!referral) return 'not_found';
   if (referral.converted_at !== null) {
@@ -108,7 +119,11 @@ export async function convertToSubscription(accountId: string, referralId: strin
  * the order lookup confirms. Only this replay costs the provider call. (A referral the app converted by
  * subscription_id keeps the contract's rule: another input, 400.)
  */
-async function sameCheckoutAsAutomatic(referral: Referral & { converted_automatically?: unknown }, target: ConversionTarget, account: AccountBillingProvider | null): Promise<boolean> {
+async function sameCheckoutAsAutomatic(
+  referral: Referral & { converted_automatically?: unknown },
+  target: ConversionTarget,
+  account: AccountBillingProvider | null,
+): Promise<boolean> {
   if (!('checkoutId' in target) || referral.converted_automatically !== true || !referral.subscription || !account) return false;
   const checkout = await account.resolveCheckout(target.checkoutId);
   return checkout.state === 'subscription' && checkout.subscriptionId === referral.subscription.id;
@@ -117,7 +132,15 @@ async function sameCheckoutAsAutomatic(referral: Referral & { converted_automati
 /** The port's plan facts as the subscription's `plan` (amounts as two-decimal strings, the descriptor). */
 export function planFromFacts(facts: PlanFacts): Plan {
   const amount = facts.amount === null ? '0.00' : formatCents(minorToCents(facts.amount, facts.currency));
-  return { id: facts.id, name: facts.name ?? '', amount, currency: facts.currency, interval: facts.interval, frequency: facts.frequency, descriptor: planDescriptor(amount, facts.currency, facts.interval, facts.frequency) };
+  return {
+    id: facts.id,
+    name: facts.name ?? '',
+    amount,
+    currency: facts.currency,
+    interval: facts.interval,
+    frequency: facts.frequency,
+    descriptor: planDescriptor(amount, facts.currency, facts.interval, facts.frequency),
+  };
 }
 
 /** The subscription is not in our copy yet (its webhook is late): ask the provider and store it. */

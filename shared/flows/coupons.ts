@@ -23,7 +23,6 @@ import { billingProviderFor } from '../billing/adapters';
 import { log } from '../log';
 import { countMetric } from '../metrics';
 
-
 const needsCoupon = (r: Referral) => r.referred_discount != null && r.coupon_code === null;
 
 /** POST /v1/referrals/: creates (or replays) the referral, then queues its coupon when it needs one. */
@@ -64,6 +63,9 @@ export async function createReferralCoupon(accountId: string, referralId: string
     log('warn', 'coupon created but its referral was deleted meanwhile', { ...context, coupon_code: code });
     return 'referral_gone';
   }
-  log('info', outcome === 'created' ? 'referral coupon created' : 'referral coupon found at the provider', { ...context, coupon_code: code });
+  log('info', outcome === 'created' ? 'referral coupon created' : 'referral coupon found at the provider', {
+    ...context,
+    coupon_code: code,
+  });
   return outcome;
 }

@@ -62,7 +62,9 @@ export async function diagnoseReferral(accountId: string, referralId: string, gi
   const bySubscription = new Map<string, UnattributedItem>();
   for (const item of [...named, ...byEmail]) bySubscription.set(String(item.subscription_id), item);
   const ownSubscription = referral.subscription?.id ?? null;
-  const items = [...bySubscription.values()].filter((i) => ownSubscription === null || String(i.subscription_id) !== String(ownSubscription));
+  const items = [...bySubscription.values()].filter(
+    (i) => ownSubscription === null || String(i.subscription_id) !== String(ownSubscription),
+  );
 
   // The subscriptions' current referral: a sighting may have converted another referral since.
   const subscriptionKeys = items.slice(0, 100).map((i) => keys.subscription(accountId, i.subscription_id));
@@ -80,7 +82,10 @@ export async function diagnoseReferral(accountId: string, referralId: string, gi
         status: typeof sub?.status === 'string' ? sub.status : i.status,
         plan_name: i.plan_name,
         reason: assigned !== null && i.reason === 'no_referral_hint' ? 'subscription_assigned' : i.reason,
-        detail: assigned !== null && i.reason === 'no_referral_hint' ? `The checkout carried no referral; the subscription has since been assigned to referral ${assigned}.` : i.detail,
+        detail:
+          assigned !== null && i.reason === 'no_referral_hint'
+            ? `The checkout carried no referral; the subscription has since been assigned to referral ${assigned}.`
+            : i.detail,
         referral_named: i.referral_named,
         coupon_code: i.coupon_code,
         assigned_referral_id: assigned,

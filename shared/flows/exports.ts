@@ -27,7 +27,8 @@ export const EXPORTS = ['members', 'referrals', 'rewards', 'payouts', 'payout-ba
 export type ExportKind = (typeof EXPORTS)[number];
 export const EXPORT_PAGE_MAX = 10_000;
 
-const iso = (seconds: number | null | undefined) => (seconds === null || seconds === undefined ? '' : new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'));
+const iso = (seconds: number | null | undefined) =>
+  seconds === null || seconds === undefined ? '' : new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
 
 interface Source<T> {
   query: ListSource;
@@ -44,24 +45,98 @@ function sourceOf(accountId: string, kind: ExportKind, f: Record<string, string 
     case 'members':
       if (f.campaign !== undefined && !isCampaignId(f.campaign)) throw new ValidationError({ campaign: ['Not a campaign id.'] });
       return {
-        query: f.campaign ? { index: GSI1, partitionValue: keys.membersByCampaign(accountId, f.campaign) } : { partitionValue: keys.memberCollection(accountId) },
+        query: f.campaign
+          ? { index: GSI1, partitionValue: keys.membersByCampaign(accountId, f.campaign) }
+          : { partitionValue: keys.memberCollection(accountId) },
         parse: (i) => toMember(i),
-        header: ['id', 'identifier', 'email', 'first_name', 'last_name', 'code', 'campaign_id', 'link_clicks', 'referrals', 'conversions', 'credit_earned', 'commission_earned', 'commission_pending', 'commission_approved', 'commission_paid', 'payout_email', 'email_opt_out', 'created_at'],
+        header: [
+          'id',
+          'identifier',
+          'email',
+          'first_name',
+          'last_name',
+          'code',
+          'campaign_id',
+          'link_clicks',
+          'referrals',
+          'conversions',
+          'credit_earned',
+          'commission_earned',
+          'commission_pending',
+          'commission_approved',
+          'commission_paid',
+          'payout_email',
+          'email_opt_out',
+          'created_at',
+        ],
         row: (m) => {
           const x = m as Member;
-          return [x.id, x.identifier, x.email, x.first_name, x.last_name, x.code, x.campaign_id, x.link_clicks, x.referrals, x.conversions, formatCents(x.credit_earned), formatCents(x.commission_earned), formatCents(x.commission_pending), formatCents(x.commission_approved), formatCents(x.commission_paid), x.payout_email, String(x.email_opt_out), iso(x.created_at)];
+          return [
+            x.id,
+            x.identifier,
+            x.email,
+            x.first_name,
+            x.last_name,
+            x.code,
+            x.campaign_id,
+            x.link_clicks,
+            x.referrals,
+            x.conversions,
+            formatCents(x.credit_earned),
+            formatCents(x.commission_earned),
+            formatCents(x.commission_pending),
+            formatCents(x.commission_approved),
+            formatCents(x.commission_paid),
+            x.payout_email,
+            String(x.email_opt_out),
+            iso(x.created_at),
+          ];
         },
       } as Source<unknown>;
     case 'referrals':
       if (f.member !== undefined && !isEntityId(f.member)) throw new ValidationError({ member: ['Not a member id.'] });
       return {
-        query: f.member ? { index: GSI1, partitionValue: keys.referralsByMember(accountId, f.member) } : { partitionValue: keys.referralCollection(accountId) },
+        query: f.member
+          ? { index: GSI1, partitionValue: keys.referralsByMember(accountId, f.member) }
+          : { partitionValue: keys.referralCollection(accountId) },
         parse: (i) => toReferral(i),
-        header: ['id', 'member_id', 'user_identifier', 'source', 'campaign_id', 'created_at', 'converted_at', 'subscription_id', 'reward_type', 'reward_amount', 'reward_percent', 'currency', 'rewards', 'credit_earned', 'commission_earned'],
+        header: [
+          'id',
+          'member_id',
+          'user_identifier',
+          'source',
+          'campaign_id',
+          'created_at',
+          'converted_at',
+          'subscription_id',
+          'reward_type',
+          'reward_amount',
+          'reward_percent',
+          'currency',
+          'rewards',
+          'credit_earned',
+          'commission_earned',
+        ],
         row: (r) => {
           const x = r as Referral;
           const sum = (t: string) => x.rewards.filter((w) => w.type === t).reduce((a, w) => a + w.amount, 0);
-          return [x.id, x.member_id, x.user_identifier, x.source, x.campaign_id, iso(x.created_at), iso(x.converted_at), x.subscription ? String(x.subscription.id) : null, x.reward_type, formatCents(x.reward_amount), x.reward_percent ? formatCents(x.reward_percent) : null, x.currency, x.rewards.length, formatCents(sum('credit')), formatCents(sum('commission'))];
+          return [
+            x.id,
+            x.member_id,
+            x.user_identifier,
+            x.source,
+            x.campaign_id,
+            iso(x.created_at),
+            iso(x.converted_at),
+            x.subscription ? String(x.subscription.id) : null,
+            x.reward_type,
+            formatCents(x.reward_amount),
+            x.reward_percent ? formatCents(x.reward_percent) : null,
+            x.currency,
+            x.rewards.length,
+            formatCents(sum('credit')),
+            formatCents(sum('commission')),
+          ];
         },
       } as Source<unknown>;
     case 'rewards': {
@@ -69,10 +144,46 @@ function sourceOf(accountId: string, kind: ExportKind, f: Record<string, string 
       return {
         query,
         parse: (i) => toLedgerReward(i),
-        header: ['id', 'type', 'status', 'amount', 'currency', 'referral_id', 'member_id', 'campaign_id', 'payment_id', 'reverses', 'created_at', 'approves_at', 'approved_at', 'paid_at', 'voided_at', 'void_reason', 'payout_id'],
+        header: [
+          'id',
+          'type',
+          'status',
+          'amount',
+          'currency',
+          'referral_id',
+          'member_id',
+          'campaign_id',
+          'payment_id',
+          'reverses',
+          'created_at',
+          'approves_at',
+          'approved_at',
+          'paid_at',
+          'voided_at',
+          'void_reason',
+          'payout_id',
+        ],
         row: (r) => {
           const x = r as LedgerReward;
-          return [x.id, x.type, x.status, formatCents(x.amount), x.currency, x.referral_id, x.member_id, x.campaign_id, String(x.payment_id), x.reverses ?? null, iso(x.created_at), iso(x.approves_at), iso(x.approved_at), iso(x.paid_at), iso(x.voided_at), x.void_reason, x.payout_id];
+          return [
+            x.id,
+            x.type,
+            x.status,
+            formatCents(x.amount),
+            x.currency,
+            x.referral_id,
+            x.member_id,
+            x.campaign_id,
+            String(x.payment_id),
+            x.reverses ?? null,
+            iso(x.created_at),
+            iso(x.approves_at),
+            iso(x.approved_at),
+            iso(x.paid_at),
+            iso(x.voided_at),
+            x.void_reason,
+            x.payout_id,
+          ];
         },
       } as Source<unknown>;
     }
@@ -81,32 +192,104 @@ function sourceOf(accountId: string, kind: ExportKind, f: Record<string, string 
       return {
         query,
         parse: (i) => toPayout(i),
-        header: ['id', 'member_id', 'status', 'amount', 'currency', 'reward_count', 'period_start', 'period_end', 'batch_id', 'payout_email', 'paid_at', 'reference', 'failure_reason', 'created_at'],
+        header: [
+          'id',
+          'member_id',
+          'status',
+          'amount',
+          'currency',
+          'reward_count',
+          'period_start',
+          'period_end',
+          'batch_id',
+          'payout_email',
+          'paid_at',
+          'reference',
+          'failure_reason',
+          'created_at',
+        ],
         row: (p) => {
           const x = p as Payout;
-          return [x.id, x.member_id, x.status, formatCents(x.amount), x.currency, x.reward_ids.length, iso(x.period_start), iso(x.period_end), x.batch_id, x.payout_email, iso(x.paid_at), x.reference, x.failure_reason, iso(x.created_at)];
+          return [
+            x.id,
+            x.member_id,
+            x.status,
+            formatCents(x.amount),
+            x.currency,
+            x.reward_ids.length,
+            iso(x.period_start),
+            iso(x.period_end),
+            x.batch_id,
+            x.payout_email,
+            iso(x.paid_at),
+            x.reference,
+            x.failure_reason,
+            iso(x.created_at),
+          ];
         },
       } as Source<unknown>;
     }
     case 'payout-batches':
-      if (f.status !== undefined && f.status !== 'processing' && f.status !== 'paid') throw new ValidationError({ status: [`Select a valid choice. ${f.status} is not one of the available choices.`] });
+      if (f.status !== undefined && f.status !== 'processing' && f.status !== 'paid')
+        throw new ValidationError({ status: [`Select a valid choice. ${f.status} is not one of the available choices.`] });
       return {
-        query: { partitionValue: keys.payoutBatchCollection(accountId), ...(f.status ? { filter: { expression: '#ff = :fv', names: { '#ff': 'status' }, values: { ':fv': f.status } } } : {}) },
+        query: {
+          partitionValue: keys.payoutBatchCollection(accountId),
+          ...(f.status ? { filter: { expression: '#ff = :fv', names: { '#ff': 'status' }, values: { ':fv': f.status } } } : {}),
+        },
         parse: (i) => toBatch(i),
         header: ['id', 'status', 'format', 'currency', 'amount', 'payout_count', 'created_at', 'paid_at', 'reference'],
         row: (b) => {
           const x = b as PayoutBatch;
-          return [x.id, x.status, x.format, x.currency, formatCents(x.amount), x.payout_ids.length, iso(x.created_at), iso(x.paid_at), x.reference ?? null];
+          return [
+            x.id,
+            x.status,
+            x.format,
+            x.currency,
+            formatCents(x.amount),
+            x.payout_ids.length,
+            iso(x.created_at),
+            iso(x.paid_at),
+            x.reference ?? null,
+          ];
         },
       } as Source<unknown>;
     case 'subscriptions':
       return {
-        query: f.status ? { index: GSI2, partitionValue: keys.subscriptionsByStatus(accountId, f.status) } : { index: GSI1, partitionValue: keys.subscriptionsByCreation(accountId) },
+        query: f.status
+          ? { index: GSI2, partitionValue: keys.subscriptionsByStatus(accountId, f.status) }
+          : { index: GSI1, partitionValue: keys.subscriptionsByCreation(accountId) },
         parse: (i) => toSubscription(i),
-        header: ['id', 'status', 'email', 'currency', 'unit_price', 'plan_id', 'plan_name', 'next_bill_date', 'last_bill_date', 'member_id', 'referral_id', 'created_at'],
+        header: [
+          'id',
+          'status',
+          'email',
+          'currency',
+          'unit_price',
+          'plan_id',
+          'plan_name',
+          'next_bill_date',
+          'last_bill_date',
+          'member_id',
+          'referral_id',
+          'created_at',
+        ],
         row: (s) => {
           const x = s as Subscription;
-          return [String(x.id), x.status, x.email, x.currency, x.unit_price, String(x.plan.id), x.plan.name, x.next_bill_date, x.last_bill_date, x.member_id ?? null, x.referral_id ?? null, iso(x.created_at)];
+          return [
+            String(x.id),
+            x.status,
+            x.email,
+            x.currency,
+            x.unit_price,
+            String(x.plan.id),
+            x.plan.name,
+            x.next_bill_date,
+            x.last_bill_date,
+            x.member_id ?? null,
+            x.referral_id ?? null,
+            iso(x.created_at),
+          ];
         },
       } as Source<unknown>;
   }
@@ -137,7 +320,13 @@ export interface ExportPage {
  * One page of an export: the header (first page only) and up to `size` rows after `cursor`, read by
  * Queries of 1,000 items that follow LastEvaluatedKey (a filter may read more than it keeps).
  */
-export async function exportPage(accountId: string, file: string, filters: Record<string, string | undefined>, size: number, cursor?: string): Promise<ExportPage> {
+export async function exportPage(
+  accountId: string,
+  file: string,
+  filters: Record<string, string | undefined>,
+  size: number,
+  cursor?: string,
+): Promise<ExportPage> {
   const kind = file.replace(/\.csv$/, '') as ExportKind;
   if (!file.endsWith('.csv') || !(EXPORTS as readonly string[]).includes(kind)) throw new NotFoundError();
   const source = sourceOf(accountId, kind, filters);
@@ -154,8 +343,16 @@ export async function exportPage(accountId: string, file: string, filters: Recor
       TableName: tableName(),
       ...(source.query.index ? { IndexName: source.query.index } : { ConsistentRead: true }),
       KeyConditionExpression: `#pk = :pk${after ? ' AND #sk < :after' : ''}`,
-      ExpressionAttributeNames: { '#pk': source.query.index ? `${source.query.index}pk` : 'pk', ...(after ? { '#sk': skName } : {}), ...(source.query.filter?.names ?? {}) },
-      ExpressionAttributeValues: { ':pk': source.query.partitionValue, ...(after ? { ':after': after } : {}), ...(source.query.filter?.values ?? {}) },
+      ExpressionAttributeNames: {
+        '#pk': source.query.index ? `${source.query.index}pk` : 'pk',
+        ...(after ? { '#sk': skName } : {}),
+        ...(source.query.filter?.names ?? {}),
+      },
+      ExpressionAttributeValues: {
+        ':pk': source.query.partitionValue,
+        ...(after ? { ':after': after } : {}),
+        ...(source.query.filter?.values ?? {}),
+      },
       ...(source.query.filter ? { FilterExpression: source.query.filter.expression } : {}),
       ScanIndexForward: false,
       Limit: Math.min(1_000, size - rows + 1),
@@ -176,6 +373,7 @@ export async function exportPage(accountId: string, file: string, filters: Recor
     startKey = out.LastEvaluatedKey;
     if (rows === size && startKey) more = true;
   } while (!more && startKey);
-  const nextCursor = more && lastSk !== undefined ? Buffer.from(JSON.stringify({ k: lastSk, s: digest(scope) })).toString('base64url') : null;
+  const nextCursor =
+    more && lastSk !== undefined ? Buffer.from(JSON.stringify({ k: lastSk, s: digest(scope) })).toString('base64url') : null;
   return { csv: lines.length ? `${lines.join('\r\n')}\r\n` : '', rows, nextCursor };
 }

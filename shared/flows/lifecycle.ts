@@ -53,87 +53,122 @@ async function commit(txn: MoneyTxn): Promise<void> {
  * `schedule`: only when its approval time has come (the job); otherwise an operator's approval, which
  * may come before the hold ends.
  */
-export async function approveReward(accountId: string, rewardId: string, opts: { schedule?: boolean; now?: number } = {}): Promise<LedgerReward> {
-  return withRetries(async () => {
-    const now = opts.now ?? Math.floor(Date.now() / 1000);
-    const reward = await ledgerOrThrow(accountId, rewardId);
-    if (reward.reverses !== undefined) throw detail('A clawback is approved with the reward it reverses.');
-    if (reward.type !== 'commission') throw detail('Only commissions are approved; a credit is applied at the payment provider.');
-    if (reward.status === 'approved' || reward.status === 'paid') return reward;
-    if (reward.status !== 'pending') throw conflict(`This reward is ${reward.status}: only a pending commission can be approved.`);
-    if (opts.schedule && (reward.approves_at === null || reward.approves_at > now)) return reward;
+export async function approveReward(
+  accountId: string,
+  rewardId: string,
+  opts: { schedule?: boolean; now?: number } = {},
+): Promise<LedgerReward> {
+  return withRetries(
+    async () => {
+      const now = opts.now ?? Math.floor(Date.now() / 1000);
+      const reward = await ledgerOrThrow(accountId, rewardId);
+      if (reward.reverses !== undefined) throw detail('A clawback is approved with the reward it reverses.');
+      if (reward.type !== 'commission') throw detail('Only commissions are approved; a credit is applied at the payment provider.');
+      if (reward.status === 'approved' || reward.status === 'paid') return reward;
+      if (reward.status !== 'pending') throw conflict(`This reward is ${reward.status}: only a pending commission can be approved.`);
+      if (opts.schedule && (reward.approves_at === null || reward.approves_at > now)) return reward;
 
-    const [referralItem, target] = await Promise.all([getItem(keys.referral(accountId, reward.referral_id)), collectingTarget(accountId, reward.member_id, reward.currency)]);
-    const referral = toReferral(referralItem);
-    const family = [reward, ...clawbacksOf(referral, reward).filter((c) => c.status === 'pending')];
-    const txn = new MoneyTxn(accountId);
-    if (!referral) txn.referralGone(reward.referral_id);
-    if (!target.memberExists) txn.memberGone(reward.member_id);
-    const payout = changeCollecting(txn, target, { add: family.map((r) => ({ id: r.id, amount: r.amount, created_at: r.created_at })), remove: [] }, now);
-    let approved = reward;
-    for (const r of family) {
-      const moved = txn.moveReward(r, { status: 'approved', approved_at: now, payout_id: payout.id });
-      if (r.id === reward.id) approved = moved;
-    }
-    txn.push(eventItem(accountId, 'reward.approved', reward.id, ledgerRewardView(approved)), `event:${reward.id}`);
-    await commit(txn);
-    log('info', 'reward approved', { account_id: accountId, reward_id: reward.id, payout_id: payout.id, by: opts.schedule ? 'schedule' : 'operator' });
-    return approved;
-  }, (err) => err instanceof MoneyRaceError, 8);
+      const [referralItem, target] = await Promise.all([
+        getItem(keys.referral(accountId, reward.referral_id)),
+        collectingTarget(accountId, reward.member_id, reward.currency),
+      ]);
+      const referral = toReferral(referralItem);
+      const family = [reward, ...clawbacksOf(referral, reward).filter((c) => c.status === 'pending')];
+      const txn = new MoneyTxn(accountId);
+      if (!referral) txn.referralGone(reward.referral_id);
+      if (!target.memberExists) txn.memberGone(reward.member_id);
+      const payout = changeCollecting(
+        txn,
+        target,
+        { add: family.map((r) => ({ id: r.id, amount: r.amount, created_at: r.created_at })), remove: [] },
+        now,
+      );
+      let approved = reward;
+      for (const r of family) {
+        const moved = txn.moveReward(r, { status: 'approved', approved_at: now, payout_id: payout.id });
+        if (r.id === reward.id) approved = moved;
+      }
+      txn.push(eventItem(accountId, 'reward.approved', reward.id, ledgerRewardView(approved)), `event:${reward.id}`);
+      await commit(txn);
+      log('info', 'reward approved', {
+        account_id: accountId,
+        reward_id: reward.id,
+        payout_id: payout.id,
+        by: opts.schedule ? 'schedule' : 'operator',
+      });
+      return approved;
+    },
+    (err) => err instanceof MoneyRaceError,
+    8,
+  );
 }
 
-
 /** Voids an unpaid reward and its clawbacks (docs/design/money.md "Clawbacks"); a paid one, or one whose payout is being paid, answers 400. */
-export async function voidReward(accountId: string, rewardId: string, reason: VoidReason, opts: { now?: number } = {}): Promise<LedgerReward> {
-  return withRetries(async () => {
-    const now = opts.now ?? Math.floor(Date.now() / 1000);
-    const reward = await ledgerOrThrow(accountId, rewardId);
-    if (reward.reverses !== undefined) throw detail('A clawback is voided with the reward it reverses.');
-    if (reward.status === 'voided') return reward;
-    if (reward.status === 'applied') throw detail('This credit is on the member\'s subscription at the payment provider already; a refund of its payment reverses it.');
-    // Everything the void may need, read at once: its payout, its referral (for its clawbacks) and the
-    // member's collecting payout it would leave.
-    const [payout, referralItem, target] = await Promise.all([
-      reward.payout_id ? getPayout(accountId, reward.payout_id) : Promise.resolve(null),
-      getItem(keys.referral(accountId, reward.referral_id)),
-      collectingTarget(accountId, reward.member_id, reward.currency),
-    ]);
-    if (!voidable(reward.status, payout?.status ?? null)) {
-      throw conflict(
-        reward.status === 'paid'
-          ? 'A paid reward is never changed; a refund after payment creates a clawback that nets against the next payout.'
-          : `Its payout ${payout?.id} is being paid: mark the payout failed first.`,
-      );
-    }
-    const referral = toReferral(referralItem);
-    const family = [reward, ...clawbacksOf(referral, reward).filter((c) => c.status !== 'voided')];
-    const txn = new MoneyTxn(accountId);
-    if (!referral) txn.referralGone(reward.referral_id);
-    if (!target.memberExists) txn.memberGone(reward.member_id);
-    const attached = family.filter((r) => r.payout_id !== null);
-    if (attached.length > 0 && payout && COLLECTING.includes(payout.status)) {
-      if (target.payout?.id !== payout.id) throw new MoneyRaceError();
-      changeCollecting(txn, target, { add: [], remove: attached.map((r) => ({ id: r.id, amount: r.amount })) }, now);
-    }
-    let voided = reward;
-    for (const r of family) {
-      const moved = txn.moveReward(r, { status: 'voided', voided_at: now, void_reason: reason, payout_id: null, approves_at: null });
-      if (r.id === reward.id) voided = moved;
-    }
-    // A credit not applied yet must not be applied by a worker holding its claim right now.
-    if (reward.type === 'credit' && referral) {
-      const index = reward.index;
-      const stored = referral.rewards[index] as { claim_until?: number; provider_ref?: unknown } | undefined;
-      if (stored?.provider_ref !== undefined) throw new MoneyRaceError();
-      if (stored?.claim_until !== undefined && stored.claim_until >= now) throw conflict('This credit is being applied at the payment provider right now; try again in a minute.');
-      // ...and the claim must still be free when the void commits (claimCredit refuses a voided credit).
-      txn.referralCondition(referral.id, `attribute_not_exists(#rw[${index}].${PROVIDER_REF_ATTRIBUTE}) AND (attribute_not_exists(#rw[${index}].claim_until) OR #rw[${index}].claim_until < :claimnow)`, { ':claimnow': now });
-    }
-    txn.push(eventItem(accountId, 'reward.voided', reward.id, ledgerRewardView(voided)), `event:${reward.id}`);
-    await commit(txn);
-    log('info', 'reward voided', { account_id: accountId, reward_id: reward.id, reason });
-    return voided;
-  }, (err) => err instanceof MoneyRaceError, 8);
+export async function voidReward(
+  accountId: string,
+  rewardId: string,
+  reason: VoidReason,
+  opts: { now?: number } = {},
+): Promise<LedgerReward> {
+  return withRetries(
+    async () => {
+      const now = opts.now ?? Math.floor(Date.now() / 1000);
+      const reward = await ledgerOrThrow(accountId, rewardId);
+      if (reward.reverses !== undefined) throw detail('A clawback is voided with the reward it reverses.');
+      if (reward.status === 'voided') return reward;
+      if (reward.status === 'applied')
+        throw detail("This credit is on the member's subscription at the payment provider already; a refund of its payment reverses it.");
+      // Everything the void may need, read at once: its payout, its referral (for its clawbacks) and the
+      // member's collecting payout it would leave.
+      const [payout, referralItem, target] = await Promise.all([
+        reward.payout_id ? getPayout(accountId, reward.payout_id) : Promise.resolve(null),
+        getItem(keys.referral(accountId, reward.referral_id)),
+        collectingTarget(accountId, reward.member_id, reward.currency),
+      ]);
+      if (!voidable(reward.status, payout?.status ?? null)) {
+        throw conflict(
+          reward.status === 'paid'
+            ? 'A paid reward is never changed; a refund after payment creates a clawback that nets against the next payout.'
+            : `Its payout ${payout?.id} is being paid: mark the payout failed first.`,
+        );
+      }
+      const referral = toReferral(referralItem);
+      const family = [reward, ...clawbacksOf(referral, reward).filter((c) => c.status !== 'voided')];
+      const txn = new MoneyTxn(accountId);
+      if (!referral) txn.referralGone(reward.referral_id);
+      if (!target.memberExists) txn.memberGone(reward.member_id);
+      const attached = family.filter((r) => r.payout_id !== null);
+      if (attached.length > 0 && payout && COLLECTING.includes(payout.status)) {
+        if (target.payout?.id !== payout.id) throw new MoneyRaceError();
+        changeCollecting(txn, target, { add: [], remove: attached.map((r) => ({ id: r.id, amount: r.amount })) }, now);
+      }
+      let voided = reward;
+      for (const r of family) {
+        const moved = txn.moveReward(r, { status: 'voided', voided_at: now, void_reason: reason, payout_id: null, approves_at: null });
+        if (r.id === reward.id) voided = moved;
+      }
+      // A credit not applied yet must not be applied by a worker holding its claim right now.
+      if (reward.type === 'credit' && referral) {
+        const index = reward.index;
+        const stored = referral.rewards[index] as { claim_until?: number; provider_ref?: unknown } | undefined;
+        if (stored?.provider_ref !== undefined) throw new MoneyRaceError();
+        if (stored?.claim_until !== undefined && stored.claim_until >= now)
+          throw conflict('This credit is being applied at the payment provider right now; try again in a minute.');
+        // ...and the claim must still be free when the void commits (claimCredit refuses a voided credit).
+        txn.referralCondition(
+          referral.id,
+          `attribute_not_exists(#rw[${index}].${PROVIDER_REF_ATTRIBUTE}) AND (attribute_not_exists(#rw[${index}].claim_until) OR #rw[${index}].claim_until < :claimnow)`,
+          { ':claimnow': now },
+        );
+      }
+      txn.push(eventItem(accountId, 'reward.voided', reward.id, ledgerRewardView(voided)), `event:${reward.id}`);
+      await commit(txn);
+      log('info', 'reward voided', { account_id: accountId, reward_id: reward.id, reason });
+      return voided;
+    },
+    (err) => err instanceof MoneyRaceError,
+    8,
+  );
 }
 
 /** Approves every commission of an account whose approval time has come (one Query, then one write each). */
@@ -148,7 +183,11 @@ export async function approveDue(accountId: string, now = Math.floor(Date.now() 
     } catch (err) {
       // One reward that cannot be approved never stops the others; the next run tries it again.
       failed++;
-      log('warn', 'scheduled approval failed', { account_id: accountId, reward_id: String(item.reward_id), error: err instanceof Error ? err.name : 'unknown' });
+      log('warn', 'scheduled approval failed', {
+        account_id: accountId,
+        reward_id: String(item.reward_id),
+        error: err instanceof Error ? err.name : 'unknown',
+      });
     }
   }
   if (approved + failed > 0) log('info', 'scheduled approvals', { account_id: accountId, approved, failed });

@@ -18,7 +18,11 @@ export async function changeMember(accountId: string, memberId: string, patch: U
 }
 
 /** What follows from a change written to the member: its payouts' status, and credits waiting for a subscription. */
-export async function memberChanged(accountId: string, member: Member, patch: Pick<UpdateMemberInput, 'payout_email' | 'subscription'>): Promise<void> {
+export async function memberChanged(
+  accountId: string,
+  member: Member,
+  patch: Pick<UpdateMemberInput, 'payout_email' | 'subscription'>,
+): Promise<void> {
   if (patch.payout_email !== undefined) await refreshMemberPayouts(accountId, member.id);
   if (patch.subscription && member.credit_earned > 0) {
     await publish('rewards', { kind: 'apply-member-credits', account_id: accountId, member_id: member.id });

@@ -16,9 +16,29 @@ import { ledgerRewardView } from '../domain/views';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../store/client';
 import { MoneyTxn, toLedgerReward } from '../store/ledger';
-import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, queryAll, RaceLostError, transact, withRetries } from '../store/ops';
+import {
+  batchGet,
+  ConditionsFailedError,
+  counterUpdate,
+  getItem,
+  lookup,
+  queryAll,
+  RaceLostError,
+  transact,
+  withRetries,
+} from '../store/ops';
 import { eventItem } from '../store/outbox';
-import { changeCollecting, claimPayout, collectingTarget, getPayoutAndClaim, isPayoutId, payoutSums, putPayoutVersion, toPayout, type PayoutClaim } from '../store/payouts';
+import {
+  changeCollecting,
+  claimPayout,
+  collectingTarget,
+  getPayoutAndClaim,
+  isPayoutId,
+  payoutSums,
+  putPayoutVersion,
+  toPayout,
+  type PayoutClaim,
+} from '../store/payouts';
 import { toMember } from '../store/members';
 import { toReferral } from '../store/referrals';
 import { keys } from '../store/table';
@@ -102,18 +122,24 @@ async function duePayouts(accountId: string, currency: string, limit: number): P
  * Creates a batch of due payouts in one currency (all of them up to the format's row limit, or the ones
  * named) and moves them to `processing`. Payouts another batch took meanwhile are skipped.
  */
-export async function createBatch(accountId: string, input: { format: PayoutFileFormat; currency: string; payout_ids?: string[] | undefined }): Promise<PayoutBatch> {
+export async function createBatch(
+  accountId: string,
+  input: { format: PayoutFileFormat; currency: string; payout_ids?: string[] | undefined },
+): Promise<PayoutBatch> {
   const limit = FORMAT_LIMITS[input.format];
   let candidates: Payout[];
   if (input.payout_ids) {
     const ids = [...new Set(input.payout_ids)];
     if (ids.length > limit) throw new DetailError(400, `A ${input.format} file holds at most ${limit} payouts; create several batches.`);
     const found = await batchGet(ids.filter(isPayoutId).map((id) => keys.payout(accountId, id)));
-    candidates = ids.map((id) => (isPayoutId(id) ? toPayout(lookup(found, keys.payout(accountId, id))) : null)).filter((p): p is Payout => p !== null);
+    candidates = ids
+      .map((id) => (isPayoutId(id) ? toPayout(lookup(found, keys.payout(accountId, id))) : null))
+      .filter((p): p is Payout => p !== null);
     const missing = ids.filter((id) => !candidates.some((p) => p.id === id));
     if (missing.length > 0) throw new DetailError(400, `Unknown payout ids: ${missing.slice(0, 5).join(', ')}.`);
     const other = candidates.filter((p) => p.currency !== input.currency);
-    if (other.length > 0) throw new DetailError(400, `One currency per file: ${other[0]!.id} is in ${other[0]!.currency}, not ${input.currency}.`);
+    if (other.length > 0)
+      throw new DetailError(400, `One currency per file: ${other[0]!.id} is in ${other[0]!.currency}, not ${input.currency}.`);
     const notDue = candidates.filter((p) => p.status !== 'due');
     if (notDue.length > 0) throw new DetailError(409, `Only due payouts can be paid: ${notDue[0]!.id} is ${notDue[0]!.status}.`);
     const above = candidates.filter((p) => p.amount > maxPayoutCents(p.currency));
@@ -124,13 +150,27 @@ export async function createBatch(accountId: string, input: { format: PayoutFile
   if (candidates.length === 0) throw new DetailError(409, `No payout is due in ${input.currency}.`);
 
   const now = Math.floor(Date.now() / 1000);
-  const batch: PayoutBatch = { id: `pb_${newEntityId()}`, format: input.format, currency: input.currency, status: 'processing', payout_ids: [], amount: 0, created_at: now };
+  const batch: PayoutBatch = {
+    id: `pb_${newEntityId()}`,
+    format: input.format,
+    currency: input.currency,
+    status: 'processing',
+    payout_ids: [],
+    amount: 0,
+    created_at: now,
+  };
   const members = await batchGet([...new Set(candidates.map((p) => p.member_id))].map((m) => keys.member(accountId, m)));
   // The batch exists before it takes anything, and each payout is added to it in the transaction that
   // takes it: whatever happens after, the batch lists exactly the payouts it holds.
   // The list's counters (GET /v1/payout-batches/) move with the batch item, in the same transaction.
   await transact([
-    { Put: { TableName: tableName(), Item: { ...keys.payoutBatch(accountId, batch.id), type: 'PayoutBatch', ...batch }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...keys.payoutBatch(accountId, batch.id), type: 'PayoutBatch', ...batch },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
     counterUpdate(accountId, 'payout_batches', 1),
     counterUpdate(accountId, 'payout_batches#s#processing', 1),
   ]);
@@ -159,12 +199,29 @@ export async function createBatch(accountId: string, input: { format: PayoutFile
       return;
     }
     const name = [member.first_name, member.last_name].filter(Boolean).join(' ') || null;
-    const next: Payout = { ...payout, status: 'processing', batch_id: batch.id, payout_email: payoutEmail, member_identifier: member.identifier, member_email: member.email, member_name: name, updated_at: now, version: payout.version + 1 };
+    const next: Payout = {
+      ...payout,
+      status: 'processing',
+      batch_id: batch.id,
+      payout_email: payoutEmail,
+      member_identifier: member.identifier,
+      member_email: member.email,
+      member_name: name,
+      updated_at: now,
+      version: payout.version + 1,
+    };
     const txn = new MoneyTxn(accountId);
     putPayoutVersion(txn, payout, next, ['due']);
     payoutSums(txn, payout, next);
     // It leaves collection: the member's next approvals start a new payout.
-    txn.push({ Delete: { TableName: tableName(), Key: keys.payoutPointer(accountId, payout.member_id, payout.currency), ConditionExpression: 'attribute_not_exists(pk) OR payout_id = :p', ExpressionAttributeValues: { ':p': payout.id } } });
+    txn.push({
+      Delete: {
+        TableName: tableName(),
+        Key: keys.payoutPointer(accountId, payout.member_id, payout.currency),
+        ConditionExpression: 'attribute_not_exists(pk) OR payout_id = :p',
+        ExpressionAttributeValues: { ':p': payout.id },
+      },
+    });
     txn.push({
       Update: {
         TableName: tableName(),
@@ -182,18 +239,32 @@ export async function createBatch(accountId: string, input: { format: PayoutFile
       log('info', 'payout skipped: changed since it was read', { account_id: accountId, payout_id: payout.id });
     }
   };
-  await Promise.all(Array.from({ length: Math.min(8, queue.length) }, async () => {
-    for (let p = queue.shift(); p !== undefined; p = queue.shift()) await take(p);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(8, queue.length) }, async () => {
+      for (let p = queue.shift(); p !== undefined; p = queue.shift()) await take(p);
+    }),
+  );
   // Payout ids are time-ordered: listed in id order wherever a batch is shown (the pool commits in any order).
   taken.sort((a, b) => (a.id < b.id ? -1 : 1));
   if (taken.length === 0) {
     await transact([
-      { Delete: { TableName: tableName(), Key: keys.payoutBatch(accountId, batch.id), ConditionExpression: 'size(payout_ids) = :zero', ExpressionAttributeValues: { ':zero': 0 } } },
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: keys.payoutBatch(accountId, batch.id),
+          ConditionExpression: 'size(payout_ids) = :zero',
+          ExpressionAttributeValues: { ':zero': 0 },
+        },
+      },
       counterUpdate(accountId, 'payout_batches', -1),
       counterUpdate(accountId, 'payout_batches#s#processing', -1),
     ]);
-    throw new DetailError(409, skipped.length > 0 ? `No payout could be batched in ${input.currency}: ${skipped.slice(0, 3).join('; ')}.` : `No payout is due in ${input.currency} (another batch took them).`);
+    throw new DetailError(
+      409,
+      skipped.length > 0
+        ? `No payout could be batched in ${input.currency}: ${skipped.slice(0, 3).join('; ')}.`
+        : `No payout is due in ${input.currency} (another batch took them).`,
+    );
   }
   batch.payout_ids = taken.map((p) => p.id);
   batch.amount = taken.reduce((a, p) => a + p.amount, 0);
@@ -238,7 +309,9 @@ const CHUNK = 20;
 
 async function rewardsOf(accountId: string, payout: Payout): Promise<LedgerReward[]> {
   const found = await batchGet(payout.reward_ids.map((id) => keys.reward(accountId, id)));
-  return payout.reward_ids.map((id) => toLedgerReward(lookup(found, keys.reward(accountId, id)))).filter((r): r is LedgerReward => r !== null);
+  return payout.reward_ids
+    .map((id) => toLedgerReward(lookup(found, keys.reward(accountId, id))))
+    .filter((r): r is LedgerReward => r !== null);
 }
 
 async function liveReferrals(accountId: string, rewards: LedgerReward[]): Promise<Set<string>> {
@@ -265,7 +338,10 @@ async function claim(accountId: string, payout: Payout, c: PayoutClaim): Promise
 }
 
 const claimedOther = (payout: Payout, c: PayoutClaim) =>
-  new DetailError(409, `Payout ${payout.id} is being marked ${c.to}; repeat that call to finish it. It cannot be marked otherwise meanwhile.`);
+  new DetailError(
+    409,
+    `Payout ${payout.id} is being marked ${c.to}; repeat that call to finish it. It cannot be marked otherwise meanwhile.`,
+  );
 
 /**
  * Marks a payout paid (a due one too: paid outside a batch). Its rewards become `paid` in chunks, the
@@ -273,56 +349,76 @@ const claimedOther = (payout: Payout, c: PayoutClaim) =>
  * mark-failed or cancel answers 409 and a batch cannot take it; repeating the call finishes what a crash
  * left, with the claim's paid_at and reference. A paid payout answers as it is.
  */
-export async function markPayoutPaid(accountId: string, payoutId: string, opts: { paidAt?: number | undefined; reference?: string | null | undefined } = {}): Promise<Payout> {
-  return withRetries(async () => {
-    const read = await getPayoutAndClaim(accountId, payoutId);
-    if (!read) throw new NotFoundError();
-    let payout = read.payout;
-    let pending = read.claim;
-    if (payout.status === 'paid') return payout;
-    if (pending && pending.to !== 'paid') throw claimedOther(payout, pending);
-    if (payout.status !== 'processing' && payout.status !== 'due') throw new DetailError(409, `This payout is ${payout.status}: only a due or processing payout can be marked paid.`);
-    const now = Math.floor(Date.now() / 1000);
-    let claiming: Promise<Payout> | null = null;
-    if (!pending && chunked(payout, pending)) {
-      pending = { to: 'paid', at: now, paid_at: opts.paidAt ?? now, reference: opts.reference ?? payout.reference };
-      claiming = claim(accountId, payout, pending);
-    }
-    const paidAt = pending?.paid_at ?? opts.paidAt ?? now;
-    const reference = pending ? (pending.reference ?? null) : (opts.reference ?? payout.reference);
-    const [claimed, memberItem, rewards] = await Promise.all([claiming ?? Promise.resolve(payout), getItem(keys.member(accountId, payout.member_id)), rewardsOf(accountId, payout)]);
-    payout = claimed;
-    const memberAlive = toMember(memberItem) !== null;
-    const open = rewards.filter((r) => r.status === 'approved' && r.payout_id === payout.id);
-    const alive = await liveReferrals(accountId, open);
-    // Every chunk but the last moves rewards only; the last also moves the payout.
-    for (let i = 0; i < open.length || i === 0; i += CHUNK) {
-      const chunk = open.slice(i, i + CHUNK);
-      const last = i + CHUNK >= open.length;
-      const txn = new MoneyTxn(accountId);
-      if (!memberAlive) txn.memberGone(payout.member_id);
-      for (const r of chunk) {
-        if (!alive.has(r.referral_id)) txn.referralGone(r.referral_id);
-        const moved = txn.moveReward(r, { status: 'paid', paid_at: paidAt });
-        txn.push(eventItem(accountId, 'reward.paid', r.id, ledgerRewardView(moved)), `event:${r.id}`);
+export async function markPayoutPaid(
+  accountId: string,
+  payoutId: string,
+  opts: { paidAt?: number | undefined; reference?: string | null | undefined } = {},
+): Promise<Payout> {
+  return withRetries(
+    async () => {
+      const read = await getPayoutAndClaim(accountId, payoutId);
+      if (!read) throw new NotFoundError();
+      let payout = read.payout;
+      let pending = read.claim;
+      if (payout.status === 'paid') return payout;
+      if (pending && pending.to !== 'paid') throw claimedOther(payout, pending);
+      if (payout.status !== 'processing' && payout.status !== 'due')
+        throw new DetailError(409, `This payout is ${payout.status}: only a due or processing payout can be marked paid.`);
+      const now = Math.floor(Date.now() / 1000);
+      let claiming: Promise<Payout> | null = null;
+      if (!pending && chunked(payout, pending)) {
+        pending = { to: 'paid', at: now, paid_at: opts.paidAt ?? now, reference: opts.reference ?? payout.reference };
+        claiming = claim(accountId, payout, pending);
       }
-      if (last) {
-        const next: Payout = { ...payout, status: 'paid', paid_at: paidAt, reference, updated_at: now, version: payout.version + 1 };
-        // The claimed payout, or (one chunk) the payout at the version read: the transition in one write.
-        putPayoutVersion(txn, payout, next, [payout.status]);
-        payoutSums(txn, payout, next);
-        if (payout.status === 'due') {
-          txn.push({ Delete: { TableName: tableName(), Key: keys.payoutPointer(accountId, payout.member_id, payout.currency), ConditionExpression: 'attribute_not_exists(pk) OR payout_id = :p', ExpressionAttributeValues: { ':p': payout.id } } });
+      const paidAt = pending?.paid_at ?? opts.paidAt ?? now;
+      const reference = pending ? (pending.reference ?? null) : (opts.reference ?? payout.reference);
+      const [claimed, memberItem, rewards] = await Promise.all([
+        claiming ?? Promise.resolve(payout),
+        getItem(keys.member(accountId, payout.member_id)),
+        rewardsOf(accountId, payout),
+      ]);
+      payout = claimed;
+      const memberAlive = toMember(memberItem) !== null;
+      const open = rewards.filter((r) => r.status === 'approved' && r.payout_id === payout.id);
+      const alive = await liveReferrals(accountId, open);
+      // Every chunk but the last moves rewards only; the last also moves the payout.
+      for (let i = 0; i < open.length || i === 0; i += CHUNK) {
+        const chunk = open.slice(i, i + CHUNK);
+        const last = i + CHUNK >= open.length;
+        const txn = new MoneyTxn(accountId);
+        if (!memberAlive) txn.memberGone(payout.member_id);
+        for (const r of chunk) {
+          if (!alive.has(r.referral_id)) txn.referralGone(r.referral_id);
+          const moved = txn.moveReward(r, { status: 'paid', paid_at: paidAt });
+          txn.push(eventItem(accountId, 'reward.paid', r.id, ledgerRewardView(moved)), `event:${r.id}`);
         }
-        txn.push(eventItem(accountId, 'payout.paid', payout.id, payoutView(next)), `event:${payout.id}`);
+        if (last) {
+          const next: Payout = { ...payout, status: 'paid', paid_at: paidAt, reference, updated_at: now, version: payout.version + 1 };
+          // The claimed payout, or (one chunk) the payout at the version read: the transition in one write.
+          putPayoutVersion(txn, payout, next, [payout.status]);
+          payoutSums(txn, payout, next);
+          if (payout.status === 'due') {
+            txn.push({
+              Delete: {
+                TableName: tableName(),
+                Key: keys.payoutPointer(accountId, payout.member_id, payout.currency),
+                ConditionExpression: 'attribute_not_exists(pk) OR payout_id = :p',
+                ExpressionAttributeValues: { ':p': payout.id },
+              },
+            });
+          }
+          txn.push(eventItem(accountId, 'payout.paid', payout.id, payoutView(next)), `event:${payout.id}`);
+          await commit(txn);
+          log('info', 'payout paid', { account_id: accountId, payout_id: payout.id, rewards: open.length });
+          return next;
+        }
         await commit(txn);
-        log('info', 'payout paid', { account_id: accountId, payout_id: payout.id, rewards: open.length });
-        return next;
       }
-      await commit(txn);
-    }
-    throw new PayoutRaceError();
-  }, (err) => err instanceof PayoutRaceError, 6);
+      throw new PayoutRaceError();
+    },
+    (err) => err instanceof PayoutRaceError,
+    6,
+  );
 }
 
 /**
@@ -330,59 +426,85 @@ export async function markPayoutPaid(accountId: string, payoutId: string, opts: 
  * the batch before paying): its rewards go back to approved, into the member's collecting payout. Claimed
  * first when it moves more than one chunk, as markPayoutPaid.
  */
-export async function markPayoutFailed(accountId: string, payoutId: string, reason: string, outcome: 'failed' | 'canceled' = 'failed'): Promise<Payout> {
-  return withRetries(async () => {
-    const read = await getPayoutAndClaim(accountId, payoutId);
-    if (!read) throw new NotFoundError();
-    let payout = read.payout;
-    let pending = read.claim;
-    if (payout.status === outcome) return payout;
-    if (pending && pending.to !== outcome) throw claimedOther(payout, pending);
-    if (payout.status !== 'processing') throw new DetailError(409, `This payout is ${payout.status}: only a processing payout (in a batch) can be marked ${outcome}.`);
-    const now = Math.floor(Date.now() / 1000);
-    let claiming: Promise<Payout> | null = null;
-    if (!pending && chunked(payout, pending)) {
-      pending = { to: outcome, at: now, reason };
-      claiming = claim(accountId, payout, pending);
-    }
-    const why = pending?.reason ?? reason;
-    const [claimed, memberItem, rewards] = await Promise.all([claiming ?? Promise.resolve(payout), getItem(keys.member(accountId, payout.member_id)), rewardsOf(accountId, payout)]);
-    payout = claimed;
-    const memberAlive = toMember(memberItem) !== null;
-    const back = rewards.filter((r) => r.status === 'approved' && r.payout_id === payout.id);
-    // The first chunk's target is read beside the referrals; each later chunk reads it again (it changed).
-    const [alive, firstTarget] = await Promise.all([liveReferrals(accountId, back), collectingTarget(accountId, payout.member_id, payout.currency)]);
-    for (let i = 0; i < back.length || i === 0; i += CHUNK) {
-      const chunk = back.slice(i, i + CHUNK);
-      const last = i + CHUNK >= back.length;
-      const txn = new MoneyTxn(accountId);
-      if (!memberAlive) txn.memberGone(payout.member_id);
-      if (chunk.length > 0) {
-        const target = i === 0 ? firstTarget : await collectingTarget(accountId, payout.member_id, payout.currency);
-        const into = changeCollecting(txn, target, { add: chunk.map((r) => ({ id: r.id, amount: r.amount, created_at: r.created_at })), remove: [] }, now);
-        for (const r of chunk) {
-          if (!alive.has(r.referral_id)) txn.referralGone(r.referral_id);
-          txn.moveReward(r, { payout_id: into.id });
+export async function markPayoutFailed(
+  accountId: string,
+  payoutId: string,
+  reason: string,
+  outcome: 'failed' | 'canceled' = 'failed',
+): Promise<Payout> {
+  return withRetries(
+    async () => {
+      const read = await getPayoutAndClaim(accountId, payoutId);
+      if (!read) throw new NotFoundError();
+      let payout = read.payout;
+      let pending = read.claim;
+      if (payout.status === outcome) return payout;
+      if (pending && pending.to !== outcome) throw claimedOther(payout, pending);
+      if (payout.status !== 'processing')
+        throw new DetailError(409, `This payout is ${payout.status}: only a processing payout (in a batch) can be marked ${outcome}.`);
+      const now = Math.floor(Date.now() / 1000);
+      let claiming: Promise<Payout> | null = null;
+      if (!pending && chunked(payout, pending)) {
+        pending = { to: outcome, at: now, reason };
+        claiming = claim(accountId, payout, pending);
+      }
+      const why = pending?.reason ?? reason;
+      const [claimed, memberItem, rewards] = await Promise.all([
+        claiming ?? Promise.resolve(payout),
+        getItem(keys.member(accountId, payout.member_id)),
+        rewardsOf(accountId, payout),
+      ]);
+      payout = claimed;
+      const memberAlive = toMember(memberItem) !== null;
+      const back = rewards.filter((r) => r.status === 'approved' && r.payout_id === payout.id);
+      // The first chunk's target is read beside the referrals; each later chunk reads it again (it changed).
+      const [alive, firstTarget] = await Promise.all([
+        liveReferrals(accountId, back),
+        collectingTarget(accountId, payout.member_id, payout.currency),
+      ]);
+      for (let i = 0; i < back.length || i === 0; i += CHUNK) {
+        const chunk = back.slice(i, i + CHUNK);
+        const last = i + CHUNK >= back.length;
+        const txn = new MoneyTxn(accountId);
+        if (!memberAlive) txn.memberGone(payout.member_id);
+        if (chunk.length > 0) {
+          const target = i === 0 ? firstTarget : await collectingTarget(accountId, payout.member_id, payout.currency);
+          const into = changeCollecting(
+            txn,
+            target,
+            { add: chunk.map((r) => ({ id: r.id, amount: r.amount, created_at: r.created_at })), remove: [] },
+            now,
+          );
+          for (const r of chunk) {
+            if (!alive.has(r.referral_id)) txn.referralGone(r.referral_id);
+            txn.moveReward(r, { payout_id: into.id });
+          }
         }
-      }
-      if (last) {
-        const next: Payout = { ...payout, status: outcome, failure_reason: why, updated_at: now, version: payout.version + 1 };
-        putPayoutVersion(txn, payout, next, ['processing']);
-        payoutSums(txn, payout, next);
-        // A cancel is the operator's own act: only a failure is an event for the app.
-        if (outcome === 'failed') txn.push(eventItem(accountId, 'payout.failed', payout.id, payoutView(next)), `event:${payout.id}`);
+        if (last) {
+          const next: Payout = { ...payout, status: outcome, failure_reason: why, updated_at: now, version: payout.version + 1 };
+          putPayoutVersion(txn, payout, next, ['processing']);
+          payoutSums(txn, payout, next);
+          // A cancel is the operator's own act: only a failure is an event for the app.
+          if (outcome === 'failed') txn.push(eventItem(accountId, 'payout.failed', payout.id, payoutView(next)), `event:${payout.id}`);
+          await commit(txn);
+          log('info', `payout ${outcome}`, { account_id: accountId, payout_id: payout.id, rewards: back.length });
+          return next;
+        }
         await commit(txn);
-        log('info', `payout ${outcome}`, { account_id: accountId, payout_id: payout.id, rewards: back.length });
-        return next;
       }
-      await commit(txn);
-    }
-    throw new PayoutRaceError();
-  }, (err) => err instanceof PayoutRaceError, 6);
+      throw new PayoutRaceError();
+    },
+    (err) => err instanceof PayoutRaceError,
+    6,
+  );
 }
 
 /** Marks every payout of a batch paid (those marked failed stay failed); the batch is then paid. */
-export async function markBatchPaid(accountId: string, batchId: string, opts: { paidAt?: number | undefined; reference?: string | null | undefined }): Promise<PayoutBatch> {
+export async function markBatchPaid(
+  accountId: string,
+  batchId: string,
+  opts: { paidAt?: number | undefined; reference?: string | null | undefined },
+): Promise<PayoutBatch> {
   const batch = await getBatch(accountId, batchId);
   // Four payouts at a time; one marked failed (or canceled) meanwhile stays so (409, skipped).
   const ids = [...batch.payout_ids];
@@ -427,13 +549,17 @@ export async function markBatchPaid(accountId: string, batchId: string, opts: { 
 /** A member's payout email changed: their collecting payouts become due or open again at once. */
 export async function refreshMemberPayouts(accountId: string, memberId: string): Promise<void> {
   for (const pointer of await queryAll({ partitionValue: keys.payoutPointers(accountId, memberId), consistent: true })) {
-    await withRetries(async () => {
-      const target = await collectingTarget(accountId, memberId, String(pointer.sk));
-      if (!target.payout || !COLLECTING.includes(target.payout.status)) return;
-      const txn = new MoneyTxn(accountId);
-      const next = changeCollecting(txn, target, { add: [], remove: [] });
-      if (next.status === target.payout.status) return;
-      await commit(txn);
-    }, (err) => err instanceof PayoutRaceError, 6);
+    await withRetries(
+      async () => {
+        const target = await collectingTarget(accountId, memberId, String(pointer.sk));
+        if (!target.payout || !COLLECTING.includes(target.payout.status)) return;
+        const txn = new MoneyTxn(accountId);
+        const next = changeCollecting(txn, target, { add: [], remove: [] });
+        if (next.status === target.payout.status) return;
+        await commit(txn);
+      },
+      (err) => err instanceof PayoutRaceError,
+      6,
+    );
   }
 }

@@ -24,7 +24,10 @@ const DAY = 86_400;
 
 function discountText(c: Campaign): string | null {
   if (c.referred_discount_type === null || c.referred_discount_amount <= 0) return null;
-  const amount = c.referred_discount_type === 'percentage' ? percentText(c.referred_discount_amount) : `${formatCents(c.referred_discount_amount)} ${statsCurrency(c)}`;
+  const amount =
+    c.referred_discount_type === 'percentage'
+      ? percentText(c.referred_discount_amount)
+      : `${formatCents(c.referred_discount_amount)} ${statsCurrency(c)}`;
   return `${amount} off ${c.referred_discount_recurring ? 'every payment' : 'their first payment'}`;
 }
 
@@ -80,7 +83,10 @@ async function accountOf(session: PortalSession): Promise<Record<string, unknown
 
 /** GET /portal/v1/me/: who the member is, their link, their campaign's terms, their totals and the session. */
 export async function portalMe(session: PortalSession) {
-  const [related, account] = await Promise.all([memberOf(session, () => getMemberWithRelations(session.accountId, session.memberId)), accountOf(session)]);
+  const [related, account] = await Promise.all([
+    memberOf(session, () => getMemberWithRelations(session.accountId, session.memberId)),
+    accountOf(session),
+  ]);
   return meView(session, related, account);
 }
 
@@ -95,8 +101,14 @@ async function memberOf<T>(session: PortalSession, read: () => Promise<T>): Prom
 }
 
 /** PATCH /portal/v1/me/: the member's only writes, their payout address and their email opt-out. */
-export async function updatePortalMe(session: PortalSession, patch: { payout_email?: string | null | undefined; email_opt_out?: boolean | undefined }) {
-  const changes = { ...(patch.payout_email !== undefined ? { payout_email: patch.payout_email } : {}), ...(patch.email_opt_out !== undefined ? { email_opt_out: patch.email_opt_out } : {}) };
+export async function updatePortalMe(
+  session: PortalSession,
+  patch: { payout_email?: string | null | undefined; email_opt_out?: boolean | undefined },
+) {
+  const changes = {
+    ...(patch.payout_email !== undefined ? { payout_email: patch.payout_email } : {}),
+    ...(patch.email_opt_out !== undefined ? { email_opt_out: patch.email_opt_out } : {}),
+  };
   const related = await memberOf(session, () => updateMember(session.accountId, session.memberId, changes));
   // What follows from the change (a payout email given or removed), as after PATCH /v1/members/{id}/.
   const [account] = await Promise.all([accountOf(session), memberChanged(session.accountId, related.member, changes)]);
@@ -196,7 +208,10 @@ export async function portalReferrals(session: PortalSession, page: Page) {
 }
 
 export async function portalRewards(session: PortalSession, page: Page) {
-  const [result, member] = await Promise.all([listRewards(session.accountId, page, { member: session.memberId }), getItem(keys.member(session.accountId, session.memberId))]);
+  const [result, member] = await Promise.all([
+    listRewards(session.accountId, page, { member: session.memberId }),
+    getItem(keys.member(session.accountId, session.memberId)),
+  ]);
   const hasSubscription = member?.subscription_id !== undefined && member?.subscription_id !== null;
   return { ...result, results: result.items.map((r) => portalRewardView(r, hasSubscription)) };
 }

@@ -62,9 +62,17 @@ function sum(days: Iterable<Record<string, number>>, metric: Metric): { value: n
   return { value, amounts };
 }
 
-const money = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).sort().map(([c, n]) => [c, formatCents(n)]));
+const money = (m: Record<string, number>) =>
+  Object.fromEntries(
+    Object.entries(m)
+      .sort()
+      .map(([c, n]) => [c, formatCents(n)]),
+  );
 
-export async function timeseries(accountId: string, q: { metric: Metric; interval: Interval; from: number; to: number; campaign?: string | undefined; member?: string | undefined }) {
+export async function timeseries(
+  accountId: string,
+  q: { metric: Metric; interval: Interval; from: number; to: number; campaign?: string | undefined; member?: string | undefined },
+) {
   checkRange(q.from, q.to);
   const days = await readDays(accountId, scopeOf(q), dayOf(q.from), dayOf(q.to));
   const byBucket = new Map<number, Record<string, number>[]>();
@@ -99,7 +107,10 @@ function totals(days: Record<string, number>[]): Totals {
 }
 
 /** Totals of every metric over [from, to] and over the period of the same length just before it: one Query. */
-export async function overview(accountId: string, q: { from: number; to: number; campaign?: string | undefined; member?: string | undefined }) {
+export async function overview(
+  accountId: string,
+  q: { from: number; to: number; campaign?: string | undefined; member?: string | undefined },
+) {
   checkRange(q.from, q.to);
   const length = q.to - q.from + 1;
   const previousFrom = q.from - length;
@@ -107,7 +118,14 @@ export async function overview(accountId: string, q: { from: number; to: number;
   const current: Record<string, number>[] = [];
   const previous: Record<string, number>[] = [];
   for (const [day, values] of days) (day >= dayOf(q.from) ? current : previous).push(values);
-  return { from: q.from, to: q.to, previous_from: previousFrom, previous_to: q.from - 1, current: totals(current), previous: totals(previous) };
+  return {
+    from: q.from,
+    to: q.to,
+    previous_from: previousFrom,
+    previous_to: q.from - 1,
+    current: totals(current),
+    previous: totals(previous),
+  };
 }
 
 export type MemberSort = 'conversions' | 'revenue' | 'commission';
@@ -116,7 +134,10 @@ export type MemberSort = 'conversions' | 'revenue' | 'commission';
  * The top members over the UTC months [from, to] touches (the ranking's buckets are monthly): one Query per
  * month, summed and sorted here. Money is ranked in `currency` (default: the one with the largest total).
  */
-export async function topMembers(accountId: string, q: { sort: MemberSort; from: number; to: number; limit: number; currency?: string | undefined }) {
+export async function topMembers(
+  accountId: string,
+  q: { sort: MemberSort; from: number; to: number; limit: number; currency?: string | undefined },
+) {
   checkRange(q.from, q.to);
   const months: string[] = [];
   for (let m = dayOf(q.from).slice(0, 7); m <= dayOf(q.to).slice(0, 7); ) {
@@ -149,7 +170,14 @@ export async function topMembers(accountId: string, q: { sort: MemberSort; from:
     currency: q.sort === 'conversions' ? null : currency,
     results: top.map((r) => {
       const member = toMember(lookup(found, keys.member(accountId, r.memberId)));
-      return { member_id: r.memberId, identifier: member?.identifier ?? null, email: member?.email ?? null, conversions: r.conversions, revenue: money(r.revenue), commission: money(r.commission) };
+      return {
+        member_id: r.memberId,
+        identifier: member?.identifier ?? null,
+        email: member?.email ?? null,
+        conversions: r.conversions,
+        revenue: money(r.revenue),
+        commission: money(r.commission),
+      };
     }),
   };
 }

@@ -17,7 +17,13 @@ import type { Plan, ProviderId, Subscription } from '../domain/models';
 import { publish } from '../queue/publish';
 import type { PaddleAlertMessage, ProviderWebhookMessage, SyncAccountMessage } from '../queue/queues';
 import { refundItem } from '../store/refunds';
-import { applyProviderUpdate, getSubscription, type PaymentData, type ProviderFields, type ProviderUpdateResult } from '../store/subscriptions';
+import {
+  applyProviderUpdate,
+  getSubscription,
+  type PaymentData,
+  type ProviderFields,
+  type ProviderUpdateResult,
+} from '../store/subscriptions';
 import type { AttributionHints, BillingEvent, PaymentFacts, SubscriptionFacts } from '../billing/port';
 import { billingProviderFor, webhookProviderFor, type AccountBillingProvider, type WebhookProvider } from '../billing/adapters';
 import { formatCents } from '../domain/money';
@@ -41,7 +47,14 @@ async function evaluate(accountId: string, referralId: string): Promise<void> {
  * now (the signed fields, form-encoded), applied the same way.
  */
 export async function processPaddleAlert(message: PaddleAlertMessage): Promise<void> {
-  await processProviderWebhook({ kind: 'provider-webhook', provider: LEGACY_PROVIDER.kind, account_id: message.account_id, headers: {}, raw_body: new URLSearchParams(message.fields).toString(), received_at: message.received_at });
+  await processProviderWebhook({
+    kind: 'provider-webhook',
+    provider: LEGACY_PROVIDER.kind,
+    account_id: message.account_id,
+    headers: {},
+    raw_body: new URLSearchParams(message.fields).toString(),
+    received_at: message.received_at,
+  });
 }
 
 /**
@@ -50,7 +63,8 @@ export async function processPaddleAlert(message: PaddleAlertMessage): Promise<v
  * record that fails and is redelivered counts once, when it finally succeeds.
  */
 function recordLag(provider: ProviderKind, receivedAt: number | undefined): void {
-  if (typeof receivedAt === 'number' && Number.isFinite(receivedAt)) timingMetric('WebhookLag', { Provider: provider }, Date.now() - receivedAt);
+  if (typeof receivedAt === 'number' && Number.isFinite(receivedAt))
+    timingMetric('WebhookLag', { Provider: provider }, Date.now() - receivedAt);
 }
 
 /**
@@ -61,7 +75,14 @@ async function afterUpdate(
   accountId: string,
   provider: WebhookProvider,
   result: ProviderUpdateResult,
-  event: { eventId: string; subscriptionId: ProviderId; hints: AttributionHints; payment: PaymentData | null; statusGiven: boolean; refund: boolean },
+  event: {
+    eventId: string;
+    subscriptionId: ProviderId;
+    hints: AttributionHints;
+    payment: PaymentData | null;
+    statusGiven: boolean;
+    refund: boolean;
+  },
 ): Promise<void> {
   if (!result.referralId) {
     // Not tied to a referral yet: the event itself may name one (checkout passthrough, coupon). The
@@ -72,7 +93,14 @@ async function afterUpdate(
       // An event that names a referral but not the subscription's state (Stripe's checkout.session.completed
       // may be processed before customer.subscription.created): ask the provider, so the hint is not lost.
       const facts = await provider.getSubscription(event.subscriptionId);
-      if (facts) subscription = (await applyProviderUpdate(accountId, { subscriptionId: facts.id, asOfMs: Date.now(), fields: await completeFields(accountId, provider, facts) })).subscription;
+      if (facts)
+        subscription = (
+          await applyProviderUpdate(accountId, {
+            subscriptionId: facts.id,
+            asOfMs: Date.now(),
+            fields: await completeFields(accountId, provider, facts),
+          })
+        ).subscription;
     }
     if (subscription) await attributeFromHints(accountId, event.eventId, event.hints, subscription);
     return;
@@ -81,11 +109,16 @@ async function afterUpdate(
   // evaluation: queue it again when the event could have needed one (a payment, or a status change,
   // which is what completes a commission when the subscription is cancelled).
   const mayNeedEvaluation = event.payment !== null || event.statusGiven || event.refund;
-  if (result.duplicate ? mayNeedEvaluation : result.paymentChanged || result.statusChanged || event.refund) await evaluate(accountId, result.referralId);
+  if (result.duplicate ? mayNeedEvaluation : result.paymentChanged || result.statusChanged || event.refund)
+    await evaluate(accountId, result.referralId);
 }
 
 /** The store's fields from the facts, with a plan named only by id described by the provider (Paddle Classic). */
-async function completeFields(accountId: string, provider: Pick<WebhookProvider, 'describePlan'>, facts: SubscriptionFacts): Promise<Partial<ProviderFields>> {
+async function completeFields(
+  accountId: string,
+  provider: Pick<WebhookProvider, 'describePlan'>,
+  facts: SubscriptionFacts,
+): Promise<Partial<ProviderFields>> {
   const fields = fieldsFromFacts(facts);
   if (facts.planId !== undefined && !facts.plan && provider.describePlan) {
     // Keeping the stored plan when it matches (one read of the subscription).
@@ -123,7 +156,9 @@ function paymentFromFacts(p: PaymentFacts): PaymentData {
     status: p.status ?? 'paid',
     ...(p.refundAmount !== undefined ? { refund_amount: minorToCents(p.refundAmount, p.currency) } : {}),
     ...(p.refundType !== undefined ? { refund_type: p.refundType } : {}),
-    ...(p.amountExcludingTax !== undefined && p.amountExcludingTax <= p.amount ? { tax: minorToCents(p.amount - p.amountExcludingTax, p.currency) } : {}),
+    ...(p.amountExcludingTax !== undefined && p.amountExcludingTax <= p.amount
+      ? { tax: minorToCents(p.amount - p.amountExcludingTax, p.currency) }
+      : {}),
   };
 }
 
@@ -139,7 +174,10 @@ export async function processProviderWebhook(message: ProviderWebhookMessage): P
   const provider = await webhookProviderFor(accountId, message.provider);
   if (!provider) {
     // Verified when it arrived, but the account is no longer connected to that provider: nothing to apply to.
-    log('warn', 'provider event dropped: the account is not connected to this provider any more', { account_id: accountId, provider: message.provider });
+    log('warn', 'provider event dropped: the account is not connected to this provider any more', {
+      account_id: accountId,
+      provider: message.provider,
+    });
     return;
   }
   const events = await provider.parseWebhook({ headers: message.headers, rawBody: message.raw_body });
@@ -150,7 +188,13 @@ export async function processProviderWebhook(message: ProviderWebhookMessage): P
 export async function applyBillingEvent(accountId: string, provider: WebhookProvider, event: BillingEvent, index = 0): Promise<void> {
   if (event.kind === 'ignored') {
     // Acknowledged (the provider must not retry it), and logged so nothing disappears silently.
-    log('info', 'provider event acknowledged without effect', { account_id: accountId, provider: provider.kind, event_id: event.eventId, event_type: event.type, reason: event.reason });
+    log('info', 'provider event acknowledged without effect', {
+      account_id: accountId,
+      provider: provider.kind,
+      event_id: event.eventId,
+      event_type: event.type,
+      reason: event.reason,
+    });
     return;
   }
   const marker = index === 0 ? event.eventId : `${event.eventId}#${index}`;
@@ -171,9 +215,23 @@ export async function applyBillingEvent(accountId: string, provider: WebhookProv
   const r = event.refund;
   const refundType = r?.refundType ?? (r?.kind === 'chargeback' ? 'chargeback' : undefined);
   const refund = r
-    ? refundItem(accountId, facts.id, { id: r.id, payment_id: r.paymentId, amount: minorToCents(r.amount, r.currency), refunded_at: r.refundedAtSeconds, currency: r.currency, ...(refundType ? { refund_type: refundType } : {}) })
+    ? refundItem(accountId, facts.id, {
+        id: r.id,
+        payment_id: r.paymentId,
+        amount: minorToCents(r.amount, r.currency),
+        refunded_at: r.refundedAtSeconds,
+        currency: r.currency,
+        ...(refundType ? { refund_type: refundType } : {}),
+      })
     : null;
-  const result = await applyProviderUpdate(accountId, { subscriptionId: facts.id, asOfMs, fields, payment, alertId: marker, ...(refund ? { extraItems: [refund] } : {}) });
+  const result = await applyProviderUpdate(accountId, {
+    subscriptionId: facts.id,
+    asOfMs,
+    fields,
+    payment,
+    alertId: marker,
+    ...(refund ? { extraItems: [refund] } : {}),
+  });
   log('info', result.duplicate ? 'provider event already processed' : 'provider event applied', {
     account_id: accountId,
     provider: provider.kind,
@@ -183,28 +241,50 @@ export async function applyBillingEvent(accountId: string, provider: WebhookProv
     payment_changed: result.paymentChanged,
     ...(r ? { refund_id: r.id } : {}),
   });
-  await afterUpdate(accountId, provider, result, { eventId: marker, subscriptionId: facts.id, hints: event.hints, payment, statusGiven: facts.status !== undefined, refund: refund !== null });
+  await afterUpdate(accountId, provider, result, {
+    eventId: marker,
+    subscriptionId: facts.id,
+    hints: event.hints,
+    payment,
+    statusGiven: facts.status !== undefined,
+    refund: refund !== null,
+  });
 }
 
 // Plan lookups are memoised per container for a minute: a sync page of 200 users on one plan asks once.
 const planMemo = new Map<string, { plan: Plan; until: number }>();
 
-async function planFor(provider: Pick<WebhookProvider, 'describePlan'>, accountId: string, planId: ProviderId, currency: string, unitPrice: string | null, planName: string | null, current: Subscription | null): Promise<Plan> {
+async function planFor(
+  provider: Pick<WebhookProvider, 'describePlan'>,
+  accountId: string,
+  planId: ProviderId,
+  currency: string,
+  unitPrice: string | null,
+  planName: string | null,
+  current: Subscription | null,
+): Promise<Plan> {
   if (current && current.plan.id === planId && current.plan.currency === currency && current.plan.interval !== null) return current.plan;
   const key = `${accountId}|${planId}|${currency}`;
   const hit = planMemo.get(key);
   if (hit && hit.until > Date.now()) return hit.plan;
-  const fallback: Plan = { id: planId, name: planName ?? '', amount: unitPrice ?? '0.00', currency, interval: null, frequency: null, descriptor: null };
-  const plan = provider.describePlan ? await provider.describePlan(planId, { currency, unitPrice, planName, current: current?.plan ?? null }) : fallback;
+  const fallback: Plan = {
+    id: planId,
+    name: planName ?? '',
+    amount: unitPrice ?? '0.00',
+    currency,
+    interval: null,
+    frequency: null,
+    descriptor: null,
+  };
+  const plan = provider.describePlan
+    ? await provider.describePlan(planId, { currency, unitPrice, planName, current: current?.plan ?? null })
+    : fallback;
   if (plan.interval !== null) {
     if (planMemo.size > 1000) planMemo.clear();
     planMemo.set(key, { plan, until: Date.now() + 60_000 });
   }
   return plan;
 }
-
-
-
 
 /**
  * One page of the provider's subscriptions for one account: upserts each (as of the run's start, so a
@@ -231,24 +311,47 @@ export async function processSyncPage(message: SyncAccountMessage): Promise<void
     } catch (err) {
       failed++;
       lastError = err;
-      log('warn', 'sync: subscription not applied', { account_id: accountId, subscription_id: facts.id, error: err instanceof Error ? err.name : 'unknown' });
+      log('warn', 'sync: subscription not applied', {
+        account_id: accountId,
+        subscription_id: facts.id,
+        error: err instanceof Error ? err.name : 'unknown',
+      });
     }
   }
   // Nothing applied at all (DynamoDB or the provider down): the record fails and SQS retries the page.
   if (failed > 0 && failed === page.subscriptions.length) throw lastError;
-  log('info', 'sync page applied', { account_id: accountId, state: message.state, page: message.page, subscriptions: page.subscriptions.length, failed });
+  log('info', 'sync page applied', {
+    account_id: accountId,
+    state: message.state,
+    page: message.page,
+    subscriptions: page.subscriptions.length,
+    failed,
+  });
   if (page.next !== null) await publish('provider-events', { ...message, page: message.page + 1, cursor: page.next });
 }
 
 /** One subscription of a sync page: upserted as of the run's start, and if referred, its payments and an evaluation. */
-async function syncSubscription(accountId: string, provider: AccountBillingProvider, message: SyncAccountMessage, facts: SubscriptionFacts): Promise<void> {
+async function syncSubscription(
+  accountId: string,
+  provider: AccountBillingProvider,
+  message: SyncAccountMessage,
+  facts: SubscriptionFacts,
+): Promise<void> {
   const fields = fieldsFromFacts(facts);
   if (facts.planId !== undefined && !facts.plan) {
     // The list names the plan only by id (Paddle Classic): describe it, keeping the stored one if it matches.
     const current = await getSubscription(accountId, facts.id);
     const currency = fields.currency ?? current?.currency;
     if (currency) {
-      fields.plan = await planFor(provider, accountId, facts.planId, currency, fields.unit_price ?? current?.unit_price ?? null, facts.planName ?? null, current);
+      fields.plan = await planFor(
+        provider,
+        accountId,
+        facts.planId,
+        currency,
+        fields.unit_price ?? current?.unit_price ?? null,
+        facts.planName ?? null,
+        current,
+      );
       if (!current && fields.unit_price === undefined) fields.unit_price = fields.plan.amount;
     }
   }
@@ -256,7 +359,12 @@ async function syncSubscription(accountId: string, provider: AccountBillingProvi
   if (!result.referralId) return;
   // Payments of a referred subscription: a missed payment webhook must still earn its reward.
   for (const p of await provider.listPayments(facts.id)) {
-    await applyProviderUpdate(accountId, { subscriptionId: facts.id, asOfMs: message.started_at, fields: {}, payment: paymentFromFacts(p) });
+    await applyProviderUpdate(accountId, {
+      subscriptionId: facts.id,
+      asOfMs: message.started_at,
+      fields: {},
+      payment: paymentFromFacts(p),
+    });
   }
   // Every referred subscription is evaluated on each sync, changed or not: it heals an evaluation whose
   // send failed earlier, and it closes commission periods that ended with time (no webhook marks that).

@@ -162,7 +162,9 @@ export async function authenticate(event: APIGatewayProxyEventV2): Promise<Princ
 export async function authenticatePublishable(event: APIGatewayProxyEventV2): Promise<Principal> {
   const key = bearerKey(event);
   if (looksLikeApiKey(key)) {
-    throw new DetailError(401, 'Secret API keys are not accepted here; use the publishable key (rfl_pub_...).', { 'WWW-Authenticate': 'Bearer' });
+    throw new DetailError(401, 'Secret API keys are not accepted here; use the publishable key (rfl_pub_...).', {
+      'WWW-Authenticate': 'Bearer',
+    });
   }
   if (!looksLikePublishableKey(key)) throw new InvalidTokenError();
   return named(await resolve(event, 'publishable', key, findPrincipalByPublishableKey));

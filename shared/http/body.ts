@@ -84,7 +84,10 @@ export { header };
  * fields and the query; a schema not given leaves its part undefined. Validation happens once, here at the
  * boundary; inside the domain the types are trusted.
  */
-export function validatedInput(schemas: { body?: v.GenericSchema | undefined; query?: v.GenericSchema | undefined }, event: APIGatewayProxyEventV2): { body: unknown; query: unknown } {
+export function validatedInput(
+  schemas: { body?: v.GenericSchema | undefined; query?: v.GenericSchema | undefined },
+  event: APIGatewayProxyEventV2,
+): { body: unknown; query: unknown } {
   const body = schemas.body ? validate(schemas.body, parseJsonBody(event)) : undefined;
   // A nameless parameter (`?=`, `?&`) is no parameter: lists refuse unknown names (schemas/query.ts), not these.
   const params = Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).filter(([name]) => name !== ''));

@@ -45,7 +45,13 @@ export function compressedText(text: string, headers: Record<string, string>): (
     if (body === undefined) {
       const bytes =
         encoding === 'br'
-          ? brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } })
+          ? brotliCompressSync(identity, {
+              params: {
+                [constants.BROTLI_PARAM_QUALITY]: 6,
+                [constants.BROTLI_PARAM_SIZE_HINT]: identity.length,
+                [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+              },
+            })
           : gzipSync(identity, { level: 6 });
       body = bytes.toString('base64');
       variants.set(encoding, body);

@@ -79,21 +79,46 @@ export function apiHandler<BS extends Schema | undefined = undefined, QS extends
     // refuses a key there.
     // authenticate() also names the account in the request's log keys.
     const principal = await authenticate(event);
-    checkAccess(event, principal, schemas.access ?? (event.requestContext?.http?.method === 'GET' ? 'read' : 'write'), schemas.sessionOnly ?? false);
+    checkAccess(
+      event,
+      principal,
+      schemas.access ?? (event.requestContext?.http?.method === 'GET' ? 'read' : 'write'),
+      schemas.sessionOnly ?? false,
+    );
     // Writes sent with an Idempotency-Key run under it (./idempotency.ts): validation answers included,
     // and a 429 releases the key so the retry runs.
     // Answers the key gives without running the request (replays, 422, 409) are counted too.
-    return idempotent(event, principal.accountId, async () => {
-      const { body, query } = validatedInput(schemas, event) as { body: Out<BS>; query: Out<QS> };
-      const request = { principal, params: (event.pathParameters ?? {}) as Record<string, string>, body, query, baseUrl: baseUrl(event), event };
-      // The key's rate limit (./rate-limits.ts underLimit: beside a read, before a write).
-      const reply = await underLimit(event.requestContext?.http?.method, () => limitApiKey(principal), () => fn(request));
-      if (reply.raw) {
-        const json = jsonResult(reply.status, undefined, event);
-        return { ...json, headers: { ...json.headers, 'Content-Type': reply.raw.contentType, ...reply.raw.headers }, body: reply.raw.text };
-      }
-      const result = jsonResult(reply.status, reply.body, event);
-      return reply.replayBody === undefined ? result : storeForReplay(result, reply.replayBody);
-    }, () => limitApiKey(principal));
+    return idempotent(
+      event,
+      principal.accountId,
+      async () => {
+        const { body, query } = validatedInput(schemas, event) as { body: Out<BS>; query: Out<QS> };
+        const request = {
+          principal,
+          params: (event.pathParameters ?? {}) as Record<string, string>,
+          body,
+          query,
+          baseUrl: baseUrl(event),
+          event,
+        };
+        // The key's rate limit (./rate-limits.ts underLimit: beside a read, before a write).
+        const reply = await underLimit(
+          event.requestContext?.http?.method,
+          () => limitApiKey(principal),
+          () => fn(request),
+        );
+        if (reply.raw) {
+          const json = jsonResult(reply.status, undefined, event);
+          return {
+            ...json,
+            headers: { ...json.headers, 'Content-Type': reply.raw.contentType, ...reply.raw.headers },
+            body: reply.raw.text,
+          };
+        }
+        const result = jsonResult(reply.status, reply.body, event);
+        return reply.replayBody === undefined ? result : storeForReplay(result, reply.replayBody);
+      },
+      () => limitApiKey(principal),
+    );
   });
 }

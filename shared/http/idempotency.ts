@@ -17,7 +17,6 @@ import { header } from './body';
 import { jsonResult, requestId, type Result } from './respond';
 import { log } from '../log';
 
-
 export const MISMATCH = 'Idempotency-Key reused with a different request.';
 export const IN_PROGRESS = 'A request with this Idempotency-Key is in progress.';
 export const EFFECT_LOST =
@@ -52,7 +51,11 @@ function stored(result: Result): StoredResponse {
   for (const [name, value] of Object.entries(result.headers ?? {})) {
     if (name.toLowerCase() !== 'x-request-id') headers[name] = String(value);
   }
-  return { status: result.statusCode ?? 200, headers, body: replayBodies.get(result) ?? (typeof result.body === 'string' ? result.body : '') };
+  return {
+    status: result.statusCode ?? 200,
+    headers,
+    body: replayBodies.get(result) ?? (typeof result.body === 'string' ? result.body : ''),
+  };
 }
 
 function replay(response: StoredResponse, event: APIGatewayProxyEventV2): Result {

@@ -43,7 +43,10 @@ export interface JsRequest<B> {
 
 type Schema = v.GenericSchema;
 
-export function jsHandler<BS extends Schema>(schemas: { body: BS }, fn: (req: JsRequest<v.InferOutput<BS>>) => Promise<{ status: number; body: unknown }>) {
+export function jsHandler<BS extends Schema>(
+  schemas: { body: BS },
+  fn: (req: JsRequest<v.InferOutput<BS>>) => Promise<{ status: number; body: unknown }>,
+) {
   return corsHandler(async (event) => {
     const principal = await authenticatePublishable(event);
     // The body is checked before the limits are counted: a malformed request costs no round trip and

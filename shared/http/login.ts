@@ -28,4 +28,10 @@ export function loginBody<S extends v.GenericSchema>(schema: S, event: APIGatewa
 }
 
 /** What the dashboard learns about its session. */
-export const sessionView = (s: Session) => ({ account_id: s.accountId, account_name: s.accountName, email: s.email, role: s.role, expires_at: s.expiresAt });
+export const sessionView = (s: Session) => ({
+  account_id: s.accountId,
+  account_name: s.accountName,
+  email: s.email,
+  role: s.role,
+  expires_at: s.expiresAt,
+});

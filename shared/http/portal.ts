@@ -28,7 +28,10 @@ export async function authenticatePortal(event: APIGatewayProxyEventV2): Promise
 }
 
 async function limitPortal(session: PortalSession): Promise<void> {
-  const decision = await consumeRateLimit(session.accountId, `portal#${session.id}`, { limit: PORTAL_REQUESTS_PER_MINUTE, windowSeconds: 60 });
+  const decision = await consumeRateLimit(session.accountId, `portal#${session.id}`, {
+    limit: PORTAL_REQUESTS_PER_MINUTE,
+    windowSeconds: 60,
+  });
   if (!decision.allowed) throw new ThrottledError(decision.retryAfterSeconds);
 }
 
@@ -55,7 +58,11 @@ export function portalHandler<BS extends Schema | undefined = undefined, QS exte
     appendLogKeys({ account_id: session.accountId, portal_session: session.id });
     const { body, query } = validatedInput(schemas, event) as { body: Out<BS>; query: Out<QS> };
     const request = { session, body, query, event };
-    const reply = await underLimit(event.requestContext?.http?.method, () => limitPortal(session), () => fn(request));
+    const reply = await underLimit(
+      event.requestContext?.http?.method,
+      () => limitPortal(session),
+      () => fn(request),
+    );
     return jsonResult(reply.status, reply.body, event, { 'Cache-Control': 'no-store' });
   });
 }

@@ -35,7 +35,12 @@ function refuseIfAny(decisions: RateDecision[]): void {
 export async function limitApiKey(principal: Principal): Promise<void> {
   const rate = config().apiRates[principal.plan];
   if (!rate || !principal.keyId) return;
-  refuseIfAny([await consumeRateLimit(principal.accountId, `api-key#${principal.keyId}`, { limit: rate * API_WINDOW_SECONDS, windowSeconds: API_WINDOW_SECONDS })]);
+  refuseIfAny([
+    await consumeRateLimit(principal.accountId, `api-key#${principal.keyId}`, {
+      limit: rate * API_WINDOW_SECONDS,
+      windowSeconds: API_WINDOW_SECONDS,
+    }),
+  ]);
 }
 
 /** Counts one public request against the publishable key's and the IP's windows, in parallel. */

@@ -136,13 +136,22 @@ export function publicHandler(fn: (event: APIGatewayProxyEventV2) => Promise<Res
             const result = await pipeline(event, context);
             const status = result.statusCode ?? 200;
             const detail = status >= 400 ? errorDetail(result) : undefined;
-            log(status >= 400 ? 'info' : 'debug', 'request answered', { status, duration_ms: Date.now() - started, ...(detail ? { detail } : {}) });
+            log(status >= 400 ? 'info' : 'debug', 'request answered', {
+              status,
+              duration_ms: Date.now() - started,
+              ...(detail ? { detail } : {}),
+            });
             return result;
           },
           (result) => {
             const status = result.statusCode ?? 200;
             const accountId = currentLogKeys().account_id;
-            return { fault: status >= 500, error: status >= 400 && status < 500, throttle: status === 429, annotations: { status, account_id: typeof accountId === 'string' ? accountId : undefined } };
+            return {
+              fault: status >= 500,
+              error: status >= 400 && status < 500,
+              throttle: status === 429,
+              annotations: { status, account_id: typeof accountId === 'string' ? accountId : undefined },
+            };
           },
         ),
       );

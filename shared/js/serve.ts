@@ -24,7 +24,12 @@ export function scriptResponder(text: string): (event: APIGatewayProxyEventV2) =
       return { statusCode: 304, headers, body: '' };
     }
     if (/\bgzip\b/i.test(header(event, 'accept-encoding') ?? '')) {
-      return { statusCode: 200, headers: { ...headers, 'Content-Encoding': 'gzip' }, body: gzipped.toString('base64'), isBase64Encoded: true };
+      return {
+        statusCode: 200,
+        headers: { ...headers, 'Content-Encoding': 'gzip' },
+        body: gzipped.toString('base64'),
+        isBase64Encoded: true,
+      };
     }
     return { statusCode: 200, headers, body: source.toString('utf8') };
   };

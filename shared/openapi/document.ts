@@ -51,9 +51,12 @@ function page(name: ComponentName): Json {
 
 /** The success content with its example: the operation's own, else its component's (or a page of them). */
 function bodyContent(route: Route, body: BodyRef, example: unknown): Json {
-  if ('component' in body) return { 'application/json': { schema: ref(body.component), example: example ?? COMPONENT_EXAMPLES[body.component] } };
-  if ('page' in body) return { 'application/json': { schema: ref(`${body.page}Page`), example: example ?? pageExample(body.page, route.path) } };
-  if (example === undefined) throw new Error(`OpenAPI: ${route.name} has a literal response body and no examples.response in shared/openapi/operations.ts`);
+  if ('component' in body)
+    return { 'application/json': { schema: ref(body.component), example: example ?? COMPONENT_EXAMPLES[body.component] } };
+  if ('page' in body)
+    return { 'application/json': { schema: ref(`${body.page}Page`), example: example ?? pageExample(body.page, route.path) } };
+  if (example === undefined)
+    throw new Error(`OpenAPI: ${route.name} has a literal response body and no examples.response in shared/openapi/operations.ts`);
   return { [body.contentType ?? 'application/json']: { schema: body.json, example } };
 }
 
@@ -67,7 +70,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'Missing (`Authentication credentials were not provided.`) or invalid (`Invalid token.`) API key.',
   403: 'Not allowed.',
   404: 'Not found, or another account\'s: `{"detail": "Not found."}`.',
-  409: 'A request with this Idempotency-Key is in progress (retry later), or the operation\'s own conflict.',
+  409: "A request with this Idempotency-Key is in progress (retry later), or the operation's own conflict.",
   413: 'Request body over 64 KiB.',
   415: 'Unsupported media type.',
   422: 'Idempotency-Key reused with a different request.',
@@ -77,8 +80,7 @@ const ERROR_TEXT: Record<number, string> = {
 };
 
 function errorResponse(status: number, example: unknown): Json {
-  const schema =
-    status === 400 ? { anyOf: [ref('ValidationErrors'), ref('Error')] } : status === 500 ? ref('InternalError') : ref('Error');
+  const schema = status === 400 ? { anyOf: [ref('ValidationErrors'), ref('Error')] } : status === 500 ? ref('InternalError') : ref('Error');
   const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
   if (status === 401) headers['WWW-Authenticate'] = { schema: { type: 'string', const: 'Bearer' } };
   if (status === 503 || status === 429) headers['Retry-After'] = { schema: { type: 'integer' }, description: 'Seconds to wait.' };
@@ -97,7 +99,14 @@ function queryParameters(op: OperationDoc): Json[] {
 function pathParameters(route: Route, op: OperationDoc): Json[] {
   return [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => {
     const name = m[1] as string;
-    return { name, in: 'path', required: true, description: op.params?.[name] ?? name, schema: { type: 'string' }, example: pathParameterExample(route.path, name) };
+    return {
+      name,
+      in: 'path',
+      required: true,
+      description: op.params?.[name] ?? name,
+      schema: { type: 'string' },
+      example: pathParameterExample(route.path, name),
+    };
   });
 }
 
@@ -129,7 +138,10 @@ function operation(route: Route, op: OperationDoc): Json {
   // A 400 of a list is about its query; of a write, about its body.
   const error400 = op.body || op.bodyType ? ERROR_EXAMPLES[400] : { page_size: ['Ensure this value is less than or equal to 100.'] };
   for (const status of [...errors].sort()) {
-    responses[String(status)] = errorResponse(status, op.examples?.errors?.[status] ?? (status === 400 ? error400 : ERROR_EXAMPLES[status]));
+    responses[String(status)] = errorResponse(
+      status,
+      op.examples?.errors?.[status] ?? (status === 400 ? error400 : ERROR_EXAMPLES[status]),
+    );
   }
   if ((op.body || op.bodyType) && op.examples?.request === undefined) {
     throw new Error(`OpenAPI: ${route.name} takes a request body and has no examples.request in shared/openapi/operations.ts`);
@@ -156,7 +168,10 @@ function operation(route: Route, op: OperationDoc): Json {
     responses,
   };
   if (op.body) {
-    const schema = op.bodyType === 'application/x-www-form-urlencoded' ? { type: 'object', additionalProperties: { type: 'string' } } : inputSchema(op.body);
+    const schema =
+      op.bodyType === 'application/x-www-form-urlencoded'
+        ? { type: 'object', additionalProperties: { type: 'string' } }
+        : inputSchema(op.body);
     out.requestBody = { required: true, content: { [op.bodyType ?? 'application/json']: { schema, example: op.examples?.request } } };
   } else if (op.bodyType === 'provider-event') {
     // Any provider's own request: a JSON event (Paddle Billing, Stripe) or a signed form (Paddle Classic),
@@ -164,22 +179,43 @@ function operation(route: Route, op: OperationDoc): Json {
     out.requestBody = {
       required: true,
       content: {
-        'application/json': { schema: { type: 'object', description: "The provider's event, as it sends it." }, example: op.examples?.request },
+        'application/json': {
+          schema: { type: 'object', description: "The provider's event, as it sends it." },
+          example: op.examples?.request,
+        },
         'application/x-www-form-urlencoded': {
-          schema: { type: 'object', properties: { p_signature: { type: 'string' } }, required: ['p_signature'], additionalProperties: { type: 'string' } },
+          schema: {
+            type: 'object',
+            properties: { p_signature: { type: 'string' } },
+            required: ['p_signature'],
+            additionalProperties: { type: 'string' },
+          },
           example: op.examples?.formRequest,
         },
       },
     };
   } else if (op.bodyType === 'application/json') {
     // A provider's own event (Paddle Billing): its shape is the provider's, verified and parsed by its adapter.
-    out.requestBody = { required: true, content: { 'application/json': { schema: { type: 'object', description: "The provider's event, as it sends it." }, example: op.examples?.request } } };
+    out.requestBody = {
+      required: true,
+      content: {
+        'application/json': {
+          schema: { type: 'object', description: "The provider's event, as it sends it." },
+          example: op.examples?.request,
+        },
+      },
+    };
   } else if (op.bodyType) {
     out.requestBody = {
       required: true,
       content: {
         [op.bodyType]: {
-          schema: { type: 'object', properties: { p_signature: { type: 'string' } }, required: ['p_signature'], additionalProperties: { type: 'string' } },
+          schema: {
+            type: 'object',
+            properties: { p_signature: { type: 'string' } },
+            required: ['p_signature'],
+            additionalProperties: { type: 'string' },
+          },
           example: op.examples?.request,
         },
       },
@@ -215,7 +251,13 @@ function webhooks(): Json {
         description:
           'Sent to every enabled endpoint subscribed to this type. Verify `Refloop-Signature` over the raw body (docs/webhooks.md), reject timestamps older than 5 minutes, dedupe on the event id. Any 2xx acknowledges; anything else is retried with exponential backoff for up to 3 days.',
         parameters: [
-          { name: 'Refloop-Signature', in: 'header', required: true, description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.<raw body>" keyed with the endpoint secret>`', schema: { type: 'string' } },
+          {
+            name: 'Refloop-Signature',
+            in: 'header',
+            required: true,
+            description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.<raw body>" keyed with the endpoint secret>`',
+            schema: { type: 'string' },
+          },
           { name: 'Refloop-Event-Id', in: 'header', required: true, schema: { type: 'string' } },
           { name: 'Refloop-Event-Type', in: 'header', required: true, schema: { type: 'string', const: type } },
         ],
@@ -228,7 +270,11 @@ function webhooks(): Json {
               schema: {
                 type: 'object',
                 properties: {
-                  id: { type: 'string', pattern: '^evt_[0-9a-f]{32}$', description: 'Deterministic per effect: the same for every attempt.' },
+                  id: {
+                    type: 'string',
+                    pattern: '^evt_[0-9a-f]{32}$',
+                    description: 'Deterministic per effect: the same for every attempt.',
+                  },
                   type: { type: 'string', const: type },
                   created_at: { type: 'integer' },
                   data: ref(EVENT_DATA[type]),
@@ -236,7 +282,12 @@ function webhooks(): Json {
                 required: ['id', 'type', 'created_at', 'data'],
                 additionalProperties: false,
               },
-              example: { id: 'evt_5b0f0c6ad1e24e4f9a4c2f1b7d3e9a01', type, created_at: 1767398461, data: EVENT_EXAMPLES[type] ?? COMPONENT_EXAMPLES[EVENT_DATA[type]] },
+              example: {
+                id: 'evt_5b0f0c6ad1e24e4f9a4c2f1b7d3e9a01',
+                type,
+                created_at: 1767398461,
+                data: EVENT_EXAMPLES[type] ?? COMPONENT_EXAMPLES[EVENT_DATA[type]],
+              },
             },
           },
         },
@@ -260,7 +311,12 @@ export function buildOpenApi(routeTable: readonly Route[], operations: Record<st
   const schemas: Json = relocate(toJsonSchemaDefs(COMPONENTS, { target: 'draft-2020-12' }) as Json);
   for (const name of pagedComponents(routeTable.map((r) => operations[r.name] as OperationDoc))) schemas[`${name}Page`] = page(name);
   schemas.Error = { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'], additionalProperties: false };
-  schemas.InternalError = { type: 'object', properties: { detail: { type: 'string', const: 'Internal server error.' }, request_id: { type: 'string' } }, required: ['detail', 'request_id'], additionalProperties: false };
+  schemas.InternalError = {
+    type: 'object',
+    properties: { detail: { type: 'string', const: 'Internal server error.' }, request_id: { type: 'string' } },
+    required: ['detail', 'request_id'],
+    additionalProperties: false,
+  };
   schemas.ValidationErrors = {
     type: 'object',
     description: 'Every invalid field with its messages; `non_field_errors` for errors of the whole body.',
@@ -290,16 +346,24 @@ export function buildOpenApi(routeTable: readonly Route[], operations: Record<st
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'A secret API key (`rfl_live_...`): `Authorization: Bearer <key>`.' },
         tokenAuth: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The same key as `Authorization: Token <key>`.' },
-        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'refloop_session', description: "The dashboard's session (POST /auth/sessions/). Writes also need an `Origin` header of this site (CSRF); the role decides what it may do." },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'refloop_session',
+          description:
+            "The dashboard's session (POST /auth/sessions/). Writes also need an `Origin` header of this site (CSRF); the role decides what it may do.",
+        },
         portalSession: {
           type: 'http',
           scheme: 'bearer',
-          description: "A member portal session (`rps_...`, from POST /portal/v1/sessions/): only /portal/v1/, only its member's data, 60 minutes. An API key is refused there, and a portal token on /v1/.",
+          description:
+            "A member portal session (`rps_...`, from POST /portal/v1/sessions/): only /portal/v1/, only its member's data, 60 minutes. An API key is refused there, and a portal token on /v1/.",
         },
         publishableKey: {
           type: 'http',
           scheme: 'bearer',
-          description: "The account's publishable key (`rfl_pub_...`), safe in web pages: only the public /js/v1/ endpoints. A secret key is refused there, and a publishable key on /v1/.",
+          description:
+            "The account's publishable key (`rfl_pub_...`), safe in web pages: only the public /js/v1/ endpoints. A secret key is refused there, and a publishable key on /v1/.",
         },
       },
       parameters: {
@@ -314,7 +378,10 @@ export function buildOpenApi(routeTable: readonly Route[], operations: Record<st
       },
       headers: {
         'X-Request-Id': { description: 'The request id (also in 500 bodies).', schema: { type: 'string' } },
-        'Idempotent-Replayed': { description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key.', schema: { type: 'string', const: 'true' } },
+        'Idempotent-Replayed': {
+          description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key.',
+          schema: { type: 'string', const: 'true' },
+        },
       },
     },
     'x-max-body-bytes': MAX_BODY_BYTES,

@@ -17,7 +17,15 @@ export const USER_IDENTIFIER = 'user-4821';
 const BASE = 'https://api.example.com';
 const CREATED = 1767225600; // 2026-01-01T00:00:00Z
 
-const plan = { id: 9001, name: 'Pro monthly', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' };
+const plan = {
+  id: 9001,
+  name: 'Pro monthly',
+  amount: '10.00',
+  currency: 'USD',
+  interval: 'month',
+  frequency: 1,
+  descriptor: '$10.00 / month',
+};
 
 const subscription = {
   id: SUBSCRIPTION_ID,
@@ -162,7 +170,17 @@ const member = {
   first_name: 'Alice',
   last_name: null,
   code: 'ALICE2026',
-  stats: { link_clicks: 12, referrals: 1, conversions: 1, credit_earned: '5.00', commission_earned: '0.00', commission_pending: '0.00', commission_approved: '0.00', commission_paid: '0.00', currency: 'USD' },
+  stats: {
+    link_clicks: 12,
+    referrals: 1,
+    conversions: 1,
+    credit_earned: '5.00',
+    commission_earned: '0.00',
+    commission_pending: '0.00',
+    commission_approved: '0.00',
+    commission_paid: '0.00',
+    currency: 'USD',
+  },
   link_clicks: 12,
   campaign,
   subscription: { ...subscription, id: 70001, email: 'alice@example.com' },
@@ -210,7 +228,10 @@ const PROVIDER_CONNECTION = {
   ...EXAMPLE_PROVIDER.view({ api_url: EXAMPLE_PROVIDER.apiHosts[0] }),
 };
 /** Its connection body: the required fields, their placeholders as values. */
-export const PROVIDER_BODY_EXAMPLE = { kind: EXAMPLE_PROVIDER.kind, ...Object.fromEntries(EXAMPLE_PROVIDER.fields.filter((f) => f.required).map((f) => [f.name, f.placeholder ?? '…'])) };
+export const PROVIDER_BODY_EXAMPLE = {
+  kind: EXAMPLE_PROVIDER.kind,
+  ...Object.fromEntries(EXAMPLE_PROVIDER.fields.filter((f) => f.required).map((f) => [f.name, f.placeholder ?? '…'])),
+};
 /** An example path segment of the webhook intake. */
 export const WEBHOOK_PATH_EXAMPLE = EXAMPLE_PROVIDER.webhook.path;
 
@@ -246,15 +267,42 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
     to: 1766793599,
     previous_from: 1761609600,
     previous_to: 1764201599,
-    current: { link_clicks: 420, referrals: 31, conversions: 9, revenue: { USD: '270.00' }, refunds: { USD: '30.00' }, credit_earned: {}, commission_earned: { USD: '54.00' }, commission_paid: { USD: '40.00' } },
-    previous: { link_clicks: 380, referrals: 25, conversions: 6, revenue: { USD: '180.00' }, refunds: {}, credit_earned: {}, commission_earned: { USD: '36.00' }, commission_paid: {} },
+    current: {
+      link_clicks: 420,
+      referrals: 31,
+      conversions: 9,
+      revenue: { USD: '270.00' },
+      refunds: { USD: '30.00' },
+      credit_earned: {},
+      commission_earned: { USD: '54.00' },
+      commission_paid: { USD: '40.00' },
+    },
+    previous: {
+      link_clicks: 380,
+      referrals: 25,
+      conversions: 6,
+      revenue: { USD: '180.00' },
+      refunds: {},
+      credit_earned: {},
+      commission_earned: { USD: '36.00' },
+      commission_paid: {},
+    },
   },
   ReportMembers: {
     sort: 'revenue',
     from: 1764201600,
     to: 1766793599,
     currency: 'USD',
-    results: [{ member_id: MEMBER_ID, identifier: 'alice', email: 'alice@example.com', conversions: 4, revenue: { USD: '120.00' }, commission: { USD: '24.00' } }],
+    results: [
+      {
+        member_id: MEMBER_ID,
+        identifier: 'alice',
+        email: 'alice@example.com',
+        conversions: 4,
+        revenue: { USD: '120.00' },
+        commission: { USD: '24.00' },
+      },
+    ],
   },
   PaddleWebhookAccepted: { received: true },
   ServiceLinks: { docs: `${BASE}/docs/`, openapi: `${BASE}/v1/openapi.json`, health: `${BASE}/health` },
@@ -278,11 +326,25 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
     provider: PROVIDER_CONNECTION,
     provider_options: providerOptions(),
   },
-  PortalLink: { id: PORTAL_SESSION_ID, url: `${BASE}/portal/${ACCOUNT_ID}/#token=rpl_Zk3v9QyL3rT8aB1nK7eW4hZ6uF0dX2m9cJ5pV8sW1aB`, expires_at: CREATED + 600 },
+  PortalLink: {
+    id: PORTAL_SESSION_ID,
+    url: `${BASE}/portal/${ACCOUNT_ID}/#token=rpl_Zk3v9QyL3rT8aB1nK7eW4hZ6uF0dX2m9cJ5pV8sW1aB`,
+    expires_at: CREATED + 600,
+  },
   PortalToken: { token: 'rps_Qm3kX9vB2nL7pR4tW8yZ1cF6Zk3v9QyL3rT8aB1nK7e', expires_at: CREATED + 3600 },
   PortalMe: {
     program: { name: 'Acme' },
-    member: { first_name: 'Alice', last_name: 'Smith', email: 'alice@example.com', code: 'ALICE2026', link: 'https://acme.example/?via=ALICE2026', email_opt_out: false, payout_email: 'alice@example.com', has_subscription: true, joined_at: CREATED },
+    member: {
+      first_name: 'Alice',
+      last_name: 'Smith',
+      email: 'alice@example.com',
+      code: 'ALICE2026',
+      link: 'https://acme.example/?via=ALICE2026',
+      email_opt_out: false,
+      payout_email: 'alice@example.com',
+      has_subscription: true,
+      joined_at: CREATED,
+    },
     campaign: {
       name: 'Partners',
       reward_type: 'commission',
@@ -294,9 +356,20 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
       hold_days: 30,
       min_payout: '50.00',
       referred_discount: null,
-      description: 'Earn 20% of what they pay for every payment of each customer you refer, for their first 12 months. Commissions are approved 30 days after each payment, once refunds are unlikely.',
+      description:
+        'Earn 20% of what they pay for every payment of each customer you refer, for their first 12 months. Commissions are approved 30 days after each payment, once refunds are unlikely.',
     },
-    stats: { link_clicks: 42, referrals: 5, conversions: 2, credit_earned: '0.00', commission_earned: '24.00', commission_pending: '8.00', commission_approved: '6.00', commission_paid: '10.00', currency: 'USD' },
+    stats: {
+      link_clicks: 42,
+      referrals: 5,
+      conversions: 2,
+      credit_earned: '0.00',
+      commission_earned: '24.00',
+      commission_pending: '8.00',
+      commission_approved: '6.00',
+      commission_paid: '10.00',
+      currency: 'USD',
+    },
     session: { expires_at: CREATED + 3600, return_url: 'https://app.acme.example/settings' },
   },
   PortalStats: {
@@ -308,7 +381,15 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
       { start: CREATED, link_clicks: 3, referrals: 1, conversions: 0 },
     ],
   },
-  PortalReferral: { id: REFERRAL_ID, user: 'us***21', created_at: CREATED, converted_at: CREATED + 2 * 86_400, status: 'paying', earned: '2.00', currency: 'USD' },
+  PortalReferral: {
+    id: REFERRAL_ID,
+    user: 'us***21',
+    created_at: CREATED,
+    converted_at: CREATED + 2 * 86_400,
+    status: 'paying',
+    earned: '2.00',
+    currency: 'USD',
+  },
   PortalReward: {
     id: REWARD_ID,
     type: 'credit',
@@ -324,7 +405,16 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
     is_clawback: false,
     credit_standing: 'applied',
   },
-  PortalPayout: { id: PAYOUT_ID, amount: '50.00', currency: 'USD', status: 'paid', reward_count: 5, created_at: CREATED + 40 * 86_400, paid_at: CREATED + 45 * 86_400, payout_email: 'alice@example.com' },
+  PortalPayout: {
+    id: PAYOUT_ID,
+    amount: '50.00',
+    currency: 'USD',
+    status: 'paid',
+    reward_count: 5,
+    created_at: CREATED + 40 * 86_400,
+    paid_at: CREATED + 45 * 86_400,
+    payout_email: 'alice@example.com',
+  },
 };
 
 /** A first page of a list, with a next link (the cursor is opaque). */

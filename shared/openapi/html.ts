@@ -2,7 +2,8 @@
 // tag with their parameters, bodies, responses and examples, the webhooks, and the component schemas.
 type Json = Record<string, any>;
 
-const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+const esc = (s: unknown) =>
+  String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 const code = (s: string) => esc(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 const anchor = (s: string) => s.replace(/[^A-Za-z0-9]+/g, '-');
 
@@ -36,12 +37,19 @@ function parameters(params: Json[] | undefined, doc: Json): string {
 function operation(method: string, path: string, op: Json, doc: Json): string {
   const body = op.requestBody
     ? Object.entries(op.requestBody.content as Json)
-        .map(([type, c]) => `<p>Body (<code>${esc(type)}</code>):</p>${schemaLink((c as Json).schema)}${example(c as Json, 'Request example', true)}`)
+        .map(
+          ([type, c]) =>
+            `<p>Body (<code>${esc(type)}</code>):</p>${schemaLink((c as Json).schema)}${example(c as Json, 'Request example', true)}`,
+        )
         .join('')
     : '';
   const responses = Object.entries(op.responses as Json)
     .map(([status, r]) => {
-      const content = r.content ? Object.values(r.content as Json).map((c) => schemaLink((c as Json).schema) + example(c as Json, `Example ${status}`, Number(status) < 400)).join('') : '';
+      const content = r.content
+        ? Object.values(r.content as Json)
+            .map((c) => schemaLink((c as Json).schema) + example(c as Json, `Example ${status}`, Number(status) < 400))
+            .join('')
+        : '';
       return `<li><b>${esc(status)}</b> ${code(r.description ?? '')} ${content}</li>`;
     })
     .join('');
@@ -61,7 +69,9 @@ export function renderReference(doc: Json): string {
   }
   const toc = [...byTag.keys()].map((t) => `<li><a href="#tag-${anchor(t)}">${esc(t)}</a></li>`).join('');
   const sections = [...byTag.entries()].map(([tag, ops]) => `<h2 id="tag-${anchor(tag)}">${esc(tag)}</h2>${ops.join('')}`).join('');
-  const hooks = Object.entries((doc.webhooks ?? {}) as Json).map(([name, item]) => operation('post', `(your endpoint) ${name}`, (item as Json).post, doc)).join('');
+  const hooks = Object.entries((doc.webhooks ?? {}) as Json)
+    .map(([name, item]) => operation('post', `(your endpoint) ${name}`, (item as Json).post, doc))
+    .join('');
   const schemas = Object.entries(doc.components.schemas as Json)
     .map(([name, s]) => `<section id="schema-${anchor(name)}"><h3>${esc(name)}</h3><pre>${esc(JSON.stringify(s, null, 2))}</pre></section>`)
     .join('');

@@ -6,7 +6,21 @@ import type * as v from 'valibot';
 import { conversionBody } from '../schemas/conversion';
 import { createCampaignBody, updateCampaignBody } from '../schemas/campaign';
 import { createMemberBody, updateMemberBody } from '../schemas/member';
-import { listCampaignsQuery, listMembersQuery, noQuery, listPayoutBatchesQuery, listPayoutsQuery, listReferralsQuery, listRewardsQuery, listSubscriptionsQuery, overviewQuery, pageOnlyQuery, timeseriesQuery, topMembersQuery, exportQuery } from '../schemas/query';
+import {
+  listCampaignsQuery,
+  listMembersQuery,
+  noQuery,
+  listPayoutBatchesQuery,
+  listPayoutsQuery,
+  listReferralsQuery,
+  listRewardsQuery,
+  listSubscriptionsQuery,
+  overviewQuery,
+  pageOnlyQuery,
+  timeseriesQuery,
+  topMembersQuery,
+  exportQuery,
+} from '../schemas/query';
 import { createPayoutBatchBody, markFailedBody, markPaidBody, voidRewardBody } from '../schemas/money';
 import { clickBody, jsReferralBody } from '../schemas/js';
 import { createReferralBody } from '../schemas/referral';
@@ -17,7 +31,21 @@ import { apiKeyBody, inviteBody, loginLinkBody, providerBody, roleBody, sessionB
 import type { ComponentName } from './components';
 import { DIAGNOSIS_EXAMPLE, DIAGNOSIS_SCHEMA } from './diagnosis';
 import { diagnosisQuery } from '../schemas/diagnosis';
-import { API_KEY_ID, TEAM_MEMBER_ID, BATCH_ID, PAYOUT_ID, CAMPAIGN_ID, COMPONENT_EXAMPLES, CONVERTED_REFERRAL, NEW_REFERRAL, PADDLE_ALERT_EXAMPLE, PROVIDER_BODY_EXAMPLE, REFERRAL_ID, SUBSCRIPTION_ID, USER_IDENTIFIER } from './examples';
+import {
+  API_KEY_ID,
+  TEAM_MEMBER_ID,
+  BATCH_ID,
+  PAYOUT_ID,
+  CAMPAIGN_ID,
+  COMPONENT_EXAMPLES,
+  CONVERTED_REFERRAL,
+  NEW_REFERRAL,
+  PADDLE_ALERT_EXAMPLE,
+  PROVIDER_BODY_EXAMPLE,
+  REFERRAL_ID,
+  SUBSCRIPTION_ID,
+  USER_IDENTIFIER,
+} from './examples';
 
 /** A response body: a component, a page (pagination envelope) of a component, or a literal JSON Schema. */
 export type BodyRef = { component: ComponentName } | { page: ComponentName } | { json: Record<string, unknown>; contentType?: string };
@@ -30,11 +58,18 @@ export interface OperationDoc {
   /** Descriptions of the path's `{name}` parameters. */
   params?: Record<string, string>;
   /** A list's query (./document.ts lists its entries as parameters); lists refuse any other parameter with a 400. */
-  query?: v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined> | v.StrictObjectSchema<v.ObjectEntries, v.ErrorMessage<v.StrictObjectIssue> | undefined>;
+  query?:
+    | v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>
+    | v.StrictObjectSchema<v.ObjectEntries, v.ErrorMessage<v.StrictObjectIssue> | undefined>;
   body?: v.GenericSchema;
   /** The request's media type; JSON by default. */
   bodyType?: 'application/json' | 'application/x-www-form-urlencoded' | 'provider-event';
-  success: { status: number; description: string; body?: BodyRef; headers?: Record<string, { description: string; schema: Record<string, unknown> }> };
+  success: {
+    status: number;
+    description: string;
+    body?: BodyRef;
+    headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
+  };
   /** Error statuses beyond the ones every operation of its kind has (see document.ts). */
   errors?: number[];
   /**
@@ -54,49 +89,87 @@ const conversionRequest = { subscription_id: SUBSCRIPTION_ID };
 /** The document's tags, in the order /docs shows them. A tag used by an operation and missing here fails the generator. */
 export const TAGS: Record<string, string> = {
   Referrals: 'A referred user, who referred them, and what the referral earned.',
-  Campaigns: 'Reward rules: credit for the referrer, commission, thresholds, and the referred user\'s discount.',
+  Campaigns: "Reward rules: credit for the referrer, commission, thresholds, and the referred user's discount.",
   Members: 'The people who refer: their code, their campaign, their subscription and their stats.',
-  Subscriptions: 'The service\'s copies of the payment provider\'s subscriptions.',
-  Webhooks: 'Endpoints that receive Refloop\'s events, and their deliveries.',
+  Subscriptions: "The service's copies of the payment provider's subscriptions.",
+  Webhooks: "Endpoints that receive Refloop's events, and their deliveries.",
   Rewards: 'Every reward across referrals, and its lifecycle: pending, approved, paid, applied, voided.',
   Reports: 'What the programme did over time: clicks, referrals, conversions, revenue, rewards and payouts.',
   Payouts: 'What members are owed, batches with their PayPal / Wise / CSV files, and marking them paid.',
   Browser: 'The browser script and the public endpoints it calls with the publishable key.',
-  Dashboard: 'Login by emailed link, sessions, the team and its roles, API keys and the account settings (docs/dashboard.md). The team, API keys and the provider connection need a dashboard session: an API key cannot change them.',
+  Dashboard:
+    'Login by emailed link, sessions, the team and its roles, API keys and the account settings (docs/dashboard.md). The team, API keys and the provider connection need a dashboard session: an API key cannot change them.',
   'Member portal':
-    "A page where a member sees their link, terms, referrals, rewards and payouts, embeddable in your app (`/js/refloop-embed.js`). Your backend asks for a single-use portal URL with the API key; the portal then calls /portal/v1/ with a 60-minute portal session of that member only.",
+    'A page where a member sees their link, terms, referrals, rewards and payouts, embeddable in your app (`/js/refloop-embed.js`). Your backend asks for a single-use portal URL with the API key; the portal then calls /portal/v1/ with a 60-minute portal session of that member only.',
   'Provider webhooks': "Alerts and events from the account's payment provider.",
   Documentation: 'This document and its rendering.',
   Operations: 'Checks for load balancers and monitoring.',
 };
 
-const PAGINATION = 'Newest first. `count` is the exact total; follow `next` / `previous` (absolute URLs, null at either end). A query parameter the list does not take answers 400, keyed by that parameter.';
+const PAGINATION =
+  'Newest first. `count` is the exact total; follow `next` / `previous` (absolute URLs, null at either end). A query parameter the list does not take answers 400, keyed by that parameter.';
 
-const SESSION_ONLY = 'Dashboard session of an owner only (the `refloop_session` cookie, with an `Origin` of this site on writes); an API key is refused with 403.';
+const SESSION_ONLY =
+  'Dashboard session of an owner only (the `refloop_session` cookie, with an `Origin` of this site on writes); an API key is refused with 403.';
 const LINK_TOKEN = 'Zk3v9QyL3rT8aB1nK7eW4hZ6uF0dX2m9cJ5pV8sW1aB';
 
 export const OPERATIONS: Record<string, OperationDoc> = {
   CreateLoginLink: {
     tag: 'Dashboard',
     summary: 'Email a login link',
-    description: 'Always 202 with the same body, whatever the address (no account enumeration). An address in a team gets a link per team, valid once for 15 minutes (`/app/login#token=...`). Rate limited per address and per IP.',
+    description:
+      'Always 202 with the same body, whatever the address (no account enumeration). An address in a team gets a link per team, valid once for 15 minutes (`/app/login#token=...`). Rate limited per address and per IP.',
     body: loginLinkBody,
-    success: { status: 202, description: 'Accepted.', body: { json: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] } } },
+    success: {
+      status: 202,
+      description: 'Accepted.',
+      body: { json: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] } },
+    },
     errors: [429],
-    examples: { request: { email: 'dana@acme.example' }, response: { detail: 'If this address belongs to a team, a login link is on its way. It works once, for 15 minutes.' } },
+    examples: {
+      request: { email: 'dana@acme.example' },
+      response: { detail: 'If this address belongs to a team, a login link is on its way. It works once, for 15 minutes.' },
+    },
   },
   CreateSession: {
     tag: 'Dashboard',
     summary: 'Open a dashboard session',
-    description: "Trades a login link's token for the `refloop_session` cookie (HttpOnly, SameSite=Strict, Secure except on loopback http; 12 hours after its last use). A used, expired or unknown token answers 401. Rate limited per IP.",
+    description:
+      "Trades a login link's token for the `refloop_session` cookie (HttpOnly, SameSite=Strict, Secure except on loopback http; 12 hours after its last use). A used, expired or unknown token answers 401. Rate limited per IP.",
     body: sessionBody,
-    success: { status: 201, description: 'The session; the cookie is set.', body: { component: 'Session' }, headers: { 'Set-Cookie': { description: '`refloop_session=<token>; Path=/; HttpOnly; SameSite=Strict; Secure`', schema: { type: 'string' } } } },
+    success: {
+      status: 201,
+      description: 'The session; the cookie is set.',
+      body: { component: 'Session' },
+      headers: {
+        'Set-Cookie': { description: '`refloop_session=<token>; Path=/; HttpOnly; SameSite=Strict; Secure`', schema: { type: 'string' } },
+      },
+    },
     errors: [401, 429],
     examples: { request: { token: LINK_TOKEN } },
   },
-  GetCurrentSession: { tag: 'Dashboard', summary: 'The current session', description: 'Who is logged in, to which account, with which role (401 without a session).', success: { status: 200, description: 'The session.', body: { component: 'Session' } }, errors: [401] },
-  EndCurrentSession: { tag: 'Dashboard', summary: 'Log out', description: 'Ends the session and clears the cookie; 204 also without one. A cross-site request is refused (403).', success: { status: 204, description: 'Logged out.' }, errors: [403] },
-  ListTeam: { tag: 'Dashboard', summary: 'List the team', description: `Everyone who can log in, with their role: owner (everything), admin (everything but the team and API keys), finance (read; approve and void rewards; payouts), viewer (read only). ${SESSION_ONLY}`, query: noQuery, success: { status: 200, description: 'The team (one page).', body: { page: 'TeamMember' } }, errors: [403] },
+  GetCurrentSession: {
+    tag: 'Dashboard',
+    summary: 'The current session',
+    description: 'Who is logged in, to which account, with which role (401 without a session).',
+    success: { status: 200, description: 'The session.', body: { component: 'Session' } },
+    errors: [401],
+  },
+  EndCurrentSession: {
+    tag: 'Dashboard',
+    summary: 'Log out',
+    description: 'Ends the session and clears the cookie; 204 also without one. A cross-site request is refused (403).',
+    success: { status: 204, description: 'Logged out.' },
+    errors: [403],
+  },
+  ListTeam: {
+    tag: 'Dashboard',
+    summary: 'List the team',
+    description: `Everyone who can log in, with their role: owner (everything), admin (everything but the team and API keys), finance (read; approve and void rewards; payouts), viewer (read only). ${SESSION_ONLY}`,
+    query: noQuery,
+    success: { status: 200, description: 'The team (one page).', body: { page: 'TeamMember' } },
+    errors: [403],
+  },
   InviteTeamMember: {
     tag: 'Dashboard',
     summary: 'Invite someone',
@@ -116,8 +189,22 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: [403, 404],
     examples: { request: { role: 'viewer' } },
   },
-  RemoveTeamMember: { tag: 'Dashboard', summary: 'Remove someone', description: `Removes them and ends their sessions. The last owner cannot be removed (409). ${SESSION_ONLY}`, params: { id: 'Team member id.' }, success: { status: 204, description: 'Removed.' }, errors: [403, 404] },
-  ListApiKeys: { tag: 'Dashboard', summary: 'List API keys', description: `The account's secret keys: name, prefix, created and revoked times (never a key). ${SESSION_ONLY}`, query: noQuery, success: { status: 200, description: 'The keys (one page).', body: { page: 'ApiKey' } }, errors: [403] },
+  RemoveTeamMember: {
+    tag: 'Dashboard',
+    summary: 'Remove someone',
+    description: `Removes them and ends their sessions. The last owner cannot be removed (409). ${SESSION_ONLY}`,
+    params: { id: 'Team member id.' },
+    success: { status: 204, description: 'Removed.' },
+    errors: [403, 404],
+  },
+  ListApiKeys: {
+    tag: 'Dashboard',
+    summary: 'List API keys',
+    description: `The account's secret keys: name, prefix, created and revoked times (never a key). ${SESSION_ONLY}`,
+    query: noQuery,
+    success: { status: 200, description: 'The keys (one page).', body: { page: 'ApiKey' } },
+    errors: [403],
+  },
   CreateApiKey: {
     tag: 'Dashboard',
     summary: 'Create an API key',
@@ -127,12 +214,26 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: [403],
     examples: { request: { name: 'Production backend' } },
   },
-  RevokeApiKey: { tag: 'Dashboard', summary: 'Revoke an API key', description: `The key stops working at once (a warm container may accept it for up to 60 s). ${SESSION_ONLY}`, params: { id: 'API key id.' }, success: { status: 204, description: 'Revoked.' }, errors: [403, 404] },
-  GetAccount: { tag: 'Dashboard', summary: 'Account settings', description: "Plan, publishable key and its script tag, email sender, embed origins, browser referral mode and the provider connection's public part (never a secret).", success: { status: 200, description: 'The settings.', body: { component: 'Account' } } },
+  RevokeApiKey: {
+    tag: 'Dashboard',
+    summary: 'Revoke an API key',
+    description: `The key stops working at once (a warm container may accept it for up to 60 s). ${SESSION_ONLY}`,
+    params: { id: 'API key id.' },
+    success: { status: 204, description: 'Revoked.' },
+    errors: [403, 404],
+  },
+  GetAccount: {
+    tag: 'Dashboard',
+    summary: 'Account settings',
+    description:
+      "Plan, publishable key and its script tag, email sender, embed origins, browser referral mode and the provider connection's public part (never a secret).",
+    success: { status: 200, description: 'The settings.', body: { component: 'Account' } },
+  },
   UpdateAccount: {
     tag: 'Dashboard',
     summary: 'Change account settings',
-    description: "Name, email sender (null for the default), embed origins (who may frame the member portal), the referral URL members' links point to, and the browser referral mode. Owner or admin.",
+    description:
+      "Name, email sender (null for the default), embed origins (who may frame the member portal), the referral URL members' links point to, and the browser referral mode. Owner or admin.",
     body: updateAccountBody,
     success: { status: 200, description: 'The settings.', body: { component: 'Account' } },
     errors: [403],
@@ -144,26 +245,45 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description:
       "`kind` picks the fields: GET /v1/account/ lists every provider's in `provider_options` (Paddle Classic `vendor_id`, `auth_code`, `public_key` (PEM); Paddle Billing `api_key`, `webhook_secret`; Stripe `secret_key` (a restricted key), `webhook_secret`). Secrets are stored in their own items and never shown again. Switching kind while subscriptions are mirrored answers 409. Dashboard session of an owner or admin only; an API key is refused with 403.",
     body: providerBody,
-    success: { status: 200, description: "The connection's public part and the webhook URL to give the provider.", body: { component: 'ProviderConnection' } },
+    success: {
+      status: 200,
+      description: "The connection's public part and the webhook URL to give the provider.",
+      body: { component: 'ProviderConnection' },
+    },
     errors: [403, 409],
     examples: { request: PROVIDER_BODY_EXAMPLE },
   },
 
-  ListReferrals: { tag: 'Referrals', summary: 'List referrals', description: `Filter by \`member\`; \`search\` finds the referral of one referred user by its exact \`user_identifier\` (0 or 1 result). ${PAGINATION}`, query: listReferralsQuery, success: { status: 200, description: 'A page of referrals.', body: { page: 'Referral' } } },
+  ListReferrals: {
+    tag: 'Referrals',
+    summary: 'List referrals',
+    description: `Filter by \`member\`; \`search\` finds the referral of one referred user by its exact \`user_identifier\` (0 or 1 result). ${PAGINATION}`,
+    query: listReferralsQuery,
+    success: { status: 200, description: 'A page of referrals.', body: { page: 'Referral' } },
+  },
   CreateReferral: {
     tag: 'Referrals',
     summary: 'Create a referral',
-    description: 'Idempotent on the pair: the same `user_identifier` and `member_code` again returns the existing referral (200, nothing created). Emits `referral.created`.',
+    description:
+      'Idempotent on the pair: the same `user_identifier` and `member_code` again returns the existing referral (200, nothing created). Emits `referral.created`.',
     body: createReferralBody,
     success: { status: 200, description: 'The referral (new or existing).', body: { component: 'Referral' } },
     examples: { request: referralRequest, response: NEW_REFERRAL },
   },
-  GetReferral: { tag: 'Referrals', summary: 'Retrieve a referral', description: "The referral with its subscription snapshot, its stats and every reward (clawbacks included), in one read. Another account's id answers 404.", params: { id: 'Referral id.' }, success: { status: 200, description: 'The referral with its rewards.', body: { component: 'Referral' } }, errors: [404] },
+  GetReferral: {
+    tag: 'Referrals',
+    summary: 'Retrieve a referral',
+    description:
+      "The referral with its subscription snapshot, its stats and every reward (clawbacks included), in one read. Another account's id answers 404.",
+    params: { id: 'Referral id.' },
+    success: { status: 200, description: 'The referral with its rewards.', body: { component: 'Referral' } },
+    errors: [404],
+  },
   ConvertReferral: {
     tag: 'Referrals',
     summary: 'Record a conversion',
     description:
-      'The specification\'s path (also served under `/v1/`). Give `checkout_id` or `subscription_id`. Rewards are created asynchronously. Emits `referral.converted`. 409 while the checkout is still processing; 503 with `Retry-After` when the provider cannot be reached.',
+      "The specification's path (also served under `/v1/`). Give `checkout_id` or `subscription_id`. Rewards are created asynchronously. Emits `referral.converted`. 409 while the checkout is still processing; 503 with `Retry-After` when the provider cannot be reached.",
     params: { id: 'Referral id.' },
     body: conversionBody,
     success: { status: 200, description: 'The converted referral.', body: { component: 'Referral' } },
@@ -180,7 +300,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: [404],
     examples: { request: conversionRequest, response: CONVERTED_REFERRAL },
   },
-  DeleteReferral: { tag: 'Referrals', summary: 'Delete a referral', description: 'The user can be referred again.', params: { id: 'Referral id.' }, success: { status: 204, description: 'Deleted.' }, errors: [404] },
+  DeleteReferral: {
+    tag: 'Referrals',
+    summary: 'Delete a referral',
+    description: 'The user can be referred again.',
+    params: { id: 'Referral id.' },
+    success: { status: 204, description: 'Deleted.' },
+    errors: [404],
+  },
   DiagnoseReferral: {
     tag: 'Referrals',
     summary: 'Why a referral did not convert',
@@ -188,19 +315,30 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       "The provider subscriptions and checkouts seen in the last 90 days that did not convert this referral, and why: those of the referred user's email (`email`, else the referral's `user_identifier` when it is an email address; compared without case) and those whose checkout named this referral but were refused. Convert one with `POST /v1/referrals/{id}/conversion/`. Another account's id answers 404.",
     params: { id: 'Referral id.' },
     query: diagnosisQuery,
-    success: { status: 200, description: 'The referral and its unattributed sightings.', body: { json: DIAGNOSIS_SCHEMA as unknown as Record<string, unknown> } },
+    success: {
+      status: 200,
+      description: 'The referral and its unattributed sightings.',
+      body: { json: DIAGNOSIS_SCHEMA as unknown as Record<string, unknown> },
+    },
     errors: [404],
     examples: { response: DIAGNOSIS_EXAMPLE },
   },
   GetReferralByUser: {
     tag: 'Referrals',
-    summary: "Retrieve a referred user's referral", description: "Looks a referral up by the application's id of the referred user (one referral per user).",
-    params: { user_identifier: 'The application\'s id of the referred user, URL-encoded.' },
+    summary: "Retrieve a referred user's referral",
+    description: "Looks a referral up by the application's id of the referred user (one referral per user).",
+    params: { user_identifier: "The application's id of the referred user, URL-encoded." },
     success: { status: 200, description: 'The referral.', body: { component: 'Referral' } },
     errors: [404],
   },
 
-  ListCampaigns: { tag: 'Campaigns', summary: 'List campaigns', description: PAGINATION, query: listCampaignsQuery, success: { status: 200, description: 'A page of campaigns.', body: { page: 'Campaign' } } },
+  ListCampaigns: {
+    tag: 'Campaigns',
+    summary: 'List campaigns',
+    description: PAGINATION,
+    query: listCampaignsQuery,
+    success: { status: 200, description: 'A page of campaigns.', body: { page: 'Campaign' } },
+  },
   CreateCampaign: {
     tag: 'Campaigns',
     summary: 'Create a campaign',
@@ -208,34 +346,144 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     body: createCampaignBody,
     success: { status: 201, description: 'The campaign.', body: { component: 'Campaign' } },
     errors: [403],
-    examples: { request: { name: 'Friends', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' }, errors: { 403: { detail: 'The Starter plan allows 1 campaign(s); upgrade to add more.' } } },
+    examples: {
+      request: { name: 'Friends', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' },
+      errors: { 403: { detail: 'The Starter plan allows 1 campaign(s); upgrade to add more.' } },
+    },
   },
-  GetCampaign: { tag: 'Campaigns', summary: 'Retrieve a campaign', description: "The campaign's reward settings.", params: { id: 'Campaign id.' }, success: { status: 200, description: 'The campaign.', body: { component: 'Campaign' } }, errors: [404] },
-  UpdateCampaign: { tag: 'Campaigns', summary: 'Update a campaign', description: 'Changes any subset of the fields.', params: { id: 'Campaign id.' }, body: updateCampaignBody, success: { status: 200, description: 'The campaign.', body: { component: 'Campaign' } }, errors: [404], examples: { request: { reward_threshold: '10.00' }, response: { ...campaignExample, reward_threshold: '10.00' } } },
-  DeleteCampaign: { tag: 'Campaigns', summary: 'Delete a campaign', description: 'Its members end up with `campaign: null`.', params: { id: 'Campaign id.' }, success: { status: 204, description: 'Deleted.' }, errors: [404] },
+  GetCampaign: {
+    tag: 'Campaigns',
+    summary: 'Retrieve a campaign',
+    description: "The campaign's reward settings.",
+    params: { id: 'Campaign id.' },
+    success: { status: 200, description: 'The campaign.', body: { component: 'Campaign' } },
+    errors: [404],
+  },
+  UpdateCampaign: {
+    tag: 'Campaigns',
+    summary: 'Update a campaign',
+    description: 'Changes any subset of the fields.',
+    params: { id: 'Campaign id.' },
+    body: updateCampaignBody,
+    success: { status: 200, description: 'The campaign.', body: { component: 'Campaign' } },
+    errors: [404],
+    examples: { request: { reward_threshold: '10.00' }, response: { ...campaignExample, reward_threshold: '10.00' } },
+  },
+  DeleteCampaign: {
+    tag: 'Campaigns',
+    summary: 'Delete a campaign',
+    description: 'Its members end up with `campaign: null`.',
+    params: { id: 'Campaign id.' },
+    success: { status: 204, description: 'Deleted.' },
+    errors: [404],
+  },
 
-  ListMembers: { tag: 'Members', summary: 'List members', description: `Filter by \`campaign\`; \`search\` finds members by exact email or code (any case) or identifier (as typed or in lower case), never a substring. ${PAGINATION}`, query: listMembersQuery, success: { status: 200, description: 'A page of members.', body: { page: 'Member' } } },
-  CreateMember: { tag: 'Members', summary: 'Create a member', description: 'The code is generated when absent. Emits `member.created`.', body: createMemberBody, success: { status: 201, description: 'The member.', body: { component: 'Member' } }, examples: {
+  ListMembers: {
+    tag: 'Members',
+    summary: 'List members',
+    description: `Filter by \`campaign\`; \`search\` finds members by exact email or code (any case) or identifier (as typed or in lower case), never a substring. ${PAGINATION}`,
+    query: listMembersQuery,
+    success: { status: 200, description: 'A page of members.', body: { page: 'Member' } },
+  },
+  CreateMember: {
+    tag: 'Members',
+    summary: 'Create a member',
+    description: 'The code is generated when absent. Emits `member.created`.',
+    body: createMemberBody,
+    success: { status: 201, description: 'The member.', body: { component: 'Member' } },
+    examples: {
       request: { identifier: 'alice', email: 'alice@example.com', first_name: 'Alice', code: 'ALICE2026', campaign: { id: CAMPAIGN_ID } },
-      response: { ...memberExample, stats: { link_clicks: 0, referrals: 0, conversions: 0, credit_earned: '0.00', commission_earned: '0.00', commission_pending: '0.00', commission_approved: '0.00', commission_paid: '0.00', currency: 'USD' }, link_clicks: 0, subscription: null },
-    } },
-  GetMember: { tag: 'Members', summary: 'Retrieve a member', description: 'The member with their campaign, their attached subscription and their stats.', params: { id: 'Member id.' }, success: { status: 200, description: 'The member with its campaign and subscription.', body: { component: 'Member' } }, errors: [404] },
-  UpdateMember: { tag: 'Members', summary: 'Update a member', description: "Changes any subset of the fields. Attaching a subscription applies the member's pending credits to it.", params: { id: 'Member id.' }, body: updateMemberBody, success: { status: 200, description: 'The member.', body: { component: 'Member' } }, errors: [404], examples: { request: { subscription: { id: 70001 } } } },
-  DeleteMember: { tag: 'Members', summary: 'Delete a member', description: 'Their referrals stay.', params: { id: 'Member id.' }, success: { status: 204, description: 'Deleted.' }, errors: [404] },
+      response: {
+        ...memberExample,
+        stats: {
+          link_clicks: 0,
+          referrals: 0,
+          conversions: 0,
+          credit_earned: '0.00',
+          commission_earned: '0.00',
+          commission_pending: '0.00',
+          commission_approved: '0.00',
+          commission_paid: '0.00',
+          currency: 'USD',
+        },
+        link_clicks: 0,
+        subscription: null,
+      },
+    },
+  },
+  GetMember: {
+    tag: 'Members',
+    summary: 'Retrieve a member',
+    description: 'The member with their campaign, their attached subscription and their stats.',
+    params: { id: 'Member id.' },
+    success: { status: 200, description: 'The member with its campaign and subscription.', body: { component: 'Member' } },
+    errors: [404],
+  },
+  UpdateMember: {
+    tag: 'Members',
+    summary: 'Update a member',
+    description: "Changes any subset of the fields. Attaching a subscription applies the member's pending credits to it.",
+    params: { id: 'Member id.' },
+    body: updateMemberBody,
+    success: { status: 200, description: 'The member.', body: { component: 'Member' } },
+    errors: [404],
+    examples: { request: { subscription: { id: 70001 } } },
+  },
+  DeleteMember: {
+    tag: 'Members',
+    summary: 'Delete a member',
+    description: 'Their referrals stay.',
+    params: { id: 'Member id.' },
+    success: { status: 204, description: 'Deleted.' },
+    errors: [404],
+  },
 
-  ListSubscriptions: { tag: 'Subscriptions', summary: 'List subscriptions', description: PAGINATION, query: listSubscriptionsQuery, success: { status: 200, description: 'A page of subscriptions.', body: { page: 'Subscription' } } },
-  GetSubscription: { tag: 'Subscriptions', summary: 'Retrieve a subscription', description: "The service's copy of a provider subscription, kept in sync by the provider's alerts and the background sync.", params: { id: 'Provider subscription id.' }, success: { status: 200, description: 'The subscription.', body: { component: 'Subscription' } }, errors: [404] },
+  ListSubscriptions: {
+    tag: 'Subscriptions',
+    summary: 'List subscriptions',
+    description: PAGINATION,
+    query: listSubscriptionsQuery,
+    success: { status: 200, description: 'A page of subscriptions.', body: { page: 'Subscription' } },
+  },
+  GetSubscription: {
+    tag: 'Subscriptions',
+    summary: 'Retrieve a subscription',
+    description: "The service's copy of a provider subscription, kept in sync by the provider's alerts and the background sync.",
+    params: { id: 'Provider subscription id.' },
+    success: { status: 200, description: 'The subscription.', body: { component: 'Subscription' } },
+    errors: [404],
+  },
 
-  ListWebhookEndpoints: { tag: 'Webhooks', summary: 'List webhook endpoints', description: PAGINATION, query: pageOnlyQuery, success: { status: 200, description: 'A page of endpoints.', body: { page: 'WebhookEndpoint' } } },
+  ListWebhookEndpoints: {
+    tag: 'Webhooks',
+    summary: 'List webhook endpoints',
+    description: PAGINATION,
+    query: pageOnlyQuery,
+    success: { status: 200, description: 'A page of endpoints.', body: { page: 'WebhookEndpoint' } },
+  },
   CreateWebhookEndpoint: {
     tag: 'Webhooks',
     summary: 'Register a webhook endpoint',
-    description: 'The answer carries the signing secret, shown only this once. `events` defaults to every event type. At most 10 endpoints per account.',
+    description:
+      'The answer carries the signing secret, shown only this once. `events` defaults to every event type. At most 10 endpoints per account.',
     body: createWebhookEndpointBody,
     success: { status: 201, description: 'The endpoint and its signing secret.', body: { component: 'CreatedWebhookEndpoint' } },
-    examples: { request: { url: 'https://app.example.com/hooks/refloop', events: ['referral.converted', 'reward.created'], description: 'Rewards to our billing service' } },
+    examples: {
+      request: {
+        url: 'https://app.example.com/hooks/refloop',
+        events: ['referral.converted', 'reward.created'],
+        description: 'Rewards to our billing service',
+      },
+    },
   },
-  GetWebhookEndpoint: { tag: 'Webhooks', summary: 'Retrieve a webhook endpoint', description: 'The endpoint and its failure state; the signing secret is never shown again after the create.', params: { id: 'Endpoint id.' }, success: { status: 200, description: 'The endpoint (never its secret).', body: { component: 'WebhookEndpoint' } }, errors: [404] },
+  GetWebhookEndpoint: {
+    tag: 'Webhooks',
+    summary: 'Retrieve a webhook endpoint',
+    description: 'The endpoint and its failure state; the signing secret is never shown again after the create.',
+    params: { id: 'Endpoint id.' },
+    success: { status: 200, description: 'The endpoint (never its secret).', body: { component: 'WebhookEndpoint' } },
+    errors: [404],
+  },
   UpdateWebhookEndpoint: {
     tag: 'Webhooks',
     summary: 'Update a webhook endpoint',
@@ -246,7 +494,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: [404],
     examples: { request: { enabled: false }, response: { ...endpointExample, enabled: false } },
   },
-  DeleteWebhookEndpoint: { tag: 'Webhooks', summary: 'Delete a webhook endpoint', description: 'Stops deliveries at once; its pending deliveries are cancelled.', params: { id: 'Endpoint id.' }, success: { status: 204, description: 'Deleted; pending deliveries are cancelled.' }, errors: [404] },
+  DeleteWebhookEndpoint: {
+    tag: 'Webhooks',
+    summary: 'Delete a webhook endpoint',
+    description: 'Stops deliveries at once; its pending deliveries are cancelled.',
+    params: { id: 'Endpoint id.' },
+    success: { status: 204, description: 'Deleted; pending deliveries are cancelled.' },
+    errors: [404],
+  },
   ListWebhookDeliveries: {
     tag: 'Webhooks',
     summary: "List an endpoint's deliveries",
@@ -264,11 +519,19 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     query: listRewardsQuery,
     success: { status: 200, description: 'A page of rewards.', body: { page: 'LedgerReward' } },
   },
-  GetReward: { tag: 'Rewards', summary: 'Retrieve a reward', description: 'A reward with its lifecycle (status, approves_at, payout) and the referral, member and campaign it belongs to.', params: { id: 'Reward id.' }, success: { status: 200, description: 'The reward.', body: { component: 'LedgerReward' } }, errors: [404] },
+  GetReward: {
+    tag: 'Rewards',
+    summary: 'Retrieve a reward',
+    description: 'A reward with its lifecycle (status, approves_at, payout) and the referral, member and campaign it belongs to.',
+    params: { id: 'Reward id.' },
+    success: { status: 200, description: 'The reward.', body: { component: 'LedgerReward' } },
+    errors: [404],
+  },
   ApproveReward: {
     tag: 'Rewards',
     summary: 'Approve a commission',
-    description: 'A pending commission (and its pending clawbacks) becomes approved and joins its member\'s payout: the way a campaign with `approval: "manual"` approves, or an early approval before the hold ends. An approved or paid one answers as it is; a voided one 409; a credit or a clawback 400. Emits `reward.approved`.',
+    description:
+      'A pending commission (and its pending clawbacks) becomes approved and joins its member\'s payout: the way a campaign with `approval: "manual"` approves, or an early approval before the hold ends. An approved or paid one answers as it is; a voided one 409; a credit or a clawback 400. Emits `reward.approved`.',
     params: { id: 'Reward id.' },
     success: { status: 200, description: 'The approved reward.', body: { component: 'LedgerReward' } },
     errors: [404, 409],
@@ -276,17 +539,28 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   VoidReward: {
     tag: 'Rewards',
     summary: 'Void a reward',
-    description: 'An unpaid reward (and its clawbacks) is voided with a reason and leaves its payout. A voided one answers as it is; a paid one, or one whose payout is being paid, answers 409 (a refund after payment creates a clawback instead). Emits `reward.voided`.',
+    description:
+      'An unpaid reward (and its clawbacks) is voided with a reason and leaves its payout. A voided one answers as it is; a paid one, or one whose payout is being paid, answers 409 (a refund after payment creates a clawback instead). Emits `reward.voided`.',
     params: { id: 'Reward id.' },
     body: voidRewardBody,
     success: { status: 200, description: 'The voided reward.', body: { component: 'LedgerReward' } },
     errors: [404, 409],
-    examples: { request: { reason: 'fraud' }, response: { ...(COMPONENT_EXAMPLES.LedgerReward as Record<string, unknown>), status: 'voided', voided_at: 1767225600, void_reason: 'fraud', payout_id: null } },
+    examples: {
+      request: { reason: 'fraud' },
+      response: {
+        ...(COMPONENT_EXAMPLES.LedgerReward as Record<string, unknown>),
+        status: 'voided',
+        voided_at: 1767225600,
+        void_reason: 'fraud',
+        payout_id: null,
+      },
+    },
   },
   ReportTimeseries: {
     tag: 'Reports',
     summary: 'A metric over time',
-    description: 'Every bucket of the range (zeros included), for the account, one campaign or one member. Counts for `link_clicks`, `referrals`, `conversions`; money per currency for `revenue` and `refunds` (payments of referred users), `credit_earned`, `commission_earned` and `commission_paid`. Exact with no lag: the buckets change in the transactions that change what they count. A 90-day daily chart is one Query. 400 for a range over 400 days.',
+    description:
+      'Every bucket of the range (zeros included), for the account, one campaign or one member. Counts for `link_clicks`, `referrals`, `conversions`; money per currency for `revenue` and `refunds` (payments of referred users), `credit_earned`, `commission_earned` and `commission_paid`. Exact with no lag: the buckets change in the transactions that change what they count. A 90-day daily chart is one Query. 400 for a range over 400 days.',
     query: timeseriesQuery,
     success: { status: 200, description: 'The series.', body: { component: 'ReportTimeseries' } },
   },
@@ -300,57 +574,109 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   ReportMembers: {
     tag: 'Reports',
     summary: 'Top members',
-    description: 'Members ranked by conversions, by revenue of their referred users, or by commission earned (in `currency`, default the one with the largest total). The ranking counts whole UTC months: the months the range touches.',
+    description:
+      'Members ranked by conversions, by revenue of their referred users, or by commission earned (in `currency`, default the one with the largest total). The ranking counts whole UTC months: the months the range touches.',
     query: topMembersQuery,
     success: { status: 200, description: 'The ranking.', body: { component: 'ReportMembers' } },
   },
   ExportCsv: {
     tag: 'Reports',
     summary: 'Export a list as CSV',
-    description: '`members.csv`, `referrals.csv`, `rewards.csv`, `payouts.csv`, `payout-batches.csv` or `subscriptions.csv`, newest first, with the list\'s filters. Paged so that any size exports in bounded time and memory: at most `page_size` rows (default and maximum 10,000) per response, the header row on the first page only, and `Link: <…>; rel="next"` while rows remain. Money as decimal strings beside a currency column; times ISO 8601 UTC; text that a spreadsheet would run as a formula is prefixed with `\'`.',
+    description:
+      '`members.csv`, `referrals.csv`, `rewards.csv`, `payouts.csv`, `payout-batches.csv` or `subscriptions.csv`, newest first, with the list\'s filters. Paged so that any size exports in bounded time and memory: at most `page_size` rows (default and maximum 10,000) per response, the header row on the first page only, and `Link: <…>; rel="next"` while rows remain. Money as decimal strings beside a currency column; times ISO 8601 UTC; text that a spreadsheet would run as a formula is prefixed with `\'`.',
     params: { file: 'members.csv, referrals.csv, rewards.csv, payouts.csv, payout-batches.csv or subscriptions.csv.' },
     query: exportQuery,
     success: { status: 200, description: 'A page of the CSV.', body: { json: { type: 'string' }, contentType: 'text/csv' } },
     errors: [404],
-    examples: { response: 'id,type,status,amount,currency,referral_id,member_id,campaign_id,payment_id,reverses,created_at,approves_at,approved_at,paid_at,voided_at,void_reason,payout_id\r\n0190a1c3d4e57f6a8b9c0d1e2f3a4b5c,commission,approved,12.50,USD,0190a1b9f2c37d4e8a5b6c7d8e9f0a1b,0190a1b2c3d47e5f8a9b0c1d2e3f4a5b,a1b2c3d4,80002,,2026-01-03T00:01:00Z,2026-02-02T00:01:00Z,2026-02-02T00:02:00Z,,,,po_0190a1d2e3f47a8b9c0d1e2f3a4b5c6d\r\n' },
+    examples: {
+      response:
+        'id,type,status,amount,currency,referral_id,member_id,campaign_id,payment_id,reverses,created_at,approves_at,approved_at,paid_at,voided_at,void_reason,payout_id\r\n0190a1c3d4e57f6a8b9c0d1e2f3a4b5c,commission,approved,12.50,USD,0190a1b9f2c37d4e8a5b6c7d8e9f0a1b,0190a1b2c3d47e5f8a9b0c1d2e3f4a5b,a1b2c3d4,80002,,2026-01-03T00:01:00Z,2026-02-02T00:01:00Z,2026-02-02T00:02:00Z,,,,po_0190a1d2e3f47a8b9c0d1e2f3a4b5c6d\r\n',
+    },
   },
-  ListPayouts: { tag: 'Payouts', summary: 'List payouts', description: `Filter by \`status\` and by \`member\` or \`currency\`. ${PAGINATION}`, query: listPayoutsQuery, success: { status: 200, description: 'A page of payouts.', body: { page: 'Payout' } } },
-  PayoutSummary: { tag: 'Payouts', summary: 'What is owed', description: 'Per currency: the total due, still open (below the campaign\'s minimum payout or without a payout email), in processing, and paid. Exact, from counters.', success: { status: 200, description: 'The totals.', body: { component: 'PayoutSummary' } } },
-  GetPayout: { tag: 'Payouts', summary: 'Retrieve a payout', description: 'The payout with the ids of its rewards.', params: { id: 'Payout id (po_…).' }, success: { status: 200, description: 'The payout.', body: { component: 'PayoutDetail' } }, errors: [404] },
+  ListPayouts: {
+    tag: 'Payouts',
+    summary: 'List payouts',
+    description: `Filter by \`status\` and by \`member\` or \`currency\`. ${PAGINATION}`,
+    query: listPayoutsQuery,
+    success: { status: 200, description: 'A page of payouts.', body: { page: 'Payout' } },
+  },
+  PayoutSummary: {
+    tag: 'Payouts',
+    summary: 'What is owed',
+    description:
+      "Per currency: the total due, still open (below the campaign's minimum payout or without a payout email), in processing, and paid. Exact, from counters.",
+    success: { status: 200, description: 'The totals.', body: { component: 'PayoutSummary' } },
+  },
+  GetPayout: {
+    tag: 'Payouts',
+    summary: 'Retrieve a payout',
+    description: 'The payout with the ids of its rewards.',
+    params: { id: 'Payout id (po_…).' },
+    success: { status: 200, description: 'The payout.', body: { component: 'PayoutDetail' } },
+    errors: [404],
+  },
   MarkPayoutPaid: {
     tag: 'Payouts',
     summary: 'Mark a payout paid',
-    description: 'A due or processing payout was paid: it and its rewards become paid. A paid one answers as it is. Emits `payout.paid` and `reward.paid`.',
+    description:
+      'A due or processing payout was paid: it and its rewards become paid. A paid one answers as it is. Emits `payout.paid` and `reward.paid`.',
     params: { id: 'Payout id (po_…).' },
     body: markPaidBody,
     success: { status: 200, description: 'The paid payout.', body: { component: 'PayoutDetail' } },
     errors: [404, 409],
-    examples: { request: { reference: 'WISE-2026-11-30' }, response: { ...(COMPONENT_EXAMPLES.PayoutDetail as Record<string, unknown>), status: 'paid', paid_at: 1767225600, reference: 'WISE-2026-11-30' } },
+    examples: {
+      request: { reference: 'WISE-2026-11-30' },
+      response: {
+        ...(COMPONENT_EXAMPLES.PayoutDetail as Record<string, unknown>),
+        status: 'paid',
+        paid_at: 1767225600,
+        reference: 'WISE-2026-11-30',
+      },
+    },
   },
   MarkPayoutFailed: {
     tag: 'Payouts',
     summary: 'Mark a payout failed',
-    description: 'A processing payout could not be paid: its rewards return to approved and join the member\'s next payout. Emits `payout.failed`.',
+    description:
+      "A processing payout could not be paid: its rewards return to approved and join the member's next payout. Emits `payout.failed`.",
     params: { id: 'Payout id (po_…).' },
     body: markFailedBody,
     success: { status: 200, description: 'The failed payout.', body: { component: 'PayoutDetail' } },
     errors: [404, 409],
-    examples: { request: { reason: 'Recipient email bounced' }, response: { ...(COMPONENT_EXAMPLES.PayoutDetail as Record<string, unknown>), status: 'failed', failure_reason: 'Recipient email bounced', batch_id: BATCH_ID } },
+    examples: {
+      request: { reason: 'Recipient email bounced' },
+      response: {
+        ...(COMPONENT_EXAMPLES.PayoutDetail as Record<string, unknown>),
+        status: 'failed',
+        failure_reason: 'Recipient email bounced',
+        batch_id: BATCH_ID,
+      },
+    },
   },
   CancelPayout: {
     tag: 'Payouts',
     summary: 'Cancel a payout',
-    description: 'A processing payout taken out of its batch before it was paid: its rewards return to approved and join the member\'s next payout. A canceled one answers as it is.',
+    description:
+      "A processing payout taken out of its batch before it was paid: its rewards return to approved and join the member's next payout. A canceled one answers as it is.",
     params: { id: 'Payout id (po_…).' },
     body: markFailedBody,
     success: { status: 200, description: 'The canceled payout.', body: { component: 'PayoutDetail' } },
     errors: [404, 409],
-    examples: { request: { reason: 'Paid by bank transfer instead' }, response: { ...(COMPONENT_EXAMPLES.PayoutDetail as Record<string, unknown>), status: 'canceled', failure_reason: 'Paid by bank transfer instead', batch_id: BATCH_ID } },
+    examples: {
+      request: { reason: 'Paid by bank transfer instead' },
+      response: {
+        ...(COMPONENT_EXAMPLES.PayoutDetail as Record<string, unknown>),
+        status: 'canceled',
+        failure_reason: 'Paid by bank transfer instead',
+        batch_id: BATCH_ID,
+      },
+    },
   },
   CreatePayoutBatch: {
     tag: 'Payouts',
     summary: 'Create a payout batch',
-    description: 'Takes the due payouts in one currency (every one, up to the format\'s row limit: PayPal 5,000, Wise 1,000; or the `payout_ids` given) into a batch: they become processing and the file is at `file_url`. Honours `Idempotency-Key`; two concurrent batches never share a payout. 409 when nothing is due.',
+    description:
+      "Takes the due payouts in one currency (every one, up to the format's row limit: PayPal 5,000, Wise 1,000; or the `payout_ids` given) into a batch: they become processing and the file is at `file_url`. Honours `Idempotency-Key`; two concurrent batches never share a payout. 409 when nothing is due.",
     body: createPayoutBatchBody,
     success: { status: 201, description: 'The batch.', body: { component: 'PayoutBatch' } },
     errors: [409],
@@ -363,25 +689,45 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     query: listPayoutBatchesQuery,
     success: { status: 200, description: 'A page of batches.', body: { page: 'PayoutBatch' } },
   },
-  GetPayoutBatch: { tag: 'Payouts', summary: 'Retrieve a payout batch', description: 'The batch, its payouts and the link to its file.', params: { id: 'Batch id (pb_…).' }, success: { status: 200, description: 'The batch.', body: { component: 'PayoutBatch' } }, errors: [404] },
+  GetPayoutBatch: {
+    tag: 'Payouts',
+    summary: 'Retrieve a payout batch',
+    description: 'The batch, its payouts and the link to its file.',
+    params: { id: 'Batch id (pb_…).' },
+    success: { status: 200, description: 'The batch.', body: { component: 'PayoutBatch' } },
+    errors: [404],
+  },
   PayoutBatchFile: {
     tag: 'Payouts',
     summary: "Download a batch's file",
-    description: 'PayPal Payouts web upload (no header; recipient, amount, currency, payout id, note, PAYPAL), Wise batch by email (its template header), or a generic CSV with a header. One currency per file.',
+    description:
+      'PayPal Payouts web upload (no header; recipient, amount, currency, payout id, note, PAYPAL), Wise batch by email (its template header), or a generic CSV with a header. One currency per file.',
     params: { id: 'Batch id (pb_…).' },
     success: { status: 200, description: 'The file.', body: { json: { type: 'string' }, contentType: 'text/csv' } },
     errors: [404],
-    examples: { response: 'name,recipientEmail,paymentReference,receiverType,amountCurrency,amount,sourceCurrency,targetCurrency\r\nAlice,alice@example.com,Referral commissions Nov 2026,PERSON,target,62.50,USD,USD\r\n' },
+    examples: {
+      response:
+        'name,recipientEmail,paymentReference,receiverType,amountCurrency,amount,sourceCurrency,targetCurrency\r\nAlice,alice@example.com,Referral commissions Nov 2026,PERSON,target,62.50,USD,USD\r\n',
+    },
   },
   MarkPayoutBatchPaid: {
     tag: 'Payouts',
     summary: 'Mark a batch paid',
-    description: 'Every payout of the batch not marked failed becomes paid, with its rewards. Repeating the call finishes what an interruption left.',
+    description:
+      'Every payout of the batch not marked failed becomes paid, with its rewards. Repeating the call finishes what an interruption left.',
     params: { id: 'Batch id (pb_…).' },
     body: markPaidBody,
     success: { status: 200, description: 'The batch.', body: { component: 'PayoutBatch' } },
     errors: [404],
-    examples: { request: { paid_at: 1767225600, reference: 'PAYPAL-BATCH-8841' }, response: { ...(COMPONENT_EXAMPLES.PayoutBatch as Record<string, unknown>), status: 'paid', paid_at: 1767225600, reference: 'PAYPAL-BATCH-8841' } },
+    examples: {
+      request: { paid_at: 1767225600, reference: 'PAYPAL-BATCH-8841' },
+      response: {
+        ...(COMPONENT_EXAMPLES.PayoutBatch as Record<string, unknown>),
+        status: 'paid',
+        paid_at: 1767225600,
+        reference: 'PAYPAL-BATCH-8841',
+      },
+    },
   },
 
   BrowserScript: {
@@ -389,7 +735,11 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'The browser tracking script',
     description:
       'Install with one script element in your pages: `src` this URL, `data-key` the publishable key (`rfl_pub_...`), `async`. No authentication; cacheable for an hour (ETag, 304 on `If-None-Match`), gzipped when accepted. See docs/browser.md.',
-    success: { status: 200, description: 'The script (ES2017, no dependencies).', body: { json: { type: 'string' }, contentType: 'text/javascript' } },
+    success: {
+      status: 200,
+      description: 'The script (ES2017, no dependencies).',
+      body: { json: { type: 'string' }, contentType: 'text/javascript' },
+    },
     examples: { response: '/* Refloop browser script */(function(){"use strict";var s=document.currentScript;/* ... */})();' },
   },
   RecordClick: {
@@ -398,10 +748,26 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description:
       "Counts once per visitor per 24 hours in the member's `stats.link_clicks`. Any code answers the same (a code that is no member's counts nothing), so codes cannot be probed. Publishable key; CORS for any origin; rate limited per IP and per key.",
     body: clickBody,
-    success: { status: 200, description: 'Recorded (or nothing to count).', body: { json: { type: 'object', properties: { recorded: { type: 'boolean', const: true } }, required: ['recorded'], additionalProperties: false } } },
+    success: {
+      status: 200,
+      description: 'Recorded (or nothing to count).',
+      body: {
+        json: {
+          type: 'object',
+          properties: { recorded: { type: 'boolean', const: true } },
+          required: ['recorded'],
+          additionalProperties: false,
+        },
+      },
+    },
     examples: { request: { code: 'ALICE2026', visitor_id: 'v_3kq9XbT1wZ' }, response: { recorded: true } },
   },
-  RecordClickPreflight: { tag: 'Browser', summary: 'CORS preflight of the click endpoint', description: "The browser's CORS preflight before `POST /js/v1/clicks/`: no authentication, any origin.", success: { status: 204, description: 'The CORS headers (any origin; POST; Authorization and Content-Type).' } },
+  RecordClickPreflight: {
+    tag: 'Browser',
+    summary: 'CORS preflight of the click endpoint',
+    description: "The browser's CORS preflight before `POST /js/v1/clicks/`: no authentication, any origin.",
+    success: { status: 204, description: 'The CORS headers (any origin; POST; Authorization and Content-Type).' },
+  },
   CreateJsReferral: {
     tag: 'Browser',
     summary: 'Create a referral from the browser (`source: "js"`)',
@@ -411,24 +777,61 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     success: {
       status: 200,
       description: "The created referral's id, or a decoy.",
-      body: { json: { type: 'object', properties: { id: { type: 'string', pattern: '^[0-9a-f]{32}$' } }, required: ['id'], additionalProperties: false } },
+      body: {
+        json: {
+          type: 'object',
+          properties: { id: { type: 'string', pattern: '^[0-9a-f]{32}$' } },
+          required: ['id'],
+          additionalProperties: false,
+        },
+      },
     },
     errors: [403],
-    examples: { request: referralRequest, response: { id: REFERRAL_ID }, errors: { 403: { detail: 'Referrals from the browser are turned off for this account; the app creates them with its secret key.' } } },
+    examples: {
+      request: referralRequest,
+      response: { id: REFERRAL_ID },
+      errors: { 403: { detail: 'Referrals from the browser are turned off for this account; the app creates them with its secret key.' } },
+    },
   },
-  CreateJsReferralPreflight: { tag: 'Browser', summary: 'CORS preflight of the referral endpoint', description: "The browser's CORS preflight before `POST /js/v1/referrals/`: no authentication, any origin.", success: { status: 204, description: 'The CORS headers (any origin; POST; Authorization and Content-Type).' } },
+  CreateJsReferralPreflight: {
+    tag: 'Browser',
+    summary: 'CORS preflight of the referral endpoint',
+    description: "The browser's CORS preflight before `POST /js/v1/referrals/`: no authentication, any origin.",
+    success: { status: 204, description: 'The CORS headers (any origin; POST; Authorization and Content-Type).' },
+  },
 
   ProviderWebhook: {
     tag: 'Provider webhooks',
     summary: 'Payment provider webhook intake',
     description:
       "Give the provider this URL (GET /v1/account/ shows the account's, `provider.webhook_url`). `{provider}` is the connected provider's segment: `paddle` (Paddle Classic), `paddle-billing` or `stripe`. No API key: the provider's signature is the credential. Paddle Classic posts a form whose `p_signature` (RSA over the other fields) is verified with the account's Paddle public key. Paddle Billing signs the raw JSON body in `Paddle-Signature` (HMAC-SHA256 over `<ts>:<raw body>` with the notification destination's secret key, at most 300 s old). Stripe signs it in `Stripe-Signature` (`v1` HMAC-SHA256 over `<t>.<raw body>` with the endpoint's `whsec_` secret, at most 300 s old; any `v1` may match). Unknown provider, unknown account, or one not connected to that provider: 404; bad, missing or stale signature: 403 `Invalid signature.`; a Paddle Classic alert that is not a form: 415. Nothing is queued unless it verifies. Events are de-duplicated on their id (`alert_id`, `event_id`, Stripe's `id`) and ordered by their time.",
-    params: { provider: `The provider's segment: ${PROVIDER_DEFINITIONS.map((d) => `\`${d.webhook.path}\` (${d.name})`).join(', ')}.`, account_id: 'The Refloop account id.' },
+    params: {
+      provider: `The provider's segment: ${PROVIDER_DEFINITIONS.map((d) => `\`${d.webhook.path}\` (${d.name})`).join(', ')}.`,
+      account_id: 'The Refloop account id.',
+    },
     bodyType: 'provider-event',
-    success: { status: 200, description: 'Verified and queued (also for event types the service ignores).', body: { component: 'PaddleWebhookAccepted' } },
+    success: {
+      status: 200,
+      description: 'Verified and queued (also for event types the service ignores).',
+      body: { component: 'PaddleWebhookAccepted' },
+    },
     errors: [403, 404, 413, 415],
     examples: {
-      request: { id: 'evt_1NG8Du2eZvKYlo2CUI79vXWy', object: 'event', api_version: '2026-10-28.endive', created: 1763892000, type: 'customer.subscription.created', data: { object: { id: 'sub_1MowQVLkdIwHu7ixeRlqHVzs', object: 'subscription', status: 'active', metadata: { refloop_referral_id: '0190c6f0a1b27c3d8e9f0a1b2c3d4e5f' } } } },
+      request: {
+        id: 'evt_1NG8Du2eZvKYlo2CUI79vXWy',
+        object: 'event',
+        api_version: '2026-10-28.endive',
+        created: 1763892000,
+        type: 'customer.subscription.created',
+        data: {
+          object: {
+            id: 'sub_1MowQVLkdIwHu7ixeRlqHVzs',
+            object: 'subscription',
+            status: 'active',
+            metadata: { refloop_referral_id: '0190c6f0a1b27c3d8e9f0a1b2c3d4e5f' },
+          },
+        },
+      },
       formRequest: PADDLE_ALERT_EXAMPLE,
       errors: { 403: { detail: 'Invalid signature.' } },
     },
@@ -439,19 +842,30 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'This OpenAPI 3.1 document',
     description: 'Generated from the route table and the validation schemas. No authentication.',
     success: { status: 200, description: 'The OpenAPI document.', body: { json: { type: 'object' } } },
-    examples: { response: { openapi: '3.1.0', info: { title: 'Refloop API', version: '1.0.0' }, servers: [{ url: 'https://api.example.com' }], paths: { '/v1/referrals/': { get: { operationId: 'ListReferrals' } } } } },
+    examples: {
+      response: {
+        openapi: '3.1.0',
+        info: { title: 'Refloop API', version: '1.0.0' },
+        servers: [{ url: 'https://api.example.com' }],
+        paths: { '/v1/referrals/': { get: { operationId: 'ListReferrals' } } },
+      },
+    },
   },
   ApiDocs: {
     tag: 'Documentation',
     summary: 'The API reference, rendered',
     description: 'A static HTML rendering of this document. No authentication.',
     success: { status: 200, description: 'An HTML page.', body: { json: { type: 'string' }, contentType: 'text/html' } },
-    examples: { response: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Refloop API reference</title></head><body><h1>Refloop API 1.0.0</h1>...</body></html>' },
+    examples: {
+      response:
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Refloop API reference</title></head><body><h1>Refloop API 1.0.0</h1>...</body></html>',
+    },
   },
   ApiRoot: {
     tag: 'Documentation',
     summary: 'Where the documentation is',
-    description: 'Redirects to `/docs/` (302, so a browser shows the reference); API clients read the links in the body. No authentication.',
+    description:
+      'Redirects to `/docs/` (302, so a browser shows the reference); API clients read the links in the body. No authentication.',
     success: {
       status: 302,
       description: 'A redirect to `/docs/`, with absolute links to the reference, this document and the health check.',
@@ -473,7 +887,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   RevokePortalSessions: {
     tag: 'Member portal',
     summary: "End the member's portal sessions",
-    description: "Ends every portal link and session of the member at once: the portal's next request answers 401, and the widget asks your page for a new URL (onTokenExpired).",
+    description:
+      "Ends every portal link and session of the member at once: the portal's next request answers 401, and the widget asks your page for a new URL (onTokenExpired).",
     params: { id: 'Member id.' },
     success: { status: 204, description: 'Ended (also when there was none).' },
     errors: [404],
@@ -483,7 +898,11 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'The widget script',
     description:
       "Load this file with a script element, then call `Refloop.mount(element, { url, theme: { accent, background, text, radius, font }, onTokenExpired })`: it shows the portal in an iframe that follows its content's height. Messages go to explicit origins and the sender is checked. `onTokenExpired` returns (or resolves to) a fresh portal URL from your backend, handed over without reloading. No authentication; cacheable for an hour.",
-    success: { status: 200, description: 'The script (ES2017, no dependencies).', body: { json: { type: 'string' }, contentType: 'text/javascript' } },
+    success: {
+      status: 200,
+      description: 'The script (ES2017, no dependencies).',
+      body: { json: { type: 'string' }, contentType: 'text/javascript' },
+    },
     examples: { response: '/*! Refloop embed */(function(){"use strict";/* ... */})();' },
   },
   PortalPage: {
@@ -510,13 +929,18 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description:
       "RFC 8058 one-click unsubscribe: a mail client POSTs `List-Unsubscribe=One-Click` here (the email's `List-Unsubscribe-Post` header), or the page's button does. The member's `email_opt_out` becomes true; the body is not needed. No credential: the token names one member of one account. An unknown or expired token, or a deleted member, answers 404 with a short HTML page.",
     params: { token: "The token of the email's unsubscribe link." },
-    success: { status: 200, description: 'Unsubscribed (also when already so): a short HTML page.', body: { json: { type: 'string' }, contentType: 'text/html' } },
+    success: {
+      status: 200,
+      description: 'Unsubscribed (also when already so): a short HTML page.',
+      body: { json: { type: 'string' }, contentType: 'text/html' },
+    },
     examples: { response: '<!doctype html><html lang="en">...</html>' },
   },
   OpenPortalSession: {
     tag: 'Member portal',
     summary: 'Open a portal session',
-    description: "Trades the link's token (the URL fragment's `token`) for a portal session token. A used, expired, revoked or unknown link answers 401. Rate limited per IP.",
+    description:
+      "Trades the link's token (the URL fragment's `token`) for a portal session token. A used, expired, revoked or unknown link answers 401. Rate limited per IP.",
     body: openPortalSessionBody,
     success: { status: 201, description: 'The portal session.', body: { component: 'PortalToken' } },
     errors: [401, 429],
@@ -525,13 +949,15 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   PortalMe: {
     tag: 'Member portal',
     summary: 'The member',
-    description: "The member's name, code and referral link, their campaign's terms (also in words), their totals, their payout email and email opt-out, and the session's end.",
+    description:
+      "The member's name, code and referral link, their campaign's terms (also in words), their totals, their payout email and email opt-out, and the session's end.",
     success: { status: 200, description: 'The member.', body: { component: 'PortalMe' } },
   },
   UpdatePortalMe: {
     tag: 'Member portal',
     summary: "Change the member's settings",
-    description: "The member's only writes: `payout_email` (where payouts are sent; null removes it) and `email_opt_out`. A payout email makes the member's collecting payouts due at once.",
+    description:
+      "The member's only writes: `payout_email` (where payouts are sent; null removes it) and `email_opt_out`. A payout email makes the member's collecting payouts due at once.",
     body: updatePortalMeBody,
     success: { status: 200, description: 'The member.', body: { component: 'PortalMe' } },
     examples: { request: { payout_email: 'alice@example.com', email_opt_out: true } },
@@ -539,13 +965,31 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   PortalStats: {
     tag: 'Member portal',
     summary: "The member's chart",
-    description: "Clicks, referrals and conversions per bucket: the last 30 days by day, 12 weeks by week, or 12 months by month (UTC).",
+    description: 'Clicks, referrals and conversions per bucket: the last 30 days by day, 12 weeks by week, or 12 months by month (UTC).',
     query: portalStatsQuery,
     success: { status: 200, description: 'The buckets, oldest first.', body: { component: 'PortalStats' } },
   },
-  PortalReferrals: { tag: 'Member portal', summary: "The member's referrals", description: `The users the member referred, their identifiers masked. ${PAGINATION}`, query: portalListQuery, success: { status: 200, description: 'A page of referrals.', body: { page: 'PortalReferral' } } },
-  PortalRewards: { tag: 'Member portal', summary: "The member's rewards", description: `Rewards with their status; credits say where they stand at the payment provider. ${PAGINATION}`, query: portalListQuery, success: { status: 200, description: 'A page of rewards.', body: { page: 'PortalReward' } } },
-  PortalPayouts: { tag: 'Member portal', summary: "The member's payouts", description: `Payouts and their status. ${PAGINATION}`, query: portalListQuery, success: { status: 200, description: 'A page of payouts.', body: { page: 'PortalPayout' } } },
+  PortalReferrals: {
+    tag: 'Member portal',
+    summary: "The member's referrals",
+    description: `The users the member referred, their identifiers masked. ${PAGINATION}`,
+    query: portalListQuery,
+    success: { status: 200, description: 'A page of referrals.', body: { page: 'PortalReferral' } },
+  },
+  PortalRewards: {
+    tag: 'Member portal',
+    summary: "The member's rewards",
+    description: `Rewards with their status; credits say where they stand at the payment provider. ${PAGINATION}`,
+    query: portalListQuery,
+    success: { status: 200, description: 'A page of rewards.', body: { page: 'PortalReward' } },
+  },
+  PortalPayouts: {
+    tag: 'Member portal',
+    summary: "The member's payouts",
+    description: `Payouts and their status. ${PAGINATION}`,
+    query: portalListQuery,
+    success: { status: 200, description: 'A page of payouts.', body: { page: 'PortalPayout' } },
+  },
   Health: {
     tag: 'Operations',
     summary: 'Liveness check',

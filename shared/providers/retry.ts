@@ -64,7 +64,13 @@ export async function waitToRetry(policy: RetryPolicy, startedMs: number, attemp
 
 /** `get subscription` -> `get-subscription`: the Call dimension's form (lower case, words joined by `-`). */
 export function callDimension(call: string): string {
-  return call.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'unknown';
+  return (
+    call
+      .trim()
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'unknown'
+  );
 }
 
 /** Runs one provider call (its retries inside), counted and traced as one; see the top of this file. */
@@ -72,7 +78,9 @@ export async function providerCall<T>(provider: ProviderKind, call: string, run:
   const Call = callDimension(call);
   let failed = false;
   try {
-    return await tracedRemote(provider, { provider, call: Call }, run, (err) => (err instanceof ProviderUnavailableError ? { fault: true } : { error: true }));
+    return await tracedRemote(provider, { provider, call: Call }, run, (err) =>
+      err instanceof ProviderUnavailableError ? { fault: true } : { error: true },
+    );
   } catch (err) {
     failed = err instanceof ProviderUnavailableError;
     throw err;

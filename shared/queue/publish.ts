@@ -67,7 +67,8 @@ export async function publishAll<Q extends QueueName>(queue: Q, messages: QueueM
       const out = await sending(queue, () => sqs().send(new SendMessageBatchCommand({ QueueUrl: queueUrl(queue), Entries: batch })));
       const failed = new Set((out.Failed ?? []).map((f) => f.Id));
       if (failed.size === 0) break;
-      if (attempt >= 2) throw Object.assign(new Error(`SendMessageBatch failed for ${failed.size} message(s)`), { name: 'ServiceUnavailable' });
+      if (attempt >= 2)
+        throw Object.assign(new Error(`SendMessageBatch failed for ${failed.size} message(s)`), { name: 'ServiceUnavailable' });
       entries = entries.filter((e) => failed.has(e.Id));
     }
   }

@@ -29,32 +29,42 @@ export function sqsWorker<M>(name: string, handle: RecordHandler<M>, concurrency
     const run = (record: SQSRecord) => {
       const accountId = accountOf(record.body);
       return withLogKeys({ ...invocation, message_id: record.messageId, ...(accountId ? { account_id: accountId } : {}) }, () =>
-        traced('## record', { queue: name, account_id: accountId }, async () => {
-          try {
-            let message: M;
+        traced(
+          '## record',
+          { queue: name, account_id: accountId },
+          async () => {
             try {
-              message = JSON.parse(record.body) as M;
-            } catch {
-              throw new PoisonMessageError('Message body is not JSON');
+              let message: M;
+              try {
+                message = JSON.parse(record.body) as M;
+              } catch {
+                throw new PoisonMessageError('Message body is not JSON');
+              }
+              await handle(message, record);
+              return true;
+            } catch (err) {
+              log('error', `${name}: record failed`, { receive_count: record.attributes?.ApproximateReceiveCount, ...errorFields(err) });
+              failures.push({ itemIdentifier: record.messageId });
+              return false;
             }
-            await handle(message, record);
-            return true;
-          } catch (err) {
-            log('error', `${name}: record failed`, { receive_count: record.attributes?.ApproximateReceiveCount, ...errorFields(err) });
-            failures.push({ itemIdentifier: record.messageId });
-            return false;
-          }
-        }, (ok) => (ok ? {} : { fault: true })),
+          },
+          (ok) => (ok ? {} : { fault: true }),
+        ),
       );
     };
     try {
-      return await traced('## handler', handlerAnnotations(keys, { queue: name, records: records.length }), async () => {
-        const lanes = Array.from({ length: Math.min(concurrency, records.length) }, async () => {
-          for (let record = records.shift(); record; record = records.shift()) await run(record);
-        });
-        await Promise.all(lanes);
-        return { batchItemFailures: failures };
-      }, (out) => (out.batchItemFailures.length > 0 ? { fault: true, annotations: { failed: out.batchItemFailures.length } } : {}));
+      return await traced(
+        '## handler',
+        handlerAnnotations(keys, { queue: name, records: records.length }),
+        async () => {
+          const lanes = Array.from({ length: Math.min(concurrency, records.length) }, async () => {
+            for (let record = records.shift(); record; record = records.shift()) await run(record);
+          });
+          await Promise.all(lanes);
+          return { batchItemFailures: failures };
+        },
+        (out) => (out.batchItemFailures.length > 0 ? { fault: true, annotations: { failed: out.batchItemFailures.length } } : {}),
+      );
     } finally {
       flushMetrics();
     }

@@ -8,18 +8,22 @@ const discountType = field<DiscountType | null>((value) => {
   if (value === null) return { ok: true, value: null };
   if (typeof value === 'string' && (DISCOUNT_TYPES as string[]).includes(value)) return { ok: true, value: value as DiscountType };
   // Only scalars are quoted back: String() of an object can throw.
-  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return { ok: false, message: 'Not a valid string.' };
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+    return { ok: false, message: 'Not a valid string.' };
   return { ok: false, message: `"${String(value).slice(0, 40)}" is not a valid choice.` };
 });
 
-const holdDays = field<number>((value) => {
-  const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
-  if (value === null) return { ok: false, message: 'This field may not be null.' };
-  if (typeof n !== 'number' || !Number.isInteger(n)) return { ok: false, message: 'A valid integer is required.' };
-  if (n < 0) return { ok: false, message: 'Ensure this value is greater than or equal to 0.' };
-  if (n > 365) return { ok: false, message: 'Ensure this value is less than or equal to 365.' };
-  return { ok: true, value: n };
-}, { type: 'integer', minimum: 0, maximum: 365 });
+const holdDays = field<number>(
+  (value) => {
+    const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+    if (value === null) return { ok: false, message: 'This field may not be null.' };
+    if (typeof n !== 'number' || !Number.isInteger(n)) return { ok: false, message: 'A valid integer is required.' };
+    if (n < 0) return { ok: false, message: 'Ensure this value is greater than or equal to 0.' };
+    if (n > 365) return { ok: false, message: 'Ensure this value is less than or equal to 365.' };
+    return { ok: true, value: n };
+  },
+  { type: 'integer', minimum: 0, maximum: 365 },
+);
 
 const fields = {
   name: text(100),

@@ -9,17 +9,32 @@ import { parseSubscriptionId } from './subscription-id';
 
 const checkoutText = text(100);
 
-const checkoutId = field<string | null>((value) => {
-  if (value === null) return { ok: true, value: null };
-  const r = v.safeParse(checkoutText, value, { abortPipeEarly: true });
-  return r.success ? { ok: true, value: r.output } : { ok: false, message: r.issues[0]?.message ?? 'Not a valid string.' };
-}, { type: ['string', 'null'], maxLength: 100, description: "The checkout id: Paddle Classic's checkout id or Paddle Billing's transaction id (`txn_…`) as Paddle.js reports it, or Stripe's Checkout Session id (`cs_…`)." });
+const checkoutId = field<string | null>(
+  (value) => {
+    if (value === null) return { ok: true, value: null };
+    const r = v.safeParse(checkoutText, value, { abortPipeEarly: true });
+    return r.success ? { ok: true, value: r.output } : { ok: false, message: r.issues[0]?.message ?? 'Not a valid string.' };
+  },
+  {
+    type: ['string', 'null'],
+    maxLength: 100,
+    description:
+      "The checkout id: Paddle Classic's checkout id or Paddle Billing's transaction id (`txn_…`) as Paddle.js reports it, or Stripe's Checkout Session id (`cs_…`).",
+  },
+);
 
-const subscriptionId = field<ProviderId | null>((value) => {
-  if (value === null) return { ok: true, value: null };
-  const id = parseSubscriptionId(value);
-  return id === null ? { ok: false, message: 'A valid integer is required.' } : { ok: true, value: id };
-}, { type: ['integer', 'string', 'null'], description: "The provider's subscription id: an integer for Paddle Classic (a string of digits is accepted too), a string (`sub_…`) for Paddle Billing and Stripe. Used when both are given." });
+const subscriptionId = field<ProviderId | null>(
+  (value) => {
+    if (value === null) return { ok: true, value: null };
+    const id = parseSubscriptionId(value);
+    return id === null ? { ok: false, message: 'A valid integer is required.' } : { ok: true, value: id };
+  },
+  {
+    type: ['integer', 'string', 'null'],
+    description:
+      "The provider's subscription id: an integer for Paddle Classic (a string of digits is accepted too), a string (`sub_…`) for Paddle Billing and Stripe. Used when both are given.",
+  },
+);
 
 export const conversionBody = v.object({
   checkout_id: v.optional(checkoutId),

@@ -8,7 +8,9 @@ export const diagnosisQuery = v.strictObject(
     email: v.optional(
       v.pipe(
         email,
-        v.description("The referred user's email address at the payment provider. Default: the referral's `user_identifier` when it is an email address. Compared without case."),
+        v.description(
+          "The referred user's email address at the payment provider. Default: the referral's `user_identifier` when it is an email address. Compared without case.",
+        ),
       ),
     ),
   },

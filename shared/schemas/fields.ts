@@ -91,106 +91,137 @@ export function text(max: number, opts: { pattern?: RegExp; patternMessage?: str
 /** Optional personal names: null or blank are stored as null. */
 /* @__NO_SIDE_EFFECTS__ */
 export function nullableText(max: number) {
-  return field<string | null>((value) => {
-    if (value === null) return ok(null);
-    const t = toText(value);
-    if (!t.ok) return t;
-    if (t.value.length > max) return fail(`Ensure this field has no more than ${max} characters.`);
-    return ok(t.value === '' ? null : t.value);
-  }, { type: ['string', 'null'], maxLength: max, description: 'Blank is stored as null.' });
+  return field<string | null>(
+    (value) => {
+      if (value === null) return ok(null);
+      const t = toText(value);
+      if (!t.ok) return t;
+      if (t.value.length > max) return fail(`Ensure this field has no more than ${max} characters.`);
+      return ok(t.value === '' ? null : t.value);
+    },
+    { type: ['string', 'null'], maxLength: max, description: 'Blank is stored as null.' },
+  );
 }
 
 // Deliberately simple (Django's validator is looser still on the local part); the address is
 // trimmed and its domain lower-cased so uniqueness ignores case.
-const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const EMAIL =
+  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
-export const email = field<string>((value) => {
-  const t = toText(value);
-  if (!t.ok) return t;
-  if (t.value === '') return fail(BLANK);
-  if (t.value.length > 254 || !EMAIL.test(t.value)) return fail('Enter a valid email address.');
-  const at = t.value.lastIndexOf('@');
-  return ok(t.value.slice(0, at) + t.value.slice(at).toLowerCase());
-}, { type: 'string', format: 'email', maxLength: 254 });
+export const email = field<string>(
+  (value) => {
+    const t = toText(value);
+    if (!t.ok) return t;
+    if (t.value === '') return fail(BLANK);
+    if (t.value.length > 254 || !EMAIL.test(t.value)) return fail('Enter a valid email address.');
+    const at = t.value.lastIndexOf('@');
+    return ok(t.value.slice(0, at) + t.value.slice(at).toLowerCase());
+  },
+  { type: 'string', format: 'email', maxLength: 254 },
+);
 
 /** One of `choices` (DRF's ChoiceField messages). */
 /* @__NO_SIDE_EFFECTS__ */
 export function choice<T extends string>(choices: readonly T[]) {
-  return field<T>((value) => {
-    if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return ok(value as T);
-    if (value === null) return fail(NOT_NULL);
-    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return fail(NOT_STRING);
-    return fail(`"${String(value).slice(0, 40)}" is not a valid choice.`);
-  }, { type: 'string', enum: [...choices] });
+  return field<T>(
+    (value) => {
+      if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return ok(value as T);
+      if (value === null) return fail(NOT_NULL);
+      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return fail(NOT_STRING);
+      return fail(`"${String(value).slice(0, 40)}" is not a valid choice.`);
+    },
+    { type: 'string', enum: [...choices] },
+  );
 }
 
 /** An email or null (blank is null): e.g. where a member's payouts are sent. */
-export const nullableEmail = field<string | null>((value) => {
-  if (value === null || (typeof value === 'string' && value.trim() === '')) return ok(null);
-  const t = toText(value);
-  if (!t.ok) return t;
-  if (t.value.length > 254 || !EMAIL.test(t.value)) return fail('Enter a valid email address.');
-  const at = t.value.lastIndexOf('@');
-  return ok(t.value.slice(0, at) + t.value.slice(at).toLowerCase());
-}, { type: ['string', 'null'], format: 'email', maxLength: 254, description: 'Blank is stored as null.' });
+export const nullableEmail = field<string | null>(
+  (value) => {
+    if (value === null || (typeof value === 'string' && value.trim() === '')) return ok(null);
+    const t = toText(value);
+    if (!t.ok) return t;
+    if (t.value.length > 254 || !EMAIL.test(t.value)) return fail('Enter a valid email address.');
+    const at = t.value.lastIndexOf('@');
+    return ok(t.value.slice(0, at) + t.value.slice(at).toLowerCase());
+  },
+  { type: ['string', 'null'], format: 'email', maxLength: 254, description: 'Blank is stored as null.' },
+);
 
 const TRUE = new Set<unknown>([true, 'true', 'True', 'TRUE', '1', 1, 'yes', 'on']);
 const FALSE = new Set<unknown>([false, 'false', 'False', 'FALSE', '0', 0, 'no', 'off']);
 
-export const boolean = field<boolean>((value) => {
-  if (value === null) return fail(NOT_NULL);
-  if (TRUE.has(value)) return ok(true);
-  if (FALSE.has(value)) return ok(false);
-  return fail('Must be a valid boolean.');
-}, { type: 'boolean' });
+export const boolean = field<boolean>(
+  (value) => {
+    if (value === null) return fail(NOT_NULL);
+    if (TRUE.has(value)) return ok(true);
+    if (FALSE.has(value)) return ok(false);
+    return fail('Must be a valid boolean.');
+  },
+  { type: 'boolean' },
+);
 
 /** A non-negative amount with at most 10 digits and 2 decimals, parsed to integer cents. */
-export const decimal = field<number>((value) => {
-  if (value === null) return fail(NOT_NULL);
-  const parsed = parseDecimal(value);
-  return parsed.ok ? ok(parsed.cents) : fail(parsed.message);
-}, {
-  type: ['string', 'number'],
-  description: 'A non-negative amount with at most 2 decimal places and 10 digits, as a JSON string or number.',
-  examples: ['15.00'],
-});
+export const decimal = field<number>(
+  (value) => {
+    if (value === null) return fail(NOT_NULL);
+    const parsed = parseDecimal(value);
+    return parsed.ok ? ok(parsed.cents) : fail(parsed.message);
+  },
+  {
+    type: ['string', 'number'],
+    description: 'A non-negative amount with at most 2 decimal places and 10 digits, as a JSON string or number.',
+    examples: ['15.00'],
+  },
+);
 
-export const currency = field<string>((value) => {
-  const t = toText(value);
-  if (!t.ok) return t;
-  if (t.value === '') return fail(BLANK);
-  if (!isCurrencyCode(t.value)) return fail(`"${t.value}" is not a valid currency code.`);
-  return ok(t.value.toUpperCase());
-}, { type: 'string', minLength: 3, maxLength: 3, description: 'ISO 4217 currency code (any case; stored upper case).', examples: ['USD'] });
+export const currency = field<string>(
+  (value) => {
+    const t = toText(value);
+    if (!t.ok) return t;
+    if (t.value === '') return fail(BLANK);
+    if (!isCurrencyCode(t.value)) return fail(`"${t.value}" is not a valid currency code.`);
+    return ok(t.value.toUpperCase());
+  },
+  { type: 'string', minLength: 3, maxLength: 3, description: 'ISO 4217 currency code (any case; stored upper case).', examples: ['USD'] },
+);
 
 /** Whole number >= min, or null. */
 /* @__NO_SIDE_EFFECTS__ */
 export function nullableInteger(min: number) {
-  return field<number | null>((value) => {
-    if (value === null) return ok(null);
-    const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
-    if (typeof n !== 'number' || !Number.isInteger(n)) return fail('A valid integer is required.');
-    if (n < min) return fail(`Ensure this value is greater than or equal to ${min}.`);
-    if (n > 1200) return fail('Ensure this value is less than or equal to 1200.');
-    return ok(n);
-  }, { type: ['integer', 'null'], minimum: min, maximum: 1200 });
+  return field<number | null>(
+    (value) => {
+      if (value === null) return ok(null);
+      const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+      if (typeof n !== 'number' || !Number.isInteger(n)) return fail('A valid integer is required.');
+      if (n < min) return fail(`Ensure this value is greater than or equal to ${min}.`);
+      if (n > 1200) return fail('Ensure this value is less than or equal to 1200.');
+      return ok(n);
+    },
+    { type: ['integer', 'null'], minimum: min, maximum: 1200 },
+  );
 }
 
 /** `{ "id": ... }` or null: a reference to another resource; keys other than id are ignored. */
 /* @__NO_SIDE_EFFECTS__ */
 export function reference<T>(parseId: (id: unknown) => T | null, invalidId: (id: unknown) => string, idSchema: FieldJsonSchema = {}) {
-  return field<{ id: T } | null>((value) => {
-    if (value === null) return ok(null);
-    if (typeof value !== 'object' || Array.isArray(value)) {
-      return fail(`Invalid data. Expected a dictionary, but got ${pythonType(value)}.`);
-    }
-    const raw = (value as Record<string, unknown>).id;
-    if (raw === undefined || raw === null) return fail('This field must be an object with an id.');
-    const id = parseId(raw);
-    return id === null ? fail(invalidId(raw)) : ok({ id });
-  }, {
-    anyOf: [{ type: 'object', properties: { id: idSchema }, required: ['id'], description: 'A reference: other keys are ignored.' }, { type: 'null' }],
-  });
+  return field<{ id: T } | null>(
+    (value) => {
+      if (value === null) return ok(null);
+      if (typeof value !== 'object' || Array.isArray(value)) {
+        return fail(`Invalid data. Expected a dictionary, but got ${pythonType(value)}.`);
+      }
+      const raw = (value as Record<string, unknown>).id;
+      if (raw === undefined || raw === null) return fail('This field must be an object with an id.');
+      const id = parseId(raw);
+      return id === null ? fail(invalidId(raw)) : ok({ id });
+    },
+    {
+      anyOf: [
+        { type: 'object', properties: { id: idSchema }, required: ['id'], description: 'A reference: other keys are ignored.' },
+        { type: 'null' },
+      ],
+    },
+  );
 }
 
 /** Python's name for a JSON value's type, as DRF writes it in its messages. */

@@ -21,11 +21,17 @@ import { parseSubscriptionId } from './subscription-id';
 
 // Only a scalar id is quoted back: String() of a JSON object can throw ({"toString": 1}) or overflow the
 // stack (deeply nested arrays), which made such a body a 500.
-const subscriptionRef = reference(parseSubscriptionId, (id) =>
-  id !== null && typeof id === 'object'
-    ? `Incorrect type. Expected pk value, received ${pythonType(id)}.`
-    : `Subscription ${String(id)} could not be found`,
-  { type: ['integer', 'string'], description: 'The payment provider\'s subscription id: an integer for Paddle Classic (a string of digits is accepted too), a string (`sub_…`) for Paddle Billing and Stripe.' },
+const subscriptionRef = reference(
+  parseSubscriptionId,
+  (id) =>
+    id !== null && typeof id === 'object'
+      ? `Incorrect type. Expected pk value, received ${pythonType(id)}.`
+      : `Subscription ${String(id)} could not be found`,
+  {
+    type: ['integer', 'string'],
+    description:
+      "The payment provider's subscription id: an integer for Paddle Classic (a string of digits is accepted too), a string (`sub_…`) for Paddle Billing and Stripe.",
+  },
 );
 
 const fields = {

@@ -6,18 +6,27 @@ import { nullablePayoutEmail } from './payout-email';
 import { pageQuery } from './query';
 
 /** A URL the portal's "back" link may point to: http(s) only, so never `javascript:`. */
-const returnUrl = field<string | null>((value) => {
-  if (value === null) return { ok: true, value: null };
-  if (typeof value !== 'string' || value.length > 2000) return { ok: false, message: 'Enter a valid URL.' };
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return { ok: false, message: 'Enter a valid URL.' };
-  }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) return { ok: false, message: 'Enter an http or https URL.' };
-  return { ok: true, value: url.toString() };
-}, { type: ['string', 'null'], format: 'uri', maxLength: 2000, description: 'Where the portal\'s "Back" link leads (your app\'s page), http(s) only.' });
+const returnUrl = field<string | null>(
+  (value) => {
+    if (value === null) return { ok: true, value: null };
+    if (typeof value !== 'string' || value.length > 2000) return { ok: false, message: 'Enter a valid URL.' };
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      return { ok: false, message: 'Enter a valid URL.' };
+    }
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password)
+      return { ok: false, message: 'Enter an http or https URL.' };
+    return { ok: true, value: url.toString() };
+  },
+  {
+    type: ['string', 'null'],
+    format: 'uri',
+    maxLength: 2000,
+    description: 'Where the portal\'s "Back" link leads (your app\'s page), http(s) only.',
+  },
+);
 
 export const createPortalSessionBody = v.object({ return_url: v.optional(returnUrl, null) }, REQUIRED);
 

@@ -30,7 +30,9 @@ export const planResponse = v.strictObject({
 });
 
 export const subscriptionResponse = v.strictObject({
-  id: providerId("The payment provider's subscription id: an integer for Paddle Classic, a string (`sub_…`) for Paddle Billing and Stripe."),
+  id: providerId(
+    "The payment provider's subscription id: an integer for Paddle Classic, a string (`sub_…`) for Paddle Billing and Stripe.",
+  ),
   unit_price: v.nullable(v.string()),
   currency: v.string(),
   status: v.pipe(v.string(), v.description(`One of ${SUBSCRIPTION_STATUSES.join(', ')}.`)),
@@ -51,13 +53,24 @@ export const campaignResponse = v.strictObject({
   commission_currency: v.string(),
   commission_months: v.nullable(v.pipe(v.number(), v.integer())),
   reward_threshold: amount,
-  referred_discount_type: v.nullable(v.pipe(v.picklist(['percentage', 'flat']), v.description('Double-sided campaigns: the discount the referred user gets (a single-use coupon per referral).'))),
+  referred_discount_type: v.nullable(
+    v.pipe(
+      v.picklist(['percentage', 'flat']),
+      v.description('Double-sided campaigns: the discount the referred user gets (a single-use coupon per referral).'),
+    ),
+  ),
   referred_discount_amount: v.pipe(amount, v.description('The percent (percentage) or the amount (flat) of the referred discount.')),
   referred_discount_recurring: v.boolean(),
-  commission_type: v.pipe(v.picklist(['fixed', 'percentage']), v.description('`fixed`: commission_amount per qualifying payment; `percentage`: commission_percent of its amount excluding tax.')),
+  commission_type: v.pipe(
+    v.picklist(['fixed', 'percentage']),
+    v.description('`fixed`: commission_amount per qualifying payment; `percentage`: commission_percent of its amount excluding tax.'),
+  ),
   commission_percent: v.pipe(amount, v.description('Percent of each qualifying payment (0.01..100) for a percentage commission.')),
   hold_days: v.pipe(v.number(), v.integer(), v.description('Days a commission stays pending before it is approved (default 30).')),
-  approval: v.pipe(v.picklist(['auto', 'manual']), v.description('`manual`: commissions wait for POST /v1/rewards/{id}/approve/ after their hold.')),
+  approval: v.pipe(
+    v.picklist(['auto', 'manual']),
+    v.description('`manual`: commissions wait for POST /v1/rewards/{id}/approve/ after their hold.'),
+  ),
   min_payout: v.pipe(amount, v.description("A member's payout is due once it reaches this amount.")),
   created_at: unixSeconds,
 });
@@ -75,7 +88,10 @@ export const memberResponse = v.strictObject({
     conversions: v.pipe(v.number(), v.integer()),
     credit_earned: amount,
     commission_earned: amount,
-    commission_pending: v.pipe(signedAmountPre, v.description('Commission earned and still in its hold (or waiting for a manual approval).')),
+    commission_pending: v.pipe(
+      signedAmountPre,
+      v.description('Commission earned and still in its hold (or waiting for a manual approval).'),
+    ),
     commission_approved: v.pipe(signedAmountPre, v.description('Approved commission not paid yet (in an open, due or processing payout).')),
     commission_paid: v.pipe(signedAmountPre, v.description('Commission paid out.')),
     currency: v.string(),
@@ -84,13 +100,19 @@ export const memberResponse = v.strictObject({
   campaign: v.nullable(campaignResponse),
   subscription: v.nullable(subscriptionResponse),
   email_opt_out: v.pipe(v.boolean(), v.description('The member asked for no emails from the programme.')),
-  payout_email: v.nullable(v.pipe(v.string(), v.description('Where payouts are sent (PayPal or Wise by email); a payout is due only once the member has one.'))),
+  payout_email: v.nullable(
+    v.pipe(v.string(), v.description('Where payouts are sent (PayPal or Wise by email); a payout is due only once the member has one.')),
+  ),
   created_at: unixSeconds,
 });
 
 const rewardType = v.picklist(['credit', 'commission']);
 
-const signedAmount = v.pipe(v.string(), v.regex(/^-?\d+\.\d{2}$/), v.description('Decimal amount with two decimals; negative for a clawback.'));
+const signedAmount = v.pipe(
+  v.string(),
+  v.regex(/^-?\d+\.\d{2}$/),
+  v.description('Decimal amount with two decimals; negative for a clawback.'),
+);
 
 export const rewardResponse = v.strictObject({
   id: entityId,
@@ -98,13 +120,29 @@ export const rewardResponse = v.strictObject({
   amount: signedAmount,
   currency: v.string(),
   created_at: unixSeconds,
-  payment_id: providerId('The provider payment that triggered it: an integer for Paddle Classic, `txn_…` (Paddle Billing) or `in_…` (Stripe).'),
+  payment_id: providerId(
+    'The provider payment that triggered it: an integer for Paddle Classic, `txn_…` (Paddle Billing) or `in_…` (Stripe).',
+  ),
   reverses: v.nullable(v.pipe(entityId, v.description('A clawback: the reward it takes back.'))),
   refund_id: v.nullable(v.pipe(v.string(), v.description('The refund alert behind a clawback, a reversal or a note.'))),
   reversed_at: v.nullable(v.pipe(unixSeconds, v.description('When a credit was reversed.'))),
-  note: v.nullable(v.pipe(v.string(), v.description('What a clawback takes back, why a refunded credit stays, or why a reward is held for review (its payment is above the sanity limit: it waits for an operator to approve or void it).'))),
-  status: v.pipe(v.picklist(REWARD_STATUSES), v.description('Commission: pending -> approved -> paid; credit: pending -> applied; any unpaid reward can be voided. A clawback follows the reward it reverses.')),
-  approves_at: v.nullable(v.pipe(unixSeconds, v.description('When a pending commission is approved by itself (its hold ends); null when approval is manual.'))),
+  note: v.nullable(
+    v.pipe(
+      v.string(),
+      v.description(
+        'What a clawback takes back, why a refunded credit stays, or why a reward is held for review (its payment is above the sanity limit: it waits for an operator to approve or void it).',
+      ),
+    ),
+  ),
+  status: v.pipe(
+    v.picklist(REWARD_STATUSES),
+    v.description(
+      'Commission: pending -> approved -> paid; credit: pending -> applied; any unpaid reward can be voided. A clawback follows the reward it reverses.',
+    ),
+  ),
+  approves_at: v.nullable(
+    v.pipe(unixSeconds, v.description('When a pending commission is approved by itself (its hold ends); null when approval is manual.')),
+  ),
   approved_at: v.nullable(unixSeconds),
   paid_at: v.nullable(unixSeconds),
   voided_at: v.nullable(unixSeconds),
@@ -125,10 +163,20 @@ export const referralResponse = v.strictObject({
   campaign_id: v.nullable(campaignId),
   reward_type: v.nullable(rewardType),
   reward_amount: amount,
-  reward_percent: v.nullable(v.pipe(amount, v.description('A percentage commission: the percent of each qualifying payment excluding tax (reward_amount is then 0.00).'))),
+  reward_percent: v.nullable(
+    v.pipe(
+      amount,
+      v.description('A percentage commission: the percent of each qualifying payment excluding tax (reward_amount is then 0.00).'),
+    ),
+  ),
   reward_threshold: amount,
   currency: v.nullable(v.string()),
-  stats: v.strictObject({ rewards: v.pipe(v.number(), v.integer()), credit_earned: amount, commission_earned: amount, currency: v.string() }),
+  stats: v.strictObject({
+    rewards: v.pipe(v.number(), v.integer()),
+    credit_earned: amount,
+    commission_earned: amount,
+    currency: v.string(),
+  }),
   rewards_completed: v.boolean(),
   rewards: v.array(rewardResponse),
 });
@@ -141,7 +189,9 @@ export const webhookEndpointResponse = v.strictObject({
   description: v.nullable(v.string()),
   events: v.array(eventType),
   enabled: v.boolean(),
-  disabled_reason: v.nullable(v.pipe(v.string(), v.description('`failing` when the service disabled it after 3 days of failed deliveries.'))),
+  disabled_reason: v.nullable(
+    v.pipe(v.string(), v.description('`failing` when the service disabled it after 3 days of failed deliveries.')),
+  ),
   failing_since: v.nullable(unixSeconds),
   created_at: unixSeconds,
 });
@@ -149,7 +199,13 @@ export const webhookEndpointResponse = v.strictObject({
 export const createdWebhookEndpointResponse = v.strictObject({
   ...webhookEndpointResponse.entries,
   secret: v.nullable(
-    v.pipe(v.string(), v.regex(/^whsec_/), v.description('The signing secret: shown only in this response (null when an Idempotency-Key replays it: the secret is not stored with the replay).')),
+    v.pipe(
+      v.string(),
+      v.regex(/^whsec_/),
+      v.description(
+        'The signing secret: shown only in this response (null when an Idempotency-Key replays it: the secret is not stored with the replay).',
+      ),
+    ),
   ),
 });
 
@@ -180,7 +236,12 @@ export function eventEnvelope<S extends v.GenericSchema>(type: string, data: S) 
 export const rewardEventData = v.strictObject({ ...rewardResponse.entries, referral_id: entityId, member_id: entityId });
 
 /** A reward in GET /v1/rewards/ and in reward.approved|voided|paid events. */
-export const ledgerRewardResponse = v.strictObject({ ...rewardResponse.entries, referral_id: entityId, member_id: entityId, campaign_id: v.nullable(campaignId) });
+export const ledgerRewardResponse = v.strictObject({
+  ...rewardResponse.entries,
+  referral_id: entityId,
+  member_id: entityId,
+  campaign_id: v.nullable(campaignId),
+});
 
 const payoutId = v.pipe(v.string(), v.regex(/^po_[0-9a-f]{32}$/));
 const signed = v.pipe(v.string(), v.regex(/^-?\d+\.\d{2}$/), v.description('Decimal amount with two decimals.'));
@@ -190,7 +251,12 @@ export const payoutResponse = v.strictObject({
   member_id: entityId,
   amount: v.pipe(signed, v.description('The sum of its rewards (a clawback of a paid reward can take it below zero: it then stays open).')),
   currency: v.string(),
-  status: v.pipe(v.picklist(PAYOUT_STATUSES), v.description('open (collecting) -> due (at least min_payout, payout email known) -> processing (in a batch) -> paid, or failed / canceled.')),
+  status: v.pipe(
+    v.picklist(PAYOUT_STATUSES),
+    v.description(
+      'open (collecting) -> due (at least min_payout, payout email known) -> processing (in a batch) -> paid, or failed / canceled.',
+    ),
+  ),
   reward_count: v.pipe(v.number(), v.integer()),
   period_start: v.nullable(unixSeconds),
   period_end: v.nullable(unixSeconds),
@@ -198,7 +264,9 @@ export const payoutResponse = v.strictObject({
   reference: v.nullable(v.string()),
   failure_reason: v.nullable(v.string()),
   batch_id: v.nullable(v.string()),
-  payout_email: v.nullable(v.pipe(v.string(), v.description('Where the money was sent (copied from the member when a batch took the payout).'))),
+  payout_email: v.nullable(
+    v.pipe(v.string(), v.description('Where the money was sent (copied from the member when a batch took the payout).')),
+  ),
   created_at: unixSeconds,
 });
 
@@ -207,7 +275,10 @@ export const payoutDetailResponse = v.strictObject({ ...payoutResponse.entries, 
 const currencyTotals = v.record(v.string(), signed);
 export const payoutSummaryResponse = v.strictObject({
   due: v.pipe(currencyTotals, v.description('Per currency: payouts ready to pay.')),
-  open: v.pipe(currencyTotals, v.description('Per currency: approved commissions still below the minimum payout or without a payout email.')),
+  open: v.pipe(
+    currencyTotals,
+    v.description('Per currency: approved commissions still below the minimum payout or without a payout email.'),
+  ),
   processing: v.pipe(currencyTotals, v.description('Per currency: payouts in a batch not marked paid yet.')),
   paid: v.pipe(currencyTotals, v.description('Per currency: paid so far.')),
 });
@@ -222,8 +293,14 @@ export const payoutBatchResponse = v.strictObject({
   amount: signed,
   file_url: v.pipe(v.string(), v.description('The batch file (text/csv).')),
   created_at: unixSeconds,
-  paid_at: v.pipe(v.nullable(v.pipe(v.number(), v.integer())), v.description('When the batch was marked paid (the `paid_at` given, else the time of the call); null while processing.')),
-  reference: v.pipe(v.nullable(v.string()), v.description('The payment reference given when the batch was marked paid (else the batch id); null while processing.')),
+  paid_at: v.pipe(
+    v.nullable(v.pipe(v.number(), v.integer())),
+    v.description('When the batch was marked paid (the `paid_at` given, else the time of the call); null while processing.'),
+  ),
+  reference: v.pipe(
+    v.nullable(v.string()),
+    v.description('The payment reference given when the batch was marked paid (else the batch id); null while processing.'),
+  ),
 });
 
 export const paddleWebhookAccepted = v.strictObject({ received: v.literal(true) });
@@ -290,7 +367,11 @@ export const sessionResponse = v.strictObject({
   account_name: v.string(),
   email: v.string(),
   role,
-  expires_at: v.pipe(v.number(), v.integer(), v.description('Unix seconds; each use moves it to 12 hours later, never past 7 days after the login.')),
+  expires_at: v.pipe(
+    v.number(),
+    v.integer(),
+    v.description('Unix seconds; each use moves it to 12 hours later, never past 7 days after the login.'),
+  ),
 });
 
 export const teamMemberResponse = v.strictObject({
@@ -311,13 +392,19 @@ export const apiKeyResponse = v.strictObject({
 
 export const createdApiKeyResponse = v.strictObject({
   ...apiKeyResponse.entries,
-  key: v.nullable(v.pipe(v.string(), v.regex(/^rfl_live_/), v.description('The secret key: shown only in this response (null when an Idempotency-Key replays it).'))),
+  key: v.nullable(
+    v.pipe(
+      v.string(),
+      v.regex(/^rfl_live_/),
+      v.description('The secret key: shown only in this response (null when an Idempotency-Key replays it).'),
+    ),
+  ),
 });
 
 export const providerConnectionResponse = v.strictObject({
   kind: v.nullable(v.picklist(PROVIDER_KINDS)),
   connected: v.boolean(),
-  webhook_url: v.nullable(v.pipe(v.string(), v.description("Where the provider sends its webhooks: give it this URL."))),
+  webhook_url: v.nullable(v.pipe(v.string(), v.description('Where the provider sends its webhooks: give it this URL.'))),
   vendor_id: v.nullable(v.pipe(v.number(), v.integer())),
   api_url: v.nullable(v.string()),
 });
@@ -331,7 +418,10 @@ export const providerOptionResponse = v.strictObject({
     v.strictObject({
       name: v.pipe(v.string(), v.description('The property of the POST /v1/account/provider/ body.')),
       label: v.string(),
-      type: v.pipe(v.picklist(['text', 'password', 'textarea', 'integer']), v.description('`password`: a secret, write-only (never shown again); `textarea`: several lines (a PEM key).')),
+      type: v.pipe(
+        v.picklist(['text', 'password', 'textarea', 'integer']),
+        v.description('`password`: a secret, write-only (never shown again); `textarea`: several lines (a PEM key).'),
+      ),
       required: v.boolean(),
       placeholder: v.optional(v.string()),
       hint: v.optional(v.string()),
@@ -353,7 +443,9 @@ export const accountResponse = v.strictObject({
   provider: providerConnectionResponse,
   provider_options: v.pipe(
     v.array(providerOptionResponse),
-    v.description('The providers an account can connect (shared/billing/registry.ts), with the fields of their connection form besides the common `api_url`: the dashboard renders its form from them.'),
+    v.description(
+      'The providers an account can connect (shared/billing/registry.ts), with the fields of their connection form besides the common `api_url`: the dashboard renders its form from them.',
+    ),
   ),
 });
 
@@ -362,13 +454,22 @@ export const accountResponse = v.strictObject({
 export const portalLinkResponse = v.strictObject({
   id: v.pipe(v.string(), v.regex(/^ps_[0-9a-f]{24}$/), v.description('The portal session (its link and, once opened, its session).')),
   url: v.nullable(
-    v.pipe(v.string(), v.description('The portal, with its single-use token in the fragment (`#token=rpl_...`): hand it to `Refloop.mount` or open it. Null on an Idempotency-Key replay: the token is shown once.')),
+    v.pipe(
+      v.string(),
+      v.description(
+        'The portal, with its single-use token in the fragment (`#token=rpl_...`): hand it to `Refloop.mount` or open it. Null on an Idempotency-Key replay: the token is shown once.',
+      ),
+    ),
   ),
   expires_at: v.pipe(unixSeconds, v.description('The link opens a session until then (10 minutes).')),
 });
 
 export const portalTokenResponse = v.strictObject({
-  token: v.pipe(v.string(), v.regex(/^rps_[A-Za-z0-9_-]{43}$/), v.description('The portal session token: `Authorization: Bearer <token>` on /portal/v1/.')),
+  token: v.pipe(
+    v.string(),
+    v.regex(/^rps_[A-Za-z0-9_-]{43}$/),
+    v.description('The portal session token: `Authorization: Bearer <token>` on /portal/v1/.'),
+  ),
   expires_at: v.pipe(unixSeconds, v.description('60 minutes after the opening; it does not slide.')),
 });
 
@@ -446,7 +547,10 @@ export const portalRewardResponse = v.strictObject({
   void_reason: v.nullable(v.picklist(VOID_REASONS)),
   is_clawback: v.boolean(),
   credit_standing: v.nullable(
-    v.pipe(v.picklist(['applied', 'next_bill', 'needs_subscription']), v.description('Credits: on the subscription at the provider, waiting for the next bill, or waiting for the member to subscribe.')),
+    v.pipe(
+      v.picklist(['applied', 'next_bill', 'needs_subscription']),
+      v.description('Credits: on the subscription at the provider, waiting for the next bill, or waiting for the member to subscribe.'),
+    ),
   ),
 });
 

@@ -24,57 +24,85 @@ export function parseOrigin(value: string): string | null {
   } catch {
     return null;
   }
-  if (url.origin === 'null' || url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) return null;
+  if (url.origin === 'null' || url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash)
+    return null;
   if (value.replace(/\/$/, '') !== url.origin) return null;
   if (url.protocol === 'https:') return url.origin;
   if (url.protocol === 'http:' && /^(localhost|127\.0\.0\.1|\[::1\])$/.test(url.hostname)) return url.origin;
   return null;
 }
 
-const embedOrigins = field<string[]>((value) => {
-  if (value === null) return { ok: false, message: 'This field may not be null.' };
-  if (!Array.isArray(value)) return { ok: false, message: `Expected a list of items but got type "${pythonType(value)}".` };
-  if (value.length > MAX_EMBED_ORIGINS) return { ok: false, message: `Ensure this field has no more than ${MAX_EMBED_ORIGINS} elements.` };
-  const out: string[] = [];
-  for (const item of value) {
-    const origin = typeof item === 'string' && item.length <= 200 ? parseOrigin(item.trim()) : null;
-    if (!origin) return { ok: false, message: `"${typeof item === 'string' ? item.slice(0, 60) : pythonType(item)}" is not an origin: use https://host[:port] with no path.` };
-    if (!out.includes(origin)) out.push(origin);
-  }
-  return { ok: true, value: out };
-}, { type: 'array', items: { type: 'string', format: 'uri' }, maxItems: MAX_EMBED_ORIGINS, description: 'Sites allowed to frame the member portal: `https://host[:port]`, no path (http only on localhost).' });
+const embedOrigins = field<string[]>(
+  (value) => {
+    if (value === null) return { ok: false, message: 'This field may not be null.' };
+    if (!Array.isArray(value)) return { ok: false, message: `Expected a list of items but got type "${pythonType(value)}".` };
+    if (value.length > MAX_EMBED_ORIGINS)
+      return { ok: false, message: `Ensure this field has no more than ${MAX_EMBED_ORIGINS} elements.` };
+    const out: string[] = [];
+    for (const item of value) {
+      const origin = typeof item === 'string' && item.length <= 200 ? parseOrigin(item.trim()) : null;
+      if (!origin)
+        return {
+          ok: false,
+          message: `"${typeof item === 'string' ? item.slice(0, 60) : pythonType(item)}" is not an origin: use https://host[:port] with no path.`,
+        };
+      if (!out.includes(origin)) out.push(origin);
+    }
+    return { ok: true, value: out };
+  },
+  {
+    type: 'array',
+    items: { type: 'string', format: 'uri' },
+    maxItems: MAX_EMBED_ORIGINS,
+    description: 'Sites allowed to frame the member portal: `https://host[:port]`, no path (http only on localhost).',
+  },
+);
 
 const senderName = text(100);
-const emailSender = field<{ address: string; name: string } | null>((value) => {
-  if (value === null) return { ok: true, value: null };
-  if (typeof value !== 'object' || Array.isArray(value)) return { ok: false, message: `Invalid data. Expected a dictionary, but got ${pythonType(value)}.` };
-  const parsed = v.safeParse(v.object({ address: email, name: v.optional(senderName, '') }, REQUIRED), value);
-  if (!parsed.success) {
-    const issue = parsed.issues[0];
-    const key = issue?.path?.[0]?.key;
-    return { ok: false, message: `${typeof key === 'string' ? `${key}: ` : ''}${issue?.message ?? 'Invalid.'}` };
-  }
-  return { ok: true, value: parsed.output };
-}, {
-  type: ['object', 'null'],
-  properties: { address: { type: 'string', format: 'email' }, name: { type: 'string', maxLength: 100 } },
-  required: ['address'],
-  description: 'From whom member emails are sent (the address must be verified in SES); null for the service default.',
-});
+const emailSender = field<{ address: string; name: string } | null>(
+  (value) => {
+    if (value === null) return { ok: true, value: null };
+    if (typeof value !== 'object' || Array.isArray(value))
+      return { ok: false, message: `Invalid data. Expected a dictionary, but got ${pythonType(value)}.` };
+    const parsed = v.safeParse(v.object({ address: email, name: v.optional(senderName, '') }, REQUIRED), value);
+    if (!parsed.success) {
+      const issue = parsed.issues[0];
+      const key = issue?.path?.[0]?.key;
+      return { ok: false, message: `${typeof key === 'string' ? `${key}: ` : ''}${issue?.message ?? 'Invalid.'}` };
+    }
+    return { ok: true, value: parsed.output };
+  },
+  {
+    type: ['object', 'null'],
+    properties: { address: { type: 'string', format: 'email' }, name: { type: 'string', maxLength: 100 } },
+    required: ['address'],
+    description: 'From whom member emails are sent (the address must be verified in SES); null for the service default.',
+  },
+);
 
 /** The page members' links point to (`<referral_url>?via=<code>`): http(s) only; null to unset. */
-const referralUrl = field<string | null>((value) => {
-  if (value === null || value === '') return { ok: true, value: null };
-  if (typeof value !== 'string' || value.length > 500) return { ok: false, message: 'Enter a valid URL.' };
-  let url: URL;
-  try {
-    url = new URL(value.trim());
-  } catch {
-    return { ok: false, message: 'Enter a valid URL.' };
-  }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.hash) return { ok: false, message: 'Enter an http or https URL without a #fragment.' };
-  return { ok: true, value: url.toString() };
-}, { type: ['string', 'null'], format: 'uri', maxLength: 500, description: "Where members' referral links point, e.g. `https://example.com/`: a member's link is this URL with `?via=<code>`. Shown in the member portal." });
+const referralUrl = field<string | null>(
+  (value) => {
+    if (value === null || value === '') return { ok: true, value: null };
+    if (typeof value !== 'string' || value.length > 500) return { ok: false, message: 'Enter a valid URL.' };
+    let url: URL;
+    try {
+      url = new URL(value.trim());
+    } catch {
+      return { ok: false, message: 'Enter a valid URL.' };
+    }
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.hash)
+      return { ok: false, message: 'Enter an http or https URL without a #fragment.' };
+    return { ok: true, value: url.toString() };
+  },
+  {
+    type: ['string', 'null'],
+    format: 'uri',
+    maxLength: 500,
+    description:
+      "Where members' referral links point, e.g. `https://example.com/`: a member's link is this URL with `?via=<code>`. Shown in the member portal.",
+  },
+);
 
 export const updateAccountBody = v.object({
   referral_url: v.optional(referralUrl),
@@ -85,20 +113,36 @@ export const updateAccountBody = v.object({
 });
 
 const secret = text(500);
-const vendorId = field<number>((value) => {
-  const n = typeof value === 'string' && /^\s*\d{1,12}\s*$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n <= 0) return { ok: false, message: 'A valid integer is required.' };
-  return { ok: true, value: n };
-}, { type: 'integer', minimum: 1 });
+const vendorId = field<number>(
+  (value) => {
+    const n = typeof value === 'string' && /^\s*\d{1,12}\s*$/.test(value) ? Number(value) : value;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n <= 0) return { ok: false, message: 'A valid integer is required.' };
+    return { ok: true, value: n };
+  },
+  { type: 'integer', minimum: 1 },
+);
 const pem = text(8000);
-const apiUrl = field<string | null>((value) => {
-  if (value === null || value === undefined || value === '') return { ok: true, value: null };
-  if (typeof value !== 'string' || value.length > 300 || !/^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(value)) return { ok: false, message: 'Enter a valid URL.' };
-  return { ok: true, value: value.replace(/\/+$/, '') };
-}, { type: ['string', 'null'], format: 'uri', description: "The provider API's base URL; only settable where the service allows emulators (under `npm start`)." });
+const apiUrl = field<string | null>(
+  (value) => {
+    if (value === null || value === undefined || value === '') return { ok: true, value: null };
+    if (typeof value !== 'string' || value.length > 300 || !/^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(value))
+      return { ok: false, message: 'Enter a valid URL.' };
+    return { ok: true, value: value.replace(/\/+$/, '') };
+  },
+  {
+    type: ['string', 'null'],
+    format: 'uri',
+    description: "The provider API's base URL; only settable where the service allows emulators (under `npm start`).",
+  },
+);
 
 /** The body schema of each form field type (shared/billing/definition.ts ConnectionField). */
-const FIELD_SCHEMA: Record<ConnectionField['type'], typeof secret | typeof vendorId | typeof pem> = { text: secret, password: secret, textarea: pem, integer: vendorId };
+const FIELD_SCHEMA: Record<ConnectionField['type'], typeof secret | typeof vendorId | typeof pem> = {
+  text: secret,
+  password: secret,
+  textarea: pem,
+  integer: vendorId,
+};
 
 /**
  * One body for every provider, made of the definitions' form fields (shared/billing/registry.ts): `kind`

@@ -21,7 +21,7 @@ export class SecretDecryptionError extends DetailError {
       503,
       accountId
         ? `The stored provider or webhook secrets of account ${accountId} cannot be decrypted with this service's key: an operator must set them again (docs/operations.md, "Secrets at rest").`
-        : "A stored secret cannot be decrypted with this service's key: an operator must set it again (docs/operations.md, \"Secrets at rest\").",
+        : 'A stored secret cannot be decrypted with this service\'s key: an operator must set it again (docs/operations.md, "Secrets at rest").',
     );
     this.message = reason;
   }

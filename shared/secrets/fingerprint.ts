@@ -30,7 +30,12 @@ export function kmsKeyName(keyId: string): string {
 /** This process's key: its form, fingerprint (null: no key file yet, and `create` false) and how to name it. */
 function ownKey(create: boolean): { form: Form; fingerprint: string | null; name: string } {
   const { secrets } = config();
-  if (secrets.kmsKeyId) return { form: 'kms', fingerprint: `kms:${kmsKeyName(secrets.kmsKeyId)}`, name: `the KMS key ${secrets.kmsKeyId} (SECRETS_KMS_KEY_ID)` };
+  if (secrets.kmsKeyId)
+    return {
+      form: 'kms',
+      fingerprint: `kms:${kmsKeyName(secrets.kmsKeyId)}`,
+      name: `the KMS key ${secrets.kmsKeyId} (SECRETS_KMS_KEY_ID)`,
+    };
   const local = localKeyFingerprint(secrets.keyFile, create);
   return { form: 'local', fingerprint: local === null ? null : `local:${local}`, name: `the key file ${secrets.keyFile}` };
 }
@@ -57,7 +62,7 @@ async function record(form: Form, fingerprint: string, onlyIfAbsent: boolean): P
 }
 
 const WHERE =
-  'Run it with the DATA_DIR of `npm start` (its key file is <DATA_DIR>/secrets.key), or SECRETS_KEY_FILE naming the file the service uses; in AWS, SECRETS_KMS_KEY_ID set to the stack\'s SecretsKeyArn output.';
+  "Run it with the DATA_DIR of `npm start` (its key file is <DATA_DIR>/secrets.key), or SECRETS_KEY_FILE naming the file the service uses; in AWS, SECRETS_KMS_KEY_ID set to the stack's SecretsKeyArn output.";
 
 /**
  * Refuses (SecretsKeyMismatchError) when this process's key is not the one the table records; records it

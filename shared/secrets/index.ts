@@ -68,7 +68,7 @@ export async function encryptSecret(accountId: string, plaintext: string): Promi
   const localTable = dynamodbEndpoint !== undefined && isLocalEndpoint(dynamodbEndpoint);
   if (!localTable && !secrets.keyFileExplicit) {
     throw new SecretsConfigError(
-      'SECRETS_KMS_KEY_ID is not set and the table is in AWS: refusing to encrypt with a local key file that the service could not read (set SECRETS_KMS_KEY_ID to the stack\'s secrets key ARN; SECRETS_KEY_FILE to use a local key file on purpose)',
+      "SECRETS_KMS_KEY_ID is not set and the table is in AWS: refusing to encrypt with a local key file that the service could not read (set SECRETS_KMS_KEY_ID to the stack's secrets key ARN; SECRETS_KEY_FILE to use a local key file on purpose)",
     );
   }
   return localEncrypt(secrets.keyFile, accountId, plaintext);
@@ -92,7 +92,8 @@ export async function decryptSecret(accountId: string, stored: string): Promise<
       plaintext = await kmsDecrypt(secrets.kmsKeyId, accountId, stored);
     } else {
       if (!stored.startsWith(LOCAL_PREFIX)) throw new SecretDecryptionError('unknown version of a local secret');
-      if (secrets.inLambda) throw new SecretsConfigError('a secret encrypted with a local key file cannot be read in Lambda: write it again with the KMS key');
+      if (secrets.inLambda)
+        throw new SecretsConfigError('a secret encrypted with a local key file cannot be read in Lambda: write it again with the KMS key');
       plaintext = localDecrypt(secrets.keyFile, accountId, stored);
     }
   } catch (err) {

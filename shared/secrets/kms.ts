@@ -57,7 +57,9 @@ const context = (accountId: string) => ({ account_id: accountId });
 
 export async function kmsEncrypt(keyId: string, accountId: string, plaintext: string): Promise<string> {
   const { EncryptCommand } = await kmsSdk();
-  const out = await (await kmsClient()).send(new EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: context(accountId) }));
+  const out = await (await kmsClient()).send(
+    new EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: context(accountId) }),
+  );
   if (!out.CiphertextBlob) throw new Error('KMS Encrypt answered without a CiphertextBlob');
   return `${KMS_PREFIX}${Buffer.from(out.CiphertextBlob).toString('base64')}`;
 }
@@ -71,12 +73,17 @@ export async function kmsDecrypt(keyId: string, accountId: string, stored: strin
   try {
     // KeyId too (AWS's advice): KMS refuses a blob made under any other key.
     const { DecryptCommand } = await kmsSdk();
-    const out = await (await kmsClient()).send(new DecryptCommand({ KeyId: keyId, CiphertextBlob: Buffer.from(encoded, 'base64'), EncryptionContext: context(accountId) }));
+    const out = await (await kmsClient()).send(
+      new DecryptCommand({ KeyId: keyId, CiphertextBlob: Buffer.from(encoded, 'base64'), EncryptionContext: context(accountId) }),
+    );
     if (!out.Plaintext) throw new Error('KMS Decrypt answered without a Plaintext');
     return Buffer.from(out.Plaintext).toString('utf8');
   } catch (err) {
     const name = (err as { name?: string }).name ?? '';
-    if (REFUSALS.has(name)) throw new SecretDecryptionError(`KMS refused to decrypt the secret for this account (${name}: wrong account, altered value or another key)`);
+    if (REFUSALS.has(name))
+      throw new SecretDecryptionError(
+        `KMS refused to decrypt the secret for this account (${name}: wrong account, altered value or another key)`,
+      );
     throw err;
   }
 }

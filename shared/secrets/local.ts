@@ -25,7 +25,8 @@ function readKey(file: string): Buffer | null {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new SecretsConfigError(`cannot read the secrets key file ${file}: ${(err as Error).message}`);
   }
-  if (key.length !== KEY_BYTES) throw new SecretsConfigError(`the secrets key file ${file} must hold exactly ${KEY_BYTES} bytes (it holds ${key.length})`);
+  if (key.length !== KEY_BYTES)
+    throw new SecretsConfigError(`the secrets key file ${file} must hold exactly ${KEY_BYTES} bytes (it holds ${key.length})`);
   return key;
 }
 
@@ -76,7 +77,9 @@ export function localDecrypt(file: string, accountId: string, stored: string): s
     return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
   } catch {
     // The tag does not match: another account's secret, a changed value, or another key file.
-    throw new SecretDecryptionError('the secret does not decrypt for this account with this key file (wrong account, altered value or another key)');
+    throw new SecretDecryptionError(
+      'the secret does not decrypt for this account with this key file (wrong account, altered value or another key)',
+    );
   }
 }
 

@@ -79,7 +79,13 @@ export async function accountSettings(accountId: string, baseUrl: string): Promi
 /** Applies the given settings (others unchanged); the js referral mode also reaches the publishable key item. */
 export async function updateAccountSettings(
   accountId: string,
-  changes: { name?: string; email_sender?: Mailbox | null; embed_origins?: string[]; js_referrals?: JsReferralMode; referral_url?: string | null },
+  changes: {
+    name?: string;
+    email_sender?: Mailbox | null;
+    embed_origins?: string[];
+    js_referrals?: JsReferralMode;
+    referral_url?: string | null;
+  },
 ): Promise<void> {
   const set: string[] = [];
   const remove: string[] = [];
@@ -115,7 +121,9 @@ export async function updateAccountSettings(
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.account(accountId),
-          UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : ''].join(' ').trim(),
+          UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : '']
+            .join(' ')
+            .trim(),
           ConditionExpression: 'attribute_exists(pk)',
           ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
           ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),

@@ -60,18 +60,38 @@ function apiKeyPuts(key: string, accountId: string, plan: Plan, name: string) {
   return {
     items: [
       { Put: { TableName: tableName(), Item: apiKeyItem(key, accountId, plan, id), ConditionExpression: 'attribute_not_exists(pk)' } },
-      { Put: { TableName: tableName(), Item: apiKeyRecordItem(accountId, id, key, name, createdAt), ConditionExpression: 'attribute_not_exists(pk)' } },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: apiKeyRecordItem(accountId, id, key, name, createdAt),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
     ],
     record: { id, name, prefix: keyPrefix(key), created_at: createdAt, revoked_at: null } satisfies ApiKeyRecord,
   };
 }
 
 function publishableKeyItem(key: string, accountId: string, plan: Plan, jsReferrals: JsReferralMode = 'open') {
-  return { ...keys.publishableKey(hashApiKey(key)), type: 'PublishableKey', account_id: accountId, plan, js_referrals: jsReferrals, created_at: now() };
+  return {
+    ...keys.publishableKey(hashApiKey(key)),
+    type: 'PublishableKey',
+    account_id: accountId,
+    plan,
+    js_referrals: jsReferrals,
+    created_at: now(),
+  };
 }
 
 export async function createAccount(input: { name: string; plan: Plan }): Promise<{ account: Account; apiKey: string }> {
-  const account: Account = { accountId: newAccountId(), name: input.name, plan: input.plan, createdAt: now(), publishableKey: generatePublishableKey(), jsReferrals: 'open' };
+  const account: Account = {
+    accountId: newAccountId(),
+    name: input.name,
+    plan: input.plan,
+    createdAt: now(),
+    publishableKey: generatePublishableKey(),
+    jsReferrals: 'open',
+  };
   const apiKey = generateApiKey();
   await db().send(
     new TransactWriteCommand({
@@ -151,7 +171,8 @@ export async function setJsReferralMode(accountId: string, mode: JsReferralMode)
       }),
     );
   } catch (err) {
-    if (err instanceof TransactionCanceledException) throw new Error(`account ${accountId} changed its publishable key meanwhile; run the command again`);
+    if (err instanceof TransactionCanceledException)
+      throw new Error(`account ${accountId} changed its publishable key meanwhile; run the command again`);
     throw err;
   }
   return { ...account, jsReferrals: mode };
@@ -179,7 +200,13 @@ export async function ensurePublishableKey(accountId: string): Promise<Account> 
               ExpressionAttributeValues: { ':k': key },
             },
           },
-          { Put: { TableName: tableName(), Item: publishableKeyItem(key, accountId, account.plan, account.jsReferrals), ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: publishableKeyItem(key, accountId, account.plan, account.jsReferrals),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
         ],
       }),
     );
@@ -209,7 +236,10 @@ export async function createNamedApiKey(accountId: string, plan: Plan, name: str
   try {
     await db().send(
       new TransactWriteCommand({
-        TransactItems: [{ ConditionCheck: { TableName: tableName(), Key: keys.account(accountId), ConditionExpression: 'attribute_exists(pk)' } }, ...items],
+        TransactItems: [
+          { ConditionCheck: { TableName: tableName(), Key: keys.account(accountId), ConditionExpression: 'attribute_exists(pk)' } },
+          ...items,
+        ],
       }),
     );
   } catch (err) {
@@ -244,17 +274,19 @@ export async function revokeApiKey(apiKey: string): Promise<void> {
     accountId = String(Attributes?.account_id);
     // The key's record in the account's list (keys made before records existed have none).
     if (typeof Attributes?.key_id === 'string') {
-      await db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: teamKeys.apiKeyRecord(accountId, Attributes.key_id),
-          UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':now': now() },
-        }),
-      ).catch((err: unknown) => {
-        if (!(err instanceof ConditionalCheckFailedException)) throw err;
-      });
+      await db()
+        .send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: teamKeys.apiKeyRecord(accountId, Attributes.key_id),
+            UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':now': now() },
+          }),
+        )
+        .catch((err: unknown) => {
+          if (!(err instanceof ConditionalCheckFailedException)) throw err;
+        });
     }
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException) throw new UnknownApiKeyError();
@@ -280,7 +312,11 @@ export async function revokeApiKey(apiKey: string): Promise<void> {
 async function findPrincipal(item: Key): Promise<Principal | null> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: item }));
   if (!Item || Item.revoked_at !== undefined || typeof Item.account_id !== 'string' || !isPlan(Item.plan)) return null;
-  return { accountId: Item.account_id, plan: Item.plan, ...(isJsReferralMode(Item.js_referrals) ? { jsReferrals: Item.js_referrals } : {}) };
+  return {
+    accountId: Item.account_id,
+    plan: Item.plan,
+    ...(isJsReferralMode(Item.js_referrals) ? { jsReferrals: Item.js_referrals } : {}),
+  };
 }
 
 /** A secret key's account (never a publishable key's, whatever the string). */

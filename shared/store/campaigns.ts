@@ -33,7 +33,8 @@ export function toCampaign(item: Record<string, unknown> | undefined): Campaign 
     commission_currency: String(item.commission_currency),
     commission_months: item.commission_months === null || item.commission_months === undefined ? null : Number(item.commission_months),
     reward_threshold: Number(item.reward_threshold),
-    referred_discount_type: item.referred_discount_type === 'percentage' || item.referred_discount_type === 'flat' ? item.referred_discount_type : null,
+    referred_discount_type:
+      item.referred_discount_type === 'percentage' || item.referred_discount_type === 'flat' ? item.referred_discount_type : null,
     referred_discount_amount: Number(item.referred_discount_amount ?? 0),
     referred_discount_recurring: Boolean(item.referred_discount_recurring),
     commission_type: item.commission_type === 'percentage' ? 'percentage' : MONEY_DEFAULTS.commission_type,
@@ -119,85 +120,91 @@ export async function createCampaign(principal: Principal, input: CreateCampaign
 class StaleCampaignError extends RaceLostError {}
 
 export async function updateCampaign(accountId: string, id: string, patch: UpdateCampaignInput): Promise<Campaign> {
-  return withRetries(async () => {
-    const current = await getCampaignOrThrow(accountId, id);
-    const next: Campaign = { ...current, ...patch, version: current.version + 1 };
-    const discount = { ...discountErrors(next), ...commissionErrors(next) };
-    if (Object.keys(discount).length > 0) throw new ValidationError(discount);
-    const changes = Object.entries(patch).filter(([, value]) => value !== undefined);
-    const renamed = patch.name !== undefined && normalizeName(patch.name) !== normalizeName(current.name);
-    const names: Record<string, string> = { '#version': 'version' };
-    const values: Record<string, unknown> = { ':version': current.version, ':next': next.version };
-    const sets = ['#version = :next'];
-    changes.forEach(([field, value], i) => {
-      names[`#f${i}`] = field;
-      values[`:v${i}`] = value;
-      sets.push(`#f${i} = :v${i}`);
-    });
-    const items: TransactItem[] = [
-      {
-        Update: {
-          TableName: tableName(),
-          Key: keys.campaign(accountId, id),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: '#version = :version AND attribute_not_exists(deleted_at)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        },
-      },
-    ];
-    if (renamed && patch.name !== undefined) {
-      items.push(nameClaim(accountId, patch.name, id), {
-        Delete: {
-          TableName: tableName(),
-          Key: keys.campaignNameClaim(accountId, normalizeName(current.name)),
-          ConditionExpression: 'campaign_id = :id',
-          ExpressionAttributeValues: { ':id': id },
-        },
+  return withRetries(
+    async () => {
+      const current = await getCampaignOrThrow(accountId, id);
+      const next: Campaign = { ...current, ...patch, version: current.version + 1 };
+      const discount = { ...discountErrors(next), ...commissionErrors(next) };
+      if (Object.keys(discount).length > 0) throw new ValidationError(discount);
+      const changes = Object.entries(patch).filter(([, value]) => value !== undefined);
+      const renamed = patch.name !== undefined && normalizeName(patch.name) !== normalizeName(current.name);
+      const names: Record<string, string> = { '#version': 'version' };
+      const values: Record<string, unknown> = { ':version': current.version, ':next': next.version };
+      const sets = ['#version = :next'];
+      changes.forEach(([field, value], i) => {
+        names[`#f${i}`] = field;
+        values[`:v${i}`] = value;
+        sets.push(`#f${i} = :v${i}`);
       });
-    }
-    try {
-      await transact(items);
-    } catch (err) {
-      if (err instanceof ConditionsFailedError) {
-        if (renamed && patch.name !== undefined && err.failed(1)) throw nameInUse(patch.name);
-        throw new StaleCampaignError();
-      }
-      throw err;
-    }
-    return next;
-  }, (err) => err instanceof StaleCampaignError);
-}
-
-export async function deleteCampaign(accountId: string, id: string): Promise<void> {
-  await withRetries(async () => {
-    const current = await getCampaignOrThrow(accountId, id);
-    try {
-      await transact([
+      const items: TransactItem[] = [
         {
-          // Tombstone: keeps the key (so the id is never reused) and drops everything else,
-          // including the GSI keys that list it.
-          Put: {
+          Update: {
             TableName: tableName(),
-            Item: { ...keys.campaign(accountId, id), type: 'Campaign', id, deleted_at: nowSeconds() },
+            Key: keys.campaign(accountId, id),
+            UpdateExpression: `SET ${sets.join(', ')}`,
             ConditionExpression: '#version = :version AND attribute_not_exists(deleted_at)',
-            ExpressionAttributeNames: { '#version': 'version' },
-            ExpressionAttributeValues: { ':version': current.version },
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
           },
         },
-        {
+      ];
+      if (renamed && patch.name !== undefined) {
+        items.push(nameClaim(accountId, patch.name, id), {
           Delete: {
             TableName: tableName(),
             Key: keys.campaignNameClaim(accountId, normalizeName(current.name)),
             ConditionExpression: 'campaign_id = :id',
             ExpressionAttributeValues: { ':id': id },
           },
-        },
-        counterUpdate(accountId, 'campaigns', -1),
-      ]);
-    } catch (err) {
-      if (err instanceof ConditionsFailedError) throw new StaleCampaignError();
-      throw err;
-    }
-  }, (err) => err instanceof StaleCampaignError);
+        });
+      }
+      try {
+        await transact(items);
+      } catch (err) {
+        if (err instanceof ConditionsFailedError) {
+          if (renamed && patch.name !== undefined && err.failed(1)) throw nameInUse(patch.name);
+          throw new StaleCampaignError();
+        }
+        throw err;
+      }
+      return next;
+    },
+    (err) => err instanceof StaleCampaignError,
+  );
+}
+
+export async function deleteCampaign(accountId: string, id: string): Promise<void> {
+  await withRetries(
+    async () => {
+      const current = await getCampaignOrThrow(accountId, id);
+      try {
+        await transact([
+          {
+            // Tombstone: keeps the key (so the id is never reused) and drops everything else,
+            // including the GSI keys that list it.
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.campaign(accountId, id), type: 'Campaign', id, deleted_at: nowSeconds() },
+              ConditionExpression: '#version = :version AND attribute_not_exists(deleted_at)',
+              ExpressionAttributeNames: { '#version': 'version' },
+              ExpressionAttributeValues: { ':version': current.version },
+            },
+          },
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: keys.campaignNameClaim(accountId, normalizeName(current.name)),
+              ConditionExpression: 'campaign_id = :id',
+              ExpressionAttributeValues: { ':id': id },
+            },
+          },
+          counterUpdate(accountId, 'campaigns', -1),
+        ]);
+      } catch (err) {
+        if (err instanceof ConditionsFailedError) throw new StaleCampaignError();
+        throw err;
+      }
+    },
+    (err) => err instanceof StaleCampaignError,
+  );
 }

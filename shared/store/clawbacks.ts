@@ -17,7 +17,8 @@ import { toReferral } from './referrals';
 import { RewardRaceError } from './rewards';
 import { keys } from './table';
 
-const clawbackNote = (c: PlannedClawback, percent: string) => `Clawback of ${percent} of the reward: payment ${c.payment_id} refunded (refund ${c.refund_id}).`;
+const clawbackNote = (c: PlannedClawback, percent: string) =>
+  `Clawback of ${percent} of the reward: payment ${c.payment_id} refunded (refund ${c.refund_id}).`;
 
 /**
  * Appends commission clawbacks, in one transaction with their lifecycle (domain/lifecycle.ts):
@@ -27,7 +28,12 @@ const clawbackNote = (c: PlannedClawback, percent: string) => `Clawback of ${per
  *   (`refunded`) and leave their payout;
  * - a part of a reward not paid yet: the clawback follows the reward (pending with it, or approved in its payout).
  */
-export async function recordClawbacks(accountId: string, referral: Referral, planned: PlannedClawback[], memberExists: boolean): Promise<Referral> {
+export async function recordClawbacks(
+  accountId: string,
+  referral: Referral,
+  planned: PlannedClawback[],
+  memberExists: boolean,
+): Promise<Referral> {
   // In chunks, like the rewards (store/rewards.ts): a clawback can take up to 5 items (its ledger item and
   // schedule, the voided reward, its schedule and event) besides the payout, member, reports and counters.
   // Each chunk is one transaction conditioned on the reward list it extends; the next chunk starts from
@@ -47,7 +53,12 @@ export async function recordClawbacks(accountId: string, referral: Referral, pla
 
 export const CLAWBACKS_PER_TRANSACTION = 10;
 
-async function recordClawbackChunk(accountId: string, referral: Referral, planned: PlannedClawback[], memberExists: boolean): Promise<Referral> {
+async function recordClawbackChunk(
+  accountId: string,
+  referral: Referral,
+  planned: PlannedClawback[],
+  memberExists: boolean,
+): Promise<Referral> {
   if (planned.length === 0) return referral;
   const now = Math.floor(Date.now() / 1000);
   const txn = new MoneyTxn(accountId);
@@ -109,10 +120,22 @@ export async function addClawbacks(txn: MoneyTxn, referral: Referral, planned: P
     const life = lifecycleOf(original);
     const payout = await payoutOf(life.payout_id);
     const settled = life.status === 'paid' || (payout !== null && !COLLECTING.includes(payout.status));
-    const prior = all().map((r, i) => ({ r, i })).filter(({ r }) => r.reverses === original.id);
+    const prior = all()
+      .map((r, i) => ({ r, i }))
+      .filter(({ r }) => r.reverses === original.id);
     const takenBack = -prior.reduce((a, { r }) => a + r.amount, 0) - c.amount;
     const percent = original.amount > 0 ? `${((-c.amount / original.amount) * 100).toFixed(2)}%` : formatCents(-c.amount);
-    const claw: Reward = { id: newEntityId(), type: c.type, amount: c.amount, currency: c.currency, created_at: now, payment_id: c.payment_id, reverses: c.reverses, refund_id: c.refund_id, note: clawbackNote(c, percent) };
+    const claw: Reward = {
+      id: newEntityId(),
+      type: c.type,
+      amount: c.amount,
+      currency: c.currency,
+      created_at: now,
+      payment_id: c.payment_id,
+      reverses: c.reverses,
+      refund_id: c.refund_id,
+      note: clawbackNote(c, percent),
+    };
     if (settled) {
       // Paid (or being paid): the money is owed back; it nets against the member's next payout.
       const t = await collecting();
@@ -124,7 +147,10 @@ export async function addClawbacks(txn: MoneyTxn, referral: Referral, planned: P
       await voidReward(oIndex);
       for (const p of prior) await voidReward(p.i);
     } else {
-      Object.assign(claw, defined({ status: life.status, approves_at: life.approves_at, approved_at: life.approved_at, payout_id: life.payout_id }));
+      Object.assign(
+        claw,
+        defined({ status: life.status, approves_at: life.approves_at, approved_at: life.approved_at, payout_id: life.payout_id }),
+      );
       if (life.payout_id !== null) {
         if ((await collecting()).payout?.id !== life.payout_id) throw new RewardRaceError();
         attach.push({ id: claw.id, amount: claw.amount, created_at: now });
@@ -148,7 +174,13 @@ const PENDING_PAYOUT = 'po_pending';
  * clawback of the whole credit, both voided (`refunded`): credit_earned loses the credit. One transaction;
  * the appended item is written at index `n` (the list's length), so no two paths of the update overlap.
  */
-export async function recordCreditReversal(accountId: string, referral: Referral, index: number, reversal: CreditReversal, memberExists: boolean): Promise<void> {
+export async function recordCreditReversal(
+  accountId: string,
+  referral: Referral,
+  index: number,
+  reversal: CreditReversal,
+  memberExists: boolean,
+): Promise<void> {
   const reward = referral.rewards[index] as Reward;
   const now = Math.floor(Date.now() / 1000);
   const n = referral.rewards.length;
@@ -177,7 +209,9 @@ export async function recordCreditReversal(accountId: string, referral: Referral
   txn.addReward(ledgerFromReferral({ ...referral, rewards: [...referral.rewards, clawback] }, n));
   const items = txn.build();
   // The reward must not have been reversed or noted meanwhile (the referral write's extra conditions).
-  const referralWrite = items.find((i) => i.Update?.Key?.sk === referral.id && i.Update.Key.pk === keys.referral(accountId, referral.id).pk)?.Update;
+  const referralWrite = items.find(
+    (i) => i.Update?.Key?.sk === referral.id && i.Update.Key.pk === keys.referral(accountId, referral.id).pk,
+  )?.Update;
   if (referralWrite) {
     referralWrite.ConditionExpression += ` AND attribute_not_exists(#rw[${index}].reversed_at) AND attribute_not_exists(#rw[${index}].#note)`;
     referralWrite.ExpressionAttributeNames = { ...referralWrite.ExpressionAttributeNames, '#note': 'note' };

@@ -31,7 +31,13 @@ export async function recordClick(accountId: string, code: string, visitorHash: 
       {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.click(accountId, memberId, visitorHash), type: 'Click', member_id: memberId, clicked_at: now, [TTL_ATTRIBUTE]: now + CLICK_DEDUPE_SECONDS },
+          Item: {
+            ...keys.click(accountId, memberId, visitorHash),
+            type: 'Click',
+            member_id: memberId,
+            clicked_at: now,
+            [TTL_ATTRIBUTE]: now + CLICK_DEDUPE_SECONDS,
+          },
           // TTL deletion is lazy: an expired marker still in the table counts as absent.
           ConditionExpression: 'attribute_not_exists(pk) OR #ttl < :now',
           ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },

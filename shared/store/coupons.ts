@@ -22,7 +22,8 @@ export async function recordReferralCoupon(accountId: string, referralId: string
           Key: keys.referral(accountId, referralId),
           UpdateExpression: 'SET coupon_code = :c',
           // Never a second code on a referral: the same code again is a replay.
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(coupon_code) OR attribute_type(coupon_code, :null) OR coupon_code = :c)',
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(coupon_code) OR attribute_type(coupon_code, :null) OR coupon_code = :c)',
           ExpressionAttributeValues: { ':c': code, ':null': 'NULL' },
         },
       },

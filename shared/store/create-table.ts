@@ -3,7 +3,7 @@
 import {
   CreateTableCommand,
   DescribeTableCommand,
-  DynamoDBClient,
+  type DynamoDBClient,
   ResourceNotFoundException,
   UpdateTimeToLiveCommand,
   waitUntilTableExists,

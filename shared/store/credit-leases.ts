@@ -23,7 +23,13 @@ export async function acquireCreditLease(accountId: string, subscriptionId: Prov
     await db().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...keys.creditLease(accountId, subscriptionId), type: 'Claim', token, held_until: now + LEASE_SECONDS, [TTL_ATTRIBUTE]: now + LEASE_SECONDS + 3600 },
+        Item: {
+          ...keys.creditLease(accountId, subscriptionId),
+          type: 'Claim',
+          token,
+          held_until: now + LEASE_SECONDS,
+          [TTL_ATTRIBUTE]: now + LEASE_SECONDS + 3600,
+        },
         ConditionExpression: 'attribute_not_exists(pk) OR held_until < :now',
         ExpressionAttributeValues: { ':now': now },
       }),
@@ -38,7 +44,13 @@ export async function acquireCreditLease(accountId: string, subscriptionId: Prov
 export async function releaseCreditLease(accountId: string, subscriptionId: ProviderId, token: string): Promise<void> {
   try {
     await db().send(
-      new DeleteCommand({ TableName: tableName(), Key: keys.creditLease(accountId, subscriptionId), ConditionExpression: '#t = :t', ExpressionAttributeNames: { '#t': 'token' }, ExpressionAttributeValues: { ':t': token } }),
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.creditLease(accountId, subscriptionId),
+        ConditionExpression: '#t = :t',
+        ExpressionAttributeNames: { '#t': 'token' },
+        ExpressionAttributeValues: { ':t': token },
+      }),
     );
   } catch (err) {
     // Expired and taken over by another worker: theirs now.

@@ -48,36 +48,48 @@ export async function claimEmail(accountId: string, messageKey: string, leaseSec
 }
 
 /** Completes a claimed marker: `sent` (with the sender's message id) or `skipped` (with the reason). */
-export async function completeEmail(accountId: string, messageKey: string, outcome: { state: 'sent'; messageId: string } | { state: 'skipped'; reason: string }): Promise<void> {
+export async function completeEmail(
+  accountId: string,
+  messageKey: string,
+  outcome: { state: 'sent'; messageId: string } | { state: 'skipped'; reason: string },
+): Promise<void> {
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.emailMarker(accountId, messageKey),
       UpdateExpression: 'SET #state = :state, completed_at = :now, #detail = :detail REMOVE lease_until',
       ExpressionAttributeNames: { '#state': 'state', '#detail': outcome.state === 'sent' ? 'message_id' : 'reason' },
-      ExpressionAttributeValues: { ':state': outcome.state, ':now': Math.floor(Date.now() / 1000), ':detail': outcome.state === 'sent' ? outcome.messageId : outcome.reason },
+      ExpressionAttributeValues: {
+        ':state': outcome.state,
+        ':now': Math.floor(Date.now() / 1000),
+        ':detail': outcome.state === 'sent' ? outcome.messageId : outcome.reason,
+      },
     }),
   );
 }
 
 /** Gives a claim back after the sender refused the message (nothing was sent). */
 export async function releaseEmail(accountId: string, messageKey: string): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.emailMarker(accountId, messageKey),
-      UpdateExpression: 'SET lease_until = :zero',
-      ConditionExpression: '#state = :sending',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':zero': 0, ':sending': 'sending' },
-    }),
-  ).catch((err: unknown) => {
-    if (!(err instanceof ConditionalCheckFailedException)) throw err;
-  });
+  await db()
+    .send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.emailMarker(accountId, messageKey),
+        UpdateExpression: 'SET lease_until = :zero',
+        ConditionExpression: '#state = :sending',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':zero': 0, ':sending': 'sending' },
+      }),
+    )
+    .catch((err: unknown) => {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    });
 }
 
 export async function getEmailMarker(accountId: string, messageKey: string): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.emailMarker(accountId, messageKey), ConsistentRead: true }));
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.emailMarker(accountId, messageKey), ConsistentRead: true }),
+  );
   return Item;
 }
 
@@ -122,7 +134,12 @@ export function suppressedAddress(member: Record<string, unknown> | undefined): 
 }
 
 /** Records a hard bounce or a complaint on the member's address; false when the member is gone. */
-export async function suppressMemberEmail(accountId: string, memberId: string, address: string, reason: 'bounce' | 'complaint'): Promise<boolean> {
+export async function suppressMemberEmail(
+  accountId: string,
+  memberId: string,
+  address: string,
+  reason: 'bounce' | 'complaint',
+): Promise<boolean> {
   try {
     await db().send(
       new UpdateCommand({
@@ -142,7 +159,9 @@ export async function suppressMemberEmail(accountId: string, memberId: string, a
 
 /** The member whose email claim holds this address (the admin CLI's bounce simulation). */
 export async function memberIdByEmail(accountId: string, address: string): Promise<string | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.memberEmailClaim(accountId, address), ConsistentRead: true }));
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.memberEmailClaim(accountId, address), ConsistentRead: true }),
+  );
   return typeof Item?.member_id === 'string' ? Item.member_id : null;
 }
 
@@ -151,13 +170,24 @@ export async function memberIdByEmail(accountId: string, address: string): Promi
  * Each reward is addressed by index and checked by id; a referral changed meanwhile is left alone (the
  * next evaluation queues again, and the worker's marker keeps it to one email).
  */
-export async function markEmailsQueued(accountId: string, referralId: string, conversion: boolean, rewards: { index: number; id: string }[]): Promise<void> {
+export async function markEmailsQueued(
+  accountId: string,
+  referralId: string,
+  conversion: boolean,
+  rewards: { index: number; id: string }[],
+): Promise<void> {
   // A few dozen rewards per update: an expression may not exceed 4 KB, and one evaluation can earn hundreds.
   const PER_UPDATE = 40;
-  for (let i = 0; i === 0 || i < rewards.length; i += PER_UPDATE) await markSome(accountId, referralId, conversion && i === 0, rewards.slice(i, i + PER_UPDATE));
+  for (let i = 0; i === 0 || i < rewards.length; i += PER_UPDATE)
+    await markSome(accountId, referralId, conversion && i === 0, rewards.slice(i, i + PER_UPDATE));
 }
 
-async function markSome(accountId: string, referralId: string, conversion: boolean, rewards: { index: number; id: string }[]): Promise<void> {
+async function markSome(
+  accountId: string,
+  referralId: string,
+  conversion: boolean,
+  rewards: { index: number; id: string }[],
+): Promise<void> {
   const names: Record<string, string> = { '#rw': 'rewards', '#id': 'id' };
   const values: Record<string, unknown> = { ':t': true };
   const sets = conversion ? ['conversion_email_queued = :t'] : [];

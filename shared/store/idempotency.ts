@@ -71,7 +71,13 @@ const nowSeconds = (ms: number) => Math.floor(ms / 1000);
  * fails the old item comes back with it (no second read). An expired record (TTL deletion is lazy)
  * counts as absent.
  */
-export async function claimKey(key: Key, fingerprint: string, owner: string, meta: { method: string; path: string }, now = Date.now()): Promise<ClaimResult> {
+export async function claimKey(
+  key: Key,
+  fingerprint: string,
+  owner: string,
+  meta: { method: string; path: string },
+  now = Date.now(),
+): Promise<ClaimResult> {
   try {
     await db().send(
       new PutCommand({
@@ -108,7 +114,11 @@ async function judge(key: Key, old: Record<string, unknown>, fingerprint: string
   if (old.state === 'completed') {
     return {
       kind: 'completed',
-      response: { status: Number(old.response_status), headers: (old.response_headers as Record<string, string>) ?? {}, body: String(old.response_body ?? '') },
+      response: {
+        status: Number(old.response_status),
+        headers: (old.response_headers as Record<string, string>) ?? {},
+        body: String(old.response_body ?? ''),
+      },
     };
   }
   if (Number(old.locked_until ?? 0) > now) return { kind: 'in_progress' };
@@ -141,7 +151,13 @@ export async function completeKey(key: Key, owner: string, response: StoredRespo
         UpdateExpression: 'SET #state = :done, response_status = :s, response_headers = :h, response_body = :b REMOVE locked_until',
         ConditionExpression: '#owner = :me',
         ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner' },
-        ExpressionAttributeValues: { ':done': 'completed', ':s': response.status, ':h': response.headers, ':b': response.body, ':me': owner },
+        ExpressionAttributeValues: {
+          ':done': 'completed',
+          ':s': response.status,
+          ':h': response.headers,
+          ':b': response.body,
+          ':me': owner,
+        },
       }),
     );
   } catch (err) {

@@ -111,7 +111,10 @@ function itemsReadFrom(command: string, output: unknown): number | undefined {
     case 'Scan':
       return typeof o.Count === 'number' ? o.Count : Array.isArray(o.Items) ? o.Items.length : 0;
     case 'BatchGetItem':
-      return Object.values((o.Responses ?? {}) as Record<string, unknown[]>).reduce((n, items) => n + (Array.isArray(items) ? items.length : 0), 0);
+      return Object.values((o.Responses ?? {}) as Record<string, unknown[]>).reduce(
+        (n, items) => n + (Array.isArray(items) ? items.length : 0),
+        0,
+      );
     case 'TransactGetItems':
       return Array.isArray(o.Responses) ? o.Responses.filter((r) => r && typeof r === 'object' && (r as Input).Item).length : 0;
     default:

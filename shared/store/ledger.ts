@@ -73,7 +73,12 @@ export function toLedgerReward(item: Record<string, unknown> | undefined): Ledge
  * earned in several campaigns would carry too many of them for one transaction (docs/data-model.md).
  */
 export function rewardCounterPrefixes(r: Pick<LedgerReward, 'member_id' | 'campaign_id' | 'type'>): string[] {
-  const out = [rewardsCounterPrefix(), rewardsCounterPrefix(r.member_id), rewardsCounterPrefix(undefined, undefined, r.type), rewardsCounterPrefix(r.member_id, undefined, r.type)];
+  const out = [
+    rewardsCounterPrefix(),
+    rewardsCounterPrefix(r.member_id),
+    rewardsCounterPrefix(undefined, undefined, r.type),
+    rewardsCounterPrefix(r.member_id, undefined, r.type),
+  ];
   if (r.campaign_id) out.push(rewardsCounterPrefix(undefined, r.campaign_id), rewardsCounterPrefix(undefined, r.campaign_id, r.type));
   return out;
 }
@@ -161,7 +166,10 @@ export class MoneyTxn {
 
   /** A new reward: its ledger item, its counts and stats (its referral copy is the caller's append). */
   addReward(r: LedgerReward): this {
-    this.push({ Put: { TableName: tableName(), Item: ledgerItem(this.accountId, r), ConditionExpression: 'attribute_not_exists(pk)' } }, `reward:${r.id}`);
+    this.push(
+      { Put: { TableName: tableName(), Item: ledgerItem(this.accountId, r), ConditionExpression: 'attribute_not_exists(pk)' } },
+      `reward:${r.id}`,
+    );
     for (const prefix of rewardCounterPrefixes(r)) {
       this.count(prefix as CounterName, 1);
       this.count(`${prefix}#s#${r.status}` as CounterName, 1);
@@ -173,7 +181,15 @@ export class MoneyTxn {
     const stat = commissionStat(r.type, r.status);
     if (stat) this.stat(r.member_id, stat, r.amount);
     if (r.status === 'pending' && r.approves_at !== null) {
-      this.push({ Put: { TableName: tableName(), Item: { ...keys.approvalDue(this.accountId, r.approves_at, r.id), type: 'ApprovalDue', reward_id: r.id } } }, `due:${r.id}`);
+      this.push(
+        {
+          Put: {
+            TableName: tableName(),
+            Item: { ...keys.approvalDue(this.accountId, r.approves_at, r.id), type: 'ApprovalDue', reward_id: r.id },
+          },
+        },
+        `due:${r.id}`,
+      );
     }
     return this;
   }
@@ -265,7 +281,13 @@ export class MoneyTxn {
         this.earned(r, moved.voided_at ?? Math.floor(Date.now() / 1000), -1);
       }
       if (moved.status === 'paid' && r.type === 'commission') {
-        this.deltas.add(moved.paid_at ?? Math.floor(Date.now() / 1000), { memberId: r.member_id, campaignId: r.campaign_id }, 'commission_paid', r.amount, r.currency);
+        this.deltas.add(
+          moved.paid_at ?? Math.floor(Date.now() / 1000),
+          { memberId: r.member_id, campaignId: r.campaign_id },
+          'commission_paid',
+          r.amount,
+          r.currency,
+        );
       }
       const before = commissionStat(r.type, r.status);
       const after = commissionStat(r.type, moved.status);
@@ -280,7 +302,13 @@ export class MoneyTxn {
   }
 
   /** Sets lifecycle fields on reward `index` of a referral (merged with the referral's other changes). */
-  setEmbedded(referralId: string, index: number, rewardId: string, fields: Partial<Lifecycle> | Record<string, unknown>, removes: string[] = []): this {
+  setEmbedded(
+    referralId: string,
+    index: number,
+    rewardId: string,
+    fields: Partial<Lifecycle> | Record<string, unknown>,
+    removes: string[] = [],
+  ): this {
     if (this.deadReferrals.has(referralId)) return this;
     const changes = this.embedded.get(referralId) ?? noChanges();
     const at = `#rw[${index}]`;
@@ -311,7 +339,12 @@ export class MoneyTxn {
   }
 
   /** The referral write: appends `added` at `length` (conditioned on it) and the embedded changes. */
-  referralAppend(referralId: string, length: number, added: Reward[], extra: { sets?: string[]; values?: Record<string, unknown> } = {}): this {
+  referralAppend(
+    referralId: string,
+    length: number,
+    added: Reward[],
+    extra: { sets?: string[]; values?: Record<string, unknown> } = {},
+  ): this {
     const changes = this.embedded.get(referralId) ?? noChanges();
     added.forEach((reward, i) => {
       changes.sets.push(`#rw[${length + i}] = :new${i}`);
@@ -333,9 +366,15 @@ export class MoneyTxn {
         Update: {
           TableName: tableName(),
           Key: keys.referral(this.accountId, referralId),
-          UpdateExpression: [c.sets.length ? `SET ${c.sets.join(', ')}` : '', c.removes.length ? `REMOVE ${c.removes.join(', ')}` : ''].filter(Boolean).join(' '),
+          UpdateExpression: [c.sets.length ? `SET ${c.sets.join(', ')}` : '', c.removes.length ? `REMOVE ${c.removes.join(', ')}` : '']
+            .filter(Boolean)
+            .join(' '),
           ConditionExpression: ['attribute_exists(pk)', ...c.conditions].join(' AND '),
-          ExpressionAttributeNames: { '#rw': 'rewards', ...(c.conditions.some((x) => x.includes('#id')) ? { '#id': 'id' } : {}), ...c.names },
+          ExpressionAttributeNames: {
+            '#rw': 'rewards',
+            ...(c.conditions.some((x) => x.includes('#id')) ? { '#id': 'id' } : {}),
+            ...c.names,
+          },
           ExpressionAttributeValues: c.values,
         },
       });

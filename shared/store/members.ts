@@ -10,7 +10,17 @@ import type { CreateMemberInput, UpdateMemberInput } from '../schemas/member';
 import { memberView } from '../domain/views';
 import { toCampaign } from './campaigns';
 import { tableName } from './client';
-import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, readCounter, transact, withRetries, type TransactItem } from './ops';
+import {
+  batchGet,
+  ConditionsFailedError,
+  counterUpdate,
+  getItem,
+  lookup,
+  readCounter,
+  transact,
+  withRetries,
+  type TransactItem,
+} from './ops';
 import { RaceLostError } from './ops';
 import { eventItem } from './outbox';
 import { arrayPage, emptyPage, queryPage, type PageRequest } from './pagination';
@@ -65,9 +75,10 @@ export async function withRelations(accountId: string, members: Member[], known:
   return members.map((member) => ({
     member,
     campaign: member.campaign_id
-      ? known.find((c) => c.id === member.campaign_id) ?? toCampaign(lookup(found, keys.campaign(accountId, member.campaign_id)))
+      ? (known.find((c) => c.id === member.campaign_id) ?? toCampaign(lookup(found, keys.campaign(accountId, member.campaign_id))))
       : null,
-    subscription: member.subscription_id !== null ? toSubscription(lookup(found, keys.subscription(accountId, member.subscription_id))) : null,
+    subscription:
+      member.subscription_id !== null ? toSubscription(lookup(found, keys.subscription(accountId, member.subscription_id))) : null,
   }));
 }
 
@@ -94,7 +105,10 @@ export async function listMembers(accountId: string, page: PageRequest, campaign
   }
   if (!isCampaignId(campaignId)) return emptyPage();
   const [result, campaignItem] = await Promise.all([
-    queryPage({ index: GSI1, partitionValue: keys.membersByCampaign(accountId, campaignId), scope: `${accountId}|members|${campaignId}` }, page),
+    queryPage(
+      { index: GSI1, partitionValue: keys.membersByCampaign(accountId, campaignId), scope: `${accountId}|members|${campaignId}` },
+      page,
+    ),
     getItem(keys.campaign(accountId, campaignId)),
   ]);
   const campaign = toCampaign(campaignItem);
@@ -116,7 +130,9 @@ export async function searchMembers(accountId: string, term: string, page: PageR
   if (term.toLowerCase() !== term) claimKeys.push(keys.memberIdentifierClaim(accountId, term.toLowerCase()));
   if (isMemberCode(term)) claimKeys.push(keys.memberCodeClaim(accountId, term));
   const claims = await batchGet(claimKeys);
-  const ids = [...new Set(claimKeys.map((k) => lookup(claims, k)?.member_id).filter((id): id is string => typeof id === 'string' && isEntityId(id)))];
+  const ids = [
+    ...new Set(claimKeys.map((k) => lookup(claims, k)?.member_id).filter((id): id is string => typeof id === 'string' && isEntityId(id))),
+  ];
   if (ids.length === 0) return emptyPage();
   const found = await batchGet(ids.map((id) => keys.member(accountId, id)));
   const members = ids
@@ -225,71 +241,85 @@ function claimedByOther(l: Lookups, key: Key, memberId: string | null): boolean 
   return claim !== undefined && claim.member_id !== memberId;
 }
 
-export async function createMember(accountId: string, input: Omit<CreateMemberInput, 'email_opt_out' | 'payout_email'> & { email_opt_out?: boolean; payout_email?: string | null }): Promise<MemberWithRelations> {
+export async function createMember(
+  accountId: string,
+  input: Omit<CreateMemberInput, 'email_opt_out' | 'payout_email'> & { email_opt_out?: boolean; payout_email?: string | null },
+): Promise<MemberWithRelations> {
   const generated = input.code === undefined;
-  return withRetries(async () => {
-    const code = input.code ?? newMemberCode();
-    const codeKey = keys.memberCodeClaim(accountId, code);
-    const emailKey = keys.memberEmailClaim(accountId, input.email);
-    const identifierKey = keys.memberIdentifierClaim(accountId, input.identifier);
-    const campaignId = input.campaign?.id ?? null;
-    const subscriptionId = input.subscription?.id ?? null;
+  return withRetries(
+    async () => {
+      const code = input.code ?? newMemberCode();
+      const codeKey = keys.memberCodeClaim(accountId, code);
+      const emailKey = keys.memberEmailClaim(accountId, input.email);
+      const identifierKey = keys.memberIdentifierClaim(accountId, input.identifier);
+      const campaignId = input.campaign?.id ?? null;
+      const subscriptionId = input.subscription?.id ?? null;
 
-    const l = await prefetch(accountId, campaignId ? [campaignId] : [], subscriptionId ? [subscriptionId] : [], [codeKey, emailKey, identifierKey]);
-    const errors: FieldErrors = {};
-    if (claimedByOther(l, identifierKey, null)) errors.identifier = [inUse('identifier', input.identifier)];
-    if (claimedByOther(l, emailKey, null)) errors.email = [inUse('email address', input.email)];
-    if (claimedByOther(l, codeKey, null) && !generated) errors.code = [inUse('code', code)];
-    const campaign = campaignId ? l.campaigns.get(campaignId) ?? null : null;
-    if (campaignId && !campaign) errors.campaign = [campaignNotFound(campaignId)];
-    const subscription = subscriptionId ? l.subscriptions.get(subscriptionId) ?? null : null;
-    if (subscriptionId && !subscription) errors.subscription = [subscriptionNotFound(subscriptionId)];
-    else if (subscriptionId && subscription?.member_id) errors.subscription = [subscriptionTaken(subscriptionId)];
-    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-    if (generated && claimedByOther(l, codeKey, null)) throw new StaleMemberError(); // draw another code
+      const l = await prefetch(accountId, campaignId ? [campaignId] : [], subscriptionId ? [subscriptionId] : [], [
+        codeKey,
+        emailKey,
+        identifierKey,
+      ]);
+      const errors: FieldErrors = {};
+      if (claimedByOther(l, identifierKey, null)) errors.identifier = [inUse('identifier', input.identifier)];
+      if (claimedByOther(l, emailKey, null)) errors.email = [inUse('email address', input.email)];
+      if (claimedByOther(l, codeKey, null) && !generated) errors.code = [inUse('code', code)];
+      const campaign = campaignId ? (l.campaigns.get(campaignId) ?? null) : null;
+      if (campaignId && !campaign) errors.campaign = [campaignNotFound(campaignId)];
+      const subscription = subscriptionId ? (l.subscriptions.get(subscriptionId) ?? null) : null;
+      if (subscriptionId && !subscription) errors.subscription = [subscriptionNotFound(subscriptionId)];
+      else if (subscriptionId && subscription?.member_id) errors.subscription = [subscriptionTaken(subscriptionId)];
+      if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+      if (generated && claimedByOther(l, codeKey, null)) throw new StaleMemberError(); // draw another code
 
-    const createdMs = Date.now();
-    const member: Member = {
-      id: newEntityId(),
-      identifier: input.identifier,
-      email: input.email,
-      first_name: input.first_name,
-      last_name: input.last_name,
-      code,
-      campaign_id: campaignId,
-      subscription_id: subscriptionId,
-      link_clicks: 0,
-      email_opt_out: input.email_opt_out ?? false,
-      referrals: 0,
-      conversions: 0,
-      credit_earned: 0,
-      commission_earned: 0,
-      commission_pending: 0,
-      commission_approved: 0,
-      commission_paid: 0,
-      payout_email: input.payout_email ?? null,
-      created_at: Math.floor(createdMs / 1000),
-      version: 1,
-    };
-    const items: Labelled[] = [
-      put(keys.member(accountId, member.id), { type: 'Member', ...memberAttributes(accountId, member) }, 'member'),
-      put(codeKey, { type: 'Claim', member_id: member.id, ...(campaignId ? { campaign_id: campaignId } : {}) }, 'code'),
-      put(emailKey, { type: 'Claim', member_id: member.id }, 'email'),
-      put(identifierKey, { type: 'Claim', member_id: member.id }, 'identifier'),
-      { label: 'counter', item: counterUpdate(accountId, 'members', 1) },
-    ];
-    if (campaignId) items.push(campaignCount(accountId, campaignId, 1, 'campaign'));
-    if (subscriptionId) items.push(attachSubscription(accountId, subscriptionId, member.id, 'subscription'));
-    items.push({ label: 'event', item: eventItem(accountId, 'member.created', member.id, memberView(member, campaign, subscription), createdMs) });
+      const createdMs = Date.now();
+      const member: Member = {
+        id: newEntityId(),
+        identifier: input.identifier,
+        email: input.email,
+        first_name: input.first_name,
+        last_name: input.last_name,
+        code,
+        campaign_id: campaignId,
+        subscription_id: subscriptionId,
+        link_clicks: 0,
+        email_opt_out: input.email_opt_out ?? false,
+        referrals: 0,
+        conversions: 0,
+        credit_earned: 0,
+        commission_earned: 0,
+        commission_pending: 0,
+        commission_approved: 0,
+        commission_paid: 0,
+        payout_email: input.payout_email ?? null,
+        created_at: Math.floor(createdMs / 1000),
+        version: 1,
+      };
+      const items: Labelled[] = [
+        put(keys.member(accountId, member.id), { type: 'Member', ...memberAttributes(accountId, member) }, 'member'),
+        put(codeKey, { type: 'Claim', member_id: member.id, ...(campaignId ? { campaign_id: campaignId } : {}) }, 'code'),
+        put(emailKey, { type: 'Claim', member_id: member.id }, 'email'),
+        put(identifierKey, { type: 'Claim', member_id: member.id }, 'identifier'),
+        { label: 'counter', item: counterUpdate(accountId, 'members', 1) },
+      ];
+      if (campaignId) items.push(campaignCount(accountId, campaignId, 1, 'campaign'));
+      if (subscriptionId) items.push(attachSubscription(accountId, subscriptionId, member.id, 'subscription'));
+      items.push({
+        label: 'event',
+        item: eventItem(accountId, 'member.created', member.id, memberView(member, campaign, subscription), createdMs),
+      });
 
-    const failed = await run(items);
-    if (failed.length > 0) {
-      // Lost a race with a concurrent write: report it like the prefetch would have.
-      if (failed.includes('code') && generated) throw new StaleMemberError();
-      throw raceErrors(failed, { identifier: input.identifier, email: input.email, code, campaignId, subscriptionId });
-    }
-    return { member, campaign, subscription };
-  }, retryStale, 8);
+      const failed = await run(items);
+      if (failed.length > 0) {
+        // Lost a race with a concurrent write: report it like the prefetch would have.
+        if (failed.includes('code') && generated) throw new StaleMemberError();
+        throw raceErrors(failed, { identifier: input.identifier, email: input.email, code, campaignId, subscriptionId });
+      }
+      return { member, campaign, subscription };
+    },
+    retryStale,
+    8,
+  );
 }
 
 function raceErrors(
@@ -346,16 +376,19 @@ export async function updateMember(accountId: string, id: string, patch: UpdateM
     const l = await prefetch(accountId, [...new Set(campaignIds)], [...new Set(subscriptionIds)], claimKeys);
 
     const errors: FieldErrors = {};
-    if (changed.identifier && claimedByOther(l, keys.memberIdentifierClaim(accountId, next.identifier), id)) errors.identifier = [inUse('identifier', next.identifier)];
-    if (changed.email && claimedByOther(l, keys.memberEmailClaim(accountId, next.email), id)) errors.email = [inUse('email address', next.email)];
+    if (changed.identifier && claimedByOther(l, keys.memberIdentifierClaim(accountId, next.identifier), id))
+      errors.identifier = [inUse('identifier', next.identifier)];
+    if (changed.email && claimedByOther(l, keys.memberEmailClaim(accountId, next.email), id))
+      errors.email = [inUse('email address', next.email)];
     if (changed.code && claimedByOther(l, keys.memberCodeClaim(accountId, next.code), id)) errors.code = [inUse('code', next.code)];
-    const oldCampaign = current.campaign_id ? l.campaigns.get(current.campaign_id) ?? null : null;
-    const newCampaign = next.campaign_id ? l.campaigns.get(next.campaign_id) ?? null : null;
+    const oldCampaign = current.campaign_id ? (l.campaigns.get(current.campaign_id) ?? null) : null;
+    const newCampaign = next.campaign_id ? (l.campaigns.get(next.campaign_id) ?? null) : null;
     if (changed.campaign && next.campaign_id && !newCampaign) errors.campaign = [campaignNotFound(next.campaign_id)];
-    const newSubscription = next.subscription_id ? l.subscriptions.get(next.subscription_id) ?? null : null;
+    const newSubscription = next.subscription_id ? (l.subscriptions.get(next.subscription_id) ?? null) : null;
     if (changed.subscription && next.subscription_id) {
       if (!newSubscription) errors.subscription = [subscriptionNotFound(next.subscription_id)];
-      else if (newSubscription.member_id && newSubscription.member_id !== id) errors.subscription = [subscriptionTaken(next.subscription_id)];
+      else if (newSubscription.member_id && newSubscription.member_id !== id)
+        errors.subscription = [subscriptionTaken(next.subscription_id)];
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     // A pointer to a deleted campaign is dropped on the member's next write.
@@ -366,7 +399,20 @@ export async function updateMember(accountId: string, id: string, patch: UpdateM
     const sets: string[] = [];
     const removes: string[] = [];
     const attrs = memberAttributes(accountId, next);
-    for (const name of ['identifier', 'email', 'first_name', 'last_name', 'code', 'campaign_id', 'subscription_id', 'email_opt_out', 'payout_email', 'version', 'gsi1pk', 'gsi1sk']) {
+    for (const name of [
+      'identifier',
+      'email',
+      'first_name',
+      'last_name',
+      'code',
+      'campaign_id',
+      'subscription_id',
+      'email_opt_out',
+      'payout_email',
+      'version',
+      'gsi1pk',
+      'gsi1sk',
+    ]) {
       names[`#${name}`] = name;
       if (attrs[name] === undefined) removes.push(`#${name}`);
       else {

@@ -67,8 +67,14 @@ export function rewardsCounter(f: RewardFilters): CounterName {
 
 /** The payouts a filter asks for; 400 for member and currency together. */
 export function payoutsSource(accountId: string, f: PayoutFilters): Source {
-  if (f.member !== undefined && f.currency !== undefined) throw new DetailError(400, 'Filter by member or by currency, not both (each may be combined with status).');
-  if (f.member) return { index: GSI1, partitionValue: keys.payoutsByMember(accountId, f.member), ...(f.status ? { filter: on('status', f.status) } : {}) };
+  if (f.member !== undefined && f.currency !== undefined)
+    throw new DetailError(400, 'Filter by member or by currency, not both (each may be combined with status).');
+  if (f.member)
+    return {
+      index: GSI1,
+      partitionValue: keys.payoutsByMember(accountId, f.member),
+      ...(f.status ? { filter: on('status', f.status) } : {}),
+    };
   const rest = f.currency ? { filter: on('currency', f.currency) } : {};
   if (f.status) return { index: GSI2, partitionValue: keys.payoutsByStatus(accountId, f.status), ...rest };
   return { partitionValue: keys.payoutCollection(accountId), ...rest };
@@ -114,7 +120,10 @@ export async function listPayoutBatches(accountId: string, page: PageRequest, f:
   const scope = `${accountId}|payout_batches|${f.status ?? ''}`;
   const counter = (f.status ? `payout_batches#s#${f.status}` : 'payout_batches') as CounterName;
   const [result, count] = await Promise.all([
-    queryPage({ partitionValue: keys.payoutBatchCollection(accountId), scope, ...(f.status ? { filter: on('status', f.status) } : {}) }, page),
+    queryPage(
+      { partitionValue: keys.payoutBatchCollection(accountId), scope, ...(f.status ? { filter: on('status', f.status) } : {}) },
+      page,
+    ),
     readCounter(accountId, counter),
   ]);
   return { ...result, count };

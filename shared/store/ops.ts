@@ -1,12 +1,6 @@
 // Small building blocks the repositories share: transactions with cancellation reasons, BatchGet
 // with retry of unprocessed keys, counter reads and updates.
-import {
-  BatchGetCommand,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { db, tableName } from './client';

@@ -62,9 +62,12 @@ function decode(raw: string, scope: string): Cursor {
   }
   const c = value as Partial<Cursor>;
   if (
-    typeof c !== 'object' || c === null ||
+    typeof c !== 'object' ||
+    c === null ||
     (c.d !== 'n' && c.d !== 'p') ||
-    typeof c.k !== 'string' || c.k.length === 0 || c.k.length > 300 ||
+    typeof c.k !== 'string' ||
+    c.k.length === 0 ||
+    c.k.length > 300 ||
     c.s !== scopeDigest(scope)
   ) {
     throw invalidCursor();
@@ -137,9 +140,7 @@ export async function queryPage<T extends Record<string, unknown>>(q: PageQuery,
   let previousCursor: string | null = null;
   let nextCursor: string | null = null;
   if (hasNewer) {
-    previousCursor = typeof first === 'string'
-      ? encode({ d: 'p', k: first, s })
-      : cursor ? encode({ d: 'p', k: cursor.k, i: 1, s }) : null;
+    previousCursor = typeof first === 'string' ? encode({ d: 'p', k: first, s }) : cursor ? encode({ d: 'p', k: cursor.k, i: 1, s }) : null;
   }
   if (hasOlder && typeof last === 'string') nextCursor = encode({ d: 'n', k: last, s });
   return { items, nextCursor, previousCursor };

@@ -24,7 +24,12 @@ export function toPayout(item: Record<string, unknown> | undefined): Payout | nu
   if (!item || item.type !== 'Payout') return null;
   const n = (v: unknown) => (v === undefined || v === null ? null : Number(v));
   const s = (v: unknown) => (typeof v === 'string' ? v : null);
-  const ids = item.reward_ids instanceof Set ? [...(item.reward_ids as Set<string>)] : Array.isArray(item.reward_ids) ? (item.reward_ids as string[]) : [];
+  const ids =
+    item.reward_ids instanceof Set
+      ? [...(item.reward_ids as Set<string>)]
+      : Array.isArray(item.reward_ids)
+        ? (item.reward_ids as string[])
+        : [];
   return {
     id: String(item.id),
     member_id: String(item.member_id),
@@ -48,7 +53,11 @@ export function toPayout(item: Record<string, unknown> | undefined): Payout | nu
   };
 }
 
-export const payoutCounterPrefixes = (p: Pick<Payout, 'member_id' | 'currency'>) => ['payouts', `payouts#m#${p.member_id}`, `payouts#c#${p.currency}`];
+export const payoutCounterPrefixes = (p: Pick<Payout, 'member_id' | 'currency'>) => [
+  'payouts',
+  `payouts#m#${p.member_id}`,
+  `payouts#c#${p.currency}`,
+];
 
 export async function getPayout(accountId: string, id: string): Promise<Payout | null> {
   if (!isPayoutId(id)) return null;
@@ -137,7 +146,10 @@ export function changeCollecting(txn: MoneyTxn, target: CollectingTarget, delta:
     version: (before?.version ?? 0) + 1,
   };
   if (!before) {
-    txn.push({ Put: { TableName: tableName(), Item: payoutItem(accountId, next), ConditionExpression: 'attribute_not_exists(pk)' } }, `payout:${next.id}`);
+    txn.push(
+      { Put: { TableName: tableName(), Item: payoutItem(accountId, next), ConditionExpression: 'attribute_not_exists(pk)' } },
+      `payout:${next.id}`,
+    );
     txn.push(
       {
         Put: {

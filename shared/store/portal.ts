@@ -45,7 +45,10 @@ export const portalKeys = {
   link: (hash: string): Key => ({ pk: `PORTAL_LINK#${hash}`, sk: 'PORTAL_LINK' }),
   session: (hash: string): Key => ({ pk: `PORTAL_SESSION#${hash}`, sk: 'PORTAL_SESSION' }),
   refs: (acct: string, memberId: string) => `A#${acct}#PORTAL#${memberId}`,
-  ref: (acct: string, memberId: string, kind: 'LINK' | 'SESSION', hash: string): Key => ({ pk: `A#${acct}#PORTAL#${memberId}`, sk: `${kind}#${hash}` }),
+  ref: (acct: string, memberId: string, kind: 'LINK' | 'SESSION', hash: string): Key => ({
+    pk: `A#${acct}#PORTAL#${memberId}`,
+    sk: `${kind}#${hash}`,
+  }),
 };
 
 const REF_GRACE_SECONDS = 60;
@@ -54,7 +57,11 @@ const REF_GRACE_SECONDS = 60;
  * A single-use portal link for one member of the account (404 when the account has no such member): the
  * token, to put in the URL's fragment, and when it stops opening.
  */
-export async function createPortalLink(accountId: string, memberId: string, returnUrl: string | null): Promise<{ id: string; token: string; expiresAt: number }> {
+export async function createPortalLink(
+  accountId: string,
+  memberId: string,
+  returnUrl: string | null,
+): Promise<{ id: string; token: string; expiresAt: number }> {
   // Not a member id's shape: no key is built from it (a long one would be an invalid DynamoDB key).
   if (!isEntityId(memberId)) throw new NotFoundError();
   const id = newPortalSessionId();
@@ -67,11 +74,24 @@ export async function createPortalLink(accountId: string, memberId: string, retu
       {
         Put: {
           TableName: tableName(),
-          Item: { ...portalKeys.link(hash), type: 'PortalLink', id, account_id: accountId, member_id: memberId, return_url: returnUrl, expires_at: expiresAt },
+          Item: {
+            ...portalKeys.link(hash),
+            type: 'PortalLink',
+            id,
+            account_id: accountId,
+            member_id: memberId,
+            return_url: returnUrl,
+            expires_at: expiresAt,
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
-      { Put: { TableName: tableName(), Item: { ...portalKeys.ref(accountId, memberId, 'LINK', hash), type: 'PortalRef', id, expires_at: expiresAt + REF_GRACE_SECONDS } } },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...portalKeys.ref(accountId, memberId, 'LINK', hash), type: 'PortalRef', id, expires_at: expiresAt + REF_GRACE_SECONDS },
+        },
+      },
     ]);
   } catch (err) {
     if (err instanceof ConditionsFailedError && err.failed(0)) throw new NotFoundError();
@@ -89,7 +109,8 @@ export async function openPortalSession(linkToken: string): Promise<{ token: str
   const now = nowSeconds();
   const linkHash = tokenHash(linkToken);
   const link = await getItem(portalKeys.link(linkHash));
-  if (!link || typeof link.account_id !== 'string' || typeof link.member_id !== 'string' || Number(link.expires_at) <= now) throw linkRefused();
+  if (!link || typeof link.account_id !== 'string' || typeof link.member_id !== 'string' || Number(link.expires_at) <= now)
+    throw linkRefused();
   const accountId = link.account_id;
   const memberId = link.member_id;
   const account = await getItem(keys.account(accountId));
@@ -132,7 +153,17 @@ export async function openPortalSession(linkToken: string): Promise<{ token: str
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    { Put: { TableName: tableName(), Item: { ...portalKeys.ref(accountId, memberId, 'SESSION', hash), type: 'PortalRef', id: session.id, expires_at: session.expiresAt + REF_GRACE_SECONDS } } },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...portalKeys.ref(accountId, memberId, 'SESSION', hash),
+          type: 'PortalRef',
+          id: session.id,
+          expires_at: session.expiresAt + REF_GRACE_SECONDS,
+        },
+      },
+    },
     { Delete: { TableName: tableName(), Key: portalKeys.ref(accountId, memberId, 'LINK', linkHash) } },
   ];
   try {
@@ -151,7 +182,14 @@ export async function openPortalSession(linkToken: string): Promise<{ token: str
 export async function findPortalSession(token: string): Promise<PortalSession | null> {
   const hash = tokenHash(token);
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: portalKeys.session(hash), ConsistentRead: true }));
-  if (!Item || Item.type !== 'PortalSession' || typeof Item.account_id !== 'string' || typeof Item.member_id !== 'string' || !isPlan(Item.plan)) return null;
+  if (
+    !Item ||
+    Item.type !== 'PortalSession' ||
+    typeof Item.account_id !== 'string' ||
+    typeof Item.member_id !== 'string' ||
+    !isPlan(Item.plan)
+  )
+    return null;
   if (Number(Item.expires_at) <= nowSeconds()) return null;
   return {
     id: String(Item.id),
@@ -170,7 +208,10 @@ export async function findPortalSession(token: string): Promise<PortalSession | 
  */
 export async function revokePortalSessions(accountId: string, memberId: string): Promise<number> {
   if (!isEntityId(memberId)) throw new NotFoundError();
-  const [member, refs] = await Promise.all([getItem(keys.member(accountId, memberId)), queryAll({ partitionValue: portalKeys.refs(accountId, memberId), consistent: true })]);
+  const [member, refs] = await Promise.all([
+    getItem(keys.member(accountId, memberId)),
+    queryAll({ partitionValue: portalKeys.refs(accountId, memberId), consistent: true }),
+  ]);
   if (!member && refs.length === 0) throw new NotFoundError();
   // In parallel: a member holds few at once (each lives at most 70 minutes).
   await Promise.all(

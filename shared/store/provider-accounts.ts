@@ -7,7 +7,9 @@ import { db, tableName } from './client';
 import { keys } from './table';
 
 /** One page of the accounts with provider settings (the backfill's list). */
-export async function listProviderAccounts(startKey?: Record<string, unknown>): Promise<{ accountIds: string[]; next?: Record<string, unknown> }> {
+export async function listProviderAccounts(
+  startKey?: Record<string, unknown>,
+): Promise<{ accountIds: string[]; next?: Record<string, unknown> }> {
   const out = await db().send(
     new QueryCommand({
       TableName: tableName(),
@@ -17,5 +19,8 @@ export async function listProviderAccounts(startKey?: Record<string, unknown>): 
       Limit: 500,
     }),
   );
-  return { accountIds: (out.Items ?? []).map((i) => String(i.account_id)), ...(out.LastEvaluatedKey ? { next: out.LastEvaluatedKey } : {}) };
+  return {
+    accountIds: (out.Items ?? []).map((i) => String(i.account_id)),
+    ...(out.LastEvaluatedKey ? { next: out.LastEvaluatedKey } : {}),
+  };
 }

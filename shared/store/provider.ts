@@ -19,7 +19,14 @@ import { config } from '../config';
 import { clearSecretCache, decryptSecret, encryptSecret } from '../secrets';
 import { db, tableName } from './client';
 import type { ProviderDefinition } from '../billing/definition';
-import { definitionOf, definitionOfStored, LEGACY_PROVIDER, type LegacyConnection, type ProviderConnection, type ProviderKind } from '../billing/registry';
+import {
+  definitionOf,
+  definitionOfStored,
+  LEGACY_PROVIDER,
+  type LegacyConnection,
+  type ProviderConnection,
+  type ProviderKind,
+} from '../billing/registry';
 import { batchGet, ConditionsFailedError, getItem, lookup, transact, type TransactItem } from './ops';
 import { keys } from './table';
 
@@ -35,7 +42,11 @@ export type WebhookSettings = { kind: ProviderKind; webhookSecret: string };
 
 /** Switching an account that already mirrors subscriptions to another provider kind (exit 1 in the CLI). */
 export class ProviderSwitchRefusedError extends Error {
-  constructor(readonly from: ProviderKind, readonly to: ProviderKind, readonly subscriptions: number) {
+  constructor(
+    readonly from: ProviderKind,
+    readonly to: ProviderKind,
+    readonly subscriptions: number,
+  ) {
     super(
       `refused: the account is connected to ${from} and mirrors ${subscriptions} subscription(s) from it; ` +
         `switching to ${to} would mix two providers' ids (connect a new account for ${to})`,
@@ -55,7 +66,8 @@ export async function saveProviderSettings(accountId: string, settings: Provider
   await saveProviderConnection(accountId, { kind: LEGACY_PROVIDER.kind, ...settings } as ProviderConnection);
 }
 
-const kindOf = (item: Record<string, unknown> | undefined): ProviderKind | null => (definitionOfStored(item)?.kind as ProviderKind | undefined) ?? null;
+const kindOf = (item: Record<string, unknown> | undefined): ProviderKind | null =>
+  (definitionOfStored(item)?.kind as ProviderKind | undefined) ?? null;
 
 /**
  * Creates or replaces the account's connection (the account must exist). Rotating the same kind's secrets
@@ -66,44 +78,84 @@ const kindOf = (item: Record<string, unknown> | undefined): ProviderKind | null 
 export async function saveProviderConnection(accountId: string, conn: ProviderConnection): Promise<void> {
   const definition = definitionOf(conn.kind);
   const stored = definition.toStored(conn);
-  if (definition.webhook.key === 'webhook-secret' && !stored.webhookSecret) throw new Error(`a ${conn.kind} connection needs its webhook secret`);
+  if (definition.webhook.key === 'webhook-secret' && !stored.webhookSecret)
+    throw new Error(`a ${conn.kind} connection needs its webhook secret`);
   const now = Math.floor(Date.now() / 1000);
   const found = await batchGet([keys.providerSettings(accountId), keys.counter(accountId, 'subscriptions')]);
   const current = lookup(found, keys.providerSettings(accountId));
   const currentKind = kindOf(current);
   const mirrored = Number(lookup(found, keys.counter(accountId, 'subscriptions'))?.n ?? 0);
-  if (currentKind !== null && currentKind !== conn.kind && mirrored > 0) throw new ProviderSwitchRefusedError(currentKind, conn.kind, mirrored);
+  if (currentKind !== null && currentKind !== conn.kind && mirrored > 0)
+    throw new ProviderSwitchRefusedError(currentKind, conn.kind, mirrored);
 
   // Encrypted once the write is known to be allowed (no KMS call for a refused switch), both at once.
-  const [apiSecret, webhookSecret] = await Promise.all([encryptSecret(accountId, stored.apiSecret), stored.webhookSecret === null ? null : encryptSecret(accountId, stored.webhookSecret)]);
+  const [apiSecret, webhookSecret] = await Promise.all([
+    encryptSecret(accountId, stored.apiSecret),
+    stored.webhookSecret === null ? null : encryptSecret(accountId, stored.webhookSecret),
+  ]);
   const settingsPut: TransactItem = {
     Put: {
       TableName: tableName(),
-      Item: { ...keys.providerSettings(accountId), type: 'ProviderSettings', provider: definition.storedKind, ...stored.settings, updated_at: now },
+      Item: {
+        ...keys.providerSettings(accountId),
+        type: 'ProviderSettings',
+        provider: definition.storedKind,
+        ...stored.settings,
+        updated_at: now,
+      },
       ...(current
-        ? { ConditionExpression: '#p = :p', ExpressionAttributeNames: { '#p': 'provider' }, ExpressionAttributeValues: { ':p': current.provider } }
+        ? {
+            ConditionExpression: '#p = :p',
+            ExpressionAttributeNames: { '#p': 'provider' },
+            ExpressionAttributeValues: { ':p': current.provider },
+          }
         : { ConditionExpression: 'attribute_not_exists(pk)' }),
     },
   };
   const webhookItem: TransactItem =
     webhookSecret === null
       ? { Delete: { TableName: tableName(), Key: keys.providerWebhookSecret(accountId) } }
-      : { Put: { TableName: tableName(), Item: { ...keys.providerWebhookSecret(accountId), type: 'ProviderSecret', webhook_secret: webhookSecret, updated_at: now } } };
+      : {
+          Put: {
+            TableName: tableName(),
+            Item: { ...keys.providerWebhookSecret(accountId), type: 'ProviderSecret', webhook_secret: webhookSecret, updated_at: now },
+          },
+        };
   try {
     await transact([
       { ConditionCheck: { TableName: tableName(), Key: keys.account(accountId), ConditionExpression: 'attribute_exists(pk)' } },
       settingsPut,
-      { Put: { TableName: tableName(), Item: { ...keys.providerSecret(accountId), type: 'ProviderSecret', [definition.apiSecretAttribute]: apiSecret, updated_at: now } } },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...keys.providerSecret(accountId), type: 'ProviderSecret', [definition.apiSecretAttribute]: apiSecret, updated_at: now },
+        },
+      },
       webhookItem,
-      { Put: { TableName: tableName(), Item: { ...keys.providerAccount(accountId), type: 'ProviderAccount', account_id: accountId, updated_at: now } } },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...keys.providerAccount(accountId), type: 'ProviderAccount', account_id: accountId, updated_at: now },
+        },
+      },
       // A switch of kinds also re-checks, in the same transaction, that nothing was mirrored meanwhile.
       ...(currentKind !== null && currentKind !== conn.kind
-        ? [{ ConditionCheck: { TableName: tableName(), Key: keys.counter(accountId, 'subscriptions'), ConditionExpression: 'attribute_not_exists(pk) OR n <= :zero', ExpressionAttributeValues: { ':zero': 0 } } }]
+        ? [
+            {
+              ConditionCheck: {
+                TableName: tableName(),
+                Key: keys.counter(accountId, 'subscriptions'),
+                ConditionExpression: 'attribute_not_exists(pk) OR n <= :zero',
+                ExpressionAttributeValues: { ':zero': 0 },
+              },
+            },
+          ]
         : []),
     ]);
   } catch (err) {
     if (err instanceof ConditionsFailedError && err.failed(0)) throw new UnknownProviderAccountError(accountId);
-    if (err instanceof ConditionsFailedError && (err.failed(1) || err.failed(5))) throw new Error("the account's provider or its subscriptions changed meanwhile; run the command again");
+    if (err instanceof ConditionsFailedError && (err.failed(1) || err.failed(5)))
+      throw new Error("the account's provider or its subscriptions changed meanwhile; run the command again");
     throw err;
   }
   cache.delete(accountId);
@@ -194,7 +246,9 @@ export async function getWebhookSettings(accountId: string): Promise<WebhookSett
   const definition = definitionOfStored(lookup(found, keys.providerSettings(accountId)));
   const secret = lookup(found, keys.providerWebhookSecret(accountId))?.webhook_secret;
   const settings =
-    definition && definition.webhook.key === 'webhook-secret' && typeof secret === 'string' ? { kind: definition.kind as ProviderKind, webhookSecret: await decryptSecret(accountId, secret) } : null;
+    definition && definition.webhook.key === 'webhook-secret' && typeof secret === 'string'
+      ? { kind: definition.kind as ProviderKind, webhookSecret: await decryptSecret(accountId, secret) }
+      : null;
   if (ttl > 0) {
     if (webhookCache.size > 1000) webhookCache.clear();
     webhookCache.set(accountId, { settings, until: Date.now() + ttl });

@@ -50,7 +50,12 @@ async function add(accountId: string, scope: string, rule: RateLimit, start: num
       UpdateExpression: 'ADD n :by SET #type = :type, #ttl = if_not_exists(#ttl, :ttl)',
       ...(limit !== undefined ? { ConditionExpression: 'attribute_not_exists(n) OR n < :limit' } : {}),
       ExpressionAttributeNames: { '#type': 'type', '#ttl': TTL_ATTRIBUTE },
-      ExpressionAttributeValues: { ':by': by, ':type': 'RateWindow', ':ttl': start + rule.windowSeconds + 60, ...(limit !== undefined ? { ':limit': limit } : {}) },
+      ExpressionAttributeValues: {
+        ':by': by,
+        ':type': 'RateWindow',
+        ':ttl': start + rule.windowSeconds + 60,
+        ...(limit !== undefined ? { ':limit': limit } : {}),
+      },
       ReturnValues: 'UPDATED_NEW',
     }),
   );
@@ -83,7 +88,8 @@ export async function consumeRateLimit(accountId: string, scope: string, rule: R
     counts.set(id, w);
   }
   // Counts only grow within a window: once this container has seen it full, it is refused without a call.
-  if (w.seen >= rule.limit && w.pending === 0) return { allowed: false, retryAfterSeconds: secondsUntilNextWindow(nowMs, rule.windowSeconds) };
+  if (w.seen >= rule.limit && w.pending === 0)
+    return { allowed: false, retryAfterSeconds: secondsUntilNextWindow(nowMs, rule.windowSeconds) };
   const batch = batchSize(rule.limit);
   // A batch of 1 is counted exactly (the condition decides), so small limits are never overshot.
   if (batch > 1 && w.seen + w.pending + w.writing + batch < rule.limit) {

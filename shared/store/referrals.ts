@@ -9,7 +9,18 @@ import { referralTerms, type ProviderId, type Referral, type Subscription } from
 import { referralView } from '../domain/views';
 import { toCampaign } from './campaigns';
 import { tableName } from './client';
-import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, RaceLostError, readCounter, transact, withRetries, type TransactItem } from './ops';
+import {
+  batchGet,
+  ConditionsFailedError,
+  counterUpdate,
+  getItem,
+  lookup,
+  RaceLostError,
+  readCounter,
+  transact,
+  withRetries,
+  type TransactItem,
+} from './ops';
 import { eventItem } from './outbox';
 import { arrayPage, emptyPage, queryPage, type PageRequest } from './pagination';
 import { toMember } from './members';
@@ -74,7 +85,10 @@ export async function listReferrals(accountId: string, page: PageRequest, member
   }
   if (!isEntityId(memberId)) return emptyPage();
   const [result, memberItem] = await Promise.all([
-    queryPage({ index: GSI1, partitionValue: keys.referralsByMember(accountId, memberId), scope: `${accountId}|referrals|${memberId}` }, page),
+    queryPage(
+      { index: GSI1, partitionValue: keys.referralsByMember(accountId, memberId), scope: `${accountId}|referrals|${memberId}` },
+      page,
+    ),
     getItem(keys.member(accountId, memberId)),
   ]);
   const member = toMember(memberItem);
@@ -128,88 +142,96 @@ export async function createReferral(
     return { referral, created: false };
   };
 
-  return withRetries(async () => {
-    const claims = await batchGet([codeKey, userKey]);
-    const codeClaim = lookup(claims, codeKey);
-    if (typeof codeClaim?.member_id !== 'string') throw notFoundCode(input.member_code);
-    const memberId = codeClaim.member_id;
-    const userClaim = lookup(claims, userKey);
-    if (userClaim) return existing(userClaim, memberId);
+  return withRetries(
+    async () => {
+      const claims = await batchGet([codeKey, userKey]);
+      const codeClaim = lookup(claims, codeKey);
+      if (typeof codeClaim?.member_id !== 'string') throw notFoundCode(input.member_code);
+      const memberId = codeClaim.member_id;
+      const userClaim = lookup(claims, userKey);
+      if (userClaim) return existing(userClaim, memberId);
 
-    const campaignId = typeof codeClaim.campaign_id === 'string' ? codeClaim.campaign_id : null;
-    const found = await batchGet([keys.member(accountId, memberId), ...(campaignId ? [keys.campaign(accountId, campaignId)] : [])]);
-    const member = toMember(lookup(found, keys.member(accountId, memberId)));
-    if (!member) throw notFoundCode(input.member_code);
-    if (member.identifier === input.user_identifier) {
-      throw ValidationError.field('user_identifier', 'A member cannot refer themselves');
-    }
-    if (member.campaign_id !== campaignId) throw new ReferralRaceError(); // moved meanwhile
-    // A deleted campaign (tombstone) reads as none: the referral earns nothing.
-    const campaign = campaignId ? toCampaign(lookup(found, keys.campaign(accountId, campaignId))) : null;
-
-    const createdMs = Date.now();
-    const referral: Referral = {
-      id: newEntityId(),
-      member_id: memberId,
-      user_identifier: input.user_identifier,
-      created_at: Math.floor(createdMs / 1000),
-      converted_at: null,
-      coupon_code: null,
-      source,
-      campaign_id: campaign ? campaign.id : null,
-      ...referralTerms(campaign),
-      rewards: [],
-      rewards_completed: false,
-      subscription: null,
-    };
-    const items: TransactItem[] = [
-      {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...keys.referral(accountId, referral.id),
-            type: 'Referral',
-            ...referral,
-            gsi1pk: keys.referralsByMember(accountId, memberId),
-            gsi1sk: referral.id,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      {
-        Put: {
-          TableName: tableName(),
-          Item: { ...userKey, type: 'Claim', referral_id: referral.id, member_id: memberId },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      {
-        Update: {
-          TableName: tableName(),
-          Key: keys.member(accountId, memberId),
-          UpdateExpression: 'ADD referrals :one',
-          // The member must still exist with the campaign whose terms were copied.
-          ConditionExpression: campaignId ? 'attribute_exists(pk) AND campaign_id = :c' : 'attribute_exists(pk) AND attribute_not_exists(campaign_id)',
-          ExpressionAttributeValues: { ':one': 1, ...(campaignId ? { ':c': campaignId } : {}) },
-        },
-      },
-      counterUpdate(accountId, 'referrals', 1),
-      eventItem(accountId, 'referral.created', referral.id, referralView(referral), createdMs),
-      ...new ReportDeltas(accountId).add(referral.created_at, { campaignId: referral.campaign_id, memberId: referral.member_id }, 'referrals', 1).items(),
-    ];
-    try {
-      await transact(items);
-    } catch (err) {
-      if (!(err instanceof ConditionsFailedError)) throw err;
-      if (err.failed(1)) {
-        // A concurrent request created this user's referral first: answer with it.
-        const claim = await getItem(userKey);
-        if (claim) return existing(claim, memberId);
+      const campaignId = typeof codeClaim.campaign_id === 'string' ? codeClaim.campaign_id : null;
+      const found = await batchGet([keys.member(accountId, memberId), ...(campaignId ? [keys.campaign(accountId, campaignId)] : [])]);
+      const member = toMember(lookup(found, keys.member(accountId, memberId)));
+      if (!member) throw notFoundCode(input.member_code);
+      if (member.identifier === input.user_identifier) {
+        throw ValidationError.field('user_identifier', 'A member cannot refer themselves');
       }
-      throw new ReferralRaceError();
-    }
-    return { referral, created: true };
-  }, (err) => err instanceof ReferralRaceError, 8);
+      if (member.campaign_id !== campaignId) throw new ReferralRaceError(); // moved meanwhile
+      // A deleted campaign (tombstone) reads as none: the referral earns nothing.
+      const campaign = campaignId ? toCampaign(lookup(found, keys.campaign(accountId, campaignId))) : null;
+
+      const createdMs = Date.now();
+      const referral: Referral = {
+        id: newEntityId(),
+        member_id: memberId,
+        user_identifier: input.user_identifier,
+        created_at: Math.floor(createdMs / 1000),
+        converted_at: null,
+        coupon_code: null,
+        source,
+        campaign_id: campaign ? campaign.id : null,
+        ...referralTerms(campaign),
+        rewards: [],
+        rewards_completed: false,
+        subscription: null,
+      };
+      const items: TransactItem[] = [
+        {
+          Put: {
+            TableName: tableName(),
+            Item: {
+              ...keys.referral(accountId, referral.id),
+              type: 'Referral',
+              ...referral,
+              gsi1pk: keys.referralsByMember(accountId, memberId),
+              gsi1sk: referral.id,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        {
+          Put: {
+            TableName: tableName(),
+            Item: { ...userKey, type: 'Claim', referral_id: referral.id, member_id: memberId },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.member(accountId, memberId),
+            UpdateExpression: 'ADD referrals :one',
+            // The member must still exist with the campaign whose terms were copied.
+            ConditionExpression: campaignId
+              ? 'attribute_exists(pk) AND campaign_id = :c'
+              : 'attribute_exists(pk) AND attribute_not_exists(campaign_id)',
+            ExpressionAttributeValues: { ':one': 1, ...(campaignId ? { ':c': campaignId } : {}) },
+          },
+        },
+        counterUpdate(accountId, 'referrals', 1),
+        eventItem(accountId, 'referral.created', referral.id, referralView(referral), createdMs),
+        ...new ReportDeltas(accountId)
+          .add(referral.created_at, { campaignId: referral.campaign_id, memberId: referral.member_id }, 'referrals', 1)
+          .items(),
+      ];
+      try {
+        await transact(items);
+      } catch (err) {
+        if (!(err instanceof ConditionsFailedError)) throw err;
+        if (err.failed(1)) {
+          // A concurrent request created this user's referral first: answer with it.
+          const claim = await getItem(userKey);
+          if (claim) return existing(claim, memberId);
+        }
+        throw new ReferralRaceError();
+      }
+      return { referral, created: true };
+    },
+    (err) => err instanceof ReferralRaceError,
+    8,
+  );
 }
 
 /**
@@ -224,107 +246,118 @@ export class RewardsInPayoutError extends Error {
 
 export async function deleteReferral(accountId: string, id: string): Promise<void> {
   let keepSubscription = false;
-  await withRetries(async () => {
-    const referral = await getReferralOrThrow(accountId, id);
-    const inPayout = referral.rewards.filter((r) => r.type === 'commission' && lifecycleOf(r).status !== 'voided' && (lifecycleOf(r).payout_id !== null || lifecycleOf(r).status === 'paid'));
-    if (inPayout.length > 0) throw new RewardsInPayoutError(inPayout.map((r) => r.id));
-    const memberItem = await getItem(keys.member(accountId, referral.member_id));
-    const converted = referral.converted_at !== null;
-    // Its rewards leave the ledger with it (store/ledger.ts): counts, and every stat they count in.
-    const ledger = new MoneyTxn(accountId);
-    referral.rewards.forEach((r, i) => {
-      if ((r as { status?: unknown }).status !== undefined) ledger.removeReward(ledgerFromReferral(referral, i));
-      else ledger.stat(referral.member_id, r.type === 'credit' ? 'credit_earned' : 'commission_earned', -r.amount);
-    });
-    const stats = [...ledger.takeStats(referral.member_id)].filter(([, d]) => d !== 0);
-    const items: TransactItem[] = [
-      {
-        // Conditional on the state read: the rewards read are the ones whose amounts leave the member's
-        // stats, and the conversion read is the one undone (its subscription freed, its count taken off).
-        // A reward or a conversion written meanwhile makes this fail and the delete start over, so a
-        // concurrent conversion either wins whole (and is deleted with the referral) or loses whole.
-        Delete: {
-          TableName: tableName(),
-          Key: keys.referral(accountId, id),
-          ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(#rw) OR size(#rw) = :n) AND ${
-            converted ? 'converted_at = :ca AND #s.#id = :sid' : '(attribute_not_exists(converted_at) OR attribute_type(converted_at, :null))'
-          }`,
-          ExpressionAttributeNames: { '#rw': 'rewards', ...(converted ? { '#s': 'subscription', '#id': 'id' } : {}) },
-          ExpressionAttributeValues: {
-            ':n': referral.rewards.length,
-            ...(converted ? { ':ca': referral.converted_at, ':sid': referral.subscription?.id ?? null } : { ':null': 'NULL' }),
+  await withRetries(
+    async () => {
+      const referral = await getReferralOrThrow(accountId, id);
+      const inPayout = referral.rewards.filter(
+        (r) =>
+          r.type === 'commission' &&
+          lifecycleOf(r).status !== 'voided' &&
+          (lifecycleOf(r).payout_id !== null || lifecycleOf(r).status === 'paid'),
+      );
+      if (inPayout.length > 0) throw new RewardsInPayoutError(inPayout.map((r) => r.id));
+      const memberItem = await getItem(keys.member(accountId, referral.member_id));
+      const converted = referral.converted_at !== null;
+      // Its rewards leave the ledger with it (store/ledger.ts): counts, and every stat they count in.
+      const ledger = new MoneyTxn(accountId);
+      referral.rewards.forEach((r, i) => {
+        if ((r as { status?: unknown }).status !== undefined) ledger.removeReward(ledgerFromReferral(referral, i));
+        else ledger.stat(referral.member_id, r.type === 'credit' ? 'credit_earned' : 'commission_earned', -r.amount);
+      });
+      const stats = [...ledger.takeStats(referral.member_id)].filter(([, d]) => d !== 0);
+      const items: TransactItem[] = [
+        {
+          // Conditional on the state read: the rewards read are the ones whose amounts leave the member's
+          // stats, and the conversion read is the one undone (its subscription freed, its count taken off).
+          // A reward or a conversion written meanwhile makes this fail and the delete start over, so a
+          // concurrent conversion either wins whole (and is deleted with the referral) or loses whole.
+          Delete: {
+            TableName: tableName(),
+            Key: keys.referral(accountId, id),
+            ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(#rw) OR size(#rw) = :n) AND ${
+              converted
+                ? 'converted_at = :ca AND #s.#id = :sid'
+                : '(attribute_not_exists(converted_at) OR attribute_type(converted_at, :null))'
+            }`,
+            ExpressionAttributeNames: { '#rw': 'rewards', ...(converted ? { '#s': 'subscription', '#id': 'id' } : {}) },
+            ExpressionAttributeValues: {
+              ':n': referral.rewards.length,
+              ...(converted ? { ':ca': referral.converted_at, ':sid': referral.subscription?.id ?? null } : { ':null': 'NULL' }),
+            },
           },
         },
-      },
-      {
-        Delete: {
-          TableName: tableName(),
-          Key: keys.referredUserClaim(accountId, referral.user_identifier),
-          ConditionExpression: 'referral_id = :r',
-          ExpressionAttributeValues: { ':r': id },
-        },
-      },
-      counterUpdate(accountId, 'referrals', -1),
-    ];
-    // Its coupon no longer converts anything (the coupon itself stays at the provider).
-    if (referral.coupon_code) {
-      items.push({
-        Delete: {
-          TableName: tableName(),
-          Key: keys.couponClaim(accountId, referral.coupon_code),
-          ConditionExpression: 'attribute_not_exists(pk) OR referral_id = :r',
-          ExpressionAttributeValues: { ':r': id },
-        },
-      });
-    }
-    // The referring member may be gone already: its stats then need no update.
-    if (toMember(memberItem)) {
-      items.push({
-        Update: {
-          TableName: tableName(),
-          Key: keys.member(accountId, referral.member_id),
-          // History goes with the referral: its conversion and the rewards it earned leave the stats.
-          UpdateExpression: `ADD referrals :minus${converted ? ', conversions :minus' : ''}${stats.map(([f], i) => `, ${f} :s${i}`).join('')}`,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: {
-            ':minus': -1,
-            ...Object.fromEntries(stats.map(([, d], i) => [`:s${i}`, d])),
+        {
+          Delete: {
+            TableName: tableName(),
+            Key: keys.referredUserClaim(accountId, referral.user_identifier),
+            ConditionExpression: 'referral_id = :r',
+            ExpressionAttributeValues: { ':r': id },
           },
         },
-      });
-    }
-    let unlinkAt = -1;
-    if (referral.subscription && converted && !keepSubscription) {
-      // Frees the subscription for another referral (the conversion tied it to this one).
-      unlinkAt = items.length;
-      items.push({
-        Update: {
-          TableName: tableName(),
-          Key: keys.subscription(accountId, referral.subscription.id),
-          UpdateExpression: 'REMOVE referral_id',
-          ConditionExpression: 'referral_id = :r',
-          ExpressionAttributeValues: { ':r': id },
-        },
-      });
-    }
-    // The ledger's deletes and counts (after the items whose indexes the error handling reads).
-    items.push(...ledger.build());
-    try {
-      await transact(items);
-    } catch (err) {
-      if (err instanceof ConditionsFailedError) {
-        // Deleted by a concurrent request, or converted / rewarded meanwhile (then read again).
-        if (err.failed(0)) {
-          if (!(await getItem(keys.referral(accountId, id)))) throw new NotFoundError();
+        counterUpdate(accountId, 'referrals', -1),
+      ];
+      // Its coupon no longer converts anything (the coupon itself stays at the provider).
+      if (referral.coupon_code) {
+        items.push({
+          Delete: {
+            TableName: tableName(),
+            Key: keys.couponClaim(accountId, referral.coupon_code),
+            ConditionExpression: 'attribute_not_exists(pk) OR referral_id = :r',
+            ExpressionAttributeValues: { ':r': id },
+          },
+        });
+      }
+      // The referring member may be gone already: its stats then need no update.
+      if (toMember(memberItem)) {
+        items.push({
+          Update: {
+            TableName: tableName(),
+            Key: keys.member(accountId, referral.member_id),
+            // History goes with the referral: its conversion and the rewards it earned leave the stats.
+            UpdateExpression: `ADD referrals :minus${converted ? ', conversions :minus' : ''}${stats.map(([f], i) => `, ${f} :s${i}`).join('')}`,
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: {
+              ':minus': -1,
+              ...Object.fromEntries(stats.map(([, d], i) => [`:s${i}`, d])),
+            },
+          },
+        });
+      }
+      let unlinkAt = -1;
+      if (referral.subscription && converted && !keepSubscription) {
+        // Frees the subscription for another referral (the conversion tied it to this one).
+        unlinkAt = items.length;
+        items.push({
+          Update: {
+            TableName: tableName(),
+            Key: keys.subscription(accountId, referral.subscription.id),
+            UpdateExpression: 'REMOVE referral_id',
+            ConditionExpression: 'referral_id = :r',
+            ExpressionAttributeValues: { ':r': id },
+          },
+        });
+      }
+      // The ledger's deletes and counts (after the items whose indexes the error handling reads).
+      items.push(...ledger.build());
+      try {
+        await transact(items);
+      } catch (err) {
+        if (err instanceof ConditionsFailedError) {
+          // Deleted by a concurrent request, or converted / rewarded meanwhile (then read again).
+          if (err.failed(0)) {
+            if (!(await getItem(keys.referral(accountId, id)))) throw new NotFoundError();
+            throw new ReferralRaceError();
+          }
+          // Its subscription is not tied to it (data from before conversions and deletes agreed): leave it be.
+          if (unlinkAt >= 0 && err.failed(unlinkAt)) keepSubscription = true;
           throw new ReferralRaceError();
         }
-        // Its subscription is not tied to it (data from before conversions and deletes agreed): leave it be.
-        if (unlinkAt >= 0 && err.failed(unlinkAt)) keepSubscription = true;
-        throw new ReferralRaceError();
+        throw err;
       }
-      throw err;
-    }
-  }, (err) => err instanceof ReferralRaceError, 8);
+    },
+    (err) => err instanceof ReferralRaceError,
+    8,
+  );
 }
 
 export class SubscriptionAssignedError extends ValidationError {
@@ -341,9 +374,15 @@ const MAX_EMAIL_KEY = 320;
  * the member's email address (without case). A 400 on the field the conversion named.
  */
 export class SelfReferralError extends ValidationError {
-  constructor(subscriptionId: ProviderId, checkoutId: string | null, readonly reason: 'attached' | 'email') {
+  constructor(
+    subscriptionId: ProviderId,
+    checkoutId: string | null,
+    readonly reason: 'attached' | 'email',
+  ) {
     const why = reason === 'attached' ? 'is attached to the referring member' : "has the referring member's email address";
-    super({ [checkoutId ? 'checkout_id' : 'subscription_id']: [`Subscription ${subscriptionId} ${why}; a member cannot refer themselves`] });
+    super({
+      [checkoutId ? 'checkout_id' : 'subscription_id']: [`Subscription ${subscriptionId} ${why}; a member cannot refer themselves`],
+    });
   }
 }
 
@@ -361,7 +400,10 @@ export async function assertSubscriptionFree(accountId: string, subscription: Su
 export const alreadyConverted = (id: string) => new ValidationError({ non_field_errors: [`Referral ${id} is already converted`] });
 
 /** Whether a converted referral was converted with this subscription (or this checkout). */
-export function convertedWith(referral: Referral & { conversion_checkout_id?: unknown }, target: { subscriptionId: ProviderId } | { checkoutId: string }): boolean {
+export function convertedWith(
+  referral: Referral & { conversion_checkout_id?: unknown },
+  target: { subscriptionId: ProviderId } | { checkoutId: string },
+): boolean {
   if ('subscriptionId' in target) return referral.subscription?.id === target.subscriptionId;
   return referral.conversion_checkout_id === target.checkoutId;
 }
@@ -391,7 +433,13 @@ export async function markReferralConverted(
           UpdateExpression: `SET converted_at = :now, #s = :snap${checkoutId ? ', conversion_checkout_id = :co' : ''}${automatic ? ', converted_automatically = :auto' : ''}`,
           ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(converted_at) OR attribute_type(converted_at, :null))',
           ExpressionAttributeNames: { '#s': 'subscription' },
-          ExpressionAttributeValues: { ':now': now, ':snap': snapshot, ':null': 'NULL', ...(checkoutId ? { ':co': checkoutId } : {}), ...(automatic ? { ':auto': true } : {}) },
+          ExpressionAttributeValues: {
+            ':now': now,
+            ':snap': snapshot,
+            ':null': 'NULL',
+            ...(checkoutId ? { ':co': checkoutId } : {}),
+            ...(automatic ? { ':auto': true } : {}),
+          },
         },
       },
       {
@@ -404,7 +452,12 @@ export async function markReferralConverted(
           // say) makes this read the subscription again, so the referral never keeps an older copy.
           ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(referral_id) OR referral_id = :r)${subscription.version ? ' AND #version = :v' : ''}`,
           ...(subscription.version ? { ExpressionAttributeNames: { '#version': 'version' } } : {}),
-          ExpressionAttributeValues: { ':r': referral.id, ':rm': referral.member_id, ...(referral.campaign_id ? { ':rc': referral.campaign_id } : {}), ...(subscription.version ? { ':v': subscription.version } : {}) },
+          ExpressionAttributeValues: {
+            ':r': referral.id,
+            ':rm': referral.member_id,
+            ...(referral.campaign_id ? { ':rc': referral.campaign_id } : {}),
+            ...(subscription.version ? { ':v': subscription.version } : {}),
+          },
         },
       },
     ];
@@ -436,7 +489,12 @@ export async function markReferralConverted(
     }
     const converted: Referral = { ...referral, converted_at: now, subscription: snapshot };
     items.push(eventItem(accountId, 'referral.converted', referral.id, referralView(converted)));
-    if (includeMember) items.push(...new ReportDeltas(accountId).add(now, { campaignId: referral.campaign_id, memberId: referral.member_id }, 'conversions', 1).items());
+    if (includeMember)
+      items.push(
+        ...new ReportDeltas(accountId)
+          .add(now, { campaignId: referral.campaign_id, memberId: referral.member_id }, 'conversions', 1)
+          .items(),
+      );
     try {
       await transact(items);
       return { referral: converted, changed: true };
@@ -445,7 +503,8 @@ export async function markReferralConverted(
       if (err.failed(0)) {
         // Converted (or deleted) concurrently: the same conversion is a replay, another is refused.
         const current = await getReferralOrThrow(accountId, referral.id);
-        if (current.converted_at !== null && convertedWith(current, { subscriptionId: subscription.id })) return { referral: current, changed: false };
+        if (current.converted_at !== null && convertedWith(current, { subscriptionId: subscription.id }))
+          return { referral: current, changed: false };
         throw alreadyConverted(referral.id);
       }
       if (emailCheck >= 0 && err.failed(emailCheck)) throw new SelfReferralError(subscription.id, checkoutId, 'email');

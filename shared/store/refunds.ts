@@ -41,7 +41,10 @@ function toRefund(item: Record<string, unknown>): RefundRecord | null {
 }
 
 /** Every payment and refund of a subscription, in one Query of its payments partition (`items`: as stored). */
-export async function listPaymentsAndRefunds(accountId: string, subscriptionId: ProviderId): Promise<{ payments: Payment[]; refunds: RefundRecord[]; items: Record<string, unknown>[] }> {
+export async function listPaymentsAndRefunds(
+  accountId: string,
+  subscriptionId: ProviderId,
+): Promise<{ payments: Payment[]; refunds: RefundRecord[]; items: Record<string, unknown>[] }> {
   const items = await queryAll({ partitionValue: keys.paymentsOf(accountId, subscriptionId), consistent: true });
   return { payments: listPaymentsFrom(items), refunds: items.map(toRefund).filter((r): r is RefundRecord => r !== null), items };
 }

@@ -40,7 +40,11 @@ export class ReportDeltas {
     if (delta === 0) return this;
     const attr = attributeOf(metric, currency);
     const day = dayOf(at);
-    const scopeNames = ['T', ...(scopes.campaignId ? [`C#${scopes.campaignId}`] : []), ...(scopes.memberId ? [`M#${scopes.memberId}`] : [])];
+    const scopeNames = [
+      'T',
+      ...(scopes.campaignId ? [`C#${scopes.campaignId}`] : []),
+      ...(scopes.memberId ? [`M#${scopes.memberId}`] : []),
+    ];
     for (const scope of scopeNames) this.bump(keys.reportDay(this.accountId, scope, day), 'ReportDay', attr, delta);
     // The ranking counts what it sorts by: conversions, revenue and commission.
     if (scopes.memberId && (metric === 'conversions' || metric === 'revenue' || metric === 'commission_earned')) {
@@ -86,8 +90,15 @@ export class ReportDeltas {
 }
 
 /** The daily buckets of one scope from `fromDay` to `toDay` (inclusive): one Query (two pages past 1 MB, never here). */
-export async function readDays(accountId: string, scope: string, fromDay: string, toDay: string): Promise<Map<string, Record<string, number>>> {
-  return bySortKey(await queryAll({ partitionValue: keys.reportDays(accountId, scope), consistent: true, sk: { between: [fromDay, toDay] } }));
+export async function readDays(
+  accountId: string,
+  scope: string,
+  fromDay: string,
+  toDay: string,
+): Promise<Map<string, Record<string, number>>> {
+  return bySortKey(
+    await queryAll({ partitionValue: keys.reportDays(accountId, scope), consistent: true, sk: { between: [fromDay, toDay] } }),
+  );
 }
 
 /** Every member's monthly bucket of one month. */

@@ -74,7 +74,13 @@ export async function recordRewards(
 }
 
 /** One chunk of recordRewards: one transaction. */
-async function recordChunk(accountId: string, referral: Referral, planned: PlannedReward[], completed: boolean, memberExists: boolean): Promise<Referral> {
+async function recordChunk(
+  accountId: string,
+  referral: Referral,
+  planned: PlannedReward[],
+  completed: boolean,
+  memberExists: boolean,
+): Promise<Referral> {
   const now = Math.floor(Date.now() / 1000);
   const added: StoredReward[] = planned.map((p) => newReward(p, newEntityId(), now, referral));
   const after: Referral = { ...referral, rewards: [...referral.rewards, ...added] };
@@ -105,7 +111,8 @@ export function addNewRewards(txn: MoneyTxn, after: Referral, from: number, coun
 export async function commitRewards(txn: MoneyTxn | TransactItem[]): Promise<void> {
   const items = Array.isArray(txn) ? txn : txn.build();
   // One item is kept free for the Idempotency-Key marker that transact() adds inside an API request.
-  if (items.length > MAX_TRANSACT_ITEMS - 1) throw new Error(`a reward transaction needs ${items.length} items (at most ${MAX_TRANSACT_ITEMS})`);
+  if (items.length > MAX_TRANSACT_ITEMS - 1)
+    throw new Error(`a reward transaction needs ${items.length} items (at most ${MAX_TRANSACT_ITEMS})`);
   try {
     await transact(items);
   } catch (err) {
@@ -158,7 +165,13 @@ async function updateReward(
 }
 
 /** Takes the right to apply credit reward `index` for `seconds`; false if it is applied or held by another worker. */
-export async function claimCredit(accountId: string, referralId: string, index: number, rewardId: string, seconds: number): Promise<boolean> {
+export async function claimCredit(
+  accountId: string,
+  referralId: string,
+  index: number,
+  rewardId: string,
+  seconds: number,
+): Promise<boolean> {
   const now = Math.floor(Date.now() / 1000);
   return updateReward(
     accountId,
@@ -168,18 +181,28 @@ export async function claimCredit(accountId: string, referralId: string, index: 
     (r) => `SET ${r}.claim_until = :until`,
     // A reversed credit (its payment refunded) is never applied.
     // A voided one neither (an operator voided it before it was applied).
-    (r) => `attribute_not_exists(${r}.${PROVIDER_REF_ATTRIBUTE}) AND attribute_not_exists(${r}.reversed_at) AND (attribute_not_exists(${r}.claim_until) OR ${r}.claim_until < :now) AND (attribute_not_exists(${r}.#st) OR ${r}.#st <> :voided)`,
+    (r) =>
+      `attribute_not_exists(${r}.${PROVIDER_REF_ATTRIBUTE}) AND attribute_not_exists(${r}.reversed_at) AND (attribute_not_exists(${r}.claim_until) OR ${r}.claim_until < :now) AND (attribute_not_exists(${r}.#st) OR ${r}.#st <> :voided)`,
     { ':until': now + seconds, ':now': now, ':voided': 'voided' },
   );
 }
 
 /** Records where a credit was applied and releases the claim. */
-export async function recordCreditApplied(accountId: string, referralId: string, index: number, rewardId: string, providerRef: string, subscriptionId: ProviderId): Promise<void> {
+export async function recordCreditApplied(
+  accountId: string,
+  referralId: string,
+  index: number,
+  rewardId: string,
+  providerRef: string,
+  subscriptionId: ProviderId,
+): Promise<void> {
   // The credit reached the provider: the reward is `applied` (ledger and referral copy, one transaction).
   const ledger = toLedgerReward(await getItem(keys.reward(accountId, rewardId)));
   const txn = new MoneyTxn(accountId);
   if (ledger?.status === 'pending') txn.moveReward(ledger, { status: 'applied' });
-  txn.setEmbedded(referralId, index, rewardId, { [PROVIDER_REF_ATTRIBUTE]: providerRef, credit_subscription_id: subscriptionId }, ['claim_until']);
+  txn.setEmbedded(referralId, index, rewardId, { [PROVIDER_REF_ATTRIBUTE]: providerRef, credit_subscription_id: subscriptionId }, [
+    'claim_until',
+  ]);
   let done = true;
   try {
     await transact(txn.build());
@@ -193,7 +216,14 @@ export async function recordCreditApplied(accountId: string, referralId: string,
 
 /** Gives a claim back early (after a failed provider call) so a retry need not wait for it to expire. */
 export async function releaseCreditClaim(accountId: string, referralId: string, index: number, rewardId: string): Promise<void> {
-  await updateReward(accountId, referralId, index, rewardId, (r) => `REMOVE ${r}.claim_until`, (r) => `attribute_not_exists(${r}.${PROVIDER_REF_ATTRIBUTE})`);
+  await updateReward(
+    accountId,
+    referralId,
+    index,
+    rewardId,
+    (r) => `REMOVE ${r}.claim_until`,
+    (r) => `attribute_not_exists(${r}.${PROVIDER_REF_ATTRIBUTE})`,
+  );
 }
 
 /** Every referral made by a member (GSI1, eventually consistent), for applying pending credits. */

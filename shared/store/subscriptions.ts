@@ -8,7 +8,19 @@ import { tableName } from './client';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
-import { batchGet, ConditionsFailedError, queryAll, counterUpdate, getItem, lookup, RaceLostError, readCounter, transact, withRetries, type TransactItem } from './ops';
+import {
+  batchGet,
+  ConditionsFailedError,
+  queryAll,
+  counterUpdate,
+  getItem,
+  lookup,
+  RaceLostError,
+  readCounter,
+  transact,
+  withRetries,
+  type TransactItem,
+} from './ops';
 import { subscriptionView } from '../domain/views';
 import { eventItem } from './outbox';
 import { queryPage, type PageRequest } from './pagination';
@@ -46,7 +58,10 @@ export async function getSubscriptionOrThrow(accountId: string, id: ProviderId):
 export async function listSubscriptions(accountId: string, page: PageRequest, status?: SubscriptionStatus) {
   const [result, count] = await Promise.all([
     status
-      ? queryPage({ index: GSI2, partitionValue: keys.subscriptionsByStatus(accountId, status), scope: `${accountId}|subscriptions|${status}` }, page)
+      ? queryPage(
+          { index: GSI2, partitionValue: keys.subscriptionsByStatus(accountId, status), scope: `${accountId}|subscriptions|${status}` },
+          page,
+        )
       : queryPage({ index: GSI1, partitionValue: keys.subscriptionsByCreation(accountId), scope: `${accountId}|subscriptions` }, page),
     readCounter(accountId, status ? `subscriptions#${status}` : 'subscriptions'),
   ]);
@@ -123,7 +138,13 @@ export function mergePayment(stored: PaymentData | null, event: PaymentData): Pa
     amount: paidSource.amount,
     currency: paidSource.currency,
     paid_at: paidSource.paid_at,
-    ...(paidSource.tax !== undefined ? { tax: paidSource.tax } : stored.tax !== undefined ? { tax: stored.tax } : event.tax !== undefined ? { tax: event.tax } : {}),
+    ...(paidSource.tax !== undefined
+      ? { tax: paidSource.tax }
+      : stored.tax !== undefined
+        ? { tax: stored.tax }
+        : event.tax !== undefined
+          ? { tax: event.tax }
+          : {}),
     status,
     ...(event.refund_amount !== undefined ? { refund_amount: event.refund_amount } : {}),
     ...(event.refund_type !== undefined ? { refund_type: event.refund_type } : {}),
@@ -131,7 +152,12 @@ export function mergePayment(stored: PaymentData | null, event: PaymentData): Pa
 }
 
 const samePayment = (a: PaymentData, b: PaymentData) =>
-  a.status === b.status && a.amount === b.amount && a.paid_at === b.paid_at && a.refund_amount === b.refund_amount && a.order_id === b.order_id && a.tax === b.tax;
+  a.status === b.status &&
+  a.amount === b.amount &&
+  a.paid_at === b.paid_at &&
+  a.refund_amount === b.refund_amount &&
+  a.order_id === b.order_id &&
+  a.tax === b.tax;
 
 function providerFieldsOf(s: Subscription): ProviderFields {
   return {
@@ -207,194 +233,238 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
   // Refunds written with this update (their report bucket counts each once: only when it is new).
   const refundPuts = (update.extraItems ?? []).map((i) => i.Put?.Item).filter((i): i is Record<string, unknown> => i?.type === 'Refund');
   const refundKeys = refundPuts.map((i) => ({ pk: String(i.pk), sk: String(i.sk) }));
-  return withRetries(async () => {
-    const found = await batchGet([subKey, ...(markerKey ? [markerKey] : []), ...(payKey ? [payKey] : []), ...refundKeys]);
-    const existing = lookup(found, subKey);
-    const previous = toSubscription(existing);
-    const referralId = previous?.referral_id ?? null;
-    if (markerKey && lookup(found, markerKey)) {
-      return { duplicate: true, subscriptionWritten: false, paymentChanged: false, statusChanged: false, subscription: previous, referralId };
-    }
-    const items: TransactItem[] = [];
-    if (markerKey) {
-      items.push({
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...markerKey,
-            type: 'Alert',
-            subscription_id: update.subscriptionId,
-            processed_at: Date.now(),
-            [TTL_ATTRIBUTE]: Math.floor(Date.now() / 1000) + ALERT_MARKER_DAYS * 86400,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      });
-    }
-
-    items.push(...(update.extraItems ?? []));
-
-    // The subscription: merged over the stored state unless the source is older than it.
-    let subscription = previous;
-    let referralItem = -1;
-    let subscriptionWritten = false;
-    let statusChanged = false;
-    const storedAsOf = Number(existing?.event_ms ?? 0);
-    const newer = !previous || update.asOfMs >= storedAsOf;
-    const merged: ProviderFields | null = previous
-      ? { ...providerFieldsOf(previous), ...definedOnly(fields) }
-      : REQUIRED.every((k) => fields[k] !== undefined && fields[k] !== null)
-        ? {
-            unit_price: fields.unit_price ?? null,
-            currency: fields.currency as string,
-            status: fields.status as string,
-            email: fields.email ?? '',
-            next_bill_date: fields.next_bill_date ?? null,
-            last_bill_date: fields.last_bill_date ?? null,
-            plan: fields.plan as Subscription['plan'],
-          }
-        : null;
-    const changed = merged !== null && (!previous || canonical(merged) !== canonical(providerFieldsOf(previous)));
-    if (newer && merged && changed) {
-      const version = Number(existing?.version ?? 0);
-      const createdMs = previous
-        ? Number(existing?.created_ms ?? previous.created_at * 1000)
-        : (update.createdAt ?? Math.floor(Date.now() / 1000)) * 1000;
-      const sortKey = `${timeKey(createdMs)}#${providerIdKey(update.subscriptionId)}`;
-      const attrs: Record<string, unknown> = {
-        type: 'Subscription',
-        id: update.subscriptionId,
-        ...merged,
-        created_at: Math.floor(createdMs / 1000),
-        created_ms: createdMs,
-        event_ms: Math.max(update.asOfMs, storedAsOf),
-        version: version + 1,
-        gsi1pk: keys.subscriptionsByCreation(accountId),
-        gsi1sk: sortKey,
-        gsi2pk: keys.subscriptionsByStatus(accountId, merged.status),
-        gsi2sk: sortKey,
-      };
-      const names: Record<string, string> = previous ? { '#version': 'version' } : {};
-      const values: Record<string, unknown> = {};
-      const sets = Object.entries(attrs).map(([name, value], i) => {
-        names[`#f${i}`] = name;
-        values[`:v${i}`] = value;
-        return `#f${i} = :v${i}`;
-      });
-      items.push({
-        Update: {
-          TableName: tableName(),
-          Key: subKey,
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          // The version read, and the referral tie read: a conversion that tied it meanwhile (its snapshot
-          // is of the version read) makes this start over and refresh that referral's snapshot as well.
-          ConditionExpression: previous ? `#version = :version AND ${referralId ? 'referral_id = :rid' : 'attribute_not_exists(referral_id)'}` : 'attribute_not_exists(pk)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ...values, ...(previous ? { ':version': version, ...(referralId ? { ':rid': referralId } : {}) } : {}) },
-        },
-      });
-      if (!previous) {
-        items.push(counterUpdate(accountId, 'subscriptions', 1), counterUpdate(accountId, `subscriptions#${merged.status}`, 1));
-      } else if (previous.status !== merged.status) {
-        statusChanged = true;
-        items.push(counterUpdate(accountId, `subscriptions#${previous.status}`, -1), counterUpdate(accountId, `subscriptions#${merged.status}`, 1));
+  return withRetries(
+    async () => {
+      const found = await batchGet([subKey, ...(markerKey ? [markerKey] : []), ...(payKey ? [payKey] : []), ...refundKeys]);
+      const existing = lookup(found, subKey);
+      const previous = toSubscription(existing);
+      const referralId = previous?.referral_id ?? null;
+      if (markerKey && lookup(found, markerKey)) {
+        return {
+          duplicate: true,
+          subscriptionWritten: false,
+          paymentChanged: false,
+          statusChanged: false,
+          subscription: previous,
+          referralId,
+        };
       }
-      subscription = {
-        ...merged,
-        id: update.subscriptionId,
-        created_at: Math.floor(createdMs / 1000),
-        member_id: previous?.member_id,
-        referral_id: previous?.referral_id,
-        version: version + 1,
-      };
-      subscriptionWritten = true;
-      // One event per stored version of the subscription.
-      items.push(eventItem(accountId, 'subscription.updated', `${update.subscriptionId}:${version + 1}`, subscriptionView(subscription)));
-      if (referralId) {
-        // The referral shows its subscription from a snapshot (one read per GET): refresh it here.
-        referralItem = items.length;
-        items.push({
-          Update: {
-            TableName: tableName(),
-            Key: keys.referral(accountId, referralId),
-            UpdateExpression: 'SET #s = :snap',
-            ConditionExpression: 'attribute_exists(pk) AND #s.#id = :sid',
-            ExpressionAttributeNames: { '#s': 'subscription', '#id': 'id' },
-            ExpressionAttributeValues: { ':snap': subscriptionSnapshot(subscription), ':sid': update.subscriptionId },
-          },
-        });
-      }
-    }
-
-    // The payment: created, or merged with what is stored (failed -> paid -> refunded).
-    let paymentChanged = false;
-    if (update.payment && payKey) {
-      const storedPayment = toPayment(lookup(found, payKey));
-      const next = mergePayment(storedPayment, update.payment);
-      if (!storedPayment || !samePayment(storedPayment, next)) {
-        paymentChanged = true;
-        // `reported`: its revenue is in the report buckets (written once, here or by the evaluation).
-        const reported = lookup(found, payKey)?.reported === true || (referralId !== null && next.status !== 'failed');
+      const items: TransactItem[] = [];
+      if (markerKey) {
         items.push({
           Put: {
             TableName: tableName(),
-            Item: { ...payKey, type: 'Payment', ...next, version: (storedPayment?.version ?? 0) + 1, ...(reported ? { reported: true } : {}) },
-            ConditionExpression: storedPayment ? 'version = :v' : 'attribute_not_exists(pk)',
-            ...(storedPayment ? { ExpressionAttributeValues: { ':v': storedPayment.version } } : {}),
+            Item: {
+              ...markerKey,
+              type: 'Alert',
+              subscription_id: update.subscriptionId,
+              processed_at: Date.now(),
+              [TTL_ATTRIBUTE]: Math.floor(Date.now() / 1000) + ALERT_MARKER_DAYS * 86400,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
         });
       }
-    }
 
-    // Report buckets of a referred subscription's money (store/reports.ts), in this same transaction.
-    if (referralId && existing) {
-      const scopes = { memberId: existing.referrer_member_id as string | undefined, campaignId: existing.referrer_campaign_id as string | undefined };
-      const report = new ReportDeltas(accountId);
-      if (update.payment && payKey && paymentChanged) {
-        const stored = toPayment(lookup(found, payKey));
-        const next = mergePayment(stored, update.payment);
-        if (next.status !== 'failed' && lookup(found, payKey)?.reported !== true) report.add(next.paid_at, scopes, 'revenue', next.amount, next.currency);
-      }
-      for (const refund of refundPuts) {
-        if (lookup(found, { pk: String(refund.pk), sk: String(refund.sk) })) continue;
-        refund.reported = true;
-        report.add(Number(refund.refunded_at) || Math.floor(Date.now() / 1000), scopes, 'refunds', Number(refund.amount), String(refund.currency));
-      }
-      items.push(...report.items());
-    }
+      items.push(...(update.extraItems ?? []));
 
-    if (items.length > 0) {
-      try {
-        await transact(items);
-      } catch (err) {
-        if (err instanceof ConditionsFailedError) {
-          // Someone processed this alert concurrently: it is a duplicate now.
-          if (markerKey && err.failed(0)) {
-            return { duplicate: true, subscriptionWritten: false, paymentChanged: false, statusChanged: false, subscription: previous, referralId };
-          }
-          // The tied referral is gone (or holds another subscription): the tie is stale data, never a reason
-          // to refuse the provider's update. Freed, then applied again.
-          if (referralId && referralItem >= 0 && err.failed(referralItem)) await releaseIfOrphaned(accountId, update.subscriptionId, referralId);
-          throw new StaleSubscriptionError();
+      // The subscription: merged over the stored state unless the source is older than it.
+      let subscription = previous;
+      let referralItem = -1;
+      let subscriptionWritten = false;
+      let statusChanged = false;
+      const storedAsOf = Number(existing?.event_ms ?? 0);
+      const newer = !previous || update.asOfMs >= storedAsOf;
+      const merged: ProviderFields | null = previous
+        ? { ...providerFieldsOf(previous), ...definedOnly(fields) }
+        : REQUIRED.every((k) => fields[k] !== undefined && fields[k] !== null)
+          ? {
+              unit_price: fields.unit_price ?? null,
+              currency: fields.currency as string,
+              status: fields.status as string,
+              email: fields.email ?? '',
+              next_bill_date: fields.next_bill_date ?? null,
+              last_bill_date: fields.last_bill_date ?? null,
+              plan: fields.plan as Subscription['plan'],
+            }
+          : null;
+      const changed = merged !== null && (!previous || canonical(merged) !== canonical(providerFieldsOf(previous)));
+      if (newer && merged && changed) {
+        const version = Number(existing?.version ?? 0);
+        const createdMs = previous
+          ? Number(existing?.created_ms ?? previous.created_at * 1000)
+          : (update.createdAt ?? Math.floor(Date.now() / 1000)) * 1000;
+        const sortKey = `${timeKey(createdMs)}#${providerIdKey(update.subscriptionId)}`;
+        const attrs: Record<string, unknown> = {
+          type: 'Subscription',
+          id: update.subscriptionId,
+          ...merged,
+          created_at: Math.floor(createdMs / 1000),
+          created_ms: createdMs,
+          event_ms: Math.max(update.asOfMs, storedAsOf),
+          version: version + 1,
+          gsi1pk: keys.subscriptionsByCreation(accountId),
+          gsi1sk: sortKey,
+          gsi2pk: keys.subscriptionsByStatus(accountId, merged.status),
+          gsi2sk: sortKey,
+        };
+        const names: Record<string, string> = previous ? { '#version': 'version' } : {};
+        const values: Record<string, unknown> = {};
+        const sets = Object.entries(attrs).map(([name, value], i) => {
+          names[`#f${i}`] = name;
+          values[`:v${i}`] = value;
+          return `#f${i} = :v${i}`;
+        });
+        items.push({
+          Update: {
+            TableName: tableName(),
+            Key: subKey,
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            // The version read, and the referral tie read: a conversion that tied it meanwhile (its snapshot
+            // is of the version read) makes this start over and refresh that referral's snapshot as well.
+            ConditionExpression: previous
+              ? `#version = :version AND ${referralId ? 'referral_id = :rid' : 'attribute_not_exists(referral_id)'}`
+              : 'attribute_not_exists(pk)',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: {
+              ...values,
+              ...(previous ? { ':version': version, ...(referralId ? { ':rid': referralId } : {}) } : {}),
+            },
+          },
+        });
+        if (!previous) {
+          items.push(counterUpdate(accountId, 'subscriptions', 1), counterUpdate(accountId, `subscriptions#${merged.status}`, 1));
+        } else if (previous.status !== merged.status) {
+          statusChanged = true;
+          items.push(
+            counterUpdate(accountId, `subscriptions#${previous.status}`, -1),
+            counterUpdate(accountId, `subscriptions#${merged.status}`, 1),
+          );
         }
-        throw err;
+        subscription = {
+          ...merged,
+          id: update.subscriptionId,
+          created_at: Math.floor(createdMs / 1000),
+          member_id: previous?.member_id,
+          referral_id: previous?.referral_id,
+          version: version + 1,
+        };
+        subscriptionWritten = true;
+        // One event per stored version of the subscription.
+        items.push(eventItem(accountId, 'subscription.updated', `${update.subscriptionId}:${version + 1}`, subscriptionView(subscription)));
+        if (referralId) {
+          // The referral shows its subscription from a snapshot (one read per GET): refresh it here.
+          referralItem = items.length;
+          items.push({
+            Update: {
+              TableName: tableName(),
+              Key: keys.referral(accountId, referralId),
+              UpdateExpression: 'SET #s = :snap',
+              ConditionExpression: 'attribute_exists(pk) AND #s.#id = :sid',
+              ExpressionAttributeNames: { '#s': 'subscription', '#id': 'id' },
+              ExpressionAttributeValues: { ':snap': subscriptionSnapshot(subscription), ':sid': update.subscriptionId },
+            },
+          });
+        }
       }
-    }
-    return { duplicate: false, subscriptionWritten, paymentChanged, statusChanged, subscription, referralId };
-  }, (err) => err instanceof StaleSubscriptionError, 8);
+
+      // The payment: created, or merged with what is stored (failed -> paid -> refunded).
+      let paymentChanged = false;
+      if (update.payment && payKey) {
+        const storedPayment = toPayment(lookup(found, payKey));
+        const next = mergePayment(storedPayment, update.payment);
+        if (!storedPayment || !samePayment(storedPayment, next)) {
+          paymentChanged = true;
+          // `reported`: its revenue is in the report buckets (written once, here or by the evaluation).
+          const reported = lookup(found, payKey)?.reported === true || (referralId !== null && next.status !== 'failed');
+          items.push({
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...payKey,
+                type: 'Payment',
+                ...next,
+                version: (storedPayment?.version ?? 0) + 1,
+                ...(reported ? { reported: true } : {}),
+              },
+              ConditionExpression: storedPayment ? 'version = :v' : 'attribute_not_exists(pk)',
+              ...(storedPayment ? { ExpressionAttributeValues: { ':v': storedPayment.version } } : {}),
+            },
+          });
+        }
+      }
+
+      // Report buckets of a referred subscription's money (store/reports.ts), in this same transaction.
+      if (referralId && existing) {
+        const scopes = {
+          memberId: existing.referrer_member_id as string | undefined,
+          campaignId: existing.referrer_campaign_id as string | undefined,
+        };
+        const report = new ReportDeltas(accountId);
+        if (update.payment && payKey && paymentChanged) {
+          const stored = toPayment(lookup(found, payKey));
+          const next = mergePayment(stored, update.payment);
+          if (next.status !== 'failed' && lookup(found, payKey)?.reported !== true)
+            report.add(next.paid_at, scopes, 'revenue', next.amount, next.currency);
+        }
+        for (const refund of refundPuts) {
+          if (lookup(found, { pk: String(refund.pk), sk: String(refund.sk) })) continue;
+          refund.reported = true;
+          report.add(
+            Number(refund.refunded_at) || Math.floor(Date.now() / 1000),
+            scopes,
+            'refunds',
+            Number(refund.amount),
+            String(refund.currency),
+          );
+        }
+        items.push(...report.items());
+      }
+
+      if (items.length > 0) {
+        try {
+          await transact(items);
+        } catch (err) {
+          if (err instanceof ConditionsFailedError) {
+            // Someone processed this alert concurrently: it is a duplicate now.
+            if (markerKey && err.failed(0)) {
+              return {
+                duplicate: true,
+                subscriptionWritten: false,
+                paymentChanged: false,
+                statusChanged: false,
+                subscription: previous,
+                referralId,
+              };
+            }
+            // The tied referral is gone (or holds another subscription): the tie is stale data, never a reason
+            // to refuse the provider's update. Freed, then applied again.
+            if (referralId && referralItem >= 0 && err.failed(referralItem))
+              await releaseIfOrphaned(accountId, update.subscriptionId, referralId);
+            throw new StaleSubscriptionError();
+          }
+          throw err;
+        }
+      }
+      return { duplicate: false, subscriptionWritten, paymentChanged, statusChanged, subscription, referralId };
+    },
+    (err) => err instanceof StaleSubscriptionError,
+    8,
+  );
 }
 
 /** JSON with sorted keys: DynamoDB maps come back in any key order. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 
 function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
-
 
 /**
  * Creates or updates a subscription's provider fields (never `member_id` / `referral_id`, which belong
@@ -403,7 +473,12 @@ function definedOnly<T extends object>(o: T): Partial<T> {
  */
 export async function saveSubscription(accountId: string, data: SubscriptionData): Promise<Subscription> {
   const { id, created_at, ...fields } = data;
-  const result = await applyProviderUpdate(accountId, { subscriptionId: id, asOfMs: Date.now(), fields, ...(created_at !== undefined ? { createdAt: created_at } : {}) });
+  const result = await applyProviderUpdate(accountId, {
+    subscriptionId: id,
+    asOfMs: Date.now(),
+    fields,
+    ...(created_at !== undefined ? { createdAt: created_at } : {}),
+  });
   return result.subscription as Subscription;
 }
 

@@ -131,7 +131,10 @@ export const keys = {
   /** A counted link click of one visitor on one member's link (expires after the dedupe period). */
   click: (acct: string, memberId: string, visitorHash: string): Key => ({ pk: `A#${acct}#CLICK#${memberId}#${visitorHash}`, sk: 'CLICK' }),
   /** Distinct visitors counted from one IP (by digest) on one member's link in one UTC day. */
-  clickSource: (acct: string, memberId: string, ipHash: string, day: number): Key => ({ pk: `A#${acct}#CLICKIP#${memberId}#${ipHash}#${day}`, sk: 'CLICKIP' }),
+  clickSource: (acct: string, memberId: string, ipHash: string, day: number): Key => ({
+    pk: `A#${acct}#CLICKIP#${memberId}#${ipHash}#${day}`,
+    sk: 'CLICKIP',
+  }),
   account: (acct: string): Key => ({ pk: `A#${acct}`, sk: 'ACCOUNT' }),
   counter: (acct: string, name: CounterName): Key => ({ pk: `A#${acct}`, sk: `COUNT#${name}` }),
 
@@ -197,7 +200,10 @@ export const keys = {
     sk: `${providerIdKey(paymentId)}#REFUND#${alertId}`,
   }),
   /** One credit change at a time on a subscription whose credits combine (store/credit-leases.ts). */
-  creditLease: (acct: string, subscriptionId: ProviderId): Key => ({ pk: `A#${acct}#CREDIT_LEASE#${providerIdKey(subscriptionId)}`, sk: 'LEASE' }),
+  creditLease: (acct: string, subscriptionId: ProviderId): Key => ({
+    pk: `A#${acct}#CREDIT_LEASE#${providerIdKey(subscriptionId)}`,
+    sk: 'LEASE',
+  }),
   /** A referral's coupon code (upper case) -> the referral: coupon attribution without a Scan. */
   couponClaim: (acct: string, code: string): Key => ({ pk: `A#${acct}#COUPON#${code.toUpperCase()}`, sk: CLAIM }),
   /** Exactly-once marker of one member email (`conversion-<referral id>`, `reward-<reward id>`). */
@@ -215,7 +221,10 @@ export const keys = {
   rewardsByStatus: (acct: string, status: string) => `A#${acct}#REWARDS#${status}`,
   /** A pending commission's approval time: the approval job reads what is due with one Query per account. */
   approvalDueCollection: (acct: string) => `A#${acct}#APPROVAL_DUE`,
-  approvalDue: (acct: string, approvesAt: number, rewardId: string): Key => ({ pk: `A#${acct}#APPROVAL_DUE`, sk: `${timeKey(approvesAt)}#${rewardId}` }),
+  approvalDue: (acct: string, approvesAt: number, rewardId: string): Key => ({
+    pk: `A#${acct}#APPROVAL_DUE`,
+    sk: `${timeKey(approvesAt)}#${rewardId}`,
+  }),
   payout: (acct: string, id: string): Key => ({ pk: `A#${acct}#PAYOUT`, sk: id }),
   payoutCollection: (acct: string) => `A#${acct}#PAYOUT`,
   payoutsByMember: (acct: string, memberId: string) => `A#${acct}#MEMBER#${memberId}#PAYOUTS`,

@@ -95,7 +95,10 @@ function toMember(item: Record<string, unknown> | undefined): TeamMember | null 
 
 export async function listTeam(accountId: string): Promise<TeamMember[]> {
   const items = await queryAll({ partitionValue: teamPk(accountId), consistent: true });
-  return items.map(toMember).filter((m): m is TeamMember => m !== null).sort((a, b) => a.created_at - b.created_at || a.email.localeCompare(b.email));
+  return items
+    .map(toMember)
+    .filter((m): m is TeamMember => m !== null)
+    .sort((a, b) => a.created_at - b.created_at || a.email.localeCompare(b.email));
 }
 
 export async function getTeamMember(accountId: string, id: string): Promise<TeamMember | null> {
@@ -134,7 +137,13 @@ export async function addTeamMember(accountId: string, email: string, role: Role
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    { Put: { TableName: tableName(), Item: { ...teamKeys.member(accountId, member.id), type: 'Operator', account_id: accountId, ...member }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...teamKeys.member(accountId, member.id), type: 'Operator', account_id: accountId, ...member },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
   ];
   if (role === 'owner') items.push(ownersDelta(accountId, 1));
   try {
@@ -273,11 +282,19 @@ export async function issueLoginToken(accountId: string, operatorId: string): Pr
   const token = newToken();
   const expiresAt = nowSeconds() + LOGIN_LINK_SECONDS;
   await transact([
-    { ConditionCheck: { TableName: tableName(), Key: teamKeys.member(accountId, operatorId), ConditionExpression: 'attribute_exists(pk)' } },
+    {
+      ConditionCheck: { TableName: tableName(), Key: teamKeys.member(accountId, operatorId), ConditionExpression: 'attribute_exists(pk)' },
+    },
     {
       Put: {
         TableName: tableName(),
-        Item: { ...teamKeys.login(tokenHash(token)), type: 'LoginLink', account_id: accountId, operator_id: operatorId, expires_at: expiresAt },
+        Item: {
+          ...teamKeys.login(tokenHash(token)),
+          type: 'LoginLink',
+          account_id: accountId,
+          operator_id: operatorId,
+          expires_at: expiresAt,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -304,7 +321,16 @@ export async function openSession(token: string): Promise<{ token: string; sessi
   const sessionToken = newToken();
   const hash = tokenHash(sessionToken);
   const accountName = String(account.name);
-  const session: Session = { accountId, operatorId, email: person.email, role: person.role, plan: account.plan, expiresAt: now + SESSION_SECONDS, accountName, hash };
+  const session: Session = {
+    accountId,
+    operatorId,
+    email: person.email,
+    role: person.role,
+    plan: account.plan,
+    expiresAt: now + SESSION_SECONDS,
+    accountName,
+    hash,
+  };
   try {
     await transact([
       {
@@ -345,7 +371,12 @@ export async function openSession(token: string): Promise<{ token: string; sessi
         },
       },
       // The ref outlives its session (whose life is capped at SESSION_MAX_SECONDS) by a day.
-      { Put: { TableName: tableName(), Item: { ...teamKeys.sessionRef(accountId, operatorId, hash), type: 'SessionRef', expires_at: now + SESSION_MAX_SECONDS + 86_400 } } },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...teamKeys.sessionRef(accountId, operatorId, hash), type: 'SessionRef', expires_at: now + SESSION_MAX_SECONDS + 86_400 },
+        },
+      },
     ]);
   } catch (err) {
     if (err instanceof ConditionsFailedError) throw new DetailError(401, LINK_REFUSED);
@@ -362,7 +393,8 @@ export async function findSession(token: string): Promise<Session | null> {
   const hash = tokenHash(token);
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: teamKeys.session(hash) }));
   const now = nowSeconds();
-  if (!Item || typeof Item.account_id !== 'string' || !isRole(Item.role) || !isPlan(Item.plan) || Number(Item.expires_at) <= now) return null;
+  if (!Item || typeof Item.account_id !== 'string' || !isRole(Item.role) || !isPlan(Item.plan) || Number(Item.expires_at) <= now)
+    return null;
   let expiresAt = Number(Item.expires_at);
   if (now - Number(Item.slid_at ?? 0) >= SESSION_SLIDE_SECONDS) {
     // Sliding, but never past the session's absolute end.
@@ -383,7 +415,16 @@ export async function findSession(token: string): Promise<Session | null> {
       });
     if (expiresAt === 0) return null;
   }
-  return { accountId: Item.account_id, operatorId: String(Item.operator_id), email: String(Item.email), role: Item.role, plan: Item.plan, expiresAt, accountName: String(Item.account_name ?? ''), hash };
+  return {
+    accountId: Item.account_id,
+    operatorId: String(Item.operator_id),
+    email: String(Item.email),
+    role: Item.role,
+    plan: Item.plan,
+    expiresAt,
+    accountName: String(Item.account_name ?? ''),
+    hash,
+  };
 }
 
 async function endSessionByHash(accountId: string, operatorId: string, hash: string): Promise<void> {
@@ -413,7 +454,15 @@ export const keyPrefix = (key: string) => `${key.slice(0, 13)}…`;
 
 /** The record item written beside a new secret key's lookup item (same transaction). */
 export function apiKeyRecordItem(accountId: string, id: string, key: string, name: string, createdAt: number): Record<string, unknown> {
-  return { ...teamKeys.apiKeyRecord(accountId, id), type: 'ApiKeyRecord', account_id: accountId, name, prefix: keyPrefix(key), key_hash: hashApiKey(key), created_at: createdAt };
+  return {
+    ...teamKeys.apiKeyRecord(accountId, id),
+    type: 'ApiKeyRecord',
+    account_id: accountId,
+    name,
+    prefix: keyPrefix(key),
+    key_hash: hashApiKey(key),
+    created_at: createdAt,
+  };
 }
 
 export async function listApiKeyRecords(accountId: string): Promise<ApiKeyRecord[]> {

@@ -27,7 +27,15 @@ export async function issueUnsubscribeToken(target: UnsubscribeTarget, now = Mat
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...unsubscribeKey(tokenHash(token)), type: 'UnsubscribeToken', account_id: target.accountId, member_id: target.memberId, programme: target.programme, created_at: now, [TTL_ATTRIBUTE]: now + UNSUBSCRIBE_DAYS * 86400 },
+      Item: {
+        ...unsubscribeKey(tokenHash(token)),
+        type: 'UnsubscribeToken',
+        account_id: target.accountId,
+        member_id: target.memberId,
+        programme: target.programme,
+        created_at: now,
+        [TTL_ATTRIBUTE]: now + UNSUBSCRIBE_DAYS * 86400,
+      },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );

@@ -21,7 +21,19 @@ import type { EventType } from '../domain/events';
 import { isEntityId, newEntityId } from '../domain/ids';
 import type { CreateWebhookEndpointInput, UpdateWebhookEndpointInput } from '../schemas/webhook-endpoint';
 import { db, tableName } from './client';
-import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, queryAll, RaceLostError, readCounter, transact, withRetries, type TransactItem } from './ops';
+import {
+  batchGet,
+  ConditionsFailedError,
+  counterUpdate,
+  getItem,
+  lookup,
+  queryAll,
+  RaceLostError,
+  readCounter,
+  transact,
+  withRetries,
+  type TransactItem,
+} from './ops';
 import { queryIndexPages } from './outbox';
 import { queryPage, type PageRequest } from './pagination';
 import { keys, SWEEP_SHARDS, timeKey, type Key } from './table';
@@ -125,7 +137,11 @@ export async function allEndpoints(accountId: string): Promise<WebhookEndpoint[]
 }
 
 /** Creates an endpoint and its secret (stored encrypted) in one transaction (1 TransactWriteItems). */
-export async function createEndpoint(accountId: string, input: CreateWebhookEndpointInput & { url: string }, secret: string): Promise<WebhookEndpoint> {
+export async function createEndpoint(
+  accountId: string,
+  input: CreateWebhookEndpointInput & { url: string },
+  secret: string,
+): Promise<WebhookEndpoint> {
   const stored = await encryptSecret(accountId, secret);
   const endpoint: WebhookEndpoint = {
     id: newEntityId(),
@@ -141,8 +157,20 @@ export async function createEndpoint(accountId: string, input: CreateWebhookEndp
   };
   try {
     await transact([
-      { Put: { TableName: tableName(), Item: { ...keys.webhookEndpoint(accountId, endpoint.id), type: 'WebhookEndpoint', ...endpoint }, ConditionExpression: 'attribute_not_exists(pk)' } },
-      { Put: { TableName: tableName(), Item: { ...keys.webhookSecret(accountId, endpoint.id), type: 'WebhookSecret', secret: stored }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...keys.webhookEndpoint(accountId, endpoint.id), type: 'WebhookEndpoint', ...endpoint },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...keys.webhookSecret(accountId, endpoint.id), type: 'WebhookSecret', secret: stored },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
       counterUpdate(accountId, 'webhook_endpoints', 1, { below: MAX_ENDPOINTS }),
     ]);
   } catch (err) {
@@ -157,47 +185,55 @@ export async function createEndpoint(accountId: string, input: CreateWebhookEndp
 class StaleEndpointError extends RaceLostError {}
 
 /** PATCH: optimistic on the endpoint's version. Enabling an endpoint clears its failure state. */
-export async function updateEndpoint(accountId: string, id: string, patch: UpdateWebhookEndpointInput & { url?: string }): Promise<WebhookEndpoint> {
-  return withRetries(async () => {
-    const current = await getEndpointOrThrow(accountId, id);
-    const next: WebhookEndpoint = { ...current, version: current.version + 1 };
-    if (patch.url !== undefined) next.url = patch.url;
-    if (patch.events !== undefined) next.events = patch.events;
-    if (patch.description !== undefined) next.description = patch.description;
-    if (patch.enabled !== undefined) {
-      next.enabled = patch.enabled;
-      // Enabled again by its owner (or disabled by them): the service's failure verdict is dropped.
-      next.disabled_reason = null;
-      if (patch.enabled) next.failing_since = null;
-    }
-    try {
-      await transact([
-        {
-          Update: {
-            TableName: tableName(),
-            Key: keys.webhookEndpoint(accountId, id),
-            UpdateExpression: 'SET #url = :url, events = :events, description = :d, enabled = :enabled, disabled_reason = :reason, failing_since = :since, version = :v',
-            ConditionExpression: 'version = :expected',
-            ExpressionAttributeNames: { '#url': 'url' },
-            ExpressionAttributeValues: {
-              ':url': next.url,
-              ':events': next.events,
-              ':d': next.description,
-              ':enabled': next.enabled,
-              ':reason': next.disabled_reason,
-              ':since': next.failing_since,
-              ':v': next.version,
-              ':expected': current.version,
+export async function updateEndpoint(
+  accountId: string,
+  id: string,
+  patch: UpdateWebhookEndpointInput & { url?: string },
+): Promise<WebhookEndpoint> {
+  return withRetries(
+    async () => {
+      const current = await getEndpointOrThrow(accountId, id);
+      const next: WebhookEndpoint = { ...current, version: current.version + 1 };
+      if (patch.url !== undefined) next.url = patch.url;
+      if (patch.events !== undefined) next.events = patch.events;
+      if (patch.description !== undefined) next.description = patch.description;
+      if (patch.enabled !== undefined) {
+        next.enabled = patch.enabled;
+        // Enabled again by its owner (or disabled by them): the service's failure verdict is dropped.
+        next.disabled_reason = null;
+        if (patch.enabled) next.failing_since = null;
+      }
+      try {
+        await transact([
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.webhookEndpoint(accountId, id),
+              UpdateExpression:
+                'SET #url = :url, events = :events, description = :d, enabled = :enabled, disabled_reason = :reason, failing_since = :since, version = :v',
+              ConditionExpression: 'version = :expected',
+              ExpressionAttributeNames: { '#url': 'url' },
+              ExpressionAttributeValues: {
+                ':url': next.url,
+                ':events': next.events,
+                ':d': next.description,
+                ':enabled': next.enabled,
+                ':reason': next.disabled_reason,
+                ':since': next.failing_since,
+                ':v': next.version,
+                ':expected': current.version,
+              },
             },
           },
-        },
-      ]);
-    } catch (err) {
-      if (err instanceof ConditionsFailedError) throw new StaleEndpointError();
-      throw err;
-    }
-    return next;
-  }, (err) => err instanceof StaleEndpointError);
+        ]);
+      } catch (err) {
+        if (err instanceof ConditionsFailedError) throw new StaleEndpointError();
+        throw err;
+      }
+      return next;
+    },
+    (err) => err instanceof StaleEndpointError,
+  );
 }
 
 /**
@@ -235,7 +271,8 @@ export async function deleteEndpoint(accountId: string, id: string): Promise<voi
 // ---- deliveries -----------------------------------------------------------------------------------
 
 export const deliverySk = (eventMs: number, eventId: string) => `${timeKey(eventMs)}#${eventId}`;
-const deliveryId = (endpointId: string, eventId: string) => `dlv_${createHash('sha256').update(`${endpointId}:${eventId}`).digest('hex').slice(0, 32)}`;
+const deliveryId = (endpointId: string, eventId: string) =>
+  `dlv_${createHash('sha256').update(`${endpointId}:${eventId}`).digest('hex').slice(0, 32)}`;
 const dueShard = (sk: string) => createHash('sha256').update(sk).digest()[0]! % SWEEP_SHARDS;
 const dueKey = (accountId: string, endpointId: string, sk: string, dueMs: number) => ({
   gsi2pk: keys.deliveryDueShard(dueShard(sk)),
@@ -246,7 +283,12 @@ const dueKey = (accountId: string, endpointId: string, sk: string, dueMs: number
  * Creates the delivery of an event to an endpoint, once (a redelivered fan-out finds it there), and
  * counts it on the endpoint. False when the endpoint is gone; true when the delivery exists now.
  */
-export async function createDelivery(accountId: string, endpointId: string, event: { id: string; type: EventType; created_ms: number }, nowMs: number): Promise<boolean> {
+export async function createDelivery(
+  accountId: string,
+  endpointId: string,
+  event: { id: string; type: EventType; created_ms: number },
+  nowMs: number,
+): Promise<boolean> {
   const sk = deliverySk(event.created_ms, event.id);
   try {
     await transact([
@@ -289,8 +331,15 @@ export async function createDelivery(accountId: string, endpointId: string, even
 }
 
 export async function listDeliveries(accountId: string, endpoint: WebhookEndpoint, page: PageRequest) {
-  const result = await queryPage({ partitionValue: keys.webhookDeliveriesOf(accountId, endpoint.id), scope: `${accountId}|webhook-deliveries|${endpoint.id}` }, page);
-  return { ...result, items: result.items.map((i) => toDelivery(i)).filter((d): d is WebhookDelivery => d !== null), count: endpoint.delivery_count };
+  const result = await queryPage(
+    { partitionValue: keys.webhookDeliveriesOf(accountId, endpoint.id), scope: `${accountId}|webhook-deliveries|${endpoint.id}` },
+    page,
+  );
+  return {
+    ...result,
+    items: result.items.map((i) => toDelivery(i)).filter((d): d is WebhookDelivery => d !== null),
+    count: endpoint.delivery_count,
+  };
 }
 
 export interface DeliveryContext {
@@ -305,7 +354,12 @@ export interface DeliveryContext {
  * on a cold container, then cached per stored value for PROVIDER_CACHE_TTL_SECONDS) and the event's body.
  */
 export async function loadDelivery(accountId: string, endpointId: string, sk: string, eventId: string): Promise<DeliveryContext> {
-  const k: Key[] = [keys.webhookDelivery(accountId, endpointId, sk), keys.webhookEndpoint(accountId, endpointId), keys.webhookSecret(accountId, endpointId), keys.event(accountId, eventId)];
+  const k: Key[] = [
+    keys.webhookDelivery(accountId, endpointId, sk),
+    keys.webhookEndpoint(accountId, endpointId),
+    keys.webhookSecret(accountId, endpointId),
+    keys.event(accountId, eventId),
+  ];
   const found = await batchGet(k);
   const secretItem = lookup(found, k[2] as Key);
   const eventItem = lookup(found, k[3] as Key);
@@ -385,7 +439,15 @@ export async function recordAttempt(
   const items: TransactItem[] = [delivery];
   const endpointKey = keys.webhookEndpoint(accountId, d.endpoint_id);
   if (endpointChange === 'recovered') {
-    items.push({ Update: { TableName: tableName(), Key: endpointKey, UpdateExpression: 'SET failing_since = :null', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':null': null } } });
+    items.push({
+      Update: {
+        TableName: tableName(),
+        Key: endpointKey,
+        UpdateExpression: 'SET failing_since = :null',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':null': null },
+      },
+    });
   } else if (endpointChange === 'disable') {
     items.push({
       Update: {
@@ -423,7 +485,11 @@ export async function recordAttempt(
 }
 
 /** Deliveries of one shard due by `nowMs`, oldest first (the sweep's query). */
-export async function dueDeliveries(shard: number, nowMs: number, limit = 1000): Promise<{ account_id: string; endpoint_id: string; delivery: string }[]> {
+export async function dueDeliveries(
+  shard: number,
+  nowMs: number,
+  limit = 1000,
+): Promise<{ account_id: string; endpoint_id: string; delivery: string }[]> {
   const items = await queryIndexPages(keys.deliveryDueShard(shard), timeKey(nowMs + 1), limit);
   return items.flatMap((i) => {
     const [, account, endpoint, ...rest] = String(i.gsi2sk).split('#');

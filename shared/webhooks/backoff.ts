@@ -15,7 +15,12 @@ export function retryDelaySeconds(attempt: number, cfg: BackoffConfig): number {
 }
 
 /** After failed attempt `attempt` of a delivery created at `createdMs`: retry at a time, or give up. */
-export function afterFailure(attempt: number, createdMs: number, nowMs: number, cfg: BackoffConfig): { retryAtMs: number } | { giveUp: true } {
+export function afterFailure(
+  attempt: number,
+  createdMs: number,
+  nowMs: number,
+  cfg: BackoffConfig,
+): { retryAtMs: number } | { giveUp: true } {
   const retryAtMs = nowMs + retryDelaySeconds(attempt, cfg) * 1000;
   if (retryAtMs > createdMs + cfg.giveUpSeconds * 1000) return { giveUp: true };
   return { retryAtMs };

@@ -47,25 +47,46 @@ export async function attemptDelivery(message: DeliverMessage): Promise<AttemptR
 
   if (!ctx.endpoint || !ctx.endpoint.enabled || !ctx.secret || !ctx.payload) {
     const reason = !ctx.endpoint ? 'endpoint deleted' : !ctx.endpoint.enabled ? 'endpoint disabled' : 'event expired';
-    await recordAttempt(accountId, claimed, attempt, { attempt, at: now, status_code: null, duration_ms: 0, error: reason }, { state: 'cancelled' }, 'none');
+    await recordAttempt(
+      accountId,
+      claimed,
+      attempt,
+      { attempt, at: now, status_code: null, duration_ms: 0, error: reason },
+      { state: 'cancelled' },
+      'none',
+    );
     return 'cancelled';
   }
 
   const started = clock.now();
   const outcome = await post(ctx.endpoint.url, ctx.payload, ctx.secret, eventId, d.event_type, cfg);
   const finished = clock.now();
-  const record: AttemptRecord = { attempt, at: started, status_code: outcome.status, duration_ms: Math.max(0, finished - started), error: outcome.error };
+  const record: AttemptRecord = {
+    attempt,
+    at: started,
+    status_code: outcome.status,
+    duration_ms: Math.max(0, finished - started),
+    error: outcome.error,
+  };
   const base = { account_id: accountId, endpoint_id: endpointId, event_id: eventId, attempt, status_code: outcome.status };
 
   if (outcome.ok) {
-    await recordAttempt(accountId, claimed, attempt, record, { state: 'succeeded' }, ctx.endpoint.failing_since !== null ? 'recovered' : 'none');
+    await recordAttempt(
+      accountId,
+      claimed,
+      attempt,
+      record,
+      { state: 'succeeded' },
+      ctx.endpoint.failing_since !== null ? 'recovered' : 'none',
+    );
     log('info', 'webhook delivered', base);
     return 'succeeded';
   }
   // OutgoingWebhookFailures: once per failed attempt, after its outcome is recorded (the attempt's claim
   // keeps a second copy of the message from making, and counting, the same attempt).
   const failingSince = ctx.endpoint.failing_since;
-  const change: EndpointChange = failingSince === null ? { failingSince: started } : shouldDisable(failingSince, finished, cfg) ? 'disable' : 'none';
+  const change: EndpointChange =
+    failingSince === null ? { failingSince: started } : shouldDisable(failingSince, finished, cfg) ? 'disable' : 'none';
   const next = afterFailure(attempt, d.created_ms, finished, cfg);
   if ('giveUp' in next) {
     // Retried for the whole give-up period without the endpoint succeeding once since its first attempt.
@@ -91,7 +112,14 @@ interface PostOutcome {
 }
 
 /** One signed POST, connected only to checked addresses; 2xx is success, anything else (3xx too) a failure. */
-export async function post(rawUrl: string, body: string, secret: string, eventId: string, eventType: string, cfg: { allowLoopback: boolean; timeoutMs: number }): Promise<PostOutcome> {
+export async function post(
+  rawUrl: string,
+  body: string,
+  secret: string,
+  eventId: string,
+  eventType: string,
+  cfg: { allowLoopback: boolean; timeoutMs: number },
+): Promise<PostOutcome> {
   let url: URL;
   let addresses: ResolvedAddress[];
   try {
@@ -139,14 +167,22 @@ export async function post(rawUrl: string, body: string, secret: string, eventId
       (res: IncomingMessage) => {
         const status = res.statusCode ?? 0;
         res.resume(); // the body is not needed; drain it so the socket is released
-        res.on('end', () => done({ ok: status >= 200 && status < 300, status, error: status >= 200 && status < 300 ? null : `HTTP ${status}` }));
+        res.on('end', () =>
+          done({ ok: status >= 200 && status < 300, status, error: status >= 200 && status < 300 ? null : `HTTP ${status}` }),
+        );
         res.on('error', () => done({ ok: false, status, error: 'response interrupted' }));
       },
     );
     req.on('timeout', () => {
       req.destroy(new Error('timeout'));
     });
-    req.on('error', (err: NodeJS.ErrnoException) => done({ ok: false, status: null, error: err.message === 'timeout' ? `timeout after ${cfg.timeoutMs} ms` : `connection failed: ${err.code ?? err.message}` }));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      done({
+        ok: false,
+        status: null,
+        error: err.message === 'timeout' ? `timeout after ${cfg.timeoutMs} ms` : `connection failed: ${err.code ?? err.message}`,
+      }),
+    );
     req.end(bytes);
   });
 }

@@ -26,7 +26,10 @@ export async function checkedUrl(raw: string): Promise<string> {
   }
 }
 
-export async function registerEndpoint(accountId: string, input: CreateWebhookEndpointInput): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+export async function registerEndpoint(
+  accountId: string,
+  input: CreateWebhookEndpointInput,
+): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const url = await checkedUrl(input.url);
   const secret = newSigningSecret();
   const endpoint = await createEndpoint(accountId, { ...input, url }, secret);

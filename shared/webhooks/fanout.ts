@@ -23,7 +23,12 @@ export async function dispatchEvent(accountId: string, eventId: string): Promise
   const created = await Promise.all(targets.map(async (e) => ((await createDelivery(accountId, e.id, event, now)) ? e.id : null)));
   const messages: DeliverMessage[] = created
     .filter((id): id is string => id !== null)
-    .map((endpointId) => ({ kind: 'deliver', account_id: accountId, endpoint_id: endpointId, delivery: deliverySk(event.created_ms, event.id) }));
+    .map((endpointId) => ({
+      kind: 'deliver',
+      account_id: accountId,
+      endpoint_id: endpointId,
+      delivery: deliverySk(event.created_ms, event.id),
+    }));
   if (messages.length > 0) await publishAll('webhook-deliveries', messages);
   await markEventDispatched(accountId, eventId);
   return { deliveries: messages.length };
@@ -34,5 +39,6 @@ export async function dispatchEvent(accountId: string, eventId: string): Promise
  * queued again at once rather than left to the next sweep (shared/webhooks/sweep.ts).
  */
 export async function purgeEndpoint(accountId: string, endpointId: string): Promise<void> {
-  if ((await purgeDeliveriesPage(accountId, endpointId)) >= PURGE_PAGE) await publish('webhook-events', { kind: 'purge-endpoint', account_id: accountId, endpoint_id: endpointId });
+  if ((await purgeDeliveriesPage(accountId, endpointId)) >= PURGE_PAGE)
+    await publish('webhook-events', { kind: 'purge-endpoint', account_id: accountId, endpoint_id: endpointId });
 }

@@ -34,7 +34,11 @@ export async function sweepOutbox(nowMs = clock.now(), sinceMs = 0): Promise<num
 export async function sweepDeliveries(nowMs = clock.now()): Promise<number> {
   return eachShard(async (shard) => {
     const due = await dueDeliveries(shard, nowMs, PER_SHARD);
-    if (due.length > 0) await publishAll('webhook-deliveries', due.map((d) => ({ kind: 'deliver' as const, ...d })));
+    if (due.length > 0)
+      await publishAll(
+        'webhook-deliveries',
+        due.map((d) => ({ kind: 'deliver' as const, ...d })),
+      );
     return due.length;
   });
 }
@@ -43,7 +47,11 @@ export async function sweepDeliveries(nowMs = clock.now()): Promise<number> {
 export async function sweepPurges(nowMs = clock.now()): Promise<number> {
   return eachShard(async (shard) => {
     const purges = await pendingPurges(shard, nowMs);
-    if (purges.length > 0) await publishAll('webhook-events', purges.map((p) => ({ kind: 'purge-endpoint' as const, ...p })));
+    if (purges.length > 0)
+      await publishAll(
+        'webhook-events',
+        purges.map((p) => ({ kind: 'purge-endpoint' as const, ...p })),
+      );
     return purges.length;
   });
 }

@@ -90,7 +90,9 @@ export async function measureAuthFlood(bench: BenchRuntime, opts: { requests: nu
 }
 
 export function describeRun(r: AuthFloodRun): string {
-  const statuses = Object.entries(r.statuses).map(([s, n]) => `${n}x${s}`).join(' ');
+  const statuses = Object.entries(r.statuses)
+    .map(([s, n]) => `${n}x${s}`)
+    .join(' ');
   return `${r.name}: ${num(r.requests)} requests over ${num(r.distinctKeys)} keys in ${num(r.seconds, 1)} s (${num(r.requests / r.seconds)}/s) -> ${statuses}; DynamoDB GetItem ${num(r.getItems)}, UpdateItem ${num(r.updateItems)}, other ${num(r.otherCalls)}`;
 }
 
@@ -99,7 +101,10 @@ if (require.main === module) {
     const workDir = mkdtempSync(join(tmpdir(), 'refloop-bench-auth-'));
     const bench = await startBenchRuntime(workDir);
     try {
-      const section = await measureAuthFlood(bench, { requests: Number(process.env.BENCH_AUTH_REQUESTS ?? 2000), connections: Number(process.env.BENCH_CONNECTIONS ?? 10) });
+      const section = await measureAuthFlood(bench, {
+        requests: Number(process.env.BENCH_AUTH_REQUESTS ?? 2000),
+        connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
+      });
       for (const r of section.runs) process.stdout.write(`${describeRun(r)}\n`);
     } finally {
       await bench.stop();

@@ -5,7 +5,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { BUNDLE_BUDGET_BYTES, LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS, REPO_ROOT, bundleFunctions, lambdaBuildOptions, sdkVersionOnly } from '../../infra/cloud/bundling';
+import {
+  BUNDLE_BUDGET_BYTES,
+  LAMBDA_BUNDLING,
+  LAMBDA_NODE_OPTIONS,
+  REPO_ROOT,
+  bundleFunctions,
+  lambdaBuildOptions,
+  sdkVersionOnly,
+} from '../../infra/cloud/bundling';
 import { fallbackRoute, routes } from '../../functions/routes';
 import { scheduledJobs, workers } from '../../functions/workers';
 import { median, progress } from './stats';
@@ -98,9 +106,9 @@ const SDK_ONLY_HANDLER = [
 
 // The timed part: process.hrtime right before and right after require() of the bundle, in a fresh node.
 const INIT_SCRIPT =
-  "const c0=process.cpuUsage();const t0=process.hrtime.bigint();const m=require(process.argv[1]);const t1=process.hrtime.bigint();const c1=process.cpuUsage(c0);" +
+  'const c0=process.cpuUsage();const t0=process.hrtime.bigint();const m=require(process.argv[1]);const t1=process.hrtime.bigint();const c1=process.cpuUsage(c0);' +
   "if(typeof m.handler!=='function')throw new Error('no handler export');" +
-  "process.stdout.write(JSON.stringify({wall:Number(t1-t0)/1e6,cpu:(c1.user+c1.system)/1e3}));";
+  'process.stdout.write(JSON.stringify({wall:Number(t1-t0)/1e6,cpu:(c1.user+c1.system)/1e3}));';
 
 /** What Lambda sets, plus the table and queue names: nothing may throw at load for want of them. */
 const FUNCTION_ENV: Record<string, string> = {
@@ -143,18 +151,30 @@ export async function measureBundles(workDir: string): Promise<BundleSection> {
   const empty = await bundleSource(EMPTY_HANDLER, 'empty-handler.ts', join(workDir, 'bundles', 'empty'));
   const sdk = await bundleSource(SDK_ONLY_HANDLER, 'sdk-only-handler.ts', join(workDir, 'bundles', 'sdk-only'));
   const names = new Map(targets.map((t) => [t.entry.replace(/\.ts$/, '').replace(/[\\/]/g, '_'), t]));
-  const bundled = await bundleFunctions(Object.fromEntries([...names].map(([name, t]) => [name, t.entry])), { outdir: join(workDir, 'bundles'), write: true });
+  const bundled = await bundleFunctions(Object.fromEntries([...names].map(([name, t]) => [name, t.entry])), {
+    outdir: join(workDir, 'bundles'),
+    write: true,
+  });
   const built = [...names].map(([name, target]) => {
     const b = bundled[name];
     if (!b) throw new Error(`no bundle for ${target.entry}`);
     const file = join(workDir, 'bundles', name, 'index.js');
-    return { target, file, bytes: b.bytes, mapBytes: statSync(`${file}.map`).size, adapterBytes: [...Object.values(b.adapters), ...Object.values(b.lazy)].reduce((t, x) => t + x, 0), inputs: b.inputs };
+    return {
+      target,
+      file,
+      bytes: b.bytes,
+      mapBytes: statSync(`${file}.map`).size,
+      adapterBytes: [...Object.values(b.adapters), ...Object.values(b.lazy)].reduce((t, x) => t + x, 0),
+      inputs: b.inputs,
+    };
   });
 
   // Rounds interleave every bundle (and the empty one), so a burst of other work on the machine is
   // spread over all of them instead of landing on a few.
   const files = [empty.file, sdk.file, ...built.map((b) => b.file)];
-  const samples = new Map<string, { maps: number[]; plain: number[]; cpu: number[] }>(files.map((f) => [f, { maps: [], plain: [], cpu: [] }]));
+  const samples = new Map<string, { maps: number[]; plain: number[]; cpu: number[] }>(
+    files.map((f) => [f, { maps: [], plain: [], cpu: [] }]),
+  );
   progress(`bundles: timing require() in a fresh node, ${INIT_RUNS} rounds x ${files.length} bundles x 2 (with and without source maps)`);
   for (let round = 0; round < INIT_RUNS; round++) {
     for (const f of files) {
@@ -194,11 +214,19 @@ export async function measureBundles(workDir: string): Promise<BundleSection> {
     options:
       `esbuild bundle, platform ${LAMBDA_BUNDLING.platform}, target ${LAMBDA_BUNDLING.target}, format ${LAMBDA_BUNDLING.format}, minify, external source map without sources, ` +
       `mainFields ${LAMBDA_BUNDLING.mainFields.join(',')}, AWS SDK bundled, external ${LAMBDA_BUNDLING.externals.join(' and ')}, ` +
-      `${Object.entries(LAMBDA_BUNDLING.alias).map(([from, to]) => `alias ${from} -> ${to.replace(/^\.\//, '')}`).join(', ')}, the SDK clients' package.json reduced to their version, provider adapters and ${LAMBDA_BUNDLING.lazyModules.join(', ')} in files of their own`,
+      `${Object.entries(LAMBDA_BUNDLING.alias)
+        .map(([from, to]) => `alias ${from} -> ${to.replace(/^\.\//, '')}`)
+        .join(
+          ', ',
+        )}, the SDK clients' package.json reduced to their version, provider adapters and ${LAMBDA_BUNDLING.lazyModules.join(', ')} in files of their own`,
     empty: { bytes: empty.bytes, initMs: emptyInit.maps, initPlainMs: emptyInit.plain, initCpuMs: emptyInit.cpu },
     sdkOnly: { bytes: sdk.bytes, initMs: sdkInit.maps, initPlainMs: sdkInit.plain, initCpuMs: sdkInit.cpu },
     results,
-    biggestContributors: { name: biggest.target.names.join(', '), entry: biggest.target.entry, parts: contributors(biggest.inputs).slice(0, 6) },
+    biggestContributors: {
+      name: biggest.target.names.join(', '),
+      entry: biggest.target.entry,
+      parts: contributors(biggest.inputs).slice(0, 6),
+    },
     runs: INIT_RUNS,
   };
 }

@@ -53,9 +53,17 @@ async function call(rt: LocalRuntime, method: string, path: string, body?: unkno
 
 /** 3,000 referrals through the API (100 members, 30 each), 8 requests at a time. */
 async function seed(rt: LocalRuntime, referrals: number): Promise<void> {
-  const campaign = await call(rt, 'POST', '/v1/campaigns/', { name: 'bench dashboard', allows_commission: true, commission_amount: '2.00' });
+  const campaign = await call(rt, 'POST', '/v1/campaigns/', {
+    name: 'bench dashboard',
+    allows_commission: true,
+    commission_amount: '2.00',
+  });
   const members: string[] = [];
-  for (let m = 0; m < 100; m++) members.push((await call(rt, 'POST', '/v1/members/', { identifier: `dash-${m}`, email: `dash-${m}@example.com`, campaign: { id: campaign.id } })).code);
+  for (let m = 0; m < 100; m++)
+    members.push(
+      (await call(rt, 'POST', '/v1/members/', { identifier: `dash-${m}`, email: `dash-${m}@example.com`, campaign: { id: campaign.id } }))
+        .code,
+    );
   let next = 0;
   const worker = async () => {
     while (next < referrals) {
@@ -70,8 +78,27 @@ export async function measureDashboard(opts: { referrals: number; runs: number }
   const assets = measureAssets();
   const dataDir = mkdtempSync(join(tmpdir(), 'refloop-bench-dashboard-'));
   process.env.API_RATE_LIMITS ??= 'starter=1000000,small=1000000,regular=1000000,unlimited=1000000';
-  const rt = await startLocal({ port: 0, dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-bench-dashboard' });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  const rt = await startLocal({
+    port: 0,
+    dynamodbPort: await freePort(),
+    sqsPort: 0,
+    paddlePort: 0,
+    paddleBillingPort: 0,
+    stripePort: 0,
+    dataDir,
+    tableName: 'refloop-bench-dashboard',
+  });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
   try {
     const seedStart = performance.now();
     await seed(rt, opts.referrals);
@@ -106,7 +133,16 @@ export async function measureDashboard(opts: { referrals: number; runs: number }
       await fresh.close();
       await context.close();
     }
-    const med = (xs: { fcp: number; kpis: number }[]) => ({ fcp: percentile(xs.map((x) => x.fcp), 50), kpis: percentile(xs.map((x) => x.kpis), 50) });
+    const med = (xs: { fcp: number; kpis: number }[]) => ({
+      fcp: percentile(
+        xs.map((x) => x.fcp),
+        50,
+      ),
+      kpis: percentile(
+        xs.map((x) => x.kpis),
+        50,
+      ),
+    });
     return { ...assets, referrals: opts.referrals, seedSeconds, runs: opts.runs, cold: med(cold), warm: med(warm) };
   } finally {
     await browser.close();
@@ -135,7 +171,7 @@ export function renderDashboardSection(x: DashboardSection, date = new Date().to
     '',
     `The overview with **${x.referrals.toLocaleString('en-US')} referrals** (100 members; seeded through the API in ${x.seedSeconds.toFixed(1)} s) under \`npm start\`'s stack, in Debian's Chromium, median of ${x.runs} runs, from the page's performance timings (ms after navigation start):`,
     '',
-    '| | First Contentful Paint | KPI tiles with the API\'s figures |',
+    "| | First Contentful Paint | KPI tiles with the API's figures |",
     '|---|---:|---:|',
     `| Cold (new browser context, nothing cached) | ${msText(x.cold.fcp)} | ${msText(x.cold.kpis)} |`,
     `| Warm (reload, assets cached) | ${msText(x.warm.fcp)} | ${msText(x.warm.kpis)} |`,
@@ -152,15 +188,23 @@ export function writeDashboardSection(x: DashboardSection): void {
   const section = renderDashboardSection(x).join('\n');
   const start = text.indexOf(DASHBOARD_START);
   const end = text.indexOf(DASHBOARD_END);
-  const next = start >= 0 && end > start ? text.slice(0, start) + section + text.slice(end + DASHBOARD_END.length) : `${text.trimEnd()}\n\n${section}\n`;
+  const next =
+    start >= 0 && end > start
+      ? text.slice(0, start) + section + text.slice(end + DASHBOARD_END.length)
+      : `${text.trimEnd()}\n\n${section}\n`;
   writeFileSync(file, next);
 }
 
 if (require.main === module) {
-  measureDashboard({ referrals: Number(process.env.BENCH_DASHBOARD_REFERRALS || 3000), runs: Number(process.env.BENCH_DASHBOARD_RUNS || 5) }).then(
+  measureDashboard({
+    referrals: Number(process.env.BENCH_DASHBOARD_REFERRALS || 3000),
+    runs: Number(process.env.BENCH_DASHBOARD_RUNS || 5),
+  }).then(
     (x) => {
       writeDashboardSection(x);
-      console.log(`dashboard: JS ${kb(x.jsGzip)} gzipped, CSS ${kb(x.cssGzip)}; cold FCP ${msText(x.cold.fcp)}, KPI tiles ${msText(x.cold.kpis)}; warm ${msText(x.warm.fcp)} / ${msText(x.warm.kpis)}`);
+      console.log(
+        `dashboard: JS ${kb(x.jsGzip)} gzipped, CSS ${kb(x.cssGzip)}; cold FCP ${msText(x.cold.fcp)}, KPI tiles ${msText(x.cold.kpis)}; warm ${msText(x.warm.fcp)} / ${msText(x.warm.kpis)}`,
+      );
       process.exit(0);
     },
     (err: unknown) => {

@@ -96,13 +96,21 @@ export async function measureDrain(
       checkoutApiUrl: rt.paddle.checkoutApiUrl,
     });
 
-    progress(`drain: run ${run}/${o.runs}: signing ${o.checkouts * 2} alerts (${o.checkouts} checkouts: subscription_created + subscription_payment_succeeded)`);
+    progress(
+      `drain: run ${run}/${o.runs}: signing ${o.checkouts * 2} alerts (${o.checkouts} checkouts: subscription_created + subscription_payment_succeeded)`,
+    );
     const t = performance.now();
     const bodies: string[] = [];
     const subscriptions: Array<{ subscriptionId: number; paymentId: number; alertIds: [number, number] }> = [];
     for (let i = 0; i < o.checkouts; i++) {
       const subscriptionId = subscriptionSeq++;
-      const ids = { alertId: alertSeq, subscriptionId, paymentId: subscriptionId + 10_000_000, userId: subscriptionId + 20_000_000, orderNumber: subscriptionId };
+      const ids = {
+        alertId: alertSeq,
+        subscriptionId,
+        paymentId: subscriptionId + 10_000_000,
+        userId: subscriptionId + 20_000_000,
+        orderNumber: subscriptionId,
+      };
       alertSeq += 2;
       bodies.push(...checkoutAlerts(rt.paddle.sign, ids));
       subscriptions.push({ subscriptionId, paymentId: ids.paymentId, alertIds: [ids.alertId, ids.alertId + 1] });
@@ -216,14 +224,30 @@ export interface JsonDrainSection {
   lostTotal: number;
 }
 
-export async function measureJsonDrain(bench: BenchRuntime, workDir: string, o: { provider: 'paddle-billing' | 'stripe'; checkouts: number; connections: number; timeoutMs: number }): Promise<JsonDrainSection> {
+export async function measureJsonDrain(
+  bench: BenchRuntime,
+  workDir: string,
+  o: { provider: 'paddle-billing' | 'stripe'; checkouts: number; connections: number; timeoutMs: number },
+): Promise<JsonDrainSection> {
   const rt = bench.runtime;
   const { account } = await createAccount({ name: `Bench drain ${o.provider}`, plan: 'regular' });
   const accountId = account.accountId;
   const billing = rt.paddleBilling;
   const stripe = rt.stripe;
-  if (o.provider === 'paddle-billing') await saveProviderConnection(accountId, { kind: 'paddle-billing', apiKey: billing.apiKey, apiUrl: billing.url, webhookSecret: billing.webhookSecret });
-  else await saveProviderConnection(accountId, { kind: 'stripe', secretKey: stripe.secretKey, apiUrl: stripe.url, webhookSecret: stripe.webhookSecret });
+  if (o.provider === 'paddle-billing')
+    await saveProviderConnection(accountId, {
+      kind: 'paddle-billing',
+      apiKey: billing.apiKey,
+      apiUrl: billing.url,
+      webhookSecret: billing.webhookSecret,
+    });
+  else
+    await saveProviderConnection(accountId, {
+      kind: 'stripe',
+      secretKey: stripe.secretKey,
+      apiUrl: stripe.url,
+      webhookSecret: stripe.webhookSecret,
+    });
 
   progress(`drain (${o.provider}): ${o.checkouts} checkouts in the emulator, their webhooks signed`);
   const lines: string[] = [];
@@ -259,10 +283,18 @@ export async function measureJsonDrain(bench: BenchRuntime, workDir: string, o: 
   let posted: LoadFigures | undefined;
   let postSeconds = 0;
   const path = o.provider === 'paddle-billing' ? `/webhooks/paddle-billing/${accountId}/` : `/webhooks/stripe/${accountId}/`;
-  const posting = bench.load.run({ url: rt.url, connections: o.connections, amount: lines.length, headers: { 'content-type': 'application/json' }, scenario: { kind: 'signed-bodies', path, bodiesFile: file } }).then((f) => {
-    posted = f;
-    postSeconds = (performance.now() - started) / 1000;
-  });
+  const posting = bench.load
+    .run({
+      url: rt.url,
+      connections: o.connections,
+      amount: lines.length,
+      headers: { 'content-type': 'application/json' },
+      scenario: { kind: 'signed-bodies', path, bodiesFile: file },
+    })
+    .then((f) => {
+      posted = f;
+      postSeconds = (performance.now() - started) / 1000;
+    });
   let peakBacklog = 0;
   const deadline = started + o.timeoutMs;
   for (;;) {
@@ -282,7 +314,8 @@ export async function measureJsonDrain(bench: BenchRuntime, workDir: string, o: 
     payments: (await missingKeys(expected.map((e) => keys.payment(accountId, e.subscriptionId, e.paymentId)))).length,
     markers: (await missingKeys(eventIds.map((id) => keys.alert(accountId, id)))).length,
   };
-  const apiCalls = Object.values((o.provider === 'paddle-billing' ? billing : stripe).callCounts()).reduce((a, b) => a + b, 0) - callsBefore;
+  const apiCalls =
+    Object.values((o.provider === 'paddle-billing' ? billing : stripe).callCounts()).reduce((a, b) => a + b, 0) - callsBefore;
   const rejected = figures.requests - figures.ok;
   return {
     provider: o.provider,

@@ -66,7 +66,9 @@ function requestsFor(scenario: LoadScenario): autocannon.Request[] {
       ];
     }
     case 'form-bodies': {
-      const bodies = readFileSync(scenario.bodiesFile, 'utf8').split('\n').filter((l) => l.length > 0);
+      const bodies = readFileSync(scenario.bodiesFile, 'utf8')
+        .split('\n')
+        .filter((l) => l.length > 0);
       let i = 0;
       return [{ method: 'POST', path: scenario.path, setupRequest: (req) => ({ ...req, body: bodies[i++ % bodies.length] as string }) }];
     }

@@ -48,7 +48,13 @@ export interface RawFigures {
 
 export interface LoadSection {
   settings: LoadSettings;
-  scenarios: Array<{ name: string; request: string; dynamo: string; raw: 'GetItem' | 'Query' | 'TransactWriteItems' | null; figures: Figures }>;
+  scenarios: Array<{
+    name: string;
+    request: string;
+    dynamo: string;
+    raw: 'GetItem' | 'Query' | 'TransactWriteItems' | null;
+    figures: Figures;
+  }>;
   raw: Record<'GetItem' | 'Query' | 'TransactWriteItems', RawFigures & { what: string }>;
   seed: { referrals: number; members: number };
   signSeconds: number;
@@ -98,7 +104,13 @@ async function closedLoop(lanes: number, seconds: number, op: (lane: number, i: 
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
-  return { ops: latencies.length, opsPerSecond: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+  return {
+    ops: latencies.length,
+    opsPerSecond: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+  };
 }
 
 export async function measureLoad(bench: BenchRuntime, workDir: string, settings: LoadSettings): Promise<LoadSection> {
@@ -107,18 +119,31 @@ export async function measureLoad(bench: BenchRuntime, workDir: string, settings
 
   // --- seed: a credit campaign, one referring member per connection, 60 referrals --------------------
   progress('load: seeding a campaign, members and referrals');
-  const campaign = await api(rt, 'POST', '/v1/campaigns/', { name: 'Bench', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' });
+  const campaign = await api(rt, 'POST', '/v1/campaigns/', {
+    name: 'Bench',
+    allows_credit: true,
+    credit_amount: '5.00',
+    credit_currency: 'USD',
+  });
   if (campaign.status !== 201) throw new Error(`seed campaign: ${campaign.status} ${JSON.stringify(campaign.body)}`);
   const memberCodes: string[] = [];
   for (let i = 0; i < connections; i++) {
     const code = `BENCH${String(i).padStart(3, '0')}`;
-    const m = await api(rt, 'POST', '/v1/members/', { identifier: `bench-member-${i}`, email: `m${i}@example.com`, code, campaign: { id: campaign.body.id } });
+    const m = await api(rt, 'POST', '/v1/members/', {
+      identifier: `bench-member-${i}`,
+      email: `m${i}@example.com`,
+      code,
+      campaign: { id: campaign.body.id },
+    });
     if (m.status !== 201) throw new Error(`seed member: ${m.status} ${JSON.stringify(m.body)}`);
     memberCodes.push(code);
   }
   const referralIds: string[] = [];
   for (let i = 0; i < 60; i++) {
-    const r = await api(rt, 'POST', '/v1/referrals/', { user_identifier: `seed-user-${i}`, member_code: memberCodes[i % memberCodes.length] });
+    const r = await api(rt, 'POST', '/v1/referrals/', {
+      user_identifier: `seed-user-${i}`,
+      member_code: memberCodes[i % memberCodes.length],
+    });
     if (r.status !== 200) throw new Error(`seed referral: ${r.status} ${JSON.stringify(r.body)}`);
     referralIds.push(r.body.id as string);
   }
@@ -139,7 +164,9 @@ export async function measureLoad(bench: BenchRuntime, workDir: string, settings
   const rawClient = createDynamoClient({ endpoint: rt.dynamodbEndpoint, region: 'us-east-1' });
   const doc = DynamoDBDocumentClient.from(rawClient, { marshallOptions: { removeUndefinedValues: true } });
   const table = bench.tableName;
-  const sample = (await doc.send(new GetCommand({ TableName: table, Key: keys.referral(accountId, referralIds[0] as string), ConsistentRead: true }))).Item;
+  const sample = (
+    await doc.send(new GetCommand({ TableName: table, Key: keys.referral(accountId, referralIds[0] as string), ConsistentRead: true }))
+  ).Item;
   if (!sample) throw new Error('seeded referral not found');
   // Write-side stand-ins under keys of their own (never read by the service): the shape of the create
   // referral transaction - the referral, the referred-user claim, an ADD on the referring member (one per
@@ -153,7 +180,13 @@ export async function measureLoad(bench: BenchRuntime, workDir: string, settings
     GetItem: {
       what: 'GetItem of a referral (strongly consistent), as GET /v1/referrals/{id}/ reads it',
       op: (_lane: number, i: number) =>
-        doc.send(new GetCommand({ TableName: table, Key: keys.referral(accountId, referralIds[i % referralIds.length] as string), ConsistentRead: true })),
+        doc.send(
+          new GetCommand({
+            TableName: table,
+            Key: keys.referral(accountId, referralIds[i % referralIds.length] as string),
+            ConsistentRead: true,
+          }),
+        ),
     },
     Query: {
       what: 'Query of 21 referrals, newest first (strongly consistent), as GET /v1/referrals/ reads its page',
@@ -180,7 +213,14 @@ export async function measureLoad(bench: BenchRuntime, workDir: string, settings
               {
                 Put: {
                   TableName: table,
-                  Item: { ...sample, pk: `${benchPk}#REFERRAL`, sk: `r${n}`, gsi1pk: `${benchPk}#BY_MEMBER#${lane}`, gsi1sk: `r${n}`, user_identifier: `raw-${n}` },
+                  Item: {
+                    ...sample,
+                    pk: `${benchPk}#REFERRAL`,
+                    sk: `r${n}`,
+                    gsi1pk: `${benchPk}#BY_MEMBER#${lane}`,
+                    gsi1sk: `r${n}`,
+                    user_identifier: `raw-${n}`,
+                  },
                   ConditionExpression: 'attribute_not_exists(pk)',
                 },
               },
@@ -250,7 +290,8 @@ export async function measureLoad(bench: BenchRuntime, workDir: string, settings
     },
     {
       name: 'Webhook intake',
-      request: "POST /webhooks/paddle/{account}/ (signed form body, unique alert_id; Paddle's one-off `payment_succeeded`, which the worker acknowledges without writes)",
+      request:
+        "POST /webhooks/paddle/{account}/ (signed form body, unique alert_id; Paddle's one-off `payment_succeeded`, which the worker acknowledges without writes)",
       dynamo: 'none (provider settings cached) + 1 SQS SendMessage',
       raw: null,
       job: () => {
@@ -293,7 +334,13 @@ export async function measureLoad(bench: BenchRuntime, workDir: string, settings
       progress(`load: round ${round}/${runs}: ${s.name}`);
       const job = s.job();
       const cpuFrom = bench.cpu.sample();
-      const figures = await bench.load.run({ url: rt.url, connections, ...(s.name === 'Webhook intake' ? {} : { duration: seconds }), headers, ...job });
+      const figures = await bench.load.run({
+        url: rt.url,
+        connections,
+        ...(s.name === 'Webhook intake' ? {} : { duration: seconds }),
+        headers,
+        ...job,
+      });
       (httpRuns.get(s.name) as Array<Measured<LoadFigures>>).push({ ...figures, cpu: bench.cpu.since(cpuFrom, figures.requests) });
     }
     await waitForQueues(bench, 120_000);
@@ -327,7 +374,13 @@ export async function measureLoad(bench: BenchRuntime, workDir: string, settings
 
   return {
     settings,
-    scenarios: scenarios.map((s) => ({ name: s.name, request: s.request, dynamo: s.dynamo, raw: s.raw, figures: combine(httpRuns.get(s.name) as Array<Measured<LoadFigures>>) })),
+    scenarios: scenarios.map((s) => ({
+      name: s.name,
+      request: s.request,
+      dynamo: s.dynamo,
+      raw: s.raw,
+      figures: combine(httpRuns.get(s.name) as Array<Measured<LoadFigures>>),
+    })),
     raw,
     seed: { referrals: referralIds.length, members: memberCodes.length },
     signSeconds,

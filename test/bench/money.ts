@@ -39,12 +39,27 @@ export async function measureMoney(bench: BenchRuntime, opts: { rewards: number 
   const rt = bench.runtime;
   const accountId = rt.demo.accountId;
   const seedStart = performance.now();
-  const campaign = (await api(rt, 'POST', '/v1/campaigns/', { name: 'bench money', allows_commission: true, commission_amount: '2.00', hold_days: 0 })).body;
-  const member = (await api(rt, 'POST', '/v1/members/', { identifier: 'bench-payee', email: 'bench-payee@example.com', campaign: { id: campaign.id }, payout_email: 'payee@pay.example.com' })).body;
+  const campaign = (
+    await api(rt, 'POST', '/v1/campaigns/', { name: 'bench money', allows_commission: true, commission_amount: '2.00', hold_days: 0 })
+  ).body;
+  const member = (
+    await api(rt, 'POST', '/v1/members/', {
+      identifier: 'bench-payee',
+      email: 'bench-payee@example.com',
+      campaign: { id: campaign.id },
+      payout_email: 'payee@pay.example.com',
+    })
+  ).body;
   const ref = (await api(rt, 'POST', '/v1/referrals/', { user_identifier: 'bench-money-user', member_code: member.code })).body;
   const stored = toReferral(await getItem(keys.referral(accountId, ref.id)));
   if (!stored) throw new Error('the bench referral was not stored');
-  const recorded = await recordRewards(accountId, stored, [{ payment_id: 1, type: 'commission', amount: 200, currency: 'USD' }], false, true);
+  const recorded = await recordRewards(
+    accountId,
+    stored,
+    [{ payment_id: 1, type: 'commission', amount: 200, currency: 'USD' }],
+    false,
+    true,
+  );
   const approved = await approveReward(accountId, recorded.rewards[0]!.id);
   // The copies leave the indexes out (the export reads the rewards' own partition): DynamoDB Local
   // writes them three times faster, which keeps the seeding of 100,000 inside the bench's budget.
@@ -57,7 +72,15 @@ export async function measureMoney(bench: BenchRuntime, opts: { rewards: number 
   const today = Date.now() / 1000;
   for (let d = 0; d < 90; d++) {
     const day = new Date((today - d * 86_400) * 1000).toISOString().slice(0, 10);
-    items.push({ ...keys.reportDay(accountId, 'T', day), type: 'ReportDay', link_clicks: 40 + d, referrals: 5, conversions: 2, revenue_USD: 2_000, commission_earned_USD: 400 });
+    items.push({
+      ...keys.reportDay(accountId, 'T', day),
+      type: 'ReportDay',
+      link_clicks: 40 + d,
+      referrals: 5,
+      conversions: 2,
+      revenue_USD: 2_000,
+      commission_earned_USD: 400,
+    });
   }
   const batches: Record<string, unknown>[][] = [];
   for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));

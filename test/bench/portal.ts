@@ -92,8 +92,19 @@ async function call(rt: LocalRuntime, method: string, path: string, body?: unkno
 
 /** One member (Alice) with `referrals` referrals through the API, 8 requests at a time. */
 async function seed(rt: LocalRuntime, referrals: number): Promise<{ id: string }> {
-  const campaign = await call(rt, 'POST', '/v1/campaigns/', { name: 'bench portal', allows_commission: true, commission_type: 'percentage', commission_percent: '20.00', commission_months: 12 });
-  const member = await call(rt, 'POST', '/v1/members/', { identifier: 'portal-alice', email: 'alice@example.com', first_name: 'Alice', campaign: { id: campaign.id } });
+  const campaign = await call(rt, 'POST', '/v1/campaigns/', {
+    name: 'bench portal',
+    allows_commission: true,
+    commission_type: 'percentage',
+    commission_percent: '20.00',
+    commission_months: 12,
+  });
+  const member = await call(rt, 'POST', '/v1/members/', {
+    identifier: 'portal-alice',
+    email: 'alice@example.com',
+    first_name: 'Alice',
+    campaign: { id: campaign.id },
+  });
   let next = 0;
   const worker = async () => {
     while (next < referrals) {
@@ -163,7 +174,9 @@ interface DocTimings extends PortalTimings {
 async function portalTimings(target: Page | Frame, referrals: number): Promise<DocTimings> {
   await target.locator('[data-testid="portal-greeting"]').waitFor({ timeout: 30_000 });
   // Functions, not strings: the portal's CSP has no 'unsafe-eval', and a string predicate is eval'd in the page.
-  await target.waitForFunction(() => ((globalThis as unknown as Marked).__portalMarks?.loaded ?? null) !== null, undefined, { timeout: 30_000 });
+  await target.waitForFunction(() => ((globalThis as unknown as Marked).__portalMarks?.loaded ?? null) !== null, undefined, {
+    timeout: 30_000,
+  });
   const shown = await target.locator('#referrals .section-count').innerText();
   if (!shown.includes(referrals.toLocaleString('en-US'))) throw new Error(`the portal's referrals say "${shown}", expected ${referrals}`);
   // The portal's error notices (the settings form keeps an empty role="alert" slot of its own).
@@ -173,7 +186,12 @@ async function portalTimings(target: Page | Frame, referrals: number): Promise<D
     const g = globalThis as unknown as Marked;
     const timeline = performance as unknown as { getEntriesByType(type: string): { name: string; startTime: number }[] };
     const paint = timeline.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint');
-    return { timeOrigin: performance.timeOrigin, fcp: paint ? paint.startTime : Number.NaN, greeting: g.__portalMarks?.greeting ?? Number.NaN, loaded: g.__portalMarks?.loaded ?? Number.NaN };
+    return {
+      timeOrigin: performance.timeOrigin,
+      fcp: paint ? paint.startTime : Number.NaN,
+      greeting: g.__portalMarks?.greeting ?? Number.NaN,
+      loaded: g.__portalMarks?.loaded ?? Number.NaN,
+    };
   });
 }
 
@@ -214,9 +232,28 @@ export async function measurePortal(opts: { referrals: number; runs: number }): 
   const dataDir = mkdtempSync(join(tmpdir(), 'refloop-bench-portal-'));
   process.env.API_RATE_LIMITS ??= 'starter=1000000,small=1000000,regular=1000000,unlimited=1000000';
   // startLocal builds web/ first when its sources changed: the assets are measured after it.
-  const rt = await startLocal({ port: 0, dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-bench-portal' });
+  const rt = await startLocal({
+    port: 0,
+    dynamodbPort: await freePort(),
+    sqsPort: 0,
+    paddlePort: 0,
+    paddleBillingPort: 0,
+    stripePort: 0,
+    dataDir,
+    tableName: 'refloop-bench-portal',
+  });
   const host = await startHost(rt);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
   try {
     const assets = measurePortalAssets();
     await call(rt, 'PATCH', '/v1/account/', { embed_origins: [host.url], referral_url: 'https://acme.example/' });
@@ -246,7 +283,11 @@ export async function measurePortal(opts: { referrals: number; runs: number }): 
       await framedContext.close();
     }
     const median = (xs: number[]) => percentile(xs, 50);
-    const med = (xs: PortalTimings[]): PortalTimings => ({ fcp: median(xs.map((x) => x.fcp)), greeting: median(xs.map((x) => x.greeting)), loaded: median(xs.map((x) => x.loaded)) });
+    const med = (xs: PortalTimings[]): PortalTimings => ({
+      fcp: median(xs.map((x) => x.fcp)),
+      greeting: median(xs.map((x) => x.greeting)),
+      loaded: median(xs.map((x) => x.loaded)),
+    });
     const medFramed = (xs: FramedTimings[]): FramedTimings => ({ ...med(xs), frameStart: median(xs.map((x) => x.frameStart)) });
     return {
       ...assets,
@@ -287,7 +328,10 @@ export function renderPortalSection(x: PortalSection, date = x.machine.date.slic
     '| Asset | Loaded by | Size | Gzipped |',
     '|---|---|---:|---:|',
     `| \`/js/refloop-embed.js\` (\`REFLOOP_EMBED_SCRIPT\`, gzip level 9 as served) | the host page | ${kb(x.embed.bytes)} | **${kb(x.embed.gzipBytes)}** |`,
-    ...x.assets.map((a) => `| \`${a.file}\` (web/dist/assets) | portal.html (${a.via === 'script' ? 'module script' : a.via}) | ${kb(a.bytes)} | ${kb(a.gzipBytes)} |`),
+    ...x.assets.map(
+      (a) =>
+        `| \`${a.file}\` (web/dist/assets) | portal.html (${a.via === 'script' ? 'module script' : a.via}) | ${kb(a.bytes)} | ${kb(a.gzipBytes)} |`,
+    ),
     `| **Portal page JS** / **CSS** | | | **${kb(x.jsGzip)}** / **${kb(x.cssGzip)}** |`,
     '',
     `The portal of a member with **${x.referrals.toLocaleString('en-US')} referrals** (seeded through the API in ${x.seedSeconds.toFixed(1)} s) under \`npm start\`'s stack, in Debian's Chromium, each load from a fresh single-use portal URL, median of ${x.runs} runs, from the documents' own performance timings (ms after navigation start; framed, after the host page's navigation start). Framed: a host page on another loopback origin, allowed in the account's \`embed_origins\`, loads \`/js/refloop-embed.js\` and calls \`Refloop.mount('#referrals', { url })\`.`,
@@ -301,7 +345,9 @@ export function renderPortalSection(x: PortalSection, date = x.machine.date.slic
     '',
     `The greeting waits for the portal page (no-store), its JS and CSS, then \`POST /portal/v1/sessions/\` (the link's token traded for a session) and \`GET /portal/v1/me/\`; the referrals (a first page of 20 and the member's counter, whatever the ${x.referrals.toLocaleString('en-US')}), rewards, payouts and the chart's stats are requested together after it, which is the gap to the last column. ` +
       `Framed, the portal's own navigation starts ${msText(x.framed.cold.frameStart)} (cold) / ${msText(x.framed.warm.frameStart)} (warm) after the host page's: the host page, then the widget script (a blocking \`<script src>\` here), then \`Refloop.mount\`; the greeting shows ${later(x.framed.cold.greeting - x.standalone.cold.greeting)} than standalone on a cold cache and ${later(x.framed.warm.greeting - x.standalone.warm.greeting)} warm.` +
-      (shared ? ` Other jobs shared the ${m.cores} cores (see the load average), so runs vary by 50 to 100 ms or more; compare figures of one run rather than across runs.` : ''),
+      (shared
+        ? ` Other jobs shared the ${m.cores} cores (see the load average), so runs vary by 50 to 100 ms or more; compare figures of one run rather than across runs.`
+        : ''),
     PORTAL_END,
   ];
 }
@@ -339,7 +385,9 @@ if (require.main === module) {
       console.log(renderPortalSection(x).join('\n'));
       console.log(describePortal(x));
       const runs = (name: string, xs: (PortalTimings & { frameStart?: number })[]) =>
-        console.log(`${name}: ${xs.map((t) => `${t.frameStart === undefined ? '' : `frame@${msText(t.frameStart)} `}${msText(t.fcp)}/${msText(t.greeting)}/${msText(t.loaded)}`).join(', ')}`);
+        console.log(
+          `${name}: ${xs.map((t) => `${t.frameStart === undefined ? '' : `frame@${msText(t.frameStart)} `}${msText(t.fcp)}/${msText(t.greeting)}/${msText(t.loaded)}`).join(', ')}`,
+        );
       runs('standalone cold', x.samples.standaloneCold);
       runs('standalone warm', x.samples.standaloneWarm);
       runs('framed cold', x.samples.framedCold);

@@ -38,7 +38,12 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
 async function main(): Promise<number> {
   const started = performance.now();
   const elapsed = () => (performance.now() - started) / 1000;
-  const skip = new Set((process.env.BENCH_SKIP ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  const skip = new Set(
+    (process.env.BENCH_SKIP ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
   const connections = setting('BENCH_CONNECTIONS', 10);
   const budgetSeconds = setting('BENCH_BUDGET_SECONDS', 290);
   const machine = describeMachine();
@@ -107,7 +112,14 @@ async function main(): Promise<number> {
         }
         for (const provider of ['paddle-billing', 'stripe'] as const) {
           try {
-            jsonDrains.push(await measureJsonDrain(bench, workDir, { provider, checkouts: setting('BENCH_JSON_DRAIN_CHECKOUTS', 300), connections, timeoutMs: 300_000 }));
+            jsonDrains.push(
+              await measureJsonDrain(bench, workDir, {
+                provider,
+                checkouts: setting('BENCH_JSON_DRAIN_CHECKOUTS', 300),
+                connections,
+                timeoutMs: 300_000,
+              }),
+            );
           } catch (err) {
             errors.push(`drain (${provider}): ${message(err)}`);
           }
@@ -137,7 +149,10 @@ async function main(): Promise<number> {
       progress('dashboard: assets, then the overview with 3,000 referrals in Chromium');
       const logs = captureServiceLogs(serviceLogFile);
       try {
-        dashboard = await measureDashboard({ referrals: setting('BENCH_DASHBOARD_REFERRALS', 3000), runs: setting('BENCH_DASHBOARD_RUNS', 5) });
+        dashboard = await measureDashboard({
+          referrals: setting('BENCH_DASHBOARD_REFERRALS', 3000),
+          runs: setting('BENCH_DASHBOARD_RUNS', 5),
+        });
       } finally {
         await logs.restore();
       }
@@ -162,7 +177,20 @@ async function main(): Promise<number> {
     }
   }
 
-  const report: Report = { machine, loadAtEnd: loadavg()[0] ?? 0, totalSeconds: elapsed(), bundles, load, authFlood, drain, jsonDrains, money, dashboard, errors, serviceLog };
+  const report: Report = {
+    machine,
+    loadAtEnd: loadavg()[0] ?? 0,
+    totalSeconds: elapsed(),
+    bundles,
+    load,
+    authFlood,
+    drain,
+    jsonDrains,
+    money,
+    dashboard,
+    errors,
+    serviceLog,
+  };
   const file = join(REPO_ROOT, 'BENCHMARKS.md');
   writeFileSync(file, renderReport(report));
   if (portal) writePortalSection(portal);
@@ -173,12 +201,16 @@ async function main(): Promise<number> {
   if (bundles) {
     const biggest = bundles.results.reduce((a, b) => (b.bytes > a.bytes ? b : a));
     const slowest = bundles.results.reduce((a, b) => (b.overheadMs > a.overheadMs ? b : a));
-    out(`bundles: largest ${kb(biggest.bytes)} (${biggest.entry}); empty handler init ${ms(bundles.empty.initMs)}; largest init overhead ${ms(slowest.overheadMs)} (${slowest.entry})`);
+    out(
+      `bundles: largest ${kb(biggest.bytes)} (${biggest.entry}); empty handler init ${ms(bundles.empty.initMs)}; largest init overhead ${ms(slowest.overheadMs)} (${slowest.entry})`,
+    );
   }
   if (load) {
     const rawGet = load.raw.GetItem.opsPerSecond;
     for (const s of load.scenarios) {
-      out(`load: ${s.name}: ${num(s.figures.rps)} req/s (${pct(s.figures.rps / rawGet)} of raw GetItem), p50 ${ms(s.figures.p50)}, p99 ${ms(s.figures.p99)}`);
+      out(
+        `load: ${s.name}: ${num(s.figures.rps)} req/s (${pct(s.figures.rps / rawGet)} of raw GetItem), p50 ${ms(s.figures.p50)}, p99 ${ms(s.figures.p99)}`,
+      );
     }
     for (const [name, x] of Object.entries(load.raw)) out(`raw DynamoDB Local ${name}: ${num(x.opsPerSecond)} ops/s, p50 ${ms(x.p50)}`);
   }
@@ -189,14 +221,20 @@ async function main(): Promise<number> {
     );
   }
   if (money) {
-    out(`money: ${num(money.rewards)} rewards seeded in ${num(money.seedSeconds, 1)} s; 90-day report p50 ${ms(money.report.p50)}, overview p50 ${ms(money.overview.p50)}; export of ${num(money.exportRun.rows)} rows in ${money.exportRun.pages} pages, ${num(money.exportRun.seconds, 1)} s, peak heap +${num(money.exportRun.peakHeapMiB, 1)} MiB`);
+    out(
+      `money: ${num(money.rewards)} rewards seeded in ${num(money.seedSeconds, 1)} s; 90-day report p50 ${ms(money.report.p50)}, overview p50 ${ms(money.overview.p50)}; export of ${num(money.exportRun.rows)} rows in ${money.exportRun.pages} pages, ${num(money.exportRun.seconds, 1)} s, peak heap +${num(money.exportRun.peakHeapMiB, 1)} MiB`,
+    );
   }
   if (dashboard) {
-    out(`dashboard: JS ${kb(dashboard.jsGzip)} gzipped, CSS ${kb(dashboard.cssGzip)}; overview with ${num(dashboard.referrals)} referrals: cold FCP ${ms(dashboard.cold.fcp)}, KPI tiles ${ms(dashboard.cold.kpis)}; warm ${ms(dashboard.warm.fcp)} / ${ms(dashboard.warm.kpis)}`);
+    out(
+      `dashboard: JS ${kb(dashboard.jsGzip)} gzipped, CSS ${kb(dashboard.cssGzip)}; overview with ${num(dashboard.referrals)} referrals: cold FCP ${ms(dashboard.cold.fcp)}, KPI tiles ${ms(dashboard.cold.kpis)}; warm ${ms(dashboard.warm.fcp)} / ${ms(dashboard.warm.kpis)}`,
+    );
   }
   if (portal) out(describePortal(portal));
   for (const d of jsonDrains) {
-    out(`drain (${d.provider}): ${num(d.webhooks)} webhooks posted in ${num(d.postSeconds, 1)} s (${num(d.postRate)}/s), all applied after ${num(d.appliedSeconds, 1)} s (${num(d.appliedRate)}/s); lost ${d.lostTotal}`);
+    out(
+      `drain (${d.provider}): ${num(d.webhooks)} webhooks posted in ${num(d.postSeconds, 1)} s (${num(d.postRate)}/s), all applied after ${num(d.appliedSeconds, 1)} s (${num(d.appliedRate)}/s); lost ${d.lostTotal}`,
+    );
   }
   const v = verdicts(report);
   for (const m of v.missed) out(`missed: ${m}`);

@@ -30,7 +30,9 @@ type WithRefloop = { refloop: RefloopGlobal };
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium), as .ci/run does, or set CHROMIUM_PATH`);
+    throw new Error(
+      `No Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium), as .ci/run does, or set CHROMIUM_PATH`,
+    );
   }
   account = await newAccount();
   gateway = await startGateway({ port: 0 });
@@ -46,7 +48,15 @@ beforeAll(async () => {
   siteUrl = `http://localhost:${(site.address() as AddressInfo).port}`;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }, 60_000);
 
@@ -61,7 +71,10 @@ async function loaded(page: import('playwright-core').Page): Promise<void> {
 }
 
 it('attributes a visitor from ?via= to a js referral and the checkout passthrough', async () => {
-  const created = await api('POST', '/v1/members/', { key: account.apiKey, body: { identifier: 'alice', email: 'alice@example.com', code: 'ALICE' } });
+  const created = await api('POST', '/v1/members/', {
+    key: account.apiKey,
+    body: { identifier: 'alice', email: 'alice@example.com', code: 'ALICE' },
+  });
   expect(created.status).toBe(201);
   const memberId = created.body.id as string;
   const clicks = async () => (await api('GET', `/v1/members/${memberId}/`, { key: account.apiKey })).body.stats.link_clicks as number;
@@ -102,10 +115,18 @@ it('attributes a visitor from ?via= to a js referral and the checkout passthroug
   expect(listed.body.results[0]).toMatchObject({ id: referralId, user_identifier: 'browser-user-1', source: 'js', member_id: memberId });
 
   // passthrough() hands the id to Paddle Checkout, merged into the app's own keys when given.
-  expect(await page.evaluate(() => (globalThis as unknown as WithRefloop).refloop.passthrough())).toBe(JSON.stringify({ refloop_referral_id: referralId }));
-  expect(JSON.parse(await page.evaluate(() => (globalThis as unknown as WithRefloop).refloop.passthrough({ plan: 'pro' })))).toEqual({ plan: 'pro', refloop_referral_id: referralId });
+  expect(await page.evaluate(() => (globalThis as unknown as WithRefloop).refloop.passthrough())).toBe(
+    JSON.stringify({ refloop_referral_id: referralId }),
+  );
+  expect(JSON.parse(await page.evaluate(() => (globalThis as unknown as WithRefloop).refloop.passthrough({ plan: 'pro' })))).toEqual({
+    plan: 'pro',
+    refloop_referral_id: referralId,
+  });
   // customData() is the same as an object, for Paddle.js v2 (Paddle Billing) and Stripe metadata.
-  expect(await page.evaluate(() => (globalThis as unknown as WithRefloop).refloop.customData({ plan: 'pro' }))).toEqual({ plan: 'pro', refloop_referral_id: referralId });
+  expect(await page.evaluate(() => (globalThis as unknown as WithRefloop).refloop.customData({ plan: 'pro' }))).toEqual({
+    plan: 'pro',
+    refloop_referral_id: referralId,
+  });
 
   // Another page of the site later: the referral id is remembered in the cookie.
   const later = await context.newPage();

@@ -21,7 +21,6 @@ import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
 import { keys } from '../../shared/store/table';
 
-
 const dataDir = mkdtempSync(join(tmpdir(), 'refloop-dashboard-lists-'));
 let runtime: LocalRuntime;
 let browser: Browser;
@@ -62,7 +61,11 @@ async function settled(): Promise<void> {
 async function rows(caption: string): Promise<string[][]> {
   const table = page.locator('table', { has: page.locator('caption', { hasText: caption }) });
   await table.waitFor({ timeout: 15_000 });
-  return table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...(tr as unknown as { cells: { textContent: string }[] }).cells].map((c) => c.textContent.trim())));
+  return table
+    .locator('tbody tr')
+    .evaluateAll((trs) =>
+      trs.map((tr) => [...(tr as unknown as { cells: { textContent: string }[] }).cells].map((c) => c.textContent.trim())),
+    );
 }
 
 /** The "Export CSV" link's target fetched with the page's session: status, type and first line. */
@@ -82,7 +85,16 @@ let campaignB: { id: string; name: string };
 let payer: { id: string; identifier: string; code: string };
 
 beforeAll(async () => {
-  runtime = await startLocal({ port: 0, dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-dashboard-lists' });
+  runtime = await startLocal({
+    port: 0,
+    dynamodbPort: await freePort(),
+    sqsPort: 0,
+    paddlePort: 0,
+    paddleBillingPort: 0,
+    stripePort: 0,
+    dataDir,
+    tableName: 'refloop-dashboard-lists',
+  });
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
   page = await context.newPage();
@@ -92,21 +104,53 @@ beforeAll(async () => {
 
   // Two campaigns (the newer is the one the form used to pre-select), a member with a payout email and an
   // approved commission in campaign A (a due payout), credits too, and one paid batch.
-  campaignA = await api('POST', '/v1/campaigns/', { name: 'Spring Friends', allows_commission: true, commission_amount: '3.00', allows_credit: true, credit_amount: '1.00', credit_currency: 'USD', hold_days: 0 });
+  campaignA = await api('POST', '/v1/campaigns/', {
+    name: 'Spring Friends',
+    allows_commission: true,
+    commission_amount: '3.00',
+    allows_credit: true,
+    credit_amount: '1.00',
+    credit_currency: 'USD',
+    hold_days: 0,
+  });
   campaignB = await api('POST', '/v1/campaigns/', { name: 'Newest Campaign' });
-  payer = await api('POST', '/v1/members/', { identifier: 'payer-1', email: 'payer@example.com', first_name: 'Paula', last_name: 'Payer', campaign: { id: campaignA.id }, payout_email: 'paula@pay.example.com' });
+  payer = await api('POST', '/v1/members/', {
+    identifier: 'payer-1',
+    email: 'payer@example.com',
+    first_name: 'Paula',
+    last_name: 'Payer',
+    campaign: { id: campaignA.id },
+    payout_email: 'paula@pay.example.com',
+  });
   const due = await api('POST', '/v1/referrals/', { user_identifier: 'Referred-User-1', member_code: payer.code });
   const stored = toReferral(await getItem(keys.referral(runtime.demo.accountId, due.id)))!;
-  const recorded = await recordRewards(runtime.demo.accountId, stored, [
-    { payment_id: 1, type: 'commission', amount: 300, currency: 'USD' },
-    { payment_id: 2, type: 'credit', amount: 100, currency: 'USD' },
-  ], false, true);
+  const recorded = await recordRewards(
+    runtime.demo.accountId,
+    stored,
+    [
+      { payment_id: 1, type: 'commission', amount: 300, currency: 'USD' },
+      { payment_id: 2, type: 'credit', amount: 100, currency: 'USD' },
+    ],
+    false,
+    true,
+  );
   await approveReward(runtime.demo.accountId, recorded.rewards[0]!.id);
   // A second member whose approved commission goes into a batch, then paid with a reference.
-  const paid = await api('POST', '/v1/members/', { identifier: 'paid-1', email: 'paid@example.com', campaign: { id: campaignA.id }, payout_email: 'paid@pay.example.com' });
+  const paid = await api('POST', '/v1/members/', {
+    identifier: 'paid-1',
+    email: 'paid@example.com',
+    campaign: { id: campaignA.id },
+    payout_email: 'paid@pay.example.com',
+  });
   const ref2 = await api('POST', '/v1/referrals/', { user_identifier: 'referred-2', member_code: paid.code });
   const stored2 = toReferral(await getItem(keys.referral(runtime.demo.accountId, ref2.id)))!;
-  const rec2 = await recordRewards(runtime.demo.accountId, stored2, [{ payment_id: 1, type: 'commission', amount: 700, currency: 'USD' }], false, true);
+  const rec2 = await recordRewards(
+    runtime.demo.accountId,
+    stored2,
+    [{ payment_id: 1, type: 'commission', amount: 700, currency: 'USD' }],
+    false,
+    true,
+  );
   const approved2 = await approveReward(runtime.demo.accountId, rec2.rewards[0]!.id);
   const batch = await createBatch(runtime.demo.accountId, { format: 'wise', currency: 'USD', payout_ids: [approved2.payout_id!] });
   await markBatchPaid(runtime.demo.accountId, batch.id, { paidAt: 1767225600, reference: 'WISE-REF-42' });
@@ -162,14 +206,22 @@ describe('Members', () => {
     expect((await rows('Members')).length).toBe(all.length);
     await axe(page, 'members');
     const csv = await exported('Members');
-    expect(csv).toMatchObject({ status: 200, type: expect.stringContaining('text/csv'), header: expect.stringMatching(/^id,identifier,email/) });
+    expect(csv).toMatchObject({
+      status: 200,
+      type: expect.stringContaining('text/csv'),
+      header: expect.stringMatching(/^id,identifier,email/),
+    });
   }, 90_000);
 });
 
-describe('A member\'s page', () => {
-  it('exports the member\'s referrals, rewards and payouts', async () => {
+describe("A member's page", () => {
+  it("exports the member's referrals, rewards and payouts", async () => {
     await visit(`members/${payer.id}`, 'payer-1');
-    for (const [label, header] of [['Referrals by payer-1', /^id,member_id,user_identifier/], ['Rewards of payer-1', /^id,type,status/], ['Payouts of payer-1', /^id,member_id,status/]] as const) {
+    for (const [label, header] of [
+      ['Referrals by payer-1', /^id,member_id,user_identifier/],
+      ['Rewards of payer-1', /^id,type,status/],
+      ['Payouts of payer-1', /^id,member_id,status/],
+    ] as const) {
       const csv = await exported(label);
       expect(csv.href).toContain(`member=${payer.id}`);
       expect(csv).toMatchObject({ status: 200, header: expect.stringMatching(header) });

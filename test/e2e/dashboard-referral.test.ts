@@ -34,11 +34,27 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
 const axe = expectNoAxeViolations;
 
 const idle = (p: Page) =>
-  p.waitForFunction(() => (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document.querySelectorAll('[aria-busy="true"]').length === 0, undefined, { timeout: 15_000 });
+  p.waitForFunction(
+    () =>
+      (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document.querySelectorAll(
+        '[aria-busy="true"]',
+      ).length === 0,
+    undefined,
+    { timeout: 15_000 },
+  );
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  runtime = await startLocal({ port: 0, dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-dashboard-referral' });
+  runtime = await startLocal({
+    port: 0,
+    dynamodbPort: await freePort(),
+    sqsPort: 0,
+    paddlePort: 0,
+    paddleBillingPort: 0,
+    stripePort: 0,
+    dataDir,
+    tableName: 'refloop-dashboard-referral',
+  });
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   page = await context.newPage();
@@ -57,9 +73,18 @@ describe('the referral page: why did this referral not convert?', () => {
   let memberCode: string;
 
   beforeAll(async () => {
-    const campaign = await api('POST', '/v1/campaigns/', { name: `Diagnosis ${Date.now()}`, allows_commission: true, commission_amount: '2.00', commission_currency: 'USD' });
+    const campaign = await api('POST', '/v1/campaigns/', {
+      name: `Diagnosis ${Date.now()}`,
+      allows_commission: true,
+      commission_amount: '2.00',
+      commission_currency: 'USD',
+    });
     expect(campaign.status).toBe(201);
-    const member = await api('POST', '/v1/members/', { identifier: `diag-${Date.now()}`, email: `diag-${Date.now()}@example.com`, campaign: { id: campaign.body.id } });
+    const member = await api('POST', '/v1/members/', {
+      identifier: `diag-${Date.now()}`,
+      email: `diag-${Date.now()}@example.com`,
+      campaign: { id: campaign.body.id },
+    });
     expect(member.status).toBe(201);
     memberCode = member.body.code as string;
   });
@@ -72,10 +97,13 @@ describe('the referral page: why did this referral not convert?', () => {
     // Dora pays, but the app did not put the referral into the checkout (no passthrough); another case of her address.
     const checkout = await runtime.paddle.checkout({ plan_id: 9001, email: email.toUpperCase() });
     const subscriptionId = checkout.subscription.subscription_id;
-    await pollUntil(async () => {
-      const d = await api('GET', `/v1/referrals/${referralId}/diagnosis/`);
-      return d.body?.unattributed?.length === 1 ? true : null;
-    }, { timeoutMs: 30_000 });
+    await pollUntil(
+      async () => {
+        const d = await api('GET', `/v1/referrals/${referralId}/diagnosis/`);
+        return d.body?.unattributed?.length === 1 ? true : null;
+      },
+      { timeoutMs: 30_000 },
+    );
 
     // From the referrals list, the row leads to the referral's page.
     await page.goto(`${runtime.url}/app/referrals`);
@@ -114,7 +142,10 @@ describe('the referral page: why did this referral not convert?', () => {
     await other.getByText('Nothing else was seen: the referral is converted.').waitFor({ timeout: 15_000 });
     expect(await page.getByRole('region', { name: 'Why did this referral not convert?' }).count()).toBe(0);
     expect(await page.getByRole('region', { name: 'Convert with subscription…' }).count()).toBe(0);
-    expect((await api('GET', `/v1/referrals/${referralId}/`)).body).toMatchObject({ is_converted: true, subscription: { id: subscriptionId } });
+    expect((await api('GET', `/v1/referrals/${referralId}/`)).body).toMatchObject({
+      is_converted: true,
+      subscription: { id: subscriptionId },
+    });
     await idle(page);
     await axe(page, 'referral-converted');
     await page.screenshot({ path: join(SHOTS, 'referral-converted.png'), fullPage: true });
@@ -126,10 +157,13 @@ describe('the referral page: why did this referral not convert?', () => {
     const referral = await api('POST', '/v1/referrals/', { user_identifier: user, member_code: memberCode });
     expect(referral.status).toBe(200);
     const checkout = await runtime.paddle.checkout({ plan_id: 9001, email });
-    await pollUntil(async () => {
-      const d = await api('GET', `/v1/referrals/${referral.body.id}/diagnosis/?email=${encodeURIComponent(email)}`);
-      return d.body?.unattributed?.length === 1 ? true : null;
-    }, { timeoutMs: 30_000 });
+    await pollUntil(
+      async () => {
+        const d = await api('GET', `/v1/referrals/${referral.body.id}/diagnosis/?email=${encodeURIComponent(email)}`);
+        return d.body?.unattributed?.length === 1 ? true : null;
+      },
+      { timeoutMs: 30_000 },
+    );
 
     await page.goto(`${runtime.url}/app/referrals/${referral.body.id}`);
     const why = page.getByRole('region', { name: 'Why did this referral not convert?' });

@@ -12,7 +12,6 @@ import { freePort } from '../../infra/local/dynamodb';
 import { demoLoginLink, startLocal, type LocalRuntime } from '../../infra/local/start';
 import { pollUntil } from '../support/fixtures';
 
-
 const dataDir = mkdtempSync(join(tmpdir(), 'refloop-dashboard-team-'));
 let runtime: LocalRuntime;
 let browser: Browser;
@@ -54,7 +53,13 @@ function rawPost(path: string, host: string, body: unknown): Promise<number> {
   const data = JSON.stringify(body);
   return new Promise((ok, fail) => {
     const req = request(
-      { host: url.hostname, port: url.port, path, method: 'POST', headers: { host, 'x-forwarded-proto': 'https', 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: 'POST',
+        headers: { host, 'x-forwarded-proto': 'https', 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
+      },
       (res) => {
         res.resume();
         res.once('end', () => ok(res.statusCode ?? 0));
@@ -66,7 +71,16 @@ function rawPost(path: string, host: string, body: unknown): Promise<number> {
 }
 
 beforeAll(async () => {
-  runtime = await startLocal({ port: 0, dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-dashboard-team' });
+  runtime = await startLocal({
+    port: 0,
+    dynamodbPort: await freePort(),
+    sqsPort: 0,
+    paddlePort: 0,
+    paddleBillingPort: 0,
+    stripePort: 0,
+    dataDir,
+    tableName: 'refloop-dashboard-team',
+  });
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   page = await context.newPage();

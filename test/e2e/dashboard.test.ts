@@ -41,20 +41,23 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
 /** The newest login link mailed to `to` after `since` (ms), from the outbox's .eml files. */
 async function loginLinkFor(to: string, since: number): Promise<string> {
   const outbox = join(dataDir, 'outbox');
-  return pollUntil(() => {
-    let files: string[];
-    try {
-      files = readdirSync(outbox).filter((f) => f.endsWith('.eml'));
-    } catch {
-      return null;
-    }
-    const fresh = files
-      .map((f) => ({ f, t: statSync(join(outbox, f)).mtimeMs, text: readFileSync(join(outbox, f), 'utf8') }))
-      .filter((m) => m.t >= since - 5 && m.text.includes(`To: ${to}`))
-      .sort((a, b) => b.t - a.t);
-    const match = fresh[0]?.text.match(/https?:\/\/\S+\/app\/login#token=[A-Za-z0-9_-]{43}/);
-    return match ? match[0] : null;
-  }, { timeoutMs: 20_000 });
+  return pollUntil(
+    () => {
+      let files: string[];
+      try {
+        files = readdirSync(outbox).filter((f) => f.endsWith('.eml'));
+      } catch {
+        return null;
+      }
+      const fresh = files
+        .map((f) => ({ f, t: statSync(join(outbox, f)).mtimeMs, text: readFileSync(join(outbox, f), 'utf8') }))
+        .filter((m) => m.t >= since - 5 && m.text.includes(`To: ${to}`))
+        .sort((a, b) => b.t - a.t);
+      const match = fresh[0]?.text.match(/https?:\/\/\S+\/app\/login#token=[A-Za-z0-9_-]{43}/);
+      return match ? match[0] : null;
+    },
+    { timeoutMs: 20_000 },
+  );
 }
 
 const axe = expectNoAxeViolations;
@@ -63,7 +66,14 @@ const axe = expectNoAxeViolations;
 async function visit(p: Page, path: string, heading: string | RegExp, shot: string): Promise<void> {
   await p.goto(`${runtime.url}/app/${path}`);
   await p.getByRole('heading', { level: 1, name: heading }).waitFor({ timeout: 15_000 });
-  await p.waitForFunction(() => (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document.querySelectorAll('[aria-busy="true"]').length === 0, undefined, { timeout: 15_000 });
+  await p.waitForFunction(
+    () =>
+      (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document.querySelectorAll(
+        '[aria-busy="true"]',
+      ).length === 0,
+    undefined,
+    { timeout: 15_000 },
+  );
   await axe(p, shot);
   await p.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
 }
@@ -86,9 +96,12 @@ async function logIn(context: BrowserContext, email: string, opts: { sameTab?: b
   // As from a mail client, the link opens in a fresh page load; or it is pasted into the same tab.
   if (!opts.sameTab) await p.goto('about:blank');
   await p.goto(link);
-  await p.getByRole('heading', { level: 1, name: 'Overview' }).waitFor({ timeout: 15_000 }).catch(async (err: unknown) => {
-    throw new Error(`${String(err)}\nat ${p.url()} (link ${link}):\n${(await p.locator('body').innerText()).slice(0, 800)}`);
-  });
+  await p
+    .getByRole('heading', { level: 1, name: 'Overview' })
+    .waitFor({ timeout: 15_000 })
+    .catch(async (err: unknown) => {
+      throw new Error(`${String(err)}\nat ${p.url()} (link ${link}):\n${(await p.locator('body').innerText()).slice(0, 800)}`);
+    });
   // The token left the address bar (history.replaceState) once used.
   expect(p.url()).not.toContain('token=');
   return p;
@@ -96,7 +109,16 @@ async function logIn(context: BrowserContext, email: string, opts: { sameTab?: b
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  runtime = await startLocal({ port: 0, dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-dashboard' });
+  runtime = await startLocal({
+    port: 0,
+    dynamodbPort: await freePort(),
+    sqsPort: 0,
+    paddlePort: 0,
+    paddleBillingPort: 0,
+    stripePort: 0,
+    dataDir,
+    tableName: 'refloop-dashboard',
+  });
   browser = await launchChromium();
   // axe-core is evaluated through the DevTools protocol, which the page's CSP does not govern.
   owner = await browser.newContext({ viewport: { width: 1400, height: 900 }, timezoneId: 'Europe/Berlin' });
@@ -122,7 +144,10 @@ describe('operator dashboard', () => {
     const other = await browser.newContext();
     const replay = await other.newPage();
     await replay.goto(lastLink);
-    await replay.getByRole('alert').getByText(/invalid, expired or already used/i).waitFor({ timeout: 10_000 });
+    await replay
+      .getByRole('alert')
+      .getByText(/invalid, expired or already used/i)
+      .waitFor({ timeout: 10_000 });
     expect((await other.cookies()).some((c) => c.name === 'refloop_session')).toBe(false);
     await other.close();
   }, 60_000);
@@ -139,7 +164,10 @@ describe('operator dashboard', () => {
     await page.getByLabel('Approval').selectOption('manual');
     await page.getByLabel('Minimum payout').fill('0.00');
     await page.getByRole('button', { name: /create campaign/i }).click();
-    const campaign = await pollUntil(async () => (await api('GET', '/v1/campaigns/')).body.results.find((c: any) => c.name === 'Partners') ?? null, { timeoutMs: 10_000 });
+    const campaign = await pollUntil(
+      async () => (await api('GET', '/v1/campaigns/')).body.results.find((c: any) => c.name === 'Partners') ?? null,
+      { timeoutMs: 10_000 },
+    );
     expect(campaign).toMatchObject({ commission_type: 'percentage', approval: 'manual', hold_days: 0 });
 
     await visit(page, 'members', 'Members', 'members-empty');
@@ -149,7 +177,9 @@ describe('operator dashboard', () => {
     await page.getByLabel('Campaign').selectOption(campaign.id);
     await page.getByLabel('Payout email').fill('alice-pay@example.com');
     await page.getByRole('button', { name: /add member|create member/i }).click();
-    await pollUntil(async () => ((await api('GET', '/v1/members/')).body.results.some((m: any) => m.code === 'ALICE') ? true : null), { timeoutMs: 10_000 });
+    await pollUntil(async () => ((await api('GET', '/v1/members/')).body.results.some((m: any) => m.code === 'ALICE') ? true : null), {
+      timeoutMs: 10_000,
+    });
 
     // Field errors land next to their field: a second ALICE is refused on `code`.
     await page.getByLabel('Identifier').fill('alice2');
@@ -158,14 +188,22 @@ describe('operator dashboard', () => {
     await page.getByRole('button', { name: /add member|create member/i }).click();
     await page.locator('#new-member input[name="code"][aria-invalid="true"]').waitFor({ timeout: 10_000 });
     const describedBy = (await page.locator('#new-member input[name="code"]').getAttribute('aria-describedby')) ?? '';
-    const described = await Promise.all(describedBy.split(/\s+/).filter(Boolean).map((id) => page.locator(`[id="${id}"]`).innerText()));
+    const described = await Promise.all(
+      describedBy
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((id) => page.locator(`[id="${id}"]`).innerText()),
+    );
     expect(described.join(' ')).toMatch(/already|exists|taken|in use/i);
 
     await visit(page, 'referrals', 'Referrals', 'referrals-empty');
     await page.getByLabel('Referred user').fill('bob');
     await page.getByLabel("Member's referral code").fill('ALICE');
     await page.getByRole('button', { name: /record referral|create referral/i }).click();
-    const referral = await pollUntil(async () => (await api('GET', '/v1/referrals/')).body.results.find((r: any) => r.user_identifier === 'bob') ?? null, { timeoutMs: 10_000 });
+    const referral = await pollUntil(
+      async () => (await api('GET', '/v1/referrals/')).body.results.find((r: any) => r.user_identifier === 'bob') ?? null,
+      { timeoutMs: 10_000 },
+    );
     expect(referral.source).toBe('app');
     referralId = referral.id;
   }, 90_000);
@@ -174,15 +212,22 @@ describe('operator dashboard', () => {
     // The referred user subscribes on the Paddle emulator; the app's backend converts the referral.
     const checkout = await runtime.paddle.checkout({ plan_id: 9001, email: 'bob@example.com' });
     const subscriptionId = checkout.subscription.subscription_id;
-    await pollUntil(async () => ((await api('GET', `/v1/subscriptions/${subscriptionId}/`)).status === 200 ? true : null), { timeoutMs: 20_000 });
+    await pollUntil(async () => ((await api('GET', `/v1/subscriptions/${subscriptionId}/`)).status === 200 ? true : null), {
+      timeoutMs: 20_000,
+    });
     expect((await api('POST', `/v1/referrals/${referralId}/conversion/`, { checkout_id: checkout.checkout_id })).status).toBe(200);
     await pollUntil(async () => ((await api('GET', '/v1/rewards/?status=pending')).body.count === 1 ? true : null), { timeoutMs: 20_000 });
 
     await visit(page, '?days=30', 'Overview', 'overview');
-    const range = await page.locator('ul.kpis').first().evaluate((ul) => ({ from: ul.getAttribute('data-from'), to: ul.getAttribute('data-to') }));
+    const range = await page
+      .locator('ul.kpis')
+      .first()
+      .evaluate((ul) => ({ from: ul.getAttribute('data-from'), to: ul.getAttribute('data-to') }));
     const report = await api('GET', `/v1/reports/overview/?from=${range.from}&to=${range.to}`);
     expect(report.status).toBe(200);
-    const tiles = await page.locator('[data-kpi]').evaluateAll((els) => els.map((e) => ({ kpi: e.getAttribute('data-kpi') as string, value: e.getAttribute('data-value') as string })));
+    const tiles = await page
+      .locator('[data-kpi]')
+      .evaluateAll((els) => els.map((e) => ({ kpi: e.getAttribute('data-kpi') as string, value: e.getAttribute('data-value') as string })));
     expect(tiles.length).toBeGreaterThanOrEqual(5);
     for (const { kpi, value } of tiles) {
       const expected = report.body.current[kpi];
@@ -195,7 +240,10 @@ describe('operator dashboard', () => {
 
   it('approves the commission and marks its payout batch paid', async () => {
     await visit(page, 'rewards?status=pending', 'Rewards', 'rewards');
-    await page.getByRole('button', { name: /^approve/i }).first().click();
+    await page
+      .getByRole('button', { name: /^approve/i })
+      .first()
+      .click();
     await pollUntil(async () => ((await api('GET', '/v1/rewards/?status=approved')).body.count === 1 ? true : null), { timeoutMs: 15_000 });
 
     await visit(page, 'payouts', 'Payouts', 'payouts');
@@ -211,7 +259,10 @@ describe('operator dashboard', () => {
     expect(await file.text()).toContain('alice-pay@example.com');
 
     await page.getByRole('button', { name: /mark batch paid/i }).click();
-    await page.getByRole('dialog').getByRole('button', { name: /mark batch paid/i }).click();
+    await page
+      .getByRole('dialog')
+      .getByRole('button', { name: /mark batch paid/i })
+      .click();
     await pollUntil(async () => ((await api('GET', '/v1/payouts/?status=paid')).body.count === 1 ? true : null), { timeoutMs: 15_000 });
     const rewards = await api('GET', '/v1/rewards/?status=paid');
     expect(rewards.body.count).toBe(1);
@@ -226,7 +277,10 @@ describe('operator dashboard', () => {
     // The detail and form pages too.
     const campaign = (await api('GET', '/v1/campaigns/')).body.results[0];
     const member = (await api('GET', '/v1/members/')).body.results.find((m: any) => m.code === 'ALICE');
-    const endpoint = await api('POST', '/v1/webhook-endpoints/', { url: 'http://127.0.0.1:9/refloop-hooks', description: 'Billing service' });
+    const endpoint = await api('POST', '/v1/webhook-endpoints/', {
+      url: 'http://127.0.0.1:9/refloop-hooks',
+      description: 'Billing service',
+    });
     expect(endpoint.status).toBe(201);
     await visit(page, 'campaigns/new', 'New campaign', 'campaign-new');
     await visit(page, `campaigns/${campaign.id}`, campaign.name, 'campaign');
@@ -261,18 +315,27 @@ describe('operator dashboard', () => {
     const viewerContext = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     const viewer = await logIn(viewerContext, 'vera@example.com', { sameTab: true });
     // Every unsafe method of every route a session may call, sent from the dashboard's own origin.
-    const writes = routes.filter((r) => r.method !== 'GET' && r.method !== 'OPTIONS' && ((r.auth ?? 'api-key') === 'api-key' || r.auth === 'session'));
+    const writes = routes.filter(
+      (r) => r.method !== 'GET' && r.method !== 'OPTIONS' && ((r.auth ?? 'api-key') === 'api-key' || r.auth === 'session'),
+    );
     expect(writes.length).toBeGreaterThan(20);
-    const answers = await viewer.evaluate(async (list) => {
-      const out: { route: string; status: number; detail: string }[] = [];
-      for (const r of list) {
-        const path = r.path.replace(/\{[^}]+\}/g, 'x1');
-        const res = await fetch(path, { method: r.method, headers: { 'content-type': 'application/json' }, body: r.method === 'DELETE' ? undefined : '{}' });
-        const body = (await res.json().catch(() => ({}))) as { detail?: string };
-        out.push({ route: `${r.method} ${r.path}`, status: res.status, detail: body.detail ?? '' });
-      }
-      return out;
-    }, writes.map((r) => ({ method: r.method, path: r.path })));
+    const answers = await viewer.evaluate(
+      async (list) => {
+        const out: { route: string; status: number; detail: string }[] = [];
+        for (const r of list) {
+          const path = r.path.replace(/\{[^}]+\}/g, 'x1');
+          const res = await fetch(path, {
+            method: r.method,
+            headers: { 'content-type': 'application/json' },
+            body: r.method === 'DELETE' ? undefined : '{}',
+          });
+          const body = (await res.json().catch(() => ({}))) as { detail?: string };
+          out.push({ route: `${r.method} ${r.path}`, status: res.status, detail: body.detail ?? '' });
+        }
+        return out;
+      },
+      writes.map((r) => ({ method: r.method, path: r.path })),
+    );
     for (const a of answers) expect(a).toEqual({ route: a.route, status: 403, detail: PERMISSION_DENIED });
     // Nothing changed: still one campaign, one member with code ALICE... and the viewer sees no write controls.
     expect((await api('GET', '/v1/campaigns/')).body.count).toBe(1);
@@ -305,7 +368,12 @@ describe('operator dashboard', () => {
       await evil.goto(`http://localhost:${(site.address() as AddressInfo).port}/`);
       const status = await evil.evaluate(async (url) => {
         try {
-          const res = await fetch(`${url}/v1/campaigns/`, { method: 'POST', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: '{"name":"Evil"}' });
+          const res = await fetch(`${url}/v1/campaigns/`, {
+            method: 'POST',
+            credentials: 'include',
+            headers: { 'content-type': 'text/plain' },
+            body: '{"name":"Evil"}',
+          });
           return res.status;
         } catch {
           return 0; // no CORS: the browser hides the answer

@@ -21,7 +21,16 @@ const dataDir = mkdtempSync(join(tmpdir(), 'refloop-e2e-'));
 let runtime: LocalRuntime | undefined;
 
 async function start(): Promise<LocalRuntime> {
-  runtime = await startLocal({ port: 0, dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-e2e' });
+  runtime = await startLocal({
+    port: 0,
+    dynamodbPort: await freePort(),
+    sqsPort: 0,
+    paddlePort: 0,
+    paddleBillingPort: 0,
+    stripePort: 0,
+    dataDir,
+    tableName: 'refloop-e2e',
+  });
   return runtime;
 }
 
@@ -98,7 +107,11 @@ describe('local runtime', () => {
   it('answers GET /v1/%ff (no credentials) 400 in the contract shape and keeps serving, DynamoDB Local included', async () => {
     for (const path of ['/v1/%ff', '/app/%ff', '/v1/members/%c0/']) {
       const res = await call('GET', path, null);
-      expect([path, res.status, res.body]).toEqual([path, 400, { detail: 'Malformed request path: it is not valid percent-encoded UTF-8.' }]);
+      expect([path, res.status, res.body]).toEqual([
+        path,
+        400,
+        { detail: 'Malformed request path: it is not valid percent-encoded UTF-8.' },
+      ]);
     }
     const list = await call('GET', '/v1/campaigns/', demoKey);
     expect(list.status).toBe(200);
@@ -126,7 +139,8 @@ describe('local runtime', () => {
         process.execPath,
         ['--import', 'tsx', 'infra/stripe.ts', 'checkout', '--email', 'hint@example.com'],
         { cwd: ROOT, env: { ...process.env, STRIPE_EMULATOR_URL: runtime?.stripe.url ?? '' } },
-        (err, stdout, stderr) => (err && typeof err.code !== 'number' ? reject(err) : resolve({ code: err ? (err.code as number) : 0, stdout, stderr })),
+        (err, stdout, stderr) =>
+          err && typeof err.code !== 'number' ? reject(err) : resolve({ code: err ? (err.code as number) : 0, stdout, stderr }),
       );
     });
     expect(res.code).toBe(1);
@@ -202,9 +216,19 @@ describe('local runtime', () => {
   it('walks the README referral: member -> referral -> paddle CLI checkout -> conversion -> credit reward and modifier', async () => {
     const rt = runtime as LocalRuntime;
     const key = rt.demo.apiKey;
-    const campaign = await call('POST', '/v1/campaigns/', key, { name: 'Friends', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' });
+    const campaign = await call('POST', '/v1/campaigns/', key, {
+      name: 'Friends',
+      allows_credit: true,
+      credit_amount: '5.00',
+      credit_currency: 'USD',
+    });
     expect(campaign.status).toBe(201);
-    const alice = await call('POST', '/v1/members/', key, { identifier: 'alice', email: 'alice@example.com', code: 'ALICE', campaign: { id: campaign.body.id } });
+    const alice = await call('POST', '/v1/members/', key, {
+      identifier: 'alice',
+      email: 'alice@example.com',
+      code: 'ALICE',
+      campaign: { id: campaign.body.id },
+    });
     expect(alice.status).toBe(201);
     const referral = await call('POST', '/v1/referrals/', key, { user_identifier: 'bob', member_code: 'ALICE' });
     expect(referral.status).toBe(200);
@@ -224,11 +248,17 @@ describe('local runtime', () => {
 
     const converted = await call('POST', `/referrals/${referral.body.id}/conversion/`, key, { checkout_id: checkout.checkout_id });
     expect(converted.status).toBe(200);
-    expect(converted.body).toMatchObject({ is_converted: true, subscription: { id: subscriptionId, plan: { descriptor: '$10.00 / month' } } });
-    const rewarded = await pollUntil(async () => {
-      const r = await call('GET', `/v1/referrals/${referral.body.id}/`, key);
-      return r.body.rewards.length === 1 ? r.body : null;
-    }, { timeoutMs: 15_000 });
+    expect(converted.body).toMatchObject({
+      is_converted: true,
+      subscription: { id: subscriptionId, plan: { descriptor: '$10.00 / month' } },
+    });
+    const rewarded = await pollUntil(
+      async () => {
+        const r = await call('GET', `/v1/referrals/${referral.body.id}/`, key);
+        return r.body.rewards.length === 1 ? r.body : null;
+      },
+      { timeoutMs: 15_000 },
+    );
     expect(rewarded.rewards[0]).toMatchObject({ type: 'credit', amount: '5.00', currency: 'USD' });
 
     // Alice attaches her own subscription: the waiting credit becomes a -5.00 one-off modifier on it.
@@ -236,10 +266,13 @@ describe('local runtime', () => {
     const ownId = own.subscription.subscription_id;
     await pollUntil(async () => (await call('GET', `/v1/subscriptions/${ownId}/`, key)).status === 200, { timeoutMs: 15_000 });
     expect((await call('PATCH', `/v1/members/${alice.body.id}/`, key, { subscription: { id: ownId } })).status).toBe(200);
-    const modifiers = await pollUntil(() => {
-      const m = rt.paddle.modifiers(ownId);
-      return m.length > 0 ? m : null;
-    }, { timeoutMs: 15_000 });
+    const modifiers = await pollUntil(
+      () => {
+        const m = rt.paddle.modifiers(ownId);
+        return m.length > 0 ? m : null;
+      },
+      { timeoutMs: 15_000 },
+    );
     expect(modifiers).toEqual([expect.objectContaining({ amount: '-5.000', is_recurring: false })]);
   }, 90_000);
 
@@ -247,22 +280,39 @@ describe('local runtime', () => {
     const rt = runtime as LocalRuntime;
     const key = rt.demo.apiKey;
     const campaign = await call('POST', '/v1/campaigns/', key, {
-      name: 'Friends 10%', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD', referred_discount_type: 'percentage', referred_discount_amount: '10',
+      name: 'Friends 10%',
+      allows_credit: true,
+      credit_amount: '5.00',
+      credit_currency: 'USD',
+      referred_discount_type: 'percentage',
+      referred_discount_amount: '10',
     });
     expect(campaign.status).toBe(201);
-    const carol = await call('POST', '/v1/members/', key, { identifier: 'carol', email: 'carol@example.com', first_name: 'Carol', code: 'CAROL', campaign: { id: campaign.body.id } });
+    const carol = await call('POST', '/v1/members/', key, {
+      identifier: 'carol',
+      email: 'carol@example.com',
+      first_name: 'Carol',
+      code: 'CAROL',
+      campaign: { id: campaign.body.id },
+    });
     expect(carol.status).toBe(201);
     const referral = await call('POST', '/v1/referrals/', key, { user_identifier: 'dave', member_code: 'CAROL' });
     expect(referral.status).toBe(200);
-    const couponCode = await pollUntil(async () => (await call('GET', `/v1/referrals/${referral.body.id}/`, key)).body.coupon_code as string | null, { timeoutMs: 15_000 });
+    const couponCode = await pollUntil(
+      async () => (await call('GET', `/v1/referrals/${referral.body.id}/`, key)).body.coupon_code as string | null,
+      { timeoutMs: 15_000 },
+    );
 
     // Dave pays with the coupon: the payment alert names it, and the referral converts by itself.
     const checkout = await paddleCli(['checkout', '--plan', '9001', '--email', 'dave@example.com', '--coupon', couponCode]);
     expect(checkout.payment.amount).toBe(9);
-    const rewarded = await pollUntil(async () => {
-      const r = await call('GET', `/v1/referrals/${referral.body.id}/`, key);
-      return r.body.is_converted && r.body.rewards.length === 1 ? r.body : null;
-    }, { timeoutMs: 15_000 });
+    const rewarded = await pollUntil(
+      async () => {
+        const r = await call('GET', `/v1/referrals/${referral.body.id}/`, key);
+        return r.body.is_converted && r.body.rewards.length === 1 ? r.body : null;
+      },
+      { timeoutMs: 15_000 },
+    );
     expect(rewarded.subscription.id).toBe(checkout.subscription.subscription_id);
 
     // The emails, as .eml files in DATA_DIR/outbox.
@@ -275,11 +325,19 @@ describe('local runtime', () => {
 
     // A refund of Dave's payment: the credit (not applied: Carol has no subscription) is reversed.
     await paddleCli(['refund', '--payment', String(checkout.payment.id)]);
-    const clawed = await pollUntil(async () => {
-      const r = await call('GET', `/v1/referrals/${referral.body.id}/`, key);
-      return r.body.rewards.length === 2 ? r.body : null;
-    }, { timeoutMs: 15_000 });
-    expect(clawed.rewards[1]).toMatchObject({ type: 'credit', amount: '-5.00', reverses: rewarded.rewards[0].id, payment_id: checkout.payment.id });
+    const clawed = await pollUntil(
+      async () => {
+        const r = await call('GET', `/v1/referrals/${referral.body.id}/`, key);
+        return r.body.rewards.length === 2 ? r.body : null;
+      },
+      { timeoutMs: 15_000 },
+    );
+    expect(clawed.rewards[1]).toMatchObject({
+      type: 'credit',
+      amount: '-5.00',
+      reverses: rewarded.rewards[0].id,
+      payment_id: checkout.payment.id,
+    });
     expect(clawed.stats.credit_earned).toBe('0.00');
   }, 90_000);
 
@@ -290,10 +348,20 @@ describe('local runtime', () => {
     const rt = runtime as LocalRuntime;
     const { account, apiKey } = await createAccount({ name: `e2e ${kind}`, plan: 'regular' });
     if (kind === 'paddle-billing') {
-      await saveProviderConnection(account.accountId, { kind, apiKey: rt.paddleBilling.apiKey, apiUrl: rt.paddleBilling.url, webhookSecret: rt.paddleBilling.webhookSecret });
+      await saveProviderConnection(account.accountId, {
+        kind,
+        apiKey: rt.paddleBilling.apiKey,
+        apiUrl: rt.paddleBilling.url,
+        webhookSecret: rt.paddleBilling.webhookSecret,
+      });
       rt.paddleBilling.setWebhookUrl(`${rt.url}/webhooks/paddle-billing/${account.accountId}/`);
     } else {
-      await saveProviderConnection(account.accountId, { kind, secretKey: rt.stripe.secretKey, apiUrl: rt.stripe.url, webhookSecret: rt.stripe.webhookSecret });
+      await saveProviderConnection(account.accountId, {
+        kind,
+        secretKey: rt.stripe.secretKey,
+        apiUrl: rt.stripe.url,
+        webhookSecret: rt.stripe.webhookSecret,
+      });
       rt.stripe.setWebhookUrl(`${rt.url}/webhooks/stripe/${account.accountId}/`);
     }
     return apiKey;
@@ -301,10 +369,16 @@ describe('local runtime', () => {
 
   /** `npm run paddle-billing|stripe -- <args>` against the runtime's emulator; its JSON output. */
   function emulatorCli(file: 'paddle-billing' | 'stripe', args: string[]): Promise<any> {
-    const env = file === 'paddle-billing' ? { PADDLE_BILLING_EMULATOR_URL: runtime?.paddleBilling.url ?? '' } : { STRIPE_EMULATOR_URL: runtime?.stripe.url ?? '' };
+    const env =
+      file === 'paddle-billing'
+        ? { PADDLE_BILLING_EMULATOR_URL: runtime?.paddleBilling.url ?? '' }
+        : { STRIPE_EMULATOR_URL: runtime?.stripe.url ?? '' };
     return new Promise((resolve, reject) => {
-      execFile(process.execPath, ['--import', 'tsx', `infra/${file}.ts`, ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (err, stdout, stderr) =>
-        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', `infra/${file}.ts`, ...args],
+        { cwd: ROOT, env: { ...process.env, ...env } },
+        (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout))),
       );
     });
   }
@@ -321,20 +395,43 @@ describe('local runtime', () => {
   it('walks Paddle Billing: customData checkout, reward, a Refloop discount for the referrer, refund approved later, clawback', async () => {
     const key = await connected('paddle-billing');
     const cli = (args: string[]) => emulatorCli('paddle-billing', args);
-    const campaign = await call('POST', '/v1/campaigns/', key, { name: 'Billing friends', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' });
+    const campaign = await call('POST', '/v1/campaigns/', key, {
+      name: 'Billing friends',
+      allows_credit: true,
+      credit_amount: '5.00',
+      credit_currency: 'USD',
+    });
     expect(campaign.status).toBe(201);
     const alice = await cli(['checkout', '--email', 'billing-alice@example.com']);
     expect(alice.notifications.every((n: { status: number }) => n.status === 200)).toBe(true);
-    await pollUntil(async () => ((await call('GET', `/v1/subscriptions/${alice.subscription_id}/`, key)).status === 200 ? true : null), { timeoutMs: 30_000 });
-    const member = await call('POST', '/v1/members/', key, { identifier: 'billing-alice', email: 'billing-alice@example.com', campaign: { id: campaign.body.id }, subscription: { id: alice.subscription_id } });
+    await pollUntil(async () => ((await call('GET', `/v1/subscriptions/${alice.subscription_id}/`, key)).status === 200 ? true : null), {
+      timeoutMs: 30_000,
+    });
+    const member = await call('POST', '/v1/members/', key, {
+      identifier: 'billing-alice',
+      email: 'billing-alice@example.com',
+      campaign: { id: campaign.body.id },
+      subscription: { id: alice.subscription_id },
+    });
     expect(member.status).toBe(201);
     const referral = await call('POST', '/v1/referrals/', key, { user_identifier: 'billing-bob', member_code: member.body.code });
     expect(referral.status).toBe(200);
 
-    const bob = await cli(['checkout', '--email', 'billing-bob@example.com', '--custom-data', JSON.stringify({ refloop_referral_id: referral.body.id })]);
+    const bob = await cli([
+      'checkout',
+      '--email',
+      'billing-bob@example.com',
+      '--custom-data',
+      JSON.stringify({ refloop_referral_id: referral.body.id }),
+    ]);
     const rewarded = await rewardsOf(key, referral.body.id, 1);
-    expect(rewarded).toMatchObject({ is_converted: true, subscription: { id: bob.subscription_id }, rewards: [{ type: 'credit', amount: '5.00', payment_id: bob.transaction_id }] });
-    const discountOn = async () => (await cli(['state'])).subscriptions.find((x: { id: string }) => x.id === alice.subscription_id)?.discount ?? null;
+    expect(rewarded).toMatchObject({
+      is_converted: true,
+      subscription: { id: bob.subscription_id },
+      rewards: [{ type: 'credit', amount: '5.00', payment_id: bob.transaction_id }],
+    });
+    const discountOn = async () =>
+      (await cli(['state'])).subscriptions.find((x: { id: string }) => x.id === alice.subscription_id)?.discount ?? null;
     await pollUntil(discountOn, { timeoutMs: 30_000 });
 
     const refund = await cli(['refund', '--transaction', bob.transaction_id]);
@@ -360,19 +457,33 @@ describe('local runtime', () => {
     expect(campaign.status).toBe(201);
     const alice = await cli(['checkout', '--email', 'stripe-alice@example.com']);
     expect(alice.events.every((e: { status: number }) => e.status === 200)).toBe(true);
-    await pollUntil(async () => ((await call('GET', `/v1/subscriptions/${alice.subscription_id}/`, key)).status === 200 ? true : null), { timeoutMs: 30_000 });
-    const member = await call('POST', '/v1/members/', key, { identifier: 'stripe-alice', email: 'stripe-alice@example.com', campaign: { id: campaign.body.id }, subscription: { id: alice.subscription_id } });
+    await pollUntil(async () => ((await call('GET', `/v1/subscriptions/${alice.subscription_id}/`, key)).status === 200 ? true : null), {
+      timeoutMs: 30_000,
+    });
+    const member = await call('POST', '/v1/members/', key, {
+      identifier: 'stripe-alice',
+      email: 'stripe-alice@example.com',
+      campaign: { id: campaign.body.id },
+      subscription: { id: alice.subscription_id },
+    });
     expect(member.status).toBe(201);
 
     const bobReferral = await call('POST', '/v1/referrals/', key, { user_identifier: 'stripe-bob', member_code: member.body.code });
     const bob = await cli(['checkout', '--email', 'stripe-bob@example.com', '--client-reference-id', bobReferral.body.id]);
     const rewarded = await rewardsOf(key, bobReferral.body.id, 1);
-    expect(rewarded).toMatchObject({ is_converted: true, subscription: { id: bob.subscription_id }, rewards: [{ type: 'credit', amount: '5.00', payment_id: bob.invoice_id }] });
-    const balance = async () => (await cli(['state'])).customers.find((c: { id: string }) => c.id === alice.customer_id)?.invoice_credit_balance?.usd ?? 0;
+    expect(rewarded).toMatchObject({
+      is_converted: true,
+      subscription: { id: bob.subscription_id },
+      rewards: [{ type: 'credit', amount: '5.00', payment_id: bob.invoice_id }],
+    });
+    const balance = async () =>
+      (await cli(['state'])).customers.find((c: { id: string }) => c.id === alice.customer_id)?.invoice_credit_balance?.usd ?? 0;
     await pollUntil(async () => ((await balance()) === 500 ? true : null), { timeoutMs: 30_000 });
 
     const carolReferral = await call('POST', '/v1/referrals/', key, { user_identifier: 'stripe-carol', member_code: member.body.code });
-    const code = await pollUntil(async () => ((await call('GET', `/v1/referrals/${carolReferral.body.id}/`, key)).body.coupon_code ?? null), { timeoutMs: 30_000 });
+    const code = await pollUntil(async () => (await call('GET', `/v1/referrals/${carolReferral.body.id}/`, key)).body.coupon_code ?? null, {
+      timeoutMs: 30_000,
+    });
     const carol = await cli(['checkout', '--email', 'stripe-carol@example.com', '--promotion-code', code]);
     expect((await rewardsOf(key, carolReferral.body.id, 1)).subscription.id).toBe(carol.subscription_id);
 
@@ -393,7 +504,17 @@ describe('local runtime', () => {
 
   it('keeps the demo on its provider when a restart asks for another while it mirrors subscriptions (DEMO_PROVIDER)', async () => {
     await runtime?.stop();
-    runtime = await startLocal({ port: 0, dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-e2e', demoProvider: 'stripe' });
+    runtime = await startLocal({
+      port: 0,
+      dynamodbPort: await freePort(),
+      sqsPort: 0,
+      paddlePort: 0,
+      paddleBillingPort: 0,
+      stripePort: 0,
+      dataDir,
+      tableName: 'refloop-e2e',
+      demoProvider: 'stripe',
+    });
     expect(runtime.demoProvider).toBe('paddle-classic');
     expect(runtime.demoProviderNote).toMatch(/^The demo account stays on paddle-classic: it mirrors \d+ subscription\(s\) from it/);
   }, 120_000);

@@ -105,7 +105,9 @@ const axe = expectNoAxeViolations;
 
 /** The portal's frame in a host page, once its greeting shows and its lists have loaded. */
 async function portalFrame(page: Page): Promise<Frame> {
-  const frame = await pollUntil(() => page.frames().find((f) => f.url().startsWith(`${gateway.url}/portal/`)) ?? null, { timeoutMs: 15_000 });
+  const frame = await pollUntil(() => page.frames().find((f) => f.url().startsWith(`${gateway.url}/portal/`)) ?? null, {
+    timeoutMs: 15_000,
+  });
   await frame.getByTestId('portal-greeting').waitFor({ timeout: 15_000 });
   await settled(frame);
   return frame;
@@ -113,7 +115,11 @@ async function portalFrame(page: Page): Promise<Frame> {
 
 /** No section is loading any more. */
 async function settled(target: Page | Frame): Promise<void> {
-  await target.waitForFunction(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText.match(/Loading/) === null, undefined, { timeout: 15_000 });
+  await target.waitForFunction(
+    () => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText.match(/Loading/) === null,
+    undefined,
+    { timeout: 15_000 },
+  );
 }
 
 /** The portal session token the frame keeps in its sessionStorage (per account), or null. */
@@ -132,10 +138,28 @@ beforeAll(async () => {
   account = await newAccount();
   [allowed, refused] = await Promise.all([startHost(), startHost()]);
   await call('PATCH', '/v1/account/', { embed_origins: [allowed.url], referral_url: 'https://acme.example/' });
-  const campaign = await call('POST', '/v1/campaigns/', { name: 'Friends', allows_commission: true, commission_type: 'percentage', commission_percent: '20.00', commission_months: 12, hold_days: 30 });
-  alice = await call('POST', '/v1/members/', { identifier: 'alice', email: 'alice@example.com', first_name: 'Alice', campaign: { id: campaign.id } });
-  bob = await call('POST', '/v1/members/', { identifier: 'bob', email: 'bob@example.com', first_name: 'Bob', campaign: { id: campaign.id } });
-  for (const user of ['jane.doe@example.com', 'sam@example.org']) await call('POST', '/v1/referrals/', { user_identifier: user, member_code: alice.code });
+  const campaign = await call('POST', '/v1/campaigns/', {
+    name: 'Friends',
+    allows_commission: true,
+    commission_type: 'percentage',
+    commission_percent: '20.00',
+    commission_months: 12,
+    hold_days: 30,
+  });
+  alice = await call('POST', '/v1/members/', {
+    identifier: 'alice',
+    email: 'alice@example.com',
+    first_name: 'Alice',
+    campaign: { id: campaign.id },
+  });
+  bob = await call('POST', '/v1/members/', {
+    identifier: 'bob',
+    email: 'bob@example.com',
+    first_name: 'Bob',
+    campaign: { id: campaign.id },
+  });
+  for (const user of ['jane.doe@example.com', 'sam@example.org'])
+    await call('POST', '/v1/referrals/', { user_identifier: user, member_code: alice.code });
   await call('POST', '/v1/referrals/', { user_identifier: 'carol@bob-friends.example', member_code: bob.code });
   browser = await launchChromium();
 }, 120_000);
@@ -164,14 +188,19 @@ describe('the widget on an allowed host', () => {
     expect(referrals).toContain('j***@e***.com');
     expect(referrals).toContain('s***@e***.org');
     const all = await frame.locator('body').innerText();
-    for (const secret of ['jane.doe', 'sam@', 'carol', 'Bob', bob.code]) expect({ secret, shown: all.includes(secret) }).toEqual({ secret, shown: false });
+    for (const secret of ['jane.doe', 'sam@', 'carol', 'Bob', bob.code])
+      expect({ secret, shown: all.includes(secret) }).toEqual({ secret, shown: false });
     await expect(frame.locator('#terms').innerText()).resolves.toContain('Earn 20% of what they pay');
     // The token left the frame's address; the host heard `ready`; the iframe took its content's height.
     expect(frame.url()).not.toContain('token=');
     await pollUntil(async () => (await events(page)).includes('ready'));
     const [frameHeight, contentHeight] = await Promise.all([
-      page.locator('#referrals iframe').evaluate((el) => (el as unknown as { getBoundingClientRect(): { height: number } }).getBoundingClientRect().height),
-      frame.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollHeight: number } } }).document.documentElement.scrollHeight),
+      page
+        .locator('#referrals iframe')
+        .evaluate((el) => (el as unknown as { getBoundingClientRect(): { height: number } }).getBoundingClientRect().height),
+      frame.evaluate(
+        () => (globalThis as unknown as { document: { documentElement: { scrollHeight: number } } }).document.documentElement.scrollHeight,
+      ),
     ]);
     expect(frameHeight).toBeGreaterThan(480);
     expect(Math.abs(frameHeight - contentHeight)).toBeLessThan(40);
@@ -186,7 +215,14 @@ describe('the widget on an allowed host', () => {
     // The session ends (its expiry passes; DynamoDB's TTL would delete it later).
     const token = await storedToken(frame);
     if (!token) throw new Error('the portal keeps no session token');
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: portalKeys.session(tokenHash(token)), UpdateExpression: 'SET expires_at = :past', ExpressionAttributeValues: { ':past': nowSeconds() - 1 } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: portalKeys.session(tokenHash(token)),
+        UpdateExpression: 'SET expires_at = :past',
+        ExpressionAttributeValues: { ':past': nowSeconds() - 1 },
+      }),
+    );
     // The member saves a setting: the portal meets the 401, asks the host, and carries on.
     await frame.getByLabel('Payout email').fill('alice@pay.example');
     await frame.getByRole('button', { name: 'Save' }).click();
@@ -223,7 +259,12 @@ describe('the widget on an allowed host', () => {
 describe('a credit-only member', () => {
   it('is asked for no payout email and shown no payouts; the email opt-out still saves', async () => {
     const credit = await call('POST', '/v1/campaigns/', { name: 'Credit friends', allows_credit: true, credit_amount: '5.00' });
-    const carla = await call('POST', '/v1/members/', { identifier: 'carla', email: 'carla@example.com', first_name: 'Carla', campaign: { id: credit.id } });
+    const carla = await call('POST', '/v1/members/', {
+      identifier: 'carla',
+      email: 'carla@example.com',
+      first_name: 'Carla',
+      campaign: { id: credit.id },
+    });
     const { url } = await call('POST', `/v1/members/${carla.id}/portal-sessions/`, {});
     const page = await (await browser.newContext()).newPage();
     await page.goto(url);
@@ -262,7 +303,9 @@ describe('framing and links', () => {
     expect(error?.message).toContain(`this site (${refused.url}) is not in the account's embed origins`);
     expect(await events(page)).not.toContain('ready');
     // The visitor sees a short sentence where the frame was, not the browser's bare error page.
-    await expect(page.locator('#referrals [role="alert"]').innerText()).resolves.toBe('The referral programme cannot be shown here right now.');
+    await expect(page.locator('#referrals [role="alert"]').innerText()).resolves.toBe(
+      'The referral programme cannot be shown here right now.',
+    );
     expect(await page.locator('#referrals iframe').isVisible()).toBe(false);
     await axe(page, 'host with a refused portal');
     await page.screenshot({ path: join(SHOTS, 'widget-refused-host.png'), fullPage: true });

@@ -55,7 +55,8 @@ export function extractSteps(page: string, markdown: string): Step[] {
     for (let i = 0; i < text.length; i++) {
       const c = text[i];
       if (c === "'") quoted = !quoted;
-      else if (!quoted && c === '#' && (i === 0 || /\s/.test(text[i - 1] ?? ''))) i = text.indexOf('\n', i) === -1 ? text.length : text.indexOf('\n', i) - 1;
+      else if (!quoted && c === '#' && (i === 0 || /\s/.test(text[i - 1] ?? '')))
+        i = text.indexOf('\n', i) === -1 ? text.length : text.indexOf('\n', i) - 1;
     }
     return quoted || /\\$/.test(text);
   };
@@ -139,11 +140,18 @@ export function parseSkeleton(skeleton: string): unknown {
 }
 
 /** Whether `actual` matches the skeleton; captures new `<name>`s into `found`. Returns a mismatch or null. */
-export function match(skeleton: unknown, actual: unknown, known: Map<string, string>, found: Map<string, string>, path = '$'): string | null {
+export function match(
+  skeleton: unknown,
+  actual: unknown,
+  known: Map<string, string>,
+  found: Map<string, string>,
+  path = '$',
+): string | null {
   if (typeof skeleton === 'string') {
     const placeholder = /^<([a-z][\w -]*)>$/.exec(skeleton);
     if (placeholder) {
-      if (actual === undefined || actual === null || typeof actual === 'object') return `${path}: expected a value for ${skeleton}, got ${JSON.stringify(actual)}`;
+      if (actual === undefined || actual === null || typeof actual === 'object')
+        return `${path}: expected a value for ${skeleton}, got ${JSON.stringify(actual)}`;
       const name = placeholder[1] as string;
       const before = known.get(name) ?? found.get(name);
       if (before !== undefined && before !== String(actual)) return `${path}: expected ${skeleton} = ${before}, got ${String(actual)}`;
@@ -162,7 +170,8 @@ export function match(skeleton: unknown, actual: unknown, known: Map<string, str
     return null;
   }
   if (skeleton !== null && typeof skeleton === 'object') {
-    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return `${path}: expected an object, got ${JSON.stringify(actual)}`;
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual))
+      return `${path}: expected an object, got ${JSON.stringify(actual)}`;
     for (const [key, value] of Object.entries(skeleton)) {
       const miss = match(value, (actual as Record<string, unknown>)[key], known, found, `${path}.${key}`);
       if (miss) return miss;
@@ -217,7 +226,9 @@ class Shell {
 }
 
 const isRead = (command: string) =>
-  (/^curl -s /.test(command) && !/ -X (POST|PATCH|DELETE|PUT) /.test(command)) || /^(ls|cat) /.test(command) || /paddle -- state\s*(#.*)?$/.test(command);
+  (/^curl -s /.test(command) && !/ -X (POST|PATCH|DELETE|PUT) /.test(command)) ||
+  /^(ls|cat) /.test(command) ||
+  /paddle -- state\s*(#.*)?$/.test(command);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'refloop-walkthrough-'));
 let runtime: LocalRuntime | undefined;
@@ -260,7 +271,16 @@ describe('the extraction', () => {
 
 describe('docs/api-tour.md on a fresh npm start', () => {
   it('runs every command as pasted, in order, with the documented answers', async () => {
-    runtime = await startLocal({ port: 0, dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: TABLE });
+    runtime = await startLocal({
+      port: 0,
+      dynamodbPort: await freePort(),
+      sqsPort: 0,
+      paddlePort: 0,
+      paddleBillingPort: 0,
+      stripePort: 0,
+      dataDir,
+      tableName: TABLE,
+    });
     const { demo } = runtime;
     shell = new Shell({
       ...process.env,

@@ -28,7 +28,17 @@ beforeAll(async () => {
   jest.spyOn(console, 'log').mockImplementation(() => undefined); // the start banner
   useReadableLogs();
   setLogLevel('INFO'); // npm start's default (Jest's global setup silences the logger)
-  runtime = await startLocal({ port: 0, dynamodbPort: await freePort(), sqsPort: 0, paddlePort: 0, paddleBillingPort: 0, stripePort: 0, dataDir, tableName: 'refloop-e2e-log', buildDashboard: false });
+  runtime = await startLocal({
+    port: 0,
+    dynamodbPort: await freePort(),
+    sqsPort: 0,
+    paddlePort: 0,
+    paddleBillingPort: 0,
+    stripePort: 0,
+    dataDir,
+    tableName: 'refloop-e2e-log',
+    buildDashboard: false,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -61,7 +71,12 @@ function parseLine(line: string): ReadableLine | null {
   return { time: m[1] as string, level: (m[2] as string).trim(), message: (m[3] as string).trim(), fields };
 }
 
-const lines = () => written.join('').split('\n').map(parseLine).filter((l): l is ReadableLine => l !== null);
+const lines = () =>
+  written
+    .join('')
+    .split('\n')
+    .map(parseLine)
+    .filter((l): l is ReadableLine => l !== null);
 
 async function get(path: string): Promise<{ status: number; requestId: string }> {
   const res = await fetch(`${runtime?.url}${path}`, { headers: { authorization: `Bearer ${runtime?.demo.apiKey}` } });
@@ -91,15 +106,26 @@ describe('a request under npm start leaves a structured line', () => {
     // The local time is the time of the request (within the test's few seconds).
     expect(Math.abs(new Date((line as ReadableLine).time.replace(' ', 'T')).getTime() - Date.now())).toBeLessThan(60_000);
     // The gateway's own line for the same request (method, path, status, duration) names the same id.
-    expect(lines().some((l) => l.message.startsWith('GET /v1/referrals/0123456789abcdef0123456789abcdef/ 404 ') && l.fields.request_id === requestId)).toBe(true);
+    expect(
+      lines().some(
+        (l) => l.message.startsWith('GET /v1/referrals/0123456789abcdef0123456789abcdef/ 404 ') && l.fields.request_id === requestId,
+      ),
+    ).toBe(true);
   });
 
   it('the browser endpoints name the account of their publishable key too', async () => {
-    const res = await fetch(`${runtime?.url}/js/v1/clicks/`, { method: 'POST', headers: { authorization: `Bearer ${runtime?.demo.publishableKey}`, 'content-type': 'application/json' }, body: '{not json' });
+    const res = await fetch(`${runtime?.url}/js/v1/clicks/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${runtime?.demo.publishableKey}`, 'content-type': 'application/json' },
+      body: '{not json',
+    });
     expect(res.status).toBe(400);
     const requestId = res.headers.get('x-request-id');
     const line = lines().find((l) => l.message === 'request answered' && l.fields.request_id === requestId);
-    expect(line).toMatchObject({ level: 'INFO', fields: { account_id: runtime?.demo.accountId, route: 'POST /js/v1/clicks/', status: 400 } });
+    expect(line).toMatchObject({
+      level: 'INFO',
+      fields: { account_id: runtime?.demo.accountId, route: 'POST /js/v1/clicks/', status: 400 },
+    });
   });
 
   it('a served request at LOG_LEVEL=DEBUG: the same line at DEBUG, with its account id', async () => {
@@ -108,7 +134,10 @@ describe('a request under npm start leaves a structured line', () => {
       const { status, requestId } = await get('/v1/campaigns/');
       expect(status).toBe(200);
       const line = lines().find((l) => l.message === 'request answered' && l.fields.request_id === requestId);
-      expect(line).toMatchObject({ level: 'DEBUG', fields: { request_id: requestId, account_id: runtime?.demo.accountId, route: 'GET /v1/campaigns/', status: 200 } });
+      expect(line).toMatchObject({
+        level: 'DEBUG',
+        fields: { request_id: requestId, account_id: runtime?.demo.accountId, route: 'GET /v1/campaigns/', status: 200 },
+      });
     } finally {
       setLogLevel('INFO');
     }

@@ -27,7 +27,11 @@ let stacks: RefloopStacks;
 beforeAll(() => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   // As `cdk deploy` builds it (web/dist is built by the test run's global setup).
-  stacks = createStacks(app, { dashboardDir: join(__dirname, '..', '..', 'web', 'dist'), alarmEmail: 'oncall@example.com', emailIdentity: 'mail.example.com' });
+  stacks = createStacks(app, {
+    dashboardDir: join(__dirname, '..', '..', 'web', 'dist'),
+    alarmEmail: 'oncall@example.com',
+    emailIdentity: 'mail.example.com',
+  });
 });
 
 describe('every template has headroom', () => {
@@ -35,7 +39,9 @@ describe('every template has headroom', () => {
     const all = [stacks.stateful, stacks.api, stacks.monitoring].flatMap(stackAndNested);
     // RefloopApi's nested stacks: one per route group with routes, and the workers'.
     const groups = ROUTE_GROUPS.filter((g) => routes.some((r) => routeGroup(r) === g.id)).map((g) => `RefloopApi/${g.id}`);
-    expect(all.map((s) => s.node.path).sort()).toEqual(['RefloopStateful', 'RefloopApi', 'RefloopMonitoring', `RefloopApi/${WORKERS_GROUP}`, ...groups].sort());
+    expect(all.map((s) => s.node.path).sort()).toEqual(
+      ['RefloopStateful', 'RefloopApi', 'RefloopMonitoring', `RefloopApi/${WORKERS_GROUP}`, ...groups].sort(),
+    );
     const counts = all.map((s) => ({ stack: s.node.path, resources: countOf(templateOf(s), 'Resources') }));
     if (process.env.TEST_REPORTS === '1') console.log(counts.map((c) => `${c.stack} ${c.resources}`).join(', '));
     for (const c of counts) expect({ ...c, failsAbove: c.resources > FAIL_ABOVE }).toEqual({ ...c, failsAbove: false });
@@ -48,7 +54,11 @@ describe('every template has headroom', () => {
   it('no template near the 200 parameters or outputs a template may have (cross-stack values are both)', () => {
     for (const stack of [stacks.stateful, stacks.api, stacks.monitoring].flatMap(stackAndNested)) {
       const t = templateOf(stack);
-      expect({ stack: stack.node.path, parameters: countOf(t, 'Parameters') < 150, outputs: countOf(t, 'Outputs') < 150 }).toEqual({ stack: stack.node.path, parameters: true, outputs: true });
+      expect({ stack: stack.node.path, parameters: countOf(t, 'Parameters') < 150, outputs: countOf(t, 'Outputs') < 150 }).toEqual({
+        stack: stack.node.path,
+        parameters: true,
+        outputs: true,
+      });
     }
   });
 });
@@ -74,20 +84,40 @@ describe('route groups', () => {
     for (const group of stacks.api.routeGroups.values()) {
       const roleId = flatLogicalId(group.invokeRole);
       const role = flat.toJSON().Resources[roleId] as Json;
-      expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([{ Effect: 'Allow', Principal: { Service: 'apigateway.amazonaws.com' }, Action: 'sts:AssumeRole' }]);
-      const policies = (Object.values(flat.findResources('AWS::IAM::Policy')) as Json[]).filter((p) => JSON.stringify(p.Properties.Roles) === JSON.stringify([{ Ref: roleId }]));
+      expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+        { Effect: 'Allow', Principal: { Service: 'apigateway.amazonaws.com' }, Action: 'sts:AssumeRole' },
+      ]);
+      const policies = (Object.values(flat.findResources('AWS::IAM::Policy')) as Json[]).filter(
+        (p) => JSON.stringify(p.Properties.Roles) === JSON.stringify([{ Ref: roleId }]),
+      );
       const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement as Json[]);
       const fnArns = [...group.functions.values()].map((fn) => ({ 'Fn::GetAtt': [flatLogicalId(fn), 'Arn'] }));
-      expect(statements).toEqual([{ Sid: 'InvokeGroupFunctions', Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: fnArns.length === 1 ? fnArns[0] : fnArns }]);
+      expect(statements).toEqual([
+        {
+          Sid: 'InvokeGroupFunctions',
+          Effect: 'Allow',
+          Action: 'lambda:InvokeFunction',
+          Resource: fnArns.length === 1 ? fnArns[0] : fnArns,
+        },
+      ]);
       // Every integration of the group uses it.
-      const integrations = (Object.entries(flat.findResources('AWS::ApiGatewayV2::Integration')) as [string, Json][]).filter(([id]) => id.startsWith(group.node.id));
+      const integrations = (Object.entries(flat.findResources('AWS::ApiGatewayV2::Integration')) as [string, Json][]).filter(([id]) =>
+        id.startsWith(group.node.id),
+      );
       expect(integrations).toHaveLength(group.functions.size);
-      for (const [, i] of integrations) expect(i.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0', CredentialsArn: { 'Fn::GetAtt': [roleId, 'Arn'] } });
+      for (const [, i] of integrations)
+        expect(i.Properties).toMatchObject({
+          IntegrationType: 'AWS_PROXY',
+          PayloadFormatVersion: '2.0',
+          CredentialsArn: { 'Fn::GetAtt': [roleId, 'Arn'] },
+        });
     }
     // The only Lambda permissions: the fallback's ($default route) and the schedules'.
     const permissions = Object.values(flat.findResources('AWS::Lambda::Permission')) as Json[];
     const fallbackId = flatLogicalId(stacks.api.functions.get(fallbackRoute.name) as RefloopFunction);
-    expect(permissions.filter((p) => p.Properties.Principal === 'apigateway.amazonaws.com').map((p) => p.Properties.FunctionName)).toEqual([{ 'Fn::GetAtt': [fallbackId, 'Arn'] }]);
+    expect(permissions.filter((p) => p.Properties.Principal === 'apigateway.amazonaws.com').map((p) => p.Properties.FunctionName)).toEqual([
+      { 'Fn::GetAtt': [fallbackId, 'Arn'] },
+    ]);
   });
 
   it("a new route adds resources to its own group's nested stack only", () => {
@@ -95,9 +125,22 @@ describe('route groups', () => {
       const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
       const data = new RefloopStatefulStack(app, 'HeadroomStateful');
       const api = new RefloopApiStack(app, 'HeadroomApi', { table: data.table, secretsKey: data.secretsKey, routes: table });
-      return Object.fromEntries(stackAndNested(api).map((s) => [s.node.path, { resources: countOf(templateOf(s), 'Resources'), parameters: countOf(templateOf(s), 'Parameters') }]));
+      return Object.fromEntries(
+        stackAndNested(api).map((s) => [
+          s.node.path,
+          { resources: countOf(templateOf(s), 'Resources'), parameters: countOf(templateOf(s), 'Parameters') },
+        ]),
+      );
     };
-    const model = routes.find((r) => routeGroup(r) !== ROUTE_GROUPS[0]?.id && r.table === 'read' && !r.queues && !r.providerSecrets && !r.providerWebhookSecrets && !r.webhookSecrets);
+    const model = routes.find(
+      (r) =>
+        routeGroup(r) !== ROUTE_GROUPS[0]?.id &&
+        r.table === 'read' &&
+        !r.queues &&
+        !r.providerSecrets &&
+        !r.providerWebhookSecrets &&
+        !r.webhookSecrets,
+    );
     if (!model) throw new Error('no read-only route outside the first group');
     const extra: Route = { ...model, name: `${model.name}Twin`, path: `${model.path}twin/` };
     const before = countsWith(routes);

@@ -24,14 +24,19 @@ let stateful: Template;
 beforeAll(() => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   // web/dist is built by the test run's global setup (test/support/global-setup.ts).
-  stacks = createStacks(app, { dashboardDir: join(__dirname, '..', '..', 'web', 'dist'), alarmEmail: 'oncall@example.com', emailIdentity: 'mail.example.com' });
+  stacks = createStacks(app, {
+    dashboardDir: join(__dirname, '..', '..', 'web', 'dist'),
+    alarmEmail: 'oncall@example.com',
+    emailIdentity: 'mail.example.com',
+  });
   api = Template.fromStack(stacks.api);
   apiFlat = flatTemplate(stacks.api);
   monitoring = Template.fromStack(stacks.monitoring);
   stateful = Template.fromStack(stacks.stateful);
 });
 
-const alarmsOf = (template: Template) => Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((r) => (r as Resource).Properties);
+const alarmsOf = (template: Template) =>
+  Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((r) => (r as Resource).Properties);
 const allAlarms = () => [...alarmsOf(apiFlat), ...alarmsOf(monitoring)];
 const anchorOf = (alarm: Alarm) => /\. Runbook: docs\/operations\.md#([a-z0-9-]+)$/.exec(alarm.AlarmDescription as string)?.[1];
 const byAnchor = (anchor: string) => alarmsOf(monitoring).filter((a) => anchorOf(a) === anchor);
@@ -45,27 +50,46 @@ describe('the stacks', () => {
     expect(stacks.stateful.stackName).toBe('RefloopStateful');
     expect(stacks.api.stackName).toBe('RefloopApi');
     expect(stacks.monitoring.stackName).toBe('RefloopMonitoring');
-    expect(Object.values(stateful.toJSON().Resources).map((r) => (r as Resource).Type).sort()).toEqual(['AWS::DynamoDB::GlobalTable', 'AWS::KMS::Key']);
+    expect(
+      Object.values(stateful.toJSON().Resources)
+        .map((r) => (r as Resource).Type)
+        .sort(),
+    ).toEqual(['AWS::DynamoDB::GlobalTable', 'AWS::KMS::Key']);
     // The API stack's limit is the one its own test sets (test/infra/stack.test.ts): room for the next routes.
     expect(count(api)).toBeLessThan(490);
     expect(count(monitoring)).toBeLessThan(50);
     // CloudFormation allows 200 outputs a stack; the cross-stack exports the monitoring stack imports are outputs too.
     expect(Object.keys(api.toJSON().Outputs).length).toBeLessThan(150);
-    if (process.env.TEST_REPORTS === '1') console.log(`resources: RefloopStateful ${count(stateful)}, RefloopApi ${count(api)}, RefloopMonitoring ${count(monitoring)}`);
+    if (process.env.TEST_REPORTS === '1')
+      console.log(`resources: RefloopStateful ${count(stateful)}, RefloopApi ${count(api)}, RefloopMonitoring ${count(monitoring)}`);
   });
 });
 
 describe('the alarm topic', () => {
   it('takes the alarmEmail subscription (CDK context, read by app.ts)', () => {
     api.resourceCountIs('AWS::SNS::Topic', 1);
-    api.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com', TopicArn: { Ref: topicLogicalId() } });
+    api.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'oncall@example.com',
+      TopicArn: { Ref: topicLogicalId() },
+    });
   });
 
   it('is the action of every alarm of the app, when it fires and when it is back to OK', () => {
     const local = { Ref: topicLogicalId() };
-    for (const alarm of alarmsOf(apiFlat)) expect({ a: alarm.AlarmDescription, actions: alarm.AlarmActions, ok: alarm.OKActions }).toEqual({ a: alarm.AlarmDescription, actions: [local], ok: [local] });
+    for (const alarm of alarmsOf(apiFlat))
+      expect({ a: alarm.AlarmDescription, actions: alarm.AlarmActions, ok: alarm.OKActions }).toEqual({
+        a: alarm.AlarmDescription,
+        actions: [local],
+        ok: [local],
+      });
     const imported = { 'Fn::ImportValue': expect.stringContaining(`Ref${topicLogicalId()}`) };
-    for (const alarm of alarmsOf(monitoring)) expect({ a: alarm.AlarmDescription, actions: alarm.AlarmActions, ok: alarm.OKActions }).toEqual({ a: alarm.AlarmDescription, actions: [imported], ok: [imported] });
+    for (const alarm of alarmsOf(monitoring))
+      expect({ a: alarm.AlarmDescription, actions: alarm.AlarmActions, ok: alarm.OKActions }).toEqual({
+        a: alarm.AlarmDescription,
+        actions: [imported],
+        ok: [imported],
+      });
   });
 });
 
@@ -74,13 +98,25 @@ describe('alarms', () => {
     const anchors = allAlarms().map(anchorOf);
     expect(anchors).not.toContain(undefined);
     expect([...new Set(anchors)].sort()).toEqual([...RUNBOOK_ANCHORS].sort());
-    for (const alarm of allAlarms()) expect({ a: alarm.AlarmDescription, missing: alarm.TreatMissingData }).toEqual({ a: alarm.AlarmDescription, missing: 'notBreaching' });
+    for (const alarm of allAlarms())
+      expect({ a: alarm.AlarmDescription, missing: alarm.TreatMissingData }).toEqual({
+        a: alarm.AlarmDescription,
+        missing: 'notBreaching',
+      });
   });
 
   it('every DLQ: one alarm per worker DLQ and per EventBridge DLQ (alarm-dlq)', () => {
     const dlqs = alarmsOf(apiFlat).filter((a) => anchorOf(a) === 'alarm-dlq');
     expect(dlqs).toHaveLength(workers.length + 2);
-    for (const a of dlqs) expect(a).toMatchObject({ Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', Statistic: 'Maximum', Period: 60 });
+    for (const a of dlqs)
+      expect(a).toMatchObject({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        Statistic: 'Maximum',
+        Period: 60,
+      });
   });
 
   it('the API 5xx rate: 5xx / requests > 1% over 5 minutes, from 20 requests (alarm-api-5xx)', () => {
@@ -90,15 +126,32 @@ describe('alarms', () => {
     const q = queries(alarm as Alarm);
     expect(q.expr_1).toMatchObject({ Expression: 'IF(requests >= 20, 100 * FILL(errors, 0) / requests, 0)', ReturnData: true });
     const apiId = [{ Name: 'ApiId', Value: { 'Fn::ImportValue': expect.stringContaining('HttpApi') } }];
-    expect(q.requests.MetricStat).toEqual({ Metric: { Namespace: 'AWS/ApiGateway', MetricName: 'Count', Dimensions: apiId }, Period: 300, Stat: 'Sum' });
-    expect(q.errors.MetricStat).toEqual({ Metric: { Namespace: 'AWS/ApiGateway', MetricName: '5xx', Dimensions: apiId }, Period: 300, Stat: 'Sum' });
+    expect(q.requests.MetricStat).toEqual({
+      Metric: { Namespace: 'AWS/ApiGateway', MetricName: 'Count', Dimensions: apiId },
+      Period: 300,
+      Stat: 'Sum',
+    });
+    expect(q.errors.MetricStat).toEqual({
+      Metric: { Namespace: 'AWS/ApiGateway', MetricName: '5xx', Dimensions: apiId },
+      Period: 300,
+      Stat: 'Sum',
+    });
   });
 
   it('the API p99 latency: > 3 s for three 5-minute periods (alarm-api-latency)', () => {
     const alarms = byAnchor('alarm-api-latency');
     expect(alarms).toHaveLength(1);
-    expect(alarms[0]).toMatchObject({ Threshold: 3000, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 3, DatapointsToAlarm: 3 });
-    expect(queries(alarms[0] as Alarm).m1.MetricStat).toMatchObject({ Metric: { Namespace: 'AWS/ApiGateway', MetricName: 'Latency' }, Period: 300, Stat: 'p99' });
+    expect(alarms[0]).toMatchObject({
+      Threshold: 3000,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+    });
+    expect(queries(alarms[0] as Alarm).m1.MetricStat).toMatchObject({
+      Metric: { Namespace: 'AWS/ApiGateway', MetricName: 'Latency' },
+      Period: 300,
+      Stat: 'p99',
+    });
   });
 
   it.each([
@@ -108,7 +161,11 @@ describe('alarms', () => {
     const alarms = byAnchor(anchor);
     expect(alarms).toHaveLength(1);
     expect(alarms[0]).toMatchObject({ Threshold: threshold, ComparisonOperator: operator, EvaluationPeriods: 1 });
-    expect(queries(alarms[0] as Alarm).m1.MetricStat).toEqual({ Metric: { Namespace: 'AWS/Lambda', MetricName: metric }, Period: 300, Stat: 'Sum' });
+    expect(queries(alarms[0] as Alarm).m1.MetricStat).toEqual({
+      Metric: { Namespace: 'AWS/Lambda', MetricName: metric },
+      Period: 300,
+      Stat: 'Sum',
+    });
   });
 
   it('each provider: ProviderErrors / ProviderCalls > 20% over 10 minutes, from 5 calls (alarm-provider-errors)', () => {
@@ -125,7 +182,9 @@ describe('alarms', () => {
         { Name: 'Provider', Value: provider },
         { Name: 'service', Value: 'refloop' },
       ];
-      const stats = Object.values(q).filter((m) => m.MetricStat).map((m) => m.MetricStat);
+      const stats = Object.values(q)
+        .filter((m) => m.MetricStat)
+        .map((m) => m.MetricStat);
       expect(stats).toEqual(
         expect.arrayContaining([
           { Metric: { Namespace: 'Refloop', MetricName: 'ProviderCalls', Dimensions: dims }, Period: 600, Stat: 'Sum' },
@@ -153,9 +212,21 @@ describe('alarms', () => {
     for (const provider of PROVIDER_KINDS) {
       const mine = alarms.filter((a) => JSON.stringify(a.Metrics).includes(`"Value":"${provider}"`));
       expect(mine).toHaveLength(1);
-      expect(mine[0]).toMatchObject({ Threshold: 300_000, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 2, DatapointsToAlarm: 2 });
+      expect(mine[0]).toMatchObject({
+        Threshold: 300_000,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluationPeriods: 2,
+        DatapointsToAlarm: 2,
+      });
       expect(queries(mine[0] as Alarm).m1.MetricStat).toEqual({
-        Metric: { Namespace: 'Refloop', MetricName: 'WebhookLag', Dimensions: [{ Name: 'Provider', Value: provider }, { Name: 'service', Value: 'refloop' }] },
+        Metric: {
+          Namespace: 'Refloop',
+          MetricName: 'WebhookLag',
+          Dimensions: [
+            { Name: 'Provider', Value: provider },
+            { Name: 'service', Value: 'refloop' },
+          ],
+        },
         Period: 300,
         Stat: 'p95',
       });
@@ -188,7 +259,10 @@ describe('the CloudWatch dashboard', () => {
   /** [namespace, metric name, ...dimension pairs] of every plain metric of a widget. */
   const metricsOf = (w: Widget) => (w.properties.metrics ?? []).map((m) => m.filter((x) => typeof x === 'string') as string[]);
   const everyMetric = () => graphs().flatMap(metricsOf);
-  const expressions = () => graphs().flatMap((w) => (w.properties.metrics ?? []).map((m) => (m[0] as { expression?: string }).expression).filter(Boolean) as string[]);
+  const expressions = () =>
+    graphs().flatMap(
+      (w) => (w.properties.metrics ?? []).map((m) => (m[0] as { expression?: string }).expression).filter(Boolean) as string[],
+    );
 
   it('shows the status of every alarm of the app', () => {
     const [status] = widgets.filter((w) => w.type === 'alarm');
@@ -196,7 +270,9 @@ describe('the CloudWatch dashboard', () => {
   });
 
   it('shows API requests, 4xx, 5xx, the 5xx rate and the p99 latency', () => {
-    const apiMetrics = everyMetric().filter((m) => m[0] === 'AWS/ApiGateway').map((m) => m[1]);
+    const apiMetrics = everyMetric()
+      .filter((m) => m[0] === 'AWS/ApiGateway')
+      .map((m) => m[1]);
     expect(apiMetrics).toEqual(expect.arrayContaining(['Count', '4xx', '5xx', 'Latency', 'IntegrationLatency']));
     expect(JSON.stringify(graphs().find((w) => w.properties.title === 'API latency (ms)'))).toContain('"stat":"p99"');
     expect(expressions()).toContain('IF(requests >= 20, 100 * FILL(errors, 0) / requests, 0)');
@@ -204,8 +280,15 @@ describe('the CloudWatch dashboard', () => {
 
   it('shows Lambda errors and throttles, and the functions with the most of them', () => {
     const lambda = everyMetric().filter((m) => m[0] === 'AWS/Lambda');
-    expect(lambda).toEqual(expect.arrayContaining([['AWS/Lambda', 'Errors'], ['AWS/Lambda', 'Throttles']]));
-    expect(expressions()).toEqual(expect.arrayContaining([expect.stringContaining('MetricName="Errors"'), expect.stringContaining('MetricName="Throttles"')]));
+    expect(lambda).toEqual(
+      expect.arrayContaining([
+        ['AWS/Lambda', 'Errors'],
+        ['AWS/Lambda', 'Throttles'],
+      ]),
+    );
+    expect(expressions()).toEqual(
+      expect.arrayContaining([expect.stringContaining('MetricName="Errors"'), expect.stringContaining('MetricName="Throttles"')]),
+    );
   });
 
   it("shows every queue's depth beside its DLQ's, and the EventBridge DLQs", () => {
@@ -238,10 +321,13 @@ describe('the CloudWatch dashboard', () => {
     // ProviderErrorsByCall's Call values are the application's: a SEARCH finds them all.
     const search = expressions().find((e) => e.includes('ProviderErrorsByCall'));
     expect(search).toBe(`SEARCH('{Refloop,Call,Provider,service} MetricName="ProviderErrorsByCall"', 'Sum', 300)`);
-    for (const name of Object.keys(BUSINESS_METRICS)) if (name !== 'ProviderErrorsByCall') expect({ name, shown: shown.has(name) }).toEqual({ name, shown: true });
-    for (const type of REWARD_TYPES) expect(refloop).toContainEqual(['Refloop', 'RewardsCreated', 'RewardType', type, 'service', 'refloop']);
+    for (const name of Object.keys(BUSINESS_METRICS))
+      if (name !== 'ProviderErrorsByCall') expect({ name, shown: shown.has(name) }).toEqual({ name, shown: true });
+    for (const type of REWARD_TYPES)
+      expect(refloop).toContainEqual(['Refloop', 'RewardsCreated', 'RewardType', type, 'service', 'refloop']);
     for (const provider of PROVIDER_KINDS) {
-      for (const metric of ['ProviderCalls', 'ProviderErrors', 'WebhookLag']) expect(refloop).toContainEqual(['Refloop', metric, 'Provider', provider, 'service', 'refloop']);
+      for (const metric of ['ProviderCalls', 'ProviderErrors', 'WebhookLag'])
+        expect(refloop).toContainEqual(['Refloop', metric, 'Provider', provider, 'service', 'refloop']);
     }
   });
 

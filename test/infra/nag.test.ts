@@ -11,7 +11,11 @@ import { createStacks, type RefloopStacks } from '../../infra/cloud/stacks';
 const dashboardDir = join(__dirname, '..', '..', 'web', 'dist');
 
 interface Report {
-  pluginReports: { pluginName: string; conclusion: string; violations: { ruleName: string; severity: string; violatingConstructs: { constructPath: string }[] }[] }[];
+  pluginReports: {
+    pluginName: string;
+    conclusion: string;
+    violations: { ruleName: string; severity: string; violatingConstructs: { constructPath: string }[] }[];
+  }[];
 }
 
 /**
@@ -19,20 +23,28 @@ interface Report {
  * has no entry in it; synth throws with the report on any finding), and the pack's own report of the same
  * synthesized tree (proof that it ran, and over what: it names every resource it checked only when failing).
  */
-function nagReport(env?: { account: string; region: string }, extra?: (stacks: RefloopStacks) => void): { report: Report; pack: { success: boolean; violations: unknown[] } } {
+function nagReport(
+  env?: { account: string; region: string },
+  extra?: (stacks: RefloopStacks) => void,
+): { report: Report; pack: { success: boolean; violations: unknown[] } } {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stacks = createStacks(app, { dashboardDir, alarmEmail: 'oncall@example.com', ...(env ? { env } : {}) });
   extra?.(stacks);
   const pack = new AwsSolutionsChecks(app);
   Validations.of(app).addPlugins(pack);
   const assembly = app.synth();
-  return { report: JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8')) as Report, pack: pack.validateScope(app) };
+  return {
+    report: JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8')) as Report,
+    pack: pack.validateScope(app),
+  };
 }
 
 const findings = (report: Report) =>
   report.pluginReports
     .filter((p) => p.pluginName === 'AwsSolutions')
-    .flatMap((p) => p.violations.map((v) => `${v.severity} ${v.ruleName} at ${v.violatingConstructs.map((c) => c.constructPath).join(', ')}`));
+    .flatMap((p) =>
+      p.violations.map((v) => `${v.severity} ${v.ruleName} at ${v.violatingConstructs.map((c) => c.constructPath).join(', ')}`),
+    );
 
 describe('cdk-nag AwsSolutions', () => {
   it('finds nothing unacknowledged in the environment-agnostic app (`cdk synth` without an account)', () => {
@@ -75,7 +87,8 @@ describe('cdk-nag AwsSolutions', () => {
       'AwsSolutions-SQS3',
     ]);
     // IAM4 only for the basic execution role; IAM5 only for X-Ray's "*", the table's indexes and CDK's deployment handler.
-    for (const a of acknowledged.filter((x) => x.id.startsWith('AwsSolutions-IAM4'))) expect(a.id).toBe('AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]');
+    for (const a of acknowledged.filter((x) => x.id.startsWith('AwsSolutions-IAM4')))
+      expect(a.id).toBe('AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]');
     for (const a of acknowledged.filter((x) => x.id.startsWith('AwsSolutions-IAM5') && !x.path.includes('Custom::CDKBucketDeployment'))) {
       expect(a.id).toMatch(/^AwsSolutions-IAM5\[Resource::(\*|RefloopStateful:ExportsOutputFnGetAttTable\w+\/index\/\*)\]$/);
     }

@@ -64,7 +64,10 @@ const XRAY_ACTIONS = ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'];
 
 const keyUses = secretsKeyUses();
 /** The KMS actions a function may use on the secrets key (./secrets-key.ts decides). */
-const kmsActionsOf = (name: string) => [...(keyUses.get(name)?.decrypt ? ['kms:Decrypt'] : []), ...(keyUses.get(name)?.encrypt ? ['kms:Encrypt'] : [])];
+const kmsActionsOf = (name: string) => [
+  ...(keyUses.get(name)?.decrypt ? ['kms:Decrypt'] : []),
+  ...(keyUses.get(name)?.encrypt ? ['kms:Encrypt'] : []),
+];
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 type Statement = { Effect: 'Allow' | 'Deny'; Action: string | string[]; Resource: unknown; Condition?: unknown; Sid?: string };
@@ -136,9 +139,7 @@ function functionBehind(route: Resource): string {
 
 describe('API stack', () => {
   it('has one API route per route-table line plus $default, and nothing else', () => {
-    const keys = (Object.values(api.findResources('AWS::ApiGatewayV2::Route')) as Resource[]).map(
-      (r) => r.Properties.RouteKey as string,
-    );
+    const keys = (Object.values(api.findResources('AWS::ApiGatewayV2::Route')) as Resource[]).map((r) => r.Properties.RouteKey as string);
     const expected = [...routes.map((r) => `${r.method} ${gatewayPath(r.path)}`), '$default'];
     expect([...keys].sort()).toEqual([...expected].sort());
   });
@@ -152,7 +153,9 @@ describe('API stack', () => {
       Handler: 'index.handler',
       MemorySize: 512,
       Timeout: route.timeoutSeconds ?? 10,
-      Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps', ...(route.table === 'none' ? {} : { TABLE_NAME: expect.anything() }) } },
+      Environment: {
+        Variables: { NODE_OPTIONS: '--enable-source-maps', ...(route.table === 'none' ? {} : { TABLE_NAME: expect.anything() }) },
+      },
     });
     if (route.table === 'none') expect(fn.Environment.Variables.TABLE_NAME).toBeUndefined();
     const [apiRoute] = Object.values(
@@ -191,7 +194,10 @@ describe('API stack', () => {
       // Routes that enqueue also send to their queues (checked in 'queues and workers'); every function may
       // send its traces to X-Ray; the secrets key's users (checked in 'the secrets key') use it.
       const expected = (a: string) =>
-        a.startsWith('dynamodb:') || (route.queues !== undefined && a.startsWith('sqs:')) || XRAY_ACTIONS.includes(a) || kmsActionsOf(route.name).includes(a);
+        a.startsWith('dynamodb:') ||
+        (route.queues !== undefined && a.startsWith('sqs:')) ||
+        XRAY_ACTIONS.includes(a) ||
+        kmsActionsOf(route.name).includes(a);
       expect({ route: route.name, unexpected: actions.filter((a) => !expected(a)) }).toEqual({
         route: route.name,
         unexpected: [],
@@ -204,14 +210,28 @@ describe('API stack', () => {
         const slides = ['api-key', 'session', 'login'].includes(route.auth ?? 'api-key');
         const writes = statementsOf(route.name)
           .filter((s) => s.Effect === 'Allow')
-          .flatMap((s) => actionList(s).filter((a) => a.startsWith('dynamodb:') && !READ_ACTIONS.includes(a)).map((a) => ({ action: a, sid: s.Sid, condition: s.Condition })));
+          .flatMap((s) =>
+            actionList(s)
+              .filter((a) => a.startsWith('dynamodb:') && !READ_ACTIONS.includes(a))
+              .map((a) => ({ action: a, sid: s.Sid, condition: s.Condition })),
+          );
         expect({ route: route.name, writes }).toEqual({
           route: route.name,
-          writes: slides ? [{ action: 'dynamodb:UpdateItem', sid: 'SlideDashboardSession', condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['SESSION#*'] } } }] : [],
+          writes: slides
+            ? [
+                {
+                  action: 'dynamodb:UpdateItem',
+                  sid: 'SlideDashboardSession',
+                  condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['SESSION#*'] } },
+                },
+              ]
+            : [],
         });
         expect(dynamo).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem']));
       } else {
-        expect(dynamo).toEqual(expect.arrayContaining([...WRITE_ACTIONS.filter((a) => a !== 'dynamodb:TransactWriteItems'), 'dynamodb:GetItem']));
+        expect(dynamo).toEqual(
+          expect.arrayContaining([...WRITE_ACTIONS.filter((a) => a !== 'dynamodb:TransactWriteItems'), 'dynamodb:GetItem']),
+        );
       }
     }
   });
@@ -227,7 +247,10 @@ describe('API stack', () => {
     const shared = groups.find(([id]) => id.startsWith('RouteLogs'))?.[0];
     expect(shared).toBeDefined();
     for (const route of routes) {
-      expect({ route: route.name, group: resource(api, logicalId(route.name)).Properties.LoggingConfig?.LogGroup }).toEqual({ route: route.name, group: { Ref: shared } });
+      expect({ route: route.name, group: resource(api, logicalId(route.name)).Properties.LoggingConfig?.LogGroup }).toEqual({
+        route: route.name,
+        group: { Ref: shared },
+      });
     }
   });
 
@@ -242,8 +265,17 @@ describe('API stack', () => {
     expect(DEFAULT_API_THROTTLE.rateLimit).toBeGreaterThan(0);
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const data = new RefloopStatefulStack(app, 'ThrottleStateful');
-    const custom = flatTemplate(new RefloopApiStack(app, 'ThrottleApi', { table: data.table, secretsKey: data.secretsKey, apiThrottle: { rateLimit: 42, burstLimit: 84 }, workerReservedConcurrency: 0 }));
-    custom.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 42, ThrottlingBurstLimit: 84 } });
+    const custom = flatTemplate(
+      new RefloopApiStack(app, 'ThrottleApi', {
+        table: data.table,
+        secretsKey: data.secretsKey,
+        apiThrottle: { rateLimit: 42, burstLimit: 84 },
+        workerReservedConcurrency: 0,
+      }),
+    );
+    custom.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 42, ThrottlingBurstLimit: 84 },
+    });
     // 0 (the default) reserves nothing.
     for (const fn of Object.values(custom.findResources('AWS::Lambda::Function')) as Resource[]) {
       expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
@@ -251,10 +283,15 @@ describe('API stack', () => {
   });
 
   it('the CDK app reads the throttle and the worker reservation from context (defaults without it; bad values refused)', () => {
-    expect(limitsFromContext(new App())).toEqual({ apiThrottle: DEFAULT_API_THROTTLE, workerReservedConcurrency: DEFAULT_WORKER_RESERVED_CONCURRENCY });
+    expect(limitsFromContext(new App())).toEqual({
+      apiThrottle: DEFAULT_API_THROTTLE,
+      workerReservedConcurrency: DEFAULT_WORKER_RESERVED_CONCURRENCY,
+    });
     const app = new App({ context: { apiThrottleRate: '50', apiThrottleBurst: 100, workerReservedConcurrency: '5' } });
     expect(limitsFromContext(app)).toEqual({ apiThrottle: { rateLimit: 50, burstLimit: 100 }, workerReservedConcurrency: 5 });
-    expect(() => limitsFromContext(new App({ context: { apiThrottleRate: 'lots' } }))).toThrow('context apiThrottleRate must be a non-negative number');
+    expect(() => limitsFromContext(new App({ context: { apiThrottleRate: 'lots' } }))).toThrow(
+      'context apiThrottleRate must be a non-negative number',
+    );
   });
 
   it('outputs the API URL', () => {
@@ -277,37 +314,45 @@ describe('queues, workers and schedules', () => {
     expect(new Set(workers.map((w) => w.queue)).size).toBe(workers.length);
   });
 
-  it.each(workers.map((w) => [w.name, w] as const))('%s: DLQ kept 14 days, redrive after 5 receives, visibility 6x the timeout', (_, worker) => {
-    const ids = queueIds(worker.queue);
-    const queue = resource(api, ids.queue).Properties;
-    const dlq = resource(api, ids.dlq).Properties;
-    expect(queue.RedrivePolicy).toEqual({ deadLetterTargetArn: arnOf(ids.dlq), maxReceiveCount: 5 });
-    expect(queue.VisibilityTimeout).toBe(6 * worker.timeoutSeconds);
-    expect(dlq.MessageRetentionPeriod).toBe(14 * 24 * 3600);
-    expect(dlq.RedrivePolicy).toBeUndefined();
-    for (const q of [queue, dlq]) expect(q.SqsManagedSseEnabled).toBe(true);
-    expect(resource(api, logicalId(worker.name)).Properties).toMatchObject({
-      Runtime: 'nodejs22.x',
-      Architectures: ['arm64'],
-      Timeout: worker.timeoutSeconds,
-      Environment: { Variables: { TABLE_NAME: expect.anything() } },
-    });
-  });
+  it.each(workers.map((w) => [w.name, w] as const))(
+    '%s: DLQ kept 14 days, redrive after 5 receives, visibility 6x the timeout',
+    (_, worker) => {
+      const ids = queueIds(worker.queue);
+      const queue = resource(api, ids.queue).Properties;
+      const dlq = resource(api, ids.dlq).Properties;
+      expect(queue.RedrivePolicy).toEqual({ deadLetterTargetArn: arnOf(ids.dlq), maxReceiveCount: 5 });
+      expect(queue.VisibilityTimeout).toBe(6 * worker.timeoutSeconds);
+      expect(dlq.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+      expect(dlq.RedrivePolicy).toBeUndefined();
+      for (const q of [queue, dlq]) expect(q.SqsManagedSseEnabled).toBe(true);
+      expect(resource(api, logicalId(worker.name)).Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Timeout: worker.timeoutSeconds,
+        Environment: { Variables: { TABLE_NAME: expect.anything() } },
+      });
+    },
+  );
 
   // Issue 23 item 1: a new account (quota 10 or 50) must deploy. Lambda keeps 100 executions unreserved, so
   // the default reserves nothing and caps each event source instead; a reservation is opt-in (context), and
   // then the event source stays within it (throttled SQS invocations would count toward the DLQ).
   const scalingOf = (template: Template, fnId: string) =>
-    (Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[]).find((m) => JSON.stringify(m.Properties.FunctionName) === JSON.stringify({ Ref: fnId }))?.Properties.ScalingConfig;
+    (Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[]).find(
+      (m) => JSON.stringify(m.Properties.FunctionName) === JSON.stringify({ Ref: fnId }),
+    )?.Properties.ScalingConfig;
 
-  it('reserves no concurrency by default (no function at all), and caps each worker\'s event source', () => {
+  it("reserves no concurrency by default (no function at all), and caps each worker's event source", () => {
     expect(DEFAULT_WORKER_RESERVED_CONCURRENCY).toBe(0);
     expect(DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY).toBeGreaterThanOrEqual(2);
     for (const [id, fn] of Object.entries(api.findResources('AWS::Lambda::Function')) as [string, Resource][]) {
       expect({ id, reserved: fn.Properties.ReservedConcurrentExecutions }).toEqual({ id, reserved: undefined });
     }
     for (const worker of workers) {
-      expect({ worker: worker.name, scaling: scalingOf(api, logicalId(worker.name)) }).toEqual({ worker: worker.name, scaling: { MaximumConcurrency: DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY } });
+      expect({ worker: worker.name, scaling: scalingOf(api, logicalId(worker.name)) }).toEqual({
+        worker: worker.name,
+        scaling: { MaximumConcurrency: DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY },
+      });
     }
     // The CDK app's default (no context) is the same.
     expect(limitsFromContext(new App()).workerReservedConcurrency).toBe(0);
@@ -320,11 +365,20 @@ describe('queues, workers and schedules', () => {
     const template = flatTemplate(stack);
     const idOf = (name: string) => flatLogicalId(stack.functions.get(name) as RefloopFunction);
     for (const worker of workers) {
-      expect({ worker: worker.name, reserved: resource(template, idOf(worker.name)).Properties.ReservedConcurrentExecutions }).toEqual({ worker: worker.name, reserved: 5 });
-      expect({ worker: worker.name, scaling: scalingOf(template, idOf(worker.name)) }).toEqual({ worker: worker.name, scaling: { MaximumConcurrency: 5 } });
+      expect({ worker: worker.name, reserved: resource(template, idOf(worker.name)).Properties.ReservedConcurrentExecutions }).toEqual({
+        worker: worker.name,
+        reserved: 5,
+      });
+      expect({ worker: worker.name, scaling: scalingOf(template, idOf(worker.name)) }).toEqual({
+        worker: worker.name,
+        scaling: { MaximumConcurrency: 5 },
+      });
     }
     for (const route of [...routes, fallbackRoute]) {
-      expect({ route: route.name, reserved: resource(template, idOf(route.name)).Properties.ReservedConcurrentExecutions }).toEqual({ route: route.name, reserved: undefined });
+      expect({ route: route.name, reserved: resource(template, idOf(route.name)).Properties.ReservedConcurrentExecutions }).toEqual({
+        route: route.name,
+        reserved: undefined,
+      });
     }
     // A reservation above the default cap raises the cap with it.
     expect(eventSourceCap(12)).toEqual({ maxConcurrency: 12 });
@@ -353,11 +407,17 @@ describe('queues, workers and schedules', () => {
     expect(alarms).toHaveLength(workers.length + 2);
     const topic = { Ref: topicId() };
     for (const a of alarms) {
-      expect(a.Properties).toMatchObject({ AlarmActions: [topic], OKActions: [topic], AlarmDescription: expect.stringMatching(/\. Runbook: docs\/operations\.md#alarm-dlq$/) });
+      expect(a.Properties).toMatchObject({
+        AlarmActions: [topic],
+        OKActions: [topic],
+        AlarmDescription: expect.stringMatching(/\. Runbook: docs\/operations\.md#alarm-dlq$/),
+      });
     }
     for (const worker of workers) {
       const dlqName = { 'Fn::GetAtt': [queueIds(worker.queue).dlq, 'QueueName'] };
-      const mine = alarms.filter((a) => JSON.stringify(a.Properties.Dimensions) === JSON.stringify([{ Name: 'QueueName', Value: dlqName }]));
+      const mine = alarms.filter(
+        (a) => JSON.stringify(a.Properties.Dimensions) === JSON.stringify([{ Name: 'QueueName', Value: dlqName }]),
+      );
       expect(mine).toHaveLength(1);
       expect(mine[0]?.Properties).toMatchObject({
         Namespace: 'AWS/SQS',
@@ -394,7 +454,9 @@ describe('queues, workers and schedules', () => {
 
   it('gives workers read-write table access', () => {
     for (const worker of workers) {
-      expect(actionsOf(worker.name)).toEqual(expect.arrayContaining([...WRITE_ACTIONS.filter((a) => a !== 'dynamodb:TransactWriteItems'), 'dynamodb:GetItem']));
+      expect(actionsOf(worker.name)).toEqual(
+        expect.arrayContaining([...WRITE_ACTIONS.filter((a) => a !== 'dynamodb:TransactWriteItems'), 'dynamodb:GetItem']),
+      );
     }
   });
 
@@ -408,8 +470,16 @@ describe('queues, workers and schedules', () => {
       for (const q of Object.keys(QUEUES) as QueueName[]) {
         const queueId = queueIds(q).queue;
         const sends = user.sends.includes(q);
-        expect({ fn: user.name, queue: q, url: env[QUEUES[q].envVar] }).toEqual({ fn: user.name, queue: q, url: sends ? { Ref: queueId } : undefined });
-        expect({ fn: user.name, queue: q, send: sendTargets.includes(JSON.stringify(arnOf(queueId))) }).toEqual({ fn: user.name, queue: q, send: sends });
+        expect({ fn: user.name, queue: q, url: env[QUEUES[q].envVar] }).toEqual({
+          fn: user.name,
+          queue: q,
+          url: sends ? { Ref: queueId } : undefined,
+        });
+        expect({ fn: user.name, queue: q, send: sendTargets.includes(JSON.stringify(arnOf(queueId))) }).toEqual({
+          fn: user.name,
+          queue: q,
+          send: sends,
+        });
       }
     }
     // The fallback sends nothing.
@@ -421,7 +491,9 @@ describe('queues, workers and schedules', () => {
     expect(users.some((u) => !u.providerSecrets)).toBe(true);
     for (const user of users) {
       // The webhook signing secrets have their own Deny (next test).
-      const denies = statementsOf(user.name).filter((s) => s.Effect === 'Deny' && s.Sid !== 'DenyWebhookSecretItems' && s.Sid !== 'DenyProviderWebhookSecretItems');
+      const denies = statementsOf(user.name).filter(
+        (s) => s.Effect === 'Deny' && s.Sid !== 'DenyWebhookSecretItems' && s.Sid !== 'DenyProviderWebhookSecretItems',
+      );
       if (user.providerSecrets) {
         expect({ fn: user.name, denies }).toEqual({ fn: user.name, denies: [] });
         continue;
@@ -464,7 +536,9 @@ describe('queues, workers and schedules', () => {
         fn: user.name,
         condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [WEBHOOK_SECRET_KEY_PATTERN] } },
       });
-      expect(actionList(deny[0] as Statement)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem']));
+      expect(actionList(deny[0] as Statement)).toEqual(
+        expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem']),
+      );
     }
     const like = new RegExp(`^${WEBHOOK_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`);
     expect(keys.webhookSecret('0123456789abcdef', '0'.repeat(32)).pk).toMatch(like);
@@ -476,7 +550,9 @@ describe('queues, workers and schedules', () => {
     // The intakes read the webhook secret only; POST /v1/account/provider/ (dashboard session only) writes
     // both secrets, so it alone holds both.
     for (const name of ['ProviderWebhook']) expect(routes.find((r) => r.name === name)?.providerSecrets).not.toBe(true);
-    expect(routes.filter((r) => r.providerSecrets && r.providerWebhookSecrets).map((r) => [r.name, r.auth])).toEqual([['SetProviderConnection', 'session']]);
+    expect(routes.filter((r) => r.providerSecrets && r.providerWebhookSecrets).map((r) => [r.name, r.auth])).toEqual([
+      ['SetProviderConnection', 'session'],
+    ]);
     for (const user of users) {
       const deny = statementsOf(user.name).filter((s) => s.Effect === 'Deny' && s.Sid === 'DenyProviderWebhookSecretItems');
       if (allowed.includes(user.name)) {
@@ -487,12 +563,16 @@ describe('queues, workers and schedules', () => {
         fn: user.name,
         condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [PROVIDER_WEBHOOK_SECRET_KEY_PATTERN] } },
       });
-      expect(actionList(deny[0] as Statement)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']));
+      expect(actionList(deny[0] as Statement)).toEqual(
+        expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']),
+      );
     }
     const like = new RegExp(`^${PROVIDER_WEBHOOK_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`);
     expect(keys.providerWebhookSecret('0123456789abcdef').pk).toMatch(like);
     expect(keys.providerSecret('0123456789abcdef').pk).not.toMatch(like);
-    expect(keys.providerWebhookSecret('0123456789abcdef').pk).not.toMatch(new RegExp(`^${PROVIDER_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`));
+    expect(keys.providerWebhookSecret('0123456789abcdef').pk).not.toMatch(
+      new RegExp(`^${PROVIDER_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`),
+    );
   });
 
   it('outputs the queue URLs and the DLQ alarm names', () => {
@@ -510,7 +590,11 @@ describe('the dashboard on the API origin (CloudFront + S3)', () => {
     // web/dist is built by the test run's global setup (test/support/global-setup.ts).
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const data = new RefloopStatefulStack(app, 'SiteStateful');
-    siteStack = new RefloopApiStack(app, 'SiteApi', { table: data.table, secretsKey: data.secretsKey, dashboardDir: join(__dirname, '..', '..', 'web', 'dist') });
+    siteStack = new RefloopApiStack(app, 'SiteApi', {
+      table: data.table,
+      secretsKey: data.secretsKey,
+      dashboardDir: join(__dirname, '..', '..', 'web', 'dist'),
+    });
     site = flatTemplate(siteStack);
   });
 
@@ -520,7 +604,8 @@ describe('the dashboard on the API origin (CloudFront + S3)', () => {
     expect(count).toBeLessThan(490);
   });
 
-  const distributionConfig = () => (Object.values(site.findResources('AWS::CloudFront::Distribution')) as Resource[])[0]?.Properties.DistributionConfig;
+  const distributionConfig = () =>
+    (Object.values(site.findResources('AWS::CloudFront::Distribution')) as Resource[])[0]?.Properties.DistributionConfig;
   const policyConfig = (type: string, ref: unknown) => {
     const id = (ref as { Ref?: string }).Ref;
     if (!id) throw new Error(`not a reference to a ${type}: ${JSON.stringify(ref)}`);
@@ -535,18 +620,31 @@ describe('the dashboard on the API origin (CloudFront + S3)', () => {
     const config = dists[0]?.Properties.DistributionConfig;
     const patterns = (config.CacheBehaviors as { PathPattern: string }[]).map((b) => b.PathPattern).sort();
     expect(patterns).toEqual(['/app', '/app/*', ...DOCS_PATHS].sort());
-    expect(config.DefaultCacheBehavior).toMatchObject({ ViewerProtocolPolicy: 'https-only', AllowedMethods: expect.arrayContaining(['POST', 'PATCH', 'DELETE']) });
+    expect(config.DefaultCacheBehavior).toMatchObject({
+      ViewerProtocolPolicy: 'https-only',
+      AllowedMethods: expect.arrayContaining(['POST', 'PATCH', 'DELETE']),
+    });
     const s3Origin = (config.Origins as { S3OriginConfig?: unknown; OriginAccessControlId?: unknown }[]).find((o) => o.S3OriginConfig);
     expect(s3Origin?.OriginAccessControlId).toBeDefined();
     site.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
-    site.hasResourceProperties('AWS::S3::Bucket', { PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true } });
+    site.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+    });
   });
 
   // Issue 23 item 2: behind the distribution, API Gateway's sourceIp is a CloudFront edge; the viewer's address
   // must reach the handlers, and nothing but the distribution may reach the API.
   it('forwards CloudFront-Viewer-Address and every header the handlers read (Authorization through the cache key), never Host', () => {
     const config = distributionConfig();
-    const request = policyConfig('AWS::CloudFront::OriginRequestPolicy', config.DefaultCacheBehavior.OriginRequestPolicyId).OriginRequestPolicyConfig;
+    const request = policyConfig(
+      'AWS::CloudFront::OriginRequestPolicy',
+      config.DefaultCacheBehavior.OriginRequestPolicyId,
+    ).OriginRequestPolicyConfig;
     expect(request.HeadersConfig.HeaderBehavior).toBe('whitelist');
     const forwarded = (request.HeadersConfig.Headers as string[]).map((h) => h.toLowerCase());
     expect(forwarded).toContain('cloudfront-viewer-address');
@@ -571,8 +669,13 @@ describe('the dashboard on the API origin (CloudFront + S3)', () => {
       [ORIGIN_VERIFY_HEADER]: 'added by the distribution itself',
     };
     const read = new Set<string>();
-    const walk = (dir: string): string[] => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : n.endsWith('.ts') ? [join(dir, n)] : []));
-    for (const file of [...walk(join(__dirname, '..', '..', 'functions')), ...walk(join(__dirname, '..', '..', 'shared'))].filter((f) => !f.includes('emulator'))) {
+    const walk = (dir: string): string[] =>
+      readdirSync(dir).flatMap((n) =>
+        statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : n.endsWith('.ts') ? [join(dir, n)] : [],
+      );
+    for (const file of [...walk(join(__dirname, '..', '..', 'functions')), ...walk(join(__dirname, '..', '..', 'shared'))].filter(
+      (f) => !f.includes('emulator'),
+    )) {
       for (const m of readFileSync(file, 'utf8').matchAll(/header\((?:req\.)?event, '([a-z0-9-]+)'\)/g)) read.add(m[1] as string);
     }
     read.add(PADDLE_SIGNATURE_HEADER);
@@ -583,15 +686,23 @@ describe('the dashboard on the API origin (CloudFront + S3)', () => {
 
   it('adds the secret origin header to every API request and gives the same secret to every HTTP function (not to workers)', () => {
     const config = distributionConfig();
-    const apiOrigin = (config.Origins as { Id: string; OriginCustomHeaders?: { HeaderName: string; HeaderValue: unknown }[] }[]).find((o) => o.Id === config.DefaultCacheBehavior.TargetOriginId);
+    const apiOrigin = (config.Origins as { Id: string; OriginCustomHeaders?: { HeaderName: string; HeaderValue: unknown }[] }[]).find(
+      (o) => o.Id === config.DefaultCacheBehavior.TargetOriginId,
+    );
     const header = apiOrigin?.OriginCustomHeaders?.find((h) => h.HeaderName === ORIGIN_VERIFY_HEADER);
     const readerId = siteStack.getLogicalId(siteStack.originSecretReader?.node.defaultChild as CfnElement);
     expect(header?.HeaderValue).toEqual({ 'Fn::GetAtt': [readerId, 'SecretString'] });
     // Generated by Secrets Manager (48 characters), read by the custom resource at deploy.
     site.hasResourceProperties('AWS::SecretsManager::Secret', { GenerateSecretString: { PasswordLength: 48, ExcludePunctuation: true } });
-    const envOf = (name: string) => resource(site, flatLogicalId(siteStack.functions.get(name) as RefloopFunction)).Properties.Environment?.Variables ?? {};
-    for (const route of [...routes, fallbackRoute]) expect({ route: route.name, secret: envOf(route.name)[ORIGIN_VERIFY_ENV] }).toEqual({ route: route.name, secret: header?.HeaderValue });
-    for (const worker of workers) expect({ worker: worker.name, secret: envOf(worker.name)[ORIGIN_VERIFY_ENV] }).toEqual({ worker: worker.name, secret: undefined });
+    const envOf = (name: string) =>
+      resource(site, flatLogicalId(siteStack.functions.get(name) as RefloopFunction)).Properties.Environment?.Variables ?? {};
+    for (const route of [...routes, fallbackRoute])
+      expect({ route: route.name, secret: envOf(route.name)[ORIGIN_VERIFY_ENV] }).toEqual({
+        route: route.name,
+        secret: header?.HeaderValue,
+      });
+    for (const worker of workers)
+      expect({ worker: worker.name, secret: envOf(worker.name)[ORIGIN_VERIFY_ENV] }).toEqual({ worker: worker.name, secret: undefined });
     // The execute-api URL is output as the origin it now is.
     site.hasOutput('ApiUrl', { Description: Match.stringLikeRegexp('403') });
   });
@@ -599,7 +710,9 @@ describe('the dashboard on the API origin (CloudFront + S3)', () => {
   it('caches and compresses /docs and /v1/openapi.json (gzip and brotli, as long as their max-age)', () => {
     const config = distributionConfig();
     for (const path of DOCS_PATHS) {
-      const behavior = (config.CacheBehaviors as { PathPattern: string; CachePolicyId: unknown; Compress: boolean; TargetOriginId: string }[]).find((b) => b.PathPattern === path);
+      const behavior = (
+        config.CacheBehaviors as { PathPattern: string; CachePolicyId: unknown; Compress: boolean; TargetOriginId: string }[]
+      ).find((b) => b.PathPattern === path);
       expect(behavior?.Compress).toBe(true);
       expect(behavior?.TargetOriginId).toBe(config.DefaultCacheBehavior.TargetOriginId);
       // The managed CachingOptimized policy (gzip and brotli, nothing in the key): the handlers' max-age=300 sets the time.
@@ -639,7 +752,11 @@ describe('the dashboard on the API origin (CloudFront + S3)', () => {
     const functions = Object.entries(site.findResources('AWS::Lambda::Function')) as [string, Resource][];
     const ours = functions.filter(([id]) => [...siteStack.functions.values()].some((fn) => flatLogicalId(fn) === id));
     expect(ours.length).toBe(siteStack.functions.size);
-    for (const [id, fn] of ours) expect({ id, url: JSON.stringify(fn.Properties.Environment?.Variables?.PUBLIC_BASE_URL ?? null) }).toEqual({ id, url: expect.stringContaining('DomainName') });
+    for (const [id, fn] of ours)
+      expect({ id, url: JSON.stringify(fn.Properties.Environment?.Variables?.PUBLIC_BASE_URL ?? null) }).toEqual({
+        id,
+        url: expect.stringContaining('DomainName'),
+      });
     site.hasOutput('PublicUrl', {});
     site.hasOutput('DashboardUrl', {});
   });
@@ -648,7 +765,7 @@ describe('the dashboard on the API origin (CloudFront + S3)', () => {
     const byRole = new Map<string, string[]>();
     for (const route of routes) {
       const fn = siteStack.functions.get(route.name);
-      const role = JSON.stringify((resource(site, flatLogicalId(fn as RefloopFunction)).Properties.Role));
+      const role = JSON.stringify(resource(site, flatLogicalId(fn as RefloopFunction)).Properties.Role);
       byRole.set(role, [...(byRole.get(role) ?? []), route.name]);
     }
     for (const names of byRole.values()) {
@@ -659,12 +776,18 @@ describe('the dashboard on the API origin (CloudFront + S3)', () => {
 });
 
 describe('member emails (SES)', () => {
-  const allFunctions = [...routes.map((r) => r.name), ...workers.map((w) => w.name), ...scheduledJobs.map((j) => j.name), fallbackRoute.name];
+  const allFunctions = [
+    ...routes.map((r) => r.name),
+    ...workers.map((w) => w.name),
+    ...scheduledJobs.map((j) => j.name),
+    fallbackRoute.name,
+  ];
   const sesStatements = (name: string) =>
     statementsOf(name).filter((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]).some((a) => a.startsWith('ses:')));
 
   it('only the member-emails worker may send email: ses:SendEmail on the identity and the configuration set', () => {
-    for (const name of allFunctions.filter((n) => n !== 'MemberEmails')) expect({ name, ses: sesStatements(name) }).toEqual({ name, ses: [] });
+    for (const name of allFunctions.filter((n) => n !== 'MemberEmails'))
+      expect({ name, ses: sesStatements(name) }).toEqual({ name, ses: [] });
     const statements = sesStatements('MemberEmails');
     expect(statements).toHaveLength(1);
     expect(statements[0]).toMatchObject({ Effect: 'Allow', Action: 'ses:SendEmail' });
@@ -683,7 +806,9 @@ describe('member emails (SES)', () => {
     expect(destinations[0]?.Properties.EventDestination).toMatchObject({ Enabled: true, MatchingEventTypes: ['bounce', 'complaint'] });
     expect(JSON.stringify(destinations[0]?.Properties.EventDestination.EventBridgeDestination)).toContain(':event-bus/default');
     const queueArn = { 'Fn::GetAtt': [queueIds('email-events').queue, 'Arn'] };
-    const rules = (Object.values(api.findResources('AWS::Events::Rule')) as Resource[]).filter((r) => r.Properties.EventPattern?.source?.[0] === 'aws.ses');
+    const rules = (Object.values(api.findResources('AWS::Events::Rule')) as Resource[]).filter(
+      (r) => r.Properties.EventPattern?.source?.[0] === 'aws.ses',
+    );
     expect(rules).toHaveLength(1);
     expect(rules[0]?.Properties.EventPattern).toEqual({
       source: ['aws.ses'],
@@ -755,9 +880,14 @@ describe('operations (issue 17)', () => {
     for (const name of allNames()) {
       const fn = resource(api, logicalId(name)).Properties;
       expect({ name, tracing: fn.TracingConfig }).toEqual({ name, tracing: { Mode: 'Active' } });
-      expect({ name, env: fn.Environment.Variables }).toMatchObject({ name, env: { POWERTOOLS_SERVICE_NAME: 'refloop', POWERTOOLS_METRICS_NAMESPACE: 'Refloop' } });
+      expect({ name, env: fn.Environment.Variables }).toMatchObject({
+        name,
+        env: { POWERTOOLS_SERVICE_NAME: 'refloop', POWERTOOLS_METRICS_NAMESPACE: 'Refloop' },
+      });
       // X-Ray's actions are the only ones granted on "*".
-      const wildcard = statementsOf(name).filter((s) => s.Effect === 'Allow' && (s.Resource === '*' || (Array.isArray(s.Resource) && s.Resource.includes('*'))));
+      const wildcard = statementsOf(name).filter(
+        (s) => s.Effect === 'Allow' && (s.Resource === '*' || (Array.isArray(s.Resource) && s.Resource.includes('*'))),
+      );
       expect({ name, actions: wildcard.flatMap(actionList).sort() }).toEqual({ name, actions: [...XRAY_ACTIONS].sort() });
     }
   });
@@ -792,7 +922,10 @@ describe('operations (issue 17)', () => {
       expect(rules()).toHaveLength(scheduledJobs.length + 1);
       for (const rule of rules()) {
         for (const target of rule.Properties.Targets as Record<string, any>[]) {
-          expect({ rule: rule.Properties.Description, dlq: target.DeadLetterConfig?.Arn }).toEqual({ rule: rule.Properties.Description, dlq: expect.anything() });
+          expect({ rule: rule.Properties.Description, dlq: target.DeadLetterConfig?.Arn }).toEqual({
+            rule: rule.Properties.Description,
+            dlq: expect.anything(),
+          });
           expect(target.RetryPolicy).toEqual({ MaximumRetryAttempts: expect.any(Number), MaximumEventAgeInSeconds: expect.any(Number) });
         }
       }
@@ -800,10 +933,15 @@ describe('operations (issue 17)', () => {
 
     it.each(scheduledJobs.map((j) => [j.name, j] as const))('%s: the schedules DLQ, retried until its next run is due', (_, job) => {
       const fnArn = { 'Fn::GetAtt': [logicalId(job.name), 'Arn'] };
-      const [rule] = rules().filter((r) => (r.Properties.Targets as { Arn: unknown }[]).some((t) => JSON.stringify(t.Arn) === JSON.stringify(fnArn)));
+      const [rule] = rules().filter((r) =>
+        (r.Properties.Targets as { Arn: unknown }[]).some((t) => JSON.stringify(t.Arn) === JSON.stringify(fnArn)),
+      );
       const target = (rule?.Properties.Targets as Record<string, any>[])[0];
       expect(target?.DeadLetterConfig).toEqual({ Arn: dlqArn(apiStack.scheduleDeadLetterQueue) });
-      expect(target?.RetryPolicy).toEqual({ MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: Math.min(Math.max(job.everyMinutes, 1), 1440) * 60 });
+      expect(target?.RetryPolicy).toEqual({
+        MaximumRetryAttempts: 3,
+        MaximumEventAgeInSeconds: Math.min(Math.max(job.everyMinutes, 1), 1440) * 60,
+      });
     });
 
     it("the SES events rule: its own DLQ (SES events, to move back into the email-events queue) after EventBridge's longest retry", () => {
@@ -817,20 +955,33 @@ describe('operations (issue 17)', () => {
       for (const queue of [apiStack.scheduleDeadLetterQueue, apiStack.memberEmail.deadLetterQueue]) {
         const id = flatLogicalId(queue);
         expect(resource(api, id).Properties).toMatchObject({ MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
-        const policies = (Object.values(api.findResources('AWS::SQS::QueuePolicy')) as Resource[]).filter((p) => JSON.stringify(p.Properties.Queues) === JSON.stringify([{ Ref: id }]));
+        const policies = (Object.values(api.findResources('AWS::SQS::QueuePolicy')) as Resource[]).filter(
+          (p) => JSON.stringify(p.Properties.Queues) === JSON.stringify([{ Ref: id }]),
+        );
         expect(policies).toHaveLength(1);
         const statements = policies[0]?.Properties.PolicyDocument.Statement as Record<string, any>[];
         expect(statements).toEqual(
           expect.arrayContaining([
             expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-            expect.objectContaining({ Effect: 'Allow', Principal: { Service: 'events.amazonaws.com' }, Action: 'sqs:SendMessage', Condition: { ArnEquals: { 'aws:SourceArn': expect.anything() } } }),
+            expect.objectContaining({
+              Effect: 'Allow',
+              Principal: { Service: 'events.amazonaws.com' },
+              Action: 'sqs:SendMessage',
+              Condition: { ArnEquals: { 'aws:SourceArn': expect.anything() } },
+            }),
           ]),
         );
         const alarms = (Object.values(api.findResources('AWS::CloudWatch::Alarm')) as Resource[]).filter(
-          (a) => JSON.stringify(a.Properties.Dimensions) === JSON.stringify([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [id, 'QueueName'] } }]),
+          (a) =>
+            JSON.stringify(a.Properties.Dimensions) === JSON.stringify([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [id, 'QueueName'] } }]),
         );
         expect(alarms).toHaveLength(1);
-        expect(alarms[0]?.Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', AlarmActions: [{ Ref: topicId() }] });
+        expect(alarms[0]?.Properties).toMatchObject({
+          MetricName: 'ApproximateNumberOfMessagesVisible',
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          AlarmActions: [{ Ref: topicId() }],
+        });
       }
       api.hasOutput('ScheduleDeadLetterQueueUrl', {});
       api.hasOutput('EmailEventsRuleDeadLetterQueueUrl', {});
@@ -846,7 +997,12 @@ describe('operations (issue 17)', () => {
       expect(statements).toEqual(
         expect.arrayContaining([
           expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          expect.objectContaining({ Effect: 'Allow', Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: 'sns:Publish', Condition: expect.objectContaining({ StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } }) }),
+          expect.objectContaining({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Condition: expect.objectContaining({ StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } }),
+          }),
         ]),
       );
       api.hasOutput('AlarmTopicArn', {});
@@ -855,11 +1011,21 @@ describe('operations (issue 17)', () => {
     it('subscribes the alarmEmail address; refuses something that is not one', () => {
       const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
       const data = new RefloopStatefulStack(app, 'TopicStateful');
-      const stack = new RefloopApiStack(app, 'TopicApi', { table: data.table, secretsKey: data.secretsKey, alarmEmail: 'oncall@example.com' });
-      Template.fromStack(stack).hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com', TopicArn: { Ref: stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnElement) } });
+      const stack = new RefloopApiStack(app, 'TopicApi', {
+        table: data.table,
+        secretsKey: data.secretsKey,
+        alarmEmail: 'oncall@example.com',
+      });
+      Template.fromStack(stack).hasResourceProperties('AWS::SNS::Subscription', {
+        Protocol: 'email',
+        Endpoint: 'oncall@example.com',
+        TopicArn: { Ref: stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnElement) },
+      });
       const other = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
       const otherData = new RefloopStatefulStack(other, 'BadStateful');
-      expect(() => new RefloopApiStack(other, 'BadApi', { table: otherData.table, secretsKey: otherData.secretsKey, alarmEmail: 'oncall' })).toThrow('alarmEmail must be an email address');
+      expect(
+        () => new RefloopApiStack(other, 'BadApi', { table: otherData.table, secretsKey: otherData.secretsKey, alarmEmail: 'oncall' }),
+      ).toThrow('alarmEmail must be an email address');
     });
   });
 
@@ -874,18 +1040,37 @@ describe('operations (issue 17)', () => {
     it('is a customer-managed key in the stateful stack: rotation on, retained, output for the operator CLI', () => {
       const keys = Object.values(stateful.findResources('AWS::KMS::Key')) as Resource[];
       expect(keys).toHaveLength(1);
-      expect(keys[0]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain', Properties: { EnableKeyRotation: true, PendingWindowInDays: 30 } });
+      expect(keys[0]).toMatchObject({
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+        Properties: { EnableKeyRotation: true, PendingWindowInDays: 30 },
+      });
       stateful.hasOutput('SecretsKeyArn', {});
     });
 
     it('only the functions that read a provider secret and the delivery worker may decrypt; only the secret writers may encrypt', () => {
-      const decrypt = allNames().filter((n) => kmsStatements(n).some((s) => actionList(s).includes('kms:Decrypt'))).sort();
-      const encrypt = allNames().filter((n) => kmsStatements(n).some((s) => actionList(s).includes('kms:Encrypt'))).sort();
-      expect(decrypt).toEqual(['ConvertReferral', 'ConvertReferralV1', 'ProviderWebhook', 'RewardFanout', 'SubscriptionSync', 'WebhookDelivery']);
+      const decrypt = allNames()
+        .filter((n) => kmsStatements(n).some((s) => actionList(s).includes('kms:Decrypt')))
+        .sort();
+      const encrypt = allNames()
+        .filter((n) => kmsStatements(n).some((s) => actionList(s).includes('kms:Encrypt')))
+        .sort();
+      expect(decrypt).toEqual([
+        'ConvertReferral',
+        'ConvertReferralV1',
+        'ProviderWebhook',
+        'RewardFanout',
+        'SubscriptionSync',
+        'WebhookDelivery',
+      ]);
       expect(encrypt).toEqual(['CreateWebhookEndpoint', 'SetProviderConnection']);
       // The same lists, from the flags of the route and worker tables.
       expect(decrypt).toEqual(
-        [...routes.filter((r) => (r.providerSecrets || r.providerWebhookSecrets) && !SECRET_WRITERS.includes(r.name)).map((r) => r.name), ...workers.filter((w) => w.providerSecrets || w.webhookSecrets).map((w) => w.name), ...scheduledJobs.filter((j) => j.providerSecrets).map((j) => j.name)].sort(),
+        [
+          ...routes.filter((r) => (r.providerSecrets || r.providerWebhookSecrets) && !SECRET_WRITERS.includes(r.name)).map((r) => r.name),
+          ...workers.filter((w) => w.providerSecrets || w.webhookSecrets).map((w) => w.name),
+          ...scheduledJobs.filter((j) => j.providerSecrets).map((j) => j.name),
+        ].sort(),
       );
     });
 
@@ -895,7 +1080,12 @@ describe('operations (issue 17)', () => {
         const statements = kmsStatements(name);
         expect({ name, actions: statements.flatMap(actionList).sort() }).toEqual({ name, actions: [...expected].sort() });
         for (const s of statements) {
-          expect({ name, effect: s.Effect, resource: s.Resource, condition: s.Condition }).toEqual({ name, effect: 'Allow', resource: keyArn(), condition });
+          expect({ name, effect: s.Effect, resource: s.Resource, condition: s.Condition }).toEqual({
+            name,
+            effect: 'Allow',
+            resource: keyArn(),
+            condition,
+          });
         }
         const env = resource(api, logicalId(name)).Properties.Environment.Variables as Record<string, unknown>;
         expect({ name, env: env.SECRETS_KMS_KEY_ID ?? null }).toEqual({ name, env: expected.length > 0 ? keyArn() : null });
@@ -913,9 +1103,15 @@ describe('operations (issue 17)', () => {
     it('no warning when an identity is given', () => {
       const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
       const data = new RefloopStatefulStack(app, 'SesStateful');
-      const stack = new RefloopApiStack(app, 'SesApi', { table: data.table, secretsKey: data.secretsKey, emailIdentity: 'mail.example.org' });
+      const stack = new RefloopApiStack(app, 'SesApi', {
+        table: data.table,
+        secretsKey: data.secretsKey,
+        emailIdentity: 'mail.example.org',
+      });
       Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('member emails cannot be sent'));
-      flatTemplate(stack).hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ EMAIL_DEFAULT_FROM: 'no-reply@mail.example.org' }) } });
+      flatTemplate(stack).hasResourceProperties('AWS::Lambda::Function', {
+        Environment: { Variables: Match.objectLike({ EMAIL_DEFAULT_FROM: 'no-reply@mail.example.org' }) },
+      });
     });
   });
 });
@@ -946,7 +1142,8 @@ describe('bundling (real esbuild run)', () => {
     expect(existsSync(join(dir, 'index.js.map'))).toBe(true);
     const size = statSync(bundle).size;
     // Printed on request (TEST_REPORTS=1) so the figure can be tracked; `npm run bench` has all of them.
-    if (process.env.TEST_REPORTS === '1') console.log(`${route.entry}: ${size} bytes (${(size / 1024).toFixed(1)} KiB) minified, AWS SDK bundled`);
+    if (process.env.TEST_REPORTS === '1')
+      console.log(`${route.entry}: ${size} bytes (${(size / 1024).toFixed(1)} KiB) minified, AWS SDK bundled`);
     expect(size).toBeLessThan(MAX_BYTES);
 
     const load = spawnSync(
@@ -965,7 +1162,11 @@ describe('bundling (real esbuild run)', () => {
     const encoded = Buffer.from(html, 'utf8').toString('base64');
     const app = new App({ outdir: join(outdir, 'portal') });
     const stack = new Stack(app, 'PortalBundleTest');
-    new RefloopFunction(stack, route.name, { entry: route.entry, description: route.name, define: { [PORTAL_HTML_DEFINE]: JSON.stringify(encoded) } });
+    new RefloopFunction(stack, route.name, {
+      entry: route.entry,
+      description: route.name,
+      define: { [PORTAL_HTML_DEFINE]: JSON.stringify(encoded) },
+    });
     const assembly = app.synth();
     const [asset] = readdirSync(assembly.directory).filter((d) => d.startsWith('asset.'));
     const bundle = readFileSync(join(assembly.directory, asset as string, 'index.js'), 'utf8');

@@ -71,7 +71,8 @@ function flatten(stack: Stack): { Resources: Json; Outputs: Json; Parameters: Js
           return o;
         }
         const getAtt = o['Fn::GetAtt'];
-        if (Array.isArray(getAtt) && Object.keys(o).length === 1 && local.has(getAtt[0])) return { 'Fn::GetAtt': [prefix + getAtt[0], ...getAtt.slice(1)] };
+        if (Array.isArray(getAtt) && Object.keys(o).length === 1 && local.has(getAtt[0]))
+          return { 'Fn::GetAtt': [prefix + getAtt[0], ...getAtt.slice(1)] };
         return undefined;
       });
     for (const [id, r] of Object.entries(inner.Resources)) {
@@ -81,7 +82,10 @@ function flatten(stack: Stack): { Resources: Json; Outputs: Json; Parameters: Js
       else if (typeof renamed.DependsOn === 'string' && local.has(renamed.DependsOn)) renamed.DependsOn = prefix + renamed.DependsOn;
       resources[prefix + id] = renamed;
     }
-    nestedOutputs.set(resourceId, rename(Object.fromEntries(Object.entries(inner.Outputs).map(([k, o]) => [k, (o as Json).Value]))) as Json);
+    nestedOutputs.set(
+      resourceId,
+      rename(Object.fromEntries(Object.entries(inner.Outputs).map(([k, o]) => [k, (o as Json).Value]))) as Json,
+    );
   }
   // A nested stack's output read in this stack (a value passed from one nested stack to another, or output by
   // this stack): the value itself. Repeated while an output carries another.

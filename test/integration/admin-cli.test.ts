@@ -68,12 +68,20 @@ describe('admin CLI', () => {
     try {
       // The CLI finds the queues through the variables npm start and the functions use (SQS_ENDPOINT, *_QUEUE_URL).
       const env = { SQS_ENDPOINT: queues.endpoint, ...Object.fromEntries(QUEUE_NAMES.map((q) => [QUEUES[q].envVar, queues.queueUrls[q]])) };
-      for (const n of [1, 2, 3]) await queues.client.send(new SendMessageCommand({ QueueUrl: queues.urlOf('webhook-events-dlq'), MessageBody: JSON.stringify({ n }) }));
+      for (const n of [1, 2, 3])
+        await queues.client.send(
+          new SendMessageCommand({ QueueUrl: queues.urlOf('webhook-events-dlq'), MessageBody: JSON.stringify({ n }) }),
+        );
       const status = await cli(['queues', 'status'], env);
       expect(status).toMatchObject({ code: 0, stderr: '' });
       const before = JSON.parse(oneLine(status.stdout));
       expect(before.queues.map((q: { queue: string }) => q.queue)).toEqual(QUEUE_NAMES);
-      expect(before.queues.find((q: { queue: string }) => q.queue === 'webhook-events')).toEqual({ queue: 'webhook-events', messages: 0, in_flight: 0, dlq_messages: 3 });
+      expect(before.queues.find((q: { queue: string }) => q.queue === 'webhook-events')).toEqual({
+        queue: 'webhook-events',
+        messages: 0,
+        in_flight: 0,
+        dlq_messages: 3,
+      });
       expect(before.dead_letters).toBe(3);
 
       const moved = await cli(['queues', 'redrive', 'webhook-events'], env);
@@ -83,7 +91,10 @@ describe('admin CLI', () => {
       expect(back.map((m) => JSON.parse(m.body).n).sort()).toEqual([1, 2, 3]);
       expect(await queues.count('webhook-events-dlq')).toBe(0);
       // Nothing left: a second redrive moves nothing.
-      expect(JSON.parse(oneLine((await cli(['queues', 'redrive', '--queue', 'webhook-events'], env)).stdout))).toEqual({ queue: 'webhook-events', moved: 0 });
+      expect(JSON.parse(oneLine((await cli(['queues', 'redrive', '--queue', 'webhook-events'], env)).stdout))).toEqual({
+        queue: 'webhook-events',
+        moved: 0,
+      });
       expect((await cli(['queues', 'redrive', 'nope'], env)).code).toBe(2);
     } finally {
       await queues.stop();
@@ -96,16 +107,39 @@ describe('admin CLI', () => {
     expect(list).toMatchObject({ code: 0, stderr: '' });
     const out = JSON.parse(oneLine(list.stdout));
     expect(out.count).toBe(out.accounts.length);
-    expect(out.accounts).toContainEqual({ account_id: t.accountId, name: expect.any(String), plan: 'regular', created_at: expect.any(Number) });
-    const shown = JSON.parse(oneLine((await cli(['account', 'show', '--account', t.accountId, '--api-url', 'https://refloop.example.com'])).stdout));
-    expect(shown).toMatchObject({ account_id: t.accountId, provider: { kind: null, connected: false }, email: { sender: null, service_default: true } });
+    expect(out.accounts).toContainEqual({
+      account_id: t.accountId,
+      name: expect.any(String),
+      plan: 'regular',
+      created_at: expect.any(Number),
+    });
+    const shown = JSON.parse(
+      oneLine((await cli(['account', 'show', '--account', t.accountId, '--api-url', 'https://refloop.example.com'])).stdout),
+    );
+    expect(shown).toMatchObject({
+      account_id: t.accountId,
+      provider: { kind: null, connected: false },
+      email: { sender: null, service_default: true },
+    });
   }, 60_000);
 
   it('members portal-link prints a single-use portal URL of that member (support), 1 for an unknown member, 2 without --member', async () => {
     const t = await newAccount();
-    const member = await api('POST', '/v1/members/', { key: t.apiKey, body: { identifier: 'support-me', email: 'support-me@example.com' } });
+    const member = await api('POST', '/v1/members/', {
+      key: t.apiKey,
+      body: { identifier: 'support-me', email: 'support-me@example.com' },
+    });
     expect(member.status).toBe(201);
-    const res = await cli(['members', 'portal-link', '--account', t.accountId, '--member', member.body.id, '--api-url', 'https://refloop.example.com']);
+    const res = await cli([
+      'members',
+      'portal-link',
+      '--account',
+      t.accountId,
+      '--member',
+      member.body.id,
+      '--api-url',
+      'https://refloop.example.com',
+    ]);
     expect(res).toMatchObject({ code: 0, stderr: '' });
     const out = JSON.parse(oneLine(res.stdout));
     expect(Object.keys(out).sort()).toEqual(['expires_at', 'portal_session_id', 'url']);
@@ -117,7 +151,16 @@ describe('admin CLI', () => {
     const me = await api('GET', '/portal/v1/me/', { key: opened.body.token });
     expect(me.body.member.email).toBe('support-me@example.com');
     expect((await api('POST', '/portal/v1/sessions/', { body: { token } })).status).toBe(401);
-    const unknown = await cli(['members', 'portal-link', '--account', t.accountId, '--member', 'f'.repeat(32), '--api-url', 'https://refloop.example.com']);
+    const unknown = await cli([
+      'members',
+      'portal-link',
+      '--account',
+      t.accountId,
+      '--member',
+      'f'.repeat(32),
+      '--api-url',
+      'https://refloop.example.com',
+    ]);
     expect(unknown.code).toBe(1);
     expect(oneLine(unknown.stderr)).toContain(`has no member ${'f'.repeat(32)}`);
     expect((await cli(['members', 'portal-link', '--account', t.accountId])).code).toBe(2);
@@ -135,7 +178,10 @@ describe('admin CLI', () => {
   it('account create --owner-email adds the first owner and hands over a login link that opens a session once', async () => {
     const outbox = mkdtempSync(join(tmpdir(), 'refloop-cli-outbox-'));
     try {
-      const res = await cli(['account', 'create', '--name', 'Owned', '--owner-email', 'Dana@Owned.example', '--api-url', 'https://refloop.example.com'], { EMAIL_OUTBOX_DIR: outbox });
+      const res = await cli(
+        ['account', 'create', '--name', 'Owned', '--owner-email', 'Dana@Owned.example', '--api-url', 'https://refloop.example.com'],
+        { EMAIL_OUTBOX_DIR: outbox },
+      );
       expect(res).toMatchObject({ code: 0, stderr: '' });
       const out = JSON.parse(oneLine(res.stdout));
       expect(Object.keys(out).sort()).toEqual(['account_id', 'api_key', 'login_email', 'login_url', 'login_url_expires_at', 'owner_email']);
@@ -182,9 +228,13 @@ describe('admin CLI', () => {
     expect(set).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(oneLine(set.stdout))).toEqual({ account_id: accountId, js_referrals: 'off' });
     expect((await getAccount(accountId))?.jsReferrals).toBe('off');
-    expect((await api('POST', '/js/v1/referrals/', { key: publishableKey, body: { member_code: 'X', user_identifier: 'u' } })).status).toBe(403);
+    expect((await api('POST', '/js/v1/referrals/', { key: publishableKey, body: { member_code: 'X', user_identifier: 'u' } })).status).toBe(
+      403,
+    );
     expect((await cli(['account', 'set-js-referrals', '--account', accountId, '--mode', 'confirm'])).code).toBe(0);
-    expect((await api('POST', '/js/v1/referrals/', { key: publishableKey, body: { member_code: 'X', user_identifier: 'u' } })).status).toBe(200);
+    expect((await api('POST', '/js/v1/referrals/', { key: publishableKey, body: { member_code: 'X', user_identifier: 'u' } })).status).toBe(
+      200,
+    );
 
     const bad = await cli(['account', 'set-js-referrals', '--account', accountId, '--mode', 'maybe']);
     expect([bad.code, bad.stderr]).toEqual([2, 'admin: --mode must be one of open, confirm, off, got "maybe"\n']);
@@ -229,7 +279,9 @@ describe('admin CLI', () => {
       AWS_SECRET_ACCESS_KEY: '',
     });
     expect(res).toMatchObject({ code: 2, stdout: '' });
-    expect(oneLine(res.stderr)).toBe('admin: this command needs the API URL in AWS: pass --api-url <url> (the RefloopApi stack output ApiUrl) or set API_URL');
+    expect(oneLine(res.stderr)).toBe(
+      'admin: this command needs the API URL in AWS: pass --api-url <url> (the RefloopApi stack output ApiUrl) or set API_URL',
+    );
   });
 
   it('defaults the plan to regular', async () => {
@@ -262,7 +314,15 @@ describe('admin CLI', () => {
     const res = await cli([arg]);
     expect(res).toMatchObject({ code: 0, stderr: '' });
     const lines = res.stdout.split('\n');
-    for (const name of ['account create', 'account show', 'account set-paddle', 'account set-email', 'key create', 'key revoke', 'member bounce']) {
+    for (const name of [
+      'account create',
+      'account show',
+      'account set-paddle',
+      'account set-email',
+      'key create',
+      'key revoke',
+      'member bounce',
+    ]) {
       // Once with its description, once with its flags.
       expect({ name, described: lines.filter((l) => new RegExp(`^  ${name} +[A-Z]`).test(l)).length }).toEqual({ name, described: 1 });
       expect({ name, flags: lines.filter((l) => l.startsWith(`  admin ${name} `)).length }).toEqual({ name, flags: 1 });
@@ -316,8 +376,9 @@ describe('admin CLI', () => {
 
 describe('admin CLI: account set-paddle', () => {
   // The fixtures' public key: a published Paddle test key (RSA, PEM without a trailing newline).
-  const FIXTURE_KEY = (JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'paddle', 'signed-alerts.json'), 'utf8')) as { public_key: string })
-    .public_key;
+  const FIXTURE_KEY = (
+    JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'paddle', 'signed-alerts.json'), 'utf8')) as { public_key: string }
+  ).public_key;
   /** The key as the CLI stores it: SPKI PEM as node:crypto exports it. */
   const NORMALISED_KEY = createPublicKey(FIXTURE_KEY).export({ type: 'spki', format: 'pem' }).toString();
   // Distinctive, so that any echo of it on stdout or stderr is caught.
@@ -372,7 +433,10 @@ describe('admin CLI: account set-paddle', () => {
       privateKeys[form] = file;
     }
     ecKey = join(dir, 'ec-public.pem');
-    writeFileSync(ecKey, generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ type: 'spki', format: 'pem' }).toString());
+    writeFileSync(
+      ecKey,
+      generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    );
   });
 
   afterAll(() => {
@@ -508,7 +572,19 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
     }
     return res;
   }
-  const billing = (account: string, extra: string[] = []) => run(['set-paddle-billing', '--account', account, '--api-key', API_KEY, '--webhook-secret', NTF_SECRET, '--api-url', 'https://sandbox-api.paddle.com', ...extra]);
+  const billing = (account: string, extra: string[] = []) =>
+    run([
+      'set-paddle-billing',
+      '--account',
+      account,
+      '--api-key',
+      API_KEY,
+      '--webhook-secret',
+      NTF_SECRET,
+      '--api-url',
+      'https://sandbox-api.paddle.com',
+      ...extra,
+    ]);
   const stripe = (account: string) => run(['set-stripe', '--account', account, '--secret-key', STRIPE_KEY, '--webhook-secret', WHSEC]);
 
   beforeEach(() => clearProviderCache());
@@ -517,7 +593,11 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
     const { accountId } = await newAccount();
     const res = await billing(accountId);
     expect(res).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(oneLine(res.stdout))).toEqual({ account_id: accountId, provider: 'paddle-billing', webhook_path: `/webhooks/paddle-billing/${accountId}/` });
+    expect(JSON.parse(oneLine(res.stdout))).toEqual({
+      account_id: accountId,
+      provider: 'paddle-billing',
+      webhook_path: `/webhooks/paddle-billing/${accountId}/`,
+    });
     const settings = await getItem(keys.providerSettings(accountId));
     expect(settings).toMatchObject({ provider: 'paddle-billing', api_url: 'https://sandbox-api.paddle.com' });
     expect(JSON.stringify(settings)).not.toContain(API_KEY);
@@ -531,7 +611,11 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
     expect(JSON.stringify([secretItem, webhookItem])).not.toContain(NTF_SECRET);
     expect(await decryptSecret(accountId, String(secretItem?.api_key))).toBe(API_KEY);
     expect(await decryptSecret(accountId, String(webhookItem?.webhook_secret))).toBe(NTF_SECRET);
-    expect(await getProviderConnection(accountId)).toEqual({ kind: 'paddle-billing', apiKey: API_KEY, apiUrl: 'https://sandbox-api.paddle.com' });
+    expect(await getProviderConnection(accountId)).toEqual({
+      kind: 'paddle-billing',
+      apiKey: API_KEY,
+      apiUrl: 'https://sandbox-api.paddle.com',
+    });
     expect(await getWebhookSettings(accountId)).toEqual({ kind: 'paddle-billing', webhookSecret: NTF_SECRET });
     // Not a Classic account: Classic's readers see nothing.
     expect(await getProviderSettings(accountId)).toBeNull();
@@ -542,7 +626,11 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
     const { accountId } = await newAccount();
     const res = await stripe(accountId);
     expect(res).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(oneLine(res.stdout))).toEqual({ account_id: accountId, provider: 'stripe', webhook_path: `/webhooks/stripe/${accountId}/` });
+    expect(JSON.parse(oneLine(res.stdout))).toEqual({
+      account_id: accountId,
+      provider: 'stripe',
+      webhook_path: `/webhooks/stripe/${accountId}/`,
+    });
     expect(await getProviderConnection(accountId)).toEqual({ kind: 'stripe', secretKey: STRIPE_KEY, apiUrl: 'https://api.stripe.com' });
     expect(await getWebhookSettings(accountId)).toEqual({ kind: 'stripe', webhookSecret: WHSEC });
   });
@@ -550,11 +638,33 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
   it('refuses bad arguments with exit 2 and writes nothing', async () => {
     const { accountId } = await newAccount();
     const cases: [string[], string][] = [
-      [['set-paddle-billing', '--account', accountId, '--api-key', 'short', '--webhook-secret', NTF_SECRET], '--api-key must be a Paddle API key'],
-      [['set-paddle-billing', '--account', accountId, '--api-key', API_KEY, '--webhook-secret', NTF_SECRET], '--api-url a sandbox key needs --api-url https://sandbox-api.paddle.com'],
-      [['set-paddle-billing', '--account', accountId, '--api-key', API_KEY, '--webhook-secret', NTF_SECRET, '--api-url', 'http://paddle.example.com'], '--api-url must be https'],
+      [
+        ['set-paddle-billing', '--account', accountId, '--api-key', 'short', '--webhook-secret', NTF_SECRET],
+        '--api-key must be a Paddle API key',
+      ],
+      [
+        ['set-paddle-billing', '--account', accountId, '--api-key', API_KEY, '--webhook-secret', NTF_SECRET],
+        '--api-url a sandbox key needs --api-url https://sandbox-api.paddle.com',
+      ],
+      [
+        [
+          'set-paddle-billing',
+          '--account',
+          accountId,
+          '--api-key',
+          API_KEY,
+          '--webhook-secret',
+          NTF_SECRET,
+          '--api-url',
+          'http://paddle.example.com',
+        ],
+        '--api-url must be https',
+      ],
       [['set-paddle-billing', '--account', accountId, '--api-key', API_KEY], '--webhook-secret is required'],
-      [['set-stripe', '--account', accountId, '--secret-key', 'pk_test_abcdefgh', '--webhook-secret', WHSEC], '--secret-key is a publishable key'],
+      [
+        ['set-stripe', '--account', accountId, '--secret-key', 'pk_test_abcdefgh', '--webhook-secret', WHSEC],
+        '--secret-key is a publishable key',
+      ],
     ];
     for (const [args, message] of cases) {
       const res = await run(args);
@@ -578,11 +688,20 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
     expect((await billing(accountId)).code).toBe(0); // nothing mirrored yet: allowed
     expect((await billing(accountId)).code).toBe(0); // rotation
     expect(await getItem(keys.providerSecret(accountId))).toEqual(expect.not.objectContaining({ secret_key: expect.anything() }));
-    await saveSubscription(accountId, { id: 'sub_01h04vsc0qhwtsbsxh3422wjs4', unit_price: '10.00', currency: 'USD', status: 'active', email: 'a@example.com', next_bill_date: null, last_bill_date: null, plan: { id: 'pri_01', name: 'Pro', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' } });
+    await saveSubscription(accountId, {
+      id: 'sub_01h04vsc0qhwtsbsxh3422wjs4',
+      unit_price: '10.00',
+      currency: 'USD',
+      status: 'active',
+      email: 'a@example.com',
+      next_bill_date: null,
+      last_bill_date: null,
+      plan: { id: 'pri_01', name: 'Pro', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' },
+    });
     const refused = await stripe(accountId);
     expect(refused).toMatchObject({ code: 1, stdout: '' });
     expect(oneLine(refused.stderr)).toBe(
-      'admin: refused: the account is connected to paddle-billing and mirrors 1 subscription(s) from it; switching to stripe would mix two providers\' ids (connect a new account for stripe)',
+      "admin: refused: the account is connected to paddle-billing and mirrors 1 subscription(s) from it; switching to stripe would mix two providers' ids (connect a new account for stripe)",
     );
     clearProviderCache();
     expect((await getProviderConnection(accountId))?.kind).toBe('paddle-billing');
@@ -595,7 +714,11 @@ describe('admin CLI: member emails', () => {
     const { accountId } = await newAccount();
     const ok = await cli(['account', 'set-email', '--account', accountId, '--from', 'team@acme.example', '--name', 'Acme Team']);
     expect(ok.code).toBe(0);
-    expect(JSON.parse(oneLine(ok.stdout))).toEqual({ account_id: accountId, email_from: 'team@acme.example', email_from_name: 'Acme Team' });
+    expect(JSON.parse(oneLine(ok.stdout))).toEqual({
+      account_id: accountId,
+      email_from: 'team@acme.example',
+      email_from_name: 'Acme Team',
+    });
     expect(senderOf(await getItem(keys.account(accountId)))).toEqual({ address: 'team@acme.example', name: 'Acme Team' });
 
     const bad = await cli(['account', 'set-email', '--account', accountId, '--from', 'not-an-address', '--name', 'X']);
@@ -613,7 +736,12 @@ describe('admin CLI: member emails', () => {
     expect(created.status).toBe(201);
     const res = await cli(['member', 'bounce', '--account', accountId, '--email', 'bouncer@example.com']);
     expect(res.code).toBe(0);
-    expect(JSON.parse(oneLine(res.stdout))).toEqual({ account_id: accountId, member_id: created.body.id, email_suppressed: 'bouncer@example.com', reason: 'bounce' });
+    expect(JSON.parse(oneLine(res.stdout))).toEqual({
+      account_id: accountId,
+      member_id: created.body.id,
+      email_suppressed: 'bouncer@example.com',
+      reason: 'bounce',
+    });
     expect(suppressedAddress(await getItem(keys.member(accountId, created.body.id)))).toBe('bouncer@example.com');
     const nobody = await cli(['member', 'bounce', '--account', accountId, '--email', 'nobody@example.com']);
     expect(nobody.code).toBe(1);
@@ -639,7 +767,7 @@ describe('paddle CLI: help', () => {
     expect(checkout.stdout).toContain('--passthrough <string>');
   });
 
-  it('a bad argument: one line on stderr with the command\'s usage, exit 2', async () => {
+  it("a bad argument: one line on stderr with the command's usage, exit 2", async () => {
     const res = await paddle(['renew', '--subscription', 'abc']);
     expect(res).toMatchObject({ code: 2, stdout: '' });
     expect(oneLine(res.stderr)).toBe('paddle: --subscription must be an integer >= 1, got "abc"; usage: paddle renew --subscription <id>');
@@ -649,19 +777,41 @@ describe('paddle CLI: help', () => {
 describe('admin CLI: paying members', () => {
   it('payouts due, export and mark-paid walk a due payout to paid; bad arguments exit 2', async () => {
     const { accountId, apiKey } = await newAccount();
-    const call = (method: string, path: string, body?: unknown) => api(method, path, { key: apiKey, ...(body === undefined ? {} : { body }) });
-    const campaign = await call('POST', '/v1/campaigns/', { name: 'CLI payouts', allows_commission: true, commission_amount: '4.00', hold_days: 0 });
-    const member = await call('POST', '/v1/members/', { identifier: 'cli-payee', email: 'cli-payee@example.com', campaign: { id: campaign.body.id }, payout_email: 'payee@example.com' });
+    const call = (method: string, path: string, body?: unknown) =>
+      api(method, path, { key: apiKey, ...(body === undefined ? {} : { body }) });
+    const campaign = await call('POST', '/v1/campaigns/', {
+      name: 'CLI payouts',
+      allows_commission: true,
+      commission_amount: '4.00',
+      hold_days: 0,
+    });
+    const member = await call('POST', '/v1/members/', {
+      identifier: 'cli-payee',
+      email: 'cli-payee@example.com',
+      campaign: { id: campaign.body.id },
+      payout_email: 'payee@example.com',
+    });
     const ref = await call('POST', '/v1/referrals/', { user_identifier: 'cli-user', member_code: member.body.code });
     // A reward as the reward worker records it, then approved into the member's payout.
     const referral = toReferral(await getItem(keys.referral(accountId, ref.body.id)))!;
-    const recorded = await recordRewards(accountId, referral, [{ payment_id: 7001, type: 'commission', amount: 400, currency: 'USD' }], false, true);
+    const recorded = await recordRewards(
+      accountId,
+      referral,
+      [{ payment_id: 7001, type: 'commission', amount: 400, currency: 'USD' }],
+      false,
+      true,
+    );
     await approveReward(accountId, recorded.rewards[0]!.id);
 
     const due = await cli(['payouts', 'due', '--account', accountId]);
     expect(due).toMatchObject({ code: 0, stderr: '' });
     const shown = JSON.parse(oneLine(due.stdout));
-    expect(shown).toMatchObject({ account_id: accountId, due: { USD: '4.00' }, due_count: 1, payouts: [{ member_id: member.body.id, amount: '4.00', currency: 'USD', reward_count: 1 }] });
+    expect(shown).toMatchObject({
+      account_id: accountId,
+      due: { USD: '4.00' },
+      due_count: 1,
+      payouts: [{ member_id: member.body.id, amount: '4.00', currency: 'USD', reward_count: 1 }],
+    });
 
     const dir = mkdtempSync(join(tmpdir(), 'refloop-payouts-'));
     try {
@@ -669,24 +819,58 @@ describe('admin CLI: paying members', () => {
       const exported = await cli(['payouts', 'export', '--account', accountId, '--format', 'paypal', '--currency', 'usd', '--out', out]);
       expect(exported).toMatchObject({ code: 0, stderr: '' });
       const batch = JSON.parse(oneLine(exported.stdout));
-      expect(batch).toMatchObject({ account_id: accountId, batch_id: expect.stringMatching(/^pb_/), format: 'paypal', currency: 'USD', payouts: 1, amount: '4.00', file: out });
-      expect(readFileSync(out, 'utf8')).toMatch(new RegExp(`^payee@example.com,4.00,USD,${shown.payouts[0].id.slice(0, 30)},Referral commissions [A-Z][a-z]{2} \\d{4},PAYPAL\\r\\n$`));
+      expect(batch).toMatchObject({
+        account_id: accountId,
+        batch_id: expect.stringMatching(/^pb_/),
+        format: 'paypal',
+        currency: 'USD',
+        payouts: 1,
+        amount: '4.00',
+        file: out,
+      });
+      expect(readFileSync(out, 'utf8')).toMatch(
+        new RegExp(
+          `^payee@example.com,4.00,USD,${shown.payouts[0].id.slice(0, 30)},Referral commissions [A-Z][a-z]{2} \\d{4},PAYPAL\\r\\n$`,
+        ),
+      );
       // Nothing left to export.
-      const empty = await cli(['payouts', 'export', '--account', accountId, '--format', 'wise', '--currency', 'USD', '--out', join(dir, 'none.csv')]);
+      const empty = await cli([
+        'payouts',
+        'export',
+        '--account',
+        accountId,
+        '--format',
+        'wise',
+        '--currency',
+        'USD',
+        '--out',
+        join(dir, 'none.csv'),
+      ]);
       expect([empty.code, empty.stderr]).toEqual([1, 'admin: No payout is due in USD.\n']);
 
       const paid = await cli(['payouts', 'mark-paid', '--account', accountId, '--batch', batch.batch_id, '--reference', 'PP-42']);
       expect(paid).toMatchObject({ code: 0, stderr: '' });
-      expect(JSON.parse(oneLine(paid.stdout))).toEqual({ account_id: accountId, batch_id: batch.batch_id, status: 'paid', payouts: 1, amount: '4.00' });
+      expect(JSON.parse(oneLine(paid.stdout))).toEqual({
+        account_id: accountId,
+        batch_id: batch.batch_id,
+        status: 'paid',
+        payouts: 1,
+        amount: '4.00',
+      });
       expect((await call('GET', `/v1/payouts/${shown.payouts[0].id}/`)).body).toMatchObject({ status: 'paid', reference: 'PP-42' });
-      expect((await call('GET', `/v1/members/${member.body.id}/`)).body.stats).toMatchObject({ commission_paid: '4.00', commission_approved: '0.00' });
+      expect((await call('GET', `/v1/members/${member.body.id}/`)).body.stats).toMatchObject({
+        commission_paid: '4.00',
+        commission_approved: '0.00',
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
     const bad = await cli(['payouts', 'export', '--account', accountId, '--format', 'venmo', '--currency', 'USD']);
     expect([bad.code, bad.stderr]).toEqual([2, 'admin: --format must be one of paypal, wise, csv, got "venmo"\n']);
     expect((await cli(['payouts', 'mark-paid', '--account', accountId, '--batch', 'x'])).code).toBe(2);
-    expect((await cli(['payouts', 'due', '--account', '0123456789abcdef'])).stderr).toBe('admin: Account 0123456789abcdef does not exist\n');
+    expect((await cli(['payouts', 'due', '--account', '0123456789abcdef'])).stderr).toBe(
+      'admin: Account 0123456789abcdef does not exist\n',
+    );
     // Seven CLI processes one after another: each starts tsx, seconds apiece on a busy 2-core machine.
   }, 120_000);
 });
@@ -697,75 +881,118 @@ describe('admin CLI: paying members', () => {
 // start was given (PADDLE_BILLING_PORT, STRIPE_PORT, PADDLE_PORT, DYNAMODB_PORT, SQS_PORT).
 describe('emulator CLIs: a webhook the service answers 404, and the help', () => {
   const { startGateway } = require('../../infra/local/gateway') as typeof import('../../infra/local/gateway');
-  const { startPaddleBillingEmulator } = require('../../infra/local/emulators/paddle-billing') as typeof import('../../infra/local/emulators/paddle-billing');
+  const { startPaddleBillingEmulator } =
+    require('../../infra/local/emulators/paddle-billing') as typeof import('../../infra/local/emulators/paddle-billing');
   const { startStripeEmulator } = require('../../infra/local/emulators/stripe') as typeof import('../../infra/local/emulators/stripe');
 
   it.each([
     ['paddle-billing', 'infra/paddle-billing.ts', 'PADDLE_BILLING_PORT'],
     ['stripe', 'infra/stripe.ts', 'STRIPE_PORT'],
-  ] as const)('%s checkout: the service answers 404 (account not on that provider): JSON on stdout, one DEMO_PROVIDER hint on stderr, exit 1', async (kind, file, portVariable) => {
-    const { accountId } = await newAccount(); // connected to no provider: both intakes answer 404
-    const gateway = await startGateway({ port: 0 });
-    const webhookUrl = `${gateway.url}/webhooks/${kind}/${accountId}/`;
-    const emulator = kind === 'stripe' ? await startStripeEmulator({ port: 0, webhookUrl }) : await startPaddleBillingEmulator({ port: 0, webhookUrl });
-    try {
-      // Found through the port variable npm start reads, not a URL.
-      const res = await cli(['checkout', '--email', 'buyer@example.com'], { [portVariable]: new URL(emulator.url).port, PADDLE_BILLING_EMULATOR_URL: '', STRIPE_EMULATOR_URL: '' }, file);
-      expect(res.code).toBe(1);
-      const out = JSON.parse(oneLine(res.stdout));
-      const statuses = (kind === 'stripe' ? out.events : out.notifications).map((d: { status: number }) => d.status);
-      expect(statuses.length).toBeGreaterThan(0);
-      expect(new Set(statuses)).toEqual(new Set([404]));
-      expect(oneLine(res.stderr)).toMatch(new RegExp(`^${kind}: the service answered 404 to \\d+ (webhook)\\(s\\): the demo account is not connected to (Paddle Billing|Stripe); restart with DEMO_PROVIDER=${kind} npm start`));
-    } finally {
-      await emulator.stop();
-      await gateway.close();
-    }
-  }, 60_000);
+  ] as const)(
+    '%s checkout: the service answers 404 (account not on that provider): JSON on stdout, one DEMO_PROVIDER hint on stderr, exit 1',
+    async (kind, file, portVariable) => {
+      const { accountId } = await newAccount(); // connected to no provider: both intakes answer 404
+      const gateway = await startGateway({ port: 0 });
+      const webhookUrl = `${gateway.url}/webhooks/${kind}/${accountId}/`;
+      const emulator =
+        kind === 'stripe' ? await startStripeEmulator({ port: 0, webhookUrl }) : await startPaddleBillingEmulator({ port: 0, webhookUrl });
+      try {
+        // Found through the port variable npm start reads, not a URL.
+        const res = await cli(
+          ['checkout', '--email', 'buyer@example.com'],
+          { [portVariable]: new URL(emulator.url).port, PADDLE_BILLING_EMULATOR_URL: '', STRIPE_EMULATOR_URL: '' },
+          file,
+        );
+        expect(res.code).toBe(1);
+        const out = JSON.parse(oneLine(res.stdout));
+        const statuses = (kind === 'stripe' ? out.events : out.notifications).map((d: { status: number }) => d.status);
+        expect(statuses.length).toBeGreaterThan(0);
+        expect(new Set(statuses)).toEqual(new Set([404]));
+        expect(oneLine(res.stderr)).toMatch(
+          new RegExp(
+            `^${kind}: the service answered 404 to \\d+ (webhook)\\(s\\): the demo account is not connected to (Paddle Billing|Stripe); restart with DEMO_PROVIDER=${kind} npm start`,
+          ),
+        );
+      } finally {
+        await emulator.stop();
+        await gateway.close();
+      }
+    },
+    60_000,
+  );
 
   it.each([
     ['paddle-billing', 'infra/paddle-billing.ts'],
     ['stripe', 'infra/stripe.ts'],
-  ] as const)('%s checkout delivered (2xx): exit 0, nothing on stderr', async (kind, file) => {
-    const { createServer: httpServer } = await import('node:http');
-    const receiver = httpServer((req, res) => {
-      req.resume();
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}'));
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const webhookUrl = `http://127.0.0.1:${(receiver.address() as import('node:net').AddressInfo).port}/`;
-    const emulator = kind === 'stripe' ? await startStripeEmulator({ port: 0, webhookUrl }) : await startPaddleBillingEmulator({ port: 0, webhookUrl });
-    try {
-      const res = await cli(['checkout', '--email', 'buyer@example.com'], { [kind === 'stripe' ? 'STRIPE_EMULATOR_URL' : 'PADDLE_BILLING_EMULATOR_URL']: emulator.url }, file);
-      expect(res).toMatchObject({ code: 0, stderr: '' });
-      oneLine(res.stdout);
-    } finally {
-      await emulator.stop();
-      await new Promise((resolve) => receiver.close(resolve));
-    }
-  }, 60_000);
+  ] as const)(
+    '%s checkout delivered (2xx): exit 0, nothing on stderr',
+    async (kind, file) => {
+      const { createServer: httpServer } = await import('node:http');
+      const receiver = httpServer((req, res) => {
+        req.resume();
+        req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}'));
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      const webhookUrl = `http://127.0.0.1:${(receiver.address() as import('node:net').AddressInfo).port}/`;
+      const emulator =
+        kind === 'stripe' ? await startStripeEmulator({ port: 0, webhookUrl }) : await startPaddleBillingEmulator({ port: 0, webhookUrl });
+      try {
+        const res = await cli(
+          ['checkout', '--email', 'buyer@example.com'],
+          { [kind === 'stripe' ? 'STRIPE_EMULATOR_URL' : 'PADDLE_BILLING_EMULATOR_URL']: emulator.url },
+          file,
+        );
+        expect(res).toMatchObject({ code: 0, stderr: '' });
+        oneLine(res.stdout);
+      } finally {
+        await emulator.stop();
+        await new Promise((resolve) => receiver.close(resolve));
+      }
+    },
+    60_000,
+  );
 
   it.each([
-    ['paddle-billing', 'infra/paddle-billing.ts', ['checkout', 'renew', 'fail', 'cancel', 'refund', 'approve', 'chargeback', 'state', 'serve'], 'usage: paddle-billing checkout --email <email> [--price pri_…]'],
-    ['stripe', 'infra/stripe.ts', ['checkout', 'renew', 'fail', 'cancel', 'refund', 'dispute', 'state', 'serve'], 'usage: stripe checkout --email <email> [--price price_…]'],
-  ] as const)('%s help: usage line, one line per command, flags, environment and exit codes, like admin and paddle', async (program, file, names, checkoutUsage) => {
-    const run = (args: string[]) => cli(args, {}, file);
-    const [help, none, checkout, bad] = await Promise.all([run(['help']), run([]), run(['checkout', '--help']), run(['renew', '--subscription', 'nope'])]);
-    expect(help).toMatchObject({ code: 0, stderr: '' });
-    const lines = help.stdout.split('\n');
-    expect(lines[0]).toBe(`usage: npm run --silent ${program} -- <command> [flags]`);
-    for (const heading of ['commands:', 'flags:', 'environment:']) expect(lines).toContain(heading);
-    for (const name of names) {
-      expect({ name, described: lines.filter((l) => new RegExp(`^  ${name} +[A-Z]`).test(l)).length }).toEqual({ name, described: 1 });
-      expect({ name, flags: lines.filter((l) => l.startsWith(`  ${program} ${name}`)).length }).toEqual({ name, flags: 1 });
-    }
-    expect(help.stdout).toMatch(/Exit codes: 0 done/);
-    expect(none).toMatchObject({ code: 2, stdout: '', stderr: help.stdout });
-    expect(checkout).toMatchObject({ code: 0, stderr: '' });
-    expect(checkout.stdout.split('\n')[0]).toContain(checkoutUsage);
-    expect(bad).toMatchObject({ code: 2, stdout: '' });
-    expect(oneLine(bad.stderr)).toMatch(new RegExp(`^${program}: --subscription must be .*; usage: ${program} renew --subscription sub_…$`));
-  });
+    [
+      'paddle-billing',
+      'infra/paddle-billing.ts',
+      ['checkout', 'renew', 'fail', 'cancel', 'refund', 'approve', 'chargeback', 'state', 'serve'],
+      'usage: paddle-billing checkout --email <email> [--price pri_…]',
+    ],
+    [
+      'stripe',
+      'infra/stripe.ts',
+      ['checkout', 'renew', 'fail', 'cancel', 'refund', 'dispute', 'state', 'serve'],
+      'usage: stripe checkout --email <email> [--price price_…]',
+    ],
+  ] as const)(
+    '%s help: usage line, one line per command, flags, environment and exit codes, like admin and paddle',
+    async (program, file, names, checkoutUsage) => {
+      const run = (args: string[]) => cli(args, {}, file);
+      const [help, none, checkout, bad] = await Promise.all([
+        run(['help']),
+        run([]),
+        run(['checkout', '--help']),
+        run(['renew', '--subscription', 'nope']),
+      ]);
+      expect(help).toMatchObject({ code: 0, stderr: '' });
+      const lines = help.stdout.split('\n');
+      expect(lines[0]).toBe(`usage: npm run --silent ${program} -- <command> [flags]`);
+      for (const heading of ['commands:', 'flags:', 'environment:']) expect(lines).toContain(heading);
+      for (const name of names) {
+        expect({ name, described: lines.filter((l) => new RegExp(`^  ${name} +[A-Z]`).test(l)).length }).toEqual({ name, described: 1 });
+        expect({ name, flags: lines.filter((l) => l.startsWith(`  ${program} ${name}`)).length }).toEqual({ name, flags: 1 });
+      }
+      expect(help.stdout).toMatch(/Exit codes: 0 done/);
+      expect(none).toMatchObject({ code: 2, stdout: '', stderr: help.stdout });
+      expect(checkout).toMatchObject({ code: 0, stderr: '' });
+      expect(checkout.stdout.split('\n')[0]).toContain(checkoutUsage);
+      expect(bad).toMatchObject({ code: 2, stdout: '' });
+      expect(oneLine(bad.stderr)).toMatch(
+        new RegExp(`^${program}: --subscription must be .*; usage: ${program} renew --subscription sub_…$`),
+      );
+    },
+  );
 });
 
 describe('admin CLI: which dependency failed, on the configured ports', () => {
@@ -784,14 +1011,18 @@ describe('admin CLI: which dependency failed, on the configured ports', () => {
     expect(oneLine(viaPort.stderr)).toContain(`cannot reach SQS at http://127.0.0.1:${other}`);
   }, 60_000);
 
-  it('DynamoDB down: names DynamoDB, its endpoint and DYNAMODB_ENDPOINT / DYNAMODB_PORT; DYNAMODB_PORT alone finds npm start\'s', async () => {
+  it("DynamoDB down: names DynamoDB, its endpoint and DYNAMODB_ENDPOINT / DYNAMODB_PORT; DYNAMODB_PORT alone finds npm start's", async () => {
     const port = await freePort();
     // AWS_REGION unset too: with it and no DYNAMODB_ENDPOINT the CLI goes to AWS.
     const down = await cli(['account', 'list'], { DYNAMODB_ENDPOINT: '', AWS_REGION: '', DYNAMODB_PORT: String(port) });
     expect(down).toMatchObject({ code: 1, stdout: '' });
     expect(oneLine(down.stderr)).toContain(`cannot reach DynamoDB at http://127.0.0.1:${port}`);
     expect(down.stderr).toContain('DYNAMODB_ENDPOINT (or DYNAMODB_PORT, default 8000) sets it');
-    const up = await cli(['account', 'list'], { DYNAMODB_ENDPOINT: '', AWS_REGION: '', DYNAMODB_PORT: new URL(process.env.DYNAMODB_ENDPOINT as string).port });
+    const up = await cli(['account', 'list'], {
+      DYNAMODB_ENDPOINT: '',
+      AWS_REGION: '',
+      DYNAMODB_PORT: new URL(process.env.DYNAMODB_ENDPOINT as string).port,
+    });
     expect(up).toMatchObject({ code: 0, stderr: '' });
   }, 60_000);
 
@@ -813,9 +1044,26 @@ describe('CLIs: the running npm start found through DATA_DIR/runtime.json', () =
       const file = (pid: number) =>
         write(
           join(dataDir, 'runtime.json'),
-          JSON.stringify({ pid, api_url: 'http://127.0.0.1:3999', dynamodb_endpoint: process.env.DYNAMODB_ENDPOINT, sqs_endpoint: `http://127.0.0.1:${sqsPort}`, paddle_url: `http://127.0.0.1:${paddlePort}`, paddle_billing_url: 'http://127.0.0.1:1', stripe_url: 'http://127.0.0.1:1' }),
+          JSON.stringify({
+            pid,
+            api_url: 'http://127.0.0.1:3999',
+            dynamodb_endpoint: process.env.DYNAMODB_ENDPOINT,
+            sqs_endpoint: `http://127.0.0.1:${sqsPort}`,
+            paddle_url: `http://127.0.0.1:${paddlePort}`,
+            paddle_billing_url: 'http://127.0.0.1:1',
+            stripe_url: 'http://127.0.0.1:1',
+          }),
         );
-      const unset = { DATA_DIR: dataDir, PORT: '', API_URL: '', PUBLIC_BASE_URL: '', SQS_ENDPOINT: '', SQS_PORT: '', PADDLE_EMULATOR_URL: '', PADDLE_PORT: '' };
+      const unset = {
+        DATA_DIR: dataDir,
+        PORT: '',
+        API_URL: '',
+        PUBLIC_BASE_URL: '',
+        SQS_ENDPOINT: '',
+        SQS_PORT: '',
+        PADDLE_EMULATOR_URL: '',
+        PADDLE_PORT: '',
+      };
       file(process.pid); // a live process: this test's
       const [shown, queues, paddle] = await Promise.all([
         cli(['account', 'show', '--account', accountId], unset),
@@ -823,7 +1071,9 @@ describe('CLIs: the running npm start found through DATA_DIR/runtime.json', () =
         cli(['state'], unset, 'infra/paddle.ts'),
       ]);
       expect(shown).toMatchObject({ code: 0, stderr: '' });
-      expect(JSON.parse(oneLine(shown.stdout)).script_tag).toBe(`<script src="http://127.0.0.1:3999/js/refloop.js" data-key="${publishableKey}" async></script>`);
+      expect(JSON.parse(oneLine(shown.stdout)).script_tag).toBe(
+        `<script src="http://127.0.0.1:3999/js/refloop.js" data-key="${publishableKey}" async></script>`,
+      );
       expect(oneLine(queues.stderr)).toContain(`cannot reach SQS at http://127.0.0.1:${sqsPort}`);
       expect(oneLine(paddle.stderr)).toContain(`Paddle emulator not reachable at http://127.0.0.1:${paddlePort}`);
 

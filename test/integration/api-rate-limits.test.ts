@@ -52,7 +52,10 @@ it('past the plan rate: 429 with Retry-After on reads and writes; another key an
   expect((await api('GET', '/v1/campaigns/', { key: b.apiKey })).status).toBe(200);
 
   // The next window admits the key again.
-  await pollUntil(async () => (await api('GET', '/v1/campaigns/', { key: a.apiKey })).status === 200, { timeoutMs: 15_000, intervalMs: 500 });
+  await pollUntil(async () => (await api('GET', '/v1/campaigns/', { key: a.apiKey })).status === 200, {
+    timeoutMs: 15_000,
+    intervalMs: 500,
+  });
 });
 
 it('the rate follows the plan, and 0 turns it off', async () => {
@@ -61,10 +64,14 @@ it('the rate follows the plan, and 0 turns it off', async () => {
   const small = await newAccount('small');
   const unlimited = await newAccount('unlimited');
   await freshWindow();
-  const statuses = await Promise.all(Array.from({ length: 32 }, () => api('GET', '/v1/referrals/', { key: small.apiKey }).then((r) => r.status)));
+  const statuses = await Promise.all(
+    Array.from({ length: 32 }, () => api('GET', '/v1/referrals/', { key: small.apiKey }).then((r) => r.status)),
+  );
   expect(statuses.filter((s) => s === 200)).toHaveLength(30);
   expect(statuses.filter((s) => s === 429)).toHaveLength(2);
-  const free = await Promise.all(Array.from({ length: 40 }, () => api('GET', '/v1/referrals/', { key: unlimited.apiKey }).then((r) => r.status)));
+  const free = await Promise.all(
+    Array.from({ length: 40 }, () => api('GET', '/v1/referrals/', { key: unlimited.apiKey }).then((r) => r.status)),
+  );
   expect(free.every((s) => s === 200)).toBe(true);
 });
 
@@ -76,7 +83,8 @@ it('Idempotency-Key replays, 422s and 409s count against the key rate; past it t
   const a = await newAccount('regular');
   await freshWindow();
   const body = { name: 'idem-limited' };
-  const keyed = (key: string, b: unknown = body) => api('POST', '/v1/campaigns/', { key: a.apiKey, body: b, headers: { 'idempotency-key': key } });
+  const keyed = (key: string, b: unknown = body) =>
+    api('POST', '/v1/campaigns/', { key: a.apiKey, body: b, headers: { 'idempotency-key': key } });
 
   expect((await keyed('k1')).status).toBe(201); // 1
   for (let i = 0; i < 3; i++) {
@@ -87,7 +95,13 @@ it('Idempotency-Key replays, 422s and 409s count against the key rate; past it t
   // A request holding `k2` right now (claimed with this request's fingerprint, never finished).
   const claimed = await claimKey(
     keys.idempotency(a.accountId, createHash('sha256').update('k2').digest('hex')),
-    fingerprint({ routeKey: 'POST /v1/campaigns/', rawPath: '/v1/campaigns/', requestContext: { http: { method: 'POST' } }, body: JSON.stringify(body), isBase64Encoded: false } as never),
+    fingerprint({
+      routeKey: 'POST /v1/campaigns/',
+      rawPath: '/v1/campaigns/',
+      requestContext: { http: { method: 'POST' } },
+      body: JSON.stringify(body),
+      isBase64Encoded: false,
+    } as never),
     'someone-else',
     { method: 'POST', path: '/v1/campaigns/' },
   );
@@ -99,9 +113,12 @@ it('Idempotency-Key replays, 422s and 409s count against the key rate; past it t
   expect(statuses).toEqual([429, 429, 429]);
   expect((await api('GET', '/v1/campaigns/', { key: a.apiKey })).status).toBe(429);
   // The stored answer is still there for the retry after Retry-After.
-  const later = await pollUntil(async () => {
-    const r = await keyed('k1');
-    return r.status === 201 ? r : null;
-  }, { timeoutMs: 15_000, intervalMs: 500 });
+  const later = await pollUntil(
+    async () => {
+      const r = await keyed('k1');
+      return r.status === 201 ? r : null;
+    },
+    { timeoutMs: 15_000, intervalMs: 500 },
+  );
   expect(later.headers['idempotent-replayed']).toBe('true');
 });

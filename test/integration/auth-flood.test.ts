@@ -12,7 +12,10 @@ import { newAccount, pollUntil } from '../support/fixtures';
 
 const saved = { limit: process.env.AUTH_FAILURES_PER_IP_PER_MINUTE, negative: process.env.AUTH_NEGATIVE_CACHE_SECONDS };
 afterEach(() => {
-  for (const [name, value] of [['AUTH_FAILURES_PER_IP_PER_MINUTE', saved.limit], ['AUTH_NEGATIVE_CACHE_SECONDS', saved.negative]] as const) {
+  for (const [name, value] of [
+    ['AUTH_FAILURES_PER_IP_PER_MINUTE', saved.limit],
+    ['AUTH_NEGATIVE_CACHE_SECONDS', saved.negative],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
@@ -96,7 +99,9 @@ it('failed authentications per IP: past the limit 429 with Retry-After and no re
   const calls = await readsOf(async () => {
     for (let i = 0; i < 20; i++) {
       expect((await api('GET', '/v1/campaigns/', { key: generateApiKey(), sourceIp: flooder })).status).toBe(429);
-      expect((await api('POST', '/js/v1/clicks/', { key: generatePublishableKey(), body: { code: 'X' }, sourceIp: flooder })).status).toBe(429);
+      expect((await api('POST', '/js/v1/clicks/', { key: generatePublishableKey(), body: { code: 'X' }, sourceIp: flooder })).status).toBe(
+        429,
+      );
     }
   });
   expect(calls).toEqual([]);

@@ -65,11 +65,17 @@ async function fixture(tag: string): Promise<Fixture> {
   const { accountId, apiKey: key, publishableKey } = await newAccount('small');
   const campaigns: string[] = [];
   for (const name of [`${tag} one`, `${tag} two`]) {
-    campaigns.push((await must(api('POST', '/v1/campaigns/', { key, body: { name, allows_credit: true, credit_amount: '5.00' } }), 201)).body.id);
+    campaigns.push(
+      (await must(api('POST', '/v1/campaigns/', { key, body: { name, allows_credit: true, credit_amount: '5.00' } }), 201)).body.id,
+    );
   }
   const members: Fixture['members'] = [];
   for (const [i, campaign] of [campaigns[0], null, campaigns[1]].entries()) {
-    const body = { identifier: `${tag}-member-${i}`, email: `${tag}-${i}@example.com`, ...(campaign ? { campaign: { id: campaign } } : {}) };
+    const body = {
+      identifier: `${tag}-member-${i}`,
+      email: `${tag}-${i}@example.com`,
+      ...(campaign ? { campaign: { id: campaign } } : {}),
+    };
     const m = (await must(api('POST', '/v1/members/', { key, body }), 201)).body;
     members.push({ id: m.id, code: m.code, identifier: m.identifier, email: m.email });
   }
@@ -80,7 +86,13 @@ async function fixture(tag: string): Promise<Fixture> {
     referrals.push({ id: r.id, user });
   }
   const cursors: string[] = [];
-  for (const list of ['/v1/referrals/', '/v1/members/', '/v1/campaigns/', `/v1/referrals/?member=${members[0]?.id}`, `/v1/members/?campaign=${campaigns[0]}`]) {
+  for (const list of [
+    '/v1/referrals/',
+    '/v1/members/',
+    '/v1/campaigns/',
+    `/v1/referrals/?member=${members[0]?.id}`,
+    `/v1/members/?campaign=${campaigns[0]}`,
+  ]) {
     const page = (await must(api('GET', `${list}${list.includes('?') ? '&' : '?'}page_size=1`, { key }), 200)).body;
     for (const link of [page.next, page.previous]) {
       if (typeof link === 'string') cursors.push(new URL(link).searchParams.get('cursor') ?? '');
@@ -181,7 +193,10 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value instanceof Set) return `set(${[...value].map(canonical).sort().join(',')})`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value as object).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'undefined';
 }
@@ -189,32 +204,139 @@ function canonical(value: unknown): string {
 // ---- generators ---------------------------------------------------------------------------------
 
 /** Odd characters: lone surrogates, NUL, BOM, bidi override, noncharacters, an astral emoji, a combining mark. */
-const oddChar = fc.constantFrom('\ud800', '\udfff', '\u0000', '\ufeff', '\u202e', '\uffff', '\ufffe', '😀', 'e\u0301', '\r\n', '\t', '"', '\\', '%', '/', '..', '#', '?', '&', '=', '+');
+const oddChar = fc.constantFrom(
+  '\ud800',
+  '\udfff',
+  '\u0000',
+  '\ufeff',
+  '\u202e',
+  '\uffff',
+  '\ufffe',
+  '😀',
+  'e\u0301',
+  '\r\n',
+  '\t',
+  '"',
+  '\\',
+  '%',
+  '/',
+  '..',
+  '#',
+  '?',
+  '&',
+  '=',
+  '+',
+);
 const unicodeText = fc
   .array(fc.oneof(fc.string({ unit: 'binary', maxLength: 8 }), oddChar, fc.string({ unit: 'grapheme', maxLength: 6 })), { maxLength: 8 })
   .map((parts) => parts.join(''));
 const hugeText = fc
   .record({ size: fc.integer({ min: 66_000, max: 120_000 }), ch: fc.constantFrom('x', 'é', '😀', '\u0000', ' ') })
   .map(({ size, ch }) => ch.repeat(Math.ceil(size / Buffer.byteLength(ch))));
-const longText = fc.integer({ min: 90, max: 400 }).chain((n) => fc.constantFrom('a'.repeat(n), 'é'.repeat(n), '😀'.repeat(n), `${'a'.repeat(n)}@example.com`));
+const longText = fc
+  .integer({ min: 90, max: 400 })
+  .chain((n) => fc.constantFrom('a'.repeat(n), 'é'.repeat(n), '😀'.repeat(n), `${'a'.repeat(n)}@example.com`));
 const oddScalar = fc.constantFrom<unknown>(
-  null, true, false, 0, -1, -0, 1.5, 0.001, 1e21, -1e21, 1e300, 9007199254740993, 2 ** 53, 123456789012,
-  '', ' ', '\t\n', '0', '-0', '-1', '1e2', '1E400', 'NaN', 'Infinity', '-Infinity', '0x10', '0b1', '1_000', '١٢٣', '１２',
-  '12.345', '99999999.99', '100000000.00', '12345678901', '.5', '5.', '+5', ' 7 ', 'true', 'True', 'yes', 'null', 'None',
-  'USD', 'usd', 'XXX', 'EURO', 'a@b', 'a@b.co', ' a@B.Co ', '@', 'x'.repeat(101), 'ABC-def_123', 'bad code!', 'trialing',
+  null,
+  true,
+  false,
+  0,
+  -1,
+  -0,
+  1.5,
+  0.001,
+  1e21,
+  -1e21,
+  1e300,
+  9007199254740993,
+  2 ** 53,
+  123456789012,
+  '',
+  ' ',
+  '\t\n',
+  '0',
+  '-0',
+  '-1',
+  '1e2',
+  '1E400',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '0x10',
+  '0b1',
+  '1_000',
+  '١٢٣',
+  '１２',
+  '12.345',
+  '99999999.99',
+  '100000000.00',
+  '12345678901',
+  '.5',
+  '5.',
+  '+5',
+  ' 7 ',
+  'true',
+  'True',
+  'yes',
+  'null',
+  'None',
+  'USD',
+  'usd',
+  'XXX',
+  'EURO',
+  'a@b',
+  'a@b.co',
+  ' a@B.Co ',
+  '@',
+  'x'.repeat(101),
+  'ABC-def_123',
+  'bad code!',
+  'trialing',
 );
 const objectLike = fc.constantFrom<unknown>(
-  {}, { id: null }, { id: '' }, { id: '   ' }, { id: 5 }, { id: -3 }, { id: 1.5 }, { id: true }, { id: [] }, { id: {} },
-  { id: { toString: 1 } }, { id: { valueOf: {}, toString: {} } }, { toString: 1 }, { valueOf: 'x' }, [1, 2], [[[]]], [null], ['a'],
-  { id: '0badc0de' }, { id: 'ffffffff' }, { id: '../../etc' }, { id: '%00' }, { id: '\u0000' }, { id: '\ud800' },
+  {},
+  { id: null },
+  { id: '' },
+  { id: '   ' },
+  { id: 5 },
+  { id: -3 },
+  { id: 1.5 },
+  { id: true },
+  { id: [] },
+  { id: {} },
+  { id: { toString: 1 } },
+  { id: { valueOf: {}, toString: {} } },
+  { toString: 1 },
+  { valueOf: 'x' },
+  [1, 2],
+  [[[]]],
+  [null],
+  ['a'],
+  { id: '0badc0de' },
+  { id: 'ffffffff' },
+  { id: '../../etc' },
+  { id: '%00' },
+  { id: '\u0000' },
+  { id: '\ud800' },
 );
 /** Values that are valid somewhere (ids, codes), so some requests pass validation and reach the store. */
-const meaningful = fc.constantFrom(0, 1, 2).chain((i) =>
-  fc.constantFrom<unknown>(
-    A.campaigns[i % 2], { id: A.campaigns[i % 2] }, { id: B.campaigns[i % 2] }, A.members[i]?.code, B.members[i]?.code,
-    A.members[i]?.identifier, A.members[i]?.email, A.referrals[i]?.user, B.referrals[i]?.user, A.members[i]?.id, A.referrals[i]?.id,
-  ),
-);
+const meaningful = fc
+  .constantFrom(0, 1, 2)
+  .chain((i) =>
+    fc.constantFrom<unknown>(
+      A.campaigns[i % 2],
+      { id: A.campaigns[i % 2] },
+      { id: B.campaigns[i % 2] },
+      A.members[i]?.code,
+      B.members[i]?.code,
+      A.members[i]?.identifier,
+      A.members[i]?.email,
+      A.referrals[i]?.user,
+      B.referrals[i]?.user,
+      A.members[i]?.id,
+      A.referrals[i]?.id,
+    ),
+  );
 const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
   { arbitrary: oddScalar, weight: 6 },
   { arbitrary: objectLike, weight: 3 },
@@ -226,8 +348,40 @@ const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 const FIELDS: Record<string, string[]> = {
-  CreateCampaign: ['name', 'allows_credit', 'credit_amount', 'credit_currency', 'allows_commission', 'commission_amount', 'commission_currency', 'commission_months', 'reward_threshold', 'referred_discount_type', 'referred_discount_amount', 'referred_discount_recurring', 'commission_type', 'commission_percent', 'hold_days', 'approval', 'min_payout', 'id', 'created_at'],
-  CreateMember: ['identifier', 'email', 'first_name', 'last_name', 'code', 'campaign', 'subscription', 'email_opt_out', 'payout_email', 'id', 'stats'],
+  CreateCampaign: [
+    'name',
+    'allows_credit',
+    'credit_amount',
+    'credit_currency',
+    'allows_commission',
+    'commission_amount',
+    'commission_currency',
+    'commission_months',
+    'reward_threshold',
+    'referred_discount_type',
+    'referred_discount_amount',
+    'referred_discount_recurring',
+    'commission_type',
+    'commission_percent',
+    'hold_days',
+    'approval',
+    'min_payout',
+    'id',
+    'created_at',
+  ],
+  CreateMember: [
+    'identifier',
+    'email',
+    'first_name',
+    'last_name',
+    'code',
+    'campaign',
+    'subscription',
+    'email_opt_out',
+    'payout_email',
+    'id',
+    'stats',
+  ],
   CreateReferral: ['user_identifier', 'member_code', 'id', 'source'],
   ConvertReferral: ['checkout_id', 'subscription_id'],
   CreateWebhookEndpoint: ['url', 'events', 'enabled', 'description', 'id', 'secret'],
@@ -267,11 +421,16 @@ function objectBody(route: Route): fc.Arbitrary<Record<string, unknown>> {
     .tuple(
       fc.subarray(known),
       fc.array(weirdValue, { minLength: known.length, maxLength: known.length }),
-      fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', '')), weirdValue, { maxKeys: 3 }),
+      fc.dictionary(
+        fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', '')),
+        weirdValue,
+        { maxKeys: 3 },
+      ),
     )
     .map(([keys, values, extra]) => {
       const body: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(extra)) Object.defineProperty(body, k, { value: v, enumerable: true, writable: true, configurable: true });
+      for (const [k, v] of Object.entries(extra))
+        Object.defineProperty(body, k, { value: v, enumerable: true, writable: true, configurable: true });
       keys.forEach((k, i) => {
         body[k] = values[i];
       });
@@ -280,15 +439,37 @@ function objectBody(route: Route): fc.Arbitrary<Record<string, unknown>> {
 }
 
 const INVALID_JSON = [
-  '{', '}', '{"a":1,}', "{'a': 1}", '{"a":1}{"b":2}', '{"a" 1}', 'NaN', 'undefined', '\ufeff{}', '{"a":"\\x41"}', '{"a":"\\ud800"}',
-  '{"a":01}', '{"a":.5}', '{"a":+1}', '{"a":1e}', '"unterminated', '{"a":"line\nbreak"}', '//c\n{}', '[1,2', 'tru', 'nul',
-  '{"__proto__":{"name":"x"},"name":{"toString":1}}', '{"name":"a","name":{"toString":1}}',
+  '{',
+  '}',
+  '{"a":1,}',
+  "{'a': 1}",
+  '{"a":1}{"b":2}',
+  '{"a" 1}',
+  'NaN',
+  'undefined',
+  '\ufeff{}',
+  '{"a":"\\x41"}',
+  '{"a":"\\ud800"}',
+  '{"a":01}',
+  '{"a":.5}',
+  '{"a":+1}',
+  '{"a":1e}',
+  '"unterminated',
+  '{"a":"line\nbreak"}',
+  '//c\n{}',
+  '[1,2',
+  'tru',
+  'nul',
+  '{"__proto__":{"name":"x"},"name":{"toString":1}}',
+  '{"name":"a","name":{"toString":1}}',
 ];
 
 type RawBody = { kind: string; body: string | Buffer };
 
 function bodyArb(route: Route): fc.Arbitrary<RawBody> {
-  const json = (kind: string) => (v: unknown): RawBody => ({ kind, body: JSON.stringify(v) ?? 'null' });
+  const json =
+    (kind: string) =>
+    (v: unknown): RawBody => ({ kind, body: JSON.stringify(v) ?? 'null' });
   return fc.oneof(
     { arbitrary: objectBody(route).map(json('object')), weight: 12 },
     { arbitrary: fc.jsonValue({ maxDepth: 4 }).map(json('json value')), weight: 3 },
@@ -305,19 +486,34 @@ function bodyArb(route: Route): fc.Arbitrary<RawBody> {
     {
       // Bytes that are not UTF-8 (the gateway hands them over base64-encoded), CESU surrogates included.
       arbitrary: fc
-        .tuple(fc.uint8Array({ minLength: 1, maxLength: 40 }), fc.constantFrom(Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xff, 0xfe]), Buffer.from([0xc3])))
-        .map(([bytes, bad]): RawBody => ({ kind: 'binary', body: Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), bad, Buffer.from('"}')]) })),
+        .tuple(
+          fc.uint8Array({ minLength: 1, maxLength: 40 }),
+          fc.constantFrom(Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xff, 0xfe]), Buffer.from([0xc3])),
+        )
+        .map(
+          ([bytes, bad]): RawBody => ({
+            kind: 'binary',
+            body: Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), bad, Buffer.from('"}')]),
+          }),
+        ),
       weight: 1,
     },
     {
       // Over 64 KiB: a huge field value.
-      arbitrary: fc.tuple(fc.constantFrom(...fieldsOf(route)), hugeText).map(([field, text]): RawBody => ({ kind: 'huge', body: JSON.stringify({ [field]: text }) })),
+      arbitrary: fc
+        .tuple(fc.constantFrom(...fieldsOf(route)), hugeText)
+        .map(([field, text]): RawBody => ({ kind: 'huge', body: JSON.stringify({ [field]: text }) })),
       weight: 2,
     },
     {
       // Deep nesting inside a field (String() of it used to overflow the stack).
       arbitrary: fc
-        .tuple(fc.constantFrom(...fieldsOf(route), 'campaign', 'subscription'), fc.integer({ min: 100, max: 30_000 }), fc.boolean(), fc.constantFrom('[', '{"id":'))
+        .tuple(
+          fc.constantFrom(...fieldsOf(route), 'campaign', 'subscription'),
+          fc.integer({ min: 100, max: 30_000 }),
+          fc.boolean(),
+          fc.constantFrom('[', '{"id":'),
+        )
         .map(([field, depth, asId, open]): RawBody => {
           const close = open === '[' ? ']' : '}';
           const deep = `${open.repeat(depth)}${open === '[' ? '' : '1'}${close.repeat(depth)}`;
@@ -334,9 +530,23 @@ const contentType = fc.oneof(
   { arbitrary: fc.constant<string | undefined>(JSON_TYPE), weight: 10 },
   {
     arbitrary: fc.constantFrom<string | undefined>(
-      'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/vnd.api+json', 'application/json;', ' application/json ',
-      'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/json', 'application/jsonx', 'json',
-      '', ' ', '*/*', 'application/xml', 'application/json, text/plain', undefined,
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON',
+      'application/vnd.api+json',
+      'application/json;',
+      ' application/json ',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'text/json',
+      'application/jsonx',
+      'json',
+      '',
+      ' ',
+      '*/*',
+      'application/xml',
+      'application/json, text/plain',
+      undefined,
     ),
     weight: 4,
   },
@@ -353,13 +563,30 @@ type Auth = { header: string | undefined; valid: boolean };
 const authArb = (): fc.Arbitrary<Auth> =>
   fc.oneof(
     { arbitrary: fc.constant(null).map((): Auth => ({ header: `Bearer ${A.key}`, valid: true })), weight: 20 },
-    { arbitrary: fc.constantFrom('bearer', 'Token', 'TOKEN', 'Bearer ').map((s): Auth => ({ header: `${s} ${A.key}`, valid: true })), weight: 1 },
+    {
+      arbitrary: fc.constantFrom('bearer', 'Token', 'TOKEN', 'Bearer ').map((s): Auth => ({ header: `${s} ${A.key}`, valid: true })),
+      weight: 1,
+    },
     {
       arbitrary: fc
         .oneof(
-          fc.constantFrom<string | undefined>(undefined, '', '   ', 'Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', `Basic ${A.key}`, `Bearer ${A.key} extra`,
-            `Bearer ${A.key}x`, `Bearer ${A.key.slice(0, -1)}`, `Bearer rfl_live_${'A'.repeat(43)}`, `Bearer ${A.key.toUpperCase()}`, `${A.key}`,
-            `Bearer\u0000${A.key}`, 'Bearer \ud800'),
+          fc.constantFrom<string | undefined>(
+            undefined,
+            '',
+            '   ',
+            'Bearer',
+            'Bearer ',
+            'Basic dXNlcjpwYXNz',
+            `Basic ${A.key}`,
+            `Bearer ${A.key} extra`,
+            `Bearer ${A.key}x`,
+            `Bearer ${A.key.slice(0, -1)}`,
+            `Bearer rfl_live_${'A'.repeat(43)}`,
+            `Bearer ${A.key.toUpperCase()}`,
+            `${A.key}`,
+            `Bearer\u0000${A.key}`,
+            'Bearer \ud800',
+          ),
           unicodeText.map((t) => `Bearer ${t}`),
           fc.string({ unit: 'binary', maxLength: 80 }),
         )
@@ -369,7 +596,10 @@ const authArb = (): fc.Arbitrary<Auth> =>
   );
 
 /** A path segment standing for an id: a real one (of A or B), an unknown one of the right shape, or garbage. */
-function idSegment(kind: 'campaign' | 'member' | 'referral' | 'user' | 'subscription' | 'account' | 'team' | 'apikey', ownIds: boolean): fc.Arbitrary<string> {
+function idSegment(
+  kind: 'campaign' | 'member' | 'referral' | 'user' | 'subscription' | 'account' | 'team' | 'apikey',
+  ownIds: boolean,
+): fc.Arbitrary<string> {
   // A's own key records are never generated: revoking the key the requests use is not bad input.
   const own: Record<typeof kind, string[]> = {
     campaign: A.campaigns,
@@ -392,17 +622,46 @@ function idSegment(kind: 'campaign' | 'member' | 'referral' | 'user' | 'subscrip
     apikey: B.keyRecords,
   };
   const garbage = fc.oneof(
-    fc.constantFrom('..', '.', '%2F', '%2e%2e', '%00', '%', '%zz', '%ED%A0%80', '%F0%9F%98%80', '%C0%AF', '0', '-1', '00000000', 'ffffffff',
-      '0'.repeat(32), 'f'.repeat(16), 'A'.repeat(32), 'null', 'undefined', '__proto__', 'constructor', '%20', '+', 'a%2Fb', '9'.repeat(40), '1e3', '0x1f'),
+    fc.constantFrom(
+      '..',
+      '.',
+      '%2F',
+      '%2e%2e',
+      '%00',
+      '%',
+      '%zz',
+      '%ED%A0%80',
+      '%F0%9F%98%80',
+      '%C0%AF',
+      '0',
+      '-1',
+      '00000000',
+      'ffffffff',
+      '0'.repeat(32),
+      'f'.repeat(16),
+      'A'.repeat(32),
+      'null',
+      'undefined',
+      '__proto__',
+      'constructor',
+      '%20',
+      '+',
+      'a%2Fb',
+      '9'.repeat(40),
+      '1e3',
+      '0x1f',
+    ),
     fc.integer({ min: 1, max: 4000 }).map((n) => 'a'.repeat(n)),
     fc.stringMatching(/^[0-9a-f]{8}$|^[0-9a-f]{16}$|^[0-9a-f]{32}$/),
-    unicodeText.filter((t) => t.length > 0).map((t) => {
-      try {
-        return encodeURIComponent(t);
-      } catch {
-        return encodeURIComponent(t.replace(/[\ud800-\udfff]/g, '')) || 'x';
-      }
-    }),
+    unicodeText
+      .filter((t) => t.length > 0)
+      .map((t) => {
+        try {
+          return encodeURIComponent(t);
+        } catch {
+          return encodeURIComponent(t.replace(/[\ud800-\udfff]/g, '')) || 'x';
+        }
+      }),
   );
   const options: fc.Arbitrary<string>[] = [garbage];
   if (ownIds && own[kind].length > 0) options.push(fc.constantFrom(...own[kind]), fc.constantFrom(...own[kind]));
@@ -425,13 +684,11 @@ function concretePath(route: Route): fc.Arbitrary<string> {
   const params = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
   // A DELETE never gets one of A's real ids: the fixtures must stay (deleting is not bad input).
   const ownIds = route.method !== 'DELETE';
-  return fc
-    .tuple(fc.tuple(...params.map((p) => idSegment(segmentKind(route, p), ownIds))), fc.boolean())
-    .map(([values, slash]) => {
-      let i = 0;
-      const path = route.path.replace(/\{[^}]+\}/g, () => values[i++] as string);
-      return slash ? path : path.replace(/\/$/, '');
-    });
+  return fc.tuple(fc.tuple(...params.map((p) => idSegment(segmentKind(route, p), ownIds))), fc.boolean()).map(([values, slash]) => {
+    let i = 0;
+    const path = route.path.replace(/\{[^}]+\}/g, () => values[i++] as string);
+    return slash ? path : path.replace(/\/$/, '');
+  });
 }
 
 // ---- query strings ------------------------------------------------------------------------------
@@ -449,7 +706,11 @@ function cursorArb(scopes: string[]): fc.Arbitrary<string> {
     fc
       .record({
         d: fc.constantFrom<unknown>('n', 'p', 'x', 1, null),
-        k: fc.oneof(unicodeText, longText, fc.constantFrom<unknown>('', ' ', '\u0000', '\ud800', 'z'.repeat(300), '😀'.repeat(150), 'é'.repeat(300), 5, null, ['a'], {})),
+        k: fc.oneof(
+          unicodeText,
+          longText,
+          fc.constantFrom<unknown>('', ' ', '\u0000', '\ud800', 'z'.repeat(300), '😀'.repeat(150), 'é'.repeat(300), 5, null, ['a'], {}),
+        ),
         i: fc.constantFrom<unknown>(undefined, 1, 0, 'x'),
         s: fc.oneof(fc.constantFrom(...scopes.map(scopeDigest)), fc.constantFrom('', 'xxxxxxxxxxxx')),
       })
@@ -458,7 +719,27 @@ function cursorArb(scopes: string[]): fc.Arbitrary<string> {
 }
 
 const pageSizeArb = fc.oneof(
-  fc.constantFrom('', ' ', '0', '-1', '1', '100', '101', '20.0', '1e2', ' 5 ', '5,5', 'abc', '9'.repeat(400), '١٢', '１２', '0x10', '+5', '5 5', 'NaN'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '0',
+    '-1',
+    '1',
+    '100',
+    '101',
+    '20.0',
+    '1e2',
+    ' 5 ',
+    '5,5',
+    'abc',
+    '9'.repeat(400),
+    '١٢',
+    '１２',
+    '0x10',
+    '+5',
+    '5 5',
+    'NaN',
+  ),
   fc.integer().map(String),
   unicodeText,
 );
@@ -469,11 +750,28 @@ function listQuery(route: Route): fc.Arbitrary<string> {
     ListReferrals: ['member', [`${acct}|referrals`, ...A.members.map((m) => `${acct}|referrals|${m.id}`)]],
     ListMembers: ['campaign', [`${acct}|members`, ...A.campaigns.map((c) => `${acct}|members|${c}`)]],
     ListCampaigns: undefined,
-    ListSubscriptions: ['status', [`${acct}|subscriptions`, ...['active', 'trialling', 'past_due', 'deleted', 'paused'].map((st) => `${acct}|subscriptions|${st}`)]],
+    ListSubscriptions: [
+      'status',
+      [`${acct}|subscriptions`, ...['active', 'trialling', 'past_due', 'deleted', 'paused'].map((st) => `${acct}|subscriptions|${st}`)],
+    ],
   };
   const [filterName, scopes] = filter[route.name] ?? [undefined, [`${acct}|campaigns`]];
   const filterValue = fc.oneof(
-    fc.constantFrom('', ' ', 'active', 'trialing', 'trialling', 'ACTIVE', 'past-due', '%00', 'x'.repeat(2000), ...A.campaigns, ...B.campaigns, ...A.members.map((m) => m.id), ...B.members.map((m) => m.id)),
+    fc.constantFrom(
+      '',
+      ' ',
+      'active',
+      'trialing',
+      'trialling',
+      'ACTIVE',
+      'past-due',
+      '%00',
+      'x'.repeat(2000),
+      ...A.campaigns,
+      ...B.campaigns,
+      ...A.members.map((m) => m.id),
+      ...B.members.map((m) => m.id),
+    ),
     unicodeText,
     fc.stringMatching(/^[0-9a-f]{8}$|^[0-9a-f]{32}$/),
   );
@@ -489,7 +787,23 @@ function listQuery(route: Route): fc.Arbitrary<string> {
     cursorArb(scopes ?? [`${acct}|campaigns`]).map((v) => `cursor=${enc(v)}`),
     cursorArb(scopes ?? [`${acct}|campaigns`]).map((v) => `cursor=${v}`), // unencoded: '+' and '/' change meaning
     ...(filterName ? [filterValue.map((v) => `${filterName}=${enc(v)}`)] : []),
-    fc.constantFrom('&', '&&', '=', '==', 'a', 'a=1', '%zz=%zz', '%E0%A4=1', 'page_size', 'cursor', 'page_size=1&page_size=2', `${filterName ?? 'x'}=a&${filterName ?? 'x'}=b`, 'toString=1', '__proto__=x', 'constructor=1'),
+    fc.constantFrom(
+      '&',
+      '&&',
+      '=',
+      '==',
+      'a',
+      'a=1',
+      '%zz=%zz',
+      '%E0%A4=1',
+      'page_size',
+      'cursor',
+      'page_size=1&page_size=2',
+      `${filterName ?? 'x'}=a&${filterName ?? 'x'}=b`,
+      'toString=1',
+      '__proto__=x',
+      'constructor=1',
+    ),
     fc.tuple(unicodeText, unicodeText).map(([k, v]) => `${enc(k)}=${enc(v)}`),
   );
   return fc.array(param, { minLength: 0, maxLength: 4 }).map((ps) => ps.join('&'));
@@ -518,15 +832,38 @@ interface Req {
 }
 
 const BODY_ROUTES = new Set([
-  'CreateReferral', 'ConvertReferral', 'ConvertReferralV1', 'CreateCampaign', 'UpdateCampaign', 'CreateMember', 'UpdateMember', 'CreateWebhookEndpoint', 'UpdateWebhookEndpoint',
-  'UpdateAccount', 'InviteTeamMember', 'UpdateTeamMember', 'CreateApiKey', 'SetProviderConnection',
+  'CreateReferral',
+  'ConvertReferral',
+  'ConvertReferralV1',
+  'CreateCampaign',
+  'UpdateCampaign',
+  'CreateMember',
+  'UpdateMember',
+  'CreateWebhookEndpoint',
+  'UpdateWebhookEndpoint',
+  'UpdateAccount',
+  'InviteTeamMember',
+  'UpdateTeamMember',
+  'CreateApiKey',
+  'SetProviderConnection',
 ]);
-const LIST_ROUTES = new Set(['ListReferrals', 'ListMembers', 'ListCampaigns', 'ListSubscriptions', 'ListWebhookEndpoints', 'ListWebhookDeliveries']);
+const LIST_ROUTES = new Set([
+  'ListReferrals',
+  'ListMembers',
+  'ListCampaigns',
+  'ListSubscriptions',
+  'ListWebhookEndpoints',
+  'ListWebhookDeliveries',
+]);
 const apiRoutes = routes.filter((r) => (r.auth ?? 'api-key') === 'api-key');
 const webhookRoute = routes.find((r) => r.auth === 'provider-signature') as Route;
 
 function headersWith(auth: Auth, type: string | undefined, extra: Record<string, string> = {}): Record<string, string> {
-  return { ...(auth.header !== undefined ? { authorization: auth.header } : {}), ...(type !== undefined ? { 'content-type': type } : {}), ...extra };
+  return {
+    ...(auth.header !== undefined ? { authorization: auth.header } : {}),
+    ...(type !== undefined ? { 'content-type': type } : {}),
+    ...extra,
+  };
 }
 
 const byteLength = (b: string | Buffer) => (typeof b === 'string' ? Buffer.byteLength(b, 'utf8') : b.length);
@@ -543,7 +880,9 @@ function routeRequestOf(route: Route): fc.Arbitrary<Req> {
   return fc
     .record({
       path: concretePath(route),
-      query: LIST_ROUTES.has(route.name) ? listQuery(route) : fc.oneof(fc.constant(''), fc.constantFrom('a=1', '%zz', 'page_size=0', 'cursor=x')),
+      query: LIST_ROUTES.has(route.name)
+        ? listQuery(route)
+        : fc.oneof(fc.constant(''), fc.constantFrom('a=1', '%zz', 'page_size=0', 'cursor=x')),
       body:
         route.method === 'POST' || route.method === 'PATCH'
           ? bodyArb(route).map((b): RawBody | undefined => b)
@@ -562,7 +901,15 @@ function routeRequestOf(route: Route): fc.Arbitrary<Req> {
       ),
     })
     .map(({ path, query, body, type, auth, extra }): Req => {
-      const req: Req = { family: `route ${route.name}`, method: route.method, path, query, headers: headersWith(auth, type, extra ?? {}), auth, ...(body ? { body } : {}) };
+      const req: Req = {
+        family: `route ${route.name}`,
+        method: route.method,
+        path,
+        query,
+        headers: headersWith(auth, type, extra ?? {}),
+        auth,
+        ...(body ? { body } : {}),
+      };
       const match = findRoute(route.method, path);
       if (match && 'route' in match && (match.route.auth ?? 'api-key') === 'api-key') {
         if (!auth.valid) req.expect = 401;
@@ -583,7 +930,17 @@ const jsAuthArb = (): fc.Arbitrary<Auth> =>
     {
       arbitrary: fc
         .oneof(
-          fc.constantFrom<string | undefined>(undefined, '', 'Bearer', `Bearer ${A.key}`, `Token ${B.key}`, `Bearer ${A.publishableKey}x`, `Bearer ${A.publishableKey} x`, `Basic ${A.publishableKey}`, `Bearer rfl_pub_${'A'.repeat(32)}`),
+          fc.constantFrom<string | undefined>(
+            undefined,
+            '',
+            'Bearer',
+            `Bearer ${A.key}`,
+            `Token ${B.key}`,
+            `Bearer ${A.publishableKey}x`,
+            `Bearer ${A.publishableKey} x`,
+            `Basic ${A.publishableKey}`,
+            `Bearer rfl_pub_${'A'.repeat(32)}`,
+          ),
           unicodeText.map((t) => `Bearer ${t}`),
         )
         .map((header): Auth => ({ header, valid: false })),
@@ -593,10 +950,25 @@ const jsAuthArb = (): fc.Arbitrary<Auth> =>
 const memberCodes = () => new Set([...A.members, ...B.members].map((m) => m.code.toLowerCase()));
 function jsRequestOf(route: Route): fc.Arbitrary<Req> {
   return fc
-    .record({ body: bodyArb(route), type: contentType, auth: jsAuthArb(), slash: fc.boolean(), sourceIp: fc.constantFrom('203.0.113.9', '::1', '2001:db8::7') })
+    .record({
+      body: bodyArb(route),
+      type: contentType,
+      auth: jsAuthArb(),
+      slash: fc.boolean(),
+      sourceIp: fc.constantFrom('203.0.113.9', '::1', '2001:db8::7'),
+    })
     .map(({ body, type, auth, slash, sourceIp }): Req => {
       const path = slash ? route.path : route.path.replace(/\/$/, '');
-      const req: Req = { family: `js ${route.name}`, method: route.method, path, query: '', headers: headersWith(auth, type), auth, body, sourceIp };
+      const req: Req = {
+        family: `js ${route.name}`,
+        method: route.method,
+        path,
+        query: '',
+        headers: headersWith(auth, type),
+        auth,
+        body,
+        sourceIp,
+      };
       req.expect = auth.valid ? bodyStatus(body, type) : 401;
       if (route.name === 'RecordClick') {
         let code: unknown;
@@ -627,28 +999,66 @@ const cookieArb = (): fc.Arbitrary<{ who: Who; cookie?: string; authorization?: 
   fc.oneof(
     { arbitrary: fc.constant({ who: 'owner' as Who, cookie: `refloop_session=${owner.token}` }), weight: 3 },
     { arbitrary: fc.constant({ who: 'viewer' as Who, cookie: `refloop_session=${viewer.token}` }), weight: 3 },
-    { arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{43}$/).map((t) => ({ who: 'unknown' as Who, cookie: `refloop_session=${t}` })), weight: 1 },
+    {
+      arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{43}$/).map((t) => ({ who: 'unknown' as Who, cookie: `refloop_session=${t}` })),
+      weight: 1,
+    },
     {
       arbitrary: fc
         .oneof(
-          fc.constantFrom('refloop_session=', 'refloop_session', `refloop_session=${owner.token}x`, `refloop_session="${owner.token}"`, `Refloop_Session=${owner.token}`, `refloop_session=${owner.token.slice(1)}`, ';;;', '=', `refloop_session=${'A'.repeat(4000)}`),
+          fc.constantFrom(
+            'refloop_session=',
+            'refloop_session',
+            `refloop_session=${owner.token}x`,
+            `refloop_session="${owner.token}"`,
+            `Refloop_Session=${owner.token}`,
+            `refloop_session=${owner.token.slice(1)}`,
+            ';;;',
+            '=',
+            `refloop_session=${'A'.repeat(4000)}`,
+          ),
           unicodeText.map((t) => `refloop_session=${t.replace(/[\r\n]/g, '')}`),
         )
         .map((cookie) => ({ who: 'garbage' as Who, cookie })),
       weight: 2,
     },
     // An API key on the session-only routes (403), with or without a cookie beside it.
-    { arbitrary: fc.boolean().map((withCookie) => ({ who: 'key' as Who, authorization: `Bearer ${A.key}`, ...(withCookie ? { cookie: `refloop_session=${owner.token}` } : {}) })), weight: 2 },
+    {
+      arbitrary: fc.boolean().map((withCookie) => ({
+        who: 'key' as Who,
+        authorization: `Bearer ${A.key}`,
+        ...(withCookie ? { cookie: `refloop_session=${owner.token}` } : {}),
+      })),
+      weight: 2,
+    },
     { arbitrary: fc.constant({ who: 'none' as Who }), weight: 1 },
   );
 const originArb = fc.oneof(
   { arbitrary: fc.constant<string | undefined>(API_ORIGIN), weight: 6 },
-  { arbitrary: fc.constantFrom<string | undefined>(undefined, 'null', 'https://evil.example', 'http://api.test', 'https://api.test.evil.example', 'https://API.TEST', `${API_ORIGIN}/`, ''), weight: 3 },
+  {
+    arbitrary: fc.constantFrom<string | undefined>(
+      undefined,
+      'null',
+      'https://evil.example',
+      'http://api.test',
+      'https://api.test.evil.example',
+      'https://API.TEST',
+      `${API_ORIGIN}/`,
+      '',
+    ),
+    weight: 3,
+  },
   { arbitrary: unicodeText.map((t): string | undefined => t.replace(/[\r\n]/g, '')), weight: 1 },
 );
 
 /** The status the request alone decides on a keyed route with a session (or a key on a session-only route). */
-function sessionStatus(route: Route, who: Who, origin: string | undefined, body: RawBody | undefined, type: string | undefined): number | undefined {
+function sessionStatus(
+  route: Route,
+  who: Who,
+  origin: string | undefined,
+  body: RawBody | undefined,
+  type: string | undefined,
+): number | undefined {
   const sessionOnly = route.auth === 'session';
   if (who === 'key') return sessionOnly ? 403 : undefined;
   if (who === 'none' || who === 'unknown' || who === 'garbage') return 401;
@@ -663,15 +1073,30 @@ function sessionRequestOf(route: Route): fc.Arbitrary<Req> {
   return fc
     .record({
       path: concretePath(route),
-      body: route.method === 'POST' || route.method === 'PATCH' ? bodyArb(route).map((b): RawBody | undefined => b) : fc.constant<RawBody | undefined>(undefined),
+      body:
+        route.method === 'POST' || route.method === 'PATCH'
+          ? bodyArb(route).map((b): RawBody | undefined => b)
+          : fc.constant<RawBody | undefined>(undefined),
       type: contentType,
       who: cookieArb(),
       origin: originArb,
     })
     .map(({ path, body, type, who, origin }): Req => {
       const auth: Auth = { header: who.authorization, valid: who.who === 'key' || who.who === 'owner' || who.who === 'viewer' };
-      const headers = headersWith(auth, type, { ...(who.cookie !== undefined ? { cookie: who.cookie } : {}), ...(origin !== undefined ? { origin } : {}) });
-      const req: Req = { family: `session ${route.name}`, method: route.method, path, query: '', headers, auth, ...(body ? { body } : {}), cookieOnly: who.authorization === undefined && who.cookie !== undefined };
+      const headers = headersWith(auth, type, {
+        ...(who.cookie !== undefined ? { cookie: who.cookie } : {}),
+        ...(origin !== undefined ? { origin } : {}),
+      });
+      const req: Req = {
+        family: `session ${route.name}`,
+        method: route.method,
+        path,
+        query: '',
+        headers,
+        auth,
+        ...(body ? { body } : {}),
+        cookieOnly: who.authorization === undefined && who.cookie !== undefined,
+      };
       const match = findRoute(route.method, path);
       if (match && 'route' in match && match.route.name === route.name) {
         const status = sessionStatus(route, who.who, origin, body, type);
@@ -688,7 +1113,10 @@ const sessionRequest = (): fc.Arbitrary<Req> => fc.oneof(...keyedRoutes.map(sess
 function loginRequestOf(route: Route): fc.Arbitrary<Req> {
   return fc
     .record({
-      body: route.method === 'POST' ? bodyArb(route).map((b): RawBody | undefined => b) : fc.option(bodyArb(route), { nil: undefined, freq: 6 }),
+      body:
+        route.method === 'POST'
+          ? bodyArb(route).map((b): RawBody | undefined => b)
+          : fc.option(bodyArb(route), { nil: undefined, freq: 6 }),
       type: contentType,
       // Never the owner's or the viewer's cookie: a logout would end the sessions the other requests use.
       cookie: fc.option(
@@ -708,7 +1136,17 @@ function loginRequestOf(route: Route): fc.Arbitrary<Req> {
       const auth: Auth = { header: undefined, valid: false };
       const headers = headersWith(auth, type, { ...(cookie ? { cookie } : {}), ...(origin !== undefined ? { origin } : {}) });
       const path = slash ? route.path : route.path.replace(/\/$/, '');
-      const req: Req = { family: `login ${route.name}`, method: route.method, path, query: '', headers, auth, ...(body ? { body } : {}), sourceIp, cookieOnly: true };
+      const req: Req = {
+        family: `login ${route.name}`,
+        method: route.method,
+        path,
+        query: '',
+        headers,
+        auth,
+        ...(body ? { body } : {}),
+        sourceIp,
+        cookieOnly: true,
+      };
       if (route.method === 'POST') req.expect = bodyStatus(body, type);
       // A login link writes no data of any account (only rate-limit windows); a logout ends, at most, the
       // third account's session.
@@ -729,7 +1167,10 @@ const conversionRequest = (): fc.Arbitrary<Req> =>
         { arbitrary: bodyArb(routes.find((r) => r.name === 'ConvertReferral') as Route), weight: 2 },
         {
           arbitrary: fc
-            .record({ checkout_id: fc.option(weirdValue, { nil: undefined }), subscription_id: fc.option(fc.oneof(weirdValue, fc.integer({ min: 1 }), fc.nat().map(String)), { nil: undefined }) })
+            .record({
+              checkout_id: fc.option(weirdValue, { nil: undefined }),
+              subscription_id: fc.option(fc.oneof(weirdValue, fc.integer({ min: 1 }), fc.nat().map(String)), { nil: undefined }),
+            })
             .map((v): RawBody => ({ kind: 'conversion', body: JSON.stringify(v) })),
           weight: 3,
         },
@@ -741,7 +1182,16 @@ const conversionRequest = (): fc.Arbitrary<Req> =>
       const path = `${v1 ? '/v1' : ''}/referrals/${id}/conversion/`;
       const match = findRoute('POST', path);
       const routed = match !== null && 'route' in match && match.route.name.startsWith('ConvertReferral');
-      return { family: 'conversion', method: 'POST', path, query: '', headers: headersWith(auth, type), auth, body, ...(routed ? { expect: bodyStatus(body, type) } : {}) };
+      return {
+        family: 'conversion',
+        method: 'POST',
+        path,
+        query: '',
+        headers: headersWith(auth, type),
+        auth,
+        body,
+        ...(routed ? { expect: bodyStatus(body, type) } : {}),
+      };
     });
 
 /** Paddle alerts: form bodies with random fields and signatures, to B (public key), A (none) or nobody. */
@@ -756,22 +1206,55 @@ const webhookRequest = (): fc.Arbitrary<Req> =>
         { arbitrary: idSegment('account', true).map((s) => `raw:${s}`), weight: 2 },
       ),
       fields: fc.oneof(
-        fc.dictionary(fc.oneof(fc.constantFrom('alert_name', 'alert_id', 'p_signature', 'subscription_id', 'status', 'passthrough', 'p_signature[]'), unicodeText), fc.oneof(unicodeText, longText, fc.base64String({ maxLength: 700 })), { maxKeys: 8 }),
+        fc.dictionary(
+          fc.oneof(
+            fc.constantFrom('alert_name', 'alert_id', 'p_signature', 'subscription_id', 'status', 'passthrough', 'p_signature[]'),
+            unicodeText,
+          ),
+          fc.oneof(unicodeText, longText, fc.base64String({ maxLength: 700 })),
+          { maxKeys: 8 },
+        ),
         // A real alert with its signature replaced or a field changed.
-        fc.tuple(fc.base64String({ minLength: 4, maxLength: 700 }), fc.constantFrom(...Object.keys(alertFields)), unicodeText).map(([sig, field, value]) => ({
-          ...alertFields,
-          [field]: value,
-          ...(field === 'p_signature' ? {} : { p_signature: sig }),
-        })),
+        fc
+          .tuple(fc.base64String({ minLength: 4, maxLength: 700 }), fc.constantFrom(...Object.keys(alertFields)), unicodeText)
+          .map(([sig, field, value]) => ({
+            ...alertFields,
+            [field]: value,
+            ...(field === 'p_signature' ? {} : { p_signature: sig }),
+          })),
       ),
-      raw: fc.option(fc.oneof(fc.string({ unit: 'binary', maxLength: 80 }), hugeText.map((t) => `p_signature=${t}`), fc.constantFrom('a=1&a=2&p_signature=x', '%zz=%zz', '&&&', '=', 'p_signature=' + '%'.repeat(100))), { nil: undefined, freq: 3 }),
-      type: fc.oneof({ arbitrary: fc.constant<string | undefined>(FORM), weight: 6 }, { arbitrary: fc.constantFrom<string | undefined>(`${FORM}; charset=utf-8`, JSON_TYPE, 'text/plain', '', undefined, 'multipart/form-data'), weight: 2 }),
+      raw: fc.option(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 80 }),
+          hugeText.map((t) => `p_signature=${t}`),
+          fc.constantFrom('a=1&a=2&p_signature=x', '%zz=%zz', '&&&', '=', 'p_signature=' + '%'.repeat(100)),
+        ),
+        { nil: undefined, freq: 3 },
+      ),
+      type: fc.oneof(
+        { arbitrary: fc.constant<string | undefined>(FORM), weight: 6 },
+        {
+          arbitrary: fc.constantFrom<string | undefined>(
+            `${FORM}; charset=utf-8`,
+            JSON_TYPE,
+            'text/plain',
+            '',
+            undefined,
+            'multipart/form-data',
+          ),
+          weight: 2,
+        },
+      ),
       key: fc.option(fc.constantFrom(`Bearer ${A.key}`, 'Bearer nonsense'), { nil: undefined, freq: 3 }),
       slash: fc.boolean(),
     })
     .map(({ account, fields, raw, type, key, slash }): Req => {
       const accountSegment = account === 'A' ? A.accountId : account === 'B' ? B.accountId : account.slice(4);
-      const text = raw ?? new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k.replace(/[\ud800-\udfff]/g, ''), v.replace(/[\ud800-\udfff]/g, '')])).toString();
+      const text =
+        raw ??
+        new URLSearchParams(
+          Object.entries(fields).map(([k, v]): [string, string] => [k.replace(/[\ud800-\udfff]/g, ''), v.replace(/[\ud800-\udfff]/g, '')]),
+        ).toString();
       const auth: Auth = { header: key, valid: false };
       const req: Req = {
         family: 'webhook',
@@ -791,22 +1274,81 @@ const webhookRequest = (): fc.Arbitrary<Req> =>
     });
 
 /** Odd paths and methods, with and without credentials. */
-const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'HEAD', 'OPTIONS', 'TRACE', 'CONNECT', 'get', 'Delete', 'FOO', '', 'GET ', 'POST\u0000'];
+const METHODS = [
+  'GET',
+  'POST',
+  'PATCH',
+  'DELETE',
+  'PUT',
+  'HEAD',
+  'OPTIONS',
+  'TRACE',
+  'CONNECT',
+  'get',
+  'Delete',
+  'FOO',
+  '',
+  'GET ',
+  'POST\u0000',
+];
 const oddPathRequest = (): fc.Arbitrary<Req> =>
   fc
     .record({
       method: fc.constantFrom(...METHODS),
       path: fc.oneof(
         fc.constantFrom(
-          '', '/', '//', '///v1///campaigns///', '/v1', '/v1/', '/V1/CAMPAIGNS/', '/v1/campaigns/..', '/v1/campaigns/../members/', '/v1/./campaigns/',
-          '/v1/campaigns%2F', '/v1%2Fcampaigns/', '/v1/referrals/user/', '/v1/referrals/user/%2F/', '/v1/referrals/user/a/b/', '/v1/referrals/x/conversion',
-          '/referrals/', '/referrals/x/', '/webhooks/paddle/', '/webhooks/paddle/x/y/', '/v2/campaigns/', 'v1/campaigns/', '/v1/campaigns/\u0000/',
-          '/v1/members/%E0%A4%A/', '/v1/members/%', '/v1/members/%%%/', '/v1/subscriptions/-1/', '/v1/subscriptions/1e3/', '/v1/subscriptions/9007199254740993/',
-          '/v1/campaigns/ /', '/v1/campaigns/\t/', '/v1/campaigns/%09/', '/v1/referrals/user/..%2F..%2F/', '/favicon.ico', '/.env', '/v1/members/?/',
+          '',
+          '/',
+          '//',
+          '///v1///campaigns///',
+          '/v1',
+          '/v1/',
+          '/V1/CAMPAIGNS/',
+          '/v1/campaigns/..',
+          '/v1/campaigns/../members/',
+          '/v1/./campaigns/',
+          '/v1/campaigns%2F',
+          '/v1%2Fcampaigns/',
+          '/v1/referrals/user/',
+          '/v1/referrals/user/%2F/',
+          '/v1/referrals/user/a/b/',
+          '/v1/referrals/x/conversion',
+          '/referrals/',
+          '/referrals/x/',
+          '/webhooks/paddle/',
+          '/webhooks/paddle/x/y/',
+          '/v2/campaigns/',
+          'v1/campaigns/',
+          '/v1/campaigns/\u0000/',
+          '/v1/members/%E0%A4%A/',
+          '/v1/members/%',
+          '/v1/members/%%%/',
+          '/v1/subscriptions/-1/',
+          '/v1/subscriptions/1e3/',
+          '/v1/subscriptions/9007199254740993/',
+          '/v1/campaigns/ /',
+          '/v1/campaigns/\t/',
+          '/v1/campaigns/%09/',
+          '/v1/referrals/user/..%2F..%2F/',
+          '/favicon.ico',
+          '/.env',
+          '/v1/members/?/',
         ),
-        fc.tuple(fc.constantFrom('/v1/campaigns/', '/v1/members/', '/v1/referrals/', '/v1/referrals/user/', '/v1/subscriptions/', '/referrals/', '/webhooks/paddle/'), fc.array(idSegment('member', false), { minLength: 1, maxLength: 3 }), fc.boolean()).map(
-          ([base, segs, slash]) => `${base}${segs.join('/')}${slash ? '/' : ''}`,
-        ),
+        fc
+          .tuple(
+            fc.constantFrom(
+              '/v1/campaigns/',
+              '/v1/members/',
+              '/v1/referrals/',
+              '/v1/referrals/user/',
+              '/v1/subscriptions/',
+              '/referrals/',
+              '/webhooks/paddle/',
+            ),
+            fc.array(idSegment('member', false), { minLength: 1, maxLength: 3 }),
+            fc.boolean(),
+          )
+          .map(([base, segs, slash]) => `${base}${segs.join('/')}${slash ? '/' : ''}`),
         fc.integer({ min: 2000, max: 20_000 }).map((n) => `/v1/members/${'a'.repeat(n)}/`),
         unicodeText.map((t) => `/v1/${t}`),
       ),
@@ -814,7 +1356,17 @@ const oddPathRequest = (): fc.Arbitrary<Req> =>
       body: fc.option(bodyArb(apiRoutes[0] as Route), { nil: undefined, freq: 2 }),
       type: contentType,
     })
-    .map(({ method, path, auth, body, type }): Req => ({ family: 'odd path', method, path, query: '', headers: headersWith(auth, type), auth, ...(body ? { body } : {}) }));
+    .map(
+      ({ method, path, auth, body, type }): Req => ({
+        family: 'odd path',
+        method,
+        path,
+        query: '',
+        headers: headersWith(auth, type),
+        auth,
+        ...(body ? { body } : {}),
+      }),
+    );
 
 /** PATCH of one field of a real member or campaign: odd values that pass validation get stored. */
 const singleFieldPatch = (): fc.Arbitrary<Req> =>
@@ -830,7 +1382,16 @@ const singleFieldPatch = (): fc.Arbitrary<Req> =>
       const auth: Auth = { header: `Bearer ${A.key}`, valid: true };
       const path = member ? `/v1/members/${A.members[i % A.members.length]?.id}/` : `/v1/campaigns/${A.campaigns[i % A.campaigns.length]}/`;
       const body: RawBody = { kind: 'one field', body: JSON.stringify({ [member ? memberField : campaignField]: value }) };
-      return { family: 'patch', method: 'PATCH', path, query: '', headers: headersWith(auth, JSON_TYPE), auth, body, expect: bodyStatus(body, JSON_TYPE) };
+      return {
+        family: 'patch',
+        method: 'PATCH',
+        path,
+        query: '',
+        headers: headersWith(auth, JSON_TYPE),
+        auth,
+        body,
+        expect: bodyStatus(body, JSON_TYPE),
+      };
     });
 
 /** PATCH of a real member's campaign or subscription reference with an odd object (an empty id, say). */
@@ -849,7 +1410,15 @@ const referencePatch = (): fc.Arbitrary<Req> =>
     .map(({ i, field, value }): Req => {
       const auth: Auth = { header: `Bearer ${A.key}`, valid: true };
       const body: RawBody = { kind: 'reference', body: JSON.stringify({ [field]: value }) };
-      return { family: 'patch', method: 'PATCH', path: `/v1/members/${A.members[i % A.members.length]?.id}/`, query: '', headers: headersWith(auth, JSON_TYPE), auth, body };
+      return {
+        family: 'patch',
+        method: 'PATCH',
+        path: `/v1/members/${A.members[i % A.members.length]?.id}/`,
+        query: '',
+        headers: headersWith(auth, JSON_TYPE),
+        auth,
+        body,
+      };
     });
 
 /** Built once the fixtures exist (the generators use their ids and keys). */
@@ -861,7 +1430,17 @@ const portalAuthArb = (): fc.Arbitrary<Auth> =>
     {
       arbitrary: fc
         .oneof(
-          fc.constantFrom<string | undefined>(undefined, '', 'Bearer', `Bearer ${A.key}`, `Token ${portalToken}`, `Bearer ${A.publishableKey}`, `Bearer ${portalToken}x`, `Bearer rps_${'A'.repeat(43)}`, `Bearer rpl_${'A'.repeat(43)}`),
+          fc.constantFrom<string | undefined>(
+            undefined,
+            '',
+            'Bearer',
+            `Bearer ${A.key}`,
+            `Token ${portalToken}`,
+            `Bearer ${A.publishableKey}`,
+            `Bearer ${portalToken}x`,
+            `Bearer rps_${'A'.repeat(43)}`,
+            `Bearer rpl_${'A'.repeat(43)}`,
+          ),
           unicodeText.map((t) => `Bearer ${t}`),
         )
         .map((header): Auth => ({ header, valid: false })),
@@ -871,15 +1450,36 @@ const portalAuthArb = (): fc.Arbitrary<Auth> =>
 function portalRequestOf(route: Route): fc.Arbitrary<Req> {
   return fc
     .record({
-      body: route.method === 'PATCH' ? bodyArb(route).map((b): RawBody | undefined => b) : fc.option(bodyArb(route), { nil: undefined, freq: 8 }),
+      body:
+        route.method === 'PATCH'
+          ? bodyArb(route).map((b): RawBody | undefined => b)
+          : fc.option(bodyArb(route), { nil: undefined, freq: 8 }),
       type: contentType,
       auth: portalAuthArb(),
-      query: fc.constantFrom('', 'interval=day', 'interval=year', 'interval=', 'page_size=0', 'page_size=100', 'cursor=x', `cursor=${A.cursors[0] ?? 'x'}`, 'page_size=1&page_size=2'),
+      query: fc.constantFrom(
+        '',
+        'interval=day',
+        'interval=year',
+        'interval=',
+        'page_size=0',
+        'page_size=100',
+        'cursor=x',
+        `cursor=${A.cursors[0] ?? 'x'}`,
+        'page_size=1&page_size=2',
+      ),
       slash: fc.boolean(),
     })
     .map(({ body, type, auth, query, slash }): Req => {
       const path = slash ? route.path : route.path.replace(/\/$/, '');
-      const req: Req = { family: `portal ${route.name}`, method: route.method, path, query, headers: headersWith(auth, type), auth, ...(body ? { body } : {}) };
+      const req: Req = {
+        family: `portal ${route.name}`,
+        method: route.method,
+        path,
+        query,
+        headers: headersWith(auth, type),
+        auth,
+        ...(body ? { body } : {}),
+      };
       if (!auth.valid) req.expect = 401;
       else if (route.method === 'PATCH') req.expect = bodyStatus(body, type);
       return req;
@@ -888,13 +1488,24 @@ function portalRequestOf(route: Route): fc.Arbitrary<Req> {
 /** Opening a portal link: generated bodies (never a known token), from a few IPs. */
 const portalOpenRequest = (): fc.Arbitrary<Req> => {
   const route = routes.find((r) => r.name === 'OpenPortalSession') as Route;
-  return fc.record({ body: bodyArb(route), type: contentType, sourceIp: fc.constantFrom('198.51.100.71', '2001:db8::71') }).map(({ body, type, sourceIp }): Req => {
-    const auth: Auth = { header: undefined, valid: false };
-    const req: Req = { family: 'portal OpenPortalSession', method: 'POST', path: route.path, query: '', headers: headersWith(auth, type), auth, body, sourceIp };
-    const status = bodyStatus(body, type);
-    if (status !== undefined) req.expect = status;
-    return req;
-  });
+  return fc
+    .record({ body: bodyArb(route), type: contentType, sourceIp: fc.constantFrom('198.51.100.71', '2001:db8::71') })
+    .map(({ body, type, sourceIp }): Req => {
+      const auth: Auth = { header: undefined, valid: false };
+      const req: Req = {
+        family: 'portal OpenPortalSession',
+        method: 'POST',
+        path: route.path,
+        query: '',
+        headers: headersWith(auth, type),
+        auth,
+        body,
+        sourceIp,
+      };
+      const status = bodyStatus(body, type);
+      if (status !== undefined) req.expect = status;
+      return req;
+    });
 };
 const portalRequest = (): fc.Arbitrary<Req> => fc.oneof(...portalRoutes.map(portalRequestOf), portalOpenRequest());
 
@@ -936,15 +1547,23 @@ function problems(req: Req, res: ApiResponse): string[] {
     const fieldShape =
       keys.length > 0 &&
       !keys.includes('detail') &&
-      keys.every((k) => k.length > 0 && Array.isArray(body?.[k]) && (body?.[k] as unknown[]).length > 0 && (body?.[k] as unknown[]).every((m) => typeof m === 'string' && m.length > 0));
+      keys.every(
+        (k) =>
+          k.length > 0 &&
+          Array.isArray(body?.[k]) &&
+          (body?.[k] as unknown[]).length > 0 &&
+          (body?.[k] as unknown[]).every((m) => typeof m === 'string' && m.length > 0),
+      );
     if (!detailShape && !fieldShape) out.push('4xx body is neither {detail: string} nor {field: [string, ...]}');
   }
   if (res.status === 405 && !res.headers.allow) out.push('405 without Allow');
-  if (res.status === 401 && res.headers['www-authenticate'] !== 'Bearer' && !req.cookieOnly) out.push('401 without WWW-Authenticate: Bearer');
+  if (res.status === 401 && res.headers['www-authenticate'] !== 'Bearer' && !req.cookieOnly)
+    out.push('401 without WWW-Authenticate: Bearer');
   // The dashboard's refusals, word for word.
   if (res.status === 403 && req.family.startsWith('session ')) {
     const detail = (res.body as { detail?: unknown } | null)?.detail;
-    if (![SESSION_ONLY, CROSS_SITE_REFUSED, PERMISSION_DENIED].includes(detail as string) && !/plan|at most/i.test(String(detail))) out.push(`unexpected 403 detail ${JSON.stringify(detail)}`);
+    if (![SESSION_ONLY, CROSS_SITE_REFUSED, PERMISSION_DENIED].includes(detail as string) && !/plan|at most/i.test(String(detail)))
+      out.push(`unexpected 403 detail ${JSON.stringify(detail)}`);
   }
   if (req.expect !== undefined && res.status !== req.expect) out.push(`expected ${req.expect}`);
   if (req.family === 'conversion' && res.status < 400) out.push('a conversion on an account without a provider succeeded');
@@ -953,7 +1572,11 @@ function problems(req: Req, res: ApiResponse): string[] {
 
 function send(req: Req): Promise<ApiResponse> {
   const path = req.query ? `${req.path}?${req.query}` : req.path;
-  return api(req.method, path, { headers: req.headers, ...(req.body !== undefined ? { rawBody: req.body.body } : {}), ...(req.sourceIp ? { sourceIp: req.sourceIp } : {}) });
+  return api(req.method, path, {
+    headers: req.headers,
+    ...(req.body !== undefined ? { rawBody: req.body.body } : {}),
+    ...(req.sourceIp ? { sourceIp: req.sourceIp } : {}),
+  });
 }
 
 // ---- the property -------------------------------------------------------------------------------
@@ -985,7 +1608,8 @@ async function fuzz(arb: fc.Arbitrary<Req>, runs: number, batchSize: number, tal
         tally.families[family] = (tally.families[family] ?? 0) + 1;
         if (res.status < 300 && req.method.toUpperCase() !== 'GET' && !req.harmlessSuccess) wrote = true;
         const found = problems(req, res);
-        if (found.length > 0) report.push(`${describeReq(req)}\n  -> ${res.status} ${res.text.slice(0, 300)}\n  problems: ${found.join('; ')}`);
+        if (found.length > 0)
+          report.push(`${describeReq(req)}\n  -> ${res.status} ${res.text.slice(0, 300)}\n  problems: ${found.join('; ')}`);
       });
       if (report.length > 0) throw new Error(`bad answers:\n${report.join('\n')}`);
 
@@ -998,7 +1622,9 @@ async function fuzz(arb: fc.Arbitrary<Req>, runs: number, batchSize: number, tal
         if (JSON.stringify(afterA) !== JSON.stringify(beforeA)) {
           const gone = beforeA.filter((i) => !afterA.includes(i));
           const added = afterA.filter((i) => !beforeA.includes(i));
-          throw new Error(`rejected requests changed data\nremoved/changed: ${gone.join('\n')}\nadded/changed: ${added.join('\n')}\nbatch:\n${batch.map(describeReq).join('\n')}`);
+          throw new Error(
+            `rejected requests changed data\nremoved/changed: ${gone.join('\n')}\nadded/changed: ${added.join('\n')}\nbatch:\n${batch.map(describeReq).join('\n')}`,
+          );
         }
       }
       beforeA = afterA;
@@ -1015,7 +1641,11 @@ describe('generated bad input', () => {
     const started = Date.now();
     await fuzz(requestArb(), RUNS, BATCH, tally);
     // The tally is printed on request only (TEST_REPORTS=1), so a green run stays short.
-    if (process.env.TEST_REPORTS === '1') console.log(`bad input: ${tally.sent} requests in ${Date.now() - started} ms; ${tally.checkedBatches}/${RUNS} batches entirely rejected, data checked unchanged`, tally);
+    if (process.env.TEST_REPORTS === '1')
+      console.log(
+        `bad input: ${tally.sent} requests in ${Date.now() - started} ms; ${tally.checkedBatches}/${RUNS} batches entirely rejected, data checked unchanged`,
+        tally,
+      );
     expect(tally.sent).toBeGreaterThanOrEqual(2000);
     // Most batches must be fully rejected, or the "unchanged" check proves little.
     expect(tally.checkedBatches).toBeGreaterThanOrEqual(RUNS * 0.75);
@@ -1025,14 +1655,19 @@ describe('generated bad input', () => {
     const tally = newTally();
     const started = Date.now();
     await fuzz(fc.oneof(singleFieldPatch(), referencePatch()), PATCH_RUNS, 10, tally);
-    if (process.env.TEST_REPORTS === '1') console.log(`odd accepted values: ${tally.sent} PATCH requests in ${Date.now() - started} ms`, tally.statuses);
+    if (process.env.TEST_REPORTS === '1')
+      console.log(`odd accepted values: ${tally.sent} PATCH requests in ${Date.now() - started} ms`, tally.statuses);
 
     // Every member can be read and can refer a new user, and the lists answer with the real counts.
     const raw = await rawItems(A.accountId);
     const live = (type: string) => raw.filter((i) => i.type === type && i.deleted_at === undefined).length;
     const health: Record<string, unknown> = {};
     const want: Record<string, unknown> = {};
-    for (const [list, type] of [['campaigns', 'Campaign'], ['members', 'Member'], ['referrals', 'Referral']] as const) {
+    for (const [list, type] of [
+      ['campaigns', 'Campaign'],
+      ['members', 'Member'],
+      ['referrals', 'Referral'],
+    ] as const) {
       const res = await api('GET', `/v1/${list}/`, { key: A.key });
       health[list] = [res.status, res.body?.count];
       want[list] = [200, live(type)];
@@ -1041,7 +1676,10 @@ describe('generated bad input', () => {
       const got = await api('GET', `/v1/members/${m.id}/`, { key: A.key });
       health[`GET member ${n}`] = got.status;
       want[`GET member ${n}`] = 200;
-      const referral = await api('POST', '/v1/referrals/', { key: A.key, body: { user_identifier: `after-fuzz-${n}`, member_code: got.body?.code } });
+      const referral = await api('POST', '/v1/referrals/', {
+        key: A.key,
+        body: { user_identifier: `after-fuzz-${n}`, member_code: got.body?.code },
+      });
       health[`referral by member ${n}`] = [referral.status, referral.text.slice(0, 200)];
       want[`referral by member ${n}`] = [200, referral.text.slice(0, 200)];
     }

@@ -178,11 +178,7 @@ describe('POST /v1/campaigns/', () => {
       ['allows_credit not a boolean', { name: 'ok', allows_credit: 'maybe' }, { allows_credit: ['Must be a valid boolean.'] }],
       ['allows_credit null', { name: 'ok', allows_credit: null }, { allows_credit: ['This field may not be null.'] }],
       ['allows_commission not a boolean', { name: 'ok', allows_commission: 2 }, { allows_commission: ['Must be a valid boolean.'] }],
-      [
-        'commission_amount not a number',
-        { name: 'ok', commission_amount: 'ten' },
-        { commission_amount: ['A valid number is required.'] },
-      ],
+      ['commission_amount not a number', { name: 'ok', commission_amount: 'ten' }, { commission_amount: ['A valid number is required.'] }],
       [
         'commission_currency unknown',
         { name: 'ok', commission_currency: 'ABC' },
@@ -441,10 +437,7 @@ describe('PATCH /v1/campaigns/{id}/', () => {
     [{ name: null }, { name: ['This field may not be null.'] }],
     [{ name: '' }, { name: ['This field may not be blank.'] }],
     [{ name: 'y'.repeat(101) }, { name: ['Ensure this field has no more than 100 characters.'] }],
-    [
-      { name: 'Valid new name', allows_credit: true, credit_amount: 'abc' },
-      { credit_amount: ['A valid number is required.'] },
-    ],
+    [{ name: 'Valid new name', allows_credit: true, credit_amount: 'abc' }, { credit_amount: ['A valid number is required.'] }],
     [
       { name: '', credit_amount: 'abc', credit_currency: 'XYZ' },
       {
@@ -569,7 +562,7 @@ describe('GET /v1/campaigns/', () => {
     expect(res.body).toEqual({ count: 0, next: null, previous: null, results: [] });
   });
 
-  it('lists only the caller\'s campaigns, newest first', async () => {
+  it("lists only the caller's campaigns, newest first", async () => {
     const { apiKey } = await newAccount();
     const { apiKey: otherKey } = await newAccount();
     await createCampaign(otherKey);
@@ -731,17 +724,47 @@ describe('GET /v1/campaigns/', () => {
 describe('money terms (docs/design/money.md)', () => {
   it('stores a percentage commission with its hold, approval and minimum payout, and refuses a percentage out of 0.01..100', async () => {
     const { apiKey } = await newAccount();
-    const res = await api('POST', '/v1/campaigns/', { key: apiKey, body: { name: 'Pct', allows_commission: true, commission_type: 'percentage', commission_percent: '12.5', hold_days: 14, approval: 'manual', min_payout: '50' } });
+    const res = await api('POST', '/v1/campaigns/', {
+      key: apiKey,
+      body: {
+        name: 'Pct',
+        allows_commission: true,
+        commission_type: 'percentage',
+        commission_percent: '12.5',
+        hold_days: 14,
+        approval: 'manual',
+        min_payout: '50',
+      },
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual(campaignShape({ name: 'Pct', allows_commission: true, commission_type: 'percentage', commission_percent: '12.50', hold_days: 14, approval: 'manual', min_payout: '50.00' }));
+    expect(res.body).toEqual(
+      campaignShape({
+        name: 'Pct',
+        allows_commission: true,
+        commission_type: 'percentage',
+        commission_percent: '12.50',
+        hold_days: 14,
+        approval: 'manual',
+        min_payout: '50.00',
+      }),
+    );
     for (const [body, field, message] of [
       [{ commission_percent: '100.01' }, 'commission_percent', 'Ensure this value is less than or equal to 100.'],
-      [{ commission_percent: '0' }, 'commission_percent', 'Ensure this value is greater than or equal to 0.01 for a percentage commission.'],
+      [
+        { commission_percent: '0' },
+        'commission_percent',
+        'Ensure this value is greater than or equal to 0.01 for a percentage commission.',
+      ],
       [{ commission_type: 'share' }, 'commission_type', '"share" is not a valid choice.'],
       [{ hold_days: 366 }, 'hold_days', 'Ensure this value is less than or equal to 365.'],
       [{ approval: null }, 'approval', 'This field may not be null.'],
     ] as [Record<string, unknown>, string, string][]) {
-      const base: Record<string, unknown> = { name: `bad-${field}-${Math.random()}`, allows_commission: true, commission_type: 'percentage', commission_percent: '10' };
+      const base: Record<string, unknown> = {
+        name: `bad-${field}-${Math.random()}`,
+        allows_commission: true,
+        commission_type: 'percentage',
+        commission_percent: '10',
+      };
       const bad = await api('POST', '/v1/campaigns/', { key: apiKey, body: { ...base, ...body } });
       expect({ field, status: bad.status, body: bad.body }).toEqual({ field, status: 400, body: { [field]: [message] } });
     }

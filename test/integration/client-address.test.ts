@@ -22,7 +22,10 @@ beforeEach(() => {
   clearAuthCaches();
 });
 afterEach(() => {
-  for (const [name, value] of [[ORIGIN_VERIFY_ENV, saved.secret], ['AUTH_FAILURES_PER_IP_PER_MINUTE', saved.limit]] as const) {
+  for (const [name, value] of [
+    [ORIGIN_VERIFY_ENV, saved.secret],
+    ['AUTH_FAILURES_PER_IP_PER_MINUTE', saved.limit],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
@@ -31,7 +34,10 @@ afterEach(() => {
 });
 
 /** Through the distribution: the secret and the viewer's address, from the edge. */
-const viaCloudFront = (viewer: string) => ({ sourceIp: EDGE, headers: { [ORIGIN_VERIFY_HEADER]: SECRET, 'cloudfront-viewer-address': viewer } });
+const viaCloudFront = (viewer: string) => ({
+  sourceIp: EDGE,
+  headers: { [ORIGIN_VERIFY_HEADER]: SECRET, 'cloudfront-viewer-address': viewer },
+});
 
 async function freshWindow() {
   if (secondsUntilNextWindow(Date.now(), 60) < 20) {
@@ -44,7 +50,8 @@ it('failed authentications are limited per viewer address, not per edge: another
   const { apiKey } = await newAccount();
   await freshWindow();
   const abuser = '203.0.113.201:51000';
-  for (let i = 0; i < 5; i++) expect((await api('GET', '/v1/campaigns/', { key: generateApiKey(), ...viaCloudFront(abuser) })).status).toBe(401);
+  for (let i = 0; i < 5; i++)
+    expect((await api('GET', '/v1/campaigns/', { key: generateApiKey(), ...viaCloudFront(abuser) })).status).toBe(401);
   // The abuser is refused, from any source port (the port is not part of the address).
   const refused = await api('GET', '/v1/campaigns/', { key: generateApiKey(), ...viaCloudFront('203.0.113.201:61000') });
   expect(refused.status).toBe(429);
@@ -56,12 +63,17 @@ it('failed authentications are limited per viewer address, not per edge: another
 
 it('a forged CloudFront-Viewer-Address without the secret is refused (403, no handler runs), so it cannot dodge or aim a limit', async () => {
   const { apiKey } = await newAccount();
-  for (const headers of <Record<string, string>[]>[{ 'cloudfront-viewer-address': '198.51.100.9:1234' }, { [ORIGIN_VERIFY_HEADER]: 'guess', 'cloudfront-viewer-address': '198.51.100.9:1234' }, {}]) {
+  for (const headers of <Record<string, string>[]>[
+    { 'cloudfront-viewer-address': '198.51.100.9:1234' },
+    { [ORIGIN_VERIFY_HEADER]: 'guess', 'cloudfront-viewer-address': '198.51.100.9:1234' },
+    {},
+  ]) {
     const res = await api('GET', '/v1/campaigns/', { key: apiKey, sourceIp: '192.0.2.50', headers });
     expect([res.status, res.body]).toEqual([403, { detail: DIRECT_ACCESS_REFUSED }]);
   }
   // Public routes too (the bypass is closed for every route, the fallback included).
-  for (const path of ['/health', '/docs/', '/v1/nothing-here/']) expect((await api('GET', path, { sourceIp: '192.0.2.50' })).status).toBe(403);
+  for (const path of ['/health', '/docs/', '/v1/nothing-here/'])
+    expect((await api('GET', path, { sourceIp: '192.0.2.50' })).status).toBe(403);
   // Through the distribution it answers as usual.
   expect((await api('GET', '/v1/campaigns/', { key: apiKey, ...viaCloudFront('198.51.100.9:1234') })).status).toBe(200);
 });
@@ -71,7 +83,23 @@ it('without a configured secret (npm start), the socket address is the client an
   await freshWindow();
   // Five failures from one source address, each claiming another viewer: the claims do not spread the count.
   for (let i = 0; i < 5; i++) {
-    expect((await api('GET', '/v1/campaigns/', { key: generateApiKey(), sourceIp: '192.0.2.61', headers: { 'cloudfront-viewer-address': `198.51.100.${i + 1}:80` } })).status).toBe(401);
+    expect(
+      (
+        await api('GET', '/v1/campaigns/', {
+          key: generateApiKey(),
+          sourceIp: '192.0.2.61',
+          headers: { 'cloudfront-viewer-address': `198.51.100.${i + 1}:80` },
+        })
+      ).status,
+    ).toBe(401);
   }
-  expect((await api('GET', '/v1/campaigns/', { key: generateApiKey(), sourceIp: '192.0.2.61', headers: { 'cloudfront-viewer-address': '198.51.100.99:80' } })).status).toBe(429);
+  expect(
+    (
+      await api('GET', '/v1/campaigns/', {
+        key: generateApiKey(),
+        sourceIp: '192.0.2.61',
+        headers: { 'cloudfront-viewer-address': '198.51.100.99:80' },
+      })
+    ).status,
+  ).toBe(429);
 });

@@ -42,13 +42,16 @@ async function manySubscribed(t: Tenant, prefix: string, n: number): Promise<num
   for (const i of range(n)) outs.push(await world.paddle.checkout({ plan_id: 9001, email: `${prefix}-${i}@example.com`, deliver: false }));
   for (const out of outs) await deliver(t, out.alerts);
   const ids = outs.map((o) => o.subscription.subscription_id);
-  await pollUntil(async () => {
-    for (const id of ids) {
-      const s = await getSubscription(t.accountId, id);
-      if (s?.status !== 'active' || s.last_bill_date === null) return false;
-    }
-    return true;
-  }, { timeoutMs: 60_000 });
+  await pollUntil(
+    async () => {
+      for (const id of ids) {
+        const s = await getSubscription(t.accountId, id);
+        if (s?.status !== 'active' || s.last_bill_date === null) return false;
+      }
+      return true;
+    },
+    { timeoutMs: 60_000 },
+  );
   return ids;
 }
 
@@ -80,21 +83,28 @@ describe('a conversion racing a DELETE of the same referral', () => {
 
     // Each subscription converts again, and the stats count those conversions.
     const again = await Promise.all(range(PAIRS).map((i) => referral(t, `again-user-${i}`, m.code)));
-    const reconversions = await Promise.all(again.map((r, i) => json('POST', `/v1/referrals/${r.id}/conversion/`, t, { subscription_id: subIds[i] })));
+    const reconversions = await Promise.all(
+      again.map((r, i) => json('POST', `/v1/referrals/${r.id}/conversion/`, t, { subscription_id: subIds[i] })),
+    );
     expect(reconversions.map((r) => r.status)).toEqual(Array(PAIRS).fill(200));
     expect((await getMember(t, m.id)).stats).toMatchObject({ referrals: PAIRS, conversions: PAIRS });
 
     // Later alerts apply (none lands in the DLQ), and reach the referrals' snapshots.
     for (const id of subIds) await deliver(t, (await world.paddle.cancel(id, { deliver: false })).alerts);
-    await pollUntil(async () => {
-      const statuses = await Promise.all(again.map(async (r) => (await getReferral(t, r.id)).subscription?.status));
-      expect(statuses.filter((s) => s !== 'deleted')).toEqual([]);
-      return true;
-    }, { timeoutMs: 60_000 });
+    await pollUntil(
+      async () => {
+        const statuses = await Promise.all(again.map(async (r) => (await getReferral(t, r.id)).subscription?.status));
+        expect(statuses.filter((s) => s !== 'deleted')).toEqual([]);
+        return true;
+      },
+      { timeoutMs: 60_000 },
+    );
     expect(await world.queues.count('provider-events-dlq')).toBe(0);
 
     // A background-sync page over them completes.
-    await expect(processSyncPage({ kind: 'sync-account', account_id: t.accountId, state: 'deleted', page: 1, started_at: Date.now() })).resolves.toBeUndefined();
+    await expect(
+      processSyncPage({ kind: 'sync-account', account_id: t.accountId, state: 'deleted', page: 1, started_at: Date.now() }),
+    ).resolves.toBeUndefined();
   }, 240_000);
 });
 

@@ -79,7 +79,10 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     }),
     weight: 10,
   },
-  { arbitrary: fc.record({ kind: fc.constant('createReferral' as const), member: idx, user: fc.constant(0), self: fc.constant(true) }), weight: 1 },
+  {
+    arbitrary: fc.record({ kind: fc.constant('createReferral' as const), member: idx, user: fc.constant(0), self: fc.constant(true) }),
+    weight: 1,
+  },
   { arbitrary: fc.record({ kind: fc.constant('deleteReferral' as const), referral: idx }), weight: 4 },
 );
 
@@ -89,7 +92,9 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: fc.array(opArb, { minLength: 2, maxLength: 5 }).map((ops): Step => ({ concurrent: true, ops })), weight: 2 },
   // The same request 2-4 times at once (a client retrying before its first attempt answered).
   {
-    arbitrary: fc.tuple(opArb, fc.integer({ min: 2, max: 4 })).map(([op, n]): Step => ({ concurrent: true, ops: Array.from({ length: n }, () => op) })),
+    arbitrary: fc
+      .tuple(opArb, fc.integer({ min: 2, max: 4 }))
+      .map(([op, n]): Step => ({ concurrent: true, ops: Array.from({ length: n }, () => op) })),
     weight: 1,
   },
 );
@@ -133,7 +138,11 @@ async function runOp(op: Op, key: string, pools: Pools): Promise<ApiResponse | n
       const campaign = op.campaign === null ? undefined : pick(pools.campaigns, op.campaign);
       const res = await api('POST', '/v1/members/', {
         key,
-        body: { identifier: `member-${op.who}`, email: `member-${op.who}@example.com`, ...(campaign ? { campaign: { id: campaign } } : {}) },
+        body: {
+          identifier: `member-${op.who}`,
+          email: `member-${op.who}@example.com`,
+          ...(campaign ? { campaign: { id: campaign } } : {}),
+        },
       });
       if (res.status === 201) pools.members.push({ id: res.body.id, code: res.body.code, identifier: res.body.identifier });
       return res;
@@ -189,7 +198,8 @@ async function checkConsistency(accountId: string, key: string, plan: Plan): Pro
   const members = byPk('MEMBER').filter((i) => i.type === 'Member');
   const referrals = byPk('REFERRAL').filter((i) => i.type === 'Referral');
   const counter = (name: string) => Number(items.find((i) => i.pk === `A#${accountId}` && i.sk === `COUNT#${name}`)?.n ?? 0);
-  const claims = (kind: string) => items.filter((i) => typeof i.pk === 'string' && i.pk.startsWith(`A#${accountId}#${kind}#`) && i.sk === 'CLAIM');
+  const claims = (kind: string) =>
+    items.filter((i) => typeof i.pk === 'string' && i.pk.startsWith(`A#${accountId}#${kind}#`) && i.sk === 'CLAIM');
 
   // What the API says, and what the raw attributes say, side by side with the truth (one toEqual
   // shows every difference at once).
@@ -219,7 +229,10 @@ async function checkConsistency(accountId: string, key: string, plan: Plan): Pro
     ...members.map(async (m) => {
       const id = String(m.id);
       const made = countOf(referrals, (r) => r.member_id === id);
-      const [filtered, detail] = await Promise.all([listCount(key, `/v1/referrals/?member=${id}`), api('GET', `/v1/members/${id}/`, { key })]);
+      const [filtered, detail] = await Promise.all([
+        listCount(key, `/v1/referrals/?member=${id}`),
+        api('GET', `/v1/members/${id}/`, { key }),
+      ]);
       compare(`member ${id} GET ?member= count`, filtered, made);
       compare(`member ${id} stats.referrals`, detail.body?.stats?.referrals, made);
       compare(`member ${id} raw referrals`, Number(m.referrals ?? 0), made);
@@ -289,7 +302,9 @@ describe('counter exactness under random, partly concurrent sequences', () => {
             outcomes[`${op.kind} ${res.status}`] = (outcomes[`${op.kind} ${res.status}`] ?? 0) + 1;
             const allowed = [...ALLOWED[op.kind], ...(step.concurrent ? [503] : [])];
             if (!allowed.includes(res.status)) {
-              throw new Error(`unexpected status ${res.status} for ${describeOp(op, res)}\n(plan ${plan})\nsequence so far:\n${log.join('\n')}`);
+              throw new Error(
+                `unexpected status ${res.status} for ${describeOp(op, res)}\n(plan ${plan})\nsequence so far:\n${log.join('\n')}`,
+              );
             }
           });
         }
@@ -301,6 +316,7 @@ describe('counter exactness under random, partly concurrent sequences', () => {
       }),
       { numRuns: 24 },
     );
-    if (process.env.TEST_REPORTS === '1') console.log(`counters: ${sequences} sequences, ${requests} write requests, ${unavailable} answered 503`, outcomes);
+    if (process.env.TEST_REPORTS === '1')
+      console.log(`counters: ${sequences} sequences, ${requests} write requests, ${unavailable} answered 503`, outcomes);
   }, 240_000);
 });

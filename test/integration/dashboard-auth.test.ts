@@ -20,7 +20,15 @@ import { startGateway, type Gateway } from '../../infra/local/gateway';
 import type { Pollers } from '../../infra/local/pollers';
 import { LOCAL_SECRETS } from '../../infra/local/start';
 import { readConfig, resetConfig } from '../../shared/config';
-import { CROSS_SITE_REFUSED, PERMISSION_DENIED, SESSION_ONLY, sessionCookie, tokenHash, type Role, SESSION_MAX_SECONDS } from '../../shared/domain/team';
+import {
+  CROSS_SITE_REFUSED,
+  PERMISSION_DENIED,
+  SESSION_ONLY,
+  sessionCookie,
+  tokenHash,
+  type Role,
+  SESSION_MAX_SECONDS,
+} from '../../shared/domain/team';
 import { LOGIN_EMAIL_BURST, LOGIN_EMAIL_GAP, loginEmailAllowed } from '../../shared/email/login-links';
 import { memberEmailHandler } from '../../shared/email/member-emails';
 import { outboxSender } from '../../shared/email/outbox-sender';
@@ -33,7 +41,16 @@ import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
 import { keys } from '../../shared/store/table';
 import * as ops from '../../shared/store/ops';
-import { addTeamMember, issueLoginToken, LINK_REFUSED, listTeam, openSession, removeTeamMember, setTeamRole, teamKeys } from '../../shared/store/team';
+import {
+  addTeamMember,
+  issueLoginToken,
+  LINK_REFUSED,
+  listTeam,
+  openSession,
+  removeTeamMember,
+  setTeamRole,
+  teamKeys,
+} from '../../shared/store/team';
 import { freshEmail, loginAs, type DashboardLogin } from '../support/dashboard';
 import { recordDynamoCalls, verificationClient, closeVerificationClient } from '../support/dynamo-calls';
 import { newAccount, pollUntil } from '../support/fixtures';
@@ -62,7 +79,10 @@ beforeAll(async () => {
   resetConfig();
   queues = await startTestQueues();
   // Only the member-emails worker (login links and invitations are its `login-link` messages), writing .eml files.
-  pollers = startTestPollers(queues, { workers: workers.filter((w) => w.queue === 'member-emails'), handlers: { MemberEmails: memberEmailHandler(() => outboxSender(outbox)) } });
+  pollers = startTestPollers(queues, {
+    workers: workers.filter((w) => w.queue === 'member-emails'),
+    handlers: { MemberEmails: memberEmailHandler(() => outboxSender(outbox)) },
+  });
   gateway = await startGateway({ port: 0 });
 });
 
@@ -73,7 +93,10 @@ afterAll(async () => {
   await queues?.stop();
   closeVerificationClient();
   rmSync(outbox, { recursive: true, force: true });
-  for (const [name, value] of [['EMAIL_OUTBOX_DIR', previous.outbox], ['WEBHOOK_ALLOW_LOOPBACK', previous.loopback]] as const) {
+  for (const [name, value] of [
+    ['EMAIL_OUTBOX_DIR', previous.outbox],
+    ['WEBHOOK_ALLOW_LOOPBACK', previous.loopback],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
@@ -114,7 +137,12 @@ async function http(method: string, path: string, o: Options = {}): Promise<Res>
     ...(origin ? { origin } : {}),
     ...o.headers,
   };
-  const res = await fetch(`${site()}${path}`, { method, headers, ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}), redirect: 'manual' });
+  const res = await fetch(`${site()}${path}`, {
+    method,
+    headers,
+    ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}),
+    redirect: 'manual',
+  });
   const text = await res.text();
   let body: unknown = null;
   try {
@@ -129,7 +157,12 @@ async function http(method: string, path: string, o: Options = {}): Promise<Res>
  * A request whose Host (and X-Forwarded-*) headers say what an attacker wants: fetch will not send a
  * forged Host, so this goes through node:http. Answers [status, parsed JSON body].
  */
-function forgedHost(method: string, path: string, host: string, o: { body?: unknown; headers?: Record<string, string> } = {}): Promise<[number, any]> {
+function forgedHost(
+  method: string,
+  path: string,
+  host: string,
+  o: { body?: unknown; headers?: Record<string, string> } = {},
+): Promise<[number, any]> {
   const url = new URL(site());
   const data = o.body === undefined ? undefined : JSON.stringify(o.body);
   const headers: Record<string, string> = {
@@ -198,13 +231,21 @@ const mailsTo = (address: string) => mails().filter((m) => m.to === address);
 const drained = () => pollUntil(async () => (await queues.count('member-emails')) === 0, { timeoutMs: 15_000 });
 
 /** Waits for `n` emails to an address. */
-const awaitMails = (address: string, n = 1) => pollUntil(() => (mailsTo(address).length >= n ? mailsTo(address) : null), { timeoutMs: 15_000 });
+const awaitMails = (address: string, n = 1) =>
+  pollUntil(() => (mailsTo(address).length >= n ? mailsTo(address) : null), { timeoutMs: 15_000 });
 
 // ---- store helpers --------------------------------------------------------------------------------
 
 /** Moves an item's `expires_at` (a login link's or a session's) into the past: TTL deletion is lazy. */
 async function expire(key: { pk: string; sk: string }): Promise<void> {
-  await db().send(new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'SET expires_at = :past', ExpressionAttributeValues: { ':past': nowSeconds() - 1 } }));
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'SET expires_at = :past',
+      ExpressionAttributeValues: { ':past': nowSeconds() - 1 },
+    }),
+  );
 }
 
 /** The account's items (`A#<acct>...`) as canonical JSON, rate-limit windows left out: compared before and after refused requests. */
@@ -213,7 +254,13 @@ async function snapshot(accountId: string): Promise<string[]> {
   let start: Record<string, unknown> | undefined;
   do {
     const page = await verificationClient().send(
-      new ScanCommand({ TableName: process.env.TABLE_NAME, FilterExpression: 'begins_with(pk, :a)', ExpressionAttributeValues: { ':a': `A#${accountId}` }, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }),
+      new ScanCommand({
+        TableName: process.env.TABLE_NAME,
+        FilterExpression: 'begins_with(pk, :a)',
+        ExpressionAttributeValues: { ':a': `A#${accountId}` },
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
     );
     for (const item of page.Items ?? []) if (item.type !== 'RateWindow') out.push(JSON.stringify(item, Object.keys(item).sort()));
     start = page.LastEvaluatedKey;
@@ -245,14 +292,44 @@ const unique = (p: string) => `${p}-${++serial}-${Date.now().toString(36)}`;
 
 /** A pending commission of 4.00 (as the reward worker records it) for a new member with a payout email; approved and batched when asked. */
 async function commission(t: { accountId: string; apiKey: string }, o: { approve?: boolean; batch?: boolean } = {}) {
-  const campaign = await must(http('POST', '/v1/campaigns/', { key: t.apiKey, body: { name: unique('Money'), allows_commission: true, commission_amount: '4.00', hold_days: 0 } }), 201);
+  const campaign = await must(
+    http('POST', '/v1/campaigns/', {
+      key: t.apiKey,
+      body: { name: unique('Money'), allows_commission: true, commission_amount: '4.00', hold_days: 0 },
+    }),
+    201,
+  );
   const who = unique('payee');
-  const member = await must(http('POST', '/v1/members/', { key: t.apiKey, body: { identifier: who, email: `${who}@example.com`, campaign: { id: campaign.id }, payout_email: `${who}@pay.example.com` } }), 201);
-  const referral = await must(http('POST', '/v1/referrals/', { key: t.apiKey, body: { user_identifier: unique('user'), member_code: member.code } }), 200);
+  const member = await must(
+    http('POST', '/v1/members/', {
+      key: t.apiKey,
+      body: { identifier: who, email: `${who}@example.com`, campaign: { id: campaign.id }, payout_email: `${who}@pay.example.com` },
+    }),
+    201,
+  );
+  const referral = await must(
+    http('POST', '/v1/referrals/', { key: t.apiKey, body: { user_identifier: unique('user'), member_code: member.code } }),
+    200,
+  );
   const stored = toReferral(await getItem(keys.referral(t.accountId, referral.id)));
   if (!stored) throw new Error('fixture referral missing');
-  const rewardId = (await recordRewards(t.accountId, stored, [{ payment_id: Date.now() * 100 + ++serial, type: 'commission', amount: 400, currency: 'USD' }], false, true)).rewards[0]!.id;
-  const ids = { campaignId: campaign.id as string, memberId: member.id as string, referralId: referral.id as string, rewardId, payoutId: undefined as string | undefined, batchId: undefined as string | undefined };
+  const rewardId = (
+    await recordRewards(
+      t.accountId,
+      stored,
+      [{ payment_id: Date.now() * 100 + ++serial, type: 'commission', amount: 400, currency: 'USD' }],
+      false,
+      true,
+    )
+  ).rewards[0]!.id;
+  const ids = {
+    campaignId: campaign.id as string,
+    memberId: member.id as string,
+    referralId: referral.id as string,
+    rewardId,
+    payoutId: undefined as string | undefined,
+    batchId: undefined as string | undefined,
+  };
   if (!o.approve) return ids;
   ids.payoutId = (await approveReward(t.accountId, rewardId)).payout_id!;
   if (o.batch) ids.batchId = (await createBatch(t.accountId, { format: 'csv', currency: 'USD', payout_ids: [ids.payoutId] })).id;
@@ -291,7 +368,13 @@ describe('login links', () => {
 
     const opened = await http('POST', '/auth/sessions/', { body: { token: mail!.token } });
     expect(opened.status).toBe(201);
-    expect(opened.body).toEqual({ account_id: t.accountId, account_name: t.name, email: dana, role: 'owner', expires_at: expect.any(Number) });
+    expect(opened.body).toEqual({
+      account_id: t.accountId,
+      account_name: t.name,
+      email: dana,
+      role: 'owner',
+      expires_at: expect.any(Number),
+    });
     expect(Math.abs(opened.body.expires_at - (nowSeconds() + 12 * 3600))).toBeLessThanOrEqual(5);
     expect(opened.headers.get('cache-control')).toBe('no-store');
     expect(opened.setCookies).toHaveLength(1);
@@ -321,10 +404,17 @@ describe('login links', () => {
     await addTeamMember(b.accountId, sam, 'finance');
     expect((await http('POST', '/auth/login-links/', { body: { email: sam } })).status).toBe(202);
     const two = await awaitMails(sam, 2);
-    expect(two.map((m) => m.subject).sort()).toEqual([`Your Refloop login link for ${a.name}`, `Your Refloop login link for ${b.name}`].sort());
+    expect(two.map((m) => m.subject).sort()).toEqual(
+      [`Your Refloop login link for ${a.name}`, `Your Refloop login link for ${b.name}`].sort(),
+    );
     const sessions = [];
     for (const m of two) sessions.push(await must(http('POST', '/auth/sessions/', { body: { token: m.token } }), 201));
-    expect(sessions.map((s) => [s.account_id, s.role]).sort()).toEqual([[a.accountId, 'viewer'], [b.accountId, 'finance']].sort());
+    expect(sessions.map((s) => [s.account_id, s.role]).sort()).toEqual(
+      [
+        [a.accountId, 'viewer'],
+        [b.accountId, 'finance'],
+      ].sort(),
+    );
   });
 
   it('an expired link, a malformed token (refused without a read) and bad bodies', async () => {
@@ -337,7 +427,9 @@ describe('login links', () => {
     // No queued link is being handled meanwhile: every call recorded is this request's.
     await drained();
     const recording = recordDynamoCalls();
-    const malformed = await http('POST', '/auth/sessions/', { body: { token: `${token.slice(0, 40)}!!!` } }).finally(() => recording.stop());
+    const malformed = await http('POST', '/auth/sessions/', { body: { token: `${token.slice(0, 40)}!!!` } }).finally(() =>
+      recording.stop(),
+    );
     expect([malformed.status, malformed.body]).toEqual([401, { detail: LINK_REFUSED }]);
     // Only the per-IP rate-limit window is counted; no item is read.
     expect(recording.calls.map((c) => c.command)).toEqual(['UpdateItem']);
@@ -346,7 +438,10 @@ describe('login links', () => {
     // A number is text to the field (as everywhere in the API), and not a token.
     expect(await answer(http('POST', '/auth/sessions/', { body: { token: 5 } }))).toEqual([401, { detail: LINK_REFUSED }]);
     expect((await http('POST', '/auth/sessions/', { body: { token: ['x'] } })).status).toBe(400);
-    expect(await answer(http('POST', '/auth/login-links/', { body: { email: 'not-an-address' } }))).toEqual([400, { email: ['Enter a valid email address.'] }]);
+    expect(await answer(http('POST', '/auth/login-links/', { body: { email: 'not-an-address' } }))).toEqual([
+      400,
+      { email: ['Enter a valid email address.'] },
+    ]);
     expect((await http('POST', '/auth/login-links/', { body: {} })).status).toBe(400);
     const notJson = await http('POST', '/auth/login-links/', { headers: { 'content-type': 'text/plain' }, body: 'x' });
     expect(notJson.status).toBe(415);
@@ -360,8 +455,14 @@ describe('sessions', () => {
     expect((await http('GET', '/v1/members/', { session: owner })).status).toBe(200);
 
     // Without this site's Origin the logout is refused, and the session lives on.
-    expect(await answer(http('DELETE', '/auth/sessions/current/', { session: owner, origin: 'http://evil.example' }))).toEqual([403, { detail: CROSS_SITE_REFUSED }]);
-    expect(await answer(http('DELETE', '/auth/sessions/current/', { session: owner, origin: null }))).toEqual([403, { detail: CROSS_SITE_REFUSED }]);
+    expect(await answer(http('DELETE', '/auth/sessions/current/', { session: owner, origin: 'http://evil.example' }))).toEqual([
+      403,
+      { detail: CROSS_SITE_REFUSED },
+    ]);
+    expect(await answer(http('DELETE', '/auth/sessions/current/', { session: owner, origin: null }))).toEqual([
+      403,
+      { detail: CROSS_SITE_REFUSED },
+    ]);
     expect((await http('GET', '/auth/sessions/current/', { session: owner })).status).toBe(200);
 
     const out = await http('DELETE', '/auth/sessions/current/', { session: owner });
@@ -374,7 +475,10 @@ describe('sessions', () => {
     expect((await http('DELETE', '/auth/sessions/current/', { session: owner })).status).toBe(204);
     expect((await http('DELETE', '/auth/sessions/current/')).status).toBe(204);
     // No cookie at all on the session endpoint: 401.
-    expect(await answer(http('GET', '/auth/sessions/current/'))).toEqual([401, { detail: 'Authentication credentials were not provided.' }]);
+    expect(await answer(http('GET', '/auth/sessions/current/'))).toEqual([
+      401,
+      { detail: 'Authentication credentials were not provided.' },
+    ]);
   });
 
   it('an expired session (its item still there: TTL is lazy) is refused; a used one slides its expiry at most every 300 s', async () => {
@@ -388,7 +492,14 @@ describe('sessions', () => {
     const used = await loginAs(t.accountId, 'viewer');
     const key = teamKeys.session(used.session.hash);
     // Last slid 301 s ago, expiring in an hour: the next request moves the expiry to 12 hours from now.
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'SET slid_at = :s, expires_at = :e', ExpressionAttributeValues: { ':s': nowSeconds() - 301, ':e': nowSeconds() + 3600 } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET slid_at = :s, expires_at = :e',
+        ExpressionAttributeValues: { ':s': nowSeconds() - 301, ':e': nowSeconds() + 3600 },
+      }),
+    );
     const slid = await must(http('GET', '/auth/sessions/current/', { session: used }), 200);
     expect(Math.abs(slid.expires_at - (nowSeconds() + 12 * 3600))).toBeLessThanOrEqual(5);
     expect((await getItem(key))?.expires_at).toBe(slid.expires_at);
@@ -400,24 +511,40 @@ describe('sessions', () => {
 
     // However much it is used, a session ends 7 days after its login: the slide stops there, and then it is refused.
     const weekOld = nowSeconds() - SESSION_MAX_SECONDS + 600;
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'SET created_at = :c, slid_at = :s', ExpressionAttributeValues: { ':c': weekOld, ':s': nowSeconds() - 301 } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET created_at = :c, slid_at = :s',
+        ExpressionAttributeValues: { ':c': weekOld, ':s': nowSeconds() - 301 },
+      }),
+    );
     const capped = await must(http('GET', '/auth/sessions/current/', { session: used }), 200);
     expect(capped.expires_at).toBe(weekOld + SESSION_MAX_SECONDS);
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'SET expires_at = :e', ExpressionAttributeValues: { ':e': nowSeconds() - 1 } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET expires_at = :e',
+        ExpressionAttributeValues: { ':e': nowSeconds() - 1 },
+      }),
+    );
     expect((await http('GET', '/auth/sessions/current/', { session: used })).status).toBe(401);
   });
 
-  it('a cookie and an API key together: the request is the key\'s', async () => {
+  it("a cookie and an API key together: the request is the key's", async () => {
     const t = await tenant();
     const viewer = await loginAs(t.accountId, 'viewer');
     // A viewer may not create a campaign; the key may, with no Origin needed.
     expect((await http('POST', '/v1/campaigns/', { session: viewer, body: { name: 'by viewer' } })).status).toBe(403);
-    expect((await http('POST', '/v1/campaigns/', { session: viewer, key: t.apiKey, origin: null, body: { name: 'by key' } })).status).toBe(201);
+    expect((await http('POST', '/v1/campaigns/', { session: viewer, key: t.apiKey, origin: null, body: { name: 'by key' } })).status).toBe(
+      201,
+    );
   });
 });
 
-describe('CSRF: a session\'s writes need this site\'s Origin', () => {
-  it('a foreign Origin or none: 403 and nothing written; this site\'s Origin: the write happens', async () => {
+describe("CSRF: a session's writes need this site's Origin", () => {
+  it("a foreign Origin or none: 403 and nothing written; this site's Origin: the write happens", async () => {
     const t = await tenant();
     const owner = await loginAs(t.accountId, 'owner');
     const before = await snapshot(t.accountId);
@@ -429,7 +556,12 @@ describe('CSRF: a session\'s writes need this site\'s Origin', () => {
         ['POST', '/v1/team/', { email: freshEmail('csrf'), role: 'owner' }],
       ] as const) {
         const res = await http(method, path, { session: owner, origin, body });
-        expect({ origin, path, status: res.status, body: res.body }).toEqual({ origin, path, status: 403, body: { detail: CROSS_SITE_REFUSED } });
+        expect({ origin, path, status: res.status, body: res.body }).toEqual({
+          origin,
+          path,
+          status: 403,
+          body: { detail: CROSS_SITE_REFUSED },
+        });
       }
     }
     expect(await snapshot(t.accountId)).toEqual(before);
@@ -451,9 +583,11 @@ describe('roles', () => {
     for (const role of ['owner', 'admin', 'finance', 'viewer'] as const) logins[role] = await loginAs(t.accountId, role);
   });
 
-  it('a viewer is refused every write of every API-key and session route (403, this site\'s Origin), and nothing changes', async () => {
+  it("a viewer is refused every write of every API-key and session route (403, this site's Origin), and nothing changes", async () => {
     const money = await commission(t, { approve: true, batch: true });
-    const hook = await withLoopback(() => must(http('POST', '/v1/webhook-endpoints/', { key: t.apiKey, body: { url: 'http://127.0.0.1:9/hook' } }), 201));
+    const hook = await withLoopback(() =>
+      must(http('POST', '/v1/webhook-endpoints/', { key: t.apiKey, body: { url: 'http://127.0.0.1:9/hook' } }), 201),
+    );
     const keyRecord = (await must(http('GET', '/v1/api-keys/', { session: logins.owner }), 200)).results[0];
     const ids: Record<string, string> = {
       referrals: money.referralId,
@@ -500,14 +634,40 @@ describe('roles', () => {
     const before = await snapshot(t.accountId);
     const refused: string[] = [];
     for (const r of writes) {
-      const res = await http(r.method, path(r), { session: logins.viewer, ...(bodies[r.name] !== undefined ? { body: bodies[r.name] } : {}) });
-      expect({ route: r.name, status: res.status, body: res.body }).toEqual({ route: r.name, status: 403, body: { detail: PERMISSION_DENIED } });
+      const res = await http(r.method, path(r), {
+        session: logins.viewer,
+        ...(bodies[r.name] !== undefined ? { body: bodies[r.name] } : {}),
+      });
+      expect({ route: r.name, status: res.status, body: res.body }).toEqual({
+        route: r.name,
+        status: 403,
+        body: { detail: PERMISSION_DENIED },
+      });
       refused.push(r.name);
     }
-    expect(refused).toEqual(expect.arrayContaining(['CreateCampaign', 'ApproveReward', 'CreatePayoutBatch', 'InviteTeamMember', 'CreateApiKey', 'RevokeApiKey', 'UpdateAccount', 'SetProviderConnection', 'DeleteReferral']));
+    expect(refused).toEqual(
+      expect.arrayContaining([
+        'CreateCampaign',
+        'ApproveReward',
+        'CreatePayoutBatch',
+        'InviteTeamMember',
+        'CreateApiKey',
+        'RevokeApiKey',
+        'UpdateAccount',
+        'SetProviderConnection',
+        'DeleteReferral',
+      ]),
+    );
     expect(await snapshot(t.accountId)).toEqual(before);
     // The same viewer reads everything an API key reads, the account's settings included.
-    for (const p of ['/v1/campaigns/', '/v1/rewards/', '/v1/payouts/', `/v1/payout-batches/${money.batchId}/`, '/v1/reports/overview/', '/v1/account/']) {
+    for (const p of [
+      '/v1/campaigns/',
+      '/v1/rewards/',
+      '/v1/payouts/',
+      `/v1/payout-batches/${money.batchId}/`,
+      '/v1/reports/overview/',
+      '/v1/account/',
+    ]) {
       expect({ p, status: (await http('GET', p, { session: logins.viewer })).status }).toEqual({ p, status: 200 });
     }
     // But not the team or the keys (owner only).
@@ -520,14 +680,25 @@ describe('roles', () => {
     const approved = await must(http('POST', `/v1/rewards/${a.rewardId}/approve/`, { session: as }), 200);
     expect(approved).toMatchObject({ id: a.rewardId, status: 'approved', payout_id: expect.any(String) });
     const v = await commission(t);
-    expect(await must(http('POST', `/v1/rewards/${v.rewardId}/void/`, { session: as, body: { reason: 'duplicate' } }), 200)).toMatchObject({ status: 'voided' });
-    expect(await must(http('POST', `/v1/payouts/${approved.payout_id}/mark-paid/`, { session: as, body: { reference: 'WISE-1' } }), 200)).toMatchObject({ status: 'paid' });
+    expect(await must(http('POST', `/v1/rewards/${v.rewardId}/void/`, { session: as, body: { reason: 'duplicate' } }), 200)).toMatchObject({
+      status: 'voided',
+    });
+    expect(
+      await must(http('POST', `/v1/payouts/${approved.payout_id}/mark-paid/`, { session: as, body: { reference: 'WISE-1' } }), 200),
+    ).toMatchObject({ status: 'paid' });
 
     const b = await commission(t, { approve: true });
-    const batch = await must(http('POST', '/v1/payout-batches/', { session: as, body: { format: 'csv', currency: 'USD', payout_ids: [b.payoutId] } }), 201);
-    expect(await must(http('POST', `/v1/payout-batches/${batch.id}/mark-paid/`, { session: as, body: {} }), 200)).toMatchObject({ status: 'paid' });
+    const batch = await must(
+      http('POST', '/v1/payout-batches/', { session: as, body: { format: 'csv', currency: 'USD', payout_ids: [b.payoutId] } }),
+      201,
+    );
+    expect(await must(http('POST', `/v1/payout-batches/${batch.id}/mark-paid/`, { session: as, body: {} }), 200)).toMatchObject({
+      status: 'paid',
+    });
     const c = await commission(t, { approve: true, batch: true });
-    expect(await must(http('POST', `/v1/payouts/${c.payoutId}/mark-failed/`, { session: as, body: { reason: 'bounced' } }), 200)).toMatchObject({ status: 'failed' });
+    expect(
+      await must(http('POST', `/v1/payouts/${c.payoutId}/mark-failed/`, { session: as, body: { reason: 'bounced' } }), 200),
+    ).toMatchObject({ status: 'failed' });
     const d = await commission(t, { approve: true, batch: true });
     expect((await http('POST', `/v1/payouts/${d.payoutId}/cancel/`, { session: as, body: { reason: 'not sent' } })).status).toBe(200);
 
@@ -537,7 +708,10 @@ describe('roles', () => {
       ['PATCH', '/v1/account/', { name: 'by finance' }],
       ['POST', '/v1/webhook-endpoints/', { url: 'https://hooks.example/f' }],
     ] as const) {
-      expect({ path, answer: await answer(http(method, path, { session: as, body })) }).toEqual({ path, answer: [403, { detail: PERMISSION_DENIED }] });
+      expect({ path, answer: await answer(http(method, path, { session: as, body })) }).toEqual({
+        path,
+        answer: [403, { detail: PERMISSION_DENIED }],
+      });
     }
     expect((await http('GET', '/v1/payouts/summary/', { session: as })).status).toBe(200);
   });
@@ -556,7 +730,11 @@ describe('roles', () => {
       ['GET', '/v1/api-keys/', undefined],
       ['POST', '/v1/api-keys/', { name: 'by admin' }],
     ] as const) {
-      expect({ method, path, answer: await answer(http(method, path, { session: as, ...(body ? { body } : {}) })) }).toEqual({ method, path, answer: [403, { detail: PERMISSION_DENIED }] });
+      expect({ method, path, answer: await answer(http(method, path, { session: as, ...(body ? { body } : {}) })) }).toEqual({
+        method,
+        path,
+        answer: [403, { detail: PERMISSION_DENIED }],
+      });
     }
   });
 
@@ -585,7 +763,13 @@ describe('team', () => {
     const sam = freshEmail('sam');
     const invited = await http('POST', '/v1/team/', { session: owner, body: { email: sam, role: 'finance' } });
     expect(invited.status).toBe(201);
-    expect(invited.body).toEqual({ id: expect.stringMatching(/^tm_[0-9a-f]{24}$/), email: sam, role: 'finance', created_at: expect.any(Number), last_login_at: null });
+    expect(invited.body).toEqual({
+      id: expect.stringMatching(/^tm_[0-9a-f]{24}$/),
+      email: sam,
+      role: 'finance',
+      created_at: expect.any(Number),
+      last_login_at: null,
+    });
 
     const [mail] = await awaitMails(sam);
     expect(mail!.subject).toBe(`You are invited to ${t.name} on Refloop`);
@@ -602,17 +786,23 @@ describe('team', () => {
         answer: [400, { email: ['This address is already in the team.'] }],
       });
     }
-    expect(await answer(http('POST', '/v1/team/', { session: owner, body: { email: freshEmail(), role: 'boss' } }))).toEqual([400, { role: ['"boss" is not a valid choice.'] }]);
+    expect(await answer(http('POST', '/v1/team/', { session: owner, body: { email: freshEmail(), role: 'boss' } }))).toEqual([
+      400,
+      { role: ['"boss" is not a valid choice.'] },
+    ]);
   });
 
-  it('a role change reaches the member\'s open session at once; a removal ends all their sessions', async () => {
+  it("a role change reaches the member's open session at once; a removal ends all their sessions", async () => {
     const t = await tenant();
     const owner = await loginAs(t.accountId, 'owner');
     const viewer = await loginAs(t.accountId, 'viewer');
     const second = await openSession((await issueLoginToken(t.accountId, viewer.member.id)).token);
 
     expect((await http('POST', '/v1/campaigns/', { session: viewer, body: { name: 'before' } })).status).toBe(403);
-    expect(await must(http('PATCH', `/v1/team/${viewer.member.id}/`, { session: owner, body: { role: 'admin' } }), 200)).toMatchObject({ id: viewer.member.id, role: 'admin' });
+    expect(await must(http('PATCH', `/v1/team/${viewer.member.id}/`, { session: owner, body: { role: 'admin' } }), 200)).toMatchObject({
+      id: viewer.member.id,
+      role: 'admin',
+    });
     // The very next request has the new role, in both of the member's sessions.
     expect((await http('POST', '/v1/campaigns/', { session: viewer, body: { name: 'after' } })).status).toBe(201);
     expect((await must(http('GET', '/auth/sessions/current/', { session: second.token }), 200)).role).toBe('admin');
@@ -621,13 +811,21 @@ describe('team', () => {
     for (const token of [viewer.token, second.token]) {
       expect(await answer(http('GET', '/v1/campaigns/', { session: token }))).toEqual([401, { detail: SESSION_ENDED }]);
     }
-    expect((await must(http('GET', '/v1/team/', { session: owner }), 200)).results.map((m: { id: string }) => m.id)).toEqual([owner.member.id]);
+    expect((await must(http('GET', '/v1/team/', { session: owner }), 200)).results.map((m: { id: string }) => m.id)).toEqual([
+      owner.member.id,
+    ]);
     // Gone: unknown ids, and another account's member ids, are 404.
     expect(await answer(http('DELETE', `/v1/team/${viewer.member.id}/`, { session: owner }))).toEqual([404, { detail: 'Not found.' }]);
-    expect(await answer(http('PATCH', `/v1/team/${viewer.member.id}/`, { session: owner, body: { role: 'viewer' } }))).toEqual([404, { detail: 'Not found.' }]);
+    expect(await answer(http('PATCH', `/v1/team/${viewer.member.id}/`, { session: owner, body: { role: 'viewer' } }))).toEqual([
+      404,
+      { detail: 'Not found.' },
+    ]);
     const other = await tenant();
     const stranger = await loginAs(other.accountId, 'viewer');
-    expect(await answer(http('PATCH', `/v1/team/${stranger.member.id}/`, { session: owner, body: { role: 'owner' } }))).toEqual([404, { detail: 'Not found.' }]);
+    expect(await answer(http('PATCH', `/v1/team/${stranger.member.id}/`, { session: owner, body: { role: 'owner' } }))).toEqual([
+      404,
+      { detail: 'Not found.' },
+    ]);
     expect(await answer(http('DELETE', `/v1/team/${stranger.member.id}/`, { session: owner }))).toEqual([404, { detail: 'Not found.' }]);
     expect((await http('GET', '/v1/campaigns/', { session: stranger })).status).toBe(200);
   });
@@ -635,13 +833,20 @@ describe('team', () => {
   it('the last owner can be neither demoted (400 on role) nor removed (409); with a second owner both work', async () => {
     const t = await tenant();
     const owner = await loginAs(t.accountId, 'owner');
-    expect(await answer(http('PATCH', `/v1/team/${owner.member.id}/`, { session: owner, body: { role: 'admin' } }))).toEqual([400, { role: [LAST_OWNER] }]);
+    expect(await answer(http('PATCH', `/v1/team/${owner.member.id}/`, { session: owner, body: { role: 'admin' } }))).toEqual([
+      400,
+      { role: [LAST_OWNER] },
+    ]);
     expect(await answer(http('DELETE', `/v1/team/${owner.member.id}/`, { session: owner }))).toEqual([409, { detail: LAST_OWNER }]);
     expect((await must(http('GET', '/auth/sessions/current/', { session: owner }), 200)).role).toBe('owner');
 
     const other = await loginAs(t.accountId, 'admin');
-    expect(await must(http('PATCH', `/v1/team/${other.member.id}/`, { session: owner, body: { role: 'owner' } }), 200)).toMatchObject({ role: 'owner' });
-    expect(await must(http('PATCH', `/v1/team/${owner.member.id}/`, { session: owner, body: { role: 'admin' } }), 200)).toMatchObject({ role: 'admin' });
+    expect(await must(http('PATCH', `/v1/team/${other.member.id}/`, { session: owner, body: { role: 'owner' } }), 200)).toMatchObject({
+      role: 'owner',
+    });
+    expect(await must(http('PATCH', `/v1/team/${owner.member.id}/`, { session: owner, body: { role: 'admin' } }), 200)).toMatchObject({
+      role: 'admin',
+    });
     // Demoted at once: the team is no longer theirs to see.
     expect((await http('GET', '/v1/team/', { session: owner })).status).toBe(403);
     expect(await answer(http('DELETE', `/v1/team/${other.member.id}/`, { session: other }))).toEqual([409, { detail: LAST_OWNER }]);
@@ -655,7 +860,7 @@ describe('team', () => {
     return { listed: team.results.filter((m: { role: string }) => m.role === 'owner').length, counter: Number(counter?.n ?? 0) };
   }
 
-  it('the interleavings that broke the guard, made certain: a role change commits between a removal\'s read and its write', async () => {
+  it("the interleavings that broke the guard, made certain: a role change commits between a removal's read and its write", async () => {
     /** Runs `between` once, right before the removal's transaction (the one deleting `memberId`) is sent. */
     function interleave(memberId: string, between: () => Promise<unknown>) {
       const real = ops.transact;
@@ -671,7 +876,13 @@ describe('team', () => {
     }
     const state = async (accountId: string) => {
       const counter = Number((await getItem(keys.counter(accountId, 'owners')))?.n ?? 0);
-      return { owners: (await listTeam(accountId)).filter((m) => m.role === 'owner').map((m) => m.id).sort(), counter };
+      return {
+        owners: (await listTeam(accountId))
+          .filter((m) => m.role === 'owner')
+          .map((m) => m.id)
+          .sort(),
+        counter,
+      };
     };
 
     // Promoted to owner while being removed: the removal read "admin", and must not delete an owner uncounted.
@@ -725,7 +936,12 @@ describe('team', () => {
       for (const a of answers) statuses.add(a.status);
       expect(answers.map((a) => a.status).filter((s) => ![200, 204, 404, 409].includes(s))).toEqual([]);
       const after = await owners(t.accountId, owner);
-      expect({ round, race: `${from} -> ${to} / remove`, ...after }).toEqual({ round, race: `${from} -> ${to} / remove`, listed: after.counter, counter: after.counter });
+      expect({ round, race: `${from} -> ${to} / remove`, ...after }).toEqual({
+        round,
+        race: `${from} -> ${to} / remove`,
+        listed: after.counter,
+        counter: after.counter,
+      });
       expect(after.listed).toBeGreaterThanOrEqual(1);
       // Whoever is left of this round goes, so the original owner is the only one again.
       const team = await must(http('GET', '/v1/team/', { session: owner }), 200);
@@ -737,7 +953,10 @@ describe('team', () => {
       await race('admin', 'owner', round);
     }
     // The only owner left cannot demote themself.
-    expect(await answer(http('PATCH', `/v1/team/${owner.member.id}/`, { session: owner, body: { role: 'admin' } }))).toEqual([400, { role: [LAST_OWNER] }]);
+    expect(await answer(http('PATCH', `/v1/team/${owner.member.id}/`, { session: owner, body: { role: 'admin' } }))).toEqual([
+      400,
+      { role: [LAST_OWNER] },
+    ]);
     expect(statuses.has(204)).toBe(true);
   }, 180_000);
 });
@@ -745,14 +964,20 @@ describe('team', () => {
 // ---- API keys -------------------------------------------------------------------------------------
 
 describe('API keys', () => {
-  it('create (the key once), use, list (prefix only), revoke (then 401); another account\'s key id is 404; an API key may not manage keys', async () => {
+  it("create (the key once), use, list (prefix only), revoke (then 401); another account's key id is 404; an API key may not manage keys", async () => {
     const t = await tenant();
     const owner = await loginAs(t.accountId, 'owner');
     const created = await http('POST', '/v1/api-keys/', { session: owner, body: { name: 'Production backend' } });
     expect(created.status).toBe(201);
     const { key, ...record } = created.body;
     expect(key).toMatch(/^rfl_live_[A-Za-z0-9_-]+$/);
-    expect(record).toEqual({ id: expect.stringMatching(/^key_[0-9a-f]{24}$/), name: 'Production backend', prefix: `${key.slice(0, 13)}…`, created_at: expect.any(Number), revoked_at: null });
+    expect(record).toEqual({
+      id: expect.stringMatching(/^key_[0-9a-f]{24}$/),
+      name: 'Production backend',
+      prefix: `${key.slice(0, 13)}…`,
+      created_at: expect.any(Number),
+      revoked_at: null,
+    });
 
     expect((await http('GET', '/v1/campaigns/', { key })).status).toBe(200);
     const listed = await http('GET', '/v1/api-keys/', { session: owner });
@@ -766,13 +991,22 @@ describe('API keys', () => {
     const idem = { 'idempotency-key': unique('idem') };
     const first = await http('POST', '/v1/api-keys/', { session: owner, body: { name: 'CI' }, headers: idem });
     const replay = await http('POST', '/v1/api-keys/', { session: owner, body: { name: 'CI' }, headers: idem });
-    expect([first.status, typeof first.body.key, replay.status, replay.body.key, replay.body.id]).toEqual([201, 'string', 201, null, first.body.id]);
+    expect([first.status, typeof first.body.key, replay.status, replay.body.key, replay.body.id]).toEqual([
+      201,
+      'string',
+      201,
+      null,
+      first.body.id,
+    ]);
 
     // Another account's owner cannot revoke it.
     const other = await tenant();
     const stranger = await loginAs(other.accountId, 'owner');
     expect(await answer(http('DELETE', `/v1/api-keys/${record.id}/`, { session: stranger }))).toEqual([404, { detail: 'Not found.' }]);
-    expect(await answer(http('DELETE', '/v1/api-keys/key_000000000000000000000000/', { session: owner }))).toEqual([404, { detail: 'Not found.' }]);
+    expect(await answer(http('DELETE', '/v1/api-keys/key_000000000000000000000000/', { session: owner }))).toEqual([
+      404,
+      { detail: 'Not found.' },
+    ]);
     expect((await http('GET', '/v1/campaigns/', { key })).status).toBe(200);
 
     // An API key never manages keys, the team or the provider connection.
@@ -786,7 +1020,11 @@ describe('API keys', () => {
       ['DELETE', `/v1/team/${owner.member.id}/`, undefined],
       ['POST', '/v1/account/provider/', { kind: 'stripe', secret_key: 'sk_test_bykey12345', webhook_secret: 'whsec_bykey12345' }],
     ] as const) {
-      expect({ method, path, answer: await answer(http(method, path, { key, ...(body ? { body } : {}) })) }).toEqual({ method, path, answer: [403, { detail: SESSION_ONLY }] });
+      expect({ method, path, answer: await answer(http(method, path, { key, ...(body ? { body } : {}) })) }).toEqual({
+        method,
+        path,
+        answer: [403, { detail: SESSION_ONLY }],
+      });
     }
     // And without any credential: 401.
     expect((await http('POST', '/v1/api-keys/', { body: { name: 'anonymous' } })).status).toBe(401);
@@ -824,18 +1062,44 @@ describe('account settings', () => {
       provider: { kind: null, connected: false, webhook_url: null, vendor_id: null, api_url: null },
     });
 
-    for (const bad of [['https://x.example/path'], ['http://x.example'], ['https://ok.example', 'javascript:alert(1)'], 'https://x.example', null]) {
+    for (const bad of [
+      ['https://x.example/path'],
+      ['http://x.example'],
+      ['https://ok.example', 'javascript:alert(1)'],
+      'https://x.example',
+      null,
+    ]) {
       const res = await http('PATCH', '/v1/account/', { session: admin, body: { embed_origins: bad } });
       expect({ bad, status: res.status, fields: Object.keys(res.body ?? {}) }).toEqual({ bad, status: 400, fields: ['embed_origins'] });
     }
-    const patched = await must(http('PATCH', '/v1/account/', { session: admin, body: { embed_origins: ['https://app.acme.example/', 'http://localhost:5173', 'https://app.acme.example'], email_sender: { address: 'rewards@acme.example', name: 'Acme' }, js_referrals: 'confirm' } }), 200);
-    expect(patched).toMatchObject({ embed_origins: ['https://app.acme.example', 'http://localhost:5173'], email_sender: { address: 'rewards@acme.example', name: 'Acme' }, js_referrals: 'confirm' });
+    const patched = await must(
+      http('PATCH', '/v1/account/', {
+        session: admin,
+        body: {
+          embed_origins: ['https://app.acme.example/', 'http://localhost:5173', 'https://app.acme.example'],
+          email_sender: { address: 'rewards@acme.example', name: 'Acme' },
+          js_referrals: 'confirm',
+        },
+      }),
+      200,
+    );
+    expect(patched).toMatchObject({
+      embed_origins: ['https://app.acme.example', 'http://localhost:5173'],
+      email_sender: { address: 'rewards@acme.example', name: 'Acme' },
+      js_referrals: 'confirm',
+    });
     expect(await must(http('GET', '/v1/account/', { key: t.apiKey }), 200)).toEqual(patched);
     // The API key may change them too (an ordinary /v1/ write).
     const cleared = await must(http('PATCH', '/v1/account/', { key: t.apiKey, body: { email_sender: null, embed_origins: [] } }), 200);
     expect(cleared).toMatchObject({ email_sender: null, embed_origins: [], js_referrals: 'confirm', name: t.name });
-    expect(await answer(http('PATCH', '/v1/account/', { session: admin, body: { email_sender: { address: 'nope' } } }))).toEqual([400, { email_sender: ['address: Enter a valid email address.'] }]);
-    expect(await answer(http('PATCH', '/v1/account/', { session: admin, body: { js_referrals: 'sometimes' } }))).toEqual([400, { js_referrals: ['"sometimes" is not a valid choice.'] }]);
+    expect(await answer(http('PATCH', '/v1/account/', { session: admin, body: { email_sender: { address: 'nope' } } }))).toEqual([
+      400,
+      { email_sender: ['address: Enter a valid email address.'] },
+    ]);
+    expect(await answer(http('PATCH', '/v1/account/', { session: admin, body: { js_referrals: 'sometimes' } }))).toEqual([
+      400,
+      { js_referrals: ['"sometimes" is not a valid choice.'] },
+    ]);
   });
 
   it('POST /v1/account/provider/: an admin session connects Stripe, Paddle Classic and Paddle Billing; never a secret in an answer; an API key gets 403', async () => {
@@ -851,47 +1115,118 @@ describe('account settings', () => {
       400,
       { vendor_id: ['This field is required.'], auth_code: ['This field is required.'], public_key: ['This field is required.'] },
     ]);
-    expect(await answer(http('POST', '/v1/account/provider/', { session: admin, body: { kind: 'stripe' } }))).toEqual([400, { secret_key: ['This field is required.'], webhook_secret: ['This field is required.'] }]);
+    expect(await answer(http('POST', '/v1/account/provider/', { session: admin, body: { kind: 'stripe' } }))).toEqual([
+      400,
+      { secret_key: ['This field is required.'], webhook_secret: ['This field is required.'] },
+    ]);
 
     const stripe = await http('POST', '/v1/account/provider/', { session: admin, body: { kind: 'stripe', ...STRIPE } });
-    expect([stripe.status, stripe.body]).toEqual([200, { kind: 'stripe', connected: true, webhook_url: `${site()}/webhooks/stripe/${t.accountId}/`, vendor_id: null, api_url: 'https://api.stripe.com' }]);
+    expect([stripe.status, stripe.body]).toEqual([
+      200,
+      {
+        kind: 'stripe',
+        connected: true,
+        webhook_url: `${site()}/webhooks/stripe/${t.accountId}/`,
+        vendor_id: null,
+        api_url: 'https://api.stripe.com',
+      },
+    ]);
 
     // An emulator's API URL only where the service allows loopback (npm start): refused here, then allowed.
     const local = { kind: 'stripe', ...STRIPE, api_url: 'http://127.0.0.1:12111' };
-    expect(await answer(http('POST', '/v1/account/provider/', { session: admin, body: local }))).toEqual([400, { api_url: ["Use the provider's own API URL (https://api.stripe.com); other URLs are for local emulators."] }]);
-    expect(await withLoopback(() => must(http('POST', '/v1/account/provider/', { session: admin, body: local }), 200))).toMatchObject({ kind: 'stripe', api_url: 'http://127.0.0.1:12111' });
+    expect(await answer(http('POST', '/v1/account/provider/', { session: admin, body: local }))).toEqual([
+      400,
+      { api_url: ["Use the provider's own API URL (https://api.stripe.com); other URLs are for local emulators."] },
+    ]);
+    expect(await withLoopback(() => must(http('POST', '/v1/account/provider/', { session: admin, body: local }), 200))).toMatchObject({
+      kind: 'stripe',
+      api_url: 'http://127.0.0.1:12111',
+    });
 
     // Paddle Classic: a private key PEM is refused on public_key; the public one is stored in its canonical form.
     const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const privatePem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const refused = await http('POST', '/v1/account/provider/', { session: admin, body: { kind: 'paddle-classic', vendor_id: 1234, auth_code: secrets[4], public_key: privatePem } });
+    const refused = await http('POST', '/v1/account/provider/', {
+      session: admin,
+      body: { kind: 'paddle-classic', vendor_id: 1234, auth_code: secrets[4], public_key: privatePem },
+    });
     expect([refused.status, Object.keys(refused.body)]).toEqual([400, ['public_key']]);
     expect(refused.body.public_key[0]).toMatch(/^This is a PRIVATE key/);
-    expect((await http('POST', '/v1/account/provider/', { session: admin, body: { kind: 'paddle-classic', vendor_id: 1234, auth_code: secrets[4], public_key: 'not a key' } })).status).toBe(400);
-    const classic = await http('POST', '/v1/account/provider/', { session: admin, body: { kind: 'paddle-classic', vendor_id: '1234', auth_code: secrets[4], public_key: publicKey.export({ type: 'spki', format: 'pem' }).toString() } });
-    expect([classic.status, classic.body]).toEqual([200, { kind: 'paddle-classic', connected: true, webhook_url: `${site()}/webhooks/paddle/${t.accountId}/`, vendor_id: 1234, api_url: 'https://vendors.paddle.com/api' }]);
+    expect(
+      (
+        await http('POST', '/v1/account/provider/', {
+          session: admin,
+          body: { kind: 'paddle-classic', vendor_id: 1234, auth_code: secrets[4], public_key: 'not a key' },
+        })
+      ).status,
+    ).toBe(400);
+    const classic = await http('POST', '/v1/account/provider/', {
+      session: admin,
+      body: {
+        kind: 'paddle-classic',
+        vendor_id: '1234',
+        auth_code: secrets[4],
+        public_key: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      },
+    });
+    expect([classic.status, classic.body]).toEqual([
+      200,
+      {
+        kind: 'paddle-classic',
+        connected: true,
+        webhook_url: `${site()}/webhooks/paddle/${t.accountId}/`,
+        vendor_id: 1234,
+        api_url: 'https://vendors.paddle.com/api',
+      },
+    ]);
 
     const billing = await http('POST', '/v1/account/provider/', { session: admin, body: { kind: 'paddle-billing', ...BILLING } });
-    expect([billing.status, billing.body]).toEqual([200, { kind: 'paddle-billing', connected: true, webhook_url: `${site()}/webhooks/paddle-billing/${t.accountId}/`, vendor_id: null, api_url: 'https://api.paddle.com' }]);
+    expect([billing.status, billing.body]).toEqual([
+      200,
+      {
+        kind: 'paddle-billing',
+        connected: true,
+        webhook_url: `${site()}/webhooks/paddle-billing/${t.accountId}/`,
+        vendor_id: null,
+        api_url: 'https://api.paddle.com',
+      },
+    ]);
 
     // A sandbox key goes with Paddle's sandbox API by itself; a live key with the sandbox URL is refused in words.
-    const sandbox = await must(http('POST', '/v1/account/provider/', { session: admin, body: { kind: 'paddle-billing', api_key: 'pdl_sdbx_apikey_dashboardAuthTest0001', webhook_secret: BILLING.webhook_secret } }), 200);
+    const sandbox = await must(
+      http('POST', '/v1/account/provider/', {
+        session: admin,
+        body: { kind: 'paddle-billing', api_key: 'pdl_sdbx_apikey_dashboardAuthTest0001', webhook_secret: BILLING.webhook_secret },
+      }),
+      200,
+    );
     expect(sandbox.api_url).toBe('https://sandbox-api.paddle.com');
-    expect(await answer(http('POST', '/v1/account/provider/', { session: admin, body: { kind: 'paddle-billing', ...BILLING, api_url: 'https://sandbox-api.paddle.com' } }))).toEqual([
-      400,
-      { api_url: ['A live key needs the API URL https://api.paddle.com.'] },
-    ]);
+    expect(
+      await answer(
+        http('POST', '/v1/account/provider/', {
+          session: admin,
+          body: { kind: 'paddle-billing', ...BILLING, api_url: 'https://sandbox-api.paddle.com' },
+        }),
+      ),
+    ).toEqual([400, { api_url: ['A live key needs the API URL https://api.paddle.com.'] }]);
     const live = await must(http('POST', '/v1/account/provider/', { session: admin, body: { kind: 'paddle-billing', ...BILLING } }), 200);
     expect(live).toEqual(billing.body);
 
     const settings = await http('GET', '/v1/account/', { session: admin });
     expect(settings.body.provider).toEqual(billing.body);
-    for (const res of [stripe, classic, billing, settings]) for (const secret of secrets) expect({ secret, shown: res.text.includes(secret) }).toEqual({ secret, shown: false });
+    for (const res of [stripe, classic, billing, settings])
+      for (const secret of secrets) expect({ secret, shown: res.text.includes(secret) }).toEqual({ secret, shown: false });
 
     // An API key never changes the provider's secrets; nor does a finance session.
-    expect(await answer(http('POST', '/v1/account/provider/', { key: t.apiKey, body: { kind: 'stripe', ...STRIPE } }))).toEqual([403, { detail: SESSION_ONLY }]);
+    expect(await answer(http('POST', '/v1/account/provider/', { key: t.apiKey, body: { kind: 'stripe', ...STRIPE } }))).toEqual([
+      403,
+      { detail: SESSION_ONLY },
+    ]);
     const finance = await loginAs(t.accountId, 'finance');
-    expect(await answer(http('POST', '/v1/account/provider/', { session: finance, body: { kind: 'stripe', ...STRIPE } }))).toEqual([403, { detail: PERMISSION_DENIED }]);
+    expect(await answer(http('POST', '/v1/account/provider/', { session: finance, body: { kind: 'stripe', ...STRIPE } }))).toEqual([
+      403,
+      { detail: PERMISSION_DENIED },
+    ]);
     expect((await must(http('GET', '/v1/account/', { key: t.apiKey }), 200)).provider.kind).toBe('paddle-billing');
   });
   it("under npm start, the dashboard connects the demo's emulators with their keys (infra/local/start.ts LOCAL_SECRETS)", async () => {
@@ -899,10 +1234,35 @@ describe('account settings', () => {
     connected.push(t.accountId);
     const owner = await loginAs(t.accountId, 'owner');
     await withLoopback(async () => {
-      const billing = await http('POST', '/v1/account/provider/', { session: owner, body: { kind: 'paddle-billing', api_key: LOCAL_SECRETS.billingApiKey, webhook_secret: LOCAL_SECRETS.billingWebhookSecret, api_url: 'http://127.0.0.1:8026' } });
+      const billing = await http('POST', '/v1/account/provider/', {
+        session: owner,
+        body: {
+          kind: 'paddle-billing',
+          api_key: LOCAL_SECRETS.billingApiKey,
+          webhook_secret: LOCAL_SECRETS.billingWebhookSecret,
+          api_url: 'http://127.0.0.1:8026',
+        },
+      });
       expect([billing.status, billing.body?.api_url]).toEqual([200, 'http://127.0.0.1:8026']);
-      const stripe = await http('POST', '/v1/account/provider/', { session: owner, body: { kind: 'stripe', secret_key: LOCAL_SECRETS.stripeSecretKey, webhook_secret: LOCAL_SECRETS.stripeWebhookSecret, api_url: 'http://127.0.0.1:12111' } });
-      expect([stripe.status, stripe.body]).toEqual([200, { kind: 'stripe', connected: true, webhook_url: `${site()}/webhooks/stripe/${t.accountId}/`, vendor_id: null, api_url: 'http://127.0.0.1:12111' }]);
+      const stripe = await http('POST', '/v1/account/provider/', {
+        session: owner,
+        body: {
+          kind: 'stripe',
+          secret_key: LOCAL_SECRETS.stripeSecretKey,
+          webhook_secret: LOCAL_SECRETS.stripeWebhookSecret,
+          api_url: 'http://127.0.0.1:12111',
+        },
+      });
+      expect([stripe.status, stripe.body]).toEqual([
+        200,
+        {
+          kind: 'stripe',
+          connected: true,
+          webhook_url: `${site()}/webhooks/stripe/${t.accountId}/`,
+          vendor_id: null,
+          api_url: 'http://127.0.0.1:12111',
+        },
+      ]);
     });
   });
 });
@@ -912,7 +1272,7 @@ describe('account settings', () => {
 describe('a forged Host header', () => {
   const EVIL = 'evil.example';
 
-  it('the site is configured: PUBLIC_BASE_URL, else the local gateway on the configured port (never a request\'s host)', () => {
+  it("the site is configured: PUBLIC_BASE_URL, else the local gateway on the configured port (never a request's host)", () => {
     expect(readConfig({ PUBLIC_BASE_URL: 'https://refloop.acme.example/' }).publicBaseUrl).toBe('https://refloop.acme.example');
     expect(readConfig({ PORT: '4321' }).publicBaseUrl).toBe('http://127.0.0.1:4321');
     expect(readConfig({}).publicBaseUrl).toBe('http://127.0.0.1:3000');
@@ -934,19 +1294,35 @@ describe('a forged Host header', () => {
     const cookie = `refloop_session=${owner.token}`;
     const victim = freshEmail('victim');
     // The attacker's page sends its own origin and a Host to match it: the site's origin is not theirs.
-    expect(await forgedHost('POST', '/v1/team/', EVIL, { body: { email: victim, role: 'viewer' }, headers: { cookie, origin: `https://${EVIL}` } })).toEqual([403, { detail: CROSS_SITE_REFUSED }]);
-    expect((await must(http('GET', '/v1/team/', { session: owner }), 200)).results.map((m: { email: string }) => m.email)).not.toContain(victim);
+    expect(
+      await forgedHost('POST', '/v1/team/', EVIL, {
+        body: { email: victim, role: 'viewer' },
+        headers: { cookie, origin: `https://${EVIL}` },
+      }),
+    ).toEqual([403, { detail: CROSS_SITE_REFUSED }]);
+    expect((await must(http('GET', '/v1/team/', { session: owner }), 200)).results.map((m: { email: string }) => m.email)).not.toContain(
+      victim,
+    );
 
     // This site's Origin with a forged Host: the invitation goes out, with a link to the site.
-    const [status] = await forgedHost('POST', '/v1/team/', EVIL, { body: { email: victim, role: 'viewer' }, headers: { cookie, origin: site() } });
+    const [status] = await forgedHost('POST', '/v1/team/', EVIL, {
+      body: { email: victim, role: 'viewer' },
+      headers: { cookie, origin: site() },
+    });
     expect(status).toBe(201);
     const [mail] = await awaitMails(victim);
     expect(mail!.link).toBe(`${site()}/app/login#token=${mail!.token}`);
     expect(mail!.text).not.toContain(EVIL);
 
     // A member portal link made with a forged Host, and the list links.
-    const member = await must(http('POST', '/v1/members/', { key: t.apiKey, body: { identifier: unique('m'), email: `${unique('m')}@example.com` } }), 201);
-    const [portalStatus, portal] = await forgedHost('POST', `/v1/members/${member.id}/portal-sessions/`, EVIL, { body: {}, headers: { authorization: `Bearer ${t.apiKey}` } });
+    const member = await must(
+      http('POST', '/v1/members/', { key: t.apiKey, body: { identifier: unique('m'), email: `${unique('m')}@example.com` } }),
+      201,
+    );
+    const [portalStatus, portal] = await forgedHost('POST', `/v1/members/${member.id}/portal-sessions/`, EVIL, {
+      body: {},
+      headers: { authorization: `Bearer ${t.apiKey}` },
+    });
     expect(portalStatus).toBe(201);
     expect(String(portal.url).startsWith(`${site()}/portal/${t.accountId}/#token=`)).toBe(true);
     const [, settings] = await forgedHost('GET', '/v1/account/', EVIL, { headers: { authorization: `Bearer ${t.apiKey}` } });
@@ -963,9 +1339,12 @@ describe('rate limits', () => {
     await addTeamMember(t.accountId, target, 'owner');
     // Anyone asks for the operator's link 6 times in a row (the old per-address limit refused the 6th with 429).
     const answers = [];
-    for (let i = 1; i <= 6; i++) answers.push(await http('POST', '/auth/login-links/', { body: { email: i % 2 ? target : target.toUpperCase() } }));
+    for (let i = 1; i <= 6; i++)
+      answers.push(await http('POST', '/auth/login-links/', { body: { email: i % 2 ? target : target.toUpperCase() } }));
     // Every answer is the same: nobody learns whether an email went out.
-    expect(answers.map((r) => [r.status, r.text, r.headers.get('retry-after')])).toEqual(answers.map(() => [202, JSON.stringify(LINK_SENT), null]));
+    expect(answers.map((r) => [r.status, r.text, r.headers.get('retry-after')])).toEqual(
+      answers.map(() => [202, JSON.stringify(LINK_SENT), null]),
+    );
     await drained();
     // Fewer emails: the burst (2), and at most one per 5-minute window after it (two if a window began meanwhile).
     const sent = mailsTo(target);

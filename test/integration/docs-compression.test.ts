@@ -8,7 +8,10 @@ import { dispatch, startGateway, type Gateway } from '../../infra/local/gateway'
 import { api } from '../support/api';
 
 /** A raw GET over the socket: the bytes as sent, no decoding by the client. */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((ok, fail) => {
     const req = request(url, { headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -21,7 +24,8 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
   });
 }
 
-const decode = (encoding: string | undefined, body: Buffer) => (encoding === 'br' ? brotliDecompressSync(body) : encoding === 'gzip' ? gunzipSync(body) : body).toString('utf8');
+const decode = (encoding: string | undefined, body: Buffer) =>
+  (encoding === 'br' ? brotliDecompressSync(body) : encoding === 'gzip' ? gunzipSync(body) : body).toString('utf8');
 
 describe.each([
   ['/docs/', 'text/html; charset=utf-8', 300_000],
@@ -53,7 +57,12 @@ describe.each([
       ['gzip;q=0, br;q=0', undefined],
     ] as const) {
       const res = await rawGet(`${gateway.url}${path}`, { 'accept-encoding': accept });
-      expect({ accept, status: res.status, encoding: res.headers['content-encoding'], vary: res.headers.vary }).toEqual({ accept, status: 200, encoding, vary: 'Accept-Encoding' });
+      expect({ accept, status: res.status, encoding: res.headers['content-encoding'], vary: res.headers.vary }).toEqual({
+        accept,
+        status: 200,
+        encoding,
+        vary: 'Accept-Encoding',
+      });
       if (encoding) expect(res.body.length).toBeLessThan(plain.body.length / 8);
       expect(decode(encoding, res.body)).toBe(text);
       expect(res.headers['content-length']).toBe(String(res.body.length));
@@ -61,7 +70,12 @@ describe.each([
   });
 
   it('in the API Gateway shape: a base64 body with Content-Encoding, far under the 6 MB payload limit', async () => {
-    const res = await dispatch({ method: 'GET', rawPath: path, rawQueryString: '', headers: { host: 'api.test', 'accept-encoding': 'gzip' } });
+    const res = await dispatch({
+      method: 'GET',
+      rawPath: path,
+      rawQueryString: '',
+      headers: { host: 'api.test', 'accept-encoding': 'gzip' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.isBase64Encoded).toBe(true);
     expect(res.headers['content-encoding'] ?? res.headers['Content-Encoding']).toBe('gzip');

@@ -34,7 +34,11 @@ const directDynamo = process.env.DYNAMODB_ENDPOINT as string;
 const tableName = process.env.TABLE_NAME as string;
 // The test's own view of the table: straight to DynamoDB Local, never through the proxy or the app's client.
 const direct = DynamoDBDocumentClient.from(
-  new DynamoDBClient({ endpoint: directDynamo, region: process.env.AWS_REGION || 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  new DynamoDBClient({
+    endpoint: directDynamo,
+    region: process.env.AWS_REGION || 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  }),
 );
 
 let dynamoProxy: FaultProxy;
@@ -206,10 +210,13 @@ async function deliverAlert(label: string, fields: Record<string, string>, fault
 }
 
 async function waitForSubscription(subscriptionId: number): Promise<void> {
-  await pollUntil(async () => {
-    const { Item } = await direct.send(new GetCommand({ TableName: tableName, Key: keys.subscription(accountId, subscriptionId) }));
-    return Item?.status === 'active';
-  }, { timeoutMs: 15_000 });
+  await pollUntil(
+    async () => {
+      const { Item } = await direct.send(new GetCommand({ TableName: tableName, Key: keys.subscription(accountId, subscriptionId) }));
+      return Item?.status === 'active';
+    },
+    { timeoutMs: 15_000 },
+  );
 }
 
 /**
@@ -240,7 +247,11 @@ async function traffic(list: User[], tag: string, extra: () => Promise<void> = a
   const noise = async () => {
     for (let j = 0; j < 4; j++) {
       const n = `${tag}-${j}`;
-      const c = await request('campaign:create', 'POST', '/v1/campaigns/', { name: `noise ${n}`, allows_credit: true, credit_amount: '1.00' });
+      const c = await request('campaign:create', 'POST', '/v1/campaigns/', {
+        name: `noise ${n}`,
+        allows_credit: true,
+        credit_amount: '1.00',
+      });
       const m = await request('member:create', 'POST', '/v1/members/', {
         identifier: `noise-${n}`,
         email: `noise-${n}@example.com`,
@@ -250,9 +261,15 @@ async function traffic(list: User[], tag: string, extra: () => Promise<void> = a
         // Every third member is deleted at the end: a retry of its updates may find it gone (404).
         const doomed = j % 3 === 0 ? ' doomed' : '';
         // A new code moves the code claim (unknown after a 503: the update may or may not have landed).
-        const patched = await request(`member:patch${doomed}`, 'PATCH', `/v1/members/${m.body.id}/`, { first_name: `Noise ${j}`, code: `N${tag.toUpperCase()}${j}` });
+        const patched = await request(`member:patch${doomed}`, 'PATCH', `/v1/members/${m.body.id}/`, {
+          first_name: `Noise ${j}`,
+          code: `N${tag.toUpperCase()}${j}`,
+        });
         if (patched.status === 200) {
-          const tmp = await request('referral:create', 'POST', '/v1/referrals/', { user_identifier: `tmp-${n}`, member_code: patched.body.code });
+          const tmp = await request('referral:create', 'POST', '/v1/referrals/', {
+            user_identifier: `tmp-${n}`,
+            member_code: patched.body.code,
+          });
           if (tmp.status === 200) await request('referral:delete', 'DELETE', `/v1/referrals/${tmp.body.id}/`);
         }
         // Deleting the campaign leaves the member pointing at a tombstone, dropped on its next update.
@@ -293,22 +310,25 @@ function expectNoBadAnswers(): void {
 async function checkAcceptedAlerts(minimum: number): Promise<void> {
   const accepted = [...alerts.entries()].filter(([, a]) => a.okDuringFaults);
   expect(accepted.length).toBeGreaterThan(minimum);
-  await pollUntil(async () => {
-    for (const m of await queues.receiveAll('provider-events-dlq')) {
-      const id = (m.json as { fields?: { alert_id?: string } } | undefined)?.fields?.alert_id;
-      if (id) parked.add(id);
-      // The operator's redrive: back to the queue, now that the faults are over.
-      await queues.client.send(new SendMessageCommand({ QueueUrl: queues.urlOf('provider-events'), MessageBody: m.body }));
-    }
-    const missing: string[] = [];
-    for (const [id] of accepted) {
-      if (parked.has(id)) continue;
-      const { Item } = await direct.send(new GetCommand({ TableName: tableName, Key: keys.alert(accountId, id) }));
-      if (!Item) missing.push(id);
-    }
-    if (missing.length > 0) throw new Error(`alerts accepted with 200 but not applied yet: ${missing.join(', ')}`);
-    return true;
-  }, { timeoutMs: 40_000, intervalMs: 250 });
+  await pollUntil(
+    async () => {
+      for (const m of await queues.receiveAll('provider-events-dlq')) {
+        const id = (m.json as { fields?: { alert_id?: string } } | undefined)?.fields?.alert_id;
+        if (id) parked.add(id);
+        // The operator's redrive: back to the queue, now that the faults are over.
+        await queues.client.send(new SendMessageCommand({ QueueUrl: queues.urlOf('provider-events'), MessageBody: m.body }));
+      }
+      const missing: string[] = [];
+      for (const [id] of accepted) {
+        if (parked.has(id)) continue;
+        const { Item } = await direct.send(new GetCommand({ TableName: tableName, Key: keys.alert(accountId, id) }));
+        if (!Item) missing.push(id);
+      }
+      if (missing.length > 0) throw new Error(`alerts accepted with 200 but not applied yet: ${missing.join(', ')}`);
+      return true;
+    },
+    { timeoutMs: 40_000, intervalMs: 250 },
+  );
   // Their effects: each accepted payment alert's payment is recorded, each created subscription stored.
   for (const [, a] of accepted) {
     if (parked.has(a.fields.alert_id as string)) continue;
@@ -328,9 +348,22 @@ async function checkAcceptedAlerts(minimum: number): Promise<void> {
 
 describe('with 20% of the calls to DynamoDB, SQS and Paddle faulted', () => {
   it('setup without faults: campaigns, referrers with subscriptions, checkouts waiting to be reported', async () => {
-    const credit = await ok(request('campaign:create', 'POST', '/v1/campaigns/', { name: 'Credit', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' }), 201);
+    const credit = await ok(
+      request('campaign:create', 'POST', '/v1/campaigns/', {
+        name: 'Credit',
+        allows_credit: true,
+        credit_amount: '5.00',
+        credit_currency: 'USD',
+      }),
+      201,
+    );
     const commission = await ok(
-      request('campaign:create', 'POST', '/v1/campaigns/', { name: 'Commission', allows_commission: true, commission_amount: '1.50', commission_currency: 'USD' }),
+      request('campaign:create', 'POST', '/v1/campaigns/', {
+        name: 'Commission',
+        allows_commission: true,
+        commission_amount: '1.50',
+        commission_currency: 'USD',
+      }),
       201,
     );
     const cast = await Promise.all(
@@ -372,7 +405,10 @@ describe('with 20% of the calls to DynamoDB, SQS and Paddle faulted', () => {
   it(`the storm at ${FAULT_RATE * 100}%: every answer is 2xx/4xx or 503 with Retry-After, never 500`, async () => {
     setFaultRate(FAULT_RATE);
     const started = Date.now();
-    await traffic(users.filter((u) => u.phase === 'storm'), 'storm');
+    await traffic(
+      users.filter((u) => u.phase === 'storm'),
+      'storm',
+    );
     setFaultRate(0);
     phases.storm = {
       ms: Date.now() - started,
@@ -409,9 +445,13 @@ describe('with 20% of the calls to DynamoDB, SQS and Paddle faulted', () => {
     }
     setFaultRate(BURST_RATE);
     const started = Date.now();
-    await traffic(users.filter((u) => u.phase === 'burst'), 'burst', async () => {
-      for (const [u, more] of late) for (const alert of more) await deliverAlert(`${u.name} late renewal`, alert.fields, true);
-    });
+    await traffic(
+      users.filter((u) => u.phase === 'burst'),
+      'burst',
+      async () => {
+        for (const [u, more] of late) for (const alert of more) await deliverAlert(`${u.name} late renewal`, alert.fields, true);
+      },
+    );
     setFaultRate(0);
     phases.burst = {
       ms: Date.now() - started,
@@ -431,62 +471,89 @@ describe('with 20% of the calls to DynamoDB, SQS and Paddle faulted', () => {
       if (!a.ok200) expect(await deliverAlert(`redelivery ${id}`, a.fields, false)).toBe(true);
     }
     for (const u of users) {
-      const created = await ok(request('referral:create', 'POST', '/v1/referrals/', { user_identifier: u.name, member_code: u.referrer.code }));
+      const created = await ok(
+        request('referral:create', 'POST', '/v1/referrals/', { user_identifier: u.name, member_code: u.referrer.code }),
+      );
       if (u.referralId) expect(created.id).toBe(u.referralId); // idempotent: the same referral
       u.referralId = created.id;
-      const converted = await ok(request('referral:convert', 'POST', `/v1/referrals/${u.referralId}/conversion/`, { subscription_id: u.checkout.subscriptionId }));
+      const converted = await ok(
+        request('referral:convert', 'POST', `/v1/referrals/${u.referralId}/conversion/`, { subscription_id: u.checkout.subscriptionId }),
+      );
       expect(converted.is_converted).toBe(true);
       if (u.convertedAt !== undefined) expect(converted.converted_at).toBe(u.convertedAt); // replay: unchanged
       u.convertedAt = converted.converted_at;
       // The other conversion input of the same subscription is a replay too.
       // The same subscription by its checkout: 200 unchanged when the conversion was recorded with that
       // checkout, else 400 "already converted" (the contract's "another" conversion input).
-      const again = await request('referral:convert', 'POST', `/referrals/${u.referralId}/conversion/`, { checkout_id: u.checkout.checkout_id });
+      const again = await request('referral:convert', 'POST', `/referrals/${u.referralId}/conversion/`, {
+        checkout_id: u.checkout.checkout_id,
+      });
       if (again.status === 200) expect(again.body.converted_at).toBe(u.convertedAt);
-      else expect({ status: again.status, body: again.body }).toEqual({ status: 400, body: { non_field_errors: [`Referral ${u.referralId} is already converted`] } });
+      else
+        expect({ status: again.status, body: again.body }).toEqual({
+          status: 400,
+          body: { non_field_errors: [`Referral ${u.referralId} is already converted`] },
+        });
     }
 
     // Rewards settle: credit = one reward for one of the subscription's payments; commission = one per paid payment.
     // Every other request that answered 503 is retried as a client would: a 503 changed nothing, so the
     // retry succeeds as the first attempt would have (no "already in use", no 404 for a delete).
-    const retried = outcomes.filter((o) => o.status === 503 && o.again && !/^(webhook|referral:create|referral:convert|referral:by-user)/.test(o.label));
+    const retried = outcomes.filter(
+      (o) => o.status === 503 && o.again && !/^(webhook|referral:create|referral:convert|referral:by-user)/.test(o.label),
+    );
     for (const o of retried) {
       const res = await (o.again as () => Promise<ApiResponse>)();
       const kind = o.label.split(' ')[0] as string;
       const want = kind === 'subscription:get' ? 200 : (ALLOWED[kind] ?? [])[0];
       const fine = res.status === want || (o.label.endsWith('doomed') && res.status === 404);
-      expect({ retry: o.label, status: res.status, body: fine ? '' : res.text }).toEqual({ retry: o.label, status: fine ? res.status : want, body: '' });
+      expect({ retry: o.label, status: res.status, body: fine ? '' : res.text }).toEqual({
+        retry: o.label,
+        status: fine ? res.status : want,
+        body: '',
+      });
     }
     retries503 = retried.length;
 
-    const final = await pollUntil(async () => {
-      await redriveDlqs();
-      const problems: string[] = [];
-      const out: Record<string, any> = {};
-      for (const u of users) {
-        const r = await ok(request('referral:get', 'GET', `/v1/referrals/${u.referralId}/`));
-        out[u.name] = r;
-        const paid = paddle.payments(u.checkout.subscriptionId).filter((p) => p.is_paid === 1).map((p) => p.id).sort();
-        const got = (r.rewards as { payment_id: number }[]).map((w) => w.payment_id).sort();
-        if (u.referrer.reward === 'credit') {
-          if (got.length !== 1 || !paid.includes(got[0] as number) || !r.rewards_completed) problems.push(`${u.name}: credit rewards ${JSON.stringify(got)}`);
-        } else if (JSON.stringify(got) !== JSON.stringify(paid)) {
-          problems.push(`${u.name}: commission rewards ${JSON.stringify(got)} for payments ${JSON.stringify(paid)}`);
+    const final = await pollUntil(
+      async () => {
+        await redriveDlqs();
+        const problems: string[] = [];
+        const out: Record<string, any> = {};
+        for (const u of users) {
+          const r = await ok(request('referral:get', 'GET', `/v1/referrals/${u.referralId}/`));
+          out[u.name] = r;
+          const paid = paddle
+            .payments(u.checkout.subscriptionId)
+            .filter((p) => p.is_paid === 1)
+            .map((p) => p.id)
+            .sort();
+          const got = (r.rewards as { payment_id: number }[]).map((w) => w.payment_id).sort();
+          if (u.referrer.reward === 'credit') {
+            if (got.length !== 1 || !paid.includes(got[0] as number) || !r.rewards_completed)
+              problems.push(`${u.name}: credit rewards ${JSON.stringify(got)}`);
+          } else if (JSON.stringify(got) !== JSON.stringify(paid)) {
+            problems.push(`${u.name}: commission rewards ${JSON.stringify(got)} for payments ${JSON.stringify(paid)}`);
+          }
         }
-      }
-      for (const ref of referrers.filter((x) => x.reward === 'credit')) {
-        const rewardIds = users.filter((u) => u.referrer === ref).flatMap((u) => (out[u.name].rewards as { id: string }[]).map((w) => w.id));
-        const modifiers = paddle.modifiers(ref.subscriptionId);
-        for (const id of rewardIds) {
-          const n = modifiers.filter((m) => m.description.includes(id)).length;
-          if (n > 1) throw new Error(`reward ${id} has ${n} modifiers`); // never: not even transiently
-          if (n !== 1) problems.push(`reward ${id}: ${n} modifiers`);
+        for (const ref of referrers.filter((x) => x.reward === 'credit')) {
+          const rewardIds = users
+            .filter((u) => u.referrer === ref)
+            .flatMap((u) => (out[u.name].rewards as { id: string }[]).map((w) => w.id));
+          const modifiers = paddle.modifiers(ref.subscriptionId);
+          for (const id of rewardIds) {
+            const n = modifiers.filter((m) => m.description.includes(id)).length;
+            if (n > 1) throw new Error(`reward ${id} has ${n} modifiers`); // never: not even transiently
+            if (n !== 1) problems.push(`reward ${id}: ${n} modifiers`);
+          }
+          if (modifiers.length !== rewardIds.length)
+            problems.push(`referrer ${ref.id}: ${modifiers.length} modifiers for ${rewardIds.length} credits`);
         }
-        if (modifiers.length !== rewardIds.length) problems.push(`referrer ${ref.id}: ${modifiers.length} modifiers for ${rewardIds.length} credits`);
-      }
-      if (problems.length > 0) throw new Error(problems.join('; '));
-      return out;
-    }, { timeoutMs: 45_000, intervalMs: 500 });
+        if (problems.length > 0) throw new Error(problems.join('; '));
+        return out;
+      },
+      { timeoutMs: 45_000, intervalMs: 500 },
+    );
 
     // Stable: with the queues drained nothing more appears.
     await drained();
@@ -537,19 +604,25 @@ describe('with 20% of the calls to DynamoDB, SQS and Paddle faulted', () => {
     try {
       for (const alert of cancelled) expect(await deliverAlert(`${u.name} cancel`, alert.fields, false)).toBe(true);
       // Applied (its marker is stored), and the evaluation's send failed all its attempts.
-      await pollUntil(async () => {
-        const { Item } = await direct.send(new GetCommand({ TableName: tableName, Key: keys.alert(accountId, alertId) }));
-        return Item !== undefined && sqsProxy.stats().errored >= 3;
-      }, { timeoutMs: 15_000 });
+      await pollUntil(
+        async () => {
+          const { Item } = await direct.send(new GetCommand({ TableName: tableName, Key: keys.alert(accountId, alertId) }));
+          return Item !== undefined && sqsProxy.stats().errored >= 3;
+        },
+        { timeoutMs: 15_000 },
+      );
     } finally {
       sqsProxy.setFaultRate(0);
       sqsProxy.setEligible(undefined);
       sqsProxy.setModes(['drop', 'delay', 'error', 'drop-response']);
     }
-    const done = await pollUntil(async () => {
-      const r = await ok(request('referral:get', 'GET', `/v1/referrals/${u.referralId}/`));
-      return r.rewards_completed ? r : null;
-    }, { timeoutMs: 20_000 });
+    const done = await pollUntil(
+      async () => {
+        const r = await ok(request('referral:get', 'GET', `/v1/referrals/${u.referralId}/`));
+        return r.rewards_completed ? r : null;
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(done.subscription.status).toBe('deleted');
     expect(done.rewards).toEqual(before.rewards);
     await drained();
@@ -561,7 +634,8 @@ describe('with 20% of the calls to DynamoDB, SQS and Paddle faulted', () => {
     // same ClientRequestToken) reach DynamoDB and their answers are dropped.
     let lost = 0;
     dynamoProxy.setEligible((req) => {
-      const hit = String(req.headers['x-amz-target']).endsWith('TransactWriteItems') && req.body.includes('lost-answer@example.com') && lost < 3;
+      const hit =
+        String(req.headers['x-amz-target']).endsWith('TransactWriteItems') && req.body.includes('lost-answer@example.com') && lost < 3;
       if (hit) lost++;
       return hit;
     });
@@ -606,12 +680,15 @@ async function redriveDlqs(): Promise<void> {
 /** Waits until both queues are empty (nothing visible or in flight) twice in a row. */
 async function drained(): Promise<void> {
   let empties = 0;
-  await pollUntil(async () => {
-    await redriveDlqs();
-    const n = (await queues.count('provider-events')) + (await queues.count('rewards'));
-    empties = n === 0 ? empties + 1 : 0;
-    return empties >= 2;
-  }, { timeoutMs: 40_000, intervalMs: 300 });
+  await pollUntil(
+    async () => {
+      await redriveDlqs();
+      const n = (await queues.count('provider-events')) + (await queues.count('rewards'));
+      empties = n === 0 ? empties + 1 : 0;
+      return empties >= 2;
+    },
+    { timeoutMs: 40_000, intervalMs: 300 },
+  );
 }
 
 async function scanAccount(): Promise<Record<string, any>[]> {
@@ -650,10 +727,12 @@ async function violations(): Promise<string[]> {
   const userClaims = claims('REFERRED_USER');
   for (const r of referrals) {
     const claim = userClaims.find((c) => c.pk === `${p}#REFERRED_USER#${r.user_identifier}`);
-    if (!claim || claim.referral_id !== r.id || claim.member_id !== r.member_id) out.push(`referral ${r.id} (${r.user_identifier}) has no matching claim`);
+    if (!claim || claim.referral_id !== r.id || claim.member_id !== r.member_id)
+      out.push(`referral ${r.id} (${r.user_identifier}) has no matching claim`);
   }
   for (const c of userClaims) {
-    if (!referrals.some((r) => r.id === c.referral_id && c.pk === `${p}#REFERRED_USER#${r.user_identifier}`)) out.push(`orphan claim ${c.pk}`);
+    if (!referrals.some((r) => r.id === c.referral_id && c.pk === `${p}#REFERRED_USER#${r.user_identifier}`))
+      out.push(`orphan claim ${c.pk}`);
   }
   const perUser = new Map<string, number>();
   for (const r of referrals) perUser.set(r.user_identifier, (perUser.get(r.user_identifier) ?? 0) + 1);
@@ -676,14 +755,29 @@ async function violations(): Promise<string[]> {
     const mine = referrals.filter((r) => r.member_id === m.id);
     const rewards = mine.flatMap((r) => (r.rewards ?? []) as { type: string; amount: number }[]);
     const sum = (t: string) => rewards.filter((w) => w.type === t).reduce((a, w) => a + Number(w.amount), 0);
-    const stats = { referrals: Number(m.referrals ?? 0), conversions: Number(m.conversions ?? 0), credit: Number(m.credit_earned ?? 0), commission: Number(m.commission_earned ?? 0) };
-    const want = { referrals: mine.length, conversions: mine.filter((r) => r.converted_at != null).length, credit: sum('credit'), commission: sum('commission') };
-    if (JSON.stringify(stats) !== JSON.stringify(want)) out.push(`member ${m.id} stats ${JSON.stringify(stats)} != ${JSON.stringify(want)}`);
+    const stats = {
+      referrals: Number(m.referrals ?? 0),
+      conversions: Number(m.conversions ?? 0),
+      credit: Number(m.credit_earned ?? 0),
+      commission: Number(m.commission_earned ?? 0),
+    };
+    const want = {
+      referrals: mine.length,
+      conversions: mine.filter((r) => r.converted_at != null).length,
+      credit: sum('credit'),
+      commission: sum('commission'),
+    };
+    if (JSON.stringify(stats) !== JSON.stringify(want))
+      out.push(`member ${m.id} stats ${JSON.stringify(stats)} != ${JSON.stringify(want)}`);
     const code = items.find((i) => i.pk === `${p}#MEMBER_CODE#${String(m.code).toLowerCase()}`);
-    if (!code || code.member_id !== m.id || (code.campaign_id ?? null) !== (m.campaign_id ?? null)) out.push(`member ${m.id} code claim ${JSON.stringify(code)}`);
-    if (items.find((i) => i.pk === `${p}#MEMBER_EMAIL#${String(m.email).toLowerCase()}`)?.member_id !== m.id) out.push(`member ${m.id} has no email claim`);
-    if (items.find((i) => i.pk === `${p}#MEMBER_IDENTIFIER#${m.identifier}`)?.member_id !== m.id) out.push(`member ${m.id} has no identifier claim`);
-    if (m.subscription_id !== undefined && subscriptions.find((s) => s.id === m.subscription_id)?.member_id !== m.id) out.push(`member ${m.id} subscription not linked back`);
+    if (!code || code.member_id !== m.id || (code.campaign_id ?? null) !== (m.campaign_id ?? null))
+      out.push(`member ${m.id} code claim ${JSON.stringify(code)}`);
+    if (items.find((i) => i.pk === `${p}#MEMBER_EMAIL#${String(m.email).toLowerCase()}`)?.member_id !== m.id)
+      out.push(`member ${m.id} has no email claim`);
+    if (items.find((i) => i.pk === `${p}#MEMBER_IDENTIFIER#${m.identifier}`)?.member_id !== m.id)
+      out.push(`member ${m.id} has no identifier claim`);
+    if (m.subscription_id !== undefined && subscriptions.find((s) => s.id === m.subscription_id)?.member_id !== m.id)
+      out.push(`member ${m.id} subscription not linked back`);
   }
   for (const kind of ['MEMBER_CODE', 'MEMBER_EMAIL', 'MEMBER_IDENTIFIER']) {
     for (const c of claims(kind)) if (!members.some((m) => m.id === c.member_id)) out.push(`orphan claim ${c.pk}`);
@@ -691,7 +785,8 @@ async function violations(): Promise<string[]> {
   for (const c of campaigns) {
     const n = members.filter((m) => m.campaign_id === c.id).length;
     if (Number(c.member_count ?? 0) !== n) out.push(`campaign ${c.id} member_count ${String(c.member_count)} != ${n}`);
-    if (items.find((i) => i.pk === `${p}#CAMPAIGN_NAME#${String(c.name).trim().toLowerCase()}`)?.campaign_id !== c.id) out.push(`campaign ${c.id} has no name claim`);
+    if (items.find((i) => i.pk === `${p}#CAMPAIGN_NAME#${String(c.name).trim().toLowerCase()}`)?.campaign_id !== c.id)
+      out.push(`campaign ${c.id} has no name claim`);
   }
   for (const c of claims('CAMPAIGN_NAME')) if (!campaigns.some((x) => x.id === c.campaign_id)) out.push(`orphan claim ${c.pk}`);
 
@@ -705,8 +800,10 @@ async function violations(): Promise<string[]> {
     if (new Set(paymentIds).size !== paymentIds.length) out.push(`referral ${r.id} has duplicate rewards ${JSON.stringify(paymentIds)}`);
   }
   for (const s of subscriptions) {
-    if (s.referral_id && !referrals.some((r) => r.id === s.referral_id && r.subscription?.id === s.id && r.converted_at != null)) out.push(`subscription ${s.id} points at referral ${s.referral_id}`);
-    if (s.member_id && !members.some((m) => m.id === s.member_id && m.subscription_id === s.id)) out.push(`subscription ${s.id} points at member ${s.member_id}`);
+    if (s.referral_id && !referrals.some((r) => r.id === s.referral_id && r.subscription?.id === s.id && r.converted_at != null))
+      out.push(`subscription ${s.id} points at referral ${s.referral_id}`);
+    if (s.member_id && !members.some((m) => m.id === s.member_id && m.subscription_id === s.id))
+      out.push(`subscription ${s.id} points at member ${s.member_id}`);
   }
   return out;
 }
@@ -725,6 +822,8 @@ function report(): void {
     p.byOperation.forEach((ops, i) => lines.push(`    ${names[i]} faults: ${JSON.stringify(ops)}`));
   }
   lines.push(`  answers: ${JSON.stringify(statuses)}`);
-  lines.push(`  503s retried: ${retries503}; alerts parked in the DLQ: ${parked.size}; messages redriven: ${redriven}; log lines: ${logLines.length}`);
+  lines.push(
+    `  503s retried: ${retries503}; alerts parked in the DLQ: ${parked.size}; messages redriven: ${redriven}; log lines: ${logLines.length}`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
 }

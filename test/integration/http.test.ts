@@ -51,7 +51,11 @@ beforeAll(async () => {
 
 describe('authentication', () => {
   it.each(routeCases)('%s without Authorization: 401 credentials not provided, WWW-Authenticate: Bearer', async (_name, route) => {
-    const res = await call(route.method, concrete(route), route.method === 'POST' || route.method === 'PATCH' ? { body: { name: 'x' } } : {});
+    const res = await call(
+      route.method,
+      concrete(route),
+      route.method === 'POST' || route.method === 'PATCH' ? { body: { name: 'x' } } : {},
+    );
     expect(res.status).toBe(401);
     expect(res.body).toEqual(NOT_PROVIDED);
     expect(res.headers['www-authenticate']).toBe('Bearer');
@@ -198,7 +202,10 @@ describe('routing', () => {
           status: 405,
           body: { detail: `Method "${method}" not allowed.` },
         });
-        const allow = (res.headers.allow ?? '').split(',').map((m) => m.trim()).filter((m) => m !== '');
+        const allow = (res.headers.allow ?? '')
+          .split(',')
+          .map((m) => m.trim())
+          .filter((m) => m !== '');
         expect(allow.sort()).toEqual([...allowed].sort());
       }
     }
@@ -208,7 +215,12 @@ describe('routing', () => {
     const res = await call('PUT', '/v1/campaigns/', { key, body: { name: 'x' } });
     expect(res.status).toBe(405);
     expect(res.body).toEqual({ detail: 'Method "PUT" not allowed.' });
-    expect(res.headers.allow?.split(',').map((m) => m.trim()).sort()).toEqual(['GET', 'POST']);
+    expect(
+      res.headers.allow
+        ?.split(',')
+        .map((m) => m.trim())
+        .sort(),
+    ).toEqual(['GET', 'POST']);
   });
 
   it('serves every path identically without the trailing slash (no redirect)', async () => {
@@ -216,7 +228,16 @@ describe('routing', () => {
     expect(created.status).toBe(201);
     const id = created.body.id as string;
 
-    for (const path of ['/v1/campaigns/', `/v1/campaigns/${id}/`, '/v1/members/', '/v1/referrals/', '/v1/subscriptions/', '/v1/referrals/user/nobody/', '/v1/subscriptions/42/', '/v1/members/0190a1b2c3d4e5f60718293a4b5c6d7e/']) {
+    for (const path of [
+      '/v1/campaigns/',
+      `/v1/campaigns/${id}/`,
+      '/v1/members/',
+      '/v1/referrals/',
+      '/v1/subscriptions/',
+      '/v1/referrals/user/nobody/',
+      '/v1/subscriptions/42/',
+      '/v1/members/0190a1b2c3d4e5f60718293a4b5c6d7e/',
+    ]) {
       const withSlash = await call('GET', path, { key });
       const without = await call('GET', path.replace(/\/$/, ''), { key });
       expect({ path, status: without.status }).toEqual({ path, status: withSlash.status });
@@ -313,12 +334,20 @@ describe('request bodies', () => {
     const exact = prefix + 'a'.repeat(64 * 1024 - prefix.length - suffix.length) + suffix;
     expect(Buffer.byteLength(exact)).toBe(65536);
 
-    const tooBig = await call('POST', '/v1/campaigns/', { key: account.apiKey, rawBody: exact.replace('"pad":"', '"pad":"a'), headers: { 'content-type': 'application/json' } });
+    const tooBig = await call('POST', '/v1/campaigns/', {
+      key: account.apiKey,
+      rawBody: exact.replace('"pad":"', '"pad":"a'),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(tooBig.status).toBe(413);
     expect(tooBig.body).toEqual({ detail: 'Request body is too large.' });
     expect((await call('GET', '/v1/campaigns/', { key: account.apiKey })).body.count).toBe(0);
 
-    const atLimit = await call('POST', '/v1/campaigns/', { key: account.apiKey, rawBody: exact, headers: { 'content-type': 'application/json' } });
+    const atLimit = await call('POST', '/v1/campaigns/', {
+      key: account.apiKey,
+      rawBody: exact,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(atLimit.status).toBe(201);
     expect(atLimit.body.name).toBe('Big');
     expect(atLimit.body).not.toHaveProperty('pad');
@@ -371,17 +400,29 @@ describe('request bodies', () => {
   // Issue 11 item 9: bytes that are not UTF-8 are DRF's JSON parse error (Python's decoder message), never
   // stored with replacement characters.
   it.each<[string, string]>([
-    ['7b226e616d65223a2261ff227d', "byte 0xff in position 10: invalid start byte"],
-    ['7b226e616d65223a22c0af227d', "byte 0xc0 in position 9: invalid start byte"],
-    ['7b226e616d65223a22eda080227d', "byte 0xed in position 9: invalid continuation byte"],
-    ['7b226e616d65223a22e282227d', "bytes in position 9-10: invalid continuation byte"],
-    ['7b226e616d65223a2241e2', "byte 0xe2 in position 10: unexpected end of data"],
-    ['fffe7b00', "byte 0xff in position 0: invalid start byte"],
+    ['7b226e616d65223a2261ff227d', 'byte 0xff in position 10: invalid start byte'],
+    ['7b226e616d65223a22c0af227d', 'byte 0xc0 in position 9: invalid start byte'],
+    ['7b226e616d65223a22eda080227d', 'byte 0xed in position 9: invalid continuation byte'],
+    ['7b226e616d65223a22e282227d', 'bytes in position 9-10: invalid continuation byte'],
+    ['7b226e616d65223a2241e2', 'byte 0xe2 in position 10: unexpected end of data'],
+    ['fffe7b00', 'byte 0xff in position 0: invalid start byte'],
   ])('a body that is not UTF-8 (%s): 400 JSON parse error, nothing created', async (hex, reason) => {
     const { apiKey } = await newAccount();
-    for (const [method, path] of [['POST', '/v1/campaigns/'], ['POST', '/v1/members/'], ['POST', '/v1/referrals/']] as const) {
-      const res = await call(method, path, { key: apiKey, rawBody: Buffer.from(hex, 'hex'), headers: { 'content-type': 'application/json' } });
-      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: { detail: `JSON parse error - 'utf-8' codec can't decode ${reason}` } });
+    for (const [method, path] of [
+      ['POST', '/v1/campaigns/'],
+      ['POST', '/v1/members/'],
+      ['POST', '/v1/referrals/'],
+    ] as const) {
+      const res = await call(method, path, {
+        key: apiKey,
+        rawBody: Buffer.from(hex, 'hex'),
+        headers: { 'content-type': 'application/json' },
+      });
+      expect({ path, status: res.status, body: res.body }).toEqual({
+        path,
+        status: 400,
+        body: { detail: `JSON parse error - 'utf-8' codec can't decode ${reason}` },
+      });
     }
     expect((await call('GET', '/v1/campaigns/', { key: apiKey })).body.count).toBe(0);
   });
@@ -392,13 +433,48 @@ describe('request bodies', () => {
     const cases: [string, string, string, Record<string, string[]>][] = [
       ['POST', '/v1/campaigns/', '{"name":"a\\ud800b"}', { name: ['Surrogate characters are not allowed: U+D800.'] }],
       ['POST', '/v1/campaigns/', '{"name":"\\udfff"}', { name: ['Surrogate characters are not allowed: U+DFFF.'] }],
-      ['POST', '/v1/campaigns/', '{"name":"x","credit_currency":"\\udc00SD"}', { credit_currency: ['Surrogate characters are not allowed: U+DC00.'] }],
-      ['POST', '/v1/members/', '{"identifier":"\\ud83d","email":"a@example.com"}', { identifier: ['Surrogate characters are not allowed: U+D83D.'] }],
-      ['POST', '/v1/members/', '{"identifier":"ok","email":"a@example.com","first_name":"\\ude00x"}', { first_name: ['Surrogate characters are not allowed: U+DE00.'] }],
-      ['POST', '/v1/members/', '{"identifier":"ok","email":"a@example.com","campaign":{"id":"\\ud800"}}', { campaign: ['Surrogate characters are not allowed: U+D800.'] }],
-      ['POST', '/v1/referrals/', '{"user_identifier":"u\\udbff","member_code":"X"}', { user_identifier: ['Surrogate characters are not allowed: U+DBFF.'] }],
-      ['POST', '/v1/webhook-endpoints/', '{"url":"https://example.com/\\ud800"}', { url: ['Surrogate characters are not allowed: U+D800.'] }],
-      ['POST', '/v1/webhook-endpoints/', '{"url":"https://example.com/","events":["member.created","\\ud800"]}', { events: ['Surrogate characters are not allowed: U+D800.'] }],
+      [
+        'POST',
+        '/v1/campaigns/',
+        '{"name":"x","credit_currency":"\\udc00SD"}',
+        { credit_currency: ['Surrogate characters are not allowed: U+DC00.'] },
+      ],
+      [
+        'POST',
+        '/v1/members/',
+        '{"identifier":"\\ud83d","email":"a@example.com"}',
+        { identifier: ['Surrogate characters are not allowed: U+D83D.'] },
+      ],
+      [
+        'POST',
+        '/v1/members/',
+        '{"identifier":"ok","email":"a@example.com","first_name":"\\ude00x"}',
+        { first_name: ['Surrogate characters are not allowed: U+DE00.'] },
+      ],
+      [
+        'POST',
+        '/v1/members/',
+        '{"identifier":"ok","email":"a@example.com","campaign":{"id":"\\ud800"}}',
+        { campaign: ['Surrogate characters are not allowed: U+D800.'] },
+      ],
+      [
+        'POST',
+        '/v1/referrals/',
+        '{"user_identifier":"u\\udbff","member_code":"X"}',
+        { user_identifier: ['Surrogate characters are not allowed: U+DBFF.'] },
+      ],
+      [
+        'POST',
+        '/v1/webhook-endpoints/',
+        '{"url":"https://example.com/\\ud800"}',
+        { url: ['Surrogate characters are not allowed: U+D800.'] },
+      ],
+      [
+        'POST',
+        '/v1/webhook-endpoints/',
+        '{"url":"https://example.com/","events":["member.created","\\ud800"]}',
+        { events: ['Surrogate characters are not allowed: U+D800.'] },
+      ],
     ];
     for (const [method, path, raw, errors] of cases) {
       const res = await call(method, path, json(raw));
@@ -492,15 +568,18 @@ describe('list query parameters', () => {
     expect(hundred.body.next).toBeNull();
   });
 
-  it.each<[string]>([['garbage'], ['!!!'], ['eyJkIjoibiJ9'], [Buffer.from('{"d":"n","k":"x","s":"nope"}').toString('base64url')], ['a'.repeat(700)]])(
-    'cursor=%j: 400 invalid cursor',
-    async (cursor) => {
-      for (const path of ['/v1/campaigns/', '/v1/members/', '/v1/referrals/', '/v1/subscriptions/']) {
-        const res = await call('GET', `${path}?cursor=${encodeURIComponent(cursor)}`, { key: listKey });
-        expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: { cursor: ['Invalid cursor.'] } });
-      }
-    },
-  );
+  it.each<[string]>([
+    ['garbage'],
+    ['!!!'],
+    ['eyJkIjoibiJ9'],
+    [Buffer.from('{"d":"n","k":"x","s":"nope"}').toString('base64url')],
+    ['a'.repeat(700)],
+  ])('cursor=%j: 400 invalid cursor', async (cursor) => {
+    for (const path of ['/v1/campaigns/', '/v1/members/', '/v1/referrals/', '/v1/subscriptions/']) {
+      const res = await call('GET', `${path}?cursor=${encodeURIComponent(cursor)}`, { key: listKey });
+      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: { cursor: ['Invalid cursor.'] } });
+    }
+  });
 
   it('a cursor of one list does not work on another list or another account', async () => {
     const first = await call('GET', '/v1/campaigns/?page_size=1', { key: listKey });
@@ -514,7 +593,6 @@ describe('list query parameters', () => {
     expect(otherAccount.body).toEqual({ cursor: ['Invalid cursor.'] });
   });
 });
-
 
 // Issue 23 #27: `GET /v1/%ff` without credentials took the whole `npm start` down (the /app check decoded
 // the path outside any try). A path that does not percent-decode is a 400 in the contract's shape, from the
@@ -547,13 +625,21 @@ describe('malformed paths and a failing request', () => {
         headers: { host: 'api.test', authorization: `Bearer ${key}` },
         ...(pathParameters ? { pathParameters } : {}),
         isBase64Encoded: false,
-        requestContext: { http: { method: 'GET', path: rawPath, sourceIp: '127.0.0.1', protocol: 'HTTP/1.1', userAgent: 't' }, requestId: 'r1', routeKey, stage: '$default' },
+        requestContext: {
+          http: { method: 'GET', path: rawPath, sourceIp: '127.0.0.1', protocol: 'HTTP/1.1', userAgent: 't' },
+          requestId: 'r1',
+          routeKey,
+          stage: '$default',
+        },
       }) as never;
     const context = { functionName: 'Fallback', awsRequestId: 'r1', getRemainingTimeInMillis: () => 29_000 } as never;
     const viaFallback = (await fallback(event('/v1/%ff', '$default'), context)) as { statusCode: number; body: string };
     expect([viaFallback.statusCode, JSON.parse(viaFallback.body)]).toEqual([400, MALFORMED]);
     const { handler: getMember } = await import('../../functions/members/get');
-    const viaRoute = (await getMember(event('/v1/members/%ff/', 'GET /v1/members/{member_id}/', { member_id: '%ff' }), context)) as { statusCode: number; body: string };
+    const viaRoute = (await getMember(event('/v1/members/%ff/', 'GET /v1/members/{member_id}/', { member_id: '%ff' }), context)) as {
+      statusCode: number;
+      body: string;
+    };
     expect([viaRoute.statusCode, JSON.parse(viaRoute.body)]).toEqual([400, MALFORMED]);
   });
 
@@ -573,7 +659,11 @@ describe('malformed paths and a failing request', () => {
         expect([path, res.status, res.headers.get('content-type'), await res.json()]).toEqual([path, 400, 'application/json', MALFORMED]);
       }
       const thrown = await fetch(`${gateway.url}/app/settings`);
-      expect([thrown.status, thrown.headers.get('content-type'), await thrown.json()]).toEqual([500, 'application/json', { detail: 'Internal server error.' }]);
+      expect([thrown.status, thrown.headers.get('content-type'), await thrown.json()]).toEqual([
+        500,
+        'application/json',
+        { detail: 'Internal server error.' },
+      ]);
       // Bytes that are not HTTP at all: Node answers 400 and the server lives on.
       const garbage = await new Promise<string>((resolve, reject) => {
         const socket = connect(Number(new URL(gateway.url).port), '127.0.0.1');
@@ -605,13 +695,21 @@ describe('a body with a byte-order mark', () => {
     expect(Buffer.from(passed.body as string, 'utf8').equals(withBom)).toBe(true);
 
     const account = await newAccount();
-    const res = await call('POST', '/v1/campaigns/', { key: account.apiKey, rawBody: withBom, headers: { 'content-type': 'application/json' } });
+    const res = await call('POST', '/v1/campaigns/', {
+      key: account.apiKey,
+      rawBody: withBom,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.detail).toMatch(/^JSON parse error - /);
     const list = await call('GET', '/v1/campaigns/', { key: account.apiKey });
     expect(list.body.results.filter((c: { name: string }) => c.name === 'Bom')).toEqual([]);
     // The same body without the mark is accepted: only the mark is refused.
-    const plain = await call('POST', '/v1/campaigns/', { key: account.apiKey, rawBody: withBom.subarray(3), headers: { 'content-type': 'application/json' } });
+    const plain = await call('POST', '/v1/campaigns/', {
+      key: account.apiKey,
+      rawBody: withBom.subarray(3),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(plain.status).toBe(201);
     // As API Gateway may hand it over (text, or base64 for a body it treats as binary), the parser refuses it.
     const { parseJsonBody } = await import('../../shared/http/body');

@@ -15,7 +15,9 @@ import { closeVerificationClient, verificationClient } from '../support/dynamo-c
 import { newAccount } from '../support/fixtures';
 
 // Any RSA public key: the webhook intake is not exercised here.
-const PUBLIC_KEY = (JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'paddle', 'signed-alerts.json'), 'utf8')) as { public_key: string }).public_key;
+const PUBLIC_KEY = (
+  JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'paddle', 'signed-alerts.json'), 'utf8')) as { public_key: string }
+).public_key;
 
 let accountId: string;
 let key: string;
@@ -33,7 +35,9 @@ const post = (path: string, body: unknown, idem?: string) =>
 const recordKey = (idem: string) => keys.idempotency(accountId, createHash('sha256').update(idem).digest('hex'));
 
 async function record(idem: string): Promise<Record<string, unknown> | undefined> {
-  return (await verificationClient().send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: recordKey(idem), ConsistentRead: true }))).Item;
+  return (
+    await verificationClient().send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: recordKey(idem), ConsistentRead: true }))
+  ).Item;
 }
 
 async function setRecord(idem: string, values: Record<string, unknown>, remove: string[] = []): Promise<void> {
@@ -45,7 +49,13 @@ async function setRecord(idem: string, values: Record<string, unknown>, remove: 
     return `#a${i} = :v${i}`;
   });
   await verificationClient().send(
-    new UpdateCommand({ TableName: process.env.TABLE_NAME, Key: recordKey(idem), UpdateExpression: `SET ${sets.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`, ExpressionAttributeNames: names, ExpressionAttributeValues: vals }),
+    new UpdateCommand({
+      TableName: process.env.TABLE_NAME,
+      Key: recordKey(idem),
+      UpdateExpression: `SET ${sets.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: vals,
+    }),
   );
 }
 
@@ -89,7 +99,11 @@ describe('Idempotency-Key', () => {
     expect(await count('/v1/members/')).toBe(before + 1);
     // Whatever answered 409 gets the stored response now.
     const late = await post('/v1/members/', body, idem);
-    expect({ status: late.status, replayed: late.headers['idempotent-replayed'], same: late.text === fresh[0]?.text }).toEqual({ status: 201, replayed: 'true', same: true });
+    expect({ status: late.status, replayed: late.headers['idempotent-replayed'], same: late.text === fresh[0]?.text }).toEqual({
+      status: 201,
+      replayed: 'true',
+      same: true,
+    });
   });
 
   it('the same key with another body, path or method: 422, and nothing runs', async () => {
@@ -111,7 +125,11 @@ describe('Idempotency-Key', () => {
     const other = await newAccount('regular');
     const idem = unique('shared-key');
     expect((await post('/v1/campaigns/', { name: 'Same name' }, idem)).status).toBe(201);
-    const theirs = await api('POST', '/v1/campaigns/', { key: other.apiKey, body: { name: 'Same name' }, headers: { 'idempotency-key': idem } });
+    const theirs = await api('POST', '/v1/campaigns/', {
+      key: other.apiKey,
+      body: { name: 'Same name' },
+      headers: { 'idempotency-key': idem },
+    });
     expect(theirs.status).toBe(201);
     expect(theirs.headers['idempotent-replayed']).toBeUndefined();
   });
@@ -121,10 +139,17 @@ describe('Idempotency-Key', () => {
     const first = await post('/v1/campaigns/', { credit_amount: 'abc' }, idem);
     expect(first.status).toBe(400);
     const again = await post('/v1/campaigns/', { credit_amount: 'abc' }, idem);
-    expect({ status: again.status, text: again.text, replayed: again.headers['idempotent-replayed'] }).toEqual({ status: 400, text: first.text, replayed: 'true' });
+    expect({ status: again.status, text: again.text, replayed: again.headers['idempotent-replayed'] }).toEqual({
+      status: 400,
+      text: first.text,
+      replayed: 'true',
+    });
 
     const long = await post('/v1/campaigns/', { name: unique('Long') }, 'k'.repeat(256));
-    expect({ status: long.status, body: long.body }).toEqual({ status: 400, body: { detail: 'Idempotency-Key must be 1 to 255 characters.' } });
+    expect({ status: long.status, body: long.body }).toEqual({
+      status: 400,
+      body: { detail: 'Idempotency-Key must be 1 to 255 characters.' },
+    });
     expect((await post('/v1/campaigns/', { name: unique('Max') }, `${unique('x')}${'k'.repeat(240)}`.slice(0, 255))).status).toBe(201);
   });
 
@@ -134,7 +159,11 @@ describe('Idempotency-Key', () => {
     const first = await api('DELETE', `/v1/campaigns/${campaign.id}/`, { key, headers: { 'idempotency-key': idem } });
     expect(first.status).toBe(204);
     const again = await api('DELETE', `/v1/campaigns/${campaign.id}/`, { key, headers: { 'idempotency-key': idem } });
-    expect({ status: again.status, text: again.text, replayed: again.headers['idempotent-replayed'] }).toEqual({ status: 204, text: '', replayed: 'true' });
+    expect({ status: again.status, text: again.text, replayed: again.headers['idempotent-replayed'] }).toEqual({
+      status: 204,
+      text: '',
+      replayed: 'true',
+    });
     // Without the key the second delete is a plain 404.
     expect((await api('DELETE', `/v1/campaigns/${campaign.id}/`, { key })).status).toBe(404);
     const get = await api('GET', '/v1/campaigns/', { key, headers: { 'idempotency-key': idem } });
@@ -180,7 +209,11 @@ describe('Idempotency-Key', () => {
     const retry = await post('/v1/campaigns/', body, idem);
     expect({ status: retry.status, body: retry.body }).toEqual({ status: 409, body: { detail: EFFECT_LOST } });
     const again = await post('/v1/campaigns/', body, idem);
-    expect({ status: again.status, text: again.text, replayed: again.headers['idempotent-replayed'] }).toEqual({ status: 409, text: retry.text, replayed: 'true' });
+    expect({ status: again.status, text: again.text, replayed: again.headers['idempotent-replayed'] }).toEqual({
+      status: 409,
+      text: retry.text,
+      replayed: 'true',
+    });
     expect(await count('/v1/campaigns/')).toBe(before);
   });
 
@@ -193,7 +226,13 @@ describe('Idempotency-Key', () => {
 
     it('a 503 before any effect releases the key: the retry runs again', async () => {
       // The provider is unreachable (a closed local port): the order lookup fails before anything is written.
-      await saveProviderSettings(accountId, { vendorId: 1, authCode: 'x', publicKey: PUBLIC_KEY, vendorsApiUrl: 'http://127.0.0.1:9/api', checkoutApiUrl: 'http://127.0.0.1:9/api' });
+      await saveProviderSettings(accountId, {
+        vendorId: 1,
+        authCode: 'x',
+        publicKey: PUBLIC_KEY,
+        vendorsApiUrl: 'http://127.0.0.1:9/api',
+        checkoutApiUrl: 'http://127.0.0.1:9/api',
+      });
       const referral = await referralToConvert();
       const idem = unique('provider-down');
       const first = await post(`/v1/referrals/${referral.id}/conversion/`, { checkout_id: 'chk_1' }, idem);
@@ -207,7 +246,12 @@ describe('Idempotency-Key', () => {
       const referral = await referralToConvert();
       const subscription = await saveSubscription(accountId, {
         id: 93_000_000 + (Date.now() % 1_000_000),
-        unit_price: '10.00', currency: 'USD', status: 'active', email: 'b@example.com', next_bill_date: null, last_bill_date: null,
+        unit_price: '10.00',
+        currency: 'USD',
+        status: 'active',
+        email: 'b@example.com',
+        next_bill_date: null,
+        last_bill_date: null,
         plan: { id: 1, name: 'P', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' },
       });
       const saved = process.env.REWARDS_QUEUE_URL;

@@ -23,7 +23,8 @@ async function member(a: Account, code: string, identifier = `m-${code}`) {
   return res.body as { id: string; code: string };
 }
 
-const clicksOf = async (a: Account, memberId: string) => (await api('GET', `/v1/members/${memberId}/`, { key: a.apiKey })).body.stats.link_clicks as number;
+const clicksOf = async (a: Account, memberId: string) =>
+  (await api('GET', `/v1/members/${memberId}/`, { key: a.apiKey })).body.stats.link_clicks as number;
 
 function expectCors(res: ApiResponse) {
   expect(res.headers['access-control-allow-origin']).toBe('*');
@@ -64,7 +65,11 @@ describe('keys', () => {
 
 describe('CORS', () => {
   it('answers the preflight of both endpoints with 204 and the CORS headers, without a key', async () => {
-    const headers = { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' };
+    const headers = {
+      origin: 'https://app.example.com',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization,content-type',
+    };
     for (const res of [await api('OPTIONS', '/js/v1/clicks/', { headers }), await api('OPTIONS', '/js/v1/referrals/', { headers })]) {
       expect(res.status).toBe(204);
       expect(res.text).toBe('');
@@ -163,9 +168,17 @@ describe('POST /js/v1/clicks/', () => {
       const res = await click(a, body);
       expect({ body, status: res.status, answer: res.body }).toEqual({ body, status, answer });
     }
-    const form = await api('POST', '/js/v1/clicks/', { key: a.publishableKey, rawBody: 'code=A', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await api('POST', '/js/v1/clicks/', {
+      key: a.publishableKey,
+      rawBody: 'code=A',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(form.status).toBe(415);
-    const broken = await api('POST', '/js/v1/clicks/', { key: a.publishableKey, rawBody: '{"code":', headers: { 'content-type': 'application/json' } });
+    const broken = await api('POST', '/js/v1/clicks/', {
+      key: a.publishableKey,
+      rawBody: '{"code":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(broken.status).toBe(400);
     expect(broken.body.detail).toMatch(/^JSON parse error - /);
   });
@@ -187,7 +200,10 @@ describe('POST /js/v1/referrals/', () => {
     expect(full.body).toMatchObject({ id: res.body.id, member_id: alice.id, user_identifier: 'user-1', source: 'js' });
 
     const missing = await jsReferral(a, {});
-    expect([missing.status, missing.body]).toEqual([400, { user_identifier: ['This field is required.'], member_code: ['This field is required.'] }]);
+    expect([missing.status, missing.body]).toEqual([
+      400,
+      { user_identifier: ['This field is required.'], member_code: ['This field is required.'] },
+    ]);
     expect((await api('GET', '/v1/referrals/', { key: a.apiKey })).body.count).toBe(1);
     expect((await api('GET', `/v1/members/${alice.id}/`, { key: a.apiKey })).body.stats.referrals).toBe(1);
     expect((await api('GET', `/v1/members/${bob.id}/`, { key: a.apiKey })).body.stats.referrals).toBe(0);
@@ -217,7 +233,10 @@ describe('POST /js/v1/referrals/', () => {
     for (const body of probes) {
       const res = await jsReferral(a, body);
       expect({ body, status: res.status, keys: Object.keys(res.body), headers: Object.keys(res.headers).sort() }).toEqual({
-        body, status: 200, keys: ['id'], headers: Object.keys(real.headers).sort(),
+        body,
+        status: 200,
+        keys: ['id'],
+        headers: Object.keys(real.headers).sort(),
       });
       expect(res.body.id).toMatch(ID);
       // Never an existing referral's id, never the same decoy twice.
@@ -254,7 +273,10 @@ describe('POST /js/v1/referrals/', () => {
 
     await setJsReferralMode(a.accountId, 'open');
     const open = await jsReferral(a, { member_code: 'ALICEJS', user_identifier: 'user-o' });
-    expect((await api('GET', `/v1/referrals/${open.body.id}/`, { key: a.apiKey })).body).toMatchObject({ user_identifier: 'user-o', source: 'js' });
+    expect((await api('GET', `/v1/referrals/${open.body.id}/`, { key: a.apiKey })).body).toMatchObject({
+      user_identifier: 'user-o',
+      source: 'js',
+    });
     expect(await count()).toBe(2);
   });
 
@@ -296,7 +318,10 @@ describe('GET /js/refloop.js', () => {
 describe('rate limits', () => {
   const saved = { ip: process.env.JS_RATE_LIMIT_PER_IP, key: process.env.JS_RATE_LIMIT_PER_KEY };
   afterEach(() => {
-    for (const [name, value] of [['JS_RATE_LIMIT_PER_IP', saved.ip], ['JS_RATE_LIMIT_PER_KEY', saved.key]] as const) {
+    for (const [name, value] of [
+      ['JS_RATE_LIMIT_PER_IP', saved.ip],
+      ['JS_RATE_LIMIT_PER_KEY', saved.key],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }

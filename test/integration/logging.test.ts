@@ -67,7 +67,14 @@ describe('worker lines', () => {
     expect(out.batchItemFailures).toEqual([{ itemIdentifier: 'm-0' }]);
     const lines = jsonLines();
     expect(lines).toContainEqual(
-      expect.objectContaining({ level: 'INFO', message: 'working', step: 1, account_id: 'acct0123456789ab', queue: 'reward-fanout', message_id: 'm-0' }),
+      expect.objectContaining({
+        level: 'INFO',
+        message: 'working',
+        step: 1,
+        account_id: 'acct0123456789ab',
+        queue: 'reward-fanout',
+        message_id: 'm-0',
+      }),
     );
     expect(lines).toContainEqual(
       expect.objectContaining({
@@ -108,14 +115,26 @@ describe('HTTP lines', () => {
     const res = await handler(event as unknown as APIGatewayProxyEventV2, context);
     expect(res.statusCode).toBe(500);
     expect(jsonLines()).toContainEqual(
-      expect.objectContaining({ level: 'ERROR', message: 'unhandled error', request_id: 'req-42', route: 'GET /v1/things/', reason: 'boom', stack: expect.stringContaining('boom') }),
+      expect.objectContaining({
+        level: 'ERROR',
+        message: 'unhandled error',
+        request_id: 'req-42',
+        route: 'GET /v1/things/',
+        reason: 'boom',
+        stack: expect.stringContaining('boom'),
+      }),
     );
   });
 });
 
 describe('request lines', () => {
   const event = (routeKey: string, pathParameters: Record<string, string> = {}) =>
-    ({ routeKey, rawPath: '/x/', pathParameters, requestContext: { requestId: 'req-7', http: { method: 'POST' } } }) as unknown as APIGatewayProxyEventV2;
+    ({
+      routeKey,
+      rawPath: '/x/',
+      pathParameters,
+      requestContext: { requestId: 'req-7', http: { method: 'POST' } },
+    }) as unknown as APIGatewayProxyEventV2;
 
   it('an error answer leaves one INFO line with its status, detail and duration; a webhook intake names the account of its path', async () => {
     const { DetailError } = await import('../../shared/domain/errors');
@@ -126,7 +145,17 @@ describe('request lines', () => {
     expect(res.statusCode).toBe(403);
     const answered = jsonLines().filter((l) => l.message === 'request answered');
     expect(answered).toEqual([
-      expect.objectContaining({ level: 'INFO', request_id: 'req-7', route: 'POST /webhooks/stripe/{account_id}/', account_id: '0123456789abcdef', status: 403, detail: 'Invalid signature.', duration_ms: expect.any(Number), function_request_id: 'lambda-request-1', timestamp: expect.any(String) }),
+      expect.objectContaining({
+        level: 'INFO',
+        request_id: 'req-7',
+        route: 'POST /webhooks/stripe/{account_id}/',
+        account_id: '0123456789abcdef',
+        status: 403,
+        detail: 'Invalid signature.',
+        duration_ms: expect.any(Number),
+        function_request_id: 'lambda-request-1',
+        timestamp: expect.any(String),
+      }),
     ]);
   });
 
@@ -149,7 +178,13 @@ describe('scheduled job lines', () => {
     await expect(job({}, context)).rejects.toThrow('table unavailable');
     expect(jsonLines()).toEqual([
       expect.objectContaining({ level: 'INFO', message: 'swept', job: 'webhook-sweep', function_request_id: 'lambda-request-1' }),
-      expect.objectContaining({ level: 'ERROR', message: 'webhook-sweep: job failed', job: 'webhook-sweep', reason: 'table unavailable', stack: expect.stringContaining('table unavailable') }),
+      expect.objectContaining({
+        level: 'ERROR',
+        message: 'webhook-sweep: job failed',
+        job: 'webhook-sweep',
+        reason: 'table unavailable',
+        stack: expect.stringContaining('table unavailable'),
+      }),
     ]);
   });
 });
@@ -176,9 +211,19 @@ describe('npm start: readable lines', () => {
   const TIME = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} /;
 
   it('formats a log item as time, level, message and key=value pairs', () => {
-    const line = readableLine({ level: 'ERROR', message: 'subscription-sync: record failed', timestamp: '2026-05-01T10:00:00.123Z', service: 'refloop', sampling_rate: 0, account_id: 'acct1', reason: 'the payment provider could not be reached' });
+    const line = readableLine({
+      level: 'ERROR',
+      message: 'subscription-sync: record failed',
+      timestamp: '2026-05-01T10:00:00.123Z',
+      service: 'refloop',
+      sampling_rate: 0,
+      account_id: 'acct1',
+      reason: 'the payment provider could not be reached',
+    });
     expect(line).toMatch(TIME);
-    expect(line.replace(TIME, '')).toBe('ERROR subscription-sync: record failed  account_id=acct1 reason="the payment provider could not be reached"\n');
+    expect(line.replace(TIME, '')).toBe(
+      'ERROR subscription-sync: record failed  account_id=acct1 reason="the payment provider could not be reached"\n',
+    );
   });
 
   it('the local gateway prints one line per request: method, path, status, duration', async () => {
@@ -189,7 +234,10 @@ describe('npm start: readable lines', () => {
       const res = await fetch(`${gateway.url}/v1/no-such-thing/?page_size=2`);
       expect(res.status).toBe(404);
       const requestId = res.headers.get('x-request-id');
-      const line = written.join('').split('\n').find((l) => l.includes('GET /v1/no-such-thing/ 404'));
+      const line = written
+        .join('')
+        .split('\n')
+        .find((l) => l.includes('GET /v1/no-such-thing/ 404'));
       expect(line).toMatch(TIME);
       expect(line?.replace(TIME, '')).toMatch(new RegExp(`^INFO  GET /v1/no-such-thing/ 404 \\d+ ms  request_id=${requestId}$`));
     } finally {

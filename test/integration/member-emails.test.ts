@@ -62,13 +62,16 @@ afterAll(async () => {
 const { tenant, json, campaign, member, referral, subscribed, getReferral } = paddleTenants(() => paddle);
 const sendsFor = (key: string) => sent.filter((e) => e.key === key).length;
 const readEml = (key: string) => readFileSync(join(outbox, outboxFileName(key)), 'utf8');
-const drained = () => pollUntil(async () => (await queues.count('rewards')) === 0 && (await queues.count('member-emails')) === 0, { timeoutMs: 15_000 });
+const drained = () =>
+  pollUntil(async () => (await queues.count('rewards')) === 0 && (await queues.count('member-emails')) === 0, { timeoutMs: 15_000 });
 
 /** A credit referral of `user` by a member, converted with a fresh paid subscription; the referral once rewarded. */
 async function convertedReferral(t: Tenant, m: { code: string }, user: string) {
   const r = await referral(t, user, m.code);
   const sub = await subscribed(t, `${user}@example.com`);
-  expect((await json('POST', `/v1/referrals/${r.id}/conversion/`, t, { subscription_id: sub.subscription.subscription_id })).status).toBe(200);
+  expect((await json('POST', `/v1/referrals/${r.id}/conversion/`, t, { subscription_id: sub.subscription.subscription_id })).status).toBe(
+    200,
+  );
   return pollUntil(async () => {
     const body = await getReferral(t, r.id);
     return body.rewards.length === 1 ? body : null;
@@ -107,7 +110,10 @@ describe('member emails', () => {
     expect(reward).toContain('To: alice-mail@example.com\r\n');
     expect(reward).toContain('Subject: Alice, you earned a 5.00 USD credit\r\n');
     expect(reward).toContain('You earned a credit of 5.00 USD for a referral.');
-    expect(await getEmailMarker(t.accountId, rewardKey)).toMatchObject({ state: 'sent', message_id: `outbox:${outboxFileName(rewardKey)}` });
+    expect(await getEmailMarker(t.accountId, rewardKey)).toMatchObject({
+      state: 'sent',
+      message_id: `outbox:${outboxFileName(rewardKey)}`,
+    });
   });
 
   it('exactly once under duplicate messages and repeated evaluations; without a first name the greeting is generic', async () => {
@@ -118,7 +124,13 @@ describe('member emails', () => {
     const conversionKey = messageKey({ template: 'conversion', referral_id: r.id });
     await pollUntil(async () => (await getEmailMarker(t.accountId, conversionKey))?.state === 'sent', { timeoutMs: 15_000 });
 
-    const message = { kind: 'member-email' as const, account_id: t.accountId, template: 'conversion' as const, referral_id: r.id, member_id: ann.id };
+    const message = {
+      kind: 'member-email' as const,
+      account_id: t.accountId,
+      template: 'conversion' as const,
+      referral_id: r.id,
+      member_id: ann.id,
+    };
     await Promise.all([publish('member-emails', message), publish('member-emails', message), publish('member-emails', message)]);
     for (let i = 0; i < 3; i++) await publish('rewards', { kind: 'evaluate-referral', account_id: t.accountId, referral_id: r.id });
     await drained();
@@ -172,7 +184,12 @@ describe('member emails', () => {
     const r = await convertedReferral(t, una, 'user-u1-mail');
     const conversionKey = messageKey({ template: 'conversion', referral_id: r.id });
     const rewardKey = messageKey({ template: 'reward', referral_id: r.id, reward_id: r.rewards[0].id });
-    await pollUntil(async () => (await getEmailMarker(t.accountId, conversionKey))?.state === 'sent' && (await getEmailMarker(t.accountId, rewardKey))?.state === 'sent', { timeoutMs: 15_000 });
+    await pollUntil(
+      async () =>
+        (await getEmailMarker(t.accountId, conversionKey))?.state === 'sent' &&
+        (await getEmailMarker(t.accountId, rewardKey))?.state === 'sent',
+      { timeoutMs: 15_000 },
+    );
 
     // Both emails: the headers, the link in the text and in the HTML, on the configured site.
     const tokens: string[] = [];
@@ -205,15 +222,34 @@ describe('member emails', () => {
 
     // Unknown, malformed or made-up tokens: 404, and nobody changes.
     for (const bad of ['x'.repeat(43), 'short', tokenHash(token).slice(0, 43)]) {
-      expect({ bad, get: (await api('GET', `/unsubscribe/${bad}/`)).status, post: (await api('POST', `/unsubscribe/${bad}/`, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status }).toEqual({ bad, get: 404, post: 404 });
+      expect({
+        bad,
+        get: (await api('GET', `/unsubscribe/${bad}/`)).status,
+        post: (
+          await api('POST', `/unsubscribe/${bad}/`, {
+            rawBody: 'List-Unsubscribe=One-Click',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          })
+        ).status,
+      }).toEqual({ bad, get: 404, post: 404 });
     }
 
     // One click, as a mail client sends it (no cookie, no key): opted out; again: still fine.
-    const click = await api('POST', `/unsubscribe/${token}/`, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const click = await api('POST', `/unsubscribe/${token}/`, {
+      rawBody: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(click.status).toBe(200);
     expect(click.text).toContain('You are unsubscribed');
     expect(await optedOut(t, una.id)).toBe(true);
-    expect((await api('POST', `/unsubscribe/${tokens[1]}/`, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'multipart/form-data; boundary=x' } })).status).toBe(200);
+    expect(
+      (
+        await api('POST', `/unsubscribe/${tokens[1]}/`, {
+          rawBody: 'List-Unsubscribe=One-Click',
+          headers: { 'content-type': 'multipart/form-data; boundary=x' },
+        })
+      ).status,
+    ).toBe(200);
     // Only that member: the account's other member and another account's member are untouched.
     expect(await optedOut(t, bystander.id)).toBe(false);
     expect(await optedOut(other, stranger.id)).toBe(false);
@@ -240,12 +276,18 @@ describe('member emails', () => {
     failing.add(key);
     // The notice of a converted referral, sent directly (the pipeline that queues it is tested above).
     const sub = await subscribed(t, 'user-f-mail@example.com');
-    expect((await json('POST', `/v1/referrals/${r.id}/conversion/`, t, { subscription_id: sub.subscription.subscription_id })).status).toBe(200);
+    expect((await json('POST', `/v1/referrals/${r.id}/conversion/`, t, { subscription_id: sub.subscription.subscription_id })).status).toBe(
+      200,
+    );
 
     const dead = await pollUntil(
       async () => {
         const messages = await queues.receiveAll('member-emails-dlq');
-        return messages.find((msg) => (msg.json as { referral_id?: string; template?: string }).referral_id === r.id && (msg.json as { template?: string }).template === 'conversion');
+        return messages.find(
+          (msg) =>
+            (msg.json as { referral_id?: string; template?: string }).referral_id === r.id &&
+            (msg.json as { template?: string }).template === 'conversion',
+        );
       },
       { timeoutMs: 25_000, intervalMs: 250 },
     );

@@ -69,7 +69,17 @@ async function newSubscription(accountId: string): Promise<any> {
   return { ...data, plan: { ...plan } };
 }
 
-const STATS = { link_clicks: 0, referrals: 0, conversions: 0, credit_earned: '0.00', commission_earned: '0.00', commission_pending: '0.00', commission_approved: '0.00', commission_paid: '0.00', currency: 'USD' };
+const STATS = {
+  link_clicks: 0,
+  referrals: 0,
+  conversions: 0,
+  credit_earned: '0.00',
+  commission_earned: '0.00',
+  commission_pending: '0.00',
+  commission_approved: '0.00',
+  commission_paid: '0.00',
+  currency: 'USD',
+};
 
 /** The full Member representation of a brand-new member without campaign or subscription. */
 function memberShape(overrides: Record<string, unknown> = {}) {
@@ -311,13 +321,16 @@ describe('POST /v1/members/', () => {
       expect(await listMembers(apiKey)).toEqual({ count: 0, next: null, previous: null, results: [] });
     });
 
-    it.each([['has space'], ['semi;colon'], ['slash/code'], ['ünïcode'], ['\u212AELVIN'], ['\u017Fam'], ['full\uFF37idth']])('refuses the code %p', async (code) => {
-      const { apiKey } = await newAccount();
-      const res = await api('POST', MEMBERS, { key: apiKey, body: { identifier: 'a', email: 'a@example.com', code } });
-      expect(res.status).toBe(400);
-      expect(res.body).toEqual({ code: [expect.any(String)] });
-      expect((await listMembers(apiKey)).count).toBe(0);
-    });
+    it.each([['has space'], ['semi;colon'], ['slash/code'], ['ünïcode'], ['\u212AELVIN'], ['\u017Fam'], ['full\uFF37idth']])(
+      'refuses the code %p',
+      async (code) => {
+        const { apiKey } = await newAccount();
+        const res = await api('POST', MEMBERS, { key: apiKey, body: { identifier: 'a', email: 'a@example.com', code } });
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({ code: [expect.any(String)] });
+        expect((await listMembers(apiKey)).count).toBe(0);
+      },
+    );
 
     it("refuses another account's campaign as unknown", async () => {
       const { apiKey: otherKey } = await newAccount();
@@ -793,9 +806,7 @@ describe('DELETE /v1/members/{id}/', () => {
       body: { identifier: 'leaver', email: 'Leaver@example.com', code: 'leaver', subscription: { id: subscription.id } },
     });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual(
-      memberShape({ identifier: 'leaver', email: 'Leaver@example.com', code: 'leaver', subscription }),
-    );
+    expect(res.body).toEqual(memberShape({ identifier: 'leaver', email: 'Leaver@example.com', code: 'leaver', subscription }));
     expect(res.body.id).not.toBe(m.id);
     expect((await listMembers(apiKey)).count).toBe(1);
   });
@@ -883,7 +894,7 @@ describe('GET /v1/members/', () => {
       expect(await listMembers(key, '?page_size=100')).toEqual({ count: 10, next: null, previous: null, results: all });
     });
 
-    it('lists only the campaign\'s members with the exact count', async () => {
+    it("lists only the campaign's members with the exact count", async () => {
       expect(await listMembers(key, `?campaign=${campaign.id}`)).toEqual({ count: 5, next: null, previous: null, results: inCampaign });
       const others = await listMembers(key, `?campaign=${other.id}`);
       expect(others.count).toBe(3);
@@ -985,7 +996,9 @@ describe('concurrent creates with the same code', () => {
   it('creates all members with generated codes in parallel', async () => {
     const { apiKey } = await newAccount();
     const responses = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => api('POST', MEMBERS, { key: apiKey, body: { identifier: `p-${i}`, email: `p${i}@example.com` } })),
+      Array.from({ length: 10 }, (_, i) =>
+        api('POST', MEMBERS, { key: apiKey, body: { identifier: `p-${i}`, email: `p${i}@example.com` } }),
+      ),
     );
     expect(responses.map((r) => r.status)).toEqual(Array(10).fill(201));
     expect(new Set(responses.map((r) => r.body.code)).size).toBe(10);

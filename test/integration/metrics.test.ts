@@ -94,7 +94,18 @@ function emissions(lines: Emf[], name: string, dims: Record<string, string> = {}
   return linesOf(lines, name, dims).reduce((n, l) => n + [l[name]].flat().length, 0);
 }
 
-const settled = () => pollUntil(async () => ((await queues.count('rewards')) + (await queues.count('provider-events')) + (await queues.count('webhook-events')) + (await queues.count('webhook-deliveries')) === 0 ? true : null), { timeoutMs: 20_000 });
+const settled = () =>
+  pollUntil(
+    async () =>
+      (await queues.count('rewards')) +
+        (await queues.count('provider-events')) +
+        (await queues.count('webhook-events')) +
+        (await queues.count('webhook-deliveries')) ===
+      0
+        ? true
+        : null,
+    { timeoutMs: 20_000 },
+  );
 
 async function ok(res: Promise<{ status: number; body: any; text: string }>, status = 200): Promise<any> {
   const r = await res;
@@ -108,19 +119,33 @@ describe('business events are counted once', () => {
   let campaignId: string;
   beforeAll(async () => {
     ({ accountId, apiKey: key } = await newAccount('unlimited'));
-    campaignId = (await ok(api('POST', '/v1/campaigns/', { key, body: { name: 'metrics', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' } }), 201)).id;
+    campaignId = (
+      await ok(
+        api('POST', '/v1/campaigns/', {
+          key,
+          body: { name: 'metrics', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' },
+        }),
+        201,
+      )
+    ).id;
   });
   const call = (method: string, path: string, body?: unknown) => api(method, path, { key, ...(body === undefined ? {} : { body }) });
 
   it('a referral created: one ReferralsCreated, in the contract shape; its replay: none', async () => {
-    const member = await ok(call('POST', '/v1/members/', { identifier: unique('referrer'), email: `${unique('r')}@example.com`, campaign: { id: campaignId } }), 201);
+    const member = await ok(
+      call('POST', '/v1/members/', { identifier: unique('referrer'), email: `${unique('r')}@example.com`, campaign: { id: campaignId } }),
+      201,
+    );
     const from = written.length;
     const input = { user_identifier: unique('buyer'), member_code: member.code };
     await ok(call('POST', '/v1/referrals/', input));
     const lines = emfSince(from);
     expect(linesOf(lines, 'ReferralsCreated')).toEqual([
       {
-        _aws: { Timestamp: expect.any(Number), CloudWatchMetrics: [{ Namespace: 'Refloop', Dimensions: [['service']], Metrics: [{ Name: 'ReferralsCreated', Unit: 'Count' }] }] },
+        _aws: {
+          Timestamp: expect.any(Number),
+          CloudWatchMetrics: [{ Namespace: 'Refloop', Dimensions: [['service']], Metrics: [{ Name: 'ReferralsCreated', Unit: 'Count' }] }],
+        },
         service: 'refloop',
         ReferralsCreated: 1,
       },
@@ -132,22 +157,40 @@ describe('business events are counted once', () => {
 
   it('a conversion: one Conversions, then one credit reward from the evaluation; replaying the conversion counts nothing', async () => {
     await settled();
-    const member = await ok(call('POST', '/v1/members/', { identifier: unique('referrer'), email: `${unique('r')}@example.com`, campaign: { id: campaignId } }), 201);
+    const member = await ok(
+      call('POST', '/v1/members/', { identifier: unique('referrer'), email: `${unique('r')}@example.com`, campaign: { id: campaignId } }),
+      201,
+    );
     const referral = await ok(call('POST', '/v1/referrals/', { user_identifier: unique('buyer'), member_code: member.code }));
     const subscriptionId = 93_000_000 + (Date.now() % 1_000_000);
     await applyProviderUpdate(accountId, {
       subscriptionId,
       asOfMs: Date.now(),
       fields: {
-        status: 'active', currency: 'USD', email: `${unique('buyer')}@example.com`, unit_price: '10.00', next_bill_date: '2031-01-01', last_bill_date: '2030-12-01',
+        status: 'active',
+        currency: 'USD',
+        email: `${unique('buyer')}@example.com`,
+        unit_price: '10.00',
+        next_bill_date: '2031-01-01',
+        last_bill_date: '2030-12-01',
         plan: { id: 9001, name: 'Pro', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' },
       },
-      payment: { id: 6_000_000 + (Date.now() % 1_000_000), subscription_id: subscriptionId, order_id: null, amount: 1000, currency: 'USD', paid_at: Math.floor(Date.now() / 1000), status: 'paid' },
+      payment: {
+        id: 6_000_000 + (Date.now() % 1_000_000),
+        subscription_id: subscriptionId,
+        order_id: null,
+        amount: 1000,
+        currency: 'USD',
+        paid_at: Math.floor(Date.now() / 1000),
+        status: 'paid',
+      },
     });
     const from = written.length;
     await ok(call('POST', `/v1/referrals/${referral.id}/conversion/`, { subscription_id: subscriptionId }));
     await ok(call('POST', `/v1/referrals/${referral.id}/conversion/`, { subscription_id: subscriptionId })); // replay
-    await pollUntil(async () => ((await call('GET', `/v1/referrals/${referral.id}/`)).body.rewards.length === 1 ? true : null), { timeoutMs: 15_000 });
+    await pollUntil(async () => ((await call('GET', `/v1/referrals/${referral.id}/`)).body.rewards.length === 1 ? true : null), {
+      timeoutMs: 15_000,
+    });
     await settled();
     const lines = emfSince(from);
     expect(emissions(lines, 'Conversions')).toBe(1);
@@ -163,8 +206,16 @@ describe('provider calls', () => {
   it('a call that fails for good after its retries: one ProviderCalls, one ProviderErrors, one ProviderErrorsByCall', async () => {
     const { accountId, apiKey: key } = await newAccount();
     // Stripe at an address nobody listens on: every attempt is refused, the client retries within its budget.
-    await saveProviderConnection(accountId, { kind: 'stripe', secretKey: 'sk_test_metrics', apiUrl: `http://127.0.0.1:${await freePort()}`, webhookSecret: 'whsec_metrics' });
-    const member = await ok(api('POST', '/v1/members/', { key, body: { identifier: unique('referrer'), email: `${unique('r')}@example.com` } }), 201);
+    await saveProviderConnection(accountId, {
+      kind: 'stripe',
+      secretKey: 'sk_test_metrics',
+      apiUrl: `http://127.0.0.1:${await freePort()}`,
+      webhookSecret: 'whsec_metrics',
+    });
+    const member = await ok(
+      api('POST', '/v1/members/', { key, body: { identifier: unique('referrer'), email: `${unique('r')}@example.com` } }),
+      201,
+    );
     const referral = await ok(api('POST', '/v1/referrals/', { key, body: { user_identifier: unique('buyer'), member_code: member.code } }));
     const from = written.length;
     const res = await api('POST', `/v1/referrals/${referral.id}/conversion/`, { key, body: { checkout_id: 'cs_test_metrics' } });
@@ -174,7 +225,15 @@ describe('provider calls', () => {
     expect(total(lines, 'ProviderErrors', { Provider: 'stripe' })).toBe(1);
     expect(linesOf(lines, 'ProviderErrorsByCall')).toEqual([
       expect.objectContaining({
-        _aws: expect.objectContaining({ CloudWatchMetrics: [{ Namespace: 'Refloop', Dimensions: [['service', 'Call', 'Provider']], Metrics: [{ Name: 'ProviderErrorsByCall', Unit: 'Count' }] }] }),
+        _aws: expect.objectContaining({
+          CloudWatchMetrics: [
+            {
+              Namespace: 'Refloop',
+              Dimensions: [['service', 'Call', 'Provider']],
+              Metrics: [{ Name: 'ProviderErrorsByCall', Unit: 'Count' }],
+            },
+          ],
+        }),
         Provider: 'stripe',
         Call: 'retrieve-checkout-session',
         ProviderErrorsByCall: 1,
@@ -197,13 +256,20 @@ describe('webhook lag', () => {
     const checkout = await classic.checkout(`${unique('buyer')}@example.com`);
     const from = written.length;
     for (const d of checkout.deliveries) expect((await deliver(accountId, d)).status).toBe(200);
-    await pollUntil(async () => ((await api('GET', `/v1/subscriptions/${checkout.subscriptionId}/`, { key })).status === 200 ? true : null), { timeoutMs: 15_000 });
+    await pollUntil(
+      async () => ((await api('GET', `/v1/subscriptions/${checkout.subscriptionId}/`, { key })).status === 200 ? true : null),
+      { timeoutMs: 15_000 },
+    );
     await settled();
     const lines = emfSince(from);
     expect(emissions(lines, 'WebhookLag', { Provider: 'paddle-classic' })).toBe(checkout.deliveries.length);
     const lag = linesOf(lines, 'WebhookLag')[0] as Emf;
     // Metrics with the same dimension set share a line (here the plan lookup's ProviderCalls may join it).
-    expect(lag._aws.CloudWatchMetrics[0]).toEqual({ Namespace: 'Refloop', Dimensions: [['service', 'Provider']], Metrics: expect.arrayContaining([{ Name: 'WebhookLag', Unit: 'Milliseconds' }]) });
+    expect(lag._aws.CloudWatchMetrics[0]).toEqual({
+      Namespace: 'Refloop',
+      Dimensions: [['service', 'Provider']],
+      Metrics: expect.arrayContaining([{ Name: 'WebhookLag', Unit: 'Milliseconds' }]),
+    });
     for (const v of [lag.WebhookLag].flat()) expect(Number(v)).toBeGreaterThanOrEqual(0);
     for (const v of [lag.WebhookLag].flat()) expect(Number(v)).toBeLessThan(15_000);
   }, 30_000);
@@ -220,11 +286,24 @@ describe('a referral converted by a provider event, then credited at the provide
     const { accountId, apiKey: key } = await newAccount();
     await classic.connect(accountId);
     const json = (method: string, path: string, body?: unknown) => api(method, path, { key, ...(body === undefined ? {} : { body }) });
-    const campaign = await ok(json('POST', '/v1/campaigns/', { name: 'credited', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' }), 201);
+    const campaign = await ok(
+      json('POST', '/v1/campaigns/', { name: 'credited', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' }),
+      201,
+    );
     const own = await classic.checkout(`${unique('referrer')}@example.com`);
     for (const d of own.deliveries) expect((await deliver(accountId, d)).status).toBe(200);
-    await pollUntil(async () => ((await json('GET', `/v1/subscriptions/${own.subscriptionId}/`)).status === 200 ? true : null), { timeoutMs: 15_000 });
-    const member = await ok(json('POST', '/v1/members/', { identifier: unique('referrer'), email: `${unique('r')}@example.com`, campaign: { id: campaign.id }, subscription: { id: own.subscriptionId } }), 201);
+    await pollUntil(async () => ((await json('GET', `/v1/subscriptions/${own.subscriptionId}/`)).status === 200 ? true : null), {
+      timeoutMs: 15_000,
+    });
+    const member = await ok(
+      json('POST', '/v1/members/', {
+        identifier: unique('referrer'),
+        email: `${unique('r')}@example.com`,
+        campaign: { id: campaign.id },
+        subscription: { id: own.subscriptionId },
+      }),
+      201,
+    );
     const referral = await ok(json('POST', '/v1/referrals/', { user_identifier: unique('buyer'), member_code: member.code }));
     await settled();
 
@@ -260,7 +339,12 @@ describe('outgoing webhooks', () => {
     expect(received - before).toBe(1);
     expect(linesOf(lines, 'OutgoingWebhookFailures')).toEqual([
       {
-        _aws: { Timestamp: expect.any(Number), CloudWatchMetrics: [{ Namespace: 'Refloop', Dimensions: [['service']], Metrics: [{ Name: 'OutgoingWebhookFailures', Unit: 'Count' }] }] },
+        _aws: {
+          Timestamp: expect.any(Number),
+          CloudWatchMetrics: [
+            { Namespace: 'Refloop', Dimensions: [['service']], Metrics: [{ Name: 'OutgoingWebhookFailures', Unit: 'Count' }] },
+          ],
+        },
         service: 'refloop',
         OutgoingWebhookFailures: 1,
       },

@@ -22,11 +22,17 @@ let serial = 0;
 
 async function programme() {
   const { accountId, apiKey: key } = await newAccount('unlimited');
-  const campaign = await api('POST', '/v1/campaigns/', { key, body: { name: `bounds-${++serial}`, allows_commission: true, commission_amount: '1.00', approval: 'manual' } });
+  const campaign = await api('POST', '/v1/campaigns/', {
+    key,
+    body: { name: `bounds-${++serial}`, allows_commission: true, commission_amount: '1.00', approval: 'manual' },
+  });
   expect(campaign.status).toBe(201);
   const member = async (extra: Record<string, unknown> = {}) => {
     const who = `m-${++serial}`;
-    const res = await api('POST', '/v1/members/', { key, body: { identifier: who, email: `${who}@example.com`, campaign: { id: campaign.body.id }, ...extra } });
+    const res = await api('POST', '/v1/members/', {
+      key,
+      body: { identifier: who, email: `${who}@example.com`, campaign: { id: campaign.body.id }, ...extra },
+    });
     expect(res.status).toBe(201);
     return res.body as { id: string; code: string };
   };
@@ -34,43 +40,62 @@ async function programme() {
   const earn = async (m: { id: string; code: string }, cents: number) => {
     const ref = await api('POST', '/v1/referrals/', { key, body: { user_identifier: `u-${++serial}`, member_code: m.code } });
     const stored = toReferral(await getItem(keys.referral(accountId, ref.body.id)))!;
-    const after = await recordRewards(accountId, stored, [{ payment_id: serial, type: 'commission', amount: cents, currency: 'USD' }], false, true);
+    const after = await recordRewards(
+      accountId,
+      stored,
+      [{ payment_id: serial, type: 'commission', amount: cents, currency: 'USD' }],
+      false,
+      true,
+    );
     return (await approveReward(accountId, after.rewards[0]!.id)).payout_id!;
   };
   return { accountId, key, member, earn };
 }
 
 describe('issue 23 #29: payout emails', () => {
-  it.each([HOSTILE, '+1@example.com', '-1@example.com', '@x@example.com'])('member create, member update and the portal refuse %j with a field error', async (evil) => {
-    const p = await programme();
-    const created = await api('POST', '/v1/members/', { key: p.key, body: { identifier: `x-${++serial}`, email: `x-${serial}@example.com`, payout_email: evil } });
-    expect(created.status).toBe(400);
-    expect(created.body).toEqual({ payout_email: [evil.startsWith('@x') ? expect.any(String) : FORMULA_MESSAGE] });
+  it.each([HOSTILE, '+1@example.com', '-1@example.com', '@x@example.com'])(
+    'member create, member update and the portal refuse %j with a field error',
+    async (evil) => {
+      const p = await programme();
+      const created = await api('POST', '/v1/members/', {
+        key: p.key,
+        body: { identifier: `x-${++serial}`, email: `x-${serial}@example.com`, payout_email: evil },
+      });
+      expect(created.status).toBe(400);
+      expect(created.body).toEqual({ payout_email: [evil.startsWith('@x') ? expect.any(String) : FORMULA_MESSAGE] });
 
-    const m = await p.member({ payout_email: 'jo.pay@example.com' });
-    const patched = await api('PATCH', `/v1/members/${m.id}/`, { key: p.key, body: { payout_email: evil } });
-    expect(patched.status).toBe(400);
-    expect(patched.body).toEqual({ payout_email: [expect.any(String)] });
+      const m = await p.member({ payout_email: 'jo.pay@example.com' });
+      const patched = await api('PATCH', `/v1/members/${m.id}/`, { key: p.key, body: { payout_email: evil } });
+      expect(patched.status).toBe(400);
+      expect(patched.body).toEqual({ payout_email: [expect.any(String)] });
 
-    const link = await api('POST', `/v1/members/${m.id}/portal-sessions/`, { key: p.key, body: {} });
-    const opened = await api('POST', '/portal/v1/sessions/', { body: { token: new URL(link.body.url).hash.replace(/^#token=/, '') } });
-    expect(opened.status).toBe(201);
-    const me = await api('PATCH', '/portal/v1/me/', { key: opened.body.token, body: { payout_email: evil } });
-    expect(me.status).toBe(400);
-    expect(me.body).toEqual({ payout_email: [expect.any(String)] });
-    // Nothing was stored.
-    expect((await api('GET', `/v1/members/${m.id}/`, { key: p.key })).body.payout_email).toBe('jo.pay@example.com');
-    // A plain address still goes through, its domain lower-cased.
-    const fine = await api('PATCH', '/portal/v1/me/', { key: opened.body.token, body: { payout_email: "O'Brien+pay@Pay.Example.com" } });
-    expect(fine.status).toBe(200);
-    expect(fine.body.member.payout_email).toBe("O'Brien+pay@pay.example.com");
-  });
+      const link = await api('POST', `/v1/members/${m.id}/portal-sessions/`, { key: p.key, body: {} });
+      const opened = await api('POST', '/portal/v1/sessions/', { body: { token: new URL(link.body.url).hash.replace(/^#token=/, '') } });
+      expect(opened.status).toBe(201);
+      const me = await api('PATCH', '/portal/v1/me/', { key: opened.body.token, body: { payout_email: evil } });
+      expect(me.status).toBe(400);
+      expect(me.body).toEqual({ payout_email: [expect.any(String)] });
+      // Nothing was stored.
+      expect((await api('GET', `/v1/members/${m.id}/`, { key: p.key })).body.payout_email).toBe('jo.pay@example.com');
+      // A plain address still goes through, its domain lower-cased.
+      const fine = await api('PATCH', '/portal/v1/me/', { key: opened.body.token, body: { payout_email: "O'Brien+pay@Pay.Example.com" } });
+      expect(fine.status).toBe(200);
+      expect(fine.body.member.payout_email).toBe("O'Brien+pay@pay.example.com");
+    },
+  );
 
   it('an address stored before the rule is never put in a file: the batch skips it and says why', async () => {
     const p = await programme();
     const m = await p.member({ payout_email: 'jo.pay@example.com' });
     const payoutId = await p.earn(m, 2500);
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.member(p.accountId, m.id), UpdateExpression: 'SET payout_email = :e', ExpressionAttributeValues: { ':e': HOSTILE } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.member(p.accountId, m.id),
+        UpdateExpression: 'SET payout_email = :e',
+        ExpressionAttributeValues: { ':e': HOSTILE },
+      }),
+    );
     const batch = await api('POST', '/v1/payout-batches/', { key: p.key, body: { format: 'paypal', currency: 'USD' } });
     expect(batch.status).toBe(409);
     expect(batch.body.detail).toContain(`${payoutId}: the member's payout email is not a valid mailbox`);
@@ -87,10 +112,17 @@ describe('issue 23 #33: the maximum per payout', () => {
     // The report's 33.3-billion-dollar payout.
     const payoutId = await p.earn(m, 3_330_000_000_000);
     const held = await api('GET', `/v1/payouts/${payoutId}/`, { key: p.key });
-    expect(held.body).toMatchObject({ status: 'open', amount: '33300000000.00', failure_reason: expect.stringContaining('Held for review: above the maximum of 1,000,000 USD per payout') });
+    expect(held.body).toMatchObject({
+      status: 'open',
+      amount: '33300000000.00',
+      failure_reason: expect.stringContaining('Held for review: above the maximum of 1,000,000 USD per payout'),
+    });
     const all = await api('POST', '/v1/payout-batches/', { key: p.key, body: { format: 'wise', currency: 'USD' } });
     expect(all.status).toBe(409);
-    const named = await api('POST', '/v1/payout-batches/', { key: p.key, body: { format: 'wise', currency: 'USD', payout_ids: [payoutId] } });
+    const named = await api('POST', '/v1/payout-batches/', {
+      key: p.key,
+      body: { format: 'wise', currency: 'USD', payout_ids: [payoutId] },
+    });
     expect(named.status).toBe(409);
     expect((await api('GET', '/v1/payouts/summary/', { key: p.key })).body).toMatchObject({ due: {}, open: { USD: '33300000000.00' } });
     // Exactly the maximum is payable.
@@ -100,7 +132,11 @@ describe('issue 23 #33: the maximum per payout', () => {
     // Voiding the bogus reward releases the hold.
     const rewardId = toPayout(await getItem(keys.payout(p.accountId, payoutId)))!.reward_ids[0]!;
     expect((await api('POST', `/v1/rewards/${rewardId}/void/`, { key: p.key, body: { reason: 'fraud' } })).status).toBe(200);
-    expect((await api('GET', `/v1/payouts/${payoutId}/`, { key: p.key })).body).toMatchObject({ status: 'open', amount: '0.00', failure_reason: null });
+    expect((await api('GET', `/v1/payouts/${payoutId}/`, { key: p.key })).body).toMatchObject({
+      status: 'open',
+      amount: '0.00',
+      failure_reason: null,
+    });
     const batch = await api('POST', '/v1/payout-batches/', { key: p.key, body: { format: 'wise', currency: 'USD' } });
     expect(batch.status).toBe(201);
     expect(batch.body).toMatchObject({ payout_ids: [atMax], amount: '1000000.00' });
@@ -113,15 +149,32 @@ describe('issue 23 #33: the maximum per payout', () => {
     const fine = await p.member({ payout_email: 'fine@pay.example.com' });
     const finePayout = await p.earn(fine, 1000);
     // As an amount written before the bound existed would be (the payout's item only: what a batch reads).
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.payout(p.accountId, payoutId), UpdateExpression: 'SET amount = :a', ExpressionAttributeValues: { ':a': max + 1 } }));
-    const named = await api('POST', '/v1/payout-batches/', { key: p.key, body: { format: 'paypal', currency: 'USD', payout_ids: [payoutId] } });
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.payout(p.accountId, payoutId),
+        UpdateExpression: 'SET amount = :a',
+        ExpressionAttributeValues: { ':a': max + 1 },
+      }),
+    );
+    const named = await api('POST', '/v1/payout-batches/', {
+      key: p.key,
+      body: { format: 'paypal', currency: 'USD', payout_ids: [payoutId] },
+    });
     expect(named.status).toBe(409);
     expect(named.body.detail).toContain('above the maximum');
     const batch = await api('POST', '/v1/payout-batches/', { key: p.key, body: { format: 'paypal', currency: 'USD' } });
     expect(batch.status).toBe(201);
     expect(batch.body.payout_ids).toEqual([finePayout]);
     // A batch that took one before the rule: its file answers 409, not a file with it.
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.payout(p.accountId, finePayout), UpdateExpression: 'SET amount = :a', ExpressionAttributeValues: { ':a': 3_330_000_000_000 } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.payout(p.accountId, finePayout),
+        UpdateExpression: 'SET amount = :a',
+        ExpressionAttributeValues: { ':a': 3_330_000_000_000 },
+      }),
+    );
     const file = await api('GET', `/v1/payout-batches/${batch.body.id}/file`, { key: p.key });
     expect(file.status).toBe(409);
     expect(file.body.detail).toMatch(/above the maximum of 1000000\.00 USD per payout/);

@@ -31,25 +31,62 @@ interface World {
   currency: string;
 }
 
-const call = (w: { key: string }, method: string, path: string, body?: unknown) => api(method, path, { key: w.key, ...(body === undefined ? {} : { body }) });
+const call = (w: { key: string }, method: string, path: string, body?: unknown) =>
+  api(method, path, { key: w.key, ...(body === undefined ? {} : { body }) });
 
 /** A converted referral in `currency` whose subscription has paid `amounts` (cents), a percentage commission approved at once. */
 async function world(currency: string, amounts: number[], percent = '3.33'): Promise<World> {
   const { accountId, apiKey: key } = await newAccount('unlimited');
   const w = { key };
-  const campaign = await call(w, 'POST', '/v1/campaigns/', { name: `cur-${currency}`, allows_commission: true, commission_type: 'percentage', commission_percent: percent, commission_currency: currency, hold_days: 0 });
+  const campaign = await call(w, 'POST', '/v1/campaigns/', {
+    name: `cur-${currency}`,
+    allows_commission: true,
+    commission_type: 'percentage',
+    commission_percent: percent,
+    commission_currency: currency,
+    hold_days: 0,
+  });
   expect(campaign.status).toBe(201);
-  const member = await call(w, 'POST', '/v1/members/', { identifier: 'mia', email: 'mia@example.com', first_name: 'Mia', last_name: 'Ito', campaign: { id: campaign.body.id }, payout_email: 'pay-mia@example.com' });
+  const member = await call(w, 'POST', '/v1/members/', {
+    identifier: 'mia',
+    email: 'mia@example.com',
+    first_name: 'Mia',
+    last_name: 'Ito',
+    campaign: { id: campaign.body.id },
+    payout_email: 'pay-mia@example.com',
+  });
   expect(member.status).toBe(201);
   const referral = await call(w, 'POST', '/v1/referrals/', { user_identifier: 'buyer', member_code: member.body.code });
   const subscriptionId = ++subscriptionSeq;
   const price = (amounts[0] ?? 0) / 100;
-  const plan = { id: 78, name: 'Pro', amount: price.toFixed(2), currency, interval: 'month', frequency: 1, descriptor: `${price} ${currency} / month` };
-  await saveSubscription(accountId, { id: subscriptionId, unit_price: price.toFixed(2), currency, status: 'active', email: `payer-${subscriptionId}@example.com`, next_bill_date: '2030-02-01', last_bill_date: '2030-01-01', plan });
+  const plan = {
+    id: 78,
+    name: 'Pro',
+    amount: price.toFixed(2),
+    currency,
+    interval: 'month',
+    frequency: 1,
+    descriptor: `${price} ${currency} / month`,
+  };
+  await saveSubscription(accountId, {
+    id: subscriptionId,
+    unit_price: price.toFixed(2),
+    currency,
+    status: 'active',
+    email: `payer-${subscriptionId}@example.com`,
+    next_bill_date: '2030-02-01',
+    last_bill_date: '2030-01-01',
+    plan,
+  });
   const now = Math.floor(Date.now() / 1000);
   for (const [i, amount] of amounts.entries()) {
     const id = subscriptionId * 100 + i;
-    await applyProviderUpdate(accountId, { subscriptionId, asOfMs: Date.now(), fields: {}, payment: { id, subscription_id: subscriptionId, order_id: `o-${id}`, amount, currency, paid_at: now - 3600 + i * 60, status: 'paid' } });
+    await applyProviderUpdate(accountId, {
+      subscriptionId,
+      asOfMs: Date.now(),
+      fields: {},
+      payment: { id, subscription_id: subscriptionId, order_id: `o-${id}`, amount, currency, paid_at: now - 3600 + i * 60, status: 'paid' },
+    });
   }
   const converted = await call(w, 'POST', `/v1/referrals/${referral.body.id}/conversion/`, { subscription_id: subscriptionId });
   expect(converted.status).toBe(200);
@@ -65,8 +102,27 @@ async function refund(w: World, index: number, amount: number, paymentAmount: nu
     asOfMs: Date.now(),
     fields: {},
     alertId: `refund-${paymentId}`,
-    payment: { id: paymentId, subscription_id: w.subscriptionId, order_id: `o-${paymentId}`, amount: paymentAmount, currency: w.currency, paid_at: now - 3600 + index * 60, status: 'refunded', refund_amount: amount, refund_type: 'partial' },
-    extraItems: [refundItem(w.accountId, w.subscriptionId, { id: `refund-${paymentId}`, payment_id: paymentId, amount, refunded_at: now, currency: w.currency, refund_type: 'partial' })],
+    payment: {
+      id: paymentId,
+      subscription_id: w.subscriptionId,
+      order_id: `o-${paymentId}`,
+      amount: paymentAmount,
+      currency: w.currency,
+      paid_at: now - 3600 + index * 60,
+      status: 'refunded',
+      refund_amount: amount,
+      refund_type: 'partial',
+    },
+    extraItems: [
+      refundItem(w.accountId, w.subscriptionId, {
+        id: `refund-${paymentId}`,
+        payment_id: paymentId,
+        amount,
+        refunded_at: now,
+        currency: w.currency,
+        refund_type: 'partial',
+      }),
+    ],
   });
   await evaluateReferral(w.accountId, w.referralId);
 }
@@ -87,8 +143,16 @@ describe.each([
   it(`3.33% of each payment is ${one} ${currency}; three make a payout of ${three}; the PayPal and Wise files ask for ${file.paypal}`, async () => {
     const w = await world(currency, [amount, amount, amount]);
     const referral = (await call(w, 'GET', `/v1/referrals/${w.referralId}/`)).body;
-    expect(referral.rewards.map((r: { amount: string; status: string }) => [r.amount, r.status])).toEqual([[one, 'approved'], [one, 'approved'], [one, 'approved']]);
-    expect((await call(w, 'GET', `/v1/members/${w.memberId}/`)).body.stats).toMatchObject({ commission_earned: three, commission_approved: three, currency: expect.any(String) });
+    expect(referral.rewards.map((r: { amount: string; status: string }) => [r.amount, r.status])).toEqual([
+      [one, 'approved'],
+      [one, 'approved'],
+      [one, 'approved'],
+    ]);
+    expect((await call(w, 'GET', `/v1/members/${w.memberId}/`)).body.stats).toMatchObject({
+      commission_earned: three,
+      commission_approved: three,
+      currency: expect.any(String),
+    });
     const payouts = (await call(w, 'GET', `/v1/payouts/?member=${w.memberId}`)).body;
     expect(payouts.results[0]).toMatchObject({ amount: three, currency, status: 'due', reward_count: 3 });
     const paypal = await payoutFileOf(w, 'paypal');
@@ -119,11 +183,19 @@ describe('a payment above the sanity limit', () => {
       ['1.00', 'approved'],
     ]);
     const held = referral.rewards[1];
-    expect(held).toMatchObject({ approves_at: null, payout_id: null, note: expect.stringMatching(/^Held for review: payment \d+ of 33,300,000,000 USD is above the sanity limit/) });
+    expect(held).toMatchObject({
+      approves_at: null,
+      payout_id: null,
+      note: expect.stringMatching(/^Held for review: payment \d+ of 33,300,000,000 USD is above the sanity limit/),
+    });
     // Visible in the rewards list with its reason; the payout holds only the two others.
     const listed = (await call(w, 'GET', `/v1/rewards/?member=${w.memberId}&status=pending`)).body;
     expect(listed.results).toEqual([expect.objectContaining({ id: held.id, note: held.note })]);
-    expect((await call(w, 'GET', `/v1/payouts/?member=${w.memberId}`)).body.results[0]).toMatchObject({ amount: '2.00', reward_count: 2, status: 'due' });
+    expect((await call(w, 'GET', `/v1/payouts/?member=${w.memberId}`)).body.results[0]).toMatchObject({
+      amount: '2.00',
+      reward_count: 2,
+      status: 'due',
+    });
     // The payment itself is kept as the provider reported it (nothing is lost).
     const payments = (await call(w, 'GET', `/v1/subscriptions/${w.subscriptionId}/`)).status;
     expect(payments).toBe(200);
@@ -136,18 +208,38 @@ describe('a payment above the sanity limit', () => {
   });
 });
 
-describe('a campaign\'s fixed amounts (400)', () => {
+describe("a campaign's fixed amounts (400)", () => {
   it('JPY with decimals, or above the payout maximum, is refused with the field named; on PATCH against the merged campaign too', async () => {
     const { apiKey: key } = await newAccount('unlimited');
     const w = { key };
-    const jpy = await call(w, 'POST', '/v1/campaigns/', { name: 'jpy-decimals', allows_commission: true, commission_amount: '39.96', commission_currency: 'JPY' });
+    const jpy = await call(w, 'POST', '/v1/campaigns/', {
+      name: 'jpy-decimals',
+      allows_commission: true,
+      commission_amount: '39.96',
+      commission_currency: 'JPY',
+    });
     expect(jpy).toMatchObject({ status: 400, body: { commission_amount: ['JPY has no decimals: use a whole amount such as "40".'] } });
-    const huge = await call(w, 'POST', '/v1/campaigns/', { name: 'huge', allows_commission: true, commission_amount: '99999999.99', commission_currency: 'USD' });
-    expect(huge).toMatchObject({ status: 400, body: { commission_amount: ['Ensure this value is less than or equal to 1000000.00 (the most one payout in USD may carry).'] } });
-    const ok = await call(w, 'POST', '/v1/campaigns/', { name: 'fine', allows_commission: true, commission_amount: '39.96', commission_currency: 'USD' });
+    const huge = await call(w, 'POST', '/v1/campaigns/', {
+      name: 'huge',
+      allows_commission: true,
+      commission_amount: '99999999.99',
+      commission_currency: 'USD',
+    });
+    expect(huge).toMatchObject({
+      status: 400,
+      body: { commission_amount: ['Ensure this value is less than or equal to 1000000.00 (the most one payout in USD may carry).'] },
+    });
+    const ok = await call(w, 'POST', '/v1/campaigns/', {
+      name: 'fine',
+      allows_commission: true,
+      commission_amount: '39.96',
+      commission_currency: 'USD',
+    });
     expect(ok.status).toBe(201);
     const patched = await call(w, 'PATCH', `/v1/campaigns/${ok.body.id}/`, { commission_currency: 'JPY' });
     expect(patched).toMatchObject({ status: 400, body: { commission_amount: ['JPY has no decimals: use a whole amount such as "40".'] } });
-    expect((await call(w, 'PATCH', `/v1/campaigns/${ok.body.id}/`, { commission_currency: 'JPY', commission_amount: '40' })).status).toBe(200);
+    expect((await call(w, 'PATCH', `/v1/campaigns/${ok.body.id}/`, { commission_currency: 'JPY', commission_amount: '40' })).status).toBe(
+      200,
+    );
   });
 });

@@ -39,7 +39,13 @@ afterAll(async () => {
 });
 
 /** The client's retry loop: until the answer is neither a 503 nor a lost connection (at most 40 tries). */
-async function until(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, done = (r: ApiResponse) => r.status < 500): Promise<ApiResponse> {
+async function until(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  done = (r: ApiResponse) => r.status < 500,
+): Promise<ApiResponse> {
   for (let attempt = 1; ; attempt++) {
     const res = await api(method, path, { key, ...(body === undefined ? {} : { body }), headers });
     statuses.push(res.status);
@@ -49,7 +55,14 @@ async function until(method: string, path: string, body?: unknown, headers: Reco
 }
 
 async function all(pk: string): Promise<Record<string, unknown>[]> {
-  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }));
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      ConsistentRead: true,
+    }),
+  );
   return out.Items ?? [];
 }
 
@@ -58,21 +71,42 @@ it('approvals, a batch and mark-paid, retried under faults, pay every reward exa
   const { account, apiKey } = await createAccount({ name: 'money-faults', plan: 'unlimited' });
   accountId = account.accountId;
   key = apiKey;
-  const campaign = (await api('POST', '/v1/campaigns/', { key, body: { name: 'faults', allows_commission: true, commission_amount: '3.00', approval: 'manual' } })).body;
-  const member = (await api('POST', '/v1/members/', { key, body: { identifier: 'payee', email: 'payee@example.com', campaign: { id: campaign.id }, payout_email: 'payee@pay.example.com' } })).body;
+  const campaign = (
+    await api('POST', '/v1/campaigns/', {
+      key,
+      body: { name: 'faults', allows_commission: true, commission_amount: '3.00', approval: 'manual' },
+    })
+  ).body;
+  const member = (
+    await api('POST', '/v1/members/', {
+      key,
+      body: { identifier: 'payee', email: 'payee@example.com', campaign: { id: campaign.id }, payout_email: 'payee@pay.example.com' },
+    })
+  ).body;
   const rewardIds: string[] = [];
   for (let i = 0; i < REWARDS; i++) {
     const ref = (await api('POST', '/v1/referrals/', { key, body: { user_identifier: `u${i}`, member_code: member.code } })).body;
     const stored = toReferral(await getItem(keys.referral(accountId, ref.id)))!;
-    rewardIds.push((await recordRewards(accountId, stored, [{ payment_id: i + 1, type: 'commission', amount: 300, currency: 'USD' }], false, true)).rewards[0]!.id);
+    rewardIds.push(
+      (await recordRewards(accountId, stored, [{ payment_id: i + 1, type: 'commission', amount: 300, currency: 'USD' }], false, true))
+        .rewards[0]!.id,
+    );
   }
 
   // Faults on: every write retried by the client until it answers.
   proxy.setFaultRate(0.3);
   for (const id of rewardIds) expect((await until('POST', `/v1/rewards/${id}/approve/`)).status).toBe(200);
-  const batch = await until('POST', '/v1/payout-batches/', { format: 'wise', currency: 'USD' }, { 'Idempotency-Key': 'faults-batch' }, (r) => r.status === 201 || (r.status < 500 && r.status !== 409));
+  const batch = await until(
+    'POST',
+    '/v1/payout-batches/',
+    { format: 'wise', currency: 'USD' },
+    { 'Idempotency-Key': 'faults-batch' },
+    (r) => r.status === 201 || (r.status < 500 && r.status !== 409),
+  );
   expect(batch.status).toBe(201);
-  expect((await until('POST', `/v1/payout-batches/${batch.body.id}/mark-paid/`, { reference: 'WISE-F' }, {}, (r) => r.status === 200)).status).toBe(200);
+  expect(
+    (await until('POST', `/v1/payout-batches/${batch.body.id}/mark-paid/`, { reference: 'WISE-F' }, {}, (r) => r.status === 200)).status,
+  ).toBe(200);
   const faults = proxy.stats();
   proxy.setFaultRate(0);
 
@@ -88,7 +122,16 @@ it('approvals, a batch and mark-paid, retried under faults, pay every reward exa
   expect(new Set(rewards.map((r) => r.payout_id))).toEqual(new Set([paid[0]!.id]));
   expect(payouts.filter((p) => p.status !== 'paid').every((p) => p.reward_ids.length === 0 && p.amount === 0)).toBe(true);
   const stats = (await api('GET', `/v1/members/${member.id}/`, { key })).body.stats;
-  expect(stats).toMatchObject({ commission_earned: '30.00', commission_pending: '0.00', commission_approved: '0.00', commission_paid: '30.00' });
+  expect(stats).toMatchObject({
+    commission_earned: '30.00',
+    commission_pending: '0.00',
+    commission_approved: '0.00',
+    commission_paid: '30.00',
+  });
   expect((await api('GET', '/v1/payouts/summary/', { key })).body).toEqual({ due: {}, open: {}, processing: {}, paid: { USD: '30.00' } });
-  expect((await api('GET', `/v1/payout-batches/${batch.body.id}/`, { key })).body).toMatchObject({ status: 'paid', payout_ids: [paid[0]!.id], amount: '30.00' });
+  expect((await api('GET', `/v1/payout-batches/${batch.body.id}/`, { key })).body).toMatchObject({
+    status: 'paid',
+    payout_ids: [paid[0]!.id],
+    amount: '30.00',
+  });
 }, 120_000);

@@ -36,7 +36,10 @@ type Op =
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('earn' as const), cents: fc.integer({ min: 1, max: 5_000 }) }), weight: 4 },
-  { arbitrary: fc.record({ kind: fc.constant('refund' as const), pick: fc.nat(), part: fc.constantFrom('full' as const, 'half' as const) }), weight: 2 },
+  {
+    arbitrary: fc.record({ kind: fc.constant('refund' as const), pick: fc.nat(), part: fc.constantFrom('full' as const, 'half' as const) }),
+    weight: 2,
+  },
   { arbitrary: fc.record({ kind: fc.constant('approve' as const), pick: fc.nat() }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant('void' as const), pick: fc.nat() }), weight: 1 },
   { arbitrary: fc.constant({ kind: 'batch' as const }), weight: 2 },
@@ -49,7 +52,15 @@ async function all(pk: string): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }));
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ConsistentRead: true,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
     out.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
@@ -65,14 +76,35 @@ it('paid rewards equal paid payouts, no reward is in two payouts, and stats and 
     fc.asyncProperty(fc.array(op, { minLength: 3, maxLength: 14 }), fc.boolean(), async (ops, manual) => {
       runs++;
       const { accountId, apiKey } = await newAccount('unlimited');
-      const call = (method: string, path: string, body?: unknown) => api(method, path, { key: apiKey, ...(body === undefined ? {} : { body }) });
-      const campaign = (await call('POST', '/v1/campaigns/', { name: 'prop', allows_commission: true, commission_amount: '1.00', hold_days: 0, approval: manual ? 'manual' : 'auto', min_payout: '5.00' })).body;
-      const member = (await call('POST', '/v1/members/', { identifier: 'payee', email: 'payee@example.com', campaign: { id: campaign.id }, payout_email: 'payee@pay.example.com' })).body;
+      const call = (method: string, path: string, body?: unknown) =>
+        api(method, path, { key: apiKey, ...(body === undefined ? {} : { body }) });
+      const campaign = (
+        await call('POST', '/v1/campaigns/', {
+          name: 'prop',
+          allows_commission: true,
+          commission_amount: '1.00',
+          hold_days: 0,
+          approval: manual ? 'manual' : 'auto',
+          min_payout: '5.00',
+        })
+      ).body;
+      const member = (
+        await call('POST', '/v1/members/', {
+          identifier: 'payee',
+          email: 'payee@example.com',
+          campaign: { id: campaign.id },
+          payout_email: 'payee@pay.example.com',
+        })
+      ).body;
       const referrals: string[] = [];
       let payment = 0;
       let refundSerial = 0;
-      const rewardIds = async () => (await all(keys.rewardCollection(accountId))).map((i) => toLedgerReward(i)).filter((r): r is LedgerReward => r !== null && r.reverses === undefined);
-      const payouts = async () => (await all(keys.payoutCollection(accountId))).map((i) => toPayout(i)).filter((p): p is Payout => p !== null);
+      const rewardIds = async () =>
+        (await all(keys.rewardCollection(accountId)))
+          .map((i) => toLedgerReward(i))
+          .filter((r): r is LedgerReward => r !== null && r.reverses === undefined);
+      const payouts = async () =>
+        (await all(keys.payoutCollection(accountId))).map((i) => toPayout(i)).filter((p): p is Payout => p !== null);
       const pick = <T>(list: T[], n: number): T | undefined => (list.length ? list[n % list.length] : undefined);
 
       for (const o of ops) {
@@ -81,7 +113,13 @@ it('paid rewards equal paid payouts, no reward is in two payouts, and stats and 
             const ref = (await call('POST', '/v1/referrals/', { user_identifier: `u${referrals.length}`, member_code: member.code })).body;
             referrals.push(ref.id);
             const stored = toReferral(await getItem(keys.referral(accountId, ref.id)))!;
-            const recorded = await recordRewards(accountId, stored, [{ payment_id: ++payment, type: 'commission', amount: o.cents, currency: 'USD' }], false, true);
+            const recorded = await recordRewards(
+              accountId,
+              stored,
+              [{ payment_id: ++payment, type: 'commission', amount: o.cents, currency: 'USD' }],
+              false,
+              true,
+            );
             // What the worker does next with a hold of 0 days (auto approval).
             if (!manual) await approveReward(accountId, recorded.rewards[0]!.id, { schedule: true });
           } else if (o.kind === 'refund') {
@@ -93,7 +131,21 @@ it('paid rewards equal paid payouts, no reward is in two payouts, and stats and 
             const left = target.amount - taken;
             if (left <= 0) continue;
             const amount = o.part === 'full' ? left : Math.max(1, Math.floor(left / 2));
-            await recordClawbacks(accountId, referral, [{ type: 'commission', amount: -amount, currency: 'USD', payment_id: target.payment_id, reverses: target.id, refund_id: `rf${++refundSerial}` }], true);
+            await recordClawbacks(
+              accountId,
+              referral,
+              [
+                {
+                  type: 'commission',
+                  amount: -amount,
+                  currency: 'USD',
+                  payment_id: target.payment_id,
+                  reverses: target.id,
+                  refund_id: `rf${++refundSerial}`,
+                },
+              ],
+              true,
+            );
           } else if (o.kind === 'approve') {
             const target = pick(await rewardIds(), o.pick);
             if (target) await approveReward(accountId, target.id);
@@ -104,10 +156,16 @@ it('paid rewards equal paid payouts, no reward is in two payouts, and stats and 
             const batch = await createBatch(accountId, { format: 'csv', currency: 'USD' });
             if (batch.payout_ids.length > 0 && o.kind === 'batch' && payment % 2 === 0) await markBatchPaid(accountId, batch.id, {});
           } else if (o.kind === 'paid') {
-            const target = pick((await payouts()).filter((p) => p.status === 'processing' || p.status === 'due'), o.pick);
+            const target = pick(
+              (await payouts()).filter((p) => p.status === 'processing' || p.status === 'due'),
+              o.pick,
+            );
             if (target) await markPayoutPaid(accountId, target.id, {});
           } else if (o.kind === 'failed') {
-            const target = pick((await payouts()).filter((p) => p.status === 'processing'), o.pick);
+            const target = pick(
+              (await payouts()).filter((p) => p.status === 'processing'),
+              o.pick,
+            );
             if (target) await markPayoutFailed(accountId, target.id, 'bounced');
           } else if (o.kind === 'delete') {
             const id = pick(referrals, o.pick);
@@ -119,7 +177,9 @@ it('paid rewards equal paid payouts, no reward is in two payouts, and stats and 
       }
 
       // ---- invariants ----
-      const rewards = (await all(keys.rewardCollection(accountId))).map((i) => toLedgerReward(i)).filter((r): r is LedgerReward => r !== null);
+      const rewards = (await all(keys.rewardCollection(accountId)))
+        .map((i) => toLedgerReward(i))
+        .filter((r): r is LedgerReward => r !== null);
       const pays = await payouts();
       const sum = (list: { amount: number }[]) => list.reduce((a, r) => a + r.amount, 0);
       // 1. Paid rewards add up to paid payouts.
@@ -151,11 +211,19 @@ it('paid rewards equal paid payouts, no reward is in two payouts, and stats and 
         pending: cents(stats.commission_pending),
         approved: cents(stats.commission_approved),
         paid: cents(stats.commission_paid),
-      }).toEqual({ earned: sum(rewards.filter((r) => r.status !== 'voided')), pending: by('pending'), approved: by('approved'), paid: by('paid') });
+      }).toEqual({
+        earned: sum(rewards.filter((r) => r.status !== 'voided')),
+        pending: by('pending'),
+        approved: by('approved'),
+        paid: by('paid'),
+      });
       const today = new Date().toISOString().slice(0, 10);
       const days = [...(await readDays(accountId, 'T', '2000-01-01', today)).values()];
       const bucket = (attr: string) => days.reduce((a, d) => a + (d[attr] ?? 0), 0);
-      expect({ earned: bucket('commission_earned_USD'), paid: bucket('commission_paid_USD') }).toEqual({ earned: sum(rewards.filter((r) => r.status !== 'voided')), paid: by('paid') });
+      expect({ earned: bucket('commission_earned_USD'), paid: bucket('commission_paid_USD') }).toEqual({
+        earned: sum(rewards.filter((r) => r.status !== 'voided')),
+        paid: by('paid'),
+      });
     }),
     { numRuns: 20 },
   );

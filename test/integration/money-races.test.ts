@@ -35,24 +35,47 @@ interface World {
 
 async function world(): Promise<World> {
   const { accountId, apiKey: key } = await newAccount('unlimited');
-  const campaign = await api('POST', '/v1/campaigns/', { key, body: { name: `races-${++serial}`, allows_commission: true, commission_amount: '1.00', approval: 'manual' } });
+  const campaign = await api('POST', '/v1/campaigns/', {
+    key,
+    body: { name: `races-${++serial}`, allows_commission: true, commission_amount: '1.00', approval: 'manual' },
+  });
   expect(campaign.status).toBe(201);
-  const member = await api('POST', '/v1/members/', { key, body: { identifier: `payee-${serial}`, email: `payee-${serial}@example.com`, campaign: { id: campaign.body.id }, payout_email: `payee-${serial}@pay.example.com` } });
+  const member = await api('POST', '/v1/members/', {
+    key,
+    body: {
+      identifier: `payee-${serial}`,
+      email: `payee-${serial}@example.com`,
+      campaign: { id: campaign.body.id },
+      payout_email: `payee-${serial}@pay.example.com`,
+    },
+  });
   expect(member.status).toBe(201);
   return { accountId, key, memberId: member.body.id, campaignId: campaign.body.id };
 }
 
 /** `count` commissions of 1.00 recorded on referrals of the member (10 each) and approved: their ids. */
-async function commissions(w: World, count: number, opts: { approve?: boolean } = {}): Promise<{ rewardIds: string[]; referralIds: string[] }> {
+async function commissions(
+  w: World,
+  count: number,
+  opts: { approve?: boolean } = {},
+): Promise<{ rewardIds: string[]; referralIds: string[] }> {
   const rewardIds: string[] = [];
   const referralIds: string[] = [];
   const code = (await api('GET', `/v1/members/${w.memberId}/`, { key: w.key })).body.code as string;
   for (let made = 0; made < count; made += 10) {
     const ref = await api('POST', '/v1/referrals/', { key: w.key, body: { user_identifier: `u-${++serial}`, member_code: code } });
-    expect({ status: ref.status, body: ref.status < 300 ? null : ref.body }).toEqual({ status: ref.status < 300 ? ref.status : 201, body: null });
+    expect({ status: ref.status, body: ref.status < 300 ? null : ref.body }).toEqual({
+      status: ref.status < 300 ? ref.status : 201,
+      body: null,
+    });
     referralIds.push(ref.body.id);
     const stored = toReferral(await getItem(keys.referral(w.accountId, ref.body.id)))!;
-    const planned = Array.from({ length: Math.min(10, count - made) }, (_, i) => ({ payment_id: serial * 1000 + i + 1, type: 'commission' as const, amount: AMOUNT, currency: 'USD' }));
+    const planned = Array.from({ length: Math.min(10, count - made) }, (_, i) => ({
+      payment_id: serial * 1000 + i + 1,
+      type: 'commission' as const,
+      amount: AMOUNT,
+      currency: 'USD',
+    }));
     const after = await recordRewards(w.accountId, stored, planned, false, true);
     rewardIds.push(...after.rewards.map((r) => r.id));
   }
@@ -64,7 +87,15 @@ async function all(pk: string): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }));
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
     items.push(...(out.Items ?? []));
     start = out.LastEvaluatedKey;
   } while (start);
@@ -79,17 +110,24 @@ const money = (cents: number) => (cents / 100).toFixed(2);
  * is paid is the same everywhere.
  */
 async function expectMoneyAgrees(w: World): Promise<{ rewards: LedgerReward[]; payouts: Payout[] }> {
-  const rewards = (await all(keys.rewardCollection(w.accountId))).map((i) => toLedgerReward(i)).filter((r): r is LedgerReward => r !== null);
+  const rewards = (await all(keys.rewardCollection(w.accountId)))
+    .map((i) => toLedgerReward(i))
+    .filter((r): r is LedgerReward => r !== null);
   const payouts = (await all(keys.payoutCollection(w.accountId))).map((i) => toPayout(i)).filter((p): p is Payout => p !== null);
   const live = payouts.filter((p) => p.status !== 'failed' && p.status !== 'canceled');
   const holders = new Map<string, string[]>();
   for (const p of live) for (const id of p.reward_ids) holders.set(id, [...(holders.get(id) ?? []), p.id]);
   // No reward in two payouts, and each listed where its own item says.
   expect([...holders].filter(([, ps]) => ps.length > 1)).toEqual([]);
-  for (const r of rewards.filter((x) => x.status === 'approved' || x.status === 'paid')) expect({ reward: r.id, in: holders.get(r.id) ?? [] }).toEqual({ reward: r.id, in: [r.payout_id] });
+  for (const r of rewards.filter((x) => x.status === 'approved' || x.status === 'paid'))
+    expect({ reward: r.id, in: holders.get(r.id) ?? [] }).toEqual({ reward: r.id, in: [r.payout_id] });
   for (const p of live) {
     const listed = rewards.filter((r) => p.reward_ids.includes(r.id));
-    expect({ payout: p.id, amount: p.amount, rewards: listed.length }).toEqual({ payout: p.id, amount: listed.reduce((a, r) => a + r.amount, 0), rewards: p.reward_ids.length });
+    expect({ payout: p.id, amount: p.amount, rewards: listed.length }).toEqual({
+      payout: p.id,
+      amount: listed.reduce((a, r) => a + r.amount, 0),
+      rewards: p.reward_ids.length,
+    });
     if (p.status === 'paid') expect(listed.filter((r) => r.status !== 'paid').map((r) => r.id)).toEqual([]);
   }
   const paidLedger = rewards.filter((r) => r.status === 'paid').reduce((a, r) => a + r.amount, 0);
@@ -106,7 +144,8 @@ async function expectMoneyAgrees(w: World): Promise<{ rewards: LedgerReward[]; p
 }
 
 /** A string attribute as the client sees it: marshalled ({S}) or not yet. */
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof (v as { S?: unknown } | undefined)?.S === 'string' ? (v as { S: string }).S : undefined);
+const str = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : typeof (v as { S?: unknown } | undefined)?.S === 'string' ? (v as { S: string }).S : undefined;
 
 /**
  * Holds back, once each, the first transaction that pays rewards and the first that writes a payout
@@ -118,7 +157,7 @@ function forceInterleaving(client: DynamoDBClient, ms: number): () => void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
       if (/^TransactWrite/.test(String(context.commandName))) {
-        const items = ((args.input as { TransactItems?: Record<string, any>[] }).TransactItems ?? []);
+        const items = (args.input as { TransactItems?: Record<string, any>[] }).TransactItems ?? [];
         const paysRewards = items.some((i) => str(i.Update?.ExpressionAttributeValues?.[':status']) === 'paid');
         const failsPayout = items.some((i) => str(i.Put?.Item?.type) === 'Payout' && str(i.Put.Item.status) === 'failed');
         if (paysRewards && !held.paid) {
@@ -140,44 +179,53 @@ describe('issue 23 #23: mark-paid racing mark-failed on a payout of more than 20
   const cases: [number, 'payout' | 'batch', boolean][] = [];
   // Natural timing and the batch's mark-paid on the smallest payout only: seeding 200 approvals takes a while,
   // and the batch path claims the payout through the same code as the payout's own mark-paid.
-  for (const size of [21, 50, 200]) for (const via of size === 21 ? (['payout', 'batch'] as const) : (['payout'] as const)) for (const forced of size === 21 ? [true, false] : [true]) cases.push([size, via, forced]);
+  for (const size of [21, 50, 200])
+    for (const via of size === 21 ? (['payout', 'batch'] as const) : (['payout'] as const))
+      for (const forced of size === 21 ? [true, false] : [true]) cases.push([size, via, forced]);
 
-  it.each(cases)('%i rewards, mark-paid of the %s vs mark-failed (interleaving forced: %s): one outcome, paid once', async (size, via, forced) => {
-    const w = await world();
-    const { rewardIds } = await commissions(w, size);
-    const payoutId = (await getItem(keys.reward(w.accountId, rewardIds[0]!)))!.payout_id as string;
-    const batch = await createBatch(w.accountId, { format: 'paypal', currency: 'USD', payout_ids: [payoutId] });
-    const release = forced ? forceInterleaving(rawClient(), 300) : () => undefined;
-    let answers: [ApiResponse, ApiResponse];
-    try {
-      answers = await Promise.all([
-        via === 'payout'
-          ? api('POST', `/v1/payouts/${payoutId}/mark-paid/`, { key: w.key, body: { reference: 'PAY-1' } })
-          : api('POST', `/v1/payout-batches/${batch.id}/mark-paid/`, { key: w.key, body: { reference: 'PAY-1' } }),
-        api('POST', `/v1/payouts/${payoutId}/mark-failed/`, { key: w.key, body: { reason: 'bounced' } }),
-      ]);
-    } finally {
-      release();
-    }
-    const [paid, failed] = answers;
-    expect([paid.status, failed.status].filter((s) => s !== 200 && s !== 409)).toEqual([]);
-    const payout = toPayout(await getItem(keys.payout(w.accountId, payoutId)))!;
-    // Exactly one outcome, and the call that lost says so (a batch's mark-paid skips a failed payout).
-    expect(['paid', 'failed']).toContain(payout.status);
-    if (payout.status === 'paid') expect(failed.status).toBe(409);
-    else if (via === 'payout') expect(paid.status).toBe(409);
+  it.each(cases)(
+    '%i rewards, mark-paid of the %s vs mark-failed (interleaving forced: %s): one outcome, paid once',
+    async (size, via, forced) => {
+      const w = await world();
+      const { rewardIds } = await commissions(w, size);
+      const payoutId = (await getItem(keys.reward(w.accountId, rewardIds[0]!)))!.payout_id as string;
+      const batch = await createBatch(w.accountId, { format: 'paypal', currency: 'USD', payout_ids: [payoutId] });
+      const release = forced ? forceInterleaving(rawClient(), 300) : () => undefined;
+      let answers: [ApiResponse, ApiResponse];
+      try {
+        answers = await Promise.all([
+          via === 'payout'
+            ? api('POST', `/v1/payouts/${payoutId}/mark-paid/`, { key: w.key, body: { reference: 'PAY-1' } })
+            : api('POST', `/v1/payout-batches/${batch.id}/mark-paid/`, { key: w.key, body: { reference: 'PAY-1' } }),
+          api('POST', `/v1/payouts/${payoutId}/mark-failed/`, { key: w.key, body: { reason: 'bounced' } }),
+        ]);
+      } finally {
+        release();
+      }
+      const [paid, failed] = answers;
+      expect([paid.status, failed.status].filter((s) => s !== 200 && s !== 409)).toEqual([]);
+      const payout = toPayout(await getItem(keys.payout(w.accountId, payoutId)))!;
+      // Exactly one outcome, and the call that lost says so (a batch's mark-paid skips a failed payout).
+      expect(['paid', 'failed']).toContain(payout.status);
+      if (payout.status === 'paid') expect(failed.status).toBe(409);
+      else if (via === 'payout') expect(paid.status).toBe(409);
 
-    // Whatever comes next cannot pay anything twice: batch and pay whatever is due now.
-    const next = await api('POST', '/v1/payout-batches/', { key: w.key, body: { format: 'wise', currency: 'USD' } });
-    if (next.status === 201) expect((await api('POST', `/v1/payout-batches/${next.body.id}/mark-paid/`, { key: w.key, body: {} })).status).toBe(200);
-    const { rewards, payouts } = await expectMoneyAgrees(w);
-    expect(rewards).toHaveLength(size);
-    // Every reward paid once, in one payout, for the amount earned.
-    expect(rewards.filter((r) => r.status === 'paid')).toHaveLength(payout.status === 'paid' || next.status === 201 ? size : 0);
-    expect(payouts.filter((p) => p.status === 'paid').reduce((a, p) => a + p.amount, 0)).toBe(payout.status === 'paid' || next.status === 201 ? size * AMOUNT : 0);
-  }, 240_000);
+      // Whatever comes next cannot pay anything twice: batch and pay whatever is due now.
+      const next = await api('POST', '/v1/payout-batches/', { key: w.key, body: { format: 'wise', currency: 'USD' } });
+      if (next.status === 201)
+        expect((await api('POST', `/v1/payout-batches/${next.body.id}/mark-paid/`, { key: w.key, body: {} })).status).toBe(200);
+      const { rewards, payouts } = await expectMoneyAgrees(w);
+      expect(rewards).toHaveLength(size);
+      // Every reward paid once, in one payout, for the amount earned.
+      expect(rewards.filter((r) => r.status === 'paid')).toHaveLength(payout.status === 'paid' || next.status === 201 ? size : 0);
+      expect(payouts.filter((p) => p.status === 'paid').reduce((a, p) => a + p.amount, 0)).toBe(
+        payout.status === 'paid' || next.status === 201 ? size * AMOUNT : 0,
+      );
+    },
+    240_000,
+  );
 
-  it('a mark-paid interrupted after its claim is finished by a retry, with the claim\'s reference; mark-failed meanwhile answers 409', async () => {
+  it("a mark-paid interrupted after its claim is finished by a retry, with the claim's reference; mark-failed meanwhile answers 409", async () => {
     const w = await world();
     const { rewardIds } = await commissions(w, 45);
     const payoutId = (await getItem(keys.reward(w.accountId, rewardIds[0]!)))!.payout_id as string;
@@ -186,9 +234,16 @@ describe('issue 23 #23: mark-paid racing mark-failed on a payout of more than 20
     const name = 'issue23-crash';
     rawClient().middlewareStack.add(
       (next, context) => async (args) => {
-        const items = ((args.input as { TransactItems?: Record<string, any>[] }).TransactItems ?? []);
-        if (/^TransactWrite/.test(String(context.commandName)) && items.some((i) => str(i.Update?.ExpressionAttributeValues?.[':status']) === 'paid')) {
-          throw Object.assign(new Error('simulated crash'), { name: 'InternalServerError', $fault: 'server', $metadata: { httpStatusCode: 500 } });
+        const items = (args.input as { TransactItems?: Record<string, any>[] }).TransactItems ?? [];
+        if (
+          /^TransactWrite/.test(String(context.commandName)) &&
+          items.some((i) => str(i.Update?.ExpressionAttributeValues?.[':status']) === 'paid')
+        ) {
+          throw Object.assign(new Error('simulated crash'), {
+            name: 'InternalServerError',
+            $fault: 'server',
+            $metadata: { httpStatusCode: 500 },
+          });
         }
         return next(args);
       },
@@ -228,9 +283,16 @@ describe('issue 23 #31: a referral delete racing a batch', () => {
   }
 
   /** Whatever the two answered, the delete was all or nothing. */
-  async function expectOneDecision(w: World, deleteStatus: number, doomed: { rewardIds: string[]; referralIds: string[] }, payoutId: string) {
+  async function expectOneDecision(
+    w: World,
+    deleteStatus: number,
+    doomed: { rewardIds: string[]; referralIds: string[] },
+    payoutId: string,
+  ) {
     expect([204, 409]).toContain(deleteStatus);
-    const doomedRewards = (await Promise.all(doomed.rewardIds.map((id) => getItem(keys.reward(w.accountId, id))))).map((i) => toLedgerReward(i));
+    const doomedRewards = (await Promise.all(doomed.rewardIds.map((id) => getItem(keys.reward(w.accountId, id))))).map((i) =>
+      toLedgerReward(i),
+    );
     const referral = await getItem(keys.referral(w.accountId, doomed.referralIds[0]!));
     if (deleteStatus === 409) {
       // Refused: nothing of it changed (before the fix, one commission could be voided already).
@@ -244,15 +306,19 @@ describe('issue 23 #31: a referral delete racing a batch', () => {
     await expectMoneyAgrees(w);
   }
 
-  it('forced: the batch takes the payout right after the delete\'s first void commits; the delete is all or nothing', async () => {
+  it("forced: the batch takes the payout right after the delete's first void commits; the delete is all or nothing", async () => {
     const { w, doomed, payoutId } = await setup();
     const name = 'issue31-batch-after-first-void';
     let batched: Promise<unknown> | null = null;
     rawClient().middlewareStack.add(
       (next, context) => async (args) => {
         const out = await next(args);
-        const items = ((args.input as { TransactItems?: Record<string, any>[] }).TransactItems ?? []);
-        if (!batched && /^TransactWrite/.test(String(context.commandName)) && items.some((i) => str(i.Update?.ExpressionAttributeValues?.[':status']) === 'voided')) {
+        const items = (args.input as { TransactItems?: Record<string, any>[] }).TransactItems ?? [];
+        if (
+          !batched &&
+          /^TransactWrite/.test(String(context.commandName)) &&
+          items.some((i) => str(i.Update?.ExpressionAttributeValues?.[':status']) === 'voided')
+        ) {
           batched = createBatch(w.accountId, { format: 'csv', currency: 'USD' }).catch((err: unknown) => err);
           await batched;
         }
@@ -270,13 +336,17 @@ describe('issue 23 #31: a referral delete racing a batch', () => {
     await expectOneDecision(w, res.status, doomed, payoutId);
   }, 120_000);
 
-  it.each([1, 2, 3, 4, 5, 6])('natural timing, round %i: DELETE and POST /v1/payout-batches/ at once', async () => {
-    const { w, doomed, payoutId } = await setup();
-    const [del, batch] = await Promise.all([
-      api('DELETE', `/v1/referrals/${doomed.referralIds[0]}/`, { key: w.key }),
-      api('POST', '/v1/payout-batches/', { key: w.key, body: { format: 'paypal', currency: 'USD' } }),
-    ]);
-    expect([201, 409]).toContain(batch.status);
-    await expectOneDecision(w, del.status, doomed, payoutId);
-  }, 120_000);
+  it.each([1, 2, 3, 4, 5, 6])(
+    'natural timing, round %i: DELETE and POST /v1/payout-batches/ at once',
+    async () => {
+      const { w, doomed, payoutId } = await setup();
+      const [del, batch] = await Promise.all([
+        api('DELETE', `/v1/referrals/${doomed.referralIds[0]}/`, { key: w.key }),
+        api('POST', '/v1/payout-batches/', { key: w.key, body: { format: 'paypal', currency: 'USD' } }),
+      ]);
+      expect([201, 409]).toContain(batch.status);
+      await expectOneDecision(w, del.status, doomed, payoutId);
+    },
+    120_000,
+  );
 });

@@ -29,11 +29,26 @@ interface Seeded {
 async function seed(size: number): Promise<Seeded> {
   const { accountId, apiKey: key } = await newAccount('unlimited');
   const call = (method: string, path: string, body?: unknown) => api(method, path, { key, ...(body === undefined ? {} : { body }) });
-  const campaign = (await call('POST', '/v1/campaigns/', { name: 'scale', allows_commission: true, commission_amount: '2.00', hold_days: 0 })).body;
-  const member = (await call('POST', '/v1/members/', { identifier: 'hub', email: 'hub@example.com', campaign: { id: campaign.id }, payout_email: 'hub@pay.example.com' })).body;
+  const campaign = (
+    await call('POST', '/v1/campaigns/', { name: 'scale', allows_commission: true, commission_amount: '2.00', hold_days: 0 })
+  ).body;
+  const member = (
+    await call('POST', '/v1/members/', {
+      identifier: 'hub',
+      email: 'hub@example.com',
+      campaign: { id: campaign.id },
+      payout_email: 'hub@pay.example.com',
+    })
+  ).body;
   const ref = (await call('POST', '/v1/referrals/', { user_identifier: 'u0', member_code: member.code })).body;
   const stored = toReferral(await getItem(keys.referral(accountId, ref.id)))!;
-  const recorded = await recordRewards(accountId, stored, [{ payment_id: 1, type: 'commission', amount: 200, currency: 'USD' }], false, true);
+  const recorded = await recordRewards(
+    accountId,
+    stored,
+    [{ payment_id: 1, type: 'commission', amount: 200, currency: 'USD' }],
+    false,
+    true,
+  );
   const approved = await approveReward(accountId, recorded.rewards[0]!.id);
   const rewardItem = (await getItem(keys.reward(accountId, approved.id)))!;
   const payoutItem = (await getItem(keys.payout(accountId, approved.payout_id!)))!;
@@ -42,16 +57,32 @@ async function seed(size: number): Promise<Seeded> {
     const id = newEntityId();
     const payoutId = `po_${newEntityId()}`;
     copies.push({ ...rewardItem, ...keys.reward(accountId, id), id, gsi1sk: id, gsi2sk: id, payout_id: payoutId });
-    copies.push({ ...payoutItem, ...keys.payout(accountId, payoutId), id: payoutId, gsi1sk: payoutId, gsi2sk: payoutId, reward_ids: new Set([id]) });
+    copies.push({
+      ...payoutItem,
+      ...keys.payout(accountId, payoutId),
+      id: payoutId,
+      gsi1sk: payoutId,
+      gsi2sk: payoutId,
+      reward_ids: new Set([id]),
+    });
   }
   for (let i = 0; i < copies.length; i += 25) {
-    await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: copies.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+    await db().send(
+      new BatchWriteCommand({ RequestItems: { [tableName()]: copies.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }),
+    );
   }
   const n = size - 1;
   const names: CounterName[] = [
     // Every reward counter the real reward counts in (each filter and combination, with its status).
-    ...rewardCounterPrefixes({ member_id: member.id, campaign_id: campaign.id, type: 'commission' }).flatMap((p) => [p, `${p}#s#approved`] as CounterName[]),
-    'payouts', 'payouts#s#due', `payouts#m#${member.id}`, `payouts#m#${member.id}#s#due`, 'payouts#c#USD', 'payouts#c#USD#s#due',
+    ...rewardCounterPrefixes({ member_id: member.id, campaign_id: campaign.id, type: 'commission' }).flatMap(
+      (p) => [p, `${p}#s#approved`] as CounterName[],
+    ),
+    'payouts',
+    'payouts#s#due',
+    `payouts#m#${member.id}`,
+    `payouts#m#${member.id}#s#due`,
+    'payouts#c#USD',
+    'payouts#c#USD#s#due',
   ];
   if (n > 0) await transact(names.map((name) => counterUpdate(accountId, name, n)));
   return { accountId, key, memberId: member.id, campaignId: campaign.id };
@@ -100,7 +131,11 @@ const PATHS: [string, (s: Seeded) => string, number | null][] = [
   ['rewards of a campaign', (s) => `/v1/rewards/?campaign=${s.campaignId}&page_size=5`, 1],
   // Combined filters (issue 23 #14): the member's partition or the status's, the rest filtered, the combination's counter.
   ['rewards of a member by type', (s) => `/v1/rewards/?member=${s.memberId}&type=commission&page_size=5`, 1],
-  ['rewards of a campaign by type and status', (s) => `/v1/rewards/?campaign=${s.campaignId}&type=commission&status=approved&page_size=5`, 1],
+  [
+    'rewards of a campaign by type and status',
+    (s) => `/v1/rewards/?campaign=${s.campaignId}&type=commission&status=approved&page_size=5`,
+    1,
+  ],
   ['rewards of a member by type and status', (s) => `/v1/rewards/?member=${s.memberId}&type=commission&status=approved&page_size=5`, 1],
   ['payouts', () => '/v1/payouts/?page_size=5', 1],
   ['due payouts', () => '/v1/payouts/?status=due&page_size=5', 1],
@@ -114,6 +149,10 @@ it.each(PATHS)('%s: the same calls, depth and items with 10 or 3,000 rewards', a
   const [a, b] = [await measure(small, path(small)), await measure(large, path(large))];
   expect([a.status, b.status]).toEqual([200, 200]);
   if (countFactor !== null) expect([a.count, b.count]).toEqual([10, 3_000]);
-  const shape = (m: Measure) => ({ depth: m.depth, calls: m.calls.map((c) => `${c.command}${c.index ? `/${c.index}` : ''}`).sort(), items: itemsRead(m.calls) });
+  const shape = (m: Measure) => ({
+    depth: m.depth,
+    calls: m.calls.map((c) => `${c.command}${c.index ? `/${c.index}` : ''}`).sort(),
+    items: itemsRead(m.calls),
+  });
   expect({ large: shape(b), why: describeCalls(b.calls) }).toEqual({ large: shape(a), why: expect.any(String) });
 });

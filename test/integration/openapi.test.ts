@@ -49,7 +49,13 @@ beforeAll(async () => {
   process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
   queues = await startTestQueues();
   ({ accountId, apiKey: key, publishableKey } = await newAccount('unlimited'));
-  await saveProviderSettings(accountId, { vendorId: 1, authCode: 'unused', publicKey: signed.public_key, vendorsApiUrl: 'http://127.0.0.1:9/api', checkoutApiUrl: 'http://127.0.0.1:9/api' });
+  await saveProviderSettings(accountId, {
+    vendorId: 1,
+    authCode: 'unused',
+    publicKey: signed.public_key,
+    vendorsApiUrl: 'http://127.0.0.1:9/api',
+    checkoutApiUrl: 'http://127.0.0.1:9/api',
+  });
   owner = await loginAs(accountId, 'owner');
   const served = await api('GET', '/v1/openapi.json');
   check = responseValidator(served.body);
@@ -72,7 +78,11 @@ async function must(res: Promise<ApiResponse>, status: number): Promise<any> {
 
 /** Validates one live answer against the document's operation for `route`. */
 function validate(route: Route, res: ApiResponse, label = route.name): void {
-  problems.push(...check(route.method, route.path, res.status, res.status === 204 ? null : res.body ?? res.text, res.headers['content-type']).map((p) => `${label}: ${p}`));
+  problems.push(
+    ...check(route.method, route.path, res.status, res.status === 204 ? null : (res.body ?? res.text), res.headers['content-type']).map(
+      (p) => `${label}: ${p}`,
+    ),
+  );
 }
 
 const routeNamed = (name: string) => routes.find((r) => r.name === name) as Route;
@@ -87,26 +97,58 @@ const subscription = (id = ++subscriptionIds) =>
     email: `s${id}@example.com`,
     next_bill_date: '2031-07-01',
     last_bill_date: null,
-    plan: { id: 9001, name: 'Pro monthly', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' },
+    plan: {
+      id: 9001,
+      name: 'Pro monthly',
+      amount: '10.00',
+      currency: 'USD',
+      interval: 'month',
+      frequency: 1,
+      descriptor: '$10.00 / month',
+    },
   });
 
 async function fixtures() {
-  const campaign = await must(call('POST', '/v1/campaigns/', { body: { name: unique('Campaign'), allows_credit: true, credit_amount: '5.00' } }), 201);
+  const campaign = await must(
+    call('POST', '/v1/campaigns/', { body: { name: unique('Campaign'), allows_credit: true, credit_amount: '5.00' } }),
+    201,
+  );
   const sub = await subscription();
   const name = unique('member');
-  const member = await must(call('POST', '/v1/members/', { body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, subscription: { id: sub.id } } }), 201);
+  const member = await must(
+    call('POST', '/v1/members/', {
+      body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, subscription: { id: sub.id } },
+    }),
+    201,
+  );
   const referral = await must(call('POST', '/v1/referrals/', { body: { user_identifier: unique('user'), member_code: member.code } }), 200);
   return { campaign, member, referral };
 }
 
 /** A commission of 4.00 as the reward worker records it; approved into a due payout, and batched, when asked. */
 async function money(o: { approve?: boolean; batch?: boolean }): Promise<{ rewardId: string; payoutId?: string; batchId?: string }> {
-  const campaign = await must(call('POST', '/v1/campaigns/', { body: { name: unique('Money'), allows_commission: true, commission_amount: '4.00', hold_days: 0 } }), 201);
+  const campaign = await must(
+    call('POST', '/v1/campaigns/', { body: { name: unique('Money'), allows_commission: true, commission_amount: '4.00', hold_days: 0 } }),
+    201,
+  );
   const name = unique('payee');
-  const member = await must(call('POST', '/v1/members/', { body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, payout_email: `${name}@pay.example.com` } }), 201);
+  const member = await must(
+    call('POST', '/v1/members/', {
+      body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, payout_email: `${name}@pay.example.com` },
+    }),
+    201,
+  );
   const referral = await must(call('POST', '/v1/referrals/', { body: { user_identifier: unique('user'), member_code: member.code } }), 200);
   const stored = toReferral(await getItem(keys.referral(accountId, referral.id)))!;
-  const rewardId = (await recordRewards(accountId, stored, [{ payment_id: ++subscriptionIds, type: 'commission', amount: 400, currency: 'USD' }], false, true)).rewards[0]!.id;
+  const rewardId = (
+    await recordRewards(
+      accountId,
+      stored,
+      [{ payment_id: ++subscriptionIds, type: 'commission', amount: 400, currency: 'USD' }],
+      false,
+      true,
+    )
+  ).rewards[0]!.id;
   if (!o.approve) return { rewardId };
   const payoutId = (await approveReward(accountId, rewardId)).payout_id!;
   if (!o.batch) return { rewardId, payoutId };
@@ -123,39 +165,58 @@ const apiKeyRecord = () => must(api('POST', '/v1/api-keys/', asOwner({ body: { n
 /** `Authorization` of a portal session of the member (a link made with the key, opened). */
 async function portalAs(memberId: string): Promise<Record<string, string>> {
   const link = await must(call('POST', `/v1/members/${memberId}/portal-sessions/`, { body: {} }), 201);
-  const opened = await must(api('POST', '/portal/v1/sessions/', { body: { token: new URL(link.url).hash.slice('#token='.length) }, sourceIp: LOGIN_IP }), 201);
+  const opened = await must(
+    api('POST', '/portal/v1/sessions/', { body: { token: new URL(link.url).hash.slice('#token='.length) }, sourceIp: LOGIN_IP }),
+    201,
+  );
   return { authorization: `Bearer ${opened.token}` };
 }
 
 /** One live request per route (its happy path). A route added without one fails the completeness test. */
 const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   ListReferrals: () => call('GET', '/v1/referrals/?page_size=2'),
-  CreateReferral: async () => call('POST', '/v1/referrals/', { body: { user_identifier: unique('user'), member_code: (await fixtures()).member.code } }),
+  CreateReferral: async () =>
+    call('POST', '/v1/referrals/', { body: { user_identifier: unique('user'), member_code: (await fixtures()).member.code } }),
   GetReferral: async () => call('GET', `/v1/referrals/${(await fixtures()).referral.id}/`),
-  ConvertReferral: async () => call('POST', `/referrals/${(await fixtures()).referral.id}/conversion/`, { body: { subscription_id: (await subscription()).id } }),
-  ConvertReferralV1: async () => call('POST', `/v1/referrals/${(await fixtures()).referral.id}/conversion/`, { body: { subscription_id: (await subscription()).id } }),
+  ConvertReferral: async () =>
+    call('POST', `/referrals/${(await fixtures()).referral.id}/conversion/`, { body: { subscription_id: (await subscription()).id } }),
+  ConvertReferralV1: async () =>
+    call('POST', `/v1/referrals/${(await fixtures()).referral.id}/conversion/`, { body: { subscription_id: (await subscription()).id } }),
   DeleteReferral: async () => call('DELETE', `/v1/referrals/${(await fixtures()).referral.id}/`),
   GetReferralByUser: async () => call('GET', `/v1/referrals/user/${encodeURIComponent((await fixtures()).referral.user_identifier)}/`),
   DiagnoseReferral: async () => {
     // One sighting (as the subscription-sync worker records it), so the list's item shape is validated too.
     const email = `${unique('diag')}@example.com`;
-    await recordUnattributed(accountId, { subscriptionId: (await subscription()).id, email, reason: 'no_referral_hint', detail: 'no referral', eventId: 'evt_openapi', checkoutId: 'txn_01openapi' });
+    await recordUnattributed(accountId, {
+      subscriptionId: (await subscription()).id,
+      email,
+      reason: 'no_referral_hint',
+      detail: 'no referral',
+      eventId: 'evt_openapi',
+      checkoutId: 'txn_01openapi',
+    });
     return call('GET', `/v1/referrals/${(await fixtures()).referral.id}/diagnosis/?email=${encodeURIComponent(email)}`);
   },
   ListCampaigns: () => call('GET', '/v1/campaigns/'),
-  CreateCampaign: () => call('POST', '/v1/campaigns/', { body: { name: unique('New'), allows_commission: true, commission_amount: 2.5, commission_months: 12 } }),
+  CreateCampaign: () =>
+    call('POST', '/v1/campaigns/', {
+      body: { name: unique('New'), allows_commission: true, commission_amount: 2.5, commission_months: 12 },
+    }),
   GetCampaign: async () => call('GET', `/v1/campaigns/${(await fixtures()).campaign.id}/`),
   UpdateCampaign: async () => call('PATCH', `/v1/campaigns/${(await fixtures()).campaign.id}/`, { body: { reward_threshold: '10.00' } }),
   DeleteCampaign: async () => call('DELETE', `/v1/campaigns/${(await fixtures()).campaign.id}/`),
   ListMembers: () => call('GET', '/v1/members/'),
-  CreateMember: () => call('POST', '/v1/members/', { body: { identifier: unique('m'), email: `${unique('m')}@example.com`, first_name: 'Ada' } }),
+  CreateMember: () =>
+    call('POST', '/v1/members/', { body: { identifier: unique('m'), email: `${unique('m')}@example.com`, first_name: 'Ada' } }),
   GetMember: async () => call('GET', `/v1/members/${(await fixtures()).member.id}/`),
-  UpdateMember: async () => call('PATCH', `/v1/members/${(await fixtures()).member.id}/`, { body: { campaign: null, last_name: 'Lovelace' } }),
+  UpdateMember: async () =>
+    call('PATCH', `/v1/members/${(await fixtures()).member.id}/`, { body: { campaign: null, last_name: 'Lovelace' } }),
   DeleteMember: async () => call('DELETE', `/v1/members/${(await fixtures()).member.id}/`),
   ListSubscriptions: () => call('GET', '/v1/subscriptions/?status=active'),
   GetSubscription: async () => call('GET', `/v1/subscriptions/${(await subscription()).id}/`),
   ListWebhookEndpoints: () => call('GET', '/v1/webhook-endpoints/'),
-  CreateWebhookEndpoint: () => call('POST', '/v1/webhook-endpoints/', { body: { url: 'http://127.0.0.1:9/new', events: ['reward.created'], description: 'Rewards' } }),
+  CreateWebhookEndpoint: () =>
+    call('POST', '/v1/webhook-endpoints/', { body: { url: 'http://127.0.0.1:9/new', events: ['reward.created'], description: 'Rewards' } }),
   GetWebhookEndpoint: async () => call('GET', `/v1/webhook-endpoints/${(await hook()).id}/`),
   UpdateWebhookEndpoint: async () => call('PATCH', `/v1/webhook-endpoints/${(await hook()).id}/`, { body: { enabled: false } }),
   DeleteWebhookEndpoint: async () => call('DELETE', `/v1/webhook-endpoints/${(await hook()).id}/`),
@@ -186,29 +247,71 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
     return call('GET', '/v1/payouts/summary/');
   },
   GetPayout: async () => call('GET', `/v1/payouts/${(await money({ approve: true })).payoutId}/`),
-  MarkPayoutPaid: async () => call('POST', `/v1/payouts/${(await money({ approve: true })).payoutId}/mark-paid/`, { body: { reference: 'WISE-1', paid_at: 1767225600 } }),
-  MarkPayoutFailed: async () => call('POST', `/v1/payouts/${(await money({ approve: true, batch: true })).payoutId}/mark-failed/`, { body: { reason: 'bounced' } }),
-  CancelPayout: async () => call('POST', `/v1/payouts/${(await money({ approve: true, batch: true })).payoutId}/cancel/`, { body: { reason: 'not sent' } }),
-  CreatePayoutBatch: async () => call('POST', '/v1/payout-batches/', { body: { format: 'paypal', currency: 'USD', payout_ids: [(await money({ approve: true })).payoutId] } }),
+  MarkPayoutPaid: async () =>
+    call('POST', `/v1/payouts/${(await money({ approve: true })).payoutId}/mark-paid/`, {
+      body: { reference: 'WISE-1', paid_at: 1767225600 },
+    }),
+  MarkPayoutFailed: async () =>
+    call('POST', `/v1/payouts/${(await money({ approve: true, batch: true })).payoutId}/mark-failed/`, { body: { reason: 'bounced' } }),
+  CancelPayout: async () =>
+    call('POST', `/v1/payouts/${(await money({ approve: true, batch: true })).payoutId}/cancel/`, { body: { reason: 'not sent' } }),
+  CreatePayoutBatch: async () =>
+    call('POST', '/v1/payout-batches/', {
+      body: { format: 'paypal', currency: 'USD', payout_ids: [(await money({ approve: true })).payoutId] },
+    }),
   ListPayoutBatches: async () => {
     await money({ approve: true, batch: true });
     return call('GET', '/v1/payout-batches/?page_size=2');
   },
   GetPayoutBatch: async () => call('GET', `/v1/payout-batches/${(await money({ approve: true, batch: true })).batchId}/`),
   PayoutBatchFile: async () => call('GET', `/v1/payout-batches/${(await money({ approve: true, batch: true })).batchId}/file`),
-  MarkPayoutBatchPaid: async () => call('POST', `/v1/payout-batches/${(await money({ approve: true, batch: true })).batchId}/mark-paid/`, { body: {} }),
+  MarkPayoutBatchPaid: async () =>
+    call('POST', `/v1/payout-batches/${(await money({ approve: true, batch: true })).batchId}/mark-paid/`, { body: {} }),
   // One intake for every provider: Paddle Billing's and Stripe's answers validated here, Classic's returned.
   ProviderWebhook: async () => {
     const { accountId: billing } = await newAccount();
-    await saveProviderConnection(billing, { kind: 'paddle-billing', apiKey: 'pdl_sdbx_apikey_unused00', apiUrl: 'http://127.0.0.1:9', webhookSecret: 'pdl_ntfset_openapi00000001' });
-    const billingBody = JSON.stringify({ event_id: 'evt_openapi', event_type: 'customer.updated', occurred_at: new Date().toISOString(), data: {} });
-    const billingRes = await api('POST', `/webhooks/paddle-billing/${billing}/`, { rawBody: billingBody, headers: { 'content-type': 'application/json', 'paddle-signature': billingSignature('pdl_ntfset_openapi00000001', billingBody, Math.floor(Date.now() / 1000)) } });
+    await saveProviderConnection(billing, {
+      kind: 'paddle-billing',
+      apiKey: 'pdl_sdbx_apikey_unused00',
+      apiUrl: 'http://127.0.0.1:9',
+      webhookSecret: 'pdl_ntfset_openapi00000001',
+    });
+    const billingBody = JSON.stringify({
+      event_id: 'evt_openapi',
+      event_type: 'customer.updated',
+      occurred_at: new Date().toISOString(),
+      data: {},
+    });
+    const billingRes = await api('POST', `/webhooks/paddle-billing/${billing}/`, {
+      rawBody: billingBody,
+      headers: {
+        'content-type': 'application/json',
+        'paddle-signature': billingSignature('pdl_ntfset_openapi00000001', billingBody, Math.floor(Date.now() / 1000)),
+      },
+    });
     expect(billingRes.status).toBe(200);
     validate(routeNamed('ProviderWebhook'), billingRes, 'Paddle Billing');
     const { accountId: stripe } = await newAccount();
-    await saveProviderConnection(stripe, { kind: 'stripe', secretKey: 'rk_test_openapiunused00', apiUrl: 'http://127.0.0.1:9', webhookSecret: 'whsec_openapi0000000001' });
-    const stripeBody = JSON.stringify({ id: 'evt_openapi', object: 'event', type: 'customer.updated', created: Math.floor(Date.now() / 1000), data: { object: {} } });
-    const stripeRes = await api('POST', `/webhooks/stripe/${stripe}/`, { rawBody: stripeBody, headers: { 'content-type': 'application/json', 'stripe-signature': stripeSignature('whsec_openapi0000000001', stripeBody, Math.floor(Date.now() / 1000)) } });
+    await saveProviderConnection(stripe, {
+      kind: 'stripe',
+      secretKey: 'rk_test_openapiunused00',
+      apiUrl: 'http://127.0.0.1:9',
+      webhookSecret: 'whsec_openapi0000000001',
+    });
+    const stripeBody = JSON.stringify({
+      id: 'evt_openapi',
+      object: 'event',
+      type: 'customer.updated',
+      created: Math.floor(Date.now() / 1000),
+      data: { object: {} },
+    });
+    const stripeRes = await api('POST', `/webhooks/stripe/${stripe}/`, {
+      rawBody: stripeBody,
+      headers: {
+        'content-type': 'application/json',
+        'stripe-signature': stripeSignature('whsec_openapi0000000001', stripeBody, Math.floor(Date.now() / 1000)),
+      },
+    });
     expect(stripeRes.status).toBe(200);
     validate(routeNamed('ProviderWebhook'), stripeRes, 'Stripe');
     return api('POST', `/webhooks/paddle/${accountId}/`, {
@@ -217,10 +320,17 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
     });
   },
   BrowserScript: () => api('GET', '/js/refloop.js'),
-  RecordClick: async () => api('POST', '/js/v1/clicks/', { key: publishableKey, body: { code: (await fixtures()).member.code, visitor_id: unique('v') } }),
-  RecordClickPreflight: () => api('OPTIONS', '/js/v1/clicks/', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } }),
-  CreateJsReferral: async () => api('POST', '/js/v1/referrals/', { key: publishableKey, body: { member_code: (await fixtures()).member.code, user_identifier: unique('js-user') } }),
-  CreateJsReferralPreflight: () => api('OPTIONS', '/js/v1/referrals/', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } }),
+  RecordClick: async () =>
+    api('POST', '/js/v1/clicks/', { key: publishableKey, body: { code: (await fixtures()).member.code, visitor_id: unique('v') } }),
+  RecordClickPreflight: () =>
+    api('OPTIONS', '/js/v1/clicks/', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } }),
+  CreateJsReferral: async () =>
+    api('POST', '/js/v1/referrals/', {
+      key: publishableKey,
+      body: { member_code: (await fixtures()).member.code, user_identifier: unique('js-user') },
+    }),
+  CreateJsReferralPreflight: () =>
+    api('OPTIONS', '/js/v1/referrals/', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } }),
   // The dashboard (docs/dashboard.md): login routes, session-only routes, the account's settings.
   CreateLoginLink: () => api('POST', '/auth/login-links/', { body: { email: freshEmail('link') }, sourceIp: LOGIN_IP }),
   CreateSession: async () => {
@@ -244,16 +354,32 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   CreateApiKey: () => api('POST', '/v1/api-keys/', asOwner({ body: { name: 'Production backend' } })),
   RevokeApiKey: async () => api('DELETE', `/v1/api-keys/${(await apiKeyRecord()).id}/`, asOwner()),
   GetAccount: () => call('GET', '/v1/account/'),
-  UpdateAccount: () => api('PATCH', '/v1/account/', asOwner({ body: { embed_origins: ['https://app.acme.example'], email_sender: { address: 'rewards@acme.example', name: 'Acme' } } })),
+  UpdateAccount: () =>
+    api(
+      'PATCH',
+      '/v1/account/',
+      asOwner({ body: { embed_origins: ['https://app.acme.example'], email_sender: { address: 'rewards@acme.example', name: 'Acme' } } }),
+    ),
   // A fresh account: this one mirrors subscriptions, so switching its provider kind is refused (409).
   SetProviderConnection: async () => {
     const { accountId: fresh } = await newAccount();
     const admin = await loginAs(fresh, 'admin');
     // On a closed loopback port (this file allows loopback URLs): a background sync never reaches Stripe.
-    return api('POST', '/v1/account/provider/', { headers: admin.headers, body: { kind: 'stripe', secret_key: 'rk_test_openapiLiveSample01', webhook_secret: 'whsec_openapiLiveSample01', api_url: 'http://127.0.0.1:9' } });
+    return api('POST', '/v1/account/provider/', {
+      headers: admin.headers,
+      body: {
+        kind: 'stripe',
+        secret_key: 'rk_test_openapiLiveSample01',
+        webhook_secret: 'whsec_openapiLiveSample01',
+        api_url: 'http://127.0.0.1:9',
+      },
+    });
   },
   // The member portal: a link made with the key, opened; the portal API with its session.
-  CreatePortalSession: async () => call('POST', `/v1/members/${(await fixtures()).member.id}/portal-sessions/`, { body: { return_url: 'https://app.example.com/account' } }),
+  CreatePortalSession: async () =>
+    call('POST', `/v1/members/${(await fixtures()).member.id}/portal-sessions/`, {
+      body: { return_url: 'https://app.example.com/account' },
+    }),
   RevokePortalSessions: async () => {
     const { member } = await fixtures();
     await portalAs(member.id);
@@ -261,14 +387,23 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   },
   EmbedScript: () => api('GET', '/js/refloop-embed.js'),
   PortalPage: () => api('GET', `/portal/${accountId}/`),
-  UnsubscribePage: async () => api('GET', `/unsubscribe/${await issueUnsubscribeToken({ accountId, memberId: (await fixtures()).member.id, programme: 'Acme' })}/`),
-  Unsubscribe: async () => api('POST', `/unsubscribe/${await issueUnsubscribeToken({ accountId, memberId: (await fixtures()).member.id, programme: 'Acme' })}/`, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+  UnsubscribePage: async () =>
+    api('GET', `/unsubscribe/${await issueUnsubscribeToken({ accountId, memberId: (await fixtures()).member.id, programme: 'Acme' })}/`),
+  Unsubscribe: async () =>
+    api('POST', `/unsubscribe/${await issueUnsubscribeToken({ accountId, memberId: (await fixtures()).member.id, programme: 'Acme' })}/`, {
+      rawBody: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    }),
   OpenPortalSession: async () => {
     const link = await must(call('POST', `/v1/members/${(await fixtures()).member.id}/portal-sessions/`, { body: {} }), 201);
     return api('POST', '/portal/v1/sessions/', { body: { token: new URL(link.url).hash.slice('#token='.length) }, sourceIp: LOGIN_IP });
   },
   PortalMe: async () => api('GET', '/portal/v1/me/', { headers: await portalAs((await fixtures()).member.id) }),
-  UpdatePortalMe: async () => api('PATCH', '/portal/v1/me/', { headers: await portalAs((await fixtures()).member.id), body: { payout_email: 'me@pay.example.com', email_opt_out: true } }),
+  UpdatePortalMe: async () =>
+    api('PATCH', '/portal/v1/me/', {
+      headers: await portalAs((await fixtures()).member.id),
+      body: { payout_email: 'me@pay.example.com', email_opt_out: true },
+    }),
   PortalStats: async () => api('GET', '/portal/v1/stats/?interval=week', { headers: await portalAs((await fixtures()).member.id) }),
   PortalReferrals: async () => api('GET', '/portal/v1/referrals/', { headers: await portalAs((await fixtures()).member.id) }),
   PortalRewards: async () => {
@@ -310,7 +445,8 @@ describe('the served document', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.text).toContain('href="/v1/openapi.json"');
-    for (const r of routes) expect({ route: r.name, shown: res.text.includes(`id="op-${r.name}"`) }).toEqual({ route: r.name, shown: true });
+    for (const r of routes)
+      expect({ route: r.name, shown: res.text.includes(`id="op-${r.name}"`) }).toEqual({ route: r.name, shown: true });
     expect(res.text).toContain('referral.created');
   });
 
@@ -326,9 +462,13 @@ describe('the served document', () => {
     }
     // The create's request example and its success example, escaped, open.
     const create = byRoute.get('CreateReferral') as string;
-    expect(create).toContain('<details class="ex" open><summary>Request example</summary><pre>{\n  &quot;user_identifier&quot;: &quot;user-4821&quot;,\n  &quot;member_code&quot;: &quot;ALICE2026&quot;\n}</pre></details>');
+    expect(create).toContain(
+      '<details class="ex" open><summary>Request example</summary><pre>{\n  &quot;user_identifier&quot;: &quot;user-4821&quot;,\n  &quot;member_code&quot;: &quot;ALICE2026&quot;\n}</pre></details>',
+    );
     expect(create).toContain('<details class="ex" open><summary>Example 200</summary>');
-    expect(create).toContain('<details class="ex"><summary>Example 401</summary><pre>{\n  &quot;detail&quot;: &quot;Authentication credentials were not provided.&quot;\n}</pre>');
+    expect(create).toContain(
+      '<details class="ex"><summary>Example 401</summary><pre>{\n  &quot;detail&quot;: &quot;Authentication credentials were not provided.&quot;\n}</pre>',
+    );
     // Path parameter examples in the parameter table.
     expect(byRoute.get('GetCampaign')).toContain('<td><code>8f3a21c4</code></td>');
   });
@@ -340,7 +480,11 @@ describe('the root and the health check', () => {
       const res = await api('GET', path);
       expect({ path, status: res.status, location: res.headers.location }).toEqual({ path, status: 302, location: '/docs/' });
       expect(res.headers['content-type']).toBe('application/json');
-      expect(res.body).toEqual({ docs: 'https://api.test/docs/', openapi: 'https://api.test/v1/openapi.json', health: 'https://api.test/health' });
+      expect(res.body).toEqual({
+        docs: 'https://api.test/docs/',
+        openapi: 'https://api.test/v1/openapi.json',
+        health: 'https://api.test/health',
+      });
     }
     // Where it points answers.
     expect((await api('GET', '/docs/')).status).toBe(200);
@@ -371,7 +515,10 @@ describe('live responses validate against the document', () => {
       const before = problems.length;
       const res = await sample();
       // Success: 2xx, or the documented redirect of `GET /`.
-      expect({ route: route.name, status: res.status < 300 || res.status === 302 ? 'success' : res.text }).toEqual({ route: route.name, status: 'success' });
+      expect({ route: route.name, status: res.status < 300 || res.status === 302 ? 'success' : res.text }).toEqual({
+        route: route.name,
+        status: 'success',
+      });
       validate(route, res);
       expect(problems.slice(before)).toEqual([]);
     });
@@ -383,11 +530,23 @@ describe('live responses validate against the document', () => {
     validate(routeNamed('ListMembers'), await api('GET', '/v1/members/'), 'no key');
     validate(routeNamed('GetReferral'), await call('GET', `/v1/referrals/${'f'.repeat(32)}/`), 'unknown id');
     validate(routeNamed('CreateMember'), await call('POST', '/v1/members/', { body: { email: 'nope' } }), 'invalid fields');
-    validate(routeNamed('CreateMember'), await call('POST', '/v1/members/', { rawBody: '{', headers: { 'content-type': 'application/json' } }), 'bad JSON');
+    validate(
+      routeNamed('CreateMember'),
+      await call('POST', '/v1/members/', { rawBody: '{', headers: { 'content-type': 'application/json' } }),
+      'bad JSON',
+    );
     validate(routeNamed('ListReferrals'), await call('GET', '/v1/referrals/?page_size=0'), 'bad page size');
-    validate(routeNamed('ConvertReferral'), await call('POST', `/referrals/${referral.id}/conversion/`, { body: {} }), 'conversion without target');
+    validate(
+      routeNamed('ConvertReferral'),
+      await call('POST', `/referrals/${referral.id}/conversion/`, { body: {} }),
+      'conversion without target',
+    );
     const idem = { 'idempotency-key': unique('idem') };
-    validate(routeNamed('UpdateMember'), await call('PATCH', `/v1/members/${member.id}/`, { body: { first_name: 'A' }, headers: idem }), 'first');
+    validate(
+      routeNamed('UpdateMember'),
+      await call('PATCH', `/v1/members/${member.id}/`, { body: { first_name: 'A' }, headers: idem }),
+      'first',
+    );
     const replay = await call('PATCH', `/v1/members/${member.id}/`, { body: { first_name: 'A' }, headers: idem });
     expect(replay.headers['idempotent-replayed']).toBe('true');
     validate(routeNamed('UpdateMember'), replay, 'replayed');
@@ -399,18 +558,54 @@ describe('live responses validate against the document', () => {
     validate(routeNamed('ListTeam'), await call('GET', '/v1/team/'), 'API key on a session-only route');
     validate(routeNamed('ListTeam'), await api('GET', '/v1/team/'), 'no session');
     validate(routeNamed('GetCurrentSession'), await api('GET', '/auth/sessions/current/'), 'no session');
-    validate(routeNamed('CreateSession'), await api('POST', '/auth/sessions/', { body: { token: 'A'.repeat(43) }, sourceIp: LOGIN_IP }), 'unknown token');
+    validate(
+      routeNamed('CreateSession'),
+      await api('POST', '/auth/sessions/', { body: { token: 'A'.repeat(43) }, sourceIp: LOGIN_IP }),
+      'unknown token',
+    );
     validate(routeNamed('CreateSession'), await api('POST', '/auth/sessions/', { body: {}, sourceIp: LOGIN_IP }), 'no token');
-    validate(routeNamed('EndCurrentSession'), await api('DELETE', '/auth/sessions/current/', { headers: sessionHeaders(owner.token, 'https://evil.example') }), 'cross-site logout');
-    validate(routeNamed('InviteTeamMember'), await api('POST', '/v1/team/', asOwner({ body: { email: owner.member.email, role: 'viewer' } })), 'address already in the team');
-    validate(routeNamed('UpdateTeamMember'), await api('PATCH', '/v1/team/tm_000000000000000000000000/', asOwner({ body: { role: 'viewer' } })), 'unknown member');
-    validate(routeNamed('UpdateAccount'), await call('PATCH', '/v1/account/', { body: { embed_origins: ['http://x.example'] } }), 'bad origin');
-    validate(routeNamed('CreateApiKey'), await api('POST', '/v1/api-keys/', { headers: { ...owner.headers, origin: API_ORIGIN }, body: { name: 'x'.repeat(101) } }), 'long name');
+    validate(
+      routeNamed('EndCurrentSession'),
+      await api('DELETE', '/auth/sessions/current/', { headers: sessionHeaders(owner.token, 'https://evil.example') }),
+      'cross-site logout',
+    );
+    validate(
+      routeNamed('InviteTeamMember'),
+      await api('POST', '/v1/team/', asOwner({ body: { email: owner.member.email, role: 'viewer' } })),
+      'address already in the team',
+    );
+    validate(
+      routeNamed('UpdateTeamMember'),
+      await api('PATCH', '/v1/team/tm_000000000000000000000000/', asOwner({ body: { role: 'viewer' } })),
+      'unknown member',
+    );
+    validate(
+      routeNamed('UpdateAccount'),
+      await call('PATCH', '/v1/account/', { body: { embed_origins: ['http://x.example'] } }),
+      'bad origin',
+    );
+    validate(
+      routeNamed('CreateApiKey'),
+      await api('POST', '/v1/api-keys/', { headers: { ...owner.headers, origin: API_ORIGIN }, body: { name: 'x'.repeat(101) } }),
+      'long name',
+    );
     // The portal's errors: a used link (401), an API key on the portal (401), a bad payout email (400), an unknown member (404).
-    validate(routeNamed('OpenPortalSession'), await api('POST', '/portal/v1/sessions/', { body: { token: `rpl_${'A'.repeat(43)}` }, sourceIp: LOGIN_IP }), 'unknown link');
+    validate(
+      routeNamed('OpenPortalSession'),
+      await api('POST', '/portal/v1/sessions/', { body: { token: `rpl_${'A'.repeat(43)}` }, sourceIp: LOGIN_IP }),
+      'unknown link',
+    );
     validate(routeNamed('PortalMe'), await call('GET', '/portal/v1/me/'), 'API key on the portal');
-    validate(routeNamed('UpdatePortalMe'), await api('PATCH', '/portal/v1/me/', { headers: await portalAs(member.id), body: { payout_email: 'nope' } }), 'bad payout email');
-    validate(routeNamed('CreatePortalSession'), await call('POST', `/v1/members/${'f'.repeat(32)}/portal-sessions/`, { body: {} }), 'unknown member');
+    validate(
+      routeNamed('UpdatePortalMe'),
+      await api('PATCH', '/portal/v1/me/', { headers: await portalAs(member.id), body: { payout_email: 'nope' } }),
+      'bad payout email',
+    );
+    validate(
+      routeNamed('CreatePortalSession'),
+      await call('POST', `/v1/members/${'f'.repeat(32)}/portal-sessions/`, { body: {} }),
+      'unknown member',
+    );
     expect(problems.slice(before)).toEqual([]);
   });
 });

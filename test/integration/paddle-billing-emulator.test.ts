@@ -25,12 +25,18 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
-      received.push({ headers: { 'paddle-signature': req.headers['paddle-signature'] as string | undefined, 'content-type': req.headers['content-type'] }, rawBody: body });
+      received.push({
+        headers: { 'paddle-signature': req.headers['paddle-signature'] as string | undefined, 'content-type': req.headers['content-type'] },
+        rawBody: body,
+      });
       res.writeHead(200).end();
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  emulator = await startPaddleBillingEmulator({ webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, taxRatePercent: 10 });
+  emulator = await startPaddleBillingEmulator({
+    webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`,
+    taxRatePercent: 10,
+  });
   provider = paddleBillingProvider({ apiKey: emulator.apiKey, apiUrl: emulator.url }, { timeoutMs: 2_000, budgetMs: 5_000 });
 });
 
@@ -47,7 +53,25 @@ beforeEach(() => {
 /** The SDK's unmarshal, with its clock (Date only; real timers keep running) 2 s after the signature's ts. */
 async function sdkUnmarshal(w: Received) {
   const ts = Number(/ts=(\d+)/.exec(w.headers['paddle-signature'] ?? '')?.[1]);
-  jest.useFakeTimers({ doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'requestAnimationFrame', 'cancelAnimationFrame', 'requestIdleCallback', 'cancelIdleCallback', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'], now: ts * 1000 + 2_000 });
+  jest.useFakeTimers({
+    doNotFake: [
+      'hrtime',
+      'nextTick',
+      'performance',
+      'queueMicrotask',
+      'requestAnimationFrame',
+      'cancelAnimationFrame',
+      'requestIdleCallback',
+      'cancelIdleCallback',
+      'setImmediate',
+      'clearImmediate',
+      'setInterval',
+      'clearInterval',
+      'setTimeout',
+      'clearTimeout',
+    ],
+    now: ts * 1000 + 2_000,
+  });
   try {
     return await sdk.webhooks.unmarshal(w.rawBody, emulator.webhookSecret, w.headers['paddle-signature'] ?? '');
   } finally {
@@ -104,11 +128,25 @@ describe('the official SDK verifies and parses every emulator notification', () 
     }
     // Field names the SDK maps: what the parser reads is where the SDK finds it.
     const created = await sdkUnmarshal(only(ofType('subscription.created')));
-    expect(created.data).toMatchObject({ id: subId, transactionId: result.transaction.id, customData: { refloop_referral_id: 'r1' }, status: 'active' });
+    expect(created.data).toMatchObject({
+      id: subId,
+      transactionId: result.transaction.id,
+      customData: { refloop_referral_id: 'r1' },
+      status: 'active',
+    });
     const paid = await sdkUnmarshal(ofType('transaction.completed')[0] as Received);
-    expect(paid.data).toMatchObject({ origin: 'web', subscriptionId: subId, details: { totals: { grandTotal: '1100', tax: '100', total: '1100' } } });
+    expect(paid.data).toMatchObject({
+      origin: 'web',
+      subscriptionId: subId,
+      details: { totals: { grandTotal: '1100', tax: '100', total: '1100' } },
+    });
     const approved = await sdkUnmarshal(only(ofType('adjustment.updated')));
-    expect(approved.data).toMatchObject({ action: 'refund', status: 'approved', transactionId: result.transaction.id, totals: { total: '200' } });
+    expect(approved.data).toMatchObject({
+      action: 'refund',
+      status: 'approved',
+      transactionId: result.transaction.id,
+      totals: { total: '200' },
+    });
   });
 
   it('the SDK rejects what it should: a changed body, and a signature older than its 5 s', async () => {
@@ -120,18 +158,26 @@ describe('the official SDK verifies and parses every emulator notification', () 
     const stale = emulator.sign(w.rawBody, Math.floor(Date.now() / 1000) - 60);
     expect(await sdk.webhooks.isSignatureValid(w.rawBody, emulator.webhookSecret, stale)).toBe(false);
     // 60 s late is within Refloop's 300 s.
-    expect(verifyPaddleBillingSignature({ headers: { 'paddle-signature': stale }, rawBody: w.rawBody }, emulator.webhookSecret, Date.now()).ok).toBe(true);
+    expect(
+      verifyPaddleBillingSignature({ headers: { 'paddle-signature': stale }, rawBody: w.rawBody }, emulator.webhookSecret, Date.now()).ok,
+    ).toBe(true);
   });
 });
 
-describe('the official SDK calls the emulator\'s API: every call Refloop makes (shared/providers/paddle-billing/client.ts)', () => {
+describe("the official SDK calls the emulator's API: every call Refloop makes (shared/providers/paddle-billing/client.ts)", () => {
   // The SDK sends `Authorization: bearer <key>` (lower case); an environment that is not one of its names is its base URL.
   // Paddle-Version 1 as Refloop's client sends it (the last tests check every call carried it).
-  const api = () => new Paddle(emulator.apiKey, { environment: emulator.url as Environment, logLevel: LogLevel.none, customHeaders: { 'Paddle-Version': '1' } });
+  const api = () =>
+    new Paddle(emulator.apiKey, {
+      environment: emulator.url as Environment,
+      logLevel: LogLevel.none,
+      customHeaders: { 'Paddle-Version': '1' },
+    });
 
   it('auth schemes are matched without case: bearer, Bearer and BEARER pass; a wrong key, no key or another scheme is 403', async () => {
     const url = `${emulator.url}/subscriptions?per_page=1`;
-    for (const scheme of ['bearer', 'Bearer', 'BEARER']) expect((await fetch(url, { headers: { authorization: `${scheme} ${emulator.apiKey}`, 'paddle-version': '1' } })).status).toBe(200);
+    for (const scheme of ['bearer', 'Bearer', 'BEARER'])
+      expect((await fetch(url, { headers: { authorization: `${scheme} ${emulator.apiKey}`, 'paddle-version': '1' } })).status).toBe(200);
     for (const bad of [`bearer pdl_sdbx_apikey_wrong`, `Basic ${emulator.apiKey}`, `bearer`, '']) {
       const res = await fetch(url, { headers: { 'paddle-version': '1', ...(bad ? { authorization: bad } : {}) } });
       expect({ bad, status: res.status }).toEqual({ bad, status: 403 });
@@ -141,16 +187,41 @@ describe('the official SDK calls the emulator\'s API: every call Refloop makes (
 
   it('subscriptions get/list/update (discount), transactions get (include)/list, customers get/list, discounts create/get/list', async () => {
     const sdkApi = api();
-    const discount = await sdkApi.discounts.create({ description: 'SDK coupon', type: 'percentage', amount: '10', code: 'SDKCOUPON1', enabledForCheckout: true, recur: false, usageLimit: 1 });
-    expect(discount).toMatchObject({ id: expect.stringMatching(/^dsc_/), code: 'SDKCOUPON1', type: 'percentage', amount: '10', usageLimit: 1, enabledForCheckout: true });
+    const discount = await sdkApi.discounts.create({
+      description: 'SDK coupon',
+      type: 'percentage',
+      amount: '10',
+      code: 'SDKCOUPON1',
+      enabledForCheckout: true,
+      recur: false,
+      usageLimit: 1,
+    });
+    expect(discount).toMatchObject({
+      id: expect.stringMatching(/^dsc_/),
+      code: 'SDKCOUPON1',
+      type: 'percentage',
+      amount: '10',
+      usageLimit: 1,
+      enabledForCheckout: true,
+    });
     expect(await sdkApi.discounts.get(discount.id)).toMatchObject({ id: discount.id, code: 'SDKCOUPON1' });
     const byCode = await sdkApi.discounts.list({ code: ['sdkcoupon1'] }).next();
     expect(byCode.map((d) => d.id)).toEqual([discount.id]);
 
-    const { result } = await emulator.checkout({ email: 'sdk-api@example.com', customData: { refloop_referral_id: 'ref-sdk' }, discountCode: 'SDKCOUPON1' });
+    const { result } = await emulator.checkout({
+      email: 'sdk-api@example.com',
+      customData: { refloop_referral_id: 'ref-sdk' },
+      discountCode: 'SDKCOUPON1',
+    });
     const subId = result.subscription.id;
     const sub = await sdkApi.subscriptions.get(subId);
-    expect(sub).toMatchObject({ id: subId, status: 'active', customerId: result.subscription.customer_id, currencyCode: 'USD', customData: { refloop_referral_id: 'ref-sdk' } });
+    expect(sub).toMatchObject({
+      id: subId,
+      status: 'active',
+      customerId: result.subscription.customer_id,
+      currencyCode: 'USD',
+      customData: { refloop_referral_id: 'ref-sdk' },
+    });
     expect(sub.items[0]?.price).toMatchObject({ id: expect.stringMatching(/^pri_/) });
     const listed = await sdkApi.subscriptions.list({ customerId: [result.subscription.customer_id], perPage: 1 }).next();
     expect(listed.map((x) => x.id)).toEqual([subId]);
@@ -161,15 +232,32 @@ describe('the official SDK calls the emulator\'s API: every call Refloop makes (
     expect(new Set(all).size).toBe(all.length);
 
     const txn = await sdkApi.transactions.get(result.transaction.id, { include: ['customer', 'discount'] });
-    expect(txn).toMatchObject({ id: result.transaction.id, subscriptionId: subId, status: 'completed', customer: { email: 'sdk-api@example.com' }, discount: { id: discount.id } });
+    expect(txn).toMatchObject({
+      id: result.transaction.id,
+      subscriptionId: subId,
+      status: 'completed',
+      customer: { email: 'sdk-api@example.com' },
+      discount: { id: discount.id },
+    });
     const txns = await sdkApi.transactions.list({ subscriptionId: [subId], status: ['completed'], perPage: 30 }).next();
     expect(txns.map((t) => t.id)).toEqual([result.transaction.id]);
 
-    expect(await sdkApi.customers.get(result.subscription.customer_id)).toMatchObject({ id: result.subscription.customer_id, email: 'sdk-api@example.com' });
+    expect(await sdkApi.customers.get(result.subscription.customer_id)).toMatchObject({
+      id: result.subscription.customer_id,
+      email: 'sdk-api@example.com',
+    });
     const customers = await sdkApi.customers.list({ id: [result.subscription.customer_id], perPage: 200 }).next();
     expect(customers.map((c) => c.email)).toEqual(['sdk-api@example.com']);
 
-    const credit = await sdkApi.discounts.create({ description: 'Refloop referral credit', type: 'flat', amount: '500', currencyCode: 'USD', enabledForCheckout: false, recur: true, maximumRecurringIntervals: 1 });
+    const credit = await sdkApi.discounts.create({
+      description: 'Refloop referral credit',
+      type: 'flat',
+      amount: '500',
+      currencyCode: 'USD',
+      enabledForCheckout: false,
+      recur: true,
+      maximumRecurringIntervals: 1,
+    });
     const updated = await sdkApi.subscriptions.update(subId, { discount: { id: credit.id, effectiveFrom: 'next_billing_period' } });
     expect(updated.discount).toMatchObject({ id: credit.id });
     expect(emulator.ledger.subscription(subId).discount).toMatchObject({ id: credit.id });
@@ -182,14 +270,24 @@ describe('the official SDK calls the emulator\'s API: every call Refloop makes (
 
 describe('the adapter drives the emulator end to end', () => {
   it('coupon created once; checkout with customData and the code -> subscription and payment facts with hints', async () => {
-    const coupon = { referralId: 'ref-42', code: 'RFTESTCOUPON42', discount: { type: 'percentage' as const, amount: 10_00, currency: null, recurring: false } };
+    const coupon = {
+      referralId: 'ref-42',
+      code: 'RFTESTCOUPON42',
+      discount: { type: 'percentage' as const, amount: 10_00, currency: null, recurring: false },
+    };
     const before = emulator.callCounts()['POST /discounts'] ?? 0;
     expect(await provider.createCoupon(coupon)).toBe('created');
     expect(await provider.createCoupon(coupon)).toBe('existed');
     expect((emulator.callCounts()['POST /discounts'] ?? 0) - before).toBe(2);
-    expect([...emulator.ledger.discounts.values()].filter((d) => d.code === 'RFTESTCOUPON42')).toMatchObject([{ usage_limit: 1, enabled_for_checkout: true, amount: '10', times_used: 0 }]);
+    expect([...emulator.ledger.discounts.values()].filter((d) => d.code === 'RFTESTCOUPON42')).toMatchObject([
+      { usage_limit: 1, enabled_for_checkout: true, amount: '10', times_used: 0 },
+    ]);
 
-    const { result } = await emulator.checkout({ email: 'referred@example.com', customData: { refloop_referral_id: 'ref-42' }, discountCode: 'rftestcoupon42' });
+    const { result } = await emulator.checkout({
+      email: 'referred@example.com',
+      customData: { refloop_referral_id: 'ref-42' },
+      discountCode: 'rftestcoupon42',
+    });
     const sub = subscriptionEvent(await parse(only(ofType('subscription.created'))));
     expect(sub.subscription).toMatchObject({
       id: result.subscription.id,
@@ -204,14 +302,28 @@ describe('the adapter drives the emulator end to end', () => {
 
     const pay = subscriptionEvent(await parse(only(ofType('transaction.completed'))));
     // 1000 - 10 % = 900, + 10 % tax = 990 paid.
-    expect(pay.payment).toMatchObject({ id: result.transaction.id, subscriptionId: result.subscription.id, amount: 990, amountExcludingTax: 900, currency: 'USD', checkoutId: result.transaction.id });
+    expect(pay.payment).toMatchObject({
+      id: result.transaction.id,
+      subscriptionId: result.subscription.id,
+      amount: 990,
+      amountExcludingTax: 900,
+      currency: 'USD',
+      checkoutId: result.transaction.id,
+    });
     expect(pay.hints).toEqual({ referralId: 'ref-42', checkoutId: result.transaction.id, couponCode: 'RFTESTCOUPON42' });
     expect(emulator.ledger.discountByCode('RFTESTCOUPON42')).toMatchObject({ times_used: 1, status: 'used' });
 
-    expect(await provider.resolveCheckout(result.transaction.id)).toEqual({ state: 'subscription', subscriptionId: result.subscription.id });
+    expect(await provider.resolveCheckout(result.transaction.id)).toEqual({
+      state: 'subscription',
+      subscriptionId: result.subscription.id,
+    });
     expect(await provider.resolveCheckout('txn_01unknown0000000000000000a')).toEqual({ state: 'not_found' });
     expect(await provider.resolveCheckout('not-a-txn')).toEqual({ state: 'not_found' });
-    expect(await provider.getSubscription(result.subscription.id)).toMatchObject({ id: result.subscription.id, email: 'referred@example.com', nextBillDate: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+    expect(await provider.getSubscription(result.subscription.id)).toMatchObject({
+      id: result.subscription.id,
+      email: 'referred@example.com',
+      nextBillDate: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+    });
     expect(await provider.getSubscription('sub_01unknown000000000000000a')).toBeNull();
     expect(await provider.listPayments(result.subscription.id)).toMatchObject([{ id: result.transaction.id, amount: 990 }]);
     const page = await provider.listSubscriptions(null);
@@ -240,7 +352,14 @@ describe('the adapter drives the emulator end to end', () => {
     expect(await provider.applyCredit(credit)).toEqual({ providerRef: first.providerRef, reused: true, rewardIds: ['reward-a'] });
     expect(patches() - before).toBe(1);
     const discount = emulator.ledger.discount(first.providerRef);
-    expect(discount).toMatchObject({ type: 'flat', amount: '300', currency_code: 'USD', recur: true, maximum_recurring_intervals: 1, enabled_for_checkout: false });
+    expect(discount).toMatchObject({
+      type: 'flat',
+      amount: '300',
+      currency_code: 'USD',
+      recur: true,
+      maximum_recurring_intervals: 1,
+      enabled_for_checkout: false,
+    });
     expect(discount.description).toContain('reward-a');
 
     // A retry whose first attempt created the discount but never applied it (the PATCH was lost).
@@ -278,26 +397,68 @@ describe('the adapter drives the emulator end to end', () => {
     expect(emulator.ledger.discount(combined.providerRef).amount).toBe('350');
     // The flow can also pass them already combined: the same discount.
     expect(
-      await provider.applyCredit({ rewardId: 'reward-b', combined: [{ rewardId: 'reward-b', amount: 200 }, { rewardId: 'reward-c', amount: 150 }], subscriptionId: subId, amount: 350, currency: 'USD' }),
+      await provider.applyCredit({
+        rewardId: 'reward-b',
+        combined: [
+          { rewardId: 'reward-b', amount: 200 },
+          { rewardId: 'reward-c', amount: 150 },
+        ],
+        subscriptionId: subId,
+        amount: 350,
+        currency: 'USD',
+      }),
     ).toMatchObject({ providerRef: combined.providerRef, reused: true });
 
-    expect(await provider.reverseCredit({ rewardId: 'reward-b', subscriptionId: subId, amount: 200, currency: 'USD', providerRef: combined.providerRef })).toBe('reversed');
+    expect(
+      await provider.reverseCredit({
+        rewardId: 'reward-b',
+        subscriptionId: subId,
+        amount: 200,
+        currency: 'USD',
+        providerRef: combined.providerRef,
+      }),
+    ).toBe('reversed');
     const left = emulator.ledger.subscription(subId).discount;
     expect(left && emulator.ledger.discount(left.id)).toMatchObject({ amount: '150' });
     expect((await emulator.renew(subId)).result.transaction.details.totals.discount).toBe('150');
-    expect(await provider.reverseCredit({ rewardId: 'reward-c', subscriptionId: subId, amount: 150, currency: 'USD', providerRef: left?.id ?? null })).toBe('consumed');
+    expect(
+      await provider.reverseCredit({
+        rewardId: 'reward-c',
+        subscriptionId: subId,
+        amount: 150,
+        currency: 'USD',
+        providerRef: left?.id ?? null,
+      }),
+    ).toBe('consumed');
 
     // Reversing the only pending credit removes the discount.
     const single = await provider.applyCredit({ rewardId: 'reward-d', subscriptionId: subId, amount: 100, currency: 'USD' });
-    expect(await provider.reverseCredit({ rewardId: 'reward-d', subscriptionId: subId, amount: 100, currency: 'USD', providerRef: single.providerRef })).toBe('reversed');
+    expect(
+      await provider.reverseCredit({
+        rewardId: 'reward-d',
+        subscriptionId: subId,
+        amount: 100,
+        currency: 'USD',
+        providerRef: single.providerRef,
+      }),
+    ).toBe('reversed');
     expect(emulator.ledger.subscription(subId).discount?.id).not.toBe(single.providerRef);
   });
 
   it('a discount Refloop did not create is never replaced: CreditMustWaitError', async () => {
-    await emulator.ledger.createDiscount({ description: 'Black Friday', type: 'percentage', amount: '20', enabled_for_checkout: true, recur: true, code: 'BF20' });
+    await emulator.ledger.createDiscount({
+      description: 'Black Friday',
+      type: 'percentage',
+      amount: '20',
+      enabled_for_checkout: true,
+      recur: true,
+      code: 'BF20',
+    });
     const { result } = await emulator.checkout({ email: 'bf@example.com', discountCode: 'BF20' });
     const own = emulator.ledger.subscription(result.subscription.id).discount?.id;
-    await expect(provider.applyCredit({ rewardId: 'reward-e', subscriptionId: result.subscription.id, amount: 100, currency: 'USD' })).rejects.toBeInstanceOf(CreditMustWaitError);
+    await expect(
+      provider.applyCredit({ rewardId: 'reward-e', subscriptionId: result.subscription.id, amount: 100, currency: 'USD' }),
+    ).rejects.toBeInstanceOf(CreditMustWaitError);
     expect(emulator.ledger.subscription(result.subscription.id).discount?.id).toBe(own);
   });
 
@@ -310,9 +471,17 @@ describe('the adapter drives the emulator end to end', () => {
     await emulator.approve(refund.result.adjustment.id);
     const approved = only(ofType('adjustment.updated'));
     // Delivered twice (at least once): the same fact, so the flow's refund id de-duplicates it.
-    const facts = [...(await parse(approved)), ...(await parse(approved))].flatMap((e) => (e.kind === 'subscription' && e.refund ? [e.refund] : []));
+    const facts = [...(await parse(approved)), ...(await parse(approved))].flatMap((e) =>
+      e.kind === 'subscription' && e.refund ? [e.refund] : [],
+    );
     expect(new Set(facts.map((f) => f.id))).toEqual(new Set([refund.result.adjustment.id]));
-    expect(facts[0]).toMatchObject({ paymentId: result.transaction.id, subscriptionId: result.subscription.id, amount: 550, currency: 'USD', kind: 'refund' });
+    expect(facts[0]).toMatchObject({
+      paymentId: result.transaction.id,
+      subscriptionId: result.subscription.id,
+      amount: 550,
+      currency: 'USD',
+      kind: 'refund',
+    });
 
     received = [];
     await emulator.chargeback(result.transaction.id);

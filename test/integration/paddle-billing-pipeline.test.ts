@@ -5,7 +5,11 @@
 // subscription -> refund pending, then approved -> clawback and the credit taken back.
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
 import type { Pollers } from '../../infra/local/pollers';
-import { startPaddleBillingEmulator, type DeliveredNotification, type PaddleBillingEmulator } from '../../infra/local/emulators/paddle-billing';
+import {
+  startPaddleBillingEmulator,
+  type DeliveredNotification,
+  type PaddleBillingEmulator,
+} from '../../infra/local/emulators/paddle-billing';
 import { signatureHeader } from '../../shared/providers/paddle-billing/signature';
 import { clearProviderCache, saveProviderConnection } from '../../shared/store/provider';
 import { getSubscription, listPayments } from '../../shared/store/subscriptions';
@@ -36,14 +40,23 @@ interface Tenant {
 
 async function tenant(): Promise<Tenant> {
   const { accountId, apiKey } = await newAccount();
-  await saveProviderConnection(accountId, { kind: 'paddle-billing', apiKey: paddle.apiKey, apiUrl: paddle.url, webhookSecret: paddle.webhookSecret });
+  await saveProviderConnection(accountId, {
+    kind: 'paddle-billing',
+    apiKey: paddle.apiKey,
+    apiUrl: paddle.url,
+    webhookSecret: paddle.webhookSecret,
+  });
   return { accountId, key: apiKey };
 }
 
-const json = (method: string, path: string, t: Tenant, body?: unknown) => api(method, path, { key: t.key, ...(body === undefined ? {} : { body }) });
+const json = (method: string, path: string, t: Tenant, body?: unknown) =>
+  api(method, path, { key: t.key, ...(body === undefined ? {} : { body }) });
 
 const post = (t: Tenant, rawBody: string, signature: string | undefined) =>
-  api('POST', `/webhooks/paddle-billing/${t.accountId}/`, { rawBody, headers: { 'content-type': 'application/json', ...(signature === undefined ? {} : { 'paddle-signature': signature }) } });
+  api('POST', `/webhooks/paddle-billing/${t.accountId}/`, {
+    rawBody,
+    headers: { 'content-type': 'application/json', ...(signature === undefined ? {} : { 'paddle-signature': signature }) },
+  });
 
 async function deliver(t: Tenant, notifications: DeliveredNotification[]): Promise<void> {
   for (const n of notifications) expect((await post(t, n.rawBody, n.signature)).status).toBe(200);
@@ -60,7 +73,9 @@ async function subscribed(t: Tenant, email: string, customData?: Record<string, 
   const out = await paddle.checkout({ email, deliver: false, ...(customData ? { customData } : {}) });
   await deliver(t, out.delivered);
   const id = out.result.subscription.id;
-  await pollUntil(async () => ((await getSubscription(t.accountId, id))?.status === 'active' && (await listPayments(t.accountId, id)).length > 0 ? true : null));
+  await pollUntil(async () =>
+    (await getSubscription(t.accountId, id))?.status === 'active' && (await listPayments(t.accountId, id)).length > 0 ? true : null,
+  );
   return out.result;
 }
 
@@ -68,12 +83,29 @@ describe('Paddle Billing intake', () => {
   it('answers 404 for an unknown account or one not connected to Paddle Billing and 403 for a bad, missing or stale signature', async () => {
     const t = await tenant();
     const classic = await newAccount();
-    const body = JSON.stringify({ event_id: 'evt_01', event_type: 'subscription.created', occurred_at: new Date().toISOString(), data: {} });
+    const body = JSON.stringify({
+      event_id: 'evt_01',
+      event_type: 'subscription.created',
+      occurred_at: new Date().toISOString(),
+      data: {},
+    });
     const good = signatureHeader(paddle.webhookSecret, body, Math.floor(Date.now() / 1000));
-    expect((await api('POST', '/webhooks/paddle-billing/0123456789abcdef/', { rawBody: body, headers: { 'paddle-signature': good } })).status).toBe(404);
-    expect((await api('POST', `/webhooks/paddle-billing/${classic.accountId}/`, { rawBody: body, headers: { 'paddle-signature': good } })).status).toBe(404);
-    expect((await api('POST', '/webhooks/paddle-billing/not-an-id/', { rawBody: body, headers: { 'paddle-signature': good } })).status).toBe(404);
-    for (const signature of [undefined, 'ts=1;h1=00', signatureHeader('pdl_ntfset_wrongsecretwrong', body, Math.floor(Date.now() / 1000)), signatureHeader(paddle.webhookSecret, body, Math.floor(Date.now() / 1000) - 301)]) {
+    expect(
+      (await api('POST', '/webhooks/paddle-billing/0123456789abcdef/', { rawBody: body, headers: { 'paddle-signature': good } })).status,
+    ).toBe(404);
+    expect(
+      (await api('POST', `/webhooks/paddle-billing/${classic.accountId}/`, { rawBody: body, headers: { 'paddle-signature': good } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await api('POST', '/webhooks/paddle-billing/not-an-id/', { rawBody: body, headers: { 'paddle-signature': good } })).status,
+    ).toBe(404);
+    for (const signature of [
+      undefined,
+      'ts=1;h1=00',
+      signatureHeader('pdl_ntfset_wrongsecretwrong', body, Math.floor(Date.now() / 1000)),
+      signatureHeader(paddle.webhookSecret, body, Math.floor(Date.now() / 1000) - 301),
+    ]) {
       const res = await post(t, body, signature);
       expect({ signature, status: res.status, body: res.body }).toEqual({ signature, status: 403, body: { detail: 'Invalid signature.' } });
     }
@@ -95,18 +127,40 @@ describe('Paddle Billing intake', () => {
     // The notifications are late: the conversion asks Paddle for the subscription itself.
     const gina = await paddle.checkout({ email: 'gina@example.com', deliver: false });
     const byCheckout = await json('POST', `/referrals/${first.body.id}/conversion/`, t, { checkout_id: gina.result.transaction.id });
-    expect(byCheckout).toMatchObject({ status: 200, body: { is_converted: true, subscription: { id: gina.result.subscription.id, email: 'gina@example.com', status: 'active' } } });
+    expect(byCheckout).toMatchObject({
+      status: 200,
+      body: { is_converted: true, subscription: { id: gina.result.subscription.id, email: 'gina@example.com', status: 'active' } },
+    });
     const hal = await paddle.checkout({ email: 'hal@example.com', deliver: false });
-    const bySubscription = await json('POST', `/v1/referrals/${second.body.id}/conversion/`, t, { subscription_id: hal.result.subscription.id });
+    const bySubscription = await json('POST', `/v1/referrals/${second.body.id}/conversion/`, t, {
+      subscription_id: hal.result.subscription.id,
+    });
     expect(bySubscription).toMatchObject({ status: 200, body: { is_converted: true, subscription: { id: hal.result.subscription.id } } });
     // Classic's intake does not serve a Paddle Billing account.
-    expect((await api('POST', `/webhooks/paddle/${t.accountId}/`, { rawBody: 'alert_name=x&p_signature=y', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(404);
+    expect(
+      (
+        await api('POST', `/webhooks/paddle/${t.accountId}/`, {
+          rawBody: 'alert_name=x&p_signature=y',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('reconnecting with a new webhook secret takes effect once the cache is refreshed', async () => {
     const t = await tenant();
-    const body = JSON.stringify({ event_id: 'evt_rotate', event_type: 'customer.updated', occurred_at: new Date().toISOString(), data: {} });
-    await saveProviderConnection(t.accountId, { kind: 'paddle-billing', apiKey: paddle.apiKey, apiUrl: paddle.url, webhookSecret: 'pdl_ntfset_rotatedsecret01' });
+    const body = JSON.stringify({
+      event_id: 'evt_rotate',
+      event_type: 'customer.updated',
+      occurred_at: new Date().toISOString(),
+      data: {},
+    });
+    await saveProviderConnection(t.accountId, {
+      kind: 'paddle-billing',
+      apiKey: paddle.apiKey,
+      apiUrl: paddle.url,
+      webhookSecret: 'pdl_ntfset_rotatedsecret01',
+    });
     clearProviderCache();
     expect((await post(t, body, signatureHeader(paddle.webhookSecret, body, Math.floor(Date.now() / 1000)))).status).toBe(403);
     expect((await post(t, body, signatureHeader('pdl_ntfset_rotatedsecret01', body, Math.floor(Date.now() / 1000)))).status).toBe(200);
@@ -116,7 +170,12 @@ describe('Paddle Billing intake', () => {
 describe('Paddle Billing from checkout to reward, credit and clawback', () => {
   it('converts from customData, credits the referrer with a Refloop discount, and takes it back when the refund is approved', async () => {
     const t = await tenant();
-    const campaign = await json('POST', '/v1/campaigns/', t, { name: `billing-${Date.now()}`, allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' });
+    const campaign = await json('POST', '/v1/campaigns/', t, {
+      name: `billing-${Date.now()}`,
+      allows_credit: true,
+      credit_amount: '5.00',
+      credit_currency: 'USD',
+    });
     expect(campaign.status).toBe(201);
     const referrerSub = await subscribed(t, 'alice@example.com');
     const alice = await member(t, 'alice', { campaign: { id: campaign.body.id }, subscription: { id: referrerSub.subscription.id } });
@@ -142,7 +201,10 @@ describe('Paddle Billing from checkout to reward, credit and clawback', () => {
     expect(discount).toMatchObject({ type: 'flat', amount: '500', currency_code: 'USD', recur: true, maximum_recurring_intervals: 1 });
     // Redelivered notifications change nothing (de-duplicated on event_id).
     const before = paddle.callCounts()['POST /discounts'] ?? 0;
-    await deliver(t, paddle.notifications().filter((n) => n.notification.data && (n.notification.data as { id?: string }).id === bob.subscription.id));
+    await deliver(
+      t,
+      paddle.notifications().filter((n) => n.notification.data && (n.notification.data as { id?: string }).id === bob.subscription.id),
+    );
     expect((await json('GET', `/v1/referrals/${ref.body.id}/`, t)).body.rewards).toHaveLength(1);
     expect(paddle.callCounts()['POST /discounts'] ?? 0).toBe(before);
 
@@ -192,7 +254,12 @@ describe('Paddle Billing ordering', () => {
 describe('Paddle Billing background sync', () => {
   it('pages the subscriptions by cursor: a subscription whose notifications never arrived is mirrored, and a referred one missing its payment is rewarded', async () => {
     const t = await tenant();
-    const campaign = await json('POST', '/v1/campaigns/', t, { name: `sync-${Date.now()}`, allows_commission: true, commission_amount: '2.00', commission_currency: 'USD' });
+    const campaign = await json('POST', '/v1/campaigns/', t, {
+      name: `sync-${Date.now()}`,
+      allows_commission: true,
+      commission_amount: '2.00',
+      commission_currency: 'USD',
+    });
     expect(campaign.status).toBe(201);
     const carol = await member(t, 'carol', { campaign: { id: campaign.body.id } });
     const ref = await json('POST', '/v1/referrals/', t, { user_identifier: 'user-dan', member_code: carol.code });

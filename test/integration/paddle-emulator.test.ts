@@ -57,7 +57,10 @@ async function vendor(
   const res = await fetch(`${em.vendorsApiUrl}${path}`, {
     method: 'POST',
     headers: { 'content-type': as === 'json' ? 'application/json' : 'application/x-www-form-urlencoded' },
-    body: as === 'json' ? JSON.stringify(all) : new URLSearchParams(Object.entries(all).map(([k, v]): [string, string] => [k, String(v)])).toString(),
+    body:
+      as === 'json'
+        ? JSON.stringify(all)
+        : new URLSearchParams(Object.entries(all).map(([k, v]): [string, string] => [k, String(v)])).toString(),
   });
   return { status: res.status, body: (await res.json()) as Body };
 }
@@ -96,25 +99,96 @@ const withCommon = (...names: string[]) =>
     ...names,
   ].sort();
 
-const CREATED = withCommon('cancel_url', 'custom_data', 'linked_subscriptions', 'next_bill_date', 'quantity', 'source', 'status', 'unit_price', 'update_url');
+const CREATED = withCommon(
+  'cancel_url',
+  'custom_data',
+  'linked_subscriptions',
+  'next_bill_date',
+  'quantity',
+  'source',
+  'status',
+  'unit_price',
+  'update_url',
+);
 const SUCCEEDED = withCommon(
-  'balance_currency', 'balance_earnings', 'balance_fee', 'balance_gross', 'balance_tax', 'country', 'coupon', 'custom_data',
-  'customer_name', 'earnings', 'fee', 'initial_payment', 'instalments', 'next_bill_date', 'next_payment_amount', 'order_id',
-  'payment_method', 'payment_tax', 'plan_name', 'quantity', 'receipt_url', 'sale_gross', 'status', 'subscription_payment_id', 'unit_price',
+  'balance_currency',
+  'balance_earnings',
+  'balance_fee',
+  'balance_gross',
+  'balance_tax',
+  'country',
+  'coupon',
+  'custom_data',
+  'customer_name',
+  'earnings',
+  'fee',
+  'initial_payment',
+  'instalments',
+  'next_bill_date',
+  'next_payment_amount',
+  'order_id',
+  'payment_method',
+  'payment_tax',
+  'plan_name',
+  'quantity',
+  'receipt_url',
+  'sale_gross',
+  'status',
+  'subscription_payment_id',
+  'unit_price',
 );
 const FAILED = withCommon(
-  'amount', 'attempt_number', 'cancel_url', 'update_url', 'instalments', 'next_retry_date', 'order_id', 'quantity', 'status',
-  'subscription_payment_id', 'unit_price',
+  'amount',
+  'attempt_number',
+  'cancel_url',
+  'update_url',
+  'instalments',
+  'next_retry_date',
+  'order_id',
+  'quantity',
+  'status',
+  'subscription_payment_id',
+  'unit_price',
 );
 const UPDATED = withCommon(
-  'cancel_url', 'update_url', 'custom_data', 'linked_subscriptions', 'status', 'next_bill_date', 'new_price', 'new_quantity',
-  'new_unit_price', 'old_price', 'old_quantity', 'old_unit_price', 'old_next_bill_date', 'old_status', 'old_subscription_plan_id',
+  'cancel_url',
+  'update_url',
+  'custom_data',
+  'linked_subscriptions',
+  'status',
+  'next_bill_date',
+  'new_price',
+  'new_quantity',
+  'new_unit_price',
+  'old_price',
+  'old_quantity',
+  'old_unit_price',
+  'old_next_bill_date',
+  'old_status',
+  'old_subscription_plan_id',
 );
 const CANCELLED = withCommon('cancellation_effective_date', 'custom_data', 'linked_subscriptions', 'quantity', 'status', 'unit_price');
 const REFUNDED = withCommon(
-  'amount', 'balance_currency', 'balance_earnings_decrease', 'balance_fee_refund', 'balance_gross_refund', 'balance_tax_refund',
-  'custom_data', 'earnings_decrease', 'fee_refund', 'gross_refund', 'tax_refund', 'initial_payment', 'instalments', 'order_id',
-  'quantity', 'refund_reason', 'refund_type', 'status', 'subscription_payment_id', 'unit_price',
+  'amount',
+  'balance_currency',
+  'balance_earnings_decrease',
+  'balance_fee_refund',
+  'balance_gross_refund',
+  'balance_tax_refund',
+  'custom_data',
+  'earnings_decrease',
+  'fee_refund',
+  'gross_refund',
+  'tax_refund',
+  'initial_payment',
+  'instalments',
+  'order_id',
+  'quantity',
+  'refund_reason',
+  'refund_type',
+  'status',
+  'subscription_payment_id',
+  'unit_price',
 );
 
 function expectSigned(em: PaddleEmulator, fields: Record<string, string>): void {
@@ -156,8 +230,24 @@ describe('Paddle emulator', () => {
     expect(em.vendorId).toBe(12345);
     expect(em.publicKeyPem).toContain('-----BEGIN PUBLIC KEY-----');
     expect(em.plans().slice(0, 2)).toEqual([
-      { id: 9001, name: 'Pro monthly', billing_type: 'month', billing_period: 1, trial_days: 0, initial_price: { USD: '10.00', EUR: '9.00' }, recurring_price: { USD: '10.00', EUR: '9.00' } },
-      { id: 9002, name: 'Pro yearly', billing_type: 'year', billing_period: 1, trial_days: 0, initial_price: { USD: '100.00' }, recurring_price: { USD: '100.00' } },
+      {
+        id: 9001,
+        name: 'Pro monthly',
+        billing_type: 'month',
+        billing_period: 1,
+        trial_days: 0,
+        initial_price: { USD: '10.00', EUR: '9.00' },
+        recurring_price: { USD: '10.00', EUR: '9.00' },
+      },
+      {
+        id: 9002,
+        name: 'Pro yearly',
+        billing_type: 'year',
+        billing_period: 1,
+        trial_days: 0,
+        initial_price: { USD: '100.00' },
+        recurring_price: { USD: '100.00' },
+      },
     ]);
   });
 
@@ -165,13 +255,26 @@ describe('Paddle emulator', () => {
     const out = await em.checkout({ plan_id: 9001, email: 'ada@example.com', quantity: 2, passthrough: '{"ref":"abc"}' });
     expect(out.checkout_id).toMatch(/^\d+-chre[0-9a-f]+-[0-9a-f]{10}$/);
     expect(out.subscription).toMatchObject({
-      plan_id: 9001, user_email: 'ada@example.com', state: 'active', currency: 'USD', unit_price: '10.00', quantity: 2,
-      checkout_id: out.checkout_id, passthrough: '{"ref":"abc"}', next_bill_date: expect.stringMatching(DATE),
+      plan_id: 9001,
+      user_email: 'ada@example.com',
+      state: 'active',
+      currency: 'USD',
+      unit_price: '10.00',
+      quantity: 2,
+      checkout_id: out.checkout_id,
+      passthrough: '{"ref":"abc"}',
+      next_bill_date: expect.stringMatching(DATE),
     });
     expect(out.subscription.subscription_id).toBeGreaterThanOrEqual(70001);
     expect(out.subscription.user_id).toBeGreaterThanOrEqual(60001);
     expect(out.subscription.signup_date).toMatch(DATE_TIME);
-    expect(out.payment).toMatchObject({ subscription_id: out.subscription.subscription_id, amount: 20, currency: 'USD', is_paid: 1, payout_date: utcDate() });
+    expect(out.payment).toMatchObject({
+      subscription_id: out.subscription.subscription_id,
+      amount: 20,
+      currency: 'USD',
+      is_paid: 1,
+      payout_date: utcDate(),
+    });
     expect(out.payment?.id).toBeGreaterThanOrEqual(80001);
     expect(out.payment?.order_id).toMatch(/^\d+-\d+$/);
     expect(out.alerts.map((a) => a.status)).toEqual([200, 200]);
@@ -185,14 +288,33 @@ describe('Paddle emulator', () => {
     expect(Number(paid.alert_id)).toBeGreaterThan(Number(created.alert_id));
     expect((paid.event_time as string) >= (created.event_time as string)).toBe(true);
     expect(created).toMatchObject({
-      subscription_id: String(out.subscription.subscription_id), subscription_plan_id: '9001', status: 'active', unit_price: '10.00',
-      quantity: '2', passthrough: '{"ref":"abc"}', checkout_id: out.checkout_id, marketing_consent: '0',
+      subscription_id: String(out.subscription.subscription_id),
+      subscription_plan_id: '9001',
+      status: 'active',
+      unit_price: '10.00',
+      quantity: '2',
+      passthrough: '{"ref":"abc"}',
+      checkout_id: out.checkout_id,
+      marketing_consent: '0',
       next_bill_date: out.subscription.next_bill_date,
     });
     expect(paid).toMatchObject({
-      sale_gross: '20.00', payment_tax: '0.00', fee: '1.50', earnings: '18.50', balance_gross: '20.00', initial_payment: '1',
-      instalments: '1', order_id: out.payment?.order_id, subscription_payment_id: String(out.payment?.id), plan_name: 'Pro monthly',
-      country: 'US', coupon: '', status: 'active', currency: 'USD', user_id: String(out.subscription.user_id), email: 'ada@example.com',
+      sale_gross: '20.00',
+      payment_tax: '0.00',
+      fee: '1.50',
+      earnings: '18.50',
+      balance_gross: '20.00',
+      initial_payment: '1',
+      instalments: '1',
+      order_id: out.payment?.order_id,
+      subscription_payment_id: String(out.payment?.id),
+      plan_name: 'Pro monthly',
+      country: 'US',
+      coupon: '',
+      status: 'active',
+      currency: 'USD',
+      user_id: String(out.subscription.user_id),
+      email: 'ada@example.com',
     });
 
     // The same customer keeps their user_id; EUR prices come from the plan.
@@ -212,7 +334,12 @@ describe('Paddle emulator', () => {
 
     // The first charge at the end of the trial is the initial payment and moves the bill date one interval on.
     const renewed = await em.renew(out.subscription.subscription_id);
-    expect(renewed.alerts[0]?.fields).toMatchObject({ alert_name: 'subscription_payment_succeeded', status: 'active', initial_payment: '1', next_bill_date: utcDate(28) });
+    expect(renewed.alerts[0]?.fields).toMatchObject({
+      alert_name: 'subscription_payment_succeeded',
+      status: 'active',
+      initial_payment: '1',
+      next_bill_date: utcDate(28),
+    });
   });
 
   it('renew, failPayment, updateSubscription, cancel and refund send their signed alerts', async () => {
@@ -228,7 +355,14 @@ describe('Paddle emulator', () => {
     expect(renewed.alerts[0]?.fields).toMatchObject({ initial_payment: '0', instalments: '2', next_bill_date: afterRenew?.next_bill_date });
 
     const failed = await em.failPayment(id);
-    expect(failed.alerts[0]?.fields).toMatchObject({ alert_name: 'subscription_payment_failed', status: 'past_due', amount: '10.00', attempt_number: '1', next_retry_date: utcDate(3), instalments: '3' });
+    expect(failed.alerts[0]?.fields).toMatchObject({
+      alert_name: 'subscription_payment_failed',
+      status: 'past_due',
+      amount: '10.00',
+      attempt_number: '1',
+      next_retry_date: utcDate(3),
+      instalments: '3',
+    });
     expect((await em.failPayment(id)).alerts[0]?.fields.attempt_number).toBe('2');
     const unpaid = em.payments(id).filter((p) => p.is_paid === 0);
     expect(unpaid).toHaveLength(1);
@@ -240,8 +374,15 @@ describe('Paddle emulator', () => {
     const upgraded = await em.updateSubscription(id, { plan_id: 9002 });
     expect(upgraded.subscription).toMatchObject({ plan_id: 9002, unit_price: '100.00', state: 'active' });
     expect(upgraded.alerts[0]?.fields).toMatchObject({
-      alert_name: 'subscription_updated', old_subscription_plan_id: '9001', subscription_plan_id: '9002', old_unit_price: '10.00',
-      new_unit_price: '100.00', old_price: '10.00', new_price: '100.00', old_status: 'active', status: 'active',
+      alert_name: 'subscription_updated',
+      old_subscription_plan_id: '9001',
+      subscription_plan_id: '9002',
+      old_unit_price: '10.00',
+      new_unit_price: '100.00',
+      old_price: '10.00',
+      new_price: '100.00',
+      old_status: 'active',
+      status: 'active',
     });
     const paused = await em.updateSubscription(id, { state: 'paused' });
     expect(paused.alerts[0]?.fields).toMatchObject({ old_status: 'active', status: 'paused', paused_reason: 'voluntary' });
@@ -250,15 +391,30 @@ describe('Paddle emulator', () => {
 
     const refundedPart = await em.refund(renewed.payment.id, { amount: '4.00' });
     expect(refundedPart.payment.refunded_amount).toBe(4);
-    expect(refundedPart.alerts[0]?.fields).toMatchObject({ refund_type: 'partial', amount: '4.00', gross_refund: '4.00', instalments: '2', initial_payment: '0' });
+    expect(refundedPart.alerts[0]?.fields).toMatchObject({
+      refund_type: 'partial',
+      amount: '4.00',
+      gross_refund: '4.00',
+      instalments: '2',
+      initial_payment: '0',
+    });
     await expect(em.refund(renewed.payment.id, { amount: '7.00' })).rejects.toThrow('exceeds');
     const refundedFull = await em.refund(first?.id ?? 0);
-    expect(refundedFull.alerts[0]?.fields).toMatchObject({ refund_type: 'full', amount: '10.00', initial_payment: '1', order_id: first?.order_id });
+    expect(refundedFull.alerts[0]?.fields).toMatchObject({
+      refund_type: 'full',
+      amount: '10.00',
+      initial_payment: '1',
+      order_id: first?.order_id,
+    });
 
     const nextBill = em.subscriptions().find((s) => s.subscription_id === id)?.next_bill_date;
     const cancelled = await em.cancel(id);
     expect(cancelled.subscription).toMatchObject({ state: 'deleted', next_bill_date: null });
-    expect(cancelled.alerts[0]?.fields).toMatchObject({ alert_name: 'subscription_cancelled', status: 'deleted', cancellation_effective_date: nextBill });
+    expect(cancelled.alerts[0]?.fields).toMatchObject({
+      alert_name: 'subscription_cancelled',
+      status: 'deleted',
+      cancellation_effective_date: nextBill,
+    });
     await expect(em.renew(id)).rejects.toThrow('cancelled');
 
     const expected: Record<string, string[]> = {
@@ -270,14 +426,22 @@ describe('Paddle emulator', () => {
     };
     const names = receiver.alerts.map((a) => a.alert_name);
     expect(names).toEqual([
-      'subscription_payment_succeeded', 'subscription_payment_failed', 'subscription_payment_failed', 'subscription_payment_succeeded',
-      'subscription_updated', 'subscription_updated', 'subscription_updated', 'subscription_payment_refunded',
-      'subscription_payment_refunded', 'subscription_cancelled',
+      'subscription_payment_succeeded',
+      'subscription_payment_failed',
+      'subscription_payment_failed',
+      'subscription_payment_succeeded',
+      'subscription_updated',
+      'subscription_updated',
+      'subscription_updated',
+      'subscription_payment_refunded',
+      'subscription_payment_refunded',
+      'subscription_cancelled',
     ]);
     receiver.alerts.forEach((alert, i) => {
       expectSigned(em, alert);
       const allowed = expected[alert.alert_name as string] as string[];
-      const extra = alert.status === 'paused' && alert.alert_name === 'subscription_updated' ? ['paused_at', 'paused_from', 'paused_reason'] : [];
+      const extra =
+        alert.status === 'paused' && alert.alert_name === 'subscription_updated' ? ['paused_at', 'paused_from', 'paused_reason'] : [];
       expect(keys(alert)).toEqual([...allowed, ...extra].sort());
       const previous = receiver.alerts[i - 1];
       if (previous) {
@@ -322,12 +486,20 @@ describe('Paddle emulator', () => {
       success: true,
       response: [
         {
-          subscription_id: a.subscription_id, plan_id: 9002, user_id: a.user_id, user_email: 'users-a@example.com', marketing_consent: false,
-          state: 'active', signup_date: a.signup_date, last_payment: { amount: 100, currency: 'USD', date: utcDate() },
-          next_payment: { amount: 100, currency: 'USD', date: a.next_bill_date }, update_url: expect.stringMatching(/^https:\/\//),
+          subscription_id: a.subscription_id,
+          plan_id: 9002,
+          user_id: a.user_id,
+          user_email: 'users-a@example.com',
+          marketing_consent: false,
+          state: 'active',
+          signup_date: a.signup_date,
+          last_payment: { amount: 100, currency: 'USD', date: utcDate() },
+          next_payment: { amount: 100, currency: 'USD', date: a.next_bill_date },
+          update_url: expect.stringMatching(/^https:\/\//),
           cancel_url: expect.stringMatching(/^https:\/\//),
           payment_information: { payment_method: 'card', card_type: 'visa', last_four_digits: '1111', expiry_date: '02/2030' },
-          linked_subscriptions: [], quantity: 1,
+          linked_subscriptions: [],
+          quantity: 1,
         },
       ],
     });
@@ -356,7 +528,15 @@ describe('Paddle emulator', () => {
 
     const payments = await vendor(em, '/2.0/subscription/payments', { subscription_id: sub.subscription_id }, { as: 'json' });
     expect(payments.body.response).toEqual([
-      expect.objectContaining({ subscription_id: sub.subscription_id, amount: 9, currency: 'EUR', is_paid: 1, is_one_off_charge: 0, payout_date: utcDate(), receipt_url: expect.any(String) }),
+      expect.objectContaining({
+        subscription_id: sub.subscription_id,
+        amount: 9,
+        currency: 'EUR',
+        is_paid: 1,
+        is_one_off_charge: 0,
+        payout_date: utcDate(),
+        receipt_url: expect.any(String),
+      }),
       expect.objectContaining({ is_paid: 0 }),
     ]);
     const paidOnly = await vendor(em, '/2.0/subscription/payments', { subscription_id: sub.subscription_id, is_paid: 1 });
@@ -367,12 +547,20 @@ describe('Paddle emulator', () => {
     expect(((await vendor(em, '/2.0/subscription/plans', {}, { as: 'json' })).body.response as unknown[]).length).toBe(em.plans().length);
 
     const created = await vendor(em, '/2.0/subscription/modifiers/create', {
-      subscription_id: sub.subscription_id, modifier_amount: -5, modifier_recurring: false, modifier_description: 'Referral credit',
+      subscription_id: sub.subscription_id,
+      modifier_amount: -5,
+      modifier_recurring: false,
+      modifier_description: 'Referral credit',
     });
     expect(created.body).toEqual({ success: true, response: { subscription_id: sub.subscription_id, modifier_id: expect.any(Number) } });
     const modifierId = (created.body.response as { modifier_id: number }).modifier_id;
     expect(modifierId).toBeGreaterThanOrEqual(50001);
-    const viaJson = await vendor(em, '/2.0/subscription/modifiers/create', { subscription_id: sub.subscription_id, modifier_amount: '2.5', modifier_recurring: 'true' }, { as: 'json' });
+    const viaJson = await vendor(
+      em,
+      '/2.0/subscription/modifiers/create',
+      { subscription_id: sub.subscription_id, modifier_amount: '2.5', modifier_recurring: 'true' },
+      { as: 'json' },
+    );
     expect(viaJson.body.success).toBe(true);
     const defaulted = await vendor(em, '/2.0/subscription/modifiers/create', { subscription_id: sub.subscription_id, modifier_amount: 1 });
     expect(defaulted.body.success).toBe(true);
@@ -380,29 +568,59 @@ describe('Paddle emulator', () => {
 
     const listed = await vendor(em, '/2.0/subscription/modifiers', { subscription_id: sub.subscription_id });
     expect(listed.body.response).toEqual([
-      { modifier_id: modifierId, subscription_id: sub.subscription_id, amount: '-5.000', currency: 'EUR', is_recurring: false, description: 'Referral credit' },
+      {
+        modifier_id: modifierId,
+        subscription_id: sub.subscription_id,
+        amount: '-5.000',
+        currency: 'EUR',
+        is_recurring: false,
+        description: 'Referral credit',
+      },
       expect.objectContaining({ amount: '2.500', is_recurring: true, description: '' }),
       expect.objectContaining({ amount: '1.000', is_recurring: true }),
     ]);
     expect(em.modifiers(sub.subscription_id)).toEqual(listed.body.response);
 
     expect((await vendor(em, '/2.0/subscription/modifiers/create', { subscription_id: 1, modifier_amount: -5 })).body).toEqual({
-      success: false, error: { code: 119, message: 'The subscription was not found' },
+      success: false,
+      error: { code: 119, message: 'The subscription was not found' },
     });
-    expect((await vendor(em, '/2.0/subscription/modifiers/create', { subscription_id: sub.subscription_id })).body).toMatchObject({ success: false, error: { code: 116 } });
-    expect((await vendor(em, '/2.0/subscription/modifiers/create', { subscription_id: sub.subscription_id, modifier_amount: 'abc' })).body).toMatchObject({ success: false, error: { code: 116 } });
+    expect((await vendor(em, '/2.0/subscription/modifiers/create', { subscription_id: sub.subscription_id })).body).toMatchObject({
+      success: false,
+      error: { code: 116 },
+    });
+    expect(
+      (await vendor(em, '/2.0/subscription/modifiers/create', { subscription_id: sub.subscription_id, modifier_amount: 'abc' })).body,
+    ).toMatchObject({ success: false, error: { code: 116 } });
     expect(em.modifiers(sub.subscription_id)).toHaveLength(3);
   });
 
   it('creates coupons like Paddle (duplicates 132, validations 116/128/129/131), discounts checkouts and names the coupon in alerts and orders', async () => {
     const created = await vendor(em, '/2.1/product/create_coupon', {
-      coupon_type: 'checkout', coupon_code: 'TENOFF1', discount_type: 'percentage', discount_amount: '10', allowed_uses: 1, recurring: 1, description: 'test',
+      coupon_type: 'checkout',
+      coupon_code: 'TENOFF1',
+      discount_type: 'percentage',
+      discount_amount: '10',
+      allowed_uses: 1,
+      recurring: 1,
+      description: 'test',
     });
     expect(created.body).toEqual({ success: true, response: { coupon_codes: ['TENOFF1'] } });
-    expect((await vendor(em, '/2.1/product/create_coupon', { coupon_type: 'checkout', coupon_code: 'tenoff1', discount_type: 'percentage', discount_amount: '5' })).body).toEqual({
-      success: false, error: { code: 132, message: 'The coupon code already exists' },
+    expect(
+      (
+        await vendor(em, '/2.1/product/create_coupon', {
+          coupon_type: 'checkout',
+          coupon_code: 'tenoff1',
+          discount_type: 'percentage',
+          discount_amount: '5',
+        })
+      ).body,
+    ).toEqual({
+      success: false,
+      error: { code: 132, message: 'The coupon code already exists' },
     });
-    const error = async (params: Record<string, string | number>) => ((await vendor(em, '/2.1/product/create_coupon', params)).body as { error?: { code: number } }).error?.code;
+    const error = async (params: Record<string, string | number>) =>
+      ((await vendor(em, '/2.1/product/create_coupon', params)).body as { error?: { code: number } }).error?.code;
     expect(await error({ discount_type: 'flat', discount_amount: '1.00' })).toBe(116);
     expect(await error({ coupon_type: 'checkout', discount_type: 'percentage', discount_amount: '100' })).toBe(128);
     expect(await error({ coupon_type: 'checkout', discount_type: 'flat', discount_amount: '0', currency: 'USD' })).toBe(129);
@@ -413,7 +631,9 @@ describe('Paddle emulator', () => {
     expect(out.payment?.amount).toBe(9);
     expect(receiver.alerts[1]?.coupon).toBe('TENOFF1');
     expect(receiver.alerts[1]?.sale_gross).toBe('9.00');
-    const order = await fetch(`${em.checkoutApiUrl}/1.0/order?checkout_id=${out.checkout_id}`).then((r) => r.json() as Promise<{ order: { coupon_code: string } }>);
+    const order = await fetch(`${em.checkoutApiUrl}/1.0/order?checkout_id=${out.checkout_id}`).then(
+      (r) => r.json() as Promise<{ order: { coupon_code: string } }>,
+    );
     expect(order.order.coupon_code).toBe('TENOFF1');
     // Recurring: renewals are discounted too and carry the code.
     const renewal = await em.renew(out.subscription.subscription_id);
@@ -427,20 +647,39 @@ describe('Paddle emulator', () => {
   it('deletes unbilled modifiers; a renewal bills them and deleting one then answers 124; unknown ids 123', async () => {
     const { subscription: sub } = await em.checkout({ plan_id: 9001, email: 'delmods@example.com' });
     const create = async () =>
-      ((await vendor(em, '/2.0/subscription/modifiers/create', { subscription_id: sub.subscription_id, modifier_amount: -1, modifier_recurring: false })).body.response as { modifier_id: number }).modifier_id;
+      (
+        (
+          await vendor(em, '/2.0/subscription/modifiers/create', {
+            subscription_id: sub.subscription_id,
+            modifier_amount: -1,
+            modifier_recurring: false,
+          })
+        ).body.response as { modifier_id: number }
+      ).modifier_id;
     const first = await create();
     expect((await vendor(em, '/2.0/subscription/modifiers/delete', { modifier_id: first })).body).toEqual({ success: true });
     expect(em.modifiers(sub.subscription_id)).toEqual([]);
-    expect((await vendor(em, '/2.0/subscription/modifiers/delete', { modifier_id: first })).body).toMatchObject({ success: false, error: { code: 123 } });
+    expect((await vendor(em, '/2.0/subscription/modifiers/delete', { modifier_id: first })).body).toMatchObject({
+      success: false,
+      error: { code: 123 },
+    });
     const second = await create();
     const renewal = await em.renew(sub.subscription_id);
-    expect(em.modifiers(sub.subscription_id)).toEqual([expect.objectContaining({ modifier_id: second, billed_payment_id: renewal.payment.id })]);
-    expect((await vendor(em, '/2.0/subscription/modifiers/delete', { modifier_id: second })).body).toMatchObject({ success: false, error: { code: 124 } });
+    expect(em.modifiers(sub.subscription_id)).toEqual([
+      expect.objectContaining({ modifier_id: second, billed_payment_id: renewal.payment.id }),
+    ]);
+    expect((await vendor(em, '/2.0/subscription/modifiers/delete', { modifier_id: second })).body).toMatchObject({
+      success: false,
+      error: { code: 124 },
+    });
   });
 
   it('refuses a wrong auth code (107), an unknown method (101) and GET (405)', async () => {
     const denied = await vendor(em, '/2.0/subscription/users', {}, { auth: 'wrong' });
-    expect(denied).toEqual({ status: 200, body: { success: false, error: { code: 107, message: "You don't have permission to access this resource" } } });
+    expect(denied).toEqual({
+      status: 200,
+      body: { success: false, error: { code: 107, message: "You don't have permission to access this resource" } },
+    });
     expect((await vendor(em, '/2.0/subscription/users', {}, { auth: 'wrong', as: 'json' })).body.error?.code).toBe(107);
     expect((await vendor(em, '/2.0/subscription/nope')).body).toEqual({ success: false, error: { code: 101, message: 'Bad method call' } });
     expect((await fetch(`${em.vendorsApiUrl}/2.0/subscription/users`)).status).toBe(405);
@@ -458,11 +697,22 @@ describe('Paddle emulator', () => {
     });
     expect(Object.keys(processed).sort()).toEqual(['checkout', 'lockers', 'order', 'state']);
     expect(processed.order).toEqual({
-      order_id: expect.any(Number), total: '30.00', total_tax: '0.00', currency: 'USD', formatted_total: '$30.00', formatted_tax: '$0.00',
-      coupon_code: null, receipt_url: expect.any(String), customer_success_redirect_url: '', has_locker: false, is_subscription: true,
-      subscription_id: out.subscription.subscription_id, quantity: 3,
+      order_id: expect.any(Number),
+      total: '30.00',
+      total_tax: '0.00',
+      currency: 'USD',
+      formatted_total: '$30.00',
+      formatted_tax: '$0.00',
+      coupon_code: null,
+      receipt_url: expect.any(String),
+      customer_success_redirect_url: '',
+      has_locker: false,
+      is_subscription: true,
+      subscription_id: out.subscription.subscription_id,
+      quantity: 3,
       completed: { date: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.000000$/), timezone_type: 3, timezone: 'UTC' },
-      customer: { email: 'order@example.com', marketing_consent: false }, access_management: { software_key: [] },
+      customer: { email: 'order@example.com', marketing_consent: false },
+      access_management: { software_key: [] },
     });
     expect(String((processed.order as { order_id: number }).order_id)).toBe(out.payment?.order_id.split('-')[0]);
 
@@ -476,14 +726,20 @@ describe('Paddle emulator', () => {
     expect((await fetch(`${em.checkoutApiUrl}/1.0/order?checkout_id=x`)).status).toBe(503);
     expect((await fetch(`${em.url}/_emulator/state`)).status).toBe(200);
     em.setMode('error');
-    expect(await vendor(em, '/2.0/subscription/users')).toEqual({ status: 200, body: { success: false, error: { code: 120, message: 'Internal error' } } });
+    expect(await vendor(em, '/2.0/subscription/users')).toEqual({
+      status: 200,
+      body: { success: false, error: { code: 120, message: 'Internal error' } },
+    });
     expect(await order(em, 'x')).toEqual({ error: { code: 120, message: 'Internal error' } });
     em.setMode('up');
     expect((await vendor(em, '/2.0/subscription/users')).body.success).toBe(true);
   });
 
   it('control endpoints run the same methods and report each alert', async () => {
-    const res = await fetch(`${em.url}/_emulator/checkout`, { method: 'POST', body: JSON.stringify({ plan_id: 9001, email: 'ctl@example.com' }) });
+    const res = await fetch(`${em.url}/_emulator/checkout`, {
+      method: 'POST',
+      body: JSON.stringify({ plan_id: 9001, email: 'ctl@example.com' }),
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { subscription: { subscription_id: number }; alerts: unknown[] };
     expect(body.alerts).toEqual([
@@ -551,7 +807,9 @@ describe('paddle CLI', () => {
    * with `viaNpx` false, the same tsx loader straight from node: half the start-up cost on a busy machine.
    */
   function cli(args: string[], { url = em.url, viaNpx = false } = {}): Promise<{ code: number; stdout: string; stderr: string[] }> {
-    const [file, argv] = viaNpx ? ['npx', ['tsx', 'infra/paddle.ts', ...args]] : [process.execPath, ['--import', 'tsx', 'infra/paddle.ts', ...args]];
+    const [file, argv] = viaNpx
+      ? ['npx', ['tsx', 'infra/paddle.ts', ...args]]
+      : [process.execPath, ['--import', 'tsx', 'infra/paddle.ts', ...args]];
     return new Promise((ok) => {
       execFile(file, argv, { cwd: ROOT, env: { ...process.env, PADDLE_EMULATOR_URL: url } }, (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
@@ -576,7 +834,10 @@ describe('paddle CLI', () => {
     expect(checkout).toMatchObject({ code: 0, stderr: [] });
     const out = JSON.parse(checkout.stdout) as { subscription: { quantity: number }; alerts: { alert_name: string; status: number }[] };
     expect(out.subscription.quantity).toBe(2);
-    expect(out.alerts.map((a) => [a.alert_name, a.status])).toEqual([['subscription_created', 200], ['subscription_payment_succeeded', 200]]);
+    expect(out.alerts.map((a) => [a.alert_name, a.status])).toEqual([
+      ['subscription_created', 200],
+      ['subscription_payment_succeeded', 200],
+    ]);
     expect(receiver.alerts.map((a) => a.email)).toEqual(['cli@example.com', 'cli@example.com']);
 
     expect(state).toMatchObject({ code: 0, stderr: [] });
@@ -588,7 +849,13 @@ describe('paddle CLI', () => {
       expect(bad.stderr).toHaveLength(1);
       expect(bad.stderr[0]).toMatch(/^paddle: .*usage: paddle/);
     }
-    expect(unreachable).toMatchObject({ code: 1, stdout: '', stderr: [`Paddle emulator not reachable at ${deadUrl}; is \`npm start\` running? PADDLE_EMULATOR_URL or PADDLE_PORT sets its address`] });
+    expect(unreachable).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: [
+        `Paddle emulator not reachable at ${deadUrl}; is \`npm start\` running? PADDLE_EMULATOR_URL or PADDLE_PORT sets its address`,
+      ],
+    });
     expect(missingSub).toMatchObject({ code: 1, stdout: '', stderr: ['paddle: unknown subscription 1'] });
   });
 });

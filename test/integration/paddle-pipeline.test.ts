@@ -14,7 +14,18 @@ import { paddleTenants, pipelineWorld, type Tenant } from '../support/paddle-ten
 
 const world = pipelineWorld({ ownTable: true });
 
-const { tenant, json, post, deliver, campaign, member, referral, subscribed: subscribedWith, getReferral, getMember } = paddleTenants(() => world.paddle);
+const {
+  tenant,
+  json,
+  post,
+  deliver,
+  campaign,
+  member,
+  referral,
+  subscribed: subscribedWith,
+  getReferral,
+  getMember,
+} = paddleTenants(() => world.paddle);
 /** A checkout whose alerts reach the service, once both are applied (the subscription active, its payment recorded). */
 const subscribed = (t: Tenant, email: string, planId = 9001) => subscribedWith(t, email, { planId });
 
@@ -81,7 +92,10 @@ describe('from a signed webhook to a reward', () => {
     // Once there, the reward says so (GET /v1/rewards/ lists it applied).
     await pollUntil(async () => ((await getReferral(t, r.id)).rewards[0].status === 'applied' ? true : null));
     const listed = (await json('GET', `/v1/rewards/?status=applied&member=${alice.id}`, t)).body;
-    expect(listed).toMatchObject({ count: 1, results: [{ id: rewarded.rewards[0].id, type: 'credit', status: 'applied', referral_id: r.id, member_id: alice.id }] });
+    expect(listed).toMatchObject({
+      count: 1,
+      results: [{ id: rewarded.rewards[0].id, type: 'credit', status: 'applied', referral_id: r.id, member_id: alice.id }],
+    });
 
     const stats = (await getMember(t, alice.id)).stats;
     expect(stats).toMatchObject({ referrals: 1, conversions: 1, credit_earned: '5.00', commission_earned: '0.00' });
@@ -97,7 +111,13 @@ describe('from a signed webhook to a reward', () => {
 
   it('commission: conversion by subscription_id, one reward per paid payment for commission_months, the threshold first', async () => {
     const t = await tenant();
-    const c = await campaign(t, { allows_commission: true, commission_amount: '2.50', commission_currency: 'USD', commission_months: 12, reward_threshold: '15.00' });
+    const c = await campaign(t, {
+      allows_commission: true,
+      commission_amount: '2.50',
+      commission_currency: 'USD',
+      commission_months: 12,
+      reward_threshold: '15.00',
+    });
     const carol = await member(t, 'carol', { campaign: { id: c.id } });
     const r = await referral(t, 'user-dan', carol.code);
     const dan = await subscribed(t, 'dan@example.com');
@@ -148,7 +168,9 @@ describe('from a signed webhook to a reward', () => {
     const erin = await member(t, 'erin', { campaign: { id: c.id } });
     const r = await referral(t, 'user-fay', erin.code);
     const fay = await subscribed(t, 'fay@example.com');
-    expect((await json('POST', `/v1/referrals/${r.id}/conversion/`, t, { subscription_id: fay.subscription.subscription_id })).status).toBe(200);
+    expect((await json('POST', `/v1/referrals/${r.id}/conversion/`, t, { subscription_id: fay.subscription.subscription_id })).status).toBe(
+      200,
+    );
     await pollUntil(async () => (await getReferral(t, r.id)).rewards.length === 1);
 
     const erinSub = await subscribed(t, 'erin@example.com');
@@ -162,7 +184,9 @@ describe('from a signed webhook to a reward', () => {
     expect(modifiers).toEqual([expect.objectContaining({ amount: '-3.000', is_recurring: false })]);
 
     // Attaching again (a retried PATCH) does not apply it twice.
-    expect((await json('PATCH', `/v1/members/${erin.id}/`, t, { subscription: { id: erinSub.subscription.subscription_id } })).status).toBe(200);
+    expect((await json('PATCH', `/v1/members/${erin.id}/`, t, { subscription: { id: erinSub.subscription.subscription_id } })).status).toBe(
+      200,
+    );
     await pollUntil(async () => (await world.queues.count('rewards')) === 0);
     expect(world.paddle.modifiers(erinSub.subscription.subscription_id)).toHaveLength(1);
   });
@@ -190,7 +214,9 @@ describe('conversion errors (docs/design/api-contract.md "Referrals")', () => {
   it('malformed fields: 400 keyed by field', async () => {
     const r = await referral(t, 'e-2', code);
     expect((await convert(r.id, { subscription_id: 'abc' })).body).toEqual({ subscription_id: ['A valid integer is required.'] });
-    expect((await convert(r.id, { checkout_id: 'x'.repeat(101) })).body).toEqual({ checkout_id: ['Ensure this field has no more than 100 characters.'] });
+    expect((await convert(r.id, { checkout_id: 'x'.repeat(101) })).body).toEqual({
+      checkout_id: ['Ensure this field has no more than 100 characters.'],
+    });
     expect((await convert(r.id, { checkout_id: '' })).body).toEqual({ checkout_id: ['This field may not be blank.'] });
   });
 
@@ -222,7 +248,11 @@ describe('conversion errors (docs/design/api-contract.md "Referrals")', () => {
     const out = await world.paddle.checkout({ plan_id: 9002, email: 'late@example.com', deliver: false });
     const res = await convert(r.id, { checkout_id: out.checkout_id });
     expect(res.status).toBe(200);
-    expect(res.body.subscription).toMatchObject({ id: out.subscription.subscription_id, status: 'active', plan: { interval: 'year', descriptor: '$100.00 / year' } });
+    expect(res.body.subscription).toMatchObject({
+      id: out.subscription.subscription_id,
+      status: 'active',
+      plan: { interval: 'year', descriptor: '$100.00 / year' },
+    });
     expect(await getSubscription(t.accountId, out.subscription.subscription_id)).toMatchObject({ referral_id: r.id });
   });
 
@@ -253,7 +283,7 @@ describe('conversion errors (docs/design/api-contract.md "Referrals")', () => {
     expect(refused.body).toEqual({ non_field_errors: [`Referral ${first.id} is already converted`] });
   });
 
-  it('unknown referral and another account\'s referral: 404', async () => {
+  it("unknown referral and another account's referral: 404", async () => {
     const other = await tenant();
     const foreign = await referral(other, 'e-9', (await member(other, 'hal')).code);
     for (const id of ['0'.repeat(32), foreign.id, 'not-an-id']) {
@@ -291,7 +321,9 @@ describe('exactly once', () => {
     const ivy = await member(t, 'ivy', { campaign: { id: c.id }, subscription: { id: ref.subscription.subscription_id } });
     const r = await referral(t, 'user-jo', ivy.code);
     const jo = await subscribed(t, 'jo@example.com');
-    expect((await json('POST', `/referrals/${r.id}/conversion/`, t, { subscription_id: jo.subscription.subscription_id })).status).toBe(200);
+    expect((await json('POST', `/referrals/${r.id}/conversion/`, t, { subscription_id: jo.subscription.subscription_id })).status).toBe(
+      200,
+    );
 
     // The renewal crosses the 15.00 threshold; its alert arrives 20 times at once.
     const renewal = await world.paddle.renew(jo.subscription.subscription_id, { deliver: false });
@@ -304,7 +336,9 @@ describe('exactly once', () => {
       const body = await getReferral(t, r.id);
       return body.rewards.length === 1 ? body : null;
     });
-    await pollUntil(async () => (await world.queues.count('provider-events')) === 0 && (await world.queues.count('rewards')) === 0, { timeoutMs: 20_000 });
+    await pollUntil(async () => (await world.queues.count('provider-events')) === 0 && (await world.queues.count('rewards')) === 0, {
+      timeoutMs: 20_000,
+    });
     await pollUntil(() => world.paddle.modifiers(ref.subscription.subscription_id).length === 1);
     const settled = await pollUntil(async () => {
       const body = await getReferral(t, r.id);
@@ -350,22 +384,39 @@ describe('automatic conversion from the checkout passthrough (browser script)', 
     const t = await tenant();
     const c = await campaign(t, { allows_commission: true, commission_amount: '2.00', commission_currency: 'USD' });
     const ava = await member(t, 'ava', { campaign: { id: c.id } });
-    const js = await api('POST', '/js/v1/referrals/', { key: t.publishableKey, body: { member_code: ava.code, user_identifier: 'user-auto' } });
+    const js = await api('POST', '/js/v1/referrals/', {
+      key: t.publishableKey,
+      body: { member_code: ava.code, user_identifier: 'user-auto' },
+    });
     expect(js.status).toBe(200);
     const referralId = js.body.id as string;
 
-    const out = await world.paddle.checkout({ plan_id: 9001, email: 'auto@example.com', deliver: false, passthrough: passthrough(referralId) });
+    const out = await world.paddle.checkout({
+      plan_id: 9001,
+      email: 'auto@example.com',
+      deliver: false,
+      passthrough: passthrough(referralId),
+    });
     await deliver(t, out.alerts);
-    const converted = await pollUntil(async () => {
-      const r = await getReferral(t, referralId);
-      return r.is_converted && r.rewards.length === 1 ? r : null;
-    }, { timeoutMs: 15_000 });
-    expect(converted).toMatchObject({ source: 'js', subscription: { id: out.subscription.subscription_id }, rewards: [{ type: 'commission', amount: '2.00' }] });
+    const converted = await pollUntil(
+      async () => {
+        const r = await getReferral(t, referralId);
+        return r.is_converted && r.rewards.length === 1 ? r : null;
+      },
+      { timeoutMs: 15_000 },
+    );
+    expect(converted).toMatchObject({
+      source: 'js',
+      subscription: { id: out.subscription.subscription_id },
+      rewards: [{ type: 'commission', amount: '2.00' }],
+    });
     expect((await getSubscription(t.accountId, out.subscription.subscription_id))?.referral_id).toBe(referralId);
 
     // Paddle retries: every alert again, twice, concurrently. Still one conversion and one reward.
     await Promise.all([deliver(t, out.alerts), deliver(t, out.alerts)]);
-    await pollUntil(async () => (await world.queues.count('provider-events')) === 0 && (await world.queues.count('rewards')) === 0, { timeoutMs: 15_000 });
+    await pollUntil(async () => (await world.queues.count('provider-events')) === 0 && (await world.queues.count('rewards')) === 0, {
+      timeoutMs: 15_000,
+    });
     const after = await getReferral(t, referralId);
     expect(after.converted_at).toBe(converted.converted_at);
     expect(after.rewards).toHaveLength(1);
@@ -378,7 +429,14 @@ describe('automatic conversion from the checkout passthrough (browser script)', 
     const om = await member(other, 'oscar');
     const foreign = await referral(other, 'user-foreign', om.code);
 
-    const cases = [passthrough(foreign.id), passthrough('0'.repeat(32)), passthrough('../../x'), 'not json', JSON.stringify(['refloop_referral_id']), ''];
+    const cases = [
+      passthrough(foreign.id),
+      passthrough('0'.repeat(32)),
+      passthrough('../../x'),
+      'not json',
+      JSON.stringify(['refloop_referral_id']),
+      '',
+    ];
     const subscriptions: number[] = [];
     for (const [i, p] of cases.entries()) {
       const out = await world.paddle.checkout({ plan_id: 9001, email: `nobody-${i}@example.com`, deliver: false, passthrough: p });
@@ -432,7 +490,13 @@ describe('out of order and unknown alerts', () => {
 
   it('an alert type the service does not handle is acknowledged, not retried', async () => {
     const t = await tenant();
-    const fields = world.paddle.sign({ alert_id: '990000010', alert_name: 'transfer_created', amount: '1.00', currency: 'USD', event_time: '2024-01-01 00:00:00' });
+    const fields = world.paddle.sign({
+      alert_id: '990000010',
+      alert_name: 'transfer_created',
+      amount: '1.00',
+      currency: 'USD',
+      event_time: '2024-01-01 00:00:00',
+    });
     expect((await post(t, fields)).status).toBe(200);
     await pollUntil(async () => (await world.queues.count('provider-events')) === 0);
     expect(await world.queues.count('provider-events-dlq')).toBe(0);
@@ -446,7 +510,9 @@ describe('background sync', () => {
     const mo = await member(t, 'mo', { campaign: { id: c.id } });
     const r = await referral(t, 'user-ned', mo.code);
     const ned = await subscribed(t, 'ned@example.com');
-    expect((await json('POST', `/referrals/${r.id}/conversion/`, t, { subscription_id: ned.subscription.subscription_id })).status).toBe(200);
+    expect((await json('POST', `/referrals/${r.id}/conversion/`, t, { subscription_id: ned.subscription.subscription_id })).status).toBe(
+      200,
+    );
     await pollUntil(async () => (await getReferral(t, r.id)).rewards.length === 1);
 
     const missed = await world.paddle.checkout({ plan_id: 9002, email: 'missed@example.com', deliver: false });
@@ -456,7 +522,13 @@ describe('background sync', () => {
     // The job syncs every registered account of the table (this file's own). Every account of the file is
     // connected to the same emulator, so each would page through all of its subscriptions: on a loaded CI
     // machine that took more than the deadline. Only this test's account stays registered.
-    const registry = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.providerAccounts() } }));
+    const registry = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.providerAccounts() },
+      }),
+    );
     for (const item of registry.Items ?? []) {
       if (item.sk !== t.accountId) await db().send(new DeleteCommand({ TableName: tableName(), Key: { pk: item.pk, sk: item.sk } }));
     }
@@ -464,11 +536,16 @@ describe('background sync', () => {
     expect(job).toBeDefined();
     expect(await runScheduledJob(job!)).toEqual({ accounts: 1 });
 
-    await pollUntil(async () => (await getSubscription(t.accountId, missed.subscription.subscription_id))?.plan.interval === 'year', { timeoutMs: 20_000 });
-    const healed = await pollUntil(async () => {
-      const body = await getReferral(t, r.id);
-      return body.rewards.length === 2 ? body : null;
-    }, { timeoutMs: 20_000 });
+    await pollUntil(async () => (await getSubscription(t.accountId, missed.subscription.subscription_id))?.plan.interval === 'year', {
+      timeoutMs: 20_000,
+    });
+    const healed = await pollUntil(
+      async () => {
+        const body = await getReferral(t, r.id);
+        return body.rewards.length === 2 ? body : null;
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(healed.rewards.map((w: { payment_id: number }) => w.payment_id)).toContain(renewal.payment.id);
   });
 });
@@ -477,7 +554,9 @@ describe('failing input on the real workers', () => {
   it('a message no worker can read ends in the DLQ of its queue; the queue keeps flowing', async () => {
     const t = await tenant();
     await world.queues.client.send(new SendMessageCommand({ QueueUrl: world.queues.urlOf('provider-events'), MessageBody: 'not json' }));
-    await world.queues.client.send(new SendMessageCommand({ QueueUrl: world.queues.urlOf('rewards'), MessageBody: JSON.stringify({ kind: 'no-such-kind' }) }));
+    await world.queues.client.send(
+      new SendMessageCommand({ QueueUrl: world.queues.urlOf('rewards'), MessageBody: JSON.stringify({ kind: 'no-such-kind' }) }),
+    );
     // Meanwhile a real alert is still applied.
     const out = await subscribed(t, 'flow@example.com');
     expect(out.subscription.state).toBe('active');
@@ -485,11 +564,17 @@ describe('failing input on the real workers', () => {
     // only the two poison messages of this test are looked for.
     const poison = ['not json', JSON.stringify({ kind: 'no-such-kind' })];
     const parked: string[] = [];
-    await pollUntil(async () => {
-      const [events, rewards] = await Promise.all([world.queues.receiveAll('provider-events-dlq'), world.queues.receiveAll('rewards-dlq')]);
-      parked.push(...events.map((m) => m.body), ...rewards.map((m) => m.body));
-      return poison.every((body) => parked.includes(body));
-    }, { timeoutMs: 20_000 });
+    await pollUntil(
+      async () => {
+        const [events, rewards] = await Promise.all([
+          world.queues.receiveAll('provider-events-dlq'),
+          world.queues.receiveAll('rewards-dlq'),
+        ]);
+        parked.push(...events.map((m) => m.body), ...rewards.map((m) => m.body));
+        return poison.every((body) => parked.includes(body));
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(parked.filter((body) => poison.includes(body)).sort()).toEqual([...poison].sort());
   });
 });
@@ -501,7 +586,9 @@ describe('messages queued before the one webhook intake', () => {
     for (const alert of out.alerts) {
       const { p_signature: _signature, ...fields } = alert.fields;
       const message = { kind: 'paddle-alert', account_id: t.accountId, fields, received_at: Date.now() };
-      await world.queues.client.send(new SendMessageCommand({ QueueUrl: world.queues.urlOf('provider-events'), MessageBody: JSON.stringify(message) }));
+      await world.queues.client.send(
+        new SendMessageCommand({ QueueUrl: world.queues.urlOf('provider-events'), MessageBody: JSON.stringify(message) }),
+      );
     }
     await pollUntil(async () => {
       const s = await getSubscription(t.accountId, out.subscription.subscription_id);
@@ -517,7 +604,9 @@ describe('deleting a rewarded referral', () => {
     const pat = await member(t, 'pat', { campaign: { id: c.id } });
     const r = await referral(t, 'user-quinn', pat.code);
     const quinn = await subscribed(t, 'quinn@example.com');
-    expect((await json('POST', `/referrals/${r.id}/conversion/`, t, { subscription_id: quinn.subscription.subscription_id })).status).toBe(200);
+    expect((await json('POST', `/referrals/${r.id}/conversion/`, t, { subscription_id: quinn.subscription.subscription_id })).status).toBe(
+      200,
+    );
     await pollUntil(async () => (await getReferral(t, r.id)).rewards.length === 1);
     expect((await getMember(t, pat.id)).stats).toMatchObject({ referrals: 1, conversions: 1, commission_earned: '1.50' });
 
@@ -525,6 +614,8 @@ describe('deleting a rewarded referral', () => {
     expect((await getMember(t, pat.id)).stats).toMatchObject({ referrals: 0, conversions: 0, commission_earned: '0.00' });
     // The subscription is free for another referral of the same user.
     const again = await referral(t, 'user-quinn', pat.code);
-    expect((await json('POST', `/referrals/${again.id}/conversion/`, t, { subscription_id: quinn.subscription.subscription_id })).status).toBe(200);
+    expect(
+      (await json('POST', `/referrals/${again.id}/conversion/`, t, { subscription_id: quinn.subscription.subscription_id })).status,
+    ).toBe(200);
   });
 });

@@ -11,7 +11,7 @@ import { handler } from '../../functions/webhooks/provider';
 import { freePort } from '../../infra/local/dynamodb';
 import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/emulators/paddle-classic';
 import { setQueueEnvironment } from '../../infra/local/sqs';
-import { type AlertFields } from '../../shared/providers/paddle-classic/signature';
+import type { AlertFields } from '../../shared/providers/paddle-classic/signature';
 import { QUEUE_NAMES, type QueueName } from '../../shared/queue/queues';
 import { clearProviderCache, saveProviderSettings } from '../../shared/store/provider';
 import { api, type ApiResponse } from '../support/api';
@@ -22,9 +22,7 @@ interface SignedFixtures {
   public_key: string;
   alerts: Record<string, { verifies: boolean; fields: AlertFields }>;
 }
-const fixtures = JSON.parse(
-  readFileSync(join(__dirname, '..', 'fixtures', 'paddle', 'signed-alerts.json'), 'utf8'),
-) as SignedFixtures;
+const fixtures = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'paddle', 'signed-alerts.json'), 'utf8')) as SignedFixtures;
 
 const VALID = Object.entries(fixtures.alerts)
   .filter(([, a]) => a.verifies)
@@ -48,7 +46,11 @@ const withoutSignature = (fields: AlertFields): AlertFields => {
 const form = (fields: AlertFields): string => new URLSearchParams(Object.entries(fields)).toString();
 
 /** Posts a form-encoded alert through the in-process gateway, with no Authorization header. */
-function post(accountId: string, body: string, { slash = true, contentType = FORM }: { slash?: boolean; contentType?: string } = {}): Promise<ApiResponse> {
+function post(
+  accountId: string,
+  body: string,
+  { slash = true, contentType = FORM }: { slash?: boolean; contentType?: string } = {},
+): Promise<ApiResponse> {
   return api('POST', `/webhooks/paddle/${accountId}${slash ? '/' : ''}`, { rawBody: body, headers: { 'content-type': contentType } });
 }
 
@@ -75,7 +77,12 @@ beforeAll(async () => {
   fixtureAccount = (await newAccount()).accountId;
   emulatorAccount = (await newAccount()).accountId;
   bareAccount = (await newAccount()).accountId;
-  const common = { vendorId: 12345, authCode: 'not-a-real-auth-code', vendorsApiUrl: emulator.vendorsApiUrl, checkoutApiUrl: emulator.checkoutApiUrl };
+  const common = {
+    vendorId: 12345,
+    authCode: 'not-a-real-auth-code',
+    vendorsApiUrl: emulator.vendorsApiUrl,
+    checkoutApiUrl: emulator.checkoutApiUrl,
+  };
   await saveProviderSettings(fixtureAccount, { ...common, publicKey: fixtures.public_key });
   await saveProviderSettings(emulatorAccount, { ...common, publicKey: emulator.publicKeyPem });
 });
@@ -248,7 +255,13 @@ describe('POST /webhooks/paddle/{account_id}/', () => {
   });
 
   it('verifies and queues an alert type the service ignores (the worker acknowledges it later)', async () => {
-    const fields = emulator.sign({ alert_id: '1000008888', alert_name: 'transfer_created', amount: '100.00', currency: 'USD', event_time: '2025-06-01 12:00:00' });
+    const fields = emulator.sign({
+      alert_id: '1000008888',
+      alert_name: 'transfer_created',
+      amount: '100.00',
+      currency: 'USD',
+      event_time: '2025-06-01 12:00:00',
+    });
     const res = await post(emulatorAccount, form(fields));
     expect(res.status).toBe(200);
     await expectQueuedOnce(emulatorAccount, withoutSignature(fields));

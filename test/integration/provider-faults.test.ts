@@ -46,11 +46,23 @@ describe.each(JSON_PROVIDERS.map((h) => [h.kind, h] as const))('%s API under fau
     const { accountId, apiKey: key } = await newAccount();
     await provider.connect(accountId, proxy.url);
     const json = (method: string, path: string, body?: unknown) => api(method, path, { key, ...(body === undefined ? {} : { body }) });
-    const campaign = await json('POST', '/v1/campaigns/', { name: `faults-${provider.kind}`, allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' });
+    const campaign = await json('POST', '/v1/campaigns/', {
+      name: `faults-${provider.kind}`,
+      allows_credit: true,
+      credit_amount: '5.00',
+      credit_currency: 'USD',
+    });
     const own = await provider.checkout('faulty-referrer@example.com');
     for (const d of own.deliveries) expect((await deliver(accountId, d)).status).toBe(200);
-    await pollUntil(async () => ((await json('GET', `/v1/subscriptions/${own.subscriptionId}/`)).status === 200 ? true : null), { timeoutMs: 30_000 });
-    const member = await json('POST', '/v1/members/', { identifier: 'faulty', email: 'faulty@example.com', campaign: { id: campaign.body.id }, subscription: { id: own.subscriptionId } });
+    await pollUntil(async () => ((await json('GET', `/v1/subscriptions/${own.subscriptionId}/`)).status === 200 ? true : null), {
+      timeoutMs: 30_000,
+    });
+    const member = await json('POST', '/v1/members/', {
+      identifier: 'faulty',
+      email: 'faulty@example.com',
+      campaign: { id: campaign.body.id },
+      subscription: { id: own.subscriptionId },
+    });
     const ref = await json('POST', '/v1/referrals/', { user_identifier: 'faulty-buyer', member_code: member.body.code });
     const before = provider.creditObjects();
 
@@ -72,7 +84,9 @@ describe.each(JSON_PROVIDERS.map((h) => [h.kind, h] as const))('%s API under fau
     await pollUntil(async () => (provider.creditOn(own.subscriptionId) === 500 ? true : null), { timeoutMs: 60_000 });
     proxy.setFaultRate(0);
     // Settled: still one credit, one provider-side credit object, one reward.
-    await pollUntil(async () => ((await queues.count('rewards')) === 0 && (await queues.count('provider-events')) === 0 ? true : null), { timeoutMs: 30_000 });
+    await pollUntil(async () => ((await queues.count('rewards')) === 0 && (await queues.count('provider-events')) === 0 ? true : null), {
+      timeoutMs: 30_000,
+    });
     expect(provider.creditOn(own.subscriptionId)).toBe(500);
     expect(provider.creditObjects() - before).toBe(1);
     expect((await json('GET', `/v1/referrals/${ref.body.id}/`)).body.rewards).toHaveLength(1);

@@ -43,7 +43,13 @@ const SCHEMES: Scheme[] = [
     header: 'paddle-signature',
     path: (a) => `/webhooks/paddle-billing/${a}/`,
     sign: (secret, body, ts, decoys = []) => [`ts=${ts}`, ...decoys.map((d) => `h1=${d}`), `h1=${hmac(secret, `${ts}:${body}`)}`].join(';'),
-    connect: (accountId, secret) => saveProviderConnection(accountId, { kind: 'paddle-billing', apiKey: 'pdl_sdbx_apikey_fuzzunused', apiUrl: 'http://127.0.0.1:9', webhookSecret: secret }),
+    connect: (accountId, secret) =>
+      saveProviderConnection(accountId, {
+        kind: 'paddle-billing',
+        apiKey: 'pdl_sdbx_apikey_fuzzunused',
+        apiUrl: 'http://127.0.0.1:9',
+        webhookSecret: secret,
+      }),
   },
   {
     kind: 'stripe',
@@ -51,7 +57,13 @@ const SCHEMES: Scheme[] = [
     header: 'stripe-signature',
     path: (a) => `/webhooks/stripe/${a}/`,
     sign: (secret, body, ts, decoys = []) => [`t=${ts}`, ...decoys.map((d) => `v1=${d}`), `v1=${hmac(secret, `${ts}.${body}`)}`].join(','),
-    connect: (accountId, secret) => saveProviderConnection(accountId, { kind: 'stripe', secretKey: 'rk_test_fuzzunused000', apiUrl: 'http://127.0.0.1:9', webhookSecret: secret }),
+    connect: (accountId, secret) =>
+      saveProviderConnection(accountId, {
+        kind: 'stripe',
+        secretKey: 'rk_test_fuzzunused000',
+        apiUrl: 'http://127.0.0.1:9',
+        webhookSecret: secret,
+      }),
   },
 ];
 
@@ -61,7 +73,9 @@ const hex64 = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLengt
 const body = fc.oneof(
   fc.string({ maxLength: 300 }),
   fc.json({ maxDepth: 3 }),
-  fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify({ event_id: 'evt_x', id: 'evt_x', type: 'invoice.paid', event_type: 'transaction.completed', data: v })),
+  fc
+    .jsonValue({ maxDepth: 2 })
+    .map((v) => JSON.stringify({ event_id: 'evt_x', id: 'evt_x', type: 'invoice.paid', event_type: 'transaction.completed', data: v })),
   fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b).toString('latin1')),
 );
 
@@ -72,13 +86,22 @@ describe.each(SCHEMES.map((s) => [s.kind, s] as const))('%s intake under generat
     ({ accountId } = await newAccount());
     await scheme.connect(accountId, scheme.secret);
     ({ accountId: otherKind } = await newAccount());
-    await saveProviderSettings(otherKind, { vendorId: 1, authCode: 'unused', publicKey: 'unused', vendorsApiUrl: 'http://127.0.0.1:9/api', checkoutApiUrl: 'http://127.0.0.1:9/api' });
+    await saveProviderSettings(otherKind, {
+      vendorId: 1,
+      authCode: 'unused',
+      publicKey: 'unused',
+      vendorsApiUrl: 'http://127.0.0.1:9/api',
+      checkoutApiUrl: 'http://127.0.0.1:9/api',
+    });
     clearProviderCache();
   });
   beforeEach(() => queues.purge());
 
   const post = (account: string, raw: string, signature: string | undefined, contentType = 'application/json') =>
-    api('POST', scheme.path(account), { rawBody: raw, headers: { 'content-type': contentType, ...(signature === undefined ? {} : { [scheme.header]: signature }) } });
+    api('POST', scheme.path(account), {
+      rawBody: raw,
+      headers: { 'content-type': contentType, ...(signature === undefined ? {} : { [scheme.header]: signature }) },
+    });
 
   it('answers 403 to every signature that does not verify (wrong secret, stale, future, tampered, malformed), and queues nothing', async () => {
     const forged = fc.record({
@@ -93,15 +116,25 @@ describe.each(SCHEMES.map((s) => [s.kind, s] as const))('%s intake under generat
       fc.asyncProperty(forged, async (f) => {
         const now = NOW();
         const signature =
-          f.mode === 'wrong-secret' ? scheme.sign(`${scheme.secret}x`, f.raw, now, f.decoys)
-          : f.mode === 'stale' ? scheme.sign(scheme.secret, f.raw, now - f.skew, f.decoys)
-          : f.mode === 'future' ? scheme.sign(scheme.secret, f.raw, now + f.skew, f.decoys)
-          : f.mode === 'tampered' ? scheme.sign(scheme.secret, `${f.raw} `, now, f.decoys)
-          : f.mode === 'garbage' ? f.garbage
-          : f.mode === 'only-decoys' ? scheme.sign(scheme.secret, f.raw, now, f.decoys).replace(/(h1|v1)=[0-9a-f]{64}$/, '$1=' + '0'.repeat(64))
-          : undefined;
+          f.mode === 'wrong-secret'
+            ? scheme.sign(`${scheme.secret}x`, f.raw, now, f.decoys)
+            : f.mode === 'stale'
+              ? scheme.sign(scheme.secret, f.raw, now - f.skew, f.decoys)
+              : f.mode === 'future'
+                ? scheme.sign(scheme.secret, f.raw, now + f.skew, f.decoys)
+                : f.mode === 'tampered'
+                  ? scheme.sign(scheme.secret, `${f.raw} `, now, f.decoys)
+                  : f.mode === 'garbage'
+                    ? f.garbage
+                    : f.mode === 'only-decoys'
+                      ? scheme.sign(scheme.secret, f.raw, now, f.decoys).replace(/(h1|v1)=[0-9a-f]{64}$/, '$1=' + '0'.repeat(64))
+                      : undefined;
         const res = await post(accountId, f.raw, signature, f.contentType);
-        expect({ mode: f.mode, status: res.status, body: res.body }).toEqual({ mode: f.mode, status: 403, body: { detail: 'Invalid signature.' } });
+        expect({ mode: f.mode, status: res.status, body: res.body }).toEqual({
+          mode: f.mode,
+          status: 403,
+          body: { detail: 'Invalid signature.' },
+        });
       }),
       { numRuns: 150 },
     );
@@ -109,7 +142,15 @@ describe.each(SCHEMES.map((s) => [s.kind, s] as const))('%s intake under generat
   });
 
   it('answers 404 for unknown, malformed and other-kind accounts whatever the signature, and 413 over the size limit', async () => {
-    const accounts = fc.oneof(fc.constant('0123456789abcdef'), fc.constant(otherKind), fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !s.includes('/') && !s.includes('?') && !s.includes('#') && s !== '.' && s !== '..' && s.trim() === s && s !== accountId));
+    const accounts = fc.oneof(
+      fc.constant('0123456789abcdef'),
+      fc.constant(otherKind),
+      fc
+        .string({ minLength: 1, maxLength: 40 })
+        .filter(
+          (s) => !s.includes('/') && !s.includes('?') && !s.includes('#') && s !== '.' && s !== '..' && s.trim() === s && s !== accountId,
+        ),
+    );
     await fc.assert(
       fc.asyncProperty(accounts, body, async (account, raw) => {
         const res = await post(encodeURIComponent(account), raw, scheme.sign(scheme.secret, raw, NOW()));
@@ -128,7 +169,10 @@ describe.each(SCHEMES.map((s) => [s.kind, s] as const))('%s intake under generat
   it('answers 404 in the contract shape to a provider segment no provider has, even for a connected account and a valid signature', async () => {
     const raw = JSON.stringify({ id: 'evt_x' });
     for (const segment of ['nope', 'paddle-classic', 'PADDLE', 'webhooks']) {
-      const res = await api('POST', `/webhooks/${segment}/${accountId}/`, { rawBody: raw, headers: { 'content-type': 'application/json', [scheme.header]: scheme.sign(scheme.secret, raw, NOW()) } });
+      const res = await api('POST', `/webhooks/${segment}/${accountId}/`, {
+        rawBody: raw,
+        headers: { 'content-type': 'application/json', [scheme.header]: scheme.sign(scheme.secret, raw, NOW()) },
+      });
       expect({ segment, status: res.status, body: res.body }).toEqual({ segment, status: 404, body: { detail: 'Not found.' } });
     }
     expect(await queues.count('provider-events')).toBe(0);

@@ -40,8 +40,14 @@ describe.each(PROVIDER_HARNESSES.map((h) => [h.kind, h] as const))('%s', (_kind,
   const send = async (deliveries: Delivery[]) => {
     for (const d of deliveries) expect((await deliver(accountId, d)).status).toBe(200);
   };
-  const referral = async (id: string) => (await json('GET', `/v1/referrals/${id}/`)).body as { is_converted: boolean; rewards: Reward[]; subscription: { id: unknown; status: string } | null };
-  const rewardsOf = async (id: string, count: number) => pollUntil(async () => ((await referral(id)).rewards.length === count ? (await referral(id)).rewards : null));
+  const referral = async (id: string) =>
+    (await json('GET', `/v1/referrals/${id}/`)).body as {
+      is_converted: boolean;
+      rewards: Reward[];
+      subscription: { id: unknown; status: string } | null;
+    };
+  const rewardsOf = async (id: string, count: number) =>
+    pollUntil(async () => ((await referral(id)).rewards.length === count ? (await referral(id)).rewards : null));
 
   /** A campaign, a referring member (with a subscription of their own when `subscribed`), and a referral. */
   async function programme(terms: Record<string, unknown>, subscribed = false) {
@@ -54,7 +60,12 @@ describe.each(PROVIDER_HARNESSES.map((h) => [h.kind, h] as const))('%s', (_kind,
       await send(own.deliveries);
       await pollUntil(async () => ((await json('GET', `/v1/subscriptions/${own!.subscriptionId}/`)).status === 200 ? true : null));
     }
-    const member = await json('POST', '/v1/members/', { identifier: `m-${n}`, email: `m-${n}@example.com`, campaign: { id: campaign.body.id }, ...(own ? { subscription: { id: own.subscriptionId } } : {}) });
+    const member = await json('POST', '/v1/members/', {
+      identifier: `m-${n}`,
+      email: `m-${n}@example.com`,
+      campaign: { id: campaign.body.id },
+      ...(own ? { subscription: { id: own.subscriptionId } } : {}),
+    });
     expect(member.status).toBe(201);
     const ref = await json('POST', '/v1/referrals/', { user_identifier: `user-${provider.kind}-${n}`, member_code: member.body.code });
     expect(ref.status).toBe(200);
@@ -79,7 +90,12 @@ describe.each(PROVIDER_HARNESSES.map((h) => [h.kind, h] as const))('%s', (_kind,
   });
 
   it('earns nothing until the paid total reaches reward_threshold, then once', async () => {
-    const { referralId } = await programme({ allows_commission: true, commission_amount: '3.00', commission_currency: 'USD', reward_threshold: '15.00' });
+    const { referralId } = await programme({
+      allows_commission: true,
+      commission_amount: '3.00',
+      commission_currency: 'USD',
+      reward_threshold: '15.00',
+    });
     const out = await provider.checkout(`buyer-${serial}@example.com`, referralId);
     await send(out.deliveries);
     await pollUntil(async () => ((await referral(referralId)).is_converted ? true : null));
@@ -109,8 +125,17 @@ describe.each(PROVIDER_HARNESSES.map((h) => [h.kind, h] as const))('%s', (_kind,
   });
 
   it("converts a referral when its referred user's single-use code is used at checkout (double-sided campaigns)", async () => {
-    const { referralId } = await programme({ allows_commission: true, commission_amount: '1.50', commission_currency: 'USD', referred_discount_type: 'percentage', referred_discount_amount: '10', referred_discount_recurring: false });
-    const code = await pollUntil(async () => ((await json('GET', `/v1/referrals/${referralId}/`)).body.coupon_code as string | null) ?? null);
+    const { referralId } = await programme({
+      allows_commission: true,
+      commission_amount: '1.50',
+      commission_currency: 'USD',
+      referred_discount_type: 'percentage',
+      referred_discount_amount: '10',
+      referred_discount_recurring: false,
+    });
+    const code = await pollUntil(
+      async () => ((await json('GET', `/v1/referrals/${referralId}/`)).body.coupon_code as string | null) ?? null,
+    );
     const out = await provider.checkout(`coupon-buyer-${serial}@example.com`, undefined, code);
     // The payment (which names the code) arrives and is applied before the subscription it belongs to.
     for (const d of [...out.deliveries].reverse()) {

@@ -230,7 +230,14 @@ describe('poller fallback redrive (queue without a low enough maxReceiveCount)',
 
 describe('scheduled jobs', () => {
   it('runs each job on its interval with an EventBridge scheduled event', async () => {
-    const job: ScheduledJob = { name: 'TestJob', entry: 'functions/workers/does-not-exist.ts', everyMinutes: 360, timeoutSeconds: 5, sends: [], providerSecrets: false };
+    const job: ScheduledJob = {
+      name: 'TestJob',
+      entry: 'functions/workers/does-not-exist.ts',
+      everyMinutes: 360,
+      timeoutSeconds: 5,
+      sends: [],
+      providerSecrets: false,
+    };
     const events: unknown[] = [];
     const schedules = startSchedules({
       jobs: [job],

@@ -75,9 +75,18 @@ describe.each(PROVIDER_HARNESSES.map((h) => [h.kind, h] as const))('%s', (kind, 
   beforeAll(async () => {
     ({ accountId, apiKey: key } = await newAccount('unlimited'));
     await provider.connect(accountId);
-    const campaign = await json('POST', '/v1/campaigns/', { name: `diagnosis-${kind}`, allows_commission: true, commission_amount: '2.00', commission_currency: 'USD' });
+    const campaign = await json('POST', '/v1/campaigns/', {
+      name: `diagnosis-${kind}`,
+      allows_commission: true,
+      commission_amount: '2.00',
+      commission_currency: 'USD',
+    });
     expect(campaign.status).toBe(201);
-    const member = await json('POST', '/v1/members/', { identifier: `referrer-${kind}`, email: `referrer-${kind}@example.com`, campaign: { id: campaign.body.id } });
+    const member = await json('POST', '/v1/members/', {
+      identifier: `referrer-${kind}`,
+      email: `referrer-${kind}@example.com`,
+      campaign: { id: campaign.body.id },
+    });
     expect(member.status).toBe(201);
     memberCode = member.body.code as string;
   });
@@ -87,15 +96,26 @@ describe.each(PROVIDER_HARNESSES.map((h) => [h.kind, h] as const))('%s', (kind, 
     const email = `jane-${kind}-${n}@example.com`;
     const referralId = await newReferral(email);
     // Before anything was seen: an empty diagnosis, the email taken from the user_identifier.
-    expect(await diagnosis(referralId)).toEqual({ referral_id: referralId, user_identifier: email, is_converted: false, subscription_id: null, email, email_source: 'user_identifier', unattributed: [] });
+    expect(await diagnosis(referralId)).toEqual({
+      referral_id: referralId,
+      user_identifier: email,
+      is_converted: false,
+      subscription_id: null,
+      email,
+      email_source: 'user_identifier',
+      unattributed: [],
+    });
 
     // The app forgot the referral at checkout; the customer typed their address in another case.
     const out = await provider.checkout(`Jane-${kind}-${n}@Example.COM`);
     await send(out.deliveries);
-    const seen = await pollUntil(async () => {
-      const d = await diagnosis(referralId);
-      return d.unattributed.length === 1 ? d : null;
-    }, { timeoutMs: 20_000 });
+    const seen = await pollUntil(
+      async () => {
+        const d = await diagnosis(referralId);
+        return d.unattributed.length === 1 ? d : null;
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(seen.unattributed[0]).toMatchObject({
       subscription_id: out.subscriptionId,
       email: `Jane-${kind}-${n}@Example.COM`,
@@ -125,7 +145,9 @@ describe.each(PROVIDER_HARNESSES.map((h) => [h.kind, h] as const))('%s', (kind, 
     expect(await diagnosis(referralId)).toMatchObject({ is_converted: true, subscription_id: out.subscriptionId, unattributed: [] });
     // Asked from another referral by that email: the subscription is now assigned to the first one.
     const elsewhere = await diagnosis(await newReferral(`someone-${kind}-${n}`), `?email=${encodeURIComponent(email)}`);
-    expect(elsewhere.unattributed).toMatchObject([{ subscription_id: out.subscriptionId, reason: 'subscription_assigned', assigned_referral_id: referralId }]);
+    expect(elsewhere.unattributed).toMatchObject([
+      { subscription_id: out.subscriptionId, reason: 'subscription_assigned', assigned_referral_id: referralId },
+    ]);
   });
 
   it('a checkout naming a referral that is converted already is listed under that referral with why, even when the email differs; a user_identifier that is not an email needs ?email=', async () => {
@@ -133,24 +155,36 @@ describe.each(PROVIDER_HARNESSES.map((h) => [h.kind, h] as const))('%s', (kind, 
     const referralId = await newReferral(`first-${kind}-${n}@example.com`);
     const converted = await provider.checkout(`first-${kind}-${n}@example.com`, referralId);
     await send(converted.deliveries);
-    await pollUntil(async () => ((await json('GET', `/v1/referrals/${referralId}/`)).body.is_converted ? true : null), { timeoutMs: 20_000 });
+    await pollUntil(async () => ((await json('GET', `/v1/referrals/${referralId}/`)).body.is_converted ? true : null), {
+      timeoutMs: 20_000,
+    });
     await queuesIdle();
 
     // A second checkout of another person carries the same (stale) referral id.
     const stale = await provider.checkout(`other-${kind}-${n}@example.com`, referralId);
     await send(stale.deliveries);
-    const named = await pollUntil(async () => {
-      const d = await diagnosis(referralId);
-      return d.unattributed.length === 1 && d.unattributed[0]?.reason === 'referral_converted_elsewhere' ? d : null;
-    }, { timeoutMs: 20_000 });
-    expect(named.unattributed[0]).toMatchObject({ subscription_id: stale.subscriptionId, email: `other-${kind}-${n}@example.com`, referral_named: referralId, detail: expect.stringContaining('already converted with another subscription') });
+    const named = await pollUntil(
+      async () => {
+        const d = await diagnosis(referralId);
+        return d.unattributed.length === 1 && d.unattributed[0]?.reason === 'referral_converted_elsewhere' ? d : null;
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(named.unattributed[0]).toMatchObject({
+      subscription_id: stale.subscriptionId,
+      email: `other-${kind}-${n}@example.com`,
+      referral_named: referralId,
+      detail: expect.stringContaining('already converted with another subscription'),
+    });
 
     // A referral whose user_identifier is not an email: nothing is looked up by email until one is given.
     const plain = await newReferral(`user-${kind}-${n}`);
     expect(await diagnosis(plain)).toMatchObject({ email: null, email_source: null, unattributed: [] });
     const byEmail = await diagnosis(plain, `?email=${encodeURIComponent(`OTHER-${kind}-${n}@example.com`)}`);
     expect(byEmail).toMatchObject({ email: `OTHER-${kind}-${n}@example.com`, email_source: 'query' });
-    expect(byEmail.unattributed.map((e) => [e.subscription_id, e.reason, e.referral_named])).toEqual([[stale.subscriptionId, 'referral_converted_elsewhere', referralId]]);
+    expect(byEmail.unattributed.map((e) => [e.subscription_id, e.reason, e.referral_named])).toEqual([
+      [stale.subscriptionId, 'referral_converted_elsewhere', referralId],
+    ]);
     // The first buyer's subscription attributed by itself: it was never an unattributed sighting.
     const other = await diagnosis(plain, `?email=${encodeURIComponent(`first-${kind}-${n}@example.com`)}`);
     expect(other.unattributed).toEqual([]);
@@ -185,7 +219,15 @@ describe('every reason the attribution records (attributeFromHints, as the subsc
       email,
       next_bill_date: '2031-07-01',
       last_bill_date: null,
-      plan: { id: 9001, name: 'Pro monthly', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' },
+      plan: {
+        id: 9001,
+        name: 'Pro monthly',
+        amount: '10.00',
+        currency: 'USD',
+        interval: 'month',
+        frequency: 1,
+        descriptor: '$10.00 / month',
+      },
     });
   const newReferral = async (user: string) => {
     const res = await json('POST', '/v1/referrals/', { user_identifier: user, member_code: memberCode });
@@ -193,13 +235,24 @@ describe('every reason the attribution records (attributeFromHints, as the subsc
     return res.body.id as string;
   };
   const reasonsOf = async (referralId: string, email?: string) =>
-    ((await json('GET', `/v1/referrals/${referralId}/diagnosis/${email ? `?email=${encodeURIComponent(email)}` : ''}`)).body as Diagnosis).unattributed.map((e) => ({ id: e.subscription_id, reason: e.reason, named: e.referral_named }));
+    (
+      (await json('GET', `/v1/referrals/${referralId}/diagnosis/${email ? `?email=${encodeURIComponent(email)}` : ''}`)).body as Diagnosis
+    ).unattributed.map((e) => ({ id: e.subscription_id, reason: e.reason, named: e.referral_named }));
 
   beforeAll(async () => {
     ({ accountId, apiKey: key } = await newAccount('unlimited'));
-    const campaign = await json('POST', '/v1/campaigns/', { name: 'reasons', allows_commission: true, commission_amount: '2.00', commission_currency: 'USD' });
+    const campaign = await json('POST', '/v1/campaigns/', {
+      name: 'reasons',
+      allows_commission: true,
+      commission_amount: '2.00',
+      commission_currency: 'USD',
+    });
     memberEmail = `referrer-${Date.now()}@example.com`;
-    const member = await json('POST', '/v1/members/', { identifier: `reasons-${Date.now()}`, email: memberEmail, campaign: { id: campaign.body.id } });
+    const member = await json('POST', '/v1/members/', {
+      identifier: `reasons-${Date.now()}`,
+      email: memberEmail,
+      campaign: { id: campaign.body.id },
+    });
     expect(member.status).toBe(201);
     memberCode = member.body.code as string;
   });

@@ -41,7 +41,13 @@ describe('POST /v1/referrals/', () => {
 
   beforeAll(async () => {
     ({ apiKey: key } = await newAccount());
-    credit = await campaign(key, { name: 'Credit', allows_credit: true, credit_amount: '15', credit_currency: 'eur', reward_threshold: '9.5' });
+    credit = await campaign(key, {
+      name: 'Credit',
+      allows_credit: true,
+      credit_amount: '15',
+      credit_currency: 'eur',
+      reward_threshold: '9.5',
+    });
     referrer = await member(key, 'alice', { campaign: { id: credit.id }, code: 'ALICE' });
   });
 
@@ -100,7 +106,11 @@ describe('POST /v1/referrals/', () => {
     const kelvin = await member(key, 'kelvin', { code: 'KELVIN' });
     for (const code of ['\u212AELVIN', 'kelvin'.replace('k', '\u212A'), 'KELV\u0130N', 'KELVIN\u0000', 'KEL\uFF36IN']) {
       const res = await refer(key, 'user-kelvin', code);
-      expect({ code, status: res.status, body: res.body }).toEqual({ code, status: 400, body: { member_code: [`Member with code ${code} was not found`] } });
+      expect({ code, status: res.status, body: res.body }).toEqual({
+        code,
+        status: 400,
+        body: { member_code: [`Member with code ${code} was not found`] },
+      });
     }
     const real = await refer(key, 'user-kelvin', 'kelvin');
     expect({ status: real.status, member: real.body.member_id }).toEqual({ status: 200, member: kelvin.id });
@@ -110,11 +120,22 @@ describe('POST /v1/referrals/', () => {
     const loner = await member(key, 'carol');
     const res = await refer(key, 'user-5', loner.code);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ campaign_id: null, reward_type: null, currency: null, reward_amount: '0.00', reward_threshold: '0.00' });
+    expect(res.body).toMatchObject({
+      campaign_id: null,
+      reward_type: null,
+      currency: null,
+      reward_amount: '0.00',
+      reward_threshold: '0.00',
+    });
   });
 
   it('copies commission terms, and later campaign edits do not change existing referrals', async () => {
-    const commission = await campaign(key, { name: 'Commission', allows_commission: true, commission_amount: 3, commission_currency: 'GBP' });
+    const commission = await campaign(key, {
+      name: 'Commission',
+      allows_commission: true,
+      commission_amount: 3,
+      commission_currency: 'GBP',
+    });
     const dave = await member(key, 'dave', { campaign: { id: commission.id } });
     const before = await refer(key, 'user-6', dave.code);
     expect(before.body).toMatchObject({ reward_type: 'commission', reward_amount: '3.00', currency: 'GBP', campaign_id: commission.id });

@@ -10,7 +10,10 @@ import { paddleTenants, pipelineWorld, type Tenant } from '../support/paddle-ten
 const world = pipelineWorld();
 
 const { tenant, json, deliver, campaign, member, referral, subscribed, getReferral, getMember } = paddleTenants(() => world.paddle);
-const drained = () => pollUntil(async () => (await world.queues.count('rewards')) === 0 && (await world.queues.count('provider-events')) === 0, { timeoutMs: 15_000 });
+const drained = () =>
+  pollUntil(async () => (await world.queues.count('rewards')) === 0 && (await world.queues.count('provider-events')) === 0, {
+    timeoutMs: 15_000,
+  });
 
 interface RewardBody {
   id: string;
@@ -27,7 +30,9 @@ interface RewardBody {
 async function converted(t: Tenant, code: string, user: string, rewards = 1) {
   const r = await referral(t, user, code);
   const sub = await subscribed(t, `${user}@example.com`);
-  expect((await json('POST', `/v1/referrals/${r.id}/conversion/`, t, { subscription_id: sub.subscription.subscription_id })).status).toBe(200);
+  expect((await json('POST', `/v1/referrals/${r.id}/conversion/`, t, { subscription_id: sub.subscription.subscription_id })).status).toBe(
+    200,
+  );
   const body = await pollUntil(async () => {
     const b = await getReferral(t, r.id);
     return b.rewards.length === rewards ? b : null;
@@ -42,10 +47,13 @@ async function refund(t: Tenant, paymentId: number, amount?: string) {
 }
 
 const rewardsWhen = (t: Tenant, id: string, n: number) =>
-  pollUntil(async () => {
-    const b = await getReferral(t, id);
-    return b.rewards.length === n ? b : null;
-  }, { timeoutMs: 15_000 });
+  pollUntil(
+    async () => {
+      const b = await getReferral(t, id);
+      return b.rewards.length === n ? b : null;
+    },
+    { timeoutMs: 15_000 },
+  );
 
 describe('commission refunds', () => {
   it('a full refund records one clawback of the whole commission and lowers commission_earned', async () => {
@@ -132,7 +140,13 @@ describe('credit refunds', () => {
     await deliver(t, out.alerts);
     const after = await rewardsWhen(t, r.id, 2);
     expect(after.rewards[0]).toMatchObject({ id: r.rewards[0].id, amount: '5.00', reversed_at: expect.any(Number), refund_id: alertId });
-    expect(after.rewards[1]).toMatchObject({ type: 'credit', amount: '-5.00', reverses: r.rewards[0].id, refund_id: alertId, payment_id: sub.payment?.id });
+    expect(after.rewards[1]).toMatchObject({
+      type: 'credit',
+      amount: '-5.00',
+      reverses: r.rewards[0].id,
+      refund_id: alertId,
+      payment_id: sub.payment?.id,
+    });
     expect(after.stats).toMatchObject({ rewards: 0, credit_earned: '0.00' });
     expect(world.paddle.modifiers(own.subscription.subscription_id)).toEqual([]);
     expect((await getMember(t, m.id)).stats.credit_earned).toBe('0.00');
@@ -153,12 +167,20 @@ describe('credit refunds', () => {
     await deliver(t, (await world.paddle.renew(own.subscription.subscription_id, { deliver: false })).alerts);
     const restId = await refund(t, sub.payment?.id as number);
     expect(restId).not.toBe(partialId);
-    const noted = await pollUntil(async () => {
-      const b = await getReferral(t, r.id);
-      return b.rewards[0]?.note ? b : null;
-    }, { timeoutMs: 15_000 });
+    const noted = await pollUntil(
+      async () => {
+        const b = await getReferral(t, r.id);
+        return b.rewards[0]?.note ? b : null;
+      },
+      { timeoutMs: 15_000 },
+    );
     expect(noted.rewards).toHaveLength(1);
-    expect(noted.rewards[0]).toMatchObject({ amount: '5.00', reversed_at: null, refund_id: restId, note: expect.stringContaining('the credit stays') });
+    expect(noted.rewards[0]).toMatchObject({
+      amount: '5.00',
+      reversed_at: null,
+      refund_id: restId,
+      note: expect.stringContaining('the credit stays'),
+    });
     expect(world.paddle.modifiers(own.subscription.subscription_id)).toHaveLength(1);
     expect((await getMember(t, m.id)).stats.credit_earned).toBe('5.00');
   });
@@ -190,8 +212,25 @@ describe('a partial refund of the first payment (issue 11, item 2)', () => {
     const day = 86_400;
     const now = Math.floor(Date.now() / 1000);
     const plan = { id: 9001, name: 'Pro', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' };
-    await saveSubscription(t.accountId, { id: subscriptionId, unit_price: '10.00', currency: 'USD', status: 'active', email: 'pete@example.com', next_bill_date: null, last_bill_date: null, plan });
-    const payment = (id: number, paidAt: number): PaymentData => ({ id, subscription_id: subscriptionId, order_id: null, amount: 1000, currency: 'USD', paid_at: paidAt, status: 'paid' });
+    await saveSubscription(t.accountId, {
+      id: subscriptionId,
+      unit_price: '10.00',
+      currency: 'USD',
+      status: 'active',
+      email: 'pete@example.com',
+      next_bill_date: null,
+      last_bill_date: null,
+      plan,
+    });
+    const payment = (id: number, paidAt: number): PaymentData => ({
+      id,
+      subscription_id: subscriptionId,
+      order_id: null,
+      amount: 1000,
+      currency: 'USD',
+      paid_at: paidAt,
+      status: 'paid',
+    });
     // Payment 1 forty days ago: its month ended ten days ago.
     const first = payment(1, now - 40 * day);
     await applyProviderUpdate(t.accountId, { subscriptionId, asOfMs: Date.now(), fields: {}, payment: first, alertId: 'pay-1' });
@@ -200,9 +239,29 @@ describe('a partial refund of the first payment (issue 11, item 2)', () => {
 
     // 0.10 refunded (as the subscription-sync worker records a refund alert), then payment 2.
     const refunded: PaymentData = { ...first, status: 'refunded', refund_amount: 10, refund_type: 'partial' };
-    const refundRecord = refundItem(t.accountId, subscriptionId, { id: 'refund-1', payment_id: 1, amount: 10, refunded_at: now - 20 * day, currency: 'USD', refund_type: 'partial' });
-    await applyProviderUpdate(t.accountId, { subscriptionId, asOfMs: Date.now(), fields: {}, payment: refunded, alertId: 'refund-1', extraItems: [refundRecord] });
-    await applyProviderUpdate(t.accountId, { subscriptionId, asOfMs: Date.now(), fields: {}, payment: payment(2, now - 5 * day), alertId: 'pay-2' });
+    const refundRecord = refundItem(t.accountId, subscriptionId, {
+      id: 'refund-1',
+      payment_id: 1,
+      amount: 10,
+      refunded_at: now - 20 * day,
+      currency: 'USD',
+      refund_type: 'partial',
+    });
+    await applyProviderUpdate(t.accountId, {
+      subscriptionId,
+      asOfMs: Date.now(),
+      fields: {},
+      payment: refunded,
+      alertId: 'refund-1',
+      extraItems: [refundRecord],
+    });
+    await applyProviderUpdate(t.accountId, {
+      subscriptionId,
+      asOfMs: Date.now(),
+      fields: {},
+      payment: payment(2, now - 5 * day),
+      alertId: 'pay-2',
+    });
     await evaluateReferral(t.accountId, r.id);
     await drained();
 

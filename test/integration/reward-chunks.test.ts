@@ -46,7 +46,8 @@ interface World {
   since: number;
 }
 
-const call = (w: { key: string }, method: string, path: string, body?: unknown) => api(method, path, { key: w.key, ...(body === undefined ? {} : { body }) });
+const call = (w: { key: string }, method: string, path: string, body?: unknown) =>
+  api(method, path, { key: w.key, ...(body === undefined ? {} : { body }) });
 
 /**
  * A converted referral whose subscription already has `n` paid payments of 10.00 USD (a commission of
@@ -55,15 +56,35 @@ const call = (w: { key: string }, method: string, path: string, body?: unknown) 
 async function backlog(n: number): Promise<World> {
   const { accountId, apiKey: key } = await newAccount('unlimited');
   const w = { key };
-  const campaign = await call(w, 'POST', '/v1/campaigns/', { name: `chunks-${n}`, allows_commission: true, commission_amount: '1.00', commission_currency: 'USD', hold_days: 0 });
+  const campaign = await call(w, 'POST', '/v1/campaigns/', {
+    name: `chunks-${n}`,
+    allows_commission: true,
+    commission_amount: '1.00',
+    commission_currency: 'USD',
+    hold_days: 0,
+  });
   expect(campaign.status).toBe(201);
-  const member = await call(w, 'POST', '/v1/members/', { identifier: `m-${n}`, email: `m-${n}@example.com`, campaign: { id: campaign.body.id }, payout_email: `pay-${n}@example.com` });
+  const member = await call(w, 'POST', '/v1/members/', {
+    identifier: `m-${n}`,
+    email: `m-${n}@example.com`,
+    campaign: { id: campaign.body.id },
+    payout_email: `pay-${n}@example.com`,
+  });
   expect(member.status).toBe(201);
   const referral = await call(w, 'POST', '/v1/referrals/', { user_identifier: `u-${n}`, member_code: member.body.code });
   expect(referral.status).toBe(200);
   const subscriptionId = ++subscriptionSeq;
   const plan = { id: 77, name: 'Pro', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' };
-  await saveSubscription(accountId, { id: subscriptionId, unit_price: '10.00', currency: 'USD', status: 'active', email: `payer-${subscriptionId}@example.com`, next_bill_date: '2030-02-01', last_bill_date: '2030-01-01', plan });
+  await saveSubscription(accountId, {
+    id: subscriptionId,
+    unit_price: '10.00',
+    currency: 'USD',
+    status: 'active',
+    email: `payer-${subscriptionId}@example.com`,
+    next_bill_date: '2030-02-01',
+    last_bill_date: '2030-01-01',
+    plan,
+  });
   const since = Math.floor(Date.now() / 1000) - n * 60 - 60;
   const payments = Array.from({ length: n }, (_, i) => subscriptionId * 1000 + i);
   // Payments a minute apart, ending now: all within the report range below.
@@ -74,7 +95,15 @@ async function backlog(n: number): Promise<World> {
           subscriptionId,
           asOfMs: Date.now(),
           fields: {},
-          payment: { id, subscription_id: subscriptionId, order_id: `o-${id}`, amount: 1000, currency: 'USD', paid_at: since + (i + j) * 60, status: 'paid' },
+          payment: {
+            id,
+            subscription_id: subscriptionId,
+            order_id: `o-${id}`,
+            amount: 1000,
+            currency: 'USD',
+            paid_at: since + (i + j) * 60,
+            status: 'paid',
+          },
         }),
       ),
     );
@@ -82,14 +111,31 @@ async function backlog(n: number): Promise<World> {
   // The conversion queues an evaluation; the tests run it themselves (no pollers on the queue).
   const converted = await call(w, 'POST', `/v1/referrals/${referral.body.id}/conversion/`, { subscription_id: subscriptionId });
   expect({ status: converted.status, body: converted.status === 200 ? null : converted.body }).toEqual({ status: 200, body: null });
-  return { accountId, key, memberId: member.body.id, campaignId: campaign.body.id, referralId: referral.body.id, subscriptionId, payments, since };
+  return {
+    accountId,
+    key,
+    memberId: member.body.id,
+    campaignId: campaign.body.id,
+    referralId: referral.body.id,
+    subscriptionId,
+    payments,
+    since,
+  };
 }
 
 async function ledgerItems(w: World): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.reward(w.accountId, 'x').pk }, ConsistentRead: true, ExclusiveStartKey: start }));
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.reward(w.accountId, 'x').pk },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
     out.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
@@ -117,7 +163,12 @@ async function expectExact(w: World, n: number): Promise<void> {
   }
 
   const member = (await call(w, 'GET', `/v1/members/${w.memberId}/`)).body;
-  expect(member.stats).toMatchObject({ commission_earned: usd(n), commission_pending: '0.00', commission_approved: usd(n), commission_paid: '0.00' });
+  expect(member.stats).toMatchObject({
+    commission_earned: usd(n),
+    commission_pending: '0.00',
+    commission_approved: usd(n),
+    commission_paid: '0.00',
+  });
 
   // One payout holds them all.
   const payouts = (await call(w, 'GET', `/v1/payouts/?member=${w.memberId}`)).body;
@@ -138,21 +189,38 @@ describe('one evaluation records any number of rewards, in chunks', () => {
     expect(REWARDS_PER_TRANSACTION * 3 + 20).toBeLessThanOrEqual(100);
   });
 
-  it.each([28, 29, 100])('%i rewards in one evaluation: all recorded, and every figure is exact; the same message again changes nothing', async (n) => {
-    const w = await backlog(n);
-    await evaluateReferral(w.accountId, w.referralId);
-    await expectExact(w, n);
-    // The same message again, then twice at once.
-    await evaluateReferral(w.accountId, w.referralId);
-    await Promise.all([evaluateReferral(w.accountId, w.referralId), evaluateReferral(w.accountId, w.referralId)]);
-    await expectExact(w, n);
-    // A later payment of that referral earns its reward as usual.
-    const next = w.subscriptionId * 1000 + n;
-    await applyProviderUpdate(w.accountId, { subscriptionId: w.subscriptionId, asOfMs: Date.now(), fields: {}, payment: { id: next, subscription_id: w.subscriptionId, order_id: `o-${next}`, amount: 1000, currency: 'USD', paid_at: Math.floor(Date.now() / 1000), status: 'paid' } });
-    w.payments.push(next);
-    await evaluateReferral(w.accountId, w.referralId);
-    await expectExact(w, n + 1);
-  }, 120_000);
+  it.each([28, 29, 100])(
+    '%i rewards in one evaluation: all recorded, and every figure is exact; the same message again changes nothing',
+    async (n) => {
+      const w = await backlog(n);
+      await evaluateReferral(w.accountId, w.referralId);
+      await expectExact(w, n);
+      // The same message again, then twice at once.
+      await evaluateReferral(w.accountId, w.referralId);
+      await Promise.all([evaluateReferral(w.accountId, w.referralId), evaluateReferral(w.accountId, w.referralId)]);
+      await expectExact(w, n);
+      // A later payment of that referral earns its reward as usual.
+      const next = w.subscriptionId * 1000 + n;
+      await applyProviderUpdate(w.accountId, {
+        subscriptionId: w.subscriptionId,
+        asOfMs: Date.now(),
+        fields: {},
+        payment: {
+          id: next,
+          subscription_id: w.subscriptionId,
+          order_id: `o-${next}`,
+          amount: 1000,
+          currency: 'USD',
+          paid_at: Math.floor(Date.now() / 1000),
+          status: 'paid',
+        },
+      });
+      w.payments.push(next);
+      await evaluateReferral(w.accountId, w.referralId);
+      await expectExact(w, n + 1);
+    },
+    120_000,
+  );
 
   it('500 rewards in one evaluation: all recorded, exact; the same message again changes nothing', async () => {
     const w = await backlog(500);
@@ -176,8 +244,27 @@ describe('one evaluation records any number of clawbacks, in chunks', () => {
         asOfMs: Date.now(),
         fields: {},
         alertId: `refund-${paymentId}`,
-        payment: { id: paymentId, subscription_id: w.subscriptionId, order_id: `o-${paymentId}`, amount: 1000, currency: 'USD', paid_at: w.since + i * 60, status: 'refunded', refund_amount: 1000, refund_type: 'full' },
-        extraItems: [refundItem(w.accountId, w.subscriptionId, { id: `refund-${paymentId}`, payment_id: paymentId, amount: 1000, refunded_at: now, currency: 'USD', refund_type: 'full' })],
+        payment: {
+          id: paymentId,
+          subscription_id: w.subscriptionId,
+          order_id: `o-${paymentId}`,
+          amount: 1000,
+          currency: 'USD',
+          paid_at: w.since + i * 60,
+          status: 'refunded',
+          refund_amount: 1000,
+          refund_type: 'full',
+        },
+        extraItems: [
+          refundItem(w.accountId, w.subscriptionId, {
+            id: `refund-${paymentId}`,
+            payment_id: paymentId,
+            amount: 1000,
+            refunded_at: now,
+            currency: 'USD',
+            refund_type: 'full',
+          }),
+        ],
       });
     }
     await evaluateReferral(w.accountId, w.referralId);
@@ -190,8 +277,16 @@ describe('one evaluation records any number of clawbacks, in chunks', () => {
     expect(await ledgerItems(w)).toHaveLength(75);
     expect((await call(w, 'GET', `/v1/rewards/?member=${w.memberId}&status=voided`)).body.count).toBe(70);
     expect((await call(w, 'GET', `/v1/rewards/?member=${w.memberId}&status=approved`)).body.count).toBe(5);
-    expect((await call(w, 'GET', `/v1/members/${w.memberId}/`)).body.stats).toMatchObject({ commission_earned: '5.00', commission_approved: '5.00', commission_pending: '0.00' });
-    expect((await call(w, 'GET', `/v1/payouts/?member=${w.memberId}`)).body.results[0]).toMatchObject({ amount: '5.00', reward_count: 5, status: 'due' });
+    expect((await call(w, 'GET', `/v1/members/${w.memberId}/`)).body.stats).toMatchObject({
+      commission_earned: '5.00',
+      commission_approved: '5.00',
+      commission_pending: '0.00',
+    });
+    expect((await call(w, 'GET', `/v1/payouts/?member=${w.memberId}`)).body.results[0]).toMatchObject({
+      amount: '5.00',
+      reward_count: 5,
+      status: 'due',
+    });
   }, 120_000);
 });
 
@@ -273,7 +368,12 @@ describe('a message that failed before is processed when redriven from the rewar
     const w = await backlog(40);
     // Where such a message ended up before chunking (each attempt failed on the 100-item limit).
     await queues.receiveAll('rewards');
-    await queues.client.send(new SendMessageCommand({ QueueUrl: queues.urlOf('rewards-dlq'), MessageBody: JSON.stringify({ kind: 'evaluate-referral', account_id: w.accountId, referral_id: w.referralId }) }));
+    await queues.client.send(
+      new SendMessageCommand({
+        QueueUrl: queues.urlOf('rewards-dlq'),
+        MessageBody: JSON.stringify({ kind: 'evaluate-referral', account_id: w.accountId, referral_id: w.referralId }),
+      }),
+    );
     expect(await queues.count('rewards-dlq')).toBe(1);
     pollers = startTestPollers(queues);
     // What `npm run admin -- queues redrive rewards` does (docs/operations.md, runbook).

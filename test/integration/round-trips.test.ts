@@ -331,10 +331,20 @@ beforeAll(async () => {
   // while a conversion's provider calls are being counted.
   await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(accountId) }));
   ({ accountId: billingAccountId } = await newAccount());
-  await saveProviderConnection(billingAccountId, { kind: 'paddle-billing', apiKey: 'pdl_sdbx_apikey_unused00', apiUrl: 'http://127.0.0.1:9', webhookSecret: BILLING_SECRET });
+  await saveProviderConnection(billingAccountId, {
+    kind: 'paddle-billing',
+    apiKey: 'pdl_sdbx_apikey_unused00',
+    apiUrl: 'http://127.0.0.1:9',
+    webhookSecret: BILLING_SECRET,
+  });
   await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(billingAccountId) }));
   ({ accountId: stripeAccountId } = await newAccount());
-  await saveProviderConnection(stripeAccountId, { kind: 'stripe', secretKey: 'rk_test_roundtripsunused', apiUrl: 'http://127.0.0.1:9', webhookSecret: STRIPE_SECRET });
+  await saveProviderConnection(stripeAccountId, {
+    kind: 'stripe',
+    secretKey: 'rk_test_roundtripsunused',
+    apiUrl: 'http://127.0.0.1:9',
+    webhookSecret: STRIPE_SECRET,
+  });
   await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(stripeAccountId) }));
   // Warm the auth cache.
   expect((await call('GET', '/v1/campaigns/')).status).toBe(200);
@@ -343,14 +353,38 @@ beforeAll(async () => {
 
 /** A signed Stripe event (a type the worker acknowledges without effect). */
 function stripeEvent(): Omit<ApiOptions, 'key'> {
-  const rawBody = JSON.stringify({ id: `evt_${unique('rt').replace(/[^A-Za-z0-9]/g, '')}`, object: 'event', type: 'customer.updated', created: Math.floor(Date.now() / 1000), data: { object: { id: 'cus_01' } } });
-  return { rawBody, headers: { 'content-type': 'application/json', 'stripe-signature': stripeSignature(STRIPE_SECRET, rawBody, Math.floor(Date.now() / 1000)) } };
+  const rawBody = JSON.stringify({
+    id: `evt_${unique('rt').replace(/[^A-Za-z0-9]/g, '')}`,
+    object: 'event',
+    type: 'customer.updated',
+    created: Math.floor(Date.now() / 1000),
+    data: { object: { id: 'cus_01' } },
+  });
+  return {
+    rawBody,
+    headers: {
+      'content-type': 'application/json',
+      'stripe-signature': stripeSignature(STRIPE_SECRET, rawBody, Math.floor(Date.now() / 1000)),
+    },
+  };
 }
 
 /** A signed Paddle Billing notification (an event type the worker acknowledges without effect). */
 function billingNotification(): Omit<ApiOptions, 'key'> {
-  const rawBody = JSON.stringify({ event_id: `evt_${unique('rt').replace(/[^A-Za-z0-9]/g, '')}`, event_type: 'customer.updated', occurred_at: new Date().toISOString(), notification_id: 'ntf_01', data: { id: 'ctm_01' } });
-  return { rawBody, headers: { 'content-type': 'application/json', 'paddle-signature': billingSignature(BILLING_SECRET, rawBody, Math.floor(Date.now() / 1000)) } };
+  const rawBody = JSON.stringify({
+    event_id: `evt_${unique('rt').replace(/[^A-Za-z0-9]/g, '')}`,
+    event_type: 'customer.updated',
+    occurred_at: new Date().toISOString(),
+    notification_id: 'ntf_01',
+    data: { id: 'ctm_01' },
+  });
+  return {
+    rawBody,
+    headers: {
+      'content-type': 'application/json',
+      'paddle-signature': billingSignature(BILLING_SECRET, rawBody, Math.floor(Date.now() / 1000)),
+    },
+  };
 }
 
 afterAll(async () => {
@@ -379,7 +413,8 @@ async function expectStatus(res: Promise<ApiResponse>, status: number): Promise<
   return r.body;
 }
 
-const createCampaign = () => expectStatus(call('POST', '/v1/campaigns/', { body: { name: unique('Campaign'), allows_credit: true, credit_amount: '5.00' } }), 201);
+const createCampaign = () =>
+  expectStatus(call('POST', '/v1/campaigns/', { body: { name: unique('Campaign'), allows_credit: true, credit_amount: '5.00' } }), 201);
 
 let subscriptionIds = 70_000_000;
 function subscriptionData(id: number, status = 'active'): SubscriptionData {
@@ -391,7 +426,15 @@ function subscriptionData(id: number, status = 'active'): SubscriptionData {
     email: `billing-${id}@example.com`,
     next_bill_date: '2031-07-01',
     last_bill_date: '2031-06-01',
-    plan: { id: 9001, name: 'Pro monthly', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' },
+    plan: {
+      id: 9001,
+      name: 'Pro monthly',
+      amount: '10.00',
+      currency: 'USD',
+      interval: 'month',
+      frequency: 1,
+      descriptor: '$10.00 / month',
+    },
   };
 }
 const newSubscription = () => saveSubscription(accountId, subscriptionData(++subscriptionIds));
@@ -402,7 +445,9 @@ async function fullMember(): Promise<{ id: string; code: string; campaignId: str
   const subscription = await newSubscription();
   const name = unique('member');
   const body = await expectStatus(
-    call('POST', '/v1/members/', { body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, subscription: { id: subscription.id } } }),
+    call('POST', '/v1/members/', {
+      body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, subscription: { id: subscription.id } },
+    }),
     201,
   );
   return { id: body.id, code: body.code, campaignId: campaign.id, subscriptionId: subscription.id };
@@ -424,14 +469,26 @@ async function checkedOut(): Promise<{ checkoutId: string; subscriptionId: numbe
  * A commission of 4.00 (hold 0) as the reward worker records it, for a member with a payout email; then
  * approved into their payout (due), and that payout taken into a batch, when asked.
  */
-async function moneyFixture(o: { approve?: boolean; batch?: boolean; memberId?: string }): Promise<{ rewardId: string; memberId: string; campaignId: string; payoutId?: string; batchId?: string }> {
+async function moneyFixture(o: {
+  approve?: boolean;
+  batch?: boolean;
+  memberId?: string;
+}): Promise<{ rewardId: string; memberId: string; campaignId: string; payoutId?: string; batchId?: string }> {
   let memberId = o.memberId;
   let campaignId = '';
   let code: string;
   if (!memberId) {
-    const campaign = await expectStatus(call('POST', '/v1/campaigns/', { body: { name: unique('Money'), allows_commission: true, commission_amount: '4.00', hold_days: 0 } }), 201);
+    const campaign = await expectStatus(
+      call('POST', '/v1/campaigns/', { body: { name: unique('Money'), allows_commission: true, commission_amount: '4.00', hold_days: 0 } }),
+      201,
+    );
     const name = unique('payee');
-    const member = await expectStatus(call('POST', '/v1/members/', { body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, payout_email: `${name}@pay.example.com` } }), 201);
+    const member = await expectStatus(
+      call('POST', '/v1/members/', {
+        body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, payout_email: `${name}@pay.example.com` },
+      }),
+      201,
+    );
     memberId = member.id as string;
     campaignId = campaign.id as string;
     code = member.code as string;
@@ -443,7 +500,13 @@ async function moneyFixture(o: { approve?: boolean; batch?: boolean; memberId?: 
   const r = await referral(code);
   const stored = toReferral(await getItem(keys.referral(accountId, r.id)));
   if (!stored) throw new Error('fixture referral missing');
-  const recorded = await recordRewards(accountId, stored, [{ payment_id: ++subscriptionIds, type: 'commission', amount: 400, currency: 'USD' }], false, true);
+  const recorded = await recordRewards(
+    accountId,
+    stored,
+    [{ payment_id: ++subscriptionIds, type: 'commission', amount: 400, currency: 'USD' }],
+    false,
+    true,
+  );
   const rewardId = recorded.rewards[0]!.id;
   if (!o.approve) return { rewardId, memberId, campaignId };
   const approved = await approveReward(accountId, rewardId);
@@ -471,7 +534,13 @@ const SCENARIOS: Record<string, Scenario> = {
     const r = await referral(m.code, user);
     // One sighting of a subscription under that email, as the worker records it.
     const sub = await newSubscription();
-    await recordUnattributed(accountId, { subscriptionId: sub.id, email: user.toUpperCase(), reason: 'no_referral_hint', detail: 'no referral', eventId: 'evt_rt' });
+    await recordUnattributed(accountId, {
+      subscriptionId: sub.id,
+      email: user.toUpperCase(),
+      reason: 'no_referral_hint',
+      detail: 'no referral',
+      eventId: 'evt_rt',
+    });
     return [
       { label: 'email from user_identifier', params: { id: r.id } },
       { label: '?email=', params: { id: r.id }, query: `email=${encodeURIComponent(user)}` },
@@ -543,7 +612,9 @@ const SCENARIOS: Record<string, Scenario> = {
     return [
       {
         label: 'with campaign + subscription',
-        options: { body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, subscription: { id: subscription.id } } },
+        options: {
+          body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, subscription: { id: subscription.id } },
+        },
       },
     ];
   },
@@ -553,7 +624,11 @@ const SCENARIOS: Record<string, Scenario> = {
     const subscription = await newSubscription();
     return [
       { label: 'change name', params: { id: m.id }, options: { body: { first_name: 'Ada' } } },
-      { label: 'new email + campaign + subscription', params: { id: m.id }, options: { body: { email: `${unique('moved')}@example.com`, campaign: { id: other.id }, subscription: { id: subscription.id } } } },
+      {
+        label: 'new email + campaign + subscription',
+        params: { id: m.id },
+        options: { body: { email: `${unique('moved')}@example.com`, campaign: { id: other.id }, subscription: { id: subscription.id } } },
+      },
     ];
   },
   DeleteMember: async () => [{ label: 'member with campaign + subscription', params: { id: (await fullMember()).id } }],
@@ -566,18 +641,38 @@ const SCENARIOS: Record<string, Scenario> = {
     // A double-sided campaign: the create queues the coupon job (one SQS send); so does a replay while
     // the coupon is missing (no worker runs here to create it).
     const double = await expectStatus(
-      call('POST', '/v1/campaigns/', { body: { name: unique('Campaign'), allows_credit: true, credit_amount: '5.00', referred_discount_type: 'percentage', referred_discount_amount: '10' } }),
+      call('POST', '/v1/campaigns/', {
+        body: {
+          name: unique('Campaign'),
+          allows_credit: true,
+          credit_amount: '5.00',
+          referred_discount_type: 'percentage',
+          referred_discount_amount: '10',
+        },
+      }),
       201,
     );
     const name = unique('member');
-    const dm = await expectStatus(call('POST', '/v1/members/', { body: { identifier: name, email: `${name}@example.com`, campaign: { id: double.id } } }), 201);
+    const dm = await expectStatus(
+      call('POST', '/v1/members/', { body: { identifier: name, email: `${name}@example.com`, campaign: { id: double.id } } }),
+      201,
+    );
     const doubleBody = { user_identifier: unique('user'), member_code: dm.code };
     return [
       { label: 'create', options: { body }, exact: { sends: { rewards: 0, 'webhook-events': 1 } } },
       { label: 'replay of the same pair', options: { body }, exact: { sends: { rewards: 0, 'webhook-events': 0 } } },
       { label: 'create, double-sided campaign', options: { body: doubleBody }, exact: { sends: { rewards: 1, 'webhook-events': 1 } } },
-      { label: 'replay, double-sided, coupon still missing', options: { body: doubleBody }, exact: { sends: { rewards: 1, 'webhook-events': 0 } } },
-      { label: 'with Idempotency-Key', options: { body: { user_identifier: unique('user'), member_code: m.code } }, idempotencyKey: unique('idem'), exact: { sends: { 'webhook-events': 1 } } },
+      {
+        label: 'replay, double-sided, coupon still missing',
+        options: { body: doubleBody },
+        exact: { sends: { rewards: 1, 'webhook-events': 0 } },
+      },
+      {
+        label: 'with Idempotency-Key',
+        options: { body: { user_identifier: unique('user'), member_code: m.code } },
+        idempotencyKey: unique('idem'),
+        exact: { sends: { 'webhook-events': 1 } },
+      },
     ];
   },
   DeleteReferral: async () => {
@@ -601,7 +696,11 @@ const SCENARIOS: Record<string, Scenario> = {
     await expectStatus(api('POST', '/js/v1/clicks/', { key: publishableKey, body: { code: 'NOBODY' } }), 200);
     return [
       { label: 'counted click', anonymous: true, options: { body, headers: { authorization: `Bearer ${publishableKey}` } } },
-      { label: 'same visitor again (not counted)', anonymous: true, options: { body, headers: { authorization: `Bearer ${publishableKey}` } } },
+      {
+        label: 'same visitor again (not counted)',
+        anonymous: true,
+        options: { body, headers: { authorization: `Bearer ${publishableKey}` } },
+      },
     ];
   },
   CreateJsReferral: async () => {
@@ -618,9 +717,13 @@ const SCENARIOS: Record<string, Scenario> = {
     await webhookEndpoint();
     return [{ label: 'first page' }];
   },
-  CreateWebhookEndpoint: async () => [{ label: 'create', options: { body: { url: 'http://127.0.0.1:9/hooks', events: ['referral.created'] } } }],
+  CreateWebhookEndpoint: async () => [
+    { label: 'create', options: { body: { url: 'http://127.0.0.1:9/hooks', events: ['referral.created'] } } },
+  ],
   GetWebhookEndpoint: async () => [{ label: 'endpoint', params: { id: (await webhookEndpoint()).id } }],
-  UpdateWebhookEndpoint: async () => [{ label: 'events', params: { id: (await webhookEndpoint()).id }, options: { body: { events: ['member.created'] } } }],
+  UpdateWebhookEndpoint: async () => [
+    { label: 'events', params: { id: (await webhookEndpoint()).id }, options: { body: { events: ['member.created'] } } },
+  ],
   DeleteWebhookEndpoint: async () => [{ label: 'delete', params: { id: (await webhookEndpoint()).id } }],
   ListWebhookDeliveries: async () => [{ label: 'first page', params: { id: (await webhookEndpoint()).id } }],
   GetOpenApi: async () => [{ label: 'document', anonymous: true }],
@@ -687,7 +790,11 @@ const SCENARIOS: Record<string, Scenario> = {
     ];
   },
   VoidReward: async () => [
-    { label: 'approved, leaves its payout', params: { id: (await moneyFixture({ approve: true })).rewardId }, options: { body: { reason: 'fraud' } } },
+    {
+      label: 'approved, leaves its payout',
+      params: { id: (await moneyFixture({ approve: true })).rewardId },
+      options: { body: { reason: 'fraud' } },
+    },
     { label: 'pending', params: { id: (await moneyFixture({})).rewardId }, options: { body: {} } },
   ],
   ListPayouts: async () => {
@@ -705,11 +812,31 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   GetPayout: async () => [{ label: 'payout with its reward ids', params: { id: (await moneyFixture({ approve: true })).payoutId! } }],
   MarkPayoutPaid: async () => [
-    { label: 'due payout, 1 reward', params: { id: (await moneyFixture({ approve: true })).payoutId! }, options: { body: { reference: 'rt' } } },
-    { label: 'processing payout, 1 reward', params: { id: (await moneyFixture({ approve: true, batch: true })).payoutId! }, options: { body: {} } },
+    {
+      label: 'due payout, 1 reward',
+      params: { id: (await moneyFixture({ approve: true })).payoutId! },
+      options: { body: { reference: 'rt' } },
+    },
+    {
+      label: 'processing payout, 1 reward',
+      params: { id: (await moneyFixture({ approve: true, batch: true })).payoutId! },
+      options: { body: {} },
+    },
   ],
-  MarkPayoutFailed: async () => [{ label: 'processing payout, 1 reward', params: { id: (await moneyFixture({ approve: true, batch: true })).payoutId! }, options: { body: { reason: 'bounced' } } }],
-  CancelPayout: async () => [{ label: 'processing payout, 1 reward', params: { id: (await moneyFixture({ approve: true, batch: true })).payoutId! }, options: { body: { reason: 'not sent' } } }],
+  MarkPayoutFailed: async () => [
+    {
+      label: 'processing payout, 1 reward',
+      params: { id: (await moneyFixture({ approve: true, batch: true })).payoutId! },
+      options: { body: { reason: 'bounced' } },
+    },
+  ],
+  CancelPayout: async () => [
+    {
+      label: 'processing payout, 1 reward',
+      params: { id: (await moneyFixture({ approve: true, batch: true })).payoutId! },
+      options: { body: { reason: 'not sent' } },
+    },
+  ],
   CreatePayoutBatch: async () => {
     const a = await moneyFixture({ approve: true });
     return [{ label: 'payout_ids: 1 due payout', options: { body: { format: 'wise', currency: 'USD', payout_ids: [a.payoutId] } } }];
@@ -719,8 +846,12 @@ const SCENARIOS: Record<string, Scenario> = {
     return [{ label: 'first page' }, { label: '?status=processing (filtered)', query: 'status=processing' }];
   },
   GetPayoutBatch: async () => [{ label: 'batch', params: { id: (await moneyFixture({ approve: true, batch: true })).batchId! } }],
-  PayoutBatchFile: async () => [{ label: 'file of 1 payout', params: { id: (await moneyFixture({ approve: true, batch: true })).batchId! } }],
-  MarkPayoutBatchPaid: async () => [{ label: 'batch of 1 payout', params: { id: (await moneyFixture({ approve: true, batch: true })).batchId! }, options: { body: {} } }],
+  PayoutBatchFile: async () => [
+    { label: 'file of 1 payout', params: { id: (await moneyFixture({ approve: true, batch: true })).batchId! } },
+  ],
+  MarkPayoutBatchPaid: async () => [
+    { label: 'batch of 1 payout', params: { id: (await moneyFixture({ approve: true, batch: true })).batchId! }, options: { body: {} } },
+  ],
   // ---- the member portal ----
   CreatePortalSession: async () => {
     const m = await fullMember();
@@ -739,20 +870,42 @@ const SCENARIOS: Record<string, Scenario> = {
   PortalPage: async () => [{ label: 'page', params: { account_id: accountId }, anonymous: true }],
   UnsubscribePage: async () => {
     const m = await fullMember();
-    return [{ label: 'link token', anonymous: true, params: { token: await issueUnsubscribeToken({ accountId, memberId: m.id, programme: 'Acme' }) } }];
+    return [
+      {
+        label: 'link token',
+        anonymous: true,
+        params: { token: await issueUnsubscribeToken({ accountId, memberId: m.id, programme: 'Acme' }) },
+      },
+    ];
   },
   Unsubscribe: async () => {
     const m = await fullMember();
     const token = await issueUnsubscribeToken({ accountId, memberId: m.id, programme: 'Acme' });
     return [
-      { label: 'one click', anonymous: true, params: { token }, options: { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } } },
-      { label: 'again (already opted out)', anonymous: true, params: { token }, options: { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } } },
+      {
+        label: 'one click',
+        anonymous: true,
+        params: { token },
+        options: { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      },
+      {
+        label: 'again (already opted out)',
+        anonymous: true,
+        params: { token },
+        options: { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      },
     ];
   },
   OpenPortalSession: async () => {
     const m = await fullMember();
     const link = await expectStatus(call('POST', `/v1/members/${m.id}/portal-sessions/`, { body: {} }), 201);
-    return [{ label: 'link token', anonymous: true, options: { body: { token: new URL(link.url).hash.slice('#token='.length) }, sourceIp: LOGIN_IP } }];
+    return [
+      {
+        label: 'link token',
+        anonymous: true,
+        options: { body: { token: new URL(link.url).hash.slice('#token='.length) }, sourceIp: LOGIN_IP },
+      },
+    ];
   },
   PortalMe: async () => {
     const full = await fullMember();
@@ -778,15 +931,31 @@ const SCENARIOS: Record<string, Scenario> = {
       { label: '30 days', anonymous: true, query: 'interval=day', options: { headers } },
     ];
   },
-  PortalReferrals: async () => [{ label: 'first page', anonymous: true, options: { headers: await portalBearer((await moneyFixture({ approve: true })).memberId) } }],
-  PortalRewards: async () => [{ label: 'first page', anonymous: true, options: { headers: await portalBearer((await moneyFixture({ approve: true })).memberId) } }],
-  PortalPayouts: async () => [{ label: 'first page', anonymous: true, options: { headers: await portalBearer((await moneyFixture({ approve: true })).memberId) } }],
+  PortalReferrals: async () => [
+    { label: 'first page', anonymous: true, options: { headers: await portalBearer((await moneyFixture({ approve: true })).memberId) } },
+  ],
+  PortalRewards: async () => [
+    { label: 'first page', anonymous: true, options: { headers: await portalBearer((await moneyFixture({ approve: true })).memberId) } },
+  ],
+  PortalPayouts: async () => [
+    { label: 'first page', anonymous: true, options: { headers: await portalBearer((await moneyFixture({ approve: true })).memberId) } },
+  ],
   // ---- the dashboard ----
   CreateLoginLink: async () => {
     const member = await teamMember('viewer');
     return [
-      { label: 'team address', anonymous: true, options: { body: { email: member.email }, sourceIp: LOGIN_IP }, exact: { sends: { 'member-emails': 1 } } },
-      { label: 'unknown address (same cost)', anonymous: true, options: { body: { email: freshEmail('nobody') }, sourceIp: LOGIN_IP }, exact: { sends: { 'member-emails': 1 } } },
+      {
+        label: 'team address',
+        anonymous: true,
+        options: { body: { email: member.email }, sourceIp: LOGIN_IP },
+        exact: { sends: { 'member-emails': 1 } },
+      },
+      {
+        label: 'unknown address (same cost)',
+        anonymous: true,
+        options: { body: { email: freshEmail('nobody') }, sourceIp: LOGIN_IP },
+        exact: { sends: { 'member-emails': 1 } },
+      },
     ];
   },
   CreateSession: async () => {
@@ -809,8 +978,18 @@ const SCENARIOS: Record<string, Scenario> = {
     return [{ label: 'team', session: true }];
   },
   InviteTeamMember: async () => [
-    { label: 'invite', session: true, options: { body: { email: freshEmail('invite'), role: 'finance' } }, exact: { sends: { 'member-emails': 1 } } },
-    { label: 'with Idempotency-Key', session: true, options: { body: { email: freshEmail('invite'), role: 'owner' } }, idempotencyKey: unique('idem') },
+    {
+      label: 'invite',
+      session: true,
+      options: { body: { email: freshEmail('invite'), role: 'finance' } },
+      exact: { sends: { 'member-emails': 1 } },
+    },
+    {
+      label: 'with Idempotency-Key',
+      session: true,
+      options: { body: { email: freshEmail('invite'), role: 'owner' } },
+      idempotencyKey: unique('idem'),
+    },
   ],
   UpdateTeamMember: async () => {
     const withSession = await loginAs(accountId, 'viewer');
@@ -834,7 +1013,13 @@ const SCENARIOS: Record<string, Scenario> = {
     return [
       { label: 'create', session: true, options: { body: { name: 'Backend' } } },
       { label: 'with Idempotency-Key', session: true, options: { body: { name: 'CI' } }, idempotencyKey: idem },
-      { label: 'replay of that key (1 PutItem + the session)', session: true, options: { body: { name: 'CI' } }, idempotencyKey: idem, exactCalls: 2 },
+      {
+        label: 'replay of that key (1 PutItem + the session)',
+        session: true,
+        options: { body: { name: 'CI' } },
+        idempotencyKey: idem,
+        exactCalls: 2,
+      },
     ];
   },
   RevokeApiKey: async () => {
@@ -847,7 +1032,11 @@ const SCENARIOS: Record<string, Scenario> = {
   GetAccount: async () => [{ label: 'settings (API key)' }, { label: 'settings (session)', session: true }],
   UpdateAccount: async () => [
     { label: 'embed origins (API key)', options: { body: { embed_origins: ['https://app.acme.example'] } } },
-    { label: 'email sender (session)', session: true, options: { body: { email_sender: { address: 'rewards@acme.example', name: 'Acme' } } } },
+    {
+      label: 'email sender (session)',
+      session: true,
+      options: { body: { email_sender: { address: 'rewards@acme.example', name: 'Acme' } } },
+    },
     { label: 'js referrals (publishable key item too)', options: { body: { js_referrals: 'confirm' } } },
     { label: 'back to open, sender cleared', options: { body: { js_referrals: 'open', email_sender: null } } },
   ],
@@ -856,7 +1045,12 @@ const SCENARIOS: Record<string, Scenario> = {
     const { accountId: fresh } = await newAccount();
     connected.push(fresh);
     const admin = await loginAs(fresh, 'admin');
-    const stripe = { kind: 'stripe', secret_key: 'rk_test_roundtripsConnect01', webhook_secret: 'whsec_roundtripsConnect01', api_url: 'http://127.0.0.1:9' };
+    const stripe = {
+      kind: 'stripe',
+      secret_key: 'rk_test_roundtripsConnect01',
+      webhook_secret: 'whsec_roundtripsConnect01',
+      api_url: 'http://127.0.0.1:9',
+    };
     return [
       { label: 'connect Stripe', session: admin, options: { body: stripe } },
       { label: 'new Stripe secrets', session: admin, options: { body: { ...stripe, secret_key: 'rk_test_roundtripsConnect02' } } },
@@ -876,7 +1070,14 @@ async function classicScenario(): Promise<Variant[]> {
   const warm = await api('POST', `/webhooks/paddle/${accountId}/`, form(first.fields));
   if (warm.status !== 200) throw new Error(`warm-up alert answered ${warm.status}: ${warm.text}`);
   await drainQueues();
-  return [{ label: 'Paddle Classic: signed alert, settings cached', params: { provider: 'paddle', account_id: accountId }, options: form(second.fields), anonymous: true }];
+  return [
+    {
+      label: 'Paddle Classic: signed alert, settings cached',
+      params: { provider: 'paddle', account_id: accountId },
+      options: form(second.fields),
+      anonymous: true,
+    },
+  ];
 }
 
 async function billingScenario(): Promise<Variant[]> {
@@ -884,14 +1085,28 @@ async function billingScenario(): Promise<Variant[]> {
   const warm = await api('POST', `/webhooks/paddle-billing/${billingAccountId}/`, billingNotification());
   if (warm.status !== 200) throw new Error(`warm-up notification answered ${warm.status}: ${warm.text}`);
   await drainQueues();
-  return [{ label: 'Paddle Billing: signed notification, cached', params: { provider: 'paddle-billing', account_id: billingAccountId }, options: billingNotification(), anonymous: true }];
+  return [
+    {
+      label: 'Paddle Billing: signed notification, cached',
+      params: { provider: 'paddle-billing', account_id: billingAccountId },
+      options: billingNotification(),
+      anonymous: true,
+    },
+  ];
 }
 
 async function stripeScenario(): Promise<Variant[]> {
   const warm = await api('POST', `/webhooks/stripe/${stripeAccountId}/`, stripeEvent());
   if (warm.status !== 200) throw new Error(`warm-up event answered ${warm.status}: ${warm.text}`);
   await drainQueues();
-  return [{ label: 'Stripe: signed event, cached', params: { provider: 'stripe', account_id: stripeAccountId }, options: stripeEvent(), anonymous: true }];
+  return [
+    {
+      label: 'Stripe: signed event, cached',
+      params: { provider: 'stripe', account_id: stripeAccountId },
+      options: stripeEvent(),
+      anonymous: true,
+    },
+  ];
 }
 
 /** By checkout_id (order lookup at the provider) and by subscription_id (no provider call). */
@@ -905,16 +1120,35 @@ async function conversions(): Promise<Variant[]> {
   const c = await checkedOut();
   const sends = { rewards: 1, 'webhook-events': 1 };
   return [
-    { label: 'checkout_id (order lookup)', params: { id: byCheckout.id }, options: { body: { checkout_id: a.checkoutId } }, exact: { provider: 1, sends } },
-    { label: 'subscription_id', params: { id: bySubscription.id }, options: { body: { subscription_id: b.subscriptionId } }, exact: { provider: 0, sends } },
-    { label: 'with Idempotency-Key', params: { id: withKey.id }, options: { body: { subscription_id: c.subscriptionId } }, idempotencyKey: unique('idem'), exact: { provider: 0, sends } },
+    {
+      label: 'checkout_id (order lookup)',
+      params: { id: byCheckout.id },
+      options: { body: { checkout_id: a.checkoutId } },
+      exact: { provider: 1, sends },
+    },
+    {
+      label: 'subscription_id',
+      params: { id: bySubscription.id },
+      options: { body: { subscription_id: b.subscriptionId } },
+      exact: { provider: 0, sends },
+    },
+    {
+      label: 'with Idempotency-Key',
+      params: { id: withKey.id },
+      options: { body: { subscription_id: c.subscriptionId } },
+      idempotencyKey: unique('idem'),
+      exact: { provider: 0, sends },
+    },
   ];
 }
 
 /** `Authorization` of a fresh portal session of the member (a link made and opened through the API). */
 async function portalBearer(memberId: string): Promise<Record<string, string>> {
   const link = await expectStatus(call('POST', `/v1/members/${memberId}/portal-sessions/`, { body: {} }), 201);
-  const opened = await expectStatus(api('POST', '/portal/v1/sessions/', { body: { token: new URL(link.url).hash.slice('#token='.length) }, sourceIp: '10.9.8.7' }), 201);
+  const opened = await expectStatus(
+    api('POST', '/portal/v1/sessions/', { body: { token: new URL(link.url).hash.slice('#token='.length) }, sourceIp: '10.9.8.7' }),
+    201,
+  );
   return { authorization: `Bearer ${opened.token}` };
 }
 
@@ -924,7 +1158,12 @@ const teamMember = (role: 'owner' | 'admin' | 'finance' | 'viewer') => addTeamMe
 /** Makes a session due a slide: last slid 301 s ago. */
 async function slideDue(login: DashboardLogin): Promise<void> {
   await db().send(
-    new UpdateCommand({ TableName: tableName(), Key: teamKeys.session(login.session.hash), UpdateExpression: 'SET slid_at = :s', ExpressionAttributeValues: { ':s': nowSeconds() - 301 } }),
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: teamKeys.session(login.session.hash),
+      UpdateExpression: 'SET slid_at = :s',
+      ExpressionAttributeValues: { ':s': nowSeconds() - 301 },
+    }),
   );
 }
 
@@ -963,13 +1202,18 @@ async function measure(route: Route, v: Variant): Promise<Measured> {
   let res: ApiResponse;
   try {
     const session = v.session === true ? owner : v.session;
-    const headers = { ...(session?.headers ?? {}), ...(v.options?.headers ?? {}), ...(v.idempotencyKey ? { 'idempotency-key': v.idempotencyKey } : {}) };
+    const headers = {
+      ...(session?.headers ?? {}),
+      ...(v.options?.headers ?? {}),
+      ...(v.idempotencyKey ? { 'idempotency-key': v.idempotencyKey } : {}),
+    };
     res = await api(route.method, path, { ...(v.anonymous || session ? {} : { key }), ...(v.options ?? {}), headers });
   } finally {
     recording.stop();
   }
   // Success is 2xx, or the root's 302 to the reference.
-  if ((res.status < 200 || res.status > 299) && !(route.name === 'ApiRoot' && res.status === 302)) throw new Error(`${route.name} (${v.label}): ${route.method} ${path} answered ${res.status}: ${res.text}`);
+  if ((res.status < 200 || res.status > 299) && !(route.name === 'ApiRoot' && res.status === 302))
+    throw new Error(`${route.name} (${v.label}): ${route.method} ${path} answered ${res.status}: ${res.text}`);
   return {
     route: route.name,
     variant: v.label,
@@ -991,7 +1235,8 @@ function violations(m: Measured, base: Budget, v: Variant): string[] {
     v.slide ? SLIDE_EXTRA : null,
   ].filter((e): e is { depth: number; calls: number } => e !== null);
   const b = extras.reduce<Budget>((acc, e) => ({ ...acc, depth: acc.depth + e.depth, calls: acc.calls + e.calls }), base);
-  if (v.exactCalls !== undefined && m.calls.length !== v.exactCalls) out.push(`${m.route} (${m.variant}): ${m.calls.length} DynamoDB calls, expected ${v.exactCalls} [${describeCalls(m.calls)}]`);
+  if (v.exactCalls !== undefined && m.calls.length !== v.exactCalls)
+    out.push(`${m.route} (${m.variant}): ${m.calls.length} DynamoDB calls, expected ${v.exactCalls} [${describeCalls(m.calls)}]`);
   const where = `${m.route} (${m.variant})`;
   const detail = `[${describeCalls(m.calls)}]`;
   if (m.depth > b.depth) out.push(`${where}: ${m.depth} sequential DynamoDB round trips, budget ${b.depth} ${detail}`);
@@ -999,7 +1244,8 @@ function violations(m: Measured, base: Budget, v: Variant): string[] {
   const unfinished = m.calls.filter((c) => c.endedAt === undefined);
   if (unfinished.length > 0) out.push(`${where}: ${unfinished.length} DynamoDB call(s) still running after the response ${detail}`);
   if (m.provider > b.provider) out.push(`${where}: ${m.provider} provider calls, budget ${b.provider}`);
-  if (v.exact?.provider !== undefined && m.provider !== v.exact.provider) out.push(`${where}: ${m.provider} provider calls, expected ${v.exact.provider}`);
+  if (v.exact?.provider !== undefined && m.provider !== v.exact.provider)
+    out.push(`${where}: ${m.provider} provider calls, expected ${v.exact.provider}`);
   for (const q of QUEUE_NAMES) {
     const sent = m.sends[q] ?? 0;
     const allowed = b.sends[q] ?? 0;
@@ -1031,7 +1277,11 @@ describe('DynamoDB round trips per endpoint, happy path, warm caches (docs/desig
     const fresh = await createApiKey(accountId);
     // Cold: the key lookup, then the campaign. Warm: no lookup. (The key's rate limit is counted in memory
     // here: far below the limit a container writes its count once per 5% of it.)
-    expect(await recorded('GET', `/v1/campaigns/${campaign.id}/`, { key: fresh })).toEqual({ status: 200, depth: 2, calls: ['GetItem', 'GetItem'] });
+    expect(await recorded('GET', `/v1/campaigns/${campaign.id}/`, { key: fresh })).toEqual({
+      status: 200,
+      depth: 2,
+      calls: ['GetItem', 'GetItem'],
+    });
     expect(await recorded('GET', `/v1/campaigns/${campaign.id}/`, { key: fresh })).toEqual({ status: 200, depth: 1, calls: ['GetItem'] });
 
     const out = await paddle.checkout({ plan_id: 9001, email: `${unique('cold')}@example.com`, deliver: false });
@@ -1046,8 +1296,16 @@ describe('DynamoDB round trips per endpoint, happy path, warm caches (docs/desig
     expect(await drainQueues()).toEqual({ 'provider-events': 2 });
     // Paddle Billing: the kind and the webhook secret in one BatchGet, then nothing while cached.
     clearProviderCache();
-    expect(await recorded('POST', `/webhooks/paddle-billing/${billingAccountId}/`, billingNotification())).toEqual({ status: 200, depth: 1, calls: ['BatchGetItem'] });
-    expect(await recorded('POST', `/webhooks/paddle-billing/${billingAccountId}/`, billingNotification())).toEqual({ status: 200, depth: 0, calls: [] });
+    expect(await recorded('POST', `/webhooks/paddle-billing/${billingAccountId}/`, billingNotification())).toEqual({
+      status: 200,
+      depth: 1,
+      calls: ['BatchGetItem'],
+    });
+    expect(await recorded('POST', `/webhooks/paddle-billing/${billingAccountId}/`, billingNotification())).toEqual({
+      status: 200,
+      depth: 0,
+      calls: [],
+    });
     expect(await drainQueues()).toEqual({ 'provider-events': 2 });
   });
 
@@ -1055,7 +1313,8 @@ describe('DynamoDB round trips per endpoint, happy path, warm caches (docs/desig
     it(`${route.name}: ${route.method} ${route.path}`, async () => {
       const b = BUDGETS[route.name];
       const scenario = SCENARIOS[route.name];
-      if (!b || !scenario) throw new Error(`Route ${route.name} has no round-trip budget and happy-path scenario in round-trips.test.ts: add both`);
+      if (!b || !scenario)
+        throw new Error(`Route ${route.name} has no round-trip budget and happy-path scenario in round-trips.test.ts: add both`);
       const variants = await scenario();
       expect(variants.length).toBeGreaterThan(0);
       const problems: string[] = [];
@@ -1083,7 +1342,12 @@ describe('a reward evaluation: at most 2 read round trips and 1 ledger transacti
     const campaign = await createCampaign();
     const own = await checkedOut();
     const name = unique('referrer');
-    const member = await expectStatus(call('POST', '/v1/members/', { body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, subscription: { id: own.subscriptionId } } }), 201);
+    const member = await expectStatus(
+      call('POST', '/v1/members/', {
+        body: { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id }, subscription: { id: own.subscriptionId } },
+      }),
+      201,
+    );
     const r = await referral(member.code);
     // The referred subscription and its first payment, recorded before the conversion (its webhook came first).
     const bought = await checkedOut();
@@ -1091,7 +1355,15 @@ describe('a reward evaluation: at most 2 read round trips and 1 ledger transacti
       subscriptionId: bought.subscriptionId,
       asOfMs: Date.now(),
       fields: {},
-      payment: { id: ++subscriptionIds, subscription_id: bought.subscriptionId, order_id: null, amount: 1000, currency: 'USD', paid_at: nowSeconds() - 60, status: 'paid' },
+      payment: {
+        id: ++subscriptionIds,
+        subscription_id: bought.subscriptionId,
+        order_id: null,
+        amount: 1000,
+        currency: 'USD',
+        paid_at: nowSeconds() - 60,
+        status: 'paid',
+      },
     });
     const subscription = await getSubscription(accountId, bought.subscriptionId);
     if (!subscription) throw new Error('fixture subscription missing');
@@ -1117,9 +1389,17 @@ describe('a reward evaluation: at most 2 read round trips and 1 ledger transacti
     const before = recording.calls.slice(0, atProvider);
     const ledger = before.findIndex((c) => c.command === 'TransactWriteItems');
     const load = before.slice(0, ledger);
-    expect({ ledger: ledger > 0, loadOnlyReads: load.every((c) => READS.includes(c.command)), detail }).toEqual({ ledger: true, loadOnlyReads: true, detail });
+    expect({ ledger: ledger > 0, loadOnlyReads: load.every((c) => READS.includes(c.command)), detail }).toEqual({
+      ledger: true,
+      loadOnlyReads: true,
+      detail,
+    });
     // Two read round trips (the payments Query and the member GetItem run side by side), three calls at most.
-    expect({ roundTrips: load.filter((c) => c.sequential).length <= 2, calls: load.length <= 3, detail }).toEqual({ roundTrips: true, calls: true, detail });
+    expect({ roundTrips: load.filter((c) => c.sequential).length <= 2, calls: load.length <= 3, detail }).toEqual({
+      roundTrips: true,
+      calls: true,
+      detail,
+    });
     // After the ledger transaction and before the provider: the credit's own claim is the one other transaction.
     const rest = before.slice(ledger + 1);
     expect({ transactions: rest.filter((c) => c.command === 'TransactWriteItems').length, detail }).toEqual({ transactions: 1, detail });

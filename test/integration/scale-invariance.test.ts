@@ -81,7 +81,15 @@ function subscriptionData(id: number, status: string): SubscriptionData {
     email: `billing-${id}@example.com`,
     next_bill_date: '2031-07-01',
     last_bill_date: '2031-06-01',
-    plan: { id: 9001, name: 'Pro monthly', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' },
+    plan: {
+      id: 9001,
+      name: 'Pro monthly',
+      amount: '10.00',
+      currency: 'USD',
+      interval: 'month',
+      frequency: 1,
+      descriptor: '$10.00 / month',
+    },
   };
 }
 
@@ -309,7 +317,8 @@ const LISTS: ListCase[] = [
     name: 'members',
     path: () => '/v1/members/',
     depth: 2,
-    nested: (results) => new Set(results.filter((m) => m.campaign).map((m) => m.campaign.id)).size + results.filter((m) => m.subscription).length,
+    nested: (results) =>
+      new Set(results.filter((m) => m.campaign).map((m) => m.campaign.id)).size + results.filter((m) => m.subscription).length,
   },
   {
     name: 'members?campaign=',
@@ -353,7 +362,8 @@ async function cost(s: Seeded, path: string): Promise<Cost> {
   };
 }
 
-const withPageSize = (path: string, size: number | null) => (size === null ? path : `${path}${path.includes('?') ? '&' : '?'}page_size=${size}`);
+const withPageSize = (path: string, size: number | null) =>
+  size === null ? path : `${path}${path.includes('?') ? '&' : '?'}page_size=${size}`;
 
 /** The path and query of an absolute `next` link. */
 const relative = (link: string) => {
@@ -362,7 +372,11 @@ const relative = (link: string) => {
 };
 
 /** Each call's operation and items read, order-free (parallel calls finish in any order). */
-const perCall = (c: Cost) => c.calls.map((x) => `${x.command}:${x.itemsRead ?? '-'}`).sort().join(', ');
+const perCall = (c: Cost) =>
+  c.calls
+    .map((x) => `${x.command}:${x.itemsRead ?? '-'}`)
+    .sort()
+    .join(', ');
 
 /**
  * What one page must cost (after `skipped` items of earlier pages): the Query reads min(matching items
@@ -380,8 +394,12 @@ function checkPage(list: ListCase, c: Cost, matching: number, pageSize: number, 
   if (c.body.results.length !== onPage) problems.push(`${where}: ${c.body.results.length} results, expected ${onPage}`);
   const nested = list.nested(c.body.results);
   const calls = 2 + Math.ceil(nested / BATCH_GET_LIMIT);
-  if (c.depth > list.depth) problems.push(`${where}: ${c.depth} sequential round trips, over the list budget of ${list.depth} (docs/design/architecture.md "Round-trip budgets") ${detail}`);
-  if (c.calls.length !== calls) problems.push(`${where}: ${c.calls.length} calls, expected ${calls} (Query, counter, ${nested} nested keys) ${detail}`);
+  if (c.depth > list.depth)
+    problems.push(
+      `${where}: ${c.depth} sequential round trips, over the list budget of ${list.depth} (docs/design/architecture.md "Round-trip budgets") ${detail}`,
+    );
+  if (c.calls.length !== calls)
+    problems.push(`${where}: ${c.calls.length} calls, expected ${calls} (Query, counter, ${nested} nested keys) ${detail}`);
   const queried = Math.min(available, pageSize + 1);
   if (c.queried !== queried) problems.push(`${where}: the Query read ${c.queried} items, expected ${queried} ${detail}`);
   if (c.items !== queried + 1 + nested) problems.push(`${where}: ${c.items} items read, expected ${queried + 1 + nested} ${detail}`);
@@ -411,13 +429,25 @@ describe('the seeded accounts', () => {
     for (const s of [small, large]) {
       const member = await api('GET', `/v1/members/${s.sample.memberId}/`, { key: s.key });
       expect({ size: s.size, status: member.status }).toEqual({ size: s.size, status: 200 });
-      expect(member.body).toMatchObject({ id: s.sample.memberId, code: s.sample.code, campaign: { id: s.mainCampaignId }, subscription: { id: expect.any(Number) } });
+      expect(member.body).toMatchObject({
+        id: s.sample.memberId,
+        code: s.sample.code,
+        campaign: { id: s.mainCampaignId },
+        subscription: { id: expect.any(Number) },
+      });
       const hub = await api('GET', `/v1/members/${s.hubId}/`, { key: s.key });
       expect(hub.body.stats.referrals).toBe(s.expected['referrals?member=']);
       const byUser = await api('GET', `/v1/referrals/user/${s.sample.user}/`, { key: s.key });
-      expect({ size: s.size, status: byUser.status, member: byUser.body.member_id }).toEqual({ size: s.size, status: 200, member: s.sample.memberId });
+      expect({ size: s.size, status: byUser.status, member: byUser.body.member_id }).toEqual({
+        size: s.size,
+        status: 200,
+        member: s.sample.memberId,
+      });
       // The claims are there: the same pair again is a replay (200, the same referral), not a new one.
-      const replay = await api('POST', '/v1/referrals/', { key: s.key, body: { user_identifier: s.sample.user, member_code: s.sample.code } });
+      const replay = await api('POST', '/v1/referrals/', {
+        key: s.key,
+        body: { user_identifier: s.sample.user, member_code: s.sample.code },
+      });
       expect({ size: s.size, status: replay.status, id: replay.body.id }).toEqual({ size: s.size, status: 200, id: byUser.body.id });
     }
   });
@@ -432,9 +462,14 @@ describe(`list pages cost the same in a ${SMALL.size}-item and a ${LARGE.size.to
         const pageSize = size ?? DEFAULT_PAGE_SIZE;
         const label = `${list.name} page_size=${size ?? 'default'}`;
         const [a, b] = [await cost(small, withPageSize(list.path(small), size)), await cost(large, withPageSize(list.path(large), size))];
-        for (const [s, c] of [[small, a], [large, b]] as const) {
+        for (const [s, c] of [
+          [small, a],
+          [large, b],
+        ] as const) {
           problems.push(...checkPage(list, c, s.expected[list.name] as number, pageSize, `${label}, ${s.size}-item account`));
-          lines.push(`${label}, ${s.size}-item account: calls=${c.calls.length} depth=${c.depth} items=${c.items} count=${c.body?.count} [${describeCalls(c.calls)}]`);
+          lines.push(
+            `${label}, ${s.size}-item account: calls=${c.calls.length} depth=${c.depth} items=${c.items} count=${c.body?.count} [${describeCalls(c.calls)}]`,
+          );
         }
         if (a.depth !== b.depth) problems.push(`${label}: depth ${a.depth} in the small account, ${b.depth} in the large one`);
         // Where both accounts' pages are full, the same calls read the same items.
@@ -449,14 +484,28 @@ describe(`list pages cost the same in a ${SMALL.size}-item and a ${LARGE.size.to
         if (b.body.count > pageSize && !next) problems.push(`${label}, ${large.size}-item account: no next link`);
         if (!next) continue;
         const second = await cost(large, relative(next));
-        problems.push(...checkPage(list, second, large.expected[list.name] as number, pageSize, `${label}, ${large.size}-item account, second page`, pageSize));
+        problems.push(
+          ...checkPage(
+            list,
+            second,
+            large.expected[list.name] as number,
+            pageSize,
+            `${label}, ${large.size}-item account, second page`,
+            pageSize,
+          ),
+        );
         if (second.status === 200) {
           if (second.depth !== b.depth || perCall(second) !== perCall(b)) {
-            problems.push(`${label}, ${large.size}-item account: second page ${perCall(second)} at depth ${second.depth}, first ${perCall(b)} at depth ${b.depth}`);
+            problems.push(
+              `${label}, ${large.size}-item account: second page ${perCall(second)} at depth ${second.depth}, first ${perCall(b)} at depth ${b.depth}`,
+            );
           }
           const firstIds = new Set(b.body.results.map((r: { id: unknown }) => r.id));
-          if (second.body.results.some((r: { id: unknown }) => firstIds.has(r.id))) problems.push(`${label}: the second page repeats items of the first`);
-          lines.push(`${label}, ${large.size}-item account, second page: calls=${second.calls.length} depth=${second.depth} items=${second.items}`);
+          if (second.body.results.some((r: { id: unknown }) => firstIds.has(r.id)))
+            problems.push(`${label}: the second page repeats items of the first`);
+          lines.push(
+            `${label}, ${large.size}-item account, second page: calls=${second.calls.length} depth=${second.depth} items=${second.items}`,
+          );
         }
       }
       if (report) process.stdout.write(`${lines.join('\n')}\n`);

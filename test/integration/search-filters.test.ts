@@ -16,8 +16,14 @@ let key: string;
 let serial = 0;
 const unique = (prefix: string) => `${prefix}${++serial}${Date.now().toString(36)}`;
 
-const call = async (method: string, path: string, body?: unknown): Promise<ApiResponse> => api(method, path, { key, ...(body === undefined ? {} : { body }) });
-async function ok(method: string, path: string, body?: unknown, status = method === 'POST' && !path.startsWith('/v1/referrals/') ? 201 : 200) {
+const call = async (method: string, path: string, body?: unknown): Promise<ApiResponse> =>
+  api(method, path, { key, ...(body === undefined ? {} : { body }) });
+async function ok(
+  method: string,
+  path: string,
+  body?: unknown,
+  status = method === 'POST' && !path.startsWith('/v1/referrals/') ? 201 : 200,
+) {
   const res = await call(method, path, body);
   if (res.status !== status) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
   return res.body;
@@ -57,11 +63,22 @@ describe('unknown query parameters (docs/api.md "Query parameters")', () => {
 
   it.each(LISTS)('%s answers 400 naming ?email= (it used to be ignored)', async (path, accepted) => {
     const res = await call('GET', `${path}?email=a@example.com`);
-    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { email: [`Unknown query parameter. This list takes: ${accepted}.`] } });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 400,
+      body: { email: [`Unknown query parameter. This list takes: ${accepted}.`] },
+    });
   });
 
-  it('the specification\'s own parameters are all accepted: member=, campaign=, status=, and the page', async () => {
-    for (const path of ['/v1/referrals/?member=x', '/v1/members/?campaign=x', '/v1/subscriptions/?status=trialling', '/v1/campaigns/?page_size=5', '/v1/members/?page_size=5&cursor=', '/v1/campaigns/?=&page_size=1', '/v1/referrals/?&&']) {
+  it("the specification's own parameters are all accepted: member=, campaign=, status=, and the page", async () => {
+    for (const path of [
+      '/v1/referrals/?member=x',
+      '/v1/members/?campaign=x',
+      '/v1/subscriptions/?status=trialling',
+      '/v1/campaigns/?page_size=5',
+      '/v1/members/?page_size=5&cursor=',
+      '/v1/campaigns/?=&page_size=1',
+      '/v1/referrals/?&&',
+    ]) {
       expect({ path, status: (await call('GET', path)).status }).toEqual({ path, status: 200 });
     }
   });
@@ -71,7 +88,11 @@ describe('unknown query parameters (docs/api.md "Query parameters")', () => {
     for (const path of ['/v1/team/', '/v1/api-keys/']) {
       expect((await api('GET', path, { headers: owner.headers })).status).toBe(200);
       const res = await api('GET', `${path}?role=owner`, { headers: owner.headers });
-      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: { role: ['Unknown query parameter. This list takes none.'] } });
+      expect({ path, status: res.status, body: res.body }).toEqual({
+        path,
+        status: 400,
+        body: { role: ['Unknown query parameter. This list takes none.'] },
+      });
     }
   });
 
@@ -91,11 +112,24 @@ describe('?search= on members', () => {
     campaignId = (await ok('POST', '/v1/campaigns/', { name: unique('Search') })).id;
     otherCampaignId = (await ok('POST', '/v1/campaigns/', { name: unique('Other') })).id;
     const tag = unique('s');
-    m.ada = await ok('POST', '/v1/members/', { identifier: `ada-${tag}`, email: `Ada.${tag}@Example.com`, code: `ADA${tag}`.toUpperCase().slice(0, 20), campaign: { id: campaignId } });
-    m.bob = await ok('POST', '/v1/members/', { identifier: `User-${tag}`, email: `bob.${tag}@example.com`, campaign: { id: otherCampaignId } });
+    m.ada = await ok('POST', '/v1/members/', {
+      identifier: `ada-${tag}`,
+      email: `Ada.${tag}@Example.com`,
+      code: `ADA${tag}`.toUpperCase().slice(0, 20),
+      campaign: { id: campaignId },
+    });
+    m.bob = await ok('POST', '/v1/members/', {
+      identifier: `User-${tag}`,
+      email: `bob.${tag}@example.com`,
+      campaign: { id: otherCampaignId },
+    });
     // Another member whose email is ada's identifier: one search finds both.
     m.cyd = await ok('POST', '/v1/members/', { identifier: `cyd-${tag}`, email: `ada-${tag}@example.org` });
-    m.dee = await ok('POST', '/v1/members/', { identifier: `dee-${tag}`, email: `dee-${tag}@example.com`, code: `cyd-${tag}`.slice(0, 20) });
+    m.dee = await ok('POST', '/v1/members/', {
+      identifier: `dee-${tag}`,
+      email: `dee-${tag}@example.com`,
+      code: `cyd-${tag}`.slice(0, 20),
+    });
   });
 
   const search = async (term: string, extra = '') => {
@@ -128,10 +162,17 @@ describe('?search= on members', () => {
     expect(first.next).toEqual(expect.stringContaining('search='));
     const url = new URL(first.next);
     const second = await ok('GET', `${url.pathname}${url.search}`);
-    expect({ count: second.count, ids: second.results.map((r: { id: string }) => r.id), next: second.next }).toEqual({ count: 2, ids: [m.cyd!.id], next: null });
+    expect({ count: second.count, ids: second.results.map((r: { id: string }) => r.id), next: second.next }).toEqual({
+      count: 2,
+      ids: [m.cyd!.id],
+      next: null,
+    });
     expect(second.previous).toEqual(expect.any(String));
     // The cursor belongs to this search: it refuses another one.
-    const other = await call('GET', `/v1/members/?search=${encodeURIComponent(m.ada!.email)}&page_size=1&cursor=${url.searchParams.get('cursor')}`);
+    const other = await call(
+      'GET',
+      `/v1/members/?search=${encodeURIComponent(m.ada!.email)}&page_size=1&cursor=${url.searchParams.get('cursor')}`,
+    );
     expect(other.status).toBe(400);
     expect(other.body).toEqual({ cursor: ['Invalid cursor.'] });
   });
@@ -161,7 +202,10 @@ describe('?search= on members', () => {
     expect((await ok('GET', '/v1/members/?search=&page_size=1')).count).toBe(everything.count);
     expect((await ok('GET', '/v1/members/?search=%20%20&page_size=1')).count).toBe(everything.count);
     const long = await call('GET', `/v1/members/?search=${'a'.repeat(321)}`);
-    expect({ status: long.status, body: long.body }).toEqual({ status: 400, body: { search: ['Ensure this field has no more than 320 characters.'] } });
+    expect({ status: long.status, body: long.body }).toEqual({
+      status: 400,
+      body: { search: ['Ensure this field has no more than 320 characters.'] },
+    });
   });
 });
 
@@ -194,18 +238,40 @@ describe('rewards filters combine (exact counts)', () => {
   async function rewards(memberCode: string, types: ('credit' | 'commission')[], approveFirst = false): Promise<string[]> {
     const ref = await ok('POST', '/v1/referrals/', { user_identifier: unique('u'), member_code: memberCode });
     const stored = toReferral(await getItem(keys.referral(accountId, ref.id)))!;
-    const recorded = await recordRewards(accountId, stored, types.map((type, i) => ({ payment_id: 1000 + i, type, amount: 100, currency: 'USD' })), false, true);
+    const recorded = await recordRewards(
+      accountId,
+      stored,
+      types.map((type, i) => ({ payment_id: 1000 + i, type, amount: 100, currency: 'USD' })),
+      false,
+      true,
+    );
     const ids = recorded.rewards.map((r) => r.id);
     if (approveFirst) await approveReward(accountId, ids[types.indexOf('commission')]!);
     return ids;
   }
 
   beforeAll(async () => {
-    const terms = { allows_commission: true, commission_amount: '1.00', allows_credit: true, credit_amount: '1.00', credit_currency: 'USD', hold_days: 0 };
+    const terms = {
+      allows_commission: true,
+      commission_amount: '1.00',
+      allows_credit: true,
+      credit_amount: '1.00',
+      credit_currency: 'USD',
+      hold_days: 0,
+    };
     campaignX = (await ok('POST', '/v1/campaigns/', { name: unique('X'), ...terms })).id;
     campaignY = (await ok('POST', '/v1/campaigns/', { name: unique('Y'), ...terms })).id;
-    const a = await ok('POST', '/v1/members/', { identifier: unique('a'), email: `${unique('a')}@example.com`, campaign: { id: campaignX }, payout_email: 'a@pay.example.com' });
-    const b = await ok('POST', '/v1/members/', { identifier: unique('b'), email: `${unique('b')}@example.com`, campaign: { id: campaignX } });
+    const a = await ok('POST', '/v1/members/', {
+      identifier: unique('a'),
+      email: `${unique('a')}@example.com`,
+      campaign: { id: campaignX },
+      payout_email: 'a@pay.example.com',
+    });
+    const b = await ok('POST', '/v1/members/', {
+      identifier: unique('b'),
+      email: `${unique('b')}@example.com`,
+      campaign: { id: campaignX },
+    });
     memberA = a.id;
     memberB = b.id;
     // A in X: 2 commissions (one approved) + 1 credit; B in X: 1 commission + 2 credits.
@@ -254,7 +320,10 @@ describe('rewards filters combine (exact counts)', () => {
 
   it('member and campaign together stay a 400 (no counter counts them; docs/data-model.md)', async () => {
     const res = await call('GET', `/v1/rewards/?member=${memberA}&campaign=${campaignX}&type=commission`);
-    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { detail: 'Filter by member or by campaign, not both (each may be combined with type and status).' } });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 400,
+      body: { detail: 'Filter by member or by campaign, not both (each may be combined with type and status).' },
+    });
   });
 
   it('a payout of 20 rewards from 20 referrals in three campaigns is paid in one chunk: the counters fit one transaction', async () => {
@@ -263,19 +332,30 @@ describe('rewards filters combine (exact counts)', () => {
     const terms = { allows_commission: true, commission_amount: '1.00', hold_days: 0 };
     const campaigns = [];
     for (let i = 0; i < 3; i++) campaigns.push((await ok('POST', '/v1/campaigns/', { name: unique('Chunk'), ...terms })).id as string);
-    const member = await ok('POST', '/v1/members/', { identifier: unique('chunk'), email: `${unique('chunk')}@example.com`, payout_email: 'chunk@pay.example.com' });
+    const member = await ok('POST', '/v1/members/', {
+      identifier: unique('chunk'),
+      email: `${unique('chunk')}@example.com`,
+      payout_email: 'chunk@pay.example.com',
+    });
     let payoutId = '';
     for (let i = 0; i < 20; i++) {
       if (i % 7 === 0) await ok('PATCH', `/v1/members/${member.id}/`, { campaign: { id: campaigns[i / 7]! } });
       const ref = await ok('POST', '/v1/referrals/', { user_identifier: unique('cu'), member_code: member.code });
       const stored = toReferral(await getItem(keys.referral(accountId, ref.id)))!;
-      const recorded = await recordRewards(accountId, stored, [{ payment_id: 1, type: 'commission', amount: 100, currency: 'USD' }], false, true);
+      const recorded = await recordRewards(
+        accountId,
+        stored,
+        [{ payment_id: 1, type: 'commission', amount: 100, currency: 'USD' }],
+        false,
+        true,
+      );
       payoutId = (await approveReward(accountId, recorded.rewards[0]!.id)).payout_id!;
     }
     const paid = await markPayoutPaid(accountId, payoutId, { reference: 'chunk' });
     expect({ status: paid.status, rewards: paid.reward_ids.length }).toEqual({ status: 'paid', rewards: 20 });
     expect((await ok('GET', `/v1/rewards/?member=${member.id}&type=commission&status=paid`)).count).toBe(20);
-    for (const c of campaigns) expect((await ok('GET', `/v1/rewards/?campaign=${c}&type=commission&status=paid`)).count).toBe(c === campaigns[2] ? 6 : 7);
+    for (const c of campaigns)
+      expect((await ok('GET', `/v1/rewards/?campaign=${c}&type=commission&status=paid`)).count).toBe(c === campaigns[2] ? 6 : 7);
   }, 120_000);
 
   it('the CSV export takes the same combinations', async () => {
@@ -299,10 +379,21 @@ describe('GET /v1/payout-batches/', () => {
     const campaign = await post('/v1/campaigns/', { name: 'Pay', allows_commission: true, commission_amount: '2.00', hold_days: 0 });
     const batches: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const member = await post('/v1/members/', { identifier: `p${i}`, email: `p${i}@example.com`, campaign: { id: campaign.id }, payout_email: `p${i}@pay.example.com` });
+      const member = await post('/v1/members/', {
+        identifier: `p${i}`,
+        email: `p${i}@example.com`,
+        campaign: { id: campaign.id },
+        payout_email: `p${i}@pay.example.com`,
+      });
       const ref = await post('/v1/referrals/', { user_identifier: `pu${i}`, member_code: member.code });
       const stored = toReferral(await getItem(keys.referral(acct, ref.id)))!;
-      const recorded = await recordRewards(acct, stored, [{ payment_id: 1, type: 'commission', amount: 250 + i, currency: 'USD' }], false, true);
+      const recorded = await recordRewards(
+        acct,
+        stored,
+        [{ payment_id: 1, type: 'commission', amount: 250 + i, currency: 'USD' }],
+        false,
+        true,
+      );
       const approved = await approveReward(acct, recorded.rewards[0]!.id);
       batches.push((await createBatch(acct, { format: 'csv', currency: 'USD', payout_ids: [approved.payout_id!] })).id);
     }
@@ -313,13 +404,32 @@ describe('GET /v1/payout-batches/', () => {
     expect(page.results.map((b: { id: string }) => b.id)).toEqual([batches[2], batches[1]]);
     const rest = new URL(page.next);
     const second = await get(`${rest.pathname}${rest.search}`);
-    expect(second.results).toEqual([expect.objectContaining({ id: batches[0], status: 'paid', paid_at: 1767225600, reference: 'WISE-77', amount: '2.50', payout_count: 1 })]);
-    expect(page.results[0]).toMatchObject({ status: 'processing', paid_at: null, reference: null, amount: '2.52', currency: 'USD', format: 'csv' });
+    expect(second.results).toEqual([
+      expect.objectContaining({
+        id: batches[0],
+        status: 'paid',
+        paid_at: 1767225600,
+        reference: 'WISE-77',
+        amount: '2.50',
+        payout_count: 1,
+      }),
+    ]);
+    expect(page.results[0]).toMatchObject({
+      status: 'processing',
+      paid_at: null,
+      reference: null,
+      amount: '2.52',
+      currency: 'USD',
+      format: 'csv',
+    });
 
     const paid = await get('/v1/payout-batches/?status=paid');
     expect({ count: paid.count, ids: paid.results.map((b: { id: string }) => b.id) }).toEqual({ count: 1, ids: [batches[0]] });
     const processing = await get('/v1/payout-batches/?status=processing');
-    expect({ count: processing.count, ids: processing.results.map((b: { id: string }) => b.id) }).toEqual({ count: 2, ids: [batches[2], batches[1]] });
+    expect({ count: processing.count, ids: processing.results.map((b: { id: string }) => b.id) }).toEqual({
+      count: 2,
+      ids: [batches[2], batches[1]],
+    });
     // GET of one batch shows the same.
     expect(await get(`/v1/payout-batches/${batches[0]}/`)).toMatchObject({ status: 'paid', paid_at: 1767225600, reference: 'WISE-77' });
     // Marking paid again changes nothing (the counters move once).
@@ -328,7 +438,11 @@ describe('GET /v1/payout-batches/', () => {
     expect(await get(`/v1/payout-batches/${batches[0]}/`)).toMatchObject({ paid_at: 1767225600, reference: 'WISE-77' });
     // Without a reference, the batch id is the reference (as on its payouts).
     await markBatchPaid(acct, batches[1]!, {});
-    expect(await get(`/v1/payout-batches/${batches[1]}/`)).toMatchObject({ status: 'paid', reference: batches[1], paid_at: expect.any(Number) });
+    expect(await get(`/v1/payout-batches/${batches[1]}/`)).toMatchObject({
+      status: 'paid',
+      reference: batches[1],
+      paid_at: expect.any(Number),
+    });
     expect((await get('/v1/payout-batches/?status=processing')).count).toBe(1);
     const bad = await api('GET', '/v1/payout-batches/?status=open', { key: apiKey });
     expect(bad.status).toBe(400);

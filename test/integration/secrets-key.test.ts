@@ -42,7 +42,12 @@ function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
-const STRIPE = { kind: 'stripe' as const, secretKey: 'sk_test_secretskeytest00000001', webhookSecret: 'whsec_secretskeytest00000001', apiUrl: 'https://api.stripe.com' };
+const STRIPE = {
+  kind: 'stripe' as const,
+  secretKey: 'sk_test_secretskeytest00000001',
+  webhookSecret: 'whsec_secretskeytest00000001',
+  apiUrl: 'https://api.stripe.com',
+};
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'refloop-secrets-key-'));
@@ -75,11 +80,15 @@ describe('the key fingerprint the table records', () => {
     useEnv({ SECRETS_KEY_FILE: other });
     const { encryptSecret } = await import('../../shared/secrets');
     await encryptSecret('0123456789abcdef', 'x'); // creates the other key file
-    await expect(ensureSecretsKey()).rejects.toThrow(/the key file .*other\.key \(fingerprint local:[0-9a-f]{16}\), but the secrets of table .* are under the key with fingerprint local:/);
+    await expect(ensureSecretsKey()).rejects.toThrow(
+      /the key file .*other\.key \(fingerprint local:[0-9a-f]{16}\), but the secrets of table .* are under the key with fingerprint local:/,
+    );
   });
 
   it('names a KMS key by its id, whether given as an ARN or as the id', () => {
-    expect(kmsKeyName('arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab')).toBe('1234abcd-12ab-34cd-56ef-1234567890ab');
+    expect(kmsKeyName('arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab')).toBe(
+      '1234abcd-12ab-34cd-56ef-1234567890ab',
+    );
     expect(kmsKeyName('1234abcd-12ab-34cd-56ef-1234567890ab')).toBe('1234abcd-12ab-34cd-56ef-1234567890ab');
   });
 });
@@ -88,12 +97,23 @@ describe('the admin CLI writing a provider secret', () => {
   it('without DATA_DIR (another key file): exit 1, one line naming the key file, DATA_DIR and SECRETS_KEY_FILE; nothing written, no key file made', async () => {
     const { accountId } = await newAccount();
     const dataDir = join(dir, 'elsewhere');
-    const args = ['account', 'set-stripe', '--account', accountId, '--secret-key', STRIPE.secretKey, '--webhook-secret', STRIPE.webhookSecret];
+    const args = [
+      'account',
+      'set-stripe',
+      '--account',
+      accountId,
+      '--secret-key',
+      STRIPE.secretKey,
+      '--webhook-secret',
+      STRIPE.webhookSecret,
+    ];
     const refused = await cli(args, { SECRETS_KEY_FILE: '', DATA_DIR: dataDir });
     expect(refused).toMatchObject({ code: 1, stdout: '' });
     const lines = refused.stderr.split('\n').filter((l) => l !== '');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`admin: refusing to write a secret the service could not read: this process would encrypt with the key file ${join(dataDir, 'secrets.key')}, which does not exist`);
+    expect(lines[0]).toContain(
+      `admin: refusing to write a secret the service could not read: this process would encrypt with the key file ${join(dataDir, 'secrets.key')}, which does not exist`,
+    );
     expect(lines[0]).toContain('DATA_DIR');
     expect(lines[0]).toContain('SECRETS_KEY_FILE');
     expect(existsSync(join(dataDir, 'secrets.key'))).toBe(false);
@@ -116,7 +136,10 @@ describe('a stored secret that does not decrypt', () => {
     useEnv({ SECRETS_KEY_FILE: saved.SECRETS_KEY_FILE });
     const counted = jest.spyOn(metrics, 'countMetric');
 
-    const res = await api('POST', `/webhooks/stripe/${accountId}/`, { rawBody: '{"id":"evt_1","type":"invoice.paid"}', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' } });
+    const res = await api('POST', `/webhooks/stripe/${accountId}/`, {
+      rawBody: '{"id":"evt_1","type":"invoice.paid"}',
+      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' },
+    });
     expect(res.status).toBe(503);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.body).toEqual({
@@ -127,6 +150,10 @@ describe('a stored secret that does not decrypt', () => {
     // The error keeps its technical reason for the log, and its class for callers.
     clearProviderCache();
     await expect(getProviderConnection(accountId)).rejects.toThrow(SecretDecryptionError);
-    await expect(decryptSecret(accountId, 'local:v1:AAAA.AAAA.AAAA')).rejects.toMatchObject({ status: 503, accountId, message: 'malformed local secret' });
+    await expect(decryptSecret(accountId, 'local:v1:AAAA.AAAA.AAAA')).rejects.toMatchObject({
+      status: 503,
+      accountId,
+      message: 'malformed local secret',
+    });
   });
 });

@@ -6,7 +6,15 @@
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { startKmsEmulator, type KmsEmulator } from '../../infra/local/kms-emulator';
 import { resetConfig } from '../../shared/config';
-import { clearSecretCache, decryptSecret, encryptSecret, KMS_PREFIX, resetSecrets, SecretDecryptionError, SecretsConfigError } from '../../shared/secrets';
+import {
+  clearSecretCache,
+  decryptSecret,
+  encryptSecret,
+  KMS_PREFIX,
+  resetSecrets,
+  SecretDecryptionError,
+  SecretsConfigError,
+} from '../../shared/secrets';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/store/client';
 import { getItem } from '../../shared/store/ops';
@@ -69,7 +77,15 @@ describe('the KMS implementation, real client, emulated KMS', () => {
     const stored = await encryptSecret(ACCOUNT, SECRET);
     const before = kms.calls.length;
     await expect(decryptSecret(OTHER, stored)).rejects.toThrow(SecretDecryptionError);
-    expect(kms.calls.slice(before)).toEqual([{ operation: 'Decrypt', keyId: kms.keyArn, encryptionContext: { account_id: OTHER }, status: 400, error: 'InvalidCiphertextException' }]);
+    expect(kms.calls.slice(before)).toEqual([
+      {
+        operation: 'Decrypt',
+        keyId: kms.keyArn,
+        encryptionContext: { account_id: OTHER },
+        status: 400,
+        error: 'InvalidCiphertextException',
+      },
+    ]);
     const blob = Buffer.from(stored.slice(KMS_PREFIX.length), 'base64');
     blob.writeUInt8(blob.readUInt8(blob.length - 1) ^ 1, blob.length - 1);
     await expect(decryptSecret(ACCOUNT, `${KMS_PREFIX}${blob.toString('base64')}`)).rejects.toThrow(SecretDecryptionError);
@@ -80,16 +96,34 @@ describe('the KMS implementation, real client, emulated KMS', () => {
   });
 
   it('the emulator speaks KMS: the real client gets the AWS error shapes (context mismatch, other key, unknown key)', async () => {
-    const client = new KMSClient({ region: 'us-east-1', endpoint: kms.url, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = new KMSClient({
+      region: 'us-east-1',
+      endpoint: kms.url,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     try {
-      const { CiphertextBlob } = await client.send(new EncryptCommand({ KeyId: kms.keyArn, Plaintext: Buffer.from('x'), EncryptionContext: { account_id: ACCOUNT, a: '1' } }));
+      const { CiphertextBlob } = await client.send(
+        new EncryptCommand({ KeyId: kms.keyArn, Plaintext: Buffer.from('x'), EncryptionContext: { account_id: ACCOUNT, a: '1' } }),
+      );
       // The context's order does not matter; its keys and values do.
       const same = await client.send(new DecryptCommand({ CiphertextBlob, EncryptionContext: { a: '1', account_id: ACCOUNT } }));
       expect(Buffer.from(same.Plaintext as Uint8Array).toString()).toBe('x');
       expect(same.KeyId).toBe(kms.keyArn);
-      await expect(client.send(new DecryptCommand({ CiphertextBlob, EncryptionContext: { account_id: ACCOUNT } }))).rejects.toMatchObject({ name: 'InvalidCiphertextException', $metadata: { httpStatusCode: 400 } });
-      await expect(client.send(new DecryptCommand({ CiphertextBlob, KeyId: kms.createKey(), EncryptionContext: { account_id: ACCOUNT, a: '1' } }))).rejects.toMatchObject({ name: 'IncorrectKeyException' });
-      await expect(client.send(new EncryptCommand({ KeyId: 'arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555', Plaintext: Buffer.from('x') }))).rejects.toMatchObject({ name: 'NotFoundException' });
+      await expect(client.send(new DecryptCommand({ CiphertextBlob, EncryptionContext: { account_id: ACCOUNT } }))).rejects.toMatchObject({
+        name: 'InvalidCiphertextException',
+        $metadata: { httpStatusCode: 400 },
+      });
+      await expect(
+        client.send(new DecryptCommand({ CiphertextBlob, KeyId: kms.createKey(), EncryptionContext: { account_id: ACCOUNT, a: '1' } })),
+      ).rejects.toMatchObject({ name: 'IncorrectKeyException' });
+      await expect(
+        client.send(
+          new EncryptCommand({
+            KeyId: 'arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555',
+            Plaintext: Buffer.from('x'),
+          }),
+        ),
+      ).rejects.toMatchObject({ name: 'NotFoundException' });
     } finally {
       client.destroy();
     }
@@ -164,19 +198,39 @@ describe('the store through KMS', () => {
 
   it('legacy plaintext items (written before encryption) are read as they are, and come back encrypted on the next write', async () => {
     const { accountId } = await newAccount();
-    await saveProviderConnection(accountId, { kind: 'stripe', secretKey: 'sk_test_51KmsLegacyNew000000000001', webhookSecret: 'whsec_kmsLegacyNew0000001', apiUrl: 'https://api.stripe.com' });
+    await saveProviderConnection(accountId, {
+      kind: 'stripe',
+      secretKey: 'sk_test_51KmsLegacyNew000000000001',
+      webhookSecret: 'whsec_kmsLegacyNew0000001',
+      apiUrl: 'https://api.stripe.com',
+    });
     // What the table held before this change: the same items with the secrets in plain text.
     const legacyKey = 'sk_test_51KmsLegacyOld000000000001';
     const legacyWhsec = 'whsec_kmsLegacyOld0000001';
-    await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.providerSecret(accountId), type: 'ProviderSecret', secret_key: legacyKey, updated_at: 1 } }));
-    await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.providerWebhookSecret(accountId), type: 'ProviderSecret', webhook_secret: legacyWhsec, updated_at: 1 } }));
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.providerSecret(accountId), type: 'ProviderSecret', secret_key: legacyKey, updated_at: 1 },
+      }),
+    );
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.providerWebhookSecret(accountId), type: 'ProviderSecret', webhook_secret: legacyWhsec, updated_at: 1 },
+      }),
+    );
     clearProviderCache();
     const decrypts = kms.count('Decrypt');
     expect(await getProviderConnection(accountId)).toEqual({ kind: 'stripe', secretKey: legacyKey, apiUrl: 'https://api.stripe.com' });
     expect(await getWebhookSettings(accountId)).toEqual({ kind: 'stripe', webhookSecret: legacyWhsec });
     expect(kms.count('Decrypt')).toBe(decrypts);
     // The next write of the connection (the dashboard's form, the CLI's set-stripe) encrypts both again.
-    await saveProviderConnection(accountId, { kind: 'stripe', secretKey: legacyKey, webhookSecret: legacyWhsec, apiUrl: 'https://api.stripe.com' });
+    await saveProviderConnection(accountId, {
+      kind: 'stripe',
+      secretKey: legacyKey,
+      webhookSecret: legacyWhsec,
+      apiUrl: 'https://api.stripe.com',
+    });
     expect((await getItem(keys.providerSecret(accountId)))?.secret_key).toMatch(/^kms:v1:/);
     expect((await getItem(keys.providerWebhookSecret(accountId)))?.webhook_secret).toMatch(/^kms:v1:/);
     clearProviderCache();
@@ -186,8 +240,18 @@ describe('the store through KMS', () => {
   it("an item copied into another account's partition does not decrypt there", async () => {
     const a = await newAccount();
     const b = await newAccount();
-    await saveProviderConnection(a.accountId, { kind: 'paddle-billing', apiKey: 'pdl_live_apikey_kmsCopyTest0001', webhookSecret: 'pdl_ntfset_kmsCopyTest0001', apiUrl: 'https://api.paddle.com' });
-    await saveProviderConnection(b.accountId, { kind: 'paddle-billing', apiKey: 'pdl_live_apikey_kmsCopyTest0002', webhookSecret: 'pdl_ntfset_kmsCopyTest0002', apiUrl: 'https://api.paddle.com' });
+    await saveProviderConnection(a.accountId, {
+      kind: 'paddle-billing',
+      apiKey: 'pdl_live_apikey_kmsCopyTest0001',
+      webhookSecret: 'pdl_ntfset_kmsCopyTest0001',
+      apiUrl: 'https://api.paddle.com',
+    });
+    await saveProviderConnection(b.accountId, {
+      kind: 'paddle-billing',
+      apiKey: 'pdl_live_apikey_kmsCopyTest0002',
+      webhookSecret: 'pdl_ntfset_kmsCopyTest0002',
+      apiUrl: 'https://api.paddle.com',
+    });
     const stolen = String((await getItem(keys.providerSecret(a.accountId)))?.api_key);
     await expect(decryptSecret(b.accountId, stolen)).rejects.toThrow(SecretDecryptionError);
   });
@@ -195,7 +259,11 @@ describe('the store through KMS', () => {
   it('webhook signing secrets: the WEBHOOK_SECRET item holds a kms:v1: value; the delivery worker reads the secret', async () => {
     const { accountId } = await newAccount();
     const secret = 'whsec_kmsWebhookSigningSecret000000000000001';
-    const endpoint = await createEndpoint(accountId, { url: 'https://hooks.example.com/refloop', events: ['member.created'], enabled: true, description: null }, secret);
+    const endpoint = await createEndpoint(
+      accountId,
+      { url: 'https://hooks.example.com/refloop', events: ['member.created'], enabled: true, description: null },
+      secret,
+    );
     const item = await getItem(keys.webhookSecret(accountId, endpoint.id));
     expect(item?.secret).toMatch(/^kms:v1:/);
     expect(JSON.stringify(item)).not.toContain(secret);

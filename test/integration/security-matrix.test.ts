@@ -124,10 +124,13 @@ async function deliver(t: Tenant, alerts: DeliveredAlert[]): Promise<void> {
 async function subscribed(t: Tenant, email: string) {
   const out = await t.paddle.checkout({ plan_id: 9001, email, deliver: false });
   await deliver(t, out.alerts);
-  await pollUntil(async () => {
-    const s = await getSubscription(t.accountId, out.subscription.subscription_id);
-    return s?.status === 'active' && s.last_bill_date !== null;
-  }, { timeoutMs: 15_000 });
+  await pollUntil(
+    async () => {
+      const s = await getSubscription(t.accountId, out.subscription.subscription_id);
+      return s?.status === 'active' && s.last_bill_date !== null;
+    },
+    { timeoutMs: 15_000 },
+  );
   return out;
 }
 
@@ -181,7 +184,10 @@ beforeAll(async () => {
 
   // Account A: a credit campaign, a referrer with her own subscription, a second member, three
   // referrals (one converted with a reward applied as a modifier, one converted later, one open).
-  const campaign = await ok(call(A, 'POST', '/v1/campaigns/', { name: 'Friends', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' }), 201);
+  const campaign = await ok(
+    call(A, 'POST', '/v1/campaigns/', { name: 'Friends', allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' }),
+    201,
+  );
   await ok(call(A, 'POST', '/v1/campaigns/', { name: 'Second', allows_commission: true, commission_amount: '1.00' }), 201);
   const aliceSub = await subscribed(A, 'alice@example.com');
   const alice = await ok(
@@ -194,7 +200,10 @@ beforeAll(async () => {
     }),
     201,
   );
-  const bob = await ok(call(A, 'POST', '/v1/members/', { identifier: 'bob', email: 'bob@example.com', campaign: { id: campaign.id } }), 201);
+  const bob = await ok(
+    call(A, 'POST', '/v1/members/', { identifier: 'bob', email: 'bob@example.com', campaign: { id: campaign.id } }),
+    201,
+  );
   const r1 = await ok(call(A, 'POST', '/v1/referrals/', { user_identifier: 'user/with space', member_code: alice.code }));
   const r2 = await ok(call(A, 'POST', '/v1/referrals/', { user_identifier: 'user-2', member_code: alice.code }));
   const r3 = await ok(call(A, 'POST', '/v1/referrals/', { user_identifier: 'user-3', member_code: bob.code }));
@@ -202,10 +211,13 @@ beforeAll(async () => {
   const carol = await subscribed(A, 'carol@example.com');
   const converted = await ok(call(A, 'POST', `/referrals/${r1.id}/conversion/`, { checkout_id: carol.checkout_id }));
   expect(converted.is_converted).toBe(true);
-  const rewarded = await pollUntil(async () => {
-    const body = (await call(A, 'GET', `/v1/referrals/${r1.id}/`)).body;
-    return body.rewards.length === 1 ? body : null;
-  }, { timeoutMs: 15_000 });
+  const rewarded = await pollUntil(
+    async () => {
+      const body = (await call(A, 'GET', `/v1/referrals/${r1.id}/`)).body;
+      return body.rewards.length === 1 ? body : null;
+    },
+    { timeoutMs: 15_000 },
+  );
   await pollUntil(() => paddleA.modifiers(aliceSub.subscription.subscription_id).length === 1, { timeoutMs: 15_000 });
 
   // A provider outage while the next credit is applied: the worker fails, logs, retries, applies it.
@@ -214,7 +226,9 @@ beforeAll(async () => {
   try {
     const down = await call(A, 'POST', `/v1/referrals/${r2.id}/conversion/`, { checkout_id: dan.checkout_id });
     expect(down.status).toBe(503);
-    expect(await ok(call(A, 'POST', `/v1/referrals/${r2.id}/conversion/`, { subscription_id: dan.subscription.subscription_id }))).toMatchObject({ is_converted: true });
+    expect(
+      await ok(call(A, 'POST', `/v1/referrals/${r2.id}/conversion/`, { subscription_id: dan.subscription.subscription_id })),
+    ).toMatchObject({ is_converted: true });
     await pollUntil(async () => (await call(A, 'GET', `/v1/referrals/${r2.id}/`)).body.rewards.length === 1, { timeoutMs: 15_000 });
     // Let the credit application fail at least once before Paddle comes back.
     await pollUntil(() => logLines.some((l) => l.includes('record failed')), { timeoutMs: 15_000 });
@@ -230,7 +244,9 @@ beforeAll(async () => {
   // The money side: Bob's commission on his referral, approved into his payout, and that payout in a batch.
   await ok(call(A, 'PATCH', `/v1/members/${bob.id}/`, { payout_email: 'bob@pay.example.com' }));
   const bobsReferral = toReferral(await getItem(keys.referral(A.accountId, r3.id)))!;
-  const commission = (await recordRewards(A.accountId, bobsReferral, [{ payment_id: 990_001, type: 'commission', amount: 300, currency: 'USD' }], false, true)).rewards[0]!;
+  const commission = (
+    await recordRewards(A.accountId, bobsReferral, [{ payment_id: 990_001, type: 'commission', amount: 300, currency: 'USD' }], false, true)
+  ).rewards[0]!;
   const approved = await approveReward(A.accountId, commission.id);
   const batch = await createBatch(A.accountId, { format: 'csv', currency: 'USD', payout_ids: [approved.payout_id!] });
 
@@ -257,7 +273,10 @@ beforeAll(async () => {
 
   // Account B: its own campaign, member, referral and one subscription.
   const bCampaign = await ok(call(B, 'POST', '/v1/campaigns/', { name: 'Friends', allows_credit: true, credit_amount: '1.00' }), 201);
-  const bMember = await ok(call(B, 'POST', '/v1/members/', { identifier: 'zed', email: 'zed@example.com', code: `ZED${suffix}`, campaign: { id: bCampaign.id } }), 201);
+  const bMember = await ok(
+    call(B, 'POST', '/v1/members/', { identifier: 'zed', email: 'zed@example.com', code: `ZED${suffix}`, campaign: { id: bCampaign.id } }),
+    201,
+  );
   const bReferral = await ok(call(B, 'POST', '/v1/referrals/', { user_identifier: 'b-user', member_code: bMember.code }));
   const bSub = await subscribed(B, 'yan@example.com');
   bIds = { campaign: bCampaign.id, member: bMember.id, referral: bReferral.id, subscription: bSub.subscription.subscription_id };
@@ -272,7 +291,16 @@ beforeAll(async () => {
   expect(opened.status).toBe(201);
   const cookieToken = /^refloop_session=([A-Za-z0-9_-]{43});/.exec(opened.cookies[0] ?? '')?.[1];
   if (!cookieToken) throw new Error(`no session cookie in ${JSON.stringify(opened.cookies)}`);
-  const session = { accountId: A.accountId, operatorId: dana.id, email: dana.email, role: 'owner' as const, plan: 'regular' as const, expiresAt: opened.body.expires_at, accountName: opened.body.account_name, hash: tokenHash(cookieToken) };
+  const session = {
+    accountId: A.accountId,
+    operatorId: dana.id,
+    email: dana.email,
+    role: 'owner' as const,
+    plan: 'regular' as const,
+    expiresAt: opened.body.expires_at,
+    accountName: opened.body.account_name,
+    hash: tokenHash(cookieToken),
+  };
   ownerA = { member: dana, token: cookieToken, session, headers: sessionHeaders(cookieToken) };
   ownerB = await loginAs(B.accountId, 'owner');
   const viewerA = await loginAs(A.accountId, 'viewer');
@@ -285,7 +313,6 @@ beforeAll(async () => {
   ids.teamMember = viewerA.member.id;
   ids.apiKeyRecord = created.id;
 }, 90_000);
-
 
 afterAll(async () => {
   await pollers?.stop();
@@ -378,7 +405,26 @@ const send = (route: Route, headers: Record<string, string>) =>
 
 /** What account A has, read with A's key: compared before and after every matrix row. */
 async function snapshotOfA() {
-  const [campaign, member, referral, open, campaigns, members, referrals, subscriptions, hook, hooks, deliveries, rewards, payouts, summary, batch, account, team, keyRecords] = await Promise.all([
+  const [
+    campaign,
+    member,
+    referral,
+    open,
+    campaigns,
+    members,
+    referrals,
+    subscriptions,
+    hook,
+    hooks,
+    deliveries,
+    rewards,
+    payouts,
+    summary,
+    batch,
+    account,
+    team,
+    keyRecords,
+  ] = await Promise.all([
     ok(call(A, 'GET', `/v1/campaigns/${ids.campaign}/`)),
     ok(call(A, 'GET', `/v1/members/${ids.member}/`)),
     ok(call(A, 'GET', `/v1/referrals/${ids.referral}/`)),
@@ -401,7 +447,26 @@ async function snapshotOfA() {
   ]);
   // Deliveries move on by themselves (retries of the closed port): only who and what is compared.
   const deliveryIds = (deliveries.results as { id: string }[]).map((d) => d.id);
-  return { campaign, member, referral, open, campaigns, members, referrals, subscriptions, hook, hooks, rewards, payouts, summary, batch, account, team, keyRecords, deliveries: { count: deliveries.count >= deliveryIds.length, ids: deliveryIds.length > 0 } };
+  return {
+    campaign,
+    member,
+    referral,
+    open,
+    campaigns,
+    members,
+    referrals,
+    subscriptions,
+    hook,
+    hooks,
+    rewards,
+    payouts,
+    summary,
+    batch,
+    account,
+    team,
+    keyRecords,
+    deliveries: { count: deliveries.count >= deliveryIds.length, ids: deliveryIds.length > 0 },
+  };
 }
 
 function expect401(res: ApiResponse, detail: string, label: string): void {
@@ -413,33 +478,88 @@ const publishableRoutes = routes.filter((r) => r.auth === 'publishable-key');
 
 describe('the matrix covers the route table', () => {
   it('every route is API-key, session, login, publishable-key, provider-signature or unauthenticated, and each keyed route has a request here', () => {
-    expect(routes.every((r) => ['api-key', 'session', 'login', 'publishable-key', 'provider-signature', 'none', 'portal', 'portal-link'].includes(r.auth ?? 'api-key'))).toBe(true);
-    expect(portalRoutes.map((r) => r.name).sort()).toEqual(['PortalMe', 'PortalPayouts', 'PortalReferrals', 'PortalRewards', 'PortalStats', 'UpdatePortalMe']);
+    expect(
+      routes.every((r) =>
+        ['api-key', 'session', 'login', 'publishable-key', 'provider-signature', 'none', 'portal', 'portal-link'].includes(
+          r.auth ?? 'api-key',
+        ),
+      ),
+    ).toBe(true);
+    expect(portalRoutes.map((r) => r.name).sort()).toEqual([
+      'PortalMe',
+      'PortalPayouts',
+      'PortalReferrals',
+      'PortalRewards',
+      'PortalStats',
+      'UpdatePortalMe',
+    ]);
     expect(apiKeyRoutes.length).toBeGreaterThanOrEqual(19);
     for (const route of keyedRoutes) expect(() => pathFor(route)).not.toThrow();
-    expect(sessionRoutes.map((r) => r.name).sort()).toEqual(['CreateApiKey', 'InviteTeamMember', 'ListApiKeys', 'ListTeam', 'RemoveTeamMember', 'RevokeApiKey', 'SetProviderConnection', 'UpdateTeamMember']);
-    expect(loginRoutes.map((r) => `${r.method} ${r.path}`).sort()).toEqual(['DELETE /auth/sessions/current/', 'GET /auth/sessions/current/', 'POST /auth/login-links/', 'POST /auth/sessions/']);
+    expect(sessionRoutes.map((r) => r.name).sort()).toEqual([
+      'CreateApiKey',
+      'InviteTeamMember',
+      'ListApiKeys',
+      'ListTeam',
+      'RemoveTeamMember',
+      'RevokeApiKey',
+      'SetProviderConnection',
+      'UpdateTeamMember',
+    ]);
+    expect(loginRoutes.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      'DELETE /auth/sessions/current/',
+      'GET /auth/sessions/current/',
+      'POST /auth/login-links/',
+      'POST /auth/sessions/',
+    ]);
     expect(publishableRoutes.map((r) => r.name).sort()).toEqual(['CreateJsReferral', 'RecordClick']);
     // Unauthenticated routes serve no account data: the script, the CORS preflights, the public
     // documentation (and `/`, which points to it) and the liveness check.
-    expect(routes.filter((r) => r.auth === 'none').map((r) => `${r.method} ${r.path}`).sort()).toEqual(
-      ['GET /js/refloop.js', 'GET /js/refloop-embed.js', 'GET /portal/{account_id}/', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/', 'GET /v1/openapi.json', 'GET /docs/', 'GET /', 'GET /health', 'GET /unsubscribe/{token}/', 'POST /unsubscribe/{token}/'].sort(),
+    expect(
+      routes
+        .filter((r) => r.auth === 'none')
+        .map((r) => `${r.method} ${r.path}`)
+        .sort(),
+    ).toEqual(
+      [
+        'GET /js/refloop.js',
+        'GET /js/refloop-embed.js',
+        'GET /portal/{account_id}/',
+        'OPTIONS /js/v1/clicks/',
+        'OPTIONS /js/v1/referrals/',
+        'GET /v1/openapi.json',
+        'GET /docs/',
+        'GET /',
+        'GET /health',
+        'GET /unsubscribe/{token}/',
+        'POST /unsubscribe/{token}/',
+      ].sort(),
     );
     // The portal's page reads the account's embed origins, and shows nothing of any member without a token;
     // a member email's unsubscribe link reads (and its POST sets) the opt-out of the one member its token names.
-    expect(routes.filter((r) => r.auth === 'none' && r.table !== 'none').map((r) => r.name)).toEqual(['PortalPage', 'UnsubscribePage', 'Unsubscribe']);
+    expect(routes.filter((r) => r.auth === 'none' && r.table !== 'none').map((r) => r.name)).toEqual([
+      'PortalPage',
+      'UnsubscribePage',
+      'Unsubscribe',
+    ]);
   });
 });
 
 describe('publishable keys: only the public /js/v1/ endpoints, never /v1/; secret keys never on /js/v1/', () => {
   /** A js body naming A's member code (valid for A). */
   const jsBody = (route: Route) =>
-    route.name === 'RecordClick' ? { code: ids.memberCode, visitor_id: `v-${suffix}` } : { member_code: ids.memberCode, user_identifier: `js-user-${suffix}` };
+    route.name === 'RecordClick'
+      ? { code: ids.memberCode, visitor_id: `v-${suffix}` }
+      : { member_code: ids.memberCode, user_identifier: `js-user-${suffix}` };
   const sendJs = (route: Route, headers: Record<string, string>) => api(route.method, route.path, { headers, body: jsBody(route) });
 
   it("A's publishable key on every /v1/ route: 401 Invalid token, nothing changes", async () => {
     const before = await snapshotOfA();
-    for (const route of keyedRoutes) expect401(await send(route, { authorization: `Bearer ${A.publishableKey}` }), 'Invalid token.', `${route.name} with a publishable key`);
+    for (const route of keyedRoutes)
+      expect401(
+        await send(route, { authorization: `Bearer ${A.publishableKey}` }),
+        'Invalid token.',
+        `${route.name} with a publishable key`,
+      );
     expect(await snapshotOfA()).toEqual(before);
   });
 
@@ -447,7 +567,13 @@ describe('publishable keys: only the public /js/v1/ endpoints, never /v1/; secre
     const before = await snapshotOfA();
     for (const route of publishableRoutes) {
       expect401(await sendJs(route, {}), 'Authentication credentials were not provided.', `${route.name} without a header`);
-      for (const authorization of ['Bearer', 'Basic x', `Bearer ${A.publishableKey} extra`, `Bearer rfl_pub_${randomBytes(24).toString('base64url')}`, `Bearer ${A.publishableKey}!`]) {
+      for (const authorization of [
+        'Bearer',
+        'Basic x',
+        `Bearer ${A.publishableKey} extra`,
+        `Bearer rfl_pub_${randomBytes(24).toString('base64url')}`,
+        `Bearer ${A.publishableKey}!`,
+      ]) {
         expect401(await sendJs(route, { authorization }), 'Invalid token.', `${route.name} with "${authorization.slice(0, 24)}"`);
       }
       expect401(
@@ -463,7 +589,10 @@ describe('publishable keys: only the public /js/v1/ endpoints, never /v1/; secre
     const before = await snapshotOfA();
     const click = await api('POST', '/js/v1/clicks/', { key: B.publishableKey, body: { code: ids.memberCode, visitor_id: `b-${suffix}` } });
     expect([click.status, click.body]).toEqual([200, { recorded: true }]);
-    const referral = await api('POST', '/js/v1/referrals/', { key: B.publishableKey, body: { member_code: ids.memberCode, user_identifier: `js-b-${suffix}` } });
+    const referral = await api('POST', '/js/v1/referrals/', {
+      key: B.publishableKey,
+      body: { member_code: ids.memberCode, user_identifier: `js-b-${suffix}` },
+    });
     // Answered like a success (issue 11 item 6: unknown codes are not revealed), with a decoy id that names nothing.
     expect([referral.status, Object.keys(referral.body)]).toEqual([200, ['id']]);
     expect((await api('GET', `/v1/referrals/${referral.body.id}/`, { key: A.key })).status).toBe(404);
@@ -475,7 +604,8 @@ describe('publishable keys: only the public /js/v1/ endpoints, never /v1/; secre
     const old = A.publishableKey;
     expect((await api('POST', '/js/v1/clicks/', { key: old, body: { code: 'NOBODY' } })).status).toBe(200);
     await revokeApiKey(old);
-    for (const route of publishableRoutes) expect401(await sendJs(route, { authorization: `Bearer ${old}` }), 'Invalid token.', `${route.name} with a revoked key`);
+    for (const route of publishableRoutes)
+      expect401(await sendJs(route, { authorization: `Bearer ${old}` }), 'Invalid token.', `${route.name} with a revoked key`);
     const renewed = (await ensurePublishableKey(A.accountId)).publishableKey as string;
     expect(renewed).not.toBe(old);
     expect((await api('POST', '/js/v1/clicks/', { key: renewed, body: { code: 'NOBODY' } })).status).toBe(200);
@@ -541,9 +671,17 @@ describe('dashboard sessions on the keyed routes', () => {
     const unknown = randomBytes(32).toString('base64url');
     for (const route of keyedRoutes) {
       const res = await send(route, sessionHeaders(unknown, API_ORIGIN));
-      expect({ route: route.name, status: res.status, body: res.body }).toEqual({ route: route.name, status: 401, body: { detail: SESSION_ENDED } });
+      expect({ route: route.name, status: res.status, body: res.body }).toEqual({
+        route: route.name,
+        status: 401,
+        body: { detail: SESSION_ENDED },
+      });
       // A cookie value that is not a token is no session at all.
-      expect401(await send(route, { cookie: 'refloop_session=../../etc', origin: API_ORIGIN }), 'Authentication credentials were not provided.', `${route.name} with a malformed cookie`);
+      expect401(
+        await send(route, { cookie: 'refloop_session=../../etc', origin: API_ORIGIN }),
+        'Authentication credentials were not provided.',
+        `${route.name} with a malformed cookie`,
+      );
     }
     expect(await snapshotOfA()).toEqual(before);
   });
@@ -564,7 +702,11 @@ describe('session-only routes: the team, API keys and the provider connection', 
       }
       // A key beside a valid session cookie: the request is the key's, and still refused.
       const both = await send(route, { authorization: `Bearer ${A.key}`, ...ownerA.headers });
-      expect({ route: route.name, status: both.status, body: both.body }).toEqual({ route: route.name, status: 403, body: { detail: SESSION_ONLY } });
+      expect({ route: route.name, status: both.status, body: both.body }).toEqual({
+        route: route.name,
+        status: 403,
+        body: { detail: SESSION_ONLY },
+      });
     }
     expect(await snapshotOfA()).toEqual(before);
     // A's owner session does reach them (positive control).
@@ -577,7 +719,11 @@ describe('session-only routes: the team, API keys and the provider connection', 
     expect(idRoutes.map((r) => r.name).sort()).toEqual(['RemoveTeamMember', 'RevokeApiKey', 'UpdateTeamMember']);
     for (const route of idRoutes) {
       const res = await send(route, ownerB.headers);
-      expect({ route: route.name, status: res.status, body: res.body }).toEqual({ route: route.name, status: 404, body: { detail: 'Not found.' } });
+      expect({ route: route.name, status: res.status, body: res.body }).toEqual({
+        route: route.name,
+        status: 404,
+        body: { detail: 'Not found.' },
+      });
     }
     // And A's data through B's session on A-keyed reads: B's own, never A's.
     const team = await ok(api('GET', '/v1/team/', { headers: ownerB.headers }));
@@ -604,7 +750,13 @@ describe('login routes: no credential, never a 5xx on bad input', () => {
       { body: { email: `x@example.com`, token: '../'.repeat(14) + 'x' } },
       { rawBody: JSON.stringify({ email: 'x'.repeat(70_000) }), type: 'application/json' },
     ];
-    const odd: Record<string, string>[] = [{}, { cookie: 'refloop_session=' }, { cookie: `refloop_session=${'A'.repeat(43)}; refloop_session=${'B'.repeat(43)}` }, { cookie: 'x'.repeat(4000) }, { origin: 'null' }];
+    const odd: Record<string, string>[] = [
+      {},
+      { cookie: 'refloop_session=' },
+      { cookie: `refloop_session=${'A'.repeat(43)}; refloop_session=${'B'.repeat(43)}` },
+      { cookie: 'x'.repeat(4000) },
+      { origin: 'null' },
+    ];
     let sent = 0;
     for (const route of loginRoutes) {
       for (const b of bodies) {
@@ -619,7 +771,9 @@ describe('login routes: no credential, never a 5xx on bad input', () => {
           expect({ label, serverError: res.status >= 500 }).toEqual({ label, serverError: false });
           if (res.status >= 400) {
             const keys = Object.keys(res.body ?? {});
-            const shaped = (keys.length === 1 && keys[0] === 'detail' && typeof res.body.detail === 'string') || (keys.length > 0 && keys.every((k) => Array.isArray(res.body[k])));
+            const shaped =
+              (keys.length === 1 && keys[0] === 'detail' && typeof res.body.detail === 'string') ||
+              (keys.length > 0 && keys.every((k) => Array.isArray(res.body[k])));
             expect({ label, shaped }).toEqual({ label, shaped: true });
           } else {
             // Only the login link (202 for a valid address), the logout (204) could succeed here.
@@ -639,7 +793,11 @@ describe("another account's valid key with this account's ids: 404, never data",
 
   it('every id route answers 404 {"detail": "Not found."} and changes nothing in A', async () => {
     const before = await snapshotOfA();
-    expect(idRoutes().map((r) => r.name).sort()).toEqual(
+    expect(
+      idRoutes()
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(
       [
         'ConvertReferral',
         'ConvertReferralV1',
@@ -698,7 +856,8 @@ describe("another account's valid key with this account's ids: 404, never data",
     for (const file of ['members.csv', 'referrals.csv', 'rewards.csv', 'payouts.csv', 'subscriptions.csv']) {
       const res = await call(B, 'GET', `/v1/exports/${file}`);
       expect(res.status).toBe(200);
-      for (const id of [ids.member, ids.referral, ids.reward, ids.payout, String(ids.subscription)]) expect({ file, leaked: res.text.includes(id) }).toEqual({ file, leaked: false });
+      for (const id of [ids.member, ids.referral, ids.reward, ids.payout, String(ids.subscription)])
+        expect({ file, leaked: res.text.includes(id) }).toEqual({ file, leaked: false });
     }
     expect(await snapshotOfA()).toEqual(before);
   });
@@ -743,7 +902,7 @@ describe("another account's valid key with this account's ids: 404, never data",
     expect((await call(B, 'GET', `/v1/referrals/${bIds.referral}/`)).body.is_converted).toBe(false);
   });
 
-  it("a subscription id both accounts have answers each account with its own copy", async () => {
+  it('a subscription id both accounts have answers each account with its own copy', async () => {
     // Both emulators started numbering at the same id: B's only subscription has the id of A's first.
     const mine = await ok(call(B, 'GET', `/v1/subscriptions/${bIds.subscription}/`));
     expect(mine.email).toBe('yan@example.com');
@@ -793,11 +952,18 @@ describe("lists: B's lists never contain A's items; A's cursors do not open A's 
       expect(res.body.count).toBe(res.body.results.length);
     }
     expect(await ok(call(B, 'GET', `/v1/referrals/?member=${ids.member}`))).toEqual({ count: 0, next: null, previous: null, results: [] });
-    expect(await ok(call(B, 'GET', `/v1/members/?campaign=${ids.campaign}`))).toEqual({ count: 0, next: null, previous: null, results: [] });
+    expect(await ok(call(B, 'GET', `/v1/members/?campaign=${ids.campaign}`))).toEqual({
+      count: 0,
+      next: null,
+      previous: null,
+      results: [],
+    });
     const bReferrals = await ok(call(B, 'GET', '/v1/referrals/'));
     expect(bReferrals.results.map((r: { id: string }) => r.id)).toEqual([bIds.referral]);
     const bSubscriptions = await ok(call(B, 'GET', '/v1/subscriptions/'));
-    expect(bSubscriptions.results.map((s: { id: number; email: string }) => [s.id, s.email])).toEqual([[bIds.subscription, 'yan@example.com']]);
+    expect(bSubscriptions.results.map((s: { id: number; email: string }) => [s.id, s.email])).toEqual([
+      [bIds.subscription, 'yan@example.com'],
+    ]);
   });
 
   it("A's next and previous cursors with B's key: 400 Invalid cursor (or a page of B's only), never A's items", async () => {
@@ -832,14 +998,20 @@ describe("lists: B's lists never contain A's items; A's cursors do not open A's 
 
 describe('public documentation routes', () => {
   it('answer anyone (no key, any key) with the same document, and carry no tenant data', async () => {
-    for (const [path, status] of [['/v1/openapi.json', 200], ['/docs/', 200], ['/', 302], ['/health', 200]] as const) {
+    for (const [path, status] of [
+      ['/v1/openapi.json', 200],
+      ['/docs/', 200],
+      ['/', 302],
+      ['/health', 200],
+    ] as const) {
       const anonymous = await api('GET', path);
       expect({ path, status: anonymous.status }).toEqual({ path, status });
       for (const authorization of ['Bearer nonsense', `Bearer ${A.key}`, `Bearer ${revokedKey}`]) {
         const res = await api('GET', path, { headers: { authorization } });
         expect({ path, status: res.status, same: res.text === anonymous.text }).toEqual({ path, status, same: true });
       }
-      for (const secret of [A.accountId, B.accountId, A.key, ids.campaign, ids.member, ...webhookSecrets]) expect(anonymous.text.includes(secret)).toBe(false);
+      for (const secret of [A.accountId, B.accountId, A.key, ids.campaign, ids.member, ...webhookSecrets])
+        expect(anonymous.text.includes(secret)).toBe(false);
     }
   });
 });
@@ -882,7 +1054,6 @@ describe('the Paddle webhook: the signature is the credential', () => {
   });
 });
 
-
 describe('the member portal: its token opens only /portal/v1/ and only its member', () => {
   /** A portal session of one of A's members, through the API (link made with A's key, opened). */
   async function portalOf(memberId: string): Promise<string> {
@@ -895,20 +1066,22 @@ describe('the member portal: its token opens only /portal/v1/ and only its membe
   const portalGet = (path: string, token: string | null, headers: Record<string, string> = {}) =>
     api('GET', path, { headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } });
 
-  it("a portal token on every API-key and session route: 401, nothing changes", async () => {
+  it('a portal token on every API-key and session route: 401, nothing changes', async () => {
     const token = await portalOf(ids.member);
     const before = await snapshotOfA();
-    for (const route of keyedRoutes) expect401(await send(route, { authorization: `Bearer ${token}` }), 'Invalid token.', `${route.name} with a portal token`);
+    for (const route of keyedRoutes)
+      expect401(await send(route, { authorization: `Bearer ${token}` }), 'Invalid token.', `${route.name} with a portal token`);
     expect(await snapshotOfA()).toEqual(before);
   });
 
-  it('API keys (A\'s, B\'s, revoked), publishable keys, session cookies and nothing on every portal route: 401, nothing changes', async () => {
+  it("API keys (A's, B's, revoked), publishable keys, session cookies and nothing on every portal route: 401, nothing changes", async () => {
     const before = await snapshotOfA();
     const only = 'This is the member portal API: it takes a portal session token (rps_...), not an API key.';
     for (const route of portalRoutes) {
       const body = route.method === 'PATCH' ? { body: { email_opt_out: true } } : {};
       const sendPortal = (headers: Record<string, string>) => api(route.method, route.path, { headers, ...body });
-      for (const key of [A.key, B.key, revokedKey]) expect401(await sendPortal({ authorization: `Bearer ${key}` }), only, `${route.name} with an API key`);
+      for (const key of [A.key, B.key, revokedKey])
+        expect401(await sendPortal({ authorization: `Bearer ${key}` }), only, `${route.name} with an API key`);
       expect401(await sendPortal({ authorization: `Bearer ${A.publishableKey}` }), only, `${route.name} with a publishable key`);
       expect401(await sendPortal(ownerA.headers), 'Authentication credentials were not provided.', `${route.name} with A's owner session`);
       expect401(await sendPortal({}), 'Authentication credentials were not provided.', `${route.name} without a header`);
@@ -922,7 +1095,10 @@ describe('the member portal: its token opens only /portal/v1/ and only its membe
 
   it("B's key cannot make or end portal sessions of A's members (404), and the portal's page names no member", async () => {
     for (const method of ['POST', 'DELETE']) {
-      const res = await api(method, `/v1/members/${ids.member}/portal-sessions/`, { key: B.key, ...(method === 'POST' ? { body: {} } : {}) });
+      const res = await api(method, `/v1/members/${ids.member}/portal-sessions/`, {
+        key: B.key,
+        ...(method === 'POST' ? { body: {} } : {}),
+      });
       expect({ method, status: res.status, body: res.body }).toEqual({ method, status: 404, body: { detail: 'Not found.' } });
     }
     const page = await api('GET', `/portal/${A.accountId}/`);
@@ -933,8 +1109,13 @@ describe('the member portal: its token opens only /portal/v1/ and only its membe
   it("a member's portal shows only that member: Bob's referrals, rewards and payouts are not in Alice's lists, and Bob's cursors do not open them to Alice", async () => {
     const alice = await portalOf(ids.member);
     const bob = await portalOf(ids.otherMember);
-    const [aliceRefs, bobRefs] = await Promise.all([portalGet('/portal/v1/referrals/?page_size=1', alice), portalGet('/portal/v1/referrals/?page_size=100', bob)]);
-    const aliceIds = (await call(A, 'GET', `/v1/referrals/?member=${ids.member}&page_size=100`)).body.results.map((r: { id: string }) => r.id);
+    const [aliceRefs, bobRefs] = await Promise.all([
+      portalGet('/portal/v1/referrals/?page_size=1', alice),
+      portalGet('/portal/v1/referrals/?page_size=100', bob),
+    ]);
+    const aliceIds = (await call(A, 'GET', `/v1/referrals/?member=${ids.member}&page_size=100`)).body.results.map(
+      (r: { id: string }) => r.id,
+    );
     expect(aliceRefs.body.count).toBe(aliceIds.length);
     expect(aliceIds).toContain(aliceRefs.body.results[0].id);
     expect(bobRefs.body.results.map((r: { id: string }) => r.id)).toEqual([ids.openReferral]);
@@ -953,7 +1134,14 @@ describe('the member portal: its token opens only /portal/v1/ and only its membe
     expect(JSON.stringify(aliceRefs.body)).not.toContain('user/with space');
     // Bob's settings change nothing of Alice.
     const before = (await call(A, 'GET', `/v1/members/${ids.member}/`)).body;
-    expect((await api('PATCH', '/portal/v1/me/', { headers: { authorization: `Bearer ${bob}` }, body: { payout_email: 'bob2@pay.example.com', email_opt_out: false } })).status).toBe(200);
+    expect(
+      (
+        await api('PATCH', '/portal/v1/me/', {
+          headers: { authorization: `Bearer ${bob}` },
+          body: { payout_email: 'bob2@pay.example.com', email_opt_out: false },
+        })
+      ).status,
+    ).toBe(200);
     expect((await call(A, 'GET', `/v1/members/${ids.member}/`)).body).toEqual(before);
   });
 });
@@ -972,7 +1160,9 @@ describe('secrets at rest and in logs', () => {
     const items: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const out = await scanner.send(new ScanCommand({ TableName: process.env.TABLE_NAME, ...(start ? { ExclusiveStartKey: start } : {}) }));
+      const out = await scanner.send(
+        new ScanCommand({ TableName: process.env.TABLE_NAME, ...(start ? { ExclusiveStartKey: start } : {}) }),
+      );
       items.push(...(out.Items ?? []));
       start = out.LastEvaluatedKey;
     } while (start);
@@ -992,10 +1182,19 @@ describe('secrets at rest and in logs', () => {
       const { account } = await createAccount({ name: `security-${kind}-${suffix}`, plan: 'regular' });
       const owner = await loginAs(account.accountId, 'owner');
       sessionTokens.push(owner.token);
-      const c = kind === 'stripe'
-        ? { kind, accountId: account.accountId, apiSecret: `sk_live_SECRET${random()}`, webhookSecret: `whsec_SECRET${random()}` }
-        : { kind, accountId: account.accountId, apiSecret: `pdl_live_apikey_SECRET${random()}`, webhookSecret: `pdl_ntfset_SECRET${random()}` };
-      const body = kind === 'stripe' ? { kind, secret_key: c.apiSecret, webhook_secret: c.webhookSecret, api_url: 'http://127.0.0.1:9' } : { kind, api_key: c.apiSecret, webhook_secret: c.webhookSecret, api_url: 'http://127.0.0.1:9' };
+      const c =
+        kind === 'stripe'
+          ? { kind, accountId: account.accountId, apiSecret: `sk_live_SECRET${random()}`, webhookSecret: `whsec_SECRET${random()}` }
+          : {
+              kind,
+              accountId: account.accountId,
+              apiSecret: `pdl_live_apikey_SECRET${random()}`,
+              webhookSecret: `pdl_ntfset_SECRET${random()}`,
+            };
+      const body =
+        kind === 'stripe'
+          ? { kind, secret_key: c.apiSecret, webhook_secret: c.webhookSecret, api_url: 'http://127.0.0.1:9' }
+          : { kind, api_key: c.apiSecret, webhook_secret: c.webhookSecret, api_url: 'http://127.0.0.1:9' };
       await ok(api('POST', '/v1/account/provider/', { headers: owner.headers, body }));
       connected.push(c);
     }
@@ -1003,7 +1202,9 @@ describe('secrets at rest and in logs', () => {
 
   it('no stored item holds a plaintext API key', async () => {
     // Let the workers finish, so their writes are in the scan too.
-    await pollUntil(async () => (await queues.count('provider-events')) === 0 && (await queues.count('rewards')) === 0, { timeoutMs: 15_000 });
+    await pollUntil(async () => (await queues.count('provider-events')) === 0 && (await queues.count('rewards')) === 0, {
+      timeoutMs: 15_000,
+    });
     const items = await scanAll();
     const mine = items.filter((i) => String(i.pk).startsWith(`A#${A.accountId}`) || String(i.pk).startsWith(`A#${B.accountId}`));
     expect(mine.length).toBeGreaterThan(40);
@@ -1060,12 +1261,13 @@ describe('secrets at rest and in logs', () => {
     }
   });
 
-  it('no stored item holds a session token or a login token: only their SHA-256 digests, in the items\' keys', async () => {
+  it("no stored item holds a session token or a login token: only their SHA-256 digests, in the items' keys", async () => {
     const items = await scanAll();
     expect(portalTokens.length).toBeGreaterThanOrEqual(4);
     for (const item of items) {
       const text = JSON.stringify(item);
-      for (const token of portalTokens) if (text.includes(token)) throw new Error(`item ${String(item.pk)} / ${String(item.sk)} holds a plaintext portal token`);
+      for (const token of portalTokens)
+        if (text.includes(token)) throw new Error(`item ${String(item.pk)} / ${String(item.sk)} holds a plaintext portal token`);
     }
     expect(sessionTokens.length).toBeGreaterThanOrEqual(3);
     expect(loginTokens.length).toBeGreaterThanOrEqual(2);
@@ -1095,7 +1297,10 @@ describe('secrets at rest and in logs', () => {
       expect(item).toMatchObject({ type: 'WebhookSecret', secret: expect.stringMatching(/^local:v1:/) });
       expect(await decryptSecret(A.accountId, String(item.secret))).toBe(webhookSecrets[item.sk === ids.webhookEndpoint ? 0 : 1]);
     }
-    const answers = [await call(A, 'GET', '/v1/webhook-endpoints/?page_size=100'), await call(A, 'GET', `/v1/webhook-endpoints/${ids.webhookEndpoint}/`)];
+    const answers = [
+      await call(A, 'GET', '/v1/webhook-endpoints/?page_size=100'),
+      await call(A, 'GET', `/v1/webhook-endpoints/${ids.webhookEndpoint}/`),
+    ];
     for (const res of answers) for (const secret of webhookSecrets) expect(res.text.includes(secret)).toBe(false);
   });
 

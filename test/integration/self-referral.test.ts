@@ -12,7 +12,10 @@ import { setLogLevel } from '../../shared/log';
 
 const world = pipelineWorld();
 const { tenant, json, deliver, campaign, member, referral, subscribed, getReferral, getMember } = paddleTenants(() => world.paddle);
-const drained = () => pollUntil(async () => (await world.queues.count('rewards')) === 0 && (await world.queues.count('provider-events')) === 0, { timeoutMs: 15_000 });
+const drained = () =>
+  pollUntil(async () => (await world.queues.count('rewards')) === 0 && (await world.queues.count('provider-events')) === 0, {
+    timeoutMs: 15_000,
+  });
 
 /** Nothing converted: the referral is open, the subscription free, the member's stats unchanged. */
 async function unconverted(t: Tenant, referralId: string, subscriptionId: number, memberId: string) {
@@ -38,7 +41,9 @@ describe('self-referral through the conversion endpoint', () => {
 
     const res = await json('POST', `/v1/referrals/${r.id}/conversion/`, t, { subscription_id: id });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ subscription_id: [`Subscription ${id} is attached to the referring member; a member cannot refer themselves`] });
+    expect(res.body).toEqual({
+      subscription_id: [`Subscription ${id} is attached to the referring member; a member cannot refer themselves`],
+    });
     await unconverted(t, r.id, id, m.id);
   });
 
@@ -61,7 +66,9 @@ describe('self-referral through the conversion endpoint', () => {
 
     // Another person's subscription still converts the same referral.
     const other = await subscribed(t, 'someone-else@example.com');
-    expect((await json('POST', `/v1/referrals/${r.id}/conversion/`, t, { subscription_id: other.subscription.subscription_id })).status).toBe(200);
+    expect(
+      (await json('POST', `/v1/referrals/${r.id}/conversion/`, t, { subscription_id: other.subscription.subscription_id })).status,
+    ).toBe(200);
   });
 });
 
@@ -81,17 +88,37 @@ describe('self-referral on the automatic path', () => {
       return true;
     };
     setLogLevel('WARN');
-    const spies = [jest.spyOn(process.stdout, 'write').mockImplementation(writer as typeof process.stdout.write), jest.spyOn(process.stderr, 'write').mockImplementation(writer as typeof process.stderr.write)];
-    const spy = { mockRestore: () => { for (const x of spies) x.mockRestore(); setLogLevel('SILENT'); } };
+    const spies = [
+      jest.spyOn(process.stdout, 'write').mockImplementation(writer as typeof process.stdout.write),
+      jest.spyOn(process.stderr, 'write').mockImplementation(writer as typeof process.stderr.write),
+    ];
+    const spy = {
+      mockRestore: () => {
+        for (const x of spies) x.mockRestore();
+        setLogLevel('SILENT');
+      },
+    };
     try {
-      const out = await world.paddle.checkout({ plan_id: 9001, email: 'PIA@example.com', deliver: false, passthrough: JSON.stringify({ refloop_referral_id: referralId }) });
+      const out = await world.paddle.checkout({
+        plan_id: 9001,
+        email: 'PIA@example.com',
+        deliver: false,
+        passthrough: JSON.stringify({ refloop_referral_id: referralId }),
+      });
       await deliver(t, out.alerts);
-      await pollUntil(async () => (await getSubscription(t.accountId, out.subscription.subscription_id))?.last_bill_date != null, { timeoutMs: 15_000 });
+      await pollUntil(async () => (await getSubscription(t.accountId, out.subscription.subscription_id))?.last_bill_date != null, {
+        timeoutMs: 15_000,
+      });
       await drained();
       await unconverted(t, referralId, out.subscription.subscription_id, m.id);
       expect(await world.queues.count('provider-events-dlq')).toBe(0);
       expect(warnings.map((w) => JSON.parse(w) as Record<string, unknown>)).toContainEqual(
-        expect.objectContaining({ message: 'attribution refused: self-referral, not converted and not rewarded', referral_id: referralId, source: 'passthrough', reason: 'email' }),
+        expect.objectContaining({
+          message: 'attribution refused: self-referral, not converted and not rewarded',
+          referral_id: referralId,
+          source: 'passthrough',
+          reason: 'email',
+        }),
       );
     } finally {
       spy.mockRestore();
@@ -100,7 +127,13 @@ describe('self-referral on the automatic path', () => {
 
   it("a referral coupon used on the member's own attached subscription: acknowledged, not converted", async () => {
     const t = await tenant();
-    const c = await campaign(t, { allows_credit: true, credit_amount: '5.00', referred_discount_type: 'percentage', referred_discount_amount: '10', referred_discount_recurring: false });
+    const c = await campaign(t, {
+      allows_credit: true,
+      credit_amount: '5.00',
+      referred_discount_type: 'percentage',
+      referred_discount_amount: '10',
+      referred_discount_recurring: false,
+    });
     const m = await member(t, 'cal', { campaign: { id: c.id } });
     const r = await referral(t, 'cal-alt', m.code);
     const withCode = await pollUntil(async () => {
@@ -109,7 +142,12 @@ describe('self-referral on the automatic path', () => {
     });
     // The member checks out with their own referral's coupon (another address), then attaches that
     // subscription to themselves before its payment alert arrives.
-    const out = await world.paddle.checkout({ plan_id: 9001, email: 'cal-billing@example.com', coupon: withCode.coupon_code, deliver: false });
+    const out = await world.paddle.checkout({
+      plan_id: 9001,
+      email: 'cal-billing@example.com',
+      coupon: withCode.coupon_code,
+      deliver: false,
+    });
     const id = out.subscription.subscription_id;
     const created = out.alerts.filter((a) => a.fields.alert_name === 'subscription_created');
     const payments = out.alerts.filter((a) => a.fields.alert_name !== 'subscription_created');

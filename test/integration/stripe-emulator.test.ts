@@ -30,14 +30,23 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
-      received.push({ headers: { 'stripe-signature': req.headers['stripe-signature'] as string | undefined, 'content-type': req.headers['content-type'] }, rawBody: body });
+      received.push({
+        headers: { 'stripe-signature': req.headers['stripe-signature'] as string | undefined, 'content-type': req.headers['content-type'] },
+        rawBody: body,
+      });
       res.writeHead(200).end();
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   emulator = await startStripeEmulator({ webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, taxRatePercent: 10 });
   provider = stripeProvider({ secretKey: emulator.secretKey, apiUrl: emulator.url }, { timeoutMs: 2_000, budgetMs: 5_000 });
-  sdk = new Stripe(emulator.secretKey, { host: '127.0.0.1', port: emulator.port, protocol: 'http', maxNetworkRetries: 0, telemetry: false });
+  sdk = new Stripe(emulator.secretKey, {
+    host: '127.0.0.1',
+    port: emulator.port,
+    protocol: 'http',
+    maxNetworkRetries: 0,
+    telemetry: false,
+  });
 });
 
 afterAll(async () => {
@@ -63,11 +72,16 @@ const subscriptionEvent = (events: BillingEvent[]) => {
   if (e.kind !== 'subscription') throw new Error(`expected a subscription event, got ${JSON.stringify(e)}`);
   return e;
 };
-const refundsOf = (events: BillingEvent[]): RefundFacts[] => events.flatMap((e) => (e.kind === 'subscription' && e.refund ? [e.refund] : []));
+const refundsOf = (events: BillingEvent[]): RefundFacts[] =>
+  events.flatMap((e) => (e.kind === 'subscription' && e.refund ? [e.refund] : []));
 
 describe('the official stripe package verifies and parses every emulator webhook', () => {
   it('checkout, renewal, failure, two partial refunds, dispute, cancel: constructEvent accepts each; a wrong secret or a changed body is refused', async () => {
-    const { result } = await emulator.checkout({ email: 'sdk@example.com', clientReferenceId: 'r1', subscriptionMetadata: { refloop_referral_id: 'r1' } });
+    const { result } = await emulator.checkout({
+      email: 'sdk@example.com',
+      clientReferenceId: 'r1',
+      subscriptionMetadata: { refloop_referral_id: 'r1' },
+    });
     const subId = result.subscription.id;
     const renewal = await emulator.renew(subId);
     await emulator.failPayment(subId);
@@ -97,17 +111,31 @@ describe('the official stripe package verifies and parses every emulator webhook
       const body = JSON.parse(w.rawBody) as StripeEvent<{ id: string; object: string }>;
       expect(event).toMatchObject({ id: body.id, object: 'event', type: body.type, api_version: STRIPE_API_VERSION });
       expect((event.data.object as { id: string }).id).toBe(body.data.object.id);
-      expect(() => sdk.webhooks.constructEvent(w.rawBody, header, 'whsec_wrongsecret00000000')).toThrow(Stripe.errors.StripeSignatureVerificationError);
-      expect(() => sdk.webhooks.constructEvent(w.rawBody.replace(body.id, 'evt_forged'), header, emulator.webhookSecret)).toThrow(Stripe.errors.StripeSignatureVerificationError);
+      expect(() => sdk.webhooks.constructEvent(w.rawBody, header, 'whsec_wrongsecret00000000')).toThrow(
+        Stripe.errors.StripeSignatureVerificationError,
+      );
+      expect(() => sdk.webhooks.constructEvent(w.rawBody.replace(body.id, 'evt_forged'), header, emulator.webhookSecret)).toThrow(
+        Stripe.errors.StripeSignatureVerificationError,
+      );
       // Refloop's own verifier agrees.
       expect(verifyStripeSignature(w, emulator.webhookSecret, Date.now())).toEqual({ ok: true, eventId: body.id });
     }
     // Field names as the SDK types them: the parser reads where the SDK finds them.
-    const paid = sdk.webhooks.constructEvent(ofType('invoice.paid')[0]?.rawBody as string, ofType('invoice.paid')[0]?.headers['stripe-signature'] as string, emulator.webhookSecret);
+    const paid = sdk.webhooks.constructEvent(
+      ofType('invoice.paid')[0]?.rawBody as string,
+      ofType('invoice.paid')[0]?.headers['stripe-signature'] as string,
+      emulator.webhookSecret,
+    );
     const invoice = paid.data.object as Stripe.Invoice;
     expect(invoice.parent?.subscription_details?.subscription).toBe(subId);
     expect(invoice.total_taxes?.[0]?.amount).toBe(100);
-    const refunded = ofType('charge.refunded').map((w) => (sdk.webhooks.constructEvent(w.rawBody, w.headers['stripe-signature'] as string, emulator.webhookSecret).data.object as Stripe.Charge).amount_refunded);
+    const refunded = ofType('charge.refunded').map(
+      (w) =>
+        (
+          sdk.webhooks.constructEvent(w.rawBody, w.headers['stripe-signature'] as string, emulator.webhookSecret).data
+            .object as Stripe.Charge
+        ).amount_refunded,
+    );
     expect(refunded).toEqual([300, 500]); // cumulative
   });
 
@@ -116,7 +144,9 @@ describe('the official stripe package verifies and parses every emulator webhook
     if (!w) throw new Error('no event built');
     const stale = emulator.sign(w.rawBody, Math.floor(Date.now() / 1000) - 301);
     expect(() => sdk.webhooks.constructEvent(w.rawBody, stale, emulator.webhookSecret)).toThrow(/tolerance/);
-    expect(verifyStripeSignature({ headers: { 'stripe-signature': stale }, rawBody: w.rawBody }, emulator.webhookSecret, Date.now())).toEqual({ ok: false, reason: 'stale_timestamp' });
+    expect(
+      verifyStripeSignature({ headers: { 'stripe-signature': stale }, rawBody: w.rawBody }, emulator.webhookSecret, Date.now()),
+    ).toEqual({ ok: false, reason: 'stale_timestamp' });
     const late = emulator.sign(w.rawBody, Math.floor(Date.now() / 1000) - 120);
     expect(sdk.webhooks.constructEvent(w.rawBody, late, emulator.webhookSecret).id).toBe(w.event.id);
   });
@@ -127,10 +157,21 @@ describe('the official stripe client, pointed at the emulator (host/port/protoco
     const { result } = await emulator.checkout({ email: 'sdk-reader@example.com', clientReferenceId: 'ref-sdk' });
     const subId = result.subscription.id;
     const sub = await sdk.subscriptions.retrieve(subId, { expand: ['customer', 'items.data.price.product'] });
-    expect(sub).toMatchObject({ id: subId, object: 'subscription', status: 'active', currency: 'usd', customer: { id: result.subscription.customer, email: 'sdk-reader@example.com' } });
+    expect(sub).toMatchObject({
+      id: subId,
+      object: 'subscription',
+      status: 'active',
+      currency: 'usd',
+      customer: { id: result.subscription.customer, email: 'sdk-reader@example.com' },
+    });
     const item = sub.items.data[0] as Stripe.SubscriptionItem;
     expect(item.current_period_end).toBeGreaterThan(item.current_period_start);
-    expect(item.price).toMatchObject({ unit_amount: 1000, currency: 'usd', recurring: { interval: 'month', interval_count: 1 }, product: { object: 'product', name: 'Pro' } });
+    expect(item.price).toMatchObject({
+      unit_amount: 1000,
+      currency: 'usd',
+      recurring: { interval: 'month', interval_count: 1 },
+      product: { object: 'product', name: 'Pro' },
+    });
     expect(sub.lastResponse.headers['request-id']).toMatch(/^req_/);
 
     await emulator.cancel(subId);
@@ -140,37 +181,82 @@ describe('the official stripe client, pointed at the emulator (host/port/protoco
     const defaults = await sdk.subscriptions.list({ limit: 100 });
     expect(defaults.data.map((s) => s.id)).not.toContain(subId); // without status=all, canceled ones are left out
 
-    expect(await sdk.checkout.sessions.retrieve(result.session.id)).toMatchObject({ object: 'checkout.session', client_reference_id: 'ref-sdk', subscription: subId, status: 'complete', mode: 'subscription' });
+    expect(await sdk.checkout.sessions.retrieve(result.session.id)).toMatchObject({
+      object: 'checkout.session',
+      client_reference_id: 'ref-sdk',
+      subscription: subId,
+      status: 'complete',
+      mode: 'subscription',
+    });
     expect((await sdk.invoices.list({ subscription: subId, status: 'paid' })).data.map((i) => i.id)).toEqual([result.invoice.id]);
 
     await emulator.refund(result.charge?.id as string, { amount: 100 });
-    const payments = await sdk.invoicePayments.list({ payment: { type: 'payment_intent', payment_intent: result.charge?.payment_intent as string }, expand: ['data.invoice'] });
-    expect(payments.data).toMatchObject([{ object: 'invoice_payment', status: 'paid', invoice: { id: result.invoice.id, object: 'invoice' } }]);
+    const payments = await sdk.invoicePayments.list({
+      payment: { type: 'payment_intent', payment_intent: result.charge?.payment_intent as string },
+      expand: ['data.invoice'],
+    });
+    expect(payments.data).toMatchObject([
+      { object: 'invoice_payment', status: 'paid', invoice: { id: result.invoice.id, object: 'invoice' } },
+    ]);
     const charge = await sdk.charges.retrieve(result.charge?.id as string, { expand: ['refunds'] });
     expect(charge.refunds?.data.map((r) => r.amount)).toEqual([100]);
 
-    await expect(sdk.subscriptions.retrieve('sub_doesnotexist')).rejects.toMatchObject({ type: 'StripeInvalidRequestError', statusCode: 404, code: 'resource_missing' });
+    await expect(sdk.subscriptions.retrieve('sub_doesnotexist')).rejects.toMatchObject({
+      type: 'StripeInvalidRequestError',
+      statusCode: 404,
+      code: 'resource_missing',
+    });
   });
 
   it('writes: a negative balance transaction, a coupon, a promotion code (Clover form), replayed on the same Idempotency-Key', async () => {
     const { result } = await emulator.checkout({ email: 'sdk-writer@example.com' });
     const customerId = result.subscription.customer as string;
-    const txn = await sdk.customers.createBalanceTransaction(customerId, { amount: -250, currency: 'usd', description: 'sdk credit', metadata: { refloop_reward_id: 'sdk-r1' } }, { idempotencyKey: 'sdk-credit-1' });
-    expect(txn).toMatchObject({ object: 'customer_balance_transaction', amount: -250, ending_balance: -250, type: 'adjustment', metadata: { refloop_reward_id: 'sdk-r1' } });
-    const again = await sdk.customers.createBalanceTransaction(customerId, { amount: -250, currency: 'usd', description: 'sdk credit', metadata: { refloop_reward_id: 'sdk-r1' } }, { idempotencyKey: 'sdk-credit-1' });
+    const txn = await sdk.customers.createBalanceTransaction(
+      customerId,
+      { amount: -250, currency: 'usd', description: 'sdk credit', metadata: { refloop_reward_id: 'sdk-r1' } },
+      { idempotencyKey: 'sdk-credit-1' },
+    );
+    expect(txn).toMatchObject({
+      object: 'customer_balance_transaction',
+      amount: -250,
+      ending_balance: -250,
+      type: 'adjustment',
+      metadata: { refloop_reward_id: 'sdk-r1' },
+    });
+    const again = await sdk.customers.createBalanceTransaction(
+      customerId,
+      { amount: -250, currency: 'usd', description: 'sdk credit', metadata: { refloop_reward_id: 'sdk-r1' } },
+      { idempotencyKey: 'sdk-credit-1' },
+    );
     expect(again.id).toBe(txn.id);
     expect(emulator.ledger.creditLeft(customerId, 'usd')).toBe(250);
-    await expect(sdk.customers.createBalanceTransaction(customerId, { amount: -999, currency: 'usd' }, { idempotencyKey: 'sdk-credit-1' })).rejects.toMatchObject({ type: 'StripeIdempotencyError' });
+    await expect(
+      sdk.customers.createBalanceTransaction(customerId, { amount: -999, currency: 'usd' }, { idempotencyKey: 'sdk-credit-1' }),
+    ).rejects.toMatchObject({ type: 'StripeIdempotencyError' });
     const customer = await sdk.customers.retrieve(customerId, { expand: ['invoice_credit_balance'] });
     expect(customer).toMatchObject({ balance: -250, invoice_credit_balance: { usd: 250 } });
     expect((await sdk.customers.listBalanceTransactions(customerId)).data.map((t) => t.id)).toEqual([txn.id]);
 
     const coupon = await sdk.coupons.create({ id: 'sdk-coupon-10', percent_off: 10, duration: 'once' });
     expect(coupon).toMatchObject({ object: 'coupon', id: 'sdk-coupon-10', percent_off: 10, valid: true });
-    const promo = await sdk.promotionCodes.create({ promotion: { type: 'coupon', coupon: coupon.id }, code: 'SDK-JANE', max_redemptions: 1, restrictions: { first_time_transaction: true } });
-    expect(promo).toMatchObject({ object: 'promotion_code', code: 'SDK-JANE', active: true, max_redemptions: 1, promotion: { type: 'coupon', coupon: 'sdk-coupon-10' }, restrictions: { first_time_transaction: true } });
+    const promo = await sdk.promotionCodes.create({
+      promotion: { type: 'coupon', coupon: coupon.id },
+      code: 'SDK-JANE',
+      max_redemptions: 1,
+      restrictions: { first_time_transaction: true },
+    });
+    expect(promo).toMatchObject({
+      object: 'promotion_code',
+      code: 'SDK-JANE',
+      active: true,
+      max_redemptions: 1,
+      promotion: { type: 'coupon', coupon: 'sdk-coupon-10' },
+      restrictions: { first_time_transaction: true },
+    });
     expect((await sdk.promotionCodes.list({ code: 'sdk-jane' })).data.map((p) => p.id)).toEqual([promo.id]);
-    await expect(sdk.promotionCodes.create({ promotion: { type: 'coupon', coupon: coupon.id }, code: 'SDK-JANE' })).rejects.toMatchObject({ statusCode: 400 });
+    await expect(sdk.promotionCodes.create({ promotion: { type: 'coupon', coupon: coupon.id }, code: 'SDK-JANE' })).rejects.toMatchObject({
+      statusCode: 400,
+    });
   });
 });
 
@@ -180,7 +266,8 @@ describe('the emulator answers as Stripe does: HTTP Basic auth, enum params, and
     const url = `${emulator.url}/v1/subscriptions/${result.subscription.id}`;
     const basic = (userPass: string) => `Basic ${Buffer.from(userPass).toString('base64')}`;
     // The pinned version on each (the last test of the file checks every call carried it).
-    const get = (authorization?: string) => fetch(url, { headers: { 'stripe-version': STRIPE_API_VERSION, ...(authorization === undefined ? {} : { authorization }) } });
+    const get = (authorization?: string) =>
+      fetch(url, { headers: { 'stripe-version': STRIPE_API_VERSION, ...(authorization === undefined ? {} : { authorization }) } });
 
     const viaBasic = await get(basic(`${emulator.secretKey}:`));
     expect(viaBasic.status).toBe(200);
@@ -191,7 +278,9 @@ describe('the emulator answers as Stripe does: HTTP Basic auth, enum params, and
 
     const wrong = await get(basic('sk_test_notthekey:'));
     expect(wrong.status).toBe(401);
-    expect(await wrong.json()).toMatchObject({ error: { type: 'invalid_request_error', message: expect.stringContaining('Invalid API Key provided: sk_test_') } });
+    expect(await wrong.json()).toMatchObject({
+      error: { type: 'invalid_request_error', message: expect.stringContaining('Invalid API Key provided: sk_test_') },
+    });
     for (const bad of [undefined, basic(':'), `Token ${emulator.secretKey}`, `Bearer`]) {
       const res = await get(bad);
       expect(res.status).toBe(401);
@@ -201,7 +290,9 @@ describe('the emulator answers as Stripe does: HTTP Basic auth, enum params, and
 
   it('a value outside an enum parameter is a 400 naming the param (Stripe), never an empty list; the SDK raises StripeInvalidRequestError', async () => {
     const get = async (path: string) => {
-      const res = await fetch(`${emulator.url}${path}`, { headers: { authorization: `Bearer ${emulator.secretKey}`, 'stripe-version': STRIPE_API_VERSION } });
+      const res = await fetch(`${emulator.url}${path}`, {
+        headers: { authorization: `Bearer ${emulator.secretKey}`, 'stripe-version': STRIPE_API_VERSION },
+      });
       return { status: res.status, body: (await res.json()) as { error?: { type: string; param?: string; message: string } } };
     };
     for (const [path, param] of [
@@ -212,17 +303,30 @@ describe('the emulator answers as Stripe does: HTTP Basic auth, enum params, and
       ['/v1/promotion_codes?active=maybe', 'active'],
     ] as const) {
       const out = await get(path);
-      expect({ path, status: out.status, type: out.body.error?.type, param: out.body.error?.param }).toEqual({ path, status: 400, type: 'invalid_request_error', param });
+      expect({ path, status: out.status, type: out.body.error?.type, param: out.body.error?.param }).toEqual({
+        path,
+        status: 400,
+        type: 'invalid_request_error',
+        param,
+      });
       expect(out.body.error?.message).toMatch(new RegExp(`^Invalid ${param}: must be one of `));
     }
     expect((await get('/v1/subscriptions?status=all')).status).toBe(200);
     expect((await get('/v1/promotion_codes?active=true')).status).toBe(200);
-    await expect(sdk.subscriptions.list({ status: 'bogus' as Stripe.SubscriptionListParams.Status })).rejects.toMatchObject({ type: 'StripeInvalidRequestError', statusCode: 400, param: 'status' });
+    await expect(sdk.subscriptions.list({ status: 'bogus' as Stripe.SubscriptionListParams.Status })).rejects.toMatchObject({
+      type: 'StripeInvalidRequestError',
+      statusCode: 400,
+      param: 'status',
+    });
   });
 
   it('the SDK reads the remaining objects Refloop asks for: checkout sessions by subscription, invoice, product, coupon, promotion code, refunds of a charge', async () => {
     const coupon = await sdk.coupons.create({ id: 'sdk-coupon-rest', amount_off: 300, currency: 'usd', duration: 'once' });
-    const promo = await sdk.promotionCodes.create({ promotion: { type: 'coupon', coupon: coupon.id }, code: 'SDK-REST', max_redemptions: 1 });
+    const promo = await sdk.promotionCodes.create({
+      promotion: { type: 'coupon', coupon: coupon.id },
+      code: 'SDK-REST',
+      max_redemptions: 1,
+    });
     const { result } = await emulator.checkout({ email: 'sdk-rest@example.com', clientReferenceId: 'ref-rest', promotionCode: 'SDK-REST' });
     const subId = result.subscription.id;
 
@@ -232,8 +336,19 @@ describe('the emulator answers as Stripe does: HTTP Basic auth, enum params, and
     expect(invoice).toMatchObject({ id: result.invoice.id, object: 'invoice', status: 'paid' });
     const priceProduct = result.subscription.items.data[0]?.price.product as string;
     expect(await sdk.products.retrieve(priceProduct)).toMatchObject({ id: priceProduct, object: 'product', name: 'Pro' });
-    expect(await sdk.coupons.retrieve(coupon.id)).toMatchObject({ id: coupon.id, object: 'coupon', amount_off: 300, currency: 'usd', times_redeemed: 1 });
-    expect(await sdk.promotionCodes.retrieve(promo.id)).toMatchObject({ id: promo.id, object: 'promotion_code', code: 'SDK-REST', times_redeemed: 1 });
+    expect(await sdk.coupons.retrieve(coupon.id)).toMatchObject({
+      id: coupon.id,
+      object: 'coupon',
+      amount_off: 300,
+      currency: 'usd',
+      times_redeemed: 1,
+    });
+    expect(await sdk.promotionCodes.retrieve(promo.id)).toMatchObject({
+      id: promo.id,
+      object: 'promotion_code',
+      code: 'SDK-REST',
+      times_redeemed: 1,
+    });
     expect((await sdk.promotionCodes.list({ code: 'SDK-REST', active: false })).data.map((x) => x.id)).toEqual([promo.id]);
 
     const chargeId = result.charge?.id as string;
@@ -242,24 +357,45 @@ describe('the emulator answers as Stripe does: HTTP Basic auth, enum params, and
     const refunds: number[] = [];
     for await (const r of sdk.refunds.list({ charge: chargeId, limit: 1 })) refunds.push(r.amount);
     expect(refunds).toEqual([50, 100]);
-    await expect(sdk.coupons.retrieve('no-such-coupon')).rejects.toMatchObject({ type: 'StripeInvalidRequestError', statusCode: 404, code: 'resource_missing' });
+    await expect(sdk.coupons.retrieve('no-such-coupon')).rejects.toMatchObject({
+      type: 'StripeInvalidRequestError',
+      statusCode: 404,
+      code: 'resource_missing',
+    });
   });
 });
 
 describe('the adapter drives the emulator end to end', () => {
   it('coupon and promotion code once; checkout with client_reference_id, metadata and the code -> subscription, payment and attribution facts', async () => {
-    const coupon = { referralId: 'ref-42', code: 'RF-TEST-42', discount: { type: 'percentage' as const, amount: 10_00, currency: null, recurring: false } };
+    const coupon = {
+      referralId: 'ref-42',
+      code: 'RF-TEST-42',
+      discount: { type: 'percentage' as const, amount: 10_00, currency: null, recurring: false },
+    };
     expect(await provider.createCoupon(coupon)).toBe('created');
     expect(await provider.createCoupon(coupon)).toBe('existed');
     // A second referral of the same campaign: the same coupon, its own code.
     expect(await provider.createCoupon({ ...coupon, referralId: 'ref-43', code: 'RF-TEST-43' })).toBe('created');
-    expect([...emulator.ledger.coupons.values()].filter((c) => c.id === 'refloop-pct-1000-once')).toMatchObject([{ percent_off: 10, duration: 'once' }]);
+    expect([...emulator.ledger.coupons.values()].filter((c) => c.id === 'refloop-pct-1000-once')).toMatchObject([
+      { percent_off: 10, duration: 'once' },
+    ]);
     expect([...emulator.ledger.promotionCodes.values()].filter((p) => p.code.startsWith('RF-TEST-'))).toMatchObject([
-      { code: 'RF-TEST-42', max_redemptions: 1, restrictions: { first_time_transaction: true }, promotion: { coupon: 'refloop-pct-1000-once' }, metadata: { refloop_referral_id: 'ref-42' } },
+      {
+        code: 'RF-TEST-42',
+        max_redemptions: 1,
+        restrictions: { first_time_transaction: true },
+        promotion: { coupon: 'refloop-pct-1000-once' },
+        metadata: { refloop_referral_id: 'ref-42' },
+      },
       { code: 'RF-TEST-43', max_redemptions: 1 },
     ]);
 
-    const { result } = await emulator.checkout({ email: 'referred@example.com', clientReferenceId: 'ref-42', subscriptionMetadata: { refloop_referral_id: 'ref-42' }, promotionCode: 'rf-test-42' });
+    const { result } = await emulator.checkout({
+      email: 'referred@example.com',
+      clientReferenceId: 'ref-42',
+      subscriptionMetadata: { refloop_referral_id: 'ref-42' },
+      promotionCode: 'rf-test-42',
+    });
     const subId = result.subscription.id;
     const created = subscriptionEvent(await parse(only(ofType('customer.subscription.created'))));
     expect(created).toMatchObject({ orderUncertain: true, hints: { referralId: 'ref-42' } });
@@ -269,13 +405,27 @@ describe('the adapter drives the emulator end to end', () => {
       email: 'referred@example.com',
       currency: 'USD',
       unitPrice: 1000,
-      plan: { id: result.subscription.items.data[0]?.price.id, name: 'Pro', amount: 1000, currency: 'USD', interval: 'month', frequency: 1 },
+      plan: {
+        id: result.subscription.items.data[0]?.price.id,
+        name: 'Pro',
+        amount: 1000,
+        currency: 'USD',
+        interval: 'month',
+        frequency: 1,
+      },
       customerId: result.subscription.customer,
       nextBillDate: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
     });
     const pay = subscriptionEvent(await parse(only(ofType('invoice.paid'))));
     // 1000 - 10 % = 900, + 10 % tax = 990 paid.
-    expect(pay.payment).toMatchObject({ id: result.invoice.id, subscriptionId: subId, amount: 990, amountExcludingTax: 900, currency: 'USD', checkoutId: result.session.id });
+    expect(pay.payment).toMatchObject({
+      id: result.invoice.id,
+      subscriptionId: subId,
+      amount: 990,
+      amountExcludingTax: 900,
+      currency: 'USD',
+      checkoutId: result.session.id,
+    });
     const attribution = subscriptionEvent(await parse(only(ofType('checkout.session.completed'))));
     expect(attribution.hints).toEqual({ referralId: 'ref-42', checkoutId: result.session.id, couponCode: 'RF-TEST-42' });
     expect(emulator.ledger.promotionCodeByCode('RF-TEST-42', false)).toMatchObject({ times_redeemed: 1, active: false });
@@ -296,11 +446,20 @@ describe('the adapter drives the emulator end to end', () => {
       all.push(...page.subscriptions);
       cursor = page.next;
     } while (cursor);
-    expect(all.find((s) => s.id === subId)).toMatchObject({ status: 'deleted', email: 'referred@example.com', nextBillDate: null, plan: { name: 'Pro' } });
+    expect(all.find((s) => s.id === subId)).toMatchObject({
+      status: 'deleted',
+      email: 'referred@example.com',
+      nextBillDate: null,
+      plan: { name: 'Pro' },
+    });
   });
 
   it('a promotion code for first-time customers is refused to a returning customer', async () => {
-    await provider.createCoupon({ referralId: 'ref-44', code: 'RF-TEST-44', discount: { type: 'flat', amount: 500, currency: 'USD', recurring: false } });
+    await provider.createCoupon({
+      referralId: 'ref-44',
+      code: 'RF-TEST-44',
+      discount: { type: 'flat', amount: 500, currency: 'USD', recurring: false },
+    });
     await emulator.checkout({ email: 'returning@example.com' });
     expect(() => emulator.ledger.checkout({ email: 'returning@example.com', promotionCode: 'RF-TEST-44' })).toThrow(/prior transactions/);
   });
@@ -316,9 +475,20 @@ describe('the adapter drives the emulator end to end', () => {
     const concurrent = await Promise.all(Array.from({ length: 5 }, () => provider.applyCredit(credit)));
     expect(new Set(concurrent.map((c) => c.providerRef))).toEqual(new Set([first.providerRef]));
     // The first attempt's answer was lost: its retry carries the same Idempotency-Key and gets the same one.
-    const replay = await provider.client.createBalanceTransaction(customerId, { amount: -300, currency: 'usd', description: 'Refloop referral credit: reward reward-a', metadata: { refloop: 'credit', refloop_reward_id: 'reward-a', refloop_subscription_id: subId } }, 'refloop-credit-reward-a');
+    const replay = await provider.client.createBalanceTransaction(
+      customerId,
+      {
+        amount: -300,
+        currency: 'usd',
+        description: 'Refloop referral credit: reward reward-a',
+        metadata: { refloop: 'credit', refloop_reward_id: 'reward-a', refloop_subscription_id: subId },
+      },
+      'refloop-credit-reward-a',
+    );
     expect(replay.id).toBe(first.providerRef);
-    expect(emulator.ledger.balanceTransactions.get(customerId)).toMatchObject([{ id: first.providerRef, amount: -300, currency: 'usd', metadata: { refloop_reward_id: 'reward-a' } }]);
+    expect(emulator.ledger.balanceTransactions.get(customerId)).toMatchObject([
+      { id: first.providerRef, amount: -300, currency: 'usd', metadata: { refloop_reward_id: 'reward-a' } },
+    ]);
     expect(emulator.ledger.creditLeft(customerId, 'usd')).toBe(300);
 
     received = [];
@@ -364,14 +534,18 @@ describe('the adapter drives the emulator end to end', () => {
     await emulator.failPayment(subId);
     expect(await provider.reverseCredit({ ...e, providerRef: null })).toBe('consumed');
     // Never applied: nothing to take back.
-    expect(await provider.reverseCredit({ rewardId: 'reward-never', subscriptionId: subId, amount: 100, currency: 'USD', providerRef: null })).toBe('reversed');
+    expect(
+      await provider.reverseCredit({ rewardId: 'reward-never', subscriptionId: subId, amount: 100, currency: 'USD', providerRef: null }),
+    ).toBe('reversed');
   });
 
   it('a credit in another currency than the subscription is refused before any write', async () => {
     const { result } = await emulator.checkout({ email: 'eur@example.com', currency: 'eur' });
     const posts = emulator.callCounts()['POST /v1/customers/{id}/balance_transactions'] ?? 0;
     expect(posts).toBeGreaterThan(0); // earlier tests wrote credits: the counter is the right one
-    await expect(provider.applyCredit({ rewardId: 'reward-f', subscriptionId: result.subscription.id, amount: 100, currency: 'USD' })).rejects.toThrow(/EUR/);
+    await expect(
+      provider.applyCredit({ rewardId: 'reward-f', subscriptionId: result.subscription.id, amount: 100, currency: 'USD' }),
+    ).rejects.toThrow(/EUR/);
     expect(emulator.callCounts()['POST /v1/customers/{id}/balance_transactions'] ?? 0).toBe(posts);
   });
 
@@ -394,7 +568,9 @@ describe('the adapter drives the emulator end to end', () => {
     received = [];
     await emulator.refund(chargeId, { amount: 300 });
     const first = refundsOf(await parse(only(ofType('charge.refunded'))));
-    expect(first).toMatchObject([{ amount: 300, paymentId: result.invoice.id, subscriptionId: result.subscription.id, currency: 'USD', kind: 'refund' }]);
+    expect(first).toMatchObject([
+      { amount: 300, paymentId: result.invoice.id, subscriptionId: result.subscription.id, currency: 'USD', kind: 'refund' },
+    ]);
     expect(fresh(first).map((r) => r.amount)).toEqual([300]);
     received = [];
     await emulator.refund(chargeId, { amount: 450 });
@@ -414,7 +590,13 @@ describe('the adapter drives the emulator end to end', () => {
     received = [];
     await emulator.dispute(chargeId);
     const dispute = subscriptionEvent(await parse(only(ofType('charge.dispute.created'))));
-    expect(dispute.refund).toMatchObject({ id: expect.stringMatching(/^dp_/), kind: 'chargeback', amount: 1100, paymentId: result.invoice.id, subscriptionId: result.subscription.id });
+    expect(dispute.refund).toMatchObject({
+      id: expect.stringMatching(/^dp_/),
+      kind: 'chargeback',
+      amount: 1100,
+      paymentId: result.invoice.id,
+      subscriptionId: result.subscription.id,
+    });
   });
 
   it('a failed payment never counts; a cancellation mirrors as deleted', async () => {

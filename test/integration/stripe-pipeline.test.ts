@@ -36,14 +36,23 @@ interface Tenant {
 
 async function tenant(): Promise<Tenant> {
   const { accountId, apiKey } = await newAccount();
-  await saveProviderConnection(accountId, { kind: 'stripe', secretKey: stripe.secretKey, apiUrl: stripe.url, webhookSecret: stripe.webhookSecret });
+  await saveProviderConnection(accountId, {
+    kind: 'stripe',
+    secretKey: stripe.secretKey,
+    apiUrl: stripe.url,
+    webhookSecret: stripe.webhookSecret,
+  });
   return { accountId, key: apiKey };
 }
 
-const json = (method: string, path: string, t: Tenant, body?: unknown) => api(method, path, { key: t.key, ...(body === undefined ? {} : { body }) });
+const json = (method: string, path: string, t: Tenant, body?: unknown) =>
+  api(method, path, { key: t.key, ...(body === undefined ? {} : { body }) });
 
 const post = (t: Tenant, rawBody: string, signature: string | undefined) =>
-  api('POST', `/webhooks/stripe/${t.accountId}/`, { rawBody, headers: { 'content-type': 'application/json', ...(signature === undefined ? {} : { 'stripe-signature': signature }) } });
+  api('POST', `/webhooks/stripe/${t.accountId}/`, {
+    rawBody,
+    headers: { 'content-type': 'application/json', ...(signature === undefined ? {} : { 'stripe-signature': signature }) },
+  });
 
 async function deliver(t: Tenant, events: DeliveredEvent[]): Promise<void> {
   for (const e of events) expect((await post(t, e.rawBody, e.signature)).status).toBe(200);
@@ -56,10 +65,17 @@ async function member(t: Tenant, n: string, body: Record<string, unknown> = {}) 
 }
 
 async function subscribed(t: Tenant, email: string, clientReferenceId?: string, currency?: string) {
-  const out = await stripe.checkout({ email, deliver: false, ...(clientReferenceId ? { clientReferenceId } : {}), ...(currency ? { currency } : {}) });
+  const out = await stripe.checkout({
+    email,
+    deliver: false,
+    ...(clientReferenceId ? { clientReferenceId } : {}),
+    ...(currency ? { currency } : {}),
+  });
   await deliver(t, out.delivered);
   const id = out.result.subscription.id;
-  await pollUntil(async () => ((await getSubscription(t.accountId, id))?.status === 'active' && (await listPayments(t.accountId, id)).length > 0 ? true : null));
+  await pollUntil(async () =>
+    (await getSubscription(t.accountId, id))?.status === 'active' && (await listPayments(t.accountId, id)).length > 0 ? true : null,
+  );
   return out.result;
 }
 
@@ -67,25 +83,49 @@ describe('Stripe intake', () => {
   it('answers 404 for an unknown account or one not connected to Stripe, and 403 for a bad, missing or stale signature', async () => {
     const t = await tenant();
     const other = await newAccount();
-    const body = JSON.stringify({ id: 'evt_01', object: 'event', type: 'customer.updated', created: Math.floor(Date.now() / 1000), data: { object: {} } });
+    const body = JSON.stringify({
+      id: 'evt_01',
+      object: 'event',
+      type: 'customer.updated',
+      created: Math.floor(Date.now() / 1000),
+      data: { object: {} },
+    });
     const now = Math.floor(Date.now() / 1000);
     const good = signatureHeader(stripe.webhookSecret, body, now);
-    expect((await api('POST', '/webhooks/stripe/0123456789abcdef/', { rawBody: body, headers: { 'stripe-signature': good } })).status).toBe(404);
-    expect((await api('POST', `/webhooks/stripe/${other.accountId}/`, { rawBody: body, headers: { 'stripe-signature': good } })).status).toBe(404);
-    for (const signature of [undefined, 't=1,v1=00', signatureHeader('whsec_wrongwrongwrong', body, now), signatureHeader(stripe.webhookSecret, body, now - 301), `t=${now},v0=${good.split('v1=')[1]}`]) {
+    expect((await api('POST', '/webhooks/stripe/0123456789abcdef/', { rawBody: body, headers: { 'stripe-signature': good } })).status).toBe(
+      404,
+    );
+    expect(
+      (await api('POST', `/webhooks/stripe/${other.accountId}/`, { rawBody: body, headers: { 'stripe-signature': good } })).status,
+    ).toBe(404);
+    for (const signature of [
+      undefined,
+      't=1,v1=00',
+      signatureHeader('whsec_wrongwrongwrong', body, now),
+      signatureHeader(stripe.webhookSecret, body, now - 301),
+      `t=${now},v0=${good.split('v1=')[1]}`,
+    ]) {
       const res = await post(t, body, signature);
       expect({ signature, status: res.status, body: res.body }).toEqual({ signature, status: 403, body: { detail: 'Invalid signature.' } });
     }
     expect((await post(t, body, good)).status).toBe(200);
     // Paddle Billing's intake does not serve a Stripe account.
-    expect((await api('POST', `/webhooks/paddle-billing/${t.accountId}/`, { rawBody: body, headers: { 'paddle-signature': 'ts=1;h1=00' } })).status).toBe(404);
+    expect(
+      (await api('POST', `/webhooks/paddle-billing/${t.accountId}/`, { rawBody: body, headers: { 'paddle-signature': 'ts=1;h1=00' } }))
+        .status,
+    ).toBe(404);
   });
 });
 
 describe('Stripe from checkout to reward, credit and clawback', () => {
   it('converts from client_reference_id, credits the referrer with a negative balance transaction once, and takes it back after a full refund', async () => {
     const t = await tenant();
-    const campaign = await json('POST', '/v1/campaigns/', t, { name: `stripe-${Date.now()}`, allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' });
+    const campaign = await json('POST', '/v1/campaigns/', t, {
+      name: `stripe-${Date.now()}`,
+      allows_credit: true,
+      credit_amount: '5.00',
+      credit_currency: 'USD',
+    });
     expect(campaign.status).toBe(201);
     const referrerSub = await subscribed(t, 'alice@example.com');
     const alice = await member(t, 'alice', { campaign: { id: campaign.body.id }, subscription: { id: referrerSub.subscription.id } });
@@ -104,7 +144,8 @@ describe('Stripe from checkout to reward, credit and clawback', () => {
     const customer = referrerSub.subscription.customer as string;
     await pollUntil(async () => (stripe.ledger.creditLeft(customer, 'usd') === 500 ? true : null));
     // Redelivered events change nothing (de-duplicated on the event id).
-    for (const e of bob.session ? stripe.events().filter((x) => x.event.type === 'invoice.paid') : []) await stripe.redeliver(e.event.id).then((d) => post(t, d.rawBody, d.signature));
+    for (const e of bob.session ? stripe.events().filter((x) => x.event.type === 'invoice.paid') : [])
+      await stripe.redeliver(e.event.id).then((d) => post(t, d.rawBody, d.signature));
     expect((await json('GET', `/v1/referrals/${ref.body.id}/`, t)).body.rewards).toHaveLength(1);
     expect(stripe.ledger.creditLeft(customer, 'usd')).toBe(500);
 
@@ -124,11 +165,20 @@ describe('Stripe from checkout to reward, credit and clawback', () => {
 
   it('converts zero-decimal currencies: a JPY subscription shows 1200.00, and a 100 JPY credit is 100 yen at Stripe', async () => {
     const t = await tenant();
-    const campaign = await json('POST', '/v1/campaigns/', t, { name: `jpy-${Date.now()}`, allows_credit: true, credit_amount: '100', credit_currency: 'JPY' });
+    const campaign = await json('POST', '/v1/campaigns/', t, {
+      name: `jpy-${Date.now()}`,
+      allows_credit: true,
+      credit_amount: '100',
+      credit_currency: 'JPY',
+    });
     expect(campaign.status).toBe(201);
     const referrerSub = await subscribed(t, 'yuki@example.com', undefined, 'jpy');
     const yuki = await member(t, 'yuki', { campaign: { id: campaign.body.id }, subscription: { id: referrerSub.subscription.id } });
-    expect((await json('GET', `/v1/subscriptions/${referrerSub.subscription.id}/`, t)).body).toMatchObject({ currency: 'JPY', unit_price: '1200.00', plan: { amount: '1200.00', currency: 'JPY' } });
+    expect((await json('GET', `/v1/subscriptions/${referrerSub.subscription.id}/`, t)).body).toMatchObject({
+      currency: 'JPY',
+      unit_price: '1200.00',
+      plan: { amount: '1200.00', currency: 'JPY' },
+    });
     const ref = await json('POST', '/v1/referrals/', t, { user_identifier: 'user-kenji', member_code: yuki.code });
     const kenji = await subscribed(t, 'kenji@example.com', ref.body.id, 'jpy');
     const rewarded = await pollUntil(async () => {
@@ -146,9 +196,14 @@ describe('Stripe from checkout to reward, credit and clawback', () => {
     const second = await json('POST', '/v1/referrals/', t, { user_identifier: 'user-erin', member_code: m.code });
     const dan = await stripe.checkout({ email: 'dan@example.com', deliver: false });
     const byCheckout = await json('POST', `/referrals/${first.body.id}/conversion/`, t, { checkout_id: dan.result.session.id });
-    expect(byCheckout).toMatchObject({ status: 200, body: { is_converted: true, subscription: { id: dan.result.subscription.id, email: 'dan@example.com' } } });
+    expect(byCheckout).toMatchObject({
+      status: 200,
+      body: { is_converted: true, subscription: { id: dan.result.subscription.id, email: 'dan@example.com' } },
+    });
     const erin = await stripe.checkout({ email: 'erin@example.com', deliver: false });
-    const bySubscription = await json('POST', `/v1/referrals/${second.body.id}/conversion/`, t, { subscription_id: erin.result.subscription.id });
+    const bySubscription = await json('POST', `/v1/referrals/${second.body.id}/conversion/`, t, {
+      subscription_id: erin.result.subscription.id,
+    });
     expect(bySubscription).toMatchObject({ status: 200, body: { is_converted: true, subscription: { id: erin.result.subscription.id } } });
     const unknown = await json('POST', `/referrals/${second.body.id}/conversion/`, t, { checkout_id: 'cs_test_doesnotexist' });
     expect(unknown.status).toBe(400);
@@ -161,7 +216,11 @@ describe('Stripe from checkout to reward, credit and clawback', () => {
     // The cancellation first, then an older "updated/created" snapshot of the same second: still deleted.
     await deliver(t, cancelled.delivered);
     await pollUntil(async () => ((await getSubscription(t.accountId, out.subscription.id))?.status === 'deleted' ? true : null));
-    const older = stripe.events().filter((e) => e.event.type === 'customer.subscription.created' && (e.event.data.object as { id?: string }).id === out.subscription.id);
+    const older = stripe
+      .events()
+      .filter(
+        (e) => e.event.type === 'customer.subscription.created' && (e.event.data.object as { id?: string }).id === out.subscription.id,
+      );
     expect(older).toHaveLength(1);
     const again = await stripe.redeliver(older[0]!.event.id);
     expect((await post(t, again.rawBody, again.signature)).status).toBe(200);
@@ -176,7 +235,15 @@ describe('Stripe from checkout to reward, credit and clawback', () => {
 
   it("a double-sided campaign's single-use promotion code, used at checkout, converts its referral", async () => {
     const t = await tenant();
-    const campaign = await json('POST', '/v1/campaigns/', t, { name: `promo-${Date.now()}`, allows_commission: true, commission_amount: '3.00', commission_currency: 'USD', referred_discount_type: 'percentage', referred_discount_amount: '10', referred_discount_recurring: false });
+    const campaign = await json('POST', '/v1/campaigns/', t, {
+      name: `promo-${Date.now()}`,
+      allows_commission: true,
+      commission_amount: '3.00',
+      commission_currency: 'USD',
+      referred_discount_type: 'percentage',
+      referred_discount_amount: '10',
+      referred_discount_recurring: false,
+    });
     expect(campaign.status).toBe(201);
     const m = await member(t, 'gail', { campaign: { id: campaign.body.id } });
     const ref = await json('POST', '/v1/referrals/', t, { user_identifier: 'user-hank', member_code: m.code });
@@ -198,7 +265,12 @@ describe('Stripe from checkout to reward, credit and clawback', () => {
 
   it('two partial refunds (charge.refunded is cumulative) make two proportional clawbacks, and a dispute counts as a full refund', async () => {
     const t = await tenant();
-    const campaign = await json('POST', '/v1/campaigns/', t, { name: `refunds-${Date.now()}`, allows_commission: true, commission_amount: '4.00', commission_currency: 'USD' });
+    const campaign = await json('POST', '/v1/campaigns/', t, {
+      name: `refunds-${Date.now()}`,
+      allows_commission: true,
+      commission_amount: '4.00',
+      commission_currency: 'USD',
+    });
     const m = await member(t, 'ivy', { campaign: { id: campaign.body.id } });
     const ref = await json('POST', '/v1/referrals/', t, { user_identifier: 'user-jack', member_code: m.code });
     const jack = await subscribed(t, 'jack@example.com', ref.body.id);

@@ -92,7 +92,15 @@ describe('GET /v1/subscriptions/', () => {
         last_bill_date: null,
         status: 'paused',
         currency: 'EUR',
-        plan: { id: 77, name: 'Team yearly', amount: '120.00', currency: 'EUR', interval: 'year', frequency: 1, descriptor: '€120.00 / year' },
+        plan: {
+          id: 77,
+          name: 'Team yearly',
+          amount: '120.00',
+          currency: 'EUR',
+          interval: 'year',
+          frequency: 1,
+          descriptor: '€120.00 / year',
+        },
       }),
       subscription(503, BASE_TIME + 10),
       subscription(504, BASE_TIME + 30, { status: 'past_due' }),
@@ -111,7 +119,16 @@ describe('GET /v1/subscriptions/', () => {
       results: expectedOrder.map((id) => view(byId.get(id) as SubscriptionData)),
     });
     for (const item of res.body.results) {
-      expect(Object.keys(item).sort()).toEqual(['currency', 'email', 'id', 'last_bill_date', 'next_bill_date', 'plan', 'status', 'unit_price']);
+      expect(Object.keys(item).sort()).toEqual([
+        'currency',
+        'email',
+        'id',
+        'last_bill_date',
+        'next_bill_date',
+        'plan',
+        'status',
+        'unit_price',
+      ]);
       expect(Object.keys(item.plan).sort()).toEqual(['amount', 'currency', 'descriptor', 'frequency', 'id', 'interval', 'name']);
     }
   });
@@ -211,7 +228,9 @@ describe('GET /v1/subscriptions/', () => {
     await saveSubscription(accountId, subscription(31, BASE_TIME + 1, { status: 'paused', email: 'new@example.com', unit_price: '12.50' }));
     expect(await counts()).toEqual({ all: 3, active: 1, trialling: 0, past_due: 1, deleted: 0, paused: 1 });
     const updated = await send('GET', '/v1/subscriptions/31/', apiKey);
-    expect(updated.body).toEqual(view(subscription(31, BASE_TIME + 1, { status: 'paused', email: 'new@example.com', unit_price: '12.50' })));
+    expect(updated.body).toEqual(
+      view(subscription(31, BASE_TIME + 1, { status: 'paused', email: 'new@example.com', unit_price: '12.50' })),
+    );
 
     await saveSubscription(accountId, subscription(33, BASE_TIME + 3, { status: 'deleted' }));
     await saveSubscription(accountId, subscription(31, BASE_TIME + 1, { status: 'active' }));
@@ -318,7 +337,10 @@ describe('GET /v1/subscriptions/', () => {
         const res = await send('GET', path, apiKey);
         expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: { cursor: ['Invalid cursor.'] } });
       }
-      for (const path of [`/v1/subscriptions/?page_size=2&cursor=${plainCursor}`, `/v1/subscriptions/?status=active&cursor=${activeCursor}`]) {
+      for (const path of [
+        `/v1/subscriptions/?page_size=2&cursor=${plainCursor}`,
+        `/v1/subscriptions/?status=active&cursor=${activeCursor}`,
+      ]) {
         const res = await send('GET', path, otherKey);
         expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: { cursor: ['Invalid cursor.'] } });
       }
@@ -428,7 +450,17 @@ describe('string provider ids (Paddle Billing, Stripe)', () => {
   it('stores, lists, retrieves and attaches a subscription named `sub_…`, and keeps its price id a string', async () => {
     const { apiKey, accountId } = await newAccount();
     const id = 'sub_01h04vsc0qhwtsbsxh3422wjs4';
-    const data = subscription(id, BASE_TIME, { plan: { id: 'pri_01gsz8x8sawmvhz1pv30nge1ke', name: 'Pro', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' } });
+    const data = subscription(id, BASE_TIME, {
+      plan: {
+        id: 'pri_01gsz8x8sawmvhz1pv30nge1ke',
+        name: 'Pro',
+        amount: '10.00',
+        currency: 'USD',
+        interval: 'month',
+        frequency: 1,
+        descriptor: '$10.00 / month',
+      },
+    });
     await saveSubscription(accountId, data);
     await saveSubscription(accountId, subscription(4242, BASE_TIME + 1));
 
@@ -440,10 +472,16 @@ describe('string provider ids (Paddle Billing, Stripe)', () => {
     expect(list.body.results.map((s: { id: unknown }) => s.id)).toEqual([4242, id]);
 
     // A member attaches it by its string id; a lookalike that is not an id is refused as before.
-    const created = await api('POST', '/v1/members/', { key: apiKey, body: { identifier: 'str-ids', email: 'str-ids@example.com', subscription: { id } } });
+    const created = await api('POST', '/v1/members/', {
+      key: apiKey,
+      body: { identifier: 'str-ids', email: 'str-ids@example.com', subscription: { id } },
+    });
     expect(created.status).toBe(201);
     expect(created.body.subscription).toEqual(view(data));
-    const unknown = await api('POST', '/v1/members/', { key: apiKey, body: { identifier: 'str-ids-2', email: 'str-ids-2@example.com', subscription: { id: 'sub_doesnotexist' } } });
+    const unknown = await api('POST', '/v1/members/', {
+      key: apiKey,
+      body: { identifier: 'str-ids-2', email: 'str-ids-2@example.com', subscription: { id: 'sub_doesnotexist' } },
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body).toEqual({ subscription: ['Subscription sub_doesnotexist could not be found'] });
     expect((await api('GET', '/v1/subscriptions/sub-01h!/', { key: apiKey })).status).toBe(404);

@@ -46,7 +46,10 @@ class Receiver {
         const status = this.plan.get(req.url ?? '')?.shift() ?? 200;
         if (status === 0) return; // hang: never answer
         // A redirect names a target that must never be followed.
-        res.writeHead(status, { 'content-type': 'text/plain', ...(status >= 300 && status < 400 ? { location: `${this.url}/followed` } : {}) });
+        res.writeHead(status, {
+          'content-type': 'text/plain',
+          ...(status >= 300 && status < 400 ? { location: `${this.url}/followed` } : {}),
+        });
         res.end('ok');
       });
     });
@@ -102,7 +105,8 @@ afterEach(() => {
   clock.now = realNow;
 });
 
-const call = (method: string, path: string, body?: unknown, k: string = key) => api(method, path, { key: k, ...(body === undefined ? {} : { body }) });
+const call = (method: string, path: string, body?: unknown, k: string = key) =>
+  api(method, path, { key: k, ...(body === undefined ? {} : { body }) });
 
 async function ok(res: Promise<ApiResponse>, status = 200): Promise<any> {
   const r = await res;
@@ -129,8 +133,13 @@ const deliveries = async (endpointId: string) => ok(call('GET', `/v1/webhook-end
  * files' tests.
  */
 async function sweepDeliveriesOf(accountId: string, nowMs: number): Promise<number> {
-  const due = (await Promise.all(Array.from({ length: SWEEP_SHARDS }, (_, shard) => dueDeliveries(shard, nowMs)))).flat().filter((d) => d.account_id === accountId);
-  await publishAll('webhook-deliveries', due.map((d) => ({ kind: 'deliver' as const, ...d })));
+  const due = (await Promise.all(Array.from({ length: SWEEP_SHARDS }, (_, shard) => dueDeliveries(shard, nowMs))))
+    .flat()
+    .filter((d) => d.account_id === accountId);
+  await publishAll(
+    'webhook-deliveries',
+    due.map((d) => ({ kind: 'deliver' as const, ...d })),
+  );
   return due.length;
 }
 
@@ -158,11 +167,19 @@ describe('webhook endpoints: CRUD', () => {
     // The secret is stored apart from the endpoint (the worker needs it to sign), never in the endpoint item.
     expect(JSON.stringify(await getItem(keys.webhookEndpoint(acct, created.id)))).not.toContain(secret);
 
-    const patched = await ok(call('PATCH', `/v1/webhook-endpoints/${created.id}/`, { events: ['referral.created', 'referral.created'], enabled: false }, apiKey));
+    const patched = await ok(
+      call('PATCH', `/v1/webhook-endpoints/${created.id}/`, { events: ['referral.created', 'referral.created'], enabled: false }, apiKey),
+    );
     expect(patched).toMatchObject({ events: ['referral.created'], enabled: false });
     const bad = await call('PATCH', `/v1/webhook-endpoints/${created.id}/`, { events: ['referral.deleted'], url: 'ftp://x' }, apiKey);
-    expect({ status: bad.status, body: bad.body }).toEqual({ status: 400, body: { url: ['Enter a valid URL.'], events: ['"referral.deleted" is not a valid choice.'] } });
-    expect((await call('POST', '/v1/webhook-endpoints/', { events: [] }, apiKey)).body).toEqual({ url: ['This field is required.'], events: ['This list may not be empty.'] });
+    expect({ status: bad.status, body: bad.body }).toEqual({
+      status: 400,
+      body: { url: ['Enter a valid URL.'], events: ['"referral.deleted" is not a valid choice.'] },
+    });
+    expect((await call('POST', '/v1/webhook-endpoints/', { events: [] }, apiKey)).body).toEqual({
+      url: ['This field is required.'],
+      events: ['This list may not be empty.'],
+    });
 
     expect((await call('DELETE', `/v1/webhook-endpoints/${created.id}/`, undefined, apiKey)).status).toBe(204);
     expect((await call('GET', `/v1/webhook-endpoints/${created.id}/`, undefined, apiKey)).status).toBe(404);
@@ -179,7 +196,11 @@ describe('webhook endpoints: CRUD', () => {
     expect(first.status).toBe(201);
     expect(first.body.secret).toMatch(/^whsec_/);
     const again = await api('POST', '/v1/webhook-endpoints/', { key: apiKey, body, headers: idem });
-    expect({ status: again.status, replayed: again.headers['idempotent-replayed'], body: again.body }).toEqual({ status: 201, replayed: 'true', body: { ...first.body, secret: null } });
+    expect({ status: again.status, replayed: again.headers['idempotent-replayed'], body: again.body }).toEqual({
+      status: 201,
+      replayed: 'true',
+      body: { ...first.body, secret: null },
+    });
     expect((await ok(call('GET', '/v1/webhook-endpoints/', undefined, apiKey))).count).toBe(1);
     const record = await getItem(keys.idempotency(acct, createHash('sha256').update(idem['idempotency-key']).digest('hex')));
     expect(record?.state).toBe('completed');
@@ -230,11 +251,24 @@ describe('SSRF', () => {
 
   // Issue 11 item 8: IPv6 forms that carry a private IPv4 address, or that are refused whatever they carry.
   const EMBEDDED = [
-    '[::a9fe:a9fe]', '[::10.0.0.1]', '[::ffff:0:a9fe:a9fe]', '[64:ff9b:1::a9fe:a9fe]',
-    '[0:0:0:0:0:0:a9fe:a9fe]', '[::A9FE:A9FE]', '[::169.254.169.254]', '[::8.8.8.8]',
-    '[0:0:0:0:ffff:0:169.254.169.254]', '[::FFFF:0:A9FE:A9FE]', '[::ffff:0:8.8.8.8]',
-    '[0064:ff9b:0001:0000:0000:0000:a9fe:a9fe]', '[64:FF9B:1::10.0.0.1]', '[64:ff9b:1::8.8.8.8]',
-    '[::ffff:169.254.169.254]', '[0:0:0:0:0:FFFF:A9FE:A9FE]', '[64:ff9b::a9fe:a9fe]', '[64:ff9b::10.0.0.1]',
+    '[::a9fe:a9fe]',
+    '[::10.0.0.1]',
+    '[::ffff:0:a9fe:a9fe]',
+    '[64:ff9b:1::a9fe:a9fe]',
+    '[0:0:0:0:0:0:a9fe:a9fe]',
+    '[::A9FE:A9FE]',
+    '[::169.254.169.254]',
+    '[::8.8.8.8]',
+    '[0:0:0:0:ffff:0:169.254.169.254]',
+    '[::FFFF:0:A9FE:A9FE]',
+    '[::ffff:0:8.8.8.8]',
+    '[0064:ff9b:0001:0000:0000:0000:a9fe:a9fe]',
+    '[64:FF9B:1::10.0.0.1]',
+    '[64:ff9b:1::8.8.8.8]',
+    '[::ffff:169.254.169.254]',
+    '[0:0:0:0:0:FFFF:A9FE:A9FE]',
+    '[64:ff9b::a9fe:a9fe]',
+    '[64:ff9b::10.0.0.1]',
   ];
 
   it('refuses IPv6 hosts that carry an IPv4 address (compatible, mapped, translated, NAT64) in every notation', async () => {
@@ -250,10 +284,15 @@ describe('SSRF', () => {
     for (const host of EMBEDDED.slice(0, 8)) {
       const { id } = await endpoint(`/embedded-${registered.length}`, ['member.created'], apiKey);
       // What an older filter let through: the stored URL is changed under the API's feet.
-      await db().send(new UpdateCommand({
-        TableName: tableName(), Key: keys.webhookEndpoint(acct, id), UpdateExpression: 'SET #url = :url',
-        ExpressionAttributeNames: { '#url': 'url' }, ExpressionAttributeValues: { ':url': `https://${host}/hook` },
-      }));
+      await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.webhookEndpoint(acct, id),
+          UpdateExpression: 'SET #url = :url',
+          ExpressionAttributeNames: { '#url': 'url' },
+          ExpressionAttributeValues: { ':url': `https://${host}/hook` },
+        }),
+      );
       registered.push({ id, host });
     }
     await newMember(apiKey);
@@ -262,7 +301,10 @@ describe('SSRF', () => {
         const d = await ok(call('GET', `/v1/webhook-endpoints/${id}/deliveries/`, undefined, apiKey));
         return d.results[0]?.attempt_count === 1 ? d.results : null;
       })) as any[];
-      expect({ host, delivery }).toMatchObject({ host, delivery: { status: 'retrying', attempts: [{ attempt: 1, status_code: null, error: `refused: ${PRIVATE}` }] } });
+      expect({ host, delivery }).toMatchObject({
+        host,
+        delivery: { status: 'retrying', attempts: [{ attempt: 1, status_code: null, error: `refused: ${PRIVATE}` }] },
+      });
     }
   });
 
@@ -282,7 +324,10 @@ describe('SSRF', () => {
         const d = await ok(call('GET', `/v1/webhook-endpoints/${registered.id}/deliveries/`, undefined, apiKey));
         return d.results[0]?.attempt_count === 1 ? d.results : null;
       })) as any[];
-      expect(delivery).toMatchObject({ status: 'retrying', attempts: [{ attempt: 1, status_code: null, error: expect.stringMatching(/^refused: /) }] });
+      expect(delivery).toMatchObject({
+        status: 'retrying',
+        attempts: [{ attempt: 1, status_code: null, error: expect.stringMatching(/^refused: /) }],
+      });
       expect(receiver.of('/rebind')).toHaveLength(0);
     } finally {
       process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
@@ -302,8 +347,18 @@ describe('delivery', () => {
     const events = got.map((r) => ({ r, event: JSON.parse(r.body) }));
     const memberEvent = events.find((e) => e.event.type === 'member.created');
     const referralEvent = events.find((e) => e.event.type === 'referral.created');
-    expect(memberEvent?.event).toEqual({ id: expect.stringMatching(/^evt_[0-9a-f]{32}$/), type: 'member.created', created_at: expect.any(Number), data: member });
-    expect(referralEvent?.event).toEqual({ id: expect.stringMatching(/^evt_[0-9a-f]{32}$/), type: 'referral.created', created_at: referral.created_at, data: referral });
+    expect(memberEvent?.event).toEqual({
+      id: expect.stringMatching(/^evt_[0-9a-f]{32}$/),
+      type: 'member.created',
+      created_at: expect.any(Number),
+      data: member,
+    });
+    expect(referralEvent?.event).toEqual({
+      id: expect.stringMatching(/^evt_[0-9a-f]{32}$/),
+      type: 'referral.created',
+      created_at: referral.created_at,
+      data: referral,
+    });
     for (const { r, event } of events) {
       expect(r.headers['content-type']).toBe('application/json');
       expect(r.headers['refloop-event-id']).toBe(event.id);
@@ -322,7 +377,12 @@ describe('delivery', () => {
     });
     expect(list.count).toBe(2);
     expect(list.results.map((d: { event_type: string }) => d.event_type).sort()).toEqual(['member.created', 'referral.created']);
-    expect(list.results[0]).toMatchObject({ status: 'succeeded', attempt_count: 1, next_retry_at: null, attempts: [{ attempt: 1, status_code: 200, duration_ms: expect.any(Number), error: null }] });
+    expect(list.results[0]).toMatchObject({
+      status: 'succeeded',
+      attempt_count: 1,
+      next_retry_at: null,
+      attempts: [{ attempt: 1, status_code: 200, duration_ms: expect.any(Number), error: null }],
+    });
     // Not subscribed: referral.converted etc. never reach it; nothing else arrived meanwhile.
     expect(receiver.of('/signed')).toHaveLength(2);
   });
@@ -332,7 +392,10 @@ describe('delivery', () => {
     const hook = await endpoint('/lifecycle', ['subscription.updated', 'referral.converted', 'reward.created'], apiKey);
     const campaign = await ok(call('POST', '/v1/campaigns/', { name: 'Credit', allows_credit: true, credit_amount: '5.00' }, apiKey), 201);
     const name = unique('referrer');
-    const referrer = await ok(call('POST', '/v1/members/', { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id } }, apiKey), 201);
+    const referrer = await ok(
+      call('POST', '/v1/members/', { identifier: name, email: `${name}@example.com`, campaign: { id: campaign.id } }, apiKey),
+      201,
+    );
     const referral = await ok(call('POST', '/v1/referrals/', { user_identifier: unique('buyer'), member_code: referrer.code }, apiKey));
     // The provider's copy with its first paid payment, as the subscription-sync worker stores it.
     const subscriptionId = 91_000_000 + (Date.now() % 1_000_000);
@@ -340,10 +403,23 @@ describe('delivery', () => {
       subscriptionId,
       asOfMs: Date.now(),
       fields: {
-        status: 'active', currency: 'USD', email: 'buyer@example.com', unit_price: '10.00', next_bill_date: '2031-01-01', last_bill_date: '2030-12-01',
+        status: 'active',
+        currency: 'USD',
+        email: 'buyer@example.com',
+        unit_price: '10.00',
+        next_bill_date: '2031-01-01',
+        last_bill_date: '2030-12-01',
         plan: { id: 9001, name: 'Pro', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' },
       },
-      payment: { id: 5_000_001, subscription_id: subscriptionId, order_id: null, amount: 1000, currency: 'USD', paid_at: Math.floor(Date.now() / 1000), status: 'paid' },
+      payment: {
+        id: 5_000_001,
+        subscription_id: subscriptionId,
+        order_id: null,
+        amount: 1000,
+        currency: 'USD',
+        paid_at: Math.floor(Date.now() / 1000),
+        status: 'paid',
+      },
     });
     const converted = await ok(call('POST', `/v1/referrals/${referral.id}/conversion/`, { subscription_id: subscriptionId }, apiKey));
     const events = await pollUntil(() => {
@@ -352,9 +428,15 @@ describe('delivery', () => {
     });
     const byType = (t: string) => events.filter((e: { type: string }) => e.type === t);
     expect(byType('referral.converted').map((e: { data: unknown }) => e.data)).toEqual([converted]);
-    expect(byType('subscription.updated')[0].data).toMatchObject({ id: subscriptionId, status: 'active', plan: { descriptor: '$10.00 / month' } });
+    expect(byType('subscription.updated')[0].data).toMatchObject({
+      id: subscriptionId,
+      status: 'active',
+      plan: { descriptor: '$10.00 / month' },
+    });
     const reward = (await ok(call('GET', `/v1/referrals/${referral.id}/`, undefined, apiKey))).rewards[0];
-    expect(byType('reward.created').map((e: { data: unknown }) => e.data)).toEqual([{ ...reward, referral_id: referral.id, member_id: referrer.id }]);
+    expect(byType('reward.created').map((e: { data: unknown }) => e.data)).toEqual([
+      { ...reward, referral_id: referral.id, member_id: referrer.id },
+    ]);
     // The rewards worker evaluates again later (a replay, a later alert): the same reward, no second event.
     await ok(call('POST', `/v1/referrals/${referral.id}/conversion/`, { subscription_id: subscriptionId }, apiKey));
     const list = await pollUntil(async () => {
@@ -367,18 +449,23 @@ describe('delivery', () => {
     // Deleting the endpoint removes its deliveries too (the sweep drives the purge, page by page).
     expect((await call('DELETE', `/v1/webhook-endpoints/${hook.id}/`, undefined, apiKey)).status).toBe(204);
     expect((await queryAll({ partitionValue: keys.webhookDeliveriesOf(acct, hook.id), consistent: true })).length).toBe(events.length);
-    await pollUntil(async () => {
-      await sweepPurges();
-      const left = await queryAll({ partitionValue: keys.webhookDeliveriesOf(acct, hook.id), consistent: true });
-      return left.length === 0 && (await getItem(keys.webhookPurge(acct, hook.id))) === undefined;
-    }, { intervalMs: 300 });
+    await pollUntil(
+      async () => {
+        await sweepPurges();
+        const left = await queryAll({ partitionValue: keys.webhookDeliveriesOf(acct, hook.id), consistent: true });
+        return left.length === 0 && (await getItem(keys.webhookPurge(acct, hook.id))) === undefined;
+      },
+      { intervalMs: 300 },
+    );
   });
 
   it('failures are retried with exponential backoff until a success', async () => {
     const hook = await endpoint('/flaky', ['member.created']);
     receiver.plan.set('/flaky', [500, 503]);
     await newMember();
-    const first = await pollUntil(async () => ((await deliveries(hook.id)).results[0]?.attempt_count === 1 ? (await deliveries(hook.id)).results[0] : null));
+    const first = await pollUntil(async () =>
+      (await deliveries(hook.id)).results[0]?.attempt_count === 1 ? (await deliveries(hook.id)).results[0] : null,
+    );
     expect(first).toMatchObject({ status: 'retrying', attempts: [{ attempt: 1, status_code: 500, error: 'HTTP 500' }] });
     expect(first.next_retry_at - first.attempts[0].attempted_at).toBeGreaterThanOrEqual(59);
     expect(first.next_retry_at - first.attempts[0].attempted_at).toBeLessThanOrEqual(61);
@@ -392,16 +479,30 @@ describe('delivery', () => {
     let offset = 61_000;
     clock.now = () => realNow() + offset;
     await sweepDeliveries(clock.now());
-    const second = await pollUntil(async () => ((await deliveries(hook.id)).results[0]?.attempt_count === 2 ? (await deliveries(hook.id)).results[0] : null));
-    expect(second).toMatchObject({ status: 'retrying', attempts: [{ attempt: 2, status_code: 503 }, { attempt: 1, status_code: 500 }] });
+    const second = await pollUntil(async () =>
+      (await deliveries(hook.id)).results[0]?.attempt_count === 2 ? (await deliveries(hook.id)).results[0] : null,
+    );
+    expect(second).toMatchObject({
+      status: 'retrying',
+      attempts: [
+        { attempt: 2, status_code: 503 },
+        { attempt: 1, status_code: 500 },
+      ],
+    });
     const wait = second.next_retry_at - second.attempts[0].attempted_at;
     expect(wait).toBeGreaterThanOrEqual(119);
     expect(wait).toBeLessThanOrEqual(121);
 
     offset += 121_000;
     await sweepDeliveries(clock.now());
-    const third = await pollUntil(async () => ((await deliveries(hook.id)).results[0]?.status === 'succeeded' ? (await deliveries(hook.id)).results[0] : null));
-    expect(third).toMatchObject({ attempt_count: 3, next_retry_at: null, attempts: [{ attempt: 3, status_code: 200, error: null }, { attempt: 2 }, { attempt: 1 }] });
+    const third = await pollUntil(async () =>
+      (await deliveries(hook.id)).results[0]?.status === 'succeeded' ? (await deliveries(hook.id)).results[0] : null,
+    );
+    expect(third).toMatchObject({
+      attempt_count: 3,
+      next_retry_at: null,
+      attempts: [{ attempt: 3, status_code: 200, error: null }, { attempt: 2 }, { attempt: 1 }],
+    });
     expect(receiver.of('/flaky')).toHaveLength(3);
     // The three bodies are the same event; each attempt is signed afresh.
     expect(new Set(receiver.of('/flaky').map((r) => r.body)).size).toBe(1);
@@ -413,7 +514,10 @@ describe('delivery', () => {
   it('an endpoint failing for 3 days: the delivery is given up and the endpoint disabled', async () => {
     const { accountId: acct, apiKey } = await newAccount('regular');
     const hook = await endpoint('/down', ['member.created'], apiKey);
-    receiver.plan.set('/down', Array.from({ length: 60 }, () => 500));
+    receiver.plan.set(
+      '/down',
+      Array.from({ length: 60 }, () => 500),
+    );
     await newMember(apiKey);
     const list = () => ok(call('GET', `/v1/webhook-endpoints/${hook.id}/deliveries/`, undefined, apiKey));
     // The first attempt, made by the fan-out's own message.
@@ -471,7 +575,7 @@ describe('delivery', () => {
     expect(receiver.of('/followed')).toHaveLength(0);
   });
 
-  it("the outbox heals a hand-off that did not happen: the sweep dispatches the committed event", async () => {
+  it('the outbox heals a hand-off that did not happen: the sweep dispatches the committed event', async () => {
     const hook = await endpoint('/healed', ['member.created']);
     const url = process.env.WEBHOOK_EVENTS_QUEUE_URL;
     delete process.env.WEBHOOK_EVENTS_QUEUE_URL;

@@ -4,7 +4,14 @@ import { readFileSync } from 'node:fs';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** A headless Chromium with the flags every suite uses. */
 export function launchChromium(): Promise<Browser> {
@@ -18,9 +25,19 @@ export async function expectNoAxeViolations(target: Page | Frame, name: string):
   axeSource ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
   await target.evaluate(axeSource);
   const violations = await target.evaluate(async () => {
-    const g = globalThis as unknown as { document: unknown; axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } };
+    const g = globalThis as unknown as {
+      document: unknown;
+      axe: {
+        run(
+          ctx: unknown,
+          opts: unknown,
+        ): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }>;
+      };
+    };
     const result = await g.axe.run(g.document, { resultTypes: ['violations'] });
-    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
   expect({ page: name, violations }).toEqual({ page: name, violations: [] });
 }

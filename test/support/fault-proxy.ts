@@ -92,11 +92,19 @@ function injectedError(flavour: FaultFlavour): { status: number; headers: Record
     case 'sqs':
       return {
         status: 500,
-        headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-query-error': 'InternalError;Receiver', 'x-amzn-requestid': 'injected' },
+        headers: {
+          'content-type': 'application/x-amz-json-1.0',
+          'x-amzn-query-error': 'InternalError;Receiver',
+          'x-amzn-requestid': 'injected',
+        },
         body: JSON.stringify({ __type: 'InternalError', message: 'injected' }),
       };
     case 'paddle':
-      return { status: 503, headers: { 'content-type': 'text/html' }, body: '<html><body>503 Service Unavailable (injected)</body></html>' };
+      return {
+        status: 503,
+        headers: { 'content-type': 'text/html' },
+        body: '<html><body>503 Service Unavailable (injected)</body></html>',
+      };
   }
 }
 
@@ -189,7 +197,8 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     const body = await readBody(req);
     stats.total++;
     const eligible = eligibleFn?.({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body }) ?? true;
-    const mode: FaultMode | null = eligible && !stopping && modes.length > 0 && random() < faultRate ? (modes[Math.floor(random() * modes.length)] as FaultMode) : null;
+    const mode: FaultMode | null =
+      eligible && !stopping && modes.length > 0 && random() < faultRate ? (modes[Math.floor(random() * modes.length)] as FaultMode) : null;
     if (mode) {
       const op = operationOf(req);
       byOperation[`${mode} ${op}`] = (byOperation[`${mode} ${op}`] ?? 0) + 1;

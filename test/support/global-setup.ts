@@ -10,9 +10,14 @@ import unitEnvironment from './unit-setup';
 function buildDashboard(): Promise<void> {
   const root = join(__dirname, '..', '..');
   return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'web/build.ts', '--if-changed'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'web/build.ts', '--if-changed'], {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     child.once('error', fail);
-    child.once('exit', (code) => (code === 0 ? ok() : fail(new Error(`the dashboard build failed (exit ${code}): run npx tsx web/build.ts`))));
+    child.once('exit', (code) =>
+      code === 0 ? ok() : fail(new Error(`the dashboard build failed (exit ${code}): run npx tsx web/build.ts`)),
+    );
   });
 }
 

@@ -14,7 +14,11 @@ type Json = Record<string, any>;
 const BASE = 'https://refloop.test/openapi.json';
 
 export function validateDocument(doc: unknown): { valid: boolean; errors: unknown; version: string } {
-  const out = execFileSync(process.execPath, [join(__dirname, 'validate-openapi.mjs')], { input: JSON.stringify(doc), encoding: 'utf8', timeout: 60_000 });
+  const out = execFileSync(process.execPath, [join(__dirname, 'validate-openapi.mjs')], {
+    input: JSON.stringify(doc),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return JSON.parse(out) as { valid: boolean; errors: unknown; version: string };
 }
 
@@ -41,7 +45,9 @@ export function responseValidator(doc: Json) {
       validate = ajv.compile(absolute(media.schema));
       compiled.set(key, validate);
     }
-    return validate(body) ? [] : (validate.errors ?? []).map((e) => `${key}: ${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    return validate(body)
+      ? []
+      : (validate.errors ?? []).map((e) => `${key}: ${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
   };
 }
 
@@ -49,11 +55,14 @@ export function responseValidator(doc: Json) {
 export function documentExamples(doc: Json): { where: string; schema: unknown; example: unknown }[] {
   const out: { where: string; schema: unknown; example: unknown }[] = [];
   const operations = [
-    ...Object.entries(doc.paths ?? {}).flatMap(([path, item]) => Object.entries(item as Json).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op as Json] as const)),
+    ...Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
+      Object.entries(item as Json).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op as Json] as const),
+    ),
     ...Object.entries(doc.webhooks ?? {}).map(([name, item]) => [`webhook ${name}`, (item as Json).post as Json] as const),
   ];
   for (const [label, op] of operations) {
-    for (const p of (op.parameters ?? []) as Json[]) if ('example' in p) out.push({ where: `${label} parameter ${p.name}`, schema: p.schema, example: p.example });
+    for (const p of (op.parameters ?? []) as Json[])
+      if ('example' in p) out.push({ where: `${label} parameter ${p.name}`, schema: p.schema, example: p.example });
     for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Json)) {
       out.push({ where: `${label} request ${type}`, schema: (media as Json).schema, example: (media as Json).example });
     }
@@ -75,7 +84,9 @@ export function exampleProblems(doc: Json): string[] {
   return documentExamples(doc).flatMap(({ where, schema, example }) => {
     if (example === undefined) return [`${where}: no example`];
     const validate = ajv.compile(absolute(schema));
-    return validate(example) ? [] : (validate.errors ?? []).map((e) => `${where}: ${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    return validate(example)
+      ? []
+      : (validate.errors ?? []).map((e) => `${where}: ${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
   });
 }
 
@@ -92,5 +103,10 @@ export async function lintDocument(doc: unknown): Promise<LintResult[]> {
   spectral.setRuleset({ extends: [[oas as never, 'recommended']] });
   const results = await spectral.run(JSON.stringify(doc, null, 2));
   const severity = ['error', 'warning', 'info', 'hint'] as const;
-  return results.map((r) => ({ code: String(r.code), severity: severity[r.severity] ?? 'error', path: r.path.join('.'), message: r.message }));
+  return results.map((r) => ({
+    code: String(r.code),
+    severity: severity[r.severity] ?? 'error',
+    path: r.path.join('.'),
+    message: r.message,
+  }));
 }

@@ -13,7 +13,11 @@ import { ensureTable } from '../../shared/store/create-table';
 
 export async function useOwnTable(): Promise<void> {
   const name = `refloop-test-${randomUUID().slice(0, 8)}`;
-  const client = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient({
+    endpoint: process.env.DYNAMODB_ENDPOINT,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   try {
     await ensureTable(client, name);
   } finally {

@@ -52,7 +52,8 @@ export function paddleTenants(paddle: () => PaddleEmulator) {
     return { accountId, key: apiKey, publishableKey };
   };
 
-  const json = (method: string, path: string, t: Tenant, body?: unknown) => api(method, path, { key: t.key, ...(body === undefined ? {} : { body }) });
+  const json = (method: string, path: string, t: Tenant, body?: unknown) =>
+    api(method, path, { key: t.key, ...(body === undefined ? {} : { body }) });
 
   /** One signed (or forged) alert through the webhook intake. */
   const post = (t: Tenant, fields: Record<string, string>) =>
@@ -85,7 +86,12 @@ export function paddleTenants(paddle: () => PaddleEmulator) {
 
   /** A checkout whose alerts reach the service, once both are applied. */
   const subscribed = async (t: Tenant, email: string, options: { planId?: number; coupon?: string } = {}) => {
-    const out = await paddle().checkout({ plan_id: options.planId ?? 9001, email, deliver: false, ...(options.coupon ? { coupon: options.coupon } : {}) });
+    const out = await paddle().checkout({
+      plan_id: options.planId ?? 9001,
+      email,
+      deliver: false,
+      ...(options.coupon ? { coupon: options.coupon } : {}),
+    });
     await deliver(t, out.alerts);
     await pollUntil(async () => {
       const s = await getSubscription(t.accountId, out.subscription.subscription_id);

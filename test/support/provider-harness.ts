@@ -57,7 +57,11 @@ export function deliver(accountId: string, d: Delivery): Promise<ApiResponse> {
 function classic(): ProviderHarness {
   let paddle: PaddleEmulator;
   const path = (a: string) => `/webhooks/paddle/${a}/`;
-  const form = (fields: Record<string, string>): Delivery => ({ path, rawBody: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const form = (fields: Record<string, string>): Delivery => ({
+    path,
+    rawBody: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   return {
     kind: 'paddle-classic',
     async start() {
@@ -79,9 +83,20 @@ function classic(): ProviderHarness {
     },
     creditObjects: () => paddle.modifiers().length,
     async checkout(email, referralId, couponCode) {
-      const out = await paddle.checkout({ plan_id: 9001, email, deliver: false, ...(referralId ? { passthrough: JSON.stringify({ refloop_referral_id: referralId }) } : {}), ...(couponCode ? { coupon: couponCode } : {}) });
+      const out = await paddle.checkout({
+        plan_id: 9001,
+        email,
+        deliver: false,
+        ...(referralId ? { passthrough: JSON.stringify({ refloop_referral_id: referralId }) } : {}),
+        ...(couponCode ? { coupon: couponCode } : {}),
+      });
       if (!out.payment) throw new Error('the Classic emulator made no first payment');
-      return { subscriptionId: out.subscription.subscription_id, paymentId: out.payment.id, refundable: out.payment.id, deliveries: out.alerts.map((a) => form(a.fields)) };
+      return {
+        subscriptionId: out.subscription.subscription_id,
+        paymentId: out.payment.id,
+        refundable: out.payment.id,
+        deliveries: out.alerts.map((a) => form(a.fields)),
+      };
     },
     async renew(subscriptionId) {
       const out = await paddle.renew(Number(subscriptionId), { deliver: false });
@@ -101,20 +116,41 @@ function classic(): ProviderHarness {
 function paddleBilling(): ProviderHarness {
   let paddle: PaddleBillingEmulator;
   const path = (a: string) => `/webhooks/paddle-billing/${a}/`;
-  const json = (n: { rawBody: string; signature: string }): Delivery => ({ path, rawBody: n.rawBody, headers: { 'content-type': 'application/json', 'paddle-signature': n.signature } });
+  const json = (n: { rawBody: string; signature: string }): Delivery => ({
+    path,
+    rawBody: n.rawBody,
+    headers: { 'content-type': 'application/json', 'paddle-signature': n.signature },
+  });
   return {
     kind: 'paddle-billing',
     async start() {
       paddle = await startPaddleBillingEmulator({ webhookUrl: null });
     },
     stop: () => paddle?.stop(),
-    connect: (accountId, apiUrl) => saveProviderConnection(accountId, { kind: 'paddle-billing', apiKey: paddle.apiKey, apiUrl: apiUrl ?? paddle.url, webhookSecret: paddle.webhookSecret }),
+    connect: (accountId, apiUrl) =>
+      saveProviderConnection(accountId, {
+        kind: 'paddle-billing',
+        apiKey: paddle.apiKey,
+        apiUrl: apiUrl ?? paddle.url,
+        webhookSecret: paddle.webhookSecret,
+      }),
     apiUrl: () => paddle.url,
     failNext: (count, status) => paddle.failNext(count, status, 1),
-    creditObjects: () => [...paddle.ledger.discounts.values()].filter((d) => (d.custom_data as { refloop?: unknown } | null)?.refloop === 'credit').length,
+    creditObjects: () =>
+      [...paddle.ledger.discounts.values()].filter((d) => (d.custom_data as { refloop?: unknown } | null)?.refloop === 'credit').length,
     async checkout(email, referralId, couponCode) {
-      const out = await paddle.checkout({ email, deliver: false, ...(referralId ? { customData: { refloop_referral_id: referralId } } : {}), ...(couponCode ? { discountCode: couponCode } : {}) });
-      return { subscriptionId: out.result.subscription.id, paymentId: out.result.transaction.id, refundable: out.result.transaction.id, deliveries: out.delivered.map(json) };
+      const out = await paddle.checkout({
+        email,
+        deliver: false,
+        ...(referralId ? { customData: { refloop_referral_id: referralId } } : {}),
+        ...(couponCode ? { discountCode: couponCode } : {}),
+      });
+      return {
+        subscriptionId: out.result.subscription.id,
+        paymentId: out.result.transaction.id,
+        refundable: out.result.transaction.id,
+        deliveries: out.delivered.map(json),
+      };
     },
     async renew(subscriptionId) {
       const out = await paddle.renew(String(subscriptionId), { deliver: false });
@@ -136,21 +172,41 @@ function paddleBilling(): ProviderHarness {
 function stripe(): ProviderHarness {
   let em: StripeEmulator;
   const path = (a: string) => `/webhooks/stripe/${a}/`;
-  const json = (e: { rawBody: string; signature: string }): Delivery => ({ path, rawBody: e.rawBody, headers: { 'content-type': 'application/json', 'stripe-signature': e.signature } });
+  const json = (e: { rawBody: string; signature: string }): Delivery => ({
+    path,
+    rawBody: e.rawBody,
+    headers: { 'content-type': 'application/json', 'stripe-signature': e.signature },
+  });
   return {
     kind: 'stripe',
     async start() {
       em = await startStripeEmulator({ webhookUrl: null });
     },
     stop: () => em?.stop(),
-    connect: (accountId, apiUrl) => saveProviderConnection(accountId, { kind: 'stripe', secretKey: em.secretKey, apiUrl: apiUrl ?? em.url, webhookSecret: em.webhookSecret }),
+    connect: (accountId, apiUrl) =>
+      saveProviderConnection(accountId, {
+        kind: 'stripe',
+        secretKey: em.secretKey,
+        apiUrl: apiUrl ?? em.url,
+        webhookSecret: em.webhookSecret,
+      }),
     apiUrl: () => em.url,
     failNext: (count, status) => em.failNext(count, status, 1),
     creditObjects: () => [...em.ledger.balanceTransactions.values()].flat().filter((t) => t.metadata?.refloop === 'credit').length,
     async checkout(email, referralId, couponCode) {
-      const out = await em.checkout({ email, deliver: false, ...(referralId ? { clientReferenceId: referralId } : {}), ...(couponCode ? { promotionCode: couponCode } : {}) });
+      const out = await em.checkout({
+        email,
+        deliver: false,
+        ...(referralId ? { clientReferenceId: referralId } : {}),
+        ...(couponCode ? { promotionCode: couponCode } : {}),
+      });
       if (!out.result.charge) throw new Error('the Stripe emulator made no first charge');
-      return { subscriptionId: out.result.subscription.id, paymentId: out.result.invoice.id, refundable: out.result.charge.id, deliveries: out.delivered.map(json) };
+      return {
+        subscriptionId: out.result.subscription.id,
+        paymentId: out.result.invoice.id,
+        refundable: out.result.charge.id,
+        deliveries: out.delivered.map(json),
+      };
     },
     async renew(subscriptionId) {
       const out = await em.renew(String(subscriptionId), { deliver: false });

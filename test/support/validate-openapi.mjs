@@ -9,4 +9,6 @@ for await (const chunk of process.stdin) input += chunk;
 const validator = new Validator();
 const result = await validator.validate(JSON.parse(input));
 const refs = result.valid ? await validator.validateBundle?.([JSON.parse(input)]).catch(() => null) : null;
-process.stdout.write(JSON.stringify({ valid: result.valid, errors: result.errors ?? null, version: validator.version, bundle: refs ? refs.valid : null }));
+process.stdout.write(
+  JSON.stringify({ valid: result.valid, errors: result.errors ?? null, version: validator.version, bundle: refs ? refs.valid : null }),
+);

@@ -11,7 +11,9 @@ import type { createdWebhookEndpointView, webhookDeliveryView, webhookEndpointVi
  * true when every value the view can return is one the schema's output type accepts, and the view has no
  * top-level field the schema lacks (the schemas are strict objects: such a field fails live validation).
  */
-export type Conforms<View extends (...args: any[]) => unknown, Schema extends v.GenericSchema> = [ReturnType<View>] extends [v.InferOutput<Schema>]
+export type Conforms<View extends (...args: any[]) => unknown, Schema extends v.GenericSchema> = [ReturnType<View>] extends [
+  v.InferOutput<Schema>,
+]
   ? [Exclude<keyof ReturnType<View>, keyof v.InferOutput<Schema>>] extends [never]
     ? true
     : false

@@ -30,25 +30,29 @@ describe('the bench keeps the service log out of the console', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it.each([false, true])("writes the logger's lines (readable: %s) and console.* calls to the file, none to stdout or stderr, counted by level", async (readable) => {
-    useReadableLogs(readable);
-    const file = join(dir, 'service.log');
-    const sink = captureServiceLogs(file);
-    log('info', 'request answered', { status: 401 });
-    log('warn', 'slow provider');
-    log('error', 'record failed', { account_id: 'a1' });
-    console.log('a console line');
-    await sink.restore();
-    expect(printed).toEqual([]);
-    const text = readFileSync(file, 'utf8');
-    for (const message of ['request answered', 'slow provider', 'record failed', 'a console line']) expect(text).toContain(message);
-    expect(text.trim().split('\n')).toHaveLength(4);
-    if (!readable) expect(JSON.parse(text.split('\n')[0] as string)).toMatchObject({ level: 'INFO', message: 'request answered', status: 401 });
-    // The report counts what went to the file (the JSON lines' level; a readable line counts as info).
-    expect(sink.counts.error + sink.counts.warn + sink.counts.info + sink.counts.log).toBe(4);
-    if (!readable) expect([sink.counts.warn, sink.counts.error, sink.firstErrors.length]).toEqual([1, 1, 1]);
-    // After restore the logger prints to the console again.
-    log('info', 'after the bench');
-    expect(printed.join('')).toContain('after the bench');
-  });
+  it.each([false, true])(
+    "writes the logger's lines (readable: %s) and console.* calls to the file, none to stdout or stderr, counted by level",
+    async (readable) => {
+      useReadableLogs(readable);
+      const file = join(dir, 'service.log');
+      const sink = captureServiceLogs(file);
+      log('info', 'request answered', { status: 401 });
+      log('warn', 'slow provider');
+      log('error', 'record failed', { account_id: 'a1' });
+      console.log('a console line');
+      await sink.restore();
+      expect(printed).toEqual([]);
+      const text = readFileSync(file, 'utf8');
+      for (const message of ['request answered', 'slow provider', 'record failed', 'a console line']) expect(text).toContain(message);
+      expect(text.trim().split('\n')).toHaveLength(4);
+      if (!readable)
+        expect(JSON.parse(text.split('\n')[0] as string)).toMatchObject({ level: 'INFO', message: 'request answered', status: 401 });
+      // The report counts what went to the file (the JSON lines' level; a readable line counts as info).
+      expect(sink.counts.error + sink.counts.warn + sink.counts.info + sink.counts.log).toBe(4);
+      if (!readable) expect([sink.counts.warn, sink.counts.error, sink.firstErrors.length]).toEqual([1, 1, 1]);
+      // After restore the logger prints to the console again.
+      log('info', 'after the bench');
+      expect(printed.join('')).toContain('after the bench');
+    },
+  );
 });

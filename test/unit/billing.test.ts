@@ -138,10 +138,26 @@ describe('decimalToCents', () => {
     expect(Object.is(result, -0)).toBe(false);
   });
 
-  it.each(['', ' ', '9.99 ', ' 9.99', 'abc', '1e3', '1,00', '1.2.3', '.5', '5.', '+1', '--1', '-', '$9.99', 'NaN', 'Infinity', '0x10', '90071992547409.92'])(
-    'rejects %j',
-    (input) => {
-      expect(decimalToCents(input)).toBeNull();
-    },
-  );
+  it.each([
+    '',
+    ' ',
+    '9.99 ',
+    ' 9.99',
+    'abc',
+    '1e3',
+    '1,00',
+    '1.2.3',
+    '.5',
+    '5.',
+    '+1',
+    '--1',
+    '-',
+    '$9.99',
+    'NaN',
+    'Infinity',
+    '0x10',
+    '90071992547409.92',
+  ])('rejects %j', (input) => {
+    expect(decimalToCents(input)).toBeNull();
+  });
 });

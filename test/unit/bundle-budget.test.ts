@@ -12,7 +12,9 @@ import { scheduledJobs, workers } from '../../functions/workers';
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
-const entries = [...new Set([...routes.map((r) => r.entry), fallbackRoute.entry, ...workers.map((w) => w.entry), ...scheduledJobs.map((j) => j.entry)])];
+const entries = [
+  ...new Set([...routes.map((r) => r.entry), fallbackRoute.entry, ...workers.map((w) => w.entry), ...scheduledJobs.map((j) => j.entry)]),
+];
 
 /** The largest inputs of a bundle, grouped by npm package or file: what to look at when it grows. */
 function largestParts(fn: BundledFunction): string {
@@ -21,14 +23,21 @@ function largestParts(fn: BundledFunction): string {
     const group = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? input;
     groups.set(group, (groups.get(group) ?? 0) + bytesInOutput);
   }
-  return [...groups].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([group, bytes]) => `${group} ${kb(bytes)}`).join(', ');
+  return [...groups]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([group, bytes]) => `${group} ${kb(bytes)}`)
+    .join(', ');
 }
 
 describe('Lambda bundles', () => {
   let bundled: Record<string, BundledFunction>;
 
   beforeAll(async () => {
-    bundled = await bundleFunctions(Object.fromEntries(entries.map((entry) => [entry.replace(/\.ts$/, ''), entry])), { outdir: join(tmpdir(), 'refloop-bundle-budget'), write: false });
+    bundled = await bundleFunctions(Object.fromEntries(entries.map((entry) => [entry.replace(/\.ts$/, ''), entry])), {
+      outdir: join(tmpdir(), 'refloop-bundle-budget'),
+      write: false,
+    });
   }, 120_000);
 
   it(`every function's index.js is at most ${kb(BUNDLE_BUDGET_BYTES)} minified`, () => {
@@ -57,11 +66,15 @@ describe('Lambda bundles', () => {
       const kinds = Object.keys(built.fn?.adapters ?? {}).sort();
       expect(kinds).toEqual(['paddle-billing', 'paddle-classic', 'stripe']);
       for (const kind of kinds) expect(existsSync(join(outdir, 'fn', `provider-${kind}.js`))).toBe(true);
-      const run = spawnSync(process.execPath, ['-e', "require(process.argv[1]).handler().then((r) => process.stdout.write(JSON.stringify(r)))", join(outdir, 'fn', 'index.js')], {
-        encoding: 'utf8',
-        env: { PATH: process.env.PATH ?? '', TABLE_NAME: 'bundle-test', AWS_REGION: 'us-east-1' },
-        timeout: 30_000,
-      });
+      const run = spawnSync(
+        process.execPath,
+        ['-e', 'require(process.argv[1]).handler().then((r) => process.stdout.write(JSON.stringify(r)))', join(outdir, 'fn', 'index.js')],
+        {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH ?? '', TABLE_NAME: 'bundle-test', AWS_REGION: 'us-east-1' },
+          timeout: 30_000,
+        },
+      );
       expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr }).toEqual({ status: 0, stderr: '' });
       const result = JSON.parse(run.stdout) as { loaded: Record<string, string[]>; sameErrorClass: boolean };
       expect(Object.keys(result.loaded).sort()).toEqual(kinds);

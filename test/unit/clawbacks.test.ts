@@ -5,9 +5,29 @@ import fc from 'fast-check';
 import { planSettlement } from '../../shared/flows/settlement/plan';
 import type { Settlement } from '../../shared/flows/settlement/load';
 
-const commission = (over: Partial<RewardState> = {}): RewardState => ({ id: 'c1', type: 'commission', amount: 250, currency: 'USD', payment_id: 7, ...over });
-const credit = (over: Partial<RewardState> = {}): RewardState => ({ id: 'k1', type: 'credit', amount: 500, currency: 'USD', payment_id: 7, ...over });
-const refund = (id: string, amount: number, at = 100, over: Partial<RefundRecord> = {}): RefundRecord => ({ id, payment_id: 7, amount, refunded_at: at, ...over });
+const commission = (over: Partial<RewardState> = {}): RewardState => ({
+  id: 'c1',
+  type: 'commission',
+  amount: 250,
+  currency: 'USD',
+  payment_id: 7,
+  ...over,
+});
+const credit = (over: Partial<RewardState> = {}): RewardState => ({
+  id: 'k1',
+  type: 'credit',
+  amount: 500,
+  currency: 'USD',
+  payment_id: 7,
+  ...over,
+});
+const refund = (id: string, amount: number, at = 100, over: Partial<RefundRecord> = {}): RefundRecord => ({
+  id,
+  payment_id: 7,
+  amount,
+  refunded_at: at,
+  ...over,
+});
 const payments = [{ id: 7, amount: 1000 }];
 
 describe('commission clawbacks', () => {
@@ -19,13 +39,17 @@ describe('commission clawbacks', () => {
   });
 
   it('a partial refund takes back a proportional share (gross_refund / payment amount)', () => {
-    expect(planClawbacks([commission()], payments, [refund('r1', 400)]).clawbacks).toEqual([expect.objectContaining({ amount: -100, refund_id: 'r1' })]);
+    expect(planClawbacks([commission()], payments, [refund('r1', 400)]).clawbacks).toEqual([
+      expect.objectContaining({ amount: -100, refund_id: 'r1' }),
+    ]);
   });
 
   it('plans nothing for a refund already answered, and only the new share for a later one', () => {
     const existing = [commission(), commission({ id: 'x1', amount: -100, reverses: 'c1', refund_id: 'r1' })];
     expect(planClawbacks(existing, payments, [refund('r1', 400)]).clawbacks).toEqual([]);
-    expect(planClawbacks(existing, payments, [refund('r1', 400), refund('r2', 200, 200)]).clawbacks).toEqual([expect.objectContaining({ amount: -50, refund_id: 'r2' })]);
+    expect(planClawbacks(existing, payments, [refund('r1', 400), refund('r2', 200, 200)]).clawbacks).toEqual([
+      expect.objectContaining({ amount: -50, refund_id: 'r2' }),
+    ]);
   });
 
   it('settles rounding when the payment is refunded in full: the reward nets to zero', () => {
@@ -36,21 +60,32 @@ describe('commission clawbacks', () => {
   });
 
   it('never takes back more than the reward, and ignores duplicate refund records and other payments', () => {
-    const plan = planClawbacks([commission()], payments, [refund('r1', 1000), refund('r1', 1000), refund('r9', 1000, 5, { payment_id: 8 })]);
+    const plan = planClawbacks([commission()], payments, [
+      refund('r1', 1000),
+      refund('r1', 1000),
+      refund('r9', 1000, 5, { payment_id: 8 }),
+    ]);
     expect(plan.clawbacks).toHaveLength(1);
     expect(plan.clawbacks[0]?.amount).toBe(-250);
-    const capped = planClawbacks([commission(), commission({ id: 'x', amount: -240, reverses: 'c1', refund_id: 'r0' })], payments, [refund('r0', 960), refund('r1', 400, 200)]);
+    const capped = planClawbacks([commission(), commission({ id: 'x', amount: -240, reverses: 'c1', refund_id: 'r0' })], payments, [
+      refund('r0', 960),
+      refund('r1', 400, 200),
+    ]);
     expect(capped.clawbacks.map((c) => c.amount)).toEqual([-10]);
   });
 
   it('never claws back a clawback', () => {
-    expect(planClawbacks([commission({ amount: -250, reverses: 'c0', refund_id: 'r0' })], payments, [refund('r1', 1000)]).clawbacks).toEqual([]);
+    expect(
+      planClawbacks([commission({ amount: -250, reverses: 'c0', refund_id: 'r0' })], payments, [refund('r1', 1000)]).clawbacks,
+    ).toEqual([]);
   });
 });
 
 describe('credit reversals', () => {
   it('reverses a credit once its payment is refunded in full, naming the refund that completed it', () => {
-    expect(planClawbacks([credit()], payments, [refund('r1', 600, 1), refund('r2', 400, 2)]).creditReversals).toEqual([{ reward_id: 'k1', payment_id: 7, refund_id: 'r2' }]);
+    expect(planClawbacks([credit()], payments, [refund('r1', 600, 1), refund('r2', 400, 2)]).creditReversals).toEqual([
+      { reward_id: 'k1', payment_id: 7, refund_id: 'r2' },
+    ]);
     expect(planClawbacks([credit()], payments, [refund('r1', 10, 1, { refund_type: 'full' })]).creditReversals).toHaveLength(1);
   });
 
@@ -112,13 +147,35 @@ describe('refunds in pieces (issue 11, item 4)', () => {
 
 describe('planSettlement (shared/flows/settlement/plan.ts): the rewards, clawbacks and reports of one evaluation, pure', () => {
   const referral = {
-    id: 'r1', member_id: 'm1', user_identifier: 'u', created_at: 0, campaign_id: 'c1', coupon_code: null, converted_at: 50, reward_type: 'commission' as const,
-    reward_amount: 250, reward_threshold: 0, commission_months: null, currency: 'USD', reward_percent: null, hold_days: 30, approval: 'auto' as const,
-    rewards: [], rewards_completed: false, referred_discount: null, subscription: { id: 9, status: 'active' },
+    id: 'r1',
+    member_id: 'm1',
+    user_identifier: 'u',
+    created_at: 0,
+    campaign_id: 'c1',
+    coupon_code: null,
+    converted_at: 50,
+    reward_type: 'commission' as const,
+    reward_amount: 250,
+    reward_threshold: 0,
+    commission_months: null,
+    currency: 'USD',
+    reward_percent: null,
+    hold_days: 30,
+    approval: 'auto' as const,
+    rewards: [],
+    rewards_completed: false,
+    referred_discount: null,
+    subscription: { id: 9, status: 'active' },
   } as unknown as Settlement['referral'];
   const loaded = (over: Partial<Settlement> = {}): Settlement => ({
-    accountId: 'a1', referral, member: null, payments: [{ id: 7, subscription_id: 9, order_id: null, amount: 1000, currency: 'USD', paid_at: 100, status: 'paid' }],
-    refunds: [], unreported: [], paymentItems: [], ...over,
+    accountId: 'a1',
+    referral,
+    member: null,
+    payments: [{ id: 7, subscription_id: 9, order_id: null, amount: 1000, currency: 'USD', paid_at: 100, status: 'paid' }],
+    refunds: [],
+    unreported: [],
+    paymentItems: [],
+    ...over,
   });
   let n = 0;
   const newId = () => `id${++n}`;
@@ -126,15 +183,36 @@ describe('planSettlement (shared/flows/settlement/plan.ts): the rewards, clawbac
   it('plans the new rewards as stored (ids, lifecycle) and a clawback of a part refund against them', () => {
     n = 0;
     const plan = planSettlement(loaded({ refunds: [refund('rf1', 400, 120)] }), { now: 200, newId });
-    expect(plan.rewards).toEqual([{ id: 'id1', type: 'commission', amount: 250, currency: 'USD', created_at: 200, payment_id: 7, status: 'pending', approves_at: 200 + 30 * 86_400 }]);
-    expect(plan.clawbacks).toEqual([{ type: 'commission', amount: -100, currency: 'USD', payment_id: 7, reverses: 'id1', refund_id: 'rf1' }]);
+    expect(plan.rewards).toEqual([
+      {
+        id: 'id1',
+        type: 'commission',
+        amount: 250,
+        currency: 'USD',
+        created_at: 200,
+        payment_id: 7,
+        status: 'pending',
+        approves_at: 200 + 30 * 86_400,
+      },
+    ]);
+    expect(plan.clawbacks).toEqual([
+      { type: 'commission', amount: -100, currency: 'USD', payment_id: 7, reverses: 'id1', refund_id: 'rf1' },
+    ]);
     expect(plan.completed).toBe(false);
   });
 
   it('a replay plans nothing new, and the early payments are the report deltas', () => {
     const unreported = [{ key: { pk: 'p', sk: 's' }, metric: 'revenue' as const, at: 100, amount: 1000, currency: 'USD' }];
-    const stored = { ...referral, rewards: [{ id: 'x', type: 'commission' as const, amount: 250, currency: 'USD', created_at: 150, payment_id: 7 }] };
+    const stored = {
+      ...referral,
+      rewards: [{ id: 'x', type: 'commission' as const, amount: 250, currency: 'USD', created_at: 150, payment_id: 7 }],
+    };
     const plan = planSettlement(loaded({ referral: stored, unreported }), { now: 200, newId });
-    expect({ rewards: plan.rewards, clawbacks: plan.clawbacks, reversals: plan.creditReversals, reports: plan.reports }).toEqual({ rewards: [], clawbacks: [], reversals: [], reports: unreported });
+    expect({ rewards: plan.rewards, clawbacks: plan.clawbacks, reversals: plan.creditReversals, reports: plan.reports }).toEqual({
+      rewards: [],
+      clawbacks: [],
+      reversals: [],
+      reports: unreported,
+    });
   });
 });

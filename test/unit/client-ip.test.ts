@@ -2,7 +2,14 @@
 // is parsed in its IPv4 and IPv6 forms, and believed only on a request that carries the distribution's secret
 // origin header; with the secret configured, a request without it is refused (403).
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { clientIp, DIRECT_ACCESS_REFUSED, ORIGIN_VERIFY_ENV, ORIGIN_VERIFY_HEADER, requireDistribution, viewerAddress } from '../../shared/http/client-ip';
+import {
+  clientIp,
+  DIRECT_ACCESS_REFUSED,
+  ORIGIN_VERIFY_ENV,
+  ORIGIN_VERIFY_HEADER,
+  requireDistribution,
+  viewerAddress,
+} from '../../shared/http/client-ip';
 
 const SECRET = 'unit-test-origin-secret-0123456789abcdef';
 const event = (headers: Record<string, string>, sourceIp = '130.176.1.1'): APIGatewayProxyEventV2 =>
@@ -27,7 +34,19 @@ describe('viewerAddress (CloudFront-Viewer-Address)', () => {
     expect(viewerAddress(value)).toBe(address);
   });
 
-  it.each([undefined, '', '198.51.100.10', '198.51.100.10:', '198.51.100.10:port', 'example.com:443', '[1.2.3.4]:443', '[::1]', '999.1.1.1:80', '1.2.3.4:123456', ':443'])('refuses %p', (value) => {
+  it.each([
+    undefined,
+    '',
+    '198.51.100.10',
+    '198.51.100.10:',
+    '198.51.100.10:port',
+    'example.com:443',
+    '[1.2.3.4]:443',
+    '[::1]',
+    '999.1.1.1:80',
+    '1.2.3.4:123456',
+    ':443',
+  ])('refuses %p', (value) => {
     expect(viewerAddress(value)).toBeUndefined();
   });
 });
@@ -35,16 +54,22 @@ describe('viewerAddress (CloudFront-Viewer-Address)', () => {
 describe('clientIp', () => {
   it('without a configured secret (locally): the source address, whatever CloudFront-Viewer-Address says', () => {
     delete process.env[ORIGIN_VERIFY_ENV];
-    expect(clientIp(event({ 'cloudfront-viewer-address': '198.51.100.10:46532', [ORIGIN_VERIFY_HEADER]: SECRET }, '127.0.0.1'))).toBe('127.0.0.1');
+    expect(clientIp(event({ 'cloudfront-viewer-address': '198.51.100.10:46532', [ORIGIN_VERIFY_HEADER]: SECRET }, '127.0.0.1'))).toBe(
+      '127.0.0.1',
+    );
   });
 
   it('with the secret on the request: the viewer address (any header case); else the source address', () => {
     process.env[ORIGIN_VERIFY_ENV] = SECRET;
-    expect(clientIp(event({ 'CloudFront-Viewer-Address': '198.51.100.10:46532', 'X-Refloop-Origin-Verify': SECRET }))).toBe('198.51.100.10');
+    expect(clientIp(event({ 'CloudFront-Viewer-Address': '198.51.100.10:46532', 'X-Refloop-Origin-Verify': SECRET }))).toBe(
+      '198.51.100.10',
+    );
     expect(clientIp(event({ 'cloudfront-viewer-address': '[2001:db8::5]:443', [ORIGIN_VERIFY_HEADER]: SECRET }))).toBe('2001:db8::5');
     // A forged viewer header without the secret, or with a wrong one, is not believed.
     expect(clientIp(event({ 'cloudfront-viewer-address': '198.51.100.10:46532' }))).toBe('130.176.1.1');
-    expect(clientIp(event({ 'cloudfront-viewer-address': '198.51.100.10:46532', [ORIGIN_VERIFY_HEADER]: `${SECRET}x` }))).toBe('130.176.1.1');
+    expect(clientIp(event({ 'cloudfront-viewer-address': '198.51.100.10:46532', [ORIGIN_VERIFY_HEADER]: `${SECRET}x` }))).toBe(
+      '130.176.1.1',
+    );
     // Through CloudFront but with an unreadable viewer header: the source address.
     expect(clientIp(event({ 'cloudfront-viewer-address': 'garbage', [ORIGIN_VERIFY_HEADER]: SECRET }))).toBe('130.176.1.1');
     expect(clientIp({ headers: {} } as unknown as APIGatewayProxyEventV2)).toBe('unknown');

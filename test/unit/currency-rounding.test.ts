@@ -31,7 +31,7 @@ describe('the currency unit', () => {
     expect(isZeroDecimal('EUR')).toBe(false);
   });
 
-  it('formats amounts with the currency\'s decimals for the payout files', () => {
+  it("formats amounts with the currency's decimals for the payout files", () => {
     expect(formatInCurrency(12000, 'JPY')).toBe('120');
     expect(formatInCurrency(11988, 'JPY')).toBe('120');
     expect(formatInCurrency(11988, 'USD')).toBe('119.88');
@@ -40,9 +40,22 @@ describe('the currency unit', () => {
   });
 });
 
-const jpyTerms: RewardTerms = { reward_type: 'commission', reward_amount: 0, reward_threshold: 0, commission_months: null, currency: 'JPY', reward_percent: 333 };
+const jpyTerms: RewardTerms = {
+  reward_type: 'commission',
+  reward_amount: 0,
+  reward_threshold: 0,
+  commission_months: null,
+  currency: 'JPY',
+  reward_percent: 333,
+};
 const usdTerms: RewardTerms = { ...jpyTerms, currency: 'USD' };
-const pay = (id: number, amount: number, currency: string, at = 1_700_000_000 + id): PaymentRecord => ({ id, amount, currency, paid_at: at, status: 'paid' });
+const pay = (id: number, amount: number, currency: string, at = 1_700_000_000 + id): PaymentRecord => ({
+  id,
+  amount,
+  currency,
+  paid_at: at,
+  status: 'paid',
+});
 const opts = { subscriptionDeleted: false, now: 1_800_000_000 };
 
 describe('commissions are rounded where they are computed', () => {
@@ -58,7 +71,12 @@ describe('commissions are rounded where they are computed', () => {
   it('a fixed JPY amount stored with decimals (before the campaign check) is paid in whole yen', () => {
     const fixed = planRewards({ ...jpyTerms, reward_percent: null, reward_amount: 3996 }, [pay(1, 120_000, 'JPY')], [], opts);
     expect(fixed.rewards[0]?.amount).toBe(4000);
-    const credit = planRewards({ ...jpyTerms, reward_type: 'credit', reward_percent: null, reward_amount: 3996 }, [pay(1, 120_000, 'JPY')], [], opts);
+    const credit = planRewards(
+      { ...jpyTerms, reward_type: 'credit', reward_percent: null, reward_amount: 3996 },
+      [pay(1, 120_000, 'JPY')],
+      [],
+      opts,
+    );
     expect(credit.rewards[0]?.amount).toBe(4000);
   });
 
@@ -75,41 +93,95 @@ describe('commissions are rounded where they are computed', () => {
     // A part: 50,000 of 120,000 takes back 1,666.67 yen of the reward -> 1,700.
     expect(planClawbacks([reward], [{ id: 1, amount: 120_000 }], refunds.slice(0, 1)).clawbacks[0]?.amount).toBe(-1700);
     // USD keeps cents.
-    expect(planClawbacks([{ ...reward, currency: 'USD' }], [{ id: 1, amount: 120_000 }], refunds.slice(0, 1)).clawbacks[0]?.amount).toBe(-1667);
+    expect(planClawbacks([{ ...reward, currency: 'USD' }], [{ id: 1, amount: 120_000 }], refunds.slice(0, 1)).clawbacks[0]?.amount).toBe(
+      -1667,
+    );
   });
 });
 
 describe('payout files', () => {
   const row = (amount: number, currency: string): PayoutFileRow => ({
-    payout_id: `po_${'a'.repeat(32)}`, member_id: 'm1', member_identifier: 'mia', member_email: 'mia@example.com', member_name: 'Mia', payout_email: 'pay@example.com',
-    amount, currency, reward_count: 3, period_start: 1, period_end: 2, status: 'processing', paid_at: null, reference: null,
+    payout_id: `po_${'a'.repeat(32)}`,
+    member_id: 'm1',
+    member_identifier: 'mia',
+    member_email: 'mia@example.com',
+    member_name: 'Mia',
+    payout_email: 'pay@example.com',
+    amount,
+    currency,
+    reward_count: 3,
+    period_start: 1,
+    period_end: 2,
+    status: 'processing',
+    paid_at: null,
+    reference: null,
   });
 
   it('PayPal and Wise rows ask for whole yen in JPY and for cents in USD', () => {
     expect(payoutFile('paypal', [row(12_000, 'JPY')], { note: 'n' }).split(',')[1]).toBe('120');
-    expect(payoutFile('wise', [row(12_000, 'JPY')], { note: 'n' }).split('\r\n')[1]?.split(',')[5]).toBe('120');
+    expect(
+      payoutFile('wise', [row(12_000, 'JPY')], { note: 'n' })
+        .split('\r\n')[1]
+        ?.split(',')[5],
+    ).toBe('120');
     expect(payoutFile('paypal', [row(11_988, 'USD')], { note: 'n' }).split(',')[1]).toBe('119.88');
-    expect(payoutFile('wise', [row(11_988, 'USD')], { note: 'n' }).split('\r\n')[1]?.split(',')[5]).toBe('119.88');
+    expect(
+      payoutFile('wise', [row(11_988, 'USD')], { note: 'n' })
+        .split('\r\n')[1]
+        ?.split(',')[5],
+    ).toBe('119.88');
   });
 });
 
-describe('a campaign\'s amounts against their currency (400s)', () => {
-  const base = { allows_commission: true, commission_type: 'fixed' as const, commission_percent: 0, allows_credit: false, credit_amount: 0, credit_currency: 'USD', commission_amount: 100, commission_currency: 'USD', min_payout: 0, referred_discount_type: null, referred_discount_amount: 0 };
+describe("a campaign's amounts against their currency (400s)", () => {
+  const base = {
+    allows_commission: true,
+    commission_type: 'fixed' as const,
+    commission_percent: 0,
+    allows_credit: false,
+    credit_amount: 0,
+    credit_currency: 'USD',
+    commission_amount: 100,
+    commission_currency: 'USD',
+    min_payout: 0,
+    referred_discount_type: null,
+    referred_discount_amount: 0,
+  };
 
   it('a zero-decimal currency refuses decimals: commission, credit, minimum payout, flat discount', () => {
-    expect(commissionErrors({ ...base, commission_currency: 'JPY', commission_amount: 3996 })).toEqual({ commission_amount: ['JPY has no decimals: use a whole amount such as "40".'] });
+    expect(commissionErrors({ ...base, commission_currency: 'JPY', commission_amount: 3996 })).toEqual({
+      commission_amount: ['JPY has no decimals: use a whole amount such as "40".'],
+    });
     expect(commissionErrors({ ...base, commission_currency: 'JPY', commission_amount: 4000 })).toEqual({});
     expect(commissionErrors({ ...base, commission_amount: 3996 })).toEqual({});
-    expect(Object.keys(commissionErrors({ ...base, allows_credit: true, credit_currency: 'KRW', credit_amount: 150 }))).toEqual(['credit_amount']);
-    expect(Object.keys(commissionErrors({ ...base, commission_currency: 'JPY', commission_amount: 4000, min_payout: 50 }))).toEqual(['min_payout']);
-    expect(Object.keys(commissionErrors({ ...base, commission_currency: 'JPY', commission_amount: 4000, referred_discount_type: 'flat', referred_discount_amount: 1050 }))).toEqual(['referred_discount_amount']);
+    expect(Object.keys(commissionErrors({ ...base, allows_credit: true, credit_currency: 'KRW', credit_amount: 150 }))).toEqual([
+      'credit_amount',
+    ]);
+    expect(Object.keys(commissionErrors({ ...base, commission_currency: 'JPY', commission_amount: 4000, min_payout: 50 }))).toEqual([
+      'min_payout',
+    ]);
+    expect(
+      Object.keys(
+        commissionErrors({
+          ...base,
+          commission_currency: 'JPY',
+          commission_amount: 4000,
+          referred_discount_type: 'flat',
+          referred_discount_amount: 1050,
+        }),
+      ),
+    ).toEqual(['referred_discount_amount']);
   });
 
   it('no fixed amount above what one payout may carry', () => {
     expect(commissionErrors({ ...base, commission_amount: maxPayoutCents('USD') })).toEqual({});
-    expect(commissionErrors({ ...base, commission_amount: maxPayoutCents('USD') + 1 })).toEqual({ commission_amount: ['Ensure this value is less than or equal to 1000000.00 (the most one payout in USD may carry).'] });
+    expect(commissionErrors({ ...base, commission_amount: maxPayoutCents('USD') + 1 })).toEqual({
+      commission_amount: ['Ensure this value is less than or equal to 1000000.00 (the most one payout in USD may carry).'],
+    });
     expect(Object.keys(commissionErrors({ ...base, min_payout: maxPayoutCents('USD') + 100 }))).toEqual(['min_payout']);
-    expect(Object.keys(commissionErrors({ ...base, allows_credit: true, credit_amount: maxPayoutCents('USD') + 100 }))).toEqual(['credit_amount']);
+    expect(Object.keys(commissionErrors({ ...base, allows_credit: true, credit_amount: maxPayoutCents('USD') + 100 }))).toEqual([
+      'credit_amount',
+    ]);
   });
 });
 
@@ -117,13 +189,20 @@ describe('a payment above the sanity limit', () => {
   it('earns a reward held for review (with its reason), and the payments around it earn as usual', () => {
     const huge = 3_330_000_000_000; // 33.3 billion dollars, in cents
     expect(huge).toBeGreaterThan(maxPaymentCents('USD'));
-    const plan = planRewards({ ...usdTerms, reward_percent: 1000 }, [pay(1, 1000, 'USD'), pay(2, huge, 'USD'), pay(3, 1000, 'USD')], [], opts);
+    const plan = planRewards(
+      { ...usdTerms, reward_percent: 1000 },
+      [pay(1, 1000, 'USD'), pay(2, huge, 'USD'), pay(3, 1000, 'USD')],
+      [],
+      opts,
+    );
     expect(plan.rewards.map((r) => [r.payment_id, r.amount, r.held !== undefined])).toEqual([
       [1, 100, false],
       [2, huge / 10, true],
       [3, 100, false],
     ]);
-    expect(plan.rewards[1]?.held).toMatch(/^Held for review: payment 2 of 33,300,000,000 USD is above the sanity limit of 10,000,000 USD per payment/);
+    expect(plan.rewards[1]?.held).toMatch(
+      /^Held for review: payment 2 of 33,300,000,000 USD is above the sanity limit of 10,000,000 USD per payment/,
+    );
     expect(planRewards(usdTerms, [pay(1, maxPaymentCents('USD'), 'USD')], [], opts).rewards[0]?.held).toBeUndefined();
     // A zero-decimal currency's limit is in its own (smaller) units.
     expect(maxPaymentCents('JPY')).toBe(maxPaymentCents('USD') * 1000);

@@ -46,7 +46,10 @@ export function documentedPaths(text: string): string[] {
 describe('paths in the README and the API tour', () => {
   const doc = buildOpenApi(routes) as { paths: Record<string, unknown> };
   // `{name}` matches one segment, as the gateway routes it.
-  const templates = Object.keys(doc.paths).map((p) => ({ p, re: new RegExp(`^${p.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
+  const templates = Object.keys(doc.paths).map((p) => ({
+    p,
+    re: new RegExp(`^${p.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  }));
   // A placeholder in the text (`<bob's referral id>`, `$MEMBER`, `${memberId}`, `{id}`) stands for one segment.
   const concrete = (path: string) => path.replace(/<[^>]*>|\$\{[^}]*\}|\$[A-Z_]+|\{[^}]*\}/g, 'x');
 
@@ -59,7 +62,13 @@ describe('paths in the README and the API tour', () => {
   });
 
   it("a payout batch's file_url (the view and the document's example) is the route as the document writes it", () => {
-    const urls = [batchView({ id: 'pb_1', format: 'wise', currency: 'USD', status: 'processing', payout_ids: [], amount: 0, created_at: 0 }, 'https://api.example.com').file_url, PAYOUT_BATCH.file_url];
+    const urls = [
+      batchView(
+        { id: 'pb_1', format: 'wise', currency: 'USD', status: 'processing', payout_ids: [], amount: 0, created_at: 0 },
+        'https://api.example.com',
+      ).file_url,
+      PAYOUT_BATCH.file_url,
+    ];
     for (const url of urls) expect({ url, known: templates.some((t) => t.re.test(new URL(url).pathname)) }).toEqual({ url, known: true });
   });
 
@@ -78,7 +87,15 @@ describe('the background sync schedule', () => {
   it('every frequency the docs give for the backfill is the schedule of the ProviderBackfill job', () => {
     const job = scheduledJobs.find((j) => j.name === 'ProviderBackfill');
     if (!job) throw new Error('no ProviderBackfill job in functions/workers.ts');
-    const files = ['README.md', 'docs/api.md', 'docs/operations.md', 'docs/rewards.md', 'docs/providers/paddle-billing.md', 'docs/providers/paddle-classic.md', 'docs/providers/stripe.md'];
+    const files = [
+      'README.md',
+      'docs/api.md',
+      'docs/operations.md',
+      'docs/rewards.md',
+      'docs/providers/paddle-billing.md',
+      'docs/providers/paddle-classic.md',
+      'docs/providers/stripe.md',
+    ];
     const minutes = (f: string) => {
       if (/^hourly$/i.test(f)) return 60;
       const m = /every\s+(\d+)\s*(h|hours?|minutes?)\b/i.exec(f);
@@ -87,7 +104,8 @@ describe('the background sync schedule', () => {
     const said: { file: string; text: string; minutes: number }[] = [];
     for (const file of files) {
       const text = read(file).replace(/\s+/g, ' ');
-      const near = /(?:(hourly|every \d+ ?(?:h|hours?|minutes?)\b)[^.|;]{0,15}?(?:backfill|background[- ]sync))|(?:(?:backfill|background[- ]sync)[^.|;]{0,25}?(hourly|every \d+ ?(?:h|hours?|minutes?)\b))/gi;
+      const near =
+        /(?:(hourly|every \d+ ?(?:h|hours?|minutes?)\b)[^.|;]{0,15}?(?:backfill|background[- ]sync))|(?:(?:backfill|background[- ]sync)[^.|;]{0,25}?(hourly|every \d+ ?(?:h|hours?|minutes?)\b))/gi;
       for (const m of text.matchAll(near)) said.push({ file, text: m[0], minutes: minutes((m[1] ?? m[2]) as string) });
     }
     expect(said.length).toBeGreaterThanOrEqual(3);

@@ -207,7 +207,11 @@ describe('/js/refloop-embed.js', () => {
     const onError = jest.fn();
     const { iframe } = Refloop.mount('#referrals', { url: PORTAL_URL, onReady, onError });
     dispatch({ origin: PORTAL, source: iframe.contentWindow, data: { source: 'refloop-portal', type: 'ready' } });
-    dispatch({ origin: PORTAL, source: iframe.contentWindow, data: { source: 'refloop-portal', type: 'error', code: 'forbidden', message: 'No.' } });
+    dispatch({
+      origin: PORTAL,
+      source: iframe.contentWindow,
+      data: { source: 'refloop-portal', type: 'error', code: 'forbidden', message: 'No.' },
+    });
     expect(onReady).toHaveBeenCalledTimes(1);
     expect(onError).toHaveBeenCalledWith({ code: 'forbidden', message: 'No.' });
   });
@@ -248,7 +252,11 @@ describe('/js/refloop-embed.js', () => {
     throwing.unmount();
 
     const onError2 = jest.fn();
-    const rejecting = Refloop.mount('#referrals', { url: PORTAL_URL, onError: onError2, onTokenExpired: () => Promise.reject(new Error('401')) });
+    const rejecting = Refloop.mount('#referrals', {
+      url: PORTAL_URL,
+      onError: onError2,
+      onTokenExpired: () => Promise.reject(new Error('401')),
+    });
     dispatch({ origin: PORTAL, source: rejecting.iframe.contentWindow, data: expired });
     await settle();
     expect(onError2).toHaveBeenCalledWith({ code: 'token_refresh_failed', message: '401' });
@@ -316,7 +324,11 @@ describe('/js/refloop-embed.js', () => {
       expect(iframe.style.display).toBe('none');
       const [notice] = container.children;
       expect(container.children).toEqual([notice, iframe]);
-      expect(notice).toMatchObject({ tagName: 'p', attributes: { role: 'alert' }, textContent: 'The referral programme cannot be shown here right now.' });
+      expect(notice).toMatchObject({
+        tagName: 'p',
+        attributes: { role: 'alert' },
+        textContent: 'The referral programme cannot be shown here right now.',
+      });
       elapse(60_000);
       expect(onError).toHaveBeenCalledTimes(1);
     });
@@ -326,7 +338,10 @@ describe('/js/refloop-embed.js', () => {
       const onError = jest.fn();
       Refloop.mount('#referrals', { url: PORTAL_URL, onError, readyTimeout: 4000 });
       elapse(4000);
-      expect(onError).toHaveBeenCalledWith({ code: 'portal_unreachable', message: `The referral portal at ${PORTAL} did not load within 4 s. Check that this browser can reach it.` });
+      expect(onError).toHaveBeenCalledWith({
+        code: 'portal_unreachable',
+        message: `The referral portal at ${PORTAL} did not load within 4 s. Check that this browser can reach it.`,
+      });
     });
 
     it('any message of the portal in time means it runs: no error, no notice', () => {
@@ -360,7 +375,9 @@ describe('/js/refloop-embed.js', () => {
       const quiet = browser();
       quiet.Refloop.mount('#referrals', { url: PORTAL_URL }).iframe.fire('load');
       quiet.elapse(15_000);
-      expect(quiet.consoleErrors).toEqual([expect.stringMatching(/^Refloop: The referral portal did not start within 15 s\. Most likely this site/)]);
+      expect(quiet.consoleErrors).toEqual([
+        expect.stringMatching(/^Refloop: The referral portal did not start within 15 s\. Most likely this site/),
+      ]);
 
       const never = browser();
       const onError = jest.fn();

@@ -224,7 +224,10 @@ describe('campaign bodies', () => {
   it('update takes any subset, adds no defaults and keeps only the keys sent', () => {
     expect(validate(updateCampaignBody, {})).toEqual({});
     expect(validate(updateCampaignBody, { credit_amount: '2.5', id: 'x', created_at: 5 })).toEqual({ credit_amount: 250 });
-    expect(validate(updateCampaignBody, { allows_credit: 'on', credit_currency: 'eur' })).toEqual({ allows_credit: true, credit_currency: 'EUR' });
+    expect(validate(updateCampaignBody, { allows_credit: 'on', credit_currency: 'eur' })).toEqual({
+      allows_credit: true,
+      credit_currency: 'EUR',
+    });
   });
 
   it('update still refuses null, blank and invalid values', () => {
@@ -321,16 +324,23 @@ describe('member bodies', () => {
   });
 
   it('reports several errors at once and drops unknown keys', () => {
-    expect(
-      errorsOf(createMemberBody, { email: 'nope', first_name: 'x'.repeat(60), code: 'a b', id: 'x', stats: {} }),
-    ).toEqual({
+    expect(errorsOf(createMemberBody, { email: 'nope', first_name: 'x'.repeat(60), code: 'a b', id: 'x', stats: {} })).toEqual({
       identifier: [REQUIRED],
       email: ['Enter a valid email address.'],
       first_name: [tooLong(50)],
       code: ['Use only letters, digits, "-" and "_".'],
     });
     const out = validate(createMemberBody, { ...base, id: 'x', stats: {}, link_clicks: 3, created_at: 1 });
-    expect(Object.keys(out).sort()).toEqual(['campaign', 'email', 'email_opt_out', 'first_name', 'identifier', 'last_name', 'payout_email', 'subscription']);
+    expect(Object.keys(out).sort()).toEqual([
+      'campaign',
+      'email',
+      'email_opt_out',
+      'first_name',
+      'identifier',
+      'last_name',
+      'payout_email',
+      'subscription',
+    ]);
   });
 
   it('update takes any subset and refuses null where not allowed', () => {
@@ -364,7 +374,10 @@ describe('referral bodies', () => {
       user_identifier: 'u'.repeat(255),
       member_code: 'ABC',
     });
-    expect(validate(createReferralBody, { user_identifier: 42, member_code: ' ABC ' })).toEqual({ user_identifier: '42', member_code: 'ABC' });
+    expect(validate(createReferralBody, { user_identifier: 42, member_code: ' ABC ' })).toEqual({
+      user_identifier: '42',
+      member_code: 'ABC',
+    });
   });
 });
 
@@ -380,10 +393,17 @@ describe('lone surrogates (issue 11 item 9)', () => {
     ['\ud83d\ud83d\ude00', 'D83D'], // a high surrogate followed by a pair
   ])('%j is refused in every string field', (value, cp) => {
     expect(errorsOf(createReferralBody, { user_identifier: value, member_code: 'C' })).toEqual({ user_identifier: [message(cp)] });
-    expect(errorsOf(createMemberBody, { identifier: 'i', email: 'a@example.com', first_name: value })).toEqual({ first_name: [message(cp)] });
+    expect(errorsOf(createMemberBody, { identifier: 'i', email: 'a@example.com', first_name: value })).toEqual({
+      first_name: [message(cp)],
+    });
     expect(errorsOf(createMemberBody, { identifier: 'i', email: value })).toEqual({ email: [message(cp)] });
-    expect(errorsOf(createCampaignBody, { name: value, credit_currency: value })).toEqual({ name: [message(cp)], credit_currency: [message(cp)] });
-    expect(errorsOf(createMemberBody, { identifier: 'i', email: 'a@example.com', campaign: { id: value } })).toEqual({ campaign: [message(cp)] });
+    expect(errorsOf(createCampaignBody, { name: value, credit_currency: value })).toEqual({
+      name: [message(cp)],
+      credit_currency: [message(cp)],
+    });
+    expect(errorsOf(createMemberBody, { identifier: 'i', email: 'a@example.com', campaign: { id: value } })).toEqual({
+      campaign: [message(cp)],
+    });
   });
 
   it('accepts well-formed pairs and other non-ASCII text', () => {
@@ -436,7 +456,8 @@ describe('provider ids (docs/design/providers.md "Ids and shapes")', () => {
     expect(parseSubscriptionId(' 70001 ')).toBe(70001);
     expect(parseSubscriptionId('sub_01h04vsc0qhwtsbsxh3422wjs4')).toBe('sub_01h04vsc0qhwtsbsxh3422wjs4');
     expect(parseSubscriptionId('sub_1MowQVLkdIwHu7ixeRlqHVzs')).toBe('sub_1MowQVLkdIwHu7ixeRlqHVzs');
-    for (const bad of [0, -1, 1.5, '', 'abc', 'sub_', '_x', 'SUB_x', 'sub x', 'sub_01h!', '1e3', 'a'.repeat(200), null, {}, [], true]) expect(parseSubscriptionId(bad)).toBeNull();
+    for (const bad of [0, -1, 1.5, '', 'abc', 'sub_', '_x', 'SUB_x', 'sub x', 'sub_01h!', '1e3', 'a'.repeat(200), null, {}, [], true])
+      expect(parseSubscriptionId(bad)).toBeNull();
   });
 
   it('keys Classic ids zero-padded (unchanged) and string ids as they are, ordered within each form', () => {
@@ -448,9 +469,14 @@ describe('provider ids (docs/design/providers.md "Ids and shapes")', () => {
 });
 
 describe('an unknown query parameter named like an Object member', () => {
-  it.each(['toString', 'constructor', 'hasOwnProperty', '__proto__'])('%s is named in the 400 (the errors object has no prototype)', (name) => {
-    const query: Record<string, unknown> = { [name]: '1' }; // a computed key is an own property, __proto__ too
-    expect(Object.hasOwn(query, name)).toBe(true);
-    expect(JSON.parse(JSON.stringify(errorsOf(listReferralsQuery, query)))).toEqual({ [name]: [expect.stringMatching(/^Unknown query parameter\. /)] });
-  });
+  it.each(['toString', 'constructor', 'hasOwnProperty', '__proto__'])(
+    '%s is named in the 400 (the errors object has no prototype)',
+    (name) => {
+      const query: Record<string, unknown> = { [name]: '1' }; // a computed key is an own property, __proto__ too
+      expect(Object.hasOwn(query, name)).toBe(true);
+      expect(JSON.parse(JSON.stringify(errorsOf(listReferralsQuery, query)))).toEqual({
+        [name]: [expect.stringMatching(/^Unknown query parameter\. /)],
+      });
+    },
+  );
 });

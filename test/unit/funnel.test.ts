@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import { funnelText, share } from '../../web/src/dashboard/pages/funnel';
 
 /** Every percentage in a text, as a number (the browser's locale formats them; Node's default is en-US). */
-const percentages = (text: string | null) => [...(text ?? '').matchAll(/(\d[\d,.]*)\s*%/g)].map((m) => Number((m[1] as string).replace(/,/g, '')));
+const percentages = (text: string | null) =>
+  [...(text ?? '').matchAll(/(\d[\d,.]*)\s*%/g)].map((m) => Number((m[1] as string).replace(/,/g, '')));
 
 describe('the funnel on the Overview', () => {
   it('the reported case: 1 click, 4 referrals through the API, 3 conversions: no rate against clicks, and why', () => {
@@ -19,13 +20,27 @@ describe('the funnel on the Overview', () => {
   });
 
   it('counts that nest show their shares', () => {
-    expect(funnelText({ clicks: 200, referrals: 50, conversions: 10 })).toEqual({ referrals: '25% of clicks', conversions: '20% of referrals', total: '5%', note: null });
-    expect(funnelText({ clicks: 3, referrals: 0, conversions: 0 })).toEqual({ referrals: '0% of clicks', conversions: null, total: '0%', note: null });
+    expect(funnelText({ clicks: 200, referrals: 50, conversions: 10 })).toEqual({
+      referrals: '25% of clicks',
+      conversions: '20% of referrals',
+      total: '5%',
+      note: null,
+    });
+    expect(funnelText({ clicks: 3, referrals: 0, conversions: 0 })).toEqual({
+      referrals: '0% of clicks',
+      conversions: null,
+      total: '0%',
+      note: null,
+    });
   });
 
   it('no clicks at all, or more conversions than referrals in the period, are said in words', () => {
     expect(funnelText({ clicks: 0, referrals: 5, conversions: 2 })).toMatchObject({ referrals: 'None from a tracked click', total: '—' });
-    expect(funnelText({ clicks: 10, referrals: 2, conversions: 5 })).toMatchObject({ referrals: '20% of clicks', conversions: 'Includes referrals from before this period', total: '50%' });
+    expect(funnelText({ clicks: 10, referrals: 2, conversions: 5 })).toMatchObject({
+      referrals: '20% of clicks',
+      conversions: 'Includes referrals from before this period',
+      total: '50%',
+    });
   });
 
   it('never shows a percentage above 100%, whatever the counts', () => {

@@ -79,14 +79,31 @@ function sourceFiles(path: string): string[] {
 
 /** Every module specifier a file names: imports, re-exports, import() and require() calls, import types. */
 export function specifiers(path: string, source: string): string[] {
-  const file = ts.createSourceFile(path, source, ts.ScriptTarget.ES2022, false, path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const file = ts.createSourceFile(
+    path,
+    source,
+    ts.ScriptTarget.ES2022,
+    false,
+    path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const out: string[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       out.push(node.moduleSpecifier.text);
-    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression)) {
+    } else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteral(node.moduleReference.expression)
+    ) {
       out.push(node.moduleReference.expression.text);
-    } else if (ts.isCallExpression(node) && (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))) {
+    } else if (
+      ts.isCallExpression(node) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))
+    ) {
       const [argument] = node.arguments;
       if (argument && ts.isStringLiteralLike(argument)) out.push(argument.text);
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
@@ -105,7 +122,9 @@ export function importEdges(files: { path: string; source: string }[], known: Se
     for (const specifier of specifiers(path, source)) {
       if (!specifier.startsWith('.')) continue;
       const base = posix.normalize(posix.join(posix.dirname(path), specifier));
-      const to = [base, `${base}.ts`, `${base}.tsx`, `${base}/index.ts`, `${base}/index.tsx`, base.replace(/\.js$/, '.ts')].find((c) => known.has(c));
+      const to = [base, `${base}.ts`, `${base}.tsx`, `${base}/index.ts`, `${base}/index.tsx`, base.replace(/\.js$/, '.ts')].find((c) =>
+        known.has(c),
+      );
       if (to && to !== path) edges.set(`${path} -> ${to}`, { from: path, to });
     }
   }
@@ -163,7 +182,10 @@ export function cycles(edges: Edge[]): string[][] {
   }
   return components.map((component) => {
     const inside = new Set(component);
-    return edges.filter((e) => inside.has(e.from) && inside.has(e.to)).map(label).sort();
+    return edges
+      .filter((e) => inside.has(e.from) && inside.has(e.to))
+      .map(label)
+      .sort();
   });
 }
 
@@ -208,22 +230,27 @@ describe('import graph', () => {
     ]);
 
     const e = (from: string, to: string): Edge => ({ from, to });
-    expect(cycles([e('a', 'b'), e('b', 'c'), e('c', 'a'), e('c', 'd'), e('d', 'e'), e('e', 'd')])).toEqual([['d -> e', 'e -> d'], ['a -> b', 'b -> c', 'c -> a']]);
+    expect(cycles([e('a', 'b'), e('b', 'c'), e('c', 'a'), e('c', 'd'), e('d', 'e'), e('e', 'd')])).toEqual([
+      ['d -> e', 'e -> d'],
+      ['a -> b', 'b -> c', 'c -> a'],
+    ]);
     expect(cycles([e('a', 'b'), e('b', 'c'), e('a', 'c')])).toEqual([]);
 
-    expect(layerViolations([
-      e('shared/flows/x.ts', 'shared/providers/stripe/client.ts'),
-      e('shared/flows/x.ts', 'shared/billing/port.ts'),
-      e('functions/x.ts', 'shared/providers/stripe/index.ts'),
-      e('shared/billing/registry.ts', 'shared/providers/stripe/index.ts'),
-      e('shared/providers/stripe/index.ts', 'shared/providers/stripe/client.ts'),
-      e('shared/domain/x.ts', 'shared/store/ops.ts'),
-      e('shared/store/x.ts', 'shared/flows/payouts.ts'),
-      e('shared/flows/x.ts', 'shared/http/body.ts'),
-      e('shared/http/x.ts', 'functions/routes.ts'),
-      e('functions/x.ts', 'web/src/main.tsx'),
-      e('web/src/x.ts', 'shared/domain/models.ts'),
-    ]).map(edgeOf)).toEqual([
+    expect(
+      layerViolations([
+        e('shared/flows/x.ts', 'shared/providers/stripe/client.ts'),
+        e('shared/flows/x.ts', 'shared/billing/port.ts'),
+        e('functions/x.ts', 'shared/providers/stripe/index.ts'),
+        e('shared/billing/registry.ts', 'shared/providers/stripe/index.ts'),
+        e('shared/providers/stripe/index.ts', 'shared/providers/stripe/client.ts'),
+        e('shared/domain/x.ts', 'shared/store/ops.ts'),
+        e('shared/store/x.ts', 'shared/flows/payouts.ts'),
+        e('shared/flows/x.ts', 'shared/http/body.ts'),
+        e('shared/http/x.ts', 'functions/routes.ts'),
+        e('functions/x.ts', 'web/src/main.tsx'),
+        e('web/src/x.ts', 'shared/domain/models.ts'),
+      ]).map(edgeOf),
+    ).toEqual([
       'functions/x.ts -> shared/providers/stripe/index.ts',
       'functions/x.ts -> web/src/main.tsx',
       'shared/domain/x.ts -> shared/store/ops.ts',

@@ -32,8 +32,8 @@ describe('npm start building the dashboard', () => {
     };
     await ensureDashboard(builder);
     expect(order).toEqual(['build starts after 1 line(s)']);
-    expect(printed[0]).toMatch(/ INFO  building the dashboard \(first start only\)…\n$/);
-    expect(printed[1]).toMatch(/ INFO  dashboard built in \d+\.\d s\n$/);
+    expect(printed[0]).toMatch(/ INFO {2}building the dashboard \(first start only\)…\n$/);
+    expect(printed[1]).toMatch(/ INFO {2}dashboard built in \d+\.\d s\n$/);
   });
 
   it('prints nothing when the dashboard is up to date', async () => {

@@ -7,7 +7,10 @@ import { publicHandler } from '../../shared/http/respond';
 import { scheduledJob, sqsWorker } from '../../shared/queue/worker';
 
 interface Emf {
-  _aws: { Timestamp: number; CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+  _aws: {
+    Timestamp: number;
+    CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[];
+  };
   [key: string]: unknown;
 }
 
@@ -56,7 +59,10 @@ describe('EMF output', () => {
     const [line, ...rest] = emf();
     expect(rest).toEqual([]);
     expect(line).toEqual({
-      _aws: { Timestamp: expect.any(Number), CloudWatchMetrics: [{ Namespace: 'Refloop', Dimensions: [['service']], Metrics: [{ Name: 'ReferralsCreated', Unit: 'Count' }] }] },
+      _aws: {
+        Timestamp: expect.any(Number),
+        CloudWatchMetrics: [{ Namespace: 'Refloop', Dimensions: [['service']], Metrics: [{ Name: 'ReferralsCreated', Unit: 'Count' }] }],
+      },
       service: 'refloop',
       ReferralsCreated: 1,
     });
@@ -73,7 +79,11 @@ describe('EMF output', () => {
     expect(lines).toHaveLength(4);
     const byMetric = (name: string) => lines.find((l) => definition(l).Metrics.some((m) => m.Name === name)) as Emf;
 
-    expect(definition(byMetric('Conversions'))).toEqual({ Namespace: 'Refloop', Dimensions: [['service']], Metrics: [{ Name: 'Conversions', Unit: 'Count' }] });
+    expect(definition(byMetric('Conversions'))).toEqual({
+      Namespace: 'Refloop',
+      Dimensions: [['service']],
+      Metrics: [{ Name: 'Conversions', Unit: 'Count' }],
+    });
     expect(byMetric('Conversions')).not.toHaveProperty('Provider');
 
     expect(definition(byMetric('ProviderErrors')).Dimensions).toEqual([['service', 'Provider']]);
@@ -100,7 +110,11 @@ describe('EMF output', () => {
     expect(lines).toContainEqual(expect.objectContaining({ RewardType: 'credit', RewardsCreated: [2, 1] }));
     expect(lines).toContainEqual(expect.objectContaining({ RewardType: 'commission', RewardsCreated: 1 }));
     const lag = lines.find((l) => 'WebhookLag' in l) as Emf;
-    expect(definition(lag)).toEqual({ Namespace: 'Refloop', Dimensions: [['service', 'Provider']], Metrics: [{ Name: 'WebhookLag', Unit: 'Milliseconds' }] });
+    expect(definition(lag)).toEqual({
+      Namespace: 'Refloop',
+      Dimensions: [['service', 'Provider']],
+      Metrics: [{ Name: 'WebhookLag', Unit: 'Milliseconds' }],
+    });
     expect(lag).toMatchObject({ Provider: 'paddle-billing', WebhookLag: [1234, 0] });
   });
 
@@ -158,7 +172,11 @@ describe('the invocation wrappers flush, however the invocation ends', () => {
   });
 
   it('publicHandler: after a 200 and after a 500', async () => {
-    const event = { routeKey: 'POST /v1/things/', rawPath: '/v1/things/', requestContext: { requestId: 'req-1', http: { method: 'POST' } } } as unknown as APIGatewayProxyEventV2;
+    const event = {
+      routeKey: 'POST /v1/things/',
+      rawPath: '/v1/things/',
+      requestContext: { requestId: 'req-1', http: { method: 'POST' } },
+    } as unknown as APIGatewayProxyEventV2;
     const ok = publicHandler(async () => {
       countMetric('ReferralsCreated');
       return { statusCode: 200, body: '{}' };
@@ -180,7 +198,11 @@ describe('the invocation wrappers flush, however the invocation ends', () => {
       countMetric('CreditsApplied');
       if (message.fail) throw new Error('provider down');
     });
-    const records = [{ account_id: 'a1' }, { account_id: 'a2', fail: true }].map((body, i) => ({ messageId: `m-${i}`, body: JSON.stringify(body), attributes: {} }));
+    const records = [{ account_id: 'a1' }, { account_id: 'a2', fail: true }].map((body, i) => ({
+      messageId: `m-${i}`,
+      body: JSON.stringify(body),
+      attributes: {},
+    }));
     const out = await handler({ Records: records } as unknown as SQSEvent, context);
     expect(out.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
     expect(emf()).toEqual([expect.objectContaining({ CreditsApplied: [1, 1] })]);

@@ -159,6 +159,7 @@ describe('provider minor units and Refloop hundredths (docs/design/providers.md 
     expect(centsToMinor(1999, 'USD')).toBe(1999);
     expect(centsToMinor(120000, 'JPY')).toBe(1200);
     expect(centsToMinor(124, 'KWD')).toBe(1240);
-    for (const c of ['USD', 'EUR', 'JPY', 'KRW', 'CLP']) for (const minor of [0, 1, 99, 1200, 123456]) expect(centsToMinor(minorToCents(minor, c), c)).toBe(minor);
+    for (const c of ['USD', 'EUR', 'JPY', 'KRW', 'CLP'])
+      for (const minor of [0, 1, 99, 1200, 123456]) expect(centsToMinor(minorToCents(minor, c), c)).toBe(minor);
   });
 });

@@ -44,7 +44,8 @@ describe('OpenAPI document', () => {
                 ? [{ portalSession: [] }]
                 : [];
     expect({ route: route.name, security: op.security }).toEqual({ route: route.name, security });
-    if (auth === 'api-key' || auth === 'publishable-key' || auth === 'session' || auth === 'portal') expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '429']));
+    if (auth === 'api-key' || auth === 'publishable-key' || auth === 'session' || auth === 'portal')
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '429']));
     const idempotent = (auth === 'api-key' || auth === 'session') && route.method !== 'GET';
     expect((op.parameters ?? []).some((p: { $ref?: string }) => p.$ref === '#/components/parameters/IdempotencyKey')).toBe(idempotent);
     if (idempotent) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['409', '422']));
@@ -55,11 +56,13 @@ describe('OpenAPI document', () => {
     // without this site's Origin (CSRF), and an API key on a session-only route.
     const refusable = routes.filter((r) => r.auth === 'session' || ((r.auth ?? 'api-key') === 'api-key' && r.method !== 'GET'));
     expect(refusable.length).toBeGreaterThan(25);
-    const undocumented = refusable.filter((r) => !('403' in doc.paths[r.path][r.method.toLowerCase()].responses)).map((r) => `${r.method} ${r.path}`);
+    const undocumented = refusable
+      .filter((r) => !('403' in doc.paths[r.path][r.method.toLowerCase()].responses))
+      .map((r) => `${r.method} ${r.path}`);
     expect(undocumented).toEqual([]);
   });
 
-  it('documents the login routes with exactly their answers (no credential, rate limited, never a 403 but the logout\'s)', () => {
+  it("documents the login routes with exactly their answers (no credential, rate limited, never a 403 but the logout's)", () => {
     const responses = (method: string, path: string) => Object.keys(doc.paths[path][method].responses).sort();
     expect(responses('post', '/auth/login-links/')).toEqual(['202', '400', '413', '415', '429', '500', '503']);
     expect(responses('post', '/auth/sessions/')).toEqual(['201', '400', '401', '413', '415', '429', '500', '503']);
@@ -67,7 +70,9 @@ describe('OpenAPI document', () => {
     expect(responses('delete', '/auth/sessions/current/')).toEqual(['204', '403', '500', '503']);
     // The session is the cookie the create sets.
     expect(doc.paths['/auth/sessions/'].post.responses['201'].headers['Set-Cookie']).toBeDefined();
-    expect(doc.paths['/auth/sessions/'].post.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Session' });
+    expect(doc.paths['/auth/sessions/'].post.responses['201'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Session',
+    });
   });
 
   it('documents the portal routes: bearer portal session on /portal/v1/, the opening with exactly its answers, the page and the widget script as files', () => {
@@ -78,17 +83,39 @@ describe('OpenAPI document', () => {
     expect(doc.components.securitySchemes.portalSession).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(Object.keys(doc.paths['/portal/{account_id}/'].get.responses['200'].content)).toEqual(['text/html']);
     expect(Object.keys(doc.paths['/js/refloop-embed.js'].get.responses['200'].content)).toEqual(['text/javascript']);
-    expect(responses('post', '/v1/members/{id}/portal-sessions/')).toEqual(expect.arrayContaining(['201', '401', '403', '404', '409', '422']));
+    expect(responses('post', '/v1/members/{id}/portal-sessions/')).toEqual(
+      expect.arrayContaining(['201', '401', '403', '404', '409', '422']),
+    );
   });
 
   it('has nothing that is not a route, and documents the auth schemes, the pagination envelope, the errors and the webhooks', () => {
-    const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item as object).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item as object).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(documented.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'portalSession', 'publishableKey', 'sessionCookie', 'tokenAuth']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual([
+      'bearerAuth',
+      'portalSession',
+      'publishableKey',
+      'sessionCookie',
+      'tokenAuth',
+    ]);
     expect(doc.components.securitySchemes.sessionCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'refloop_session' });
     expect(doc.components.schemas.ReferralPage.required).toEqual(['count', 'next', 'previous', 'results']);
     expect(doc.components.schemas.ValidationErrors.additionalProperties).toEqual({ type: 'array', items: { type: 'string' }, minItems: 1 });
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['member.created', 'payout.due', 'payout.failed', 'payout.paid', 'referral.converted', 'referral.created', 'reward.approved', 'reward.created', 'reward.paid', 'reward.voided', 'subscription.updated']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual([
+      'member.created',
+      'payout.due',
+      'payout.failed',
+      'payout.paid',
+      'referral.converted',
+      'referral.created',
+      'reward.approved',
+      'reward.created',
+      'reward.paid',
+      'reward.voided',
+      'subscription.updated',
+    ]);
     // Body fields come from the valibot schemas: required ones, limits, defaults.
     const campaign = doc.paths['/v1/campaigns/'].post.requestBody.content['application/json'].schema;
     expect(campaign.required).toEqual(['name']);
@@ -101,7 +128,9 @@ describe('OpenAPI document', () => {
 
   it('refuses, naming it, a route that has no operation metadata', () => {
     const extra: Route = { name: 'ListGadgets', method: 'GET', path: '/v1/gadgets/', entry: 'functions/gadgets/list.ts', table: 'read' };
-    expect(() => buildOpenApi([...routes, extra])).toThrow('no operation metadata in shared/openapi/operations.ts for ListGadgets (GET /v1/gadgets/)');
+    expect(() => buildOpenApi([...routes, extra])).toThrow(
+      'no operation metadata in shared/openapi/operations.ts for ListGadgets (GET /v1/gadgets/)',
+    );
     expect(Object.keys(OPERATIONS).filter((name) => !routes.some((r) => r.name === name))).toEqual([]);
   });
 });
@@ -121,11 +150,16 @@ function refsIn(value: unknown, out = new Set<string>()): Set<string> {
 describe('OpenAPI document: what a validating proxy and /docs need', () => {
   it('page_size has the integer default 20 (not the string "20") on every list', () => {
     // The CSV export pages by 10,000 rows (its own default, checked below).
-    const lists = Object.values(doc.paths).flatMap((item: any) => Object.values(item)).filter((op: any) => op.operationId !== 'ExportCsv' && (op.parameters ?? []).some((p: any) => p.name === 'page_size'));
+    const lists = Object.values(doc.paths)
+      .flatMap((item: any) => Object.values(item))
+      .filter((op: any) => op.operationId !== 'ExportCsv' && (op.parameters ?? []).some((p: any) => p.name === 'page_size'));
     expect(lists.length).toBeGreaterThanOrEqual(6);
     for (const op of lists as any[]) {
       const pageSize = op.parameters.find((p: any) => p.name === 'page_size');
-      expect({ op: op.operationId, schema: pageSize.schema }).toEqual({ op: op.operationId, schema: expect.objectContaining({ type: 'integer', default: 20, minimum: 1, maximum: 100 }) });
+      expect({ op: op.operationId, schema: pageSize.schema }).toEqual({
+        op: op.operationId,
+        schema: expect.objectContaining({ type: 'integer', default: 20, minimum: 1, maximum: 100 }),
+      });
     }
     const exportSize = doc.paths['/v1/exports/{file}/'].get.parameters.find((p: any) => p.name === 'page_size');
     expect(exportSize.schema).toEqual(expect.objectContaining({ type: 'integer', default: 10_000, minimum: 1, maximum: 10_000 }));
@@ -137,10 +171,28 @@ describe('OpenAPI document: what a validating proxy and /docs need', () => {
     for (const [name, schema] of Object.entries(doc.components.schemas)) if (used.has(`#/components/schemas/${name}`)) refsIn(schema, used);
     const unused = Object.keys(doc.components.schemas).filter((name) => !used.has(`#/components/schemas/${name}`));
     expect(unused).toEqual([]);
-    for (const name of ['RewardPage', 'PlanPage', 'CreatedWebhookEndpointPage', 'RewardEventDataPage', 'PaddleWebhookAcceptedPage']) expect(doc.components.schemas[name]).toBeUndefined();
-    expect(Object.keys(doc.components.schemas).filter((n) => n.endsWith('Page')).sort()).toEqual(
-      ['ApiKeyPage', 'CampaignPage', 'LedgerRewardPage', 'MemberPage', 'PayoutBatchPage', 'PayoutPage', 'PortalPayoutPage', 'PortalReferralPage', 'PortalRewardPage', 'ReferralPage', 'SubscriptionPage', 'TeamMemberPage', 'WebhookDeliveryPage', 'WebhookEndpointPage'],
-    );
+    for (const name of ['RewardPage', 'PlanPage', 'CreatedWebhookEndpointPage', 'RewardEventDataPage', 'PaddleWebhookAcceptedPage'])
+      expect(doc.components.schemas[name]).toBeUndefined();
+    expect(
+      Object.keys(doc.components.schemas)
+        .filter((n) => n.endsWith('Page'))
+        .sort(),
+    ).toEqual([
+      'ApiKeyPage',
+      'CampaignPage',
+      'LedgerRewardPage',
+      'MemberPage',
+      'PayoutBatchPage',
+      'PayoutPage',
+      'PortalPayoutPage',
+      'PortalReferralPage',
+      'PortalRewardPage',
+      'ReferralPage',
+      'SubscriptionPage',
+      'TeamMemberPage',
+      'WebhookDeliveryPage',
+      'WebhookEndpointPage',
+    ]);
     expect(doc).not.toHaveProperty('jsonSchemaDialect');
   });
 
@@ -149,10 +201,20 @@ describe('OpenAPI document: what a validating proxy and /docs need', () => {
     for (const route of routes) {
       const op = doc.paths[route.path][route.method.toLowerCase()];
       const label = `${route.method} ${route.path}`;
-      if (op.requestBody) expect({ label, request: examples.some((e) => e.where.startsWith(`${label} request`) && e.example !== undefined) }).toEqual({ label, request: true });
-      const withBody = Object.entries(op.responses).filter(([, r]: [string, any]) => r.content).map(([status]) => status);
+      if (op.requestBody)
+        expect({ label, request: examples.some((e) => e.where.startsWith(`${label} request`) && e.example !== undefined) }).toEqual({
+          label,
+          request: true,
+        });
+      const withBody = Object.entries(op.responses)
+        .filter(([, r]: [string, any]) => r.content)
+        .map(([status]) => status);
       for (const status of withBody) {
-        expect({ label, status, example: examples.some((e) => e.where.startsWith(`${label} ${status} `) && e.example !== undefined) }).toEqual({ label, status, example: true });
+        expect({
+          label,
+          status,
+          example: examples.some((e) => e.where.startsWith(`${label} ${status} `) && e.example !== undefined),
+        }).toEqual({ label, status, example: true });
       }
     }
     expect(examples.filter((e) => e.where.startsWith('webhook ')).length).toBe(Object.keys(doc.webhooks).length);
@@ -198,11 +260,15 @@ describe('OpenAPI document: what a validating proxy and /docs need', () => {
     delete broken.paths['/v1/members/'].get.operationId;
     broken.paths['/v1/campaigns/'].get.operationId = 'ListReferrals';
     const codes = (await lintDocument(broken)).filter((r) => r.severity === 'error').map((r) => r.code);
-    expect(codes).toEqual(expect.arrayContaining(['oas3-valid-schema-example', 'oas3-valid-media-example', 'operation-operationId-unique']));
+    expect(codes).toEqual(
+      expect.arrayContaining(['oas3-valid-schema-example', 'oas3-valid-media-example', 'operation-operationId-unique']),
+    );
   }, 60_000);
 
   it('refuses an operation with a request body and no request example', () => {
     const { examples: _dropped, ...withoutExamples } = OPERATIONS.CreateMember as NonNullable<(typeof OPERATIONS)['CreateMember']>;
-    expect(() => buildOpenApi(routes, { ...OPERATIONS, CreateMember: withoutExamples })).toThrow('CreateMember takes a request body and has no examples.request');
+    expect(() => buildOpenApi(routes, { ...OPERATIONS, CreateMember: withoutExamples })).toThrow(
+      'CreateMember takes a request body and has no examples.request',
+    );
   });
 });

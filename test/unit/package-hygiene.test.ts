@@ -8,12 +8,22 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(__dirname, '..', '..');
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { license?: string; dependencies: Record<string, string>; devDependencies: Record<string, string> };
-const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { license?: string; dependencies?: Record<string, string> }> };
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  license?: string;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, { license?: string; dependencies?: Record<string, string> }>;
+};
 
 /** What each accepted SPDX id's LICENSE text must contain. */
 const LICENCE_TEXTS: Record<string, RegExp[]> = {
-  'Apache-2.0': [/^\s*Apache License\s+Version 2\.0, January 2004/, /TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION/, /Grant of Patent License/],
+  'Apache-2.0': [
+    /^\s*Apache License\s+Version 2\.0, January 2004/,
+    /TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION/,
+    /Grant of Patent License/,
+  ],
   MIT: [/^MIT License/, /Permission is hereby granted, free of charge/],
 };
 
@@ -23,7 +33,9 @@ const PRODUCTION_SOURCES = ['functions', 'shared', 'infra/cloud/lambda-credentia
 function sourceFiles(path: string): string[] {
   const full = join(root, path);
   if (statSync(full).isFile()) return [full];
-  return readdirSync(full).flatMap((name) => (name === 'node_modules' ? [] : sourceFiles(join(path, name)))).filter((f) => /\.(ts|tsx|js)$/.test(f));
+  return readdirSync(full)
+    .flatMap((name) => (name === 'node_modules' ? [] : sourceFiles(join(path, name))))
+    .filter((f) => /\.(ts|tsx|js)$/.test(f));
 }
 
 /** Package names imported (static, dynamic, type-only or required) by the given files. */
@@ -54,7 +66,8 @@ describe('production dependencies', () => {
   const imported = importedPackages(PRODUCTION_SOURCES.flatMap(sourceFiles));
 
   it('the import scan sees the production code (it finds the dependencies known to be used)', () => {
-    for (const name of ['valibot', '@middy/core', '@aws-sdk/lib-dynamodb', '@aws-lambda-powertools/logger']) expect(imported).toContain(name);
+    for (const name of ['valibot', '@middy/core', '@aws-sdk/lib-dynamodb', '@aws-lambda-powertools/logger'])
+      expect(imported).toContain(name);
   });
 
   it('every production dependency is imported by code that runs in Lambda; Powertools Tracer is gone', () => {
@@ -66,7 +79,8 @@ describe('production dependencies', () => {
   });
 
   it('pins every dependency to an exact version, and the lockfile root lists the same production dependencies', () => {
-    for (const [name, version] of Object.entries({ ...pkg.dependencies, ...pkg.devDependencies })) expect({ name, version }).toEqual({ name, version: expect.stringMatching(/^\d+\.\d+\.\d+$/) });
+    for (const [name, version] of Object.entries({ ...pkg.dependencies, ...pkg.devDependencies }))
+      expect({ name, version }).toEqual({ name, version: expect.stringMatching(/^\d+\.\d+\.\d+$/) });
     expect(lock.packages['']?.dependencies).toEqual(pkg.dependencies);
   });
 });

@@ -223,7 +223,12 @@ describe('parseAlert: simulator bodies', () => {
 
 describe('parseAlert: real signed alerts', () => {
   it('the fixtures verify before they are parsed', () => {
-    for (const name of ['subscriptionCreatedEvent', 'subscriptionUpdatedEvent', 'subscriptionCancelledEvent', 'subscriptionPaymentSucceededEvent']) {
+    for (const name of [
+      'subscriptionCreatedEvent',
+      'subscriptionUpdatedEvent',
+      'subscriptionCancelledEvent',
+      'subscriptionPaymentSucceededEvent',
+    ]) {
       expect(verifyPaddleSignature(signedAlert(name), signed.public_key)).toBe(true);
     }
   });
@@ -330,7 +335,15 @@ describe('parseAlert: alerts it cannot apply are ignored with the reason', () =>
       alert_name: null,
       reason: 'unhandled alert type',
     });
-    for (const name of ['locker_processed', 'transfer_created', 'invoice_sent_v2', 'Subscription_Created', 'subscription_created ', 'toString', '__proto__']) {
+    for (const name of [
+      'locker_processed',
+      'transfer_created',
+      'invoice_sent_v2',
+      'Subscription_Created',
+      'subscription_created ',
+      'toString',
+      '__proto__',
+    ]) {
       expect(parseAlert({ ...created(), alert_name: name })).toEqual({
         kind: 'ignored',
         alert_id: '223832926',
@@ -427,7 +440,16 @@ describe('parseAlert: only fields present and well formed go into the patch', ()
 
   it('treats empty strings as absent', () => {
     const parsed = subscriptionOf(
-      parseAlert({ ...created(), status: '', subscription_plan_id: '', unit_price: '', quantity: '', currency: '', email: '', next_bill_date: '' }),
+      parseAlert({
+        ...created(),
+        status: '',
+        subscription_plan_id: '',
+        unit_price: '',
+        quantity: '',
+        currency: '',
+        email: '',
+        next_bill_date: '',
+      }),
     );
     expect(parsed.subscription).toEqual({ id: 7 });
   });
@@ -443,7 +465,7 @@ describe('parseAlert: only fields present and well formed go into the patch', ()
     expect(subscriptionOf(parseAlert({ ...created(), currency: value })).subscription).not.toHaveProperty('currency');
   });
 
-  it('unit_price as a two-decimal string, rounding Paddle\'s third decimal', () => {
+  it("unit_price as a two-decimal string, rounding Paddle's third decimal", () => {
     expect(subscriptionOf(parseAlert({ ...created(), unit_price: '19.980' })).subscription.unit_price).toBe('19.98');
     expect(subscriptionOf(parseAlert({ ...created(), unit_price: '4.995' })).subscription.unit_price).toBe('5.00');
     expect(subscriptionOf(parseAlert({ ...created(), unit_price: '10' })).subscription.unit_price).toBe('10.00');

@@ -18,12 +18,17 @@ let url: string;
 let script: Reply[] = [];
 let seen: Seen[] = [];
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Reply => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-};
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Reply =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
 const paddleError = (status: number, code: string, detail = 'x') =>
-  json(status, { error: { type: 'request_error', code, detail, documentation_url: 'https://developer.paddle.com/errors' }, meta: { request_id: 'r' } });
+  json(status, {
+    error: { type: 'request_error', code, detail, documentation_url: 'https://developer.paddle.com/errors' },
+    meta: { request_id: 'r' },
+  });
 const ok = (data: unknown, meta: Record<string, unknown> = {}) => json(200, { data, meta: { request_id: 'r', ...meta } });
 
 beforeAll(async () => {
@@ -73,7 +78,15 @@ describe('PaddleBillingClient', () => {
     script = [ok({ id: 'sub_1' }), ok({ id: 'dsc_1' }), ok({ id: 'sub_1' })];
     const { c } = client();
     await c.getSubscription('sub_1');
-    await c.createDiscount({ description: 'd', type: 'flat', amount: '500', currency_code: 'USD', enabled_for_checkout: false, recur: true, maximum_recurring_intervals: 1 });
+    await c.createDiscount({
+      description: 'd',
+      type: 'flat',
+      amount: '500',
+      currency_code: 'USD',
+      enabled_for_checkout: false,
+      recur: true,
+      maximum_recurring_intervals: 1,
+    });
     await c.setSubscriptionDiscount('sub_1', 'dsc_1');
     expect(seen.map((s) => [s.method, s.url])).toEqual([
       ['GET', '/subscriptions/sub_1'],
@@ -95,7 +108,10 @@ describe('PaddleBillingClient', () => {
   });
 
   it('429 is retried after its Retry-After (seconds), then succeeds', async () => {
-    script = [json(429, { error: { type: 'request_error', code: 'too_many_requests', detail: 'slow down' } }, { 'retry-after': '7' }), ok({ id: 'sub_1' })];
+    script = [
+      json(429, { error: { type: 'request_error', code: 'too_many_requests', detail: 'slow down' } }, { 'retry-after': '7' }),
+      ok({ id: 'sub_1' }),
+    ];
     const { c, waits } = client();
     expect(await c.getSubscription('sub_1')).toEqual({ id: 'sub_1' });
     expect(waits).toEqual([7000]);
@@ -124,7 +140,12 @@ describe('PaddleBillingClient', () => {
   });
 
   it('a 502 then a 200: the call succeeds', async () => {
-    script = [json(502, 'bad gateway'), ok([{ id: 'sub_1' }], { pagination: { per_page: 200, next: `${url}/subscriptions?after=sub_1`, has_more: false, estimated_total: 1 } })];
+    script = [
+      json(502, 'bad gateway'),
+      ok([{ id: 'sub_1' }], {
+        pagination: { per_page: 200, next: `${url}/subscriptions?after=sub_1`, has_more: false, estimated_total: 1 },
+      }),
+    ];
     const page = await client().c.listSubscriptions(null);
     expect(page).toEqual({ data: [{ id: 'sub_1' }], next: null, estimatedTotal: 1 });
     expect(seen[1]?.url).toBe('/subscriptions?per_page=200');
@@ -159,7 +180,11 @@ describe('PaddleBillingClient', () => {
   });
 
   it('lists follow meta.pagination.next: the after cursor', async () => {
-    script = [ok([{ id: 'txn_1' }], { pagination: { per_page: 30, next: `${url}/transactions?after=txn_1&per_page=30`, has_more: true, estimated_total: 40 } })];
+    script = [
+      ok([{ id: 'txn_1' }], {
+        pagination: { per_page: 30, next: `${url}/transactions?after=txn_1&per_page=30`, has_more: true, estimated_total: 40 },
+      }),
+    ];
     const page = await client().c.listTransactions('sub_1', 'txn_0');
     expect(page.next).toBe('txn_1');
     expect(seen[0]?.url).toBe('/transactions?subscription_id=sub_1&status=completed&per_page=30&after=txn_0');

@@ -49,7 +49,11 @@ describe('instants and dates', () => {
 
 describe('subscription events', () => {
   it('subscription.created: state, plan, unit price, dates, customer, referral and checkout hints', () => {
-    const body = notification('subscription.created', { ...subscriptionData(), transaction_id: IDS.checkoutTxn }, '2024-04-12T10:15:33.123456Z');
+    const body = notification(
+      'subscription.created',
+      { ...subscriptionData(), transaction_id: IDS.checkoutTxn },
+      '2024-04-12T10:15:33.123456Z',
+    );
     const e = fact(one(body, { emails: new Map([[IDS.customer, 'jane@example.com']]) }));
     expect(e).toEqual({
       kind: 'subscription',
@@ -90,7 +94,12 @@ describe('subscription events', () => {
   });
 
   it('canceled: no next bill date (a known none)', () => {
-    const data = subscriptionData({ status: 'canceled', next_billed_at: null, canceled_at: '2024-06-01T00:00:00Z', current_billing_period: null });
+    const data = subscriptionData({
+      status: 'canceled',
+      next_billed_at: null,
+      canceled_at: '2024-06-01T00:00:00Z',
+      current_billing_period: null,
+    });
     const s = fact(one(notification('subscription.canceled', data))).subscription;
     expect(s.nextBillDate).toBeNull();
     expect(s.status).toBe('deleted');
@@ -150,12 +159,16 @@ describe('transaction events', () => {
     expect(e.hints).toEqual({ referralId: IDS.referral });
   });
 
-  it.each(['transaction.payment_failed', 'transaction.past_due', 'transaction.paid', 'transaction.billed', 'transaction.created', 'transaction.canceled'])(
-    '%s never counts',
-    (type) => {
-      expect(one(notification(type, transactionData({ status: 'past_due' })))).toMatchObject({ kind: 'ignored', type });
-    },
-  );
+  it.each([
+    'transaction.payment_failed',
+    'transaction.past_due',
+    'transaction.paid',
+    'transaction.billed',
+    'transaction.created',
+    'transaction.canceled',
+  ])('%s never counts', (type) => {
+    expect(one(notification(type, transactionData({ status: 'past_due' })))).toMatchObject({ kind: 'ignored', type });
+  });
 
   it('a completed one-time purchase (no subscription) is ignored', () => {
     expect(one(notification('transaction.completed', transactionData({ subscription_id: null })))).toMatchObject({
@@ -187,7 +200,10 @@ describe('transaction events', () => {
 
 describe('adjustment events', () => {
   it('a refund created pending_approval is ignored; its approval counts, with the adjustment id', () => {
-    expect(one(notification('adjustment.created', adjustmentData()))).toMatchObject({ kind: 'ignored', reason: expect.stringContaining('approved') });
+    expect(one(notification('adjustment.created', adjustmentData()))).toMatchObject({
+      kind: 'ignored',
+      reason: expect.stringContaining('approved'),
+    });
     const approved = notification('adjustment.updated', adjustmentData({ status: 'approved', updated_at: '2024-05-03T09:00:00.000001Z' }));
     const e = fact(one(approved));
     expect(e.refund).toEqual({
@@ -221,7 +237,9 @@ describe('adjustment events', () => {
 
 describe('bodies that are not usable notifications', () => {
   it('malformed JSON: a single ignored event', () => {
-    expect(parsePaddleBillingEvents('{"event_id": "evt_1", ')).toEqual([{ kind: 'ignored', eventId: '', type: '', reason: 'malformed JSON' }]);
+    expect(parsePaddleBillingEvents('{"event_id": "evt_1", ')).toEqual([
+      { kind: 'ignored', eventId: '', type: '', reason: 'malformed JSON' },
+    ]);
   });
 
   it.each([
@@ -235,7 +253,9 @@ describe('bodies that are not usable notifications', () => {
 
   it('an event type Refloop does not use: ignored with its type and id', () => {
     const body = notification('price.created', { id: 'pri_1' });
-    expect(parse(body)).toEqual([{ kind: 'ignored', eventId: body.event_id, type: 'price.created', reason: 'event type price.created is not used' }]);
+    expect(parse(body)).toEqual([
+      { kind: 'ignored', eventId: body.event_id, type: 'price.created', reason: 'event type price.created is not used' },
+    ]);
   });
 });
 
@@ -247,13 +267,24 @@ describe('lookupsFor: what the adapter must fetch', () => {
   };
 
   it('a subscription event needs its customer email', () => {
-    expect(lookupsFor(envelope(notification('subscription.created', subscriptionData())))).toEqual({ customerIds: [IDS.customer], discountIds: [] });
+    expect(lookupsFor(envelope(notification('subscription.created', subscriptionData())))).toEqual({
+      customerIds: [IDS.customer],
+      discountIds: [],
+    });
   });
 
   it('a checkout transaction needs its discount code; a renewal or an included discount does not', () => {
-    expect(lookupsFor(envelope(notification('transaction.completed', transactionData())))).toEqual({ customerIds: [], discountIds: [IDS.discount] });
-    expect(lookupsFor(envelope(notification('transaction.completed', transactionData({ origin: 'subscription_recurring' }))))).toEqual({ customerIds: [], discountIds: [] });
-    expect(lookupsFor(envelope(notification('transaction.completed', transactionData({ discount: { id: IDS.discount, code: 'X' } }))))).toEqual({ customerIds: [], discountIds: [] });
+    expect(lookupsFor(envelope(notification('transaction.completed', transactionData())))).toEqual({
+      customerIds: [],
+      discountIds: [IDS.discount],
+    });
+    expect(lookupsFor(envelope(notification('transaction.completed', transactionData({ origin: 'subscription_recurring' }))))).toEqual({
+      customerIds: [],
+      discountIds: [],
+    });
+    expect(
+      lookupsFor(envelope(notification('transaction.completed', transactionData({ discount: { id: IDS.discount, code: 'X' } })))),
+    ).toEqual({ customerIds: [], discountIds: [] });
   });
 
   it('toBillingEvents is the same as parsePaddleBillingEvents on an envelope', () => {

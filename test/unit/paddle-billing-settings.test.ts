@@ -14,7 +14,10 @@ describe('paddleBillingSettings', () => {
 
   it('a sandbox key with the sandbox URL; a local emulator over http on loopback', () => {
     const sandbox = key.replace('pdl_live_', 'pdl_sdbx_');
-    expect(paddleBillingSettings({ apiKey: sandbox, webhookSecret: secret, apiUrl: 'https://sandbox-api.paddle.com/' })).toMatchObject({ ok: true, settings: { apiUrl: 'https://sandbox-api.paddle.com' } });
+    expect(paddleBillingSettings({ apiKey: sandbox, webhookSecret: secret, apiUrl: 'https://sandbox-api.paddle.com/' })).toMatchObject({
+      ok: true,
+      settings: { apiUrl: 'https://sandbox-api.paddle.com' },
+    });
     expect(paddleBillingSettings({ apiKey: sandbox, webhookSecret: secret, apiUrl: 'http://127.0.0.1:8026' })).toMatchObject({ ok: true });
   });
 

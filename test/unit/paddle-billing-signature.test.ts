@@ -104,7 +104,13 @@ describe('Paddle Billing signature: several h1', () => {
   it('signatureHeader signs as Paddle does, and the event id comes back', () => {
     expect(verify(body, signatureHeader(secret, body, now), secret, now * 1000)).toEqual({ ok: true, eventId: 'evt_1' });
     expect(paddleBillingVerifier.kind).toBe('paddle-billing');
-    expect(paddleBillingVerifier.verify({ headers: { 'paddle-signature': signatureHeader(secret, body, now) }, rawBody: body }, secret, now * 1000).ok).toBe(true);
+    expect(
+      paddleBillingVerifier.verify(
+        { headers: { 'paddle-signature': signatureHeader(secret, body, now) }, rawBody: body },
+        secret,
+        now * 1000,
+      ).ok,
+    ).toBe(true);
   });
 });
 

@@ -15,9 +15,7 @@ interface SignedFixtures {
   public_key: string;
   alerts: Record<string, { verifies: boolean; fields: AlertFields }>;
 }
-const fixtures = JSON.parse(
-  readFileSync(join(__dirname, '..', 'fixtures', 'paddle', 'signed-alerts.json'), 'utf8'),
-) as SignedFixtures;
+const fixtures = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'paddle', 'signed-alerts.json'), 'utf8')) as SignedFixtures;
 const PUBLIC_KEY = fixtures.public_key;
 
 const VALID = Object.entries(fixtures.alerts)
@@ -84,17 +82,22 @@ describe('phpSerialize (worked examples)', () => {
 
   it('the real subscription_created alert starts as in the reference', () => {
     const fields = signedFields(fixtures.alerts.subscriptionCreatedEvent?.fields ?? {});
-    expect(phpSerialize(fields).startsWith(
-      'a:19:{s:8:"alert_id";s:10:"2091557455";s:10:"alert_name";s:20:"subscription_created";s:10:"cancel_url";s:115:"https://',
-    )).toBe(true);
+    expect(
+      phpSerialize(fields).startsWith(
+        'a:19:{s:8:"alert_id";s:10:"2091557455";s:10:"alert_name";s:20:"subscription_created";s:10:"cancel_url";s:115:"https://',
+      ),
+    ).toBe(true);
   });
 });
 
 describe('verifyPaddleSignature: real alerts', () => {
   it('has the four valid and two invalid fixtures', () => {
-    expect(VALID.map(([n]) => n).sort()).toEqual(
-      ['subscriptionCancelledEvent', 'subscriptionCreatedEvent', 'subscriptionPaymentSucceededEvent', 'subscriptionUpdatedEvent'],
-    );
+    expect(VALID.map(([n]) => n).sort()).toEqual([
+      'subscriptionCancelledEvent',
+      'subscriptionCreatedEvent',
+      'subscriptionPaymentSucceededEvent',
+      'subscriptionUpdatedEvent',
+    ]);
     expect(INVALID.map(([n]) => n).sort()).toEqual(['paymentRefundedEvent', 'paymentSucceededEvent']);
   });
 
@@ -159,7 +162,15 @@ describe('verifyPaddleSignature: real alerts', () => {
   it.each(VALID)('%s: a missing, empty, garbage or altered p_signature fails', (_name, fields) => {
     const signature = fields.p_signature as string;
     expect(verifyPaddleSignature(signedFields(fields), PUBLIC_KEY)).toBe(false);
-    for (const bad of ['', ' ', 'not base64!', '%2B%2F', signature.replace(/\+/g, ' '), Buffer.from('x').toString('base64'), signature.slice(0, -8)]) {
+    for (const bad of [
+      '',
+      ' ',
+      'not base64!',
+      '%2B%2F',
+      signature.replace(/\+/g, ' '),
+      Buffer.from('x').toString('base64'),
+      signature.slice(0, -8),
+    ]) {
       expect(verifyPaddleSignature({ ...fields, p_signature: bad }, PUBLIC_KEY)).toBe(false);
     }
     for (const index of [0, 100, 300]) {

@@ -112,7 +112,9 @@ describe('FORMAT_LIMITS', () => {
 
 describe('paypal (PayPal Payouts web upload)', () => {
   it('has no header and 6 columns in order: email, amount, currency, customer id, note, wallet', () => {
-    const text = payoutFile('paypal', [row(), row({ payout_email: 'b@example.com', amount: 5, payout_id: `po_${'f'.repeat(32)}` })], { note: NOTE });
+    const text = payoutFile('paypal', [row(), row({ payout_email: 'b@example.com', amount: 5, payout_id: `po_${'f'.repeat(32)}` })], {
+      note: NOTE,
+    });
     const records = parseCsv(text);
     expect(records).toEqual([
       ['jo.pay@example.com', '100.50', 'EUR', `po_${HEX.slice(0, 27)}`, NOTE, 'PAYPAL'],
@@ -184,12 +186,46 @@ describe('csv (generic)', () => {
     'payout_id,member_id,member_identifier,member_email,member_name,payout_email,amount,currency,reward_count,period_start,period_end,status,paid_at,reference';
 
   it('has a header and one row per payout, ISO 8601 UTC timestamps, null fields empty', () => {
-    const text = payoutFile('csv', [row(), row({ member_name: null, period_start: null, period_end: null, status: 'paid', paid_at: 1_795_600_800, reference: 'TX-9' })], { note: NOTE });
+    const text = payoutFile(
+      'csv',
+      [row(), row({ member_name: null, period_start: null, period_end: null, status: 'paid', paid_at: 1_795_600_800, reference: 'TX-9' })],
+      { note: NOTE },
+    );
     expect(text.split('\r\n')[0]).toBe(HEADER);
     expect(parseCsv(text)).toEqual([
       HEADER.split(','),
-      [PAYOUT_ID, 'mem_1', 'jo-smith', 'jo@example.com', 'Jo Smith', 'jo.pay@example.com', '100.50', 'EUR', '3', '2026-10-26T07:33:20Z', '2026-11-25T09:46:40Z', 'pending', '', ''],
-      [PAYOUT_ID, 'mem_1', 'jo-smith', 'jo@example.com', '', 'jo.pay@example.com', '100.50', 'EUR', '3', '', '', 'paid', '2026-11-25T10:00:00Z', 'TX-9'],
+      [
+        PAYOUT_ID,
+        'mem_1',
+        'jo-smith',
+        'jo@example.com',
+        'Jo Smith',
+        'jo.pay@example.com',
+        '100.50',
+        'EUR',
+        '3',
+        '2026-10-26T07:33:20Z',
+        '2026-11-25T09:46:40Z',
+        'pending',
+        '',
+        '',
+      ],
+      [
+        PAYOUT_ID,
+        'mem_1',
+        'jo-smith',
+        'jo@example.com',
+        '',
+        'jo.pay@example.com',
+        '100.50',
+        'EUR',
+        '3',
+        '',
+        '',
+        'paid',
+        '2026-11-25T10:00:00Z',
+        'TX-9',
+      ],
     ]);
   });
 
@@ -260,7 +296,16 @@ describe('formula injection guard', () => {
     const hostile = ["=cmd|'/Ccalc'!A0@example.com", '+1+1', '-2-3', '@SUM(A1)', '\t=1', '\r=1'];
     for (const evil of hostile) {
       const mk = (i: number) =>
-        row({ payout_id: `po_${i.toString(16).padStart(32, '0')}`, member_id: evil, member_identifier: evil, member_email: evil, member_name: evil, payout_email: evil, status: evil, reference: evil });
+        row({
+          payout_id: `po_${i.toString(16).padStart(32, '0')}`,
+          member_id: evil,
+          member_identifier: evil,
+          member_email: evil,
+          member_name: evil,
+          payout_email: evil,
+          status: evil,
+          reference: evil,
+        });
       const records = parseCsv(payoutFile(format, [mk(1), mk(2)], { note: evil, sourceCurrency: 'EUR' }));
       const cells = records.slice(format === 'paypal' ? 0 : 1).flat();
       expect(cells.length).toBeGreaterThan(0);
@@ -277,7 +322,9 @@ describe('formula injection guard', () => {
     for (const format of ['paypal', 'wise', 'csv'] as PayoutFileFormat[]) {
       expect(() => payoutFile(format, [row({ currency: 'USD', amount: max + 1 })], { note: NOTE })).toThrow(PayoutFileError);
       // The 33.3-billion-dollar payout of the report.
-      expect(() => payoutFile(format, [row({ currency: 'USD', amount: 3_330_000_000_000 })], { note: NOTE })).toThrow(/above the maximum of 1000000\.00 USD/);
+      expect(() => payoutFile(format, [row({ currency: 'USD', amount: 3_330_000_000_000 })], { note: NOTE })).toThrow(
+        /above the maximum of 1000000\.00 USD/,
+      );
     }
     // Zero-decimal currencies: 100,000,000 of them.
     expect(maxPayoutCents('JPY')).toBe(10_000_000_000);

@@ -42,12 +42,23 @@ function files(dir: string): string[] {
 
 /** Where `source` names one of `kinds`: `line: text` per occurrence. */
 export function kindNames(path: string, source: string, kinds: readonly string[]): string[] {
-  const file = ts.createSourceFile(path, source, ts.ScriptTarget.Latest, true, path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const file = ts.createSourceFile(
+    path,
+    source,
+    ts.ScriptTarget.Latest,
+    true,
+    path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const found: string[] = [];
   const note = (node: ts.Node, text: string) => found.push(`${file.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${text}`);
   const visit = (node: ts.Node): void => {
     if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && kinds.includes(node.text)) note(node, node.getText());
-    else if ((ts.isPropertyAssignment(node) || ts.isPropertySignature(node) || ts.isShorthandPropertyAssignment(node)) && ts.isIdentifier(node.name) && kinds.includes(node.name.text)) note(node.name, `${node.name.text}:`);
+    else if (
+      (ts.isPropertyAssignment(node) || ts.isPropertySignature(node) || ts.isShorthandPropertyAssignment(node)) &&
+      ts.isIdentifier(node.name) &&
+      kinds.includes(node.name.text)
+    )
+      note(node.name, `${node.name.text}:`);
     ts.forEachChild(node, visit);
   };
   visit(file);
@@ -57,10 +68,16 @@ export function kindNames(path: string, source: string, kinds: readonly string[]
 describe('provider kinds are named only by their provider and the registry', () => {
   const kinds = PROVIDER_KINDS as readonly string[];
   const scanned = PRODUCTION.flatMap(files).filter((f) => !EXEMPT.some((e) => f.startsWith(e)));
-  const named = new Map(scanned.map((f) => [f, kindNames(f, readFileSync(join(ROOT, f), 'utf8'), kinds)] as const).filter(([, hits]) => hits.length > 0));
+  const named = new Map(
+    scanned.map((f) => [f, kindNames(f, readFileSync(join(ROOT, f), 'utf8'), kinds)] as const).filter(([, hits]) => hits.length > 0),
+  );
 
   it('the check finds a kind (literal, key) and ignores comments and prose', () => {
-    expect(kindNames('x.ts', "const a = { kind: 'stripe' }; type K = 'paddle-billing'; const b = { stripe: 1 };", kinds)).toEqual(["1: 'stripe'", "1: 'paddle-billing'", '1: stripe:']);
+    expect(kindNames('x.ts', "const a = { kind: 'stripe' }; type K = 'paddle-billing'; const b = { stripe: 1 };", kinds)).toEqual([
+      "1: 'stripe'",
+      "1: 'paddle-billing'",
+      '1: stripe:',
+    ]);
     expect(kindNames('x.ts', "// 'stripe'\nconst a = 'stripe is fine in a sentence'; const c = x.stripe;", kinds)).toEqual([]);
     expect(scanned.length).toBeGreaterThan(100);
   });

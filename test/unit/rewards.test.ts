@@ -306,7 +306,10 @@ describe('partial refunds (issue 11, item 2)', () => {
     const refunds = [{ payment_id: 1, amount: 10 }];
     const now = addMonthsUtc(T0, 1) + DAY;
     // Payment 1 earned the period's commission before its refund: payment 2 is past the period.
-    expect(planRewards(terms, payments, [{ payment_id: 1 }], { subscriptionDeleted: false, now, refunds })).toEqual({ rewards: [], completed: true });
+    expect(planRewards(terms, payments, [{ payment_id: 1 }], { subscriptionDeleted: false, now, refunds })).toEqual({
+      rewards: [],
+      completed: true,
+    });
     // Evaluated only after the refund: payment 1 still earns (the clawback takes back its share), payment 2 does not.
     expect(planRewards(terms, payments, [], { subscriptionDeleted: false, now, refunds })).toEqual({
       rewards: [{ payment_id: 1, type: 'commission', amount: 250, currency: 'USD' }],
@@ -317,7 +320,11 @@ describe('partial refunds (issue 11, item 2)', () => {
   it('the period starts at the first payment even when it is refunded in full, which earns nothing', () => {
     const terms = commission({ commission_months: 1 });
     const payments = [refunded(1, 1000, T0), paid(2, 1000, T0 + 10 * DAY), paid(3, 1000, addMonthsUtc(T0, 1))];
-    const plan = planRewards(terms, payments, [], { subscriptionDeleted: false, now: addMonthsUtc(T0, 1) + DAY, refunds: [{ payment_id: 1, amount: 1000 }] });
+    const plan = planRewards(terms, payments, [], {
+      subscriptionDeleted: false,
+      now: addMonthsUtc(T0, 1) + DAY,
+      refunds: [{ payment_id: 1, amount: 1000 }],
+    });
     expect(ids(plan)).toEqual([2]);
     expect(plan.completed).toBe(true);
   });
@@ -325,7 +332,10 @@ describe('partial refunds (issue 11, item 2)', () => {
   it('a partial refund lowers the amount counted toward the threshold; several refunds add up', () => {
     const payments = [refunded(1, 1000, T0, 300), paid(2, 1000, T0 + DAY), paid(3, 1000, T0 + 2 * DAY)];
     // 1000 - 300 - 200 = 500 from payment 1, 1500 after payment 2, 2500 after payment 3.
-    const refunds = [{ payment_id: 1, amount: 300 }, { payment_id: 1, amount: 200 }];
+    const refunds = [
+      { payment_id: 1, amount: 300 },
+      { payment_id: 1, amount: 200 },
+    ];
     expect(ids(planRewards(credit({ reward_threshold: 2000 }), payments, [], { ...live(), refunds }))).toEqual([3]);
     expect(ids(planRewards(credit({ reward_threshold: 1500 }), payments, [], { ...live(), refunds }))).toEqual([2]);
     // Without the refund records, the payment's own refund_amount counts.
@@ -334,7 +344,9 @@ describe('partial refunds (issue 11, item 2)', () => {
 
   it('a refund of type full refunds the payment whole whatever its amount says', () => {
     const payments = [refunded(1, 1000, T0, 10), paid(2, 1000, T0 + DAY)];
-    expect(ids(planRewards(credit(), payments, [], { ...live(), refunds: [{ payment_id: 1, amount: 10, refund_type: 'full' }] }))).toEqual([2]);
+    expect(ids(planRewards(credit(), payments, [], { ...live(), refunds: [{ payment_id: 1, amount: 10, refund_type: 'full' }] }))).toEqual([
+      2,
+    ]);
   });
 });
 
@@ -359,25 +371,34 @@ describe('percentage commissions (docs/design/money.md)', () => {
   });
 
   it('fixed commissions and credits ignore reward_percent', () => {
-    expect(planRewards(credit({ reward_percent: 50_00 } as Partial<RewardTerms>), [paid(1, 10_000, T0)], [], live()).rewards[0]?.amount).toBe(1500);
-    expect(planRewards(commission({ reward_percent: null }), [{ ...paid(1, 10_000, T0), tax: 5_000 }], [], live()).rewards[0]?.amount).toBe(250);
+    expect(
+      planRewards(credit({ reward_percent: 50_00 } as Partial<RewardTerms>), [paid(1, 10_000, T0)], [], live()).rewards[0]?.amount,
+    ).toBe(1500);
+    expect(planRewards(commission({ reward_percent: null }), [{ ...paid(1, 10_000, T0), tax: 5_000 }], [], live()).rewards[0]?.amount).toBe(
+      250,
+    );
   });
 });
 
 describe('reward rules: a commission rule is one function (shared/flows/settlement/plan.ts REWARD_RULES)', () => {
   it('the default rules: a percentage commission, else the fixed amount', () => {
     const payments = [paid(1, 10_000, T0)];
-    expect(planRewards(commission({ reward_percent: 20_00 }), payments, [], { ...live(), rules: REWARD_RULES }).rewards[0]?.amount).toBe(2000);
+    expect(planRewards(commission({ reward_percent: 20_00 }), payments, [], { ...live(), rules: REWARD_RULES }).rewards[0]?.amount).toBe(
+      2000,
+    );
     expect(planRewards(commission(), payments, [], { ...live(), rules: REWARD_RULES }).rewards[0]?.amount).toBe(250);
     expect(planRewards(credit(), payments, [], { ...live(), rules: REWARD_RULES }).rewards[0]?.amount).toBe(1500);
   });
 
   it('an example, not a product feature: 25% once the member has 10 conversions, the usual rules below that', () => {
     const tiered: RewardRule = ({ type, payment, currency, member }) =>
-      type === 'commission' && (member?.conversions ?? 0) >= 10 ? percentOf(payment.amount - (payment.tax ?? 0), 25_00, minorUnitCents(currency)) : null;
+      type === 'commission' && (member?.conversions ?? 0) >= 10
+        ? percentOf(payment.amount - (payment.tax ?? 0), 25_00, minorUnitCents(currency))
+        : null;
     const rules = [tiered, ...REWARD_RULES];
     const payments = [paid(1, 10_000, T0)];
-    const amount = (conversions: number) => planRewards(commission(), payments, [], { ...live(), rules, member: { conversions } }).rewards[0]?.amount;
+    const amount = (conversions: number) =>
+      planRewards(commission(), payments, [], { ...live(), rules, member: { conversions } }).rewards[0]?.amount;
     expect(amount(9)).toBe(250);
     expect(amount(10)).toBe(2500);
     // Credits keep their fixed amount.

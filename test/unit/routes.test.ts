@@ -115,7 +115,16 @@ describe('findRoute', () => {
   });
 
   it('returns null for unknown paths', () => {
-    for (const path of ['/healthz', '/v1/health', '/v1/', '/v1/nope/', '/v2/campaigns/', '/v1/campaigns/a/b/', '/v1/referrals/user/a/b/', '/campaigns/']) {
+    for (const path of [
+      '/healthz',
+      '/v1/health',
+      '/v1/',
+      '/v1/nope/',
+      '/v2/campaigns/',
+      '/v1/campaigns/a/b/',
+      '/v1/referrals/user/a/b/',
+      '/campaigns/',
+    ]) {
       expect({ path, match: findRoute('GET', path) }).toEqual({ path, match: null });
     }
   });
@@ -138,7 +147,14 @@ describe('route table', () => {
   ];
   // The member portal (docs/portal.md): its API is /portal/v1/ and takes
   // only a portal session; the link's opening takes the link token (no credential, rate limited per IP).
-  const PORTAL_ROUTES = ['GET /portal/v1/me/', 'PATCH /portal/v1/me/', 'GET /portal/v1/stats/', 'GET /portal/v1/referrals/', 'GET /portal/v1/rewards/', 'GET /portal/v1/payouts/'];
+  const PORTAL_ROUTES = [
+    'GET /portal/v1/me/',
+    'PATCH /portal/v1/me/',
+    'GET /portal/v1/stats/',
+    'GET /portal/v1/referrals/',
+    'GET /portal/v1/rewards/',
+    'GET /portal/v1/payouts/',
+  ];
   // The portal's page takes no credential but reads the account (its embed origins are its frame-ancestors).
   const PUBLIC_READS = ['PortalPage'];
   // GET /v1/account/ gives an account from before publishable keys its key on first sight: a GET that writes.
@@ -152,49 +168,127 @@ describe('route table', () => {
     // liveness check is /health, where load balancers and uptime checks look for it, and the dashboard's
     // login endpoints are under /auth/.
     const PROVIDER_INTAKES = ['ProviderWebhook'];
-    const unversioned = new Set(['/referrals/{id}/conversion/', '/webhooks/{provider}/{account_id}/', '/docs/', '/', '/health', '/js/refloop.js', '/js/refloop-embed.js', '/portal/{account_id}/', '/unsubscribe/{token}/']);
+    const unversioned = new Set([
+      '/referrals/{id}/conversion/',
+      '/webhooks/{provider}/{account_id}/',
+      '/docs/',
+      '/',
+      '/health',
+      '/js/refloop.js',
+      '/js/refloop-embed.js',
+      '/portal/{account_id}/',
+      '/unsubscribe/{token}/',
+    ]);
     // The OpenAPI document is a file, not a resource: no trailing slash.
     const documents = new Set(['/v1/openapi.json']);
     for (const r of routes) {
       if (documents.has(r.path)) expect(r.path).toMatch(/^\/v1\/[a-z]+\.json$/);
       else if (r.path.startsWith('/auth/')) expect(r.path).toMatch(/^\/auth\/[a-z_-]+(\/[a-z_-]+)*\/$/);
-      else if (!unversioned.has(r.path)) expect(r.path).toMatch(/^\/(js\/|portal\/)?v1\/([a-z_-]+|\{[a-z_]+\})(\/([a-z_-]+|\{[a-z_]+\}))*\/$/);
+      else if (!unversioned.has(r.path))
+        expect(r.path).toMatch(/^\/(js\/|portal\/)?v1\/([a-z_-]+|\{[a-z_]+\})(\/([a-z_-]+|\{[a-z_]+\}))*\/$/);
       expect(['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS']).toContain(r.method);
       // Public endpoints (/js/) take the publishable key and nothing else does; the script, the CORS
       // preflights and the public documentation take no credential and touch no table; /auth/ is exactly
       // the login routes; session-only routes are /v1/ routes.
       if (r.path.startsWith('/js/v1/') && r.method !== 'OPTIONS') expect(r.auth).toBe('publishable-key');
       // A member email's unsubscribe link: no credential but its token; its page reads, its one-click POST writes.
-      else if (r.path === '/unsubscribe/{token}/') expect({ route: r.name, auth: r.auth, table: r.table, queues: r.queues }).toEqual({ route: r.name, auth: 'none', table: r.method === 'GET' ? 'read' : 'write', queues: undefined });
-      else if (r.auth === 'none') expect({ route: r.name, method: r.method, table: r.table }).toEqual({ route: r.name, method: r.method === 'OPTIONS' ? 'OPTIONS' : 'GET', table: PUBLIC_READS.includes(r.name) ? 'read' : 'none' });
-      else if (r.path.startsWith('/portal/v1/')) expect({ route: r.name, auth: r.auth }).toEqual({ route: r.name, auth: r.name === 'OpenPortalSession' ? 'portal-link' : 'portal' });
+      else if (r.path === '/unsubscribe/{token}/')
+        expect({ route: r.name, auth: r.auth, table: r.table, queues: r.queues }).toEqual({
+          route: r.name,
+          auth: 'none',
+          table: r.method === 'GET' ? 'read' : 'write',
+          queues: undefined,
+        });
+      else if (r.auth === 'none')
+        expect({ route: r.name, method: r.method, table: r.table }).toEqual({
+          route: r.name,
+          method: r.method === 'OPTIONS' ? 'OPTIONS' : 'GET',
+          table: PUBLIC_READS.includes(r.name) ? 'read' : 'none',
+        });
+      else if (r.path.startsWith('/portal/v1/'))
+        expect({ route: r.name, auth: r.auth }).toEqual({ route: r.name, auth: r.name === 'OpenPortalSession' ? 'portal-link' : 'portal' });
       else if (r.path.startsWith('/auth/')) expect({ route: r.name, auth: r.auth }).toEqual({ route: r.name, auth: 'login' });
       else if (r.auth === 'session') expect(r.path).toMatch(/^\/v1\//);
-      else expect({ route: r.name, auth: r.auth === undefined || r.auth === 'api-key' || PROVIDER_INTAKES.includes(r.name) }).toEqual({ route: r.name, auth: true });
+      else
+        expect({ route: r.name, auth: r.auth === undefined || r.auth === 'api-key' || PROVIDER_INTAKES.includes(r.name) }).toEqual({
+          route: r.name,
+          auth: true,
+        });
       // Only the webhook intakes write nothing although they are POSTs: they read settings and queue.
       if (r.table !== 'none') {
-        const expected = READS_THAT_WRITE.includes(r.name) ? 'write' : r.method === 'GET' || PROVIDER_INTAKES.includes(r.name) ? 'read' : 'write';
+        const expected = READS_THAT_WRITE.includes(r.name)
+          ? 'write'
+          : r.method === 'GET' || PROVIDER_INTAKES.includes(r.name)
+            ? 'read'
+            : 'write';
         expect({ route: r.name, table: r.table }).toEqual({ route: r.name, table: expected });
       }
     }
-    expect(routes.filter((r) => r.auth === 'none').map((r) => `${r.method} ${r.path}`).sort()).toEqual(
-      ['GET /', 'GET /health', 'GET /docs/', 'GET /v1/openapi.json', 'GET /js/refloop.js', 'GET /js/refloop-embed.js', 'GET /portal/{account_id}/', 'OPTIONS /js/v1/clicks/', 'OPTIONS /js/v1/referrals/', 'GET /unsubscribe/{token}/', 'POST /unsubscribe/{token}/'].sort(),
+    expect(
+      routes
+        .filter((r) => r.auth === 'none')
+        .map((r) => `${r.method} ${r.path}`)
+        .sort(),
+    ).toEqual(
+      [
+        'GET /',
+        'GET /health',
+        'GET /docs/',
+        'GET /v1/openapi.json',
+        'GET /js/refloop.js',
+        'GET /js/refloop-embed.js',
+        'GET /portal/{account_id}/',
+        'OPTIONS /js/v1/clicks/',
+        'OPTIONS /js/v1/referrals/',
+        'GET /unsubscribe/{token}/',
+        'POST /unsubscribe/{token}/',
+      ].sort(),
     );
-    expect(routes.filter((r) => r.auth === 'portal').map((r) => `${r.method} ${r.path}`).sort()).toEqual([...PORTAL_ROUTES].sort());
+    expect(
+      routes
+        .filter((r) => r.auth === 'portal')
+        .map((r) => `${r.method} ${r.path}`)
+        .sort(),
+    ).toEqual([...PORTAL_ROUTES].sort());
     expect(routes.filter((r) => r.auth === 'portal-link').map((r) => `${r.method} ${r.path}`)).toEqual(['POST /portal/v1/sessions/']);
     // No portal route may send to a queue or come near a secret.
-    expect(routes.filter((r) => r.path.startsWith('/portal/') && (r.queues || r.providerSecrets || r.providerWebhookSecrets || r.webhookSecrets)).map((r) => r.name)).toEqual([]);
-    expect(routes.filter((r) => r.auth === 'login').map((r) => `${r.method} ${r.path}`).sort()).toEqual([...LOGIN_ROUTES].sort());
-    expect(routes.filter((r) => r.auth === 'session').map((r) => `${r.method} ${r.path}`).sort()).toEqual([...SESSION_ROUTES].sort());
-    expect(routes.filter((r) => READS_THAT_WRITE.includes(r.name)).map((r) => `${r.method} ${r.path} ${r.auth ?? 'api-key'}`)).toEqual(['GET /v1/account/ api-key']);
+    expect(
+      routes
+        .filter((r) => r.path.startsWith('/portal/') && (r.queues || r.providerSecrets || r.providerWebhookSecrets || r.webhookSecrets))
+        .map((r) => r.name),
+    ).toEqual([]);
+    expect(
+      routes
+        .filter((r) => r.auth === 'login')
+        .map((r) => `${r.method} ${r.path}`)
+        .sort(),
+    ).toEqual([...LOGIN_ROUTES].sort());
+    expect(
+      routes
+        .filter((r) => r.auth === 'session')
+        .map((r) => `${r.method} ${r.path}`)
+        .sort(),
+    ).toEqual([...SESSION_ROUTES].sort());
+    expect(routes.filter((r) => READS_THAT_WRITE.includes(r.name)).map((r) => `${r.method} ${r.path} ${r.auth ?? 'api-key'}`)).toEqual([
+      'GET /v1/account/ api-key',
+    ]);
   });
 
   it('lets only the provider connection route (and the login-link and invite routes, through the member-emails worker) near secrets and the mail queue', () => {
     // SetProviderConnection is the only API route that writes provider secrets (both kinds).
     expect(routes.filter((r) => r.providerSecrets && r.auth === 'session').map((r) => r.name)).toEqual(['SetProviderConnection']);
-    expect(routes.find((r) => r.name === 'SetProviderConnection')).toMatchObject({ providerSecrets: true, providerWebhookSecrets: true, table: 'write' });
+    expect(routes.find((r) => r.name === 'SetProviderConnection')).toMatchObject({
+      providerSecrets: true,
+      providerWebhookSecrets: true,
+      table: 'write',
+    });
     // Login links and invitations are mailed by the member-emails worker; the request path only queues them.
-    expect(routes.filter((r) => r.auth === 'login' || r.auth === 'session').filter((r) => r.queues).map((r) => [r.name, r.queues])).toEqual([
+    expect(
+      routes
+        .filter((r) => r.auth === 'login' || r.auth === 'session')
+        .filter((r) => r.queues)
+        .map((r) => [r.name, r.queues]),
+    ).toEqual([
       ['CreateLoginLink', ['member-emails']],
       ['InviteTeamMember', ['member-emails']],
     ]);
@@ -219,8 +313,7 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
  */
 function routeCallPattern(route: Pick<Route, 'method' | 'path'>): RegExp {
   const segments = route.path.split('/').filter((s) => s.length > 0);
-  const segment = (s: string) =>
-    s.startsWith('{') && s.endsWith('}') ? '(?:\\$\\{[^}\\n]*\\}|[^/\\s\'"`?#$])+' : escapeRegExp(s);
+  const segment = (s: string) => (s.startsWith('{') && s.endsWith('}') ? '(?:\\$\\{[^}\\n]*\\}|[^/\\s\'"`?#$])+' : escapeRegExp(s));
   const path = '\\/' + segments.map(segment).join('\\/') + '\\/?';
   const quote = '[\'"`]';
   return new RegExp(`${quote}${route.method}${quote}\\s*,\\s*${quote}${path}(?=[?'"\`])`);
@@ -262,7 +355,7 @@ describe('routeCallPattern', () => {
     ["api('GET', '/v1/members?page_size=2')"],
     ["api('PATCH', `/v1/members/${id}/`)"],
     ["api('GET', `/v1/members/${id}/extra/`)"],
-    ["const path = `/v1/members/${id}/`; // GET"],
+    ['const path = `/v1/members/${id}/`; // GET'],
     ["api('GET', `/v1/campaigns/${id}/`)"],
   ])('does not take %j for a GetMember call', (text) => {
     expect(routeCallPattern(getMember).test(text)).toBe(false);

@@ -6,7 +6,15 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resetConfig } from '../../shared/config';
-import { decryptSecret, encryptSecret, LOCAL_PREFIX, resetSecrets, SecretDecryptionError, secretForm, SecretsConfigError } from '../../shared/secrets';
+import {
+  decryptSecret,
+  encryptSecret,
+  LOCAL_PREFIX,
+  resetSecrets,
+  SecretDecryptionError,
+  secretForm,
+  SecretsConfigError,
+} from '../../shared/secrets';
 
 const ACCOUNT = '0123456789abcdef';
 const OTHER = 'fedcba9876543210';
@@ -28,7 +36,13 @@ function useEnv(env: Record<string, string | undefined>): void {
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'refloop-secrets-unit-'));
   keyFile = join(dir, 'nested', 'secrets.key');
-  useEnv({ SECRETS_KEY_FILE: keyFile, SECRETS_KMS_KEY_ID: undefined, AWS_LAMBDA_FUNCTION_NAME: undefined, DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000', DATA_DIR: undefined });
+  useEnv({
+    SECRETS_KEY_FILE: keyFile,
+    SECRETS_KMS_KEY_ID: undefined,
+    AWS_LAMBDA_FUNCTION_NAME: undefined,
+    DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
+    DATA_DIR: undefined,
+  });
 });
 
 afterEach(() => {
@@ -62,7 +76,8 @@ describe('the local key file implementation', () => {
     expect(again).not.toBe(stored);
     expect(await decryptSecret(ACCOUNT, again)).toBe(SECRET);
     // Any text: non-ASCII, long (a PEM-sized value), and the empty string.
-    for (const text of ['clé secrète ✓', 'x'.repeat(3000), '']) expect(await decryptSecret(ACCOUNT, await encryptSecret(ACCOUNT, text))).toBe(text);
+    for (const text of ['clé secrète ✓', 'x'.repeat(3000), ''])
+      expect(await decryptSecret(ACCOUNT, await encryptSecret(ACCOUNT, text))).toBe(text);
   });
 
   it('creates the key file on first use (32 random bytes, mode 0600, its folder too) and keeps it', async () => {
@@ -119,7 +134,14 @@ describe('the local key file implementation', () => {
   });
 
   it('passes a legacy plaintext value (written before encryption) through as it is', async () => {
-    for (const legacy of [SECRET, 'whsec_legacyPlaintextSecret000000000000000', 'pdl_ntfset_01legacy', '0123abcdef0123abcdef', 'kms', 'localhost:v1']) {
+    for (const legacy of [
+      SECRET,
+      'whsec_legacyPlaintextSecret000000000000000',
+      'pdl_ntfset_01legacy',
+      '0123abcdef0123abcdef',
+      'kms',
+      'localhost:v1',
+    ]) {
       expect(secretForm(legacy)).toBe('legacy');
       expect(await decryptSecret(ACCOUNT, legacy)).toBe(legacy);
     }
@@ -145,7 +167,10 @@ describe('refusals', () => {
 
   it('in Lambda with the KMS key, a local:v1 value is refused (it was never meant for AWS)', async () => {
     const stored = await encryptSecret(ACCOUNT, SECRET);
-    useEnv({ AWS_LAMBDA_FUNCTION_NAME: 'RefloopApi-ConvertReferral', SECRETS_KMS_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/00000000-0000-0000-0000-000000000000' });
+    useEnv({
+      AWS_LAMBDA_FUNCTION_NAME: 'RefloopApi-ConvertReferral',
+      SECRETS_KMS_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/00000000-0000-0000-0000-000000000000',
+    });
     await expect(decryptSecret(ACCOUNT, stored)).rejects.toThrow(SecretsConfigError);
   });
 

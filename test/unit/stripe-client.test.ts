@@ -20,11 +20,14 @@ let url: string;
 let script: Reply[] = [];
 let seen: Seen[] = [];
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Reply => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-};
-const stripeError = (status: number, type: string, code: string, message = 'x', headers: Record<string, string> = {}) => json(status, { error: { type, code, message, param: 'id' } }, headers);
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Reply =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+const stripeError = (status: number, type: string, code: string, message = 'x', headers: Record<string, string> = {}) =>
+  json(status, { error: { type, code, message, param: 'id' } }, headers);
 const ok = (body: unknown) => json(200, body);
 const list = (data: { id: string }[], hasMore: boolean, path = '/v1/x') => ok({ object: 'list', data, has_more: hasMore, url: path });
 
@@ -75,7 +78,11 @@ describe('StripeClient', () => {
     script = [ok({ id: 'sub_1', object: 'subscription' }), ok({ id: 'cbtxn_1' })];
     const { c } = client();
     await c.getSubscription('sub_1');
-    await c.createBalanceTransaction('cus_1', { amount: -500, currency: 'usd', description: 'Refloop credit', metadata: { refloop_reward_id: 'r1' } }, 'refloop-credit-r1');
+    await c.createBalanceTransaction(
+      'cus_1',
+      { amount: -500, currency: 'usd', description: 'Refloop credit', metadata: { refloop_reward_id: 'r1' } },
+      'refloop-credit-r1',
+    );
     expect(seen.map((s) => [s.method, s.url])).toEqual([
       ['GET', '/v1/subscriptions/sub_1?expand[0]=customer&expand[1]=items.data.price.product'],
       ['POST', '/v1/customers/cus_1/balance_transactions'],
@@ -87,12 +94,26 @@ describe('StripeClient', () => {
     expect(seen[0]?.headers['idempotency-key']).toBeUndefined();
     expect(seen[1]?.headers['idempotency-key']).toBe('refloop-credit-r1');
     expect(seen[1]?.headers['content-type']).toBe('application/x-www-form-urlencoded');
-    expect(decodeForm(seen[1]?.body ?? '')).toEqual({ amount: '-500', currency: 'usd', description: 'Refloop credit', metadata: { refloop_reward_id: 'r1' } });
+    expect(decodeForm(seen[1]?.body ?? '')).toEqual({
+      amount: '-500',
+      currency: 'usd',
+      description: 'Refloop credit',
+      metadata: { refloop_reward_id: 'r1' },
+    });
   });
 
   it('promotion codes use the Clover form: promotion[type]=coupon&promotion[coupon]=…', async () => {
     script = [ok({ id: 'promo_1' })];
-    await client().c.createPromotionCode({ coupon: 'refloop-abc', code: 'RFJANE7', max_redemptions: 1, first_time_transaction: true, metadata: { refloop_referral_id: 'ref-1' } }, 'k1');
+    await client().c.createPromotionCode(
+      {
+        coupon: 'refloop-abc',
+        code: 'RFJANE7',
+        max_redemptions: 1,
+        first_time_transaction: true,
+        metadata: { refloop_referral_id: 'ref-1' },
+      },
+      'k1',
+    );
     expect(decodeForm(seen[0]?.body ?? '')).toEqual({
       promotion: { type: 'coupon', coupon: 'refloop-abc' },
       code: 'RFJANE7',
@@ -145,7 +166,9 @@ describe('StripeClient', () => {
     expect(seen).toHaveLength(1);
     seen = [];
     script = [stripeError(409, 'idempotency_error', 'lock_timeout', 'locked', { 'stripe-should-retry': 'true' }), ok({ id: 'cbtxn_1' })];
-    expect(await client().c.createBalanceTransaction('cus_1', { amount: -1, currency: 'usd', description: 'd', metadata: {} }, 'k')).toEqual({ id: 'cbtxn_1' });
+    expect(
+      await client().c.createBalanceTransaction('cus_1', { amount: -1, currency: 'usd', description: 'd', metadata: {} }, 'k'),
+    ).toEqual({ id: 'cbtxn_1' });
     expect(seen).toHaveLength(2);
   });
 
@@ -187,7 +210,9 @@ describe('StripeClient', () => {
   it('charge -> invoice: invoice payments by payment intent, invoices expanded', async () => {
     script = [list([{ id: 'inpay_1' }], false)];
     await client().c.listInvoicePaymentsByPaymentIntent('pi_1');
-    expect(seen[0]?.url).toBe('/v1/invoice_payments?limit=100&payment[type]=payment_intent&payment[payment_intent]=pi_1&expand[0]=data.invoice');
+    expect(seen[0]?.url).toBe(
+      '/v1/invoice_payments?limit=100&payment[type]=payment_intent&payment[payment_intent]=pi_1&expand[0]=data.invoice',
+    );
   });
 
   it('retryAfterMs reads seconds and HTTP dates', () => {

@@ -3,7 +3,14 @@
 import type { BillingEvent } from '../../shared/billing/port';
 import { centsToMinor, minorToCents } from '../../shared/domain/currency';
 import { lookupsFor, parseEnvelope, parseStripeEvents, toBillingEvents, type Enrichment } from '../../shared/providers/stripe/events';
-import { STRIPE_API_VERSION, decodeForm, encodeForm, fromStripeAmount, stripeExponent, toStripeAmount } from '../../shared/providers/stripe/wire';
+import {
+  STRIPE_API_VERSION,
+  decodeForm,
+  encodeForm,
+  fromStripeAmount,
+  stripeExponent,
+  toStripeAmount,
+} from '../../shared/providers/stripe/wire';
 import { IDS, T, charge, checkoutSession, dispute, event, invoice, refund, subscription } from '../fixtures/stripe/events';
 
 const paidInvoice = { invoiceId: IDS.invoice, subscriptionId: IDS.subscription };
@@ -28,7 +35,9 @@ const envelope = (body: unknown) => {
 describe('customer.subscription.* events', () => {
   it('created: state, plan (product name looked up), unit price over items, item dates, customer, referral; order uncertain', () => {
     const body = event('customer.subscription.created', subscription());
-    const e = fact(one(body, { emails: new Map([[IDS.customer, 'jane@example.com']]), productNames: new Map([[IDS.product, 'Acme Pro']]) }));
+    const e = fact(
+      one(body, { emails: new Map([[IDS.customer, 'jane@example.com']]), productNames: new Map([[IDS.product, 'Acme Pro']]) }),
+    );
     expect(e).toEqual({
       kind: 'subscription',
       eventId: body.id,
@@ -52,7 +61,11 @@ describe('customer.subscription.* events', () => {
   it('an expanded customer and product are read in place; without a lookup, the price nickname names the plan', () => {
     const sub = subscription({ customer: { id: IDS.customer, object: 'customer', email: 'exp@example.com' } as never });
     (sub.items.data[0] as { price: { product: unknown } }).price.product = { id: IDS.product, object: 'product', name: 'Expanded Pro' };
-    expect(fact(one(event('customer.subscription.updated', sub))).subscription).toMatchObject({ email: 'exp@example.com', customerId: IDS.customer, plan: { name: 'Expanded Pro' } });
+    expect(fact(one(event('customer.subscription.updated', sub))).subscription).toMatchObject({
+      email: 'exp@example.com',
+      customerId: IDS.customer,
+      plan: { name: 'Expanded Pro' },
+    });
     const plain = fact(one(event('customer.subscription.updated', subscription()))).subscription;
     expect(plain.plan?.name).toBe('Pro monthly');
     expect(plain).not.toHaveProperty('email');
@@ -72,12 +85,18 @@ describe('customer.subscription.* events', () => {
   });
 
   it('deleted: no next bill date (a known none)', () => {
-    const s = fact(one(event('customer.subscription.deleted', subscription({ status: 'canceled', canceled_at: T.start + 100, ended_at: T.start + 100 })))).subscription;
+    const s = fact(
+      one(
+        event('customer.subscription.deleted', subscription({ status: 'canceled', canceled_at: T.start + 100, ended_at: T.start + 100 })),
+      ),
+    ).subscription;
     expect(s).toMatchObject({ status: 'deleted', nextBillDate: null });
   });
 
   it('set to cancel at period end: no next bill', () => {
-    expect(fact(one(event('customer.subscription.updated', subscription({ cancel_at_period_end: true })))).subscription.nextBillDate).toBeNull();
+    expect(
+      fact(one(event('customer.subscription.updated', subscription({ cancel_at_period_end: true })))).subscription.nextBillDate,
+    ).toBeNull();
   });
 
   it('trialing: the trial end is the next bill, nothing billed yet', () => {
@@ -114,7 +133,10 @@ describe('customer.subscription.* events', () => {
   });
 
   it('lookups: the customer email and the product name', () => {
-    expect(lookupsFor(envelope(event('customer.subscription.created', subscription())))).toMatchObject({ customerIds: [IDS.customer], productIds: [IDS.product] });
+    expect(lookupsFor(envelope(event('customer.subscription.created', subscription())))).toMatchObject({
+      customerIds: [IDS.customer],
+      productIds: [IDS.product],
+    });
   });
 });
 
@@ -133,13 +155,25 @@ describe('checkout.session.completed', () => {
   });
 
   it('no client_reference_id: the session metadata names the referral; no discount: no coupon', () => {
-    const e = fact(one(event('checkout.session.completed', checkoutSession({ client_reference_id: null, metadata: { refloop_referral_id: 'ref-meta' }, discounts: [] }))));
+    const e = fact(
+      one(
+        event(
+          'checkout.session.completed',
+          checkoutSession({ client_reference_id: null, metadata: { refloop_referral_id: 'ref-meta' }, discounts: [] }),
+        ),
+      ),
+    );
     expect(e.hints).toEqual({ referralId: 'ref-meta', checkoutId: IDS.session });
   });
 
   it('a payment or setup checkout, or an open one, is ignored', () => {
-    expect(one(event('checkout.session.completed', checkoutSession({ mode: 'payment', subscription: null })))).toMatchObject({ kind: 'ignored', reason: expect.stringContaining('payment') });
-    expect(one(event('checkout.session.completed', checkoutSession({ mode: 'setup', subscription: null })))).toMatchObject({ kind: 'ignored' });
+    expect(one(event('checkout.session.completed', checkoutSession({ mode: 'payment', subscription: null })))).toMatchObject({
+      kind: 'ignored',
+      reason: expect.stringContaining('payment'),
+    });
+    expect(one(event('checkout.session.completed', checkoutSession({ mode: 'setup', subscription: null })))).toMatchObject({
+      kind: 'ignored',
+    });
     expect(one(event('checkout.session.completed', checkoutSession({ status: 'open' })))).toMatchObject({ kind: 'ignored' });
   });
 });
@@ -148,8 +182,21 @@ describe('invoice.paid', () => {
   it('the first invoice of a subscription: a payment (in_), excluding tax = total - taxes, checkout id when found', () => {
     const body = event('invoice.paid', invoice());
     const e = fact(one(body, { checkoutBySubscription: new Map([[IDS.subscription, IDS.session]]) }));
-    expect(e.payment).toEqual({ id: IDS.invoice, subscriptionId: IDS.subscription, amount: 4950, amountExcludingTax: 4500, currency: 'USD', paidAtSeconds: T.start + 2, checkoutId: IDS.session });
-    expect(e.subscription).toEqual({ id: IDS.subscription, customerId: IDS.customer, email: 'jane@example.com', lastBillDate: '2024-04-12' });
+    expect(e.payment).toEqual({
+      id: IDS.invoice,
+      subscriptionId: IDS.subscription,
+      amount: 4950,
+      amountExcludingTax: 4500,
+      currency: 'USD',
+      paidAtSeconds: T.start + 2,
+      checkoutId: IDS.session,
+    });
+    expect(e.subscription).toEqual({
+      id: IDS.subscription,
+      customerId: IDS.customer,
+      email: 'jane@example.com',
+      lastBillDate: '2024-04-12',
+    });
     expect(e.hints).toEqual({ referralId: IDS.referral, checkoutId: IDS.session });
     expect(lookupsFor(envelope(body)).checkoutForSubscriptions).toEqual([IDS.subscription]);
   });
@@ -174,7 +221,10 @@ describe('invoice.paid', () => {
   });
 
   it('an invoice with no subscription parent (one-off), or the pre-Basil top-level shape, is ignored', () => {
-    expect(one(event('invoice.paid', invoice({ parent: null })))).toMatchObject({ kind: 'ignored', reason: expect.stringContaining('parent.subscription_details') });
+    expect(one(event('invoice.paid', invoice({ parent: null })))).toMatchObject({
+      kind: 'ignored',
+      reason: expect.stringContaining('parent.subscription_details'),
+    });
   });
 
   it('a non-integer amount: ignored, never a wrong payment', () => {
@@ -196,7 +246,15 @@ describe('charge.refunded: cumulative amount_refunded, one fact per refund', () 
         eventId: body.id,
         occurredAtMs: T.event * 1000,
         subscription: { id: IDS.subscription },
-        refund: { id: IDS.refund1, paymentId: IDS.invoice, subscriptionId: IDS.subscription, amount: 1000, currency: 'USD', refundedAtSeconds: T.start + 86400, kind: 'refund' },
+        refund: {
+          id: IDS.refund1,
+          paymentId: IDS.invoice,
+          subscriptionId: IDS.subscription,
+          amount: 1000,
+          currency: 'USD',
+          refundedAtSeconds: T.start + 86400,
+          kind: 'refund',
+        },
         hints: {},
       },
     ]);
@@ -219,7 +277,9 @@ describe('charge.refunded: cumulative amount_refunded, one fact per refund', () 
     expect(one(pending, withInvoice)).toMatchObject({ kind: 'ignored', reason: expect.stringContaining('succeeded') });
     const later = fact(one(event('charge.refund.updated', refund(IDS.refund1, 1000)), withInvoice));
     expect(later.refund).toMatchObject({ id: IDS.refund1, amount: 1000, paymentId: IDS.invoice });
-    expect(one(event('charge.refund.updated', refund(IDS.refund1, 1000, { status: 'failed' })), withInvoice)).toMatchObject({ kind: 'ignored' });
+    expect(one(event('charge.refund.updated', refund(IDS.refund1, 1000, { status: 'failed' })), withInvoice)).toMatchObject({
+      kind: 'ignored',
+    });
   });
 
   it('without the refunds list in the payload (the default since 2022-11-15), the charge is looked up', () => {
@@ -231,14 +291,25 @@ describe('charge.refunded: cumulative amount_refunded, one fact per refund', () 
   });
 
   it('a charge that paid no subscription invoice is ignored', () => {
-    expect(one(event('charge.refunded', charge([refund(IDS.refund1, 1000)])))).toMatchObject({ kind: 'ignored', reason: expect.stringContaining('no subscription invoice') });
+    expect(one(event('charge.refunded', charge([refund(IDS.refund1, 1000)])))).toMatchObject({
+      kind: 'ignored',
+      reason: expect.stringContaining('no subscription invoice'),
+    });
   });
 });
 
 describe('charge.dispute.created', () => {
   it('a chargeback fact for the disputed amount, id = the dispute', () => {
     const e = fact(one(event('charge.dispute.created', dispute()), withInvoice));
-    expect(e.refund).toEqual({ id: IDS.dispute, paymentId: IDS.invoice, subscriptionId: IDS.subscription, amount: 4950, currency: 'USD', refundedAtSeconds: T.start + 5 * 86400, kind: 'chargeback' });
+    expect(e.refund).toEqual({
+      id: IDS.dispute,
+      paymentId: IDS.invoice,
+      subscriptionId: IDS.subscription,
+      amount: 4950,
+      currency: 'USD',
+      refundedAtSeconds: T.start + 5 * 86400,
+      kind: 'chargeback',
+    });
   });
 
   it('no payment intent on the dispute: the charge is looked up for it', () => {
@@ -249,13 +320,15 @@ describe('charge.dispute.created', () => {
   });
 });
 
-describe('zero-decimal currencies (Stripe\'s own list)', () => {
+describe("zero-decimal currencies (Stripe's own list)", () => {
   it('JPY amounts are yen: no conversion, in facts too', () => {
     const sub = subscription({ currency: 'jpy' });
     for (const item of sub.items.data) Object.assign(item.price, { currency: 'jpy', unit_amount: 1200 });
     const s = fact(one(event('customer.subscription.updated', sub))).subscription;
     expect(s).toMatchObject({ currency: 'JPY', unitPrice: 1200 * 3 + 1200, plan: { amount: 1200, currency: 'JPY' } });
-    const p = fact(one(event('invoice.paid', invoice({ currency: 'jpy', amount_paid: 1320, total: 1320, total_taxes: [{ amount: 120 } as never] })))).payment;
+    const p = fact(
+      one(event('invoice.paid', invoice({ currency: 'jpy', amount_paid: 1320, total: 1320, total_taxes: [{ amount: 120 } as never] }))),
+    ).payment;
     expect(p).toMatchObject({ amount: 1320, amountExcludingTax: 1200, currency: 'JPY' });
   });
 
@@ -291,7 +364,8 @@ describe('zero-decimal currencies (Stripe\'s own list)', () => {
     expect(fromStripeAmount(123400, 'HUF')).toBe(1234);
     expect(toStripeAmount(1234, 'HUF')).toBe(123400);
     expect(minorToCents(fromStripeAmount(123400, 'HUF'), 'HUF')).toBe(123400);
-    for (const c of ['USD', 'JPY', 'HUF', 'ISK', 'MGA', 'KWD', 'TWD', 'IDR']) expect(minorToCents(fromStripeAmount(toStripeAmount(centsToMinor(500000, c), c), c), c)).toBe(500000);
+    for (const c of ['USD', 'JPY', 'HUF', 'ISK', 'MGA', 'KWD', 'TWD', 'IDR'])
+      expect(minorToCents(fromStripeAmount(toStripeAmount(centsToMinor(500000, c), c), c), c)).toBe(500000);
     expect(fromStripeAmount(-50000, 'ISK')).toBe(-500);
     const isk = fact(one(event('invoice.paid', invoice({ currency: 'isk', amount_paid: 99000, total: 99000, total_taxes: [] })))).payment;
     expect(isk).toMatchObject({ amount: 990, amountExcludingTax: 990, currency: 'ISK' });
@@ -322,7 +396,9 @@ describe('envelopes', () => {
 
   it('an event type Refloop does not use: ignored with its type and id', () => {
     const body = event('customer.created', { id: IDS.customer, object: 'customer' });
-    expect(parse(body)).toEqual([{ kind: 'ignored', eventId: body.id, type: 'customer.created', reason: 'event type customer.created is not used' }]);
+    expect(parse(body)).toEqual([
+      { kind: 'ignored', eventId: body.id, type: 'customer.created', reason: 'event type customer.created is not used' },
+    ]);
   });
 
   it('toBillingEvents is the same as parseStripeEvents on an envelope', () => {
@@ -333,15 +409,34 @@ describe('envelopes', () => {
 
 describe('form encoding (bracket keys)', () => {
   it('nested objects and arrays, as the official SDK writes them', () => {
-    const body = encodeForm({ amount: -500, currency: 'usd', metadata: { refloop_reward_id: 'r 1', empty: '' }, expand: ['customer', 'items.data.price.product'], promotion: { type: 'coupon', coupon: 'C1' }, restrictions: { first_time_transaction: true }, skip: undefined });
+    const body = encodeForm({
+      amount: -500,
+      currency: 'usd',
+      metadata: { refloop_reward_id: 'r 1', empty: '' },
+      expand: ['customer', 'items.data.price.product'],
+      promotion: { type: 'coupon', coupon: 'C1' },
+      restrictions: { first_time_transaction: true },
+      skip: undefined,
+    });
     expect(body).toBe(
       'amount=-500&currency=usd&metadata[refloop_reward_id]=r%201&metadata[empty]=&expand[0]=customer&expand[1]=items.data.price.product&promotion[type]=coupon&promotion[coupon]=C1&restrictions[first_time_transaction]=true',
     );
-    expect(decodeForm(body)).toEqual({ amount: '-500', currency: 'usd', metadata: { refloop_reward_id: 'r 1', empty: '' }, expand: ['customer', 'items.data.price.product'], promotion: { type: 'coupon', coupon: 'C1' }, restrictions: { first_time_transaction: 'true' } });
+    expect(decodeForm(body)).toEqual({
+      amount: '-500',
+      currency: 'usd',
+      metadata: { refloop_reward_id: 'r 1', empty: '' },
+      expand: ['customer', 'items.data.price.product'],
+      promotion: { type: 'coupon', coupon: 'C1' },
+      restrictions: { first_time_transaction: 'true' },
+    });
   });
 
   it('decodes a[]= lists, percent-encoded brackets, and deep keys', () => {
-    expect(decodeForm('expand%5B%5D=customer&expand[]=x&a[b][c]=1&payment[type]=payment_intent')).toEqual({ expand: ['customer', 'x'], a: { b: { c: '1' } }, payment: { type: 'payment_intent' } });
+    expect(decodeForm('expand%5B%5D=customer&expand[]=x&a[b][c]=1&payment[type]=payment_intent')).toEqual({
+      expand: ['customer', 'x'],
+      a: { b: { c: '1' } },
+      payment: { type: 'payment_intent' },
+    });
   });
 
   it('refuses contradictory or malformed keys', () => {

@@ -8,11 +8,17 @@ const secret = 'whsec_5f3b1c0d9e8a7b6c5d4e3f2a1b0c9d8e';
 
 describe('stripeSettings', () => {
   it('a restricted key defaults to the live API host', () => {
-    expect(stripeSettings({ secretKey: key, webhookSecret: secret })).toEqual({ ok: true, settings: { kind: 'stripe', secretKey: key, webhookSecret: secret, apiUrl: 'https://api.stripe.com' } });
+    expect(stripeSettings({ secretKey: key, webhookSecret: secret })).toEqual({
+      ok: true,
+      settings: { kind: 'stripe', secretKey: key, webhookSecret: secret, apiUrl: 'https://api.stripe.com' },
+    });
   });
 
   it('secret keys in test mode, and a local emulator over http on loopback', () => {
-    expect(stripeSettings({ secretKey: 'sk_test_51PzAbCdEfGh', webhookSecret: secret, apiUrl: 'http://127.0.0.1:12111/' })).toMatchObject({ ok: true, settings: { apiUrl: 'http://127.0.0.1:12111' } });
+    expect(stripeSettings({ secretKey: 'sk_test_51PzAbCdEfGh', webhookSecret: secret, apiUrl: 'http://127.0.0.1:12111/' })).toMatchObject({
+      ok: true,
+      settings: { apiUrl: 'http://127.0.0.1:12111' },
+    });
   });
 
   it.each([
@@ -32,7 +38,16 @@ describe('stripeSettings', () => {
   it('the README text lists the permissions, the pinned API version and the events to select', () => {
     const md = stripeSetupMarkdown();
     expect(md).toContain(STRIPE_API_VERSION);
-    for (const word of ['Customers | Write', 'Subscriptions | Read', 'Coupons | Write', 'Promotion Codes | Write', 'invoice.paid', 'charge.refunded', 'checkout.session.completed', 'charge.dispute.created']) {
+    for (const word of [
+      'Customers | Write',
+      'Subscriptions | Read',
+      'Coupons | Write',
+      'Promotion Codes | Write',
+      'invoice.paid',
+      'charge.refunded',
+      'checkout.session.completed',
+      'charge.dispute.created',
+    ]) {
       expect(md).toContain(word);
     }
   });

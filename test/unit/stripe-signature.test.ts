@@ -1,6 +1,13 @@
 // Stripe `Stripe-Signature` (docs/design/providers.md "Signatures"): fixture S1 (stripe-dotnet's EventUtilityTest
 // and event_test_signature.json) verbatim, verified with an injected clock; negatives; several v1.
-import { TOLERANCE_SECONDS, computeV1, parseSignatureHeader, signatureHeader, stripeVerifier, verifyStripeSignature } from '../../shared/providers/stripe/signature';
+import {
+  TOLERANCE_SECONDS,
+  computeV1,
+  parseSignatureHeader,
+  signatureHeader,
+  stripeVerifier,
+  verifyStripeSignature,
+} from '../../shared/providers/stripe/signature';
 
 const verify = (rawBody: string, header: string | undefined, secret: string, nowMs: number) =>
   verifyStripeSignature({ headers: { 'stripe-signature': header }, rawBody }, secret, nowMs);
@@ -57,9 +64,15 @@ describe('Stripe signature: reference fixture S1', () => {
 
   it('negatives: no trailing LF, a changed byte, a wrong secret, another t', () => {
     expect(verify(S1.body.slice(0, -1), S1.header, S1.secret, S1.nowMs)).toEqual({ ok: false, reason: 'bad_signature' });
-    expect(verify(S1.body.replace('test@stripe.com', 'tEst@stripe.com'), S1.header, S1.secret, S1.nowMs)).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(verify(S1.body.replace('test@stripe.com', 'tEst@stripe.com'), S1.header, S1.secret, S1.nowMs)).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
     expect(verify(S1.body, S1.header, 'whsec_other', S1.nowMs)).toEqual({ ok: false, reason: 'bad_signature' });
-    expect(verify(S1.body, S1.header.replace('t=1533204620', 't=1533204621'), S1.secret, S1.nowMs)).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(verify(S1.body, S1.header.replace('t=1533204620', 't=1533204621'), S1.secret, S1.nowMs)).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
   });
 
   it('only v1 counts: the fixture v0 alone does not verify', () => {
@@ -116,11 +129,15 @@ describe('Stripe signature: several v1 (a secret being rolled)', () => {
   it('signatureHeader signs as Stripe does; the verifier object is the stripe kind', () => {
     expect(verify(body, signatureHeader(secret, body, now), secret, now * 1000)).toEqual({ ok: true, eventId: 'evt_1' });
     expect(stripeVerifier.kind).toBe('stripe');
-    expect(stripeVerifier.verify({ headers: { 'stripe-signature': signatureHeader(secret, body, now) }, rawBody: body }, secret, now * 1000).ok).toBe(true);
+    expect(
+      stripeVerifier.verify({ headers: { 'stripe-signature': signatureHeader(secret, body, now) }, rawBody: body }, secret, now * 1000).ok,
+    ).toBe(true);
   });
 
   it('a verified body that is not an event object: ok, event id null', () => {
-    expect(verify('{"id":"cus_1","object":"customer"}', signatureHeader(secret, '{"id":"cus_1","object":"customer"}', now), secret, now * 1000)).toEqual({ ok: true, eventId: null });
+    expect(
+      verify('{"id":"cus_1","object":"customer"}', signatureHeader(secret, '{"id":"cus_1","object":"customer"}', now), secret, now * 1000),
+    ).toEqual({ ok: true, eventId: null });
     expect(verify('not json', signatureHeader(secret, 'not json', now), secret, now * 1000)).toEqual({ ok: true, eventId: null });
   });
 });

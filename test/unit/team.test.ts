@@ -48,7 +48,8 @@ describe('tokens and cookies', () => {
     expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(a).not.toBe(b);
     expect(looksLikeToken(a)).toBe(true);
-    for (const bad of ['', a.slice(1), `${a}x`, `${a.slice(1)}!`, `${a.slice(1)}=`, ` ${a.slice(1)}`, 42, null, undefined, { a }]) expect(looksLikeToken(bad)).toBe(false);
+    for (const bad of ['', a.slice(1), `${a}x`, `${a.slice(1)}!`, `${a.slice(1)}=`, ` ${a.slice(1)}`, 42, null, undefined, { a }])
+      expect(looksLikeToken(bad)).toBe(false);
     // The store keys items by the SHA-256 digest, never by the token.
     expect(tokenHash(a)).toMatch(/^[0-9a-f]{64}$/);
     expect(tokenHash(a)).not.toContain(a);
@@ -57,13 +58,32 @@ describe('tokens and cookies', () => {
   it('the session cookie is HttpOnly, SameSite=Strict, Path=/; Secure unless the site is loopback http', () => {
     const token = newToken();
     for (const base of ['http://localhost', 'http://localhost:3000', 'http://127.0.0.1:41234', 'http://[::1]:8080']) {
-      expect({ base, cookie: sessionCookie(token, base) }).toEqual({ base, cookie: `refloop_session=${token}; Path=/; HttpOnly; SameSite=Strict` });
-      expect({ base, cookie: clearedSessionCookie(base) }).toEqual({ base, cookie: 'refloop_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0' });
+      expect({ base, cookie: sessionCookie(token, base) }).toEqual({
+        base,
+        cookie: `refloop_session=${token}; Path=/; HttpOnly; SameSite=Strict`,
+      });
+      expect({ base, cookie: clearedSessionCookie(base) }).toEqual({
+        base,
+        cookie: 'refloop_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0',
+      });
     }
     // Anything else is Secure: https, a non-loopback http host, a host that merely starts like a loopback one.
-    for (const base of ['https://refloop.example', 'https://localhost', 'https://127.0.0.1:8443', 'http://refloop.example', 'http://localhost.evil.example', 'http://127.0.0.1.nip.io']) {
-      expect({ base, cookie: sessionCookie(token, base) }).toEqual({ base, cookie: `refloop_session=${token}; Path=/; HttpOnly; SameSite=Strict; Secure` });
-      expect({ base, cookie: clearedSessionCookie(base) }).toEqual({ base, cookie: 'refloop_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure' });
+    for (const base of [
+      'https://refloop.example',
+      'https://localhost',
+      'https://127.0.0.1:8443',
+      'http://refloop.example',
+      'http://localhost.evil.example',
+      'http://127.0.0.1.nip.io',
+    ]) {
+      expect({ base, cookie: sessionCookie(token, base) }).toEqual({
+        base,
+        cookie: `refloop_session=${token}; Path=/; HttpOnly; SameSite=Strict; Secure`,
+      });
+      expect({ base, cookie: clearedSessionCookie(base) }).toEqual({
+        base,
+        cookie: 'refloop_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0; Secure',
+      });
     }
   });
 
@@ -73,7 +93,15 @@ describe('tokens and cookies', () => {
     expect(sessionFromCookies(`theme=dark; refloop_session=${token}; other=1`)).toBe(token);
     expect(sessionFromCookies(undefined, ['theme=dark', `refloop_session=${token}`])).toBe(token);
     expect(sessionFromCookies(undefined, [` refloop_session = ${token} `])).toBe(token);
-    for (const header of ['', 'refloop_session=', 'refloop_session=short', `refloop_session=${token}x`, `refloop_sessionx=${token}`, `xrefloop_session=${token}`, `refloop_session`]) {
+    for (const header of [
+      '',
+      'refloop_session=',
+      'refloop_session=short',
+      `refloop_session=${token}x`,
+      `refloop_sessionx=${token}`,
+      `xrefloop_session=${token}`,
+      `refloop_session`,
+    ]) {
       expect({ header, token: sessionFromCookies(header) }).toEqual({ header, token: null });
     }
   });
@@ -119,7 +147,16 @@ describe('checkAccess (shared/http/handler.ts)', () => {
   const BASE = { host: 'api.test', 'x-forwarded-proto': 'https' };
   const event = (method: string, headers: Record<string, string> = {}): APIGatewayProxyEventV2 =>
     ({ headers: { ...BASE, ...headers }, requestContext: { http: { method } } }) as unknown as APIGatewayProxyEventV2;
-  const session = (role: Role): Session => ({ accountId: 'acct', operatorId: 'tm_x', email: 'x@example.com', role, plan: 'regular', expiresAt: 0, accountName: 'X', hash: 'h' });
+  const session = (role: Role): Session => ({
+    accountId: 'acct',
+    operatorId: 'tm_x',
+    email: 'x@example.com',
+    role,
+    plan: 'regular',
+    expiresAt: 0,
+    accountName: 'X',
+    hash: 'h',
+  });
   const keyPrincipal: Principal = { accountId: 'acct', plan: 'regular', keyId: 'k' };
   const sessionPrincipal = (role: Role): Principal => ({ accountId: 'acct', plan: 'regular', keyId: 's', session: session(role) });
 
@@ -145,16 +182,31 @@ describe('checkAccess (shared/http/handler.ts)', () => {
   it("a session's unsafe request needs this site's Origin (before the role is even considered)", () => {
     const owner = sessionPrincipal('owner');
     for (const method of ['POST', 'PATCH', 'DELETE']) {
-      for (const origin of [undefined, 'https://evil.example', 'http://api.test', 'https://api.test:443x', 'https://api.test.evil.example', 'null', 'https://API.test/']) {
+      for (const origin of [
+        undefined,
+        'https://evil.example',
+        'http://api.test',
+        'https://api.test:443x',
+        'https://api.test.evil.example',
+        'null',
+        'https://API.test/',
+      ]) {
         const headers: Record<string, string> = origin === undefined ? {} : { origin };
-        expect({ method, origin, outcome: outcome(() => checkAccess(event(method, headers), owner, 'write', false)) }).toEqual({ method, origin, outcome: `403 ${CROSS_SITE_REFUSED}` });
+        expect({ method, origin, outcome: outcome(() => checkAccess(event(method, headers), owner, 'write', false)) }).toEqual({
+          method,
+          origin,
+          outcome: `403 ${CROSS_SITE_REFUSED}`,
+        });
       }
       expect(outcome(() => checkAccess(event(method, { origin: 'https://api.test' }), owner, 'write', false))).toBe('allowed');
       // A viewer from a foreign origin hears about the origin, not about the role.
-      expect(outcome(() => checkAccess(event(method, { origin: 'https://evil.example' }), sessionPrincipal('viewer'), 'write', false))).toBe(`403 ${CROSS_SITE_REFUSED}`);
+      expect(
+        outcome(() => checkAccess(event(method, { origin: 'https://evil.example' }), sessionPrincipal('viewer'), 'write', false)),
+      ).toBe(`403 ${CROSS_SITE_REFUSED}`);
     }
     // Safe methods need no Origin.
-    for (const method of ['GET', 'HEAD', 'OPTIONS']) expect(outcome(() => checkAccess(event(method), owner, 'read', false))).toBe('allowed');
+    for (const method of ['GET', 'HEAD', 'OPTIONS'])
+      expect(outcome(() => checkAccess(event(method), owner, 'read', false))).toBe('allowed');
   });
 
   it('a session with the right Origin gets what its role allows, 403 "You do not have permission" otherwise', () => {
@@ -163,7 +215,12 @@ describe('checkAccess (shared/http/handler.ts)', () => {
     for (const role of ROLES) {
       got[role] = { read: '', write: '', money: '', owner: '' };
       for (const access of ['read', 'write', 'money', 'owner'] as Access[]) {
-        got[role]![access] = outcome(() => checkAccess(event(access === 'read' ? 'GET' : 'POST', same), sessionPrincipal(role), access, access === 'owner')) === 'allowed' ? 'yes' : 'no';
+        got[role]![access] =
+          outcome(() =>
+            checkAccess(event(access === 'read' ? 'GET' : 'POST', same), sessionPrincipal(role), access, access === 'owner'),
+          ) === 'allowed'
+            ? 'yes'
+            : 'no';
       }
     }
     expect(got).toEqual({

@@ -11,7 +11,13 @@ import { daemonAddress, traceClient, traced } from '../../shared/tracing';
 
 const ROOT = '1-5759e988-bd862e3fe1be46a994272793';
 const PARENT = '53995c3f42cd8ad8';
-const ENV_KEYS = ['AWS_LAMBDA_FUNCTION_NAME', 'AWS_XRAY_DAEMON_ADDRESS', '_X_AMZN_TRACE_ID', 'POWERTOOLS_TRACE_ENABLED', 'REFLOOP_TRACING'] as const;
+const ENV_KEYS = [
+  'AWS_LAMBDA_FUNCTION_NAME',
+  'AWS_XRAY_DAEMON_ADDRESS',
+  '_X_AMZN_TRACE_ID',
+  'POWERTOOLS_TRACE_ENABLED',
+  'REFLOOP_TRACING',
+] as const;
 const saved = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
 
 let daemon: Socket;
@@ -53,12 +59,18 @@ async function received(n: number): Promise<Record<string, any>[]> {
 
 /** A DynamoDB client whose calls never leave the process: the last step answers (or fails) like the service. */
 function fakeDynamo(answer: 'ok' | 'throttled', sentHeaders: Record<string, string>[]): DynamoDBClient {
-  const client = traceClient(new DynamoDBClient({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' }, maxAttempts: 1 }));
+  const client = traceClient(
+    new DynamoDBClient({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' }, maxAttempts: 1 }),
+  );
   client.middlewareStack.add(
     () => async (args: any) => {
       sentHeaders.push({ ...args.request.headers });
       if (answer === 'throttled') {
-        throw Object.assign(new Error('Rate exceeded'), { name: 'ProvisionedThroughputExceededException', $fault: 'client', $metadata: { httpStatusCode: 400, requestId: 'req-throttled' } });
+        throw Object.assign(new Error('Rate exceeded'), {
+          name: 'ProvisionedThroughputExceededException',
+          $fault: 'client',
+          $metadata: { httpStatusCode: 400, requestId: 'req-throttled' },
+        });
       }
       return { response: {}, output: { Item: undefined, $metadata: { httpStatusCode: 200, requestId: 'req-ok' } } } as any;
     },
@@ -71,10 +83,15 @@ describe('in a sampled Lambda invocation', () => {
   it('sends the handler subsegment with its annotations, and an SDK call under it, named by the trace header', async () => {
     const sent: Record<string, string>[] = [];
     const client = fakeDynamo('ok', sent);
-    const out = await traced('## handler', { Service: 'refloop', ColdStart: true, route: 'POST /referrals/{id}/conversion/' }, async () => {
-      await client.send(new GetItemCommand({ TableName: 'refloop-table', Key: { pk: { S: 'a' }, sk: { S: 'b' } } }));
-      return { statusCode: 201 };
-    }, (r) => ({ annotations: { status: r.statusCode, account_id: '0123456789abcdef' } }));
+    const out = await traced(
+      '## handler',
+      { Service: 'refloop', ColdStart: true, route: 'POST /referrals/{id}/conversion/' },
+      async () => {
+        await client.send(new GetItemCommand({ TableName: 'refloop-table', Key: { pk: { S: 'a' }, sk: { S: 'b' } } }));
+        return { statusCode: 201 };
+      },
+      (r) => ({ annotations: { status: r.statusCode, account_id: '0123456789abcdef' } }),
+    );
     expect(out).toEqual({ statusCode: 201 });
     const docs = await received(2);
     expect(docs).toHaveLength(2);
@@ -90,7 +107,13 @@ describe('in a sampled Lambda invocation', () => {
       name: '## handler',
       start_time: expect.any(Number),
       end_time: expect.any(Number),
-      annotations: { Service: 'refloop', ColdStart: true, route: 'POST /referrals/{id}/conversion/', status: 201, account_id: '0123456789abcdef' },
+      annotations: {
+        Service: 'refloop',
+        ColdStart: true,
+        route: 'POST /referrals/{id}/conversion/',
+        status: 201,
+        account_id: '0123456789abcdef',
+      },
     });
     expect(call).toMatchObject({
       type: 'subsegment',
@@ -113,9 +136,11 @@ describe('in a sampled Lambda invocation', () => {
     await expect(
       traced('## handler', { Service: 'refloop' }, async () => {
         await expect(client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'a' } } }))).rejects.toThrow('Rate exceeded');
-        await expect(providerCall('stripe', 'retrieve subscription', async () => {
-          throw new ProviderUnavailableError('HTTP 503 after 5 attempt(s)', 'stripe', 'retrieve subscription');
-        })).rejects.toThrow(ProviderUnavailableError);
+        await expect(
+          providerCall('stripe', 'retrieve subscription', async () => {
+            throw new ProviderUnavailableError('HTTP 503 after 5 attempt(s)', 'stripe', 'retrieve subscription');
+          }),
+        ).rejects.toThrow(ProviderUnavailableError);
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');
@@ -123,8 +148,19 @@ describe('in a sampled Lambda invocation', () => {
     expect(docs).toHaveLength(3);
     const handler = docs.find((d) => d.name === '## handler');
     expect(handler).toMatchObject({ fault: true });
-    expect(docs.find((d) => d.name === 'DynamoDB')).toMatchObject({ parent_id: handler?.id, throttle: true, error: true, aws: { request_id: 'req-throttled' }, http: { response: { status: 400 } } });
-    expect(docs.find((d) => d.name === 'stripe')).toMatchObject({ parent_id: handler?.id, namespace: 'remote', fault: true, annotations: { provider: 'stripe', call: 'retrieve-subscription' } });
+    expect(docs.find((d) => d.name === 'DynamoDB')).toMatchObject({
+      parent_id: handler?.id,
+      throttle: true,
+      error: true,
+      aws: { request_id: 'req-throttled' },
+      http: { response: { status: 400 } },
+    });
+    expect(docs.find((d) => d.name === 'stripe')).toMatchObject({
+      parent_id: handler?.id,
+      namespace: 'remote',
+      fault: true,
+      annotations: { provider: 'stripe', call: 'retrieve-subscription' },
+    });
   });
 });
 
@@ -140,7 +176,13 @@ describe('without a sampled trace, nothing is sent', () => {
     try {
       const sent: Record<string, string>[] = [];
       const client = fakeDynamo('ok', sent);
-      expect(await traced('## handler', {}, async () => (await client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'a' } } }))).$metadata.requestId)).toBe('req-ok');
+      expect(
+        await traced(
+          '## handler',
+          {},
+          async () => (await client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'a' } } }))).$metadata.requestId,
+        ),
+      ).toBe('req-ok');
       expect(await received(1)).toEqual([]);
     } finally {
       delete process.env.POWERTOOLS_TRACE_ENABLED;

@@ -74,17 +74,41 @@ describe('SSRF address classes', () => {
   // the well-known NAT64 prefix (64:ff9b::/96) are judged by the IPv4 address they carry.
   it.each([
     // ::/96, IPv4-compatible
-    '::a9fe:a9fe', '::169.254.169.254', '::10.0.0.1', '::a00:1', '0:0:0:0:0:0:a00:1', '0000:0000:0000:0000:0000:0000:0a00:0001',
-    '::A9FE:A9FE', '0:0:0:0:0:0:10.0.0.1', '::8.8.8.8', '::0808:0808', '::127.0.0.1', '::2',
+    '::a9fe:a9fe',
+    '::169.254.169.254',
+    '::10.0.0.1',
+    '::a00:1',
+    '0:0:0:0:0:0:a00:1',
+    '0000:0000:0000:0000:0000:0000:0a00:0001',
+    '::A9FE:A9FE',
+    '0:0:0:0:0:0:10.0.0.1',
+    '::8.8.8.8',
+    '::0808:0808',
+    '::127.0.0.1',
+    '::2',
     // ::ffff:0:0:0/96, IPv4-translated
-    '::ffff:0:a9fe:a9fe', '::ffff:0:169.254.169.254', '0:0:0:0:ffff:0:a9fe:a9fe', '::FFFF:0:A9FE:A9FE', '::ffff:0:8.8.8.8',
+    '::ffff:0:a9fe:a9fe',
+    '::ffff:0:169.254.169.254',
+    '0:0:0:0:ffff:0:a9fe:a9fe',
+    '::FFFF:0:A9FE:A9FE',
+    '::ffff:0:8.8.8.8',
     '0000:0000:0000:0000:ffff:0000:0808:0808',
     // 64:ff9b:1::/48, local-use NAT64
-    '64:ff9b:1::a9fe:a9fe', '64:ff9b:1::169.254.169.254', '64:FF9B:1::A9FE:A9FE', '0064:ff9b:0001:0000:0000:0000:a9fe:a9fe',
-    '64:ff9b:1:ffff:ffff:ffff:808:808', '64:ff9b:1::8.8.8.8',
+    '64:ff9b:1::a9fe:a9fe',
+    '64:ff9b:1::169.254.169.254',
+    '64:FF9B:1::A9FE:A9FE',
+    '0064:ff9b:0001:0000:0000:0000:a9fe:a9fe',
+    '64:ff9b:1:ffff:ffff:ffff:808:808',
+    '64:ff9b:1::8.8.8.8',
     // ::ffff:0:0/96 and 64:ff9b::/96 carrying a private address, in other notations
-    '::ffff:a9fe:a9fe', '::FFFF:A9FE:A9FE', '0:0:0:0:0:ffff:169.254.169.254', '0000:0000:0000:0000:0000:ffff:0a00:0001',
-    '64:ff9b::a9fe:a9fe', '64:FF9B::10.0.0.1', '0064:ff9b:0000:0000:0000:0000:c0a8:0101', '64:ff9b::0.0.0.0',
+    '::ffff:a9fe:a9fe',
+    '::FFFF:A9FE:A9FE',
+    '0:0:0:0:0:ffff:169.254.169.254',
+    '0000:0000:0000:0000:0000:ffff:0a00:0001',
+    '64:ff9b::a9fe:a9fe',
+    '64:FF9B::10.0.0.1',
+    '0064:ff9b:0000:0000:0000:0000:c0a8:0101',
+    '64:ff9b::0.0.0.0',
   ])('%s is blocked', (address) => {
     expect(classifyAddress(address)).toBe('blocked');
   });
@@ -118,7 +142,9 @@ describe('retry schedule', () => {
   const cfg = { retryBaseSeconds: 60, maxRetrySeconds: 6 * 3600, giveUpSeconds: 3 * 24 * 3600 };
 
   it('doubles from the base delay up to the ceiling', () => {
-    expect([1, 2, 3, 4, 5, 9, 10, 11, 50].map((n) => retryDelaySeconds(n, cfg))).toEqual([60, 120, 240, 480, 960, 15_360, 21_600, 21_600, 21_600]);
+    expect([1, 2, 3, 4, 5, 9, 10, 11, 50].map((n) => retryDelaySeconds(n, cfg))).toEqual([
+      60, 120, 240, 480, 960, 15_360, 21_600, 21_600, 21_600,
+    ]);
   });
 
   it('gives up when the next attempt would fall after 3 days', () => {

@@ -29,4 +29,6 @@ export interface RunningEmulator<Handle, Connection extends ProviderConnection =
   handle: Handle;
 }
 
-export type StartEmulator<Handle = unknown, Connection extends ProviderConnection = ProviderConnection> = (options?: EmulatorOptions) => Promise<RunningEmulator<Handle, Connection>>;
+export type StartEmulator<Handle = unknown, Connection extends ProviderConnection = ProviderConnection> = (
+  options?: EmulatorOptions,
+) => Promise<RunningEmulator<Handle, Connection>>;

@@ -40,7 +40,6 @@ const CLAIM_SECONDS = 60;
 /** Another worker holds the credit's claim: retry the record later (the queue's visibility timeout, 180 s, outlasts the claim). */
 export class CreditHeldError extends RaceLostError {}
 
-
 async function freshReferral(accountId: string, id: string): Promise<Referral | null> {
   return toReferral(await getItem(keys.referral(accountId, id)));
 }
@@ -57,7 +56,12 @@ const EVERY_PROVIDER = { combinesCredits: true } as const;
  * again (a stale copy only makes the reversal's conditioned write fail and the next attempt read afresh).
  * The member is read each time: where a credit may sit depends on the subscription attached now.
  */
-export async function reverseCredits(accountId: string, referralId: string, reversals: CreditReversal[], recorded?: Referral): Promise<void> {
+export async function reverseCredits(
+  accountId: string,
+  referralId: string,
+  reversals: CreditReversal[],
+  recorded?: Referral,
+): Promise<void> {
   let snapshot = recorded;
   let adapter: AccountBillingProvider | null | undefined;
   const provider = async () => (adapter === undefined ? (adapter = await billingProviderFor(accountId)) : adapter);
@@ -90,11 +94,21 @@ export async function reverseCredits(accountId: string, referralId: string, reve
         // Recorded: remove it where it was applied. Not recorded: an attempt that applied it may have died
         // before recording it, so the adapter looks for it on the member's subscription.
         const providerRef = recordedRef ?? null;
-        const subscriptionId = providerRef !== null ? (reward.credit_subscription_id ?? member?.subscription_id ?? null) : (member?.subscription_id ?? null);
+        const subscriptionId =
+          providerRef !== null ? (reward.credit_subscription_id ?? member?.subscription_id ?? null) : (member?.subscription_id ?? null);
         if (providerRef !== null || subscriptionId !== null) {
           const p = await provider();
           if (!p && providerRef !== null) throw new Error('no provider settings: the applied credit cannot be removed');
-          if (p) outcome = await withCreditLease(EVERY_PROVIDER, accountId, subscriptionId ?? 0, () => p.reverseCredit({ rewardId: reward.id, subscriptionId: subscriptionId ?? 0, amount: centsToMinor(reward.amount, reward.currency), currency: reward.currency, providerRef }));
+          if (p)
+            outcome = await withCreditLease(EVERY_PROVIDER, accountId, subscriptionId ?? 0, () =>
+              p.reverseCredit({
+                rewardId: reward.id,
+                subscriptionId: subscriptionId ?? 0,
+                amount: centsToMinor(reward.amount, reward.currency),
+                currency: reward.currency,
+                providerRef,
+              }),
+            );
         }
         if (outcome === 'consumed') {
           await recordCreditKept(accountId, referral, index, reversal);
@@ -129,7 +143,12 @@ export async function applyPendingCredits(accountId: string, referral: Referral)
 
   for (const { reward, index } of pending) {
     if (reward.currency !== target.currency) {
-      log('warn', 'credit waits: reward and member subscription currencies differ', { ...context, reward_id: reward.id, reward_currency: reward.currency, subscription_currency: target.currency });
+      log('warn', 'credit waits: reward and member subscription currencies differ', {
+        ...context,
+        reward_id: reward.id,
+        reward_currency: reward.currency,
+        subscription_currency: target.currency,
+      });
       continue;
     }
     if (!(await claimCredit(accountId, referral.id, index, reward.id, CLAIM_SECONDS))) {
@@ -143,19 +162,36 @@ export async function applyPendingCredits(accountId: string, referral: Referral)
     }
     try {
       const applied = await withCreditLease(provider, accountId, target.id, () =>
-        provider.applyCredit({ rewardId: reward.id, subscriptionId: target.id, amount: centsToMinor(reward.amount, reward.currency), currency: reward.currency }),
+        provider.applyCredit({
+          rewardId: reward.id,
+          subscriptionId: target.id,
+          amount: centsToMinor(reward.amount, reward.currency),
+          currency: reward.currency,
+        }),
       );
       await recordCreditApplied(accountId, referral.id, index, reward.id, applied.providerRef, target.id);
       // Once per credit: the claim keeps a second worker away, and once recorded it is never pending again.
       countMetric('CreditsApplied');
-      log('info', 'credit applied', { ...context, reward_id: reward.id, subscription_id: target.id, provider_ref: applied.providerRef, reused: applied.reused, ...(applied.rewardIds ? { combined_rewards: applied.rewardIds.length } : {}) });
+      log('info', 'credit applied', {
+        ...context,
+        reward_id: reward.id,
+        subscription_id: target.id,
+        provider_ref: applied.providerRef,
+        reused: applied.reused,
+        ...(applied.rewardIds ? { combined_rewards: applied.rewardIds.length } : {}),
+      });
     } catch (err) {
       await releaseCreditClaim(accountId, referral.id, index, reward.id).catch(() => undefined);
       // The provider cannot take it in this period (Paddle Billing: the subscription carries a discount
       // Refloop did not create, and Refloop never replaces one). It stays pending, nothing is lost: every
       // evaluation (each sync run evaluates referred subscriptions) tries again.
       if (err instanceof CreditMustWaitError) {
-        log('info', 'credit waits: the subscription carries a discount Refloop did not create', { ...context, reward_id: reward.id, subscription_id: target.id, blocked_until_ms: err.blockedUntilMs });
+        log('info', 'credit waits: the subscription carries a discount Refloop did not create', {
+          ...context,
+          reward_id: reward.id,
+          subscription_id: target.id,
+          blocked_until_ms: err.blockedUntilMs,
+        });
         continue;
       }
       throw err;
@@ -167,7 +203,12 @@ export async function applyPendingCredits(accountId: string, referral: Referral)
  * Runs one provider-side credit change under the subscription's lease when the provider combines credits
  * (store/credit-leases.ts); held by another worker: the record fails and SQS retries it shortly.
  */
-export async function withCreditLease<T>(provider: Pick<AccountBillingProvider, 'combinesCredits'>, accountId: string, subscriptionId: ProviderId, change: () => Promise<T>): Promise<T> {
+export async function withCreditLease<T>(
+  provider: Pick<AccountBillingProvider, 'combinesCredits'>,
+  accountId: string,
+  subscriptionId: ProviderId,
+  change: () => Promise<T>,
+): Promise<T> {
   if (!provider.combinesCredits) return change();
   const token = await acquireCreditLease(accountId, subscriptionId);
   if (token === null) throw new CreditHeldError(`another credit change is under way on subscription ${String(subscriptionId)}`);

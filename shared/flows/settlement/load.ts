@@ -30,6 +30,17 @@ export async function loadSettlement(accountId: string, referralId: string): Pro
   const referral = toReferral(await getItem(keys.referral(accountId, referralId)));
   if (!referral || referral.converted_at === null || !referral.subscription) return null;
   const subscription = referral.subscription;
-  const [{ payments, refunds, items }, memberItem] = await Promise.all([listPaymentsAndRefunds(accountId, subscription.id), getItem(keys.member(accountId, referral.member_id))]);
-  return { accountId, referral: { ...referral, subscription }, member: toMember(memberItem), payments, refunds, unreported: unreportedOf(items), paymentItems: items };
+  const [{ payments, refunds, items }, memberItem] = await Promise.all([
+    listPaymentsAndRefunds(accountId, subscription.id),
+    getItem(keys.member(accountId, referral.member_id)),
+  ]);
+  return {
+    accountId,
+    referral: { ...referral, subscription },
+    member: toMember(memberItem),
+    payments,
+    refunds,
+    unreported: unreportedOf(items),
+    paymentItems: items,
+  };
 }

@@ -63,12 +63,27 @@ export function planSettlement(s: Settlement, opts: { now: number; newId: () => 
 /** A pending commission (not a clawback) whose approval time has come: approved now, not at the next hourly run. */
 export function isDueNow(r: Reward, now: number): boolean {
   const life = lifecycleOf(r);
-  return r.type === 'commission' && r.reverses === undefined && r.amount > 0 && life.status === 'pending' && life.approves_at !== null && life.approves_at <= now;
+  return (
+    r.type === 'commission' &&
+    r.reverses === undefined &&
+    r.amount > 0 &&
+    life.status === 'pending' &&
+    life.approves_at !== null &&
+    life.approves_at <= now
+  );
 }
 
 /** The referral's credits still to apply at the provider: not applied, not reversed, not held, not voided. */
 export function creditsToApply(referral: Referral): { reward: StoredReward; index: number }[] {
   return (referral.rewards as StoredReward[])
     .map((reward, index) => ({ reward, index }))
-    .filter(({ reward }) => reward.type === 'credit' && reward.provider_ref === undefined && reward.amount > 0 && reward.reversed_at === undefined && reward.note === undefined && lifecycleOf(reward).status !== 'voided');
+    .filter(
+      ({ reward }) =>
+        reward.type === 'credit' &&
+        reward.provider_ref === undefined &&
+        reward.amount > 0 &&
+        reward.reversed_at === undefined &&
+        reward.note === undefined &&
+        lifecycleOf(reward).status !== 'voided',
+    );
 }

@@ -25,7 +25,14 @@ import { changeCollecting, collectingTarget } from '../../store/payouts';
 import { toReferral } from '../../store/referrals';
 import { reportedMark } from '../../store/refunds';
 import { reportMissedPayments } from '../../store/reports';
-import { addNewRewards, commitRewards, MAX_TRANSACT_ITEMS, recordRewards, REWARDS_PER_TRANSACTION, RewardRaceError } from '../../store/rewards';
+import {
+  addNewRewards,
+  commitRewards,
+  MAX_TRANSACT_ITEMS,
+  recordRewards,
+  REWARDS_PER_TRANSACTION,
+  RewardRaceError,
+} from '../../store/rewards';
 import { keys } from '../../store/table';
 import { lifecycleOf } from '../../domain/lifecycle';
 import type { PlannedReward } from '../../domain/rewards';
@@ -44,10 +51,17 @@ export interface Recorded {
 
 export async function recordSettlement(s: Settlement, plan: SettlementPlan): Promise<Recorded> {
   const newIds = new Set(plan.rewards.map((r) => r.id));
-  const fits = plan.rewards.length <= REWARDS_PER_TRANSACTION && plan.clawbacks.length <= CLAWBACKS_PER_TRANSACTION && !plan.clawbacks.some((c) => newIds.has(c.reverses));
+  const fits =
+    plan.rewards.length <= REWARDS_PER_TRANSACTION &&
+    plan.clawbacks.length <= CLAWBACKS_PER_TRANSACTION &&
+    !plan.clawbacks.some((c) => newIds.has(c.reverses));
   const once = fits ? await recordAtOnce(s, plan) : null;
   if (once) {
-    logRecorded(s, plan.planned, plan.clawbacks.map((c) => c.refund_id));
+    logRecorded(
+      s,
+      plan.planned,
+      plan.clawbacks.map((c) => c.refund_id),
+    );
     return once;
   }
   return recordInChunks(s, plan);
@@ -69,7 +83,12 @@ async function recordAtOnce(s: Settlement, plan: SettlementPlan): Promise<Record
   clawbacks.forEach((_c, i) => txn.addReward(ledgerFromReferral(after, stored + plan.rewards.length + i)));
   const appended = [...plan.rewards, ...clawbacks];
   if (appended.length > 0 || completedChanges) {
-    txn.referralAppend(referral.id, stored, appended, plan.rewards.length > 0 || completedChanges ? { sets: ['rewards_completed = :done'], values: { ':done': plan.completed } } : {});
+    txn.referralAppend(
+      referral.id,
+      stored,
+      appended,
+      plan.rewards.length > 0 || completedChanges ? { sets: ['rewards_completed = :done'], values: { ':done': plan.completed } } : {},
+    );
   }
   const scopes = { memberId: referral.member_id, campaignId: referral.campaign_id };
   for (const u of reports) {
@@ -95,7 +114,11 @@ async function recordInChunks(s: Settlement, plan: SettlementPlan): Promise<Reco
   // Planned again against the rewards as written (their ids are the stored ones).
   const clawbacks = planClawbacks(updated.rewards, s.payments, s.refunds);
   updated = await recordClawbacks(accountId, updated, clawbacks.clawbacks, s.member !== null);
-  logRecorded(s, plan.planned, clawbacks.clawbacks.map((c) => c.refund_id));
+  logRecorded(
+    s,
+    plan.planned,
+    clawbacks.clawbacks.map((c) => c.refund_id),
+  );
   if (plan.reports.length > 0) await reportApart(s);
   return { referral: updated, reversals: clawbacks.creditReversals };
 }
@@ -114,7 +137,8 @@ function countCreated(created: { type: 'credit' | 'commission' }[]): void {
 
 function logRecorded(s: Settlement, created: PlannedReward[], refunds: string[]): void {
   const context = { account_id: s.accountId, referral_id: s.referral.id };
-  if (created.length > 0) log('info', 'rewards created', { ...context, count: created.length, payments: created.slice(0, 50).map((r) => r.payment_id) });
+  if (created.length > 0)
+    log('info', 'rewards created', { ...context, count: created.length, payments: created.slice(0, 50).map((r) => r.payment_id) });
   if (refunds.length > 0) log('info', 'clawbacks recorded', { ...context, refunds });
 }
 
@@ -148,7 +172,9 @@ export async function approveDueNow(accountId: string, referralId: string, now: 
         let family: LedgerReward[] = [];
         for (const reward of due) {
           if (reward.currency !== first.currency) continue;
-          const clawbacks = referral.rewards.flatMap((c, i) => (c.reverses === reward.id && lifecycleOf(c).status === 'pending' ? [ledgerFromReferral(referral, i)] : []));
+          const clawbacks = referral.rewards.flatMap((c, i) =>
+            c.reverses === reward.id && lifecycleOf(c).status === 'pending' ? [ledgerFromReferral(referral, i)] : [],
+          );
           if (group.length > 0 && family.length + 1 + clawbacks.length > APPROVALS_PER_TRANSACTION) break;
           group.push(reward);
           family = [...family, reward, ...clawbacks];
@@ -156,7 +182,12 @@ export async function approveDueNow(accountId: string, referralId: string, now: 
         const target = await collectingTarget(accountId, referral.member_id, first.currency);
         const txn = new MoneyTxn(accountId);
         if (!target.memberExists) txn.memberGone(referral.member_id);
-        const payout = changeCollecting(txn, target, { add: family.map((r) => ({ id: r.id, amount: r.amount, created_at: r.created_at })), remove: [] }, now);
+        const payout = changeCollecting(
+          txn,
+          target,
+          { add: family.map((r) => ({ id: r.id, amount: r.amount, created_at: r.created_at })), remove: [] },
+          now,
+        );
         for (const r of family) {
           const moved = txn.moveReward(r, { status: 'approved', approved_at: now, payout_id: payout.id });
           if (r.reverses === undefined) txn.push(eventItem(accountId, 'reward.approved', r.id, ledgerRewardView(moved)), `event:${r.id}`);
@@ -167,7 +198,13 @@ export async function approveDueNow(accountId: string, referralId: string, now: 
           if (err instanceof ConditionsFailedError) throw new RewardRaceError();
           throw err;
         }
-        log('info', 'rewards approved', { account_id: accountId, referral_id: referralId, payout_id: payout.id, count: group.length, by: 'schedule' });
+        log('info', 'rewards approved', {
+          account_id: accountId,
+          referral_id: referralId,
+          payout_id: payout.id,
+          count: group.length,
+          by: 'schedule',
+        });
         return due.length === group.length;
       },
       (err) => err instanceof RewardRaceError,

@@ -57,7 +57,9 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /** `RC` + 16 Crockford characters of SHA-256(sorted reward ids): letters and digits, as Paddle requires. */
 export function creditCodeFor(rewardIds: readonly string[]): string {
-  const digest = createHash('sha256').update(`refloop-credit:${[...new Set(rewardIds)].sort().join(',')}`).digest();
+  const digest = createHash('sha256')
+    .update(`refloop-credit:${[...new Set(rewardIds)].sort().join(',')}`)
+    .digest();
   let code = 'RC';
   for (let i = 0; i < 16; i++) code += CROCKFORD[(digest[i] as number) & 31];
   return code;
@@ -100,7 +102,10 @@ export interface PaddleBillingProvider extends BillingProvider {
   readonly client: PaddleBillingClient;
 }
 
-export function paddleBillingProvider(settings: Pick<PaddleBillingSettings, 'apiKey' | 'apiUrl'>, options: PaddleBillingProviderOptions = {}): PaddleBillingProvider {
+export function paddleBillingProvider(
+  settings: Pick<PaddleBillingSettings, 'apiKey' | 'apiUrl'>,
+  options: PaddleBillingProviderOptions = {},
+): PaddleBillingProvider {
   const now = options.now ?? Date.now;
   const client = new PaddleBillingClient({
     apiKey: settings.apiKey,

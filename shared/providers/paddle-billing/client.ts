@@ -128,7 +128,13 @@ export class PaddleBillingClient {
           return parsed as Envelope<T>;
         } else {
           const e = (parsed as Partial<ApiErrorBody>).error;
-          throw new PaddleBillingApiError(res.status, String(e?.code ?? 'unknown'), String(e?.type ?? 'request_error'), String(e?.detail ?? ''), call);
+          throw new PaddleBillingApiError(
+            res.status,
+            String(e?.code ?? 'unknown'),
+            String(e?.type ?? 'request_error'),
+            String(e?.detail ?? ''),
+            call,
+          );
         }
         waitMs = res.status === 429 ? retryAfterMsOf(res.headers.get('retry-after'), this.retry.now()) : null;
       } else {
@@ -152,7 +158,11 @@ export class PaddleBillingClient {
 
   private async list<T>(call: string, path: string, query: Query): Promise<Page<T>> {
     const env = await this.request<T[]>(call, 'GET', path, query);
-    return { data: Array.isArray(env.data) ? env.data : [], next: nextCursor(env.meta?.pagination), estimatedTotal: env.meta?.pagination?.estimated_total ?? null };
+    return {
+      data: Array.isArray(env.data) ? env.data : [],
+      next: nextCursor(env.meta?.pagination),
+      estimatedTotal: env.meta?.pagination?.estimated_total ?? null,
+    };
   }
 
   getSubscription(id: string): Promise<Subscription | null> {
@@ -212,6 +222,10 @@ export class PaddleBillingClient {
   /** Sets (from the next billing period) or removes (`null`) the subscription's single discount. */
   async setSubscriptionDiscount(subscriptionId: string, discountId: string | null): Promise<Subscription> {
     const discount = discountId === null ? null : { id: discountId, effective_from: 'next_billing_period' };
-    return (await this.request<Subscription>('update subscription', 'PATCH', `/subscriptions/${encodeURIComponent(subscriptionId)}`, undefined, { discount })).data;
+    return (
+      await this.request<Subscription>('update subscription', 'PATCH', `/subscriptions/${encodeURIComponent(subscriptionId)}`, undefined, {
+        discount,
+      })
+    ).data;
   }
 }

@@ -16,7 +16,15 @@
 //   id is the adjustment id, so a refund created pending and approved later counts once (on approval),
 //   and a redelivered approval is the same fact. Everything else about adjustments is ignored.
 // - Anything else, or a body that is not a Paddle envelope: one `ignored` event with a reason.
-import type { AttributionHints, BillingEvent, PaymentFacts, PlanFacts, RefundFacts, SubscriptionFacts, SubscriptionStatus } from '../../billing/port';
+import type {
+  AttributionHints,
+  BillingEvent,
+  PaymentFacts,
+  PlanFacts,
+  RefundFacts,
+  SubscriptionFacts,
+  SubscriptionStatus,
+} from '../../billing/port';
 
 /** The key the browser script puts in Paddle.js `customData` (the same as Classic's passthrough key). */
 export const CUSTOM_DATA_KEY = 'refloop_referral_id';
@@ -146,7 +154,10 @@ export function parseEnvelope(rawBody: string): EnvelopeResult {
   const occurredAtMs = preciseInstantMs(b?.occurred_at);
   const data = obj(b?.data);
   if (!b || eventId === '' || eventType === '' || !data) {
-    return { ok: false, event: { kind: 'ignored', eventId, type: eventType, reason: 'not a Paddle Billing notification (event_id, event_type, data)' } };
+    return {
+      ok: false,
+      event: { kind: 'ignored', eventId, type: eventType, reason: 'not a Paddle Billing notification (event_id, event_type, data)' },
+    };
   }
   if (occurredAtMs === null) {
     return { ok: false, event: { kind: 'ignored', eventId, type: eventType, reason: 'occurred_at missing or not RFC 3339' } };
@@ -210,7 +221,8 @@ export function subscriptionFacts(data: Json, email?: string): SubscriptionFacts
   if (facts.nextBillDate === undefined) delete facts.nextBillDate;
   // The last bill: the first item's previously_billed_at; else the current period's start, unless that
   // period is a trial (nothing billed yet).
-  const lastBill = utcDate(first?.previously_billed_at) ?? (data.status !== 'trialing' ? utcDate(obj(data.current_billing_period)?.starts_at) : null);
+  const lastBill =
+    utcDate(first?.previously_billed_at) ?? (data.status !== 'trialing' ? utcDate(obj(data.current_billing_period)?.starts_at) : null);
   if (lastBill) facts.lastBillDate = lastBill;
   return facts;
 }
@@ -244,7 +256,13 @@ export function paymentFacts(data: Json): PaymentFacts | null {
   const currency = str(totals?.currency_code) ?? str(data.currency_code);
   const paidAtMs = instantMs(data.billed_at) ?? instantMs(data.updated_at);
   if (amount === null || amount <= 0 || !currency || paidAtMs === null) return null;
-  const payment: PaymentFacts = { id, subscriptionId, amount, currency: currency.toUpperCase(), paidAtSeconds: Math.floor(paidAtMs / 1000) };
+  const payment: PaymentFacts = {
+    id,
+    subscriptionId,
+    amount,
+    currency: currency.toUpperCase(),
+    paidAtSeconds: Math.floor(paidAtMs / 1000),
+  };
   if (total !== null && tax !== null) payment.amountExcludingTax = total - tax;
   if (data.origin === 'web') payment.checkoutId = id;
   return payment;
@@ -262,7 +280,15 @@ export function refundFacts(data: Json, occurredAtMs: number): RefundFacts | nul
   const currency = str(totals?.currency_code) ?? str(data.currency_code);
   if (amount === null || amount <= 0 || !currency) return null;
   const at = instantMs(data.updated_at) ?? instantMs(data.created_at) ?? occurredAtMs;
-  return { id, paymentId, subscriptionId, amount, currency: currency.toUpperCase(), refundedAtSeconds: Math.floor(at / 1000), kind: data.action };
+  return {
+    id,
+    paymentId,
+    subscriptionId,
+    amount,
+    currency: currency.toUpperCase(),
+    refundedAtSeconds: Math.floor(at / 1000),
+    kind: data.action,
+  };
 }
 
 // --- events -------------------------------------------------------------------------------------------
@@ -316,7 +342,8 @@ export function toBillingEvents(envelope: PaddleEnvelope, enrichment: Enrichment
 
   if (eventType === 'adjustment.created' || eventType === 'adjustment.updated') {
     const action = String(data.action);
-    if (action !== 'refund' && action !== 'chargeback') return [ignored(envelope, `adjustment action ${action} is not a refund or chargeback`)];
+    if (action !== 'refund' && action !== 'chargeback')
+      return [ignored(envelope, `adjustment action ${action} is not a refund or chargeback`)];
     if (data.status !== 'approved') return [ignored(envelope, `adjustment status ${String(data.status)}: counts only once approved`)];
     const refund = refundFacts(data, occurredAtMs);
     if (!refund) return [ignored(envelope, 'approved adjustment without a subscription transaction or a usable total')];

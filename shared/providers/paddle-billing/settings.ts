@@ -17,14 +17,17 @@ export interface PaddleBillingSettings {
 /** The connection as read for the API (the webhook secret is read by the intake only). */
 export type PaddleBillingConnection = Omit<PaddleBillingSettings, 'webhookSecret'> & { webhookSecret?: string };
 
-export type SettingsResult = { ok: true; settings: PaddleBillingSettings } | { ok: false; field: 'api_key' | 'webhook_secret' | 'api_url'; message: string };
+export type SettingsResult =
+  | { ok: true; settings: PaddleBillingSettings }
+  | { ok: false; field: 'api_key' | 'webhook_secret' | 'api_url'; message: string };
 
-const TOKEN = /^[A-Za-z0-9_\-]{8,200}$/;
+const TOKEN = /^[A-Za-z0-9_-]{8,200}$/;
 
 /** Validates the CLI's input. Local emulators are allowed over http on loopback only. */
 export function paddleBillingSettings(input: { apiKey: string; webhookSecret: string; apiUrl?: string }): SettingsResult {
   if (!TOKEN.test(input.apiKey)) return { ok: false, field: 'api_key', message: 'must be a Paddle API key (letters, digits, _ and -)' };
-  if (!TOKEN.test(input.webhookSecret)) return { ok: false, field: 'webhook_secret', message: 'must be a notification destination secret (pdl_ntfset_…)' };
+  if (!TOKEN.test(input.webhookSecret))
+    return { ok: false, field: 'webhook_secret', message: 'must be a notification destination secret (pdl_ntfset_…)' };
   const apiUrl = (input.apiUrl ?? DEFAULT_API_URL).replace(/\/+$/, '');
   let url: URL;
   try {

@@ -147,7 +147,16 @@ export interface Transaction {
   details: {
     totals: TransactionTotals;
     tax_rates_used?: { tax_rate: string; totals: LineTotals }[];
-    line_items?: { id: string; price_id: string; quantity: number; tax_rate: string; unit_totals: LineTotals; totals: LineTotals; product?: Product; proration: null }[];
+    line_items?: {
+      id: string;
+      price_id: string;
+      quantity: number;
+      tax_rate: string;
+      unit_totals: LineTotals;
+      totals: LineTotals;
+      product?: Product;
+      proration: null;
+    }[];
   };
   payments: {
     payment_attempt_id?: string;
@@ -157,7 +166,10 @@ export interface Transaction {
     created_at: Instant;
     captured_at: Instant | null;
     error_code: string | null;
-    method_details?: { type: 'card'; card: { type: string; last4: string; expiry_month: number; expiry_year: number; cardholder_name: string } } | null;
+    method_details?: {
+      type: 'card';
+      card: { type: string; last4: string; expiry_month: number; expiry_year: number; cardholder_name: string };
+    } | null;
   }[];
   revised_at?: Instant | null;
   checkout: { url: string | null } | null;
@@ -198,7 +210,15 @@ export interface Adjustment {
     proration?: null;
     totals?: { subtotal: AmountString; tax: AmountString; total: AmountString };
   }[];
-  totals: { subtotal: AmountString; tax: AmountString; total: AmountString; fee: AmountString; earnings: AmountString; currency_code: string; retained_fee?: AmountString };
+  totals: {
+    subtotal: AmountString;
+    tax: AmountString;
+    total: AmountString;
+    fee: AmountString;
+    earnings: AmountString;
+    currency_code: string;
+    retained_fee?: AmountString;
+  };
   created_at: Instant;
   updated_at: Instant | null;
 }
@@ -255,7 +275,13 @@ export interface Pagination {
 }
 
 export interface ApiErrorBody {
-  error: { type: 'request_error' | 'api_error'; code: string; detail: string; documentation_url?: string; errors?: { field: string; message: string }[] };
+  error: {
+    type: 'request_error' | 'api_error';
+    code: string;
+    detail: string;
+    documentation_url?: string;
+    errors?: { field: string; message: string }[];
+  };
   meta: { request_id: string };
 }
 

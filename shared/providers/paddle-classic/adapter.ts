@@ -6,7 +6,20 @@
 // subscription's lookup (the user, its plan through the cached plan list). The rest (the background sync's
 // users and payments, alert parsing) is still called
 // directly by the flows listed in test/unit/import-graph.test.ts, and moves here as each of them does.
-import type { AppliedCredit, BillingEvent, BillingProvider, PaymentFacts, CheckoutResolution, CouponRequest, CreditRequest, CreditReversalOutcome, ProviderId, RawWebhook, SubscriptionFacts, SubscriptionStatus } from '../../billing/port';
+import type {
+  AppliedCredit,
+  BillingEvent,
+  BillingProvider,
+  PaymentFacts,
+  CheckoutResolution,
+  CouponRequest,
+  CreditRequest,
+  CreditReversalOutcome,
+  ProviderId,
+  RawWebhook,
+  SubscriptionFacts,
+  SubscriptionStatus,
+} from '../../billing/port';
 import { parseAlert, type ParsedAlert } from './alerts';
 import { alertHints } from './hints';
 import type { AlertFields } from './signature';
@@ -14,12 +27,29 @@ import { decimalToCents } from '../../domain/billing';
 import { centsToMinor, minorToCents } from '../../domain/currency';
 import { formatCents } from '../../domain/money';
 import type { ClassicCredentials as ProviderCredentials } from './settings';
-import { DUPLICATE_COUPON_CODE, MODIFIER_ALREADY_BILLED, MODIFIER_NOT_FOUND, PaddleClient, ProviderApiError, type PaddlePayment, type PaddleUser } from './client';
+import {
+  DUPLICATE_COUPON_CODE,
+  MODIFIER_ALREADY_BILLED,
+  MODIFIER_NOT_FOUND,
+  PaddleClient,
+  ProviderApiError,
+  type PaddlePayment,
+  type PaddleUser,
+} from './client';
 import { resolvePlan } from './plans';
 
 export type ClassicProvider = Pick<
   BillingProvider,
-  'kind' | 'createCoupon' | 'applyCredit' | 'reverseCredit' | 'resolveCheckout' | 'getSubscription' | 'listSubscriptions' | 'listsDeletedApart' | 'listPayments' | 'describePlan'
+  | 'kind'
+  | 'createCoupon'
+  | 'applyCredit'
+  | 'reverseCredit'
+  | 'resolveCheckout'
+  | 'getSubscription'
+  | 'listSubscriptions'
+  | 'listsDeletedApart'
+  | 'listPayments'
+  | 'describePlan'
 >;
 
 /** Users per page of the background sync (Paddle's maximum). */
@@ -29,10 +59,14 @@ export const SYNC_PAGE_SIZE = 200;
 export function userFacts(user: PaddleUser): SubscriptionFacts | null {
   const id = Number(user.subscription_id);
   if (!Number.isSafeInteger(id) || id <= 0) return null;
-  const facts: SubscriptionFacts = { id, status: (user.state === 'trialing' ? 'trialling' : user.state) as SubscriptionStatus, email: user.user_email };
+  const facts: SubscriptionFacts = {
+    id,
+    status: (user.state === 'trialing' ? 'trialling' : user.state) as SubscriptionStatus,
+    email: user.user_email,
+  };
   const currency = user.next_payment?.currency ?? user.last_payment?.currency;
   if (currency) facts.currency = currency;
-  facts.nextBillDate = user.state === 'deleted' ? null : user.next_payment?.date ?? null;
+  facts.nextBillDate = user.state === 'deleted' ? null : (user.next_payment?.date ?? null);
   if (user.last_payment?.date) facts.lastBillDate = user.last_payment.date;
   if (Number.isSafeInteger(Number(user.plan_id))) facts.planId = Number(user.plan_id);
   return facts;
@@ -42,7 +76,13 @@ export function userFacts(user: PaddleUser): SubscriptionFacts | null {
 export function paymentFacts(p: PaddlePayment): PaymentFacts | null {
   const paidAt = Date.parse(`${p.payout_date}T00:00:00Z`);
   if (!Number.isFinite(paidAt) || !Number.isSafeInteger(Number(p.id))) return null;
-  return { id: Number(p.id), subscriptionId: Number(p.subscription_id), amount: centsToMinor(Math.round(Number(p.amount) * 100), String(p.currency)), currency: String(p.currency), paidAtSeconds: Math.floor(paidAt / 1000) };
+  return {
+    id: Number(p.id),
+    subscriptionId: Number(p.subscription_id),
+    amount: centsToMinor(Math.round(Number(p.amount) * 100), String(p.currency)),
+    currency: String(p.currency),
+    paidAtSeconds: Math.floor(paidAt / 1000),
+  };
 }
 
 /** The description that identifies a credit's modifier at Paddle (at most 255 characters). */
@@ -68,15 +108,27 @@ export function paddleClassicProvider(creds: ProviderCredentials, options: { tim
     async listSubscriptions(cursor: string | null, part: 'live' | 'deleted' = 'live') {
       const page = cursor === null ? 1 : Number(cursor);
       const users = await client.listUsers({ ...(part === 'deleted' ? { state: 'deleted' } : {}), page, resultsPerPage: SYNC_PAGE_SIZE });
-      return { subscriptions: users.map(userFacts).filter((f): f is SubscriptionFacts => f !== null), next: users.length >= SYNC_PAGE_SIZE ? String(page + 1) : null };
+      return {
+        subscriptions: users.map(userFacts).filter((f): f is SubscriptionFacts => f !== null),
+        next: users.length >= SYNC_PAGE_SIZE ? String(page + 1) : null,
+      };
     },
 
     async listPayments(subscriptionId: ProviderId) {
-      return (await client.listPayments({ subscriptionId: Number(subscriptionId), isPaid: true })).map(paymentFacts).filter((p): p is PaymentFacts => p !== null);
+      return (await client.listPayments({ subscriptionId: Number(subscriptionId), isPaid: true }))
+        .map(paymentFacts)
+        .filter((p): p is PaymentFacts => p !== null);
     },
 
     async describePlan(planId, context) {
-      return resolvePlan(client, { accountId: options.accountId, planId: Number(planId), currency: context.currency, unitPrice: context.unitPrice, planName: context.planName, current: context.current });
+      return resolvePlan(client, {
+        accountId: options.accountId,
+        planId: Number(planId),
+        currency: context.currency,
+        unitPrice: context.unitPrice,
+        planName: context.planName,
+        current: context.current,
+      });
     },
 
     /** The public order lookup: a checkout id becomes its subscription once Paddle has processed it. */
@@ -101,7 +153,7 @@ export function paddleClassicProvider(creds: ProviderCredentials, options: { tim
         currency,
         ...(amount === null ? {} : { unitPrice: amount }),
         plan: { id: plan.id, name: plan.name, amount, currency, interval: plan.interval, frequency: plan.frequency },
-        nextBillDate: user.state === 'deleted' ? null : user.next_payment?.date ?? null,
+        nextBillDate: user.state === 'deleted' ? null : (user.next_payment?.date ?? null),
         ...(user.last_payment?.date ? { lastBillDate: user.last_payment.date } : {}),
       };
     },
@@ -111,7 +163,12 @@ export function paddleClassicProvider(creds: ProviderCredentials, options: { tim
       const subscriptionId = Number(credit.subscriptionId);
       const existing = await modifierOf(subscriptionId, credit.rewardId);
       if (existing) return { providerRef: String(existing.modifier_id), reused: true };
-      const created = await client.createModifier({ subscriptionId, amount: `-${formatCents(minorToCents(credit.amount, credit.currency))}`, recurring: false, description: creditDescription(credit.rewardId) });
+      const created = await client.createModifier({
+        subscriptionId,
+        amount: `-${formatCents(minorToCents(credit.amount, credit.currency))}`,
+        recurring: false,
+        description: creditDescription(credit.rewardId),
+      });
       return { providerRef: String(created.modifier_id), reused: false };
     },
 
@@ -139,7 +196,10 @@ export function paddleClassicProvider(creds: ProviderCredentials, options: { tim
         await client.createCoupon({
           couponCode: coupon.code,
           discountType: discount.type,
-          discountAmount: couponAmount(discount.type, discount.type === 'flat' && discount.currency ? minorToCents(discount.amount, discount.currency) : discount.amount),
+          discountAmount: couponAmount(
+            discount.type,
+            discount.type === 'flat' && discount.currency ? minorToCents(discount.amount, discount.currency) : discount.amount,
+          ),
           ...(discount.type === 'flat' && discount.currency ? { currency: discount.currency } : {}),
           allowedUses: 1,
           recurring: discount.recurring,
@@ -174,14 +234,22 @@ export function paddleClassicWebhooks(
       return [alertEvent(parseAlert(fields), fields)];
     },
     async describePlan(planId, context) {
-      return resolvePlan(await clientOnce(), { accountId, planId: Number(planId), currency: context.currency, unitPrice: context.unitPrice, planName: context.planName, current: context.current });
+      return resolvePlan(await clientOnce(), {
+        accountId,
+        planId: Number(planId),
+        currency: context.currency,
+        unitPrice: context.unitPrice,
+        planName: context.planName,
+        current: context.current,
+      });
     },
   };
 }
 
 /** One parsed alert as the port's event (pure). */
 export function alertEvent(parsed: ParsedAlert, fields: AlertFields): BillingEvent {
-  if (parsed.kind === 'ignored') return { kind: 'ignored', eventId: parsed.alert_id ?? '', type: parsed.alert_name ?? '', reason: parsed.reason };
+  if (parsed.kind === 'ignored')
+    return { kind: 'ignored', eventId: parsed.alert_id ?? '', type: parsed.alert_name ?? '', reason: parsed.reason };
   const patch = parsed.subscription;
   const subscription: SubscriptionFacts = { id: patch.id };
   if (patch.status !== undefined) subscription.status = patch.status;
@@ -197,7 +265,13 @@ export function alertEvent(parsed: ParsedAlert, fields: AlertFields): BillingEve
     subscription.planId = patch.plan_id;
     subscription.planName = parsed.plan_name;
   }
-  const event: BillingEvent = { kind: 'subscription', eventId: parsed.alert_id, occurredAtMs: parsed.event_time, subscription, hints: alertHints(parsed, fields) };
+  const event: BillingEvent = {
+    kind: 'subscription',
+    eventId: parsed.alert_id,
+    occurredAtMs: parsed.event_time,
+    subscription,
+    hints: alertHints(parsed, fields),
+  };
   const p = parsed.payment;
   if (p) {
     event.payment = {

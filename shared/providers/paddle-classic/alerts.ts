@@ -106,7 +106,7 @@ export function parseAlert(fields: AlertFields): ParsedAlert {
   const rawStatus = text(fields, 'status');
   let status: SubscriptionStatusWord | undefined;
   if (rawStatus !== undefined) {
-    status = Object.prototype.hasOwnProperty.call(PADDLE_STATUSES, rawStatus) ? PADDLE_STATUSES[rawStatus] : undefined;
+    status = Object.hasOwn(PADDLE_STATUSES, rawStatus) ? PADDLE_STATUSES[rawStatus] : undefined;
     if (status === undefined) return ignored(`invalid status ${show(rawStatus)}`);
   }
 
@@ -202,7 +202,7 @@ export function parseAlert(fields: AlertFields): ParsedAlert {
 
 /** The field's value; undefined when absent or empty. */
 function text(fields: AlertFields, name: string): string | undefined {
-  if (!Object.prototype.hasOwnProperty.call(fields, name)) return undefined;
+  if (!Object.hasOwn(fields, name)) return undefined;
   const value = fields[name];
   return typeof value === 'string' && value !== '' ? value : undefined;
 }

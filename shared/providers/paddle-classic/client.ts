@@ -84,10 +84,7 @@ export interface PaddleModifier {
   description: string;
 }
 
-export type OrderLookup =
-  | { state: 'processed'; subscriptionId: number | null }
-  | { state: 'processing' }
-  | { state: 'not_found' };
+export type OrderLookup = { state: 'processed'; subscriptionId: number | null } | { state: 'processing' } | { state: 'not_found' };
 
 /** Paddle's "internal error": worth a retry, like an HTTP 5xx. */
 const RETRYABLE_CODES = new Set([120]);
@@ -183,7 +180,13 @@ export class PaddleClient {
     return { state: 'processing' };
   }
 
-  listUsers(p: { subscriptionId?: number; planId?: number; state?: string; page?: number; resultsPerPage?: number }): Promise<PaddleUser[]> {
+  listUsers(p: {
+    subscriptionId?: number;
+    planId?: number;
+    state?: string;
+    page?: number;
+    resultsPerPage?: number;
+  }): Promise<PaddleUser[]> {
     return this.vendor<PaddleUser[]>('/2.0/subscription/users', {
       subscription_id: p.subscriptionId,
       plan_id: p.planId,
@@ -213,7 +216,12 @@ export class PaddleClient {
     return plans.find((p) => Number(p.id) === planId) ?? null;
   }
 
-  createModifier(p: { subscriptionId: number; amount: string; recurring: boolean; description: string }): Promise<{ subscription_id: number; modifier_id: number }> {
+  createModifier(p: {
+    subscriptionId: number;
+    amount: string;
+    recurring: boolean;
+    description: string;
+  }): Promise<{ subscription_id: number; modifier_id: number }> {
     return this.vendor('/2.0/subscription/modifiers/create', {
       subscription_id: p.subscriptionId,
       modifier_amount: p.amount,

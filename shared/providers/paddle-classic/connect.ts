@@ -11,7 +11,14 @@ export const form: ConnectionForm<ClassicConnection> = {
   fields: [
     { name: 'vendor_id', label: 'Vendor id', type: 'integer', required: true },
     { name: 'auth_code', label: 'Auth code', type: 'password', required: true, hint: 'Developer Tools > Authentication.' },
-    { name: 'public_key', label: 'Public key', type: 'textarea', required: true, placeholder: '-----BEGIN PUBLIC KEY-----', hint: "Developer Tools > Public Key: verifies Paddle's alerts." },
+    {
+      name: 'public_key',
+      label: 'Public key',
+      type: 'textarea',
+      required: true,
+      placeholder: '-----BEGIN PUBLIC KEY-----',
+      hint: "Developer Tools > Public Key: verifies Paddle's alerts.",
+    },
   ],
   // One API (vendors and checkout): an `api_url` is only an emulator's base URL, serving both.
   apiHosts: [],
@@ -39,7 +46,8 @@ export const cli: CliConnectSpec<ClassicConnection> = {
   flags: ['vendor-id', 'auth-code', 'public-key-file', 'vendors-api-url', 'checkout-api-url'],
   required: ['vendor-id', 'auth-code', 'public-key-file'],
   check(values) {
-    if (!/^\d{1,12}$/.test(values['vendor-id'] ?? '') || Number(values['vendor-id']) <= 0) return `--vendor-id must be a positive integer, got "${values['vendor-id']}"`;
+    if (!/^\d{1,12}$/.test(values['vendor-id'] ?? '') || Number(values['vendor-id']) <= 0)
+      return `--vendor-id must be a positive integer, got "${values['vendor-id']}"`;
     for (const flag of ['vendors-api-url', 'checkout-api-url']) {
       const url = values[flag];
       if (url !== undefined && !HTTP_URL.test(url)) return `--${flag} must be an http(s) URL, got "${url}"`;
@@ -63,7 +71,10 @@ export const cli: CliConnectSpec<ClassicConnection> = {
           message: `--public-key-file ${path} holds a PRIVATE key; give Paddle's public key (Developer Tools -> Public Key, "-----BEGIN PUBLIC KEY-----") and keep private keys out of Refloop`,
         };
       }
-      return { ok: false, message: `--public-key-file ${path} is not an RSA public key in PEM form (${parsed.message.replace(/^Not an RSA public key in PEM form \(|\)\.$/g, '')})` };
+      return {
+        ok: false,
+        message: `--public-key-file ${path} is not an RSA public key in PEM form (${parsed.message.replace(/^Not an RSA public key in PEM form \(|\)\.$/g, '')})`,
+      };
     }
     return {
       ok: true,

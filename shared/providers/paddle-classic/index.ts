@@ -25,7 +25,11 @@ export const paddleClassic: ProviderDefinition<ClassicConnection> = {
 
   storedKind: 'paddle',
   apiSecretAttribute: 'auth_code',
-  toStored: (c) => ({ settings: { vendor_id: c.vendorId, public_key: c.publicKey, vendors_api_url: c.vendorsApiUrl, checkout_api_url: c.checkoutApiUrl }, apiSecret: c.authCode, webhookSecret: null }),
+  toStored: (c) => ({
+    settings: { vendor_id: c.vendorId, public_key: c.publicKey, vendors_api_url: c.vendorsApiUrl, checkout_api_url: c.checkoutApiUrl },
+    apiSecret: c.authCode,
+    webhookSecret: null,
+  }),
   fromStored: (item, authCode) => ({
     kind: 'paddle-classic',
     vendorId: Number(item.vendor_id),

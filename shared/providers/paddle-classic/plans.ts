@@ -20,7 +20,15 @@ export function planFrom(cached: CachedPlan, currency: string, unitPrice: string
   const amount = money(cached.recurring_price[currency]) ?? unitPrice ?? '0.00';
   const interval = cached.billing_type || null;
   const frequency = Number.isInteger(cached.billing_period) ? cached.billing_period : null;
-  return { id: cached.id, name: cached.name, amount, currency, interval, frequency, descriptor: planDescriptor(amount, currency, interval, frequency) };
+  return {
+    id: cached.id,
+    name: cached.name,
+    amount,
+    currency,
+    interval,
+    frequency,
+    descriptor: planDescriptor(amount, currency, interval, frequency),
+  };
 }
 
 export interface PlanRequest {

@@ -14,7 +14,8 @@ const INVALID_SIGNATURE: WebhookVerdict = { ok: false, status: 403, detail: 'Inv
  */
 export function verifyAlert(contentType: string | undefined, body: Buffer, publicKey: string): WebhookVerdict {
   const type = (contentType ?? '').trim();
-  if ((type.split(';')[0]?.trim().toLowerCase() ?? '') !== FORM) return { ok: false, status: 415, detail: `Unsupported media type "${type}" in request.` };
+  if ((type.split(';')[0]?.trim().toLowerCase() ?? '') !== FORM)
+    return { ok: false, status: 415, detail: `Unsupported media type "${type}" in request.` };
   const fields: AlertFields = {};
   for (const [key, value] of new URLSearchParams(body.toString('utf8'))) {
     if (key in fields) return INVALID_SIGNATURE;

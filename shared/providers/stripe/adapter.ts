@@ -35,7 +35,15 @@ import type {
 } from '../../billing/port';
 import { StripeApiError, StripeClient, isStripeError } from './client';
 import type { RetryOptions } from '../retry';
-import { invoiceSubscriptionId, lookupsFor, parseEnvelope, paymentFacts, subscriptionFacts, toBillingEvents, type PaidInvoiceRef } from './events';
+import {
+  invoiceSubscriptionId,
+  lookupsFor,
+  parseEnvelope,
+  paymentFacts,
+  subscriptionFacts,
+  toBillingEvents,
+  type PaidInvoiceRef,
+} from './events';
 import type { StripeSettings } from './settings';
 import { toStripeAmount, type Customer, type CustomerBalanceTransaction, type Invoice, type Subscription } from './wire';
 
@@ -85,8 +93,18 @@ export interface StripeProvider extends BillingProvider {
   readonly client: StripeClient;
 }
 
-export function stripeProvider(settings: Pick<StripeSettings, 'secretKey' | 'apiUrl'>, options: StripeProviderOptions = {}): StripeProvider {
-  const client = new StripeClient({ secretKey: settings.secretKey, apiUrl: settings.apiUrl, timeoutMs: options.timeoutMs, budgetMs: options.budgetMs, now: options.now, sleep: options.sleep });
+export function stripeProvider(
+  settings: Pick<StripeSettings, 'secretKey' | 'apiUrl'>,
+  options: StripeProviderOptions = {},
+): StripeProvider {
+  const client = new StripeClient({
+    secretKey: settings.secretKey,
+    apiUrl: settings.apiUrl,
+    timeoutMs: options.timeoutMs,
+    budgetMs: options.budgetMs,
+    now: options.now,
+    sleep: options.sleep,
+  });
   // For the provider's lifetime (one worker batch): a burst of events about one customer or product costs
   // one lookup. Emails can change; a batch is short.
   const emails = new Map<string, string>();
@@ -120,7 +138,10 @@ export function stripeProvider(settings: Pick<StripeSettings, 'secretKey' | 'api
   };
 
   /** Refloop's balance transactions for a reward on a customer (newest first, bounded search). */
-  const findRewardTransactions = async (customerId: string, rewardId: string): Promise<{ credit?: CustomerBalanceTransaction; reversal?: CustomerBalanceTransaction }> => {
+  const findRewardTransactions = async (
+    customerId: string,
+    rewardId: string,
+  ): Promise<{ credit?: CustomerBalanceTransaction; reversal?: CustomerBalanceTransaction }> => {
     const found: { credit?: CustomerBalanceTransaction; reversal?: CustomerBalanceTransaction } = {};
     let after: string | null = null;
     for (let page = 0; page < MAX_BALANCE_PAGES; page++) {
@@ -185,7 +206,14 @@ export function stripeProvider(settings: Pick<StripeSettings, 'secretKey' | 'api
         const session = await client.findCheckoutSessionBySubscription(sub);
         if (session) checkoutBySubscription.set(sub, session.id);
       }
-      return toBillingEvents(parsed.envelope, { emails: foundEmails, productNames: names, promotionCodes, charges, invoicesByPaymentIntent, checkoutBySubscription });
+      return toBillingEvents(parsed.envelope, {
+        emails: foundEmails,
+        productNames: names,
+        promotionCodes,
+        charges,
+        invoicesByPaymentIntent,
+        checkoutBySubscription,
+      });
     },
 
     async getSubscription(id: ProviderId): Promise<SubscriptionFacts | null> {
@@ -238,7 +266,8 @@ export function stripeProvider(settings: Pick<StripeSettings, 'secretKey' | 'api
     },
 
     async applyCredit(credit: CreditRequest): Promise<AppliedCredit> {
-      if (!Number.isSafeInteger(credit.amount) || credit.amount <= 0) throw new Error(`a credit must be a positive amount, got ${credit.amount}`);
+      if (!Number.isSafeInteger(credit.amount) || credit.amount <= 0)
+        throw new Error(`a credit must be a positive amount, got ${credit.amount}`);
       const sub = await requireSubscription('apply credit', credit.subscriptionId);
       if (sub.currency.toUpperCase() !== credit.currency.toUpperCase()) {
         throw new Error(`credit in ${credit.currency} for a subscription billed in ${sub.currency.toUpperCase()}`);
@@ -299,10 +328,18 @@ export function stripeProvider(settings: Pick<StripeSettings, 'secretKey' | 'api
           await client.createCoupon(
             {
               id: couponId,
-              name: discount.type === 'percentage' ? `Referral ${discount.amount / 100} % off` : `Referral ${discount.amount} ${(discount.currency as string).toUpperCase()} off`,
+              name:
+                discount.type === 'percentage'
+                  ? `Referral ${discount.amount / 100} % off`
+                  : `Referral ${discount.amount} ${(discount.currency as string).toUpperCase()} off`,
               duration: discount.recurring ? 'forever' : 'once',
               // Percentage: hundredths of a percent -> 10, 12.5; flat: the port's minor units -> Stripe's.
-              ...(discount.type === 'percentage' ? { percent_off: discount.amount / 100 } : { amount_off: toStripeAmount(discount.amount, discount.currency as string), currency: (discount.currency as string).toLowerCase() }),
+              ...(discount.type === 'percentage'
+                ? { percent_off: discount.amount / 100 }
+                : {
+                    amount_off: toStripeAmount(discount.amount, discount.currency as string),
+                    currency: (discount.currency as string).toLowerCase(),
+                  }),
               metadata: { refloop: 'coupon' },
             },
             idempotencyKey('refloop-coupon', couponId),
@@ -316,12 +353,19 @@ export function stripeProvider(settings: Pick<StripeSettings, 'secretKey' | 'api
       if (existing.some((p) => p.code.toUpperCase() === coupon.code.toUpperCase())) return 'existed';
       try {
         await client.createPromotionCode(
-          { coupon: couponId, code: coupon.code, max_redemptions: 1, first_time_transaction: true, metadata: { refloop: 'coupon', refloop_referral_id: coupon.referralId } },
+          {
+            coupon: couponId,
+            code: coupon.code,
+            max_redemptions: 1,
+            first_time_transaction: true,
+            metadata: { refloop: 'coupon', refloop_referral_id: coupon.referralId },
+          },
           idempotencyKey('refloop-promo', coupon.referralId),
         );
         return 'created';
       } catch (err) {
-        if (isStripeError(err, 'resource_already_exists') || (err instanceof StripeApiError && /already exists/i.test(err.detail))) return 'existed';
+        if (isStripeError(err, 'resource_already_exists') || (err instanceof StripeApiError && /already exists/i.test(err.detail)))
+          return 'existed';
         throw err;
       }
     },

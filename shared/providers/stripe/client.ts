@@ -90,11 +90,23 @@ export class StripeClient {
    * `idempotencyKey` gets a random one, shared by its retries. Counted and traced as one call
    * (../retry.ts providerCall).
    */
-  request<T>(call: string, method: 'GET' | 'POST', path: string, params: Record<string, FormValue> = {}, idempotencyKey?: string): Promise<T> {
+  request<T>(
+    call: string,
+    method: 'GET' | 'POST',
+    path: string,
+    params: Record<string, FormValue> = {},
+    idempotencyKey?: string,
+  ): Promise<T> {
     return providerCall('stripe', call, () => this.send<T>(call, method, path, params, idempotencyKey));
   }
 
-  private async send<T>(call: string, method: 'GET' | 'POST', path: string, params: Record<string, FormValue>, idempotencyKey?: string): Promise<T> {
+  private async send<T>(
+    call: string,
+    method: 'GET' | 'POST',
+    path: string,
+    params: Record<string, FormValue>,
+    idempotencyKey?: string,
+  ): Promise<T> {
     const form = encodeForm(params);
     const url = this.base + path + (method === 'GET' && form ? `?${form}` : '');
     const headers: Record<string, string> = {
@@ -113,7 +125,12 @@ export class StripeClient {
       let shouldRetry: string | null = null;
       let res: Response | null = null;
       try {
-        res = await fetch(url, { method, headers, body: method === 'POST' ? form : undefined, signal: AbortSignal.timeout(this.retry.timeoutMs) });
+        res = await fetch(url, {
+          method,
+          headers,
+          body: method === 'POST' ? form : undefined,
+          signal: AbortSignal.timeout(this.retry.timeoutMs),
+        });
       } catch (err) {
         last = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
       }
@@ -135,7 +152,14 @@ export class StripeClient {
         } else if (res.ok) {
           return parsed as T;
         } else {
-          throw new StripeApiError(res.status, String(e?.type ?? 'invalid_request_error'), String(e?.code ?? ''), String(e?.message ?? ''), e?.param ?? null, call);
+          throw new StripeApiError(
+            res.status,
+            String(e?.type ?? 'invalid_request_error'),
+            String(e?.code ?? ''),
+            String(e?.message ?? ''),
+            e?.param ?? null,
+            call,
+          );
         }
       }
       // 429 without a usable Retry-After, 5xx, network: exponential backoff with jitter, within the budget.
@@ -171,7 +195,11 @@ export class StripeClient {
    * newest first, 100 per page, customers expanded (products would be 5 levels deep; Stripe allows 4).
    */
   listSubscriptions(startingAfter: string | null): Promise<Page<Subscription>> {
-    return this.list('list subscriptions', '/v1/subscriptions', { status: 'all', starting_after: startingAfter ?? undefined, expand: ['data.customer'] });
+    return this.list('list subscriptions', '/v1/subscriptions', {
+      status: 'all',
+      starting_after: startingAfter ?? undefined,
+      expand: ['data.customer'],
+    });
   }
 
   getCheckoutSession(id: string): Promise<CheckoutSession | null> {
@@ -180,13 +208,20 @@ export class StripeClient {
 
   /** The Checkout Session that created a subscription (at most one). */
   async findCheckoutSessionBySubscription(subscriptionId: string): Promise<CheckoutSession | null> {
-    const page = await this.request<List<CheckoutSession>>('list checkout sessions', 'GET', '/v1/checkout/sessions', { subscription: subscriptionId, limit: 1 });
+    const page = await this.request<List<CheckoutSession>>('list checkout sessions', 'GET', '/v1/checkout/sessions', {
+      subscription: subscriptionId,
+      limit: 1,
+    });
     return page.data?.[0] ?? null;
   }
 
   /** Paid invoices of a subscription, newest first. */
   listPaidInvoices(subscriptionId: string, startingAfter: string | null): Promise<Page<Invoice>> {
-    return this.list('list invoices', '/v1/invoices', { subscription: subscriptionId, status: 'paid', starting_after: startingAfter ?? undefined });
+    return this.list('list invoices', '/v1/invoices', {
+      subscription: subscriptionId,
+      status: 'paid',
+      starting_after: startingAfter ?? undefined,
+    });
   }
 
   /** The invoice payments of a payment intent, with their invoices (how Basil maps a charge to its invoice). */
@@ -212,12 +247,20 @@ export class StripeClient {
     body: { amount: number; currency: string; description: string; metadata: Metadata },
     idempotencyKey: string,
   ): Promise<CustomerBalanceTransaction> {
-    return this.request('create customer balance transaction', 'POST', `/v1/customers/${seg(customerId)}/balance_transactions`, body, idempotencyKey);
+    return this.request(
+      'create customer balance transaction',
+      'POST',
+      `/v1/customers/${seg(customerId)}/balance_transactions`,
+      body,
+      idempotencyKey,
+    );
   }
 
   /** Newest first. */
   listBalanceTransactions(customerId: string, startingAfter: string | null): Promise<Page<CustomerBalanceTransaction>> {
-    return this.list('list customer balance transactions', `/v1/customers/${seg(customerId)}/balance_transactions`, { starting_after: startingAfter ?? undefined });
+    return this.list('list customer balance transactions', `/v1/customers/${seg(customerId)}/balance_transactions`, {
+      starting_after: startingAfter ?? undefined,
+    });
   }
 
   getCoupon(id: string): Promise<Coupon | null> {
@@ -225,7 +268,15 @@ export class StripeClient {
   }
 
   createCoupon(
-    body: { id: string; name: string; duration: 'once' | 'forever'; percent_off?: number; amount_off?: number; currency?: string; metadata: Metadata },
+    body: {
+      id: string;
+      name: string;
+      duration: 'once' | 'forever';
+      percent_off?: number;
+      amount_off?: number;
+      currency?: string;
+      metadata: Metadata;
+    },
     idempotencyKey: string,
   ): Promise<Coupon> {
     return this.request('create coupon', 'POST', '/v1/coupons', body, idempotencyKey);
@@ -265,7 +316,10 @@ export class StripeClient {
     const out: Refund[] = [];
     let after: string | null = null;
     do {
-      const page: Page<Refund> = await this.list<Refund>('list refunds', '/v1/refunds', { charge: chargeId, starting_after: after ?? undefined });
+      const page: Page<Refund> = await this.list<Refund>('list refunds', '/v1/refunds', {
+        charge: chargeId,
+        starting_after: after ?? undefined,
+      });
       out.push(...page.data);
       after = page.next;
     } while (after);

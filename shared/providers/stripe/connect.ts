@@ -9,8 +9,22 @@ const settingsOf = (values: { secretKey: string; webhookSecret: string; apiUrl: 
 
 export const form: ConnectionForm<StripeConnection> = {
   fields: [
-    { name: 'secret_key', label: 'Secret key', type: 'password', required: true, placeholder: 'sk_live_…', hint: 'A restricted key with read access to customers, subscriptions and invoices is enough.' },
-    { name: 'webhook_secret', label: 'Webhook signing secret', type: 'password', required: true, placeholder: 'whsec_…', hint: 'From the webhook endpoint you create with the URL above.' },
+    {
+      name: 'secret_key',
+      label: 'Secret key',
+      type: 'password',
+      required: true,
+      placeholder: 'sk_live_…',
+      hint: 'A restricted key with read access to customers, subscriptions and invoices is enough.',
+    },
+    {
+      name: 'webhook_secret',
+      label: 'Webhook signing secret',
+      type: 'password',
+      required: true,
+      placeholder: 'whsec_…',
+      hint: 'From the webhook endpoint you create with the URL above.',
+    },
   ],
   apiHosts: [DEFAULT_API_URL],
   connectionFromBody(body, apiUrl) {
@@ -26,11 +40,19 @@ export const cli: CliConnectSpec<StripeConnection> = {
   flags: ['secret-key', 'webhook-secret', 'api-url'],
   required: ['secret-key', 'webhook-secret'],
   check(values) {
-    const r = settingsOf({ secretKey: values['secret-key'] as string, webhookSecret: values['webhook-secret'] as string, apiUrl: values['api-url'] });
+    const r = settingsOf({
+      secretKey: values['secret-key'] as string,
+      webhookSecret: values['webhook-secret'] as string,
+      apiUrl: values['api-url'],
+    });
     return r.ok ? null : `--${r.field.replace(/_/g, '-')} ${r.message}`;
   },
   connection(values) {
-    const r = settingsOf({ secretKey: values['secret-key'] as string, webhookSecret: values['webhook-secret'] as string, apiUrl: values['api-url'] });
+    const r = settingsOf({
+      secretKey: values['secret-key'] as string,
+      webhookSecret: values['webhook-secret'] as string,
+      apiUrl: values['api-url'],
+    });
     return r.ok ? { ok: true, connection: r.settings } : { ok: false, message: r.message };
   },
   output: () => ({ provider: 'stripe' }),

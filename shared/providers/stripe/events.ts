@@ -30,7 +30,15 @@
 //   dispute), id = the dispute id.
 // - Anything else, a body that is not a Stripe event, or an endpoint on an API version before Basil (its
 //   payloads lack the fields read here): one `ignored` event with a reason.
-import type { AttributionHints, BillingEvent, PaymentFacts, PlanFacts, RefundFacts, SubscriptionFacts, SubscriptionStatus } from '../../billing/port';
+import type {
+  AttributionHints,
+  BillingEvent,
+  PaymentFacts,
+  PlanFacts,
+  RefundFacts,
+  SubscriptionFacts,
+  SubscriptionStatus,
+} from '../../billing/port';
 import { STRIPE_API_VERSION, fromStripeAmount } from './wire';
 
 /** The metadata key (subscription and Checkout `subscription_data.metadata`) naming the referral. */
@@ -150,14 +158,23 @@ export function parseEnvelope(rawBody: string): EnvelopeResult {
   const created = int(b?.created);
   const object = obj(obj(b?.data)?.object);
   if (!b || b.object !== 'event' || !eventId.startsWith('evt_') || type === '' || !object) {
-    return { ok: false, event: { kind: 'ignored', eventId, type, reason: 'not a Stripe event (object "event", id evt_…, type, data.object)' } };
+    return {
+      ok: false,
+      event: { kind: 'ignored', eventId, type, reason: 'not a Stripe event (object "event", id evt_…, type, data.object)' },
+    };
   }
-  if (created === null || created <= 0) return { ok: false, event: { kind: 'ignored', eventId, type, reason: 'created missing or not unix seconds' } };
+  if (created === null || created <= 0)
+    return { ok: false, event: { kind: 'ignored', eventId, type, reason: 'created missing or not unix seconds' } };
   const apiVersion = str(b.api_version);
   if (apiVersion !== null && apiVersion.slice(0, 10) < OLDEST_READABLE_API_VERSION) {
     return {
       ok: false,
-      event: { kind: 'ignored', eventId, type, reason: `the endpoint sends API version ${apiVersion}; Refloop reads ${STRIPE_API_VERSION}: recreate the webhook endpoint with that api_version` },
+      event: {
+        kind: 'ignored',
+        eventId,
+        type,
+        reason: `the endpoint sends API version ${apiVersion}; Refloop reads ${STRIPE_API_VERSION}: recreate the webhook endpoint with that api_version`,
+      },
     };
   }
   return { ok: true, envelope: { eventId, type, createdSeconds: created, apiVersion, object } };
@@ -171,7 +188,14 @@ const productIdOf = (item: Json | undefined): string | null => {
 /** What the event's facts need and do not carry. */
 export function lookupsFor(envelope: StripeEnvelope): Lookups {
   const { type, object } = envelope;
-  const out: Lookups = { customerIds: [], productIds: [], promotionCodeIds: [], chargeIds: [], paymentIntentIds: [], checkoutForSubscriptions: [] };
+  const out: Lookups = {
+    customerIds: [],
+    productIds: [],
+    promotionCodeIds: [],
+    chargeIds: [],
+    paymentIntentIds: [],
+    checkoutForSubscriptions: [],
+  };
   if (SUBSCRIPTION_EVENTS.has(type)) {
     const customer = object.customer;
     if (typeof customer === 'string' && customerIdOf(customer)) out.customerIds.push(customer);
@@ -183,7 +207,8 @@ export function lookupsFor(envelope: StripeEnvelope): Lookups {
       if (typeof promo === 'string' && idOf(promo, 'promo_')) out.promotionCodeIds.push(promo);
     }
     const customer = object.customer;
-    if (!str(obj(object.customer_details)?.email) && !str(object.customer_email) && typeof customer === 'string' && customerIdOf(customer)) out.customerIds.push(customer);
+    if (!str(obj(object.customer_details)?.email) && !str(object.customer_email) && typeof customer === 'string' && customerIdOf(customer))
+      out.customerIds.push(customer);
   } else if (type === 'invoice.paid') {
     const sub = invoiceSubscriptionId(object);
     if (sub && object.billing_reason === 'subscription_create') out.checkoutForSubscriptions.push(sub);
@@ -262,7 +287,11 @@ export function subscriptionFacts(data: Json, enrichment: Pick<Enrichment, 'emai
   return facts;
 }
 
-function planFacts(item: Json, subscriptionCurrency: string | null, productNames: ReadonlyMap<string, string> | undefined): PlanFacts | null {
+function planFacts(
+  item: Json,
+  subscriptionCurrency: string | null,
+  productNames: ReadonlyMap<string, string> | undefined,
+): PlanFacts | null {
   const price = obj(item.price);
   const id = idOf(price?.id, 'price_', 'plan_');
   if (!price || !id) return null;
@@ -342,14 +371,18 @@ export function toBillingEvents(envelope: StripeEnvelope, enrichment: Enrichment
 
   if (type === 'checkout.session.completed') {
     if (object.mode !== 'subscription') return [ignored(envelope, `checkout session mode ${String(object.mode)} is not a subscription`)];
-    if (object.status !== undefined && object.status !== 'complete') return [ignored(envelope, `checkout session status ${String(object.status)} is not complete`)];
+    if (object.status !== undefined && object.status !== 'complete')
+      return [ignored(envelope, `checkout session status ${String(object.status)} is not complete`)];
     const subscriptionId = idOf(object.subscription, 'sub_');
     const sessionId = idOf(object.id, 'cs_');
     if (!subscriptionId || !sessionId) return [ignored(envelope, 'checkout session without a session or subscription id')];
     const subscription: SubscriptionFacts = { id: subscriptionId };
     const customerId = customerIdOf(object.customer);
     if (customerId) subscription.customerId = customerId;
-    const email = str(obj(object.customer_details)?.email) ?? str(object.customer_email) ?? (customerId ? enrichment.emails?.get(customerId) : undefined);
+    const email =
+      str(obj(object.customer_details)?.email) ??
+      str(object.customer_email) ??
+      (customerId ? enrichment.emails?.get(customerId) : undefined);
     if (email) subscription.email = email;
     const hints: AttributionHints = { checkoutId: sessionId };
     const reference = str(object.client_reference_id);
@@ -397,7 +430,7 @@ export function toBillingEvents(envelope: StripeEnvelope, enrichment: Enrichment
     if (!paid) return [ignored(envelope, 'the refunded charge paid no subscription invoice')];
     const charge = enrichment.charges?.get(chargeId) ?? object;
     const refunds = obj(charge.refunds);
-    if (!refunds || !Array.isArray(refunds.data)) return [ignored(envelope, 'the charge\'s refunds list was not read')];
+    if (!refunds || !Array.isArray(refunds.data)) return [ignored(envelope, "the charge's refunds list was not read")];
     const facts = listData(refunds)
       .map((r) => refundFacts(r, paid))
       .filter((r): r is RefundFacts => r !== null);
@@ -427,7 +460,15 @@ export function toBillingEvents(envelope: StripeEnvelope, enrichment: Enrichment
     const amount = amountOf(object.amount, currency);
     const at = int(object.created) ?? createdSeconds;
     if (amount === null || amount <= 0) return [ignored(envelope, 'dispute without a usable amount')];
-    const refund: RefundFacts = { id, paymentId: paid.invoiceId, subscriptionId: paid.subscriptionId, amount, currency, refundedAtSeconds: at, kind: 'chargeback' };
+    const refund: RefundFacts = {
+      id,
+      paymentId: paid.invoiceId,
+      subscriptionId: paid.subscriptionId,
+      amount,
+      currency,
+      refundedAtSeconds: at,
+      kind: 'chargeback',
+    };
     return [{ ...base, subscription: { id: paid.subscriptionId }, refund, hints: {} }];
   }
 

@@ -31,7 +31,12 @@ export const stripe: ProviderDefinition<StripeConnection> = {
 
   // Stripe-Signature (v1, any match, 300 s tolerance) over the raw JSON body, with the endpoint's whsec_ secret
   // (the header is ./signature.ts SIGNATURE_HEADER).
-  webhook: headerSignedWebhook({ path: 'stripe', header: 'stripe-signature', maxBytes: MAX_WEBHOOK_BYTES, verify: (raw, secret, nowMs) => signature().verifyStripeSignature(raw, secret, nowMs) }),
+  webhook: headerSignedWebhook({
+    path: 'stripe',
+    header: 'stripe-signature',
+    maxBytes: MAX_WEBHOOK_BYTES,
+    verify: (raw, secret, nowMs) => signature().verifyStripeSignature(raw, secret, nowMs),
+  }),
 
   async adapter(): Promise<ProviderAdapter<StripeConnection>> {
     const { stripeProvider } = await import('./adapter');

@@ -21,7 +21,11 @@ export const WEBHOOK_EVENTS: readonly string[] = [
  * balance transactions (credits), coupons and promotion codes.
  */
 export const RESTRICTED_KEY_PERMISSIONS: readonly { resource: string; access: 'Read' | 'Write'; why: string }[] = [
-  { resource: 'Customers', access: 'Write', why: 'read emails and credit balances; create balance transactions (referrer credits and their reversals)' },
+  {
+    resource: 'Customers',
+    access: 'Write',
+    why: 'read emails and credit balances; create balance transactions (referrer credits and their reversals)',
+  },
   { resource: 'Subscriptions', access: 'Read', why: 'mirror subscriptions; background sync' },
   { resource: 'Checkout Sessions', access: 'Read', why: 'conversion by checkout_id (cs_…); the checkout of a first invoice' },
   { resource: 'Invoices', access: 'Read', why: 'payments; invoice payments (a charge -> its invoice)' },
@@ -46,10 +50,11 @@ export function stripeSetupMarkdown(webhookUrl = 'https://<api>/webhooks/stripe/
     '',
     ...WEBHOOK_EVENTS.map((e) => `- \`${e}\``),
     '',
-    'Or through the API, with your own secret key (Refloop\'s restricted key needs no access to webhook endpoints):',
+    "Or through the API, with your own secret key (Refloop's restricted key needs no access to webhook endpoints):",
     '',
     '```sh',
-    `curl https://api.stripe.com/v1/webhook_endpoints -u "$STRIPE_SECRET_KEY:" -d url='${webhookUrl}' -d api_version=${STRIPE_API_VERSION} ` + WEBHOOK_EVENTS.map((e) => `-d 'enabled_events[]=${e}'`).join(' '),
+    `curl https://api.stripe.com/v1/webhook_endpoints -u "$STRIPE_SECRET_KEY:" -d url='${webhookUrl}' -d api_version=${STRIPE_API_VERSION} ` +
+      WEBHOOK_EVENTS.map((e) => `-d 'enabled_events[]=${e}'`).join(' '),
     '```',
     '',
     'Its answer carries the signing secret (`whsec_…`) for `account set-stripe --webhook-secret`.',

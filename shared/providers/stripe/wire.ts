@@ -84,7 +84,15 @@ export interface SubscriptionItem {
   tax_rates: unknown[] | null;
 }
 
-export type SubscriptionStatusWire = 'active' | 'canceled' | 'incomplete' | 'incomplete_expired' | 'past_due' | 'paused' | 'trialing' | 'unpaid';
+export type SubscriptionStatusWire =
+  | 'active'
+  | 'canceled'
+  | 'incomplete'
+  | 'incomplete_expired'
+  | 'past_due'
+  | 'paused'
+  | 'trialing'
+  | 'unpaid';
 
 export interface Subscription {
   id: string;
@@ -142,7 +150,17 @@ export interface CustomerBalanceTransaction {
   invoice: string | null;
   livemode: boolean;
   metadata: Metadata | null;
-  type: 'adjustment' | 'applied_to_invoice' | 'credit_note' | 'initial' | 'invoice_overpaid' | 'invoice_too_large' | 'invoice_too_small' | 'unapplied_from_invoice' | 'unspent_receiver_credit' | 'migration';
+  type:
+    | 'adjustment'
+    | 'applied_to_invoice'
+    | 'credit_note'
+    | 'initial'
+    | 'invoice_overpaid'
+    | 'invoice_too_large'
+    | 'invoice_too_small'
+    | 'unapplied_from_invoice'
+    | 'unspent_receiver_credit'
+    | 'migration';
 }
 
 export interface InvoiceLineItem {
@@ -164,7 +182,15 @@ export interface Invoice {
   amount_remaining: number;
   attempt_count: number;
   attempted: boolean;
-  billing_reason: 'manual' | 'subscription' | 'subscription_create' | 'subscription_cycle' | 'subscription_threshold' | 'subscription_update' | 'upcoming' | null;
+  billing_reason:
+    | 'manual'
+    | 'subscription'
+    | 'subscription_create'
+    | 'subscription_cycle'
+    | 'subscription_threshold'
+    | 'subscription_update'
+    | 'upcoming'
+    | null;
   collection_method: 'charge_automatically' | 'send_invoice';
   created: Seconds;
   currency: string;
@@ -187,13 +213,27 @@ export interface Invoice {
   /** The customer balance applied to this invoice = starting_balance - ending_balance. */
   starting_balance: number;
   status: 'draft' | 'open' | 'paid' | 'uncollectible' | 'void' | null;
-  status_transitions: { finalized_at: Seconds | null; marked_uncollectible_at: Seconds | null; paid_at: Seconds | null; voided_at: Seconds | null };
+  status_transitions: {
+    finalized_at: Seconds | null;
+    marked_uncollectible_at: Seconds | null;
+    paid_at: Seconds | null;
+    voided_at: Seconds | null;
+  };
   subtotal: number;
   subtotal_excluding_tax: number | null;
   total: number;
   total_discount_amounts: { amount: number; discount: string }[] | null;
   total_excluding_tax: number | null;
-  total_taxes: { amount: number; tax_behavior: 'exclusive' | 'inclusive'; taxability_reason: string; taxable_amount: number | null; type: 'tax_rate_details'; tax_rate_details: { tax_rate: string } | null }[] | null;
+  total_taxes:
+    | {
+        amount: number;
+        tax_behavior: 'exclusive' | 'inclusive';
+        taxability_reason: string;
+        taxable_amount: number | null;
+        type: 'tax_rate_details';
+        tax_rate_details: { tax_rate: string } | null;
+      }[]
+    | null;
 }
 
 export interface InvoicePayment {
@@ -352,7 +392,24 @@ export interface ApiErrorBody {
 // --- amounts ------------------------------------------------------------------------------------------
 
 /** Stripe's zero-decimal currencies (docs.stripe.com/currencies#zero-decimal): amounts are whole units. */
-export const ZERO_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set(['BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF']);
+export const ZERO_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set([
+  'BIF',
+  'CLP',
+  'DJF',
+  'GNF',
+  'JPY',
+  'KMF',
+  'KRW',
+  'MGA',
+  'PYG',
+  'RWF',
+  'UGX',
+  'VND',
+  'VUV',
+  'XAF',
+  'XOF',
+  'XPF',
+]);
 /** Three-decimal currencies (the last digit must be 0 in payment calls). */
 export const THREE_DECIMAL_CURRENCIES: ReadonlySet<string> = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND']);
 
@@ -413,7 +470,9 @@ export function encodeForm(params: Record<string, FormValue>): string {
     } else if (value !== null && typeof value === 'object') {
       for (const [k, v] of Object.entries(value)) walk(`${key}[${k}]`, v);
     } else {
-      pairs.push(`${encodeURIComponent(key).replace(/%5B/g, '[').replace(/%5D/g, ']')}=${encodeURIComponent(value === null ? '' : String(value))}`);
+      pairs.push(
+        `${encodeURIComponent(key).replace(/%5B/g, '[').replace(/%5D/g, ']')}=${encodeURIComponent(value === null ? '' : String(value))}`,
+      );
     }
   };
   for (const [k, v] of Object.entries(params)) walk(k, v);

@@ -60,7 +60,12 @@ export function restoreSession(): { params: string } | null {
     const raw = sessionStorage.getItem(storageKey());
     if (!raw) return null;
     const value = JSON.parse(raw) as Partial<Stored>;
-    if (typeof value.token !== 'string' || !value.token.startsWith('rps_') || typeof value.expires_at !== 'number' || value.expires_at <= now()) {
+    if (
+      typeof value.token !== 'string' ||
+      !value.token.startsWith('rps_') ||
+      typeof value.expires_at !== 'number' ||
+      value.expires_at <= now()
+    ) {
       store(null);
       return null;
     }
@@ -102,7 +107,9 @@ export const unauthenticated = () => new ApiError({ status: 401, fields: {}, mes
  * One authenticated call. A 401 ends the session, but only when it answered the token that is still
  * current (a request of an older session, answered after a fresh one opened, changes nothing).
  */
-async function call<T>(run: (headers: { Authorization: string }) => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+async function call<T>(
+  run: (headers: { Authorization: string }) => Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<T> {
   const session = current;
   if (!session) throw unauthenticated();
   try {
@@ -126,7 +133,8 @@ export const getMe = () => call((headers) => client.GET('/portal/v1/me/', { head
 export const collectsCommission = (me: Me): boolean =>
   me.campaign?.reward_type === 'commission' || me.member.payout_email !== null || Number(me.stats.commission_earned) > 0;
 
-export const updateMe = (body: { payout_email?: string | null; email_opt_out: boolean }) => call((headers) => client.PATCH('/portal/v1/me/', { headers, body }));
+export const updateMe = (body: { payout_email?: string | null; email_opt_out: boolean }) =>
+  call((headers) => client.PATCH('/portal/v1/me/', { headers, body }));
 
 export const getStats = () => call((headers) => client.GET('/portal/v1/stats/', { headers, params: { query: { interval: 'month' } } }));
 

@@ -5,7 +5,18 @@ import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { Spinner } from '../ui/busy-button';
 import { formatCount } from '../ui/format';
-import { clearSession, errorCode, getMe, hasSession, onSessionEnded, openSession, toProblem, unauthenticated, type Me, type Problem } from './api';
+import {
+  clearSession,
+  errorCode,
+  getMe,
+  hasSession,
+  onSessionEnded,
+  openSession,
+  toProblem,
+  unauthenticated,
+  type Me,
+  type Problem,
+} from './api';
 import { hasHost, isFramed, listenForUrls, post, reportHeight, tokenOfPortalUrl } from './host';
 import { Payouts, Referrals, Rewards } from './lists';
 import { Settings } from './settings';
@@ -85,7 +96,12 @@ export function App({ linkToken, params }: { linkToken: string | null; params: s
   }, [state.kind === 'ready' ? generation : -1]);
 
   useEffect(() => {
-    document.title = state.kind === 'ready' ? `${state.me.program.name} referral programme` : state.kind === 'expired' ? 'This page has expired' : 'Referral programme';
+    document.title =
+      state.kind === 'ready'
+        ? `${state.me.program.name} referral programme`
+        : state.kind === 'expired'
+          ? 'This page has expired'
+          : 'Referral programme';
   }, [state]);
 
   if (state.kind === 'ready') {
@@ -127,7 +143,10 @@ function Expired() {
     <main class="portal portal-message" data-testid="portal-expired">
       <div class="message-icon" aria-hidden="true">
         <svg viewBox="0 0 24 24" width="28" height="28">
-          <path d="M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm0 2a8 8 0 1 1 0 16 8 8 0 0 1 0-16zm-1 3v6l5 3 1-1.6-4-2.4V7z" fill="currentColor" />
+          <path
+            d="M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm0 2a8 8 0 1 1 0 16 8 8 0 0 1 0-16zm-1 3v6l5 3 1-1.6-4-2.4V7z"
+            fill="currentColor"
+          />
         </svg>
       </div>
       <h1 class="message-title">This page has expired</h1>
@@ -185,7 +204,10 @@ function Portal({ me, onMe }: { me: Me; onMe: (me: Me) => void }) {
         )}
         <h1 class="portal-title">{me.program.name ? `${me.program.name} referral programme` : 'Referral programme'}</h1>
         <p class="portal-greeting" data-testid="portal-greeting">
-          {greetingName(me)} {stats.referrals > 0 ? `you have referred ${formatCount(stats.referrals)} ${stats.referrals === 1 ? 'person' : 'people'} so far. Thank you!` : 'share your link and earn rewards when friends join.'}
+          {greetingName(me)}{' '}
+          {stats.referrals > 0
+            ? `you have referred ${formatCount(stats.referrals)} ${stats.referrals === 1 ? 'person' : 'people'} so far. Thank you!`
+            : 'share your link and earn rewards when friends join.'}
         </p>
       </header>
       <main class="portal-main">

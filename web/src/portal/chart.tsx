@@ -55,7 +55,10 @@ export function BarChart({ stats }: { stats: Stats }) {
             const v = values[i] ?? 0;
             return (
               <div class="bars-col" key={b.start}>
-                <span class={v > 0 ? 'bars-bar' : 'bars-bar is-zero'} style={{ height: v > 0 && max > 0 ? `${Math.max(3, (v / max) * 100)}%` : undefined }}>
+                <span
+                  class={v > 0 ? 'bars-bar' : 'bars-bar is-zero'}
+                  style={{ height: v > 0 && max > 0 ? `${Math.max(3, (v / max) * 100)}%` : undefined }}
+                >
                   {v > 0 && <span class="bars-value">{compactCount(v)}</span>}
                 </span>
               </div>

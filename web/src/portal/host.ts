@@ -44,7 +44,11 @@ export function trustHost(origin: string | null): string | null {
 
 export const hasHost = () => hostOrigin !== null;
 
-type Message = { type: 'height'; height: number } | { type: 'ready' } | { type: 'token-expired' } | { type: 'error'; code: string; message: string };
+type Message =
+  | { type: 'height'; height: number }
+  | { type: 'ready' }
+  | { type: 'token-expired' }
+  | { type: 'error'; code: string; message: string };
 
 export function post(message: Message): void {
   if (hostOrigin === null) return;

@@ -4,7 +4,20 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Badge } from '../ui/badge';
 import { formatDate, formatMoney, plural } from '../ui/format';
-import { collectsCommission, errorCode, listPayouts, listReferrals, listRewards, toProblem, type ListPage, type Me, type Payout, type Problem, type Referral, type Reward } from './api';
+import {
+  collectsCommission,
+  errorCode,
+  listPayouts,
+  listReferrals,
+  listRewards,
+  toProblem,
+  type ListPage,
+  type Me,
+  type Payout,
+  type Problem,
+  type Referral,
+  type Reward,
+} from './api';
 import { post } from './host';
 import { ScrollBox } from './scroll-box';
 
@@ -60,7 +73,16 @@ function useList<T>(load: (next?: string | null) => Promise<ListPage<T>>): List<
     void fetchPage(null);
   }, []);
 
-  return { items, count, next, busy, problem, focusFrom, more: () => void fetchPage(next), retry: () => void fetchPage(items ? next : null) };
+  return {
+    items,
+    count,
+    next,
+    busy,
+    problem,
+    focusFrom,
+    more: () => void fetchPage(next),
+    retry: () => void fetchPage(items ? next : null),
+  };
 }
 
 interface Column<T> {
@@ -70,7 +92,15 @@ interface Column<T> {
 }
 
 /** A section with its table, empty state, error and "Load more". The first column heads each row. */
-function ListSection<T extends { id: string }>(props: { id: string; title: string; what: [string, string]; list: List<T>; columns: Column<T>[]; empty: ComponentChildren; intro?: ComponentChildren }) {
+function ListSection<T extends { id: string }>(props: {
+  id: string;
+  title: string;
+  what: [string, string];
+  list: List<T>;
+  columns: Column<T>[];
+  empty: ComponentChildren;
+  intro?: ComponentChildren;
+}) {
   const { id, title, list, columns } = props;
   const body = useRef<HTMLTableSectionElement>(null);
 
@@ -133,7 +163,13 @@ function ListSection<T extends { id: string }>(props: { id: string; title: strin
               <span class="muted">
                 Showing {list.items.length} of {list.count}
               </span>
-              <button type="button" class="btn btn-secondary btn-small" disabled={list.busy} aria-busy={list.busy ? 'true' : undefined} onClick={list.more}>
+              <button
+                type="button"
+                class="btn btn-secondary btn-small"
+                disabled={list.busy}
+                aria-busy={list.busy ? 'true' : undefined}
+                onClick={list.more}
+              >
                 {list.busy && <span class="spinner" aria-hidden="true" />}
                 {list.busy ? 'Loading…' : 'Load more'}
               </button>
@@ -197,7 +233,11 @@ export function Referrals() {
             );
           },
         },
-        { label: 'Earned', num: true, cell: (r) => (r.currency === null && Number(r.earned) === 0 ? '—' : formatMoney(r.earned, r.currency)) },
+        {
+          label: 'Earned',
+          num: true,
+          cell: (r) => (r.currency === null && Number(r.earned) === 0 ? '—' : formatMoney(r.earned, r.currency)),
+        },
       ]}
     />
   );
@@ -245,7 +285,13 @@ export function Rewards() {
           cell: (r) => (
             <>
               <span class="amount">{formatMoney(r.amount, r.currency)}</span>
-              <span class="cell-sub">{r.is_clawback ? `${r.type === 'credit' ? 'Credit' : 'Commission'} taken back` : r.type === 'credit' ? 'Credit' : 'Commission'}</span>
+              <span class="cell-sub">
+                {r.is_clawback
+                  ? `${r.type === 'credit' ? 'Credit' : 'Commission'} taken back`
+                  : r.type === 'credit'
+                    ? 'Credit'
+                    : 'Commission'}
+              </span>
             </>
           ),
         },
@@ -301,7 +347,13 @@ function PayoutList({ me }: { me: Me }) {
       empty={
         <>
           <p class="empty-title">No payouts yet</p>
-          <p>Approved commission is paid out to {me.member.payout_email ?? 'your payout email'}{me.campaign?.min_payout && Number(me.campaign.min_payout) > 0 ? ` once it reaches ${formatMoney(me.campaign.min_payout, me.campaign.currency)}` : ''}.</p>
+          <p>
+            Approved commission is paid out to {me.member.payout_email ?? 'your payout email'}
+            {me.campaign?.min_payout && Number(me.campaign.min_payout) > 0
+              ? ` once it reaches ${formatMoney(me.campaign.min_payout, me.campaign.currency)}`
+              : ''}
+            .
+          </p>
         </>
       }
       columns={[

@@ -17,7 +17,13 @@ export function ScrollBox({ label, children }: { label: string; children: Compon
     return () => observer.disconnect();
   }, []);
   return (
-    <div ref={box} class="table-wrap" tabIndex={scrolls ? 0 : undefined} role={scrolls ? 'region' : undefined} aria-label={scrolls ? label : undefined}>
+    <div
+      ref={box}
+      class="table-wrap"
+      tabIndex={scrolls ? 0 : undefined}
+      role={scrolls ? 'region' : undefined}
+      aria-label={scrolls ? label : undefined}
+    >
       {children}
     </div>
   );

@@ -39,7 +39,16 @@ function CopyField({ label, value, what, testId }: { label: string; value: strin
         {label}
       </label>
       <div class="copy-row">
-        <input ref={input} id={id} class="input copy-input" readOnly value={value} data-testid={testId} onFocus={(e) => e.currentTarget.select()} spellcheck={false} />
+        <input
+          ref={input}
+          id={id}
+          class="input copy-input"
+          readOnly
+          value={value}
+          data-testid={testId}
+          onFocus={(e) => e.currentTarget.select()}
+          spellcheck={false}
+        />
         <button
           type="button"
           class="btn btn-primary copy-button"
@@ -54,7 +63,10 @@ function CopyField({ label, value, what, testId }: { label: string; value: strin
             {state === 'copied' ? (
               <path d="M7.6 13.2 4.4 10l-1.4 1.4 4.6 4.6 9.4-9.4L15.6 5z" fill="currentColor" />
             ) : (
-              <path d="M7 2h9a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2h-1v-2h1V4H7v1H5V4a2 2 0 0 1 2-2zM4 7h9a2 2 0 0 1 2 2v7a2 2 0 0 1-2 2H4a2 2 0 0 1-2-2V9a2 2 0 0 1 2-2zm0 2v7h9V9z" fill="currentColor" />
+              <path
+                d="M7 2h9a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2h-1v-2h1V4H7v1H5V4a2 2 0 0 1 2-2zM4 7h9a2 2 0 0 1 2 2v7a2 2 0 0 1-2 2H4a2 2 0 0 1-2-2V9a2 2 0 0 1 2-2zm0 2v7h9V9z"
+                fill="currentColor"
+              />
             )}
           </svg>
           {state === 'copied' ? 'Copied' : 'Copy'}
@@ -62,7 +74,11 @@ function CopyField({ label, value, what, testId }: { label: string; value: strin
         </button>
       </div>
       <p class={state === 'failed' ? 'hint is-warning' : 'sr-only'} role="status">
-        {state === 'copied' ? `Your ${what} is copied.` : state === 'failed' ? 'Copying is not available here: the text is selected, copy it with your keyboard.' : ''}
+        {state === 'copied'
+          ? `Your ${what} is copied.`
+          : state === 'failed'
+            ? 'Copying is not available here: the text is selected, copy it with your keyboard.'
+            : ''}
       </p>
     </div>
   );
@@ -128,7 +144,9 @@ export function Terms({ me }: { me: Me }) {
           )}
         </>
       ) : (
-        <p class="card-text muted">There is no reward attached to your link at the moment. People who sign up through it are still counted here.</p>
+        <p class="card-text muted">
+          There is no reward attached to your link at the moment. People who sign up through it are still counted here.
+        </p>
       )}
     </section>
   );
@@ -168,7 +186,12 @@ export function StatsSection({ me }: { me: Me }) {
         <Tile label="Clicks" value={formatCount(stats.link_clicks)} note="Visits through your link" />
         <Tile label="Referrals" value={formatCount(stats.referrals)} note="People who signed up" />
         <Tile label="Conversions" value={formatCount(stats.conversions)} note="Became paying customers" />
-        <Tile label={kind === 'credit' ? 'Credit earned' : 'Earned'} value={money(kind === 'credit' ? stats.credit_earned : stats.commission_earned)} note="All time" accent />
+        <Tile
+          label={kind === 'credit' ? 'Credit earned' : 'Earned'}
+          value={money(kind === 'credit' ? stats.credit_earned : stats.commission_earned)}
+          note="All time"
+          accent
+        />
       </dl>
       {kind === 'commission' && (
         <dl class="tiles tiles-small">

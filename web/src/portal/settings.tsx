@@ -25,13 +25,17 @@ export function Settings({ me, onMe }: { me: Me; onMe: (me: Me) => void }) {
           onSubmit={async (data) => {
             setSaved(false);
             try {
-              const updated = await updateMe({ ...(payoutEmail ? { payout_email: textOrNull(data, 'payout_email') } : {}), email_opt_out: checked(data, 'email_opt_out') });
+              const updated = await updateMe({
+                ...(payoutEmail ? { payout_email: textOrNull(data, 'payout_email') } : {}),
+                email_opt_out: checked(data, 'email_opt_out'),
+              });
               onMe(updated);
               setSaved(true);
             } catch (err) {
               const p = toProblem(err);
               // A field's message is the member's to fix; a 401 ends the page. Anything else, the host hears of.
-              if (!(err instanceof ApiError) || (p.status !== 400 && p.status !== 401)) post({ type: 'error', code: errorCode(p), message: p.message ?? '' });
+              if (!(err instanceof ApiError) || (p.status !== 400 && p.status !== 401))
+                post({ type: 'error', code: errorCode(p), message: p.message ?? '' });
               throw err;
             }
           }}
@@ -50,7 +54,12 @@ export function Settings({ me, onMe }: { me: Me; onMe: (me: Me) => void }) {
               onInput={edited}
             />
           )}
-          <CheckField name="email_opt_out" label="Don't email me about my referrals and rewards" defaultChecked={me.member.email_opt_out} onChange={edited} />
+          <CheckField
+            name="email_opt_out"
+            label="Don't email me about my referrals and rewards"
+            defaultChecked={me.member.email_opt_out}
+            onChange={edited}
+          />
           <div class="form-actions">
             <SubmitButton form={form} busyLabel="Saving…">
               Save

@@ -39,7 +39,14 @@ function rgbOf(hex: string): Rgb {
   return [0, 2, 4].map((i) => Number.parseInt(h.slice(i, i + 2), 16)) as Rgb;
 }
 
-const hexOf = (c: Rgb) => `#${c.map((v) => Math.round(Math.min(255, Math.max(0, v))).toString(16).padStart(2, '0')).join('')}`;
+const hexOf = (c: Rgb) =>
+  `#${c
+    .map((v) =>
+      Math.round(Math.min(255, Math.max(0, v)))
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
 
 function luminance([r, g, b]: Rgb): number {
   const lin = (v: number) => {

@@ -3,7 +3,14 @@ import type { ButtonHTMLAttributes, ComponentChildren } from 'preact';
 
 type ButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'children'>;
 
-export function BusyButton(props: ButtonProps & { busy: boolean; busyLabel: string; children: ComponentChildren; variant?: 'primary' | 'secondary' | 'danger' | 'ghost' }) {
+export function BusyButton(
+  props: ButtonProps & {
+    busy: boolean;
+    busyLabel: string;
+    children: ComponentChildren;
+    variant?: 'primary' | 'secondary' | 'danger' | 'ghost';
+  },
+) {
   const { busy, busyLabel, children, variant = 'primary', class: extra, disabled, type = 'button', ...rest } = props;
   return (
     <button

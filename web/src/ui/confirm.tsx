@@ -32,7 +32,8 @@ interface Pending extends ConfirmOptions {
   resolve: (value: string | null) => void;
 }
 
-const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+const FOCUSABLE =
+  'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 export function ConfirmProvider({ children }: { children: ComponentChildren }) {
   const [pending, setPending] = useState<Pending | null>(null);

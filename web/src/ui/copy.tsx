@@ -28,7 +28,14 @@ export function CopyButton({ text, label = 'Copy', what }: { text: string; label
   );
 }
 
-export function CopyBox(props: { label: string; value: string; multiline?: boolean; secret?: boolean; children?: ComponentChildren; onDismiss?: () => void }) {
+export function CopyBox(props: {
+  label: string;
+  value: string;
+  multiline?: boolean;
+  secret?: boolean;
+  children?: ComponentChildren;
+  onDismiss?: () => void;
+}) {
   const id = useId();
   return (
     <div class={props.secret ? 'copybox copybox-secret' : 'copybox'}>
@@ -43,9 +50,24 @@ export function CopyBox(props: { label: string; value: string; multiline?: boole
       </label>
       <div class="copybox-row">
         {props.multiline ? (
-          <textarea id={id} class="input mono" readOnly rows={3} value={props.value} aria-describedby={props.secret ? `${id}-warn` : undefined} onFocus={(e) => e.currentTarget.select()} />
+          <textarea
+            id={id}
+            class="input mono"
+            readOnly
+            rows={3}
+            value={props.value}
+            aria-describedby={props.secret ? `${id}-warn` : undefined}
+            onFocus={(e) => e.currentTarget.select()}
+          />
         ) : (
-          <input id={id} class="input mono" readOnly value={props.value} aria-describedby={props.secret ? `${id}-warn` : undefined} onFocus={(e) => e.currentTarget.select()} />
+          <input
+            id={id}
+            class="input mono"
+            readOnly
+            value={props.value}
+            aria-describedby={props.secret ? `${id}-warn` : undefined}
+            onFocus={(e) => e.currentTarget.select()}
+          />
         )}
         <CopyButton text={props.value} what={props.label} />
       </div>

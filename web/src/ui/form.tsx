@@ -105,7 +105,9 @@ export function Form({ form, onSubmit, children, labelledBy, class: cls }: FormP
               )}
             </>
           )}
-          {!hasTop && fieldCount > 0 && <span class="sr-only">{fieldCount === 1 ? 'One field needs attention.' : `${fieldCount} fields need attention.`}</span>}
+          {!hasTop && fieldCount > 0 && (
+            <span class="sr-only">{fieldCount === 1 ? 'One field needs attention.' : `${fieldCount} fields need attention.`}</span>
+          )}
         </div>
         {children}
       </form>
@@ -168,7 +170,9 @@ interface InputProps {
   onInput?: (value: string) => void;
 }
 
-export function Field(props: InputProps & { name: string; label: ComponentChildren; hint?: ComponentChildren; optional?: boolean; wide?: boolean }) {
+export function Field(
+  props: InputProps & { name: string; label: ComponentChildren; hint?: ComponentChildren; optional?: boolean; wide?: boolean },
+) {
   const { name, label, hint, optional, wide, class: cls, onInput } = props;
   const { id, errors, errorId, hintId } = useField(name);
   return (
@@ -205,7 +209,14 @@ export function Field(props: InputProps & { name: string; label: ComponentChildr
   );
 }
 
-export function TextAreaField(props: Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, 'name' | 'id'> & { name: string; label: ComponentChildren; hint?: ComponentChildren; optional?: boolean }) {
+export function TextAreaField(
+  props: Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, 'name' | 'id'> & {
+    name: string;
+    label: ComponentChildren;
+    hint?: ComponentChildren;
+    optional?: boolean;
+  },
+) {
   const { name, label, hint, optional, ...rest } = props;
   const { id, errors, errorId, hintId } = useField(name);
   return (
@@ -271,7 +282,15 @@ export function SelectField(props: {
   );
 }
 
-export function CheckField(props: { name: string; label: ComponentChildren; hint?: ComponentChildren; defaultChecked?: boolean; checked?: boolean; onChange?: (checked: boolean) => void; value?: string }) {
+export function CheckField(props: {
+  name: string;
+  label: ComponentChildren;
+  hint?: ComponentChildren;
+  defaultChecked?: boolean;
+  checked?: boolean;
+  onChange?: (checked: boolean) => void;
+  value?: string;
+}) {
   const { id, errors, errorId, hintId } = useField(props.name);
   return (
     <div class="field field-check">
@@ -296,7 +315,13 @@ export function CheckField(props: { name: string; label: ComponentChildren; hint
 }
 
 /** A group of checkboxes sharing one name (e.g. webhook event types), with the field's errors on the group. */
-export function CheckGroup(props: { name: string; legend: ComponentChildren; options: Option[]; defaultValues: readonly string[]; hint?: ComponentChildren }) {
+export function CheckGroup(props: {
+  name: string;
+  legend: ComponentChildren;
+  options: Option[];
+  defaultValues: readonly string[];
+  hint?: ComponentChildren;
+}) {
   const { id, errors, errorId, hintId } = useField(props.name);
   return (
     <fieldset class="fieldset field-wide" aria-describedby={describedBy(props.hint ? hintId : undefined, errors.length > 0 && errorId)}>
@@ -304,7 +329,14 @@ export function CheckGroup(props: { name: string; legend: ComponentChildren; opt
       <div class="check-grid">
         {props.options.map((o) => (
           <div class="field-check" key={o.value}>
-            <input type="checkbox" class="check" id={`${id}-${o.value}`} name={props.name} value={o.value} defaultChecked={props.defaultValues.includes(o.value)} />
+            <input
+              type="checkbox"
+              class="check"
+              id={`${id}-${o.value}`}
+              name={props.name}
+              value={o.value}
+              defaultChecked={props.defaultValues.includes(o.value)}
+            />
             <label class="label-inline mono-small" for={`${id}-${o.value}`}>
               {o.label}
             </label>
@@ -316,7 +348,17 @@ export function CheckGroup(props: { name: string; legend: ComponentChildren; opt
   );
 }
 
-export function SubmitButton({ form, children, busyLabel, variant = 'primary' }: { form: FormHandle; children: ComponentChildren; busyLabel: string; variant?: 'primary' | 'secondary' | 'danger' }) {
+export function SubmitButton({
+  form,
+  children,
+  busyLabel,
+  variant = 'primary',
+}: {
+  form: FormHandle;
+  children: ComponentChildren;
+  busyLabel: string;
+  variant?: 'primary' | 'secondary' | 'danger';
+}) {
   return (
     <BusyButton type="submit" busy={form.busy} busyLabel={busyLabel} variant={variant}>
       {children}

@@ -15,8 +15,14 @@ export const EMULATOR_PORT = 8026;
  */
 export const LOCAL_KEYS = { apiKey: 'pdl_sdbx_apikey_local_emulator', webhookSecret: 'pdl_ntfset_local_emulator' } as const;
 
-export const startEmulator: StartEmulator<PaddleBillingEmulator, Extract<ProviderConnection, { kind: 'paddle-billing' }>> = async (options = {}) => {
-  const billing = await startPaddleBillingEmulator({ port: options.port ?? EMULATOR_PORT, ...LOCAL_KEYS, webhookUrl: options.webhookUrl ?? null });
+export const startEmulator: StartEmulator<PaddleBillingEmulator, Extract<ProviderConnection, { kind: 'paddle-billing' }>> = async (
+  options = {},
+) => {
+  const billing = await startPaddleBillingEmulator({
+    port: options.port ?? EMULATOR_PORT,
+    ...LOCAL_KEYS,
+    webhookUrl: options.webhookUrl ?? null,
+  });
   return {
     kind: 'paddle-billing',
     url: billing.url,

@@ -102,7 +102,13 @@ export class Ledger {
     this.taxRate = (options.taxRatePercent ?? 0) / 100;
     this.addPrice({ name: 'Pro', description: 'Pro monthly', amount: 1000, currency: 'USD', cycle: { interval: 'month', frequency: 1 } });
     this.addPrice({ name: 'Pro', description: 'Pro yearly', amount: 10000, currency: 'USD', cycle: { interval: 'year', frequency: 1 } });
-    this.addPrice({ name: 'Pro', description: 'Pro monthly (EUR)', amount: 900, currency: 'EUR', cycle: { interval: 'month', frequency: 1 } });
+    this.addPrice({
+      name: 'Pro',
+      description: 'Pro monthly (EUR)',
+      amount: 900,
+      currency: 'EUR',
+      cycle: { interval: 'month', frequency: 1 },
+    });
   }
 
   private id(prefix: string): string {
@@ -182,7 +188,17 @@ export class Ledger {
     const existing = [...this.customers.values()].find((c) => c.email === email);
     if (existing) return { customer: existing, created: false };
     const at = this.instant();
-    const customer: Customer = { id: this.id('ctm'), name: null, email, status: 'active', marketing_consent: false, locale: 'en', custom_data: null, created_at: at, updated_at: at };
+    const customer: Customer = {
+      id: this.id('ctm'),
+      name: null,
+      email,
+      status: 'active',
+      marketing_consent: false,
+      locale: 'en',
+      custom_data: null,
+      created_at: at,
+      updated_at: at,
+    };
     this.customers.set(customer.id, customer);
     return { customer, created: true };
   }
@@ -191,7 +207,11 @@ export class Ledger {
 
   private totals(subtotal: number, currency: string, discount: Discount | null): TransactionTotals {
     let off = 0;
-    if (discount) off = discount.type === 'percentage' ? Math.round((subtotal * Number(discount.amount)) / 100) : Math.min(subtotal, Number(discount.amount));
+    if (discount)
+      off =
+        discount.type === 'percentage'
+          ? Math.round((subtotal * Number(discount.amount)) / 100)
+          : Math.min(subtotal, Number(discount.amount));
     const taxable = subtotal - off;
     const tax = Math.round(taxable * this.taxRate);
     const total = taxable + tax;
@@ -214,7 +234,12 @@ export class Ledger {
 
   private newTransaction(
     sub: Pick<Subscription, 'id' | 'customer_id' | 'currency_code' | 'items' | 'custom_data'>,
-    p: { origin: Transaction['origin']; status: Transaction['status']; discount: Discount | null; period: { starts_at: string; ends_at: string } | null },
+    p: {
+      origin: Transaction['origin'];
+      status: Transaction['status'];
+      discount: Discount | null;
+      period: { starts_at: string; ends_at: string } | null;
+    },
   ): Transaction {
     const at = this.instant();
     const subtotal = sub.items.reduce((a, i) => a + Number(i.price.unit_price.amount) * i.quantity, 0);
@@ -244,7 +269,8 @@ export class Ledger {
         // Discount and tax are shown on the first line only (the emulator has one item per subscription).
         line_items: sub.items.map((i, n) => {
           const unit = Number(i.price.unit_price.amount);
-          const line = n === 0 ? lineTotals : { subtotal: String(unit * i.quantity), discount: '0', tax: '0', total: String(unit * i.quantity) };
+          const line =
+            n === 0 ? lineTotals : { subtotal: String(unit * i.quantity), discount: '0', tax: '0', total: String(unit * i.quantity) };
           return {
             id: this.id('txnitm'),
             price_id: i.price.id,
@@ -266,7 +292,16 @@ export class Ledger {
           created_at: at,
           captured_at: paid ? at : null,
           error_code: paid ? null : 'declined',
-          method_details: { type: 'card', card: { type: 'visa', last4: paid ? '4242' : '0002', expiry_month: 12, expiry_year: 2030, cardholder_name: 'Emulated Customer' } },
+          method_details: {
+            type: 'card',
+            card: {
+              type: 'visa',
+              last4: paid ? '4242' : '0002',
+              expiry_month: 12,
+              expiry_year: 2030,
+              cardholder_name: 'Emulated Customer',
+            },
+          },
         },
       ],
       checkout: null,
@@ -287,7 +322,14 @@ export class Ledger {
    * `customData` and the discount code's discount), the subscription (custom_data copied, as Paddle does).
    * Sends subscription.created (with transaction_id) then transaction.completed.
    */
-  checkout(p: { email: string; priceId?: string; quantity?: number; currency?: string; customData?: Record<string, unknown> | null; discountCode?: string }): {
+  checkout(p: {
+    email: string;
+    priceId?: string;
+    quantity?: number;
+    currency?: string;
+    customData?: Record<string, unknown> | null;
+    discountCode?: string;
+  }): {
     subscription: Subscription;
     transaction: Transaction;
     notifications: Notification[];
@@ -304,8 +346,10 @@ export class Ledger {
     let discount: Discount | null = null;
     if (p.discountCode) {
       const d = this.discountByCode(p.discountCode);
-      if (!d || !d.enabled_for_checkout || d.status !== 'active') throw new LedgerError(400, 'transaction_discount_not_found', 'Cannot find provided discount code/id');
-      if (d.type === 'flat' && d.currency_code !== entry.price.unit_price.currency_code) throw new LedgerError(400, 'transaction_discount_not_found', 'discount currency does not match');
+      if (!d || !d.enabled_for_checkout || d.status !== 'active')
+        throw new LedgerError(400, 'transaction_discount_not_found', 'Cannot find provided discount code/id');
+      if (d.type === 'flat' && d.currency_code !== entry.price.unit_price.currency_code)
+        throw new LedgerError(400, 'transaction_discount_not_found', 'discount currency does not match');
       discount = d;
     }
     const { customer } = this.customerFor(p.email);
@@ -358,7 +402,10 @@ export class Ledger {
     return {
       subscription: sub,
       transaction: txn,
-      notifications: [this.notification('subscription.created', { ...sub, transaction_id: txn.id }), this.notification('transaction.completed', txn)],
+      notifications: [
+        this.notification('subscription.created', { ...sub, transaction_id: txn.id }),
+        this.notification('transaction.completed', txn),
+      ],
     };
   }
 
@@ -378,12 +425,12 @@ export class Ledger {
     if (sub.status === 'canceled') throw new LedgerError(409, 'subscription_locked_canceled', `Subscription ${sub.id} is canceled.`);
     const nowMs = this.now();
     // A discount whose last interval was billed leaves at this renewal.
-    const maxIntervals = sub.discount ? this.discounts.get(sub.discount.id)?.maximum_recurring_intervals ?? null : null;
+    const maxIntervals = sub.discount ? (this.discounts.get(sub.discount.id)?.maximum_recurring_intervals ?? null) : null;
     if (sub.discount && maxIntervals !== null && (this.discountIntervals.get(sub.id) ?? 0) >= maxIntervals) {
       sub.discount = null;
       this.discountIntervals.delete(sub.id);
     }
-    const discount = sub.discount ? this.discounts.get(sub.discount.id) ?? null : null;
+    const discount = sub.discount ? (this.discounts.get(sub.discount.id) ?? null) : null;
     const start = this.instant();
     const end = new Date(addInterval(nowMs, sub.billing_cycle)).toISOString();
     if (sub.discount && discount) {
@@ -391,7 +438,12 @@ export class Ledger {
       if (used === 0) sub.discount = { id: discount.id, starts_at: start, ends_at: this.discountEnd(nowMs, sub.billing_cycle, discount) };
       this.discountIntervals.set(sub.id, used + 1);
     }
-    const txn = this.newTransaction(sub, { origin: 'subscription_recurring', status: 'completed', discount, period: { starts_at: start, ends_at: end } });
+    const txn = this.newTransaction(sub, {
+      origin: 'subscription_recurring',
+      status: 'completed',
+      discount,
+      period: { starts_at: start, ends_at: end },
+    });
     sub.status = 'active';
     sub.current_billing_period = { starts_at: start, ends_at: end };
     sub.next_billed_at = end;
@@ -400,7 +452,10 @@ export class Ledger {
       item.next_billed_at = end;
     }
     sub.updated_at = start;
-    return { transaction: txn, notifications: [this.notification('transaction.completed', txn), this.notification('subscription.updated', sub)] };
+    return {
+      transaction: txn,
+      notifications: [this.notification('transaction.completed', txn), this.notification('subscription.updated', sub)],
+    };
   }
 
   /** A renewal whose payment is declined: transaction.payment_failed, the subscription past_due. Never a payment. */
@@ -417,9 +472,17 @@ export class Ledger {
 
   cancel(subscriptionId: string): { subscription: Subscription; notifications: Notification[] } {
     const sub = this.subscription(subscriptionId);
-    if (sub.status === 'canceled') throw new LedgerError(409, 'subscription_locked_canceled', `Subscription ${sub.id} is already canceled.`);
+    if (sub.status === 'canceled')
+      throw new LedgerError(409, 'subscription_locked_canceled', `Subscription ${sub.id} is already canceled.`);
     const at = this.instant();
-    Object.assign(sub, { status: 'canceled', canceled_at: at, next_billed_at: null, current_billing_period: null, scheduled_change: null, updated_at: at });
+    Object.assign(sub, {
+      status: 'canceled',
+      canceled_at: at,
+      next_billed_at: null,
+      current_billing_period: null,
+      scheduled_change: null,
+      updated_at: at,
+    });
     for (const item of sub.items) item.next_billed_at = null;
     return { subscription: sub, notifications: [this.notification('subscription.canceled', sub)] };
   }
@@ -446,7 +509,8 @@ export class Ledger {
 
   private adjust(transactionId: string, action: 'refund' | 'chargeback', status: Adjustment['status'], amount?: number) {
     const txn = this.transaction(transactionId);
-    if (txn.status !== 'completed') throw new LedgerError(400, 'adjustment_transaction_invalid_status_for_refund', `Transaction ${txn.id} is ${txn.status}.`);
+    if (txn.status !== 'completed')
+      throw new LedgerError(400, 'adjustment_transaction_invalid_status_for_refund', `Transaction ${txn.id} is ${txn.status}.`);
     const totals = txn.details.totals;
     const grand = Number(totals.grand_total);
     const already = [...this.adjustments.values()]
@@ -480,7 +544,15 @@ export class Ledger {
           totals: { subtotal: String(total - tax), tax: String(tax), total: String(total) },
         },
       ],
-      totals: { subtotal: String(total - tax), tax: String(tax), total: String(total), fee: String(fee), earnings: String(total - tax - fee), currency_code: txn.currency_code, retained_fee: '0' },
+      totals: {
+        subtotal: String(total - tax),
+        tax: String(tax),
+        total: String(total),
+        fee: String(fee),
+        earnings: String(total - tax - fee),
+        currency_code: txn.currency_code,
+        retained_fee: '0',
+      },
       created_at: at,
       updated_at: at,
     };
@@ -492,13 +564,23 @@ export class Ledger {
 
   createDiscount(body: Partial<CreateDiscountBody> & Record<string, unknown>): Discount {
     const bad = (detail: string) => new LedgerError(400, 'invalid_field', detail);
-    if (typeof body.description !== 'string' || body.description.length < 1 || body.description.length > 500) throw bad('description is required (1-500 characters)');
+    if (typeof body.description !== 'string' || body.description.length < 1 || body.description.length > 500)
+      throw bad('description is required (1-500 characters)');
     if (body.type !== 'flat' && body.type !== 'percentage') throw bad('type must be flat or percentage');
     if (typeof body.amount !== 'string' || !/^\d+(\.\d{1,2})?$/.test(body.amount)) throw bad('amount must be a string');
-    if (body.type === 'flat' && (!/^\d+$/.test(body.amount) || typeof body.currency_code !== 'string')) throw bad('a flat discount needs an integer amount and currency_code');
-    if (body.type === 'percentage' && (Number(body.amount) < 0.01 || Number(body.amount) > 100)) throw bad('percentage amount must be 0.01 to 100');
-    if (typeof body.enabled_for_checkout !== 'boolean' || typeof body.recur !== 'boolean') throw bad('enabled_for_checkout and recur are required');
-    if (body.maximum_recurring_intervals != null && (!body.recur || !Number.isInteger(body.maximum_recurring_intervals) || body.maximum_recurring_intervals < 1 || body.maximum_recurring_intervals > 999)) {
+    if (body.type === 'flat' && (!/^\d+$/.test(body.amount) || typeof body.currency_code !== 'string'))
+      throw bad('a flat discount needs an integer amount and currency_code');
+    if (body.type === 'percentage' && (Number(body.amount) < 0.01 || Number(body.amount) > 100))
+      throw bad('percentage amount must be 0.01 to 100');
+    if (typeof body.enabled_for_checkout !== 'boolean' || typeof body.recur !== 'boolean')
+      throw bad('enabled_for_checkout and recur are required');
+    if (
+      body.maximum_recurring_intervals != null &&
+      (!body.recur ||
+        !Number.isInteger(body.maximum_recurring_intervals) ||
+        body.maximum_recurring_intervals < 1 ||
+        body.maximum_recurring_intervals > 999)
+    ) {
       throw bad('maximum_recurring_intervals needs recur and is 1 to 999');
     }
     let code = body.code ?? null;
@@ -544,15 +626,19 @@ export class Ledger {
       sub.discount = null;
       this.discountIntervals.delete(sub.id);
     } else {
-      if (typeof requested !== 'object' || typeof requested.id !== 'string') throw new LedgerError(400, 'invalid_field', 'discount.id is required');
+      if (typeof requested !== 'object' || typeof requested.id !== 'string')
+        throw new LedgerError(400, 'invalid_field', 'discount.id is required');
       if (requested.effective_from !== 'next_billing_period') {
         // Paddle also accepts `immediately` (except for trials); the emulator models what Refloop sends.
         throw new LedgerError(400, 'invalid_field', 'discount.effective_from must be next_billing_period');
       }
       const d = this.discounts.get(requested.id);
-      if (!d || d.status === 'archived') throw new LedgerError(400, 'subscription_discount_not_found', `Discount ${requested.id} not found.`);
-      if (!d.recur) throw new LedgerError(400, 'subscription_one_off_discount_not_valid', 'A one-off discount cannot be applied to a subscription.');
-      if (d.type === 'flat' && d.currency_code !== sub.currency_code) throw new LedgerError(400, 'subscription_invalid_discount_currency', 'Discount currency does not match.');
+      if (!d || d.status === 'archived')
+        throw new LedgerError(400, 'subscription_discount_not_found', `Discount ${requested.id} not found.`);
+      if (!d.recur)
+        throw new LedgerError(400, 'subscription_one_off_discount_not_valid', 'A one-off discount cannot be applied to a subscription.');
+      if (d.type === 'flat' && d.currency_code !== sub.currency_code)
+        throw new LedgerError(400, 'subscription_invalid_discount_currency', 'Discount currency does not match.');
       if (sub.discount?.id !== d.id) {
         const start = sub.next_billed_at;
         sub.discount = { id: d.id, starts_at: start, ends_at: start ? this.discountEnd(Date.parse(start), sub.billing_cycle, d) : null };

@@ -12,7 +12,14 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signatureHeader } from '../../../../shared/providers/paddle-billing/signature';
-import type { Adjustment, Customer, Discount, Notification, Subscription, Transaction } from '../../../../shared/providers/paddle-billing/wire';
+import type {
+  Adjustment,
+  Customer,
+  Discount,
+  Notification,
+  Subscription,
+  Transaction,
+} from '../../../../shared/providers/paddle-billing/wire';
 import { Ledger, LedgerError, type LedgerOptions } from './ledger';
 
 /** The token of an `Authorization: Bearer <token>` header; the scheme without case (RFC 9110 11.1). */
@@ -86,7 +93,20 @@ const send = (res: ServerResponse, status: number, body: unknown, headers: Recor
 };
 const requestId = () => randomBytes(8).toString('hex');
 const apiError = (res: ServerResponse, status: number, code: string, detail: string, headers: Record<string, string> = {}) =>
-  send(res, status, { error: { type: status >= 500 ? 'api_error' : 'request_error', code, detail, documentation_url: `https://developer.paddle.com/errors/shared/${code}` }, meta: { request_id: requestId() } }, headers);
+  send(
+    res,
+    status,
+    {
+      error: {
+        type: status >= 500 ? 'api_error' : 'request_error',
+        code,
+        detail,
+        documentation_url: `https://developer.paddle.com/errors/shared/${code}`,
+      },
+      meta: { request_id: requestId() },
+    },
+    headers,
+  );
 
 async function readBody(req: IncomingMessage): Promise<string> {
   let size = 0;
@@ -100,7 +120,14 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** A page of `items` (sorted by id) after the `after` cursor, with Paddle's meta.pagination. */
-function page<T extends { id: string }>(base: string, path: string, query: URLSearchParams, items: T[], defaultSize: number, maxSize: number) {
+function page<T extends { id: string }>(
+  base: string,
+  path: string,
+  query: URLSearchParams,
+  items: T[],
+  defaultSize: number,
+  maxSize: number,
+) {
   const perPage = Math.min(maxSize, Math.max(1, Number(query.get('per_page') ?? defaultSize) || defaultSize));
   const after = query.get('after');
   const sorted = [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -112,7 +139,10 @@ function page<T extends { id: string }>(base: string, path: string, query: URLSe
   next.searchParams.set('per_page', String(perPage));
   return {
     data,
-    meta: { request_id: requestId(), pagination: { per_page: perPage, next: next.toString(), has_more: rest.length > perPage, estimated_total: items.length } },
+    meta: {
+      request_id: requestId(),
+      pagination: { per_page: perPage, next: next.toString(), has_more: rest.length > perPage, estimated_total: items.length },
+    },
   };
 }
 
@@ -145,7 +175,12 @@ export async function startPaddleBillingEmulator(options: PaddleBillingEmulatorO
     const timer = setTimeout(() => abort.abort(), DELIVERY_TIMEOUT_MS);
     inFlight.add(abort);
     try {
-      const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', 'paddle-signature': signature }, body: rawBody, signal: abort.signal });
+      const res = await fetch(target, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'paddle-signature': signature },
+        body: rawBody,
+        signal: abort.signal,
+      });
       await res.arrayBuffer().catch(() => undefined);
       return res.status;
     } catch {
@@ -160,7 +195,12 @@ export async function startPaddleBillingEmulator(options: PaddleBillingEmulatorO
   const deliver = async (notifications: Notification[], doDeliver = true): Promise<DeliveredNotification[]> => {
     const prepared = notifications.map((notification) => {
       const rawBody = JSON.stringify(notification);
-      const d: DeliveredNotification = { notification, rawBody, signature: signatureHeader(webhookSecret, rawBody, signatureTime()), status: null };
+      const d: DeliveredNotification = {
+        notification,
+        rawBody,
+        signature: signatureHeader(webhookSecret, rawBody, signatureTime()),
+        status: null,
+      };
       built.push(d);
       return d;
     });
@@ -197,12 +237,15 @@ export async function startPaddleBillingEmulator(options: PaddleBillingEmulatorO
     if (faults.left > 0) {
       faults.left -= 1;
       req.resume();
-      if (faults.status === 429) return apiError(res, 429, 'too_many_requests', 'Too many requests.', { 'retry-after': String(faults.retryAfter) });
+      if (faults.status === 429)
+        return apiError(res, 429, 'too_many_requests', 'Too many requests.', { 'retry-after': String(faults.retryAfter) });
       return apiError(res, faults.status, 'internal_error', 'Injected fault.');
     }
-    if (bearerToken(req.headers.authorization) !== apiKey) return apiError(res, 403, 'forbidden', 'You aren’t permitted to perform this request.');
+    if (bearerToken(req.headers.authorization) !== apiKey)
+      return apiError(res, 403, 'forbidden', 'You aren’t permitted to perform this request.');
     const version = req.headers['paddle-version'];
-    if (version !== undefined && version !== '1') return apiError(res, 400, 'invalid_version', `Paddle-Version ${String(version)} is not supported.`);
+    if (version !== undefined && version !== '1')
+      return apiError(res, 400, 'invalid_version', `Paddle-Version ${String(version)} is not supported.`);
     const q = url.searchParams;
     const ok = (data: unknown) => send(res, 200, { data: structuredClone(data), meta: { request_id: requestId() } });
     const body = method === 'POST' || method === 'PATCH' ? await readBody(req) : '';
@@ -224,7 +267,9 @@ export async function startPaddleBillingEmulator(options: PaddleBillingEmulatorO
         const status = listFilter(q, 'status');
         const customers = listFilter(q, 'customer_id');
         const ids = listFilter(q, 'id');
-        const items = [...ledger.subscriptions.values()].filter((s) => (!status || status.has(s.status)) && (!customers || customers.has(s.customer_id)) && (!ids || ids.has(s.id)));
+        const items = [...ledger.subscriptions.values()].filter(
+          (s) => (!status || status.has(s.status)) && (!customers || customers.has(s.customer_id)) && (!ids || ids.has(s.id)),
+        );
         return send(res, 200, page(base, '/subscriptions', q, items, 50, 200));
       }
       case 'PATCH /subscriptions/{id}': {
@@ -239,7 +284,9 @@ export async function startPaddleBillingEmulator(options: PaddleBillingEmulatorO
         const subs = listFilter(q, 'subscription_id');
         const status = listFilter(q, 'status');
         const include = listFilter(q, 'include') ?? new Set<string>();
-        const items = [...ledger.transactions.values()].filter((t) => (!subs || (t.subscription_id !== null && subs.has(t.subscription_id))) && (!status || status.has(t.status)));
+        const items = [...ledger.transactions.values()].filter(
+          (t) => (!subs || (t.subscription_id !== null && subs.has(t.subscription_id))) && (!status || status.has(t.status)),
+        );
         const p = page(base, '/transactions', q, items, 30, 30);
         return send(res, 200, { ...p, data: p.data.map((t) => withIncludes(t, include)) });
       }
@@ -261,7 +308,10 @@ export async function startPaddleBillingEmulator(options: PaddleBillingEmulatorO
         const status = listFilter(q, 'status');
         const upper = codes ? new Set([...codes].map((c) => c.toUpperCase())) : null;
         const items: Discount[] = [...ledger.discounts.values()].filter(
-          (d) => (!upper || (d.code !== null && upper.has(d.code.toUpperCase()))) && (!ids || ids.has(d.id)) && (!status || status.has(d.status)),
+          (d) =>
+            (!upper || (d.code !== null && upper.has(d.code.toUpperCase()))) &&
+            (!ids || ids.has(d.id)) &&
+            (!status || status.has(d.status)),
         );
         return send(res, 200, page(base, '/discounts', q, items, 50, 200));
       }
@@ -289,7 +339,8 @@ export async function startPaddleBillingEmulator(options: PaddleBillingEmulatorO
       if (typeof v !== 'string' || v === '') throw new LedgerError(400, 'invalid_field', `${key} is required`);
       return v;
     };
-    const summary = (s: { delivered: DeliveredNotification[] }) => s.delivered.map((d) => ({ event_id: d.notification.event_id, event_type: d.notification.event_type, status: d.status }));
+    const summary = (s: { delivered: DeliveredNotification[] }) =>
+      s.delivered.map((d) => ({ event_id: d.notification.event_id, event_type: d.notification.event_type, status: d.status }));
     const actions: Record<string, () => Promise<unknown>> = {
       checkout: async () => {
         const s = await handle.checkout({
@@ -300,11 +351,20 @@ export async function startPaddleBillingEmulator(options: PaddleBillingEmulatorO
           ...(p.custom_data !== undefined ? { customData: p.custom_data as Record<string, unknown> } : {}),
           ...(typeof p.discount_code === 'string' ? { discountCode: p.discount_code } : {}),
         });
-        return { subscription_id: s.result.subscription.id, transaction_id: s.result.transaction.id, customer_id: s.result.subscription.customer_id, notifications: summary(s) };
+        return {
+          subscription_id: s.result.subscription.id,
+          transaction_id: s.result.transaction.id,
+          customer_id: s.result.subscription.customer_id,
+          notifications: summary(s),
+        };
       },
       renew: async () => {
         const s = await handle.renew(str('subscription_id'));
-        return { transaction_id: s.result.transaction.id, grand_total: s.result.transaction.details.totals.grand_total, notifications: summary(s) };
+        return {
+          transaction_id: s.result.transaction.id,
+          grand_total: s.result.transaction.details.totals.grand_total,
+          notifications: summary(s),
+        };
       },
       fail: async () => summary(await handle.failPayment(str('subscription_id'))),
       cancel: async () => summary(await handle.cancel(str('subscription_id'))),
@@ -321,11 +381,41 @@ export async function startPaddleBillingEmulator(options: PaddleBillingEmulatorO
         return { adjustment_id: s.result.adjustment.id, notifications: summary(s) };
       },
       state: async () => ({
-        prices: [...ledger.catalog.values()].map((c) => ({ id: c.price.id, description: c.price.description, unit_price: c.price.unit_price, billing_cycle: c.price.billing_cycle })),
-        subscriptions: [...ledger.subscriptions.values()].map((s) => ({ id: s.id, status: s.status, customer_id: s.customer_id, next_billed_at: s.next_billed_at, discount: s.discount })),
-        transactions: [...ledger.transactions.values()].map((t) => ({ id: t.id, subscription_id: t.subscription_id, status: t.status, origin: t.origin, grand_total: t.details.totals.grand_total, discount_id: t.discount_id })),
-        adjustments: [...ledger.adjustments.values()].map((a) => ({ id: a.id, action: a.action, status: a.status, transaction_id: a.transaction_id, total: a.totals.total })),
-        discounts: [...ledger.discounts.values()].map((d) => ({ id: d.id, code: d.code, description: d.description, amount: d.amount, times_used: d.times_used })),
+        prices: [...ledger.catalog.values()].map((c) => ({
+          id: c.price.id,
+          description: c.price.description,
+          unit_price: c.price.unit_price,
+          billing_cycle: c.price.billing_cycle,
+        })),
+        subscriptions: [...ledger.subscriptions.values()].map((s) => ({
+          id: s.id,
+          status: s.status,
+          customer_id: s.customer_id,
+          next_billed_at: s.next_billed_at,
+          discount: s.discount,
+        })),
+        transactions: [...ledger.transactions.values()].map((t) => ({
+          id: t.id,
+          subscription_id: t.subscription_id,
+          status: t.status,
+          origin: t.origin,
+          grand_total: t.details.totals.grand_total,
+          discount_id: t.discount_id,
+        })),
+        adjustments: [...ledger.adjustments.values()].map((a) => ({
+          id: a.id,
+          action: a.action,
+          status: a.status,
+          transaction_id: a.transaction_id,
+          total: a.totals.total,
+        })),
+        discounts: [...ledger.discounts.values()].map((d) => ({
+          id: d.id,
+          code: d.code,
+          description: d.description,
+          amount: d.amount,
+          times_used: d.times_used,
+        })),
       }),
     };
     const run = actions[action];
@@ -339,7 +429,9 @@ export async function startPaddleBillingEmulator(options: PaddleBillingEmulatorO
     work.catch((err: unknown) => {
       if (res.headersSent) return;
       if (err instanceof LedgerError) {
-        return url.pathname.startsWith('/_emulator/') ? send(res, err.status, { error: err.message }) : apiError(res, err.status, err.code, err.message);
+        return url.pathname.startsWith('/_emulator/')
+          ? send(res, err.status, { error: err.message })
+          : apiError(res, err.status, err.code, err.message);
       }
       apiError(res, 500, 'internal_error', err instanceof Error ? err.message : String(err));
     });

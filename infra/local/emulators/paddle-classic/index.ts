@@ -11,7 +11,9 @@ export * from './server';
 export const EMULATOR_PORT = 8025;
 
 /** Its state and key pair persist in `<dataDir>/paddle-emulator.json`, so a restart keeps the demo's signatures valid. */
-export const startEmulator: StartEmulator<PaddleEmulator, Extract<ProviderConnection, { kind: 'paddle-classic' }>> = async (options = {}) => {
+export const startEmulator: StartEmulator<PaddleEmulator, Extract<ProviderConnection, { kind: 'paddle-classic' }>> = async (
+  options = {},
+) => {
   const paddle = await startPaddleEmulator({
     port: options.port ?? EMULATOR_PORT,
     dataFile: options.dataDir ? join(options.dataDir, 'paddle-emulator.json') : null,
@@ -20,7 +22,14 @@ export const startEmulator: StartEmulator<PaddleEmulator, Extract<ProviderConnec
   return {
     kind: 'paddle-classic',
     url: paddle.url,
-    connection: { kind: 'paddle-classic', vendorId: paddle.vendorId, authCode: paddle.authCode, publicKey: paddle.publicKeyPem, vendorsApiUrl: paddle.vendorsApiUrl, checkoutApiUrl: paddle.checkoutApiUrl },
+    connection: {
+      kind: 'paddle-classic',
+      vendorId: paddle.vendorId,
+      authCode: paddle.authCode,
+      publicKey: paddle.publicKeyPem,
+      vendorsApiUrl: paddle.vendorsApiUrl,
+      checkoutApiUrl: paddle.checkoutApiUrl,
+    },
     note: `Classic, vendor ${paddle.vendorId}`,
     setWebhookUrl: paddle.setWebhookUrl,
     close: paddle.stop,

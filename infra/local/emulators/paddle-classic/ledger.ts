@@ -136,7 +136,16 @@ interface State {
   orders: Order[];
   users: Record<string, number>;
   extras: Record<string, SubscriptionExtra>;
-  next: { plan: number; subscription: number; payment: number; user: number; modifier: number; alert: number; order: number; checkout: number };
+  next: {
+    plan: number;
+    subscription: number;
+    payment: number;
+    user: number;
+    modifier: number;
+    alert: number;
+    order: number;
+    checkout: number;
+  };
   lastEventTime: string;
 }
 
@@ -153,8 +162,24 @@ function freshState(vendorId: number, authCode: string): State {
     publicKeyPem: publicKey,
     privateKeyPem: privateKey,
     plans: [
-      { id: 9001, name: 'Pro monthly', billing_type: 'month', billing_period: 1, trial_days: 0, initial_price: { USD: '10.00', EUR: '9.00' }, recurring_price: { USD: '10.00', EUR: '9.00' } },
-      { id: 9002, name: 'Pro yearly', billing_type: 'year', billing_period: 1, trial_days: 0, initial_price: { USD: '100.00' }, recurring_price: { USD: '100.00' } },
+      {
+        id: 9001,
+        name: 'Pro monthly',
+        billing_type: 'month',
+        billing_period: 1,
+        trial_days: 0,
+        initial_price: { USD: '10.00', EUR: '9.00' },
+        recurring_price: { USD: '10.00', EUR: '9.00' },
+      },
+      {
+        id: 9002,
+        name: 'Pro yearly',
+        billing_type: 'year',
+        billing_period: 1,
+        trial_days: 0,
+        initial_price: { USD: '100.00' },
+        recurring_price: { USD: '100.00' },
+      },
     ],
     subscriptions: [],
     payments: [],
@@ -163,7 +188,16 @@ function freshState(vendorId: number, authCode: string): State {
     orders: [],
     users: {},
     extras: {},
-    next: { plan: 9003, subscription: 70001, payment: 80001, user: 60001, modifier: 50001, alert: 1000000001, order: 400001, checkout: 1100001 },
+    next: {
+      plan: 9003,
+      subscription: 70001,
+      payment: 80001,
+      user: 60001,
+      modifier: 50001,
+      alert: 1000000001,
+      order: 400001,
+      checkout: 1100001,
+    },
     lastEventTime: '',
   };
 }
@@ -211,7 +245,7 @@ function addInterval(date: string, unit: EmulatorPlan['billing_type'], count: nu
   if (unit === 'day' || unit === 'week') {
     return dateOf(new Date(Date.UTC(y, m - 1, d + count * (unit === 'week' ? 7 : 1))));
   }
-  const months = (m - 1) + count * (unit === 'year' ? 12 : 1);
+  const months = m - 1 + count * (unit === 'year' ? 12 : 1);
   const year = y + Math.floor(months / 12);
   const month = months % 12;
   const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
@@ -390,7 +424,11 @@ export class Ledger {
   private buildAlert(name: string, fields: Record<string, string | number>): SignedAlert {
     const now = dateTimeOf(new Date());
     this.state.lastEventTime = now > this.state.lastEventTime ? now : this.state.lastEventTime;
-    const all: Record<string, string> = { alert_id: String(this.state.next.alert++), alert_name: name, event_time: this.state.lastEventTime };
+    const all: Record<string, string> = {
+      alert_id: String(this.state.next.alert++),
+      alert_name: name,
+      event_time: this.state.lastEventTime,
+    };
     for (const [k, v] of Object.entries(fields)) all[k] = String(v);
     return signPaddleFields(all, this.state.privateKeyPem);
   }
@@ -514,11 +552,16 @@ export class Ledger {
    * subscription_payment_succeeded (if no trial). `processingMs`: the order answers "processing" for
    * this long after the checkout.
    */
-  checkout(p: CheckoutInput): { checkout_id: string; subscription: EmulatorSubscription; payment: EmulatorPayment | null; alerts: SignedAlert[] } {
+  checkout(p: CheckoutInput): {
+    checkout_id: string;
+    subscription: EmulatorSubscription;
+    payment: EmulatorPayment | null;
+    alerts: SignedAlert[];
+  } {
     const { state } = this;
     const chosen = this.plan(p.plan_id);
     if (typeof p.email !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(p.email)) throw new EmulatorError(`bad email "${String(p.email)}"`);
-    const currency = p.currency ?? ('USD' in chosen.recurring_price ? 'USD' : Object.keys(chosen.recurring_price)[0] ?? 'USD');
+    const currency = p.currency ?? ('USD' in chosen.recurring_price ? 'USD' : (Object.keys(chosen.recurring_price)[0] ?? 'USD'));
     const price = chosen.recurring_price[currency];
     if (price === undefined) throw new EmulatorError(`plan ${chosen.id} has no ${currency} price`);
     const quantity = p.quantity ?? 1;
@@ -529,8 +572,10 @@ export class Ledger {
     if (p.coupon && !coupon) throw new EmulatorError(`unknown coupon "${p.coupon}"`, 404);
     if (coupon) {
       if (coupon.times_used >= coupon.allowed_uses) throw new EmulatorError(`coupon ${coupon.coupon_code} has been used up`, 409);
-      if (coupon.expires !== null && coupon.expires <= dateOf(new Date())) throw new EmulatorError(`coupon ${coupon.coupon_code} has expired`, 409);
-      if (coupon.discount_type === 'flat' && coupon.currency !== currency) throw new EmulatorError(`coupon ${coupon.coupon_code} is in ${coupon.currency ?? 'no currency'}, the checkout in ${currency}`, 409);
+      if (coupon.expires !== null && coupon.expires <= dateOf(new Date()))
+        throw new EmulatorError(`coupon ${coupon.coupon_code} has expired`, 409);
+      if (coupon.discount_type === 'flat' && coupon.currency !== currency)
+        throw new EmulatorError(`coupon ${coupon.coupon_code} is in ${coupon.currency ?? 'no currency'}, the checkout in ${currency}`, 409);
     }
 
     const now = new Date();
@@ -548,7 +593,9 @@ export class Ledger {
       unit_price: price,
       quantity,
       signup_date: dateTimeOf(now),
-      next_bill_date: trialing ? addInterval(today, 'day', chosen.trial_days) : addInterval(today, chosen.billing_type, chosen.billing_period),
+      next_bill_date: trialing
+        ? addInterval(today, 'day', chosen.trial_days)
+        : addInterval(today, chosen.billing_type, chosen.billing_period),
       last_payment: null,
       checkout_id: checkoutId,
       passthrough: p.passthrough ?? '',
@@ -682,7 +729,10 @@ export class Ledger {
   }
 
   /** subscription_updated with old_* / new_* fields. */
-  updateSubscription(id: number, p: { plan_id?: number; state?: EmulatorSubscription['state'] }): { subscription: EmulatorSubscription; alerts: SignedAlert[] } {
+  updateSubscription(
+    id: number,
+    p: { plan_id?: number; state?: EmulatorSubscription['state'] },
+  ): { subscription: EmulatorSubscription; alerts: SignedAlert[] } {
     const sub = this.live(id);
     if (p.state !== undefined && !STATES.includes(p.state)) throw new EmulatorError(`state must be one of ${STATES.join(', ')}`);
     if (p.state === 'deleted') throw new EmulatorError('use cancel to delete a subscription (Paddle sends subscription_cancelled)');
@@ -741,14 +791,16 @@ export class Ledger {
     const remaining = gross - already;
     const amount = p.amount === undefined ? remaining : toCents(p.amount);
     if (amount === null || amount <= 0) throw new EmulatorError(`bad refund amount "${String(p.amount)}"`);
-    if (amount > remaining) throw new EmulatorError(`refund ${money(amount)} exceeds the ${money(remaining)} left on payment ${paymentId}`, 409);
+    if (amount > remaining)
+      throw new EmulatorError(`refund ${money(amount)} exceeds the ${money(remaining)} left on payment ${paymentId}`, 409);
     const sub = this.subscription(payment.subscription_id);
     const feeRefund = gross === 0 ? 0 : Math.round((feeOf(gross) * amount) / gross);
     payment.refunded_amount = amountOf(already + amount);
-    const instalment = state.payments
-      .filter((x) => x.subscription_id === sub.subscription_id && x.is_paid === 1)
-      .sort((a, b) => a.id - b.id)
-      .findIndex((x) => x.id === payment.id) + 1;
+    const instalment =
+      state.payments
+        .filter((x) => x.subscription_id === sub.subscription_id && x.is_paid === 1)
+        .sort((a, b) => a.id - b.id)
+        .findIndex((x) => x.id === payment.id) + 1;
     const alert = this.buildAlert('subscription_payment_refunded', {
       ...this.common(sub),
       amount: money(amount),

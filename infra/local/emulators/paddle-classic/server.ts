@@ -18,7 +18,14 @@ import {
   type VendorParams,
 } from './ledger';
 
-export { EmulatorError, type EmulatorCoupon, type EmulatorModifier, type EmulatorPayment, type EmulatorPlan, type EmulatorSubscription } from './ledger';
+export {
+  EmulatorError,
+  type EmulatorCoupon,
+  type EmulatorModifier,
+  type EmulatorPayment,
+  type EmulatorPlan,
+  type EmulatorSubscription,
+} from './ledger';
 
 export interface DeliveredAlert {
   /** Signed: includes p_signature. */
@@ -162,7 +169,9 @@ export async function startPaddleEmulator(options: PaddleEmulatorOptions = {}): 
     const out = ledger.renew(id);
     return { ...out, alerts: await send(out.alerts, o.deliver) };
   };
-  const failPayment: PaddleEmulator['failPayment'] = async (id, o = {}) => ({ alerts: await send(ledger.failPayment(id).alerts, o.deliver) });
+  const failPayment: PaddleEmulator['failPayment'] = async (id, o = {}) => ({
+    alerts: await send(ledger.failPayment(id).alerts, o.deliver),
+  });
   const updateSubscription: PaddleEmulator['updateSubscription'] = async (id, p, o = {}) => {
     const out = ledger.updateSubscription(id, p);
     return { ...out, alerts: await send(out.alerts, o.deliver) };

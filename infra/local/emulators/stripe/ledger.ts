@@ -133,12 +133,29 @@ export class Ledger {
 
   addProduct(name: string): Product {
     const at = this.seconds();
-    const p: Product = { id: this.id('prod'), object: 'product', active: true, name, description: null, created: at, updated: at, livemode: false, metadata: {}, type: 'service' };
+    const p: Product = {
+      id: this.id('prod'),
+      object: 'product',
+      active: true,
+      name,
+      description: null,
+      created: at,
+      updated: at,
+      livemode: false,
+      metadata: {},
+      type: 'service',
+    };
     this.products.set(p.id, p);
     return p;
   }
 
-  addPrice(productId: string, unitAmount: number, currency: string, recurring: Omit<Recurring, 'usage_type'>, nickname: string | null = null): Price {
+  addPrice(
+    productId: string,
+    unitAmount: number,
+    currency: string,
+    recurring: Omit<Recurring, 'usage_type'>,
+    nickname: string | null = null,
+  ): Price {
     const p: Price = {
       id: this.id('price'),
       object: 'price',
@@ -214,7 +231,19 @@ export class Ledger {
   private customerFor(email: string): Customer {
     const existing = [...this.customers.values()].find((c) => c.email === email);
     if (existing) return existing;
-    const c: Customer = { id: this.id('cus'), object: 'customer', balance: 0, created: this.seconds(), currency: null, description: null, email, invoice_credit_balance: {}, livemode: false, metadata: {}, name: null };
+    const c: Customer = {
+      id: this.id('cus'),
+      object: 'customer',
+      balance: 0,
+      created: this.seconds(),
+      currency: null,
+      description: null,
+      email,
+      invoice_credit_balance: {},
+      livemode: false,
+      metadata: {},
+      name: null,
+    };
     this.customers.set(c.id, c);
     this.balanceTransactions.set(c.id, []);
     return c;
@@ -223,7 +252,17 @@ export class Ledger {
   // --- money ------------------------------------------------------------------------------------------
 
   /** Adds a balance transaction (customer sign: negative = credit) and moves the customer's balances. */
-  private balanceTransaction(customer: Customer, p: { amount: number; currency: string; type: CustomerBalanceTransaction['type']; description?: string | null; metadata?: Metadata | null; invoice?: string | null }): CustomerBalanceTransaction {
+  private balanceTransaction(
+    customer: Customer,
+    p: {
+      amount: number;
+      currency: string;
+      type: CustomerBalanceTransaction['type'];
+      description?: string | null;
+      metadata?: Metadata | null;
+      invoice?: string | null;
+    },
+  ): CustomerBalanceTransaction {
     const currency = p.currency.toLowerCase();
     customer.currency ??= currency;
     const credits = (customer.invoice_credit_balance ??= {});
@@ -260,7 +299,12 @@ export class Ledger {
    * Finalizes an invoice for the subscription's current items (the customer balance in its currency is
    * applied here) and tries to pay it: paid (a payment intent, a charge, an invoice payment) or open.
    */
-  private invoiceFor(sub: Subscription, reason: NonNullable<Invoice['billing_reason']>, coupon: Coupon | null, pay: boolean): { invoice: Invoice; charge: Charge | null } {
+  private invoiceFor(
+    sub: Subscription,
+    reason: NonNullable<Invoice['billing_reason']>,
+    coupon: Coupon | null,
+    pay: boolean,
+  ): { invoice: Invoice; charge: Charge | null } {
     const at = Math.max(this.seconds(), ...sub.items.data.map((i) => i.current_period_start));
     const customer = this.customer(sub.customer as string);
     const subtotal = sub.items.data.reduce((a, i) => a + (i.price.unit_amount ?? 0) * (i.quantity ?? 1), 0);
@@ -295,7 +339,11 @@ export class Ledger {
           currency: sub.currency,
           description: `${i.quantity ?? 1} × ${this.products.get(i.price.product as string)?.name ?? 'item'}`,
           period: { start: i.current_period_start, end: i.current_period_end },
-          pricing: { type: 'price_details' as const, price_details: { price: i.price.id, product: i.price.product as string }, unit_amount_decimal: i.price.unit_amount_decimal },
+          pricing: {
+            type: 'price_details' as const,
+            price_details: { price: i.price.id, product: i.price.product as string },
+            unit_amount_decimal: i.price.unit_amount_decimal,
+          },
           quantity: i.quantity ?? 1,
         })),
         false,
@@ -303,7 +351,11 @@ export class Ledger {
       ),
       livemode: false,
       metadata: {},
-      parent: { type: 'subscription_details', quote_details: null, subscription_details: { metadata: copy(sub.metadata), subscription: sub.id } },
+      parent: {
+        type: 'subscription_details',
+        quote_details: null,
+        subscription_details: { metadata: copy(sub.metadata), subscription: sub.id },
+      },
       period_end: first.current_period_end,
       period_start: first.current_period_start,
       starting_balance: neg(credit),
@@ -314,11 +366,24 @@ export class Ledger {
       total,
       total_discount_amounts: coupon ? [{ amount: off, discount: 'di_' }] : [],
       total_excluding_tax: subtotal - off,
-      total_taxes: tax > 0 ? [{ amount: tax, tax_behavior: 'exclusive', taxability_reason: 'standard_rated', taxable_amount: subtotal - off, type: 'tax_rate_details', tax_rate_details: { tax_rate: 'txr_emulated' } }] : [],
+      total_taxes:
+        tax > 0
+          ? [
+              {
+                amount: tax,
+                tax_behavior: 'exclusive',
+                taxability_reason: 'standard_rated',
+                taxable_amount: subtotal - off,
+                type: 'tax_rate_details',
+                tax_rate_details: { tax_rate: 'txr_emulated' },
+              },
+            ]
+          : [],
     };
     if (invoice.total_discount_amounts?.[0]) invoice.total_discount_amounts[0].discount = invoice.discounts[0] as string;
     this.invoices.set(id, invoice);
-    if (applied > 0) this.balanceTransaction(customer, { amount: applied, currency: sub.currency, type: 'applied_to_invoice', invoice: id });
+    if (applied > 0)
+      this.balanceTransaction(customer, { amount: applied, currency: sub.currency, type: 'applied_to_invoice', invoice: id });
 
     let charge: Charge | null = null;
     if (invoice.amount_due === 0) {
@@ -406,7 +471,8 @@ export class Ledger {
     const price = p.priceId ? this.prices.get(p.priceId) : this.defaultPrice(p.currency ?? 'usd');
     if (!price) throw missing('price', p.priceId as string, 'line_items[0][price]');
     const quantity = p.quantity ?? 1;
-    if (!Number.isInteger(quantity) || quantity < 1) throw new LedgerError(400, 'parameter_invalid_integer', 'quantity must be a positive integer', 'line_items[0][quantity]');
+    if (!Number.isInteger(quantity) || quantity < 1)
+      throw new LedgerError(400, 'parameter_invalid_integer', 'quantity must be a positive integer', 'line_items[0][quantity]');
     if (p.clientReferenceId != null && (p.clientReferenceId.length > 200 || p.clientReferenceId === '')) {
       throw new LedgerError(400, 'parameter_invalid_string', 'client_reference_id must be 1 to 200 characters', 'client_reference_id');
     }
@@ -415,20 +481,50 @@ export class Ledger {
     let coupon: Coupon | null = null;
     if (p.promotionCode) {
       promo = this.promotionCodeByCode(p.promotionCode) ?? null;
-      if (!promo) throw new LedgerError(400, 'promotion_code_invalid', `This promotion code is invalid: ${p.promotionCode}`, 'discounts[0][promotion_code]');
+      if (!promo)
+        throw new LedgerError(
+          400,
+          'promotion_code_invalid',
+          `This promotion code is invalid: ${p.promotionCode}`,
+          'discounts[0][promotion_code]',
+        );
       coupon = this.coupons.get(promo.promotion.coupon as string) ?? null;
-      if (!coupon || !coupon.valid) throw new LedgerError(400, 'coupon_expired', 'The coupon is no longer valid', 'discounts[0][promotion_code]');
-      if (coupon.amount_off !== null && coupon.currency !== price.currency) throw new LedgerError(400, 'promotion_code_invalid', 'The promotion code does not apply to this currency', 'discounts[0][promotion_code]');
+      if (!coupon || !coupon.valid)
+        throw new LedgerError(400, 'coupon_expired', 'The coupon is no longer valid', 'discounts[0][promotion_code]');
+      if (coupon.amount_off !== null && coupon.currency !== price.currency)
+        throw new LedgerError(
+          400,
+          'promotion_code_invalid',
+          'The promotion code does not apply to this currency',
+          'discounts[0][promotion_code]',
+        );
       const paidBefore = [...this.invoices.values()].some((i) => i.customer === customer.id && i.status === 'paid' && i.amount_paid > 0);
       if (promo.restrictions.first_time_transaction && paidBefore) {
-        throw new LedgerError(400, 'promotion_code_invalid', 'This promotion code cannot be redeemed because the associated customer has prior transactions.', 'discounts[0][promotion_code]');
+        throw new LedgerError(
+          400,
+          'promotion_code_invalid',
+          'This promotion code cannot be redeemed because the associated customer has prior transactions.',
+          'discounts[0][promotion_code]',
+        );
       }
     }
     const at = this.seconds();
     const recurring = price.recurring as Recurring;
     const end = addInterval(at, recurring);
     const subId = this.id('sub');
-    const item: SubscriptionItem = { id: this.id('si'), object: 'subscription_item', created: at, current_period_start: at, current_period_end: end, discounts: [], metadata: {}, price: copy(price), quantity, subscription: subId, tax_rates: [] };
+    const item: SubscriptionItem = {
+      id: this.id('si'),
+      object: 'subscription_item',
+      created: at,
+      current_period_start: at,
+      current_period_end: end,
+      discounts: [],
+      metadata: {},
+      price: copy(price),
+      quantity,
+      subscription: subId,
+      tax_rates: [],
+    };
     const sub: Subscription = {
       id: subId,
       object: 'subscription',
@@ -480,7 +576,11 @@ export class Ledger {
       payment_status: 'paid',
       status: 'complete',
       subscription: sub.id,
-      total_details: { amount_discount: invoice.subtotal - (invoice.total_excluding_tax ?? invoice.subtotal), amount_shipping: 0, amount_tax: invoice.total - (invoice.total_excluding_tax ?? invoice.total) },
+      total_details: {
+        amount_discount: invoice.subtotal - (invoice.total_excluding_tax ?? invoice.subtotal),
+        amount_shipping: 0,
+        amount_tax: invoice.total - (invoice.total_excluding_tax ?? invoice.total),
+      },
       url: null,
     };
     this.sessions.set(session.id, session);
@@ -489,7 +589,11 @@ export class Ledger {
       subscription: sub,
       invoice,
       charge,
-      events: [this.event('customer.subscription.created', sub), this.event('invoice.paid', invoice), this.event('checkout.session.completed', session)],
+      events: [
+        this.event('customer.subscription.created', sub),
+        this.event('invoice.paid', invoice),
+        this.event('checkout.session.completed', session),
+      ],
     };
   }
 
@@ -536,7 +640,8 @@ export class Ledger {
   /** The period ends: an invoice (credit and a `forever` coupon applied) paid. invoice.paid, customer.subscription.updated. */
   renew(subscriptionId: string): { invoice: Invoice; charge: Charge | null; events: StripeEvent[] } {
     const sub = this.subscription(subscriptionId);
-    if (sub.status === 'canceled') throw new LedgerError(400, 'subscription_canceled', `Subscription ${sub.id} is canceled.`, 'subscription');
+    if (sub.status === 'canceled')
+      throw new LedgerError(400, 'subscription_canceled', `Subscription ${sub.id} is canceled.`, 'subscription');
     const previous = { items: copy(sub.items), status: sub.status };
     this.nextPeriod(sub);
     const coupon = this.coupons.get(this.subscriptionCoupons.get(sub.id) ?? '') ?? null;
@@ -549,7 +654,8 @@ export class Ledger {
   /** The period ends and the card is declined: the invoice stays open (credit still applied), past_due. */
   failPayment(subscriptionId: string): { invoice: Invoice; events: StripeEvent[] } {
     const sub = this.subscription(subscriptionId);
-    if (sub.status === 'canceled') throw new LedgerError(400, 'subscription_canceled', `Subscription ${sub.id} is canceled.`, 'subscription');
+    if (sub.status === 'canceled')
+      throw new LedgerError(400, 'subscription_canceled', `Subscription ${sub.id} is canceled.`, 'subscription');
     const previous = { items: copy(sub.items), status: sub.status };
     this.nextPeriod(sub);
     const coupon = this.coupons.get(this.subscriptionCoupons.get(sub.id) ?? '') ?? null;
@@ -569,7 +675,8 @@ export class Ledger {
 
   cancel(subscriptionId: string): { subscription: Subscription; events: StripeEvent[] } {
     const sub = this.subscription(subscriptionId);
-    if (sub.status === 'canceled') throw new LedgerError(400, 'subscription_canceled', `Subscription ${sub.id} is already canceled.`, 'subscription');
+    if (sub.status === 'canceled')
+      throw new LedgerError(400, 'subscription_canceled', `Subscription ${sub.id} is already canceled.`, 'subscription');
     const at = this.seconds();
     Object.assign(sub, { status: 'canceled', canceled_at: at, ended_at: at });
     return { subscription: sub, events: [this.event('customer.subscription.deleted', sub)] };
@@ -581,7 +688,12 @@ export class Ledger {
     const left = charge.amount_captured - charge.amount_refunded;
     const amount = p.amount ?? left;
     if (!Number.isInteger(amount) || amount <= 0 || amount > left) {
-      throw new LedgerError(400, 'amount_too_large', `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`, 'amount');
+      throw new LedgerError(
+        400,
+        'amount_too_large',
+        `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`,
+        'amount',
+      );
     }
     const refund: Refund = {
       id: this.id('re'),
@@ -642,12 +754,16 @@ export class Ledger {
     if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new LedgerError(400, 'parameter_invalid_string', 'Invalid coupon id', 'id');
     if (this.coupons.has(id)) throw new LedgerError(400, 'resource_already_exists', 'Coupon already exists.', 'id');
     const duration = body.duration ?? 'once';
-    if (duration !== 'once' && duration !== 'forever' && duration !== 'repeating') throw new LedgerError(400, 'parameter_invalid_string', 'Invalid duration', 'duration');
+    if (duration !== 'once' && duration !== 'forever' && duration !== 'repeating')
+      throw new LedgerError(400, 'parameter_invalid_string', 'Invalid duration', 'duration');
     const percent = body.percent_off === undefined ? null : Number(body.percent_off);
     const amountOff = intParam(body, 'amount_off', false);
-    if ((percent === null) === (amountOff === null)) throw new LedgerError(400, 'parameter_missing', 'Exactly one of percent_off or amount_off is required', 'percent_off');
-    if (percent !== null && !(percent > 0 && percent <= 100)) throw new LedgerError(400, 'parameter_invalid_float', 'percent_off must be in (0, 100]', 'percent_off');
-    if (amountOff !== null && amountOff <= 0) throw new LedgerError(400, 'parameter_invalid_integer', 'amount_off must be positive', 'amount_off');
+    if ((percent === null) === (amountOff === null))
+      throw new LedgerError(400, 'parameter_missing', 'Exactly one of percent_off or amount_off is required', 'percent_off');
+    if (percent !== null && !(percent > 0 && percent <= 100))
+      throw new LedgerError(400, 'parameter_invalid_float', 'percent_off must be in (0, 100]', 'percent_off');
+    if (amountOff !== null && amountOff <= 0)
+      throw new LedgerError(400, 'parameter_invalid_integer', 'amount_off must be positive', 'amount_off');
     const currency = amountOff !== null ? currencyParam(body, 'currency') : null;
     const c: Coupon = {
       id,
@@ -680,8 +796,10 @@ export class Ledger {
     const coupon = this.coupons.get(promotion.coupon);
     if (!coupon) throw missing('coupon', promotion.coupon, 'promotion[coupon]');
     const code = optString(body, 'code', 500) ?? this.id('x').slice(2, 10).toUpperCase();
-    if (!/^[A-Za-z0-9-]+$/.test(code)) throw new LedgerError(400, 'parameter_invalid_string', 'code may contain only letters, digits and dashes', 'code');
-    if (this.promotionCodeByCode(code)) throw new LedgerError(400, 'resource_already_exists', `An active promotion code with \`code: ${code}\` already exists.`, 'code');
+    if (!/^[A-Za-z0-9-]+$/.test(code))
+      throw new LedgerError(400, 'parameter_invalid_string', 'code may contain only letters, digits and dashes', 'code');
+    if (this.promotionCodeByCode(code))
+      throw new LedgerError(400, 'resource_already_exists', `An active promotion code with \`code: ${code}\` already exists.`, 'code');
     const restrictions = (body.restrictions ?? {}) as Record<string, unknown>;
     const p: PromotionCode = {
       id: this.id('promo'),
@@ -695,7 +813,11 @@ export class Ledger {
       max_redemptions: intParam(body, 'max_redemptions', false),
       metadata: metadataParam(body),
       promotion: { type: 'coupon', coupon: coupon.id },
-      restrictions: { first_time_transaction: restrictions.first_time_transaction === 'true', minimum_amount: null, minimum_amount_currency: null },
+      restrictions: {
+        first_time_transaction: restrictions.first_time_transaction === 'true',
+        minimum_amount: null,
+        minimum_amount_currency: null,
+      },
       times_redeemed: 0,
     };
     this.promotionCodes.set(p.id, p);
@@ -711,32 +833,37 @@ function intParam(body: Record<string, unknown>, key: string, required: boolean)
     if (required) throw new LedgerError(400, 'parameter_missing', `Missing required param: ${key}.`, key);
     return null;
   }
-  if (typeof v !== 'string' || !/^-?\d{1,15}$/.test(v)) throw new LedgerError(400, 'parameter_invalid_integer', `Invalid integer: ${String(v)}`, key);
+  if (typeof v !== 'string' || !/^-?\d{1,15}$/.test(v))
+    throw new LedgerError(400, 'parameter_invalid_integer', `Invalid integer: ${String(v)}`, key);
   return Number(v);
 }
 
 function currencyParam(body: Record<string, unknown>, key: string): string {
   const v = body[key];
-  if (typeof v !== 'string' || !/^[a-zA-Z]{3}$/.test(v)) throw new LedgerError(400, v === undefined ? 'parameter_missing' : 'parameter_invalid_string', `Invalid currency: ${String(v)}`, key);
+  if (typeof v !== 'string' || !/^[a-zA-Z]{3}$/.test(v))
+    throw new LedgerError(400, v === undefined ? 'parameter_missing' : 'parameter_invalid_string', `Invalid currency: ${String(v)}`, key);
   return v.toLowerCase();
 }
 
 function optString(body: Record<string, unknown>, key: string, max: number): string | null {
   const v = body[key];
   if (v === undefined || v === '') return null;
-  if (typeof v !== 'string' || v.length > max) throw new LedgerError(400, 'parameter_invalid_string', `${key} must be a string of at most ${max} characters`, key);
+  if (typeof v !== 'string' || v.length > max)
+    throw new LedgerError(400, 'parameter_invalid_string', `${key} must be a string of at most ${max} characters`, key);
   return v;
 }
 
 function metadataParam(body: Record<string, unknown>): Metadata {
   const v = body.metadata;
   if (v === undefined || v === '') return {};
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new LedgerError(400, 'parameter_invalid_string', 'metadata must be a hash', 'metadata');
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new LedgerError(400, 'parameter_invalid_string', 'metadata must be a hash', 'metadata');
   const out: Metadata = {};
   const entries = Object.entries(v as Record<string, unknown>);
   if (entries.length > 50) throw new LedgerError(400, 'parameter_invalid_string', 'metadata has at most 50 keys', 'metadata');
   for (const [k, value] of entries) {
-    if (k.length > 40 || typeof value !== 'string' || value.length > 500) throw new LedgerError(400, 'parameter_invalid_string', `metadata[${k}] is invalid`, `metadata[${k}]`);
+    if (k.length > 40 || typeof value !== 'string' || value.length > 500)
+      throw new LedgerError(400, 'parameter_invalid_string', `metadata[${k}] is invalid`, `metadata[${k}]`);
     if (value !== '') out[k] = value;
   }
   return out;

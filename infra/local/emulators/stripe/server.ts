@@ -19,7 +19,18 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signatureHeader } from '../../../../shared/providers/stripe/signature';
-import { STRIPE_API_VERSION, decodeForm, type Charge, type CheckoutSession, type Customer, type Dispute, type Invoice, type Refund, type StripeEvent, type Subscription } from '../../../../shared/providers/stripe/wire';
+import {
+  STRIPE_API_VERSION,
+  decodeForm,
+  type Charge,
+  type CheckoutSession,
+  type Customer,
+  type Dispute,
+  type Invoice,
+  type Refund,
+  type StripeEvent,
+  type Subscription,
+} from '../../../../shared/providers/stripe/wire';
 import { Ledger, LedgerError, list, type LedgerOptions } from './ledger';
 
 /** The API key an Authorization header presents: `Bearer <key>` or Basic `<key>:` (schemes without case). */
@@ -94,7 +105,9 @@ export interface StripeEmulator {
   idempotencyKeysSeen(): (string | undefined)[];
   /** Every event built so far, in order (delivered or not). */
   events(): DeliveredEvent[];
-  checkout(p: Parameters<Ledger['checkout']>[0] & Deliver): Promise<Simulated<{ session: CheckoutSession; subscription: Subscription; invoice: Invoice; charge: Charge | null }>>;
+  checkout(
+    p: Parameters<Ledger['checkout']>[0] & Deliver,
+  ): Promise<Simulated<{ session: CheckoutSession; subscription: Subscription; invoice: Invoice; charge: Charge | null }>>;
   renew(subscriptionId: string, o?: Deliver): Promise<Simulated<{ invoice: Invoice; charge: Charge | null }>>;
   failPayment(subscriptionId: string, o?: Deliver): Promise<Simulated<{ invoice: Invoice }>>;
   cancel(subscriptionId: string, o?: Deliver): Promise<Simulated<{ subscription: Subscription }>>;
@@ -111,11 +124,36 @@ const DELIVERY_TIMEOUT_MS = 5_000;
 const MAX_BODY_BYTES = 256 * 1024;
 
 const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-  res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(7).toString('hex')}`, 'stripe-version': STRIPE_API_VERSION, ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'request-id': `req_${randomBytes(7).toString('hex')}`,
+    'stripe-version': STRIPE_API_VERSION,
+    ...headers,
+  });
   res.end(JSON.stringify(body));
 };
-const apiError = (res: ServerResponse, status: number, type: string, code: string | undefined, message: string, param: string | null = null, headers: Record<string, string> = {}) =>
-  send(res, status, { error: { type, ...(code ? { code, doc_url: `https://stripe.com/docs/error-codes/${code.replace(/_/g, '-')}` } : {}), message, ...(param ? { param } : {}) } }, headers);
+const apiError = (
+  res: ServerResponse,
+  status: number,
+  type: string,
+  code: string | undefined,
+  message: string,
+  param: string | null = null,
+  headers: Record<string, string> = {},
+) =>
+  send(
+    res,
+    status,
+    {
+      error: {
+        type,
+        ...(code ? { code, doc_url: `https://stripe.com/docs/error-codes/${code.replace(/_/g, '-')}` } : {}),
+        message,
+        ...(param ? { param } : {}),
+      },
+    },
+    headers,
+  );
 
 async function readBody(req: IncomingMessage): Promise<string> {
   let size = 0;
@@ -132,7 +170,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
 function page<T extends { id: string }>(items: T[], params: Record<string, unknown>, url: string, map: (t: T) => unknown = (t) => t) {
   const raw = params.limit;
   const limit = raw === undefined ? 10 : Number(raw);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new LedgerError(400, 'parameter_invalid_integer', 'limit must be an integer from 1 to 100', 'limit');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw new LedgerError(400, 'parameter_invalid_integer', 'limit must be an integer from 1 to 100', 'limit');
   const newestFirst = [...items].reverse();
   const after = typeof params.starting_after === 'string' ? params.starting_after : null;
   let start = 0;
@@ -148,12 +187,14 @@ function page<T extends { id: string }>(items: T[], params: Record<string, unkno
 const expansions = (params: Record<string, unknown>): Set<string> => {
   const e = params.expand;
   if (e === undefined) return new Set();
-  if (!Array.isArray(e) || !e.every((x) => typeof x === 'string')) throw new LedgerError(400, 'parameter_invalid_string', 'expand must be a list of strings', 'expand');
+  if (!Array.isArray(e) || !e.every((x) => typeof x === 'string'))
+    throw new LedgerError(400, 'parameter_invalid_string', 'expand must be a list of strings', 'expand');
   return new Set(e as string[]);
 };
 
 function allowOnly(expand: Set<string>, allowed: string[]): void {
-  for (const e of expand) if (!allowed.includes(e)) throw new LedgerError(400, 'parameter_invalid_string', `This property cannot be expanded (${e}).`, 'expand');
+  for (const e of expand)
+    if (!allowed.includes(e)) throw new LedgerError(400, 'parameter_invalid_string', `This property cannot be expanded (${e}).`, 'expand');
 }
 
 export async function startStripeEmulator(options: StripeEmulatorOptions = {}): Promise<StripeEmulator> {
@@ -183,7 +224,11 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     try {
       const res = await fetch(target, {
         method: 'POST',
-        headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature, 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' },
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'stripe-signature': signature,
+          'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+        },
         body: rawBody,
         signal: abort.signal,
       });
@@ -235,7 +280,8 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     const out: Subscription = structuredClone(s);
     if (expand.has(`${prefix}customer`)) out.customer = customerView(ledger.customer(s.customer as string), new Set());
     if (expand.has(`${prefix}items.data.price.product`)) {
-      for (const item of out.items.data) item.price.product = structuredClone(ledger.products.get(item.price.product as string) ?? item.price.product);
+      for (const item of out.items.data)
+        item.price.product = structuredClone(ledger.products.get(item.price.product as string) ?? item.price.product);
     }
     return out;
   };
@@ -258,11 +304,24 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
         return ok(subscriptionView(ledger.subscription(b as string), expand));
       case 'GET subscriptions': {
         allowOnly(expand, ['data.customer']);
-        oneOf(params, 'status', ['active', 'past_due', 'unpaid', 'canceled', 'incomplete', 'incomplete_expired', 'trialing', 'all', 'ended', 'paused']);
+        oneOf(params, 'status', [
+          'active',
+          'past_due',
+          'unpaid',
+          'canceled',
+          'incomplete',
+          'incomplete_expired',
+          'trialing',
+          'all',
+          'ended',
+          'paused',
+        ]);
         const status = params.status ?? null;
         const customer = params.customer ?? null;
         const items = [...ledger.subscriptions.values()].filter(
-          (s) => (status === 'all' || (status === null ? s.status !== 'canceled' && s.status !== 'incomplete_expired' : s.status === status)) && (customer === null || s.customer === customer),
+          (s) =>
+            (status === 'all' || (status === null ? s.status !== 'canceled' && s.status !== 'incomplete_expired' : s.status === status)) &&
+            (customer === null || s.customer === customer),
         );
         return ok(page(items, params, '/v1/subscriptions', (s) => subscriptionView(s, expand, 'data.')));
       }
@@ -272,7 +331,9 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
       case 'GET customers {id} balance_transactions':
         allowOnly(expand, []);
         ledger.customer(b as string);
-        return ok(page([...(ledger.balanceTransactions.get(b as string) ?? [])].reverse(), params, `/v1/customers/${b}/balance_transactions`));
+        return ok(
+          page([...(ledger.balanceTransactions.get(b as string) ?? [])].reverse(), params, `/v1/customers/${b}/balance_transactions`),
+        );
       case 'POST customers {id} balance_transactions':
         return ok(ledger.createBalanceTransaction(b as string, params));
       case 'GET products {id}':
@@ -283,7 +344,9 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
         allowOnly(expand, []);
         oneOf(params, 'status', ['draft', 'open', 'paid', 'uncollectible', 'void']);
         const items = [...ledger.invoices.values()].filter(
-          (i) => (params.subscription === undefined || i.parent?.subscription_details?.subscription === params.subscription) && (params.status === undefined || i.status === params.status),
+          (i) =>
+            (params.subscription === undefined || i.parent?.subscription_details?.subscription === params.subscription) &&
+            (params.status === undefined || i.status === params.status),
         );
         return ok(page(items, params, '/v1/invoices'));
       }
@@ -295,9 +358,16 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
           throw new LedgerError(400, 'parameter_invalid_string', 'payment[type] must be payment_intent or payment_record', 'payment[type]');
         }
         const items = [...ledger.invoicePayments.values()].filter(
-          (p) => (params.invoice === undefined || p.invoice === params.invoice) && (payment.payment_intent === undefined || p.payment.payment_intent === payment.payment_intent) && (params.status === undefined || p.status === params.status),
+          (p) =>
+            (params.invoice === undefined || p.invoice === params.invoice) &&
+            (payment.payment_intent === undefined || p.payment.payment_intent === payment.payment_intent) &&
+            (params.status === undefined || p.status === params.status),
         );
-        return ok(page(items, params, '/v1/invoice_payments', (p) => (expand.has('data.invoice') ? { ...p, invoice: ledger.invoice(p.invoice as string) } : p)));
+        return ok(
+          page(items, params, '/v1/invoice_payments', (p) =>
+            expand.has('data.invoice') ? { ...p, invoice: ledger.invoice(p.invoice as string) } : p,
+          ),
+        );
       }
       case 'GET charges {id}': {
         allowOnly(expand, ['refunds']);
@@ -322,7 +392,10 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
       case 'GET promotion_codes': {
         oneOf(params, 'active', BOOLEAN);
         const items = [...ledger.promotionCodes.values()].filter(
-          (p) => (typeof params.code !== 'string' || p.code.toUpperCase() === params.code.toUpperCase()) && (params.active === undefined || String(p.active) === params.active) && (params.coupon === undefined || p.promotion.coupon === params.coupon),
+          (p) =>
+            (typeof params.code !== 'string' || p.code.toUpperCase() === params.code.toUpperCase()) &&
+            (params.active === undefined || String(p.active) === params.active) &&
+            (params.coupon === undefined || p.promotion.coupon === params.coupon),
         );
         return ok(page(items, params, '/v1/promotion_codes'));
       }
@@ -336,7 +409,11 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
       if (method === 'GET' && c && !d) return ok(byId(ledger.sessions, 'checkout.session', c));
       if (method === 'GET' && !c) {
         oneOf(params, 'status', ['open', 'complete', 'expired']);
-        const items = [...ledger.sessions.values()].filter((s) => (params.subscription === undefined || s.subscription === params.subscription) && (params.status === undefined || s.status === params.status));
+        const items = [...ledger.sessions.values()].filter(
+          (s) =>
+            (params.subscription === undefined || s.subscription === params.subscription) &&
+            (params.status === undefined || s.status === params.status),
+        );
         return ok(page(items, params, '/v1/checkout/sessions'));
       }
     }
@@ -354,16 +431,35 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     if (method === 'POST') keys.push(req.headers['idempotency-key'] as string | undefined);
     if (faults.left > 0) {
       faults.left -= 1;
-      if (faults.status === 429) return apiError(res, 429, 'invalid_request_error', 'rate_limit', 'Too many requests hit the API too quickly.', null, { 'retry-after': String(faults.retryAfter) });
-      return apiError(res, faults.status, 'api_error', undefined, 'An unknown error occurred (injected).', null, { 'stripe-should-retry': 'true' });
+      if (faults.status === 429)
+        return apiError(res, 429, 'invalid_request_error', 'rate_limit', 'Too many requests hit the API too quickly.', null, {
+          'retry-after': String(faults.retryAfter),
+        });
+      return apiError(res, faults.status, 'api_error', undefined, 'An unknown error occurred (injected).', null, {
+        'stripe-should-retry': 'true',
+      });
     }
     const presented = apiKeyOf(req.headers.authorization);
     if (presented !== secretKey) {
-      if (presented === null) return apiError(res, 401, 'invalid_request_error', undefined, 'You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. \'Authorization: Bearer YOUR_SECRET_KEY\'), or as the basic auth username.');
+      if (presented === null)
+        return apiError(
+          res,
+          401,
+          'invalid_request_error',
+          undefined,
+          "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY'), or as the basic auth username.",
+        );
       return apiError(res, 401, 'invalid_request_error', undefined, 'Invalid API Key provided: ' + presented.slice(0, 8) + '********');
     }
     const version = req.headers['stripe-version'];
-    if (version !== undefined && version !== STRIPE_API_VERSION) return apiError(res, 400, 'invalid_request_error', 'api_version_invalid', `Invalid Stripe API version: ${String(version)}. The emulator speaks ${STRIPE_API_VERSION}.`);
+    if (version !== undefined && version !== STRIPE_API_VERSION)
+      return apiError(
+        res,
+        400,
+        'invalid_request_error',
+        'api_version_invalid',
+        `Invalid Stripe API version: ${String(version)}. The emulator speaks ${STRIPE_API_VERSION}.`,
+      );
     if (method === 'POST' && body && !String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
       return apiError(res, 400, 'invalid_request_error', undefined, 'Invalid request: the body must be application/x-www-form-urlencoded.');
     }
@@ -379,7 +475,13 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
       const stored = idempotency.get(idemKey);
       if (stored) {
         if (stored.params !== fingerprint) {
-          return apiError(res, 400, 'idempotency_error', undefined, `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idemKey}' if you meant to execute a different request.`);
+          return apiError(
+            res,
+            400,
+            'idempotency_error',
+            undefined,
+            `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idemKey}' if you meant to execute a different request.`,
+          );
         }
         return send(res, stored.status, stored.body, { 'idempotent-replayed': 'true', 'idempotency-key': idemKey });
       }
@@ -411,11 +513,13 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     const metadata = (key: string) => {
       const v = p[key];
       if (v === undefined) return undefined;
-      if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.values(v).every((x) => typeof x === 'string')) throw new LedgerError(400, 'parameter_invalid_string', `${key} must be an object of strings`);
+      if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.values(v).every((x) => typeof x === 'string'))
+        throw new LedgerError(400, 'parameter_invalid_string', `${key} must be an object of strings`);
       return v as Record<string, string>;
     };
     const chargeOf = () => (typeof p.charge_id === 'string' ? p.charge_id : ledger.chargeOfInvoice(str('invoice_id')).id);
-    const summary = (s: { delivered: DeliveredEvent[] }) => s.delivered.map((d) => ({ event_id: d.event.id, type: d.event.type, status: d.status }));
+    const summary = (s: { delivered: DeliveredEvent[] }) =>
+      s.delivered.map((d) => ({ event_id: d.event.id, type: d.event.type, status: d.status }));
     const actions: Record<string, () => Promise<unknown>> = {
       checkout: async () => {
         const s = await handle.checkout({
@@ -429,11 +533,25 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
           ...(typeof p.promotion_code === 'string' ? { promotionCode: p.promotion_code } : {}),
         });
         const r = s.result;
-        return { checkout_session_id: r.session.id, subscription_id: r.subscription.id, customer_id: r.subscription.customer, invoice_id: r.invoice.id, charge_id: r.charge?.id ?? null, amount_paid: r.invoice.amount_paid, events: summary(s) };
+        return {
+          checkout_session_id: r.session.id,
+          subscription_id: r.subscription.id,
+          customer_id: r.subscription.customer,
+          invoice_id: r.invoice.id,
+          charge_id: r.charge?.id ?? null,
+          amount_paid: r.invoice.amount_paid,
+          events: summary(s),
+        };
       },
       renew: async () => {
         const s = await handle.renew(str('subscription_id'));
-        return { invoice_id: s.result.invoice.id, charge_id: s.result.charge?.id ?? null, amount_paid: s.result.invoice.amount_paid, credit_applied: s.result.invoice.starting_balance - (s.result.invoice.ending_balance ?? 0), events: summary(s) };
+        return {
+          invoice_id: s.result.invoice.id,
+          charge_id: s.result.charge?.id ?? null,
+          amount_paid: s.result.invoice.amount_paid,
+          credit_applied: s.result.invoice.starting_balance - (s.result.invoice.ending_balance ?? 0),
+          events: summary(s),
+        };
       },
       fail: async () => {
         const s = await handle.failPayment(str('subscription_id'));
@@ -442,20 +560,67 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
       cancel: async () => ({ events: summary(await handle.cancel(str('subscription_id'))) }),
       refund: async () => {
         const s = await handle.refund(chargeOf(), typeof p.amount === 'number' ? { amount: p.amount } : {});
-        return { refund_id: s.result.refund.id, charge_id: s.result.charge.id, amount: s.result.refund.amount, amount_refunded: s.result.charge.amount_refunded, events: summary(s) };
+        return {
+          refund_id: s.result.refund.id,
+          charge_id: s.result.charge.id,
+          amount: s.result.refund.amount,
+          amount_refunded: s.result.charge.amount_refunded,
+          events: summary(s),
+        };
       },
       dispute: async () => {
         const s = await handle.dispute(chargeOf());
         return { dispute_id: s.result.dispute.id, amount: s.result.dispute.amount, events: summary(s) };
       },
       state: async () => ({
-        prices: [...ledger.prices.values()].map((x) => ({ id: x.id, nickname: x.nickname, unit_amount: x.unit_amount, currency: x.currency, recurring: x.recurring })),
-        customers: [...ledger.customers.values()].map((x) => ({ id: x.id, email: x.email, balance: x.balance, invoice_credit_balance: x.invoice_credit_balance })),
-        subscriptions: [...ledger.subscriptions.values()].map((x) => ({ id: x.id, status: x.status, customer: x.customer, metadata: x.metadata, current_period_end: x.items.data[0]?.current_period_end })),
-        invoices: [...ledger.invoices.values()].map((x) => ({ id: x.id, subscription: x.parent?.subscription_details?.subscription, status: x.status, total: x.total, amount_paid: x.amount_paid, credit_applied: x.starting_balance - (x.ending_balance ?? 0) })),
-        charges: [...ledger.charges.values()].map((x) => ({ id: x.id, amount: x.amount, amount_refunded: x.amount_refunded, disputed: x.disputed })),
-        coupons: [...ledger.coupons.values()].map((x) => ({ id: x.id, percent_off: x.percent_off, amount_off: x.amount_off, currency: x.currency, times_redeemed: x.times_redeemed })),
-        promotion_codes: [...ledger.promotionCodes.values()].map((x) => ({ id: x.id, code: x.code, coupon: x.promotion.coupon, active: x.active, times_redeemed: x.times_redeemed })),
+        prices: [...ledger.prices.values()].map((x) => ({
+          id: x.id,
+          nickname: x.nickname,
+          unit_amount: x.unit_amount,
+          currency: x.currency,
+          recurring: x.recurring,
+        })),
+        customers: [...ledger.customers.values()].map((x) => ({
+          id: x.id,
+          email: x.email,
+          balance: x.balance,
+          invoice_credit_balance: x.invoice_credit_balance,
+        })),
+        subscriptions: [...ledger.subscriptions.values()].map((x) => ({
+          id: x.id,
+          status: x.status,
+          customer: x.customer,
+          metadata: x.metadata,
+          current_period_end: x.items.data[0]?.current_period_end,
+        })),
+        invoices: [...ledger.invoices.values()].map((x) => ({
+          id: x.id,
+          subscription: x.parent?.subscription_details?.subscription,
+          status: x.status,
+          total: x.total,
+          amount_paid: x.amount_paid,
+          credit_applied: x.starting_balance - (x.ending_balance ?? 0),
+        })),
+        charges: [...ledger.charges.values()].map((x) => ({
+          id: x.id,
+          amount: x.amount,
+          amount_refunded: x.amount_refunded,
+          disputed: x.disputed,
+        })),
+        coupons: [...ledger.coupons.values()].map((x) => ({
+          id: x.id,
+          percent_off: x.percent_off,
+          amount_off: x.amount_off,
+          currency: x.currency,
+          times_redeemed: x.times_redeemed,
+        })),
+        promotion_codes: [...ledger.promotionCodes.values()].map((x) => ({
+          id: x.id,
+          code: x.code,
+          coupon: x.promotion.coupon,
+          active: x.active,
+          times_redeemed: x.times_redeemed,
+        })),
       }),
     };
     const run = actions[action];
@@ -469,7 +634,10 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     const work = isControl ? control(req, res, url.pathname.slice('/_emulator/'.length)) : api(req, res, url);
     work.catch((err: unknown) => {
       if (res.headersSent) return;
-      if (err instanceof LedgerError) return isControl ? send(res, err.status, { error: err.message }) : apiError(res, err.status, err.type, err.code || undefined, err.message, err.param);
+      if (err instanceof LedgerError)
+        return isControl
+          ? send(res, err.status, { error: err.message })
+          : apiError(res, err.status, err.type, err.code || undefined, err.message, err.param);
       apiError(res, 500, 'api_error', undefined, err instanceof Error ? err.message : String(err));
     });
   });
@@ -500,7 +668,12 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     redeliver: async (eventId) => {
       const first = built.find((d) => d.event.id === eventId);
       if (!first) throw new LedgerError(404, 'resource_missing', `No such event: '${eventId}'`);
-      const again: DeliveredEvent = { event: first.event, rawBody: first.rawBody, signature: signatureHeader(webhookSecret, first.rawBody, signatureTime()), status: null };
+      const again: DeliveredEvent = {
+        event: first.event,
+        rawBody: first.rawBody,
+        signature: signatureHeader(webhookSecret, first.rawBody, signatureTime()),
+        status: null,
+      };
       built.push(again);
       return (await enqueue([again]))[0] as DeliveredEvent;
     },

@@ -4,7 +4,12 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { toProblem, type Problem } from '../../api/client';
 import { Spinner } from '../../ui/busy-button';
 
-export function PageHeader(props: { title: string; subtitle?: ComponentChildren; back?: { href: string; label: string }; children?: ComponentChildren }) {
+export function PageHeader(props: {
+  title: string;
+  subtitle?: ComponentChildren;
+  back?: { href: string; label: string };
+  children?: ComponentChildren;
+}) {
   useEffect(() => {
     document.title = `${props.title} · Refloop`;
   }, [props.title]);
@@ -80,7 +85,14 @@ export function LoadState<T>({ loaded, what, children }: { loaded: Loaded<T>; wh
 }
 
 /** A labelled block of a page: a <section> named by its <h2>. */
-export function Section(props: { id: string; title: string; children: ComponentChildren; actions?: ComponentChildren; class?: string; description?: ComponentChildren }) {
+export function Section(props: {
+  id: string;
+  title: string;
+  children: ComponentChildren;
+  actions?: ComponentChildren;
+  class?: string;
+  description?: ComponentChildren;
+}) {
   return (
     <section id={props.id} class={`card ${props.class ?? ''}`} aria-labelledby={`${props.id}-title`}>
       <div class="card-header">

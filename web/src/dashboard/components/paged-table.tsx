@@ -119,7 +119,9 @@ export function PagedTable<T>(props: PagedTableProps<T>) {
   if (problem) {
     return (
       <div class="alert alert-error" role="alert">
-        <p>Could not load the {props.noun[1]}: {problem.message ?? Object.values(problem.fields).flat().join(' ')}</p>
+        <p>
+          Could not load the {props.noun[1]}: {problem.message ?? Object.values(problem.fields).flat().join(' ')}
+        </p>
         <button type="button" class="btn btn-secondary btn-small" onClick={() => setAttempt((n) => n + 1)}>
           Try again
         </button>
@@ -160,14 +162,19 @@ export function PagedTable<T>(props: PagedTableProps<T>) {
         <span class="pager-count">{plural(page.count, props.noun[0], props.noun[1])}</span>
         {exportLink}
         {(page.previous || page.next || cursor) && (
-        <div class="pager-buttons">
-          <button type="button" class="btn btn-secondary btn-small" disabled={!page.previous || loading} onClick={() => go(page.previous)}>
-            ← Previous
-          </button>
-          <button type="button" class="btn btn-secondary btn-small" disabled={!page.next || loading} onClick={() => go(page.next)}>
-            Next →
-          </button>
-        </div>
+          <div class="pager-buttons">
+            <button
+              type="button"
+              class="btn btn-secondary btn-small"
+              disabled={!page.previous || loading}
+              onClick={() => go(page.previous)}
+            >
+              ← Previous
+            </button>
+            <button type="button" class="btn btn-secondary btn-small" disabled={!page.next || loading} onClick={() => go(page.next)}>
+              Next →
+            </button>
+          </div>
         )}
       </nav>
     </div>

@@ -19,7 +19,14 @@ function memberInfo(id: string): Promise<MemberInfo | null> {
   let p = pending.get(id);
   if (!p) {
     p = unwrap(api.GET('/v1/members/{id}/', { params: { path: { id } } }))
-      .then((m): MemberInfo => ({ identifier: m.identifier, name: [m.first_name, m.last_name].filter(Boolean).join(' ') || null, email: m.email, payout_email: m.payout_email ?? null }))
+      .then(
+        (m): MemberInfo => ({
+          identifier: m.identifier,
+          name: [m.first_name, m.last_name].filter(Boolean).join(' ') || null,
+          email: m.email,
+          payout_email: m.payout_email ?? null,
+        }),
+      )
       // A deleted member (404) keeps showing its id.
       .catch(() => null)
       .then((info) => {

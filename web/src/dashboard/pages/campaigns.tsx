@@ -20,7 +20,10 @@ import { campaignHref } from '../lib/links';
 type CampaignBody = ApiPaths['/v1/campaigns/']['post']['requestBody']['content']['application/json'];
 
 export function rewardSummary(c: Campaign): string {
-  const period = c.commission_months === null ? 'for the life of the subscription' : `for ${c.commission_months} month${c.commission_months === 1 ? '' : 's'}`;
+  const period =
+    c.commission_months === null
+      ? 'for the life of the subscription'
+      : `for ${c.commission_months} month${c.commission_months === 1 ? '' : 's'}`;
   if (c.allows_credit) return `Credit of ${formatMoney(c.credit_amount, c.credit_currency)}`;
   if (c.allows_commission) {
     return c.commission_type === 'percentage'
@@ -32,7 +35,10 @@ export function rewardSummary(c: Campaign): string {
 
 function discountSummary(c: Campaign): string {
   if (!c.referred_discount_type) return 'None';
-  const amount = c.referred_discount_type === 'percentage' ? `${c.referred_discount_amount}%` : formatMoney(c.referred_discount_amount, c.allows_credit ? c.credit_currency : c.commission_currency);
+  const amount =
+    c.referred_discount_type === 'percentage'
+      ? `${c.referred_discount_amount}%`
+      : formatMoney(c.referred_discount_amount, c.allows_credit ? c.credit_currency : c.commission_currency);
   return `${amount} off${c.referred_discount_recurring ? ', every payment' : ', first payment'}`;
 }
 
@@ -74,16 +80,32 @@ export function Campaigns() {
           rowKey={(c) => c.id}
           empty={
             <p>
-              No campaigns yet. {canManage ? <a href="/app/campaigns/new">Create one</a> : 'An owner or admin can create one'} to set what members earn, then assign members to it.
+              No campaigns yet. {canManage ? <a href="/app/campaigns/new">Create one</a> : 'An owner or admin can create one'} to set what
+              members earn, then assign members to it.
             </p>
           }
           columns={[
             { key: 'name', header: 'Name', cell: (c) => <a href={campaignHref(c.id)}>{c.name}</a> },
             { key: 'reward', header: 'Reward', cell: rewardSummary },
-            { key: 'threshold', header: 'Threshold', numeric: true, cell: (c) => formatMoney(c.reward_threshold, c.allows_credit ? c.credit_currency : c.commission_currency) },
-            { key: 'hold', header: 'Hold', numeric: true, cell: (c) => (c.allows_commission && !c.allows_credit ? `${c.hold_days} d` : '—') },
+            {
+              key: 'threshold',
+              header: 'Threshold',
+              numeric: true,
+              cell: (c) => formatMoney(c.reward_threshold, c.allows_credit ? c.credit_currency : c.commission_currency),
+            },
+            {
+              key: 'hold',
+              header: 'Hold',
+              numeric: true,
+              cell: (c) => (c.allows_commission && !c.allows_credit ? `${c.hold_days} d` : '—'),
+            },
             { key: 'approval', header: 'Approval', cell: (c) => (c.allows_commission && !c.allows_credit ? titleCase(c.approval) : '—') },
-            { key: 'min', header: 'Min. payout', numeric: true, cell: (c) => (c.allows_commission && !c.allows_credit ? formatMoney(c.min_payout, c.commission_currency) : '—') },
+            {
+              key: 'min',
+              header: 'Min. payout',
+              numeric: true,
+              cell: (c) => (c.allows_commission && !c.allows_credit ? formatMoney(c.min_payout, c.commission_currency) : '—'),
+            },
             { key: 'discount', header: 'Referred discount', cell: discountSummary },
             { key: 'created', header: 'Created', cell: (c) => formatTime(c.created_at) },
           ]}
@@ -131,9 +153,23 @@ function campaignBody(data: FormData, kind: RewardKind, commissionType: string, 
   return body;
 }
 
-function CampaignForm({ campaign, submitLabel, busyLabel, onSubmit, readOnly }: { campaign: Campaign | null; submitLabel: string; busyLabel: string; onSubmit: (body: CampaignBody) => Promise<void>; readOnly: boolean }) {
+function CampaignForm({
+  campaign,
+  submitLabel,
+  busyLabel,
+  onSubmit,
+  readOnly,
+}: {
+  campaign: Campaign | null;
+  submitLabel: string;
+  busyLabel: string;
+  onSubmit: (body: CampaignBody) => Promise<void>;
+  readOnly: boolean;
+}) {
   const form = useFormState();
-  const [kind, setKind] = useState<RewardKind>(campaign ? (campaign.allows_credit ? 'credit' : campaign.allows_commission ? 'commission' : 'none') : 'commission');
+  const [kind, setKind] = useState<RewardKind>(
+    campaign ? (campaign.allows_credit ? 'credit' : campaign.allows_commission ? 'commission' : 'none') : 'commission',
+  );
   const [commissionType, setCommissionType] = useState<string>(campaign?.commission_type ?? 'fixed');
   const [discountType, setDiscountType] = useState<string>(campaign?.referred_discount_type ?? '');
   const c = campaign;
@@ -160,7 +196,13 @@ function CampaignForm({ campaign, submitLabel, busyLabel, onSubmit, readOnly }: 
           <Group legend="Credit" description="Applied once to the referrer's own subscription at your payment provider.">
             <Field name="credit_amount" label="Amount" inputMode="decimal" defaultValue={c?.credit_amount ?? '5.00'} />
             <Field name="credit_currency" label="Currency" defaultValue={c?.credit_currency ?? 'USD'} maxLength={3} class="input-short" />
-            <Field name="reward_threshold" label="Threshold" inputMode="decimal" hint="Paid by the referred customer before the credit is earned." defaultValue={c?.reward_threshold ?? '0.00'} />
+            <Field
+              name="reward_threshold"
+              label="Threshold"
+              inputMode="decimal"
+              hint="Paid by the referred customer before the credit is earned."
+              defaultValue={c?.reward_threshold ?? '0.00'}
+            />
           </Group>
         )}
 
@@ -178,16 +220,52 @@ function CampaignForm({ campaign, submitLabel, busyLabel, onSubmit, readOnly }: 
                 ]}
               />
               {commissionType === 'percentage' ? (
-                <Field name="commission_percent" label="Percent" inputMode="decimal" hint="0.01 to 100, of each payment excluding tax." defaultValue={c && Number(c.commission_percent) > 0 ? c.commission_percent : '20'} />
+                <Field
+                  name="commission_percent"
+                  label="Percent"
+                  inputMode="decimal"
+                  hint="0.01 to 100, of each payment excluding tax."
+                  defaultValue={c && Number(c.commission_percent) > 0 ? c.commission_percent : '20'}
+                />
               ) : (
-                <Field name="commission_amount" label="Amount per payment" inputMode="decimal" defaultValue={c?.commission_amount ?? '10.00'} />
+                <Field
+                  name="commission_amount"
+                  label="Amount per payment"
+                  inputMode="decimal"
+                  defaultValue={c?.commission_amount ?? '10.00'}
+                />
               )}
-              <Field name="commission_currency" label="Currency" defaultValue={c?.commission_currency ?? 'USD'} maxLength={3} class="input-short" />
-              <Field name="commission_months" label="For how many months" optional inputMode="numeric" hint="Empty: for the life of the subscription." defaultValue={c?.commission_months === null || c === null ? '' : String(c.commission_months)} />
-              <Field name="reward_threshold" label="Threshold" inputMode="decimal" hint="Paid by the referred customer before commissions start." defaultValue={c?.reward_threshold ?? '0.00'} />
+              <Field
+                name="commission_currency"
+                label="Currency"
+                defaultValue={c?.commission_currency ?? 'USD'}
+                maxLength={3}
+                class="input-short"
+              />
+              <Field
+                name="commission_months"
+                label="For how many months"
+                optional
+                inputMode="numeric"
+                hint="Empty: for the life of the subscription."
+                defaultValue={c?.commission_months === null || c === null ? '' : String(c.commission_months)}
+              />
+              <Field
+                name="reward_threshold"
+                label="Threshold"
+                inputMode="decimal"
+                hint="Paid by the referred customer before commissions start."
+                defaultValue={c?.reward_threshold ?? '0.00'}
+              />
             </Group>
             <Group legend="Payout terms">
-              <Field name="hold_days" label="Hold (days)" inputMode="numeric" hint="Pending for this long (refund window), 0 to 365." defaultValue={String(c?.hold_days ?? 30)} />
+              <Field
+                name="hold_days"
+                label="Hold (days)"
+                inputMode="numeric"
+                hint="Pending for this long (refund window), 0 to 365."
+                defaultValue={String(c?.hold_days ?? 30)}
+              />
               <SelectField
                 name="approval"
                 label="Approval"
@@ -197,7 +275,13 @@ function CampaignForm({ campaign, submitLabel, busyLabel, onSubmit, readOnly }: 
                   { value: 'manual', label: 'Manual (approve each reward)' },
                 ]}
               />
-              <Field name="min_payout" label="Minimum payout" inputMode="decimal" hint="A member's payout is due once it reaches this." defaultValue={c?.min_payout ?? '0.00'} />
+              <Field
+                name="min_payout"
+                label="Minimum payout"
+                inputMode="decimal"
+                hint="A member's payout is due once it reaches this."
+                defaultValue={c?.min_payout ?? '0.00'}
+              />
             </Group>
           </>
         )}
@@ -216,8 +300,17 @@ function CampaignForm({ campaign, submitLabel, busyLabel, onSubmit, readOnly }: 
           />
           {discountType !== '' && (
             <>
-              <Field name="referred_discount_amount" label={discountType === 'percentage' ? 'Percent off' : 'Amount off'} inputMode="decimal" defaultValue={c?.referred_discount_amount ?? '10'} />
-              <CheckField name="referred_discount_recurring" label="On every payment (not only the first)" defaultChecked={c?.referred_discount_recurring ?? false} />
+              <Field
+                name="referred_discount_amount"
+                label={discountType === 'percentage' ? 'Percent off' : 'Amount off'}
+                inputMode="decimal"
+                defaultValue={c?.referred_discount_amount ?? '10'}
+              />
+              <CheckField
+                name="referred_discount_recurring"
+                label="On every payment (not only the first)"
+                defaultChecked={c?.referred_discount_recurring ?? false}
+              />
             </>
           )}
         </Group>
@@ -252,7 +345,9 @@ export function CampaignNew() {
             submitLabel="Create campaign"
             busyLabel="Creating…"
             onSubmit={async (body) => {
-              const created = await unwrap(api.POST('/v1/campaigns/', { params: { header: { 'Idempotency-Key': idempotencyKey() } }, body }));
+              const created = await unwrap(
+                api.POST('/v1/campaigns/', { params: { header: { 'Idempotency-Key': idempotencyKey() } }, body }),
+              );
               notify(`Campaign ${created.name} created.`);
               route(campaignHref(created.id));
             }}
@@ -282,11 +377,16 @@ export function CampaignEdit() {
     campaign && {
       confirm: {
         title: `Delete campaign ${campaign.name}?`,
-        body: <p>Its members are left without a campaign; existing referrals keep the terms they were created with. This cannot be undone.</p>,
+        body: (
+          <p>Its members are left without a campaign; existing referrals keep the terms they were created with. This cannot be undone.</p>
+        ),
         confirmLabel: 'Delete campaign',
         danger: true,
       },
-      remove: () => unwrap(api.DELETE('/v1/campaigns/{id}/', { params: { path: { id: campaign.id }, header: { 'Idempotency-Key': idempotencyKey() } } })),
+      remove: () =>
+        unwrap(
+          api.DELETE('/v1/campaigns/{id}/', { params: { path: { id: campaign.id }, header: { 'Idempotency-Key': idempotencyKey() } } }),
+        ),
       done: `Campaign ${campaign.name} deleted.`,
       failed: 'The campaign could not be deleted.',
       back: '/app/campaigns',
@@ -295,7 +395,11 @@ export function CampaignEdit() {
 
   return (
     <>
-      <PageHeader title={campaign ? campaign.name : 'Campaign'} subtitle={campaign ? rewardSummary(campaign) : undefined} back={{ href: '/app/campaigns', label: 'Campaigns' }}>
+      <PageHeader
+        title={campaign ? campaign.name : 'Campaign'}
+        subtitle={campaign ? rewardSummary(campaign) : undefined}
+        back={{ href: '/app/campaigns', label: 'Campaigns' }}
+      >
         {campaign && (
           <>
             <a class="btn btn-secondary" href={`/app/members?campaign=${encodeURIComponent(campaign.id)}`}>
@@ -311,7 +415,11 @@ export function CampaignEdit() {
       </PageHeader>
       <LoadState loaded={loaded} what="the campaign">
         {(c) => (
-          <Section id="campaign-form" title="Terms" description={`Created ${formatTime(c.created_at)}. Changes apply to new referrals; existing ones keep their terms.`}>
+          <Section
+            id="campaign-form"
+            title="Terms"
+            description={`Created ${formatTime(c.created_at)}. Changes apply to new referrals; existing ones keep their terms.`}
+          >
             <CampaignForm
               key={c.id}
               campaign={c}
@@ -319,7 +427,12 @@ export function CampaignEdit() {
               submitLabel="Save changes"
               busyLabel="Saving…"
               onSubmit={async (body) => {
-                const saved = await unwrap(api.PATCH('/v1/campaigns/{id}/', { params: { path: { id: c.id }, header: { 'Idempotency-Key': idempotencyKey() } }, body }));
+                const saved = await unwrap(
+                  api.PATCH('/v1/campaigns/{id}/', {
+                    params: { path: { id: c.id }, header: { 'Idempotency-Key': idempotencyKey() } },
+                    body,
+                  }),
+                );
                 loaded.setData(saved);
                 notify(`Campaign ${saved.name} saved.`);
               }}

@@ -41,7 +41,12 @@ export function funnelText({ clicks, referrals, conversions }: FunnelCounts): Fu
       : clicks === 0
         ? 'None from a tracked click'
         : `At least ${formatCount(withoutClick)} without a tracked click`;
-  const conversionRate = referrals === 0 ? null : conversions > referrals ? 'Includes referrals from before this period' : `${share(conversions, referrals)} of referrals`;
+  const conversionRate =
+    referrals === 0
+      ? null
+      : conversions > referrals
+        ? 'Includes referrals from before this period'
+        : `${share(conversions, referrals)} of referrals`;
   return {
     referrals: referralRate,
     conversions: conversionRate,

@@ -6,7 +6,18 @@ import { api } from '../api';
 import { idempotencyKey, unwrap } from '../../api/client';
 import { BusyButton } from '../../ui/busy-button';
 import { CopyBox } from '../../ui/copy';
-import { CheckField, Field, Form, SelectField, SubmitButton, checked, text, textOrNull, textOrUndefined, useFormState } from '../../ui/form';
+import {
+  CheckField,
+  Field,
+  Form,
+  SelectField,
+  SubmitButton,
+  checked,
+  text,
+  textOrNull,
+  textOrUndefined,
+  useFormState,
+} from '../../ui/form';
 import { PagedTable, SearchBox, exportHref, useTableReload } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad } from '../components/page';
 import { useToast } from '../../ui/toast';
@@ -68,10 +79,24 @@ function CreateMember({ campaigns, onCreated }: { campaigns: Campaign[]; onCreat
           <Field name="email" label="Email" type="email" required autoComplete="off" spellcheck={false} />
           <Field name="first_name" label="First name" optional autoComplete="off" />
           <Field name="last_name" label="Last name" optional autoComplete="off" />
-          <Field name="code" label="Referral code" optional hint="Letters, digits, - and _. Generated when empty." autoComplete="off" spellcheck={false} />
+          <Field
+            name="code"
+            label="Referral code"
+            optional
+            hint="Letters, digits, - and _. Generated when empty."
+            autoComplete="off"
+            spellcheck={false}
+          />
           {/* "No campaign" until chosen: a member never lands in a campaign the operator did not pick. */}
           <SelectField name="campaign" label="Campaign" options={campaignOptions(campaigns, 'No campaign')} defaultValue="" />
-          <Field name="payout_email" label="Payout email" type="email" optional hint="PayPal or Wise address; a payout is due only with one." autoComplete="off" />
+          <Field
+            name="payout_email"
+            label="Payout email"
+            type="email"
+            optional
+            hint="PayPal or Wise address; a payout is due only with one."
+            autoComplete="off"
+          />
           <CheckField name="email_opt_out" label="Do not email this member" />
         </div>
         <div class="form-actions">
@@ -111,25 +136,30 @@ export function Members() {
         title="All members"
         actions={
           <>
-          <SearchBox id="member-search" label="Find" placeholder="Email, identifier or code" hint="An exact email, identifier or referral code" />
-          <div class="inline-field">
-            <label class="label-inline" for="member-campaign-filter">
-              Show
-            </label>
-            <select
-              id="member-campaign-filter"
-              class="input input-small"
-              value={campaign ?? ''}
-              onChange={(e) => route(urlWith(path, query, { campaign: e.currentTarget.value, cursor: null }))}
-            >
-              <option value="">All campaigns</option>
-              {campaigns.map((c) => (
-                <option key={c.id} value={c.id}>
-                  {c.name}
-                </option>
-              ))}
-            </select>
-          </div>
+            <SearchBox
+              id="member-search"
+              label="Find"
+              placeholder="Email, identifier or code"
+              hint="An exact email, identifier or referral code"
+            />
+            <div class="inline-field">
+              <label class="label-inline" for="member-campaign-filter">
+                Show
+              </label>
+              <select
+                id="member-campaign-filter"
+                class="input input-small"
+                value={campaign ?? ''}
+                onChange={(e) => route(urlWith(path, query, { campaign: e.currentTarget.value, cursor: null }))}
+              >
+                <option value="">All campaigns</option>
+                {campaigns.map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {c.name}
+                  </option>
+                ))}
+              </select>
+            </div>
           </>
         }
       >
@@ -161,7 +191,11 @@ export function Members() {
               ),
             },
             { key: 'code', header: 'Code', cell: (m) => <code>{m.code}</code> },
-            { key: 'campaign', header: 'Campaign', cell: (m) => (m.campaign ? names.get(m.campaign.id) ?? m.campaign.name : <span class="muted">None</span>) },
+            {
+              key: 'campaign',
+              header: 'Campaign',
+              cell: (m) => (m.campaign ? (names.get(m.campaign.id) ?? m.campaign.name) : <span class="muted">None</span>),
+            },
             { key: 'clicks', header: 'Clicks', numeric: true, cell: (m) => formatCount(m.stats.link_clicks) },
             { key: 'referrals', header: 'Referrals', numeric: true, cell: (m) => formatCount(m.stats.referrals) },
             { key: 'conversions', header: 'Conversions', numeric: true, cell: (m) => formatCount(m.stats.conversions) },
@@ -206,7 +240,12 @@ function EditMember({ member, campaigns, onSaved }: { member: Member; campaigns:
           <Field name="code" label="Referral code" defaultValue={member.code} required autoComplete="off" spellcheck={false} />
           <Field name="first_name" label="First name" optional defaultValue={member.first_name ?? ''} autoComplete="off" />
           <Field name="last_name" label="Last name" optional defaultValue={member.last_name ?? ''} autoComplete="off" />
-          <SelectField name="campaign" label="Campaign" options={campaignOptions(campaigns, 'No campaign')} defaultValue={member.campaign?.id ?? ''} />
+          <SelectField
+            name="campaign"
+            label="Campaign"
+            options={campaignOptions(campaigns, 'No campaign')}
+            defaultValue={member.campaign?.id ?? ''}
+          />
           <Field
             name="subscription"
             label="Subscription id"
@@ -216,7 +255,14 @@ function EditMember({ member, campaigns, onSaved }: { member: Member; campaigns:
             autoComplete="off"
             spellcheck={false}
           />
-          <Field name="payout_email" label="Payout email" type="email" optional defaultValue={member.payout_email ?? ''} autoComplete="off" />
+          <Field
+            name="payout_email"
+            label="Payout email"
+            type="email"
+            optional
+            defaultValue={member.payout_email ?? ''}
+            autoComplete="off"
+          />
           <CheckField name="email_opt_out" label="Do not email this member" defaultChecked={member.email_opt_out} />
         </div>
         <div class="form-actions">
@@ -243,11 +289,16 @@ export function MemberDetail() {
     member && {
       confirm: {
         title: `Delete member ${member.identifier}?`,
-        body: <p>Their referrals and rewards stay in your history; their code, email and identifier become free to reuse. This cannot be undone.</p>,
+        body: (
+          <p>
+            Their referrals and rewards stay in your history; their code, email and identifier become free to reuse. This cannot be undone.
+          </p>
+        ),
         confirmLabel: 'Delete member',
         danger: true,
       },
-      remove: () => unwrap(api.DELETE('/v1/members/{id}/', { params: { path: { id: member.id }, header: { 'Idempotency-Key': idempotencyKey() } } })),
+      remove: () =>
+        unwrap(api.DELETE('/v1/members/{id}/', { params: { path: { id: member.id }, header: { 'Idempotency-Key': idempotencyKey() } } })),
       done: `Member ${member.identifier} deleted.`,
       failed: 'The member could not be deleted.',
       back: '/app/members',
@@ -277,12 +328,11 @@ export function MemberDetail() {
             </ul>
             <div class="grid-2">
               <Section id="referral-link" title="Referral link">
-                <p>
-                  Any page of your site that loads the Refloop script credits this member when its address carries their code:
-                </p>
+                <p>Any page of your site that loads the Refloop script credits this member when its address carries their code:</p>
                 <CopyBox label="Link parameter" value={`?via=${m.code}`} />
                 <p class="hint">
-                  For example <code>https://your-site.example/pricing?via={m.code}</code>. Your app can also create referrals with <code>member_code: "{m.code}"</code>.
+                  For example <code>https://your-site.example/pricing?via={m.code}</code>. Your app can also create referrals with{' '}
+                  <code>member_code: "{m.code}"</code>.
                 </p>
               </Section>
               <Section id="member-details" title="Details">
@@ -395,12 +445,20 @@ function PortalAccess({ member }: { member: Member }) {
     }
   };
   return (
-    <Section id="member-portal" title="Member portal" description="What this member sees: their link, terms, referrals, rewards and payouts. Your app embeds it with Refloop.mount.">
+    <Section
+      id="member-portal"
+      title="Member portal"
+      description="What this member sees: their link, terms, referrals, rewards and payouts. Your app embeds it with Refloop.mount."
+    >
       {link ? (
         <>
           <CopyBox label="Portal link (works once, for 10 minutes)" value={link.url} />
           <p class="hint">
-            Valid until {formatTime(link.expires_at)}. <a href={link.url} target="_blank" rel="noopener noreferrer">Open it in a new tab</a>.
+            Valid until {formatTime(link.expires_at)}.{' '}
+            <a href={link.url} target="_blank" rel="noopener noreferrer">
+              Open it in a new tab
+            </a>
+            .
           </p>
         </>
       ) : (

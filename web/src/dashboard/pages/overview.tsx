@@ -55,14 +55,16 @@ const METRIC_INFO: Record<ChartMetric, { label: string; api: ApiMetric[]; empty:
     api: ['link_clicks'],
     empty: (
       <>
-        No clicks yet: add the script tag from <a href="/app/settings">Settings</a> to your site, then share a member's link (<code>?via=CODE</code>).
+        No clicks yet: add the script tag from <a href="/app/settings">Settings</a> to your site, then share a member's link (
+        <code>?via=CODE</code>).
       </>
     ),
   },
   referrals: {
     label: 'Referrals',
     api: ['referrals'],
-    empty: 'No referrals in this period yet. They appear when a referred visitor signs up (the script) or your app calls POST /v1/referrals/.',
+    empty:
+      'No referrals in this period yet. They appear when a referred visitor signs up (the script) or your app calls POST /v1/referrals/.',
   },
   conversions: {
     label: 'Conversions',
@@ -79,12 +81,14 @@ function range(days: number): { from: number; to: number } {
   return { from: today - (days - 1) * DAY, to: now };
 }
 
-const amountsOf = (value: TotalValue | undefined): Record<string, string> => (value !== undefined && typeof value === 'object' ? value : {});
+const amountsOf = (value: TotalValue | undefined): Record<string, string> =>
+  value !== undefined && typeof value === 'object' ? value : {};
 const countOf = (value: TotalValue | undefined): number => (typeof value === 'number' ? value : 0);
 
 /** The currency to headline: the largest amount now (else before); null when there is none. */
 function mainCurrency(current: Record<string, string>, previous: Record<string, string>): string | null {
-  const pick = (m: Record<string, string>) => Object.entries(m).sort((a, b) => Number(b[1]) - Number(a[1]) || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? null;
+  const pick = (m: Record<string, string>) =>
+    Object.entries(m).sort((a, b) => Number(b[1]) - Number(a[1]) || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? null;
   return pick(current) ?? pick(previous);
 }
 
@@ -115,7 +119,19 @@ function reportCurrency(report: { current: Totals; previous: Totals }): string |
   return null;
 }
 
-function KpiTile({ kpi, current, previous, days, fallbackCurrency }: { kpi: Kpi; current: TotalValue | undefined; previous: TotalValue | undefined; days: number; fallbackCurrency: string | null }) {
+function KpiTile({
+  kpi,
+  current,
+  previous,
+  days,
+  fallbackCurrency,
+}: {
+  kpi: Kpi;
+  current: TotalValue | undefined;
+  previous: TotalValue | undefined;
+  days: number;
+  fallbackCurrency: string | null;
+}) {
   if (!kpi.money) {
     const now = countOf(current);
     return (
@@ -132,9 +148,18 @@ function KpiTile({ kpi, current, previous, days, fallbackCurrency }: { kpi: Kpi;
   const raw = currency ? (now[currency] ?? '0.00') : '0.00';
   const others = Object.entries(now).filter(([c]) => c !== currency);
   return (
-    <li class="kpi" data-kpi={kpi.field} data-value={raw} data-currency={currency ?? undefined} data-amounts={JSON.stringify(now)} data-previous={currency ? (before[currency] ?? '0.00') : '0.00'}>
+    <li
+      class="kpi"
+      data-kpi={kpi.field}
+      data-value={raw}
+      data-currency={currency ?? undefined}
+      data-amounts={JSON.stringify(now)}
+      data-previous={currency ? (before[currency] ?? '0.00') : '0.00'}
+    >
       <p class="kpi-label">{kpi.label}</p>
-      <p class="kpi-value">{currency ? formatMoney(raw, currency) : fallbackCurrency ? formatMoney(0, fallbackCurrency) : formatCount(0)}</p>
+      <p class="kpi-value">
+        {currency ? formatMoney(raw, currency) : fallbackCurrency ? formatMoney(0, fallbackCurrency) : formatCount(0)}
+      </p>
       {others.length > 0 && <p class="kpi-more">+ {others.map(([c, v]) => formatMoney(v, c)).join(' · ')}</p>}
       <Change now={Number(raw)} before={Number(currency ? (before[currency] ?? 0) : 0)} days={days} lowerIsBetter={kpi.lowerIsBetter} />
     </li>
@@ -184,7 +209,10 @@ function toSeries(metric: ChartMetric, reports: Schemas['ReportTimeseries'][]): 
   const first = reports[0];
   const x = first ? first.buckets.map((b) => b.start) : [];
   if (metric === 'clicks' || metric === 'referrals' || metric === 'conversions') {
-    return { x, series: [{ label: METRIC_INFO[metric].label, currency: null, values: first ? first.buckets.map((b) => b.value ?? 0) : [] }] };
+    return {
+      x,
+      series: [{ label: METRIC_INFO[metric].label, currency: null, values: first ? first.buckets.map((b) => b.value ?? 0) : [] }],
+    };
   }
   const currencies = new Set<string>();
   for (const r of reports) for (const b of r.buckets) for (const c of Object.keys(b.amounts ?? {})) currencies.add(c);
@@ -201,7 +229,10 @@ function ChartSection({ days, from, to }: { days: number; from: number; to: numb
   const metric = oneOf<ChartMetric>(query.metric, METRICS, 'clicks');
   const info = METRIC_INFO[metric];
   const loaded = useLoad(
-    () => Promise.all(info.api.map((m) => unwrap(api.GET('/v1/reports/timeseries/', { params: { query: { metric: m, interval: 'day', from, to } } })))),
+    () =>
+      Promise.all(
+        info.api.map((m) => unwrap(api.GET('/v1/reports/timeseries/', { params: { query: { metric: m, interval: 'day', from, to } } }))),
+      ),
     [metric, from, to],
   );
   const data = useMemo(() => (loaded.data ? toSeries(metric, loaded.data) : null), [loaded.data, metric]);
@@ -252,7 +283,12 @@ function ChartSection({ days, from, to }: { days: number; from: number; to: numb
           ) : (
             <>
               <div aria-busy={loaded.loading ? 'true' : undefined}>
-                <Chart x={data.x} series={data.series} label={`Chart of ${info.label.toLowerCase()} per day over the last ${days} days`} summary={summary} />
+                <Chart
+                  x={data.x}
+                  series={data.series}
+                  label={`Chart of ${info.label.toLowerCase()} per day over the last ${days} days`}
+                  summary={summary}
+                />
               </div>
               <p class="sr-only">{summary}</p>
               <details class="data-table">
@@ -298,7 +334,10 @@ type TopSort = (typeof TOP_SORTS)[number];
 
 function TopMembers({ from, to }: { from: number; to: number }) {
   const [sort, setSort] = useState<TopSort>('conversions');
-  const loaded = useLoad(() => unwrap(api.GET('/v1/reports/members/', { params: { query: { sort, from, to, limit: 5 } } })), [sort, from, to]);
+  const loaded = useLoad(
+    () => unwrap(api.GET('/v1/reports/members/', { params: { query: { sort, from, to, limit: 5 } } })),
+    [sort, from, to],
+  );
   return (
     <Section
       id="top-members"
@@ -428,7 +467,12 @@ export function Overview() {
       <PageHeader title="Overview" subtitle={`${formatDay(from)} – ${formatDay(to - (to % DAY))} (UTC days)`}>
         <nav class="segmented" aria-label="Period">
           {PERIODS.map((p) => (
-            <a key={p} class={p === period ? 'segment is-selected' : 'segment'} href={urlWith(path, query, { days: p === '30' ? null : p })} aria-current={p === period ? 'true' : undefined}>
+            <a
+              key={p}
+              class={p === period ? 'segment is-selected' : 'segment'}
+              href={urlWith(path, query, { days: p === '30' ? null : p })}
+              aria-current={p === period ? 'true' : undefined}
+            >
               {p} days
             </a>
           ))}
@@ -443,7 +487,14 @@ export function Overview() {
           {(report) => (
             <ul class="kpis" data-from={String(report.from)} data-to={String(report.to)} aria-busy={overview.loading ? 'true' : undefined}>
               {KPIS.map((k) => (
-                <KpiTile key={k.field} kpi={k} current={report.current[k.field]} previous={report.previous[k.field]} days={days} fallbackCurrency={reportCurrency(report)} />
+                <KpiTile
+                  key={k.field}
+                  kpi={k}
+                  current={report.current[k.field]}
+                  previous={report.previous[k.field]}
+                  days={days}
+                  fallbackCurrency={reportCurrency(report)}
+                />
               ))}
             </ul>
           )}

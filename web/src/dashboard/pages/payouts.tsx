@@ -70,7 +70,10 @@ function CreateBatch({ due }: { due: Record<string, string> }) {
   if (currencies.length === 0) {
     return (
       <div class="empty empty-inline">
-        <p>No payout is due right now. A member's payout becomes due once their approved commissions reach the campaign's minimum and they have a payout email.</p>
+        <p>
+          No payout is due right now. A member's payout becomes due once their approved commissions reach the campaign's minimum and they
+          have a payout email.
+        </p>
       </div>
     );
   }
@@ -93,7 +96,12 @@ function CreateBatch({ due }: { due: Record<string, string> }) {
       <p class="hint">Every due payout in the currency moves to processing and goes into one file for your payment provider.</p>
       <div class="form-grid">
         <SelectField name="format" label="File format" options={FORMATS} defaultValue="paypal" />
-        <SelectField name="currency" label="Currency" options={currencies.map(([c, v]) => ({ value: c, label: `${c}: ${formatMoney(v, c)} due` }))} defaultValue={currencies[0]?.[0]} />
+        <SelectField
+          name="currency"
+          label="Currency"
+          options={currencies.map(([c, v]) => ({ value: c, label: `${c}: ${formatMoney(v, c)} due` }))}
+          defaultValue={currencies[0]?.[0]}
+        />
       </div>
       <div class="form-actions">
         <SubmitButton form={form} busyLabel="Creating batch…">
@@ -169,7 +177,11 @@ export function PayoutBatches() {
   const status = oneOf(query.status, BATCH_STATUSES, '');
   return (
     <>
-      <PageHeader title="Payout batches" subtitle="Each batch is one file for your payment provider: due payouts in one currency." back={{ href: '/app/payouts', label: 'Payouts' }} />
+      <PageHeader
+        title="Payout batches"
+        subtitle="Each batch is one file for your payment provider: due payouts in one currency."
+        back={{ href: '/app/payouts', label: 'Payouts' }}
+      />
       <StatusFilter
         label="Batch status"
         current={status}
@@ -181,12 +193,18 @@ export function PayoutBatches() {
           label="Payout batches"
           noun={['batch', 'batches']}
           deps={[status]}
-          load={(q) => unwrap(api.GET('/v1/payout-batches/', { params: { query: { ...q, status: (status || undefined) as BatchQuery['status'] } } }))}
+          load={(q) =>
+            unwrap(api.GET('/v1/payout-batches/', { params: { query: { ...q, status: (status || undefined) as BatchQuery['status'] } } }))
+          }
           rowKey={(b) => b.id}
           exportHref={exportHref('payout-batches.csv', { status: status || undefined })}
           empty={<p>{status ? `No ${status} batches.` : 'No batches yet. Create one on the Payouts page when payouts are due.'}</p>}
           columns={[
-            { key: 'created', header: 'Created', cell: (b) => <a href={`/app/payouts/batches/${encodeURIComponent(b.id)}`}>{formatTime(b.created_at)}</a> },
+            {
+              key: 'created',
+              header: 'Created',
+              cell: (b) => <a href={`/app/payouts/batches/${encodeURIComponent(b.id)}`}>{formatTime(b.created_at)}</a>,
+            },
             { key: 'amount', header: 'Amount', numeric: true, cell: (b) => formatMoney(b.amount, b.currency) },
             { key: 'payouts', header: 'Payouts', numeric: true, cell: (b) => formatCount(b.payout_count) },
             { key: 'format', header: 'Format', cell: (b) => FORMATS.find((f) => f.value === b.format)?.label.split(' (')[0] ?? b.format },
@@ -215,7 +233,10 @@ function BatchPayouts({ batch, onChanged, version }: { batch: Batch; onChanged: 
   const pages = Math.max(1, Math.ceil(batch.payout_ids.length / BATCH_PAGE));
   const page = Math.min(Math.max(Number(query.page) || 1, 1), pages);
   const ids = batch.payout_ids.slice((page - 1) * BATCH_PAGE, page * BATCH_PAGE);
-  const loaded = useLoad(() => Promise.all(ids.map((id) => unwrap(api.GET('/v1/payouts/{id}/', { params: { path: { id } } })))), [batch.id, page, version]);
+  const loaded = useLoad(
+    () => Promise.all(ids.map((id) => unwrap(api.GET('/v1/payouts/{id}/', { params: { path: { id } } })))),
+    [batch.id, page, version],
+  );
   const columns: Column<Payout>[] = payoutColumns(onChanged, { batch: false });
 
   return (
@@ -240,10 +261,18 @@ function BatchPayouts({ batch, onChanged, version }: { batch: Batch; onChanged: 
             </span>
             {pages > 1 && (
               <div class="pager-buttons">
-                <a class={`btn btn-secondary btn-small${page <= 1 ? ' is-disabled' : ''}`} aria-disabled={page <= 1 ? 'true' : undefined} href={page <= 1 ? undefined : urlWith(path, query, { page: page - 1 === 1 ? null : String(page - 1) })}>
+                <a
+                  class={`btn btn-secondary btn-small${page <= 1 ? ' is-disabled' : ''}`}
+                  aria-disabled={page <= 1 ? 'true' : undefined}
+                  href={page <= 1 ? undefined : urlWith(path, query, { page: page - 1 === 1 ? null : String(page - 1) })}
+                >
                   ← Previous
                 </a>
-                <a class={`btn btn-secondary btn-small${page >= pages ? ' is-disabled' : ''}`} aria-disabled={page >= pages ? 'true' : undefined} href={page >= pages ? undefined : urlWith(path, query, { page: String(page + 1) })}>
+                <a
+                  class={`btn btn-secondary btn-small${page >= pages ? ' is-disabled' : ''}`}
+                  aria-disabled={page >= pages ? 'true' : undefined}
+                  href={page >= pages ? undefined : urlWith(path, query, { page: String(page + 1) })}
+                >
                   Next →
                 </a>
               </div>
@@ -275,7 +304,8 @@ export function PayoutBatch() {
       title: `Mark the whole batch (${amount}) paid?`,
       body: (
         <p>
-          Do this once your payment provider has sent all {plural(batch.payout_count, 'payout')}. Every payout and its rewards become paid; mark a payout failed first if it bounced. This cannot be undone.
+          Do this once your payment provider has sent all {plural(batch.payout_count, 'payout')}. Every payout and its rewards become paid;
+          mark a payout failed first if it bounced. This cannot be undone.
         </p>
       ),
       confirmLabel: 'Mark batch paid',
@@ -301,7 +331,11 @@ export function PayoutBatch() {
 
   return (
     <>
-      <PageHeader title={batch ? `Batch ${formatMoney(batch.amount, batch.currency)}` : 'Payout batch'} subtitle={batch ? `${batch.id}` : undefined} back={{ href: '/app/payouts', label: 'Payouts' }}>
+      <PageHeader
+        title={batch ? `Batch ${formatMoney(batch.amount, batch.currency)}` : 'Payout batch'}
+        subtitle={batch ? `${batch.id}` : undefined}
+        back={{ href: '/app/payouts', label: 'Payouts' }}
+      >
         {batch && (
           <>
             <a class="btn btn-secondary" href={fileHref} download={fileName}>
@@ -336,14 +370,21 @@ export function PayoutBatch() {
               />
               {b.status === 'processing' && (
                 <ol class="steps">
-                  <li>Download the file and upload it to {b.format === 'wise' ? 'Wise' : b.format === 'paypal' ? 'PayPal Payouts' : 'your payment tool'}.</li>
+                  <li>
+                    Download the file and upload it to{' '}
+                    {b.format === 'wise' ? 'Wise' : b.format === 'paypal' ? 'PayPal Payouts' : 'your payment tool'}.
+                  </li>
                   <li>Mark a payout failed if it could not be paid: its rewards return to the member's next payout.</li>
                   <li>Mark the batch paid once the money is sent.</li>
                 </ol>
               )}
             </Section>
             <Section id="batch-payouts" title="Payouts in this batch">
-              {b.payout_ids.length === 0 ? <p class="muted">This batch holds no payouts.</p> : <BatchPayouts batch={b} version={version} onChanged={() => setVersion((n) => n + 1)} />}
+              {b.payout_ids.length === 0 ? (
+                <p class="muted">This batch holds no payouts.</p>
+              ) : (
+                <BatchPayouts batch={b} version={version} onChanged={() => setVersion((n) => n + 1)} />
+              )}
             </Section>
           </>
         )}

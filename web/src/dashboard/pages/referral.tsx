@@ -73,7 +73,8 @@ function WhyNotConverted({ id, onConverted }: { id: string; onConverted: () => v
             title={d.is_converted ? 'Other checkouts of this customer' : 'Why did this referral not convert?'}
             description={
               <>
-                Subscriptions and checkouts the payment provider reported in the last 90 days that did not convert this referral: those of the referred user's email
+                Subscriptions and checkouts the payment provider reported in the last 90 days that did not convert this referral: those of
+                the referred user's email
                 {d.email ? (
                   <>
                     {' '}
@@ -86,7 +87,9 @@ function WhyNotConverted({ id, onConverted }: { id: string; onConverted: () => v
             }
           >
             {d.email_source !== 'query' && d.email === null && (
-              <p class="hint">The referred user&rsquo;s identifier is not an email address: enter the email they paid with to find their checkouts.</p>
+              <p class="hint">
+                The referred user&rsquo;s identifier is not an email address: enter the email they paid with to find their checkouts.
+              </p>
             )}
             <Form
               form={emailForm}
@@ -103,7 +106,16 @@ function WhyNotConverted({ id, onConverted }: { id: string; onConverted: () => v
                 Look up by email
               </h3>
               <div class="form-grid">
-                <Field name="email" type="email" label="Customer's email at the provider" hint="Compared without case." optional autoComplete="off" spellcheck={false} defaultValue={d.email ?? ''} />
+                <Field
+                  name="email"
+                  type="email"
+                  label="Customer's email at the provider"
+                  hint="Compared without case."
+                  optional
+                  autoComplete="off"
+                  spellcheck={false}
+                  defaultValue={d.email ?? ''}
+                />
               </div>
               <div class="form-actions">
                 <SubmitButton form={emailForm} variant="secondary" busyLabel="Looking…">
@@ -138,7 +150,8 @@ function WhyNotConverted({ id, onConverted }: { id: string; onConverted: () => v
                       <tr key={String(e.subscription_id)}>
                         <td>{formatTime(e.last_seen_at)}</td>
                         <td>
-                          <code class="mono-small">{String(e.subscription_id)}</code> {e.status && <Badge status={e.status} />} {e.plan_name ?? ''}
+                          <code class="mono-small">{String(e.subscription_id)}</code> {e.status && <Badge status={e.status} />}{' '}
+                          {e.plan_name ?? ''}
                         </td>
                         <td>{e.checkout_id ? <code class="mono-small">{e.checkout_id}</code> : '—'}</td>
                         <td>{e.email}</td>
@@ -150,7 +163,12 @@ function WhyNotConverted({ id, onConverted }: { id: string; onConverted: () => v
                         {canManage && !d.is_converted && (
                           <td>
                             {e.assigned_referral_id === null ? (
-                              <button type="button" class="btn btn-secondary btn-small" onClick={() => use(e)} aria-label={`Use subscription ${String(e.subscription_id)}`}>
+                              <button
+                                type="button"
+                                class="btn btn-secondary btn-small"
+                                onClick={() => use(e)}
+                                aria-label={`Use subscription ${String(e.subscription_id)}`}
+                              >
                                 Use
                               </button>
                             ) : (
@@ -179,18 +197,42 @@ function WhyNotConverted({ id, onConverted }: { id: string; onConverted: () => v
                   onSubmit={async (data) => {
                     const subscription = intOrText(data, 'subscription_id');
                     const checkout = text(data, 'checkout_id');
-                    const body = { ...(subscription !== null ? { subscription_id: subscription } : {}), ...(checkout ? { checkout_id: checkout } : {}) };
+                    const body = {
+                      ...(subscription !== null ? { subscription_id: subscription } : {}),
+                      ...(checkout ? { checkout_id: checkout } : {}),
+                    };
                     const converted = await unwrap(
-                      api.POST('/v1/referrals/{id}/conversion/', { params: { path: { id }, header: { 'Idempotency-Key': idempotencyKey() } }, body }),
+                      api.POST('/v1/referrals/{id}/conversion/', {
+                        params: { path: { id }, header: { 'Idempotency-Key': idempotencyKey() } },
+                        body,
+                      }),
                     );
-                    notify(`Referral of ${converted.user_identifier} converted with subscription ${String(converted.subscription?.id ?? '')}.`);
+                    notify(
+                      `Referral of ${converted.user_identifier} converted with subscription ${String(converted.subscription?.id ?? '')}.`,
+                    );
                     onConverted();
                     loaded.reload();
                   }}
                 >
                   <div class="form-grid">
-                    <Field name="subscription_id" label="Subscription id" hint="Paddle Classic: a number; Paddle Billing and Stripe: sub_…" optional autoComplete="off" spellcheck={false} defaultValue={prefill.subscription} />
-                    <Field name="checkout_id" label="Checkout id" hint="Instead of the subscription: Paddle's checkout or txn_…, Stripe's cs_…" optional autoComplete="off" spellcheck={false} defaultValue={prefill.checkout} />
+                    <Field
+                      name="subscription_id"
+                      label="Subscription id"
+                      hint="Paddle Classic: a number; Paddle Billing and Stripe: sub_…"
+                      optional
+                      autoComplete="off"
+                      spellcheck={false}
+                      defaultValue={prefill.subscription}
+                    />
+                    <Field
+                      name="checkout_id"
+                      label="Checkout id"
+                      hint="Instead of the subscription: Paddle's checkout or txn_…, Stripe's cs_…"
+                      optional
+                      autoComplete="off"
+                      spellcheck={false}
+                      defaultValue={prefill.checkout}
+                    />
                   </div>
                   <div class="form-actions">
                     <SubmitButton form={convertForm} busyLabel="Converting…">

@@ -41,8 +41,22 @@ function CreateReferral({ onCreated }: { onCreated: (r: Referral, existed: boole
         }}
       >
         <div class="form-grid">
-          <Field name="user_identifier" label="Referred user" hint="Your app's id for the user who signed up." required autoComplete="off" spellcheck={false} />
-          <Field name="member_code" label="Member's referral code" hint="The code of the member who referred them (see Members)." required autoComplete="off" spellcheck={false} />
+          <Field
+            name="user_identifier"
+            label="Referred user"
+            hint="Your app's id for the user who signed up."
+            required
+            autoComplete="off"
+            spellcheck={false}
+          />
+          <Field
+            name="member_code"
+            label="Member's referral code"
+            hint="The code of the member who referred them (see Members)."
+            required
+            autoComplete="off"
+            spellcheck={false}
+          />
         </div>
         <div class="form-actions">
           <SubmitButton form={form} busyLabel="Creating…">
@@ -80,7 +94,12 @@ export function Referrals() {
         title={member ? 'Referrals by one member' : 'All referrals'}
         actions={
           <>
-            <SearchBox id="referral-search" label="Find" placeholder="Referred user's identifier" hint="The exact identifier of the referred user in your app" />
+            <SearchBox
+              id="referral-search"
+              label="Find"
+              placeholder="Referred user's identifier"
+              hint="The exact identifier of the referred user in your app"
+            />
             {member && (
               <span class="filter-chip">
                 Member <MemberRef id={member} />
@@ -100,11 +119,17 @@ export function Referrals() {
           exportHref={search ? undefined : exportHref('referrals.csv', { member })}
           empty={
             search ? (
-              <p>No referral of the user “{search}”{member ? ' by this member' : ''}. Search matches the whole identifier, as your app sent it.</p>
+              <p>
+                No referral of the user “{search}”{member ? ' by this member' : ''}. Search matches the whole identifier, as your app sent
+                it.
+              </p>
             ) : member ? (
               <p>This member has no referrals yet.</p>
             ) : (
-              <p>No referrals yet. Add the script tag from Settings to your site, call POST /v1/referrals/ from your app, or record one with the form above.</p>
+              <p>
+                No referrals yet. Add the script tag from Settings to your site, call POST /v1/referrals/ from your app, or record one with
+                the form above.
+              </p>
             )
           }
         />
@@ -130,7 +155,10 @@ export function ReferralDetail() {
         confirmLabel: 'Delete referral',
         danger: true,
       },
-      remove: () => unwrap(api.DELETE('/v1/referrals/{id}/', { params: { path: { id: referral.id }, header: { 'Idempotency-Key': idempotencyKey() } } })),
+      remove: () =>
+        unwrap(
+          api.DELETE('/v1/referrals/{id}/', { params: { path: { id: referral.id }, header: { 'Idempotency-Key': idempotencyKey() } } }),
+        ),
       done: `Referral of ${referral.user_identifier} deleted.`,
       failed: 'The referral could not be deleted.',
       back: '/app/referrals',
@@ -139,7 +167,10 @@ export function ReferralDetail() {
 
   return (
     <>
-      <PageHeader title={referral ? `Referral of ${referral.user_identifier}` : 'Referral'} back={{ href: '/app/referrals', label: 'Referrals' }}>
+      <PageHeader
+        title={referral ? `Referral of ${referral.user_identifier}` : 'Referral'}
+        back={{ href: '/app/referrals', label: 'Referrals' }}
+      >
         {referral && canManage && (
           <BusyButton variant="danger" busy={deleting} busyLabel="Deleting…" onClick={remove}>
             Delete referral
@@ -159,7 +190,8 @@ export function ReferralDetail() {
                       'Subscription',
                       r.subscription ? (
                         <>
-                          <code>{String(r.subscription.id)}</code> <Badge status={r.subscription.status} /> {r.subscription.plan.descriptor ?? r.subscription.plan.name}
+                          <code>{String(r.subscription.id)}</code> <Badge status={r.subscription.status} />{' '}
+                          {r.subscription.plan.descriptor ?? r.subscription.plan.name}
                         </>
                       ) : (
                         'None yet'
@@ -171,7 +203,8 @@ export function ReferralDetail() {
                 />
                 {!r.is_converted && (
                   <p class="hint">
-                    Your backend converts it with POST /v1/referrals/{'{id}'}/conversion/ and the checkout or subscription id; a payment webhook can also convert it.
+                    Your backend converts it with POST /v1/referrals/{'{id}'}/conversion/ and the checkout or subscription id; a payment
+                    webhook can also convert it.
                   </p>
                 )}
               </Section>
@@ -192,7 +225,11 @@ export function ReferralDetail() {
             <Section id="referral-rewards" title="Rewards" description="Approve or void them on the Rewards page.">
               {r.rewards.length === 0 ? (
                 <div class="empty empty-inline">
-                  <p>{r.is_converted ? 'No rewards yet: they are created when the referred customer pays.' : 'No rewards: the referral has not converted yet.'}</p>
+                  <p>
+                    {r.is_converted
+                      ? 'No rewards yet: they are created when the referred customer pays.'
+                      : 'No rewards: the referral has not converted yet.'}
+                  </p>
                 </div>
               ) : (
                 <div class="table-wrap">
@@ -237,4 +274,3 @@ export function ReferralDetail() {
     </>
   );
 }
-

@@ -19,7 +19,7 @@ const STATUSES = ['', 'pending', 'approved', 'paid', 'applied', 'voided'] as con
 const TYPES = ['', 'commission', 'credit'] as const;
 
 const EMPTY: Record<(typeof STATUSES)[number], string> = {
-  '': 'No rewards yet. They are created when customers your members referred pay, under their campaign\'s terms.',
+  '': "No rewards yet. They are created when customers your members referred pay, under their campaign's terms.",
   pending: 'No pending rewards. New commissions wait here for their hold period (or for your approval on manual campaigns).',
   approved: 'No approved rewards waiting for a payout.',
   paid: 'No paid rewards yet. Rewards become paid when their payout is marked paid on the Payouts page.',
@@ -39,7 +39,10 @@ export function Rewards() {
 
   return (
     <>
-      <PageHeader title="Rewards" subtitle="Commissions and credits your members earned. Commissions are pending during their hold, then approved, then paid in a payout." />
+      <PageHeader
+        title="Rewards"
+        subtitle="Commissions and credits your members earned. Commissions are pending during their hold, then approved, then paid in a payout."
+      />
       <StatusFilter
         label="Reward status"
         current={status}
@@ -61,7 +64,12 @@ export function Rewards() {
               <label class="label-inline" for="reward-campaign-filter">
                 Campaign
               </label>
-              <select id="reward-campaign-filter" class="input input-small" value={campaign ?? ''} onChange={(e) => route(urlWith(path, query, { campaign: e.currentTarget.value, member: null, cursor: null }))}>
+              <select
+                id="reward-campaign-filter"
+                class="input input-small"
+                value={campaign ?? ''}
+                onChange={(e) => route(urlWith(path, query, { campaign: e.currentTarget.value, member: null, cursor: null }))}
+              >
                 <option value="">All campaigns</option>
                 {campaigns.map((c) => (
                   <option key={c.id} value={c.id}>
@@ -74,7 +82,12 @@ export function Rewards() {
               <label class="label-inline" for="reward-type-filter">
                 Type
               </label>
-              <select id="reward-type-filter" class="input input-small" value={type} onChange={(e) => route(urlWith(path, query, { type: e.currentTarget.value, cursor: null }))}>
+              <select
+                id="reward-type-filter"
+                class="input input-small"
+                value={type}
+                onChange={(e) => route(urlWith(path, query, { type: e.currentTarget.value, cursor: null }))}
+              >
                 <option value="">All types</option>
                 <option value="commission">Commissions</option>
                 <option value="credit">Credits</option>
@@ -90,7 +103,15 @@ export function Rewards() {
           load={(q) =>
             unwrap(
               api.GET('/v1/rewards/', {
-                params: { query: { ...q, status: (status || undefined) as Query['status'], type: (type || undefined) as Query['type'], member, campaign } },
+                params: {
+                  query: {
+                    ...q,
+                    status: (status || undefined) as Query['status'],
+                    type: (type || undefined) as Query['type'],
+                    member,
+                    campaign,
+                  },
+                },
               }),
             )
           }

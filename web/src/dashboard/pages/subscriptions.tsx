@@ -19,20 +19,33 @@ export function Subscriptions() {
   return (
     <>
       <PageHeader title="Subscriptions" subtitle="Your customers' subscriptions at the payment provider, kept in sync by its webhooks." />
-      <StatusFilter label="Subscription status" current={status} options={STATUSES.map((s) => ({ value: s, label: s === '' ? 'All' : s === 'past_due' ? 'Past due' : s.charAt(0).toUpperCase() + s.slice(1) }))} href={(s) => urlWith(path, query, { status: s, cursor: null })} />
+      <StatusFilter
+        label="Subscription status"
+        current={status}
+        options={STATUSES.map((s) => ({
+          value: s,
+          label: s === '' ? 'All' : s === 'past_due' ? 'Past due' : s.charAt(0).toUpperCase() + s.slice(1),
+        }))}
+        href={(s) => urlWith(path, query, { status: s, cursor: null })}
+      />
       <Section id="subscription-list" title={status ? `${status.replace('_', ' ')} subscriptions` : 'All subscriptions'}>
         <PagedTable<Schemas['Subscription']>
           label="Subscriptions"
           noun={['subscription', 'subscriptions']}
           deps={[status]}
-          load={(q) => unwrap(api.GET('/v1/subscriptions/', { params: { query: { ...q, status: (status || undefined) as Status | undefined } } }))}
+          load={(q) =>
+            unwrap(api.GET('/v1/subscriptions/', { params: { query: { ...q, status: (status || undefined) as Status | undefined } } }))
+          }
           rowKey={(s) => String(s.id)}
           exportHref={exportHref('subscriptions.csv', { status: status || undefined })}
           empty={
             status ? (
               <p>No {status.replace('_', ' ')} subscriptions.</p>
             ) : (
-              <p>No subscriptions yet. Connect your payment provider in <a href="/app/settings">Settings</a> and paste the webhook URL there; subscriptions appear as customers subscribe.</p>
+              <p>
+                No subscriptions yet. Connect your payment provider in <a href="/app/settings">Settings</a> and paste the webhook URL there;
+                subscriptions appear as customers subscribe.
+              </p>
             )
           }
           columns={[
@@ -48,7 +61,12 @@ export function Subscriptions() {
                 </>
               ),
             },
-            { key: 'price', header: 'Unit price', numeric: true, cell: (s) => (s.unit_price === null ? '—' : formatMoney(s.unit_price, s.currency)) },
+            {
+              key: 'price',
+              header: 'Unit price',
+              numeric: true,
+              cell: (s) => (s.unit_price === null ? '—' : formatMoney(s.unit_price, s.currency)),
+            },
             { key: 'status', header: 'Status', cell: (s) => <Badge status={s.status} /> },
             { key: 'next', header: 'Next bill', cell: (s) => formatDay(s.next_bill_date) },
             { key: 'last', header: 'Last bill', cell: (s) => formatDay(s.last_bill_date) },

@@ -38,7 +38,8 @@ const EVENT_TYPES = [
 type NoneMissing<Missing extends never> = Missing;
 type EveryEventTypeListed = NoneMissing<Exclude<EventType, (typeof EVENT_TYPES)[number]>>;
 
-const eventsOf = (data: FormData) => data.getAll('events').filter((v): v is EventType => typeof v === 'string' && (EVENT_TYPES as readonly string[]).includes(v));
+const eventsOf = (data: FormData) =>
+  data.getAll('events').filter((v): v is EventType => typeof v === 'string' && (EVENT_TYPES as readonly string[]).includes(v));
 
 const endpointHref = (id: string) => `/app/webhooks/${encodeURIComponent(id)}`;
 
@@ -55,7 +56,11 @@ function EndpointState({ endpoint }: { endpoint: Endpoint }) {
 function CreateEndpoint({ onCreated }: { onCreated: (endpoint: Schemas['CreatedWebhookEndpoint']) => void }) {
   const form = useFormState();
   return (
-    <Section id="new-endpoint" title="Add an endpoint" description="Refloop POSTs signed JSON events to it; any 2xx acknowledges, anything else is retried for up to 3 days.">
+    <Section
+      id="new-endpoint"
+      title="Add an endpoint"
+      description="Refloop POSTs signed JSON events to it; any 2xx acknowledges, anything else is retried for up to 3 days."
+    >
       <Form
         form={form}
         labelledBy="new-endpoint-title"
@@ -63,7 +68,12 @@ function CreateEndpoint({ onCreated }: { onCreated: (endpoint: Schemas['CreatedW
           const created = await unwrap(
             api.POST('/v1/webhook-endpoints/', {
               params: { header: { 'Idempotency-Key': idempotencyKey() } },
-              body: { url: text(data, 'url'), description: textOrNull(data, 'description'), events: eventsOf(data), enabled: checked(data, 'enabled') },
+              body: {
+                url: text(data, 'url'),
+                description: textOrNull(data, 'description'),
+                events: eventsOf(data),
+                enabled: checked(data, 'enabled'),
+              },
             }),
           );
           el.reset();
@@ -71,10 +81,25 @@ function CreateEndpoint({ onCreated }: { onCreated: (endpoint: Schemas['CreatedW
         }}
       >
         <div class="form-grid">
-          <Field name="url" label="URL" type="url" placeholder="https://example.com/refloop/webhooks" required wide autoComplete="off" spellcheck={false} hint="https, on a public host." />
+          <Field
+            name="url"
+            label="URL"
+            type="url"
+            placeholder="https://example.com/refloop/webhooks"
+            required
+            wide
+            autoComplete="off"
+            spellcheck={false}
+            hint="https, on a public host."
+          />
           <Field name="description" label="Description" optional autoComplete="off" />
           <CheckField name="enabled" label="Enabled" defaultChecked />
-          <CheckGroup name="events" legend="Events" options={EVENT_TYPES.map((e) => ({ value: e, label: e }))} defaultValues={EVENT_TYPES} />
+          <CheckGroup
+            name="events"
+            legend="Events"
+            options={EVENT_TYPES.map((e) => ({ value: e, label: e }))}
+            defaultValues={EVENT_TYPES}
+          />
         </div>
         <div class="form-actions">
           <SubmitButton form={form} busyLabel="Creating…">
@@ -89,7 +114,12 @@ function CreateEndpoint({ onCreated }: { onCreated: (endpoint: Schemas['CreatedW
 function SecretNotice({ endpoint, onDismiss }: { endpoint: Schemas['CreatedWebhookEndpoint']; onDismiss: () => void }) {
   if (!endpoint.secret) return null;
   return (
-    <Section id="endpoint-secret" title="Signing secret" class="card-highlight" description={`For ${endpoint.url}. Verify the Refloop-Signature header of every delivery with it.`}>
+    <Section
+      id="endpoint-secret"
+      title="Signing secret"
+      class="card-highlight"
+      description={`For ${endpoint.url}. Verify the Refloop-Signature header of every delivery with it.`}
+    >
       <CopyBox label="Signing secret" value={endpoint.secret} secret onDismiss={onDismiss} />
     </Section>
   );
@@ -122,7 +152,12 @@ export function Webhooks() {
           deps={[version]}
           load={(q) => unwrap(api.GET('/v1/webhook-endpoints/', { params: { query: q } }))}
           rowKey={(e) => e.id}
-          empty={<p>No webhook endpoints yet. {canManage ? 'Add one with the form above' : 'An owner or admin can add one'} to receive referral, reward and payout events.</p>}
+          empty={
+            <p>
+              No webhook endpoints yet. {canManage ? 'Add one with the form above' : 'An owner or admin can add one'} to receive referral,
+              reward and payout events.
+            </p>
+          }
           columns={[
             {
               key: 'url',
@@ -136,7 +171,12 @@ export function Webhooks() {
                 </>
               ),
             },
-            { key: 'events', header: 'Events', numeric: true, cell: (e) => (e.events.length === EVENT_TYPES.length ? 'All' : formatCount(e.events.length)) },
+            {
+              key: 'events',
+              header: 'Events',
+              numeric: true,
+              cell: (e) => (e.events.length === EVENT_TYPES.length ? 'All' : formatCount(e.events.length)),
+            },
             { key: 'state', header: 'State', cell: (e) => <EndpointState endpoint={e} /> },
             { key: 'created', header: 'Created', cell: (e) => formatTime(e.created_at) },
           ]}
@@ -166,7 +206,12 @@ function EditEndpoint({ endpoint, onSaved }: { endpoint: Endpoint; onSaved: (e: 
         <div class="form-grid">
           <Field name="url" label="URL" type="url" defaultValue={endpoint.url} required wide autoComplete="off" spellcheck={false} />
           <Field name="description" label="Description" optional defaultValue={endpoint.description ?? ''} autoComplete="off" />
-          <CheckGroup name="events" legend="Events" options={EVENT_TYPES.map((e) => ({ value: e, label: e }))} defaultValues={endpoint.events} />
+          <CheckGroup
+            name="events"
+            legend="Events"
+            options={EVENT_TYPES.map((e) => ({ value: e, label: e }))}
+            defaultValues={endpoint.events}
+          />
         </div>
         <div class="form-actions">
           <SubmitButton form={form} busyLabel="Saving…">
@@ -190,7 +235,8 @@ function Attempts({ delivery }: { delivery: Delivery }) {
       <ol>
         {delivery.attempts.map((a) => (
           <li key={a.attempt}>
-            {formatTime(a.attempted_at)}: {a.status_code !== null ? `HTTP ${a.status_code}` : 'no response'} in {formatCount(a.duration_ms)} ms
+            {formatTime(a.attempted_at)}: {a.status_code !== null ? `HTTP ${a.status_code}` : 'no response'} in {formatCount(a.duration_ms)}{' '}
+            ms
             {a.error && <span class="cell-sub">{a.error}</span>}
           </li>
         ))}
@@ -239,7 +285,12 @@ export function WebhookDetail() {
         confirmLabel: 'Delete endpoint',
         danger: true,
       },
-      remove: () => unwrap(api.DELETE('/v1/webhook-endpoints/{id}/', { params: { path: { id: endpoint.id }, header: { 'Idempotency-Key': idempotencyKey() } } })),
+      remove: () =>
+        unwrap(
+          api.DELETE('/v1/webhook-endpoints/{id}/', {
+            params: { path: { id: endpoint.id }, header: { 'Idempotency-Key': idempotencyKey() } },
+          }),
+        ),
       done: 'Endpoint deleted.',
       failed: 'The endpoint could not be deleted.',
       back: '/app/webhooks',
@@ -249,10 +300,20 @@ export function WebhookDetail() {
 
   return (
     <>
-      <PageHeader title="Webhook endpoint" subtitle={endpoint ? <span class="break">{endpoint.url}</span> : undefined} back={{ href: '/app/webhooks', label: 'Webhooks' }}>
+      <PageHeader
+        title="Webhook endpoint"
+        subtitle={endpoint ? <span class="break">{endpoint.url}</span> : undefined}
+        back={{ href: '/app/webhooks', label: 'Webhooks' }}
+      >
         {endpoint && canManage && (
           <>
-            <BusyButton variant="secondary" busy={toggling} busyLabel={endpoint.enabled ? 'Disabling…' : 'Enabling…'} disabled={busy} onClick={toggle}>
+            <BusyButton
+              variant="secondary"
+              busy={toggling}
+              busyLabel={endpoint.enabled ? 'Disabling…' : 'Enabling…'}
+              disabled={busy}
+              onClick={toggle}
+            >
               {endpoint.enabled ? 'Disable' : 'Enable'}
             </BusyButton>
             <BusyButton variant="danger" busy={deleting} busyLabel="Deleting…" disabled={busy} onClick={remove}>
@@ -274,8 +335,21 @@ export function WebhookDetail() {
                 ]}
               />
             </Section>
-            {canManage && <EditEndpoint key={e.id} endpoint={e} onSaved={(saved) => { loaded.setData(saved); notify('Endpoint saved.'); }} />}
-            <Section id="deliveries" title="Deliveries" description="Newest first. Each event is retried with exponential backoff until a 2xx or 3 days.">
+            {canManage && (
+              <EditEndpoint
+                key={e.id}
+                endpoint={e}
+                onSaved={(saved) => {
+                  loaded.setData(saved);
+                  notify('Endpoint saved.');
+                }}
+              />
+            )}
+            <Section
+              id="deliveries"
+              title="Deliveries"
+              description="Newest first. Each event is retried with exponential backoff until a 2xx or 3 days."
+            >
               <PagedTable<Delivery>
                 label="Deliveries"
                 noun={['delivery', 'deliveries']}
@@ -284,7 +358,16 @@ export function WebhookDetail() {
                 rowKey={(d) => d.id}
                 empty={<p>No deliveries yet. Events are sent here as referrals, rewards and payouts change.</p>}
                 columns={[
-                  { key: 'event', header: 'Event', cell: (d) => <><code>{d.event_type}</code><span class="cell-sub mono-small">{d.event_id}</span></> },
+                  {
+                    key: 'event',
+                    header: 'Event',
+                    cell: (d) => (
+                      <>
+                        <code>{d.event_type}</code>
+                        <span class="cell-sub mono-small">{d.event_id}</span>
+                      </>
+                    ),
+                  },
                   { key: 'status', header: 'Status', cell: (d) => <Badge status={d.status} /> },
                   { key: 'attempts', header: 'Attempts', cell: (d) => <Attempts delivery={d} /> },
                   { key: 'next', header: 'Next retry', cell: (d) => formatTime(d.next_retry_at) },

@@ -107,12 +107,16 @@ function PayoutOpenReason({ payout }: { payout: Payout }) {
 function PayoutMember({ payout }: { payout: Payout }) {
   const info = useMemberInfo(payout.member_id);
   const collecting = payout.status === 'open' || payout.status === 'due';
-  const email = payout.payout_email ?? (collecting ? info?.payout_email ?? null : null);
+  const email = payout.payout_email ?? (collecting ? (info?.payout_email ?? null) : null);
   return (
     <>
       <MemberRef id={payout.member_id} />
       {info && <span class="cell-sub">{info.name ?? info.email}</span>}
-      {email && <span class="cell-sub" data-payout-email={email}>Pays to {email}</span>}
+      {email && (
+        <span class="cell-sub" data-payout-email={email}>
+          Pays to {email}
+        </span>
+      )}
     </>
   );
 }
@@ -143,7 +147,11 @@ export function payoutColumns(onChanged: () => void, opts: { member?: boolean; b
     },
   );
   if (opts.batch !== false) {
-    cols.push({ key: 'batch', header: 'Batch', cell: (p) => (p.batch_id ? <IdLink href={`/app/payouts/batches/${encodeURIComponent(p.batch_id)}`} id={p.batch_id} /> : '—') });
+    cols.push({
+      key: 'batch',
+      header: 'Batch',
+      cell: (p) => (p.batch_id ? <IdLink href={`/app/payouts/batches/${encodeURIComponent(p.batch_id)}`} id={p.batch_id} /> : '—'),
+    });
   }
   cols.push({ key: 'actions', header: 'Actions', hiddenHeader: true, cell: (p) => <PayoutActions payout={p} onChanged={onChanged} /> });
   return cols;

@@ -19,29 +19,31 @@ export function ReferralStatus({ referral }: { referral: Referral }) {
 
 export function referralTerms(r: Referral): string {
   if (!r.reward_type) return 'No reward';
-  if (r.reward_percent !== null && Number(r.reward_percent) > 0) return `${r.reward_type === 'credit' ? 'Credit' : 'Commission'} ${r.reward_percent}%`;
+  if (r.reward_percent !== null && Number(r.reward_percent) > 0)
+    return `${r.reward_type === 'credit' ? 'Credit' : 'Commission'} ${r.reward_percent}%`;
   return `${r.reward_type === 'credit' ? 'Credit' : 'Commission'} ${formatMoney(r.reward_amount, r.currency)}`;
 }
-
 
 export function referralColumns(opts: { member?: boolean; campaigns?: Map<string, string> } = {}): Column<Referral>[] {
   const cols: Column<Referral>[] = [
     {
       key: 'user',
       header: 'Referred user',
-      cell: (r) => (
-        <a href={referralHref(r.id)}>
-          {r.user_identifier}
-        </a>
-      ),
+      cell: (r) => <a href={referralHref(r.id)}>{r.user_identifier}</a>,
     },
   ];
   if (opts.member !== false) cols.push({ key: 'member', header: 'Member', cell: (r) => <MemberRef id={r.member_id} detail /> });
-  if (opts.campaigns) cols.push({ key: 'campaign', header: 'Campaign', cell: (r) => <CampaignRef id={r.campaign_id} names={opts.campaigns} /> });
+  if (opts.campaigns)
+    cols.push({ key: 'campaign', header: 'Campaign', cell: (r) => <CampaignRef id={r.campaign_id} names={opts.campaigns} /> });
   cols.push(
     { key: 'status', header: 'Status', cell: (r) => <ReferralStatus referral={r} /> },
     { key: 'terms', header: 'Reward terms', cell: (r) => referralTerms(r) },
-    { key: 'earned', header: 'Earned', numeric: true, cell: (r) => formatMoney(Number(r.stats.commission_earned) + Number(r.stats.credit_earned), r.stats.currency) },
+    {
+      key: 'earned',
+      header: 'Earned',
+      numeric: true,
+      cell: (r) => formatMoney(Number(r.stats.commission_earned) + Number(r.stats.credit_earned), r.stats.currency),
+    },
     { key: 'source', header: 'Source', cell: (r) => <span class="tag">{r.source}</span> },
     { key: 'created', header: 'Created', cell: (r) => formatTime(r.created_at) },
   );

@@ -40,7 +40,16 @@ export function RewardActions({ reward, onChanged }: { reward: LedgerReward; onC
           disabled={busy !== null}
           aria-label={`Approve ${amount} reward ${reward.id}`}
           onClick={() =>
-            act('approve', () => unwrap(api.POST('/v1/rewards/{id}/approve/', { params: { path: { id: reward.id }, header: { 'Idempotency-Key': idempotencyKey() } } })), `Reward of ${amount} approved.`)
+            act(
+              'approve',
+              () =>
+                unwrap(
+                  api.POST('/v1/rewards/{id}/approve/', {
+                    params: { path: { id: reward.id }, header: { 'Idempotency-Key': idempotencyKey() } },
+                  }),
+                ),
+              `Reward of ${amount} approved.`,
+            )
           }
         >
           Approve
@@ -87,19 +96,23 @@ export function RewardStatus({ reward }: { reward: LedgerReward | Schemas['Rewar
   return (
     <>
       <Badge status={reward.status} />
-      {reward.status === 'pending' && reward.approves_at !== null && <span class="cell-sub">approves {formatDate(reward.approves_at)}</span>}
+      {reward.status === 'pending' && reward.approves_at !== null && (
+        <span class="cell-sub">approves {formatDate(reward.approves_at)}</span>
+      )}
       {reward.status === 'voided' && reward.void_reason && <span class="cell-sub">{reward.void_reason}</span>}
       {reward.reverses !== null && <span class="cell-sub">clawback</span>}
     </>
   );
 }
 
-export function rewardColumns(onChanged: () => void, opts: { member?: boolean; campaigns?: Map<string, string> } = {}): Column<LedgerReward>[] {
-  const cols: Column<LedgerReward>[] = [
-    { key: 'created', header: 'Created', cell: (r) => formatTime(r.created_at) },
-  ];
+export function rewardColumns(
+  onChanged: () => void,
+  opts: { member?: boolean; campaigns?: Map<string, string> } = {},
+): Column<LedgerReward>[] {
+  const cols: Column<LedgerReward>[] = [{ key: 'created', header: 'Created', cell: (r) => formatTime(r.created_at) }];
   if (opts.member !== false) cols.push({ key: 'member', header: 'Member', cell: (r) => <MemberRef id={r.member_id} detail /> });
-  if (opts.campaigns) cols.push({ key: 'campaign', header: 'Campaign', cell: (r) => <CampaignRef id={r.campaign_id} names={opts.campaigns} /> });
+  if (opts.campaigns)
+    cols.push({ key: 'campaign', header: 'Campaign', cell: (r) => <CampaignRef id={r.campaign_id} names={opts.campaigns} /> });
   cols.push(
     { key: 'referral', header: 'Referral', cell: (r) => <IdLink href={referralHref(r.referral_id)} id={r.referral_id} /> },
     { key: 'type', header: 'Type', cell: (r) => (r.type === 'credit' ? 'Credit' : 'Commission') },

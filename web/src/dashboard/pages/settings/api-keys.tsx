@@ -44,13 +44,22 @@ export function ApiKeysSection() {
   };
 
   return (
-    <Section id="api-keys" title="API keys" description="Secret keys for your backend: Authorization: Bearer rfl_live_…. Never put them in a web page or an app.">
+    <Section
+      id="api-keys"
+      title="API keys"
+      description="Secret keys for your backend: Authorization: Bearer rfl_live_…. Never put them in a web page or an app."
+    >
       {!isOwner ? (
         <p class="muted">Only an owner of the account can see and manage API keys.</p>
       ) : (
         <>
           {created?.key && (
-            <CopyBox label={`New key ${created.name || created.prefix}`} value={created.key ?? ''} secret onDismiss={() => setCreated(null)} />
+            <CopyBox
+              label={`New key ${created.name || created.prefix}`}
+              value={created.key ?? ''}
+              secret
+              onDismiss={() => setCreated(null)}
+            />
           )}
           <Form
             form={form}
@@ -84,14 +93,34 @@ export function ApiKeysSection() {
               { key: 'name', header: 'Name', cell: (k) => k.name || <span class="muted">Unnamed</span> },
               { key: 'prefix', header: 'Key', cell: (k) => <code>{k.prefix}</code> },
               { key: 'created', header: 'Created', cell: (k) => formatTime(k.created_at) },
-              { key: 'state', header: 'State', cell: (k) => (k.revoked_at ? <><Badge status="disabled" label="Revoked" /><span class="cell-sub">{formatTime(k.revoked_at)}</span></> : <Badge status="active" label="Active" />) },
+              {
+                key: 'state',
+                header: 'State',
+                cell: (k) =>
+                  k.revoked_at ? (
+                    <>
+                      <Badge status="disabled" label="Revoked" />
+                      <span class="cell-sub">{formatTime(k.revoked_at)}</span>
+                    </>
+                  ) : (
+                    <Badge status="active" label="Active" />
+                  ),
+              },
               {
                 key: 'actions',
                 header: 'Actions',
                 hiddenHeader: true,
                 cell: (k) =>
                   k.revoked_at ? null : (
-                    <BusyButton variant="ghost" class="btn-small btn-danger-text" busy={revoking === k.id} busyLabel="Revoking…" disabled={revoking !== null} aria-label={`Revoke key ${k.name || k.prefix}`} onClick={() => revoke(k)}>
+                    <BusyButton
+                      variant="ghost"
+                      class="btn-small btn-danger-text"
+                      busy={revoking === k.id}
+                      busyLabel="Revoking…"
+                      disabled={revoking !== null}
+                      aria-label={`Revoke key ${k.name || k.prefix}`}
+                      onClick={() => revoke(k)}
+                    >
                       Revoke
                     </BusyButton>
                   ),

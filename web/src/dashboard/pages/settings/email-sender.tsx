@@ -16,11 +16,24 @@ export function EmailSenderSection({ account }: { account: Loaded<Account> }) {
   const [resetting, setResetting] = useState(false);
   const [resetProblem, setResetProblem] = useState<Problem | null>(null);
   return (
-    <Section id="email-sender" title="Email sender" description="Who member emails (conversions, rewards, portal links) come from. The address must be verified for sending.">
+    <Section
+      id="email-sender"
+      title="Email sender"
+      description="Who member emails (conversions, rewards, portal links) come from. The address must be verified for sending."
+    >
       <LoadState loaded={account} what="the email sender">
         {(a) => (
           <>
-            <Details items={[['Current sender', a.email_sender ? `${a.email_sender.name ? `${a.email_sender.name} ` : ''}<${a.email_sender.address}>` : 'The service default']]} />
+            <Details
+              items={[
+                [
+                  'Current sender',
+                  a.email_sender
+                    ? `${a.email_sender.name ? `${a.email_sender.name} ` : ''}<${a.email_sender.address}>`
+                    : 'The service default',
+                ],
+              ]}
+            />
             {canEdit && (
               <Form
                 form={form}
@@ -33,7 +46,14 @@ export function EmailSenderSection({ account }: { account: Loaded<Account> }) {
               >
                 <div class="form-grid">
                   <Field name="address" label="From address" type="email" defaultValue={a.email_sender?.address ?? ''} autoComplete="off" />
-                  <Field name="name" label="From name" optional defaultValue={a.email_sender?.name ?? ''} maxLength={100} autoComplete="off" />
+                  <Field
+                    name="name"
+                    label="From name"
+                    optional
+                    defaultValue={a.email_sender?.name ?? ''}
+                    maxLength={100}
+                    autoComplete="off"
+                  />
                 </div>
                 <SenderErrors />
                 <div class="form-actions">

@@ -9,7 +9,11 @@ import { patchAccount } from './account-api';
 
 export function EmbedOriginsSection({ account }: { account: Loaded<Account> }) {
   return (
-    <Section id="embed-origins" title="Embed origins" description="Sites allowed to show the member portal in an iframe (Refloop.mount). Use https://host[:port], no path.">
+    <Section
+      id="embed-origins"
+      title="Embed origins"
+      description="Sites allowed to show the member portal in an iframe (Refloop.mount). Use https://host[:port], no path."
+    >
       <LoadState loaded={account} what="the embed origins">
         {(a) => <OriginsEditor key={a.embed_origins.join(' ')} account={a} onSaved={account.setData} />}
       </LoadState>
@@ -76,14 +80,27 @@ function OriginsEditor({ account, onSaved }: { account: Account; onSaved: (a: Ac
           {origins.map((o) => (
             <li key={o}>
               <code>{o}</code>
-              <button type="button" class="btn btn-ghost btn-small btn-danger-text" aria-label={`Remove ${o}`} onClick={() => setOrigins(origins.filter((x) => x !== o))}>
+              <button
+                type="button"
+                class="btn btn-ghost btn-small btn-danger-text"
+                aria-label={`Remove ${o}`}
+                onClick={() => setOrigins(origins.filter((x) => x !== o))}
+              >
                 Remove
               </button>
             </li>
           ))}
         </ul>
       )}
-      <OriginInput draft={draft} draftError={draftError} onDraft={(v) => { setDraft(v); setDraftError(null); }} onAdd={add} />
+      <OriginInput
+        draft={draft}
+        draftError={draftError}
+        onDraft={(v) => {
+          setDraft(v);
+          setDraftError(null);
+        }}
+        onAdd={add}
+      />
       <div class="form-actions">
         <SubmitButton form={form} busyLabel="Saving…">
           Save origins
@@ -95,7 +112,17 @@ function OriginsEditor({ account, onSaved }: { account: Account; onSaved: (a: Ac
 }
 
 /** The new-origin input; the API's `embed_origins` errors are shown under it. */
-function OriginInput({ draft, draftError, onDraft, onAdd }: { draft: string; draftError: string | null; onDraft: (v: string) => void; onAdd: () => void }) {
+function OriginInput({
+  draft,
+  draftError,
+  onDraft,
+  onAdd,
+}: {
+  draft: string;
+  draftError: string | null;
+  onDraft: (v: string) => void;
+  onAdd: () => void;
+}) {
   const errors = useFieldErrors('embed_origins');
   const message = draftError ?? (errors.length > 0 ? errors.join(' ') : null);
   return (

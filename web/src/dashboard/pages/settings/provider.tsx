@@ -41,7 +41,11 @@ export function ProviderSection({ account }: { account: Loaded<Account> }) {
   const [kind, setKind] = useState<string | null>(null);
 
   return (
-    <Section id="provider" title="Payment provider" description="Refloop reads subscriptions and payments from your provider to convert referrals and create rewards.">
+    <Section
+      id="provider"
+      title="Payment provider"
+      description="Refloop reads subscriptions and payments from your provider to convert referrals and create rewards."
+    >
       <LoadState loaded={account} what="the provider connection">
         {(a) => {
           const p = a.provider;
@@ -54,7 +58,14 @@ export function ProviderSection({ account }: { account: Loaded<Account> }) {
             <>
               <Details
                 items={[
-                  ['Status', p.connected ? <Badge status="active" label={`Connected: ${nameOf(p.kind) ?? p.kind ?? ''}`} /> : <Badge status="disabled" label="Not connected" />],
+                  [
+                    'Status',
+                    p.connected ? (
+                      <Badge status="active" label={`Connected: ${nameOf(p.kind) ?? p.kind ?? ''}`} />
+                    ) : (
+                      <Badge status="disabled" label="Not connected" />
+                    ),
+                  ],
                   ...(p.vendor_id !== null ? ([['Vendor id', String(p.vendor_id)]] as [string, string][]) : []),
                   ...(p.api_url ? ([['API URL', <code>{p.api_url}</code>]] as [string, ComponentChildren][]) : []),
                 ]}
@@ -93,7 +104,13 @@ export function ProviderSection({ account }: { account: Loaded<Account> }) {
                   <h3 class="form-title">{p.connected ? 'Change the connection' : 'Connect'}</h3>
                   <p class="hint">Secrets are write-only: they are never shown again, so enter them again to change them.</p>
                   <div class="form-grid">
-                    <SelectField name="kind" label="Provider" value={chosen.kind} onChange={setKind} options={options.map((o) => ({ value: o.kind, label: o.name }))} />
+                    <SelectField
+                      name="kind"
+                      label="Provider"
+                      value={chosen.kind}
+                      onChange={setKind}
+                      options={options.map((o) => ({ value: o.kind, label: o.name }))}
+                    />
                   </div>
                   {/* Keyed by kind: another provider's fields start empty, as their own inputs. */}
                   <div class="form-grid" key={chosen.kind}>
@@ -111,7 +128,15 @@ export function ProviderSection({ account }: { account: Loaded<Account> }) {
                   <details class="advanced">
                     <summary>Advanced</summary>
                     <div class="form-grid">
-                      <Field name="api_url" label="Provider API base URL" type="url" optional autoComplete="off" spellcheck={false} hint="Only for a local provider emulator (npm start); leave empty in production." />
+                      <Field
+                        name="api_url"
+                        label="Provider API base URL"
+                        type="url"
+                        optional
+                        autoComplete="off"
+                        spellcheck={false}
+                        hint="Only for a local provider emulator (npm start); leave empty in production."
+                      />
                     </div>
                   </details>
                   <div class="form-actions">

@@ -19,7 +19,11 @@ export function ScriptSection({ account }: { account: Loaded<Account> }) {
   const form = useFormState();
   const linkForm = useFormState();
   return (
-    <Section id="script" title="Publishable key and script tag" description="Add the tag to every page of your site: it records clicks on members' links (?via=CODE) and remembers the referrer until signup.">
+    <Section
+      id="script"
+      title="Publishable key and script tag"
+      description="Add the tag to every page of your site: it records clicks on members' links (?via=CODE) and remembers the referrer until signup."
+    >
       <LoadState loaded={account} what="the script tag">
         {(a) => (
           <>
@@ -44,7 +48,9 @@ export function ScriptSection({ account }: { account: Loaded<Account> }) {
                 </div>
               </Form>
             ) : (
-              <Details items={[['Referrals from the browser', JS_MODES.find((m) => m.value === a.js_referrals)?.label ?? a.js_referrals]]} />
+              <Details
+                items={[['Referrals from the browser', JS_MODES.find((m) => m.value === a.js_referrals)?.label ?? a.js_referrals]]}
+              />
             )}
             {canEdit ? (
               <Form

@@ -103,7 +103,9 @@ export function TeamSection() {
             form={form}
             labelledBy="team-title"
             onSubmit={async (data, el) => {
-              const member = await unwrap(api.POST('/v1/team/', { body: { email: text(data, 'email'), role: text(data, 'role') as Role } }));
+              const member = await unwrap(
+                api.POST('/v1/team/', { body: { email: text(data, 'email'), role: text(data, 'role') as Role } }),
+              );
               el.reset();
               setInviteRound((n) => n + 1);
               notify(`Invitation sent to ${member.email} as ${member.role}.`);
@@ -114,7 +116,12 @@ export function TeamSection() {
             <div class="form-row" key={inviteRound}>
               <Field name="email" label="Email" type="email" required autoComplete="off" spellcheck={false} />
               {/* Least privilege first: whatever resets the field lands on Viewer, never on Owner. */}
-              <SelectField name="role" label="Role" defaultValue="viewer" options={INVITE_ROLES.map((r) => ({ value: r, label: ROLE_TEXT[r] }))} />
+              <SelectField
+                name="role"
+                label="Role"
+                defaultValue="viewer"
+                options={INVITE_ROLES.map((r) => ({ value: r, label: ROLE_TEXT[r] }))}
+              />
               <SubmitButton form={form} busyLabel="Inviting…" variant="secondary">
                 Send invitation
               </SubmitButton>
@@ -132,9 +139,22 @@ export function TeamSection() {
             rowKey={(m) => m.id}
             empty={<p>Nobody else yet. Invite your team with the form above.</p>}
             columns={[
-              { key: 'email', header: 'Email', cell: (m) => <>{m.email}{m.email.toLowerCase() === session.email.toLowerCase() && <span class="cell-sub">You</span>}</> },
+              {
+                key: 'email',
+                header: 'Email',
+                cell: (m) => (
+                  <>
+                    {m.email}
+                    {m.email.toLowerCase() === session.email.toLowerCase() && <span class="cell-sub">You</span>}
+                  </>
+                ),
+              },
               { key: 'role', header: 'Role', cell: (m) => <RoleSelect member={m} onChanged={reload} /> },
-              { key: 'last', header: 'Last login', cell: (m) => (m.last_login_at ? formatTime(m.last_login_at) : <span class="muted">Never</span>) },
+              {
+                key: 'last',
+                header: 'Last login',
+                cell: (m) => (m.last_login_at ? formatTime(m.last_login_at) : <span class="muted">Never</span>),
+              },
               { key: 'created', header: 'Invited', cell: (m) => formatTime(m.created_at) },
               {
                 key: 'actions',
@@ -142,7 +162,15 @@ export function TeamSection() {
                 hiddenHeader: true,
                 cell: (m) =>
                   m.email.toLowerCase() === session.email.toLowerCase() ? null : (
-                    <BusyButton variant="ghost" class="btn-small btn-danger-text" busy={removing === m.id} busyLabel="Removing…" disabled={removing !== null} aria-label={`Remove ${m.email}`} onClick={() => remove(m)}>
+                    <BusyButton
+                      variant="ghost"
+                      class="btn-small btn-danger-text"
+                      busy={removing === m.id}
+                      busyLabel="Removing…"
+                      disabled={removing !== null}
+                      aria-label={`Remove ${m.email}`}
+                      onClick={() => remove(m)}
+                    >
                       Remove
                     </BusyButton>
                   ),
