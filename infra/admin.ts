@@ -360,7 +360,7 @@ const commands: Record<string, Command> = {
     },
   },
   'queues redrive': {
-    args: '<' + QUEUE_NAMES.join('|') + '> [--max <n>] [--stack <name>]',
+    args: `<${QUEUE_NAMES.join('|')}> [--max <n>] [--stack <name>]`,
     summary: "Move a queue's dead letters back to it (safe: every consumer is idempotent).",
     flags: ['queue', 'max', 'stack'],
     required: ['queue'],
@@ -465,7 +465,7 @@ function parse(argv: string[]): { command: Command; values: Values } {
     // parseArgs messages can span lines; the first one says what is wrong. A stray argument is quoted back
     // as '<redacted>': it may be a secret pasted in the wrong place (an auth code, an API key).
     const first = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
-    throw new UsageError(`${first.replace(/^Unexpected argument '[^]*?'(?=\. )/, "Unexpected argument '<redacted>'")}; ${usage}`);
+    throw new UsageError(`${first.replace(/^Unexpected argument '[\s\S]*?'(?=\. )/, "Unexpected argument '<redacted>'")}; ${usage}`);
   }
   for (const flag of command.required) {
     if (values[flag] === undefined) throw new UsageError(`--${flag} is required; ${usage}`);
@@ -571,7 +571,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (endpoint !== undefined && isLocalEndpoint(endpoint)) await ensureTable(rawClient(), tableName());
     const result = await parsed.command.run(parsed.values);
-    process.stdout.write(JSON.stringify(result) + '\n');
+    process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (err) {
     process.stderr.write(`admin: ${describe(err, endpoint).replace(/\s*\n\s*/g, ' ')}\n`);

@@ -38,5 +38,5 @@ export function formatHelp(program: string, intro: string, commands: Record<stri
     '',
     ...notes,
   ];
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

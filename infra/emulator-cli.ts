@@ -75,7 +75,7 @@ export async function callEmulator(call: EmulatorCall): Promise<number> {
     process.stderr.write(`${call.cli}: ${typeof message === 'string' ? message : `HTTP ${res.status}`}\n`.replace(/\s*\n\s*(?=.)/g, ' '));
     return 1;
   }
-  process.stdout.write(JSON.stringify(body) + '\n');
+  process.stdout.write(`${JSON.stringify(body)}\n`);
   const notFound = deliveryStatuses(body).filter((status) => status === 404).length;
   if (call.provider && notFound > 0) {
     process.stderr.write(`${notConnectedHint(call.cli, call.provider, notFound)}\n`);

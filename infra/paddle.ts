@@ -30,7 +30,7 @@ interface Command {
 
 function int(flag: string, value: string | undefined, min = 1): number {
   if (value === undefined || !/^\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value))) {
-    throw new UsageError(`--${flag} must be an integer${min > 0 ? ' >= ' + min : ''}, got "${value ?? ''}"`);
+    throw new UsageError(`--${flag} must be an integer${min > 0 ? ` >= ${min}` : ''}, got "${value ?? ''}"`);
   }
   return Number(value);
 }

@@ -213,12 +213,12 @@ async function serve(argv: string[]): Promise<number> {
     ...(v['webhook-secret'] !== undefined ? { webhookSecret: v['webhook-secret'] } : {}),
   });
   process.stdout.write(
-    JSON.stringify({
+    `${JSON.stringify({
       api_url: emulator.url,
       secret_key: emulator.secretKey,
       webhook_secret: emulator.webhookSecret,
       webhook_url: v['webhook-url'] ?? null,
-    }) + '\n',
+    })}\n`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

@@ -49,18 +49,26 @@ export function readableLine(attributes: LogFields): string {
 /** Where every line goes instead of the console, when set (`npm run bench` keeps the service's lines in a file). */
 let sink: ((line: string) => void) | null = null;
 
+/** Prints `item` to the sink or as a readable line, when either is on; false: Powertools prints it (JSON). */
+function printedElsewhere(logLevel: number, item: LogItem): boolean {
+  if (sink) {
+    item.prepareForPrint();
+    sink(readable ? readableLine(item.getAttributes()) : `${JSON.stringify(item.getAttributes())}\n`);
+    return true;
+  }
+  if (!readable) return false;
+  item.prepareForPrint();
+  const line = readableLine(item.getAttributes());
+  // Warnings and errors to stderr, like Powertools' own console.
+  (logLevel >= LogLevelThreshold.WARN ? process.stderr : process.stdout).write(line);
+  return true;
+}
+
 class ReadableLogger extends Logger {
   protected override printLog(logLevel: number, item: LogItem): void {
-    if (sink) {
-      item.prepareForPrint();
-      sink(readable ? readableLine(item.getAttributes()) : `${JSON.stringify(item.getAttributes())}\n`);
-      return;
-    }
-    if (!readable) return super.printLog(logLevel, item);
-    item.prepareForPrint();
-    const line = readableLine(item.getAttributes());
-    // Warnings and errors to stderr, like Powertools' own console.
-    (logLevel >= LogLevelThreshold.WARN ? process.stderr : process.stdout).write(line);
+    // Nothing in a Lambda function sets a sink or readable lines (the bench and `npm start` do): its bundle
+    // (infra/cloud/bundling.ts LAMBDA_DEFINE) leaves them out.
+    if (process.env.REFLOOP_LAMBDA_BUNDLE || !printedElsewhere(logLevel, item)) super.printLog(logLevel, item);
   }
 }
 

@@ -200,6 +200,7 @@ type SdkError = { name?: string; $fault?: string; $metadata?: { requestId?: stri
  * inside) and the trace header naming it (`build`). Idempotent. Costs one AsyncLocalStorage read per call
  * when nothing is traced.
  */
+// biome-ignore lint/suspicious/noExplicitAny: any SDK client's middleware stack, whatever its input and output types.
 export function traceClient<T extends { middlewareStack: MiddlewareStack<any, any> }>(client: T): T {
   const stack = client.middlewareStack as MiddlewareStack<SdkInput, SdkOutput>;
   stack.add(

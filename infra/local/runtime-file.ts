@@ -19,7 +19,7 @@ export interface RuntimeFile {
 export const runtimeFilePath = (dataDir: string) => join(dataDir, 'runtime.json');
 
 export function writeRuntimeFile(dataDir: string, info: Omit<RuntimeFile, 'pid'>): void {
-  writeFileSync(runtimeFilePath(dataDir), JSON.stringify({ pid: process.pid, ...info }, null, 2) + '\n', { mode: 0o600 });
+  writeFileSync(runtimeFilePath(dataDir), `${JSON.stringify({ pid: process.pid, ...info }, null, 2)}\n`, { mode: 0o600 });
 }
 
 export function removeRuntimeFile(dataDir: string): void {

@@ -103,7 +103,7 @@ async function ensureDemoAccount(dataDir: string, ownerEmail: string): Promise<{
     return { demo: { ...saved, publishableKey: publishableKey as string, ownerEmail }, created: false };
   }
   const { account, apiKey } = await createAccount({ name: 'Demo', plan: 'regular' });
-  writeFileSync(marker, JSON.stringify({ account_id: account.accountId, api_key: apiKey }, null, 2) + '\n', { mode: 0o600 });
+  writeFileSync(marker, `${JSON.stringify({ account_id: account.accountId, api_key: apiKey }, null, 2)}\n`, { mode: 0o600 });
   await ensureDemoOwner(account.accountId, ownerEmail);
   return { demo: { accountId: account.accountId, apiKey, publishableKey: account.publishableKey as string, ownerEmail }, created: true };
 }

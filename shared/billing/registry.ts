@@ -24,8 +24,7 @@ export const PROVIDER_DEFINITIONS: readonly ProviderDefinition<ProviderConnectio
   (kind) => PROVIDERS[kind] as ProviderDefinition<ProviderConnection>,
 );
 
-export const isProviderKind = (value: unknown): value is ProviderKind =>
-  typeof value === 'string' && Object.hasOwn(PROVIDERS, value);
+export const isProviderKind = (value: unknown): value is ProviderKind => typeof value === 'string' && Object.hasOwn(PROVIDERS, value);
 
 /** The definition of a kind. */
 export const definitionOf = (kind: ProviderKind): ProviderDefinition<ProviderConnection> =>
@@ -36,7 +35,7 @@ export const definitionOf = (kind: ProviderKind): ProviderDefinition<ProviderCon
  * existed are Paddle Classic's (the first provider): the legacy definition below.
  */
 export function definitionOfStored(item: Record<string, unknown> | undefined): ProviderDefinition<ProviderConnection> | null {
-  if (!item || item.type !== 'ProviderSettings') return null;
+  if (item?.type !== 'ProviderSettings') return null;
   return PROVIDER_DEFINITIONS.find((d) => d.storedKind === item.provider) ?? LEGACY_PROVIDER;
 }
 

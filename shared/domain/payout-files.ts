@@ -192,5 +192,5 @@ export function payoutFile(format: PayoutFileFormat, rows: PayoutFileRow[], opts
       lines = [CSV_HEADER.split(','), ...rows.map(csvLine)];
       break;
   }
-  return lines.map((fields) => fields.join(',')).join('\r\n') + '\r\n';
+  return `${lines.map((fields) => fields.join(',')).join('\r\n')}\r\n`;
 }

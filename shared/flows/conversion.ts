@@ -153,7 +153,7 @@ async function fetchSubscription(
 ): Promise<Subscription> {
   if (!account && 'subscriptionId' in target) throw subscriptionNotFound(subscriptionId);
   const facts = await provider().getSubscription(subscriptionId);
-  if (!facts || !facts.plan || facts.currency === undefined) {
+  if (!facts?.plan || facts.currency === undefined) {
     if ('checkoutId' in target) throw checkoutNotFound(target.checkoutId);
     throw subscriptionNotFound(subscriptionId);
   }

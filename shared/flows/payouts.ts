@@ -62,7 +62,7 @@ export interface PayoutBatch {
 export const isBatchId = (v: string) => /^pb_[0-9a-f]{32}$/.test(v);
 
 export function toBatch(item: Record<string, unknown> | undefined): PayoutBatch | null {
-  if (!item || item.type !== 'PayoutBatch') return null;
+  if (item?.type !== 'PayoutBatch') return null;
   return {
     id: String(item.id),
     format: item.format as PayoutFileFormat,

@@ -4,7 +4,7 @@
 // The member sees their own email and payout address, but of the users they referred only a masked
 // identifier (domain/portal.ts maskIdentifier); no provider ids, payment ids or other members' ids.
 import type { LedgerReward, Payout } from '../domain/lifecycle';
-import type { Campaign, Member, Referral } from '../domain/models';
+import type { Campaign, Referral } from '../domain/models';
 import { formatCents } from '../domain/money';
 import { memberStatsView } from '../domain/views';
 import { maskIdentifier, percentText, PORTAL_SESSION_ENDED, shareLink, termsText } from '../domain/portal';
@@ -91,7 +91,7 @@ export async function portalMe(session: PortalSession) {
 }
 
 /** The session's member; a member deleted since the session opened ends it (401, as a revocation does). */
-async function memberOf<T>(session: PortalSession, read: () => Promise<T>): Promise<T> {
+async function memberOf<T>(_session: PortalSession, read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (err) {

@@ -61,7 +61,7 @@ async function voidOutOfPayouts(accountId: string, referralId: string, rewardIds
       const payouts = new Map(payoutIds.map((p) => [p, toPayout(lookup(payoutItems, keys.payout(accountId, p)))] as const));
       const holder = (r: LedgerReward): Payout | null => {
         const p = r.payout_id ? (payouts.get(r.payout_id) ?? null) : null;
-        return p && p.reward_ids.includes(r.id) ? p : null;
+        return p?.reward_ids.includes(r.id) ? p : null;
       };
       // The check, on everything at once, before anything is written.
       for (const r of rewards) {

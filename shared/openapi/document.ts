@@ -126,15 +126,15 @@ function operation(route: Route, op: OperationDoc): Json {
     },
   };
   const errors = new Set<number>(op.errors ?? []);
-  if (auth === 'api-key' || auth === 'publishable-key' || auth === 'session') [401, 429, 500, 503].forEach((s) => errors.add(s));
-  if (auth === 'login' || auth === 'portal-link') [500, 503].forEach((s) => errors.add(s));
-  if (auth === 'portal') [401, 429, 500, 503].forEach((s) => errors.add(s));
+  if (auth === 'api-key' || auth === 'publishable-key' || auth === 'session') for (const s of [401, 429, 500, 503]) errors.add(s);
+  if (auth === 'login' || auth === 'portal-link') for (const s of [500, 503]) errors.add(s);
+  if (auth === 'portal') for (const s of [401, 429, 500, 503]) errors.add(s);
   // A dashboard session may be refused a write (its role, or a cross-site Origin); session-only routes refuse keys.
   if (auth === 'session' || (auth === 'api-key' && route.method !== 'GET')) errors.add(403);
   if (op.query) errors.add(400);
-  if (op.body) [400, 413, 415].forEach((s) => errors.add(s));
-  if (idempotent) [400, 409, 422].forEach((s) => errors.add(s));
-  if (auth === 'provider-signature') [500, 503].forEach((s) => errors.add(s));
+  if (op.body) for (const s of [400, 413, 415]) errors.add(s);
+  if (idempotent) for (const s of [400, 409, 422]) errors.add(s);
+  if (auth === 'provider-signature') for (const s of [500, 503]) errors.add(s);
   // A 400 of a list is about its query; of a write, about its body.
   const error400 = op.body || op.bodyType ? ERROR_EXAMPLES[400] : { page_size: ['Ensure this value is less than or equal to 100.'] };
   for (const status of [...errors].sort()) {

@@ -1,5 +1,6 @@
 // A static, dependency-free HTML rendering of the OpenAPI document (served at /docs/): operations by
 // tag with their parameters, bodies, responses and examples, the webhooks, and the component schemas.
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked as untyped JSON.
 type Json = Record<string, any>;
 
 const esc = (s: unknown) =>

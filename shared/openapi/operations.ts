@@ -32,10 +32,7 @@ import type { ComponentName } from './components';
 import { DIAGNOSIS_EXAMPLE, DIAGNOSIS_SCHEMA } from './diagnosis';
 import { diagnosisQuery } from '../schemas/diagnosis';
 import {
-  API_KEY_ID,
-  TEAM_MEMBER_ID,
   BATCH_ID,
-  PAYOUT_ID,
   CAMPAIGN_ID,
   COMPONENT_EXAMPLES,
   CONVERTED_REFERRAL,

@@ -21,7 +21,7 @@ export const normalizeName = (name: string) => name.trim().toLowerCase();
 const nameInUse = (name: string) => ValidationError.field('name', `The name ${name} is already in use; choose another`);
 
 export function toCampaign(item: Record<string, unknown> | undefined): Campaign | null {
-  if (!item || item.type !== 'Campaign' || item.deleted_at !== undefined) return null;
+  if (item?.type !== 'Campaign' || item.deleted_at !== undefined) return null;
   return {
     id: String(item.id),
     name: String(item.name),

@@ -12,7 +12,7 @@ import { eventItem } from './outbox';
 import { changeCollecting, collectingTarget, getPayout, type CollectingTarget } from './payouts';
 import { defined } from './rewards';
 import { tableName } from './client';
-import { ConditionsFailedError, getItem, transact, type TransactItem } from './ops';
+import { ConditionsFailedError, getItem, transact } from './ops';
 import { toReferral } from './referrals';
 import { RewardRaceError } from './rewards';
 import { keys } from './table';
@@ -66,7 +66,9 @@ async function recordClawbackChunk(
   const added = await addClawbacks(txn, referral, planned, now);
   const after: Referral = { ...referral, rewards: [...referral.rewards, ...added] };
   txn.referralAppend(referral.id, referral.rewards.length, added);
-  added.forEach((_r, i) => txn.addReward(ledgerFromReferral(after, referral.rewards.length + i)));
+  added.forEach((_r, i) => {
+    txn.addReward(ledgerFromReferral(after, referral.rewards.length + i));
+  });
   try {
     await transact(txn.build());
   } catch (err) {

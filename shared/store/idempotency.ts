@@ -10,7 +10,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { db, tableName } from './client';
-import { IDEMPOTENCY_HOURS, keys, TTL_ATTRIBUTE, type Key } from './table';
+import { IDEMPOTENCY_HOURS, TTL_ATTRIBUTE, type Key } from './table';
 
 /** How long a claim holds the key: longer than any route's Lambda timeout (25 s) and API Gateway's (30 s). */
 export const LOCK_MS = 35_000;

@@ -39,7 +39,7 @@ export function ledgerFromReferral(referral: Referral, index: number, version = 
 }
 
 export function toLedgerReward(item: Record<string, unknown> | undefined): LedgerReward | null {
-  if (!item || item.type !== 'Reward') return null;
+  if (item?.type !== 'Reward') return null;
   const n = (v: unknown) => (v === undefined || v === null ? null : Number(v));
   return {
     id: String(item.id),

@@ -34,7 +34,7 @@ export interface MemberWithRelations {
 }
 
 export function toMember(item: Record<string, unknown> | undefined): Member | null {
-  if (!item || item.type !== 'Member') return null;
+  if (item?.type !== 'Member') return null;
   return {
     id: String(item.id),
     identifier: String(item.identifier),

@@ -21,7 +21,7 @@ export const isPayoutId = (v: string) => /^po_[0-9a-f]{32}$/.test(v);
 export const newPayoutId = () => `po_${newEntityId()}`;
 
 export function toPayout(item: Record<string, unknown> | undefined): Payout | null {
-  if (!item || item.type !== 'Payout') return null;
+  if (item?.type !== 'Payout') return null;
   const n = (v: unknown) => (v === undefined || v === null ? null : Number(v));
   const s = (v: unknown) => (typeof v === 'string' ? v : null);
   const ids =
@@ -259,7 +259,9 @@ export function claimPayout(txn: MoneyTxn, before: Payout, claim: PayoutClaim, n
 /** Replaces payout `before` with `next`, conditioned on the version and status read; counters follow the status. */
 export function putPayoutVersion(txn: MoneyTxn, before: Payout, next: Payout, allowed: readonly PayoutStatus[] = [before.status]): void {
   const values: Record<string, unknown> = { ':v': before.version };
-  allowed.forEach((s, i) => (values[`:s${i}`] = s));
+  allowed.forEach((s, i) => {
+    values[`:s${i}`] = s;
+  });
   txn.push(
     {
       Put: {

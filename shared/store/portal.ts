@@ -182,13 +182,7 @@ export async function openPortalSession(linkToken: string): Promise<{ token: str
 export async function findPortalSession(token: string): Promise<PortalSession | null> {
   const hash = tokenHash(token);
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: portalKeys.session(hash), ConsistentRead: true }));
-  if (
-    !Item ||
-    Item.type !== 'PortalSession' ||
-    typeof Item.account_id !== 'string' ||
-    typeof Item.member_id !== 'string' ||
-    !isPlan(Item.plan)
-  )
+  if (Item?.type !== 'PortalSession' || typeof Item.account_id !== 'string' || typeof Item.member_id !== 'string' || !isPlan(Item.plan))
     return null;
   if (Number(Item.expires_at) <= nowSeconds()) return null;
   return {

@@ -17,7 +17,7 @@
 // rewrites both secret items whole.
 import { config } from '../config';
 import { clearSecretCache, decryptSecret, encryptSecret } from '../secrets';
-import { db, tableName } from './client';
+import { tableName } from './client';
 import type { ProviderDefinition } from '../billing/definition';
 import {
   definitionOf,

@@ -45,7 +45,7 @@ function fromStoredReward(stored: Record<string, unknown>): Referral['rewards'][
 }
 
 export function toReferral(item: Record<string, unknown> | undefined): Referral | null {
-  if (!item || item.type !== 'Referral') return null;
+  if (item?.type !== 'Referral') return null;
   const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, type: _t, ...rest } = item;
   return {
     ...(rest as unknown as Referral),

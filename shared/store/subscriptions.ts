@@ -28,7 +28,7 @@ import { ALERT_MARKER_DAYS, GSI1, GSI2, keys, providerIdKey, timeKey, TTL_ATTRIB
 import { ReportDeltas } from './reports';
 
 export function toSubscription(item: Record<string, unknown> | undefined): Subscription | null {
-  if (!item || item.type !== 'Subscription') return null;
+  if (item?.type !== 'Subscription') return null;
   return {
     id: storedProviderId(item.id),
     unit_price: item.unit_price === null || item.unit_price === undefined ? null : String(item.unit_price),
@@ -109,7 +109,7 @@ const REQUIRED: (keyof ProviderFields)[] = ['status', 'currency', 'plan'];
 const PAYMENT_RANK = { failed: 0, paid: 1, refunded: 2 } as const;
 
 function toPayment(item: Record<string, unknown> | undefined): (PaymentData & { version: number }) | null {
-  if (!item || item.type !== 'Payment') return null;
+  if (item?.type !== 'Payment') return null;
   return {
     id: storedProviderId(item.id),
     subscription_id: storedProviderId(item.subscription_id),
@@ -511,7 +511,7 @@ export interface CachedPlan {
 /** The provider's plan from the table cache; `stale` when older than a day (refresh it when you can). */
 export async function getCachedPlan(accountId: string, planId: number): Promise<{ plan: CachedPlan; stale: boolean } | null> {
   const item = await getItem(keys.plan(accountId, planId), false);
-  if (!item || item.type !== 'PlanCache') return null;
+  if (item?.type !== 'PlanCache') return null;
   const plan = item.plan as CachedPlan;
   return { plan, stale: Math.floor(Date.now() / 1000) - plan.fetched_at > PLAN_CACHE_SECONDS };
 }

@@ -83,7 +83,7 @@ export const teamKeys = {
 };
 
 function toMember(item: Record<string, unknown> | undefined): TeamMember | null {
-  if (!item || item.type !== 'Operator' || !isRole(item.role)) return null;
+  if (item?.type !== 'Operator' || !isRole(item.role)) return null;
   return {
     id: String(item.id),
     email: String(item.email),

@@ -83,7 +83,7 @@ export interface WebhookDelivery {
 }
 
 export function toEndpoint(item: Record<string, unknown> | undefined): WebhookEndpoint | null {
-  if (!item || item.type !== 'WebhookEndpoint') return null;
+  if (item?.type !== 'WebhookEndpoint') return null;
   return {
     id: String(item.id),
     url: String(item.url),
@@ -99,7 +99,7 @@ export function toEndpoint(item: Record<string, unknown> | undefined): WebhookEn
 }
 
 export function toDelivery(item: Record<string, unknown> | undefined): WebhookDelivery | null {
-  if (!item || item.type !== 'WebhookDelivery') return null;
+  if (item?.type !== 'WebhookDelivery') return null;
   return {
     sk: String(item.sk),
     id: String(item.id),

@@ -45,7 +45,7 @@ export async function attemptDelivery(message: DeliverMessage): Promise<AttemptR
   const claimed = { ...d, attempts: attempt, state: 'sending' as const };
   const cfg = config().webhooks;
 
-  if (!ctx.endpoint || !ctx.endpoint.enabled || !ctx.secret || !ctx.payload) {
+  if (!ctx.endpoint?.enabled || !ctx.secret || !ctx.payload) {
     const reason = !ctx.endpoint ? 'endpoint deleted' : !ctx.endpoint.enabled ? 'endpoint disabled' : 'event expired';
     await recordAttempt(
       accountId,

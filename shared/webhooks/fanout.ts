@@ -16,7 +16,7 @@ import { allEndpoints, createDelivery, deliverySk, PURGE_PAGE, purgeDeliveriesPa
 
 export async function dispatchEvent(accountId: string, eventId: string): Promise<{ deliveries: number }> {
   const item = await getItem(keys.event(accountId, eventId));
-  if (!item || item.type !== 'Event' || item.gsi2pk === undefined) return { deliveries: 0 }; // gone or dispatched
+  if (item?.type !== 'Event' || item.gsi2pk === undefined) return { deliveries: 0 }; // gone or dispatched
   const event = { id: eventId, type: item.event_type as EventType, created_ms: Number(item.created_ms) };
   const now = clock.now();
   const targets = (await allEndpoints(accountId)).filter((e) => e.enabled && e.events.includes(event.type));

@@ -117,7 +117,7 @@ export async function measureDrain(
     }
     signSeconds += (performance.now() - t) / 1000;
     const file = join(workDir, `drain-${run}.txt`);
-    writeFileSync(file, bodies.join('\n') + '\n');
+    writeFileSync(file, `${bodies.join('\n')}\n`);
 
     await waitForQueue(bench, 'provider-events', 120_000);
     const dlqBefore = (await bench.queues.depth('provider-events-dlq')).total;
@@ -273,7 +273,7 @@ export async function measureJsonDrain(
     }
   }
   const file = join(workDir, `drain-${o.provider}.txt`);
-  writeFileSync(file, lines.join('\n') + '\n');
+  writeFileSync(file, `${lines.join('\n')}\n`);
   const callsBefore = Object.values((o.provider === 'paddle-billing' ? billing : stripe).callCounts()).reduce((a, b) => a + b, 0);
 
   await waitForQueue(bench, 'provider-events', 120_000);

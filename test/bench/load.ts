@@ -157,7 +157,7 @@ export async function measureLoad(bench: BenchRuntime, workDir: string, settings
   const signPool = (n: number, file: string) => {
     const bodies: string[] = [];
     for (let i = 0; i < n; i++) bodies.push(oneOffPaymentAlert(rt.paddle.sign, alertSeq++));
-    writeFileSync(file, bodies.join('\n') + '\n');
+    writeFileSync(file, `${bodies.join('\n')}\n`);
   };
 
   // --- raw DynamoDB Local: the same client configuration and document client as shared/store/client.ts ---

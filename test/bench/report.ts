@@ -402,7 +402,7 @@ function readingNotes(l: LoadSection): string {
 
 function missedNotes(r: Report): string {
   const notes: string[] = [];
-  if (r.bundles && r.bundles.results.some((b) => !b.initOk)) {
+  if (r.bundles?.results.some((b) => !b.initOk)) {
     const b = r.bundles;
     const sdk = b.sdkOnly.initMs - b.empty.initMs;
     const typical = b.results.map((x) => x.overheadMs).sort((x, y) => x - y)[Math.floor(b.results.length / 2)] ?? 0;

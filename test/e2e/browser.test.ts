@@ -37,7 +37,7 @@ beforeAll(async () => {
   account = await newAccount();
   gateway = await startGateway({ port: 0 });
   // The app's site: every path serves the same page with the one-tag installation.
-  site = createServer((req, res) => {
+  site = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(`<!doctype html><html><head><title>App</title>
 <script src="${gateway.url}/js/refloop.js" data-key="${account.publishableKey}" async></script>

@@ -357,7 +357,7 @@ describe("README's example (an Express route and the page that mounts the widget
     const text = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
     const start = text.indexOf('\n## The member portal in your app\n');
     const section = text.slice(start, text.indexOf('\n## ', start + 4));
-    return [...section.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1] as string);
+    return [...section.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1] as string);
   }
 
   it('runs as written: the page on an allowed origin frames the portal of the member the backend names', async () => {

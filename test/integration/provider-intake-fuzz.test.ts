@@ -127,7 +127,7 @@ describe.each(SCHEMES.map((s) => [s.kind, s] as const))('%s intake under generat
                   : f.mode === 'garbage'
                     ? f.garbage
                     : f.mode === 'only-decoys'
-                      ? scheme.sign(scheme.secret, f.raw, now, f.decoys).replace(/(h1|v1)=[0-9a-f]{64}$/, '$1=' + '0'.repeat(64))
+                      ? scheme.sign(scheme.secret, f.raw, now, f.decoys).replace(/(h1|v1)=[0-9a-f]{64}$/, `$1=${'0'.repeat(64)}`)
                       : undefined;
         const res = await post(accountId, f.raw, signature, f.contentType);
         expect({ mode: f.mode, status: res.status, body: res.body }).toEqual({

@@ -745,9 +745,9 @@ describe('login routes: no credential, never a 5xx on bad input', () => {
       { body: 'x' },
       { body: { email: 5, token: 5 } },
       { body: { email: { $ne: '' }, token: { $gt: '' } } },
-      { body: { email: 'a'.repeat(300) + '@example.com', token: 'A'.repeat(101) } },
+      { body: { email: `${'a'.repeat(300)}@example.com`, token: 'A'.repeat(101) } },
       { body: { email: '\ud800@example.com', token: '\u0000'.repeat(43) } },
-      { body: { email: `x@example.com`, token: '../'.repeat(14) + 'x' } },
+      { body: { email: `x@example.com`, token: `${'../'.repeat(14)}x` } },
       { rawBody: JSON.stringify({ email: 'x'.repeat(70_000) }), type: 'application/json' },
     ];
     const odd: Record<string, string>[] = [

@@ -76,7 +76,6 @@ let queues: TestQueues;
 let pollers: Pollers;
 const receiver = new Receiver();
 let key: string;
-let accountId: string;
 let serial = 0;
 const unique = (p: string) => `${p}-${++serial}-${Date.now().toString(36)}`;
 const realNow = clock.now;
@@ -88,7 +87,7 @@ beforeAll(async () => {
   queues = await startTestQueues();
   pollers = startTestPollers(queues);
   await receiver.start();
-  ({ accountId, apiKey: key } = await newAccount('unlimited'));
+  ({ apiKey: key } = await newAccount('unlimited'));
 });
 
 afterAll(async () => {
@@ -576,7 +575,7 @@ describe('delivery', () => {
   });
 
   it('the outbox heals a hand-off that did not happen: the sweep dispatches the committed event', async () => {
-    const hook = await endpoint('/healed', ['member.created']);
+    await endpoint('/healed', ['member.created']);
     const url = process.env.WEBHOOK_EVENTS_QUEUE_URL;
     delete process.env.WEBHOOK_EVENTS_QUEUE_URL;
     resetConfig();

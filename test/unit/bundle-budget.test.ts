@@ -84,4 +84,64 @@ describe('Lambda bundles', () => {
       rmSync(outdir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('a bundled DynamoDB and SQS client (with the SDK stubs of infra/cloud/bundling.ts) signs, sends and reads answers and errors', async () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'refloop-sdk-clients-'));
+    try {
+      await bundleFunctions({ fn: 'test/fixtures/bundle/sdk-clients-entry.ts' }, { outdir, write: true });
+      const run = spawnSync(process.execPath, ['-e', SDK_ENDPOINTS, join(outdir, 'fn', 'index.js')], {
+        encoding: 'utf8',
+        // AWS_RETRY_MODE asks for the adaptive strategy, which is not bundled: the clients set retryMode themselves.
+        env: { PATH: process.env.PATH ?? '', TABLE_NAME: 'bundle-test', AWS_REGION: 'eu-west-1', AWS_RETRY_MODE: 'adaptive' },
+        timeout: 30_000,
+      });
+      expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr }).toEqual({ status: 0, stderr: '' });
+      const { result, requests } = JSON.parse(run.stdout) as {
+        result: Record<string, unknown>;
+        requests: { target: string; signed: boolean }[];
+      };
+      expect(result).toEqual({ item: { pk: 'A#1', sk: 'ITEM', n: 1 }, conditional: 'ConditionalCheckFailedException', messageId: 'm-1' });
+      expect(requests).toEqual([
+        { target: 'DynamoDB_20120810.GetItem', signed: true },
+        { target: 'DynamoDB_20120810.PutItem', signed: true },
+        { target: 'AmazonSQS.SendMessage', signed: true },
+      ]);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
+
+/**
+ * Run in the child: serves DynamoDB's and SQS's JSON protocols on a local port (an item for GetItem, a failed
+ * condition for PutItem, the body's MD5 for SendMessage, which the SQS client checks), points the bundle at
+ * it, runs its handler and prints the result with the requests it received.
+ */
+const SDK_ENDPOINTS = `
+const http = require('node:http');
+const { createHash } = require('node:crypto');
+const requests = [];
+const server = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => (body += c));
+  req.on('end', () => {
+    const target = String(req.headers['x-amz-target']);
+    requests.push({ target, signed: /^AWS4-HMAC-SHA256 Credential=local\\/\\d{8}\\/eu-west-1\\/(dynamodb|sqs)\\/aws4_request, SignedHeaders=.*, Signature=[0-9a-f]{64}$/.test(String(req.headers.authorization)) });
+    const answer = (status, json) => { res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' }); res.end(JSON.stringify(json)); };
+    if (target.endsWith('.GetItem')) return answer(200, { Item: { pk: { S: 'A#1' }, sk: { S: 'ITEM' }, n: { N: '1' } } });
+    if (target.endsWith('.PutItem')) return answer(400, { __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException', message: 'The conditional request failed' });
+    if (target.endsWith('.SendMessage')) return answer(200, { MessageId: 'm-1', MD5OfMessageBody: createHash('md5').update(JSON.parse(body).MessageBody).digest('hex') });
+    answer(400, { __type: 'UnknownOperationException', message: target });
+  });
+});
+server.listen(0, '127.0.0.1', async () => {
+  const endpoint = 'http://127.0.0.1:' + server.address().port;
+  Object.assign(process.env, { DYNAMODB_ENDPOINT: endpoint, SQS_ENDPOINT: endpoint, REWARDS_QUEUE_URL: endpoint + '/000000000000/rewards' });
+  try {
+    const result = await require(process.argv[1]).handler();
+    process.stdout.write(JSON.stringify({ result, requests }));
+  } finally {
+    server.close();
+  }
+});
+`;

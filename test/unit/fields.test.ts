@@ -293,7 +293,7 @@ describe('member bodies', () => {
       email: '  Ann.Lee+ref@EXAMPLE.Com ',
       first_name: 'f'.repeat(50),
       last_name: '',
-      code: 'Ab_9-' + 'z'.repeat(25),
+      code: `Ab_9-${'z'.repeat(25)}`,
       campaign: { id: ' abcd1234 ', name: 'ignored' },
       subscription: { id: '123', status: 'ignored' },
     });
@@ -302,7 +302,7 @@ describe('member bodies', () => {
       email: 'Ann.Lee+ref@example.com',
       first_name: 'f'.repeat(50),
       last_name: null,
-      code: 'Ab_9-' + 'z'.repeat(25),
+      code: `Ab_9-${'z'.repeat(25)}`,
       campaign: { id: 'abcd1234' },
       subscription: { id: 123 },
       email_opt_out: false,

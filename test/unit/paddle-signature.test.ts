@@ -117,7 +117,7 @@ describe('verifyPaddleSignature: real alerts', () => {
       const variants =
         value === ''
           ? ['x']
-          : [changeCharAt(value, 0), changeCharAt(value, value.length - 1), value + 'x', value.slice(0, -1), ` ${value}`];
+          : [changeCharAt(value, 0), changeCharAt(value, value.length - 1), `${value}x`, value.slice(0, -1), ` ${value}`];
       for (const changed of variants) {
         const ok = verifyPaddleSignature({ ...fields, [key]: changed }, PUBLIC_KEY);
         if (ok) throw new Error(`still verifies with ${key}=${JSON.stringify(changed)}`);

@@ -132,9 +132,9 @@ describe('paypal (PayPal Payouts web upload)', () => {
   });
 
   it('cuts the note to recipient to 400 chars', () => {
-    const long = 'x'.repeat(399) + 'yz';
+    const long = `${'x'.repeat(399)}yz`;
     const [record] = parseCsv(payoutFile('paypal', [row()], { note: long }));
-    expect(record![4]).toBe('x'.repeat(399) + 'y');
+    expect(record![4]).toBe(`${'x'.repeat(399)}y`);
     const [short] = parseCsv(payoutFile('paypal', [row()], { note: 'x'.repeat(400) }));
     expect(short![4]).toBe('x'.repeat(400));
   });
@@ -170,8 +170,8 @@ describe('wise (Wise batch, send by email)', () => {
   });
 
   it('cuts the payment reference to 35 chars', () => {
-    const [, record] = parseCsv(payoutFile('wise', [row()], { note: 'r'.repeat(34) + 'st' }));
-    expect(record![2]).toBe('r'.repeat(34) + 's');
+    const [, record] = parseCsv(payoutFile('wise', [row()], { note: `${'r'.repeat(34)}st` }));
+    expect(record![2]).toBe(`${'r'.repeat(34)}s`);
   });
 
   it('takes 1,000 rows and refuses 1,001', () => {
@@ -331,10 +331,10 @@ describe('formula injection guard', () => {
   });
 
   it('counts the quote toward the provider length limits', () => {
-    const paypal = parseCsv(payoutFile('paypal', [row()], { note: '=' + 'x'.repeat(500) }))[0]!;
-    expect(paypal[4]).toBe("'=" + 'x'.repeat(398));
-    const wise = parseCsv(payoutFile('wise', [row()], { note: '-' + 'x'.repeat(50) }))[1]!;
-    expect(wise[2]).toBe("'-" + 'x'.repeat(33));
+    const paypal = parseCsv(payoutFile('paypal', [row()], { note: `=${'x'.repeat(500)}` }))[0]!;
+    expect(paypal[4]).toBe(`'=${'x'.repeat(398)}`);
+    const wise = parseCsv(payoutFile('wise', [row()], { note: `-${'x'.repeat(50)}` }))[1]!;
+    expect(wise[2]).toBe(`'-${'x'.repeat(33)}`);
   });
 
   it('leaves other text and the amounts alone', () => {

@@ -314,7 +314,7 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 function routeCallPattern(route: Pick<Route, 'method' | 'path'>): RegExp {
   const segments = route.path.split('/').filter((s) => s.length > 0);
   const segment = (s: string) => (s.startsWith('{') && s.endsWith('}') ? '(?:\\$\\{[^}\\n]*\\}|[^/\\s\'"`?#$])+' : escapeRegExp(s));
-  const path = '\\/' + segments.map(segment).join('\\/') + '\\/?';
+  const path = `\\/${segments.map(segment).join('\\/')}\\/?`;
   const quote = '[\'"`]';
   return new RegExp(`${quote}${route.method}${quote}\\s*,\\s*${quote}${path}(?=[?'"\`])`);
 }

@@ -80,7 +80,9 @@ async function recordAtOnce(s: Settlement, plan: SettlementPlan): Promise<Record
   // The clawbacks reverse stored rewards only (recordSettlement), so they are added against `referral`.
   const clawbacks: Reward[] = plan.clawbacks.length > 0 ? await addClawbacks(txn, referral, plan.clawbacks, plan.now) : [];
   const after: Referral = { ...withRewards, rewards: [...withRewards.rewards, ...clawbacks] };
-  clawbacks.forEach((_c, i) => txn.addReward(ledgerFromReferral(after, stored + plan.rewards.length + i)));
+  clawbacks.forEach((_c, i) => {
+    txn.addReward(ledgerFromReferral(after, stored + plan.rewards.length + i));
+  });
   const appended = [...plan.rewards, ...clawbacks];
   if (appended.length > 0 || completedChanges) {
     txn.referralAppend(

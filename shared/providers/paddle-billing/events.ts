@@ -77,7 +77,7 @@ const obj = (v: unknown): Json | null => (isObj(v) ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const idOf = (v: unknown, prefix: string): string | null => {
   const s = str(v);
-  return s !== null && s.startsWith(prefix) && s.length <= 64 ? s : null;
+  return s?.startsWith(prefix) && s.length <= 64 ? s : null;
 };
 
 /** A minor-unit amount string ("65215", "-100") or integer; null when it is anything else. */
@@ -95,7 +95,7 @@ export function instantMs(v: unknown): number | null {
   const m = RFC3339.exec(v);
   if (!m) return null;
   const [, y, mo, d, h, mi, s, frac = '', zone = 'Z'] = m;
-  const ms = Number((frac + '000').slice(0, 3));
+  const ms = Number(`${frac}000`.slice(0, 3));
   let t = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms);
   if (zone !== 'Z' && zone !== 'z') {
     const sign = zone.startsWith('-') ? -1 : 1;

@@ -157,7 +157,7 @@ export function parseEnvelope(rawBody: string): EnvelopeResult {
   const type = str(b?.type) ?? '';
   const created = int(b?.created);
   const object = obj(obj(b?.data)?.object);
-  if (!b || b.object !== 'event' || !eventId.startsWith('evt_') || type === '' || !object) {
+  if (b?.object !== 'event' || !eventId.startsWith('evt_') || type === '' || !object) {
     return {
       ok: false,
       event: { kind: 'ignored', eventId, type, reason: 'not a Stripe event (object "event", id evt_…, type, data.object)' },
@@ -216,7 +216,7 @@ export function lookupsFor(envelope: StripeEnvelope): Lookups {
     if (!str(object.customer_email) && typeof customer === 'string' && customerIdOf(customer)) out.customerIds.push(customer);
   } else if (type === 'charge.refunded') {
     const refunds = obj(object.refunds);
-    if (!refunds || refunds.has_more !== false || !Array.isArray(refunds.data)) {
+    if (refunds?.has_more !== false || !Array.isArray(refunds.data)) {
       const id = idOf(object.id, 'ch_', 'py_');
       if (id) out.chargeIds.push(id);
     }

@@ -466,7 +466,9 @@ export function encodeForm(params: Record<string, FormValue>): string {
   const walk = (key: string, value: FormValue) => {
     if (value === undefined) return;
     if (Array.isArray(value)) {
-      value.forEach((v, i) => walk(`${key}[${i}]`, v));
+      value.forEach((v, i) => {
+        walk(`${key}[${i}]`, v);
+      });
     } else if (value !== null && typeof value === 'object') {
       for (const [k, v] of Object.entries(value)) walk(`${key}[${k}]`, v);
     } else {

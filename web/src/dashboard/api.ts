@@ -10,7 +10,7 @@ export const LOGIN_PATH = '/app/login';
 
 /** Only a path of the app itself is followed after login (never another origin: `//evil.example`). */
 export function safeNext(next: string | null | undefined): string {
-  if (!next || !next.startsWith('/app') || next.startsWith('//') || next.includes('\\')) return '/app/';
+  if (!next?.startsWith('/app') || next.startsWith('//') || next.includes('\\')) return '/app/';
   if (next === LOGIN_PATH || next.startsWith(`${LOGIN_PATH}?`) || next.startsWith(`${LOGIN_PATH}/`)) return '/app/';
   return next;
 }

@@ -19,6 +19,7 @@ const Settings = lazy(() => import('./pages/settings').then((m) => m.Settings));
 export interface DashboardRoute {
   /** The router's pattern (preact-iso: `:id` is a parameter). */
   path: string;
+  // biome-ignore lint/suspicious/noExplicitAny: the pages take different props (path parameters).
   component: ComponentType<any>;
   /** An entry of the main navigation: its label and its icon (an SVG path in a 24 x 24 box). */
   nav?: { label: string; icon: string };

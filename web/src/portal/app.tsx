@@ -142,6 +142,7 @@ function Expired() {
   return (
     <main class="portal portal-message" data-testid="portal-expired">
       <div class="message-icon" aria-hidden="true">
+        {/* biome-ignore lint/a11y/noSvgWithoutTitle: decorative, inside an aria-hidden box. */}
         <svg viewBox="0 0 24 24" width="28" height="28">
           <path
             d="M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm0 2a8 8 0 1 1 0 16 8 8 0 0 1 0-16zm-1 3v6l5 3 1-1.6-4-2.4V7z"

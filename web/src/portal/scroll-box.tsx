@@ -17,6 +17,7 @@ export function ScrollBox({ label, children }: { label: string; children: Compon
     return () => observer.disconnect();
   }, []);
   return (
+    // biome-ignore lint/a11y/useAriaPropsSupportedByRole: the label is set only together with role=region (when the box scrolls).
     <div
       ref={box}
       class="table-wrap"

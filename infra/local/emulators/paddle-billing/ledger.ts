@@ -346,7 +346,7 @@ export class Ledger {
     let discount: Discount | null = null;
     if (p.discountCode) {
       const d = this.discountByCode(p.discountCode);
-      if (!d || !d.enabled_for_checkout || d.status !== 'active')
+      if (!d?.enabled_for_checkout || d.status !== 'active')
         throw new LedgerError(400, 'transaction_discount_not_found', 'Cannot find provided discount code/id');
       if (d.type === 'flat' && d.currency_code !== entry.price.unit_price.currency_code)
         throw new LedgerError(400, 'transaction_discount_not_found', 'discount currency does not match');

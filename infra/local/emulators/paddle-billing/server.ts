@@ -134,7 +134,9 @@ function page<T extends { id: string }>(
   const rest = after ? sorted.filter((i) => i.id > after) : sorted;
   const data = rest.slice(0, perPage);
   const next = new URL(base + path);
-  query.forEach((v, k) => next.searchParams.set(k, v));
+  query.forEach((v, k) => {
+    next.searchParams.set(k, v);
+  });
   next.searchParams.set('after', data.length > 0 ? (data[data.length - 1] as T).id : (after ?? ''));
   next.searchParams.set('per_page', String(perPage));
   return {

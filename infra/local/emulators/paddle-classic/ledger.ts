@@ -222,7 +222,7 @@ function saveState(file: string, state: State): void {
   mkdirSync(dirname(file), { recursive: true });
   // Temp file + rename: a crash mid-write never leaves a truncated file behind. 0600: it holds keys.
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
+  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   renameSync(tmp, file);
 }
 
@@ -423,6 +423,7 @@ export class Ledger {
   /** Strictly increasing alert_id, non-decreasing event_time, every value a string, then signed. */
   private buildAlert(name: string, fields: Record<string, string | number>): SignedAlert {
     const now = dateTimeOf(new Date());
+    // biome-ignore lint/complexity/useMathMinMax: event times are date strings, compared as text.
     this.state.lastEventTime = now > this.state.lastEventTime ? now : this.state.lastEventTime;
     const all: Record<string, string> = {
       alert_id: String(this.state.next.alert++),

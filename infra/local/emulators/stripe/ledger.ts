@@ -489,8 +489,7 @@ export class Ledger {
           'discounts[0][promotion_code]',
         );
       coupon = this.coupons.get(promo.promotion.coupon as string) ?? null;
-      if (!coupon || !coupon.valid)
-        throw new LedgerError(400, 'coupon_expired', 'The coupon is no longer valid', 'discounts[0][promotion_code]');
+      if (!coupon?.valid) throw new LedgerError(400, 'coupon_expired', 'The coupon is no longer valid', 'discounts[0][promotion_code]');
       if (coupon.amount_off !== null && coupon.currency !== price.currency)
         throw new LedgerError(
           400,

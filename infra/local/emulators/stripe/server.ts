@@ -449,7 +449,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
           undefined,
           "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY'), or as the basic auth username.",
         );
-      return apiError(res, 401, 'invalid_request_error', undefined, 'Invalid API Key provided: ' + presented.slice(0, 8) + '********');
+      return apiError(res, 401, 'invalid_request_error', undefined, `Invalid API Key provided: ${presented.slice(0, 8)}********`);
     }
     const version = req.headers['stripe-version'];
     if (version !== undefined && version !== STRIPE_API_VERSION)

@@ -236,7 +236,7 @@ function ChartSection({ days, from, to }: { days: number; from: number; to: numb
     [metric, from, to],
   );
   const data = useMemo(() => (loaded.data ? toSeries(metric, loaded.data) : null), [loaded.data, metric]);
-  const isEmpty = data !== null && data.series.every((s) => s.values.every((v) => v === 0));
+  const isEmpty = data?.series.every((s) => s.values.every((v) => v === 0));
   const format = (v: number, s: ChartSeries) => (s.currency ? formatMoney(v, s.currency) : formatCount(v));
   const total = (s: ChartSeries) => s.values.reduce((a, b) => a + b, 0);
 

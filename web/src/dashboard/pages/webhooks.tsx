@@ -36,6 +36,7 @@ const EVENT_TYPES = [
 ] as const satisfies readonly EventType[];
 
 type NoneMissing<Missing extends never> = Missing;
+// biome-ignore lint/correctness/noUnusedVariables: a compile-time check, never used as a type.
 type EveryEventTypeListed = NoneMissing<Exclude<EventType, (typeof EVENT_TYPES)[number]>>;
 
 const eventsOf = (data: FormData) =>

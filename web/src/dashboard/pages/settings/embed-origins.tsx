@@ -1,7 +1,7 @@
 // Settings > Embed origins: the sites allowed to frame the member portal (owner, admin).
 import { useState } from 'preact/hooks';
 import type { Account } from '../../../api/types';
-import { Form, SubmitButton, text, useFieldErrors, useFormState } from '../../../ui/form';
+import { Form, SubmitButton, useFieldErrors, useFormState } from '../../../ui/form';
 import { LoadState, Section, type Loaded } from '../../components/page';
 import { useToast } from '../../../ui/toast';
 import { useCan } from '../../lib/session';
