@@ -69,16 +69,99 @@ export const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
 /** The environment variable that hands a function's `define` constants to ./after-bundling.ts. */
 export const AFTER_BUNDLING_DEFINE = 'REFLOOP_BUNDLE_DEFINE';
 
+/**
+ * Constants every function's bundle is built with (esbuild `define`, with a function's own): code that
+ * tests `process.env.REFLOOP_LAMBDA_BUNDLE` knows it runs from a bundle, so a branch only a laptop
+ * takes is dead code there and the modules only it imports are left out (shared/secrets/index.ts: the
+ * local key file). Not an environment variable: under tsx and Jest it is unset.
+ */
+export const LAMBDA_DEFINE: Readonly<Record<string, string>> = Object.freeze({ 'process.env.REFLOOP_LAMBDA_BUNDLE': 'true' });
+
 /** The budget of a function's index.js, minified (its adapter files are loaded on demand, apart). */
 export const BUNDLE_BUDGET_BYTES = 300 * 1024;
 
 /**
+ * Parts of the AWS SDK that cannot run in a Lambda function, replaced by stubs (the file under
+ * node_modules/, and the stub's code). Each stub keeps the module's export;
+ * `test/unit/bundle-budget.test.ts` runs a bundled DynamoDB and SQS client to show the clients still work.
+ */
+const SMITHY = '@smithy/core/dist-es/submodules';
+const SDK_STUBS: ReadonlyArray<readonly [file: string, stub: string]> = [
+  // The JavaScript SHA-256 (about 3.3 KB) and MD5 (about 1.4 KB; SQS checks message digests with it): the
+  // fallbacks the SDK's Node hashes use only when node:crypto has no sha256 or md5, which Node always has.
+  [
+    `${SMITHY}/checksum/sha256/Sha256Js.js`,
+    "export class Sha256Js { constructor() { throw new Error('no sha256 in node:crypto (the JavaScript fallback is not bundled: infra/cloud/bundling.ts)'); } }",
+  ],
+  [
+    `${SMITHY}/checksum/md5/Md5Js.js`,
+    "export class Md5Js { constructor() { throw new Error('no md5 in node:crypto (the JavaScript fallback is not bundled: infra/cloud/bundling.ts)'); } }",
+  ],
+  // The adaptive retry strategy and its rate limiter (about 3.3 KB): built only for retryMode 'adaptive',
+  // and every client we create sets retryMode 'standard' (shared/store/client.ts, shared/queue/publish.ts,
+  // shared/email/ses-sender.ts), so neither AWS_RETRY_MODE nor a config file can ask for it.
+  [
+    `${SMITHY}/retry/util-retry/AdaptiveRetryStrategy.js`,
+    "export class AdaptiveRetryStrategy { constructor() { throw new Error('the adaptive retry strategy is not bundled (our clients set retryMode standard: infra/cloud/bundling.ts)'); } }",
+  ],
+  // The region from EC2's instance metadata service (about 1.2 KB): asked only when a client has no region
+  // (ours always pass one: shared/config.ts) or, for defaultsMode 'auto', outside Lambda (in Lambda the
+  // SDK reads AWS_REGION, with AWS_EXECUTION_ENV set). Lambda has no instance metadata service: the
+  // stub answers as the real lookup does there, no region.
+  [
+    `${SMITHY}/config/config-resolver/regionConfig/getInstanceMetadataRegion.js`,
+    'export const getInstanceMetadataRegion = async () => undefined;',
+  ],
+  // The DynamoDB client's endpoint-discovery cache (with the LRU cache it builds on, about 1.4 KB): the
+  // client creates one, but only the endpoint-discovery middleware reads it, and none of the client's
+  // commands adds that middleware (discovery is optional for DynamoDB, and off).
+  [
+    '@aws-sdk/endpoint-cache/dist-es/EndpointCache.js',
+    "export class EndpointCache { constructor() {} } for (const m of ['getEndpoint', 'get', 'set', 'delete', 'has', 'clear']) EndpointCache.prototype[m] = () => { throw new Error('endpoint discovery is not bundled (infra/cloud/bundling.ts)'); };",
+  ],
+  // The warning the SDK prints on a Node older than 22, at every client's creation: functions run on
+  // Node 22 (infra/cloud/function.ts), where it does nothing.
+  [
+    '@aws-sdk/core/dist-es/submodules/client/emitWarningIfUnsupportedVersion.js',
+    'export const state = { warningEmitted: false };\nexport const emitWarningIfUnsupportedVersion = () => {};',
+  ],
+  // The endpoint parameters of S3 buckets (about 0.8 KB): the endpoint middleware calls them only for a
+  // client whose serviceId is s3, and no function bundles an S3 client.
+  [
+    `${SMITHY}/endpoints/middleware-endpoint/service-customizations/s3.js`,
+    [
+      "const notS3 = () => { throw new Error('no S3 client is bundled (infra/cloud/bundling.ts)'); };",
+      'export const resolveParamsForS3 = async () => notS3();',
+      'export const isDnsCompatibleBucketName = notS3;',
+      'export const isArnBucketName = notS3;',
+      'export const DOT_PATTERN = /\\./;',
+      'export const S3_HOSTNAME_PATTERN = /^(.+\\.)?s3(-fips)?(\\.dualstack)?[.-]([a-z0-9-]+)\\./;',
+    ].join('\n'),
+  ],
+];
+
+/**
+ * A client's schemas (`@aws-sdk/client-<name>/dist-es/schemas/schemas_0.js`) describe every operation of
+ * the service, each an exported array that only its command reads, so esbuild should leave out those of the
+ * commands a function never sends. It keeps them all: their trait objects have computed keys naming the
+ * module's string constants (`{ [_xN]: _Att }` with `const _xN = "xmlName"`), and esbuild treats a computed
+ * key as a possible side effect. Writing each such key as the string it names (`{ "xmlName": _Att }`, the
+ * same object) lets esbuild drop the unused ones: about 6 KB for SQS and 5 KB for DynamoDB in a function
+ * that sends two or three of their operations.
+ */
+export function literalSchemaKeys(source: string): string {
+  const constants = new Map<string, string>();
+  for (const m of source.matchAll(/^const ([A-Za-z_$][\w$]*) = ("(?:[^"\\\n]|\\.)*");$/gm)) constants.set(m[1] as string, m[2] as string);
+  return source.replace(/([{,]\s*)\[([A-Za-z_$][\w$]*)\](\s*:)/g, (whole, before: string, name: string, colon: string) => {
+    const literal = constants.get(name);
+    return literal === undefined ? whole : `${before}${literal}${colon}`;
+  });
+}
+
+/**
  * The AWS SDK clients import their whole package.json to read one field, their version (for the
  * User-Agent): esbuild cannot tree-shake a JSON default import, so this hands them `{ version }` alone
- * (about 2.3 KB per client).
- * It also leaves out the SDK's JavaScript SHA-256 (about 3.3 KB in every function with a client), the
- * fallback its Node hash uses only when node:crypto has no sha256, which Node always has: a stub that
- * throws stands in for it.
+ * (about 2.3 KB per client). It also loads the stubs of SDK_STUBS.
  */
 export const sdkVersionOnly: Plugin = {
   name: 'refloop-sdk-version-only',
@@ -87,14 +170,14 @@ export const sdkVersionOnly: Plugin = {
       const { version } = JSON.parse(readFileSync(args.path, 'utf8')) as { version: string };
       return { contents: JSON.stringify({ version }), loader: 'json' };
     });
-    b.onLoad(
-      { filter: /[\\/]node_modules[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]checksum[\\/]sha256[\\/]Sha256Js\.js$/ },
-      () => ({
-        contents:
-          "export class Sha256Js { constructor() { throw new Error('no sha256 in node:crypto (the JavaScript fallback is not bundled: infra/cloud/bundling.ts)'); } }\n",
-        loader: 'js',
-      }),
-    );
+    b.onLoad({ filter: /[\\/]node_modules[\\/]@aws-sdk[\\/]client-[a-z0-9-]+[\\/]dist-es[\\/]schemas[\\/]schemas_0\.js$/ }, (args) => ({
+      contents: literalSchemaKeys(readFileSync(args.path, 'utf8')),
+      loader: 'js',
+    }));
+    for (const [file, stub] of SDK_STUBS) {
+      const path = `node_modules/${file}`.split('/').map((p) => p.replace(/[.]/g, '\\.'));
+      b.onLoad({ filter: new RegExp(`[\\\\/]${path.join('[\\\\/]')}$`) }, () => ({ contents: `${stub}\n`, loader: 'js' }));
+    }
   },
 };
 
@@ -332,7 +415,7 @@ export function lazyAdapters(adapterFor: (kind: string) => Promise<AdapterFile>)
             `m[${JSON.stringify(path)}] = ${names === '*' ? `m${i}` : `{ ${[...names].map((n) => `get ${n}() { return m${i}.${n}; }`).join(', ')} }`};`,
           );
         });
-        return { contents: lines.join('\n') + '\n', loader: 'js', resolveDir: REPO_ROOT };
+        return { contents: `${lines.join('\n')}\n`, loader: 'js', resolveDir: REPO_ROOT };
       });
     },
   };
@@ -462,7 +545,7 @@ export async function bundleFunctions(
     outdir: options.outdir,
     write: false,
     metafile: true,
-    ...(options.define ? { define: options.define } : {}),
+    define: { ...LAMBDA_DEFINE, ...options.define },
     plugins: [sdkVersionOnly, lazyModules(), plugin],
   });
   const lazyPaths = [

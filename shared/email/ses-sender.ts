@@ -15,7 +15,8 @@ export function sesSender(): EmailSender {
   return {
     async send(email) {
       const { SESv2Client, SendEmailCommand } = await import('./ses-client');
-      client ??= traceClient(new SESv2Client({ region: config().region, maxAttempts: 3 }));
+      // retryMode: not AWS_RETRY_MODE's, the bundles leave the adaptive strategy out (infra/cloud/bundling.ts).
+      client ??= traceClient(new SESv2Client({ region: config().region, maxAttempts: 3, retryMode: 'standard' }));
       const charset = 'UTF-8';
       const configurationSet = config().sesConfigurationSet;
       const out = await client.send(

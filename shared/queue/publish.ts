@@ -18,6 +18,8 @@ export function sqs(): SQSClient {
       ...(sqsEndpoint ? { endpoint: sqsEndpoint } : {}),
       ...(sqsEndpoint && isLocalEndpoint(sqsEndpoint) ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
       maxAttempts: 3,
+      // Not AWS_RETRY_MODE's: the bundles leave the adaptive strategy out (infra/cloud/bundling.ts).
+      retryMode: 'standard',
     }),
   );
   return client;

@@ -71,7 +71,10 @@ export async function encryptSecret(accountId: string, plaintext: string): Promi
       "SECRETS_KMS_KEY_ID is not set and the table is in AWS: refusing to encrypt with a local key file that the service could not read (set SECRETS_KMS_KEY_ID to the stack's secrets key ARN; SECRETS_KEY_FILE to use a local key file on purpose)",
     );
   }
-  return localEncrypt(secrets.keyFile, accountId, plaintext);
+  // A Lambda bundle (infra/cloud/bundling.ts LAMBDA_DEFINE) leaves ./local.ts out: a function never uses a
+  // local key file (lambdaGuard). Tested in if/else at each use so that esbuild drops the dead branch.
+  if (!process.env.REFLOOP_LAMBDA_BUNDLE) return localEncrypt(secrets.keyFile, accountId, plaintext);
+  throw new SecretsConfigError('a Lambda bundle has no local key file (infra/cloud/bundling.ts): set SECRETS_KMS_KEY_ID');
 }
 
 const cache = new Map<string, { plaintext: string; until: number }>();
@@ -92,9 +95,10 @@ export async function decryptSecret(accountId: string, stored: string): Promise<
       plaintext = await kmsDecrypt(secrets.kmsKeyId, accountId, stored);
     } else {
       if (!stored.startsWith(LOCAL_PREFIX)) throw new SecretDecryptionError('unknown version of a local secret');
-      if (secrets.inLambda)
+      // Never in Lambda, and left out of a Lambda bundle (see encryptSecret).
+      if (!process.env.REFLOOP_LAMBDA_BUNDLE && !secrets.inLambda) plaintext = localDecrypt(secrets.keyFile, accountId, stored);
+      else
         throw new SecretsConfigError('a secret encrypted with a local key file cannot be read in Lambda: write it again with the KMS key');
-      plaintext = localDecrypt(secrets.keyFile, accountId, stored);
     }
   } catch (err) {
     if (!(err instanceof SecretDecryptionError)) throw err;
@@ -120,6 +124,6 @@ export function clearSecretCache(): void {
 /** Forget everything (tests and the local runtime after changing the environment): cache, keys, client. */
 export function resetSecrets(): void {
   cache.clear();
-  forgetLocalKeys();
+  if (!process.env.REFLOOP_LAMBDA_BUNDLE) forgetLocalKeys();
   resetKmsClient();
 }

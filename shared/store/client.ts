@@ -26,8 +26,12 @@ export function createDynamoClient({ endpoint, region }: ClientOptions): DynamoD
     ...(endpoint ? { endpoint } : {}),
     ...(local ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     maxAttempts: 3,
+    // Not AWS_RETRY_MODE's: the bundles leave the adaptive strategy out (infra/cloud/bundling.ts).
+    retryMode: 'standard',
   });
-  instrument(client);
+  // The call recorder records for tests and the bench only, never in a Lambda bundle (its define, in
+  // infra/cloud/bundling.ts LAMBDA_DEFINE, makes this branch dead code there, so the bundle leaves it out).
+  if (!process.env.REFLOOP_LAMBDA_BUNDLE) instrument(client);
   return traceClient(client);
 }
 
