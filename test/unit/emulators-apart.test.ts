@@ -4,64 +4,15 @@
 // followed through the repository's files (static imports, re-exports, `import type`, and `import()` or
 // `require()` with a literal specifier, which a bundler follows too); none may reach infra/local/ (the
 // emulators and the rest of `npm start`'s runtime). A failure prints the chain of imports that got there.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import ts from 'typescript';
 import { routes } from '../../functions/routes';
 import { scheduledJobs, workers } from '../../functions/workers';
+import { ROOT, sourceFiles as filesUnder, specifiers as specifiersIn } from '../support/source-files';
 
-const ROOT = join(__dirname, '..', '..');
+const specifiers = (path: string) => specifiersIn(path, readFileSync(join(ROOT, path), 'utf8'));
+
 const FORBIDDEN = 'infra/local/';
-
-/** The .ts files under a repository folder (tests and declaration files aside). */
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(ROOT, dir)).sort()) {
-    const child = `${dir}/${name}`;
-    if (statSync(join(ROOT, child)).isDirectory()) {
-      if (name !== 'node_modules') out.push(...filesUnder(child));
-    } else if (/\.tsx?$/.test(name) && !/\.(test|d)\.tsx?$/.test(name)) out.push(child);
-  }
-  return out;
-}
-
-/** The module specifiers a file names: imports, re-exports, import types, literal import() and require(). */
-function specifiers(path: string): string[] {
-  const file = ts.createSourceFile(
-    path,
-    readFileSync(join(ROOT, path), 'utf8'),
-    ts.ScriptTarget.ES2022,
-    false,
-    path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
-  );
-  const out: string[] = [];
-  const visit = (node: ts.Node): void => {
-    if (
-      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
-      node.moduleSpecifier &&
-      ts.isStringLiteral(node.moduleSpecifier)
-    ) {
-      out.push(node.moduleSpecifier.text);
-    } else if (
-      ts.isImportEqualsDeclaration(node) &&
-      ts.isExternalModuleReference(node.moduleReference) &&
-      ts.isStringLiteral(node.moduleReference.expression)
-    ) {
-      out.push(node.moduleReference.expression.text);
-    } else if (
-      ts.isCallExpression(node) &&
-      (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))
-    ) {
-      const [argument] = node.arguments;
-      if (argument && ts.isStringLiteralLike(argument)) out.push(argument.text);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
-      out.push(node.argument.literal.text);
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(file);
-  return out;
-}
 
 /** The repository file a relative specifier names (packages and unresolvable names: null). */
 function resolve(from: string, specifier: string): string | null {
