@@ -31,8 +31,8 @@ export const REPO_ROOT = resolve(__dirname, '..', '..');
  *   (a handler: about 540 KB with `main` first, 340 KB with `module`, before the next point).
  * - The SDK's default credential chain is replaced by its environment-variable link, the only one that
  *   runs in Lambda (see lambda-credentials.ts): a third of the bundle, and of its parse time, goes.
- * - The DynamoDB client's endpoint-discovery cache gets a Map-based LRU cache (lru-cache.ts) instead of
- *   mnemonist's, with its helpers (about 7 KB in every function that reads the table).
+ * - The DynamoDB client's endpoint-discovery cache, which nothing reads, is a stub (SDK_STUBS below): with
+ *   mnemonist's LRU cache and its helpers, about 8 KB in every function that reads the table.
  * - External, so never bundled: the KMS client, which comes from the Lambda runtime's SDK, loaded lazily
  *   on a function's first cold secret read (shared/secrets/kms.ts says why); and the SDK's event stream
  *   codec (about 15 KB in every function), which the SDK imports lazily for operations that stream events.
@@ -51,7 +51,6 @@ export const LAMBDA_BUNDLING = Object.freeze({
   /** Resolved from the project root (the CDK's bundling working directory). */
   alias: {
     '@aws-sdk/credential-provider-node': './infra/cloud/lambda-credentials.ts',
-    'mnemonist/lru-cache': './infra/cloud/lru-cache.ts',
   } as Readonly<Record<string, string>>,
   /**
    * Modules that a function loads with `import()` on first use and that are bundled apart, each into a
