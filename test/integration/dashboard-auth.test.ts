@@ -228,7 +228,7 @@ function mails(): Mail[] {
 const mailsTo = (address: string) => mails().filter((m) => m.to === address);
 
 /** Waits until the member-emails queue is empty (every queued link handled). */
-const drained = () => pollUntil(async () => (await queues.count('member-emails')) === 0, { timeoutMs: 15_000 });
+const drained = () => queues.drained(['member-emails']);
 
 /** Waits for `n` emails to an address. */
 const awaitMails = (address: string, n = 1) =>

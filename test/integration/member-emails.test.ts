@@ -62,8 +62,7 @@ afterAll(async () => {
 const { tenant, json, campaign, member, referral, subscribed, getReferral } = paddleTenants(() => paddle);
 const sendsFor = (key: string) => sent.filter((e) => e.key === key).length;
 const readEml = (key: string) => readFileSync(join(outbox, outboxFileName(key)), 'utf8');
-const drained = () =>
-  pollUntil(async () => (await queues.count('rewards')) === 0 && (await queues.count('member-emails')) === 0, { timeoutMs: 15_000 });
+const drained = () => queues.drained(['rewards', 'member-emails']);
 
 /** A credit referral of `user` by a member, converted with a fresh paid subscription; the referral once rewarded. */
 async function convertedReferral(t: Tenant, m: { code: string }, user: string) {

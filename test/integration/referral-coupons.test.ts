@@ -15,10 +15,7 @@ import { paddleTenants, pipelineWorld, type Tenant } from '../support/paddle-ten
 const world = pipelineWorld();
 
 const { tenant, json, deliver, campaign, member, referral, getReferral } = paddleTenants(() => world.paddle);
-const drained = () =>
-  pollUntil(async () => (await world.queues.count('rewards')) === 0 && (await world.queues.count('provider-events')) === 0, {
-    timeoutMs: 15_000,
-  });
+const drained = () => world.queues.drained(['rewards', 'provider-events']);
 const couponsNamed = (code: string) => world.paddle.coupons().filter((c) => c.coupon_code === code);
 const withCoupon = async (t: Tenant, id: string) =>
   pollUntil(async () => {

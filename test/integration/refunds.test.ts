@@ -10,10 +10,7 @@ import { paddleTenants, pipelineWorld, type Tenant } from '../support/paddle-ten
 const world = pipelineWorld();
 
 const { tenant, json, deliver, campaign, member, referral, subscribed, getReferral, getMember } = paddleTenants(() => world.paddle);
-const drained = () =>
-  pollUntil(async () => (await world.queues.count('rewards')) === 0 && (await world.queues.count('provider-events')) === 0, {
-    timeoutMs: 15_000,
-  });
+const drained = () => world.queues.drained(['rewards', 'provider-events']);
 
 interface RewardBody {
   id: string;

@@ -12,10 +12,7 @@ import { setLogLevel } from '../../shared/log';
 
 const world = pipelineWorld();
 const { tenant, json, deliver, campaign, member, referral, subscribed, getReferral, getMember } = paddleTenants(() => world.paddle);
-const drained = () =>
-  pollUntil(async () => (await world.queues.count('rewards')) === 0 && (await world.queues.count('provider-events')) === 0, {
-    timeoutMs: 15_000,
-  });
+const drained = () => world.queues.drained(['rewards', 'provider-events']);
 
 /** Nothing converted: the referral is open, the subscription free, the member's stats unchanged. */
 async function unconverted(t: Tenant, referralId: string, subscriptionId: number, memberId: string) {

@@ -11,6 +11,7 @@ import {
 import { startPollers, type PollerOptions, type Pollers } from '../../infra/local/pollers';
 import { setQueueEnvironment, startLocalSqs, type LocalSqs, type LocalSqsOptions } from '../../infra/local/sqs';
 import { QUEUE_NAMES, type QueueName } from '../../shared/queue/queues';
+import { pollUntil } from './fixtures';
 
 export interface ReceivedMessage {
   messageId: string;
@@ -36,6 +37,8 @@ export interface TestQueues extends Omit<LocalSqs, 'purge'> {
   count(queue: QueueRef): Promise<number>;
   /** Empties every queue and DLQ at once. */
   purge(): Promise<void>;
+  /** Waits until every named queue is empty (none visible, in flight or delayed); fails after `timeoutMs` (15 s). */
+  drained(queues: QueueRef[], timeoutMs?: number): Promise<void>;
 }
 
 /**
@@ -131,6 +134,9 @@ export async function startTestQueues(options: LocalSqsOptions = {}): Promise<Te
     receiveAll,
     count,
     purge: async () => sqs.purge(),
+    drained: async (queues, timeoutMs = 15_000) => {
+      await pollUntil(async () => (await Promise.all(queues.map(count))).every((n) => n === 0), { timeoutMs });
+    },
     stop: async () => {
       client.destroy();
       await sqs.stop();
