@@ -169,6 +169,11 @@ export interface ProviderDefinition<C extends { kind: string } = { kind: string 
   readonly docsUrl: string;
   /** The repository's page about it. */
   readonly docsPage: string;
+  /**
+   * Whether the provider still opens accounts to new sellers. The dashboard offers those first (its form
+   * starts on the first one); a closed one (Paddle Classic) is still listed, after them, for existing accounts.
+   */
+  readonly openToNewSellers: boolean;
 
   /** The dashboard form's fields (the common `api_url` aside), in order. */
   readonly fields: readonly ConnectionField[];

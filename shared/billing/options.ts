@@ -11,9 +11,12 @@ export interface ProviderOption {
   fields: { name: string; label: string; type: ConnectionField['type']; required: boolean; placeholder?: string; hint?: string }[];
 }
 
-/** Every registered provider, in the registry's order (the same for every account). */
+/**
+ * Every registered provider, the same for every account: those still open to new sellers first, then the
+ * others, each group in the registry's order (the dashboard's form starts on the first).
+ */
 export const providerOptions = (): ProviderOption[] =>
-  PROVIDER_DEFINITIONS.map((d) => ({
+  [...PROVIDER_DEFINITIONS.filter((d) => d.openToNewSellers), ...PROVIDER_DEFINITIONS.filter((d) => !d.openToNewSellers)].map((d) => ({
     kind: d.kind as ProviderKind,
     name: d.name,
     docs_url: d.docsUrl,

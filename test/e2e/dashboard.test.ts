@@ -303,6 +303,28 @@ describe('operator dashboard', () => {
     await page.getByRole('heading', { level: 1, name: 'Campaigns' }).waitFor();
   }, 90_000);
 
+  it('draws the provider form from the API: providers open to new sellers first, each with its own fields, server errors on them', async () => {
+    await visit(page, 'settings', 'Settings', 'settings-provider');
+    const section = page.locator('section', { has: page.getByRole('heading', { level: 2, name: 'Payment provider' }) });
+    const select = section.getByLabel('Provider', { exact: true });
+    expect(await select.locator('option').allTextContents()).toEqual(['Paddle Billing', 'Stripe', 'Paddle Classic']);
+    // The demo account is connected to Paddle Classic: the form starts on it, with its fields.
+    expect(await select.inputValue()).toBe('paddle-classic');
+    await section.getByLabel('Vendor id').waitFor();
+    await section.getByLabel('Public key').waitFor();
+    // Another provider: its own fields replace them.
+    await select.selectOption({ label: 'Stripe' });
+    await section.getByLabel('Secret key').waitFor();
+    await section.getByLabel('Webhook signing secret').waitFor();
+    expect(await section.getByLabel('Vendor id').count()).toBe(0);
+    // Empty fields: the API answers 400 with every field's error, shown beside each; nothing changes.
+    await section.getByRole('button', { name: 'Save connection' }).click();
+    await section.getByText('This field may not be blank.').first().waitFor({ timeout: 15_000 });
+    expect(await section.getByText('This field may not be blank.').count()).toBe(2);
+    expect(await section.getByText('Connected: Paddle Classic').count()).toBe(1);
+    await axe(page, 'settings-provider-errors');
+  }, 60_000);
+
   it('refuses a viewer every write, in the page and at the API', async () => {
     // The owner invites a viewer from Settings -> Team.
     await visit(page, 'settings', 'Settings', 'settings');

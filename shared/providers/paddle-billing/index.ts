@@ -14,6 +14,7 @@ export const paddleBilling: ProviderDefinition<PaddleBillingConnection> = {
   name: 'Paddle Billing',
   docsUrl: 'https://developer.paddle.com/webhooks/overview',
   docsPage: 'docs/providers/paddle-billing.md',
+  openToNewSellers: true,
 
   get fields() {
     return connect().form.fields;

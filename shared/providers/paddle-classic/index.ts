@@ -14,6 +14,8 @@ export const paddleClassic: ProviderDefinition<ClassicConnection> = {
   name: 'Paddle Classic',
   docsUrl: 'https://developer.paddle.com/classic/',
   docsPage: 'docs/providers/paddle-classic.md',
+  // Paddle no longer opens Classic accounts to new sellers: listed after the others in the dashboard.
+  openToNewSellers: false,
 
   get fields() {
     return connect().form.fields;

@@ -14,6 +14,7 @@ export const stripe: ProviderDefinition<StripeConnection> = {
   name: 'Stripe',
   docsUrl: 'https://docs.stripe.com/webhooks',
   docsPage: 'docs/providers/stripe.md',
+  openToNewSellers: true,
 
   get fields() {
     return connect().form.fields;
