@@ -322,11 +322,10 @@ export const routes: readonly Route[] = [
   },
 
   // Provider webhooks, one route for every provider (shared/billing/registry.ts): no API key, the
-  // provider's signature is the credential (Paddle Classic's p_signature in the form, verified with the
-  // account's public key; Paddle-Signature or Stripe-Signature over the raw JSON body, with the account's
-  // webhook secret); verify, queue, 200. The only function allowed the webhook secret items besides the
-  // provider connection's (the API secrets stay denied to it). `{provider}` is `paddle` (Classic, as
-  // always), `paddle-billing` or `stripe`; another answers 404.
+  // provider's signature is the credential (each definition's `webhook` check, with the account's public
+  // key or webhook secret); verify, queue, 200. The only function allowed the webhook secret items besides
+  // the provider connection's (the API secrets stay denied to it). `{provider}` is a definition's
+  // `webhook.path` (shared/billing/registry.ts); another answers 404.
   {
     name: 'ProviderWebhook',
     method: 'POST',

@@ -1,5 +1,5 @@
-// POST /webhooks/{provider}/{account_id}/ - every payment provider's webhook intake (Paddle Classic's
-// `paddle`, `paddle-billing`, `stripe`; shared/billing/registry.ts): verify the provider's signature over
+// POST /webhooks/{provider}/{account_id}/ - every payment provider's webhook intake (the segment is
+// a definition's `webhook.path`, shared/billing/registry.ts): verify the provider's signature over
 // the exact request, queue it, answer 200. No DynamoDB round trip while the account's verification key is
 // cached; one SQS send. Nothing is queued unless the signature verifies; an unknown provider is a 404.
 import { publicHandler, jsonResult } from '../../shared/http/respond';
