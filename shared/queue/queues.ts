@@ -161,10 +161,44 @@ export interface LoginLinkMessage {
   invited_by?: string;
 }
 
+/**
+ * One email to an affiliate or applicant (docs/affiliates.md "Emails"). The request path and the flows only
+ * say what happened; the worker (shared/email/affiliate-emails.ts) reads what it needs, issues any
+ * credential the email carries (a confirmation or login link: no queue holds a usable link), renders and
+ * sends it exactly once per `key`.
+ */
+export interface AffiliateEmailMessage {
+  kind: 'affiliate-email';
+  template:
+    | 'application-confirm'
+    | 'application-exists'
+    | 'member-exists'
+    | 'application-approved'
+    | 'application-rejected'
+    | 'portal-login'
+    | 'payout-sent'
+    | 'new-referral'
+    | 'monthly-summary';
+  account_id: string;
+  /** Exactly-once key of the email (e.g. `approved-<application id>`); absent for login and confirmation emails, which are paced per address instead. */
+  key?: string;
+  /** The recipient when no member exists yet (confirmation, exists, portal login by address). */
+  email?: string;
+  member_id?: string;
+  application_id?: string;
+  campaign_id?: string;
+  /** application-confirm: the stored join request the confirmation link opens. */
+  join_request_id?: string;
+  payout_id?: string;
+  referral_id?: string;
+  /** monthly-summary: `YYYY-MM`. */
+  month?: string;
+}
+
 export interface QueueMessages {
   'provider-events': ProviderEventMessage;
   rewards: RewardMessage;
-  'member-emails': MemberEmailMessage | LoginLinkMessage;
+  'member-emails': MemberEmailMessage | LoginLinkMessage | AffiliateEmailMessage;
   'email-events': EmailEventMessage;
   'webhook-events': DispatchEventMessage | PurgeEndpointMessage;
   'webhook-deliveries': DeliverMessage;
