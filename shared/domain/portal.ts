@@ -14,6 +14,8 @@ import { formatCents } from './money';
 
 export const PORTAL_LINK_SECONDS = 10 * 60;
 export const PORTAL_SESSION_SECONDS = 60 * 60;
+/** An affiliate's emailed login link opens a cookie session once, within 15 minutes. */
+export const LOGIN_LINK_SECONDS = 15 * 60;
 /** Requests one portal session may make per minute (the portal's first paint makes five). */
 export const PORTAL_REQUESTS_PER_MINUTE = 120;
 /** Portal links and sessions one member may hold at once (a bound on what a revocation walks). */

@@ -20,6 +20,7 @@ import {
   linkRefused,
   newPortalSessionId,
   newPortalToken,
+  LOGIN_LINK_SECONDS,
   PORTAL_LINK_SECONDS,
   PORTAL_SESSION_SECONDS,
   SESSION_PREFIX,
@@ -28,6 +29,14 @@ import { tokenHash } from '../domain/team';
 import { db, tableName } from './client';
 import { ConditionsFailedError, getItem, nowSeconds, queryAll, transact, type TransactItem } from './ops';
 import { keys, type Key } from './table';
+
+/**
+ * How a portal link opens and its session travels: `bearer` (the embedded widget's link, 10 minutes, a
+ * session token the page sends as `Authorization: Bearer`) or `cookie` (an affiliate's emailed login link,
+ * 15 minutes, a session in the `refloop_portal` cookie that slides 12 hours from its last use). A link
+ * opens only a session of its own mode.
+ */
+export type PortalMode = 'bearer' | 'cookie';
 
 export interface PortalSession {
   /** `ps_…`: the id POST /v1/members/{id}/portal-sessions/ answered (its link and its session share it). */
@@ -61,13 +70,14 @@ export async function createPortalLink(
   accountId: string,
   memberId: string,
   returnUrl: string | null,
+  mode: PortalMode = 'bearer',
 ): Promise<{ id: string; token: string; expiresAt: number }> {
   // Not a member id's shape: no key is built from it (a long one would be an invalid DynamoDB key).
   if (!isEntityId(memberId)) throw new NotFoundError();
   const id = newPortalSessionId();
   const token = newPortalToken(LINK_PREFIX);
   const hash = tokenHash(token);
-  const expiresAt = nowSeconds() + PORTAL_LINK_SECONDS;
+  const expiresAt = nowSeconds() + (mode === 'cookie' ? LOGIN_LINK_SECONDS : PORTAL_LINK_SECONDS);
   try {
     await transact([
       { ConditionCheck: { TableName: tableName(), Key: keys.member(accountId, memberId), ConditionExpression: 'attribute_exists(pk)' } },
@@ -81,6 +91,7 @@ export async function createPortalLink(
             account_id: accountId,
             member_id: memberId,
             return_url: returnUrl,
+            ...(mode === 'cookie' ? { mode } : {}),
             expires_at: expiresAt,
           },
           ConditionExpression: 'attribute_not_exists(pk)',
@@ -111,6 +122,8 @@ export async function openPortalSession(linkToken: string): Promise<{ token: str
   const link = await getItem(portalKeys.link(linkHash));
   if (!link || typeof link.account_id !== 'string' || typeof link.member_id !== 'string' || Number(link.expires_at) <= now)
     throw linkRefused();
+  // An affiliate's login link opens only a cookie session (POST /portal/v1/login-sessions/).
+  if ((link.mode ?? 'bearer') !== 'bearer') throw linkRefused();
   const accountId = link.account_id;
   const memberId = link.member_id;
   const account = await getItem(keys.account(accountId));

@@ -1,0 +1,34 @@
+// An affiliate's portal login link (docs/portal.md "Affiliate login"): single use, 15 minutes, only the
+// token's SHA-256 stored (a portal link item of `mode: 'cookie'`, shared/store/portal.ts). Opening it at
+// `/portal/<account>/login/` trades the token for a cookie session. The email worker calls this when it
+// sends a login email or an approval email; nothing here sends mail.
+import { config } from '../config';
+import { NotFoundError } from '../domain/errors';
+import { isAccountId, isEntityId } from '../domain/ids';
+import { getItem } from '../store/ops';
+import { createPortalLink } from '../store/portal';
+import { keys } from '../store/table';
+
+/** The login page of an account's portal: its slug when it has one, else its id. */
+export function portalLoginPageUrl(baseUrl: string, account: { id: string; slug?: unknown }): string {
+  const name = typeof account.slug === 'string' && account.slug.length > 0 ? account.slug : account.id;
+  return `${baseUrl}/portal/${encodeURIComponent(name)}/login/`;
+}
+
+/**
+ * A fresh single-use login link for a member of the account:
+ * `<public base URL>/portal/<account slug or id>/login/#token=<token>`. Null when the account or the
+ * member no longer exists (nothing is stored then).
+ */
+export async function affiliateLoginUrl(accountId: string, memberId: string): Promise<string | null> {
+  if (!isAccountId(accountId) || !isEntityId(memberId)) return null;
+  const account = await getItem(keys.account(accountId), false);
+  if (!account) return null;
+  try {
+    const { token } = await createPortalLink(accountId, memberId, null, 'cookie');
+    return `${portalLoginPageUrl(config().publicBaseUrl, { id: accountId, slug: account.slug })}#token=${token}`;
+  } catch (err) {
+    if (err instanceof NotFoundError) return null;
+    throw err;
+  }
+}
