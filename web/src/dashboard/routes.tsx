@@ -15,14 +15,21 @@ import { WebhookDetail, Webhooks } from './pages/webhooks';
 
 // Settings is the least visited page and the largest form: loaded when opened.
 const Settings = lazy(() => import('./pages/settings').then((m) => m.Settings));
+const EmailPreviews = lazy(() => import('./pages/settings/emails').then((m) => m.EmailPreviews));
+// Applications (affiliate programmes) are visited by the accounts that run one: loaded when opened.
+const Applications = lazy(() => import('./pages/applications').then((m) => m.Applications));
+const ApplicationDetail = lazy(() => import('./pages/applications').then((m) => m.ApplicationDetail));
 
 export interface DashboardRoute {
   /** The router's pattern (preact-iso: `:id` is a parameter). */
   path: string;
   // biome-ignore lint/suspicious/noExplicitAny: the pages take different props (path parameters).
   component: ComponentType<any>;
-  /** An entry of the main navigation: its label and its icon (an SVG path in a 24 x 24 box). */
-  nav?: { label: string; icon: string };
+  /**
+   * An entry of the main navigation: its label and its icon (an SVG path in a 24 x 24 box); `badge` names a
+   * count shown beside it (components/layout.tsx), hidden while it is zero or unknown.
+   */
+  nav?: { label: string; icon: string; badge?: 'pending-applications' };
 }
 
 export const ROUTES: readonly DashboardRoute[] = [
@@ -36,6 +43,16 @@ export const ROUTES: readonly DashboardRoute[] = [
     },
   },
   { path: '/app/members/:id', component: MemberDetail },
+  {
+    path: '/app/applications',
+    component: Applications,
+    nav: {
+      label: 'Applications',
+      icon: 'M14 2H6a2 2 0 0 0-2 2v16a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V8l-6-6zm-1 7V3.5L18.5 9H13zM8 13h8v2H8v-2zm0 4h5v2H8v-2z',
+      badge: 'pending-applications',
+    },
+  },
+  { path: '/app/applications/:id', component: ApplicationDetail },
   {
     path: '/app/referrals',
     component: Referrals,
@@ -85,9 +102,10 @@ export const ROUTES: readonly DashboardRoute[] = [
       icon: 'M19.4 13a7.5 7.5 0 0 0 0-2l2.1-1.6-2-3.5-2.5 1a7.6 7.6 0 0 0-1.7-1L15 3h-4l-.4 2.9a7.6 7.6 0 0 0-1.7 1l-2.5-1-2 3.5L6.6 11a7.5 7.5 0 0 0 0 2l-2.1 1.6 2 3.5 2.5-1a7.6 7.6 0 0 0 1.7 1L11 21h4l.4-2.9a7.6 7.6 0 0 0 1.7-1l2.5 1 2-3.5L19.4 13zM13 15.5a3.5 3.5 0 1 1 0-7 3.5 3.5 0 0 1 0 7z',
     },
   },
+  { path: '/app/settings/emails', component: EmailPreviews },
 ];
 
 /** The main navigation, from the table: the link of the Overview is `/app/` (the app's root). */
-export const NAV: readonly { href: string; label: string; icon: string }[] = ROUTES.flatMap((r) =>
+export const NAV: readonly { href: string; label: string; icon: string; badge?: 'pending-applications' }[] = ROUTES.flatMap((r) =>
   r.nav ? [{ href: r.path === '/app' ? '/app/' : r.path, ...r.nav }] : [],
 );

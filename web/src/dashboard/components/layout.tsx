@@ -3,11 +3,24 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, LOGIN_PATH } from '../api';
+import { usePendingApplications } from '../lib/affiliates';
 import { useSession } from '../lib/session';
 import { NAV } from '../routes';
 import { Badge } from '../../ui/badge';
 import { BusyButton } from '../../ui/busy-button';
 import { useToast } from '../../ui/toast';
+
+/** The pending applications beside their entry: a number read out with its meaning, hidden at zero. */
+function PendingBadge() {
+  const count = usePendingApplications();
+  if (!count) return null;
+  return (
+    <span class="nav-count" data-pending-applications={String(count)}>
+      {count > 99 ? '99+' : count}
+      <span class="sr-only"> pending</span>
+    </span>
+  );
+}
 
 function isCurrent(path: string, href: string): boolean {
   const target = href.replace(/\/+$/, '');
@@ -55,6 +68,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
                       <path d={item.icon} />
                     </svg>
                     {item.label}
+                    {item.badge === 'pending-applications' && <PendingBadge />}
                   </a>
                 </li>
               );

@@ -3,11 +3,11 @@
 // threshold, the hold and approval before payout, the minimum payout, and the referred user's discount.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { useLocation, useRoute } from 'preact-iso';
+import { lazy, useLocation, useRoute } from 'preact-iso';
 import { api } from '../api';
 import { idempotencyKey, unwrap, type ApiPaths } from '../../api/client';
 import { BusyButton } from '../../ui/busy-button';
-import { CheckField, Field, Form, SelectField, SubmitButton, checked, intOrText, text, useFormState } from '../../ui/form';
+import { CheckField, Field, Form, SelectField, SubmitButton, checked, intOrText, text, textOrUndefined, useFormState } from '../../ui/form';
 import { PagedTable } from '../components/paged-table';
 import { LoadState, PageHeader, Section, useLoad } from '../components/page';
 import { useToast } from '../../ui/toast';
@@ -16,8 +16,14 @@ import { formatMoney, formatTime, titleCase } from '../../ui/format';
 import { useCan } from '../lib/session';
 import type { Campaign } from '../../api/types';
 import { campaignHref } from '../lib/links';
+import type { AccountProgramme, CampaignProgramme } from '../lib/affiliates';
+import { Badge } from '../../ui/badge';
+import { initialSignup, questionsOf, type SignupState } from './campaign-signup-state';
 
-type CampaignBody = ApiPaths['/v1/campaigns/']['post']['requestBody']['content']['application/json'];
+// The sign-up page's editor is only on a campaign's form: loaded with it.
+const SignupSection = lazy(() => import('./campaign-signup').then((m) => m.SignupSection));
+
+type CampaignBody = ApiPaths['/v1/campaigns/']['post']['requestBody']['content']['application/json'] & CampaignProgramme;
 
 export function rewardSummary(c: Campaign): string {
   const period =
@@ -107,6 +113,11 @@ export function Campaigns() {
               cell: (c) => (c.allows_commission && !c.allows_credit ? formatMoney(c.min_payout, c.commission_currency) : '—'),
             },
             { key: 'discount', header: 'Referred discount', cell: discountSummary },
+            {
+              key: 'signup',
+              header: 'Sign-up page',
+              cell: (c) => ((c as CampaignProgramme).signup?.enabled ? <Badge status="active" label="Open" /> : '—'),
+            },
             { key: 'created', header: 'Created', cell: (c) => formatTime(c.created_at) },
           ]}
         />
@@ -128,8 +139,10 @@ function Group({ legend, children, description }: { legend: string; children: Co
 }
 
 /** The body from the form: the chosen reward's fields only (the others keep their stored values). */
-function campaignBody(data: FormData, kind: RewardKind, commissionType: string, discountType: string): CampaignBody {
+function campaignBody(data: FormData, kind: RewardKind, commissionType: string, discountType: string, signup: SignupState): CampaignBody {
   const body: CampaignBody = { name: text(data, 'name'), allows_credit: kind === 'credit', allows_commission: kind === 'commission' };
+  body.slug = textOrUndefined(data, 'slug');
+  body.signup = { ...signup.signup, questions: questionsOf(signup.rows) };
   if (kind !== 'none') body.reward_threshold = text(data, 'reward_threshold') || '0';
   if (kind === 'credit') {
     body.credit_amount = text(data, 'credit_amount');
@@ -172,10 +185,14 @@ function CampaignForm({
   );
   const [commissionType, setCommissionType] = useState<string>(campaign?.commission_type ?? 'fixed');
   const [discountType, setDiscountType] = useState<string>(campaign?.referred_discount_type ?? '');
-  const c = campaign;
+  const c = campaign as (Campaign & CampaignProgramme) | null;
+  const [signup, setSignup] = useState<SignupState>(() => initialSignup(c?.signup));
+  // The account's slug: the first half of the sign-up page's address.
+  const account = useLoad(() => unwrap(api.GET('/v1/account/')), []);
+  const accountSlug = (account.data as AccountProgramme | null)?.slug;
 
   return (
-    <Form form={form} onSubmit={(data) => onSubmit(campaignBody(data, kind, commissionType, discountType))}>
+    <Form form={form} onSubmit={(data) => onSubmit(campaignBody(data, kind, commissionType, discountType, signup))}>
       <fieldset class="fieldset-plain" disabled={readOnly}>
         <div class="form-grid">
           <Field name="name" label="Name" defaultValue={c?.name ?? ''} required maxLength={100} autoComplete="off" />
@@ -314,6 +331,8 @@ function CampaignForm({
             </>
           )}
         </Group>
+
+        <SignupSection state={signup} onChange={setSignup} campaignSlug={c?.slug} accountSlug={accountSlug} />
       </fieldset>
       {!readOnly && (
         <div class="form-actions">

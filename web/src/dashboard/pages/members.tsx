@@ -1,7 +1,7 @@
 // /app/members (list, filter by campaign, create) and /app/members/:id (stats, referral code, edit,
 // referrals, rewards, payouts, delete).
 import { useState } from 'preact/hooks';
-import { useLocation, useRoute } from 'preact-iso';
+import { lazy, useLocation, useRoute } from 'preact-iso';
 import { api } from '../api';
 import { idempotencyKey, unwrap } from '../../api/client';
 import { BusyButton } from '../../ui/busy-button';
@@ -31,6 +31,12 @@ import { campaignHref } from '../lib/links';
 import { payoutColumns } from '../tables/payouts';
 import { referralColumns } from '../tables/referrals';
 import { rewardColumns } from '../tables/rewards';
+
+// The links card is only on a member's page: loaded with it.
+const MemberLinks = lazy(() => import('./member-links').then((m) => m.MemberLinks));
+
+/** How the member came: created by your app or the dashboard, or approved from the sign-up page. */
+const sourceOf = (m: Member): string => ((m as { source?: string }).source === 'signup' ? 'signup' : 'app');
 
 function campaignOptions(campaigns: Campaign[], none: string) {
   return [{ value: '', label: none }, ...campaigns.map((c) => ({ value: c.id, label: c.name }))];
@@ -186,7 +192,10 @@ export function Members() {
               cell: (m) => (
                 <>
                   <a href={`/app/members/${encodeURIComponent(m.id)}`}>{m.identifier}</a>
-                  <span class="cell-sub">{m.email}</span>
+                  <span class="cell-sub">
+                    {m.email}
+                    {sourceOf(m) === 'signup' && <span class="tag tag-after">signup</span>}
+                  </span>
                 </>
               ),
             },
@@ -341,6 +350,7 @@ export function MemberDetail() {
                     ['Member id', <code>{m.id}</code>],
                     ['Name', [m.first_name, m.last_name].filter(Boolean).join(' ') || '—'],
                     ['Campaign', m.campaign ? <a href={campaignHref(m.campaign.id)}>{m.campaign.name}</a> : 'None'],
+                    ['Source', sourceOf(m) === 'signup' ? 'Sign-up page (approved application)' : 'Your app or this dashboard'],
                     ['Subscription', m.subscription ? `${String(m.subscription.id)} (${m.subscription.status})` : 'None attached'],
                     ['Payout email', m.payout_email ?? 'Not set: payouts stay open until it is'],
                     ['Emails', m.email_opt_out ? 'Opted out' : 'Receives notices'],
@@ -349,6 +359,7 @@ export function MemberDetail() {
                 />
               </Section>
             </div>
+            <MemberLinks memberId={m.id} identifier={m.identifier} />
             {canManage && <PortalAccess member={m} />}
             {canManage && (
               <EditMember

@@ -10,6 +10,7 @@ import { Badge } from '../../ui/badge';
 import { Spinner } from '../../ui/busy-button';
 import { LoadState, PageHeader, Section, useLoad } from '../components/page';
 import { formatCount, formatDay, formatMoney, formatPercent, formatTime } from '../../ui/format';
+import { usePendingApplications } from '../lib/affiliates';
 import { MemberRef } from '../lib/members';
 import { oneOf, urlWith } from '../lib/url';
 import type { ChartSeries } from './chart';
@@ -455,6 +456,25 @@ function RecentRewards() {
   );
 }
 
+/** Applications waiting for a decision (the affiliate programme's sign-up pages), with the way to them. */
+function PendingApplications() {
+  const count = usePendingApplications();
+  if (count === null) return null;
+  return (
+    <section class="card callout" aria-labelledby="pending-applications-title" data-pending-applications={String(count)}>
+      <div>
+        <h2 id="pending-applications-title" class="kpi-label">
+          Pending applications
+        </h2>
+        <p class="callout-value">{formatCount(count)}</p>
+      </div>
+      <a class={count > 0 ? 'btn btn-primary' : 'btn btn-secondary'} href="/app/applications">
+        {count > 0 ? 'Review applications' : 'Applications'}
+      </a>
+    </section>
+  );
+}
+
 export function Overview() {
   const { path, query } = useLocation();
   const period: Period = oneOf<Period>(query.days, PERIODS, '30');
@@ -500,6 +520,8 @@ export function Overview() {
           )}
         </LoadState>
       </section>
+
+      <PendingApplications />
 
       <ChartSection days={days} from={from} to={to} />
 

@@ -4,6 +4,7 @@ import { formatDate, formatMoney, formatTime } from '../../ui/format';
 import type { Referral } from '../../api/types';
 import type { Column } from '../components/paged-table';
 import { CampaignRef, referralHref } from '../lib/links';
+import { subOf } from '../lib/affiliates';
 import { MemberRef } from '../lib/members';
 
 export function ReferralStatus({ referral }: { referral: Referral }) {
@@ -44,7 +45,19 @@ export function referralColumns(opts: { member?: boolean; campaigns?: Map<string
       numeric: true,
       cell: (r) => formatMoney(Number(r.stats.commission_earned) + Number(r.stats.credit_earned), r.stats.currency),
     },
-    { key: 'source', header: 'Source', cell: (r) => <span class="tag">{r.source}</span> },
+    {
+      key: 'source',
+      header: 'Source',
+      cell: (r) => {
+        const sub = subOf(r);
+        return (
+          <>
+            <span class="tag">{r.source}</span>
+            {sub && <span class="cell-sub">Sub-id {sub}</span>}
+          </>
+        );
+      },
+    },
     { key: 'created', header: 'Created', cell: (r) => formatTime(r.created_at) },
   );
   return cols;

@@ -1,6 +1,7 @@
 // /app/settings - API keys, the publishable key and script tag, the payment provider connection, the email
-// sender, the team and the embed origins. Keys and the team are the owner's; the account settings and the
-// provider are the owner's and admins' (the server refuses the others with 403 anyway).
+// sender, the team, the embed origins and the affiliate programme (Email previews: ./emails.tsx). Keys and
+// the team are the owner's; the account settings and the provider are the owner's and admins' (the server
+// refuses the others with 403 anyway).
 // Each section is its own module beside this one.
 import { api } from '../../api';
 import { unwrap } from '../../../api/client';
@@ -9,6 +10,8 @@ import { AccountSection } from './account';
 import { ApiKeysSection } from './api-keys';
 import { EmbedOriginsSection } from './embed-origins';
 import { EmailSenderSection } from './email-sender';
+import { SettingsTabs } from './emails';
+import { ProgrammeSection } from './programme';
 import { ProviderSection } from './provider';
 import { ScriptSection } from './script';
 import { TeamSection } from './team';
@@ -18,6 +21,7 @@ export function Settings() {
   return (
     <>
       <PageHeader title="Settings" subtitle="Your account, its keys, the payment provider and your team." />
+      <SettingsTabs current="general" />
       <nav class="toc" aria-label="Settings sections">
         <a href="#account-title">Account</a>
         <a href="#api-keys-title">API keys</a>
@@ -26,6 +30,7 @@ export function Settings() {
         <a href="#email-sender-title">Email sender</a>
         <a href="#team-title">Team</a>
         <a href="#embed-origins-title">Embed origins</a>
+        <a href="#programme-title">Affiliate programme</a>
       </nav>
       <AccountSection account={account} />
       <ApiKeysSection />
@@ -34,6 +39,7 @@ export function Settings() {
       <EmailSenderSection account={account} />
       <TeamSection />
       <EmbedOriginsSection account={account} />
+      <ProgrammeSection account={account} />
     </>
   );
 }

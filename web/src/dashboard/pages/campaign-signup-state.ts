@@ -1,0 +1,36 @@
+// The campaign form's sign-up settings while they are edited (campaign-signup.tsx draws them, loaded with
+// the form; campaigns.tsx holds them and sends them): the questions keep a stable key for reordering.
+import type { Signup, SignupQuestion } from '../lib/affiliates';
+
+/** The editor's row: the question plus whether its id still follows its label (until the id is edited). */
+export interface Row extends SignupQuestion {
+  key: number;
+  autoId: boolean;
+}
+
+let nextKey = 1;
+export const rowOf = (q: SignupQuestion, autoId = false): Row => ({ ...q, key: nextKey++, autoId });
+
+/** The body's questions from the editor's rows (a choice keeps its non-empty options; others send null). */
+export function questionsOf(rows: Row[]): SignupQuestion[] {
+  return rows.map(({ id, label, type, required, options }) => ({
+    id,
+    label: label.trim(),
+    type,
+    required,
+    options: type === 'choice' ? (options ?? []).map((o) => o.trim()).filter(Boolean) : null,
+  }));
+}
+
+export interface SignupState {
+  signup: Omit<Signup, 'questions'>;
+  rows: Row[];
+}
+
+export function initialSignup(signup: Signup | undefined): SignupState {
+  const s = signup ?? { enabled: false, approval: 'manual', terms_url: null, questions: [] };
+  return {
+    signup: { enabled: s.enabled, approval: s.approval, terms_url: s.terms_url },
+    rows: s.questions.map((q) => rowOf(q)),
+  };
+}
