@@ -80,7 +80,8 @@ export interface AccountProgramme {
 export interface MemberLink {
   slug: string;
   destination_path: string | null;
-  url: string;
+  /** Null while the account has no `referral_url` (Settings: where members' links point). */
+  url: string | null;
   created_at: number;
 }
 

@@ -75,12 +75,19 @@ export function MemberLinks({ memberId, identifier }: { memberId: string; identi
                           <span class="tag">{l.slug}</span>
                         </td>
                         <td>
-                          <span class="mono-small break">{l.url}</span>
+                          {l.url ? (
+                            <span class="mono-small break">{l.url}</span>
+                          ) : (
+                            <span class="muted">
+                              Set where members' links point in <a href="/app/settings#script-title">Settings</a>
+                              {l.destination_path ? ` (page ${l.destination_path})` : ''}
+                            </span>
+                          )}
                         </td>
                         <td>{formatTime(l.created_at)}</td>
                         <td>
                           <div class="row-actions">
-                            <CopyButton text={l.url} what={`link ${l.slug}`} />
+                            {l.url && <CopyButton text={l.url} what={`link ${l.slug}`} />}
                             {canManage && (
                               <BusyButton
                                 variant="ghost"
