@@ -36,6 +36,11 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
     folders: ['auth', 'team', 'api-keys', 'account', 'portal', 'unsubscribe', 'js'],
   },
   {
+    id: 'AffiliateRoutes',
+    description: 'affiliate programmes: the public sign-up pages, applications and email previews',
+    folders: ['join', 'applications', 'affiliates', 'email-templates'],
+  },
+  {
     id: 'IntakeRoutes',
     description: 'provider webhooks (intake) and the outgoing webhook endpoints',
     folders: ['webhooks', 'webhook-endpoints'],

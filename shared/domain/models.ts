@@ -1,4 +1,5 @@
 // The records the store returns and the domain works with. Amounts are integer cents.
+import type { SignupSettings } from './affiliates';
 import { referredDiscount, type DiscountTerms, type ReferredDiscount } from './discounts';
 
 export interface CampaignTerms {
@@ -31,6 +32,10 @@ export const MONEY_DEFAULTS = { commission_type: 'fixed', commission_percent: 0,
 export interface Campaign extends CampaignTerms, DiscountTerms {
   id: string;
   name: string;
+  /** Unique within the account: the campaign's part of its public page's address; null before one was set. */
+  slug: string | null;
+  /** Its public sign-up page (docs/affiliates.md); closed by default. */
+  signup: SignupSettings;
   created_at: number;
   version: number;
   member_count: number;
@@ -103,6 +108,8 @@ export interface Member {
   commission_paid: number;
   /** Where payouts are sent; a payout is due only once the member has one. */
   payout_email: string | null;
+  /** `signup`: created by approving an application (docs/affiliates.md); `app`: by the operator's app or dashboard. */
+  source: 'app' | 'signup';
   created_at: number;
   version: number;
 }
@@ -174,6 +181,8 @@ export interface Referral {
   coupon_code: string | null;
   source: 'app' | 'api' | 'js';
   campaign_id: string | null;
+  /** The sub-id (a named link's slug) the referral came through; null or absent without one. */
+  sub?: string | null;
   reward_type: RewardType | null;
   reward_amount: number;
   reward_threshold: number;

@@ -7,6 +7,8 @@ export function campaignView(c: Campaign) {
   return {
     id: c.id,
     name: c.name,
+    slug: c.slug,
+    signup: c.signup,
     allows_credit: c.allows_credit,
     credit_amount: formatCents(c.credit_amount),
     credit_currency: c.credit_currency,
@@ -81,6 +83,7 @@ export function memberView(m: Member, campaign: Campaign | null, subscription: S
     subscription: subscription ? subscriptionView(subscription) : null,
     email_opt_out: m.email_opt_out,
     payout_email: m.payout_email,
+    source: m.source,
     created_at: m.created_at,
   };
 }
@@ -97,6 +100,7 @@ export function referralView(r: Referral) {
     coupon_code: r.coupon_code,
     subscription: r.subscription ? subscriptionView(r.subscription) : null,
     source: r.source,
+    sub: r.sub ?? null,
     campaign_id: r.campaign_id,
     reward_type: r.reward_type,
     reward_amount: formatCents(r.reward_amount),

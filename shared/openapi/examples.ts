@@ -41,6 +41,8 @@ const subscription = {
 const campaign = {
   id: CAMPAIGN_ID,
   name: 'Friends',
+  slug: 'friends',
+  signup: { enabled: false, approval: 'manual', terms_url: null, questions: [] },
   allows_credit: true,
   credit_amount: '5.00',
   credit_currency: 'USD',
@@ -141,6 +143,7 @@ export const NEW_REFERRAL = {
   coupon_code: null,
   subscription: null,
   source: 'api',
+  sub: null,
   campaign_id: CAMPAIGN_ID,
   reward_type: 'credit',
   reward_amount: '5.00',
@@ -186,6 +189,7 @@ const member = {
   subscription: { ...subscription, id: 70001, email: 'alice@example.com' },
   email_opt_out: false,
   payout_email: null,
+  source: 'app',
   created_at: CREATED + 3_600,
 };
 
@@ -324,6 +328,12 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
     embed_origins: ['https://app.acme.example'],
     referral_url: 'https://acme.example/',
     provider: PROVIDER_CONNECTION,
+    slug: 'acme',
+    attribution_model: 'first_click',
+    attribution_days: 60,
+    tax_details_required: false,
+    affiliate_emails: { new_referral: false, monthly_summary: false },
+    theme: { accent: '#1a56db' },
     provider_options: providerOptions(),
   },
   PortalLink: {
@@ -333,7 +343,7 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
   },
   PortalToken: { token: 'rps_Qm3kX9vB2nL7pR4tW8yZ1cF6Zk3v9QyL3rT8aB1nK7e', expires_at: CREATED + 3600 },
   PortalMe: {
-    program: { name: 'Acme' },
+    program: { name: 'Acme', portal: 'acme' },
     member: {
       first_name: 'Alice',
       last_name: 'Smith',
@@ -370,7 +380,8 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
       commission_paid: '10.00',
       currency: 'USD',
     },
-    session: { expires_at: CREATED + 3600, return_url: 'https://app.acme.example/settings' },
+    session: { expires_at: CREATED + 3600, return_url: 'https://app.acme.example/settings', mode: 'bearer' },
+    tax_details: { required: false, provided: false },
   },
   PortalStats: {
     interval: 'month',
@@ -381,12 +392,19 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
       { start: CREATED, link_clicks: 3, referrals: 1, conversions: 0 },
     ],
   },
+  MemberLink: {
+    slug: 'youtube',
+    destination_path: '/pricing',
+    url: 'https://acme.example/pricing?via=ALICE2026&sub=youtube',
+    created_at: CREATED,
+  },
   PortalReferral: {
     id: REFERRAL_ID,
     user: 'us***21',
     created_at: CREATED,
     converted_at: CREATED + 2 * 86_400,
     status: 'paying',
+    sub: 'youtube',
     earned: '2.00',
     currency: 'USD',
   },
@@ -414,6 +432,16 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
     created_at: CREATED + 40 * 86_400,
     paid_at: CREATED + 45 * 86_400,
     payout_email: 'alice@example.com',
+  },
+  PortalTaxDetails: {
+    required: true,
+    provided: true,
+    form: 'w9',
+    legal_name: 'Alice Smith',
+    country: 'US',
+    address: '1 Main•••',
+    tin: '•••••6789',
+    updated_at: CREATED + 86_400,
   },
 };
 

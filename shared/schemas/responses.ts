@@ -42,9 +42,32 @@ export const subscriptionResponse = v.strictObject({
   plan: planResponse,
 });
 
+const signupQuestionResponse = v.strictObject({
+  id: v.string(),
+  label: v.string(),
+  type: v.picklist(['text', 'url', 'choice']),
+  required: v.boolean(),
+  options: v.nullable(v.array(v.string())),
+});
+
 export const campaignResponse = v.strictObject({
   id: campaignId,
   name: v.string(),
+  slug: v.nullable(
+    v.pipe(
+      v.string(),
+      v.description("Unique within the account: the campaign's part of its sign-up page's address (`/join/<account slug>/<slug>/`)."),
+    ),
+  ),
+  signup: v.pipe(
+    v.strictObject({
+      enabled: v.boolean(),
+      approval: v.picklist(['auto', 'manual']),
+      terms_url: v.nullable(v.string()),
+      questions: v.array(signupQuestionResponse),
+    }),
+    v.description('The public sign-up page: open or not, auto or manual approval of applications, the terms and up to 10 questions.'),
+  ),
   allows_credit: v.boolean(),
   credit_amount: amount,
   credit_currency: v.string(),
@@ -103,6 +126,10 @@ export const memberResponse = v.strictObject({
   payout_email: v.nullable(
     v.pipe(v.string(), v.description('Where payouts are sent (PayPal or Wise by email); a payout is due only once the member has one.')),
   ),
+  source: v.pipe(
+    v.picklist(['app', 'signup']),
+    v.description('`signup`: created by approving an application on the public sign-up page; `app`: by the API or the dashboard.'),
+  ),
   created_at: unixSeconds,
 });
 
@@ -160,6 +187,7 @@ export const referralResponse = v.strictObject({
   coupon_code: v.nullable(v.string()),
   subscription: v.nullable(subscriptionResponse),
   source: v.picklist(['app', 'api', 'js']),
+  sub: v.nullable(v.pipe(v.string(), v.description("The sub-id (a named link's slug) the referral came through; null without one."))),
   campaign_id: v.nullable(campaignId),
   reward_type: v.nullable(rewardType),
   reward_amount: amount,
@@ -441,6 +469,29 @@ export const accountResponse = v.strictObject({
   embed_origins: v.array(v.string()),
   referral_url: v.nullable(v.pipe(v.string(), v.description("Where members' links point; a member's link is it with `?via=<code>`."))),
   provider: providerConnectionResponse,
+  slug: v.nullable(
+    v.pipe(v.string(), v.description("Unique across the service: the account's part of its sign-up pages' and hosted portal's addresses.")),
+  ),
+  attribution_model: v.pipe(
+    v.picklist(['first_click', 'last_click']),
+    v.description('`first_click` (default): the first link a visitor followed keeps them; `last_click`: the latest one does.'),
+  ),
+  attribution_days: v.pipe(v.number(), v.integer(), v.description("How long a visitor's click is remembered (1 to 365 days, default 60).")),
+  tax_details_required: v.pipe(v.boolean(), v.description('Affiliates give tax details in the portal before a payout is sent.')),
+  affiliate_emails: v.pipe(
+    v.strictObject({ new_referral: v.boolean(), monthly_summary: v.boolean() }),
+    v.description('The optional affiliate emails (off by default).'),
+  ),
+  theme: v.pipe(
+    v.strictObject({
+      accent: v.optional(v.string()),
+      background: v.optional(v.string()),
+      text: v.optional(v.string()),
+      radius: v.optional(v.string()),
+      font: v.optional(v.string()),
+    }),
+    v.description('The look of the sign-up page and the hosted portal.'),
+  ),
   provider_options: v.pipe(
     v.array(providerOptionResponse),
     v.description(
@@ -474,7 +525,10 @@ export const portalTokenResponse = v.strictObject({
 });
 
 export const portalMeResponse = v.strictObject({
-  program: v.strictObject({ name: v.string() }),
+  program: v.strictObject({
+    name: v.string(),
+    portal: v.pipe(v.string(), v.description("The account's slug, or its id without one: the portal's path is `/portal/<portal>/`.")),
+  }),
   member: v.strictObject({
     first_name: v.nullable(v.string()),
     last_name: v.nullable(v.string()),
@@ -512,7 +566,35 @@ export const portalMeResponse = v.strictObject({
     commission_paid: signed,
     currency: v.string(),
   }),
-  session: v.strictObject({ expires_at: unixSeconds, return_url: v.nullable(v.string()) }),
+  session: v.strictObject({
+    expires_at: unixSeconds,
+    return_url: v.nullable(v.string()),
+    mode: v.pipe(
+      v.picklist(['bearer', 'cookie']),
+      v.description(
+        "`bearer`: opened by the app's portal link (embedded); `cookie`: an affiliate's login (it slides 12 hours, and the page offers to log out).",
+      ),
+    ),
+  }),
+  tax_details: v.strictObject({
+    required: v.pipe(
+      v.boolean(),
+      v.description('The account collects tax details (`tax_details_required`): payouts wait until they are given.'),
+    ),
+    provided: v.boolean(),
+  }),
+});
+
+/** A member's tax details as the portal shows them: masked (GET and PUT /portal/v1/tax-details/). */
+export const portalTaxDetailsResponse = v.strictObject({
+  required: v.boolean(),
+  provided: v.boolean(),
+  form: v.nullable(v.picklist(['w9', 'w8ben'])),
+  legal_name: v.nullable(v.string()),
+  country: v.nullable(v.string()),
+  address: v.nullable(v.pipe(v.string(), v.description('Masked: its first characters.'))),
+  tin: v.nullable(v.pipe(v.string(), v.description('The US TIN or the foreign TIN, masked to its last four characters (`•••••6789`).'))),
+  updated_at: v.nullable(unixSeconds),
 });
 
 const count = v.pipe(v.number(), v.integer());
@@ -529,8 +611,19 @@ export const portalReferralResponse = v.strictObject({
   created_at: unixSeconds,
   converted_at: v.nullable(unixSeconds),
   status: v.picklist(['signed_up', 'paying', 'canceled']),
+  sub: v.nullable(v.pipe(v.string(), v.description('The sub-id the referral came through; null without one.'))),
   earned: signed,
   currency: v.nullable(v.string()),
+});
+
+/** A member's named link (POST /v1/members/{id}/links/, /portal/v1/links/). */
+export const memberLinkResponse = v.strictObject({
+  slug: v.pipe(v.string(), v.description('The sub-id: clicks, referrals and conversions through the link carry it as `sub`.')),
+  destination_path: v.nullable(v.pipe(v.string(), v.description('The path of the site the link opens; null: `referral_url` itself.'))),
+  url: v.nullable(
+    v.pipe(v.string(), v.description('The link to share (`?via=<code>&sub=<slug>`); null while the account has no `referral_url`.')),
+  ),
+  created_at: unixSeconds,
 });
 
 export const portalRewardResponse = v.strictObject({

@@ -2,7 +2,18 @@
 import * as v from 'valibot';
 import { ROLES } from '../domain/team';
 import { JS_REFERRAL_MODES } from '../domain/accounts';
-import { REQUIRED, choice, email, field, pythonType, text } from './fields';
+import { REQUIRED, boolean, choice, email, field, pythonType, text } from './fields';
+import {
+  ATTRIBUTION_MODELS,
+  MAX_ATTRIBUTION_DAYS,
+  THEME_COLOUR,
+  THEME_FONT,
+  THEME_RADIUS,
+  storedTheme,
+  type AffiliateEmailSettings,
+  type Theme,
+} from '../domain/affiliates';
+import { slug } from './campaign';
 import type { ConnectionField } from '../billing/definition';
 import { PROVIDER_DEFINITIONS, PROVIDER_KINDS } from '../billing/registry';
 
@@ -104,8 +115,75 @@ const referralUrl = field<string | null>(
   },
 );
 
+const attributionDays = field<number>(
+  (value) => {
+    const n = typeof value === 'string' && /^\s*\d{1,4}\s*$/.test(value) ? Number(value) : value;
+    if (typeof n !== 'number' || !Number.isInteger(n)) return { ok: false, message: 'A valid integer is required.' };
+    if (n < 1) return { ok: false, message: 'Ensure this value is greater than or equal to 1.' };
+    if (n > MAX_ATTRIBUTION_DAYS) return { ok: false, message: `Ensure this value is less than or equal to ${MAX_ATTRIBUTION_DAYS}.` };
+    return { ok: true, value: n };
+  },
+  { type: 'integer', minimum: 1, maximum: MAX_ATTRIBUTION_DAYS },
+);
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** `{new_referral?, monthly_summary?}`: the optional affiliate emails; a PATCH merges the switches it gives. */
+const affiliateEmails = field<Partial<AffiliateEmailSettings>>(
+  (value) => {
+    if (!isRecord(value)) return { ok: false, message: 'Expected an object with new_referral and monthly_summary.' };
+    const out: Partial<AffiliateEmailSettings> = {};
+    for (const [k, x] of Object.entries(value)) {
+      if (k !== 'new_referral' && k !== 'monthly_summary') return { ok: false, message: `Unknown email: ${k.slice(0, 40)}.` };
+      if (typeof x !== 'boolean') return { ok: false, message: `${k} must be a boolean.` };
+      out[k] = x;
+    }
+    return { ok: true, value: out };
+  },
+  { type: 'object', description: 'The optional affiliate emails, off by default: `new_referral`, `monthly_summary`.' },
+);
+
+/** The public pages' look: `accent`, `background`, `text` (#rgb or #rrggbb), `radius` (0px..32px), `font`. Replaces the stored theme. */
+const theme = field<Theme>(
+  (value) => {
+    if (value === null) return { ok: true, value: {} };
+    if (!isRecord(value)) return { ok: false, message: 'Expected an object with accent, background, text, radius and font.' };
+    for (const [k, x] of Object.entries(value)) {
+      if (x === null || x === undefined || x === '') continue;
+      const ok =
+        k === 'accent' || k === 'background' || k === 'text'
+          ? typeof x === 'string' && THEME_COLOUR.test(x)
+          : k === 'radius'
+            ? typeof x === 'string' && THEME_RADIUS.test(x)
+            : k === 'font'
+              ? typeof x === 'string' && THEME_FONT.test(x)
+              : null;
+      if (ok === null) return { ok: false, message: `Unknown theme setting: ${k.slice(0, 40)}.` };
+      if (!ok)
+        return {
+          ok: false,
+          message:
+            k === 'radius'
+              ? 'radius: 0px to 32px.'
+              : k === 'font'
+                ? 'font: letters, digits, spaces, commas, quotes and dashes.'
+                : `${k}: a colour like #1a73e8.`,
+        };
+    }
+    return { ok: true, value: storedTheme(value) };
+  },
+  { type: ['object', 'null'], description: 'The look of the sign-up page and the hosted portal: accent, background, text, radius, font.' },
+);
+
 export const updateAccountBody = v.object({
   referral_url: v.optional(referralUrl),
+  // Affiliate programmes (docs/affiliates.md).
+  slug: v.optional(slug),
+  attribution_model: v.optional(choice(ATTRIBUTION_MODELS)),
+  attribution_days: v.optional(attributionDays),
+  tax_details_required: v.optional(boolean),
+  affiliate_emails: v.optional(affiliateEmails),
+  theme: v.optional(theme),
   name: v.optional(text(100)),
   email_sender: v.optional(emailSender),
   embed_origins: v.optional(embedOrigins),

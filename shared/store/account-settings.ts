@@ -1,15 +1,15 @@
 // The account's settings as the dashboard shows and edits them (GET/PATCH /v1/account/): name, plan,
 // publishable key, email sender, embed origins, js referral mode and the provider connection's public part.
 // One BatchGet reads the account and the provider's public settings item; no secret item is ever read here.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { NotFoundError } from '../domain/errors';
+import { affiliateSettingsOf, type AffiliateSettings, type AttributionModel, type Theme } from '../domain/affiliates';
 import { campaignLimit, isPlan, type Plan } from '../domain/plans';
 import type { Mailbox } from '../email/sender';
 import { ensurePublishableKey, isJsReferralMode, setJsReferralMode, type JsReferralMode } from './accounts';
-import { db, tableName } from './client';
+import { tableName } from './client';
 import { senderOf } from './emails';
-import { batchGet, lookup } from './ops';
+import { batchGet, ConditionsFailedError, getItem, lookup, transact, type TransactItem } from './ops';
+import { accountSlugItems, checkAccountSlug, ensureAccountSlug, slugInUse } from './account-slugs';
 import { keys } from './table';
 import { providerOptions, type ProviderOption } from '../billing/options';
 import { definitionOfStored, type ProviderKind } from '../billing/registry';
@@ -38,6 +38,9 @@ export interface AccountSettings {
   provider_options: ProviderOption[];
 }
 
+/** With the affiliate programme's settings (docs/affiliates.md). */
+export type AccountSettingsView = AccountSettings & AffiliateSettings;
+
 export function providerView(accountId: string, item: Record<string, unknown> | undefined, baseUrl: string): AccountSettings['provider'] {
   const definition = definitionOfStored(item);
   if (!item || !definition) return { kind: null, connected: false, webhook_url: null, vendor_id: null, api_url: null };
@@ -49,7 +52,7 @@ export function providerView(accountId: string, item: Record<string, unknown> | 
   };
 }
 
-export async function accountSettings(accountId: string, baseUrl: string): Promise<AccountSettings> {
+export async function accountSettings(accountId: string, baseUrl: string): Promise<AccountSettingsView> {
   const found = await batchGet([keys.account(accountId), keys.providerSettings(accountId)]);
   let account = lookup(found, keys.account(accountId));
   const plan = account?.plan;
@@ -58,6 +61,11 @@ export async function accountSettings(accountId: string, baseUrl: string): Promi
     // An account from before publishable keys gets one on first sight (as `account show` does).
     const ensured = await ensurePublishableKey(accountId);
     account = { ...account, publishable_key: ensured.publishableKey };
+  }
+  if (typeof account.slug !== 'string') {
+    // An account from before slugs gets one on first sight too.
+    const slug = await ensureAccountSlug(accountId, String(account.name));
+    if (slug) account = { ...account, slug };
   }
   const pub = typeof account.publishable_key === 'string' ? account.publishable_key : null;
   return {
@@ -73,6 +81,7 @@ export async function accountSettings(accountId: string, baseUrl: string): Promi
     referral_url: typeof account.referral_url === 'string' ? account.referral_url : null,
     provider: providerView(accountId, lookup(found, keys.providerSettings(accountId)), baseUrl),
     provider_options: providerOptions(),
+    ...affiliateSettingsOf(account),
   };
 }
 
@@ -85,52 +94,88 @@ export async function updateAccountSettings(
     embed_origins?: string[];
     js_referrals?: JsReferralMode;
     referral_url?: string | null;
+    slug?: string;
+    attribution_model?: AttributionModel;
+    attribution_days?: number;
+    tax_details_required?: boolean;
+    affiliate_emails?: Partial<AffiliateSettings['affiliate_emails']>;
+    theme?: Theme;
   },
 ): Promise<void> {
   const set: string[] = [];
   const remove: string[] = [];
   const values: Record<string, unknown> = {};
   const names: Record<string, string> = {};
-  if (changes.name !== undefined) {
-    set.push('#name = :name');
-    names['#name'] = 'name';
-    values[':name'] = changes.name;
-  }
+  const assign = (attribute: string, value: unknown) => {
+    const i = set.length;
+    names[`#a${i}`] = attribute;
+    values[`:a${i}`] = value;
+    set.push(`#a${i} = :a${i}`);
+  };
+  if (changes.name !== undefined) assign('name', changes.name);
   if (changes.email_sender !== undefined) {
     if (changes.email_sender === null) remove.push('email_from', 'email_from_name');
     else {
-      set.push('email_from = :from', 'email_from_name = :fromName');
-      values[':from'] = changes.email_sender.address;
-      values[':fromName'] = changes.email_sender.name;
+      assign('email_from', changes.email_sender.address);
+      assign('email_from_name', changes.email_sender.name);
     }
   }
   if (changes.referral_url !== undefined) {
     if (changes.referral_url === null) remove.push('referral_url');
-    else {
-      set.push('referral_url = :referralUrl');
-      values[':referralUrl'] = changes.referral_url;
+    else assign('referral_url', changes.referral_url);
+  }
+  if (changes.embed_origins !== undefined) assign('embed_origins', changes.embed_origins);
+  if (changes.attribution_model !== undefined) assign('attribution_model', changes.attribution_model);
+  if (changes.attribution_days !== undefined) assign('attribution_days', changes.attribution_days);
+  if (changes.tax_details_required !== undefined) assign('tax_details_required', changes.tax_details_required);
+  if (changes.theme !== undefined) assign('theme', changes.theme);
+  const items: TransactItem[] = [];
+  let current: Record<string, unknown> | undefined;
+  if (changes.affiliate_emails !== undefined || changes.slug !== undefined) current = await getItem(keys.account(accountId));
+  if ((changes.affiliate_emails !== undefined || changes.slug !== undefined) && !current) throw new NotFoundError();
+  if (changes.affiliate_emails !== undefined) {
+    // A PATCH merges the switches it gives; the monthly summary's registry follows its switch.
+    const emails = { ...affiliateSettingsOf(current).affiliate_emails, ...changes.affiliate_emails };
+    assign('affiliate_emails', emails);
+    items.push(
+      emails.monthly_summary
+        ? { Put: { TableName: tableName(), Item: { ...keys.summaryAccount(accountId), type: 'Claim', account_id: accountId } } }
+        : { Delete: { TableName: tableName(), Key: keys.summaryAccount(accountId) } },
+    );
+  }
+  let slugAt = -1;
+  if (changes.slug !== undefined) {
+    const now = affiliateSettingsOf(current).slug;
+    if (changes.slug !== now) {
+      checkAccountSlug(changes.slug);
+      assign('slug', changes.slug);
+      slugAt = items.length;
+      items.push(...accountSlugItems(accountId, changes.slug, now));
+      // The account's slug is what was read: a concurrent change makes this one retry-free 409-like stale; refuse it as in use.
+      names['#slug'] = 'slug';
+      values[':was'] = now ?? '';
     }
   }
-  if (changes.embed_origins !== undefined) {
-    set.push('embed_origins = :origins');
-    values[':origins'] = changes.embed_origins;
-  }
   if (set.length > 0 || remove.length > 0) {
+    const guard = slugAt >= 0 ? ' AND (attribute_not_exists(#slug) OR #slug = :was)' : '';
+    items.unshift({
+      Update: {
+        TableName: tableName(),
+        Key: keys.account(accountId),
+        UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : ''].join(' ').trim(),
+        ConditionExpression: `attribute_exists(pk)${guard}`,
+        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+      },
+    });
     try {
-      await db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.account(accountId),
-          UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : '']
-            .join(' ')
-            .trim(),
-          ConditionExpression: 'attribute_exists(pk)',
-          ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-          ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
-        }),
-      );
+      await transact(items);
     } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) throw new NotFoundError();
+      if (err instanceof ConditionsFailedError) {
+        if (slugAt >= 0 && changes.slug !== undefined && (err.failed(slugAt + 1) || err.failed(slugAt + 2) || err.failed(0)))
+          throw slugInUse(changes.slug);
+        throw new NotFoundError();
+      }
       throw err;
     }
   }

@@ -6,6 +6,7 @@ import { newAccountId } from '../domain/ids';
 import { isPlan, type Plan } from '../domain/plans';
 import { db, tableName } from './client';
 import { keys, type Key } from './table';
+import { ensureAccountSlug } from './account-slugs';
 import { apiKeyRecordItem, keyPrefix, newKeyId, teamKeys, type ApiKeyRecord, type Session } from './team';
 
 import { JS_REFERRAL_MODES, isJsReferralMode, type JsReferralMode } from '../domain/accounts';
@@ -122,6 +123,8 @@ export async function createAccount(input: { name: string; plan: Plan }): Promis
       ],
     }),
   );
+  // Its public name in the affiliate pages' addresses, derived from its name (editable in the settings).
+  await ensureAccountSlug(account.accountId, account.name);
   return { account, apiKey };
 }
 

@@ -8,6 +8,7 @@ import { isCampaignId, newCampaignId, newEntityId } from '../domain/ids';
 import { discountErrors } from '../domain/discounts';
 import { commissionErrors } from '../domain/commissions';
 import { MONEY_DEFAULTS, type Campaign } from '../domain/models';
+import { isSlug, slugCandidate, slugify, storedSignup, SIGNUP_CLOSED } from '../domain/affiliates';
 import type { CreateCampaignInput, UpdateCampaignInput } from '../schemas/campaign';
 import type { Principal } from './accounts';
 import { tableName } from './client';
@@ -25,6 +26,8 @@ export function toCampaign(item: Record<string, unknown> | undefined): Campaign 
   return {
     id: String(item.id),
     name: String(item.name),
+    slug: isSlug(item.slug) ? item.slug : null,
+    signup: storedSignup(item.signup),
     allows_credit: Boolean(item.allows_credit),
     credit_amount: Number(item.credit_amount),
     credit_currency: String(item.credit_currency),
@@ -77,13 +80,60 @@ function nameClaim(accountId: string, name: string, campaignId: string): Transac
   };
 }
 
+const slugInUse = (slug: string) =>
+  ValidationError.field('slug', `The slug ${slug} is already in use by another campaign; choose another.`);
+
+/** The claim items that move a campaign's slug from `current` to `next` (the campaign's own write is the caller's). */
+function slugItems(accountId: string, campaignId: string, next: string, current: string | null): TransactItem[] {
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...keys.campaignSlugClaim(accountId, next), type: 'Claim', campaign_id: campaignId },
+        ConditionExpression: 'attribute_not_exists(pk) OR campaign_id = :me',
+        ExpressionAttributeValues: { ':me': campaignId },
+      },
+    },
+  ];
+  if (current && current !== next) {
+    items.push({
+      Delete: {
+        TableName: tableName(),
+        Key: keys.campaignSlugClaim(accountId, current),
+        ConditionExpression: 'attribute_not_exists(pk) OR campaign_id = :me',
+        ExpressionAttributeValues: { ':me': campaignId },
+      },
+    });
+  }
+  return items;
+}
+
+/** A free slug derived from the name (`spring-promo`, `spring-promo-2`, ...): one BatchGet-free probe per try. */
+async function freeSlug(accountId: string, name: string): Promise<string> {
+  const base = slugify(name);
+  for (let n = 1; n <= 50; n++) {
+    const candidate = slugCandidate(base, n);
+    if (!(await getItem(keys.campaignSlugClaim(accountId, candidate), false))) return candidate;
+  }
+  return slugCandidate(base, Date.now() % 100000);
+}
+
 export async function createCampaign(principal: Principal, input: CreateCampaignInput): Promise<Campaign> {
   const { accountId, plan } = principal;
   const limit = campaignLimit(plan);
   const discount = { ...discountErrors(input), ...commissionErrors(input) };
   if (Object.keys(discount).length > 0) throw new ValidationError(discount);
   const createdMs = Date.now();
-  const campaign: Campaign = { ...input, id: newCampaignId(), created_at: Math.floor(createdMs / 1000), version: 1, member_count: 0 };
+  const slug = input.slug ?? (await freeSlug(accountId, input.name));
+  const campaign: Campaign = {
+    ...input,
+    slug,
+    signup: { ...SIGNUP_CLOSED, ...input.signup },
+    id: newCampaignId(),
+    created_at: Math.floor(createdMs / 1000),
+    version: 1,
+    member_count: 0,
+  };
   const { member_count: _unused, ...stored } = campaign;
   try {
     await transact([
@@ -105,11 +155,17 @@ export async function createCampaign(principal: Principal, input: CreateCampaign
       },
       nameClaim(accountId, input.name, campaign.id),
       counterUpdate(accountId, 'campaigns', 1, limit === null ? undefined : { below: limit }),
+      ...slugItems(accountId, campaign.id, slug, null),
     ]);
   } catch (err) {
     if (err instanceof ConditionsFailedError) {
       if (err.failed(1)) throw nameInUse(input.name);
       if (err.failed(2)) throw new PermissionDeniedError(campaignLimitMessage(plan));
+      if (err.failed(3)) {
+        // A derived slug taken meanwhile: derive again; a slug the caller chose is refused.
+        if (input.slug !== undefined) throw slugInUse(slug);
+        return createCampaign(principal, input);
+      }
       if (err.failed(0)) return createCampaign(principal, input); // 32-bit id collision: draw another
     }
     throw err;
@@ -123,10 +179,16 @@ export async function updateCampaign(accountId: string, id: string, patch: Updat
   return withRetries(
     async () => {
       const current = await getCampaignOrThrow(accountId, id);
-      const next: Campaign = { ...current, ...patch, version: current.version + 1 };
+      // A campaign from before slugs gets one with its first change; `signup` merges the keys given.
+      const slug = patch.slug ?? current.slug ?? (await freeSlug(accountId, patch.name ?? current.name));
+      const signup = patch.signup === undefined ? current.signup : { ...current.signup, ...patch.signup };
+      const next: Campaign = { ...current, ...patch, slug, signup, version: current.version + 1 };
       const discount = { ...discountErrors(next), ...commissionErrors(next) };
       if (Object.keys(discount).length > 0) throw new ValidationError(discount);
-      const changes = Object.entries(patch).filter(([, value]) => value !== undefined);
+      const changes = Object.entries({ ...patch, slug, ...(patch.signup === undefined ? {} : { signup }) }).filter(
+        ([, value]) => value !== undefined,
+      );
+      const reslugged = slug !== current.slug;
       const renamed = patch.name !== undefined && normalizeName(patch.name) !== normalizeName(current.name);
       const names: Record<string, string> = { '#version': 'version' };
       const values: Record<string, unknown> = { ':version': current.version, ':next': next.version };
@@ -148,6 +210,9 @@ export async function updateCampaign(accountId: string, id: string, patch: Updat
           },
         },
       ];
+      const slugAt = items.length;
+      if (reslugged) items.push(...slugItems(accountId, id, slug, current.slug));
+      const nameAt = items.length;
       if (renamed && patch.name !== undefined) {
         items.push(nameClaim(accountId, patch.name, id), {
           Delete: {
@@ -162,7 +227,11 @@ export async function updateCampaign(accountId: string, id: string, patch: Updat
         await transact(items);
       } catch (err) {
         if (err instanceof ConditionsFailedError) {
-          if (renamed && patch.name !== undefined && err.failed(1)) throw nameInUse(patch.name);
+          if (renamed && patch.name !== undefined && err.failed(nameAt)) throw nameInUse(patch.name);
+          if (reslugged && err.failed(slugAt)) {
+            if (patch.slug !== undefined) throw slugInUse(slug);
+            throw new StaleCampaignError(); // a derived slug taken meanwhile: derive again
+          }
           throw new StaleCampaignError();
         }
         throw err;
@@ -199,6 +268,19 @@ export async function deleteCampaign(accountId: string, id: string): Promise<voi
             },
           },
           counterUpdate(accountId, 'campaigns', -1),
+          // The slug is free again (its public page answers 404 from now on).
+          ...(current.slug
+            ? [
+                {
+                  Delete: {
+                    TableName: tableName(),
+                    Key: keys.campaignSlugClaim(accountId, current.slug),
+                    ConditionExpression: 'attribute_not_exists(pk) OR campaign_id = :id',
+                    ExpressionAttributeValues: { ':id': id },
+                  },
+                },
+              ]
+            : []),
         ]);
       } catch (err) {
         if (err instanceof ConditionsFailedError) throw new StaleCampaignError();

@@ -54,6 +54,7 @@ export function toMember(item: Record<string, unknown> | undefined): Member | nu
     commission_approved: Number(item.commission_approved ?? 0),
     commission_paid: Number(item.commission_paid ?? 0),
     payout_email: typeof item.payout_email === 'string' && item.payout_email !== '' ? item.payout_email : null,
+    source: item.source === 'signup' ? 'signup' : 'app',
     created_at: Number(item.created_at),
     version: Number(item.version ?? 0),
   };
@@ -241,6 +242,95 @@ function claimedByOther(l: Lookups, key: Key, memberId: string | null): boolean 
   return claim !== undefined && claim.member_id !== memberId;
 }
 
+interface NewMember {
+  identifier: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  code: string;
+  campaign: Campaign | null;
+  subscription: Subscription | null;
+  email_opt_out: boolean;
+  payout_email: string | null;
+  source: Member['source'];
+}
+
+/** A new member's record and the labelled items that create it (its claims, the counters, its event). */
+function creationItems(accountId: string, p: NewMember): { member: Member; labelled: Labelled[] } {
+  const createdMs = Date.now();
+  const campaignId = p.campaign?.id ?? null;
+  const subscriptionId = p.subscription?.id ?? null;
+  const member: Member = {
+    id: newEntityId(),
+    identifier: p.identifier,
+    email: p.email,
+    first_name: p.first_name,
+    last_name: p.last_name,
+    code: p.code,
+    campaign_id: campaignId,
+    subscription_id: subscriptionId,
+    link_clicks: 0,
+    email_opt_out: p.email_opt_out,
+    referrals: 0,
+    conversions: 0,
+    credit_earned: 0,
+    commission_earned: 0,
+    commission_pending: 0,
+    commission_approved: 0,
+    commission_paid: 0,
+    payout_email: p.payout_email,
+    source: p.source,
+    created_at: Math.floor(createdMs / 1000),
+    version: 1,
+  };
+  const labelled: Labelled[] = [
+    put(keys.member(accountId, member.id), { type: 'Member', ...memberAttributes(accountId, member) }, 'member'),
+    put(
+      keys.memberCodeClaim(accountId, p.code),
+      { type: 'Claim', member_id: member.id, ...(campaignId ? { campaign_id: campaignId } : {}) },
+      'code',
+    ),
+    put(keys.memberEmailClaim(accountId, p.email), { type: 'Claim', member_id: member.id }, 'email'),
+    put(keys.memberIdentifierClaim(accountId, p.identifier), { type: 'Claim', member_id: member.id }, 'identifier'),
+    { label: 'counter', item: counterUpdate(accountId, 'members', 1) },
+  ];
+  if (campaignId) labelled.push(campaignCount(accountId, campaignId, 1, 'campaign'));
+  if (subscriptionId) labelled.push(attachSubscription(accountId, subscriptionId, member.id, 'subscription'));
+  labelled.push({
+    label: 'event',
+    item: eventItem(accountId, 'member.created', member.id, memberView(member, p.campaign, p.subscription), createdMs),
+  });
+  return { member, labelled };
+}
+
+/**
+ * The transaction items that create a member signed up through an application (docs/affiliates.md), for
+ * the approval's own transaction: the member, its code, email and identifier claims (each conditioned on
+ * being free), the members and campaign counters and the `member.created` event. `labels[i]` names item i
+ * (`member`, `code`, `email`, `identifier`, `counter`, `campaign`, `event`), so a caller can tell which
+ * condition failed. The code is generated.
+ */
+export function memberCreationItems(
+  accountId: string,
+  p: {
+    identifier: string;
+    email: string;
+    first_name: string | null;
+    last_name: string | null;
+    campaign: Campaign | null;
+    payout_email: string | null;
+  },
+): { member: Member; items: TransactItem[]; labels: string[] } {
+  const { member, labelled } = creationItems(accountId, {
+    ...p,
+    code: newMemberCode(),
+    subscription: null,
+    email_opt_out: false,
+    source: 'signup',
+  });
+  return { member, items: labelled.map((l) => l.item), labels: labelled.map((l) => l.label) };
+}
+
 export async function createMember(
   accountId: string,
   input: Omit<CreateMemberInput, 'email_opt_out' | 'payout_email'> & { email_opt_out?: boolean; payout_email?: string | null },
@@ -272,41 +362,17 @@ export async function createMember(
       if (Object.keys(errors).length > 0) throw new ValidationError(errors);
       if (generated && claimedByOther(l, codeKey, null)) throw new StaleMemberError(); // draw another code
 
-      const createdMs = Date.now();
-      const member: Member = {
-        id: newEntityId(),
+      const { member, labelled: items } = creationItems(accountId, {
         identifier: input.identifier,
         email: input.email,
         first_name: input.first_name,
         last_name: input.last_name,
         code,
-        campaign_id: campaignId,
-        subscription_id: subscriptionId,
-        link_clicks: 0,
+        campaign,
+        subscription,
         email_opt_out: input.email_opt_out ?? false,
-        referrals: 0,
-        conversions: 0,
-        credit_earned: 0,
-        commission_earned: 0,
-        commission_pending: 0,
-        commission_approved: 0,
-        commission_paid: 0,
         payout_email: input.payout_email ?? null,
-        created_at: Math.floor(createdMs / 1000),
-        version: 1,
-      };
-      const items: Labelled[] = [
-        put(keys.member(accountId, member.id), { type: 'Member', ...memberAttributes(accountId, member) }, 'member'),
-        put(codeKey, { type: 'Claim', member_id: member.id, ...(campaignId ? { campaign_id: campaignId } : {}) }, 'code'),
-        put(emailKey, { type: 'Claim', member_id: member.id }, 'email'),
-        put(identifierKey, { type: 'Claim', member_id: member.id }, 'identifier'),
-        { label: 'counter', item: counterUpdate(accountId, 'members', 1) },
-      ];
-      if (campaignId) items.push(campaignCount(accountId, campaignId, 1, 'campaign'));
-      if (subscriptionId) items.push(attachSubscription(accountId, subscriptionId, member.id, 'subscription'));
-      items.push({
-        label: 'event',
-        item: eventItem(accountId, 'member.created', member.id, memberView(member, campaign, subscription), createdMs),
+        source: 'app',
       });
 
       const failed = await run(items);
