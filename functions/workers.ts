@@ -114,6 +114,16 @@ export const scheduledJobs: readonly ScheduledJob[] = [
     providerSecrets: false,
   },
   {
+    // Daily; on the 1st (UTC) it queues one monthly-summary email per member of each account that turned
+    // the summary on (their registry, a Query), for the month that ended (docs/affiliate-emails.md).
+    name: 'AffiliateSummary',
+    entry: 'functions/workers/affiliate-summary.ts',
+    everyMinutes: 1440,
+    timeoutSeconds: 300,
+    sends: ['member-emails'],
+    providerSecrets: false,
+  },
+  {
     // The outbox's healing path and the retry clock of webhook deliveries (sparse GSI2 partitions).
     name: 'WebhookSweep',
     entry: 'functions/workers/webhook-sweep.ts',

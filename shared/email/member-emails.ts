@@ -15,7 +15,7 @@
 // is named after the message key, so a re-send rewrites the same file.
 import { config } from '../config';
 import type { Reward } from '../domain/models';
-import type { LoginLinkMessage, MemberEmailMessage } from '../queue/queues';
+import type { AffiliateEmailMessage, LoginLinkMessage, MemberEmailMessage } from '../queue/queues';
 import { sendLoginLinks } from './login-links';
 import { PoisonMessageError, sqsWorker } from '../queue/worker';
 import { claimEmail, completeEmail, emailContext, releaseEmail, senderOf, suppressedAddress } from '../store/emails';
@@ -117,8 +117,12 @@ export async function sendMemberEmail(m: MemberEmailMessage, sender: EmailSender
 
 /** The worker's SQS handler for a given sender (tests inject failing or counting senders). */
 export function memberEmailHandler(sender: () => EmailSender) {
-  return sqsWorker<MemberEmailMessage | LoginLinkMessage>('member-emails', async (message) => {
+  return sqsWorker<MemberEmailMessage | LoginLinkMessage | AffiliateEmailMessage>('member-emails', async (message) => {
     if (message.kind === 'login-link') await sendLoginLinks(message, sender());
-    else await sendMemberEmail(message, sender());
+    else if (message.kind === 'affiliate-email') {
+      // Loaded on the first affiliate email (./affiliate-emails.ts imports this module's lease and error).
+      const { sendAffiliateEmail } = await import('./affiliate-emails');
+      await sendAffiliateEmail(message, sender());
+    } else await sendMemberEmail(message, sender());
   });
 }

@@ -8,7 +8,7 @@
 // token is the credential (shared/store/unsubscribe.ts). The site is the configured one (PUBLIC_BASE_URL).
 import { NotFoundError } from '../domain/errors';
 import { getMemberOrThrow, updateMember } from '../store/members';
-import type { UnsubscribeTarget } from '../store/unsubscribe';
+import { optOutApplicant, type UnsubscribeTarget } from '../store/unsubscribe';
 import { escapeHtml } from './templates';
 
 export const unsubscribeUrl = (baseUrl: string, token: string): string => `${baseUrl}/unsubscribe/${token}/`;
@@ -21,6 +21,11 @@ export const unsubscribeHeaders = (url: string): Record<string, string> => ({
 
 /** Sets the member's opt-out; false when the member was deleted meanwhile (nothing left to email). */
 export async function optOut(target: UnsubscribeTarget): Promise<boolean> {
+  // An applicant's link (no member): the address gets no more of the account's applicant emails.
+  if (target.memberId === '' && target.email) {
+    await optOutApplicant(target.accountId, target.email);
+    return true;
+  }
   try {
     const member = await getMemberOrThrow(target.accountId, target.memberId);
     if (!member.email_opt_out) await updateMember(target.accountId, target.memberId, { email_opt_out: true });

@@ -6,6 +6,7 @@
 //   retry after a crash finishes the rewards left, and a paid payout answers as it is;
 // - a failed payout's rewards go back to approved and join the member's collecting payout.
 import { DetailError, NotFoundError } from '../domain/errors';
+import { payoutSentMessage, queueAffiliateEmails } from '../email/affiliate-enqueue';
 import { newEntityId } from '../domain/ids';
 import { COLLECTING, type LedgerReward, type Payout } from '../domain/lifecycle';
 import { payoutFile, FORMAT_LIMITS, PayoutFileError, type PayoutFileFormat, type PayoutFileRow } from '../domain/payout-files';
@@ -45,6 +46,9 @@ import { keys } from '../store/table';
 import { log } from '../log';
 
 class PayoutRaceError extends RaceLostError {}
+
+/** A repeated mark-paid queues the payout-sent email again only for a payout paid this recently. */
+const PAYOUT_EMAIL_DAYS = 7;
 
 export interface PayoutBatch {
   id: string;
@@ -360,7 +364,13 @@ export async function markPayoutPaid(
       if (!read) throw new NotFoundError();
       let payout = read.payout;
       let pending = read.claim;
-      if (payout.status === 'paid') return payout;
+      if (payout.status === 'paid') {
+        // A repeat of the call: queue the payout-sent email again in case the first call's send was lost
+        // (sent once per payout whatever the copies); not for payouts paid long ago.
+        if ((payout.paid_at ?? 0) >= Math.floor(Date.now() / 1000) - PAYOUT_EMAIL_DAYS * 86400)
+          await queueAffiliateEmails([payoutSentMessage(accountId, payout.id, payout.member_id)]);
+        return payout;
+      }
       if (pending && pending.to !== 'paid') throw claimedOther(payout, pending);
       if (payout.status !== 'processing' && payout.status !== 'due')
         throw new DetailError(409, `This payout is ${payout.status}: only a due or processing payout can be marked paid.`);
@@ -410,6 +420,8 @@ export async function markPayoutPaid(
           txn.push(eventItem(accountId, 'payout.paid', payout.id, payoutView(next)), `event:${payout.id}`);
           await commit(txn);
           log('info', 'payout paid', { account_id: accountId, payout_id: payout.id, rewards: open.length });
+          // The member's payout-sent email (docs/affiliate-emails.md), after the commit.
+          await queueAffiliateEmails([payoutSentMessage(accountId, payout.id, payout.member_id)]);
           return next;
         }
         await commit(txn);

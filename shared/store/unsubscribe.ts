@@ -16,9 +16,36 @@ const unsubscribeKey = (hash: string): Key => ({ pk: `UNSUB#${hash}`, sk: 'UNSUB
 
 export interface UnsubscribeTarget {
   accountId: string;
+  /** '' for an applicant (no member yet): then `email` names the address that is opted out. */
   memberId: string;
   /** Whose emails these are (the sender's name), for the page. */
   programme: string;
+  /** An applicant's address (an application's rejection, shared/email/affiliate-emails.ts). */
+  email?: string;
+}
+
+/** An applicant's address that asked for no more emails of this account's programme (kept a year). */
+const applicantOptOutKey = (accountId: string, email: string): Key => ({
+  pk: `A#${accountId}#EMAIL_OPT_OUT#${email.trim().toLowerCase()}`,
+  sk: 'OPT_OUT',
+});
+
+export async function optOutApplicant(accountId: string, email: string, now = Math.floor(Date.now() / 1000)): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...applicantOptOutKey(accountId, email),
+        type: 'EmailOptOut',
+        created_at: now,
+        [TTL_ATTRIBUTE]: now + UNSUBSCRIBE_DAYS * 86400,
+      },
+    }),
+  );
+}
+
+export async function applicantOptedOut(accountId: string, email: string): Promise<boolean> {
+  return (await getItem(applicantOptOutKey(accountId, email))) !== undefined;
 }
 
 /** A new unsubscribe token for one member (stored as its digest); the caller puts it in the email's link. */
@@ -33,6 +60,7 @@ export async function issueUnsubscribeToken(target: UnsubscribeTarget, now = Mat
         account_id: target.accountId,
         member_id: target.memberId,
         programme: target.programme,
+        ...(target.email ? { email: target.email.trim().toLowerCase() } : {}),
         created_at: now,
         [TTL_ATTRIBUTE]: now + UNSUBSCRIBE_DAYS * 86400,
       },
@@ -47,5 +75,10 @@ export async function findUnsubscribeTarget(token: string, now = Math.floor(Date
   if (!looksLikeToken(token)) return null;
   const item = await getItem(unsubscribeKey(tokenHash(token)));
   if (!item || typeof item.account_id !== 'string' || typeof item.member_id !== 'string' || Number(item[TTL_ATTRIBUTE]) <= now) return null;
-  return { accountId: item.account_id, memberId: item.member_id, programme: String(item.programme ?? '') };
+  return {
+    accountId: item.account_id,
+    memberId: item.member_id,
+    programme: String(item.programme ?? ''),
+    ...(typeof item.email === 'string' ? { email: item.email } : {}),
+  };
 }

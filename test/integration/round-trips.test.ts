@@ -171,7 +171,8 @@ const BUDGETS: Record<string, Budget> = {
   // void: (rate limit) -> reward GetItem -> payout || referral || (pointer + member -> payout || campaign) -> transaction.
   VoidReward: budget(5, 8, { sends: { 'webhook-events': 1 } }),
   // mark paid: (rate limit) -> payout -> member || rewards BatchGet -> referrals BatchGet -> transaction(s).
-  MarkPayoutPaid: budget(5, 6, { sends: { 'webhook-events': 2 } }),
+  // ... and the payout-sent email queued after the commit (docs/affiliate-emails.md).
+  MarkPayoutPaid: budget(5, 6, { sends: { 'webhook-events': 2, 'member-emails': 1 } }),
   // mark failed: as mark paid, with the member's collecting payout read beside the referrals.
   MarkPayoutFailed: budget(6, 8, { sends: { 'webhook-events': 2 } }),
   CancelPayout: budget(6, 8, { sends: { 'webhook-events': 1 } }),
@@ -179,7 +180,7 @@ const BUDGETS: Record<string, Budget> = {
   // transaction per payout (8 in parallel).
   CreatePayoutBatch: budget(5, 5),
   // batch mark-paid: batch GetItem, then each payout as MarkPayoutPaid (4 in parallel).
-  MarkPayoutBatchPaid: budget(7, 8, { sends: { 'webhook-events': 2 } }),
+  MarkPayoutBatchPaid: budget(7, 8, { sends: { 'webhook-events': 2, 'member-emails': 1 } }),
   // The OpenAPI document and its rendering: no table at all.
   GetOpenApi: budget(0, 0),
   ApiDocs: budget(0, 0),
@@ -216,6 +217,8 @@ const BUDGETS: Record<string, Budget> = {
   RevokeApiKey: budget(4, 4),
   // Account settings (an API-key route): one BatchGet (account + provider's public settings) beside the limit.
   GetAccount: budget(1, 2),
+  // email previews (docs/affiliate-emails.md): the account GetItem (its sender and name), the rate limit beside.
+  ListEmailTemplates: budget(1, 2),
   // update: (limit) -> account UpdateItem [-> publishable key GetItem -> transaction (account + key item), for
   // js_referrals] -> the settings' BatchGet.
   UpdateAccount: budget(5, 5),
@@ -1030,6 +1033,7 @@ const SCENARIOS: Record<string, Scenario> = {
     ];
   },
   GetAccount: async () => [{ label: 'settings (API key)' }, { label: 'settings (session)', session: true }],
+  ListEmailTemplates: async () => [{ label: 'every template (API key)' }, { label: 'every template (session)', session: true }],
   UpdateAccount: async () => [
     { label: 'embed origins (API key)', options: { body: { embed_origins: ['https://app.acme.example'] } } },
     {
