@@ -36,13 +36,19 @@ import { localUrl } from './local/runtime-file';
 import { SecretsConfigError, SecretsKeyMismatchError } from '../shared/secrets';
 import { cliSqs, cliSqsEndpoint, listAccounts, queuePairs, queueStatus, redrive } from './ops';
 import { isCurrencyCode } from '../shared/domain/currency';
-import { DetailError, NotFoundError } from '../shared/domain/errors';
+import { DetailError, NotFoundError, ValidationError } from '../shared/domain/errors';
+import { affiliateSettingsOf, joinPageUrl } from '../shared/domain/affiliates';
+import { validate } from '../shared/schemas/fields';
+import { updateAccountBody } from '../shared/schemas/team';
+import { updateCampaignBody } from '../shared/schemas/campaign';
+import { updateAccountSettings } from '../shared/store/account-settings';
+import { updateCampaign } from '../shared/store/campaigns';
+import { getItem } from '../shared/store/ops';
 import { portalUrl } from '../shared/domain/portal';
 import { createPortalLink } from '../shared/store/portal';
 import { formatCents } from '../shared/domain/money';
 import { batchFile, createBatch, isBatchId, markBatchPaid } from '../shared/flows/payouts';
 import { listPayouts, payoutSummary } from '../shared/store/money-lists';
-import { getItem } from '../shared/store/ops';
 import { keys } from '../shared/store/table';
 
 /** The account must exist (an unknown id is an operational error, like the other commands'). */
@@ -254,6 +260,66 @@ const commands: Record<string, Command> = {
       if (!isJsReferralMode(mode)) throw new UsageError(`bad mode "${mode}"`);
       const updated = await setJsReferralMode(account as string, mode);
       return { account_id: updated.accountId, js_referrals: updated.jsReferrals };
+    },
+  },
+  // Affiliate programmes (docs/affiliates.md): the same settings as PATCH /v1/account/ and /v1/campaigns/{id}/.
+  'account set-programme': {
+    args: '--account <account_id> [--slug <slug>] [--attribution first_click|last_click] [--attribution-days <1..365>] [--tax-details on|off]',
+    summary: "Set the account's public slug, its attribution model and window, and whether affiliates give tax details.",
+    flags: ['account', 'slug', 'attribution', 'attribution-days', 'tax-details'],
+    required: ['account'],
+    check(values) {
+      const tax = values['tax-details'];
+      if (tax !== undefined && tax !== 'on' && tax !== 'off') throw new UsageError(`--tax-details must be on or off, got "${tax}"`);
+    },
+    async run(values) {
+      const accountId = values.account as string;
+      await requireAccount(accountId);
+      const body = validate(updateAccountBody, {
+        ...(values.slug !== undefined ? { slug: values.slug } : {}),
+        ...(values.attribution !== undefined ? { attribution_model: values.attribution } : {}),
+        ...(values['attribution-days'] !== undefined ? { attribution_days: values['attribution-days'] } : {}),
+        ...(values['tax-details'] !== undefined ? { tax_details_required: values['tax-details'] === 'on' } : {}),
+      });
+      await updateAccountSettings(accountId, body);
+      const a = affiliateSettingsOf(await getItem(keys.account(accountId)));
+      return {
+        account_id: accountId,
+        slug: a.slug,
+        attribution_model: a.attribution_model,
+        attribution_days: a.attribution_days,
+        tax_details_required: a.tax_details_required,
+      };
+    },
+  },
+  'campaign set-signup': {
+    args: '--account <account_id> --campaign <campaign_id> [--enabled on|off] [--approval auto|manual] [--terms-url <url>] [--slug <slug>]',
+    summary: "Open or close a campaign's public sign-up page and set its approval, terms and slug; prints the page's address.",
+    flags: ['account', 'campaign', 'enabled', 'approval', 'terms-url', 'slug', 'api-url'],
+    required: ['account', 'campaign'],
+    check(values) {
+      const enabled = values.enabled;
+      if (enabled !== undefined && enabled !== 'on' && enabled !== 'off')
+        throw new UsageError(`--enabled must be on or off, got "${enabled}"`);
+      const url = values['api-url'];
+      if (url !== undefined && !HTTP_URL.test(url)) throw new UsageError(`--api-url must be an http(s) URL, got "${url}"`);
+    },
+    async run(values) {
+      const accountId = values.account as string;
+      await requireAccount(accountId);
+      const signup = {
+        ...(values.enabled !== undefined ? { enabled: values.enabled === 'on' } : {}),
+        ...(values.approval !== undefined ? { approval: values.approval } : {}),
+        ...(values['terms-url'] !== undefined ? { terms_url: values['terms-url'] } : {}),
+      };
+      const body = validate(updateCampaignBody, {
+        ...(Object.keys(signup).length > 0 ? { signup } : {}),
+        ...(values.slug !== undefined ? { slug: values.slug } : {}),
+      });
+      const campaign = await updateCampaign(accountId, values.campaign as string, body);
+      const account = affiliateSettingsOf(await getItem(keys.account(accountId)));
+      const page = account.slug && campaign.slug ? joinPageUrl(apiUrlFor(values['api-url']), account.slug, campaign.slug) : null;
+      return { account_id: accountId, campaign_id: campaign.id, slug: campaign.slug, signup: campaign.signup, join_url: page };
     },
   },
   // Paying members (docs/design/money.md "Payouts"): the same flows as the API's /v1/payouts/ and /v1/payout-batches/.
@@ -528,6 +594,11 @@ function configureEnvironment(): string | undefined {
 
 function describe(err: unknown, endpoint: string | undefined): string {
   if (err instanceof DetailError) return err.detail;
+  if (err instanceof ValidationError)
+    return Object.entries(err.fields)
+      .map(([field, messages]) => `${field}: ${messages.join(' ')}`)
+      .join('; ');
+  if (err instanceof NotFoundError) return 'not found';
   if (
     err instanceof UsageError ||
     err instanceof UnreachableError ||

@@ -26,6 +26,8 @@ function campaignShape(overrides: Record<string, unknown> = {}) {
   return {
     id: expect.stringMatching(/^[0-9a-f]{8}$/),
     name: expect.any(String),
+    slug: expect.stringMatching(/^[a-z0-9-]{1,40}$/),
+    signup: { enabled: false, approval: 'manual', terms_url: null, questions: [] },
     allows_credit: false,
     credit_amount: '0.00',
     credit_currency: 'USD',
