@@ -220,6 +220,16 @@ export const routes: readonly Route[] = [
     entry: 'functions/members/revoke-portal-sessions.ts',
     table: 'write',
   },
+  // A member's named links with sub-ids (docs/attribution.md): at most 20, each `?via=<code>&sub=<slug>`.
+  { name: 'ListMemberLinks', method: 'GET', path: '/v1/members/{id}/links/', entry: 'functions/members/links-list.ts', table: 'read' },
+  { name: 'CreateMemberLink', method: 'POST', path: '/v1/members/{id}/links/', entry: 'functions/members/links-create.ts', table: 'write' },
+  {
+    name: 'DeleteMemberLink',
+    method: 'DELETE',
+    path: '/v1/members/{id}/links/{slug}/',
+    entry: 'functions/members/links-delete.ts',
+    table: 'write',
+  },
 
   {
     name: 'ListSubscriptions',
@@ -461,6 +471,24 @@ export const routes: readonly Route[] = [
     path: '/portal/v1/payouts/',
     entry: 'functions/portal/payouts.ts',
     table: 'read',
+    auth: 'portal',
+  },
+  // The member's own named links (the same rules as /v1/members/{id}/links/).
+  { name: 'PortalLinks', method: 'GET', path: '/portal/v1/links/', entry: 'functions/portal/links-list.ts', table: 'read', auth: 'portal' },
+  {
+    name: 'CreatePortalLink',
+    method: 'POST',
+    path: '/portal/v1/links/',
+    entry: 'functions/portal/links-create.ts',
+    table: 'write',
+    auth: 'portal',
+  },
+  {
+    name: 'DeletePortalLink',
+    method: 'DELETE',
+    path: '/portal/v1/links/{slug}/',
+    entry: 'functions/portal/links-delete.ts',
+    table: 'write',
     auth: 'portal',
   },
 

@@ -28,7 +28,7 @@ const needsCoupon = (r: Referral) => r.referred_discount != null && r.coupon_cod
 /** POST /v1/referrals/: creates (or replays) the referral, then queues its coupon when it needs one. */
 export async function createReferralWithCoupon(
   accountId: string,
-  input: { user_identifier: string; member_code: string },
+  input: { user_identifier: string; member_code: string; sub?: string | null | undefined },
   source: Referral['source'],
 ): Promise<CreateReferralResult> {
   const result = await createReferral(accountId, input, source);

@@ -95,16 +95,22 @@ function sourceOf(accountId: string, kind: ExportKind, f: Record<string, string 
       } as Source<unknown>;
     case 'referrals':
       if (f.member !== undefined && !isEntityId(f.member)) throw new ValidationError({ member: ['Not a member id.'] });
+      if (f.sub !== undefined && f.member === undefined)
+        throw new ValidationError({ sub: ["A sub-id is one member's: filter by `member` too."] });
       return {
-        query: f.member
-          ? { index: GSI1, partitionValue: keys.referralsByMember(accountId, f.member) }
-          : { partitionValue: keys.referralCollection(accountId) },
+        query:
+          f.member && f.sub
+            ? { index: GSI2, partitionValue: keys.referralsBySub(accountId, f.member, f.sub) }
+            : f.member
+              ? { index: GSI1, partitionValue: keys.referralsByMember(accountId, f.member) }
+              : { partitionValue: keys.referralCollection(accountId) },
         parse: (i) => toReferral(i),
         header: [
           'id',
           'member_id',
           'user_identifier',
           'source',
+          'sub',
           'campaign_id',
           'created_at',
           'converted_at',
@@ -125,6 +131,7 @@ function sourceOf(accountId: string, kind: ExportKind, f: Record<string, string 
             x.member_id,
             x.user_identifier,
             x.source,
+            x.sub ?? null,
             x.campaign_id,
             iso(x.created_at),
             iso(x.converted_at),

@@ -15,7 +15,7 @@ import { getMemberWithRelations, updateMember, type MemberWithRelations } from '
 import { listRewards, listPayouts } from '../store/money-lists';
 import { listReferrals } from '../store/referrals';
 import type { PortalSession } from '../store/portal';
-import { dayOf, readDays } from '../store/reports';
+import { dayOf, readDays, subScope } from '../store/reports';
 import { keys } from '../store/table';
 import { memberChanged } from './members';
 import { bucketStart, type Interval } from './reports';
@@ -118,11 +118,15 @@ export async function updatePortalMe(
 /** How far back each interval of the portal's chart reaches. */
 export const STATS_WINDOW: Record<Interval, number> = { day: 30, week: 12 * 7, month: 365 };
 
-/** GET /portal/v1/stats/: clicks, referrals and conversions per bucket over the interval's window (one Query). */
-export async function portalStats(session: PortalSession, interval: Interval, now = Math.floor(Date.now() / 1000)) {
+/**
+ * GET /portal/v1/stats/: clicks, referrals and conversions per bucket over the interval's window (one Query);
+ * with `sub`, those through one of the member's sub-ids.
+ */
+export async function portalStats(session: PortalSession, interval: Interval, now = Math.floor(Date.now() / 1000), sub?: string) {
   const to = now;
   const from = bucketStart(dayOf(now - (STATS_WINDOW[interval] - 1) * DAY), interval);
-  const days = await readDays(session.accountId, `M#${session.memberId}`, dayOf(from), dayOf(to));
+  const scope = sub ? subScope(session.memberId, sub) : `M#${session.memberId}`;
+  const days = await readDays(session.accountId, scope, dayOf(from), dayOf(to));
   const buckets: { start: number; link_clicks: number; referrals: number; conversions: number }[] = [];
   const index = new Map<number, (typeof buckets)[number]>();
   for (let day = from; day <= to; day += DAY) {
@@ -156,6 +160,7 @@ export function portalReferralView(r: Referral) {
     created_at: r.created_at,
     converted_at: r.converted_at,
     status: referralStatus(r),
+    sub: r.sub ?? null,
     earned: formatCents(earned),
     currency: r.currency,
   };

@@ -1,10 +1,10 @@
 // Reports (docs/design/money.md "Reports"): time series, an overview against the previous period, and top members,
 // read from the buckets the writes keep (store/reports.ts). Times are UTC unix seconds; a range is at
 // most 400 days. Every bucket of the range is present, zeros included.
-import { DetailError } from '../domain/errors';
+import { DetailError, ValidationError } from '../domain/errors';
 import { formatCents } from '../domain/money';
 import { batchGet, lookup } from '../store/ops';
-import { dayOf, readDays, readMemberMonth, type CountMetric, type MoneyMetric } from '../store/reports';
+import { dayOf, readDays, readMemberMonth, subScope, type CountMetric, type MoneyMetric } from '../store/reports';
 import { toMember } from '../store/members';
 import { keys } from '../store/table';
 
@@ -40,9 +40,13 @@ function nextStart(start: number, interval: Interval): number {
 
 const isMoney = (metric: Metric): metric is MoneyMetric => (MONEY_METRICS as readonly string[]).includes(metric);
 
-/** The scope's buckets: the account, one campaign or one member. */
-function scopeOf(filters: { campaign?: string | undefined; member?: string | undefined }): string {
+/** The scope's buckets: the account, one campaign, one member or one member's sub-id. */
+function scopeOf(filters: { campaign?: string | undefined; member?: string | undefined; sub?: string | undefined }): string {
   if (filters.campaign && filters.member) throw new DetailError(400, 'Filter by campaign or by member, not both.');
+  if (filters.sub !== undefined) {
+    if (!filters.member) throw ValidationError.field('sub', "A sub-id is one member's: filter by `member` too.");
+    return subScope(filters.member, filters.sub);
+  }
   return filters.member ? `M#${filters.member}` : filters.campaign ? `C#${filters.campaign}` : 'T';
 }
 
@@ -71,9 +75,21 @@ const money = (m: Record<string, number>) =>
 
 export async function timeseries(
   accountId: string,
-  q: { metric: Metric; interval: Interval; from: number; to: number; campaign?: string | undefined; member?: string | undefined },
+  q: {
+    metric: Metric;
+    interval: Interval;
+    from: number;
+    to: number;
+    campaign?: string | undefined;
+    member?: string | undefined;
+    sub?: string | undefined;
+  },
 ) {
   checkRange(q.from, q.to);
+  // A sub-id's buckets count clicks, referrals and conversions (store/reports.ts): no money.
+  if (q.sub !== undefined && isMoney(q.metric)) {
+    throw ValidationError.field('sub', 'A sub-id reports link_clicks, referrals and conversions only.');
+  }
   const days = await readDays(accountId, scopeOf(q), dayOf(q.from), dayOf(q.to));
   const byBucket = new Map<number, Record<string, number>[]>();
   for (const [day, values] of days) {

@@ -16,6 +16,7 @@ import {
   portalReferralResponse,
   portalRewardResponse,
   portalPayoutResponse,
+  memberLinkResponse,
   memberResponse,
   paddleWebhookAccepted,
   planResponse,
@@ -71,6 +72,7 @@ export const COMPONENTS = {
   PortalReferral: portalReferralResponse,
   PortalReward: portalRewardResponse,
   PortalPayout: portalPayoutResponse,
+  MemberLink: memberLinkResponse,
 };
 
 export type ComponentName = keyof typeof COMPONENTS;

@@ -24,6 +24,7 @@ import {
 import { createPayoutBatchBody, markFailedBody, markPaidBody, voidRewardBody } from '../schemas/money';
 import { clickBody, jsReferralBody } from '../schemas/js';
 import { createReferralBody } from '../schemas/referral';
+import { createLinkBody } from '../schemas/links';
 import { createWebhookEndpointBody, updateWebhookEndpointBody } from '../schemas/webhook-endpoint';
 import { createPortalSessionBody, openPortalSessionBody, portalListQuery, portalStatsQuery, updatePortalMeBody } from '../schemas/portal';
 import { PROVIDER_DEFINITIONS } from '../billing/registry';
@@ -435,6 +436,35 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: [404],
   },
 
+  ListMemberLinks: {
+    tag: 'Members',
+    summary: "List a member's named links",
+    description: `The member's named links, newest first. The default link (\`referral_url?via=<code>\`) is not one of them. ${PAGINATION}`,
+    params: { id: 'Member id.' },
+    query: pageOnlyQuery,
+    success: { status: 200, description: 'A page of links.', body: { page: 'MemberLink' } },
+    errors: [404],
+  },
+  CreateMemberLink: {
+    tag: 'Members',
+    summary: 'Create a named link',
+    description:
+      "A link with a sub-id: `url` is the origin of the account's `referral_url` plus `destination_path` (or `referral_url` itself without one) with `via=<code>&sub=<slug>`; null while the account has no `referral_url`. A link without a slug gets a generated one. At most 20 per member; a slug the member already has is a 400 on `slug`. Clicks, referrals and conversions through it carry `sub`.",
+    params: { id: 'Member id.' },
+    body: createLinkBody,
+    success: { status: 201, description: 'The link.', body: { component: 'MemberLink' } },
+    errors: [404],
+    examples: { request: { slug: 'youtube', destination_path: '/pricing' } },
+  },
+  DeleteMemberLink: {
+    tag: 'Members',
+    summary: 'Delete a named link',
+    description: 'The clicks, referrals and conversions made through it keep their `sub`.',
+    params: { id: 'Member id.', slug: "The link's slug." },
+    success: { status: 204, description: 'Deleted.' },
+    errors: [404],
+  },
+
   ListSubscriptions: {
     tag: 'Subscriptions',
     summary: 'List subscriptions',
@@ -743,7 +773,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Browser',
     summary: "Record a click on a member's link",
     description:
-      "Counts once per visitor per 24 hours in the member's `stats.link_clicks`. Any code answers the same (a code that is no member's counts nothing), so codes cannot be probed. Publishable key; CORS for any origin; rate limited per IP and per key.",
+      "Counts once per visitor per 24 hours in the member's `stats.link_clicks`, and with `sub` in the member's sub-id reports too. Any code answers the same (a code that is no member's counts nothing), so codes cannot be probed. The answer carries the account's attribution model and cookie lifetime, which the browser script follows. Publishable key; CORS for any origin; rate limited per IP and per key.",
     body: clickBody,
     success: {
       status: 200,
@@ -751,13 +781,28 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       body: {
         json: {
           type: 'object',
-          properties: { recorded: { type: 'boolean', const: true } },
-          required: ['recorded'],
+          properties: {
+            recorded: { type: 'boolean', const: true },
+            attribution: {
+              type: 'object',
+              description: "The account's `attribution_model` and `attribution_days`.",
+              properties: {
+                model: { type: 'string', enum: ['first_click', 'last_click'] },
+                days: { type: 'integer', minimum: 1, maximum: 365 },
+              },
+              required: ['model', 'days'],
+              additionalProperties: false,
+            },
+          },
+          required: ['recorded', 'attribution'],
           additionalProperties: false,
         },
       },
     },
-    examples: { request: { code: 'ALICE2026', visitor_id: 'v_3kq9XbT1wZ' }, response: { recorded: true } },
+    examples: {
+      request: { code: 'ALICE2026', visitor_id: 'v_3kq9XbT1wZ', sub: 'youtube' },
+      response: { recorded: true, attribution: { model: 'first_click', days: 60 } },
+    },
   },
   RecordClickPreflight: {
     tag: 'Browser',
@@ -986,6 +1031,30 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: `Payouts and their status. ${PAGINATION}`,
     query: portalListQuery,
     success: { status: 200, description: 'A page of payouts.', body: { page: 'PortalPayout' } },
+  },
+  PortalLinks: {
+    tag: 'Member portal',
+    summary: "The member's named links",
+    description: `The member's links with sub-ids, newest first, each with its URL. ${PAGINATION}`,
+    query: portalListQuery,
+    success: { status: 200, description: 'A page of links.', body: { page: 'MemberLink' } },
+  },
+  CreatePortalLink: {
+    tag: 'Member portal',
+    summary: 'Create a named link',
+    description:
+      "The same rules as `POST /v1/members/{id}/links/` for the session's member: at most 20 links, a slug used once, a path of the account's site.",
+    body: createLinkBody,
+    success: { status: 201, description: 'The link.', body: { component: 'MemberLink' } },
+    examples: { request: { slug: 'newsletter', destination_path: '/pricing' } },
+  },
+  DeletePortalLink: {
+    tag: 'Member portal',
+    summary: 'Delete a named link',
+    description: "Deletes one of the session's member's links; another slug answers 404.",
+    params: { slug: "The link's slug." },
+    success: { status: 204, description: 'Deleted.' },
+    errors: [404],
   },
   Health: {
     tag: 'Operations',

@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { REQUIRED, text } from './fields';
 import { createReferralBody } from './referral';
+import { optionalSub } from './links';
 
 /**
  * A link click. `code` is any string up to 100 characters: a code that is not a member's counts nothing
@@ -12,6 +13,8 @@ export const clickBody = v.object(
   {
     code: text(100),
     visitor_id: v.optional(text(64, { pattern: /^[A-Za-z0-9_-]+$/, patternMessage: 'Use only letters, digits, "-" and "_".' })),
+    // The sub-id of the link (`?sub=`), counted in the member's sub-id report buckets.
+    sub: optionalSub,
   },
   REQUIRED,
 );

@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import { REQUIRED, boolean, choice, field, text } from './fields';
 import { nullablePayoutEmail } from './payout-email';
 import { pageQuery } from './query';
+import { SUB, SUB_MESSAGE } from '../domain/links';
 
 /** A URL the portal's "back" link may point to: http(s) only, so never `javascript:`. */
 const returnUrl = field<string | null>(
@@ -40,5 +41,9 @@ export const updatePortalMeBody = v.object(
   REQUIRED,
 );
 
-export const portalStatsQuery = v.object({ interval: v.optional(choice(['day', 'week', 'month'] as const), 'month') });
+export const portalStatsQuery = v.object({
+  interval: v.optional(choice(['day', 'week', 'month'] as const), 'month'),
+  // Only the clicks, referrals and conversions through one of the member's sub-ids (docs/attribution.md).
+  sub: v.optional(v.pipe(v.string(), v.regex(SUB, SUB_MESSAGE))),
+});
 export const portalListQuery = v.object(pageQuery);

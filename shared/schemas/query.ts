@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import { field } from './fields';
 import { PAYOUT_STATUSES, REWARD_STATUSES, type PayoutStatus, type RewardStatus } from '../domain/lifecycle';
 import { isCurrencyCode } from '../domain/currency';
+import { SUB, SUB_MESSAGE } from '../domain/links';
 
 export const pageSize = field<number>(
   (value) => {
@@ -38,9 +39,14 @@ export const noQuery = listQuery({});
 const search = (description: string) =>
   v.optional(v.pipe(v.string(), v.maxLength(320, 'Ensure this field has no more than 320 characters.'), v.description(description)));
 
+/** A sub-id filter (reports, referrals, exports): with `member`, since a sub-id is one member's. */
+const subFilter = (description: string) =>
+  v.optional(v.pipe(v.string(), v.regex(SUB, SUB_MESSAGE), v.description(`${description} Needs \`member\`.`)));
+
 export const listReferralsQuery = listQuery({
   ...pageQuery,
   member: v.optional(v.pipe(v.string(), v.description('Only referrals made by this member (id).'))),
+  sub: subFilter("Only referrals made through this sub-id (a named link's slug)."),
   search: search('Only the referral of this referred user: their `user_identifier`, exactly (case-sensitive).'),
 });
 export const listMembersQuery = listQuery({
@@ -135,6 +141,7 @@ const reportRange = {
 };
 
 export const timeseriesQuery = v.object({
+  sub: subFilter("Only the member's clicks, referrals and conversions through this sub-id (a named link's slug)."),
   metric: choiceFilter(
     ['link_clicks', 'referrals', 'conversions', 'revenue', 'refunds', 'credit_earned', 'commission_earned', 'commission_paid'] as const,
     'What to count: a number per bucket, or money per currency.',
@@ -196,6 +203,7 @@ export const exportQuery = listQuery({
     ),
   ),
   member: v.optional(v.pipe(v.string(), v.maxLength(64), v.description('referrals, rewards, payouts: one member (id).'))),
+  sub: subFilter('referrals: only those made through this sub-id.'),
   campaign: v.optional(v.pipe(v.string(), v.maxLength(64), v.description('members, rewards: one campaign (id).'))),
   type: v.optional(choiceFilter(['credit', 'commission'] as const, 'rewards: credits or commissions.')),
   currency: v.optional(currencyFilter),

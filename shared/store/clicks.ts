@@ -3,10 +3,13 @@
 // Visitor ids are chosen by the client, so one IP could count a click per made-up id: at most
 // MAX_VISITORS_PER_IP distinct visitors from one IP (by digest) count on one link per UTC day, the IP's
 // counter item changing in the same transaction under the condition `n < max`.
-// Round trips: 1 GetItem (the code claim, which names the member) + 1 TransactWriteItems.
+// A click through a sub-id (`?sub=`) also counts in the member's sub-id bucket: one more item in the same
+// transaction. The account item is read beside the code's claim: the script's answer carries its attribution.
+// Round trips: 1 BatchGet (the code claim, which names the member, and the account) + 1 TransactWriteItems.
 import { isMemberCode } from '../domain/ids';
+import { attributionOf, type Attribution } from '../domain/links';
 import { tableName } from './client';
-import { ConditionsFailedError, getItem, nowSeconds, transact } from './ops';
+import { batchGet, ConditionsFailedError, lookup, nowSeconds, transact } from './ops';
 import { ReportDeltas } from './reports';
 import { keys, TTL_ATTRIBUTE } from './table';
 
@@ -15,13 +18,25 @@ export const CLICK_DEDUPE_SECONDS = 24 * 60 * 60;
 export const MAX_VISITORS_PER_IP = 10;
 
 /**
- * Records a click on `code`'s link by the visitor whose hash is `visitorHash`. True when it counted;
- * false for an unknown code, a deleted member, or the same visitor within the dedupe period.
+ * Records a click on `code`'s link (through the sub-id `sub`, if any) by the visitor whose hash is
+ * `visitorHash`. `counted` is true when it counted; false for an unknown code, a deleted member, or the
+ * same visitor within the dedupe period. `attribution` is the account's model and cookie lifetime, read in
+ * the same BatchGet as the code's claim, for the browser script (docs/attribution.md).
  */
-export async function recordClick(accountId: string, code: string, visitorHash: string, ipHash: string): Promise<boolean> {
-  if (!isMemberCode(code)) return false; // never a member's code (checked before any lower-casing)
-  const claim = await getItem(keys.memberCodeClaim(accountId, code));
-  if (typeof claim?.member_id !== 'string') return false;
+export async function recordClick(
+  accountId: string,
+  code: string,
+  visitorHash: string,
+  ipHash: string,
+  sub: string | null = null,
+): Promise<{ counted: boolean; attribution: Attribution }> {
+  const accountKey = keys.account(accountId);
+  // A code outside the pattern is never a member's (checked before any lower-casing): only the account is read.
+  const claimKey = isMemberCode(code) ? keys.memberCodeClaim(accountId, code) : null;
+  const found = await batchGet(claimKey ? [claimKey, accountKey] : [accountKey]);
+  const attribution = attributionOf(lookup(found, accountKey));
+  const claim = claimKey ? lookup(found, claimKey) : undefined;
+  if (typeof claim?.member_id !== 'string') return { counted: false, attribution };
   const memberId = claim.member_id;
   const campaignId = typeof claim.campaign_id === 'string' ? claim.campaign_id : null;
   const now = nowSeconds();
@@ -63,11 +78,12 @@ export async function recordClick(accountId: string, code: string, visitorHash: 
           ExpressionAttributeValues: { ':one': 1 },
         },
       },
-      ...new ReportDeltas(accountId).add(now, { campaignId, memberId }, 'link_clicks', 1).items(),
+      ...new ReportDeltas(accountId).add(now, { campaignId, memberId, sub }, 'link_clicks', 1).items(),
     ]);
-    return true;
+    return { counted: true, attribution };
   } catch (err) {
-    if (err instanceof ConditionsFailedError) return false; // counted already, the IP's visitors are used up, or the member is gone
+    // Counted already, the IP's visitors are used up, or the member is gone.
+    if (err instanceof ConditionsFailedError) return { counted: false, attribution };
     throw err;
   }
 }

@@ -25,7 +25,8 @@ import { eventItem } from './outbox';
 import { arrayPage, emptyPage, queryPage, type PageRequest } from './pagination';
 import { toMember } from './members';
 import { releaseIfOrphaned, subscriptionSnapshot, toSubscription } from './subscriptions';
-import { GSI1, keys } from './table';
+import { GSI1, GSI2, keys, type CounterName } from './table';
+import { isSub } from '../domain/links';
 import { ledgerFromReferral, lifecycleOf, MoneyTxn } from './ledger';
 import { ReportDeltas } from './reports';
 
@@ -46,7 +47,7 @@ function fromStoredReward(stored: Record<string, unknown>): Referral['rewards'][
 
 export function toReferral(item: Record<string, unknown> | undefined): Referral | null {
   if (item?.type !== 'Referral') return null;
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, type: _t, ...rest } = item;
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, type: _t, ...rest } = item;
   return {
     ...(rest as unknown as Referral),
     coupon_code: (item.coupon_code as string | null) ?? null,
@@ -54,6 +55,7 @@ export function toReferral(item: Record<string, unknown> | undefined): Referral 
     campaign_id: (item.campaign_id as string | null) ?? null,
     reward_type: (item.reward_type as Referral['reward_type']) ?? null,
     currency: (item.currency as string | null) ?? null,
+    sub: typeof item.sub === 'string' ? item.sub : null,
     commission_months: (item.commission_months as number | null) ?? null,
     rewards: ((item.rewards as Record<string, unknown>[] | undefined) ?? []).map(fromStoredReward),
     subscription: (item.subscription as Referral['subscription']) ?? null,
@@ -75,7 +77,22 @@ export async function getReferralByUserOrThrow(accountId: string, userIdentifier
   return getReferralOrThrow(accountId, claim.referral_id);
 }
 
-export async function listReferrals(accountId: string, page: PageRequest, memberId?: string) {
+/** The counter of a member's referrals made through one sub-id (the list's exact count with `sub`). */
+export const subCounter = (memberId: string, sub: string): CounterName => `referrals#m#${memberId}#s#${sub}`;
+
+export async function listReferrals(accountId: string, page: PageRequest, memberId?: string, sub?: string) {
+  if (sub !== undefined) {
+    // `sub` narrows a member's referrals: its own index partition and counter (GSI2, store/table.ts).
+    if (memberId === undefined || !isEntityId(memberId) || !isSub(sub)) return emptyPage();
+    const [result, count] = await Promise.all([
+      queryPage(
+        { index: GSI2, partitionValue: keys.referralsBySub(accountId, memberId, sub), scope: `${accountId}|referrals|${memberId}|${sub}` },
+        page,
+      ),
+      readCounter(accountId, subCounter(memberId, sub)),
+    ]);
+    return { ...result, items: result.items.map((i) => toReferral(i)).filter((r): r is Referral => r !== null), count };
+  }
   if (memberId === undefined) {
     const [result, count] = await Promise.all([
       queryPage({ partitionValue: keys.referralCollection(accountId), scope: `${accountId}|referrals` }, page),
@@ -101,13 +118,16 @@ export async function listReferrals(accountId: string, page: PageRequest, member
  * `?search=`: the referral of the referred user `userIdentifier` (exact), through its claim: GetItem claim,
  * then GetItem referral. With `memberId`, only when that member made it. `count` is 0 or 1.
  */
-export async function searchReferrals(accountId: string, userIdentifier: string, page: PageRequest, memberId?: string) {
+export async function searchReferrals(accountId: string, userIdentifier: string, page: PageRequest, memberId?: string, sub?: string) {
   if (userIdentifier.length > 255 || (memberId !== undefined && !isEntityId(memberId))) return emptyPage();
   const claim = await getItem(keys.referredUserClaim(accountId, userIdentifier));
   if (typeof claim?.referral_id !== 'string' || !isEntityId(claim.referral_id)) return emptyPage();
   const referral = toReferral(await getItem(keys.referral(accountId, claim.referral_id)));
-  const matches = referral && (memberId === undefined || referral.member_id === memberId) ? [referral] : [];
-  const result = arrayPage(matches, (r) => r.id, `${accountId}|referrals|${memberId ?? ''}|search|${userIdentifier}`, page);
+  const matches =
+    referral && (memberId === undefined || referral.member_id === memberId) && (sub === undefined || referral.sub === sub)
+      ? [referral]
+      : [];
+  const result = arrayPage(matches, (r) => r.id, `${accountId}|referrals|${memberId ?? ''}|${sub ?? ''}|search|${userIdentifier}`, page);
   return { ...result, count: matches.length };
 }
 
@@ -127,7 +147,7 @@ export interface CreateReferralResult {
  */
 export async function createReferral(
   accountId: string,
-  input: { user_identifier: string; member_code: string },
+  input: { user_identifier: string; member_code: string; sub?: string | null | undefined },
   source: Referral['source'],
 ): Promise<CreateReferralResult> {
   // A code outside the ASCII pattern is nobody's, and must not be case-folded into a lookup (isMemberCode).
@@ -172,6 +192,7 @@ export async function createReferral(
         coupon_code: null,
         source,
         campaign_id: campaign ? campaign.id : null,
+        sub: input.sub ?? null,
         ...referralTerms(campaign),
         rewards: [],
         rewards_completed: false,
@@ -187,6 +208,7 @@ export async function createReferral(
               ...referral,
               gsi1pk: keys.referralsByMember(accountId, memberId),
               gsi1sk: referral.id,
+              ...(referral.sub ? { gsi2pk: keys.referralsBySub(accountId, memberId, referral.sub), gsi2sk: referral.id } : {}),
             },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
@@ -213,8 +235,10 @@ export async function createReferral(
         counterUpdate(accountId, 'referrals', 1),
         eventItem(accountId, 'referral.created', referral.id, referralView(referral), createdMs),
         ...new ReportDeltas(accountId)
-          .add(referral.created_at, { campaignId: referral.campaign_id, memberId: referral.member_id }, 'referrals', 1)
+          .add(referral.created_at, { campaignId: referral.campaign_id, memberId: referral.member_id, sub: referral.sub }, 'referrals', 1)
           .items(),
+        // Through a sub-id: one more item, its counter (the `sub` filter's exact count).
+        ...(referral.sub ? [counterUpdate(accountId, subCounter(memberId, referral.sub), 1)] : []),
       ];
       try {
         await transact(items);
@@ -295,6 +319,7 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
           },
         },
         counterUpdate(accountId, 'referrals', -1),
+        ...(referral.sub ? [counterUpdate(accountId, subCounter(referral.member_id, referral.sub), -1)] : []),
       ];
       // Its coupon no longer converts anything (the coupon itself stays at the provider).
       if (referral.coupon_code) {
@@ -492,7 +517,7 @@ export async function markReferralConverted(
     if (includeMember)
       items.push(
         ...new ReportDeltas(accountId)
-          .add(now, { campaignId: referral.campaign_id, memberId: referral.member_id }, 'conversions', 1)
+          .add(now, { campaignId: referral.campaign_id, memberId: referral.member_id, sub: referral.sub }, 'conversions', 1)
           .items(),
       );
     try {

@@ -3,7 +3,7 @@
 //
 // Items:
 // - daily, per scope: `A#<acct>#REPORT#<scope>` / `YYYY-MM-DD`, scope `T` (the account), `C#<campaign>`,
-//   `M#<member>`. A 90-day chart is one Query of at most 90 small items.
+//   `M#<member>`, `S#<member>#<sub>` (a member's sub-id: clicks, referrals and conversions only). A 90-day chart is one Query of at most 90 small items.
 // - monthly, per member: `A#<acct>#REPORT_MEMBERS#<YYYY-MM>` / member id, for the top-members ranking
 //   (one Query per month of the range, sorted in the Lambda).
 // Attributes: counts (`link_clicks`, `referrals`, `conversions`) and money in cents per currency
@@ -18,7 +18,13 @@ export type MoneyMetric = 'revenue' | 'refunds' | 'credit_earned' | 'commission_
 export interface Scopes {
   campaignId?: string | null | undefined;
   memberId?: string | null | undefined;
+  /** The sub-id of a member's link: counts only (clicks, referrals, conversions), in scope `S#<member>#<sub>`. */
+  sub?: string | null | undefined;
 }
+
+/** The report scope of one member's sub-id. */
+export const subScope = (memberId: string, sub: string) => `S#${memberId}#${sub}`;
+const COUNTS: ReadonlySet<string> = new Set<CountMetric>(['link_clicks', 'referrals', 'conversions']);
 
 /** `YYYY-MM-DD` (UTC) of unix seconds. */
 export const dayOf = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
@@ -44,6 +50,8 @@ export class ReportDeltas {
       'T',
       ...(scopes.campaignId ? [`C#${scopes.campaignId}`] : []),
       ...(scopes.memberId ? [`M#${scopes.memberId}`] : []),
+      // One more bucket where a sub-id is present (one more item in the same transaction, no round trip).
+      ...(scopes.memberId && scopes.sub && COUNTS.has(metric) ? [subScope(scopes.memberId, scopes.sub)] : []),
     ];
     for (const scope of scopeNames) this.bump(keys.reportDay(this.accountId, scope, day), 'ReportDay', attr, delta);
     // The ranking counts what it sorts by: conversions, revenue and commission.
