@@ -252,6 +252,15 @@ const BUDGETS: Record<string, Budget> = {
   PortalReferrals: budget(2, 4),
   PortalRewards: budget(2, 5),
   PortalPayouts: budget(2, 4),
+  // Named links (store/links.ts): a list is the Query beside the member and account GetItems (count, code,
+  // referral_url); a create is the transaction (link + the member's named_links) beside the same two reads;
+  // a delete one transaction. Behind a portal session, its GetItem first.
+  ListMemberLinks: budget(1, 4),
+  CreateMemberLink: budget(2, 4),
+  DeleteMemberLink: budget(2, 2),
+  PortalLinks: budget(2, 5),
+  CreatePortalLink: budget(3, 5),
+  DeletePortalLink: budget(3, 3),
 };
 
 /** One request to measure, prepared by a scenario (the preparation itself is not measured). */
@@ -748,6 +757,7 @@ const SCENARIOS: Record<string, Scenario> = {
       { label: '90 days by day', query: `metric=conversions&from=${now - 90 * 86_400}&to=${now}` },
       { label: '400 days by month, money', query: `metric=commission_earned&interval=month&from=${now - 400 * 86_400}&to=${now}` },
       { label: 'one member by week', query: `metric=referrals&interval=week&member=${a.memberId}` },
+      { label: "one member's sub-id", query: `metric=link_clicks&member=${a.memberId}&sub=video` },
     ];
   },
   ExportCsv: async () => {
@@ -933,6 +943,33 @@ const SCENARIOS: Record<string, Scenario> = {
       { label: '12 months', anonymous: true, options: { headers } },
       { label: '30 days', anonymous: true, query: 'interval=day', options: { headers } },
     ];
+  },
+  ListMemberLinks: async () => {
+    const m = await fullMember();
+    await expectStatus(call('POST', `/v1/members/${m.id}/links/`, { body: { slug: 'listed' } }), 201);
+    return [{ label: 'first page', params: { id: m.id } }];
+  },
+  CreateMemberLink: async () => [
+    { label: 'with a path', params: { id: (await fullMember()).id }, options: { body: { slug: 'video', destination_path: '/pricing' } } },
+  ],
+  DeleteMemberLink: async () => {
+    const m = await fullMember();
+    await expectStatus(call('POST', `/v1/members/${m.id}/links/`, { body: { slug: 'gone' } }), 201);
+    return [{ label: 'delete', params: { id: m.id, slug: 'gone' } }];
+  },
+  PortalLinks: async () => {
+    const a = await moneyFixture({ approve: true });
+    await expectStatus(call('POST', `/v1/members/${a.memberId}/links/`, { body: { slug: 'listed' } }), 201);
+    return [{ label: 'first page', anonymous: true, options: { headers: await portalBearer(a.memberId) } }];
+  },
+  CreatePortalLink: async () => {
+    const headers = await portalBearer((await moneyFixture({ approve: true })).memberId);
+    return [{ label: 'create', anonymous: true, options: { headers, body: { slug: 'mine' } } }];
+  },
+  DeletePortalLink: async () => {
+    const a = await moneyFixture({ approve: true });
+    await expectStatus(call('POST', `/v1/members/${a.memberId}/links/`, { body: { slug: 'gone' } }), 201);
+    return [{ label: 'delete', anonymous: true, params: { slug: 'gone' }, options: { headers: await portalBearer(a.memberId) } }];
   },
   PortalReferrals: async () => [
     { label: 'first page', anonymous: true, options: { headers: await portalBearer((await moneyFixture({ approve: true })).memberId) } },
