@@ -18,6 +18,8 @@
 import { createHash } from 'node:crypto';
 import { config } from '../config';
 import { affiliateSettingsOf } from '../domain/affiliates';
+import { affiliateLoginUrl } from '../flows/affiliate-login';
+import { issueJoinConfirmation } from '../flows/applications';
 import { isAccountId, isEntityId, newEntityId } from '../domain/ids';
 import { log } from '../log';
 import type { AffiliateEmailMessage } from '../queue/queues';
@@ -171,7 +173,6 @@ async function prepare(m: AffiliateEmailMessage, pace: (address: string) => Prom
       const c = await readContext(m, null);
       if (!c.account) return { skip: 'account deleted' };
       if (!(await pace(to))) return { paced: true };
-      const { issueJoinConfirmation } = await import('../flows/applications');
       const url = await issueJoinConfirmation(acct, m.join_request_id);
       if (!url) return { skip: 'join request gone' };
       return { to, from: c.sender, rendered: applicationConfirmEmail({ ...c.ctx, firstName: null }, { url }) };
@@ -194,7 +195,6 @@ async function prepare(m: AffiliateEmailMessage, pace: (address: string) => Prom
       const c = await readContext(m, memberId);
       if (!c.account || !c.member) return { skip: 'no member with this address' };
       if (!(await pace(to))) return { paced: true };
-      const { affiliateLoginUrl } = await import('../flows/affiliate-login');
       const url = await affiliateLoginUrl(acct, c.member.id);
       if (!url) return { skip: 'member deleted' };
       const render = m.template === 'member-exists' ? memberExistsEmail : portalLoginEmail;
@@ -204,7 +204,6 @@ async function prepare(m: AffiliateEmailMessage, pace: (address: string) => Prom
       if (!m.member_id) throw new PoisonMessageError('application-approved needs a member_id');
       const c = await readContext(m, m.member_id);
       if (!c.account || !c.member) return { skip: 'member deleted' };
-      const { affiliateLoginUrl } = await import('../flows/affiliate-login');
       const url = await affiliateLoginUrl(acct, c.member.id);
       if (!url) return { skip: 'member deleted' };
       return { to: c.member.email, from: c.sender, rendered: applicationApprovedEmail(c.ctx, { url }), memberId: c.member.id };

@@ -17,6 +17,8 @@ import { config } from '../config';
 import type { Reward } from '../domain/models';
 import type { AffiliateEmailMessage, LoginLinkMessage, MemberEmailMessage } from '../queue/queues';
 import { sendLoginLinks } from './login-links';
+// A cycle, used only at call time: ./affiliate-emails.ts takes this module's lease and in-flight error.
+import { sendAffiliateEmail } from './affiliate-emails';
 import { PoisonMessageError, sqsWorker } from '../queue/worker';
 import { claimEmail, completeEmail, emailContext, releaseEmail, senderOf, suppressedAddress } from '../store/emails';
 import { toMember } from '../store/members';
@@ -119,10 +121,7 @@ export async function sendMemberEmail(m: MemberEmailMessage, sender: EmailSender
 export function memberEmailHandler(sender: () => EmailSender) {
   return sqsWorker<MemberEmailMessage | LoginLinkMessage | AffiliateEmailMessage>('member-emails', async (message) => {
     if (message.kind === 'login-link') await sendLoginLinks(message, sender());
-    else if (message.kind === 'affiliate-email') {
-      // Loaded on the first affiliate email (./affiliate-emails.ts imports this module's lease and error).
-      const { sendAffiliateEmail } = await import('./affiliate-emails');
-      await sendAffiliateEmail(message, sender());
-    } else await sendMemberEmail(message, sender());
+    else if (message.kind === 'affiliate-email') await sendAffiliateEmail(message, sender());
+    else await sendMemberEmail(message, sender());
   });
 }

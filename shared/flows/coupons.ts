@@ -11,6 +11,7 @@
 // Creating a referral queues the job with one SQS send, only for a referral whose coupon is still
 // missing; a replayed create (the same user and code again) queues it again, which heals a first
 // request whose send failed (that request answered 503).
+import { queueAffiliateEmails } from '../email/affiliate-enqueue';
 import type { Referral } from '../domain/models';
 import { centsToMinor } from '../domain/currency';
 import { couponCodeFor } from '../domain/discounts';
@@ -34,6 +35,20 @@ export async function createReferralWithCoupon(
   const result = await createReferral(accountId, input, source);
   // Once per referral written (its transaction committed); a replayed create is not a new referral.
   if (result.created) countMetric('ReferralsCreated');
+  // The member's optional new-referral email (docs/affiliate-emails.md), once per referral (its key).
+  if (result.notifyMember) {
+    const r = result.referral;
+    await queueAffiliateEmails([
+      {
+        kind: 'affiliate-email',
+        template: 'new-referral',
+        account_id: accountId,
+        key: `new-referral-${r.id}`,
+        member_id: r.member_id,
+        referral_id: r.id,
+      },
+    ]);
+  }
   if (needsCoupon(result.referral)) {
     await publish('rewards', { kind: 'create-coupon', account_id: accountId, referral_id: result.referral.id });
   }

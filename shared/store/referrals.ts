@@ -139,6 +139,8 @@ class ReferralRaceError extends RaceLostError {}
 export interface CreateReferralResult {
   referral: Referral;
   created: boolean;
+  /** Created, and the account sends the member the optional new-referral email (docs/affiliate-emails.md). */
+  notifyMember?: boolean;
 }
 
 /**
@@ -172,7 +174,13 @@ export async function createReferral(
       if (userClaim) return existing(userClaim, memberId);
 
       const campaignId = typeof codeClaim.campaign_id === 'string' ? codeClaim.campaign_id : null;
-      const found = await batchGet([keys.member(accountId, memberId), ...(campaignId ? [keys.campaign(accountId, campaignId)] : [])]);
+      // The account rides along in the same BatchGet: whether it sends the optional new-referral email.
+      const found = await batchGet([
+        keys.member(accountId, memberId),
+        keys.account(accountId),
+        ...(campaignId ? [keys.campaign(accountId, campaignId)] : []),
+      ]);
+      const emails = lookup(found, keys.account(accountId))?.affiliate_emails as { new_referral?: unknown } | undefined;
       const member = toMember(lookup(found, keys.member(accountId, memberId)));
       if (!member) throw notFoundCode(input.member_code);
       if (member.identifier === input.user_identifier) {
@@ -251,7 +259,7 @@ export async function createReferral(
         }
         throw new ReferralRaceError();
       }
-      return { referral, created: true };
+      return { referral, created: true, notifyMember: emails?.new_referral === true };
     },
     (err) => err instanceof ReferralRaceError,
     8,
