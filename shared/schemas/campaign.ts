@@ -102,6 +102,28 @@ export const signup = field<Partial<SignupSettings>>(
   },
   {
     type: 'object',
+    properties: {
+      enabled: { type: 'boolean' },
+      approval: { type: 'string', enum: ['auto', 'manual'] },
+      terms_url: { type: ['string', 'null'], format: 'uri', maxLength: 500 },
+      questions: {
+        type: 'array',
+        maxItems: MAX_QUESTIONS,
+        items: {
+          type: 'object',
+          required: ['id', 'label'],
+          properties: {
+            id: { type: 'string', pattern: QUESTION_ID.source },
+            label: { type: 'string', minLength: 1, maxLength: 200 },
+            type: { type: 'string', enum: [...QUESTION_TYPES] },
+            required: { type: 'boolean' },
+            options: { type: ['array', 'null'], items: { type: 'string', maxLength: 100 }, minItems: 2, maxItems: 20 },
+          },
+          additionalProperties: false,
+        },
+      },
+    },
+    additionalProperties: false,
     description:
       'The public sign-up page (docs/affiliates.md): `enabled`, `approval` (`auto` | `manual`), `terms_url` and up to 10 `questions` `{id, label, type: text|url|choice, required, options}`. A PATCH merges the keys it gives.',
   },

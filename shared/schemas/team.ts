@@ -140,7 +140,12 @@ const affiliateEmails = field<Partial<AffiliateEmailSettings>>(
     }
     return { ok: true, value: out };
   },
-  { type: 'object', description: 'The optional affiliate emails, off by default: `new_referral`, `monthly_summary`.' },
+  {
+    type: 'object',
+    properties: { new_referral: { type: 'boolean' }, monthly_summary: { type: 'boolean' } },
+    additionalProperties: false,
+    description: 'The optional affiliate emails, off by default: `new_referral`, `monthly_summary`. A PATCH merges the switches it gives.',
+  },
 );
 
 /** The public pages' look: `accent`, `background`, `text` (#rgb or #rrggbb), `radius` (0px..32px), `font`. Replaces the stored theme. */
@@ -172,7 +177,18 @@ const theme = field<Theme>(
     }
     return { ok: true, value: storedTheme(value) };
   },
-  { type: ['object', 'null'], description: 'The look of the sign-up page and the hosted portal: accent, background, text, radius, font.' },
+  {
+    type: ['object', 'null'],
+    properties: {
+      accent: { type: ['string', 'null'], pattern: THEME_COLOUR.source },
+      background: { type: ['string', 'null'], pattern: THEME_COLOUR.source },
+      text: { type: ['string', 'null'], pattern: THEME_COLOUR.source },
+      radius: { type: ['string', 'null'], pattern: THEME_RADIUS.source },
+      font: { type: ['string', 'null'], pattern: THEME_FONT.source },
+    },
+    additionalProperties: false,
+    description: 'The look of the sign-up page and the hosted portal: accent, background, text, radius, font. Replaces the stored theme.',
+  },
 );
 
 export const updateAccountBody = v.object({
