@@ -103,7 +103,7 @@ function ProgrammeForm({ account: a, onSaved }: { account: Account & AccountProg
       labelledBy="programme-title"
       onSubmit={async (data) => {
         const body: AccountPatch & AccountProgramme = {
-          slug: text(data, 'slug') || null,
+          slug: text(data, 'slug') || undefined,
           attribution_model: text(data, 'attribution_model') === 'last_click' ? 'last_click' : 'first_click',
           attribution_days: intOrText(data, 'attribution_days') as number,
           tax_details_required: data.get('tax_details_required') !== null,
