@@ -286,7 +286,9 @@ describe('affiliate programmes in the dashboard', () => {
     const tile = page.locator('section[data-pending-applications]');
     await tile.waitFor({ timeout: 15_000 });
     expect(await tile.getAttribute('data-pending-applications')).toBe('1');
-    expect(await page.getByRole('navigation', { name: 'Main' }).locator('.nav-count').innerText()).toMatch(/^1\s*pending$/);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    expect(await nav.locator('.nav-count').getAttribute('data-pending-applications')).toBe('1');
+    await nav.getByRole('link', { name: /^Applications\s*\(1 pending\)$/ }).waitFor({ timeout: 5_000 });
     await tile.getByRole('link', { name: 'Review applications' }).click();
     await page.getByRole('heading', { level: 1, name: 'Applications' }).waitFor({ timeout: 15_000 });
     await idle(page);

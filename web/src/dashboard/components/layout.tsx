@@ -16,8 +16,9 @@ function PendingBadge() {
   if (!count) return null;
   return (
     <span class="nav-count" data-pending-applications={String(count)}>
+      <span class="sr-only"> (</span>
       {count > 99 ? '99+' : count}
-      <span class="sr-only"> pending</span>
+      <span class="sr-only"> pending)</span>
     </span>
   );
 }
