@@ -162,7 +162,7 @@ export interface LoginLinkMessage {
 }
 
 /**
- * One email to an affiliate or applicant (docs/affiliates.md "Emails"). The request path and the flows only
+ * One email to an affiliate or applicant (docs/affiliate-emails.md). The request path and the flows only
  * say what happened; the worker (shared/email/affiliate-emails.ts) reads what it needs, issues any
  * credential the email carries (a confirmation or login link: no queue holds a usable link), renders and
  * sends it exactly once per `key`.
