@@ -3,8 +3,8 @@
 // campaign. The pending applications count is shared by the navigation's badge and the overview's tile,
 // so one request serves both and an approval or rejection refreshes both.
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, idempotencyKey, problemOf, type Page } from '../../api/client';
-import { loginUrl } from '../api';
+import { ApiError, idempotencyKey, problemOf, unwrap, type ApiPaths, type Page, type Schemas } from '../../api/client';
+import { api, loginUrl } from '../api';
 
 export type ApplicationStatus = 'pending' | 'approved' | 'rejected';
 export const APPLICATION_STATUSES: readonly ApplicationStatus[] = ['pending', 'approved', 'rejected'];
@@ -77,22 +77,12 @@ export interface AccountProgramme {
   theme?: Theme;
 }
 
-export interface MemberLink {
-  slug: string;
-  destination_path: string | null;
-  /** Null while the account has no `referral_url` (Settings: where members' links point). */
-  url: string | null;
-  created_at: number;
-}
+/** A named link; its `url` is null while the account has no `referral_url` (Settings: where members' links point). */
+export type MemberLink = Schemas['MemberLink'];
 
-export interface EmailTemplate {
-  name: string;
-  label: string;
-  transactional: boolean;
-  subject: string;
-  text: string;
-  html: string;
-}
+export type EmailTemplate = NonNullable<
+  ApiPaths['/v1/email-templates/']['get']['responses'][200]['content']['application/json']
+>['results'][number];
 
 /** A referral's, click's or conversion's sub-id (the named link it came through); null without one. */
 export const subOf = (row: object): string | null => {
@@ -150,17 +140,17 @@ export const approveApplication = (id: string) => call<Application>('POST', `/v1
 export const rejectApplication = (id: string, reason: string) =>
   call<Application>('POST', `/v1/applications/${encodeURIComponent(id)}/reject/`, reason ? { reason } : {});
 
-/** A member's named links (an envelope or a plain list: both read). */
-export async function listLinks(memberId: string): Promise<MemberLink[]> {
-  const body = await call<MemberLink[] | Page<MemberLink>>('GET', `/v1/members/${encodeURIComponent(memberId)}/links/`);
-  return Array.isArray(body) ? body : body.results;
-}
+/** A member's named links: at most 20, so one page holds them all. */
+export const listLinks = (memberId: string): Promise<MemberLink[]> =>
+  unwrap(api.GET('/v1/members/{id}/links/', { params: { path: { id: memberId }, query: { page_size: 20 } } })).then((p) => p.results);
 export const createLink = (memberId: string, body: { slug?: string; destination_path?: string }) =>
-  call<MemberLink>('POST', `/v1/members/${encodeURIComponent(memberId)}/links/`, body);
+  unwrap(
+    api.POST('/v1/members/{id}/links/', { params: { path: { id: memberId }, header: { 'Idempotency-Key': idempotencyKey() } }, body }),
+  );
 export const deleteLink = (memberId: string, slug: string) =>
-  call<null>('DELETE', `/v1/members/${encodeURIComponent(memberId)}/links/${encodeURIComponent(slug)}/`);
+  unwrap(api.DELETE('/v1/members/{id}/links/{slug}/', { params: { path: { id: memberId, slug } } }));
 
-export const listEmailTemplates = () => call<{ results: EmailTemplate[] }>('GET', '/v1/email-templates/').then((b) => b.results);
+export const listEmailTemplates = (): Promise<EmailTemplate[]> => unwrap(api.GET('/v1/email-templates/')).then((b) => b.results);
 
 // ---- the pending applications count (the navigation's badge, the overview's tile) ----
 
