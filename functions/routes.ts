@@ -7,7 +7,7 @@
 
 import type { QueueName } from '../shared/queue/queues';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'OPTIONS';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 /** What the route's function may do to the table: read-only routes get read-only IAM access; 'none' no access. */
 export type TableAccess = 'read' | 'write' | 'none';
@@ -28,6 +28,8 @@ export interface Route {
   providerWebhookSecrets?: boolean;
   /** Whether the handler writes or deletes webhook signing secrets; others are denied them. */
   webhookSecrets?: boolean;
+  /** Whether the handler reads or writes members' tax details (`A#<acct>#TAX#…`); others are denied them. */
+  taxDetails?: boolean;
   /** Lambda timeout when the default (10 s) is not enough; API Gateway gives up at 30 s. */
   timeoutSeconds?: number;
   /**
@@ -164,6 +166,16 @@ export const routes: readonly Route[] = [
   { name: 'DeleteReferral', method: 'DELETE', path: '/v1/referrals/{id}/', entry: 'functions/referrals/delete.ts', table: 'write' },
   {
     name: 'GetReferralByUser',
+  // Members' tax details in full: owner and finance sessions only; the one /v1/ route allowed the tax items.
+  {
+    name: 'ExportTaxDetails',
+    method: 'GET',
+    path: '/v1/exports/tax-details.csv/',
+    entry: 'functions/exports/tax-details.ts',
+    table: 'read',
+    timeoutSeconds: 29,
+    taxDetails: true,
+  },
     method: 'GET',
     path: '/v1/referrals/user/{user_identifier}/',
     entry: 'functions/referrals/get-by-user.ts',
@@ -430,7 +442,45 @@ export const routes: readonly Route[] = [
   { name: 'PortalPage', method: 'GET', path: '/portal/{account_id}/', entry: 'functions/portal/page.ts', table: 'read', auth: 'none' },
   // The link's token (from the URL fragment) for a portal session token; rate limited per IP.
   {
+  // {account_id} is the account's id or its slug (then two reads).
     name: 'OpenPortalSession',
+  // The same page on the affiliate's login path: the app shows the login view there.
+  {
+    name: 'PortalLoginPage',
+    method: 'GET',
+    path: '/portal/{account_id}/login/',
+    entry: 'functions/portal/page.ts',
+    table: 'read',
+    auth: 'none',
+  },
+  // An affiliate asks for a login link: always 202; the email worker sends it to a member.
+  {
+    name: 'CreatePortalLoginLink',
+    method: 'POST',
+    path: '/portal/v1/login-links/',
+    entry: 'functions/portal/login-links.ts',
+    table: 'write',
+    queues: ['member-emails'],
+    auth: 'portal-link',
+  },
+  // The login link's token for a cookie session (`refloop_portal`); rate limited per IP.
+  {
+    name: 'OpenPortalLoginSession',
+    method: 'POST',
+    path: '/portal/v1/login-sessions/',
+    entry: 'functions/portal/login-sessions.ts',
+    table: 'write',
+    auth: 'portal-link',
+  },
+  // Log out of the affiliate portal: the cookie session ends, the cookie is cleared.
+  {
+    name: 'EndPortalSession',
+    method: 'DELETE',
+    path: '/portal/v1/sessions/current/',
+    entry: 'functions/portal/end-session.ts',
+    table: 'write',
+    auth: 'portal-link',
+  },
     method: 'POST',
     path: '/portal/v1/sessions/',
     entry: 'functions/portal/open-session.ts',
@@ -476,6 +526,25 @@ export const routes: readonly Route[] = [
   // The member's own named links (the same rules as /v1/members/{id}/links/).
   { name: 'PortalLinks', method: 'GET', path: '/portal/v1/links/', entry: 'functions/portal/links-list.ts', table: 'read', auth: 'portal' },
   {
+  // The member's tax details (masked) and their writing: the only portal routes allowed the tax items.
+  {
+    name: 'GetPortalTaxDetails',
+    method: 'GET',
+    path: '/portal/v1/tax-details/',
+    entry: 'functions/portal/tax-details.ts',
+    table: 'read',
+    auth: 'portal',
+    taxDetails: true,
+  },
+  {
+    name: 'PutPortalTaxDetails',
+    method: 'PUT',
+    path: '/portal/v1/tax-details/',
+    entry: 'functions/portal/put-tax-details.ts',
+    table: 'write',
+    auth: 'portal',
+    taxDetails: true,
+  },
     name: 'CreatePortalLink',
     method: 'POST',
     path: '/portal/v1/links/',

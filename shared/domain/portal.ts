@@ -16,6 +16,46 @@ export const PORTAL_LINK_SECONDS = 10 * 60;
 export const PORTAL_SESSION_SECONDS = 60 * 60;
 /** An affiliate's emailed login link opens a cookie session once, within 15 minutes. */
 export const LOGIN_LINK_SECONDS = 15 * 60;
+/** A cookie session (an affiliate's) lives 12 hours after its last use... */
+export const COOKIE_SESSION_SECONDS = 12 * 3600;
+/** ...its expiry is written again at most once per 5 minutes of use... */
+export const COOKIE_SESSION_SLIDE_SECONDS = 300;
+/** ...and however much it is used, it ends 7 days after its login (then a new link). */
+export const COOKIE_SESSION_MAX_SECONDS = 7 * 24 * 3600;
+
+/** The affiliate portal's session cookie: HttpOnly, SameSite=Strict, Path=/portal/, Secure except on loopback http. */
+export const PORTAL_COOKIE = 'refloop_portal';
+const loopbackHttp = (baseUrl: string) => /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(baseUrl);
+
+export function portalCookie(token: string, baseUrl: string): string {
+  return `${PORTAL_COOKIE}=${token}; Path=/portal/; HttpOnly; SameSite=Strict${loopbackHttp(baseUrl) ? '' : '; Secure'}`;
+}
+
+export function clearedPortalCookie(baseUrl: string): string {
+  return `${PORTAL_COOKIE}=; Path=/portal/; HttpOnly; SameSite=Strict; Max-Age=0${loopbackHttp(baseUrl) ? '' : '; Secure'}`;
+}
+
+/**
+ * The portal cookie's value in a request's cookies: undefined without the cookie, null when it is there
+ * but not a session token's shape (refused without a read), else the token.
+ */
+export function portalCookieToken(cookieHeader: string | undefined, cookies: readonly string[] = []): string | null | undefined {
+  const parts = [...(cookieHeader ? cookieHeader.split(';') : []), ...cookies.flatMap((c) => c.split(';'))];
+  for (const part of parts) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== PORTAL_COOKIE) continue;
+    const value = part.slice(eq + 1).trim();
+    if (value === '') continue;
+    return isPortalSessionToken(value) ? value : null;
+  }
+  return undefined;
+}
+
+export const LOGIN_LINK_REFUSED = 'This login link has expired or was already used. Ask for a new one on the login page.';
+/** 401 for an affiliate's login link that is unknown, used or expired. */
+export const loginLinkRefused = () => new DetailError(401, LOGIN_LINK_REFUSED);
+export const LOGIN_LINK_SENT =
+  'If this address belongs to a member of the programme, a login link is on its way. It works once, for 15 minutes.';
 /** Requests one portal session may make per minute (the portal's first paint makes five). */
 export const PORTAL_REQUESTS_PER_MINUTE = 120;
 /** Portal links and sessions one member may hold at once (a bound on what a revocation walks). */
@@ -44,6 +84,7 @@ export const LINK_REFUSED = 'This portal link has expired or was already used. O
 /** 401 for a link that is unknown, used, revoked or expired. */
 export const linkRefused = () => new DetailError(401, LINK_REFUSED, { 'WWW-Authenticate': 'Bearer' });
 export const PORTAL_SESSION_ENDED = 'Your portal session has ended. Open the referral page again from the app.';
+export const COOKIE_SESSION_ENDED = 'Your session has ended. Log in again to see your portal.';
 export const PORTAL_ONLY = 'This is the member portal API: it takes a portal session token (rps_...), not an API key.';
 
 /** `{referral_url}?via=<code>` (the specification's link shape), or null when the account set no URL. */

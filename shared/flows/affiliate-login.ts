@@ -6,6 +6,7 @@ import { config } from '../config';
 import { NotFoundError } from '../domain/errors';
 import { isAccountId, isEntityId } from '../domain/ids';
 import { getItem } from '../store/ops';
+import { findAccountBySlug } from '../store/slugs';
 import { createPortalLink } from '../store/portal';
 import { keys } from '../store/table';
 
@@ -31,4 +32,14 @@ export async function affiliateLoginUrl(accountId: string, memberId: string): Pr
     if (err instanceof NotFoundError) return null;
     throw err;
   }
+}
+
+/** The account a portal path or a login request names: its id (one GetItem) or its slug (two); null when none. */
+export async function portalAccount(name: string): Promise<{ accountId: string; account: Record<string, unknown> } | null> {
+  if (isAccountId(name)) {
+    const account = await getItem(keys.account(name), false);
+    if (account) return { accountId: name, account };
+  }
+  // A slug may look like an id (16 hex characters): tried too when no account has that id.
+  return findAccountBySlug(name);
 }

@@ -11,7 +11,7 @@ import { maskIdentifier, percentText, PORTAL_SESSION_ENDED, shareLink, termsText
 import { statsCurrency } from '../domain/models';
 import { DetailError, NotFoundError } from '../domain/errors';
 import { getItem } from '../store/ops';
-import { getMemberWithRelations, updateMember, type MemberWithRelations } from '../store/members';
+import { toMember, updateMember, withRelations, type MemberWithRelations } from '../store/members';
 import { listRewards, listPayouts } from '../store/money-lists';
 import { listReferrals } from '../store/referrals';
 import type { PortalSession } from '../store/portal';
@@ -54,10 +54,15 @@ function campaignTerms(c: Campaign | null) {
 }
 
 /** What GET and PATCH /portal/v1/me/ answer. */
-function meView(session: PortalSession, { member, campaign, subscription }: MemberWithRelations, account: Record<string, unknown>) {
+function meView(
+  session: PortalSession,
+  { member, campaign, subscription }: MemberWithRelations,
+  account: Record<string, unknown>,
+  taxGiven: boolean,
+) {
   const referralUrl = typeof account.referral_url === 'string' ? account.referral_url : null;
   return {
-    program: { name: String(account.name ?? '') },
+    program: { name: String(account.name ?? ''), portal: portalName(session.accountId, account) },
     member: {
       first_name: member.first_name,
       last_name: member.last_name,
@@ -71,11 +76,16 @@ function meView(session: PortalSession, { member, campaign, subscription }: Memb
     },
     campaign: campaignTerms(campaign),
     stats: memberStatsView(member, campaign),
-    session: { expires_at: session.expiresAt, return_url: session.returnUrl },
+    session: { expires_at: session.expiresAt, return_url: session.returnUrl, mode: session.mode },
+    tax_details: { required: account.tax_details_required === true, provided: taxGiven },
   };
 }
 
-async function accountOf(session: PortalSession): Promise<Record<string, unknown>> {
+/** The account's name in portal paths: its slug, else its id. */
+export const portalName = (accountId: string, account: Record<string, unknown>): string =>
+  typeof account.slug === 'string' && account.slug.length > 0 ? account.slug : accountId;
+
+export async function accountOf(session: PortalSession): Promise<Record<string, unknown>> {
   const account = await getItem(keys.account(session.accountId), false);
   if (!account) throw new NotFoundError();
   return account;
@@ -83,15 +93,20 @@ async function accountOf(session: PortalSession): Promise<Record<string, unknown
 
 /** GET /portal/v1/me/: who the member is, their link, their campaign's terms, their totals and the session. */
 export async function portalMe(session: PortalSession) {
-  const [related, account] = await Promise.all([
-    memberOf(session, () => getMemberWithRelations(session.accountId, session.memberId)),
-    accountOf(session),
-  ]);
-  return meView(session, related, account);
+  // The member's item as stored (its `tax_details_at` is not part of the Member model), then its relations.
+  const read = async () => {
+    const item = await getItem(keys.member(session.accountId, session.memberId));
+    const member = toMember(item);
+    if (!member) throw new NotFoundError();
+    const [related] = await withRelations(session.accountId, [member]);
+    return { related: related as MemberWithRelations, taxGiven: typeof item?.tax_details_at === 'number' };
+  };
+  const [{ related, taxGiven }, account] = await Promise.all([memberOf(session, read), accountOf(session)]);
+  return meView(session, related, account, taxGiven);
 }
 
 /** The session's member; a member deleted since the session opened ends it (401, as a revocation does). */
-async function memberOf<T>(_session: PortalSession, read: () => Promise<T>): Promise<T> {
+export async function memberOf<T>(_session: PortalSession, read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (err) {
@@ -111,8 +126,12 @@ export async function updatePortalMe(
   };
   const related = await memberOf(session, () => updateMember(session.accountId, session.memberId, changes));
   // What follows from the change (a payout email given or removed), as after PATCH /v1/members/{id}/.
-  const [account] = await Promise.all([accountOf(session), memberChanged(session.accountId, related.member, changes)]);
-  return meView(session, related, account);
+  const [account, item] = await Promise.all([
+    accountOf(session),
+    getItem(keys.member(session.accountId, session.memberId)),
+    memberChanged(session.accountId, related.member, changes),
+  ]);
+  return meView(session, related, account, typeof item?.tax_details_at === 'number');
 }
 
 /** How far back each interval of the portal's chart reaches. */

@@ -16,6 +16,7 @@ import {
   portalReferralResponse,
   portalRewardResponse,
   portalPayoutResponse,
+  portalTaxDetailsResponse,
   memberLinkResponse,
   memberResponse,
   paddleWebhookAccepted,
@@ -73,6 +74,7 @@ export const COMPONENTS = {
   PortalReward: portalRewardResponse,
   PortalPayout: portalPayoutResponse,
   MemberLink: memberLinkResponse,
+  PortalTaxDetails: portalTaxDetailsResponse,
 };
 
 export type ComponentName = keyof typeof COMPONENTS;

@@ -26,7 +26,16 @@ import { clickBody, jsReferralBody } from '../schemas/js';
 import { createReferralBody } from '../schemas/referral';
 import { createLinkBody } from '../schemas/links';
 import { createWebhookEndpointBody, updateWebhookEndpointBody } from '../schemas/webhook-endpoint';
-import { createPortalSessionBody, openPortalSessionBody, portalListQuery, portalStatsQuery, updatePortalMeBody } from '../schemas/portal';
+import {
+  createPortalSessionBody,
+  openPortalSessionBody,
+  portalListQuery,
+  portalLoginLinkBody,
+  portalLoginSessionBody,
+  portalStatsQuery,
+  updatePortalMeBody,
+} from '../schemas/portal';
+import { taxDetailsBody, taxExportQuery } from '../schemas/tax-details';
 import { PROVIDER_DEFINITIONS } from '../billing/registry';
 import { apiKeyBody, inviteBody, loginLinkBody, providerBody, roleBody, sessionBody, updateAccountBody } from '../schemas/team';
 import type { ComponentName } from './components';
@@ -623,6 +632,19 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   ListPayouts: {
     tag: 'Payouts',
     summary: 'List payouts',
+  ExportTaxDetails: {
+    tag: 'Reports',
+    summary: "Export members' tax details as CSV",
+    description:
+      "The tax details members gave in the portal (when the account sets `tax_details_required`), decrypted: one row per member, with the W-9 or W-8BEN fields. Only an owner's or a finance member's dashboard session may download it: an admin, a viewer and an API key get 403. Paged like the other exports (at most `page_size` rows, default and maximum 1,000; the header row on the first page; `Link: <…>; rel=\"next\"` while rows remain).",
+    query: taxExportQuery,
+    success: { status: 200, description: 'A page of the CSV.', body: { json: { type: 'string' }, contentType: 'text/csv' } },
+    errors: [403],
+    examples: {
+      response:
+        'member_id,form,legal_name,country,address,tin,w9_certified,w8ben_name,w8ben_country_of_citizenship,w8ben_permanent_address,w8ben_foreign_tin,w8ben_date_of_birth,w8ben_treaty_country,w8ben_certified,updated_at\r\n0190a1b2c3d47e5f8a9b0c1d2e3f4a5b,w9,Alice Smith,US,"1 Main St, Springfield",123456789,true,,,,,,,,2026-01-03T00:01:00Z\r\n',
+    },
+  },
     description: `Filter by \`status\` and by \`member\` or \`currency\`. ${PAGINATION}`,
     query: listPayoutsQuery,
     success: { status: 200, description: 'A page of payouts.', body: { page: 'Payout' } },
@@ -1038,6 +1060,76 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: `The member's links with sub-ids, newest first, each with its URL. ${PAGINATION}`,
     query: portalListQuery,
     success: { status: 200, description: 'A page of links.', body: { page: 'MemberLink' } },
+  PortalLoginPage: {
+    tag: 'Member portal',
+    summary: "The affiliate's login page",
+    description:
+      "The portal's page on its login path, `/portal/<account slug or id>/login/`: it asks for the affiliate's email (POST /portal/v1/login-links/). Opened from the emailed link (`#token=` in the fragment) it shows one button that logs in (POST /portal/v1/login-sessions/), so a mail scanner that loads the page logs nobody in. The account's `theme` applies. An unknown account answers 404 with a short HTML page.",
+    params: { account_id: "The account's slug, or its id." },
+    success: { status: 200, description: 'The page.', body: { json: { type: 'string' }, contentType: 'text/html' } },
+    examples: { response: '<!doctype html><html lang="en">...</html>' },
+  },
+  CreatePortalLoginLink: {
+    tag: 'Member portal',
+    summary: 'Email an affiliate a login link',
+    description:
+      "Emails a single-use login link (15 minutes) to the member of the account with this address. Always 202 with the same body, whether or not the account or a member with that address exists, and also past the rate limits (per client address and per email), which drop the request silently. No credential.",
+    body: portalLoginLinkBody,
+    success: {
+      status: 202,
+      description: 'Accepted (whatever the address).',
+      body: { json: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] } },
+    },
+    examples: {
+      request: { account: 'acme', email: 'alice@example.com' },
+      response: { detail: 'If this address belongs to a member of the programme, a login link is on its way. It works once, for 15 minutes.' },
+    },
+  },
+  OpenPortalLoginSession: {
+    tag: 'Member portal',
+    summary: 'Log in to the affiliate portal',
+    description:
+      "Trades the login link's token (the fragment's `token`) for a portal session in the `refloop_portal` cookie (HttpOnly, SameSite=Strict, Path=/portal/, Secure over https), which lasts 12 hours from its last use (at most 7 days). Answers when it ends and the portal's path name. A used, expired or unknown link answers 401. Rate limited per IP.",
+    body: portalLoginSessionBody,
+    success: {
+      status: 201,
+      description: 'Logged in; the cookie is set.',
+      body: {
+        json: {
+          type: 'object',
+          required: ['expires_at', 'portal'],
+          properties: { expires_at: { type: 'integer' }, portal: { type: 'string' } },
+          additionalProperties: false,
+        },
+      },
+    },
+    errors: [401, 429],
+    examples: { request: { token: 'rpl_Zk3v9QyL3rT8aB1nK7eW4hZ6uF0dX2m9cJ5pV8sW1aB' }, response: { expires_at: 1767268800, portal: 'acme' } },
+  },
+  EndPortalSession: {
+    tag: 'Member portal',
+    summary: 'Log out of the affiliate portal',
+    description:
+      'Ends the cookie session and clears the `refloop_portal` cookie. 204 also without a session. With a cookie, a request from another origin is refused (403).',
+    success: { status: 204, description: 'Logged out.' },
+    errors: [403],
+  },
+  GetPortalTaxDetails: {
+    tag: 'Member portal',
+    summary: "The member's tax details",
+    description:
+      "Whether the account requires tax details and whether the member gave them, masked: the form (`w9` or `w8ben`), legal name, country, the start of the address and the TIN's last four characters.",
+    success: { status: 200, description: 'The tax details, masked.', body: { component: 'PortalTaxDetails' } },
+  },
+  PutPortalTaxDetails: {
+    tag: 'Member portal',
+    summary: "Give the member's tax details",
+    description:
+      "Stores (or replaces) the member's tax details, encrypted: `legal_name`, `country`, `address`, and either `us` (`tin`, `w9_certified: true`), always with a US address, or `w8ben` (`name`, `country_of_citizenship`, `permanent_address`, `foreign_tin`?, `date_of_birth`, `treaty_country`?, `certified: true`). Field errors name nested fields with a dot (`us.tin`). Answers them masked. Only the operator's tax export shows them in full.",
+    body: taxDetailsBody,
+    success: { status: 200, description: 'The tax details, masked.', body: { component: 'PortalTaxDetails' } },
+    examples: { request: { legal_name: 'Alice Smith', country: 'US', address: '1 Main St, Springfield, IL 62701', us: { tin: '123-45-6789', w9_certified: true } } },
+  },
   },
   CreatePortalLink: {
     tag: 'Member portal',

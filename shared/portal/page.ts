@@ -1,4 +1,5 @@
-// The member portal's page, GET /portal/<account_id>/ (docs/portal.md).
+// The member portal's page, GET /portal/<account slug or id>/ and its login view /portal/<account>/login/
+// (docs/portal.md).
 //
 // The page is the `portal.html` Vite builds from web/ (its scripts and styles are the hashed files under
 // /app/assets/, served like the dashboard's). It is served by a function rather than from the static
@@ -49,9 +50,20 @@ function portalTemplate(): string {
 
 const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** The page for an account with these embed origins. */
-export function portalPage(embedOrigins: readonly string[]): string {
-  return portalTemplate().replace(ORIGINS_PLACEHOLDER, `<meta name="refloop-embed-origins" content="${attr(embedOrigins.join(' '))}">`);
+/**
+ * The page for an account with these embed origins. `theme` is the account's stored theme (already
+ * checked: storedTheme), as `accent=%23…&radius=…` in `<meta name="refloop-theme">`: the app applies it
+ * when the fragment brings none, with the same checks as a fragment's theme. `portal` is the account's
+ * name in the path (its slug, else its id), for the app's links between the login view and the portal.
+ */
+export function portalPage(embedOrigins: readonly string[], extra: { theme?: Record<string, string>; portal?: string } = {}): string {
+  const theme = new URLSearchParams(extra.theme ?? {}).toString();
+  const metas = [
+    `<meta name="refloop-embed-origins" content="${attr(embedOrigins.join(' '))}">`,
+    ...(theme ? [`<meta name="refloop-theme" content="${attr(theme)}">`] : []),
+    ...(extra.portal ? [`<meta name="refloop-portal" content="${attr(extra.portal)}">`] : []),
+  ];
+  return portalTemplate().replace(ORIGINS_PLACEHOLDER, metas.join(''));
 }
 
 /** What an unknown account's portal address answers (no app, no data). */

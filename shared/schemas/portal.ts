@@ -1,7 +1,7 @@
 // Bodies and queries of the member portal: the app's request for a portal session, the portal's session
 // opening, the member's own settings, and the portal's lists.
 import * as v from 'valibot';
-import { REQUIRED, boolean, choice, field, text } from './fields';
+import { REQUIRED, boolean, choice, email, field, text } from './fields';
 import { nullablePayoutEmail } from './payout-email';
 import { pageQuery } from './query';
 import { SUB, SUB_MESSAGE } from '../domain/links';
@@ -47,3 +47,12 @@ export const portalStatsQuery = v.object({
   sub: v.optional(v.pipe(v.string(), v.regex(SUB, SUB_MESSAGE))),
 });
 export const portalListQuery = v.object(pageQuery);
+
+/** POST /portal/v1/login-links/: the account (its slug or id, as in the portal's path) and the affiliate's email. */
+export const portalLoginLinkBody = v.object(
+  { account: text(100, { json: { description: "The account's slug (or id), as in `/portal/<account>/login/`." } }), email },
+  REQUIRED,
+);
+
+/** POST /portal/v1/login-sessions/: the login link's token (from the URL fragment). */
+export const portalLoginSessionBody = v.object({ token: text(100) }, REQUIRED);

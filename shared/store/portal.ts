@@ -11,11 +11,14 @@
 //   what it names by a minute (its own TTL).
 // The lookup items are keyed by digest alone (a request knows only its token), as API keys are; every
 // item that is listed per account starts with the account id.
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../domain/errors';
 import { isEntityId } from '../domain/ids';
 import { isPlan, type Plan } from '../domain/plans';
 import {
+  COOKIE_SESSION_MAX_SECONDS,
+  COOKIE_SESSION_SECONDS,
+  COOKIE_SESSION_SLIDE_SECONDS,
   LINK_PREFIX,
   linkRefused,
   newPortalSessionId,
@@ -26,6 +29,7 @@ import {
   SESSION_PREFIX,
 } from '../domain/portal';
 import { tokenHash } from '../domain/team';
+import { errorFields, log } from '../log';
 import { db, tableName } from './client';
 import { ConditionsFailedError, getItem, nowSeconds, queryAll, transact, type TransactItem } from './ops';
 import { keys, type Key } from './table';
@@ -48,6 +52,8 @@ export interface PortalSession {
   expiresAt: number;
   /** The digest of the session token. */
   hash: string;
+  /** How its token travels: `Authorization: Bearer` (embedded) or the `refloop_portal` cookie (affiliates). */
+  mode: PortalMode;
 }
 
 export const portalKeys = {
@@ -116,18 +122,22 @@ export async function createPortalLink(
  * second attempt finds nothing), the session and its ref are written and the link's ref goes, all in one
  * transaction; a member deleted since gets nothing. 401 for an unknown, used or expired link.
  */
-export async function openPortalSession(linkToken: string): Promise<{ token: string; session: PortalSession }> {
+export async function openPortalSession(
+  linkToken: string,
+  mode: PortalMode = 'bearer',
+  refused: () => Error = linkRefused,
+): Promise<{ token: string; session: PortalSession }> {
   const now = nowSeconds();
   const linkHash = tokenHash(linkToken);
   const link = await getItem(portalKeys.link(linkHash));
-  if (!link || typeof link.account_id !== 'string' || typeof link.member_id !== 'string' || Number(link.expires_at) <= now)
-    throw linkRefused();
-  // An affiliate's login link opens only a cookie session (POST /portal/v1/login-sessions/).
-  if ((link.mode ?? 'bearer') !== 'bearer') throw linkRefused();
+  if (!link || typeof link.account_id !== 'string' || typeof link.member_id !== 'string' || Number(link.expires_at) <= now) throw refused();
+  // A link opens only a session of its own mode: an affiliate's login link is traded at
+  // POST /portal/v1/login-sessions/ for a cookie, the app's portal link at POST /portal/v1/sessions/.
+  if ((link.mode ?? 'bearer') !== mode) throw refused();
   const accountId = link.account_id;
   const memberId = link.member_id;
   const account = await getItem(keys.account(accountId));
-  if (!account || !isPlan(account.plan)) throw linkRefused();
+  if (!account || !isPlan(account.plan)) throw refused();
   const token = newPortalToken(SESSION_PREFIX);
   const hash = tokenHash(token);
   const session: PortalSession = {
@@ -136,9 +146,12 @@ export async function openPortalSession(linkToken: string): Promise<{ token: str
     memberId,
     plan: account.plan,
     returnUrl: typeof link.return_url === 'string' ? link.return_url : null,
-    expiresAt: now + PORTAL_SESSION_SECONDS,
+    expiresAt: now + (mode === 'cookie' ? COOKIE_SESSION_SECONDS : PORTAL_SESSION_SECONDS),
     hash,
+    mode,
   };
+  // A cookie session slides: its ref lives as long as the session could (its maximum lifetime).
+  const refExpires = mode === 'cookie' ? now + COOKIE_SESSION_MAX_SECONDS : session.expiresAt;
   const items: TransactItem[] = [
     {
       Delete: {
@@ -160,6 +173,7 @@ export async function openPortalSession(linkToken: string): Promise<{ token: str
           member_id: memberId,
           plan: session.plan,
           return_url: session.returnUrl,
+          ...(mode === 'cookie' ? { mode, slid_at: now } : {}),
           created_at: now,
           expires_at: session.expiresAt,
         },
@@ -173,7 +187,7 @@ export async function openPortalSession(linkToken: string): Promise<{ token: str
           ...portalKeys.ref(accountId, memberId, 'SESSION', hash),
           type: 'PortalRef',
           id: session.id,
-          expires_at: session.expiresAt + REF_GRACE_SECONDS,
+          expires_at: refExpires + REF_GRACE_SECONDS,
         },
       },
     },
@@ -182,7 +196,7 @@ export async function openPortalSession(linkToken: string): Promise<{ token: str
   try {
     await transact(items);
   } catch (err) {
-    if (err instanceof ConditionsFailedError) throw linkRefused();
+    if (err instanceof ConditionsFailedError) throw refused();
     throw err;
   }
   return { token, session };
@@ -197,8 +211,9 @@ export async function findPortalSession(token: string): Promise<PortalSession | 
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: portalKeys.session(hash), ConsistentRead: true }));
   if (Item?.type !== 'PortalSession' || typeof Item.account_id !== 'string' || typeof Item.member_id !== 'string' || !isPlan(Item.plan))
     return null;
-  if (Number(Item.expires_at) <= nowSeconds()) return null;
-  return {
+  const now = nowSeconds();
+  if (Number(Item.expires_at) <= now) return null;
+  const session: PortalSession = {
     id: String(Item.id),
     accountId: Item.account_id,
     memberId: Item.member_id,
@@ -206,7 +221,43 @@ export async function findPortalSession(token: string): Promise<PortalSession | 
     returnUrl: typeof Item.return_url === 'string' ? Item.return_url : null,
     expiresAt: Number(Item.expires_at),
     hash,
+    mode: Item.mode === 'cookie' ? 'cookie' : 'bearer',
   };
+  if (session.mode === 'cookie') await slide(session, Number(Item.created_at), Number(Item.slid_at ?? Item.created_at), now);
+  return session;
+}
+
+/**
+ * A cookie session's expiry slides to 12 hours after its use, written at most once per
+ * COOKIE_SESSION_SLIDE_SECONDS and never past COOKIE_SESSION_MAX_SECONDS after its login. A failed write
+ * (the session ended meanwhile, a throttle) leaves the request as it is: the old expiry still holds.
+ */
+async function slide(session: PortalSession, createdAt: number, slidAt: number, now: number): Promise<void> {
+  if (now - slidAt < COOKIE_SESSION_SLIDE_SECONDS) return;
+  const expiresAt = Math.min(now + COOKIE_SESSION_SECONDS, (Number.isFinite(createdAt) ? createdAt : now) + COOKIE_SESSION_MAX_SECONDS);
+  if (expiresAt <= session.expiresAt) return;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: portalKeys.session(session.hash),
+        UpdateExpression: 'SET expires_at = :e, slid_at = :now',
+        ConditionExpression: 'attribute_exists(pk) AND expires_at > :now',
+        ExpressionAttributeValues: { ':e': expiresAt, ':now': now },
+      }),
+    );
+    session.expiresAt = expiresAt;
+  } catch (err) {
+    if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') log('warn', 'portal session not slid', errorFields(err));
+  }
+}
+
+/** Logs out: the session and its ref go together. Nothing to do when it already ended. */
+export async function endPortalSession(session: PortalSession): Promise<void> {
+  await transact([
+    { Delete: { TableName: tableName(), Key: portalKeys.session(session.hash) } },
+    { Delete: { TableName: tableName(), Key: portalKeys.ref(session.accountId, session.memberId, 'SESSION', session.hash) } },
+  ]);
 }
 
 /**

@@ -100,7 +100,7 @@ describe('findRoute', () => {
     for (const r of routes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r.method]);
     for (const [path, methods] of byPath) {
       const concrete = path.replace(/\{[^}]+\}/g, 'x1');
-      const answer = findRoute('PUT', concrete);
+      const answer = findRoute('TRACE', concrete);
       expect({ path, answer }).toEqual({ path, answer: { allowed: methods } });
     }
   });
@@ -154,9 +154,13 @@ describe('route table', () => {
     'GET /portal/v1/referrals/',
     'GET /portal/v1/rewards/',
     'GET /portal/v1/payouts/',
+    'GET /portal/v1/tax-details/',
+    'PUT /portal/v1/tax-details/',
   ];
+  // The portal's credential-less doors: opening a link, an affiliate's login link and its opening, log out.
+  const PORTAL_LINK_ROUTES = ['OpenPortalSession', 'CreatePortalLoginLink', 'OpenPortalLoginSession', 'EndPortalSession'];
   // The portal's page takes no credential but reads the account (its embed origins are its frame-ancestors).
-  const PUBLIC_READS = ['PortalPage'];
+  const PUBLIC_READS = ['PortalPage', 'PortalLoginPage'];
   // GET /v1/account/ gives an account from before publishable keys its key on first sight: a GET that writes.
   const READS_THAT_WRITE = ['GetAccount'];
 
@@ -177,7 +181,10 @@ describe('route table', () => {
       '/js/refloop.js',
       '/js/refloop-embed.js',
       '/portal/{account_id}/',
+      '/portal/{account_id}/login/',
       '/unsubscribe/{token}/',
+      // A file's name, like the other exports' `{file}` (members.csv), but a route of its own (owner and finance only).
+      '/v1/exports/tax-details.csv/',
     ]);
     // The OpenAPI document is a file, not a resource: no trailing slash.
     const documents = new Set(['/v1/openapi.json']);
@@ -186,7 +193,7 @@ describe('route table', () => {
       else if (r.path.startsWith('/auth/')) expect(r.path).toMatch(/^\/auth\/[a-z_-]+(\/[a-z_-]+)*\/$/);
       else if (!unversioned.has(r.path))
         expect(r.path).toMatch(/^\/(js\/|portal\/)?v1\/([a-z_-]+|\{[a-z_]+\})(\/([a-z_-]+|\{[a-z_]+\}))*\/$/);
-      expect(['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS']).toContain(r.method);
+      expect(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']).toContain(r.method);
       // Public endpoints (/js/) take the publishable key and nothing else does; the script, the CORS
       // preflights and the public documentation take no credential and touch no table; /auth/ is exactly
       // the login routes; session-only routes are /v1/ routes.
@@ -206,7 +213,7 @@ describe('route table', () => {
           table: PUBLIC_READS.includes(r.name) ? 'read' : 'none',
         });
       else if (r.path.startsWith('/portal/v1/'))
-        expect({ route: r.name, auth: r.auth }).toEqual({ route: r.name, auth: r.name === 'OpenPortalSession' ? 'portal-link' : 'portal' });
+        expect({ route: r.name, auth: r.auth }).toEqual({ route: r.name, auth: PORTAL_LINK_ROUTES.includes(r.name) ? 'portal-link' : 'portal' });
       else if (r.path.startsWith('/auth/')) expect({ route: r.name, auth: r.auth }).toEqual({ route: r.name, auth: 'login' });
       else if (r.auth === 'session') expect(r.path).toMatch(/^\/v1\//);
       else
@@ -238,6 +245,7 @@ describe('route table', () => {
         'GET /js/refloop.js',
         'GET /js/refloop-embed.js',
         'GET /portal/{account_id}/',
+        'GET /portal/{account_id}/login/',
         'OPTIONS /js/v1/clicks/',
         'OPTIONS /js/v1/referrals/',
         'GET /unsubscribe/{token}/',
@@ -250,11 +258,20 @@ describe('route table', () => {
         .map((r) => `${r.method} ${r.path}`)
         .sort(),
     ).toEqual([...PORTAL_ROUTES].sort());
-    expect(routes.filter((r) => r.auth === 'portal-link').map((r) => `${r.method} ${r.path}`)).toEqual(['POST /portal/v1/sessions/']);
-    // No portal route may send to a queue or come near a secret.
     expect(
       routes
-        .filter((r) => r.path.startsWith('/portal/') && (r.queues || r.providerSecrets || r.providerWebhookSecrets || r.webhookSecrets))
+        .filter((r) => r.auth === 'portal-link')
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual([...PORTAL_LINK_ROUTES].sort());
+    // No portal route may come near a provider or webhook secret; only the login link's request queues (its email).
+    expect(
+      routes
+        .filter(
+          (r) =>
+            r.path.startsWith('/portal/') &&
+            ((r.queues && r.name !== 'CreatePortalLoginLink') || r.providerSecrets || r.providerWebhookSecrets || r.webhookSecrets),
+        )
         .map((r) => r.name),
     ).toEqual([]);
     expect(
