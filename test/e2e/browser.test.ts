@@ -86,15 +86,17 @@ it('attributes a visitor from ?via= to a js referral and the checkout passthroug
   expect(await page.evaluate(() => (globalThis as unknown as WithRefloop).refloop.clicked)).toBe(true);
   expect(await page.evaluate(() => (globalThis as unknown as WithRefloop).refloop.code)).toBe('ALICE');
 
-  // The first-party cookie: the code and a visitor id, 30 days, SameSite=Lax (not Secure on http).
+  // The first-party cookie: the code and a visitor id, the account's attribution window (60 days by
+  // default, docs/attribution.md), SameSite=Lax (not Secure on http).
   const [cookie] = (await context.cookies(siteUrl)).filter((c) => c.name === 'refloop-ref');
   expect(cookie).toBeDefined();
   expect(cookie).toMatchObject({ sameSite: 'Lax', secure: false, path: '/' });
   const days = ((cookie?.expires ?? 0) - Date.now() / 1000) / 86400;
-  expect(days).toBeGreaterThan(29.9);
-  expect(days).toBeLessThanOrEqual(30);
-  const stored = JSON.parse(decodeURIComponent(cookie?.value ?? '')) as { c: string; v: string; r?: string };
+  expect(days).toBeGreaterThan(59.9);
+  expect(days).toBeLessThanOrEqual(60);
+  const stored = JSON.parse(decodeURIComponent(cookie?.value ?? '')) as { c: string; v: string; r?: string; m: string; d: number };
   expect(stored.c).toBe('ALICE');
+  expect(stored).toMatchObject({ m: 'first_click', d: 60 });
   expect(stored.v).toMatch(/^[0-9a-f]{32}$/);
   expect(stored.r).toBeUndefined();
   await pollUntil(async () => (await clicks()) === 1);

@@ -16,8 +16,8 @@ describe('/js/refloop.js', () => {
 
   it('sets only the refloop-ref cookie, with the documented attributes', () => {
     expect(REFLOOP_SCRIPT).toContain("var COOKIE = 'refloop-ref';");
-    expect(REFLOOP_SCRIPT).toContain('var MAX_AGE = 30 * 24 * 60 * 60;');
-    expect(REFLOOP_SCRIPT).toContain("'; Path=/; Max-Age=' + MAX_AGE + '; SameSite=Lax'");
+    // The lifetime is the account's attribution window (test/unit/browser-attribution.test.ts runs it).
+    expect(REFLOOP_SCRIPT).toContain("'; Path=/; Max-Age=' + Math.max(0, maxAge) + '; SameSite=Lax'");
     expect(REFLOOP_SCRIPT).toContain("if (location.protocol === 'https:') cookie += '; Secure';");
     expect(REFLOOP_SCRIPT.match(/d\.cookie =/g)).toHaveLength(1);
   });

@@ -373,11 +373,14 @@ describe('referral bodies', () => {
     expect(validate(createReferralBody, { user_identifier: 'u'.repeat(255), member_code: 'ABC', source: 'js', id: 'x' })).toEqual({
       user_identifier: 'u'.repeat(255),
       member_code: 'ABC',
+      sub: null,
     });
     expect(validate(createReferralBody, { user_identifier: 42, member_code: ' ABC ' })).toEqual({
       user_identifier: '42',
       member_code: 'ABC',
+      sub: null,
     });
+    expect(validate(createReferralBody, { user_identifier: 'u', member_code: 'ABC', sub: 'youtube' }).sub).toBe('youtube');
   });
 });
 
