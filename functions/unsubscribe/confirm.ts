@@ -11,6 +11,6 @@ export const handler = publicHandler(async (event) => {
   return {
     statusCode: done ? 200 : 404,
     headers: { ...UNSUBSCRIBE_PAGE_HEADERS, 'X-Request-Id': requestId(event) },
-    body: done && target ? donePage(target.programme) : UNKNOWN_LINK_PAGE,
+    body: done && target ? donePage(target.programme, target.memberId === '') : UNKNOWN_LINK_PAGE,
   };
 });

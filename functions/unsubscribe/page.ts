@@ -10,6 +10,6 @@ export const handler = publicHandler(async (event) => {
   return {
     statusCode: target ? 200 : 404,
     headers: { ...UNSUBSCRIBE_PAGE_HEADERS, 'X-Request-Id': requestId(event) },
-    body: target ? confirmPage(target.programme) : UNKNOWN_LINK_PAGE,
+    body: target ? confirmPage(target.programme, target.memberId === '') : UNKNOWN_LINK_PAGE,
   };
 });

@@ -66,17 +66,21 @@ function page(title: string, body: string[]): string {
 
 const named = (programme: string) => (programme ? `the ${programme} referral programme` : 'this referral programme');
 
-/** GET: asks for the click that unsubscribes (a scanner fetching the link changes nothing). */
-export const confirmPage = (programme: string): string =>
+/** GET: asks for the click that unsubscribes (a scanner fetching the link changes nothing); `applicant`: no member yet. */
+export const confirmPage = (programme: string, applicant = false): string =>
   page('Unsubscribe from referral emails', [
-    `<p>Stop the emails of ${escapeHtml(named(programme))} about your referrals and rewards? Your membership, your rewards and your referral link stay as they are.</p>`,
+    applicant
+      ? `<p>Stop the emails of ${escapeHtml(named(programme))} to this address about applications?</p>`
+      : `<p>Stop the emails of ${escapeHtml(named(programme))} about your referrals and rewards? Your membership, your rewards and your referral link stay as they are.</p>`,
     '<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>',
   ]);
 
 /** POST answered: done (also when it was already done). */
-export const donePage = (programme: string): string =>
+export const donePage = (programme: string, applicant = false): string =>
   page('You are unsubscribed', [
-    `<p>You will get no more emails from ${escapeHtml(named(programme))}. You can turn them back on in your member portal.</p>`,
+    applicant
+      ? `<p>This address will get no more emails about applications from ${escapeHtml(named(programme))}.</p>`
+      : `<p>You will get no more emails from ${escapeHtml(named(programme))}. You can turn them back on in your member portal.</p>`,
   ]);
 
 /** An unknown, expired or malformed link, or a member deleted since. */

@@ -317,11 +317,15 @@ describe('emails to affiliates', () => {
     expect(eml).not.toMatch(/reason/i);
     const [, url] = UNSUBSCRIBE.exec(eml)!;
     const path = new URL(url!).pathname;
-    expect((await api('GET', path)).status).toBe(200);
-    expect(
-      (await api('POST', path, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } }))
-        .status,
-    ).toBe(200);
+    const page = await api('GET', path);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('to this address about applications');
+    const done = await api('POST', path, {
+      rawBody: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(done.status).toBe(200);
+    expect(done.text).toContain('no more emails about applications');
 
     const again = `rejected-app_${unique('r')}`;
     await publish(
