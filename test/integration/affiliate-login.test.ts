@@ -196,8 +196,9 @@ describe('affiliate login links and cookie sessions', () => {
     expect(again.status).toBe(401);
     expect(again.cookies).toEqual([]);
 
-    // Without a slug, the account id names the portal.
+    // Without a slug (an account from before slugs), the account id names the portal.
     const plain = await newAccount();
+    await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.account(plain.accountId), UpdateExpression: 'REMOVE slug' }));
     const other = await member(plain);
     expect(await affiliateLoginUrl(plain.accountId, other.id)).toMatch(new RegExp(`/portal/${plain.accountId}/login/#token=rpl_`));
     expect((await api('DELETE', `/v1/members/${other.id}/`, { key: plain.apiKey })).status).toBe(204);
