@@ -20,7 +20,7 @@ import { config } from '../config';
 import { affiliateSettingsOf } from '../domain/affiliates';
 import { affiliateLoginUrl } from '../flows/affiliate-login';
 import { issueJoinConfirmation } from '../flows/applications';
-import { isAccountId, isEntityId, newEntityId } from '../domain/ids';
+import { isAccountId, isCampaignId, isEntityId, newEntityId } from '../domain/ids';
 import { log } from '../log';
 import type { AffiliateEmailMessage } from '../queue/queues';
 import { PoisonMessageError } from '../queue/worker';
@@ -102,7 +102,7 @@ type Prepared = Ready | { skip: string } | { paced: true };
 
 /** What one email needs: the account, and the member and campaign when the message names them. */
 async function readContext(m: AffiliateEmailMessage, memberId: string | null) {
-  const campaignKey = m.campaign_id && /^[A-Za-z0-9_-]{1,64}$/.test(m.campaign_id) ? keys.campaign(m.account_id, m.campaign_id) : null;
+  const campaignKey = m.campaign_id && isCampaignId(m.campaign_id) ? keys.campaign(m.account_id, m.campaign_id) : null;
   const memberKey = memberId && isEntityId(memberId) ? keys.member(m.account_id, memberId) : null;
   const found = await batchGet([keys.account(m.account_id), ...(memberKey ? [memberKey] : []), ...(campaignKey ? [campaignKey] : [])]);
   const account = lookup(found, keys.account(m.account_id));
@@ -110,9 +110,11 @@ async function readContext(m: AffiliateEmailMessage, memberId: string | null) {
   const member = toMember(memberItem);
   let campaign = campaignKey ? toCampaign(lookup(found, campaignKey)) : null;
   if (!campaign && member?.campaign_id) campaign = toCampaign(await getItem(keys.campaign(m.account_id, member.campaign_id), false));
-  const sender: Mailbox = senderOf(account) ?? config().emailDefaultFrom;
-  const accountName = typeof account?.name === 'string' && account.name !== '' ? account.name : '';
-  const senderName = sender.name || accountName || config().emailDefaultFrom.name;
+  // The account's sender; without one the service's address under the account's name.
+  const own = senderOf(account);
+  const accountName = typeof account?.name === 'string' ? account.name : '';
+  const senderName = own?.name || accountName || config().emailDefaultFrom.name;
+  const sender: Mailbox = own ?? { address: config().emailDefaultFrom.address, name: senderName };
   const ctx: AffiliateEmailContext = {
     programme: campaign?.name || senderName,
     senderName,
