@@ -184,6 +184,7 @@ describe('OpenAPI document: what a validating proxy and /docs need', () => {
       'ApiKeyPage',
       'CampaignPage',
       'LedgerRewardPage',
+      'MemberLinkPage',
       'MemberPage',
       'PayoutBatchPage',
       'PayoutPage',

@@ -156,6 +156,10 @@ describe('route table', () => {
     'GET /portal/v1/payouts/',
     'GET /portal/v1/tax-details/',
     'PUT /portal/v1/tax-details/',
+    // The member's named links (docs/attribution.md).
+    'GET /portal/v1/links/',
+    'POST /portal/v1/links/',
+    'DELETE /portal/v1/links/{slug}/',
   ];
   // The portal's credential-less doors: opening a link, an affiliate's login link and its opening, log out.
   const PORTAL_LINK_ROUTES = ['OpenPortalSession', 'CreatePortalLoginLink', 'OpenPortalLoginSession', 'EndPortalSession'];
