@@ -46,6 +46,9 @@ import { updateCampaign } from '../shared/store/campaigns';
 import { getItem } from '../shared/store/ops';
 import { portalUrl } from '../shared/domain/portal';
 import { createPortalLink } from '../shared/store/portal';
+import { createMemberLink, deleteMemberLink, listMemberLinks } from '../shared/flows/links';
+import { createLinkBody } from '../shared/schemas/links';
+import { MAX_NAMED_LINKS } from '../shared/domain/links';
 import { formatCents } from '../shared/domain/money';
 import { batchFile, createBatch, isBatchId, markBatchPaid } from '../shared/flows/payouts';
 import { listPayouts, payoutSummary } from '../shared/store/money-lists';
@@ -463,6 +466,41 @@ const commands: Record<string, Command> = {
         throw err;
       }
       return { portal_session_id: link.id, url: portalUrl(apiUrl, account as string, link.token), expires_at: link.expiresAt };
+    },
+  },
+  // A member's named links with sub-ids (docs/attribution.md): the same flow as /v1/members/{id}/links/.
+  'members links': {
+    args: '--account <account_id> --member <member_id> [--add <slug or *>] [--path </page>] [--remove <slug>]',
+    summary: "List a member's named links; --add creates one (`*` for a generated slug; --path a page of the site), --remove deletes one.",
+    flags: ['account', 'member', 'add', 'path', 'remove'],
+    required: ['account', 'member'],
+    check({ add, path, remove }) {
+      if (add !== undefined && remove !== undefined) throw new UsageError('give --add or --remove, not both');
+      if (path !== undefined && add === undefined) throw new UsageError('--path goes with --add');
+    },
+    async run({ account, member, add, path, remove }) {
+      await requireAccount(account as string);
+      const accountId = account as string;
+      const memberId = member as string;
+      try {
+        if (remove !== undefined) {
+          await deleteMemberLink(accountId, memberId, remove as string);
+          return { removed: remove };
+        }
+        if (add !== undefined) {
+          const body = validate(createLinkBody, { slug: add === '*' ? null : add, destination_path: path ?? null });
+          return await createMemberLink(accountId, memberId, body);
+        }
+        const page = await listMemberLinks(accountId, memberId, { pageSize: MAX_NAMED_LINKS });
+        return { count: page.count, results: page.results };
+      } catch (err) {
+        if (err instanceof NotFoundError)
+          throw new DetailError(
+            404,
+            remove !== undefined ? `member ${memberId} has no link ${remove}` : `account ${accountId} has no member ${memberId}`,
+          );
+        throw err;
+      }
     },
   },
   'key create': {

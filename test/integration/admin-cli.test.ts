@@ -166,6 +166,28 @@ describe('admin CLI', () => {
     expect((await cli(['members', 'portal-link', '--account', t.accountId])).code).toBe(2);
   });
 
+  it("members links lists, adds (a slug or a generated one) and removes a member's named links; 1 for field errors and unknowns", async () => {
+    const t = await newAccount();
+    const member = await api('POST', '/v1/members/', { key: t.apiKey, body: { identifier: 'linker', email: 'linker@example.com' } });
+    expect(member.status).toBe(201);
+    const base = ['members', 'links', '--account', t.accountId, '--member', member.body.id];
+    const added = await cli([...base, '--add', 'youtube', '--path', '/pricing']);
+    expect(added).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(oneLine(added.stdout))).toMatchObject({ slug: 'youtube', destination_path: '/pricing' });
+    const generated = JSON.parse(oneLine((await cli([...base, '--add', '*'])).stdout));
+    expect(generated.slug).toMatch(/^[a-z0-9]{8}$/);
+    const listed = JSON.parse(oneLine((await cli(base)).stdout));
+    expect(listed.count).toBe(2);
+    expect(listed.results.map((l: { slug: string }) => l.slug).sort()).toEqual([generated.slug, 'youtube'].sort());
+    const dup = await cli([...base, '--add', 'youtube']);
+    expect(dup.code).toBe(1);
+    expect(oneLine(dup.stderr)).toContain('slug');
+    expect((await cli([...base, '--remove', 'youtube'])).code).toBe(0);
+    expect((await cli([...base, '--remove', 'youtube'])).code).toBe(1);
+    expect((await cli(['members', 'links', '--account', t.accountId, '--member', 'f'.repeat(32)])).code).toBe(1);
+    expect((await cli([...base, '--path', '/x'])).code).toBe(2);
+  }, 60_000);
+
   it('creates an account with the requested plan and prints one JSON line', async () => {
     const res = await cli(['account', 'create', '--name', 'Acme', '--plan', 'small']);
     expect(res).toMatchObject({ code: 0, stderr: '' });
