@@ -66,19 +66,19 @@ export function SignupSection({
           {errors.join(' ')}
         </p>
       )}
+      <div class="field field-check">
+        <input
+          type="checkbox"
+          id={`${id}-enabled`}
+          class="check"
+          checked={signup.enabled}
+          onChange={(e) => set({ enabled: e.currentTarget.checked })}
+        />
+        <label class="label-inline" for={`${id}-enabled`}>
+          Open the sign-up page
+        </label>
+      </div>
       <div class="form-grid">
-        <div class="field field-check">
-          <input
-            type="checkbox"
-            id={`${id}-enabled`}
-            class="check"
-            checked={signup.enabled}
-            onChange={(e) => set({ enabled: e.currentTarget.checked })}
-          />
-          <label class="label-inline" for={`${id}-enabled`}>
-            Open the sign-up page
-          </label>
-        </div>
         <div class="field">
           <label class="label" for={`${id}-approval`}>
             Approval

@@ -126,7 +126,7 @@ function ProgrammeForm({ account: a, onSaved }: { account: Account & AccountProg
           maxLength={40}
           autoComplete="off"
           spellcheck={false}
-          hint={`Your public pages: ${location.origin}/join/${a.slug || '<slug>'}/<campaign>/ and /portal/${a.slug || '<slug>'}/login.`}
+          hint={`In your public pages' addresses: /join/${a.slug || '<slug>'}/<campaign>/ and /portal/${a.slug || '<slug>'}/login.`}
         />
       </div>
 
