@@ -281,54 +281,57 @@ export function ApplicationDetail() {
       </PageHeader>
       <LoadState loaded={loaded} what="the application">
         {(app) => (
-          <div class="grid-2">
-            <Section id="applicant" title="Applicant">
-              <Details
-                items={[
-                  ['Name', app.name || '—'],
-                  ['Email', app.email],
-                  ['Country', countryName(app.country)],
-                  ['Payout email', app.payout_email ?? <span class="muted">Not given yet</span>],
-                  ['Campaign', <CampaignRef id={app.campaign_id} names={c ? new Map([[c.id, c.name]]) : undefined} />],
-                  ['Application id', <code>{app.id}</code>],
-                ]}
-              />
-            </Section>
-            <Section id="decision" title="Decision">
-              <Details
-                items={[
-                  ['Status', <Badge status={app.status} />],
-                  ['Decided', app.decided_at ? formatTime(app.decided_at) : <span class="muted">Not yet</span>],
-                  ['Internal reason', app.reason ?? <span class="muted">None</span>],
-                  [
-                    'Member',
-                    app.member_id ? (
-                      <a href={`/app/members/${encodeURIComponent(app.member_id)}`} class="mono-small">
-                        {app.member_id}
-                      </a>
-                    ) : (
-                      <span class="muted">Created on approval</span>
-                    ),
-                  ],
-                  [
-                    'Fraud flags',
-                    app.fraud_flags.length === 0 ? (
-                      <span class="muted">None</span>
-                    ) : (
-                      <ul class="flag-list">
-                        {app.fraud_flags.map((f, i) => (
-                          <li key={`${f.rule}-${i}`}>
-                            <span class="tag">{f.rule}</span> {f.detail ?? ''} {f.at ? <span class="muted">{formatTime(f.at)}</span> : null}
-                          </li>
-                        ))}
-                      </ul>
-                    ),
-                  ],
-                ]}
-              />
-              {app.status === 'pending' && !canDecide && <p class="hint">An owner or admin decides on applications.</p>}
-            </Section>
-            <Section id="answers" title="Answers" class="span-2">
+          <>
+            <div class="grid-2">
+              <Section id="applicant" title="Applicant">
+                <Details
+                  items={[
+                    ['Name', app.name || '—'],
+                    ['Email', app.email],
+                    ['Country', countryName(app.country)],
+                    ['Payout email', app.payout_email ?? <span class="muted">Not given yet</span>],
+                    ['Campaign', <CampaignRef id={app.campaign_id} names={c ? new Map([[c.id, c.name]]) : undefined} />],
+                    ['Application id', <code>{app.id}</code>],
+                  ]}
+                />
+              </Section>
+              <Section id="decision" title="Decision">
+                <Details
+                  items={[
+                    ['Status', <Badge status={app.status} />],
+                    ['Decided', app.decided_at ? formatTime(app.decided_at) : <span class="muted">Not yet</span>],
+                    ['Internal reason', app.reason ?? <span class="muted">None</span>],
+                    [
+                      'Member',
+                      app.member_id ? (
+                        <a href={`/app/members/${encodeURIComponent(app.member_id)}`} class="mono-small">
+                          {app.member_id}
+                        </a>
+                      ) : (
+                        <span class="muted">Created on approval</span>
+                      ),
+                    ],
+                    [
+                      'Fraud flags',
+                      app.fraud_flags.length === 0 ? (
+                        <span class="muted">None</span>
+                      ) : (
+                        <ul class="flag-list">
+                          {app.fraud_flags.map((f, i) => (
+                            <li key={`${f.rule}-${i}`}>
+                              <span class="tag">{f.rule}</span> {f.detail ?? ''}{' '}
+                              {f.at ? <span class="muted">{formatTime(f.at)}</span> : null}
+                            </li>
+                          ))}
+                        </ul>
+                      ),
+                    ],
+                  ]}
+                />
+                {app.status === 'pending' && !canDecide && <p class="hint">An owner or admin decides on applications.</p>}
+              </Section>
+            </div>
+            <Section id="answers" title="Answers">
               {campaign.loading && !c ? (
                 <p class="muted">Loading the campaign's questions…</p>
               ) : answerRows.length === 0 ? (
@@ -337,7 +340,7 @@ export function ApplicationDetail() {
                 <Details items={answerRows} />
               )}
             </Section>
-          </div>
+          </>
         )}
       </LoadState>
     </>
