@@ -13,8 +13,8 @@
 //   List-Unsubscribe headers and a link in the body, the member's opt-out and a bounced address honoured.
 //   The optional ones (new-referral, monthly-summary) are sent only while the account's setting is on.
 // Every message with a key (always for the second kind and the approval; default keys below) is sent
-// exactly once per key with the marker of ./member-emails.ts (claim with a lease, then sent or skipped;
-// its header explains the crash window).
+// exactly once per key with the marker of ./member-emails.ts (a claim with a lease, ./email-lease.ts, then
+// sent or skipped; its header explains the crash window).
 import { createHash } from 'node:crypto';
 import { config } from '../config';
 import { affiliateSettingsOf } from '../domain/affiliates';
@@ -54,7 +54,7 @@ import { LOGIN_EMAIL_BURST, LOGIN_EMAIL_GAP } from './login-links';
 import type { EmailSender, Mailbox } from './sender';
 import type { RenderedEmail } from './templates';
 import { unsubscribeHeaders, unsubscribeUrl } from './unsubscribe';
-import { EmailInFlightError, LEASE_SECONDS } from './member-emails';
+import { EmailInFlightError, LEASE_SECONDS } from './email-lease';
 
 export type AffiliateEmailOutcome = 'sent' | 'skipped' | 'duplicate' | 'paced';
 

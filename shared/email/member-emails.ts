@@ -17,7 +17,6 @@ import { config } from '../config';
 import type { Reward } from '../domain/models';
 import type { AffiliateEmailMessage, LoginLinkMessage, MemberEmailMessage } from '../queue/queues';
 import { sendLoginLinks } from './login-links';
-// A cycle, used only at call time: ./affiliate-emails.ts takes this module's lease and in-flight error.
 import { sendAffiliateEmail } from './affiliate-emails';
 import { PoisonMessageError, sqsWorker } from '../queue/worker';
 import { claimEmail, completeEmail, emailContext, releaseEmail, senderOf, suppressedAddress } from '../store/emails';
@@ -28,14 +27,10 @@ import { conversionEmail, rewardEmail, type RenderedEmail } from './templates';
 import { unsubscribeHeaders, unsubscribeUrl } from './unsubscribe';
 import { issueUnsubscribeToken } from '../store/unsubscribe';
 import { log } from '../log';
+import { EmailInFlightError, LEASE_SECONDS } from './email-lease';
 
-/** Longer than one attempt (the worker's timeout is 20 s), shorter than the queue's visibility timeout. */
-export const LEASE_SECONDS = 60;
-
-/** Another attempt holds the message's lease: retry later. */
-export class EmailInFlightError extends Error {
-  override readonly name = 'EmailInFlightError';
-}
+// The marker's lease and in-flight error live in ./email-lease.ts (the affiliate emails share them).
+export { EmailInFlightError, LEASE_SECONDS };
 
 export const messageKey = (m: Pick<MemberEmailMessage, 'template' | 'referral_id' | 'reward_id'>) =>
   m.template === 'conversion' ? `conversion-${m.referral_id}` : `reward-${m.reward_id ?? ''}`;
