@@ -24,7 +24,6 @@ export interface Scopes {
 
 /** The report scope of one member's sub-id. */
 export const subScope = (memberId: string, sub: string) => `S#${memberId}#${sub}`;
-const COUNTS: ReadonlySet<string> = new Set<CountMetric>(['link_clicks', 'referrals', 'conversions']);
 
 /** `YYYY-MM-DD` (UTC) of unix seconds. */
 export const dayOf = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
@@ -51,7 +50,8 @@ export class ReportDeltas {
       ...(scopes.campaignId ? [`C#${scopes.campaignId}`] : []),
       ...(scopes.memberId ? [`M#${scopes.memberId}`] : []),
       // One more bucket where a sub-id is present (one more item in the same transaction, no round trip).
-      ...(scopes.memberId && scopes.sub && COUNTS.has(metric) ? [subScope(scopes.memberId, scopes.sub)] : []),
+      // (Counts only: a count has no currency. Written out rather than through subScope: a smaller bundle.)
+      ...(scopes.memberId && scopes.sub && !currency ? [`S#${scopes.memberId}#${scopes.sub}`] : []),
     ];
     for (const scope of scopeNames) this.bump(keys.reportDay(this.accountId, scope, day), 'ReportDay', attr, delta);
     // The ranking counts what it sorts by: conversions, revenue and commission.
