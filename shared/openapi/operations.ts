@@ -264,7 +264,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   ListReferrals: {
     tag: 'Referrals',
     summary: 'List referrals',
-    description: `Filter by \`member\`; \`search\` finds the referral of one referred user by its exact \`user_identifier\` (0 or 1 result). ${PAGINATION}`,
+    description: `Filter by \`member\`, and with it by \`sub\` (the referrals made through one of the member's sub-ids, exact count); \`search\` finds the referral of one referred user by its exact \`user_identifier\` (0 or 1 result). ${PAGINATION}`,
     query: listReferralsQuery,
     success: { status: 200, description: 'A page of referrals.', body: { page: 'Referral' } },
   },
@@ -272,7 +272,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Referrals',
     summary: 'Create a referral',
     description:
-      'Idempotent on the pair: the same `user_identifier` and `member_code` again returns the existing referral (200, nothing created). Emits `referral.created`.',
+      "Idempotent on the pair: the same `user_identifier` and `member_code` again returns the existing referral (200, nothing created). `sub` records the sub-id (a named link's slug) the user came through. Emits `referral.created`.",
     body: createReferralBody,
     success: { status: 200, description: 'The referral (new or existing).', body: { component: 'Referral' } },
     examples: { request: referralRequest, response: NEW_REFERRAL },
@@ -596,7 +596,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Reports',
     summary: 'A metric over time',
     description:
-      'Every bucket of the range (zeros included), for the account, one campaign or one member. Counts for `link_clicks`, `referrals`, `conversions`; money per currency for `revenue` and `refunds` (payments of referred users), `credit_earned`, `commission_earned` and `commission_paid`. Exact with no lag: the buckets change in the transactions that change what they count. A 90-day daily chart is one Query. 400 for a range over 400 days.',
+      "Every bucket of the range (zeros included), for the account, one campaign, one member, or one member's sub-id (`member` and `sub`: counts only). Counts for `link_clicks`, `referrals`, `conversions`; money per currency for `revenue` and `refunds` (payments of referred users), `credit_earned`, `commission_earned` and `commission_paid`. Exact with no lag: the buckets change in the transactions that change what they count. A 90-day daily chart is one Query. 400 for a range over 400 days.",
     query: timeseriesQuery,
     success: { status: 200, description: 'The series.', body: { component: 'ReportTimeseries' } },
   },
@@ -1029,7 +1029,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   PortalStats: {
     tag: 'Member portal',
     summary: "The member's chart",
-    description: 'Clicks, referrals and conversions per bucket: the last 30 days by day, 12 weeks by week, or 12 months by month (UTC).',
+    description:
+      "Clicks, referrals and conversions per bucket: the last 30 days by day, 12 weeks by week, or 12 months by month (UTC); with `sub`, those through one of the member's sub-ids.",
     query: portalStatsQuery,
     success: { status: 200, description: 'The buckets, oldest first.', body: { component: 'PortalStats' } },
   },
