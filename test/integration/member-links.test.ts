@@ -190,4 +190,36 @@ describe('portal links', () => {
     expect((await api('GET', `/v1/members/${alice.id}/links/`, { key: token })).status).toBe(401);
     expect((await api('GET', '/portal/v1/links/', { key: t.apiKey })).status).toBe(401);
   });
+
+  it("never shows another member's links or sub-id counts, through a cursor or a sub filter", async () => {
+    const t = await newAccount();
+    const alice = await member(t);
+    const bob = await member(t);
+    for (const slug of ['a1', 'a2']) expect((await create(t, alice.id, { slug })).status).toBe(201);
+    const aliceToken = await portalToken(t, alice.id);
+    const bobToken = await portalToken(t, bob.id);
+    // A cursor is bound to the list it came from: Alice's next page is refused on Bob's list.
+    const page = await api('GET', '/portal/v1/links/?page_size=1', { key: aliceToken });
+    expect(page.body.count).toBe(2);
+    const cursor = new URL(page.body.next).searchParams.get('cursor') as string;
+    const stolen = await api('GET', `/portal/v1/links/?page_size=1&cursor=${cursor}`, { key: bobToken });
+    expect(stolen.status).toBe(400);
+    expect(stolen.body).toEqual({ cursor: ['Invalid cursor.'] });
+    const apiStolen = await api('GET', `/v1/members/${bob.id}/links/?page_size=1&cursor=${cursor}`, { key: t.apiKey });
+    expect(apiStolen.status).toBe(400);
+    // Alice's sub-id counts: Bob's stats with her sub are his own (zero), never hers.
+    const clickRes = await api('POST', '/js/v1/clicks/', {
+      key: (t as Tenant & { publishableKey: string }).publishableKey,
+      body: { code: alice.code, visitor_id: 'visitor_a1', sub: 'a1' },
+    });
+    expect(clickRes.status).toBe(200);
+    const own = await api('GET', '/portal/v1/stats/?interval=day&sub=a1', { key: aliceToken });
+    const other = await api('GET', '/portal/v1/stats/?interval=day&sub=a1', { key: bobToken });
+    const clicks = (r: { body: { buckets: { link_clicks: number }[] } }) => r.body.buckets.reduce((a, b) => a + b.link_clicks, 0);
+    expect(clicks(own)).toBe(1);
+    expect(clicks(other)).toBe(0);
+    // The portal takes no member from the request: a member id in the query changes nothing.
+    const sneaky = await api('GET', `/portal/v1/links/?member=${alice.id}`, { key: bobToken });
+    expect(sneaky.body.count).toBe(0);
+  });
 });
