@@ -11,7 +11,7 @@ import { portalAccount } from '../../shared/flows/affiliate-login';
 import { AUTH_FAILURE_ACCOUNT } from '../../shared/http/auth';
 import { ipScope, LOGINS_PER_IP, loginBody } from '../../shared/http/login';
 import { jsonResult, publicHandler } from '../../shared/http/respond';
-import { log } from '../../shared/log';
+import { errorFields, log } from '../../shared/log';
 import { publish } from '../../shared/queue/publish';
 import { portalLoginLinkBody } from '../../shared/schemas/portal';
 import { getItem } from '../../shared/store/ops';
@@ -46,11 +46,16 @@ export async function requestLoginLink(accountName: string, email: string, event
   if (!found) return;
   const claim = await getItem(keys.memberEmailClaim(found.accountId, address), false);
   if (typeof claim?.member_id !== 'string') return;
-  await publish('member-emails', {
-    kind: 'affiliate-email',
-    template: 'portal-login',
-    account_id: found.accountId,
-    email: address,
-    member_id: claim.member_id,
-  });
+  // A failure to queue answers the same 202 (an error here must not tell a member's address from another's).
+  try {
+    await publish('member-emails', {
+      kind: 'affiliate-email',
+      template: 'portal-login',
+      account_id: found.accountId,
+      email: address,
+      member_id: claim.member_id,
+    });
+  } catch (err) {
+    log('error', 'portal login email not queued', errorFields(err));
+  }
 }

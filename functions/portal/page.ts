@@ -20,6 +20,6 @@ export const handler = publicHandler(async (event) => {
   return {
     statusCode: 200,
     headers: { ...portalHeaders(origins), 'X-Request-Id': requestId(event) },
-    body: portalPage(origins, { theme, portal }),
+    body: portalPage(origins, { theme, portal, ...(typeof account.name === 'string' ? { program: account.name } : {}) }),
   };
 });

@@ -54,14 +54,19 @@ const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').rep
  * The page for an account with these embed origins. `theme` is the account's stored theme (already
  * checked: storedTheme), as `accent=%23…&radius=…` in `<meta name="refloop-theme">`: the app applies it
  * when the fragment brings none, with the same checks as a fragment's theme. `portal` is the account's
- * name in the path (its slug, else its id), for the app's links between the login view and the portal.
+ * name in the path (its slug, else its id), for the app's links between the login view and the portal;
+ * `program` the account's name, for the login view's title (the page is public: no member data).
  */
-export function portalPage(embedOrigins: readonly string[], extra: { theme?: Record<string, string>; portal?: string } = {}): string {
+export function portalPage(
+  embedOrigins: readonly string[],
+  extra: { theme?: Record<string, string>; portal?: string; program?: string } = {},
+): string {
   const theme = new URLSearchParams(extra.theme ?? {}).toString();
   const metas = [
     `<meta name="refloop-embed-origins" content="${attr(embedOrigins.join(' '))}">`,
     ...(theme ? [`<meta name="refloop-theme" content="${attr(theme)}">`] : []),
     ...(extra.portal ? [`<meta name="refloop-portal" content="${attr(extra.portal)}">`] : []),
+    ...(extra.program ? [`<meta name="refloop-program" content="${attr(extra.program)}">`] : []),
   ];
   return portalTemplate().replace(ORIGINS_PLACEHOLDER, metas.join(''));
 }

@@ -6,7 +6,7 @@
 // This is its own openapi-fetch client: the dashboard's (dashboard/api.ts) sends a 401 to the operators' login
 // page; here a 401 means the portal session is over, and the page says so (onSessionEnded).
 import createClient from 'openapi-fetch';
-import { ApiError, toProblem, unwrap, type Problem } from '../api/client';
+import { ApiError, problemOf, toProblem, unwrap, type Problem } from '../api/client';
 import type { components, paths } from '../api/schema';
 
 type Schemas = components['schemas'];
@@ -25,6 +25,14 @@ export { toProblem };
 
 // Same origin; the dashboard's cookie is of no use here and is not sent.
 const client = createClient<paths>({ baseUrl: '', credentials: 'omit' });
+// An affiliate's session is the `refloop_portal` cookie (HttpOnly, Path=/portal/): sent with same-origin calls.
+const cookieClient = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
+
+/** True once this page runs on the affiliate's cookie session (no bearer token): calls send the cookie. */
+let cookieSession = false;
+/** The cookie session answered once (its end is then announced like a bearer session's). */
+let cookieConfirmed = false;
+export const onCookieSession = () => cookieSession;
 
 interface Stored {
   token: string;
@@ -34,7 +42,7 @@ interface Stored {
 }
 
 let current: Stored | null = null;
-const ended = new Set<() => void>();
+const ended = new Set<(viaCookie: boolean) => void>();
 
 /** The account's id from the page's path (`/portal/<account_id>/`): sessions are kept per account. */
 function storageKey(): string {
@@ -77,17 +85,34 @@ export function restoreSession(): { params: string } | null {
 }
 
 export function hasSession(): boolean {
-  return current !== null && current.expires_at > now();
+  return cookieSession || (current !== null && current.expires_at > now());
 }
 
 /** Forgets the session (memory and storage): nothing of the member can be fetched any more. */
 export function clearSession(): void {
   current = null;
+  cookieSession = false;
+  cookieConfirmed = false;
   store(null);
 }
 
+/** Uses the affiliate's cookie session, if the browser holds one (GET /portal/v1/me/ answers 401 otherwise). */
+export async function openCookieSession(): Promise<Me> {
+  current = null;
+  cookieSession = true;
+  cookieConfirmed = false;
+  try {
+    const me = await getMe();
+    cookieConfirmed = true;
+    return me;
+  } catch (err) {
+    cookieSession = false;
+    throw err;
+  }
+}
+
 /** Called when a request finds the session over (401): the page shows its expired state. */
-export function onSessionEnded(listener: () => void): () => void {
+export function onSessionEnded(listener: (viaCookie: boolean) => void): () => void {
   ended.add(listener);
   return () => ended.delete(listener);
 }
@@ -108,22 +133,49 @@ export const unauthenticated = () => new ApiError({ status: 401, fields: {}, mes
  * current (a request of an older session, answered after a fresh one opened, changes nothing).
  */
 async function call<T>(
-  run: (headers: { Authorization: string }) => Promise<{ data?: T; error?: unknown; response: Response }>,
+  run: (
+    headers: { Authorization: string } | Record<string, never>,
+    api: typeof client,
+  ) => Promise<{ data?: T; error?: unknown; response: Response }>,
 ): Promise<T> {
   const session = current;
-  if (!session) throw unauthenticated();
+  const viaCookie = session === null && cookieSession;
+  if (!session && !viaCookie) throw unauthenticated();
   try {
-    return await unwrap(run({ Authorization: `Bearer ${session.token}` }));
+    return await unwrap(session ? run({ Authorization: `Bearer ${session.token}` }, client) : run({}, cookieClient));
   } catch (err) {
-    if (err instanceof ApiError && err.problem.status === 401 && current === session) {
+    if (err instanceof ApiError && err.problem.status === 401 && current === session && (session !== null || cookieConfirmed)) {
       clearSession();
-      for (const listener of ended) listener();
+      for (const listener of ended) listener(viaCookie);
     }
     throw err;
   }
 }
 
-export const getMe = () => call((headers) => client.GET('/portal/v1/me/', { headers }));
+/**
+ * A call of an endpoint by path, with the session's credential (the bearer token or the cookie), for the
+ * affiliate's endpoints: JSON in and out, an ApiError (the API's field errors) otherwise.
+ */
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  return call(async (headers) => {
+    const response = await fetch(path, {
+      method,
+      credentials: cookieSession && !current ? 'same-origin' : 'omit',
+      headers: { ...headers, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), Accept: 'application/json' },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    let parsed: unknown = null;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = text;
+    }
+    return response.ok ? { data: parsed as T, response } : { error: parsed, response };
+  });
+}
+
+export const getMe = () => call((headers, api) => api.GET('/portal/v1/me/', { headers }));
 
 /**
  * Whether the member has commission to be paid: their campaign pays commission, or they earned some
@@ -134,9 +186,10 @@ export const collectsCommission = (me: Me): boolean =>
   me.campaign?.reward_type === 'commission' || me.member.payout_email !== null || Number(me.stats.commission_earned) > 0;
 
 export const updateMe = (body: { payout_email?: string | null; email_opt_out: boolean }) =>
-  call((headers) => client.PATCH('/portal/v1/me/', { headers, body }));
+  call((headers, api) => api.PATCH('/portal/v1/me/', { headers, body }));
 
-export const getStats = () => call((headers) => client.GET('/portal/v1/stats/', { headers, params: { query: { interval: 'month' } } }));
+export const getStats = (sub?: string | null) =>
+  request<Stats>('GET', `/portal/v1/stats/?interval=month${sub ? `&sub=${encodeURIComponent(sub)}` : ''}`);
 
 /**
  * A list's `next` link as the query of the same call. The link is absolute; only its cursor and page
@@ -155,13 +208,13 @@ export function pageQuery(next: string | null | undefined): { cursor?: string; p
 }
 
 export const listReferrals = (next?: string | null): Promise<ListPage<Referral>> =>
-  call((headers) => client.GET('/portal/v1/referrals/', { headers, params: { query: pageQuery(next) } }));
+  call((headers, api) => api.GET('/portal/v1/referrals/', { headers, params: { query: pageQuery(next) } }));
 
 export const listRewards = (next?: string | null): Promise<ListPage<Reward>> =>
-  call((headers) => client.GET('/portal/v1/rewards/', { headers, params: { query: pageQuery(next) } }));
+  call((headers, api) => api.GET('/portal/v1/rewards/', { headers, params: { query: pageQuery(next) } }));
 
 export const listPayouts = (next?: string | null): Promise<ListPage<Payout>> =>
-  call((headers) => client.GET('/portal/v1/payouts/', { headers, params: { query: pageQuery(next) } }));
+  call((headers, api) => api.GET('/portal/v1/payouts/', { headers, params: { query: pageQuery(next) } }));
 
 /** A short, stable code for an error the host is told about (`{type: 'error', code}`). */
 export function errorCode(problem: Problem): string {
@@ -170,3 +223,66 @@ export function errorCode(problem: Problem): string {
   if (problem.status >= 500) return 'server_error';
   return `http_${problem.status}`;
 }
+
+// ---- the affiliate's login, links and tax details -----------------------------------------------------
+
+/** Where the email's link is sent: always "accepted", whoever the address is. */
+export async function requestLoginLink(account: string, email: string): Promise<string> {
+  const response = await fetch('/portal/v1/login-links/', {
+    method: 'POST',
+    credentials: 'omit',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({ account, email }),
+  }).catch(() => null);
+  if (!response) throw new ApiError(toProblem(null));
+  const body = (await response.json().catch(() => null)) as { detail?: string } | null;
+  if (!response.ok) throw new ApiError(problemOf(body, response.status));
+  return body?.detail ?? 'Check your email.';
+}
+
+/** Trades the emailed link's token for the cookie session; answers the portal's name in the path. */
+export async function openLoginSession(token: string): Promise<string> {
+  const response = await fetch('/portal/v1/login-sessions/', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({ token }),
+  }).catch(() => null);
+  if (!response) throw new ApiError(toProblem(null));
+  const body = (await response.json().catch(() => null)) as { portal?: string } | null;
+  if (!response.ok) throw new ApiError(problemOf(body, response.status));
+  return body?.portal ?? '';
+}
+
+/** Logs out of the cookie session (204 also when it had ended). */
+export async function logOut(): Promise<void> {
+  await fetch('/portal/v1/sessions/current/', { method: 'DELETE', credentials: 'same-origin' }).catch(() => null);
+  clearSession();
+}
+
+export interface MemberLink {
+  slug: string;
+  destination_path: string | null;
+  url: string | null;
+  created_at: number;
+}
+
+export const listLinks = (next?: string | null) => {
+  const q = new URLSearchParams(pageQuery(next) as Record<string, string>).toString();
+  return request<ListPage<MemberLink>>('GET', `/portal/v1/links/${q ? `?${q}` : ''}`);
+};
+export const createLink = (body: { slug?: string; destination_path?: string }) => request<MemberLink>('POST', '/portal/v1/links/', body);
+export const deleteLink = (slug: string) => request<null>('DELETE', `/portal/v1/links/${encodeURIComponent(slug)}/`);
+
+export interface TaxDetails {
+  required: boolean;
+  provided: boolean;
+  form: 'w9' | 'w8ben' | null;
+  legal_name: string | null;
+  country: string | null;
+  address: string | null;
+  tin: string | null;
+  updated_at: number | null;
+}
+export const getTaxDetails = () => request<TaxDetails>('GET', '/portal/v1/tax-details/');
+export const putTaxDetails = (body: unknown) => request<TaxDetails>('PUT', '/portal/v1/tax-details/', body);

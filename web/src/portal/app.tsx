@@ -3,33 +3,55 @@
 // a retry). A fresh URL from the host (host.ts) opens a new session in place: no reload.
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { Spinner } from '../ui/busy-button';
+import { BusyButton, Spinner } from '../ui/busy-button';
 import { formatCount } from '../ui/format';
 import {
   clearSession,
   errorCode,
   getMe,
   hasSession,
+  logOut,
+  onCookieSession,
   onSessionEnded,
   openSession,
   toProblem,
   unauthenticated,
+  openCookieSession,
   type Me,
   type Problem,
 } from './api';
 import { hasHost, isFramed, listenForUrls, post, reportHeight, tokenOfPortalUrl } from './host';
+import { Links } from './links';
 import { Payouts, Referrals, Rewards } from './lists';
+import { Login, loginPath } from './login';
+import { TaxDetailsSection } from './tax-details';
 import { Settings } from './settings';
 import { Share, StatsSection, Terms } from './sections';
 import { timeOnly } from './util';
 
-type State = { kind: 'opening' } | { kind: 'ready'; me: Me } | { kind: 'expired' } | { kind: 'error'; problem: Problem };
+type State =
+  | { kind: 'opening' }
+  | { kind: 'ready'; me: Me }
+  | { kind: 'expired' }
+  | { kind: 'login' }
+  | { kind: 'error'; problem: Problem };
 
 /** How many times in a row the page asks the host for a fresh URL by itself (a host that keeps handing
  * over used links must not loop); the expired page's button asks again. */
 const AUTO_REFRESHES = 3;
 
-export function App({ linkToken, params }: { linkToken: string | null; params: string }) {
+export function App({
+  linkToken,
+  params,
+  portal,
+  program,
+}: {
+  linkToken: string | null;
+  params: string;
+  /** The account's name in the path (slug or id), for the login view. */
+  portal: string;
+  program: string | null;
+}) {
   const [state, setState] = useState<State>({ kind: 'opening' });
   const [generation, setGeneration] = useState(0);
   const current = useRef(0);
@@ -37,7 +59,19 @@ export function App({ linkToken, params }: { linkToken: string | null; params: s
   const pending = useRef<string | null>(linkToken);
   const asked = useRef(0);
 
-  const expire = useCallback(() => {
+  /** No session, or it ended: a standalone page asks for a login (an affiliate's, or any member's by email). */
+  const toLogin = useCallback(() => {
+    clearSession();
+    current.current += 1;
+    history.replaceState(null, '', loginPath(portal));
+    setState({ kind: 'login' });
+  }, [portal]);
+
+  const expire = useCallback((viaCookie = false) => {
+    if (viaCookie || onCookieSession()) {
+      toLogin();
+      return;
+    }
     clearSession();
     pending.current = null;
     current.current += 1;
@@ -53,14 +87,28 @@ export function App({ linkToken, params }: { linkToken: string | null; params: s
       const run = ++current.current;
       setState({ kind: 'opening' });
       try {
+        let me: Me;
         if (token) {
           pending.current = token;
           await openSession(token, params);
           pending.current = null;
-        } else if (!hasSession()) {
+          me = await getMe();
+        } else if (hasSession()) {
+          me = await getMe();
+        } else if (!isFramed()) {
+          // A top-level page without a link: the affiliate's cookie session, if the browser holds one.
+          try {
+            me = await openCookieSession();
+          } catch (err) {
+            if (run === current.current && toProblem(err).status === 401) {
+              toLogin();
+              return;
+            }
+            throw err;
+          }
+        } else {
           throw unauthenticated();
         }
-        const me = await getMe();
         if (run !== current.current) return;
         asked.current = 0;
         setGeneration(run);
@@ -76,7 +124,7 @@ export function App({ linkToken, params }: { linkToken: string | null; params: s
         post({ type: 'error', code: errorCode(problem), message: problem.message ?? '' });
       }
     },
-    [params, expire],
+    [params, expire, toLogin],
   );
 
   useEffect(() => {
@@ -107,7 +155,8 @@ export function App({ linkToken, params }: { linkToken: string | null; params: s
   if (state.kind === 'ready') {
     return <Portal key={generation} me={state.me} onMe={(me) => setState({ kind: 'ready', me })} />;
   }
-  if (state.kind === 'expired') return <Expired />;
+  if (state.kind === 'expired') return <Expired portal={portal} />;
+  if (state.kind === 'login') return <Login portal={portal} program={program} token={null} ended />;
   if (state.kind === 'error') {
     return (
       <Frame title="Something went wrong">
@@ -137,7 +186,7 @@ function Frame({ title, hiddenTitle, children }: { title: string; hiddenTitle?: 
   );
 }
 
-function Expired() {
+function Expired({ portal }: { portal: string }) {
   const [asked, setAsked] = useState(false);
   return (
     <main class="portal portal-message" data-testid="portal-expired">
@@ -170,7 +219,14 @@ function Expired() {
           </p>
         </>
       ) : (
-        <p class="message-text">Open it again from the app where you found it.</p>
+        <>
+          <p class="message-text">Open it again from the app where you found it.</p>
+          {!isFramed() && (
+            <p class="message-text">
+              Or <a href={loginPath(portal)}>log in with your email address</a>.
+            </p>
+          )}
+        </>
       )}
     </main>
   );
@@ -195,6 +251,9 @@ function safeReturnUrl(value: string | null): string | null {
 function Portal({ me, onMe }: { me: Me; onMe: (me: Me) => void }) {
   const back = isFramed() ? null : safeReturnUrl(me.session.return_url);
   const { stats } = me;
+  const affiliate = me.session.mode === 'cookie';
+  const [leaving, setLeaving] = useState(false);
+  const [sub, setSub] = useState<string | null>(null);
   return (
     <div class="portal">
       <header class="portal-header">
@@ -202,6 +261,23 @@ function Portal({ me, onMe }: { me: Me; onMe: (me: Me) => void }) {
           <a class="back-link" href={back}>
             <span aria-hidden="true">←</span> Back
           </a>
+        )}
+        {affiliate && (
+          <div class="header-actions">
+            <BusyButton
+              variant="secondary"
+              class="btn-small"
+              busy={leaving}
+              busyLabel="Logging out…"
+              onClick={async () => {
+                setLeaving(true);
+                await logOut();
+                location.assign(loginPath(me.program.portal));
+              }}
+            >
+              Log out
+            </BusyButton>
+          </div>
         )}
         <h1 class="portal-title">{me.program.name ? `${me.program.name} referral programme` : 'Referral programme'}</h1>
         <p class="portal-greeting" data-testid="portal-greeting">
@@ -216,15 +292,19 @@ function Portal({ me, onMe }: { me: Me; onMe: (me: Me) => void }) {
           <Share me={me} />
           <Terms me={me} />
         </div>
-        <StatsSection me={me} />
+        <Links me={me} onSub={setSub} />
+        <StatsSection me={me} sub={sub} onSub={setSub} />
         <Referrals />
         <Rewards />
         <Payouts me={me} />
         <Settings me={me} onMe={onMe} />
+        {me.tax_details.required && <TaxDetailsSection />}
       </main>
       <footer class="portal-footer">
         <p>
-          Session ends at <time dateTime={new Date(me.session.expires_at * 1000).toISOString()}>{timeOnly(me.session.expires_at)}</time>
+          {affiliate ? 'Logged in until ' : 'Session ends at '}
+          <time dateTime={new Date(me.session.expires_at * 1000).toISOString()}>{timeOnly(me.session.expires_at)}</time>
+          {affiliate ? ' (each visit extends it)' : ''}
         </p>
       </footer>
     </div>

@@ -217,7 +217,15 @@ export function Referrals() {
           cell: (r) => (
             <>
               <span class="masked">{r.user}</span>
-              <span class="cell-sub">Signed up {formatDate(r.created_at)}</span>
+              <span class="cell-sub">
+                Signed up {formatDate(r.created_at)}
+                {r.sub ? (
+                  <>
+                    {' '}
+                    through <span class="code">{r.sub}</span>
+                  </>
+                ) : null}
+              </span>
             </>
           ),
         },

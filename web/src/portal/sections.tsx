@@ -28,7 +28,7 @@ async function writeClipboard(text: string, input: HTMLInputElement | null): Pro
  * (ui/copy.tsx's CopyButton has no announcement and is a small secondary button; this one is the
  * page's main action.)
  */
-function CopyField({ label, value, what, testId }: { label: string; value: string; what: string; testId: string }) {
+export function CopyField({ label, value, what, testId }: { label: string; value: string; what: string; testId: string }) {
   const id = useId();
   const input = useRef<HTMLInputElement>(null);
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
@@ -159,7 +159,7 @@ function rewardKind(me: Me): 'credit' | 'commission' {
   return Number(me.stats.commission_earned) > 0 ? 'commission' : 'credit';
 }
 
-export function StatsSection({ me }: { me: Me }) {
+export function StatsSection({ me, sub = null, onSub }: { me: Me; sub?: string | null; onSub?: (sub: string | null) => void }) {
   const { stats } = me;
   const kind = rewardKind(me);
   const money = (v: string) => formatMoney(v, stats.currency);
@@ -169,13 +169,14 @@ export function StatsSection({ me }: { me: Me }) {
 
   useEffect(() => {
     setProblem(null);
-    getStats().then(setSeries, (err: unknown) => {
+    setSeries(null);
+    getStats(sub).then(setSeries, (err: unknown) => {
       const p = toProblem(err);
       if (p.status === 401) return;
       setProblem(p);
       post({ type: 'error', code: errorCode(p), message: p.message ?? '' });
     });
-  }, [attempt]);
+  }, [attempt, sub]);
 
   return (
     <section id="stats" class="section" aria-labelledby="stats-title">
@@ -199,6 +200,16 @@ export function StatsSection({ me }: { me: Me }) {
           <Tile label="Approved" value={money(stats.commission_approved)} note="To be paid out" />
           <Tile label="Paid" value={money(stats.commission_paid)} note="Sent to you" />
         </dl>
+      )}
+      {sub && (
+        <div class="sub-filter" data-testid="stats-sub">
+          <p>
+            The chart shows the link <span class="code">{sub}</span> only; the totals above are for all your links.
+          </p>
+          <button type="button" class="btn btn-secondary btn-small" onClick={() => onSub?.(null)}>
+            Show all links
+          </button>
+        </div>
       )}
       <div class="card card-chart">
         {problem ? (

@@ -41,25 +41,42 @@ export function Settings({ me, onMe }: { me: Me; onMe: (me: Me) => void }) {
           }}
         >
           {payoutEmail && (
-            <Field
-              name="payout_email"
-              type="email"
-              label="Payout email"
-              hint="Where we send your commission (PayPal or Wise)"
-              defaultValue={me.member.payout_email ?? ''}
-              autoComplete="email"
-              inputMode="email"
-              spellcheck={false}
-              maxLength={254}
-              onInput={edited}
-            />
+            <fieldset class="fieldset" id="payout-settings">
+              <legend>Payout settings</legend>
+              <Field
+                name="payout_email"
+                type="email"
+                label="Payout email"
+                hint="Where we send your commission (PayPal or Wise)"
+                defaultValue={me.member.payout_email ?? ''}
+                autoComplete="email"
+                inputMode="email"
+                spellcheck={false}
+                maxLength={254}
+                onInput={edited}
+              />
+              {me.tax_details.required && (
+                <p class="hint">
+                  {me.tax_details.provided ? (
+                    'Your tax details are on file.'
+                  ) : (
+                    <>
+                      Payouts wait until you give your <a href="#tax-details">tax details</a>.
+                    </>
+                  )}
+                </p>
+              )}
+            </fieldset>
           )}
-          <CheckField
-            name="email_opt_out"
-            label="Don't email me about my referrals and rewards"
-            defaultChecked={me.member.email_opt_out}
-            onChange={edited}
-          />
+          <fieldset class="fieldset">
+            <legend>Emails</legend>
+            <CheckField
+              name="email_opt_out"
+              label="Don't email me about my referrals and rewards"
+              defaultChecked={me.member.email_opt_out}
+              onChange={edited}
+            />
+          </fieldset>
           <div class="form-actions">
             <SubmitButton form={form} busyLabel="Saving…">
               Save
