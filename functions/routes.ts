@@ -54,7 +54,8 @@ export const routes: readonly Route[] = [
     path: '/v1/referrals/',
     entry: 'functions/referrals/create.ts',
     table: 'write',
-    queues: ['rewards', 'webhook-events'],
+    // ... and the member's optional new-referral email (docs/affiliate-emails.md).
+    queues: ['rewards', 'webhook-events', 'member-emails'],
   },
   { name: 'GetReferral', method: 'GET', path: '/v1/referrals/{id}/', entry: 'functions/referrals/get.ts', table: 'read' },
   // The specification's path has no /v1/ prefix; the contract adds the /v1/ alias.
@@ -108,7 +109,8 @@ export const routes: readonly Route[] = [
     path: '/v1/payouts/{id}/mark-paid/',
     entry: 'functions/payouts/mark-paid.ts',
     table: 'write',
-    queues: ['webhook-events'],
+    // The payout-sent email of each payout paid (docs/affiliate-emails.md).
+    queues: ['webhook-events', 'member-emails'],
     timeoutSeconds: 29,
   },
   {
@@ -154,7 +156,8 @@ export const routes: readonly Route[] = [
     path: '/v1/payout-batches/{id}/mark-paid/',
     entry: 'functions/payout-batches/mark-paid.ts',
     table: 'write',
-    queues: ['webhook-events'],
+    // The payout-sent email of each payout paid (docs/affiliate-emails.md).
+    queues: ['webhook-events', 'member-emails'],
     timeoutSeconds: 29,
   },
   // Reports: read the daily (and monthly per-member) buckets the writes keep; one Query per range.
@@ -163,9 +166,6 @@ export const routes: readonly Route[] = [
   { name: 'ReportMembers', method: 'GET', path: '/v1/reports/members/', entry: 'functions/reports/members.ts', table: 'read' },
   // CSV exports, paged (10,000 rows per response at most, Link rel="next").
   { name: 'ExportCsv', method: 'GET', path: '/v1/exports/{file}/', entry: 'functions/exports/get.ts', table: 'read', timeoutSeconds: 29 },
-  { name: 'DeleteReferral', method: 'DELETE', path: '/v1/referrals/{id}/', entry: 'functions/referrals/delete.ts', table: 'write' },
-  {
-    name: 'GetReferralByUser',
   // Members' tax details in full: owner and finance sessions only; the one /v1/ route allowed the tax items.
   {
     name: 'ExportTaxDetails',
@@ -176,6 +176,9 @@ export const routes: readonly Route[] = [
     timeoutSeconds: 29,
     taxDetails: true,
   },
+  { name: 'DeleteReferral', method: 'DELETE', path: '/v1/referrals/{id}/', entry: 'functions/referrals/delete.ts', table: 'write' },
+  {
+    name: 'GetReferralByUser',
     method: 'GET',
     path: '/v1/referrals/user/{user_identifier}/',
     entry: 'functions/referrals/get-by-user.ts',
@@ -283,8 +286,8 @@ export const routes: readonly Route[] = [
     entry: 'functions/js/create-referral.ts',
     table: 'write',
     auth: 'publishable-key',
-    // The coupon job of a double-sided campaign, as for POST /v1/referrals/.
-    queues: ['rewards', 'webhook-events'],
+    // The coupon job of a double-sided campaign and the new-referral email, as for POST /v1/referrals/.
+    queues: ['rewards', 'webhook-events', 'member-emails'],
   },
   // The widget's host-side script (Refloop.mount): frames the member portal.
   { name: 'EmbedScript', method: 'GET', path: '/js/refloop-embed.js', entry: 'functions/js/embed-script.ts', table: 'none', auth: 'none' },
@@ -439,11 +442,8 @@ export const routes: readonly Route[] = [
 
   // ---- the member portal (docs/portal.md) ----
   // Its page: no credential, one read of the account (its embed origins are the page's frame-ancestors).
-  { name: 'PortalPage', method: 'GET', path: '/portal/{account_id}/', entry: 'functions/portal/page.ts', table: 'read', auth: 'none' },
-  // The link's token (from the URL fragment) for a portal session token; rate limited per IP.
-  {
   // {account_id} is the account's id or its slug (then two reads).
-    name: 'OpenPortalSession',
+  { name: 'PortalPage', method: 'GET', path: '/portal/{account_id}/', entry: 'functions/portal/page.ts', table: 'read', auth: 'none' },
   // The same page on the affiliate's login path: the app shows the login view there.
   {
     name: 'PortalLoginPage',
@@ -481,6 +481,9 @@ export const routes: readonly Route[] = [
     table: 'write',
     auth: 'portal-link',
   },
+  // The link's token (from the URL fragment) for a portal session token; rate limited per IP.
+  {
+    name: 'OpenPortalSession',
     method: 'POST',
     path: '/portal/v1/sessions/',
     entry: 'functions/portal/open-session.ts',
@@ -523,9 +526,6 @@ export const routes: readonly Route[] = [
     table: 'read',
     auth: 'portal',
   },
-  // The member's own named links (the same rules as /v1/members/{id}/links/).
-  { name: 'PortalLinks', method: 'GET', path: '/portal/v1/links/', entry: 'functions/portal/links-list.ts', table: 'read', auth: 'portal' },
-  {
   // The member's tax details (masked) and their writing: the only portal routes allowed the tax items.
   {
     name: 'GetPortalTaxDetails',
@@ -545,6 +545,9 @@ export const routes: readonly Route[] = [
     auth: 'portal',
     taxDetails: true,
   },
+  // The member's own named links (the same rules as /v1/members/{id}/links/).
+  { name: 'PortalLinks', method: 'GET', path: '/portal/v1/links/', entry: 'functions/portal/links-list.ts', table: 'read', auth: 'portal' },
+  {
     name: 'CreatePortalLink',
     method: 'POST',
     path: '/portal/v1/links/',
@@ -559,6 +562,73 @@ export const routes: readonly Route[] = [
     entry: 'functions/portal/links-delete.ts',
     table: 'write',
     auth: 'portal',
+  },
+
+  // Previews of the emails to affiliates (docs/affiliate-emails.md), rendered with sample data; read-only.
+  {
+    name: 'ListEmailTemplates',
+    method: 'GET',
+    path: '/v1/email-templates/',
+    entry: 'functions/email-templates/list.ts',
+    table: 'read',
+  },
+  // ---- affiliate programmes: the public join page and applications (docs/affiliates.md "Applications") ----
+  // A campaign's public page: no credential; the account and campaign by their slugs (404 page when closed).
+  {
+    name: 'JoinPage',
+    method: 'GET',
+    path: '/join/{account_slug}/{campaign_slug}/',
+    entry: 'functions/join/page.ts',
+    table: 'read',
+    auth: 'none',
+  },
+  // The form's endpoint: always the same 202 (or the page's 303); stores a join request, queues the email.
+  {
+    name: 'SubmitApplication',
+    method: 'POST',
+    path: '/join/v1/{account_slug}/{campaign_slug}/applications/',
+    entry: 'functions/join/apply.ts',
+    table: 'write',
+    auth: 'none',
+    queues: ['member-emails'],
+  },
+  // The confirmation link: its page (a button, no change), and the button's POST, which creates the
+  // application (and, approved automatically, its member: the approval email and the events are queued).
+  {
+    name: 'ConfirmApplicationPage',
+    method: 'GET',
+    path: '/join/confirm/{token}/',
+    entry: 'functions/join/confirm-page.ts',
+    table: 'read',
+    auth: 'none',
+  },
+  {
+    name: 'ConfirmApplication',
+    method: 'POST',
+    path: '/join/confirm/{token}/',
+    entry: 'functions/join/confirm.ts',
+    table: 'write',
+    auth: 'none',
+    queues: ['member-emails', 'webhook-events'],
+  },
+  // The operator's applications: decisions are member writes (owner, admin, API keys).
+  { name: 'ListApplications', method: 'GET', path: '/v1/applications/', entry: 'functions/applications/list.ts', table: 'read' },
+  { name: 'GetApplication', method: 'GET', path: '/v1/applications/{id}/', entry: 'functions/applications/get.ts', table: 'read' },
+  {
+    name: 'ApproveApplication',
+    method: 'POST',
+    path: '/v1/applications/{id}/approve/',
+    entry: 'functions/applications/approve.ts',
+    table: 'write',
+    queues: ['member-emails', 'webhook-events'],
+  },
+  {
+    name: 'RejectApplication',
+    method: 'POST',
+    path: '/v1/applications/{id}/reject/',
+    entry: 'functions/applications/reject.ts',
+    table: 'write',
+    queues: ['member-emails', 'webhook-events'],
   },
 
   // ---- unsubscribe links of member emails (RFC 8058; shared/email/unsubscribe.ts) ----

@@ -17,6 +17,10 @@ export const EVENT_TYPES = [
   'payout.due',
   'payout.paid',
   'payout.failed',
+  // Affiliate applications (docs/affiliates.md "Applications").
+  'application.created',
+  'application.approved',
+  'application.rejected',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

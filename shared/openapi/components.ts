@@ -19,6 +19,7 @@ import {
   portalTaxDetailsResponse,
   memberLinkResponse,
   memberResponse,
+  applicationResponse,
   paddleWebhookAccepted,
   planResponse,
   referralResponse,
@@ -73,8 +74,9 @@ export const COMPONENTS = {
   PortalReferral: portalReferralResponse,
   PortalReward: portalRewardResponse,
   PortalPayout: portalPayoutResponse,
-  MemberLink: memberLinkResponse,
   PortalTaxDetails: portalTaxDetailsResponse,
+  MemberLink: memberLinkResponse,
+  Application: applicationResponse,
 };
 
 export type ComponentName = keyof typeof COMPONENTS;

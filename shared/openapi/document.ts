@@ -236,6 +236,9 @@ const EVENT_DATA: Record<EventType, ComponentName> = {
   'payout.due': 'Payout',
   'payout.paid': 'Payout',
   'payout.failed': 'Payout',
+  'application.created': 'Application',
+  'application.approved': 'Application',
+  'application.rejected': 'Application',
 };
 
 /** Event data examples where the component's own does not fit the moment of the event. */

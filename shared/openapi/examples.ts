@@ -9,6 +9,7 @@ import { providerOptions } from '../billing/options';
 export const ACCOUNT_ID = '3f9c2a71d04e8b65';
 export const CAMPAIGN_ID = '8f3a21c4';
 export const MEMBER_ID = '0190a1b2c3d47e5f8a6b1c2d3e4f5a6b';
+export const APPLICATION_ID = 'app_0190a1b2c3d47e5f8a6b1c2d3e4f5a70';
 export const REFERRAL_ID = '0190a1b9f2c37d4e9b0a1c2d3e4f5a6c';
 export const REWARD_ID = '0190a1c4d5e67f8091a2b3c4d5e6f7a8';
 export const ENDPOINT_ID = '0190a1d0e1f27a3b8c4d5e6f708192a3';
@@ -443,6 +444,21 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
     tin: '•••••6789',
     updated_at: CREATED + 86_400,
   },
+  Application: {
+    id: APPLICATION_ID,
+    campaign_id: CAMPAIGN_ID,
+    email: 'casey@creator.example',
+    name: 'Casey Jones',
+    country: 'GB',
+    payout_email: 'casey@pay.example',
+    answers: { audience: 'https://youtube.example/@casey' },
+    status: 'approved',
+    member_id: MEMBER_ID,
+    created_at: CREATED + 86_400,
+    decided_at: CREATED + 90_000,
+    reason: null,
+    fraud_flags: [],
+  },
 };
 
 /** A first page of a list, with a next link (the cursor is opaque). */
@@ -469,6 +485,8 @@ export function pathParameterExample(path: string, name: string): string {
   if (path.includes('/exports/')) return 'rewards.csv';
   if (path.includes('/payouts/')) return PAYOUT_ID;
   if (path.includes('/rewards/')) return COMMISSION_ID;
+  if (path.includes('/applications/')) return name === 'id' ? APPLICATION_ID : name === 'campaign_slug' ? 'creators' : 'acme';
+  if (path.startsWith('/join/')) return name === 'token' ? 'Zk3v9QyL3rT8aB1nK7eW4hZ6uF0dX2m9cJ5pV8sW1aB' : name === 'campaign_slug' ? 'creators' : 'acme';
   return REFERRAL_ID;
 }
 

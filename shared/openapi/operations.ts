@@ -6,6 +6,7 @@ import type * as v from 'valibot';
 import { conversionBody } from '../schemas/conversion';
 import { createCampaignBody, updateCampaignBody } from '../schemas/campaign';
 import { createMemberBody, updateMemberBody } from '../schemas/member';
+import { joinApplicationBody, listApplicationsQuery, rejectApplicationBody } from '../schemas/applications';
 import {
   listCampaignsQuery,
   listMembersQuery,
@@ -111,6 +112,8 @@ export const TAGS: Record<string, string> = {
   'Provider webhooks': "Alerts and events from the account's payment provider.",
   Documentation: 'This document and its rendering.',
   Operations: 'Checks for load balancers and monitoring.',
+  Applications:
+    "Affiliate programmes: a campaign's public page, the form's endpoint and its email confirmation (no credential), and the operator's list and decisions. Approving creates the member.",
 };
 
 const PAGINATION =
@@ -629,14 +632,11 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         'id,type,status,amount,currency,referral_id,member_id,campaign_id,payment_id,reverses,created_at,approves_at,approved_at,paid_at,voided_at,void_reason,payout_id\r\n0190a1c3d4e57f6a8b9c0d1e2f3a4b5c,commission,approved,12.50,USD,0190a1b9f2c37d4e8a5b6c7d8e9f0a1b,0190a1b2c3d47e5f8a9b0c1d2e3f4a5b,a1b2c3d4,80002,,2026-01-03T00:01:00Z,2026-02-02T00:01:00Z,2026-02-02T00:02:00Z,,,,po_0190a1d2e3f47a8b9c0d1e2f3a4b5c6d\r\n',
     },
   },
-  ListPayouts: {
-    tag: 'Payouts',
-    summary: 'List payouts',
   ExportTaxDetails: {
     tag: 'Reports',
     summary: "Export members' tax details as CSV",
     description:
-      "The tax details members gave in the portal (when the account sets `tax_details_required`), decrypted: one row per member, with the W-9 or W-8BEN fields. Only an owner's or a finance member's dashboard session may download it: an admin, a viewer and an API key get 403. Paged like the other exports (at most `page_size` rows, default and maximum 1,000; the header row on the first page; `Link: <…>; rel=\"next\"` while rows remain).",
+      'The tax details members gave in the portal (when the account sets `tax_details_required`), decrypted: one row per member, with the W-9 or W-8BEN fields. Only an owner\'s or a finance member\'s dashboard session may download it: an admin, a viewer and an API key get 403. Paged like the other exports (at most `page_size` rows, default and maximum 1,000; the header row on the first page; `Link: <…>; rel="next"` while rows remain).',
     query: taxExportQuery,
     success: { status: 200, description: 'A page of the CSV.', body: { json: { type: 'string' }, contentType: 'text/csv' } },
     errors: [403],
@@ -645,9 +645,59 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         'member_id,form,legal_name,country,address,tin,w9_certified,w8ben_name,w8ben_country_of_citizenship,w8ben_permanent_address,w8ben_foreign_tin,w8ben_date_of_birth,w8ben_treaty_country,w8ben_certified,updated_at\r\n0190a1b2c3d47e5f8a9b0c1d2e3f4a5b,w9,Alice Smith,US,"1 Main St, Springfield",123456789,true,,,,,,,,2026-01-03T00:01:00Z\r\n',
     },
   },
+  ListPayouts: {
+    tag: 'Payouts',
+    summary: 'List payouts',
     description: `Filter by \`status\` and by \`member\` or \`currency\`. ${PAGINATION}`,
     query: listPayoutsQuery,
     success: { status: 200, description: 'A page of payouts.', body: { page: 'Payout' } },
+  },
+  ListEmailTemplates: {
+    tag: 'Dashboard',
+    summary: 'Preview the emails to affiliates',
+    description:
+      "Every email the service sends to affiliates and applicants, rendered with sample data and the account's sender and programme name: its subject, plain text and HTML. `transactional` emails (login and confirmation links, answers to an application) carry no unsubscribe link; the others carry a one-click unsubscribe (RFC 8058). Read-only.",
+    success: {
+      status: 200,
+      description: 'The templates, in the order the dashboard shows them.',
+      body: {
+        json: {
+          type: 'object',
+          properties: {
+            results: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  name: { type: 'string', description: 'The template (e.g. `application-approved`).' },
+                  label: { type: 'string' },
+                  transactional: { type: 'boolean', description: 'No unsubscribe link; cannot be turned off.' },
+                  subject: { type: 'string' },
+                  text: { type: 'string' },
+                  html: { type: 'string', description: 'A whole HTML document; show it in a sandboxed frame.' },
+                },
+                required: ['name', 'label', 'transactional', 'subject', 'text', 'html'],
+              },
+            },
+          },
+          required: ['results'],
+        },
+      },
+    },
+    examples: {
+      response: {
+        results: [
+          {
+            name: 'payout-sent',
+            label: 'Payout sent',
+            transactional: false,
+            subject: 'Your payout of 125.50 USD is on its way',
+            text: 'Hi Alex,\n\nWe have sent you 125.50 USD, to alex@example.com.\n…',
+            html: '<!doctype html>\n<html>…</html>\n',
+          },
+        ],
+      },
+    },
   },
   PayoutSummary: {
     tag: 'Payouts',
@@ -668,7 +718,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Payouts',
     summary: 'Mark a payout paid',
     description:
-      'A due or processing payout was paid: it and its rewards become paid. A paid one answers as it is. Emits `payout.paid` and `reward.paid`.',
+      'A due or processing payout was paid: it and its rewards become paid. A paid one answers as it is. Emits `payout.paid` and `reward.paid`, and emails the member (once per payout; unless they opted out).',
     params: { id: 'Payout id (po_…).' },
     body: markPaidBody,
     success: { status: 200, description: 'The paid payout.', body: { component: 'PayoutDetail' } },
@@ -1010,6 +1060,88 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     errors: [401, 429],
     examples: { request: { token: 'rpl_Zk3v9QyL3rT8aB1nK7eW4hZ6uF0dX2m9cJ5pV8sW1aB' } },
   },
+  PortalLoginPage: {
+    tag: 'Member portal',
+    summary: "The affiliate's login page",
+    description:
+      "The portal's page on its login path, `/portal/<account slug or id>/login/`: it asks for the affiliate's email (POST /portal/v1/login-links/). Opened from the emailed link (`#token=` in the fragment) it shows one button that logs in (POST /portal/v1/login-sessions/), so a mail scanner that loads the page logs nobody in. The account's `theme` applies. An unknown account answers 404 with a short HTML page.",
+    params: { account_id: "The account's slug, or its id." },
+    success: { status: 200, description: 'The page.', body: { json: { type: 'string' }, contentType: 'text/html' } },
+    examples: { response: '<!doctype html><html lang="en">...</html>' },
+  },
+  CreatePortalLoginLink: {
+    tag: 'Member portal',
+    summary: 'Email an affiliate a login link',
+    description:
+      'Emails a single-use login link (15 minutes) to the member of the account with this address. Always 202 with the same body, whether or not the account or a member with that address exists, and also past the rate limits (per client address and per email), which drop the request silently. No credential.',
+    body: portalLoginLinkBody,
+    success: {
+      status: 202,
+      description: 'Accepted (whatever the address).',
+      body: { json: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] } },
+    },
+    examples: {
+      request: { account: 'acme', email: 'alice@example.com' },
+      response: {
+        detail: 'If this address belongs to a member of the programme, a login link is on its way. It works once, for 15 minutes.',
+      },
+    },
+  },
+  OpenPortalLoginSession: {
+    tag: 'Member portal',
+    summary: 'Log in to the affiliate portal',
+    description:
+      "Trades the login link's token (the fragment's `token`) for a portal session in the `refloop_portal` cookie (HttpOnly, SameSite=Strict, Path=/portal/, Secure over https), which lasts 12 hours from its last use (at most 7 days). Answers when it ends and the portal's path name. A used, expired or unknown link answers 401. Rate limited per IP.",
+    body: portalLoginSessionBody,
+    success: {
+      status: 201,
+      description: 'Logged in; the cookie is set.',
+      body: {
+        json: {
+          type: 'object',
+          required: ['expires_at', 'portal'],
+          properties: { expires_at: { type: 'integer' }, portal: { type: 'string' } },
+          additionalProperties: false,
+        },
+      },
+    },
+    errors: [401, 429],
+    examples: {
+      request: { token: 'rpl_Zk3v9QyL3rT8aB1nK7eW4hZ6uF0dX2m9cJ5pV8sW1aB' },
+      response: { expires_at: 1767268800, portal: 'acme' },
+    },
+  },
+  EndPortalSession: {
+    tag: 'Member portal',
+    summary: 'Log out of the affiliate portal',
+    description:
+      'Ends the cookie session and clears the `refloop_portal` cookie. 204 also without a session. With a cookie, a request from another origin is refused (403).',
+    success: { status: 204, description: 'Logged out.' },
+    errors: [403],
+  },
+  GetPortalTaxDetails: {
+    tag: 'Member portal',
+    summary: "The member's tax details",
+    description:
+      "Whether the account requires tax details and whether the member gave them, masked: the form (`w9` or `w8ben`), legal name, country, the start of the address and the TIN's last four characters.",
+    success: { status: 200, description: 'The tax details, masked.', body: { component: 'PortalTaxDetails' } },
+  },
+  PutPortalTaxDetails: {
+    tag: 'Member portal',
+    summary: "Give the member's tax details",
+    description:
+      "Stores (or replaces) the member's tax details, encrypted: `legal_name`, `country`, `address`, and either `us` (`tin`, `w9_certified: true`), always with a US address, or `w8ben` (`name`, `country_of_citizenship`, `permanent_address`, `foreign_tin`?, `date_of_birth`, `treaty_country`?, `certified: true`). Field errors name nested fields with a dot (`us.tin`). Answers them masked. Only the operator's tax export shows them in full.",
+    body: taxDetailsBody,
+    success: { status: 200, description: 'The tax details, masked.', body: { component: 'PortalTaxDetails' } },
+    examples: {
+      request: {
+        legal_name: 'Alice Smith',
+        country: 'US',
+        address: '1 Main St, Springfield, IL 62701',
+        us: { tin: '123-45-6789', w9_certified: true },
+      },
+    },
+  },
   PortalMe: {
     tag: 'Member portal',
     summary: 'The member',
@@ -1061,76 +1193,6 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: `The member's links with sub-ids, newest first, each with its URL. ${PAGINATION}`,
     query: portalListQuery,
     success: { status: 200, description: 'A page of links.', body: { page: 'MemberLink' } },
-  PortalLoginPage: {
-    tag: 'Member portal',
-    summary: "The affiliate's login page",
-    description:
-      "The portal's page on its login path, `/portal/<account slug or id>/login/`: it asks for the affiliate's email (POST /portal/v1/login-links/). Opened from the emailed link (`#token=` in the fragment) it shows one button that logs in (POST /portal/v1/login-sessions/), so a mail scanner that loads the page logs nobody in. The account's `theme` applies. An unknown account answers 404 with a short HTML page.",
-    params: { account_id: "The account's slug, or its id." },
-    success: { status: 200, description: 'The page.', body: { json: { type: 'string' }, contentType: 'text/html' } },
-    examples: { response: '<!doctype html><html lang="en">...</html>' },
-  },
-  CreatePortalLoginLink: {
-    tag: 'Member portal',
-    summary: 'Email an affiliate a login link',
-    description:
-      "Emails a single-use login link (15 minutes) to the member of the account with this address. Always 202 with the same body, whether or not the account or a member with that address exists, and also past the rate limits (per client address and per email), which drop the request silently. No credential.",
-    body: portalLoginLinkBody,
-    success: {
-      status: 202,
-      description: 'Accepted (whatever the address).',
-      body: { json: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] } },
-    },
-    examples: {
-      request: { account: 'acme', email: 'alice@example.com' },
-      response: { detail: 'If this address belongs to a member of the programme, a login link is on its way. It works once, for 15 minutes.' },
-    },
-  },
-  OpenPortalLoginSession: {
-    tag: 'Member portal',
-    summary: 'Log in to the affiliate portal',
-    description:
-      "Trades the login link's token (the fragment's `token`) for a portal session in the `refloop_portal` cookie (HttpOnly, SameSite=Strict, Path=/portal/, Secure over https), which lasts 12 hours from its last use (at most 7 days). Answers when it ends and the portal's path name. A used, expired or unknown link answers 401. Rate limited per IP.",
-    body: portalLoginSessionBody,
-    success: {
-      status: 201,
-      description: 'Logged in; the cookie is set.',
-      body: {
-        json: {
-          type: 'object',
-          required: ['expires_at', 'portal'],
-          properties: { expires_at: { type: 'integer' }, portal: { type: 'string' } },
-          additionalProperties: false,
-        },
-      },
-    },
-    errors: [401, 429],
-    examples: { request: { token: 'rpl_Zk3v9QyL3rT8aB1nK7eW4hZ6uF0dX2m9cJ5pV8sW1aB' }, response: { expires_at: 1767268800, portal: 'acme' } },
-  },
-  EndPortalSession: {
-    tag: 'Member portal',
-    summary: 'Log out of the affiliate portal',
-    description:
-      'Ends the cookie session and clears the `refloop_portal` cookie. 204 also without a session. With a cookie, a request from another origin is refused (403).',
-    success: { status: 204, description: 'Logged out.' },
-    errors: [403],
-  },
-  GetPortalTaxDetails: {
-    tag: 'Member portal',
-    summary: "The member's tax details",
-    description:
-      "Whether the account requires tax details and whether the member gave them, masked: the form (`w9` or `w8ben`), legal name, country, the start of the address and the TIN's last four characters.",
-    success: { status: 200, description: 'The tax details, masked.', body: { component: 'PortalTaxDetails' } },
-  },
-  PutPortalTaxDetails: {
-    tag: 'Member portal',
-    summary: "Give the member's tax details",
-    description:
-      "Stores (or replaces) the member's tax details, encrypted: `legal_name`, `country`, `address`, and either `us` (`tin`, `w9_certified: true`), always with a US address, or `w8ben` (`name`, `country_of_citizenship`, `permanent_address`, `foreign_tin`?, `date_of_birth`, `treaty_country`?, `certified: true`). Field errors name nested fields with a dot (`us.tin`). Answers them masked. Only the operator's tax export shows them in full.",
-    body: taxDetailsBody,
-    success: { status: 200, description: 'The tax details, masked.', body: { component: 'PortalTaxDetails' } },
-    examples: { request: { legal_name: 'Alice Smith', country: 'US', address: '1 Main St, Springfield, IL 62701', us: { tin: '123-45-6789', w9_certified: true } } },
-  },
   },
   CreatePortalLink: {
     tag: 'Member portal',
@@ -1155,5 +1217,104 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description:
       "200 while the API answers. It reads no table and needs no key, so it is free to poll and cannot be used to drive DynamoDB reads; DynamoDB's and SQS's health are watched by AWS and the stack's DLQ alarms.",
     success: { status: 200, description: 'The API is up.', body: { component: 'Health' } },
+  },
+  // ---- affiliate applications (docs/affiliates.md "Applications") ----
+  JoinPage: {
+    tag: 'Applications',
+    summary: "A campaign's public page",
+    description:
+      'The HTML page of a campaign open to applications: its terms in words, the questions and the application form, in the account\'s theme. It works without JavaScript (the form posts urlencoded to SubmitApplication) and enhances itself with a small inline script. An unknown account or campaign, or a campaign whose `signup.enabled` is false, answers a 404 page. `?sent=1` shows the "check your email" page.',
+    params: { account_slug: "The account's slug.", campaign_slug: "The campaign's slug." },
+    success: { status: 200, description: 'The page.', body: { json: { type: 'string' }, contentType: 'text/html' } },
+    errors: [404],
+    examples: { response: '<!doctype html><html lang="en">...</html>' },
+  },
+  SubmitApplication: {
+    tag: 'Applications',
+    summary: 'Apply to a programme',
+    description:
+      'Public, no credential. Malformed input answers 400 keyed by field (an answer by `answers.<question id>`). Otherwise always `202 {"detail": "Check your email to continue."}`, whatever happened: the address gets an email with a confirmation link (24 hours), or one saying it is already a member or has an application pending; an unknown or closed campaign, and a request over the limits (5 an hour per address, 20 per client address), do nothing. Nothing is stored as an application before the email is confirmed. The page\'s own form posts `application/x-www-form-urlencoded` here (`answers[<id>]=…`, `accepted_terms=on`) and gets a 303 to the page\'s `?sent=1` instead (or the page again with its errors).',
+    params: { account_slug: "The account's slug.", campaign_slug: "The campaign's slug." },
+    body: joinApplicationBody,
+    success: {
+      status: 202,
+      description: 'Accepted (the same answer in every case).',
+      body: { json: { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] } },
+    },
+    examples: {
+      request: {
+        email: 'casey@creator.example',
+        name: 'Casey Jones',
+        country: 'GB',
+        payout_email: null,
+        answers: { audience: 'https://youtube.example/@casey' },
+        accepted_terms: true,
+      },
+      response: { detail: 'Check your email to continue.' },
+      errors: { 400: { 'answers.audience': ['This field is required.'] } },
+    },
+  },
+  ConfirmApplicationPage: {
+    tag: 'Applications',
+    summary: 'The confirmation link',
+    description:
+      "Where the confirmation email's link leads: a page whose one button POSTs to the same URL. It changes nothing itself, so a mail scanner that follows the link confirms nothing. An unknown or expired link answers a 404 page; a used one shows what it created.",
+    params: { token: "The confirmation link's token." },
+    success: { status: 200, description: 'The page.', body: { json: { type: 'string' }, contentType: 'text/html' } },
+    errors: [404],
+    examples: { response: '<!doctype html><html lang="en">...</html>' },
+  },
+  ConfirmApplication: {
+    tag: 'Applications',
+    summary: 'Confirm an application',
+    description:
+      'The confirmation page\'s button: the application is created, once (a replay shows the same page and creates nothing). With `signup.approval: "auto"` and no fraud flag it is approved at once, its member created in the same transaction and the approval email (with a login link) sent. Emits `application.created` (and `application.approved`, `member.created`). Answers an HTML page; an unknown or expired link a 404 page.',
+    params: { token: "The confirmation link's token." },
+    success: { status: 200, description: 'The page saying what happened.', body: { json: { type: 'string' }, contentType: 'text/html' } },
+    errors: [404],
+    examples: { response: '<!doctype html><html lang="en">...</html>' },
+  },
+  ListApplications: {
+    tag: 'Applications',
+    summary: 'List applications',
+    description: `Filter by \`status\` and \`campaign\` (id), in any combination. ${PAGINATION}`,
+    query: listApplicationsQuery,
+    success: { status: 200, description: 'A page of applications.', body: { page: 'Application' } },
+  },
+  GetApplication: {
+    tag: 'Applications',
+    summary: 'Retrieve an application',
+    description: 'The application with its answers.',
+    params: { id: 'Application id (app_…).' },
+    success: { status: 200, description: 'The application.', body: { component: 'Application' } },
+    errors: [404],
+  },
+  ApproveApplication: {
+    tag: 'Applications',
+    summary: 'Approve an application',
+    description:
+      'A pending application becomes approved and its member is created in the same transaction, in its campaign (code generated, `source: "signup"`, identifier `signup:<application id>`, the name split at the first space); the affiliate is emailed a login link. An approved one answers as it is; a rejected one 409, as does an address that became a member meanwhile. Of an approval and a rejection racing, exactly one wins; the other answers 409. Emits `application.approved` and `member.created`.',
+    params: { id: 'Application id (app_…).' },
+    success: { status: 200, description: 'The approved application (with its `member_id`).', body: { component: 'Application' } },
+    errors: [404, 409],
+  },
+  RejectApplication: {
+    tag: 'Applications',
+    summary: 'Reject an application',
+    description:
+      "A pending application becomes rejected with an optional `reason` (internal: the applicant's email is neutral). A rejected one answers as it is; an approved one 409. Emits `application.rejected`.",
+    params: { id: 'Application id (app_…).' },
+    body: rejectApplicationBody,
+    success: { status: 200, description: 'The rejected application.', body: { component: 'Application' } },
+    errors: [404, 409],
+    examples: {
+      request: { reason: 'No audience in our market' },
+      response: {
+        ...(COMPONENT_EXAMPLES.Application as Record<string, unknown>),
+        status: 'rejected',
+        member_id: null,
+        reason: 'No audience in our market',
+      },
+    },
   },
 };

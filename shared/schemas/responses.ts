@@ -657,3 +657,26 @@ export const portalPayoutResponse = v.strictObject({
   paid_at: v.nullable(unixSeconds),
   payout_email: v.nullable(v.string()),
 });
+
+// ---- affiliate applications (docs/affiliates.md "Applications") ----
+export const applicationResponse = v.strictObject({
+  id: v.pipe(v.string(), v.regex(/^app_[0-9a-f]{32}$/)),
+  campaign_id: campaignId,
+  email: v.string(),
+  name: v.string(),
+  country: v.pipe(v.string(), v.regex(/^[A-Z]{2}$/), v.description('ISO 3166-1 alpha-2.')),
+  payout_email: v.nullable(v.string()),
+  answers: v.pipe(v.record(v.string(), v.string()), v.description("The answers to the campaign's questions, keyed by question id.")),
+  status: v.pipe(
+    v.picklist(['pending', 'approved', 'rejected']),
+    v.description('pending -> approved (its member created) or rejected; a decision is final.'),
+  ),
+  member_id: v.pipe(v.nullable(entityId), v.description('The member its approval created.')),
+  created_at: unixSeconds,
+  decided_at: v.nullable(unixSeconds),
+  reason: v.pipe(v.nullable(v.string()), v.description("Why it was rejected (internal: never in the applicant's email).")),
+  fraud_flags: v.pipe(
+    v.array(v.strictObject({ rule: v.string(), at: unixSeconds, detail: v.string() })),
+    v.description('What the fraud rules found (a flagged applicant waits as pending even with automatic approval).'),
+  ),
+});

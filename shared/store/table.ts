@@ -285,7 +285,10 @@ export const keys = {
   /** GSI2: applications in one status, newest first. */
   applicationsByStatus: (acct: string, status: string) => `A#${acct}#APPLICATIONS#${status}`,
   /** While an application is pending, its (lower-cased) email names it: one pending application per address. */
-  applicationEmailClaim: (acct: string, email: string): Key => ({ pk: `A#${acct}#APPLICATION_EMAIL#${email.trim().toLowerCase()}`, sk: CLAIM }),
+  applicationEmailClaim: (acct: string, email: string): Key => ({
+    pk: `A#${acct}#APPLICATION_EMAIL#${email.trim().toLowerCase()}`,
+    sk: CLAIM,
+  }),
 
   /** Outgoing webhook events (the transactional outbox): id is deterministic per effect. */
   event: (acct: string, eventId: string): Key => ({ pk: `A#${acct}#EVENT`, sk: eventId }),

@@ -104,6 +104,9 @@ describe('OpenAPI document', () => {
     expect(doc.components.schemas.ReferralPage.required).toEqual(['count', 'next', 'previous', 'results']);
     expect(doc.components.schemas.ValidationErrors.additionalProperties).toEqual({ type: 'array', items: { type: 'string' }, minItems: 1 });
     expect(Object.keys(doc.webhooks).sort()).toEqual([
+      'application.approved',
+      'application.created',
+      'application.rejected',
       'member.created',
       'payout.due',
       'payout.failed',
@@ -182,6 +185,7 @@ describe('OpenAPI document: what a validating proxy and /docs need', () => {
         .sort(),
     ).toEqual([
       'ApiKeyPage',
+      'ApplicationPage',
       'CampaignPage',
       'LedgerRewardPage',
       'MemberLinkPage',

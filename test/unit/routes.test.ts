@@ -187,6 +187,9 @@ describe('route table', () => {
       '/portal/{account_id}/',
       '/portal/{account_id}/login/',
       '/unsubscribe/{token}/',
+      // An affiliate programme's public page and its confirmation link (docs/affiliates.md): addresses people open.
+      '/join/{account_slug}/{campaign_slug}/',
+      '/join/confirm/{token}/',
       // A file's name, like the other exports' `{file}` (members.csv), but a route of its own (owner and finance only).
       '/v1/exports/tax-details.csv/',
     ]);
@@ -196,7 +199,7 @@ describe('route table', () => {
       if (documents.has(r.path)) expect(r.path).toMatch(/^\/v1\/[a-z]+\.json$/);
       else if (r.path.startsWith('/auth/')) expect(r.path).toMatch(/^\/auth\/[a-z_-]+(\/[a-z_-]+)*\/$/);
       else if (!unversioned.has(r.path))
-        expect(r.path).toMatch(/^\/(js\/|portal\/)?v1\/([a-z_-]+|\{[a-z_]+\})(\/([a-z_-]+|\{[a-z_]+\}))*\/$/);
+        expect(r.path).toMatch(/^\/(js\/|portal\/|join\/)?v1\/([a-z_-]+|\{[a-z_]+\})(\/([a-z_-]+|\{[a-z_]+\}))*\/$/);
       expect(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']).toContain(r.method);
       // Public endpoints (/js/) take the publishable key and nothing else does; the script, the CORS
       // preflights and the public documentation take no credential and touch no table; /auth/ is exactly
@@ -209,6 +212,14 @@ describe('route table', () => {
           auth: 'none',
           table: r.method === 'GET' ? 'read' : 'write',
           queues: undefined,
+        });
+      // An affiliate programme's public page, its form's endpoint and its confirmation link: no credential;
+      // the pages read, the form and the confirmation's button write (a join request, an application).
+      else if (r.path.startsWith('/join/'))
+        expect({ route: r.name, auth: r.auth, table: r.table }).toEqual({
+          route: r.name,
+          auth: 'none',
+          table: r.method === 'GET' ? 'read' : 'write',
         });
       else if (r.auth === 'none')
         expect({ route: r.name, method: r.method, table: r.table }).toEqual({
@@ -250,6 +261,10 @@ describe('route table', () => {
         'GET /js/refloop-embed.js',
         'GET /portal/{account_id}/',
         'GET /portal/{account_id}/login/',
+        'GET /join/{account_slug}/{campaign_slug}/',
+        'POST /join/v1/{account_slug}/{campaign_slug}/applications/',
+        'GET /join/confirm/{token}/',
+        'POST /join/confirm/{token}/',
         'OPTIONS /js/v1/clicks/',
         'OPTIONS /js/v1/referrals/',
         'GET /unsubscribe/{token}/',

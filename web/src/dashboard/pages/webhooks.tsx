@@ -33,6 +33,9 @@ const EVENT_TYPES = [
   'payout.due',
   'payout.paid',
   'payout.failed',
+  'application.created',
+  'application.approved',
+  'application.rejected',
 ] as const satisfies readonly EventType[];
 
 type NoneMissing<Missing extends never> = Missing;
