@@ -250,6 +250,8 @@ beforeAll(async () => {
   const approved = await approveReward(A.accountId, commission.id);
   const batch = await createBatch(A.accountId, { format: 'csv', currency: 'USD', payout_ids: [approved.payout_id!] });
 
+  // A named link of Alice's, which no other credential may read or delete.
+  await ok(call(A, 'POST', `/v1/members/${alice.id}/links/`, { slug: 'a-link' }), 201);
   ids = {
     reward: commission.id,
     payout: approved.payout_id!,
@@ -337,6 +339,8 @@ const portalRoutes = routes.filter((r) => r.auth === 'portal');
 function pathFor(route: Route): string {
   return route.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
     if (name === 'user_identifier') return encodeURIComponent(ids.userIdentifier);
+    // A's member's named link (made in the setup).
+    if (name === 'slug') return 'a-link';
     if (route.path.includes('/referrals/{id}/conversion/')) return ids.openReferral;
     if (route.path.startsWith('/v1/referrals/')) return ids.referral;
     if (route.path.startsWith('/v1/campaigns/')) return ids.campaign;
@@ -368,6 +372,8 @@ function bodyFor(route: Route): unknown {
       return { identifier: `new-${suffix}`, email: `new-${suffix}@example.com`, campaign: { id: ids.campaign } };
     case 'UpdateMember':
       return { first_name: 'Mallory', campaign: null };
+    case 'CreateMemberLink':
+      return { slug: 'mallory', destination_path: '/mallory' };
     case 'CreateWebhookEndpoint':
       return { url: 'http://127.0.0.1:9/mallory' };
     case 'UpdateWebhookEndpoint':
@@ -424,6 +430,7 @@ async function snapshotOfA() {
     account,
     team,
     keyRecords,
+    links,
   ] = await Promise.all([
     ok(call(A, 'GET', `/v1/campaigns/${ids.campaign}/`)),
     ok(call(A, 'GET', `/v1/members/${ids.member}/`)),
@@ -444,6 +451,7 @@ async function snapshotOfA() {
     // The team and the key records: A's owner's session (an API key may not read them).
     ok(api('GET', '/v1/team/', { headers: ownerA.headers })),
     ok(api('GET', '/v1/api-keys/', { headers: ownerA.headers })),
+    ok(call(A, 'GET', `/v1/members/${ids.member}/links/`)),
   ]);
   // Deliveries move on by themselves (retries of the closed port): only who and what is compared.
   const deliveryIds = (deliveries.results as { id: string }[]).map((d) => d.id);
@@ -465,6 +473,7 @@ async function snapshotOfA() {
     account,
     team,
     keyRecords,
+    links,
     deliveries: { count: deliveries.count >= deliveryIds.length, ids: deliveryIds.length > 0 },
   };
 }
@@ -486,6 +495,9 @@ describe('the matrix covers the route table', () => {
       ),
     ).toBe(true);
     expect(portalRoutes.map((r) => r.name).sort()).toEqual([
+      'CreatePortalLink',
+      'DeletePortalLink',
+      'PortalLinks',
       'PortalMe',
       'PortalPayouts',
       'PortalReferrals',
@@ -532,12 +544,23 @@ describe('the matrix covers the route table', () => {
         'GET /health',
         'GET /unsubscribe/{token}/',
         'POST /unsubscribe/{token}/',
+        'GET /join/{account_slug}/{campaign_slug}/',
+        'POST /join/v1/{account_slug}/{campaign_slug}/applications/',
+        'GET /join/confirm/{token}/',
+        'POST /join/confirm/{token}/',
       ].sort(),
     );
     // The portal's page reads the account's embed origins, and shows nothing of any member without a token;
     // a member email's unsubscribe link reads (and its POST sets) the opt-out of the one member its token names.
     expect(routes.filter((r) => r.auth === 'none' && r.table !== 'none').map((r) => r.name)).toEqual([
       'PortalPage',
+      // An affiliate programme's public page and form (docs/affiliates.md): the page reads the campaign's
+      // public settings; the form stores a join request (never an application) and answers the same 202
+      // whoever applies; the confirmation link acts for the one join request its token names.
+      'JoinPage',
+      'SubmitApplication',
+      'ConfirmApplicationPage',
+      'ConfirmApplication',
       'UnsubscribePage',
       'Unsubscribe',
     ]);
@@ -588,7 +611,7 @@ describe('publishable keys: only the public /js/v1/ endpoints, never /v1/; secre
   it("B's publishable key with A's member code: A's member and referrals are untouched", async () => {
     const before = await snapshotOfA();
     const click = await api('POST', '/js/v1/clicks/', { key: B.publishableKey, body: { code: ids.memberCode, visitor_id: `b-${suffix}` } });
-    expect([click.status, click.body]).toEqual([200, { recorded: true }]);
+    expect([click.status, click.body]).toEqual([200, { recorded: true, attribution: { model: 'first_click', days: 60 } }]);
     const referral = await api('POST', '/js/v1/referrals/', {
       key: B.publishableKey,
       body: { member_code: ids.memberCode, user_identifier: `js-b-${suffix}` },
@@ -828,6 +851,9 @@ describe("another account's valid key with this account's ids: 404, never data",
         'MarkPayoutBatchPaid',
         'CreatePortalSession',
         'RevokePortalSessions',
+        'ListMemberLinks',
+        'CreateMemberLink',
+        'DeleteMemberLink',
       ].sort(),
     );
     for (const route of idRoutes()) {
