@@ -225,7 +225,7 @@ describe('affiliate programmes in the dashboard', () => {
     const signup = page.getByRole('group', { name: 'Sign-up page' });
     await signup.waitFor({ timeout: 15_000 });
     await signup.getByLabel('Open the sign-up page').check();
-    await signup.getByLabel('Approval').selectOption('auto');
+    await signup.getByLabel('Applicants are approved').selectOption('auto');
     await signup.getByLabel(/Terms address/).fill('https://example.com/affiliate-terms');
     await signup.getByLabel(/Page address \(slug\)/).fill(`creators-${tag}`);
 

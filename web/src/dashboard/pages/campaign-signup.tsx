@@ -81,7 +81,7 @@ export function SignupSection({
       <div class="form-grid">
         <div class="field">
           <label class="label" for={`${id}-approval`}>
-            Approval
+            Applicants are approved
           </label>
           <select
             id={`${id}-approval`}
@@ -89,8 +89,8 @@ export function SignupSection({
             value={signup.approval}
             onChange={(e) => set({ approval: e.currentTarget.value === 'auto' ? 'auto' : 'manual' })}
           >
-            <option value="manual">Manual: I review each application</option>
-            <option value="auto">Automatic: approved once their email is confirmed</option>
+            <option value="manual">By me, one by one (manual)</option>
+            <option value="auto">Automatically, once their email is confirmed</option>
           </select>
         </div>
         <div class="field">
