@@ -8,7 +8,7 @@ export const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
  * Never an account's slug: they are path segments beside the account's under /portal/ and /join/
  * (`/portal/v1/…`, `/join/confirm/…`) or names a reader would take for the service's own.
  */
-export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
+export const RESERVED_SLUGS: ReadonlySet<string> = /* @__PURE__ */ new Set([
   'v1',
   'v2',
   'login',
@@ -71,22 +71,17 @@ export const QUESTION_ID = /^[a-z0-9_]{1,30}$/;
 /** A campaign's sign-up settings until an operator opens it: closed, manual approval, no questions. */
 export const SIGNUP_CLOSED: SignupSettings = { enabled: false, approval: 'manual', terms_url: null, questions: [] };
 
-/** The stored settings (absent on campaigns from before sign-up pages): closed. */
+/**
+ * The stored settings (absent on campaigns from before sign-up pages: closed). What is stored was
+ * validated on its way in (shared/schemas/campaign.ts), so only absent keys are filled here.
+ */
 export function storedSignup(value: unknown): SignupSettings {
-  if (!value || typeof value !== 'object') return { ...SIGNUP_CLOSED, questions: [] };
-  const s = value as Record<string, unknown>;
-  const questions = Array.isArray(s.questions) ? (s.questions as SignupQuestion[]) : [];
+  const s = (value ?? {}) as Partial<SignupSettings>;
   return {
     enabled: s.enabled === true,
     approval: s.approval === 'auto' ? 'auto' : 'manual',
-    terms_url: typeof s.terms_url === 'string' ? s.terms_url : null,
-    questions: questions.map((q) => ({
-      id: String(q.id),
-      label: String(q.label),
-      type: QUESTION_TYPES.includes(q.type) ? q.type : 'text',
-      required: q.required === true,
-      options: Array.isArray(q.options) ? q.options.map(String) : null,
-    })),
+    terms_url: s.terms_url ?? null,
+    questions: s.questions ?? [],
   };
 }
 
