@@ -10,6 +10,9 @@ import { MAX_VISITORS_PER_IP } from '../../shared/store/clicks';
 import { api, type ApiResponse } from '../support/api';
 import { newAccount, pollUntil } from '../support/fixtures';
 
+/** Every click's answer: recorded, with the account's attribution (docs/attribution.md; the defaults here). */
+const RECORDED = { recorded: true, attribution: { model: 'first_click', days: 60 } };
+
 type Account = Awaited<ReturnType<typeof newAccount>>;
 
 const click = (a: Pick<Account, 'publishableKey'>, body: unknown, extra: { sourceIp?: string; headers?: Record<string, string> } = {}) =>
@@ -99,7 +102,7 @@ describe('POST /js/v1/clicks/', () => {
     const other = await member(a, 'OTHER1');
 
     const first = await click(a, { code: 'Clicky', visitor_id: 'visitor-a' });
-    expect([first.status, first.body]).toEqual([200, { recorded: true }]);
+    expect([first.status, first.body]).toEqual([200, RECORDED]);
     expect(await clicksOf(a, m.id)).toBe(1);
     // The same visitor again (a reload), with the code in another case: still one.
     expect((await click(a, { code: 'clicky', visitor_id: 'visitor-a' })).status).toBe(200);
@@ -115,7 +118,7 @@ describe('POST /js/v1/clicks/', () => {
     // Unknown and impossible codes: the same answer, nothing counted anywhere.
     for (const code of ['NOSUCHCODE', 'has space', 'x'.repeat(100), 'ü']) {
       const res = await click(a, { code, visitor_id: 'visitor-c' });
-      expect({ code, status: res.status, body: res.body }).toEqual({ code, status: 200, body: { recorded: true } });
+      expect({ code, status: res.status, body: res.body }).toEqual({ code, status: 200, body: RECORDED });
     }
     expect(await clicksOf(a, m.id)).toBe(3);
     expect(await clicksOf(a, other.id)).toBe(0);
@@ -132,7 +135,7 @@ describe('POST /js/v1/clicks/', () => {
       answers.add(JSON.stringify([res.status, res.body]));
     }
     // The same answer throughout: the cap is not observable from outside.
-    expect([...answers]).toEqual([JSON.stringify([200, { recorded: true }])]);
+    expect([...answers]).toEqual([JSON.stringify([200, RECORDED])]);
     expect(await clicksOf(a, m.id)).toBe(MAX_VISITORS_PER_IP);
     // Without visitor ids (IP + user agent stand in) the same cap holds.
     for (let i = 0; i < 5; i++) await click(a, { code: 'FLOODME' }, { sourceIp: '203.0.113.50', headers: { 'user-agent': `agent-${i}` } });
@@ -157,7 +160,7 @@ describe('POST /js/v1/clicks/', () => {
   it('refuses bad bodies with 400/415 in the contract shape', async () => {
     const a = await newAccount();
     const cases: [unknown, number, unknown][] = [
-      [{ code: 5 }, 200, { recorded: true }],
+      [{ code: 5 }, 200, RECORDED],
       [{ code: '' }, 400, { code: ['This field may not be blank.'] }],
       [{ code: null }, 400, { code: ['This field may not be null.'] }],
       [{ code: 'A', visitor_id: 'has space' }, 400, { visitor_id: ['Use only letters, digits, "-" and "_".'] }],
