@@ -85,7 +85,7 @@ describe('local runtime', () => {
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(await script.text()).toContain('refloop-ref');
     const click = await call('POST', '/js/v1/clicks/', demoPublishableKey, { code: 'NOBODY' });
-    expect([click.status, click.body]).toEqual([200, { recorded: true }]);
+    expect([click.status, click.body]).toEqual([200, { recorded: true, attribution: { model: 'first_click', days: 60 } }]);
     expect(click.headers.get('access-control-allow-origin')).toBe('*');
   });
 
