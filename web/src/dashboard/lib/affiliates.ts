@@ -3,79 +3,20 @@
 // campaign. The pending applications count is shared by the navigation's badge and the overview's tile,
 // so one request serves both and an approval or rejection refreshes both.
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, idempotencyKey, problemOf, unwrap, type ApiPaths, type Page, type Schemas } from '../../api/client';
-import { api, loginUrl } from '../api';
+import { idempotencyKey, unwrap, type ApiPaths, type Schemas } from '../../api/client';
+import { api } from '../api';
 
-export type ApplicationStatus = 'pending' | 'approved' | 'rejected';
-export const APPLICATION_STATUSES: readonly ApplicationStatus[] = ['pending', 'approved', 'rejected'];
+export type Application = Schemas['Application'];
+export type FraudFlag = Application['fraud_flags'][number];
 
-export interface FraudFlag {
-  rule: string;
-  at?: number;
-  detail?: string;
-  status?: string;
-}
+export type Signup = Schemas['Campaign']['signup'];
+export type SignupQuestion = Signup['questions'][number];
 
-export interface Application {
-  id: string;
-  campaign_id: string;
-  email: string;
-  name: string;
-  country: string;
-  payout_email: string | null;
-  answers: Record<string, string>;
-  status: ApplicationStatus;
-  member_id: string | null;
-  created_at: number;
-  decided_at: number | null;
-  reason: string | null;
-  fraud_flags: FraudFlag[];
-}
-
-export interface SignupQuestion {
-  id: string;
-  label: string;
-  type: 'text' | 'url' | 'choice';
-  required: boolean;
-  options: string[] | null;
-}
-
-export interface Signup {
-  enabled: boolean;
-  approval: 'auto' | 'manual';
-  terms_url: string | null;
-  questions: SignupQuestion[];
-}
-
-export const SIGNUP_CLOSED: Signup = { enabled: false, approval: 'manual', terms_url: null, questions: [] };
 export const MAX_QUESTIONS = 10;
 export const QUESTION_ID = /^[a-z0-9_]{1,30}$/;
 
-/** A campaign's programme fields (absent on a server without them: closed, no slug). */
-export interface CampaignProgramme {
-  slug?: string | null;
-  signup?: Signup;
-}
-
-export type AttributionModel = 'first_click' | 'last_click';
-
-export interface Theme {
-  accent?: string;
-  background?: string;
-  text?: string;
-  radius?: string;
-  font?: string;
-}
-
-/** The account's programme fields (GET/PATCH /v1/account/). */
-export interface AccountProgramme {
-  slug?: string | null;
-  attribution_model?: AttributionModel;
-  attribution_days?: number;
-  tax_details_required?: boolean;
-  affiliate_emails?: { new_referral: boolean; monthly_summary: boolean };
-  theme?: Theme;
-}
+export type AttributionModel = Schemas['Account']['attribution_model'];
+export type Theme = Schemas['Account']['theme'];
 
 /** A named link; its `url` is null while the account has no `referral_url` (Settings: where members' links point). */
 export type MemberLink = Schemas['MemberLink'];
@@ -84,61 +25,18 @@ export type EmailTemplate = NonNullable<
   ApiPaths['/v1/email-templates/']['get']['responses'][200]['content']['application/json']
 >['results'][number];
 
-/** A referral's, click's or conversion's sub-id (the named link it came through); null without one. */
-export const subOf = (row: object): string | null => {
-  const sub = (row as { sub?: unknown }).sub;
-  return typeof sub === 'string' && sub !== '' ? sub : null;
-};
-
 /** The public sign-up page of a campaign: `/join/<account slug>/<campaign slug>/` on this site. */
 export const joinPageUrl = (accountSlug: string, campaignSlug: string): string =>
   `${location.origin}/join/${encodeURIComponent(accountSlug)}/${encodeURIComponent(campaignSlug)}/`;
 
-/**
- * A call to an endpoint of the programme: same origin, the session cookie, an Idempotency-Key on writes,
- * a 401 to the login page (as dashboard/api.ts does), an error body as an ApiError the forms show.
- */
-export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(path, {
-      method,
-      credentials: 'same-origin',
-      headers: {
-        accept: 'application/json',
-        ...(method === 'GET' ? {} : { 'Idempotency-Key': idempotencyKey() }),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch {
-    throw new ApiError(problemOf(null, 0));
-  }
-  const text = await res.text();
-  let parsed: unknown = null;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    parsed = text;
-  }
-  if (res.status === 401) location.assign(loginUrl());
-  if (!res.ok) throw new ApiError(problemOf(parsed, res.status));
-  return parsed as T;
-}
+type ListQuery = NonNullable<ApiPaths['/v1/applications/']['get']['parameters']['query']>;
+const path = (id: string) => ({ path: { id }, header: { 'Idempotency-Key': idempotencyKey() } });
 
-const query = (params: Record<string, string | number | undefined>): string => {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v));
-  const s = q.toString();
-  return s ? `?${s}` : '';
-};
-
-export const listApplications = (params: { status?: string; campaign?: string; cursor?: string; page_size?: number }) =>
-  call<Page<Application>>('GET', `/v1/applications/${query(params)}`);
-export const getApplication = (id: string) => call<Application>('GET', `/v1/applications/${encodeURIComponent(id)}/`);
-export const approveApplication = (id: string) => call<Application>('POST', `/v1/applications/${encodeURIComponent(id)}/approve/`, {});
+export const listApplications = (query: ListQuery) => unwrap(api.GET('/v1/applications/', { params: { query } }));
+export const getApplication = (id: string) => unwrap(api.GET('/v1/applications/{id}/', { params: { path: { id } } }));
+export const approveApplication = (id: string) => unwrap(api.POST('/v1/applications/{id}/approve/', { params: path(id) }));
 export const rejectApplication = (id: string, reason: string) =>
-  call<Application>('POST', `/v1/applications/${encodeURIComponent(id)}/reject/`, reason ? { reason } : {});
+  unwrap(api.POST('/v1/applications/{id}/reject/', { params: path(id), body: reason ? { reason } : {} }));
 
 /** A member's named links: at most 20, so one page holds them all. */
 export const listLinks = (memberId: string): Promise<MemberLink[]> =>

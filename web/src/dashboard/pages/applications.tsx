@@ -16,7 +16,6 @@ import { PagedTable } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad } from '../components/page';
 import {
   type Application,
-  type CampaignProgramme,
   approveApplication,
   getApplication,
   listApplications,
@@ -75,7 +74,7 @@ export function Applications() {
   const campaign = query.campaign || undefined;
   const { campaigns } = useCampaigns();
   const names = new Map(campaigns.map((c) => [c.id, c.name]));
-  const open = campaigns.filter((c) => (c as CampaignProgramme).signup?.enabled);
+  const open = campaigns.filter((c) => c.signup.enabled);
 
   return (
     <>
@@ -189,10 +188,7 @@ export function ApplicationDetail() {
   const loaded = useLoad(() => getApplication(id), [id]);
   const a = loaded.data;
   const campaign = useLoad(
-    () =>
-      a
-        ? unwrap(api.GET('/v1/campaigns/{id}/', { params: { path: { id: a.campaign_id } } })).then((c) => c as typeof c & CampaignProgramme)
-        : Promise.resolve(null),
+    () => (a ? unwrap(api.GET('/v1/campaigns/{id}/', { params: { path: { id: a.campaign_id } } })) : Promise.resolve(null)),
     [a?.campaign_id],
   );
   const c = campaign.data;

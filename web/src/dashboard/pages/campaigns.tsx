@@ -16,14 +16,13 @@ import { formatMoney, formatTime, titleCase } from '../../ui/format';
 import { useCan } from '../lib/session';
 import type { Campaign } from '../../api/types';
 import { campaignHref } from '../lib/links';
-import type { AccountProgramme, CampaignProgramme } from '../lib/affiliates';
 import { Badge } from '../../ui/badge';
 import { initialSignup, questionsOf, type SignupState } from './campaign-signup-state';
 
 // The sign-up page's editor is only on a campaign's form: loaded with it.
 const SignupSection = lazy(() => import('./campaign-signup').then((m) => m.SignupSection));
 
-type CampaignBody = ApiPaths['/v1/campaigns/']['post']['requestBody']['content']['application/json'] & CampaignProgramme;
+type CampaignBody = ApiPaths['/v1/campaigns/']['post']['requestBody']['content']['application/json'];
 
 export function rewardSummary(c: Campaign): string {
   const period =
@@ -116,7 +115,7 @@ export function Campaigns() {
             {
               key: 'signup',
               header: 'Sign-up page',
-              cell: (c) => ((c as CampaignProgramme).signup?.enabled ? <Badge status="active" label="Open" /> : '—'),
+              cell: (c) => (c.signup.enabled ? <Badge status="active" label="Open" /> : '—'),
             },
             { key: 'created', header: 'Created', cell: (c) => formatTime(c.created_at) },
           ]}
@@ -185,11 +184,11 @@ function CampaignForm({
   );
   const [commissionType, setCommissionType] = useState<string>(campaign?.commission_type ?? 'fixed');
   const [discountType, setDiscountType] = useState<string>(campaign?.referred_discount_type ?? '');
-  const c = campaign as (Campaign & CampaignProgramme) | null;
+  const c = campaign;
   const [signup, setSignup] = useState<SignupState>(() => initialSignup(c?.signup));
   // The account's slug: the first half of the sign-up page's address.
   const account = useLoad(() => unwrap(api.GET('/v1/account/')), []);
-  const accountSlug = (account.data as AccountProgramme | null)?.slug;
+  const accountSlug = account.data?.slug;
 
   return (
     <Form form={form} onSubmit={(data) => onSubmit(campaignBody(data, kind, commissionType, discountType, signup))}>

@@ -35,9 +35,6 @@ import { rewardColumns } from '../tables/rewards';
 // The links card is only on a member's page: loaded with it.
 const MemberLinks = lazy(() => import('./member-links').then((m) => m.MemberLinks));
 
-/** How the member came: created by your app or the dashboard, or approved from the sign-up page. */
-const sourceOf = (m: Member): string => ((m as { source?: string }).source === 'signup' ? 'signup' : 'app');
-
 function campaignOptions(campaigns: Campaign[], none: string) {
   return [{ value: '', label: none }, ...campaigns.map((c) => ({ value: c.id, label: c.name }))];
 }
@@ -194,7 +191,7 @@ export function Members() {
                   <a href={`/app/members/${encodeURIComponent(m.id)}`}>{m.identifier}</a>
                   <span class="cell-sub">
                     {m.email}
-                    {sourceOf(m) === 'signup' && <span class="tag tag-after">signup</span>}
+                    {m.source === 'signup' && <span class="tag tag-after">signup</span>}
                   </span>
                 </>
               ),
@@ -350,7 +347,7 @@ export function MemberDetail() {
                     ['Member id', <code>{m.id}</code>],
                     ['Name', [m.first_name, m.last_name].filter(Boolean).join(' ') || '—'],
                     ['Campaign', m.campaign ? <a href={campaignHref(m.campaign.id)}>{m.campaign.name}</a> : 'None'],
-                    ['Source', sourceOf(m) === 'signup' ? 'Sign-up page (approved application)' : 'Your app or this dashboard'],
+                    ['Source', m.source === 'signup' ? 'Sign-up page (approved application)' : 'Your app or this dashboard'],
                     ['Subscription', m.subscription ? `${String(m.subscription.id)} (${m.subscription.status})` : 'None attached'],
                     ['Payout email', m.payout_email ?? 'Not set: payouts stay open until it is'],
                     ['Emails', m.email_opt_out ? 'Opted out' : 'Receives notices'],

@@ -4,7 +4,6 @@ import { formatDate, formatMoney, formatTime } from '../../ui/format';
 import type { Referral } from '../../api/types';
 import type { Column } from '../components/paged-table';
 import { CampaignRef, referralHref } from '../lib/links';
-import { subOf } from '../lib/affiliates';
 import { MemberRef } from '../lib/members';
 
 export function ReferralStatus({ referral }: { referral: Referral }) {
@@ -48,15 +47,12 @@ export function referralColumns(opts: { member?: boolean; campaigns?: Map<string
     {
       key: 'source',
       header: 'Source',
-      cell: (r) => {
-        const sub = subOf(r);
-        return (
-          <>
-            <span class="tag">{r.source}</span>
-            {sub && <span class="cell-sub">Sub-id {sub}</span>}
-          </>
-        );
-      },
+      cell: (r) => (
+        <>
+          <span class="tag">{r.source}</span>
+          {r.sub && <span class="cell-sub">Sub-id {r.sub}</span>}
+        </>
+      ),
     },
     { key: 'created', header: 'Created', cell: (r) => formatTime(r.created_at) },
   );

@@ -6,7 +6,7 @@ import type { Account } from '../../../api/types';
 import { Field, Form, SubmitButton, intOrText, text, useFieldErrors, useFormState } from '../../../ui/form';
 import { useToast } from '../../../ui/toast';
 import { Details, LoadState, Section, type Loaded } from '../../components/page';
-import type { AccountProgramme, AttributionModel, Theme } from '../../lib/affiliates';
+import type { AttributionModel, Theme } from '../../lib/affiliates';
 import { useCan } from '../../lib/session';
 import { type AccountPatch, patchAccount } from './account-api';
 
@@ -65,13 +65,13 @@ export function ProgrammeSection({ account }: { account: Loaded<Account> }) {
       description="Your programme's public pages, how a referral is credited to a link, and what affiliates are asked and sent."
     >
       <LoadState loaded={account} what="the programme settings">
-        {(a) => <ProgrammeForm key={a.id} account={a as Account & AccountProgramme} onSaved={account.setData} />}
+        {(a) => <ProgrammeForm key={a.id} account={a} onSaved={account.setData} />}
       </LoadState>
     </Section>
   );
 }
 
-function ProgrammeForm({ account: a, onSaved }: { account: Account & AccountProgramme; onSaved: (a: Account) => void }) {
+function ProgrammeForm({ account: a, onSaved }: { account: Account; onSaved: (a: Account) => void }) {
   const canEdit = useCan('account');
   const notify = useToast();
   const form = useFormState();
@@ -102,7 +102,7 @@ function ProgrammeForm({ account: a, onSaved }: { account: Account & AccountProg
       form={form}
       labelledBy="programme-title"
       onSubmit={async (data) => {
-        const body: AccountPatch & AccountProgramme = {
+        const body: AccountPatch = {
           slug: text(data, 'slug') || undefined,
           attribution_model: text(data, 'attribution_model') === 'last_click' ? 'last_click' : 'first_click',
           attribution_days: intOrText(data, 'attribution_days') as number,
