@@ -6,7 +6,8 @@
 // Applications page (the navigation's count, the overview's tile), the owner approves it there and the
 // member exists; a rejection keeps its internal reason, and a decision taken meanwhile elsewhere shows the
 // API's 409; the email previews render (subject, sandboxed HTML, text); a member's Links card creates and
-// deletes a named link. axe-core on each page; screenshots under test-results/dashboard/.
+// deletes a named link; a viewer reads these pages without their write controls. axe-core on each page;
+// screenshots under test-results/dashboard/.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -408,4 +409,43 @@ describe('affiliate programmes in the dashboard', () => {
     await toast('Link youtube deleted.');
     expect((await api('GET', `/v1/members/${approvedMember}/links/`)).body.results).toEqual([]);
   }, 60_000);
+  it('a viewer reads the programme pages without their write controls', async () => {
+    const pending = await applyAndConfirm(manual, `gil-${tag}@creators.example`, 'Gil Pending');
+    // The owner invites a viewer (the team API with the owner's session); the viewer logs in from the outbox.
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'refloop_session');
+    const email = `vera-${tag}@team.example`;
+    const since = Date.now();
+    const invited = await fetch(`${runtime.url}/v1/team/`, {
+      method: 'POST',
+      headers: { cookie: `refloop_session=${cookie?.value}`, origin: runtime.url, 'content-type': 'application/json' },
+      body: JSON.stringify({ email, role: 'viewer' }),
+    });
+    expect(invited.status).toBe(201);
+    const link = await linkMailed(email, since, /https?:\/\/\S+\/app\/login#token=[A-Za-z0-9_-]{43}/);
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    try {
+      const viewer = await context.newPage();
+      await viewer.goto(link);
+      await viewer.getByRole('heading', { level: 1, name: 'Overview' }).waitFor({ timeout: 20_000 });
+
+      await viewer.goto(`${runtime.url}/app/applications/${pending.id}`);
+      await viewer.getByRole('heading', { level: 1, name: 'Gil Pending' }).waitFor({ timeout: 15_000 });
+      await viewer.getByText('An owner or admin decides on applications.').waitFor({ timeout: 15_000 });
+      expect(await viewer.getByRole('button', { name: /^(Approve|Reject)$/ }).count()).toBe(0);
+
+      await viewer.goto(`${runtime.url}/app/members/${approvedMember}`);
+      await viewer
+        .getByRole('region', { name: 'Links' })
+        .getByText(/No named links yet/)
+        .waitFor({ timeout: 15_000 });
+      expect(await viewer.getByRole('button', { name: 'Create link' }).count()).toBe(0);
+
+      await viewer.goto(`${runtime.url}/app/settings`);
+      const programme = viewer.getByRole('region', { name: 'Affiliate programme' });
+      await programme.getByText(`acme-${tag}`).waitFor({ timeout: 15_000 });
+      expect(await programme.getByRole('button', { name: 'Save programme settings' }).count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
 });
