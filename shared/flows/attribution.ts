@@ -5,8 +5,9 @@
 // What an event says about its referral arrives as provider-agnostic hints (shared/billing/port.ts
 // AttributionHints); each adapter reads them from its own fields (Classic `passthrough`/`coupon`, Billing
 // `custom_data` and discount, Stripe `client_reference_id`/`metadata` and promotion code). Tried in order:
-// - referralId: the id the browser script put into the checkout (`refloop_referral_id`);
-// - couponCode: a referred user's coupon code (double-sided campaigns), looked up through its claim item.
+// - couponCode: a referred user's coupon code (double-sided campaigns), looked up through its claim item:
+//   a member's coupon wins over a cookie (docs/attribution.md);
+// - referralId: the id the browser script put into the checkout (`refloop_referral_id`, from its cookie).
 //
 // A referral id that is malformed, unknown to the account, already converted with another subscription,
 // a subscription already tied elsewhere, or the referring member's own subscription (self-referral: the
@@ -48,7 +49,7 @@ export const couponSource: AttributionSource = async (accountId, hints) => {
   return referralId === null ? null : { referralId, source: 'coupon' };
 };
 
-const SOURCES: AttributionSource[] = [passthroughSource, couponSource];
+const SOURCES: AttributionSource[] = [couponSource, passthroughSource];
 
 export type AttributionOutcome = 'converted' | 'unchanged' | 'ignored' | 'none';
 

@@ -4,12 +4,20 @@
 // conversion (its event and its bucket), the timeseries and the portal's stats cut by sub, the field
 // errors, and the click's answer carrying the account's attribution model and days.
 import { eventId } from '../../shared/domain/events';
+import { attributeFromHints } from '../../shared/flows/attribution';
+import { recordReferralCoupon } from '../../shared/store/coupons';
 import { getItem } from '../../shared/store/ops';
 import { getReferralOrThrow, markReferralConverted } from '../../shared/store/referrals';
 import { saveSubscription } from '../../shared/store/subscriptions';
 import { keys } from '../../shared/store/table';
 import { api } from '../support/api';
 import { newAccount } from '../support/fixtures';
+import { startTestQueues } from '../support/queues';
+
+const afterAllStops: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const stop of afterAllStops) await stop();
+});
 
 type Tenant = { accountId: string; apiKey: string; publishableKey: string };
 let seq = 0;
@@ -172,5 +180,43 @@ describe('sub-ids', () => {
     expect(Object.keys(money.body)).toEqual(['sub']);
     const badSub = await api('GET', `/v1/reports/timeseries/?metric=referrals&member=${m.id}&sub=NO`, { key: t.apiKey });
     expect(badSub.status).toBe(400);
+  });
+
+  it("a member's coupon wins over the cookie's referral at checkout; a coupon that is no referral's leaves the cookie's", async () => {
+    // A conversion queues its reward evaluation: local queues for it (nothing consumes them here).
+    const queues = await startTestQueues();
+    afterAllStops.push(() => queues.stop());
+    const t = await newAccount();
+    const m = await member(t);
+    const other = await member(t);
+    const byCookie = await api('POST', '/v1/referrals/', { key: t.apiKey, body: { user_identifier: unique('u'), member_code: m.code } });
+    const byCoupon = await api('POST', '/v1/referrals/', {
+      key: t.apiKey,
+      body: { user_identifier: unique('u'), member_code: other.code },
+    });
+    await recordReferralCoupon(t.accountId, byCoupon.body.id, 'RFCOUPONWINS01');
+    const subscription = async () =>
+      saveSubscription(t.accountId, {
+        id: ++subscriptionIds,
+        unit_price: '10.00',
+        currency: 'USD',
+        status: 'active',
+        email: `billing-${subscriptionIds}@example.com`,
+        next_bill_date: '2031-07-01',
+        last_bill_date: '2031-06-01',
+        plan: { id: 9001, name: 'Pro', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: '$10.00 / month' },
+      });
+    const first = await subscription();
+    expect(await attributeFromHints(t.accountId, 'evt-coupon', { referralId: byCookie.body.id, couponCode: 'rfcouponwins01' }, first)).toBe(
+      'converted',
+    );
+    expect((await api('GET', `/v1/referrals/${byCoupon.body.id}/`, { key: t.apiKey })).body.is_converted).toBe(true);
+    expect((await api('GET', `/v1/referrals/${byCookie.body.id}/`, { key: t.apiKey })).body.is_converted).toBe(false);
+    // A discount code that is no referral's coupon: the cookie's referral converts.
+    const second = await subscription();
+    expect(await attributeFromHints(t.accountId, 'evt-plain', { referralId: byCookie.body.id, couponCode: 'SUMMER10' }, second)).toBe(
+      'converted',
+    );
+    expect((await api('GET', `/v1/referrals/${byCookie.body.id}/`, { key: t.apiKey })).body.is_converted).toBe(true);
   });
 });
