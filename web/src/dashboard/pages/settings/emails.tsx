@@ -56,7 +56,7 @@ function Preview({ templates, current, onPick }: { templates: EmailTemplate[]; c
       title={current.label}
       description={
         current.transactional
-          ? 'Always sent: it carries a link the affiliate asked for, so it has no unsubscribe link.'
+          ? 'Transactional (a login or confirmation link, or the answer to an application): always sent, with no unsubscribe link.'
           : 'Has a one-click unsubscribe link (and List-Unsubscribe headers); affiliates who unsubscribe no longer get it.'
       }
       actions={
