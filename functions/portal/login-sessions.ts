@@ -7,18 +7,15 @@ import { portalName } from '../../shared/flows/portal';
 import { ipScope, limitLogin, LOGINS_PER_IP, loginBody } from '../../shared/http/login';
 import { baseUrl, jsonResult, publicHandler } from '../../shared/http/respond';
 import { portalLoginSessionBody } from '../../shared/schemas/portal';
-import { getItem } from '../../shared/store/ops';
 import { openPortalSession } from '../../shared/store/portal';
-import { keys } from '../../shared/store/table';
 
 export const handler = publicHandler(async (event) => {
   const { token } = loginBody(portalLoginSessionBody, event);
   await limitLogin(ipScope('portal-login', event), LOGINS_PER_IP);
   if (!isPortalLinkToken(token)) throw loginLinkRefused();
   const opened = await openPortalSession(token, 'cookie', loginLinkRefused);
-  const account = await getItem(keys.account(opened.session.accountId), false);
   return {
-    ...jsonResult(201, { expires_at: opened.session.expiresAt, portal: portalName(opened.session.accountId, account ?? {}) }, event, {
+    ...jsonResult(201, { expires_at: opened.session.expiresAt, portal: portalName(opened.session.accountId, opened.account) }, event, {
       'Cache-Control': 'no-store',
     }),
     cookies: [portalCookie(opened.token, baseUrl(event))],

@@ -5,6 +5,7 @@ import { safeCsvField } from '../domain/payout-files';
 import type { TaxDetailsInput } from '../schemas/tax-details';
 import type { PortalSession } from '../store/portal';
 import { getTaxDetails, listTaxDetails, putTaxDetails, type TaxDetails } from '../store/tax-details';
+import { refreshMemberPayouts } from './payouts';
 import { accountOf, memberOf } from './portal';
 
 /** The last four characters of an identifier, the rest as dots: `123456789` -> `•••••6789`. */
@@ -42,10 +43,9 @@ export async function portalTaxDetails(session: PortalSession) {
 
 /** PUT /portal/v1/tax-details/: stores them encrypted (replacing any before) and answers them masked. */
 export async function putPortalTaxDetails(session: PortalSession, input: TaxDetailsInput) {
-  const [account, details] = await Promise.all([
-    accountOf(session),
-    memberOf(session, () => putTaxDetails(session.accountId, session.memberId, input)),
-  ]);
+  const details = await memberOf(session, () => putTaxDetails(session.accountId, session.memberId, input));
+  // Payouts that waited for them become due at once (as after a payout email is given).
+  const [account] = await Promise.all([accountOf(session), refreshMemberPayouts(session.accountId, session.memberId)]);
   return taxView(account, details);
 }
 

@@ -65,6 +65,10 @@ export async function getPayout(accountId: string, id: string): Promise<Payout |
 }
 
 /** Where a member's approvals in `currency` go now, and what makes that payout due. */
+/** Why a payout that would be due stays open (`failure_reason`): the account requires tax details first. */
+export const TAX_DETAILS_MISSING =
+  'Waiting for tax details: the programme requires them before paying, and the member has not given them in the portal yet.';
+
 export interface CollectingTarget {
   memberId: string;
   currency: string;
@@ -73,13 +77,21 @@ export interface CollectingTarget {
   payoutEmail: string | null;
   /** Whether the member still exists (its stats are written only then). */
   memberExists: boolean;
+  /** The account requires tax details (`tax_details_required`) and the member has given none: never due. */
+  taxDetailsMissing?: boolean;
 }
 
 /** Reads the member's collecting payout in `currency` (pointer, payout), its payout email and minimum. */
 export async function collectingTarget(accountId: string, memberId: string, currency: string): Promise<CollectingTarget> {
-  const found = await batchGet([keys.payoutPointer(accountId, memberId, currency), keys.member(accountId, memberId)]);
+  // The account rides along in the same BatchGet: its tax-details requirement (no extra round trip).
+  const found = await batchGet([
+    keys.payoutPointer(accountId, memberId, currency),
+    keys.member(accountId, memberId),
+    keys.account(accountId),
+  ]);
   const pointer = lookup(found, keys.payoutPointer(accountId, memberId, currency));
   const member = lookup(found, keys.member(accountId, memberId));
+  const account = lookup(found, keys.account(accountId));
   const campaignId = typeof member?.campaign_id === 'string' ? member.campaign_id : null;
   const [payoutItem, campaignItem] = await Promise.all([
     typeof pointer?.payout_id === 'string' ? getItem(keys.payout(accountId, pointer.payout_id)) : Promise.resolve(undefined),
@@ -96,6 +108,7 @@ export async function collectingTarget(accountId: string, memberId: string, curr
     minPayout: campaign && campaign.commission_currency === currency ? campaign.min_payout : 0,
     payoutEmail: typeof member?.payout_email === 'string' && member.payout_email !== '' ? member.payout_email : null,
     memberExists: member?.type === 'Member',
+    taxDetailsMissing: account?.tax_details_required === true && typeof member?.tax_details_at !== 'number',
   };
 }
 
@@ -123,7 +136,10 @@ export function changeCollecting(txn: MoneyTxn, target: CollectingTarget, delta:
   const periodStart = [before?.period_start, ...times].filter((t): t is number => typeof t === 'number');
   // Above the maximum per payout (domain/money-limits.ts) it is held: never due, so never batched.
   const held = amount > maxPayoutCents(target.currency);
-  const status = held ? 'open' : collectingStatus(amount, target.minPayout, target.payoutEmail);
+  const payable = collectingStatus(amount, target.minPayout, target.payoutEmail);
+  // Would be due but the member's required tax details are missing: it waits, open, and says why.
+  const waitsForTax = !held && payable === 'due' && target.taxDetailsMissing === true;
+  const status = held || waitsForTax ? 'open' : payable;
   const next: Payout = {
     id: before?.id ?? newPayoutId(),
     member_id: target.memberId,
@@ -135,7 +151,7 @@ export function changeCollecting(txn: MoneyTxn, target: CollectingTarget, delta:
     period_end: periodStart.length ? Math.max(before?.period_end ?? 0, ...times) : null,
     paid_at: null,
     reference: null,
-    failure_reason: held ? payoutAboveMaximum(target.currency) : null,
+    failure_reason: held ? payoutAboveMaximum(target.currency) : waitsForTax ? TAX_DETAILS_MISSING : null,
     batch_id: null,
     payout_email: null,
     member_identifier: null,

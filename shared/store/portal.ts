@@ -126,7 +126,7 @@ export async function openPortalSession(
   linkToken: string,
   mode: PortalMode = 'bearer',
   refused: () => Error = linkRefused,
-): Promise<{ token: string; session: PortalSession }> {
+): Promise<{ token: string; session: PortalSession; account: Record<string, unknown> }> {
   const now = nowSeconds();
   const linkHash = tokenHash(linkToken);
   const link = await getItem(portalKeys.link(linkHash));
@@ -199,7 +199,7 @@ export async function openPortalSession(
     if (err instanceof ConditionsFailedError) throw refused();
     throw err;
   }
-  return { token, session };
+  return { token, session, account };
 }
 
 /**

@@ -47,6 +47,11 @@ import { freshEmail, loginAs, type DashboardLogin } from '../support/dashboard';
 import { addTeamMember, issueLoginToken, teamKeys } from '../../shared/store/team';
 import { nowSeconds } from '../../shared/store/ops';
 import { startTestQueues, type TestQueues } from '../support/queues';
+import { affiliateLoginUrl } from '../../shared/flows/affiliate-login';
+import { newApplicationId } from '../../shared/domain/applications';
+import { tokenHash } from '../../shared/domain/team';
+import { issueJoinConfirmation } from '../../shared/flows/applications';
+import { joinRequestExpiry, putJoinRequest } from '../../shared/store/applications';
 
 interface Budget {
   /** Sequential DynamoDB round trips (docs/design/architecture.md "Round-trip budgets"). */
@@ -254,6 +259,22 @@ const BUDGETS: Record<string, Budget> = {
   PortalPayouts: budget(2, 4),
   // Named links (store/links.ts): a list is the Query beside the member and account GetItems (count, code,
   // referral_url); a create is the transaction (link + the member's named_links) beside the same two reads;
+  // The affiliate's login page by slug: the slug's pointer -> the account.
+  PortalLoginPage: budget(2, 2),
+  // login link: the per-IP and per-email windows (parallel) -> slug pointer -> account -> the member's email
+  // claim, then one SQS send for a member (the same path for any address).
+  CreatePortalLoginLink: budget(4, 5, { sends: { 'member-emails': 1 } }),
+  // login session: per-IP window -> link GetItem -> account GetItem -> one transaction (link, member check, session, refs).
+  OpenPortalLoginSession: budget(4, 4),
+  // log out: the session GetItem -> one transaction (session, its ref).
+  EndPortalSession: budget(2, 2),
+  // tax details: the session GetItem, then the account and the tax item beside the session's limit.
+  GetPortalTaxDetails: budget(2, 3),
+  // giving them: session -> (limit) -> transaction (tax item, member marker) -> the account beside the
+  // member's collecting payouts (Query -> BatchGet -> GetItem -> transaction when one becomes due).
+  PutPortalTaxDetails: budget(6, 8),
+  // the owner's session GetItem -> one Query of the tax partition (decrypting needs no table read).
+  ExportTaxDetails: budget(2, 2),
   // a delete one transaction. Behind a portal session, its GetItem first.
   ListMemberLinks: budget(1, 4),
   CreateMemberLink: budget(2, 4),
@@ -999,6 +1020,39 @@ const SCENARIOS: Record<string, Scenario> = {
     ];
   },
   CreateSession: async () => {
+  PortalLoginPage: async () => {
+    const slug = String((await getItem(keys.account(accountId)))?.slug ?? '');
+    return [{ label: 'by slug', params: { account_id: slug }, anonymous: true }];
+  },
+  CreatePortalLoginLink: async () => {
+    const email = `${unique('aff')}@example.com`;
+    await expectStatus(call('POST', '/v1/members/', { body: { identifier: unique('aff'), email } }), 201);
+    const slug = String((await getItem(keys.account(accountId)))?.slug ?? '');
+    return [{ label: 'a member', anonymous: true, options: { body: { account: slug, email }, sourceIp: '10.7.7.7' } }];
+  },
+  OpenPortalLoginSession: async () => {
+    const m = await fullMember();
+    const url = await affiliateLoginUrl(accountId, m.id);
+    return [{ label: 'login link', anonymous: true, options: { body: { token: new URL(url!).hash.slice('#token='.length) }, sourceIp: LOGIN_IP } }];
+  },
+  EndPortalSession: async () => {
+    const m = await fullMember();
+    const url = await affiliateLoginUrl(accountId, m.id);
+    const opened = await api('POST', '/portal/v1/login-sessions/', { body: { token: new URL(url!).hash.slice('#token='.length) }, sourceIp: '10.9.8.6' });
+    if (opened.status !== 201) throw new Error(`fixture login answered ${opened.status}: ${opened.text}`);
+    const cookie = (opened.cookies[0] ?? '').split(';')[0] as string;
+    return [{ label: 'logout', anonymous: true, options: { headers: { cookie, origin: 'https://api.test' } } }];
+  },
+  GetPortalTaxDetails: async () => [
+    { label: 'none given', anonymous: true, options: { headers: await portalBearer((await moneyFixture({ approve: true })).memberId) } },
+  ],
+  PutPortalTaxDetails: async () => {
+    const a = await moneyFixture({ approve: true });
+    const headers = await portalBearer(a.memberId);
+    const body = { legal_name: 'Ada Lovelace', country: 'US', address: '1 Main Street', us: { tin: '123456789', w9_certified: true } };
+    return [{ label: 'US details (payouts refreshed)', anonymous: true, options: { headers, body } }];
+  },
+  ExportTaxDetails: async () => [{ label: 'owner', session: true }],
     const member = await teamMember('finance');
     const { token } = await issueLoginToken(accountId, member.id);
     return [{ label: 'login token', anonymous: true, options: { body: { token }, sourceIp: LOGIN_IP } }];

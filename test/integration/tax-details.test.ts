@@ -3,6 +3,10 @@
 // member marker the portal's page reads, and GET /v1/exports/tax-details.csv/ (decrypted; owner and finance
 // sessions only: admin, viewer and API keys 403).
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { approveReward } from '../../shared/flows/lifecycle';
+import { getPayout, TAX_DETAILS_MISSING } from '../../shared/store/payouts';
+import { toReferral } from '../../shared/store/referrals';
+import { recordRewards } from '../../shared/store/rewards';
 import { db, tableName } from '../../shared/store/client';
 import { getItem } from '../../shared/store/ops';
 import { taxKeys } from '../../shared/store/tax-details';
@@ -208,5 +212,59 @@ describe('GET /v1/exports/tax-details.csv/', () => {
     expect(rows.map((r) => r.split(',')[0]).sort()).toEqual(members.map((m) => m.id).sort());
     expect((await api('GET', '/v1/exports/tax-details.csv/?page_size=0', { headers: owner.headers })).status).toBe(400);
     expect((await api('GET', '/v1/exports/tax-details.csv/?status=x', { headers: owner.headers })).status).toBe(400);
+  });
+});
+
+describe('payouts wait for required tax details', () => {
+  it('a payout that would be due stays open with the reason until the member gives them; then it is due', async () => {
+    const t = await newAccount();
+    await requireTaxDetails(t);
+    const m = await member(t);
+    expect((await api('PATCH', `/v1/members/${m.id}/`, { key: t.apiKey, body: { payout_email: 'ada@pay.example' } })).status).toBe(200);
+    const referral = await api('POST', '/v1/referrals/', {
+      key: t.apiKey,
+      body: { user_identifier: unique('u'), member_code: (await api('GET', `/v1/members/${m.id}/`, { key: t.apiKey })).body.code },
+    });
+    expect(referral.status).toBeLessThan(300);
+    const stored = toReferral(await getItem(keys.referral(t.accountId, referral.body.id)));
+    if (!stored) throw new Error('fixture referral missing');
+    const [commission] = (
+      await recordRewards(
+        t.accountId,
+        stored,
+        [{ payment_id: Date.now() * 100 + ++seq, type: 'commission', amount: 2500, currency: 'USD' }],
+        false,
+        true,
+      )
+    ).rewards;
+    const payoutId = (await approveReward(t.accountId, commission!.id)).payout_id as string;
+    const waiting = await getPayout(t.accountId, payoutId);
+    expect({ status: waiting?.status, reason: waiting?.failure_reason }).toEqual({ status: 'open', reason: TAX_DETAILS_MISSING });
+    const listed = await api('GET', `/v1/payouts/${payoutId}/`, { key: t.apiKey });
+    expect(listed.body).toMatchObject({ status: 'open', failure_reason: TAX_DETAILS_MISSING });
+
+    expect((await api('PUT', '/portal/v1/tax-details/', { key: await session(t, m.id), body: US })).status).toBe(200);
+    const due = await getPayout(t.accountId, payoutId);
+    expect({ status: due?.status, reason: due?.failure_reason }).toEqual({ status: 'due', reason: null });
+  });
+
+  it('without the requirement, the same payout is due at once', async () => {
+    const t = await newAccount();
+    const m = await member(t);
+    await api('PATCH', `/v1/members/${m.id}/`, { key: t.apiKey, body: { payout_email: 'ada@pay.example' } });
+    const code = (await api('GET', `/v1/members/${m.id}/`, { key: t.apiKey })).body.code;
+    const referral = await api('POST', '/v1/referrals/', { key: t.apiKey, body: { user_identifier: unique('u'), member_code: code } });
+    const stored = toReferral(await getItem(keys.referral(t.accountId, referral.body.id)));
+    const [commission] = (
+      await recordRewards(
+        t.accountId,
+        stored!,
+        [{ payment_id: Date.now() * 100 + ++seq, type: 'commission', amount: 2500, currency: 'USD' }],
+        false,
+        true,
+      )
+    ).rewards;
+    const payoutId = (await approveReward(t.accountId, commission!.id)).payout_id as string;
+    expect((await getPayout(t.accountId, payoutId))?.status).toBe('due');
   });
 });
