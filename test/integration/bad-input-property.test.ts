@@ -42,6 +42,9 @@ interface Fixture {
   key: string;
   publishableKey: string;
   campaigns: string[];
+  /** The account's and its campaigns' slugs (the public join page's address; the campaigns are closed to applications). */
+  slug: string;
+  campaignSlugs: string[];
   members: { id: string; code: string; identifier: string; email: string }[];
   referrals: { id: string; user: string }[];
   cursors: string[];
@@ -64,11 +67,13 @@ async function must(res: Promise<ApiResponse>, status: number): Promise<ApiRespo
 async function fixture(tag: string): Promise<Fixture> {
   const { accountId, apiKey: key, publishableKey } = await newAccount('small');
   const campaigns: string[] = [];
+  const campaignSlugs: string[] = [];
   for (const name of [`${tag} one`, `${tag} two`]) {
-    campaigns.push(
-      (await must(api('POST', '/v1/campaigns/', { key, body: { name, allows_credit: true, credit_amount: '5.00' } }), 201)).body.id,
-    );
+    const created = (await must(api('POST', '/v1/campaigns/', { key, body: { name, allows_credit: true, credit_amount: '5.00' } }), 201)).body;
+    campaigns.push(created.id);
+    campaignSlugs.push(created.slug);
   }
+  const slug = (await must(api('GET', '/v1/account/', { key }), 200)).body.slug;
   const members: Fixture['members'] = [];
   for (const [i, campaign] of [campaigns[0], null, campaigns[1]].entries()) {
     const body = {
@@ -100,7 +105,7 @@ async function fixture(tag: string): Promise<Fixture> {
   }
   const teamMember = (await addTeamMember(accountId, freshEmail(`${tag}-viewer`), 'viewer')).id;
   const keyRecords = (await listApiKeyRecords(accountId)).map((r) => r.id);
-  return { accountId, key, publishableKey, campaigns, members, referrals, cursors, teamMember, keyRecords };
+  return { accountId, key, publishableKey, campaigns, slug, campaignSlugs, members, referrals, cursors, teamMember, keyRecords };
 }
 
 /** A's dashboard sessions: its owner's (the session requests) and a viewer's; and another account's, which the login requests may log out. */
@@ -412,6 +417,9 @@ FIELDS.UpdateAccount = ['name', 'email_sender', 'embed_origins', 'js_referrals',
 FIELDS.UpdatePortalMe = ['payout_email', 'email_opt_out', 'email', 'code', 'commission_paid'];
 FIELDS.OpenPortalSession = ['token'];
 FIELDS.CreatePortalSession = ['return_url'];
+// The public application form (its campaigns are closed here: a valid body is a silent 202) and the decisions.
+FIELDS.SubmitApplication = ['email', 'name', 'country', 'payout_email', 'answers', 'accepted_terms', 'id', 'status'];
+FIELDS.RejectApplication = ['reason', 'status'];
 FIELDS.SetProviderConnection = ['kind', 'vendor_id', 'auth_code', 'public_key', 'api_key', 'secret_key', 'webhook_secret', 'api_url'];
 const fieldsOf = (route: Route) => FIELDS[route.name] ?? ['name', 'id', 'user_identifier', 'identifier'];
 
@@ -1509,9 +1517,96 @@ const portalOpenRequest = (): fc.Arbitrary<Req> => {
 };
 const portalRequest = (): fc.Arbitrary<Req> => fc.oneof(...portalRoutes.map(portalRequestOf), portalOpenRequest());
 
+/**
+ * The affiliate programme's public doors (docs/affiliates.md): the join page, the form's endpoint (JSON or the
+ * page's urlencoded form) and the confirmation link, on A's and B's slugs (their campaigns are closed: a
+ * valid application is a silent 202 that stores nothing) or garbage, with unknown tokens. Pages answer HTML.
+ */
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+const slugSegment = (): fc.Arbitrary<string> =>
+  fc.oneof(
+    fc.constantFrom(A.slug, B.slug, ...A.campaignSlugs, ...B.campaignSlugs, 'v1', 'confirm', 'x'.repeat(41)),
+    idSegment('campaign', false),
+  );
+const joinRequest = (): fc.Arbitrary<Req> => {
+  const submit = routes.find((r) => r.name === 'SubmitApplication') as Route;
+  const formBody = fc
+    .dictionary(
+      fc.oneof(
+        fc.constantFrom('email', 'name', 'country', 'payout_email', 'accepted_terms', 'answers[q]', 'answers[__proto__]', 'answers[]'),
+        unicodeText,
+      ),
+      fc.oneof(unicodeText, longText, fc.constantFrom('on', 'a@b.co', 'GB', '')),
+      { maxKeys: 6 },
+    )
+    .map((fields): RawBody => ({
+      kind: 'form',
+      body: new URLSearchParams(
+        Object.entries(fields).map(([k, v]): [string, string] => [k.replace(/[\ud800-\udfff]/g, ''), v.replace(/[\ud800-\udfff]/g, '')]),
+      ).toString(),
+    }));
+  return fc.oneof(
+    fc
+      .record({
+        account: slugSegment(),
+        campaign: slugSegment(),
+        form: fc.boolean(),
+        json: bodyArb(submit),
+        formBody: fc.oneof(formBody, hugeText.map((t): RawBody => ({ kind: 'huge form', body: `name=${t}` }))),
+        type: contentType,
+        sourceIp: fc.constantFrom('198.51.100.81', '2001:db8::81'),
+      })
+      .map(({ account, campaign, form, json, formBody, type, sourceIp }): Req => {
+        const body = form ? formBody : json;
+        const contentTypeSent = form ? FORM_TYPE : type;
+        const auth: Auth = { header: undefined, valid: false };
+        const req: Req = {
+          family: 'join SubmitApplication',
+          method: 'POST',
+          path: `/join/v1/${account}/${campaign}/applications/`,
+          query: '',
+          headers: headersWith(auth, contentTypeSent),
+          auth,
+          body,
+          sourceIp,
+          harmlessSuccess: true,
+        };
+        const media = (contentTypeSent ?? '').split(';')[0]?.trim().toLowerCase();
+        const match = findRoute('POST', req.path);
+        if (match && 'route' in match && match.route.name === 'SubmitApplication') {
+          if (media === FORM_TYPE) req.expect = byteLength(body.body) > MAX_BODY ? 413 : undefined;
+          else req.expect = bodyStatus(body, contentTypeSent);
+        }
+        return req;
+      }),
+    fc
+      .record({
+        method: fc.constantFrom('GET', 'POST'),
+        token: fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), idSegment('referral', false)),
+        page: fc.boolean(),
+        account: slugSegment(),
+        campaign: slugSegment(),
+        query: fc.constantFrom('', 'sent=1', 'sent=', 'utm_source=x'),
+      })
+      .map(({ method, token, page, account, campaign, query }): Req => {
+        const auth: Auth = { header: undefined, valid: false };
+        return {
+          family: page ? 'join JoinPage' : 'join ConfirmApplication',
+          method: page ? 'GET' : method,
+          path: page ? `/join/${account}/${campaign}/` : `/join/confirm/${token}/`,
+          query: page ? query : '',
+          headers: {},
+          auth,
+          harmlessSuccess: true,
+        };
+      }),
+  );
+};
+
 const requestArb = (): fc.Arbitrary<Req> =>
   fc.oneof(
     { arbitrary: portalRequest(), weight: 2 },
+    { arbitrary: joinRequest(), weight: 2 },
     { arbitrary: routeRequest(), weight: 10 },
     { arbitrary: conversionRequest(), weight: 2 },
     { arbitrary: webhookRequest(), weight: 2 },
@@ -1534,13 +1629,18 @@ function problems(req: Req, res: ApiResponse): string[] {
   const out: string[] = [];
   if (res.status >= 500) out.push(`status ${res.status}`);
   if (!res.headers['x-request-id']) out.push('no X-Request-Id');
-  if (res.status === 204) {
+  // The join doors' pages answer HTML (the form's post a 303 to its page); their errors in JSON are checked as the others'.
+  const page = req.family.startsWith('join') && (res.status === 303 || res.headers['content-type'] === 'text/html; charset=utf-8');
+  if (page) {
+    if (res.status === 303 && !/^\/join\/[^/]+\/[^/]+\/\?sent=1$/.test(res.headers.location ?? '')) out.push('303 to an unexpected place');
+    if (res.status !== 303 && !res.headers['content-security-policy']?.includes("default-src 'none'")) out.push('page without its CSP');
+  } else if (res.status === 204) {
     if (res.text !== '') out.push('204 with a body');
   } else {
     if (res.headers['content-type'] !== JSON_TYPE) out.push(`content-type ${res.headers['content-type']}`);
     if (res.body === null || typeof res.body !== 'object' || Array.isArray(res.body)) out.push('body is not a JSON object');
   }
-  if (res.status >= 400 && res.status < 500) {
+  if (res.status >= 400 && res.status < 500 && !page) {
     const body = res.body as Record<string, unknown> | null;
     const keys = body && typeof body === 'object' ? Object.keys(body) : [];
     const detailShape = keys.length === 1 && keys[0] === 'detail' && typeof body?.detail === 'string' && body.detail.length > 0;
