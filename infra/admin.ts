@@ -53,6 +53,9 @@ import { formatCents } from '../shared/domain/money';
 import { batchFile, createBatch, isBatchId, markBatchPaid } from '../shared/flows/payouts';
 import { listPayouts, payoutSummary } from '../shared/store/money-lists';
 import { keys } from '../shared/store/table';
+import { APPLICATION_STATUSES, type ApplicationStatus, applicationView } from '../shared/domain/applications';
+import { approveApplication, rejectApplication } from '../shared/flows/applications';
+import { listApplications } from '../shared/store/applications';
 
 /** The account must exist (an unknown id is an operational error, like the other commands'). */
 async function requireAccount(accountId: string): Promise<void> {
@@ -499,6 +502,56 @@ const commands: Record<string, Command> = {
             404,
             remove !== undefined ? `member ${memberId} has no link ${remove}` : `account ${accountId} has no member ${memberId}`,
           );
+        throw err;
+      }
+    },
+  },
+  // Applications to an affiliate programme (docs/affiliates.md "Applications"): the same flows as /v1/applications/.
+  'applications list': {
+    args: '--account <account_id> [--status pending|approved|rejected] [--campaign <campaign_id>]',
+    summary: 'Applications, newest first (up to 100), with the exact count of the filter.',
+    flags: ['account', 'status', 'campaign'],
+    required: ['account'],
+    check({ status }) {
+      if (status !== undefined && !(APPLICATION_STATUSES as readonly string[]).includes(status))
+        throw new UsageError(`--status must be one of ${APPLICATION_STATUSES.join(', ')}, got "${status}"`);
+    },
+    async run({ account, status, campaign }) {
+      await requireAccount(account as string);
+      const page = await listApplications(
+        account as string,
+        { pageSize: 100 },
+        { status: status as ApplicationStatus | undefined, campaign },
+      );
+      return { account_id: account, count: page.count, results: page.items.map(applicationView) };
+    },
+  },
+  'applications approve': {
+    args: '--account <account_id> --application <app_…>',
+    summary: 'Approve a pending application: its member is created and emailed a login link (an approved one stays as it is).',
+    flags: ['account', 'application'],
+    required: ['account', 'application'],
+    async run({ account, application }) {
+      await requireAccount(account as string);
+      try {
+        return applicationView(await approveApplication(account as string, application as string));
+      } catch (err) {
+        if (err instanceof NotFoundError) throw new DetailError(404, `account ${account} has no application ${application}`);
+        throw err;
+      }
+    },
+  },
+  'applications reject': {
+    args: '--account <account_id> --application <app_…> [--reason <text>]',
+    summary: 'Reject a pending application (the reason stays internal; the applicant gets a neutral email).',
+    flags: ['account', 'application', 'reason'],
+    required: ['account', 'application'],
+    async run({ account, application, reason }) {
+      await requireAccount(account as string);
+      try {
+        return applicationView(await rejectApplication(account as string, application as string, reason?.trim().slice(0, 500) ?? null));
+      } catch (err) {
+        if (err instanceof NotFoundError) throw new DetailError(404, `account ${account} has no application ${application}`);
         throw err;
       }
     },

@@ -23,6 +23,7 @@ import type { Campaign } from '../domain/models';
 import { emailHash, looksLikeToken, newToken, tokenHash } from '../domain/team';
 import { ipHash } from '../domain/visitors';
 import { config } from '../config';
+import { queueAffiliateEmails } from '../email/affiliate-enqueue';
 import { publish } from '../queue/publish';
 import type { AffiliateEmailMessage } from '../queue/queues';
 import { validateApplication } from '../schemas/applications';
@@ -233,9 +234,12 @@ export async function confirmApplication(token: string): Promise<ConfirmPage> {
 
 // ---- the operator's decisions ----
 
+/**
+ * The decision's email, after its transaction committed: never fails the decision (the worker sends it once
+ * per key; a lost approval email is sent again by approving again, and the portal's login page sends links).
+ */
 async function announceApproval(accountId: string, a: Application): Promise<void> {
-  await publish(
-    'member-emails',
+  await queueAffiliateEmails([
     message({
       template: 'application-approved',
       account_id: accountId,
@@ -244,12 +248,11 @@ async function announceApproval(accountId: string, a: Application): Promise<void
       application_id: a.id,
       ...(a.member_id ? { member_id: a.member_id } : {}),
     }),
-  );
+  ]);
 }
 
 async function announceRejection(accountId: string, a: Application): Promise<void> {
-  await publish(
-    'member-emails',
+  await queueAffiliateEmails([
     message({
       template: 'application-rejected',
       account_id: accountId,
@@ -258,7 +261,7 @@ async function announceRejection(accountId: string, a: Application): Promise<voi
       application_id: a.id,
       email: a.email,
     }),
-  );
+  ]);
 }
 
 export async function getApplicationOrThrow(accountId: string, id: string): Promise<Application> {

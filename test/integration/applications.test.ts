@@ -6,7 +6,9 @@
 // queues, the limits (dropped silently), the confirmation (a GET changes nothing; the POST creates once,
 // replays create nothing), automatic approval, the operator's list (filters, exact counts, cursors), get,
 // approve and reject (twice, racing each other), and another account's ids.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { issueJoinConfirmation } from '../../shared/flows/applications';
 import { getItem } from '../../shared/store/ops';
 import { keys } from '../../shared/store/table';
@@ -509,4 +511,50 @@ describe('the operator API', () => {
     const admin = await loginAs(t.accountId, 'admin');
     expect((await api('POST', `/v1/applications/${a.id}/approve/`, { headers: admin.headers })).status).toBe(200);
   });
+});
+
+describe('the operator CLI', () => {
+  /** `npm run --silent admin -- …` as a child process: its exit code and its one JSON line. */
+  function admin(args: string[]): Promise<{ code: number | null; out: any; err: string }> {
+    return new Promise((done, fail) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'infra/admin.ts', ...args], {
+        cwd: join(__dirname, '..', '..'),
+        env: process.env,
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      child.on('error', fail);
+      child.on('close', (code) => {
+        let out: unknown = null;
+        try {
+          out = JSON.parse(stdout.trim());
+        } catch {
+          out = null;
+        }
+        done({ code, out, err: stderr });
+      });
+    });
+  }
+
+  it('applications list, approve and reject: the same flows as the API, 1 for a refused decision, 2 for bad arguments', async () => {
+    const t = await tenant();
+    const c = await campaign(t);
+    const a = (await applied(t, c)).application;
+    const b = (await applied(t, c)).application;
+    const listed = await admin(['applications', 'list', '--account', t.accountId, '--status', 'pending']);
+    expect(listed.code).toBe(0);
+    expect({ count: listed.out.count, ids: listed.out.results.map((x: { id: string }) => x.id) }).toEqual({ count: 2, ids: [b.id, a.id] });
+    const approved = await admin(['applications', 'approve', '--account', t.accountId, '--application', a.id]);
+    expect(approved.code).toBe(0);
+    expect(approved.out).toMatchObject({ id: a.id, status: 'approved', member_id: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    const rejected = await admin(['applications', 'reject', '--account', t.accountId, '--application', b.id, '--reason', 'not a fit']);
+    expect(rejected.out).toMatchObject({ id: b.id, status: 'rejected', reason: 'not a fit' });
+    const refused = await admin(['applications', 'approve', '--account', t.accountId, '--application', b.id]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('rejected');
+    expect((await admin(['applications', 'list', '--account', t.accountId, '--status', 'maybe'])).code).toBe(2);
+    expect((await api('GET', `/v1/applications/${a.id}/`, { key: t.key })).body.status).toBe('approved');
+  }, 120_000);
 });
