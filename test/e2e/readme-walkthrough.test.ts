@@ -21,8 +21,9 @@ import { startLocal, type LocalRuntime } from '../../infra/local/start';
 import { pollUntil } from '../support/fixtures';
 
 const ROOT = join(__dirname, '..', '..');
-// A page, or one `## ` section of one (the README's "Paying your members" runs after the tour, in its shell).
-const PAGES = ['docs/api-tour.md', 'README.md#Paying your members'];
+// A page, or one `## ` section of one (the README's "Paying your members" and "Run an affiliate programme" run
+// after the tour, in its shell).
+const PAGES = ['docs/api-tour.md', 'README.md#Paying your members', 'README.md#Run an affiliate programme'];
 
 function pageText(page: string): string {
   const [file, section] = page.split('#') as [string, string | undefined];
