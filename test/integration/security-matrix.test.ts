@@ -21,6 +21,7 @@ import { createAccount, createApiKey, ensurePublishableKey, revokeApiKey } from 
 import { saveProviderSettings } from '../../shared/store/provider';
 import { getSubscription } from '../../shared/store/subscriptions';
 import { approveReward } from '../../shared/flows/lifecycle';
+import { affiliateLoginUrl } from '../../shared/flows/affiliate-login';
 import { createBatch } from '../../shared/flows/payouts';
 import { getItem } from '../../shared/store/ops';
 import { toReferral } from '../../shared/store/referrals';
@@ -497,12 +498,14 @@ describe('the matrix covers the route table', () => {
     expect(portalRoutes.map((r) => r.name).sort()).toEqual([
       'CreatePortalLink',
       'DeletePortalLink',
+      'GetPortalTaxDetails',
       'PortalLinks',
       'PortalMe',
       'PortalPayouts',
       'PortalReferrals',
       'PortalRewards',
       'PortalStats',
+      'PutPortalTaxDetails',
       'UpdatePortalMe',
     ]);
     expect(apiKeyRoutes.length).toBeGreaterThanOrEqual(19);
@@ -536,6 +539,7 @@ describe('the matrix covers the route table', () => {
         'GET /js/refloop.js',
         'GET /js/refloop-embed.js',
         'GET /portal/{account_id}/',
+        'GET /portal/{account_id}/login/',
         'OPTIONS /js/v1/clicks/',
         'OPTIONS /js/v1/referrals/',
         'GET /v1/openapi.json',
@@ -554,6 +558,8 @@ describe('the matrix covers the route table', () => {
     // a member email's unsubscribe link reads (and its POST sets) the opt-out of the one member its token names.
     expect(routes.filter((r) => r.auth === 'none' && r.table !== 'none').map((r) => r.name)).toEqual([
       'PortalPage',
+      // The same page on the affiliate's login path (the login view), by the account's slug or id.
+      'PortalLoginPage',
       // An affiliate programme's public page and form (docs/affiliates.md): the page reads the campaign's
       // public settings; the form stores a join request (never an application) and answers the same 202
       // whoever applies; the confirmation link acts for the one join request its token names.
@@ -1169,6 +1175,88 @@ describe('the member portal: its token opens only /portal/v1/ and only its membe
       ).status,
     ).toBe(200);
     expect((await call(A, 'GET', `/v1/members/${ids.member}/`)).body).toEqual(before);
+  });
+
+  /** An affiliate's cookie session for one of A's members (an emailed login link, opened). */
+  async function cookieOf(memberId: string): Promise<string> {
+    const url = await affiliateLoginUrl(A.accountId, memberId);
+    const token = new URL(url as string).hash.slice('#token='.length);
+    const opened = await api('POST', '/portal/v1/login-sessions/', { body: { token }, sourceIp: LOGIN_IP });
+    expect(opened.status).toBe(201);
+    const cookie = (opened.cookies[0] ?? '').split(';')[0] as string;
+    portalTokens.push(token, cookie.slice('refloop_portal='.length));
+    return cookie;
+  }
+
+  it("an affiliate's portal cookie on every API-key and session route: 401, nothing changes (the dashboard reads refloop_session only)", async () => {
+    const cookie = await cookieOf(ids.member);
+    const before = await snapshotOfA();
+    for (const route of keyedRoutes) {
+      const res = await send(route, { cookie, origin: API_ORIGIN });
+      expect({ route: route.name, status: res.status }).toEqual({ route: route.name, status: 401 });
+    }
+    // Its token under the dashboard's cookie name is no dashboard session either.
+    const token = cookie.slice('refloop_portal='.length);
+    expect((await api('GET', '/v1/members/', { headers: { cookie: `refloop_session=${token}` } })).status).toBe(401);
+    expect(await snapshotOfA()).toEqual(before);
+  });
+
+  it("an affiliate's cookie shows only that member, through cursors and sub-id filters too; a cross-site write is refused", async () => {
+    const alice = await cookieOf(ids.member);
+    const bob = await cookieOf(ids.otherMember);
+    const asCookie = (path: string, cookie: string) => api('GET', path, { headers: { cookie } });
+    const bobRefs = await asCookie('/portal/v1/referrals/?page_size=100', bob);
+    expect(bobRefs.body.results.map((r: { id: string }) => r.id)).toEqual([ids.openReferral]);
+    const aliceRefs = await asCookie('/portal/v1/referrals/?page_size=1', alice);
+    expect(aliceRefs.body.results.map((r: { id: string }) => r.id)).not.toContain(ids.openReferral);
+    const aliceNext = aliceRefs.body.next as string | null;
+    if (aliceNext) expect((await asCookie(aliceNext.replace(/^https?:\/\/[^/]+/, ''), bob)).status).toBe(400);
+    expect((await asCookie('/portal/v1/rewards/', bob)).body.results.map((r: { id: string }) => r.id)).toEqual([ids.reward]);
+    expect((await asCookie('/portal/v1/rewards/?page_size=100', alice)).body.results.map((r: { id: string }) => r.id)).not.toContain(
+      ids.reward,
+    );
+    // Bob's sub-id (a link of his) cuts only his own chart; in Alice's session the same sub is hers: empty.
+    expect(
+      (await api('POST', '/portal/v1/links/', { headers: { cookie: bob, origin: API_ORIGIN }, body: { slug: 'bobs-video' } })).status,
+    ).toBe(201);
+    const aliceSub = await asCookie('/portal/v1/stats/?sub=bobs-video', alice);
+    expect(aliceSub.status).toBe(200);
+    for (const b of aliceSub.body.buckets) expect(b).toMatchObject({ link_clicks: 0, referrals: 0, conversions: 0 });
+    const aliceLinks = await asCookie('/portal/v1/links/', alice);
+    expect(aliceLinks.body.results.map((l: { slug: string }) => l.slug)).not.toContain('bobs-video');
+    // A write without this site's Origin: 403, nothing changes.
+    const before = (await call(A, 'GET', `/v1/members/${ids.member}/`)).body;
+    for (const origin of [null, 'https://evil.example']) {
+      const res = await api('PATCH', '/portal/v1/me/', {
+        headers: { cookie: alice, ...(origin ? { origin } : {}) },
+        body: { payout_email: 'mallory@pay.example.com' },
+      });
+      expect({ origin, status: res.status }).toEqual({ origin, status: 403 });
+    }
+    expect((await call(A, 'GET', `/v1/members/${ids.member}/`)).body).toEqual(before);
+  });
+
+  it('tax details: each member sees only their own, masked; the export is for owner and finance sessions only', async () => {
+    const alice = await cookieOf(ids.member);
+    const bob = await cookieOf(ids.otherMember);
+    const body = { legal_name: 'Alice Example', country: 'US', address: '9 Elm Street', us: { tin: '900-12-3456', w9_certified: true } };
+    expect((await api('PUT', '/portal/v1/tax-details/', { headers: { cookie: alice, origin: API_ORIGIN }, body })).status).toBe(200);
+    const mine = await api('GET', '/portal/v1/tax-details/', { headers: { cookie: alice } });
+    expect(mine.body).toMatchObject({ provided: true, tin: '•••••3456' });
+    expect(mine.text).not.toContain('900123456');
+    expect((await api('GET', '/portal/v1/tax-details/', { headers: { cookie: bob } })).body.provided).toBe(false);
+    const adminA = await loginAs(A.accountId, 'admin');
+    sessionTokens.push(adminA.token);
+    for (const headers of [{ authorization: `Bearer ${A.key}` }, adminA.headers, { cookie: alice }]) {
+      const res = await api('GET', '/v1/exports/tax-details.csv/', { headers });
+      expect(res.status).toBeGreaterThanOrEqual(401);
+      expect(res.text).not.toContain('900123456');
+    }
+    const owner = await api('GET', '/v1/exports/tax-details.csv/', { headers: ownerA.headers });
+    expect(owner.status).toBe(200);
+    expect(owner.text).toContain('900123456');
+    const other = await api('GET', '/v1/exports/tax-details.csv/', { headers: ownerB.headers });
+    expect(other.text).not.toContain('900123456');
   });
 });
 
