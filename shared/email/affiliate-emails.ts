@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import { config } from '../config';
 import { affiliateSettingsOf } from '../domain/affiliates';
-import { affiliateLoginUrl } from '../flows/affiliate-login';
+import { affiliateLoginUrl, portalLoginPageUrl } from '../flows/affiliate-login';
 import { issueJoinConfirmation } from '../flows/applications';
 import { isAccountId, isCampaignId, isEntityId, newEntityId } from '../domain/ids';
 import { log } from '../log';
@@ -208,7 +208,13 @@ async function prepare(m: AffiliateEmailMessage, pace: (address: string) => Prom
       if (!c.account || !c.member) return { skip: 'member deleted' };
       const url = await affiliateLoginUrl(acct, c.member.id);
       if (!url) return { skip: 'member deleted' };
-      return { to: c.member.email, from: c.sender, rendered: applicationApprovedEmail(c.ctx, { url }), memberId: c.member.id };
+      const loginPageUrl = portalLoginPageUrl(config().publicBaseUrl, { id: acct, slug: c.account.slug });
+      return {
+        to: c.member.email,
+        from: c.sender,
+        rendered: applicationApprovedEmail(c.ctx, { url, loginPageUrl }),
+        memberId: c.member.id,
+      };
     }
     case 'application-rejected': {
       const to = addressOf(m.email);

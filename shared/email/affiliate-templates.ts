@@ -147,7 +147,7 @@ export function memberExistsEmail(ctx: AffiliateEmailContext, input: { url: stri
 }
 
 /** The application was approved: welcome, and a login link (a login email: no unsubscribe). */
-export function applicationApprovedEmail(ctx: AffiliateEmailContext, input: { url: string }): RenderedEmail {
+export function applicationApprovedEmail(ctx: AffiliateEmailContext, input: { url: string; loginPageUrl?: string }): RenderedEmail {
   return compose(ctx, {
     subject: `Welcome to ${ctx.programme}`,
     paragraphs: [
@@ -155,7 +155,9 @@ export function applicationApprovedEmail(ctx: AffiliateEmailContext, input: { ur
       'Log in to your portal to get your referral link, create links for your posts and follow your referrals and earnings.',
     ],
     action: { label: 'Log in to your portal', url: input.url },
-    note: 'The link works once, for 15 minutes. When it has expired, ask for a new one on the login page.',
+    note: input.loginPageUrl
+      ? `The link works once, for 15 minutes. Later, ask for a new one on your portal's login page: ${input.loginPageUrl}`
+      : 'The link works once, for 15 minutes. When it has expired, ask for a new one on the login page.',
     footer: memberFooter(ctx),
   });
 }
@@ -279,7 +281,7 @@ export function sampleAffiliateEmails(ctx: {
     'application-confirm': applicationConfirmEmail({ ...c, firstName: null }, { url: `${ctx.baseUrl}/join/confirm/example/` }),
     'application-exists': applicationExistsEmail({ ...c, firstName: null }),
     'member-exists': memberExistsEmail(c, { url: login }),
-    'application-approved': applicationApprovedEmail(c, { url: login }),
+    'application-approved': applicationApprovedEmail(c, { url: login, loginPageUrl: `${ctx.baseUrl}/portal/example/login/` }),
     'application-rejected': applicationRejectedEmail(c, { unsubscribeUrl }),
     'portal-login': portalLoginEmail(c, { url: login }),
     'payout-sent': payoutSentEmail(c, {

@@ -300,6 +300,7 @@ describe('emails to affiliates', () => {
     expect(eml).toContain(`Subject: Welcome to ${c.name}\r\n`);
     expect(eml).toContain('Hi Alex,');
     expect(eml).toMatch(/Log in to your portal: https:\/\/api\.test\/portal\/[^/]+\/login\/#token=/);
+    expect(eml).toMatch(/login page: https:\/\/api\.test\/portal\/[^/]+\/login\/\r\n/);
     expect(eml).not.toContain('List-Unsubscribe');
     expect(eml.toLowerCase()).not.toContain('unsubscribe');
   });

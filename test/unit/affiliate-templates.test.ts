@@ -67,6 +67,12 @@ describe('affiliate email templates', () => {
     expect(e.html).not.toMatch(/unsubscribe/i);
   });
 
+  it("the welcome names the portal's login page for later", () => {
+    const e = applicationApprovedEmail(ctx, { url: LINK, loginPageUrl: 'https://api.test/portal/acme/login/' });
+    expect(e.text).toContain("Later, ask for a new one on your portal's login page: https://api.test/portal/acme/login/");
+    expect(e.html).toContain('https://api.test/portal/acme/login/');
+  });
+
   it('already applied: says it is being reviewed, no link', () => {
     const e = applicationExistsEmail({ ...ctx, firstName: null });
     expect(e.subject).toBe('Your application to Acme Partners');
