@@ -1515,7 +1515,77 @@ const portalOpenRequest = (): fc.Arbitrary<Req> => {
       return req;
     });
 };
-const portalRequest = (): fc.Arbitrary<Req> => fc.oneof(...portalRoutes.map(portalRequestOf), portalOpenRequest());
+/**
+ * An affiliate's login doors (docs/portal.md "Affiliate login"): asking for a login link (A's or B's slug,
+ * garbage, known and unknown addresses: always 202 or a 4xx for the body), opening one (never a known
+ * token) and logging out (garbage cookies, with and without this site's Origin).
+ */
+const portalDoorsRequest = (): fc.Arbitrary<Req> => {
+  const named = (name: string) => routes.find((r) => r.name === name) as Route;
+  const loginLinks = named('CreatePortalLoginLink');
+  const loginBody = fc.oneof(
+    { arbitrary: bodyArb(loginLinks), weight: 4 },
+    {
+      arbitrary: fc
+        .record({
+          account: fc.constantFrom(A.slug, B.slug, A.accountId, 'v1', 'nope', 'x'.repeat(101)),
+          email: fc.oneof(unicodeText, fc.emailAddress()),
+        })
+        .map((v): RawBody => ({ kind: 'object', body: JSON.stringify(v) })),
+      weight: 2,
+    },
+  );
+  const post = (route: Route, body: fc.Arbitrary<RawBody>) =>
+    fc
+      .record({ body, type: contentType, sourceIp: fc.constantFrom('198.51.100.72', '2001:db8::72') })
+      .map(({ body: b, type, sourceIp }): Req => {
+        const auth: Auth = { header: undefined, valid: false };
+        const req: Req = {
+          family: `portal ${route.name}`,
+          method: 'POST',
+          path: route.path,
+          query: '',
+          headers: headersWith(auth, type),
+          auth,
+          body: b,
+          sourceIp,
+        };
+        const status = bodyStatus(b, type);
+        if (status !== undefined) req.expect = status;
+        return req;
+      });
+  const end = named('EndPortalSession');
+  const logout = fc
+    .record({
+      cookie: fc.option(
+        fc.oneof(
+          fc.constantFrom(
+            'refloop_portal=',
+            'refloop_portal=x',
+            `refloop_portal=rps_${'A'.repeat(43)}`,
+            `refloop_session=${'A'.repeat(43)}`,
+          ),
+          unicodeText.map((t) => `refloop_portal=${t}`),
+        ),
+        { nil: undefined },
+      ),
+      origin: fc.option(fc.constantFrom('https://api.test', 'https://evil.example', 'null'), { nil: undefined }),
+    })
+    .map(({ cookie, origin }): Req => {
+      const auth: Auth = { header: undefined, valid: false };
+      return {
+        family: 'portal EndPortalSession',
+        method: 'DELETE',
+        path: end.path,
+        query: '',
+        headers: { ...(cookie !== undefined ? { cookie } : {}), ...(origin !== undefined ? { origin } : {}) },
+        auth,
+      };
+    });
+  return fc.oneof(post(loginLinks, loginBody), post(named('OpenPortalLoginSession'), bodyArb(named('OpenPortalLoginSession'))), logout);
+};
+
+const portalRequest = (): fc.Arbitrary<Req> => fc.oneof(...portalRoutes.map(portalRequestOf), portalOpenRequest(), portalDoorsRequest());
 
 /**
  * The affiliate programme's public doors (docs/affiliates.md): the join page, the form's endpoint (JSON or the
