@@ -284,9 +284,12 @@ describe('affiliate programmes in the dashboard', () => {
     expect(application.status).toBe('pending');
 
     await open('/app/', 'Overview');
-    const tile = page.locator('section[data-pending-applications]');
+    const tile = page.locator('li[data-pending-applications]');
     await tile.waitFor({ timeout: 15_000 });
     expect(await tile.getAttribute('data-pending-applications')).toBe('1');
+    await idle(page);
+    await expectNoAxeViolations(page, 'overview-pending-applications');
+    await page.screenshot({ path: join(SHOTS, 'overview-pending-applications.png') });
     const nav = page.getByRole('navigation', { name: 'Main' });
     expect(await nav.locator('.nav-count').getAttribute('data-pending-applications')).toBe('1');
     await nav.getByRole('link', { name: /^Applications\W*1 pending\)?$/ }).waitFor({ timeout: 5_000 });

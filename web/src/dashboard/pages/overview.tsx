@@ -456,22 +456,18 @@ function RecentRewards() {
   );
 }
 
-/** Applications waiting for a decision (the affiliate programme's sign-up pages), with the way to them. */
-function PendingApplications() {
+/** The last tile: applications waiting for a decision (the sign-up pages), with the way to them; not a period's figure. */
+function PendingApplicationsTile() {
   const count = usePendingApplications();
   if (count === null) return null;
   return (
-    <section class="card callout" aria-labelledby="pending-applications-title" data-pending-applications={String(count)}>
-      <div>
-        <h2 id="pending-applications-title" class="kpi-label">
-          Pending applications
-        </h2>
-        <p class="callout-value">{formatCount(count)}</p>
-      </div>
-      <a class={count > 0 ? 'btn btn-primary' : 'btn btn-secondary'} href="/app/applications">
-        {count > 0 ? 'Review applications' : 'Applications'}
-      </a>
-    </section>
+    <li class="kpi" data-pending-applications={String(count)}>
+      <p class="kpi-label">Pending applications</p>
+      <p class="kpi-value">{formatCount(count)}</p>
+      <p class="kpi-change">
+        <a href="/app/applications">{count > 0 ? 'Review applications' : 'See applications'}</a>
+      </p>
+    </li>
   );
 }
 
@@ -516,12 +512,11 @@ export function Overview() {
                   fallbackCurrency={reportCurrency(report)}
                 />
               ))}
+              <PendingApplicationsTile />
             </ul>
           )}
         </LoadState>
       </section>
-
-      <PendingApplications />
 
       <ChartSection days={days} from={from} to={to} />
 
