@@ -378,6 +378,55 @@ describe('emails to affiliates', () => {
     expect(await startMonthlySummaries({ nowMs: Date.UTC(2026, 5, 2) })).toEqual({ accounts: 0, members: 0 });
   });
 
+  it('the whole way from the public form: the confirmation email confirms, auto-approval welcomes, then an existing member or a pending application gets its own email', async () => {
+    const t = await tenant();
+    const slug = (await call(t, 'GET', '/v1/account/')).body.slug as string;
+    const open = async (approval: 'auto' | 'manual') => {
+      const res = await call(t, 'POST', '/v1/campaigns/', { name: unique('Creators'), signup: { enabled: true, approval, questions: [] } });
+      expect(res.status).toBe(201);
+      return res.body as { id: string; name: string; slug: string };
+    };
+    const apply = async (c: { slug: string }, address: string) => {
+      const res = await api('POST', `/join/v1/${slug}/${c.slug}/applications/`, {
+        body: { email: address, name: 'Casey Jones', country: 'GB', answers: {}, accepted_terms: true },
+        sourceIp: `2001:db8:aff::${(++n).toString(16)}`,
+      });
+      expect(res.status).toBe(202);
+    };
+    const mail = (address: string, subject: string) =>
+      pollUntil(async () => sentTo(address).find((e) => e.subject === subject) ?? null, { timeoutMs: 15_000 });
+
+    const auto = await open('auto');
+    const casey = `${unique('casey')}@example.com`;
+    await apply(auto, casey);
+    const confirm = await mail(casey, `Confirm your email to apply to ${auto.name}`);
+    expect(confirm.headers?.['List-Unsubscribe']).toBeUndefined();
+    const link = /Confirm my email: (https:\/\/api\.test(\/join\/confirm\/[A-Za-z0-9_-]+\/))/.exec(confirm.text);
+    expect(link).not.toBeNull();
+    expect((await api('GET', link![2]!)).status).toBe(200);
+    expect((await api('POST', link![2]!)).status).toBe(200);
+    const welcome = await mail(casey, `Welcome to ${auto.name}`);
+    expect(welcome.text).toMatch(/Log in to your portal: https:\/\/api\.test\/portal\/[^/]+\/login\/#token=/);
+    expect(welcome.headers?.['List-Unsubscribe']).toBeUndefined();
+
+    // The same address applies again: already a member, so a login link instead of a second application.
+    await apply(auto, casey);
+    const exists = await mail(casey, `You are already in ${auto.name}`);
+    expect(exists.text).toMatch(/Log in to your portal: https:\/\/api\.test\/portal\/[^/]+\/login\/#token=/);
+
+    // A pending application (manual approval) applied for again: "it is being reviewed".
+    const manual = await open('manual');
+    const dana = `${unique('dana')}@example.com`;
+    await apply(manual, dana);
+    const danaConfirm = await mail(dana, `Confirm your email to apply to ${manual.name}`);
+    const danaLink = /Confirm my email: https:\/\/api\.test(\/join\/confirm\/[A-Za-z0-9_-]+\/)/.exec(danaConfirm.text);
+    expect((await api('POST', danaLink![1]!)).status).toBe(200);
+    await apply(manual, dana);
+    const pending = await mail(dana, `Your application to ${manual.name}`);
+    expect(pending.text).toContain('your application is being reviewed');
+    expect(sentTo(dana)).toHaveLength(2);
+  });
+
   it('GET /v1/email-templates/ (ListEmailTemplates): every template rendered with the account sender, read-only', async () => {
     const t = await tenant();
     const res = await call(t, 'GET', '/v1/email-templates/');
