@@ -34,7 +34,7 @@ import { RefloopFunction } from './function';
 import { MemberEmail } from './member-email';
 import { DLQ_RETENTION, QueueWorker } from './queue-worker';
 import { ROUTE_GROUPS, routeGroup, WORKERS_GROUP } from './route-groups';
-import { RouteGroupStack, slidesSessions } from './route-stack';
+import { RouteGroupStack, slidesPortalSessions, slidesSessions } from './route-stack';
 import { grantSecretsKey, secretsKeyUses } from './secrets-key';
 import { WorkersStack } from './workers-stack';
 import { DashboardSite } from './dashboard-site';
@@ -140,6 +140,12 @@ export const PROVIDER_WEBHOOK_SECRET_KEY_PATTERN = `A#${'?'.repeat(16)}#PROVIDER
 /** Partition keys of the webhook signing secrets (`keys.webhookSecret`: `A#<acct>#WEBHOOK_SECRET`). */
 export const WEBHOOK_SECRET_KEY_PATTERN = `A#${'?'.repeat(16)}#WEBHOOK_SECRET`;
 
+/**
+ * Partition keys of members' tax details (`A#<acct>#TAX#DETAILS`, shared/store/tax-details.ts): only the
+ * portal's tax-details routes and the tax export (`taxDetails` in functions/routes.ts) may touch them.
+ */
+export const TAX_DETAILS_KEY_PATTERN = `A#${'?'.repeat(16)}#TAX#*`;
+
 /** The item actions whose dynamodb:LeadingKeys is the partition key (of the table or of the index queried). */
 export const SECRET_ITEM_ACTIONS = [
   'dynamodb:GetItem',
@@ -201,6 +207,19 @@ export function denyProviderWebhookSecrets(fn: RefloopFunction, table: ITable): 
       actions: SECRET_ITEM_ACTIONS,
       resources: [table.tableArn, `${table.tableArn}/index/*`],
       conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [PROVIDER_WEBHOOK_SECRET_KEY_PATTERN] } },
+    }),
+  );
+}
+
+/** Members' tax details (legal name, address, TIN), denied like the secrets to every function but their routes. */
+export function denyTaxDetails(fn: RefloopFunction, table: ITable): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      sid: 'DenyTaxDetailItems',
+      effect: Effect.DENY,
+      actions: SECRET_ITEM_ACTIONS,
+      resources: [table.tableArn, `${table.tableArn}/index/*`],
+      conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [TAX_DETAILS_KEY_PATTERN] } },
     }),
   );
 }
@@ -417,6 +436,7 @@ export class RefloopApiStack extends Stack {
         providerSecrets: r.providerSecrets === true,
         webhookSecrets: r.webhookSecrets === true,
         providerWebhookSecrets: r.providerWebhookSecrets === true,
+        taxDetails: r.taxDetails === true,
       })),
       ...workers.map((w) => ({
         name: w.name,
@@ -424,6 +444,7 @@ export class RefloopApiStack extends Stack {
         providerSecrets: w.providerSecrets,
         webhookSecrets: w.webhookSecrets === true,
         providerWebhookSecrets: false,
+        taxDetails: false,
       })),
       ...scheduledJobs.map((j) => ({
         name: j.name,
@@ -431,6 +452,7 @@ export class RefloopApiStack extends Stack {
         providerSecrets: j.providerSecrets,
         webhookSecrets: false,
         providerWebhookSecrets: false,
+        taxDetails: false,
       })),
     ];
     for (const user of users) {
@@ -445,6 +467,7 @@ export class RefloopApiStack extends Stack {
       if (!user.providerSecrets) denyProviderSecrets(fn, props.table);
       if (!user.webhookSecrets) denyWebhookSecrets(fn, props.table);
       if (!user.providerWebhookSecrets) denyProviderWebhookSecrets(fn, props.table);
+      if (!user.taxDetails) denyTaxDetails(fn, props.table);
       const keyUse = keyUses.get(user.name);
       if (keyUse) grantSecretsKey(fn, props.secretsKey, keyUse);
     }
@@ -456,6 +479,18 @@ export class RefloopApiStack extends Stack {
 
     // Dashboard sessions slide their expiry on use, also in the read-only routes: those may update session
     // items (`SESSION#<digest>`) and nothing else.
+    // An affiliate's portal cookie session slides the same way (`PORTAL_SESSION#<digest>`), in the portal's read routes.
+    for (const route of routes) {
+      if (!slidesPortalSessions(route)) continue;
+      this.functions.get(route.name)?.addToRolePolicy(
+        new PolicyStatement({
+          sid: 'SlidePortalSession',
+          actions: ['dynamodb:UpdateItem'],
+          resources: [props.table.tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PORTAL_SESSION#*'] } },
+        }),
+      );
+    }
     for (const route of routes) {
       if (!slidesSessions(route)) continue;
       this.functions.get(route.name)?.addToRolePolicy(

@@ -45,6 +45,9 @@ export function gatewayPath(path: string): string {
 /** A read-only route that a dashboard session may call: it slides the session's expiry (an UpdateItem). */
 export const slidesSessions = (route: Route) => route.table === 'read' && ['api-key', 'session', 'login'].includes(route.auth ?? 'api-key');
 
+/** A read-only portal route: an affiliate's cookie session slides its expiry there too (an UpdateItem). */
+export const slidesPortalSessions = (route: Route) => route.table === 'read' && route.auth === 'portal';
+
 /** Who may decrypt or encrypt with the secrets key, by function name (./secrets-key.ts). */
 const keyUses = secretsKeyUses();
 
@@ -56,7 +59,9 @@ export function routeProfile(route: Route): string {
     route.providerSecrets ? 'provider-secrets' : '',
     route.webhookSecrets ? 'webhook-secrets' : '',
     route.providerWebhookSecrets ? 'provider-webhook-secrets' : '',
+    route.taxDetails ? 'tax-details' : '',
     slidesSessions(route) ? 'session-slide' : '',
+    slidesPortalSessions(route) ? 'portal-session-slide' : '',
     keyUses.get(route.name)?.decrypt ? 'secrets-decrypt' : '',
     keyUses.get(route.name)?.encrypt ? 'secrets-encrypt' : '',
   ]

@@ -25,11 +25,11 @@ export const SECRETS_KEY_ENV = 'SECRETS_KMS_KEY_ID';
 export const ENCRYPTION_CONTEXT_KEY = 'account_id';
 
 /**
- * The routes that write a secret: the provider connection (the API key and the webhook secret) and the
- * webhook endpoint's create (its signing secret, generated there and shown once). DeleteWebhookEndpoint
+ * The routes that write a secret: the provider connection (the API key and the webhook secret), the
+ * webhook endpoint's create (its signing secret, generated there and shown once) and a member's tax details. DeleteWebhookEndpoint
  * touches the signing secret's item too, but only deletes it: it needs no key.
  */
-export const SECRET_WRITERS: readonly string[] = ['SetProviderConnection', 'CreateWebhookEndpoint'];
+export const SECRET_WRITERS: readonly string[] = ['SetProviderConnection', 'CreateWebhookEndpoint', 'PutPortalTaxDetails'];
 
 /**
  * Rotation on (yearly; old material is kept, so old ciphertexts still decrypt). Retained like the table: the
@@ -60,8 +60,12 @@ export function secretsKeyUses(): Map<string, SecretsKeyUse> {
   };
   // The writers hold the secret flags to reach the secret items, but they take the plaintext from the
   // request (and check it at the provider with that): they never decrypt a stored one.
+  // The tax-details readers (the portal's GET, the tax export) decrypt members' tax details; their writer encrypts.
   for (const r of routes)
-    set(r.name, (r.providerSecrets === true || r.providerWebhookSecrets === true) && !SECRET_WRITERS.includes(r.name));
+    set(
+      r.name,
+      (r.providerSecrets === true || r.providerWebhookSecrets === true || r.taxDetails === true) && !SECRET_WRITERS.includes(r.name),
+    );
   for (const w of workers) set(w.name, w.providerSecrets || w.webhookSecrets === true);
   for (const j of scheduledJobs) set(j.name, j.providerSecrets);
   for (const name of SECRET_WRITERS) {

@@ -26,6 +26,7 @@ import {
   routeProfile,
   WEBHOOK_SECRET_KEY_PATTERN,
   PROVIDER_WEBHOOK_SECRET_KEY_PATTERN,
+  TAX_DETAILS_KEY_PATTERN,
 } from '../../infra/cloud/api-stack';
 import { RefloopFunction } from '../../infra/cloud/function';
 import { DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY, eventSourceCap } from '../../infra/cloud/queue-worker';
@@ -38,6 +39,7 @@ import { secretsKeyUses } from '../../infra/cloud/secrets-key';
 import { RefloopStatefulStack } from '../../infra/cloud/stateful-stack';
 import { QUEUES, type QueueName } from '../../shared/queue/queues';
 import { keys } from '../../shared/store/table';
+import { taxKeys } from '../../shared/store/tax-details';
 import { PORTAL_HTML_DEFINE } from '../../shared/portal/page';
 import { flatLogicalId, flatTemplate } from './templates';
 
@@ -215,6 +217,8 @@ describe('API stack', () => {
               .filter((a) => a.startsWith('dynamodb:') && !READ_ACTIONS.includes(a))
               .map((a) => ({ action: a, sid: s.Sid, condition: s.Condition })),
           );
+        // A portal read route slides an affiliate's cookie session: UpdateItem on `PORTAL_SESSION#<digest>` only.
+        const slidesPortal = route.auth === 'portal';
         expect({ route: route.name, writes }).toEqual({
           route: route.name,
           writes: slides
@@ -225,7 +229,15 @@ describe('API stack', () => {
                   condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['SESSION#*'] } },
                 },
               ]
-            : [],
+            : slidesPortal
+              ? [
+                  {
+                    action: 'dynamodb:UpdateItem',
+                    sid: 'SlidePortalSession',
+                    condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PORTAL_SESSION#*'] } },
+                  },
+                ]
+              : [],
         });
         expect(dynamo).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem']));
       } else {
@@ -492,7 +504,11 @@ describe('queues, workers and schedules', () => {
     for (const user of users) {
       // The webhook signing secrets have their own Deny (next test).
       const denies = statementsOf(user.name).filter(
-        (s) => s.Effect === 'Deny' && s.Sid !== 'DenyWebhookSecretItems' && s.Sid !== 'DenyProviderWebhookSecretItems',
+        (s) =>
+          s.Effect === 'Deny' &&
+          s.Sid !== 'DenyWebhookSecretItems' &&
+          s.Sid !== 'DenyProviderWebhookSecretItems' &&
+          s.Sid !== 'DenyTaxDetailItems',
       );
       if (user.providerSecrets) {
         expect({ fn: user.name, denies }).toEqual({ fn: user.name, denies: [] });
@@ -542,6 +558,25 @@ describe('queues, workers and schedules', () => {
     }
     const like = new RegExp(`^${WEBHOOK_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`);
     expect(keys.webhookSecret('0123456789abcdef', '0'.repeat(32)).pk).toMatch(like);
+  });
+
+  it("denies members' tax details to every function but the portal's tax-details routes and the tax export", () => {
+    const allowed = routes.filter((r) => r.taxDetails).map((r) => r.name);
+    expect(allowed.sort()).toEqual(['ExportTaxDetails', 'GetPortalTaxDetails', 'PutPortalTaxDetails']);
+    for (const user of users) {
+      const deny = statementsOf(user.name).filter((s) => s.Effect === 'Deny' && s.Sid === 'DenyTaxDetailItems');
+      if (allowed.includes(user.name)) {
+        expect({ fn: user.name, deny }).toEqual({ fn: user.name, deny: [] });
+        continue;
+      }
+      expect({ fn: user.name, condition: deny[0]?.Condition }).toEqual({
+        fn: user.name,
+        condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [TAX_DETAILS_KEY_PATTERN] } },
+      });
+    }
+    const like = new RegExp(`^${TAX_DETAILS_KEY_PATTERN.replace(/\?/g, '.').replace('*', '.*')}$`);
+    expect(taxKeys.item('0123456789abcdef', '0'.repeat(32)).pk).toMatch(like);
+    expect(keys.memberIdentifierClaim('0123456789abcdef', 'x#TAX#DETAILS').pk).not.toMatch(like);
   });
 
   it("denies Paddle Billing's and Stripe's webhook secret to every function but their intakes (denied the API secret) and the provider connection route", () => {
@@ -1058,16 +1093,20 @@ describe('operations (issue 17)', () => {
       expect(decrypt).toEqual([
         'ConvertReferral',
         'ConvertReferralV1',
+        'ExportTaxDetails',
+        'GetPortalTaxDetails',
         'ProviderWebhook',
         'RewardFanout',
         'SubscriptionSync',
         'WebhookDelivery',
       ]);
-      expect(encrypt).toEqual(['CreateWebhookEndpoint', 'SetProviderConnection']);
+      expect(encrypt).toEqual(['CreateWebhookEndpoint', 'PutPortalTaxDetails', 'SetProviderConnection']);
       // The same lists, from the flags of the route and worker tables.
       expect(decrypt).toEqual(
         [
-          ...routes.filter((r) => (r.providerSecrets || r.providerWebhookSecrets) && !SECRET_WRITERS.includes(r.name)).map((r) => r.name),
+          ...routes
+            .filter((r) => (r.providerSecrets || r.providerWebhookSecrets || r.taxDetails) && !SECRET_WRITERS.includes(r.name))
+            .map((r) => r.name),
           ...workers.filter((w) => w.providerSecrets || w.webhookSecrets).map((w) => w.name),
           ...scheduledJobs.filter((j) => j.providerSecrets).map((j) => j.name),
         ].sort(),
