@@ -5,9 +5,9 @@
 // outsider applies on the public endpoint and confirms from the outbox, the application waits on the
 // Applications page (the navigation's count, the overview's tile), the owner approves it there and the
 // member exists; a rejection keeps its internal reason, and a decision taken meanwhile elsewhere shows the
-// API's 409; the email previews render (subject, sandboxed HTML, text); a member's Links card creates and
-// deletes a named link; a viewer reads these pages without their write controls. axe-core on each page;
-// screenshots under test-results/dashboard/.
+// API's 409; the email previews render (subject, sandboxed HTML, text); a member's Links card creates a
+// named link, leads to the referrals made through it (their sub-id shown) and deletes it; a viewer reads
+// these pages without their write controls. axe-core on each page; screenshots under test-results/dashboard/.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -391,7 +391,7 @@ describe('affiliate programmes in the dashboard', () => {
     expect((await page.locator('[data-email-text]').innerText()).trim().length).toBeGreaterThan(10);
   }, 60_000);
 
-  it("a member's Links card creates a named link with a deep path, and deletes it", async () => {
+  it("a member's Links card creates a named link with a deep path, lists the referrals made through it, and deletes it", async () => {
     expect((await api('PATCH', '/v1/account/', { referral_url: 'https://app.example.com/' })).status).toBe(200);
     const member = (await api('GET', `/v1/members/${approvedMember}/`)).body;
     await open(`/app/members/${approvedMember}`, member.identifier as string);
@@ -406,6 +406,25 @@ describe('affiliate programmes in the dashboard', () => {
     await expectNoAxeViolations(page, 'member-links');
     const listed = (await api('GET', `/v1/members/${approvedMember}/links/`)).body;
     expect(listed.results.map((l: { slug: string }) => l.slug)).toEqual(['youtube']);
+
+    // A referral through the link (and one without): the link's Referrals shows only its own, with its sub-id.
+    for (const [user, sub] of [
+      [`via-youtube-${tag}`, 'youtube'],
+      [`direct-${tag}`, undefined],
+    ] as const) {
+      const made = await api('POST', '/v1/referrals/', { user_identifier: user, member_code: member.code, ...(sub ? { sub } : {}) });
+      expect(made.status).toBe(200);
+    }
+    await links.getByRole('link', { name: 'Referrals through link youtube' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Referrals' }).waitFor({ timeout: 15_000 });
+    await idle(page);
+    const referrals = page.getByRole('region', { name: 'Referrals by one member' });
+    await referrals.getByRole('link', { name: `via-youtube-${tag}` }).waitFor({ timeout: 15_000 });
+    expect(await referrals.locator('.pager-count').innerText()).toBe('1 referral');
+    expect(await referrals.getByRole('row', { name: new RegExp(`via-youtube-${tag}`) }).innerText()).toContain('Sub-id youtube');
+    expect(await referrals.getByRole('link', { name: 'Export CSV of Referrals' }).getAttribute('href')).toContain('sub=youtube');
+    await page.goBack();
+    await links.getByRole('button', { name: 'Delete link youtube' }).waitFor({ timeout: 15_000 });
 
     await links.getByRole('button', { name: 'Delete link youtube' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete link' }).click();

@@ -87,6 +87,13 @@ export function MemberLinks({ memberId, identifier }: { memberId: string; identi
                         <td>{formatTime(l.created_at)}</td>
                         <td>
                           <div class="row-actions">
+                            <a
+                              class="btn btn-ghost btn-small"
+                              href={`/app/referrals?member=${encodeURIComponent(memberId)}&sub=${encodeURIComponent(l.slug)}`}
+                              aria-label={`Referrals through link ${l.slug}`}
+                            >
+                              Referrals
+                            </a>
                             {l.url && <CopyButton text={l.url} what={`link ${l.slug}`} />}
                             {canManage && (
                               <BusyButton

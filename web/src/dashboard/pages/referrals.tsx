@@ -1,4 +1,4 @@
-// /app/referrals (list, filter by member, create with `source: "app"`) and /app/referrals/:id (conversion
+// /app/referrals (list, filter by member and by one of its sub-ids, create with `source: "app"`) and /app/referrals/:id (conversion
 // status, the terms copied from the campaign, rewards, delete).
 import { useLocation, useRoute } from 'preact-iso';
 import { api } from '../api';
@@ -74,6 +74,8 @@ export function Referrals() {
   const notify = useToast();
   const { version, reloadFromStart } = useTableReload();
   const member = query.member || undefined;
+  // A sub-id narrows one member's referrals (the API takes it only with `member`).
+  const sub = (member && query.sub) || undefined;
   const search = query.search || undefined;
   const { campaigns } = useCampaigns();
   const campaignNames = new Map(campaigns.map((c) => [c.id, c.name]));
@@ -103,7 +105,13 @@ export function Referrals() {
             {member && (
               <span class="filter-chip">
                 Member <MemberRef id={member} />
-                <a href={urlWith(path, query, { member: null, cursor: null })}>Show all</a>
+                <a href={urlWith(path, query, { member: null, sub: null, cursor: null })}>Show all</a>
+              </span>
+            )}
+            {sub && (
+              <span class="filter-chip">
+                Sub-id <code>{sub}</code>
+                <a href={urlWith(path, query, { sub: null, cursor: null })}>All of the member's</a>
               </span>
             )}
           </>
@@ -112,17 +120,19 @@ export function Referrals() {
         <PagedTable<Referral>
           label="Referrals"
           noun={['referral', 'referrals']}
-          deps={[member, search, version]}
-          load={(q) => unwrap(api.GET('/v1/referrals/', { params: { query: { ...q, member, search } } }))}
+          deps={[member, sub, search, version]}
+          load={(q) => unwrap(api.GET('/v1/referrals/', { params: { query: { ...q, member, sub, search } } }))}
           rowKey={(r) => r.id}
           columns={referralColumns({ campaigns: campaignNames })}
-          exportHref={search ? undefined : exportHref('referrals.csv', { member })}
+          exportHref={search ? undefined : exportHref('referrals.csv', { member, sub })}
           empty={
             search ? (
               <p>
                 No referral of the user “{search}”{member ? ' by this member' : ''}. Search matches the whole identifier, as your app sent
                 it.
               </p>
+            ) : sub ? (
+              <p>No referrals through this link yet.</p>
             ) : member ? (
               <p>This member has no referrals yet.</p>
             ) : (
