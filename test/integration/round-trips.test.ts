@@ -115,7 +115,9 @@ const BUDGETS: Record<string, Budget> = {
   // create referral (idempotent): <= 3 (claims BatchGet -> member + campaign BatchGet -> transaction).
   // ... + 1 SQS send (the coupon job) when the campaign is double-sided and the coupon is still missing,
   // and the webhook event it commits is handed to webhook-events after the commit (one SQS send).
-  CreateReferral: budget(4, 4, { sends: { rewards: 1, 'webhook-events': 1 } }),
+  // The account rides along in the member BatchGet: an account that sends the new-referral email queues
+  // it too (docs/affiliate-emails.md).
+  CreateReferral: budget(4, 4, { sends: { rewards: 1, 'webhook-events': 1, 'member-emails': 1 } }),
   // create / update member, campaign: <= 3 (+ the rate limit).
   CreateCampaign: budget(4, 4),
   UpdateCampaign: budget(4, 4),
@@ -140,7 +142,7 @@ const BUDGETS: Record<string, Budget> = {
   // click: limits || limits, code claim GetItem, TransactWriteItems (marker + member).
   RecordClick: budget(3, 4),
   // js referral: limits || limits, then the API create's 3 (and its coupon job and webhook event).
-  CreateJsReferral: budget(4, 5, { sends: { rewards: 1, 'webhook-events': 1 } }),
+  CreateJsReferral: budget(4, 5, { sends: { rewards: 1, 'webhook-events': 1, 'member-emails': 1 } }),
   // webhook endpoints (+ the rate limit: beside a read, before a write): list = Query || counter; create /
   // delete = 1 transaction (endpoint + secret + counter); update = GetItem + transaction; deliveries =
   // GetItem endpoint (its count) then Query.
@@ -257,8 +259,6 @@ const BUDGETS: Record<string, Budget> = {
   PortalReferrals: budget(2, 4),
   PortalRewards: budget(2, 5),
   PortalPayouts: budget(2, 4),
-  // Named links (store/links.ts): a list is the Query beside the member and account GetItems (count, code,
-  // referral_url); a create is the transaction (link + the member's named_links) beside the same two reads;
   // The affiliate's login page by slug: the slug's pointer -> the account.
   PortalLoginPage: budget(2, 2),
   // login link: the per-IP and per-email windows (parallel) -> slug pointer -> account -> the member's email
@@ -275,6 +275,8 @@ const BUDGETS: Record<string, Budget> = {
   PutPortalTaxDetails: budget(6, 8),
   // the owner's session GetItem -> one Query of the tax partition (decrypting needs no table read).
   ExportTaxDetails: budget(2, 2),
+  // Named links (store/links.ts): a list is the Query beside the member and account GetItems (count, code,
+  // referral_url); a create is the transaction (link + the member's named_links) beside the same two reads;
   // a delete one transaction. Behind a portal session, its GetItem first.
   ListMemberLinks: budget(1, 4),
   CreateMemberLink: budget(2, 4),
@@ -282,6 +284,23 @@ const BUDGETS: Record<string, Budget> = {
   PortalLinks: budget(2, 5),
   CreatePortalLink: budget(3, 5),
   DeletePortalLink: budget(3, 3),
+  // ---- applications (docs/affiliates.md "Applications") ----
+  // the page: account by slug (pointer, account) -> campaign by slug (claim, campaign): 4 GetItems.
+  JoinPage: budget(4, 4),
+  // the form: the 4 slug reads -> the email's and the address's limits || the member and pending-application
+  // claims (BatchGet) -> the join request's PutItem (not for a known address) -> one SQS send.
+  SubmitApplication: budget(6, 8, { sends: { 'member-emails': 1 } }),
+  // the link's page: token GetItem -> account + campaign BatchGet [-> the application, once used].
+  ConfirmApplicationPage: budget(3, 3),
+  // the button: token GetItem -> account + campaign + join request BatchGet -> one transaction (application,
+  // its claim or its member, counters, events); then the events' hand-off and, approved at once, the email.
+  ConfirmApplication: budget(3, 3, { sends: { 'webhook-events': 3, 'member-emails': 1 } }),
+  ListApplications: budget(1, 3),
+  GetApplication: budget(1, 2),
+  // approve: (limit) -> application GetItem -> campaign GetItem -> one transaction (application, claim, counters,
+  // member and its claims, events) -> the approval email; reject the same without the campaign.
+  ApproveApplication: budget(4, 4, { sends: { 'member-emails': 1, 'webhook-events': 2 } }),
+  RejectApplication: budget(3, 3, { sends: { 'member-emails': 1, 'webhook-events': 1 } }),
 };
 
 /** One request to measure, prepared by a scenario (the preparation itself is not measured). */
@@ -1001,25 +1020,6 @@ const SCENARIOS: Record<string, Scenario> = {
   PortalPayouts: async () => [
     { label: 'first page', anonymous: true, options: { headers: await portalBearer((await moneyFixture({ approve: true })).memberId) } },
   ],
-  // ---- the dashboard ----
-  CreateLoginLink: async () => {
-    const member = await teamMember('viewer');
-    return [
-      {
-        label: 'team address',
-        anonymous: true,
-        options: { body: { email: member.email }, sourceIp: LOGIN_IP },
-        exact: { sends: { 'member-emails': 1 } },
-      },
-      {
-        label: 'unknown address (same cost)',
-        anonymous: true,
-        options: { body: { email: freshEmail('nobody') }, sourceIp: LOGIN_IP },
-        exact: { sends: { 'member-emails': 1 } },
-      },
-    ];
-  },
-  CreateSession: async () => {
   PortalLoginPage: async () => {
     const slug = String((await getItem(keys.account(accountId)))?.slug ?? '');
     return [{ label: 'by slug', params: { account_id: slug }, anonymous: true }];
@@ -1053,6 +1053,25 @@ const SCENARIOS: Record<string, Scenario> = {
     return [{ label: 'US details (payouts refreshed)', anonymous: true, options: { headers, body } }];
   },
   ExportTaxDetails: async () => [{ label: 'owner', session: true }],
+  // ---- the dashboard ----
+  CreateLoginLink: async () => {
+    const member = await teamMember('viewer');
+    return [
+      {
+        label: 'team address',
+        anonymous: true,
+        options: { body: { email: member.email }, sourceIp: LOGIN_IP },
+        exact: { sends: { 'member-emails': 1 } },
+      },
+      {
+        label: 'unknown address (same cost)',
+        anonymous: true,
+        options: { body: { email: freshEmail('nobody') }, sourceIp: LOGIN_IP },
+        exact: { sends: { 'member-emails': 1 } },
+      },
+    ];
+  },
+  CreateSession: async () => {
     const member = await teamMember('finance');
     const { token } = await issueLoginToken(accountId, member.id);
     return [{ label: 'login token', anonymous: true, options: { body: { token }, sourceIp: LOGIN_IP } }];
@@ -1151,7 +1170,118 @@ const SCENARIOS: Record<string, Scenario> = {
       { label: 'new Stripe secrets', session: admin, options: { body: { ...stripe, secret_key: 'rk_test_roundtripsConnect02' } } },
     ];
   },
+
+  // ---- applications ----
+  JoinPage: async () => {
+    const p = await programme('manual');
+    return [{ label: 'open campaign', anonymous: true, params: { account_slug: p.accountSlug, campaign_slug: p.slug } }];
+  },
+  SubmitApplication: async () => {
+    const p = await programme('manual');
+    const params = { account_slug: p.accountSlug, campaign_slug: p.slug };
+    const name = unique('known');
+    await expectStatus(call('POST', '/v1/members/', { body: { identifier: name, email: `${name}@example.com` } }), 201);
+    const apply = (email: string) => ({
+      body: { email, name: 'Casey Jones', country: 'GB', answers: {}, accepted_terms: true },
+      sourceIp: `2001:db8:77::${(++serial).toString(16)}`,
+    });
+    return [
+      { label: 'new address', anonymous: true, params, options: apply(`${unique('new')}@example.com`), exact: { sends: { 'member-emails': 1 } } },
+      { label: 'a member (no join request)', anonymous: true, params, options: apply(`${name}@example.com`) },
+    ];
+  },
+  ConfirmApplicationPage: async () => {
+    const p = await programme('manual');
+    const fresh = await confirmationToken(p.campaignId);
+    const used = await confirmationToken(p.campaignId);
+    await expectStatus(api('POST', `/join/confirm/${used}/`), 200);
+    return [
+      { label: 'unused link', anonymous: true, params: { token: fresh } },
+      { label: 'used link (reads the application)', anonymous: true, params: { token: used } },
+    ];
+  },
+  ConfirmApplication: async () => {
+    const manual = await programme('manual');
+    const auto = await programme('auto');
+    const pending = await confirmationToken(manual.campaignId);
+    return [
+      { label: 'pending', anonymous: true, params: { token: pending }, exact: { sends: { 'webhook-events': 1, 'member-emails': 0 } } },
+      { label: 'replay', anonymous: true, params: { token: pending }, exact: { sends: { 'webhook-events': 0, 'member-emails': 0 } } },
+      {
+        label: 'approved at once (member created)',
+        anonymous: true,
+        params: { token: await confirmationToken(auto.campaignId) },
+        exact: { sends: { 'webhook-events': 3, 'member-emails': 1 } },
+      },
+    ];
+  },
+  ListApplications: async () => {
+    const p = await programme('manual');
+    await pendingApplication(p.campaignId);
+    return [
+      { label: 'first page' },
+      { label: '?status=pending', query: 'status=pending' },
+      { label: '?campaign=&status=', query: `campaign=${p.campaignId}&status=pending` },
+    ];
+  },
+  GetApplication: async () => {
+    const p = await programme('manual');
+    return [{ label: 'application', params: { id: await pendingApplication(p.campaignId) } }];
+  },
+  ApproveApplication: async () => {
+    const p = await programme('manual');
+    const id = await pendingApplication(p.campaignId);
+    return [
+      { label: 'approve (member created)', params: { id } },
+      { label: 'again (as it is, its email queued again)', params: { id }, exact: { sends: { 'webhook-events': 0 } } },
+    ];
+  },
+  RejectApplication: async () => {
+    const p = await programme('manual');
+    const id = await pendingApplication(p.campaignId);
+    return [{ label: 'reject', params: { id }, options: { body: { reason: 'not a fit' } } }];
+  },
 };
+
+/** A campaign open to applications and the account's slug. */
+async function programme(approval: 'auto' | 'manual'): Promise<{ accountSlug: string; slug: string; campaignId: string }> {
+  const account = await expectStatus(call('GET', '/v1/account/'), 200);
+  const c = await expectStatus(
+    call('POST', '/v1/campaigns/', { body: { name: unique('Programme'), signup: { enabled: true, approval, questions: [] } } }),
+    201,
+  );
+  return { accountSlug: account.slug, slug: c.slug, campaignId: c.id };
+}
+
+/** A confirmation link's token for a fresh join request (as the email worker issues it). */
+async function confirmationToken(campaignId: string): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const id = newApplicationId();
+  await putJoinRequest({
+    id,
+    accountId,
+    campaignId,
+    email: `${unique('applicant')}@example.com`,
+    name: 'Casey Jones',
+    country: 'GB',
+    payoutEmail: null,
+    answers: {},
+    ipHash: '',
+    createdAt: now,
+    expiresAt: joinRequestExpiry(now),
+  });
+  const url = await issueJoinConfirmation(accountId, id);
+  if (!url) throw new Error('fixture join request missing');
+  return new URL(url).pathname.split('/')[3] as string;
+}
+
+/** A confirmed (pending) application's id. */
+async function pendingApplication(campaignId: string): Promise<string> {
+  const token = await confirmationToken(campaignId);
+  await expectStatus(api('POST', `/join/confirm/${token}/`), 200);
+  const link = await getItem(keys.joinConfirm(tokenHash(token)));
+  return String(link?.application_id);
+}
 
 async function classicScenario(): Promise<Variant[]> {
   const out = await paddle.checkout({ plan_id: 9001, email: `${unique('hook')}@example.com`, deliver: false });
