@@ -186,7 +186,13 @@ describe('affiliate programmes in the dashboard', () => {
     await section.getByLabel('Accent (buttons, links)').fill('#0f766e');
     await section.getByLabel('Corner radius (px)').fill('12');
     // The preview takes the colour as it is chosen, before anything is saved.
-    expect(await section.locator('.theme-preview-button').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(15, 118, 110)');
+    const background = await section
+      .locator('.theme-preview-button')
+      .evaluate(
+        (el) =>
+          (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(el).backgroundColor,
+      );
+    expect(background).toBe('rgb(15, 118, 110)');
     await expectNoAxeViolations(page, 'settings-programme');
     await section.getByRole('button', { name: 'Save programme settings' }).click();
     await toast('Affiliate programme settings saved.');
