@@ -8,6 +8,8 @@
 // - the session token `rps_…` is what the portal sends as `Authorization: Bearer` on `/portal/v1/`; it
 //   lives PORTAL_SESSION_SECONDS from the opening, without sliding (the host hands over a new URL through
 //   the widget's onTokenExpired when it ends).
+// An affiliate's login (docs/portal.md "Affiliate login") uses the same two shapes: an emailed link of 15
+// minutes, and a session token in the `refloop_portal` cookie that slides 12 hours from its last use.
 import { randomBytes } from 'node:crypto';
 import { DetailError } from './errors';
 import { formatCents } from './money';

@@ -66,8 +66,7 @@ export async function getPayout(accountId: string, id: string): Promise<Payout |
 
 /** Where a member's approvals in `currency` go now, and what makes that payout due. */
 /** Why a payout that would be due stays open (`failure_reason`): the account requires tax details first. */
-export const TAX_DETAILS_MISSING =
-  'Waiting for tax details: the programme requires them before paying, and the member has not given them in the portal yet.';
+export const TAX_DETAILS_MISSING = 'Waiting for tax details: the programme requires them before paying.';
 
 export interface CollectingTarget {
   memberId: string;

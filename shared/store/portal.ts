@@ -3,6 +3,8 @@
 // Items (tokens are stored only as SHA-256 digests, like API keys and dashboard sessions):
 // - portal link    `PORTAL_LINK#<sha256(token)>` / `PORTAL_LINK`: account, member, session id, return URL;
 //   opens a session once (deleted under a condition), within PORTAL_LINK_SECONDS (`expires_at`, also the TTL);
+//   an affiliate's emailed login link is the same item with `mode: 'cookie'`, 15 minutes, and opens only a
+//   cookie session (which slides: `slid_at`, 12 hours from its last use, 7 days at most);
 // - portal session `PORTAL_SESSION#<sha256(token)>` / `PORTAL_SESSION`: the same, with the account's plan
 //   copied in, so authenticating a portal request is one GetItem; `expires_at` is checked on every read
 //   (TTL deletion is lazy) and is the TTL;

@@ -100,6 +100,8 @@ describe('the login page', () => {
       // The stored theme, checked: the font that is not a font list is dropped.
       expect(res.text).toContain('<meta name="refloop-theme" content="accent=%230b6e4f&amp;radius=12px">');
     }
+    // The slug's page is the login view's (the portal app shows it by path).
+    expect((await api('GET', `/portal/${t.slug}/login/`)).headers['content-security-policy']).toContain("frame-ancestors 'none'");
     for (const path of ['/portal/no-such-programme/login/', '/portal/0123456789abcdef/login/']) {
       const res = await api('GET', path);
       expect({ path, status: res.status }).toEqual({ path, status: 404 });
