@@ -69,7 +69,8 @@ async function fixture(tag: string): Promise<Fixture> {
   const campaigns: string[] = [];
   const campaignSlugs: string[] = [];
   for (const name of [`${tag} one`, `${tag} two`]) {
-    const created = (await must(api('POST', '/v1/campaigns/', { key, body: { name, allows_credit: true, credit_amount: '5.00' } }), 201)).body;
+    const created = (await must(api('POST', '/v1/campaigns/', { key, body: { name, allows_credit: true, credit_amount: '5.00' } }), 201))
+      .body;
     campaigns.push(created.id);
     campaignSlugs.push(created.slug);
   }
@@ -1609,12 +1610,14 @@ const joinRequest = (): fc.Arbitrary<Req> => {
       fc.oneof(unicodeText, longText, fc.constantFrom('on', 'a@b.co', 'GB', '')),
       { maxKeys: 6 },
     )
-    .map((fields): RawBody => ({
-      kind: 'form',
-      body: new URLSearchParams(
-        Object.entries(fields).map(([k, v]): [string, string] => [k.replace(/[\ud800-\udfff]/g, ''), v.replace(/[\ud800-\udfff]/g, '')]),
-      ).toString(),
-    }));
+    .map(
+      (fields): RawBody => ({
+        kind: 'form',
+        body: new URLSearchParams(
+          Object.entries(fields).map(([k, v]): [string, string] => [k.replace(/[\ud800-\udfff]/g, ''), v.replace(/[\ud800-\udfff]/g, '')]),
+        ).toString(),
+      }),
+    );
   return fc.oneof(
     fc
       .record({
@@ -1622,7 +1625,10 @@ const joinRequest = (): fc.Arbitrary<Req> => {
         campaign: slugSegment(),
         form: fc.boolean(),
         json: bodyArb(submit),
-        formBody: fc.oneof(formBody, hugeText.map((t): RawBody => ({ kind: 'huge form', body: `name=${t}` }))),
+        formBody: fc.oneof(
+          formBody,
+          hugeText.map((t): RawBody => ({ kind: 'huge form', body: `name=${t}` })),
+        ),
         type: contentType,
         sourceIp: fc.constantFrom('198.51.100.81', '2001:db8::81'),
       })

@@ -24,11 +24,11 @@ describe('docs/webhooks.md', () => {
   });
 });
 
-/** The API paths (`/v1/`, `/js/v1/`, `/portal/v1/`) written in a Markdown text: placeholders kept as one segment, queries dropped, brace lists expanded. */
+/** The API paths (`/v1/`, `/js/v1/`, `/portal/v1/`, `/join/v1/`) written in a Markdown text: placeholders kept as one segment, queries dropped, brace lists expanded. */
 export function documentedPaths(text: string): string[] {
   const found = new Set<string>();
   // A path runs until whitespace, a quote, a backtick, a bracket or a query; `<...>`, `${...}` and `{...}` are one piece each.
-  const pattern = /(?:\/js|\/portal)?\/v1\/(?:<[^>\n]*>|\$\{[^}\n]*\}|\{[^}\n]*\}|[^\s`"'()<>[\]{}?#|\\,;])*/g;
+  const pattern = /(?:\/js|\/portal|\/join)?\/v1\/(?:<[^>\n]*>|\$\{[^}\n]*\}|\{[^}\n]*\}|[^\s`"'()<>[\]{}?#|\\,;])*/g;
   for (const [raw] of text.matchAll(pattern)) {
     const path = raw.replace(/[.:]+$/, (tail) => (raw.endsWith('.json') ? tail : ''));
     const lists = [...path.matchAll(/\{([^}]*,[^}]*)\}/g)];
