@@ -276,6 +276,10 @@ describe('affiliate programmes in the dashboard', () => {
     await signup.getByLabel('Public sign-up page').waitFor({ timeout: 15_000 });
     expect(await signup.getByLabel('Public sign-up page').inputValue()).toBe(address);
     expect(await signup.getByRole('link', { name: 'Open' }).getAttribute('href')).toBe(address);
+    // The open campaign's page leads to its applications.
+    expect(await page.locator('.page-actions').getByRole('link', { name: 'Applications' }).getAttribute('href')).toBe(
+      `/app/applications?campaign=${id}`,
+    );
     await page.screenshot({ path: join(SHOTS, 'campaign-signup.png'), fullPage: true });
   }, 90_000);
 

@@ -423,6 +423,11 @@ export function CampaignEdit() {
             <a class="btn btn-secondary" href={`/app/members?campaign=${encodeURIComponent(campaign.id)}`}>
               Members
             </a>
+            {campaign.signup.enabled && (
+              <a class="btn btn-secondary" href={`/app/applications?campaign=${encodeURIComponent(campaign.id)}`}>
+                Applications
+              </a>
+            )}
             {canManage && (
               <BusyButton variant="danger" busy={deleting} busyLabel="Deleting…" onClick={remove}>
                 Delete campaign
