@@ -164,6 +164,17 @@ describe('the public page', () => {
     expect(sent.text).toContain('Check your email');
   });
 
+  it('asks for the terms to be accepted only when the campaign links them (terms_url)', async () => {
+    const plain = await campaign(t, { terms_url: null });
+    const page = await api('GET', `/join/${t.slug}/${plain.slug}/`);
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain('name="accepted_terms"');
+    const address = email('no-terms');
+    const res = await submit(t, plain, address, freshIp(), { accepted_terms: undefined });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 202, body: ACCEPTED });
+    expect(await messageFor((m) => m.email === address)).toMatchObject({ template: 'application-confirm', campaign_id: plain.id });
+  });
+
   it('takes the no-JS form post: 303 to ?sent=1, or the page again with its errors beside their fields', async () => {
     const address = email('form');
     const form = new URLSearchParams({
@@ -355,6 +366,41 @@ describe('the confirmation link', () => {
     const unknown = await api('GET', `/join/confirm/${'A'.repeat(43)}/`);
     expect(unknown.status).toBe(404);
     expect((await api('POST', '/join/confirm/not-a-token/')).status).toBe(404);
+  });
+
+  it('a second confirmation for the same address creates nothing: "already applied", or "already a member" once it became one', async () => {
+    const address = email('twice');
+    // Two join requests before either is confirmed (two submissions: the second finds no application yet).
+    expect((await submit(t, manual, address)).status).toBe(202);
+    expect((await submit(t, manual, address)).status).toBe(202);
+    const requests = await pollUntil(async () => {
+      await drainEmails();
+      const found = inbox.filter((m) => m.email === address && m.template === 'application-confirm');
+      return found.length >= 2 ? found : null;
+    });
+    const paths: string[] = [];
+    for (const m of requests) paths.push(new URL((await issueJoinConfirmation(t.accountId, String(m.join_request_id))) as string).pathname);
+    const before = await count(t);
+    expect((await api('POST', paths[0] as string)).text).toContain('Your application is in');
+    const second = await api('POST', paths[1] as string);
+    expect(second.status).toBe(200);
+    expect(second.text).toContain('You already applied');
+    expect(await count(t)).toBe(before + 1);
+
+    // An address that became a member between applying and confirming, in a campaign that approves at once.
+    const auto = await campaign(t, { approval: 'auto' });
+    const late = email('late');
+    expect((await submit(t, auto, late)).status).toBe(202);
+    const confirm = await messageFor((m) => m.email === late);
+    const path = new URL((await issueJoinConfirmation(t.accountId, String(confirm.join_request_id))) as string).pathname;
+    expect((await api('POST', '/v1/members/', { key: t.key, body: { identifier: unique('m'), email: late } })).status).toBe(201);
+    const members = (await api('GET', '/v1/members/?page_size=1', { key: t.key })).body.count;
+    const page = await api('POST', path);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('You are already a member');
+    expect(page.text).toContain(`/portal/${t.slug}/login/`);
+    expect(await count(t)).toBe(before + 1);
+    expect((await api('GET', '/v1/members/?page_size=1', { key: t.key })).body.count).toBe(members);
   });
 
   it('approves at once with approval "auto": the member is created (source signup, the name split) and the approval email queued', async () => {
