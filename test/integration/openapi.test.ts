@@ -20,6 +20,7 @@ import { recordUnattributed } from '../../shared/store/unattributed';
 import { keys } from '../../shared/store/table';
 import { api, type ApiOptions, type ApiResponse } from '../support/api';
 import { newAccount } from '../support/fixtures';
+import { affiliateLoginUrl } from '../../shared/flows/affiliate-login';
 import { API_ORIGIN, freshEmail, loginAs, sessionHeaders, type DashboardLogin } from '../support/dashboard';
 import { addTeamMember, issueLoginToken } from '../../shared/store/team';
 import { issueUnsubscribeToken } from '../../shared/store/unsubscribe';
@@ -416,6 +417,24 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
     const payout = await must(call('GET', `/v1/payouts/${payoutId}/`), 200);
     return api('GET', '/portal/v1/payouts/', { headers: await portalAs(payout.member_id) });
   },
+  PortalLoginPage: () => api('GET', `/portal/${accountId}/login/`),
+  CreatePortalLoginLink: async () =>
+    api('POST', '/portal/v1/login-links/', { body: { account: accountId, email: (await fixtures()).member.email }, sourceIp: LOGIN_IP }),
+  OpenPortalLoginSession: async () => {
+    const url = await affiliateLoginUrl(accountId, (await fixtures()).member.id);
+    return api('POST', '/portal/v1/login-sessions/', {
+      body: { token: new URL(url as string).hash.slice('#token='.length) },
+      sourceIp: LOGIN_IP,
+    });
+  },
+  EndPortalSession: () => api('DELETE', '/portal/v1/sessions/current/'),
+  GetPortalTaxDetails: async () => api('GET', '/portal/v1/tax-details/', { headers: await portalAs((await fixtures()).member.id) }),
+  PutPortalTaxDetails: async () =>
+    api('PUT', '/portal/v1/tax-details/', {
+      headers: await portalAs((await fixtures()).member.id),
+      body: { legal_name: 'Alice Smith', country: 'US', address: '1 Main Street', us: { tin: '123-45-6789', w9_certified: true } },
+    }),
+  ExportTaxDetails: () => api('GET', '/v1/exports/tax-details.csv/', asOwner()),
   GetOpenApi: () => api('GET', '/v1/openapi.json'),
   ApiDocs: () => api('GET', '/docs'),
   ApiRoot: () => api('GET', '/'),
