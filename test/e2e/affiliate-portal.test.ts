@@ -3,7 +3,8 @@
 // the email (the same answer whoever it is); the emailed link (issued here with affiliateLoginUrl, as the
 // email worker does) shows one button, and loading it logs nobody in; the button sets the portal cookie
 // and opens the portal, which survives a reload; the affiliate makes a named link and cuts the chart by
-// it; log out ends the session, and the portal's address then shows the login view. axe-core checks the
+// it, and gives the tax details the account requires; log out ends the session, and the portal's address
+// then shows the login view. axe-core checks the
 // login view (both states) and the portal; screenshots go to test-results/affiliate-portal/ (gitignored).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -56,8 +57,8 @@ beforeAll(async () => {
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.account(account.accountId),
-      UpdateExpression: 'SET slug = :s, theme = :t',
-      ExpressionAttributeValues: { ':s': slug, ':t': { accent: '#0b6e4f', radius: '12px' } },
+      UpdateExpression: 'SET slug = :s, theme = :t, tax_details_required = :tax',
+      ExpressionAttributeValues: { ':s': slug, ':t': { accent: '#0b6e4f', radius: '12px' }, ':tax': true },
     }),
   );
   await db().send(
@@ -164,6 +165,27 @@ describe('an affiliate logs in by email link, makes a link and logs out', () => 
     await settled(page);
     await expectNoAxeViolations(page, 'affiliate portal');
     await page.screenshot({ path: join(SHOTS, 'portal.png'), fullPage: true });
+
+    // Tax details (the account requires them): a wrong date is shown under its field, then saved and shown masked.
+    const tax = page.locator('#tax-details');
+    await tax.getByLabel('Legal name').fill('Ada Lovelace');
+    await tax.getByLabel('Country of residence').selectOption('GB');
+    await tax.getByLabel('Address', { exact: true }).fill('12 St James Square, London');
+    await tax.getByLabel('Name of the beneficial owner').fill('Ada Lovelace');
+    await tax.getByLabel('Country of citizenship').selectOption('GB');
+    await tax.getByLabel('Permanent residence address').fill('12 St James Square, London');
+    await tax.getByLabel('Foreign tax identification number (optional)').fill('AB123456C');
+    await tax.getByLabel('Date of birth').fill('1815-13-10');
+    await tax.getByLabel(/I certify that I am the beneficial owner/).check();
+    await tax.getByRole('button', { name: 'Save tax details' }).click();
+    await tax.getByText('Enter a date as YYYY-MM-DD.').waitFor({ timeout: 15_000 });
+    await expectNoAxeViolations(page, 'tax details form with an error');
+    await tax.getByLabel('Date of birth').fill('1990-12-10');
+    await tax.getByRole('button', { name: 'Save tax details' }).click();
+    await page.getByTestId('tax-summary').waitFor({ timeout: 15_000 });
+    const summary = await page.getByTestId('tax-summary').innerText();
+    expect(summary).toContain('•••••456C');
+    expect(summary).not.toContain('AB123456C');
 
     // A reload keeps the session (the cookie), and the link is listed.
     await page.reload();
