@@ -2,6 +2,22 @@
 // the form; campaigns.tsx holds them and sends them): the questions keep a stable key for reordering.
 import type { Signup, SignupQuestion } from '../lib/affiliates';
 
+/** A question id from its label: "Where do you publish?" -> "where_do_you_publish" (unique among `taken`). */
+export function idFrom(label: string, taken: Set<string>): string {
+  const base =
+    label
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '')
+      .slice(0, 26)
+      .replace(/_+$/g, '') || 'question';
+  let id = base;
+  for (let n = 2; taken.has(id); n++) id = `${base}_${n}`;
+  return id;
+}
+
 /** The editor's row: the question plus whether its id still follows its label (until the id is edited). */
 export interface Row extends SignupQuestion {
   key: number;

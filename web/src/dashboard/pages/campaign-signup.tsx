@@ -6,28 +6,13 @@ import { useId } from 'preact/hooks';
 import { CopyButton } from '../../ui/copy';
 import { Field, useFieldErrors } from '../../ui/form';
 import { MAX_QUESTIONS, QUESTION_ID, type SignupQuestion, joinPageUrl } from '../lib/affiliates';
-import { type Row, type SignupState, rowOf } from './campaign-signup-state';
+import { type Row, type SignupState, idFrom, rowOf } from './campaign-signup-state';
 
 const TYPES: { value: SignupQuestion['type']; label: string }[] = [
   { value: 'text', label: 'Text' },
   { value: 'url', label: 'Web address' },
   { value: 'choice', label: 'Choice' },
 ];
-
-/** A question id from its label: "Where do you publish?" -> "where_do_you_publish" (unique among `taken`). */
-function idFrom(label: string, taken: Set<string>): string {
-  const base =
-    label
-      .normalize('NFKD')
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '_')
-      .replace(/^_+|_+$/g, '')
-      .slice(0, 26)
-      .replace(/_+$/g, '') || 'question';
-  let id = base;
-  for (let n = 2; taken.has(id); n++) id = `${base}_${n}`;
-  return id;
-}
 
 export function SignupSection({
   state,
