@@ -12,7 +12,7 @@ import type { SignupQuestion } from '../domain/affiliates';
 import type { FieldErrors } from '../domain/errors';
 import { formatCents } from '../domain/money';
 import { statsCurrency, type Campaign } from '../domain/models';
-import { percentText, termsText } from '../domain/portal';
+import { campaignTermsInput, discountText, termsText } from '../domain/portal';
 import { escapeHtml } from './page';
 
 const e = escapeHtml;
@@ -23,25 +23,13 @@ export const accountName = (account: Record<string, unknown> | null): string =>
 
 /** The campaign's reward terms in words, and what the people it refers get (null when nothing). */
 export function programmeTerms(c: Campaign): { earn: string; discount: string | null } {
-  const type = c.allows_credit ? 'credit' : c.allows_commission ? 'commission' : null;
-  const percent = type === 'commission' && c.commission_type === 'percentage' ? c.commission_percent : null;
-  const amount = type === 'credit' ? c.credit_amount : type === 'commission' && percent === null ? c.commission_amount : 0;
-  const currency = type === null ? null : statsCurrency(c);
-  const months = type === 'commission' ? c.commission_months : null;
-  const earn = termsText({ reward_type: type, amount, percent, currency, months, threshold: c.reward_threshold, hold_days: c.hold_days });
-  let discount: string | null = null;
-  if (c.referred_discount_type !== null && c.referred_discount_amount > 0) {
-    const off =
-      c.referred_discount_type === 'percentage'
-        ? percentText(c.referred_discount_amount)
-        : `${formatCents(c.referred_discount_amount)} ${statsCurrency(c)}`;
-    discount = `The people you refer get ${off} off ${c.referred_discount_recurring ? 'every payment' : 'their first payment'}.`;
-  }
+  const terms = campaignTermsInput(c);
+  const off = discountText(c);
   const min =
-    type === 'commission' && c.min_payout > 0
+    terms.reward_type === 'commission' && c.min_payout > 0
       ? ` Payouts are sent once you have ${formatCents(c.min_payout)} ${statsCurrency(c)} approved.`
       : '';
-  return { earn: `${earn}${min}`, discount };
+  return { earn: `${termsText(terms)}${min}`, discount: off ? `The people you refer get ${off}.` : null };
 }
 
 // ---- the form ----

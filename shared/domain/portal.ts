@@ -12,6 +12,7 @@
 // minutes, and a session token in the `refloop_portal` cookie that slides 12 hours from its last use.
 import { randomBytes } from 'node:crypto';
 import { DetailError } from './errors';
+import { type Campaign, statsCurrency } from './models';
 import { formatCents } from './money';
 
 export const PORTAL_LINK_SECONDS = 10 * 60;
@@ -152,4 +153,24 @@ export function termsText(t: TermsInput): string {
   if (t.reward_type === 'commission' && t.hold_days > 0)
     parts.push(`Commissions are approved ${t.hold_days} days after each payment, once refunds are unlikely.`);
   return parts.join(' ');
+}
+
+/** What a campaign's member earns, as termsText reads it (the portal's terms and the public join page's). */
+export function campaignTermsInput(c: Campaign): TermsInput {
+  const type = c.allows_credit ? 'credit' : c.allows_commission ? 'commission' : null;
+  const percent = type === 'commission' && c.commission_type === 'percentage' ? c.commission_percent : null;
+  const amount = type === 'credit' ? c.credit_amount : type === 'commission' && percent === null ? c.commission_amount : 0;
+  const currency = type === null ? null : statsCurrency(c);
+  const months = type === 'commission' ? c.commission_months : null;
+  return { reward_type: type, amount, percent, currency, months, threshold: c.reward_threshold, hold_days: c.hold_days };
+}
+
+/** What the people a member refers get off, in words (`10% off their first payment`), or null. */
+export function discountText(c: Campaign): string | null {
+  if (c.referred_discount_type === null || c.referred_discount_amount <= 0) return null;
+  const amount =
+    c.referred_discount_type === 'percentage'
+      ? percentText(c.referred_discount_amount)
+      : `${formatCents(c.referred_discount_amount)} ${statsCurrency(c)}`;
+  return `${amount} off ${c.referred_discount_recurring ? 'every payment' : 'their first payment'}`;
 }

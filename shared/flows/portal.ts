@@ -7,8 +7,7 @@ import type { LedgerReward, Payout } from '../domain/lifecycle';
 import type { Campaign, Referral } from '../domain/models';
 import { formatCents } from '../domain/money';
 import { memberStatsView } from '../domain/views';
-import { maskIdentifier, percentText, PORTAL_SESSION_ENDED, shareLink, termsText } from '../domain/portal';
-import { statsCurrency } from '../domain/models';
+import { campaignTermsInput, discountText, maskIdentifier, PORTAL_SESSION_ENDED, shareLink, termsText } from '../domain/portal';
 import { DetailError, NotFoundError } from '../domain/errors';
 import { getItem } from '../store/ops';
 import { toMember, updateMember, withRelations, type MemberWithRelations } from '../store/members';
@@ -22,22 +21,10 @@ import { bucketStart, type Interval } from './reports';
 
 const DAY = 86_400;
 
-function discountText(c: Campaign): string | null {
-  if (c.referred_discount_type === null || c.referred_discount_amount <= 0) return null;
-  const amount =
-    c.referred_discount_type === 'percentage'
-      ? percentText(c.referred_discount_amount)
-      : `${formatCents(c.referred_discount_amount)} ${statsCurrency(c)}`;
-  return `${amount} off ${c.referred_discount_recurring ? 'every payment' : 'their first payment'}`;
-}
-
 function campaignTerms(c: Campaign | null) {
   if (!c) return null;
-  const type = c.allows_credit ? 'credit' : c.allows_commission ? 'commission' : null;
-  const percent = type === 'commission' && c.commission_type === 'percentage' ? c.commission_percent : null;
-  const amount = type === 'credit' ? c.credit_amount : type === 'commission' && percent === null ? c.commission_amount : 0;
-  const currency = type === null ? null : statsCurrency(c);
-  const months = type === 'commission' ? c.commission_months : null;
+  const terms = campaignTermsInput(c);
+  const { reward_type: type, amount, percent, currency, months } = terms;
   return {
     name: c.name,
     reward_type: type,
@@ -49,7 +36,7 @@ function campaignTerms(c: Campaign | null) {
     hold_days: type === 'commission' ? c.hold_days : null,
     min_payout: type === 'commission' ? formatCents(c.min_payout) : null,
     referred_discount: discountText(c),
-    description: termsText({ reward_type: type, amount, percent, currency, months, threshold: c.reward_threshold, hold_days: c.hold_days }),
+    description: termsText(terms),
   };
 }
 
