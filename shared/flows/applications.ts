@@ -45,7 +45,7 @@ import { toCampaign } from '../store/campaigns';
 import { batchGet, getItem, lookup } from '../store/ops';
 import { consumeRateLimit } from '../store/rate-limits';
 import { findAccountBySlug, findCampaignBySlug } from '../store/slugs';
-import { keys } from '../store/table';
+import { applicationKeys, keys } from '../store/table';
 
 const HOUR = 3600;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -204,7 +204,7 @@ export async function confirmApplication(token: string): Promise<ConfirmPage> {
     const link = await getJoinConfirm(hash, Math.floor(now / 1000));
     if (!link) return UNKNOWN;
     const { accountId } = link;
-    const requestKey = keys.joinRequest(accountId, link.joinRequestId);
+    const requestKey = applicationKeys.joinRequest(accountId, link.joinRequestId);
     const found = await batchGet([keys.account(accountId), keys.campaign(accountId, link.campaignId), requestKey]);
     const account = lookup(found, keys.account(accountId)) ?? null;
     const campaign = toCampaign(lookup(found, keys.campaign(accountId, link.campaignId)));

@@ -10,7 +10,7 @@ import { tableName } from './client';
 import { senderOf } from './emails';
 import { batchGet, ConditionsFailedError, getItem, lookup, transact, type TransactItem } from './ops';
 import { accountSlugItems, checkAccountSlug, ensureAccountSlug, slugInUse } from './account-slugs';
-import { keys } from './table';
+import { keys, programmeKeys } from './table';
 import { providerOptions, type ProviderOption } from '../billing/options';
 import { definitionOfStored, type ProviderKind } from '../billing/registry';
 
@@ -139,8 +139,8 @@ export async function updateAccountSettings(
     assign('affiliate_emails', emails);
     items.push(
       emails.monthly_summary
-        ? { Put: { TableName: tableName(), Item: { ...keys.summaryAccount(accountId), type: 'Claim', account_id: accountId } } }
-        : { Delete: { TableName: tableName(), Key: keys.summaryAccount(accountId) } },
+        ? { Put: { TableName: tableName(), Item: { ...programmeKeys.summaryAccount(accountId), type: 'Claim', account_id: accountId } } }
+        : { Delete: { TableName: tableName(), Key: programmeKeys.summaryAccount(accountId) } },
     );
   }
   let slugAt = -1;

@@ -5,7 +5,7 @@ import { ValidationError } from '../domain/errors';
 import { RESERVED_SLUGS, isSlug, slugCandidate, slugify } from '../domain/affiliates';
 import { tableName } from './client';
 import { ConditionsFailedError, getItem, transact, type TransactItem } from './ops';
-import { keys } from './table';
+import { keys, programmeKeys } from './table';
 
 export const slugInUse = (slug: string) => ValidationError.field('slug', `The slug ${slug} is already in use; choose another.`);
 export const slugReserved = (slug: string) => ValidationError.field('slug', `The slug ${slug} is reserved; choose another.`);
@@ -16,7 +16,7 @@ export function accountSlugItems(accountId: string, next: string, current: strin
     {
       Put: {
         TableName: tableName(),
-        Item: { ...keys.accountSlug(next), type: 'Claim', account_id: accountId },
+        Item: { ...programmeKeys.accountSlug(next), type: 'Claim', account_id: accountId },
         ConditionExpression: 'attribute_not_exists(pk) OR account_id = :me',
         ExpressionAttributeValues: { ':me': accountId },
       },
@@ -26,7 +26,7 @@ export function accountSlugItems(accountId: string, next: string, current: strin
     items.push({
       Delete: {
         TableName: tableName(),
-        Key: keys.accountSlug(current),
+        Key: programmeKeys.accountSlug(current),
         ConditionExpression: 'attribute_not_exists(pk) OR account_id = :me',
         ExpressionAttributeValues: { ':me': accountId },
       },

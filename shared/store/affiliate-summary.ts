@@ -5,7 +5,7 @@
 // whose setting is off, so a stale registry entry costs a read and sends nothing.
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
-import { keys } from './table';
+import { keys, programmeKeys } from './table';
 
 /** One page of the registered accounts. */
 export async function listSummaryAccounts(
@@ -15,7 +15,7 @@ export async function listSummaryAccounts(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.summaryAccounts() },
+      ExpressionAttributeValues: { ':pk': programmeKeys.summaryAccounts() },
       ...(startKey ? { ExclusiveStartKey: startKey } : {}),
       Limit: 100,
     }),

@@ -32,7 +32,7 @@ import { memberCreationItems } from './members';
 import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, readCounter, transact, type TransactItem } from './ops';
 import { eventItem } from './outbox';
 import { emptyPage, queryPage, type PageQuery, type PageRequest } from './pagination';
-import { GSI1, GSI2, keys, type CounterName, TTL_ATTRIBUTE } from './table';
+import { applicationKeys, GSI1, GSI2, keys, type CounterName, TTL_ATTRIBUTE } from './table';
 
 // ---- join requests and their confirmation links ----
 
@@ -57,7 +57,7 @@ export async function putJoinRequest(r: JoinRequest): Promise<void> {
     new PutCommand({
       TableName: tableName(),
       Item: {
-        ...keys.joinRequest(r.accountId, r.id),
+        ...applicationKeys.joinRequest(r.accountId, r.id),
         type: 'JoinRequest',
         id: r.id,
         account_id: r.accountId,
@@ -98,13 +98,13 @@ export function toJoinRequest(item: Record<string, unknown> | undefined, nowSeco
 
 export async function getJoinRequest(accountId: string, id: string, nowSeconds: number): Promise<JoinRequest | null> {
   if (!isApplicationId(id)) return null;
-  return toJoinRequest(await getItem(keys.joinRequest(accountId, id)), nowSeconds);
+  return toJoinRequest(await getItem(applicationKeys.joinRequest(accountId, id)), nowSeconds);
 }
 
 /** What stands in the way of a new application for this address: a member with it, or a pending application. */
 export async function existingFor(accountId: string, email: string): Promise<{ memberId: string | null; applicationId: string | null }> {
   const memberKey = keys.memberEmailClaim(accountId, email);
-  const pendingKey = keys.applicationEmailClaim(accountId, email);
+  const pendingKey = applicationKeys.applicationEmailClaim(accountId, email);
   const found = await batchGet([memberKey, pendingKey]);
   const memberId = lookup(found, memberKey)?.member_id;
   const applicationId = lookup(found, pendingKey)?.application_id;
@@ -128,7 +128,7 @@ export async function putJoinConfirm(tokenHash: string, c: Omit<JoinConfirm, 'ap
     new PutCommand({
       TableName: tableName(),
       Item: {
-        ...keys.joinConfirm(tokenHash),
+        ...applicationKeys.joinConfirm(tokenHash),
         type: 'JoinConfirm',
         account_id: c.accountId,
         join_request_id: c.joinRequestId,
@@ -141,7 +141,7 @@ export async function putJoinConfirm(tokenHash: string, c: Omit<JoinConfirm, 'ap
 }
 
 export async function getJoinConfirm(tokenHash: string, nowSeconds: number): Promise<JoinConfirm | null> {
-  const item = await getItem(keys.joinConfirm(tokenHash));
+  const item = await getItem(applicationKeys.joinConfirm(tokenHash));
   if (item?.type !== 'JoinConfirm') return null;
   const expiresAt = Number(item[TTL_ATTRIBUTE]);
   if (!(expiresAt > nowSeconds)) return null;
@@ -178,7 +178,7 @@ export function toApplication(item: Record<string, unknown> | undefined): Applic
 
 export async function getApplication(accountId: string, id: string): Promise<Application | null> {
   if (!isApplicationId(id)) return null; // never a key DynamoDB would refuse
-  return toApplication(await getItem(keys.application(accountId, id)));
+  return toApplication(await getItem(applicationKeys.application(accountId, id)));
 }
 
 /** The counters an application in `status` and `campaignId` is counted in, each changed by `delta`. */
@@ -217,7 +217,7 @@ function newMemberItems(accountId: string, a: Application, campaign: Campaign): 
 
 function applicationItem(accountId: string, a: Application, ipHash: string): Record<string, unknown> {
   return {
-    ...keys.application(accountId, a.id),
+    ...applicationKeys.application(accountId, a.id),
     type: 'Application',
     ...a,
     payout_email: a.payout_email ?? undefined,
@@ -225,9 +225,9 @@ function applicationItem(accountId: string, a: Application, ipHash: string): Rec
     decided_at: a.decided_at ?? undefined,
     reason: a.reason ?? undefined,
     ip_hash: ipHash || undefined,
-    gsi1pk: keys.applicationsByCampaign(accountId, a.campaign_id),
+    gsi1pk: applicationKeys.applicationsByCampaign(accountId, a.campaign_id),
     gsi1sk: a.id,
-    gsi2pk: keys.applicationsByStatus(accountId, a.status),
+    gsi2pk: applicationKeys.applicationsByStatus(accountId, a.status),
     gsi2sk: a.id,
   };
 }
@@ -289,7 +289,7 @@ export async function createApplication(
       item: {
         Update: {
           TableName: tableName(),
-          Key: keys.joinConfirm(tokenHash),
+          Key: applicationKeys.joinConfirm(tokenHash),
           UpdateExpression: 'SET application_id = :id',
           ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(application_id)',
           ExpressionAttributeValues: { ':id': application.id },
@@ -298,7 +298,9 @@ export async function createApplication(
     },
     {
       label: 'join',
-      item: { Delete: { TableName: tableName(), Key: keys.joinRequest(accountId, r.id), ConditionExpression: 'attribute_exists(pk)' } },
+      item: {
+        Delete: { TableName: tableName(), Key: applicationKeys.joinRequest(accountId, r.id), ConditionExpression: 'attribute_exists(pk)' },
+      },
     },
     ...counted(accountId, campaign.id, application.status, 1, true).map((item) => ({ label: 'counter', item })),
   ];
@@ -310,7 +312,7 @@ export async function createApplication(
         item: {
           Put: {
             TableName: tableName(),
-            Item: { ...keys.applicationEmailClaim(accountId, r.email), type: 'Claim', application_id: application.id },
+            Item: { ...applicationKeys.applicationEmailClaim(accountId, r.email), type: 'Claim', application_id: application.id },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -383,7 +385,7 @@ export async function decideApplication(
   const values: Record<string, unknown> = {
     ':to': next.status,
     ':now': now,
-    ':byStatus': keys.applicationsByStatus(accountId, next.status),
+    ':byStatus': applicationKeys.applicationsByStatus(accountId, next.status),
     ':pending': 'pending',
   };
   if (next.member_id) {
@@ -400,7 +402,7 @@ export async function decideApplication(
       item: {
         Update: {
           TableName: tableName(),
-          Key: keys.application(accountId, current.id),
+          Key: applicationKeys.application(accountId, current.id),
           UpdateExpression: `SET ${sets.join(', ')}`,
           ConditionExpression: '#status = :pending',
           ExpressionAttributeNames: { '#status': 'status' },
@@ -413,7 +415,7 @@ export async function decideApplication(
       item: {
         Delete: {
           TableName: tableName(),
-          Key: keys.applicationEmailClaim(accountId, current.email),
+          Key: applicationKeys.applicationEmailClaim(accountId, current.email),
           ConditionExpression: 'attribute_not_exists(pk) OR application_id = :id',
           ExpressionAttributeValues: { ':id': current.id },
         },
@@ -459,11 +461,11 @@ export async function listApplications(accountId: string, page: PageRequest, f: 
   if (f.campaign !== undefined) {
     source = {
       index: GSI1,
-      partitionValue: keys.applicationsByCampaign(accountId, f.campaign),
+      partitionValue: applicationKeys.applicationsByCampaign(accountId, f.campaign),
       ...(f.status ? { filter: { expression: '#st = :st', names: { '#st': 'status' }, values: { ':st': f.status } } } : {}),
     };
-  } else if (f.status) source = { index: GSI2, partitionValue: keys.applicationsByStatus(accountId, f.status) };
-  else source = { partitionValue: keys.applicationCollection(accountId) };
+  } else if (f.status) source = { index: GSI2, partitionValue: applicationKeys.applicationsByStatus(accountId, f.status) };
+  else source = { partitionValue: applicationKeys.applicationCollection(accountId) };
   const prefix = f.campaign ? `applications#c#${f.campaign}` : 'applications';
   const counter = (f.status ? `${prefix}#s#${f.status}` : prefix) as CounterName;
   const scope = `${accountId}|applications|${f.status ?? ''}|${f.campaign ?? ''}`;

@@ -15,7 +15,7 @@ import { tableName } from './client';
 import { ConditionsFailedError, counterUpdate, getItem, nowSeconds, readCounter, transact, withRetries, type TransactItem } from './ops';
 import { RaceLostError } from './ops';
 import { queryPage, type PageRequest } from './pagination';
-import { GSI1, keys } from './table';
+import { GSI1, keys, programmeKeys } from './table';
 
 export const normalizeName = (name: string) => name.trim().toLowerCase();
 
@@ -89,7 +89,7 @@ function slugItems(accountId: string, campaignId: string, next: string, current:
     {
       Put: {
         TableName: tableName(),
-        Item: { ...keys.campaignSlugClaim(accountId, next), type: 'Claim', campaign_id: campaignId },
+        Item: { ...programmeKeys.campaignSlugClaim(accountId, next), type: 'Claim', campaign_id: campaignId },
         ConditionExpression: 'attribute_not_exists(pk) OR campaign_id = :me',
         ExpressionAttributeValues: { ':me': campaignId },
       },
@@ -99,7 +99,7 @@ function slugItems(accountId: string, campaignId: string, next: string, current:
     items.push({
       Delete: {
         TableName: tableName(),
-        Key: keys.campaignSlugClaim(accountId, current),
+        Key: programmeKeys.campaignSlugClaim(accountId, current),
         ConditionExpression: 'attribute_not_exists(pk) OR campaign_id = :me',
         ExpressionAttributeValues: { ':me': campaignId },
       },
@@ -113,7 +113,7 @@ async function freeSlug(accountId: string, name: string): Promise<string> {
   const base = slugify(name);
   for (let n = 1; n <= 50; n++) {
     const candidate = slugCandidate(base, n);
-    if (!(await getItem(keys.campaignSlugClaim(accountId, candidate), false))) return candidate;
+    if (!(await getItem(programmeKeys.campaignSlugClaim(accountId, candidate), false))) return candidate;
   }
   return slugCandidate(base, Date.now() % 100000);
 }
@@ -274,7 +274,7 @@ export async function deleteCampaign(accountId: string, id: string): Promise<voi
                 {
                   Delete: {
                     TableName: tableName(),
-                    Key: keys.campaignSlugClaim(accountId, current.slug),
+                    Key: programmeKeys.campaignSlugClaim(accountId, current.slug),
                     ConditionExpression: 'attribute_not_exists(pk) OR campaign_id = :id',
                     ExpressionAttributeValues: { ':id': id },
                   },

@@ -17,7 +17,7 @@ import { ConditionsFailedError, getItem, transact } from './ops';
 import { queryPage, type PageRequest } from './pagination';
 import { toMember } from './members';
 import type { Member } from '../domain/models';
-import { GSI1, keys, timeKey } from './table';
+import { GSI1, keys, linkKeys, timeKey } from './table';
 
 export interface MemberLink {
   slug: string;
@@ -77,12 +77,12 @@ export async function createLink(
           Put: {
             TableName: tableName(),
             Item: {
-              ...keys.memberLink(accountId, memberId, slug),
+              ...linkKeys.memberLink(accountId, memberId, slug),
               type: 'MemberLink',
               member_id: memberId,
               destination_path: link.destination_path,
               created_at: link.created_at,
-              gsi1pk: keys.memberLinks(accountId, memberId),
+              gsi1pk: linkKeys.memberLinks(accountId, memberId),
               gsi1sk: `${timeKey(createdMs)}#${slug}`,
             },
             ConditionExpression: 'attribute_not_exists(pk)',
@@ -110,7 +110,7 @@ export async function createLink(
 export async function listLinks(accountId: string, memberId: string, page: PageRequest) {
   if (!isEntityId(memberId)) throw new NotFoundError();
   const [result, memberItem] = await Promise.all([
-    queryPage({ index: GSI1, partitionValue: keys.memberLinks(accountId, memberId), scope: `${accountId}|links|${memberId}` }, page),
+    queryPage({ index: GSI1, partitionValue: linkKeys.memberLinks(accountId, memberId), scope: `${accountId}|links|${memberId}` }, page),
     getItem(keys.member(accountId, memberId)),
   ]);
   const member = toMember(memberItem);
@@ -128,7 +128,7 @@ export async function deleteLink(accountId: string, memberId: string, slug: stri
       {
         Delete: {
           TableName: tableName(),
-          Key: keys.memberLink(accountId, memberId, slug),
+          Key: linkKeys.memberLink(accountId, memberId, slug),
           ConditionExpression: 'attribute_exists(pk)',
         },
       },

@@ -10,14 +10,14 @@ import { isSlug } from '../domain/affiliates';
 import type { Campaign } from '../domain/models';
 import { toCampaign } from './campaigns';
 import { getItem } from './ops';
-import { keys } from './table';
+import { keys, programmeKeys } from './table';
 
 export { accountSlugItems, checkAccountSlug, ensureAccountSlug, slugInUse } from './account-slugs';
 
 /** The account of a slug, or null (unknown slug, or an account deleted since). Two GetItems. */
 export async function findAccountBySlug(slug: string): Promise<{ accountId: string; account: Record<string, unknown> } | null> {
   if (!isSlug(slug)) return null;
-  const pointer = await getItem(keys.accountSlug(slug), false);
+  const pointer = await getItem(programmeKeys.accountSlug(slug), false);
   if (typeof pointer?.account_id !== 'string') return null;
   const account = await getItem(keys.account(pointer.account_id), false);
   // The account item is the truth: a pointer it no longer names (a race with a change) finds nothing.
@@ -28,7 +28,7 @@ export async function findAccountBySlug(slug: string): Promise<{ accountId: stri
 /** The campaign of a slug within an account, or null. Two GetItems. */
 export async function findCampaignBySlug(accountId: string, slug: string): Promise<Campaign | null> {
   if (!isSlug(slug)) return null;
-  const claim = await getItem(keys.campaignSlugClaim(accountId, slug), false);
+  const claim = await getItem(programmeKeys.campaignSlugClaim(accountId, slug), false);
   if (typeof claim?.campaign_id !== 'string' || !isCampaignId(claim.campaign_id)) return null;
   const campaign = toCampaign(await getItem(keys.campaign(accountId, claim.campaign_id), false));
   return campaign && campaign.slug === slug ? campaign : null;

@@ -147,14 +147,6 @@ export const keys = {
     sk: 'CLICKIP',
   }),
   account: (acct: string): Key => ({ pk: `A#${acct}`, sk: 'ACCOUNT' }),
-  /**
-   * An account's slug -> the account (store/slugs.ts). Keyed by the slug alone, like API keys by their
-   * digest: a public page's request knows only the slug. It names the account and holds nothing else.
-   */
-  accountSlug: (slug: string): Key => ({ pk: `SLUG#${slug}`, sk: 'SLUG' }),
-  /** Operator registry (like PROVIDER_ACCOUNTS#) of accounts that send the affiliates' monthly summary. */
-  summaryAccounts: () => 'SUMMARY_ACCOUNTS',
-  summaryAccount: (acct: string): Key => ({ pk: 'SUMMARY_ACCOUNTS', sk: acct }),
   counter: (acct: string, name: CounterName): Key => ({ pk: `A#${acct}`, sk: `COUNT#${name}` }),
 
   campaign: (acct: string, id: string): Key => ({ pk: `A#${acct}#CAMPAIGN`, sk: id }),
@@ -163,9 +155,6 @@ export const keys = {
     pk: `A#${acct}#CAMPAIGN_NAME#${normalizedName}`,
     sk: CLAIM,
   }),
-
-  /** A campaign's slug, unique within its account -> the campaign. */
-  campaignSlugClaim: (acct: string, slug: string): Key => ({ pk: `A#${acct}#CAMPAIGN_SLUG#${slug}`, sk: CLAIM }),
 
   memberCollection: (acct: string) => `A#${acct}#MEMBER`,
   member: (acct: string, id: string): Key => ({ pk: `A#${acct}#MEMBER`, sk: id }),
@@ -184,10 +173,6 @@ export const keys = {
     sk: CLAIM,
   }),
 
-  /** A member's named link (store/links.ts), by its slug; deleting the member leaves them unreachable. */
-  memberLink: (acct: string, memberId: string, slug: string): Key => ({ pk: `A#${acct}#LINKS#${memberId}`, sk: slug }),
-  /** GSI1: a member's named links, newest first (gsi1sk `<created ms>#<slug>`). */
-  memberLinks: (acct: string, memberId: string) => `A#${acct}#MEMBER#${memberId}#LINKS`,
   /** GSI2: a member's referrals made through one sub-id, newest first (the referral list's `sub` filter). */
   referralsBySub: (acct: string, memberId: string, sub: string) => `A#${acct}#MEMBER#${memberId}#SUB#${sub}#REFERRALS`,
 
@@ -273,23 +258,6 @@ export const keys = {
   /** The stored first response of an Idempotency-Key (expires after IDEMPOTENCY_HOURS); keyed by the key's SHA-256. */
   idempotency: (acct: string, keyHash: string): Key => ({ pk: `A#${acct}#IDEMPOTENCY#${keyHash}`, sk: 'IDEMPOTENCY' }),
 
-  // ---- affiliate applications (store/applications.ts) ----
-  /** A public form's request, waiting (24 h, by TTL) for its email to be confirmed; its id becomes the application's. */
-  joinRequest: (acct: string, id: string): Key => ({ pk: `A#${acct}#JOIN_REQUEST`, sk: id }),
-  /** A confirmation link's token (by SHA-256) -> its account and join request; keyed by the digest alone, like API keys. */
-  joinConfirm: (tokenHash: string): Key => ({ pk: `JOIN_CONFIRM#${tokenHash}`, sk: 'JOIN_CONFIRM' }),
-  application: (acct: string, id: string): Key => ({ pk: `A#${acct}#APPLICATION`, sk: id }),
-  applicationCollection: (acct: string) => `A#${acct}#APPLICATION`,
-  /** GSI1: a campaign's applications, newest first. */
-  applicationsByCampaign: (acct: string, campaignId: string) => `A#${acct}#CAMPAIGN#${campaignId}#APPLICATIONS`,
-  /** GSI2: applications in one status, newest first. */
-  applicationsByStatus: (acct: string, status: string) => `A#${acct}#APPLICATIONS#${status}`,
-  /** While an application is pending, its (lower-cased) email names it: one pending application per address. */
-  applicationEmailClaim: (acct: string, email: string): Key => ({
-    pk: `A#${acct}#APPLICATION_EMAIL#${email.trim().toLowerCase()}`,
-    sk: CLAIM,
-  }),
-
   /** Outgoing webhook events (the transactional outbox): id is deterministic per effect. */
   event: (acct: string, eventId: string): Key => ({ pk: `A#${acct}#EVENT`, sk: eventId }),
   webhookEndpointCollection: (acct: string) => `A#${acct}#WEBHOOK_ENDPOINT`,
@@ -312,6 +280,50 @@ export const keys = {
   purgeShard: (shard: number) => `WEBHOOK_PURGE#${shard}`,
   /** A deleted endpoint whose deliveries are still to be removed (written by the delete, in its transaction). */
   webhookPurge: (acct: string, endpointId: string): Key => ({ pk: `A#${acct}#WEBHOOK_PURGE`, sk: endpointId }),
+};
+
+/**
+ * Keys only a few modules name, apart from `keys`: a bundle carries an object literal whole, but drops a
+ * top-level const it never uses (test/unit/bundle-budget.test.ts counts every byte of the busiest workers).
+ */
+export const linkKeys = {
+  /** A member's named link (store/links.ts), by its slug; deleting the member leaves them unreachable. */
+  memberLink: (acct: string, memberId: string, slug: string): Key => ({ pk: `A#${acct}#LINKS#${memberId}`, sk: slug }),
+  /** GSI1: a member's named links, newest first (gsi1sk `<created ms>#<slug>`). */
+  memberLinks: (acct: string, memberId: string) => `A#${acct}#MEMBER#${memberId}#LINKS`,
+};
+
+/** Affiliate programmes: slugs (store/slugs.ts) and the monthly summary's registry of accounts. */
+export const programmeKeys = {
+  /**
+   * An account's slug -> the account (store/slugs.ts). Keyed by the slug alone, like API keys by their
+   * digest: a public page's request knows only the slug. It names the account and holds nothing else.
+   */
+  accountSlug: (slug: string): Key => ({ pk: `SLUG#${slug}`, sk: 'SLUG' }),
+  /** Operator registry (like PROVIDER_ACCOUNTS#) of accounts that send the affiliates' monthly summary. */
+  summaryAccounts: () => 'SUMMARY_ACCOUNTS',
+  summaryAccount: (acct: string): Key => ({ pk: 'SUMMARY_ACCOUNTS', sk: acct }),
+  /** A campaign's slug, unique within its account -> the campaign. */
+  campaignSlugClaim: (acct: string, slug: string): Key => ({ pk: `A#${acct}#CAMPAIGN_SLUG#${slug}`, sk: CLAIM }),
+};
+
+/** Affiliate applications (store/applications.ts): the form's join requests, their confirmation links, the applications. */
+export const applicationKeys = {
+  /** A public form's request, waiting (24 h, by TTL) for its email to be confirmed; its id becomes the application's. */
+  joinRequest: (acct: string, id: string): Key => ({ pk: `A#${acct}#JOIN_REQUEST`, sk: id }),
+  /** A confirmation link's token (by SHA-256) -> its account and join request; keyed by the digest alone, like API keys. */
+  joinConfirm: (tokenHash: string): Key => ({ pk: `JOIN_CONFIRM#${tokenHash}`, sk: 'JOIN_CONFIRM' }),
+  application: (acct: string, id: string): Key => ({ pk: `A#${acct}#APPLICATION`, sk: id }),
+  applicationCollection: (acct: string) => `A#${acct}#APPLICATION`,
+  /** GSI1: a campaign's applications, newest first. */
+  applicationsByCampaign: (acct: string, campaignId: string) => `A#${acct}#CAMPAIGN#${campaignId}#APPLICATIONS`,
+  /** GSI2: applications in one status, newest first. */
+  applicationsByStatus: (acct: string, status: string) => `A#${acct}#APPLICATIONS#${status}`,
+  /** While an application is pending, its (lower-cased) email names it: one pending application per address. */
+  applicationEmailClaim: (acct: string, email: string): Key => ({
+    pk: `A#${acct}#APPLICATION_EMAIL#${email.trim().toLowerCase()}`,
+    sk: CLAIM,
+  }),
 };
 
 /** Shards of the operator-level sparse index partitions (outbox, due deliveries). */

@@ -16,7 +16,7 @@ import { affiliateLoginUrl } from '../../shared/flows/affiliate-login';
 import { db, tableName } from '../../shared/store/client';
 import { getItem } from '../../shared/store/ops';
 import { portalKeys } from '../../shared/store/portal';
-import { keys } from '../../shared/store/table';
+import { keys, programmeKeys } from '../../shared/store/table';
 import { expectNoAxeViolations, launchChromium } from '../support/browser';
 import { newAccount } from '../support/fixtures';
 
@@ -62,7 +62,10 @@ beforeAll(async () => {
     }),
   );
   await db().send(
-    new PutCommand({ TableName: tableName(), Item: { ...keys.accountSlug(slug), type: 'AccountSlug', account_id: account.accountId } }),
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...programmeKeys.accountSlug(slug), type: 'AccountSlug', account_id: account.accountId },
+    }),
   );
   await call('PATCH', '/v1/account/', { referral_url: 'https://studio.example/' });
   const campaign = await call('POST', '/v1/campaigns/', {

@@ -11,7 +11,7 @@ import { affiliateLoginUrl } from '../../shared/flows/affiliate-login';
 import { db, tableName } from '../../shared/store/client';
 import { getItem, nowSeconds } from '../../shared/store/ops';
 import { portalKeys } from '../../shared/store/portal';
-import { keys } from '../../shared/store/table';
+import { keys, programmeKeys } from '../../shared/store/table';
 import { api, type ApiResponse } from '../support/api';
 import { API_ORIGIN, loginAs } from '../support/dashboard';
 import { newAccount } from '../support/fixtures';
@@ -44,7 +44,7 @@ async function tenantWithSlug(): Promise<Tenant & { slug: string }> {
     }),
   );
   await db().send(
-    new PutCommand({ TableName: tableName(), Item: { ...keys.accountSlug(slug), type: 'AccountSlug', account_id: t.accountId } }),
+    new PutCommand({ TableName: tableName(), Item: { ...programmeKeys.accountSlug(slug), type: 'AccountSlug', account_id: t.accountId } }),
   );
   return { ...t, slug };
 }

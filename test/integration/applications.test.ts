@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { issueJoinConfirmation } from '../../shared/flows/applications';
 import { getItem } from '../../shared/store/ops';
-import { keys } from '../../shared/store/table';
+import { applicationKeys, keys } from '../../shared/store/table';
 import { eventId } from '../../shared/domain/events';
 import { api, type ApiResponse } from '../support/api';
 import { loginAs } from '../support/dashboard';
@@ -358,7 +358,7 @@ describe('the confirmation link', () => {
       },
     ]);
     // The join request is gone (it became the application); its event is in the outbox, once.
-    expect(await getItem(keys.joinRequest(t.accountId, joinRequestId))).toBeUndefined();
+    expect(await getItem(applicationKeys.joinRequest(t.accountId, joinRequestId))).toBeUndefined();
     expect(await issueJoinConfirmation(t.accountId, joinRequestId)).toBeNull();
     const event = await getItem(keys.event(t.accountId, eventId('application.created', joinRequestId)));
     expect(event?.event_type).toBe('application.created');
@@ -431,7 +431,7 @@ describe('the confirmation link', () => {
     });
     expect(await count(t, `&campaign=${auto.id}&status=approved`)).toBe(1);
     // The pending-email claim was never written: the address can be sent a "member exists" email now.
-    expect(await getItem(keys.applicationEmailClaim(t.accountId, application.email))).toBeUndefined();
+    expect(await getItem(applicationKeys.applicationEmailClaim(t.accountId, application.email))).toBeUndefined();
   });
 });
 
@@ -479,7 +479,7 @@ describe('the operator API', () => {
     expect(await count(t, '&status=rejected')).toBe(1);
     expect(await count(t, '&status=pending')).toBe(0);
     // A rejected applicant may apply again (no pending application holds the address).
-    expect(await getItem(keys.applicationEmailClaim(t.accountId, b.email))).toBeUndefined();
+    expect(await getItem(applicationKeys.applicationEmailClaim(t.accountId, b.email))).toBeUndefined();
   });
 
   it('approve racing reject: exactly one wins, the other answers 409; the member is created at most once and the counts add up', async () => {

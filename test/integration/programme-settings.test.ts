@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findAccountBySlug, findCampaignBySlug } from '../../shared/store/slugs';
 import { getItem } from '../../shared/store/ops';
-import { keys } from '../../shared/store/table';
+import { programmeKeys } from '../../shared/store/table';
 import { api } from '../support/api';
 import { newAccount } from '../support/fixtures';
 
@@ -69,7 +69,7 @@ describe('the account slug', () => {
     const moved = await api('PATCH', ACCOUNT, { key: a.apiKey, body: { slug: `${mine}-2` } });
     expect(moved.status).toBe(200);
     expect(await findAccountBySlug(mine)).toBeNull();
-    expect(await getItem(keys.accountSlug(mine))).toBeUndefined();
+    expect(await getItem(programmeKeys.accountSlug(mine))).toBeUndefined();
     // The freed slug can be taken by another account.
     expect((await api('PATCH', ACCOUNT, { key: b.apiKey, body: { slug: mine } })).status).toBe(200);
   });
@@ -131,9 +131,9 @@ describe('attribution, tax details, emails and theme', () => {
   it('the monthly summary switch keeps its registry item in step', async () => {
     const { accountId, apiKey } = await newAccount();
     await api('PATCH', ACCOUNT, { key: apiKey, body: { affiliate_emails: { monthly_summary: true } } });
-    expect(await getItem(keys.summaryAccount(accountId))).toMatchObject({ account_id: accountId });
+    expect(await getItem(programmeKeys.summaryAccount(accountId))).toMatchObject({ account_id: accountId });
     await api('PATCH', ACCOUNT, { key: apiKey, body: { affiliate_emails: { monthly_summary: false } } });
-    expect(await getItem(keys.summaryAccount(accountId))).toBeUndefined();
+    expect(await getItem(programmeKeys.summaryAccount(accountId))).toBeUndefined();
   });
 });
 
@@ -154,7 +154,9 @@ describe('a campaign slug and sign-up settings', () => {
 
     // Another account may use the same campaign slug.
     const other = await newAccount();
-    expect((await api('POST', '/v1/campaigns/', { key: other.apiKey, body: { name: 'Spring Partners' } })).body.slug).toBe('spring-partners');
+    expect((await api('POST', '/v1/campaigns/', { key: other.apiKey, body: { name: 'Spring Partners' } })).body.slug).toBe(
+      'spring-partners',
+    );
 
     expect((await api('DELETE', `/v1/campaigns/${first.body.id}/`, { key: apiKey })).status).toBe(204);
     expect(await findCampaignBySlug(accountId, 'spring-partners')).toBeNull();
@@ -217,8 +219,22 @@ describe('the operator CLI', () => {
     const { accountId, apiKey } = await newAccount();
     const campaign = await api('POST', '/v1/campaigns/', { key: apiKey, body: { name: 'CLI Partners' } });
     const slug = `cli-${Date.now().toString(36)}`;
-    const programme = await admin(['account', 'set-programme', '--account', accountId, '--slug', slug, '--attribution', 'last_click', '--attribution-days', '30']);
-    expect(programme).toMatchObject({ code: 0, out: { slug, attribution_model: 'last_click', attribution_days: 30, tax_details_required: false } });
+    const programme = await admin([
+      'account',
+      'set-programme',
+      '--account',
+      accountId,
+      '--slug',
+      slug,
+      '--attribution',
+      'last_click',
+      '--attribution-days',
+      '30',
+    ]);
+    expect(programme).toMatchObject({
+      code: 0,
+      out: { slug, attribution_model: 'last_click', attribution_days: 30, tax_details_required: false },
+    });
     const opened = await admin([
       'campaign',
       'set-signup',

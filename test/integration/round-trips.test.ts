@@ -25,7 +25,7 @@ import { resetConfig } from '../../shared/config';
 import { QUEUE_NAMES, type QueueName } from '../../shared/queue/queues';
 import { createApiKey } from '../../shared/store/accounts';
 import { db, tableName } from '../../shared/store/client';
-import { keys } from '../../shared/store/table';
+import { applicationKeys, keys } from '../../shared/store/table';
 import { clearProviderCache, saveProviderConnection, saveProviderSettings } from '../../shared/store/provider';
 import { signatureHeader as billingSignature } from '../../shared/providers/paddle-billing/signature';
 import { signatureHeader as stripeSignature } from '../../shared/providers/stripe/signature';
@@ -1033,12 +1033,21 @@ const SCENARIOS: Record<string, Scenario> = {
   OpenPortalLoginSession: async () => {
     const m = await fullMember();
     const url = await affiliateLoginUrl(accountId, m.id);
-    return [{ label: 'login link', anonymous: true, options: { body: { token: new URL(url!).hash.slice('#token='.length) }, sourceIp: LOGIN_IP } }];
+    return [
+      {
+        label: 'login link',
+        anonymous: true,
+        options: { body: { token: new URL(url!).hash.slice('#token='.length) }, sourceIp: LOGIN_IP },
+      },
+    ];
   },
   EndPortalSession: async () => {
     const m = await fullMember();
     const url = await affiliateLoginUrl(accountId, m.id);
-    const opened = await api('POST', '/portal/v1/login-sessions/', { body: { token: new URL(url!).hash.slice('#token='.length) }, sourceIp: '10.9.8.6' });
+    const opened = await api('POST', '/portal/v1/login-sessions/', {
+      body: { token: new URL(url!).hash.slice('#token='.length) },
+      sourceIp: '10.9.8.6',
+    });
     if (opened.status !== 201) throw new Error(`fixture login answered ${opened.status}: ${opened.text}`);
     const cookie = (opened.cookies[0] ?? '').split(';')[0] as string;
     return [{ label: 'logout', anonymous: true, options: { headers: { cookie, origin: 'https://api.test' } } }];
@@ -1186,7 +1195,13 @@ const SCENARIOS: Record<string, Scenario> = {
       sourceIp: `2001:db8:77::${(++serial).toString(16)}`,
     });
     return [
-      { label: 'new address', anonymous: true, params, options: apply(`${unique('new')}@example.com`), exact: { sends: { 'member-emails': 1 } } },
+      {
+        label: 'new address',
+        anonymous: true,
+        params,
+        options: apply(`${unique('new')}@example.com`),
+        exact: { sends: { 'member-emails': 1 } },
+      },
       { label: 'a member (no join request)', anonymous: true, params, options: apply(`${name}@example.com`) },
     ];
   },
@@ -1279,7 +1294,7 @@ async function confirmationToken(campaignId: string): Promise<string> {
 async function pendingApplication(campaignId: string): Promise<string> {
   const token = await confirmationToken(campaignId);
   await expectStatus(api('POST', `/join/confirm/${token}/`), 200);
-  const link = await getItem(keys.joinConfirm(tokenHash(token)));
+  const link = await getItem(applicationKeys.joinConfirm(tokenHash(token)));
   return String(link?.application_id);
 }
 
