@@ -1,6 +1,22 @@
 // The campaign form's sign-up settings while they are edited (campaign-signup.tsx draws them, loaded with
 // the form; campaigns.tsx holds them and sends them): the questions keep a stable key for reordering.
-import type { Signup, SignupQuestion } from '../lib/affiliates';
+// The shapes are written out here rather than taken from the generated API types (../lib/affiliates.ts):
+// a unit test (test/unit/signup-questions.test.ts) type-checks this module with the repository's tsconfig,
+// before any build has generated them. They are the Campaign's `signup` (structurally the same type).
+export interface SignupQuestion {
+  id: string;
+  label: string;
+  type: 'text' | 'url' | 'choice';
+  required: boolean;
+  options: string[] | null;
+}
+
+export interface Signup {
+  enabled: boolean;
+  approval: 'auto' | 'manual';
+  terms_url: string | null;
+  questions: SignupQuestion[];
+}
 
 /** A question id from its label: "Where do you publish?" -> "where_do_you_publish" (unique among `taken`). */
 export function idFrom(label: string, taken: Set<string>): string {
