@@ -36,6 +36,9 @@ import { SESSION_ENDED } from '../../shared/http/auth';
 import { addTeamMember, issueLoginToken, teamKeys } from '../../shared/store/team';
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
 import { useOwnTable } from '../support/own-table';
+import { newApplicationId } from '../../shared/domain/applications';
+import { issueJoinConfirmation } from '../../shared/flows/applications';
+import { joinRequestExpiry, putJoinRequest } from '../../shared/store/applications';
 
 // This file Scans the table to check what requests wrote: a table of its own keeps those Scans small.
 beforeAll(useOwnTable);
@@ -158,6 +161,8 @@ interface Ids {
   /** A member of A's team, and the record of a key created through POST /v1/api-keys/. */
   teamMember: string;
   apiKeyRecord: string;
+  /** A pending application to A's campaign (docs/affiliates.md "Applications"). */
+  application: string;
 }
 let ids: Ids;
 /** Signing secrets of A's endpoints: shown once, then never in an answer, a log line or another item. */
@@ -253,6 +258,26 @@ beforeAll(async () => {
 
   // A named link of Alice's, which no other credential may read or delete.
   await ok(call(A, 'POST', `/v1/members/${alice.id}/links/`, { slug: 'a-link' }), 201);
+  // A pending application to A's campaign, opened to applications: applied for and confirmed as the public
+  // endpoint and the confirmation link do (the join request stored, its link issued as the email worker does).
+  await ok(call(A, 'PATCH', `/v1/campaigns/${campaign.id}/`, { signup: { enabled: true, approval: 'manual' } }));
+  const applicationId = newApplicationId();
+  const joined = Math.floor(Date.now() / 1000);
+  await putJoinRequest({
+    id: applicationId,
+    accountId: A.accountId,
+    campaignId: campaign.id,
+    email: 'erin@creator.example',
+    name: 'Erin Vale',
+    country: 'GB',
+    payoutEmail: null,
+    answers: {},
+    ipHash: '',
+    createdAt: joined,
+    expiresAt: joinRequestExpiry(joined),
+  });
+  const confirmUrl = await issueJoinConfirmation(A.accountId, applicationId);
+  expect((await api('POST', new URL(confirmUrl as string).pathname)).status).toBe(200);
   ids = {
     reward: commission.id,
     payout: approved.payout_id!,
@@ -271,6 +296,7 @@ beforeAll(async () => {
     checkoutId: dan.checkout_id,
     teamMember: '',
     apiKeyRecord: '',
+    application: applicationId,
   };
   expect(rewarded.rewards[0].type).toBe('credit');
 
@@ -354,6 +380,7 @@ function pathFor(route: Route): string {
     if (route.path.startsWith('/v1/exports/')) return 'rewards.csv';
     if (route.path.startsWith('/v1/team/')) return ids.teamMember;
     if (route.path.startsWith('/v1/api-keys/')) return ids.apiKeyRecord;
+    if (route.path.startsWith('/v1/applications/')) return ids.application;
     throw new Error(`no id for {${name}} in ${route.path}`);
   });
 }
@@ -432,6 +459,7 @@ async function snapshotOfA() {
     team,
     keyRecords,
     links,
+    applications,
   ] = await Promise.all([
     ok(call(A, 'GET', `/v1/campaigns/${ids.campaign}/`)),
     ok(call(A, 'GET', `/v1/members/${ids.member}/`)),
@@ -453,6 +481,7 @@ async function snapshotOfA() {
     ok(api('GET', '/v1/team/', { headers: ownerA.headers })),
     ok(api('GET', '/v1/api-keys/', { headers: ownerA.headers })),
     ok(call(A, 'GET', `/v1/members/${ids.member}/links/`)),
+    ok(call(A, 'GET', '/v1/applications/?page_size=100')),
   ]);
   // Deliveries move on by themselves (retries of the closed port): only who and what is compared.
   const deliveryIds = (deliveries.results as { id: string }[]).map((d) => d.id);
@@ -475,6 +504,7 @@ async function snapshotOfA() {
     team,
     keyRecords,
     links,
+    applications,
     deliveries: { count: deliveries.count >= deliveryIds.length, ids: deliveryIds.length > 0 },
   };
 }
@@ -860,6 +890,9 @@ describe("another account's valid key with this account's ids: 404, never data",
         'ListMemberLinks',
         'CreateMemberLink',
         'DeleteMemberLink',
+        'GetApplication',
+        'ApproveApplication',
+        'RejectApplication',
       ].sort(),
     );
     for (const route of idRoutes()) {
