@@ -1,0 +1,10 @@
+// The one list of payout rails (shared/rails/<kind>/index.ts each export a PayoutRailDefinition). A rail
+// joins by one line here. The payout flows, the connection routes and the webhook intake read rails from
+// this list only.
+import type { PayoutRailDefinition, RailKind } from './definition';
+
+export const RAIL_DEFINITIONS: readonly PayoutRailDefinition[] = [];
+
+export function railDefinition(kind: RailKind): PayoutRailDefinition | undefined {
+  return RAIL_DEFINITIONS.find((d) => d.kind === kind);
+}
