@@ -3,7 +3,7 @@
 // PayoutRailDefinition (./definition.ts) and whose adapter.ts implements this port against the rail's
 // HTTP API (an emulator under npm start, infra/local/emulators/<kind>/).
 //
-// Ids make every retry safe (docs/payouts.md "Ids"): a batch `pb_…` and a payout `po_…` are the rail's
+// Ids make every retry safe: a batch `pb_…` and a payout `po_…` are the rail's
 // own idempotency keys (PayPal sender_batch_id / sender_item_id, Stripe transfer_group and the transfer's
 // Idempotency-Key, Wise batch group name and customerTransactionId = UUIDv5 of `po_…`), so sending the same
 // batch again after any failure never pays a payout twice: the rail answers with what it already has.
