@@ -93,8 +93,12 @@ export interface PayoutRail {
    * same ids again answers what the rail already has and pays nothing twice.
    */
   sendBatch(batchId: string, payouts: readonly RailPayout[]): Promise<RailBatchResult>;
-  /** Reads the batch back from the rail (reconciliation when a webhook is late). */
-  readBatch(batchId: string, railBatchId: string): Promise<RailBatchResult>;
+  /**
+   * Reads the batch back from the rail (reconciliation when a webhook is late). `payoutIds`, the batch's
+   * `po_…` ids, lets a rail whose items carry only a key derived from them (Wise: customerTransactionId =
+   * UUIDv5 of `po_…`) name each item's payout; rails that echo `po_…` ignore it.
+   */
+  readBatch(batchId: string, railBatchId: string, payoutIds?: readonly string[]): Promise<RailBatchResult>;
   /** Cancels one item where the rail allows it (PayPal: an UNCLAIMED item); false when it cannot. */
   cancelItem(railItemId: string): Promise<boolean>;
 }
