@@ -486,7 +486,8 @@ export function pathParameterExample(path: string, name: string): string {
   if (path.includes('/payouts/')) return PAYOUT_ID;
   if (path.includes('/rewards/')) return COMMISSION_ID;
   if (path.includes('/applications/')) return name === 'id' ? APPLICATION_ID : name === 'campaign_slug' ? 'creators' : 'acme';
-  if (path.startsWith('/join/')) return name === 'token' ? 'Zk3v9QyL3rT8aB1nK7eW4hZ6uF0dX2m9cJ5pV8sW1aB' : name === 'campaign_slug' ? 'creators' : 'acme';
+  if (path.startsWith('/join/'))
+    return name === 'token' ? 'Zk3v9QyL3rT8aB1nK7eW4hZ6uF0dX2m9cJ5pV8sW1aB' : name === 'campaign_slug' ? 'creators' : 'acme';
   return REFERRAL_ID;
 }
 

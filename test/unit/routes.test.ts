@@ -228,7 +228,10 @@ describe('route table', () => {
           table: PUBLIC_READS.includes(r.name) ? 'read' : 'none',
         });
       else if (r.path.startsWith('/portal/v1/'))
-        expect({ route: r.name, auth: r.auth }).toEqual({ route: r.name, auth: PORTAL_LINK_ROUTES.includes(r.name) ? 'portal-link' : 'portal' });
+        expect({ route: r.name, auth: r.auth }).toEqual({
+          route: r.name,
+          auth: PORTAL_LINK_ROUTES.includes(r.name) ? 'portal-link' : 'portal',
+        });
       else if (r.path.startsWith('/auth/')) expect({ route: r.name, auth: r.auth }).toEqual({ route: r.name, auth: 'login' });
       else if (r.auth === 'session') expect(r.path).toMatch(/^\/v1\//);
       else
