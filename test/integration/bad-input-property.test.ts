@@ -1712,6 +1712,9 @@ function problems(req: Req, res: ApiResponse): string[] {
     if (res.status !== 303 && !res.headers['content-security-policy']?.includes("default-src 'none'")) out.push('page without its CSP');
   } else if (res.status === 204) {
     if (res.text !== '') out.push('204 with a body');
+  } else if (res.status === 200 && req.family === 'session ExportTaxDetails') {
+    // The tax export answers its CSV to an owner's session (its errors are JSON like every other answer's).
+    if (!res.headers['content-type']?.startsWith('text/csv')) out.push(`content-type ${res.headers['content-type']}`);
   } else {
     if (res.headers['content-type'] !== JSON_TYPE) out.push(`content-type ${res.headers['content-type']}`);
     if (res.body === null || typeof res.body !== 'object' || Array.isArray(res.body)) out.push('body is not a JSON object');
