@@ -2,8 +2,9 @@
 // joins by one line here. The payout flows, the connection routes and the webhook intake read rails from
 // this list only.
 import type { PayoutRailDefinition, RailKind } from './definition';
+import { paypal } from './paypal';
 
-export const RAIL_DEFINITIONS: readonly PayoutRailDefinition[] = [];
+export const RAIL_DEFINITIONS: readonly PayoutRailDefinition[] = [paypal];
 
 export function railDefinition(kind: RailKind): PayoutRailDefinition | undefined {
   return RAIL_DEFINITIONS.find((d) => d.kind === kind);
