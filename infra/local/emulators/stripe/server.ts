@@ -6,6 +6,8 @@
 // Tests drive the money side through the returned handle; the `stripe` CLI (infra/stripe.ts) drives the
 // same simulations through the /_emulator control endpoints. The official `stripe` package, pointed at it
 // with host/port/protocol, reads it (test/integration/stripe-emulator.test.ts).
+// The Connect side (payouts: accounts, Account Links, transfers, reversals) is ./connect-routes.ts, mounted
+// behind the same authentication, idempotency and faults (test/integration/rail-stripe.test.ts).
 //
 // Every API call must carry the secret key (else 401), as Stripe takes it: `Authorization: Bearer <key>`, or
 // HTTP Basic with the key as the user name (`curl -u sk_…:`, docs/providers/stripe.md); schemes without case.
@@ -31,6 +33,7 @@ import {
   type StripeEvent,
   type Subscription,
 } from '../../../../shared/providers/stripe/wire';
+import { type ConnectEmulator, type ConnectOptions, createConnect } from './connect-routes';
 import { Ledger, LedgerError, list, type LedgerOptions } from './ledger';
 
 /** The API key an Authorization header presents: `Bearer <key>` or Basic `<key>:` (schemes without case). */
@@ -69,6 +72,8 @@ export interface StripeEmulatorOptions extends LedgerOptions {
   webhookUrl?: string | null;
   /** The Stripe-Signature t of a delivery, seconds; default the current time. */
   signatureTime?: () => number;
+  /** The Connect side (payouts, ./connect-routes.ts): its endpoints' secrets, webhook URL and balance. */
+  connect?: ConnectOptions;
 }
 
 export interface DeliveredEvent {
@@ -94,6 +99,8 @@ export interface StripeEmulator {
   secretKey: string;
   webhookSecret: string;
   ledger: Ledger;
+  /** The Connect side: accounts, onboarding, transfers, reversals and their webhooks (./connect-routes.ts). */
+  connect: ConnectEmulator;
   setWebhookUrl(url: string | null): void;
   /** The next `count` API calls answer `status` (429 with `Retry-After: retryAfterSeconds`, default 1). */
   failNext(count: number, status: 429 | 500 | 502 | 503, retryAfterSeconds?: number): void;
@@ -212,6 +219,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
   let chain: Promise<unknown> = Promise.resolve();
   const inFlight = new Set<AbortController>();
   let stopped = false;
+  const connect = createConnect({ ...options.connect, now: options.now, signatureTime, baseUrl: () => handle.url });
 
   // --- webhooks -----------------------------------------------------------------------------------------
 
@@ -292,7 +300,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     return v;
   };
 
-  const route = (method: string, parts: string[], params: Record<string, unknown>): { status: number; body: unknown } => {
+  const route = (method: string, parts: string[], params: Record<string, unknown>): { status: number; body: unknown; lost?: boolean } => {
     const ok = (body: unknown) => ({ status: 200, body: structuredClone(body) });
     const [v1, a, b, c, d] = parts;
     if (v1 !== 'v1') throw new LedgerError(404, '', `Unrecognized request URL (${method}: /${parts.join('/')}).`);
@@ -417,8 +425,16 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
         return ok(page(items, params, '/v1/checkout/sessions'));
       }
     }
+    const connected = connect.route(method, parts, params);
+    if (connected) return connected;
     throw new LedgerError(404, '', `Unrecognized request URL (${method}: /${parts.join('/')}).`);
   };
+
+  /** A write that committed but whose answer is lost (connect.failAfterCommit): a 500 instead. */
+  const lostAnswer = (res: ServerResponse) =>
+    apiError(res, 500, 'api_error', undefined, 'An unknown error occurred (injected after the write was committed).', null, {
+      'stripe-should-retry': 'true',
+    });
 
   const api = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
     const method = req.method ?? 'GET';
@@ -489,9 +505,11 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
       // retry with the same key runs.
       const out = route(method, parts, params);
       idempotency.set(idemKey, { params: fingerprint, status: out.status, body: out.body });
+      if (out.lost) return lostAnswer(res);
       return send(res, out.status, out.body, { 'idempotency-key': idemKey });
     }
     const out = route(method, parts, params);
+    if (out.lost) return lostAnswer(res);
     return send(res, out.status, out.body);
   };
 
@@ -631,7 +649,11 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://emulator');
     const isControl = url.pathname.startsWith('/_emulator/');
-    const work = isControl ? control(req, res, url.pathname.slice('/_emulator/'.length)) : api(req, res, url);
+    const work = url.pathname.startsWith('/_emulator/connect/')
+      ? connect.page(req, res, url)
+      : isControl
+        ? control(req, res, url.pathname.slice('/_emulator/'.length))
+        : api(req, res, url);
     work.catch((err: unknown) => {
       if (res.headersSent) return;
       if (err instanceof LedgerError)
@@ -653,6 +675,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     secretKey,
     webhookSecret,
     ledger,
+    connect: connect.handle,
     setWebhookUrl: (u) => void (webhookUrl = u),
     failNext: (count, status, retryAfterSeconds = 1) => void (faults = { left: count, status, retryAfter: retryAfterSeconds }),
     callCounts: () => ({ ...counts }),
@@ -682,6 +705,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
       stopped = true;
       for (const a of inFlight) a.abort();
       await chain.catch(() => undefined);
+      await connect.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
