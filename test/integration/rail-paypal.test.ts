@@ -1,0 +1,328 @@
+// The PayPal Payouts rail's contract: the adapter (shared/rails/paypal/adapter.ts) against the emulator
+// (infra/local/emulators/paypal-payouts/), and the webhook check (shared/rails/paypal/webhook.ts) against the
+// emulator's signed deliveries. PayPal has no maintained Node server SDK for Payouts in this repository, so
+// the request body is checked against PayPal's documented request sample (below) instead.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startPaypalEmulator, type PaypalEmulator } from '../../infra/local/emulators/paypal-payouts';
+import { paypal } from '../../shared/rails/paypal';
+import { paypalAmount, paypalRail } from '../../shared/rails/paypal/adapter';
+import { RailBatchError, type PayoutRail, type RailConnection, type RailPayout } from '../../shared/rails/port';
+
+/**
+ * A `POST /v1/payments/payouts` request as PayPal's Payouts API reference documents it (a batch header with
+ * the subject and message, EMAIL items with a string amount, a note, a sender_item_id and the PAYPAL wallet):
+ * the shape every request the adapter sends must keep (docs/payouts/paypal.md "What Refloop sends").
+ */
+const DOCUMENTED_SAMPLE = {
+  sender_batch_header: {
+    sender_batch_id: 'Payouts_2018_100007',
+    email_subject: 'You have a payout!',
+    email_message: 'You have received a payout! Thanks for using our service!',
+  },
+  items: [
+    {
+      recipient_type: 'EMAIL',
+      amount: { value: '9.87', currency: 'USD' },
+      note: 'Thanks for your patronage!',
+      sender_item_id: '201403140001',
+      receiver: 'receiver@example.com',
+      recipient_wallet: 'PAYPAL',
+    },
+  ],
+};
+
+let emulator: PaypalEmulator;
+let connection: RailConnection;
+let rail: PayoutRail;
+let hook: Server;
+const hooked: { headers: Record<string, string>; body: Buffer }[] = [];
+let seq = 0;
+
+const batchId = () => `pb_01JTEST${Date.now().toString(36).toUpperCase()}${++seq}`;
+const payout = (destination: string, amount = 1234, currency = 'USD'): RailPayout => ({
+  id: `po_01JTEST${Date.now().toString(36).toUpperCase()}${++seq}`,
+  memberId: `mem_${seq}`,
+  amount,
+  currency,
+  destination,
+});
+
+async function until<T>(what: string, probe: () => T | undefined | null | false, deadlineMs = 5000): Promise<T> {
+  const end = Date.now() + deadlineMs;
+  for (;;) {
+    const v = probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+beforeAll(async () => {
+  hook = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+      hooked.push({ headers, body: Buffer.concat(chunks) });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+  emulator = await startPaypalEmulator({ settleAfterMs: null });
+  connection = {
+    apiUrl: emulator.url,
+    credentials: { client_id: emulator.clientId, client_secret: emulator.clientSecret, webhook_id: emulator.webhookId },
+  };
+  rail = paypalRail(connection, { timeoutMs: 3000 });
+});
+
+afterAll(async () => {
+  await emulator.stop();
+  await new Promise<void>((resolve) => hook.close(() => resolve()));
+});
+
+test('the definition: its fields, its production API, its emulator', () => {
+  expect(paypal.fields.map((f) => f.name)).toEqual(['client_id', 'client_secret', 'webhook_id']);
+  expect(paypal).toMatchObject({
+    kind: 'paypal',
+    defaultApiUrl: 'https://api-m.paypal.com',
+    destination: 'email',
+    webhookPath: 'paypal',
+    emulator: 'paypal-payouts',
+  });
+});
+
+test('amounts: two decimals, whole units in JPY, HUF and TWD', () => {
+  expect(paypalAmount(1234, 'USD')).toBe('12.34');
+  expect(paypalAmount(5, 'EUR')).toBe('0.05');
+  expect(paypalAmount(100000, 'JPY')).toBe('1000');
+  expect(paypalAmount(1050, 'HUF')).toBeNull();
+});
+
+test('a batch of three: sent PENDING in the documented request shape, then read back paid, unclaimed and failed', async () => {
+  const pb = batchId();
+  const payouts = [payout('paid@example.com'), payout('unclaimed@example.com'), payout('fail@example.com')];
+  const sent = await rail.sendBatch(pb, payouts);
+  expect(sent.items.map((i) => [i.payoutId, i.state, i.railStatus])).toEqual(payouts.map((p) => [p.id, 'processing', 'PENDING']));
+  expect(sent.items.every((i) => typeof i.railItemId === 'string')).toBe(true);
+
+  // The request keeps PayPal's documented shape.
+  const request = emulator.batchRequests().at(-1) as typeof DOCUMENTED_SAMPLE;
+  expect(Object.keys(request).sort()).toEqual(Object.keys(DOCUMENTED_SAMPLE).sort());
+  for (const k of Object.keys(DOCUMENTED_SAMPLE.sender_batch_header)) expect(request.sender_batch_header).toHaveProperty(k);
+  expect(request.sender_batch_header.sender_batch_id).toBe(pb);
+  for (const [i, item] of request.items.entries()) {
+    expect(Object.keys(item).sort()).toEqual(Object.keys(DOCUMENTED_SAMPLE.items[0] as object).sort());
+    expect(item).toMatchObject({
+      recipient_type: 'EMAIL',
+      sender_item_id: payouts[i]?.id,
+      receiver: payouts[i]?.destination,
+      recipient_wallet: 'PAYPAL',
+    });
+    expect(item.amount).toEqual({ value: '12.34', currency: 'USD' });
+  }
+
+  await emulator.settle(sent.railBatchId);
+  const read = await rail.readBatch(pb, sent.railBatchId);
+  const byId = new Map(read.items.map((i) => [i.payoutId, i]));
+  expect(byId.get(payouts[0]!.id)).toMatchObject({ state: 'paid', railStatus: 'SUCCESS', reason: null });
+  expect(byId.get(payouts[1]!.id)).toMatchObject({ state: 'unclaimed', railStatus: 'UNCLAIMED' });
+  expect(byId.get(payouts[1]!.id)?.reason).toMatch(/not claimed/i);
+  expect(byId.get(payouts[2]!.id)).toMatchObject({ state: 'failed', railStatus: 'FAILED' });
+  expect(byId.get(payouts[2]!.id)?.reason).toMatch(/locked or inactive/);
+});
+
+test('a 5xx after PayPal committed, then the same batch again: answered from the original, paid once', async () => {
+  const pb = batchId();
+  const payouts = [payout('once-a@example.com'), payout('once-b@example.com'), payout('once-c@example.com')];
+  emulator.failAfterCommit(1);
+  const err = await rail.sendBatch(pb, payouts).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(RailBatchError);
+  expect(err).toMatchObject({ code: 'unavailable', retryable: true });
+  expect(emulator.itemsOf(pb)).toBe(3);
+
+  const again = await rail.sendBatch(pb, payouts);
+  expect(again.items.map((i) => i.payoutId)).toEqual(payouts.map((p) => p.id));
+  // And once more without any fault: the duplicate sender_batch_id is read as "already sent".
+  const third = await rail.sendBatch(pb, payouts);
+  expect(third.railBatchId).toBe(again.railBatchId);
+  expect(emulator.itemsOf(pb)).toBe(3);
+  expect([...emulator.ledger.bySenderBatchId.keys()].filter((k) => k === pb)).toHaveLength(1);
+
+  await emulator.settle(again.railBatchId);
+  const read = await rail.readBatch(pb, again.railBatchId);
+  expect(read.items.map((i) => i.state)).toEqual(['paid', 'paid', 'paid']);
+  for (const p of payouts) expect(emulator.paidCount(p.destination)).toBe(1);
+});
+
+test('429 and 5xx before anything is recorded: unavailable, retryable; a validation error rejects the whole batch', async () => {
+  emulator.failNext(1, 429);
+  await expect(rail.sendBatch(batchId(), [payout('a@example.com')])).rejects.toMatchObject({ code: 'unavailable', retryable: true });
+  emulator.failNext(1, 503);
+  await expect(rail.sendBatch(batchId(), [payout('a@example.com')])).rejects.toMatchObject({ code: 'unavailable', retryable: true });
+
+  const pb = batchId();
+  const bad = rail.sendBatch(pb, [payout('ok@example.com'), payout('not-an-email')]);
+  await expect(bad).rejects.toMatchObject({ name: 'RailBatchError', code: 'invalid', retryable: false });
+  await expect(bad).rejects.toThrow(/items\[1\]\.receiver/);
+  expect(emulator.itemsOf(pb)).toBe(0);
+});
+
+test('zero-decimal currencies go without decimals; a fraction PayPal cannot pay is refused before sending', async () => {
+  const sent = await rail.sendBatch(batchId(), [payout('yen@example.com', 100000, 'JPY')]);
+  expect(sent.items[0]?.state).toBe('processing');
+  const request = emulator.batchRequests().at(-1) as typeof DOCUMENTED_SAMPLE;
+  expect(request.items[0]?.amount).toEqual({ value: '1000', currency: 'JPY' });
+  await expect(rail.sendBatch(batchId(), [payout('huf@example.com', 1050, 'HUF')])).rejects.toMatchObject({ code: 'invalid' });
+});
+
+test('bad credentials: unauthorized, not retryable', async () => {
+  const bad = paypalRail({ ...connection, credentials: { ...connection.credentials, client_secret: 'wrong' } }, { timeoutMs: 3000 });
+  await expect(bad.verifyConnection()).rejects.toMatchObject({ code: 'unauthorized', retryable: false });
+  await expect(bad.sendBatch(batchId(), [payout('a@example.com')])).rejects.toMatchObject({ code: 'unauthorized' });
+  await expect(rail.verifyConnection()).resolves.toBeUndefined();
+});
+
+test('the token is reused: one token call for two sends', async () => {
+  const own = await startPaypalEmulator({ settleAfterMs: null });
+  try {
+    const r = paypalRail(
+      { apiUrl: own.url, credentials: { client_id: own.clientId, client_secret: own.clientSecret } },
+      { timeoutMs: 3000 },
+    );
+    await r.sendBatch(batchId(), [payout('t1@example.com')]);
+    await r.sendBatch(batchId(), [payout('t2@example.com')]);
+    expect(own.tokenCalls()).toBe(1);
+    expect(own.callCounts()['POST /v1/payments/payouts']).toBe(2);
+  } finally {
+    await own.stop();
+  }
+});
+
+test('cancel: an unclaimed item is returned; any other status cannot be canceled', async () => {
+  const pb = batchId();
+  const payouts = [payout('unclaimed@example.com'), payout('paid2@example.com')];
+  const sent = await rail.sendBatch(pb, payouts);
+  await expect(rail.cancelItem(sent.items[0]!.railItemId!)).resolves.toBe(false); // still PENDING
+  await emulator.settle(sent.railBatchId);
+  await expect(rail.cancelItem(sent.items[0]!.railItemId!)).resolves.toBe(true);
+  await expect(rail.cancelItem(sent.items[1]!.railItemId!)).resolves.toBe(false); // SUCCESS
+  const read = await rail.readBatch(pb, sent.railBatchId);
+  expect(read.items[0]).toMatchObject({ state: 'failed', railStatus: 'RETURNED' });
+  // A re-send after the email is corrected is a new batch id, pb_…-r1, paying the same po_….
+  const resent = await rail.sendBatch(`${pb}-r1`, [{ ...payouts[0]!, destination: 'fixed@example.com' }]);
+  expect(resent.railBatchId).not.toBe(sent.railBatchId);
+  expect(resent.items[0]?.payoutId).toBe(payouts[0]!.id);
+});
+
+test('readBatch follows the pages (page_size 1000)', async () => {
+  const pb = batchId();
+  const many = Array.from({ length: 1001 }, (_, i) => payout(`m${i}@example.com`, 100));
+  const before = emulator.callCounts()['GET /v1/payments/payouts/{id}'] ?? 0;
+  const sent = await rail.sendBatch(pb, many);
+  expect(sent.items).toHaveLength(1001);
+  expect(sent.items.every((i) => i.railItemId !== null)).toBe(true);
+  expect((emulator.callCounts()['GET /v1/payments/payouts/{id}'] ?? 0) - before).toBe(2);
+});
+
+describe('webhooks', () => {
+  test('delivered asynchronously, signed, verified offline and mapped; the event id is the dedupe key', async () => {
+    const own = await startPaypalEmulator({ webhookUrl: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/`, settleAfterMs: 50 });
+    try {
+      const conn: RailConnection = {
+        apiUrl: own.url,
+        credentials: { client_id: own.clientId, client_secret: own.clientSecret, webhook_id: own.webhookId },
+      };
+      const pb = batchId();
+      const payouts = [payout('hook-paid@example.com'), payout('unclaimed@example.com')];
+      await paypalRail(conn, { timeoutMs: 3000 }).sendBatch(`${pb}-r2`, payouts);
+      const deliveries = await until('two item webhooks', () => {
+        const items = hooked.filter((h) => h.body.toString().includes('PAYMENT.PAYOUTS-ITEM.'));
+        return items.length >= 2 && items;
+      });
+      const outcomes = [];
+      for (const d of deliveries) {
+        const verdict = await paypal.verifyWebhook({ headers: d.headers, body: d.body }, conn, Date.now());
+        expect(verdict.ok).toBe(true);
+        if (!verdict.ok) continue;
+        expect(verdict.deliveryId).toBe(JSON.parse(d.body.toString()).id);
+        outcomes.push(...verdict.outcomes);
+      }
+      expect(outcomes.map((o) => [o.payoutId, o.state]).sort()).toEqual(
+        [
+          [payouts[0]!.id, 'paid'],
+          [payouts[1]!.id, 'unclaimed'],
+        ].sort(),
+      );
+      // The batch event is verified too, and reports no item.
+      const batchEvent = await until('the batch webhook', () =>
+        hooked.find((h) => h.body.toString().includes('PAYMENT.PAYOUTSBATCH.SUCCESS')),
+      );
+      await expect(paypal.verifyWebhook({ headers: batchEvent.headers, body: batchEvent.body }, conn, Date.now())).resolves.toMatchObject({
+        ok: true,
+        outcomes: [],
+      });
+    } finally {
+      await own.stop();
+    }
+  });
+
+  test('a later reversal arrives as failed, with the reason in words', async () => {
+    const sent = await rail.sendBatch(batchId(), [payout('rev@example.com')]);
+    await emulator.settle(sent.railBatchId);
+    const [delivery] = await emulator.setItemStatus(sent.items[0]!.railItemId!, 'REVERSED');
+    const verdict = await paypal.verifyWebhook(
+      { headers: delivery!.headers, body: Buffer.from(delivery!.rawBody) },
+      connection,
+      Date.now(),
+    );
+    expect(verdict).toMatchObject({ ok: true, outcomes: [{ payoutId: sent.items[0]!.payoutId, state: 'failed', railStatus: 'REVERSED' }] });
+    if (verdict.ok) expect(verdict.outcomes[0]?.reason).toMatch(/reversed/i);
+  });
+
+  test('forged, unsigned, another webhook id or a certificate on another host: 403', async () => {
+    const body = JSON.stringify({
+      id: 'WH-FORGED',
+      event_type: 'PAYMENT.PAYOUTS-ITEM.SUCCEEDED',
+      resource: { payout_item_id: 'X', transaction_status: 'SUCCESS', payout_item: { sender_item_id: 'po_forged' } },
+    });
+    const headers = emulator.sign(body);
+    const check = (h: Record<string, string>, b: string, c: RailConnection = connection) =>
+      paypal.verifyWebhook({ headers: h, body: Buffer.from(b) }, c, Date.now());
+
+    await expect(check(headers, body)).resolves.toMatchObject({ ok: true, deliveryId: 'WH-FORGED' });
+    await expect(check(headers, body.replace('po_forged', 'po_other'))).resolves.toEqual({
+      ok: false,
+      status: 403,
+      detail: expect.any(String),
+    });
+    await expect(check({}, body)).resolves.toMatchObject({ ok: false, status: 403 });
+    await expect(check({ ...headers, 'paypal-transmission-sig': Buffer.alloc(256).toString('base64') }, body)).resolves.toMatchObject({
+      ok: false,
+      status: 403,
+    });
+    await expect(
+      check(headers, body, { ...connection, credentials: { ...connection.credentials, webhook_id: 'WH-OTHER' } }),
+    ).resolves.toMatchObject({
+      ok: false,
+      status: 403,
+    });
+    // The genuine certificate, but named on another origin (localhost is not the connection's 127.0.0.1).
+    const otherOrigin = headers['paypal-cert-url']!.replace('127.0.0.1', 'localhost');
+    await expect(check({ ...headers, 'paypal-cert-url': otherOrigin }, body)).resolves.toMatchObject({ ok: false, status: 403 });
+    await expect(
+      check({ ...headers, 'paypal-cert-url': 'https://evil.example.com/v1/notifications/certs/CERT-1' }, body),
+    ).resolves.toMatchObject({
+      ok: false,
+      status: 403,
+    });
+    await expect(check({ ...headers, 'paypal-auth-algo': 'SHA1withRSA' }, body)).resolves.toMatchObject({ ok: false, status: 403 });
+  });
+});
+
+test('readiness: an email address is ready', async () => {
+  await expect(rail.readiness('jane@example.com')).resolves.toEqual({ ready: true, reason: null });
+  await expect(rail.readiness('jane')).resolves.toMatchObject({ ready: false, reason: expect.stringMatching(/email/) });
+});
