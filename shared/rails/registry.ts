@@ -3,9 +3,10 @@
 // this list only.
 import type { PayoutRailDefinition, RailKind } from './definition';
 import { paypal } from './paypal';
+import { stripeRailDefinition } from './stripe';
 import { wise } from './wise';
 
-export const RAIL_DEFINITIONS: readonly PayoutRailDefinition[] = [paypal, wise];
+export const RAIL_DEFINITIONS: readonly PayoutRailDefinition[] = [paypal, stripeRailDefinition, wise];
 
 export function railDefinition(kind: RailKind): PayoutRailDefinition | undefined {
   return RAIL_DEFINITIONS.find((d) => d.kind === kind);
