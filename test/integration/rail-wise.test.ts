@@ -159,6 +159,20 @@ describe('the Wise rail against its emulator', () => {
     expect(err).toMatchObject({ code: 'unavailable', retryable: true });
   });
 
+  it('a Wise that does not answer is a retryable batch error after the timeout', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const slow = wiseRail({ ...connection, apiUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` }, { timeoutMs: 200 });
+      const err = await sendError(slow.sendBatch('pb_wise_silent', [payout(100, 'fa@example.com')]));
+      expect(err).toMatchObject({ code: 'unavailable', retryable: true });
+      expect(err.message).toMatch(/did not answer .* within 200 ms/);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
   it('insufficient funds: a batch error, and the group is cancelled so it can never be paid later', async () => {
     emulator.setBalance('EUR', 10);
     const batch = [payout(900, 'fy@example.com'), payout(900, 'gi@example.com')];

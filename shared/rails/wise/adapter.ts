@@ -130,7 +130,9 @@ export function wiseRail(connection: RailConnection, options: WiseRailOptions = 
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (err) {
-      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+      // A DOMException (not always an Error of this realm): read by its name.
+      const name = typeof err === 'object' && err !== null ? (err as { name?: unknown }).name : undefined;
+      const timedOut = name === 'TimeoutError' || name === 'AbortError';
       throw new RailBatchError(
         'unavailable',
         timedOut ? `Wise did not answer ${method} ${path} within ${timeoutMs} ms.` : `Wise could not be reached (${String(err)}).`,
