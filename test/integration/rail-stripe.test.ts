@@ -108,6 +108,7 @@ describe('the official stripe package reads and writes the emulator', () => {
     });
     expect(acct.id).toMatch(/^acct_/);
     expect((await sdk.accounts.retrieve(acct.id)).id).toBe(acct.id);
+    await expect(sdk.accounts.retrieve('acct_notours123')).rejects.toMatchObject({ type: 'StripePermissionError', statusCode: 403 });
 
     const link = await sdk.accountLinks.create({
       account: acct.id,
@@ -244,7 +245,7 @@ describe('the Stripe Connect rail adapter against the emulator', () => {
     };
     expect(await verify(platformSigned)).toMatchObject({ ok: true, accountUpdates: [] });
 
-    expect(await rail.readiness('acct_missing123')).toMatchObject({ ready: false });
+    expect(await rail.readiness('acct_missing123')).toMatchObject({ ready: false, reason: expect.stringMatching(/set up payouts again/) });
   });
 
   it('a batch of two is paid; sending it again makes no second transfer; an answer lost after the commit pays once', async () => {
@@ -298,7 +299,12 @@ describe('the Stripe Connect rail adapter against the emulator', () => {
     emulator.connect.setBalance('usd', 1_000_000_00);
 
     const mixed = `pb_mixed_${Date.now()}`;
-    const out = await rail.sendBatch(mixed, [payout(`po_m1_${mixed}`, notReady), payout(`po_m2_${mixed}`, ready)]);
+    const out = await rail.sendBatch(mixed, [
+      payout(`po_m1_${mixed}`, notReady),
+      payout(`po_m2_${mixed}`, ready),
+      payout(`po_m3_${mixed}`, 'acct_gone123'),
+    ]);
+    expect(out.items[2]).toMatchObject({ state: 'failed', railStatus: 'resource_missing' });
     expect(out.items[0]).toMatchObject({ state: 'failed', railStatus: 'insufficient_capabilities_for_transfer', railItemId: null });
     expect(out.items[0]?.reason).toMatch(/cannot receive transfers/);
     expect(out.items[1]).toMatchObject({ state: 'paid' });

@@ -114,7 +114,8 @@ export class StripeConnectClient {
           body = undefined;
         }
         const e = (body as Partial<ApiErrorBody> | undefined)?.error;
-        if (res.status === 401 || res.status === 403)
+        // 403 `account_invalid`: a connected account that is not the platform's (or does not exist).
+        if (res.status === 401 || (res.status === 403 && e?.code !== 'account_invalid'))
           throw new RailBatchError(
             'unauthorized',
             `Stripe refused the secret key (HTTP ${res.status}): ${e?.message ?? 'unauthorized'}`,
@@ -198,6 +199,13 @@ function itemFailure(payout: RailPayout, err: StripeRailError): RailItemOutcome 
     };
   if (err.code === 'balance_insufficient')
     return { ...base, state: 'failed', reason: "The platform's Stripe balance does not cover this transfer." };
+  if (err.code === 'resource_missing' && err.param === 'destination')
+    return {
+      ...base,
+      state: 'failed',
+      reason:
+        "The member's Stripe account is not one of the platform's connected accounts any more: the member has to set up payouts again.",
+    };
   if (err.param === 'destination' || err.code === 'insufficient_capabilities_for_transfer')
     return {
       ...base,
@@ -219,7 +227,7 @@ export function stripeRail(connection: RailConnection, options: StripeRailOption
       try {
         return readinessOf(await client.getAccount(destination));
       } catch (err) {
-        if (err instanceof StripeRailError && err.status === 404)
+        if (err instanceof StripeRailError && (err.status === 404 || err.code === 'account_invalid'))
           return { ready: false, reason: `No such Stripe account ${destination} on the platform: the member has to set up payouts again.` };
         throw err;
       }

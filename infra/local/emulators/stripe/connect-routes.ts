@@ -164,8 +164,21 @@ export function createConnect(
     switch (key) {
       case 'POST accounts':
         return ok(ledger.createAccount(params));
-      case 'GET accounts {id}':
-        return ok(ledger.account(b as string));
+      case 'GET accounts {id}': {
+        const account = ledger.accounts.get(b as string);
+        if (account) return ok(account);
+        // Stripe does not say whether an account exists when it is not one of the platform's.
+        return {
+          status: 403,
+          body: {
+            error: {
+              type: 'invalid_request_error',
+              code: 'account_invalid',
+              message: `The provided key 'sk_test_****' does not have access to account '${b}' (or that account does not exist). Application access may have been revoked.`,
+            },
+          },
+        };
+      }
       case 'POST account_links':
         return ok(ledger.createAccountLink(params, options.baseUrl()));
       case 'GET balance': {
