@@ -188,6 +188,12 @@ describe('the Wise rail against its emulator', () => {
         .filter((t) => group?.transferIds.includes(t.id))
         .map((t) => t.status),
     ).toEqual(['cancelled', 'cancelled']);
+
+    // Sent again after a top-up: the same payouts are the cancelled transfers, failed; nothing is paid.
+    emulator.setBalance('EUR', 1_000);
+    const again = await rail.sendBatch('pb_wise_short', batch);
+    expect(again.items.map((i) => [i.payoutId, i.state, i.railStatus])).toEqual(batch.map((p) => [p.id, 'failed', 'cancelled']));
+    expect(emulator.balance('EUR')).toBe(1_000);
   });
 
   it('SCA: reported in words, nothing funded, the waiting transfer cancellable', async () => {

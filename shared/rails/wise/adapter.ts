@@ -279,7 +279,12 @@ export function wiseRail(connection: RailConnection, options: WiseRailOptions = 
           }
         }
         if (transfers.length === 0) return { railBatchId: group.id, items: payouts.map((x) => outcomes.get(x.id) as RailItemOutcome) };
-        group = await complete(await getGroup(group.id));
+        const open = await getGroup(group.id);
+        // Every transfer answered was made earlier in another group (a cancelled one, after insufficient
+        // funds): nothing to close or fund here; their states say what became of them.
+        if ((open.transferIds ?? []).length === 0)
+          return { railBatchId: group.id, items: payouts.map((x) => outcomes.get(x.id) as RailItemOutcome) };
+        group = await complete(open);
       }
       if (transfers.length === 0) {
         // A group closed by an earlier attempt: what it holds is what this batch sent.
