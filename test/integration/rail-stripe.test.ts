@@ -317,6 +317,28 @@ describe('the Stripe Connect rail adapter against the emulator', () => {
     await rail.verifyConnection();
     emulator.failNext(3, 503);
     await expect(rail.verifyConnection()).rejects.toMatchObject({ code: 'unavailable', retryable: true });
+
+    // The answer of the batch's first transfer lost (no retry in the call): the batch fails, retryable, and
+    // sent again pays each once. Lost on a later transfer: the transfers confirmed are answered and the other
+    // stays processing (not_confirmed) until the batch is sent again. One transfer per payout throughout.
+    const dest = await account(true);
+    const batch = `pb_down_${Date.now()}`;
+    const payouts = [payout(`po_d1_${batch}`, dest), payout(`po_d2_${batch}`, dest)];
+    const oneCall = stripeRail(connection, { ...FAST, attempts: 1 });
+    emulator.connect.failAfterCommit(1);
+    await expect(oneCall.sendBatch(batch, payouts)).rejects.toMatchObject({ code: 'unavailable', retryable: true });
+    const half = await oneCall.sendBatch(batch, [payouts[0] as RailPayout, payouts[1] as RailPayout]);
+    expect(half.items.map((i) => i.state)).toEqual(['paid', 'paid']);
+    const third = payout(`po_d3_${batch}`, dest);
+    emulator.connect.failAfterCommit(1);
+    const partial = await stripeRail(connection, { ...FAST, attempts: 1 }).sendBatch(batch, [payouts[0] as RailPayout, third]);
+    expect(partial.items).toMatchObject([
+      { payoutId: payouts[0]?.id, state: 'paid' },
+      { payoutId: third.id, state: 'processing', railStatus: 'not_confirmed' },
+    ]);
+    const settled = await rail.sendBatch(batch, [payouts[0] as RailPayout, payouts[1] as RailPayout, third]);
+    expect(settled.items.map((i) => i.state)).toEqual(['paid', 'paid', 'paid']);
+    expect(emulator.connect.transfers().filter((t) => t.transfer_group === batch)).toHaveLength(3);
   });
 
   it('a reversal reads back as failed; transfer.reversed is verified as failed; a forged or stale webhook is refused', async () => {

@@ -19,7 +19,11 @@
 //   stays `processing`, the reconciliation reads what Stripe has;
 // - 401/403: RailBatchError `unauthorized`; 429, 5xx, timeouts and network errors: retried a few times in
 //   the call (Retry-After when sent), then RailBatchError `unavailable` (retryable: sending the same batch
-//   again is safe, whatever was already made is replayed).
+//   again is safe, whatever was already made is replayed). Once a transfer of the batch went through, such
+//   an error no longer fails the batch: the transfers made are answered and the others stay `processing`
+//   (`not_confirmed`) until the batch is sent again. A retryable RailBatchError must never fail payouts:
+//   a transfer may have been made before the answer was lost; only sending the same ids again settles it.
+// - 403 `account_invalid` on an account read: not one of the platform's accounts (not ready).
 import { randomUUID } from 'node:crypto';
 import { RailBatchError, type PayoutRail, type RailBatchResult, type RailConnection, type RailItemOutcome, type RailPayout } from '../port';
 import {
@@ -236,7 +240,7 @@ export function stripeRail(connection: RailConnection, options: StripeRailOption
     async sendBatch(batchId, payouts) {
       const items: RailItemOutcome[] = [];
       let sent = 0;
-      for (const payout of payouts) {
+      for (const [index, payout] of payouts.entries()) {
         try {
           const transfer = await client.request<Transfer>(
             'POST',
@@ -254,6 +258,19 @@ export function stripeRail(connection: RailConnection, options: StripeRailOption
           sent += 1;
           items.push(transferOutcome(transfer, payout.id));
         } catch (err) {
+          if (err instanceof RailBatchError && sent > 0) {
+            // Some transfers went through: they are answered, and this one and the rest stay processing
+            // (this one may even have been made); sending the batch again settles them, paying nothing twice.
+            for (const rest of payouts.slice(index))
+              items.push({
+                payoutId: rest.id,
+                state: 'processing',
+                railStatus: 'not_confirmed',
+                railItemId: null,
+                reason: `Stripe did not confirm this transfer (${err.message}); sending the batch again settles it without paying twice.`,
+              });
+            break;
+          }
           if (!(err instanceof StripeRailError)) throw err;
           if (err.code === 'balance_insufficient' && sent === 0)
             throw new RailBatchError(
