@@ -17,9 +17,10 @@
 // - 400 about the destination (transfers not active on the account, no such account): that item fails;
 // - 400 `idempotency_error` (the same payout sent earlier with another amount or destination): the item
 //   stays `processing`, the reconciliation reads what Stripe has;
-// - 401/403: RailBatchError `unauthorized`; 429, 5xx, timeouts and network errors: retried a few times in
-//   the call (Retry-After when sent), then RailBatchError `unavailable` (retryable: sending the same batch
-//   again is safe, whatever was already made is replayed). Once a transfer of the batch went through, such
+// - 401/403: RailBatchError `unauthorized`; 429, 5xx, 409 `idempotency_key_in_use`, timeouts and network
+//   errors: retried a few times in the call (Retry-After when sent), then RailBatchError `unavailable`
+//   (retryable: sending the same batch again is safe, whatever was already made is replayed). Once a
+//   transfer of the batch went through, such
 //   an error no longer fails the batch: the transfers made are answered and the others stay `processing`
 //   (`not_confirmed`) until the batch is sent again. A retryable RailBatchError must never fail payouts:
 //   a transfer may have been made before the answer was lost; only sending the same ids again settles it.
@@ -125,7 +126,10 @@ export class StripeConnectClient {
             `Stripe refused the secret key (HTTP ${res.status}): ${e?.message ?? 'unauthorized'}`,
             false,
           );
-        if (res.status === 429 || res.status >= 500 || body === undefined) {
+        // 409 `idempotency_key_in_use`: another request with the same key is still running (a concurrent
+        // send of the same payout); its answer is replayed once it is done.
+        const locked = res.status === 409 && (res.headers.get('stripe-should-retry') === 'true' || e?.code === 'idempotency_key_in_use');
+        if (res.status === 429 || res.status >= 500 || locked || body === undefined) {
           last = `HTTP ${res.status}${e?.message ? `: ${e.message}` : ''}`;
           const after = Number(res.headers.get('retry-after'));
           if (Number.isFinite(after) && after > 0) waitMs = Math.min(after * 1000, MAX_RETRY_AFTER_MS);
