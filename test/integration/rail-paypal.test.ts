@@ -201,6 +201,87 @@ test('the token is reused: one token call for two sends', async () => {
   }
 });
 
+test('the token is fetched again shortly before its expires_in, and once more when PayPal refuses it', async () => {
+  const own = await startPaypalEmulator({ settleAfterMs: null, tokenTtlSeconds: 32400 });
+  try {
+    let clock = Date.now();
+    const r = paypalRail(
+      { apiUrl: own.url, credentials: { client_id: own.clientId, client_secret: own.clientSecret } },
+      { timeoutMs: 3000, nowMs: () => clock },
+    );
+    await r.sendBatch(batchId(), [payout('e1@example.com')]);
+    clock += (32400 - 400) * 1000; // still more than 5 minutes left: reused
+    await r.sendBatch(batchId(), [payout('e2@example.com')]);
+    expect(own.tokenCalls()).toBe(1);
+    clock += 200 * 1000; // within the last 5 minutes: a new one
+    await r.sendBatch(batchId(), [payout('e3@example.com')]);
+    expect(own.tokenCalls()).toBe(2);
+    own.ledger.tokens.clear(); // PayPal revokes it: 401, one fresh token, the call succeeds
+    const sent = await r.sendBatch(batchId(), [payout('e4@example.com')]);
+    expect(sent.items[0]?.state).toBe('processing');
+    expect(own.tokenCalls()).toBe(3);
+  } finally {
+    await own.stop();
+  }
+});
+
+test('a batch id PayPal already has with other payouts: the payouts it never had failed, nothing sent twice', async () => {
+  const pb = batchId();
+  const first = [payout('d1@example.com')];
+  await rail.sendBatch(pb, first);
+  const other = payout('d2@example.com');
+  const again = await rail.sendBatch(pb, [...first, other]);
+  expect(again.items.map((i) => [i.payoutId, i.state])).toEqual([
+    [first[0]!.id, 'processing'],
+    [other.id, 'failed'],
+  ]);
+  expect(emulator.itemsOf(pb)).toBe(1);
+});
+
+test('the control endpoints move states by hand; the postback check agrees with the offline one', async () => {
+  const pb = batchId();
+  const sent = await rail.sendBatch(pb, [payout('ctl@example.com')]);
+  const post = (action: string, body: unknown) =>
+    fetch(`${emulator.url}/_emulator/${action}`, { method: 'POST', body: JSON.stringify(body) }).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as any,
+    }));
+  await expect(post('outcome', { receiver: 'ctl@example.com', status: 'BLOCKED' })).resolves.toMatchObject({ status: 200 });
+  const settled = await post('settle', { payout_batch_id: sent.railBatchId });
+  expect(settled.body.delivered.map((d: { event_type: string }) => d.event_type)).toEqual([
+    'PAYMENT.PAYOUTS-ITEM.BLOCKED',
+    'PAYMENT.PAYOUTSBATCH.SUCCESS',
+  ]);
+  await expect(post('item-status', { payout_item_id: sent.items[0]!.railItemId, status: 'nope' })).resolves.toMatchObject({ status: 400 });
+  const listed = (await fetch(`${emulator.url}/_emulator/batches`).then((r) => r.json())) as any;
+  expect(listed.batches.find((b: { sender_batch_id: string }) => b.sender_batch_id === pb).items[0].transaction_status).toBe('BLOCKED');
+  expect((await rail.readBatch(pb, sent.railBatchId)).items[0]).toMatchObject({ state: 'failed', railStatus: 'BLOCKED' });
+
+  // PayPal's postback check (POST /v1/notifications/verify-webhook-signature) on the emulator's last delivery.
+  const last = emulator.events().at(-1)!;
+  const token = await fetch(`${emulator.url}/v1/oauth2/token`, {
+    method: 'POST',
+    headers: { Authorization: `Basic ${Buffer.from(`${emulator.clientId}:${emulator.clientSecret}`).toString('base64')}` },
+    body: 'grant_type=client_credentials',
+  }).then((r) => r.json() as Promise<{ access_token: string }>);
+  const verify = (sig: string) =>
+    fetch(`${emulator.url}/v1/notifications/verify-webhook-signature`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token.access_token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        auth_algo: last.headers['paypal-auth-algo'],
+        cert_url: last.headers['paypal-cert-url'],
+        transmission_id: last.headers['paypal-transmission-id'],
+        transmission_sig: sig,
+        transmission_time: last.headers['paypal-transmission-time'],
+        webhook_id: emulator.webhookId,
+        webhook_event: JSON.parse(last.rawBody),
+      }),
+    }).then((r) => r.json());
+  await expect(verify(last.headers['paypal-transmission-sig']!)).resolves.toEqual({ verification_status: 'SUCCESS' });
+  await expect(verify(Buffer.alloc(256).toString('base64'))).resolves.toEqual({ verification_status: 'FAILURE' });
+});
+
 test('cancel: an unclaimed item is returned; any other status cannot be canceled', async () => {
   const pb = batchId();
   const payouts = [payout('unclaimed@example.com'), payout('paid2@example.com')];

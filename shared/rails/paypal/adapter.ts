@@ -229,22 +229,30 @@ export function paypalRail(connection: RailConnection, options: PaypalRailOption
     return itemOutcome(payoutId, item.payout_item_id ?? null, item.transaction_status ?? 'PENDING', item.errors);
   };
 
-  async function read(railBatchId: string, payouts: readonly RailPayout[] | null): Promise<RailBatchResult> {
+  /**
+   * The batch read back; with `payouts`, their outcomes in the order sent. A payout PayPal does not list is
+   * still processing, unless the batch was denied, or it is the original of a duplicate batch id that lists
+   * other items (`complete`): then PayPal never had it, and it failed.
+   */
+  async function read(railBatchId: string, payouts: readonly RailPayout[] | null, complete = false): Promise<RailBatchResult> {
     const { status, items } = await readAll(railBatchId);
     const outcomes = items.map(outcomeOf).filter((o): o is RailItemOutcome => o !== null);
     if (!payouts) return { railBatchId, items: outcomes };
-    // The batch's answer, in the order sent; an item PayPal does not list yet is still processing.
     const byId = new Map(outcomes.map((o) => [o.payoutId, o]));
-    return {
-      railBatchId,
-      items: payouts.map(
-        (p) =>
-          byId.get(p.id) ??
-          (status === 'DENIED'
-            ? { payoutId: p.id, state: 'failed', railStatus: 'DENIED', railItemId: null, reason: 'PayPal denied the whole batch.' }
-            : { payoutId: p.id, state: 'processing', railStatus: 'PENDING', railItemId: null, reason: null }),
-      ),
+    const missing = (p: RailPayout): RailItemOutcome => {
+      if (status === 'DENIED')
+        return { payoutId: p.id, state: 'failed', railStatus: 'DENIED', railItemId: null, reason: 'PayPal denied the whole batch.' };
+      if (complete && outcomes.length > 0)
+        return {
+          payoutId: p.id,
+          state: 'failed',
+          railStatus: 'NOT_IN_BATCH',
+          railItemId: null,
+          reason: 'PayPal already has this batch id without this payout: it was not sent.',
+        };
+      return { payoutId: p.id, state: 'processing', railStatus: 'PENDING', railItemId: null, reason: null };
     };
+    return { railBatchId, items: payouts.map((p) => byId.get(p.id) ?? missing(p)) };
   }
 
   return {
@@ -318,7 +326,7 @@ export function paypalRail(connection: RailConnection, options: PaypalRailOption
             `PayPal already has batch ${batchId} but did not say which; read it with its PayPal batch id.`,
             false,
           );
-        return read(decodeURIComponent(original), payouts);
+        return read(decodeURIComponent(original), payouts, true);
       }
       throw batchError(answer, what);
     },

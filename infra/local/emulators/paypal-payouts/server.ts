@@ -16,7 +16,7 @@
 // change is a webhook signed as PayPal signs them (SHA256withRSA over `id|time|webhook_id|crc32(body)`, the
 // paypal-* headers), POSTed to the configured URL one at a time in order. Faults for tests: `failNext`
 // answers the next calls 429 or 5xx before doing anything; `failAfterCommit` records the next batch and
-// then answers 500 INTERNAL_ERROR.
+// then answers 500 INTERNAL_ERROR. A CLI moves states by hand through the /_emulator/ control endpoints.
 import { createSign, generateKeyPairSync, type KeyObject, randomBytes, randomUUID, sign as rsaSign } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -227,6 +227,8 @@ export async function startPaypalEmulator(options: PaypalEmulatorOptions = {}): 
     const key = `${method} ${path.replace(/\/(?=[^/]*\d)[A-Za-z0-9_.-]{8,}(?=\/|$)/g, '/{id}')}`;
     counts[key] = (counts[key] ?? 0) + 1;
 
+    if (path.startsWith('/_emulator/')) return control(method, path.slice('/_emulator/'.length), raw, res);
+
     if (method === 'GET' && path.startsWith('/v1/notifications/certs/')) {
       if (path.slice('/v1/notifications/certs/'.length) !== certName)
         return send(res, 404, new PaypalError(404, 'RESOURCE_NOT_FOUND', 'The specified resource does not exist.').body());
@@ -343,6 +345,71 @@ export async function startPaypalEmulator(options: PaypalEmulatorOptions = {}): 
     }
 
     return send(res, 404, new PaypalError(404, 'RESOURCE_NOT_FOUND', 'The specified resource does not exist.').body());
+  }
+
+  const STATUSES: readonly ItemStatus[] = [
+    'PENDING',
+    'SUCCESS',
+    'FAILED',
+    'UNCLAIMED',
+    'RETURNED',
+    'ONHOLD',
+    'BLOCKED',
+    'REFUNDED',
+    'REVERSED',
+  ];
+  const summary = (events: DeliveredEvent[]) =>
+    events.map((d) => ({ event_id: d.event.id, event_type: d.event.event_type, status: d.status }));
+
+  /**
+   * Control endpoints for a CLI (no token): `GET batches` (each batch with its items' receivers and statuses),
+   * `POST settle` `{payout_batch_id?}`, `POST item-status` `{payout_item_id, status}` (a later REVERSED,
+   * REFUNDED, RETURNED...), `POST outcome` `{receiver, status}`. Each POST answers the webhooks it sent.
+   */
+  async function control(method: string, action: string, raw: string, res: ServerResponse): Promise<void> {
+    if (method === 'GET' && action === 'batches')
+      return send(res, 200, {
+        batches: [...ledger.batches.values()].map((b) => ({
+          payout_batch_id: b.payout_batch_id,
+          sender_batch_id: b.sender_batch_header.sender_batch_id ?? null,
+          batch_status: b.batch_status,
+          items: b.items.map((i) => ({
+            payout_item_id: i.payout_item_id,
+            sender_item_id: i.payout_item.sender_item_id ?? null,
+            receiver: i.payout_item.receiver,
+            amount: i.payout_item.amount,
+            transaction_status: i.transaction_status,
+          })),
+        })),
+      });
+    if (method !== 'POST') return send(res, 404, { error: `unknown control endpoint ${method} /_emulator/${action}` });
+    let p: Record<string, unknown>;
+    try {
+      p = raw === '' ? {} : (JSON.parse(raw) as Record<string, unknown>);
+    } catch {
+      return send(res, 400, { error: 'body must be JSON' });
+    }
+    const status = () => {
+      const v = String(p.status ?? '').toUpperCase() as ItemStatus;
+      if (!STATUSES.includes(v)) throw new PaypalError(400, 'VALIDATION_ERROR', `status must be one of ${STATUSES.join(', ')}`);
+      return v;
+    };
+    const str = (key: string) => {
+      const v = p[key];
+      if (typeof v !== 'string' || v === '') throw new PaypalError(400, 'VALIDATION_ERROR', `${key} is required`);
+      return v;
+    };
+    if (action === 'settle')
+      return send(res, 200, {
+        delivered: summary(await deliver(ledger.settle(typeof p.payout_batch_id === 'string' ? p.payout_batch_id : undefined))),
+      });
+    if (action === 'item-status')
+      return send(res, 200, { delivered: summary(await deliver(ledger.setStatus(str('payout_item_id'), status()))) });
+    if (action === 'outcome') {
+      ledger.outcomes.set(str('receiver').toLowerCase(), status());
+      return send(res, 200, { receiver: str('receiver').toLowerCase(), status: status() });
+    }
+    return send(res, 404, { error: `unknown control endpoint ${method} /_emulator/${action}` });
   }
 
   const server = createServer((req, res) => {
