@@ -233,6 +233,27 @@ describe('the Wise rail against its emulator', () => {
     expect(await rail.cancelItem(id)).toBe(false);
   });
 
+  it('the control endpoints (for a CLI) show the state and move a transfer by hand', async () => {
+    const batch = [payout(250, 'ko@example.com')];
+    const sent = await rail.sendBatch('pb_wise_control', batch);
+    const control = async (action: string, body?: unknown) => {
+      const res = await fetch(`${emulator.url}/_emulator/${action}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const moved = await control('simulate', { transfer_id: sent.items[0]?.railItemId, state: 'outgoing_payment_sent' });
+    expect(moved).toMatchObject({ status: 200, body: { status: 'outgoing_payment_sent' } });
+    expect(moved.body.webhooks).toEqual([{ status: 200 }, { status: 200 }]);
+    const state = await control('state');
+    expect(state.body.transfers).toContainEqual(
+      expect.objectContaining({ email: 'ko@example.com', status: 'outgoing_payment_sent', amount: 2.5 }),
+    );
+    expect((await control('simulate', { transfer_id: sent.items[0]?.railItemId, state: 'nowhere' })).status).toBe(400);
+    expect((await rail.readBatch('pb_wise_control', sent.railBatchId, [batch[0]?.id as string])).items[0]?.state).toBe('paid');
+  });
+
   it('the signed state-change webhook verifies and maps; a forged one is refused', async () => {
     const sent = await rail.sendBatch('pb_wise_hook', [payout(800, 'jo@example.com')]);
     const id = sent.items[0]?.railItemId as string;

@@ -19,7 +19,8 @@
 // (`X-Signature-SHA256`, base64) with the emulator's RSA key (its public key: `publicKeyPem`), with a fresh
 // `X-Delivery-Id`, POSTed one at a time in order to the webhook URL and the subscriptions' URLs. Faults for
 // tests, per request: `failNext(label, {status, afterCommit})` answers the next matching call with a 429 or
-// a 5xx, before or after the ledger committed it. The batch-group listing is the emulator's way for the rail
+// a 5xx, before or after the ledger committed it. `/_emulator/{state,balance,sca,simulate}` (no token, loopback)
+// let a CLI look and move states by hand. The batch-group listing is the emulator's way for the rail
 // to find a group by name after a lost answer (docs/payouts/wise.md "Retries").
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -374,9 +375,65 @@ export async function startWiseEmulator(options: WiseEmulatorOptions = {}): Prom
     return send(res, out.status, out.body, out.headers);
   };
 
+  // --- control endpoints (a CLI moves states by hand; loopback only, no token) ---------------------------
+
+  const control = async (req: IncomingMessage, res: ServerResponse, action: string) => {
+    const raw = req.method === 'POST' ? await readBody(req) : '';
+    let p: Record<string, unknown> = {};
+    try {
+      p = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    } catch {
+      return send(res, 400, { error: 'body must be JSON' });
+    }
+    const actions: Record<string, () => Promise<unknown>> = {
+      state: async () => ({
+        profile_id: ledger.business.id,
+        balances: Object.fromEntries([...ledger.balances.entries()].map(([k, v]) => [k.split(':')[1], v])),
+        sca_required: sca,
+        batch_groups: [...ledger.groups.values()].map((g) => ({
+          id: g.id,
+          name: g.name,
+          status: g.status,
+          version: g.version,
+          funded: g.funded,
+          transfer_ids: g.transferIds,
+        })),
+        transfers: [...ledger.transfers.values()].map((t) => ({
+          id: t.id,
+          status: t.status,
+          customer_transaction_id: t.customerTransactionId,
+          amount: t.targetValue,
+          currency: t.targetCurrency,
+          email: ledger.recipients.get(t.targetAccount)?.details.email ?? null,
+        })),
+      }),
+      balance: async () => {
+        if (typeof p.currency !== 'string' || typeof p.amount !== 'number')
+          throw new WiseError(400, 'NOT_VALID', 'currency and amount are required.');
+        ledger.setBalance(p.currency, p.amount);
+        return { currency: p.currency, amount: ledger.balance(p.currency) };
+      },
+      sca: async () => {
+        sca = p.on === true;
+        return { sca_required: sca };
+      },
+      simulate: async () => {
+        if (typeof p.state !== 'string' || !(SIMULATED_STATES as readonly string[]).includes(p.state))
+          throw new WiseError(400, 'NOT_VALID', `state must be one of ${SIMULATED_STATES.join(', ')}.`);
+        const r = ledger.simulate(String(p.transfer_id), p.state as SimulatedState);
+        const delivered = await deliver(r.changes);
+        return { transfer_id: r.transfer.id, status: r.transfer.status, webhooks: delivered.map((d) => ({ status: d.status })) };
+      },
+    };
+    const run = actions[action];
+    if (!run) return send(res, 404, { error: `unknown action ${action}` });
+    send(res, 200, await run());
+  };
+
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://emulator');
-    api(req, res, url).catch((err: unknown) => {
+    const work = url.pathname.startsWith('/_emulator/') ? control(req, res, url.pathname.slice('/_emulator/'.length)) : api(req, res, url);
+    work.catch((err: unknown) => {
       if (res.headersSent) return;
       if (err instanceof WiseError) return send(res, err.status, err.body, err.headers);
       send(res, 500, systemError(500, url.pathname, err instanceof Error ? err.message : String(err)));
