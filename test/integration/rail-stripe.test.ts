@@ -370,6 +370,14 @@ describe('the Stripe Connect rail adapter against the emulator', () => {
     });
     expect(await verify({ headers: {}, rawBody: w.rawBody })).toMatchObject({ ok: false, status: 403 });
     expect(await verify(w, connection, Date.now() + 10 * 60_000)).toMatchObject({ ok: false, status: 403 });
+    // Signed but not an event, or not JSON: 400; too large: 413.
+    const signed = (rawBody: string) => ({
+      headers: { 'stripe-signature': signatureHeader(emulator.connect.webhookSecret, rawBody, t) },
+      rawBody,
+    });
+    expect(await verify(signed('{"object":"charge"}'))).toMatchObject({ ok: false, status: 400 });
+    expect(await verify(signed('not json'))).toMatchObject({ ok: false, status: 400 });
+    expect(await verify(signed(`{"pad":"${'x'.repeat(130 * 1024)}"}`))).toMatchObject({ ok: false, status: 413 });
     // A live connection ignores test-mode events.
     const live = { ...connection, credentials: { ...connection.credentials, secret_key: 'sk_live_x' } };
     expect(await verify(w, live)).toMatchObject({ ok: true, outcomes: [] });
