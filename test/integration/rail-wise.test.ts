@@ -13,6 +13,7 @@ import { wiseRail } from '../../shared/rails/wise/adapter';
 import { customerTransactionId } from '../../shared/rails/wise/uuid';
 import { verifyWiseWebhook } from '../../shared/rails/wise/webhook';
 import { startWiseEmulator, type WiseEmulator } from '../../infra/local/emulators/wise';
+import { Ledger } from '../../infra/local/emulators/wise/ledger';
 
 interface Received {
   headers: Record<string, string | undefined>;
@@ -252,6 +253,63 @@ describe('the Wise rail against its emulator', () => {
     );
     expect((await control('simulate', { transfer_id: sent.items[0]?.railItemId, state: 'nowhere' })).status).toBe(400);
     expect((await rail.readBatch('pb_wise_control', sent.railBatchId, [batch[0]?.id as string])).items[0]?.state).toBe('paid');
+  });
+
+  it("the emulator keeps Wise's rules: a stale batch-group version, an expired quote, a subscription's test notification", async () => {
+    const api = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${emulator.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${emulator.apiToken}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const p = `/v3/profiles/${emulator.profileId}`;
+    const group = await api('POST', `${p}/batch-groups`, { name: 'pb_wise_rules', sourceCurrency: 'EUR' });
+    expect(group).toMatchObject({ status: 200, body: { name: 'pb_wise_rules', status: 'NEW', version: 1 } });
+    const stale = await api('PATCH', `${p}/batch-groups/${group.body.id}`, { status: 'CANCELLED', version: 0 });
+    expect(stale).toMatchObject({ status: 409, body: { errors: [expect.objectContaining({ code: 'batch-group.version.mismatch' })] } });
+    expect((await api('PATCH', `${p}/batch-groups/${group.body.id}`, { status: 'CANCELLED', version: 1 })).body.status).toBe('CANCELLED');
+    expect((await api('POST', `${p}/quotes`, { sourceCurrency: 'EUR', targetCurrency: 'USD', targetAmount: 1 })).body).toEqual({
+      errors: [expect.objectContaining({ code: 'error.route.not.supported', arguments: ['EUR-USD'] })],
+    });
+
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const ledger = new Ledger({ now: () => now });
+    const quote = ledger.createQuote(String(ledger.business.id), { sourceCurrency: 'EUR', targetCurrency: 'EUR', targetAmount: 5 });
+    expect(quote.expirationTime).toBe('2026-01-01T00:30:00Z');
+    const recipient = ledger.createRecipient({
+      type: 'email',
+      currency: 'EUR',
+      accountHolderName: 'Lu',
+      details: { email: 'lu@example.com' },
+    });
+    now += 30 * 60 * 1000;
+    expect(() =>
+      ledger.createTransfer(
+        { targetAccount: recipient.id, quoteUuid: quote.id, customerTransactionId: customerTransactionId('po_x') },
+        null,
+        null,
+      ),
+    ).toThrow(/expired/);
+
+    received = [];
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/subscribed/`;
+    const sub = await api('POST', `${p}/subscriptions`, {
+      name: 'Refloop',
+      trigger_on: 'transfers#state-change',
+      delivery: { version: '2.0.0', url: hook },
+    });
+    expect(sub).toMatchObject({ status: 201, body: { delivery: { version: '2.0.0', url: hook }, trigger_on: 'transfers#state-change' } });
+    expect(received.map((r) => r.headers['x-test-notification'])).toEqual(['true']);
+    const test = received[0] as Received;
+    expect(await wise.verifyWebhook(test, connection, Date.now())).toMatchObject({ ok: true, outcomes: [] });
+    const refused = await api('POST', `${p}/subscriptions`, {
+      name: 'Down',
+      trigger_on: 'transfers#state-change',
+      delivery: { version: '2.0.0', url: 'http://127.0.0.1:9/' },
+    });
+    expect(refused).toMatchObject({ status: 422, body: { errors: [expect.objectContaining({ code: 'INVALID_CALLBACK_URL' })] } });
   });
 
   it('the signed state-change webhook verifies and maps; a forged one is refused', async () => {
