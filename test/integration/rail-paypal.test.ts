@@ -403,6 +403,59 @@ describe('webhooks', () => {
   });
 });
 
+test("the emulator's own rules: a token is required, more than 15,000 items or yen with decimals are refused, an item reads back", async () => {
+  const token = await fetch(`${emulator.url}/v1/oauth2/token`, {
+    method: 'POST',
+    headers: { Authorization: `Basic ${Buffer.from(`${emulator.clientId}:${emulator.clientSecret}`).toString('base64')}` },
+    body: 'grant_type=client_credentials',
+  }).then((r) => r.json() as Promise<{ access_token: string; token_type: string; expires_in: number }>);
+  expect(token).toMatchObject({ token_type: 'Bearer', expires_in: 32400 });
+  const create = (body: unknown, bearer = token.access_token) =>
+    fetch(`${emulator.url}/v1/payments/payouts`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+  const item = (i: number, value = '1.00', currency = 'USD') => ({
+    recipient_type: 'EMAIL',
+    amount: { value, currency },
+    receiver: `r${i}@example.com`,
+    sender_item_id: `po_raw_${i}`,
+  });
+  await expect(create({ sender_batch_header: { sender_batch_id: batchId() }, items: [item(0)] }, 'nope')).resolves.toMatchObject({
+    status: 401,
+    body: { error: 'invalid_token' },
+  });
+  const tooMany = await create({
+    sender_batch_header: { sender_batch_id: batchId() },
+    items: Array.from({ length: 15_001 }, (_, i) => item(i)),
+  });
+  expect(tooMany).toMatchObject({ status: 400, body: { name: 'VALIDATION_ERROR', details: [{ field: 'items' }] } });
+  const yen = await create({ sender_batch_header: { sender_batch_id: batchId() }, items: [item(0, '10.50', 'JPY')] });
+  expect(yen).toMatchObject({ status: 400, body: { name: 'VALIDATION_ERROR', details: [{ field: 'items[0].amount.value' }] } });
+
+  const pb = batchId();
+  const created = await create({ sender_batch_header: { sender_batch_id: pb }, items: [item(1)] });
+  expect(created).toMatchObject({
+    status: 201,
+    body: { batch_header: { batch_status: 'PENDING', sender_batch_header: { sender_batch_id: pb } } },
+  });
+  const dup = await create({ sender_batch_header: { sender_batch_id: pb }, items: [item(1)] });
+  expect(dup).toMatchObject({ status: 400, body: { name: 'USER_BUSINESS_ERROR', details: [{ field: 'SENDER_BATCH_ID' }] } });
+  expect(dup.body.links[0].href).toBe(`${emulator.url}/v1/payments/payouts/${created.body.batch_header.payout_batch_id}`);
+  const batch = (await fetch(dup.body.links[0].href, { headers: { Authorization: `Bearer ${token.access_token}` } }).then((r) =>
+    r.json(),
+  )) as any;
+  const one = (await fetch(`${emulator.url}/v1/payments/payouts-item/${batch.items[0].payout_item_id}`, {
+    headers: { Authorization: `Bearer ${token.access_token}` },
+  }).then((r) => r.json())) as any;
+  expect(one).toMatchObject({
+    transaction_status: 'PENDING',
+    sender_batch_id: pb,
+    payout_item: { sender_item_id: 'po_raw_1', receiver: 'r1@example.com' },
+  });
+});
+
 test('readiness: an email address is ready', async () => {
   await expect(rail.readiness('jane@example.com')).resolves.toEqual({ ready: true, reason: null });
   await expect(rail.readiness('jane')).resolves.toMatchObject({ ready: false, reason: expect.stringMatching(/email/) });
