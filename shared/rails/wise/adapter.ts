@@ -171,11 +171,17 @@ export function wiseRail(connection: RailConnection, options: WiseRailOptions = 
 
   /** The usable group named `name`, when the profile has one (a listing the API lacks counts as none). */
   const findGroup = async (name: string): Promise<BatchGroup | null> => {
-    const reply = await call('GET', `${p}/batch-groups?offset=0&limit=100`);
-    if (reply.status === 404) return null;
-    if (reply.status < 200 || reply.status >= 300) throw batchError(reply, 'listing the batch groups');
-    const groups = Array.isArray(reply.body) ? (reply.body as BatchGroup[]) : [];
-    return groups.find((g) => g.name === name && !CANCELLED_GROUP.has(g.status)) ?? null;
+    const limit = 100;
+    for (let offset = 0; offset < 100 * limit; offset += limit) {
+      const reply = await call('GET', `${p}/batch-groups?offset=${offset}&limit=${limit}`);
+      if (reply.status === 404) return null;
+      if (reply.status < 200 || reply.status >= 300) throw batchError(reply, 'listing the batch groups');
+      const groups = Array.isArray(reply.body) ? (reply.body as BatchGroup[]) : [];
+      const found = groups.find((g) => g.name === name && !CANCELLED_GROUP.has(g.status));
+      if (found) return found;
+      if (groups.length < limit) return null;
+    }
+    return null;
   };
 
   /** One payout into an open group: recipient, quote, transfer (answered again when it exists). */
