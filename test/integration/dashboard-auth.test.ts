@@ -599,6 +599,8 @@ describe('roles', () => {
       'webhook-endpoints': hook.id,
       team: logins.admin.member.id,
       'api-keys': keyRecord.id,
+      // Refused before any lookup: an application id of the right shape is enough.
+      applications: `app_${'0'.repeat(32)}`,
     };
     const bodies: Record<string, unknown> = {
       CreateReferral: { user_identifier: 'by-viewer', member_code: 'X' },
@@ -621,6 +623,8 @@ describe('roles', () => {
       CreateApiKey: { name: 'by viewer' },
       UpdateAccount: { name: 'by viewer', embed_origins: ['https://evil.example'] },
       SetProviderConnection: { kind: 'stripe', secret_key: 'sk_test_byviewer123', webhook_secret: 'whsec_byviewer123' },
+      CreateMemberLink: { slug: 'by-viewer' },
+      RejectApplication: { reason: 'viewer' },
     };
     const writes = routes.filter((r) => ['api-key', 'session'].includes(r.auth ?? 'api-key') && !['GET', 'OPTIONS'].includes(r.method));
     expect(writes.length).toBeGreaterThanOrEqual(27);

@@ -96,6 +96,7 @@ function memberShape(overrides: Record<string, unknown> = {}) {
     subscription: null,
     email_opt_out: false,
     payout_email: null,
+    source: 'app',
     created_at: expect.any(Number),
     ...overrides,
   };

@@ -29,6 +29,7 @@ const referralShape = {
   coupon_code: null,
   subscription: null,
   source: 'api',
+  sub: null,
   reward_percent: null,
   rewards_completed: false,
   rewards: [],

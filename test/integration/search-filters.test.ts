@@ -52,7 +52,7 @@ beforeAll(async () => {
 describe('unknown query parameters (docs/api.md "Query parameters")', () => {
   const LISTS: [string, string][] = [
     ['/v1/members/', 'page_size, cursor, campaign, search'],
-    ['/v1/referrals/', 'page_size, cursor, member, search'],
+    ['/v1/referrals/', 'page_size, cursor, member, sub, search'],
     ['/v1/campaigns/', 'page_size, cursor'],
     ['/v1/subscriptions/', 'page_size, cursor, status'],
     ['/v1/rewards/', 'page_size, cursor, status, member, campaign, type'],
