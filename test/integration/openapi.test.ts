@@ -19,8 +19,9 @@ import { recordRewards } from '../../shared/store/rewards';
 import { recordUnattributed } from '../../shared/store/unattributed';
 import { keys } from '../../shared/store/table';
 import { api, type ApiOptions, type ApiResponse } from '../support/api';
-import { newAccount } from '../support/fixtures';
+import { newAccount, pollUntil } from '../support/fixtures';
 import { affiliateLoginUrl } from '../../shared/flows/affiliate-login';
+import { issueJoinConfirmation } from '../../shared/flows/applications';
 import { API_ORIGIN, freshEmail, loginAs, sessionHeaders, type DashboardLogin } from '../support/dashboard';
 import { addTeamMember, issueLoginToken } from '../../shared/store/team';
 import { issueUnsubscribeToken } from '../../shared/store/unsubscribe';
@@ -171,6 +172,60 @@ async function portalAs(memberId: string): Promise<Record<string, string>> {
     201,
   );
   return { authorization: `Bearer ${opened.token}` };
+}
+
+/** A named link of the member, made with the key. */
+const memberLink = (memberId: string) =>
+  must(call('POST', `/v1/members/${memberId}/links/`, { body: { slug: unique('link').toLowerCase(), destination_path: '/pricing' } }), 201);
+
+/** A campaign open to applications (no terms, no questions), and the account's slug: its public page's path. */
+async function programme(approval: 'auto' | 'manual' = 'manual'): Promise<{ id: string; path: string }> {
+  const [account, campaign] = await Promise.all([
+    must(call('GET', '/v1/account/'), 200),
+    must(
+      call('POST', '/v1/campaigns/', {
+        body: {
+          name: unique('Programme'),
+          allows_commission: true,
+          commission_amount: '4.00',
+          signup: { enabled: true, approval, terms_url: null, questions: [] },
+        },
+      }),
+      201,
+    ),
+  ]);
+  return { id: campaign.id, path: `${account.slug}/${campaign.slug}/` };
+}
+
+// The join limits count per client address in the shared table: an address of this run's own per application.
+const joinIp = () => `2001:db8:${Date.now().toString(16).slice(-4)}::${(++serial).toString(16)}`;
+const applicant = (email: string) => ({ email, name: 'Casey Jones', country: 'gb', payout_email: null, answers: {}, accepted_terms: true });
+/** Messages read off member-emails so far (no email worker runs here). */
+const emails: Record<string, unknown>[] = [];
+
+/**
+ * Applies through the public form; the path of the confirmation link the email worker would send
+ * (`/join/confirm/<token>/`) for the join request it is told about.
+ */
+async function joinConfirmPath(campaign: { path: string }, email = `${unique('applicant')}@creator.example`): Promise<string> {
+  await must(api('POST', `/join/v1/${campaign.path}applications/`, { body: applicant(email), sourceIp: joinIp() }), 202);
+  const confirm = await pollUntil(async () => {
+    for (const m of await queues.receiveAll('member-emails')) emails.push(m.json as Record<string, unknown>);
+    return emails.find((m) => m.email === email && m.template === 'application-confirm') ?? null;
+  });
+  return new URL((await issueJoinConfirmation(accountId, String(confirm.join_request_id))) as string).pathname;
+}
+
+/** The confirmation link's button, as the page's form posts it. */
+const confirmJoin = (path: string) => api('POST', path, { rawBody: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+
+/** A pending application (manual approval), applied and confirmed as the public doors do: its id. */
+async function pendingApplication(): Promise<string> {
+  const campaign = await programme('manual');
+  expect((await confirmJoin(await joinConfirmPath(campaign))).status).toBe(200);
+  const listed = await must(call('GET', `/v1/applications/?campaign=${campaign.id}`), 200);
+  expect(listed.results.map((a: { status: string }) => a.status)).toEqual(['pending']);
+  return listed.results[0].id;
 }
 
 /** One live request per route (its happy path). A route added without one fails the completeness test. */
@@ -386,6 +441,20 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
     await portalAs(member.id);
     return call('DELETE', `/v1/members/${member.id}/portal-sessions/`);
   },
+  // A member's named links (docs/attribution.md), with the key.
+  ListMemberLinks: async () => {
+    const { member } = await fixtures();
+    await memberLink(member.id);
+    return call('GET', `/v1/members/${member.id}/links/`);
+  },
+  CreateMemberLink: async () =>
+    call('POST', `/v1/members/${(await fixtures()).member.id}/links/`, {
+      body: { slug: 'youtube', destination_path: '/pricing?plan=pro' },
+    }),
+  DeleteMemberLink: async () => {
+    const { member } = await fixtures();
+    return call('DELETE', `/v1/members/${member.id}/links/${(await memberLink(member.id)).slug}/`);
+  },
   EmbedScript: () => api('GET', '/js/refloop-embed.js'),
   PortalPage: () => api('GET', `/portal/${accountId}/`),
   UnsubscribePage: async () =>
@@ -434,7 +503,43 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
       headers: await portalAs((await fixtures()).member.id),
       body: { legal_name: 'Alice Smith', country: 'US', address: '1 Main Street', us: { tin: '123-45-6789', w9_certified: true } },
     }),
+  // The member's own named links, with a portal session.
+  PortalLinks: async () => {
+    const { member } = await fixtures();
+    await memberLink(member.id);
+    return api('GET', '/portal/v1/links/', { headers: await portalAs(member.id) });
+  },
+  CreatePortalLink: async () =>
+    api('POST', '/portal/v1/links/', {
+      headers: await portalAs((await fixtures()).member.id),
+      body: { slug: 'newsletter', destination_path: '/blog' },
+    }),
+  DeletePortalLink: async () => {
+    const { member } = await fixtures();
+    const link = await memberLink(member.id);
+    return api('DELETE', `/portal/v1/links/${link.slug}/`, { headers: await portalAs(member.id) });
+  },
   ExportTaxDetails: () => api('GET', '/v1/exports/tax-details.csv/', asOwner()),
+  ListEmailTemplates: () => call('GET', '/v1/email-templates/'),
+  // Affiliate programmes (docs/affiliates.md): the public page, its form, the confirmation link (its page,
+  // then its button, which creates the application), and the operator's applications.
+  JoinPage: async () => api('GET', `/join/${(await programme()).path}`),
+  SubmitApplication: async () =>
+    api('POST', `/join/v1/${(await programme()).path}applications/`, {
+      body: applicant(`${unique('applicant')}@creator.example`),
+      sourceIp: joinIp(),
+    }),
+  ConfirmApplicationPage: async () => api('GET', await joinConfirmPath(await programme())),
+  // Approved at once: the member is created in the same transaction.
+  ConfirmApplication: async () => confirmJoin(await joinConfirmPath(await programme('auto'))),
+  ListApplications: async () => {
+    await pendingApplication();
+    return call('GET', '/v1/applications/?status=pending&page_size=2');
+  },
+  GetApplication: async () => call('GET', `/v1/applications/${await pendingApplication()}/`),
+  ApproveApplication: async () => call('POST', `/v1/applications/${await pendingApplication()}/approve/`),
+  RejectApplication: async () =>
+    call('POST', `/v1/applications/${await pendingApplication()}/reject/`, { body: { reason: 'Not a fit for this programme.' } }),
   GetOpenApi: () => api('GET', '/v1/openapi.json'),
   ApiDocs: () => api('GET', '/docs'),
   ApiRoot: () => api('GET', '/'),
