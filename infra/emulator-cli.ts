@@ -49,6 +49,17 @@ export function notConnectedHint(cli: string, provider: ProviderKind, count: num
   return `${cli}: the service answered 404 to ${count} webhook(s): the demo account is not connected to ${definition.name}; restart with DEMO_PROVIDER=${provider} npm start (on a fresh DATA_DIR if the demo already mirrors another provider's subscriptions), or connect your account with \`npm run --silent admin -- account ${definition.cli.command}\``;
 }
 
+/** Why an emulator refused, in its own words: `error` (ours), else `message` (PayPal's), else `errors[0].message` (Wise's). */
+function refusal(body: unknown): string | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const b = body as { error?: unknown; message?: unknown; errors?: unknown };
+  if (typeof b.error === 'string') return b.error;
+  if (typeof b.message === 'string') return b.message;
+  const first: unknown = Array.isArray(b.errors) ? b.errors[0] : undefined;
+  const nested = typeof first === 'object' && first !== null ? (first as { message?: unknown }).message : undefined;
+  return typeof nested === 'string' ? nested : null;
+}
+
 export async function callEmulator(call: EmulatorCall): Promise<number> {
   let res: Response;
   try {
@@ -71,8 +82,8 @@ export async function callEmulator(call: EmulatorCall): Promise<number> {
     return 1;
   }
   if (!res.ok) {
-    const message = (body as { error?: unknown })?.error;
-    process.stderr.write(`${call.cli}: ${typeof message === 'string' ? message : `HTTP ${res.status}`}\n`.replace(/\s*\n\s*(?=.)/g, ' '));
+    const message = refusal(body);
+    process.stderr.write(`${call.cli}: ${message ?? `HTTP ${res.status}`}\n`.replace(/\s*\n\s*(?=.)/g, ' '));
     return 1;
   }
   process.stdout.write(`${JSON.stringify(body)}\n`);

@@ -132,6 +132,51 @@ const commands: Record<string, Command> = {
     path: 'dispute',
     body: chargeTarget,
   },
+  // Stripe Connect (the Stripe payout rail): the emulator's /_emulator/connect/ control endpoints.
+  'connect-onboard': {
+    args: '--account acct_… [--outcome complete|incomplete]',
+    summary: "Finish a connected account's onboarding without the page (account.updated; payouts enabled when complete).",
+    flags: ['account', 'outcome'],
+    required: ['account'],
+    path: 'connect/onboard-account',
+    body(v) {
+      if (v.outcome !== undefined && v.outcome !== 'complete' && v.outcome !== 'incomplete')
+        throw new UsageError(`--outcome must be complete or incomplete, got "${v.outcome}"`);
+      return { account_id: stripeId('account', 'acct', v.account), ...(v.outcome !== undefined ? { outcome: v.outcome } : {}) };
+    },
+  },
+  'connect-balance': {
+    args: '--amount <minor units> [--currency usd]',
+    summary: "Set the platform's available balance (0 makes the next transfers fail with balance_insufficient).",
+    flags: ['amount', 'currency'],
+    required: ['amount'],
+    path: 'connect/balance',
+    body(v) {
+      if (!/^\d+$/.test(v.amount ?? '') || !Number.isSafeInteger(Number(v.amount)))
+        throw new UsageError(`--amount must be a non-negative integer (minor units), got "${v.amount ?? ''}"`);
+      if (v.currency !== undefined && !/^[A-Za-z]{3}$/.test(v.currency))
+        throw new UsageError(`--currency must be a three-letter code like usd, got "${v.currency}"`);
+      return { currency: (v.currency ?? 'usd').toLowerCase(), amount: Number(v.amount) };
+    },
+  },
+  'connect-reverse': {
+    args: '--transfer tr_… [--amount <minor units>]',
+    summary: 'Reverse a transfer, all that is left or part of it (transfer.reversed).',
+    flags: ['transfer', 'amount'],
+    required: ['transfer'],
+    path: 'connect/reverse',
+    body: (v) => ({
+      transfer_id: stripeId('transfer', 'tr', v.transfer),
+      ...(v.amount !== undefined ? { amount: positiveInt('amount', v.amount) } : {}),
+    }),
+  },
+  'connect-state': {
+    args: '',
+    summary: "The Connect side's balance, connected accounts and transfers, as JSON.",
+    flags: [],
+    required: [],
+    path: 'connect/state',
+  },
   state: {
     args: '',
     summary: "The emulator's customers, subscriptions, invoices and charges, as JSON.",
@@ -154,6 +199,7 @@ const HELP_NOTES = [
   "--client-reference-id and --subscription-metadata are what the app's Checkout Session was created with",
   '(client_reference_id, subscription_data.metadata): the events then convert that referral.',
   'The demo account must be on Stripe (`DEMO_PROVIDER=stripe npm start`).',
+  'The connect-* commands move the Connect side (the Stripe payout rail) on the same emulator.',
   '',
   'environment:',
   '  STRIPE_EMULATOR_URL  the emulator (default http://127.0.0.1:$STRIPE_PORT or 12111, the one `npm start` runs)',

@@ -14,6 +14,9 @@ export interface RuntimeFile {
   paddle_url: string;
   paddle_billing_url: string;
   stripe_url: string;
+  /** The payout rails' emulators (PayPal Payouts, Wise); absent in a file from an older start. */
+  paypal_url?: string;
+  wise_url?: string;
 }
 
 export const runtimeFilePath = (dataDir: string) => join(dataDir, 'runtime.json');

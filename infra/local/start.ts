@@ -17,6 +17,8 @@ import type { ProviderKind } from '../../shared/billing/registry';
 import { ProviderSwitchRefusedError, saveProviderConnection, type ProviderConnection } from '../../shared/store/provider';
 import { LOCAL_KEYS as BILLING_LOCAL_KEYS, type PaddleBillingEmulator } from './emulators/paddle-billing';
 import { LOCAL_KEYS as STRIPE_LOCAL_KEYS, type StripeEmulator } from './emulators/stripe';
+import { startEmulator as startPaypalRail, type PaypalEmulator } from './emulators/paypal-payouts';
+import { startEmulator as startWiseRail, type WiseEmulator } from './emulators/wise';
 import type { RunningEmulator, StartEmulator } from './emulators/types';
 import { definitionOf, PROVIDER_DEFINITIONS, PROVIDER_KINDS } from '../../shared/billing/registry';
 import { startDynamoLocal } from './dynamodb';
@@ -40,6 +42,10 @@ export interface LocalOptions {
   paddleBillingPort?: number;
   /** Stripe emulator port (default 12111, what `npm run stripe` calls; 0 = a free port). */
   stripePort?: number;
+  /** PayPal Payouts emulator port (a payout rail; default 12131, what `npm run paypal` calls; 0 = a free port). */
+  paypalPort?: number;
+  /** Wise emulator port (a payout rail; default 12121, what `npm run wise` calls; 0 = a free port). */
+  wisePort?: number;
   /** The provider the demo account is connected to (default paddle-classic; env DEMO_PROVIDER). */
   demoProvider?: ProviderKind;
   /** Minutes between background-sync runs (default: the stack's schedule). */
@@ -68,7 +74,11 @@ export interface LocalRuntime {
   sqsEndpoint: string;
   paddle: PaddleEmulator;
   paddleBilling: PaddleBillingEmulator;
+  /** The Stripe emulator; its Connect side (the Stripe payout rail) is `stripe.connect`. */
   stripe: StripeEmulator;
+  /** The payout rails' emulators (not wired to the demo account yet: no rail intake route exists). */
+  paypal: PaypalEmulator;
+  wise: WiseEmulator;
   demo: DemoAccount;
   /** The provider the demo account is connected to. */
   demoProvider: ProviderKind;
@@ -227,6 +237,13 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
       if (!running) throw new Error(`npm start runs no emulator for ${kind}`);
       return running.handle as H;
     };
+    // The payout rails' emulators (PayPal Payouts, Wise; Stripe Connect is the Stripe emulator's Connect
+    // side): fixed local credentials, state in memory (Wise's signing key in DATA_DIR). No webhook URL yet:
+    // the rails' intake routes are not wired, so their signed events are recorded, not delivered.
+    const paypalRail = await startPaypalRail({ port: options.paypalPort, dataDir });
+    stops.push(paypalRail.close);
+    const wiseRail = await startWiseRail({ port: options.wisePort, dataDir });
+    stops.push(wiseRail.close);
     const paddle = handleOf<PaddleEmulator>('paddle-classic');
     const paddleBilling = handleOf<PaddleBillingEmulator>('paddle-billing');
     const stripe = handleOf<StripeEmulator>('stripe');
@@ -278,6 +295,8 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
       paddle_url: paddle.url,
       paddle_billing_url: paddleBilling.url,
       stripe_url: stripe.url,
+      paypal_url: paypalRail.url,
+      wise_url: wiseRail.url,
     });
     stops.push(async () => removeRuntimeFile(dataDir));
     return {
@@ -287,6 +306,8 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
       paddle,
       paddleBilling,
       stripe,
+      paypal: paypalRail.handle,
+      wise: wiseRail.handle,
       dataDir,
       demo,
       demoCreated: created,
@@ -346,6 +367,8 @@ async function main(): Promise<void> {
       paddlePort: portFromEnv('PADDLE_PORT', 8025),
       paddleBillingPort: portFromEnv('PADDLE_BILLING_PORT', 8026),
       stripePort: portFromEnv('STRIPE_PORT', 12111),
+      paypalPort: portFromEnv('PAYPAL_PORT', 12131),
+      wisePort: portFromEnv('WISE_PORT', 12121),
       demoProvider: demoProviderFromEnv(),
       ...(process.env.PUBLIC_BASE_URL ? { publicBaseUrl: process.env.PUBLIC_BASE_URL } : {}),
     });
@@ -353,15 +376,30 @@ async function main(): Promise<void> {
     console.error(err instanceof Error ? err.message : String(err));
     process.exit(1);
   }
-  const { url, dynamodbEndpoint, sqsEndpoint, paddle, paddleBilling, stripe, dataDir, demo, demoCreated, demoProvider, demoProviderNote } =
-    runtime;
+  const {
+    url,
+    dynamodbEndpoint,
+    sqsEndpoint,
+    paddle,
+    paddleBilling,
+    stripe,
+    paypal,
+    wise,
+    dataDir,
+    demo,
+    demoCreated,
+    demoProvider,
+    demoProviderNote,
+  } = runtime;
   console.log(`Refloop API      ${url}`);
   console.log(`DynamoDB Local   ${dynamodbEndpoint} (data in ${dataDir})`);
   console.log(`Local SQS        ${sqsEndpoint} (queues: ${QUEUE_NAMES.join(', ')}, and their DLQs)`);
   console.log(`Member emails    ${join(dataDir, 'outbox')} (one .eml file per message)`);
   console.log(`Paddle emulator  ${paddle.url} (Classic, vendor ${paddle.vendorId})`);
   console.log(`Paddle Billing   ${paddleBilling.url} (emulator; API key ${paddleBilling.apiKey})`);
-  console.log(`Stripe           ${stripe.url} (emulator; secret key ${stripe.secretKey})`);
+  console.log(`Stripe           ${stripe.url} (emulator; secret key ${stripe.secretKey}; Connect: \`npm run stripe -- connect-state\`)`);
+  console.log(`PayPal Payouts   ${paypal.url} (rail emulator; client id ${paypal.clientId}; \`npm run paypal -- help\`)`);
+  console.log(`Wise             ${wise.url} (rail emulator; profile ${wise.profileId}, token ${wise.apiToken}; \`npm run wise -- help\`)`);
   console.log(
     `Demo account     ${demo.accountId}${demoCreated ? ' (created now)' : ''}, connected to ${demoProvider} (DEMO_PROVIDER=${PROVIDER_KINDS.join('|')})`,
   );

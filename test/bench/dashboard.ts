@@ -85,6 +85,8 @@ export async function measureDashboard(opts: { referrals: number; runs: number }
     paddlePort: 0,
     paddleBillingPort: 0,
     stripePort: 0,
+    paypalPort: 0,
+    wisePort: 0,
     dataDir,
     tableName: 'refloop-bench-dashboard',
   });

@@ -187,6 +187,8 @@ export async function startBenchRuntime(workDir: string): Promise<BenchRuntime> 
       paddlePort: 0,
       paddleBillingPort: 0,
       stripePort: 0,
+      paypalPort: 0,
+      wisePort: 0,
       dataDir: join(workDir, 'data'),
       tableName,
     });

@@ -239,6 +239,8 @@ export async function measurePortal(opts: { referrals: number; runs: number }): 
     paddlePort: 0,
     paddleBillingPort: 0,
     stripePort: 0,
+    paypalPort: 0,
+    wisePort: 0,
     dataDir,
     tableName: 'refloop-bench-portal',
   });

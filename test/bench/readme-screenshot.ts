@@ -22,6 +22,8 @@ async function main() {
     paddlePort: 0,
     paddleBillingPort: 0,
     stripePort: 0,
+    paypalPort: 0,
+    wisePort: 0,
     dataDir,
     tableName: 'shot',
   });

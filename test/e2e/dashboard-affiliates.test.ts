@@ -155,6 +155,8 @@ beforeAll(async () => {
     paddlePort: 0,
     paddleBillingPort: 0,
     stripePort: 0,
+    paypalPort: 0,
+    wisePort: 0,
     dataDir,
     tableName: 'refloop-dashboard-affiliates',
   });

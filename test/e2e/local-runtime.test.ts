@@ -28,6 +28,8 @@ async function start(): Promise<LocalRuntime> {
     paddlePort: 0,
     paddleBillingPort: 0,
     stripePort: 0,
+    paypalPort: 0,
+    wisePort: 0,
     dataDir,
     tableName: 'refloop-e2e',
   });
@@ -128,7 +130,22 @@ describe('local runtime', () => {
       paddle_url: runtime?.paddle.url,
       paddle_billing_url: runtime?.paddleBilling.url,
       stripe_url: runtime?.stripe.url,
+      paypal_url: runtime?.paypal.url,
+      wise_url: runtime?.wise.url,
     });
+  });
+
+  // Issue 26: the payout rails' emulators run beside the providers' (PayPal Payouts, Wise; Stripe Connect on
+  // the Stripe emulator), each answering its control endpoint; they stop with the runtime (the last test).
+  it('runs the PayPal Payouts and Wise emulators, and the Stripe emulator answers its Connect side', async () => {
+    for (const url of [
+      `${runtime?.paypal.url}/_emulator/batches`,
+      `${runtime?.wise.url}/_emulator/state`,
+      `${runtime?.stripe.url}/_emulator/connect/state`,
+    ]) {
+      const res = await fetch(url);
+      expect([url, res.status]).toEqual([url, 200]);
+    }
   });
 
   // Issue 23 #17: the demo runs on paddle-classic; the Stripe CLI's events reach the Stripe intake, which
@@ -503,6 +520,7 @@ describe('local runtime', () => {
   }, 120_000);
 
   it('keeps the demo on its provider when a restart asks for another while it mirrors subscriptions (DEMO_PROVIDER)', async () => {
+    const [previousPaypal, previousWise] = [runtime?.paypal.url, runtime?.wise.url];
     await runtime?.stop();
     runtime = await startLocal({
       port: 0,
@@ -511,11 +529,16 @@ describe('local runtime', () => {
       paddlePort: 0,
       paddleBillingPort: 0,
       stripePort: 0,
+      paypalPort: 0,
+      wisePort: 0,
       dataDir,
       tableName: 'refloop-e2e',
       demoProvider: 'stripe',
     });
     expect(runtime.demoProvider).toBe('paddle-classic');
+    // The rail emulators of the first runtime stopped with it: their ports were given up.
+    await expect(fetch(`${previousPaypal}/_emulator/batches`)).rejects.toThrow();
+    await expect(fetch(`${previousWise}/_emulator/state`)).rejects.toThrow();
     expect(runtime.demoProviderNote).toMatch(/^The demo account stays on paddle-classic: it mirrors \d+ subscription\(s\) from it/);
   }, 120_000);
 });

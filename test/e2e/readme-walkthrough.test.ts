@@ -279,6 +279,8 @@ describe('docs/api-tour.md on a fresh npm start', () => {
       paddlePort: 0,
       paddleBillingPort: 0,
       stripePort: 0,
+      paypalPort: 0,
+      wisePort: 0,
       dataDir,
       tableName: TABLE,
     });

@@ -974,29 +974,63 @@ describe('emulator CLIs: a webhook the service answers 404, and the help', () =>
     60_000,
   );
 
+  // The emulator CLIs: the providers' (paddle-billing, stripe with its Connect commands) and the payout
+  // rails' (paypal, wise). Each row: one command's --help usage, and a bad call's one-line refusal.
   it.each([
     [
       'paddle-billing',
       'infra/paddle-billing.ts',
       ['checkout', 'renew', 'fail', 'cancel', 'refund', 'approve', 'chargeback', 'state', 'serve'],
+      'checkout',
       'usage: paddle-billing checkout --email <email> [--price pri_…]',
+      ['renew', '--subscription', 'nope'],
+      /^paddle-billing: --subscription must be .*; usage: paddle-billing renew --subscription sub_…$/,
     ],
     [
       'stripe',
       'infra/stripe.ts',
-      ['checkout', 'renew', 'fail', 'cancel', 'refund', 'dispute', 'state', 'serve'],
+      [
+        'checkout',
+        'renew',
+        'fail',
+        'cancel',
+        'refund',
+        'dispute',
+        'connect-onboard',
+        'connect-balance',
+        'connect-reverse',
+        'connect-state',
+        'state',
+        'serve',
+      ],
+      'checkout',
       'usage: stripe checkout --email <email> [--price price_…]',
+      ['renew', '--subscription', 'nope'],
+      /^stripe: --subscription must be .*; usage: stripe renew --subscription sub_…$/,
+    ],
+    [
+      'paypal',
+      'infra/paypal.ts',
+      ['batches', 'settle', 'item-status', 'outcome'],
+      'item-status',
+      'usage: paypal item-status --item <payout_item_id> --status SUCCESS|FAILED|UNCLAIMED|',
+      ['item-status', '--item', 'PI123', '--status', 'PAID'],
+      /^paypal: --status must be one of .*; usage: paypal item-status --item <payout_item_id> --status .*$/,
+    ],
+    [
+      'wise',
+      'infra/wise.ts',
+      ['state', 'balance', 'sca', 'simulate'],
+      'simulate',
+      'usage: wise simulate --transfer <transfer id> --state processing|',
+      ['sca', 'maybe'],
+      /^wise: sca takes on or off, got "maybe"; usage: wise sca on\|off$/,
     ],
   ] as const)(
     '%s help: usage line, one line per command, flags, environment and exit codes, like admin and paddle',
-    async (program, file, names, checkoutUsage) => {
+    async (program, file, names, one, oneUsage, badArgs, badMessage) => {
       const run = (args: string[]) => cli(args, {}, file);
-      const [help, none, checkout, bad] = await Promise.all([
-        run(['help']),
-        run([]),
-        run(['checkout', '--help']),
-        run(['renew', '--subscription', 'nope']),
-      ]);
+      const [help, none, usage, bad] = await Promise.all([run(['help']), run([]), run([one, '--help']), run([...badArgs])]);
       expect(help).toMatchObject({ code: 0, stderr: '' });
       const lines = help.stdout.split('\n');
       expect(lines[0]).toBe(`usage: npm run --silent ${program} -- <command> [flags]`);
@@ -1007,12 +1041,10 @@ describe('emulator CLIs: a webhook the service answers 404, and the help', () =>
       }
       expect(help.stdout).toMatch(/Exit codes: 0 done/);
       expect(none).toMatchObject({ code: 2, stdout: '', stderr: help.stdout });
-      expect(checkout).toMatchObject({ code: 0, stderr: '' });
-      expect(checkout.stdout.split('\n')[0]).toContain(checkoutUsage);
+      expect(usage).toMatchObject({ code: 0, stderr: '' });
+      expect(usage.stdout.split('\n')[0]).toContain(oneUsage);
       expect(bad).toMatchObject({ code: 2, stdout: '' });
-      expect(oneLine(bad.stderr)).toMatch(
-        new RegExp(`^${program}: --subscription must be .*; usage: ${program} renew --subscription sub_…$`),
-      );
+      expect(oneLine(bad.stderr)).toMatch(badMessage);
     },
   );
 });
