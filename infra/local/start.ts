@@ -397,9 +397,18 @@ async function main(): Promise<void> {
   console.log(`Member emails    ${join(dataDir, 'outbox')} (one .eml file per message)`);
   console.log(`Paddle emulator  ${paddle.url} (Classic, vendor ${paddle.vendorId})`);
   console.log(`Paddle Billing   ${paddleBilling.url} (emulator; API key ${paddleBilling.apiKey})`);
-  console.log(`Stripe           ${stripe.url} (emulator; secret key ${stripe.secretKey}; Connect: \`npm run stripe -- connect-state\`)`);
-  console.log(`PayPal Payouts   ${paypal.url} (rail emulator; client id ${paypal.clientId}; \`npm run paypal -- help\`)`);
-  console.log(`Wise             ${wise.url} (rail emulator; profile ${wise.profileId}, token ${wise.apiToken}; \`npm run wise -- help\`)`);
+  // The rail CLIs find a non-default emulator through DATA_DIR/runtime.json; the URL variable says it anyway.
+  const railCli = (variable: string, url: string, fallback: string, cli: string) =>
+    `${url === fallback ? '' : `${variable}=${url} `}npm run --silent ${cli}`;
+  console.log(
+    `Stripe           ${stripe.url} (emulator; secret key ${stripe.secretKey}; Connect: \`${railCli('STRIPE_EMULATOR_URL', stripe.url, 'http://127.0.0.1:12111', 'stripe -- connect-state')}\`)`,
+  );
+  console.log(
+    `PayPal Payouts   ${paypal.url} (rail emulator; client id ${paypal.clientId}; \`${railCli('PAYPAL_EMULATOR_URL', paypal.url, 'http://127.0.0.1:12131', 'paypal -- help')}\`)`,
+  );
+  console.log(
+    `Wise             ${wise.url} (rail emulator; profile ${wise.profileId}; \`${railCli('WISE_EMULATOR_URL', wise.url, 'http://127.0.0.1:12121', 'wise -- help')}\`)`,
+  );
   console.log(
     `Demo account     ${demo.accountId}${demoCreated ? ' (created now)' : ''}, connected to ${demoProvider} (DEMO_PROVIDER=${PROVIDER_KINDS.join('|')})`,
   );
