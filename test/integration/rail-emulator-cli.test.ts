@@ -9,6 +9,7 @@ import { LOCAL_KEYS as PAYPAL_KEYS, type PaypalEmulator, startPaypalEmulator } f
 import { startEmulator as startStripe, LOCAL_KEYS as STRIPE_KEYS, type StripeEmulator } from '../../infra/local/emulators/stripe';
 import type { RunningEmulator } from '../../infra/local/emulators/types';
 import { startEmulator as startWise, type RunningWiseEmulator } from '../../infra/local/emulators/wise';
+import { wise as wiseDefinition } from '../../shared/rails/wise';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -55,7 +56,7 @@ afterAll(async () => {
   await Promise.all([paypal?.stop(), wise?.close(), stripe?.close()]);
 });
 
-test('paypal: batches, settle --batch and item-status move a sent batch by hand', async () => {
+test('paypal: batches, item-status, outcome and settle --batch move a sent batch by hand', async () => {
   const token = await fetch(`${paypal.url}/v1/oauth2/token`, {
     method: 'POST',
     headers: { Authorization: `Basic ${Buffer.from(`${paypal.clientId}:${paypal.clientSecret}`).toString('base64')}` },
@@ -87,11 +88,15 @@ test('paypal: batches, settle --batch and item-status move a sent batch by hand'
   const [first, second] = batch.items.map((i: any) => i.payout_item_id as string);
 
   json(await run(['item-status', '--item', first, '--status', 'unclaimed']));
+  expect(json(await run(['outcome', '--receiver', 'CLI1@example.com', '--status', 'failed']))).toEqual({
+    receiver: 'cli1@example.com',
+    status: 'FAILED',
+  });
   json(await run(['settle', '--batch', batchId]));
   const after = json(await run(['batches'])).batches.find((b: any) => b.payout_batch_id === batchId);
   expect(after.items.map((i: any) => [i.payout_item_id, i.transaction_status])).toEqual([
     [first, 'UNCLAIMED'],
-    [second, 'SUCCESS'],
+    [second, 'FAILED'],
   ]);
 
   const refused = await run(['item-status', '--item', 'NOSUCHITEM', '--status', 'SUCCESS']);
@@ -99,14 +104,26 @@ test('paypal: batches, settle --batch and item-status move a sent batch by hand'
   expect(refused.stderr.trim().split('\n')).toHaveLength(1);
 });
 
-test('wise: balance, sca on|off and state; simulate of an unknown transfer is refused in words', async () => {
+test('wise: balance, sca on|off, state, and simulate moves a sent transfer to outgoing_payment_sent', async () => {
   const env = { WISE_EMULATOR_URL: wise.url };
   const run = (args: string[]) => cli('infra/wise.ts', args, env);
   expect(json(await run(['balance', '--amount', '2500.50', '--currency', 'gbp']))).toEqual({ currency: 'GBP', amount: 2500.5 });
   expect(json(await run(['sca', 'on']))).toEqual({ sca_required: true });
-  const state = json(await run(['state']));
-  expect(state).toMatchObject({ profile_id: wise.handle.profileId, sca_required: true, balances: { GBP: 2500.5 } });
+  expect(json(await run(['state']))).toMatchObject({ profile_id: wise.handle.profileId, sca_required: true, balances: { GBP: 2500.5 } });
   expect(json(await run(['sca', 'off']))).toEqual({ sca_required: false });
+
+  // A payout sent by the Wise rail (funded from the balance, SCA off), then moved by hand.
+  const rail = await wiseDefinition.adapter(wise.connection);
+  const sent = await rail.sendBatch('pb_wise_cli', [
+    { id: 'po_wise_cli_1', memberId: 'mem_1', amount: 1200, currency: 'EUR', destination: 'cli@example.com' },
+  ]);
+  const transferId = String(sent.items[0]?.railItemId);
+  expect(json(await run(['simulate', '--transfer', transferId, '--state', 'outgoing_payment_sent']))).toMatchObject({
+    status: 'outgoing_payment_sent',
+  });
+  const transfer = json(await run(['state'])).transfers.find((t: any) => String(t.id) === transferId);
+  expect(transfer).toMatchObject({ status: 'outgoing_payment_sent', email: 'cli@example.com' });
+
   const refused = await run(['simulate', '--transfer', '999999', '--state', 'outgoing_payment_sent']);
   expect(refused).toMatchObject({ code: 1, stdout: '' });
   expect(refused.stderr).toMatch(/^wise: .+\n$/);
