@@ -30,6 +30,8 @@ export interface Route {
   webhookSecrets?: boolean;
   /** Whether the handler reads or writes members' tax details (`A#<acct>#TAX#…`); others are denied them. */
   taxDetails?: boolean;
+  /** Whether the handler reads, writes or deletes payout-rail secrets (`A#<acct>#RAIL_SECRET`); others are denied them. */
+  railSecrets?: boolean;
   /** Lambda timeout when the default (10 s) is not enough; API Gateway gives up at 30 s. */
   timeoutSeconds?: number;
   /**
@@ -438,6 +440,36 @@ export const routes: readonly Route[] = [
     auth: 'session',
     providerSecrets: true,
     providerWebhookSecrets: true,
+  },
+  // Payout rails (docs/payouts.md "Connecting a rail"): their connections, owner or admin with a dashboard
+  // session only. The writer and the delete touch the rail secret items (the writer encrypts, never
+  // decrypts); the list reads only the public items.
+  {
+    name: 'ListPayoutRails',
+    method: 'GET',
+    path: '/v1/account/payout-rails/',
+    entry: 'functions/payout-rails/list.ts',
+    table: 'read',
+    auth: 'session',
+  },
+  {
+    name: 'SetPayoutRail',
+    method: 'PUT',
+    path: '/v1/account/payout-rails/{kind}/',
+    entry: 'functions/payout-rails/set.ts',
+    table: 'write',
+    auth: 'session',
+    timeoutSeconds: 25,
+    railSecrets: true,
+  },
+  {
+    name: 'DeletePayoutRail',
+    method: 'DELETE',
+    path: '/v1/account/payout-rails/{kind}/',
+    entry: 'functions/payout-rails/delete.ts',
+    table: 'write',
+    auth: 'session',
+    railSecrets: true,
   },
 
   // ---- the member portal (docs/portal.md) ----

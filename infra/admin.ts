@@ -28,6 +28,11 @@ import { addTeamMember } from '../shared/store/team';
 import { writeFileSync } from 'node:fs';
 import { QUEUE_NAMES, type QueueName } from '../shared/queue/queues';
 import { providerView } from '../shared/store/account-settings';
+import type { PayoutRailDefinition } from '../shared/rails/definition';
+import { RAIL_DEFINITIONS } from '../shared/rails/registry';
+import { RAIL_CLI_COMMANDS, railConnectionOf, verifyRailConnection } from '../shared/rails/connect';
+import { railPublicView } from '../shared/rails/options';
+import { railConnections, saveRailConnection, UnknownRailAccountError } from '../shared/store/rail-connections';
 import { batchGet, lookup } from '../shared/store/ops';
 import { senderOf } from '../shared/store/emails';
 import { db } from '../shared/store/client';
@@ -157,6 +162,58 @@ function connectCommand(definition: ProviderDefinition<ProviderConnection>): Com
   };
 }
 
+/** The CLI flag of a rail's form field: `client_secret` -> `client-secret`; a multi-line value (a PEM key) is read from `--<flag>-file`. */
+const railFlag = (field: PayoutRailDefinition['fields'][number]): string =>
+  `${field.name.replace(/_/g, '-')}${field.type === 'textarea' ? '-file' : ''}`;
+
+/**
+ * A payout rail's connect command (docs/payouts.md "Connecting a rail"): the fields of its definition as
+ * flags, `--api-url` (the rail's API, its production API by default; the operator may name an emulator), the
+ * credentials checked at the rail before anything is written, then saved like the dashboard's PUT. Secrets
+ * are never echoed back.
+ */
+function railCommand(definition: PayoutRailDefinition): Command {
+  const flags = definition.fields.map(railFlag);
+  const required = definition.fields.filter((f) => f.required).map(railFlag);
+  return {
+    args: `--account <account_id> [--api-url <url>] ${definition.fields.map((f) => `--${railFlag(f)} <${f.type === 'textarea' ? 'path' : 'value'}>`).join(' ')}`,
+    summary: `Connect ${definition.name} as a payout rail (the credentials are checked at the rail first); prints the webhook path to register.`,
+    flags: ['account', 'api-url', ...flags],
+    required: ['account', ...required],
+    check(values) {
+      const url = values['api-url'];
+      if (url !== undefined && !HTTP_URL.test(url)) throw new UsageError(`--api-url must be an http(s) URL, got "${url}"`);
+    },
+    async run(values) {
+      const body: Record<string, unknown> = { api_url: values['api-url']?.replace(/\/+$/, '') };
+      for (const field of definition.fields) {
+        const value = values[railFlag(field)];
+        if (value !== undefined) body[field.name] = field.type === 'textarea' ? readFileSync(value, 'utf8').trim() : value;
+      }
+      const accountId = values.account as string;
+      if (!isAccountId(accountId)) throw new UnknownRailAccountError(accountId);
+      try {
+        const connection = railConnectionOf(definition, body, true);
+        await verifyRailConnection(definition, connection);
+        await ensureSecretsKey();
+        const saved = await saveRailConnection(accountId, definition.kind, connection);
+        return { account_id: accountId, ...railPublicView(saved, accountId) };
+      } catch (err) {
+        if (err instanceof ValidationError)
+          throw new Error(
+            Object.entries(err.fields)
+              .map(
+                ([name, messages]) =>
+                  `${name === 'api_url' ? '--api-url' : `--${railFlag(definition.fields.find((f) => f.name === name) ?? ({ name, type: 'text' } as never))}`}: ${messages.join(' ')}`,
+              )
+              .join('; '),
+          );
+        throw err;
+      }
+    },
+  };
+}
+
 const commands: Record<string, Command> = {
   'account create': {
     args: '--name <name> [--plan starter|small|regular|unlimited] [--owner-email <email> [--api-url <url>]]',
@@ -180,9 +237,11 @@ const commands: Record<string, Command> = {
   },
   // One `account set-<provider>` per provider, from its definition (shared/billing/registry.ts).
   ...Object.fromEntries(PROVIDER_DEFINITIONS.map((d) => [`account ${d.cli.command}`, connectCommand(d)])),
+  // One per payout rail (shared/rails/registry.ts).
+  ...Object.fromEntries(RAIL_DEFINITIONS.map((d) => [`account ${RAIL_CLI_COMMANDS[d.kind]}`, railCommand(d)])),
   'account show': {
     args: '--account <account_id> [--api-url <url>]',
-    summary: "Print the account's name, plan, publishable key, browser script tag, provider connection and email sender.",
+    summary: "Print the account's name, plan, publishable key, browser script tag, provider connection, payout rails and email sender.",
     flags: ['account', 'api-url'],
     required: ['account'],
     check(values) {
@@ -206,6 +265,8 @@ const commands: Record<string, Command> = {
         script_tag: `<script src="${apiUrl}/js/refloop.js" data-key="${a.publishableKey}" async></script>`,
         // The provider connection's public part (never a secret) and who member emails are sent from.
         provider: providerView(a.accountId, lookup(found, keys.providerSettings(a.accountId)), apiUrl),
+        // The connected payout rails' public parts (never a secret).
+        payout_rails: (await railConnections(a.accountId)).map((c) => railPublicView(c, a.accountId)),
         email: sender ? { sender, service_default: false } : { sender: null, service_default: true },
       };
     },
@@ -698,6 +759,7 @@ function describe(err: unknown, endpoint: string | undefined): string {
     err instanceof UnknownAccountError ||
     err instanceof UnknownApiKeyError ||
     err instanceof UnknownProviderAccountError ||
+    err instanceof UnknownRailAccountError ||
     err instanceof ProviderSwitchRefusedError
   )
     return err.message;

@@ -146,6 +146,13 @@ export const WEBHOOK_SECRET_KEY_PATTERN = `A#${'?'.repeat(16)}#WEBHOOK_SECRET`;
  */
 export const TAX_DETAILS_KEY_PATTERN = `A#${'?'.repeat(16)}#TAX#*`;
 
+/**
+ * Partition keys of the payout-rail secrets (`A#<acct>#RAIL_SECRET`, shared/store/rail-connections.ts): only
+ * the routes with `railSecrets` (functions/routes.ts) may touch them. `A#<acct>#RAIL`, the public part, is
+ * not matched (the pattern has no trailing wildcard).
+ */
+export const RAIL_SECRET_KEY_PATTERN = `A#${'?'.repeat(16)}#RAIL_SECRET`;
+
 /** The item actions whose dynamodb:LeadingKeys is the partition key (of the table or of the index queried). */
 export const SECRET_ITEM_ACTIONS = [
   'dynamodb:GetItem',
@@ -207,6 +214,19 @@ export function denyProviderWebhookSecrets(fn: RefloopFunction, table: ITable): 
       actions: SECRET_ITEM_ACTIONS,
       resources: [table.tableArn, `${table.tableArn}/index/*`],
       conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [PROVIDER_WEBHOOK_SECRET_KEY_PATTERN] } },
+    }),
+  );
+}
+
+/** The payout-rail secrets (they move the tenant's money), denied like the provider secrets to every function but their routes. */
+export function denyRailSecrets(fn: RefloopFunction, table: ITable): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      sid: 'DenyRailSecretItems',
+      effect: Effect.DENY,
+      actions: SECRET_ITEM_ACTIONS,
+      resources: [table.tableArn, `${table.tableArn}/index/*`],
+      conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [RAIL_SECRET_KEY_PATTERN] } },
     }),
   );
 }
@@ -437,6 +457,7 @@ export class RefloopApiStack extends Stack {
         webhookSecrets: r.webhookSecrets === true,
         providerWebhookSecrets: r.providerWebhookSecrets === true,
         taxDetails: r.taxDetails === true,
+        railSecrets: r.railSecrets === true,
       })),
       ...workers.map((w) => ({
         name: w.name,
@@ -445,6 +466,7 @@ export class RefloopApiStack extends Stack {
         webhookSecrets: w.webhookSecrets === true,
         providerWebhookSecrets: false,
         taxDetails: false,
+        railSecrets: false,
       })),
       ...scheduledJobs.map((j) => ({
         name: j.name,
@@ -453,6 +475,7 @@ export class RefloopApiStack extends Stack {
         webhookSecrets: false,
         providerWebhookSecrets: false,
         taxDetails: false,
+        railSecrets: false,
       })),
     ];
     for (const user of users) {
@@ -468,6 +491,7 @@ export class RefloopApiStack extends Stack {
       if (!user.webhookSecrets) denyWebhookSecrets(fn, props.table);
       if (!user.providerWebhookSecrets) denyProviderWebhookSecrets(fn, props.table);
       if (!user.taxDetails) denyTaxDetails(fn, props.table);
+      if (!user.railSecrets) denyRailSecrets(fn, props.table);
       const keyUse = keyUses.get(user.name);
       if (keyUse) grantSecretsKey(fn, props.secretsKey, keyUse);
     }

@@ -27,8 +27,8 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   },
   {
     id: 'MoneyRoutes',
-    description: 'rewards, payouts, payout batches, reports and exports',
-    folders: ['rewards', 'payouts', 'payout-batches', 'reports', 'exports'],
+    description: 'rewards, payouts, payout batches, payout-rail connections, reports and exports',
+    folders: ['rewards', 'payouts', 'payout-batches', 'payout-rails', 'reports', 'exports'],
   },
   {
     id: 'DashboardRoutes',

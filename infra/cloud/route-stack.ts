@@ -60,6 +60,7 @@ export function routeProfile(route: Route): string {
     route.webhookSecrets ? 'webhook-secrets' : '',
     route.providerWebhookSecrets ? 'provider-webhook-secrets' : '',
     route.taxDetails ? 'tax-details' : '',
+    route.railSecrets ? 'rail-secrets' : '',
     slidesSessions(route) ? 'session-slide' : '',
     slidesPortalSessions(route) ? 'portal-session-slide' : '',
     keyUses.get(route.name)?.decrypt ? 'secrets-decrypt' : '',

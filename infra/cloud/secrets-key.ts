@@ -26,10 +26,12 @@ export const ENCRYPTION_CONTEXT_KEY = 'account_id';
 
 /**
  * The routes that write a secret: the provider connection (the API key and the webhook secret), the
- * webhook endpoint's create (its signing secret, generated there and shown once) and a member's tax details. DeleteWebhookEndpoint
- * touches the signing secret's item too, but only deletes it: it needs no key.
+ * webhook endpoint's create (its signing secret, generated there and shown once), a member's tax details and a
+ * payout rail's connection (SetPayoutRail). DeleteWebhookEndpoint and DeletePayoutRail touch their secret items
+ * too, but only delete them: they need no key. (No route decrypts a rail secret yet: `railSecrets` grants the
+ * items, not the key; the payout flows that send money will add their decrypt here.)
  */
-export const SECRET_WRITERS: readonly string[] = ['SetProviderConnection', 'CreateWebhookEndpoint', 'PutPortalTaxDetails'];
+export const SECRET_WRITERS: readonly string[] = ['SetProviderConnection', 'CreateWebhookEndpoint', 'PutPortalTaxDetails', 'SetPayoutRail'];
 
 /**
  * Rotation on (yearly; old material is kept, so old ciphertexts still decrypt). Retained like the table: the

@@ -5,6 +5,7 @@
 import type { ComponentName } from './components';
 import { PROVIDER_DEFINITIONS } from '../billing/registry';
 import { providerOptions } from '../billing/options';
+import { railOptions } from '../rails/options';
 
 export const ACCOUNT_ID = '3f9c2a71d04e8b65';
 export const CAMPAIGN_ID = '8f3a21c4';
@@ -237,6 +238,21 @@ export const PROVIDER_BODY_EXAMPLE = {
   kind: EXAMPLE_PROVIDER.kind,
   ...Object.fromEntries(EXAMPLE_PROVIDER.fields.filter((f) => f.required).map((f) => [f.name, f.placeholder ?? '…'])),
 };
+/** A connected payout rail (PayPal) as GET and PUT /v1/account/payout-rails/ show it. */
+const PAYOUT_RAIL = {
+  kind: 'paypal',
+  name: 'PayPal Payouts',
+  api_url: 'https://api-m.paypal.com',
+  settings: { client_id: 'AZexampleClientId0123456789', webhook_id: '8PT597110X687430LKGECATA' },
+  connected_at: CREATED,
+  webhook_path: `/webhooks/paypal/${ACCOUNT_ID}/`,
+};
+/** PUT /v1/account/payout-rails/paypal/'s body. */
+export const PAYOUT_RAIL_BODY_EXAMPLE = {
+  client_id: PAYOUT_RAIL.settings.client_id,
+  client_secret: 'EXexampleSecret0123456789',
+  webhook_id: PAYOUT_RAIL.settings.webhook_id,
+};
 /** An example path segment of the webhook intake. */
 export const WEBHOOK_PATH_EXAMPLE = EXAMPLE_PROVIDER.webhook.path;
 
@@ -317,6 +333,8 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
   ApiKey: API_KEY,
   CreatedApiKey: { ...API_KEY, key: 'rfl_live_Zk3v9QyL3rT8aB1nK7eW4hZ6uF0dX2m9cJ5pV8sW1a' },
   ProviderConnection: PROVIDER_CONNECTION,
+  PayoutRail: PAYOUT_RAIL,
+  PayoutRails: { connected: [PAYOUT_RAIL], rail_options: railOptions() },
   Account: {
     id: ACCOUNT_ID,
     name: 'Acme',

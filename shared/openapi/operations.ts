@@ -39,6 +39,7 @@ import {
 import { taxDetailsBody, taxExportQuery } from '../schemas/tax-details';
 import { PROVIDER_DEFINITIONS } from '../billing/registry';
 import { apiKeyBody, inviteBody, loginLinkBody, providerBody, roleBody, sessionBody, updateAccountBody } from '../schemas/team';
+import { payoutRailBody } from '../schemas/payout-rails';
 import type { ComponentName } from './components';
 import { DIAGNOSIS_EXAMPLE, DIAGNOSIS_SCHEMA } from './diagnosis';
 import { diagnosisQuery } from '../schemas/diagnosis';
@@ -50,6 +51,7 @@ import {
   NEW_REFERRAL,
   PADDLE_ALERT_EXAMPLE,
   PROVIDER_BODY_EXAMPLE,
+  PAYOUT_RAIL_BODY_EXAMPLE,
   REFERRAL_ID,
   SUBSCRIPTION_ID,
   USER_IDENTIFIER,
@@ -262,6 +264,39 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     },
     errors: [403, 409],
     examples: { request: PROVIDER_BODY_EXAMPLE },
+  },
+  ListPayoutRails: {
+    tag: 'Dashboard',
+    summary: 'List the payout rails',
+    description:
+      "The account's connected payout rails (PayPal Payouts, Stripe Connect, Wise): each one's public part and the webhook path to register at the rail, never a secret; and every rail's connection form in `rail_options`. Dashboard session of an owner or admin only; an API key is refused with 403.",
+    query: noQuery,
+    success: { status: 200, description: 'The connected rails and the forms.', body: { component: 'PayoutRails' } },
+    errors: [403],
+  },
+  SetPayoutRail: {
+    tag: 'Dashboard',
+    summary: 'Connect a payout rail',
+    description:
+      '`kind` is `paypal` (`client_id`, `client_secret`, `webhook_id`), `stripe` (`secret_key`, `webhook_secret`, `connect_webhook_secret`) or `wise` (`api_token`, `profile_id`, `webhook_public_key` (PEM)); every rail takes an optional `api_url` (its production API by default, or its sandbox; other URLs only where emulators are allowed). The credentials are checked at the rail first: refused or unreachable answers 400 on the field concerned (or `detail`) and stores nothing. Secrets are stored encrypted in their own items and never shown again; replacing a connection replaces it whole. Dashboard session of an owner or admin only; an API key is refused with 403. An unknown kind is a 404.',
+    params: { kind: '`paypal`, `stripe` or `wise`.' },
+    body: payoutRailBody,
+    success: {
+      status: 200,
+      description: "The connection's public part and the webhook path(s) to register at the rail.",
+      body: { component: 'PayoutRail' },
+    },
+    errors: [403, 404],
+    examples: { request: PAYOUT_RAIL_BODY_EXAMPLE },
+  },
+  DeletePayoutRail: {
+    tag: 'Dashboard',
+    summary: 'Disconnect a payout rail',
+    description:
+      'Removes the connection and its secrets (a rail that was not connected answers the same). Dashboard session of an owner or admin only; an API key is refused with 403. An unknown kind is a 404.',
+    params: { kind: '`paypal`, `stripe` or `wise`.' },
+    success: { status: 204, description: 'Disconnected.' },
+    errors: [403, 404],
   },
 
   ListReferrals: {

@@ -8,6 +8,7 @@ import { EVENT_TYPES } from '../domain/events';
 import { SUBSCRIPTION_STATUSES } from './query';
 import { PAYOUT_STATUSES, REWARD_STATUSES, VOID_REASONS } from '../domain/lifecycle';
 import { PROVIDER_KINDS } from '../billing/registry';
+import { RAIL_DEFINITIONS } from '../rails/registry';
 
 const amount = v.pipe(v.string(), v.regex(/^\d+\.\d{2}$/), v.description('Decimal amount with two decimals.'), v.examples(['15.00']));
 const unixSeconds = v.pipe(v.number(), v.integer(), v.description('Unix timestamp (seconds).'));
@@ -497,6 +498,62 @@ export const accountResponse = v.strictObject({
     v.description(
       'The providers an account can connect (shared/billing/registry.ts), with the fields of their connection form besides the common `api_url`: the dashboard renders its form from them.',
     ),
+  ),
+});
+
+// ---- payout rails (docs/payouts.md "Connecting a rail") ----
+
+const RAIL_KINDS = RAIL_DEFINITIONS.map((d) => d.kind);
+
+/** A connected payout rail's public part (never a secret). */
+export const payoutRailResponse = v.strictObject({
+  kind: v.picklist(RAIL_KINDS),
+  name: v.pipe(v.string(), v.description('"PayPal Payouts", "Stripe Connect" or "Wise".')),
+  api_url: v.pipe(v.string(), v.description("The rail's API base URL (its production API unless another was given).")),
+  settings: v.pipe(
+    v.record(v.string(), v.string()),
+    v.description(
+      "The connection's fields that are not secrets (PayPal `client_id`, `webhook_id`; Wise `profile_id`, `webhook_public_key`).",
+    ),
+  ),
+  connected_at: v.pipe(v.number(), v.integer(), v.description('When it was connected or last replaced (Unix seconds).')),
+  webhook_path: v.pipe(
+    v.string(),
+    v.description(
+      "Where the rail sends its webhooks, relative to the API's base URL: `/webhooks/<rail>/{account_id}/`. Register it at the rail.",
+    ),
+  ),
+  connect_webhook_path: v.optional(
+    v.pipe(
+      v.string(),
+      v.description('Stripe only: the endpoint for events on connected accounts (the same intake, told apart by its signing secret).'),
+    ),
+  ),
+});
+
+/** The account's connected rails and every rail's connection form. */
+export const payoutRailsResponse = v.strictObject({
+  connected: v.array(payoutRailResponse),
+  rail_options: v.pipe(
+    v.array(
+      v.strictObject({
+        kind: v.picklist(RAIL_KINDS),
+        name: v.string(),
+        default_api_url: v.string(),
+        fields: v.array(
+          v.strictObject({
+            name: v.pipe(v.string(), v.description('The property of the PUT /v1/account/payout-rails/{kind}/ body.')),
+            label: v.string(),
+            type: v.picklist(['text', 'password', 'textarea', 'integer']),
+            required: v.boolean(),
+            secret: v.pipe(v.boolean(), v.description('Write-only: stored encrypted, never shown again.')),
+            placeholder: v.optional(v.string()),
+            hint: v.optional(v.string()),
+          }),
+        ),
+      }),
+    ),
+    v.description('Every rail an account can connect, with its form fields besides the common `api_url`.'),
   ),
 });
 

@@ -144,6 +144,9 @@ describe('route table', () => {
     'POST /v1/api-keys/',
     'DELETE /v1/api-keys/{id}/',
     'POST /v1/account/provider/',
+    'GET /v1/account/payout-rails/',
+    'PUT /v1/account/payout-rails/{kind}/',
+    'DELETE /v1/account/payout-rails/{kind}/',
   ];
   // The member portal (docs/portal.md): its API is /portal/v1/ and takes
   // only a portal session; the link's opening takes the link token (no credential, rate limited per IP).
