@@ -28,6 +28,7 @@ import { issueUnsubscribeToken } from '../../shared/store/unsubscribe';
 import { recordDynamoCalls } from '../support/dynamo-calls';
 import { responseValidator } from '../support/openapi';
 import { startTestQueues, type TestQueues } from '../support/queues';
+import { startPaypalEmulator, type PaypalEmulator } from '../../infra/local/emulators/paypal-payouts';
 
 const signed = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'paddle', 'signed-alerts.json'), 'utf8')) as {
   public_key: string;
@@ -35,6 +36,20 @@ const signed = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'paddle
 };
 
 let queues: TestQueues;
+/** The PayPal Payouts emulator the payout-rail samples connect to (started by the first that needs it). */
+let paypalEmulator: Promise<PaypalEmulator> | undefined;
+const paypalRail = () => {
+  paypalEmulator ??= startPaypalEmulator({ settleAfterMs: null });
+  return paypalEmulator;
+};
+/** PUT /v1/account/payout-rails/paypal/ as the owner, against the emulator. */
+async function connectPaypalRail(): Promise<ApiResponse> {
+  const emulator = await paypalRail();
+  return api('PUT', '/v1/account/payout-rails/paypal/', {
+    headers: owner.headers,
+    body: { api_url: emulator.url, client_id: emulator.clientId, client_secret: emulator.clientSecret, webhook_id: emulator.webhookId },
+  });
+}
 let key: string;
 let publishableKey: string;
 let accountId: string;
@@ -65,6 +80,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await queues?.stop();
+  await (await paypalEmulator)?.stop();
   delete process.env.WEBHOOK_ALLOW_LOOPBACK;
 });
 
@@ -430,6 +446,16 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
         api_url: 'http://127.0.0.1:9',
       },
     });
+  },
+  // Payout rails: PayPal connected against its emulator (the credentials are checked there first).
+  ListPayoutRails: async () => {
+    await must(connectPaypalRail(), 200);
+    return api('GET', '/v1/account/payout-rails/', asOwner());
+  },
+  SetPayoutRail: connectPaypalRail,
+  DeletePayoutRail: async () => {
+    await must(connectPaypalRail(), 200);
+    return api('DELETE', '/v1/account/payout-rails/paypal/', asOwner());
   },
   // The member portal: a link made with the key, opened; the portal API with its session.
   CreatePortalSession: async () =>
