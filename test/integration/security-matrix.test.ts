@@ -381,6 +381,8 @@ function pathFor(route: Route): string {
     if (route.path.startsWith('/v1/team/')) return ids.teamMember;
     if (route.path.startsWith('/v1/api-keys/')) return ids.apiKeyRecord;
     if (route.path.startsWith('/v1/applications/')) return ids.application;
+    // A payout rail's kind (its connection is per account: no other account's id in it).
+    if (route.path.startsWith('/v1/account/payout-rails/')) return 'paypal';
     throw new Error(`no id for {${name}} in ${route.path}`);
   });
 }
@@ -426,6 +428,8 @@ function bodyFor(route: Route): unknown {
       return { name: 'mallory' };
     case 'SetProviderConnection':
       return { kind: 'stripe', secret_key: 'sk_test_mallory0000000001', webhook_secret: 'whsec_mallory0000000001' };
+    case 'SetPayoutRail':
+      return { client_id: 'mallory', client_secret: 'mallory', webhook_id: 'mallory', api_url: 'http://127.0.0.1:9' };
     default:
       return undefined;
   }
@@ -542,11 +546,14 @@ describe('the matrix covers the route table', () => {
     for (const route of keyedRoutes) expect(() => pathFor(route)).not.toThrow();
     expect(sessionRoutes.map((r) => r.name).sort()).toEqual([
       'CreateApiKey',
+      'DeletePayoutRail',
       'InviteTeamMember',
       'ListApiKeys',
+      'ListPayoutRails',
       'ListTeam',
       'RemoveTeamMember',
       'RevokeApiKey',
+      'SetPayoutRail',
       'SetProviderConnection',
       'UpdateTeamMember',
     ]);
@@ -774,7 +781,8 @@ describe('session-only routes: the team, API keys and the provider connection', 
 
   it("B's owner session with A's team member and key ids: 404, and A's key keeps working", async () => {
     const before = await snapshotOfA();
-    const idRoutes = sessionRoutes.filter((r) => r.path.includes('{'));
+    // The payout rails' {kind} is no id: B's session reaches B's own rail connections there.
+    const idRoutes = sessionRoutes.filter((r) => r.path.includes('{') && !r.path.startsWith('/v1/account/payout-rails/'));
     expect(idRoutes.map((r) => r.name).sort()).toEqual(['RemoveTeamMember', 'RevokeApiKey', 'UpdateTeamMember']);
     for (const route of idRoutes) {
       const res = await send(route, ownerB.headers);
