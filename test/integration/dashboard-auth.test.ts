@@ -601,6 +601,8 @@ describe('roles', () => {
       'api-keys': keyRecord.id,
       // Refused before any lookup: an application id of the right shape is enough.
       applications: `app_${'0'.repeat(32)}`,
+      // /v1/account/payout-rails/{kind}/: a rail's kind.
+      account: 'paypal',
     };
     const bodies: Record<string, unknown> = {
       CreateReferral: { user_identifier: 'by-viewer', member_code: 'X' },
@@ -623,6 +625,7 @@ describe('roles', () => {
       CreateApiKey: { name: 'by viewer' },
       UpdateAccount: { name: 'by viewer', embed_origins: ['https://evil.example'] },
       SetProviderConnection: { kind: 'stripe', secret_key: 'sk_test_byviewer123', webhook_secret: 'whsec_byviewer123' },
+      SetPayoutRail: { client_id: 'by-viewer', client_secret: 'by-viewer', webhook_id: 'by-viewer' },
       CreateMemberLink: { slug: 'by-viewer' },
       RejectApplication: { reason: 'viewer' },
     };
@@ -659,6 +662,8 @@ describe('roles', () => {
         'RevokeApiKey',
         'UpdateAccount',
         'SetProviderConnection',
+        'SetPayoutRail',
+        'DeletePayoutRail',
         'DeleteReferral',
       ]),
     );
@@ -676,6 +681,11 @@ describe('roles', () => {
     }
     // But not the team or the keys (owner only).
     expect(await answer(http('GET', '/v1/team/', { session: logins.viewer }))).toEqual([403, { detail: PERMISSION_DENIED }]);
+    // Nor the payout rails' connections (owner or admin).
+    expect(await answer(http('GET', '/v1/account/payout-rails/', { session: logins.viewer }))).toEqual([
+      403,
+      { detail: PERMISSION_DENIED },
+    ]);
   });
 
   it('finance approves and voids rewards and acts on payouts and batches, but may not create a campaign', async () => {
