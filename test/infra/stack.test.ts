@@ -27,6 +27,7 @@ import {
   WEBHOOK_SECRET_KEY_PATTERN,
   PROVIDER_WEBHOOK_SECRET_KEY_PATTERN,
   TAX_DETAILS_KEY_PATTERN,
+  RAIL_SECRET_KEY_PATTERN,
 } from '../../infra/cloud/api-stack';
 import { RefloopFunction } from '../../infra/cloud/function';
 import { DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY, eventSourceCap } from '../../infra/cloud/queue-worker';
@@ -40,6 +41,7 @@ import { RefloopStatefulStack } from '../../infra/cloud/stateful-stack';
 import { QUEUES, type QueueName } from '../../shared/queue/queues';
 import { keys } from '../../shared/store/table';
 import { taxKeys } from '../../shared/store/tax-details';
+import { railKeys } from '../../shared/store/rail-connections';
 import { PORTAL_HTML_DEFINE } from '../../shared/portal/page';
 import { flatLogicalId, flatTemplate } from './templates';
 
@@ -508,7 +510,8 @@ describe('queues, workers and schedules', () => {
           s.Effect === 'Deny' &&
           s.Sid !== 'DenyWebhookSecretItems' &&
           s.Sid !== 'DenyProviderWebhookSecretItems' &&
-          s.Sid !== 'DenyTaxDetailItems',
+          s.Sid !== 'DenyTaxDetailItems' &&
+          s.Sid !== 'DenyRailSecretItems',
       );
       if (user.providerSecrets) {
         expect({ fn: user.name, denies }).toEqual({ fn: user.name, denies: [] });
@@ -577,6 +580,25 @@ describe('queues, workers and schedules', () => {
     const like = new RegExp(`^${TAX_DETAILS_KEY_PATTERN.replace(/\?/g, '.').replace('*', '.*')}$`);
     expect(taxKeys.item('0123456789abcdef', '0'.repeat(32)).pk).toMatch(like);
     expect(keys.memberIdentifierClaim('0123456789abcdef', 'x#TAX#DETAILS').pk).not.toMatch(like);
+  });
+
+  it('denies the payout-rail secrets to every function but the routes that write and delete them', () => {
+    const allowed = routes.filter((r) => r.railSecrets).map((r) => r.name);
+    expect(allowed.sort()).toEqual(['DeletePayoutRail', 'SetPayoutRail']);
+    for (const user of users) {
+      const deny = statementsOf(user.name).filter((s) => s.Effect === 'Deny' && s.Sid === 'DenyRailSecretItems');
+      if (allowed.includes(user.name)) {
+        expect({ fn: user.name, deny }).toEqual({ fn: user.name, deny: [] });
+        continue;
+      }
+      expect({ fn: user.name, condition: deny[0]?.Condition }).toEqual({
+        fn: user.name,
+        condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [RAIL_SECRET_KEY_PATTERN] } },
+      });
+    }
+    const like = new RegExp(`^${RAIL_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`);
+    expect(railKeys.secret('0123456789abcdef', 'paypal').pk).toMatch(like);
+    expect(railKeys.settings('0123456789abcdef', 'paypal').pk).not.toMatch(like);
   });
 
   it("denies Paddle Billing's and Stripe's webhook secret to every function but their intakes (denied the API secret) and the provider connection route", () => {
@@ -1100,7 +1122,7 @@ describe('operations (issue 17)', () => {
         'SubscriptionSync',
         'WebhookDelivery',
       ]);
-      expect(encrypt).toEqual(['CreateWebhookEndpoint', 'PutPortalTaxDetails', 'SetProviderConnection']);
+      expect(encrypt).toEqual(['CreateWebhookEndpoint', 'PutPortalTaxDetails', 'SetPayoutRail', 'SetProviderConnection']);
       // The same lists, from the flags of the route and worker tables.
       expect(decrypt).toEqual(
         [
