@@ -26,7 +26,7 @@ export const roleMay = (role: Role, access: Access): boolean => ALLOWED[access].
 
 export const PERMISSION_DENIED = 'You do not have permission to perform this action.';
 export const CROSS_SITE_REFUSED = 'Cross-site request refused: the Origin header does not match this site.';
-export const SESSION_ONLY = 'API keys cannot manage the team, API keys or the provider connection; use the dashboard.';
+export const SESSION_ONLY = 'API keys cannot manage the team, API keys, the provider connection or the payout rails; use the dashboard.';
 
 export const SESSION_COOKIE = 'refloop_session';
 /** A session lives 12 hours after its last use (sliding). */

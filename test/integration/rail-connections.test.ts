@@ -10,6 +10,7 @@ import { startPaypalEmulator, type PaypalEmulator } from '../../infra/local/emul
 import { startStripeEmulator, type StripeEmulator } from '../../infra/local/emulators/stripe';
 import { startWiseEmulator, type WiseEmulator } from '../../infra/local/emulators/wise';
 import { resetConfig } from '../../shared/config';
+import { SESSION_ONLY } from '../../shared/domain/team';
 import { LOCAL_PREFIX } from '../../shared/secrets';
 import { getItem } from '../../shared/store/ops';
 import { railConnection, railKeys } from '../../shared/store/rail-connections';
@@ -138,7 +139,7 @@ describe('PUT /v1/account/payout-rails/{kind}/', () => {
   it('an API key gets 403, a viewer 403, a finance member 403; nothing changes', async () => {
     const before = await getItem(railKeys.settings(accountId, 'paypal'));
     const byKey = await put('paypal', bodies().paypal, null, apiKey);
-    expect(byKey.status).toBe(403);
+    expect([byKey.status, byKey.body]).toEqual([403, { detail: SESSION_ONLY }]);
     expect((await api('GET', '/v1/account/payout-rails/', { key: apiKey })).status).toBe(403);
     expect((await api('DELETE', '/v1/account/payout-rails/paypal/', { key: apiKey })).status).toBe(403);
     for (const role of ['viewer', 'finance'] as const) {
