@@ -52,6 +52,10 @@ import { newApplicationId } from '../../shared/domain/applications';
 import { tokenHash } from '../../shared/domain/team';
 import { issueJoinConfirmation } from '../../shared/flows/applications';
 import { joinRequestExpiry, putJoinRequest } from '../../shared/store/applications';
+import { startPaypalEmulator, type PaypalEmulator } from '../../infra/local/emulators/paypal-payouts';
+
+let paypalRail: PaypalEmulator | undefined;
+const allowLoopback = process.env.WEBHOOK_ALLOW_LOOPBACK;
 
 interface Budget {
   /** Sequential DynamoDB round trips (docs/design/architecture.md "Round-trip budgets"). */
@@ -231,6 +235,11 @@ const BUDGETS: Record<string, Budget> = {
   UpdateAccount: budget(5, 5),
   // provider connection: session -> (limit) -> settings + subscriptions counter BatchGet -> one transaction -> the settings' BatchGet.
   SetProviderConnection: budget(5, 5),
+  // Payout rails (docs/payouts.md "Connecting a rail"): the session, then one Query; a connection is checked
+  // at the rail (an HTTP call, not DynamoDB) and written in one transaction.
+  ListPayoutRails: budget(2, 2),
+  SetPayoutRail: budget(2, 2),
+  DeletePayoutRail: budget(2, 2),
 
   // ---- the member portal (docs/portal.md) ----
   // portal link: (limit) -> one transaction (member check, link, its ref).
@@ -440,6 +449,9 @@ function billingNotification(): Omit<ApiOptions, 'key'> {
 }
 
 afterAll(async () => {
+  await paypalRail?.stop();
+  if (allowLoopback === undefined) delete process.env.WEBHOOK_ALLOW_LOOPBACK;
+  else process.env.WEBHOOK_ALLOW_LOOPBACK = allowLoopback;
   for (const id of connected) await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(id) }));
   await queues?.stop();
   await paddle?.stop();
@@ -1179,6 +1191,21 @@ const SCENARIOS: Record<string, Scenario> = {
       { label: 'new Stripe secrets', session: admin, options: { body: { ...stripe, secret_key: 'rk_test_roundtripsConnect02' } } },
     ];
   },
+
+  ListPayoutRails: async () => [{ label: 'connected rails', session: true }],
+  SetPayoutRail: async () => {
+    // Checked at the rail before it is stored: a PayPal emulator of its own, on loopback (allowed here).
+    paypalRail ??= await startPaypalEmulator({ port: 0 });
+    process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
+    const body = {
+      api_url: paypalRail.url,
+      client_id: paypalRail.clientId,
+      client_secret: paypalRail.clientSecret,
+      webhook_id: paypalRail.webhookId,
+    };
+    return [{ label: 'connect PayPal', session: true, params: { kind: 'paypal' }, options: { body } }];
+  },
+  DeletePayoutRail: async () => [{ label: 'disconnect PayPal', session: true, params: { kind: 'paypal' } }],
 
   // ---- applications ----
   JoinPage: async () => {
