@@ -682,7 +682,9 @@ function parse(argv: string[]): { command: Command; values: Values } {
   } catch (err) {
     // parseArgs messages can span lines; the first one says what is wrong. A stray argument is quoted back
     // as '<redacted>': it may be a secret pasted in the wrong place (an auth code, an API key).
-    const first = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+    // (parseArgs's TypeError is read by its message, not by instanceof: under Jest it comes from another realm.)
+    const message = (err as { message?: unknown } | null)?.message;
+    const first = (typeof message === 'string' ? message : String(err)).split('\n')[0] ?? '';
     throw new UsageError(`${first.replace(/^Unexpected argument '[\s\S]*?'(?=\. )/, "Unexpected argument '<redacted>'")}; ${usage}`);
   }
   for (const flag of command.required) {
@@ -773,42 +775,56 @@ function describe(err: unknown, endpoint: string | undefined): string {
   return `${err instanceof Error ? err.name : 'Error'}: ${message}`;
 }
 
-async function main(argv: string[]): Promise<number> {
+/** Where the CLI writes: the process's streams, or a test's buffers (test/integration/admin-cli.test.ts runs it in process). */
+export interface CliOutput {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const PROCESS_OUTPUT: CliOutput = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+/** Runs one command and answers its exit code: 0 done, 1 failed, 2 a usage error. */
+export async function main(argv: string[], out: CliOutput = PROCESS_OUTPUT): Promise<number> {
   // No command: the help, on stderr, and exit 2 (a script that forgot its arguments must not look successful).
   if (argv.length === 0) {
-    process.stderr.write(help());
+    out.stderr(help());
     return 2;
   }
   if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
     const found = commandOf(argv[0] === 'help' ? argv.slice(1) : argv);
-    process.stdout.write(found ? `usage: ${commandUsage('admin', found.name, found.command)}\n\n${found.command.summary}\n` : help());
+    out.stdout(found ? `usage: ${commandUsage('admin', found.name, found.command)}\n\n${found.command.summary}\n` : help());
     return 0;
   }
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
   } catch (err) {
-    process.stderr.write(`admin: ${err instanceof Error ? err.message : String(err)}\n`);
+    out.stderr(`admin: ${err instanceof Error ? err.message : String(err)}\n`);
     return 2;
   }
   const endpoint = configureEnvironment();
   try {
     if (endpoint !== undefined && isLocalEndpoint(endpoint)) await ensureTable(rawClient(), tableName());
     const result = await parsed.command.run(parsed.values);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    out.stdout(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (err) {
-    process.stderr.write(`admin: ${describe(err, endpoint).replace(/\s*\n\s*/g, ' ')}\n`);
+    out.stderr(`admin: ${describe(err, endpoint).replace(/\s*\n\s*/g, ' ')}\n`);
     return err instanceof UsageError ? 2 : 1;
   } finally {
     resetClients();
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => (process.exitCode = code),
-  (err: unknown) => {
-    process.stderr.write(`admin: ${String(err)}\n`);
-    process.exitCode = 1;
-  },
-);
+// Run as a program (`npm run admin`); imported, the module only exports main.
+if (require.main === module)
+  main(process.argv.slice(2)).then(
+    (code) => (process.exitCode = code),
+    (err: unknown) => {
+      process.stderr.write(`admin: ${String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
