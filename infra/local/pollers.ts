@@ -23,11 +23,18 @@ import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSMessageAtt
 import { scheduledJobs, workers as workerTable, type QueueWorker, type ScheduledJob } from '../../functions/workers';
 import type { QueueName } from '../../shared/queue/queues';
 import { errorFields, log } from '../../shared/log';
+import { inProcessEndpoints, sendsAnswered, sqsActivity } from './sqs';
 
 const REPO_ROOT = join(__dirname, '..', '..');
 const ACCOUNT_ID = '000000000000';
 /** Pause after an empty short poll (waitTimeSeconds 0); local-aws-sqs itself answers after ~40 ms. */
 const IDLE_MS = 50;
+/**
+ * The same pause when the queue server runs in this process: a send to it ends the pause at once
+ * (infra/local/sqs.ts sqsActivity), so the pause only bounds how late a message made visible again
+ * (a visibility timeout ended) is seen.
+ */
+const IDLE_IN_PROCESS_MS = 500;
 /** Pause after a failed receive or a handler that would not load. */
 const BACKOFF_MS = 2_000;
 
@@ -196,6 +203,25 @@ export function startPollers(options: PollerOptions): Pollers {
       stopping.signal.addEventListener('abort', done);
     });
 
+  /** After an empty short poll: IDLE_MS, or until the in-process queue server takes a message. */
+  const idle = (sendsBefore: number): Promise<void> => {
+    if (!inProcessEndpoints.has(options.endpoint)) return sleep(IDLE_MS);
+    // A send answered while the empty receive was under way: poll again now.
+    if (sendsAnswered(options.endpoint) !== sendsBefore) return Promise.resolve();
+    return new Promise<void>((ok) => {
+      const done = () => {
+        sqsActivity.off(options.endpoint, done);
+        clearTimeout(timer);
+        stopping.signal.removeEventListener('abort', done);
+        ok();
+      };
+      const timer = setTimeout(done, IDLE_IN_PROCESS_MS);
+      sqsActivity.on(options.endpoint, done);
+      if (stopping.signal.aborted) return done();
+      stopping.signal.addEventListener('abort', done);
+    });
+  };
+
   function poller(worker: QueueWorker) {
     const queueUrl = options.queueUrls[worker.queue];
     const dlqUrl = options.dlqUrls[worker.queue];
@@ -284,6 +310,7 @@ export function startPollers(options: PollerOptions): Pollers {
     async function lane(): Promise<void> {
       while (!stopping.signal.aborted) {
         let received: Message[];
+        const sendsBefore = sendsAnswered(options.endpoint);
         try {
           const out = await client.send(
             new ReceiveMessageCommand({
@@ -312,7 +339,7 @@ export function startPollers(options: PollerOptions): Pollers {
             await sleep(BACKOFF_MS);
           }
         } else if (waitTimeSeconds === 0) {
-          await sleep(IDLE_MS);
+          await idle(sendsBefore);
         }
       }
     }

@@ -8,6 +8,7 @@
 //   it has messages), which is what a Lambda event source with a 1 s batching window does;
 // - a message whose visibility timeout ends during a long poll is received twice by that poll, so
 //   keep the poll's wait time below the visibility timeout (the pollers also de-duplicate a batch).
+import { EventEmitter } from 'node:events';
 import { createServer } from 'node:http';
 import { createRequestHandler } from 'local-aws-sqs';
 import { workers } from '../../functions/workers';
@@ -43,6 +44,18 @@ const ACCOUNT_ID = '000000000000';
 
 export const dlqName = (queue: QueueName): string => `${queue}-dlq`;
 
+/**
+ * Sends to a local SQS of this process: an event named by the queue server's endpoint after each
+ * SendMessage(Batch) it answered. Pollers of the same process wait on it between short polls instead
+ * of polling every few milliseconds (which kept a core a fifth busy in every test file with pollers).
+ */
+export const sqsActivity = new EventEmitter().setMaxListeners(0);
+/** Endpoints of the local SQS servers running in this process (their sends are announced on sqsActivity). */
+export const inProcessEndpoints = new Set<string>();
+const sendCounts = new Map<string, number>();
+/** Sends answered so far by this process's local SQS at `endpoint`: a poller compares it across a receive. */
+export const sendsAnswered = (endpoint: string): number => sendCounts.get(endpoint) ?? 0;
+
 export async function startLocalSqs(options: LocalSqsOptions = {}): Promise<LocalSqs> {
   const region = options.region ?? (process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1');
   const maxReceiveCount = options.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT;
@@ -72,7 +85,16 @@ export async function startLocalSqs(options: LocalSqsOptions = {}): Promise<Loca
     emulateQueueCreationLifecycle: false,
     queues,
   });
-  const server = createServer((req, res) => void requestHandler(req, res));
+  const server = createServer((req, res) => {
+    // A message sent wakes this process's idle short-poll pollers (infra/local/pollers.ts) at once.
+    const target = req.headers['x-amz-target'];
+    if (typeof target === 'string' && target.startsWith('AmazonSQS.SendMessage'))
+      res.once('finish', () => {
+        sendCounts.set(endpoint, (sendCounts.get(endpoint) ?? 0) + 1);
+        sqsActivity.emit(endpoint);
+      });
+    void requestHandler(req, res);
+  });
   // Pollers hold keep-alive sockets; they must not keep a test process alive.
   server.unref();
   await new Promise<void>((ok, fail) => {
@@ -87,6 +109,7 @@ export async function startLocalSqs(options: LocalSqsOptions = {}): Promise<Loca
   // Queue URLs are built from the service's port, which is 0 until now when a free port was asked for.
   service.PORT = address.port;
   const endpoint = `http://127.0.0.1:${address.port}`;
+  inProcessEndpoints.add(endpoint);
   const url = (name: string) => `${endpoint}/${ACCOUNT_ID}/${name}`;
   const queueUrls = Object.fromEntries(QUEUE_NAMES.map((q) => [q, url(q)])) as Record<QueueName, string>;
   const dlqUrls = Object.fromEntries(QUEUE_NAMES.map((q) => [q, url(dlqName(q))])) as Record<QueueName, string>;
@@ -101,6 +124,7 @@ export async function startLocalSqs(options: LocalSqsOptions = {}): Promise<Loca
     },
     stop: () => {
       stopped ??= new Promise<void>((ok) => {
+        inProcessEndpoints.delete(endpoint);
         service.resetAll();
         server.close(() => ok());
         // Open long polls and idle keep-alive sockets would hold close() up.
