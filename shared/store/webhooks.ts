@@ -130,10 +130,16 @@ export async function listEndpoints(accountId: string, page: PageRequest) {
   return { ...result, items: result.items.map((i) => toEndpoint(i)).filter((e): e is WebhookEndpoint => e !== null), count };
 }
 
-/** Every endpoint of an account (at most MAX_ENDPOINTS), for the fan-out. */
-export async function allEndpoints(accountId: string): Promise<WebhookEndpoint[]> {
+/**
+ * Every endpoint of an account (at most MAX_ENDPOINTS), for the fan-out, with the millisecond it was created
+ * (`created_ms`, stored beside the view's seconds; 0 for endpoints created before it was stored).
+ */
+export async function allEndpoints(accountId: string): Promise<(WebhookEndpoint & { created_ms: number })[]> {
   const items = await queryAll({ partitionValue: keys.webhookEndpointCollection(accountId), consistent: true });
-  return items.map((i) => toEndpoint(i)).filter((e): e is WebhookEndpoint => e !== null);
+  return items.flatMap((i) => {
+    const endpoint = toEndpoint(i);
+    return endpoint ? [{ ...endpoint, created_ms: Number(i.created_ms ?? 0) }] : [];
+  });
 }
 
 /** Creates an endpoint and its secret (stored encrypted) in one transaction (1 TransactWriteItems). */
@@ -143,6 +149,7 @@ export async function createEndpoint(
   secret: string,
 ): Promise<WebhookEndpoint> {
   const stored = await encryptSecret(accountId, secret);
+  const createdMs = Date.now();
   const endpoint: WebhookEndpoint = {
     id: newEntityId(),
     url: input.url,
@@ -151,7 +158,7 @@ export async function createEndpoint(
     enabled: input.enabled,
     disabled_reason: null,
     failing_since: null,
-    created_at: Math.floor(Date.now() / 1000),
+    created_at: Math.floor(createdMs / 1000),
     delivery_count: 0,
     version: 1,
   };
@@ -160,7 +167,8 @@ export async function createEndpoint(
       {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.webhookEndpoint(accountId, endpoint.id), type: 'WebhookEndpoint', ...endpoint },
+          // created_ms: the fan-out sends an endpoint only the events that happened after it was created.
+          Item: { ...keys.webhookEndpoint(accountId, endpoint.id), type: 'WebhookEndpoint', ...endpoint, created_ms: createdMs },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },

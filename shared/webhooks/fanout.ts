@@ -19,7 +19,11 @@ export async function dispatchEvent(accountId: string, eventId: string): Promise
   if (item?.type !== 'Event' || item.gsi2pk === undefined) return { deliveries: 0 }; // gone or dispatched
   const event = { id: eventId, type: item.event_type as EventType, created_ms: Number(item.created_ms) };
   const now = clock.now();
-  const targets = (await allEndpoints(accountId)).filter((e) => e.enabled && e.events.includes(event.type));
+  // An endpoint receives the events that happened after it was created, even when their dispatch was late
+  // (an event of a moment before the endpoint existed is not news to it).
+  const targets = (await allEndpoints(accountId)).filter(
+    (e) => e.enabled && e.events.includes(event.type) && e.created_ms <= event.created_ms,
+  );
   const created = await Promise.all(targets.map(async (e) => ((await createDelivery(accountId, e.id, event, now)) ? e.id : null)));
   const messages: DeliverMessage[] = created
     .filter((id): id is string => id !== null)
