@@ -10,7 +10,8 @@ import { createAccount, ensurePublishableKey, findPrincipalByApiKey } from '../.
 import { addTeamMember, membershipsOf } from '../../shared/store/team';
 import { handOverLoginLink } from '../../shared/email/login-links';
 import { errorFields, log } from '../../shared/log';
-import { resetClients } from '../../shared/store/client';
+import { rawClient, resetClients } from '../../shared/store/client';
+import { ensureTable } from '../../shared/store/create-table';
 import { resetSecrets } from '../../shared/secrets';
 import { recordServiceSecretsKey } from '../../shared/secrets/fingerprint';
 import type { ProviderKind } from '../../shared/billing/registry';
@@ -56,6 +57,17 @@ export interface LocalOptions {
   buildDashboard?: boolean;
   /** The site's origin for links and the CSRF check (PUBLIC_BASE_URL); default the gateway's own URL. */
   publicBaseUrl?: string;
+  /**
+   * A DynamoDB Local already running (the test run's, in memory) instead of starting one on DATA_DIR: the
+   * table is created on it if missing. For the browser suites, which need npm start's parts, not a second Java.
+   */
+  dynamodbEndpoint?: string;
+  /**
+   * Short polls between which a send to the local queues wakes the pollers at once, instead of the Lambda's
+   * 1 s batching window that npm start plays (default false). For the test suites: a flow crosses its
+   * queues in milliseconds instead of up to a second per queue.
+   */
+  shortPolls?: boolean;
 }
 
 export interface DemoAccount {
@@ -172,8 +184,10 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     resetClients();
   };
   try {
-    const dynamo = await startDynamoLocal({ port: options.dynamodbPort ?? 8000, path: join(dataDir, 'dynamodb'), tableName });
-    stops.push(dynamo.stop);
+    const dynamo = options.dynamodbEndpoint
+      ? { endpoint: options.dynamodbEndpoint }
+      : await startDynamoLocal({ port: options.dynamodbPort ?? 8000, path: join(dataDir, 'dynamodb'), tableName });
+    if ('stop' in dynamo) stops.push(dynamo.stop);
     // The handlers read their configuration once; set it before the first request and drop any cached copy.
     process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
     process.env.TABLE_NAME = tableName;
@@ -196,6 +210,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     resetConfig();
     resetClients();
     resetSecrets();
+    if (options.dynamodbEndpoint) await ensureTable(rawClient(), tableName);
     // The table records which key its secrets are under (shared/secrets/fingerprint.ts): the admin CLI then
     // refuses to write a secret with another key file (run without this DATA_DIR, say).
     const secretsKey = await recordServiceSecretsKey();
@@ -247,7 +262,12 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     const paddle = handleOf<PaddleEmulator>('paddle-classic');
     const paddleBilling = handleOf<PaddleBillingEmulator>('paddle-billing');
     const stripe = handleOf<StripeEmulator>('stripe');
-    const pollers = startPollers({ endpoint: sqs.endpoint, queueUrls: sqs.queueUrls, dlqUrls: sqs.dlqUrls });
+    const pollers = startPollers({
+      endpoint: sqs.endpoint,
+      queueUrls: sqs.queueUrls,
+      dlqUrls: sqs.dlqUrls,
+      ...(options.shortPolls ? { waitTimeSeconds: 0 } : {}),
+    });
     stops.push(pollers.stop);
     const schedules = startSchedules(options.backfillMinutes ? { everyMinutesOverride: options.backfillMinutes } : {});
     stops.push(schedules.stop);

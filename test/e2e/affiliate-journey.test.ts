@@ -7,7 +7,6 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { freePort } from '../../infra/local/dynamodb';
 import { startLocal, type LocalRuntime } from '../../infra/local/start';
 import { expectNoAxeViolations, launchChromium } from '../support/browser';
 import { pollUntil } from '../support/fixtures';
@@ -70,7 +69,9 @@ async function confirm(page: Page, email: string): Promise<void> {
 beforeAll(async () => {
   runtime = await startLocal({
     port: 0,
-    dynamodbPort: await freePort(),
+    // The run's DynamoDB Local (no Java of its own) and short polls: npm start's parts, at test speed.
+    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
+    shortPolls: true,
     sqsPort: 0,
     paddlePort: 0,
     paddleBillingPort: 0,

@@ -12,7 +12,6 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { freePort } from '../../infra/local/dynamodb';
 import { demoLoginLink, startLocal, type LocalRuntime } from '../../infra/local/start';
 import { REJECT_APPROVED } from '../../shared/domain/applications';
 import { expectNoAxeViolations, launchChromium } from '../support/browser';
@@ -150,7 +149,9 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   runtime = await startLocal({
     port: 0,
-    dynamodbPort: await freePort(),
+    // The run's DynamoDB Local (no Java of its own) and short polls: npm start's parts, at test speed.
+    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
+    shortPolls: true,
     sqsPort: 0,
     paddlePort: 0,
     paddleBillingPort: 0,

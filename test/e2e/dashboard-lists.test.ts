@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, expectNoAxeViolations } from '../support/browser';
-import { freePort } from '../../infra/local/dynamodb';
 import { demoLoginLink, startLocal, type LocalRuntime } from '../../infra/local/start';
 import { approveReward } from '../../shared/flows/lifecycle';
 import { createBatch, markBatchPaid } from '../../shared/flows/payouts';
@@ -87,7 +86,9 @@ let payer: { id: string; identifier: string; code: string };
 beforeAll(async () => {
   runtime = await startLocal({
     port: 0,
-    dynamodbPort: await freePort(),
+    // The run's DynamoDB Local (no Java of its own) and short polls: npm start's parts, at test speed.
+    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
+    shortPolls: true,
     sqsPort: 0,
     paddlePort: 0,
     paddleBillingPort: 0,

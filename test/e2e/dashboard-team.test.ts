@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
-import { freePort } from '../../infra/local/dynamodb';
 import { demoLoginLink, startLocal, type LocalRuntime } from '../../infra/local/start';
 import { pollUntil } from '../support/fixtures';
 
@@ -73,7 +72,9 @@ function rawPost(path: string, host: string, body: unknown): Promise<number> {
 beforeAll(async () => {
   runtime = await startLocal({
     port: 0,
-    dynamodbPort: await freePort(),
+    // The run's DynamoDB Local (no Java of its own) and short polls: npm start's parts, at test speed.
+    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
+    shortPolls: true,
     sqsPort: 0,
     paddlePort: 0,
     paddleBillingPort: 0,

@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, expectNoAxeViolations } from '../support/browser';
 import { routes } from '../../functions/routes';
-import { freePort } from '../../infra/local/dynamodb';
 import { startLocal, type LocalRuntime } from '../../infra/local/start';
 import { CROSS_SITE_REFUSED, PERMISSION_DENIED } from '../../shared/domain/team';
 import { pollUntil } from '../support/fixtures';
@@ -111,7 +110,9 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   runtime = await startLocal({
     port: 0,
-    dynamodbPort: await freePort(),
+    // The run's DynamoDB Local (no Java of its own) and short polls: npm start's parts, at test speed.
+    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
+    shortPolls: true,
     sqsPort: 0,
     paddlePort: 0,
     paddleBillingPort: 0,
