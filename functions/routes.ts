@@ -115,6 +115,15 @@ export const routes: readonly Route[] = [
     queues: ['webhook-events', 'member-emails'],
     timeoutSeconds: 29,
   },
+  // Reads a rail batch back from its rail now (the payout-rails worker does it; docs/payouts.md).
+  {
+    name: 'ReconcilePayoutBatch',
+    method: 'POST',
+    path: '/v1/payout-batches/{id}/reconcile/',
+    entry: 'functions/payout-batches/reconcile.ts',
+    table: 'read',
+    queues: ['payout-rails'],
+  },
   {
     name: 'MarkPayoutFailed',
     method: 'POST',
@@ -131,6 +140,16 @@ export const routes: readonly Route[] = [
     entry: 'functions/payouts/cancel.ts',
     table: 'write',
     timeoutSeconds: 29,
+  },
+  // An unclaimed PayPal payout, its email corrected: the item canceled and sent again (pb_…-r<n>), by the
+  // payout-rails worker (docs/payouts.md).
+  {
+    name: 'ResendPayout',
+    method: 'POST',
+    path: '/v1/payouts/{id}/resend/',
+    entry: 'functions/payouts/resend.ts',
+    table: 'write',
+    queues: ['payout-rails'],
   },
   // Takes up to 5,000 payouts (one conditional write each, 8 at a time): up to API Gateway's 29 s.
   {
@@ -161,6 +180,15 @@ export const routes: readonly Route[] = [
     // The payout-sent email of each payout paid (docs/affiliate-emails.md).
     queues: ['webhook-events', 'member-emails'],
     timeoutSeconds: 29,
+  },
+  // Reads a rail batch back from its rail now (the payout-rails worker does it; docs/payouts.md).
+  {
+    name: 'ReconcilePayoutBatch',
+    method: 'POST',
+    path: '/v1/payout-batches/{id}/reconcile/',
+    entry: 'functions/payout-batches/reconcile.ts',
+    table: 'read',
+    queues: ['payout-rails'],
   },
   // Reports: read the daily (and monthly per-member) buckets the writes keep; one Query per range.
   { name: 'ReportTimeseries', method: 'GET', path: '/v1/reports/timeseries/', entry: 'functions/reports/timeseries.ts', table: 'read' },
@@ -363,6 +391,38 @@ export const routes: readonly Route[] = [
     auth: 'provider-signature',
     providerWebhookSecrets: true,
   },
+  // Payout rails' webhooks (docs/payouts.md "Status back in"): verified with the rail connection's secret
+  // or key before anything is queued, then one SQS send. Literal segments: they win over {provider}.
+  {
+    name: 'PaypalRailWebhook',
+    method: 'POST',
+    path: '/webhooks/paypal/{account_id}/',
+    entry: 'functions/webhooks/paypal.ts',
+    table: 'read',
+    queues: ['payout-rails'],
+    auth: 'provider-signature',
+    railSecrets: true,
+  },
+  {
+    name: 'StripeConnectRailWebhook',
+    method: 'POST',
+    path: '/webhooks/stripe-connect/{account_id}/',
+    entry: 'functions/webhooks/stripe-connect.ts',
+    table: 'read',
+    queues: ['payout-rails'],
+    auth: 'provider-signature',
+    railSecrets: true,
+  },
+  {
+    name: 'WiseRailWebhook',
+    method: 'POST',
+    path: '/webhooks/wise/{account_id}/',
+    entry: 'functions/webhooks/wise.ts',
+    table: 'read',
+    queues: ['payout-rails'],
+    auth: 'provider-signature',
+    railSecrets: true,
+  },
 
   // ---- the dashboard (docs/dashboard.md): login, sessions, team, API keys, account settings ----
   {
@@ -532,6 +592,18 @@ export const routes: readonly Route[] = [
     entry: 'functions/portal/update-me.ts',
     table: 'write',
     auth: 'portal',
+  },
+  // "Set up payouts" for Stripe: the member's Express account (created on first use) and an Account Link
+  // to Stripe's onboarding, which comes back to the portal (docs/portal.md).
+  {
+    name: 'PortalStripeAccountLink',
+    method: 'POST',
+    path: '/portal/v1/me/stripe-account-link/',
+    entry: 'functions/portal/stripe-account-link.ts',
+    table: 'write',
+    auth: 'portal',
+    railSecrets: true,
+    timeoutSeconds: 25,
   },
   { name: 'PortalStats', method: 'GET', path: '/portal/v1/stats/', entry: 'functions/portal/stats.ts', table: 'read', auth: 'portal' },
   {

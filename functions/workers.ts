@@ -19,6 +19,8 @@ export interface QueueWorker {
   providerSecrets: boolean;
   /** Whether it reads webhook signing secrets (to sign deliveries); others are denied them. */
   webhookSecrets?: boolean;
+  /** Whether it reads payout-rail secrets (`A#<acct>#RAIL_SECRET`, to send money); others are denied them. */
+  railSecrets?: boolean;
 }
 
 export interface ScheduledJob {
@@ -90,6 +92,19 @@ export const workers: readonly QueueWorker[] = [
     providerSecrets: false,
     webhookSecrets: true,
   },
+  {
+    // Payout rails (docs/payouts.md): sends a batch through its rail, applies a verified rail webhook's
+    // outcomes to the ledger, reads a batch back from its rail (reconciliation). The one worker that holds
+    // rail secrets. One message at a time: a batch's sends are many calls to the rail.
+    name: 'PayoutRails',
+    entry: 'functions/workers/payout-rails.ts',
+    queue: 'payout-rails',
+    timeoutSeconds: 120,
+    batchSize: 1,
+    sends: ['member-emails', 'payout-rails'],
+    providerSecrets: false,
+    railSecrets: true,
+  },
 ];
 
 export const scheduledJobs: readonly ScheduledJob[] = [
@@ -130,6 +145,16 @@ export const scheduledJobs: readonly ScheduledJob[] = [
     everyMinutes: 1,
     timeoutSeconds: 60,
     sends: ['webhook-events', 'webhook-deliveries'],
+    providerSecrets: false,
+  },
+  {
+    // Hourly: queues a reconcile-rail-batch message for each rail batch still processing (a registry of
+    // open rail batches, a Query; docs/payouts.md "Reconciliation").
+    name: 'PayoutReconcile',
+    entry: 'functions/workers/payout-reconcile.ts',
+    everyMinutes: 60,
+    timeoutSeconds: 60,
+    sends: ['payout-rails'],
     providerSecrets: false,
   },
 ];

@@ -2,6 +2,8 @@
 // workers, and the messages they carry. CDK, the local runtime and the publisher all take the queue
 // list from here; a function learns a queue's URL from the environment variable named here.
 import type { ProviderKind } from '../billing/port';
+import type { RailKind } from '../rails/definition';
+import type { RailItemOutcome } from '../rails/port';
 
 export const QUEUES = {
   /** Verified Paddle alerts and background-sync pages, consumed by the subscription-sync worker. */
@@ -16,6 +18,11 @@ export const QUEUES = {
   'webhook-events': { envVar: 'WEBHOOK_EVENTS_QUEUE_URL' },
   /** One delivery attempt of one event to one endpoint. */
   'webhook-deliveries': { envVar: 'WEBHOOK_DELIVERIES_QUEUE_URL' },
+  /**
+   * Payout rails (docs/payouts.md): a batch to send through its rail, a verified rail webhook's outcomes, a
+   * batch to reconcile with its rail; consumed by the payout-rails worker, the one that holds rail secrets.
+   */
+  'payout-rails': { envVar: 'PAYOUT_RAILS_QUEUE_URL' },
 } as const;
 
 export type QueueName = keyof typeof QUEUES;
@@ -195,6 +202,39 @@ export interface AffiliateEmailMessage {
   month?: string;
 }
 
+/** Send a rail batch (`pb_…`) through its rail: created by POST /v1/payout-batches/ with a rail. Safe to repeat. */
+export interface SendRailBatchMessage {
+  kind: 'send-rail-batch';
+  account_id: string;
+  batch_id: string;
+}
+
+/**
+ * A rail webhook, verified by its intake (functions/webhooks/<rail>.ts) before it was queued, as the rail's
+ * definition mapped it (shared/rails/definition.ts RailWebhookVerdict). `delivery_id` is the rail's id of the
+ * delivery: a redelivery applies nothing twice (the outcomes are idempotent anyway).
+ */
+export interface RailWebhookMessage {
+  kind: 'rail-webhook';
+  account_id: string;
+  rail: RailKind;
+  delivery_id: string;
+  outcomes: RailItemOutcome[];
+  /** Connected accounts whose readiness changed (Stripe's account.updated). */
+  account_updates: { destination: string; ready: boolean }[];
+  /** Unix milliseconds when the intake accepted it. */
+  received_at: number;
+}
+
+/** Read a rail batch back from its rail and apply what it says (a late webhook; hourly and on demand). */
+export interface ReconcileRailBatchMessage {
+  kind: 'reconcile-rail-batch';
+  account_id: string;
+  batch_id: string;
+}
+
+export type PayoutRailMessage = SendRailBatchMessage | RailWebhookMessage | ReconcileRailBatchMessage;
+
 export interface QueueMessages {
   'provider-events': ProviderEventMessage;
   rewards: RewardMessage;
@@ -202,4 +242,5 @@ export interface QueueMessages {
   'email-events': EmailEventMessage;
   'webhook-events': DispatchEventMessage | PurgeEndpointMessage;
   'webhook-deliveries': DeliverMessage;
+  'payout-rails': PayoutRailMessage;
 }
