@@ -7,3 +7,11 @@ export async function reconcileRailBatch(accountId: string, batchId: string): Pr
   void batchId;
   throw new Error('reconcileRailBatch: not implemented yet');
 }
+
+/** Cancels an unclaimed item at its rail and sends the payout again as `pb_…-r<attempt>` (resend-rail-payout). */
+export async function resendRailPayout(accountId: string, payoutId: string, attempt: number): Promise<void> {
+  void accountId;
+  void payoutId;
+  void attempt;
+  throw new Error('resendRailPayout: not implemented yet');
+}

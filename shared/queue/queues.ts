@@ -233,7 +233,18 @@ export interface ReconcileRailBatchMessage {
   batch_id: string;
 }
 
-export type PayoutRailMessage = SendRailBatchMessage | RailWebhookMessage | ReconcileRailBatchMessage;
+/**
+ * Cancel an unclaimed PayPal item and send the payout again as `pb_…-r<attempt>` (POST /v1/payouts/{id}/resend/,
+ * after the member's payout email was corrected). The attempt number makes a repeat of the message harmless.
+ */
+export interface ResendRailPayoutMessage {
+  kind: 'resend-rail-payout';
+  account_id: string;
+  payout_id: string;
+  attempt: number;
+}
+
+export type PayoutRailMessage = SendRailBatchMessage | RailWebhookMessage | ReconcileRailBatchMessage | ResendRailPayoutMessage;
 
 export interface QueueMessages {
   'provider-events': ProviderEventMessage;
