@@ -1,4 +1,9 @@
-// STUB (issue 26 wiring in progress): answers 501 until its flow lands.
+// POST /webhooks/paypal/{account_id}/ - PayPal Payouts webhook intake (docs/payouts.md "Webhooks"): the
+// rail's check over the exact request with the account's connection, then one message on payout-rails and
+// 200. Nothing is queued unless it verifies; an account not connected to the rail is a 404.
 import { jsonResult, publicHandler } from '../../shared/http/respond';
+import { receiveRailWebhook } from '../../shared/rails/intake';
 
-export const handler = publicHandler(async (event) => jsonResult(501, { detail: 'Not implemented yet.' }, event));
+export const handler = publicHandler(async (event) =>
+  jsonResult(200, await receiveRailWebhook('paypal', event.pathParameters?.account_id ?? '', event), event),
+);
