@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { unwrap } from '../../api/client';
+import type { MethodFields, RailKind } from './rails';
 
 /** What a table shows of a member; null for a member that is gone (404). */
 export interface MemberInfo {
@@ -10,13 +11,18 @@ export interface MemberInfo {
   name: string | null;
   email: string;
   payout_email: string | null;
+  /** The member's payout method and whether a rail batch would pay them now (and why not). */
+  payout_method: RailKind | null;
+  payout_method_ready: boolean;
+  payout_method_reason: string | null;
 }
 
 const known = new Map<string, MemberInfo | null>();
 const pending = new Map<string, Promise<MemberInfo | null>>();
 
-function memberInfo(id: string): Promise<MemberInfo | null> {
-  let p = pending.get(id);
+/** The member's info, read once per session; `fresh` reads it again (a payout method's readiness changes). */
+export function memberInfo(id: string, fresh = false): Promise<MemberInfo | null> {
+  let p = fresh ? undefined : pending.get(id);
   if (!p) {
     p = unwrap(api.GET('/v1/members/{id}/', { params: { path: { id } } }))
       .then(
@@ -25,6 +31,9 @@ function memberInfo(id: string): Promise<MemberInfo | null> {
           name: [m.first_name, m.last_name].filter(Boolean).join(' ') || null,
           email: m.email,
           payout_email: m.payout_email ?? null,
+          payout_method: (m as MethodFields).payout_method ?? null,
+          payout_method_ready: (m as MethodFields).payout_method_ready ?? false,
+          payout_method_reason: (m as MethodFields).payout_method_reason ?? null,
         }),
       )
       // A deleted member (404) keeps showing its id.

@@ -1,10 +1,11 @@
-// /app/payouts (summary per currency, create a batch, payouts by status), /app/payouts/batches (every batch,
-// by status) and /app/payouts/batches/:id (the batch, its file, mark it paid, and its payouts one by one).
+// /app/payouts (summary per currency, pay with a connected rail, create a file batch, payouts by status),
+// /app/payouts/batches (every batch, by status, with its rail) and /app/payouts/batches/:id (a file batch:
+// its file, mark it paid, and its payouts one by one; a rail batch: each payout's live outcome, ./rail-batch.tsx).
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api } from '../api';
-import { idempotencyKey, unwrap, type ApiPaths, type Schemas } from '../../api/client';
+import { idempotencyKey, unwrap, type ApiPaths, type Page, type Schemas } from '../../api/client';
 import { Badge } from '../../ui/badge';
 import { BusyButton, Spinner } from '../../ui/busy-button';
 import { useConfirm } from '../../ui/confirm';
@@ -18,10 +19,12 @@ import { oneOf, urlWith } from '../lib/url';
 import { StatusFilter } from './filters';
 import type { Payout } from '../../api/types';
 import { payoutColumns } from '../tables/payouts';
+import { RAIL_NAMES, railOf, type RailBatch } from '../lib/rails';
+import { PayWithRail, RailBatchFailure, RailBatchPayouts, ReconcileButton, railBatchDetails } from './rail-batch';
 
 type Query = NonNullable<ApiPaths['/v1/payouts/']['get']['parameters']['query']>;
 type Summary = Schemas['PayoutSummary'];
-type Batch = Schemas['PayoutBatch'];
+type Batch = RailBatch;
 type BatchQuery = NonNullable<ApiPaths['/v1/payout-batches/']['get']['parameters']['query']>;
 const STATUSES = ['', 'open', 'due', 'processing', 'paid', 'failed', 'canceled'] as const;
 
@@ -135,6 +138,23 @@ export function Payouts() {
         </LoadState>
       </section>
       {canMoney && (
+        <Section
+          id="pay-with-rail"
+          title="Pay with a payout rail"
+          description="Send every due payout of a currency whose member's payout method is the rail and ready, straight from your rail's balance."
+        >
+          <LoadState loaded={summary} what="the due payouts">
+            {(s) =>
+              Object.values(s.due).some((v) => Number(v) > 0) ? (
+                <PayWithRail due={s.due} />
+              ) : (
+                <p class="muted">No payout is due right now.</p>
+              )
+            }
+          </LoadState>
+        </Section>
+      )}
+      {canMoney && (
         <Section id="create-batch" title="Create batch">
           <LoadState loaded={summary} what="the due payouts">
             {(s) => <CreateBatch due={s.due} />}
@@ -169,7 +189,7 @@ export function Payouts() {
   );
 }
 
-const BATCH_STATUSES = ['', 'processing', 'paid'] as const;
+const BATCH_STATUSES = ['', 'processing', 'paid', 'failed'] as const;
 
 /** /app/payouts/batches: every batch, newest first, with its amount and (once paid) date and reference. */
 export function PayoutBatches() {
@@ -179,7 +199,7 @@ export function PayoutBatches() {
     <>
       <PageHeader
         title="Payout batches"
-        subtitle="Each batch is one file for your payment provider: due payouts in one currency."
+        subtitle="Each batch is due payouts in one currency: sent by a payout rail, or one file for your payment provider."
         back={{ href: '/app/payouts', label: 'Payouts' }}
       />
       <StatusFilter
@@ -194,7 +214,9 @@ export function PayoutBatches() {
           noun={['batch', 'batches']}
           deps={[status]}
           load={(q) =>
-            unwrap(api.GET('/v1/payout-batches/', { params: { query: { ...q, status: (status || undefined) as BatchQuery['status'] } } }))
+            unwrap(
+              api.GET('/v1/payout-batches/', { params: { query: { ...q, status: (status || undefined) as BatchQuery['status'] } } }),
+            ) as Promise<Page<Batch>>
           }
           rowKey={(b) => b.id}
           exportHref={exportHref('payout-batches.csv', { status: status || undefined })}
@@ -207,7 +229,12 @@ export function PayoutBatches() {
             },
             { key: 'amount', header: 'Amount', numeric: true, cell: (b) => formatMoney(b.amount, b.currency) },
             { key: 'payouts', header: 'Payouts', numeric: true, cell: (b) => formatCount(b.payout_count) },
-            { key: 'format', header: 'Format', cell: (b) => FORMATS.find((f) => f.value === b.format)?.label.split(' (')[0] ?? b.format },
+            { key: 'rail', header: 'Rail', cell: (b) => <span data-rail={b.rail ?? 'file'}>{RAIL_NAMES[railOf(b) ?? 'file']}</span> },
+            {
+              key: 'format',
+              header: 'Format',
+              cell: (b) => (b.format ? (FORMATS.find((f) => f.value === b.format)?.label.split(' (')[0] ?? b.format) : '—'),
+            },
             {
               key: 'status',
               header: 'Status',
@@ -215,6 +242,7 @@ export function PayoutBatches() {
                 <>
                   <Badge status={b.status} />
                   {b.status === 'paid' && <span class="cell-sub">{formatTime(b.paid_at)}</span>}
+                  {b.status === 'failed' && b.failure_reason && <span class="cell-sub">{b.failure_reason}</span>}
                 </>
               ),
             },
@@ -292,8 +320,9 @@ export function PayoutBatch() {
   const notify = useToast();
   const [version, setVersion] = useState(0);
   const [marking, setMarking] = useState(false);
-  const loaded = useLoad(() => unwrap(api.GET('/v1/payout-batches/{id}/', { params: { path: { id } } })), [id, version]);
+  const loaded = useLoad(() => unwrap(api.GET('/v1/payout-batches/{id}/', { params: { path: { id } } })) as Promise<Batch>, [id, version]);
   const batch = loaded.data;
+  const rail = batch ? railOf(batch) : null;
   const fileHref = `/v1/payout-batches/${encodeURIComponent(id)}/file/`;
   const fileName = batch ? `refloop-${batch.format}-${batch.currency}-${batch.id}.csv` : undefined;
 
@@ -336,7 +365,8 @@ export function PayoutBatch() {
         subtitle={batch ? `${batch.id}` : undefined}
         back={{ href: '/app/payouts', label: 'Payouts' }}
       >
-        {batch && (
+        {batch && rail && <ReconcileButton batch={batch} onQueued={() => setVersion((n) => n + 1)} />}
+        {batch && !rail && (
           <>
             <a class="btn btn-secondary" href={fileHref} download={fileName}>
               Download file
@@ -350,44 +380,60 @@ export function PayoutBatch() {
         )}
       </PageHeader>
       <LoadState loaded={loaded} what="the batch">
-        {(b) => (
-          <>
-            <Section id="batch-details" title="Batch">
-              <Details
-                items={[
-                  ['Status', <Badge status={b.status} />],
-                  ['Format', FORMATS.find((f) => f.value === b.format)?.label ?? b.format],
-                  ['Amount', formatMoney(b.amount, b.currency)],
-                  ['Payouts', formatCount(b.payout_count)],
-                  ['Created', formatTime(b.created_at)],
-                  ...(b.status === 'paid'
-                    ? ([
-                        ['Paid', formatTime(b.paid_at)],
-                        ['Reference', b.reference ? <code>{b.reference}</code> : '—'],
-                      ] as [string, ComponentChildren][])
-                    : []),
-                ]}
-              />
-              {b.status === 'processing' && (
-                <ol class="steps">
-                  <li>
-                    Download the file and upload it to{' '}
-                    {b.format === 'wise' ? 'Wise' : b.format === 'paypal' ? 'PayPal Payouts' : 'your payment tool'}.
-                  </li>
-                  <li>Mark a payout failed if it could not be paid: its rewards return to the member's next payout.</li>
-                  <li>Mark the batch paid once the money is sent.</li>
-                </ol>
-              )}
-            </Section>
-            <Section id="batch-payouts" title="Payouts in this batch">
-              {b.payout_ids.length === 0 ? (
-                <p class="muted">This batch holds no payouts.</p>
-              ) : (
-                <BatchPayouts batch={b} version={version} onChanged={() => setVersion((n) => n + 1)} />
-              )}
-            </Section>
-          </>
-        )}
+        {(b) =>
+          railOf(b) ? (
+            <>
+              <Section id="batch-details" title="Batch">
+                <RailBatchFailure batch={b} />
+                <Details items={railBatchDetails(b)} />
+              </Section>
+              <Section id="batch-payouts" title="Payouts in this batch">
+                {b.payout_ids.length === 0 ? (
+                  <p class="muted">This batch holds no payouts.</p>
+                ) : (
+                  <RailBatchPayouts batch={b} restart={version} onSettled={loaded.reload} />
+                )}
+              </Section>
+            </>
+          ) : (
+            <>
+              <Section id="batch-details" title="Batch">
+                <Details
+                  items={[
+                    ['Status', <Badge status={b.status} />],
+                    ['Format', FORMATS.find((f) => f.value === b.format)?.label ?? b.format],
+                    ['Amount', formatMoney(b.amount, b.currency)],
+                    ['Payouts', formatCount(b.payout_count)],
+                    ['Created', formatTime(b.created_at)],
+                    ...(b.status === 'paid'
+                      ? ([
+                          ['Paid', formatTime(b.paid_at)],
+                          ['Reference', b.reference ? <code>{b.reference}</code> : '—'],
+                        ] as [string, ComponentChildren][])
+                      : []),
+                  ]}
+                />
+                {b.status === 'processing' && (
+                  <ol class="steps">
+                    <li>
+                      Download the file and upload it to{' '}
+                      {b.format === 'wise' ? 'Wise' : b.format === 'paypal' ? 'PayPal Payouts' : 'your payment tool'}.
+                    </li>
+                    <li>Mark a payout failed if it could not be paid: its rewards return to the member's next payout.</li>
+                    <li>Mark the batch paid once the money is sent.</li>
+                  </ol>
+                )}
+              </Section>
+              <Section id="batch-payouts" title="Payouts in this batch">
+                {b.payout_ids.length === 0 ? (
+                  <p class="muted">This batch holds no payouts.</p>
+                ) : (
+                  <BatchPayouts batch={b} version={version} onChanged={() => setVersion((n) => n + 1)} />
+                )}
+              </Section>
+            </>
+          )
+        }
       </LoadState>
       {loaded.loading && loaded.data && <Spinner label="Updating…" />}
     </>
