@@ -17,6 +17,9 @@ export const EVENT_TYPES = [
   'payout.due',
   'payout.paid',
   'payout.failed',
+  // Paying through a rail (docs/payouts.md "Paying through a rail").
+  'payout.sent',
+  'payout.unclaimed',
   // Affiliate applications (docs/affiliates.md "Applications").
   'application.created',
   'application.approved',

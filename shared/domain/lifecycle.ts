@@ -149,6 +149,12 @@ export interface Payout {
   member_identifier: string | null;
   member_email: string | null;
   member_name: string | null;
+  /** How a batch pays it: `file` or a rail's kind (docs/payouts.md "Paying through a rail"); null until batched. */
+  rail?: string | null;
+  /** The rail's own word for it (`UNCLAIMED`, `SUCCESS`, `outgoing_payment_sent`, ...), null until the rail said one. */
+  rail_status?: string | null;
+  /** The rail's id of the item (PayPal payout_item_id, Stripe `tr_…`, Wise transfer id), once the rail gave one. */
+  rail_item_id?: string | null;
   created_at: number;
   updated_at: number;
   version: number;

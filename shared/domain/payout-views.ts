@@ -17,6 +17,8 @@ export function payoutView(p: Payout) {
     failure_reason: p.failure_reason,
     batch_id: p.batch_id,
     payout_email: p.payout_email,
+    rail: p.rail ?? null,
+    rail_status: p.rail_status ?? null,
     created_at: p.created_at,
   };
 }
@@ -30,7 +32,8 @@ export function payoutDetailView(p: Payout) {
 export function batchView(
   b: {
     id: string;
-    format: string;
+    format: string | null;
+    rail?: string;
     currency: string;
     status: string;
     payout_ids: string[];
@@ -38,20 +41,27 @@ export function batchView(
     created_at: number;
     paid_at?: number | null;
     reference?: string | null;
+    failure_reason?: string | null;
+    rail_batch_id?: string | null;
   },
   baseUrl: string,
 ) {
+  const rail = b.rail ?? 'file';
   return {
     id: b.id,
-    format: b.format,
+    rail,
+    // A rail batch has no file: the rail is sent the payouts themselves.
+    format: rail === 'file' ? b.format : null,
     currency: b.currency,
     status: b.status,
     payout_ids: b.payout_ids,
     payout_count: b.payout_ids.length,
     amount: formatCents(b.amount),
-    file_url: `${baseUrl}/v1/payout-batches/${b.id}/file/`,
+    file_url: rail === 'file' ? `${baseUrl}/v1/payout-batches/${b.id}/file/` : null,
     created_at: b.created_at,
     paid_at: b.paid_at ?? null,
     reference: b.reference ?? null,
+    failure_reason: b.failure_reason ?? null,
+    rail_batch_id: b.rail_batch_id ?? null,
   };
 }

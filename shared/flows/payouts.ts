@@ -44,39 +44,56 @@ import { toMember } from '../store/members';
 import { toReferral } from '../store/referrals';
 import { keys } from '../store/table';
 import { log } from '../log';
+import type { RailKind } from '../rails/definition';
 
 class PayoutRaceError extends RaceLostError {}
 
 /** A repeated mark-paid queues the payout-sent email again only for a payout paid this recently. */
 const PAYOUT_EMAIL_DAYS = 7;
 
+/** How a batch pays: a file the operator uploads, or a connected rail (docs/payouts.md "Paying through a rail"). */
+export type BatchRail = 'file' | RailKind;
+export const BATCH_RAILS: readonly BatchRail[] = ['file', 'paypal', 'stripe', 'wise'];
+
 export interface PayoutBatch {
   id: string;
-  format: PayoutFileFormat;
+  rail: BatchRail;
+  /** The file's format; null for a rail batch. */
+  format: PayoutFileFormat | null;
   currency: string;
-  status: 'processing' | 'paid';
+  /** `failed`: the rail refused the whole batch, or none of its payouts was paid. */
+  status: 'processing' | 'paid' | 'failed';
   payout_ids: string[];
   amount: number;
   created_at: number;
   /** Set when the batch is marked paid: the payment date and the reference given (else the batch id). */
   paid_at?: number | null;
   reference?: string | null;
+  /** Why the rail refused the whole batch, in words. */
+  failure_reason?: string | null;
+  /** The rail's id of the batch once sent. */
+  rail_batch_id?: string | null;
 }
 
 export const isBatchId = (v: string) => /^pb_[0-9a-f]{32}$/.test(v);
 
 export function toBatch(item: Record<string, unknown> | undefined): PayoutBatch | null {
   if (item?.type !== 'PayoutBatch') return null;
+  // Batches stored before the rails are file batches.
+  const rail = BATCH_RAILS.includes(item.rail as BatchRail) ? (item.rail as BatchRail) : 'file';
   return {
     id: String(item.id),
-    format: item.format as PayoutFileFormat,
+    rail,
+    format: rail === 'file' ? (item.format as PayoutFileFormat) : null,
     currency: String(item.currency),
-    status: item.status === 'paid' ? 'paid' : 'processing',
+    status: item.status === 'paid' ? 'paid' : item.status === 'failed' ? 'failed' : 'processing',
     payout_ids: [...((item.payout_ids as string[] | undefined) ?? [])].sort(),
     amount: Number(item.amount ?? 0),
     created_at: Number(item.created_at),
     paid_at: typeof item.paid_at === 'number' ? item.paid_at : null,
     reference: typeof item.reference === 'string' ? item.reference : null,
+    failure_reason: typeof item.failure_reason === 'string' ? item.failure_reason : null,
+    rail_batch_id: typeof item.rail_batch_id === 'string' ? item.rail_batch_id : null,
   };
 }
 
@@ -156,6 +173,7 @@ export async function createBatch(
   const now = Math.floor(Date.now() / 1000);
   const batch: PayoutBatch = {
     id: `pb_${newEntityId()}`,
+    rail: 'file',
     format: input.format,
     currency: input.currency,
     status: 'processing',
@@ -279,6 +297,9 @@ export async function createBatch(
 /** The batch's file (text/csv) in its format. */
 export async function batchFile(accountId: string, id: string): Promise<{ batch: PayoutBatch; csv: string }> {
   const batch = await getBatch(accountId, id);
+  const format = batch.format;
+  if (batch.rail !== 'file' || format === null)
+    throw new DetailError(409, `This batch is paid through ${batch.rail}: it has no file (see its payouts' rail_status).`);
   const found = await batchGet(batch.payout_ids.map((p) => keys.payout(accountId, p)));
   const rows: PayoutFileRow[] = batch.payout_ids
     .map((p) => toPayout(lookup(found, keys.payout(accountId, p))))
@@ -301,7 +322,7 @@ export async function batchFile(accountId: string, id: string): Promise<{ batch:
     }));
   const month = new Date(batch.created_at * 1000).toLocaleString('en-US', { month: 'short', year: 'numeric', timeZone: 'UTC' });
   try {
-    return { batch, csv: payoutFile(batch.format, rows, { note: `Referral commissions ${month}` }) };
+    return { batch, csv: payoutFile(format, rows, { note: `Referral commissions ${month}` }) };
   } catch (err) {
     // A batch written before the bounds existed (an amount above the maximum): no file, a clear answer.
     if (err instanceof PayoutFileError) throw new DetailError(409, err.message);

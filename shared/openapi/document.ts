@@ -236,6 +236,8 @@ const EVENT_DATA: Record<EventType, ComponentName> = {
   'payout.due': 'Payout',
   'payout.paid': 'Payout',
   'payout.failed': 'Payout',
+  'payout.sent': 'Payout',
+  'payout.unclaimed': 'Payout',
   'application.created': 'Application',
   'application.approved': 'Application',
   'application.rejected': 'Application',

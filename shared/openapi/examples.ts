@@ -117,11 +117,14 @@ export const PAYOUT = {
   failure_reason: null,
   batch_id: null,
   payout_email: null,
+  rail: null,
+  rail_status: null,
   created_at: CREATED + 32 * 86_400 + 120,
 };
 
 export const PAYOUT_BATCH = {
   id: BATCH_ID,
+  rail: 'file',
   format: 'wise',
   currency: 'USD',
   status: 'processing',
@@ -132,6 +135,8 @@ export const PAYOUT_BATCH = {
   created_at: CREATED + 40 * 86_400,
   paid_at: null,
   reference: null,
+  failure_reason: null,
+  rail_batch_id: null,
 };
 
 /** A referral made through the API and not converted yet (what the create answers). */
@@ -191,6 +196,9 @@ const member = {
   subscription: { ...subscription, id: 70001, email: 'alice@example.com' },
   email_opt_out: false,
   payout_email: null,
+  payout_method: null,
+  payout_method_ready: false,
+  payout_method_reason: 'The member has no payout email.',
   source: 'app',
   created_at: CREATED + 3_600,
 };
@@ -361,8 +369,9 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
     expires_at: CREATED + 600,
   },
   PortalToken: { token: 'rps_Qm3kX9vB2nL7pR4tW8yZ1cF6Zk3v9QyL3rT8aB1nK7e', expires_at: CREATED + 3600 },
+  StripeAccountLink: { url: 'https://connect.stripe.com/setup/e/acct_1PqRsTuVwXyZ0123/Xy7KqLm2Np4R', expires_at: CREATED + 300 },
   PortalMe: {
-    program: { name: 'Acme', portal: 'acme' },
+    program: { name: 'Acme', portal: 'acme', payout_methods: ['paypal', 'stripe'] },
     member: {
       first_name: 'Alice',
       last_name: 'Smith',
@@ -371,6 +380,9 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
       link: 'https://acme.example/?via=ALICE2026',
       email_opt_out: false,
       payout_email: 'alice@example.com',
+      payout_method: 'paypal',
+      payout_method_ready: true,
+      payout_method_reason: null,
       has_subscription: true,
       joined_at: CREATED,
     },

@@ -114,6 +114,7 @@ export const listPayoutsQuery = listQuery({
   status: v.optional(choiceFilter<PayoutStatus>(PAYOUT_STATUSES, 'Only payouts in this status.')),
   member: v.optional(v.pipe(v.string(), v.description("Only this member's payouts (id)."))),
   currency: v.optional(currencyFilter),
+  batch_id: v.optional(v.pipe(v.string(), v.description("Only this batch's payouts (pb_…); not combined with the other filters."))),
 });
 
 export const listPayoutBatchesQuery = listQuery({

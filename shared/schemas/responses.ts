@@ -99,6 +99,21 @@ export const campaignResponse = v.strictObject({
   created_at: unixSeconds,
 });
 
+/** A member's payout method and its readiness (docs/payouts.md "Members' methods"): the API's member and the portal's me. */
+const payoutMethodFields = {
+  payout_method: v.pipe(
+    v.nullable(v.picklist(['paypal', 'stripe', 'wise'])),
+    v.description(
+      "Where the member's payouts go: `paypal` or `wise` (to the payout email), `stripe` (the member's Stripe Express account, set up from the portal), or null (the payout file, to the payout email).",
+    ),
+  ),
+  payout_method_ready: v.pipe(
+    v.boolean(),
+    v.description("Read-only: the member's payouts can go by their method now (a payout is due only then)."),
+  ),
+  payout_method_reason: v.pipe(v.nullable(v.string()), v.description('Read-only: what is missing, in words, when not ready.')),
+};
+
 export const memberResponse = v.strictObject({
   id: entityId,
   identifier: v.string(),
@@ -127,6 +142,7 @@ export const memberResponse = v.strictObject({
   payout_email: v.nullable(
     v.pipe(v.string(), v.description('Where payouts are sent (PayPal or Wise by email); a payout is due only once the member has one.')),
   ),
+  ...payoutMethodFields,
   source: v.pipe(
     v.picklist(['app', 'signup']),
     v.description('`signup`: created by approving an application on the public sign-up page; `app`: by the API or the dashboard.'),
@@ -296,6 +312,16 @@ export const payoutResponse = v.strictObject({
   payout_email: v.nullable(
     v.pipe(v.string(), v.description('Where the money was sent (copied from the member when a batch took the payout).')),
   ),
+  rail: v.pipe(
+    v.nullable(v.picklist(['file', 'paypal', 'stripe', 'wise'])),
+    v.description('How its batch pays it: a file, or a connected payout rail; null until a batch takes it.'),
+  ),
+  rail_status: v.pipe(
+    v.nullable(v.string()),
+    v.description(
+      "The rail's own status word for the payout (e.g. `UNCLAIMED`, `SUCCESS`, `outgoing_payment_sent`); null until the rail reports one.",
+    ),
+  ),
   created_at: unixSeconds,
 });
 
@@ -314,13 +340,22 @@ export const payoutSummaryResponse = v.strictObject({
 
 export const payoutBatchResponse = v.strictObject({
   id: v.pipe(v.string(), v.regex(/^pb_[0-9a-f]{32}$/)),
-  format: v.picklist(['paypal', 'wise', 'csv']),
+  rail: v.pipe(
+    v.picklist(['file', 'paypal', 'stripe', 'wise']),
+    v.description('`file`: a file the operator uploads to the provider; else the connected payout rail the batch is sent through.'),
+  ),
+  format: v.pipe(v.nullable(v.picklist(['paypal', 'wise', 'csv'])), v.description("The file's format; null for a rail batch.")),
   currency: v.string(),
-  status: v.pipe(v.picklist(['processing', 'paid']), v.description('processing until every payout in it is marked paid or failed.')),
+  status: v.pipe(
+    v.picklist(['processing', 'paid', 'failed']),
+    v.description(
+      'processing until every payout in it is marked paid or failed; failed when the rail refused the whole batch (`failure_reason`) or none of its payouts was paid.',
+    ),
+  ),
   payout_ids: v.array(payoutId),
   payout_count: v.pipe(v.number(), v.integer()),
   amount: signed,
-  file_url: v.pipe(v.string(), v.description('The batch file (text/csv).')),
+  file_url: v.pipe(v.nullable(v.string()), v.description('The batch file (text/csv); null for a rail batch.')),
   created_at: unixSeconds,
   paid_at: v.pipe(
     v.nullable(v.pipe(v.number(), v.integer())),
@@ -330,6 +365,11 @@ export const payoutBatchResponse = v.strictObject({
     v.nullable(v.string()),
     v.description('The payment reference given when the batch was marked paid (else the batch id); null while processing.'),
   ),
+  failure_reason: v.pipe(
+    v.nullable(v.string()),
+    v.description('Why the rail refused the whole batch (e.g. an insufficient balance), in words; null otherwise.'),
+  ),
+  rail_batch_id: v.pipe(v.nullable(v.string()), v.description("The rail's id of the batch once sent; null for a file batch.")),
 });
 
 export const paddleWebhookAccepted = v.strictObject({ received: v.literal(true) });
@@ -581,10 +621,23 @@ export const portalTokenResponse = v.strictObject({
   expires_at: v.pipe(unixSeconds, v.description('60 minutes after the opening; it does not slide.')),
 });
 
+/** POST /portal/v1/me/stripe-account-link/: Stripe's onboarding for the member (docs/payouts.md "Members' methods"). */
+export const stripeAccountLinkResponse = v.strictObject({
+  url: v.pipe(
+    v.string(),
+    v.description("Stripe's onboarding page for the member's Express account: open it at once (single use, a few minutes)."),
+  ),
+  expires_at: v.pipe(unixSeconds, v.description('When the link stops working: ask for a new one then.')),
+});
+
 export const portalMeResponse = v.strictObject({
   program: v.strictObject({
     name: v.string(),
     portal: v.pipe(v.string(), v.description("The account's slug, or its id without one: the portal's path is `/portal/<portal>/`.")),
+    payout_methods: v.pipe(
+      v.array(v.picklist(['paypal', 'stripe', 'wise'])),
+      v.description('The payout rails the programme connected: the methods the member may choose (besides null).'),
+    ),
   }),
   member: v.strictObject({
     first_name: v.nullable(v.string()),
@@ -594,6 +647,7 @@ export const portalMeResponse = v.strictObject({
     link: v.nullable(v.pipe(v.string(), v.description("The member's referral link; null until the account sets its `referral_url`."))),
     email_opt_out: v.boolean(),
     payout_email: v.nullable(v.string()),
+    ...payoutMethodFields,
     has_subscription: v.boolean(),
     joined_at: unixSeconds,
   }),

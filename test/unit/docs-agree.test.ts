@@ -66,7 +66,7 @@ describe('paths in the README and the API tour', () => {
       batchView(
         { id: 'pb_1', format: 'wise', currency: 'USD', status: 'processing', payout_ids: [], amount: 0, created_at: 0 },
         'https://api.example.com',
-      ).file_url,
+      ).file_url ?? 'no file_url',
       PAYOUT_BATCH.file_url,
     ];
     for (const url of urls) expect({ url, known: templates.some((t) => t.re.test(new URL(url).pathname)) }).toEqual({ url, known: true });

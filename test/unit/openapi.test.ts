@@ -112,6 +112,8 @@ describe('OpenAPI document', () => {
       'payout.due',
       'payout.failed',
       'payout.paid',
+      'payout.sent',
+      'payout.unclaimed',
       'referral.converted',
       'referral.created',
       'reward.approved',
