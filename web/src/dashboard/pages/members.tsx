@@ -31,6 +31,9 @@ import { campaignHref } from '../lib/links';
 import { payoutColumns } from '../tables/payouts';
 import { referralColumns } from '../tables/referrals';
 import { rewardColumns } from '../tables/rewards';
+import { RAIL_NAMES, isRail, type MethodFields } from '../lib/rails';
+import { Badge } from '../../ui/badge';
+import type { ComponentChildren } from 'preact';
 
 // The links card is only on a member's page: loaded with it.
 const MemberLinks = lazy(() => import('./member-links').then((m) => m.MemberLinks));
@@ -214,6 +217,22 @@ export function Members() {
   );
 }
 
+/** The member's payout method (the rail a batch pays them with) and whether a batch would pay them now, or why not. */
+function payoutMethodDetails(m: Member): [string, ComponentChildren][] {
+  const { payout_method: method, payout_method_ready: ready, payout_method_reason: reason } = m as Member & MethodFields;
+  if (!isRail(method)) return [['Payout method', 'None: paid in file batches, at the payout email']];
+  return [
+    ['Payout method', RAIL_NAMES[method]],
+    [
+      'Ready to pay',
+      <span data-method-ready={ready ? 'true' : 'false'}>
+        {ready ? <Badge status="active" label="Ready" /> : <Badge status="due" label="Not ready" />}
+        {ready ? ` A ${RAIL_NAMES[method]} batch pays this member.` : reason ? ` ${reason}` : ''}
+      </span>,
+    ],
+  ];
+}
+
 function EditMember({ member, campaigns, onSaved }: { member: Member; campaigns: Campaign[]; onSaved: (m: Member) => void }) {
   const form = useFormState();
   return (
@@ -350,6 +369,7 @@ export function MemberDetail() {
                     ['Source', m.source === 'signup' ? 'Sign-up page (approved application)' : 'Your app or this dashboard'],
                     ['Subscription', m.subscription ? `${String(m.subscription.id)} (${m.subscription.status})` : 'None attached'],
                     ['Payout email', m.payout_email ?? 'Not set: payouts stay open until it is'],
+                    ...payoutMethodDetails(m),
                     ['Emails', m.email_opt_out ? 'Opted out' : 'Receives notices'],
                     ['Created', formatTime(m.created_at)],
                   ]}
