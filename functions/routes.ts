@@ -115,15 +115,6 @@ export const routes: readonly Route[] = [
     queues: ['webhook-events', 'member-emails'],
     timeoutSeconds: 29,
   },
-  // Reads a rail batch back from its rail now (the payout-rails worker does it; docs/payouts.md).
-  {
-    name: 'ReconcilePayoutBatch',
-    method: 'POST',
-    path: '/v1/payout-batches/{id}/reconcile/',
-    entry: 'functions/payout-batches/reconcile.ts',
-    table: 'read',
-    queues: ['payout-rails'],
-  },
   {
     name: 'MarkPayoutFailed',
     method: 'POST',

@@ -45,6 +45,7 @@ import { DIAGNOSIS_EXAMPLE, DIAGNOSIS_SCHEMA } from './diagnosis';
 import { diagnosisQuery } from '../schemas/diagnosis';
 import {
   BATCH_ID,
+  PAYOUT_ID,
   CAMPAIGN_ID,
   COMPONENT_EXAMPLES,
   CONVERTED_REFERRAL,
@@ -112,6 +113,7 @@ export const TAGS: Record<string, string> = {
   'Member portal':
     'A page where a member sees their link, terms, referrals, rewards and payouts, embeddable in your app (`/js/refloop-embed.js`). Your backend asks for a single-use portal URL with the API key; the portal then calls /portal/v1/ with a 60-minute portal session of that member only.',
   'Provider webhooks': "Alerts and events from the account's payment provider.",
+  'Payout rail webhooks': "Events from the account's payout rails (PayPal Payouts, Stripe Connect, Wise): what became of each payout.",
   Documentation: 'This document and its rendering.',
   Operations: 'Checks for load balancers and monitoring.',
   Applications:
@@ -467,7 +469,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   UpdateMember: {
     tag: 'Members',
     summary: 'Update a member',
-    description: "Changes any subset of the fields. Attaching a subscription applies the member's pending credits to it.",
+    description:
+      "Changes any subset of the fields. Attaching a subscription applies the member's pending credits to it. `payout_method` takes only a rail the account has connected (`GET /v1/account/payout-rails/`) or null, else 400; `payout_method_ready` and `payout_method_reason` are read-only.",
     params: { id: 'Member id.' },
     body: updateMemberBody,
     success: { status: 200, description: 'The member.', body: { component: 'Member' } },
@@ -864,6 +867,132 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     },
   },
 
+  ReconcilePayoutBatch: {
+    tag: 'Payouts',
+    summary: 'Reconcile a rail batch now',
+    description:
+      "Queues a reading of the batch back from its rail (PayPal, Stripe or Wise): every payout's state there is recorded as a webhook would have (paid, failed, unclaimed), once. A batch whose send was lost is sent now. The service also does it hourly for every batch still processing. 409 for a file batch or a batch no longer processing. Needs money access.",
+    params: { id: 'Batch id (pb_…).' },
+    success: {
+      status: 202,
+      description: 'Queued.',
+      body: {
+        json: {
+          type: 'object',
+          properties: { batch_id: { type: 'string', pattern: '^pb_' }, queued: { type: 'boolean', const: true } },
+          required: ['batch_id', 'queued'],
+          additionalProperties: false,
+        },
+      },
+    },
+    errors: [404, 409],
+    examples: {
+      response: { batch_id: BATCH_ID, queued: true },
+      errors: { 409: { detail: 'Only a rail batch still processing can be reconciled; this one is a file batch.' } },
+    },
+  },
+  ResendPayout: {
+    tag: 'Payouts',
+    summary: 'Re-send an unclaimed PayPal payout',
+    description:
+      "For a PayPal payout still processing with `rail_status` `UNCLAIMED` (the address has no PayPal account), after the member's payout email was corrected: queues the cancel of the unclaimed item at PayPal and a new send of the same payout to the member's current email. Nothing is paid twice: the canceled item returns to the sender. 409 for any other payout. Needs money access.",
+    params: { id: 'Payout id (po_…).' },
+    success: { status: 202, description: 'The payout (the re-send is queued).', body: { component: 'PayoutDetail' } },
+    errors: [404, 409],
+    examples: {
+      response: {
+        ...(COMPONENT_EXAMPLES.PayoutDetail as Record<string, unknown>),
+        status: 'processing',
+        rail: 'paypal',
+        rail_status: 'UNCLAIMED',
+      },
+      errors: { 409: { detail: 'Only a processing PayPal payout that is unclaimed can be re-sent.' } },
+    },
+  },
+
+  PaypalRailWebhook: {
+    tag: 'Payout rail webhooks',
+    summary: 'PayPal Payouts webhook intake',
+    description:
+      "Give PayPal this URL for the app's webhook (`PAYMENT.PAYOUTS-ITEM.*` events). No API key: PayPal's signature (SHA256withRSA over the transmission id, time, the connection's webhook id and the CRC32 of the body, with a certificate from PayPal's own API hosts) is the credential. An account not connected to PayPal: 404; a bad signature or a certificate elsewhere: 403; nothing is queued unless it verifies.",
+    params: { account_id: 'The Refloop account id.' },
+    bodyType: 'application/json',
+    success: {
+      status: 200,
+      description: 'Verified and queued (also for event types the service ignores).',
+      body: { component: 'PaddleWebhookAccepted' },
+    },
+    errors: [400, 403, 404, 413],
+    examples: {
+      request: {
+        id: 'WH-7Y7254563A4550640-11V2185806837105M',
+        event_type: 'PAYMENT.PAYOUTS-ITEM.SUCCEEDED',
+        resource: { payout_item_id: '8AELMXH8UB2P8', transaction_status: 'SUCCESS', payout_item: { sender_item_id: PAYOUT_ID } },
+      },
+      errors: { 403: { detail: 'The PayPal signature does not match.' } },
+    },
+  },
+  StripeConnectRailWebhook: {
+    tag: 'Payout rail webhooks',
+    summary: 'Stripe Connect webhook intake',
+    description:
+      "Both Stripe endpoints of the rail point here: the one on your account (`transfer.created`, `transfer.reversed`, signed with the connection's `webhook_secret`) and the one for connected accounts (`account.updated`, signed with its `connect_webhook_secret`). `Stripe-Signature` is checked as Stripe documents it (at most 300 s old). An account not connected to Stripe Connect: 404; a bad signature: 403; nothing is queued unless it verifies.",
+    params: { account_id: 'The Refloop account id.' },
+    bodyType: 'application/json',
+    success: {
+      status: 200,
+      description: 'Verified and queued (also for event types the service ignores).',
+      body: { component: 'PaddleWebhookAccepted' },
+    },
+    errors: [400, 403, 404, 413],
+    examples: {
+      request: {
+        id: 'evt_1QkR5x2eZvKYlo2C0Qp8xYzT',
+        object: 'event',
+        type: 'transfer.created',
+        livemode: false,
+        data: {
+          object: {
+            id: 'tr_1QkR5x2eZvKYlo2C',
+            object: 'transfer',
+            amount: 6250,
+            currency: 'usd',
+            metadata: { refloop_payout_id: PAYOUT_ID },
+          },
+        },
+      },
+      errors: { 403: { detail: 'Invalid signature.' } },
+    },
+  },
+  WiseRailWebhook: {
+    tag: 'Payout rail webhooks',
+    summary: 'Wise webhook intake',
+    description:
+      "Subscribe this URL to `transfers#state-change` (and `transfers#active-cases`) at Wise. No API key: `X-Signature-SHA256` (RSA SHA-256 over the body with Wise's key, the public part in the connection) is the credential. An account not connected to Wise: 404; a bad signature: 403; nothing is queued unless it verifies.",
+    params: { account_id: 'The Refloop account id.' },
+    bodyType: 'application/json',
+    success: {
+      status: 200,
+      description: 'Verified and queued (also for event types the service ignores).',
+      body: { component: 'PaddleWebhookAccepted' },
+    },
+    errors: [400, 403, 404, 413],
+    examples: {
+      request: {
+        event_type: 'transfers#state-change',
+        schema_version: '2.0.0',
+        sent_at: '2026-11-30T12:00:00Z',
+        data: {
+          resource: { id: 50123456, profile_id: 16123456, type: 'transfer' },
+          current_state: 'outgoing_payment_sent',
+          previous_state: 'processing',
+          occurred_at: '2026-11-30T12:00:00Z',
+        },
+      },
+      errors: { 403: { detail: 'Invalid signature.' } },
+    },
+  },
+
   BrowserScript: {
     tag: 'Browser',
     summary: 'The browser tracking script',
@@ -1188,10 +1317,18 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Member portal',
     summary: "Change the member's settings",
     description:
-      "The member's only writes: `payout_email` (where payouts are sent; null removes it) and `email_opt_out`. A payout email makes the member's collecting payouts due at once.",
+      "The member's only writes: `payout_email` (where payouts are sent; null removes it), `payout_method` (one of the programme's connected rails in `program.payout_methods`, or null; another answers 400) and `email_opt_out`. A payout email or method given makes the member's collecting payouts due at once when the method is ready (`payout_method_ready`).",
     body: updatePortalMeBody,
     success: { status: 200, description: 'The member.', body: { component: 'PortalMe' } },
-    examples: { request: { payout_email: 'alice@example.com', email_opt_out: true } },
+    examples: { request: { payout_email: 'alice@example.com', payout_method: 'paypal', email_opt_out: true } },
+  },
+  PortalStripeAccountLink: {
+    tag: 'Member portal',
+    summary: 'Set up Stripe payouts',
+    description:
+      "The portal's \"Set up payouts\" for Stripe: creates the member's Stripe Express account on the first call (one per member, whatever the retries), makes `stripe` their payout method, and answers a fresh Stripe onboarding link that comes back to the member's portal page (`?stripe=return`, or `?stripe=refresh` when the link expired). The method becomes ready once Stripe reports the account able to receive transfers. 409 when the programme has not connected Stripe; 502 or 503 when Stripe refuses or does not answer.",
+    success: { status: 201, description: "Stripe's onboarding link.", body: { component: 'StripeAccountLink' } },
+    errors: [409],
   },
   PortalStats: {
     tag: 'Member portal',
