@@ -108,6 +108,12 @@ export interface Member {
   commission_paid: number;
   /** Where payouts are sent; a payout is due only once the member has one. */
   payout_email: string | null;
+  /** The member's payout method (docs/payouts.md "Members' methods"); null: the file rail. */
+  payout_method?: 'paypal' | 'stripe' | 'wise' | null;
+  /** The member's Stripe Express account (`acct_…`), created by the portal's "Set up payouts". */
+  stripe_account_id?: string | null;
+  /** Stripe reported the account able to receive transfers (Connect's account.updated). */
+  stripe_ready?: boolean;
   /** `signup`: created by approving an application (docs/affiliates.md); `app`: by the operator's app or dashboard. */
   source: 'app' | 'signup';
   created_at: number;

@@ -1,6 +1,7 @@
 // API representations: records -> the exact JSON objects of the specification.
 import { formatCents } from './money';
 import { lifecycleOf, type LedgerReward } from './lifecycle';
+import { methodReadiness } from './payout-methods';
 import { statsCurrency, type Campaign, type Member, type Referral, type Subscription } from './models';
 
 export function campaignView(c: Campaign) {
@@ -67,6 +68,12 @@ export function memberStatsView(m: Member, campaign: Campaign | null) {
   };
 }
 
+/** A member's payout method and whether their payouts can go there now (docs/payouts.md "Members' methods"). */
+export function payoutMethodView(m: Member) {
+  const readiness = methodReadiness(m as unknown as Record<string, unknown>);
+  return { payout_method: readiness.method, payout_method_ready: readiness.ready, payout_method_reason: readiness.reason };
+}
+
 export function memberView(m: Member, campaign: Campaign | null, subscription: Subscription | null) {
   return {
     id: m.id,
@@ -83,6 +90,7 @@ export function memberView(m: Member, campaign: Campaign | null, subscription: S
     subscription: subscription ? subscriptionView(subscription) : null,
     email_opt_out: m.email_opt_out,
     payout_email: m.payout_email,
+    ...payoutMethodView(m),
     source: m.source,
     created_at: m.created_at,
   };

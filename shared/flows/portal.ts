@@ -6,9 +6,11 @@
 import type { LedgerReward, Payout } from '../domain/lifecycle';
 import type { Campaign, Referral } from '../domain/models';
 import { formatCents } from '../domain/money';
-import { memberStatsView } from '../domain/views';
+import { memberStatsView, payoutMethodView } from '../domain/views';
 import { campaignTermsInput, discountText, maskIdentifier, PORTAL_SESSION_ENDED, shareLink, termsText } from '../domain/portal';
-import { DetailError, NotFoundError } from '../domain/errors';
+import { DetailError, NotFoundError, ValidationError } from '../domain/errors';
+import type { PayoutMethod } from '../domain/payout-methods';
+import type { RailKind } from '../rails/definition';
 import { getItem } from '../store/ops';
 import { toMember, updateMember, withRelations, type MemberWithRelations } from '../store/members';
 import { listRewards, listPayouts } from '../store/money-lists';
@@ -17,6 +19,7 @@ import type { PortalSession } from '../store/portal';
 import { dayOf, readDays, subScope } from '../store/reports';
 import { keys } from '../store/table';
 import { memberChanged } from './members';
+import { connectedRails, methodNotConnected } from './payout-methods';
 import { bucketStart, type Interval } from './reports';
 
 const DAY = 86_400;
@@ -46,10 +49,12 @@ function meView(
   { member, campaign, subscription }: MemberWithRelations,
   account: Record<string, unknown>,
   taxGiven: boolean,
+  rails: readonly RailKind[],
 ) {
   const referralUrl = typeof account.referral_url === 'string' ? account.referral_url : null;
   return {
-    program: { name: String(account.name ?? ''), portal: portalName(session.accountId, account) },
+    // `payout_methods`: the rails the programme connected, the methods the member may choose (besides none).
+    program: { name: String(account.name ?? ''), portal: portalName(session.accountId, account), payout_methods: [...rails] },
     member: {
       first_name: member.first_name,
       last_name: member.last_name,
@@ -58,6 +63,7 @@ function meView(
       link: shareLink(referralUrl, member.code),
       email_opt_out: member.email_opt_out,
       payout_email: member.payout_email,
+      ...payoutMethodView(member),
       has_subscription: subscription !== null,
       joined_at: member.created_at,
     },
@@ -88,8 +94,12 @@ export async function portalMe(session: PortalSession) {
     const [related] = await withRelations(session.accountId, [member]);
     return { related: related as MemberWithRelations, taxGiven: typeof item?.tax_details_at === 'number' };
   };
-  const [{ related, taxGiven }, account] = await Promise.all([memberOf(session, read), accountOf(session)]);
-  return meView(session, related, account, taxGiven);
+  const [{ related, taxGiven }, account, rails] = await Promise.all([
+    memberOf(session, read),
+    accountOf(session),
+    connectedRails(session.accountId),
+  ]);
+  return meView(session, related, account, taxGiven, rails);
 }
 
 /** The session's member; a member deleted since the session opened ends it (401, as a revocation does). */
@@ -102,23 +112,28 @@ export async function memberOf<T>(_session: PortalSession, read: () => Promise<T
   }
 }
 
-/** PATCH /portal/v1/me/: the member's only writes, their payout address and their email opt-out. */
+/** PATCH /portal/v1/me/: the member's only writes, their payout address and method and their email opt-out. */
 export async function updatePortalMe(
   session: PortalSession,
-  patch: { payout_email?: string | null | undefined; email_opt_out?: boolean | undefined },
+  patch: { payout_email?: string | null | undefined; email_opt_out?: boolean | undefined; payout_method?: PayoutMethod | null | undefined },
 ) {
   const changes = {
     ...(patch.payout_email !== undefined ? { payout_email: patch.payout_email } : {}),
     ...(patch.email_opt_out !== undefined ? { email_opt_out: patch.email_opt_out } : {}),
+    ...(patch.payout_method !== undefined ? { payout_method: patch.payout_method } : {}),
   };
+  // One Query of the connected rails, for the check of a method chosen and for the answer.
+  const rails = await connectedRails(session.accountId);
+  if (changes.payout_method && !rails.includes(changes.payout_method))
+    throw new ValidationError({ payout_method: [methodNotConnected(changes.payout_method, rails)] });
   const related = await memberOf(session, () => updateMember(session.accountId, session.memberId, changes));
-  // What follows from the change (a payout email given or removed), as after PATCH /v1/members/{id}/.
+  // What follows from the change (a payout email or method), as after PATCH /v1/members/{id}/.
   const [account, item] = await Promise.all([
     accountOf(session),
     getItem(keys.member(session.accountId, session.memberId)),
     memberChanged(session.accountId, related.member, changes),
   ]);
-  return meView(session, related, account, typeof item?.tax_details_at === 'number');
+  return meView(session, related, account, typeof item?.tax_details_at === 'number', rails);
 }
 
 /** How far back each interval of the portal's chart reaches. */

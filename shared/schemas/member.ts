@@ -1,7 +1,8 @@
 // Member bodies. `campaign` and `subscription` are `{id}` references or null.
 import * as v from 'valibot';
-import { REQUIRED, boolean, email, nullableText, pythonType, reference, text } from './fields';
+import { REQUIRED, boolean, email, field, nullableText, pythonType, reference, text } from './fields';
 import { nullablePayoutEmail } from './payout-email';
+import { PAYOUT_METHODS, type PayoutMethod } from '../domain/payout-methods';
 
 export { MEMBER_CODE_PATTERN as CODE_PATTERN } from '../domain/ids';
 import { MEMBER_CODE_MAX, MEMBER_CODE_PATTERN } from '../domain/ids';
@@ -34,6 +35,24 @@ const subscriptionRef = reference(
   },
 );
 
+/** A member's payout method: one of the rails, or null (the file rail); the rail must be connected (checked on write). */
+export const nullablePayoutMethod = field<PayoutMethod | null>(
+  (value) => {
+    if (value === null) return { ok: true, value: null };
+    if (typeof value === 'string' && (PAYOUT_METHODS as readonly string[]).includes(value))
+      return { ok: true, value: value as PayoutMethod };
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+      return { ok: false, message: 'Not a valid string.' };
+    return { ok: false, message: `"${String(value).slice(0, 40)}" is not a valid choice.` };
+  },
+  {
+    type: ['string', 'null'],
+    enum: [...PAYOUT_METHODS, null],
+    description:
+      "Where the member's payouts go: `paypal` or `wise` (to the payout email), `stripe` (the member's Stripe Express account, set up from the portal), or null (the payout file). Only a rail the account has connected.",
+  },
+);
+
 const fields = {
   identifier: text(100),
   email,
@@ -46,6 +65,8 @@ const fields = {
   email_opt_out: boolean,
   // Additive (docs/design/money.md "Payouts"): where the member's payouts are sent (PayPal or Wise by email); a payout is due only with one.
   payout_email: nullablePayoutEmail,
+  // Additive (docs/payouts.md "Members' methods"): update only; a create leaves it null.
+  payout_method: nullablePayoutMethod,
 };
 
 export const createMemberBody = v.object(

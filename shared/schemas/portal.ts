@@ -2,6 +2,7 @@
 // opening, the member's own settings, and the portal's lists.
 import * as v from 'valibot';
 import { REQUIRED, boolean, choice, email, field, text } from './fields';
+import { nullablePayoutMethod } from './member';
 import { nullablePayoutEmail } from './payout-email';
 import { pageQuery } from './query';
 import { SUB, SUB_MESSAGE } from '../domain/links';
@@ -37,6 +38,7 @@ export const updatePortalMeBody = v.object(
   {
     payout_email: v.optional(nullablePayoutEmail),
     email_opt_out: v.optional(boolean),
+    payout_method: v.optional(nullablePayoutMethod),
   },
   REQUIRED,
 );

@@ -8,6 +8,7 @@ import { isCampaignId, isEntityId, isMemberCode, newEntityId, newMemberCode } fr
 import type { Campaign, Member, ProviderId, Subscription } from '../domain/models';
 import type { CreateMemberInput, UpdateMemberInput } from '../schemas/member';
 import { memberView } from '../domain/views';
+import { isPayoutMethod } from '../domain/payout-methods';
 import { toCampaign } from './campaigns';
 import { tableName } from './client';
 import {
@@ -54,6 +55,9 @@ export function toMember(item: Record<string, unknown> | undefined): Member | nu
     commission_approved: Number(item.commission_approved ?? 0),
     commission_paid: Number(item.commission_paid ?? 0),
     payout_email: typeof item.payout_email === 'string' && item.payout_email !== '' ? item.payout_email : null,
+    payout_method: isPayoutMethod(item.payout_method) ? item.payout_method : null,
+    stripe_account_id: typeof item.stripe_account_id === 'string' && item.stripe_account_id !== '' ? item.stripe_account_id : null,
+    stripe_ready: item.stripe_ready === true,
     source: item.source === 'signup' ? 'signup' : 'app',
     created_at: Number(item.created_at),
     version: Number(item.version ?? 0),
@@ -407,6 +411,10 @@ function memberAttributes(accountId: string, m: Member): Record<string, unknown>
     campaign_id: m.campaign_id ?? undefined,
     subscription_id: m.subscription_id ?? undefined,
     payout_email: m.payout_email ?? undefined,
+    payout_method: m.payout_method ?? undefined,
+    // Written only by the portal's "Set up payouts" and Stripe's account updates (shared/store/stripe-accounts.ts).
+    stripe_account_id: m.stripe_account_id ?? undefined,
+    stripe_ready: m.stripe_ready === true ? true : undefined,
     ...(m.campaign_id ? { gsi1pk: keys.membersByCampaign(accountId, m.campaign_id), gsi1sk: m.id } : {}),
   };
 }
@@ -424,6 +432,7 @@ export async function updateMember(accountId: string, id: string, patch: UpdateM
     if (patch.subscription !== undefined) next.subscription_id = patch.subscription?.id ?? null;
     if (patch.email_opt_out !== undefined) next.email_opt_out = patch.email_opt_out;
     if (patch.payout_email !== undefined) next.payout_email = patch.payout_email;
+    if (patch.payout_method !== undefined) next.payout_method = patch.payout_method;
 
     const changed = {
       identifier: next.identifier !== current.identifier,
@@ -475,6 +484,7 @@ export async function updateMember(accountId: string, id: string, patch: UpdateM
       'subscription_id',
       'email_opt_out',
       'payout_email',
+      'payout_method',
       'version',
       'gsi1pk',
       'gsi1sk',
