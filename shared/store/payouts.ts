@@ -16,6 +16,7 @@ import { batchGet, getItem, lookup } from './ops';
 import { keys, type CounterName } from './table';
 import type { MoneyTxn } from './ledger';
 import { payoutView } from '../domain/payout-views';
+import { methodReadiness } from '../domain/payout-methods';
 
 export const isPayoutId = (v: string) => /^po_[0-9a-f]{32}$/.test(v);
 export const newPayoutId = () => `po_${newEntityId()}`;
@@ -81,6 +82,12 @@ export interface CollectingTarget {
   memberExists: boolean;
   /** The account requires tax details (`tax_details_required`) and the member has given none: never due. */
   taxDetailsMissing?: boolean;
+  /**
+   * The member chose a payout method (domain/payout-methods.ts) that cannot receive money yet: why, in
+   * words (never due meanwhile). Null when ready, and for members without a method (they need a payout
+   * email, as before the rails, and an open payout then says nothing).
+   */
+  methodNotReady?: string | null;
 }
 
 /** Reads the member's collecting payout in `currency` (pointer, payout), its payout email and minimum. */
@@ -101,6 +108,8 @@ export async function collectingTarget(accountId: string, memberId: string, curr
   ]);
   const payout = toPayout(payoutItem);
   const campaign = toCampaign(campaignItem);
+  // The member's payout method decides whether they can be paid (an email, or a ready Stripe account).
+  const readiness = methodReadiness(member);
   return {
     memberId,
     currency,
@@ -108,8 +117,9 @@ export async function collectingTarget(accountId: string, memberId: string, curr
     payout: payout && COLLECTING.includes(payout.status) ? payout : null,
     // The minimum is the campaign's, in its commission currency; a payout in another currency has none.
     minPayout: campaign && campaign.commission_currency === currency ? campaign.min_payout : 0,
-    payoutEmail: typeof member?.payout_email === 'string' && member.payout_email !== '' ? member.payout_email : null,
+    payoutEmail: readiness.ready ? readiness.destination : null,
     memberExists: member?.type === 'Member',
+    methodNotReady: readiness.method !== null && !readiness.ready ? readiness.reason : null,
     taxDetailsMissing: account?.tax_details_required === true && typeof member?.tax_details_at !== 'number',
   };
 }
@@ -141,6 +151,9 @@ export function changeCollecting(txn: MoneyTxn, target: CollectingTarget, delta:
   const payable = collectingStatus(amount, target.minPayout, target.payoutEmail);
   // Would be due but the member's required tax details are missing: it waits, open, and says why.
   const waitsForTax = !held && payable === 'due' && target.taxDetailsMissing === true;
+  // Would be due but the member's chosen method cannot receive money yet: it waits, open, and says why.
+  const notReady = target.methodNotReady ?? null;
+  const waitsForMethod = !held && !waitsForTax && payable === 'open' && notReady !== null && amount > 0 && amount >= target.minPayout;
   const status = held || waitsForTax ? 'open' : payable;
   const next: Payout = {
     id: before?.id ?? newPayoutId(),
@@ -153,7 +166,7 @@ export function changeCollecting(txn: MoneyTxn, target: CollectingTarget, delta:
     period_end: periodStart.length ? Math.max(before?.period_end ?? 0, ...times) : null,
     paid_at: null,
     reference: null,
-    failure_reason: held ? payoutAboveMaximum(target.currency) : waitsForTax ? TAX_DETAILS_MISSING : null,
+    failure_reason: held ? payoutAboveMaximum(target.currency) : waitsForTax ? TAX_DETAILS_MISSING : waitsForMethod ? notReady : null,
     batch_id: null,
     payout_email: null,
     member_identifier: null,
