@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { unwrap } from '../../api/client';
-import type { MethodFields, RailKind } from './rails';
+import type { RailKind } from './rails';
 
 /** What a table shows of a member; null for a member that is gone (404). */
 export interface MemberInfo {
@@ -31,9 +31,9 @@ export function memberInfo(id: string, fresh = false): Promise<MemberInfo | null
           name: [m.first_name, m.last_name].filter(Boolean).join(' ') || null,
           email: m.email,
           payout_email: m.payout_email ?? null,
-          payout_method: (m as MethodFields).payout_method ?? null,
-          payout_method_ready: (m as MethodFields).payout_method_ready ?? false,
-          payout_method_reason: (m as MethodFields).payout_method_reason ?? null,
+          payout_method: m.payout_method ?? null,
+          payout_method_ready: m.payout_method_ready ?? false,
+          payout_method_reason: m.payout_method_reason ?? null,
         }),
       )
       // A deleted member (404) keeps showing its id.

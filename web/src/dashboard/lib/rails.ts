@@ -2,8 +2,8 @@
 // the calls a rail batch needs (create, reconcile, resend, its payouts by batch), and a payout's rail
 // status in words (docs/payouts.md; docs/dashboard.md "Payout rails").
 import { api } from '../api';
-import { idempotencyKey, unwrap, type Page, type Schemas } from '../../api/client';
-import type { Payout } from '../../api/types';
+import { cursorOf, idempotencyKey, unwrap, type ApiPaths, type Schemas } from '../../api/client';
+import type { Member, Payout } from '../../api/types';
 
 export type RailKind = 'paypal' | 'stripe' | 'wise';
 export const RAIL_KINDS: readonly RailKind[] = ['paypal', 'stripe', 'wise'];
@@ -12,62 +12,36 @@ export const RAIL_NAMES: Record<RailKind | 'file', string> = { paypal: 'PayPal',
 
 export const isRail = (value: unknown): value is RailKind => RAIL_KINDS.includes(value as RailKind);
 
-/** A batch's rail fields (`rail`, `failure_reason`, `rail_batch_id`; `status` may be `failed`). */
-export type RailBatch = Omit<Schemas['PayoutBatch'], 'status' | 'format'> & {
-  status: Schemas['PayoutBatch']['status'] | 'failed';
-  format: Schemas['PayoutBatch']['format'] | null;
-  rail?: RailKind | 'file';
-  failure_reason?: string | null;
-  rail_batch_id?: string | null;
-};
+/** A batch: `rail`, `failure_reason`, `rail_batch_id`; `status` may be `failed` (every payout failed at once). */
+export type RailBatch = Schemas['PayoutBatch'];
 
-/** A payout's rail fields: `rail` (null until batched) and the rail's own status word. */
-export type RailPayout = Payout & { rail?: RailKind | null; rail_status?: string | null };
+/** A payout: `rail` (null until batched) and the rail's own status word (`rail_status`). */
+export type RailPayout = Payout;
 
-/** A member's payout method and whether a rail batch would pay them now. */
-export interface MethodFields {
-  payout_method?: RailKind | null;
-  payout_method_ready?: boolean;
-  payout_method_reason?: string | null;
-}
+/** A member's payout method and whether a rail batch would pay them now (and why not). */
+export type MethodFields = Pick<Member, 'payout_method' | 'payout_method_ready' | 'payout_method_reason'>;
 
 export const railOf = (batch: RailBatch): RailKind | null => (isRail(batch.rail) ? batch.rail : null);
 
-// The calls below are typed by hand: their fields are the payout-rails contract (docs/payouts.md).
-type Call<T> = Promise<{ data?: T; error?: unknown; response: Response }>;
-interface UntypedClient {
-  GET<T>(path: string, init: { params: { query?: Record<string, unknown>; path?: Record<string, string> } }): Call<T>;
-  POST<T>(
-    path: string,
-    init: { params: { path?: Record<string, string>; header?: Record<string, string> }; body?: Record<string, unknown> },
-  ): Call<T>;
-}
-const client = api as unknown as UntypedClient;
+type CreateBatchBody = ApiPaths['/v1/payout-batches/']['post']['requestBody']['content']['application/json'];
 
 /** POST /v1/payout-batches/ {rail, currency}: the due payouts of the currency whose member is ready on the rail. */
 export function createRailBatch(rail: RailKind, currency: string): Promise<RailBatch> {
-  return unwrap(
-    client.POST<RailBatch>('/v1/payout-batches/', {
-      params: { header: { 'Idempotency-Key': idempotencyKey() } },
-      body: { rail, currency },
-    }),
-  );
+  // `rail` is the batch body's field of the payout-rails contract (docs/payouts.md); `format` is a file batch's only.
+  const body = { rail, currency } as unknown as CreateBatchBody;
+  return unwrap(api.POST('/v1/payout-batches/', { params: { header: { 'Idempotency-Key': idempotencyKey() } }, body }));
 }
 
 /** POST /v1/payout-batches/{id}/reconcile/: the worker reads the batch from its rail (202). */
-export function reconcileBatch(id: string): Promise<{ batch_id: string; queued: boolean }> {
+export function reconcileBatch(id: string): Promise<unknown> {
   return unwrap(
-    client.POST<{ batch_id: string; queued: boolean }>('/v1/payout-batches/{id}/reconcile/', {
-      params: { path: { id }, header: { 'Idempotency-Key': idempotencyKey() } },
-    }),
+    api.POST('/v1/payout-batches/{id}/reconcile/', { params: { path: { id }, header: { 'Idempotency-Key': idempotencyKey() } } }),
   );
 }
 
 /** POST /v1/payouts/{id}/resend/: an unclaimed PayPal payout is sent again (202, queued). */
-export function resendPayout(id: string): Promise<RailPayout> {
-  return unwrap(
-    client.POST<RailPayout>('/v1/payouts/{id}/resend/', { params: { path: { id }, header: { 'Idempotency-Key': idempotencyKey() } } }),
-  );
+export function resendPayout(id: string): Promise<unknown> {
+  return unwrap(api.POST('/v1/payouts/{id}/resend/', { params: { path: { id }, header: { 'Idempotency-Key': idempotencyKey() } } }));
 }
 
 /** Every payout of a batch (GET /v1/payouts/?batch_id=…), page after page. */
@@ -75,11 +49,9 @@ export async function batchPayouts(batchId: string): Promise<RailPayout[]> {
   const all: RailPayout[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 50; page++) {
-    const result: Page<RailPayout> = await unwrap(
-      client.GET<Page<RailPayout>>('/v1/payouts/', { params: { query: { batch_id: batchId, page_size: 100, cursor } } }),
-    );
+    const result = await unwrap(api.GET('/v1/payouts/', { params: { query: { batch_id: batchId, page_size: 100, cursor } } }));
     all.push(...result.results);
-    const next = result.next ? new URL(result.next, location.origin).searchParams.get('cursor') : null;
+    const next = cursorOf(result.next);
     if (!next) break;
     cursor = next;
   }

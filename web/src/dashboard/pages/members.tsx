@@ -31,7 +31,7 @@ import { campaignHref } from '../lib/links';
 import { payoutColumns } from '../tables/payouts';
 import { referralColumns } from '../tables/referrals';
 import { rewardColumns } from '../tables/rewards';
-import { RAIL_NAMES, isRail, type MethodFields } from '../lib/rails';
+import { RAIL_NAMES, isRail } from '../lib/rails';
 import { Badge } from '../../ui/badge';
 import type { ComponentChildren } from 'preact';
 
@@ -219,7 +219,7 @@ export function Members() {
 
 /** The member's payout method (the rail a batch pays them with) and whether a batch would pay them now, or why not. */
 function payoutMethodDetails(m: Member): [string, ComponentChildren][] {
-  const { payout_method: method, payout_method_ready: ready, payout_method_reason: reason } = m as Member & MethodFields;
+  const { payout_method: method, payout_method_ready: ready, payout_method_reason: reason } = m;
   if (!isRail(method)) return [['Payout method', 'None: paid in file batches, at the payout email']];
   return [
     ['Payout method', RAIL_NAMES[method]],

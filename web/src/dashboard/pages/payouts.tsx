@@ -5,7 +5,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api } from '../api';
-import { idempotencyKey, unwrap, type ApiPaths, type Page, type Schemas } from '../../api/client';
+import { idempotencyKey, unwrap, type ApiPaths, type Schemas } from '../../api/client';
 import { Badge } from '../../ui/badge';
 import { BusyButton, Spinner } from '../../ui/busy-button';
 import { useConfirm } from '../../ui/confirm';
@@ -214,9 +214,7 @@ export function PayoutBatches() {
           noun={['batch', 'batches']}
           deps={[status]}
           load={(q) =>
-            unwrap(
-              api.GET('/v1/payout-batches/', { params: { query: { ...q, status: (status || undefined) as BatchQuery['status'] } } }),
-            ) as Promise<Page<Batch>>
+            unwrap(api.GET('/v1/payout-batches/', { params: { query: { ...q, status: (status || undefined) as BatchQuery['status'] } } }))
           }
           rowKey={(b) => b.id}
           exportHref={exportHref('payout-batches.csv', { status: status || undefined })}
@@ -320,7 +318,7 @@ export function PayoutBatch() {
   const notify = useToast();
   const [version, setVersion] = useState(0);
   const [marking, setMarking] = useState(false);
-  const loaded = useLoad(() => unwrap(api.GET('/v1/payout-batches/{id}/', { params: { path: { id } } })) as Promise<Batch>, [id, version]);
+  const loaded = useLoad(() => unwrap(api.GET('/v1/payout-batches/{id}/', { params: { path: { id } } })), [id, version]);
   const batch = loaded.data;
   const rail = batch ? railOf(batch) : null;
   const fileHref = `/v1/payout-batches/${encodeURIComponent(id)}/file/`;

@@ -7,7 +7,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api } from '../api';
-import { toProblem, unwrap, type Problem } from '../../api/client';
+import { cursorOf, toProblem, unwrap, type Problem } from '../../api/client';
 import { Badge } from '../../ui/badge';
 import { BusyButton } from '../../ui/busy-button';
 import { useConfirm } from '../../ui/confirm';
@@ -59,7 +59,7 @@ async function duePayouts(currency: string): Promise<Payout[]> {
   for (let page = 0; page < 50; page++) {
     const result = await unwrap(api.GET('/v1/payouts/', { params: { query: { status: 'due', currency, page_size: 100, cursor } } }));
     all.push(...result.results);
-    const next = result.next ? new URL(result.next, location.origin).searchParams.get('cursor') : null;
+    const next = cursorOf(result.next);
     if (!next) break;
     cursor = next;
   }

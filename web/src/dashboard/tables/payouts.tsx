@@ -10,6 +10,7 @@ import type { Payout } from '../../api/types';
 import type { Column } from '../components/paged-table';
 import { IdLink } from '../lib/links';
 import { MemberRef, useMemberInfo } from '../lib/members';
+import { RAIL_NAMES, isRail } from '../lib/rails';
 import { useCan } from '../lib/session';
 import { useRowAction } from './row-action';
 
@@ -140,6 +141,12 @@ export function payoutColumns(onChanged: () => void, opts: { member?: boolean; b
         <>
           <Badge status={p.status} />
           {p.status === 'paid' && p.paid_at !== null && <span class="cell-sub">{formatDate(p.paid_at)}</span>}
+          {isRail(p.rail) && (
+            <span class="cell-sub" data-rail={p.rail}>
+              Via {RAIL_NAMES[p.rail]}
+              {p.rail_status ? ` · ${p.rail_status}` : ''}
+            </span>
+          )}
           {p.failure_reason && <span class="cell-sub">{p.failure_reason}</span>}
           {p.status === 'open' && <PayoutOpenReason payout={p} />}
         </>
