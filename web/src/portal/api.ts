@@ -185,8 +185,13 @@ export const getMe = () => call((headers, api) => api.GET('/portal/v1/me/', { he
 export const collectsCommission = (me: Me): boolean =>
   me.campaign?.reward_type === 'commission' || me.member.payout_email !== null || Number(me.stats.commission_earned) > 0;
 
-export const updateMe = (body: { payout_email?: string | null; email_opt_out: boolean }) =>
+export type PayoutMethod = NonNullable<Me['member']['payout_method']>;
+
+export const updateMe = (body: { payout_email?: string | null; payout_method?: PayoutMethod | null; email_opt_out: boolean }) =>
   call((headers, api) => api.PATCH('/portal/v1/me/', { headers, body }));
+
+/** "Set up payouts" for Stripe: the member's onboarding link (Stripe becomes their payout method). */
+export const stripeAccountLink = () => request<{ url: string; expires_at: number }>('POST', '/portal/v1/me/stripe-account-link/');
 
 export const getStats = (sub?: string | null) =>
   request<Stats>('GET', `/portal/v1/stats/?interval=month${sub ? `&sub=${encodeURIComponent(sub)}` : ''}`);
