@@ -149,7 +149,7 @@ export const routes: readonly Route[] = [
     path: '/v1/payout-batches/',
     entry: 'functions/payout-batches/create.ts',
     table: 'write',
-    queues: ['webhook-events'],
+    queues: ['webhook-events', 'payout-rails'],
     timeoutSeconds: 29,
   },
   { name: 'ListPayoutBatches', method: 'GET', path: '/v1/payout-batches/', entry: 'functions/payout-batches/list.ts', table: 'read' },

@@ -155,6 +155,14 @@ export interface Payout {
   rail_status?: string | null;
   /** The rail's id of the item (PayPal payout_item_id, Stripe `tr_…`, Wise transfer id), once the rail gave one. */
   rail_item_id?: string | null;
+  /** How many times an unclaimed PayPal payout was re-sent (POST /v1/payouts/{id}/resend/); null before the first. */
+  resend_attempt?: number | null;
+  /** PayPal's batch id of the latest re-send (`pb_…-r<n>`), which the reconciliation reads too. */
+  resend_rail_batch_id?: string | null;
+  /** The re-send whose item `rail_item_id` names now (equal to `resend_attempt` once that re-send was stored). */
+  resend_sent_attempt?: number | null;
+  /** Where the rail sends it: the payout email (PayPal, Wise) or the connected account `acct_…` (Stripe). */
+  rail_destination?: string | null;
   created_at: number;
   updated_at: number;
   version: number;

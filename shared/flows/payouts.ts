@@ -5,7 +5,7 @@
 // - marking paid moves the payout's rewards approved -> paid in chunks and the payout itself last: a
 //   retry after a crash finishes the rewards left, and a paid payout answers as it is;
 // - a failed payout's rewards go back to approved and join the member's collecting payout.
-import { DetailError, NotFoundError } from '../domain/errors';
+import { DetailError, NotFoundError, ValidationError } from '../domain/errors';
 import { payoutSentMessage, queueAffiliateEmails } from '../email/affiliate-enqueue';
 import { newEntityId } from '../domain/ids';
 import { COLLECTING, type LedgerReward, type Payout } from '../domain/lifecycle';
@@ -45,6 +45,10 @@ import { toReferral } from '../store/referrals';
 import { keys } from '../store/table';
 import { log } from '../log';
 import type { RailKind } from '../rails/definition';
+import { methodReadiness } from '../domain/payout-methods';
+import { REQUIRED } from '../schemas/fields';
+import { publish } from '../queue/publish';
+import { openRailBatchDelete, openRailBatchPut } from '../store/rail-batches';
 
 class PayoutRaceError extends RaceLostError {}
 
@@ -74,6 +78,13 @@ export interface PayoutBatch {
   /** The rail's id of the batch once sent. */
   rail_batch_id?: string | null;
 }
+
+/** The most payouts one rail batch sends (PayPal takes 15,000 per batch, a Wise batch group 1,000; Stripe is a transfer each). */
+const RAIL_LIMITS: Record<RailKind, number> = { paypal: 5000, stripe: 500, wise: 1000 };
+/** How many due payouts a rail batch looks through for those of its rail's members. */
+const RAIL_SCAN_LIMIT = 10_000;
+/** As the rails' definitions (shared/rails/<kind>/index.ts) name them. */
+const RAIL_NAMES: Record<RailKind, string> = { paypal: 'PayPal Payouts', stripe: 'Stripe Connect', wise: 'Wise' };
 
 export const isBatchId = (v: string) => /^pb_[0-9a-f]{32}$/.test(v);
 
@@ -145,13 +156,29 @@ async function duePayouts(accountId: string, currency: string, limit: number): P
  */
 export async function createBatch(
   accountId: string,
-  input: { format: PayoutFileFormat; currency: string; payout_ids?: string[] | undefined },
+  input: { rail?: BatchRail | undefined; format?: PayoutFileFormat | undefined; currency: string; payout_ids?: string[] | undefined },
 ): Promise<PayoutBatch> {
-  const limit = FORMAT_LIMITS[input.format];
+  const rail = input.rail ?? 'file';
+  if (rail === 'file' && input.format === undefined) throw ValidationError.field('format', REQUIRED);
+  if (rail !== 'file' && input.format !== undefined)
+    throw ValidationError.field('format', 'Only a file batch has a format: leave it out for a rail batch.');
+  const format = rail === 'file' ? (input.format as PayoutFileFormat) : null;
+  let railName = '';
+  if (rail !== 'file') {
+    // The connection must only exist here: the worker that sends reads (and decrypts) it. Its public item
+    // (store/rail-connections.ts railKeys.settings) is read by key, without the rail registry or the
+    // secrets, which this function's bundle (and the members' flows that import this module) never loads.
+    railName = RAIL_NAMES[rail];
+    if (!(await getItem({ pk: `A#${accountId}#RAIL`, sk: rail }))) throw new DetailError(409, `Connect ${railName} in Settings first.`);
+  }
+  const limit = format !== null ? FORMAT_LIMITS[format] : RAIL_LIMITS[rail as RailKind];
+  const unit = format !== null ? `A ${format} file` : `A ${railName} batch`;
   let candidates: Payout[];
+  // Rail batches: the members' items, read once (whose method is this rail and ready).
+  let memberItems: Map<string, Record<string, unknown>> | null = null;
   if (input.payout_ids) {
     const ids = [...new Set(input.payout_ids)];
-    if (ids.length > limit) throw new DetailError(400, `A ${input.format} file holds at most ${limit} payouts; create several batches.`);
+    if (ids.length > limit) throw new DetailError(400, `${unit} holds at most ${limit} payouts; create several batches.`);
     const found = await batchGet(ids.filter(isPayoutId).map((id) => keys.payout(accountId, id)));
     candidates = ids
       .map((id) => (isPayoutId(id) ? toPayout(lookup(found, keys.payout(accountId, id))) : null))
@@ -165,6 +192,30 @@ export async function createBatch(
     if (notDue.length > 0) throw new DetailError(409, `Only due payouts can be paid: ${notDue[0]!.id} is ${notDue[0]!.status}.`);
     const above = candidates.filter((p) => p.amount > maxPayoutCents(p.currency));
     if (above.length > 0) throw new DetailError(409, `Payout ${above[0]!.id}: ${payoutAboveMaximum(above[0]!.currency)}`);
+    if (rail !== 'file') {
+      memberItems = await batchGet([...new Set(candidates.map((p) => p.member_id))].map((m) => keys.member(accountId, m)));
+      for (const p of candidates) {
+        const readiness = methodReadiness(lookup(memberItems, keys.member(accountId, p.member_id)));
+        if (readiness.method !== rail)
+          throw new DetailError(
+            409,
+            `Payout ${p.id}: the member's payout method is ${readiness.method ?? 'the payout file (none chosen)'}, not ${rail}; a ${railName} batch pays only members paid through ${railName}.`,
+          );
+        if (!readiness.ready) throw new DetailError(409, `Payout ${p.id}: ${readiness.reason ?? 'the member cannot be paid yet.'}`);
+      }
+    }
+  } else if (rail !== 'file') {
+    // Every due payout in the currency, then those of members paid through this rail (and ready), oldest first.
+    const due = await duePayouts(accountId, input.currency, RAIL_SCAN_LIMIT);
+    memberItems = await batchGet([...new Set(due.map((p) => p.member_id))].map((m) => keys.member(accountId, m)));
+    const items = memberItems;
+    candidates = due
+      .filter((p) => {
+        const readiness = methodReadiness(lookup(items, keys.member(accountId, p.member_id)));
+        return readiness.method === rail && readiness.ready;
+      })
+      .slice(0, limit);
+    if (candidates.length === 0) throw new DetailError(409, `No payout is due in ${input.currency} to members paid through ${railName}.`);
   } else {
     candidates = await duePayouts(accountId, input.currency, limit);
   }
@@ -173,15 +224,15 @@ export async function createBatch(
   const now = Math.floor(Date.now() / 1000);
   const batch: PayoutBatch = {
     id: `pb_${newEntityId()}`,
-    rail: 'file',
-    format: input.format,
+    rail,
+    format,
     currency: input.currency,
     status: 'processing',
     payout_ids: [],
     amount: 0,
     created_at: now,
   };
-  const members = await batchGet([...new Set(candidates.map((p) => p.member_id))].map((m) => keys.member(accountId, m)));
+  const members = memberItems ?? (await batchGet([...new Set(candidates.map((p) => p.member_id))].map((m) => keys.member(accountId, m))));
   // The batch exists before it takes anything, and each payout is added to it in the transaction that
   // takes it: whatever happens after, the batch lists exactly the payouts it holds.
   // The list's counters (GET /v1/payout-batches/) move with the batch item, in the same transaction.
@@ -189,28 +240,47 @@ export async function createBatch(
     {
       Put: {
         TableName: tableName(),
-        Item: { ...keys.payoutBatch(accountId, batch.id), type: 'PayoutBatch', ...batch },
+        Item: {
+          ...keys.payoutBatch(accountId, batch.id),
+          type: 'PayoutBatch',
+          ...Object.fromEntries(Object.entries(batch).filter(([, v]) => v !== null)),
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
     counterUpdate(accountId, 'payout_batches', 1),
     counterUpdate(accountId, 'payout_batches#s#processing', 1),
+    // A rail batch joins the registry of open rail batches (the hourly reconciliation reads it).
+    ...(rail !== 'file' ? [openRailBatchPut(accountId, batch.id, rail, now)] : []),
   ]);
   const taken: Payout[] = [];
   const queue = [...candidates];
   // Eight payouts at a time (each its own conditional transaction), in the order they were found.
   const skipped: string[] = [];
   const take = async (payout: Payout): Promise<void> => {
-    const member = toMember(lookup(members, keys.member(accountId, payout.member_id)));
-    const payoutEmail = (lookup(members, keys.member(accountId, payout.member_id))?.payout_email as string | undefined) ?? null;
-    if (!member || !payoutEmail) {
+    const memberItem = lookup(members, keys.member(accountId, payout.member_id));
+    const member = toMember(memberItem);
+    const readiness = methodReadiness(memberItem);
+    let railDestination: string | null = null;
+    if (rail !== 'file') {
+      // Read again at take time: the method could have changed since the candidates were chosen.
+      if (!member || readiness.method !== rail || !readiness.ready || readiness.destination === null) {
+        log('warn', 'payout skipped: the member is not paid through this rail now', { account_id: accountId, payout_id: payout.id });
+        skipped.push(`${payout.id}: ${readiness.reason ?? `the member is not paid through ${railName}`}`);
+        return;
+      }
+      railDestination = readiness.destination;
+    }
+    // Stripe pays the connected account; its payout email (if any) is only shown.
+    const payoutEmail = (memberItem?.payout_email as string | undefined) ?? null;
+    if (!member || (rail !== 'stripe' && !payoutEmail)) {
       log('warn', 'payout skipped: the member has no payout email', { account_id: accountId, payout_id: payout.id });
       skipped.push(`${payout.id}: the member has no payout email`);
       return;
     }
     // Never into a file: an address saved before payout emails were held to a mailbox syntax (one a
     // spreadsheet could run as a formula), or an amount above the maximum per payout (domain/money-limits.ts).
-    if (!isPayoutEmail(payoutEmail)) {
+    if (rail !== 'stripe' && !isPayoutEmail(payoutEmail ?? '')) {
       log('warn', 'payout skipped: the payout email is not a plain mailbox', { account_id: accountId, payout_id: payout.id });
       skipped.push(`${payout.id}: the member's payout email is not a valid mailbox; the member must set it again`);
       return;
@@ -226,6 +296,10 @@ export async function createBatch(
       status: 'processing',
       batch_id: batch.id,
       payout_email: payoutEmail,
+      rail,
+      rail_status: null,
+      rail_item_id: null,
+      rail_destination: railDestination,
       member_identifier: member.identifier,
       member_email: member.email,
       member_name: name,
@@ -280,6 +354,7 @@ export async function createBatch(
       },
       counterUpdate(accountId, 'payout_batches', -1),
       counterUpdate(accountId, 'payout_batches#s#processing', -1),
+      ...(rail !== 'file' ? [openRailBatchDelete(accountId, batch.id)] : []),
     ]);
     throw new DetailError(
       409,
@@ -290,7 +365,9 @@ export async function createBatch(
   }
   batch.payout_ids = taken.map((p) => p.id);
   batch.amount = taken.reduce((a, p) => a + p.amount, 0);
-  log('info', 'payout batch created', { account_id: accountId, batch_id: batch.id, payouts: taken.length, format: batch.format });
+  log('info', 'payout batch created', { account_id: accountId, batch_id: batch.id, payouts: taken.length, rail, format: batch.format });
+  // The PayoutRails worker sends it (shared/flows/rail-payouts.ts sendRailBatch); a repeat of the message pays nothing twice.
+  if (rail !== 'file') await publish('payout-rails', { kind: 'send-rail-batch', account_id: accountId, batch_id: batch.id });
   return batch;
 }
 
@@ -539,6 +616,11 @@ export async function markBatchPaid(
   opts: { paidAt?: number | undefined; reference?: string | null | undefined },
 ): Promise<PayoutBatch> {
   const batch = await getBatch(accountId, batchId);
+  if (batch.rail !== 'file')
+    throw new DetailError(
+      409,
+      `A ${RAIL_NAMES[batch.rail]} batch is settled by its rail: its payouts become paid as the rail reports them.`,
+    );
   // Four payouts at a time; one marked failed (or canceled) meanwhile stays so (409, skipped).
   const ids = [...batch.payout_ids];
   await Promise.all(

@@ -813,7 +813,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Payouts',
     summary: 'Create a payout batch',
     description:
-      "Takes the due payouts in one currency (every one, up to the format's row limit: PayPal 5,000, Wise 1,000; or the `payout_ids` given) into a batch: they become processing and the file is at `file_url`. Honours `Idempotency-Key`; two concurrent batches never share a payout. 409 when nothing is due.",
+      "Takes the due payouts in one currency (every one, up to the format's row limit: PayPal 5,000, Wise 1,000; or the `payout_ids` given) into a batch: they become processing. `rail` `file` (the default) makes a file in `format` (required then), at `file_url`. `rail` `paypal`, `stripe` or `wise` (no `format`) takes only the payouts of members whose payout method is that rail and ready, and sends the batch through the connected rail in the background: each payout emits `payout.sent`, then `payout.paid` or `payout.failed` as the rail reports (409 when the rail is not connected, or a named payout's member is paid otherwise). Honours `Idempotency-Key`; two concurrent batches never share a payout. 409 when nothing is due.",
     body: createPayoutBatchBody,
     success: { status: 201, description: 'The batch.', body: { component: 'PayoutBatch' } },
     errors: [409],

@@ -17,9 +17,14 @@ const payoutIds = field<string[]>(
   { type: 'array', items: { type: 'string', pattern: '^po_[0-9a-f]{32}$' }, minItems: 1, maxItems: 5000 },
 );
 
+/**
+ * `rail`: `file` (default: a file in `format`, required then) or a connected payout rail (no `format`; the
+ * PayoutRails worker sends the batch). docs/payouts.md "Paying through a rail".
+ */
 export const createPayoutBatchBody = v.object(
   {
-    format: choice(['paypal', 'wise', 'csv'] as const),
+    rail: v.optional(choice(['file', 'paypal', 'stripe', 'wise'] as const), 'file'),
+    format: v.optional(choice(['paypal', 'wise', 'csv'] as const)),
     currency,
     payout_ids: v.optional(payoutIds),
   },
