@@ -1,0 +1,188 @@
+// The payout rails in the dashboard, in real Chromium (Debian's, through playwright-core) against npm start's
+// stack (startLocal) and its Stripe emulator's Connect side:
+// - Settings -> Payout rails: a wrong Stripe secret key is refused by the rail and the form says so; the
+//   emulator's keys connect Stripe Connect, and the card shows the webhook URLs to register;
+// - a member whose payout method is Stripe and whose Express account finished onboarding (the portal's
+//   "Set up payouts", the emulator's onboarding, Connect's account.updated) is ready on their page;
+// - an approved commission makes their payout due; Payouts -> "Pay with Stripe" asks first with the total
+//   and the count of due payouts a Stripe batch takes (a due payout of a member without a method stays out),
+//   then sends POST /v1/payout-batches/ {rail: "stripe", currency: "USD"}.
+// axe-core checks each page and the dialog (no serious or critical violation).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { demoLoginLink, startLocal, type LocalRuntime } from '../../infra/local/start';
+import { approveReward } from '../../shared/flows/lifecycle';
+import { applyStripeAccountUpdates } from '../../shared/flows/payout-methods';
+import { getItem } from '../../shared/store/ops';
+import { toReferral } from '../../shared/store/referrals';
+import { recordRewards } from '../../shared/store/rewards';
+import { keys } from '../../shared/store/table';
+import { expectNoAxeViolations, launchChromium } from '../support/browser';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'refloop-dashboard-rails-'));
+let runtime: LocalRuntime;
+let browser: Browser;
+let page: Page;
+
+/** The API with the demo account's key (or a portal token), answering the parsed body; a 3xx or worse throws. */
+async function api(method: string, path: string, body?: unknown, token = runtime.demo.apiKey): Promise<any> {
+  const res = await fetch(runtime.url + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+async function visit(path: string, heading: string | RegExp): Promise<void> {
+  await page.goto(`${runtime.url}/app/${path}`);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor({ timeout: 15_000 });
+  await page.waitForFunction(
+    () => {
+      const d = (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document;
+      return d.querySelectorAll('[aria-busy="true"]').length === 0 && d.querySelectorAll('.spinner').length === 0;
+    },
+    undefined,
+    { timeout: 15_000 },
+  );
+}
+
+/** A member of the campaign with an approved commission of `cents` USD (a payout collecting it). */
+async function memberWithCommission(campaignId: string, identifier: string, cents: number, extra: Record<string, unknown> = {}) {
+  const member = await api('POST', '/v1/members/', {
+    identifier,
+    email: `${identifier}@example.com`,
+    campaign: { id: campaignId },
+    ...extra,
+  });
+  const referral = await api('POST', '/v1/referrals/', { user_identifier: `referred-${identifier}`, member_code: member.code });
+  return { member, referral, cents };
+}
+
+async function approveCommission(referralId: string, cents: number): Promise<void> {
+  const stored = toReferral(await getItem(keys.referral(runtime.demo.accountId, referralId)));
+  if (!stored) throw new Error('no referral');
+  const recorded = await recordRewards(
+    runtime.demo.accountId,
+    stored,
+    [{ payment_id: 1, type: 'commission', amount: cents, currency: 'USD' }],
+    false,
+    true,
+  );
+  await approveReward(runtime.demo.accountId, recorded.rewards[0]!.id);
+}
+
+let campaignId: string;
+
+beforeAll(async () => {
+  runtime = await startLocal({
+    port: 0,
+    // The run's DynamoDB Local (no Java of its own) and short polls: npm start's parts, at test speed.
+    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
+    shortPolls: true,
+    sqsPort: 0,
+    paddlePort: 0,
+    paddleBillingPort: 0,
+    stripePort: 0,
+    paypalPort: 0,
+    wisePort: 0,
+    dataDir,
+    tableName: 'refloop-dashboard-rails',
+  });
+  browser = await launchChromium();
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  page = await context.newPage();
+  const { url } = await demoLoginLink(runtime);
+  await page.goto(url);
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor({ timeout: 20_000 });
+  campaignId = (await api('POST', '/v1/campaigns/', { name: 'Rails', allows_commission: true, commission_amount: '5.00', hold_days: 0 }))
+    .id;
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await runtime?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('payout rails in the dashboard', () => {
+  it('Settings -> Payout rails: a refused key shows on the form; the emulator keys connect Stripe and show its webhook URLs', async () => {
+    await visit('settings', 'Settings');
+    const card = page.locator('article[data-rail="stripe"]');
+    await card.waitFor({ timeout: 15_000 });
+    expect(await card.getByText('Not connected').count()).toBe(1);
+    const stripe = runtime.stripe;
+
+    const fill = async (secretKey: string) => {
+      await card.getByLabel('Secret key', { exact: true }).fill(secretKey);
+      await card.getByLabel('Webhook signing secret (your account)', { exact: true }).fill(stripe.connect.webhookSecret);
+      await card.getByLabel('Webhook signing secret (connected accounts)', { exact: true }).fill(stripe.connect.connectWebhookSecret);
+      const advanced = card.locator('details.advanced');
+      if ((await advanced.getAttribute('open')) === null) await advanced.locator('summary').click();
+      await card.getByLabel('Stripe Connect API base URL').fill(stripe.url);
+    };
+
+    await fill('sk_test_not_this_one');
+    await card.getByRole('button', { name: 'Connect Stripe Connect' }).click();
+    await card.locator('.field-error, .alert-error').first().waitFor({ timeout: 15_000 });
+    expect(await card.getByText('Not connected').count()).toBe(1);
+    await expectNoAxeViolations(page, 'settings payout rails, refused');
+
+    await fill(stripe.secretKey);
+    await card.getByRole('button', { name: 'Connect Stripe Connect' }).click();
+    await card.locator('.badge', { hasText: /^Connected$/ }).waitFor({ timeout: 15_000 });
+    const hook = card.getByLabel('Stripe Connect webhook URL', { exact: true });
+    expect(await hook.inputValue()).toBe(`${runtime.url}/webhooks/stripe-connect/${runtime.demo.accountId}/`);
+    expect(await card.getByRole('button', { name: 'Disconnect Stripe Connect' }).count()).toBe(1);
+    const rails = await page.evaluate(async () => (await fetch('/v1/account/payout-rails/', { credentials: 'same-origin' })).json());
+    expect(rails.connected.map((c: { kind: string }) => c.kind)).toEqual(['stripe']);
+    await expectNoAxeViolations(page, 'settings payout rails, connected');
+  }, 90_000);
+
+  it('a member ready on Stripe; "Pay with Stripe" confirms the total and count, then asks for a Stripe batch of USD', async () => {
+    // Ready on Stripe: the method, the portal's "Set up payouts" (an Express account), onboarding finished.
+    const ready = await memberWithCommission(campaignId, 'stripe-ready', 1250, { payout_email: 'ready@pay.example.com' });
+    await api('PATCH', `/v1/members/${ready.member.id}/`, { payout_method: 'stripe' });
+    const link = await api('POST', `/v1/members/${ready.member.id}/portal-sessions/`, {});
+    const session = await api('POST', '/portal/v1/sessions/', { token: new URL(link.url).hash.replace(/^#token=/, '') });
+    await api('POST', '/portal/v1/me/stripe-account-link/', {}, session.token);
+    const acct = (await getItem(keys.member(runtime.demo.accountId, ready.member.id)))?.stripe_account_id as string;
+    expect(acct).toMatch(/^acct_/);
+    await runtime.stripe.connect.onboard(acct);
+    await applyStripeAccountUpdates(runtime.demo.accountId, [{ destination: acct, ready: true }]);
+    // A member paid by file (no method): their due payout is not the Stripe batch's.
+    const byFile = await memberWithCommission(campaignId, 'file-payee', 700, { payout_email: 'file@pay.example.com' });
+    await approveCommission(ready.referral.id, ready.cents);
+    await approveCommission(byFile.referral.id, byFile.cents);
+
+    await visit(`members/${encodeURIComponent(ready.member.id)}`, 'stripe-ready');
+    await page.locator('[data-method-ready="true"]').waitFor({ timeout: 15_000 });
+    expect(await page.locator('.details-row', { hasText: 'Payout method' }).textContent()).toContain('Stripe');
+    await expectNoAxeViolations(page, 'member with a ready Stripe method');
+
+    await visit('payouts', 'Payouts');
+    const pay = page.getByRole('button', { name: 'Pay with Stripe' });
+    await pay.waitFor({ timeout: 15_000 });
+    // Only the connected rail is offered.
+    expect(await page.getByRole('button', { name: 'Pay with PayPal' }).count()).toBe(0);
+    await expectNoAxeViolations(page, 'payouts with a connected rail');
+
+    await pay.click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor({ timeout: 15_000 });
+    expect(await dialog.locator('[data-rail-count]').getAttribute('data-rail-count')).toBe('1');
+    expect(await dialog.locator('[data-rail-total]').textContent()).toBe('$12.50');
+    expect(await dialog.textContent()).toContain('1 other due payout in USD stays due');
+    await expectNoAxeViolations(page, 'pay with Stripe dialog');
+
+    const sent = page.waitForRequest((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/v1/payout-batches/');
+    await dialog.getByRole('button', { name: 'Pay with Stripe' }).click();
+    const request = await sent;
+    expect(request.postDataJSON()).toEqual({ rail: 'stripe', currency: 'USD' });
+    expect(request.headers()['idempotency-key']).toBeTruthy();
+  }, 120_000);
+});
