@@ -7,5 +7,5 @@ import { portalHandler } from '../../shared/http/portal';
 
 export const handler = portalHandler({}, async ({ session }) => ({
   status: 201,
-  body: await memberOf(session, () => createStripeAccountLink(session.accountId, session.memberId)),
+  body: await memberOf(session, () => createStripeAccountLink(session.accountId, session.memberId, session.mode)),
 }));

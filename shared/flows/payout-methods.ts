@@ -41,9 +41,14 @@ export const STRIPE_NOT_CONNECTED =
   'This programme has not connected Stripe payouts, so its members cannot set up Stripe payouts; choose another payout method.';
 export const STRIPE_UNAVAILABLE = 'Stripe did not answer; try again in a minute.';
 
-/** The member's portal page, where Stripe's onboarding comes back to (`?stripe=return` or `?stripe=refresh`). */
-export function portalReturnUrls(accountId: string, account: Record<string, unknown>) {
-  const name = typeof account.slug === 'string' && account.slug !== '' ? account.slug : accountId;
+/**
+ * The member's portal page, where Stripe's onboarding comes back to (`?stripe=return` or `?stripe=refresh`):
+ * the path the member's session opened on. A portal link's page is `/portal/<account id>/` (the app keeps
+ * that tab's session under the path's account segment), an affiliate's login is `/portal/<slug>/` (the
+ * cookie works under any).
+ */
+export function portalReturnUrls(accountId: string, account: Record<string, unknown>, mode: 'bearer' | 'cookie') {
+  const name = mode === 'cookie' && typeof account.slug === 'string' && account.slug !== '' ? account.slug : accountId;
   const page = `${config().publicBaseUrl}/portal/${encodeURIComponent(name)}/`;
   return { returnUrl: `${page}?stripe=return`, refreshUrl: `${page}?stripe=refresh` };
 }
@@ -54,7 +59,11 @@ export function portalReturnUrls(accountId: string, account: Record<string, unkn
  * once, conditioned on the member having none), Stripe becomes their payout method, and a fresh Account
  * Link to Stripe's onboarding that comes back to the portal. 409 when the account has not connected Stripe.
  */
-export async function createStripeAccountLink(accountId: string, memberId: string): Promise<{ url: string; expires_at: number }> {
+export async function createStripeAccountLink(
+  accountId: string,
+  memberId: string,
+  mode: 'bearer' | 'cookie',
+): Promise<{ url: string; expires_at: number }> {
   const [connection, memberItem, account] = await Promise.all([
     railConnection(accountId, 'stripe'),
     getItem(keys.member(accountId, memberId)),
@@ -97,7 +106,7 @@ export async function createStripeAccountLink(accountId: string, memberId: strin
   // Every time, not only after a change: a call whose refresh failed after the write heals on its retry.
   await refreshMemberPayouts(accountId, memberId);
   const account_ = stripeAccountId;
-  const { returnUrl, refreshUrl } = portalReturnUrls(accountId, account);
+  const { returnUrl, refreshUrl } = portalReturnUrls(accountId, account, mode);
   return stripe(() => createAccountLink(connection, account_, refreshUrl, returnUrl));
 }
 

@@ -181,8 +181,9 @@ describe('Stripe: "Set up payouts"', () => {
 
     // The link's way back: the member's portal page.
     const link = [...stripe.connect.ledger.links.values()].find((l) => l.account === acct);
-    expect(link?.returnUrl).toMatch(/\/portal\/[^/]+\/\?stripe=return$/);
-    expect(link?.refreshUrl).toMatch(/\/portal\/[^/]+\/\?stripe=refresh$/);
+    // The page the portal link opened (the app keeps the tab's session under its path's account id).
+    expect(link?.returnUrl).toMatch(new RegExp(`/portal/${t.accountId}/\\?stripe=return$`));
+    expect(link?.refreshUrl).toMatch(new RegExp(`/portal/${t.accountId}/\\?stripe=refresh$`));
 
     const before = await portal('GET', '/portal/v1/me/', token);
     expect(before.body.member).toMatchObject({
