@@ -1,4 +1,4 @@
-// The views' types against the response schemas, with the real TypeScript compiler (ts-jest only
+// The views' types against the response schemas, with the real TypeScript compiler (Jest's transform only
 // transpiles, so an assertion on types inside a test body could never fail): test/types/views-conform.ts
 // must compile without a diagnostic, and views that drift from their schema (wrong type, missing field,
 // extra field) must each produce one, so the check is known to bite.
