@@ -138,8 +138,9 @@ describe('payout rails in the dashboard', () => {
     const hook = card.getByLabel('Stripe Connect webhook URL', { exact: true });
     expect(await hook.inputValue()).toBe(`${runtime.url}/webhooks/stripe-connect/${runtime.demo.accountId}/`);
     expect(await card.getByRole('button', { name: 'Disconnect Stripe Connect' }).count()).toBe(1);
-    const rails: { connected: { kind: string }[] } = await page.evaluate(async () =>
-      (await fetch('/v1/account/payout-rails/', { credentials: 'same-origin' })).json(),
+    const rails = await page.evaluate(
+      async () =>
+        (await (await fetch('/v1/account/payout-rails/', { credentials: 'same-origin' })).json()) as { connected: { kind: string }[] },
     );
     expect(rails.connected.map((c) => c.kind)).toEqual(['stripe']);
     await expectNoAxeViolations(page, 'settings payout rails, connected');
