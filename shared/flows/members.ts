@@ -14,8 +14,9 @@ import { refreshMemberPayouts } from './payouts';
 
 /** Writes the change to the member, then what follows from it (memberChanged). */
 export async function changeMember(accountId: string, memberId: string, patch: UpdateMemberInput): Promise<MemberWithRelations> {
-  await checkPayoutMethod(accountId, patch.payout_method);
-  const related = await updateMember(accountId, memberId, patch);
+  // A method chosen: its rail's check runs beside the member's reads (no round trip of its own).
+  const guard = patch.payout_method ? checkPayoutMethod(accountId, patch.payout_method) : undefined;
+  const related = await updateMember(accountId, memberId, patch, guard);
   await memberChanged(accountId, related.member, patch);
   return related;
 }

@@ -28,12 +28,16 @@ export function methodNotConnected(method: PayoutMethod, connected: readonly Rai
 }
 
 /**
- * A method a member may choose: null always; a rail only when the account has connected it (one Query).
- * Refused with a field error `{"payout_method": [...]}` otherwise.
+ * A method a member may choose: null always; a rail only when the account has connected it (`rails`, or one
+ * Query). Refused with a field error `{"payout_method": [...]}` otherwise.
  */
-export async function checkPayoutMethod(accountId: string, method: PayoutMethod | null | undefined): Promise<void> {
+export async function checkPayoutMethod(
+  accountId: string,
+  method: PayoutMethod | null | undefined,
+  rails?: Promise<RailKind[]>,
+): Promise<void> {
   if (method === undefined || method === null) return;
-  const connected = await connectedRails(accountId);
+  const connected = await (rails ?? connectedRails(accountId));
   if (!connected.includes(method)) throw new ValidationError({ payout_method: [methodNotConnected(method, connected)] });
 }
 

@@ -8,7 +8,7 @@ import type { Campaign, Referral } from '../domain/models';
 import { formatCents } from '../domain/money';
 import { memberStatsView, payoutMethodView } from '../domain/views';
 import { campaignTermsInput, discountText, maskIdentifier, PORTAL_SESSION_ENDED, shareLink, termsText } from '../domain/portal';
-import { DetailError, NotFoundError, ValidationError } from '../domain/errors';
+import { DetailError, NotFoundError } from '../domain/errors';
 import type { PayoutMethod } from '../domain/payout-methods';
 import type { RailKind } from '../rails/definition';
 import { getItem } from '../store/ops';
@@ -19,7 +19,7 @@ import type { PortalSession } from '../store/portal';
 import { dayOf, readDays, subScope } from '../store/reports';
 import { keys } from '../store/table';
 import { memberChanged } from './members';
-import { connectedRails, methodNotConnected } from './payout-methods';
+import { checkPayoutMethod, connectedRails } from './payout-methods';
 import { bucketStart, type Interval } from './reports';
 
 const DAY = 86_400;
@@ -122,15 +122,17 @@ export async function updatePortalMe(
     ...(patch.email_opt_out !== undefined ? { email_opt_out: patch.email_opt_out } : {}),
     ...(patch.payout_method !== undefined ? { payout_method: patch.payout_method } : {}),
   };
-  // One Query of the connected rails, for the check of a method chosen and for the answer.
-  const rails = await connectedRails(session.accountId);
-  if (changes.payout_method && !rails.includes(changes.payout_method))
-    throw new ValidationError({ payout_method: [methodNotConnected(changes.payout_method, rails)] });
-  const related = await memberOf(session, () => updateMember(session.accountId, session.memberId, changes));
+  // One Query of the connected rails, beside the member's reads: the check of a method chosen (before the
+  // write) and the answer's list.
+  const railsRead = connectedRails(session.accountId);
+  railsRead.catch(() => undefined);
+  const guard = changes.payout_method ? checkPayoutMethod(session.accountId, changes.payout_method, railsRead) : undefined;
+  const related = await memberOf(session, () => updateMember(session.accountId, session.memberId, changes, guard));
   // What follows from the change (a payout email or method), as after PATCH /v1/members/{id}/.
-  const [account, item] = await Promise.all([
+  const [account, item, rails] = await Promise.all([
     accountOf(session),
     getItem(keys.member(session.accountId, session.memberId)),
+    railsRead,
     memberChanged(session.accountId, related.member, changes),
   ]);
   return meView(session, related, account, typeof item?.tax_details_at === 'number', rails);

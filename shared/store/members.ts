@@ -419,7 +419,18 @@ function memberAttributes(accountId: string, m: Member): Record<string, unknown>
   };
 }
 
-export async function updateMember(accountId: string, id: string, patch: UpdateMemberInput): Promise<MemberWithRelations> {
+/**
+ * `guard`: a check run beside the reads (e.g. that a payout method's rail is connected), awaited before the
+ * write: its rejection is the answer and nothing is written. It costs no round trip of its own.
+ */
+export async function updateMember(
+  accountId: string,
+  id: string,
+  patch: UpdateMemberInput,
+  guard?: Promise<unknown>,
+): Promise<MemberWithRelations> {
+  // Handled here too, so a guard that fails while a read fails first is not an unhandled rejection.
+  guard?.catch(() => undefined);
   return withRetries(async () => {
     const current = await getMemberOrThrow(accountId, id);
     const next: Member = { ...current, version: current.version + 1 };
@@ -466,6 +477,7 @@ export async function updateMember(accountId: string, id: string, patch: UpdateM
         errors.subscription = [subscriptionTaken(next.subscription_id)];
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    await guard;
     // A pointer to a deleted campaign is dropped on the member's next write.
     if (!changed.campaign && current.campaign_id && !oldCampaign) next.campaign_id = null;
 
