@@ -16,6 +16,9 @@ import { resetSecrets } from '../../shared/secrets';
 import { recordServiceSecretsKey } from '../../shared/secrets/fingerprint';
 import type { ProviderKind } from '../../shared/billing/registry';
 import { ProviderSwitchRefusedError, saveProviderConnection, type ProviderConnection } from '../../shared/store/provider';
+import type { RailKind } from '../../shared/rails/definition';
+import type { RailConnection } from '../../shared/rails/port';
+import { railConnections, saveRailConnection } from '../../shared/store/rail-connections';
 import { LOCAL_KEYS as BILLING_LOCAL_KEYS, type PaddleBillingEmulator } from './emulators/paddle-billing';
 import { LOCAL_KEYS as STRIPE_LOCAL_KEYS, type StripeEmulator } from './emulators/stripe';
 import { startEmulator as startPaypalRail, type PaypalEmulator } from './emulators/paypal-payouts';
@@ -49,6 +52,11 @@ export interface LocalOptions {
   wisePort?: number;
   /** The provider the demo account is connected to (default paddle-classic; env DEMO_PROVIDER). */
   demoProvider?: ProviderKind;
+  /**
+   * Connect the demo account's payout rails (PayPal, Stripe Connect, Wise) to their emulators at start
+   * (default false; npm start passes true unless DEMO_RAILS=0). A connection to a non-local api_url is kept.
+   */
+  connectDemoRails?: boolean;
   /** Minutes between background-sync runs (default: the stack's schedule). */
   backfillMinutes?: number;
   /** The demo account's dashboard owner (default DEMO_OWNER_EMAIL or owner@example.com). */
@@ -88,7 +96,7 @@ export interface LocalRuntime {
   paddleBilling: PaddleBillingEmulator;
   /** The Stripe emulator; its Connect side (the Stripe payout rail) is `stripe.connect`. */
   stripe: StripeEmulator;
-  /** The payout rails' emulators (not wired to the demo account yet: no rail intake route exists). */
+  /** The payout rails' emulators: the demo account is connected to them and they deliver to its rail intakes. */
   paypal: PaypalEmulator;
   wise: WiseEmulator;
   demo: DemoAccount;
@@ -99,6 +107,15 @@ export interface LocalRuntime {
   /** True when this start created the demo account (first start on this data directory). */
   demoCreated: boolean;
   stop(): Promise<void>;
+}
+
+/** Whether a rail connection's api_url is a local emulator's (npm start re-points those at its own). */
+function isLocalUrl(apiUrl: string): boolean {
+  try {
+    return ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(apiUrl).hostname);
+  } catch {
+    return false;
+  }
 }
 
 function readMarker(marker: string): Omit<DemoAccount, 'publishableKey' | 'ownerEmail'> | null {
@@ -253,8 +270,8 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
       return running.handle as H;
     };
     // The payout rails' emulators (PayPal Payouts, Wise; Stripe Connect is the Stripe emulator's Connect
-    // side): fixed local credentials, state in memory (Wise's signing key in DATA_DIR). No webhook URL yet:
-    // the rails' intake routes are not wired, so their signed events are recorded, not delivered.
+    // side): fixed local credentials, state in memory (Wise's signing key in DATA_DIR). Once the gateway
+    // listens, each delivers its signed events to the demo account's rail intake (below).
     const paypalRail = await startPaypalRail({ port: options.paypalPort, dataDir });
     stops.push(paypalRail.close);
     const wiseRail = await startWiseRail({ port: options.wisePort, dataDir });
@@ -304,6 +321,34 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     // Each emulator delivers to the demo account's intake of its kind (the other kinds answer 404).
     for (const emulator of emulators)
       emulator.setWebhookUrl(`${gateway.url}/webhooks/${definitionOf(emulator.kind).webhook.path}/${demo.accountId}/`);
+    // The payout rails: with connectDemoRails, the demo account is connected to each rail's emulator (its fixed
+    // local credentials; a connection to anything but a local emulator is left as it is); each emulator delivers to the
+    // demo's intake of its rail (docs/payouts.md "Webhooks"): Stripe's Connect side to /webhooks/stripe-connect/.
+    const railEmulators: [RailKind, RailConnection][] = [
+      ['paypal', paypalRail.connection],
+      [
+        'stripe',
+        {
+          apiUrl: stripe.url,
+          credentials: {
+            secret_key: stripe.secretKey,
+            webhook_secret: stripe.connect.webhookSecret,
+            connect_webhook_secret: stripe.connect.connectWebhookSecret,
+          },
+        },
+      ],
+      ['wise', wiseRail.connection],
+    ];
+    if (options.connectDemoRails) {
+      const connectedRails = await railConnections(demo.accountId);
+      for (const [kind, connection] of railEmulators) {
+        const existing = connectedRails.find((c) => c.kind === kind);
+        if (!existing || isLocalUrl(existing.api_url)) await saveRailConnection(demo.accountId, kind, connection);
+      }
+    }
+    paypalRail.setWebhookUrl(`${gateway.url}/webhooks/paypal/${demo.accountId}/`);
+    wiseRail.setWebhookUrl(`${gateway.url}/webhooks/wise/${demo.accountId}/`);
+    stripe.connect.setWebhookUrl(`${gateway.url}/webhooks/stripe-connect/${demo.accountId}/`);
     // One background sync at start: whatever the emulator did while the service was down is caught up.
     const backfill = scheduledJobs.find((j) => j.name === 'ProviderBackfill');
     if (backfill) await runScheduledJob(backfill);
@@ -390,6 +435,7 @@ async function main(): Promise<void> {
       paypalPort: portFromEnv('PAYPAL_PORT', 12131),
       wisePort: portFromEnv('WISE_PORT', 12121),
       demoProvider: demoProviderFromEnv(),
+      connectDemoRails: process.env.DEMO_RAILS !== '0',
       ...(process.env.PUBLIC_BASE_URL ? { publicBaseUrl: process.env.PUBLIC_BASE_URL } : {}),
     });
   } catch (err) {
