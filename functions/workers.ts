@@ -101,7 +101,8 @@ export const workers: readonly QueueWorker[] = [
     queue: 'payout-rails',
     timeoutSeconds: 120,
     batchSize: 1,
-    sends: ['member-emails', 'payout-rails'],
+    // webhook-events: the payout.* events its ledger writes hand to the fan-out at once.
+    sends: ['member-emails', 'payout-rails', 'webhook-events'],
     providerSecrets: false,
     railSecrets: true,
   },

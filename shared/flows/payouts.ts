@@ -550,6 +550,8 @@ export async function markPayoutFailed(
       let pending = read.claim;
       if (payout.status === outcome) return payout;
       if (pending && pending.to !== outcome) throw claimedOther(payout, pending);
+      // A reversal of a paid payout was claimed: finish it (its rewards are paid, not approved).
+      if (pending?.reversal) return reversePaidPayout(accountId, payoutId, pending.reason ?? reason);
       if (payout.status !== 'processing')
         throw new DetailError(409, `This payout is ${payout.status}: only a processing payout (in a batch) can be marked ${outcome}.`);
       const now = Math.floor(Date.now() / 1000);
@@ -598,6 +600,82 @@ export async function markPayoutFailed(
           if (outcome === 'failed') txn.push(eventItem(accountId, 'payout.failed', payout.id, payoutView(next)), `event:${payout.id}`);
           await commit(txn);
           log('info', `payout ${outcome}`, { account_id: accountId, payout_id: payout.id, rewards: back.length });
+          return next;
+        }
+        await commit(txn);
+      }
+      throw new PayoutRaceError();
+    },
+    (err) => err instanceof PayoutRaceError,
+    6,
+  );
+}
+
+/**
+ * A paid payout taken back by its rail (a PayPal reversal or refund, a Stripe transfer reversal, a Wise
+ * return): the payout becomes `failed` with `reason`, and its paid rewards go back to approved, into the
+ * member's collecting payout (due at once when the member is ready). The member's stats, the payout sums,
+ * the report buckets of what was paid and the event `payout.failed` move in the same transactions, in
+ * chunks like markPayoutPaid (claimed first when there are more than one). A failed payout answers as it is.
+ */
+export async function reversePaidPayout(accountId: string, payoutId: string, reason: string): Promise<Payout> {
+  return withRetries(
+    async () => {
+      const read = await getPayoutAndClaim(accountId, payoutId);
+      if (!read) throw new NotFoundError();
+      let payout = read.payout;
+      let pending = read.claim;
+      if (payout.status === 'failed') return payout;
+      if (pending && !(pending.to === 'failed' && pending.reversal)) throw claimedOther(payout, pending);
+      if (!pending && payout.status !== 'paid')
+        throw new DetailError(409, `This payout is ${payout.status}: only a paid payout can be taken back.`);
+      const now = Math.floor(Date.now() / 1000);
+      let claiming: Promise<Payout> | null = null;
+      if (!pending && chunked(payout, pending)) {
+        pending = { to: 'failed', at: now, reason, reversal: true };
+        claiming = claim(accountId, payout, pending);
+      }
+      const why = pending?.reason ?? reason;
+      const [claimed, memberItem, rewards] = await Promise.all([
+        claiming ?? Promise.resolve(payout),
+        getItem(keys.member(accountId, payout.member_id)),
+        rewardsOf(accountId, payout),
+      ]);
+      payout = claimed;
+      const memberAlive = toMember(memberItem) !== null;
+      const back = rewards.filter((r) => r.status === 'paid' && r.payout_id === payout.id);
+      const [alive, firstTarget] = await Promise.all([
+        liveReferrals(accountId, back),
+        collectingTarget(accountId, payout.member_id, payout.currency),
+      ]);
+      for (let i = 0; i < back.length || i === 0; i += CHUNK) {
+        const chunk = back.slice(i, i + CHUNK);
+        const last = i + CHUNK >= back.length;
+        const txn = new MoneyTxn(accountId);
+        if (!memberAlive) txn.memberGone(payout.member_id);
+        if (chunk.length > 0) {
+          const target = i === 0 ? firstTarget : await collectingTarget(accountId, payout.member_id, payout.currency);
+          const into = changeCollecting(
+            txn,
+            target,
+            { add: chunk.map((r) => ({ id: r.id, amount: r.amount, created_at: r.created_at })), remove: [] },
+            now,
+          );
+          for (const r of chunk) {
+            if (!alive.has(r.referral_id)) txn.referralGone(r.referral_id);
+            txn.moveReward(r, { status: 'approved', paid_at: null, payout_id: into.id });
+            // What was reported paid is paid no more (in the bucket that counted it).
+            if (r.type === 'commission')
+              txn.report(r.paid_at ?? now, { memberId: r.member_id, campaignId: r.campaign_id }, 'commission_paid', -r.amount, r.currency);
+          }
+        }
+        if (last) {
+          const next: Payout = { ...payout, status: 'failed', failure_reason: why, updated_at: now, version: payout.version + 1 };
+          putPayoutVersion(txn, payout, next, [payout.status]);
+          payoutSums(txn, payout, next);
+          txn.push(eventItem(accountId, 'payout.failed', payout.id, payoutView(next)), `event:${payout.id}`);
+          await commit(txn);
+          log('info', 'paid payout taken back', { account_id: accountId, payout_id: payout.id, rewards: back.length });
           return next;
         }
         await commit(txn);

@@ -224,6 +224,8 @@ export interface PayoutClaim {
   reference?: string | null;
   /** mark-failed / cancel: the reason. */
   reason?: string;
+  /** A paid payout taken back by its rail (flows/payouts.ts reversePaidPayout): its paid rewards go back. */
+  reversal?: boolean;
 }
 
 function toClaim(value: unknown): PayoutClaim | null {
@@ -236,6 +238,7 @@ function toClaim(value: unknown): PayoutClaim | null {
     ...(c.paid_at !== undefined && c.paid_at !== null ? { paid_at: Number(c.paid_at) } : {}),
     ...(c.reference !== undefined ? { reference: typeof c.reference === 'string' ? c.reference : null } : {}),
     ...(typeof c.reason === 'string' ? { reason: c.reason } : {}),
+    ...(c.reversal === true ? { reversal: true } : {}),
   };
 }
 
