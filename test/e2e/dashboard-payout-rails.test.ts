@@ -6,7 +6,8 @@
 //   "Set up payouts", the emulator's onboarding, Connect's account.updated) is ready on their page;
 // - an approved commission makes their payout due; Payouts -> "Pay with Stripe" asks first with the total
 //   and the count of due payouts a Stripe batch takes (a due payout of a member without a method stays out),
-//   then sends POST /v1/payout-batches/ {rail: "stripe", currency: "USD"}.
+//   then sends POST /v1/payout-batches/ {rail: "stripe", currency: "USD"};
+// - "Disconnect" asks first, then the rail is gone.
 // axe-core checks each page and the dialog (no serious or critical violation).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,6 +100,15 @@ beforeAll(async () => {
   const { url } = await demoLoginLink(runtime);
   await page.goto(url);
   await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor({ timeout: 20_000 });
+  // No rail connected to start with, whatever the runtime was asked to connect (session-only routes).
+  const cleared = await page.evaluate(async () => {
+    const statuses: number[] = [];
+    for (const kind of ['paypal', 'stripe', 'wise']) {
+      statuses.push((await fetch(`/v1/account/payout-rails/${kind}/`, { method: 'DELETE', credentials: 'same-origin' })).status);
+    }
+    return statuses;
+  });
+  expect(cleared).toEqual([204, 204, 204]);
   campaignId = (await api('POST', '/v1/campaigns/', { name: 'Rails', allows_commission: true, commission_amount: '5.00', hold_days: 0 }))
     .id;
 }, 240_000);
@@ -188,4 +198,20 @@ describe('payout rails in the dashboard', () => {
     expect(request.postDataJSON()).toEqual({ rail: 'stripe', currency: 'USD' });
     expect(request.headers()['idempotency-key']).toBeTruthy();
   }, 120_000);
+
+  it('Settings -> Payout rails: "Disconnect" asks first, then the card and the API say Stripe is not connected', async () => {
+    await visit('settings', 'Settings');
+    const card = page.locator('article[data-rail="stripe"]');
+    await card.getByRole('button', { name: 'Disconnect Stripe Connect' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor({ timeout: 15_000 });
+    expect(await dialog.textContent()).toContain('Disconnect Stripe Connect?');
+    await expectNoAxeViolations(page, 'disconnect dialog');
+    await dialog.getByRole('button', { name: 'Disconnect' }).click();
+    await card.locator('.badge', { hasText: 'Not connected' }).waitFor({ timeout: 15_000 });
+    const rails = await page.evaluate(
+      async () => (await (await fetch('/v1/account/payout-rails/', { credentials: 'same-origin' })).json()) as { connected: unknown[] },
+    );
+    expect(rails.connected).toEqual([]);
+  }, 60_000);
 });
