@@ -53,8 +53,11 @@ import { tokenHash } from '../../shared/domain/team';
 import { issueJoinConfirmation } from '../../shared/flows/applications';
 import { joinRequestExpiry, putJoinRequest } from '../../shared/store/applications';
 import { startPaypalEmulator, type PaypalEmulator } from '../../infra/local/emulators/paypal-payouts';
+import { startStripeEmulator, type StripeEmulator } from '../../infra/local/emulators/stripe';
+import { saveRailConnection } from '../../shared/store/rail-connections';
 
 let paypalRail: PaypalEmulator | undefined;
+let stripeRail: StripeEmulator | undefined;
 const allowLoopback = process.env.WEBHOOK_ALLOW_LOOPBACK;
 
 interface Budget {
@@ -257,11 +260,16 @@ const BUDGETS: Record<string, Budget> = {
   // opening: per-IP window -> link GetItem -> account GetItem -> one transaction (link, member check, session, refs).
   OpenPortalSession: budget(4, 4),
   // Portal routes: the session GetItem (never cached), then the session's rate limit beside a read, before a write.
-  // me: member GetItem -> campaign + subscription BatchGet, beside the account GetItem.
+  // me: member GetItem -> campaign + subscription BatchGet, beside the account GetItem and the connected rails' Query.
   PortalMe: budget(3, 5),
-  // settings: (limit) -> member GetItem -> campaign + subscription BatchGet -> transaction -> the account
-  // GetItem beside (for a payout email) the member's collecting payouts: Query -> BatchGet -> GetItem -> GetItem.
-  UpdatePortalMe: budget(8, 10),
+  // settings: (limit) -> member GetItem (beside the connected rails' Query) -> campaign + subscription BatchGet
+  // -> transaction -> the account GetItem beside (for a payout email or method) the member's collecting
+  // payouts: Query -> BatchGet -> GetItem -> GetItem.
+  UpdatePortalMe: budget(8, 11),
+  // Stripe's "Set up payouts": the Stripe connection's BatchGet beside the member and account GetItems ->
+  // (the first time: Stripe's account, then one transaction storing it) -> the member's collecting payouts'
+  // Query -> (Stripe's Account Link).
+  PortalStripeAccountLink: budget(4, 6),
   // stats: one Query of the member's daily buckets.
   PortalStats: budget(2, 3),
   // lists: the page's Query beside its count (the member item, or the filter's counter).
@@ -450,6 +458,7 @@ function billingNotification(): Omit<ApiOptions, 'key'> {
 
 afterAll(async () => {
   await paypalRail?.stop();
+  await stripeRail?.stop();
   if (allowLoopback === undefined) delete process.env.WEBHOOK_ALLOW_LOOPBACK;
   else process.env.WEBHOOK_ALLOW_LOOPBACK = allowLoopback;
   for (const id of connected) await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(id) }));
@@ -1206,6 +1215,24 @@ const SCENARIOS: Record<string, Scenario> = {
     return [{ label: 'connect PayPal', session: true, params: { kind: 'paypal' }, options: { body } }];
   },
   DeletePayoutRail: async () => [{ label: 'disconnect PayPal', session: true, params: { kind: 'paypal' } }],
+  PortalStripeAccountLink: async () => {
+    // The account connects Stripe (stored as PUT /v1/account/payout-rails/stripe/ stores it) at an emulator of its own.
+    stripeRail ??= await startStripeEmulator({ connect: { webhookUrl: null } });
+    await saveRailConnection(accountId, 'stripe', {
+      apiUrl: stripeRail.url,
+      credentials: {
+        secret_key: stripeRail.secretKey,
+        webhook_secret: stripeRail.connect.webhookSecret,
+        connect_webhook_secret: stripeRail.connect.connectWebhookSecret,
+      },
+    });
+    const m = await fullMember();
+    const headers = await portalBearer(m.id);
+    return [
+      { label: 'first: the Express account made and stored', anonymous: true, options: { headers } },
+      { label: 'again: the stored account, a new link', anonymous: true, options: { headers } },
+    ];
+  },
 
   // ---- applications ----
   JoinPage: async () => {
