@@ -2,7 +2,7 @@
 // stack (startLocal) and its Stripe emulator's Connect side:
 // - Settings -> Payout rails: a wrong Stripe secret key is refused by the rail and the form says so; the
 //   emulator's keys connect Stripe Connect, and the card shows the webhook URLs to register;
-// - a member whose payout method is Stripe and whose Express account finished onboarding (the portal's
+// - a member whose payout method is Stripe (chosen in the member's form) and whose Express account finished onboarding (the portal's
 //   "Set up payouts", the emulator's onboarding, Connect's account.updated) is ready on their page;
 // - an approved commission makes their payout due; Payouts -> "Pay with Stripe" asks first with the total
 //   and the count of due payouts a Stripe batch takes (a due payout of a member without a method stays out),
@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { demoLoginLink, startLocal, type LocalRuntime } from '../../infra/local/start';
 import { approveReward } from '../../shared/flows/lifecycle';
+import { STRIPE_NOT_STARTED } from '../../shared/domain/payout-methods';
 import { applyStripeAccountUpdates } from '../../shared/flows/payout-methods';
 import { getItem } from '../../shared/store/ops';
 import { toReferral } from '../../shared/store/referrals';
@@ -159,7 +160,16 @@ describe('payout rails in the dashboard', () => {
   it('a member ready on Stripe; "Pay with Stripe" confirms the total and count, then asks for a Stripe batch of USD', async () => {
     // Ready on Stripe: the method, the portal's "Set up payouts" (an Express account), onboarding finished.
     const ready = await memberWithCommission(campaignId, 'stripe-ready', 1250, { payout_email: 'ready@pay.example.com' });
-    await api('PATCH', `/v1/members/${ready.member.id}/`, { payout_method: 'stripe' });
+    // The method chosen on the member's page (its form offers the connected rails); not ready yet, and why.
+    await visit(`members/${encodeURIComponent(ready.member.id)}`, 'stripe-ready');
+    const method = page.locator('#edit-member').getByLabel('Payout method', { exact: true });
+    await method.locator('option[value="stripe"]').waitFor({ state: 'attached', timeout: 15_000 });
+    expect(await method.locator('option[value="paypal"]').count()).toBe(0);
+    await method.selectOption('stripe');
+    await page.locator('#edit-member').getByRole('button', { name: 'Save changes' }).click();
+    await page.locator('[data-method-ready="false"]').waitFor({ timeout: 15_000 });
+    expect(await page.locator('[data-method-ready="false"]').textContent()).toContain(STRIPE_NOT_STARTED);
+    expect((await api('GET', `/v1/members/${ready.member.id}/`)).payout_method).toBe('stripe');
     const link = await api('POST', `/v1/members/${ready.member.id}/portal-sessions/`, {});
     const session = await api('POST', '/portal/v1/sessions/', { token: new URL(link.url).hash.replace(/^#token=/, '') });
     await api('POST', '/portal/v1/me/stripe-account-link/', {}, session.token);

@@ -31,7 +31,7 @@ import { campaignHref } from '../lib/links';
 import { payoutColumns } from '../tables/payouts';
 import { referralColumns } from '../tables/referrals';
 import { rewardColumns } from '../tables/rewards';
-import { RAIL_NAMES, isRail } from '../lib/rails';
+import { RAIL_KINDS, RAIL_NAMES, isRail, type RailKind } from '../lib/rails';
 import { Badge } from '../../ui/badge';
 import type { ComponentChildren } from 'preact';
 
@@ -233,8 +233,18 @@ function payoutMethodDetails(m: Member): [string, ComponentChildren][] {
   ];
 }
 
+/** The payout methods offered: none (file batches), each connected rail, and the member's own even if disconnected. */
+function methodOptions(connected: RailKind[] | null, current: RailKind | null): { value: string; label: string }[] {
+  const kinds = RAIL_KINDS.filter((k) => connected?.includes(k) || k === current);
+  return [
+    { value: '', label: 'None: file batches, to the payout email' },
+    ...kinds.map((k) => ({ value: k, label: connected?.includes(k) ? RAIL_NAMES[k] : `${RAIL_NAMES[k]} (not connected)` })),
+  ];
+}
+
 function EditMember({ member, campaigns, onSaved }: { member: Member; campaigns: Campaign[]; onSaved: (m: Member) => void }) {
   const form = useFormState();
+  const rails = useLoad(async () => (await unwrap(api.GET('/v1/account/payout-rails/'))).connected.map((c) => c.kind), []);
   return (
     <Section id="edit-member" title="Edit member">
       <Form
@@ -242,6 +252,7 @@ function EditMember({ member, campaigns, onSaved }: { member: Member; campaigns:
         labelledBy="edit-member-title"
         onSubmit={async (data) => {
           const campaign = text(data, 'campaign');
+          const method = (text(data, 'payout_method') || null) as RailKind | null;
           const saved = await unwrap(
             api.PATCH('/v1/members/{id}/', {
               params: { path: { id: member.id }, header: { 'Idempotency-Key': idempotencyKey() } },
@@ -254,6 +265,8 @@ function EditMember({ member, campaigns, onSaved }: { member: Member; campaigns:
                 subscription: subscriptionRef(text(data, 'subscription')),
                 payout_email: textOrNull(data, 'payout_email'),
                 email_opt_out: checked(data, 'email_opt_out'),
+                // Sent only when changed: a method whose rail was disconnected since is kept, not refused.
+                ...(method !== member.payout_method ? { payout_method: method } : {}),
               },
             }),
           );
@@ -287,6 +300,13 @@ function EditMember({ member, campaigns, onSaved }: { member: Member; campaigns:
             optional
             defaultValue={member.payout_email ?? ''}
             autoComplete="off"
+          />
+          <SelectField
+            name="payout_method"
+            label="Payout method"
+            options={methodOptions(rails.data, member.payout_method)}
+            defaultValue={member.payout_method ?? ''}
+            hint="How a batch pays this member. Stripe needs the member to set up payouts in their portal."
           />
           <CheckField name="email_opt_out" label="Do not email this member" defaultChecked={member.email_opt_out} />
         </div>

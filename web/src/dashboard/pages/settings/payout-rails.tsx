@@ -43,6 +43,19 @@ function RailInput({ field }: { field: RailField }) {
   return <Field {...common} type={field.secret ? 'password' : undefined} autoComplete="off" spellcheck={false} />;
 }
 
+/** A connection's public setting; a long one (a PEM public key) folded under its first characters. */
+function SettingValue({ value }: { value: string }) {
+  if (value.length <= 80) return <code class="mono-small rail-setting">{value}</code>;
+  return (
+    <details class="rail-setting-long">
+      <summary>
+        <code class="mono-small">{value.replace(/\s+/g, ' ').slice(0, 40)}…</code>
+      </summary>
+      <pre class="mono-small rail-setting">{value}</pre>
+    </details>
+  );
+}
+
 /** A webhook path of the API as the full URL to register at the rail (the dashboard and the API share an origin). */
 const webhookUrl = (path: string) => new URL(path, location.origin).toString();
 
@@ -92,7 +105,7 @@ function RailCard({ option, connected, onChanged }: { option: RailOption; connec
               ['API URL', <code>{connected.api_url}</code>],
               ...Object.entries(connected.settings).map(
                 ([name, value]) =>
-                  [option.fields.find((f) => f.name === name)?.label ?? name, <code class="mono-small rail-setting">{value}</code>] as [
+                  [option.fields.find((f) => f.name === name)?.label ?? name, <SettingValue value={value} />] as [
                     string,
                     ComponentChildren,
                   ],
