@@ -30,6 +30,7 @@ import { QUEUE_NAMES, type QueueName } from '../shared/queue/queues';
 import { providerView } from '../shared/store/account-settings';
 import type { PayoutRailDefinition } from '../shared/rails/definition';
 import { RAIL_DEFINITIONS } from '../shared/rails/registry';
+import { GetQueueUrlCommand } from '@aws-sdk/client-sqs';
 import { RAIL_CLI_COMMANDS, railConnectionOf, verifyRailConnection } from '../shared/rails/connect';
 import { railPublicView } from '../shared/rails/options';
 import { railConnections, saveRailConnection, UnknownRailAccountError } from '../shared/store/rail-connections';
@@ -56,11 +57,18 @@ import { createLinkBody } from '../shared/schemas/links';
 import { MAX_NAMED_LINKS } from '../shared/domain/links';
 import { formatCents } from '../shared/domain/money';
 import { batchFile, createBatch, isBatchId, markBatchPaid } from '../shared/flows/payouts';
+import { requestReconcile } from '../shared/flows/rail-reconcile';
+import { batchView } from '../shared/domain/payout-views';
+import type { RailKind } from '../shared/rails/definition';
+import { QUEUES } from '../shared/queue/queues';
+import { resetQueueClient } from '../shared/queue/publish';
 import { listPayouts, payoutSummary } from '../shared/store/money-lists';
 import { keys } from '../shared/store/table';
 import { APPLICATION_STATUSES, type ApplicationStatus, applicationView } from '../shared/domain/applications';
 import { approveApplication, rejectApplication } from '../shared/flows/applications';
 import { listApplications } from '../shared/store/applications';
+
+const RAIL_KINDS: readonly RailKind[] = RAIL_DEFINITIONS.map((d) => d.kind);
 
 /** The account must exist (an unknown id is an operational error, like the other commands'). */
 async function requireAccount(accountId: string): Promise<void> {
@@ -470,6 +478,40 @@ const commands: Record<string, Command> = {
       };
     },
   },
+  // Paying through a rail (docs/payouts.md "Paying through a rail", "Reconciliation"): the API's
+  // POST /v1/payout-batches/ {rail} and /reconcile/; the payout-rails worker does the rail's part.
+  'payouts send': {
+    args: '--account <account_id> --rail paypal|stripe|wise --currency <ISO 4217>',
+    summary:
+      "Batch the due payouts in one currency whose member's payout method is the rail and ready; the worker sends it (prints the batch).",
+    flags: ['account', 'rail', 'currency'],
+    required: ['account', 'rail', 'currency'],
+    check({ rail, currency }) {
+      if (!RAIL_KINDS.includes(rail as RailKind)) throw new UsageError(`--rail must be one of ${RAIL_KINDS.join(', ')}, got "${rail}"`);
+      if (!isCurrencyCode(currency as string)) throw new UsageError(`--currency must be an ISO 4217 code, got "${currency}"`);
+    },
+    async run({ account, rail, currency }) {
+      await requireAccount(account as string);
+      const batch = await withRailQueue(() =>
+        createBatch(account as string, { rail: rail as RailKind, currency: (currency as string).toUpperCase() }),
+      );
+      return batchView(batch, '');
+    },
+  },
+  'payouts reconcile': {
+    args: '--account <account_id> --batch <pb_…>',
+    summary: 'Read a rail batch back from its rail now (queued for the payout-rails worker); a file batch or a settled one: refused.',
+    flags: ['account', 'batch'],
+    required: ['account', 'batch'],
+    check({ batch }) {
+      if (!isBatchId(batch as string)) throw new UsageError(`--batch must be a batch id (pb_ and 32 hex characters), got "${batch}"`);
+    },
+    async run({ account, batch }) {
+      await requireAccount(account as string);
+      const queued = await withRailQueue(() => requestReconcile(account as string, batch as string));
+      return { account_id: account, ...queued };
+    },
+  },
   'account list': {
     args: '',
     summary: 'List every account (id, name, plan, created), oldest first. A Scan: operator tooling, not a request path.',
@@ -729,6 +771,25 @@ async function withSqs<T>(fn: (sqs: ReturnType<typeof cliSqs>, local: boolean) =
   } finally {
     sqs.destroy();
   }
+}
+
+/**
+ * Runs `fn` with the service's publisher pointed at the payout-rails queue: PAYOUT_RAILS_QUEUE_URL when set
+ * (the stack's output), else, on the laptop, npm start's queue by its name.
+ */
+async function withRailQueue<T>(fn: () => Promise<T>): Promise<T> {
+  const variable = QUEUES['payout-rails'].envVar;
+  if (!process.env[variable]) {
+    await withSqs(async (sqs, local) => {
+      if (!local) throw new UsageError(`set ${variable} (the stack's PayoutRails queue URL output) to queue a rail batch from here`);
+      process.env[variable] = (await sqs.send(new GetQueueUrlCommand({ QueueName: 'payout-rails' }))).QueueUrl as string;
+      const endpoint = cliSqsEndpoint(local);
+      if (endpoint && !process.env.SQS_ENDPOINT) process.env.SQS_ENDPOINT = endpoint;
+    });
+    resetConfig();
+    resetQueueClient();
+  }
+  return fn();
 }
 
 /** Whether this run is on the laptop's local parts (DynamoDB Local, hence the local SQS too). */
