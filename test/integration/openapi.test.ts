@@ -29,6 +29,8 @@ import { recordDynamoCalls } from '../support/dynamo-calls';
 import { responseValidator } from '../support/openapi';
 import { startTestQueues, type TestQueues } from '../support/queues';
 import { startPaypalEmulator, type PaypalEmulator } from '../../infra/local/emulators/paypal-payouts';
+import { startStripeEmulator, type StripeEmulator } from '../../infra/local/emulators/stripe';
+import { saveRailConnection } from '../../shared/store/rail-connections';
 
 const signed = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'paddle', 'signed-alerts.json'), 'utf8')) as {
   public_key: string;
@@ -42,6 +44,8 @@ const paypalRail = () => {
   paypalEmulator ??= startPaypalEmulator({ settleAfterMs: null });
   return paypalEmulator;
 };
+/** The Stripe emulator (its Connect side) the portal's Stripe link sample connects to. */
+let stripeEmulator: StripeEmulator | undefined;
 /** PUT /v1/account/payout-rails/paypal/ as the owner, against the emulator. */
 async function connectPaypalRail(): Promise<ApiResponse> {
   const emulator = await paypalRail();
@@ -81,6 +85,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await queues?.stop();
   await (await paypalEmulator)?.stop();
+  await stripeEmulator?.stop();
   delete process.env.WEBHOOK_ALLOW_LOOPBACK;
 });
 
@@ -500,6 +505,18 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
       headers: await portalAs((await fixtures()).member.id),
       body: { payout_email: 'me@pay.example.com', email_opt_out: true },
     }),
+  PortalStripeAccountLink: async () => {
+    stripeEmulator ??= await startStripeEmulator({ connect: { webhookUrl: null } });
+    await saveRailConnection(accountId, 'stripe', {
+      apiUrl: stripeEmulator.url,
+      credentials: {
+        secret_key: stripeEmulator.secretKey,
+        webhook_secret: stripeEmulator.connect.webhookSecret,
+        connect_webhook_secret: stripeEmulator.connect.connectWebhookSecret,
+      },
+    });
+    return api('POST', '/portal/v1/me/stripe-account-link/', { headers: await portalAs((await fixtures()).member.id) });
+  },
   PortalStats: async () => api('GET', '/portal/v1/stats/?interval=week', { headers: await portalAs((await fixtures()).member.id) }),
   PortalReferrals: async () => api('GET', '/portal/v1/referrals/', { headers: await portalAs((await fixtures()).member.id) }),
   PortalRewards: async () => {
