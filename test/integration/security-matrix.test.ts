@@ -539,6 +539,7 @@ describe('the matrix covers the route table', () => {
       'PortalReferrals',
       'PortalRewards',
       'PortalStats',
+      'PortalStripeAccountLink',
       'PutPortalTaxDetails',
       'UpdatePortalMe',
     ]);
