@@ -6,7 +6,8 @@
 //   "Set up payouts", the emulator's onboarding, Connect's account.updated) is ready on their page;
 // - an approved commission makes their payout due; Payouts -> "Pay with Stripe" asks first with the total
 //   and the count of due payouts a Stripe batch takes (a due payout of a member without a method stays out),
-//   then sends POST /v1/payout-batches/ {rail: "stripe", currency: "USD"};
+//   then sends POST /v1/payout-batches/ {rail: "stripe", currency: "USD"}; the PayoutRails worker pays it at
+//   the emulator and the batch's page follows the payout until it shows paid;
 // - "Disconnect" asks first, then the rail is gone.
 // axe-core checks each page and the dialog (no serious or critical violation).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -157,7 +158,7 @@ describe('payout rails in the dashboard', () => {
     await expectNoAxeViolations(page, 'settings payout rails, connected');
   }, 90_000);
 
-  it('a member ready on Stripe; "Pay with Stripe" confirms the total and count, then asks for a Stripe batch of USD', async () => {
+  it('a member ready on Stripe; "Pay with Stripe" confirms the total and count, then the batch\'s page follows the payout until it is paid', async () => {
     // Ready on Stripe: the method, the portal's "Set up payouts" (an Express account), onboarding finished.
     const ready = await memberWithCommission(campaignId, 'stripe-ready', 1250, { payout_email: 'ready@pay.example.com' });
     // The method chosen on the member's page (its form offers the connected rails); not ready yet, and why.
@@ -207,6 +208,28 @@ describe('payout rails in the dashboard', () => {
     const request = await sent;
     expect(request.postDataJSON()).toEqual({ rail: 'stripe', currency: 'USD' });
     expect(request.headers()['idempotency-key']).toBeTruthy();
+
+    // The PayoutRails worker sends it to the emulator; the batch's page follows the payout until it is paid.
+    expect((await request.response())?.status()).toBe(201);
+    await page.waitForURL(/\/app\/payouts\/batches\/pb_/, { timeout: 15_000 });
+    await page.getByRole('heading', { level: 1, name: 'Batch $12.50' }).waitFor({ timeout: 15_000 });
+    const row = page.locator('tr[data-payout]');
+    await page.locator('[data-rail-progress="settled"]').waitFor({ timeout: 20_000 });
+    expect(await row.count()).toBe(1);
+    expect(await row.getAttribute('data-status')).toBe('paid');
+    expect(await row.textContent()).toContain('Paid by Stripe.');
+    await page.locator('.details-row', { hasText: 'Status' }).getByText('Paid').waitFor({ timeout: 15_000 });
+    expect(await page.getByRole('button', { name: 'Check with Stripe now' }).count()).toBe(1);
+    await expectNoAxeViolations(page, 'a paid Stripe batch');
+    const batchId = new URL(page.url()).pathname.split('/').pop() as string;
+    const paid = await api('GET', `/v1/payouts/?batch_id=${batchId}`);
+    expect(paid.results).toEqual([
+      expect.objectContaining({ member_id: ready.member.id, status: 'paid', rail: 'stripe', amount: '12.50' }),
+    ]);
+    const transfers = [...runtime.stripe.connect.ledger.transfers.values()].filter((t) => t.destination === acct);
+    expect(transfers.map((t) => t.amount)).toEqual([1250]);
+    // The member paid by file still has their payout due.
+    expect((await api('GET', `/v1/payouts/?member=${byFile.member.id}`)).results).toEqual([expect.objectContaining({ status: 'due' })]);
   }, 120_000);
 
   it('Settings -> Payout rails: "Disconnect" asks first, then the card and the API say Stripe is not connected', async () => {

@@ -2,7 +2,7 @@
 // the calls a rail batch needs (create, reconcile, resend, its payouts by batch), and a payout's rail
 // status in words (docs/payouts.md; docs/dashboard.md "Payout rails").
 import { api } from '../api';
-import { cursorOf, idempotencyKey, unwrap, type ApiPaths, type Schemas } from '../../api/client';
+import { cursorOf, idempotencyKey, unwrap, type Schemas } from '../../api/client';
 import type { Member, Payout } from '../../api/types';
 
 export type RailKind = 'paypal' | 'stripe' | 'wise';
@@ -23,13 +23,9 @@ export type MethodFields = Pick<Member, 'payout_method' | 'payout_method_ready' 
 
 export const railOf = (batch: RailBatch): RailKind | null => (isRail(batch.rail) ? batch.rail : null);
 
-type CreateBatchBody = ApiPaths['/v1/payout-batches/']['post']['requestBody']['content']['application/json'];
-
 /** POST /v1/payout-batches/ {rail, currency}: the due payouts of the currency whose member is ready on the rail. */
 export function createRailBatch(rail: RailKind, currency: string): Promise<RailBatch> {
-  // `rail` is the batch body's field of the payout-rails contract (docs/payouts.md); `format` is a file batch's only.
-  const body = { rail, currency } as unknown as CreateBatchBody;
-  return unwrap(api.POST('/v1/payout-batches/', { params: { header: { 'Idempotency-Key': idempotencyKey() } }, body }));
+  return unwrap(api.POST('/v1/payout-batches/', { params: { header: { 'Idempotency-Key': idempotencyKey() } }, body: { rail, currency } }));
 }
 
 /** POST /v1/payout-batches/{id}/reconcile/: the worker reads the batch from its rail (202). */

@@ -1,5 +1,5 @@
 // The payouts table (the Payouts page, a batch's page, a member's page) with its row actions: mark paid,
-// mark failed.
+// mark failed (not on a payout a rail is paying: ../pages/rail-batch.tsx).
 import { Badge } from '../../ui/badge';
 import { BusyButton } from '../../ui/busy-button';
 import { useConfirm } from '../../ui/confirm';
@@ -18,8 +18,11 @@ export function PayoutActions({ payout, onChanged }: { payout: Payout; onChanged
   const allowed = useCan('money');
   const confirm = useConfirm();
   const { busy, act } = useRowAction<'paid' | 'failed'>(onChanged);
-  const payable = payout.status === 'due' || payout.status === 'processing';
-  const failable = payout.status === 'processing';
+  // A payout its rail is paying has its outcome from the rail (its batch's page): marking it by hand could
+  // pay its rewards twice.
+  const byRail = isRail(payout.rail);
+  const payable = payout.status === 'due' || (payout.status === 'processing' && !byRail);
+  const failable = payout.status === 'processing' && !byRail;
   if (!allowed || (!payable && !failable)) return null;
   const amount = formatMoney(payout.amount, payout.currency);
 
