@@ -386,6 +386,7 @@ const FIELDS: Record<string, string[]> = {
     'subscription',
     'email_opt_out',
     'payout_email',
+    'payout_method',
     'id',
     'stats',
   ],
@@ -415,7 +416,7 @@ FIELDS.UpdateTeamMember = ['role', 'email'];
 FIELDS.CreateApiKey = ['name', 'key', 'prefix'];
 FIELDS.UpdateAccount = ['name', 'email_sender', 'embed_origins', 'js_referrals', 'plan', 'publishable_key', 'provider'];
 // The member portal: its only write, and the opening of a link.
-FIELDS.UpdatePortalMe = ['payout_email', 'email_opt_out', 'email', 'code', 'commission_paid'];
+FIELDS.UpdatePortalMe = ['payout_email', 'payout_method', 'email_opt_out', 'email', 'code', 'commission_paid'];
 FIELDS.OpenPortalSession = ['token'];
 FIELDS.CreatePortalSession = ['return_url'];
 // The public application form (its campaigns are closed here: a valid body is a silent 202) and the decisions.
