@@ -466,7 +466,7 @@ export class RefloopApiStack extends Stack {
         webhookSecrets: w.webhookSecrets === true,
         providerWebhookSecrets: false,
         taxDetails: false,
-        railSecrets: false,
+        railSecrets: w.railSecrets === true,
       })),
       ...scheduledJobs.map((j) => ({
         name: j.name,

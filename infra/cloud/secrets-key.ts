@@ -28,8 +28,9 @@ export const ENCRYPTION_CONTEXT_KEY = 'account_id';
  * The routes that write a secret: the provider connection (the API key and the webhook secret), the
  * webhook endpoint's create (its signing secret, generated there and shown once), a member's tax details and a
  * payout rail's connection (SetPayoutRail). DeleteWebhookEndpoint and DeletePayoutRail touch their secret items
- * too, but only delete them: they need no key. (No route decrypts a rail secret yet: `railSecrets` grants the
- * items, not the key; the payout flows that send money will add their decrypt here.)
+ * too, but only delete them: they need no key. The other holders of `railSecrets` (the PayoutRails worker that
+ * sends money, the three rail webhook intakes that verify with the connection, the portal's Stripe account
+ * link) decrypt the rail's connection: see secretsKeyUses.
  */
 export const SECRET_WRITERS: readonly string[] = ['SetProviderConnection', 'CreateWebhookEndpoint', 'PutPortalTaxDetails', 'SetPayoutRail'];
 
@@ -53,6 +54,10 @@ export interface SecretsKeyUse {
   encrypt: boolean;
 }
 
+/** The routes that only delete their rail secret item: they need no key. */
+const RAIL_SECRET_DELETERS: readonly string[] = ['DeletePayoutRail'];
+const railReader = (r: { name: string; railSecrets?: boolean }) => r.railSecrets === true && !RAIL_SECRET_DELETERS.includes(r.name);
+
 /** By function name (route, worker, job); a name not in the map uses the key for nothing. */
 export function secretsKeyUses(): Map<string, SecretsKeyUse> {
   const uses = new Map<string, SecretsKeyUse>();
@@ -63,12 +68,14 @@ export function secretsKeyUses(): Map<string, SecretsKeyUse> {
   // The writers hold the secret flags to reach the secret items, but they take the plaintext from the
   // request (and check it at the provider with that): they never decrypt a stored one.
   // The tax-details readers (the portal's GET, the tax export) decrypt members' tax details; their writer encrypts.
+  // The rail connection's readers (`railSecrets` but not the writer; DeletePayoutRail only deletes) decrypt it.
   for (const r of routes)
     set(
       r.name,
-      (r.providerSecrets === true || r.providerWebhookSecrets === true || r.taxDetails === true) && !SECRET_WRITERS.includes(r.name),
+      (r.providerSecrets === true || r.providerWebhookSecrets === true || r.taxDetails === true || railReader(r)) &&
+        !SECRET_WRITERS.includes(r.name),
     );
-  for (const w of workers) set(w.name, w.providerSecrets || w.webhookSecrets === true);
+  for (const w of workers) set(w.name, w.providerSecrets || w.webhookSecrets === true || w.railSecrets === true);
   for (const j of scheduledJobs) set(j.name, j.providerSecrets);
   for (const name of SECRET_WRITERS) {
     if (!routes.some((r) => r.name === name)) throw new Error(`SECRET_WRITERS names ${name}, which is not a route of functions/routes.ts`);

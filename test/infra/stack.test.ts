@@ -582,9 +582,17 @@ describe('queues, workers and schedules', () => {
     expect(keys.memberIdentifierClaim('0123456789abcdef', 'x#TAX#DETAILS').pk).not.toMatch(like);
   });
 
-  it('denies the payout-rail secrets to every function but the routes that write and delete them', () => {
-    const allowed = routes.filter((r) => r.railSecrets).map((r) => r.name);
-    expect(allowed.sort()).toEqual(['DeletePayoutRail', 'SetPayoutRail']);
+  it('denies the payout-rail secrets to every function but the routes that write, delete and read them and the PayoutRails worker', () => {
+    const allowed = [...routes.filter((r) => r.railSecrets).map((r) => r.name), ...workers.filter((w) => w.railSecrets).map((w) => w.name)];
+    expect(allowed.sort()).toEqual([
+      'DeletePayoutRail',
+      'PayoutRails',
+      'PaypalRailWebhook',
+      'PortalStripeAccountLink',
+      'SetPayoutRail',
+      'StripeConnectRailWebhook',
+      'WiseRailWebhook',
+    ]);
     for (const user of users) {
       const deny = statementsOf(user.name).filter((s) => s.Effect === 'Deny' && s.Sid === 'DenyRailSecretItems');
       if (allowed.includes(user.name)) {
@@ -1117,19 +1125,28 @@ describe('operations (issue 17)', () => {
         'ConvertReferralV1',
         'ExportTaxDetails',
         'GetPortalTaxDetails',
+        'PayoutRails',
+        'PaypalRailWebhook',
+        'PortalStripeAccountLink',
         'ProviderWebhook',
         'RewardFanout',
+        'StripeConnectRailWebhook',
         'SubscriptionSync',
         'WebhookDelivery',
+        'WiseRailWebhook',
       ]);
       expect(encrypt).toEqual(['CreateWebhookEndpoint', 'PutPortalTaxDetails', 'SetPayoutRail', 'SetProviderConnection']);
       // The same lists, from the flags of the route and worker tables.
       expect(decrypt).toEqual(
         [
           ...routes
-            .filter((r) => (r.providerSecrets || r.providerWebhookSecrets || r.taxDetails) && !SECRET_WRITERS.includes(r.name))
+            .filter(
+              (r) =>
+                (r.providerSecrets || r.providerWebhookSecrets || r.taxDetails || (r.railSecrets && r.name !== 'DeletePayoutRail')) &&
+                !SECRET_WRITERS.includes(r.name),
+            )
             .map((r) => r.name),
-          ...workers.filter((w) => w.providerSecrets || w.webhookSecrets).map((w) => w.name),
+          ...workers.filter((w) => w.providerSecrets || w.webhookSecrets || w.railSecrets).map((w) => w.name),
           ...scheduledJobs.filter((j) => j.providerSecrets).map((j) => j.name),
         ].sort(),
       );
