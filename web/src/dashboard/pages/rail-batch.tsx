@@ -35,6 +35,8 @@ import type { Payout } from '../../api/types';
 
 /** Every 2 s while a payout of the batch is still on its way at the rail. */
 const POLL_MS = 2000;
+/** Reads after a reconcile was queued, whatever the payouts say (10 s). */
+const AFTER_CHECK_POLLS = 5;
 
 /** The sum of decimal strings ("12.5" + "0.25"), exactly (no float): the dialog's total. */
 export function sumDecimals(values: string[]): string {
@@ -203,7 +205,8 @@ export function ReconcileButton({ batch, onQueued }: { batch: RailBatch; onQueue
   const notify = useToast();
   const [busy, setBusy] = useState(false);
   const rail = railOf(batch);
-  if (!allowed || !rail) return null;
+  // The rail is asked only about a batch still processing (the server answers 409 otherwise).
+  if (!allowed || !rail || batch.status !== 'processing') return null;
   return (
     <BusyButton
       variant="secondary"
@@ -286,13 +289,15 @@ export function RailBatchPayouts({ batch, restart, onSettled }: { batch: RailBat
   useEffect(() => {
     let live = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    // After "Check with <rail> now" the worker's answer comes a moment later, even when nothing is on its way.
+    let extra = restart > 0 ? AFTER_CHECK_POLLS : 0;
     const poll = async () => {
       try {
         const list = await batchPayouts(batch.id);
         if (!live) return;
         setPayouts(list);
         setProblem(null);
-        if (list.some(inFlight)) {
+        if (list.some(inFlight) || extra-- > 0) {
           setPolling(true);
           timer = setTimeout(poll, POLL_MS);
         } else {
