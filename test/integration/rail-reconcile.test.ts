@@ -1,8 +1,10 @@
 // Reconciliation and re-sends of rail payouts (docs/payouts.md "Reconciliation", "Re-sending an unclaimed
 // payout"): POST /v1/payout-batches/{id}/reconcile/ and POST /v1/payouts/{id}/resend/ (their answers and the
 // one message each queues on payout-rails), the hourly PayoutReconcile job (exactly the open rail batches
-// older than 10 minutes), and the admin CLI's `payouts send` and `payouts reconcile`. On a table of its own,
-// so the registry of open rail batches holds only this file's.
+// older than 10 minutes), the admin CLI's `payouts send` and `payouts reconcile`; then, against the PayPal
+// emulator, a batch whose webhooks were lost ends, once reconciled, as the same batch whose webhooks arrived,
+// and an unclaimed payout re-sent to a corrected email is paid once. On a table of its own, so the registry
+// of open rail batches holds only this file's.
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { main as adminMain } from '../../infra/admin';
 import { startPaypalEmulator, type PaypalEmulator } from '../../infra/local/emulators/paypal-payouts';
@@ -10,13 +12,16 @@ import { handler as hourly } from '../../functions/workers/payout-reconcile';
 import { resetConfig } from '../../shared/config';
 import { newEntityId } from '../../shared/domain/ids';
 import type { Payout } from '../../shared/domain/lifecycle';
-import { RECONCILE_AFTER_SECONDS } from '../../shared/flows/rail-reconcile';
+import { createBatch } from '../../shared/flows/payouts';
+import { applyRailOutcomes, sendRailBatch } from '../../shared/flows/rail-payouts';
+import { RECONCILE_AFTER_SECONDS, reconcileRailBatch, resendRailPayout } from '../../shared/flows/rail-reconcile';
+import type { RailWebhookMessage, ResendRailPayoutMessage } from '../../shared/queue/queues';
 import { db, resetClients, tableName } from '../../shared/store/client';
 import { payoutItem } from '../../shared/store/payouts';
 import { openRailBatchPut } from '../../shared/store/rail-batches';
 import { saveRailConnection } from '../../shared/store/rail-connections';
 import { keys } from '../../shared/store/table';
-import { transact } from '../../shared/store/ops';
+import { getItem, transact } from '../../shared/store/ops';
 import { api } from '../support/api';
 import { newAccount } from '../support/fixtures';
 import { useOwnTable } from '../support/own-table';
@@ -61,7 +66,7 @@ async function putBatch(
 async function putPayout(over: Partial<Payout>, account = accountId): Promise<Payout> {
   const p: Payout = {
     id: payoutId(),
-    member_id: `mem_${newEntityId().slice(0, 8)}`,
+    member_id: `mem_${newEntityId().slice(-8)}`,
     currency: 'USD',
     amount: 2500,
     reward_ids: [],
@@ -119,6 +124,10 @@ beforeAll(async () => {
   queues = await startTestQueues();
   paypal = await startPaypalEmulator({ settleAfterMs: null });
   ({ accountId, apiKey } = await newAccount());
+  await saveRailConnection(accountId, 'paypal', {
+    apiUrl: paypal.url,
+    credentials: { client_id: paypal.clientId, client_secret: paypal.clientSecret, webhook_id: paypal.webhookId },
+  });
 });
 
 afterAll(async () => {
@@ -225,13 +234,9 @@ describe('POST /v1/payouts/{id}/resend/', () => {
 
 describe('admin CLI: payouts send and payouts reconcile', () => {
   it('send batches the due payouts of members paid through the rail and queues its send; reconcile queues a read', async () => {
-    await saveRailConnection(accountId, 'paypal', {
-      apiUrl: paypal.url,
-      credentials: { client_id: paypal.clientId, client_secret: paypal.clientSecret, webhook_id: paypal.webhookId },
-    });
     const created = await api('POST', '/v1/members/', {
       key: apiKey,
-      body: { identifier: `cli-${newEntityId().slice(0, 6)}`, email: 'bo@example.com', payout_email: 'bo@example.com' },
+      body: { identifier: `cli-${newEntityId().slice(-8)}`, email: 'bo@example.com', payout_email: 'bo@example.com' },
     });
     expect(created.status).toBe(201);
     const patched = await api('PATCH', `/v1/members/${created.body.id}/`, { key: apiKey, body: { payout_method: 'paypal' } });
@@ -272,5 +277,123 @@ describe('admin CLI: payouts send and payouts reconcile', () => {
     expect((await cli(['payouts', 'reconcile', '--account', accountId, '--batch', batchId()])).code).toBe(1);
     expect((await cli(['payouts', 'reconcile', '--account', accountId, '--batch', 'pb_x'])).code).toBe(2);
     expect(await messages()).toEqual([]);
+  });
+});
+
+/** A member paid through PayPal at `email`, with a due payout in `currency` (the ledger's item, as a batch takes it). */
+async function paypalMember(email: string): Promise<string> {
+  const created = await api('POST', '/v1/members/', {
+    key: apiKey,
+    body: { identifier: `pp-${newEntityId().slice(-8)}`, email: `m-${newEntityId().slice(-8)}@example.com`, payout_email: email },
+  });
+  expect([created.status, created.body]).toEqual([201, expect.objectContaining({ id: expect.any(String) })]);
+  expect((await api('PATCH', `/v1/members/${created.body.id}/`, { key: apiKey, body: { payout_method: 'paypal' } })).status).toBe(200);
+  return created.body.id as string;
+}
+
+const duePayout = (memberId: string, currency: string, amount: number) =>
+  putPayout({
+    member_id: memberId,
+    currency,
+    amount,
+    status: 'due',
+    rail: null,
+    rail_status: null,
+    rail_item_id: null,
+    payout_email: null,
+    version: 1,
+  });
+
+/** Each payout's status and rail status, by member. */
+async function endState(payoutIds: string[]): Promise<Record<string, [string, string | null]>> {
+  const out: Record<string, [string, string | null]> = {};
+  for (const id of payoutIds) {
+    const res = await api('GET', `/v1/payouts/${id}/`, { key: apiKey });
+    out[res.body.member_id] = [res.body.status, res.body.rail_status];
+  }
+  return out;
+}
+
+describe('against the PayPal emulator', () => {
+  it('webhooks lost, then reconciliation: the same end state as webhooks delivered (and a second reconcile changes nothing)', async () => {
+    const members = [
+      await paypalMember('paid@example.com'),
+      await paypalMember('unclaimed@example.com'),
+      await paypalMember('fail@example.com'),
+    ];
+    const delivered = await Promise.all(members.map((m, i) => duePayout(m, 'USD', 1000 + i)));
+    const lost = await Promise.all(members.map((m, i) => duePayout(m, 'EUR', 2000 + i)));
+    const hooks: { headers: Record<string, string>; body: Buffer }[] = [];
+
+    // Delivered: the emulator's signed events go through the intake; the worker's part applies what it queued.
+    const viaHooks = await createBatch(accountId, { rail: 'paypal', currency: 'USD' });
+    await sendRailBatch(accountId, viaHooks.id);
+    const sentUsd = await getItem(keys.payoutBatch(accountId, viaHooks.id));
+    for (const e of await paypal.settle(String(sentUsd?.rail_batch_id))) hooks.push({ headers: e.headers, body: Buffer.from(e.rawBody) });
+    await queues.purge();
+    for (const h of hooks)
+      expect((await api('POST', `/webhooks/paypal/${accountId}/`, { rawBody: h.body, headers: h.headers })).status).toBe(200);
+    for (const m of await messages()) {
+      const hook = m as unknown as RailWebhookMessage;
+      await applyRailOutcomes(hook.account_id, hook.rail, hook.outcomes);
+    }
+
+    // Lost: nothing delivered; the reconciliation reads the batch back.
+    const viaRead = await createBatch(accountId, { rail: 'paypal', currency: 'EUR' });
+    await sendRailBatch(accountId, viaRead.id);
+    const sentEur = await getItem(keys.payoutBatch(accountId, viaRead.id));
+    await paypal.settle(String(sentEur?.rail_batch_id));
+    await reconcileRailBatch(accountId, viaRead.id);
+
+    const expected = {
+      [members[0]!]: ['paid', 'SUCCESS'],
+      [members[1]!]: ['processing', 'UNCLAIMED'],
+      [members[2]!]: ['failed', 'FAILED'],
+    };
+    expect(await endState(delivered.map((p) => p.id))).toEqual(expected);
+    expect(await endState(lost.map((p) => p.id))).toEqual(expected);
+    await reconcileRailBatch(accountId, viaRead.id);
+    await reconcileRailBatch(accountId, viaHooks.id);
+    expect(await endState(lost.map((p) => p.id))).toEqual(expected);
+    expect(await endState(delivered.map((p) => p.id))).toEqual(expected);
+    for (const id of [viaHooks.id, viaRead.id])
+      expect((await api('GET', `/v1/payout-batches/${id}/`, { key: apiKey })).body).toMatchObject({ rail: 'paypal', status: 'processing' });
+
+    // The unclaimed one, its email corrected: re-sent, the old item canceled, paid once.
+    const unclaimed = lost[1]!;
+    expect((await api('PATCH', `/v1/members/${members[1]}/`, { key: apiKey, body: { payout_email: 'fixed@example.com' } })).status).toBe(
+      200,
+    );
+    await queues.purge();
+    expect((await api('POST', `/v1/payouts/${unclaimed.id}/resend/`, { key: apiKey })).status).toBe(202);
+    const [resend] = (await messages()) as unknown as ResendRailPayoutMessage[];
+    const oldItem = String((await getItem(keys.payout(accountId, unclaimed.id)))?.rail_item_id);
+    await resendRailPayout(resend!.account_id, resend!.payout_id, resend!.attempt);
+    // A repeat of the message does nothing more.
+    await resendRailPayout(resend!.account_id, resend!.payout_id, resend!.attempt);
+    const resent = await getItem(keys.payout(accountId, unclaimed.id));
+    expect(typeof resent?.rail_item_id).toBe('string');
+    expect(resent?.rail_item_id).not.toBe(oldItem);
+    expect(resent).toMatchObject({ payout_email: 'fixed@example.com', resend_attempt: 1, resend_sent_attempt: 1, status: 'processing' });
+    // The old item's cancel arrives as a failed outcome naming the old item: stale, ignored.
+    const cancel = paypal
+      .events()
+      .filter((e) => JSON.stringify(e.event).includes(oldItem) && /CANCELED|RETURNED/.test(JSON.stringify(e.event)));
+    expect(cancel.length).toBeGreaterThan(0);
+    await queues.purge();
+    for (const e of cancel)
+      expect((await api('POST', `/webhooks/paypal/${accountId}/`, { rawBody: e.rawBody, headers: e.headers })).status).toBe(200);
+    for (const m of (await messages()) as unknown as RailWebhookMessage[]) await applyRailOutcomes(m.account_id, m.rail, m.outcomes);
+    // (The re-send's own item is on its way: PENDING, not failed.)
+    expect(await endState([unclaimed.id])).toEqual({ [members[1]!]: ['processing', 'PENDING'] });
+    // PayPal settles the new item; the old one came back canceled. The reconciliation reads both: paid once.
+    await paypal.settle(String(resent?.resend_rail_batch_id));
+    await reconcileRailBatch(accountId, viaRead.id);
+    expect(await endState([unclaimed.id])).toEqual({ [members[1]!]: ['paid', 'SUCCESS'] });
+    await reconcileRailBatch(accountId, viaRead.id);
+    const paid = await api('GET', `/v1/payouts/${unclaimed.id}/`, { key: apiKey });
+    expect(paid.body).toMatchObject({ status: 'paid', rail_status: 'SUCCESS', payout_email: 'fixed@example.com' });
+    // Every payout of the EUR batch is settled now (paid or failed): the batch is too, and left the registry.
+    expect((await api('GET', `/v1/payout-batches/${viaRead.id}/`, { key: apiKey })).body.status).toBe('paid');
   });
 });
