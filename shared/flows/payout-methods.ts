@@ -2,21 +2,27 @@
 // portal's "Set up payouts" for Stripe, and Stripe's word on the member's connected account.
 import { config } from '../config';
 import { DetailError, NotFoundError, ValidationError } from '../domain/errors';
-import type { PayoutMethod } from '../domain/payout-methods';
+import { PAYOUT_METHODS, type PayoutMethod } from '../domain/payout-methods';
 import type { RailKind } from '../rails/definition';
 import { RailBatchError } from '../rails/port';
 import { toMember } from '../store/members';
-import { getItem } from '../store/ops';
-import { railConnection, railConnections } from '../store/rail-connections';
+import { getItem, queryAll } from '../store/ops';
+import { railConnection, railKeys } from '../store/rail-connections';
 import { attachStripeAccount, chooseStripe, isStripeAccountId, memberOfStripeAccount, setStripeReady } from '../store/stripe-accounts';
 import { keys } from '../store/table';
 import { refreshMemberPayouts } from './payouts';
 
 const RAIL_NAMES: Record<RailKind, string> = { paypal: 'PayPal', stripe: 'Stripe', wise: 'Wise' };
 
-/** The rails the account has connected, in the registry's order (one Query, no secret read). */
+/**
+ * The rails the account has connected, in PAYOUT_METHODS' order (one Query of the account's public rail
+ * items, no secret read). Read here rather than through railConnections, which needs the rails' registry:
+ * the member and portal writes that call this stay free of the rails' code (test/unit/bundle-budget.test.ts).
+ */
 export async function connectedRails(accountId: string): Promise<RailKind[]> {
-  return (await railConnections(accountId)).map((c) => c.kind);
+  const items = await queryAll({ partitionValue: railKeys.settings(accountId, 'paypal').pk });
+  const kinds = new Set(items.map((i) => i.kind));
+  return PAYOUT_METHODS.filter((k) => kinds.has(k));
 }
 
 /** The words of a method refused because its rail is not connected. */

@@ -9,6 +9,7 @@
 //   its own so IAM denies it (dynamodb:LeadingKeys) to every function without the `railSecrets` flag of
 //   functions/routes.ts. Secrets are never logged and never returned by any API.
 import type { ConnectionField } from '../billing/definition';
+import { isPayoutMethod } from '../domain/payout-methods';
 import type { RailKind } from '../rails/definition';
 import type { RailConnection } from '../rails/port';
 import { railDefinition, RAIL_DEFINITIONS } from '../rails/registry';
@@ -96,8 +97,10 @@ export async function saveRailConnection(accountId: string, kind: RailKind, conn
 }
 
 function toPublic(item: Record<string, unknown>): RailConnectionPublic | null {
-  const kind = item.kind as RailKind;
-  if (!railDefinition(kind)) return null;
+  // RailKind's values (domain/payout-methods.ts), not the registry's lookup: a function that only reads a
+  // connection (the portal's Stripe link) then carries no rail's code (test/unit/bundle-budget.test.ts).
+  if (!isPayoutMethod(item.kind)) return null;
+  const kind: RailKind = item.kind;
   const fields: Record<string, string> = {};
   for (const [name, value] of Object.entries((item.fields ?? {}) as Record<string, unknown>))
     if (typeof value === 'string') fields[name] = value;
