@@ -382,7 +382,7 @@ export const routes: readonly Route[] = [
     auth: 'provider-signature',
     providerWebhookSecrets: true,
   },
-  // Payout rails' webhooks (docs/payouts.md "Status back in"): verified with the rail connection's secret
+  // Payout rails' webhooks (docs/payouts.md "Webhooks"): verified with the rail connection's secret
   // or key before anything is queued, then one SQS send. Literal segments: they win over {provider}.
   {
     name: 'PaypalRailWebhook',
