@@ -2,21 +2,18 @@
 // run's DynamoDB Local with short polls) and its Stripe emulator's Connect side (docs/payouts.md "Members'
 // methods", docs/portal.md "Payouts"): the payout settings offer the programme's connected rails, the member
 // picks Stripe, "Set up payouts" reaches the emulator's onboarding page, "Finish onboarding" comes back to
-// the portal (`?stripe=return`), and the page shows the method ready once Stripe's account.updated is
-// applied. That event is handed to applyStripeAccountUpdates here, as the payout-rails worker does with a
-// verified Connect webhook (the worker's rail-webhook handling is wired separately).
+// the portal (`?stripe=return`), and the page shows the method ready once Stripe's account.updated has gone
+// the whole way: the emulator signs it to the Connect webhook intake, which queues it on payout-rails, whose
+// worker hands it to applyStripeAccountUpdates.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { startLocal, type LocalRuntime } from '../../infra/local/start';
-import { applyStripeAccountUpdates } from '../../shared/flows/payout-methods';
-import { readinessOf } from '../../shared/rails/stripe/outcomes';
 import { getItem } from '../../shared/store/ops';
 import { saveRailConnection } from '../../shared/store/rail-connections';
 import { keys } from '../../shared/store/table';
 import { expectNoAxeViolations, launchChromium } from '../support/browser';
-import { pollUntil } from '../support/fixtures';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'refloop-portal-stripe-'));
 let runtime: LocalRuntime;
@@ -57,6 +54,8 @@ beforeAll(async () => {
       connect_webhook_secret: stripe.connect.connectWebhookSecret,
     },
   });
+  // Connect's events (account.updated) go to the account's rail webhook intake.
+  stripe.connect.setWebhookUrl(`${runtime.url}/webhooks/stripe-connect/${runtime.demo.accountId}/`);
   await saveRailConnection(runtime.demo.accountId, 'paypal', {
     apiUrl: runtime.paypal.url,
     credentials: { client_id: 'client', client_secret: 'secret', webhook_id: 'WH-1' },
@@ -112,13 +111,8 @@ describe("the portal's Stripe payouts", () => {
     // The page took `?stripe=return` out of the address and said where the member stands.
     expect(new URL(page.url()).search).toBe('');
 
-    // Stripe's account.updated for the account as the emulator now has it, handed on as the worker does.
-    const account = await pollUntil(() => {
-      const a = runtime.stripe.connect.ledger.accounts.get(acct);
-      return a && readinessOf(a).ready ? a : null;
-    });
-    await applyStripeAccountUpdates(runtime.demo.accountId, [{ destination: acct, ready: readinessOf(account).ready }]);
-
+    // Stripe's account.updated was delivered to the intake; the page asks again until the worker applied it.
+    expect(runtime.stripe.connect.events().some((e) => e.event.type === 'account.updated' && e.event.account === acct)).toBe(true);
     await payouts.getByText('Welcome back: your Stripe payouts are set up.').waitFor({ timeout: 20_000 });
     expect(await payouts.getByRole('radio', { name: 'Stripe' }).isChecked()).toBe(true);
     expect(await payouts.getByRole('button', { name: 'Set up payouts' }).count()).toBe(0);
