@@ -35,7 +35,7 @@ import type { Payout } from '../../api/types';
 
 /** Every 2 s while a payout of the batch is still on its way at the rail. */
 const POLL_MS = 2000;
-/** Reads after a reconcile was queued, whatever the payouts say (10 s). */
+/** Reads after a reconcile or a re-send was queued, whatever the payouts say (10 s). */
 const AFTER_CHECK_POLLS = 5;
 
 /** The sum of decimal strings ("12.5" + "0.25"), exactly (no float): the dialog's total. */
@@ -283,14 +283,16 @@ export function RailBatchPayouts({ batch, restart, onSettled }: { batch: RailBat
   const [problem, setProblem] = useState<Problem | null>(null);
   const [polling, setPolling] = useState(false);
   const [again, setAgain] = useState(0);
+  const [resent, setResent] = useState(0);
   const settled = useRef(onSettled);
   settled.current = onSettled;
 
   useEffect(() => {
     let live = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    // After "Check with <rail> now" the worker's answer comes a moment later, even when nothing is on its way.
-    let extra = restart > 0 ? AFTER_CHECK_POLLS : 0;
+    // After "Check with <rail> now" or "Send again" the worker's answer comes a moment later, even when
+    // nothing is on its way yet.
+    let extra = restart > 0 || resent > 0 ? AFTER_CHECK_POLLS : 0;
     const poll = async () => {
       try {
         const list = await batchPayouts(batch.id);
@@ -315,7 +317,7 @@ export function RailBatchPayouts({ batch, restart, onSettled }: { batch: RailBat
       live = false;
       if (timer !== undefined) clearTimeout(timer);
     };
-  }, [batch.id, restart, again]);
+  }, [batch.id, restart, again, resent]);
 
   if (problem && payouts === null) {
     return (
@@ -367,7 +369,7 @@ export function RailBatchPayouts({ batch, restart, onSettled }: { batch: RailBat
                 <td>{p.rail_status ? <code class="mono-small">{p.rail_status}</code> : '—'}</td>
                 <td class="rail-outcome">{isUnclaimed(p) && p.failure_reason ? p.failure_reason : railOutcomeWords(p)}</td>
                 <td>
-                  <ResendButton payout={p} onSent={() => setAgain((n) => n + 1)} />
+                  <ResendButton payout={p} onSent={() => setResent((n) => n + 1)} />
                 </td>
               </tr>
             ))}
