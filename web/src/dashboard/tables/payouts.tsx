@@ -97,7 +97,10 @@ export function PayoutActions({ payout, onChanged }: { payout: Payout; onChanged
   );
 }
 
-/** Why an open payout is not due yet: no payout email, or below the campaign's minimum. */
+/**
+ * Why an open payout is not due yet when the API does not say (its `failure_reason` names a payout method
+ * not ready): no payout email, or below the campaign's minimum.
+ */
 function PayoutOpenReason({ payout }: { payout: Payout }) {
   const info = useMemberInfo(payout.member_id);
   if (info === undefined) return null;
@@ -151,7 +154,7 @@ export function payoutColumns(onChanged: () => void, opts: { member?: boolean; b
             </span>
           )}
           {p.failure_reason && <span class="cell-sub">{p.failure_reason}</span>}
-          {p.status === 'open' && <PayoutOpenReason payout={p} />}
+          {p.status === 'open' && !p.failure_reason && <PayoutOpenReason payout={p} />}
         </>
       ),
     },
