@@ -6,8 +6,11 @@
 // account.updated (applyStripeAccountUpdates) making the method ready.
 import { startStripeEmulator, type StripeEmulator } from '../../infra/local/emulators/stripe';
 import { NO_PAYOUT_EMAIL, STRIPE_NOT_READY, STRIPE_NOT_STARTED } from '../../shared/domain/payout-methods';
+import { approveReward } from '../../shared/flows/lifecycle';
 import { applyStripeAccountUpdates, STRIPE_NOT_CONNECTED } from '../../shared/flows/payout-methods';
 import { getItem } from '../../shared/store/ops';
+import { toReferral } from '../../shared/store/referrals';
+import { recordRewards } from '../../shared/store/rewards';
 import { saveRailConnection } from '../../shared/store/rail-connections';
 import { stripeAccountKeys } from '../../shared/store/stripe-accounts';
 import { keys } from '../../shared/store/table';
@@ -212,5 +215,56 @@ describe('Stripe: "Set up payouts"', () => {
       payout_method_ready: false,
       payout_method_reason: STRIPE_NOT_READY,
     });
+  });
+});
+
+describe("the member's collecting payout follows the method's readiness", () => {
+  /** A commission member with an approved reward: their collecting payout's id. */
+  async function collecting(t: Tenant, m: { id: string; code: string }): Promise<string> {
+    const referral = await api('POST', '/v1/referrals/', { key: t.apiKey, body: { user_identifier: unique('u'), member_code: m.code } });
+    expect(referral.status).toBe(200);
+    const stored = toReferral(await getItem(keys.referral(t.accountId, referral.body.id)));
+    if (!stored) throw new Error('fixture referral missing');
+    const [reward] = (
+      await recordRewards(
+        t.accountId,
+        stored,
+        [{ payment_id: Date.now() * 100 + ++seq, type: 'commission', amount: 400, currency: 'USD' }],
+        false,
+        true,
+      )
+    ).rewards;
+    return (await approveReward(t.accountId, reward!.id)).payout_id as string;
+  }
+  const payoutStatus = async (t: Tenant, id: string) => (await api('GET', `/v1/payouts/${id}/`, { key: t.apiKey })).body.status;
+
+  it('Stripe chosen: open until Stripe reports the account ready, due at once then, open again when Stripe takes it back', async () => {
+    const t = await newAccount();
+    await connect(t.accountId, 'stripe');
+    const campaign = await api('POST', '/v1/campaigns/', {
+      key: t.apiKey,
+      body: { name: unique('Commission'), allows_commission: true, commission_amount: '4.00', hold_days: 0 },
+    });
+    expect(campaign.status).toBe(201);
+    const m = await member(t, { campaign: { id: campaign.body.id }, payout_email: 'payee@pay.example' });
+    const payoutId = await collecting(t, m);
+    expect(await payoutStatus(t, payoutId)).toBe('due');
+
+    // The member picks Stripe in the portal: no account yet, so the payout waits.
+    const token = await portalSession(t, m.id);
+    expect((await portal('POST', '/portal/v1/me/stripe-account-link/', token)).status).toBe(201);
+    expect(await payoutStatus(t, payoutId)).toBe('open');
+    const acct = (await getItem(keys.member(t.accountId, m.id)))?.stripe_account_id as string;
+
+    await stripe.connect.onboard(acct);
+    await applyStripeAccountUpdates(t.accountId, [{ destination: acct, ready: true }]);
+    expect(await payoutStatus(t, payoutId)).toBe('due');
+    await applyStripeAccountUpdates(t.accountId, [{ destination: acct, ready: false }]);
+    expect(await payoutStatus(t, payoutId)).toBe('open');
+
+    // Back to PayPal through the API (connected now): the payout email makes it due again at once.
+    await connect(t.accountId, 'paypal');
+    expect((await patchMember(t, m.id, { payout_method: 'paypal' })).body.payout_method_ready).toBe(true);
+    expect(await payoutStatus(t, payoutId)).toBe('due');
   });
 });
