@@ -92,6 +92,17 @@ describe("the portal's Stripe payouts", () => {
     const payouts = page.locator('#payout-settings');
     await payouts.getByRole('radio', { name: 'PayPal' }).waitFor({ timeout: 15_000 });
     expect(await payouts.getByRole('radio', { name: 'Wise' }).count()).toBe(0);
+    // PayPal first: the method and the payout email saved together.
+    await payouts.getByRole('radio', { name: 'PayPal' }).check();
+    await payouts.getByLabel('Payout email').fill('grace@paypal.example');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Your settings are saved.').waitFor({ timeout: 15_000 });
+    expect(await call('GET', `/v1/members/${member.id}/`)).toMatchObject({
+      payout_method: 'paypal',
+      payout_email: 'grace@paypal.example',
+      payout_method_ready: true,
+    });
+    // Then Stripe: no email asked, "Set up payouts" instead.
     await payouts.getByRole('radio', { name: 'Stripe' }).check();
     const setUp = payouts.getByRole('button', { name: 'Set up payouts' });
     await setUp.waitFor({ timeout: 15_000 });
