@@ -178,7 +178,7 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/v1/payout-batches/{id}/reconcile/',
     entry: 'functions/payout-batches/reconcile.ts',
-    table: 'read',
+    table: 'write',
     queues: ['payout-rails'],
   },
   // Reports: read the daily (and monthly per-member) buckets the writes keep; one Query per range.

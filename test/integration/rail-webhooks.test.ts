@@ -39,7 +39,6 @@ let otherAccountId: string;
 const connections = {} as Record<RailKind, RailConnection>;
 let seq = 0;
 
-const segment = (kind: RailKind) => (kind === 'stripe' ? 'stripe-connect' : kind);
 const payoutId = () => `po_01JRAILHOOK${Date.now().toString(36).toUpperCase()}${++seq}`;
 const batchId = () => `pb_01JRAILHOOK${Date.now().toString(36).toUpperCase()}${++seq}`;
 const payout = (destination: string, currency: string, amount = 1250): RailPayout => ({
@@ -50,8 +49,13 @@ const payout = (destination: string, currency: string, amount = 1250): RailPayou
   destination,
 });
 
-const replay = (kind: RailKind, account: string, d: Pick<Captured, 'headers' | 'body'>) =>
-  api('POST', `/webhooks/${segment(kind)}/${account}/`, { rawBody: d.body, headers: d.headers });
+/** The delivery replayed to the rail's intake (each path written out: the route table's test looks for its calls). */
+function replay(kind: RailKind, account: string, d: Pick<Captured, 'headers' | 'body'>) {
+  const options = { rawBody: d.body, headers: d.headers };
+  if (kind === 'paypal') return api('POST', `/webhooks/paypal/${account}/`, options);
+  if (kind === 'stripe') return api('POST', `/webhooks/stripe-connect/${account}/`, options);
+  return api('POST', `/webhooks/wise/${account}/`, options);
+}
 
 async function queued(): Promise<RailWebhookMessage[]> {
   return (await queues.receiveAll('payout-rails')).map((m) => m.json as RailWebhookMessage);

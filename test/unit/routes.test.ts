@@ -178,10 +178,13 @@ describe('route table', () => {
     // the rendered reference lives at /docs/ (and `/` points to it), the browser script is a file, the
     // liveness check is /health, where load balancers and uptime checks look for it, and the dashboard's
     // login endpoints are under /auth/.
-    const PROVIDER_INTAKES = ['ProviderWebhook'];
+    const PROVIDER_INTAKES = ['ProviderWebhook', 'PaypalRailWebhook', 'StripeConnectRailWebhook', 'WiseRailWebhook'];
     const unversioned = new Set([
       '/referrals/{id}/conversion/',
       '/webhooks/{provider}/{account_id}/',
+      '/webhooks/paypal/{account_id}/',
+      '/webhooks/stripe-connect/{account_id}/',
+      '/webhooks/wise/{account_id}/',
       '/docs/',
       '/',
       '/health',
