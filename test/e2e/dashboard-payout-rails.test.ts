@@ -10,7 +10,8 @@
 //   the emulator and the batch's page follows the payout until it shows paid;
 // - PayPal: an unclaimed payout shows "Send again"; once the member's address is corrected, sent again, it is paid;
 // - "Disconnect" asks first, then the rail is gone.
-// axe-core checks each page and the dialog (no serious or critical violation).
+// axe-core checks each page and the dialog (no serious or critical violation); screenshots go to
+// test-results/dashboard/.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +27,7 @@ import { keys } from '../../shared/store/table';
 import { expectNoAxeViolations, launchChromium } from '../support/browser';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'refloop-dashboard-rails-'));
+const SHOTS = join(__dirname, '..', '..', 'test-results', 'dashboard');
 let runtime: LocalRuntime;
 let browser: Browser;
 let page: Page;
@@ -156,6 +158,7 @@ describe('payout rails in the dashboard', () => {
     );
     expect(rails.connected.map((c) => c.kind)).toEqual(['stripe']);
     await expectNoAxeViolations(page, 'settings payout rails, connected');
+    await card.screenshot({ path: join(SHOTS, 'payout-rails-settings.png') });
   }, 90_000);
 
   it('a member ready on Stripe; "Pay with Stripe" confirms the total and count, then the batch\'s page follows the payout until it is paid', async () => {
@@ -187,6 +190,7 @@ describe('payout rails in the dashboard', () => {
     await page.locator('[data-method-ready="true"]').waitFor({ timeout: 15_000 });
     expect(await page.locator('.details-row', { hasText: 'Payout method' }).textContent()).toContain('Stripe');
     await expectNoAxeViolations(page, 'member with a ready Stripe method');
+    await page.locator('#member-details').screenshot({ path: join(SHOTS, 'member-payout-method.png') });
 
     await visit('payouts', 'Payouts');
     const pay = page.getByRole('button', { name: 'Pay with Stripe' });
@@ -202,6 +206,7 @@ describe('payout rails in the dashboard', () => {
     expect(await dialog.locator('[data-rail-total]').textContent()).toBe('$12.50');
     expect(await dialog.textContent()).toContain('1 other due payout in USD stays due');
     await expectNoAxeViolations(page, 'pay with Stripe dialog');
+    await page.screenshot({ path: join(SHOTS, 'pay-with-stripe.png') });
 
     const sent = page.waitForRequest((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/v1/payout-batches/');
     await dialog.getByRole('button', { name: 'Pay with Stripe' }).click();
@@ -222,6 +227,7 @@ describe('payout rails in the dashboard', () => {
     // Stripe is asked again only about a batch still processing.
     expect(await page.getByRole('button', { name: 'Check with Stripe now' }).count()).toBe(0);
     await expectNoAxeViolations(page, 'a paid Stripe batch');
+    await page.screenshot({ path: join(SHOTS, 'stripe-batch.png'), fullPage: true });
     const batchId = new URL(page.url()).pathname.split('/').pop() as string;
     const paid = await api('GET', `/v1/payouts/?batch_id=${batchId}`);
     expect(paid.results).toEqual([
@@ -266,6 +272,7 @@ describe('payout rails in the dashboard', () => {
     expect(await row.getAttribute('data-status')).toBe('processing');
     expect(await row.textContent()).toContain('UNCLAIMED');
     await expectNoAxeViolations(page, 'an unclaimed PayPal payout');
+    await page.screenshot({ path: join(SHOTS, 'paypal-unclaimed.png'), fullPage: true });
 
     // The member's address corrected, then "Send again": the unclaimed payment is canceled and sent anew.
     await api('PATCH', `/v1/members/${payee.member.id}/`, { payout_email: 'fixed@pay.example.com' });

@@ -35,9 +35,9 @@ const FORMATS = [
 ];
 
 const SUMMARY_PARTS: { key: keyof Summary; label: string; hint: string }[] = [
-  { key: 'due', label: 'Due', hint: 'Ready to pay: at the minimum, with a payout email.' },
-  { key: 'open', label: 'Open', hint: 'Collecting: below the minimum or without a payout email.' },
-  { key: 'processing', label: 'Processing', hint: 'In a batch, waiting to be marked paid.' },
+  { key: 'due', label: 'Due', hint: 'Ready to pay: at the minimum, with a payout email or a ready payout method.' },
+  { key: 'open', label: 'Open', hint: 'Collecting: below the minimum, or no payout email or ready payout method yet.' },
+  { key: 'processing', label: 'Processing', hint: 'In a batch: being sent by a payout rail, or waiting to be marked paid.' },
   { key: 'paid', label: 'Paid', hint: 'Paid out so far.' },
 ];
 
