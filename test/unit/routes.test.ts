@@ -163,6 +163,8 @@ describe('route table', () => {
     'GET /portal/v1/links/',
     'POST /portal/v1/links/',
     'DELETE /portal/v1/links/{slug}/',
+    // Stripe's "Set up payouts" (docs/portal.md "Payouts").
+    'POST /portal/v1/me/stripe-account-link/',
   ];
   // The portal's credential-less doors: opening a link, an affiliate's login link and its opening, log out.
   const PORTAL_LINK_ROUTES = ['OpenPortalSession', 'CreatePortalLoginLink', 'OpenPortalLoginSession', 'EndPortalSession'];
