@@ -272,9 +272,11 @@ function StripeSetup({ me, onMe, returned }: { me: Me; onMe: (me: Me) => void; r
             ? 'The Stripe link expired before you finished: set up payouts again to continue.'
             : checking
               ? 'Checking with Stripe…'
-              : stripeChosen && me.member.payout_method_reason
-                ? me.member.payout_method_reason
-                : 'Set up payouts with Stripe to be paid to your bank account.'}
+              : returned === 'return'
+                ? 'Stripe has not confirmed your account yet. If it asked for more details, set up payouts again to finish.'
+                : stripeChosen
+                  ? 'Stripe has not enabled payouts to your account yet: set up payouts to finish with Stripe.'
+                  : 'Set up payouts with Stripe to be paid to your bank account.'}
       </p>
       {!ready && (
         <BusyButton busy={busy} busyLabel="Opening Stripe…" variant="secondary" onClick={setUp} aria-describedby="stripe-status">
