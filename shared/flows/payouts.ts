@@ -45,6 +45,7 @@ import { toReferral } from '../store/referrals';
 import { keys } from '../store/table';
 import { log } from '../log';
 import type { RailKind } from '../rails/definition';
+import { BATCH_RAILS, paysConnectedAccount, RAIL_BATCH_LIMITS, RAIL_NAMES, type BatchRail } from '../rails/kinds';
 import { methodReadiness } from '../domain/payout-methods';
 import { REQUIRED } from '../schemas/fields';
 import { publish } from '../queue/publish';
@@ -55,9 +56,7 @@ class PayoutRaceError extends RaceLostError {}
 /** A repeated mark-paid queues the payout-sent email again only for a payout paid this recently. */
 const PAYOUT_EMAIL_DAYS = 7;
 
-/** How a batch pays: a file the operator uploads, or a connected rail (docs/payouts.md "Paying through a rail"). */
-export type BatchRail = 'file' | RailKind;
-export const BATCH_RAILS: readonly BatchRail[] = ['file', 'paypal', 'stripe', 'wise'];
+export { BATCH_RAILS, type BatchRail } from '../rails/kinds';
 
 export interface PayoutBatch {
   id: string;
@@ -79,12 +78,8 @@ export interface PayoutBatch {
   rail_batch_id?: string | null;
 }
 
-/** The most payouts one rail batch sends (PayPal takes 15,000 per batch, a Wise batch group 1,000; Stripe is a transfer each). */
-const RAIL_LIMITS: Record<RailKind, number> = { paypal: 5000, stripe: 500, wise: 1000 };
 /** How many due payouts a rail batch looks through for those of its rail's members. */
 const RAIL_SCAN_LIMIT = 10_000;
-/** As the rails' definitions (shared/rails/<kind>/index.ts) name them. */
-const RAIL_NAMES: Record<RailKind, string> = { paypal: 'PayPal Payouts', stripe: 'Stripe Connect', wise: 'Wise' };
 
 export const isBatchId = (v: string) => /^pb_[0-9a-f]{32}$/.test(v);
 
@@ -171,7 +166,7 @@ export async function createBatch(
     railName = RAIL_NAMES[rail];
     if (!(await getItem({ pk: `A#${accountId}#RAIL`, sk: rail }))) throw new DetailError(409, `Connect ${railName} in Settings first.`);
   }
-  const limit = format !== null ? FORMAT_LIMITS[format] : RAIL_LIMITS[rail as RailKind];
+  const limit = format !== null ? FORMAT_LIMITS[format] : RAIL_BATCH_LIMITS[rail as RailKind];
   const unit = format !== null ? `A ${format} file` : `A ${railName} batch`;
   let candidates: Payout[];
   // Rail batches: the members' items, read once (whose method is this rail and ready).
@@ -273,14 +268,14 @@ export async function createBatch(
     }
     // Stripe pays the connected account; its payout email (if any) is only shown.
     const payoutEmail = (memberItem?.payout_email as string | undefined) ?? null;
-    if (!member || (rail !== 'stripe' && !payoutEmail)) {
+    if (!member || (!paysConnectedAccount(rail) && !payoutEmail)) {
       log('warn', 'payout skipped: the member has no payout email', { account_id: accountId, payout_id: payout.id });
       skipped.push(`${payout.id}: the member has no payout email`);
       return;
     }
     // Never into a file: an address saved before payout emails were held to a mailbox syntax (one a
     // spreadsheet could run as a formula), or an amount above the maximum per payout (domain/money-limits.ts).
-    if (rail !== 'stripe' && !isPayoutEmail(payoutEmail ?? '')) {
+    if (!paysConnectedAccount(rail) && !isPayoutEmail(payoutEmail ?? '')) {
       log('warn', 'payout skipped: the payout email is not a plain mailbox', { account_id: accountId, payout_id: payout.id });
       skipped.push(`${payout.id}: the member's payout email is not a valid mailbox; the member must set it again`);
       return;

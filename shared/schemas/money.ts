@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { VOID_REASONS, type VoidReason } from '../domain/lifecycle';
 import { REQUIRED, choice, currency, field, text } from './fields';
+import { BATCH_RAILS } from '../rails/kinds';
 
 export const voidRewardBody = v.object({ reason: v.optional(choice<VoidReason>(VOID_REASONS), 'manual') }, REQUIRED);
 
@@ -23,7 +24,7 @@ const payoutIds = field<string[]>(
  */
 export const createPayoutBatchBody = v.object(
   {
-    rail: v.optional(choice(['file', 'paypal', 'stripe', 'wise'] as const), 'file'),
+    rail: v.optional(choice(BATCH_RAILS), 'file'),
     format: v.optional(choice(['paypal', 'wise', 'csv'] as const)),
     currency,
     payout_ids: v.optional(payoutIds),

@@ -4,6 +4,7 @@
 // shared/webhooks/views.ts) returns what its schema declares. Strict objects: an undocumented field
 // in a response fails the live validation.
 import * as v from 'valibot';
+import { BATCH_RAILS } from '../rails/kinds';
 import { EVENT_TYPES } from '../domain/events';
 import { SUBSCRIPTION_STATUSES } from './query';
 import { PAYOUT_STATUSES, REWARD_STATUSES, VOID_REASONS } from '../domain/lifecycle';
@@ -313,7 +314,7 @@ export const payoutResponse = v.strictObject({
     v.pipe(v.string(), v.description('Where the money was sent (copied from the member when a batch took the payout).')),
   ),
   rail: v.pipe(
-    v.nullable(v.picklist(['file', 'paypal', 'stripe', 'wise'])),
+    v.nullable(v.picklist(BATCH_RAILS)),
     v.description('How its batch pays it: a file, or a connected payout rail; null until a batch takes it.'),
   ),
   rail_status: v.pipe(
@@ -341,7 +342,7 @@ export const payoutSummaryResponse = v.strictObject({
 export const payoutBatchResponse = v.strictObject({
   id: v.pipe(v.string(), v.regex(/^pb_[0-9a-f]{32}$/)),
   rail: v.pipe(
-    v.picklist(['file', 'paypal', 'stripe', 'wise']),
+    v.picklist(BATCH_RAILS),
     v.description('`file`: a file the operator uploads to the provider; else the connected payout rail the batch is sent through.'),
   ),
   format: v.pipe(v.nullable(v.picklist(['paypal', 'wise', 'csv'])), v.description("The file's format; null for a rail batch.")),
