@@ -396,4 +396,34 @@ describe('against the PayPal emulator', () => {
     // Every payout of the EUR batch is settled now (paid or failed): the batch is too, and left the registry.
     expect((await api('GET', `/v1/payout-batches/${viaRead.id}/`, { key: apiKey })).body.status).toBe('paid');
   });
+
+  it('a re-send of an item the member claimed meanwhile: PayPal will not cancel it, nothing is sent again, the payout is paid once', async () => {
+    const member = await paypalMember('unclaimed@example.com');
+    const payout = await duePayout(member, 'CAD', 4200);
+    const batch = await createBatch(accountId, { rail: 'paypal', currency: 'CAD' });
+    await sendRailBatch(accountId, batch.id);
+    const railBatchId = String((await getItem(keys.payoutBatch(accountId, batch.id)))?.rail_batch_id);
+    await paypal.settle(railBatchId);
+    await reconcileRailBatch(accountId, batch.id);
+    expect(await endState([payout.id])).toEqual({ [member]: ['processing', 'UNCLAIMED'] });
+    const oldItem = String((await getItem(keys.payout(accountId, payout.id)))?.rail_item_id);
+
+    // The member claims it at PayPal (that webhook is lost), and the operator asks for a re-send meanwhile.
+    await paypal.setItemStatus(oldItem, 'SUCCESS');
+    expect((await api('PATCH', `/v1/members/${member}/`, { key: apiKey, body: { payout_email: 'late@example.com' } })).status).toBe(200);
+    await queues.purge();
+    expect((await api('POST', `/v1/payouts/${payout.id}/resend/`, { key: apiKey })).status).toBe(202);
+    const [resend] = (await messages()) as unknown as ResendRailPayoutMessage[];
+    await resendRailPayout(resend!.account_id, resend!.payout_id, resend!.attempt);
+
+    expect(paypal.itemsOf(`${batch.id}-r1`)).toBe(0);
+    const after = await getItem(keys.payout(accountId, payout.id));
+    expect(after).toMatchObject({ status: 'paid', rail_status: 'SUCCESS', rail_item_id: oldItem, payout_email: 'unclaimed@example.com' });
+    expect(paypal.paidCount('late@example.com')).toBe(0);
+    // A repeat of the message, and the reconciliation, change nothing.
+    await resendRailPayout(resend!.account_id, resend!.payout_id, resend!.attempt);
+    await reconcileRailBatch(accountId, batch.id);
+    expect(await endState([payout.id])).toEqual({ [member]: ['paid', 'SUCCESS'] });
+    expect((await api('GET', `/v1/payout-batches/${batch.id}/`, { key: apiKey })).body.status).toBe('paid');
+  });
 });
