@@ -119,7 +119,7 @@ export const listPayoutsQuery = listQuery({
 
 export const listPayoutBatchesQuery = listQuery({
   ...pageQuery,
-  status: v.optional(choiceFilter(['processing', 'paid'] as const, 'Only batches in this status.')),
+  status: v.optional(choiceFilter(['processing', 'paid', 'failed'] as const, 'Only batches in this status.')),
 });
 
 // ---- reports (docs/design/money.md "Reports") ----

@@ -108,7 +108,7 @@ export async function listPayouts(accountId: string, page: PageRequest, f: Payou
 }
 
 export interface PayoutBatchFilters {
-  status?: 'processing' | 'paid' | undefined;
+  status?: 'processing' | 'paid' | 'failed' | undefined;
 }
 
 /**

@@ -56,7 +56,7 @@ describe('unknown query parameters (docs/api.md "Query parameters")', () => {
     ['/v1/campaigns/', 'page_size, cursor'],
     ['/v1/subscriptions/', 'page_size, cursor, status'],
     ['/v1/rewards/', 'page_size, cursor, status, member, campaign, type'],
-    ['/v1/payouts/', 'page_size, cursor, status, member, currency'],
+    ['/v1/payouts/', 'page_size, cursor, status, member, currency, batch_id'],
     ['/v1/payout-batches/', 'page_size, cursor, status'],
     ['/v1/webhook-endpoints/', 'page_size, cursor'],
   ];
