@@ -1,4 +1,5 @@
 // The records the store returns and the domain works with. Amounts are integer cents.
+import type { RailKind } from '../rails/definition';
 import type { SignupSettings } from './affiliates';
 import { referredDiscount, type DiscountTerms, type ReferredDiscount } from './discounts';
 
@@ -109,7 +110,7 @@ export interface Member {
   /** Where payouts are sent; a payout is due only once the member has one. */
   payout_email: string | null;
   /** The member's payout method (docs/payouts.md "Members' methods"); null: the file rail. */
-  payout_method?: 'paypal' | 'stripe' | 'wise' | null;
+  payout_method?: RailKind | null;
   /** The member's Stripe Express account (`acct_…`), created by the portal's "Set up payouts". */
   stripe_account_id?: string | null;
   /** Stripe reported the account able to receive transfers (Connect's account.updated). */

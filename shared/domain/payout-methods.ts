@@ -8,9 +8,11 @@
 //   "Set up payouts"); ready when Stripe reported `payouts_enabled` and an active `transfers` capability
 //   (`stripe_ready`, set from Connect's account.updated).
 import type { RailKind } from '../rails/definition';
+import { RAIL_KINDS } from '../rails/kinds';
+import { ACCOUNT_RAIL } from '../rails/member-accounts';
 
 export type PayoutMethod = RailKind;
-export const PAYOUT_METHODS: readonly PayoutMethod[] = ['paypal', 'stripe', 'wise'];
+export const PAYOUT_METHODS: readonly PayoutMethod[] = RAIL_KINDS;
 export const isPayoutMethod = (v: unknown): v is PayoutMethod => typeof v === 'string' && (PAYOUT_METHODS as readonly string[]).includes(v);
 
 export interface MethodReadiness {
@@ -29,7 +31,7 @@ export const STRIPE_NOT_READY = "Stripe has not enabled payouts to the member's 
 /** The readiness of a stored member item (its `payout_method`, `payout_email`, `stripe_account_id`, `stripe_ready`). */
 export function methodReadiness(member: Record<string, unknown> | undefined): MethodReadiness {
   const method = isPayoutMethod(member?.payout_method) ? member.payout_method : null;
-  if (method === 'stripe') {
+  if (method === ACCOUNT_RAIL) {
     const account = typeof member?.stripe_account_id === 'string' && member.stripe_account_id !== '' ? member.stripe_account_id : null;
     if (!account) return { method, destination: null, ready: false, reason: STRIPE_NOT_STARTED };
     const ready = member?.stripe_ready === true;

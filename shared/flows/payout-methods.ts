@@ -4,6 +4,8 @@ import { config } from '../config';
 import { DetailError, NotFoundError, ValidationError } from '../domain/errors';
 import { PAYOUT_METHODS, type PayoutMethod } from '../domain/payout-methods';
 import type { RailKind } from '../rails/definition';
+import { RAIL_NAMES } from '../rails/kinds';
+import { ACCOUNT_RAIL } from '../rails/member-accounts';
 import { RailBatchError } from '../rails/port';
 import { toMember } from '../store/members';
 import { getItem, queryAll } from '../store/ops';
@@ -11,8 +13,6 @@ import { railConnection, railKeys } from '../store/rail-connections';
 import { attachStripeAccount, chooseStripe, isStripeAccountId, memberOfStripeAccount, setStripeReady } from '../store/stripe-accounts';
 import { keys } from '../store/table';
 import { refreshMemberPayouts } from './payouts';
-
-const RAIL_NAMES: Record<RailKind, string> = { paypal: 'PayPal', stripe: 'Stripe', wise: 'Wise' };
 
 /**
  * The rails the account has connected, in PAYOUT_METHODS' order (one Query of the account's public rail
@@ -28,7 +28,7 @@ export async function connectedRails(accountId: string): Promise<RailKind[]> {
 /** The words of a method refused because its rail is not connected. */
 export function methodNotConnected(method: PayoutMethod, connected: readonly RailKind[]): string {
   const others = connected.map((k) => `"${k}"`);
-  return `${RAIL_NAMES[method]} payouts are not connected for this programme; choose ${
+  return `${RAIL_NAMES[method]} is not connected for this programme; choose ${
     others.length > 0 ? `one of ${others.join(', ')} or null` : 'null (the payout file): no payout rail is connected'
   }.`;
 }
@@ -75,7 +75,7 @@ export async function createStripeAccountLink(
   mode: 'bearer' | 'cookie',
 ): Promise<{ url: string; expires_at: number }> {
   const [connection, memberItem, account] = await Promise.all([
-    railConnection(accountId, 'stripe'),
+    railConnection(accountId, ACCOUNT_RAIL),
     getItem(keys.member(accountId, memberId)),
     getItem(keys.account(accountId), false),
   ]);
@@ -110,9 +110,9 @@ export async function createStripeAccountLink(
       const again = toMember(await getItem(keys.member(accountId, memberId)));
       if (!again) throw new NotFoundError();
       stripeAccountId = again.stripe_account_id ?? created.id;
-      if (again.payout_method !== 'stripe') await chooseStripe(accountId, memberId);
+      if (again.payout_method !== ACCOUNT_RAIL) await chooseStripe(accountId, memberId);
     }
-  } else if (member.payout_method !== 'stripe') await chooseStripe(accountId, memberId);
+  } else if (member.payout_method !== ACCOUNT_RAIL) await chooseStripe(accountId, memberId);
   // Every time, not only after a change: a call whose refresh failed after the write heals on its retry.
   await refreshMemberPayouts(accountId, memberId);
   const account_ = stripeAccountId;

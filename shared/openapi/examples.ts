@@ -371,7 +371,7 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
   PortalToken: { token: 'rps_Qm3kX9vB2nL7pR4tW8yZ1cF6Zk3v9QyL3rT8aB1nK7e', expires_at: CREATED + 3600 },
   StripeAccountLink: { url: 'https://connect.stripe.com/setup/e/acct_1PqRsTuVwXyZ0123/Xy7KqLm2Np4R', expires_at: CREATED + 300 },
   PortalMe: {
-    program: { name: 'Acme', portal: 'acme', payout_methods: ['paypal', 'stripe'] },
+    program: { name: 'Acme', portal: 'acme', payout_methods: ['paypal', 'wise'] },
     member: {
       first_name: 'Alice',
       last_name: 'Smith',

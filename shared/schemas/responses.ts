@@ -4,7 +4,7 @@
 // shared/webhooks/views.ts) returns what its schema declares. Strict objects: an undocumented field
 // in a response fails the live validation.
 import * as v from 'valibot';
-import { BATCH_RAILS } from '../rails/kinds';
+import { BATCH_RAILS, RAIL_KINDS as PAYOUT_METHOD_KINDS } from '../rails/kinds';
 import { EVENT_TYPES } from '../domain/events';
 import { SUBSCRIPTION_STATUSES } from './query';
 import { PAYOUT_STATUSES, REWARD_STATUSES, VOID_REASONS } from '../domain/lifecycle';
@@ -103,7 +103,7 @@ export const campaignResponse = v.strictObject({
 /** A member's payout method and its readiness (docs/payouts.md "Members' methods"): the API's member and the portal's me. */
 const payoutMethodFields = {
   payout_method: v.pipe(
-    v.nullable(v.picklist(['paypal', 'stripe', 'wise'])),
+    v.nullable(v.picklist(PAYOUT_METHOD_KINDS)),
     v.description(
       "Where the member's payouts go: `paypal` or `wise` (to the payout email), `stripe` (the member's Stripe Express account, set up from the portal), or null (the payout file, to the payout email).",
     ),
@@ -636,7 +636,7 @@ export const portalMeResponse = v.strictObject({
     name: v.string(),
     portal: v.pipe(v.string(), v.description("The account's slug, or its id without one: the portal's path is `/portal/<portal>/`.")),
     payout_methods: v.pipe(
-      v.array(v.picklist(['paypal', 'stripe', 'wise'])),
+      v.array(v.picklist(PAYOUT_METHOD_KINDS)),
       v.description('The payout rails the programme connected: the methods the member may choose (besides null).'),
     ),
   }),

@@ -3,6 +3,7 @@
 // `A#<acct>#STRIPE_ACCOUNT` / `acct_…` -> `member_id`, so Connect's account.updated (which names only the
 // connected account) finds its member in one GetItem. Both are written in one transaction, conditioned on
 // the member having no account yet: a retry or a race of two "Set up payouts" stores one account.
+import { ACCOUNT_RAIL } from '../rails/member-accounts';
 import { tableName } from './client';
 import { ConditionsFailedError, getItem, transact } from './ops';
 import { keys, type Key } from './table';
@@ -34,7 +35,7 @@ export async function attachStripeAccount(accountId: string, memberId: string, s
           UpdateExpression: 'SET stripe_account_id = :sa, payout_method = :stripe, #version = #version + :one',
           ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(stripe_account_id)',
           ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':sa': stripeAccountId, ':stripe': 'stripe', ':one': 1 },
+          ExpressionAttributeValues: { ':sa': stripeAccountId, ':stripe': ACCOUNT_RAIL, ':one': 1 },
         },
       },
       {
@@ -64,7 +65,7 @@ export async function chooseStripe(accountId: string, memberId: string): Promise
           UpdateExpression: 'SET payout_method = :stripe, #version = #version + :one',
           ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(payout_method) OR payout_method <> :stripe)',
           ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':stripe': 'stripe', ':one': 1 },
+          ExpressionAttributeValues: { ':stripe': ACCOUNT_RAIL, ':one': 1 },
         },
       },
     ]);

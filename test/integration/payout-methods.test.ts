@@ -82,7 +82,7 @@ describe('payout_method on members', () => {
     const refused = await patchMember(t, m.id, { payout_method: 'paypal' });
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({
-      payout_method: ['PayPal payouts are not connected for this programme; choose null (the payout file): no payout rail is connected.'],
+      payout_method: ['PayPal Payouts is not connected for this programme; choose null (the payout file): no payout rail is connected.'],
     });
     expect((await patchMember(t, m.id, { payout_method: 'venmo' })).body).toEqual({ payout_method: ['"venmo" is not a valid choice.'] });
     expect((await patchMember(t, m.id, { payout_method: 3 })).status).toBe(400);
@@ -91,7 +91,7 @@ describe('payout_method on members', () => {
     await connect(t.accountId, 'paypal');
     const wise = await patchMember(t, m.id, { payout_method: 'wise' });
     expect(wise.status).toBe(400);
-    expect(wise.body.payout_method[0]).toBe('Wise payouts are not connected for this programme; choose one of "paypal" or null.');
+    expect(wise.body.payout_method[0]).toBe('Wise is not connected for this programme; choose one of "paypal" or null.');
 
     const paypal = await patchMember(t, m.id, { payout_method: 'paypal' });
     expect(paypal.status).toBe(200);
@@ -130,7 +130,7 @@ describe('payout_method on members', () => {
     const refused = await portal('PATCH', '/portal/v1/me/', token, { payout_method: 'wise' });
     expect(refused.status).toBe(400);
     expect(refused.body.payout_method).toEqual([
-      'Wise payouts are not connected for this programme; choose null (the payout file): no payout rail is connected.',
+      'Wise is not connected for this programme; choose null (the payout file): no payout rail is connected.',
     ]);
 
     await connect(t.accountId, 'wise');

@@ -9,7 +9,8 @@
 // Not scanned: shared/providers/ (each provider's own folder), shared/billing/registry.ts (the map),
 // infra/local/emulators/ (each provider's local emulator: dev tooling in a folder of its own), shared/rails/
 // (the payout rails: `stripe` there is Stripe Connect, a rail kind that shares the provider's name, not a
-// provider kind) and the generated web/src/api/schema.d.ts.
+// provider kind), web/src/portal/rails.ts (the portal's names of the same rails) and the generated
+// web/src/api/schema.d.ts.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
@@ -17,7 +18,14 @@ import { PROVIDER_KINDS } from '../../shared/billing/registry';
 
 const ROOT = join(__dirname, '..', '..');
 const PRODUCTION = ['shared', 'functions', 'infra', 'web/src'];
-const EXEMPT = ['shared/providers/', 'shared/billing/registry.ts', 'infra/local/emulators/', 'shared/rails/', 'web/src/api/schema.d.ts'];
+const EXEMPT = [
+  'shared/providers/',
+  'shared/billing/registry.ts',
+  'infra/local/emulators/',
+  'shared/rails/',
+  'web/src/portal/rails.ts',
+  'web/src/api/schema.d.ts',
+];
 
 /**
  * Files that still name a kind, each with why and who removes it. The list only shrinks: an entry whose

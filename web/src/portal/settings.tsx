@@ -13,13 +13,7 @@ import { BusyButton } from '../ui/busy-button';
 import { CheckField, Field, Form, SubmitButton, checked, textOrNull, useFieldErrors, useFormState } from '../ui/form';
 import { collectsCommission, errorCode, getMe, stripeAccountLink, toProblem, updateMe, type Me, type PayoutMethod } from './api';
 import { isFramed, post } from './host';
-
-const METHOD_NAMES: Record<PayoutMethod, string> = { paypal: 'PayPal', stripe: 'Stripe', wise: 'Wise' };
-const METHOD_HINTS: Record<PayoutMethod, string> = {
-  paypal: 'To your PayPal account, by your payout email',
-  wise: 'To your Wise account, by your payout email',
-  stripe: 'To your bank account, through your own Stripe account',
-};
+import { ACCOUNT_METHOD, METHOD_HINTS, METHOD_NAMES, RETURN_PARAM } from './rails';
 
 /** How long the page keeps asking after coming back from Stripe, and how often. */
 const RETURN_POLL_MS = 30_000;
@@ -30,9 +24,9 @@ type Returned = 'return' | 'refresh' | null;
 /** `?stripe=return|refresh` of the page's address, removed from it at once (a reload should not say it again). */
 function takeStripeReturn(): Returned {
   const query = new URLSearchParams(location.search);
-  const value = query.get('stripe');
+  const value = query.get(RETURN_PARAM);
   if (value !== 'return' && value !== 'refresh') return null;
-  query.delete('stripe');
+  query.delete(RETURN_PARAM);
   const rest = query.toString();
   history.replaceState(null, '', location.pathname + (rest ? `?${rest}` : '') + location.hash);
   return value;
@@ -70,7 +64,7 @@ export function Settings({ me, onMe }: { me: Me; onMe: (me: Me) => void }) {
             setSaved(false);
             try {
               const updated = await updateMe({
-                ...(payouts && method !== 'stripe' ? { payout_email: textOrNull(data, 'payout_email') } : {}),
+                ...(payouts && method !== ACCOUNT_METHOD ? { payout_email: textOrNull(data, 'payout_email') } : {}),
                 ...(payouts && method !== current ? { payout_method: method } : {}),
                 email_opt_out: checked(data, 'email_opt_out'),
               });
@@ -98,7 +92,7 @@ export function Settings({ me, onMe }: { me: Me; onMe: (me: Me) => void }) {
                   }}
                 />
               )}
-              {method === 'stripe' ? (
+              {method === ACCOUNT_METHOD ? (
                 <StripeSetup me={me} onMe={onMe} returned={returned} />
               ) : (
                 <Field
@@ -211,7 +205,7 @@ function StripeSetup({ me, onMe, returned }: { me: Me; onMe: (me: Me) => void; r
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const [checking, setChecking] = useState(returned === 'return' && !me.member.payout_method_ready);
-  const stripeChosen = me.member.payout_method === 'stripe';
+  const stripeChosen = me.member.payout_method === ACCOUNT_METHOD;
   const ready = stripeChosen && me.member.payout_method_ready;
   const latest = useRef({ me, onMe });
   latest.current = { me, onMe };
