@@ -1,5 +1,5 @@
 // The records the store returns and the domain works with. Amounts are integer cents.
-import type { RailKind } from '../rails/definition';
+import type { RailKind } from './rail-kinds';
 import type { SignupSettings } from './affiliates';
 import { referredDiscount, type DiscountTerms, type ReferredDiscount } from './discounts';
 

@@ -7,9 +7,7 @@
 // - `stripe`: paid to the member's Stripe Express account (`stripe_account_id`, created from the portal's
 //   "Set up payouts"); ready when Stripe reported `payouts_enabled` and an active `transfers` capability
 //   (`stripe_ready`, set from Connect's account.updated).
-import type { RailKind } from '../rails/definition';
-import { RAIL_KINDS } from '../rails/kinds';
-import { ACCOUNT_RAIL } from '../rails/member-accounts';
+import { ACCOUNT_RAIL, RAIL_KINDS, type RailKind } from './rail-kinds';
 
 export type PayoutMethod = RailKind;
 export const PAYOUT_METHODS: readonly PayoutMethod[] = RAIL_KINDS;

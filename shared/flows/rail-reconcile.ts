@@ -8,7 +8,7 @@ import { DetailError, NotFoundError } from '../domain/errors';
 import type { Payout } from '../domain/lifecycle';
 import { log } from '../log';
 import { publish, publishAll } from '../queue/publish';
-import type { RailKind } from '../rails/definition';
+import { RAIL_KINDS, type RailKind } from '../domain/rail-kinds';
 import { RailBatchError, type PayoutRail, type RailItemOutcome } from '../rails/port';
 import { railDefinition } from '../rails/registry';
 import { batchGet, getItem, lookup } from '../store/ops';
@@ -22,8 +22,7 @@ import { applyRailOutcomes, sendRailBatch } from './rail-payouts';
 /** What `rail_item_id` holds while its item is being canceled for a re-send: no rail names it. */
 const CANCELING = 'canceling:';
 
-const RAILS: readonly string[] = ['paypal', 'stripe', 'wise'];
-const isRail = (rail: string | null | undefined): rail is RailKind => RAILS.includes(rail ?? '');
+const isRail = (rail: string | null | undefined): rail is RailKind => (RAIL_KINDS as readonly string[]).includes(rail ?? '');
 
 /** POST /v1/payout-batches/{id}/reconcile/: one read of the batch, then one message. */
 export async function requestReconcile(accountId: string, batchId: string): Promise<{ batch_id: string; queued: true }> {

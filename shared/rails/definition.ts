@@ -5,7 +5,9 @@
 import type { ConnectionField, IncomingWebhook } from '../billing/definition';
 import type { PayoutRail, RailConnection, RailItemOutcome } from './port';
 
-export type RailKind = 'paypal' | 'stripe' | 'wise';
+import type { RailKind } from '../domain/rail-kinds';
+
+export type { RailKind };
 
 /** A rail webhook's verdict: the events it reports (already mapped), or the 4xx to answer. */
 export type RailWebhookVerdict =

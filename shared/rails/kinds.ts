@@ -2,9 +2,9 @@
 // definitions (shared/rails/registry.ts imports every rail's webhook code): the batch flow, the body and
 // response schemas. A rail joins here as well as in the registry; test/unit/rail-kinds.test.ts checks that
 // the two agree.
-import type { RailKind } from './definition';
+import { RAIL_KINDS, type RailKind } from '../domain/rail-kinds';
 
-export const RAIL_KINDS: readonly RailKind[] = ['paypal', 'stripe', 'wise'];
+export { RAIL_KINDS };
 
 /** How a batch pays: a file the operator uploads, or a rail (docs/payouts.md "Paying through a rail"). */
 export type BatchRail = 'file' | RailKind;

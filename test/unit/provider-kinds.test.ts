@@ -9,7 +9,8 @@
 // Not scanned: shared/providers/ (each provider's own folder), shared/billing/registry.ts (the map),
 // infra/local/emulators/ (each provider's local emulator: dev tooling in a folder of its own), shared/rails/
 // (the payout rails: `stripe` there is Stripe Connect, a rail kind that shares the provider's name, not a
-// provider kind), web/src/portal/rails.ts (the portal's names of the same rails) and the generated
+// provider kind), shared/domain/rail-kinds.ts (their kinds as domain data), web/src/portal/rails.ts and
+// web/src/dashboard/lib/rails.ts (the portal's and the dashboard's names of the same rails) and the generated
 // web/src/api/schema.d.ts.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +25,8 @@ const EXEMPT = [
   'infra/local/emulators/',
   'shared/rails/',
   'web/src/portal/rails.ts',
+  'web/src/dashboard/lib/rails.ts',
+  'shared/domain/rail-kinds.ts',
   'web/src/api/schema.d.ts',
 ];
 
