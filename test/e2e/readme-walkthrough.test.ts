@@ -21,9 +21,14 @@ import { startLocal, type LocalRuntime } from '../../infra/local/start';
 import { pollUntil } from '../support/fixtures';
 
 const ROOT = join(__dirname, '..', '..');
-// A page, or one `## ` section of one (the README's "Paying your members" and "Run an affiliate programme" run
-// after the tour, in its shell).
-const PAGES = ['docs/api-tour.md', 'README.md#Paying your members', 'README.md#Run an affiliate programme'];
+// A page, or one `## ` section of one (the README's "Paying your members", "Pay your affiliates through PayPal
+// or Stripe" and "Run an affiliate programme" run after the tour, in its shell).
+const PAGES = [
+  'docs/api-tour.md',
+  'README.md#Paying your members',
+  'README.md#Pay your affiliates through PayPal or Stripe',
+  'README.md#Run an affiliate programme',
+];
 
 function pageText(page: string): string {
   const [file, section] = page.split('#') as [string, string | undefined];
@@ -281,6 +286,8 @@ describe('docs/api-tour.md on a fresh npm start', () => {
       stripePort: 0,
       paypalPort: 0,
       wisePort: 0,
+      // As `npm start` does (unless DEMO_RAILS=0): the demo account's rails connected to their emulators.
+      connectDemoRails: true,
       dataDir,
       tableName: TABLE,
     });
