@@ -31,6 +31,17 @@ import { startTestQueues, type TestQueues } from '../support/queues';
 import { startPaypalEmulator, type PaypalEmulator } from '../../infra/local/emulators/paypal-payouts';
 import { startStripeEmulator, type StripeEmulator } from '../../infra/local/emulators/stripe';
 import { saveRailConnection } from '../../shared/store/rail-connections';
+import { startWiseEmulator, type WiseEmulator } from '../../infra/local/emulators/wise';
+import { clearRailConnectionCache } from '../../shared/rails/intake';
+import {
+  paypalDelivery,
+  putProcessingRailBatch,
+  putUnclaimedPaypalPayout,
+  stripeConnection,
+  stripeDelivery,
+  wiseConnection,
+  wiseDelivery,
+} from '../support/rail-deliveries';
 
 const signed = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'paddle', 'signed-alerts.json'), 'utf8')) as {
   public_key: string;
@@ -46,6 +57,15 @@ const paypalRail = () => {
 };
 /** The Stripe emulator (its Connect side) the portal's Stripe link sample connects to. */
 let stripeEmulator: StripeEmulator | undefined;
+/** The Wise emulator the Wise intake's sample connects to. */
+let wiseEmulator: WiseEmulator | undefined;
+/** The account connected to the Stripe emulator's Connect side (the portal's link and the Connect intake). */
+async function connectStripeRail(): Promise<StripeEmulator> {
+  stripeEmulator ??= await startStripeEmulator({ connect: { webhookUrl: null } });
+  await saveRailConnection(accountId, 'stripe', stripeConnection(stripeEmulator));
+  clearRailConnectionCache();
+  return stripeEmulator;
+}
 /** PUT /v1/account/payout-rails/paypal/ as the owner, against the emulator. */
 async function connectPaypalRail(): Promise<ApiResponse> {
   const emulator = await paypalRail();
@@ -86,6 +106,7 @@ afterAll(async () => {
   await queues?.stop();
   await (await paypalEmulator)?.stop();
   await stripeEmulator?.stop();
+  await wiseEmulator?.stop();
   delete process.env.WEBHOOK_ALLOW_LOOPBACK;
 });
 
@@ -462,6 +483,22 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
     await must(connectPaypalRail(), 200);
     return api('DELETE', '/v1/account/payout-rails/paypal/', asOwner());
   },
+  // Rail payouts: an unclaimed PayPal payout sent again, a processing PayPal batch read back (both queued).
+  ResendPayout: async () => call('POST', `/v1/payouts/${(await putUnclaimedPaypalPayout(accountId)).id}/resend/`),
+  ReconcilePayoutBatch: async () => call('POST', `/v1/payout-batches/${await putProcessingRailBatch(accountId)}/reconcile/`),
+  // The rails' webhook intakes: a delivery signed as each emulator signs one (no credential).
+  PaypalRailWebhook: async () => {
+    await must(connectPaypalRail(), 200);
+    clearRailConnectionCache();
+    return api('POST', `/webhooks/paypal/${accountId}/`, paypalDelivery(await paypalRail()));
+  },
+  StripeConnectRailWebhook: async () => api('POST', `/webhooks/stripe-connect/${accountId}/`, stripeDelivery(await connectStripeRail())),
+  WiseRailWebhook: async () => {
+    wiseEmulator ??= await startWiseEmulator({ webhookUrl: null });
+    await saveRailConnection(accountId, 'wise', wiseConnection(wiseEmulator));
+    clearRailConnectionCache();
+    return api('POST', `/webhooks/wise/${accountId}/`, wiseDelivery(wiseEmulator));
+  },
   // The member portal: a link made with the key, opened; the portal API with its session.
   CreatePortalSession: async () =>
     call('POST', `/v1/members/${(await fixtures()).member.id}/portal-sessions/`, {
@@ -506,15 +543,7 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
       body: { payout_email: 'me@pay.example.com', email_opt_out: true },
     }),
   PortalStripeAccountLink: async () => {
-    stripeEmulator ??= await startStripeEmulator({ connect: { webhookUrl: null } });
-    await saveRailConnection(accountId, 'stripe', {
-      apiUrl: stripeEmulator.url,
-      credentials: {
-        secret_key: stripeEmulator.secretKey,
-        webhook_secret: stripeEmulator.connect.webhookSecret,
-        connect_webhook_secret: stripeEmulator.connect.connectWebhookSecret,
-      },
-    });
+    await connectStripeRail();
     return api('POST', '/portal/v1/me/stripe-account-link/', { headers: await portalAs((await fixtures()).member.id) });
   },
   PortalStats: async () => api('GET', '/portal/v1/stats/?interval=week', { headers: await portalAs((await fixtures()).member.id) }),
