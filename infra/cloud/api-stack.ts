@@ -137,7 +137,7 @@ export const PROVIDER_SECRET_KEY_PATTERN = `A#${'?'.repeat(16)}#PROVIDER_SECRET`
  */
 export const PROVIDER_WEBHOOK_SECRET_KEY_PATTERN = `A#${'?'.repeat(16)}#PROVIDER_WEBHOOK_SECRET`;
 
-/** Partition keys of the webhook signing secrets (`keys.webhookSecret`: `A#<acct>#WEBHOOK_SECRET`). */
+/** Partition keys of the webhook signing secrets (`webhookKeys.webhookSecret`: `A#<acct>#WEBHOOK_SECRET`). */
 export const WEBHOOK_SECRET_KEY_PATTERN = `A#${'?'.repeat(16)}#WEBHOOK_SECRET`;
 
 /**

@@ -23,8 +23,8 @@ export interface MethodReadiness {
 }
 
 export const NO_PAYOUT_EMAIL = 'The member has no payout email.';
-export const STRIPE_NOT_STARTED = 'The member has not set up Stripe payouts yet (the portal\'s "Set up payouts").';
-export const STRIPE_NOT_READY = "Stripe has not enabled payouts to the member's account yet: the member must finish onboarding.";
+export const STRIPE_NOT_STARTED = 'The member has not set up Stripe payouts in the portal yet.';
+export const STRIPE_NOT_READY = 'Stripe has not enabled payouts to the member yet: onboarding is unfinished.';
 
 /** The readiness of a stored member item (its `payout_method`, `payout_email`, `stripe_account_id`, `stripe_ready`). */
 export function methodReadiness(member: Record<string, unknown> | undefined): MethodReadiness {

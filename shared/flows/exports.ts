@@ -21,7 +21,7 @@ import { toBatch, type PayoutBatch } from './payouts';
 import { payoutsSource, rewardsSource, type PayoutFilters, type RewardFilters, type Source as ListSource } from '../store/money-lists';
 import { toReferral } from '../store/referrals';
 import { toSubscription } from '../store/subscriptions';
-import { GSI1, GSI2, keys } from '../store/table';
+import { GSI1, GSI2, keys, moneyListKeys } from '../store/table';
 
 export const EXPORTS = ['members', 'referrals', 'rewards', 'payouts', 'payout-batches', 'subscriptions'] as const;
 export type ExportKind = (typeof EXPORTS)[number];
@@ -241,7 +241,7 @@ function sourceOf(accountId: string, kind: ExportKind, f: Record<string, string 
         throw new ValidationError({ status: [`Select a valid choice. ${f.status} is not one of the available choices.`] });
       return {
         query: {
-          partitionValue: keys.payoutBatchCollection(accountId),
+          partitionValue: moneyListKeys.payoutBatchCollection(accountId),
           ...(f.status ? { filter: { expression: '#ff = :fv', names: { '#ff': 'status' }, values: { ':fv': f.status } } } : {}),
         },
         parse: (i) => toBatch(i),

@@ -42,7 +42,7 @@ import {
 } from '../store/payouts';
 import { toMember } from '../store/members';
 import { toReferral } from '../store/referrals';
-import { keys } from '../store/table';
+import { keys, moneyListKeys } from '../store/table';
 import { log } from '../log';
 import type { RailKind } from '../rails/definition';
 import { BATCH_RAILS, paysConnectedAccount, RAIL_BATCH_LIMITS, RAIL_NAMES, type BatchRail } from '../rails/kinds';
@@ -105,7 +105,7 @@ export function toBatch(item: Record<string, unknown> | undefined): PayoutBatch 
 
 export async function getBatch(accountId: string, id: string): Promise<PayoutBatch> {
   if (!isBatchId(id)) throw new NotFoundError();
-  const batch = toBatch(await getItem(keys.payoutBatch(accountId, id)));
+  const batch = toBatch(await getItem(moneyListKeys.payoutBatch(accountId, id)));
   if (!batch) throw new NotFoundError();
   return batch;
 }
@@ -236,7 +236,7 @@ export async function createBatch(
       Put: {
         TableName: tableName(),
         Item: {
-          ...keys.payoutBatch(accountId, batch.id),
+          ...moneyListKeys.payoutBatch(accountId, batch.id),
           type: 'PayoutBatch',
           ...Object.fromEntries(Object.entries(batch).filter(([, v]) => v !== null)),
         },
@@ -316,7 +316,7 @@ export async function createBatch(
     txn.push({
       Update: {
         TableName: tableName(),
-        Key: keys.payoutBatch(accountId, batch.id),
+        Key: moneyListKeys.payoutBatch(accountId, batch.id),
         UpdateExpression: 'SET payout_ids = list_append(payout_ids, :p) ADD amount :a',
         ExpressionAttributeValues: { ':p': [payout.id], ':a': payout.amount },
       },
@@ -342,7 +342,7 @@ export async function createBatch(
       {
         Delete: {
           TableName: tableName(),
-          Key: keys.payoutBatch(accountId, batch.id),
+          Key: moneyListKeys.payoutBatch(accountId, batch.id),
           ConditionExpression: 'size(payout_ids) = :zero',
           ExpressionAttributeValues: { ':zero': 0 },
         },
@@ -716,7 +716,7 @@ export async function markBatchPaid(
       {
         Update: {
           TableName: tableName(),
-          Key: keys.payoutBatch(accountId, batch.id),
+          Key: moneyListKeys.payoutBatch(accountId, batch.id),
           UpdateExpression: 'SET #st = :paid, paid_at = :at, #ref = :ref',
           ConditionExpression: '#st = :processing',
           ExpressionAttributeNames: { '#st': 'status', '#ref': 'reference' },
@@ -736,7 +736,7 @@ export async function markBatchPaid(
 
 /** A member's payout email changed: their collecting payouts become due or open again at once. */
 export async function refreshMemberPayouts(accountId: string, memberId: string): Promise<void> {
-  for (const pointer of await queryAll({ partitionValue: keys.payoutPointers(accountId, memberId), consistent: true })) {
+  for (const pointer of await queryAll({ partitionValue: moneyListKeys.payoutPointers(accountId, memberId), consistent: true })) {
     await withRetries(
       async () => {
         const target = await collectingTarget(accountId, memberId, String(pointer.sk));

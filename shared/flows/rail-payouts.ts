@@ -25,7 +25,7 @@ import { getPayoutAndClaim, isPayoutId, putPayoutVersion } from '../store/payout
 import { openRailBatchDelete } from '../store/rail-batches';
 import { railConnection } from '../store/rail-connections';
 import { payoutOfRailItem, railItemPut } from '../store/rail-items';
-import { keys, type CounterName } from '../store/table';
+import { keys, moneyListKeys, type CounterName } from '../store/table';
 import { toPayout } from '../store/payouts';
 import { getBatch, markPayoutFailed, markPayoutPaid, reversePaidPayout, toBatch, type PayoutBatch } from './payouts';
 
@@ -130,7 +130,7 @@ async function applyOne(accountId: string, kind: RailKind, outcome: RailItemOutc
 
 /** Settles a rail batch once none of its payouts is processing: paid, or failed when none was paid. */
 async function settleBatch(accountId: string, batchId: string): Promise<void> {
-  const batch = toBatch(await getItem(keys.payoutBatch(accountId, batchId)));
+  const batch = toBatch(await getItem(moneyListKeys.payoutBatch(accountId, batchId)));
   if (!batch || batch.rail === 'file' || batch.status !== 'processing') return;
   const found = await batchGet(batch.payout_ids.map((id) => keys.payout(accountId, id)));
   const payouts = batch.payout_ids.map((id) => toPayout(lookup(found, keys.payout(accountId, id)))).filter((p): p is Payout => p !== null);
@@ -157,7 +157,7 @@ async function closeBatch(accountId: string, batch: PayoutBatch, to: { status: '
       {
         Update: {
           TableName: tableName(),
-          Key: keys.payoutBatch(accountId, batch.id),
+          Key: moneyListKeys.payoutBatch(accountId, batch.id),
           UpdateExpression: `SET ${sets.join(', ')}`,
           ConditionExpression: '#st = :processing',
           ExpressionAttributeNames: { '#st': 'status', ...(to.status === 'paid' ? { '#ref': 'reference' } : {}) },
@@ -261,7 +261,7 @@ export async function sendRailBatch(accountId: string, batchId: string): Promise
       {
         Update: {
           TableName: tableName(),
-          Key: keys.payoutBatch(accountId, batch.id),
+          Key: moneyListKeys.payoutBatch(accountId, batch.id),
           UpdateExpression: 'SET rail_batch_id = :r',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':r': result.railBatchId },

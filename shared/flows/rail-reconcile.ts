@@ -15,7 +15,7 @@ import { batchGet, getItem, lookup } from '../store/ops';
 import { getPayout, isPayoutId, toPayout } from '../store/payouts';
 import { countResend, forgetOpenRailBatch, openRailBatches, swapRailItemId } from '../store/rail-batches';
 import { railConnection } from '../store/rail-connections';
-import { keys } from '../store/table';
+import { keys, moneyListKeys } from '../store/table';
 import { getBatch, isBatchId, toBatch, type PayoutBatch } from './payouts';
 import { applyRailOutcomes, sendRailBatch } from './rail-payouts';
 
@@ -59,7 +59,7 @@ function settledError(err: unknown, what: Record<string, unknown>): boolean {
 
 /** Reads a rail batch back from its rail and applies what it says (the payout-rails worker's reconcile-rail-batch). */
 export async function reconcileRailBatch(accountId: string, batchId: string): Promise<void> {
-  const batch = isBatchId(batchId) ? toBatch(await getItem(keys.payoutBatch(accountId, batchId))) : null;
+  const batch = isBatchId(batchId) ? toBatch(await getItem(moneyListKeys.payoutBatch(accountId, batchId))) : null;
   const what = { account_id: accountId, batch_id: batchId };
   if (!batch || !isRail(batch.rail)) {
     await forgetOpenRailBatch(accountId, batchId);
@@ -162,7 +162,7 @@ export async function resendRailPayout(accountId: string, payoutId: string, atte
     log('warn', 'resend skipped: the member has no payout email', what);
     return;
   }
-  const batch = toBatch(await getItem(keys.payoutBatch(accountId, p.batch_id)));
+  const batch = toBatch(await getItem(moneyListKeys.payoutBatch(accountId, p.batch_id)));
   if (batch?.rail !== 'paypal' || !batch.rail_batch_id) return;
   const rail = await adapterOf(accountId, 'paypal', what);
   if (!rail) return;

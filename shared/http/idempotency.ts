@@ -12,7 +12,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { ApiError, DetailError } from '../domain/errors';
 import { IDEMPOTENT_METHODS, MAX_KEY_LENGTH } from '../domain/idempotency';
 import { claimKey, completeKey, IdempotencyLockLostError, releaseKey, runWithIdempotency, type StoredResponse } from '../store/idempotency';
-import { keys } from '../store/table';
+import { edgeKeys } from '../store/table';
 import { header } from './body';
 import { jsonResult, requestId, type Result } from './respond';
 import { log } from '../log';
@@ -85,7 +85,7 @@ export async function idempotent(
     throw new DetailError(400, `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters.`);
   }
 
-  const key = keys.idempotency(accountId, sha256(value));
+  const key = edgeKeys.idempotency(accountId, sha256(value));
   const claim = await claimKey(key, fingerprint(event), randomUUID(), { method, path: event.rawPath ?? '' });
   if (claim.kind !== 'claimed') await count();
   switch (claim.kind) {

@@ -5,7 +5,7 @@ import { generateApiKey, generatePublishableKey, hashApiKey, PUBLISHABLE_KEY_PRE
 import { newAccountId } from '../domain/ids';
 import { isPlan, type Plan } from '../domain/plans';
 import { db, tableName } from './client';
-import { keys, type Key } from './table';
+import { accessKeys, keys, type Key } from './table';
 import { ensureAccountSlug } from './account-slugs';
 import { apiKeyRecordItem, keyPrefix, newKeyId, teamKeys, type ApiKeyRecord, type Session } from './team';
 
@@ -51,7 +51,7 @@ const now = () => Math.floor(Date.now() / 1000);
 function apiKeyItem(key: string, accountId: string, plan: Plan, keyId: string) {
   // Only the hash is stored; the plaintext key is returned once and never written anywhere. `key_id` names
   // its record in the account's key list (store/team.ts), which the dashboard shows and revokes by.
-  return { ...keys.apiKey(hashApiKey(key)), type: 'ApiKey', account_id: accountId, plan, key_id: keyId, created_at: now() };
+  return { ...accessKeys.apiKey(hashApiKey(key)), type: 'ApiKey', account_id: accountId, plan, key_id: keyId, created_at: now() };
 }
 
 /** The lookup item and the account's record of a new secret key, for one transaction, and the record's view. */
@@ -75,7 +75,7 @@ function apiKeyPuts(key: string, accountId: string, plan: Plan, name: string) {
 
 function publishableKeyItem(key: string, accountId: string, plan: Plan, jsReferrals: JsReferralMode = 'open') {
   return {
-    ...keys.publishableKey(hashApiKey(key)),
+    ...accessKeys.publishableKey(hashApiKey(key)),
     type: 'PublishableKey',
     account_id: accountId,
     plan,
@@ -164,7 +164,7 @@ export async function setJsReferralMode(accountId: string, mode: JsReferralMode)
           {
             Update: {
               TableName: tableName(),
-              Key: keys.publishableKey(hashApiKey(account.publishableKey as string)),
+              Key: accessKeys.publishableKey(hashApiKey(account.publishableKey as string)),
               UpdateExpression: 'SET js_referrals = :m',
               ConditionExpression: 'attribute_exists(pk)',
               ExpressionAttributeValues: { ':m': mode },
@@ -254,7 +254,7 @@ export async function createNamedApiKey(accountId: string, plan: Plan, name: str
 
 /** The lookup item of a key of either kind (secret or publishable), by its hash. */
 function keyItem(key: string): Key {
-  return key.startsWith(PUBLISHABLE_KEY_PREFIX) ? keys.publishableKey(hashApiKey(key)) : keys.apiKey(hashApiKey(key));
+  return key.startsWith(PUBLISHABLE_KEY_PREFIX) ? accessKeys.publishableKey(hashApiKey(key)) : accessKeys.apiKey(hashApiKey(key));
 }
 
 /**
@@ -323,6 +323,6 @@ async function findPrincipal(item: Key): Promise<Principal | null> {
 }
 
 /** A secret key's account (never a publishable key's, whatever the string). */
-export const findPrincipalByApiKey = (key: string) => findPrincipal(keys.apiKey(hashApiKey(key)));
+export const findPrincipalByApiKey = (key: string) => findPrincipal(accessKeys.apiKey(hashApiKey(key)));
 /** A publishable key's account (never a secret key's). */
-export const findPrincipalByPublishableKey = (key: string) => findPrincipal(keys.publishableKey(hashApiKey(key)));
+export const findPrincipalByPublishableKey = (key: string) => findPrincipal(accessKeys.publishableKey(hashApiKey(key)));

@@ -15,7 +15,7 @@ import { tableName } from './client';
 import { ConditionsFailedError, counterUpdate, getItem, nowSeconds, readCounter, transact, withRetries, type TransactItem } from './ops';
 import { RaceLostError } from './ops';
 import { queryPage, type PageRequest } from './pagination';
-import { GSI1, keys, programmeKeys } from './table';
+import { campaignListKeys, GSI1, keys, programmeKeys } from './table';
 
 export const normalizeName = (name: string) => name.trim().toLowerCase();
 
@@ -64,7 +64,7 @@ export async function getCampaignOrThrow(accountId: string, id: string): Promise
 
 export async function listCampaigns(accountId: string, page: PageRequest) {
   const [result, count] = await Promise.all([
-    queryPage({ index: GSI1, partitionValue: keys.campaignsByCreation(accountId), scope: `${accountId}|campaigns` }, page),
+    queryPage({ index: GSI1, partitionValue: campaignListKeys.campaignsByCreation(accountId), scope: `${accountId}|campaigns` }, page),
     readCounter(accountId, 'campaigns'),
   ]);
   return { ...result, items: result.items.map((i) => toCampaign(i)).filter((c): c is Campaign => c !== null), count };
@@ -74,7 +74,7 @@ function nameClaim(accountId: string, name: string, campaignId: string): Transac
   return {
     Put: {
       TableName: tableName(),
-      Item: { ...keys.campaignNameClaim(accountId, normalizeName(name)), type: 'Claim', campaign_id: campaignId },
+      Item: { ...campaignListKeys.campaignNameClaim(accountId, normalizeName(name)), type: 'Claim', campaign_id: campaignId },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
@@ -144,7 +144,7 @@ export async function createCampaign(principal: Principal, input: CreateCampaign
             ...keys.campaign(accountId, campaign.id),
             type: 'Campaign',
             ...stored,
-            gsi1pk: keys.campaignsByCreation(accountId),
+            gsi1pk: campaignListKeys.campaignsByCreation(accountId),
             // A UUIDv7 is time-ordered and monotonic within a container, so campaigns created in the
             // same millisecond still list in creation order.
             gsi1sk: `${newEntityId()}#${campaign.id}`,
@@ -217,7 +217,7 @@ export async function updateCampaign(accountId: string, id: string, patch: Updat
         items.push(nameClaim(accountId, patch.name, id), {
           Delete: {
             TableName: tableName(),
-            Key: keys.campaignNameClaim(accountId, normalizeName(current.name)),
+            Key: campaignListKeys.campaignNameClaim(accountId, normalizeName(current.name)),
             ConditionExpression: 'campaign_id = :id',
             ExpressionAttributeValues: { ':id': id },
           },
@@ -262,7 +262,7 @@ export async function deleteCampaign(accountId: string, id: string): Promise<voi
           {
             Delete: {
               TableName: tableName(),
-              Key: keys.campaignNameClaim(accountId, normalizeName(current.name)),
+              Key: campaignListKeys.campaignNameClaim(accountId, normalizeName(current.name)),
               ConditionExpression: 'campaign_id = :id',
               ExpressionAttributeValues: { ':id': id },
             },

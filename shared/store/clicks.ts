@@ -11,7 +11,7 @@ import { attributionOf, type Attribution } from '../domain/links';
 import { tableName } from './client';
 import { batchGet, ConditionsFailedError, lookup, nowSeconds, transact } from './ops';
 import { ReportDeltas } from './reports';
-import { keys, TTL_ATTRIBUTE } from './table';
+import { edgeKeys, keys, TTL_ATTRIBUTE } from './table';
 
 export const CLICK_DEDUPE_SECONDS = 24 * 60 * 60;
 /** Distinct visitors one IP can add to one link's count per UTC day (an office or a family behind one NAT). */
@@ -47,7 +47,7 @@ export async function recordClick(
         Put: {
           TableName: tableName(),
           Item: {
-            ...keys.click(accountId, memberId, visitorHash),
+            ...edgeKeys.click(accountId, memberId, visitorHash),
             type: 'Click',
             member_id: memberId,
             clicked_at: now,
@@ -62,7 +62,7 @@ export async function recordClick(
       {
         Update: {
           TableName: tableName(),
-          Key: keys.clickSource(accountId, memberId, ipHash, day),
+          Key: edgeKeys.clickSource(accountId, memberId, ipHash, day),
           UpdateExpression: 'ADD n :one SET #type = :type, #ttl = if_not_exists(#ttl, :ttl)',
           ConditionExpression: 'attribute_not_exists(n) OR n < :max',
           ExpressionAttributeNames: { '#type': 'type', '#ttl': TTL_ATTRIBUTE },

@@ -10,7 +10,7 @@ import { rewardsCounterPrefix, toLedgerReward } from './ledger';
 import { readCounter } from './ops';
 import { emptyPage, queryPage, type PageQuery, type PageRequest } from './pagination';
 import { toPayout } from './payouts';
-import { GSI1, GSI2, keys, type CounterName } from './table';
+import { GSI1, GSI2, keys, moneyListKeys, type CounterName } from './table';
 
 export interface RewardFilters {
   status?: RewardStatus | undefined;
@@ -56,7 +56,7 @@ export function rewardsSource(accountId: string, f: RewardFilters): Source {
   }
   const filter = allOf({ campaign_id: f.campaign, reward_type: f.type });
   if (f.status) return { index: GSI2, partitionValue: keys.rewardsByStatus(accountId, f.status), ...(filter ? { filter } : {}) };
-  return { partitionValue: keys.rewardCollection(accountId), ...(filter ? { filter } : {}) };
+  return { partitionValue: moneyListKeys.rewardCollection(accountId), ...(filter ? { filter } : {}) };
 }
 
 /** The counter that holds the exact count of a reward filter (store/ledger.ts keeps one per combination). */
@@ -77,7 +77,7 @@ export function payoutsSource(accountId: string, f: PayoutFilters): Source {
     };
   const rest = f.currency ? { filter: on('currency', f.currency) } : {};
   if (f.status) return { index: GSI2, partitionValue: keys.payoutsByStatus(accountId, f.status), ...rest };
-  return { partitionValue: keys.payoutCollection(accountId), ...rest };
+  return { partitionValue: moneyListKeys.payoutCollection(accountId), ...rest };
 }
 
 export async function listRewards(accountId: string, page: PageRequest, f: RewardFilters) {
@@ -121,7 +121,7 @@ export async function listPayoutBatches(accountId: string, page: PageRequest, f:
   const counter = (f.status ? `payout_batches#s#${f.status}` : 'payout_batches') as CounterName;
   const [result, count] = await Promise.all([
     queryPage(
-      { partitionValue: keys.payoutBatchCollection(accountId), scope, ...(f.status ? { filter: on('status', f.status) } : {}) },
+      { partitionValue: moneyListKeys.payoutBatchCollection(accountId), scope, ...(f.status ? { filter: on('status', f.status) } : {}) },
       page,
     ),
     readCounter(accountId, counter),

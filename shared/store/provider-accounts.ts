@@ -4,7 +4,7 @@
 // accounts does not carry the provider definitions (docs/operations.md "Bundles").
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
-import { keys } from './table';
+import { providerRegistryKeys } from './table';
 
 /** One page of the accounts with provider settings (the backfill's list). */
 export async function listProviderAccounts(
@@ -14,7 +14,7 @@ export async function listProviderAccounts(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.providerAccounts() },
+      ExpressionAttributeValues: { ':pk': providerRegistryKeys.providerAccounts() },
       ...(startKey ? { ExclusiveStartKey: startKey } : {}),
       Limit: 500,
     }),

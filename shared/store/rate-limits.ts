@@ -14,7 +14,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { secondsUntilNextWindow, windowStart, type RateLimit } from '../domain/rate-limits';
 import { db, tableName } from './client';
-import { keys, TTL_ATTRIBUTE } from './table';
+import { edgeKeys, TTL_ATTRIBUTE } from './table';
 
 /** Allowed, or refused with the seconds until the window ends. */
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
@@ -46,7 +46,7 @@ async function add(accountId: string, scope: string, rule: RateLimit, start: num
   const out = await db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: keys.rateWindow(accountId, scope, start),
+      Key: edgeKeys.rateWindow(accountId, scope, start),
       UpdateExpression: 'ADD n :by SET #type = :type, #ttl = if_not_exists(#ttl, :ttl)',
       ...(limit !== undefined ? { ConditionExpression: 'attribute_not_exists(n) OR n < :limit' } : {}),
       ExpressionAttributeNames: { '#type': 'type', '#ttl': TTL_ATTRIBUTE },

@@ -130,10 +130,11 @@ export function timeKey(ms: number): string {
   return String(ms).padStart(15, '0');
 }
 
-export const keys = {
-  apiKey: (hash: string): Key => ({ pk: `APIKEY#${hash}`, sk: 'APIKEY' }),
-  /** A publishable (browser) key's lookup item, by the key's SHA-256 like a secret key. */
-  publishableKey: (hash: string): Key => ({ pk: `PUBKEY#${hash}`, sk: 'PUBKEY' }),
+/**
+ * Items of the request edges (rate-limit windows, link clicks, stored Idempotency-Key responses), apart
+ * from `keys` like linkKeys: only their modules build them, and in `keys` they weighed on every bundle.
+ */
+export const edgeKeys = {
   /**
    * One fixed rate-limit window of one scope (e.g. `js-ip#<ip>`, `js-key`, `api-key#<key hash>`), expiring
    * by TTL. The window start is in the partition key, so consecutive windows spread over partitions.
@@ -146,15 +147,48 @@ export const keys = {
     pk: `A#${acct}#CLICKIP#${memberId}#${ipHash}#${day}`,
     sk: 'CLICKIP',
   }),
-  account: (acct: string): Key => ({ pk: `A#${acct}`, sk: 'ACCOUNT' }),
-  counter: (acct: string, name: CounterName): Key => ({ pk: `A#${acct}`, sk: `COUNT#${name}` }),
+  /** The stored first response of an Idempotency-Key (expires after IDEMPOTENCY_HOURS); keyed by the key's SHA-256. */
+  idempotency: (acct: string, keyHash: string): Key => ({ pk: `A#${acct}#IDEMPOTENCY#${keyHash}`, sk: 'IDEMPOTENCY' }),
+};
 
-  campaign: (acct: string, id: string): Key => ({ pk: `A#${acct}#CAMPAIGN`, sk: id }),
+/**
+ * The money lists' partitions and the payout batches (shared/store/money-lists.ts, shared/flows/payouts.ts),
+ * apart from `keys` like edgeKeys: the reward worker's bundle never builds them.
+ */
+export const moneyListKeys = {
+  rewardCollection: (acct: string) => `A#${acct}#REWARD`,
+  payoutCollection: (acct: string) => `A#${acct}#PAYOUT`,
+  payoutPointers: (acct: string, memberId: string) => `A#${acct}#PAYOUT_CURRENT#${memberId}`,
+  payoutBatch: (acct: string, id: string): Key => ({ pk: `A#${acct}#PAYOUT_BATCH`, sk: id }),
+  payoutBatchCollection: (acct: string) => `A#${acct}#PAYOUT_BATCH`,
+};
+
+/** The campaigns' list partition and name claims (store/campaigns.ts's writes and list), apart from `keys` like edgeKeys. */
+export const campaignListKeys = {
   campaignsByCreation: (acct: string) => `A#${acct}#CAMPAIGNS`,
   campaignNameClaim: (acct: string, normalizedName: string): Key => ({
     pk: `A#${acct}#CAMPAIGN_NAME#${normalizedName}`,
     sk: CLAIM,
   }),
+};
+
+/** The operator registry of accounts with provider settings, read by the background sync (store/provider-accounts.ts). */
+export const providerRegistryKeys = {
+  providerAccounts: () => 'PROVIDER_ACCOUNTS#paddle',
+};
+
+/** API keys' lookup items, by the key's SHA-256 (shared/store/accounts.ts), apart from `keys` like edgeKeys. */
+export const accessKeys = {
+  apiKey: (hash: string): Key => ({ pk: `APIKEY#${hash}`, sk: 'APIKEY' }),
+  /** A publishable (browser) key's lookup item, by the key's SHA-256 like a secret key. */
+  publishableKey: (hash: string): Key => ({ pk: `PUBKEY#${hash}`, sk: 'PUBKEY' }),
+};
+
+export const keys = {
+  account: (acct: string): Key => ({ pk: `A#${acct}`, sk: 'ACCOUNT' }),
+  counter: (acct: string, name: CounterName): Key => ({ pk: `A#${acct}`, sk: `COUNT#${name}` }),
+
+  campaign: (acct: string, id: string): Key => ({ pk: `A#${acct}#CAMPAIGN`, sk: id }),
 
   memberCollection: (acct: string) => `A#${acct}#MEMBER`,
   member: (acct: string, id: string): Key => ({ pk: `A#${acct}#MEMBER`, sk: id }),
@@ -195,7 +229,6 @@ export const keys = {
   /** Paddle Billing's / Stripe's webhook secret: its own partition, readable by their intake routes only. */
   providerWebhookSecret: (acct: string): Key => ({ pk: `A#${acct}#PROVIDER_WEBHOOK_SECRET`, sk: 'PADDLE' }),
   /** Operator registry of accounts with provider settings (like APIKEY#, not tenant data): the backfill's list. */
-  providerAccounts: () => 'PROVIDER_ACCOUNTS#paddle',
   providerAccount: (acct: string): Key => ({ pk: 'PROVIDER_ACCOUNTS#paddle', sk: acct }),
   /** Idempotency marker of a processed provider alert (expires after ALERT_MARKER_DAYS). */
   alert: (acct: string, alertId: string): Key => ({ pk: `A#${acct}#ALERT#${alertId}`, sk: 'ALERT' }),
@@ -228,7 +261,6 @@ export const keys = {
   // ---- money (docs/design/money.md) ----
   /** The reward ledger: one item per reward (its lifecycle), beside the copy inside its referral. */
   reward: (acct: string, id: string): Key => ({ pk: `A#${acct}#REWARD`, sk: id }),
-  rewardCollection: (acct: string) => `A#${acct}#REWARD`,
   /** GSI1: rewards of a member, newest first. */
   rewardsByMember: (acct: string, memberId: string) => `A#${acct}#MEMBER#${memberId}#REWARDS`,
   /** GSI2: rewards in one status, newest first. */
@@ -240,14 +272,10 @@ export const keys = {
     sk: `${timeKey(approvesAt)}#${rewardId}`,
   }),
   payout: (acct: string, id: string): Key => ({ pk: `A#${acct}#PAYOUT`, sk: id }),
-  payoutCollection: (acct: string) => `A#${acct}#PAYOUT`,
   payoutsByMember: (acct: string, memberId: string) => `A#${acct}#MEMBER#${memberId}#PAYOUTS`,
   payoutsByStatus: (acct: string, status: string) => `A#${acct}#PAYOUTS#${status}`,
   /** The payout collecting a member's approved rewards in one currency (at most one at a time). */
-  payoutPointers: (acct: string, memberId: string) => `A#${acct}#PAYOUT_CURRENT#${memberId}`,
   payoutPointer: (acct: string, memberId: string, currency: string): Key => ({ pk: `A#${acct}#PAYOUT_CURRENT#${memberId}`, sk: currency }),
-  payoutBatch: (acct: string, id: string): Key => ({ pk: `A#${acct}#PAYOUT_BATCH`, sk: id }),
-  payoutBatchCollection: (acct: string) => `A#${acct}#PAYOUT_BATCH`,
   /** Report buckets (store/reports.ts): one per scope (`T`, `C#<campaign>`, `M#<member>`) and UTC day. */
   reportDays: (acct: string, scope: string) => `A#${acct}#REPORT#${scope}`,
   reportDay: (acct: string, scope: string, day: string): Key => ({ pk: `A#${acct}#REPORT#${scope}`, sk: day }),
@@ -255,11 +283,22 @@ export const keys = {
   reportMembers: (acct: string, month: string) => `A#${acct}#REPORT_MEMBERS#${month}`,
   reportMemberMonth: (acct: string, month: string, memberId: string): Key => ({ pk: `A#${acct}#REPORT_MEMBERS#${month}`, sk: memberId }),
 
-  /** The stored first response of an Idempotency-Key (expires after IDEMPOTENCY_HOURS); keyed by the key's SHA-256. */
-  idempotency: (acct: string, keyHash: string): Key => ({ pk: `A#${acct}#IDEMPOTENCY#${keyHash}`, sk: 'IDEMPOTENCY' }),
-
   /** Outgoing webhook events (the transactional outbox): id is deterministic per effect. */
   event: (acct: string, eventId: string): Key => ({ pk: `A#${acct}#EVENT`, sk: eventId }),
+  /**
+   * Operator-level sparse index partitions on GSI2 (like PROVIDER_ACCOUNTS#, not tenant data: the items
+   * they point at are the tenants' own): events not yet dispatched (here), and deliveries waiting for a
+   * retry (webhookKeys). Sharded so no single index partition takes every write.
+   */
+  outboxShard: (shard: number) => `OUTBOX#${shard}`,
+};
+
+/**
+ * Outgoing webhooks' endpoints, secrets and deliveries (shared/store/webhooks.ts), apart from `keys` like
+ * linkKeys: only the webhook modules build them, and an object's properties are never tree-shaken, so in
+ * `keys` they weighed on every function's bundle (the reward worker's is at its budget).
+ */
+export const webhookKeys = {
   webhookEndpointCollection: (acct: string) => `A#${acct}#WEBHOOK_ENDPOINT`,
   webhookEndpoint: (acct: string, id: string): Key => ({ pk: `A#${acct}#WEBHOOK_ENDPOINT`, sk: id }),
   /** The signing secret of an endpoint, apart from the endpoint so reads of endpoints never carry it. */
@@ -270,12 +309,6 @@ export const keys = {
     pk: `A#${acct}#WEBHOOK_DELIVERY#${endpointId}`,
     sk: deliverySk,
   }),
-  /**
-   * Operator-level sparse index partitions on GSI2 (like PROVIDER_ACCOUNTS#, not tenant data: the items
-   * they point at are the tenants' own): events not yet dispatched, and deliveries waiting for a retry.
-   * Sharded so no single index partition takes every write.
-   */
-  outboxShard: (shard: number) => `OUTBOX#${shard}`,
   deliveryDueShard: (shard: number) => `WEBHOOK_DUE#${shard}`,
   purgeShard: (shard: number) => `WEBHOOK_PURGE#${shard}`,
   /** A deleted endpoint whose deliveries are still to be removed (written by the delete, in its transaction). */

@@ -34,7 +34,7 @@ import {
 } from '../domain/team';
 import { db, tableName } from './client';
 import { ConditionsFailedError, getItem, nowSeconds, queryAll, transact, type TransactItem } from './ops';
-import { keys, type Key } from './table';
+import { accessKeys, keys, type Key } from './table';
 
 export interface TeamMember {
   id: string;
@@ -490,7 +490,7 @@ export async function revokeApiKeyById(accountId: string, id: string): Promise<v
     {
       Update: {
         TableName: tableName(),
-        Key: keys.apiKey(record.key_hash),
+        Key: accessKeys.apiKey(record.key_hash),
         UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
         ConditionExpression: 'attribute_exists(pk) AND account_id = :acct',
         ExpressionAttributeValues: { ':now': now, ':acct': accountId },

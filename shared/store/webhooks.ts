@@ -36,7 +36,7 @@ import {
 } from './ops';
 import { queryIndexPages } from './outbox';
 import { queryPage, type PageRequest } from './pagination';
-import { keys, SWEEP_SHARDS, timeKey, type Key } from './table';
+import { keys, SWEEP_SHARDS, timeKey, webhookKeys, type Key } from './table';
 
 export const MAX_ENDPOINTS = 10;
 /** A delivery keeps the record of its last attempts (a schedule over 3 days makes about 20). */
@@ -117,14 +117,14 @@ export function toDelivery(item: Record<string, unknown> | undefined): WebhookDe
 
 export async function getEndpointOrThrow(accountId: string, id: string): Promise<WebhookEndpoint> {
   if (!isEntityId(id)) throw new NotFoundError();
-  const endpoint = toEndpoint(await getItem(keys.webhookEndpoint(accountId, id)));
+  const endpoint = toEndpoint(await getItem(webhookKeys.webhookEndpoint(accountId, id)));
   if (!endpoint) throw new NotFoundError();
   return endpoint;
 }
 
 export async function listEndpoints(accountId: string, page: PageRequest) {
   const [result, count] = await Promise.all([
-    queryPage({ partitionValue: keys.webhookEndpointCollection(accountId), scope: `${accountId}|webhook-endpoints` }, page),
+    queryPage({ partitionValue: webhookKeys.webhookEndpointCollection(accountId), scope: `${accountId}|webhook-endpoints` }, page),
     readCounter(accountId, 'webhook_endpoints'),
   ]);
   return { ...result, items: result.items.map((i) => toEndpoint(i)).filter((e): e is WebhookEndpoint => e !== null), count };
@@ -135,7 +135,7 @@ export async function listEndpoints(accountId: string, page: PageRequest) {
  * (`created_ms`, stored beside the view's seconds; 0 for endpoints created before it was stored).
  */
 export async function allEndpoints(accountId: string): Promise<(WebhookEndpoint & { created_ms: number })[]> {
-  const items = await queryAll({ partitionValue: keys.webhookEndpointCollection(accountId), consistent: true });
+  const items = await queryAll({ partitionValue: webhookKeys.webhookEndpointCollection(accountId), consistent: true });
   return items.flatMap((i) => {
     const endpoint = toEndpoint(i);
     return endpoint ? [{ ...endpoint, created_ms: Number(i.created_ms ?? 0) }] : [];
@@ -168,14 +168,14 @@ export async function createEndpoint(
         Put: {
           TableName: tableName(),
           // created_ms: the fan-out sends an endpoint only the events that happened after it was created.
-          Item: { ...keys.webhookEndpoint(accountId, endpoint.id), type: 'WebhookEndpoint', ...endpoint, created_ms: createdMs },
+          Item: { ...webhookKeys.webhookEndpoint(accountId, endpoint.id), type: 'WebhookEndpoint', ...endpoint, created_ms: createdMs },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
       {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.webhookSecret(accountId, endpoint.id), type: 'WebhookSecret', secret: stored },
+          Item: { ...webhookKeys.webhookSecret(accountId, endpoint.id), type: 'WebhookSecret', secret: stored },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -216,7 +216,7 @@ export async function updateEndpoint(
           {
             Update: {
               TableName: tableName(),
-              Key: keys.webhookEndpoint(accountId, id),
+              Key: webhookKeys.webhookEndpoint(accountId, id),
               UpdateExpression:
                 'SET #url = :url, events = :events, description = :d, enabled = :enabled, disabled_reason = :reason, failing_since = :since, version = :v',
               ConditionExpression: 'version = :expected',
@@ -253,18 +253,18 @@ export async function deleteEndpoint(accountId: string, id: string): Promise<voi
   const now = Date.now();
   try {
     await transact([
-      { Delete: { TableName: tableName(), Key: keys.webhookEndpoint(accountId, id), ConditionExpression: 'attribute_exists(pk)' } },
-      { Delete: { TableName: tableName(), Key: keys.webhookSecret(accountId, id) } },
+      { Delete: { TableName: tableName(), Key: webhookKeys.webhookEndpoint(accountId, id), ConditionExpression: 'attribute_exists(pk)' } },
+      { Delete: { TableName: tableName(), Key: webhookKeys.webhookSecret(accountId, id) } },
       counterUpdate(accountId, 'webhook_endpoints', -1),
       {
         Put: {
           TableName: tableName(),
           Item: {
-            ...keys.webhookPurge(accountId, id),
+            ...webhookKeys.webhookPurge(accountId, id),
             type: 'WebhookPurge',
             account_id: accountId,
             endpoint_id: id,
-            gsi2pk: keys.purgeShard(dueShard(id)),
+            gsi2pk: webhookKeys.purgeShard(dueShard(id)),
             gsi2sk: `${timeKey(now)}#${accountId}#${id}`,
           },
         },
@@ -283,7 +283,7 @@ const deliveryId = (endpointId: string, eventId: string) =>
   `dlv_${createHash('sha256').update(`${endpointId}:${eventId}`).digest('hex').slice(0, 32)}`;
 const dueShard = (sk: string) => createHash('sha256').update(sk).digest()[0]! % SWEEP_SHARDS;
 const dueKey = (accountId: string, endpointId: string, sk: string, dueMs: number) => ({
-  gsi2pk: keys.deliveryDueShard(dueShard(sk)),
+  gsi2pk: webhookKeys.deliveryDueShard(dueShard(sk)),
   gsi2sk: `${timeKey(dueMs)}#${accountId}#${endpointId}#${sk}`,
 });
 
@@ -304,7 +304,7 @@ export async function createDelivery(
         Put: {
           TableName: tableName(),
           Item: {
-            ...keys.webhookDelivery(accountId, endpointId, sk),
+            ...webhookKeys.webhookDelivery(accountId, endpointId, sk),
             type: 'WebhookDelivery',
             id: deliveryId(endpointId, event.id),
             endpoint_id: endpointId,
@@ -323,7 +323,7 @@ export async function createDelivery(
       {
         Update: {
           TableName: tableName(),
-          Key: keys.webhookEndpoint(accountId, endpointId),
+          Key: webhookKeys.webhookEndpoint(accountId, endpointId),
           UpdateExpression: 'ADD delivery_count :one',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':one': 1 },
@@ -340,7 +340,7 @@ export async function createDelivery(
 
 export async function listDeliveries(accountId: string, endpoint: WebhookEndpoint, page: PageRequest) {
   const result = await queryPage(
-    { partitionValue: keys.webhookDeliveriesOf(accountId, endpoint.id), scope: `${accountId}|webhook-deliveries|${endpoint.id}` },
+    { partitionValue: webhookKeys.webhookDeliveriesOf(accountId, endpoint.id), scope: `${accountId}|webhook-deliveries|${endpoint.id}` },
     page,
   );
   return {
@@ -363,9 +363,9 @@ export interface DeliveryContext {
  */
 export async function loadDelivery(accountId: string, endpointId: string, sk: string, eventId: string): Promise<DeliveryContext> {
   const k: Key[] = [
-    keys.webhookDelivery(accountId, endpointId, sk),
-    keys.webhookEndpoint(accountId, endpointId),
-    keys.webhookSecret(accountId, endpointId),
+    webhookKeys.webhookDelivery(accountId, endpointId, sk),
+    webhookKeys.webhookEndpoint(accountId, endpointId),
+    webhookKeys.webhookSecret(accountId, endpointId),
     keys.event(accountId, eventId),
   ];
   const found = await batchGet(k);
@@ -385,7 +385,7 @@ export async function claimAttempt(accountId: string, d: WebhookDelivery, attemp
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.webhookDelivery(accountId, d.endpoint_id, d.sk),
+        Key: webhookKeys.webhookDelivery(accountId, d.endpoint_id, d.sk),
         UpdateExpression: 'SET #state = :sending, attempts = :n, lease_until = :lease, gsi2pk = :gpk, gsi2sk = :gsk',
         ConditionExpression: 'attempts = :prev AND #state = :was',
         ExpressionAttributeNames: { '#state': 'state' },
@@ -422,7 +422,7 @@ export async function recordAttempt(
   outcome: { state: 'succeeded' | 'failed' | 'cancelled' } | { state: 'retrying'; retryAtMs: number },
   endpointChange: EndpointChange,
 ): Promise<void> {
-  const key = keys.webhookDelivery(accountId, d.endpoint_id, d.sk);
+  const key = webhookKeys.webhookDelivery(accountId, d.endpoint_id, d.sk);
   const history = [...d.history, record].slice(-MAX_ATTEMPTS_KEPT);
   const retrying = outcome.state === 'retrying';
   const delivery: TransactItem = {
@@ -445,7 +445,7 @@ export async function recordAttempt(
     },
   };
   const items: TransactItem[] = [delivery];
-  const endpointKey = keys.webhookEndpoint(accountId, d.endpoint_id);
+  const endpointKey = webhookKeys.webhookEndpoint(accountId, d.endpoint_id);
   if (endpointChange === 'recovered') {
     items.push({
       Update: {
@@ -498,7 +498,7 @@ export async function dueDeliveries(
   nowMs: number,
   limit = 1000,
 ): Promise<{ account_id: string; endpoint_id: string; delivery: string }[]> {
-  const items = await queryIndexPages(keys.deliveryDueShard(shard), timeKey(nowMs + 1), limit);
+  const items = await queryIndexPages(webhookKeys.deliveryDueShard(shard), timeKey(nowMs + 1), limit);
   return items.flatMap((i) => {
     const [, account, endpoint, ...rest] = String(i.gsi2sk).split('#');
     return account && endpoint ? [{ account_id: account, endpoint_id: endpoint, delivery: rest.join('#') }] : [];
@@ -507,7 +507,7 @@ export async function dueDeliveries(
 
 /** Deleted endpoints whose deliveries are still to be removed, of one shard. */
 export async function pendingPurges(shard: number, nowMs: number, limit = 100): Promise<{ account_id: string; endpoint_id: string }[]> {
-  const items = await queryIndexPages(keys.purgeShard(shard), timeKey(nowMs + 1), limit);
+  const items = await queryIndexPages(webhookKeys.purgeShard(shard), timeKey(nowMs + 1), limit);
   return items.map((i) => ({ account_id: String(i.account_id), endpoint_id: String(i.endpoint_id) }));
 }
 
@@ -519,14 +519,14 @@ export async function purgeDeliveriesPage(accountId: string, endpointId: string)
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.webhookDeliveriesOf(accountId, endpointId) },
+      ExpressionAttributeValues: { ':pk': webhookKeys.webhookDeliveriesOf(accountId, endpointId) },
       ProjectionExpression: 'pk, sk',
       Limit: PURGE_PAGE,
     }),
   );
   const found = (out.Items ?? []) as Key[];
   if (found.length === 0) {
-    await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.webhookPurge(accountId, endpointId) }));
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: webhookKeys.webhookPurge(accountId, endpointId) }));
     return 0;
   }
   for (let i = 0; i < found.length; i += 25) {

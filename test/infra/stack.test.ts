@@ -39,7 +39,7 @@ import { SECRET_WRITERS } from '../../infra/cloud/secrets-key';
 import { secretsKeyUses } from '../../infra/cloud/secrets-key';
 import { RefloopStatefulStack } from '../../infra/cloud/stateful-stack';
 import { QUEUES, type QueueName } from '../../shared/queue/queues';
-import { keys } from '../../shared/store/table';
+import { keys, webhookKeys } from '../../shared/store/table';
 import { taxKeys } from '../../shared/store/tax-details';
 import { railKeys } from '../../shared/store/rail-connections';
 import { PORTAL_HTML_DEFINE } from '../../shared/portal/page';
@@ -560,7 +560,7 @@ describe('queues, workers and schedules', () => {
       );
     }
     const like = new RegExp(`^${WEBHOOK_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`);
-    expect(keys.webhookSecret('0123456789abcdef', '0'.repeat(32)).pk).toMatch(like);
+    expect(webhookKeys.webhookSecret('0123456789abcdef', '0'.repeat(32)).pk).toMatch(like);
   });
 
   it("denies members' tax details to every function but the portal's tax-details routes and the tax export", () => {

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { resetConfig } from '../../shared/config';
 import { fingerprint } from '../../shared/http/idempotency';
 import { claimKey } from '../../shared/store/idempotency';
-import { keys } from '../../shared/store/table';
+import { edgeKeys } from '../../shared/store/table';
 import { secondsUntilNextWindow } from '../../shared/domain/rate-limits';
 import { API_WINDOW_SECONDS } from '../../shared/http/rate-limits';
 import { createApiKey } from '../../shared/store/accounts';
@@ -94,7 +94,7 @@ it('Idempotency-Key replays, 422s and 409s count against the key rate; past it t
   for (let i = 0; i < 3; i++) expect((await keyed('k1', { name: `other-${i}` })).status).toBe(422); // 5..7
   // A request holding `k2` right now (claimed with this request's fingerprint, never finished).
   const claimed = await claimKey(
-    keys.idempotency(a.accountId, createHash('sha256').update('k2').digest('hex')),
+    edgeKeys.idempotency(a.accountId, createHash('sha256').update('k2').digest('hex')),
     fingerprint({
       routeKey: 'POST /v1/campaigns/',
       rawPath: '/v1/campaigns/',

@@ -9,7 +9,7 @@ import { EFFECT_LOST, IN_PROGRESS, MISMATCH } from '../../shared/http/idempotenc
 import { resetQueueClient } from '../../shared/queue/publish';
 import { saveProviderSettings } from '../../shared/store/provider';
 import { saveSubscription } from '../../shared/store/subscriptions';
-import { keys } from '../../shared/store/table';
+import { edgeKeys } from '../../shared/store/table';
 import { api, type ApiResponse } from '../support/api';
 import { closeVerificationClient, verificationClient } from '../support/dynamo-calls';
 import { newAccount } from '../support/fixtures';
@@ -32,7 +32,7 @@ afterAll(() => closeVerificationClient());
 const post = (path: string, body: unknown, idem?: string) =>
   api('POST', path, { key, body, ...(idem === undefined ? {} : { headers: { 'idempotency-key': idem } }) });
 
-const recordKey = (idem: string) => keys.idempotency(accountId, createHash('sha256').update(idem).digest('hex'));
+const recordKey = (idem: string) => edgeKeys.idempotency(accountId, createHash('sha256').update(idem).digest('hex'));
 
 async function record(idem: string): Promise<Record<string, unknown> | undefined> {
   return (

@@ -12,7 +12,7 @@ import { getItem } from '../../shared/store/ops';
 import { toPayout } from '../../shared/store/payouts';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
-import { keys } from '../../shared/store/table';
+import { keys, moneyListKeys } from '../../shared/store/table';
 import { api, type ApiResponse } from '../support/api';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 
@@ -114,8 +114,10 @@ it('approvals, a batch and mark-paid, retried under faults, pay every reward exa
   expect(statuses.filter((s) => s >= 500 && s !== 503)).toEqual([]);
   expect(faults.dropped + faults.errored + faults.responseDropped).toBeGreaterThan(5);
   // Every reward paid, in the batch's one payout; the money adds up everywhere.
-  const rewards = (await all(keys.rewardCollection(accountId))).map((i) => toLedgerReward(i)).filter((r): r is LedgerReward => r !== null);
-  const payouts = (await all(keys.payoutCollection(accountId))).map((i) => toPayout(i)).filter((p): p is Payout => p !== null);
+  const rewards = (await all(moneyListKeys.rewardCollection(accountId)))
+    .map((i) => toLedgerReward(i))
+    .filter((r): r is LedgerReward => r !== null);
+  const payouts = (await all(moneyListKeys.payoutCollection(accountId))).map((i) => toPayout(i)).filter((p): p is Payout => p !== null);
   expect(rewards.map((r) => r.status)).toEqual(Array(REWARDS).fill('paid'));
   const paid = payouts.filter((p) => p.status === 'paid');
   expect(paid.map((p) => [p.amount, p.reward_ids.length])).toEqual([[REWARDS * 300, REWARDS]]);

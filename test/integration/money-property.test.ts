@@ -20,7 +20,7 @@ import { toPayout } from '../../shared/store/payouts';
 import { readDays } from '../../shared/store/reports';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
-import { keys } from '../../shared/store/table';
+import { keys, moneyListKeys } from '../../shared/store/table';
 import { api } from '../support/api';
 import { newAccount } from '../support/fixtures';
 
@@ -100,11 +100,11 @@ it('paid rewards equal paid payouts, no reward is in two payouts, and stats and 
       let payment = 0;
       let refundSerial = 0;
       const rewardIds = async () =>
-        (await all(keys.rewardCollection(accountId)))
+        (await all(moneyListKeys.rewardCollection(accountId)))
           .map((i) => toLedgerReward(i))
           .filter((r): r is LedgerReward => r !== null && r.reverses === undefined);
       const payouts = async () =>
-        (await all(keys.payoutCollection(accountId))).map((i) => toPayout(i)).filter((p): p is Payout => p !== null);
+        (await all(moneyListKeys.payoutCollection(accountId))).map((i) => toPayout(i)).filter((p): p is Payout => p !== null);
       const pick = <T>(list: T[], n: number): T | undefined => (list.length ? list[n % list.length] : undefined);
 
       for (const o of ops) {
@@ -177,7 +177,7 @@ it('paid rewards equal paid payouts, no reward is in two payouts, and stats and 
       }
 
       // ---- invariants ----
-      const rewards = (await all(keys.rewardCollection(accountId)))
+      const rewards = (await all(moneyListKeys.rewardCollection(accountId)))
         .map((i) => toLedgerReward(i))
         .filter((r): r is LedgerReward => r !== null);
       const pays = await payouts();

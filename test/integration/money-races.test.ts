@@ -19,7 +19,7 @@ import { getItem } from '../../shared/store/ops';
 import { toPayout } from '../../shared/store/payouts';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
-import { keys } from '../../shared/store/table';
+import { keys, moneyListKeys } from '../../shared/store/table';
 import { api, type ApiResponse } from '../support/api';
 import { newAccount } from '../support/fixtures';
 
@@ -110,10 +110,10 @@ const money = (cents: number) => (cents / 100).toFixed(2);
  * is paid is the same everywhere.
  */
 async function expectMoneyAgrees(w: World): Promise<{ rewards: LedgerReward[]; payouts: Payout[] }> {
-  const rewards = (await all(keys.rewardCollection(w.accountId)))
+  const rewards = (await all(moneyListKeys.rewardCollection(w.accountId)))
     .map((i) => toLedgerReward(i))
     .filter((r): r is LedgerReward => r !== null);
-  const payouts = (await all(keys.payoutCollection(w.accountId))).map((i) => toPayout(i)).filter((p): p is Payout => p !== null);
+  const payouts = (await all(moneyListKeys.payoutCollection(w.accountId))).map((i) => toPayout(i)).filter((p): p is Payout => p !== null);
   const live = payouts.filter((p) => p.status !== 'failed' && p.status !== 'canceled');
   const holders = new Map<string, string[]>();
   for (const p of live) for (const id of p.reward_ids) holders.set(id, [...(holders.get(id) ?? []), p.id]);

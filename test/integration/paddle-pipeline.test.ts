@@ -4,7 +4,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/store/client';
-import { keys } from '../../shared/store/table';
+import { providerRegistryKeys } from '../../shared/store/table';
 import { runScheduledJob } from '../../infra/local/pollers';
 import { scheduledJobs } from '../../functions/workers';
 import { getSubscription, listPayments } from '../../shared/store/subscriptions';
@@ -526,7 +526,7 @@ describe('background sync', () => {
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.providerAccounts() },
+        ExpressionAttributeValues: { ':pk': providerRegistryKeys.providerAccounts() },
       }),
     );
     for (const item of registry.Items ?? []) {

@@ -20,7 +20,7 @@ import { db, resetClients, tableName } from '../../shared/store/client';
 import { payoutItem } from '../../shared/store/payouts';
 import { openRailBatchPut } from '../../shared/store/rail-batches';
 import { saveRailConnection } from '../../shared/store/rail-connections';
-import { keys } from '../../shared/store/table';
+import { keys, moneyListKeys } from '../../shared/store/table';
 import { getItem, transact } from '../../shared/store/ops';
 import { api } from '../support/api';
 import { newAccount } from '../support/fixtures';
@@ -48,7 +48,7 @@ async function putBatch(
 ) {
   const rail = over.rail ?? 'paypal';
   await put({
-    ...keys.payoutBatch(account, id),
+    ...moneyListKeys.payoutBatch(account, id),
     type: 'PayoutBatch',
     id,
     rail,
@@ -328,7 +328,7 @@ describe('against the PayPal emulator', () => {
     // Delivered: the emulator's signed events go through the intake; the worker's part applies what it queued.
     const viaHooks = await createBatch(accountId, { rail: 'paypal', currency: 'USD' });
     await sendRailBatch(accountId, viaHooks.id);
-    const sentUsd = await getItem(keys.payoutBatch(accountId, viaHooks.id));
+    const sentUsd = await getItem(moneyListKeys.payoutBatch(accountId, viaHooks.id));
     for (const e of await paypal.settle(String(sentUsd?.rail_batch_id))) hooks.push({ headers: e.headers, body: Buffer.from(e.rawBody) });
     await queues.purge();
     for (const h of hooks)
@@ -341,7 +341,7 @@ describe('against the PayPal emulator', () => {
     // Lost: nothing delivered; the reconciliation reads the batch back.
     const viaRead = await createBatch(accountId, { rail: 'paypal', currency: 'EUR' });
     await sendRailBatch(accountId, viaRead.id);
-    const sentEur = await getItem(keys.payoutBatch(accountId, viaRead.id));
+    const sentEur = await getItem(moneyListKeys.payoutBatch(accountId, viaRead.id));
     await paypal.settle(String(sentEur?.rail_batch_id));
     await reconcileRailBatch(accountId, viaRead.id);
 
@@ -402,7 +402,7 @@ describe('against the PayPal emulator', () => {
     const payout = await duePayout(member, 'CAD', 4200);
     const batch = await createBatch(accountId, { rail: 'paypal', currency: 'CAD' });
     await sendRailBatch(accountId, batch.id);
-    const railBatchId = String((await getItem(keys.payoutBatch(accountId, batch.id)))?.rail_batch_id);
+    const railBatchId = String((await getItem(moneyListKeys.payoutBatch(accountId, batch.id)))?.rail_batch_id);
     await paypal.settle(railBatchId);
     await reconcileRailBatch(accountId, batch.id);
     expect(await endState([payout.id])).toEqual({ [member]: ['processing', 'UNCLAIMED'] });

@@ -19,7 +19,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/store/client';
 import { getItem } from '../../shared/store/ops';
 import { clearProviderCache, getProviderConnection, getWebhookSettings, saveProviderConnection } from '../../shared/store/provider';
-import { keys } from '../../shared/store/table';
+import { keys, webhookKeys } from '../../shared/store/table';
 import { createEndpoint, loadDelivery } from '../../shared/store/webhooks';
 import { newAccount } from '../support/fixtures';
 
@@ -264,7 +264,7 @@ describe('the store through KMS', () => {
       { url: 'https://hooks.example.com/refloop', events: ['member.created'], enabled: true, description: null },
       secret,
     );
-    const item = await getItem(keys.webhookSecret(accountId, endpoint.id));
+    const item = await getItem(webhookKeys.webhookSecret(accountId, endpoint.id));
     expect(item?.secret).toMatch(/^kms:v1:/);
     expect(JSON.stringify(item)).not.toContain(secret);
     const decrypts = kms.count('Decrypt');

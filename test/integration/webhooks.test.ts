@@ -14,7 +14,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/store/client';
 import { getItem, queryAll } from '../../shared/store/ops';
 import { applyProviderUpdate } from '../../shared/store/subscriptions';
-import { keys, SWEEP_SHARDS } from '../../shared/store/table';
+import { edgeKeys, SWEEP_SHARDS, webhookKeys } from '../../shared/store/table';
 import { dueDeliveries } from '../../shared/store/webhooks';
 import { publishAll } from '../../shared/queue/publish';
 import { sweepDeliveries, sweepOutbox, sweepPurges, GRACE_MS } from '../../shared/webhooks/sweep';
@@ -164,7 +164,7 @@ describe('webhook endpoints: CRUD', () => {
     expect(list).toEqual({ count: 1, next: null, previous: null, results: [shown] });
     expect(JSON.stringify([got, list])).not.toContain(secret);
     // The secret is stored apart from the endpoint (the worker needs it to sign), never in the endpoint item.
-    expect(JSON.stringify(await getItem(keys.webhookEndpoint(acct, created.id)))).not.toContain(secret);
+    expect(JSON.stringify(await getItem(webhookKeys.webhookEndpoint(acct, created.id)))).not.toContain(secret);
 
     const patched = await ok(
       call('PATCH', `/v1/webhook-endpoints/${created.id}/`, { events: ['referral.created', 'referral.created'], enabled: false }, apiKey),
@@ -183,7 +183,7 @@ describe('webhook endpoints: CRUD', () => {
     expect((await call('DELETE', `/v1/webhook-endpoints/${created.id}/`, undefined, apiKey)).status).toBe(204);
     expect((await call('GET', `/v1/webhook-endpoints/${created.id}/`, undefined, apiKey)).status).toBe(404);
     expect((await call('GET', `/v1/webhook-endpoints/${created.id}/deliveries/`, undefined, apiKey)).status).toBe(404);
-    expect(await getItem(keys.webhookSecret(acct, created.id))).toBeUndefined();
+    expect(await getItem(webhookKeys.webhookSecret(acct, created.id))).toBeUndefined();
     expect((await ok(call('GET', '/v1/webhook-endpoints/', undefined, apiKey))).count).toBe(0);
   });
 
@@ -201,7 +201,7 @@ describe('webhook endpoints: CRUD', () => {
       body: { ...first.body, secret: null },
     });
     expect((await ok(call('GET', '/v1/webhook-endpoints/', undefined, apiKey))).count).toBe(1);
-    const record = await getItem(keys.idempotency(acct, createHash('sha256').update(idem['idempotency-key']).digest('hex')));
+    const record = await getItem(edgeKeys.idempotency(acct, createHash('sha256').update(idem['idempotency-key']).digest('hex')));
     expect(record?.state).toBe('completed');
     expect(JSON.stringify(record)).not.toContain(first.body.secret);
   });
@@ -286,7 +286,7 @@ describe('SSRF', () => {
       await db().send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: keys.webhookEndpoint(acct, id),
+          Key: webhookKeys.webhookEndpoint(acct, id),
           UpdateExpression: 'SET #url = :url',
           ExpressionAttributeNames: { '#url': 'url' },
           ExpressionAttributeValues: { ':url': `https://${host}/hook` },
@@ -447,12 +447,14 @@ describe('delivery', () => {
 
     // Deleting the endpoint removes its deliveries too (the sweep drives the purge, page by page).
     expect((await call('DELETE', `/v1/webhook-endpoints/${hook.id}/`, undefined, apiKey)).status).toBe(204);
-    expect((await queryAll({ partitionValue: keys.webhookDeliveriesOf(acct, hook.id), consistent: true })).length).toBe(events.length);
+    expect((await queryAll({ partitionValue: webhookKeys.webhookDeliveriesOf(acct, hook.id), consistent: true })).length).toBe(
+      events.length,
+    );
     await pollUntil(
       async () => {
         await sweepPurges();
-        const left = await queryAll({ partitionValue: keys.webhookDeliveriesOf(acct, hook.id), consistent: true });
-        return left.length === 0 && (await getItem(keys.webhookPurge(acct, hook.id))) === undefined;
+        const left = await queryAll({ partitionValue: webhookKeys.webhookDeliveriesOf(acct, hook.id), consistent: true });
+        return left.length === 0 && (await getItem(webhookKeys.webhookPurge(acct, hook.id))) === undefined;
       },
       { intervalMs: 300 },
     );
