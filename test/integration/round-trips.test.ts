@@ -55,9 +55,23 @@ import { joinRequestExpiry, putJoinRequest } from '../../shared/store/applicatio
 import { startPaypalEmulator, type PaypalEmulator } from '../../infra/local/emulators/paypal-payouts';
 import { startStripeEmulator, type StripeEmulator } from '../../infra/local/emulators/stripe';
 import { saveRailConnection } from '../../shared/store/rail-connections';
+import { startWiseEmulator, type WiseEmulator } from '../../infra/local/emulators/wise';
+import { clearRailConnectionCache } from '../../shared/rails/intake';
+import {
+  paypalConnection,
+  paypalDelivery,
+  putProcessingRailBatch,
+  putUnclaimedPaypalPayout,
+  stripeConnection,
+  stripeDelivery,
+  wiseConnection,
+  wiseDelivery,
+  type RailDelivery,
+} from '../support/rail-deliveries';
 
 let paypalRail: PaypalEmulator | undefined;
 let stripeRail: StripeEmulator | undefined;
+let wiseRail: WiseEmulator | undefined;
 const allowLoopback = process.env.WEBHOOK_ALLOW_LOOPBACK;
 
 interface Budget {
@@ -80,6 +94,12 @@ const budget = (depth: number, calls: number, extra: Partial<Pick<Budget, 'provi
 
 /** `?search=` on members: claims BatchGet -> members BatchGet -> their campaigns and subscriptions BatchGet, the rate limit beside. */
 const SEARCH_MEMBERS = budget(3, 4);
+/** A rail batch: a file batch's calls, the connection's public item GetItem, and its send-rail-batch message. */
+const RAIL_BATCH = budget(6, 6, { sends: { 'payout-rails': 1 } });
+/** The one message a rail route queues (the payout-rails worker does the rest). */
+const RAIL_SEND = { 'payout-rails': 1 };
+/** `?batch_id=` on payouts: the batch GetItem (its payout ids) -> one BatchGet of them, the rate limit beside. */
+const PAYOUTS_OF_BATCH = budget(2, 3);
 /** `?search=` on referrals: the referred-user claim GetItem -> the referral GetItem, the rate limit beside. */
 const SEARCH_REFERRALS = budget(2, 3);
 
@@ -193,6 +213,16 @@ const BUDGETS: Record<string, Budget> = {
   // batch of given payouts: (rate limit) -> payouts BatchGet -> members BatchGet -> batch Put -> one
   // transaction per payout (8 in parallel).
   CreatePayoutBatch: budget(5, 5),
+  // Payout rails (docs/payouts.md). Re-send of an unclaimed PayPal payout: (limit) -> payout GetItem ->
+  // conditional UpdateItem (the attempt counted) -> one send-to-rail message.
+  ResendPayout: budget(3, 3, { sends: { 'payout-rails': 1 } }),
+  // Reconcile: (limit) -> batch GetItem -> one reconcile message (the worker reads the rail).
+  ReconcilePayoutBatch: budget(2, 2, { sends: { 'payout-rails': 1 } }),
+  // The rails' webhook intakes: 0 DynamoDB while the connection is cached (cold: one BatchGet, measured
+  // below) + one SQS send.
+  PaypalRailWebhook: budget(0, 0, { sends: { 'payout-rails': 1 } }),
+  StripeConnectRailWebhook: budget(0, 0, { sends: { 'payout-rails': 1 } }),
+  WiseRailWebhook: budget(0, 0, { sends: { 'payout-rails': 1 } }),
   // batch mark-paid: batch GetItem, then each payout as MarkPayoutPaid (4 in parallel).
   MarkPayoutBatchPaid: budget(7, 8, { sends: { 'webhook-events': 2, 'member-emails': 1 } }),
   // The OpenAPI document and its rendering: no table at all.
@@ -459,6 +489,7 @@ function billingNotification(): Omit<ApiOptions, 'key'> {
 afterAll(async () => {
   await paypalRail?.stop();
   await stripeRail?.stop();
+  await wiseRail?.stop();
   if (allowLoopback === undefined) delete process.env.WEBHOOK_ALLOW_LOOPBACK;
   else process.env.WEBHOOK_ALLOW_LOOPBACK = allowLoopback;
   for (const id of connected) await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(id) }));
@@ -878,6 +909,7 @@ const SCENARIOS: Record<string, Scenario> = {
       { label: '?status=due', query: 'status=due' },
       { label: '?member=', query: `member=${a.memberId}` },
       { label: '?currency=USD (filtered)', query: 'currency=USD' },
+      { label: '?batch_id=', query: `batch_id=${(await moneyFixture({ approve: true, batch: true })).batchId}`, budget: PAYOUTS_OF_BATCH },
     ];
   },
   PayoutSummary: async () => {
@@ -913,7 +945,20 @@ const SCENARIOS: Record<string, Scenario> = {
   ],
   CreatePayoutBatch: async () => {
     const a = await moneyFixture({ approve: true });
-    return [{ label: 'payout_ids: 1 due payout', options: { body: { format: 'wise', currency: 'USD', payout_ids: [a.payoutId] } } }];
+    // A PayPal batch: the account connected, the member paid by PayPal (its payout due once approved).
+    await saveRailConnection(accountId, 'paypal', paypalConnection(await paypalEmulator()));
+    const b = await moneyFixture({});
+    await expectStatus(call('PATCH', `/v1/members/${b.memberId}/`, { body: { payout_method: 'paypal' } }), 200);
+    const railPayout = (await approveReward(accountId, b.rewardId)).payout_id!;
+    return [
+      { label: 'payout_ids: 1 due payout', options: { body: { format: 'wise', currency: 'USD', payout_ids: [a.payoutId] } } },
+      {
+        label: 'rail paypal, payout_ids: 1 due payout',
+        options: { body: { rail: 'paypal', currency: 'USD', payout_ids: [railPayout] } },
+        budget: RAIL_BATCH,
+        exact: { sends: { 'payout-rails': 1 } },
+      },
+    ];
   },
   ListPayoutBatches: async () => {
     await moneyFixture({ approve: true, batch: true });
@@ -926,6 +971,24 @@ const SCENARIOS: Record<string, Scenario> = {
   MarkPayoutBatchPaid: async () => [
     { label: 'batch of 1 payout', params: { id: (await moneyFixture({ approve: true, batch: true })).batchId! }, options: { body: {} } },
   ],
+  ResendPayout: async () => [
+    { label: 'unclaimed PayPal payout', params: { id: (await putUnclaimedPaypalPayout(accountId)).id }, exact: { sends: RAIL_SEND } },
+  ],
+  ReconcilePayoutBatch: async () => [
+    { label: 'processing PayPal batch', params: { id: await putProcessingRailBatch(accountId) }, exact: { sends: RAIL_SEND } },
+  ],
+  PaypalRailWebhook: async () => {
+    const e = await paypalEmulator();
+    return railIntakeScenario('paypal', paypalConnection(e), () => paypalDelivery(e));
+  },
+  StripeConnectRailWebhook: async () => {
+    const e = await stripeEmulator();
+    return railIntakeScenario('stripe', stripeConnection(e), () => stripeDelivery(e));
+  },
+  WiseRailWebhook: async () => {
+    const e = await wiseEmulator();
+    return railIntakeScenario('wise', wiseConnection(e), () => wiseDelivery(e));
+  },
   // ---- the member portal ----
   CreatePortalSession: async () => {
     const m = await fullMember();
@@ -1389,6 +1452,41 @@ async function billingScenario(): Promise<Variant[]> {
   ];
 }
 
+/** Each rail's emulator, started by the first scenario that needs it (its webhooks delivered nowhere). */
+async function paypalEmulator(): Promise<PaypalEmulator> {
+  paypalRail ??= await startPaypalEmulator({ port: 0 });
+  return paypalRail;
+}
+async function stripeEmulator(): Promise<StripeEmulator> {
+  stripeRail ??= await startStripeEmulator({ connect: { webhookUrl: null } });
+  return stripeRail;
+}
+async function wiseEmulator(): Promise<WiseEmulator> {
+  wiseRail ??= await startWiseEmulator({ webhookUrl: null });
+  return wiseRail;
+}
+
+const RAIL_INTAKE_PATH: Record<'paypal' | 'stripe' | 'wise', string> = { paypal: 'paypal', stripe: 'stripe-connect', wise: 'wise' };
+
+/** A rail's intake: the account connected, one signed delivery warming the connection cache; measured: the next. */
+async function railIntakeScenario(kind: 'paypal' | 'stripe' | 'wise', connection: RailConnectionArg, delivery: () => RailDelivery) {
+  await saveRailConnection(accountId, kind, connection);
+  clearRailConnectionCache();
+  const warm = await api('POST', `/webhooks/${RAIL_INTAKE_PATH[kind]}/${accountId}/`, delivery());
+  if (warm.status !== 200) throw new Error(`warm-up delivery answered ${warm.status}: ${warm.text}`);
+  await drainQueues();
+  return [
+    {
+      label: `${kind}: signed delivery, connection cached`,
+      params: { account_id: accountId },
+      options: delivery(),
+      anonymous: true,
+      exact: { sends: RAIL_SEND },
+    },
+  ];
+}
+type RailConnectionArg = Parameters<typeof saveRailConnection>[2];
+
 async function stripeScenario(): Promise<Variant[]> {
   const warm = await api('POST', `/webhooks/stripe/${stripeAccountId}/`, stripeEvent());
   if (warm.status !== 200) throw new Error(`warm-up event answered ${warm.status}: ${warm.text}`);
@@ -1603,6 +1701,34 @@ describe('DynamoDB round trips per endpoint, happy path, warm caches (docs/desig
       calls: [],
     });
     expect(await drainQueues()).toEqual({ 'provider-events': 2 });
+  });
+
+  it('the rail intakes: a cold connection is one BatchGet, then nothing while cached; one payout-rails message each', async () => {
+    const recorded = async (path: string, d: RailDelivery) => {
+      const recording = recordDynamoCalls();
+      try {
+        const res = await api('POST', path, d);
+        return { status: res.status, depth: recording.depth(), calls: recording.calls.map((c) => c.command) };
+      } finally {
+        recording.stop();
+      }
+    };
+    const [paypal, stripe, wise] = await Promise.all([paypalEmulator(), stripeEmulator(), wiseEmulator()]);
+    await saveRailConnection(accountId, 'paypal', paypalConnection(paypal));
+    await saveRailConnection(accountId, 'stripe', stripeConnection(stripe));
+    await saveRailConnection(accountId, 'wise', wiseConnection(wise));
+    const deliveries = { paypal: () => paypalDelivery(paypal), stripe: () => stripeDelivery(stripe), wise: () => wiseDelivery(wise) };
+    for (const kind of ['paypal', 'stripe', 'wise'] as const) {
+      clearRailConnectionCache();
+      await drainQueues();
+      const path = `/webhooks/${RAIL_INTAKE_PATH[kind]}/${accountId}/`;
+      expect({ kind, cold: await recorded(path, deliveries[kind]()) }).toEqual({
+        kind,
+        cold: { status: 200, depth: 1, calls: ['BatchGetItem'] },
+      });
+      expect({ kind, warm: await recorded(path, deliveries[kind]()) }).toEqual({ kind, warm: { status: 200, depth: 0, calls: [] } });
+      expect({ kind, sent: await drainQueues() }).toEqual({ kind, sent: { 'payout-rails': 2 } });
+    }
   });
 
   for (const route of routes) {
