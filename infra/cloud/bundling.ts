@@ -205,7 +205,15 @@ export function lambdaBuildOptions(): BuildOptions {
 const HOST_MODULES = "globalThis[Symbol.for('refloop.bundle.hostModules')]";
 
 const repoPath = (abs: string) => relative(REPO_ROOT, abs).split(sep).join('/');
-export const adapterFileName = (kind: string) => `provider-${kind}.js`;
+/**
+ * An adapter's id: a provider kind (`stripe`: shared/providers/stripe/, file provider-stripe.js) or a payout
+ * rail's, prefixed (`rail-stripe`: shared/rails/stripe/, file rail-stripe.js). A rail's definition loads its
+ * adapter the same way (`import('./adapter')`), so the one function that sends money parses a rail's code only
+ * for the rails its messages use.
+ */
+const RAIL_ID = 'rail-';
+const folderOf = (id: string) => (id.startsWith(RAIL_ID) ? `shared/rails/${id.slice(RAIL_ID.length)}/` : `shared/providers/${id}/`);
+export const adapterFileName = (id: string) => (id.startsWith(RAIL_ID) ? `${id}.js` : `provider-${id}.js`);
 
 /** An adapter file: its code, and the function modules it takes from index.js (repo-relative paths). */
 export interface AdapterFile {
@@ -222,7 +230,7 @@ export interface AdapterFile {
  * the adapter file (shared/providers/<kind>/index.ts; none when the folder has no definition yet).
  */
 async function definitionModules(kind: string): Promise<Set<string>> {
-  const definition = join(REPO_ROOT, 'shared', 'providers', kind, 'index.ts');
+  const definition = join(REPO_ROOT, folderOf(kind), 'index.ts');
   if (!existsSync(definition)) return new Set();
   const { build } = await import('esbuild');
   const out = await build({
@@ -275,7 +283,7 @@ function importedNames(importer: string, specifier: string): Set<string> | '*' {
 /** Builds the adapter file of one provider kind (not written: `files` are esbuild's output files, paths under outdir). */
 export async function buildAdapterFile(kind: string, outdir: string): Promise<AdapterFile> {
   const { build } = await import('esbuild');
-  const folder = `shared/providers/${kind}/`;
+  const folder = folderOf(kind);
   const definition = await definitionModules(kind);
   const hostModules = new Map<string, Set<string> | '*'>();
   const plugin: Plugin = {
@@ -327,17 +335,28 @@ export async function buildAdapterFile(kind: string, outdir: string): Promise<Ad
 
 /** `import('./adapter')` in code (not in a type: `typeof import('./adapter')`). */
 const ADAPTER_IMPORT = /(?<!typeof\s+)\bimport\(\s*(['"])\.\/adapter\1\s*\)/g;
-/** A call of a definition's `adapter()`, outside the provider folders (where it is declared). */
-const ADAPTER_CALL = /\.adapter\(\s*\)/;
-const PROVIDER_FILE = /^shared\/providers\/([a-z0-9-]+)\/[^/]+\.ts$/;
+/** A call of a definition's `adapter()` (a rail's takes its connection), outside the folders (where it is declared). */
+const ADAPTER_CALL = /\.adapter\(/;
+const ADAPTER_FOLDER_FILE = /^shared\/(providers|rails)\/([a-z0-9-]+)\/[^/]+\.ts$/;
+const adapterIdOf = (path: string): string | undefined => {
+  const m = ADAPTER_FOLDER_FILE.exec(path);
+  if (!m) return undefined;
+  return m[1] === 'rails' ? `${RAIL_ID}${m[2]}` : m[2];
+};
 const HAND_OVER = 'refloop-adapter-host';
+/** The rails' hand-over (modules whose path names a rail call a rail definition's adapter()): rail adapters' modules only. */
+const HAND_OVER_RAILS = 'refloop-rail-adapter-host';
+const handOverOf = (callerPath: string) => (/rail/.test(callerPath) ? HAND_OVER_RAILS : HAND_OVER);
+const idsOf = (handOver: string) => adapterKinds().filter((id) => id.startsWith(RAIL_ID) === (handOver === HAND_OVER_RAILS));
 
-/** The provider kinds that have an adapter (shared/providers/<kind>/adapter.ts). */
+/** The adapters' ids (shared/providers/<kind>/adapter.ts, then shared/rails/<kind>/adapter.ts as rail-<kind>). */
 function adapterKinds(): string[] {
-  return readdirSync(join(REPO_ROOT, 'shared', 'providers'), { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(join(REPO_ROOT, 'shared', 'providers', d.name, 'adapter.ts')))
-    .map((d) => d.name)
-    .sort();
+  const inFolder = (group: string, prefix: string) =>
+    readdirSync(join(REPO_ROOT, 'shared', group), { withFileTypes: true })
+      .filter((d) => d.isDirectory() && existsSync(join(REPO_ROOT, 'shared', group, d.name, 'adapter.ts')))
+      .map((d) => `${prefix}${d.name}`)
+      .sort();
+  return [...inFolder('providers', ''), ...inFolder('rails', RAIL_ID)];
 }
 
 /**
@@ -360,10 +379,9 @@ export function lazyAdapters(adapterFor: (kind: string) => Promise<AdapterFile>)
       b.onLoad({ filter: /[\\/]shared[\\/].*\.ts$/ }, async (args) => {
         const path = repoPath(args.path);
         const source = readFileSync(args.path, 'utf8');
-        const kind = PROVIDER_FILE.exec(path)?.[1];
+        const kind = adapterIdOf(path);
         if (kind !== undefined) {
-          if (!existsSync(join(REPO_ROOT, 'shared', 'providers', kind, 'adapter.ts')) || source.search(ADAPTER_IMPORT) < 0)
-            return undefined;
+          if (!existsSync(join(REPO_ROOT, folderOf(kind), 'adapter.ts')) || source.search(ADAPTER_IMPORT) < 0) return undefined;
           const contents =
             source.replace(ADAPTER_IMPORT, '__refloopLoadAdapter()') +
             `\nimport { load as __refloopLoadAdapter } from ${JSON.stringify(`refloop-lazy-adapter:${kind}`)};\n`;
@@ -372,13 +390,13 @@ export function lazyAdapters(adapterFor: (kind: string) => Promise<AdapterFile>)
         // Comments do not count: a module that only mentions `definition.adapter()` hands nothing over.
         const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
         if (!ADAPTER_CALL.test(code)) return undefined;
-        return { contents: `${source}\nimport ${JSON.stringify(HAND_OVER)};\n`, loader: 'ts' };
+        return { contents: `${source}\nimport ${JSON.stringify(handOverOf(path))};\n`, loader: 'ts' };
       });
       b.onResolve({ filter: /^refloop-lazy-adapter:/ }, (args) => ({
         path: args.path.slice('refloop-lazy-adapter:'.length),
         namespace: 'refloop-lazy-adapter',
       }));
-      b.onResolve({ filter: /^\.\/provider-[a-z0-9-]+\.js$/, namespace: 'refloop-lazy-adapter' }, (args) => ({
+      b.onResolve({ filter: /^\.\/(provider|rail)-[a-z0-9-]+\.js$/, namespace: 'refloop-lazy-adapter' }, (args) => ({
         path: args.path,
         external: true,
       }));
@@ -396,10 +414,10 @@ export function lazyAdapters(adapterFor: (kind: string) => Promise<AdapterFile>)
         loader: 'js',
         resolveDir: REPO_ROOT,
       }));
-      b.onResolve({ filter: new RegExp(`^${HAND_OVER}$`) }, () => ({ path: HAND_OVER, namespace: HAND_OVER }));
-      b.onLoad({ filter: /.*/, namespace: HAND_OVER }, async () => {
+      b.onResolve({ filter: new RegExp(`^(${HAND_OVER}|${HAND_OVER_RAILS})$`) }, (args) => ({ path: args.path, namespace: HAND_OVER }));
+      b.onLoad({ filter: /.*/, namespace: HAND_OVER }, async (args) => {
         const wanted = new Map<string, Set<string> | '*'>();
-        for (const kind of adapterKinds()) {
+        for (const kind of idsOf(args.path)) {
           for (const [path, names] of Object.entries((await adapterFor(kind)).hostModules)) {
             const seen = wanted.get(path) ?? new Set<string>();
             wanted.set(path, names === '*' || seen === '*' ? '*' : new Set([...seen, ...names]));
@@ -561,17 +579,18 @@ export async function bundleFunctions(
     const output = outPath ? out.metafile.outputs[outPath] : undefined;
     if (!outPath || !output) throw new Error(`no output for ${entry}`);
     // The adapter files a function can load: those of its definitions, when it calls adapter() at all.
-    const handsOver = output.inputs[`${HAND_OVER}:${HAND_OVER}`] !== undefined;
+    const handsOver = (h: string) => output.inputs[`${HAND_OVER}:${h}`] !== undefined;
     const kinds = Object.keys(output.inputs)
-      .filter((i) => handsOver && i.startsWith('refloop-lazy-adapter:'))
-      .map((i) => i.slice('refloop-lazy-adapter:'.length));
+      .filter((i) => i.startsWith('refloop-lazy-adapter:'))
+      .map((i) => i.slice('refloop-lazy-adapter:'.length))
+      .filter((id) => handsOver(id.startsWith(RAIL_ID) ? HAND_OVER_RAILS : HAND_OVER));
     const sizes: Record<string, number> = {};
     for (const kind of kinds) {
       const adapter = adapters.get(kind) as AdapterFile;
       const twice = adapter.inputs.filter((i) => output.inputs[i] !== undefined);
       if (twice.length > 0) {
         throw new Error(
-          `${entry}: ${twice.join(', ')} would be both in index.js and in ${adapterFileName(kind)}; import it only from the adapter, or from the provider's definition (shared/providers/${kind}/index.ts)`,
+          `${entry}: ${twice.join(', ')} would be both in index.js and in ${adapterFileName(kind)}; import it only from the adapter, or from its definition (${folderOf(kind)}index.ts)`,
         );
       }
       const code = adapter.files.find((f) => f.path.endsWith(adapterFileName(kind)));

@@ -52,6 +52,18 @@ describe('Lambda bundles', () => {
     const convert = bundled['functions/referrals/convert'];
     expect(Object.keys(convert?.adapters ?? {}).sort()).toEqual(['paddle-billing', 'paddle-classic', 'stripe']);
     expect(Object.keys(bundled['functions/health']?.adapters ?? {})).toEqual([]);
+    // The payout rails' adapters too (rail-<kind>.js), in the function that sends money; the reward worker,
+    // which calls provider adapters, carries none of the rails' modules.
+    expect(Object.keys(bundled['functions/workers/payout-rails']?.adapters ?? {}).sort()).toEqual([
+      'rail-paypal',
+      'rail-stripe',
+      'rail-wise',
+    ]);
+    expect(Object.keys(bundled['functions/workers/reward-fanout']?.adapters ?? {}).sort()).toEqual([
+      'paddle-billing',
+      'paddle-classic',
+      'stripe',
+    ]);
     // The SES client, loaded on the first email sent (infra/cloud/bundling.ts lazyModules).
     expect(Object.keys(bundled['functions/workers/member-emails']?.lazy ?? {})).toEqual(['lazy-ses-client.js']);
     for (const fn of Object.values(bundled)) {
