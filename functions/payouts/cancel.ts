@@ -6,5 +6,5 @@ import { apiHandler, ok } from '../../shared/http/handler';
 import { markFailedBody } from '../../shared/schemas/money';
 
 export const handler = apiHandler({ body: markFailedBody, access: 'money' }, async ({ principal, params, body }) =>
-  ok(payoutDetailView(await markPayoutFailed(principal.accountId, params.id ?? '', body.reason, 'canceled'))),
+  ok(payoutDetailView(await markPayoutFailed(principal.accountId, params.id ?? '', body.reason, 'canceled', true))),
 );

@@ -6,5 +6,9 @@ import { apiHandler, ok } from '../../shared/http/handler';
 import { markPaidBody } from '../../shared/schemas/money';
 
 export const handler = apiHandler({ body: markPaidBody, access: 'money' }, async ({ principal, params, body }) =>
-  ok(payoutDetailView(await markPayoutPaid(principal.accountId, params.id ?? '', { paidAt: body.paid_at, reference: body.reference }))),
+  ok(
+    payoutDetailView(
+      await markPayoutPaid(principal.accountId, params.id ?? '', { paidAt: body.paid_at, reference: body.reference, byHand: true }),
+    ),
+  ),
 );

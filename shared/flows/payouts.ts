@@ -446,10 +446,23 @@ const claimedOther = (payout: Payout, c: PayoutClaim) =>
  * mark-failed or cancel answers 409 and a batch cannot take it; repeating the call finishes what a crash
  * left, with the claim's paid_at and reference. A paid payout answers as it is.
  */
+/**
+ * An operator's mark-paid, mark-failed or cancel of a payout a rail is paying: refused, since the rail's
+ * outcome (its webhook, a reconciliation) would then move the same payout again and could pay its rewards twice.
+ */
+function refuseByHandOnRail(payout: Payout): void {
+  if (payout.status !== 'processing' || !payout.rail || payout.rail === 'file') return;
+  const rail = RAIL_NAMES[payout.rail as RailKind] ?? payout.rail;
+  throw new DetailError(
+    409,
+    `This payout is being paid through ${rail}: its outcome comes from ${rail}. Check with ${rail} from its batch instead of marking it by hand.`,
+  );
+}
+
 export async function markPayoutPaid(
   accountId: string,
   payoutId: string,
-  opts: { paidAt?: number | undefined; reference?: string | null | undefined } = {},
+  opts: { paidAt?: number | undefined; reference?: string | null | undefined; byHand?: boolean } = {},
 ): Promise<Payout> {
   return withRetries(
     async () => {
@@ -465,6 +478,7 @@ export async function markPayoutPaid(
         return payout;
       }
       if (pending && pending.to !== 'paid') throw claimedOther(payout, pending);
+      if (opts.byHand) refuseByHandOnRail(payout);
       if (payout.status !== 'processing' && payout.status !== 'due')
         throw new DetailError(409, `This payout is ${payout.status}: only a due or processing payout can be marked paid.`);
       const now = Math.floor(Date.now() / 1000);
@@ -536,6 +550,7 @@ export async function markPayoutFailed(
   payoutId: string,
   reason: string,
   outcome: 'failed' | 'canceled' = 'failed',
+  byHand = false,
 ): Promise<Payout> {
   return withRetries(
     async () => {
@@ -547,6 +562,7 @@ export async function markPayoutFailed(
       if (pending && pending.to !== outcome) throw claimedOther(payout, pending);
       // A reversal of a paid payout was claimed: finish it (its rewards are paid, not approved).
       if (pending?.reversal) return reversePaidPayout(accountId, payoutId, pending.reason ?? reason);
+      if (byHand) refuseByHandOnRail(payout);
       if (payout.status !== 'processing')
         throw new DetailError(409, `This payout is ${payout.status}: only a processing payout (in a batch) can be marked ${outcome}.`);
       const now = Math.floor(Date.now() / 1000);

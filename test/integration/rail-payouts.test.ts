@@ -321,5 +321,18 @@ describe('rail batches', () => {
     expect((await eventOf(w, 'payout.unclaimed', p!.id))?.created_ms).toBe(event?.created_ms);
     expect((await batchOf(w, batchId)).status).toBe('processing');
     expect(await getItem(railBatchKeys.openBatch(w.accountId, batchId))).toBeDefined();
+    // The rail decides its outcome: marking it by hand is refused (its webhook could pay the rewards again).
+    for (const action of ['mark-paid', 'mark-failed', 'cancel']) {
+      const res = await api('POST', `/v1/payouts/${p!.id}/${action}/`, {
+        key: w.key,
+        body: action === 'mark-paid' ? {} : { reason: 'by hand' },
+      });
+      expect({ action, status: res.status, detail: res.body?.detail }).toEqual({
+        action,
+        status: 409,
+        detail: expect.stringContaining('is being paid through PayPal Payouts'),
+      });
+    }
+    expect((await getItem(keys.payout(w.accountId, p!.id)))?.version).toBe(version);
   });
 });
