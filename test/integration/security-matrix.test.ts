@@ -26,7 +26,7 @@ import { createBatch } from '../../shared/flows/payouts';
 import { getItem } from '../../shared/store/ops';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
-import { keys } from '../../shared/store/table';
+import { keys, moneyListKeys } from '../../shared/store/table';
 import { api, type ApiResponse } from '../support/api';
 import { pollUntil } from '../support/fixtures';
 import { API_ORIGIN, freshEmail, loginAs, sessionHeaders, type DashboardLogin } from '../support/dashboard';
@@ -36,6 +36,22 @@ import { SESSION_ENDED } from '../../shared/http/auth';
 import { addTeamMember, issueLoginToken, teamKeys } from '../../shared/store/team';
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
 import { useOwnTable } from '../support/own-table';
+import { startPaypalEmulator } from '../../infra/local/emulators/paypal-payouts';
+import { startStripeEmulator } from '../../infra/local/emulators/stripe';
+import { startWiseEmulator } from '../../infra/local/emulators/wise';
+import { clearRailConnectionCache } from '../../shared/rails/intake';
+import { saveRailConnection } from '../../shared/store/rail-connections';
+import {
+  paypalConnection,
+  paypalDelivery,
+  putProcessingRailBatch,
+  putUnclaimedPaypalPayout,
+  stripeConnection,
+  stripeDelivery,
+  wiseConnection,
+  wiseDelivery,
+  type RailDelivery,
+} from '../support/rail-deliveries';
 import { newApplicationId } from '../../shared/domain/applications';
 import { issueJoinConfirmation } from '../../shared/flows/applications';
 import { joinRequestExpiry, putJoinRequest } from '../../shared/store/applications';
@@ -860,6 +876,16 @@ describe("another account's valid key with this account's ids: 404, never data",
   const idRoutes = () => apiKeyRoutes.filter((r) => r.path.includes('{') && r.name !== 'ExportCsv');
 
   it('every id route answers 404 {"detail": "Not found."} and changes nothing in A', async () => {
+    // A's rail payout B might try to re-send and A's rail batch B might try to reconcile (both would be 202 for A).
+    const unclaimed = await putUnclaimedPaypalPayout(A.accountId);
+    const railBatch = await putProcessingRailBatch(A.accountId);
+    const railItems = () =>
+      Promise.all([
+        getItem(keys.payout(A.accountId, unclaimed.id)),
+        getItem(moneyListKeys.payoutBatch(A.accountId, railBatch)),
+        getItem(moneyListKeys.payoutBatch(A.accountId, unclaimed.batch_id as string)),
+      ]);
+    const railBefore = await railItems();
     const before = await snapshotOfA();
     expect(
       idRoutes()
@@ -891,9 +917,11 @@ describe("another account's valid key with this account's ids: 404, never data",
         'MarkPayoutPaid',
         'MarkPayoutFailed',
         'CancelPayout',
+        'ResendPayout',
         'GetPayoutBatch',
         'PayoutBatchFile',
         'MarkPayoutBatchPaid',
+        'ReconcilePayoutBatch',
         'CreatePortalSession',
         'RevokePortalSessions',
         'ListMemberLinks',
@@ -922,6 +950,9 @@ describe("another account's valid key with this account's ids: 404, never data",
       ['DELETE', `/v1/webhook-endpoints/${ids.otherWebhookEndpoint}/`, undefined],
       ['POST', `/referrals/${ids.openReferral}/conversion/`, { subscription_id: ids.subscription }],
       ['POST', `/v1/referrals/${ids.referral}/conversion/`, { subscription_id: ids.subscription }],
+      ['POST', `/v1/payouts/${unclaimed.id}/resend/`, undefined],
+      ['POST', `/v1/payout-batches/${railBatch}/reconcile/`, undefined],
+      ['POST', `/v1/payout-batches/${unclaimed.batch_id}/reconcile/`, undefined],
     ] as const) {
       const res = await call(B, method, path, body);
       expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 404, body: NOT_FOUND });
@@ -934,6 +965,7 @@ describe("another account's valid key with this account's ids: 404, never data",
         expect({ file, leaked: res.text.includes(id) }).toEqual({ file, leaked: false });
     }
     expect(await snapshotOfA()).toEqual(before);
+    expect(await railItems()).toEqual(railBefore);
   });
 
   it("A's ids inside request bodies are unknown to B (400 with the contract's messages), and nothing of A is touched", async () => {
@@ -1127,6 +1159,79 @@ describe('the Paddle webhook: the signature is the credential', () => {
     await pollUntil(async () => (await getSubscription(A.accountId, subscriptionId))?.email === 'eve@example.com', { timeoutMs: 15_000 });
   });
 });
+
+describe("the payout rails' webhook intakes: the rail's signature is the credential", () => {
+  it("a delivery signed for A: 200 at A's intake with no credential; at B's (connected elsewhere, or not at all) 404 or 403; an API key is no signature", async () => {
+    const [paypalA, paypalB, stripeA, stripeB, wiseA, wiseB] = await Promise.all([
+      startPaypalEmulator({ settleAfterMs: null }),
+      startPaypalEmulator({ settleAfterMs: null }),
+      startStripeEmulator({ connect: { webhookUrl: null } }),
+      startStripeEmulator({ connect: { webhookUrl: null } }),
+      startWiseEmulator({ webhookUrl: null }),
+      startWiseEmulator({ webhookUrl: null }),
+    ]);
+    try {
+      const { account: bare, apiKey } = await createAccount({ name: `rails-bare-${suffix}`, plan: 'starter' });
+      apiKeys.push(apiKey);
+      const rails = [
+        {
+          kind: 'paypal',
+          path: 'paypal',
+          a: paypalConnection(paypalA),
+          b: paypalConnection(paypalB),
+          signed: () => paypalDelivery(paypalA),
+        },
+        {
+          kind: 'stripe',
+          path: 'stripe-connect',
+          a: stripeConnection(stripeA),
+          b: stripeConnection(stripeB),
+          signed: () => stripeDelivery(stripeA),
+        },
+        { kind: 'wise', path: 'wise', a: wiseConnection(wiseA), b: wiseConnection(wiseB), signed: () => wiseDelivery(wiseA) },
+      ] as const;
+      for (const r of rails) {
+        await saveRailConnection(A.accountId, r.kind, r.a);
+        await saveRailConnection(B.accountId, r.kind, r.b);
+      }
+      clearRailConnectionCache();
+      const post = (account: string, path: string, d: RailDelivery, extra: Record<string, string> = {}) =>
+        api('POST', `/webhooks/${path}/${account}/`, { rawBody: d.rawBody, headers: { ...d.headers, ...extra } });
+      for (const r of rails) {
+        const label = r.kind;
+        // The positive control: no Authorization, no session, only the rail's signature.
+        expect({ label, status: (await post(A.accountId, r.path, r.signed())).status }).toEqual({ label, status: 200 });
+        // B is connected to another rail account: A's signature is not B's.
+        expect({ label, answer: await answerOf(post(B.accountId, r.path, r.signed())) }).toEqual({ label, answer: [403, 'detail'] });
+        // An account without this rail, an unknown account, a malformed id: 404.
+        for (const account of [bare.accountId, '0123456789abcdef0123456789abcdef', 'not-an-account'])
+          expect({ label, account, answer: await answerOf(post(account, r.path, r.signed())) }).toEqual({
+            label,
+            account,
+            answer: [404, 'detail'],
+          });
+        // A's API key (or its owner's session cookie) does not replace the signature.
+        const unsigned: RailDelivery = { rawBody: r.signed().rawBody, headers: { 'content-type': 'application/json' } };
+        expect({ label, answer: await answerOf(post(A.accountId, r.path, unsigned, { authorization: `Bearer ${A.key}` })) }).toEqual({
+          label,
+          answer: [403, 'detail'],
+        });
+        expect({ label, answer: await answerOf(post(A.accountId, r.path, unsigned, ownerA.headers)) }).toEqual({
+          label,
+          answer: [403, 'detail'],
+        });
+      }
+    } finally {
+      await Promise.all([paypalA, paypalB, stripeA, stripeB, wiseA, wiseB].map((e) => e.stop()));
+    }
+  });
+});
+
+/** A refusal's status and the keys of its body (the contract's `{"detail": …}`). */
+async function answerOf(res: Promise<ApiResponse>): Promise<[number, string]> {
+  const r = await res;
+  return [r.status, Object.keys(r.body ?? {}).join(',')];
+}
 
 describe('the member portal: its token opens only /portal/v1/ and only its member', () => {
   /** A portal session of one of A's members, through the API (link made with A's key, opened). */
