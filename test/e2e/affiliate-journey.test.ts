@@ -7,7 +7,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { startLocal, type LocalRuntime } from '../../infra/local/start';
+import type { LocalRuntime } from '../../infra/local/start';
+import { startTestRuntime } from '../support/runtime';
 import { expectNoAxeViolations, launchChromium } from '../support/browser';
 import { pollUntil } from '../support/fixtures';
 
@@ -67,20 +68,7 @@ async function confirm(page: Page, email: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  runtime = await startLocal({
-    port: 0,
-    // The run's DynamoDB Local (no Java of its own) and short polls: npm start's parts, at test speed.
-    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
-    shortPolls: true,
-    sqsPort: 0,
-    paddlePort: 0,
-    paddleBillingPort: 0,
-    stripePort: 0,
-    paypalPort: 0,
-    wisePort: 0,
-    dataDir,
-    tableName: TABLE,
-  });
+  runtime = await startTestRuntime(dataDir, TABLE);
   browser = await launchChromium();
   await call('PATCH', '/v1/account/', { referral_url: 'https://app.example.com/' });
 }, 180_000);

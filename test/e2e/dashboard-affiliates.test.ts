@@ -12,7 +12,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { demoLoginLink, startLocal, type LocalRuntime } from '../../infra/local/start';
+import { demoLoginLink, type LocalRuntime } from '../../infra/local/start';
+import { startTestRuntime } from '../support/runtime';
 import { REJECT_APPROVED } from '../../shared/domain/applications';
 import { expectNoAxeViolations, launchChromium } from '../support/browser';
 import { pollUntil } from '../support/fixtures';
@@ -147,20 +148,7 @@ async function applyAndConfirm(
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  runtime = await startLocal({
-    port: 0,
-    // The run's DynamoDB Local (no Java of its own) and short polls: npm start's parts, at test speed.
-    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
-    shortPolls: true,
-    sqsPort: 0,
-    paddlePort: 0,
-    paddleBillingPort: 0,
-    stripePort: 0,
-    paypalPort: 0,
-    wisePort: 0,
-    dataDir,
-    tableName: 'refloop-dashboard-affiliates',
-  });
+  runtime = await startTestRuntime(dataDir, 'refloop-dashboard-affiliates');
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: runtime.url });

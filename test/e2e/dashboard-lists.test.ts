@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, expectNoAxeViolations } from '../support/browser';
-import { demoLoginLink, startLocal, type LocalRuntime } from '../../infra/local/start';
+import { demoLoginLink, type LocalRuntime } from '../../infra/local/start';
+import { startTestRuntime } from '../support/runtime';
 import { approveReward } from '../../shared/flows/lifecycle';
 import { createBatch, markBatchPaid } from '../../shared/flows/payouts';
 import { getItem } from '../../shared/store/ops';
@@ -84,20 +85,7 @@ let campaignB: { id: string; name: string };
 let payer: { id: string; identifier: string; code: string };
 
 beforeAll(async () => {
-  runtime = await startLocal({
-    port: 0,
-    // The run's DynamoDB Local (no Java of its own) and short polls: npm start's parts, at test speed.
-    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
-    shortPolls: true,
-    sqsPort: 0,
-    paddlePort: 0,
-    paddleBillingPort: 0,
-    stripePort: 0,
-    paypalPort: 0,
-    wisePort: 0,
-    dataDir,
-    tableName: 'refloop-dashboard-lists',
-  });
+  runtime = await startTestRuntime(dataDir, 'refloop-dashboard-lists');
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
   page = await context.newPage();

@@ -16,7 +16,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { demoLoginLink, startLocal, type LocalRuntime } from '../../infra/local/start';
+import { demoLoginLink, type LocalRuntime } from '../../infra/local/start';
+import { startTestRuntime } from '../support/runtime';
 import { approveReward } from '../../shared/flows/lifecycle';
 import { STRIPE_NOT_STARTED } from '../../shared/domain/payout-methods';
 import { applyStripeAccountUpdates } from '../../shared/flows/payout-methods';
@@ -85,20 +86,7 @@ async function approveCommission(referralId: string, cents: number): Promise<voi
 let campaignId: string;
 
 beforeAll(async () => {
-  runtime = await startLocal({
-    port: 0,
-    // The run's DynamoDB Local (no Java of its own) and short polls: npm start's parts, at test speed.
-    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
-    shortPolls: true,
-    sqsPort: 0,
-    paddlePort: 0,
-    paddleBillingPort: 0,
-    stripePort: 0,
-    paypalPort: 0,
-    wisePort: 0,
-    dataDir,
-    tableName: 'refloop-dashboard-rails',
-  });
+  runtime = await startTestRuntime(dataDir, 'refloop-dashboard-rails');
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   page = await context.newPage();

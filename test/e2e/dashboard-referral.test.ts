@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, expectNoAxeViolations } from '../support/browser';
-import { demoLoginLink, startLocal, type LocalRuntime } from '../../infra/local/start';
+import { demoLoginLink, type LocalRuntime } from '../../infra/local/start';
+import { startTestRuntime } from '../support/runtime';
 import { pollUntil } from '../support/fixtures';
 
 const SHOTS = join(__dirname, '..', '..', 'test-results', 'dashboard');
@@ -44,20 +45,7 @@ const idle = (p: Page) =>
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  runtime = await startLocal({
-    port: 0,
-    // The run's DynamoDB Local (no Java of its own) and short polls: npm start's parts, at test speed.
-    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
-    shortPolls: true,
-    sqsPort: 0,
-    paddlePort: 0,
-    paddleBillingPort: 0,
-    stripePort: 0,
-    paypalPort: 0,
-    wisePort: 0,
-    dataDir,
-    tableName: 'refloop-dashboard-referral',
-  });
+  runtime = await startTestRuntime(dataDir, 'refloop-dashboard-referral');
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   page = await context.newPage();

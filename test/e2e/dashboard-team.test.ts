@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
-import { demoLoginLink, startLocal, type LocalRuntime } from '../../infra/local/start';
+import { demoLoginLink, type LocalRuntime } from '../../infra/local/start';
+import { startTestRuntime } from '../support/runtime';
 import { pollUntil } from '../support/fixtures';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'refloop-dashboard-team-'));
@@ -70,20 +71,7 @@ function rawPost(path: string, host: string, body: unknown): Promise<number> {
 }
 
 beforeAll(async () => {
-  runtime = await startLocal({
-    port: 0,
-    // The run's DynamoDB Local (no Java of its own) and short polls: npm start's parts, at test speed.
-    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
-    shortPolls: true,
-    sqsPort: 0,
-    paddlePort: 0,
-    paddleBillingPort: 0,
-    stripePort: 0,
-    paypalPort: 0,
-    wisePort: 0,
-    dataDir,
-    tableName: 'refloop-dashboard-team',
-  });
+  runtime = await startTestRuntime(dataDir, 'refloop-dashboard-team');
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   page = await context.newPage();

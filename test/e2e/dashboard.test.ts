@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, expectNoAxeViolations } from '../support/browser';
 import { routes } from '../../functions/routes';
-import { startLocal, type LocalRuntime } from '../../infra/local/start';
+import type { LocalRuntime } from '../../infra/local/start';
+import { startTestRuntime } from '../support/runtime';
 import { CROSS_SITE_REFUSED, PERMISSION_DENIED } from '../../shared/domain/team';
 import { pollUntil } from '../support/fixtures';
 
@@ -108,20 +109,7 @@ async function logIn(context: BrowserContext, email: string, opts: { sameTab?: b
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  runtime = await startLocal({
-    port: 0,
-    // The run's DynamoDB Local (no Java of its own) and short polls: npm start's parts, at test speed.
-    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
-    shortPolls: true,
-    sqsPort: 0,
-    paddlePort: 0,
-    paddleBillingPort: 0,
-    stripePort: 0,
-    paypalPort: 0,
-    wisePort: 0,
-    dataDir,
-    tableName: 'refloop-dashboard',
-  });
+  runtime = await startTestRuntime(dataDir, 'refloop-dashboard');
   browser = await launchChromium();
   // axe-core is evaluated through the DevTools protocol, which the page's CSP does not govern.
   owner = await browser.newContext({ viewport: { width: 1400, height: 900 }, timezoneId: 'Europe/Berlin' });

@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { startLocal, type LocalRuntime } from '../../infra/local/start';
+import type { LocalRuntime } from '../../infra/local/start';
+import { startTestRuntime } from '../support/runtime';
 import { getItem } from '../../shared/store/ops';
 import { saveRailConnection } from '../../shared/store/rail-connections';
 import { keys } from '../../shared/store/table';
@@ -31,19 +32,7 @@ async function call(method: string, path: string, body?: unknown): Promise<any> 
 }
 
 beforeAll(async () => {
-  runtime = await startLocal({
-    port: 0,
-    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
-    shortPolls: true,
-    sqsPort: 0,
-    paddlePort: 0,
-    paddleBillingPort: 0,
-    stripePort: 0,
-    paypalPort: 0,
-    wisePort: 0,
-    dataDir,
-    tableName: 'refloop-portal-stripe',
-  });
+  runtime = await startTestRuntime(dataDir, 'refloop-portal-stripe');
   // The programme connects Stripe (as PUT /v1/account/payout-rails/stripe/ stores it) and PayPal.
   const { stripe } = runtime;
   await saveRailConnection(runtime.demo.accountId, 'stripe', {

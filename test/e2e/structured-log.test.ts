@@ -10,7 +10,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocal, type LocalRuntime } from '../../infra/local/start';
+import type { LocalRuntime } from '../../infra/local/start';
+import { startTestRuntime } from '../support/runtime';
 import { setLogLevel, useReadableLogs } from '../../shared/log';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'refloop-e2e-log-'));
@@ -27,21 +28,7 @@ beforeAll(async () => {
   jest.spyOn(console, 'log').mockImplementation(() => undefined); // the start banner
   useReadableLogs();
   setLogLevel('INFO'); // npm start's default (Jest's global setup silences the logger)
-  runtime = await startLocal({
-    port: 0,
-    // The run's DynamoDB Local (no Java of its own) and short polls: npm start's parts, at test speed.
-    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
-    shortPolls: true,
-    sqsPort: 0,
-    paddlePort: 0,
-    paddleBillingPort: 0,
-    stripePort: 0,
-    paypalPort: 0,
-    wisePort: 0,
-    dataDir,
-    tableName: 'refloop-e2e-log',
-    buildDashboard: false,
-  });
+  runtime = await startTestRuntime(dataDir, 'refloop-e2e-log', { buildDashboard: false });
 }, 120_000);
 
 afterAll(async () => {
