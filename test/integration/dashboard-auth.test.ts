@@ -56,6 +56,7 @@ import { recordDynamoCalls, verificationClient, closeVerificationClient } from '
 import { newAccount, pollUntil } from '../support/fixtures';
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
 import { useOwnTable } from '../support/own-table';
+import { putProcessingRailBatch, putUnclaimedPaypalPayout } from '../support/rail-deliveries';
 
 // This file Scans the table to check what requests wrote: a table of its own keeps those Scans small.
 beforeAll(useOwnTable);
@@ -665,6 +666,8 @@ describe('roles', () => {
         'SetPayoutRail',
         'DeletePayoutRail',
         'DeleteReferral',
+        'ResendPayout',
+        'ReconcilePayoutBatch',
       ]),
     );
     expect(await snapshot(t.accountId)).toEqual(before);
@@ -715,6 +718,17 @@ describe('roles', () => {
     ).toMatchObject({ status: 'failed' });
     const d = await commission(t, { approve: true, batch: true });
     expect((await http('POST', `/v1/payouts/${d.payoutId}/cancel/`, { session: as, body: { reason: 'not sent' } })).status).toBe(200);
+    // The payout rails' money routes: an unclaimed PayPal payout sent again, a processing rail batch reconciled.
+    const unclaimed = await putUnclaimedPaypalPayout(t.accountId);
+    expect(await must(http('POST', `/v1/payouts/${unclaimed.id}/resend/`, { session: as }), 202)).toMatchObject({
+      id: unclaimed.id,
+      status: 'processing',
+    });
+    const railBatch = await putProcessingRailBatch(t.accountId);
+    expect(await must(http('POST', `/v1/payout-batches/${railBatch}/reconcile/`, { session: as }), 202)).toEqual({
+      batch_id: railBatch,
+      queued: true,
+    });
 
     for (const [method, path, body] of [
       ['POST', '/v1/campaigns/', { name: 'by finance' }],
