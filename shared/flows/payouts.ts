@@ -556,7 +556,7 @@ export async function markPayoutFailed(
     async () => {
       const read = await getPayoutAndClaim(accountId, payoutId);
       if (!read) throw new NotFoundError();
-      let payout = read.payout;
+      const payout = read.payout;
       let pending = read.claim;
       if (payout.status === outcome) return payout;
       if (pending && pending.to !== outcome) throw claimedOther(payout, pending);
@@ -571,51 +571,15 @@ export async function markPayoutFailed(
         pending = { to: outcome, at: now, reason };
         claiming = claim(accountId, payout, pending);
       }
-      const why = pending?.reason ?? reason;
-      const [claimed, memberItem, rewards] = await Promise.all([
-        claiming ?? Promise.resolve(payout),
-        getItem(keys.member(accountId, payout.member_id)),
-        rewardsOf(accountId, payout),
-      ]);
-      payout = claimed;
-      const memberAlive = toMember(memberItem) !== null;
-      const back = rewards.filter((r) => r.status === 'approved' && r.payout_id === payout.id);
-      // The first chunk's target is read beside the referrals; each later chunk reads it again (it changed).
-      const [alive, firstTarget] = await Promise.all([
-        liveReferrals(accountId, back),
-        collectingTarget(accountId, payout.member_id, payout.currency),
-      ]);
-      for (let i = 0; i < back.length || i === 0; i += CHUNK) {
-        const chunk = back.slice(i, i + CHUNK);
-        const last = i + CHUNK >= back.length;
-        const txn = new MoneyTxn(accountId);
-        if (!memberAlive) txn.memberGone(payout.member_id);
-        if (chunk.length > 0) {
-          const target = i === 0 ? firstTarget : await collectingTarget(accountId, payout.member_id, payout.currency);
-          const into = changeCollecting(
-            txn,
-            target,
-            { add: chunk.map((r) => ({ id: r.id, amount: r.amount, created_at: r.created_at })), remove: [] },
-            now,
-          );
-          for (const r of chunk) {
-            if (!alive.has(r.referral_id)) txn.referralGone(r.referral_id);
-            txn.moveReward(r, { payout_id: into.id });
-          }
-        }
-        if (last) {
-          const next: Payout = { ...payout, status: outcome, failure_reason: why, updated_at: now, version: payout.version + 1 };
-          putPayoutVersion(txn, payout, next, ['processing']);
-          payoutSums(txn, payout, next);
-          // A cancel is the operator's own act: only a failure is an event for the app.
-          if (outcome === 'failed') txn.push(eventItem(accountId, 'payout.failed', payout.id, payoutView(next)), `event:${payout.id}`);
-          await commit(txn);
-          log('info', `payout ${outcome}`, { account_id: accountId, payout_id: payout.id, rewards: back.length });
-          return next;
-        }
-        await commit(txn);
-      }
-      throw new PayoutRaceError();
+      return returnRewards(accountId, payout, claiming, {
+        from: 'approved',
+        to: outcome,
+        why: pending?.reason ?? reason,
+        now,
+        // A cancel is the operator's own act: only a failure is an event for the app.
+        event: outcome === 'failed',
+        message: `payout ${outcome}`,
+      });
     },
     (err) => err instanceof PayoutRaceError,
     6,
@@ -634,7 +598,7 @@ export async function reversePaidPayout(accountId: string, payoutId: string, rea
     async () => {
       const read = await getPayoutAndClaim(accountId, payoutId);
       if (!read) throw new NotFoundError();
-      let payout = read.payout;
+      const payout = read.payout;
       let pending = read.claim;
       if (payout.status === 'failed') return payout;
       if (pending && !(pending.to === 'failed' && pending.reversal)) throw claimedOther(payout, pending);
@@ -646,56 +610,82 @@ export async function reversePaidPayout(accountId: string, payoutId: string, rea
         pending = { to: 'failed', at: now, reason, reversal: true };
         claiming = claim(accountId, payout, pending);
       }
-      const why = pending?.reason ?? reason;
-      const [claimed, memberItem, rewards] = await Promise.all([
-        claiming ?? Promise.resolve(payout),
-        getItem(keys.member(accountId, payout.member_id)),
-        rewardsOf(accountId, payout),
-      ]);
-      payout = claimed;
-      const memberAlive = toMember(memberItem) !== null;
-      const back = rewards.filter((r) => r.status === 'paid' && r.payout_id === payout.id);
-      const [alive, firstTarget] = await Promise.all([
-        liveReferrals(accountId, back),
-        collectingTarget(accountId, payout.member_id, payout.currency),
-      ]);
-      for (let i = 0; i < back.length || i === 0; i += CHUNK) {
-        const chunk = back.slice(i, i + CHUNK);
-        const last = i + CHUNK >= back.length;
-        const txn = new MoneyTxn(accountId);
-        if (!memberAlive) txn.memberGone(payout.member_id);
-        if (chunk.length > 0) {
-          const target = i === 0 ? firstTarget : await collectingTarget(accountId, payout.member_id, payout.currency);
-          const into = changeCollecting(
-            txn,
-            target,
-            { add: chunk.map((r) => ({ id: r.id, amount: r.amount, created_at: r.created_at })), remove: [] },
-            now,
-          );
-          for (const r of chunk) {
-            if (!alive.has(r.referral_id)) txn.referralGone(r.referral_id);
-            txn.moveReward(r, { status: 'approved', paid_at: null, payout_id: into.id });
-            // What was reported paid is paid no more (in the bucket that counted it).
-            if (r.type === 'commission')
-              txn.report(r.paid_at ?? now, { memberId: r.member_id, campaignId: r.campaign_id }, 'commission_paid', -r.amount, r.currency);
-          }
-        }
-        if (last) {
-          const next: Payout = { ...payout, status: 'failed', failure_reason: why, updated_at: now, version: payout.version + 1 };
-          putPayoutVersion(txn, payout, next, [payout.status]);
-          payoutSums(txn, payout, next);
-          txn.push(eventItem(accountId, 'payout.failed', payout.id, payoutView(next)), `event:${payout.id}`);
-          await commit(txn);
-          log('info', 'paid payout taken back', { account_id: accountId, payout_id: payout.id, rewards: back.length });
-          return next;
-        }
-        await commit(txn);
-      }
-      throw new PayoutRaceError();
+      return returnRewards(accountId, payout, claiming, {
+        from: 'paid',
+        to: 'failed',
+        why: pending?.reason ?? reason,
+        now,
+        event: true,
+        message: 'paid payout taken back',
+      });
     },
     (err) => err instanceof PayoutRaceError,
     6,
   );
+}
+
+/**
+ * The rewards of a payout that did not reach its member go back to the pool: the approved ones of a
+ * processing payout (failed, canceled), or the paid ones of a payout its rail took back (they become
+ * approved again, and what was reported paid is paid no more). They join the member's collecting payout in
+ * chunks; the payout itself moves to `to` in the last chunk's transaction, conditioned on the version read
+ * (or the claim), with its sums and, when asked, its payout.failed event. A race lost throws PayoutRaceError.
+ */
+async function returnRewards(
+  accountId: string,
+  read: Payout,
+  claiming: Promise<Payout> | null,
+  o: { from: 'approved' | 'paid'; to: 'failed' | 'canceled'; why: string; now: number; event: boolean; message: string },
+): Promise<Payout> {
+  const [payout, memberItem, rewards] = await Promise.all([
+    claiming ?? Promise.resolve(read),
+    getItem(keys.member(accountId, read.member_id)),
+    rewardsOf(accountId, read),
+  ]);
+  const memberAlive = toMember(memberItem) !== null;
+  const back = rewards.filter((r) => r.status === o.from && r.payout_id === payout.id);
+  // The first chunk's target is read beside the referrals; each later chunk reads it again (it changed).
+  const [alive, firstTarget] = await Promise.all([
+    liveReferrals(accountId, back),
+    collectingTarget(accountId, payout.member_id, payout.currency),
+  ]);
+  for (let i = 0; i < back.length || i === 0; i += CHUNK) {
+    const chunk = back.slice(i, i + CHUNK);
+    const last = i + CHUNK >= back.length;
+    const txn = new MoneyTxn(accountId);
+    if (!memberAlive) txn.memberGone(payout.member_id);
+    if (chunk.length > 0) {
+      const target = i === 0 ? firstTarget : await collectingTarget(accountId, payout.member_id, payout.currency);
+      const into = changeCollecting(
+        txn,
+        target,
+        { add: chunk.map((r) => ({ id: r.id, amount: r.amount, created_at: r.created_at })), remove: [] },
+        o.now,
+      );
+      for (const r of chunk) {
+        if (!alive.has(r.referral_id)) txn.referralGone(r.referral_id);
+        if (o.from === 'approved') {
+          txn.moveReward(r, { payout_id: into.id });
+          continue;
+        }
+        txn.moveReward(r, { status: 'approved', paid_at: null, payout_id: into.id });
+        // What was reported paid is paid no more (in the bucket that counted it).
+        if (r.type === 'commission')
+          txn.report(r.paid_at ?? o.now, { memberId: r.member_id, campaignId: r.campaign_id }, 'commission_paid', -r.amount, r.currency);
+      }
+    }
+    if (last) {
+      const next: Payout = { ...payout, status: o.to, failure_reason: o.why, updated_at: o.now, version: payout.version + 1 };
+      putPayoutVersion(txn, payout, next, [o.from === 'approved' ? 'processing' : payout.status]);
+      payoutSums(txn, payout, next);
+      if (o.event) txn.push(eventItem(accountId, 'payout.failed', payout.id, payoutView(next)), `event:${payout.id}`);
+      await commit(txn);
+      log('info', o.message, { account_id: accountId, payout_id: payout.id, rewards: back.length });
+      return next;
+    }
+    await commit(txn);
+  }
+  throw new PayoutRaceError();
 }
 
 /** Marks every payout of a batch paid (those marked failed stay failed); the batch is then paid. */
