@@ -11,11 +11,13 @@
 //
 // http.test.ts holds the hand-written cases of the same rules; this file only generates.
 import { readFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { findRoute, routes, type Route } from '../../functions/routes';
+import { saveRailConnection } from '../../shared/store/rail-connections';
+import { MAX_RAIL_WEBHOOK_BYTES } from '../../shared/rails/intake';
 import { saveProviderSettings } from '../../shared/store/provider';
 import { CROSS_SITE_REFUSED, PERMISSION_DENIED, SESSION_ONLY } from '../../shared/domain/team';
 import { addTeamMember, listApiKeyRecords } from '../../shared/store/team';
@@ -138,6 +140,21 @@ beforeAll(async () => {
     publicKey: signedAlerts.public_key,
     vendorsApiUrl: 'http://127.0.0.1:9/api',
     checkoutApiUrl: 'http://127.0.0.1:9/api',
+  });
+  // B is connected to every payout rail (secrets and keys of its own; the URLs a closed port): a forged
+  // delivery to B's rail intakes is checked and refused; A has no rail, so its intakes answer 404.
+  const wiseKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  await saveRailConnection(B.accountId, 'paypal', {
+    apiUrl: 'http://127.0.0.1:9',
+    credentials: { client_id: 'fuzz-client', client_secret: 'fuzz-secret', webhook_id: 'WH-FUZZ' },
+  });
+  await saveRailConnection(B.accountId, 'stripe', {
+    apiUrl: 'http://127.0.0.1:9',
+    credentials: { secret_key: 'sk_test_fuzz00000000', webhook_secret: 'whsec_fuzzplatform', connect_webhook_secret: 'whsec_fuzzconnect' },
+  });
+  await saveRailConnection(B.accountId, 'wise', {
+    apiUrl: 'http://127.0.0.1:9',
+    credentials: { api_token: 'fuzz-token', profile_id: '1', webhook_public_key: wiseKey },
   });
 }, 60_000);
 
@@ -1285,6 +1302,89 @@ const webhookRequest = (): fc.Arbitrary<Req> =>
       return req;
     });
 
+/**
+ * The payout rails' intakes (POST /webhooks/{paypal|stripe-connect|wise}/{account_id}/): JSON and other
+ * bodies with forged signature headers, to B (connected: 403), A (no rail: 404) or any account segment.
+ * Nothing is ever queued or written.
+ */
+const RAIL_INTAKES = ['paypal', 'stripe-connect', 'wise'] as const;
+const railSignatureHeaders = fc.oneof(
+  fc.constant<Record<string, string>>({}),
+  fc.record({
+    'paypal-transmission-id': unicodeText.map((t) => t.replace(/[\ud800-\udfff\u0000-\u001f]/g, '')),
+    'paypal-transmission-time': fc.constantFrom('2026-01-01T00:00:00Z', '', 'yesterday'),
+    'paypal-transmission-sig': fc.constantFrom('AAAA', 'not base64!', ''),
+    'paypal-cert-url': fc.constantFrom(
+      'https://api.paypal.com/v1/notifications/certs/CERT',
+      'https://evil.example/cert',
+      'file:///etc/passwd',
+      '',
+    ),
+    'paypal-auth-algo': fc.constantFrom('SHA256withRSA', 'none', ''),
+  }),
+  fc.constantFrom<Record<string, string>>(
+    { 'stripe-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
+    { 'stripe-signature': 't=,v1=' },
+    { 'stripe-signature': 'garbage' },
+    { 'x-signature-sha256': 'AAAA', 'x-delivery-id': 'd-1' },
+    { 'x-signature-sha256': '!!!', 'x-test-notification': 'true' },
+    { 'x-signature-sha256': '', 'x-delivery-id': '' },
+  ),
+);
+const railIntakeRequest = (): fc.Arbitrary<Req> =>
+  fc
+    .record({
+      rail: fc.constantFrom(...RAIL_INTAKES),
+      account: fc.oneof(
+        { arbitrary: fc.constant('B'), weight: 5 },
+        { arbitrary: fc.constant('A'), weight: 1 },
+        { arbitrary: idSegment('account', true).map((s) => `raw:${s}`), weight: 2 },
+      ),
+      body: fc.oneof(
+        { arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? 'null'), weight: 4 },
+        {
+          arbitrary: fc.constantFrom(
+            '{"id":"WH-1","event_type":"PAYMENT.PAYOUTS-ITEM.SUCCEEDED","resource":{"payout_item":{"sender_item_id":"po_x"}}}',
+            '{"id":"evt_1","object":"event","type":"transfer.created","data":{"object":{"object":"transfer"}}}',
+            '{"event_type":"transfers#state-change","data":{"resource":{"id":1},"current_state":"outgoing_payment_sent"}}',
+            '',
+            '{',
+          ),
+          weight: 2,
+        },
+        { arbitrary: hugeText, weight: 1 },
+        {
+          arbitrary: fc.integer({ min: MAX_RAIL_WEBHOOK_BYTES + 1, max: MAX_RAIL_WEBHOOK_BYTES + 4096 }).map((n) => 'x'.repeat(n)),
+          weight: 1,
+        },
+      ),
+      signature: railSignatureHeaders,
+      type: fc.oneof(
+        { arbitrary: fc.constant<string | undefined>(JSON_TYPE), weight: 6 },
+        { arbitrary: fc.constantFrom<string | undefined>('text/plain', FORM, '', undefined), weight: 1 },
+      ),
+      key: fc.option(fc.constantFrom(`Bearer ${A.key}`, `Bearer ${B.key}`, 'Bearer nonsense'), { nil: undefined, freq: 3 }),
+      slash: fc.boolean(),
+    })
+    .map(({ rail, account, body, signature, type, key, slash }): Req => {
+      const accountSegment = account === 'A' ? A.accountId : account === 'B' ? B.accountId : account.slice(4);
+      const auth: Auth = { header: key, valid: false };
+      const req: Req = {
+        family: 'rail intake',
+        method: 'POST',
+        path: `/webhooks/${rail}/${accountSegment}${slash ? '/' : ''}`,
+        query: '',
+        headers: headersWith(auth, type, signature),
+        auth,
+        body: { kind: 'rail delivery', body },
+      };
+      // The intakes take up to 128 KiB (a rail's own limit), past the gateway's usual MAX_BODY.
+      const tooBig = Buffer.byteLength(body, 'utf8') > MAX_RAIL_WEBHOOK_BYTES;
+      if (accountSegment === A.accountId) req.expect = tooBig ? 413 : 404;
+      else if (accountSegment === B.accountId) req.expect = tooBig ? 413 : 403;
+      return req;
+    });
+
 /** Odd paths and methods, with and without credentials. */
 const METHODS = [
   'GET',
@@ -1691,6 +1791,7 @@ const requestArb = (): fc.Arbitrary<Req> =>
     { arbitrary: routeRequest(), weight: 10 },
     { arbitrary: conversionRequest(), weight: 2 },
     { arbitrary: webhookRequest(), weight: 2 },
+    { arbitrary: railIntakeRequest(), weight: 2 },
     { arbitrary: oddPathRequest(), weight: 2 },
     { arbitrary: jsRequest(), weight: 2 },
     { arbitrary: sessionRequest(), weight: 2 },
