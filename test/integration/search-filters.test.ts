@@ -449,3 +449,76 @@ describe('GET /v1/payout-batches/', () => {
     expect(Object.keys(bad.body)).toEqual(['status']);
   });
 });
+
+describe('GET /v1/payouts/?batch_id=', () => {
+  it("lists exactly a batch's payouts, newest first and paged with an exact count; an unknown, malformed or other account's batch is an empty list; batch_id is not combined", async () => {
+    const { accountId: acct, apiKey } = await newAccount('unlimited');
+    const other = await newAccount('unlimited');
+    const get = async (path: string, k = apiKey) => api('GET', path, { key: k });
+    const post = async (path: string, body: unknown) => (await api('POST', path, { key: apiKey, body })).body;
+    const campaign = await post('/v1/campaigns/', { name: 'Batched', allows_commission: true, commission_amount: '2.00', hold_days: 0 });
+    const payouts: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const member = await post('/v1/members/', {
+        identifier: `b${i}`,
+        email: `b${i}@example.com`,
+        campaign: { id: campaign.id },
+        payout_email: `b${i}@pay.example.com`,
+      });
+      const ref = await post('/v1/referrals/', { user_identifier: `bu${i}`, member_code: member.code });
+      const stored = toReferral(await getItem(keys.referral(acct, ref.id)))!;
+      const recorded = await recordRewards(
+        acct,
+        stored,
+        [{ payment_id: 1, type: 'commission', amount: 300 + i, currency: 'USD' }],
+        false,
+        true,
+      );
+      payouts.push((await approveReward(acct, recorded.rewards[0]!.id)).payout_id!);
+    }
+    const two = (await createBatch(acct, { format: 'csv', currency: 'USD', payout_ids: [payouts[0]!, payouts[2]!] })).id;
+    const one = (await createBatch(acct, { format: 'csv', currency: 'USD', payout_ids: [payouts[1]!] })).id;
+
+    // Every page (page_size=1) names the same exact count; the payout ids come newest first.
+    const ids: string[] = [];
+    let next: string | null = `/v1/payouts/?batch_id=${two}&page_size=1`;
+    while (next) {
+      const url: URL = new URL(next, 'https://api.test');
+      const recording = recordDynamoCalls();
+      const page = await get(`${url.pathname}${url.search}`).finally(() => recording.stop());
+      expect(page.status).toBe(200);
+      expect(page.body.count).toBe(2);
+      expect(page.body.results).toHaveLength(1);
+      expect(page.body.results[0]).toMatchObject({ batch_id: two, status: 'processing' });
+      // The batch's GetItem and one BatchGet of the page's payouts (beside the key's lookup, uncached in this
+      // suite, and its rate limit): no Scan, no Query.
+      const commands = recording.calls.map((c) => c.command);
+      expect({
+        scans: commands.filter((c) => c === 'Scan' || c === 'Query'),
+        batchGets: commands.filter((c) => c === 'BatchGetItem'),
+      }).toEqual({
+        scans: [],
+        batchGets: ['BatchGetItem'],
+      });
+      ids.push(page.body.results[0].id);
+      next = page.body.next;
+    }
+    expect(ids).toEqual([payouts[2], payouts[0]]);
+    const single = (await get(`/v1/payouts/?batch_id=${one}`)).body;
+    expect({ count: single.count, ids: single.results.map((p: { id: string }) => p.id) }).toEqual({ count: 1, ids: [payouts[1]] });
+
+    const empty = { count: 0, next: null, previous: null, results: [] };
+    for (const id of [`pb_${'0'.repeat(26)}`, 'pb_nope', 'not-a-batch', ''])
+      expect({ id, body: (await get(`/v1/payouts/?batch_id=${encodeURIComponent(id)}`)).body }).toEqual({ id, body: empty });
+    // Another account's key sees none of this account's batch.
+    expect((await get(`/v1/payouts/?batch_id=${two}`, other.apiKey)).body).toEqual(empty);
+    for (const extra of ['status=processing', `member=${payouts[0]}`, 'currency=USD']) {
+      const res = await get(`/v1/payouts/?batch_id=${two}&${extra}`);
+      expect({ extra, status: res.status, detail: res.body.detail }).toEqual({
+        extra,
+        status: 400,
+        detail: 'Filter by batch_id alone (it is not combined with status, member or currency).',
+      });
+    }
+  });
+});
