@@ -1,6 +1,6 @@
 // GET /v1/payouts/ - payouts newest first; filters status, member, currency (exact count), or batch_id (a
 // batch's payouts: the batch's GetItem, then one BatchGet of the page's payouts; no Scan).
-import { DetailError } from '../../shared/domain/errors';
+import { DetailError, NotFoundError } from '../../shared/domain/errors';
 import type { Payout } from '../../shared/domain/lifecycle';
 import { payoutView } from '../../shared/domain/payout-views';
 import { getBatch, isBatchId } from '../../shared/flows/payouts';
@@ -15,7 +15,11 @@ import { keys } from '../../shared/store/table';
 
 async function batchPayouts(accountId: string, batchId: string, page: ReturnType<typeof pageRequest>) {
   if (!isBatchId(batchId)) return emptyPage();
-  const batch = await getBatch(accountId, batchId).catch(() => null);
+  // An unknown batch is an empty list; any other failure (DynamoDB) is the error it is.
+  const batch = await getBatch(accountId, batchId).catch((err: unknown) => {
+    if (err instanceof NotFoundError) return null;
+    throw err;
+  });
   if (!batch) return emptyPage();
   // Newest first, like the other lists (payout ids are time-ordered).
   const ids = [...batch.payout_ids].sort().reverse();
