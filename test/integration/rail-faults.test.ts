@@ -1,9 +1,10 @@
 // Payout rails under faults (docs/payouts.md "Paying through a rail", "Reconciliation"), against the real
 // emulators and the real intakes: a send answered 5xx after the rail committed it, then retried as the
-// payout-rails worker retries it (sendRailBatch again), pays once at PayPal, Stripe (the same Idempotency-Key)
-// and Wise (the same customerTransactionId); Wise webhooks lost, then the batch reconciled, end as the same
-// batch whose webhooks arrived; PayPal webhooks delivered out of order end at the rail's final word, a
-// reversal after success ends failed with the rewards due again, and redeliveries change nothing.
+// payout-rails worker retries it (sendRailBatch again), pays once at PayPal, Stripe (the same Idempotency-Key,
+// whether the adapter's own retry or the worker's) and Wise (the same customerTransactionId); Wise webhooks
+// lost, then the batch reconciled, end as the same batch whose webhooks arrived; PayPal webhooks delivered out
+// of order end at the rail's final word, a reversal after success ends failed with the rewards due again, and
+// redeliveries change nothing.
 import { startPaypalEmulator, type PaypalEmulator } from '../../infra/local/emulators/paypal-payouts';
 import { startStripeEmulator, type StripeEmulator } from '../../infra/local/emulators/stripe';
 import { startWiseEmulator, type WiseEmulator } from '../../infra/local/emulators/wise';
@@ -96,6 +97,29 @@ describe('a send answered 5xx after the rail committed it, retried', () => {
     // Every transfer request of this batch carried one key.
     const keysSent = stripe.idempotencyKeysSeen().slice(keysBefore);
     expect(keysSent.filter((k) => k === `refloop-transfer-${payoutIds[0]}`).length).toBeGreaterThanOrEqual(2);
+    expect((await payoutsOf(w, memberId))[0]).toMatchObject({ id: payoutIds[0], status: 'paid', reference: transfers[0]!.id });
+    expect(await paidSums(w, memberId)).toEqual({ payouts: 300, rewards: 300, stat: 300 });
+    expect((await batchOf(w, batchId)).status).toBe('paid');
+  });
+
+  it("Stripe: the transfer written, its answer lost and the retries in the call refused, the send fails retryably; the worker's retry with the same key makes no second transfer", async () => {
+    const w = await railWorld({ stripe });
+    const { memberId, batchId, payoutIds } = await oneBatch(w, 'stripe', email('st5xx3'));
+    const before = stripe.connect.transfers().length;
+    // The transfer is written and its answer lost, then the adapter's retries in the call meet 503s.
+    const calls = stripe.callCounts()['POST /v1/transfers'] ?? 0;
+    stripe.failNext(2, 503);
+    stripe.connect.failAfterCommit(1);
+    await rejects(sendRailBatch(w.accountId, batchId));
+    stripe.connect.failAfterCommit(0);
+    stripe.failNext(0, 503);
+    expect((stripe.callCounts()['POST /v1/transfers'] ?? 0) - calls).toBe(3);
+    expect(stripe.connect.transfers().length).toBe(before + 1);
+    expect((await payoutsOf(w, memberId))[0]).toMatchObject({ id: payoutIds[0], status: 'processing' });
+    expect((await batchOf(w, batchId)).status).toBe('processing');
+    await sendRailBatch(w.accountId, batchId);
+    const transfers = stripe.connect.transfers().slice(before);
+    expect(transfers).toHaveLength(1);
     expect((await payoutsOf(w, memberId))[0]).toMatchObject({ id: payoutIds[0], status: 'paid', reference: transfers[0]!.id });
     expect(await paidSums(w, memberId)).toEqual({ payouts: 300, rewards: 300, stat: 300 });
     expect((await batchOf(w, batchId)).status).toBe('paid');
