@@ -4,7 +4,7 @@
 // whether the adapter's own retry or the worker's) and Wise (the same customerTransactionId); Wise webhooks
 // lost, then the batch reconciled, end as the same batch whose webhooks arrived; PayPal webhooks delivered out
 // of order end at the rail's final word, a reversal after success ends failed with the rewards due again, and
-// redeliveries change nothing.
+// redeliveries change nothing. A 429 or 503 before the rail did anything, retried, pays once too.
 import { startPaypalEmulator, type PaypalEmulator } from '../../infra/local/emulators/paypal-payouts';
 import { startStripeEmulator, type StripeEmulator } from '../../infra/local/emulators/stripe';
 import { startWiseEmulator, type WiseEmulator } from '../../infra/local/emulators/wise';
@@ -142,6 +142,30 @@ describe('a send answered 5xx after the rail committed it, retried', () => {
     expect((await payoutsOf(w, memberId)).map((p) => [p.id, p.status])).toEqual([[payoutIds[0], 'paid']]);
     expect(await paidSums(w, memberId)).toEqual({ payouts: 300, rewards: 300, stat: 300 });
     expect((await batchOf(w, batchId)).status).toBe('paid');
+  });
+});
+
+describe('a rail answering 429 or 503 before doing anything', () => {
+  it('PayPal and Wise: the send (retried in the call, or by the worker) pays each payout once', async () => {
+    const w = await railWorld({ paypal, wise });
+    const pp = await oneBatch(w, 'paypal', email('pp429'));
+    paypal.failNext(1, 429);
+    await sendRailBatch(w.accountId, pp.batchId).catch(() => undefined);
+    await sendRailBatch(w.accountId, pp.batchId);
+    expect(paypal.itemsOf(pp.batchId)).toBe(1);
+    expect((await payoutsOf(w, pp.memberId))[0]).toMatchObject({ id: pp.payoutIds[0], status: 'processing', rail: 'paypal' });
+
+    const wi = await oneBatch(w, 'wise', email('wi503'));
+    wise.failNext('POST /v1/transfers', { status: 503, count: 2 });
+    wise.failNext('POST /v3/profiles/{id}/quotes', { status: 429 });
+    await sendRailBatch(w.accountId, wi.batchId).catch(() => undefined);
+    await sendRailBatch(w.accountId, wi.batchId);
+    const key = customerTransactionId(wi.payoutIds[0]!);
+    const mine = wise.transfers().filter((t) => t.customerTransactionId === key);
+    expect(mine).toHaveLength(1);
+    await wise.simulate(mine[0]!.id, 'outgoing_payment_sent');
+    await reconcileRailBatch(w.accountId, wi.batchId);
+    expect(await paidSums(w, wi.memberId)).toEqual({ payouts: 300, rewards: 300, stat: 300 });
   });
 });
 
