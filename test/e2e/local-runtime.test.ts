@@ -32,6 +32,8 @@ async function start(): Promise<LocalRuntime> {
     wisePort: 0,
     dataDir,
     tableName: 'refloop-e2e',
+    // Short polls a send wakes (the Lambda's 1 s batching window is npm start's default, not what is tested here).
+    shortPolls: true,
   });
   return runtime;
 }

@@ -288,6 +288,9 @@ describe('docs/api-tour.md on a fresh npm start', () => {
       wisePort: 0,
       // As `npm start` does (unless DEMO_RAILS=0): the demo account's rails connected to their emulators.
       connectDemoRails: true,
+      // Short polls a send wakes, not npm start's 1 s batching window per queue: the commands and their
+      // answers are the same, and the walk-through waits milliseconds instead of seconds per queue crossed.
+      shortPolls: true,
       dataDir,
       tableName: TABLE,
     });

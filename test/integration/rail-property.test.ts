@@ -209,6 +209,6 @@ it('paid payouts equal paid rewards and the stats, nothing is paid twice, and re
         expect([b.id, batch.status === 'processing']).toEqual([b.id, processing]);
       }
     }),
-    { numRuns: 10 },
+    { numRuns: 7 },
   );
 }, 120_000);
