@@ -28,20 +28,12 @@ import { LINK_REFUSED, openSession } from '../../shared/store/team';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { QUEUE_NAMES, QUEUES } from '../../shared/queue/queues';
 import { startTestQueues } from '../support/queues';
-import { main as adminMain } from '../../infra/admin';
-import { resetConfig } from '../../shared/config';
-import { resetClients } from '../../shared/store/client';
+import { adminInProcess, type CliResult } from '../support/admin-cli';
 
 const ROOT = join(__dirname, '..', '..');
 // Every test here starts CLI processes (tsx), a few seconds each on a busy 2-core machine: a test's budget
 // is its processes', not the default 30 s.
 jest.setTimeout(120_000);
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /**
  * Runs the admin CLI. With no environment of its own, its `main` runs in this process (a child process
@@ -54,22 +46,7 @@ async function cli(args: string[], env: NodeJS.ProcessEnv = {}, file = 'infra/ad
   // `account list` Scans (an operator's command, not a request path): this file's guard (test/support/no-scan.ts)
   // forbids a Scan in its own process, so it runs in a child.
   const scans = args[0] === 'account' && args[1] === 'list';
-  if (file === 'infra/admin.ts' && Object.keys(env).length === 0 && !scans) {
-    let stdout = '';
-    let stderr = '';
-    const saved = { ...process.env };
-    try {
-      const code = await adminMain(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-      return { code, stdout, stderr };
-    } finally {
-      // The CLI sets defaults in process.env and resets the clients: this file's own clients start afresh.
-      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-      Object.assign(process.env, saved);
-      resetConfig();
-      resetClients();
-      clearProviderCache();
-    }
-  }
+  if (file === 'infra/admin.ts' && Object.keys(env).length === 0 && !scans) return adminInProcess(args);
   return spawned(args, env, file);
 }
 

@@ -6,17 +6,16 @@
 // and an unclaimed payout re-sent to a corrected email is paid once. On a table of its own, so the registry
 // of open rail batches holds only this file's.
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { main as adminMain } from '../../infra/admin';
+import { adminInProcess } from '../support/admin-cli';
 import { startPaypalEmulator, type PaypalEmulator } from '../../infra/local/emulators/paypal-payouts';
 import { handler as hourly } from '../../functions/workers/payout-reconcile';
-import { resetConfig } from '../../shared/config';
 import { newEntityId } from '../../shared/domain/ids';
 import type { Payout } from '../../shared/domain/lifecycle';
 import { createBatch } from '../../shared/flows/payouts';
 import { applyRailOutcomes, sendRailBatch } from '../../shared/flows/rail-payouts';
 import { RECONCILE_AFTER_SECONDS, reconcileRailBatch, resendRailPayout } from '../../shared/flows/rail-reconcile';
 import type { RailWebhookMessage, ResendRailPayoutMessage } from '../../shared/queue/queues';
-import { db, resetClients, tableName } from '../../shared/store/client';
+import { db, tableName } from '../../shared/store/client';
 import { payoutItem } from '../../shared/store/payouts';
 import { openRailBatchPut } from '../../shared/store/rail-batches';
 import { saveRailConnection } from '../../shared/store/rail-connections';
@@ -97,27 +96,8 @@ async function messages(): Promise<Record<string, unknown>[]> {
   return (await queues.receiveAll('payout-rails')).map((m) => m.json as Record<string, unknown>);
 }
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** The admin CLI's main in this process (as test/integration/admin-cli.test.ts runs it), its environment restored after. */
-async function cli(args: string[]): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const saved = { ...process.env };
-  try {
-    const code = await adminMain(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-    return { code, stdout, stderr };
-  } finally {
-    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-    Object.assign(process.env, saved);
-    resetConfig();
-    resetClients();
-  }
-}
+/** The admin CLI's main in this process (test/support/admin-cli.ts). */
+const cli = adminInProcess;
 
 beforeAll(async () => {
   await useOwnTable();

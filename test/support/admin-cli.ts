@@ -1,0 +1,29 @@
+// The admin CLI's `main` (infra/admin.ts) run in the test process: the same code from parsing to the JSON
+// line as `npm run admin`, without a tsx child's start-up. The CLI sets defaults in process.env and resets
+// the clients: the environment is restored after it, and the test's own clients and caches start afresh.
+import { main as adminMain } from '../../infra/admin';
+import { resetConfig } from '../../shared/config';
+import { clearProviderCache } from '../../shared/store/provider';
+import { resetClients } from '../../shared/store/client';
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export async function adminInProcess(args: string[]): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const saved = { ...process.env };
+  try {
+    const code = await adminMain(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+    return { code, stdout, stderr };
+  } finally {
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
+    resetConfig();
+    resetClients();
+    clearProviderCache();
+  }
+}
