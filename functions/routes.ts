@@ -726,6 +726,46 @@ export const routes: readonly Route[] = [
     queues: ['member-emails', 'webhook-events'],
   },
 
+  // ---- fraud rules, held rewards and the review queue (docs/fraud.md) ----
+  { name: 'GetFraudRules', method: 'GET', path: '/v1/fraud-rules/', entry: 'functions/fraud-rules/get.ts', table: 'read' },
+  { name: 'UpdateFraudRules', method: 'PATCH', path: '/v1/fraud-rules/', entry: 'functions/fraud-rules/update.ts', table: 'write' },
+  // A read over recorded facts (a POST because it takes a body); nothing is written.
+  { name: 'PreviewFraudRule', method: 'POST', path: '/v1/fraud-rules/preview/', entry: 'functions/fraud-rules/preview.ts', table: 'read' },
+  { name: 'ListFraudFlags', method: 'GET', path: '/v1/fraud-flags/', entry: 'functions/fraud-flags/list.ts', table: 'read' },
+  { name: 'GetFraudFlag', method: 'GET', path: '/v1/fraud-flags/{id}/', entry: 'functions/fraud-flags/get.ts', table: 'read' },
+  {
+    name: 'ReleaseFraudFlag',
+    method: 'POST',
+    path: '/v1/fraud-flags/{id}/release/',
+    entry: 'functions/fraud-flags/release.ts',
+    table: 'write',
+    queues: ['webhook-events'],
+  },
+  {
+    name: 'VoidFraudFlag',
+    method: 'POST',
+    path: '/v1/fraud-flags/{id}/void/',
+    entry: 'functions/fraud-flags/void.ts',
+    table: 'write',
+    queues: ['webhook-events'],
+  },
+  {
+    name: 'ReviewFraudFlag',
+    method: 'POST',
+    path: '/v1/fraud-flags/{id}/review/',
+    entry: 'functions/fraud-flags/review.ts',
+    table: 'write',
+    queues: ['webhook-events'],
+  },
+  {
+    name: 'ReleaseReward',
+    method: 'POST',
+    path: '/v1/rewards/{id}/release/',
+    entry: 'functions/rewards/release.ts',
+    table: 'write',
+    queues: ['webhook-events'],
+  },
+
   // ---- unsubscribe links of member emails (RFC 8058; shared/email/unsubscribe.ts) ----
   // The link's page: a button, no change (a link scanner unsubscribes nobody). No credential: the token.
   {

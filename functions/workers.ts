@@ -78,7 +78,8 @@ export const workers: readonly QueueWorker[] = [
     queue: 'webhook-events',
     timeoutSeconds: 30,
     batchSize: 10,
-    sends: ['webhook-deliveries', 'webhook-events'],
+    // fraud: the events the fraud rules look at are handed on to the fraud-screen worker.
+    sends: ['webhook-deliveries', 'webhook-events', 'fraud'],
     providerSecrets: false,
   },
   {
@@ -105,6 +106,17 @@ export const workers: readonly QueueWorker[] = [
     sends: ['member-emails', 'payout-rails', 'webhook-events'],
     providerSecrets: false,
     railSecrets: true,
+  },
+  {
+    // Fraud rules (docs/fraud.md): runs the rules over what a committed event is about and records what they
+    // find (flags, holds, fraud.flagged). Off the request path: the rules that need history run here.
+    name: 'FraudScreen',
+    entry: 'functions/workers/fraud-screen.ts',
+    queue: 'fraud',
+    timeoutSeconds: 60,
+    batchSize: 10,
+    sends: ['webhook-events'],
+    providerSecrets: false,
   },
 ];
 

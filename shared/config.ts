@@ -123,6 +123,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'webhook-events': env.WEBHOOK_EVENTS_QUEUE_URL || undefined,
       'webhook-deliveries': env.WEBHOOK_DELIVERIES_QUEUE_URL || undefined,
       'payout-rails': env.PAYOUT_RAILS_QUEUE_URL || undefined,
+      fraud: env.FRAUD_QUEUE_URL || undefined,
     },
     providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', env.PROVIDER_TIMEOUT_MS, 4000),
     providerCacheTtlSeconds: integer('PROVIDER_CACHE_TTL_SECONDS', env.PROVIDER_CACHE_TTL_SECONDS, 60),

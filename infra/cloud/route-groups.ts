@@ -37,8 +37,8 @@ export const ROUTE_GROUPS: readonly RouteGroup[] = [
   },
   {
     id: 'AffiliateRoutes',
-    description: 'affiliate programmes: the public sign-up pages, applications and email previews',
-    folders: ['join', 'applications', 'affiliates', 'email-templates'],
+    description: 'affiliate programmes: the public sign-up pages, applications, email previews, fraud rules and the review queue',
+    folders: ['join', 'applications', 'affiliates', 'email-templates', 'fraud-rules', 'fraud-flags'],
   },
   {
     id: 'IntakeRoutes',

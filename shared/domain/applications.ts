@@ -11,12 +11,8 @@ import { v7 } from 'uuid';
 export const APPLICATION_STATUSES = ['pending', 'approved', 'rejected'] as const;
 export type ApplicationStatus = (typeof APPLICATION_STATUSES)[number];
 
-/** A fraud rule's finding on an applicant (the fraud rules fill it; none exist yet, so it is always []). */
-export interface FraudFlag {
-  rule: string;
-  at: number;
-  detail: string;
-}
+import type { FraudFlag } from './fraud';
+export type { FraudFlag } from './fraud';
 
 export interface Application {
   id: string;

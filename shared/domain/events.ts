@@ -24,6 +24,10 @@ export const EVENT_TYPES = [
   'application.created',
   'application.approved',
   'application.rejected',
+  // Fraud rules (docs/fraud.md): a finding recorded; a reward held by one, or released by an operator.
+  'fraud.flagged',
+  'reward.held',
+  'reward.released',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

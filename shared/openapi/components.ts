@@ -40,6 +40,9 @@ import {
   subscriptionResponse,
   webhookDeliveryResponse,
   webhookEndpointResponse,
+  fraudFlagResponse,
+  fraudPreviewResponse,
+  fraudRulesResponse,
 } from '../schemas/responses';
 
 export const COMPONENTS = {
@@ -83,6 +86,9 @@ export const COMPONENTS = {
   PortalTaxDetails: portalTaxDetailsResponse,
   MemberLink: memberLinkResponse,
   Application: applicationResponse,
+  FraudRules: fraudRulesResponse,
+  FraudFlag: fraudFlagResponse,
+  FraudPreview: fraudPreviewResponse,
 };
 
 export type ComponentName = keyof typeof COMPONENTS;

@@ -241,6 +241,9 @@ const EVENT_DATA: Record<EventType, ComponentName> = {
   'application.created': 'Application',
   'application.approved': 'Application',
   'application.rejected': 'Application',
+  'fraud.flagged': 'FraudFlag',
+  'reward.held': 'LedgerReward',
+  'reward.released': 'LedgerReward',
 };
 
 /** Event data examples where the component's own does not fit the moment of the event. */

@@ -6,6 +6,7 @@ import type { ComponentName } from './components';
 import { PROVIDER_DEFINITIONS } from '../billing/registry';
 import { providerOptions } from '../billing/options';
 import { railOptions } from '../rails/options';
+import { DEFAULT_FRAUD_SETTINGS } from '../domain/fraud';
 
 export const ACCOUNT_ID = '3f9c2a71d04e8b65';
 export const CAMPAIGN_ID = '8f3a21c4';
@@ -488,6 +489,40 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
     decided_at: CREATED + 90_000,
     reason: null,
     fraud_flags: [],
+  },
+  FraudRules: DEFAULT_FRAUD_SETTINGS,
+  FraudFlag: {
+    id: 'ff_01935c1e7a2b7c3d8e9f0a1b2c3d4e5f',
+    rule: 'duplicate_ip',
+    action: 'hold',
+    status: 'open',
+    subject_type: 'referral',
+    subject_id: REFERRAL_ID,
+    member_id: MEMBER_ID,
+    detail: '4 referrals from one network in 2 hours (more than 3 in 24 hours).',
+    evidence: { referral_ids: [REFERRAL_ID], figures: { referrals: 4, window_hours: 24 } },
+    held_reward_ids: [COMMISSION_ID],
+    held_count: 1,
+    created_at: CREATED + 86_400,
+    resolved_at: null,
+    note: null,
+  },
+  FraudPreview: {
+    rule: 'duplicate_ip',
+    action: 'hold',
+    window_days: 90,
+    would_flag: 2,
+    would_hold: 2,
+    examples: [
+      {
+        subject_type: 'referral',
+        subject_id: REFERRAL_ID,
+        member_id: MEMBER_ID,
+        detail: '4 referrals from one network in 2 hours (more than 3 in 24 hours).',
+        at: CREATED + 86_400,
+      },
+    ],
+    partial: false,
   },
 };
 

@@ -40,6 +40,8 @@ import { taxDetailsBody, taxExportQuery } from '../schemas/tax-details';
 import { PROVIDER_DEFINITIONS } from '../billing/registry';
 import { apiKeyBody, inviteBody, loginLinkBody, providerBody, roleBody, sessionBody, updateAccountBody } from '../schemas/team';
 import { payoutRailBody } from '../schemas/payout-rails';
+import { DEFAULT_FRAUD_SETTINGS } from '../domain/fraud';
+import { fraudPreviewBody, fraudRulesBody, listFraudFlagsQuery, resolveFraudFlagBody } from '../schemas/fraud';
 import type { ComponentName } from './components';
 import { DIAGNOSIS_EXAMPLE, DIAGNOSIS_SCHEMA } from './diagnosis';
 import { diagnosisQuery } from '../schemas/diagnosis';
@@ -116,6 +118,8 @@ export const TAGS: Record<string, string> = {
   'Payout rail webhooks': "Events from the account's payout rails (PayPal Payouts, Stripe Connect, Wise): what became of each payout.",
   Documentation: 'This document and its rendering.',
   Operations: 'Checks for load balancers and monitoring.',
+  Fraud:
+    'Fraud rules that explain themselves (self-referral, one network, disposable email, click spam, refund rate, velocity), each `off`, `flag` or `hold`; held rewards; and the review queue of what they found (docs/fraud.md).',
   Applications:
     "Affiliate programmes: a campaign's public page, the form's endpoint and its email confirmation (no credential), and the operator's list and decisions. Approving creates the member.",
 };
@@ -1488,5 +1492,118 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         reason: 'No audience in our market',
       },
     },
+  },
+  GetFraudRules: {
+    tag: 'Fraud',
+    summary: 'Retrieve the fraud rules',
+    description: "Every rule with its action and thresholds: the account's settings over the defaults.",
+    query: noQuery,
+    success: { status: 200, description: 'The rules.', body: { component: 'FraudRules' } },
+  },
+  UpdateFraudRules: {
+    tag: 'Fraud',
+    summary: 'Change fraud rules',
+    description:
+      'Any of the rules, each with any of its settings: `{"<rule>": {"action": "off" | "flag" | "hold", ...thresholds}}`; the rest stay as they are. A change applies to what happens from now on: nothing already flagged or held changes.',
+    body: fraudRulesBody,
+    success: { status: 200, description: 'Every rule after the change.', body: { component: 'FraudRules' } },
+    examples: {
+      request: { duplicate_ip: { action: 'hold', max_referrals: 5 } },
+      response: { ...DEFAULT_FRAUD_SETTINGS, duplicate_ip: { action: 'hold', max_referrals: 5, window_hours: 24 } },
+    },
+  },
+  PreviewFraudRule: {
+    tag: 'Fraud',
+    summary: 'Preview a rule',
+    description:
+      "Runs one rule with the given action and thresholds (missing ones: the account's) over the last 90 days of recorded facts and answers what it would have flagged or held, with counts and up to 10 examples. Writes nothing.",
+    body: fraudPreviewBody,
+    success: { status: 200, description: 'What the rule would have done.', body: { component: 'FraudPreview' } },
+    examples: { request: { rule: 'duplicate_ip', action: 'hold', thresholds: { max_referrals: 3 } } },
+  },
+  ListFraudFlags: {
+    tag: 'Fraud',
+    summary: 'List the review queue',
+    description: `What the fraud rules flagged or held. Filter by \`rule\`, \`status\` and \`member\` (id), in any combination. ${PAGINATION}`,
+    query: listFraudFlagsQuery,
+    success: { status: 200, description: 'A page of flags.', body: { page: 'FraudFlag' } },
+  },
+  GetFraudFlag: {
+    tag: 'Fraud',
+    summary: 'Retrieve a flag',
+    description: 'A flag with its explanation, its evidence and the rewards it held.',
+    params: { id: 'Flag id (ff_…).' },
+    success: { status: 200, description: 'The flag.', body: { component: 'FraudFlag' } },
+    errors: [404],
+  },
+  ReleaseFraudFlag: {
+    tag: 'Fraud',
+    summary: 'Release a flag',
+    description:
+      'Every reward the flag still holds is released (pending until its hold period ends, then approved; approved at once when that has passed) and the flag becomes `released`. A released one answers as it is; a voided or reviewed one 409.',
+    params: { id: 'Flag id (ff_…).' },
+    body: resolveFraudFlagBody,
+    success: { status: 200, description: 'The released flag.', body: { component: 'FraudFlag' } },
+    errors: [404, 409],
+    examples: {
+      request: { note: 'Same office network; checked with the member.' },
+      response: {
+        ...(COMPONENT_EXAMPLES.FraudFlag as Record<string, unknown>),
+        status: 'released',
+        held_count: 0,
+        resolved_at: 1767312000,
+        note: 'Same office network; checked with the member.',
+      },
+    },
+  },
+  VoidFraudFlag: {
+    tag: 'Fraud',
+    summary: 'Void what a flag holds',
+    description:
+      'Every reward the flag still holds is voided with the reason `fraud` and the flag becomes `voided`. A voided one answers as it is; a released or reviewed one 409. Emits `reward.voided` for each.',
+    params: { id: 'Flag id (ff_…).' },
+    body: resolveFraudFlagBody,
+    success: { status: 200, description: 'The voided flag.', body: { component: 'FraudFlag' } },
+    errors: [404, 409],
+    examples: {
+      request: { note: 'Self-referral with a second card.' },
+      response: {
+        ...(COMPONENT_EXAMPLES.FraudFlag as Record<string, unknown>),
+        status: 'voided',
+        held_count: 0,
+        resolved_at: 1767312000,
+        note: 'Self-referral with a second card.',
+      },
+    },
+  },
+  ReviewFraudFlag: {
+    tag: 'Fraud',
+    summary: 'Mark a flag reviewed',
+    description:
+      'An open flag that holds nothing (any longer) becomes `reviewed`: an operator looked and nothing needs doing. One that still holds rewards answers 409: release or void it. A reviewed one answers as it is.',
+    params: { id: 'Flag id (ff_…).' },
+    body: resolveFraudFlagBody,
+    success: { status: 200, description: 'The reviewed flag.', body: { component: 'FraudFlag' } },
+    errors: [404, 409],
+    examples: {
+      request: { note: null },
+      response: {
+        ...(COMPONENT_EXAMPLES.FraudFlag as Record<string, unknown>),
+        action: 'flag',
+        status: 'reviewed',
+        held_reward_ids: [],
+        held_count: 0,
+        resolved_at: 1767312000,
+      },
+    },
+  },
+  ReleaseReward: {
+    tag: 'Rewards',
+    summary: 'Release a held reward',
+    description:
+      'A `held` reward returns to `pending` until its hold period ends, then `approved` (approved at once when that has passed; a campaign with manual approval waits for an approval). A reward that is not held answers 409. Emits `reward.released`.',
+    params: { id: 'Reward id.' },
+    success: { status: 200, description: 'The released reward.', body: { component: 'LedgerReward' } },
+    errors: [404, 409],
   },
 };

@@ -23,6 +23,11 @@ export const QUEUES = {
    * batch to reconcile with its rail; consumed by the payout-rails worker, the one that holds rail secrets.
    */
   'payout-rails': { envVar: 'PAYOUT_RAILS_QUEUE_URL' },
+  /**
+   * Fraud screening (docs/fraud.md): what a committed referral, conversion, refund or application asks the
+   * rules to look at, handed over by the webhook fan-out from the outbox; consumed by the fraud-screen worker.
+   */
+  fraud: { envVar: 'FRAUD_QUEUE_URL' },
 } as const;
 
 export type QueueName = keyof typeof QUEUES;
@@ -254,4 +259,21 @@ export interface QueueMessages {
   'webhook-events': DispatchEventMessage | PurgeEndpointMessage;
   'webhook-deliveries': DeliverMessage;
   'payout-rails': PayoutRailMessage;
+  fraud: FraudScreenMessage;
+}
+
+/**
+ * Run the fraud rules over what one committed event is about (docs/fraud.md "When the rules run"): a new
+ * referral, a conversion, a reward taken back by a refund, a confirmed application. Safe to repeat: a
+ * finding is recorded once (its dedupe key).
+ */
+export interface FraudScreenMessage {
+  kind: 'screen';
+  account_id: string;
+  /** The event that asked: `referral.created`, `referral.converted`, `reward.voided`, `reward.created`, `application.created`. */
+  event_type: string;
+  /** The referral, reward or application id the event names. */
+  subject_id: string;
+  /** The referring member, when the event says. */
+  member_id?: string;
 }

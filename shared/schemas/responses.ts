@@ -8,6 +8,7 @@ import { BATCH_RAILS, RAIL_KINDS as PAYOUT_METHOD_KINDS } from '../rails/kinds';
 import { EVENT_TYPES } from '../domain/events';
 import { SUBSCRIPTION_STATUSES } from './query';
 import { PAYOUT_STATUSES, REWARD_STATUSES, VOID_REASONS } from '../domain/lifecycle';
+import { FRAUD_ACTIONS, FRAUD_FLAG_STATUSES, FRAUD_RULES } from '../domain/fraud';
 import { PROVIDER_KINDS } from '../billing/registry';
 import { RAIL_DEFINITIONS } from '../rails/registry';
 
@@ -791,4 +792,68 @@ export const applicationResponse = v.strictObject({
     v.array(v.strictObject({ rule: v.string(), at: unixSeconds, detail: v.string() })),
     v.description('What the fraud rules found (a flagged applicant waits as pending even with automatic approval).'),
   ),
+});
+
+// ---- fraud rules and the review queue (docs/fraud.md) ----
+const fraudAction = v.picklist(FRAUD_ACTIONS);
+export const fraudRulesResponse = v.pipe(
+  v.strictObject({
+    self_referral: v.strictObject({ action: fraudAction }),
+    duplicate_ip: v.strictObject({ action: fraudAction, max_referrals: v.number(), window_hours: v.number() }),
+    disposable_email: v.strictObject({ action: fraudAction }),
+    click_spam: v.strictObject({ action: fraudAction, ratio: v.number(), min_clicks: v.number(), window_days: v.number() }),
+    refund_rate: v.strictObject({ action: fraudAction, max_percent: v.number(), min_conversions: v.number(), window_days: v.number() }),
+    velocity: v.strictObject({
+      action: fraudAction,
+      multiple: v.number(),
+      min_conversions: v.number(),
+      mean_days: v.number(),
+      history_days: v.number(),
+    }),
+  }),
+  v.description('Every rule with its action (`off`, `flag`, `hold`) and thresholds.'),
+);
+
+const fraudSubjectType = v.picklist(['referral', 'application', 'member']);
+
+export const fraudFlagResponse = v.strictObject({
+  id: v.pipe(v.string(), v.regex(/^ff_[0-9a-f]{32}$/)),
+  rule: v.picklist(FRAUD_RULES),
+  action: v.pipe(v.picklist(['flag', 'hold']), v.description("The rule's action when it fired.")),
+  status: v.pipe(
+    v.picklist(FRAUD_FLAG_STATUSES),
+    v.description('open -> released, voided or reviewed (by an operator; a hold never releases by itself).'),
+  ),
+  subject_type: fraudSubjectType,
+  subject_id: v.pipe(v.string(), v.description('The referral, application or member flagged.')),
+  member_id: v.pipe(v.nullable(entityId), v.description('The member concerned (null for an applicant not approved).')),
+  detail: v.pipe(v.string(), v.description('What the rule found, in words.')),
+  evidence: v.strictObject({
+    referral_ids: v.optional(v.array(entityId)),
+    application_ids: v.optional(v.array(v.string())),
+    figures: v.optional(v.record(v.string(), v.number())),
+  }),
+  held_reward_ids: v.pipe(v.array(entityId), v.description('The rewards this flag put in `held`.')),
+  held_count: v.pipe(v.number(), v.integer(), v.description('How many of them are still held.')),
+  created_at: unixSeconds,
+  resolved_at: v.nullable(unixSeconds),
+  note: v.nullable(v.string()),
+});
+
+export const fraudPreviewResponse = v.strictObject({
+  rule: v.picklist(FRAUD_RULES),
+  action: fraudAction,
+  window_days: v.literal(90),
+  would_flag: v.pipe(v.number(), v.integer()),
+  would_hold: v.pipe(v.number(), v.integer()),
+  examples: v.array(
+    v.strictObject({
+      subject_type: fraudSubjectType,
+      subject_id: v.string(),
+      member_id: v.nullable(entityId),
+      detail: v.string(),
+      at: unixSeconds,
+    }),
+  ),
+  partial: v.pipe(v.boolean(), v.description('True when more facts existed than the preview reads.')),
 });

@@ -102,7 +102,10 @@ export type CounterName =
   | `payout_sum#${string}`
   // Applications (store/applications.ts): all, per status (`#s#<status>`), per campaign (`#c#<id>`) and both.
   | 'applications'
-  | `applications#${string}`;
+  | `applications#${string}`
+  // The fraud review queue (store/fraud-flags.ts): all, per status, rule and member, and combinations.
+  | 'fraud_flags'
+  | `fraud_flags#${string}`;
 
 export interface Key {
   pk: string;
@@ -357,6 +360,21 @@ export const applicationKeys = {
     pk: `A#${acct}#APPLICATION_EMAIL#${email.trim().toLowerCase()}`,
     sk: CLAIM,
   }),
+};
+
+/** Fraud rules (docs/fraud.md): the account's rule settings, the review queue's flags and their dedupe claims. */
+export const fraudKeys = {
+  /** The account's rule settings (GET/PATCH /v1/fraud-rules/); absent: the defaults. */
+  settings: (acct: string): Key => ({ pk: `A#${acct}`, sk: 'FRAUD_RULES' }),
+  flagCollection: (acct: string) => `A#${acct}#FRAUD_FLAG`,
+  /** A review-queue item, by its time-ordered id (`ff_…`), newest first. */
+  flag: (acct: string, id: string): Key => ({ pk: `A#${acct}#FRAUD_FLAG`, sk: id }),
+  /** GSI2: flags in one status, newest first. */
+  flagsByStatus: (acct: string, status: string) => `A#${acct}#FRAUD_FLAGS#${status}`,
+  /** GSI1: a member's flags, newest first. */
+  flagsByMember: (acct: string, memberId: string) => `A#${acct}#MEMBER#${memberId}#FRAUD_FLAGS`,
+  /** One finding is recorded once: its dedupe key (domain/fraud.ts FraudFinding) -> the flag. */
+  flagClaim: (acct: string, dedupeKey: string): Key => ({ pk: `A#${acct}#FRAUD_CLAIM#${dedupeKey}`, sk: CLAIM }),
 };
 
 /** Shards of the operator-level sparse index partitions (outbox, due deliveries). */
