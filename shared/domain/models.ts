@@ -1,6 +1,7 @@
 // The records the store returns and the domain works with. Amounts are integer cents.
 import type { RailKind } from './rail-kinds';
 import type { SignupSettings } from './affiliates';
+import type { FraudFlag } from './fraud';
 import { referredDiscount, type DiscountTerms, type ReferredDiscount } from './discounts';
 
 export interface CampaignTerms {
@@ -106,6 +107,8 @@ export interface Member {
   /** Cents of commission by lifecycle status (docs/design/money.md); voided ones are in none. */
   commission_pending: number;
   commission_approved: number;
+  /** Cents of commission held by a fraud rule (docs/fraud.md): in no other status stat. */
+  commission_held: number;
   commission_paid: number;
   /** Where payouts are sent; a payout is due only once the member has one. */
   payout_email: string | null;
@@ -117,6 +120,8 @@ export interface Member {
   stripe_ready?: boolean;
   /** `signup`: created by approving an application (docs/affiliates.md); `app`: by the operator's app or dashboard. */
   source: 'app' | 'signup';
+  /** What the fraud rules found about the member (docs/fraud.md). */
+  fraud_flags?: FraudFlag[];
   created_at: number;
   version: number;
 }
@@ -206,6 +211,10 @@ export interface Referral {
   /** The campaign's hold and approval at the referral's creation (absent on older referrals: 30 days, auto). */
   hold_days?: number;
   approval?: ApprovalMode;
+  /** What the fraud rules found about the referral (docs/fraud.md); absent: nothing. */
+  fraud_flags?: FraudFlag[];
+  /** An open hold of a referral-level rule: the flag that holds its rewards, new ones included (docs/fraud.md). */
+  fraud_hold?: string;
 }
 
 /** Which reward a referral made in `campaign` earns (docs/design/api-contract.md "Campaigns"). */

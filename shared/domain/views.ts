@@ -63,6 +63,7 @@ export function memberStatsView(m: Member, campaign: Campaign | null) {
     commission_earned: formatCents(m.commission_earned),
     commission_pending: formatCents(m.commission_pending),
     commission_approved: formatCents(m.commission_approved),
+    commission_held: formatCents(m.commission_held ?? 0),
     commission_paid: formatCents(m.commission_paid),
     currency: statsCurrency(campaign),
   };
@@ -92,6 +93,7 @@ export function memberView(m: Member, campaign: Campaign | null, subscription: S
     payout_email: m.payout_email,
     ...payoutMethodView(m),
     source: m.source,
+    fraud_flags: m.fraud_flags ?? [],
     created_at: m.created_at,
   };
 }
@@ -123,6 +125,7 @@ export function referralView(r: Referral) {
       currency: r.currency ?? 'USD',
     },
     rewards_completed: r.rewards_completed,
+    fraud_flags: r.fraud_flags ?? [],
     rewards: r.rewards.map(rewardView),
   };
 }

@@ -160,6 +160,7 @@ export const NEW_REFERRAL = {
   currency: 'USD',
   stats: { rewards: 0, credit_earned: '0.00', commission_earned: '0.00', currency: 'USD' },
   rewards_completed: false,
+  fraud_flags: [],
   rewards: [],
 };
 
@@ -171,6 +172,7 @@ const REWARDED_REFERRAL = {
   ...CONVERTED_REFERRAL,
   stats: { rewards: 1, credit_earned: '5.00', commission_earned: '0.00', currency: 'USD' },
   rewards_completed: true,
+  fraud_flags: [],
   rewards: [reward],
 };
 
@@ -189,6 +191,7 @@ const member = {
     commission_earned: '0.00',
     commission_pending: '0.00',
     commission_approved: '0.00',
+    commission_held: '0.00',
     commission_paid: '0.00',
     currency: 'USD',
   },
@@ -201,6 +204,7 @@ const member = {
   payout_method_ready: false,
   payout_method_reason: 'The member has no payout email.',
   source: 'app',
+  fraud_flags: [],
   created_at: CREATED + 3_600,
 };
 
@@ -409,6 +413,7 @@ export const COMPONENT_EXAMPLES: Record<ComponentName, unknown> = {
       commission_earned: '24.00',
       commission_pending: '8.00',
       commission_approved: '6.00',
+      commission_held: '0.00',
       commission_paid: '10.00',
       currency: 'USD',
     },

@@ -454,6 +454,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
           commission_earned: '0.00',
           commission_pending: '0.00',
           commission_approved: '0.00',
+          commission_held: '0.00',
           commission_paid: '0.00',
           currency: 'USD',
         },

@@ -116,6 +116,9 @@ const payoutMethodFields = {
   payout_method_reason: v.pipe(v.nullable(v.string()), v.description('Read-only: what is missing, in words, when not ready.')),
 };
 
+/** A fraud rule's finding as recorded on what it is about: `{rule, at, detail}`. */
+const fraudFlagEntry = v.strictObject({ rule: v.string(), at: unixSeconds, detail: v.string() });
+
 export const memberResponse = v.strictObject({
   id: entityId,
   identifier: v.string(),
@@ -134,6 +137,7 @@ export const memberResponse = v.strictObject({
       v.description('Commission earned and still in its hold (or waiting for a manual approval).'),
     ),
     commission_approved: v.pipe(signedAmountPre, v.description('Approved commission not paid yet (in an open, due or processing payout).')),
+    commission_held: v.pipe(signedAmountPre, v.description('Commission held by a fraud rule until an operator releases or voids it.')),
     commission_paid: v.pipe(signedAmountPre, v.description('Commission paid out.')),
     currency: v.string(),
   }),
@@ -149,6 +153,7 @@ export const memberResponse = v.strictObject({
     v.picklist(['app', 'signup']),
     v.description('`signup`: created by approving an application on the public sign-up page; `app`: by the API or the dashboard.'),
   ),
+  fraud_flags: v.pipe(v.array(fraudFlagEntry), v.description('What the fraud rules found about the member, in words (docs/fraud.md).')),
   created_at: unixSeconds,
 });
 
@@ -225,6 +230,7 @@ export const referralResponse = v.strictObject({
     currency: v.string(),
   }),
   rewards_completed: v.boolean(),
+  fraud_flags: v.pipe(v.array(fraudFlagEntry), v.description('What the fraud rules found about it, in words (docs/fraud.md).')),
   rewards: v.array(rewardResponse),
 });
 
@@ -676,6 +682,7 @@ export const portalMeResponse = v.strictObject({
     commission_earned: signed,
     commission_pending: signed,
     commission_approved: signed,
+    commission_held: signed,
     commission_paid: signed,
     currency: v.string(),
   }),

@@ -10,7 +10,7 @@
 // (`revenue_USD`, `refunds_USD`, `credit_earned_USD`, `commission_earned_USD`, `commission_paid_USD`).
 import { tableName } from './client';
 import { ConditionsFailedError, queryAll, transact, type TransactItem } from './ops';
-import { keys } from './table';
+import { keys, reportReadKeys } from './table';
 
 export type CountMetric = 'link_clicks' | 'referrals' | 'conversions';
 export type MoneyMetric = 'revenue' | 'refunds' | 'credit_earned' | 'commission_earned' | 'commission_paid';
@@ -105,13 +105,13 @@ export async function readDays(
   toDay: string,
 ): Promise<Map<string, Record<string, number>>> {
   return bySortKey(
-    await queryAll({ partitionValue: keys.reportDays(accountId, scope), consistent: true, sk: { between: [fromDay, toDay] } }),
+    await queryAll({ partitionValue: reportReadKeys.reportDays(accountId, scope), consistent: true, sk: { between: [fromDay, toDay] } }),
   );
 }
 
 /** Every member's monthly bucket of one month. */
 export async function readMemberMonth(accountId: string, month: string): Promise<Map<string, Record<string, number>>> {
-  return bySortKey(await queryAll({ partitionValue: keys.reportMembers(accountId, month), consistent: true }));
+  return bySortKey(await queryAll({ partitionValue: reportReadKeys.reportMembers(accountId, month), consistent: true }));
 }
 
 const bySortKey = (items: Record<string, unknown>[]) => new Map(items.map((item) => [String(item.sk), numbersOf(item)]));

@@ -280,10 +280,8 @@ export const keys = {
   /** The payout collecting a member's approved rewards in one currency (at most one at a time). */
   payoutPointer: (acct: string, memberId: string, currency: string): Key => ({ pk: `A#${acct}#PAYOUT_CURRENT#${memberId}`, sk: currency }),
   /** Report buckets (store/reports.ts): one per scope (`T`, `C#<campaign>`, `M#<member>`) and UTC day. */
-  reportDays: (acct: string, scope: string) => `A#${acct}#REPORT#${scope}`,
   reportDay: (acct: string, scope: string, day: string): Key => ({ pk: `A#${acct}#REPORT#${scope}`, sk: day }),
   /** One per member and UTC month: the top-members ranking. */
-  reportMembers: (acct: string, month: string) => `A#${acct}#REPORT_MEMBERS#${month}`,
   reportMemberMonth: (acct: string, month: string, memberId: string): Key => ({ pk: `A#${acct}#REPORT_MEMBERS#${month}`, sk: memberId }),
 
   /** Outgoing webhook events (the transactional outbox): id is deterministic per effect. */
@@ -360,6 +358,12 @@ export const applicationKeys = {
     pk: `A#${acct}#APPLICATION_EMAIL#${email.trim().toLowerCase()}`,
     sk: CLAIM,
   }),
+};
+
+/** The report buckets' partitions as the reports read them (the writers need only `keys.reportDay` / `reportMemberMonth`). */
+export const reportReadKeys = {
+  reportDays: (acct: string, scope: string) => `A#${acct}#REPORT#${scope}`,
+  reportMembers: (acct: string, month: string) => `A#${acct}#REPORT_MEMBERS#${month}`,
 };
 
 /** Fraud rules (docs/fraud.md): the account's rule settings, the review queue's flags and their dedupe claims. */
