@@ -4,7 +4,7 @@ import { jsHandler } from '../../shared/http/js';
 import { createJsReferral } from '../../shared/http/js-referrals';
 import { jsReferralBody } from '../../shared/schemas/js';
 
-export const handler = jsHandler({ body: jsReferralBody }, async ({ principal, body }) => ({
+export const handler = jsHandler({ body: jsReferralBody }, async ({ principal, body, clientIp }) => ({
   status: 200,
-  body: { id: await createJsReferral(principal, body) },
+  body: { id: await createJsReferral(principal, body, clientIp) },
 }));

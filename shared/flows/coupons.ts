@@ -31,8 +31,9 @@ export async function createReferralWithCoupon(
   accountId: string,
   input: { user_identifier: string; member_code: string; sub?: string | null | undefined },
   source: Referral['source'],
+  ipHash?: string,
 ): Promise<CreateReferralResult> {
-  const result = await createReferral(accountId, input, source);
+  const result = await createReferral(accountId, input, source, ipHash);
   // Once per referral written (its transaction committed); a replayed create is not a new referral.
   if (result.created) countMetric('ReferralsCreated');
   // The member's optional new-referral email (docs/affiliate-emails.md), once per referral (its key).

@@ -151,6 +151,8 @@ export async function createReferral(
   accountId: string,
   input: { user_identifier: string; member_code: string; sub?: string | null | undefined },
   source: Referral['source'],
+  /** The client address's digest (domain/visitors.ts ipHash): browser-script referrals only, for the fraud rules. */
+  ipHash?: string,
 ): Promise<CreateReferralResult> {
   // A code outside the ASCII pattern is nobody's, and must not be case-folded into a lookup (isMemberCode).
   if (!isMemberCode(input.member_code)) throw notFoundCode(input.member_code);
@@ -217,6 +219,7 @@ export async function createReferral(
               gsi1pk: keys.referralsByMember(accountId, memberId),
               gsi1sk: referral.id,
               ...(referral.sub ? { gsi2pk: keys.referralsBySub(accountId, memberId, referral.sub), gsi2sk: referral.id } : {}),
+              ...(ipHash ? { ip_hash: ipHash } : {}),
             },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
