@@ -5,12 +5,16 @@
 //   POST /v1/rewards/{id}/approve/ when the campaign's approval is `manual`) -> `paid` (its payout marked
 //   paid). Credit: `pending` -> `applied` (the credit reached the provider).
 // - Any unpaid reward can be `voided` (`void_reason`: refunded, fraud, duplicate, manual).
+// - `held` (docs/fraud.md "Holds"): a commission a fraud rule holds (`held_by` names its flag), from
+//   pending, or approved in a collecting payout (it leaves the payout). Never approved nor in a payout while
+//   held; an operator releases it (pending again with the `approves_at` it kept, or approved at once when
+//   that time has passed) or voids it. Credits are never held.
 // - A clawback (a negative reward that `reverses` another) follows the reward it takes back: it is pending
 //   or approved with it and is paid in the same payout, nets against the member's next payout when the
 //   reward was paid already, and is voided with it. A refund in full of a reward not paid yet voids both.
 // - Member stats: every amount counts in `credit_earned` / `commission_earned` unless voided (voided pairs
-//   net to zero, so the refunds of before keep their figures); `commission_pending|approved|paid` split the
-//   commission amounts by status.
+//   net to zero, so the refunds of before keep their figures); `commission_pending|approved|held|paid`
+//   split the commission amounts by status. A hold or a release changes no earned figure or report bucket.
 //
 // Payouts: one member's approved commissions in one currency. `open` while collecting (below the minimum,
 // no payout email, or not positive), `due` once payable, `processing` once in a batch, then `paid`, or
@@ -71,10 +75,11 @@ export function legacyLifecycle(r: {
 export function commissionStat(
   type: 'credit' | 'commission',
   status: RewardStatus,
-): 'commission_pending' | 'commission_approved' | 'commission_paid' | null {
+): 'commission_pending' | 'commission_approved' | 'commission_held' | 'commission_paid' | null {
   if (type !== 'commission') return null;
   if (status === 'pending') return 'commission_pending';
   if (status === 'approved') return 'commission_approved';
+  if (status === 'held') return 'commission_held';
   if (status === 'paid') return 'commission_paid';
   return null;
 }
@@ -89,7 +94,7 @@ export function collectingStatus(amount: number, minPayout: number, payoutEmail:
   return amount > 0 && amount >= minPayout && payoutEmail !== null && payoutEmail !== '' ? 'due' : 'open';
 }
 
-/** Whether a reward in this state may be voided (never once paid, nor while its payout is being paid). */
+/** Whether a reward in this state may be voided (never once paid, nor while its payout is being paid; a held one is in none). */
 export function voidable(status: RewardStatus, payoutStatus: PayoutStatus | null): boolean {
   if (status === 'paid' || status === 'voided') return false;
   return payoutStatus === null || COLLECTING.includes(payoutStatus);
@@ -126,7 +131,18 @@ export function lifecycleOf(r: Reward): Lifecycle {
     voided_at: stored.voided_at ?? null,
     void_reason: stored.void_reason ?? null,
     payout_id: stored.payout_id ?? null,
+    ...(typeof stored.held_by === 'string' ? { held_by: stored.held_by } : {}),
   };
+}
+
+/**
+ * Whether a hold may take this reward now (docs/fraud.md "Holds"): a commission that is pending, or
+ * approved in a collecting payout. Clawbacks are not taken on their own: they follow the reward they reverse.
+ */
+export function holdable(r: Pick<LedgerReward, 'type' | 'status' | 'reverses'>, payoutStatus: PayoutStatus | null): boolean {
+  if (r.type !== 'commission' || r.reverses !== undefined) return false;
+  if (r.status === 'pending') return true;
+  return r.status === 'approved' && payoutStatus !== null && COLLECTING.includes(payoutStatus);
 }
 
 export interface Payout {

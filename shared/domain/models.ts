@@ -147,8 +147,9 @@ export interface Payment {
 
 export type RewardType = 'credit' | 'commission';
 
-// A reward's lifecycle (its rules are in domain/lifecycle.ts).
-export const REWARD_STATUSES = ['pending', 'approved', 'paid', 'applied', 'voided'] as const;
+// A reward's lifecycle (its rules are in domain/lifecycle.ts). `held`: a commission a fraud rule holds
+// (docs/fraud.md "Holds") until an operator releases or voids it.
+export const REWARD_STATUSES = ['pending', 'approved', 'paid', 'applied', 'voided', 'held'] as const;
 export type RewardStatus = (typeof REWARD_STATUSES)[number];
 
 export const VOID_REASONS = ['refunded', 'fraud', 'duplicate', 'manual'] as const;
@@ -163,6 +164,11 @@ export interface Lifecycle {
   voided_at: number | null;
   void_reason: VoidReason | null;
   payout_id: string | null;
+  /**
+   * The fraud flag (`ff_…`) that holds a `held` reward, kept when it leaves `held`, so a hold of the same
+   * flag never takes it again (docs/fraud.md "Holds"); absent (or null) when no flag ever held it.
+   */
+  held_by?: string | null;
 }
 
 /** The lifecycle fields (domain/lifecycle.ts) are absent on rewards stored before it existed. */

@@ -3,6 +3,9 @@
 // copies, its clawbacks, the member's stats, the counts, its payout and the webhook event together, or
 // nothing. Retried, repeated or concurrent calls change a reward once: the writes are conditioned on the
 // state read, and a reward already in the asked state is answered as it is.
+//
+// A `held` reward (docs/fraud.md "Holds") is never approved (409; the scheduled job passes it by), and may be
+// voided: its flag's `held_count` drops by 1 in the void's transaction (store/ledger.ts).
 import { DetailError, NotFoundError } from '../domain/errors';
 import { COLLECTING, voidable, type LedgerReward, type VoidReason } from '../domain/lifecycle';
 import type { Referral } from '../domain/models';
@@ -16,7 +19,8 @@ import { changeCollecting, collectingTarget, getPayout } from '../store/payouts'
 import { listProviderAccounts } from '../store/provider-accounts';
 import { PROVIDER_REF_ATTRIBUTE, toReferral } from '../store/referrals';
 import { isEntityId } from '../domain/ids';
-import { keys, timeKey } from '../store/table';
+import { tableName } from '../store/client';
+import { flagKey, keys, timeKey } from '../store/table';
 import { log } from '../log';
 
 class MoneyRaceError extends RaceLostError {}
@@ -65,6 +69,11 @@ export async function approveReward(
       if (reward.reverses !== undefined) throw detail('A clawback is approved with the reward it reverses.');
       if (reward.type !== 'commission') throw detail('Only commissions are approved; a credit is applied at the payment provider.');
       if (reward.status === 'approved' || reward.status === 'paid') return reward;
+      if (reward.status === 'held') {
+        // The job passes a held reward by (its approval-due item went with the hold).
+        if (opts.schedule) return reward;
+        throw conflict('This reward is held by a fraud rule: release it first.');
+      }
       if (reward.status !== 'pending') throw conflict(`This reward is ${reward.status}: only a pending commission can be approved.`);
       if (opts.schedule && (reward.approves_at === null || reward.approves_at > now)) return reward;
 
@@ -120,10 +129,12 @@ export async function voidReward(
         throw detail("This credit is on the member's subscription at the payment provider already; a refund of its payment reverses it.");
       // Everything the void may need, read at once: its payout, its referral (for its clawbacks) and the
       // member's collecting payout it would leave.
-      const [payout, referralItem, target] = await Promise.all([
+      const [payout, referralItem, target, flagGone] = await Promise.all([
         reward.payout_id ? getPayout(accountId, reward.payout_id) : Promise.resolve(null),
         getItem(keys.referral(accountId, reward.referral_id)),
         collectingTarget(accountId, reward.member_id, reward.currency),
+        // A held reward's flag loses it from `held_count` (when the flag is still there).
+        reward.status === 'held' && reward.held_by ? flagMissing(accountId, reward.held_by) : Promise.resolve(false),
       ]);
       if (!voidable(reward.status, payout?.status ?? null)) {
         throw conflict(
@@ -137,6 +148,7 @@ export async function voidReward(
       const txn = new MoneyTxn(accountId);
       if (!referral) txn.referralGone(reward.referral_id);
       if (!target.memberExists) txn.memberGone(reward.member_id);
+      if (flagGone && reward.held_by) txn.flagGone(reward.held_by);
       const attached = family.filter((r) => r.payout_id !== null);
       if (attached.length > 0 && payout && COLLECTING.includes(payout.status)) {
         if (target.payout?.id !== payout.id) throw new MoneyRaceError();
@@ -171,6 +183,11 @@ export async function voidReward(
   );
 }
 
+/** Whether fraud flag `flagId` is gone (a held reward's release or void then writes no count on it). */
+export async function flagMissing(accountId: string, flagId: string): Promise<boolean> {
+  return (await getItem(flagKey(accountId, flagId))) === undefined;
+}
+
 /** Approves every commission of an account whose approval time has come (one Query, then one write each). */
 export async function approveDue(accountId: string, now = Math.floor(Date.now() / 1000)): Promise<{ approved: number; failed: number }> {
   let approved = 0;
@@ -178,8 +195,10 @@ export async function approveDue(accountId: string, now = Math.floor(Date.now() 
   // An hour's approvals of one account: small enough to read at once.
   for (const item of await queryAll({ partitionValue: keys.approvalDueCollection(accountId), sk: { below: timeKey(now + 1) } })) {
     try {
-      await approveReward(accountId, String(item.reward_id), { schedule: true, now });
-      approved++;
+      const reward = await approveReward(accountId, String(item.reward_id), { schedule: true, now });
+      // A stale item of a reward held meanwhile (a hold deletes it in its transaction): harmless, removed.
+      if (reward.status === 'held') await transact([{ Delete: { TableName: tableName(), Key: { pk: item.pk, sk: item.sk } } }]);
+      else approved++;
     } catch (err) {
       // One reward that cannot be approved never stops the others; the next run tries it again.
       failed++;

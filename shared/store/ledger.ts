@@ -7,13 +7,18 @@
 // Items: `A#<acct>#REWARD` / reward id (GSI1: the member's rewards, GSI2: rewards by status, both newest
 // first), and for a pending commission that approves by itself `A#<acct>#APPROVAL_DUE` / approves_at#id,
 // which the approval job reads with one Query per account.
+//
+// Held rewards (docs/fraud.md "Holds"): a reward entering `held` (created so, or moved) appends its id to its
+// flag's `held_reward_ids` and adds 1 to its `held_count`, conditioned on the flag existing (and being open);
+// one leaving `held` (released, voided, or deleted with its referral) takes 1 off, in the same transaction.
+// Clawbacks follow the reward they reverse and are not counted on the flag.
 import { commissionStat, earnedStat, lifecycleOf, type LedgerReward, type Lifecycle, type RewardStatus } from '../domain/lifecycle';
 export { lifecycleOf, type LedgerReward } from '../domain/lifecycle';
 import type { Referral, Reward } from '../domain/models';
 import { storedProviderId } from '../domain/models';
 import { tableName } from './client';
 import type { TransactItem } from './ops';
-import { keys, type CounterName, type Key } from './table';
+import { flagKey, keys, type CounterName, type Key } from './table';
 import { ReportDeltas, type MoneyMetric, type Scopes } from './reports';
 
 /** The ledger record of reward `index` of a referral (as its embedded copy says). */
@@ -63,6 +68,7 @@ export function toLedgerReward(item: Record<string, unknown> | undefined): Ledge
     voided_at: n(item.voided_at),
     void_reason: (item.void_reason as Lifecycle['void_reason']) ?? null,
     payout_id: typeof item.payout_id === 'string' ? item.payout_id : null,
+    ...(typeof item.held_by === 'string' ? { held_by: item.held_by } : {}),
   };
 }
 
@@ -88,9 +94,26 @@ export function rewardsCounterPrefix(member?: string, campaign?: string, type?: 
   return ['rewards', ...(member ? [`m#${member}`] : []), ...(campaign ? [`c#${campaign}`] : []), ...(type ? [`t#${type}`] : [])].join('#');
 }
 
-const LIFECYCLE_FIELDS = ['status', 'approves_at', 'approved_at', 'paid_at', 'voided_at', 'void_reason', 'payout_id'] as const;
+const LIFECYCLE_FIELDS = ['status', 'approves_at', 'approved_at', 'paid_at', 'voided_at', 'void_reason', 'payout_id', 'held_by'] as const;
 
-type MemberStat = 'credit_earned' | 'commission_earned' | 'commission_pending' | 'commission_approved' | 'commission_paid';
+type MemberStat =
+  | 'credit_earned'
+  | 'commission_earned'
+  | 'commission_pending'
+  | 'commission_approved'
+  | 'commission_held'
+  | 'commission_paid';
+
+/** What a transaction does to one fraud flag's hold (merged: a transaction writes an item once). */
+interface FlagChange {
+  count: number;
+  /** Rewards entering `held`: appended, only while the flag is open. */
+  ids: string[];
+}
+
+/** A reward counted on its flag: held by one, and not a clawback (those follow their reward). */
+const flagOf = (r: Pick<LedgerReward, 'status' | 'reverses' | 'held_by'>): string | null =>
+  r.status === 'held' && r.reverses === undefined && r.held_by ? r.held_by : null;
 
 interface EmbeddedChanges {
   sets: string[];
@@ -114,6 +137,8 @@ export class MoneyTxn {
   private readonly embedded = new Map<string, EmbeddedChanges>();
   private readonly deadMembers = new Set<string>();
   private readonly deadReferrals = new Set<string>();
+  private readonly flags = new Map<string, FlagChange>();
+  private readonly deadFlags = new Set<string>();
   /** Labels of the items in order, for telling which condition failed. */
   readonly labels: string[] = [];
   /** The report buckets of what is earned and paid (store/reports.ts), written in the same transaction. */
@@ -142,6 +167,22 @@ export class MoneyTxn {
   /** The referral was deleted: only the ledger copy of its rewards changes. */
   referralGone(referralId: string): this {
     this.deadReferrals.add(referralId);
+    return this;
+  }
+
+  /** The flag was read and is gone: rewards leaving its hold do not write it. */
+  flagGone(flagId: string): this {
+    this.deadFlags.add(flagId);
+    return this;
+  }
+
+  /** Rewards entering (`delta` 1, their ids appended) or leaving (-1) the hold of flag `flagId`. */
+  flag(flagId: string, delta: 1 | -1, rewardId: string): this {
+    if (delta < 0 && this.deadFlags.has(flagId)) return this;
+    const change = this.flags.get(flagId) ?? { count: 0, ids: [] };
+    change.count += delta;
+    if (delta > 0) change.ids.push(rewardId);
+    this.flags.set(flagId, change);
     return this;
   }
 
@@ -180,18 +221,24 @@ export class MoneyTxn {
     }
     const stat = commissionStat(r.type, r.status);
     if (stat) this.stat(r.member_id, stat, r.amount);
-    if (r.status === 'pending' && r.approves_at !== null) {
-      this.push(
-        {
-          Put: {
-            TableName: tableName(),
-            Item: { ...keys.approvalDue(this.accountId, r.approves_at, r.id), type: 'ApprovalDue', reward_id: r.id },
-          },
-        },
-        `due:${r.id}`,
-      );
-    }
+    this.schedule(r);
+    const flag = flagOf(r);
+    if (flag) this.flag(flag, 1, r.id);
     return this;
+  }
+
+  /** A pending commission that approves by itself: its approval-due item. */
+  private schedule(r: LedgerReward): void {
+    if (r.status !== 'pending' || r.approves_at === null) return;
+    this.push(
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...keys.approvalDue(this.accountId, r.approves_at, r.id), type: 'ApprovalDue', reward_id: r.id },
+        },
+      },
+      `due:${r.id}`,
+    );
   }
 
   /** A reward leaves the ledger with its referral (a delete): its item, counts, stats and schedule. */
@@ -210,6 +257,8 @@ export class MoneyTxn {
     if (r.status === 'pending' && r.approves_at !== null) {
       this.push({ Delete: { TableName: tableName(), Key: keys.approvalDue(this.accountId, r.approves_at, r.id) } }, `due:${r.id}`);
     }
+    const flag = flagOf(r);
+    if (flag) this.flag(flag, -1, r.id);
     return this;
   }
 
@@ -296,6 +345,12 @@ export class MoneyTxn {
       if (r.status === 'pending' && r.approves_at !== null) {
         this.push({ Delete: { TableName: tableName(), Key: keys.approvalDue(this.accountId, r.approves_at, r.id) } }, `due:${r.id}`);
       }
+      // Released (held -> pending): its approval-due item again.
+      this.schedule(moved);
+      const left = flagOf(r);
+      const entered = flagOf(moved);
+      if (left) this.flag(left, -1, r.id);
+      if (entered) this.flag(entered, 1, r.id);
     }
     if (opts.embeddedToo !== false) this.setEmbedded(r.referral_id, r.index, r.id, next);
     return moved;
@@ -394,6 +449,22 @@ export class MoneyTxn {
         },
       });
       this.labels.push(`member:${memberId}`);
+    }
+    for (const [flagId, c] of this.flags) {
+      const append = c.ids.length > 0;
+      if (c.count === 0 && !append) continue;
+      // Rewards entering the hold are appended, and only while the flag is open.
+      out.push({
+        Update: {
+          TableName: tableName(),
+          Key: flagKey(this.accountId, flagId),
+          UpdateExpression: `${append ? 'SET #ids = list_append(if_not_exists(#ids, :none), :ids) ' : ''}ADD held_count :n`,
+          ConditionExpression: `attribute_exists(pk)${append ? ' AND (attribute_not_exists(#st) OR #st = :open)' : ''}`,
+          ...(append ? { ExpressionAttributeNames: { '#ids': 'held_reward_ids', '#st': 'status' } } : {}),
+          ExpressionAttributeValues: { ':n': c.count, ...(append ? { ':none': [], ':ids': c.ids, ':open': 'open' } : {}) },
+        },
+      });
+      this.labels.push(`flag:${flagId}`);
     }
     for (const item of this.deltas.items()) {
       out.push(item);

@@ -366,13 +366,16 @@ export const reportReadKeys = {
   reportMembers: (acct: string, month: string) => `A#${acct}#REPORT_MEMBERS#${month}`,
 };
 
+/** A review-queue item, by its time-ordered id (`ff_…`), newest first (apart: the ledger writes held rewards' counts on it). */
+export const flagKey = (acct: string, id: string): Key => ({ pk: `A#${acct}#FRAUD_FLAG`, sk: id });
+
 /** Fraud rules (docs/fraud.md): the account's rule settings, the review queue's flags and their dedupe claims. */
 export const fraudKeys = {
   /** The account's rule settings (GET/PATCH /v1/fraud-rules/); absent: the defaults. */
   settings: (acct: string): Key => ({ pk: `A#${acct}`, sk: 'FRAUD_RULES' }),
   flagCollection: (acct: string) => `A#${acct}#FRAUD_FLAG`,
   /** A review-queue item, by its time-ordered id (`ff_…`), newest first. */
-  flag: (acct: string, id: string): Key => ({ pk: `A#${acct}#FRAUD_FLAG`, sk: id }),
+  flag: flagKey,
   /** GSI2: flags in one status, newest first. */
   flagsByStatus: (acct: string, status: string) => `A#${acct}#FRAUD_FLAGS#${status}`,
   /** GSI1: a member's flags, newest first. */
