@@ -19,6 +19,12 @@ const EmailPreviews = lazy(() => import('./pages/settings/emails').then((m) => m
 // Applications (affiliate programmes) are visited by the accounts that run one: loaded when opened.
 const Applications = lazy(() => import('./pages/applications').then((m) => m.Applications));
 const ApplicationDetail = lazy(() => import('./pages/applications').then((m) => m.ApplicationDetail));
+// The review queue and the fraud rules (docs/fraud.md): loaded when opened.
+const ReviewQueue = lazy(() => import('./pages/review-queue').then((m) => m.ReviewQueue));
+const FraudRulesPage = lazy(() => import('./pages/settings/fraud-rules').then((m) => m.FraudRulesPage));
+
+/** The counts a navigation entry may show: pending applications, open fraud flags. */
+export type NavBadge = 'pending-applications' | 'open-flags';
 
 export interface DashboardRoute {
   /** The router's pattern (preact-iso: `:id` is a parameter). */
@@ -29,7 +35,7 @@ export interface DashboardRoute {
    * An entry of the main navigation: its label and its icon (an SVG path in a 24 x 24 box); `badge` names a
    * count shown beside it (components/layout.tsx), hidden while it is zero or unknown.
    */
-  nav?: { label: string; icon: string; badge?: 'pending-applications' };
+  nav?: { label: string; icon: string; badge?: NavBadge };
 }
 
 export const ROUTES: readonly DashboardRoute[] = [
@@ -53,6 +59,15 @@ export const ROUTES: readonly DashboardRoute[] = [
     },
   },
   { path: '/app/applications/:id', component: ApplicationDetail },
+  {
+    path: '/app/review',
+    component: ReviewQueue,
+    nav: {
+      label: 'Review queue',
+      icon: 'M12 2 4 5v6c0 5 3.4 9.7 8 11 4.6-1.3 8-6 8-11V5l-8-3zm-1 14-4-4 1.4-1.4L11 13.2l4.6-4.6L17 10l-6 6z',
+      badge: 'open-flags',
+    },
+  },
   {
     path: '/app/referrals',
     component: Referrals,
@@ -103,9 +118,10 @@ export const ROUTES: readonly DashboardRoute[] = [
     },
   },
   { path: '/app/settings/emails', component: EmailPreviews },
+  { path: '/app/settings/fraud', component: FraudRulesPage },
 ];
 
 /** The main navigation, from the table: the link of the Overview is `/app/` (the app's root). */
-export const NAV: readonly { href: string; label: string; icon: string; badge?: 'pending-applications' }[] = ROUTES.flatMap((r) =>
+export const NAV: readonly { href: string; label: string; icon: string; badge?: NavBadge }[] = ROUTES.flatMap((r) =>
   r.nav ? [{ href: r.path === '/app' ? '/app/' : r.path, ...r.nav }] : [],
 );

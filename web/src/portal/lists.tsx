@@ -270,6 +270,8 @@ function rewardNote(r: Reward): string | null {
   if (r.status === 'approved' && r.type === 'commission') return 'In your next payout';
   if (r.status === 'paid' && r.paid_at !== null) return `Paid on ${formatDate(r.paid_at)}`;
   if (r.status === 'voided') return r.void_reason ? VOID_REASON[r.void_reason] : null;
+  // A fraud rule holds it until the programme checks it (the rule itself is the programme's business).
+  if (r.status === 'held') return 'The programme is checking this referral';
   return null;
 }
 
@@ -309,7 +311,7 @@ export function Rewards() {
             const note = rewardNote(r);
             return (
               <>
-                <Badge status={r.status} />
+                <Badge status={r.status} label={r.status === 'held' ? 'Under review' : undefined} />
                 {note && <span class="cell-sub">{note}</span>}
               </>
             );

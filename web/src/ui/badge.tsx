@@ -6,6 +6,7 @@ const TONES: Record<string, 'green' | 'blue' | 'amber' | 'red' | 'grey' | 'viole
   paid: 'green',
   applied: 'green',
   voided: 'grey',
+  held: 'red',
   // payouts
   open: 'grey',
   due: 'amber',

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, LOGIN_PATH } from '../api';
 import { usePendingApplications } from '../lib/affiliates';
+import { useOpenFlags } from '../lib/fraud';
 import { useSession } from '../lib/session';
 import { NAV } from '../routes';
 import { Badge } from '../../ui/badge';
@@ -19,6 +20,19 @@ function PendingBadge() {
       <span class="sr-only"> (</span>
       {count > 99 ? '99+' : count}
       <span class="sr-only"> pending)</span>
+    </span>
+  );
+}
+
+/** The open fraud flags beside the review queue: hidden at zero. */
+function OpenFlagsBadge() {
+  const count = useOpenFlags();
+  if (!count) return null;
+  return (
+    <span class="nav-count nav-count-warning" data-open-flags={String(count)}>
+      <span class="sr-only"> (</span>
+      {count > 99 ? '99+' : count}
+      <span class="sr-only"> open)</span>
     </span>
   );
 }
@@ -70,6 +84,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
                     </svg>
                     {item.label}
                     {item.badge === 'pending-applications' && <PendingBadge />}
+                    {item.badge === 'open-flags' && <OpenFlagsBadge />}
                   </a>
                 </li>
               );

@@ -12,6 +12,7 @@ import { BusyButton } from '../../ui/busy-button';
 import { useConfirm } from '../../ui/confirm';
 import { formatTime } from '../../ui/format';
 import { useToast } from '../../ui/toast';
+import { FlagList } from '../components/fraud-flags';
 import { PagedTable } from '../components/paged-table';
 import { Details, LoadState, PageHeader, Section, useLoad } from '../components/page';
 import {
@@ -312,14 +313,10 @@ export function ApplicationDetail() {
                       app.fraud_flags.length === 0 ? (
                         <span class="muted">None</span>
                       ) : (
-                        <ul class="flag-list">
-                          {app.fraud_flags.map((f, i) => (
-                            <li key={`${f.rule}-${i}`}>
-                              <span class="tag">{f.rule}</span> {f.detail ?? ''}{' '}
-                              {f.at ? <span class="muted">{formatTime(f.at)}</span> : null}
-                            </li>
-                          ))}
-                        </ul>
+                        <>
+                          <FlagList flags={app.fraud_flags} />
+                          <a href="/app/review?status=all">Review queue</a>
+                        </>
                       ),
                     ],
                   ]}

@@ -1,5 +1,6 @@
 // /app/members (list, filter by campaign, create) and /app/members/:id (stats, referral code, edit,
 // referrals, rewards, payouts, delete).
+import { FraudFlagsSection } from '../components/fraud-flags';
 import { useState } from 'preact/hooks';
 import { lazy, useLocation, useRoute } from 'preact-iso';
 import { api } from '../api';
@@ -367,10 +368,12 @@ export function MemberDetail() {
               <Stat label="Referrals" value={formatCount(m.stats.referrals)} />
               <Stat label="Conversions" value={formatCount(m.stats.conversions)} />
               <Stat label="Commission pending" value={formatMoney(m.stats.commission_pending, m.stats.currency)} />
+              <Stat label="Commission held" value={formatMoney(m.stats.commission_held, m.stats.currency)} />
               <Stat label="Commission approved" value={formatMoney(m.stats.commission_approved, m.stats.currency)} />
               <Stat label="Commission paid" value={formatMoney(m.stats.commission_paid, m.stats.currency)} />
               <Stat label="Credit earned" value={formatMoney(m.stats.credit_earned, m.stats.currency)} />
             </ul>
+            <FraudFlagsSection flags={m.fraud_flags ?? []} member={m.id} what="member" />
             <div class="grid-2">
               <Section id="referral-link" title="Referral link">
                 <p>Any page of your site that loads the Refloop script credits this member when its address carries their code:</p>

@@ -11,6 +11,7 @@ import { Spinner } from '../../ui/busy-button';
 import { LoadState, PageHeader, Section, useLoad } from '../components/page';
 import { formatCount, formatDay, formatMoney, formatPercent, formatTime } from '../../ui/format';
 import { usePendingApplications } from '../lib/affiliates';
+import { useOpenFlags } from '../lib/fraud';
 import { MemberRef } from '../lib/members';
 import { oneOf, urlWith } from '../lib/url';
 import type { ChartSeries } from './chart';
@@ -471,6 +472,23 @@ function PendingApplicationsTile() {
   );
 }
 
+/** Open fraud flags, above the figures: what waits for an operator, with the way to it; hidden at zero. */
+function OpenFlagsAlert() {
+  const count = useOpenFlags();
+  if (!count) return null;
+  return (
+    <div class="alert alert-warning overview-alert" data-open-flags={String(count)}>
+      <p>
+        <strong>{count === 1 ? '1 fraud flag waits' : `${formatCount(count)} fraud flags wait`} for review.</strong> Held commissions are
+        paid only once released.
+      </p>
+      <a class="btn btn-secondary btn-small" href="/app/review">
+        Open the review queue
+      </a>
+    </div>
+  );
+}
+
 export function Overview() {
   const { path, query } = useLocation();
   const period: Period = oneOf<Period>(query.days, PERIODS, '30');
@@ -494,6 +512,8 @@ export function Overview() {
           ))}
         </nav>
       </PageHeader>
+
+      <OpenFlagsAlert />
 
       <section aria-labelledby="kpi-title" class="kpis-section">
         <h2 id="kpi-title" class="sr-only">

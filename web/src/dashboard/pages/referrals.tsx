@@ -1,5 +1,6 @@
 // /app/referrals (list, filter by member and by one of its sub-ids, create with `source: "app"`) and /app/referrals/:id (conversion
 // status, the terms copied from the campaign, rewards, delete).
+import { FraudFlagsSection } from '../components/fraud-flags';
 import { useLocation, useRoute } from 'preact-iso';
 import { api } from '../api';
 import { idempotencyKey, unwrap } from '../../api/client';
@@ -190,6 +191,7 @@ export function ReferralDetail() {
       <LoadState loaded={loaded} what="the referral">
         {(r) => (
           <>
+            <FraudFlagsSection flags={r.fraud_flags ?? []} member={r.member_id} what="referral" />
             <div class="grid-2">
               <Section id="referral-conversion" title="Conversion">
                 <Details

@@ -1,6 +1,6 @@
 // /app/rewards - every reward across referrals, by status (`?status=`), type (`?type=`), campaign
 // (`?campaign=`) or member (`?member=`; choosing a campaign leaves the member's rewards: the API takes one of
-// the two), with Approve and Void.
+// the two), with Approve, Void and, for a reward a fraud rule holds, Release.
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api } from '../api';
@@ -15,12 +15,13 @@ import { useCampaigns } from '../lib/campaigns';
 import { rewardColumns } from '../tables/rewards';
 
 type Query = NonNullable<ApiPaths['/v1/rewards/']['get']['parameters']['query']>;
-const STATUSES = ['', 'pending', 'approved', 'paid', 'applied', 'voided'] as const;
+const STATUSES = ['', 'pending', 'held', 'approved', 'paid', 'applied', 'voided'] as const;
 const TYPES = ['', 'commission', 'credit'] as const;
 
 const EMPTY: Record<(typeof STATUSES)[number], string> = {
   '': "No rewards yet. They are created when customers your members referred pay, under their campaign's terms.",
   pending: 'No pending rewards. New commissions wait here for their hold period (or for your approval on manual campaigns).',
+  held: 'No held rewards. A fraud rule set to hold keeps the commissions it touches here until you release or void them (Review queue).',
   approved: 'No approved rewards waiting for a payout.',
   paid: 'No paid rewards yet. Rewards become paid when their payout is marked paid on the Payouts page.',
   applied: 'No applied credits yet.',

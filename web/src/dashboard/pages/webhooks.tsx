@@ -30,6 +30,8 @@ const EVENT_TYPES = [
   'reward.approved',
   'reward.voided',
   'reward.paid',
+  'reward.held',
+  'reward.released',
   'payout.due',
   'payout.sent',
   'payout.paid',
@@ -38,6 +40,7 @@ const EVENT_TYPES = [
   'application.created',
   'application.approved',
   'application.rejected',
+  'fraud.flagged',
 ] as const satisfies readonly EventType[];
 
 type NoneMissing<Missing extends never> = Missing;

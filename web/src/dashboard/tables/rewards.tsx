@@ -1,4 +1,5 @@
-// The rewards table (the Rewards page, a member's page) with its row actions: approve, void.
+// The rewards table (the Rewards page, a member's page) with its row actions: approve, void, and release
+// for a reward a fraud rule holds (docs/fraud.md).
 import { Badge } from '../../ui/badge';
 import { BusyButton } from '../../ui/busy-button';
 import { useConfirm } from '../../ui/confirm';
@@ -10,6 +11,7 @@ import type { Column } from '../components/paged-table';
 import { CampaignRef, IdLink, referralHref } from '../lib/links';
 import { MemberRef } from '../lib/members';
 import { useCan } from '../lib/session';
+import { refreshOpenFlags, releaseReward } from '../lib/fraud';
 import { useRowAction } from './row-action';
 
 export const VOID_REASONS = [
@@ -20,17 +22,40 @@ export const VOID_REASONS = [
 ];
 
 const canApprove = (r: LedgerReward) => r.type === 'commission' && r.status === 'pending' && r.reverses === null;
-const canVoid = (r: LedgerReward) => (r.status === 'pending' || r.status === 'approved') && r.reverses === null;
+const canVoid = (r: LedgerReward) => (r.status === 'pending' || r.status === 'approved' || r.status === 'held') && r.reverses === null;
+const canRelease = (r: LedgerReward) => r.status === 'held';
 
 export function RewardActions({ reward, onChanged }: { reward: LedgerReward; onChanged: () => void }) {
   const allowed = useCan('money');
   const confirm = useConfirm();
-  const { busy, act } = useRowAction<'approve' | 'void'>(onChanged);
-  if (!allowed || (!canApprove(reward) && !canVoid(reward))) return null;
+  const { busy, act } = useRowAction<'approve' | 'void' | 'release'>(onChanged);
+  if (!allowed || (!canApprove(reward) && !canVoid(reward) && !canRelease(reward))) return null;
 
   const amount = formatMoney(reward.amount, reward.currency);
   return (
     <div class="row-actions">
+      {canRelease(reward) && (
+        <BusyButton
+          variant="secondary"
+          class="btn-small"
+          busy={busy === 'release'}
+          busyLabel="Releasing…"
+          disabled={busy !== null}
+          aria-label={`Release ${amount} reward ${reward.id}`}
+          onClick={() =>
+            act(
+              'release',
+              async () => {
+                await releaseReward(reward.id);
+                void refreshOpenFlags();
+              },
+              `Reward of ${amount} released.`,
+            )
+          }
+        >
+          Release
+        </BusyButton>
+      )}
       {canApprove(reward) && (
         <BusyButton
           variant="secondary"
@@ -100,6 +125,11 @@ export function RewardStatus({ reward }: { reward: LedgerReward | Schemas['Rewar
         <span class="cell-sub">approves {formatDate(reward.approves_at)}</span>
       )}
       {reward.status === 'voided' && reward.void_reason && <span class="cell-sub">{reward.void_reason}</span>}
+      {reward.status === 'held' && (
+        <span class="cell-sub is-warning">
+          by a fraud rule (<a href="/app/review">review</a>)
+        </span>
+      )}
       {reward.reverses !== null && <span class="cell-sub">clawback</span>}
     </>
   );

@@ -8,7 +8,7 @@ import { type EmailTemplate, listEmailTemplates } from '../../lib/affiliates';
 import { urlWith } from '../../lib/url';
 import { StatusFilter } from '../filters';
 
-export function SettingsTabs({ current }: { current: 'general' | 'emails' }) {
+export function SettingsTabs({ current }: { current: 'general' | 'emails' | 'fraud' }) {
   return (
     <StatusFilter
       label="Settings pages"
@@ -16,8 +16,9 @@ export function SettingsTabs({ current }: { current: 'general' | 'emails' }) {
       options={[
         { value: 'general', label: 'General' },
         { value: 'emails', label: 'Email previews' },
+        { value: 'fraud', label: 'Fraud rules' },
       ]}
-      href={(v) => (v === 'emails' ? '/app/settings/emails' : '/app/settings')}
+      href={(v) => (v === 'emails' ? '/app/settings/emails' : v === 'fraud' ? '/app/settings/fraud' : '/app/settings')}
     />
   );
 }
