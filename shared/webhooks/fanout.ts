@@ -5,10 +5,14 @@
 // dispatched is acknowledged.
 //
 // A deleted endpoint's deliveries are removed a page at a time (purgeEndpoint), on the same queue.
+//
+// The events the fraud rules look at (docs/fraud.md "When the rules run") are handed on to the `fraud`
+// queue before the event leaves the outbox: a failed send fails the message, which is retried (the
+// screening is idempotent, so a second hand-off of the same event records nothing twice).
 import { clock } from '../domain/clock';
 import type { EventType } from '../domain/events';
 import { publish, publishAll } from '../queue/publish';
-import type { DeliverMessage } from '../queue/queues';
+import type { DeliverMessage, FraudScreenMessage } from '../queue/queues';
 import { getItem } from '../store/ops';
 import { markEventDispatched } from '../store/outbox';
 import { keys } from '../store/table';
@@ -34,6 +38,8 @@ export async function dispatchEvent(accountId: string, eventId: string): Promise
       delivery: deliverySk(event.created_ms, event.id),
     }));
   if (messages.length > 0) await publishAll('webhook-deliveries', messages);
+  const screening = screeningOf(accountId, event.type, item.payload);
+  if (screening) await publish('fraud', screening);
   await markEventDispatched(accountId, eventId);
   return { deliveries: messages.length };
 }
@@ -45,4 +51,24 @@ export async function dispatchEvent(accountId: string, eventId: string): Promise
 export async function purgeEndpoint(accountId: string, endpointId: string): Promise<void> {
   if ((await purgeDeliveriesPage(accountId, endpointId)) >= PURGE_PAGE)
     await publish('webhook-events', { kind: 'purge-endpoint', account_id: accountId, endpoint_id: endpointId });
+}
+
+/**
+ * The fraud screening an event asks for, or null: a new referral, a conversion, a clawback (a reward with a
+ * negative amount), a reward voided as refunded, a new application. The ids come from the event's data.
+ */
+export function screeningOf(accountId: string, type: EventType, payload: unknown): FraudScreenMessage | null {
+  const screened: readonly string[] = ['referral.created', 'referral.converted', 'reward.created', 'reward.voided', 'application.created'];
+  if (!screened.includes(type) || typeof payload !== 'string') return null;
+  let data: Record<string, unknown>;
+  try {
+    data = (JSON.parse(payload) as { data?: Record<string, unknown> }).data ?? {};
+  } catch {
+    return null;
+  }
+  if (typeof data.id !== 'string') return null;
+  if (type === 'reward.created' && !String(data.amount ?? '').startsWith('-')) return null;
+  if (type === 'reward.voided' && data.void_reason !== 'refunded') return null;
+  const memberId = typeof data.member_id === 'string' ? data.member_id : undefined;
+  return { kind: 'screen', account_id: accountId, event_type: type, subject_id: data.id, ...(memberId ? { member_id: memberId } : {}) };
 }
