@@ -57,9 +57,11 @@ export const LAMBDA_BUNDLING = Object.freeze({
    * file of its own next to index.js (`lazy-<name>.js`), with everything they import: the SES client
    * (shared/email/ses-client.ts, about 75 KB with the REST protocol it alone uses) is needed by the
    * member-emails worker on its first send only. Such a module may import packages only, never the
-   * service's own modules (they would be loaded twice); the build fails if it does.
+   * service's own modules (they would be loaded twice); the build fails if it does. A `require()` of one
+   * (synchronous, on first use) is bundled the same way: the disposable-address list of the fraud rules
+   * (shared/domain/disposable-domains.ts, about 170 KB of JSON), required by shared/domain/fraud-rules.ts.
    */
-  lazyModules: ['shared/email/ses-client.ts'] as readonly string[],
+  lazyModules: ['shared/email/ses-client.ts', 'shared/domain/disposable-domains.ts'] as readonly string[],
 });
 
 /** The NODE_OPTIONS the stack gives every function (./function.ts `environment`). */
@@ -508,7 +510,9 @@ function lazyModules(): Plugin {
         });
         const path = resolved.path ? repoPath(resolved.path) : '';
         if (args.kind === 'require-call')
-          return isProviderPart(repoPath(args.importer), path) ? { path, namespace: 'refloop-lazy-module' } : undefined;
+          return isProviderPart(repoPath(args.importer), path) || LAMBDA_BUNDLING.lazyModules.includes(path)
+            ? { path, namespace: 'refloop-lazy-module' }
+            : undefined;
         return LAMBDA_BUNDLING.lazyModules.includes(path) ? { path, namespace: 'refloop-lazy-module' } : undefined;
       });
       b.onResolve({ filter: /^\.\/lazy-[^/]+\.js$/, namespace: 'refloop-lazy-module' }, (args) => ({ path: args.path, external: true }));
