@@ -27,6 +27,9 @@ import { queueAffiliateEmails } from '../email/affiliate-enqueue';
 import { publish } from '../queue/publish';
 import type { AffiliateEmailMessage } from '../queue/queues';
 import { validateApplication } from '../schemas/applications';
+import { evaluateApplication } from '../domain/fraud-rules';
+import { loadFraudSettings } from '../store/fraud-settings';
+import { recentApplicationFacts } from './fraud-facts';
 import {
   createApplication,
   decideApplication,
@@ -74,11 +77,37 @@ export const joinPostPath = (accountSlug: string, campaignSlug: string): string 
   `/join/v1/${encodeURIComponent(accountSlug)}/${encodeURIComponent(campaignSlug)}/applications/`;
 
 /**
- * The fraud rules' seam (a later issue): the flags an applicant raises, from recorded facts. None yet; a
- * flagged applicant waits as pending even when the campaign approves automatically.
+ * The fraud rules an applicant raises (docs/fraud.md "When the rules run"): duplicate_ip and
+ * disposable_email over the join request and the account's applications of the duplicate_ip window, the
+ * rules whose action is `off` left out. The flags are stored on the application by its creation; a flagged
+ * applicant waits as pending even when the campaign approves automatically, and the fraud-screen worker
+ * puts the flags in the review queue when it sees `application.created`.
  */
-export async function screenApplicant(_accountId: string, _applicant: JoinRequest): Promise<FraudFlag[]> {
-  return [];
+export async function screenApplicant(accountId: string, applicant: JoinRequest): Promise<FraudFlag[]> {
+  const settings = await loadFraudSettings(accountId);
+  if (settings.duplicate_ip.action === 'off' && settings.disposable_email.action === 'off') return [];
+  const now = nowSeconds();
+  const recent =
+    settings.duplicate_ip.action === 'off' || !applicant.ipHash
+      ? []
+      : await recentApplicationFacts(accountId, now - settings.duplicate_ip.window_hours * HOUR);
+  // The disposable-address list is a module of its own, loaded on first use (shared/domain/disposable-domains.ts).
+  const disposable =
+    settings.disposable_email.action === 'off' ? null : (await import('../domain/disposable-domains')).disposableDomainOf(applicant.email);
+  const fact = {
+    id: applicant.id,
+    campaign_id: applicant.campaignId,
+    created_at: now,
+    ip_hash: applicant.ipHash || null,
+    email: applicant.email,
+    disposable_domain: disposable,
+    member_id: null,
+  };
+  return evaluateApplication(settings, fact, { recent: recent.filter((a) => a.id !== applicant.id) }, now).map((f) => ({
+    rule: f.rule,
+    at: now,
+    detail: f.detail,
+  }));
 }
 
 const message = (m: Omit<AffiliateEmailMessage, 'kind'>): AffiliateEmailMessage => ({ kind: 'affiliate-email', ...m });
