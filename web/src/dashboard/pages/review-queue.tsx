@@ -120,7 +120,11 @@ function IdList({ ids, href }: { ids: string[]; href: (id: string) => string }) 
 }
 
 function Evidence({ flag }: { flag: FraudFlagRecord }) {
-  const { referral_ids: referrals = [], application_ids: applications = [], figures = {} } = flag.evidence;
+  // The subject itself is linked above: the evidence lists the others.
+  const others = (ids: string[] | undefined) => (ids ?? []).filter((id) => id !== flag.subject_id);
+  const referrals = others(flag.evidence.referral_ids);
+  const applications = others(flag.evidence.application_ids);
+  const figures = flag.evidence.figures ?? {};
   const rows = Object.entries(figures);
   if (referrals.length === 0 && applications.length === 0 && rows.length === 0) return null;
   return (
@@ -137,13 +141,13 @@ function Evidence({ flag }: { flag: FraudFlagRecord }) {
       )}
       {referrals.length > 0 && (
         <p>
-          {referrals.length === 1 ? 'Referral: ' : 'Referrals: '}
+          {referrals.length === 1 ? 'Also counted: referral ' : 'Also counted: referrals '}
           <IdList ids={referrals} href={referralHref} />
         </p>
       )}
       {applications.length > 0 && (
         <p>
-          {applications.length === 1 ? 'Application: ' : 'Applications: '}
+          {applications.length === 1 ? 'Also counted: application ' : 'Also counted: applications '}
           <IdList ids={applications} href={applicationHref} />
         </p>
       )}
