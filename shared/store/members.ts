@@ -62,6 +62,8 @@ export function toMember(item: Record<string, unknown> | undefined): Member | nu
     source: item.source === 'signup' ? 'signup' : 'app',
     created_at: Number(item.created_at),
     version: Number(item.version ?? 0),
+    // What the fraud rules found about the member (docs/fraud.md "Flags"), in words.
+    ...(Array.isArray(item.fraud_flags) ? { fraud_flags: item.fraud_flags as NonNullable<Member['fraud_flags']> } : {}),
   };
 }
 
