@@ -36,7 +36,20 @@ export function referralColumns(opts: { member?: boolean; campaigns?: Map<string
   if (opts.campaigns)
     cols.push({ key: 'campaign', header: 'Campaign', cell: (r) => <CampaignRef id={r.campaign_id} names={opts.campaigns} /> });
   cols.push(
-    { key: 'status', header: 'Status', cell: (r) => <ReferralStatus referral={r} /> },
+    {
+      key: 'status',
+      header: 'Status',
+      cell: (r) => (
+        <>
+          <ReferralStatus referral={r} />
+          {(r.fraud_flags?.length ?? 0) > 0 && (
+            <span class="cell-sub is-warning">
+              {r.fraud_flags.length} fraud flag{r.fraud_flags.length === 1 ? '' : 's'}
+            </span>
+          )}
+        </>
+      ),
+    },
     { key: 'terms', header: 'Reward terms', cell: (r) => referralTerms(r) },
     {
       key: 'earned',
