@@ -15,7 +15,7 @@ import { formatCount, formatMoney, formatTime, plural } from '../../ui/format';
 import { useToast } from '../../ui/toast';
 import { api } from '../api';
 import { PageHeader, Section } from '../components/page';
-import { rejectApplication } from '../lib/affiliates';
+import { refreshPendingCount, rejectApplication } from '../lib/affiliates';
 import {
   FLAG_STATUSES,
   type FlagAction,
@@ -229,6 +229,7 @@ function FlagActions({ flag, onDone }: { flag: FraudFlagRecord; onDone: (updated
       let updated: FraudFlagRecord;
       if (kind === 'reject') {
         await rejectApplication(flag.subject_id, note);
+        void refreshPendingCount();
         updated = await resolveFlag(flag.id, 'review', note || null);
       } else {
         updated = await resolveFlag(flag.id, kind, note || null);
