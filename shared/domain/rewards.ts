@@ -220,13 +220,17 @@ export function addMonthsUtc(unixSeconds: number, months: number): number {
  * above the sanity limit): no approval time, so only an operator approves it (or voids it); a credit with a
  * note is never applied (shared/flows/settlement/act.ts); and the member is not told of it (no reward
  * notice is queued).
+ *
+ * A referral under a fraud rule's hold (`fraud_hold`, docs/fraud.md "Holds"): a new commission is `held` by
+ * that flag, keeping the approval time it would have had (a release restores it); credits are never held.
  */
 export function newReward(
   planned: PlannedReward,
   id: string,
   now: number,
-  terms: { hold_days?: number; approval?: 'auto' | 'manual' },
+  terms: { hold_days?: number; approval?: 'auto' | 'manual'; fraud_hold?: string },
 ): Reward & { email_queued?: true } {
+  const fraudHeld = planned.type === 'commission' && typeof terms.fraud_hold === 'string';
   return {
     id,
     type: planned.type,
@@ -235,6 +239,7 @@ export function newReward(
     created_at: now,
     payment_id: planned.payment_id,
     ...definedOnly({ ...initialLifecycle(planned.type, now, terms), ...(planned.held !== undefined ? { approves_at: null } : {}) }),
+    ...(fraudHeld ? { status: 'held' as const, held_by: terms.fraud_hold } : {}),
     ...(planned.held !== undefined ? { note: planned.held, email_queued: true as const } : {}),
   };
 }

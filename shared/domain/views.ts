@@ -158,5 +158,12 @@ export function rewardView(w: Referral['rewards'][number]) {
 /** GET /v1/rewards/: a reward with the referral, member and campaign it belongs to. */
 export function ledgerRewardView(r: LedgerReward) {
   const { referral_id, member_id, campaign_id, index: _index, version: _version, ...reward } = r;
-  return { ...rewardView(reward as unknown as Referral['rewards'][number]), referral_id, member_id, campaign_id };
+  // `held_by`: the fraud flag that holds it, or last held it (docs/fraud.md "Holds").
+  return {
+    ...rewardView(reward as unknown as Referral['rewards'][number]),
+    referral_id,
+    member_id,
+    campaign_id,
+    held_by: r.held_by ?? null,
+  };
 }

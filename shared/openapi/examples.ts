@@ -102,6 +102,7 @@ export const LEDGER_REWARD = {
   referral_id: REFERRAL_ID,
   member_id: MEMBER_ID,
   campaign_id: CAMPAIGN_ID,
+  held_by: null,
 };
 
 export const PAYOUT = {

@@ -294,6 +294,12 @@ export const ledgerRewardResponse = v.strictObject({
   referral_id: entityId,
   member_id: entityId,
   campaign_id: v.nullable(campaignId),
+  held_by: v.pipe(
+    v.nullable(v.pipe(v.string(), v.regex(/^ff_[0-9a-f]{32}$/))),
+    v.description(
+      'The fraud flag that holds this reward (status `held`), or that held it before it was released or voided; null when no flag ever held it.',
+    ),
+  ),
 });
 
 const payoutId = v.pipe(v.string(), v.regex(/^po_[0-9a-f]{32}$/));

@@ -151,7 +151,14 @@ export async function addClawbacks(txn: MoneyTxn, referral: Referral, planned: P
     } else {
       Object.assign(
         claw,
-        defined({ status: life.status, approves_at: life.approves_at, approved_at: life.approved_at, payout_id: life.payout_id }),
+        // A held reward's clawback is held with it, by the same flag (docs/fraud.md "Holds").
+        defined({
+          status: life.status,
+          approves_at: life.approves_at,
+          approved_at: life.approved_at,
+          payout_id: life.payout_id,
+          held_by: life.status === 'held' ? life.held_by : undefined,
+        }),
       );
       if (life.payout_id !== null) {
         if ((await collecting()).payout?.id !== life.payout_id) throw new RewardRaceError();

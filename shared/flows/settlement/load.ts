@@ -1,6 +1,7 @@
 // Settlement, step 1 of 4 (docs/rewards.md "How an evaluation runs"): everything one reward evaluation
 // decides from, read once. Two round trips: the referral (GetItem), then its subscription's payments and
-// refunds (one Query of the payments partition) beside the referring member (GetItem). Every later step
+// refunds (one Query of the payments partition) beside the referring member (GetItem) and, for a referral
+// under a fraud rule's hold, its flag (GetItem). Every later step
 // works on this snapshot; the writes are conditioned on it, so a concurrent change makes them fail and the
 // evaluation starts again from a fresh load.
 import type { RefundRecord } from '../../domain/clawbacks';
@@ -9,7 +10,7 @@ import { toMember } from '../../store/members';
 import { getItem } from '../../store/ops';
 import { toReferral } from '../../store/referrals';
 import { listPaymentsAndRefunds, unreportedOf, type Unreported } from '../../store/refunds';
-import { keys } from '../../store/table';
+import { flagKey, keys } from '../../store/table';
 
 export interface Settlement {
   accountId: string;
@@ -30,13 +31,19 @@ export async function loadSettlement(accountId: string, referralId: string): Pro
   const referral = toReferral(await getItem(keys.referral(accountId, referralId)));
   if (!referral || referral.converted_at === null || !referral.subscription) return null;
   const subscription = referral.subscription;
-  const [{ payments, refunds, items }, memberItem] = await Promise.all([
+  const [{ payments, refunds, items }, memberItem, flag] = await Promise.all([
     listPaymentsAndRefunds(accountId, subscription.id),
     getItem(keys.member(accountId, referral.member_id)),
+    // Under a fraud rule's hold: its flag, read beside (no extra round trip).
+    referral.fraud_hold ? getItem(flagKey(accountId, referral.fraud_hold)) : Promise.resolve(undefined),
   ]);
+  // New commissions are created held while the flag is there and open (its release removes `fraud_hold`
+  // after; a flag gone or resolved holds nothing more): the plan reads the hold from the referral.
+  const { fraud_hold: hold, ...rest } = referral;
+  const holding = hold !== undefined && flag !== undefined && (flag.status === undefined || flag.status === 'open');
   return {
     accountId,
-    referral: { ...referral, subscription },
+    referral: { ...rest, ...(holding ? { fraud_hold: hold } : {}), subscription },
     member: toMember(memberItem),
     payments,
     refunds,
