@@ -1,7 +1,6 @@
-// STUB (issue 27 seam): replaced by its implementation.
-import { DetailError } from '../../shared/domain/errors';
-import { apiHandler } from '../../shared/http/handler';
+// GET /v1/fraud-rules/ - every fraud rule with its action and thresholds: the account's settings over the
+// defaults (docs/fraud.md "The rules"). One GetItem.
+import { apiHandler, ok } from '../../shared/http/handler';
+import { loadFraudSettings } from '../../shared/store/fraud-settings';
 
-export const handler = apiHandler({}, async () => {
-  throw new DetailError(501, 'Not implemented yet.');
-});
+export const handler = apiHandler({}, async ({ principal }) => ok(await loadFraudSettings(principal.accountId)));

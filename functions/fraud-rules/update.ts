@@ -1,7 +1,11 @@
-// STUB (issue 27 seam): replaced by its implementation.
-import { DetailError } from '../../shared/domain/errors';
-import { apiHandler } from '../../shared/http/handler';
+// PATCH /v1/fraud-rules/ - change any rule's action or thresholds (`{"<rule>": {"action"?, ...thresholds}}`);
+// the rest stay as they are. Owner and admin sessions, or an API key. One UpdateItem of the given settings
+// only (shared/store/fraud-settings.ts), answering every rule after the change. Nothing already flagged or
+// held changes.
+import { apiHandler, ok } from '../../shared/http/handler';
+import { fraudRulesBody } from '../../shared/schemas/fraud';
+import { saveFraudSettings } from '../../shared/store/fraud-settings';
 
-export const handler = apiHandler({}, async () => {
-  throw new DetailError(501, 'Not implemented yet.');
-});
+export const handler = apiHandler({ body: fraudRulesBody, access: 'write' }, async ({ principal, body }) =>
+  ok(await saveFraudSettings(principal.accountId, body)),
+);

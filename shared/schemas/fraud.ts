@@ -71,6 +71,11 @@ export const fraudRulesBody = v.strictObject(
   Object.fromEntries(FRAUD_RULES.map((rule) => [rule, v.optional(ruleSetting(rule))])) as {
     [R in FraudRule]: v.OptionalSchema<ReturnType<typeof ruleSetting>, undefined>;
   },
+  // An unknown key is keyed by itself; a body that is not an object, non_field_errors.
+  (issue) =>
+    issue.expected === 'never'
+      ? `Not a fraud rule: the rules are ${FRAUD_RULES.join(', ')}.`
+      : 'Expected an object of rules: {"<rule>": {"action": "off" | "flag" | "hold", ...thresholds}}.',
 );
 export type FraudRulesPatch = { [R in FraudRule]?: Partial<FraudSettings[R]> };
 
