@@ -67,6 +67,13 @@ import { keys } from '../shared/store/table';
 import { APPLICATION_STATUSES, type ApplicationStatus, applicationView } from '../shared/domain/applications';
 import { approveApplication, rejectApplication } from '../shared/flows/applications';
 import { listApplications } from '../shared/store/applications';
+import { FRAUD_ACTIONS, FRAUD_FLAG_STATUSES, FRAUD_RULES, type FraudFlagStatus, type FraudRule, isFraudRule } from '../shared/domain/fraud';
+import { ledgerRewardView } from '../shared/domain/views';
+import { resolveFraudFlag } from '../shared/flows/fraud-flags';
+import { releaseReward } from '../shared/flows/fraud-holds';
+import { fraudRulesBody, resolveFraudFlagBody } from '../shared/schemas/fraud';
+import { fraudFlagView, listFraudFlags } from '../shared/store/fraud-flags';
+import { loadFraudSettings, saveFraudSettings } from '../shared/store/fraud-settings';
 
 const RAIL_KINDS: readonly RailKind[] = RAIL_DEFINITIONS.map((d) => d.kind);
 
@@ -135,6 +142,11 @@ interface Command {
   flags: string[];
   required: string[];
   check?(values: Values): void;
+  /**
+   * Words after the command that are not flags, as the help shows them (`fraud release <flag id>`): each
+   * becomes the flag named here, in order; `rest` takes the words left over, joined by spaces.
+   */
+  positionals?: { names: string[]; rest?: string };
   run(values: Values): Promise<Record<string, unknown>>;
 }
 
@@ -659,6 +671,106 @@ const commands: Record<string, Command> = {
       }
     },
   },
+  // Fraud rules and the review queue (docs/fraud.md): the same flows as /v1/fraud-rules/ and /v1/fraud-flags/.
+  'fraud rules': {
+    args: '--account <account_id> [set <rule> <action> [<threshold>=<value>...]]',
+    summary: "The account's fraud rules (each rule's action and thresholds); `set` changes one rule, the others stay as they are.",
+    flags: ['account', 'op', 'rule', 'action', 'thresholds'],
+    required: ['account'],
+    positionals: { names: ['op', 'rule', 'action'], rest: 'thresholds' },
+    check({ op, rule, action }) {
+      if (op === undefined) return;
+      if (op !== 'set')
+        throw new UsageError(
+          `unknown word "${op.slice(0, 40)}": \`fraud rules\` shows the rules, \`fraud rules set <rule> <action>\` changes one`,
+        );
+      if (!rule || !isFraudRule(rule))
+        throw new UsageError(`the rule must be one of ${FRAUD_RULES.join(', ')}, got "${String(rule).slice(0, 40)}"`);
+      if (!action || !(FRAUD_ACTIONS as readonly string[]).includes(action))
+        throw new UsageError(`the action must be one of ${FRAUD_ACTIONS.join(', ')}, got "${String(action).slice(0, 40)}"`);
+    },
+    async run({ account, op, rule, action, thresholds }) {
+      await requireAccount(account as string);
+      if (op !== 'set') return { account_id: account, rules: await loadFraudSettings(account as string) };
+      const setting: Record<string, unknown> = { action };
+      for (const pair of (thresholds ?? '').split(/\s+/).filter(Boolean)) {
+        const [name, value, extra] = pair.split('=');
+        if (!name || value === undefined || extra !== undefined || !/^-?\d+$/.test(value))
+          throw new UsageError(`a threshold is <name>=<whole number>, got "${pair.slice(0, 40)}"`);
+        setting[name] = Number(value);
+      }
+      const patch = validate(fraudRulesBody, { [rule as string]: setting });
+      return { account_id: account, rules: await saveFraudSettings(account as string, patch) };
+    },
+  },
+  'fraud flags': {
+    args: '--account <account_id> [--status open|released|voided|reviewed] [--rule <rule>] [--member <member_id>]',
+    summary: 'The review queue: what the fraud rules flagged or held, newest first (up to 100), with the exact count of the filter.',
+    flags: ['account', 'status', 'rule', 'member'],
+    required: ['account'],
+    check({ status, rule }) {
+      if (status !== undefined && !(FRAUD_FLAG_STATUSES as readonly string[]).includes(status))
+        throw new UsageError(`--status must be one of ${FRAUD_FLAG_STATUSES.join(', ')}, got "${status}"`);
+      if (rule !== undefined && !isFraudRule(rule)) throw new UsageError(`--rule must be one of ${FRAUD_RULES.join(', ')}, got "${rule}"`);
+    },
+    async run({ account, status, rule, member }) {
+      await requireAccount(account as string);
+      const page = await listFraudFlags(
+        account as string,
+        { pageSize: 100 },
+        { status: status as FraudFlagStatus | undefined, rule: rule as FraudRule | undefined, member },
+      );
+      return { account_id: account, count: page.count, results: page.items.map(fraudFlagView) };
+    },
+  },
+  ...Object.fromEntries(
+    (
+      [
+        [
+          'release',
+          'released',
+          'Release a flag: the rewards it still holds are released (pending until their hold ends, approved once it has passed).',
+        ],
+        ['void', 'voided', 'Void what a flag holds: the rewards it still holds are voided (reason fraud).'],
+        ['review', 'reviewed', 'Mark a flag reviewed (409 while it still holds rewards: release or void it).'],
+      ] as const
+    ).map(([verb, status, summary]): [string, Command] => [
+      `fraud ${verb}`,
+      {
+        args: '--account <account_id> <flag id (ff_…)> [--note <text>]',
+        summary,
+        flags: ['account', 'flag', 'note'],
+        required: ['account', 'flag'],
+        positionals: { names: ['flag'] },
+        async run({ account, flag, note }) {
+          await requireAccount(account as string);
+          const body = validate(resolveFraudFlagBody, { note: note ?? null });
+          try {
+            return { ...fraudFlagView(await resolveFraudFlag(account as string, flag as string, status, { note: body.note })) };
+          } catch (err) {
+            if (err instanceof NotFoundError) throw new DetailError(404, `account ${account} has no fraud flag ${flag}`);
+            throw err;
+          }
+        },
+      },
+    ]),
+  ),
+  'rewards release': {
+    args: '--account <account_id> <reward id>',
+    summary: 'Release a held reward (pending until its hold ends, approved at once when that has passed); 409 when it is not held.',
+    flags: ['account', 'reward'],
+    required: ['account', 'reward'],
+    positionals: { names: ['reward'] },
+    async run({ account, reward }) {
+      await requireAccount(account as string);
+      try {
+        return ledgerRewardView(await releaseReward(account as string, reward as string));
+      } catch (err) {
+        if (err instanceof NotFoundError) throw new DetailError(404, `account ${account} has no reward ${reward}`);
+        throw err;
+      }
+    },
+  },
   'key create': {
     args: '--account <account_id>',
     summary: 'Create another secret API key for the account (shown once).',
@@ -717,6 +829,7 @@ function parse(argv: string[]): { command: Command; values: Values } {
   // `queues redrive <queue>`: the queue may be given as a word, as the help shows it.
   if (name === 'queues redrive' && argv[2] !== undefined && !argv[2].startsWith('-'))
     argv = [...argv.slice(0, 2), '--queue', argv[2], ...argv.slice(3)];
+  if (command.positionals) argv = [...argv.slice(0, 2), ...positionalFlags(argv.slice(2), command.positionals)];
   let values: Values;
   try {
     const options = Object.fromEntries(command.flags.map((f) => [f, { type: 'string' as const }]));
@@ -737,6 +850,26 @@ function parse(argv: string[]): { command: Command; values: Values } {
   }
   command.check?.(values);
   return { command, values };
+}
+
+/** The words of `args` that are neither flags nor their values, as the flags `spec` names. */
+function positionalFlags(args: string[], spec: NonNullable<Command['positionals']>): string[] {
+  const flags: string[] = [];
+  const words: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg.startsWith('-')) {
+      flags.push(arg);
+      if (!arg.includes('=') && i + 1 < args.length) flags.push(args[++i] as string);
+    } else words.push(arg);
+  }
+  const named = spec.names.slice(0, words.length).flatMap((n, i) => [`--${n}`, words[i] as string]);
+  const rest = words.slice(spec.names.length);
+  if (rest.length > 0) {
+    if (!spec.rest) throw new UsageError(`unexpected argument "${(rest[0] as string).slice(0, 40)}"`);
+    named.push(`--${spec.rest}`, rest.join(' '));
+  }
+  return [...named, ...flags];
 }
 
 /** A dependency the CLI could not reach: the message names it, its endpoint and the variable that sets it. */
