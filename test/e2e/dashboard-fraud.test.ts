@@ -4,8 +4,9 @@
 // email set to Hold); a referral whose user signs up with a disposable address is flagged by the screening,
 // its commission is created held, the review queue shows it (the rule in words, the subject, what it
 // holds, the navigation's count, the overview's alert), a viewer reads it without action buttons, the
-// owner releases it from the queue and the reward reaches the next payout, marked paid. axe-core on the new
-// pages; screenshots under test-results/dashboard/.
+// owner releases it from the queue and the reward reaches the next payout, marked paid; a preview then
+// counts that referral among what the rule would have flagged, linked. axe-core on the new pages;
+// screenshots under test-results/dashboard/.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -279,4 +280,19 @@ describe('fraud rules in the dashboard', () => {
     );
     expect(paid).toMatchObject({ amount: '25.00', currency: 'USD' });
   }, 60_000);
+
+  it('the preview counts what a rule would have found, with its examples linked', async () => {
+    await open(page, '/app/settings/fraud', 'Fraud rules');
+    const rule = page.getByRole('region', { name: 'Disposable email' });
+    await rule.getByRole('radio', { name: 'Flag' }).check();
+    await rule.getByRole('button', { name: 'Preview Disposable email' }).click();
+    const preview = rule.locator('.rule-preview');
+    await preview.waitFor({ timeout: 15_000 });
+    expect(Number(await preview.getAttribute('data-would-flag'))).toBeGreaterThanOrEqual(1);
+    await preview.getByRole('link', { name: referralId }).waitFor({ timeout: 15_000 });
+    await expectNoAxeViolations(page, 'settings-fraud-rules-preview');
+    // Undone: nothing is saved.
+    await rule.getByRole('button', { name: 'Undo changes' }).click();
+    expect((await api('GET', '/v1/fraud-rules/')).body.disposable_email).toEqual({ action: 'hold' });
+  }, 30_000);
 });
