@@ -97,7 +97,15 @@ interface Found {
   rewards: string[];
 }
 
-export async function previewRule(accountId: string, req: PreviewRequest, now: number): Promise<FraudPreview> {
+/** The read caps (the tests lower them to show `partial`). */
+export interface PreviewCaps {
+  referrals: number;
+  applications: number;
+  members: number;
+}
+const CAPS: PreviewCaps = { referrals: PREVIEW_REFERRALS, applications: PREVIEW_APPLICATIONS, members: PREVIEW_MEMBERS };
+
+export async function previewRule(accountId: string, req: PreviewRequest, now: number, caps: PreviewCaps = CAPS): Promise<FraudPreview> {
   checkThresholds(req.rule, req.thresholds ?? {});
   const { settings, action } = trial(await loadFraudSettings(accountId), req);
   const answer = (found: Found[], partial: boolean): FraudPreview => {
@@ -137,16 +145,16 @@ export async function previewRule(accountId: string, req: PreviewRequest, now: n
   const wantsMembers = rule === 'click_spam' || rule === 'refund_rate' || rule === 'velocity';
 
   const [referrals, applications, members] = await Promise.all([
-    queryNewest({ partitionValue: keys.referralCollection(accountId), from: idFrom(from - lookback), cap: PREVIEW_REFERRALS }),
+    queryNewest({ partitionValue: keys.referralCollection(accountId), from: idFrom(from - lookback), cap: caps.referrals }),
     wantsApplications
       ? queryNewest({
           partitionValue: applicationKeys.applicationCollection(accountId),
           from: `app_${idFrom(from - lookback)}`,
-          cap: PREVIEW_APPLICATIONS,
+          cap: caps.applications,
         })
       : Promise.resolve({ items: [], truncated: false }),
     wantsMembers
-      ? queryNewest({ partitionValue: keys.memberCollection(accountId), from: '0', cap: PREVIEW_MEMBERS })
+      ? queryNewest({ partitionValue: keys.memberCollection(accountId), from: '0', cap: caps.members })
       : Promise.resolve({ items: [], truncated: false }),
   ]);
   const partial = referrals.truncated || applications.truncated || members.truncated;
