@@ -12,8 +12,8 @@ import type { Referral } from '../domain/models';
 import { ledgerRewardView } from '../domain/views';
 import { publishAll } from '../queue/publish';
 import type { RewardMessage } from '../queue/queues';
-import { ledgerFromReferral, lifecycleOf, MoneyTxn, toLedgerReward } from '../store/ledger';
-import { ConditionsFailedError, getItem, queryAll, RaceLostError, transact, withRetries } from '../store/ops';
+import { ledgerFromReferral, lifecycleOf, MoneyTxn, referralCondition, toLedgerReward } from '../store/ledger';
+import { batchGet, ConditionsFailedError, getItem, lookup, queryAll, RaceLostError, transact, withRetries } from '../store/ops';
 import { eventItem } from '../store/outbox';
 import { changeCollecting, collectingTarget, getPayout } from '../store/payouts';
 import { listProviderAccounts } from '../store/provider-accounts';
@@ -22,6 +22,7 @@ import { isEntityId } from '../domain/ids';
 import { tableName } from '../store/client';
 import { flagKey, keys, timeKey } from '../store/table';
 import { log } from '../log';
+import { approveDueNow } from './settlement/record';
 
 class MoneyRaceError extends RaceLostError {}
 
@@ -70,8 +71,7 @@ export async function approveReward(
       if (reward.type !== 'commission') throw detail('Only commissions are approved; a credit is applied at the payment provider.');
       if (reward.status === 'approved' || reward.status === 'paid') return reward;
       if (reward.status === 'held') {
-        // The job passes a held reward by (its approval-due item went with the hold).
-        if (opts.schedule) return reward;
+        if (opts.schedule) return reward; // a scheduled approval passes it by
         throw conflict('This reward is held by a fraud rule: release it first.');
       }
       if (reward.status !== 'pending') throw conflict(`This reward is ${reward.status}: only a pending commission can be approved.`);
@@ -167,7 +167,8 @@ export async function voidReward(
         if (stored?.claim_until !== undefined && stored.claim_until >= now)
           throw conflict('This credit is being applied at the payment provider right now; try again in a minute.');
         // ...and the claim must still be free when the void commits (claimCredit refuses a voided credit).
-        txn.referralCondition(
+        referralCondition(
+          txn,
           referral.id,
           `attribute_not_exists(#rw[${index}].${PROVIDER_REF_ATTRIBUTE}) AND (attribute_not_exists(#rw[${index}].claim_until) OR #rw[${index}].claim_until < :claimnow)`,
           { ':claimnow': now },
@@ -188,23 +189,34 @@ export async function flagMissing(accountId: string, flagId: string): Promise<bo
   return (await getItem(flagKey(accountId, flagId))) === undefined;
 }
 
-/** Approves every commission of an account whose approval time has come (one Query, then one write each). */
+/**
+ * Approves every commission of an account whose approval time has come: one Query of the approval-due
+ * items, one BatchGet of their rewards, then each referral's due commissions together, as an evaluation
+ * approves those of a hold of 0 days (settlement/record.ts approveDueNow: a group per transaction). An item
+ * whose reward is no longer pending (a stale one: a held reward's, say; the moves delete theirs) is removed.
+ */
 export async function approveDue(accountId: string, now = Math.floor(Date.now() / 1000)): Promise<{ approved: number; failed: number }> {
   let approved = 0;
   let failed = 0;
   // An hour's approvals of one account: small enough to read at once.
-  for (const item of await queryAll({ partitionValue: keys.approvalDueCollection(accountId), sk: { below: timeKey(now + 1) } })) {
+  const items = await queryAll({ partitionValue: keys.approvalDueCollection(accountId), sk: { below: timeKey(now + 1) } });
+  const found = await batchGet(items.map((item) => keys.reward(accountId, String(item.reward_id))));
+  const due = new Map<string, number>();
+  for (const item of items) {
+    const reward = toLedgerReward(lookup(found, keys.reward(accountId, String(item.reward_id))));
+    if (reward?.status === 'pending') due.set(reward.referral_id, (due.get(reward.referral_id) ?? 0) + 1);
+    else await transact([{ Delete: { TableName: tableName(), Key: { pk: item.pk, sk: item.sk } } }]);
+  }
+  for (const [referralId, count] of due) {
     try {
-      const reward = await approveReward(accountId, String(item.reward_id), { schedule: true, now });
-      // A stale item of a reward held meanwhile (a hold deletes it in its transaction): harmless, removed.
-      if (reward.status === 'held') await transact([{ Delete: { TableName: tableName(), Key: { pk: item.pk, sk: item.sk } } }]);
-      else approved++;
+      await approveDueNow(accountId, referralId, now);
+      approved += count;
     } catch (err) {
-      // One reward that cannot be approved never stops the others; the next run tries it again.
-      failed++;
+      // One referral that cannot be approved never stops the others; the next run tries it again.
+      failed += count;
       log('warn', 'scheduled approval failed', {
         account_id: accountId,
-        reward_id: String(item.reward_id),
+        referral_id: referralId,
         error: err instanceof Error ? err.name : 'unknown',
       });
     }

@@ -133,8 +133,9 @@ const noChanges = (): EmbeddedChanges => ({ sets: [], removes: [], conditions: [
 export class MoneyTxn {
   private readonly items: TransactItem[] = [];
   private readonly counters = new Map<CounterName, number>();
-  private readonly stats = new Map<string, Map<MemberStat, number>>();
-  private readonly embedded = new Map<string, EmbeddedChanges>();
+  // Read by takeStats and referralCondition (functions below, apart from the class).
+  readonly stats = new Map<string, Map<MemberStat, number>>();
+  readonly embedded = new Map<string, EmbeddedChanges>();
   private readonly deadMembers = new Set<string>();
   private readonly deadReferrals = new Set<string>();
   private readonly flags = new Map<string, FlagChange>();
@@ -239,34 +240,6 @@ export class MoneyTxn {
       },
       `due:${r.id}`,
     );
-  }
-
-  /** A reward leaves the ledger with its referral (a delete): its item, counts, stats and schedule. */
-  removeReward(r: LedgerReward): this {
-    this.push({ Delete: { TableName: tableName(), Key: keys.reward(this.accountId, r.id) } }, `reward:${r.id}`);
-    for (const prefix of rewardCounterPrefixes(r)) {
-      this.count(prefix as CounterName, -1);
-      this.count(`${prefix}#s#${r.status}` as CounterName, -1);
-    }
-    if (r.status !== 'voided') {
-      this.stat(r.member_id, earnedStat(r.type), -r.amount);
-      this.earned(r, Math.floor(Date.now() / 1000), -1);
-    }
-    const stat = commissionStat(r.type, r.status);
-    if (stat) this.stat(r.member_id, stat, -r.amount);
-    if (r.status === 'pending' && r.approves_at !== null) {
-      this.push({ Delete: { TableName: tableName(), Key: keys.approvalDue(this.accountId, r.approves_at, r.id) } }, `due:${r.id}`);
-    }
-    const flag = flagOf(r);
-    if (flag) this.flag(flag, -1, r.id);
-    return this;
-  }
-
-  /** The update items so far for the member's stats, merged (for a caller that writes the member itself). */
-  takeStats(memberId: string): Map<string, number> {
-    const fields = this.stats.get(memberId) ?? new Map();
-    this.stats.delete(memberId);
-    return fields as Map<string, number>;
   }
 
   /**
@@ -384,15 +357,6 @@ export class MoneyTxn {
     return this;
   }
 
-  /** An extra condition on the referral's write (e.g. a credit not claimed by a worker). */
-  referralCondition(referralId: string, condition: string, values: Record<string, unknown>): this {
-    const changes = this.embedded.get(referralId) ?? noChanges();
-    changes.conditions.push(condition);
-    Object.assign(changes.values, values);
-    this.embedded.set(referralId, changes);
-    return this;
-  }
-
   /** The referral write: appends `added` at `length` (conditioned on it) and the embedded changes. */
   referralAppend(
     referralId: string,
@@ -485,6 +449,52 @@ export class MoneyTxn {
     }
     return out;
   }
+}
+
+// Rarely used steps of a money transaction, as functions rather than methods: a bundle drops a function it
+// never calls, never a class's method (the reward worker's bundle is at its budget).
+
+/** A reward leaves the ledger with its referral (a delete): its item, counts, stats, schedule and flag count. */
+export function removeReward(txn: MoneyTxn, r: LedgerReward): MoneyTxn {
+  txn.push({ Delete: { TableName: tableName(), Key: keys.reward(txn.accountId, r.id) } }, `reward:${r.id}`);
+  for (const prefix of rewardCounterPrefixes(r)) {
+    txn.count(prefix as CounterName, -1);
+    txn.count(`${prefix}#s#${r.status}` as CounterName, -1);
+  }
+  if (r.status !== 'voided') {
+    txn.stat(r.member_id, earnedStat(r.type), -r.amount);
+    txn.report(
+      Math.floor(Date.now() / 1000),
+      { memberId: r.member_id, campaignId: r.campaign_id },
+      earnedStat(r.type),
+      -r.amount,
+      r.currency,
+    );
+  }
+  const stat = commissionStat(r.type, r.status);
+  if (stat) txn.stat(r.member_id, stat, -r.amount);
+  if (r.status === 'pending' && r.approves_at !== null) {
+    txn.push({ Delete: { TableName: tableName(), Key: keys.approvalDue(txn.accountId, r.approves_at, r.id) } }, `due:${r.id}`);
+  }
+  const flag = flagOf(r);
+  if (flag) txn.flag(flag, -1, r.id);
+  return txn;
+}
+
+/** The update items so far for the member's stats, merged (for a caller that writes the member itself). */
+export function takeStats(txn: MoneyTxn, memberId: string): Map<string, number> {
+  const fields = txn.stats.get(memberId) ?? new Map();
+  txn.stats.delete(memberId);
+  return fields as Map<string, number>;
+}
+
+/** An extra condition on the referral's write (e.g. a credit not claimed by a worker). */
+export function referralCondition(txn: MoneyTxn, referralId: string, condition: string, values: Record<string, unknown>): MoneyTxn {
+  const changes = txn.embedded.get(referralId) ?? noChanges();
+  changes.conditions.push(condition);
+  Object.assign(changes.values, values);
+  txn.embedded.set(referralId, changes);
+  return txn;
 }
 
 export function ledgerItem(accountId: string, r: LedgerReward): Record<string, unknown> {

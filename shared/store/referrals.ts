@@ -27,7 +27,7 @@ import { toMember } from './members';
 import { releaseIfOrphaned, subscriptionSnapshot, toSubscription } from './subscriptions';
 import { GSI1, GSI2, keys, type CounterName } from './table';
 import { isSub } from '../domain/links';
-import { ledgerFromReferral, lifecycleOf, MoneyTxn } from './ledger';
+import { ledgerFromReferral, lifecycleOf, MoneyTxn, removeReward, takeStats } from './ledger';
 import { ReportDeltas } from './reports';
 
 /**
@@ -296,10 +296,10 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
       // Its rewards leave the ledger with it (store/ledger.ts): counts, and every stat they count in.
       const ledger = new MoneyTxn(accountId);
       referral.rewards.forEach((r, i) => {
-        if ((r as { status?: unknown }).status !== undefined) ledger.removeReward(ledgerFromReferral(referral, i));
+        if ((r as { status?: unknown }).status !== undefined) removeReward(ledger, ledgerFromReferral(referral, i));
         else ledger.stat(referral.member_id, r.type === 'credit' ? 'credit_earned' : 'commission_earned', -r.amount);
       });
-      const stats = [...ledger.takeStats(referral.member_id)].filter(([, d]) => d !== 0);
+      const stats = [...takeStats(ledger, referral.member_id)].filter(([, d]) => d !== 0);
       const items: TransactItem[] = [
         {
           // Conditional on the state read: the rewards read are the ones whose amounts leave the member's
