@@ -197,6 +197,10 @@ function creditStanding(r: LedgerReward, hasSubscription: boolean): 'applied' | 
   return hasSubscription ? 'next_bill' : 'needs_subscription';
 }
 
+/**
+ * A reward as its member sees it. A held one (docs/fraud.md "Holds") says so (`held`) and shows no approval
+ * date: it is approved only if an operator releases it.
+ */
 export function portalRewardView(r: LedgerReward, hasSubscription: boolean) {
   return {
     id: r.id,
@@ -205,7 +209,7 @@ export function portalRewardView(r: LedgerReward, hasSubscription: boolean) {
     currency: r.currency,
     status: r.status,
     created_at: r.created_at,
-    approves_at: r.approves_at,
+    approves_at: r.status === 'held' ? null : r.approves_at,
     approved_at: r.approved_at,
     paid_at: r.paid_at,
     voided_at: r.voided_at,
