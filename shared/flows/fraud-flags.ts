@@ -190,7 +190,8 @@ export async function resolveFraudFlag(
           409,
           `This flag still holds ${flag.held_count} reward${flag.held_count === 1 ? '' : 's'}: release or void ${flag.held_count === 1 ? 'it' : 'them'} first.`,
         );
-      const opts = o.now === undefined ? {} : { now: o.now };
+      // Only what this flag holds: a reward released and held again by another flag stays held.
+      const opts = o.now === undefined ? { flagId: flag.id } : { now: o.now, flagId: flag.id };
       if (to === 'released') await releaseHeld(accountId, flag.held_reward_ids, opts);
       else await voidHeld(accountId, flag.held_reward_ids, opts);
     }

@@ -48,7 +48,10 @@ async function referralFindings(accountId: string, referralId: string, settings:
     settings.duplicate_ip.action === 'off' || fact.ip_hash === null
       ? []
       : await memberReferralFacts(accountId, fact.member_id, Math.min(now, fact.created_at) - settings.duplicate_ip.window_hours * HOUR);
-  return { memberId: fact.member_id, findings: evaluateReferral(settings, fact, { sameMember }, now) };
+  // Only the referrals made before it (its id is time-ordered, finer than created_at's seconds): a screening
+  // that runs late must not count the referrals made after its subject.
+  const before = sameMember.filter((r) => r.id <= fact.id);
+  return { memberId: fact.member_id, findings: evaluateReferral(settings, fact, { sameMember: before }, now) };
 }
 
 /** The application's findings, evaluated again for their evidence (its own fact left out of the others). */
@@ -60,7 +63,7 @@ async function applicationFindings(accountId: string, applicationId: string, set
       : recentApplicationFacts(accountId, now - settings.duplicate_ip.window_hours * HOUR),
   ]);
   if (!fact) return [];
-  return evaluateApplication(settings, fact, { recent: recent.filter((a) => a.id !== fact.id && a.created_at <= fact.created_at) }, now);
+  return evaluateApplication(settings, fact, { recent: recent.filter((a) => a.id < fact.id) }, now);
 }
 
 export async function screenEvent(message: FraudScreenMessage, o: { now?: number } = {}): Promise<void> {
