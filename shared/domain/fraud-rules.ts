@@ -88,8 +88,10 @@ function sameNetwork<T extends { id: string; created_at: number; ip_hash: string
   windowHours: number,
 ): T[] {
   const inWindow = within(windowHours * 3600, subject.created_at);
+  // Up to the subject: created before it (in the same second, a smaller time-ordered id).
+  const upTo = (o: T) => o.created_at < subject.created_at || (o.created_at === subject.created_at && o.id < subject.id);
   const found = new Map<string, T>([[subject.id, subject]]);
-  for (const o of others) if (o.ip_hash === subject.ip_hash && inWindow(o.created_at) && !found.has(o.id)) found.set(o.id, o);
+  for (const o of others) if (o.ip_hash === subject.ip_hash && upTo(o) && inWindow(o.created_at) && !found.has(o.id)) found.set(o.id, o);
   return [...found.values()].sort(newestFirst);
 }
 

@@ -109,7 +109,9 @@ export async function previewRule(accountId: string, req: PreviewRequest, now: n
   checkThresholds(req.rule, req.thresholds ?? {});
   const { settings, action } = trial(await loadFraudSettings(accountId), req);
   const answer = (found: Found[], partial: boolean): FraudPreview => {
-    const unique = [...new Map(found.map((f) => [f.finding.dedupe_key, f])).values()].sort((a, b) => b.at - a.at);
+    const unique = [...new Map(found.map((f) => [f.finding.dedupe_key, f])).values()].sort(
+      (a, b) => b.at - a.at || (a.finding.subject.id < b.finding.subject.id ? 1 : a.finding.subject.id > b.finding.subject.id ? -1 : 0),
+    );
     const held = new Set(action === 'hold' ? unique.flatMap((f) => f.rewards) : []);
     return {
       rule: req.rule,

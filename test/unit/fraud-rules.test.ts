@@ -110,6 +110,12 @@ describe('duplicate_ip on referrals', () => {
     expect(evaluateReferral(settings(), bare, { sameMember: [bare, ...earlier(5, null)] }, NOW)).toEqual([]);
   });
 
+  it('counts, within one second, only the referrals made before the subject (time-ordered ids)', () => {
+    const same = Array.from({ length: 5 }, () => referral({ ip_hash: 'net1' }));
+    const flagged = same.filter((s) => evaluateReferral(settings(), s, { sameMember: same }, NOW).length > 0);
+    expect(flagged).toEqual([same[3], same[4]]);
+  });
+
   it('follows the thresholds and is silent when off', () => {
     const subject = referral({ ip_hash: 'net1' });
     const facts = { sameMember: earlier(5, 'net1', 10 * 60) };
