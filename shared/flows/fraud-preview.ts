@@ -50,7 +50,7 @@ export function checkThresholds(rule: FraudRule, thresholds: Record<string, numb
   const limits: Record<string, [number, number]> = THRESHOLD_LIMITS[rule];
   const names = Object.keys(limits);
   for (const [name, value] of Object.entries(thresholds)) {
-    const limit = limits[name];
+    const limit = Object.hasOwn(limits, name) ? limits[name] : undefined;
     if (!limit)
       throw ValidationError.field(
         'thresholds',

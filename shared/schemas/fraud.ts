@@ -40,7 +40,8 @@ function ruleSetting(rule: FraudRule) {
           out.action = raw;
           continue;
         }
-        const limit = limits[name];
+        // Own names only: `constructor` or `toString` are no threshold.
+        const limit = Object.hasOwn(limits, name) ? limits[name] : undefined;
         if (!limit)
           return {
             ok: false,

@@ -81,6 +81,10 @@ describe('GET and PATCH /v1/fraud-rules/', () => {
     const cases: [unknown, Record<string, unknown[]>][] = [
       [{ nope: { action: 'flag' } }, { nope: [expect.stringContaining('Not a fraud rule')] }],
       [{ duplicate_ip: { max: 3 } }, { duplicate_ip: ['max: not a setting of duplicate_ip (action, max_referrals, window_hours).'] }],
+      [
+        { duplicate_ip: { constructor: 3 } },
+        { duplicate_ip: ['constructor: not a setting of duplicate_ip (action, max_referrals, window_hours).'] },
+      ],
       [{ duplicate_ip: { max_referrals: 0 } }, { duplicate_ip: ['max_referrals: must be between 1 and 1000.'] }],
       [{ velocity: { multiple: 1001 } }, { velocity: ['multiple: must be between 2 and 1000.'] }],
       [{ click_spam: { ratio: '500' } }, { click_spam: ['ratio: a valid integer is required.'] }],
@@ -269,6 +273,10 @@ describe('POST /v1/fraud-rules/preview/', () => {
       [
         { rule: 'duplicate_ip', thresholds: { ratio: 3 } },
         { thresholds: ['ratio: not a threshold of duplicate_ip (max_referrals, window_hours).'] },
+      ],
+      [
+        { rule: 'duplicate_ip', thresholds: { toString: 3 } },
+        { thresholds: ['toString: not a threshold of duplicate_ip (max_referrals, window_hours).'] },
       ],
       [{ rule: 'duplicate_ip', thresholds: { window_hours: 169 } }, { thresholds: ['window_hours: must be between 1 and 168.'] }],
       [{ rule: 'velocity', thresholds: { mean_days: 6 } }, { thresholds: ['mean_days: must be between 7 and 90.'] }],
