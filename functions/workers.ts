@@ -40,7 +40,8 @@ export const workers: readonly QueueWorker[] = [
     queue: 'provider-events',
     timeoutSeconds: 30,
     batchSize: 10,
-    sends: ['provider-events', 'rewards', 'webhook-events'],
+    // fraud: a converted referral's subscription that told a payer (shared/flows/payer-ids.ts).
+    sends: ['provider-events', 'rewards', 'webhook-events', 'fraud'],
     providerSecrets: true,
   },
   {

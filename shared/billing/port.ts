@@ -54,8 +54,17 @@ export interface SubscriptionFacts {
   plan?: PlanFacts;
   nextBillDate?: string | null;
   lastBillDate?: string;
-  /** The provider's customer id, when it has one (Billing `ctm_…`, Stripe `cus_…`). */
+  /**
+   * The provider's customer id, when it has one (Billing `ctm_…`, Stripe `cus_…`, Paddle Classic's user
+   * id). With `paymentFingerprint`, who pays: the self-referral rule compares it (docs/fraud.md).
+   */
   customerId?: string;
+  /**
+   * The fingerprint of the card that pays the subscription (Stripe `card.fingerprint` of its default
+   * payment method: the same card number, the same fingerprint, whatever the customer), when the provider
+   * exposes one. Absent = not told (Paddle exposes none).
+   */
+  paymentFingerprint?: string;
   /**
    * The plan, when the event names it only by id (Paddle Classic's alerts carry `subscription_plan_id`,
    * not the plan): the flow completes it with `describePlan`. Absent when `plan` is given.

@@ -9,7 +9,12 @@
 // referral, and queues the evaluation again: a first attempt that committed but failed to send is healed.
 // Self-referral (the referring member's attached subscription, or one with the member's email address,
 // without case) is refused with a 400 by conditions of the same transaction (store/referrals.ts), so it
-// costs no extra read and cannot be raced.
+// costs no extra read and cannot be raced. A subscription paid by the member's own payer (the same card
+// fingerprint or provider customer id, docs/fraud.md "Self-referral beyond email"): an automatic conversion
+// (convertToSubscription) tells it apart by a condition of the same transaction and records the rule's
+// action there (flows/self-referral-payer.ts decidePayerMatch); this endpoint's conversion leaves it to the
+// fraud screening of its referral.converted event, moments later (screenPayer), which keeps the writes of
+// a flag out of the endpoint's bundle (300 KB budget).
 import { NotFoundError, ValidationError } from '../domain/errors';
 import { isEntityId } from '../domain/ids';
 import type { Plan, ProviderId, Referral, Subscription } from '../domain/models';
@@ -19,6 +24,8 @@ import type { ConversionTarget } from '../schemas/conversion';
 import { batchGet, getItem, lookup } from '../store/ops';
 import { connectionFrom, credentialKeys } from '../store/provider';
 import { alreadyConverted, assertSubscriptionFree, convertedWith, markReferralConverted, toReferral } from '../store/referrals';
+import { payerIdsOf } from '../domain/payer-ids';
+import { decidePayerMatch } from './self-referral-payer';
 import { applyProviderUpdate, getSubscription, toSubscription } from '../store/subscriptions';
 import { keys } from '../store/table';
 import { providerFromConnection, type AccountBillingProvider } from '../billing/adapters';
@@ -107,7 +114,7 @@ export async function convertToSubscription(
     return 'unchanged';
   }
   await assertSubscriptionFree(accountId, subscription, referral.id);
-  const { changed } = await markReferralConverted(accountId, referral, subscription, null, true);
+  const { changed } = await markReferralConverted(accountId, referral, subscription, null, true, decidePayerMatch(accountId));
   if (changed) countMetric('Conversions');
   await queueEvaluation(accountId, referral.id);
   return changed ? 'converted' : 'unchanged';
@@ -161,6 +168,7 @@ async function fetchSubscription(
   const result = await applyProviderUpdate(accountId, {
     subscriptionId,
     asOfMs: Date.now(),
+    payerIds: payerIdsOf(provider().kind, facts),
     fields: {
       ...(facts.status !== undefined ? { status: facts.status } : {}),
       ...(facts.email !== undefined ? { email: facts.email } : {}),

@@ -6,9 +6,12 @@
 // - referral.created: the referral-level rules (duplicate_ip, disposable_email) over the referral and its
 //   member's referrals of the duplicate_ip window.
 // - referral.converted: the referral-level rules again (the referred user's email may be known only now),
-//   and the member-level rules (click_spam, refund_rate, velocity) for its member.
+//   the self_referral payer case (flows/self-referral-payer.ts) and the member-level rules (click_spam,
+//   refund_rate, velocity) for its member.
 // - reward.created with a negative amount (a clawback) and reward.voided as refunded: the member-level rules
 //   for the reward's member (refund_rate).
+// - referral.payer (queued by flows/payer-ids.ts, not an outbox event): the self_referral payer case of a
+//   converted referral whose subscription told a payer (flows/self-referral-payer.ts).
 // - application.created: the flags the confirmation stored on the application (flows/applications.ts
 //   screenApplicant) become review-queue items, with the evidence evaluated again.
 // Rules whose action is `off` are not run, and no fact is read for them.
@@ -19,6 +22,8 @@ import { getApplication } from '../store/applications';
 import { loadFraudSettings } from '../store/fraud-settings';
 import { applicationFact, memberDays, memberReferralFacts, recentApplicationFacts, referralFact } from './fraud-facts';
 import { recordFinding } from './fraud-flags';
+import { PAYER_SCREEN_EVENT } from './payer-ids';
+import { screenPayer } from './self-referral-payer';
 
 const HOUR = 3600;
 const DAY = 86400;
@@ -82,8 +87,15 @@ export async function screenEvent(message: FraudScreenMessage, o: { now?: number
     case 'referral.converted': {
       const { memberId, findings } = await referralFindings(accountId, message.subject_id, settings, now);
       await record(findings);
+      // Paid by the referring member's own payer (flows/self-referral-payer.ts; recorded once).
+      await screenPayer(accountId, message.subject_id, settings);
       const member = message.member_id ?? memberId ?? (await referralFact(accountId, message.subject_id))?.member_id ?? null;
       if (member) await record(await memberFindings(accountId, member, settings, now));
+      return;
+    }
+    case PAYER_SCREEN_EVENT: {
+      // A converted referral's subscription told a payer (flows/payer-ids.ts): the self_referral payer case.
+      await screenPayer(accountId, message.subject_id, settings);
       return;
     }
     case 'reward.created':

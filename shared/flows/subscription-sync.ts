@@ -30,6 +30,8 @@ import { formatCents } from '../domain/money';
 import { minorToCents } from '../domain/currency';
 import { planFromFacts } from './conversion';
 import { attributeFromHints } from './attribution';
+import { followPayers } from './payer-ids';
+import { payerIdsOf } from '../domain/payer-ids';
 import { log } from '../log';
 import { PoisonMessageError } from '../queue/worker';
 import { isProviderKind, LEGACY_PROVIDER } from '../billing/registry';
@@ -84,6 +86,8 @@ async function afterUpdate(
     refund: boolean;
   },
 ): Promise<void> {
+  // Who pays it, if this told something new: its member's copy, and a converted referral's check.
+  await followPayers(accountId, result, result.duplicate);
   if (!result.referralId) {
     // Not tied to a referral yet: the event itself may name one (checkout passthrough, coupon). The
     // update has read (or written) the subscription already: no second read. A payment event that
@@ -99,6 +103,7 @@ async function afterUpdate(
             subscriptionId: facts.id,
             asOfMs: Date.now(),
             fields: await completeFields(accountId, provider, facts),
+            payerIds: payerIdsOf(provider.kind, facts),
           })
         ).subscription;
     }
@@ -230,6 +235,7 @@ export async function applyBillingEvent(accountId: string, provider: WebhookProv
     fields,
     payment,
     alertId: marker,
+    payerIds: payerIdsOf(provider.kind, facts),
     ...(refund ? { extraItems: [refund] } : {}),
   });
   log('info', result.duplicate ? 'provider event already processed' : 'provider event applied', {
@@ -355,7 +361,13 @@ async function syncSubscription(
       if (!current && fields.unit_price === undefined) fields.unit_price = fields.plan.amount;
     }
   }
-  const result = await applyProviderUpdate(accountId, { subscriptionId: facts.id, asOfMs: message.started_at, fields });
+  const result = await applyProviderUpdate(accountId, {
+    subscriptionId: facts.id,
+    asOfMs: message.started_at,
+    fields,
+    payerIds: payerIdsOf(provider.kind, facts),
+  });
+  await followPayers(accountId, result, false);
   if (!result.referralId) return;
   // Payments of a referred subscription: a missed payment webhook must still earn its reward.
   for (const p of await provider.listPayments(facts.id)) {

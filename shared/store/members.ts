@@ -25,7 +25,11 @@ import {
 import { RaceLostError } from './ops';
 import { eventItem } from './outbox';
 import { arrayPage, emptyPage, queryPage, type PageRequest } from './pagination';
-import { toSubscription } from './subscriptions';
+import { subscriptionPayerIds, toSubscription } from './subscriptions';
+import { storedPayerIds } from '../domain/payer-ids';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from './client';
 import { GSI1, keys, type Key } from './table';
 
 export interface MemberWithRelations {
@@ -183,18 +187,62 @@ const campaignCount = (accountId: string, campaignId: string, delta: number, lab
   },
 });
 
-const attachSubscription = (accountId: string, subscriptionId: ProviderId, memberId: string, label: string): Labelled => ({
+/**
+ * Attaches a subscription to a member. `payers`: its payer ids as read, which the member item copies in the
+ * same transaction (`payer_ids`, docs/fraud.md "Self-referral beyond email"): the set must still be that one
+ * (it only grows, so its size says), else the attachment starts over with the new ones.
+ */
+const attachSubscription = (
+  accountId: string,
+  subscriptionId: ProviderId,
+  memberId: string,
+  label: string,
+  payers: readonly string[] = [],
+): Labelled => ({
   label,
   item: {
     Update: {
       TableName: tableName(),
       Key: keys.subscription(accountId, subscriptionId),
       UpdateExpression: 'SET member_id = :m',
-      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(member_id) OR member_id = :m)',
-      ExpressionAttributeValues: { ':m': memberId },
+      ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(member_id) OR member_id = :m) AND ${
+        payers.length > 0 ? 'size(payer_ids) = :np' : 'attribute_not_exists(payer_ids)'
+      }`,
+      ExpressionAttributeValues: { ':m': memberId, ...(payers.length > 0 ? { ':np': payers.length } : {}) },
     },
   },
 });
+
+/** The payer ids on a member item (its own subscription's, domain/payer-ids.ts). */
+export const memberPayerIds = (item: Record<string, unknown> | undefined): string[] => storedPayerIds(item?.payer_ids);
+
+/**
+ * Adds payer ids a provider told later about the member's own subscription (flows/subscription-sync.ts):
+ * only while that subscription is still attached to the member. Whether the member carries them now.
+ */
+export async function addMemberPayerIds(
+  accountId: string,
+  memberId: string,
+  subscriptionId: ProviderId,
+  payerIds: readonly string[],
+): Promise<boolean> {
+  if (payerIds.length === 0) return true;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.member(accountId, memberId),
+        UpdateExpression: 'ADD payer_ids :p',
+        ConditionExpression: 'attribute_exists(pk) AND subscription_id = :sid',
+        ExpressionAttributeValues: { ':p': new Set(payerIds), ':sid': subscriptionId },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+}
 
 const detachSubscription = (accountId: string, subscriptionId: ProviderId, memberId: string, label: string): Labelled => ({
   label,
@@ -291,8 +339,13 @@ function creationItems(accountId: string, p: NewMember): { member: Member; label
     created_at: Math.floor(createdMs / 1000),
     version: 1,
   };
+  const payers = p.subscription ? subscriptionPayerIds(p.subscription) : [];
   const labelled: Labelled[] = [
-    put(keys.member(accountId, member.id), { type: 'Member', ...memberAttributes(accountId, member) }, 'member'),
+    put(
+      keys.member(accountId, member.id),
+      { type: 'Member', ...memberAttributes(accountId, member), ...(payers.length > 0 ? { payer_ids: new Set(payers) } : {}) },
+      'member',
+    ),
     put(
       keys.memberCodeClaim(accountId, p.code),
       { type: 'Claim', member_id: member.id, ...(campaignId ? { campaign_id: campaignId } : {}) },
@@ -303,7 +356,7 @@ function creationItems(accountId: string, p: NewMember): { member: Member; label
     { label: 'counter', item: counterUpdate(accountId, 'members', 1) },
   ];
   if (campaignId) labelled.push(campaignCount(accountId, campaignId, 1, 'campaign'));
-  if (subscriptionId) labelled.push(attachSubscription(accountId, subscriptionId, member.id, 'subscription'));
+  if (subscriptionId) labelled.push(attachSubscription(accountId, subscriptionId, member.id, 'subscription', payers));
   labelled.push({
     label: 'event',
     item: eventItem(accountId, 'member.created', member.id, memberView(member, p.campaign, p.subscription), createdMs),
@@ -387,6 +440,8 @@ export async function createMember(
       if (failed.length > 0) {
         // Lost a race with a concurrent write: report it like the prefetch would have.
         if (failed.includes('code') && generated) throw new StaleMemberError();
+        // The subscription taken meanwhile, or told a new payer: read again (the prefetch tells which).
+        if (failed.includes('subscription') && subscriptionId) throw new StaleMemberError();
         throw raceErrors(failed, { identifier: input.identifier, email: input.email, code, campaignId, subscriptionId });
       }
       return { member, campaign, subscription };
@@ -512,6 +567,15 @@ export async function updateMember(
         sets.push(`#${name} = :${name}`);
       }
     }
+    // The member's payer ids are those of its own subscription (docs/fraud.md): replaced with it.
+    const payers = changed.subscription && newSubscription ? subscriptionPayerIds(newSubscription) : [];
+    if (changed.subscription) {
+      names['#payer_ids'] = 'payer_ids';
+      if (payers.length > 0) {
+        values[':payer_ids'] = new Set(payers);
+        sets.push('#payer_ids = :payer_ids');
+      } else removes.push('#payer_ids');
+    }
     const items: Labelled[] = [
       {
         label: 'member',
@@ -558,12 +622,14 @@ export async function updateMember(
     }
     if (changed.subscription) {
       if (current.subscription_id !== null) items.push(detachSubscription(accountId, current.subscription_id, id, 'old-subscription'));
-      if (next.subscription_id !== null) items.push(attachSubscription(accountId, next.subscription_id, id, 'subscription'));
+      if (next.subscription_id !== null) items.push(attachSubscription(accountId, next.subscription_id, id, 'subscription', payers));
     }
 
     const failed = await run(items);
     if (failed.length > 0) {
       const userFacing = failed.filter((f) => ['identifier', 'email', 'code', 'campaign', 'subscription'].includes(f));
+      // The subscription taken meanwhile, or told a new payer: read again (the prefetch tells which).
+      if (failed.includes('subscription')) throw new StaleMemberError();
       if (userFacing.length > 0 && !failed.includes('member')) {
         throw raceErrors(userFacing, { ...next, campaignId: next.campaign_id, subscriptionId: next.subscription_id });
       }

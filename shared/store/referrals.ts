@@ -23,8 +23,10 @@ import {
 } from './ops';
 import { eventItem } from './outbox';
 import { arrayPage, emptyPage, queryPage, type PageRequest } from './pagination';
-import { toMember } from './members';
-import { releaseIfOrphaned, subscriptionSnapshot, toSubscription } from './subscriptions';
+import { memberPayerIds, toMember } from './members';
+import { releaseIfOrphaned, subscriptionPayerIds, subscriptionSnapshot, toSubscription } from './subscriptions';
+import { payerMatch, type PayerMatchKind } from '../domain/payer-ids';
+import type { FraudFlag } from '../domain/fraud';
 import { GSI1, GSI2, keys, type CounterName } from './table';
 import { isSub } from '../domain/links';
 import { ledgerFromReferral, lifecycleOf, MoneyTxn, removeReward, takeStats } from './ledger';
@@ -444,10 +446,36 @@ export function convertedWith(
   return referral.conversion_checkout_id === target.checkoutId;
 }
 
+/** A conversion whose subscription's payer is the referring member's own (domain/payer-ids.ts). */
+export interface PayerMatch {
+  id: string;
+  kind: PayerMatchKind;
+  /** The provider's kind. */
+  provider: string;
+}
+
+/**
+ * What the conversion records about a payer match (the self_referral rule's action, decided by the flow):
+ * `items` join its transaction (the flag's), `flag` is appended to the referral's `fraud_flags` and `hold`
+ * becomes its `fraud_hold`. All empty for the action `off`: the conversion is then as any other.
+ */
+export interface PayerMatchDecision {
+  items: TransactItem[];
+  flag: FraudFlag | null;
+  hold: string | null;
+}
+
+export type PayerMatchDecider = (match: PayerMatch, referral: Referral, nowSeconds: number) => Promise<PayerMatchDecision>;
+
 /**
  * Marks a referral converted with `subscription` in ONE transaction: the referral (converted_at, the
  * subscription snapshot), the subscription's `referral_id` (one referral per subscription) and the
  * referring member's `conversions`. Converting again with the same subscription changes nothing.
+ *
+ * With `onPayerMatch`, the member's update also requires that none of the subscription's payer ids
+ * (store/subscriptions.ts) is among the member's own (`payer_ids`), at no extra read. When that fails, the
+ * member read that tells the `attached` case tells the match; the decider says what to record (the
+ * self_referral rule's action) and the transaction runs again without the payer condition, with it.
  */
 export async function markReferralConverted(
   accountId: string,
@@ -456,17 +484,26 @@ export async function markReferralConverted(
   checkoutId: string | null,
   /** Converted from a provider alert (coupon, passthrough) rather than by the app's conversion call. */
   automatic = false,
+  onPayerMatch?: PayerMatchDecider,
 ): Promise<{ referral: Referral; changed: boolean }> {
   const now = Math.floor(Date.now() / 1000);
   let snapshot = subscriptionSnapshot(subscription);
   let includeMember = true;
+  // Whether the member's condition still compares payers (until a match was decided).
+  let payerCheck = onPayerMatch !== undefined;
+  let decision: PayerMatchDecision | null = null;
   for (let attempt = 1; ; attempt++) {
+    const payers = onPayerMatch ? subscriptionPayerIds(subscription) : [];
+    const flag = decision?.flag ?? null;
+    const hold = flag ? (decision?.hold ?? null) : null;
     const items: TransactItem[] = [
       {
         Update: {
           TableName: tableName(),
           Key: keys.referral(accountId, referral.id),
-          UpdateExpression: `SET converted_at = :now, #s = :snap${checkoutId ? ', conversion_checkout_id = :co' : ''}${automatic ? ', converted_automatically = :auto' : ''}`,
+          UpdateExpression: `SET converted_at = :now, #s = :snap${checkoutId ? ', conversion_checkout_id = :co' : ''}${automatic ? ', converted_automatically = :auto' : ''}${
+            flag ? ', fraud_flags = list_append(if_not_exists(fraud_flags, :noflags), :flags)' : ''
+          }${hold ? ', fraud_hold = :hold' : ''}`,
           ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(converted_at) OR attribute_type(converted_at, :null))',
           ExpressionAttributeNames: { '#s': 'subscription' },
           ExpressionAttributeValues: {
@@ -475,6 +512,8 @@ export async function markReferralConverted(
             ':null': 'NULL',
             ...(checkoutId ? { ':co': checkoutId } : {}),
             ...(automatic ? { ':auto': true } : {}),
+            ...(flag ? { ':noflags': [], ':flags': [flag] } : {}),
+            ...(hold ? { ':hold': hold } : {}),
           },
         },
       },
@@ -485,27 +524,43 @@ export async function markReferralConverted(
           // Who referred it, for the report buckets of its payments (revenue per campaign and member).
           UpdateExpression: `SET referral_id = :r, referrer_member_id = :rm${referral.campaign_id ? ', referrer_campaign_id = :rc' : ''}`,
           // The snapshot is of the version read: a provider update written meanwhile (a cancellation,
-          // say) makes this read the subscription again, so the referral never keeps an older copy.
-          ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(referral_id) OR referral_id = :r)${subscription.version ? ' AND #version = :v' : ''}`,
-          ...(subscription.version ? { ExpressionAttributeNames: { '#version': 'version' } } : {}),
+          // say) makes this read the subscription again, so the referral never keeps an older copy. So do
+          // payer ids told meanwhile (they grow without a new version): the payers compared are all of them.
+          ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(referral_id) OR referral_id = :r)${subscription.version ? ' AND #version = :v' : ''}${
+            onPayerMatch ? (payers.length > 0 ? ' AND size(#pids) = :np' : ' AND attribute_not_exists(#pids)') : ''
+          }`,
+          ...(subscription.version || onPayerMatch
+            ? {
+                ExpressionAttributeNames: {
+                  ...(subscription.version ? { '#version': 'version' } : {}),
+                  ...(onPayerMatch ? { '#pids': 'payer_ids' } : {}),
+                },
+              }
+            : {}),
           ExpressionAttributeValues: {
             ':r': referral.id,
             ':rm': referral.member_id,
             ...(referral.campaign_id ? { ':rc': referral.campaign_id } : {}),
             ...(subscription.version ? { ':v': subscription.version } : {}),
+            ...(onPayerMatch && payers.length > 0 ? { ':np': payers.length } : {}),
           },
         },
       },
     ];
     if (includeMember) {
+      // Self-referral by payer: none of the subscription's payer ids is the member's own (docs/fraud.md).
+      const compared = payerCheck ? payers : [];
       items.push({
         Update: {
           TableName: tableName(),
           Key: keys.member(accountId, referral.member_id),
           UpdateExpression: 'ADD conversions :one',
           // Self-referral: never the member's own attached subscription.
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(subscription_id) OR subscription_id <> :sid)',
-          ExpressionAttributeValues: { ':one': 1, ':sid': subscription.id },
+          ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(subscription_id) OR subscription_id <> :sid)${compared
+            .map((_, i) => ` AND NOT contains(#pids, :p${i})`)
+            .join('')}`,
+          ...(compared.length > 0 ? { ExpressionAttributeNames: { '#pids': 'payer_ids' } } : {}),
+          ExpressionAttributeValues: { ':one': 1, ':sid': subscription.id, ...Object.fromEntries(compared.map((p, i) => [`:p${i}`, p])) },
         },
       });
     }
@@ -523,7 +578,13 @@ export async function markReferralConverted(
         },
       });
     }
-    const converted: Referral = { ...referral, converted_at: now, subscription: snapshot };
+    const converted: Referral = {
+      ...referral,
+      converted_at: now,
+      subscription: snapshot,
+      ...(flag ? { fraud_flags: [...(referral.fraud_flags ?? []), flag] } : {}),
+      ...(hold ? { fraud_hold: hold } : {}),
+    };
     items.push(eventItem(accountId, 'referral.converted', referral.id, referralView(converted)));
     if (includeMember)
       items.push(
@@ -531,6 +592,10 @@ export async function markReferralConverted(
           .add(now, { campaignId: referral.campaign_id, memberId: referral.member_id, sub: referral.sub }, 'conversions', 1)
           .items(),
       );
+    // The flag of a payer match (its review-queue item, dedupe claim, counters, event): last, so the
+    // indexes above stay.
+    const flagStart = items.length;
+    if (flag) items.push(...(decision?.items ?? []));
     try {
       await transact(items);
       return { referral: converted, changed: true };
@@ -545,8 +610,21 @@ export async function markReferralConverted(
       }
       if (emailCheck >= 0 && err.failed(emailCheck)) throw new SelfReferralError(subscription.id, checkoutId, 'email');
       if (includeMember && err.failed(2)) {
-        const member = toMember(await getItem(keys.member(accountId, referral.member_id)));
+        const memberItem = await getItem(keys.member(accountId, referral.member_id));
+        const member = toMember(memberItem);
         if (member?.subscription_id === subscription.id) throw new SelfReferralError(subscription.id, checkoutId, 'attached');
+        const match = member && payerCheck && onPayerMatch ? payerMatch(memberPayerIds(memberItem), payers) : null;
+        if (match && onPayerMatch) {
+          // The referring member's own payer: converted all the same, with what the rule's action records.
+          decision = await onPayerMatch(match, referral, now);
+          payerCheck = false;
+          continue;
+        }
+      }
+      // The same finding recorded already (its dedupe claim): the conversion records it no second time.
+      if (flag && items.slice(flagStart).some((_, i) => err.failed(flagStart + i))) {
+        decision = null;
+        continue;
       }
       if (err.failed(1) && attempt < 8) {
         // Tied to another referral meanwhile, or a newer version: read it again.

@@ -26,9 +26,20 @@ import { eventItem } from './outbox';
 import { queryPage, type PageRequest } from './pagination';
 import { ALERT_MARKER_DAYS, GSI1, GSI2, keys, providerIdKey, timeKey, TTL_ATTRIBUTE } from './table';
 import { ReportDeltas } from './reports';
+import { newPayerIds, storedPayerIds } from '../domain/payer-ids';
 
-export function toSubscription(item: Record<string, unknown> | undefined): Subscription | null {
+/**
+ * A subscription as stored, with its payer ids (domain/payer-ids.ts): who pays it, as the provider told,
+ * never shown. Written only by applyProviderUpdate (a string set that only grows).
+ */
+export type StoredSubscription = Subscription & { payer_ids?: string[] };
+
+/** The payer ids a subscription read from the table carries ([] when none, or not read from the table). */
+export const subscriptionPayerIds = (s: Subscription): string[] => storedPayerIds((s as StoredSubscription).payer_ids);
+
+export function toSubscription(item: Record<string, unknown> | undefined): StoredSubscription | null {
   if (item?.type !== 'Subscription') return null;
+  const payerIds = storedPayerIds(item.payer_ids);
   return {
     id: storedProviderId(item.id),
     unit_price: item.unit_price === null || item.unit_price === undefined ? null : String(item.unit_price),
@@ -42,6 +53,7 @@ export function toSubscription(item: Record<string, unknown> | undefined): Subsc
     member_id: typeof item.member_id === 'string' ? item.member_id : undefined,
     referral_id: typeof item.referral_id === 'string' ? item.referral_id : undefined,
     version: Number(item.version ?? 0),
+    ...(payerIds.length > 0 ? { payer_ids: payerIds } : {}),
   };
 }
 
@@ -90,6 +102,11 @@ export interface ProviderUpdate {
   createdAt?: number;
   /** Items written in the same transaction when the alert is new (a refund record: store/refunds.ts). */
   extraItems?: TransactItem[];
+  /**
+   * Who pays it, as this source tells (domain/payer-ids.ts): added to the stored set, whatever the source's
+   * time (facts about the payer only accumulate).
+   */
+  payerIds?: readonly string[];
 }
 
 export interface ProviderUpdateResult {
@@ -103,6 +120,8 @@ export interface ProviderUpdateResult {
   subscription: Subscription | null;
   /** The referral the subscription is assigned to, if any (it may earn rewards from this payment). */
   referralId: string | null;
+  /** Payer ids stored by this update that the subscription did not carry before. */
+  payerIdsLearned: string[];
 }
 
 const REQUIRED: (keyof ProviderFields)[] = ['status', 'currency', 'plan'];
@@ -173,7 +192,7 @@ function providerFieldsOf(s: Subscription): ProviderFields {
 
 /** The copy of a subscription a referral carries (what the API shows), without this service's links. */
 export function subscriptionSnapshot(s: Subscription): Subscription {
-  const { member_id: _m, referral_id: _r, version: _v, ...rest } = s;
+  const { member_id: _m, referral_id: _r, version: _v, payer_ids: _p, ...rest } = s as StoredSubscription;
   return rest;
 }
 
@@ -226,7 +245,8 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
   const subKey = keys.subscription(accountId, update.subscriptionId);
   const markerKey = update.alertId ? keys.alert(accountId, update.alertId) : null;
   const payKey = update.payment ? keys.payment(accountId, update.subscriptionId, update.payment.id) : null;
-  const fields = { ...update.fields };
+  // Payer ids are never a provider field (a copy read from the table may carry them): only `payerIds` writes them.
+  const { payer_ids: _ignored, ...fields } = update.fields as Partial<ProviderFields> & { payer_ids?: unknown };
   // The specification's status words: Paddle's `trialing` is stored and shown as `trialling`.
   if (fields.status === 'trialing') fields.status = 'trialling';
 
@@ -247,6 +267,7 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
           statusChanged: false,
           subscription: previous,
           referralId,
+          payerIdsLearned: [],
         };
       }
       const items: TransactItem[] = [];
@@ -289,7 +310,20 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
             }
           : null;
       const changed = merged !== null && (!previous || canonical(merged) !== canonical(providerFieldsOf(previous)));
-      if (newer && merged && changed) {
+      const written = newer && merged !== null && changed;
+      // Who pays it: ids not stored yet join the set (they only accumulate, whatever the source's time).
+      // Their write is conditioned on the member and referral ties read, so an attachment or a conversion
+      // committed meanwhile makes this start over and its follow-up (flows/subscription-sync.ts) see them.
+      const knownPayers = previous ? subscriptionPayerIds(previous) : [];
+      const payerIdsLearned = previous || written ? newPayerIds(knownPayers, update.payerIds ?? []) : [];
+      const payerNames: Record<string, string> =
+        payerIdsLearned.length > 0 ? { '#pids': 'payer_ids', ...(previous ? { '#mid': 'member_id' } : {}) } : {};
+      const payerValues: Record<string, unknown> =
+        payerIdsLearned.length > 0
+          ? { ':pids': new Set(payerIdsLearned), ...(previous?.member_id ? { ':mid': previous.member_id } : {}) }
+          : {};
+      const memberTie = previous?.member_id ? '#mid = :mid' : 'attribute_not_exists(#mid)';
+      if (written && merged) {
         const version = Number(existing?.version ?? 0);
         const createdMs = previous
           ? Number(existing?.created_ms ?? previous.created_at * 1000)
@@ -315,19 +349,21 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
           values[`:v${i}`] = value;
           return `#f${i} = :v${i}`;
         });
+        const learns = payerIdsLearned.length > 0;
         items.push({
           Update: {
             TableName: tableName(),
             Key: subKey,
-            UpdateExpression: `SET ${sets.join(', ')}`,
+            UpdateExpression: `SET ${sets.join(', ')}${learns ? ' ADD #pids :pids' : ''}`,
             // The version read, and the referral tie read: a conversion that tied it meanwhile (its snapshot
             // is of the version read) makes this start over and refresh that referral's snapshot as well.
             ConditionExpression: previous
-              ? `#version = :version AND ${referralId ? 'referral_id = :rid' : 'attribute_not_exists(referral_id)'}`
+              ? `#version = :version AND ${referralId ? 'referral_id = :rid' : 'attribute_not_exists(referral_id)'}${learns ? ` AND ${memberTie}` : ''}`
               : 'attribute_not_exists(pk)',
-            ExpressionAttributeNames: names,
+            ExpressionAttributeNames: { ...names, ...payerNames },
             ExpressionAttributeValues: {
               ...values,
+              ...payerValues,
               ...(previous ? { ':version': version, ...(referralId ? { ':rid': referralId } : {}) } : {}),
             },
           },
@@ -341,6 +377,7 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
             counterUpdate(accountId, `subscriptions#${merged.status}`, 1),
           );
         }
+        const payers = [...knownPayers, ...payerIdsLearned];
         subscription = {
           ...merged,
           id: update.subscriptionId,
@@ -348,7 +385,8 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
           member_id: previous?.member_id,
           referral_id: previous?.referral_id,
           version: version + 1,
-        };
+          ...(payers.length > 0 ? { payer_ids: payers } : {}),
+        } as StoredSubscription;
         subscriptionWritten = true;
         // One event per stored version of the subscription.
         items.push(eventItem(accountId, 'subscription.updated', `${update.subscriptionId}:${version + 1}`, subscriptionView(subscription)));
@@ -366,6 +404,19 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
             },
           });
         }
+      } else if (previous && payerIdsLearned.length > 0) {
+        // Only the payer is new: the set grows under the ties read (the version stays: no provider field changed).
+        items.push({
+          Update: {
+            TableName: tableName(),
+            Key: subKey,
+            UpdateExpression: 'ADD #pids :pids',
+            ConditionExpression: `attribute_exists(pk) AND ${referralId ? 'referral_id = :rid' : 'attribute_not_exists(referral_id)'} AND ${memberTie}`,
+            ExpressionAttributeNames: payerNames,
+            ExpressionAttributeValues: { ...payerValues, ...(referralId ? { ':rid': referralId } : {}) },
+          },
+        });
+        subscription = { ...previous, payer_ids: [...knownPayers, ...payerIdsLearned] } as StoredSubscription;
       }
 
       // The payment: created, or merged with what is stored (failed -> paid -> refunded).
@@ -435,6 +486,7 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
                 statusChanged: false,
                 subscription: previous,
                 referralId,
+                payerIdsLearned: [],
               };
             }
             // The tied referral is gone (or holds another subscription): the tie is stale data, never a reason
@@ -446,7 +498,7 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
           throw err;
         }
       }
-      return { duplicate: false, subscriptionWritten, paymentChanged, statusChanged, subscription, referralId };
+      return { duplicate: false, subscriptionWritten, paymentChanged, statusChanged, subscription, referralId, payerIdsLearned };
     },
     (err) => err instanceof StaleSubscriptionError,
     8,

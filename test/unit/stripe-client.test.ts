@@ -84,7 +84,7 @@ describe('StripeClient', () => {
       'refloop-credit-r1',
     );
     expect(seen.map((s) => [s.method, s.url])).toEqual([
-      ['GET', '/v1/subscriptions/sub_1?expand[0]=customer&expand[1]=items.data.price.product'],
+      ['GET', '/v1/subscriptions/sub_1?expand[0]=customer&expand[1]=items.data.price.product&expand[2]=default_payment_method'],
       ['POST', '/v1/customers/cus_1/balance_transactions'],
     ]);
     for (const s of seen) {
@@ -202,8 +202,8 @@ describe('StripeClient', () => {
     const second = await c.listSubscriptions(first.next);
     expect(second).toEqual({ data: [{ id: 'sub_1' }], next: null });
     expect(seen.map((s) => s.url)).toEqual([
-      '/v1/subscriptions?limit=100&status=all&expand[0]=data.customer',
-      '/v1/subscriptions?limit=100&status=all&starting_after=sub_2&expand[0]=data.customer',
+      '/v1/subscriptions?limit=100&status=all&expand[0]=data.customer&expand[1]=data.default_payment_method',
+      '/v1/subscriptions?limit=100&status=all&starting_after=sub_2&expand[0]=data.customer&expand[1]=data.default_payment_method',
     ]);
   });
 

@@ -55,6 +55,15 @@ export type ClassicProvider = Pick<
 /** Users per page of the background sync (Paddle's maximum). */
 export const SYNC_PAGE_SIZE = 200;
 
+/**
+ * Paddle Classic's user id (its customer: one per email address, across that user's subscriptions) as the
+ * port's customer id, for the self-referral rule (docs/fraud.md); null unless a positive integer.
+ */
+export function userIdOf(value: unknown): string | null {
+  const s = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+  return /^[1-9]\d{0,17}$/.test(s) ? s : null;
+}
+
 /** A user of the subscription users list as the port's facts (the plan by id: the flow describes it). */
 export function userFacts(user: PaddleUser): SubscriptionFacts | null {
   const id = Number(user.subscription_id);
@@ -64,6 +73,8 @@ export function userFacts(user: PaddleUser): SubscriptionFacts | null {
     status: (user.state === 'trialing' ? 'trialling' : user.state) as SubscriptionStatus,
     email: user.user_email,
   };
+  const customer = userIdOf(user.user_id);
+  if (customer) facts.customerId = customer;
   const currency = user.next_payment?.currency ?? user.last_payment?.currency;
   if (currency) facts.currency = currency;
   facts.nextBillDate = user.state === 'deleted' ? null : (user.next_payment?.date ?? null);
@@ -155,6 +166,7 @@ export function paddleClassicProvider(creds: ProviderCredentials, options: { tim
         plan: { id: plan.id, name: plan.name, amount, currency, interval: plan.interval, frequency: plan.frequency },
         nextBillDate: user.state === 'deleted' ? null : (user.next_payment?.date ?? null),
         ...(user.last_payment?.date ? { lastBillDate: user.last_payment.date } : {}),
+        ...(userIdOf(user.user_id) ? { customerId: userIdOf(user.user_id) as string } : {}),
       };
     },
 
@@ -252,6 +264,8 @@ export function alertEvent(parsed: ParsedAlert, fields: AlertFields): BillingEve
     return { kind: 'ignored', eventId: parsed.alert_id ?? '', type: parsed.alert_name ?? '', reason: parsed.reason };
   const patch = parsed.subscription;
   const subscription: SubscriptionFacts = { id: patch.id };
+  const customer = userIdOf(fields.user_id);
+  if (customer) subscription.customerId = customer;
   if (patch.status !== undefined) subscription.status = patch.status;
   if (patch.currency !== undefined) subscription.currency = patch.currency;
   if (patch.email !== undefined) subscription.email = patch.email;

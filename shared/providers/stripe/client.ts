@@ -185,20 +185,26 @@ export class StripeClient {
     return { data, next: list.has_more && lastItem ? lastItem.id : null };
   }
 
-  /** With the customer and every item's product expanded (one call for the whole state). */
+  /**
+   * With the customer, every item's product and the default payment method (its card fingerprint: who
+   * pays, docs/fraud.md) expanded: one call for the whole state.
+   */
   getSubscription(id: string): Promise<Subscription | null> {
-    return this.get('retrieve subscription', `/v1/subscriptions/${seg(id)}`, { expand: ['customer', 'items.data.price.product'] });
+    return this.get('retrieve subscription', `/v1/subscriptions/${seg(id)}`, {
+      expand: ['customer', 'items.data.price.product', 'default_payment_method'],
+    });
   }
 
   /**
    * Every subscription, canceled ones included (`status=all`: without it Stripe leaves canceled ones out),
-   * newest first, 100 per page, customers expanded (products would be 5 levels deep; Stripe allows 4).
+   * newest first, 100 per page, customers and default payment methods expanded (products would be 5
+   * levels deep; Stripe allows 4).
    */
   listSubscriptions(startingAfter: string | null): Promise<Page<Subscription>> {
     return this.list('list subscriptions', '/v1/subscriptions', {
       status: 'all',
       starting_after: startingAfter ?? undefined,
-      expand: ['data.customer'],
+      expand: ['data.customer', 'data.default_payment_method'],
     });
   }
 

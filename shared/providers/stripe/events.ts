@@ -141,6 +141,18 @@ function referralIdOf(metadata: unknown): string | undefined {
 
 const customerIdOf = (v: unknown): string | null => idOf(v, 'cus_');
 
+/**
+ * The card fingerprint of an expanded payment method (`default_payment_method`, read with
+ * `expand[]=default_payment_method`): who pays, for the self-referral rule (docs/fraud.md). Null for an id
+ * not expanded, another type than a card, or a malformed value.
+ */
+export function cardFingerprintOf(paymentMethod: unknown): string | null {
+  const pm = obj(paymentMethod);
+  if (pm?.type !== undefined && pm.type !== 'card') return null;
+  const fp = str(obj(pm?.card)?.fingerprint);
+  return fp !== null && fp.length <= 64 && /^[A-Za-z0-9]+$/.test(fp) ? fp : null;
+}
+
 // --- envelope -----------------------------------------------------------------------------------------
 
 export type EnvelopeResult = { ok: true; envelope: StripeEnvelope } | { ok: false; event: BillingEvent };
@@ -251,6 +263,8 @@ export function subscriptionFacts(data: Json, enrichment: Pick<Enrichment, 'emai
   if (customerId) facts.customerId = customerId;
   const email = str(customer?.email) ?? (customerId ? enrichment.emails?.get(customerId) : undefined);
   if (email) facts.email = email;
+  const fingerprint = cardFingerprintOf(data.default_payment_method);
+  if (fingerprint) facts.paymentFingerprint = fingerprint;
 
   const items = listData(data.items);
   if (items.length > 0 && currency) {

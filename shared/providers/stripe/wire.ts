@@ -106,6 +106,8 @@ export interface Subscription {
   currency: string;
   /** A customer id, or the customer when expanded. */
   customer: string | Customer;
+  /** The payment method that pays it (`pm_…`), or the payment method when expanded; null: the customer's default. */
+  default_payment_method?: string | PaymentMethod | null;
   description: string | null;
   discounts: string[];
   ended_at: Seconds | null;
@@ -117,6 +119,17 @@ export interface Subscription {
   status: SubscriptionStatusWire;
   trial_end: Seconds | null;
   trial_start: Seconds | null;
+}
+
+/** A card payment method. `card.fingerprint`: the same card number has the same fingerprint in one Stripe account. */
+export interface PaymentMethod {
+  id: string;
+  object: 'payment_method';
+  created: Seconds;
+  customer: string | null;
+  livemode: boolean;
+  type: 'card';
+  card: { brand: string; exp_month: number; exp_year: number; fingerprint: string; last4: string; funding: string; country: string | null };
 }
 
 export interface Customer {
@@ -285,6 +298,8 @@ export interface Charge {
   metadata: Metadata;
   paid: boolean;
   payment_intent: string | null;
+  payment_method?: string | null;
+  payment_method_details?: { type: 'card'; card: Pick<PaymentMethod['card'], 'brand' | 'fingerprint' | 'last4'> } | null;
   refunded: boolean;
   /** Not sent since 2022-11-15 unless expanded (`expand[]=refunds`). */
   refunds?: List<Refund> | null;

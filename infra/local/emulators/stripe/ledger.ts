@@ -14,7 +14,11 @@
 //   an `applied_to_invoice` balance transaction.
 // - A coupon `forever` stays on the subscription (every renewal); `once` applies to the first invoice.
 // - Refunds succeed at once; a charge's refunds list is not in its events (as since 2022-11-15).
-import { randomBytes } from 'node:crypto';
+// - Cards: a checkout pays with a card number (`card`, default: one of the customer's own, so two customers
+//   never share a card unless a test says so). Its payment method (`pm_…`) is the subscription's
+//   `default_payment_method` and pays its charges; `card.fingerprint` depends only on the number, as
+//   Stripe's does within one account. A customer is found by the checkout's email, else created.
+import { createHash, randomBytes } from 'node:crypto';
 import {
   STRIPE_API_VERSION,
   type Charge,
@@ -27,6 +31,7 @@ import {
   type InvoicePayment,
   type List,
   type Metadata,
+  type PaymentMethod,
   type Price,
   type Product,
   type PromotionCode,
@@ -91,6 +96,7 @@ export class Ledger {
   readonly sessions = new Map<string, CheckoutSession>();
   readonly coupons = new Map<string, Coupon>();
   readonly promotionCodes = new Map<string, PromotionCode>();
+  readonly paymentMethods = new Map<string, PaymentMethod>();
   /** The coupon on a subscription that applies to every renewal (`forever`). */
   private readonly subscriptionCoupons = new Map<string, string>();
   private readonly now: () => number;
@@ -226,6 +232,48 @@ export class Ledger {
   /** The customer's credit left in `currency` (positive = credit), as invoice_credit_balance says. */
   creditLeft(customerId: string, currency: string): number {
     return this.customer(customerId).invoice_credit_balance?.[currency.toLowerCase()] ?? 0;
+  }
+
+  /** A card's fingerprint: the same number, the same fingerprint (16 letters and digits). */
+  static cardFingerprint(number: string): string {
+    let s = '';
+    for (const b of createHash('sha256').update(`emulated card ${number}`).digest().subarray(0, 16)) s += ALNUM[b % 62];
+    return s;
+  }
+
+  /** The customer's payment method for this card number (created once per customer and number). */
+  private paymentMethodFor(customer: Customer, card: string | undefined): PaymentMethod {
+    const number = card ?? `default card of ${customer.id}`;
+    if (card !== undefined && !/^\d{12,19}$/.test(card))
+      throw new LedgerError(402, 'invalid_number', 'Your card number is incorrect.', 'card[number]', 'card_error');
+    const fingerprint = Ledger.cardFingerprint(number);
+    const existing = [...this.paymentMethods.values()].find((m) => m.customer === customer.id && m.card.fingerprint === fingerprint);
+    if (existing) return existing;
+    const pm: PaymentMethod = {
+      id: this.id('pm'),
+      object: 'payment_method',
+      created: this.seconds(),
+      customer: customer.id,
+      livemode: false,
+      type: 'card',
+      card: {
+        brand: 'visa',
+        exp_month: 12,
+        exp_year: 2034,
+        fingerprint,
+        last4: card ? card.slice(-4) : '4242',
+        funding: 'credit',
+        country: 'US',
+      },
+    };
+    this.paymentMethods.set(pm.id, pm);
+    return pm;
+  }
+
+  paymentMethod(id: string): PaymentMethod {
+    const pm = this.paymentMethods.get(id);
+    if (!pm) throw missing('payment_method', id);
+    return pm;
   }
 
   private customerFor(email: string): Customer {
@@ -409,6 +457,14 @@ export class Ledger {
         metadata: {},
         paid: pay,
         payment_intent: pi,
+        payment_method: typeof sub.default_payment_method === 'string' ? sub.default_payment_method : null,
+        payment_method_details:
+          typeof sub.default_payment_method === 'string'
+            ? (() => {
+                const card = this.paymentMethod(sub.default_payment_method).card;
+                return { type: 'card' as const, card: { brand: card.brand, fingerprint: card.fingerprint, last4: card.last4 } };
+              })()
+            : null,
         refunded: false,
         status: pay ? 'succeeded' : 'failed',
       };
@@ -466,6 +522,8 @@ export class Ledger {
     metadata?: Metadata;
     subscriptionMetadata?: Metadata;
     promotionCode?: string;
+    /** The card number paid with (12 to 19 digits); default: the customer's own card. */
+    card?: string;
   }): { session: CheckoutSession; subscription: Subscription; invoice: Invoice; charge: Charge | null; events: StripeEvent[] } {
     if (!/^[^@\s]+@[^@\s]+$/.test(p.email)) throw new LedgerError(400, 'email_invalid', 'Invalid email address', 'customer_email');
     const price = p.priceId ? this.prices.get(p.priceId) : this.defaultPrice(p.currency ?? 'usd');
@@ -477,6 +535,7 @@ export class Ledger {
       throw new LedgerError(400, 'parameter_invalid_string', 'client_reference_id must be 1 to 200 characters', 'client_reference_id');
     }
     const customer = this.customerFor(p.email);
+    const paymentMethod = this.paymentMethodFor(customer, p.card);
     let promo: PromotionCode | null = null;
     let coupon: Coupon | null = null;
     if (p.promotionCode) {
@@ -535,6 +594,7 @@ export class Ledger {
       created: at,
       currency: price.currency,
       customer: customer.id,
+      default_payment_method: paymentMethod.id,
       description: null,
       discounts: [],
       ended_at: null,
@@ -670,6 +730,14 @@ export class Ledger {
     }
     events.push(this.event('customer.subscription.updated', sub, previous));
     return { invoice, events };
+  }
+
+  /** The customer pays with another card from now on: customer.subscription.updated. */
+  updatePaymentMethod(subscriptionId: string, card: string): { subscription: Subscription; events: StripeEvent[] } {
+    const sub = this.subscription(subscriptionId);
+    const previous = { default_payment_method: sub.default_payment_method ?? null };
+    sub.default_payment_method = this.paymentMethodFor(this.customer(sub.customer as string), card).id;
+    return { subscription: sub, events: [this.event('customer.subscription.updated', sub, previous)] };
   }
 
   cancel(subscriptionId: string): { subscription: Subscription; events: StripeEvent[] } {

@@ -118,6 +118,8 @@ export interface StripeEmulator {
   renew(subscriptionId: string, o?: Deliver): Promise<Simulated<{ invoice: Invoice; charge: Charge | null }>>;
   failPayment(subscriptionId: string, o?: Deliver): Promise<Simulated<{ invoice: Invoice }>>;
   cancel(subscriptionId: string, o?: Deliver): Promise<Simulated<{ subscription: Subscription }>>;
+  /** The customer pays the subscription with another card (number) from now on. */
+  updatePaymentMethod(subscriptionId: string, card: string, o?: Deliver): Promise<Simulated<{ subscription: Subscription }>>;
   refund(chargeId: string, p?: { amount?: number } & Deliver): Promise<Simulated<{ refund: Refund; charge: Charge }>>;
   dispute(chargeId: string, o?: Deliver): Promise<Simulated<{ dispute: Dispute }>>;
   /** Delivers an already built event again, with a fresh signature (Stripe's at-least-once redelivery). */
@@ -287,6 +289,8 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
   const subscriptionView = (s: Subscription, expand: Set<string>, prefix = '') => {
     const out: Subscription = structuredClone(s);
     if (expand.has(`${prefix}customer`)) out.customer = customerView(ledger.customer(s.customer as string), new Set());
+    if (expand.has(`${prefix}default_payment_method`) && typeof s.default_payment_method === 'string')
+      out.default_payment_method = structuredClone(ledger.paymentMethod(s.default_payment_method));
     if (expand.has(`${prefix}items.data.price.product`)) {
       for (const item of out.items.data)
         item.price.product = structuredClone(ledger.products.get(item.price.product as string) ?? item.price.product);
@@ -308,10 +312,10 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     const key = `${method} ${a ?? ''}${b ? ' {id}' : ''}${c ? ` ${c}` : ''}${d ? ' {id}' : ''}`;
     switch (key) {
       case 'GET subscriptions {id}':
-        allowOnly(expand, ['customer', 'items.data.price.product', 'latest_invoice']);
+        allowOnly(expand, ['customer', 'items.data.price.product', 'latest_invoice', 'default_payment_method']);
         return ok(subscriptionView(ledger.subscription(b as string), expand));
       case 'GET subscriptions': {
-        allowOnly(expand, ['data.customer']);
+        allowOnly(expand, ['data.customer', 'data.default_payment_method']);
         oneOf(params, 'status', [
           'active',
           'past_due',
@@ -333,6 +337,9 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
         );
         return ok(page(items, params, '/v1/subscriptions', (s) => subscriptionView(s, expand, 'data.')));
       }
+      case 'GET payment_methods {id}':
+        allowOnly(expand, []);
+        return ok(ledger.paymentMethod(b as string));
       case 'GET customers {id}':
         allowOnly(expand, ['invoice_credit_balance']);
         return ok(customerView(ledger.customer(b as string), expand));
@@ -549,6 +556,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
           ...(metadata('metadata') ? { metadata: metadata('metadata') } : {}),
           ...(metadata('subscription_metadata') ? { subscriptionMetadata: metadata('subscription_metadata') } : {}),
           ...(typeof p.promotion_code === 'string' ? { promotionCode: p.promotion_code } : {}),
+          ...(typeof p.card === 'string' ? { card: p.card } : {}),
         });
         const r = s.result;
         return {
@@ -576,6 +584,10 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
         return { invoice_id: s.result.invoice.id, status: s.result.invoice.status, events: summary(s) };
       },
       cancel: async () => ({ events: summary(await handle.cancel(str('subscription_id'))) }),
+      'update-payment-method': async () => {
+        const s = await handle.updatePaymentMethod(str('subscription_id'), str('card'));
+        return { payment_method_id: s.result.subscription.default_payment_method, events: summary(s) };
+      },
       refund: async () => {
         const s = await handle.refund(chargeOf(), typeof p.amount === 'number' ? { amount: p.amount } : {});
         return {
@@ -686,6 +698,7 @@ export async function startStripeEmulator(options: StripeEmulatorOptions = {}): 
     renew: (id, o) => simulate(ledger.renew(id), o),
     failPayment: (id, o) => simulate(ledger.failPayment(id), o),
     cancel: (id, o) => simulate(ledger.cancel(id), o),
+    updatePaymentMethod: (id, card, o) => simulate(ledger.updatePaymentMethod(id, card), o),
     refund: (id, p = {}) => simulate(ledger.refund(id, p), p),
     dispute: (id, o) => simulate(ledger.dispute(id), o),
     redeliver: async (eventId) => {
