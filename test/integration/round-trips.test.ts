@@ -39,6 +39,8 @@ import { getItem } from '../../shared/store/ops';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
 import { recordUnattributed } from '../../shared/store/unattributed';
+import { DEFAULT_FRAUD_SETTINGS, FRAUD_RULES, type FraudAction, type FraudFinding, type FraudSettings } from '../../shared/domain/fraud';
+import { recordFinding } from '../../shared/flows/fraud-flags';
 import { api, type ApiOptions, type ApiResponse } from '../support/api';
 import { describeCalls, itemsRead, recordDynamoCalls, type DynamoCall } from '../support/dynamo-calls';
 import { newAccount } from '../support/fixtures';
@@ -348,7 +350,34 @@ const BUDGETS: Record<string, Budget> = {
   // member and its claims, events) -> the approval email; reject the same without the campaign.
   ApproveApplication: budget(4, 4, { sends: { 'member-emails': 1, 'webhook-events': 2 } }),
   RejectApplication: budget(3, 3, { sends: { 'member-emails': 1, 'webhook-events': 1 } }),
+  // ---- fraud rules, held rewards and the review queue (docs/fraud.md) ----
+  // settings: one GetItem (absent: the defaults), the rate limit beside; a PATCH one UpdateItem after it.
+  GetFraudRules: budget(1, 2),
+  UpdateFraudRules: budget(2, 2),
+  // preview (a POST: the rate limit first) of a referral rule: the settings GetItem -> the 90 days' referrals
+  // Query beside the applications' or members' Query (one page each at these sizes). A member rule reads each
+  // member's daily buckets on top (PREVIEW_MEMBERS below).
+  PreviewFraudRule: budget(3, 4),
+  // the queue: one Query (the flag collection, GSI2 by status or GSI1 by member) || the filter's counter GetItem.
+  ListFraudFlags: budget(1, 3),
+  GetFraudFlag: budget(1, 2),
+  // a flag's release or void: (limit) -> flag GetItem -> the held rewards' BatchGet -> their referrals and
+  // members' BatchGet [-> the collecting payout and campaign, when approved at once] -> the flag GetItem
+  // -> the rewards' transaction -> the flag GetItem -> the flag's transaction (status, fraud_hold).
+  // reward.released (+ reward.approved and payout.due when approved at once) after the commit.
+  ReleaseFraudFlag: budget(9, 9, { sends: { 'webhook-events': 3 } }),
+  VoidFraudFlag: budget(7, 7, { sends: { 'webhook-events': 1 } }),
+  // review (holding nothing): (limit) -> flag GetItem -> the flag's transaction.
+  ReviewFraudFlag: budget(3, 3),
+  // a held reward's release: (limit) -> reward GetItem -> the same reads and one transaction as a flag's.
+  ReleaseReward: budget(7, 7, { sends: { 'webhook-events': 3 } }),
 };
+
+/**
+ * A member rule's preview in an account of two members: the referral rule's reads, then one Query of each
+ * member's daily buckets (8 at a time; the preview reads at most 1,000 members, shared/flows/fraud-preview.ts).
+ */
+const PREVIEW_MEMBERS = budget(4, 6);
 
 /** One request to measure, prepared by a scenario (the preparation itself is not measured). */
 interface Variant {
@@ -577,13 +606,17 @@ async function moneyFixture(o: {
   approve?: boolean;
   batch?: boolean;
   memberId?: string;
-}): Promise<{ rewardId: string; memberId: string; campaignId: string; payoutId?: string; batchId?: string }> {
+  /** The new campaign's hold period (0 unless told). */
+  holdDays?: number;
+}): Promise<{ rewardId: string; referralId: string; memberId: string; campaignId: string; payoutId?: string; batchId?: string }> {
   let memberId = o.memberId;
   let campaignId = '';
   let code: string;
   if (!memberId) {
     const campaign = await expectStatus(
-      call('POST', '/v1/campaigns/', { body: { name: unique('Money'), allows_commission: true, commission_amount: '4.00', hold_days: 0 } }),
+      call('POST', '/v1/campaigns/', {
+        body: { name: unique('Money'), allows_commission: true, commission_amount: '4.00', hold_days: o.holdDays ?? 0 },
+      }),
       201,
     );
     const name = unique('payee');
@@ -612,12 +645,13 @@ async function moneyFixture(o: {
     true,
   );
   const rewardId = recorded.rewards[0]!.id;
-  if (!o.approve) return { rewardId, memberId, campaignId };
+  const referralId = r.id;
+  if (!o.approve) return { rewardId, referralId, memberId, campaignId };
   const approved = await approveReward(accountId, rewardId);
   const payoutId = approved.payout_id!;
-  if (!o.batch) return { rewardId, memberId, campaignId, payoutId };
+  if (!o.batch) return { rewardId, referralId, memberId, campaignId, payoutId };
   const batch = await createBatch(accountId, { format: 'csv', currency: 'USD', payout_ids: [payoutId] });
-  return { rewardId, memberId, campaignId, payoutId, batchId: batch.id };
+  return { rewardId, referralId, memberId, campaignId, payoutId, batchId: batch.id };
 }
 
 // ---- scenarios: route name -> the happy-path requests to measure ----------------------------------
@@ -1373,7 +1407,104 @@ const SCENARIOS: Record<string, Scenario> = {
     const id = await pendingApplication(p.campaignId);
     return [{ label: 'reject', params: { id }, options: { body: { reason: 'not a fit' } } }];
   },
+
+  GetFraudRules: async () => [{ label: 'every rule over the defaults' }],
+  UpdateFraudRules: async () => [
+    { label: 'one rule', options: { body: { disposable_email: { action: 'flag' } } } },
+    {
+      label: 'two rules with thresholds',
+      options: { body: { duplicate_ip: { action: 'flag', max_referrals: 5 }, refund_rate: { max_percent: 60, window_days: 30 } } },
+    },
+  ],
+  // In an account of its own (two members, a referral each), so the member rule's reads are known.
+  PreviewFraudRule: async () => {
+    const other = await newAccount();
+    for (const n of [1, 2]) {
+      const name = unique(`previewed-${n}`);
+      const m = await expectStatus(
+        api('POST', '/v1/members/', { key: other.apiKey, body: { identifier: name, email: `${name}@example.com` } }),
+        201,
+      );
+      await expectStatus(
+        api('POST', '/v1/referrals/', { key: other.apiKey, body: { user_identifier: unique('user'), member_code: m.code } }),
+        200,
+      );
+    }
+    // Warm its key's cache entry.
+    await expectStatus(api('GET', '/v1/fraud-rules/', { key: other.apiKey }), 200);
+    const as = (body: unknown) => ({ headers: { authorization: `Bearer ${other.apiKey}` }, body });
+    return [
+      {
+        label: 'referral rule (duplicate_ip)',
+        anonymous: true,
+        options: as({ rule: 'duplicate_ip', action: 'hold', thresholds: { max_referrals: 1 } }),
+      },
+      { label: 'disposable_email', anonymous: true, options: as({ rule: 'disposable_email' }) },
+      {
+        label: 'member rule (refund_rate), 2 members',
+        anonymous: true,
+        options: as({ rule: 'refund_rate', action: 'hold' }),
+        budget: PREVIEW_MEMBERS,
+      },
+    ];
+  },
+  ListFraudFlags: async () => {
+    const f = await heldFlag();
+    return [
+      { label: 'first page' },
+      { label: '?status=open', query: 'status=open' },
+      { label: '?rule=', query: 'rule=duplicate_ip' },
+      { label: '?member=', query: `member=${f.memberId}` },
+      { label: '?rule=&status=&member=', query: `rule=duplicate_ip&status=open&member=${f.memberId}` },
+    ];
+  },
+  GetFraudFlag: async () => [{ label: 'flag', params: { id: (await heldFlag()).flagId } }],
+  ReleaseFraudFlag: async () => {
+    const pending = await heldFlag({ holdDays: 30 });
+    const due = await heldFlag();
+    return [
+      { label: 'holding a pending commission', params: { id: pending.flagId }, options: { body: { note: 'checked' } } },
+      { label: 'holding one past its hold (approved at once)', params: { id: due.flagId }, options: { body: {} } },
+      { label: 'released already (as it is)', params: { id: due.flagId }, options: { body: {} }, exact: { sends: {} } },
+    ];
+  },
+  VoidFraudFlag: async () => [
+    { label: 'holding a commission', params: { id: (await heldFlag()).flagId }, options: { body: { note: 'fraud' } } },
+  ],
+  ReviewFraudFlag: async () => [
+    { label: 'holding nothing (action flag)', params: { id: (await heldFlag({ action: 'flag' })).flagId }, options: { body: {} } },
+  ],
+  ReleaseReward: async () => [
+    { label: 'back to pending', params: { id: (await heldFlag({ holdDays: 30 })).rewardId } },
+    { label: 'past its hold: approved at once', params: { id: (await heldFlag()).rewardId } },
+  ],
 };
+
+/** Every rule's action as `action` (the settings a finding is recorded with). */
+const fraudSettings = (action: FraudAction): FraudSettings =>
+  Object.fromEntries(FRAUD_RULES.map((rule) => [rule, { ...DEFAULT_FRAUD_SETTINGS[rule], action }])) as unknown as FraudSettings;
+
+/**
+ * A duplicate_ip flag on a referral with a pending commission of 4.00 (recorded by the real flow, as the
+ * FraudScreen worker records a finding): held by it unless `action` is `flag`.
+ */
+async function heldFlag(
+  o: { holdDays?: number; action?: FraudAction } = {},
+): Promise<{ flagId: string; rewardId: string; memberId: string; referralId: string }> {
+  const m = await moneyFixture({ holdDays: o.holdDays });
+  const finding: FraudFinding = {
+    rule: 'duplicate_ip',
+    subject: { type: 'referral', id: m.referralId },
+    member_id: m.memberId,
+    detail: '4 referrals from one network in 2 hours (more than 3 in 24 hours).',
+    evidence: { referral_ids: [m.referralId], figures: { referrals: 4 } },
+    dedupe_key: `duplicate_ip#referral#${m.referralId}`,
+  };
+  const flag = await recordFinding(accountId, finding, fraudSettings(o.action ?? 'hold'));
+  if (!flag) throw new Error('fixture flag not recorded');
+  if ((o.action ?? 'hold') === 'hold' && flag.held_count !== 1) throw new Error(`fixture flag holds ${flag.held_count} rewards`);
+  return { flagId: flag.id, rewardId: m.rewardId, memberId: m.memberId, referralId: m.referralId };
+}
 
 /** A campaign open to applications and the account's slug. */
 async function programme(approval: 'auto' | 'manual'): Promise<{ accountSlug: string; slug: string; campaignId: string }> {
