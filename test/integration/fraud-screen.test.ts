@@ -7,6 +7,10 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { scheduledJobs } from '../../functions/workers';
 import { runScheduledJob } from '../../infra/local/pollers';
+import { newApplicationId } from '../../shared/domain/applications';
+import { ipHash } from '../../shared/domain/visitors';
+import { issueJoinConfirmation } from '../../shared/flows/applications';
+import { joinRequestExpiry, putJoinRequest } from '../../shared/store/applications';
 import { db, tableName } from '../../shared/store/client';
 import { dayOf } from '../../shared/store/reports';
 import { keys } from '../../shared/store/table';
@@ -15,7 +19,17 @@ import { pollUntil } from '../support/fixtures';
 import { paddleTenants, pipelineWorld, type Tenant } from '../support/paddle-tenant';
 
 const world = pipelineWorld();
-const { tenant: paddleTenant, json, campaign, member, referral, subscribed, getReferral, getMember } = paddleTenants(() => world.paddle);
+const {
+  tenant: paddleTenant,
+  json,
+  deliver,
+  campaign,
+  member,
+  referral,
+  subscribed,
+  getReferral,
+  getMember,
+} = paddleTenants(() => world.paddle);
 
 let serial = 0;
 const unique = (p: string) => `${p}-${++serial}`;
@@ -167,23 +181,19 @@ describe('refund_rate', () => {
     const t = await tenant();
     const c = await campaign(t, { allows_commission: true, commission_amount: '1.00', commission_currency: 'USD' });
     const m = await member(t, unique('rex'), { campaign: { id: c.id } });
-    const conversions = [];
-    for (let i = 0; i < 5; i++) {
-      const r = await referral(t, unique('payer'), m.code);
-      conversions.push({ id: r.id, ...(await convert(t, r.id, `${unique('payer')}@example.com`)) });
-    }
-    for (const refunded of conversions.slice(0, 2)) {
-      const out = await world.paddle.refund(refunded.sub.payment?.id as number, { deliver: false });
-      for (const alert of out.alerts)
-        expect(
-          (
-            await api('POST', `/webhooks/paddle/${t.accountId}/`, {
-              rawBody: new URLSearchParams(alert.fields).toString(),
-              headers: { 'content-type': 'application/x-www-form-urlencoded' },
-            })
-          ).status,
-        ).toBe(200);
-    }
+    // Five conversions at once (each its own checkout), then two of them refunded in full.
+    const conversions = await Promise.all(
+      [0, 1, 2, 3, 4].map(async () => {
+        const r = await referral(t, unique('payer'), m.code);
+        return { id: r.id, ...(await convert(t, r.id, `${unique('payer')}@example.com`)) };
+      }),
+    );
+    await Promise.all(
+      conversions.slice(0, 2).map(async (refunded) => {
+        const out = await world.paddle.refund(refunded.sub.payment?.id as number, { deliver: false });
+        await deliver(t, out.alerts);
+      }),
+    );
     const [flag] = await flagsWhen(t, 'rule=refund_rate', 1);
     expect(flag).toMatchObject({
       action: 'hold',
@@ -256,5 +266,62 @@ describe('click_spam and velocity', () => {
     const onMember = (await getMember(t, m.id)).fraud_flags.map((f: { rule: string }) => f.rule).sort();
     expect(onMember).toEqual(['click_spam', 'velocity']);
     expect((await json('GET', `/v1/fraud-flags/?member=${m.id}&status=open`, t)).body.count).toBe(2);
+  });
+});
+
+describe('applications', () => {
+  it('an applicant at a disposable address waits as pending in an automatic campaign, flagged on the application and in the queue', async () => {
+    const t = await tenant();
+    const c = await campaign(t, {
+      allows_commission: true,
+      commission_amount: '1.00',
+      commission_currency: 'USD',
+      signup: { enabled: true, approval: 'auto', terms_url: 'https://acme.example/terms' },
+    });
+    // The form's join request as the public form stores it, and its confirmation link as the email worker issues it.
+    const now = Math.floor(Date.now() / 1000);
+    const id = newApplicationId();
+    const address = `${unique('applicant')}@yopmail.com`;
+    await putJoinRequest({
+      id,
+      accountId: t.accountId,
+      campaignId: c.id,
+      email: address,
+      name: 'Casey Jones',
+      country: 'gb',
+      payoutEmail: null,
+      answers: {},
+      ipHash: ipHash('203.0.113.9'),
+      createdAt: now,
+      expiresAt: joinRequestExpiry(now),
+    });
+    const url = await issueJoinConfirmation(t.accountId, id);
+    const token = new URL(url as string).pathname.split('/')[3] as string;
+    const page = await api('POST', `/join/confirm/${token}/`, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      rawBody: '',
+    });
+    expect(page.status).toBe(200);
+
+    const application = (await json('GET', `/v1/applications/${id}/`, t)).body;
+    const detail = "The applicant's email address is at yopmail.com, a disposable-address service.";
+    expect(application).toMatchObject({
+      status: 'pending',
+      member_id: null,
+      fraud_flags: [{ rule: 'disposable_email', at: expect.any(Number), detail }],
+    });
+    const [flag] = await flagsWhen(t, 'rule=disposable_email', 1);
+    expect(flag).toMatchObject({
+      action: 'flag',
+      status: 'open',
+      subject_type: 'application',
+      subject_id: id,
+      member_id: null,
+      detail,
+      evidence: { application_ids: [id] },
+    });
+    // The queue item was made from the stored flag: the application's own list is not appended twice.
+    await world.queues.drained(['webhook-events', 'fraud']);
+    expect((await json('GET', `/v1/applications/${id}/`, t)).body.fraud_flags).toHaveLength(1);
   });
 });
