@@ -82,9 +82,24 @@ export async function queryNewest(q: {
   index?: typeof GSI1;
   from: string;
   cap: number;
+  /** Only these attributes (`a.b` for a map's entry), with the keys. */
+  attributes?: readonly string[];
 }): Promise<{ items: Stored[]; truncated: boolean }> {
   const pk = q.index ? 'gsi1pk' : 'pk';
   const sk = q.index ? 'gsi1sk' : 'sk';
+  const names: Record<string, string> = { '#pk': pk, '#sk': sk };
+  // LastEvaluatedKey carries the keys whatever is projected.
+  const projection = q.attributes
+    ?.map((path, i) =>
+      path
+        .split('.')
+        .map((part, j) => {
+          names[`#p${i}_${j}`] = part;
+          return `#p${i}_${j}`;
+        })
+        .join('.'),
+    )
+    .join(', ');
   const items: Stored[] = [];
   let startKey: Stored | undefined;
   do {
@@ -93,7 +108,8 @@ export async function queryNewest(q: {
         TableName: tableName(),
         ...(q.index ? { IndexName: q.index } : {}),
         KeyConditionExpression: '#pk = :pk AND #sk >= :from',
-        ExpressionAttributeNames: { '#pk': pk, '#sk': sk },
+        ExpressionAttributeNames: names,
+        ...(projection ? { ProjectionExpression: projection } : {}),
         ExpressionAttributeValues: { ':pk': q.partitionValue, ':from': q.from },
         ScanIndexForward: false,
         // One more than the cap: whether more were there.
@@ -106,6 +122,20 @@ export async function queryNewest(q: {
   } while (startKey && items.length <= q.cap);
   return { items: items.slice(0, q.cap), truncated: items.length > q.cap };
 }
+
+/** What a referral's fact (and the preview) reads of its item. */
+export const REFERRAL_FACT_ATTRIBUTES = [
+  'type',
+  'id',
+  'member_id',
+  'created_at',
+  'ip_hash',
+  'user_identifier',
+  'subscription.email',
+  'converted_at',
+  'rewards',
+  'fraud_flags',
+] as const;
 
 /** One referral as a fact, or null when it does not exist. */
 export async function referralFact(accountId: string, referralId: string): Promise<ReferralFact | null> {
@@ -121,6 +151,7 @@ export async function memberReferralFacts(accountId: string, memberId: string, s
     index: GSI1,
     from: idFrom(since),
     cap: FACTS_CAP,
+    attributes: REFERRAL_FACT_ATTRIBUTES,
   });
   return items.filter((i) => i.type === 'Referral').map(toReferralFact);
 }

@@ -27,7 +27,7 @@ import {
 import { THRESHOLD_LIMITS } from '../schemas/fraud';
 import { loadFraudSettings } from '../store/fraud-settings';
 import { applicationKeys, keys } from '../store/table';
-import { idFrom, memberDays, queryNewest, refundTimes, toApplicationFact, toReferralFact } from './fraud-facts';
+import { idFrom, memberDays, queryNewest, REFERRAL_FACT_ATTRIBUTES, refundTimes, toApplicationFact, toReferralFact } from './fraud-facts';
 
 const DAY = 86_400;
 const HOUR = 3600;
@@ -147,7 +147,12 @@ export async function previewRule(accountId: string, req: PreviewRequest, now: n
   const wantsMembers = rule === 'click_spam' || rule === 'refund_rate' || rule === 'velocity';
 
   const [referrals, applications, members] = await Promise.all([
-    queryNewest({ partitionValue: keys.referralCollection(accountId), from: idFrom(from - lookback), cap: caps.referrals }),
+    queryNewest({
+      partitionValue: keys.referralCollection(accountId),
+      from: idFrom(from - lookback),
+      cap: caps.referrals,
+      attributes: REFERRAL_FACT_ATTRIBUTES,
+    }),
     wantsApplications
       ? queryNewest({
           partitionValue: applicationKeys.applicationCollection(accountId),

@@ -221,6 +221,32 @@ describe('POST /v1/fraud-rules/preview/', () => {
     expect((await preview(a, { rule: 'disposable_email' })).body).toMatchObject({ action: 'flag', would_flag: 2, would_hold: 0 });
   });
 
+  it('counts the conversions self_referral flagged in the 90 days', async () => {
+    const a = await newAccount();
+    const now = nowS();
+    const detail = "The referred subscription was paid with the same card at stripe as the referring member's own subscription.";
+    const flagged = await putReferral(a.accountId, 'e'.repeat(32), {
+      created_at: now - 5 * DAY,
+      converted_at: now - 4 * DAY,
+      rewards: [{ status: 'pending' }],
+      fraud_flags: [{ rule: 'self_referral', at: now - 4 * DAY, detail }],
+    });
+    await putReferral(a.accountId, 'e'.repeat(32), {
+      created_at: now - 100 * DAY,
+      fraud_flags: [{ rule: 'self_referral', at: now - 95 * DAY, detail }],
+    });
+    const res = await preview(a, { rule: 'self_referral' });
+    expect(res.body).toEqual({
+      rule: 'self_referral',
+      action: 'hold',
+      window_days: 90,
+      would_flag: 1,
+      would_hold: 1,
+      examples: [{ subject_type: 'referral', subject_id: flagged, member_id: 'e'.repeat(32), detail, at: now - 4 * DAY }],
+      partial: false,
+    });
+  });
+
   it('runs member rules on the days the worker would have screened the member', async () => {
     const a = await newAccount();
     const m = await member(a);
