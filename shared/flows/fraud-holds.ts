@@ -258,11 +258,13 @@ async function heldFamilies(
   accountId: string,
   rewardIds: string[],
   flagId: string | undefined,
-): Promise<{ families: Family[]; world: World; ledger: Map<string, LedgerReward> }> {
+  read?: LedgerReward,
+): Promise<{ families: Family[]; world: World }> {
   const ids = [...new Set(rewardIds.filter(isEntityId))];
-  const found = await batchGet(ids.map((id) => keys.reward(accountId, id)));
-  const ledger = new Map<string, LedgerReward>();
-  for (const id of ids) {
+  // A reward just read (the reward endpoint's) is not read again.
+  const found = read ? new Map() : await batchGet(ids.map((id) => keys.reward(accountId, id)));
+  const ledger = new Map<string, LedgerReward>(read ? [[read.id, read]] : []);
+  for (const id of read ? [] : ids) {
     const r = toLedgerReward(lookup(found, keys.reward(accountId, id)));
     if (r) ledger.set(id, r);
   }
@@ -281,7 +283,7 @@ async function heldFamilies(
     const copy = referral?.rewards[r.index]?.id === r.id ? ledgerFromReferral(referral, r.index) : r;
     return { reward: copy, clawbacks: referral ? followers(referral, copy) : [] };
   });
-  return { families: families.filter((f) => f.reward.status === 'held'), world, ledger };
+  return { families: families.filter((f) => f.reward.status === 'held'), world };
 }
 
 async function releaseOrVoid(
@@ -289,11 +291,14 @@ async function releaseOrVoid(
   op: Op,
   rewardIds: string[],
   opts: { now?: number; flagId?: string },
+  read?: LedgerReward,
 ): Promise<LedgerReward[]> {
+  let first = read;
   return withRetries(
     async () => {
       const now = nowOf(opts);
-      const { families, world } = await heldFamilies(accountId, rewardIds, opts.flagId);
+      const { families, world } = await heldFamilies(accountId, rewardIds, opts.flagId, first);
+      first = undefined; // a retry reads afresh
       return moveAll(accountId, op, families, world, now);
     },
     (err) => err instanceof HoldRaceError,
@@ -309,7 +314,7 @@ export async function releaseReward(accountId: string, rewardId: string, opts: {
     if (!reward) throw new NotFoundError();
     if (reward.reverses !== undefined) throw new DetailError(409, 'A clawback is released with the reward it reverses.');
     if (reward.status !== 'held') throw new DetailError(409, `This reward is ${reward.status}, not held: only a held reward is released.`);
-    const [moved] = await releaseOrVoid(accountId, { kind: 'release' }, [rewardId], opts);
+    const [moved] = await releaseOrVoid(accountId, { kind: 'release' }, [rewardId], opts, reward);
     if (moved) {
       log('info', 'reward released', { account_id: accountId, reward_id: rewardId, flag_id: reward.held_by ?? null, status: moved.status });
       return { ...moved, version: reward.version + 1, index: reward.index };
