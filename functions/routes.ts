@@ -729,8 +729,9 @@ export const routes: readonly Route[] = [
   // ---- fraud rules, held rewards and the review queue (docs/fraud.md) ----
   { name: 'GetFraudRules', method: 'GET', path: '/v1/fraud-rules/', entry: 'functions/fraud-rules/get.ts', table: 'read' },
   { name: 'UpdateFraudRules', method: 'PATCH', path: '/v1/fraud-rules/', entry: 'functions/fraud-rules/update.ts', table: 'write' },
-  // A read over recorded facts (a POST because it takes a body); nothing is written.
-  { name: 'PreviewFraudRule', method: 'POST', path: '/v1/fraud-rules/preview/', entry: 'functions/fraud-rules/preview.ts', table: 'read' },
+  // A read over recorded facts (a POST because it takes a body). Its table access is `write` all the same:
+  // like every POST it counts against the API key's rate window and honours an Idempotency-Key, both writes.
+  { name: 'PreviewFraudRule', method: 'POST', path: '/v1/fraud-rules/preview/', entry: 'functions/fraud-rules/preview.ts', table: 'write' },
   { name: 'ListFraudFlags', method: 'GET', path: '/v1/fraud-flags/', entry: 'functions/fraud-flags/list.ts', table: 'read' },
   { name: 'GetFraudFlag', method: 'GET', path: '/v1/fraud-flags/{id}/', entry: 'functions/fraud-flags/get.ts', table: 'read' },
   {

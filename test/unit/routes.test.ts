@@ -247,13 +247,11 @@ describe('route table', () => {
           route: r.name,
           auth: true,
         });
-      // Only the webhook intakes write nothing although they are POSTs: they read settings and queue; and the
-      // fraud rule preview, a read over recorded facts that takes a body.
-      const POSTS_THAT_READ = ['PreviewFraudRule'];
+      // Only the webhook intakes write nothing although they are POSTs: they read settings and queue.
       if (r.table !== 'none') {
         const expected = READS_THAT_WRITE.includes(r.name)
           ? 'write'
-          : r.method === 'GET' || PROVIDER_INTAKES.includes(r.name) || POSTS_THAT_READ.includes(r.name)
+          : r.method === 'GET' || PROVIDER_INTAKES.includes(r.name)
             ? 'read'
             : 'write';
         expect({ route: r.name, table: r.table }).toEqual({ route: r.name, table: expected });
