@@ -6,8 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_FRAUD_SETTINGS, type FraudFinding, type FraudRule } from '../../shared/domain/fraud';
 import { eventId } from '../../shared/domain/events';
-import { recordFinding } from '../../shared/flows/fraud-flags';
-import { getItem } from '../../shared/store/ops';
+import { flagItems, newFraudFlagId, recordFinding } from '../../shared/flows/fraud-flags';
+import { getItem, transact } from '../../shared/store/ops';
+import { toReferral } from '../../shared/store/referrals';
+import { recordRewards } from '../../shared/store/rewards';
 import { fraudKeys, keys } from '../../shared/store/table';
 import { api } from '../support/api';
 import { newAccount } from '../support/fixtures';
@@ -260,5 +262,67 @@ describe('a resolution', () => {
     expect((await call(other, 'GET', '/v1/fraud-flags/')).body.count).toBe(0);
     // Untouched by all that.
     expect((await call(t, 'GET', `/v1/fraud-flags/${id}/`)).body).toEqual(flag);
+  });
+});
+
+describe('a hold', () => {
+  it("holds the referral's commission; a repeat after the process died before holding finishes the hold, once", async () => {
+    const t = await tenant();
+    const c = await call(t, 'POST', '/v1/campaigns/', {
+      name: `holds-${run}`,
+      allows_commission: true,
+      commission_amount: '1.00',
+      commission_currency: 'USD',
+    });
+    expect(c.status).toBe(201);
+    const n = `${run}-${++serial}`;
+    const m = (await call(t, 'POST', '/v1/members/', { identifier: `m-${n}`, email: `m-${n}@example.com`, campaign: { id: c.body.id } }))
+      .body;
+    const r = await referral(t, m.code);
+    const stored = toReferral(await getItem(keys.referral(t.accountId, r.id)));
+    await recordRewards(
+      t.accountId,
+      stored as NonNullable<typeof stored>,
+      [{ payment_id: 1, type: 'commission', amount: 400, currency: 'USD' }],
+      false,
+      true,
+    );
+    const rewardId = (await call(t, 'GET', `/v1/referrals/${r.id}/`)).body.rewards[0].id as string;
+    const HOLD = { ...FLAG_ALL, duplicate_ip: { ...FLAG_ALL.duplicate_ip, action: 'hold' as const } };
+
+    // The flag's transaction committed, then the process died before holding (as recordFinding writes it).
+    const finding = referralFinding('duplicate_ip', r);
+    const flagId = newFraudFlagId();
+    await transact(flagItems(t.accountId, finding, 'hold', flagId, Math.floor(Date.now() / 1000)));
+    expect((await call(t, 'GET', `/v1/rewards/${rewardId}/`)).body.status).toBe('pending');
+
+    // The screening again: nothing new is recorded, and the hold is finished.
+    expect(await recordFinding(t.accountId, finding, HOLD)).toBeNull();
+    expect((await call(t, 'GET', `/v1/rewards/${rewardId}/`)).body).toMatchObject({ status: 'held', held_by: flagId });
+    expect((await call(t, 'GET', `/v1/fraud-flags/${flagId}/`)).body).toMatchObject({ held_reward_ids: [rewardId], held_count: 1 });
+    expect(await recordFinding(t.accountId, finding, HOLD)).toBeNull();
+    expect((await call(t, 'GET', `/v1/fraud-flags/${flagId}/`)).body).toMatchObject({ held_reward_ids: [rewardId], held_count: 1 });
+    expect((await call(t, 'GET', '/v1/fraud-flags/')).body.count).toBe(1);
+    expect((await call(t, 'GET', `/v1/members/${m.id}/`)).body.stats).toMatchObject({
+      commission_held: '4.00',
+      commission_pending: '0.00',
+    });
+
+    // Review is refused while it holds; void voids the commission as fraud and ends the hold.
+    expect((await call(t, 'POST', `/v1/fraud-flags/${flagId}/review/`, {})).status).toBe(409);
+    expect((await call(t, 'POST', `/v1/fraud-flags/${flagId}/void/`, {})).body).toMatchObject({ status: 'voided', held_count: 0 });
+    expect((await call(t, 'GET', `/v1/rewards/${rewardId}/`)).body).toMatchObject({ status: 'voided', void_reason: 'fraud' });
+    expect((await call(t, 'GET', `/v1/members/${m.id}/`)).body.stats).toMatchObject({ commission_held: '0.00' });
+
+    // A hold recorded in one go: the flag's transaction sets the referral's fraud_hold, removed by its release.
+    const r2 = await referral(t, m.code);
+    const flag2 = await recordFinding(t.accountId, referralFinding('disposable_email', r2), {
+      ...FLAG_ALL,
+      disposable_email: { action: 'hold' },
+    });
+    expect(flag2).toMatchObject({ action: 'hold', held_count: 0 });
+    expect((await getItem(keys.referral(t.accountId, r2.id)))?.fraud_hold).toBe(flag2?.id);
+    expect((await call(t, 'POST', `/v1/fraud-flags/${flag2?.id}/release/`, {})).body).toMatchObject({ status: 'released' });
+    expect((await getItem(keys.referral(t.accountId, r2.id)))?.fraud_hold).toBeUndefined();
   });
 });
