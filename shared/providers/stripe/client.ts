@@ -189,10 +189,17 @@ export class StripeClient {
    * With the customer, every item's product and the default payment method (its card fingerprint: who
    * pays, docs/fraud.md) expanded: one call for the whole state.
    */
-  getSubscription(id: string): Promise<Subscription | null> {
-    return this.get('retrieve subscription', `/v1/subscriptions/${seg(id)}`, {
-      expand: ['customer', 'items.data.price.product', 'default_payment_method'],
-    });
+  async getSubscription(id: string): Promise<Subscription | null> {
+    try {
+      return await this.get('retrieve subscription', `/v1/subscriptions/${seg(id)}`, {
+        expand: ['customer', 'items.data.price.product', 'default_payment_method'],
+      });
+    } catch (err) {
+      // A restricted key made before Refloop read payment methods lacks that permission: the subscription
+      // is still read, without its card (no fingerprint is compared).
+      if (!(err instanceof StripeApiError) || err.status !== 403) throw err;
+      return this.get('retrieve subscription', `/v1/subscriptions/${seg(id)}`, { expand: ['customer', 'items.data.price.product'] });
+    }
   }
 
   /**
@@ -200,12 +207,18 @@ export class StripeClient {
    * newest first, 100 per page, customers and default payment methods expanded (products would be 5
    * levels deep; Stripe allows 4).
    */
-  listSubscriptions(startingAfter: string | null): Promise<Page<Subscription>> {
-    return this.list('list subscriptions', '/v1/subscriptions', {
-      status: 'all',
-      starting_after: startingAfter ?? undefined,
-      expand: ['data.customer', 'data.default_payment_method'],
-    });
+  async listSubscriptions(startingAfter: string | null): Promise<Page<Subscription>> {
+    const params = { status: 'all', starting_after: startingAfter ?? undefined };
+    try {
+      return await this.list('list subscriptions', '/v1/subscriptions', {
+        ...params,
+        expand: ['data.customer', 'data.default_payment_method'],
+      });
+    } catch (err) {
+      // Without the PaymentMethods permission (an older restricted key): the list without cards.
+      if (!(err instanceof StripeApiError) || err.status !== 403) throw err;
+      return this.list('list subscriptions', '/v1/subscriptions', { ...params, expand: ['data.customer'] });
+    }
   }
 
   getCheckoutSession(id: string): Promise<CheckoutSession | null> {

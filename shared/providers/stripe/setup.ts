@@ -17,7 +17,7 @@ export const WEBHOOK_EVENTS: readonly string[] = [
 
 /**
  * What a restricted key needs (Dashboard > Developers > API keys > Create restricted key); everything else
- * None. Refloop reads subscriptions, checkouts, invoices, charges and refunds, and writes only customer
+ * None. Refloop reads subscriptions, checkouts, invoices, charges, refunds and payment methods, and writes only customer
  * balance transactions (credits), coupons and promotion codes.
  */
 export const RESTRICTED_KEY_PERMISSIONS: readonly { resource: string; access: 'Read' | 'Write'; why: string }[] = [
@@ -32,6 +32,11 @@ export const RESTRICTED_KEY_PERMISSIONS: readonly { resource: string; access: 'R
   { resource: 'Charges', access: 'Read', why: 'refunds of a charge' },
   { resource: 'Refunds', access: 'Read', why: 'more than 10 refunds on one charge' },
   { resource: 'Products', access: 'Read', why: 'plan names' },
+  {
+    resource: 'PaymentMethods',
+    access: 'Read',
+    why: "the card fingerprint of a subscription's default payment method (self-referral, docs/fraud.md)",
+  },
   { resource: 'Coupons', access: 'Write', why: 'one coupon per set of campaign discount terms' },
   { resource: 'Promotion Codes', access: 'Write', why: 'one single-use code per referral' },
 ];
