@@ -106,7 +106,7 @@ export const TAGS: Record<string, string> = {
   Members: 'The people who refer: their code, their campaign, their subscription and their stats.',
   Subscriptions: "The service's copies of the payment provider's subscriptions.",
   Webhooks: "Endpoints that receive Refloop's events, and their deliveries.",
-  Rewards: 'Every reward across referrals, and its lifecycle: pending, approved, paid, applied, voided.',
+  Rewards: 'Every reward across referrals, and its lifecycle: pending, approved, paid, applied, voided, and held (by a fraud rule).',
   Reports: 'What the programme did over time: clicks, referrals, conversions, revenue, rewards and payouts.',
   Payouts: 'What members are owed, batches with their PayPal / Wise / CSV files, and marking them paid.',
   Browser: 'The browser script and the public endpoints it calls with the publishable key.',

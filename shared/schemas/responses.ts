@@ -188,7 +188,7 @@ export const rewardResponse = v.strictObject({
   status: v.pipe(
     v.picklist(REWARD_STATUSES),
     v.description(
-      'Commission: pending -> approved -> paid; credit: pending -> applied; any unpaid reward can be voided. A clawback follows the reward it reverses.',
+      'Commission: pending -> approved -> paid; credit: pending -> applied; any unpaid reward can be voided. `held`: a commission a fraud rule holds (in no payout, never approved) until an operator releases or voids it. A clawback follows the reward it reverses.',
     ),
   ),
   approves_at: v.nullable(
