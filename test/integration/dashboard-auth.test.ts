@@ -33,6 +33,8 @@ import { LOGIN_EMAIL_BURST, LOGIN_EMAIL_GAP, loginEmailAllowed } from '../../sha
 import { memberEmailHandler } from '../../shared/email/member-emails';
 import { outboxSender } from '../../shared/email/outbox-sender';
 import { approveReward } from '../../shared/flows/lifecycle';
+import { DEFAULT_FRAUD_SETTINGS, FRAUD_RULES, type FraudAction, type FraudSettings } from '../../shared/domain/fraud';
+import { recordFinding } from '../../shared/flows/fraud-flags';
 import { createBatch } from '../../shared/flows/payouts';
 import { SESSION_ENDED } from '../../shared/http/auth';
 import { db, tableName } from '../../shared/store/client';
@@ -337,6 +339,31 @@ async function commission(t: { accountId: string; apiKey: string }, o: { approve
   return ids;
 }
 
+/**
+ * A duplicate_ip flag on a new commission's referral, recorded by the real flow (as the FraudScreen worker
+ * records a finding): holding that pending commission, unless `action` is `flag`.
+ */
+async function fraudFlag(t: { accountId: string; apiKey: string }, action: FraudAction = 'hold') {
+  const c = await commission(t);
+  const settings = Object.fromEntries(
+    FRAUD_RULES.map((rule) => [rule, { ...DEFAULT_FRAUD_SETTINGS[rule], action }]),
+  ) as unknown as FraudSettings;
+  const flag = await recordFinding(
+    t.accountId,
+    {
+      rule: 'duplicate_ip',
+      subject: { type: 'referral', id: c.referralId },
+      member_id: c.memberId,
+      detail: '4 referrals from one network in 2 hours (more than 3 in 24 hours).',
+      evidence: { referral_ids: [c.referralId], figures: { referrals: 4 } },
+      dedupe_key: `duplicate_ip#referral#${c.referralId}`,
+    },
+    settings,
+  );
+  if (!flag) throw new Error('fixture flag not recorded');
+  return { ...c, flagId: flag.id };
+}
+
 // ---- login links and sessions ---------------------------------------------------------------------
 
 describe('login links', () => {
@@ -586,6 +613,7 @@ describe('roles', () => {
 
   it("a viewer is refused every write of every API-key and session route (403, this site's Origin), and nothing changes", async () => {
     const money = await commission(t, { approve: true, batch: true });
+    const held = await fraudFlag(t);
     const hook = await withLoopback(() =>
       must(http('POST', '/v1/webhook-endpoints/', { key: t.apiKey, body: { url: 'http://127.0.0.1:9/hook' } }), 201),
     );
@@ -604,6 +632,7 @@ describe('roles', () => {
       applications: `app_${'0'.repeat(32)}`,
       // /v1/account/payout-rails/{kind}/: a rail's kind.
       account: 'paypal',
+      'fraud-flags': held.flagId,
     };
     const bodies: Record<string, unknown> = {
       CreateReferral: { user_identifier: 'by-viewer', member_code: 'X' },
@@ -629,13 +658,19 @@ describe('roles', () => {
       SetPayoutRail: { client_id: 'by-viewer', client_secret: 'by-viewer', webhook_id: 'by-viewer' },
       CreateMemberLink: { slug: 'by-viewer' },
       RejectApplication: { reason: 'viewer' },
+      UpdateFraudRules: { duplicate_ip: { action: 'off' } },
+      PreviewFraudRule: { rule: 'duplicate_ip' },
+      ReleaseFraudFlag: { note: 'viewer' },
+      VoidFraudFlag: {},
+      ReviewFraudFlag: {},
     };
     const writes = routes.filter((r) => ['api-key', 'session'].includes(r.auth ?? 'api-key') && !['GET', 'OPTIONS'].includes(r.method));
     expect(writes.length).toBeGreaterThanOrEqual(27);
     const path = (r: Route) =>
       r.path.replace(/\{(\w+)\}/g, () => {
         const resource = r.path.startsWith('/referrals/') ? 'referrals' : (r.path.split('/')[2] as string);
-        const id = ids[resource];
+        // A reward's release: the held one.
+        const id = r.name === 'ReleaseReward' ? held.rewardId : ids[resource];
         if (!id) throw new Error(`no id for ${r.name}`);
         return id;
       });
@@ -668,6 +703,12 @@ describe('roles', () => {
         'DeleteReferral',
         'ResendPayout',
         'ReconcilePayoutBatch',
+        'UpdateFraudRules',
+        'PreviewFraudRule',
+        'ReleaseFraudFlag',
+        'VoidFraudFlag',
+        'ReviewFraudFlag',
+        'ReleaseReward',
       ]),
     );
     expect(await snapshot(t.accountId)).toEqual(before);
@@ -679,6 +720,9 @@ describe('roles', () => {
       `/v1/payout-batches/${money.batchId}/`,
       '/v1/reports/overview/',
       '/v1/account/',
+      '/v1/fraud-rules/',
+      '/v1/fraud-flags/?status=open',
+      `/v1/fraud-flags/${held.flagId}/`,
     ]) {
       expect({ p, status: (await http('GET', p, { session: logins.viewer })).status }).toEqual({ p, status: 200 });
     }
@@ -742,6 +786,64 @@ describe('roles', () => {
       });
     }
     expect((await http('GET', '/v1/payouts/summary/', { session: as })).status).toBe(200);
+  });
+
+  it('fraud: finance resolves flags and releases held rewards (money) and reads the rules, but may neither change nor preview them', async () => {
+    const as = logins.finance;
+    const released = await fraudFlag(t);
+    expect(
+      await must(http('POST', `/v1/fraud-flags/${released.flagId}/release/`, { session: as, body: { note: 'checked' } }), 200),
+    ).toMatchObject({ id: released.flagId, status: 'released', held_count: 0, note: 'checked' });
+    // hold_days 0: released past its hold, approved at once.
+    expect((await must(http('GET', `/v1/rewards/${released.rewardId}/`, { session: as }), 200)).status).toBe('approved');
+    const voided = await fraudFlag(t);
+    expect(await must(http('POST', `/v1/fraud-flags/${voided.flagId}/void/`, { session: as, body: {} }), 200)).toMatchObject({
+      status: 'voided',
+      held_count: 0,
+    });
+    expect((await must(http('GET', `/v1/rewards/${voided.rewardId}/`, { session: as }), 200)).status).toBe('voided');
+    const reviewed = await fraudFlag(t, 'flag');
+    expect(await must(http('POST', `/v1/fraud-flags/${reviewed.flagId}/review/`, { session: as, body: {} }), 200)).toMatchObject({
+      status: 'reviewed',
+    });
+    const single = await fraudFlag(t);
+    expect(await must(http('POST', `/v1/rewards/${single.rewardId}/release/`, { session: as }), 200)).toMatchObject({
+      id: single.rewardId,
+      status: 'approved',
+    });
+    expect((await http('GET', '/v1/fraud-rules/', { session: as })).status).toBe(200);
+    expect((await http('GET', '/v1/fraud-flags/', { session: as })).status).toBe(200);
+    for (const [method, path, body] of [
+      ['PATCH', '/v1/fraud-rules/', { duplicate_ip: { action: 'off' } }],
+      ['POST', '/v1/fraud-rules/preview/', { rule: 'duplicate_ip' }],
+    ] as const) {
+      expect({ path, answer: await answer(http(method, path, { session: as, body })) }).toEqual({
+        path,
+        answer: [403, { detail: PERMISSION_DENIED }],
+      });
+    }
+  });
+
+  it('fraud: admin and owner change and preview the rules and resolve flags; an API key does too', async () => {
+    for (const as of [logins.admin, logins.owner]) {
+      const patched = await must(http('PATCH', '/v1/fraud-rules/', { session: as, body: { disposable_email: { action: 'hold' } } }), 200);
+      expect(patched.disposable_email).toEqual({ action: 'hold' });
+      expect(await must(http('POST', '/v1/fraud-rules/preview/', { session: as, body: { rule: 'disposable_email' } }), 200)).toMatchObject({
+        would_flag: expect.any(Number),
+      });
+      const f = await fraudFlag(t);
+      expect((await must(http('POST', `/v1/fraud-flags/${f.flagId}/release/`, { session: as, body: {} }), 200)).status).toBe('released');
+    }
+    expect(
+      (await must(http('PATCH', '/v1/fraud-rules/', { key: t.apiKey, body: { disposable_email: { action: 'flag' } } }), 200))
+        .disposable_email,
+    ).toEqual({
+      action: 'flag',
+    });
+    expect((await http('POST', '/v1/fraud-rules/preview/', { key: t.apiKey, body: { rule: 'velocity' } })).status).toBe(200);
+    const f = await fraudFlag(t);
+    expect((await must(http('POST', `/v1/rewards/${f.rewardId}/release/`, { key: t.apiKey }), 200)).status).toBe('approved');
+    expect((await must(http('POST', `/v1/fraud-flags/${f.flagId}/review/`, { key: t.apiKey, body: {} }), 200)).status).toBe('reviewed');
   });
 
   it('admin does everything but the team and the API keys', async () => {
