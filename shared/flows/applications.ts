@@ -28,7 +28,8 @@ import { publish } from '../queue/publish';
 import type { AffiliateEmailMessage } from '../queue/queues';
 import { validateApplication } from '../schemas/applications';
 import { evaluateApplication } from '../domain/fraud-rules';
-import { loadFraudSettings } from '../store/fraud-settings';
+import { loadFraudSettings, toFraudSettings } from '../store/fraud-settings';
+import type { FraudSettings } from '../domain/fraud';
 import { recentApplicationFacts } from './fraud-facts';
 import {
   createApplication,
@@ -48,7 +49,7 @@ import { toCampaign } from '../store/campaigns';
 import { batchGet, getItem, lookup } from '../store/ops';
 import { consumeRateLimit } from '../store/rate-limits';
 import { findAccountBySlug, findCampaignBySlug } from '../store/slugs';
-import { applicationKeys, keys } from '../store/table';
+import { applicationKeys, fraudKeys, keys } from '../store/table';
 
 const HOUR = 3600;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -81,10 +82,11 @@ export const joinPostPath = (accountSlug: string, campaignSlug: string): string 
  * disposable_email over the join request and the account's applications of the duplicate_ip window, the
  * rules whose action is `off` left out. The flags are stored on the application by its creation; a flagged
  * applicant waits as pending even when the campaign approves automatically, and the fraud-screen worker
- * puts the flags in the review queue when it sees `application.created`.
+ * puts the flags in the review queue when it sees `application.created`. `known`: the settings when the caller
+ * read them already (the confirmation reads them in its BatchGet).
  */
-export async function screenApplicant(accountId: string, applicant: JoinRequest): Promise<FraudFlag[]> {
-  const settings = await loadFraudSettings(accountId);
+export async function screenApplicant(accountId: string, applicant: JoinRequest, known?: FraudSettings): Promise<FraudFlag[]> {
+  const settings = known ?? (await loadFraudSettings(accountId));
   if (settings.duplicate_ip.action === 'off' && settings.disposable_email.action === 'off') return [];
   const now = nowSeconds();
   const recent =
@@ -234,7 +236,13 @@ export async function confirmApplication(token: string): Promise<ConfirmPage> {
     if (!link) return UNKNOWN;
     const { accountId } = link;
     const requestKey = applicationKeys.joinRequest(accountId, link.joinRequestId);
-    const found = await batchGet([keys.account(accountId), keys.campaign(accountId, link.campaignId), requestKey]);
+    // The fraud rules' settings beside: the applicant is screened before the application is created.
+    const found = await batchGet([
+      keys.account(accountId),
+      keys.campaign(accountId, link.campaignId),
+      requestKey,
+      fraudKeys.settings(accountId),
+    ]);
     const account = lookup(found, keys.account(accountId)) ?? null;
     const campaign = toCampaign(lookup(found, keys.campaign(accountId, link.campaignId)));
     if (!account) return UNKNOWN;
@@ -243,7 +251,7 @@ export async function confirmApplication(token: string): Promise<ConfirmPage> {
     if (!campaign?.signup.enabled) return page({ kind: 'closed' });
     const request = toJoinRequest(lookup(found, requestKey), Math.floor(now / 1000));
     if (!request) return page({ kind: 'unknown' });
-    const flags = await screenApplicant(accountId, request);
+    const flags = await screenApplicant(accountId, request, toFraudSettings(lookup(found, fraudKeys.settings(accountId))));
     const approve = campaign.signup.approval === 'auto' && flags.length === 0;
     const outcome: ConfirmOutcome = await createApplication(request, hash, campaign, { approve, flags, nowMs: now });
     switch (outcome.kind) {
