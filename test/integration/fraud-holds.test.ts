@@ -343,6 +343,32 @@ describe('releasing and voiding', () => {
   });
 });
 
+describe('races', () => {
+  it('two releases, or a release and a void, at once: one outcome each, counted once on the flag', async () => {
+    const w = await world();
+    const ref = await w.referral([400, 300, 200]);
+    const [a, b, c] = ref.rewards as [LedgerReward, LedgerReward, LedgerReward];
+    const flag = await w.flag();
+    await holdRewards(w.accountId, { referralId: ref.id }, flag);
+
+    const answers = await Promise.all([w.call('POST', `/v1/rewards/${a.id}/release/`), w.call('POST', `/v1/rewards/${a.id}/release/`)]);
+    expect(answers.map((x) => x.status).sort()).toEqual([200, 409]);
+    await Promise.all([releaseHeld(w.accountId, [b.id, c.id], { flagId: flag }), voidHeld(w.accountId, [b.id, c.id], { flagId: flag })]);
+    const end = await w.ledgerOf(ref.id);
+    for (const r of end.slice(1)) expect(['pending', 'voided']).toContain(r.status);
+    expect((await w.flagOf(flag)).held_count).toBe(0);
+    const voided = end.filter((r) => r.status === 'voided');
+    expect(await w.stats()).toEqual({
+      earned: 900 - voided.reduce((x, r) => x + r.amount, 0),
+      pending: 900 - voided.reduce((x, r) => x + r.amount, 0),
+      approved: 0,
+      held: 0,
+      paid: 0,
+    });
+    expect(await w.count('status=held')).toBe(0);
+  });
+});
+
 describe('many rewards', () => {
   it('a member with 70 unpaid commissions is held in several transactions, each whole; released again the same way', async () => {
     const w = await world();
