@@ -514,6 +514,15 @@ export class RefloopApiStack extends Stack {
           conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PORTAL_SESSION#*'] } },
         }),
       );
+      // A portal session's own request window (shared/http/portal.ts).
+      this.functions.get(route.name)?.addToRolePolicy(
+        new PolicyStatement({
+          sid: 'CountRateWindow',
+          actions: ['dynamodb:UpdateItem'],
+          resources: [props.table.tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['A#*#RATE#*'] } },
+        }),
+      );
     }
     for (const route of routes) {
       if (!slidesSessions(route)) continue;
@@ -523,6 +532,16 @@ export class RefloopApiStack extends Stack {
           actions: ['dynamodb:UpdateItem'],
           resources: [props.table.tableArn],
           conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['SESSION#*'] } },
+        }),
+      );
+      // The same read routes count each request against the API key's rate window (and an IP's failed
+      // logins against theirs): an UpdateItem of a window item `A#<acct>#RATE#<scope>#<start>` (shared/store/rate-limits.ts).
+      this.functions.get(route.name)?.addToRolePolicy(
+        new PolicyStatement({
+          sid: 'CountRateWindow',
+          actions: ['dynamodb:UpdateItem'],
+          resources: [props.table.tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['A#*#RATE#*'] } },
         }),
       );
     }

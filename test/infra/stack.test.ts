@@ -210,7 +210,8 @@ describe('API stack', () => {
         expect({ route: route.name, dynamo }).toEqual({ route: route.name, dynamo: [] });
       } else if (route.table === 'read') {
         // A read route that takes a dashboard session slides its expiry: UpdateItem on session items
-        // (`SESSION#<digest>`) and nothing else; the others write nothing at all.
+        // (`SESSION#<digest>`), and counts the API key's rate window (`A#<acct>#RATE#…`), nothing else; the
+        // others write nothing at all.
         const slides = ['api-key', 'session', 'login'].includes(route.auth ?? 'api-key');
         const writes = statementsOf(route.name)
           .filter((s) => s.Effect === 'Allow')
@@ -230,6 +231,12 @@ describe('API stack', () => {
                   sid: 'SlideDashboardSession',
                   condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['SESSION#*'] } },
                 },
+                // The API key's rate window (and failed logins'), counted by every /v1/ request.
+                {
+                  action: 'dynamodb:UpdateItem',
+                  sid: 'CountRateWindow',
+                  condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['A#*#RATE#*'] } },
+                },
               ]
             : slidesPortal
               ? [
@@ -237,6 +244,11 @@ describe('API stack', () => {
                     action: 'dynamodb:UpdateItem',
                     sid: 'SlidePortalSession',
                     condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PORTAL_SESSION#*'] } },
+                  },
+                  {
+                    action: 'dynamodb:UpdateItem',
+                    sid: 'CountRateWindow',
+                    condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['A#*#RATE#*'] } },
                   },
                 ]
               : [],
