@@ -343,6 +343,20 @@ describe('releasing and voiding', () => {
   });
 });
 
+describe('a referral deleted', () => {
+  it('takes its held rewards out of the ledger and off their flag', async () => {
+    const w = await world();
+    const ref = await w.referral([400, 300]);
+    const flag = await w.flag();
+    await holdRewards(w.accountId, { referralId: ref.id }, flag);
+    expect((await w.flagOf(flag)).held_count).toBe(2);
+    expect((await w.call('DELETE', `/v1/referrals/${ref.id}/`)).status).toBe(204);
+    expect((await w.flagOf(flag)).held_count).toBe(0);
+    expect(await w.stats()).toEqual({ earned: 0, pending: 0, approved: 0, held: 0, paid: 0 });
+    expect(await w.count('status=held')).toBe(0);
+  });
+});
+
 describe('races', () => {
   it('two releases, or a release and a void, at once: one outcome each, counted once on the flag', async () => {
     const w = await world();
