@@ -55,6 +55,8 @@ import {
 import { newApplicationId } from '../../shared/domain/applications';
 import { issueJoinConfirmation } from '../../shared/flows/applications';
 import { joinRequestExpiry, putJoinRequest } from '../../shared/store/applications';
+import { DEFAULT_FRAUD_SETTINGS, FRAUD_RULES, type FraudSettings } from '../../shared/domain/fraud';
+import { recordFinding } from '../../shared/flows/fraud-flags';
 
 // This file Scans the table to check what requests wrote: a table of its own keeps those Scans small.
 beforeAll(useOwnTable);
@@ -179,6 +181,10 @@ interface Ids {
   apiKeyRecord: string;
   /** A pending application to A's campaign (docs/affiliates.md "Applications"). */
   application: string;
+  /** A's open fraud flag holding Carl's commission (`heldReward`), and a member flag on Alice holding nothing. */
+  fraudFlag: string;
+  otherFraudFlag: string;
+  heldReward: string;
 }
 let ids: Ids;
 /** Signing secrets of A's endpoints: shown once, then never in an answer, a log line or another item. */
@@ -271,6 +277,50 @@ beforeAll(async () => {
   ).rewards[0]!;
   const approved = await approveReward(A.accountId, commission.id);
   const batch = await createBatch(A.accountId, { format: 'csv', currency: 'USD', payout_ids: [approved.payout_id!] });
+  // Fraud (docs/fraud.md): Carl's referral with a commission, held by a duplicate_ip flag as the FraudScreen
+  // worker records one; and a click_spam flag on Alice (flag only).
+  const carl = await ok(
+    call(A, 'POST', '/v1/members/', { identifier: 'carl', email: 'carl@example.com', campaign: { id: campaign.id } }),
+    201,
+  );
+  const r4 = await ok(call(A, 'POST', '/v1/referrals/', { user_identifier: 'user-4', member_code: carl.code }));
+  const heldCommission = (
+    await recordRewards(
+      A.accountId,
+      toReferral(await getItem(keys.referral(A.accountId, r4.id)))!,
+      [{ payment_id: 990_002, type: 'commission', amount: 200, currency: 'USD' }],
+      false,
+      true,
+    )
+  ).rewards[0]!;
+  const holdAll = Object.fromEntries(
+    FRAUD_RULES.map((rule) => [rule, { ...DEFAULT_FRAUD_SETTINGS[rule], action: 'hold' }]),
+  ) as unknown as FraudSettings;
+  const fraudFlag = await recordFinding(
+    A.accountId,
+    {
+      rule: 'duplicate_ip',
+      subject: { type: 'referral', id: r4.id },
+      member_id: carl.id,
+      detail: '4 referrals from one network in 2 hours (more than 3 in 24 hours).',
+      evidence: { referral_ids: [r4.id], figures: { referrals: 4 } },
+      dedupe_key: `duplicate_ip#referral#${r4.id}`,
+    },
+    holdAll,
+  );
+  expect(fraudFlag).toMatchObject({ status: 'open', held_reward_ids: [heldCommission.id], held_count: 1 });
+  const otherFraudFlag = await recordFinding(
+    A.accountId,
+    {
+      rule: 'click_spam',
+      subject: { type: 'member', id: alice.id },
+      member_id: alice.id,
+      detail: '1,200 clicks and 1 conversion in 7 days.',
+      evidence: { figures: { clicks: 1200, conversions: 1 } },
+      dedupe_key: `click_spam#member#${alice.id}#2026-01-01`,
+    },
+    { ...holdAll, click_spam: { ...holdAll.click_spam, action: 'flag' } },
+  );
 
   // A named link of Alice's, which no other credential may read or delete.
   await ok(call(A, 'POST', `/v1/members/${alice.id}/links/`, { slug: 'a-link' }), 201);
@@ -313,6 +363,9 @@ beforeAll(async () => {
     teamMember: '',
     apiKeyRecord: '',
     application: applicationId,
+    fraudFlag: fraudFlag!.id,
+    otherFraudFlag: otherFraudFlag!.id,
+    heldReward: heldCommission.id,
   };
   expect(rewarded.rewards[0].type).toBe('credit');
 
@@ -390,7 +443,10 @@ function pathFor(route: Route): string {
     if (route.path.startsWith('/v1/members/')) return ids.member;
     if (route.path.startsWith('/v1/subscriptions/')) return String(ids.subscription);
     if (route.path.startsWith('/v1/webhook-endpoints/')) return ids.webhookEndpoint;
+    // A reward's release: the held one (a release with another account's key must leave it held).
+    if (route.name === 'ReleaseReward') return ids.heldReward;
     if (route.path.startsWith('/v1/rewards/')) return ids.reward;
+    if (route.path.startsWith('/v1/fraud-flags/')) return ids.fraudFlag;
     if (route.path.startsWith('/v1/payouts/')) return ids.payout;
     if (route.path.startsWith('/v1/payout-batches/')) return ids.batch;
     if (route.path.startsWith('/v1/exports/')) return 'rewards.csv';
@@ -446,6 +502,14 @@ function bodyFor(route: Route): unknown {
       return { kind: 'stripe', secret_key: 'sk_test_mallory0000000001', webhook_secret: 'whsec_mallory0000000001' };
     case 'SetPayoutRail':
       return { client_id: 'mallory', client_secret: 'mallory', webhook_id: 'mallory', api_url: 'http://127.0.0.1:9' };
+    case 'UpdateFraudRules':
+      return { self_referral: { action: 'off' }, duplicate_ip: { action: 'off' } };
+    case 'PreviewFraudRule':
+      return { rule: 'duplicate_ip', action: 'hold' };
+    case 'ReleaseFraudFlag':
+    case 'VoidFraudFlag':
+    case 'ReviewFraudFlag':
+      return { note: 'mallory' };
     default:
       return undefined;
   }
@@ -480,6 +544,10 @@ async function snapshotOfA() {
     keyRecords,
     links,
     applications,
+    fraudRules,
+    fraudFlags,
+    fraudFlag,
+    heldReward,
   ] = await Promise.all([
     ok(call(A, 'GET', `/v1/campaigns/${ids.campaign}/`)),
     ok(call(A, 'GET', `/v1/members/${ids.member}/`)),
@@ -502,6 +570,10 @@ async function snapshotOfA() {
     ok(api('GET', '/v1/api-keys/', { headers: ownerA.headers })),
     ok(call(A, 'GET', `/v1/members/${ids.member}/links/`)),
     ok(call(A, 'GET', '/v1/applications/?page_size=100')),
+    ok(call(A, 'GET', '/v1/fraud-rules/')),
+    ok(call(A, 'GET', '/v1/fraud-flags/?page_size=100')),
+    ok(call(A, 'GET', `/v1/fraud-flags/${ids.fraudFlag}/`)),
+    ok(call(A, 'GET', `/v1/rewards/${ids.heldReward}/`)),
   ]);
   // Deliveries move on by themselves (retries of the closed port): only who and what is compared.
   const deliveryIds = (deliveries.results as { id: string }[]).map((d) => d.id);
@@ -525,6 +597,10 @@ async function snapshotOfA() {
     keyRecords,
     links,
     applications,
+    fraudRules,
+    fraudFlags,
+    fraudFlag,
+    heldReward,
     deliveries: { count: deliveries.count >= deliveryIds.length, ids: deliveryIds.length > 0 },
   };
 }
@@ -930,6 +1006,11 @@ describe("another account's valid key with this account's ids: 404, never data",
         'GetApplication',
         'ApproveApplication',
         'RejectApplication',
+        'GetFraudFlag',
+        'ReleaseFraudFlag',
+        'VoidFraudFlag',
+        'ReviewFraudFlag',
+        'ReleaseReward',
       ].sort(),
     );
     for (const route of idRoutes()) {
@@ -953,6 +1034,9 @@ describe("another account's valid key with this account's ids: 404, never data",
       ['POST', `/v1/payouts/${unclaimed.id}/resend/`, undefined],
       ['POST', `/v1/payout-batches/${railBatch}/reconcile/`, undefined],
       ['POST', `/v1/payout-batches/${unclaimed.batch_id}/reconcile/`, undefined],
+      ['GET', `/v1/fraud-flags/${ids.otherFraudFlag}/`, undefined],
+      ['POST', `/v1/fraud-flags/${ids.otherFraudFlag}/review/`, {}],
+      ['POST', `/v1/rewards/${ids.heldReward}/void/`, { reason: 'fraud' }],
     ] as const) {
       const res = await call(B, method, path, body);
       expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 404, body: NOT_FOUND });
@@ -1008,6 +1092,38 @@ describe("another account's valid key with this account's ids: 404, never data",
     expect((await call(B, 'GET', `/v1/referrals/${bIds.referral}/`)).body.is_converted).toBe(false);
   });
 
+  it("fraud: B's rule settings, preview and queue are B's own; A's flag and reward ids, and malformed ones, are 404", async () => {
+    const before = await snapshotOfA();
+    const patched = await ok(call(B, 'PATCH', '/v1/fraud-rules/', { duplicate_ip: { action: 'hold', max_referrals: 1, window_hours: 1 } }));
+    expect(patched.duplicate_ip).toEqual({ action: 'hold', max_referrals: 1, window_hours: 1 });
+    // B's preview reads B's referrals only (one, made by its key): nothing of A's four is counted or shown.
+    const preview = await ok(call(B, 'POST', '/v1/fraud-rules/preview/', { rule: 'duplicate_ip' }));
+    expect(JSON.stringify(preview)).not.toContain(ids.referral);
+    expect(preview.would_flag).toBe(0);
+    expect(await ok(call(B, 'GET', '/v1/fraud-flags/'))).toEqual({ count: 0, next: null, previous: null, results: [] });
+    expect(await ok(call(B, 'GET', `/v1/fraud-flags/?member=${ids.otherMember}&status=open`))).toEqual({
+      count: 0,
+      next: null,
+      previous: null,
+      results: [],
+    });
+    // Malformed ids, with A's own key: 404, never a 5xx.
+    for (const [method, path, body] of [
+      ['GET', '/v1/fraud-flags/ff_zz/', undefined],
+      ['GET', `/v1/fraud-flags/${ids.fraudFlag.toUpperCase()}/`, undefined],
+      ['GET', `/v1/fraud-flags/${ids.fraudFlag.slice(3)}/`, undefined],
+      ['POST', `/v1/fraud-flags/${encodeURIComponent('../rewards')}/release/`, {}],
+      ['POST', '/v1/fraud-flags/ff_00000000000000000000000000000000/void/', {}],
+      ['POST', `/v1/rewards/${ids.fraudFlag}/release/`, undefined],
+      ['POST', '/v1/rewards/not-an-id/release/', undefined],
+    ] as const) {
+      const res = await call(A, method, path, body);
+      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 404, body: { detail: 'Not found.' } });
+    }
+    expect(await snapshotOfA()).toEqual(before);
+    expect((await ok(call(A, 'GET', `/v1/rewards/${ids.heldReward}/`))).status).toBe('held');
+  });
+
   it('a subscription id both accounts have answers each account with its own copy', async () => {
     // Both emulators started numbering at the same id: B's only subscription has the id of A's first.
     const mine = await ok(call(B, 'GET', `/v1/subscriptions/${bIds.subscription}/`));
@@ -1026,6 +1142,7 @@ describe("lists: B's lists never contain A's items; A's cursors do not open A's 
     for (const m of s.members.results) out.add(m.id);
     for (const r of s.referrals.results) out.add(r.id);
     for (const h of s.hooks.results) out.add(h.id);
+    for (const f of s.fraudFlags.results) out.add(f.id);
     out.add('carol@example.com');
     out.add('dan@example.com');
     out.add('bob@example.com');
@@ -1041,6 +1158,8 @@ describe("lists: B's lists never contain A's items; A's cursors do not open A's 
     '/v1/subscriptions/',
     '/v1/subscriptions/?status=active',
     '/v1/webhook-endpoints/',
+    '/v1/fraud-flags/',
+    '/v1/fraud-flags/?status=open',
   ];
 
   function assertNoneOf(secrets: string[], res: ApiResponse, label: string): void {
