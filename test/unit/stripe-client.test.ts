@@ -207,6 +207,20 @@ describe('StripeClient', () => {
     ]);
   });
 
+  it('a key without the PaymentMethods permission (403) still reads subscriptions, without their card', async () => {
+    const denied = () => stripeError(403, 'invalid_request_error', '', 'The provided key does not have the required permissions');
+    script = [denied(), ok({ id: 'sub_1' }), denied(), list([{ id: 'sub_1' }], false)];
+    const { c } = client();
+    expect(await c.getSubscription('sub_1')).toEqual({ id: 'sub_1' });
+    expect((await c.listSubscriptions(null)).data).toEqual([{ id: 'sub_1' }]);
+    expect(seen.map((s) => s.url)).toEqual([
+      '/v1/subscriptions/sub_1?expand[0]=customer&expand[1]=items.data.price.product&expand[2]=default_payment_method',
+      '/v1/subscriptions/sub_1?expand[0]=customer&expand[1]=items.data.price.product',
+      '/v1/subscriptions?limit=100&status=all&expand[0]=data.customer&expand[1]=data.default_payment_method',
+      '/v1/subscriptions?limit=100&status=all&expand[0]=data.customer',
+    ]);
+  });
+
   it('charge -> invoice: invoice payments by payment intent, invoices expanded', async () => {
     script = [list([{ id: 'inpay_1' }], false)];
     await client().c.listInvoicePaymentsByPaymentIntent('pi_1');
