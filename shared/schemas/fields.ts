@@ -248,7 +248,8 @@ export function validate<S extends v.GenericSchema>(schema: S, input: unknown): 
   // own key like any other, not an inherited member that hides the error.
   const fields: FieldErrors = Object.create(null) as FieldErrors;
   for (const issue of result.issues) {
-    const key = String(issue.path?.[0]?.key ?? 'non_field_errors');
+    // An empty key (an unknown `""` of a strict object) is no field name a client can read: non_field_errors.
+    const key = String(issue.path?.[0]?.key ?? '') || 'non_field_errors';
     if (!Object.hasOwn(fields, key)) fields[key] = [issue.message];
   }
   throw new ValidationError(fields);
