@@ -10,12 +10,15 @@ import { holdRewards, releaseHeld, releaseReward, voidHeld } from '../../shared/
 import { approveDue, approveReward } from '../../shared/flows/lifecycle';
 import { createBatch } from '../../shared/flows/payouts';
 import { evaluateReferral } from '../../shared/flows/settlement';
+import { loadSettlement } from '../../shared/flows/settlement/load';
+import { planSettlement } from '../../shared/flows/settlement/plan';
+import { recordSettlement } from '../../shared/flows/settlement/record';
 import { recordClawbacks } from '../../shared/store/clawbacks';
 import { db, tableName } from '../../shared/store/client';
 import { toLedgerReward, type LedgerReward } from '../../shared/store/ledger';
 import { getItem } from '../../shared/store/ops';
 import { toReferral } from '../../shared/store/referrals';
-import { recordRewards } from '../../shared/store/rewards';
+import { recordRewards, RewardRaceError } from '../../shared/store/rewards';
 import { applyProviderUpdate, saveSubscription } from '../../shared/store/subscriptions';
 import { fraudKeys, keys } from '../../shared/store/table';
 import { api } from '../support/api';
@@ -476,6 +479,16 @@ describe('a referral under a hold', () => {
     // A hold of 0 days: released, they are approved at once.
     await releaseHeld(w.accountId, f.held_reward_ids);
     expect((await w.ledgerOf(referralId)).map((r) => r.status)).toEqual(['approved', 'approved']);
+
+    // An evaluation that read the referral before a hold was set on it writes nothing: it reads again.
+    const racing = await converted(w, 1);
+    const stale = (await loadSettlement(w.accountId, racing))!;
+    const late = await w.flag();
+    await setHold(w, racing, late);
+    const plan = planSettlement(stale, { now: Math.floor(Date.now() / 1000), newId: newEntityId });
+    await expect(recordSettlement(stale, plan)).rejects.toBeInstanceOf(RewardRaceError);
+    await evaluateReferral(w.accountId, racing);
+    expect((await w.ledgerOf(racing)).map((r) => [r.status, r.held_by])).toEqual([['held', late]]);
 
     // A referral whose flag is gone earns as usual.
     const other = await converted(w, 1);

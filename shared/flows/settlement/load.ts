@@ -24,6 +24,8 @@ export interface Settlement {
   unreported: Unreported[];
   /** The payments partition as read (for the report of what is unreported, when it is too long for one transaction). */
   paymentItems: Record<string, unknown>[];
+  /** The referral's `fraud_hold` as stored (null: none), whatever its flag says: the record is conditioned on it. */
+  fraudHold?: string | null;
 }
 
 /** The snapshot of a referral's settlement; null when it is deleted or not converted (nothing to do). */
@@ -49,5 +51,6 @@ export async function loadSettlement(accountId: string, referralId: string): Pro
     refunds,
     unreported: unreportedOf(items),
     paymentItems: items,
+    fraudHold: hold ?? null,
   };
 }

@@ -18,7 +18,7 @@ import { ledgerRewardView } from '../../domain/views';
 import { log } from '../../log';
 import { countMetric } from '../../metrics';
 import { addClawbacks, CLAWBACKS_PER_TRANSACTION, recordClawbacks } from '../../store/clawbacks';
-import { ledgerFromReferral, MoneyTxn, type LedgerReward } from '../../store/ledger';
+import { ledgerFromReferral, MoneyTxn, referralCondition, type LedgerReward } from '../../store/ledger';
 import { ConditionsFailedError, getItem, transact, withRetries } from '../../store/ops';
 import { eventItem } from '../../store/outbox';
 import { changeCollecting, collectingTarget } from '../../store/payouts';
@@ -84,6 +84,16 @@ async function recordAtOnce(s: Settlement, plan: SettlementPlan): Promise<Record
     txn.addReward(ledgerFromReferral(after, stored + plan.rewards.length + i));
   });
   const appended = [...plan.rewards, ...clawbacks];
+  // New rewards are held or not by the referral's `fraud_hold` as read: a hold set meanwhile (the flag's
+  // transaction, before it holds the referral's rewards) makes this write fail and the evaluation read again.
+  const hold = s.fraudHold ?? null;
+  if (plan.rewards.length > 0)
+    referralCondition(
+      txn,
+      referral.id,
+      hold === null ? 'attribute_not_exists(fraud_hold)' : 'fraud_hold = :fraudhold',
+      hold === null ? {} : { ':fraudhold': hold },
+    );
   if (appended.length > 0 || completedChanges) {
     txn.referralAppend(
       referral.id,
