@@ -22,6 +22,8 @@ import { saveProviderSettings } from '../../shared/store/provider';
 import { CROSS_SITE_REFUSED, PERMISSION_DENIED, SESSION_ONLY } from '../../shared/domain/team';
 import { addTeamMember, listApiKeyRecords } from '../../shared/store/team';
 import { createPortalLink, openPortalSession } from '../../shared/store/portal';
+import { DEFAULT_FRAUD_SETTINGS, FRAUD_RULES, type FraudSettings } from '../../shared/domain/fraud';
+import { recordFinding } from '../../shared/flows/fraud-flags';
 import { api, type ApiResponse } from '../support/api';
 import { API_ORIGIN, freshEmail, loginAs, type DashboardLogin } from '../support/dashboard';
 import { closeVerificationClient, verificationClient } from '../support/dynamo-calls';
@@ -53,6 +55,8 @@ interface Fixture {
   /** A team member (a viewer: never the owner, whose session the requests use) and the account's key records. */
   teamMember: string;
   keyRecords: string[];
+  /** Open fraud flags (docs/fraud.md): one on a referral, one on a member, recorded as the FraudScreen worker does. */
+  flags: string[];
 }
 
 /** The account the requests are sent to (no provider settings: a conversion can never reach a provider). */
@@ -108,7 +112,35 @@ async function fixture(tag: string): Promise<Fixture> {
   }
   const teamMember = (await addTeamMember(accountId, freshEmail(`${tag}-viewer`), 'viewer')).id;
   const keyRecords = (await listApiKeyRecords(accountId)).map((r) => r.id);
-  return { accountId, key, publishableKey, campaigns, slug, campaignSlugs, members, referrals, cursors, teamMember, keyRecords };
+  const flagOnly = Object.fromEntries(
+    FRAUD_RULES.map((rule) => [rule, { ...DEFAULT_FRAUD_SETTINGS[rule], action: 'flag' }]),
+  ) as unknown as FraudSettings;
+  const flags: string[] = [];
+  for (const finding of [
+    {
+      rule: 'duplicate_ip' as const,
+      subject: { type: 'referral' as const, id: referrals[0]!.id },
+      member_id: members[0]!.id,
+      detail: '4 referrals from one network in 2 hours (more than 3 in 24 hours).',
+      evidence: { referral_ids: [referrals[0]!.id] },
+      dedupe_key: `duplicate_ip#referral#${referrals[0]!.id}`,
+    },
+    {
+      rule: 'click_spam' as const,
+      subject: { type: 'member' as const, id: members[1]!.id },
+      member_id: members[1]!.id,
+      detail: '1,200 clicks and 1 conversion in 7 days.',
+      evidence: { figures: { clicks: 1200, conversions: 1 } },
+      dedupe_key: `click_spam#member#${members[1]!.id}#2026-01-01`,
+    },
+  ]) {
+    const flag = await recordFinding(accountId, finding, flagOnly);
+    if (!flag) throw new Error('fixture flag not recorded');
+    flags.push(flag.id);
+  }
+  const flagPage = (await must(api('GET', '/v1/fraud-flags/?page_size=1', { key }), 200)).body;
+  if (typeof flagPage.next === 'string') cursors.push(new URL(flagPage.next).searchParams.get('cursor') ?? '');
+  return { accountId, key, publishableKey, campaigns, slug, campaignSlugs, members, referrals, cursors, teamMember, keyRecords, flags };
 }
 
 /** A's dashboard sessions: its owner's (the session requests) and a viewer's; and another account's, which the login requests may log out. */
@@ -361,8 +393,31 @@ const meaningful = fc
       A.referrals[i]?.id,
     ),
   );
+/** A fraud rule's settings (or a preview's thresholds) with odd names and values. */
+const fraudSetting = fc.dictionary(
+  fc.constantFrom(
+    'action',
+    'max_referrals',
+    'window_hours',
+    'ratio',
+    'min_clicks',
+    'window_days',
+    'max_percent',
+    'multiple',
+    'nope',
+    '__proto__',
+    'constructor',
+    '',
+  ),
+  fc.oneof(
+    fc.constantFrom<unknown>('off', 'flag', 'hold', 'HOLD', 'block', 0, 1, 3, 168, 169, 1001, -1, 1.5, 2 ** 53, '5', null, true, [], {}),
+    oddScalar,
+  ),
+  { maxKeys: 4 },
+);
 const weirdValue: fc.Arbitrary<unknown> = fc.oneof(
   { arbitrary: oddScalar, weight: 6 },
+  { arbitrary: fraudSetting, weight: 1 },
   { arbitrary: objectLike, weight: 3 },
   { arbitrary: unicodeText, weight: 4 },
   { arbitrary: longText, weight: 2 },
@@ -439,6 +494,14 @@ FIELDS.CreatePortalSession = ['return_url'];
 // The public application form (its campaigns are closed here: a valid body is a silent 202) and the decisions.
 FIELDS.SubmitApplication = ['email', 'name', 'country', 'payout_email', 'answers', 'accepted_terms', 'id', 'status'];
 FIELDS.RejectApplication = ['reason', 'status'];
+// Fraud rules (docs/fraud.md): the rules' PATCH (each rule an object of its action and thresholds), the
+// preview, a flag's resolution and a reward's release.
+FIELDS.UpdateFraudRules = [...FRAUD_RULES, 'action', 'max_referrals', 'id'];
+FIELDS.PreviewFraudRule = ['rule', 'action', 'thresholds'];
+FIELDS.ReleaseFraudFlag = ['note', 'status'];
+FIELDS.VoidFraudFlag = FIELDS.ReleaseFraudFlag;
+FIELDS.ReviewFraudFlag = FIELDS.ReleaseFraudFlag;
+FIELDS.ReleaseReward = ['status', 'reason'];
 FIELDS.SetProviderConnection = ['kind', 'vendor_id', 'auth_code', 'public_key', 'api_key', 'secret_key', 'webhook_secret', 'api_url'];
 const fieldsOf = (route: Route) => FIELDS[route.name] ?? ['name', 'id', 'user_identifier', 'identifier'];
 
@@ -625,7 +688,7 @@ const authArb = (): fc.Arbitrary<Auth> =>
 
 /** A path segment standing for an id: a real one (of A or B), an unknown one of the right shape, or garbage. */
 function idSegment(
-  kind: 'campaign' | 'member' | 'referral' | 'user' | 'subscription' | 'account' | 'team' | 'apikey',
+  kind: 'campaign' | 'member' | 'referral' | 'user' | 'subscription' | 'account' | 'team' | 'apikey' | 'flag',
   ownIds: boolean,
 ): fc.Arbitrary<string> {
   // A's own key records are never generated: revoking the key the requests use is not bad input.
@@ -638,6 +701,7 @@ function idSegment(
     account: [B.accountId],
     team: [A.teamMember],
     apikey: [],
+    flag: A.flags,
   };
   const foreign: Record<typeof kind, string[]> = {
     campaign: B.campaigns,
@@ -648,6 +712,8 @@ function idSegment(
     account: [A.accountId],
     team: [B.teamMember],
     apikey: B.keyRecords,
+    // Another account's, and a flag id cut or changed in case.
+    flag: [...B.flags, ...A.flags.map((f) => f.toUpperCase()), ...A.flags.map((f) => f.slice(3)), 'ff_', 'ff_0'],
   };
   const garbage = fc.oneof(
     fc.constantFrom(
@@ -705,13 +771,15 @@ function segmentKind(route: Route, param: string): Parameters<typeof idSegment>[
   if (route.path.includes('/subscriptions/')) return 'subscription';
   if (route.path.includes('/team/')) return 'team';
   if (route.path.includes('/api-keys/')) return 'apikey';
+  if (route.path.includes('/fraud-flags/')) return 'flag';
   return 'referral';
 }
 
 function concretePath(route: Route): fc.Arbitrary<string> {
   const params = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
-  // A DELETE never gets one of A's real ids: the fixtures must stay (deleting is not bad input).
-  const ownIds = route.method !== 'DELETE';
+  // A DELETE never gets one of A's real ids: the fixtures must stay (deleting is not bad input); nor does a
+  // flag's resolution (its body is checked before the id is looked up, and a resolved flag is no bad input).
+  const ownIds = route.method !== 'DELETE' && !route.path.startsWith('/v1/fraud-flags/{id}/');
   return fc.tuple(fc.tuple(...params.map((p) => idSegment(segmentKind(route, p), ownIds))), fc.boolean()).map(([values, slash]) => {
     let i = 0;
     const path = route.path.replace(/\{[^}]+\}/g, () => values[i++] as string);
@@ -782,6 +850,8 @@ function listQuery(route: Route): fc.Arbitrary<string> {
       'status',
       [`${acct}|subscriptions`, ...['active', 'trialling', 'past_due', 'deleted', 'paused'].map((st) => `${acct}|subscriptions|${st}`)],
     ],
+    // The review queue: rule, status and member (the rule and member filters are generated below).
+    ListFraudFlags: ['status', [`${acct}|fraud_flags|||`, `${acct}|fraud_flags||open|`, `${acct}|fraud_flags|duplicate_ip||`]],
   };
   const [filterName, scopes] = filter[route.name] ?? [undefined, [`${acct}|campaigns`]];
   const filterValue = fc.oneof(
@@ -793,6 +863,11 @@ function listQuery(route: Route): fc.Arbitrary<string> {
       'trialling',
       'ACTIVE',
       'past-due',
+      'open',
+      'OPEN',
+      'released',
+      'duplicate_ip',
+      'duplicate-ip',
       '%00',
       'x'.repeat(2000),
       ...A.campaigns,
@@ -833,6 +908,12 @@ function listQuery(route: Route): fc.Arbitrary<string> {
       'constructor=1',
     ),
     fc.tuple(unicodeText, unicodeText).map(([k, v]) => `${enc(k)}=${enc(v)}`),
+    ...(route.name === 'ListFraudFlags'
+      ? [
+          fc.tuple(fc.constantFrom('rule', 'member'), filterValue).map(([k, v]) => `${k}=${enc(v)}`),
+          fc.constantFrom(...A.members.map((m) => `member=${m.id}`), 'rule=velocity', 'rule=VELOCITY', 'rule=', 'member=', 'rule=a&rule=b'),
+        ]
+      : []),
   );
   return fc.array(param, { minLength: 0, maxLength: 4 }).map((ps) => ps.join('&'));
 }
@@ -874,6 +955,8 @@ const BODY_ROUTES = new Set([
   'UpdateTeamMember',
   'CreateApiKey',
   'SetProviderConnection',
+  'UpdateFraudRules',
+  'PreviewFraudRule',
 ]);
 const LIST_ROUTES = new Set([
   'ListReferrals',
@@ -882,6 +965,7 @@ const LIST_ROUTES = new Set([
   'ListSubscriptions',
   'ListWebhookEndpoints',
   'ListWebhookDeliveries',
+  'ListFraudFlags',
 ]);
 const apiRoutes = routes.filter((r) => (r.auth ?? 'api-key') === 'api-key');
 
@@ -1798,6 +1882,86 @@ const requestArb = (): fc.Arbitrary<Req> =>
     { arbitrary: loginRequest(), weight: 2 },
   );
 
+/**
+ * The fraud routes with bodies and queries shaped like theirs (docs/fraud.md): the rules' PATCH (known and
+ * unknown rules, each with generated settings: unknown thresholds, wrong types, out of range), the preview,
+ * the queue's filters, a resolution's `{note}` (on another account's or an unknown flag: the body is checked
+ * first) and a reward's release by an id that names no reward. Answered 200 (a valid PATCH, preview or
+ * list), 400 in the contract's shape or 404, never anything else.
+ */
+function fraudRequest(): fc.Arbitrary<Req> {
+  const ruleName = fc.oneof(
+    { arbitrary: fc.constantFrom<string>(...FRAUD_RULES), weight: 4 },
+    { arbitrary: fc.constantFrom('self-referral', 'DUPLICATE_IP', 'fraud', '__proto__', 'constructor', '', ' velocity'), weight: 1 },
+    { arbitrary: unicodeText, weight: 1 },
+  );
+  const setting = fc.oneof({ arbitrary: fraudSetting, weight: 5 }, { arbitrary: weirdValue, weight: 1 });
+  const rulesBody = fc.oneof(
+    { arbitrary: fc.dictionary(ruleName, setting, { maxKeys: 3 }), weight: 6 },
+    { arbitrary: weirdValue, weight: 1 },
+  );
+  const previewBody = fc.oneof(
+    {
+      arbitrary: fc.record(
+        {
+          rule: fc.oneof(ruleName, weirdValue),
+          action: fc.oneof(fc.constantFrom<unknown>('off', 'flag', 'hold', 'block'), weirdValue),
+          thresholds: setting,
+        },
+        { requiredKeys: [] },
+      ),
+      weight: 6,
+    },
+    { arbitrary: weirdValue, weight: 1 },
+  );
+  const noteBody = fc.oneof(
+    {
+      arbitrary: fc.record({ note: fc.oneof(weirdValue, fc.constantFrom<unknown>('x'.repeat(501), 'é'.repeat(501), 'ok', null)) }),
+      weight: 6,
+    },
+    { arbitrary: weirdValue, weight: 1 },
+  );
+  const json = (v: unknown): RawBody => ({ kind: 'fraud', body: JSON.stringify(v) ?? 'null' });
+  const req = (method: string, path: string, body?: unknown, query = ''): Req => ({
+    family: `fraud ${method} ${path.replace(/(ff_)?[0-9a-f]{32}/gi, '{id}')}`,
+    method,
+    path,
+    query,
+    headers: headersWith({ header: `Bearer ${A.key}`, valid: true }, JSON_TYPE),
+    auth: { header: `Bearer ${A.key}`, valid: true },
+    ...(body === undefined ? {} : { body: json(body) }),
+  });
+  const notOurs = fc.constantFrom(...B.flags, `ff_${'0'.repeat(32)}`, `ff_${'f'.repeat(32)}`);
+  const enc = (v: unknown) => {
+    try {
+      return encodeURIComponent(String(v));
+    } catch {
+      return 'x';
+    }
+  };
+  const query = fc
+    .array(
+      fc.oneof(
+        fc.tuple(fc.constantFrom('rule', 'status', 'member'), fc.oneof(ruleName, weirdValue.map(String))).map(([k, v]) => `${k}=${enc(v)}`),
+        fc.constantFrom('status=open', 'status=reviewed', 'rule=velocity', `member=${A.members[0]?.id}`, `member=${B.members[0]?.id}`),
+      ),
+      { maxLength: 3 },
+    )
+    .map((ps) => ps.join('&'));
+  return fc.oneof(
+    rulesBody.map((b) => req('PATCH', '/v1/fraud-rules/', b)),
+    previewBody.map((b) => req('POST', '/v1/fraud-rules/preview/', b)),
+    fc
+      .tuple(notOurs, fc.constantFrom('release', 'void', 'review'), noteBody)
+      .map(([id, action, b]) => req('POST', `/v1/fraud-flags/${id}/${action}/`, b)),
+    query.map((q) => req('GET', '/v1/fraud-flags/', undefined, q)),
+    fc.constantFrom(...A.flags, ...B.flags).map((id) => req('GET', `/v1/fraud-flags/${id}/`)),
+    fc
+      .constantFrom(...A.referrals.map((r) => r.id), ...A.flags, 'x', '0'.repeat(32))
+      .map((id) => req('POST', `/v1/rewards/${id}/release/`)),
+  );
+}
+
 // ---- checks -------------------------------------------------------------------------------------
 
 function describeReq(req: Req): string {
@@ -1852,6 +2016,8 @@ function problems(req: Req, res: ApiResponse): string[] {
   }
   if (req.expect !== undefined && res.status !== req.expect) out.push(`expected ${req.expect}`);
   if (req.family === 'conversion' && res.status < 400) out.push('a conversion on an account without a provider succeeded');
+  if (req.family.startsWith('fraud ') && ![200, 400, 404].includes(res.status))
+    out.push('a fraud route answered other than 200, 400 or 404');
   return out;
 }
 
@@ -1937,6 +2103,18 @@ describe('generated bad input', () => {
     // 70% is four deviations below, not a coin a random seed can lose.
     expect(tally.checkedBatches).toBeGreaterThanOrEqual(RUNS * 0.7);
   }, 300_000);
+
+  it("the fraud routes' own bodies and filters: 200, 400 in the contract's shape or 404, never a 5xx", async () => {
+    const tally = newTally();
+    await fuzz(fraudRequest(), 16, BATCH, tally);
+    expect(tally.sent).toBe(16 * BATCH);
+    // Most of them are refused (400): the generated shapes are wrong far more often than right.
+    expect(tally.statuses['400'] ?? 0).toBeGreaterThan(tally.sent / 3);
+    // Whatever the PATCHes stored, the rules still answer, and A's flags are as they were (open).
+    expect((await api('GET', '/v1/fraud-rules/', { key: A.key })).status).toBe(200);
+    const open = await api('GET', '/v1/fraud-flags/?status=open', { key: A.key });
+    expect([open.status, open.body.count]).toEqual([200, A.flags.length]);
+  }, 120_000);
 
   it('odd values that pass validation are stored harmlessly: the account keeps working', async () => {
     const tally = newTally();
