@@ -8,7 +8,7 @@ import { isAccountId, isEntityId } from '../domain/ids';
 import { getItem } from '../store/ops';
 import { findAccountBySlug } from '../store/slugs';
 import { createPortalLink } from '../store/portal';
-import { keys } from '../store/table';
+import { uniqueKeys, keys } from '../store/table';
 import type { RateLimit } from '../domain/rate-limits';
 import { emailHash, normalEmail } from '../domain/team';
 import { errorFields, log } from '../log';
@@ -72,7 +72,7 @@ export async function requestLoginLink(accountName: string, email: string, byAdd
   }
   const found = await portalAccount(accountName);
   if (!found) return;
-  const claim = await getItem(keys.memberEmailClaim(found.accountId, address), false);
+  const claim = await getItem(uniqueKeys.memberEmailClaim(found.accountId, address), false);
   if (typeof claim?.member_id !== 'string') return;
   // A failure to queue answers the same 202 (an error here must not tell a member's address from another's).
   try {

@@ -32,7 +32,7 @@ import { memberCreationItems } from './members';
 import { batchGet, ConditionsFailedError, counterUpdate, getItem, lookup, readCounter, transact, type TransactItem } from './ops';
 import { eventItem } from './outbox';
 import { emptyPage, queryPage, type PageQuery, type PageRequest } from './pagination';
-import { applicationKeys, GSI1, GSI2, keys, type CounterName, TTL_ATTRIBUTE } from './table';
+import { uniqueKeys, applicationKeys, GSI1, GSI2, keys, type CounterName, TTL_ATTRIBUTE } from './table';
 
 // ---- join requests and their confirmation links ----
 
@@ -103,7 +103,7 @@ export async function getJoinRequest(accountId: string, id: string, nowSeconds: 
 
 /** What stands in the way of a new application for this address: a member with it, or a pending application. */
 export async function existingFor(accountId: string, email: string): Promise<{ memberId: string | null; applicationId: string | null }> {
-  const memberKey = keys.memberEmailClaim(accountId, email);
+  const memberKey = uniqueKeys.memberEmailClaim(accountId, email);
   const pendingKey = applicationKeys.applicationEmailClaim(accountId, email);
   const found = await batchGet([memberKey, pendingKey]);
   const memberId = lookup(found, memberKey)?.member_id;
@@ -322,7 +322,7 @@ export async function createApplication(
         item: {
           ConditionCheck: {
             TableName: tableName(),
-            Key: keys.memberEmailClaim(accountId, r.email),
+            Key: uniqueKeys.memberEmailClaim(accountId, r.email),
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },

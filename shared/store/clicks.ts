@@ -11,7 +11,7 @@ import { attributionOf, type Attribution } from '../domain/links';
 import { tableName } from './client';
 import { batchGet, ConditionsFailedError, lookup, nowSeconds, transact } from './ops';
 import { ReportDeltas } from './reports';
-import { edgeKeys, keys, TTL_ATTRIBUTE } from './table';
+import { uniqueKeys, edgeKeys, keys, TTL_ATTRIBUTE } from './table';
 
 export const CLICK_DEDUPE_SECONDS = 24 * 60 * 60;
 /** Distinct visitors one IP can add to one link's count per UTC day (an office or a family behind one NAT). */
@@ -32,7 +32,7 @@ export async function recordClick(
 ): Promise<{ counted: boolean; attribution: Attribution }> {
   const accountKey = keys.account(accountId);
   // A code outside the pattern is never a member's (checked before any lower-casing): only the account is read.
-  const claimKey = isMemberCode(code) ? keys.memberCodeClaim(accountId, code) : null;
+  const claimKey = isMemberCode(code) ? uniqueKeys.memberCodeClaim(accountId, code) : null;
   const found = await batchGet(claimKey ? [claimKey, accountKey] : [accountKey]);
   const attribution = attributionOf(lookup(found, accountKey));
   const claim = claimKey ? lookup(found, claimKey) : undefined;

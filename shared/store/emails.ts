@@ -9,7 +9,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Mailbox } from '../email/sender';
 import { db, tableName } from './client';
 import { batchGet, lookup } from './ops';
-import { keys, TTL_ATTRIBUTE } from './table';
+import { uniqueKeys, keys, TTL_ATTRIBUTE } from './table';
 
 /** Markers are kept a year: duplicates of a message come within days (SQS, a re-evaluation). */
 const MARKER_DAYS = 365;
@@ -160,7 +160,7 @@ export async function suppressMemberEmail(
 /** The member whose email claim holds this address (the admin CLI's bounce simulation). */
 export async function memberIdByEmail(accountId: string, address: string): Promise<string | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.memberEmailClaim(accountId, address), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: uniqueKeys.memberEmailClaim(accountId, address), ConsistentRead: true }),
   );
   return typeof Item?.member_id === 'string' ? Item.member_id : null;
 }

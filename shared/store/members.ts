@@ -30,7 +30,7 @@ import { storedPayerIds } from '../domain/payer-ids';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
-import { GSI1, keys, type Key } from './table';
+import { uniqueKeys, GSI1, keys, type Key } from './table';
 
 export interface MemberWithRelations {
   member: Member;
@@ -138,9 +138,9 @@ export async function listMembers(accountId: string, page: PageRequest, campaign
  */
 export async function searchMembers(accountId: string, term: string, page: PageRequest, campaignId?: string) {
   if (campaignId !== undefined && !isCampaignId(campaignId)) return emptyPage();
-  const claimKeys = [keys.memberEmailClaim(accountId, term), keys.memberIdentifierClaim(accountId, term)];
-  if (term.toLowerCase() !== term) claimKeys.push(keys.memberIdentifierClaim(accountId, term.toLowerCase()));
-  if (isMemberCode(term)) claimKeys.push(keys.memberCodeClaim(accountId, term));
+  const claimKeys = [uniqueKeys.memberEmailClaim(accountId, term), uniqueKeys.memberIdentifierClaim(accountId, term)];
+  if (term.toLowerCase() !== term) claimKeys.push(uniqueKeys.memberIdentifierClaim(accountId, term.toLowerCase()));
+  if (isMemberCode(term)) claimKeys.push(uniqueKeys.memberCodeClaim(accountId, term));
   const claims = await batchGet(claimKeys);
   const ids = [
     ...new Set(claimKeys.map((k) => lookup(claims, k)?.member_id).filter((id): id is string => typeof id === 'string' && isEntityId(id))),
@@ -347,12 +347,12 @@ function creationItems(accountId: string, p: NewMember): { member: Member; label
       'member',
     ),
     put(
-      keys.memberCodeClaim(accountId, p.code),
+      uniqueKeys.memberCodeClaim(accountId, p.code),
       { type: 'Claim', member_id: member.id, ...(campaignId ? { campaign_id: campaignId } : {}) },
       'code',
     ),
-    put(keys.memberEmailClaim(accountId, p.email), { type: 'Claim', member_id: member.id }, 'email'),
-    put(keys.memberIdentifierClaim(accountId, p.identifier), { type: 'Claim', member_id: member.id }, 'identifier'),
+    put(uniqueKeys.memberEmailClaim(accountId, p.email), { type: 'Claim', member_id: member.id }, 'email'),
+    put(uniqueKeys.memberIdentifierClaim(accountId, p.identifier), { type: 'Claim', member_id: member.id }, 'identifier'),
     { label: 'counter', item: counterUpdate(accountId, 'members', 1) },
   ];
   if (campaignId) labelled.push(campaignCount(accountId, campaignId, 1, 'campaign'));
@@ -400,9 +400,9 @@ export async function createMember(
   return withRetries(
     async () => {
       const code = input.code ?? newMemberCode();
-      const codeKey = keys.memberCodeClaim(accountId, code);
-      const emailKey = keys.memberEmailClaim(accountId, input.email);
-      const identifierKey = keys.memberIdentifierClaim(accountId, input.identifier);
+      const codeKey = uniqueKeys.memberCodeClaim(accountId, code);
+      const emailKey = uniqueKeys.memberEmailClaim(accountId, input.email);
+      const identifierKey = uniqueKeys.memberIdentifierClaim(accountId, input.identifier);
       const campaignId = input.campaign?.id ?? null;
       const subscriptionId = input.subscription?.id ?? null;
 
@@ -512,20 +512,20 @@ export async function updateMember(
       subscription: next.subscription_id !== current.subscription_id,
     };
     const claimKeys = [
-      ...(changed.identifier ? [keys.memberIdentifierClaim(accountId, next.identifier)] : []),
-      ...(changed.email ? [keys.memberEmailClaim(accountId, next.email)] : []),
-      ...(changed.code ? [keys.memberCodeClaim(accountId, next.code)] : []),
+      ...(changed.identifier ? [uniqueKeys.memberIdentifierClaim(accountId, next.identifier)] : []),
+      ...(changed.email ? [uniqueKeys.memberEmailClaim(accountId, next.email)] : []),
+      ...(changed.code ? [uniqueKeys.memberCodeClaim(accountId, next.code)] : []),
     ];
     const campaignIds = [current.campaign_id, next.campaign_id].filter((c): c is string => c !== null);
     const subscriptionIds = [current.subscription_id, next.subscription_id].filter((s): s is ProviderId => s !== null);
     const l = await prefetch(accountId, [...new Set(campaignIds)], [...new Set(subscriptionIds)], claimKeys);
 
     const errors: FieldErrors = {};
-    if (changed.identifier && claimedByOther(l, keys.memberIdentifierClaim(accountId, next.identifier), id))
+    if (changed.identifier && claimedByOther(l, uniqueKeys.memberIdentifierClaim(accountId, next.identifier), id))
       errors.identifier = [inUse('identifier', next.identifier)];
-    if (changed.email && claimedByOther(l, keys.memberEmailClaim(accountId, next.email), id))
+    if (changed.email && claimedByOther(l, uniqueKeys.memberEmailClaim(accountId, next.email), id))
       errors.email = [inUse('email address', next.email)];
-    if (changed.code && claimedByOther(l, keys.memberCodeClaim(accountId, next.code), id)) errors.code = [inUse('code', next.code)];
+    if (changed.code && claimedByOther(l, uniqueKeys.memberCodeClaim(accountId, next.code), id)) errors.code = [inUse('code', next.code)];
     const oldCampaign = current.campaign_id ? (l.campaigns.get(current.campaign_id) ?? null) : null;
     const newCampaign = next.campaign_id ? (l.campaigns.get(next.campaign_id) ?? null) : null;
     if (changed.campaign && next.campaign_id && !newCampaign) errors.campaign = [campaignNotFound(next.campaign_id)];
@@ -592,24 +592,24 @@ export async function updateMember(
       },
     ];
     if (changed.identifier) {
-      items.push(put(keys.memberIdentifierClaim(accountId, next.identifier), { type: 'Claim', member_id: id }, 'identifier'));
-      items.push(releaseClaim(keys.memberIdentifierClaim(accountId, current.identifier), id, 'old-identifier'));
+      items.push(put(uniqueKeys.memberIdentifierClaim(accountId, next.identifier), { type: 'Claim', member_id: id }, 'identifier'));
+      items.push(releaseClaim(uniqueKeys.memberIdentifierClaim(accountId, current.identifier), id, 'old-identifier'));
     }
     if (changed.email) {
-      items.push(put(keys.memberEmailClaim(accountId, next.email), { type: 'Claim', member_id: id }, 'email'));
-      items.push(releaseClaim(keys.memberEmailClaim(accountId, current.email), id, 'old-email'));
+      items.push(put(uniqueKeys.memberEmailClaim(accountId, next.email), { type: 'Claim', member_id: id }, 'email'));
+      items.push(releaseClaim(uniqueKeys.memberEmailClaim(accountId, current.email), id, 'old-email'));
     }
     const codeClaim = { type: 'Claim', member_id: id, ...(next.campaign_id ? { campaign_id: next.campaign_id } : {}) };
     if (changed.code) {
-      items.push(put(keys.memberCodeClaim(accountId, next.code), codeClaim, 'code'));
-      items.push(releaseClaim(keys.memberCodeClaim(accountId, current.code), id, 'old-code'));
+      items.push(put(uniqueKeys.memberCodeClaim(accountId, next.code), codeClaim, 'code'));
+      items.push(releaseClaim(uniqueKeys.memberCodeClaim(accountId, current.code), id, 'old-code'));
     } else if (next.campaign_id !== current.campaign_id) {
       items.push({
         label: 'old-code',
         item: {
           Put: {
             TableName: tableName(),
-            Item: { ...keys.memberCodeClaim(accountId, current.code), ...codeClaim },
+            Item: { ...uniqueKeys.memberCodeClaim(accountId, current.code), ...codeClaim },
             ConditionExpression: 'member_id = :m',
             ExpressionAttributeValues: { ':m': id },
           },
@@ -655,9 +655,9 @@ export async function deleteMember(accountId: string, id: string): Promise<void>
           },
         },
       },
-      releaseClaim(keys.memberCodeClaim(accountId, current.code), id, 'code'),
-      releaseClaim(keys.memberEmailClaim(accountId, current.email), id, 'email'),
-      releaseClaim(keys.memberIdentifierClaim(accountId, current.identifier), id, 'identifier'),
+      releaseClaim(uniqueKeys.memberCodeClaim(accountId, current.code), id, 'code'),
+      releaseClaim(uniqueKeys.memberEmailClaim(accountId, current.email), id, 'email'),
+      releaseClaim(uniqueKeys.memberIdentifierClaim(accountId, current.identifier), id, 'identifier'),
       { label: 'counter', item: counterUpdate(accountId, 'members', -1) },
     ];
     if (current.campaign_id) {

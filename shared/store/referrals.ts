@@ -27,7 +27,7 @@ import { memberPayerIds, toMember } from './members';
 import { releaseIfOrphaned, subscriptionPayerIds, subscriptionSnapshot, toSubscription } from './subscriptions';
 import { payerMatch, type PayerMatchKind } from '../domain/payer-ids';
 import type { FraudFlag } from '../domain/fraud';
-import { GSI1, GSI2, keys, type CounterName } from './table';
+import { uniqueKeys, GSI1, GSI2, keys, type CounterName } from './table';
 import { isSub } from '../domain/links';
 import { ledgerFromReferral, lifecycleOf, MoneyTxn, removeReward, takeStats } from './ledger';
 import { ReportDeltas } from './reports';
@@ -74,7 +74,7 @@ export async function getReferralOrThrow(accountId: string, id: string): Promise
 
 export async function getReferralByUserOrThrow(accountId: string, userIdentifier: string): Promise<Referral> {
   if (userIdentifier.length === 0 || userIdentifier.length > 255) throw new NotFoundError();
-  const claim = await getItem(keys.referredUserClaim(accountId, userIdentifier));
+  const claim = await getItem(uniqueKeys.referredUserClaim(accountId, userIdentifier));
   if (typeof claim?.referral_id !== 'string') throw new NotFoundError();
   return getReferralOrThrow(accountId, claim.referral_id);
 }
@@ -122,7 +122,7 @@ export async function listReferrals(accountId: string, page: PageRequest, member
  */
 export async function searchReferrals(accountId: string, userIdentifier: string, page: PageRequest, memberId?: string, sub?: string) {
   if (userIdentifier.length > 255 || (memberId !== undefined && !isEntityId(memberId))) return emptyPage();
-  const claim = await getItem(keys.referredUserClaim(accountId, userIdentifier));
+  const claim = await getItem(uniqueKeys.referredUserClaim(accountId, userIdentifier));
   if (typeof claim?.referral_id !== 'string' || !isEntityId(claim.referral_id)) return emptyPage();
   const referral = toReferral(await getItem(keys.referral(accountId, claim.referral_id)));
   const matches =
@@ -158,8 +158,8 @@ export async function createReferral(
 ): Promise<CreateReferralResult> {
   // A code outside the ASCII pattern is nobody's, and must not be case-folded into a lookup (isMemberCode).
   if (!isMemberCode(input.member_code)) throw notFoundCode(input.member_code);
-  const codeKey = keys.memberCodeClaim(accountId, input.member_code);
-  const userKey = keys.referredUserClaim(accountId, input.user_identifier);
+  const codeKey = uniqueKeys.memberCodeClaim(accountId, input.member_code);
+  const userKey = uniqueKeys.referredUserClaim(accountId, input.user_identifier);
 
   const existing = async (claim: Record<string, unknown>, memberId: string): Promise<CreateReferralResult> => {
     if (claim.member_id !== memberId) throw alreadyReferred(input.user_identifier);
@@ -326,7 +326,7 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
         {
           Delete: {
             TableName: tableName(),
-            Key: keys.referredUserClaim(accountId, referral.user_identifier),
+            Key: uniqueKeys.referredUserClaim(accountId, referral.user_identifier),
             ConditionExpression: 'referral_id = :r',
             ExpressionAttributeValues: { ':r': id },
           },
@@ -572,7 +572,7 @@ export async function markReferralConverted(
       items.push({
         ConditionCheck: {
           TableName: tableName(),
-          Key: keys.memberEmailClaim(accountId, email),
+          Key: uniqueKeys.memberEmailClaim(accountId, email),
           ConditionExpression: 'attribute_not_exists(pk) OR member_id <> :m',
           ExpressionAttributeValues: { ':m': referral.member_id },
         },

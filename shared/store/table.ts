@@ -187,15 +187,11 @@ export const accessKeys = {
   publishableKey: (hash: string): Key => ({ pk: `PUBKEY#${hash}`, sk: 'PUBKEY' }),
 };
 
-export const keys = {
-  account: (acct: string): Key => ({ pk: `A#${acct}`, sk: 'ACCOUNT' }),
-  counter: (acct: string, name: CounterName): Key => ({ pk: `A#${acct}`, sk: `COUNT#${name}` }),
-
-  campaign: (acct: string, id: string): Key => ({ pk: `A#${acct}#CAMPAIGN`, sk: id }),
-
-  memberCollection: (acct: string) => `A#${acct}#MEMBER`,
-  member: (acct: string, id: string): Key => ({ pk: `A#${acct}#MEMBER`, sk: id }),
-  membersByCampaign: (acct: string, campaignId: string) => `A#${acct}#CAMPAIGN#${campaignId}#MEMBERS`,
+/**
+ * The uniqueness claims of members' codes, emails and identifiers and of referred users (store/members.ts,
+ * store/referrals.ts), apart from `keys` like edgeKeys: only the writes that create or change those build them.
+ */
+export const uniqueKeys = {
   /** Codes compare without case; only an ASCII code may be lower-cased into a key (see isMemberCode). */
   memberCodeClaim: (acct: string, code: string): Key => {
     if (!isMemberCode(code)) throw new Error('memberCodeClaim: not a member code (check isMemberCode first)');
@@ -209,17 +205,27 @@ export const keys = {
     pk: `A#${acct}#MEMBER_IDENTIFIER#${identifier}`,
     sk: CLAIM,
   }),
+  referredUserClaim: (acct: string, userIdentifier: string): Key => ({
+    pk: `A#${acct}#REFERRED_USER#${userIdentifier}`,
+    sk: CLAIM,
+  }),
+};
 
+export const keys = {
+  account: (acct: string): Key => ({ pk: `A#${acct}`, sk: 'ACCOUNT' }),
+  counter: (acct: string, name: CounterName): Key => ({ pk: `A#${acct}`, sk: `COUNT#${name}` }),
+
+  campaign: (acct: string, id: string): Key => ({ pk: `A#${acct}#CAMPAIGN`, sk: id }),
+
+  memberCollection: (acct: string) => `A#${acct}#MEMBER`,
+  member: (acct: string, id: string): Key => ({ pk: `A#${acct}#MEMBER`, sk: id }),
+  membersByCampaign: (acct: string, campaignId: string) => `A#${acct}#CAMPAIGN#${campaignId}#MEMBERS`,
   /** GSI2: a member's referrals made through one sub-id, newest first (the referral list's `sub` filter). */
   referralsBySub: (acct: string, memberId: string, sub: string) => `A#${acct}#MEMBER#${memberId}#SUB#${sub}#REFERRALS`,
 
   referralCollection: (acct: string) => `A#${acct}#REFERRAL`,
   referral: (acct: string, id: string): Key => ({ pk: `A#${acct}#REFERRAL`, sk: id }),
   referralsByMember: (acct: string, memberId: string) => `A#${acct}#MEMBER#${memberId}#REFERRALS`,
-  referredUserClaim: (acct: string, userIdentifier: string): Key => ({
-    pk: `A#${acct}#REFERRED_USER#${userIdentifier}`,
-    sk: CLAIM,
-  }),
 
   subscription: (acct: string, id: ProviderId): Key => ({ pk: `A#${acct}#SUBSCRIPTION`, sk: providerIdKey(id) }),
   subscriptionsByCreation: (acct: string) => `A#${acct}#SUBSCRIPTIONS`,

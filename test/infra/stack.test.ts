@@ -39,7 +39,7 @@ import { SECRET_WRITERS } from '../../infra/cloud/secrets-key';
 import { secretsKeyUses } from '../../infra/cloud/secrets-key';
 import { RefloopStatefulStack } from '../../infra/cloud/stateful-stack';
 import { QUEUES, type QueueName } from '../../shared/queue/queues';
-import { keys, webhookKeys } from '../../shared/store/table';
+import { uniqueKeys, keys, webhookKeys } from '../../shared/store/table';
 import { taxKeys } from '../../shared/store/tax-details';
 import { railKeys } from '../../shared/store/rail-connections';
 import { PORTAL_HTML_DEFINE } from '../../shared/portal/page';
@@ -548,7 +548,7 @@ describe('queues, workers and schedules', () => {
     const like = new RegExp(`^${PROVIDER_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`);
     expect(keys.providerSecret(accountId).pk).toMatch(like);
     // A tenant-chosen key that merely ends the same way is not matched.
-    expect(keys.memberIdentifierClaim(accountId, 'x#PROVIDER_SECRET').pk).not.toMatch(like);
+    expect(uniqueKeys.memberIdentifierClaim(accountId, 'x#PROVIDER_SECRET').pk).not.toMatch(like);
   });
 
   it('denies the webhook signing secret items to every function but the endpoint create / delete routes and the delivery worker', () => {
@@ -591,7 +591,7 @@ describe('queues, workers and schedules', () => {
     }
     const like = new RegExp(`^${TAX_DETAILS_KEY_PATTERN.replace(/\?/g, '.').replace('*', '.*')}$`);
     expect(taxKeys.item('0123456789abcdef', '0'.repeat(32)).pk).toMatch(like);
-    expect(keys.memberIdentifierClaim('0123456789abcdef', 'x#TAX#DETAILS').pk).not.toMatch(like);
+    expect(uniqueKeys.memberIdentifierClaim('0123456789abcdef', 'x#TAX#DETAILS').pk).not.toMatch(like);
   });
 
   it('denies the payout-rail secrets to every function but the routes that write, delete and read them and the PayoutRails worker', () => {

@@ -27,7 +27,7 @@ import { createMember } from '../../shared/store/members';
 import { counterUpdate, getItem, transact } from '../../shared/store/ops';
 import { createReferral } from '../../shared/store/referrals';
 import { saveSubscription, type SubscriptionData } from '../../shared/store/subscriptions';
-import { keys, type Key } from '../../shared/store/table';
+import { uniqueKeys, keys, type Key } from '../../shared/store/table';
 import { api, type ApiResponse } from '../support/api';
 import { describeCalls, itemsRead, recordDynamoCalls, type DynamoCall } from '../support/dynamo-calls';
 import { newAccount } from '../support/fixtures';
@@ -201,11 +201,11 @@ async function seed({ size, subscriptions }: { size: number; subscriptions: numb
     const first = (await createReferral(accountId, { user_identifier: 'u-0', member_code: hub.code }, 'api')).referral;
     const template = {
       member: await stored(keys.member(accountId, hub.id)),
-      code: await stored(keys.memberCodeClaim(accountId, hub.code)),
-      email: await stored(keys.memberEmailClaim(accountId, hub.email)),
-      identifier: await stored(keys.memberIdentifierClaim(accountId, hub.identifier)),
+      code: await stored(uniqueKeys.memberCodeClaim(accountId, hub.code)),
+      email: await stored(uniqueKeys.memberEmailClaim(accountId, hub.email)),
+      identifier: await stored(uniqueKeys.memberIdentifierClaim(accountId, hub.identifier)),
       referral: await stored(keys.referral(accountId, first.id)),
-      user: await stored(keys.referredUserClaim(accountId, 'u-0')),
+      user: await stored(uniqueKeys.referredUserClaim(accountId, 'u-0')),
     };
     const { subscription_id: _none, ...memberBase } = template.member;
     const now = Math.floor(Date.now() / 1000);
@@ -239,9 +239,9 @@ async function seed({ size, subscriptions }: { size: number; subscriptions: numb
           gsi1sk: id,
           ...(subscriptionId !== null ? { subscription_id: subscriptionId } : {}),
         },
-        { ...template.code, ...keys.memberCodeClaim(accountId, code), member_id: id },
-        { ...template.email, ...keys.memberEmailClaim(accountId, email), member_id: id },
-        { ...template.identifier, ...keys.memberIdentifierClaim(accountId, identifier), member_id: id },
+        { ...template.code, ...uniqueKeys.memberCodeClaim(accountId, code), member_id: id },
+        { ...template.email, ...uniqueKeys.memberEmailClaim(accountId, email), member_id: id },
+        { ...template.identifier, ...uniqueKeys.memberIdentifierClaim(accountId, identifier), member_id: id },
       );
     }
     for (let r = 1; r < size; r++) {
@@ -259,7 +259,7 @@ async function seed({ size, subscriptions }: { size: number; subscriptions: numb
           gsi1pk: keys.referralsByMember(accountId, memberId),
           gsi1sk: id,
         },
-        { ...template.user, ...keys.referredUserClaim(accountId, user), referral_id: id, member_id: memberId },
+        { ...template.user, ...uniqueKeys.referredUserClaim(accountId, user), referral_id: id, member_id: memberId },
       );
     }
     await putAll(items);
