@@ -16,6 +16,8 @@ import { createBatch } from '../../shared/flows/payouts';
 import { getItem } from '../../shared/store/ops';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
+import { DEFAULT_FRAUD_SETTINGS, FRAUD_RULES, type FraudAction, type FraudSettings } from '../../shared/domain/fraud';
+import { recordFinding } from '../../shared/flows/fraud-flags';
 import { recordUnattributed } from '../../shared/store/unattributed';
 import { keys } from '../../shared/store/table';
 import { api, type ApiOptions, type ApiResponse } from '../support/api';
@@ -170,9 +172,15 @@ async function fixtures() {
 }
 
 /** A commission of 4.00 as the reward worker records it; approved into a due payout, and batched, when asked. */
-async function money(o: { approve?: boolean; batch?: boolean }): Promise<{ rewardId: string; payoutId?: string; batchId?: string }> {
+async function money(o: {
+  approve?: boolean;
+  batch?: boolean;
+  holdDays?: number;
+}): Promise<{ rewardId: string; referralId: string; memberId: string; payoutId?: string; batchId?: string }> {
   const campaign = await must(
-    call('POST', '/v1/campaigns/', { body: { name: unique('Money'), allows_commission: true, commission_amount: '4.00', hold_days: 0 } }),
+    call('POST', '/v1/campaigns/', {
+      body: { name: unique('Money'), allows_commission: true, commission_amount: '4.00', hold_days: o.holdDays ?? 0 },
+    }),
     201,
   );
   const name = unique('payee');
@@ -193,10 +201,38 @@ async function money(o: { approve?: boolean; batch?: boolean }): Promise<{ rewar
       true,
     )
   ).rewards[0]!.id;
-  if (!o.approve) return { rewardId };
+  const ids = { rewardId, referralId: referral.id as string, memberId: member.id as string };
+  if (!o.approve) return ids;
   const payoutId = (await approveReward(accountId, rewardId)).payout_id!;
-  if (!o.batch) return { rewardId, payoutId };
-  return { rewardId, payoutId, batchId: (await createBatch(accountId, { format: 'wise', currency: 'USD', payout_ids: [payoutId] })).id };
+  if (!o.batch) return { ...ids, payoutId };
+  return { ...ids, payoutId, batchId: (await createBatch(accountId, { format: 'wise', currency: 'USD', payout_ids: [payoutId] })).id };
+}
+
+/**
+ * A duplicate_ip flag on a new commission's referral (hold 30 days), recorded by the real flow as the
+ * FraudScreen worker records a finding: holding that commission unless `action` is `flag`.
+ */
+async function fraudFlag(
+  action: FraudAction = 'hold',
+): Promise<{ flagId: string; rewardId: string; referralId: string; memberId: string }> {
+  const m = await money({ holdDays: 30 });
+  const settings = Object.fromEntries(
+    FRAUD_RULES.map((rule) => [rule, { ...DEFAULT_FRAUD_SETTINGS[rule], action }]),
+  ) as unknown as FraudSettings;
+  const flag = await recordFinding(
+    accountId,
+    {
+      rule: 'duplicate_ip',
+      subject: { type: 'referral', id: m.referralId },
+      member_id: m.memberId,
+      detail: '4 referrals from one network in 2 hours (more than 3 in 24 hours).',
+      evidence: { referral_ids: [m.referralId], figures: { referrals: 4 } },
+      dedupe_key: `duplicate_ip#referral#${m.referralId}`,
+    },
+    settings,
+  );
+  if (!flag) throw new Error('fixture flag not recorded');
+  return { ...m, flagId: flag.id };
 }
 
 const hook = () => must(call('POST', '/v1/webhook-endpoints/', { body: { url: 'http://127.0.0.1:9/hook' } }), 201);
@@ -612,6 +648,26 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   ApproveApplication: async () => call('POST', `/v1/applications/${await pendingApplication()}/approve/`),
   RejectApplication: async () =>
     call('POST', `/v1/applications/${await pendingApplication()}/reject/`, { body: { reason: 'Not a fit for this programme.' } }),
+  // Fraud rules, the review queue and held rewards (docs/fraud.md): flags recorded by the real flows.
+  GetFraudRules: () => call('GET', '/v1/fraud-rules/'),
+  UpdateFraudRules: () =>
+    call('PATCH', '/v1/fraud-rules/', {
+      body: { disposable_email: { action: 'hold' }, duplicate_ip: { max_referrals: 5, window_hours: 12 } },
+    }),
+  PreviewFraudRule: async () => {
+    await fraudFlag();
+    return call('POST', '/v1/fraud-rules/preview/', { body: { rule: 'duplicate_ip', action: 'hold', thresholds: { max_referrals: 1 } } });
+  },
+  ListFraudFlags: async () => {
+    await fraudFlag();
+    await fraudFlag('flag');
+    return call('GET', '/v1/fraud-flags/?status=open&page_size=2');
+  },
+  GetFraudFlag: async () => call('GET', `/v1/fraud-flags/${(await fraudFlag()).flagId}/`),
+  ReleaseFraudFlag: async () => call('POST', `/v1/fraud-flags/${(await fraudFlag()).flagId}/release/`, { body: { note: 'Checked.' } }),
+  VoidFraudFlag: async () => call('POST', `/v1/fraud-flags/${(await fraudFlag()).flagId}/void/`, { body: {} }),
+  ReviewFraudFlag: async () => call('POST', `/v1/fraud-flags/${(await fraudFlag('flag')).flagId}/review/`, { body: { note: null } }),
+  ReleaseReward: async () => call('POST', `/v1/rewards/${(await fraudFlag()).rewardId}/release/`),
   GetOpenApi: () => api('GET', '/v1/openapi.json'),
   ApiDocs: () => api('GET', '/docs'),
   ApiRoot: () => api('GET', '/'),
@@ -802,6 +858,54 @@ describe('live responses validate against the document', () => {
       await call('POST', `/v1/members/${'f'.repeat(32)}/portal-sessions/`, { body: {} }),
       'unknown member',
     );
+    expect(problems.slice(before)).toEqual([]);
+  });
+
+  it("the fraud routes' errors (400 fields, 404, 409) and the objects a hold changes validate too", async () => {
+    const before = problems.length;
+    const held = await fraudFlag();
+    const answered: [string, number][] = [];
+    const sample = async (name: string, label: string, res: Promise<ApiResponse>) => {
+      const r = await res;
+      answered.push([`${name} ${label}`, r.status]);
+      validate(routeNamed(name), r, `${name} ${label}`);
+    };
+    await sample('UpdateFraudRules', 'unknown rule', call('PATCH', '/v1/fraud-rules/', { body: { nope: { action: 'hold' } } }));
+    await sample('UpdateFraudRules', 'out of range', call('PATCH', '/v1/fraud-rules/', { body: { duplicate_ip: { max_referrals: 0 } } }));
+    await sample(
+      'PreviewFraudRule',
+      'out of range',
+      call('POST', '/v1/fraud-rules/preview/', { body: { rule: 'velocity', thresholds: { multiple: 1 } } }),
+    );
+    await sample('ListFraudFlags', 'unknown status', call('GET', '/v1/fraud-flags/?status=closed'));
+    await sample('GetFraudFlag', 'unknown id', call('GET', `/v1/fraud-flags/ff_${'f'.repeat(32)}/`));
+    await sample(
+      'ReleaseFraudFlag',
+      'bad note',
+      call('POST', `/v1/fraud-flags/${held.flagId}/release/`, { body: { note: 'x'.repeat(501) } }),
+    );
+    // Reviewed while it still holds a reward: 409; a reward that is not held: 409.
+    await sample('ReviewFraudFlag', 'still holding', call('POST', `/v1/fraud-flags/${held.flagId}/review/`, { body: {} }));
+    await sample('ReleaseReward', 'not held', call('POST', `/v1/rewards/${(await money({})).rewardId}/release/`));
+    // The held reward, its referral and member (fraud_flags, commission_held) in their own operations' shapes.
+    await sample('GetReward', 'held', call('GET', `/v1/rewards/${held.rewardId}/`));
+    await sample('GetReferral', 'flagged', call('GET', `/v1/referrals/${held.referralId}/`));
+    await sample('GetMember', 'with a held commission', call('GET', `/v1/members/${held.memberId}/`));
+    await sample('ListRewards', 'held', call('GET', '/v1/rewards/?status=held'));
+    expect(answered).toEqual([
+      ['UpdateFraudRules unknown rule', 400],
+      ['UpdateFraudRules out of range', 400],
+      ['PreviewFraudRule out of range', 400],
+      ['ListFraudFlags unknown status', 400],
+      ['GetFraudFlag unknown id', 404],
+      ['ReleaseFraudFlag bad note', 400],
+      ['ReviewFraudFlag still holding', 409],
+      ['ReleaseReward not held', 409],
+      ['GetReward held', 200],
+      ['GetReferral flagged', 200],
+      ['GetMember with a held commission', 200],
+      ['ListRewards held', 200],
+    ]);
     expect(problems.slice(before)).toEqual([]);
   });
 });
