@@ -87,8 +87,8 @@ export async function screenEvent(message: FraudScreenMessage, o: { now?: number
     case 'referral.converted': {
       const { memberId, findings } = await referralFindings(accountId, message.subject_id, settings, now);
       await record(findings);
-      // Paid by the referring member's own payer (flows/self-referral-payer.ts; recorded once).
-      await screenPayer(accountId, message.subject_id, settings);
+      // Paid by the referring member's own payer, for a conversion through the API (flows/self-referral-payer.ts).
+      await screenPayer(accountId, message.subject_id, settings, true);
       const member = message.member_id ?? memberId ?? (await referralFact(accountId, message.subject_id))?.member_id ?? null;
       if (member) await record(await memberFindings(accountId, member, settings, now));
       return;

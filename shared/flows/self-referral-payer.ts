@@ -21,12 +21,23 @@ import { loadFraudSettings } from '../store/fraud-settings';
 import type { PayerMatchDecider } from '../store/referrals';
 import { providerWords } from './payer-ids';
 
-/** Reads the referral, then its member and subscription (one BatchGet); records a match. */
-export async function screenPayer(accountId: string, referralId: string, settings: FraudSettings): Promise<FraudFlagRecord | null> {
+/**
+ * Reads the referral, then its member and subscription (one BatchGet); records a match. `atConversion`: run
+ * for its referral.converted event, which an automatic conversion decided in its own transaction already
+ * (with the settings of that moment): only a conversion through the API is compared then.
+ */
+export async function screenPayer(
+  accountId: string,
+  referralId: string,
+  settings: FraudSettings,
+  atConversion = false,
+): Promise<FraudFlagRecord | null> {
   if (settings.self_referral.action === 'off') return null;
   const referralKey = keys.referral(accountId, referralId);
-  const referral = toReferral(lookup(await batchGet([referralKey]), referralKey));
+  const item = lookup(await batchGet([referralKey]), referralKey);
+  const referral = toReferral(item);
   if (!referral?.subscription || referral.converted_at === null) return null;
+  if (atConversion && item?.converted_automatically === true) return null;
   const memberKey = keys.member(accountId, referral.member_id);
   const subscriptionKey = keys.subscription(accountId, referral.subscription.id);
   const found = await batchGet([memberKey, subscriptionKey]);

@@ -13,7 +13,9 @@ import type { Pollers } from '../../infra/local/pollers';
 import { startStripeEmulator, type StripeEmulator } from '../../infra/local/emulators/stripe';
 import { getItem } from '../../shared/store/ops';
 import { saveProviderConnection } from '../../shared/store/provider';
-import { getSubscription, subscriptionPayerIds } from '../../shared/store/subscriptions';
+import { applyProviderUpdate, getSubscription, subscriptionPayerIds } from '../../shared/store/subscriptions';
+import { memberPayerIds } from '../../shared/store/members';
+import { followPayers } from '../../shared/flows/payer-ids';
 import { keys } from '../../shared/store/table';
 import { api } from '../support/api';
 import { newAccount, pollUntil } from '../support/fixtures';
@@ -92,8 +94,11 @@ function account(connect: (accountId: string) => Promise<void>) {
       },
       { timeoutMs: 15_000 },
     );
-  const action = async (value: 'off' | 'flag' | 'hold') =>
+  // What earlier checkouts queued is screened under the action it was made with.
+  const action = async (value: 'off' | 'flag' | 'hold') => {
+    await queues.drained(['provider-events', 'rewards', 'webhook-events', 'fraud']);
     expect((await json('PATCH', '/v1/fraud-rules/', { self_referral: { action: value } })).status).toBe(200);
+  };
   const fraudHold = async (id: string) => (await getItem(keys.referral(state.accountId, id)))?.fraud_hold;
   const flags = async (memberId: string) =>
     (await json('GET', `/v1/fraud-flags/?rule=self_referral&member=${memberId}`)).body as {
@@ -232,5 +237,58 @@ describe('stripe: the same card under another customer', () => {
     expect(flagged.fraud_flags).toEqual(selfReferral(/same card at Stripe/));
     expect((await t.flags(m.id)).results.map((f) => f.subject_id).sort()).toEqual([atConversion, byApi, later].sort());
     await pollUntil(async () => ((await t.get(later)).rewards.every((r) => r.status === 'held') ? true : null), { timeoutMs: 10_000 });
+  });
+});
+
+describe("the member's payer ids follow its own subscription", () => {
+  it('copied when attached, grown when a provider tells more, replaced and removed with the subscription', async () => {
+    const { accountId, apiKey } = await newAccount();
+    const json = (method: string, path: string, body?: unknown) =>
+      api(method, path, { key: apiKey, ...(body === undefined ? {} : { body }) });
+    const plan = { id: 'price_1', name: 'Pro', amount: '10.00', currency: 'USD', interval: 'month', frequency: 1, descriptor: null };
+    const fields = { unit_price: '10.00', currency: 'USD', status: 'active', next_bill_date: null, plan };
+    const stored = async (id: string, email: string, payerIds: string[]) =>
+      (await applyProviderUpdate(accountId, { subscriptionId: id, asOfMs: Date.now(), fields: { ...fields, email }, payerIds }))
+        .payerIdsLearned;
+    const payersOf = async (memberId: string) => memberPayerIds(await getItem(keys.member(accountId, memberId))).sort();
+
+    expect(await stored('sub_own1', 'own@pay.example.com', ['stripe:customer:cus_1', 'stripe:card:fp1'])).toHaveLength(2);
+    expect(await stored('sub_own2', 'own2@pay.example.com', ['stripe:customer:cus_2'])).toHaveLength(1);
+    const created = await json('POST', '/v1/members/', {
+      identifier: 'payer-own',
+      email: 'own@member.example.com',
+      subscription: { id: 'sub_own1' },
+    });
+    expect(created.status).toBe(201);
+    const memberId = created.body.id as string;
+    expect(await payersOf(memberId)).toEqual(['stripe:card:fp1', 'stripe:customer:cus_1']);
+
+    // A later word about the same subscription: stored once, and the member carries it.
+    const learned = await applyProviderUpdate(accountId, {
+      subscriptionId: 'sub_own1',
+      asOfMs: 1,
+      fields: {},
+      payerIds: ['stripe:card:fp9'],
+    });
+    expect(learned.payerIdsLearned).toEqual(['stripe:card:fp9']);
+    await followPayers(accountId, learned, false);
+    expect(await payersOf(memberId)).toEqual(['stripe:card:fp1', 'stripe:card:fp9', 'stripe:customer:cus_1']);
+    expect(
+      (await applyProviderUpdate(accountId, { subscriptionId: 'sub_own1', asOfMs: 1, fields: {}, payerIds: ['stripe:card:fp9'] }))
+        .payerIdsLearned,
+    ).toEqual([]);
+
+    // Another subscription attached: its payers replace the old; none attached: none.
+    expect((await json('PATCH', `/v1/members/${memberId}/`, { subscription: { id: 'sub_own2' } })).status).toBe(200);
+    expect(await payersOf(memberId)).toEqual(['stripe:customer:cus_2']);
+    expect((await json('PATCH', `/v1/members/${memberId}/`, { subscription: null })).status).toBe(200);
+    expect(await payersOf(memberId)).toEqual([]);
+    // The subscription it left tells more: the member no longer carries it.
+    await followPayers(
+      accountId,
+      await applyProviderUpdate(accountId, { subscriptionId: 'sub_own2', asOfMs: 1, fields: {}, payerIds: ['stripe:card:x'] }),
+      false,
+    );
+    expect(await payersOf(memberId)).toEqual([]);
   });
 });
