@@ -1,5 +1,7 @@
 // Issue 23 #11, #13, #14: search on the members and referrals lists, unknown query parameters refused,
 // rewards filters that combine (with exact counts), and the payout batches list.
+import { DEFAULT_FRAUD_SETTINGS, FRAUD_RULES, type FraudSettings } from '../../shared/domain/fraud';
+import { recordFinding } from '../../shared/flows/fraud-flags';
 import { approveReward } from '../../shared/flows/lifecycle';
 import { createBatch, markBatchPaid, markPayoutPaid } from '../../shared/flows/payouts';
 import { getItem } from '../../shared/store/ops';
@@ -59,6 +61,7 @@ describe('unknown query parameters (docs/api.md "Query parameters")', () => {
     ['/v1/payouts/', 'page_size, cursor, status, member, currency, batch_id'],
     ['/v1/payout-batches/', 'page_size, cursor, status'],
     ['/v1/webhook-endpoints/', 'page_size, cursor'],
+    ['/v1/fraud-flags/', 'page_size, cursor, rule, status, member'],
   ];
 
   it.each(LISTS)('%s answers 400 naming ?email= (it used to be ignored)', async (path, accepted) => {
@@ -78,6 +81,8 @@ describe('unknown query parameters (docs/api.md "Query parameters")', () => {
       '/v1/members/?page_size=5&cursor=',
       '/v1/campaigns/?=&page_size=1',
       '/v1/referrals/?&&',
+      '/v1/fraud-flags/?rule=velocity&status=open&member=x',
+      '/v1/rewards/?status=held&type=commission',
     ]) {
       expect({ path, status: (await call('GET', path)).status }).toEqual({ path, status: 200 });
     }
@@ -316,6 +321,94 @@ describe('rewards filters combine (exact counts)', () => {
     expect((await ok('GET', `/v1/rewards/?member=${memberB}&type=commission&status=pending`)).count).toBe(before - 1);
     expect((await ok('GET', `/v1/rewards/?campaign=${campaignX}&type=commission&status=voided`)).count).toBe(1);
     expect((await ok('GET', `/v1/rewards/?member=${memberB}&type=commission`)).count).toBe(1);
+  });
+
+  it('held (docs/fraud.md "Holds"): counted in every combination as a hold takes commissions, a release and a void give them back', async () => {
+    const campaign = (
+      await ok('POST', '/v1/campaigns/', {
+        name: unique('H'),
+        allows_commission: true,
+        commission_amount: '1.00',
+        allows_credit: true,
+        credit_amount: '1.00',
+        credit_currency: 'USD',
+        hold_days: 30,
+      })
+    ).id;
+    const m = await ok('POST', '/v1/members/', {
+      identifier: unique('h'),
+      email: `${unique('h')}@example.com`,
+      campaign: { id: campaign },
+    });
+    const ref = await ok('POST', '/v1/referrals/', { user_identifier: unique('u'), member_code: m.code });
+    const stored = toReferral(await getItem(keys.referral(accountId, ref.id)))!;
+    await recordRewards(
+      accountId,
+      stored,
+      (['commission', 'commission', 'credit'] as const).map((type, i) => ({ payment_id: 2000 + i, type, amount: 100, currency: 'USD' })),
+      false,
+      true,
+    );
+    const hold = Object.fromEntries(
+      FRAUD_RULES.map((rule) => [rule, { ...DEFAULT_FRAUD_SETTINGS[rule], action: 'hold' }]),
+    ) as unknown as FraudSettings;
+    const flag = await recordFinding(
+      accountId,
+      {
+        rule: 'duplicate_ip',
+        subject: { type: 'referral', id: ref.id },
+        member_id: m.id,
+        detail: '4 referrals from one network in 2 hours (more than 3 in 24 hours).',
+        evidence: { referral_ids: [ref.id] },
+        dedupe_key: `duplicate_ip#referral#${ref.id}`,
+      },
+      hold,
+    );
+    expect(flag).toMatchObject({ held_count: 2 });
+    const counts = async () => {
+      const out: Record<string, number> = {};
+      for (const [label, query] of [
+        ['member held', `member=${m.id}&status=held`],
+        ['member commission held', `member=${m.id}&type=commission&status=held`],
+        ['campaign held', `campaign=${campaign}&status=held`],
+        ['campaign commission pending', `campaign=${campaign}&type=commission&status=pending`],
+        ['member pending', `member=${m.id}&status=pending`],
+        ['member voided', `member=${m.id}&status=voided`],
+      ] as const) {
+        const listed = await all(`/v1/rewards/?${query}&page_size=1`);
+        expect({ label, ids: listed.ids.length }).toEqual({ label, ids: listed.count });
+        out[label] = listed.count;
+      }
+      return out;
+    };
+    // The credit is no commission: a hold leaves it pending.
+    expect(await counts()).toEqual({
+      'member held': 2,
+      'member commission held': 2,
+      'campaign held': 2,
+      'campaign commission pending': 0,
+      'member pending': 1,
+      'member voided': 0,
+    });
+    const held = await ok('GET', `/v1/rewards/?member=${m.id}&status=held`);
+    await ok('POST', `/v1/rewards/${held.results[0].id}/release/`, undefined, 200);
+    expect(await counts()).toEqual({
+      'member held': 1,
+      'member commission held': 1,
+      'campaign held': 1,
+      'campaign commission pending': 1,
+      'member pending': 2,
+      'member voided': 0,
+    });
+    await ok('POST', `/v1/fraud-flags/${flag?.id}/void/`, {}, 200);
+    expect(await counts()).toEqual({
+      'member held': 0,
+      'member commission held': 0,
+      'campaign held': 0,
+      'campaign commission pending': 1,
+      'member pending': 2,
+      'member voided': 1,
+    });
   });
 
   it('member and campaign together stay a 400 (no counter counts them; docs/data-model.md)', async () => {
