@@ -77,6 +77,7 @@ const STATS = {
   commission_earned: '0.00',
   commission_pending: '0.00',
   commission_approved: '0.00',
+  commission_held: '0.00',
   commission_paid: '0.00',
   currency: 'USD',
 };
@@ -100,6 +101,7 @@ function memberShape(overrides: Record<string, unknown> = {}) {
     payout_method_ready: false,
     payout_method_reason: 'The member has no payout email.',
     source: 'app',
+    fraud_flags: [],
     created_at: expect.any(Number),
     ...overrides,
   };
