@@ -32,6 +32,7 @@ const referralShape = {
   sub: null,
   reward_percent: null,
   rewards_completed: false,
+  fraud_flags: [],
   rewards: [],
 };
 
