@@ -51,5 +51,7 @@ module.exports = {
   // The summary reporter ends the run with a plain "N passed, N failed" line for CI.
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 30_000,
-  maxWorkers: 2,
+  // Three workers on CI's two cores: the suites wait on DynamoDB Local, the emulators, Chromium and the local
+  // queues more than they compute (a two-worker run used 1.4 cores), so a third keeps the cores busy.
+  maxWorkers: 3,
 };
