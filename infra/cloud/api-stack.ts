@@ -501,6 +501,16 @@ export class RefloopApiStack extends Stack {
       description: 'DLQ of the SES events rule (move its messages to the email-events queue)',
     });
 
+    // Read-only routes still count requests: an UpdateItem of a rate window item `A#<acct>#RATE#<scope>#<start>`
+    // (shared/store/rate-limits.ts), and nothing else.
+    const countRateWindow = () =>
+      new PolicyStatement({
+        sid: 'CountRateWindow',
+        actions: ['dynamodb:UpdateItem'],
+        resources: [props.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['A#*#RATE#*'] } },
+      });
+
     // Dashboard sessions slide their expiry on use, also in the read-only routes: those may update session
     // items (`SESSION#<digest>`) and nothing else.
     // An affiliate's portal cookie session slides the same way (`PORTAL_SESSION#<digest>`), in the portal's read routes.
@@ -515,14 +525,7 @@ export class RefloopApiStack extends Stack {
         }),
       );
       // A portal session's own request window (shared/http/portal.ts).
-      this.functions.get(route.name)?.addToRolePolicy(
-        new PolicyStatement({
-          sid: 'CountRateWindow',
-          actions: ['dynamodb:UpdateItem'],
-          resources: [props.table.tableArn],
-          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['A#*#RATE#*'] } },
-        }),
-      );
+      this.functions.get(route.name)?.addToRolePolicy(countRateWindow());
     }
     for (const route of routes) {
       if (!slidesSessions(route)) continue;
@@ -535,15 +538,8 @@ export class RefloopApiStack extends Stack {
         }),
       );
       // The same read routes count each request against the API key's rate window (and an IP's failed
-      // logins against theirs): an UpdateItem of a window item `A#<acct>#RATE#<scope>#<start>` (shared/store/rate-limits.ts).
-      this.functions.get(route.name)?.addToRolePolicy(
-        new PolicyStatement({
-          sid: 'CountRateWindow',
-          actions: ['dynamodb:UpdateItem'],
-          resources: [props.table.tableArn],
-          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['A#*#RATE#*'] } },
-        }),
-      );
+      // logins against theirs).
+      this.functions.get(route.name)?.addToRolePolicy(countRateWindow());
     }
 
     new CfnOutput(this, 'AlarmTopicArn', {
