@@ -16,7 +16,6 @@ import { REWARD_STATUSES, type LedgerReward, type Payout } from '../../shared/do
 import { holdRewards, releaseHeld, releaseReward, voidHeld } from '../../shared/flows/fraud-holds';
 import { approveReward, voidReward } from '../../shared/flows/lifecycle';
 import { createBatch, markBatchPaid } from '../../shared/flows/payouts';
-import { recordClawbacks } from '../../shared/store/clawbacks';
 import { db, tableName } from '../../shared/store/client';
 import { toLedgerReward } from '../../shared/store/ledger';
 import { getItem, readCounter } from '../../shared/store/ops';
@@ -26,6 +25,7 @@ import { readDays } from '../../shared/store/reports';
 import { recordRewards } from '../../shared/store/rewards';
 import { fraudKeys, keys, moneyListKeys, type CounterName } from '../../shared/store/table';
 import { api } from '../support/api';
+import { refundCommission } from '../support/money-steps';
 import { newAccount } from '../support/fixtures';
 
 type Op =
@@ -189,28 +189,7 @@ it('stats, payouts, report buckets, counters and flags follow the ledger through
             if (target) await voidReward(accountId, target.id, 'fraud');
           } else if (o.kind === 'refund') {
             const target = pick(await tops(), o.pick);
-            if (!target || target.status === 'voided') continue;
-            const referral = toReferral(await getItem(keys.referral(accountId, target.referral_id)));
-            if (!referral) continue;
-            const taken = -referral.rewards.filter((r) => r.reverses === target.id).reduce((a, r) => a + r.amount, 0);
-            const left = target.amount - taken;
-            if (left <= 0) continue;
-            const amount = o.part === 'full' ? left : Math.max(1, Math.floor(left / 2));
-            await recordClawbacks(
-              accountId,
-              referral,
-              [
-                {
-                  type: 'commission',
-                  amount: -amount,
-                  currency: 'USD',
-                  payment_id: target.payment_id,
-                  reverses: target.id,
-                  refund_id: `rf${++refundSerial}`,
-                },
-              ],
-              true,
-            );
+            if (target) await refundCommission(accountId, target, o.part, `rf${++refundSerial}`);
           } else if (o.kind === 'batch') {
             const batch = await createBatch(accountId, { format: 'csv', currency: 'USD' });
             if (batch.payout_ids.length > 0 && o.paid) await markBatchPaid(accountId, batch.id, {});

@@ -12,7 +12,6 @@ import { createBatch, markBatchPaid, markPayoutFailed, markPayoutPaid } from '..
 import { deleteReferralAndRewards } from '../../shared/flows/referral-delete';
 import { DetailError } from '../../shared/domain/errors';
 import type { LedgerReward, Payout } from '../../shared/domain/lifecycle';
-import { recordClawbacks } from '../../shared/store/clawbacks';
 import { db, tableName } from '../../shared/store/client';
 import { toLedgerReward } from '../../shared/store/ledger';
 import { getItem } from '../../shared/store/ops';
@@ -22,6 +21,7 @@ import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
 import { keys, moneyListKeys } from '../../shared/store/table';
 import { api } from '../support/api';
+import { refundCommission } from '../support/money-steps';
 import { newAccount } from '../support/fixtures';
 
 type Op =
@@ -124,28 +124,7 @@ it('paid rewards equal paid payouts, no reward is in two payouts, and stats and 
             if (!manual) await approveReward(accountId, recorded.rewards[0]!.id, { schedule: true });
           } else if (o.kind === 'refund') {
             const target = pick(await rewardIds(), o.pick);
-            if (!target || target.status === 'voided') continue;
-            const referral = toReferral(await getItem(keys.referral(accountId, target.referral_id)));
-            if (!referral) continue;
-            const taken = -referral.rewards.filter((r) => r.reverses === target.id).reduce((a, r) => a + r.amount, 0);
-            const left = target.amount - taken;
-            if (left <= 0) continue;
-            const amount = o.part === 'full' ? left : Math.max(1, Math.floor(left / 2));
-            await recordClawbacks(
-              accountId,
-              referral,
-              [
-                {
-                  type: 'commission',
-                  amount: -amount,
-                  currency: 'USD',
-                  payment_id: target.payment_id,
-                  reverses: target.id,
-                  refund_id: `rf${++refundSerial}`,
-                },
-              ],
-              true,
-            );
+            if (target) await refundCommission(accountId, target, o.part, `rf${++refundSerial}`);
           } else if (o.kind === 'approve') {
             const target = pick(await rewardIds(), o.pick);
             if (target) await approveReward(accountId, target.id);
