@@ -8,7 +8,7 @@
 // - the list counters (all, per status, per member and status) count the ledger's rewards exactly;
 // - each flag's held_count is the number of rewards it still holds, its held_reward_ids each once;
 // - an approval-due item exists exactly for each pending reward with an approval time.
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { DetailError } from '../../shared/domain/errors';
 import { newEntityId } from '../../shared/domain/ids';
@@ -18,7 +18,7 @@ import { approveReward, voidReward } from '../../shared/flows/lifecycle';
 import { createBatch, markBatchPaid } from '../../shared/flows/payouts';
 import { db, tableName } from '../../shared/store/client';
 import { toLedgerReward } from '../../shared/store/ledger';
-import { getItem, readCounter } from '../../shared/store/ops';
+import { getItem, queryAll, readCounter } from '../../shared/store/ops';
 import { toPayout } from '../../shared/store/payouts';
 import { toReferral } from '../../shared/store/referrals';
 import { readDays } from '../../shared/store/reports';
@@ -59,24 +59,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('batch' as const), paid: fc.boolean() }), weight: 2 },
 );
 
-async function all(pk: string): Promise<Record<string, unknown>[]> {
-  const out: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ConsistentRead: true,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    out.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return out;
-}
+/** Every item of one partition, read consistently. */
+const all = (pk: string) => queryAll({ partitionValue: pk, consistent: true });
 
 /** What a sequence may ask that its state does not allow: 400 or 409 (a release of a reward not held, say). */
 const refused = (err: unknown) => err instanceof DetailError && (err.status === 409 || err.status === 400);

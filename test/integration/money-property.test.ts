@@ -6,15 +6,13 @@
 // - no reward is in two live payouts, and every payout's amount is the sum of its rewards;
 // - the member's stats and the report buckets say what the rewards say.
 import fc from 'fast-check';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { approveReward, voidReward } from '../../shared/flows/lifecycle';
 import { createBatch, markBatchPaid, markPayoutFailed, markPayoutPaid } from '../../shared/flows/payouts';
 import { deleteReferralAndRewards } from '../../shared/flows/referral-delete';
 import { DetailError } from '../../shared/domain/errors';
 import type { LedgerReward, Payout } from '../../shared/domain/lifecycle';
-import { db, tableName } from '../../shared/store/client';
 import { toLedgerReward } from '../../shared/store/ledger';
-import { getItem } from '../../shared/store/ops';
+import { getItem, queryAll } from '../../shared/store/ops';
 import { toPayout } from '../../shared/store/payouts';
 import { readDays } from '../../shared/store/reports';
 import { toReferral } from '../../shared/store/referrals';
@@ -48,24 +46,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }), weight: 1 },
 );
 
-async function all(pk: string): Promise<Record<string, unknown>[]> {
-  const out: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ConsistentRead: true,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    out.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return out;
-}
+/** Every item of one partition, read consistently. */
+const all = (pk: string) => queryAll({ partitionValue: pk, consistent: true });
 
 /** The expected 409s of a sequence that asks for something its state does not allow. */
 const refused = (err: unknown) => err instanceof DetailError && (err.status === 409 || err.status === 400);
