@@ -17,6 +17,8 @@ export interface RuntimeFile {
   /** The payout rails' emulators (PayPal Payouts, Wise); absent in a file from an older start. */
   paypal_url?: string;
   wise_url?: string;
+  /** Every provider emulator's URL by provider kind (the CLIs of emulators added later read theirs here). */
+  emulator_urls?: Record<string, string>;
 }
 
 export const runtimeFilePath = (dataDir: string) => join(dataDir, 'runtime.json');

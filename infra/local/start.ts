@@ -99,6 +99,8 @@ export interface LocalRuntime {
   /** The payout rails' emulators: the demo account is connected to them and they deliver to its rail intakes. */
   paypal: PaypalEmulator;
   wise: WiseEmulator;
+  /** Every provider's emulator as npm start runs it (its URL, connection and handle), by kind. */
+  emulators: RunningEmulator<unknown>[];
   demo: DemoAccount;
   /** The provider the demo account is connected to. */
   demoProvider: ProviderKind;
@@ -260,7 +262,11 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     for (const definition of PROVIDER_DEFINITIONS) {
       if (!definition.emulator) continue;
       const { startEmulator } = (await import(`./emulators/${definition.emulator.folder}`)) as { startEmulator: StartEmulator };
-      const running = await startEmulator({ port: ports[definition.kind as ProviderKind], dataDir });
+      // A kind with no port option of its own takes a free port when the caller asked for free ones (the
+      // tests run several runtimes at once), else its EMULATOR_PORT.
+      const freePorts = Object.values(ports).includes(0);
+      const port = ports[definition.kind as ProviderKind] ?? (freePorts ? 0 : undefined);
+      const running = await startEmulator({ port, dataDir });
       stops.push(running.close);
       emulators.push(running);
     }
@@ -362,6 +368,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
       stripe_url: stripe.url,
       paypal_url: paypalRail.url,
       wise_url: wiseRail.url,
+      emulator_urls: Object.fromEntries(emulators.map((e) => [e.kind, e.url])),
     });
     stops.push(async () => removeRuntimeFile(dataDir));
     return {
@@ -373,6 +380,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
       stripe,
       paypal: paypalRail.handle,
       wise: wiseRail.handle,
+      emulators,
       dataDir,
       demo,
       demoCreated: created,
@@ -503,12 +511,14 @@ async function main(): Promise<void> {
   ].join('');
   console.log(`Accounts and keys: ${cliEnv}npm run --silent admin -- account create --name <name>`);
   const paddleEnv = paddle.url === 'http://127.0.0.1:8025' ? '' : `PADDLE_EMULATOR_URL=${paddle.url} `;
-  const simulate: Record<ProviderKind, string> = {
+  // An emulator that prints its own checkout command (RunningEmulator.checkoutCommand) needs no entry here.
+  const simulate: Partial<Record<ProviderKind, string>> = {
     'paddle-classic': `${paddleEnv}npm run --silent paddle -- checkout --plan 9001 --email buyer@example.com`,
     'paddle-billing': `${paddleBilling.url === 'http://127.0.0.1:8026' ? '' : `PADDLE_BILLING_EMULATOR_URL=${paddleBilling.url} `}npm run --silent paddle-billing -- checkout --email buyer@example.com`,
     stripe: `${stripe.url === 'http://127.0.0.1:12111' ? '' : `STRIPE_EMULATOR_URL=${stripe.url} `}npm run --silent stripe -- checkout --email buyer@example.com`,
   };
-  console.log(`Simulate a checkout: ${simulate[demoProvider]}`);
+  const checkoutCommand = simulate[demoProvider] ?? runtime.emulators.find((e) => e.kind === demoProvider)?.checkoutCommand;
+  if (checkoutCommand) console.log(`Simulate a checkout: ${checkoutCommand}`);
   console.log('Ctrl-C stops everything.');
 
   let stopping = false;

@@ -3,6 +3,7 @@
 // Adding a provider: its folder under shared/providers/<kind>/ and one line below
 // (docs/providers/adding-a-provider.md). Which adapter serves an account: shared/billing/adapters.ts.
 import type { ConnectionOf, ProviderDefinition } from './definition';
+import { chargebee } from '../providers/chargebee';
 import { paddleBilling } from '../providers/paddle-billing';
 import { paddleClassic } from '../providers/paddle-classic';
 import { stripe } from '../providers/stripe';
@@ -11,6 +12,7 @@ export const PROVIDERS = {
   'paddle-classic': paddleClassic,
   'paddle-billing': paddleBilling,
   stripe,
+  chargebee,
 } as const;
 
 export type ProviderKind = keyof typeof PROVIDERS;

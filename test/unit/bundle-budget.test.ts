@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { BUNDLE_BUDGET_BYTES, bundleFunctions, type BundledFunction } from '../../infra/cloud/bundling';
 import { fallbackRoute, routes } from '../../functions/routes';
 import { scheduledJobs, workers } from '../../functions/workers';
+import { PROVIDER_KINDS } from '../../shared/billing/registry';
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
@@ -50,7 +51,7 @@ describe('Lambda bundles', () => {
 
   it('a function that may call a provider loads each adapter from a file of its own, only such functions have one, and the SES client is apart', () => {
     const convert = bundled['functions/referrals/convert'];
-    expect(Object.keys(convert?.adapters ?? {}).sort()).toEqual(['paddle-billing', 'paddle-classic', 'stripe']);
+    expect(Object.keys(convert?.adapters ?? {}).sort()).toEqual([...PROVIDER_KINDS].sort());
     expect(Object.keys(bundled['functions/health']?.adapters ?? {})).toEqual([]);
     // The payout rails' adapters too (rail-<kind>.js), in the function that sends money; the reward worker,
     // which calls provider adapters, carries none of the rails' modules.
@@ -59,11 +60,7 @@ describe('Lambda bundles', () => {
       'rail-stripe',
       'rail-wise',
     ]);
-    expect(Object.keys(bundled['functions/workers/reward-fanout']?.adapters ?? {}).sort()).toEqual([
-      'paddle-billing',
-      'paddle-classic',
-      'stripe',
-    ]);
+    expect(Object.keys(bundled['functions/workers/reward-fanout']?.adapters ?? {}).sort()).toEqual([...PROVIDER_KINDS].sort());
     // The SES client, loaded on the first email sent (infra/cloud/bundling.ts lazyModules).
     expect(Object.keys(bundled['functions/workers/member-emails']?.lazy ?? {})).toEqual(['lazy-ses-client.js']);
     for (const fn of Object.values(bundled)) {
@@ -76,7 +73,7 @@ describe('Lambda bundles', () => {
     try {
       const built = await bundleFunctions({ fn: 'test/fixtures/bundle/adapters-entry.ts' }, { outdir, write: true });
       const kinds = Object.keys(built.fn?.adapters ?? {}).sort();
-      expect(kinds).toEqual(['paddle-billing', 'paddle-classic', 'stripe']);
+      expect(kinds).toEqual([...PROVIDER_KINDS].sort());
       for (const kind of kinds) expect(existsSync(join(outdir, 'fn', `provider-${kind}.js`))).toBe(true);
       const run = spawnSync(
         process.execPath,

@@ -22,6 +22,8 @@ export interface RunningEmulator<Handle, Connection extends ProviderConnection =
   connection: Connection;
   /** A few words for `npm start`'s listing after the URL, e.g. `Classic, vendor 12345` (an emulator's keys are no secrets). */
   note: string;
+  /** The shell command that simulates a checkout on it, as `npm start` prints it (its CLI with the URL it needs). */
+  checkoutCommand?: string;
   setWebhookUrl(url: string | null): void;
   /** Stops it: in-flight deliveries are aborted, the port is freed. */
   close(): Promise<void>;

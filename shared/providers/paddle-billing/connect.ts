@@ -1,7 +1,7 @@
 // Paddle Billing's connection form and CLI command (its definition's `form` and `cli`, ./index.ts): the
 // parts that parse and check settings, read only by the dashboard's provider route, the API reference and
 // the operator CLI. Loaded on first use; in a bundle, a file of its own (infra/cloud/bundling.ts).
-import { formSentence, type CliConnectSpec, type ConnectionForm } from '../../billing/definition';
+import { formSentence, type CliConnectSpec, type ConnectionForm, type StoredConnection } from '../../billing/definition';
 import { DEFAULT_API_URL, paddleBillingSettings, SANDBOX_API_URL, type PaddleBillingConnection } from './settings';
 
 const settingsOf = (values: { apiKey: string; webhookSecret: string; apiUrl: string | undefined }) =>
@@ -62,3 +62,10 @@ export const cli: CliConnectSpec<PaddleBillingConnection> = {
   // The key and the secret are never echoed back.
   output: () => ({ provider: 'paddle-billing' }),
 };
+
+/** How the store keeps a connection (the definition's `toStored`). */
+export const toStored = (c: PaddleBillingConnection): StoredConnection => ({
+  settings: { api_url: c.apiUrl },
+  apiSecret: c.apiKey,
+  webhookSecret: c.webhookSecret ?? null,
+});

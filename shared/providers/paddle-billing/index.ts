@@ -3,7 +3,7 @@
 // What every function that reaches the registry carries stays here, light; the connection form and the CLI
 // command (./connect.ts) and the signature check (./signature.ts) are read on first use with require(),
 // each a file of its own in a bundle (infra/cloud/bundling.ts, docs/operations.md "Bundles").
-import { headerSignedWebhook, MAX_WEBHOOK_BYTES, type ProviderAdapter, type ProviderDefinition } from '../../billing/definition';
+import type { ProviderAdapter, ProviderDefinition } from '../../billing/definition';
 import type { PaddleBillingConnection } from './settings';
 
 const connect = () => require('./connect') as typeof import('./connect');
@@ -26,18 +26,15 @@ export const paddleBilling: ProviderDefinition<PaddleBillingConnection> = {
 
   storedKind: 'paddle-billing',
   apiSecretAttribute: 'api_key',
-  toStored: (c) => ({ settings: { api_url: c.apiUrl }, apiSecret: c.apiKey, webhookSecret: c.webhookSecret ?? null }),
+  toStored: (c) => connect().toStored(c),
   fromStored: (item, apiKey) => ({ kind: 'paddle-billing', apiUrl: String(item.api_url), apiKey }),
   view: (item) => ({ vendor_id: null, api_url: typeof item.api_url === 'string' ? item.api_url : null }),
 
   // Paddle-Signature over the raw JSON body (300 s tolerance), with the notification destination's secret
   // (the header is ./signature.ts SIGNATURE_HEADER).
-  webhook: headerSignedWebhook({
-    path: 'paddle-billing',
-    header: 'paddle-signature',
-    maxBytes: MAX_WEBHOOK_BYTES,
-    verify: (raw, secret, nowMs) => signature().verifyPaddleBillingSignature(raw, secret, nowMs),
-  }),
+  get webhook() {
+    return signature().webhook;
+  },
 
   async adapter(): Promise<ProviderAdapter<PaddleBillingConnection>> {
     const { paddleBillingProvider } = await import('./adapter');

@@ -10,6 +10,7 @@
 // - A malformed header (no ts, two ts, a non-numeric ts, no well-formed h1, parts without `=`, absurd
 //   length) is a bad signature; no header at all is a missing one. Never throws.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { headerSignedWebhook, MAX_WEBHOOK_BYTES } from '../../billing/definition';
 import type { RawWebhook, WebhookVerification, WebhookVerifier } from '../../billing/port';
 
 export const SIGNATURE_HEADER = 'paddle-signature';
@@ -88,3 +89,11 @@ export const paddleBillingVerifier: WebhookVerifier = {
   kind: 'paddle-billing',
   verify: verifyPaddleBillingSignature,
 };
+
+/** The intake's check (the definition's `webhook`, read on first use): the header and the body are queued. */
+export const webhook = headerSignedWebhook({
+  path: 'paddle-billing',
+  header: SIGNATURE_HEADER,
+  maxBytes: MAX_WEBHOOK_BYTES,
+  verify: (raw, secret, nowMs) => verifyPaddleBillingSignature(raw, secret, nowMs),
+});

@@ -1,7 +1,7 @@
 // Paddle Classic's connection form and CLI command (its definition's `form` and `cli`, ./index.ts): the
 // parts that parse and check settings and public keys, read only by the dashboard's provider route, the API
 // reference and the operator CLI. Loaded on first use; in a bundle, a file of its own (infra/cloud/bundling.ts).
-import type { CliConnectSpec, ConnectionForm } from '../../billing/definition';
+import type { CliConnectSpec, ConnectionForm, StoredConnection } from '../../billing/definition';
 import { parsePaddlePublicKey } from './public-key';
 import { DEFAULT_CHECKOUT_API_URL, DEFAULT_VENDORS_API_URL, type ClassicConnection } from './settings';
 
@@ -91,3 +91,10 @@ export const cli: CliConnectSpec<ClassicConnection> = {
   // The auth code is a secret: it is never echoed back.
   output: (c) => ({ provider: 'paddle', vendor_id: c.vendorId }),
 };
+
+/** How the store keeps a connection (the definition's `toStored`): the public key is public, no webhook secret. */
+export const toStored = (c: ClassicConnection): StoredConnection => ({
+  settings: { vendor_id: c.vendorId, public_key: c.publicKey, vendors_api_url: c.vendorsApiUrl, checkout_api_url: c.checkoutApiUrl },
+  apiSecret: c.authCode,
+  webhookSecret: null,
+});

@@ -27,11 +27,7 @@ export const paddleClassic: ProviderDefinition<ClassicConnection> = {
 
   storedKind: 'paddle',
   apiSecretAttribute: 'auth_code',
-  toStored: (c) => ({
-    settings: { vendor_id: c.vendorId, public_key: c.publicKey, vendors_api_url: c.vendorsApiUrl, checkout_api_url: c.checkoutApiUrl },
-    apiSecret: c.authCode,
-    webhookSecret: null,
-  }),
+  toStored: (c) => connect().toStored(c),
   fromStored: (item, authCode) => ({
     kind: 'paddle-classic',
     vendorId: Number(item.vendor_id),
@@ -45,15 +41,10 @@ export const paddleClassic: ProviderDefinition<ClassicConnection> = {
     api_url: typeof item.vendors_api_url === 'string' ? item.vendors_api_url.replace(/\/vendors\/api$/, '') : null,
   }),
 
-  webhook: {
-    path: 'paddle',
-    signatureHeader: null,
-    // The public key in the settings item: the intake never needs a secret.
-    key: 'settings',
-    keyFromSettings: (item) => (typeof item.public_key === 'string' ? item.public_key : null),
-    // Paddle alerts are a few KB; anything far bigger is not one.
-    maxBytes: 64 * 1024,
-    verify: (request, publicKey) => webhook().verifyAlert(request.headers['content-type'], request.body, publicKey),
+  // The alert check and where its key comes from (the public key in the settings item): ./webhook.ts
+  // `webhook`, read on first use.
+  get webhook() {
+    return webhook().webhook;
   },
 
   async adapter(): Promise<ProviderAdapter<ClassicConnection>> {

@@ -1,6 +1,6 @@
 // Paddle Classic's alert check (its definition's `webhook.verify`, ./index.ts), read by the webhook intake
 // only. Loaded on first use; in a bundle, a file of its own (infra/cloud/bundling.ts).
-import type { WebhookVerdict } from '../../billing/definition';
+import type { WebhookSpec, WebhookVerdict } from '../../billing/definition';
 import { signedFields, verifyPaddleSignature, type AlertFields } from './signature';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -24,3 +24,15 @@ export function verifyAlert(contentType: string | undefined, body: Buffer, publi
   if (!verifyPaddleSignature(fields, publicKey)) return INVALID_SIGNATURE;
   return { ok: true, headers: {}, rawBody: new URLSearchParams(signedFields(fields)).toString() };
 }
+
+/** The intake's check (the definition's `webhook`). */
+export const webhook: WebhookSpec = {
+  path: 'paddle',
+  signatureHeader: null,
+  // The public key in the settings item: the intake never needs a secret.
+  key: 'settings',
+  keyFromSettings: (item) => (typeof item.public_key === 'string' ? item.public_key : null),
+  // Paddle alerts are a few KB; anything far bigger is not one.
+  maxBytes: 64 * 1024,
+  verify: (request, publicKey) => verifyAlert(request.headers['content-type'], request.body, publicKey),
+};

@@ -1,7 +1,7 @@
 // Stripe's connection form and CLI command (its definition's `form` and `cli`, ./index.ts): the parts that
 // parse and check settings, read only by the dashboard's provider route, the API reference and the
 // operator CLI. Loaded on first use; in a bundle, a file of its own (infra/cloud/bundling.ts).
-import { formSentence, type CliConnectSpec, type ConnectionForm } from '../../billing/definition';
+import { formSentence, type CliConnectSpec, type ConnectionForm, type StoredConnection } from '../../billing/definition';
 import { DEFAULT_API_URL, stripeSettings, type StripeConnection } from './settings';
 
 const settingsOf = (values: { secretKey: string; webhookSecret: string; apiUrl: string | undefined }) =>
@@ -57,3 +57,10 @@ export const cli: CliConnectSpec<StripeConnection> = {
   },
   output: () => ({ provider: 'stripe' }),
 };
+
+/** How the store keeps a connection (the definition's `toStored`). */
+export const toStored = (c: StripeConnection): StoredConnection => ({
+  settings: { api_url: c.apiUrl },
+  apiSecret: c.secretKey,
+  webhookSecret: c.webhookSecret ?? null,
+});

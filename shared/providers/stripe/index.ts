@@ -3,7 +3,7 @@
 // What every function that reaches the registry carries stays here, light; the connection form and the CLI
 // command (./connect.ts) and the signature check (./signature.ts) are read on first use with require(),
 // each a file of its own in a bundle (infra/cloud/bundling.ts, docs/operations.md "Bundles").
-import { headerSignedWebhook, MAX_WEBHOOK_BYTES, type ProviderAdapter, type ProviderDefinition } from '../../billing/definition';
+import type { ProviderAdapter, ProviderDefinition } from '../../billing/definition';
 import type { StripeConnection } from './settings';
 
 const connect = () => require('./connect') as typeof import('./connect');
@@ -26,18 +26,15 @@ export const stripe: ProviderDefinition<StripeConnection> = {
 
   storedKind: 'stripe',
   apiSecretAttribute: 'secret_key',
-  toStored: (c) => ({ settings: { api_url: c.apiUrl }, apiSecret: c.secretKey, webhookSecret: c.webhookSecret ?? null }),
+  toStored: (c) => connect().toStored(c),
   fromStored: (item, secretKey) => ({ kind: 'stripe', apiUrl: String(item.api_url), secretKey }),
   view: (item) => ({ vendor_id: null, api_url: typeof item.api_url === 'string' ? item.api_url : null }),
 
   // Stripe-Signature (v1, any match, 300 s tolerance) over the raw JSON body, with the endpoint's whsec_ secret
   // (the header is ./signature.ts SIGNATURE_HEADER).
-  webhook: headerSignedWebhook({
-    path: 'stripe',
-    header: 'stripe-signature',
-    maxBytes: MAX_WEBHOOK_BYTES,
-    verify: (raw, secret, nowMs) => signature().verifyStripeSignature(raw, secret, nowMs),
-  }),
+  get webhook() {
+    return signature().webhook;
+  },
 
   async adapter(): Promise<ProviderAdapter<StripeConnection>> {
     const { stripeProvider } = await import('./adapter');

@@ -12,6 +12,7 @@
 // - A malformed header (no t, two t, a non-numeric t, no well-formed v1, parts without `=`, absurd
 //   length) is a bad signature; no header at all is a missing one. Never throws.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { headerSignedWebhook, MAX_WEBHOOK_BYTES } from '../../billing/definition';
 import type { RawWebhook, WebhookVerification, WebhookVerifier } from '../../billing/port';
 
 export const SIGNATURE_HEADER = 'stripe-signature';
@@ -91,3 +92,11 @@ export const stripeVerifier: WebhookVerifier = {
   kind: 'stripe',
   verify: verifyStripeSignature,
 };
+
+/** The intake's check (the definition's `webhook`, read on first use): the header and the body are queued. */
+export const webhook = headerSignedWebhook({
+  path: 'stripe',
+  header: SIGNATURE_HEADER,
+  maxBytes: MAX_WEBHOOK_BYTES,
+  verify: (raw, secret, nowMs) => verifyStripeSignature(raw, secret, nowMs),
+});
