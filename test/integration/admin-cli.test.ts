@@ -592,7 +592,9 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
   const NTF_SECRET = `pdl_ntfset_${randomBytes(12).toString('hex')}`;
   const STRIPE_KEY = `rk_test_${randomBytes(12).toString('hex')}`;
   const WHSEC = `whsec_${randomBytes(12).toString('hex')}`;
-  const SECRETS = [API_KEY, NTF_SECRET, STRIPE_KEY, WHSEC];
+  const CB_KEY = `test_${randomBytes(12).toString('hex')}`;
+  const CB_PASSWORD = randomBytes(16).toString('hex');
+  const SECRETS = [API_KEY, NTF_SECRET, STRIPE_KEY, WHSEC, CB_KEY, CB_PASSWORD];
 
   /** Runs the CLI and checks that no secret appears on either stream, whatever the outcome. */
   async function run(args: string[]): Promise<CliResult> {
@@ -617,6 +619,8 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
       ...extra,
     ]);
   const stripe = (account: string) => run(['set-stripe', '--account', account, '--secret-key', STRIPE_KEY, '--webhook-secret', WHSEC]);
+  const chargebee = (account: string, extra: string[] = []) =>
+    run(['set-chargebee', '--account', account, '--site', 'acme-test', '--api-key', CB_KEY, '--webhook-password', CB_PASSWORD, ...extra]);
 
   beforeEach(() => clearProviderCache());
 
@@ -664,6 +668,109 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
     });
     expect(await getProviderConnection(accountId)).toEqual({ kind: 'stripe', secretKey: STRIPE_KEY, apiUrl: 'https://api.stripe.com' });
     expect(await getWebhookSettings(accountId)).toEqual({ kind: 'stripe', webhookSecret: WHSEC });
+  });
+
+  it('connects Chargebee: the site in the settings, the API key and the webhook Basic-auth pair in their own items, neither echoed', async () => {
+    const { accountId } = await newAccount();
+    const res = await chargebee(accountId);
+    expect(res).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(oneLine(res.stdout))).toEqual({
+      account_id: accountId,
+      provider: 'chargebee',
+      site: 'acme-test',
+      webhook_username: 'refloop',
+      webhook_path: `/webhooks/chargebee/${accountId}/`,
+    });
+    const settings = await getItem(keys.providerSettings(accountId));
+    expect(settings).toMatchObject({ provider: 'chargebee', site: 'acme-test', api_url: 'https://acme-test.chargebee.com' });
+    const secretItem = await getItem(keys.providerSecret(accountId));
+    const webhookItem = await getItem(keys.providerWebhookSecret(accountId));
+    expect(secretItem).toMatchObject({ api_key: expect.stringMatching(/^local:v1:/) });
+    expect(webhookItem).toMatchObject({ webhook_secret: expect.stringMatching(/^local:v1:/) });
+    for (const secret of [CB_KEY, CB_PASSWORD]) expect(JSON.stringify([settings, secretItem, webhookItem])).not.toContain(secret);
+    expect(await getProviderConnection(accountId)).toEqual({
+      kind: 'chargebee',
+      site: 'acme-test',
+      apiKey: CB_KEY,
+      apiUrl: 'https://acme-test.chargebee.com',
+      webhookUsername: 'refloop',
+    });
+    expect(await getWebhookSettings(accountId)).toEqual({ kind: 'chargebee', webhookSecret: `refloop:${CB_PASSWORD}` });
+
+    // Another username and a local emulator's URL; a full host name as the site is reduced to the site.
+    clearProviderCache();
+    const local = await run([
+      'set-chargebee',
+      '--account',
+      accountId,
+      '--site',
+      'Acme-Test.chargebee.com',
+      '--api-key',
+      CB_KEY,
+      '--webhook-password',
+      CB_PASSWORD,
+      '--webhook-username',
+      'hooks',
+      '--api-url',
+      'http://127.0.0.1:12141/',
+    ]);
+    expect(local).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(oneLine(local.stdout))).toMatchObject({ provider: 'chargebee', site: 'acme-test', webhook_username: 'hooks' });
+    expect(await getProviderConnection(accountId)).toMatchObject({
+      site: 'acme-test',
+      apiUrl: 'http://127.0.0.1:12141',
+      webhookUsername: 'hooks',
+    });
+    expect(await getWebhookSettings(accountId)).toEqual({ kind: 'chargebee', webhookSecret: `hooks:${CB_PASSWORD}` });
+  });
+
+  it('account set-chargebee refuses bad flags with exit 2, writes nothing and quotes no secret', async () => {
+    const { accountId } = await newAccount();
+    const base = ['set-chargebee', '--account', accountId];
+    const cases: [string[], string][] = [
+      [[...base, '--site', 'acme test', '--api-key', CB_KEY, '--webhook-password', CB_PASSWORD], '--site must be the site name'],
+      [[...base, '--site', 'acme', '--api-key', 'short', '--webhook-password', CB_PASSWORD], '--api-key must be a Chargebee API key'],
+      [
+        [...base, '--site', 'acme', '--api-key', CB_KEY, '--webhook-password', 'too-short-password'],
+        '--webhook-password must be 24 to 200',
+      ],
+      [
+        [...base, '--site', 'acme', '--api-key', CB_KEY, '--webhook-password', CB_PASSWORD, '--webhook-username', 'a:b'],
+        '--webhook-username must be 1 to 64 printable characters',
+      ],
+      [
+        [...base, '--site', 'acme', '--api-key', CB_KEY, '--webhook-password', CB_PASSWORD, '--api-url', 'http://chargebee.example.com'],
+        '--api-url must be https',
+      ],
+      [
+        [
+          ...base,
+          '--site',
+          'acme',
+          '--api-key',
+          CB_KEY,
+          '--webhook-password',
+          CB_PASSWORD,
+          '--api-url',
+          'https://acme.chargebee.com/api/v2',
+        ],
+        '--api-url must be the API host only',
+      ],
+      [[...base, '--site', 'acme', '--api-key', CB_KEY], '--webhook-password is required'],
+      [[...base, '--api-key', CB_KEY, '--webhook-password', CB_PASSWORD], '--site is required'],
+      [[...base, '--site', 'acme', '--api-key', CB_KEY, '--webhook-password', CB_PASSWORD, '--secret-key', CB_KEY], '--secret-key'],
+    ];
+    for (const [args, message] of cases) {
+      const res = await run(args);
+      expect({ args: args.slice(3), code: res.code, stdout: res.stdout }).toEqual({ args: args.slice(3), code: 2, stdout: '' });
+      expect(oneLine(res.stderr)).toContain(message);
+    }
+    expect(await getItem(keys.providerSettings(accountId))).toBeUndefined();
+    expect(await getItem(keys.providerSecret(accountId))).toBeUndefined();
+    expect(await getItem(keys.providerWebhookSecret(accountId))).toBeUndefined();
+    const unknown = await chargebee('0123456789abcdef');
+    expect(unknown.code).toBe(1);
+    expect(oneLine(unknown.stderr)).toBe('admin: Account 0123456789abcdef does not exist');
   });
 
   it('refuses bad arguments with exit 2 and writes nothing', async () => {
