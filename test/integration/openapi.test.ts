@@ -8,6 +8,7 @@ import { routes, type Route } from '../../functions/routes';
 import { EVENT_TYPES } from '../../shared/domain/events';
 import { buildOpenApi } from '../../shared/openapi/document';
 import { saveProviderConnection, saveProviderSettings } from '../../shared/store/provider';
+import { basicAuthHeader as chargebeeAuth } from '../../shared/providers/chargebee/signature';
 import { signatureHeader as billingSignature } from '../../shared/providers/paddle-billing/signature';
 import { signatureHeader as stripeSignature } from '../../shared/providers/stripe/signature';
 import { saveSubscription } from '../../shared/store/subscriptions';
@@ -401,7 +402,7 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
   PayoutBatchFile: async () => call('GET', `/v1/payout-batches/${(await money({ approve: true, batch: true })).batchId}/file`),
   MarkPayoutBatchPaid: async () =>
     call('POST', `/v1/payout-batches/${(await money({ approve: true, batch: true })).batchId}/mark-paid/`, { body: {} }),
-  // One intake for every provider: Paddle Billing's and Stripe's answers validated here, Classic's returned.
+  // One intake for every provider: Paddle Billing's, Stripe's and Chargebee's answers validated here, Classic's returned.
   ProviderWebhook: async () => {
     const { accountId: billing } = await newAccount();
     await saveProviderConnection(billing, {
@@ -448,6 +449,30 @@ const SAMPLES: Record<string, () => Promise<ApiResponse>> = {
     });
     expect(stripeRes.status).toBe(200);
     validate(routeNamed('ProviderWebhook'), stripeRes, 'Stripe');
+    const { accountId: chargebee } = await newAccount();
+    await saveProviderConnection(chargebee, {
+      kind: 'chargebee',
+      site: 'openapi-test',
+      apiKey: 'test_openapiunused00',
+      apiUrl: 'http://127.0.0.1:9',
+      webhookUsername: 'refloop',
+      webhookPassword: 'openapi-webhook-password-0001',
+    });
+    const chargebeeRes = await api('POST', `/webhooks/chargebee/${chargebee}/`, {
+      rawBody: JSON.stringify({
+        id: 'ev_openapi',
+        occurred_at: Math.floor(Date.now() / 1000),
+        source: 'api',
+        object: 'event',
+        api_version: 'v2',
+        event_type: 'customer_changed',
+        webhook_status: 'scheduled',
+        content: {},
+      }),
+      headers: { 'content-type': 'application/json', authorization: chargebeeAuth('refloop:openapi-webhook-password-0001') },
+    });
+    expect(chargebeeRes.status).toBe(200);
+    validate(routeNamed('ProviderWebhook'), chargebeeRes, 'Chargebee');
     return api('POST', `/webhooks/paddle/${accountId}/`, {
       rawBody: new URLSearchParams(signed.alerts.subscriptionCreatedEvent?.fields).toString(),
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
