@@ -1359,6 +1359,68 @@ describe('account settings', () => {
     ]);
     expect((await must(http('GET', '/v1/account/', { key: t.apiKey }), 200)).provider.kind).toBe('paddle-billing');
   });
+  it('POST /v1/account/provider/: an admin session connects Chargebee (site, API key, webhook Basic-auth pair); field errors in words; never a secret in an answer', async () => {
+    const t = await tenant();
+    connected.push(t.accountId);
+    const admin = await loginAs(t.accountId, 'admin');
+    const CHARGEBEE = {
+      site: 'acme-test',
+      api_key: 'test_dashboardAuthChargebee01',
+      webhook_password: 'dashboard-auth-chargebee-password-01',
+    };
+    const secrets = [CHARGEBEE.api_key, CHARGEBEE.webhook_password];
+
+    expect(await answer(http('POST', '/v1/account/provider/', { session: admin, body: { kind: 'chargebee' } }))).toEqual([
+      400,
+      { site: ['This field is required.'], api_key: ['This field is required.'], webhook_password: ['This field is required.'] },
+    ]);
+    const short = await http('POST', '/v1/account/provider/', {
+      session: admin,
+      body: { kind: 'chargebee', ...CHARGEBEE, webhook_password: 'short' },
+    });
+    expect([short.status, Object.keys(short.body)]).toEqual([400, ['webhook_password']]);
+    const badSite = await http('POST', '/v1/account/provider/', {
+      session: admin,
+      body: { kind: 'chargebee', ...CHARGEBEE, site: 'not a site' },
+    });
+    expect([badSite.status, Object.keys(badSite.body)]).toEqual([400, ['site']]);
+    expect(
+      await answer(
+        http('POST', '/v1/account/provider/', {
+          session: admin,
+          body: { kind: 'chargebee', ...CHARGEBEE, api_url: 'http://127.0.0.1:12141' },
+        }),
+      ),
+    ).toEqual([400, { api_url: ['Chargebee takes no API URL; other URLs are for local emulators.'] }]);
+
+    const chargebee = await http('POST', '/v1/account/provider/', { session: admin, body: { kind: 'chargebee', ...CHARGEBEE } });
+    expect([chargebee.status, chargebee.body]).toEqual([
+      200,
+      {
+        kind: 'chargebee',
+        connected: true,
+        webhook_url: `${site()}/webhooks/chargebee/${t.accountId}/`,
+        vendor_id: null,
+        api_url: 'https://acme-test.chargebee.com',
+      },
+    ]);
+    const local = await withLoopback(() =>
+      must(
+        http('POST', '/v1/account/provider/', {
+          session: admin,
+          body: { kind: 'chargebee', ...CHARGEBEE, api_url: 'http://127.0.0.1:12141' },
+        }),
+        200,
+      ),
+    );
+    expect(local).toMatchObject({ kind: 'chargebee', api_url: 'http://127.0.0.1:12141' });
+    const settings = await http('GET', '/v1/account/', { session: admin });
+    expect(settings.body.provider).toMatchObject({ kind: 'chargebee', connected: true });
+    expect(settings.body.provider_options.map((o: { kind: string }) => o.kind)).toContain('chargebee');
+    for (const res of [short, badSite, chargebee, settings])
+      for (const secret of secrets) expect({ secret, shown: res.text.includes(secret) }).toEqual({ secret, shown: false });
+  });
+
   it("under npm start, the dashboard connects the demo's emulators with their keys (infra/local/start.ts LOCAL_SECRETS)", async () => {
     const t = await tenant();
     connected.push(t.accountId);
