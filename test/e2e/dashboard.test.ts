@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, expectNoAxeViolations } from '../support/browser';
 import { routes } from '../../functions/routes';
+import { PROVIDER_DEFINITIONS } from '../../shared/billing/registry';
 import type { LocalRuntime } from '../../infra/local/start';
 import { startTestRuntime } from '../support/runtime';
 import { CROSS_SITE_REFUSED, PERMISSION_DENIED } from '../../shared/domain/team';
@@ -298,12 +299,23 @@ describe('operator dashboard', () => {
     await visit(page, 'settings', 'Settings', 'settings-provider');
     const section = page.locator('section', { has: page.getByRole('heading', { level: 2, name: 'Payment provider' }) });
     const select = section.getByLabel('Provider', { exact: true });
-    expect(await select.locator('option').allTextContents()).toEqual(['Paddle Billing', 'Stripe', 'Paddle Classic']);
+    // Every provider of the registry, those open to new sellers first (shared/billing/options.ts).
+    expect(await select.locator('option').allTextContents()).toEqual([
+      ...PROVIDER_DEFINITIONS.filter((d) => d.openToNewSellers).map((d) => d.name),
+      ...PROVIDER_DEFINITIONS.filter((d) => !d.openToNewSellers).map((d) => d.name),
+    ]);
+    expect(await select.locator('option').allTextContents()).toEqual(
+      expect.arrayContaining(['Paddle Billing', 'Stripe', 'Chargebee', 'Paddle Classic']),
+    );
     // The demo account is connected to Paddle Classic: the form starts on it, with its fields.
     expect(await select.inputValue()).toBe('paddle-classic');
     await section.getByLabel('Vendor id').waitFor();
     await section.getByLabel('Public key').waitFor();
-    // Another provider: its own fields replace them.
+    // Another provider: its own fields replace them (Chargebee's site, key and webhook Basic-auth pair).
+    await select.selectOption({ label: 'Chargebee' });
+    await section.getByLabel('Site', { exact: true }).waitFor();
+    await section.getByLabel('Webhook password').waitFor();
+    expect(await section.getByLabel('Vendor id').count()).toBe(0);
     await select.selectOption({ label: 'Stripe' });
     await section.getByLabel('Secret key').waitFor();
     await section.getByLabel('Webhook signing secret').waitFor();
