@@ -33,6 +33,7 @@ import { RefloopFunction } from '../../infra/cloud/function';
 import { DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY, eventSourceCap } from '../../infra/cloud/queue-worker';
 import { DOCS_PATHS } from '../../infra/cloud/dashboard-site';
 import { ORIGIN_VERIFY_ENV, ORIGIN_VERIFY_HEADER } from '../../shared/http/client-ip';
+import { PROVIDER_DEFINITIONS } from '../../shared/billing/registry';
 import { SIGNATURE_HEADER as PADDLE_SIGNATURE_HEADER } from '../../shared/providers/paddle-billing/signature';
 import { SIGNATURE_HEADER as STRIPE_SIGNATURE_HEADER } from '../../shared/providers/stripe/signature';
 import { SECRET_WRITERS } from '../../infra/cloud/secrets-key';
@@ -757,6 +758,9 @@ describe('the dashboard on the API origin (CloudFront + S3)', () => {
     }
     read.add(PADDLE_SIGNATURE_HEADER);
     read.add(STRIPE_SIGNATURE_HEADER);
+    // Every provider's webhook header (Chargebee's is Authorization: Basic, which reaches the intake through the cache key).
+    for (const definition of PROVIDER_DEFINITIONS) if (definition.webhook.signatureHeader) read.add(definition.webhook.signatureHeader);
+    expect(read).toContain('authorization');
     expect(read.size).toBeGreaterThan(5);
     for (const name of read) expect({ name, forwarded: forwarded.includes(name) || name in exempt }).toEqual({ name, forwarded: true });
   });
