@@ -1,4 +1,4 @@
-// Bad input against the JSON provider intakes (Paddle Billing, Stripe), generated with fast-check: bad and
+// Bad input against the JSON provider intakes (Paddle Billing, Stripe; Chargebee's Basic authentication below), generated with fast-check: bad and
 // missing signatures, stale and future timestamps, several signatures in one header, garbage and huge
 // bodies, tampered bodies, other accounts. For every answer: never a 5xx, the contract's JSON shape, and
 // the status the request alone decides (404 unknown or other-kind account, 403 any signature that does not
@@ -8,6 +8,7 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { MAX_WEBHOOK_BYTES } from '../../shared/billing/intake';
+import { basicAuthHeader } from '../../shared/providers/chargebee/signature';
 import { processProviderWebhook } from '../../shared/flows/subscription-sync';
 import type { ProviderWebhookMessage } from '../../shared/queue/queues';
 import { clearProviderCache, saveProviderConnection, saveProviderSettings } from '../../shared/store/provider';
@@ -201,6 +202,168 @@ describe.each(SCHEMES.map((s) => [s.kind, s] as const))('%s intake under generat
       }
       // The provider's API is unreachable here (port 9): an event that needs a lookup may fail and be
       // retried (that is a 503-like failure, never a parse crash); anything else is acknowledged.
+      if (thrown !== null) expect((thrown as Error).name).toBe('ProviderUnavailableError');
+    }
+  });
+});
+
+// Chargebee signs nothing: its webhooks carry `Authorization: Basic base64(<username>:<password>)`, the pair
+// the seller typed in its webhook settings (shared/providers/chargebee/signature.ts). Anything but that exact
+// pair is a 403 with nothing queued; the pair itself is never queued (only the body is).
+describe('chargebee intake under generated bad input (Basic authentication)', () => {
+  const USERNAME = 'refloop';
+  const PASSWORD = 'fuzz-chargebee-webhook-password-0001';
+  const PAIR = `${USERNAME}:${PASSWORD}`;
+  const path = (a: string) => `/webhooks/chargebee/${a}/`;
+  const envelope = fc
+    .record({ id: fc.string({ minLength: 1, maxLength: 30 }).map((s) => `ev_${s}`), content: fc.jsonValue({ maxDepth: 2 }) })
+    .map(({ id, content }) =>
+      JSON.stringify({
+        id,
+        occurred_at: NOW(),
+        source: 'api',
+        object: 'event',
+        api_version: 'v2',
+        event_type: 'payment_succeeded',
+        webhook_status: 'scheduled',
+        content,
+      }),
+    );
+  const chargebeeBody = fc.oneof(body, envelope);
+  let accountId: string;
+  let otherKind: string;
+  beforeAll(async () => {
+    ({ accountId } = await newAccount());
+    await saveProviderConnection(accountId, {
+      kind: 'chargebee',
+      site: 'fuzz-test',
+      apiKey: 'test_fuzzunused0000',
+      apiUrl: 'http://127.0.0.1:9',
+      webhookUsername: USERNAME,
+      webhookPassword: PASSWORD,
+    });
+    ({ accountId: otherKind } = await newAccount());
+    await saveProviderConnection(otherKind, {
+      kind: 'stripe',
+      secretKey: 'rk_test_fuzzunused000',
+      apiUrl: 'http://127.0.0.1:9',
+      webhookSecret: 'whsec_fuzz000000000000000000001',
+    });
+    clearProviderCache();
+  });
+  beforeEach(() => queues.purge());
+
+  const post = (account: string, raw: string, authorization: string | undefined, contentType = 'application/json') =>
+    api('POST', path(account), {
+      rawBody: raw,
+      headers: { 'content-type': contentType, ...(authorization === undefined ? {} : { authorization }) },
+    });
+
+  it('answers 403 to every Authorization that is not the pair (none, wrong password or username, Bearer, malformed base64, oversized), and queues nothing', async () => {
+    const printable = fc.string({ minLength: 1, maxLength: 60 }).filter((s) => !s.includes(':'));
+    const forged = fc.record({
+      raw: chargebeeBody,
+      mode: fc.constantFrom(
+        'missing',
+        'empty',
+        'wrong-password',
+        'wrong-username',
+        'other-pair',
+        'bearer',
+        'bearer-password',
+        'malformed-base64',
+        'password-only',
+        'oversized',
+        'garbage',
+      ),
+      username: printable,
+      password: fc.string({ maxLength: 60 }),
+      garbage: fc.string({ maxLength: 200 }),
+      pad: fc.integer({ min: 1100, max: 9000 }),
+      contentType: fc.constantFrom('application/json', 'text/plain', ''),
+    });
+    await fc.assert(
+      fc.asyncProperty(forged, async (f) => {
+        const authorization: Record<typeof f.mode, string | undefined> = {
+          missing: undefined,
+          empty: '',
+          'wrong-password': basicAuthHeader(`${USERNAME}:${f.password === PASSWORD ? `${f.password}x` : f.password}`),
+          'wrong-username': basicAuthHeader(`${f.username === USERNAME ? `${f.username}x` : f.username}:${PASSWORD}`),
+          'other-pair': basicAuthHeader(`${f.username}x:${f.password}`),
+          bearer: `Bearer ${Buffer.from(PAIR).toString('base64')}`,
+          'bearer-password': `Bearer ${PASSWORD}`,
+          // Characters base64 does not have, in the right pair's encoding.
+          'malformed-base64': `Basic ${Buffer.from(PAIR)
+            .toString('base64')
+            .replace(/^(.{4})/, '$1*!')}`,
+          'password-only': basicAuthHeader(PASSWORD),
+          oversized: basicAuthHeader(`${PAIR}${'x'.repeat(f.pad)}`),
+          garbage: f.garbage === basicAuthHeader(PAIR) ? 'x' : f.garbage,
+        };
+        const res = await post(accountId, f.raw, authorization[f.mode], f.contentType);
+        expect({ mode: f.mode, status: res.status, body: res.body }).toEqual({
+          mode: f.mode,
+          status: 403,
+          body: { detail: 'Invalid signature.' },
+        });
+      }),
+      { numRuns: 150 },
+    );
+    // The right pair, then padded past the header limit: refused as oversized, not trimmed into a match.
+    const raw = JSON.stringify({ id: 'ev_pad', object: 'event' });
+    expect((await post(accountId, raw, `${basicAuthHeader(PAIR)}${' '.repeat(1100)}`)).status).toBe(403);
+    expect(await queues.count('provider-events')).toBe(0);
+  });
+
+  it('answers 404 for unknown, malformed and other-kind accounts with the right pair, and 413 over the size limit', async () => {
+    const accounts = fc.oneof(
+      fc.constant('0123456789abcdef'),
+      fc.constant(otherKind),
+      fc
+        .string({ minLength: 1, maxLength: 40 })
+        .filter(
+          (s) => !s.includes('/') && !s.includes('?') && !s.includes('#') && s !== '.' && s !== '..' && s.trim() === s && s !== accountId,
+        ),
+    );
+    await fc.assert(
+      fc.asyncProperty(accounts, chargebeeBody, async (account, raw) => {
+        const res = await post(encodeURIComponent(account), raw, basicAuthHeader(PAIR));
+        expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: { detail: 'Not found.' } });
+      }),
+      { numRuns: 60 },
+    );
+    const huge = 'x'.repeat(MAX_WEBHOOK_BYTES + 1);
+    const res = await post(accountId, huge, basicAuthHeader(PAIR));
+    expect([res.status, res.body]).toEqual([413, { detail: 'Request body is too large.' }]);
+    expect(await queues.count('provider-events')).toBe(0);
+  });
+
+  it('queues a body sent with the right pair (any JSON or garbage) without the Authorization header, and the worker acknowledges garbage', async () => {
+    await fc.assert(
+      fc.asyncProperty(chargebeeBody, fc.constantFrom('Basic', 'basic', 'BASIC'), async (raw, scheme) => {
+        const res = await post(accountId, raw, `${scheme} ${Buffer.from(PAIR).toString('base64')}`);
+        expect([res.status, res.body]).toEqual([200, { received: true }]);
+      }),
+      { numRuns: 60 },
+    );
+    const queued = await queues.receiveAll('provider-events', { waitMs: 500 });
+    expect(queued.length).toBeGreaterThanOrEqual(55);
+    for (const m of queued) {
+      const message = m.json as ProviderWebhookMessage;
+      expect(message).toMatchObject({ kind: 'provider-webhook', provider: 'chargebee', account_id: accountId });
+      expect(message.headers).toEqual({});
+      expect(JSON.stringify(message)).not.toContain(PASSWORD);
+      expect(JSON.stringify(message)).not.toContain(Buffer.from(PAIR).toString('base64'));
+    }
+    for (const m of queued.slice(0, 30)) {
+      let thrown: unknown = null;
+      try {
+        await processProviderWebhook(m.json as ProviderWebhookMessage);
+      } catch (err) {
+        thrown = err;
+      }
+      // The site's API is unreachable here (port 9): an event the worker must fetch again fails as a
+      // provider outage and is retried (never a parse crash); anything else is acknowledged.
       if (thrown !== null) expect((thrown as Error).name).toBe('ProviderUnavailableError');
     }
   });
