@@ -173,7 +173,9 @@ export function chargebeeProvider(settings: ChargebeeClientSettings, options: Ch
     const reversal = reversalReference(rewardId);
     let offset: string | null = null;
     for (let page = 0; page < MAX_CREDIT_PAGES; page++) {
-      const result: Awaited<ReturnType<ChargebeeClient['listCredits']>> = onlyIncrements ? await client.listCreditIncrements(customerId, offset) : await client.listCredits(customerId, offset);
+      const result: Awaited<ReturnType<ChargebeeClient['listCredits']>> = onlyIncrements
+        ? await client.listCreditIncrements(customerId, offset)
+        : await client.listCredits(customerId, offset);
       for (const row of result.rows) {
         const pc = row.promotional_credit;
         if (!pc) continue;

@@ -289,9 +289,9 @@ export function hintsOf(subscription: Json | null, customer: Json | null): Attri
 }
 
 /** A paid invoice of a subscription as a payment; null when it is not one (unpaid, $0, no subscription). */
-export function paymentFacts(invoice: Json): PaymentFacts | null {
+export function paymentFacts(invoice: Json, eventSubscriptionId: ProviderId | null = null): PaymentFacts | null {
   const id = idOf(invoice.id);
-  const subscriptionId = idOf(invoice.subscription_id);
+  const subscriptionId = idOf(invoice.subscription_id) ?? eventSubscriptionId;
   const currency = currencyOf(invoice.currency_code);
   if (!id || !subscriptionId || !currency || invoice.status !== 'paid') return null;
   const amount = amountOf(invoice.amount_paid, currency);
@@ -398,7 +398,7 @@ export function toBillingEvents(envelope: ChargebeeEnvelope, enrichment: Enrichm
     if (!subscriptionId) return [ignored(envelope, 'the invoice belongs to no subscription')];
     if (invoice.status !== 'paid') return [ignored(envelope, `invoice status ${String(invoice.status)} is not paid`)];
     const subscriptionFactsOrId: SubscriptionFacts = facts && facts.id === subscriptionId ? facts : { id: subscriptionId };
-    const payment = paymentFacts(invoice);
+    const payment = paymentFacts(invoice, subscriptionId);
     if (payment) return [{ ...base, subscription: subscriptionFactsOrId, payment, hints }];
     if (int(invoice.amount_paid) === 0) return [{ ...base, subscription: subscriptionFactsOrId, hints }];
     return [ignored(envelope, 'paid invoice without a usable amount_paid, currency or paid_at')];
