@@ -28,6 +28,7 @@ import { api, type ApiResponse } from '../support/api';
 import { API_ORIGIN, freshEmail, loginAs, type DashboardLogin } from '../support/dashboard';
 import { closeVerificationClient, verificationClient } from '../support/dynamo-calls';
 import { newAccount } from '../support/fixtures';
+import { PROVIDER_DEFINITIONS } from '../../shared/billing/registry';
 import { startTestQueues, type TestQueues } from '../support/queues';
 import { useOwnTable } from '../support/own-table';
 
@@ -511,7 +512,8 @@ FIELDS.ReleaseFraudFlag = ['note', 'status'];
 FIELDS.VoidFraudFlag = FIELDS.ReleaseFraudFlag;
 FIELDS.ReviewFraudFlag = FIELDS.ReleaseFraudFlag;
 FIELDS.ReleaseReward = ['status', 'reason'];
-FIELDS.SetProviderConnection = ['kind', 'vendor_id', 'auth_code', 'public_key', 'api_key', 'secret_key', 'webhook_secret', 'api_url'];
+// Every provider's form fields (shared/billing/registry.ts), besides the common kind and api_url.
+FIELDS.SetProviderConnection = ['kind', 'api_url', ...new Set(PROVIDER_DEFINITIONS.flatMap((d) => d.fields.map((f) => f.name)))];
 const fieldsOf = (route: Route) => FIELDS[route.name] ?? ['name', 'id', 'user_identifier', 'identifier'];
 
 /** A JSON object built from the route's fields (any subset, each with an odd value) plus unknown keys. */
@@ -2095,7 +2097,87 @@ async function fuzz(arb: fc.Arbitrary<Req>, runs: number, batchSize: number, tal
 
 const newTally = (): Tally => ({ sent: 0, checkedBatches: 0, statuses: {}, families: {} });
 
+/**
+ * Chargebee's connection bodies (POST /v1/account/provider/ with kind chargebee), on an account of their own
+ * (a 200 connects it): each field absent, valid, nearly valid (a site with a space or a path, a short webhook
+ * password, a username with ':') or odd. Every answer is a 200 or a 400 naming fields; a body with a field
+ * known to be wrong names at least that field; a fully valid body connects; no answer holds a secret.
+ */
+async function chargebeeConnectionBodies(runs: number) {
+  const { accountId } = await newAccount();
+  const admin = await loginAs(accountId, 'admin');
+  const KEY = 'test_badinputChargebee0001';
+  const PASSWORD = 'bad-input-chargebee-password-0001';
+  // `wrong`: true when the value alone is refused, false when it is fine, null when this test does not decide.
+  type Pick = { value: unknown; wrong: boolean | null } | undefined;
+  const field = (valid: unknown[], wrong: unknown[]): fc.Arbitrary<Pick> =>
+    fc.oneof(
+      { arbitrary: fc.constant(undefined), weight: 1 },
+      { arbitrary: fc.constantFrom(...valid).map((value) => ({ value, wrong: false })), weight: 3 },
+      { arbitrary: fc.constantFrom(...wrong).map((value) => ({ value, wrong: true })), weight: 2 },
+      { arbitrary: weirdValue.map((value) => ({ value, wrong: null })), weight: 1 },
+    );
+  const body = fc.record({
+    site: field(
+      ['acme', 'acme-test', 'Acme-Test.chargebee.com', ' acme '],
+      ['acme test', 'acme/api', '-acme', 'a'.repeat(70), '', 'acme.example.com'],
+    ),
+    api_key: field([KEY, 'live_AbC123xyz_0987'], ['short', 'key with space', '', 'x'.repeat(201)]),
+    webhook_username: field(['refloop', 'hooks-01'], ['a:b', 'with space', 'u'.repeat(65)]),
+    webhook_password: field([PASSWORD, 'p'.repeat(200)], ['short', 'x'.repeat(23), 'p'.repeat(201), 'tab\tinside-the-password-000', '']),
+    api_url: fc.oneof(
+      { arbitrary: fc.constant<Pick>(undefined), weight: 6 },
+      {
+        arbitrary: fc
+          .constantFrom<unknown>('http://127.0.0.1:12141', 'https://acme.chargebee.com', 'javascript:alert(1)')
+          .map((value) => ({ value, wrong: true })),
+        weight: 1,
+      },
+    ),
+  });
+  const statuses: Record<number, number> = {};
+  await fc.assert(
+    fc.asyncProperty(body, async (picked) => {
+      const sent: Record<string, unknown> = { kind: 'chargebee' };
+      for (const [k, p] of Object.entries(picked)) if (p !== undefined) sent[k] = p.value;
+      const res = await api('POST', '/v1/account/provider/', { headers: admin.headers, body: sent });
+      statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      const what = { sent, status: res.status, body: res.body };
+      expect({ ...what, allowed: [200, 400].includes(res.status) }).toEqual({ ...what, allowed: true });
+      expect(res.text).not.toContain(KEY);
+      expect(res.text).not.toContain(PASSWORD);
+      const missing = ['site', 'api_key', 'webhook_password'].filter((k) => picked[k as keyof typeof picked] === undefined);
+      const wrong = Object.values(picked).filter((p) => p?.wrong === true).length;
+      const undecided = Object.values(picked).some((p) => p?.wrong === null);
+      if (res.status === 400) {
+        const keys = Object.keys(res.body ?? {});
+        const shaped =
+          keys.length > 0 && keys.every((k) => Array.isArray(res.body[k]) && res.body[k].every((m: unknown) => typeof m === 'string' && m));
+        expect({ ...what, shaped }).toEqual({ ...what, shaped: true });
+      }
+      if (missing.length > 0) {
+        expect(what).toMatchObject({ status: 400 });
+        // Every missing field at once when the others are fine (a wrong type or a blank is reported first).
+        if (wrong === 0 && !undecided)
+          for (const k of missing) expect({ k, body: res.body }).toEqual({ k, body: expect.objectContaining({ [k]: expect.any(Array) }) });
+      } else if (wrong > 0) {
+        expect(what).toMatchObject({ status: 400 });
+      } else if (!undecided) {
+        expect(what).toMatchObject({ status: 200, body: { kind: 'chargebee', connected: true } });
+      }
+    }),
+    { numRuns: runs },
+  );
+  return statuses;
+}
+
 describe('generated bad input', () => {
+  it('POST /v1/account/provider/ with kind chargebee: 200, or 400 naming the fields (bad site, short webhook password, missing API key), never a 5xx', async () => {
+    const statuses = await chargebeeConnectionBodies(120);
+    expect(statuses[400] ?? 0).toBeGreaterThan(30);
+    expect(statuses[200] ?? 0).toBeGreaterThan(0);
+  }, 60_000);
+
   it('never a 5xx, always the contract shape, and rejected requests change nothing', async () => {
     const tally = newTally();
     const started = Date.now();
