@@ -1,9 +1,10 @@
 // The Chargebee emulator: the uniform start `npm start` uses (../types.ts), and the full handle the tests
-// and the `chargebee` CLI drive. STUB: the server is being written (./server.ts).
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// and the `chargebee` CLI drive (./server.ts).
 import type { ProviderConnection } from '../../../../shared/store/provider';
 import type { StartEmulator } from '../types';
+import { type ChargebeeEmulator, startChargebeeEmulator } from './server';
+
+export * from './server';
 
 /** `npm start`'s port for it (CHARGEBEE_PORT), the one the `chargebee` CLI calls by default. */
 export const EMULATOR_PORT = 12141;
@@ -19,26 +20,34 @@ export const LOCAL_KEYS = {
   webhookPassword: 'local-emulator-webhook-password',
 } as const;
 
-export const startEmulator: StartEmulator<unknown, Extract<ProviderConnection, { kind: 'chargebee' }>> = async (options = {}) => {
-  const server = createServer((_req, res) => {
-    res.writeHead(501).end();
+/** The shell command that simulates a checkout on the emulator at `url` (the CLI's default URL needs no variable). */
+export const checkoutCommandFor = (url: string): string =>
+  `${url === `http://127.0.0.1:${EMULATOR_PORT}` ? '' : `CHARGEBEE_EMULATOR_URL=${url} `}npm run --silent chargebee -- checkout --email buyer@example.com`;
+
+export const startEmulator: StartEmulator<ChargebeeEmulator, Extract<ProviderConnection, { kind: 'chargebee' }>> = async (options = {}) => {
+  const emulator = await startChargebeeEmulator({
+    port: options.port ?? EMULATOR_PORT,
+    apiKey: LOCAL_KEYS.apiKey,
+    site: LOCAL_KEYS.site,
+    webhookUsername: LOCAL_KEYS.webhookUsername,
+    webhookPassword: LOCAL_KEYS.webhookPassword,
+    webhookUrl: options.webhookUrl ?? null,
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? EMULATOR_PORT, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     kind: 'chargebee',
-    url,
+    url: emulator.url,
     connection: {
       kind: 'chargebee',
-      site: LOCAL_KEYS.site,
-      apiKey: LOCAL_KEYS.apiKey,
-      apiUrl: url,
-      webhookUsername: LOCAL_KEYS.webhookUsername,
-      webhookPassword: LOCAL_KEYS.webhookPassword,
+      site: emulator.site,
+      apiKey: emulator.apiKey,
+      apiUrl: emulator.url,
+      webhookUsername: emulator.webhookUsername,
+      webhookPassword: emulator.webhookPassword,
     },
-    note: `emulator; site ${LOCAL_KEYS.site}`,
-    setWebhookUrl: () => {},
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-    handle: null,
+    note: `emulator; site ${emulator.site}, API key ${emulator.apiKey}`,
+    checkoutCommand: checkoutCommandFor(emulator.url),
+    setWebhookUrl: emulator.setWebhookUrl,
+    close: emulator.stop,
+    handle: emulator,
   };
 };
