@@ -91,6 +91,30 @@ export interface EventContent {
   promotional_credit?: CbPromotionalCredit;
 }
 
+type Sub = { subscription: CbSubscription; customer: CbCustomer; card?: CbCard };
+type Pay = { transaction: CbTransaction; invoice: CbInvoice; customer: CbCustomer; subscription: CbSubscription; card?: CbCard };
+/** What each event type's `content` holds (the official package's WebhookEvent content, keys it may omit left out). */
+export interface EventContents {
+  customer_created: { customer: CbCustomer; card?: CbCard };
+  customer_changed: { customer: CbCustomer; card?: CbCard };
+  subscription_created: Sub & { invoice?: CbInvoice };
+  subscription_activated: Sub & { invoice: CbInvoice };
+  subscription_changed: Sub;
+  subscription_renewed: Sub & { invoice: CbInvoice };
+  subscription_cancelled: Sub;
+  subscription_reactivated: Sub;
+  subscription_paused: Sub;
+  subscription_resumed: Sub;
+  subscription_deleted: Sub;
+  payment_succeeded: Pay;
+  payment_failed: Pay;
+  payment_refunded: Pay & { credit_note: CbCreditNote };
+  refund_initiated: Pay & { credit_note: CbCreditNote };
+  credit_note_created: { credit_note: CbCreditNote };
+  promotional_credits_added: { customer: CbCustomer; promotional_credit: CbPromotionalCredit };
+  promotional_credits_deducted: { customer: CbCustomer; promotional_credit: CbPromotionalCredit };
+}
+
 export type EventSource = 'admin_console' | 'api' | 'scheduled_job' | 'hosted_page' | 'system';
 
 /** The event envelope: what GET /events/{id} answers under `event` and what a webhook POSTs. */
@@ -325,7 +349,7 @@ export class Ledger {
     o.updated_at = this.secs();
   }
 
-  event(event_type: EventType, source: EventSource, content: EventContent): CbEvent {
+  event<K extends EventType>(event_type: K, source: EventSource, content: EventContents[K]): CbEvent {
     const e: CbEvent = {
       id: newId('ev_'),
       occurred_at: this.secs(),
@@ -465,8 +489,8 @@ export class Ledger {
     return { customer: c, events: [this.event('customer_changed', 'api', this.withCard({ customer: c }))] };
   }
 
-  private withCard(content: EventContent): EventContent {
-    const card = content.customer ? this.cards.get(content.customer.id) : undefined;
+  private withCard<T extends { customer: CbCustomer }>(content: T): T & { card?: CbCard } {
+    const card = this.cards.get(content.customer.id);
     return card ? { ...content, card } : content;
   }
 
