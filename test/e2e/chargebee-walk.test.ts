@@ -5,6 +5,7 @@
 // credits on the referrer's customer, spent by the referrer's next renewal before tax. A second referrer's
 // credit, still unspent when the referred payment is refunded in full, is deducted again (balance back to
 // 0, the reward reversed and clawed back). docs/providers/chargebee.md "Credits for the referrer".
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import type { LocalRuntime } from '../../infra/local/start';
 import { pollUntil } from '../support/fixtures';
 import { startTestRuntime } from '../support/runtime';
 
+const ROOT = join(__dirname, '..', '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'refloop-chargebee-walk-'));
 let runtime: LocalRuntime;
 let cb: ChargebeeEmulator;
@@ -39,6 +41,21 @@ afterAll(async () => {
   await runtime?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
+
+/** `npm run --silent chargebee -- <args>` as docs/providers/chargebee.md shows it, beside this npm start (its runtime.json). */
+function chargebeeCli(args: string[]): Promise<any> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'npm',
+      ['run', '--silent', 'chargebee', '--', ...args],
+      { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir }, timeout: 30_000 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`chargebee ${args.join(' ')}: ${err.message} ${stderr}`));
+        else resolve(JSON.parse(stdout));
+      },
+    );
+  });
+}
 
 const unique = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
 
@@ -127,5 +144,25 @@ describe('Chargebee on npm start', () => {
     expect(deductions).toEqual([expect.objectContaining({ amount: 500, reference: `refloop:reversal:${reward.id}` })]);
     const member = await call('GET', `/v1/members/${carol.member.id}/`);
     expect(member.stats).toMatchObject({ credit_earned: '0.00' });
+  }, 60_000);
+
+  it("the emulator's CLI, as the docs show it, finds npm start's emulator: a referred checkout converts and the credits command shows the referrer's", async () => {
+    const erin = await referrer('erin');
+    const ref = await call('POST', '/v1/referrals/', { user_identifier: `fay-${unique()}`, member_code: erin.member.code });
+    const out = await chargebeeCli(['checkout', '--email', `fay-${unique()}@example.com`, '--referral-id', ref.id]);
+    expect(out).toMatchObject({ status: 'active', amount_paid: 1000, currency_code: 'USD' });
+    const rewarded = await pollUntil(
+      async () => {
+        const body = await call('GET', `/v1/referrals/${ref.id}/`);
+        return body.is_converted && body.rewards?.[0]?.status === 'applied' ? body : null;
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(rewarded.subscription.id).toBe(out.subscription_id);
+    const credits = await chargebeeCli(['credits', '--customer', erin.customerId]);
+    expect(credits.balances).toEqual([{ currency_code: 'USD', promotional_credits: 500 }]);
+    expect(credits.history).toEqual([
+      expect.objectContaining({ type: 'increment', amount: 500, reference: `refloop:reward:${rewarded.rewards[0].id}` }),
+    ]);
   }, 60_000);
 });
