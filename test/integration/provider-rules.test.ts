@@ -1,7 +1,7 @@
 // The business rules of the asynchronous pipeline, stated once and run for every payment provider against
 // its emulator (test/support/provider-harness.ts): signed webhooks through the real intake, the local SQS
 // with the real workers behind pollers, the adapter calling the emulator's API. The provider-specific files
-// (paddle-pipeline, paddle-billing-pipeline, stripe-pipeline) keep what only one provider has.
+// (paddle-pipeline, paddle-billing-pipeline, stripe-pipeline, chargebee-pipeline) keep what only one provider has.
 import type { Pollers } from '../../infra/local/pollers';
 import { api } from '../support/api';
 import { newAccount, pollUntil } from '../support/fixtures';

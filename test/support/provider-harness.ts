@@ -6,6 +6,7 @@ import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/emul
 import type { ProviderKind } from '../../shared/billing/port';
 import { startPaddleBillingEmulator, type PaddleBillingEmulator } from '../../infra/local/emulators/paddle-billing';
 import { startStripeEmulator, type StripeEmulator } from '../../infra/local/emulators/stripe';
+import { startChargebeeEmulator, type ChargebeeEmulator, type Delivery as ChargebeeDelivery } from '../../infra/local/emulators/chargebee';
 import { saveProviderConnection } from '../../shared/store/provider';
 import { api, type ApiResponse } from './api';
 
@@ -35,12 +36,12 @@ export interface ProviderHarness {
   apiUrl(): string;
   /** The next `count` API calls answer `status` (429 with Retry-After: 1). */
   failNext(count: number, status: 429 | 503): void;
-  /** Provider-side credit objects created so far (modifiers, discounts, balance transactions). */
+  /** Provider-side credit objects created so far (modifiers, discounts, balance transactions, promotional credits). */
   creditObjects(): number;
   /**
    * A checkout of the default monthly plan at 10.00 USD; `referralId` goes where the browser script puts it,
    * `couponCode` is a referred user's code typed at checkout (Classic coupon, Billing discount code, Stripe
-   * promotion code).
+   * promotion code, Chargebee coupon code).
    */
   checkout(email: string, referralId?: string, couponCode?: string): Promise<Checkout>;
   renew(subscriptionId: string | number): Promise<{ paymentId: string | number; deliveries: Delivery[] }>;
@@ -222,5 +223,64 @@ function stripe(): ProviderHarness {
   };
 }
 
+/**
+ * Chargebee: webhooks carry `Authorization: Basic …` (the account's username and password), and the worker
+ * re-fetches every event it applies from the emulator (GET /api/v2/events/{id}), which records every event it
+ * builds, delivered or not. Credits are promotional credits on the subscription's customer, per currency.
+ */
+export function chargebee(): ProviderHarness & { emulator(): ChargebeeEmulator } {
+  let em: ChargebeeEmulator;
+  const path = (a: string) => `/webhooks/chargebee/${a}/`;
+  const json = (d: ChargebeeDelivery): Delivery => ({ path, rawBody: d.rawBody, headers: { ...d.headers } });
+  return {
+    kind: 'chargebee',
+    emulator: () => em,
+    async start() {
+      em = await startChargebeeEmulator({ webhookUrl: null });
+    },
+    stop: () => em?.stop(),
+    connect: (accountId, apiUrl) =>
+      saveProviderConnection(accountId, {
+        kind: 'chargebee',
+        site: em.site,
+        apiKey: em.apiKey,
+        apiUrl: apiUrl ?? em.url,
+        webhookUsername: em.webhookUsername,
+        webhookPassword: em.webhookPassword,
+      }),
+    apiUrl: () => em.url,
+    failNext: (count, status) => em.failNext(count, status, 1),
+    creditObjects: () =>
+      em.promotionalCredits().filter((pc) => pc.type === 'increment' && pc.reference?.startsWith('refloop:reward:')).length,
+    async checkout(email, referralId, couponCode) {
+      const out = await em.checkout({
+        email,
+        deliver: false,
+        ...(referralId ? { referralId, referralOn: 'customer-cf' as const } : {}),
+        ...(couponCode ? { couponCode } : {}),
+      });
+      if (!out.invoice) throw new Error('the Chargebee emulator made no first invoice');
+      return {
+        subscriptionId: out.subscription.id,
+        paymentId: out.invoice.id,
+        refundable: out.invoice.id,
+        deliveries: out.deliveries.map(json),
+      };
+    },
+    async renew(subscriptionId) {
+      const out = await em.renew(String(subscriptionId), { deliver: false });
+      if (!out.invoice) throw new Error('the Chargebee emulator made no renewal invoice');
+      return { paymentId: out.invoice.id, deliveries: out.deliveries.map(json) };
+    },
+    async refund(refundable) {
+      return (await em.refund(String(refundable), { deliver: false })).deliveries.map(json);
+    },
+    creditOn(subscriptionId) {
+      const sub = em.ledger.subscriptions.get(String(subscriptionId));
+      return sub ? em.balanceOf(sub.customer_id, 'USD') : 0;
+    },
+  };
+}
+
 /** Every provider, for `describe.each`. */
-export const PROVIDER_HARNESSES: readonly ProviderHarness[] = [classic(), paddleBilling(), stripe()];
+export const PROVIDER_HARNESSES: readonly ProviderHarness[] = [classic(), paddleBilling(), stripe(), chargebee()];
