@@ -64,7 +64,7 @@ async function deliver(t: Tenant, deliveries: Delivery[]): Promise<void> {
   for (const d of deliveries) expect((await post(t, d.rawBody, d.headers.authorization)).status).toBe(200);
 }
 
-const drained = () => pollUntil(async () => ((await queues.count('provider-events')) === 0 ? true : null));
+const drained = () => queues.drained(['provider-events', 'rewards']);
 
 async function member(t: Tenant, n: string, body: Record<string, unknown> = {}) {
   const res = await json('POST', '/v1/members/', t, { identifier: `m-${n}`, email: `${n}@example.com`, ...body });
@@ -263,6 +263,24 @@ describe('Chargebee from checkout to reward, promotional credit and clawback', (
     expect(clawed.rewards.reduce((sum: number, r: { amount: string }) => sum + Number(r.amount), 0)).toBeCloseTo(0, 5);
     await drained();
     expect((await referral(t, ref.body.id)).rewards).toHaveLength(2);
+  });
+  it('a refund still in progress (credit_note_created refund_due, then refund_initiated) claws back nothing yet', async () => {
+    const t = await tenant();
+    const campaign = await json('POST', '/v1/campaigns/', t, {
+      name: `cb-pending-${Date.now()}`,
+      allows_commission: true,
+      commission_amount: '2.00',
+      commission_currency: 'USD',
+    });
+    const m = await member(t, 'gwen', { campaign: { id: campaign.body.id } });
+    const ref = await json('POST', '/v1/referrals/', t, { user_identifier: 'user-hugo', member_code: m.code });
+    const hugo = await subscribed(t, 'hugo@example.com', ref.body.id);
+    await rewardsOf(t, ref.body.id, 1);
+    const pending = await cb.refund(hugo.invoice?.id as string, { pending: true, deliver: false });
+    expect(pending.deliveries.map((d) => d.event.event_type)).toEqual(['credit_note_created', 'refund_initiated']);
+    await deliver(t, pending.deliveries);
+    await drained();
+    expect((await referral(t, ref.body.id)).rewards).toHaveLength(1);
   });
 });
 

@@ -502,8 +502,10 @@ describe('refunds and chargebacks: one fact per refundable credit note', () => {
     expect(b.subscription).toEqual({ id: 'AzZTZgVlCqZ3S1Ab' });
   });
 
-  it('a credit_note_created still refund_due counts (money owed back); a partial refund is its note total', () => {
-    expect(fact(one(created(creditNote({ status: 'refund_due', total: 500 })))).refund).toEqual({ ...expected, amount: 500 });
+  it('a partial refund is its note total; a note still refund_due counts only with its payment_refunded', () => {
+    expect(fact(one(created(creditNote({ total: 500 })))).refund).toEqual({ ...expected, amount: 500 });
+    expect(ignoredReason(one(created(creditNote({ status: 'refund_due' }))))).toMatch(/refund_due: no money went back yet/);
+    expect(fact(one(refunded(creditNote({ status: 'refund_due' }))))).toMatchObject({ refund: expected });
   });
 
   it('payment_refunded without a credit_note reads the refund transaction’s linked credit note', () => {

@@ -23,8 +23,10 @@
 //   note's id, so both events of one refund give the same fact (the flow counts it once); paymentId =
 //   reference_invoice_id, amount = the note's total, kind chargeback when reason_code is `chargeback`.
 //   payment_refunded without a credit_note reads the refund transaction's linked_credit_notes.
-//   Adjustment and store notes return no money: ignored. refund_initiated (an asynchronous refund still in
-//   progress) claws back nothing: its payment_refunded does.
+//   Counted once the money went back, as for every provider: credit_note_created counts a note already
+//   `refunded`; a note still `refund_due` (an asynchronous refund in progress, or money kept as
+//   refundable credits) counts when its payment_refunded comes. Adjustment and store notes return no
+//   money: ignored. refund_initiated (a refund still in progress) claws back nothing either.
 // - Anything else, or a body that is not a Chargebee v2 event: one `ignored` event with a reason.
 import type {
   AttributionHints,
@@ -413,6 +415,8 @@ export function toBillingEvents(envelope: ChargebeeEnvelope, enrichment: Enrichm
     note ??= txn ? noteFromTransaction(txn, facts?.id ?? null) : null;
   }
   if (!note) return [ignored(envelope, `${type} without a credit note`)];
+  if (type === 'credit_note_created' && note.status === 'refund_due')
+    return [ignored(envelope, `credit note ${String(note.id)} is refund_due: no money went back yet (its payment_refunded counts it)`)];
   const refund = refundFacts(note, facts?.id ?? idOf(obj(content.invoice)?.subscription_id), envelope.occurredAtSeconds);
   if (!refund)
     return [
