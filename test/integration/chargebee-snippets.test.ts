@@ -197,6 +197,52 @@ describe('docs/providers/chargebee.md "Attribution", as pasted', () => {
     expect(byCheckout.status).toBe(200);
   });
 
+  it("the backend passes a double-sided referral's coupon code to the hosted page; its redemption converts the referral", async () => {
+    const t = await tenant();
+    const campaign = await api('POST', '/v1/campaigns/', {
+      key: t.key,
+      body: {
+        name: `cb-coupon-${Date.now()}`,
+        allows_commission: true,
+        commission_amount: '3.00',
+        commission_currency: 'USD',
+        referred_discount_type: 'percentage',
+        referred_discount_amount: '10',
+        referred_discount_recurring: false,
+      },
+    });
+    expect(campaign.status).toBe(201);
+    const code = `CBC${Date.now().toString(36).toUpperCase()}`;
+    const member = await api('POST', '/v1/members/', {
+      key: t.key,
+      body: { identifier: `m-${code}`, email: `${code}@example.com`, code, campaign: { id: campaign.body.id } },
+    });
+    expect(member.status).toBe(201);
+    const created = await api('POST', '/v1/referrals/', {
+      key: t.key,
+      body: { user_identifier: 'snippet-coupon-user', member_code: code },
+    });
+    const withCode = await pollUntil(async () => {
+      const body = (await api('GET', `/v1/referrals/${created.body.id}/`, { key: t.key })).body;
+      return body.coupon_code ? body : null;
+    });
+
+    const user = `coupon-${Date.now().toString(36)}`;
+    const answer = await fetch(`${site}/api/checkout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-demo-user': user },
+      body: JSON.stringify({ coupon_code: withCode.coupon_code }),
+    });
+    expect({ status: answer.status, output }).toMatchObject({ status: 200 });
+    const page = (await answer.json()) as { id: string };
+    // No referral id: the customer carries none, only the code names the referral.
+    expect(chargebee.ledger.customers.get(user)?.cf_refloop_referral_id).toBeUndefined();
+    const done = await chargebee.completeCheckout(page.id);
+    expect(done.subscription.coupons).toEqual([expect.objectContaining({ coupon_code: withCode.coupon_code })]);
+    expect(done.invoice).toMatchObject({ sub_total: 1000, amount_paid: 900 });
+    await converted(t, created.body.id, done.subscription.id);
+  });
+
   it('the Chargebee.js page calls the backend, which updates an existing customer; the completed checkout converts the referral', async () => {
     const t = await tenant();
     const ref = await referral(t, 'snippet-page-user');
