@@ -35,11 +35,12 @@ const EXEMPT = [
  * file no longer names a kind fails the test until it is deleted.
  */
 const KNOWN: Record<string, string> = {
-  // The emulator CLIs (`npm run paddle|paddle-billing|stripe`) are each one provider's dev tool, like the
+  // The emulator CLIs (`npm run paddle|paddle-billing|stripe|chargebee`) are each one provider's dev tool, like the
   // emulators they drive; they name their own provider.
   'infra/paddle.ts': "the Paddle Classic emulator's CLI",
   'infra/paddle-billing.ts': "the Paddle Billing emulator's CLI",
   'infra/stripe.ts': "the Stripe emulator's CLI",
+  'infra/chargebee.ts': "the Chargebee emulator's CLI",
   // npm start runs every emulator and wires the demo account from the definitions, but its LocalRuntime
   // still hands the tests each emulator's own handle by name, and prints each one's checkout command.
   'infra/local/start.ts': 'the local runtime: its emulator handles and checkout hints by provider',
