@@ -1,0 +1,125 @@
+// The `chargebee` emulator CLI (infra/chargebee.ts) against an emulator in this process: it finds the
+// emulator through CHARGEBEE_EMULATOR_URL, else the running `npm start`'s runtime.json
+// (`emulator_urls.chargebee`), else port 12141; prints the emulator's JSON answer on one line and exits 0;
+// exits 1 with one stderr line when the emulator refuses or is down, 2 on bad arguments.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { emulatorUrl } from '../../infra/chargebee';
+import { type ChargebeeEmulator, checkoutCommandFor, EMULATOR_PORT, startChargebeeEmulator } from '../../infra/local/emulators/chargebee';
+
+const ROOT = join(__dirname, '..', '..');
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  return new Promise((ok, fail) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'infra/chargebee.ts', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.on('error', fail);
+    child.on('close', (code) => ok({ code, stdout, stderr }));
+  });
+}
+
+/** Exit 0, nothing on stderr, one JSON line on stdout: that JSON. */
+function json(res: CliResult): any {
+  expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
+  const lines = res.stdout.split('\n').filter((l) => l !== '');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0] as string);
+}
+
+let emulator: ChargebeeEmulator;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  emulator = await startChargebeeEmulator();
+  env = { CHARGEBEE_EMULATOR_URL: emulator.url };
+});
+
+afterAll(async () => {
+  await emulator?.stop();
+});
+
+describe('the chargebee CLI', () => {
+  it('finds the emulator: CHARGEBEE_EMULATOR_URL, else runtime.json, else the default port', () => {
+    const saved = { url: process.env.CHARGEBEE_EMULATOR_URL, dir: process.env.DATA_DIR };
+    const dir = mkdtempSync(join(tmpdir(), 'chargebee-cli-'));
+    try {
+      delete process.env.CHARGEBEE_EMULATOR_URL;
+      process.env.DATA_DIR = dir;
+      expect(emulatorUrl()).toBe(`http://127.0.0.1:${EMULATOR_PORT}`);
+      writeFileSync(
+        join(dir, 'runtime.json'),
+        JSON.stringify({ pid: process.pid, emulator_urls: { chargebee: 'http://127.0.0.1:4567/' } }),
+      );
+      expect(emulatorUrl()).toBe('http://127.0.0.1:4567');
+      process.env.CHARGEBEE_EMULATOR_URL = 'http://127.0.0.1:9999/';
+      expect(emulatorUrl()).toBe('http://127.0.0.1:9999');
+    } finally {
+      for (const [k, v] of [
+        ['CHARGEBEE_EMULATOR_URL', saved.url],
+        ['DATA_DIR', saved.dir],
+      ] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // npm start prints the command with the URL only when it is not the default one.
+    expect(checkoutCommandFor(`http://127.0.0.1:${EMULATOR_PORT}`)).toBe(
+      'npm run --silent chargebee -- checkout --email buyer@example.com',
+    );
+    expect(checkoutCommandFor('http://127.0.0.1:4567')).toBe(
+      'CHARGEBEE_EMULATOR_URL=http://127.0.0.1:4567 npm run --silent chargebee -- checkout --email buyer@example.com',
+    );
+  });
+
+  it('checkout, renew with credits, refund, dispute and credits print the JSON answer', async () => {
+    const bought = json(await cli(['checkout', '--email', 'cli@example.com', '--referral-id', 'rf_cli', '--tax-percent', '20'], env));
+    expect(bought).toMatchObject({ status: 'active', amount_paid: 1200, currency_code: 'USD' });
+    expect(bought.events.map((e: { type: string }) => e.type)).toEqual(['customer_created', 'subscription_created', 'payment_succeeded']);
+    expect(emulator.ledger.customer(bought.customer_id).cf_refloop_referral_id).toBe('rf_cli');
+    await emulator.request('POST', '/api/v2/promotional_credits/add', {
+      customer_id: bought.customer_id,
+      amount: 400,
+      currency_code: 'USD',
+      description: 'reward',
+    });
+    const [renewed, refunded, credits] = await Promise.all([
+      cli(['renew', '--subscription', bought.subscription_id], env).then(json),
+      cli(['refund', '--invoice', bought.invoice_id, '--amount', '200'], env).then(json),
+      cli(['credits', '--customer', bought.customer_id], env).then(json),
+    ]);
+    expect(renewed).toMatchObject({ invoice_status: 'paid', credits_used: 400, total: 720 });
+    expect(refunded).toMatchObject({ amount: 200, reason_code: 'product_unsatisfactory' });
+    expect(refunded.credit_note_id).toMatch(/^cn_/);
+    expect(credits.history).toEqual([expect.objectContaining({ type: 'increment', amount: 400 })]);
+    const disputed = json(await cli(['dispute', '--invoice', bought.invoice_id], env));
+    expect(disputed).toMatchObject({ reason_code: 'chargeback', amount: 1000 });
+  }, 30_000);
+
+  it('exit 2 on bad arguments, 1 when the emulator refuses or is down', async () => {
+    const [bad, refused, down] = await Promise.all([
+      cli(['refund', '--invoice', 'x y'], env),
+      cli(['cancel', '--subscription', 'no-such-subscription'], env),
+      cli(['state'], { CHARGEBEE_EMULATOR_URL: 'http://127.0.0.1:1' }),
+    ]);
+    expect(bad).toMatchObject({ code: 2, stdout: '' });
+    expect(bad.stderr).toMatch(/^chargebee: --invoice must be a Chargebee id.*usage: chargebee refund/);
+    expect(refused).toMatchObject({ code: 1, stdout: '', stderr: 'chargebee: Subscription not found for id no-such-subscription\n' });
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/^Chargebee emulator not reachable at http:\/\/127\.0\.0\.1:1/);
+  }, 30_000);
+});
