@@ -508,6 +508,49 @@ describe('webhooks', () => {
   });
 });
 
+describe('the subscription lifecycle', () => {
+  it('trial -> activated with its first invoice; changed, paused, resumed, cancelled, reactivated, deleted', async () => {
+    const trial = await emulator.checkout({ email: 'trial@example.com', trialDays: 14, deliver: false });
+    expect(trial.subscription).toMatchObject({ status: 'in_trial', trial_end: trial.subscription.current_term_end });
+    expect(trial.invoice).toBeNull();
+    expect(trial.deliveries.map((d) => d.event.event_type)).toEqual(['customer_created', 'subscription_created']);
+    const activated = await emulator.renew(trial.subscription.id, { deliver: false });
+    expect(activated.deliveries.map((d) => d.event.event_type)).toEqual(['subscription_activated', 'payment_succeeded']);
+    expect(activated.invoice).toMatchObject({ first_invoice: true, status: 'paid' });
+    expect(activated.subscription.current_term_start).toBe(trial.subscription.trial_end);
+    const id = trial.subscription.id;
+    const changed = await cb.subscription.updateForItems(id, {
+      subscription_items: [{ item_price_id: 'pro-USD-yearly' }],
+      meta_data: { refloop_referral_id: 'rf_late' },
+    } as Parameters<typeof cb.subscription.updateForItems>[1]);
+    expect(changed.subscription).toMatchObject({
+      billing_period_unit: 'year',
+      meta_data: { refloop_referral_id: 'rf_late' },
+      subscription_items: [expect.objectContaining({ item_price_id: 'pro-USD-yearly', unit_price: 10000 })],
+    });
+    const steps = [
+      await emulator.pause(id, { deliver: false }),
+      await emulator.resume(id, { deliver: false }),
+      await emulator.cancel(id, { deliver: false }),
+      await emulator.reactivate(id, { deliver: false }),
+    ];
+    expect(steps.map((x) => [x.deliveries[0]?.event.event_type, x.subscription.status])).toEqual([
+      ['subscription_paused', 'paused'],
+      ['subscription_resumed', 'active'],
+      ['subscription_cancelled', 'cancelled'],
+      ['subscription_reactivated', 'active'],
+    ]);
+    await expect(emulator.resume(id)).rejects.toMatchObject({ apiErrorCode: 'invalid_state_for_request' });
+    await cb.subscription.delete(id);
+    const visible = await cb.subscription.list({ limit: 100, id: { is: id } });
+    expect(visible.list).toEqual([]);
+    const withDeleted = await cb.subscription.list({ limit: 100, id: { is: id }, include_deleted: true });
+    expect(withDeleted.list.map((r) => r.subscription.deleted)).toEqual([true]);
+    const types = emulator.ledger.events.filter((e) => e.content.subscription?.id === id).map((e) => e.event_type);
+    expect(types).toEqual(expect.arrayContaining(['subscription_changed', 'subscription_deleted']));
+  });
+});
+
 describe('faults and idempotency', () => {
   it('failNext answers before applying (429 with Retry-After); failAfterApply applies and loses the answer, the same key replays it', async () => {
     const bought = await emulator.checkout({ email: 'faulty@example.com', deliver: false });

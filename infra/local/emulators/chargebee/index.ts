@@ -6,7 +6,7 @@ import { type ChargebeeEmulator, startChargebeeEmulator } from './server';
 
 export * from './server';
 
-/** `npm start`'s port for it (CHARGEBEE_PORT), the one the `chargebee` CLI calls by default. */
+/** `npm start`'s port for it (a free one when the tests ask for free ports), the one the `chargebee` CLI calls by default. */
 export const EMULATOR_PORT = 12141;
 
 /**

@@ -661,7 +661,10 @@ export class Ledger {
       status: trialEnd ? 'in_trial' : 'active',
       billing_period: price.period,
       billing_period_unit: price.period_unit,
-      ...(trialEnd ? { trial_start: at, trial_end: trialEnd } : { current_term_start: at, current_term_end: termEnd, activated_at: at }),
+      // In trial, the term is the trial.
+      current_term_start: at,
+      current_term_end: termEnd,
+      ...(trialEnd ? { trial_start: at, trial_end: trialEnd } : { activated_at: at }),
       next_billing_at: termEnd,
       created_at: at,
       started_at: at,
