@@ -1359,8 +1359,10 @@ export class Ledger {
       coupon.discount_percentage = pct;
     } else {
       coupon.discount_amount = int(p, 'discount_amount', { required: true, min: 1 }) as number;
-      const currency = str(p, 'currency_code', { required: true, max: 3 }) as string;
-      coupon.currency_code = currency.toUpperCase();
+      const currency = (str(p, 'currency_code', { required: true, max: 3 }) as string).toUpperCase();
+      if (!/^[A-Z]{3}$/.test(currency))
+        throw new ChargebeeError(400, 'param_wrong_value', 'currency_code : invalid currency', 'currency_code');
+      coupon.currency_code = currency;
     }
     if (durationType === 'limited_period') {
       coupon.period = int(p, 'period', { required: true, min: 1 }) as number;

@@ -287,6 +287,12 @@ function matches(actual: unknown, op: string, raw: string, param: string): boole
   }
 }
 
+/** Refuses a filter value its operator cannot read (checked before any row, so an empty list still answers 400). */
+function checkFilter(op: string, raw: string, param: string): void {
+  matches(op === 'after' || op === 'before' || op === 'on' || op === 'between' ? 0 : 'x', op, raw, param);
+  if (op === 'is_present' && raw !== 'true' && raw !== 'false') throw bad(param, 'must be true or false');
+}
+
 /** One page of `rows` (insertion order = creation order) under `params`, each row shown by `show`. */
 function listOf<T>(rows: T[], params: Params, spec: ListSpec<T>, show: (row: T) => Record<string, unknown>) {
   only(params, [
@@ -320,6 +326,7 @@ function listOf<T>(rows: T[], params: Params, spec: ListSpec<T>, show: (row: T) 
     if (typeof f === 'string') throw bad(field, `use ${field}[is]=… (an operator)`);
     for (const [op, raw] of Object.entries(f)) {
       if (typeof raw !== 'string') throw bad(`${field}[${op}]`, 'invalid value');
+      checkFilter(op, raw, `${field}[${op}]`);
       indexed = indexed.filter((x) => matches(get(x.row), op, raw, `${field}[${op}]`));
     }
   }
@@ -736,7 +743,12 @@ export async function startChargebeeEmulator(options: ChargebeeEmulatorOptions =
 
   const api = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
     const method = req.method ?? 'GET';
-    const parts = url.pathname.split('/').filter(Boolean).slice(2).map(decodeURIComponent);
+    let parts: string[];
+    try {
+      parts = url.pathname.split('/').filter(Boolean).slice(2).map(decodeURIComponent);
+    } catch {
+      throw new ChargebeeError(400, 'param_wrong_value', 'The request path is not valid percent-encoding');
+    }
     // Ids have digits or capitals; resource names and actions never do.
     const label = `${method} /api/v2/${parts.map((x, i) => (i % 2 === 1 && !COLLECTION_ACTIONS.has(`${parts[0]}/${x}`) ? '{id}' : x)).join('/')}`;
     counts[label] = (counts[label] ?? 0) + 1;
