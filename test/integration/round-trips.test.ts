@@ -22,13 +22,14 @@ import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { routes, type Route } from '../../functions/routes';
 import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/emulators/paddle-classic';
 import { resetConfig } from '../../shared/config';
-import { QUEUE_NAMES, type QueueName } from '../../shared/queue/queues';
+import { QUEUE_NAMES, type ProviderWebhookMessage, type QueueName } from '../../shared/queue/queues';
 import { createApiKey } from '../../shared/store/accounts';
 import { db, tableName } from '../../shared/store/client';
 import { applicationKeys, keys } from '../../shared/store/table';
 import { clearProviderCache, saveProviderConnection, saveProviderSettings } from '../../shared/store/provider';
 import { signatureHeader as billingSignature } from '../../shared/providers/paddle-billing/signature';
 import { signatureHeader as stripeSignature } from '../../shared/providers/stripe/signature';
+import { basicAuthHeader as chargebeeAuth } from '../../shared/providers/chargebee/signature';
 import { saveSubscription, type SubscriptionData } from '../../shared/store/subscriptions';
 import { approveReward } from '../../shared/flows/lifecycle';
 import { evaluateReferral } from '../../shared/flows/settlement';
@@ -56,6 +57,8 @@ import { issueJoinConfirmation } from '../../shared/flows/applications';
 import { joinRequestExpiry, putJoinRequest } from '../../shared/store/applications';
 import { startPaypalEmulator, type PaypalEmulator } from '../../infra/local/emulators/paypal-payouts';
 import { startStripeEmulator, type StripeEmulator } from '../../infra/local/emulators/stripe';
+import { type chargebee, deliver as deliverTo, PROVIDER_HARNESSES } from '../support/provider-harness';
+import { processProviderWebhook } from '../../shared/flows/subscription-sync';
 import { saveRailConnection } from '../../shared/store/rail-connections';
 import { startWiseEmulator, type WiseEmulator } from '../../infra/local/emulators/wise';
 import { clearRailConnectionCache } from '../../shared/rails/intake';
@@ -423,6 +426,9 @@ const BILLING_SECRET = 'pdl_ntfset_roundtrips0000001';
 /** A third, connected to Stripe. */
 let stripeAccountId: string;
 const STRIPE_SECRET = 'whsec_roundtrips000000000001';
+/** A fourth, connected to Chargebee (its webhooks carry this Basic-auth pair). */
+let chargebeeAccountId: string;
+const CHARGEBEE_PAIR = 'refloop:roundtrips-chargebee-password-01';
 let accountId: string;
 let key: string;
 let publishableKey: string;
@@ -474,6 +480,16 @@ beforeAll(async () => {
     webhookSecret: STRIPE_SECRET,
   });
   await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(stripeAccountId) }));
+  ({ accountId: chargebeeAccountId } = await newAccount());
+  await saveProviderConnection(chargebeeAccountId, {
+    kind: 'chargebee',
+    site: 'roundtrips-test',
+    apiKey: 'test_roundtripsunused0',
+    apiUrl: 'http://127.0.0.1:9',
+    webhookUsername: 'refloop',
+    webhookPassword: CHARGEBEE_PAIR.slice('refloop:'.length),
+  });
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(chargebeeAccountId) }));
   // Warm the auth cache.
   expect((await call('GET', '/v1/campaigns/')).status).toBe(200);
   owner = await loginAs(accountId, 'owner');
@@ -495,6 +511,21 @@ function stripeEvent(): Omit<ApiOptions, 'key'> {
       'stripe-signature': stripeSignature(STRIPE_SECRET, rawBody, Math.floor(Date.now() / 1000)),
     },
   };
+}
+
+/** A Chargebee event with its Basic-auth pair (an event type the worker acknowledges without a call). */
+function chargebeeEvent(): Omit<ApiOptions, 'key'> {
+  const rawBody = JSON.stringify({
+    id: `ev_${unique('rt').replace(/[^A-Za-z0-9]/g, '')}`,
+    occurred_at: Math.floor(Date.now() / 1000),
+    source: 'api',
+    object: 'event',
+    api_version: 'v2',
+    event_type: 'customer_changed',
+    webhook_status: 'scheduled',
+    content: { customer: { id: 'AzZTZgVlCqZ2k1Aa', object: 'customer' } },
+  });
+  return { rawBody, headers: { 'content-type': 'application/json', authorization: chargebeeAuth(CHARGEBEE_PAIR) } };
 }
 
 /** A signed Paddle Billing notification (an event type the worker acknowledges without effect). */
@@ -873,7 +904,7 @@ const SCENARIOS: Record<string, Scenario> = {
   // emptied once, first, so no entry expires between the warm-up and the measured request).
   ProviderWebhook: async () => {
     clearProviderCache();
-    return [...(await classicScenario()), ...(await billingScenario()), ...(await stripeScenario())];
+    return [...(await classicScenario()), ...(await billingScenario()), ...(await stripeScenario()), ...(await chargebeeScenario())];
   },
 
   ReportTimeseries: async () => {
@@ -1632,6 +1663,20 @@ async function stripeScenario(): Promise<Variant[]> {
   ];
 }
 
+async function chargebeeScenario(): Promise<Variant[]> {
+  const warm = await api('POST', `/webhooks/chargebee/${chargebeeAccountId}/`, chargebeeEvent());
+  if (warm.status !== 200) throw new Error(`warm-up event answered ${warm.status}: ${warm.text}`);
+  await drainQueues();
+  return [
+    {
+      label: 'Chargebee: Basic-auth event, cached',
+      params: { provider: 'chargebee', account_id: chargebeeAccountId },
+      options: chargebeeEvent(),
+      anonymous: true,
+    },
+  ];
+}
+
 /** By checkout_id (order lookup at the provider) and by subscription_id (no provider call). */
 async function conversions(): Promise<Variant[]> {
   const m = await fullMember();
@@ -1832,6 +1877,19 @@ describe('DynamoDB round trips per endpoint, happy path, warm caches (docs/desig
       calls: [],
     });
     expect(await drainQueues()).toEqual({ 'provider-events': 2 });
+    // Chargebee: the same (its Basic-auth pair is the webhook secret item).
+    clearProviderCache();
+    expect(await recorded('POST', `/webhooks/chargebee/${chargebeeAccountId}/`, chargebeeEvent())).toEqual({
+      status: 200,
+      depth: 1,
+      calls: ['BatchGetItem'],
+    });
+    expect(await recorded('POST', `/webhooks/chargebee/${chargebeeAccountId}/`, chargebeeEvent())).toEqual({
+      status: 200,
+      depth: 0,
+      calls: [],
+    });
+    expect(await drainQueues()).toEqual({ 'provider-events': 2 });
   });
 
   it('the rail intakes: a cold connection is one BatchGet, then nothing while cached; one payout-rails message each', async () => {
@@ -1961,3 +2019,92 @@ describe('a reward evaluation: at most 2 read round trips and 1 ledger transacti
     expect(stored?.rewards).toEqual([expect.objectContaining({ type: 'credit', amount: 500, status: 'applied' })]);
   });
 });
+
+// A provider's events through the subscription-sync worker (shared/flows/subscription-sync.ts), for every
+// provider's harness (test/support/provider-harness.ts): a checkout's webhooks, each message processed on its
+// own, then its last one again. A fact costs the connection and the subscription's items in two BatchGets,
+// one transaction and the lag's UpdateItem, whatever the provider; a redelivery no transaction. Chargebee's
+// worker fetches each event it applies again from Chargebee first (GET /api/v2/events/{id}, not DynamoDB),
+// and an event type it ignores costs the connection's read only.
+describe('provider events through the worker: the same round trips for every provider', () => {
+  const FACT = ['BatchGetItem', 'BatchGetItem', 'TransactWriteItems', 'UpdateItem'];
+  const REDELIVERED = ['BatchGetItem', 'BatchGetItem', 'UpdateItem'];
+
+  it("a checkout's events and a redelivery, per provider; Chargebee's cost what Paddle Billing's and Stripe's do", async () => {
+    const table: Record<string, { type: string; calls: string[]; depth: number; refetched: number }[]> = {};
+    for (const harness of PROVIDER_HARNESSES) {
+      await harness.start();
+      try {
+        const { accountId: account } = await newAccount();
+        connected.push(account);
+        await harness.connect(account);
+        await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(account) }));
+        const out = await harness.checkout(`${unique('rt')}@example.com`);
+        await drainQueues();
+        for (const d of out.deliveries) expect((await deliverTo(account, d)).status).toBe(200);
+        const messages = (await queues.receiveAll('provider-events')).map((m) => m.json as ProviderWebhookMessage);
+        expect(messages).toHaveLength(out.deliveries.length);
+        const fetches = () =>
+          harness.kind === 'chargebee' ? ((harness as ChargebeeHarness).emulator().callCounts()['GET /api/v2/events/{id}'] ?? 0) : 0;
+        const rows: { type: string; calls: string[]; depth: number; refetched: number }[] = [];
+        for (const m of [...messages, messages[messages.length - 1] as ProviderWebhookMessage]) {
+          const before = fetches();
+          const recording = recordDynamoCalls();
+          try {
+            await processProviderWebhook(m);
+          } finally {
+            recording.stop();
+          }
+          rows.push({
+            type: typeOf(m),
+            calls: recording.calls.map((c) => c.command),
+            depth: recording.depth(),
+            refetched: fetches() - before,
+          });
+        }
+        table[harness.kind] = rows;
+      } finally {
+        await harness.stop();
+      }
+    }
+    const detail = JSON.stringify(table);
+    for (const [kind, rows] of Object.entries(table)) {
+      // Every message: at most one transaction; the redelivery (the last row): none.
+      for (const row of rows)
+        expect({ kind, type: row.type, transactions: row.calls.filter((c) => c === 'TransactWriteItems').length <= 1 }).toEqual({
+          kind,
+          type: row.type,
+          transactions: true,
+        });
+      expect({ kind, redelivered: (rows[rows.length - 1] as { calls: string[] }).calls.includes('TransactWriteItems') }).toEqual({
+        kind,
+        redelivered: false,
+      });
+    }
+    const shapes = (kind: string) => new Set((table[kind] ?? []).map((r) => JSON.stringify(r.calls)));
+    // The JSON providers' facts: the same calls, in the same order.
+    const allowed = [JSON.stringify(FACT), JSON.stringify(REDELIVERED), JSON.stringify(['BatchGetItem'])];
+    for (const kind of ['paddle-billing', 'stripe', 'chargebee'])
+      for (const shape of shapes(kind))
+        expect({ kind, shape, allowed: allowed.includes(shape), detail }).toEqual({ kind, shape, allowed: true, detail });
+    const chargebeeRows = table.chargebee ?? [];
+    expect(chargebeeRows.map((r) => [r.type, r.calls, r.refetched])).toEqual([
+      ['customer_created', ['BatchGetItem'], 0],
+      ['subscription_created', FACT, 1],
+      ['payment_succeeded', FACT, 1],
+      ['payment_succeeded', REDELIVERED, 1],
+    ]);
+    expect(chargebeeRows.every((r) => r.depth === r.calls.length)).toBe(true);
+  });
+});
+
+type ChargebeeHarness = ReturnType<typeof chargebee>;
+
+const typeOf = (m: ProviderWebhookMessage): string => {
+  try {
+    const body = JSON.parse(m.raw_body);
+    return String(body.event_type ?? body.type ?? '?');
+  } catch {
+    return new URLSearchParams(m.raw_body).get('alert_name') ?? '?';
+  }
+};

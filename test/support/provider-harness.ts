@@ -230,13 +230,16 @@ function stripe(): ProviderHarness {
  */
 export function chargebee(): ProviderHarness & { emulator(): ChargebeeEmulator } {
   let em: ChargebeeEmulator;
+  // The emulator's clock runs ahead by a second at each renewal: a real renewal comes a term later, so its
+  // invoice is never paid in the same second as the one before (the order of payments is their paid_at).
+  let ahead = 0;
   const path = (a: string) => `/webhooks/chargebee/${a}/`;
   const json = (d: ChargebeeDelivery): Delivery => ({ path, rawBody: d.rawBody, headers: { ...d.headers } });
   return {
     kind: 'chargebee',
     emulator: () => em,
     async start() {
-      em = await startChargebeeEmulator({ webhookUrl: null });
+      em = await startChargebeeEmulator({ webhookUrl: null, now: () => Date.now() + ahead });
     },
     stop: () => em?.stop(),
     connect: (accountId, apiUrl) =>
@@ -268,6 +271,7 @@ export function chargebee(): ProviderHarness & { emulator(): ChargebeeEmulator }
       };
     },
     async renew(subscriptionId) {
+      ahead += 1_000;
       const out = await em.renew(String(subscriptionId), { deliver: false });
       if (!out.invoice) throw new Error('the Chargebee emulator made no renewal invoice');
       return { paymentId: out.invoice.id, deliveries: out.deliveries.map(json) };
