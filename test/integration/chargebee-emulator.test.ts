@@ -552,6 +552,47 @@ describe('the subscription lifecycle', () => {
 });
 
 describe('faults and idempotency', () => {
+  it("Chargebee's retries, compressed: a delivery answered 500 is POSTed again until a 2xx, the event re_scheduled meanwhile", async () => {
+    const answers = [500, 503, 200];
+    const got: { body: string; auth: string | undefined }[] = [];
+    const flaky = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        got.push({ body, auth: req.headers.authorization });
+        res.writeHead(answers.shift() ?? 200).end();
+      });
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    const retrying = await startChargebeeEmulator({
+      webhookUrl: `http://127.0.0.1:${(flaky.address() as AddressInfo).port}/`,
+      retryDelaysMs: [300, 30, 30],
+    });
+    try {
+      const { customer } = await retrying
+        .request('POST', '/api/v2/customers', { email: 'retry@example.com' })
+        .then((r) => r.body as { customer: { id: string } });
+      const event = await until(() => retrying.ledger.events[0]);
+      // Between the first answer and its retry (300 ms later) the event is re_scheduled.
+      await until(() => retrying.deliveries()[0]?.status === 500);
+      expect(retrying.ledger.events[0]?.webhook_status).toBe('re_scheduled');
+      await until(() => retrying.ledger.events[0]?.webhook_status === 'succeeded');
+      expect(got).toHaveLength(3);
+      expect(new Set(got.map((g) => g.body)).size).toBe(1);
+      expect((JSON.parse(got[0]?.body as string) as CbEvent).content.customer?.id).toBe(customer.id);
+      expect(got.every((g) => g.auth === got[0]?.auth && g.auth?.startsWith('Basic '))).toBe(true);
+      expect(retrying.deliveries().map((d) => [d.event.id, d.attempt, d.status])).toEqual([
+        [event.id, 0, 500],
+        [event.id, 1, 503],
+        [event.id, 2, 200],
+      ]);
+    } finally {
+      await retrying.stop();
+      flaky.closeAllConnections();
+      await new Promise((resolve) => flaky.close(resolve));
+    }
+  });
+
   it('failNext answers before applying (429 with Retry-After); failAfterApply applies and loses the answer, the same key replays it', async () => {
     const bought = await emulator.checkout({ email: 'faulty@example.com', deliver: false });
     emulator.failNext(1, 429, 7);

@@ -16,7 +16,7 @@
 // the same key with other parameters is refused (400 param_wrong_value, an emulator choice). Faults for
 // tests: `failNext` answers the next API calls with a 429 or 5xx before doing anything; `failAfterApply`
 // does the next POSTs and then answers a 5xx (a lost response); webhook faults: duplicates, each batch in
-// reverse order, no Authorization header.
+// reverse order, no Authorization header; `retryDelaysMs`, Chargebee's retry schedule compressed.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -54,6 +54,12 @@ export interface ChargebeeEmulatorOptions {
   webhookUrl?: string | null;
   /** The clock, unix ms (events, resource_version, the idempotency window); default Date.now. */
   now?: LedgerOptions['now'];
+  /**
+   * Chargebee's retries, compressed: a delivery the target did not answer 2xx (or did not answer) is POSTed
+   * again after each of these delays in turn (Chargebee waits 2 min, 6 min, 30 min, 1 h, 5 h, 1 d, 2 d).
+   * Default none: a failed delivery is only recorded.
+   */
+  retryDelaysMs?: number[];
 }
 
 export interface Delivery {
@@ -63,6 +69,8 @@ export interface Delivery {
   headers: { 'content-type': string; authorization?: string };
   /** The target's HTTP status; null when not delivered (no URL, `deliver: false`, or the target is down). */
   status: number | null;
+  /** 0 for the first POST of an event, then 1, 2… for its retries (retryDelaysMs) and redeliveries. */
+  attempt: number;
 }
 
 export interface DeliveryFaults {
@@ -387,6 +395,8 @@ export async function startChargebeeEmulator(options: ChargebeeEmulatorOptions =
   let chain: Promise<unknown> = Promise.resolve();
   const inFlight = new Set<AbortController>();
   let stopped = false;
+  const retryDelays = options.retryDelaysMs ?? [];
+  const retryTimers = new Set<NodeJS.Timeout>();
 
   // --- webhooks -----------------------------------------------------------------------------------------
 
@@ -419,7 +429,19 @@ export async function startChargebeeEmulator(options: ChargebeeEmulatorOptions =
         d.status = await post(d);
         // The stored event (GET /events/{id}) tells how its delivery went; the delivered body stays as sent.
         const stored = ledger.events.find((e) => e.id === d.event.id);
-        if (stored && d.status !== null) stored.webhook_status = d.status >= 200 && d.status < 300 ? 'succeeded' : 'failed';
+        const ok = d.status !== null && d.status >= 200 && d.status < 300;
+        const delay = retryDelays[d.attempt];
+        if (!ok && delay !== undefined && webhookUrl !== null && !stopped) {
+          if (stored) stored.webhook_status = 're_scheduled';
+          const timer = setTimeout(() => {
+            retryTimers.delete(timer);
+            if (stopped) return;
+            const again: Delivery = { ...d, headers: { ...d.headers }, status: null, attempt: d.attempt + 1 };
+            built.push(again);
+            void enqueue([again]);
+          }, delay);
+          retryTimers.add(timer);
+        } else if (stored && d.status !== null) stored.webhook_status = ok ? 'succeeded' : 'failed';
       }
       return prepared;
     });
@@ -436,6 +458,7 @@ export async function startChargebeeEmulator(options: ChargebeeEmulatorOptions =
       rawBody: JSON.stringify(event),
       headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
       status: null,
+      attempt: 0,
     };
     built.push(d);
     return d;
@@ -1047,7 +1070,10 @@ export async function startChargebeeEmulator(options: ChargebeeEmulatorOptions =
     },
     redeliver: async (eventId) => {
       const event = ledger.eventById(eventId);
-      return (await enqueue([build(event)]))[0] as Delivery;
+      const previous = built.filter((d) => d.event.id === eventId).length;
+      const again = build(event);
+      again.attempt = previous;
+      return (await enqueue([again]))[0] as Delivery;
     },
     checkout: async ({ deliver: d, ...input }) => {
       const events: CbEvent[] = [];
@@ -1100,6 +1126,8 @@ export async function startChargebeeEmulator(options: ChargebeeEmulatorOptions =
       structuredClone([...ledger.promotionalCredits.values()].filter((x) => customerId === undefined || x.customer_id === customerId)),
     stop: async () => {
       stopped = true;
+      for (const t of retryTimers) clearTimeout(t);
+      retryTimers.clear();
       for (const a of inFlight) a.abort();
       await chain.catch(() => undefined);
       server.closeAllConnections();
