@@ -4,7 +4,9 @@
 // forwarded with their answer dropped, a mix of API requests and signed webhooks must get 2xx/4xx or
 // 503 with Retry-After (never 500) and leave no partial write; once the faults stop, every webhook
 // that got a 200 is applied (or parked in the DLQ), and after the clients' retries every reward
-// exists exactly once, with at most one credit modifier each at the provider.
+// exists exactly once, with at most one credit modifier each at the provider. Then Chargebee's own faults:
+// a credit whose answer is lost, and 429/503 retried within the budget (its emulator's failAfterApply and
+// failNext).
 import { format } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -21,6 +23,7 @@ import { keys } from '../../shared/store/table';
 import { api, type ApiResponse } from '../support/api';
 import { pollUntil } from '../support/fixtures';
 import { startFaultProxy, type FaultProxy, type FaultStats } from '../support/fault-proxy';
+import { chargebee, deliver, type Delivery as HarnessDelivery } from '../support/provider-harness';
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
 
 const FAULT_RATE = 0.2;
@@ -658,6 +661,125 @@ describe('with 20% of the calls to DynamoDB, SQS and Paddle faulted', () => {
     expect(outcomes.filter((o) => o.status >= 500 && o.status !== 503)).toEqual([]);
     expect(logLines.filter((l) => l.includes('unhandled error'))).toEqual([]);
   });
+});
+
+// ---- Chargebee: a credit whose answer is lost, and rate limits within the retry budget ---------------
+//
+// The emulator's own faults (infra/local/emulators/chargebee/server.ts): `failAfterApply` applies the next
+// POST and answers 500 (the change is saved, the answer lost); `failNext` answers the next calls 429 (with
+// Retry-After: 1) or 503 before doing anything. The faults above are off by now (rate 0).
+describe('Chargebee: a lost answer after a promotional credit was added, and 429/503 retried within the budget', () => {
+  const cb = chargebee();
+  let cbAccount: string;
+  let cbKey: string;
+  let serial = 0;
+  const call = (method: string, path: string, body?: unknown) => api(method, path, { key: cbKey, ...(body === undefined ? {} : { body }) });
+  const send = async (deliveries: HarnessDelivery[]) => {
+    for (const d of deliveries) expect((await deliver(cbAccount, d)).status).toBe(200);
+  };
+  const rewardsOf = async (referralId: string, count: number) =>
+    pollUntil(
+      async () => {
+        const r = (await call('GET', `/v1/referrals/${referralId}/`)).body;
+        // A credit counts once it is applied at the provider (a commission stays pending until approved).
+        const settled = r.rewards.every((w: { type: string; status: string }) => w.type !== 'credit' || w.status === 'applied');
+        return r.rewards.length === count && settled ? r.rewards : null;
+      },
+      { timeoutMs: 25_000 },
+    );
+
+  /** A campaign, a referrer (with their own Chargebee subscription when `subscribed`) and a referral. */
+  async function programme(terms: Record<string, unknown>, subscribed: boolean) {
+    const n = ++serial;
+    const campaign = await call('POST', '/v1/campaigns/', { name: `chargebee-faults-${n}`, ...terms });
+    expect(campaign.status).toBe(201);
+    let own: string | null = null;
+    if (subscribed) {
+      const out = await cb.checkout(`cb-referrer-${n}@example.com`);
+      await send(out.deliveries);
+      own = String(out.subscriptionId);
+      await pollUntil(async () => ((await call('GET', `/v1/subscriptions/${own}/`)).status === 200 ? true : null), { timeoutMs: 20_000 });
+    }
+    const member = await call('POST', '/v1/members/', {
+      identifier: `cb-m-${n}`,
+      email: `cb-m-${n}@example.com`,
+      campaign: { id: campaign.body.id },
+      ...(own ? { subscription: { id: own } } : {}),
+    });
+    expect(member.status).toBe(201);
+    const referral = await call('POST', '/v1/referrals/', { user_identifier: `cb-user-${n}`, member_code: member.body.code });
+    expect(referral.status).toBe(200);
+    return { referralId: referral.body.id as string, own };
+  }
+
+  beforeAll(async () => {
+    setFaultRate(0);
+    await cb.start();
+    const { account, apiKey } = await createAccount({ name: 'fault-injection-chargebee', plan: 'unlimited' });
+    cbAccount = account.accountId;
+    cbKey = apiKey;
+    await cb.connect(cbAccount);
+  });
+  afterAll(() => cb.stop());
+
+  it("the credit's add is applied and its answer lost (500): the retry replays it, one promotional credit, one applied reward", async () => {
+    const em = cb.emulator();
+    const { referralId, own } = await programme({ allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' }, true);
+    const customerId = em.ledger.subscriptions.get(own as string)?.customer_id as string;
+    const out = await cb.checkout(`cb-buyer-${serial}@example.com`, referralId);
+    const addsBefore = em.callCounts()['POST /api/v2/promotional_credits/add'] ?? 0;
+    // Every POST until then is the credit's add: the checkout's webhooks only read (events, item prices).
+    em.failAfterApply(1, 500);
+    await send(out.deliveries);
+    const [reward] = await rewardsOf(referralId, 1);
+    expect(reward).toMatchObject({ type: 'credit', amount: '5.00', status: 'applied' });
+    const adds = (em.callCounts()['POST /api/v2/promotional_credits/add'] ?? 0) - addsBefore;
+    expect(adds).toBeGreaterThanOrEqual(2); // the lost answer, then its retry (replayed: same idempotency key)
+    const mine = em
+      .promotionalCredits(customerId)
+      .filter((pc) => pc.type === 'increment' && pc.reference === `refloop:reward:${reward.id}`);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ amount: 500, credit_type: 'referral_rewards' });
+    expect(em.balanceOf(customerId, 'USD')).toBe(500);
+    expect(em.idempotencyKeysSeen().filter((k) => k === `refloop-credit-${reward.id}`).length).toBe(adds);
+
+    // Redelivered, and the reward evaluated again: still one credit, still one reward.
+    await send(out.deliveries);
+    await pollUntil(async () => ((await queues.count('provider-events')) + (await queues.count('rewards')) === 0 ? true : null));
+    expect((await call('GET', `/v1/referrals/${referralId}/`)).body.rewards).toHaveLength(1);
+    expect(cb.creditObjects()).toBe(1);
+    expect(em.balanceOf(customerId, 'USD')).toBe(500);
+  }, 40_000);
+
+  it("429s (Retry-After: 1) and 503s on the worker's calls are retried within the call budget: applied once", async () => {
+    const em = cb.emulator();
+    // A commission: the re-fetches of the checkout's events meet two 429s first.
+    const commission = await programme({ allows_commission: true, commission_amount: '2.00', commission_currency: 'USD' }, false);
+    const bought = await cb.checkout(`cb-buyer-${serial}@example.com`, commission.referralId);
+    const fetchesBefore = em.callCounts()['GET /api/v2/events/{id}'] ?? 0;
+    const started = Date.now();
+    cb.failNext(2, 429);
+    await send(bought.deliveries);
+    const [earned] = await rewardsOf(commission.referralId, 1);
+    expect(earned).toMatchObject({ type: 'commission', amount: '2.00', payment_id: bought.paymentId });
+    // The two 429s cost their Retry-After (1 s each), well inside the 20 s budget of one call.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+    expect((em.callCounts()['GET /api/v2/events/{id}'] ?? 0) - fetchesBefore).toBeGreaterThanOrEqual(bought.deliveries.length);
+
+    // A credit: the worker's next calls meet two 503s first.
+    const credit = await programme({ allows_credit: true, credit_amount: '3.00', credit_currency: 'USD' }, true);
+    const customerId = em.ledger.subscriptions.get(credit.own as string)?.customer_id as string;
+    const out = await cb.checkout(`cb-buyer-${serial}@example.com`, credit.referralId);
+    cb.failNext(2, 503);
+    await send(out.deliveries);
+    const [reward] = await rewardsOf(credit.referralId, 1);
+    expect(reward).toMatchObject({ type: 'credit', amount: '3.00', status: 'applied' });
+    expect(em.promotionalCredits(customerId).filter((pc) => pc.reference === `refloop:reward:${reward.id}`)).toHaveLength(1);
+    expect(em.balanceOf(customerId, 'USD')).toBe(300);
+    expect(await queues.count('provider-events-dlq')).toBe(0);
+    expect(await queues.count('rewards-dlq')).toBe(0);
+    expect(logLines.filter((l) => l.includes('unhandled error'))).toEqual([]);
+  }, 40_000);
 });
 
 // ---- helpers: draining, DLQ redrive, the consistency check --------------------------------------------
