@@ -321,6 +321,38 @@ describe('the official chargebee package against the emulator', () => {
     expect(renewed.invoice).toMatchObject({ sub_total: 1000, total: 1000, discounts: [] });
   });
 
+  it('a fixed-amount forever coupon, given by id at checkout, takes its amount from every invoice before tax', async () => {
+    await cb.coupon.createForItems({
+      id: 'refloop-flat300-usd-forever',
+      name: 'Refloop 3.00 forever',
+      discount_type: 'fixed_amount',
+      discount_amount: 300,
+      currency_code: 'USD',
+      apply_on: 'invoice_amount',
+      duration_type: 'forever',
+    });
+    const bought = await emulator.checkout({
+      email: 'flat@example.com',
+      couponCode: 'refloop-flat300-usd-forever',
+      taxRate: 0.1,
+      deliver: false,
+    });
+    expect(bought.invoice).toMatchObject({ sub_total: 1000, tax: 70, total: 770 });
+    expect(bought.invoice?.discounts).toEqual([
+      expect.objectContaining({ entity_type: 'document_level_coupon', entity_id: 'refloop-flat300-usd-forever', amount: 300 }),
+    ]);
+    const renewed = await emulator.renew(bought.subscription.id, { deliver: false });
+    expect(renewed.invoice).toMatchObject({ total: 770 });
+    // A USD coupon on a EUR plan is refused.
+    const eur = await failureOf(
+      cb.hostedPage.checkoutNewForItems({
+        subscription_items: [{ item_price_id: 'pro-EUR-monthly' }],
+        coupon_ids: ['refloop-flat300-usd-forever'],
+      }),
+    );
+    expect(eur).toMatchObject({ http_status_code: 400, api_error_code: 'param_wrong_value', param: 'coupon_ids[0]' });
+  });
+
   it('answers errors the package parses: 404 resource_not_found, 401 api_authentication_failed', async () => {
     expect(await failureOf(cb.subscription.retrieve('no-such-subscription'))).toMatchObject({
       http_status_code: 404,
