@@ -9,6 +9,7 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { MAX_WEBHOOK_BYTES } from '../../shared/billing/intake';
 import { basicAuthHeader } from '../../shared/providers/chargebee/signature';
+import { startChargebeeEmulator } from '../../infra/local/emulators/chargebee';
 import { processProviderWebhook } from '../../shared/flows/subscription-sync';
 import type { ProviderWebhookMessage } from '../../shared/queue/queues';
 import { clearProviderCache, saveProviderConnection, saveProviderSettings } from '../../shared/store/provider';
@@ -336,6 +337,77 @@ describe('chargebee intake under generated bad input (Basic authentication)', ()
     const res = await post(accountId, huge, basicAuthHeader(PAIR));
     expect([res.status, res.body]).toEqual([413, { detail: 'Request body is too large.' }]);
     expect(await queues.count('provider-events')).toBe(0);
+  });
+
+  it('a forged body with the right pair applies nothing: the worker applies only the event Chargebee answers for its id', async () => {
+    const em = await startChargebeeEmulator({ webhookUrl: null });
+    try {
+      const { accountId: account, apiKey } = await newAccount('unlimited');
+      await saveProviderConnection(account, {
+        kind: 'chargebee',
+        site: em.site,
+        apiKey: em.apiKey,
+        apiUrl: em.url,
+        webhookUsername: em.webhookUsername,
+        webhookPassword: em.webhookPassword,
+      });
+      const pair = basicAuthHeader(`${em.webhookUsername}:${em.webhookPassword}`);
+      const call = (method: string, p: string, b?: unknown) => api(method, p, { key: apiKey, ...(b === undefined ? {} : { body: b }) });
+      const campaign = await call('POST', '/v1/campaigns/', {
+        name: 'forged',
+        allows_commission: true,
+        commission_amount: '2.00',
+        commission_currency: 'USD',
+      });
+      const member = await call('POST', '/v1/members/', {
+        identifier: 'forged-m',
+        email: 'forged-m@example.com',
+        campaign: { id: campaign.body.id },
+      });
+      const referral = await call('POST', '/v1/referrals/', { user_identifier: 'forged-user', member_code: member.body.code });
+      expect(referral.status).toBe(200);
+      // A genuine checkout without a referral, built and not delivered: its events are known to Chargebee.
+      const genuine = await em.checkout({ email: 'genuine@example.com', deliver: false });
+      const byType = (t: string) => genuine.deliveries.find((d) => d.event.event_type === t) as (typeof genuine.deliveries)[number];
+      const paid = JSON.parse(byType('payment_succeeded').rawBody);
+      const claim = (body: Record<string, any>) => {
+        body.content.customer.cf_refloop_referral_id = referral.body.id;
+        body.content.subscription.cf_refloop_referral_id = referral.body.id;
+        body.content.invoice.amount_paid = 100_000;
+        body.content.invoice.total = 100_000;
+        return body;
+      };
+      const forged = [
+        // An id Chargebee does not know.
+        claim({ ...structuredClone(paid), id: 'ev_ForgedNotAtChargebee01' }),
+        // A known id of another event (the customer's creation), with a payment's body.
+        claim({ ...structuredClone(paid), id: byType('customer_created').event.id }),
+        // The payment's own id, its body changed (the referral claimed, the amount raised).
+        claim(structuredClone(paid)),
+      ];
+      await queues.purge();
+      for (const body of forged) {
+        const res = await api('POST', `/webhooks/chargebee/${account}/`, {
+          rawBody: JSON.stringify(body),
+          headers: { 'content-type': 'application/json', authorization: pair },
+        });
+        expect([res.status, res.body]).toEqual([200, { received: true }]);
+      }
+      const queued = await queues.receiveAll('provider-events', { waitMs: 500 });
+      expect(queued).toHaveLength(forged.length);
+      const fetchesBefore = em.callCounts()['GET /api/v2/events/{id}'] ?? 0;
+      for (const m of queued) await processProviderWebhook(m.json as ProviderWebhookMessage);
+      // Each was fetched again by its id; only the genuine payment was applied, as Chargebee has it.
+      expect((em.callCounts()['GET /api/v2/events/{id}'] ?? 0) - fetchesBefore).toBe(forged.length);
+      const after = await call('GET', `/v1/referrals/${referral.body.id}/`);
+      expect(after.body).toMatchObject({ is_converted: false, rewards: [], subscription: null });
+      const subscription = await call('GET', `/v1/subscriptions/${genuine.subscription.id}/`);
+      expect(subscription.status).toBe(200);
+      expect(subscription.body).toMatchObject({ id: genuine.subscription.id, unit_price: '10.00', email: 'genuine@example.com' });
+      expect(JSON.stringify(subscription.body)).not.toContain(String(referral.body.id));
+    } finally {
+      await em.stop();
+    }
   });
 
   it('queues a body sent with the right pair (any JSON or garbage) without the Authorization header, and the worker acknowledges garbage', async () => {
