@@ -123,7 +123,8 @@ const commands: Record<string, Command> = {
   cancel: bySubscription('cancel', 'Cancel a subscription now (subscription_cancelled).'),
   refund: {
     args: '--invoice <invoice_id> [--amount <minor units>] [--pending]',
-    summary: 'Refund a paid invoice, all that is left or part of it: a credit note (credit_note_created, payment_refunded).',
+    summary:
+      'Refund a paid invoice, all that is left or part of it: a credit note (credit_note_created, payment_refunded; refund_initiated with --pending).',
     flags: ['invoice', 'amount', 'pending'],
     required: ['invoice'],
     path: 'refund',
@@ -132,6 +133,14 @@ const commands: Record<string, Command> = {
       ...(v.amount !== undefined ? { amount: positiveInt('amount', v.amount) } : {}),
       ...(v.pending !== undefined ? { pending: true } : {}),
     }),
+  },
+  'settle-refund': {
+    args: '--credit-note cn_…',
+    summary: "A pending refund's money goes back (payment_refunded; the note refunded).",
+    flags: ['credit-note'],
+    required: ['credit-note'],
+    path: 'settle-refund',
+    body: (v) => ({ credit_note_id: cbId('credit-note', v['credit-note']) }),
   },
   dispute: {
     args: '--invoice <invoice_id>',

@@ -537,6 +537,11 @@ describe('webhooks', () => {
     expect(pending.deliveries.map((d) => d.event.event_type)).toEqual(['credit_note_created', 'refund_initiated']);
     expect(pending.creditNote.status).toBe('refund_due');
     expect(pending.transaction.status).toBe('in_progress');
+    const settled = await emulator.settleRefund(pending.creditNote.id, { deliver: false });
+    expect(settled.deliveries.map((d) => d.event.event_type)).toEqual(['payment_refunded']);
+    expect(settled.creditNote).toMatchObject({ id: pending.creditNote.id, status: 'refunded', amount_refunded: settled.creditNote.total });
+    expect(settled.transaction).toMatchObject({ id: pending.transaction.id, status: 'success' });
+    await expect(emulator.settleRefund(pending.creditNote.id)).rejects.toMatchObject({ apiErrorCode: 'invalid_state_for_request' });
   });
 });
 

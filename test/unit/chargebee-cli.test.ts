@@ -106,8 +106,12 @@ describe('the chargebee CLI', () => {
     expect(refunded).toMatchObject({ amount: 200, reason_code: 'product_unsatisfactory' });
     expect(refunded.credit_note_id).toMatch(/^cn_/);
     expect(credits.history).toEqual([expect.objectContaining({ type: 'increment', amount: 400 })]);
+    const pending = json(await cli(['refund', '--invoice', bought.invoice_id, '--amount', '300', '--pending'], env));
+    expect(pending.events.map((e: { type: string }) => e.type)).toEqual(['credit_note_created', 'refund_initiated']);
+    const settled = json(await cli(['settle-refund', '--credit-note', pending.credit_note_id], env));
+    expect(settled.events.map((e: { type: string }) => e.type)).toEqual(['payment_refunded']);
     const disputed = json(await cli(['dispute', '--invoice', bought.invoice_id], env));
-    expect(disputed).toMatchObject({ reason_code: 'chargeback', amount: 1000 });
+    expect(disputed).toMatchObject({ reason_code: 'chargeback', amount: 700 });
   }, 30_000);
 
   it('exit 2 on bad arguments, 1 when the emulator refuses or is down', async () => {

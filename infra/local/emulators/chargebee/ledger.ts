@@ -1233,6 +1233,43 @@ export class Ledger {
     return { events, creditNote: note, transaction: refund, invoice };
   }
 
+  /** A pending refund's money goes back: the refund transaction succeeds, the note is refunded (payment_refunded). */
+  settleRefund(creditNoteId: string): Changed & { creditNote: CbCreditNote; transaction: CbTransaction; invoice: CbInvoice } {
+    const note = this.creditNote(creditNoteId);
+    const link = note.linked_refunds?.[0];
+    const refund = link ? this.transactions.get(link.txn_id) : undefined;
+    if (note.status !== 'refund_due' || !refund || refund.status !== 'in_progress')
+      throw new ChargebeeError(400, 'invalid_state_for_request', `Credit note ${note.id} is ${note.status}, not a pending refund`, 'id');
+    const at = this.secs();
+    refund.status = 'success';
+    this.touch(refund);
+    note.status = 'refunded';
+    note.amount_refunded = note.total;
+    note.refunded_at = at;
+    if (link) link.txn_status = 'success';
+    this.touch(note);
+    const invoice = this.invoice(note.reference_invoice_id as string);
+    for (const cn of invoice.issued_credit_notes ?? []) if (cn.cn_id === note.id) cn.cn_status = 'refunded';
+    this.touch(invoice);
+    const payment = refund.refunded_txn_id ? this.transactions.get(refund.refunded_txn_id) : undefined;
+    for (const r of payment?.linked_refunds ?? []) if (r.txn_id === refund.id) r.txn_status = 'success';
+    const s = this.subscription(invoice.subscription_id as string);
+    const c = this.customer(invoice.customer_id);
+    this.touch(s);
+    const card = this.cards.get(c.id);
+    const events = [
+      this.event('payment_refunded', 'system', {
+        transaction: refund,
+        invoice,
+        credit_note: note,
+        customer: c,
+        subscription: s,
+        ...(card ? { card } : {}),
+      }),
+    ];
+    return { events, creditNote: note, transaction: refund, invoice };
+  }
+
   // --- promotional credits --------------------------------------------------------------------------
 
   /** POST /promotional_credits/add and /deduct. */

@@ -156,6 +156,11 @@ export interface ChargebeeEmulator {
     invoiceId: string,
     o?: { amount?: number; pending?: boolean } & Deliver,
   ): Promise<{ creditNote: CbCreditNote; transaction: CbTransaction; invoice: CbInvoice } & Deliveries>;
+  /** A pending refund (`refund(…, {pending: true})`) succeeds: payment_refunded, the note refunded. */
+  settleRefund(
+    creditNoteId: string,
+    o?: Deliver,
+  ): Promise<{ creditNote: CbCreditNote; transaction: CbTransaction; invoice: CbInvoice } & Deliveries>;
   /** The assumed chargeback: credit_note_created (reason_code chargeback), then payment_refunded, for all that is left. */
   dispute(
     invoiceId: string,
@@ -938,6 +943,7 @@ export async function startChargebeeEmulator(options: ChargebeeEmulatorOptions =
         return refunded(r);
       },
       dispute: async () => refunded(await handle.dispute(text('invoice_id') as string)),
+      'settle-refund': async () => refunded(await handle.settleRefund(text('credit_note_id') as string)),
       credits: async () => {
         const id = text('customer_id') as string;
         const c = ledger.customer(id);
@@ -1116,6 +1122,7 @@ export async function startChargebeeEmulator(options: ChargebeeEmulatorOptions =
     completeCheckout: async (id, { deliver: d, ...o } = {}) => simulate(ledger.completeCheckout(id, o), { deliver: d }),
     renew: async (id, { deliver: d, ...o } = {}) => simulate(ledger.renew(id, o), { deliver: d }),
     refund: async (id, { deliver: d, ...o } = {}) => simulate(ledger.refund(id, o), { deliver: d }),
+    settleRefund: async (id, o = {}) => simulate(ledger.settleRefund(id), o),
     dispute: async (id, o = {}) => simulate(ledger.refund(id, { reasonCode: 'chargeback', source: 'system' }), o),
     cancel: async (id, o = {}) => simulate(ledger.cancel(id), o),
     pause: async (id, o = {}) => simulate(ledger.setState(id, 'pause'), o),
