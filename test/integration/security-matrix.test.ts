@@ -5,10 +5,11 @@
 // every API key (403) and answer 401 without a session; another account's session gets 404 on this
 // account's ids; the login routes never fail with a 5xx on bad input. Then, after a realistic flow
 // (accounts, keys, provider settings, webhooks, conversions, rewards, a provider outage, dashboard logins),
-// no plaintext API key, provider secret (Paddle Classic auth codes, a Stripe and a Paddle Billing
-// connection's API key and webhook secret), webhook signing secret, session token or login token may be
-// found in any stored item (not even the secrets' own items, which hold them encrypted: `local:v1:`; tokens
-// only as their SHA-256) or log line.
+// no plaintext API key, provider secret (Paddle Classic auth codes, a Stripe, a Paddle Billing and a Chargebee
+// connection's API key and webhook secret; Chargebee's Basic-auth header), webhook signing secret, session
+// token or login token may be found in any stored item (not even the secrets' own items, which hold them
+// encrypted: `local:v1:`; tokens only as their SHA-256) or log line. Chargebee's webhook: its Basic-auth
+// pair is the credential, as the Paddle signature is Paddle's.
 import { randomBytes } from 'node:crypto';
 import { format } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -18,7 +19,8 @@ import { setLogLevel } from '../../shared/log';
 import { startPaddleEmulator, type DeliveredAlert, type PaddleEmulator } from '../../infra/local/emulators/paddle-classic';
 import type { Pollers } from '../../infra/local/pollers';
 import { createAccount, createApiKey, ensurePublishableKey, revokeApiKey } from '../../shared/store/accounts';
-import { saveProviderSettings } from '../../shared/store/provider';
+import { saveProviderConnection, saveProviderSettings } from '../../shared/store/provider';
+import { basicAuthHeader } from '../../shared/providers/chargebee/signature';
 import { getSubscription } from '../../shared/store/subscriptions';
 import { approveReward } from '../../shared/flows/lifecycle';
 import { affiliateLoginUrl } from '../../shared/flows/affiliate-login';
@@ -1279,6 +1281,63 @@ describe('the Paddle webhook: the signature is the credential', () => {
   });
 });
 
+/** Chargebee webhooks' Authorization values (Basic base64 of the pair): they must never reach a log line. */
+const basicHeaders: string[] = [];
+
+describe("the Chargebee webhook: the account's Basic-auth pair is the credential", () => {
+  it("C's pair at D's webhook: 403; no account or another provider's: 404; an API key is no pair; nothing applied but C's own", async () => {
+    const pairOf = () => ({ username: 'refloop', password: `SECRET${randomBytes(16).toString('hex')}` });
+    const chargebee = async (name: string) => {
+      const { account, apiKey } = await createAccount({ name: `security-chargebee-${name}-${suffix}`, plan: 'starter' });
+      apiKeys.push(apiKey);
+      const pair = pairOf();
+      await saveProviderConnection(account.accountId, {
+        kind: 'chargebee',
+        site: `security-${name}`,
+        apiKey: `test_SECRET${randomBytes(8).toString('hex')}`,
+        // A closed port: the event below is of a type the worker acknowledges without calling Chargebee.
+        apiUrl: 'http://127.0.0.1:9',
+        webhookUsername: pair.username,
+        webhookPassword: pair.password,
+      });
+      const header = basicAuthHeader(`${pair.username}:${pair.password}`);
+      basicHeaders.push(header, pair.password);
+      return { accountId: account.accountId, key: apiKey, header };
+    };
+    const [C, D] = [await chargebee('c'), await chargebee('d')];
+    const event = JSON.stringify({
+      id: `ev_security${suffix}`,
+      occurred_at: Math.floor(Date.now() / 1000),
+      source: 'api',
+      object: 'event',
+      api_version: 'v2',
+      event_type: 'customer_changed',
+      webhook_status: 'scheduled',
+      content: { customer: { id: 'AzZTZgVlCqZ2k1Aa', object: 'customer', email: 'eve@example.com' } },
+    });
+    const post = (account: string, authorization?: string) =>
+      answerOf(
+        api('POST', `/webhooks/chargebee/${account}/`, {
+          rawBody: event,
+          headers: { 'content-type': 'application/json', ...(authorization === undefined ? {} : { authorization }) },
+        }),
+      );
+    await pollUntil(async () => (await queues.count('provider-events')) === 0, { timeoutMs: 15_000 });
+    expect(await post(D.accountId, C.header)).toEqual([403, 'detail']);
+    expect(await post(D.accountId)).toEqual([403, 'detail']);
+    // An API key of the account, or its session, is no pair.
+    expect(await post(C.accountId, `Bearer ${C.key}`)).toEqual([403, 'detail']);
+    expect(await post(C.accountId, basicAuthHeader(`${C.key}:`))).toEqual([403, 'detail']);
+    // A Paddle Classic account (A), an unknown one, a malformed id: 404 whatever the pair.
+    for (const account of [A.accountId, '0123456789abcdef', 'not-an-account'])
+      expect({ account, answer: await post(account, C.header) }).toEqual({ account, answer: [404, 'detail'] });
+    expect(await queues.count('provider-events')).toBe(0);
+    // The positive control: C's own pair at C's webhook.
+    expect(await post(C.accountId, C.header)).toEqual([200, 'received']);
+    await pollUntil(async () => (await queues.count('provider-events')) === 0, { timeoutMs: 15_000 });
+  });
+});
+
 describe("the payout rails' webhook intakes: the rail's signature is the credential", () => {
   it("a delivery signed for A: 200 at A's intake with no credential; at B's (connected elsewhere, or not at all) 404 or 403; an API key is no signature", async () => {
     const [paypalA, paypalB, stripeA, stripeB, wiseA, wiseB] = await Promise.all([
@@ -1552,29 +1611,34 @@ describe('secrets at rest and in logs', () => {
   /** The plaintext forms of a key that must never be stored: the whole key and its random part. */
   const forms = (key: string) => [key, key.slice('rfl_live_'.length)];
 
-  /** Accounts connected through the dashboard's provider form to Stripe and to Paddle Billing, with their secrets. */
-  const connected: { kind: 'stripe' | 'paddle-billing'; accountId: string; apiSecret: string; webhookSecret: string }[] = [];
+  /** Accounts connected through the dashboard's provider form to Stripe, Paddle Billing and Chargebee, with their secrets. */
+  const connected: { kind: 'stripe' | 'paddle-billing' | 'chargebee'; accountId: string; apiSecret: string; webhookSecret: string }[] = [];
   const providerSecrets = () => [A.authCode, B.authCode, ...connected.flatMap((c) => [c.apiSecret, c.webhookSecret])];
 
   beforeAll(async () => {
     const random = () => randomBytes(12).toString('hex');
-    for (const kind of ['stripe', 'paddle-billing'] as const) {
+    for (const kind of ['stripe', 'paddle-billing', 'chargebee'] as const) {
       const { account } = await createAccount({ name: `security-${kind}-${suffix}`, plan: 'regular' });
       const owner = await loginAs(account.accountId, 'owner');
       sessionTokens.push(owner.token);
       const c =
         kind === 'stripe'
           ? { kind, accountId: account.accountId, apiSecret: `sk_live_SECRET${random()}`, webhookSecret: `whsec_SECRET${random()}` }
-          : {
-              kind,
-              accountId: account.accountId,
-              apiSecret: `pdl_live_apikey_SECRET${random()}`,
-              webhookSecret: `pdl_ntfset_SECRET${random()}`,
-            };
+          : kind === 'paddle-billing'
+            ? {
+                kind,
+                accountId: account.accountId,
+                apiSecret: `pdl_live_apikey_SECRET${random()}`,
+                webhookSecret: `pdl_ntfset_SECRET${random()}`,
+              }
+            : // Chargebee's webhook secret is the Basic-auth password (stored as the pair `refloop:<password>`).
+              { kind, accountId: account.accountId, apiSecret: `live_SECRET${random()}`, webhookSecret: `SECRET${random()}` };
       const body =
         kind === 'stripe'
           ? { kind, secret_key: c.apiSecret, webhook_secret: c.webhookSecret, api_url: 'http://127.0.0.1:9' }
-          : { kind, api_key: c.apiSecret, webhook_secret: c.webhookSecret, api_url: 'http://127.0.0.1:9' };
+          : kind === 'paddle-billing'
+            ? { kind, api_key: c.apiSecret, webhook_secret: c.webhookSecret, api_url: 'http://127.0.0.1:9' }
+            : { kind, site: 'security-test', api_key: c.apiSecret, webhook_password: c.webhookSecret, api_url: 'http://127.0.0.1:9' };
       await ok(api('POST', '/v1/account/provider/', { headers: owner.headers, body }));
       connected.push(c);
     }
@@ -1607,7 +1671,7 @@ describe('secrets at rest and in logs', () => {
 
   it('no stored item holds a provider secret, not even its own secret item: those hold local:v1: values that decrypt only for their account', async () => {
     const items = await scanAll();
-    expect(providerSecrets()).toHaveLength(6);
+    expect(providerSecrets()).toHaveLength(8);
     for (const item of items) {
       const text = JSON.stringify(item);
       for (const secret of providerSecrets()) {
@@ -1627,7 +1691,8 @@ describe('secrets at rest and in logs', () => {
       expect(await decryptSecret(t.accountId, String(item.auth_code))).toBe(t.authCode);
       expect(items.some((i) => i.pk === `A#${t.accountId}#PROVIDER_WEBHOOK_SECRET`)).toBe(false);
     }
-    // Stripe and Paddle Billing: the API secret in PROVIDER_SECRET, the webhook secret in PROVIDER_WEBHOOK_SECRET.
+    // Stripe, Paddle Billing and Chargebee: the API secret in PROVIDER_SECRET, the webhook secret (Chargebee's
+    // Basic-auth pair) in PROVIDER_WEBHOOK_SECRET.
     for (const c of connected) {
       const secretItem = itemAt(`A#${c.accountId}#PROVIDER_SECRET`);
       const webhookItem = itemAt(`A#${c.accountId}#PROVIDER_WEBHOOK_SECRET`);
@@ -1635,7 +1700,9 @@ describe('secrets at rest and in logs', () => {
       expect(secretItem).toMatchObject({ type: 'ProviderSecret', [field]: encrypted });
       expect(webhookItem).toMatchObject({ type: 'ProviderSecret', webhook_secret: encrypted });
       expect(await decryptSecret(c.accountId, String(secretItem[field]))).toBe(c.apiSecret);
-      expect(await decryptSecret(c.accountId, String(webhookItem.webhook_secret))).toBe(c.webhookSecret);
+      expect(await decryptSecret(c.accountId, String(webhookItem.webhook_secret))).toBe(
+        c.kind === 'chargebee' ? `refloop:${c.webhookSecret}` : c.webhookSecret,
+      );
       // Bound to its account: another account's id does not decrypt it.
       await expect(decryptSecret(A.accountId, String(secretItem[field]))).rejects.toThrow();
     }
@@ -1688,8 +1755,18 @@ describe('secrets at rest and in logs', () => {
     // The flow above did log: worker lines, the failed credit application during the outage.
     expect(logLines.length).toBeGreaterThan(10);
     expect(logLines.some((l) => l.includes('record failed'))).toBe(true);
-    const secrets = [...apiKeys.flatMap(forms), ...providerSecrets(), ...webhookSecrets, ...sessionTokens, ...loginTokens, ...portalTokens];
-    expect(providerSecrets()).toHaveLength(6);
+    const secrets = [
+      ...apiKeys.flatMap(forms),
+      ...providerSecrets(),
+      ...webhookSecrets,
+      ...sessionTokens,
+      ...loginTokens,
+      ...portalTokens,
+      ...basicHeaders,
+      ...basicHeaders.map((h) => h.replace(/^Basic /, '')),
+    ];
+    expect(providerSecrets()).toHaveLength(8);
+    expect(basicHeaders.length).toBeGreaterThanOrEqual(4);
     const leaks = logLines.filter((line) => secrets.some((s) => line.includes(s)));
     expect(leaks).toEqual([]);
   });
