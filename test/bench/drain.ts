@@ -6,6 +6,7 @@ import { createAccount } from '../../shared/store/accounts';
 import { batchGet, lookup, readCounter } from '../../shared/store/ops';
 import { saveProviderConnection, saveProviderSettings } from '../../shared/store/provider';
 import { keys, type Key } from '../../shared/store/table';
+import type { ChargebeeEmulator } from '../../infra/local/emulators/chargebee';
 import { checkoutAlerts } from './alerts';
 import type { CpuSample } from './cpu';
 import type { BenchRuntime } from './harness';
@@ -204,9 +205,12 @@ export async function measureDrain(
   };
 }
 
+/** The JSON providers of the drain: their webhooks are built by their emulators, signed (or Basic-authenticated). */
+export type JsonDrainProvider = 'paddle-billing' | 'stripe' | 'chargebee';
+
 /** The same drain for the JSON providers: signed notifications of the emulator, through their intake. */
 export interface JsonDrainSection {
-  provider: 'paddle-billing' | 'stripe';
+  provider: JsonDrainProvider;
   checkouts: number;
   webhooks: number;
   connections: number;
@@ -216,7 +220,7 @@ export interface JsonDrainSection {
   appliedSeconds: number;
   appliedRate: number;
   peakBacklog: number;
-  /** Provider API calls the worker made (customer emails, lookups), from the emulator's counts. */
+  /** Provider API calls the worker made (customer emails, lookups, Chargebee's re-fetch of each event), from the emulator's counts. */
   apiCalls: number;
   dlq: number;
   missing: { subscriptions: number; payments: number; markers: number };
@@ -227,14 +231,25 @@ export interface JsonDrainSection {
 export async function measureJsonDrain(
   bench: BenchRuntime,
   workDir: string,
-  o: { provider: 'paddle-billing' | 'stripe'; checkouts: number; connections: number; timeoutMs: number },
+  o: { provider: JsonDrainProvider; checkouts: number; connections: number; timeoutMs: number },
 ): Promise<JsonDrainSection> {
   const rt = bench.runtime;
   const { account } = await createAccount({ name: `Bench drain ${o.provider}`, plan: 'regular' });
   const accountId = account.accountId;
   const billing = rt.paddleBilling;
   const stripe = rt.stripe;
-  if (o.provider === 'paddle-billing')
+  // Chargebee's emulator is one of the runtime's emulators (by its definition): its handle and connection.
+  const chargebeeRunning = rt.emulators.find((e) => e.kind === 'chargebee');
+  if (o.provider === 'chargebee' && !chargebeeRunning) throw new Error('the runtime runs no Chargebee emulator');
+  const chargebee = chargebeeRunning?.handle as ChargebeeEmulator;
+  const emulatorCalls = () =>
+    Object.values((o.provider === 'paddle-billing' ? billing : o.provider === 'stripe' ? stripe : chargebee).callCounts()).reduce(
+      (a, b) => a + b,
+      0,
+    );
+  if (o.provider === 'chargebee')
+    await saveProviderConnection(accountId, (chargebeeRunning as NonNullable<typeof chargebeeRunning>).connection);
+  else if (o.provider === 'paddle-billing')
     await saveProviderConnection(accountId, {
       kind: 'paddle-billing',
       apiKey: billing.apiKey,
@@ -256,7 +271,17 @@ export async function measureJsonDrain(
   const header = o.provider === 'paddle-billing' ? 'paddle-signature' : 'stripe-signature';
   for (let i = 0; i < o.checkouts; i++) {
     const email = `drain-${i}@example.com`;
-    if (o.provider === 'paddle-billing') {
+    if (o.provider === 'chargebee') {
+      // customer_created (acknowledged without effect), subscription_created, payment_succeeded; each carries
+      // the account's Basic-auth pair, and the worker fetches each one it applies again by its id.
+      const out = await chargebee.checkout({ email, deliver: false });
+      if (!out.invoice) throw new Error('the Chargebee emulator made no first invoice');
+      expected.push({ subscriptionId: out.subscription.id, paymentId: out.invoice.id });
+      for (const d of out.deliveries) {
+        lines.push(JSON.stringify({ h: { ...d.headers }, b: d.rawBody }));
+        eventIds.push(d.event.id);
+      }
+    } else if (o.provider === 'paddle-billing') {
       const out = await billing.checkout({ email, deliver: false });
       expected.push({ subscriptionId: out.result.subscription.id, paymentId: out.result.transaction.id });
       for (const n of out.delivered) {
@@ -274,7 +299,7 @@ export async function measureJsonDrain(
   }
   const file = join(workDir, `drain-${o.provider}.txt`);
   writeFileSync(file, `${lines.join('\n')}\n`);
-  const callsBefore = Object.values((o.provider === 'paddle-billing' ? billing : stripe).callCounts()).reduce((a, b) => a + b, 0);
+  const callsBefore = emulatorCalls();
 
   await waitForQueue(bench, 'provider-events', 120_000);
   const dlqBefore = (await bench.queues.depth('provider-events-dlq')).total;
@@ -282,7 +307,7 @@ export async function measureJsonDrain(
   const started = performance.now();
   let posted: LoadFigures | undefined;
   let postSeconds = 0;
-  const path = o.provider === 'paddle-billing' ? `/webhooks/paddle-billing/${accountId}/` : `/webhooks/stripe/${accountId}/`;
+  const path = `/webhooks/${o.provider}/${accountId}/`;
   const posting = bench.load
     .run({
       url: rt.url,
@@ -314,8 +339,7 @@ export async function measureJsonDrain(
     payments: (await missingKeys(expected.map((e) => keys.payment(accountId, e.subscriptionId, e.paymentId)))).length,
     markers: (await missingKeys(eventIds.map((id) => keys.alert(accountId, id)))).length,
   };
-  const apiCalls =
-    Object.values((o.provider === 'paddle-billing' ? billing : stripe).callCounts()).reduce((a, b) => a + b, 0) - callsBefore;
+  const apiCalls = emulatorCalls() - callsBefore;
   const rejected = figures.requests - figures.ok;
   return {
     provider: o.provider,

@@ -302,11 +302,11 @@ export function renderReport(r: Report): string {
   }
 
   if ((r.jsonDrains ?? []).length > 0) {
-    line('### Paddle Billing and Stripe webhooks');
+    line('### Paddle Billing, Stripe and Chargebee webhooks');
     line();
     line(
-      "The same drain through the JSON intakes: checkouts made in each provider's emulator, their signed webhooks (Billing: `subscription.created`, `transaction.completed` and the rest of a checkout; Stripe: `customer.subscription.created`, `invoice.paid`, `checkout.session.completed`) posted by autocannon to a fresh account connected to that emulator. " +
-        "Unlike Classic's alerts, the worker parses each one through the adapter, which calls the provider's API where the webhook does not say enough (the customer's email): those calls are part of the time.",
+      "The same drain through the JSON intakes: checkouts made in each provider's emulator, their signed webhooks (Billing: `subscription.created`, `transaction.completed` and the rest of a checkout; Stripe: `customer.subscription.created`, `invoice.paid`, `checkout.session.completed`; Chargebee: `customer_created`, `subscription_created`, `payment_succeeded`, with the account's Basic-auth pair) posted by autocannon to a fresh account connected to that emulator. " +
+        "Unlike Classic's alerts, the worker parses each one through the adapter, which calls the provider's API where the webhook does not say enough (the customer's email; Chargebee's events, which are not signed, are each fetched again by id before they are applied, and the plan's name once): those calls are part of the time.",
     );
     line();
     line(

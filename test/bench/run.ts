@@ -104,13 +104,13 @@ async function main(): Promise<number> {
             runs: fixedRuns ?? 3,
             timeoutMs: 900_000,
             // Another run only if it fits the time budget (with a margin for stopping and the report).
-            // Room is kept for the Paddle Billing and Stripe drains that follow (about 40 s together).
-            another: (last) => fixedRuns !== null || elapsed() + last + 50 < budgetSeconds,
+            // Room is kept for the Paddle Billing, Stripe and Chargebee drains that follow (about 60 s together).
+            another: (last) => fixedRuns !== null || elapsed() + last + 70 < budgetSeconds,
           });
         } catch (err) {
           errors.push(`drain: ${message(err)}`);
         }
-        for (const provider of ['paddle-billing', 'stripe'] as const) {
+        for (const provider of ['paddle-billing', 'stripe', 'chargebee'] as const) {
           try {
             jsonDrains.push(
               await measureJsonDrain(bench, workDir, {
