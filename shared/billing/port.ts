@@ -223,9 +223,11 @@ export interface BillingProvider {
   /**
    * One page of the account's subscriptions. Providers whose list API keeps cancelled subscriptions apart
    * (Paddle Classic: `listsDeletedApart`) page each `part` on its own; the others list every status in
-   * the `live` part.
+   * the `live` part. `updatedAfterSeconds`: only subscriptions changed after that instant (unix seconds),
+   * for providers whose list can filter on it (Chargebee's `updated_at[after]`); the others ignore it and
+   * list everything. Every page of a run is asked with the same value (a cursor belongs to its query).
    */
-  listSubscriptions(cursor: string | null, part?: 'live' | 'deleted'): Promise<SubscriptionPage>;
+  listSubscriptions(cursor: string | null, part?: 'live' | 'deleted', updatedAfterSeconds?: number): Promise<SubscriptionPage>;
   readonly listsDeletedApart?: boolean;
   listPayments(subscriptionId: ProviderId): Promise<PaymentFacts[]>;
   /** Exactly once per reward: finds an earlier attempt's credit by the reward id before creating one. */

@@ -17,6 +17,7 @@ import type { Plan, ProviderId, Subscription } from '../domain/models';
 import { publish } from '../queue/publish';
 import type { PaddleAlertMessage, ProviderWebhookMessage, SyncAccountMessage } from '../queue/queues';
 import { refundItem } from '../store/refunds';
+import { recordSyncMark } from '../store/provider-accounts';
 import {
   applyProviderUpdate,
   getSubscription,
@@ -306,7 +307,7 @@ export async function processSyncPage(message: SyncAccountMessage): Promise<void
   }
   // A provider whose list covers every status in one listing has nothing left for the run's `deleted` half.
   if (message.state === 'deleted' && !provider.listsDeletedApart) return;
-  const page = await provider.listSubscriptions(message.cursor ?? null, message.state);
+  const page = await provider.listSubscriptions(message.cursor ?? null, message.state, message.updated_after);
   let failed = 0;
   let lastError: unknown;
   for (const facts of page.subscriptions) {
@@ -333,7 +334,19 @@ export async function processSyncPage(message: SyncAccountMessage): Promise<void
     subscriptions: page.subscriptions.length,
     failed,
   });
-  if (page.next !== null) await publish('provider-events', { ...message, page: message.page + 1, cursor: page.next });
+  const incomplete = message.incomplete === true || failed > 0;
+  if (page.next !== null) {
+    await publish('provider-events', {
+      ...message,
+      page: message.page + 1,
+      cursor: page.next,
+      ...(incomplete ? { incomplete: true } : {}),
+    });
+  } else if (message.state === 'live' && !incomplete) {
+    // The run's last page, every subscription applied: the next runs may ask only for what changed since
+    // it started (shared/flows/resync.ts).
+    await recordSyncMark(accountId, message.started_at);
+  }
 }
 
 /** One subscription of a sync page: upserted as of the run's start, and if referred, its payments and an evaluation. */

@@ -74,6 +74,13 @@ export interface SyncAccountMessage {
   cursor?: string;
   /** Unix milliseconds when this sync run started: the "as of" time of the state it reads. */
   started_at: number;
+  /**
+   * An incremental run: only subscriptions the provider changed after this instant (unix seconds), for
+   * providers that can filter on it (shared/flows/resync.ts). Absent: a full pass.
+   */
+  updated_after?: number;
+  /** Set once a page of this run could not apply a subscription: the run then moves no high-water mark. */
+  incomplete?: true;
 }
 
 export type ProviderEventMessage = PaddleAlertMessage | ProviderWebhookMessage | SyncAccountMessage;

@@ -231,8 +231,8 @@ export function chargebeeProvider(settings: ChargebeeClientSettings, options: Ch
       return { state: 'no_subscription' };
     },
 
-    async listSubscriptions(cursor: string | null): Promise<SubscriptionPage> {
-      const page = await client.listSubscriptions(cursor);
+    async listSubscriptions(cursor: string | null, _part?: 'live' | 'deleted', updatedAfterSeconds?: number): Promise<SubscriptionPage> {
+      const page = await client.listSubscriptions(cursor, updatedAfterSeconds);
       return { subscriptions: await factsOf(page.rows), next: page.next };
     },
 

@@ -187,8 +187,18 @@ export class ChargebeeClient {
   }
 
   /** Every subscription, deleted ones included, oldest change first (the background sync). */
-  listSubscriptions(offset: string | null): Promise<Page<SubscriptionRow>> {
-    return this.list('list subscriptions', '/subscriptions', { sort_by: { asc: 'updated_at' }, include_deleted: true }, offset);
+  /** The background sync's listing, oldest change first; `updatedAfter` (unix seconds) for an incremental run. */
+  listSubscriptions(offset: string | null, updatedAfter?: number): Promise<Page<SubscriptionRow>> {
+    return this.list(
+      'list subscriptions',
+      '/subscriptions',
+      {
+        sort_by: { asc: 'updated_at' },
+        include_deleted: true,
+        ...(updatedAfter !== undefined ? { updated_at: { after: updatedAfter } } : {}),
+      },
+      offset,
+    );
   }
 
   async getCustomer(id: string): Promise<Customer | null> {
