@@ -14,6 +14,7 @@ import { startLocal, type LocalRuntime } from '../../infra/local/start';
 import { pollUntil } from '../support/fixtures';
 import { createAccount } from '../../shared/store/accounts';
 import { saveProviderConnection } from '../../shared/store/provider';
+import { PROVIDER_KINDS } from '../../shared/billing/registry';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -134,7 +135,11 @@ describe('local runtime', () => {
       stripe_url: runtime?.stripe.url,
       paypal_url: runtime?.paypal.url,
       wise_url: runtime?.wise.url,
+      // Every provider's emulator by its kind (the CLIs of providers added later find theirs here).
+      emulator_urls: Object.fromEntries((runtime?.emulators ?? []).map((e) => [e.kind, e.url])),
     });
+    expect(Object.keys(file.emulator_urls).sort()).toEqual([...PROVIDER_KINDS].sort());
+    expect(file.emulator_urls.stripe).toBe(runtime?.stripe.url);
   });
 
   // Issue 26: the payout rails' emulators run beside the providers' (PayPal Payouts, Wise; Stripe Connect on
