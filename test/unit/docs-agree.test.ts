@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { routes } from '../../functions/routes';
 import { scheduledJobs } from '../../functions/workers';
+import { PROVIDER_DEFINITIONS } from '../../shared/billing/registry';
 import { EVENT_TYPES } from '../../shared/domain/events';
 import { batchView } from '../../shared/domain/payout-views';
 import { PAYOUT_BATCH } from '../../shared/openapi/examples';
@@ -92,9 +93,8 @@ describe('the background sync schedule', () => {
       'docs/api.md',
       'docs/operations.md',
       'docs/rewards.md',
-      'docs/providers/paddle-billing.md',
-      'docs/providers/paddle-classic.md',
-      'docs/providers/stripe.md',
+      // Every provider's page (shared/billing/registry.ts).
+      ...PROVIDER_DEFINITIONS.map((d) => d.docsPage),
     ];
     const minutes = (f: string) => {
       if (/^hourly$/i.test(f)) return 60;

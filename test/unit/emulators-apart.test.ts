@@ -8,6 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { routes } from '../../functions/routes';
 import { scheduledJobs, workers } from '../../functions/workers';
+import { PROVIDER_DEFINITIONS } from '../../shared/billing/registry';
 import { ROOT, sourceFiles as filesUnder, specifiers as specifiersIn } from '../support/source-files';
 
 const specifiers = (path: string) => specifiersIn(path, readFileSync(join(ROOT, path), 'utf8'));
@@ -65,8 +66,9 @@ describe('the emulators stay out of production code', () => {
 
   it('the walk follows folder imports, index files and re-exports (the tests reach every emulator ledger)', () => {
     const parent = reachable(['test/support/provider-harness.ts']);
-    for (const kind of ['paddle-classic', 'paddle-billing', 'stripe']) {
-      expect(parent.has(`infra/local/emulators/${kind}/ledger.ts`)).toBe(true);
+    for (const definition of PROVIDER_DEFINITIONS.filter((d) => d.emulator !== null)) {
+      const ledger = `infra/local/emulators/${definition.emulator?.folder}/ledger.ts`;
+      expect({ ledger, reached: parent.has(ledger) }).toEqual({ ledger, reached: true });
     }
   });
 
