@@ -253,9 +253,17 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
   // Refunds written with this update (their report bucket counts each once: only when it is new).
   const refundPuts = (update.extraItems ?? []).map((i) => i.Put?.Item).filter((i): i is Record<string, unknown> => i?.type === 'Refund');
   const refundKeys = refundPuts.map((i) => ({ pk: String(i.pk), sk: String(i.sk) }));
+  const refundPutOf = (item: Record<string, unknown>) => (update.extraItems ?? []).find((i) => i.Put?.Item === item)?.Put;
   return withRetries(
     async () => {
       const found = await batchGet([subKey, ...(markerKey ? [markerKey] : []), ...(payKey ? [payKey] : []), ...refundKeys]);
+      // One refund may come in two events (Chargebee's credit note and its payment_refunded): the second
+      // rewrites it as it is, with the `reported` mark the first gave it, so no evaluation counts it again.
+      for (const refund of refundPuts) {
+        if (lookup(found, { pk: String(refund.pk), sk: String(refund.sk) })?.reported === true) refund.reported = true;
+        const put = refundPutOf(refund);
+        if (put) delete put.ConditionExpression;
+      }
       const existing = lookup(found, subKey);
       const previous = toSubscription(existing);
       const referralId = previous?.referral_id ?? null;
@@ -461,6 +469,10 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
         for (const refund of refundPuts) {
           if (lookup(found, { pk: String(refund.pk), sk: String(refund.sk) })) continue;
           refund.reported = true;
+          // Counted only by the write that creates it: another event of the same refund writing it meanwhile
+          // makes this one start over and find it.
+          const put = refundPutOf(refund);
+          if (put) put.ConditionExpression = 'attribute_not_exists(pk)';
           report.add(
             Number(refund.refunded_at) || Math.floor(Date.now() / 1000),
             scopes,
