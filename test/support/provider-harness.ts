@@ -233,6 +233,8 @@ export function chargebee(): ProviderHarness & { emulator(): ChargebeeEmulator }
   // The emulator's clock runs ahead by a second at each renewal: a real renewal comes a term later, so its
   // invoice is never paid in the same second as the one before (the order of payments is their paid_at).
   let ahead = 0;
+  // An app names its customer at checkout (customer[id]): one email checking out again is the same customer.
+  const customers = new Map<string, string>();
   const path = (a: string) => `/webhooks/chargebee/${a}/`;
   const json = (d: ChargebeeDelivery): Delivery => ({ path, rawBody: d.rawBody, headers: { ...d.headers } });
   return {
@@ -256,13 +258,16 @@ export function chargebee(): ProviderHarness & { emulator(): ChargebeeEmulator }
     creditObjects: () =>
       em.promotionalCredits().filter((pc) => pc.type === 'increment' && pc.reference?.startsWith('refloop:reward:')).length,
     async checkout(email, referralId, couponCode) {
+      const known = customers.get(email);
       const out = await em.checkout({
         email,
         deliver: false,
+        ...(known ? { customerId: known } : {}),
         ...(referralId ? { referralId, referralOn: 'customer-cf' as const } : {}),
         ...(couponCode ? { couponCode } : {}),
       });
       if (!out.invoice) throw new Error('the Chargebee emulator made no first invoice');
+      customers.set(email, out.customer.id);
       return {
         subscriptionId: out.subscription.id,
         paymentId: out.invoice.id,
