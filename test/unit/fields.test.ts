@@ -459,6 +459,13 @@ describe('provider ids (docs/design/providers.md "Ids and shapes")', () => {
     expect(parseSubscriptionId(' 70001 ')).toBe(70001);
     expect(parseSubscriptionId('sub_01h04vsc0qhwtsbsxh3422wjs4')).toBe('sub_01h04vsc0qhwtsbsxh3422wjs4');
     expect(parseSubscriptionId('sub_1MowQVLkdIwHu7ixeRlqHVzs')).toBe('sub_1MowQVLkdIwHu7ixeRlqHVzs');
+    // Chargebee's have no prefix: 8 to 50 letters, digits and inner '-', at least one letter.
+    expect(parseSubscriptionId('AzZTZgVlCqZ3S1Ab')).toBe('AzZTZgVlCqZ3S1Ab');
+    expect(parseSubscriptionId(' 16BjsrSIh4AdLqkD ')).toBe('16BjsrSIh4AdLqkD');
+    expect(parseSubscriptionId('acme-sub-0001')).toBe('acme-sub-0001');
+    expect(parseSubscriptionId('12345678')).toBe(12345678);
+    for (const bad of ['Abcdefg', '-abcdefgh', 'abc defgh', 'a'.repeat(51), 'tax customer test'])
+      expect(parseSubscriptionId(bad)).toBeNull();
     for (const bad of [0, -1, 1.5, '', 'abc', 'sub_', '_x', 'SUB_x', 'sub x', 'sub_01h!', '1e3', 'a'.repeat(200), null, {}, [], true])
       expect(parseSubscriptionId(bad)).toBeNull();
   });
