@@ -1,5 +1,6 @@
 // Conversion body: `checkout_id` (string, max 100) or `subscription_id` (the provider's id: an integer or
-// a string of digits for Paddle Classic, `sub_…` for Paddle Billing and Stripe).
+// a string of digits for Paddle Classic, a string for the others: `sub_…` for Paddle Billing and Stripe,
+// Chargebee's without a prefix; shared/schemas/subscription-id.ts).
 // When both are given, subscription_id is used: it names the subscription directly (no order lookup).
 import * as v from 'valibot';
 import { ValidationError } from '../domain/errors';
@@ -19,7 +20,7 @@ const checkoutId = field<string | null>(
     type: ['string', 'null'],
     maxLength: 100,
     description:
-      "The checkout id: Paddle Classic's checkout id or Paddle Billing's transaction id (`txn_…`) as Paddle.js reports it, or Stripe's Checkout Session id (`cs_…`).",
+      "The checkout id: Paddle Classic's checkout id or Paddle Billing's transaction id (`txn_…`) as Paddle.js reports it, Stripe's Checkout Session id (`cs_…`), or Chargebee's hosted page id.",
   },
 );
 
@@ -32,7 +33,7 @@ const subscriptionId = field<ProviderId | null>(
   {
     type: ['integer', 'string', 'null'],
     description:
-      "The provider's subscription id: an integer for Paddle Classic (a string of digits is accepted too), a string (`sub_…`) for Paddle Billing and Stripe. Used when both are given.",
+      "The provider's subscription id: an integer for Paddle Classic (a string of digits is accepted too), a string for the others (`sub_…` for Paddle Billing and Stripe, Chargebee's without a prefix). Used when both are given.",
   },
 );
 

@@ -334,6 +334,9 @@ export class Ledger {
     }
   }
 
+  /** The second each subscription was last invoiced (bill). */
+  private readonly lastBilledAt = new Map<string, number>();
+
   secs(): number {
     return Math.floor(this.now() / 1000);
   }
@@ -752,7 +755,10 @@ export class Ledger {
     c: CbCustomer,
     o: { first: boolean; fail: boolean },
   ): { invoice: CbInvoice; transaction: CbTransaction | null; creditsUsed: number } {
-    const at = this.secs();
+    // A subscription's invoices are dated in distinct seconds, oldest first: a real renewal comes a term
+    // later, and the order of payments is their paid_at (a test renewing at once must not tie them).
+    const at = Math.max(this.secs(), (this.lastBilledAt.get(s.id) ?? 0) + 1);
+    this.lastBilledAt.set(s.id, at);
     const item = s.subscription_items[0] as Subscription.SubscriptionItem;
     const subTotal = item.amount ?? 0;
     const discounts: Invoice.Discount[] = [];
