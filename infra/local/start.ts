@@ -46,6 +46,8 @@ export interface LocalOptions {
   paddleBillingPort?: number;
   /** Stripe emulator port (default 12111, what `npm run stripe` calls; 0 = a free port). */
   stripePort?: number;
+  /** Any provider emulator's port by kind (main() reads `<KIND>_PORT`, e.g. CHARGEBEE_PORT); 0 = a free one. */
+  emulatorPorts?: Partial<Record<ProviderKind, number>>;
   /** PayPal Payouts emulator port (a payout rail; default 12131, what `npm run paypal` calls; 0 = a free port). */
   paypalPort?: number;
   /** Wise emulator port (a payout rail; default 12121, what `npm run wise` calls; 0 = a free port). */
@@ -257,6 +259,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
       'paddle-classic': options.paddlePort,
       'paddle-billing': options.paddleBillingPort,
       stripe: options.stripePort,
+      ...options.emulatorPorts,
     };
     const emulators: RunningEmulator<unknown>[] = [];
     for (const definition of PROVIDER_DEFINITIONS) {
@@ -440,6 +443,13 @@ async function main(): Promise<void> {
       paddlePort: portFromEnv('PADDLE_PORT', 8025),
       paddleBillingPort: portFromEnv('PADDLE_BILLING_PORT', 8026),
       stripePort: portFromEnv('STRIPE_PORT', 12111),
+      // Emulators added later: `<KIND>_PORT` (CHARGEBEE_PORT), else their own EMULATOR_PORT.
+      emulatorPorts: Object.fromEntries(
+        PROVIDER_KINDS.flatMap((kind) => {
+          const name = `${kind.toUpperCase().replace(/-/g, '_')}_PORT`;
+          return process.env[name] ? [[kind, portFromEnv(name, 0)]] : [];
+        }),
+      ),
       paypalPort: portFromEnv('PAYPAL_PORT', 12131),
       wisePort: portFromEnv('WISE_PORT', 12121),
       demoProvider: demoProviderFromEnv(),
