@@ -8,7 +8,7 @@
 // `stripe`'s (infra/cli-help.ts).
 import { parseArgs } from 'node:util';
 import { formatHelp, usageOf as usage } from './cli-help';
-import { callEmulator } from './emulator-cli';
+import { runCliMain, runEmulatorCli } from './emulator-cli';
 import { EMULATOR_PORT, startChargebeeEmulator } from './local/emulators/chargebee';
 import { readRuntimeFile } from './local/runtime-file';
 
@@ -258,45 +258,23 @@ async function serve(argv: string[]): Promise<number> {
   return 0;
 }
 
-async function main(argv: string[]): Promise<number> {
-  // No command: the help, on stderr, and exit 2 (a script that forgot its arguments must not look successful).
-  if (argv.length === 0) {
-    process.stderr.write(help());
-    return 2;
-  }
-  if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
-    const name = argv[0] === 'help' ? argv[1] : argv[0];
-    const command = name === undefined ? undefined : commands[name];
-    process.stdout.write(command ? `${usageOf(name)}\n\n${command.summary}\n` : help());
-    return 0;
-  }
-  if (argv[0] === 'serve') return serve(argv.slice(1));
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (err) {
-    // One line: what is wrong, then the command's usage.
-    process.stderr.write(`chargebee: ${err instanceof Error ? err.message : String(err)}; ${usageOf(argv[0])}\n`);
-    return 2;
-  }
-  return callEmulator({
-    cli: 'chargebee',
-    label: 'Chargebee emulator',
-    base: emulatorUrl(),
-    path: parsed.command.path,
-    ...(parsed.body ? { body: parsed.body } : {}),
-    timeoutMs: TIMEOUT_MS,
-    hint: 'is `npm start` running (or `npm run --silent chargebee -- serve`)? CHARGEBEE_EMULATOR_URL sets its address',
-    provider: 'chargebee',
+function main(argv: string[]): Promise<number> {
+  return runEmulatorCli(argv, {
+    name: 'chargebee',
+    help,
+    usageOf,
+    summaryOf: (command) => commands[command]?.summary,
+    parse,
+    serve,
+    call: () => ({
+      cli: 'chargebee',
+      label: 'Chargebee emulator',
+      base: emulatorUrl(),
+      timeoutMs: TIMEOUT_MS,
+      hint: 'is `npm start` running (or `npm run --silent chargebee -- serve`)? CHARGEBEE_EMULATOR_URL sets its address',
+      provider: 'chargebee',
+    }),
   });
 }
 
-if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => (process.exitCode = code),
-    (err: unknown) => {
-      process.stderr.write(`chargebee: ${String(err).split('\n')[0]}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runCliMain('chargebee', main);

@@ -94,3 +94,63 @@ export async function callEmulator(call: EmulatorCall): Promise<number> {
   }
   return 0;
 }
+
+/** What one emulator CLI (infra/paddle.ts, paddle-billing.ts, stripe.ts, chargebee.ts) tells runEmulatorCli. */
+export interface EmulatorCli<P extends { command: { path: string }; body?: Record<string, unknown> | null }> {
+  /** The CLI's name, the prefix of its error lines. */
+  name: string;
+  help(): string;
+  usageOf(command: string | undefined): string;
+  /** The command's one-line summary, or undefined for an unknown command. */
+  summaryOf(command: string): string | undefined;
+  /** The command and its body from argv; throws a one-line usage problem. */
+  parse(argv: string[]): P;
+  /** `serve`: runs an emulator in the foreground (the CLIs that have one). */
+  serve?(argv: string[]): Promise<number>;
+  /** The call's other settings (read after parsing: the emulator's URL may come from the environment). */
+  call(): Omit<EmulatorCall, 'path' | 'body'>;
+}
+
+/**
+ * An emulator CLI's dispatch: no command prints the help on stderr and exits 2 (a script that forgot its
+ * arguments must not look successful); `help`/`--help`/`-h` print the help or a command's usage; `serve`
+ * when the CLI has one; otherwise one control call (callEmulator). A usage problem is one stderr line, what
+ * is wrong then the command's usage, exit 2.
+ */
+export async function runEmulatorCli<P extends { command: { path: string }; body?: Record<string, unknown> | null }>(
+  argv: string[],
+  cli: EmulatorCli<P>,
+): Promise<number> {
+  if (argv.length === 0) {
+    process.stderr.write(cli.help());
+    return 2;
+  }
+  if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    const name = argv[0] === 'help' ? argv[1] : argv[0];
+    const summary = name === undefined ? undefined : cli.summaryOf(name);
+    process.stdout.write(summary !== undefined ? `${cli.usageOf(name)}\n\n${summary}\n` : cli.help());
+    return 0;
+  }
+  if (argv[0] === 'serve' && cli.serve) return cli.serve(argv.slice(1));
+  let parsed: P;
+  try {
+    parsed = cli.parse(argv);
+  } catch (err) {
+    process.stderr.write(`${cli.name}: ${err instanceof Error ? err.message : String(err)}; ${cli.usageOf(argv[0])}\n`);
+    return 2;
+  }
+  return callEmulator({ ...cli.call(), path: parsed.command.path, ...(parsed.body ? { body: parsed.body } : {}) });
+}
+
+/** Runs a CLI's main with the process's arguments: its exit code, or 1 with the error's first line. */
+export function runCliMain(name: string, main: (argv: string[]) => Promise<number>): void {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`${name}: ${String(err).split('\n')[0]}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

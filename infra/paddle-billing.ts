@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util';
 import { startPaddleBillingEmulator } from './local/emulators/paddle-billing';
 import { formatHelp, usageOf as usage } from './cli-help';
-import { callEmulator } from './emulator-cli';
+import { runCliMain, runEmulatorCli } from './emulator-cli';
 import { localUrl } from './local/runtime-file';
 
 /** `npm start`'s Paddle Billing emulator: the port it was given (PADDLE_BILLING_PORT), else 8026. */
@@ -202,44 +202,23 @@ async function serve(argv: string[]): Promise<number> {
   return 0;
 }
 
-async function main(argv: string[]): Promise<number> {
-  // No command: the help, on stderr, and exit 2 (a script that forgot its arguments must not look successful).
-  if (argv.length === 0) {
-    process.stderr.write(help());
-    return 2;
-  }
-  if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
-    const name = argv[0] === 'help' ? argv[1] : argv[0];
-    const command = name === undefined ? undefined : commands[name];
-    process.stdout.write(command ? `${usageOf(name)}\n\n${command.summary}\n` : help());
-    return 0;
-  }
-  if (argv[0] === 'serve') return serve(argv.slice(1));
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (err) {
-    // One line: what is wrong, then the command's usage.
-    process.stderr.write(`paddle-billing: ${err instanceof Error ? err.message : String(err)}; ${usageOf(argv[0])}\n`);
-    return 2;
-  }
-  const base = (process.env.PADDLE_BILLING_EMULATOR_URL || defaultUrl()).replace(/\/+$/, '');
-  return callEmulator({
-    cli: 'paddle-billing',
-    label: 'Paddle Billing emulator',
-    base,
-    path: parsed.command.path,
-    ...(parsed.body ? { body: parsed.body } : {}),
-    timeoutMs: TIMEOUT_MS,
-    hint: 'is `npm start` running (or `npm run --silent paddle-billing -- serve`)? PADDLE_BILLING_EMULATOR_URL or PADDLE_BILLING_PORT sets its address',
-    provider: 'paddle-billing',
+function main(argv: string[]): Promise<number> {
+  return runEmulatorCli(argv, {
+    name: 'paddle-billing',
+    help,
+    usageOf,
+    summaryOf: (command) => commands[command]?.summary,
+    parse,
+    serve,
+    call: () => ({
+      cli: 'paddle-billing',
+      label: 'Paddle Billing emulator',
+      base: (process.env.PADDLE_BILLING_EMULATOR_URL || defaultUrl()).replace(/\/+$/, ''),
+      timeoutMs: TIMEOUT_MS,
+      hint: 'is `npm start` running (or `npm run --silent paddle-billing -- serve`)? PADDLE_BILLING_EMULATOR_URL or PADDLE_BILLING_PORT sets its address',
+      provider: 'paddle-billing',
+    }),
   });
 }
 
-main(process.argv.slice(2)).then(
-  (code) => (process.exitCode = code),
-  (err: unknown) => {
-    process.stderr.write(`paddle-billing: ${String(err).split('\n')[0]}\n`);
-    process.exitCode = 1;
-  },
-);
+runCliMain('paddle-billing', main);

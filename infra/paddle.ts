@@ -3,7 +3,7 @@
 // triggers go to the service's webhook exactly as in the tests; stdout is the JSON result.
 import { parseArgs } from 'node:util';
 import { formatHelp, usageOf as usage } from './cli-help';
-import { callEmulator } from './emulator-cli';
+import { runCliMain, runEmulatorCli } from './emulator-cli';
 import { localUrl } from './local/runtime-file';
 
 /** `npm start`'s Paddle emulator: PADDLE_PORT, else the running service's (DATA_DIR/runtime.json), else port 8025. */
@@ -135,43 +135,22 @@ function parse(argv: string[]): { command: Command; body?: Record<string, unknow
   return command.body ? { command, body: command.body(values) } : { command };
 }
 
-async function main(argv: string[]): Promise<number> {
-  // No command: the help, on stderr, and exit 2 (a script that forgot its arguments must not look successful).
-  if (argv.length === 0) {
-    process.stderr.write(help());
-    return 2;
-  }
-  if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
-    const name = argv[0] === 'help' ? argv[1] : argv[0];
-    const command = name === undefined ? undefined : commands[name];
-    process.stdout.write(command ? `${usageOf(name)}\n\n${command.summary}\n` : help());
-    return 0;
-  }
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (err) {
-    // One line: what is wrong, then the command's usage.
-    process.stderr.write(`paddle: ${err instanceof Error ? err.message : String(err)}; ${usageOf(argv[0])}\n`);
-    return 2;
-  }
-  const base = (process.env.PADDLE_EMULATOR_URL || defaultUrl()).replace(/\/+$/, '');
-  return callEmulator({
-    cli: 'paddle',
-    label: 'Paddle emulator',
-    base,
-    path: parsed.command.path,
-    ...(parsed.body ? { body: parsed.body } : {}),
-    timeoutMs: TIMEOUT_MS,
-    hint: 'is `npm start` running? PADDLE_EMULATOR_URL or PADDLE_PORT sets its address',
-    provider: 'paddle-classic',
+function main(argv: string[]): Promise<number> {
+  return runEmulatorCli(argv, {
+    name: 'paddle',
+    help,
+    usageOf,
+    summaryOf: (command) => commands[command]?.summary,
+    parse,
+    call: () => ({
+      cli: 'paddle',
+      label: 'Paddle emulator',
+      base: (process.env.PADDLE_EMULATOR_URL || defaultUrl()).replace(/\/+$/, ''),
+      timeoutMs: TIMEOUT_MS,
+      hint: 'is `npm start` running? PADDLE_EMULATOR_URL or PADDLE_PORT sets its address',
+      provider: 'paddle-classic',
+    }),
   });
 }
 
-main(process.argv.slice(2)).then(
-  (code) => (process.exitCode = code),
-  (err: unknown) => {
-    process.stderr.write(`paddle: ${String(err).split('\n')[0]}\n`);
-    process.exitCode = 1;
-  },
-);
+runCliMain('paddle', main);
