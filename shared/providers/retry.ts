@@ -1,7 +1,9 @@
 // The retry policy every provider client shares (Paddle Billing, Stripe): a timeout per HTTP attempt, a
 // time budget per call (retries and waits included), a cap on attempts, `Retry-After` when the provider
 // gives one, else exponential backoff with jitter. Each client keeps its own request loop, because what is
-// retryable differs (Stripe's `Stripe-Should-Retry`, Paddle's error envelope).
+// retryable differs (Stripe's `Stripe-Should-Retry`, Paddle's error envelope, Chargebee's `api_error_code`),
+// and because a loop shared by the adapters would be bundled into every function's index.js, not into the
+// adapter files loaded on first use (tried: it took reward-fanout over its 300 KB budget).
 //
 // `providerCall` wraps one call of any provider's client (Paddle Classic's included), retries inside, for
 // the metric contract (shared/metrics.ts) and the trace: ProviderCalls once per call, and when the call
