@@ -13,7 +13,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { workers } from '../functions/workers';
-import { QUEUE_NAMES, QUEUES, type QueueName } from '../shared/queue/queues';
+import { messageGroupId, QUEUE_NAMES, QUEUES, type QueueMessages, type QueueName } from '../shared/queue/queues';
 import { isLocalEndpoint } from '../shared/store/client';
 import { localUrl } from './local/runtime-file';
 import { dlqName } from './local/sqs';
@@ -111,9 +111,23 @@ export async function queueStatus(sqs: SQSClient, pairs: QueuePair[]) {
 }
 
 /**
+ * The fair-queue group a dead letter goes back with: the one it was sent with, else (a message sent before
+ * the queues had groups) its account's, from the body (shared/queue/queues.ts messageGroupId).
+ */
+export function redriveGroup(queue: QueueName, body: string, sentWith: string | undefined): string | undefined {
+  if (sentWith) return sentWith;
+  try {
+    return messageGroupId(queue, JSON.parse(body) as QueueMessages[QueueName]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Moves a queue's dead letters back to it, ten at a time: sent to the queue first, then deleted from the
  * DLQ, so a failure between the two duplicates a message rather than losing one (every consumer is
- * idempotent: a duplicate is applied once). Stops when the DLQ answers empty twice, or after `max`.
+ * idempotent: a duplicate is applied once). Each keeps its fair-queue group (redriveGroup). Stops when the
+ * DLQ answers empty twice, or after `max`.
  */
 export async function redrive(sqs: SQSClient, pair: QueuePair, max = Number.POSITIVE_INFINITY): Promise<number> {
   let moved = 0;
@@ -126,6 +140,7 @@ export async function redrive(sqs: SQSClient, pair: QueuePair, max = Number.POSI
         WaitTimeSeconds: 1,
         VisibilityTimeout: 60,
         MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['MessageGroupId'],
       }),
     );
     if (Messages.length === 0) {
@@ -136,6 +151,7 @@ export async function redrive(sqs: SQSClient, pair: QueuePair, max = Number.POSI
     const entries = Messages.map((m, i) => ({
       Id: String(i),
       MessageBody: m.Body ?? '',
+      MessageGroupId: redriveGroup(pair.queue, m.Body ?? '', m.Attributes?.MessageGroupId),
       ...(m.MessageAttributes && Object.keys(m.MessageAttributes).length ? { MessageAttributes: m.MessageAttributes } : {}),
     }));
     const sent = await sqs.send(new SendMessageBatchCommand({ QueueUrl: pair.url, Entries: entries }));

@@ -261,6 +261,8 @@ export function startPollers(options: PollerOptions): Pollers {
         new SendMessageCommand({
           QueueUrl: dlqUrl,
           MessageBody: message.Body ?? '',
+          // The fair-queue group stays with the message (SQS's own redrive keeps it too).
+          MessageGroupId: message.Attributes?.MessageGroupId,
           ...(message.MessageAttributes && Object.keys(message.MessageAttributes).length > 0
             ? { MessageAttributes: message.MessageAttributes }
             : {}),

@@ -8,6 +8,9 @@
 //   it has messages), which is what a Lambda event source with a 1 s batching window does;
 // - a message whose visibility timeout ends during a long poll is received twice by that poll, so
 //   keep the poll's wait time below the visibility timeout (the pollers also de-duplicate a batch).
+//
+// Fair queues: local-aws-sqs serves a standard queue in arrival order; ./fair-queue.ts makes each queue
+// fair across MessageGroupIds (the account, shared/queue/queues.ts messageGroupId) as SQS fair queues are.
 import { EventEmitter } from 'node:events';
 import { createServer } from 'node:http';
 import { createRequestHandler } from 'local-aws-sqs';
@@ -15,6 +18,7 @@ import { workers } from '../../functions/workers';
 import { resetConfig } from '../../shared/config';
 import { resetQueueClient } from '../../shared/queue/publish';
 import { QUEUE_NAMES, QUEUES, type QueueName } from '../../shared/queue/queues';
+import { type FairQueue, makeFair } from './fair-queue';
 
 export interface LocalSqsOptions {
   /** 0 (the default) picks a free port. */
@@ -25,6 +29,11 @@ export interface LocalSqsOptions {
   maxReceiveCount?: number;
   /** Region in the queue ARNs; default AWS_REGION or us-east-1. */
   region?: string;
+  /**
+   * Fair queues (./fair-queue.ts): the visible messages a queue holds at most while messages with a group
+   * wait their turn. Default fairWindow(batchSize, 1): twice what one poller lane takes per receive.
+   */
+  fairWindow?: number | ((queue: QueueName) => number);
 }
 
 export interface LocalSqs {
@@ -32,8 +41,9 @@ export interface LocalSqs {
   endpoint: string;
   queueUrls: Record<QueueName, string>;
   dlqUrls: Record<QueueName, string>;
-  /** Drops every message of every queue at once (SQS's PurgeQueue takes 60 s, also here). */
+  /** Drops every message of every queue at once, held ones included (SQS's PurgeQueue takes 60 s, also here). */
   purge(): void;
+
   stop(): Promise<void>;
 }
 
@@ -43,6 +53,12 @@ export const DEFAULT_MAX_RECEIVE_COUNT = 5;
 const ACCOUNT_ID = '000000000000';
 
 export const dlqName = (queue: QueueName): string => `${queue}-dlq`;
+
+/**
+ * The local fair queues' window: 2 x the worker's batch size x its poller lanes. Enough visible messages for
+ * every lane's next receive, and a quiet group's message waits behind at most this many.
+ */
+export const fairWindow = (batchSize: number, lanes = 1): number => 2 * Math.max(1, batchSize) * Math.max(1, lanes);
 
 /**
  * Sends to a local SQS of this process: an event named by the queue server's endpoint after each
@@ -55,6 +71,10 @@ export const inProcessEndpoints = new Set<string>();
 const sendCounts = new Map<string, number>();
 /** Sends answered so far by this process's local SQS at `endpoint`: a poller compares it across a receive. */
 export const sendsAnswered = (endpoint: string): number => sendCounts.get(endpoint) ?? 0;
+
+const fairQueues = new Map<string, Record<QueueName, FairQueue>>();
+/** The fairness layers (./fair-queue.ts) of this process's local SQS at `endpoint`: held messages, each group's share. */
+export const localFairQueues = (endpoint: string): Record<QueueName, FairQueue> | undefined => fairQueues.get(endpoint);
 
 export async function startLocalSqs(options: LocalSqsOptions = {}): Promise<LocalSqs> {
   const region = options.region ?? (process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION || 'us-east-1');
@@ -110,6 +130,31 @@ export async function startLocalSqs(options: LocalSqsOptions = {}): Promise<Loca
   service.PORT = address.port;
   const endpoint = `http://127.0.0.1:${address.port}`;
   inProcessEndpoints.add(endpoint);
+  const fairWindowOf = (queue: QueueName): number => {
+    const option = options.fairWindow;
+    if (typeof option === 'number') return option;
+    if (option) return option(queue);
+    return fairWindow(workers.find((w) => w.queue === queue)?.batchSize ?? 10);
+  };
+  const byName = (name: string) => service.Queues.find((q) => q.QueueName === name);
+  const fair = Object.fromEntries(
+    QUEUE_NAMES.map((name) => {
+      const queue = byName(name);
+      if (!queue) throw new Error(`local SQS: queue ${name} was not created`);
+      return [
+        name,
+        makeFair(queue, byName(dlqName(name)), {
+          window: fairWindowOf(name),
+          // A held message fed into the queue wakes idle pollers like a send does.
+          onFeed: () => {
+            sendCounts.set(endpoint, (sendCounts.get(endpoint) ?? 0) + 1);
+            sqsActivity.emit(endpoint);
+          },
+        }),
+      ];
+    }),
+  ) as Record<QueueName, FairQueue>;
+  fairQueues.set(endpoint, fair);
   const url = (name: string) => `${endpoint}/${ACCOUNT_ID}/${name}`;
   const queueUrls = Object.fromEntries(QUEUE_NAMES.map((q) => [q, url(q)])) as Record<QueueName, string>;
   const dlqUrls = Object.fromEntries(QUEUE_NAMES.map((q) => [q, url(dlqName(q))])) as Record<QueueName, string>;
@@ -125,6 +170,8 @@ export async function startLocalSqs(options: LocalSqsOptions = {}): Promise<Loca
     stop: () => {
       stopped ??= new Promise<void>((ok) => {
         inProcessEndpoints.delete(endpoint);
+        fairQueues.delete(endpoint);
+        for (const f of Object.values(fair)) f.stop();
         service.resetAll();
         server.close(() => ok());
         // Open long polls and idle keep-alive sockets would hold close() up.

@@ -1,11 +1,12 @@
 // The SQS publisher: one client per container, queue URLs from configuration. A send that fails
 // throws (the caller's request answers 503 and is retried by its client; a worker's record is retried
-// by SQS), so a message is never silently lost.
+// by SQS), so a message is never silently lost. A per-tenant queue's message carries its account as
+// MessageGroupId (fair queues: ./queues.ts messageGroupId).
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { config } from '../config';
 import { isLocalEndpoint } from '../store/client';
 import { traceClient } from '../tracing';
-import type { QueueMessages, QueueName } from './queues';
+import { messageGroupId, type QueueMessages, type QueueName } from './queues';
 
 let client: SQSClient | undefined;
 
@@ -55,15 +56,21 @@ async function sending<T>(queue: QueueName, send: () => Promise<T>): Promise<T> 
   }
 }
 
+/** The body and the fair-queue group of a message (an undefined group is left out of the request). */
+const entry = <Q extends QueueName>(queue: Q, message: QueueMessages[Q]) => ({
+  MessageBody: JSON.stringify(message),
+  MessageGroupId: messageGroupId(queue, message),
+});
+
 export async function publish<Q extends QueueName>(queue: Q, message: QueueMessages[Q]): Promise<void> {
   const url = queueUrl(queue);
-  await sending(queue, () => sqs().send(new SendMessageCommand({ QueueUrl: url, MessageBody: JSON.stringify(message) })));
+  await sending(queue, () => sqs().send(new SendMessageCommand({ QueueUrl: url, ...entry(queue, message) })));
 }
 
 /** Sends many messages, 10 per SendMessageBatch; throws if any entry failed (after one retry of failures). */
 export async function publishAll<Q extends QueueName>(queue: Q, messages: QueueMessages[Q][]): Promise<void> {
   for (let i = 0; i < messages.length; i += 10) {
-    let entries = messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m) }));
+    let entries = messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), ...entry(queue, m) }));
     for (let attempt = 1; entries.length > 0; attempt++) {
       const batch = entries;
       const out = await sending(queue, () => sqs().send(new SendMessageBatchCommand({ QueueUrl: queueUrl(queue), Entries: batch })));

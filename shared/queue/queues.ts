@@ -1,6 +1,10 @@
 // The queues between the edges (webhook intake, conversion, member updates, the schedule) and the
 // workers, and the messages they carry. CDK, the local runtime and the publisher all take the queue
 // list from here; a function learns a queue's URL from the environment variable named here.
+//
+// Fair queues (docs/operations.md "Fair queues and worker concurrency"): every message of a per-tenant
+// queue is sent with MessageGroupId = its account id (messageGroupId below), so SQS serves a quiet
+// account's messages before a noisy account's backlog. The queues stay standard queues.
 import type { ProviderKind } from '../billing/port';
 import type { RailKind } from '../rails/definition';
 import type { RailItemOutcome } from '../rails/port';
@@ -10,9 +14,15 @@ export const QUEUES = {
   'provider-events': { envVar: 'PROVIDER_EVENTS_QUEUE_URL' },
   /** Reward evaluations, credit applications and referral coupons, consumed by the reward fan-out worker. */
   rewards: { envVar: 'REWARDS_QUEUE_URL' },
-  /** Member emails (conversion and reward notices), consumed by the member-emails worker. */
+  /**
+   * Member emails (conversion and reward notices), consumed by the member-emails worker. Per tenant, but a
+   * login link asked for by address names no account (it may mail several teams): that one has no group.
+   */
   'member-emails': { envVar: 'MEMBER_EMAILS_QUEUE_URL' },
-  /** SES bounce and complaint events (EventBridge in AWS; the admin CLI simulates them locally). */
+  /**
+   * SES bounce and complaint events (EventBridge in AWS; the admin CLI simulates them locally). The one
+   * queue that is not per tenant (SHARED_QUEUES): EventBridge sends them, with no message group.
+   */
   'email-events': { envVar: 'EMAIL_EVENTS_QUEUE_URL' },
   /** Outgoing webhook events handed over from the outbox, fanned out to the account's endpoints. */
   'webhook-events': { envVar: 'WEBHOOK_EVENTS_QUEUE_URL' },
@@ -31,7 +41,22 @@ export const QUEUES = {
 } as const;
 
 export type QueueName = keyof typeof QUEUES;
-export const QUEUE_NAMES = Object.keys(QUEUES) as QueueName[];
+// Pure: a bundle that needs only messageGroupId leaves the queue table out (the functions are near their size budget).
+export const QUEUE_NAMES = /* @__PURE__ */ Object.keys(QUEUES) as QueueName[];
+
+/** Queues whose messages are no tenant's (we do not send them): no MessageGroupId. Every other queue is per tenant. */
+export const SHARED_QUEUES: readonly QueueName[] = ['email-events'];
+
+/**
+ * The SQS MessageGroupId of a message (fair queues): its `account_id` on a per-tenant queue; none on a
+ * shared queue, or for a message that names no account (SQS then counts it as a tenant of its own).
+ * Every sender (shared/queue/publish.ts, the operator's DLQ redrive in infra/ops.ts) takes it from here.
+ */
+export function messageGroupId<Q extends QueueName>(queue: Q, message: QueueMessages[Q]): string | undefined {
+  if (SHARED_QUEUES.includes(queue)) return undefined;
+  const account = (message as { account_id?: unknown }).account_id;
+  return typeof account === 'string' && account !== '' ? account : undefined;
+}
 
 /**
  * A verified Paddle Classic alert, exactly as decoded from the form body (p_signature removed), as the
