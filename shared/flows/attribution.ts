@@ -51,6 +51,10 @@ export const couponSource: AttributionSource = async (accountId, hints) => {
 
 const SOURCES: AttributionSource[] = [couponSource, passthroughSource];
 
+/** Why a subscription whose event named no referral and no coupon did not attribute (its sighting's detail). */
+export const NO_HINT_DETAIL =
+  'The checkout carried no referral: no refloop_referral_id (Paddle passthrough or custom_data, Stripe client_reference_id or metadata) and no referral coupon.';
+
 export type AttributionOutcome = 'converted' | 'unchanged' | 'ignored' | 'none';
 
 /** The first source that names a referral for this event, or null. */
@@ -155,11 +159,7 @@ export async function attributeFromHints(
       'unknown_coupon',
       `The checkout used the code ${coupon.slice(0, 64)}, which is not a referral's coupon in this account, and named no referral.`,
     );
-  else
-    await sighting(
-      'no_referral_hint',
-      'The checkout carried no referral: no refloop_referral_id (Paddle passthrough or custom_data, Stripe client_reference_id or metadata) and no referral coupon.',
-    );
+  else await sighting('no_referral_hint', NO_HINT_DETAIL);
   return 'none';
 }
 

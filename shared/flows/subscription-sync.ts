@@ -23,6 +23,7 @@ import {
   getSubscription,
   type PaymentData,
   type ProviderFields,
+  type ProviderUpdate,
   type ProviderUpdateResult,
 } from '../store/subscriptions';
 import type { AttributionHints, BillingEvent, PaymentFacts, SubscriptionFacts } from '../billing/port';
@@ -39,7 +40,7 @@ import { isProviderKind, LEGACY_PROVIDER } from '../billing/registry';
 import { timingMetric } from '../metrics';
 import type { ProviderKind } from '../billing/port';
 
-async function evaluate(accountId: string, referralId: string): Promise<void> {
+export async function evaluate(accountId: string, referralId: string): Promise<void> {
   await publish('rewards', { kind: 'evaluate-referral', account_id: accountId, referral_id: referralId });
 }
 
@@ -50,14 +51,19 @@ async function evaluate(accountId: string, referralId: string): Promise<void> {
  * now (the signed fields, form-encoded), applied the same way.
  */
 export async function processPaddleAlert(message: PaddleAlertMessage): Promise<void> {
-  await processProviderWebhook({
+  await processProviderWebhook(webhookOfAlert(message));
+}
+
+/** A legacy `paddle-alert` message as the `provider-webhook` message the intake queues now. */
+export function webhookOfAlert(message: PaddleAlertMessage): ProviderWebhookMessage {
+  return {
     kind: 'provider-webhook',
     provider: LEGACY_PROVIDER.kind,
     account_id: message.account_id,
     headers: {},
     raw_body: new URLSearchParams(message.fields).toString(),
     received_at: message.received_at,
-  });
+  };
 }
 
 /**
@@ -65,7 +71,7 @@ export async function processPaddleAlert(message: PaddleAlertMessage): Promise<v
  * every fact of the event is applied (or acknowledged without effect): the last step of the record, so a
  * record that fails and is redelivered counts once, when it finally succeeds.
  */
-function recordLag(provider: ProviderKind, receivedAt: number | undefined): void {
+export function recordLag(provider: ProviderKind, receivedAt: number | undefined): void {
   if (typeof receivedAt === 'number' && Number.isFinite(receivedAt))
     timingMetric('WebhookLag', { Provider: provider }, Date.now() - receivedAt);
 }
@@ -74,7 +80,7 @@ function recordLag(provider: ProviderKind, receivedAt: number | undefined): void
  * What follows a provider update, whatever the provider: an untied subscription may be attributed from
  * the event's hints; a tied one gets its reward evaluation queued when the event could change it.
  */
-async function afterUpdate(
+export async function afterUpdate(
   accountId: string,
   provider: WebhookProvider,
   result: ProviderUpdateResult,
@@ -86,6 +92,8 @@ async function afterUpdate(
     statusGiven: boolean;
     refund: boolean;
   },
+  /** Queues a reward evaluation (the batch path collects them into one send). */
+  queueEvaluation: (accountId: string, referralId: string) => Promise<void> = evaluate,
 ): Promise<void> {
   // Who pays it, if this told something new: its member's copy, and a converted referral's check.
   await followPayers(accountId, result, result.duplicate);
@@ -116,19 +124,23 @@ async function afterUpdate(
   // which is what completes a commission when the subscription is cancelled).
   const mayNeedEvaluation = event.payment !== null || event.statusGiven || event.refund;
   if (result.duplicate ? mayNeedEvaluation : result.paymentChanged || result.statusChanged || event.refund)
-    await evaluate(accountId, result.referralId);
+    await queueEvaluation(accountId, result.referralId);
 }
 
-/** The store's fields from the facts, with a plan named only by id described by the provider (Paddle Classic). */
-async function completeFields(
+/**
+ * The store's fields from the facts, with a plan named only by id described by the provider (Paddle
+ * Classic). `known`: the subscription as stored, when the caller has read it already (the batch path).
+ */
+export async function completeFields(
   accountId: string,
   provider: Pick<WebhookProvider, 'describePlan'>,
   facts: SubscriptionFacts,
+  known?: { current: Subscription | null },
 ): Promise<Partial<ProviderFields>> {
   const fields = fieldsFromFacts(facts);
   if (facts.planId !== undefined && !facts.plan && provider.describePlan) {
-    // Keeping the stored plan when it matches (one read of the subscription).
-    const current = await getSubscription(accountId, facts.id);
+    // Keeping the stored plan when it matches (one read of the subscription, unless the caller read it).
+    const current = known ? known.current : await getSubscription(accountId, facts.id);
     const currency = facts.currency ?? current?.currency;
     const unitPrice = fields.unit_price ?? current?.unit_price ?? null;
     if (currency) fields.plan = await planFor(provider, accountId, facts.planId, currency, unitPrice, facts.planName ?? null, current);
@@ -203,6 +215,31 @@ export async function applyBillingEvent(accountId: string, provider: WebhookProv
     });
     return;
   }
+  await applyPreparedEvent(accountId, provider, await prepareEvent(accountId, provider, event, index));
+}
+
+/** One fact of a webhook, ready to apply: its marker, its facts (re-read when its time cannot order it), its payment and refund. */
+export interface PreparedEvent {
+  /** The idempotency marker: the event id, `#<n>` for the second and later facts of one event. */
+  marker: string;
+  facts: SubscriptionFacts;
+  asOfMs: number;
+  payment: PaymentData | null;
+  /** The refund record written with it (store/refunds.ts), and the refund's id. */
+  refund: { item: ReturnType<typeof refundItem>; id: string } | null;
+  hints: AttributionHints;
+}
+
+/**
+ * The provider calls an event needs before it is applied (the re-read of an event whose time cannot order
+ * it), then its payment and refund in the store's terms. Needs no table read.
+ */
+export async function prepareEvent(
+  accountId: string,
+  provider: WebhookProvider,
+  event: Extract<BillingEvent, { kind: 'subscription' }>,
+  index: number,
+): Promise<PreparedEvent> {
   const marker = index === 0 ? event.eventId : `${event.eventId}#${index}`;
   let facts = event.subscription;
   let asOfMs = event.occurredAtMs;
@@ -215,47 +252,68 @@ export async function applyBillingEvent(accountId: string, provider: WebhookProv
       asOfMs = Math.max(asOfMs, Date.now());
     }
   }
-  const fields = await completeFields(accountId, provider, facts);
   const payment = event.payment ? paymentFromFacts(event.payment) : null;
   // A refund is also recorded on its own (partial refunds come one each): clawbacks answer each once.
   const r = event.refund;
   const refundType = r?.refundType ?? (r?.kind === 'chargeback' ? 'chargeback' : undefined);
   const refund = r
-    ? refundItem(accountId, facts.id, {
+    ? {
         id: r.id,
-        payment_id: r.paymentId,
-        amount: minorToCents(r.amount, r.currency),
-        refunded_at: r.refundedAtSeconds,
-        currency: r.currency,
-        ...(refundType ? { refund_type: refundType } : {}),
-      })
+        item: refundItem(accountId, facts.id, {
+          id: r.id,
+          payment_id: r.paymentId,
+          amount: minorToCents(r.amount, r.currency),
+          refunded_at: r.refundedAtSeconds,
+          currency: r.currency,
+          ...(refundType ? { refund_type: refundType } : {}),
+        }),
+      }
     : null;
-  const result = await applyProviderUpdate(accountId, {
-    subscriptionId: facts.id,
-    asOfMs,
+  return { marker, facts, asOfMs, payment, refund, hints: event.hints };
+}
+
+/** The store's update for a prepared event, with its fields completed (completeFields). */
+export function updateOf(provider: WebhookProvider, e: PreparedEvent, fields: Partial<ProviderFields>): ProviderUpdate {
+  return {
+    subscriptionId: e.facts.id,
+    asOfMs: e.asOfMs,
     fields,
-    payment,
-    alertId: marker,
-    payerIds: payerIdsOf(provider.kind, facts),
-    ...(refund ? { extraItems: [refund] } : {}),
-  });
+    payment: e.payment,
+    alertId: e.marker,
+    payerIds: payerIdsOf(provider.kind, e.facts),
+    ...(e.refund ? { extraItems: [e.refund.item] } : {}),
+  };
+}
+
+/** What the follow-ups (afterUpdate) know of a prepared event. */
+export const followUpOf = (e: PreparedEvent) => ({
+  eventId: e.marker,
+  subscriptionId: e.facts.id,
+  hints: e.hints,
+  payment: e.payment,
+  statusGiven: e.facts.status !== undefined,
+  refund: e.refund !== null,
+});
+
+/** The per-event path: one event read, applied in its own transaction, then its follow-ups. */
+export async function applyPreparedEvent(
+  accountId: string,
+  provider: WebhookProvider,
+  e: PreparedEvent,
+  queueEvaluation?: (accountId: string, referralId: string) => Promise<void>,
+): Promise<void> {
+  const fields = await completeFields(accountId, provider, e.facts);
+  const result = await applyProviderUpdate(accountId, updateOf(provider, e, fields));
   log('info', result.duplicate ? 'provider event already processed' : 'provider event applied', {
     account_id: accountId,
     provider: provider.kind,
-    event_id: marker,
-    subscription_id: facts.id,
+    event_id: e.marker,
+    subscription_id: e.facts.id,
     subscription_written: result.subscriptionWritten,
     payment_changed: result.paymentChanged,
-    ...(r ? { refund_id: r.id } : {}),
+    ...(e.refund ? { refund_id: e.refund.id } : {}),
   });
-  await afterUpdate(accountId, provider, result, {
-    eventId: marker,
-    subscriptionId: facts.id,
-    hints: event.hints,
-    payment,
-    statusGiven: facts.status !== undefined,
-    refund: refund !== null,
-  });
+  await afterUpdate(accountId, provider, result, followUpOf(e), queueEvaluation);
 }
 
 // Plan lookups are memoised per container for a minute: a sync page of 200 users on one plan asks once.

@@ -71,6 +71,74 @@ export function sqsWorker<M>(name: string, handle: RecordHandler<M>, concurrency
   };
 }
 
+/** One record of a batch handed whole to a batch handler: its parsed message. */
+export interface BatchEntry<M> {
+  message: M;
+  record: SQSRecord;
+}
+
+/**
+ * A handler of a whole batch: it answers the records that failed (message id -> the error), every other
+ * record is acknowledged. It must never throw for one record: what it cannot apply it lists.
+ */
+export type BatchHandler<M> = (entries: BatchEntry<M>[]) => Promise<Map<string, unknown>>;
+
+/**
+ * The batch variant of sqsWorker, for a worker that applies the records of a batch together
+ * (shared/flows/provider-batch.ts): the same partial batch response (a failed record is redelivered
+ * alone), poison bodies (not JSON) fail on their own, one line per failed record with its message id and
+ * account, and the batch's metrics and trace. A handler that throws fails every record it was given.
+ */
+export function sqsBatchWorker<M>(name: string, handleBatch: BatchHandler<M>) {
+  return async (event: SQSEvent, context?: Context): Promise<SQSBatchResponse> => {
+    const records = event.Records ?? [];
+    const keys = invocationKeys(context);
+    const invocation = { ...keys, queue: name };
+    try {
+      return await withLogKeys(invocation, () =>
+        traced(
+          '## handler',
+          handlerAnnotations(keys, { queue: name, records: records.length }),
+          async () => {
+            const failed = new Map<string, unknown>();
+            const entries: BatchEntry<M>[] = [];
+            for (const record of records) {
+              try {
+                entries.push({ message: JSON.parse(record.body) as M, record });
+              } catch {
+                failed.set(record.messageId, new PoisonMessageError('Message body is not JSON'));
+              }
+            }
+            if (entries.length > 0) {
+              try {
+                for (const [id, err] of await handleBatch(entries)) failed.set(id, err);
+              } catch (err) {
+                for (const e of entries) failed.set(e.record.messageId, err);
+              }
+            }
+            const failures: SQSBatchResponse['batchItemFailures'] = [];
+            for (const record of records) {
+              if (!failed.has(record.messageId)) continue;
+              const accountId = accountOf(record.body);
+              log('error', `${name}: record failed`, {
+                message_id: record.messageId,
+                ...(accountId ? { account_id: accountId } : {}),
+                receive_count: record.attributes?.ApproximateReceiveCount,
+                ...errorFields(failed.get(record.messageId)),
+              });
+              failures.push({ itemIdentifier: record.messageId });
+            }
+            return { batchItemFailures: failures };
+          },
+          (out) => (out.batchItemFailures.length > 0 ? { fault: true, annotations: { failed: out.batchItemFailures.length } } : {}),
+        ),
+      );
+    } finally {
+      flushMetrics();
+    }
+  };
+}
+
 /**
  * A scheduled job's handler (EventBridge Scheduler -> Lambda): its lines carry the job's name and the
  * invocation's keys, its metrics are printed when it ends, and a sampled trace gets its `## handler`.

@@ -24,8 +24,8 @@ import {
 import { subscriptionView } from '../domain/views';
 import { eventItem } from './outbox';
 import { queryPage, type PageRequest } from './pagination';
-import { ALERT_MARKER_DAYS, GSI1, GSI2, keys, providerIdKey, timeKey, TTL_ATTRIBUTE } from './table';
-import { ReportDeltas } from './reports';
+import { ALERT_MARKER_DAYS, GSI1, GSI2, keys, providerIdKey, timeKey, TTL_ATTRIBUTE, type CounterName, type Key } from './table';
+import { ReportDeltas, type Scopes } from './reports';
 import { newPayerIds, storedPayerIds } from '../domain/payer-ids';
 
 /**
@@ -235,13 +235,58 @@ async function referralHolds(accountId: string, referralId: string, subscription
   return item?.type === 'Referral' && snapshot?.id !== undefined && storedProviderId(snapshot.id) === subscriptionId;
 }
 
+/** The report bucket deltas a plan adds (ReportDeltas.add's arguments). */
+export type ReportAdd = [at: number, scopes: Scopes, metric: 'revenue' | 'refunds', delta: number, currency: string];
+
 /**
- * Applies what the provider says about one subscription (an alert, or a page of the background sync),
- * in ONE transaction: the alert's idempotency marker, the subscription (only if `asOfMs` is not older
- * than the stored state), its status counters, the snapshot on its referral, and the payment.
- * Round trips: 1 BatchGet + 1 TransactWriteItems (more only when a concurrent write wins a race).
+ * What one provider update writes, decided from the items read (planProviderUpdate): the transaction's
+ * own items, and the counter and report deltas, which a caller merging several plans into one
+ * transaction aggregates per counter name and per bucket (a transaction never holds two writes of a key).
  */
-export async function applyProviderUpdate(accountId: string, update: ProviderUpdate): Promise<ProviderUpdateResult> {
+export interface ProviderPlan {
+  result: ProviderUpdateResult;
+  /** The subscription as read (a duplicate's answer). */
+  previous: StoredSubscription | null;
+  /** Its items: the alert's marker first (when it has one), then the refund, subscription, event, referral snapshot and payment. */
+  items: TransactItem[];
+  /** Index in `items` of the referral snapshot's update, or -1. */
+  referralItem: number;
+  /** Counter deltas by name. */
+  counters: [CounterName, number][];
+  reports: ReportAdd[];
+  /** The items as they will be stored once the plan commits (the state a next update of the same keys is planned on). */
+  stored: Record<string, unknown>[];
+}
+
+/** The keys one update reads (one BatchGet): its subscription, its marker, its payment and its refunds. */
+export function providerUpdateKeys(accountId: string, update: ProviderUpdate): Key[] {
+  return [
+    keys.subscription(accountId, update.subscriptionId),
+    ...(update.alertId ? [keys.alert(accountId, update.alertId)] : []),
+    ...(update.payment ? [keys.payment(accountId, update.subscriptionId, update.payment.id)] : []),
+    ...refundPutsOf(update).map((i) => ({ pk: String(i.pk), sk: String(i.sk) })),
+  ];
+}
+
+const refundPutsOf = (update: ProviderUpdate) =>
+  (update.extraItems ?? []).map((i) => i.Put?.Item).filter((i): i is Record<string, unknown> => i?.type === 'Refund');
+
+/** Everything a transaction built from `plan` holds: its items, then one update per counter and per report bucket. */
+export function planTransactionItems(accountId: string, plan: ProviderPlan): TransactItem[] {
+  const report = new ReportDeltas(accountId);
+  for (const add of plan.reports) report.add(...add);
+  return [...plan.items, ...plan.counters.map(([name, delta]) => counterUpdate(accountId, name, delta)), ...report.items()];
+}
+
+/**
+ * Decides what one update writes, from the items `found` (read by providerUpdateKeys) - no I/O. The same
+ * rules as applyProviderUpdate, which runs it: the subscription only if `asOfMs` is not older than the
+ * stored state, its status counters, the snapshot on its referral, the payment and its report buckets.
+ * Every write is conditioned on the state read (a version, a tie, an absent item), so a plan made from a
+ * state that changed meanwhile fails its transaction's conditions and is planned again.
+ */
+export function planProviderUpdate(accountId: string, update: ProviderUpdate, found: Map<string, Record<string, unknown>>): ProviderPlan {
+  const now = Date.now();
   const subKey = keys.subscription(accountId, update.subscriptionId);
   const markerKey = update.alertId ? keys.alert(accountId, update.alertId) : null;
   const payKey = update.payment ? keys.payment(accountId, update.subscriptionId, update.payment.id) : null;
@@ -250,271 +295,291 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
   // The specification's status words: Paddle's `trialing` is stored and shown as `trialling`.
   if (fields.status === 'trialing') fields.status = 'trialling';
 
+  // The update's own items, copied: a plan never changes its input (it may be planned again).
+  const extraItems: TransactItem[] = (update.extraItems ?? []).map((i) =>
+    i.Put?.Item?.type === 'Refund' ? { Put: { ...i.Put, Item: { ...i.Put.Item } } } : i,
+  );
   // Refunds written with this update (their report bucket counts each once: only when it is new).
-  const refundPuts = (update.extraItems ?? []).map((i) => i.Put?.Item).filter((i): i is Record<string, unknown> => i?.type === 'Refund');
-  const refundKeys = refundPuts.map((i) => ({ pk: String(i.pk), sk: String(i.sk) }));
-  const refundPutOf = (item: Record<string, unknown>) => (update.extraItems ?? []).find((i) => i.Put?.Item === item)?.Put;
+  const refundPuts = extraItems.map((i) => i.Put?.Item).filter((i): i is Record<string, unknown> => i?.type === 'Refund');
+  const refundPutOf = (item: Record<string, unknown>) => extraItems.find((i) => i.Put?.Item === item)?.Put;
+  // One refund may come in two events (Chargebee's credit note and its payment_refunded): the second
+  // rewrites it as it is, with the `reported` mark the first gave it, so no evaluation counts it again.
+  for (const refund of refundPuts) {
+    if (lookup(found, { pk: String(refund.pk), sk: String(refund.sk) })?.reported === true) refund.reported = true;
+    const put = refundPutOf(refund);
+    if (put) delete put.ConditionExpression;
+  }
+  const existing = lookup(found, subKey);
+  const previous = toSubscription(existing);
+  const referralId = previous?.referral_id ?? null;
+  const plan: ProviderPlan = {
+    result: {
+      duplicate: true,
+      subscriptionWritten: false,
+      paymentChanged: false,
+      statusChanged: false,
+      subscription: previous,
+      referralId,
+      payerIdsLearned: [],
+    },
+    previous,
+    items: [],
+    referralItem: -1,
+    counters: [],
+    reports: [],
+    stored: [],
+  };
+  if (markerKey && lookup(found, markerKey)) return plan;
+  const { items, counters, reports, stored } = plan;
+  if (markerKey) {
+    const marker = {
+      ...markerKey,
+      type: 'Alert',
+      subscription_id: update.subscriptionId,
+      processed_at: now,
+      [TTL_ATTRIBUTE]: Math.floor(now / 1000) + ALERT_MARKER_DAYS * 86400,
+    };
+    items.push({ Put: { TableName: tableName(), Item: marker, ConditionExpression: 'attribute_not_exists(pk)' } });
+    stored.push(marker);
+  }
+
+  items.push(...extraItems);
+
+  // The subscription: merged over the stored state unless the source is older than it.
+  let subscription = previous;
+  let subscriptionWritten = false;
+  let statusChanged = false;
+  const storedAsOf = Number(existing?.event_ms ?? 0);
+  const newer = !previous || update.asOfMs >= storedAsOf;
+  const merged: ProviderFields | null = previous
+    ? { ...providerFieldsOf(previous), ...definedOnly(fields) }
+    : REQUIRED.every((k) => fields[k] !== undefined && fields[k] !== null)
+      ? {
+          unit_price: fields.unit_price ?? null,
+          currency: fields.currency as string,
+          status: fields.status as string,
+          email: fields.email ?? '',
+          next_bill_date: fields.next_bill_date ?? null,
+          last_bill_date: fields.last_bill_date ?? null,
+          plan: fields.plan as Subscription['plan'],
+        }
+      : null;
+  const changed = merged !== null && (!previous || canonical(merged) !== canonical(providerFieldsOf(previous)));
+  const written = newer && merged !== null && changed;
+  // Who pays it: ids not stored yet join the set (they only accumulate, whatever the source's time).
+  // Their write is conditioned on the member and referral ties read, so an attachment or a conversion
+  // committed meanwhile makes this start over and its follow-up (flows/subscription-sync.ts) see them.
+  const knownPayers = previous ? subscriptionPayerIds(previous) : [];
+  const payerIdsLearned = previous || written ? newPayerIds(knownPayers, update.payerIds ?? []) : [];
+  const payerNames: Record<string, string> =
+    payerIdsLearned.length > 0 ? { '#pids': 'payer_ids', ...(previous ? { '#mid': 'member_id' } : {}) } : {};
+  const payerValues: Record<string, unknown> =
+    payerIdsLearned.length > 0 ? { ':pids': new Set(payerIdsLearned), ...(previous?.member_id ? { ':mid': previous.member_id } : {}) } : {};
+  const memberTie = previous?.member_id ? '#mid = :mid' : 'attribute_not_exists(#mid)';
+  const payers = [...knownPayers, ...payerIdsLearned];
+  const payerAttr = payers.length > 0 ? { payer_ids: new Set(payers) } : {};
+  if (written && merged) {
+    const version = Number(existing?.version ?? 0);
+    const createdMs = previous
+      ? Number(existing?.created_ms ?? previous.created_at * 1000)
+      : (update.createdAt ?? Math.floor(now / 1000)) * 1000;
+    const sortKey = `${timeKey(createdMs)}#${providerIdKey(update.subscriptionId)}`;
+    const attrs: Record<string, unknown> = {
+      type: 'Subscription',
+      id: update.subscriptionId,
+      ...merged,
+      created_at: Math.floor(createdMs / 1000),
+      created_ms: createdMs,
+      event_ms: Math.max(update.asOfMs, storedAsOf),
+      version: version + 1,
+      gsi1pk: keys.subscriptionsByCreation(accountId),
+      gsi1sk: sortKey,
+      gsi2pk: keys.subscriptionsByStatus(accountId, merged.status),
+      gsi2sk: sortKey,
+    };
+    const names: Record<string, string> = previous ? { '#version': 'version' } : {};
+    const values: Record<string, unknown> = {};
+    const sets = Object.entries(attrs).map(([name, value], i) => {
+      names[`#f${i}`] = name;
+      values[`:v${i}`] = value;
+      return `#f${i} = :v${i}`;
+    });
+    const learns = payerIdsLearned.length > 0;
+    items.push({
+      Update: {
+        TableName: tableName(),
+        Key: subKey,
+        UpdateExpression: `SET ${sets.join(', ')}${learns ? ' ADD #pids :pids' : ''}`,
+        // The version read, and the referral tie read: a conversion that tied it meanwhile (its snapshot
+        // is of the version read) makes this start over and refresh that referral's snapshot as well.
+        ConditionExpression: previous
+          ? `#version = :version AND ${referralId ? 'referral_id = :rid' : 'attribute_not_exists(referral_id)'}${learns ? ` AND ${memberTie}` : ''}`
+          : 'attribute_not_exists(pk)',
+        ExpressionAttributeNames: { ...names, ...payerNames },
+        ExpressionAttributeValues: {
+          ...values,
+          ...payerValues,
+          ...(previous ? { ':version': version, ...(referralId ? { ':rid': referralId } : {}) } : {}),
+        },
+      },
+    });
+    stored.push({ ...existing, ...subKey, ...attrs, ...payerAttr });
+    if (!previous) {
+      counters.push(['subscriptions', 1], [`subscriptions#${merged.status}`, 1]);
+    } else if (previous.status !== merged.status) {
+      statusChanged = true;
+      counters.push([`subscriptions#${previous.status}`, -1], [`subscriptions#${merged.status}`, 1]);
+    }
+    subscription = {
+      ...merged,
+      id: update.subscriptionId,
+      created_at: Math.floor(createdMs / 1000),
+      member_id: previous?.member_id,
+      referral_id: previous?.referral_id,
+      version: version + 1,
+      ...(payers.length > 0 ? { payer_ids: payers } : {}),
+    } as StoredSubscription;
+    subscriptionWritten = true;
+    // One event per stored version of the subscription.
+    items.push(
+      eventItem(accountId, 'subscription.updated', `${update.subscriptionId}:${version + 1}`, subscriptionView(subscription), now),
+    );
+    if (referralId) {
+      // The referral shows its subscription from a snapshot (one read per GET): refresh it here.
+      plan.referralItem = items.length;
+      items.push({
+        Update: {
+          TableName: tableName(),
+          Key: keys.referral(accountId, referralId),
+          UpdateExpression: 'SET #s = :snap',
+          ConditionExpression: 'attribute_exists(pk) AND #s.#id = :sid',
+          ExpressionAttributeNames: { '#s': 'subscription', '#id': 'id' },
+          ExpressionAttributeValues: { ':snap': subscriptionSnapshot(subscription), ':sid': update.subscriptionId },
+        },
+      });
+    }
+  } else if (previous && payerIdsLearned.length > 0) {
+    // Only the payer is new: the set grows under the ties read (the version stays: no provider field changed).
+    items.push({
+      Update: {
+        TableName: tableName(),
+        Key: subKey,
+        UpdateExpression: 'ADD #pids :pids',
+        ConditionExpression: `attribute_exists(pk) AND ${referralId ? 'referral_id = :rid' : 'attribute_not_exists(referral_id)'} AND ${memberTie}`,
+        ExpressionAttributeNames: payerNames,
+        ExpressionAttributeValues: { ...payerValues, ...(referralId ? { ':rid': referralId } : {}) },
+      },
+    });
+    stored.push({ ...existing, ...payerAttr });
+    subscription = { ...previous, payer_ids: payers } as StoredSubscription;
+  }
+
+  // The payment: created, or merged with what is stored (failed -> paid -> refunded).
+  let paymentChanged = false;
+  if (update.payment && payKey) {
+    const storedPayment = toPayment(lookup(found, payKey));
+    const next = mergePayment(storedPayment, update.payment);
+    if (!storedPayment || !samePayment(storedPayment, next)) {
+      paymentChanged = true;
+      // `reported`: its revenue is in the report buckets (written once, here or by the evaluation).
+      const wasReported = lookup(found, payKey)?.reported === true;
+      const reported = wasReported || (referralId !== null && next.status !== 'failed');
+      const item = {
+        ...payKey,
+        type: 'Payment',
+        ...next,
+        version: (storedPayment?.version ?? 0) + 1,
+        ...(reported ? { reported: true } : {}),
+      };
+      items.push({
+        Put: {
+          TableName: tableName(),
+          Item: item,
+          ConditionExpression: storedPayment ? 'version = :v' : 'attribute_not_exists(pk)',
+          ...(storedPayment ? { ExpressionAttributeValues: { ':v': storedPayment.version } } : {}),
+        },
+      });
+      stored.push(item);
+      // Report buckets of a referred subscription's money (store/reports.ts), in this same transaction.
+      if (referralId && existing && next.status !== 'failed' && !wasReported)
+        reports.push([next.paid_at, scopesOf(existing), 'revenue', next.amount, next.currency]);
+    }
+  }
+  for (const refund of refundPuts) {
+    if (referralId && existing && !lookup(found, { pk: String(refund.pk), sk: String(refund.sk) })) {
+      refund.reported = true;
+      // Counted only by the write that creates it: another event of the same refund writing it meanwhile
+      // makes this one start over and find it.
+      const put = refundPutOf(refund);
+      if (put) put.ConditionExpression = 'attribute_not_exists(pk)';
+      reports.push([
+        Number(refund.refunded_at) || Math.floor(now / 1000),
+        scopesOf(existing),
+        'refunds',
+        Number(refund.amount),
+        String(refund.currency),
+      ]);
+    }
+    stored.push(refund);
+  }
+  plan.result = { duplicate: false, subscriptionWritten, paymentChanged, statusChanged, subscription, referralId, payerIdsLearned };
+  return plan;
+}
+
+const scopesOf = (existing: Record<string, unknown>): Scopes => ({
+  memberId: existing.referrer_member_id as string | undefined,
+  campaignId: existing.referrer_campaign_id as string | undefined,
+});
+
+/**
+ * Applies what the provider says about one subscription (an alert, or a page of the background sync),
+ * in ONE transaction: the alert's idempotency marker, the subscription (only if `asOfMs` is not older
+ * than the stored state), its status counters, the snapshot on its referral, and the payment
+ * (planProviderUpdate decides them). Round trips: 1 BatchGet + 1 TransactWriteItems (more only when a
+ * concurrent write wins a race).
+ */
+export async function applyProviderUpdate(accountId: string, update: ProviderUpdate): Promise<ProviderUpdateResult> {
+  const wanted = providerUpdateKeys(accountId, update);
   return withRetries(
     async () => {
-      const found = await batchGet([subKey, ...(markerKey ? [markerKey] : []), ...(payKey ? [payKey] : []), ...refundKeys]);
-      // One refund may come in two events (Chargebee's credit note and its payment_refunded): the second
-      // rewrites it as it is, with the `reported` mark the first gave it, so no evaluation counts it again.
-      for (const refund of refundPuts) {
-        if (lookup(found, { pk: String(refund.pk), sk: String(refund.sk) })?.reported === true) refund.reported = true;
-        const put = refundPutOf(refund);
-        if (put) delete put.ConditionExpression;
-      }
-      const existing = lookup(found, subKey);
-      const previous = toSubscription(existing);
-      const referralId = previous?.referral_id ?? null;
-      if (markerKey && lookup(found, markerKey)) {
-        return {
-          duplicate: true,
-          subscriptionWritten: false,
-          paymentChanged: false,
-          statusChanged: false,
-          subscription: previous,
-          referralId,
-          payerIdsLearned: [],
-        };
-      }
-      const items: TransactItem[] = [];
-      if (markerKey) {
-        items.push({
-          Put: {
-            TableName: tableName(),
-            Item: {
-              ...markerKey,
-              type: 'Alert',
-              subscription_id: update.subscriptionId,
-              processed_at: Date.now(),
-              [TTL_ATTRIBUTE]: Math.floor(Date.now() / 1000) + ALERT_MARKER_DAYS * 86400,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        });
-      }
-
-      items.push(...(update.extraItems ?? []));
-
-      // The subscription: merged over the stored state unless the source is older than it.
-      let subscription = previous;
-      let referralItem = -1;
-      let subscriptionWritten = false;
-      let statusChanged = false;
-      const storedAsOf = Number(existing?.event_ms ?? 0);
-      const newer = !previous || update.asOfMs >= storedAsOf;
-      const merged: ProviderFields | null = previous
-        ? { ...providerFieldsOf(previous), ...definedOnly(fields) }
-        : REQUIRED.every((k) => fields[k] !== undefined && fields[k] !== null)
-          ? {
-              unit_price: fields.unit_price ?? null,
-              currency: fields.currency as string,
-              status: fields.status as string,
-              email: fields.email ?? '',
-              next_bill_date: fields.next_bill_date ?? null,
-              last_bill_date: fields.last_bill_date ?? null,
-              plan: fields.plan as Subscription['plan'],
-            }
-          : null;
-      const changed = merged !== null && (!previous || canonical(merged) !== canonical(providerFieldsOf(previous)));
-      const written = newer && merged !== null && changed;
-      // Who pays it: ids not stored yet join the set (they only accumulate, whatever the source's time).
-      // Their write is conditioned on the member and referral ties read, so an attachment or a conversion
-      // committed meanwhile makes this start over and its follow-up (flows/subscription-sync.ts) see them.
-      const knownPayers = previous ? subscriptionPayerIds(previous) : [];
-      const payerIdsLearned = previous || written ? newPayerIds(knownPayers, update.payerIds ?? []) : [];
-      const payerNames: Record<string, string> =
-        payerIdsLearned.length > 0 ? { '#pids': 'payer_ids', ...(previous ? { '#mid': 'member_id' } : {}) } : {};
-      const payerValues: Record<string, unknown> =
-        payerIdsLearned.length > 0
-          ? { ':pids': new Set(payerIdsLearned), ...(previous?.member_id ? { ':mid': previous.member_id } : {}) }
-          : {};
-      const memberTie = previous?.member_id ? '#mid = :mid' : 'attribute_not_exists(#mid)';
-      if (written && merged) {
-        const version = Number(existing?.version ?? 0);
-        const createdMs = previous
-          ? Number(existing?.created_ms ?? previous.created_at * 1000)
-          : (update.createdAt ?? Math.floor(Date.now() / 1000)) * 1000;
-        const sortKey = `${timeKey(createdMs)}#${providerIdKey(update.subscriptionId)}`;
-        const attrs: Record<string, unknown> = {
-          type: 'Subscription',
-          id: update.subscriptionId,
-          ...merged,
-          created_at: Math.floor(createdMs / 1000),
-          created_ms: createdMs,
-          event_ms: Math.max(update.asOfMs, storedAsOf),
-          version: version + 1,
-          gsi1pk: keys.subscriptionsByCreation(accountId),
-          gsi1sk: sortKey,
-          gsi2pk: keys.subscriptionsByStatus(accountId, merged.status),
-          gsi2sk: sortKey,
-        };
-        const names: Record<string, string> = previous ? { '#version': 'version' } : {};
-        const values: Record<string, unknown> = {};
-        const sets = Object.entries(attrs).map(([name, value], i) => {
-          names[`#f${i}`] = name;
-          values[`:v${i}`] = value;
-          return `#f${i} = :v${i}`;
-        });
-        const learns = payerIdsLearned.length > 0;
-        items.push({
-          Update: {
-            TableName: tableName(),
-            Key: subKey,
-            UpdateExpression: `SET ${sets.join(', ')}${learns ? ' ADD #pids :pids' : ''}`,
-            // The version read, and the referral tie read: a conversion that tied it meanwhile (its snapshot
-            // is of the version read) makes this start over and refresh that referral's snapshot as well.
-            ConditionExpression: previous
-              ? `#version = :version AND ${referralId ? 'referral_id = :rid' : 'attribute_not_exists(referral_id)'}${learns ? ` AND ${memberTie}` : ''}`
-              : 'attribute_not_exists(pk)',
-            ExpressionAttributeNames: { ...names, ...payerNames },
-            ExpressionAttributeValues: {
-              ...values,
-              ...payerValues,
-              ...(previous ? { ':version': version, ...(referralId ? { ':rid': referralId } : {}) } : {}),
-            },
-          },
-        });
-        if (!previous) {
-          items.push(counterUpdate(accountId, 'subscriptions', 1), counterUpdate(accountId, `subscriptions#${merged.status}`, 1));
-        } else if (previous.status !== merged.status) {
-          statusChanged = true;
-          items.push(
-            counterUpdate(accountId, `subscriptions#${previous.status}`, -1),
-            counterUpdate(accountId, `subscriptions#${merged.status}`, 1),
-          );
-        }
-        const payers = [...knownPayers, ...payerIdsLearned];
-        subscription = {
-          ...merged,
-          id: update.subscriptionId,
-          created_at: Math.floor(createdMs / 1000),
-          member_id: previous?.member_id,
-          referral_id: previous?.referral_id,
-          version: version + 1,
-          ...(payers.length > 0 ? { payer_ids: payers } : {}),
-        } as StoredSubscription;
-        subscriptionWritten = true;
-        // One event per stored version of the subscription.
-        items.push(eventItem(accountId, 'subscription.updated', `${update.subscriptionId}:${version + 1}`, subscriptionView(subscription)));
-        if (referralId) {
-          // The referral shows its subscription from a snapshot (one read per GET): refresh it here.
-          referralItem = items.length;
-          items.push({
-            Update: {
-              TableName: tableName(),
-              Key: keys.referral(accountId, referralId),
-              UpdateExpression: 'SET #s = :snap',
-              ConditionExpression: 'attribute_exists(pk) AND #s.#id = :sid',
-              ExpressionAttributeNames: { '#s': 'subscription', '#id': 'id' },
-              ExpressionAttributeValues: { ':snap': subscriptionSnapshot(subscription), ':sid': update.subscriptionId },
-            },
-          });
-        }
-      } else if (previous && payerIdsLearned.length > 0) {
-        // Only the payer is new: the set grows under the ties read (the version stays: no provider field changed).
-        items.push({
-          Update: {
-            TableName: tableName(),
-            Key: subKey,
-            UpdateExpression: 'ADD #pids :pids',
-            ConditionExpression: `attribute_exists(pk) AND ${referralId ? 'referral_id = :rid' : 'attribute_not_exists(referral_id)'} AND ${memberTie}`,
-            ExpressionAttributeNames: payerNames,
-            ExpressionAttributeValues: { ...payerValues, ...(referralId ? { ':rid': referralId } : {}) },
-          },
-        });
-        subscription = { ...previous, payer_ids: [...knownPayers, ...payerIdsLearned] } as StoredSubscription;
-      }
-
-      // The payment: created, or merged with what is stored (failed -> paid -> refunded).
-      let paymentChanged = false;
-      if (update.payment && payKey) {
-        const storedPayment = toPayment(lookup(found, payKey));
-        const next = mergePayment(storedPayment, update.payment);
-        if (!storedPayment || !samePayment(storedPayment, next)) {
-          paymentChanged = true;
-          // `reported`: its revenue is in the report buckets (written once, here or by the evaluation).
-          const reported = lookup(found, payKey)?.reported === true || (referralId !== null && next.status !== 'failed');
-          items.push({
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...payKey,
-                type: 'Payment',
-                ...next,
-                version: (storedPayment?.version ?? 0) + 1,
-                ...(reported ? { reported: true } : {}),
-              },
-              ConditionExpression: storedPayment ? 'version = :v' : 'attribute_not_exists(pk)',
-              ...(storedPayment ? { ExpressionAttributeValues: { ':v': storedPayment.version } } : {}),
-            },
-          });
-        }
-      }
-
-      // Report buckets of a referred subscription's money (store/reports.ts), in this same transaction.
-      if (referralId && existing) {
-        const scopes = {
-          memberId: existing.referrer_member_id as string | undefined,
-          campaignId: existing.referrer_campaign_id as string | undefined,
-        };
-        const report = new ReportDeltas(accountId);
-        if (update.payment && payKey && paymentChanged) {
-          const stored = toPayment(lookup(found, payKey));
-          const next = mergePayment(stored, update.payment);
-          if (next.status !== 'failed' && lookup(found, payKey)?.reported !== true)
-            report.add(next.paid_at, scopes, 'revenue', next.amount, next.currency);
-        }
-        for (const refund of refundPuts) {
-          if (lookup(found, { pk: String(refund.pk), sk: String(refund.sk) })) continue;
-          refund.reported = true;
-          // Counted only by the write that creates it: another event of the same refund writing it meanwhile
-          // makes this one start over and find it.
-          const put = refundPutOf(refund);
-          if (put) put.ConditionExpression = 'attribute_not_exists(pk)';
-          report.add(
-            Number(refund.refunded_at) || Math.floor(Date.now() / 1000),
-            scopes,
-            'refunds',
-            Number(refund.amount),
-            String(refund.currency),
-          );
-        }
-        items.push(...report.items());
-      }
-
+      const plan = planProviderUpdate(accountId, update, await batchGet(wanted));
+      if (plan.result.duplicate) return plan.result;
+      const items = planTransactionItems(accountId, plan);
       if (items.length > 0) {
         try {
           await transact(items);
         } catch (err) {
           if (err instanceof ConditionsFailedError) {
             // Someone processed this alert concurrently: it is a duplicate now.
-            if (markerKey && err.failed(0)) {
-              return {
-                duplicate: true,
-                subscriptionWritten: false,
-                paymentChanged: false,
-                statusChanged: false,
-                subscription: previous,
-                referralId,
-                payerIdsLearned: [],
-              };
-            }
+            if (update.alertId && err.failed(0)) return duplicateOf(plan);
             // The tied referral is gone (or holds another subscription): the tie is stale data, never a reason
             // to refuse the provider's update. Freed, then applied again.
-            if (referralId && referralItem >= 0 && err.failed(referralItem))
+            const referralId = plan.result.referralId;
+            if (referralId && plan.referralItem >= 0 && err.failed(plan.referralItem))
               await releaseIfOrphaned(accountId, update.subscriptionId, referralId);
             throw new StaleSubscriptionError();
           }
           throw err;
         }
       }
-      return { duplicate: false, subscriptionWritten, paymentChanged, statusChanged, subscription, referralId, payerIdsLearned };
+      return plan.result;
     },
     (err) => err instanceof StaleSubscriptionError,
     8,
   );
+}
+
+/** The answer for an update found processed already (its marker written by a concurrent copy). */
+export function duplicateOf(plan: ProviderPlan): ProviderUpdateResult {
+  return {
+    duplicate: true,
+    subscriptionWritten: false,
+    paymentChanged: false,
+    statusChanged: false,
+    subscription: plan.previous,
+    referralId: plan.previous?.referral_id ?? null,
+    payerIdsLearned: [],
+  };
 }
 
 /** JSON with sorted keys: DynamoDB maps come back in any key order. */

@@ -81,9 +81,29 @@ export const unattributedKeys = {
 
 /** Records (or refreshes) one sighting. Returns false when there is nothing to key it by. */
 export async function recordUnattributed(accountId: string, s: UnattributedSighting): Promise<boolean> {
+  const update = unattributedUpdate(accountId, s);
+  if (!update) return false;
+  await db().send(new UpdateCommand(update));
+  return true;
+}
+
+/**
+ * The one UpdateItem recordUnattributed sends (unconditional), or null when there is nothing to key the
+ * sighting by: the provider-event batch path writes it inside the event's own transaction.
+ */
+export function unattributedUpdate(
+  accountId: string,
+  s: UnattributedSighting,
+): {
+  TableName: string;
+  Key: Key;
+  UpdateExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+} | null {
   const emailPart = emailKeyPart(s.email);
   const named = s.referralNamed && s.reason !== 'no_referral_hint' && s.reason !== 'unknown_coupon' ? s.referralNamed.slice(0, 64) : null;
-  if (emailPart === null && named === null) return false;
+  if (emailPart === null && named === null) return null;
   const now = s.nowMs ?? Date.now();
   const key = unattributedKeys.item(accountId, emailPart, s.subscriptionId);
   // A sighting without a named referral keeps a more specific reason already recorded.
@@ -126,16 +146,13 @@ export async function recordUnattributed(accountId: string, s: UnattributedSight
     values[':g1pk'] = unattributedKeys.byReferral(accountId, named);
     values[':g1sk'] = key.sk;
   }
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: key,
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ExpressionAttributeNames: { '#type': 'type' },
-      ExpressionAttributeValues: values,
-    }),
-  );
-  return true;
+  return {
+    TableName: tableName(),
+    Key: key,
+    UpdateExpression: `SET ${sets.join(', ')}`,
+    ExpressionAttributeNames: { '#type': 'type' },
+    ExpressionAttributeValues: values,
+  };
 }
 
 /** Forgets a subscription's sighting once it converted a referral (the worker's attribution). */
