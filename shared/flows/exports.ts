@@ -21,7 +21,7 @@ import { toBatch, type PayoutBatch } from './payouts';
 import { payoutsSource, rewardsSource, type PayoutFilters, type RewardFilters, type Source as ListSource } from '../store/money-lists';
 import { toReferral } from '../store/referrals';
 import { toSubscription } from '../store/subscriptions';
-import { GSI1, GSI2, keys, moneyListKeys } from '../store/table';
+import { GSI1, GSI2, keys, listKeys, moneyListKeys } from '../store/table';
 
 export const EXPORTS = ['members', 'referrals', 'rewards', 'payouts', 'payout-batches', 'subscriptions'] as const;
 export type ExportKind = (typeof EXPORTS)[number];
@@ -46,8 +46,8 @@ function sourceOf(accountId: string, kind: ExportKind, f: Record<string, string 
       if (f.campaign !== undefined && !isCampaignId(f.campaign)) throw new ValidationError({ campaign: ['Not a campaign id.'] });
       return {
         query: f.campaign
-          ? { index: GSI1, partitionValue: keys.membersByCampaign(accountId, f.campaign) }
-          : { partitionValue: keys.memberCollection(accountId) },
+          ? { index: GSI1, partitionValue: listKeys.membersByCampaign(accountId, f.campaign) }
+          : { partitionValue: listKeys.memberCollection(accountId) },
         parse: (i) => toMember(i),
         header: [
           'id',
@@ -102,10 +102,10 @@ function sourceOf(accountId: string, kind: ExportKind, f: Record<string, string 
       return {
         query:
           f.member && f.sub
-            ? { index: GSI2, partitionValue: keys.referralsBySub(accountId, f.member, f.sub) }
+            ? { index: GSI2, partitionValue: listKeys.referralsBySub(accountId, f.member, f.sub) }
             : f.member
               ? { index: GSI1, partitionValue: keys.referralsByMember(accountId, f.member) }
-              : { partitionValue: keys.referralCollection(accountId) },
+              : { partitionValue: listKeys.referralCollection(accountId) },
         parse: (i) => toReferral(i),
         header: [
           'id',

@@ -26,7 +26,7 @@ import {
 } from '../domain/fraud-rules';
 import { THRESHOLD_LIMITS } from '../schemas/fraud';
 import { loadFraudSettings } from '../store/fraud-settings';
-import { applicationKeys, keys } from '../store/table';
+import { applicationKeys, listKeys } from '../store/table';
 import { idFrom, memberDays, queryNewest, REFERRAL_FACT_ATTRIBUTES, refundTimes, toApplicationFact, toReferralFact } from './fraud-facts';
 
 const DAY = 86_400;
@@ -148,7 +148,7 @@ export async function previewRule(accountId: string, req: PreviewRequest, now: n
 
   const [referrals, applications, members] = await Promise.all([
     queryNewest({
-      partitionValue: keys.referralCollection(accountId),
+      partitionValue: listKeys.referralCollection(accountId),
       from: idFrom(from - lookback),
       cap: caps.referrals,
       attributes: REFERRAL_FACT_ATTRIBUTES,
@@ -161,7 +161,7 @@ export async function previewRule(accountId: string, req: PreviewRequest, now: n
         })
       : Promise.resolve({ items: [], truncated: false }),
     wantsMembers
-      ? queryNewest({ partitionValue: keys.memberCollection(accountId), from: '0', cap: caps.members })
+      ? queryNewest({ partitionValue: listKeys.memberCollection(accountId), from: '0', cap: caps.members })
       : Promise.resolve({ items: [], truncated: false }),
   ]);
   const partial = referrals.truncated || applications.truncated || members.truncated;

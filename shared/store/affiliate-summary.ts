@@ -5,7 +5,7 @@
 // whose setting is off, so a stale registry entry costs a read and sends nothing.
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
-import { keys, programmeKeys } from './table';
+import { listKeys, programmeKeys } from './table';
 
 /** One page of the registered accounts. */
 export async function listSummaryAccounts(
@@ -38,7 +38,7 @@ export async function listSummaryMembers(
       FilterExpression: '#type = :member AND (attribute_not_exists(email_opt_out) OR email_opt_out = :no)',
       ProjectionExpression: 'sk',
       ExpressionAttributeNames: { '#type': 'type' },
-      ExpressionAttributeValues: { ':pk': keys.memberCollection(accountId), ':member': 'Member', ':no': false },
+      ExpressionAttributeValues: { ':pk': listKeys.memberCollection(accountId), ':member': 'Member', ':no': false },
       ...(startKey ? { ExclusiveStartKey: startKey } : {}),
     }),
   );

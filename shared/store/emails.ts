@@ -9,7 +9,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Mailbox } from '../email/sender';
 import { db, tableName } from './client';
 import { batchGet, lookup } from './ops';
-import { uniqueKeys, keys, TTL_ATTRIBUTE } from './table';
+import { uniqueKeys, keys, recordKeys, TTL_ATTRIBUTE } from './table';
 
 /** Markers are kept a year: duplicates of a message come within days (SQS, a re-evaluation). */
 const MARKER_DAYS = 365;
@@ -23,7 +23,7 @@ export async function claimEmail(accountId: string, messageKey: string, leaseSec
       new PutCommand({
         TableName: tableName(),
         Item: {
-          ...keys.emailMarker(accountId, messageKey),
+          ...recordKeys.emailMarker(accountId, messageKey),
           type: 'EmailMarker',
           state: 'sending',
           lease_until: now + leaseSeconds,
@@ -56,7 +56,7 @@ export async function completeEmail(
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: keys.emailMarker(accountId, messageKey),
+      Key: recordKeys.emailMarker(accountId, messageKey),
       UpdateExpression: 'SET #state = :state, completed_at = :now, #detail = :detail REMOVE lease_until',
       ExpressionAttributeNames: { '#state': 'state', '#detail': outcome.state === 'sent' ? 'message_id' : 'reason' },
       ExpressionAttributeValues: {
@@ -74,7 +74,7 @@ export async function releaseEmail(accountId: string, messageKey: string): Promi
     .send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.emailMarker(accountId, messageKey),
+        Key: recordKeys.emailMarker(accountId, messageKey),
         UpdateExpression: 'SET lease_until = :zero',
         ConditionExpression: '#state = :sending',
         ExpressionAttributeNames: { '#state': 'state' },
@@ -88,7 +88,7 @@ export async function releaseEmail(accountId: string, messageKey: string): Promi
 
 export async function getEmailMarker(accountId: string, messageKey: string): Promise<Record<string, unknown> | undefined> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.emailMarker(accountId, messageKey), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: recordKeys.emailMarker(accountId, messageKey), ConsistentRead: true }),
   );
   return Item;
 }

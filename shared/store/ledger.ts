@@ -17,7 +17,7 @@ export { lifecycleOf, type LedgerReward } from '../domain/lifecycle';
 import type { Referral, Reward } from '../domain/models';
 import { storedProviderId } from '../domain/models';
 import { tableName } from './client';
-import type { TransactItem } from './ops';
+import { counterUpdate, type TransactItem } from './ops';
 import { flagKey, keys, type CounterName, type Key } from './table';
 import { ReportDeltas, type MoneyMetric, type Scopes } from './reports';
 
@@ -436,15 +436,8 @@ export class MoneyTxn {
     }
     for (const [name, delta] of this.counters) {
       if (delta === 0) continue;
-      out.push({
-        Update: {
-          TableName: tableName(),
-          Key: keys.counter(this.accountId, name),
-          UpdateExpression: 'SET #type = :type ADD n :delta',
-          ExpressionAttributeNames: { '#type': 'type' },
-          ExpressionAttributeValues: { ':delta': delta, ':type': 'Counter' },
-        },
-      });
+      // One Update per counter (merged above), on one of its shards (store/shards.ts).
+      out.push(counterUpdate(this.accountId, name, delta));
       this.labels.push(`counter:${name}`);
     }
     return out;

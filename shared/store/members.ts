@@ -30,7 +30,7 @@ import { storedPayerIds } from '../domain/payer-ids';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
-import { uniqueKeys, GSI1, keys, type Key } from './table';
+import { uniqueKeys, GSI1, keys, listKeys, type Key } from './table';
 
 export interface MemberWithRelations {
   member: Member;
@@ -109,7 +109,7 @@ export async function getMemberWithRelations(accountId: string, id: string): Pro
 export async function listMembers(accountId: string, page: PageRequest, campaignId?: string) {
   if (campaignId === undefined) {
     const [result, count] = await Promise.all([
-      queryPage({ partitionValue: keys.memberCollection(accountId), scope: `${accountId}|members` }, page),
+      queryPage({ partitionValue: listKeys.memberCollection(accountId), scope: `${accountId}|members` }, page),
       readCounter(accountId, 'members'),
     ]);
     const members = result.items.map((i) => toMember(i)).filter((m): m is Member => m !== null);
@@ -118,7 +118,7 @@ export async function listMembers(accountId: string, page: PageRequest, campaign
   if (!isCampaignId(campaignId)) return emptyPage();
   const [result, campaignItem] = await Promise.all([
     queryPage(
-      { index: GSI1, partitionValue: keys.membersByCampaign(accountId, campaignId), scope: `${accountId}|members|${campaignId}` },
+      { index: GSI1, partitionValue: listKeys.membersByCampaign(accountId, campaignId), scope: `${accountId}|members|${campaignId}` },
       page,
     ),
     getItem(keys.campaign(accountId, campaignId)),
@@ -474,7 +474,7 @@ function memberAttributes(accountId: string, m: Member): Record<string, unknown>
     // Written only by the portal's "Set up payouts" and Stripe's account updates (shared/store/stripe-accounts.ts).
     stripe_account_id: m.stripe_account_id ?? undefined,
     stripe_ready: m.stripe_ready === true ? true : undefined,
-    ...(m.campaign_id ? { gsi1pk: keys.membersByCampaign(accountId, m.campaign_id), gsi1sk: m.id } : {}),
+    ...(m.campaign_id ? { gsi1pk: listKeys.membersByCampaign(accountId, m.campaign_id), gsi1sk: m.id } : {}),
   };
 }
 

@@ -135,7 +135,7 @@ export async function payoutSummary(accountId: string): Promise<Record<'due' | '
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.counter(accountId, 'payouts').pk, ':prefix': 'COUNT#payout_sum#' },
+      ExpressionAttributeValues: { ':pk': `A#${accountId}`, ':prefix': 'COUNT#payout_sum#' },
       ConsistentRead: true,
     }),
   );

@@ -1,12 +1,13 @@
 // Small building blocks the repositories share: transactions with cancellation reasons, BatchGet
-// with retry of unprocessed keys, counter reads and updates.
+// with retry of unprocessed keys, counter reads and updates (sharded: ./shards.ts).
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { db, tableName } from './client';
 import { effectMarkerItem, IdempotencyLockLostError } from './idempotency';
 import { dispatchCommittedEvents } from './outbox';
-import { keys, type CounterName, type Key } from './table';
+import { counterKey, counterKeys, pickShard, sumOf, unsharded } from './shards';
+import type { CounterName, Key } from './table';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -160,17 +161,20 @@ export function lookup(found: Map<string, Record<string, unknown>>, key: Key): R
   return found.get(keyString(key));
 }
 
+/** A counter's value: the sum of its shards (./shards.ts), read in one BatchGet. */
 export async function readCounter(accountId: string, name: CounterName): Promise<number> {
-  const item = await getItem(keys.counter(accountId, name));
-  return Math.max(0, Number(item?.n ?? 0));
+  return Math.max(0, sumOf((await batchGet(counterKeys(accountId, name))).values()));
 }
 
-/** Transaction item adding `delta` to a counter (created at 0 on first use). */
+/**
+ * Transaction item adding `delta` to a counter (created at 0 on first use): to one shard picked per write
+ * (./shards.ts), or to shard 0 for a counter that stays one item and for a conditional write (a limit).
+ */
 export function counterUpdate(accountId: string, name: CounterName, delta: number, condition?: { below: number }): TransactItem {
   return {
     Update: {
       TableName: tableName(),
-      Key: keys.counter(accountId, name),
+      Key: counterKey(accountId, name, condition || unsharded(name) ? 0 : pickShard(1)),
       UpdateExpression: 'SET #type = :type ADD n :delta',
       ...(condition ? { ConditionExpression: 'attribute_not_exists(n) OR n < :limit' } : {}),
       ExpressionAttributeNames: { '#type': 'type' },

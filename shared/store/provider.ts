@@ -28,6 +28,7 @@ import {
   type ProviderKind,
 } from '../billing/registry';
 import { batchGet, ConditionsFailedError, getItem, lookup, transact, type TransactItem } from './ops';
+import { counterKeys, sumOf } from './shards';
 import { keys } from './table';
 
 export type { ProviderConnection } from '../billing/registry';
@@ -81,10 +82,13 @@ export async function saveProviderConnection(accountId: string, conn: ProviderCo
   if (definition.webhook.key === 'webhook-secret' && !stored.webhookSecret)
     throw new Error(`a ${conn.kind} connection needs its webhook secret`);
   const now = Math.floor(Date.now() / 1000);
-  const found = await batchGet([keys.providerSettings(accountId), keys.counter(accountId, 'subscriptions')]);
+  // The subscriptions counter is sharded (store/shards.ts): its items ride along, summed.
+  const counted = counterKeys(accountId, 'subscriptions');
+  const found = await batchGet([keys.providerSettings(accountId), ...counted]);
   const current = lookup(found, keys.providerSettings(accountId));
   const currentKind = kindOf(current);
-  const mirrored = Number(lookup(found, keys.counter(accountId, 'subscriptions'))?.n ?? 0);
+  const shards = counted.map((key) => ({ key, n: lookup(found, key)?.n }));
+  const mirrored = sumOf(shards);
   if (currentKind !== null && currentKind !== conn.kind && mirrored > 0)
     throw new ProviderSwitchRefusedError(currentKind, conn.kind, mirrored);
 
@@ -138,23 +142,25 @@ export async function saveProviderConnection(accountId: string, conn: ProviderCo
           Item: { ...keys.providerAccount(accountId), type: 'ProviderAccount', account_id: accountId, updated_at: now },
         },
       },
-      // A switch of kinds also re-checks, in the same transaction, that nothing was mirrored meanwhile.
+      // A switch of kinds also re-checks, in the same transaction, that nothing was mirrored meanwhile: every
+      // shard of the counter still holds what was read (a condition sees one item, never the sum).
       ...(currentKind !== null && currentKind !== conn.kind
-        ? [
-            {
+        ? shards.map(
+            ({ key, n }): TransactItem => ({
               ConditionCheck: {
                 TableName: tableName(),
-                Key: keys.counter(accountId, 'subscriptions'),
-                ConditionExpression: 'attribute_not_exists(pk) OR n <= :zero',
-                ExpressionAttributeValues: { ':zero': 0 },
+                Key: key,
+                ...(n === undefined
+                  ? { ConditionExpression: 'attribute_not_exists(pk)' }
+                  : { ConditionExpression: 'n = :n', ExpressionAttributeValues: { ':n': n } }),
               },
-            },
-          ]
+            }),
+          )
         : []),
     ]);
   } catch (err) {
     if (err instanceof ConditionsFailedError && err.failed(0)) throw new UnknownProviderAccountError(accountId);
-    if (err instanceof ConditionsFailedError && (err.failed(1) || err.failed(5)))
+    if (err instanceof ConditionsFailedError && (err.failed(1) || err.codes.slice(5).includes('ConditionalCheckFailed')))
       throw new Error("the account's provider or its subscriptions changed meanwhile; run the command again");
     throw err;
   }

@@ -27,7 +27,7 @@ import { memberPayerIds, toMember } from './members';
 import { releaseIfOrphaned, subscriptionPayerIds, subscriptionSnapshot, toSubscription } from './subscriptions';
 import { payerMatch, type PayerMatchKind } from '../domain/payer-ids';
 import type { FraudFlag } from '../domain/fraud';
-import { uniqueKeys, GSI1, GSI2, keys, type CounterName } from './table';
+import { uniqueKeys, GSI1, GSI2, keys, listKeys, type CounterName } from './table';
 import { isSub } from '../domain/links';
 import { ledgerFromReferral, lifecycleOf, MoneyTxn, removeReward, takeStats } from './ledger';
 import { ReportDeltas } from './reports';
@@ -88,7 +88,11 @@ export async function listReferrals(accountId: string, page: PageRequest, member
     if (memberId === undefined || !isEntityId(memberId) || !isSub(sub)) return emptyPage();
     const [result, count] = await Promise.all([
       queryPage(
-        { index: GSI2, partitionValue: keys.referralsBySub(accountId, memberId, sub), scope: `${accountId}|referrals|${memberId}|${sub}` },
+        {
+          index: GSI2,
+          partitionValue: listKeys.referralsBySub(accountId, memberId, sub),
+          scope: `${accountId}|referrals|${memberId}|${sub}`,
+        },
         page,
       ),
       readCounter(accountId, subCounter(memberId, sub)),
@@ -97,7 +101,7 @@ export async function listReferrals(accountId: string, page: PageRequest, member
   }
   if (memberId === undefined) {
     const [result, count] = await Promise.all([
-      queryPage({ partitionValue: keys.referralCollection(accountId), scope: `${accountId}|referrals` }, page),
+      queryPage({ partitionValue: listKeys.referralCollection(accountId), scope: `${accountId}|referrals` }, page),
       readCounter(accountId, 'referrals'),
     ]);
     return { ...result, items: result.items.map((i) => toReferral(i)).filter((r): r is Referral => r !== null), count };
@@ -220,7 +224,7 @@ export async function createReferral(
               ...referral,
               gsi1pk: keys.referralsByMember(accountId, memberId),
               gsi1sk: referral.id,
-              ...(referral.sub ? { gsi2pk: keys.referralsBySub(accountId, memberId, referral.sub), gsi2sk: referral.id } : {}),
+              ...(referral.sub ? { gsi2pk: listKeys.referralsBySub(accountId, memberId, referral.sub), gsi2sk: referral.id } : {}),
               ...(ipHash ? { ip_hash: ipHash } : {}),
             },
             ConditionExpression: 'attribute_not_exists(pk)',

@@ -1,5 +1,5 @@
 // Refunds: one item per refund alert, in the payments partition of its subscription right after the
-// payment it refunds (keys.refund), written in the same transaction as the alert's idempotency marker
+// payment it refunds (recordKeys.refund), written in the same transaction as the alert's idempotency marker
 // and the payment's new status (applyProviderUpdate's extra items). A referral's evaluation reads the
 // subscription's payments and refunds with one Query.
 import type { RefundRecord } from '../domain/clawbacks';
@@ -7,7 +7,7 @@ import { storedProviderId, type Payment, type ProviderId } from '../domain/model
 import { tableName } from './client';
 import { queryAll, type TransactItem } from './ops';
 import { listPaymentsFrom } from './subscriptions';
-import { keys } from './table';
+import { keys, recordKeys } from './table';
 
 export function refundItem(accountId: string, subscriptionId: ProviderId, refund: RefundRecord & { currency: string }): TransactItem {
   return {
@@ -15,7 +15,7 @@ export function refundItem(accountId: string, subscriptionId: ProviderId, refund
     Put: {
       TableName: tableName(),
       Item: {
-        ...keys.refund(accountId, subscriptionId, refund.payment_id, refund.id),
+        ...recordKeys.refund(accountId, subscriptionId, refund.payment_id, refund.id),
         type: 'Refund',
         alert_id: refund.id,
         subscription_id: subscriptionId,

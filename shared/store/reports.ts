@@ -3,13 +3,15 @@
 //
 // Items:
 // - daily, per scope: `A#<acct>#REPORT#<scope>` / `YYYY-MM-DD`, scope `T` (the account), `C#<campaign>`,
-//   `M#<member>`, `S#<member>#<sub>` (a member's sub-id: clicks, referrals and conversions only). A 90-day chart is one Query of at most 90 small items.
+//   `M#<member>`, `S#<member>#<sub>` (a member's sub-id: clicks, referrals and conversions only). A 90-day chart is one Query of at most 90 small items
+//   (scopes `T` and `C#` are 8 shards, ./shards.ts: 8 Queries in parallel, summed per day).
 // - monthly, per member: `A#<acct>#REPORT_MEMBERS#<YYYY-MM>` / member id, for the top-members ranking
 //   (one Query per month of the range, sorted in the Lambda).
 // Attributes: counts (`link_clicks`, `referrals`, `conversions`) and money in cents per currency
 // (`revenue_USD`, `refunds_USD`, `credit_earned_USD`, `commission_earned_USD`, `commission_paid_USD`).
 import { tableName } from './client';
 import { ConditionsFailedError, queryAll, transact, type TransactItem } from './ops';
+import { COUNTER_SHARDS, pickShard, reportShard, shardedScope } from './shards';
 import { keys, reportReadKeys } from './table';
 
 export type CountMetric = 'link_clicks' | 'referrals' | 'conversions';
@@ -39,6 +41,9 @@ export const attributeOf = (metric: CountMetric | MoneyMetric, currency?: string
 export class ReportDeltas {
   private readonly byKey = new Map<string, { pk: string; sk: string; type: string; memberId?: string; add: Map<string, number> }>();
 
+  /** The shard of the sharded scopes' buckets (./shards.ts): one per transaction, so its deltas merge. */
+  private readonly shard = pickShard(0);
+
   constructor(readonly accountId: string) {}
 
   add(at: number, scopes: Scopes, metric: CountMetric | MoneyMetric, delta: number, currency?: string): this {
@@ -53,7 +58,10 @@ export class ReportDeltas {
       // (Counts only: a count has no currency. Written out rather than through subScope: a smaller bundle.)
       ...(scopes.memberId && scopes.sub && !currency ? [`S#${scopes.memberId}#${scopes.sub}`] : []),
     ];
-    for (const scope of scopeNames) this.bump(keys.reportDay(this.accountId, scope, day), 'ReportDay', attr, delta);
+    for (const scope of scopeNames) {
+      const key = keys.reportDay(this.accountId, scope, day);
+      this.bump(shardedScope(scope) ? { pk: reportShard(key.pk, this.shard), sk: day } : key, 'ReportDay', attr, delta);
+    }
     // The ranking counts what it sorts by: conversions, revenue and commission.
     if (scopes.memberId && (metric === 'conversions' || metric === 'revenue' || metric === 'commission_earned')) {
       this.bump(keys.reportMemberMonth(this.accountId, monthOf(at), scopes.memberId), 'ReportMemberMonth', attr, delta, scopes.memberId);
@@ -97,16 +105,29 @@ export class ReportDeltas {
   }
 }
 
-/** The daily buckets of one scope from `fromDay` to `toDay` (inclusive): one Query (two pages past 1 MB, never here). */
+/**
+ * The daily buckets of one scope from `fromDay` to `toDay` (inclusive): one Query per shard, in parallel (two
+ * pages past 1 MB, never here), summed per day.
+ */
 export async function readDays(
   accountId: string,
   scope: string,
   fromDay: string,
   toDay: string,
 ): Promise<Map<string, Record<string, number>>> {
-  return bySortKey(
-    await queryAll({ partitionValue: reportReadKeys.reportDays(accountId, scope), consistent: true, sk: { between: [fromDay, toDay] } }),
-  );
+  const partition = reportReadKeys.reportDays(accountId, scope);
+  const shards = shardedScope(scope) ? [...Array(COUNTER_SHARDS).keys()] : [0];
+  const days = new Map<string, Record<string, number>>();
+  for (const items of await Promise.all(
+    shards.map((s) => queryAll({ partitionValue: reportShard(partition, s), consistent: true, sk: { between: [fromDay, toDay] } })),
+  )) {
+    for (const [day, numbers] of bySortKey(items)) {
+      const sum = days.get(day) ?? {};
+      for (const [k, v] of Object.entries(numbers)) sum[k] = (sum[k] ?? 0) + v;
+      days.set(day, sum);
+    }
+  }
+  return days;
 }
 
 /** Every member's monthly bucket of one month. */

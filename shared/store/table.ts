@@ -78,7 +78,10 @@ export type EntityType =
   | 'JoinConfirm'
   | 'Application';
 
-/** Counter names; each is one item `pk=A#<acct>`, `sk=COUNT#<name>` with a numeric attribute `n`. */
+/**
+ * Counter names; each is a numeric attribute `n` on 8 items, its shards (store/shards.ts: `counterKey`):
+ * `pk=A#<acct>`, `sk=COUNT#<name>` and `pk=A#<acct>#COUNT#<name>#<1..7>`; a few stay the first item alone.
+ */
 export type CounterName =
   | 'campaigns'
   | 'members'
@@ -175,6 +178,35 @@ export const campaignListKeys = {
   }),
 };
 
+/**
+ * The member and referral collections and list partitions, apart from `keys` like campaignListKeys: only the
+ * lists, exports and the writes that create them name them (every byte of `keys` is in every bundle).
+ */
+export const listKeys = {
+  memberCollection: (acct: string) => `A#${acct}#MEMBER`,
+  membersByCampaign: (acct: string, campaignId: string) => `A#${acct}#CAMPAIGN#${campaignId}#MEMBERS`,
+  referralCollection: (acct: string) => `A#${acct}#REFERRAL`,
+  /** GSI2: a member's referrals made through one sub-id, newest first (the referral list's `sub` filter). */
+  referralsBySub: (acct: string, memberId: string, sub: string) => `A#${acct}#MEMBER#${memberId}#SUB#${sub}#REFERRALS`,
+};
+
+/**
+ * Keys one module names each (store/refunds.ts, store/emails.ts), apart from `keys` like listKeys: the
+ * reward worker's bundle, at its budget, calls neither.
+ */
+export const recordKeys = {
+  /**
+   * One refund alert of a payment (partial refunds come one alert each), in the payment's partition just
+   * after the payment, so a referral's evaluation reads payments and refunds in one Query.
+   */
+  refund: (acct: string, subscriptionId: ProviderId, paymentId: ProviderId, alertId: string): Key => ({
+    pk: `A#${acct}#PAYMENTS#${providerIdKey(subscriptionId)}`,
+    sk: `${providerIdKey(paymentId)}#REFUND#${alertId}`,
+  }),
+  /** Exactly-once marker of one member email (`conversion-<referral id>`, `reward-<reward id>`). */
+  emailMarker: (acct: string, messageKey: string): Key => ({ pk: `A#${acct}#EMAIL#${messageKey}`, sk: 'EMAIL' }),
+};
+
 /** The operator registry of accounts with provider settings, read by the background sync (store/provider-accounts.ts). */
 export const providerRegistryKeys = {
   providerAccounts: () => 'PROVIDER_ACCOUNTS#paddle',
@@ -213,17 +245,11 @@ export const uniqueKeys = {
 
 export const keys = {
   account: (acct: string): Key => ({ pk: `A#${acct}`, sk: 'ACCOUNT' }),
-  counter: (acct: string, name: CounterName): Key => ({ pk: `A#${acct}`, sk: `COUNT#${name}` }),
 
   campaign: (acct: string, id: string): Key => ({ pk: `A#${acct}#CAMPAIGN`, sk: id }),
 
-  memberCollection: (acct: string) => `A#${acct}#MEMBER`,
   member: (acct: string, id: string): Key => ({ pk: `A#${acct}#MEMBER`, sk: id }),
-  membersByCampaign: (acct: string, campaignId: string) => `A#${acct}#CAMPAIGN#${campaignId}#MEMBERS`,
-  /** GSI2: a member's referrals made through one sub-id, newest first (the referral list's `sub` filter). */
-  referralsBySub: (acct: string, memberId: string, sub: string) => `A#${acct}#MEMBER#${memberId}#SUB#${sub}#REFERRALS`,
 
-  referralCollection: (acct: string) => `A#${acct}#REFERRAL`,
   referral: (acct: string, id: string): Key => ({ pk: `A#${acct}#REFERRAL`, sk: id }),
   referralsByMember: (acct: string, memberId: string) => `A#${acct}#MEMBER#${memberId}#REFERRALS`,
 
@@ -247,14 +273,6 @@ export const keys = {
     pk: `A#${acct}#PAYMENTS#${providerIdKey(subscriptionId)}`,
     sk: providerIdKey(paymentId),
   }),
-  /**
-   * One refund alert of a payment (partial refunds come one alert each), in the payment's partition just
-   * after the payment, so a referral's evaluation reads payments and refunds in one Query.
-   */
-  refund: (acct: string, subscriptionId: ProviderId, paymentId: ProviderId, alertId: string): Key => ({
-    pk: `A#${acct}#PAYMENTS#${providerIdKey(subscriptionId)}`,
-    sk: `${providerIdKey(paymentId)}#REFUND#${alertId}`,
-  }),
   /** One credit change at a time on a subscription whose credits combine (store/credit-leases.ts). */
   creditLease: (acct: string, subscriptionId: ProviderId): Key => ({
     pk: `A#${acct}#CREDIT_LEASE#${providerIdKey(subscriptionId)}`,
@@ -262,8 +280,6 @@ export const keys = {
   }),
   /** A referral's coupon code (upper case) -> the referral: coupon attribution without a Scan. */
   couponClaim: (acct: string, code: string): Key => ({ pk: `A#${acct}#COUPON#${code.toUpperCase()}`, sk: CLAIM }),
-  /** Exactly-once marker of one member email (`conversion-<referral id>`, `reward-<reward id>`). */
-  emailMarker: (acct: string, messageKey: string): Key => ({ pk: `A#${acct}#EMAIL#${messageKey}`, sk: 'EMAIL' }),
   /** The provider's plans (interval, name, prices), cached because alerts do not carry them. */
   plan: (acct: string, planId: ProviderId): Key => ({ pk: `A#${acct}#PLAN`, sk: providerIdKey(planId) }),
 
@@ -285,7 +301,10 @@ export const keys = {
   payoutsByStatus: (acct: string, status: string) => `A#${acct}#PAYOUTS#${status}`,
   /** The payout collecting a member's approved rewards in one currency (at most one at a time). */
   payoutPointer: (acct: string, memberId: string, currency: string): Key => ({ pk: `A#${acct}#PAYOUT_CURRENT#${memberId}`, sk: currency }),
-  /** Report buckets (store/reports.ts): one per scope (`T`, `C#<campaign>`, `M#<member>`) and UTC day. */
+  /**
+   * Report buckets (store/reports.ts): one per scope (`T`, `C#<campaign>`, `M#<member>`) and UTC day; this is
+   * shard 0 of the sharded scopes `T` and `C#` (store/shards.ts).
+   */
   reportDay: (acct: string, scope: string, day: string): Key => ({ pk: `A#${acct}#REPORT#${scope}`, sk: day }),
   /** One per member and UTC month: the top-members ranking. */
   reportMemberMonth: (acct: string, month: string, memberId: string): Key => ({ pk: `A#${acct}#REPORT_MEMBERS#${month}`, sk: memberId }),

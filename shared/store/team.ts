@@ -35,6 +35,7 @@ import {
 import { db, tableName } from './client';
 import { ConditionsFailedError, getItem, nowSeconds, queryAll, transact, type TransactItem } from './ops';
 import { accessKeys, keys, type Key } from './table';
+import { counterKey } from './shards';
 
 export interface TeamMember {
   id: string;
@@ -109,7 +110,7 @@ export async function getTeamMember(accountId: string, id: string): Promise<Team
 const ownersDelta = (accountId: string, delta: number, atLeast?: number): TransactItem => ({
   Update: {
     TableName: tableName(),
-    Key: keys.counter(accountId, 'owners'),
+    Key: counterKey(accountId, 'owners', 0),
     UpdateExpression: 'ADD n :d SET #type = :type',
     ...(atLeast !== undefined ? { ConditionExpression: 'n >= :min' } : {}),
     ExpressionAttributeNames: { '#type': 'type' },

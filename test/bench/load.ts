@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoClient } from '../../shared/store/client';
-import { keys } from '../../shared/store/table';
+import { keys, listKeys } from '../../shared/store/table';
 import { QUEUE_NAMES, type QueueName } from '../../shared/queue/queues';
 import { oneOffPaymentAlert } from './alerts';
 import type { CpuSample } from './cpu';
@@ -196,7 +196,7 @@ export async function measureLoad(bench: BenchRuntime, workDir: string, settings
             TableName: table,
             KeyConditionExpression: '#pk = :pk',
             ExpressionAttributeNames: { '#pk': 'pk' },
-            ExpressionAttributeValues: { ':pk': keys.referralCollection(accountId) },
+            ExpressionAttributeValues: { ':pk': listKeys.referralCollection(accountId) },
             ScanIndexForward: false,
             Limit: 21,
             ConsistentRead: true,

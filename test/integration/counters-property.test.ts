@@ -197,7 +197,11 @@ async function checkConsistency(accountId: string, key: string, plan: Plan): Pro
   const deleted = campaigns.filter((c) => c.deleted_at !== undefined);
   const members = byPk('MEMBER').filter((i) => i.type === 'Member');
   const referrals = byPk('REFERRAL').filter((i) => i.type === 'Referral');
-  const counter = (name: string) => Number(items.find((i) => i.pk === `A#${accountId}` && i.sk === `COUNT#${name}`)?.n ?? 0);
+  // A counter is the sum of its shards (shared/store/shards.ts): `A#<acct>` and `A#<acct>#COUNT#<name>#<s>`.
+  const counter = (name: string) =>
+    items
+      .filter((i) => i.sk === `COUNT#${name}` && (i.pk === `A#${accountId}` || String(i.pk).startsWith(`A#${accountId}#COUNT#${name}#`)))
+      .reduce((n, i) => n + Number(i.n ?? 0), 0);
   const claims = (kind: string) =>
     items.filter((i) => typeof i.pk === 'string' && i.pk.startsWith(`A#${accountId}#${kind}#`) && i.sk === 'CLAIM');
 

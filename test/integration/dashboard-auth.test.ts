@@ -42,6 +42,7 @@ import { getItem, nowSeconds } from '../../shared/store/ops';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
 import { keys } from '../../shared/store/table';
+import { counterKey } from '../../shared/store/shards';
 import * as ops from '../../shared/store/ops';
 import {
   addTeamMember,
@@ -986,7 +987,7 @@ describe('team', () => {
   /** The owners the team lists, and the owners counter the last-owner guard conditions on. */
   async function owners(accountId: string, owner: DashboardLogin): Promise<{ listed: number; counter: number }> {
     const team = await must(http('GET', '/v1/team/', { session: owner }), 200);
-    const counter = await getItem(keys.counter(accountId, 'owners'));
+    const counter = await getItem(counterKey(accountId, 'owners', 0));
     return { listed: team.results.filter((m: { role: string }) => m.role === 'owner').length, counter: Number(counter?.n ?? 0) };
   }
 
@@ -1005,7 +1006,7 @@ describe('team', () => {
       });
     }
     const state = async (accountId: string) => {
-      const counter = Number((await getItem(keys.counter(accountId, 'owners')))?.n ?? 0);
+      const counter = Number((await getItem(counterKey(accountId, 'owners', 0)))?.n ?? 0);
       return {
         owners: (await listTeam(accountId))
           .filter((m) => m.role === 'owner')

@@ -839,7 +839,11 @@ async function violations(): Promise<string[]> {
   const out: string[] = [];
   const p = `A#${accountId}`;
   const ofType = (t: string) => items.filter((i) => i.type === t);
-  const counter = (name: string) => Number(items.find((i) => i.pk === p && i.sk === `COUNT#${name}`)?.n ?? 0);
+  // A counter is the sum of its shards (shared/store/shards.ts): `A#<acct>` and `A#<acct>#COUNT#<name>#<s>`.
+  const counter = (name: string) =>
+    items
+      .filter((i) => i.sk === `COUNT#${name}` && (i.pk === p || String(i.pk).startsWith(`${p}#COUNT#${name}#`)))
+      .reduce((n, i) => n + Number(i.n ?? 0), 0);
   const claims = (kind: string) => items.filter((i) => i.type === 'Claim' && String(i.pk).startsWith(`${p}#${kind}#`));
 
   const referrals = ofType('Referral');
