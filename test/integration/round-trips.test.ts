@@ -138,7 +138,8 @@ const BUDGETS: Record<string, Budget> = {
   // why a referral did not convert (docs/referrals-diagnosis.md): GetItem referral ‖ Query GSI1 [‖ Query by
   // ?email], then [Query by the user_identifier's email], then BatchGet of the sightings' subscriptions <= 3.
   DiagnoseReferral: budget(3, 5),
-  // list with filter, page of N, exact count: 1 Query || counter (or parent) GetItem.
+  // list with filter, page of N, exact count: 1 Query || the counter's BatchGet (its 8 shards, shared/store/shards.ts;
+  // a limit's counter is one item) or the parent's GetItem.
   ListCampaigns: budget(1, 3),
   ListReferrals: budget(1, 3),
   ListSubscriptions: budget(1, 3),
@@ -185,17 +186,18 @@ const BUDGETS: Record<string, Budget> = {
   DeleteWebhookEndpoint: budget(2, 2),
   ListWebhookDeliveries: budget(2, 3),
   // ---- money (docs/design/money.md) ----
-  // lists (+ the rate limit beside): 1 Query || the filter's counter GetItem. A filter the partition does
+  // lists (+ the rate limit beside): 1 Query || the filter's counter BatchGet (its shards). A filter the partition does
   // not key on (member + status, campaign, type, currency) is a FilterExpression on the same Query.
   ListRewards: budget(1, 3),
   ListPayouts: budget(1, 3),
   ListPayoutBatches: budget(1, 3),
-  // reports: one Query of the scope's daily buckets (the overview's covers both periods); the ranking one
-  // Query per month of the range (at most 14, in parallel), then one BatchGet of the members it shows.
-  ReportTimeseries: budget(1, 2),
+  // reports: one Query of the scope's daily buckets (the overview's covers both periods), per shard for the
+  // account's and a campaign's (8 in parallel, shared/store/shards.ts; a member's are one partition); the
+  // ranking one Query per month of the range (at most 14, in parallel), then one BatchGet of the members it shows.
+  ReportTimeseries: budget(1, 9),
   // export page: Queries of 1,000 items following LastEvaluatedKey (1 for a small list).
   ExportCsv: budget(1, 2),
-  ReportOverview: budget(1, 2),
+  ReportOverview: budget(1, 9),
   ReportMembers: budget(2, 16),
   // summary: 1 Query of the account's payout_sum# counters.
   PayoutSummary: budget(1, 2),
@@ -361,7 +363,7 @@ const BUDGETS: Record<string, Budget> = {
   // Query beside the applications' or members' Query (one page each at these sizes). A member rule reads each
   // member's daily buckets on top (PREVIEW_MEMBERS below).
   PreviewFraudRule: budget(3, 4),
-  // the queue: one Query (the flag collection, GSI2 by status or GSI1 by member) || the filter's counter GetItem.
+  // the queue: one Query (the flag collection, GSI2 by status or GSI1 by member) || the filter's counter BatchGet.
   ListFraudFlags: budget(1, 3),
   GetFraudFlag: budget(1, 2),
   // a flag's release or void: (limit) -> flag GetItem -> the held rewards' BatchGet -> their referrals and
