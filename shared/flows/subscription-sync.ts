@@ -332,6 +332,34 @@ async function planFor(
   const key = `${accountId}|${planId}|${currency}`;
   const hit = planMemo.get(key);
   if (hit && hit.until > Date.now()) return hit.plan;
+  // Facts of one batch planned together ask for one plan once (the others wait for that answer).
+  // A partial answer (the provider unreachable) depends on the asker's price and name: each asks again.
+  const asked = planAsked.get(key);
+  if (asked) {
+    const plan = await asked.catch(() => null);
+    if (plan && plan.interval !== null) return plan;
+    return describeFor(provider, key, planId, currency, unitPrice, planName, current);
+  }
+  const answer = describeFor(provider, key, planId, currency, unitPrice, planName, current);
+  planAsked.set(key, answer);
+  try {
+    return await answer;
+  } finally {
+    planAsked.delete(key);
+  }
+}
+
+const planAsked = new Map<string, Promise<Plan>>();
+
+async function describeFor(
+  provider: Pick<WebhookProvider, 'describePlan'>,
+  key: string,
+  planId: ProviderId,
+  currency: string,
+  unitPrice: string | null,
+  planName: string | null,
+  current: Subscription | null,
+): Promise<Plan> {
   const fallback: Plan = {
     id: planId,
     name: planName ?? '',

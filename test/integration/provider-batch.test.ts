@@ -1,0 +1,200 @@
+// The provider-events batch path (shared/flows/provider-batch.ts): whole SQS batches of Paddle Classic
+// webhooks, queued by the real intake, handed to the subscription-sync worker's handler at once. Each
+// event is applied exactly once whatever the batch holds (two events of one subscription in either order,
+// a duplicate inside the batch or of an earlier batch, a refund, a conversion, two accounts, a write that
+// races the batch between its read and its transaction), and the counters and report buckets are exact.
+import type { SQSEvent } from 'aws-lambda';
+import { handler } from '../../functions/workers/subscription-sync';
+import { providerBatchHooks } from '../../shared/flows/provider-batch';
+import { processProviderWebhook } from '../../shared/flows/subscription-sync';
+import type { ProviderWebhookMessage } from '../../shared/queue/queues';
+import { batchGet, getItem, readCounter } from '../../shared/store/ops';
+import { readDays } from '../../shared/store/reports';
+import { keys } from '../../shared/store/table';
+import { api } from '../support/api';
+import { newAccount } from '../support/fixtures';
+import { deliver, PROVIDER_HARNESSES, type Checkout, type Delivery, type ProviderHarness } from '../support/provider-harness';
+import { startTestQueues, type TestQueues } from '../support/queues';
+
+let queues: TestQueues;
+const classic = PROVIDER_HARNESSES.find((h) => h.kind === 'paddle-classic') as ProviderHarness;
+let serial = 0;
+
+beforeAll(async () => {
+  queues = await startTestQueues();
+  await classic.start();
+});
+
+afterAll(async () => {
+  providerBatchHooks.beforeRecord = undefined;
+  await classic.stop();
+  await queues?.stop();
+});
+
+afterEach(() => {
+  providerBatchHooks.beforeRecord = undefined;
+});
+
+async function connectedAccount(): Promise<{ accountId: string; key: string }> {
+  const { accountId, apiKey } = await newAccount('unlimited');
+  await classic.connect(accountId);
+  return { accountId, key: apiKey };
+}
+
+/** The deliveries through the real intake: the `provider-webhook` messages it queued, in order. */
+async function queued(accountId: string, deliveries: Delivery[]): Promise<ProviderWebhookMessage[]> {
+  const out: ProviderWebhookMessage[] = [];
+  for (const d of deliveries) {
+    expect((await deliver(accountId, d)).status).toBe(200);
+    const [m] = await queues.receiveAll('provider-events');
+    out.push(m?.json as ProviderWebhookMessage);
+  }
+  return out;
+}
+
+/** One SQS batch of these messages through the worker's handler: the ids of the records that failed. */
+async function runBatch(messages: ProviderWebhookMessage[]): Promise<string[]> {
+  const event: SQSEvent = {
+    Records: messages.map((m, i) => ({
+      messageId: `m-${++serial}-${i}`,
+      receiptHandle: 'r',
+      body: JSON.stringify(m),
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: String(Date.now()),
+        SenderId: 'test',
+        ApproximateFirstReceiveTimestamp: String(Date.now()),
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:provider-events',
+      awsRegion: 'us-east-1',
+    })),
+  };
+  const out = await handler(event);
+  return out.batchItemFailures.map((f) => f.itemIdentifier);
+}
+
+async function checkouts(accountId: string, n: number, referralIds: string[] = []): Promise<Checkout[]> {
+  const out: Checkout[] = [];
+  for (let i = 0; i < n; i++) out.push(await classic.checkout(`batch-${++serial}@example.com`, referralIds[i]));
+  return out;
+}
+
+async function expectApplied(accountId: string, list: Checkout[]) {
+  const found = await batchGet([
+    ...list.map((c) => keys.subscription(accountId, c.subscriptionId)),
+    ...list.map((c) => keys.payment(accountId, c.subscriptionId, c.paymentId)),
+  ]);
+  expect(found.size).toBe(list.length * 2);
+  for (const c of list) {
+    const sub = await getItem(keys.subscription(accountId, c.subscriptionId));
+    expect(sub).toMatchObject({ status: 'active' });
+  }
+  expect(await readCounter(accountId, 'subscriptions')).toBe(list.length);
+  expect(await readCounter(accountId, 'subscriptions#active')).toBe(list.length);
+}
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+describe('provider events applied a batch at a time', () => {
+  it('two events of one subscription in order and in reverse order, a duplicate inside the batch, then the batch again: each applied once', async () => {
+    const { accountId } = await connectedAccount();
+    const [a, b, c] = await checkouts(accountId, 3);
+    const inOrder = await queued(accountId, (a as Checkout).deliveries);
+    const reversed = await queued(accountId, [...(b as Checkout).deliveries].reverse());
+    const third = await queued(accountId, (c as Checkout).deliveries);
+    // The third checkout's payment twice in the batch (SQS may deliver a message twice).
+    const batch = [...inOrder, ...reversed, ...third, third[1] as ProviderWebhookMessage];
+    expect(await runBatch(batch)).toEqual([]);
+    await expectApplied(accountId, [a, b, c] as Checkout[]);
+    // A redelivery of the whole batch writes nothing and changes nothing.
+    expect(await runBatch(batch)).toEqual([]);
+    await expectApplied(accountId, [a, b, c] as Checkout[]);
+    for (const m of batch) {
+      const id = new URLSearchParams(m.raw_body).get('alert_id') as string;
+      expect(await getItem(keys.alert(accountId, id))).toMatchObject({ type: 'Alert' });
+    }
+    // One subscription.updated event per stored version (version 1 each).
+    await queues.receiveAll('webhook-events');
+  });
+
+  it('a payment that converts a referral, then its refund: the conversion, the evaluations, and the report buckets once each', async () => {
+    const { accountId, key } = await connectedAccount();
+    const json = (method: string, path: string, body?: unknown) => api(method, path, { key, ...(body === undefined ? {} : { body }) });
+    const campaign = await json('POST', '/v1/campaigns/', {
+      name: `batch-${serial}`,
+      allows_commission: true,
+      commission_amount: '2.00',
+      commission_currency: 'USD',
+    });
+    expect(campaign.status).toBe(201);
+    const member = await json('POST', '/v1/members/', {
+      identifier: `batch-m-${serial}`,
+      email: `batch-m-${serial}@example.com`,
+      campaign: { id: campaign.body.id },
+    });
+    expect(member.status).toBe(201);
+    const ref = await json('POST', '/v1/referrals/', { user_identifier: `batch-u-${serial}`, member_code: member.body.code });
+    expect(ref.status).toBe(200);
+    const referralId = ref.body.id as string;
+    const [referred, plain] = (await checkouts(accountId, 2, [referralId])) as [Checkout, Checkout];
+    await queues.receiveAll('rewards');
+    const batch = [...(await queued(accountId, referred.deliveries)), ...(await queued(accountId, plain.deliveries))];
+    expect(await runBatch(batch)).toEqual([]);
+    await expectApplied(accountId, [referred, plain]);
+    const converted = await json('GET', `/v1/referrals/${referralId}/`);
+    expect(converted.body).toMatchObject({ is_converted: true, subscription: { id: referred.subscriptionId, status: 'active' } });
+    // The payment's evaluation was queued (the conversion may queue its own too).
+    const evaluations = (await queues.receiveAll('rewards')).map((m) => m.json as { kind: string; referral_id: string });
+    expect(evaluations.filter((e) => e.kind === 'evaluate-referral' && e.referral_id === referralId).length).toBeGreaterThanOrEqual(1);
+    const revenue = async () => (await readDays(accountId, 'T', today(), today())).get(today()) ?? {};
+    expect(await revenue()).toMatchObject({ revenue_USD: 1000 });
+
+    // The refund, in a batch with its own duplicate: counted once, evaluated once more.
+    const refund = await queued(accountId, await classic.refund(referred.refundable));
+    expect(refund.length).toBeGreaterThanOrEqual(1);
+    expect(await runBatch([...refund, ...refund])).toEqual([]);
+    const buckets = await revenue();
+    expect(buckets).toMatchObject({ revenue_USD: 1000, refunds_USD: 1000 });
+    const again = (await queues.receiveAll('rewards')).map((m) => m.json as { referral_id: string });
+    expect(again.filter((e) => e.referral_id === referralId)).toHaveLength(1);
+    expect(await getItem(keys.payment(accountId, referred.subscriptionId, referred.paymentId))).toMatchObject({ status: 'refunded' });
+    // A redelivered refund adds nothing.
+    expect(await runBatch(refund)).toEqual([]);
+    expect(await revenue()).toMatchObject({ revenue_USD: 1000, refunds_USD: 1000 });
+  });
+
+  it('events of two accounts in one batch', async () => {
+    const one = await connectedAccount();
+    const two = await connectedAccount();
+    const a = await checkouts(one.accountId, 2);
+    const b = await checkouts(two.accountId, 1);
+    const batch = [
+      ...(await queued(one.accountId, (a[0] as Checkout).deliveries)),
+      ...(await queued(two.accountId, (b[0] as Checkout).deliveries)),
+      ...(await queued(one.accountId, (a[1] as Checkout).deliveries)),
+    ];
+    expect(await runBatch(batch)).toEqual([]);
+    await expectApplied(one.accountId, a);
+    await expectApplied(two.accountId, b);
+  });
+
+  it('a write between the load and the record (a concurrent copy of one event): the batch falls back and applies each event once', async () => {
+    const { accountId } = await connectedAccount();
+    const list = await checkouts(accountId, 2);
+    const batch = [
+      ...(await queued(accountId, (list[0] as Checkout).deliveries)),
+      ...(await queued(accountId, (list[1] as Checkout).deliveries)),
+    ];
+    let raced = 0;
+    providerBatchHooks.beforeRecord = async () => {
+      // The first transaction of the batch races a copy of its first event applied on its own.
+      if (raced++ === 0) await processProviderWebhook(batch[0] as ProviderWebhookMessage);
+    };
+    expect(await runBatch(batch)).toEqual([]);
+    expect(raced).toBeGreaterThanOrEqual(1);
+    await expectApplied(accountId, list);
+  });
+});
