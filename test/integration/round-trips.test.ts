@@ -2098,6 +2098,99 @@ describe('provider events through the worker: the same round trips for every pro
     ]);
     expect(chargebeeRows.every((r) => r.depth === r.calls.length)).toBe(true);
   });
+
+  // The worker's batch path (shared/flows/provider-batch.ts, docs/data-model.md "Provider events"): a batch
+  // of one account's webhooks costs, whatever N: the connection's read (the JSON providers' adapters need
+  // it; Classic's reads it only to describe a plan it has not cached) + ONE BatchGet of every subscription,
+  // marker and payment + ONE TransactWriteItems per wave (W = the most events of one subscription in the
+  // batch), and no UpdateItem (the unattributed sighting rides in the transaction). A redelivered batch:
+  // the reads, no transaction, no other write.
+  it('a batch of N webhooks: 1 BatchGet + W TransactWriteItems (+ the connection read); the same batch redelivered: no transaction', async () => {
+    const { handler } = await import('../../functions/workers/subscription-sync');
+    const table: Record<string, { events: number; waves: number; first: string[]; again: string[] }> = {};
+    const asBatch = (messages: ProviderWebhookMessage[]) => ({
+      Records: messages.map((m, i) => ({
+        messageId: `rt-${++serial}-${i}`,
+        receiptHandle: 'r',
+        body: JSON.stringify(m),
+        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'rt', ApproximateFirstReceiveTimestamp: '0' },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:provider-events',
+        awsRegion: 'us-east-1',
+      })),
+    });
+    for (const harness of PROVIDER_HARNESSES) {
+      await harness.start();
+      try {
+        const { accountId: account } = await newAccount();
+        connected.push(account);
+        await harness.connect(account);
+        await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(account) }));
+        const deliveries: import('../support/provider-harness').Delivery[] = [];
+        for (let i = 0; i < 3; i++) deliveries.push(...(await harness.checkout(`${unique('rtb')}@example.com`)).deliveries);
+        await drainQueues();
+        for (const d of deliveries) expect((await deliverTo(account, d)).status).toBe(200);
+        const messages = (await queues.receiveAll('provider-events')).map((m) => m.json as ProviderWebhookMessage);
+        expect(messages).toHaveLength(deliveries.length);
+        const run = async () => {
+          const recording = recordDynamoCalls();
+          try {
+            const out = await handler(asBatch(messages) as never);
+            expect(out.batchItemFailures).toEqual([]);
+          } finally {
+            recording.stop();
+          }
+          return recording.calls.map((c) => c.command);
+        };
+        const first = await run();
+        const again = await run();
+        await drainQueues();
+        // Events per checkout that carry facts (a provider may send one the adapter ignores, e.g. Chargebee's customer_created).
+        const perCheckout = deliveries.length / 3;
+        table[harness.kind] = { events: deliveries.length, waves: perCheckout, first, again };
+      } finally {
+        await harness.stop();
+      }
+    }
+    const detail = JSON.stringify(table);
+    for (const [kind, row] of Object.entries(table)) {
+      const count = (calls: string[], c: string) => calls.filter((x) => x === c).length;
+      const reads = (calls: string[]) => calls.filter((c) => c === 'BatchGetItem' || c === 'GetItem').length;
+      // Writes: at most one transaction per wave, never a single-item write.
+      expect({ kind, transactions: count(row.first, 'TransactWriteItems') <= row.waves, detail }).toEqual({
+        kind,
+        transactions: true,
+        detail,
+      });
+      expect({ kind, transactions: count(row.first, 'TransactWriteItems') >= 1, detail }).toEqual({ kind, transactions: true, detail });
+      // (Classic: a container's first sight of a plan reads the plan cache once and writes it once, for the batch.)
+      const planCache = kind === 'paddle-classic' ? 1 : 0;
+      for (const single of ['UpdateItem', 'PutItem', 'DeleteItem'])
+        expect({
+          kind,
+          single,
+          n: count(row.first, single) + count(row.again, single) <= (single === 'PutItem' ? planCache : 0),
+          detail,
+        }).toEqual({
+          kind,
+          single,
+          n: true,
+          detail,
+        });
+      // Reads: the connection (at most once), the batch's one BatchGet, nothing per event.
+      expect({ kind, reads: reads(row.first) <= 2 + planCache, detail }).toEqual({ kind, reads: true, detail });
+      // The redelivery: the same reads, no transaction.
+      expect({ kind, again: count(row.again, 'TransactWriteItems'), reads: reads(row.again) <= 2, detail }).toEqual({
+        kind,
+        again: 0,
+        reads: true,
+        detail,
+      });
+    }
+    if (process.env.ROUND_TRIPS_REPORT) console.log(detail);
+  });
 });
 
 type ChargebeeHarness = ReturnType<typeof chargebee>;
