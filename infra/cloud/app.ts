@@ -29,7 +29,10 @@ createStacks(app, {
   // Subscribes an address to the alarm topic: `-c alarmEmail=oncall@example.com` (AWS emails a confirmation link).
   alarmEmail: context('alarmEmail'),
   // `-c apiThrottleRate=1000 -c apiThrottleBurst=2000 -c workerReservedConcurrency=5` (defaults in api-stack.ts; the
-  // reservation is opt-in: it needs an account concurrency quota of 100 + 6 x the reservation).
+  // reservation is opt-in: it needs an account concurrency quota of 100 + 8 x the reservation, one per queue worker).
+  // Each worker's event source concurrency (MaximumConcurrency, 5 by default, reserves nothing): read by the
+  // worker construct itself, `-c workerMaxConcurrency=10` for every worker, `-c workerMaxConcurrency.SubscriptionSync=20`
+  // for one (./queue-worker.ts; the account quota it needs: docs/operations.md "Fair queues and worker concurrency").
   ...limitsFromContext(app),
   dashboardDir: join(root, 'web', 'dist'),
   // A custom domain in front of the distribution: `-c publicBaseUrl=https://referrals.example.com`.

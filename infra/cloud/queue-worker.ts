@@ -23,11 +23,37 @@ export const VISIBILITY_TIMEOUT_FACTOR = 6;
 /** Lambda waits up to this long to fill a batch (fewer invocations under load; the local pollers do the same). */
 export const MAX_BATCHING_WINDOW = Duration.seconds(1);
 /**
- * The most concurrent invocations each worker's SQS event source makes when no concurrency is reserved
- * (the default): a backlog cannot take more than this of the account's unreserved pool, and the provider
- * APIs and the hot counter items see a bounded number of writers.
+ * The most concurrent invocations each worker's SQS event source makes by default (no reservation, no
+ * `workerMaxConcurrency` context): a backlog cannot take more than this of the account's unreserved pool, and
+ * the provider APIs and the hot counter items see a bounded number of writers. Eight workers at 5 stay within
+ * 40 executions, and a new account's low quota slows them (throttles) rather than failing the deploy:
+ * MaximumConcurrency reserves nothing. docs/operations.md "Fair queues and worker concurrency" says how to
+ * raise it and what account quota a setting needs.
  */
 export const DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY = 5;
+/** Lambda's bounds for an SQS event source's MaximumConcurrency. */
+export const EVENT_SOURCE_MAX_CONCURRENCY_RANGE = { min: 2, max: 1000 } as const;
+/** CDK context: `-c workerMaxConcurrency=10` (every worker), `-c workerMaxConcurrency.SubscriptionSync=20` (one worker, by its name). */
+export const WORKER_MAX_CONCURRENCY_CONTEXT = 'workerMaxConcurrency';
+
+/**
+ * The MaximumConcurrency asked for a worker in CDK context: `workerMaxConcurrency.<WorkerName>`, else
+ * `workerMaxConcurrency`, else undefined (the default applies). Throws on a value Lambda would refuse.
+ */
+export function maxConcurrencyFromContext(scope: Construct, workerName: string): number | undefined {
+  for (const key of [`${WORKER_MAX_CONCURRENCY_CONTEXT}.${workerName}`, WORKER_MAX_CONCURRENCY_CONTEXT]) {
+    const raw: unknown = scope.node.tryGetContext(key);
+    if (raw === undefined) continue;
+    const n = Number(raw);
+    const { min, max } = EVENT_SOURCE_MAX_CONCURRENCY_RANGE;
+    if (typeof raw === 'boolean' || raw === '' || !Number.isInteger(n) || n < min || n > max)
+      throw new Error(
+        `context ${key} must be a whole number from ${min} to ${max} (an SQS event source's MaximumConcurrency), got ${String(raw)}`,
+      );
+    return n;
+  }
+  return undefined;
+}
 
 export interface QueueWorkerProps {
   /** The line of functions/workers.ts. */
@@ -44,6 +70,11 @@ export interface QueueWorkerProps {
    * the DLQ redrive. Without one it is capped at DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY.
    */
   reservedConcurrency?: number;
+  /**
+   * The event source's MaximumConcurrency (2 to 1000); default: CDK context `workerMaxConcurrency.<name>` or
+   * `workerMaxConcurrency` (maxConcurrencyFromContext), else as eventSourceCap says. Never above a reservation.
+   */
+  maxConcurrency?: number;
   /** The topic the DLQ alarm notifies (./alarms.ts). */
   alarmTopic: ITopic;
   /**
@@ -54,12 +85,15 @@ export interface QueueWorkerProps {
 }
 
 /**
- * The event source's MaximumConcurrency: the reservation when there is one (maxConcurrency is 2 at least, so
- * a reservation of 1 leaves the event source uncapped, not recommended), the default cap otherwise.
+ * The event source's MaximumConcurrency: the one asked for (`maxConcurrency`), else the reservation when there
+ * is one, else the default cap. Never above a reservation: SQS pollers invoking past it are throttled, and
+ * throttled receives count toward the DLQ. maxConcurrency is 2 at least, so a reservation of 1 leaves the
+ * event source uncapped (not recommended).
  */
-export function eventSourceCap(reservedConcurrency: number | undefined): { maxConcurrency?: number } {
-  if (!reservedConcurrency) return { maxConcurrency: DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY };
-  return reservedConcurrency >= 2 ? { maxConcurrency: reservedConcurrency } : {};
+export function eventSourceCap(reservedConcurrency: number | undefined, maxConcurrency?: number): { maxConcurrency?: number } {
+  if (!reservedConcurrency) return { maxConcurrency: maxConcurrency ?? DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY };
+  const cap = Math.min(maxConcurrency ?? reservedConcurrency, reservedConcurrency);
+  return cap >= 2 ? { maxConcurrency: cap } : {};
 }
 
 export class QueueWorker extends Construct {
@@ -98,7 +132,7 @@ export class QueueWorker extends Construct {
         maxBatchingWindow: MAX_BATCHING_WINDOW,
         // The handler answers batchItemFailures (shared/queue/worker.ts): only those are retried.
         reportBatchItemFailures: true,
-        ...eventSourceCap(props.reservedConcurrency),
+        ...eventSourceCap(props.reservedConcurrency, props.maxConcurrency ?? maxConcurrencyFromContext(this, worker.name)),
       }),
     );
 

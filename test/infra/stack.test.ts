@@ -30,7 +30,14 @@ import {
   RAIL_SECRET_KEY_PATTERN,
 } from '../../infra/cloud/api-stack';
 import { RefloopFunction } from '../../infra/cloud/function';
-import { DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY, eventSourceCap } from '../../infra/cloud/queue-worker';
+import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import {
+  DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY,
+  eventSourceCap,
+  maxConcurrencyFromContext,
+  QueueWorker as QueueWorkerConstruct,
+} from '../../infra/cloud/queue-worker';
 import { DOCS_PATHS } from '../../infra/cloud/dashboard-site';
 import { ORIGIN_VERIFY_ENV, ORIGIN_VERIFY_HEADER } from '../../shared/http/client-ip';
 import { PROVIDER_DEFINITIONS } from '../../shared/billing/registry';
@@ -410,6 +417,41 @@ describe('queues, workers and schedules', () => {
     // A reservation above the default cap raises the cap with it.
     expect(eventSourceCap(12)).toEqual({ maxConcurrency: 12 });
     expect(eventSourceCap(0)).toEqual({ maxConcurrency: DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY });
+  });
+
+  // Issue 29: a worker's concurrency is raised by context, per worker or for all (docs/operations.md "Fair
+  // queues and worker concurrency"); it reserves nothing, and never goes above a reservation.
+  it('takes the event source concurrency from -c workerMaxConcurrency=10 and -c workerMaxConcurrency.SubscriptionSync=20, within a reservation', () => {
+    const scalingWith = (context: Record<string, unknown>, reservedConcurrency?: number) => {
+      const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+      const stack = new Stack(app, 'Workers');
+      const table = new Table(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
+      const alarmTopic = new Topic(stack, 'Alarms');
+      const fnIds = workers
+        .filter((w) => w.name === 'SubscriptionSync' || w.name === 'RewardFanout')
+        .map((worker) => {
+          const construct = new QueueWorkerConstruct(stack, worker.name, { worker, table, alarmTopic, reservedConcurrency });
+          return [worker.name, stack.getLogicalId(construct.fn.node.defaultChild as CfnElement)] as const;
+        });
+      const mappings = Object.values(Template.fromStack(stack).findResources('AWS::Lambda::EventSourceMapping')) as Resource[];
+      return Object.fromEntries(
+        fnIds.map(([name, fnId]) => [
+          name,
+          mappings.find((m) => JSON.stringify(m.Properties.FunctionName) === JSON.stringify({ Ref: fnId }))?.Properties.ScalingConfig,
+        ]),
+      );
+    };
+    const both = (a: number, b: number) => ({ SubscriptionSync: { MaximumConcurrency: a }, RewardFanout: { MaximumConcurrency: b } });
+    expect(scalingWith({})).toEqual(both(DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY, DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY));
+    expect(scalingWith({ workerMaxConcurrency: '10' })).toEqual(both(10, 10));
+    expect(scalingWith({ workerMaxConcurrency: '10', 'workerMaxConcurrency.SubscriptionSync': '20' })).toEqual(both(20, 10));
+    // Within a reservation: invoking past it would throttle, and throttled receives count toward the DLQ.
+    expect(scalingWith({ 'workerMaxConcurrency.SubscriptionSync': '20' }, 8)).toEqual(both(8, 8));
+    expect(scalingWith({ 'workerMaxConcurrency.SubscriptionSync': '3' }, 8)).toEqual(both(3, 8));
+    for (const bad of ['1', '1001', '2.5', 'many', true, ''])
+      expect(() => maxConcurrencyFromContext(new App({ context: { workerMaxConcurrency: bad } }), 'SubscriptionSync')).toThrow(
+        /workerMaxConcurrency must be a whole number from 2 to 1000/,
+      );
   });
 
   it('feeds each worker from its queue with partial batch responses', () => {
