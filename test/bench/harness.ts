@@ -1,17 +1,19 @@
 // What the load and drain sections share: the local runtime on free ports, the forked load generator,
 // the service's logs kept out of the bench output, and queue depths.
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { format } from 'node:util';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { freePort } from '../../infra/local/dynamodb';
 import { startLocal, type LocalRuntime } from '../../infra/local/start';
 import { useLogSink } from '../../shared/log';
+import { batchGet, lookup } from '../../shared/store/ops';
+import type { Key } from '../../shared/store/table';
 import { CpuMeter, findJavaChild } from './cpu';
 import type { LoadFigures, LoadJob, LoadReply } from './load-client';
-
-import type { QueueName } from '../../shared/queue/queues';
+import { QUEUE_NAMES, type QueueName } from '../../shared/queue/queues';
 
 export interface BenchRuntime {
   runtime: LocalRuntime;
@@ -226,4 +228,191 @@ export async function api(rt: LocalRuntime, method: string, path: string, body?:
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+/** One JSON call to the local API with a given API key (another account's than the demo's). */
+export async function apiAs(
+  rt: LocalRuntime,
+  apiKey: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(rt.url + path, {
+    method,
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+/** The keys of `wanted` not in the table (consistent BatchGets of 100, ten at a time). */
+export async function absentKeys(wanted: Key[]): Promise<Key[]> {
+  const missing: Key[] = [];
+  for (let i = 0; i < wanted.length; i += 1000) {
+    const slice = wanted.slice(i, i + 1000);
+    const found = await batchGet(slice);
+    for (const k of slice) if (!lookup(found, k)) missing.push(k);
+  }
+  return missing;
+}
+
+/** Every queue's DLQ depth summed (visible + in flight + delayed). */
+export async function dlqTotal(bench: BenchRuntime): Promise<number> {
+  let total = 0;
+  for (const queue of QUEUE_NAMES) total += (await bench.queues.depth(`${queue}-dlq`)).total;
+  return total;
+}
+
+/**
+ * The commit the working tree is on (`git log -1 --format=%h`), with `+` when tracked files differ from it;
+ * BENCH_COMMIT says it instead (a copy of a commit outside the repository, say).
+ */
+export function currentCommit(): string {
+  if (process.env.BENCH_COMMIT) return process.env.BENCH_COMMIT;
+  const root = join(__dirname, '..', '..');
+  const head = spawnSync('git', ['log', '-1', '--format=%h'], { cwd: root, encoding: 'utf8' }).stdout?.trim() || 'unknown';
+  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).stdout?.trim();
+  return dirty ? `${head}+` : head;
+}
+
+/** Where and when a section ran: what makes its markdown self-contained (date, commit, machine, its load). */
+export interface SectionContext {
+  /** ISO time the section started (UTC, seconds). */
+  date: string;
+  commit: string;
+  cores: number;
+  cpuModel: string;
+  /** 1-minute load average when the section started and ended. */
+  loadStart: number;
+  loadEnd: number;
+  /** BENCH_NOTE: a remark on the machine (e.g. what else was running). */
+  note: string | null;
+}
+
+export function startContext(): { finish(): SectionContext } {
+  const date = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const loadStart = loadavg()[0] ?? 0;
+  const commit = currentCommit();
+  return {
+    finish: () => ({
+      date,
+      commit,
+      cores: cpus().length,
+      cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+      loadStart,
+      loadEnd: loadavg()[0] ?? 0,
+      note: process.env.BENCH_NOTE || null,
+    }),
+  };
+}
+
+/** The unix ms a UUIDv7 (dashes or not: referral, member and reward ids) was minted at. */
+export function uuidv7Millis(id: string): number {
+  return Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+}
+
+interface Watched {
+  key: Key;
+  since: number;
+  ready: (item: Record<string, unknown>) => boolean;
+  seenAt: number | null;
+}
+
+/**
+ * Watches items become visible: every `intervalMs`, one consistent BatchGet (chunks of 100 in parallel) of
+ * every key still pending, the same read the API's GETs make; an item counts once `ready` accepts it. The
+ * lag is from `since` (the caller's clock, performance.now()) to the poll that saw it. One BatchGet per tick
+ * whatever the number pending, so watching hundreds of items does not add hundreds of requests per second.
+ */
+export class VisibilityWatch {
+  private readonly pending = new Map<string, Watched>();
+  private readonly done: Array<{ name: string; lagMs: number; since: number }> = [];
+  private timer: NodeJS.Timeout | null = null;
+  private polling = false;
+  /** Ticks that found something, and BatchGet calls made. */
+  polls = 0;
+
+  constructor(private readonly intervalMs = 100) {}
+
+  watch(name: string, key: Key, since: number, ready: (item: Record<string, unknown>) => boolean = () => true): void {
+    this.pending.set(name, { key, since, ready, seenAt: null });
+    if (!this.timer) this.timer = setInterval(() => void this.tick(), this.intervalMs);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.polling || this.pending.size === 0) return;
+    this.polling = true;
+    try {
+      const entries = [...this.pending.entries()];
+      const found = await batchGet(entries.map(([, w]) => w.key));
+      this.polls++;
+      const now = performance.now();
+      for (const [name, w] of entries) {
+        const item = lookup(found, w.key);
+        if (item && w.ready(item)) {
+          this.pending.delete(name);
+          this.done.push({ name, lagMs: now - w.since, since: w.since });
+        }
+      }
+    } catch {
+      // A failed poll (DynamoDB Local busy): the next tick tries again.
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  pendingNames(): string[] {
+    return [...this.pending.keys()];
+  }
+
+  /** Visible items: name, lag (ms) and when it was watched from. */
+  seen(): ReadonlyArray<{ name: string; lagMs: number; since: number }> {
+    return this.done;
+  }
+
+  /** Resolves once nothing is pending, or at the deadline (performance.now() ms); true when nothing is. */
+  async settle(deadline: number): Promise<boolean> {
+    while (this.pending.size > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, this.intervalMs));
+    return this.pending.size === 0;
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}
+
+/**
+ * Waits until each queue holds nothing, up to `timeoutMs` in all: the queues that still held messages then
+ * (name and depth), reported instead of failing the section (a worker failing its records, say; they
+ * reach the DLQ, which the sections count).
+ */
+export async function settleQueues(
+  bench: BenchRuntime,
+  queues: readonly QueueName[],
+  timeoutMs: number,
+): Promise<Array<{ queue: QueueName; depth: number }>> {
+  const deadline = Date.now() + timeoutMs;
+  const left: Array<{ queue: QueueName; depth: number }> = [];
+  for (const queue of queues) {
+    for (;;) {
+      const { total } = await bench.queues.depth(queue);
+      if (total === 0) break;
+      if (Date.now() > deadline) {
+        left.push({ queue, depth: total });
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return left;
 }

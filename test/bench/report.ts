@@ -10,6 +10,8 @@ import { READ_TARGET_RATIO, type LoadSection } from './load';
 import type { Machine } from './machine';
 import { kb, mark, median, ms, num, pct } from './stats';
 import { describeRun, type AuthFloodSection } from './auth-flood';
+import { FRESHNESS_TARGET_MS, renderFairnessSection, type FairnessSection } from './fairness';
+import { renderFreshnessSection, type FreshnessSection } from './freshness';
 
 /** A fixed measurement (the change's before and after cannot both be rebuilt on every run). */
 const ISSUE_17_COST =
@@ -28,6 +30,10 @@ export interface Report {
   authFlood?: AuthFloodSection | null;
   /** The money side at size (section `money`); absent from reports written before it existed. */
   money?: MoneySection | null;
+  /** The noisy neighbour (section `fairness`, issue 29). */
+  fairness?: FairnessSection | null;
+  /** Freshness under mixed load (section `freshness`, issue 29). */
+  freshness?: FreshnessSection | null;
   /** The dashboard's assets and first paint (section `dashboard`). */
   dashboard?: DashboardSection | null;
   /** Sections that could not run, with the reason. */
@@ -70,6 +76,23 @@ export function verdicts(r: Report): Verdicts {
   if (r.drain && r.drain.lostTotal > 0) hardFailures.push(`drain: ${r.drain.lostTotal} alerts rejected, lost or dead-lettered`);
   for (const d of r.jsonDrains ?? [])
     if (d.lostTotal > 0) hardFailures.push(`drain (${d.provider}): ${d.lostTotal} webhooks rejected, lost or dead-lettered`);
+  if (r.fairness) {
+    const f = r.fairness;
+    if (f.lostTotal > 0) hardFailures.push(`fairness: ${f.lostTotal} events missing, doubled, rejected or dead-lettered`);
+    if (!(f.quiet.lag.count === f.quiet.conversions && f.quiet.lag.p99 < FRESHNESS_TARGET_MS))
+      missed.push(
+        `fairness: the quiet tenant's p99 webhook -> reward lag is ${ms(f.quiet.lag.p99)} (${f.quiet.lag.count} of ${f.quiet.conversions} visible), target < ${FRESHNESS_TARGET_MS / 1000} s`,
+      );
+  }
+  if (r.freshness) {
+    const f = r.freshness;
+    if (f.lostTotal > 0) hardFailures.push(`freshness: ${f.lostTotal} effects missing, rejected or dead-lettered`);
+    for (const e of f.effects)
+      if (!(e.lag.count === e.expected && e.lag.p99 < FRESHNESS_TARGET_MS))
+        missed.push(
+          `freshness: ${e.name}: p99 ${ms(e.lag.p99)} (${e.lag.count} of ${e.expected} seen), target < ${FRESHNESS_TARGET_MS / 1000} s`,
+        );
+  }
   if (r.totalSeconds >= 300) missed.push(`bench runtime ${num(r.totalSeconds)} s (target < 5 min)`);
   return { hardFailures, missed };
 }
@@ -347,6 +370,15 @@ export function renderReport(r: Report): string {
       `**Export** of \`rewards.csv\`: ${num(x.exportRun.rows)} rows in ${x.exportRun.pages} pages of at most 10,000 (following \`Link: rel="next"\`), ${num(x.exportRun.bytes / MiB, 1)} MiB, **${num(x.exportRun.seconds, 1)} s** in all (${num(x.exportRun.rows / x.exportRun.seconds)} rows/s); ` +
         `the service's peak heap was ${num(x.exportRun.peakHeapMiB, 1)} MiB above its start, peak RSS ${num(x.exportRun.peakRssMiB, 1)} MiB above (one page at a time is held, never the export).`,
     );
+    line();
+  }
+
+  if (r.fairness) {
+    for (const l of renderFairnessSection(r.fairness)) line(l);
+    line();
+  }
+  if (r.freshness) {
+    for (const l of renderFreshnessSection(r.freshness)) line(l);
     line();
   }
 

@@ -9,7 +9,13 @@
 // BENCH_NOTE (a remark on the machine for the report, e.g. what else was running), BENCH_MONEY_REWARDS (100000:
 // the rewards seeded for the report and export section; about 5 minutes more on two cores),
 // BENCH_DASHBOARD_REFERRALS (3000) and BENCH_DASHBOARD_RUNS (5) for the dashboard section (skip: `dashboard`),
-// BENCH_PORTAL_REFERRALS (200) and BENCH_PORTAL_RUNS (5) for the member portal section (skip: `portal`).
+// BENCH_PORTAL_REFERRALS (200) and BENCH_PORTAL_RUNS (5) for the member portal section (skip: `portal`),
+// the noisy neighbour (skip: `fairness`): BENCH_FAIR_EVENTS (20000, the noisy tenant's burst),
+// BENCH_FAIR_SUBSCRIPTIONS (200, the subscriptions it renews), BENCH_FAIR_CONVERSIONS (50, the quiet tenant's),
+// BENCH_FAIR_SPACING_MS (between quiet conversions; default: spread over the burst's expected drain);
+// freshness under mixed load (skip: `freshness`): BENCH_FRESH_SECONDS (60), BENCH_FRESH_CLIENTS (20 API
+// clients creating referrals), BENCH_FRESH_WEBHOOKS_PER_SECOND (50, across three accounts on three providers),
+// BENCH_FRESH_CONVERT_EVERY (4: one checkout in 4 converts a referral).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -20,6 +26,8 @@ import { benchServiceLog, captureServiceLogs, startBenchRuntime, type BenchRunti
 import { measureLoad, type LoadSection } from './load';
 import { measureMoney, type MoneySection } from './money';
 import { measureDashboard, type DashboardSection } from './dashboard';
+import { measureFairness, type FairnessSection } from './fairness';
+import { describeFreshness, measureFreshness, type FreshnessSection } from './freshness';
 import { describePortal, measurePortal, writePortalSection, type PortalSection } from './portal';
 import { describeMachine } from './machine';
 import { renderReport, verdicts, type Report } from './report';
@@ -60,6 +68,8 @@ async function main(): Promise<number> {
   const jsonDrains: JsonDrainSection[] = [];
   let authFlood: AuthFloodSection | null = null;
   let money: MoneySection | null = null;
+  let fairness: FairnessSection | null = null;
+  let freshness: FreshnessSection | null = null;
   let serviceLog: Report['serviceLog'] = null;
   const errors: string[] = [];
 
@@ -71,7 +81,8 @@ async function main(): Promise<number> {
     }
   }
 
-  if (!skip.has('load') || !skip.has('auth') || !skip.has('drain') || !skip.has('money')) {
+  const runtimeSections = ['load', 'auth', 'drain', 'fairness', 'freshness', 'money'];
+  if (runtimeSections.some((name) => !skip.has(name))) {
     let bench: BenchRuntime | undefined;
     try {
       progress('starting the local runtime (DynamoDB Local, local SQS, pollers, Paddle emulator, gateway)');
@@ -123,6 +134,34 @@ async function main(): Promise<number> {
           } catch (err) {
             errors.push(`drain (${provider}): ${message(err)}`);
           }
+        }
+      }
+      // The noisy neighbour and freshness under mixed load (issue 29): fresh accounts of their own.
+      if (!skip.has('fairness')) {
+        try {
+          fairness = await measureFairness(bench, workDir, {
+            events: setting('BENCH_FAIR_EVENTS', 20_000),
+            subscriptions: setting('BENCH_FAIR_SUBSCRIPTIONS', 200),
+            conversions: setting('BENCH_FAIR_CONVERSIONS', 50),
+            spacingMs: process.env.BENCH_FAIR_SPACING_MS ? setting('BENCH_FAIR_SPACING_MS', 1000) : null,
+            connections,
+            timeoutMs: 1_800_000,
+          });
+        } catch (err) {
+          errors.push(`fairness: ${message(err)}`);
+        }
+      }
+      if (!skip.has('freshness')) {
+        try {
+          freshness = await measureFreshness(bench, workDir, {
+            seconds: setting('BENCH_FRESH_SECONDS', 60),
+            clients: setting('BENCH_FRESH_CLIENTS', 20),
+            webhooksPerSecond: setting('BENCH_FRESH_WEBHOOKS_PER_SECOND', 50),
+            convertEvery: setting('BENCH_FRESH_CONVERT_EVERY', 4),
+            timeoutMs: 600_000,
+          });
+        } catch (err) {
+          errors.push(`freshness: ${message(err)}`);
         }
       }
       // Last: seeding 100,000 rewards takes DynamoDB Local (on disk) about five minutes, outside the drains' budget.
@@ -187,6 +226,8 @@ async function main(): Promise<number> {
     drain,
     jsonDrains,
     money,
+    fairness,
+    freshness,
     dashboard,
     errors,
     serviceLog,
@@ -236,6 +277,13 @@ async function main(): Promise<number> {
       `drain (${d.provider}): ${num(d.webhooks)} webhooks posted in ${num(d.postSeconds, 1)} s (${num(d.postRate)}/s), all applied after ${num(d.appliedSeconds, 1)} s (${num(d.appliedRate)}/s); lost ${d.lostTotal}`,
     );
   }
+  if (fairness) {
+    const f = fairness;
+    out(
+      `fairness: quiet tenant webhook -> reward p50 ${ms(f.quiet.lag.p50)}, p99 ${ms(f.quiet.lag.p99)}, max ${ms(f.quiet.lag.max)} (${f.quiet.lag.count} of ${f.quiet.conversions}); noisy ${num(f.noisy.events)} renewals drained in ${num(f.noisy.drainSeconds, 1)} s (${num(f.noisy.drainRate)}/s); discrepancies ${f.lostTotal}`,
+    );
+  }
+  if (freshness) out(describeFreshness(freshness));
   const v = verdicts(report);
   for (const m of v.missed) out(`missed: ${m}`);
   for (const f of v.hardFailures) out(`FAILED: ${f}`);

@@ -1,0 +1,525 @@
+// Freshness under mixed load (issue 29): API clients creating referrals in closed loops while signed
+// webhooks arrive at a fixed rate across three accounts on three providers (Paddle Classic, Paddle Billing,
+// Stripe), some of them converting referrals; how long each asynchronous effect takes to become visible.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAccount } from '../../shared/store/accounts';
+import { saveProviderConnection, saveProviderSettings } from '../../shared/store/provider';
+import { keys } from '../../shared/store/table';
+import { checkoutAlerts, toForm, type Sign } from './alerts';
+import type { CpuSample } from './cpu';
+import { FRESHNESS_TARGET_MS, contextLine, lagFigures, type LagFigures } from './fairness';
+import {
+  apiAs,
+  dlqTotal,
+  settleQueues,
+  startContext,
+  uuidv7Millis,
+  VisibilityWatch,
+  type BenchRuntime,
+  type SectionContext,
+} from './harness';
+import { ms, num, percentile, progress, sleep } from './stats';
+import { QUEUE_NAMES } from '../../shared/queue/queues';
+
+export interface FreshnessSettings {
+  seconds: number;
+  /** API clients creating referrals (closed loops, spread over the three accounts). */
+  clients: number;
+  webhooksPerSecond: number;
+  /** One checkout in this many names a referral (converts it). */
+  convertEvery: number;
+  /** For the effects to show after the load stopped. */
+  timeoutMs: number;
+}
+
+type Provider = 'paddle-classic' | 'paddle-billing' | 'stripe';
+const PROVIDERS: readonly Provider[] = ['paddle-classic', 'paddle-billing', 'stripe'];
+
+export interface Effect {
+  name: string;
+  how: string;
+  expected: number;
+  lag: LagFigures;
+}
+
+export interface FreshnessSection {
+  context: SectionContext;
+  settings: FreshnessSettings;
+  /** What the load achieved. */
+  achieved: {
+    webhooks: number;
+    webhookSeconds: number;
+    webhookRate: number;
+    webhookP50: number;
+    webhookP99: number;
+    webhooksRejected: number;
+    /** Most webhook posts waiting for an answer at one time. */
+    webhooksInFlightPeak: number;
+    checkouts: Record<Provider, number>;
+    conversions: number;
+    /** Referrals created during the load (the accounts' counts), and the creates answered 200 before autocannon stopped. */
+    creates: number;
+    createsAnswered: number;
+    createRate: number;
+    createP50: number;
+    createP99: number;
+    createsFailed: number;
+    cpu: CpuSample;
+  };
+  effects: Effect[];
+  /** The mirrored subscription's lag per provider. */
+  subscriptionByProvider: Array<{ provider: Provider; lag: LagFigures; expected: number }>;
+  verification: {
+    subscriptionsCounted: Record<Provider, { expected: number; counted: number }>;
+    wrongRewards: number;
+    deliveriesDuplicated: number;
+    dlq: number;
+    /** Queues that had not emptied before the clock started, and after the effects (2 minutes more). */
+    busyBefore: Array<{ queue: string; depth: number }>;
+    busyAfter: Array<{ queue: string; depth: number }>;
+  };
+  lostTotal: number;
+}
+
+interface Checkout {
+  provider: Provider;
+  accountId: string;
+  path: string;
+  contentType: string;
+  subscriptionId: string | number;
+  referralId: string | null;
+  webhooks: Array<{ headers: Record<string, string>; body: string }>;
+}
+
+function resign(sign: Sign, form: string, changes: Record<string, string>): string {
+  const fields = Object.fromEntries(new URLSearchParams(form));
+  delete fields.p_signature;
+  return toForm(sign({ ...fields, ...changes }));
+}
+
+/** The app's webhook receiver: every `referral.created` it gets, with its arrival time (Date.now()). */
+async function startReceiver(): Promise<{ url: string; got: Array<{ id: string; at: number }>; close(): Promise<void> }> {
+  const got: Array<{ id: string; at: number }> = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      try {
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type?: string; data?: { id?: string } };
+        if (event.type === 'referral.created' && typeof event.data?.id === 'string') got.push({ id: event.data.id, at });
+      } catch {
+        // Not JSON: answered all the same.
+      }
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    got,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export async function measureFreshness(bench: BenchRuntime, workDir: string, o: FreshnessSettings): Promise<FreshnessSection> {
+  void workDir;
+  const ctx = startContext();
+  const rt = bench.runtime;
+
+  // --- three accounts, one per provider, each with a commission campaign, members and referrals to convert ---
+  progress('freshness: three accounts (Paddle Classic, Paddle Billing, Stripe), campaigns, members, referrals to convert');
+  const totalWebhooks = Math.round(o.seconds * o.webhooksPerSecond);
+  // A checkout is 2 (Classic) to 3 or 4 webhooks: enough referrals for every converting checkout.
+  const conversionsPerAccount = Math.ceil(totalWebhooks / 2 / PROVIDERS.length / o.convertEvery) + 1;
+  const accounts = {} as Record<Provider, { id: string; key: string; codes: string[]; referrals: string[] }>;
+  for (const provider of PROVIDERS) {
+    const { account, apiKey } = await createAccount({ name: `Bench freshness ${provider}`, plan: 'regular' });
+    const id = account.accountId;
+    if (provider === 'paddle-classic')
+      await saveProviderSettings(id, {
+        vendorId: rt.paddle.vendorId,
+        authCode: rt.paddle.authCode,
+        publicKey: rt.paddle.publicKeyPem,
+        vendorsApiUrl: rt.paddle.vendorsApiUrl,
+        checkoutApiUrl: rt.paddle.checkoutApiUrl,
+      });
+    else if (provider === 'paddle-billing')
+      await saveProviderConnection(id, {
+        kind: 'paddle-billing',
+        apiKey: rt.paddleBilling.apiKey,
+        apiUrl: rt.paddleBilling.url,
+        webhookSecret: rt.paddleBilling.webhookSecret,
+      });
+    else
+      await saveProviderConnection(id, {
+        kind: 'stripe',
+        secretKey: rt.stripe.secretKey,
+        apiUrl: rt.stripe.url,
+        webhookSecret: rt.stripe.webhookSecret,
+      });
+    const call = (method: string, path: string, body?: unknown) => apiAs(rt, apiKey, method, path, body);
+    const campaign = await call('POST', '/v1/campaigns/', {
+      name: 'Fresh affiliates',
+      allows_commission: true,
+      commission_type: 'percentage',
+      commission_percent: '20',
+      commission_currency: 'USD',
+    });
+    if (campaign.status !== 201) throw new Error(`freshness: campaign ${campaign.status} ${JSON.stringify(campaign.body)}`);
+    const codes: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const code = `FRESH${provider.slice(0, 1).toUpperCase()}${provider.length}${i}`;
+      const m = await call('POST', '/v1/members/', {
+        identifier: `fresh-member-${i}`,
+        email: `fresh-member-${i}@example.com`,
+        code,
+        campaign: { id: campaign.body.id },
+      });
+      if (m.status !== 201) throw new Error(`freshness: member ${m.status} ${JSON.stringify(m.body)}`);
+      codes.push(code);
+    }
+    const referrals: string[] = [];
+    for (let i = 0; i < conversionsPerAccount; i++) {
+      const r = await call('POST', '/v1/referrals/', { user_identifier: `fresh-convert-${i}`, member_code: codes[i % codes.length] });
+      if (r.status !== 200) throw new Error(`freshness: referral ${r.status} ${JSON.stringify(r.body)}`);
+      referrals.push(r.body.id as string);
+    }
+    accounts[provider] = { id, key: apiKey, codes, referrals };
+  }
+
+  // The app's endpoint for `referral.created`, registered after the seed: it gets the load's referrals only.
+  const receiver = await startReceiver();
+  for (const provider of PROVIDERS) {
+    const a = accounts[provider];
+    const e = await apiAs(rt, a.key, 'POST', '/v1/webhook-endpoints/', {
+      url: `${receiver.url}/hook/${a.id}`,
+      events: ['referral.created'],
+    });
+    if (e.status !== 201) throw new Error(`freshness: webhook endpoint ${e.status} ${JSON.stringify(e.body)}`);
+  }
+
+  // --- the checkouts, made in the emulators and signed before the clock, round robin over the providers ---
+  progress(`freshness: ${totalWebhooks} webhooks: checkouts in the three emulators, signed before the clock`);
+  const checkouts: Checkout[] = [];
+  const used: Record<Provider, number> = { 'paddle-classic': 0, 'paddle-billing': 0, stripe: 0 };
+  const made: Record<Provider, number> = { 'paddle-classic': 0, 'paddle-billing': 0, stripe: 0 };
+  let webhookCount = 0;
+  let classicSeq = 0;
+  for (let n = 0; webhookCount < totalWebhooks; n++) {
+    const provider = PROVIDERS[n % PROVIDERS.length] as Provider;
+    const a = accounts[provider];
+    const converts = made[provider] % o.convertEvery === o.convertEvery - 1;
+    const referralId = converts ? (a.referrals[used[provider]++] ?? null) : null;
+    made[provider]++;
+    const email = `fresh-${provider}-${n}@example.com`;
+    let checkout: Checkout;
+    if (provider === 'paddle-classic') {
+      const subscriptionId = 6_600_001 + classicSeq;
+      const alertId = 4_600_000_001 + classicSeq * 2;
+      classicSeq++;
+      const [created, paid] = checkoutAlerts(rt.paddle.sign, {
+        alertId,
+        subscriptionId,
+        paymentId: subscriptionId + 10_000_000,
+        userId: subscriptionId + 20_000_000,
+        orderNumber: subscriptionId,
+      });
+      const first = referralId
+        ? resign(rt.paddle.sign, created, { passthrough: JSON.stringify({ refloop_referral_id: referralId }) })
+        : created;
+      const headers = { 'content-type': 'application/x-www-form-urlencoded' };
+      checkout = {
+        provider,
+        accountId: a.id,
+        path: `/webhooks/paddle/${a.id}/`,
+        contentType: headers['content-type'],
+        subscriptionId,
+        referralId,
+        webhooks: [
+          { headers, body: first },
+          { headers, body: paid },
+        ],
+      };
+    } else if (provider === 'paddle-billing') {
+      const out = await rt.paddleBilling.checkout({
+        email,
+        deliver: false,
+        ...(referralId ? { customData: { refloop_referral_id: referralId } } : {}),
+      });
+      checkout = {
+        provider,
+        accountId: a.id,
+        path: `/webhooks/paddle-billing/${a.id}/`,
+        contentType: 'application/json',
+        subscriptionId: out.result.subscription.id,
+        referralId,
+        webhooks: out.delivered.map((d) => ({
+          headers: { 'content-type': 'application/json', 'paddle-signature': d.signature },
+          body: d.rawBody,
+        })),
+      };
+    } else {
+      const out = await rt.stripe.checkout({
+        email,
+        deliver: false,
+        ...(referralId ? { clientReferenceId: referralId, subscriptionMetadata: { refloop_referral_id: referralId } } : {}),
+      });
+      checkout = {
+        provider,
+        accountId: a.id,
+        path: `/webhooks/stripe/${a.id}/`,
+        contentType: 'application/json',
+        subscriptionId: out.result.subscription.id,
+        referralId,
+        webhooks: out.delivered.map((e) => ({
+          headers: { 'content-type': 'application/json', 'stripe-signature': e.signature },
+          body: e.rawBody,
+        })),
+      };
+    }
+    checkouts.push(checkout);
+    webhookCount += checkout.webhooks.length;
+  }
+  const conversions = checkouts.filter((c) => c.referralId !== null).length;
+
+  // --- the clock: the API clients and the paced webhooks together ---------------------------------------
+  const busyBefore = await settleQueues(bench, QUEUE_NAMES, 300_000);
+  const dlqBefore = await dlqTotal(bench);
+  progress(
+    `freshness: ${o.seconds} s: ${o.clients} API clients creating referrals, ${webhookCount} webhooks at ${o.webhooksPerSecond}/s (${checkouts.length} checkouts, ${conversions} converting)`,
+  );
+  const cpuFrom = bench.cpu.sample();
+  const started = performance.now();
+  const creating = PROVIDERS.map((provider, i) => {
+    const a = accounts[provider];
+    const lanes = Math.floor(o.clients / PROVIDERS.length) + (i < o.clients % PROVIDERS.length ? 1 : 0);
+    return bench.load.run({
+      url: rt.url,
+      connections: lanes,
+      duration: o.seconds,
+      headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' },
+      scenario: { kind: 'create-referral', path: '/v1/referrals/', memberCodes: a.codes, userPrefix: `fresh-load-${provider}` },
+    });
+  });
+
+  const watch = new VisibilityWatch(100);
+  const postLatencies: number[] = [];
+  let rejected = 0;
+  let inFlight = 0;
+  let inFlightPeak = 0;
+  const posts: Promise<void>[] = [];
+  const gapMs = 1000 / o.webhooksPerSecond;
+  let sent = 0;
+  for (const c of checkouts) {
+    for (const [j, w] of c.webhooks.entries()) {
+      const due = started + sent * gapMs;
+      const wait = due - performance.now();
+      if (wait > 1) await sleep(wait);
+      const t0 = performance.now();
+      if (j === 0) {
+        const tag = `${c.provider}:${c.subscriptionId}`;
+        watch.watch(`sub ${tag}`, keys.subscription(c.accountId, c.subscriptionId), t0);
+        if (c.referralId)
+          watch.watch(
+            `reward ${c.referralId}`,
+            keys.referral(c.accountId, c.referralId),
+            t0,
+            (item) => Array.isArray(item.rewards) && item.rewards.length > 0,
+          );
+      }
+      sent++;
+      inFlight++;
+      inFlightPeak = Math.max(inFlightPeak, inFlight);
+      posts.push(
+        fetch(rt.url + c.path, { method: 'POST', headers: w.headers, body: w.body })
+          .then(async (res) => {
+            await res.arrayBuffer();
+            if (res.status === 200) postLatencies.push(performance.now() - t0);
+            else rejected++;
+          })
+          .catch(() => {
+            rejected++;
+          })
+          .finally(() => {
+            inFlight--;
+          }),
+      );
+    }
+  }
+  await Promise.all(posts);
+  const webhookSeconds = (performance.now() - started) / 1000;
+  const created = await Promise.all(creating);
+  const cpu = bench.cpu.since(cpuFrom, sent);
+  // The referrals the clients created: each account's count (its counter) less the ones made before the
+  // clock; a request still in flight when autocannon stopped may have created one it did not count.
+  let creates = 0;
+  for (const provider of PROVIDERS) {
+    const r = await apiAs(rt, accounts[provider].key, 'GET', '/v1/referrals/');
+    creates += Number(r.body?.count ?? 0) - accounts[provider].referrals.length;
+  }
+  progress(`freshness: load done (${sent} webhooks in ${num(webhookSeconds, 1)} s, ${creates} referrals created); waiting for the effects`);
+
+  const deadline = performance.now() + o.timeoutMs;
+  await watch.settle(deadline);
+  watch.stop();
+  // Every referral the clients created is delivered to the endpoint (at least once).
+  while (new Set(receiver.got.map((g) => g.id)).size < creates && performance.now() < deadline) await sleep(200);
+  await receiver.close();
+
+  // --- the lags ---------------------------------------------------------------------------------------
+  const seen = watch.seen();
+  const subLags = seen.filter((s) => s.name.startsWith('sub ')).map((s) => s.lagMs);
+  const rewardLags = seen.filter((s) => s.name.startsWith('reward ')).map((s) => s.lagMs);
+  const firstDelivery = new Map<string, number>();
+  let duplicates = 0;
+  for (const g of receiver.got) {
+    if (firstDelivery.has(g.id)) duplicates++;
+    else firstDelivery.set(g.id, g.at);
+  }
+  const deliveryLags = [...firstDelivery.entries()].map(([id, at]) => at - uuidv7Millis(id));
+  const byProvider = PROVIDERS.map((provider) => ({
+    provider,
+    expected: checkouts.filter((c) => c.provider === provider).length,
+    lag: lagFigures(seen.filter((s) => s.name.startsWith(`sub ${provider}:`)).map((s) => s.lagMs)),
+  }));
+
+  // --- verification ------------------------------------------------------------------------------------
+  progress('freshness: verifying');
+  const busyAfter = await settleQueues(bench, QUEUE_NAMES, 120_000);
+  const dlq = (await dlqTotal(bench)) - dlqBefore;
+  const subscriptionsCounted = {} as Record<Provider, { expected: number; counted: number }>;
+  for (const provider of PROVIDERS) {
+    const r = await apiAs(rt, accounts[provider].key, 'GET', '/v1/subscriptions/');
+    subscriptionsCounted[provider] = {
+      expected: checkouts.filter((c) => c.provider === provider).length,
+      counted: Number(r.body?.count ?? -1),
+    };
+  }
+  let wrongRewards = 0;
+  for (const c of checkouts) {
+    if (!c.referralId) continue;
+    const a = accounts[c.provider];
+    const r = await apiAs(rt, a.key, 'GET', `/v1/referrals/${c.referralId}/`);
+    if (r.status !== 200 || r.body?.rewards?.length !== 1 || r.body?.is_converted !== true) wrongRewards++;
+  }
+  const createP = (p: 'p50' | 'p99') =>
+    percentile(
+      created.map((f) => f[p]),
+      50,
+    );
+  const effects: Effect[] = [
+    {
+      name: 'Webhook -> mirrored subscription',
+      how: "from the post of the checkout's first webhook until the subscription item (`GET /v1/subscriptions/{id}/`) exists",
+      expected: checkouts.length,
+      lag: lagFigures(subLags),
+    },
+    {
+      name: 'Conversion -> reward',
+      how: "from the post of the converting checkout's first webhook until the reward is in the referral (`GET /v1/referrals/{id}/`)",
+      expected: conversions,
+      lag: lagFigures(rewardLags),
+    },
+    {
+      name: 'Referral create -> `referral.created` delivered',
+      how: "from the referral's id (a UUIDv7: the ms its create minted it) until the app's endpoint received the event",
+      expected: creates,
+      lag: lagFigures(deliveryLags),
+    },
+  ];
+  const countMismatch = PROVIDERS.reduce((s, p) => s + Math.abs(subscriptionsCounted[p].counted - subscriptionsCounted[p].expected), 0);
+  const lostTotal = rejected + (checkouts.length - subLags.length) + (conversions - rewardLags.length) + wrongRewards + countMismatch + dlq;
+
+  return {
+    context: ctx.finish(),
+    settings: o,
+    achieved: {
+      webhooks: sent,
+      webhookSeconds,
+      webhookRate: sent / webhookSeconds,
+      webhookP50: percentile(postLatencies, 50),
+      webhookP99: percentile(postLatencies, 99),
+      webhooksRejected: rejected,
+      webhooksInFlightPeak: inFlightPeak,
+      checkouts: made,
+      conversions,
+      creates,
+      createRate: created.reduce((s, f) => s + f.rps, 0),
+      createsAnswered: created.reduce((s, f) => s + f.ok, 0),
+      createP50: createP('p50'),
+      createP99: createP('p99'),
+      createsFailed: created.reduce((s, f) => s + f.non2xx + f.errors + f.timeouts, 0),
+      cpu,
+    },
+    effects,
+    subscriptionByProvider: byProvider,
+    verification: { subscriptionsCounted, wrongRewards, deliveriesDuplicated: duplicates, dlq, busyBefore, busyAfter },
+    lostTotal,
+  };
+}
+
+const sec = (valueMs: number) => (Number.isFinite(valueMs) ? `${num(valueMs / 1000, 2)} s` : 'n/a');
+
+export function describeFreshness(x: FreshnessSection): string {
+  return `freshness: ${num(x.achieved.webhookRate, 1)} webhooks/s and ${num(x.achieved.createRate)} creates/s for ${x.settings.seconds} s; ${x.effects
+    .map((e) => `${e.name}: p50 ${sec(e.lag.p50)}, p99 ${sec(e.lag.p99)} (${e.lag.count} of ${e.expected})`)
+    .join('; ')}; discrepancies ${x.lostTotal}`;
+}
+
+export function renderFreshnessSection(x: FreshnessSection): string[] {
+  const out: string[] = [];
+  const line = (s = '') => out.push(s);
+  const a = x.achieved;
+  line('## Freshness under mixed load');
+  line();
+  line(contextLine(x.context, 'BENCH_SKIP=bundles,load,auth,drain,money,dashboard,portal,fairness npm run bench'));
+  line();
+  line(
+    `On the local runtime as \`npm start\` runs it (\`startLocal\`: DynamoDB Local, the local SQS, one poller per worker with a 1 s batching window, the emulators), three fresh accounts, one per provider (Paddle Classic, Paddle Billing, Stripe, each connected to its emulator), each with a 20% commission campaign and an app webhook endpoint for \`referral.created\` (a receiver in the bench process). For ${x.settings.seconds} s at once: ` +
+      `**${x.settings.clients} API clients** create referrals in closed loops (autocannon in its own process, spread over the three accounts), and **${x.settings.webhooksPerSecond} signed webhooks per second** arrive, round robin over the providers' checkouts (made in the emulators and signed before the clock; Classic: \`subscription_created\` and the first payment; Billing and Stripe: every notification of the emulator's checkout), posted open loop from the bench process at their due times whatever the answers. ` +
+      `One checkout in ${x.settings.convertEvery} names a referral created before the clock (Classic \`passthrough\`, Billing \`custom_data\`, Stripe \`client_reference_id\` and subscription metadata), so it converts it and earns a commission. ` +
+      'Visibility is watched with one consistent BatchGet of every pending item every 100 ms (the items the API GETs read), so watching adds no request per item.',
+  );
+  line();
+  line('| Load achieved | |');
+  line('|---|---|');
+  line(
+    `| Webhooks | ${num(a.webhooks)} in ${num(a.webhookSeconds, 1)} s = **${num(a.webhookRate, 1)}/s** (Classic ${a.checkouts['paddle-classic']}, Billing ${a.checkouts['paddle-billing']}, Stripe ${a.checkouts.stripe} checkouts; ${a.conversions} converting); answers p50 ${ms(a.webhookP50)}, p99 ${ms(a.webhookP99)}; ${a.webhooksRejected} not 200; at most ${a.webhooksInFlightPeak} awaiting an answer |`,
+  );
+  line(
+    `| Referral creates | ${num(a.createsAnswered)} answered 200 = **${num(a.createRate)}/s** by ${x.settings.clients} clients (${num(a.creates)} created, by the accounts' counts); p50 ${ms(a.createP50)}, p99 ${ms(a.createP99)} (median of the three accounts' figures); ${a.createsFailed} failed |`,
+  );
+  line(
+    `| CPU ms per webhook posted (service / DynamoDB Local / load generator), everything included | ${num(a.cpu.service, 2)} / ${a.cpu.dynamodb === null ? 'n/a' : num(a.cpu.dynamodb, 2)} / ${a.cpu.loadgen === null ? 'n/a' : num(a.cpu.loadgen, 2)} |`,
+  );
+  line();
+  line('| Effect | Measured | seen | p50 | p95 | p99 (target < 5 s) | max | |');
+  line('|---|---|---:|---:|---:|---:|---:|:---:|');
+  for (const e of x.effects) {
+    const ok = e.lag.count === e.expected && e.lag.p99 < FRESHNESS_TARGET_MS;
+    line(
+      `| ${e.name} | ${e.how} | ${num(e.lag.count)} of ${num(e.expected)} | ${sec(e.lag.p50)} | ${sec(e.lag.p95)} | **${sec(e.lag.p99)}** | ${sec(e.lag.max)} | ${ok ? '✓' : '✗'} |`,
+    );
+  }
+  line();
+  line(
+    `The mirrored subscription by provider (p50 / p99): ${x.subscriptionByProvider.map((p) => `${p.provider} ${sec(p.lag.p50)} / ${sec(p.lag.p99)} (${p.lag.count} of ${p.expected})`).join('; ')}.`,
+  );
+  line();
+  const v = x.verification;
+  line(
+    `Verification: subscriptions counted by \`GET /v1/subscriptions/\` against the checkouts: ${PROVIDERS.map((p) => `${p} ${v.subscriptionsCounted[p].counted} of ${v.subscriptionsCounted[p].expected}`).join(', ')}; ` +
+      `${v.wrongRewards} converted referrals without exactly one reward; ${v.deliveriesDuplicated} \`referral.created\` deliveries repeated (at least once allows it); ${v.dlq} messages dead-lettered. ` +
+      (x.lostTotal === 0 ? 'Nothing missing or doubled.' : `**${x.lostTotal} discrepancies** (the bench fails).`) +
+      (v.busyBefore.length > 0
+        ? ` Queues not empty when the clock started: ${v.busyBefore.map((b) => `${b.queue} (${b.depth})`).join(', ')}.`
+        : '') +
+      (v.busyAfter.length > 0
+        ? ` Queues not empty 2 minutes after the effects: ${v.busyAfter.map((b) => `${b.queue} (${b.depth})`).join(', ')}.`
+        : ''),
+  );
+  return out;
+}
