@@ -293,6 +293,9 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
       queueUrls: sqs.queueUrls,
       dlqUrls: sqs.dlqUrls,
       ...(options.shortPolls ? { waitTimeSeconds: 0 } : {}),
+      // LOCAL_POLLER_CONCURRENCY: batches of each worker in flight at once (default 1; in AWS an event source
+      // runs up to its MaximumConcurrency, 5 by default): the bench's drains set it to play that.
+      ...(Number(process.env.LOCAL_POLLER_CONCURRENCY) > 1 ? { concurrency: Number(process.env.LOCAL_POLLER_CONCURRENCY) } : {}),
     });
     stops.push(pollers.stop);
     const schedules = startSchedules(options.backfillMinutes ? { everyMinutesOverride: options.backfillMinutes } : {});
