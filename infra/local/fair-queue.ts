@@ -110,10 +110,20 @@ export function makeFair(queue: LocalQueue, deadLetterQueue: LocalQueue | undefi
   const getAttributes = queue.getAttributes.bind(queue);
   const createRecord = (queue.constructor as unknown as { createRecord: RecordMaker }).createRecord;
 
+  /** Messages in the queue waiting to be received (visible, or about to be: see below). */
   const visibleInQueue = (): number => {
-    const a = getAttributes(['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible']) as Record<string, string>;
-    // local-aws-sqs counts in ApproximateNumberOfMessages every message not delayed, in flight ones included.
-    return Number(a.ApproximateNumberOfMessages ?? 0) - Number(a.ApproximateNumberOfMessagesNotVisible ?? 0);
+    const a = getAttributes([
+      'ApproximateNumberOfMessages',
+      'ApproximateNumberOfMessagesNotVisible',
+      'ApproximateNumberOfMessagesDelayed',
+    ]) as Record<string, string>;
+    // local-aws-sqs counts in ApproximateNumberOfMessages every message not delayed, in flight ones included;
+    // and every new message is "delayed" until a timer of 0 ms fires: a message fed a moment ago counts too.
+    return (
+      Number(a.ApproximateNumberOfMessages ?? 0) -
+      Number(a.ApproximateNumberOfMessagesNotVisible ?? 0) +
+      Number(a.ApproximateNumberOfMessagesDelayed ?? 0)
+    );
   };
 
   /** The group to feed next: fewest in the queue, then least recently fed. */
