@@ -63,8 +63,8 @@ export interface QueueWorkerProps {
   tableAccess?: TableBinding;
   /**
    * Concurrency reserved for the worker (0 or absent: none, the default), so that a flood of API requests
-   * cannot take all of the account's and starve it. Opt-in: Lambda keeps 100 executions unreserved, so six
-   * workers reserving 5 each need an account quota of 130 or more, and new accounts often have 10 or 50
+   * cannot take all of the account's and starve it. Opt-in: Lambda keeps 100 executions unreserved, so eight
+   * workers reserving 5 each need an account quota of 140 or more, and new accounts often have 10 or 50
    * (the deploy then fails). With a reservation the event source is capped at the same number: SQS pollers
    * that invoke past a function's reserved concurrency are throttled, and throttled receives count toward
    * the DLQ redrive. Without one it is capped at DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY.
