@@ -2,7 +2,7 @@
 // takes them, while a quiet tenant converts referrals; the quiet tenant's lag from its webhook to the
 // reward visible, and the noisy tenant's drain time. Both tenants share `provider-events` and its worker,
 // as every tenant does; fair queues (a MessageGroupId per account) are what keep the quiet one's lag flat.
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAccount } from '../../shared/store/accounts';
 import { saveProviderSettings } from '../../shared/store/provider';
@@ -49,6 +49,8 @@ export function lagFigures(values: readonly number[]): LagFigures {
 
 export interface FairnessSection {
   context: SectionContext;
+  /** Whether this tree's local SQS serves the accounts' message groups fairly (infra/local/fair-queue.ts exists). */
+  fairQueues: boolean;
   settings: FairnessSettings & { spacingMs: number };
   signSeconds: number;
   /** The seed checkouts (before the clock): the intake's rate for them sizes the spacing. */
@@ -370,6 +372,7 @@ export async function measureFairness(bench: BenchRuntime, workDir: string, o: F
 
   return {
     context: ctx.finish(),
+    fairQueues: existsSync(join(__dirname, '..', '..', 'infra', 'local', 'fair-queue.ts')),
     settings: { ...o, spacingMs },
     signSeconds,
     seed: { alerts: seedBodies.length, seconds: seedSeconds, rate: seedRate, postRate: seed.postRate },
@@ -418,7 +421,8 @@ export function contextLine(c: SectionContext, how: string): string {
     `Measured on ${c.date.replace('T', ' ').replace('Z', ' UTC')} at commit \`${c.commit}\` (\`${how}\`), ` +
     `${c.cores} cores (${c.cpuModel}), load average ${num(c.loadStart, 2)} at the start of the section and ${num(c.loadEnd, 2)} at its end` +
     `${c.loadStart > c.cores * 0.25 || c.loadEnd > c.cores * 0.25 ? ' (a shared machine: other work competed for the same cores)' : ''}` +
-    `${c.note ? `; ${c.note}` : ''}.`
+    `${c.note ? `; ${c.note}` : ''}. ` +
+    `Pollers: ${c.pollerConcurrency === 1 ? 'one batch per worker in flight, as `npm start` runs them' : `${c.pollerConcurrency} batches per worker in flight (LOCAL_POLLER_CONCURRENCY=${c.pollerConcurrency})`}.`
   );
 }
 
@@ -434,6 +438,9 @@ export function renderFairnessSection(x: FairnessSection): string[] {
   line();
   line(
     `Two accounts on the local runtime (\`startLocal\`, as \`npm start\` runs it: the local SQS and one poller per worker, a 1 s batching window), both on Paddle Classic (the same emulator), sharing \`provider-events\` and its subscription-sync worker as every tenant does. ` +
+      (x.fairQueues
+        ? 'At this commit the local SQS serves the accounts fairly (`infra/local/fair-queue.ts`: every message carries its account as MessageGroupId, and the group with the fewest messages in the queue is fed first, as SQS fair queues do). '
+        : 'At this commit the local SQS serves the queue in arrival order (no fair queues yet). ') +
       `The **noisy** tenant has ${num(x.settings.subscriptions)} subscriptions (their checkouts posted and drained before the clock, ${num(x.seed.alerts)} alerts at ${num(x.seed.rate)}/s); its burst is ${num(n.events)} renewals of them in turn (\`subscription_payment_succeeded\`, not initial, each a new payment: a transaction each), signed before the clock (${num(x.signSeconds, 1)} s of signing) and posted by autocannon with ${x.settings.connections} connections as fast as the intake answers. ` +
       `Meanwhile the **quiet** tenant converts ${qq.conversions} referrals of a 20% commission campaign, one every ${num(x.settings.spacingMs / 1000, 2)} s from ${num(Math.max(1_000, x.settings.spacingMs) / 1000, 2)} s into the burst (spread over its posting, whose length is expected from the intake's rate for the seed, ${num(x.seed.postRate)}/s): for each, its \`subscription_created\` naming the referral (\`passthrough\`) and its first \`subscription_payment_succeeded\`, posted one after the other from the bench process. ` +
       'Lag = from the first of those posts until the reward is in the referral (the item `GET /v1/referrals/{id}/` reads; watched with one consistent BatchGet of every pending referral every 100 ms, so watching adds no load per referral). ' +

@@ -292,6 +292,8 @@ export interface SectionContext {
   loadEnd: number;
   /** BENCH_NOTE: a remark on the machine (e.g. what else was running). */
   note: string | null;
+  /** Batches of each worker in flight at once (LOCAL_POLLER_CONCURRENCY, infra/local/start.ts; 1 as `npm start` runs). */
+  pollerConcurrency: number;
 }
 
 export function startContext(): { finish(): SectionContext } {
@@ -307,6 +309,7 @@ export function startContext(): { finish(): SectionContext } {
       loadStart,
       loadEnd: loadavg()[0] ?? 0,
       note: process.env.BENCH_NOTE || null,
+      pollerConcurrency: Math.max(1, Number(process.env.LOCAL_POLLER_CONCURRENCY) || 1),
     }),
   };
 }

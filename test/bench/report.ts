@@ -168,6 +168,19 @@ export function renderReport(r: Report): string {
       `| Webhook drain: alerts lost | 0 (hard) | ${r.drain.lostTotal} of ${num(r.drain.alerts * r.drain.runs.length)} | ${mark(r.drain.lostTotal === 0)} |`,
     );
   }
+  if (r.fairness) {
+    const q = r.fairness.quiet;
+    const ok = q.lag.count === q.conversions && q.lag.p99 < FRESHNESS_TARGET_MS;
+    line(
+      `| Quiet tenant's webhook -> reward during a ${num(r.fairness.noisy.events)}-event burst, p99 | < ${FRESHNESS_TARGET_MS / 1000} s | ${ms(q.lag.p99)} (${q.lag.count} of ${q.conversions}) | ${mark(ok)} |`,
+    );
+  }
+  for (const e of r.freshness?.effects ?? []) {
+    const ok = e.lag.count === e.expected && e.lag.p99 < FRESHNESS_TARGET_MS;
+    line(
+      `| Freshness under mixed load: ${e.name}, p99 | < ${FRESHNESS_TARGET_MS / 1000} s | ${ms(e.lag.p99)} (${e.lag.count} of ${e.expected}) | ${mark(ok)} |`,
+    );
+  }
   line(
     `| Bench runtime | < 5 min | ${num(r.totalSeconds)} s${r.drain ? ` (drain ${num(r.drain.runs.reduce((t, x) => t + x.appliedSeconds, 0))} s)` : ''} | ${mark(r.totalSeconds < 300)} |`,
   );
