@@ -2,8 +2,26 @@
 // payments, and reward evaluations. The whole batch is handed over at once: the webhooks of one account
 // are applied together (shared/flows/provider-batch.ts: one read, one transaction per wave), sync pages
 // each on its own. Partial batch responses: only failed records are redelivered.
+// PROVIDER_EVENTS_PER_RECORD=1 applies each record on its own instead (the path before batches: every
+// event read and written alone), to compare the two or to step back from the batch path without a deploy
+// of new code.
 import { processProviderEventBatch } from '../../shared/flows/provider-batch';
+import { processPaddleAlert, processProviderWebhook, processSyncPage } from '../../shared/flows/subscription-sync';
 import type { ProviderEventMessage } from '../../shared/queue/queues';
-import { sqsBatchWorker } from '../../shared/queue/worker';
+import { PoisonMessageError, sqsBatchWorker, sqsWorker } from '../../shared/queue/worker';
 
-export const handler = sqsBatchWorker<ProviderEventMessage>('subscription-sync', processProviderEventBatch);
+export const handler =
+  process.env.PROVIDER_EVENTS_PER_RECORD === '1'
+    ? sqsWorker<ProviderEventMessage>('subscription-sync', async (message) => {
+        switch (message.kind) {
+          case 'paddle-alert':
+            return processPaddleAlert(message);
+          case 'provider-webhook':
+            return processProviderWebhook(message);
+          case 'sync-account':
+            return processSyncPage(message);
+          default:
+            throw new PoisonMessageError(`Unknown message kind ${String((message as { kind?: unknown }).kind)}`);
+        }
+      })
+    : sqsBatchWorker<ProviderEventMessage>('subscription-sync', processProviderEventBatch);

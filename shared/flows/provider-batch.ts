@@ -67,6 +67,8 @@ interface Job {
   plan?: ProviderPlan;
   /** Its unattributed sighting rides in its transaction. */
   sighted?: boolean;
+  /** Transactions it was in that another fact's failed condition cancelled. */
+  retries?: number;
 }
 
 /** What one account's part of a batch did (the batch's one log line). */
@@ -361,8 +363,23 @@ async function applyWave(accountId: string, provider: WebhookProvider, wave: Job
         for (const job of jobs)
           for (const item of job.plan?.stored ?? []) found.set(keyString({ pk: String(item.pk), sk: String(item.sk) }), item);
       } catch (err) {
-        if (err instanceof ConditionsFailedError) fallback.push(...jobs);
-        else for (const job of jobs) failJob(job, err);
+        if (err instanceof ConditionsFailedError) {
+          // Nothing was written. The facts whose own condition failed (a concurrent copy, a version race) go
+          // through the per-event path; the others are planned again on a fresh read in the next wave (twice
+          // at most, then they go the per-event way too).
+          const owners = ownersOf(jobs);
+          const lost = new Set(owners.filter((job, i): job is Job => job !== null && err.failed(i)));
+          for (const job of jobs) {
+            job.retries = (job.retries ?? 0) + 1;
+            if (lost.size === 0 || lost.has(job) || job.retries > 2) fallback.push(job);
+            else {
+              for (const k of job.reads) dirty.add(keyString(k));
+              job.plan = undefined;
+              job.sighted = false;
+              later.push(job);
+            }
+          }
+        } else for (const job of jobs) failJob(job, err);
       }
     }),
   );
@@ -444,6 +461,11 @@ function sightingOf(accountId: string, result: ProviderUpdateResult, e: Prepared
 function itemKey(item: TransactItem): string | null {
   const key = (item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key ?? item.ConditionCheck?.Key) as Key | undefined;
   return key ? keyString({ pk: String(key.pk), sk: String(key.sk) }) : null;
+}
+
+/** The fact each item of transactionOf(jobs) belongs to (null: a merged counter or report bucket). */
+function ownersOf(jobs: Job[]): (Job | null)[] {
+  return jobs.flatMap((job) => (job.plan as ProviderPlan).items.map(() => job));
 }
 
 /** One transaction for several plans: their items, then counters merged per name and report buckets per key. */
