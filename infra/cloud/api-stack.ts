@@ -131,7 +131,7 @@ export const ACCESS_LOG_FORMAT = {
 export const PROVIDER_SECRET_KEY_PATTERN = `A#${'?'.repeat(16)}#PROVIDER_SECRET`;
 
 /**
- * Partition keys of Paddle Billing's / Stripe's webhook secret (`keys.providerWebhookSecret`:
+ * Partition keys of Paddle Billing's / Stripe's webhook secret (`providerWebhookSecretKey`:
  * `A#<acct>#PROVIDER_WEBHOOK_SECRET`): readable only by their intake routes, which in turn are denied the
  * API secret above. Neither pattern matches the other's key (`?` is exactly one character).
  */

@@ -20,7 +20,7 @@ import { listProviderAccounts } from '../store/provider-accounts';
 import { PROVIDER_REF_ATTRIBUTE, toReferral } from '../store/referrals';
 import { isEntityId } from '../domain/ids';
 import { tableName } from '../store/client';
-import { flagKey, keys, timeKey } from '../store/table';
+import { flagKey, keys, moneyKeys, timeKey } from '../store/table';
 import { log } from '../log';
 import { approveDueNow } from './settlement/record';
 
@@ -199,7 +199,7 @@ export async function approveDue(accountId: string, now = Math.floor(Date.now() 
   let approved = 0;
   let failed = 0;
   // An hour's approvals of one account: small enough to read at once.
-  const items = await queryAll({ partitionValue: keys.approvalDueCollection(accountId), sk: { below: timeKey(now + 1) } });
+  const items = await queryAll({ partitionValue: moneyKeys.approvalDueCollection(accountId), sk: { below: timeKey(now + 1) } });
   const found = await batchGet(items.map((item) => keys.reward(accountId, String(item.reward_id))));
   const due = new Map<string, number>();
   for (const item of items) {

@@ -42,7 +42,7 @@ import {
 } from '../store/payouts';
 import { toMember } from '../store/members';
 import { toReferral } from '../store/referrals';
-import { keys, moneyListKeys } from '../store/table';
+import { keys, moneyKeys, moneyListKeys } from '../store/table';
 import { log } from '../log';
 import type { RailKind } from '../rails/definition';
 import { BATCH_RAILS, paysConnectedAccount, RAIL_BATCH_LIMITS, RAIL_NAMES, type BatchRail } from '../rails/kinds';
@@ -130,7 +130,7 @@ async function duePayouts(accountId: string, currency: string, limit: number): P
         IndexName: 'gsi2',
         KeyConditionExpression: 'gsi2pk = :pk',
         FilterExpression: 'currency = :c',
-        ExpressionAttributeValues: { ':pk': keys.payoutsByStatus(accountId, 'due'), ':c': currency },
+        ExpressionAttributeValues: { ':pk': moneyKeys.payoutsByStatus(accountId, 'due'), ':c': currency },
         ScanIndexForward: true,
         ...(startKey ? { ExclusiveStartKey: startKey } : {}),
       }),
@@ -308,7 +308,7 @@ export async function createBatch(
     txn.push({
       Delete: {
         TableName: tableName(),
-        Key: keys.payoutPointer(accountId, payout.member_id, payout.currency),
+        Key: moneyKeys.payoutPointer(accountId, payout.member_id, payout.currency),
         ConditionExpression: 'attribute_not_exists(pk) OR payout_id = :p',
         ExpressionAttributeValues: { ':p': payout.id },
       },
@@ -518,7 +518,7 @@ export async function markPayoutPaid(
             txn.push({
               Delete: {
                 TableName: tableName(),
-                Key: keys.payoutPointer(accountId, payout.member_id, payout.currency),
+                Key: moneyKeys.payoutPointer(accountId, payout.member_id, payout.currency),
                 ConditionExpression: 'attribute_not_exists(pk) OR payout_id = :p',
                 ExpressionAttributeValues: { ':p': payout.id },
               },

@@ -4,7 +4,7 @@
 import { normalizeCouponCode } from '../domain/discounts';
 import { tableName } from './client';
 import { ConditionsFailedError, getItem, transact } from './ops';
-import { keys } from './table';
+import { keys, moneyKeys } from './table';
 
 export type CouponRecord = 'recorded' | 'referral_gone';
 
@@ -30,7 +30,7 @@ export async function recordReferralCoupon(accountId: string, referralId: string
       {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.couponClaim(accountId, normalized), type: 'Claim', referral_id: referralId, coupon_code: code },
+          Item: { ...moneyKeys.couponClaim(accountId, normalized), type: 'Claim', referral_id: referralId, coupon_code: code },
           ConditionExpression: 'attribute_not_exists(pk) OR referral_id = :r',
           ExpressionAttributeValues: { ':r': referralId },
         },
@@ -51,6 +51,6 @@ export async function referralIdByCoupon(accountId: string, code: string): Promi
   if (!/^[\x21-\x7e]+$/.test(code.trim())) return null;
   const normalized = normalizeCouponCode(code);
   if (normalized.length < 5 || normalized.length > 300) return null;
-  const claim = await getItem(keys.couponClaim(accountId, normalized));
+  const claim = await getItem(moneyKeys.couponClaim(accountId, normalized));
   return typeof claim?.referral_id === 'string' ? claim.referral_id : null;
 }

@@ -10,7 +10,7 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import type { ProviderId } from '../domain/models';
 import { db, tableName } from './client';
-import { keys, TTL_ATTRIBUTE } from './table';
+import { moneyKeys, TTL_ATTRIBUTE } from './table';
 
 /** Longer than a credit's provider calls (a few, each with its timeout and retries within its budget). */
 export const LEASE_SECONDS = 60;
@@ -24,7 +24,7 @@ export async function acquireCreditLease(accountId: string, subscriptionId: Prov
       new PutCommand({
         TableName: tableName(),
         Item: {
-          ...keys.creditLease(accountId, subscriptionId),
+          ...moneyKeys.creditLease(accountId, subscriptionId),
           type: 'Claim',
           token,
           held_until: now + LEASE_SECONDS,
@@ -46,7 +46,7 @@ export async function releaseCreditLease(accountId: string, subscriptionId: Prov
     await db().send(
       new DeleteCommand({
         TableName: tableName(),
-        Key: keys.creditLease(accountId, subscriptionId),
+        Key: moneyKeys.creditLease(accountId, subscriptionId),
         ConditionExpression: '#t = :t',
         ExpressionAttributeNames: { '#t': 'token' },
         ExpressionAttributeValues: { ':t': token },

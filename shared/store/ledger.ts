@@ -18,7 +18,7 @@ import type { Referral, Reward } from '../domain/models';
 import { storedProviderId } from '../domain/models';
 import { tableName } from './client';
 import { counterUpdate, type TransactItem } from './ops';
-import { flagKey, keys, type CounterName, type Key } from './table';
+import { flagKey, keys, moneyKeys, type CounterName, type Key } from './table';
 import { ReportDeltas, type MoneyMetric, type Scopes } from './reports';
 
 /** The ledger record of reward `index` of a referral (as its embedded copy says). */
@@ -235,7 +235,7 @@ export class MoneyTxn {
       {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.approvalDue(this.accountId, r.approves_at, r.id), type: 'ApprovalDue', reward_id: r.id },
+          Item: { ...moneyKeys.approvalDue(this.accountId, r.approves_at, r.id), type: 'ApprovalDue', reward_id: r.id },
         },
       },
       `due:${r.id}`,
@@ -277,7 +277,7 @@ export class MoneyTxn {
     }
     if (moved.status !== r.status) {
       names['#g2'] = 'gsi2pk';
-      values[':g2'] = keys.rewardsByStatus(this.accountId, moved.status);
+      values[':g2'] = moneyKeys.rewardsByStatus(this.accountId, moved.status);
       sets.push('#g2 = :g2');
     }
     this.push(
@@ -316,7 +316,7 @@ export class MoneyTxn {
       if (before) this.stat(r.member_id, before, -r.amount);
       if (after) this.stat(r.member_id, after, r.amount);
       if (r.status === 'pending' && r.approves_at !== null) {
-        this.push({ Delete: { TableName: tableName(), Key: keys.approvalDue(this.accountId, r.approves_at, r.id) } }, `due:${r.id}`);
+        this.push({ Delete: { TableName: tableName(), Key: moneyKeys.approvalDue(this.accountId, r.approves_at, r.id) } }, `due:${r.id}`);
       }
       // Released (held -> pending): its approval-due item again.
       this.schedule(moved);
@@ -467,7 +467,7 @@ export function removeReward(txn: MoneyTxn, r: LedgerReward): MoneyTxn {
   const stat = commissionStat(r.type, r.status);
   if (stat) txn.stat(r.member_id, stat, -r.amount);
   if (r.status === 'pending' && r.approves_at !== null) {
-    txn.push({ Delete: { TableName: tableName(), Key: keys.approvalDue(txn.accountId, r.approves_at, r.id) } }, `due:${r.id}`);
+    txn.push({ Delete: { TableName: tableName(), Key: moneyKeys.approvalDue(txn.accountId, r.approves_at, r.id) } }, `due:${r.id}`);
   }
   const flag = flagOf(r);
   if (flag) txn.flag(flag, -1, r.id);
@@ -496,9 +496,9 @@ export function ledgerItem(accountId: string, r: LedgerReward): Record<string, u
     ...keys.reward(accountId, r.id),
     type: 'Reward',
     reward_type: type,
-    gsi1pk: keys.rewardsByMember(accountId, r.member_id),
+    gsi1pk: moneyKeys.rewardsByMember(accountId, r.member_id),
     gsi1sk: r.id,
-    gsi2pk: keys.rewardsByStatus(accountId, r.status),
+    gsi2pk: moneyKeys.rewardsByStatus(accountId, r.status),
     gsi2sk: r.id,
   };
   for (const [k, v] of Object.entries(rest)) if (v !== null && v !== undefined) item[k] = v;

@@ -10,7 +10,7 @@ import { rewardsCounterPrefix, toLedgerReward } from './ledger';
 import { readCounter } from './ops';
 import { emptyPage, queryPage, type PageQuery, type PageRequest } from './pagination';
 import { toPayout } from './payouts';
-import { GSI1, GSI2, keys, moneyListKeys, type CounterName } from './table';
+import { GSI1, GSI2, moneyKeys, moneyListKeys, type CounterName } from './table';
 
 export interface RewardFilters {
   status?: RewardStatus | undefined;
@@ -52,10 +52,10 @@ export function rewardsSource(accountId: string, f: RewardFilters): Source {
   }
   if (f.member) {
     const filter = allOf({ status: f.status, campaign_id: f.campaign, reward_type: f.type });
-    return { index: GSI1, partitionValue: keys.rewardsByMember(accountId, f.member), ...(filter ? { filter } : {}) };
+    return { index: GSI1, partitionValue: moneyKeys.rewardsByMember(accountId, f.member), ...(filter ? { filter } : {}) };
   }
   const filter = allOf({ campaign_id: f.campaign, reward_type: f.type });
-  if (f.status) return { index: GSI2, partitionValue: keys.rewardsByStatus(accountId, f.status), ...(filter ? { filter } : {}) };
+  if (f.status) return { index: GSI2, partitionValue: moneyKeys.rewardsByStatus(accountId, f.status), ...(filter ? { filter } : {}) };
   return { partitionValue: moneyListKeys.rewardCollection(accountId), ...(filter ? { filter } : {}) };
 }
 
@@ -72,11 +72,11 @@ export function payoutsSource(accountId: string, f: PayoutFilters): Source {
   if (f.member)
     return {
       index: GSI1,
-      partitionValue: keys.payoutsByMember(accountId, f.member),
+      partitionValue: moneyKeys.payoutsByMember(accountId, f.member),
       ...(f.status ? { filter: on('status', f.status) } : {}),
     };
   const rest = f.currency ? { filter: on('currency', f.currency) } : {};
-  if (f.status) return { index: GSI2, partitionValue: keys.payoutsByStatus(accountId, f.status), ...rest };
+  if (f.status) return { index: GSI2, partitionValue: moneyKeys.payoutsByStatus(accountId, f.status), ...rest };
   return { partitionValue: moneyListKeys.payoutCollection(accountId), ...rest };
 }
 

@@ -13,7 +13,7 @@ import { toCampaign } from './campaigns';
 import { tableName } from './client';
 import { eventItem } from './outbox';
 import { batchGet, getItem, lookup } from './ops';
-import { keys, type CounterName } from './table';
+import { keys, moneyKeys, type CounterName } from './table';
 import type { MoneyTxn } from './ledger';
 import { payoutView } from '../domain/payout-views';
 import { methodReadiness } from '../domain/payout-methods';
@@ -98,11 +98,11 @@ export interface CollectingTarget {
 export async function collectingTarget(accountId: string, memberId: string, currency: string): Promise<CollectingTarget> {
   // The account rides along in the same BatchGet: its tax-details requirement (no extra round trip).
   const found = await batchGet([
-    keys.payoutPointer(accountId, memberId, currency),
+    moneyKeys.payoutPointer(accountId, memberId, currency),
     keys.member(accountId, memberId),
     keys.account(accountId),
   ]);
-  const pointer = lookup(found, keys.payoutPointer(accountId, memberId, currency));
+  const pointer = lookup(found, moneyKeys.payoutPointer(accountId, memberId, currency));
   const member = lookup(found, keys.member(accountId, memberId));
   const account = lookup(found, keys.account(accountId));
   const campaignId = typeof member?.campaign_id === 'string' ? member.campaign_id : null;
@@ -189,7 +189,7 @@ export function changeCollecting(txn: MoneyTxn, target: CollectingTarget, delta:
       {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.payoutPointer(accountId, target.memberId, target.currency), type: 'PayoutPointer', payout_id: next.id },
+          Item: { ...moneyKeys.payoutPointer(accountId, target.memberId, target.currency), type: 'PayoutPointer', payout_id: next.id },
           // Two approvals racing for a member's first payout: one creates it, the other re-reads and joins it.
           ConditionExpression: 'attribute_not_exists(pk)',
         },
@@ -283,7 +283,7 @@ export function claimPayout(txn: MoneyTxn, before: Payout, claim: PayoutClaim, n
       {
         Delete: {
           TableName: tableName(),
-          Key: keys.payoutPointer(txn.accountId, before.member_id, before.currency),
+          Key: moneyKeys.payoutPointer(txn.accountId, before.member_id, before.currency),
           ConditionExpression: 'attribute_not_exists(pk) OR payout_id = :p',
           ExpressionAttributeValues: { ':p': before.id },
         },
@@ -330,9 +330,9 @@ export function payoutItem(accountId: string, p: Payout): Record<string, unknown
   const item: Record<string, unknown> = {
     ...keys.payout(accountId, p.id),
     type: 'Payout',
-    gsi1pk: keys.payoutsByMember(accountId, p.member_id),
+    gsi1pk: moneyKeys.payoutsByMember(accountId, p.member_id),
     gsi1sk: p.id,
-    gsi2pk: keys.payoutsByStatus(accountId, p.status),
+    gsi2pk: moneyKeys.payoutsByStatus(accountId, p.status),
     gsi2sk: p.id,
   };
   for (const [k, v] of Object.entries(p)) {

@@ -29,7 +29,7 @@ import {
 } from '../billing/registry';
 import { batchGet, ConditionsFailedError, getItem, lookup, transact, type TransactItem } from './ops';
 import { counterKeys, sumOf } from './shards';
-import { keys } from './table';
+import { keys, providerWebhookSecretKey } from './table';
 
 export type { ProviderConnection } from '../billing/registry';
 
@@ -118,11 +118,11 @@ export async function saveProviderConnection(accountId: string, conn: ProviderCo
   };
   const webhookItem: TransactItem =
     webhookSecret === null
-      ? { Delete: { TableName: tableName(), Key: keys.providerWebhookSecret(accountId) } }
+      ? { Delete: { TableName: tableName(), Key: providerWebhookSecretKey(accountId) } }
       : {
           Put: {
             TableName: tableName(),
-            Item: { ...keys.providerWebhookSecret(accountId), type: 'ProviderSecret', webhook_secret: webhookSecret, updated_at: now },
+            Item: { ...providerWebhookSecretKey(accountId), type: 'ProviderSecret', webhook_secret: webhookSecret, updated_at: now },
           },
         };
   try {
@@ -248,9 +248,9 @@ export async function getWebhookSettings(accountId: string): Promise<WebhookSett
   const ttl = config().providerCacheTtlSeconds * 1000;
   const hit = webhookCache.get(accountId);
   if (hit && hit.until > Date.now()) return hit.settings;
-  const found = await batchGet([keys.providerSettings(accountId), keys.providerWebhookSecret(accountId)]);
+  const found = await batchGet([keys.providerSettings(accountId), providerWebhookSecretKey(accountId)]);
   const definition = definitionOfStored(lookup(found, keys.providerSettings(accountId)));
-  const secret = lookup(found, keys.providerWebhookSecret(accountId))?.webhook_secret;
+  const secret = lookup(found, providerWebhookSecretKey(accountId))?.webhook_secret;
   const settings =
     definition && definition.webhook.key === 'webhook-secret' && typeof secret === 'string'
       ? { kind: definition.kind as ProviderKind, webhookSecret: await decryptSecret(accountId, secret) }

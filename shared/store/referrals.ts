@@ -27,7 +27,7 @@ import { memberPayerIds, toMember } from './members';
 import { releaseIfOrphaned, subscriptionPayerIds, subscriptionSnapshot, toSubscription } from './subscriptions';
 import { payerMatch, type PayerMatchKind } from '../domain/payer-ids';
 import type { FraudFlag } from '../domain/fraud';
-import { uniqueKeys, GSI1, GSI2, keys, listKeys, type CounterName } from './table';
+import { uniqueKeys, GSI1, GSI2, keys, listKeys, moneyKeys, type CounterName } from './table';
 import { isSub } from '../domain/links';
 import { ledgerFromReferral, lifecycleOf, MoneyTxn, removeReward, takeStats } from './ledger';
 import { ReportDeltas } from './reports';
@@ -343,7 +343,7 @@ export async function deleteReferral(accountId: string, id: string): Promise<voi
         items.push({
           Delete: {
             TableName: tableName(),
-            Key: keys.couponClaim(accountId, referral.coupon_code),
+            Key: moneyKeys.couponClaim(accountId, referral.coupon_code),
             ConditionExpression: 'attribute_not_exists(pk) OR referral_id = :r',
             ExpressionAttributeValues: { ':r': id },
           },

@@ -158,6 +158,36 @@ export const edgeKeys = {
 };
 
 /**
+ * The rewards' and payouts' index partitions, approval schedule and collecting-payout pointer (store/ledger.ts,
+ * store/payouts.ts, store/money-lists.ts, flows/payouts.ts, flows/lifecycle.ts), the credit lease and the
+ * coupon claims (store/credit-leases.ts, store/coupons.ts), apart from `keys` like listKeys: the reward worker
+ * builds them, the conversion and most API functions never do.
+ */
+export const moneyKeys = {
+  /** GSI1: rewards of a member, newest first. */
+  rewardsByMember: (acct: string, memberId: string) => `A#${acct}#MEMBER#${memberId}#REWARDS`,
+  /** GSI2: rewards in one status, newest first. */
+  rewardsByStatus: (acct: string, status: string) => `A#${acct}#REWARDS#${status}`,
+  /** A pending commission's approval time: the approval job reads what is due with one Query per account. */
+  approvalDueCollection: (acct: string) => `A#${acct}#APPROVAL_DUE`,
+  approvalDue: (acct: string, approvesAt: number, rewardId: string): Key => ({
+    pk: `A#${acct}#APPROVAL_DUE`,
+    sk: `${timeKey(approvesAt)}#${rewardId}`,
+  }),
+  payoutsByMember: (acct: string, memberId: string) => `A#${acct}#MEMBER#${memberId}#PAYOUTS`,
+  payoutsByStatus: (acct: string, status: string) => `A#${acct}#PAYOUTS#${status}`,
+  /** The payout collecting a member's approved rewards in one currency (at most one at a time). */
+  payoutPointer: (acct: string, memberId: string, currency: string): Key => ({ pk: `A#${acct}#PAYOUT_CURRENT#${memberId}`, sk: currency }),
+  /** One credit change at a time on a subscription whose credits combine (store/credit-leases.ts). */
+  creditLease: (acct: string, subscriptionId: ProviderId): Key => ({
+    pk: `A#${acct}#CREDIT_LEASE#${providerIdKey(subscriptionId)}`,
+    sk: 'LEASE',
+  }),
+  /** A referral's coupon code (upper case) -> the referral: coupon attribution without a Scan. */
+  couponClaim: (acct: string, code: string): Key => ({ pk: `A#${acct}#COUPON#${code.toUpperCase()}`, sk: CLAIM }),
+};
+
+/**
  * The money lists' partitions and the payout batches (shared/store/money-lists.ts, shared/flows/payouts.ts),
  * apart from `keys` like edgeKeys: the reward worker's bundle never builds them.
  */
@@ -261,8 +291,6 @@ export const keys = {
   // dynamodb:LeadingKeys) to every function that does not call the provider's vendor API.
   providerSettings: (acct: string): Key => ({ pk: `A#${acct}#PROVIDER`, sk: 'PADDLE' }),
   providerSecret: (acct: string): Key => ({ pk: `A#${acct}#PROVIDER_SECRET`, sk: 'PADDLE' }),
-  /** Paddle Billing's / Stripe's webhook secret: its own partition, readable by their intake routes only. */
-  providerWebhookSecret: (acct: string): Key => ({ pk: `A#${acct}#PROVIDER_WEBHOOK_SECRET`, sk: 'PADDLE' }),
   /** Operator registry of accounts with provider settings (like APIKEY#, not tenant data): the backfill's list. */
   providerAccount: (acct: string): Key => ({ pk: 'PROVIDER_ACCOUNTS#paddle', sk: acct }),
   /** Idempotency marker of a processed provider alert (expires after ALERT_MARKER_DAYS). */
@@ -273,34 +301,13 @@ export const keys = {
     pk: `A#${acct}#PAYMENTS#${providerIdKey(subscriptionId)}`,
     sk: providerIdKey(paymentId),
   }),
-  /** One credit change at a time on a subscription whose credits combine (store/credit-leases.ts). */
-  creditLease: (acct: string, subscriptionId: ProviderId): Key => ({
-    pk: `A#${acct}#CREDIT_LEASE#${providerIdKey(subscriptionId)}`,
-    sk: 'LEASE',
-  }),
-  /** A referral's coupon code (upper case) -> the referral: coupon attribution without a Scan. */
-  couponClaim: (acct: string, code: string): Key => ({ pk: `A#${acct}#COUPON#${code.toUpperCase()}`, sk: CLAIM }),
   /** The provider's plans (interval, name, prices), cached because alerts do not carry them. */
   plan: (acct: string, planId: ProviderId): Key => ({ pk: `A#${acct}#PLAN`, sk: providerIdKey(planId) }),
 
   // ---- money (docs/design/money.md) ----
   /** The reward ledger: one item per reward (its lifecycle), beside the copy inside its referral. */
   reward: (acct: string, id: string): Key => ({ pk: `A#${acct}#REWARD`, sk: id }),
-  /** GSI1: rewards of a member, newest first. */
-  rewardsByMember: (acct: string, memberId: string) => `A#${acct}#MEMBER#${memberId}#REWARDS`,
-  /** GSI2: rewards in one status, newest first. */
-  rewardsByStatus: (acct: string, status: string) => `A#${acct}#REWARDS#${status}`,
-  /** A pending commission's approval time: the approval job reads what is due with one Query per account. */
-  approvalDueCollection: (acct: string) => `A#${acct}#APPROVAL_DUE`,
-  approvalDue: (acct: string, approvesAt: number, rewardId: string): Key => ({
-    pk: `A#${acct}#APPROVAL_DUE`,
-    sk: `${timeKey(approvesAt)}#${rewardId}`,
-  }),
   payout: (acct: string, id: string): Key => ({ pk: `A#${acct}#PAYOUT`, sk: id }),
-  payoutsByMember: (acct: string, memberId: string) => `A#${acct}#MEMBER#${memberId}#PAYOUTS`,
-  payoutsByStatus: (acct: string, status: string) => `A#${acct}#PAYOUTS#${status}`,
-  /** The payout collecting a member's approved rewards in one currency (at most one at a time). */
-  payoutPointer: (acct: string, memberId: string, currency: string): Key => ({ pk: `A#${acct}#PAYOUT_CURRENT#${memberId}`, sk: currency }),
   /**
    * Report buckets (store/reports.ts): one per scope (`T`, `C#<campaign>`, `M#<member>`) and UTC day; this is
    * shard 0 of the sharded scopes `T` and `C#` (store/shards.ts).
@@ -390,6 +397,13 @@ export const reportReadKeys = {
   reportDays: (acct: string, scope: string) => `A#${acct}#REPORT#${scope}`,
   reportMembers: (acct: string, month: string) => `A#${acct}#REPORT_MEMBERS#${month}`,
 };
+
+/**
+ * Paddle Billing's / Stripe's / Chargebee's webhook secret: its own partition, readable by their intake routes
+ * only (IAM by dynamodb:LeadingKeys, infra/cloud/api-stack.ts). A top-level const, apart from `keys`: a bundle
+ * drops it unless it reads or writes the secret.
+ */
+export const providerWebhookSecretKey = (acct: string): Key => ({ pk: `A#${acct}#PROVIDER_WEBHOOK_SECRET`, sk: 'PADDLE' });
 
 /** A review-queue item, by its time-ordered id (`ff_…`), newest first (apart: the ledger writes held rewards' counts on it). */
 export const flagKey = (acct: string, id: string): Key => ({ pk: `A#${acct}#FRAUD_FLAG`, sk: id });

@@ -47,7 +47,7 @@ import { SECRET_WRITERS } from '../../infra/cloud/secrets-key';
 import { secretsKeyUses } from '../../infra/cloud/secrets-key';
 import { RefloopStatefulStack } from '../../infra/cloud/stateful-stack';
 import { QUEUES, type QueueName } from '../../shared/queue/queues';
-import { uniqueKeys, keys, webhookKeys } from '../../shared/store/table';
+import { uniqueKeys, keys, providerWebhookSecretKey, webhookKeys } from '../../shared/store/table';
 import { taxKeys } from '../../shared/store/tax-details';
 import { railKeys } from '../../shared/store/rail-connections';
 import { PORTAL_HTML_DEFINE } from '../../shared/portal/page';
@@ -688,11 +688,9 @@ describe('queues, workers and schedules', () => {
       );
     }
     const like = new RegExp(`^${PROVIDER_WEBHOOK_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`);
-    expect(keys.providerWebhookSecret('0123456789abcdef').pk).toMatch(like);
+    expect(providerWebhookSecretKey('0123456789abcdef').pk).toMatch(like);
     expect(keys.providerSecret('0123456789abcdef').pk).not.toMatch(like);
-    expect(keys.providerWebhookSecret('0123456789abcdef').pk).not.toMatch(
-      new RegExp(`^${PROVIDER_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`),
-    );
+    expect(providerWebhookSecretKey('0123456789abcdef').pk).not.toMatch(new RegExp(`^${PROVIDER_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`));
   });
 
   it('outputs the queue URLs and the DLQ alarm names', () => {

@@ -10,7 +10,7 @@ import { freePort } from '../../infra/local/dynamodb';
 import { getAccount } from '../../shared/store/accounts';
 import { senderOf, suppressedAddress } from '../../shared/store/emails';
 import { getItem } from '../../shared/store/ops';
-import { keys } from '../../shared/store/table';
+import { keys, providerWebhookSecretKey } from '../../shared/store/table';
 import {
   clearProviderCache,
   getProviderConnection,
@@ -639,7 +639,7 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
     expect(JSON.stringify(settings)).not.toContain(NTF_SECRET);
     // Both stored encrypted (shared/secrets: the run's local key file, which the CLI child shares).
     const secretItem = await getItem(keys.providerSecret(accountId));
-    const webhookItem = await getItem(keys.providerWebhookSecret(accountId));
+    const webhookItem = await getItem(providerWebhookSecretKey(accountId));
     expect(secretItem).toMatchObject({ api_key: expect.stringMatching(/^local:v1:/) });
     expect(webhookItem).toMatchObject({ webhook_secret: expect.stringMatching(/^local:v1:/) });
     expect(JSON.stringify([secretItem, webhookItem])).not.toContain(API_KEY);
@@ -684,7 +684,7 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
     const settings = await getItem(keys.providerSettings(accountId));
     expect(settings).toMatchObject({ provider: 'chargebee', site: 'acme-test', api_url: 'https://acme-test.chargebee.com' });
     const secretItem = await getItem(keys.providerSecret(accountId));
-    const webhookItem = await getItem(keys.providerWebhookSecret(accountId));
+    const webhookItem = await getItem(providerWebhookSecretKey(accountId));
     expect(secretItem).toMatchObject({ api_key: expect.stringMatching(/^local:v1:/) });
     expect(webhookItem).toMatchObject({ webhook_secret: expect.stringMatching(/^local:v1:/) });
     for (const secret of [CB_KEY, CB_PASSWORD]) expect(JSON.stringify([settings, secretItem, webhookItem])).not.toContain(secret);
@@ -767,7 +767,7 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
     }
     expect(await getItem(keys.providerSettings(accountId))).toBeUndefined();
     expect(await getItem(keys.providerSecret(accountId))).toBeUndefined();
-    expect(await getItem(keys.providerWebhookSecret(accountId))).toBeUndefined();
+    expect(await getItem(providerWebhookSecretKey(accountId))).toBeUndefined();
     const unknown = await chargebee('0123456789abcdef');
     expect(unknown.code).toBe(1);
     expect(oneLine(unknown.stderr)).toBe('admin: Account 0123456789abcdef does not exist');

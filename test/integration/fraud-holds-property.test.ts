@@ -23,7 +23,7 @@ import { toPayout } from '../../shared/store/payouts';
 import { toReferral } from '../../shared/store/referrals';
 import { readDays } from '../../shared/store/reports';
 import { recordRewards } from '../../shared/store/rewards';
-import { fraudKeys, keys, moneyListKeys, type CounterName } from '../../shared/store/table';
+import { fraudKeys, keys, moneyKeys, moneyListKeys, type CounterName } from '../../shared/store/table';
 import { api } from '../support/api';
 import { refundCommission } from '../support/money-steps';
 import { newAccount } from '../support/fixtures';
@@ -260,10 +260,10 @@ it('stats, payouts, report buckets, counters and flags follow the ledger through
       if (held) holding++;
 
       // Approval-due items: exactly the pending rewards with an approval time (clawbacks follow theirs).
-      const due = (await all(keys.approvalDueCollection(accountId))).map((i) => String(i.sk)).sort();
+      const due = (await all(moneyKeys.approvalDueCollection(accountId))).map((i) => String(i.sk)).sort();
       const scheduled = rewards
         .filter((r) => r.status === 'pending' && r.approves_at !== null)
-        .map((r) => keys.approvalDue(accountId, r.approves_at as number, r.id).sk)
+        .map((r) => moneyKeys.approvalDue(accountId, r.approves_at as number, r.id).sk)
         .sort();
       expect(due).toEqual(scheduled);
     }),

@@ -20,7 +20,7 @@ import { getItem } from '../../shared/store/ops';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards, RewardRaceError } from '../../shared/store/rewards';
 import { applyProviderUpdate, saveSubscription } from '../../shared/store/subscriptions';
-import { fraudKeys, keys } from '../../shared/store/table';
+import { fraudKeys, keys, moneyKeys } from '../../shared/store/table';
 import { api } from '../support/api';
 import { newAccount } from '../support/fixtures';
 import { startTestQueues, type TestQueues } from '../support/queues';
@@ -121,7 +121,7 @@ async function world(terms: Record<string, unknown> = {}) {
       return (await call('GET', `/v1/payouts/${id}/`)).body as { amount: string; status: string; reward_count: number };
     },
     async dueItem(r: LedgerReward) {
-      return getItem(keys.approvalDue(accountId, r.approves_at as number, r.id));
+      return getItem(moneyKeys.approvalDue(accountId, r.approves_at as number, r.id));
     },
   };
   return w;
@@ -193,11 +193,11 @@ describe('a referral hold', () => {
     await db().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...keys.approvalDue(w.accountId, 1000, pending.id), type: 'ApprovalDue', reward_id: pending.id },
+        Item: { ...moneyKeys.approvalDue(w.accountId, 1000, pending.id), type: 'ApprovalDue', reward_id: pending.id },
       }),
     );
     expect(await approveDue(w.accountId)).toEqual({ approved: 0, failed: 0 });
-    expect(await getItem(keys.approvalDue(w.accountId, 1000, pending.id))).toBeUndefined();
+    expect(await getItem(moneyKeys.approvalDue(w.accountId, 1000, pending.id))).toBeUndefined();
     expect((await w.reward(pending.id)).status).toBe('held');
 
     // No held reward reaches a payout batch.

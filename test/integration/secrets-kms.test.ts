@@ -19,7 +19,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/store/client';
 import { getItem } from '../../shared/store/ops';
 import { clearProviderCache, getProviderConnection, getWebhookSettings, saveProviderConnection } from '../../shared/store/provider';
-import { keys, webhookKeys } from '../../shared/store/table';
+import { keys, providerWebhookSecretKey, webhookKeys } from '../../shared/store/table';
 import { createEndpoint, loadDelivery } from '../../shared/store/webhooks';
 import { newAccount } from '../support/fixtures';
 
@@ -178,7 +178,7 @@ describe('the store through KMS', () => {
     await saveProviderConnection(accountId, { kind: 'stripe', secretKey: apiKey, webhookSecret, apiUrl: 'https://api.stripe.com' });
     expect(kms.count('Encrypt')).toBe(encrypts + 2);
     const secretItem = await getItem(keys.providerSecret(accountId));
-    const webhookItem = await getItem(keys.providerWebhookSecret(accountId));
+    const webhookItem = await getItem(providerWebhookSecretKey(accountId));
     expect(secretItem?.secret_key).toMatch(/^kms:v1:/);
     expect(webhookItem?.webhook_secret).toMatch(/^kms:v1:/);
     expect(JSON.stringify([secretItem, webhookItem])).not.toContain(apiKey);
@@ -216,7 +216,7 @@ describe('the store through KMS', () => {
     await db().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...keys.providerWebhookSecret(accountId), type: 'ProviderSecret', webhook_secret: legacyWhsec, updated_at: 1 },
+        Item: { ...providerWebhookSecretKey(accountId), type: 'ProviderSecret', webhook_secret: legacyWhsec, updated_at: 1 },
       }),
     );
     clearProviderCache();
@@ -232,7 +232,7 @@ describe('the store through KMS', () => {
       apiUrl: 'https://api.stripe.com',
     });
     expect((await getItem(keys.providerSecret(accountId)))?.secret_key).toMatch(/^kms:v1:/);
-    expect((await getItem(keys.providerWebhookSecret(accountId)))?.webhook_secret).toMatch(/^kms:v1:/);
+    expect((await getItem(providerWebhookSecretKey(accountId)))?.webhook_secret).toMatch(/^kms:v1:/);
     clearProviderCache();
     expect(await getProviderConnection(accountId)).toEqual({ kind: 'stripe', secretKey: legacyKey, apiUrl: 'https://api.stripe.com' });
   });
