@@ -14,7 +14,8 @@
 //   bound).
 // - a virtual time the test sets around each operation (`at`), so a test can replay 2,000 operations per
 //   second on a laptop that performs far fewer: time compression.
-// Conditional failures, conflicts and errors are not recorded (the operation's successful attempt is).
+// Conditional failures, conflicts and errors are not recorded (the operation's successful attempt is); the
+// transactions refused for a conflict on a shared item are counted (`conflicts`).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
@@ -75,8 +76,16 @@ export interface Rate {
   writes: number;
 }
 
+/** A transaction cancelled because another one held one of its items (the caller retries it). */
+const isConflict = (err: unknown): boolean => {
+  const e = err as { name?: string; CancellationReasons?: { Code?: string }[] };
+  return e?.name === 'TransactionConflictException' || (e?.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
+};
+
 export class WriteRateAccountant {
   readonly records: WriteRecord[] = [];
+  /** Transactions refused for a conflict with a concurrent one on a shared item (retried by shared/store/ops.ts). */
+  conflicts = 0;
   private readonly clock = new AsyncLocalStorage<number>();
   private client: DynamoDBClient | undefined;
 
@@ -90,8 +99,14 @@ export class WriteRateAccountant {
     this.client = client;
     client.middlewareStack.add(
       (next, context) => async (args) => {
-        const out = await next(args);
         const t = this.clock.getStore();
+        let out: Awaited<ReturnType<typeof next>>;
+        try {
+          out = await next(args);
+        } catch (err) {
+          if (t !== undefined && isConflict(err)) this.conflicts++;
+          throw err;
+        }
         if (t !== undefined) this.record(t, context.commandName ?? '', args.input as Record<string, unknown>);
         return out;
       },
