@@ -51,7 +51,9 @@ export interface FairnessSection {
   context: SectionContext;
   /** Whether this tree's local SQS serves the accounts' message groups fairly (infra/local/fair-queue.ts exists). */
   fairQueues: boolean;
-  settings: FairnessSettings & { spacingMs: number };
+  settings: FairnessSettings & { spacingMs: number; adaptive: boolean };
+  /** When the quiet conversions were posted, seconds into the burst: first, median, last. */
+  quietPosted: { first: number; median: number; last: number };
   signSeconds: number;
   /** The seed checkouts (before the clock): the intake's rate for them sizes the spacing. */
   seed: { alerts: number; seconds: number; rate: number; postRate: number };
@@ -241,17 +243,18 @@ export async function measureFairness(bench: BenchRuntime, workDir: string, o: F
   }
   const signSeconds = (performance.now() - signStarted) / 1000;
 
-  // Spread the quiet conversions over the burst's posting (its expected length from the intake's rate for the
-  // seed), or as set: each then lands behind the backlog the burst is building.
-  const expectedPostMs = (o.events / seed.postRate) * 1000;
-  const spacingMs = o.spacingMs ?? Math.round(Math.min(10_000, Math.max(100, expectedPostMs / o.conversions)));
+  // One quiet conversion a second while the burst is being posted (BENCH_FAIR_SPACING_MS sets another fixed
+  // spacing); once it is all posted, the rest are spread over what is left of its drain (the backlog at the
+  // rate drained so far), so that the conversions land behind the noisy backlog, early and late in it.
+  const spacingMs = o.spacingMs ?? 1_000;
+  const adaptive = o.spacingMs === null;
 
   // --- the clock ---------------------------------------------------------------------------------------
   await waitForQueue(bench, 'provider-events', 600_000);
   await waitForQueue(bench, 'rewards', 600_000);
   const dlqBefore = await dlqTotal(bench);
   progress(
-    `fairness: posting ${o.events} noisy renewals with ${o.connections} connections; ${o.conversions} quiet conversions, one every ${num(spacingMs / 1000, 1)} s`,
+    `fairness: posting ${o.events} noisy renewals with ${o.connections} connections; ${o.conversions} quiet conversions, one every ${num(spacingMs / 1000, 1)} s${adaptive ? ' while it is posted, then spread over its drain' : ''}`,
   );
   const cpuFrom = bench.cpu.sample();
   const started = performance.now();
@@ -291,13 +294,15 @@ export async function measureFairness(bench: BenchRuntime, workDir: string, o: F
   const postTimes: number[] = [];
   let quietRejected = 0;
   const quietPath = `${rt.url}/webhooks/paddle/${quietId}/`;
+  const postOffsets: number[] = [];
   const converting = (async () => {
+    // The first one a second into the burst (its backlog is building).
+    let due = started + 1_000;
     for (let i = 0; i < quietCheckouts.length; i++) {
       const c = quietCheckouts[i] as (typeof quietCheckouts)[number];
-      // The first one spacing after the burst began (a second at least: the backlog is building), then evenly.
-      const due = started + Math.max(1_000, spacingMs) + i * spacingMs;
       if (performance.now() < due) await sleep(due - performance.now());
       const t0 = performance.now();
+      postOffsets.push((t0 - started) / 1000);
       backlogAtPost.push(backlog);
       // The reward is visible when the referral item holds it (GET /v1/referrals/{id}/ reads that item).
       watch.watch(c.referralId, keys.referral(quietId, c.referralId), t0, (item) => Array.isArray(item.rewards) && item.rewards.length > 0);
@@ -307,6 +312,14 @@ export async function measureFairness(bench: BenchRuntime, workDir: string, o: F
         if (res.status !== 200) quietRejected++;
       }
       postTimes.push(performance.now() - t0);
+      let gap = spacingMs;
+      const left = quietCheckouts.length - i - 1;
+      if (adaptive && posted && left > 0) {
+        const elapsed = (performance.now() - started) / 1000;
+        const rate = Math.max(1, o.events - backlog) / elapsed;
+        gap = Math.min(10_000, Math.max(100, ((backlog / rate) * 1000 * 0.8) / left));
+      }
+      due = t0 + gap;
     }
   })();
 
@@ -373,7 +386,8 @@ export async function measureFairness(bench: BenchRuntime, workDir: string, o: F
   return {
     context: ctx.finish(),
     fairQueues: existsSync(join(__dirname, '..', '..', 'infra', 'local', 'fair-queue.ts')),
-    settings: { ...o, spacingMs },
+    settings: { ...o, spacingMs, adaptive },
+    quietPosted: { first: postOffsets[0] ?? 0, median: percentile(postOffsets, 50), last: postOffsets[postOffsets.length - 1] ?? 0 },
     signSeconds,
     seed: { alerts: seedBodies.length, seconds: seedSeconds, rate: seedRate, postRate: seed.postRate },
     noisy: {
@@ -442,7 +456,7 @@ export function renderFairnessSection(x: FairnessSection): string[] {
         ? 'At this commit the local SQS serves the accounts fairly (`infra/local/fair-queue.ts`: every message carries its account as MessageGroupId, and the group with the fewest messages in the queue is fed first, as SQS fair queues do). '
         : 'At this commit the local SQS serves the queue in arrival order (no fair queues yet). ') +
       `The **noisy** tenant has ${num(x.settings.subscriptions)} subscriptions (their checkouts posted and drained before the clock, ${num(x.seed.alerts)} alerts at ${num(x.seed.rate)}/s); its burst is ${num(n.events)} renewals of them in turn (\`subscription_payment_succeeded\`, not initial, each a new payment: a transaction each), signed before the clock (${num(x.signSeconds, 1)} s of signing) and posted by autocannon with ${x.settings.connections} connections as fast as the intake answers. ` +
-      `Meanwhile the **quiet** tenant converts ${qq.conversions} referrals of a 20% commission campaign, one every ${num(x.settings.spacingMs / 1000, 2)} s from ${num(Math.max(1_000, x.settings.spacingMs) / 1000, 2)} s into the burst (spread over its posting, whose length is expected from the intake's rate for the seed, ${num(x.seed.postRate)}/s): for each, its \`subscription_created\` naming the referral (\`passthrough\`) and its first \`subscription_payment_succeeded\`, posted one after the other from the bench process. ` +
+      `Meanwhile the **quiet** tenant converts ${qq.conversions} referrals of a 20% commission campaign, ${x.settings.adaptive ? `one a second from 1 s into the burst while it is posted, then the rest spread over what is left of its drain (the backlog at the rate drained so far): they were posted ${num(x.quietPosted.first, 1)} s to ${num(x.quietPosted.last, 1)} s into the burst (median ${num(x.quietPosted.median, 1)} s; the burst was posted in ${num(x.noisy.postSeconds, 1)} s and drained in ${num(x.noisy.drainSeconds, 1)} s)` : `one every ${num(x.settings.spacingMs / 1000, 2)} s from 1 s into the burst (${num(x.quietPosted.first, 1)} s to ${num(x.quietPosted.last, 1)} s)`}: for each, its \`subscription_created\` naming the referral (\`passthrough\`) and its first \`subscription_payment_succeeded\`, posted one after the other from the bench process. ` +
       'Lag = from the first of those posts until the reward is in the referral (the item `GET /v1/referrals/{id}/` reads; watched with one consistent BatchGet of every pending referral every 100 ms, so watching adds no load per referral). ' +
       'The path it measures: intake, `provider-events`, the subscription-sync worker (ties the referral, queues the evaluation), `rewards`, the settlement worker.',
   );

@@ -12,7 +12,7 @@
 // BENCH_PORTAL_REFERRALS (200) and BENCH_PORTAL_RUNS (5) for the member portal section (skip: `portal`),
 // the noisy neighbour (skip: `fairness`): BENCH_FAIR_EVENTS (20000, the noisy tenant's burst),
 // BENCH_FAIR_SUBSCRIPTIONS (200, the subscriptions it renews), BENCH_FAIR_CONVERSIONS (50, the quiet tenant's),
-// BENCH_FAIR_SPACING_MS (between quiet conversions; default: spread over the burst's expected drain);
+// BENCH_FAIR_SPACING_MS (a fixed spacing of the quiet conversions; default: one a second while the burst is posted, then the rest spread over its drain);
 // freshness under mixed load (skip: `freshness`): BENCH_FRESH_SECONDS (60), BENCH_FRESH_CLIENTS (20 API
 // clients creating referrals), BENCH_FRESH_WEBHOOKS_PER_SECOND (50, across three accounts on three providers),
 // BENCH_FRESH_CONVERT_EVERY (4: one checkout in 4 converts a referral).
