@@ -4,14 +4,15 @@
 //   every fact (the provider re-reads an event whose time cannot order it), concurrently;
 // - LOAD: ONE BatchGet of every subscription, marker, payment and refund the facts name;
 // - PLAN each fact in order with the store's pure planner (store/subscriptions.ts planProviderUpdate),
-//   in waves: facts of distinct subscriptions share a wave; a second fact of one subscription waits for
-//   the next wave and is planned on the state the first one's plan leaves;
+//   each on the state the facts before it leave, in waves: facts of distinct subscriptions share a wave;
+//   a second fact of one subscription is folded into the first one's transaction when both are plain
+//   (applyWave), else it waits for the next wave;
 // - RECORD one TransactWriteItems per wave: every fact's items, counters aggregated per name and report
 //   buckets per key (a transaction never holds two writes of one key), split at 100 items;
 // - ACT: the follow-ups (payer ids, attribution from hints, reward evaluations, the latter sent together).
-// Correctness never depends on this path: a transaction whose conditions fail (a concurrent duplicate, a
-// version race) and any fact that needs more than the planner knows (a hint for a subscription not stored
-// yet) go through the per-event path (flows/subscription-sync.ts applyPreparedEvent), which re-reads and
+// Correctness never depends on this path: the facts whose conditions fail (a concurrent duplicate, a
+// version race; with the facts folded with them) and any fact that needs more than the planner knows (a
+// hint for a subscription not stored yet) go through the per-event path (flows/subscription-sync.ts applyPreparedEvent), which re-reads and
 // applies each on its own. A record fails (and is redelivered alone) when any of its facts could not be
 // applied or followed up; an applied fact's marker makes its redelivery write nothing.
 // An untied subscription whose event names no referral and no coupon gets its unattributed sighting in
@@ -221,7 +222,8 @@ async function applyAccountBatch(
   }
 
   while (pending.length > 0) {
-    // The wave: facts whose keys no earlier pending fact holds.
+    // The wave: facts whose keys no earlier fact put off to a later wave holds (a fact of a subscription
+    // already in the wave may be folded with it: applyWave decides, or puts it off).
     const wave: Job[] = [];
     const rest: Job[] = [];
     const held = new Set<string>();
@@ -232,9 +234,10 @@ async function applyAccountBatch(
         failJob(job, stop);
         continue;
       }
-      if (ks.some((k) => held.has(k))) rest.push(job);
-      else wave.push(job);
-      for (const k of ks) held.add(k);
+      if (ks.some((k) => held.has(k))) {
+        rest.push(job);
+        for (const k of ks) held.add(k);
+      } else wave.push(job);
     }
     if (wave.length === 0) break;
     tally.waves++;
@@ -294,58 +297,116 @@ async function applyWave(accountId: string, provider: WebhookProvider, wave: Job
     }
   }
 
-  // PLAN, in order (facts of a wave touch distinct keys, so each is planned on the loaded state).
-  const planned = await Promise.all(
-    wave.map(async (job) => {
-      try {
-        const current = toSubscription(lookup(found, keys.subscription(accountId, job.e.facts.id)));
-        const fields = await completeFields(accountId, provider, job.e.facts, { current });
-        job.plan = planProviderUpdate(accountId, updateOf(provider, job.e, fields), found);
-        return job;
-      } catch (err) {
-        failJob(job, err);
-        return null;
-      }
-    }),
-  );
+  // PLAN, in order, on the state the facts before leave. A fact of a subscription an earlier fact of the
+  // wave writes is FOLDED into that fact's transaction when both are plain (no referral tie, no hint: their
+  // follow-ups change nothing a plan reads) and they share only the subscription and its sighting: its
+  // write, a whole new version conditioned on the table's state, replaces the earlier one's, so the
+  // transaction stores what the two would have stored one after the other (each its marker and its
+  // `subscription.updated` event). Any other overlap waits for the next wave.
   const duplicates: Job[] = [];
   const alone: Job[] = [];
   const later: Job[] = [];
-  // Every item the wave writes but counters and report buckets (which are merged): one write per key.
-  const waveKeys = new Set<string>();
+  // Item key -> the fact whose item writes it; read key -> the fact holding it (null: one put off or failed).
+  const written = new Map<string, Job>();
+  const held = new Map<string, Job | null>();
+  const overlay = new Map(found);
+  const chunkOf = new Map<Job, Job[]>();
   const chunks: Job[][] = [];
   let chunk: Job[] = [];
-  for (const job of planned) {
-    if (!job?.plan) continue;
-    const plan = job.plan;
+  for (const job of wave) {
+    const ks = job.reads.map(keyString);
+    const release = () => {
+      for (const k of ks) held.set(k, null);
+    };
+    const defer = () => {
+      job.plan = undefined;
+      later.push(job);
+      release();
+    };
+    const holders = ks.filter((k) => held.has(k)).map((k) => held.get(k) as Job | null);
+    const folding = holders.length > 0;
+    if (folding && holders.some((h) => h === null || !h.sighted || chunkOf.get(h) !== chunk)) {
+      defer();
+      continue;
+    }
+    let plan: ProviderPlan;
+    try {
+      const current = toSubscription(lookup(overlay, keys.subscription(accountId, job.e.facts.id)));
+      const fields = await completeFields(accountId, provider, job.e.facts, { current });
+      plan = planProviderUpdate(accountId, updateOf(provider, job.e, fields), overlay, folding ? found : undefined);
+      job.plan = plan;
+    } catch (err) {
+      failJob(job, err);
+      release();
+      continue;
+    }
     if (plan.result.duplicate) {
-      duplicates.push(job);
+      // A copy of a fact of this transaction is decided with it (it stays a duplicate only if that commits).
+      if (folding) {
+        chunk.push(job);
+        chunkOf.set(job, chunk);
+      } else duplicates.push(job);
       continue;
     }
     if (needsProvider(plan.result, job.e, provider)) {
-      alone.push(job);
+      if (folding) defer();
+      else {
+        alone.push(job);
+        release();
+      }
       continue;
     }
     const sighting = sightingOf(accountId, plan.result, job.e);
-    const own = [...plan.items, ...(sighting ? [sighting] : [])].map(itemKey).filter((k): k is string => k !== null);
-    if (own.some((k) => waveKeys.has(k))) {
-      // Two facts of the wave would write one item (two subscriptions tied to one referral): the next wave.
-      job.plan = undefined;
-      later.push(job);
+    if (folding && !sighting) {
+      defer();
       continue;
     }
-    for (const k of own) waveKeys.add(k);
-    if (sighting) {
-      plan.items.push(sighting);
+    // Items another fact of the wave writes too: only a fold of the subscription and its sighting.
+    const own = [...plan.items, ...(sighting ? [sighting] : [])];
+    const shared = own.flatMap((item) => {
+      const k = itemKey(item);
+      const owner = k === null ? undefined : written.get(k);
+      return owner && k !== null ? [{ item, k, owner }] : [];
+    });
+    const foldable = shared.every(
+      ({ item, owner }) =>
+        folding && String(owner.e.facts.id) === String(job.e.facts.id) && (item === plan.items[plan.subscriptionItem] || item === sighting),
+    );
+    if (!foldable) {
+      defer();
+      continue;
+    }
+    if (transactionOf(accountId, [...chunk, job]).length > MAX_TRANSACTION_ITEMS) {
+      if (folding) {
+        defer();
+        continue;
+      }
+      chunks.push(chunk);
+      chunk = [];
+    }
+    let merged = sighting;
+    for (const { item, k, owner } of shared) {
+      const items = (owner.plan as ProviderPlan).items;
+      const at = items.findIndex((i) => itemKey(i) === k);
+      const replaced = items[at];
+      items.splice(at, 1);
+      (owner.plan as ProviderPlan).subscriptionItem = -1;
+      if (item === sighting && replaced?.Update && sighting?.Update) merged = foldSighting(replaced, sighting);
+    }
+    if (merged) {
+      plan.items.push(merged);
       const marker = plan.items[0]?.Put?.Item;
       if (marker) marker.sighted = true;
       job.sighted = true;
     }
-    if (chunk.length > 0 && transactionOf(accountId, [...chunk, job]).length > MAX_TRANSACTION_ITEMS) {
-      chunks.push(chunk);
-      chunk = [];
-    }
     chunk.push(job);
+    chunkOf.set(job, chunk);
+    for (const item of plan.items) {
+      const k = itemKey(item);
+      if (k !== null) written.set(k, job);
+    }
+    for (const k of ks) held.set(k, job);
+    for (const item of plan.stored) overlay.set(keyString({ pk: String(item.pk), sk: String(item.sk) }), item);
   }
   if (chunk.length > 0) chunks.push(chunk);
 
@@ -368,7 +429,10 @@ async function applyWave(accountId: string, provider: WebhookProvider, wave: Job
           // through the per-event path; the others are planned again on a fresh read in the next wave (twice
           // at most, then they go the per-event way too).
           const owners = ownersOf(jobs);
-          const lost = new Set(owners.filter((job, i): job is Job => job !== null && err.failed(i)));
+          const failedFacts = new Set(owners.filter((job, i): job is Job => job !== null && err.failed(i)));
+          // Facts folded together stand or fall together (their order is kept by the per-event path).
+          const lostSubscriptions = new Set([...failedFacts].map((job) => String(job.e.facts.id)));
+          const lost = new Set(jobs.filter((job) => lostSubscriptions.has(String(job.e.facts.id))));
           for (const job of jobs) {
             job.retries = (job.retries ?? 0) + 1;
             if (lost.size === 0 || lost.has(job) || job.retries > 2) fallback.push(job);
@@ -390,29 +454,33 @@ async function applyWave(accountId: string, provider: WebhookProvider, wave: Job
     ids.add(recordId);
     ctx.evaluations.set(referralId, ids);
   };
-  await Promise.all(
-    [...committed, ...duplicates].map(async (job) => {
-      const plan = job.plan as ProviderPlan;
-      const result = plan.result;
-      if (result.duplicate) tally.duplicates++;
-      else tally.applied++;
-      // A duplicate whose first delivery wrote its sighting with its marker has nothing to redo there.
-      const sighted =
-        job.sighted ||
-        (result.duplicate &&
-          !result.referralId &&
-          noHint(job.e) &&
-          lookup(ctx.found, keys.alert(accountId, job.e.marker))?.sighted === true);
-      try {
-        if (sighted) await followPayers(accountId, result, result.duplicate);
-        else {
-          // Attribution from hints may convert (it writes the subscription): read it again before a next wave.
-          if (!result.referralId) dirty.add(keyString(keys.subscription(accountId, job.e.facts.id)));
-          await afterUpdate(accountId, provider, result, followUpOf(job.e), queueEvaluation(job.recordId));
-        }
-      } catch (err) {
-        failJob(job, err);
+  // Facts of one subscription follow up one after the other, in order; subscriptions in parallel.
+  const bySubscription = new Map<string, Job[]>();
+  for (const job of [...committed, ...duplicates].sort((a, b) => wave.indexOf(a) - wave.indexOf(b)))
+    bySubscription.set(String(job.e.facts.id), [...(bySubscription.get(String(job.e.facts.id)) ?? []), job]);
+  const act = async (job: Job) => {
+    const plan = job.plan as ProviderPlan;
+    const result = plan.result;
+    if (result.duplicate) tally.duplicates++;
+    else tally.applied++;
+    // A duplicate whose first delivery wrote its sighting with its marker has nothing to redo there.
+    const sighted =
+      job.sighted ||
+      (result.duplicate && !result.referralId && noHint(job.e) && lookup(ctx.found, keys.alert(accountId, job.e.marker))?.sighted === true);
+    try {
+      if (sighted) await followPayers(accountId, result, result.duplicate);
+      else {
+        // Attribution from hints may convert (it writes the subscription): read it again before a next wave.
+        if (!result.referralId) dirty.add(keyString(keys.subscription(accountId, job.e.facts.id)));
+        await afterUpdate(accountId, provider, result, followUpOf(job.e), queueEvaluation(job.recordId));
       }
+    } catch (err) {
+      failJob(job, err);
+    }
+  };
+  await Promise.all(
+    [...bySubscription.values()].map(async (jobs) => {
+      for (const job of jobs) await act(job);
     }),
   );
   fallback.sort((a, b) => wave.indexOf(a) - wave.indexOf(b));
@@ -455,6 +523,27 @@ function sightingOf(accountId: string, result: ProviderUpdateResult, e: Prepared
     planName: subscription.plan?.name,
   });
   return update ? { Update: update } : null;
+}
+
+/**
+ * One sighting for two facts of a subscription folded into one transaction, as the two updates would leave
+ * it one after the other (both name no referral: the reason, detail and event id are kept when present,
+ * so the first's win; the later one's status, plan and time otherwise; optional fields the later one lacks
+ * keep the first's).
+ */
+function foldSighting(first: TransactItem, later: TransactItem): TransactItem {
+  const a = first.Update as NonNullable<TransactItem['Update']>;
+  const b = later.Update as NonNullable<TransactItem['Update']>;
+  const values: Record<string, unknown> = { ...b.ExpressionAttributeValues, ':event': a.ExpressionAttributeValues?.[':event'] };
+  let expression = b.UpdateExpression as string;
+  for (const name of ['checkout_id', 'coupon_code', 'sub_status', 'plan_name']) {
+    const v = a.ExpressionAttributeValues?.[`:${name}`];
+    if (v !== undefined && values[`:${name}`] === undefined) {
+      values[`:${name}`] = v;
+      expression += `, ${name} = :${name}`;
+    }
+  }
+  return { Update: { ...b, UpdateExpression: expression, ExpressionAttributeValues: values } };
 }
 
 /** The item one transaction entry writes, as a key string. */

@@ -251,6 +251,8 @@ export interface ProviderPlan {
   items: TransactItem[];
   /** Index in `items` of the referral snapshot's update, or -1. */
   referralItem: number;
+  /** Index in `items` of the subscription's write when it sets every field (a new version), or -1. */
+  subscriptionItem: number;
   /** Counter deltas by name. */
   counters: [CounterName, number][];
   reports: ReportAdd[];
@@ -285,7 +287,13 @@ export function planTransactionItems(accountId: string, plan: ProviderPlan): Tra
  * Every write is conditioned on the state read (a version, a tie, an absent item), so a plan made from a
  * state that changed meanwhile fails its transaction's conditions and is planned again.
  */
-export function planProviderUpdate(accountId: string, update: ProviderUpdate, found: Map<string, Record<string, unknown>>): ProviderPlan {
+export function planProviderUpdate(
+  accountId: string,
+  update: ProviderUpdate,
+  found: Map<string, Record<string, unknown>>,
+  /** The table's state when `found` is the state earlier facts of one transaction leave (a fold). */
+  basis?: Map<string, Record<string, unknown>>,
+): ProviderPlan {
   const now = Date.now();
   const subKey = keys.subscription(accountId, update.subscriptionId);
   const markerKey = update.alertId ? keys.alert(accountId, update.alertId) : null;
@@ -325,6 +333,7 @@ export function planProviderUpdate(accountId: string, update: ProviderUpdate, fo
     previous,
     items: [],
     referralItem: -1,
+    subscriptionItem: -1,
     counters: [],
     reports: [],
     stored: [],
@@ -397,14 +406,23 @@ export function planProviderUpdate(accountId: string, update: ProviderUpdate, fo
       gsi2pk: keys.subscriptionsByStatus(accountId, merged.status),
       gsi2sk: sortKey,
     };
-    const names: Record<string, string> = previous ? { '#version': 'version' } : {};
+    // What the condition is on: the state read, or with `basis` the table's (a fact folded into one
+    // transaction after another fact of the same subscription is planned on the state that one leaves, and
+    // its write replaces that one's: conditioned on the table's state, adding every payer id new to it).
+    const baseItem = basis ? lookup(basis, subKey) : existing;
+    const base = basis ? toSubscription(baseItem) : previous;
+    const baseVersion = Number(baseItem?.version ?? 0);
+    const baseReferral = base?.referral_id ?? null;
+    const adds = basis ? newPayerIds(base ? subscriptionPayerIds(base) : [], payers) : payerIdsLearned;
+    const learns = adds.length > 0;
+    const names: Record<string, string> = base ? { '#version': 'version' } : {};
     const values: Record<string, unknown> = {};
     const sets = Object.entries(attrs).map(([name, value], i) => {
       names[`#f${i}`] = name;
       values[`:v${i}`] = value;
       return `#f${i} = :v${i}`;
     });
-    const learns = payerIdsLearned.length > 0;
+    plan.subscriptionItem = items.length;
     items.push({
       Update: {
         TableName: tableName(),
@@ -412,14 +430,14 @@ export function planProviderUpdate(accountId: string, update: ProviderUpdate, fo
         UpdateExpression: `SET ${sets.join(', ')}${learns ? ' ADD #pids :pids' : ''}`,
         // The version read, and the referral tie read: a conversion that tied it meanwhile (its snapshot
         // is of the version read) makes this start over and refresh that referral's snapshot as well.
-        ConditionExpression: previous
-          ? `#version = :version AND ${referralId ? 'referral_id = :rid' : 'attribute_not_exists(referral_id)'}${learns ? ` AND ${memberTie}` : ''}`
+        ConditionExpression: base
+          ? `#version = :version AND ${baseReferral ? 'referral_id = :rid' : 'attribute_not_exists(referral_id)'}${learns ? ` AND ${base.member_id ? '#mid = :mid' : 'attribute_not_exists(#mid)'}` : ''}`
           : 'attribute_not_exists(pk)',
-        ExpressionAttributeNames: { ...names, ...payerNames },
+        ExpressionAttributeNames: { ...names, ...(learns ? { '#pids': 'payer_ids', ...(base ? { '#mid': 'member_id' } : {}) } : {}) },
         ExpressionAttributeValues: {
           ...values,
-          ...payerValues,
-          ...(previous ? { ':version': version, ...(referralId ? { ':rid': referralId } : {}) } : {}),
+          ...(learns ? { ':pids': new Set(adds), ...(base?.member_id ? { ':mid': base.member_id } : {}) } : {}),
+          ...(base ? { ':version': baseVersion, ...(baseReferral ? { ':rid': baseReferral } : {}) } : {}),
         },
       },
     });

@@ -11,6 +11,8 @@ import type { ProviderWebhookMessage } from '../../shared/queue/queues';
 import { batchGet, getItem, readCounter } from '../../shared/store/ops';
 import { readDays } from '../../shared/store/reports';
 import { keys } from '../../shared/store/table';
+import { emailKeyPart, unattributedKeys } from '../../shared/store/unattributed';
+import { eventId } from '../../shared/domain/events';
 import { api } from '../support/api';
 import { recordDynamoCalls } from '../support/dynamo-calls';
 import { newAccount } from '../support/fixtures';
@@ -77,7 +79,7 @@ async function runBatch(messages: ProviderWebhookMessage[]): Promise<string[]> {
   return out.batchItemFailures.map((f) => f.itemIdentifier);
 }
 
-async function checkouts(accountId: string, n: number, referralIds: string[] = []): Promise<Checkout[]> {
+async function checkouts(_accountId: string, n: number, referralIds: string[] = []): Promise<Checkout[]> {
   const out: Checkout[] = [];
   for (let i = 0; i < n; i++) out.push(await classic.checkout(`batch-${++serial}@example.com`, referralIds[i]));
   return out;
@@ -165,6 +167,49 @@ describe('provider events applied a batch at a time', () => {
     // A redelivered refund adds nothing.
     expect(await runBatch(refund)).toEqual([]);
     expect(await revenue()).toMatchObject({ revenue_USD: 1000, refunds_USD: 1000 });
+  });
+
+  it('a batch stores what the per-event path stores: the subscription, its versions and their events, the payment, the sighting', async () => {
+    const perEvent = await connectedAccount();
+    const batched = await connectedAccount();
+    const list = await checkouts(perEvent.accountId, 2);
+    const deliveries = [...(list[0] as Checkout).deliveries, ...[...(list[1] as Checkout).deliveries].reverse()];
+    for (const m of await queued(perEvent.accountId, deliveries)) await processProviderWebhook(m);
+    expect(await runBatch(await queued(batched.accountId, deliveries))).toEqual([]);
+    const strip = (item: Record<string, unknown> | undefined) => {
+      const { pk: _pk, gsi1pk: _g1, gsi2pk: _g2, created_at: _c, created_ms: _cm, gsi1sk: _s1, gsi2sk: _s2, ...rest } = item ?? {};
+      return { ...rest, payer_ids: rest.payer_ids instanceof Set ? [...rest.payer_ids].sort() : rest.payer_ids };
+    };
+    for (const c of list) {
+      const [a, b] = await Promise.all([perEvent, batched].map((x) => getItem(keys.subscription(x.accountId, c.subscriptionId))));
+      expect(strip(b)).toEqual(strip(a));
+      const version = Number(a?.version);
+      for (let v = 1; v <= version; v++) {
+        const id = eventId('subscription.updated', `${c.subscriptionId}:${v}`);
+        const [ea, eb] = await Promise.all([perEvent, batched].map((x) => getItem(keys.event(x.accountId, id))));
+        expect({ v, a: ea?.type, b: eb?.type }).toEqual({ v, a: 'Event', b: 'Event' });
+        expect(JSON.parse(String(eb?.payload)).data).toEqual(JSON.parse(String(ea?.payload)).data);
+      }
+      const [pa, pb] = await Promise.all([perEvent, batched].map((x) => getItem(keys.payment(x.accountId, c.subscriptionId, c.paymentId))));
+      expect(strip(pb)).toEqual(strip(pa));
+      const email = String(a?.email);
+      const [sa, sb] = await Promise.all(
+        [perEvent, batched].map((x) => getItem(unattributedKeys.item(x.accountId, emailKeyPart(email), c.subscriptionId))),
+      );
+      const sighting = (i: Record<string, unknown> | undefined) => ({
+        reason: i?.reason,
+        event_id: i?.event_id,
+        sub_status: i?.sub_status,
+        plan_name: i?.plan_name,
+        checkout_id: i?.checkout_id,
+      });
+      expect(sighting(sb)).toEqual(sighting(sa));
+      expect(sighting(sa).reason).toBe('no_referral_hint');
+    }
+    for (const x of [perEvent, batched]) {
+      expect(await readCounter(x.accountId, 'subscriptions')).toBe(2);
+      expect(await readCounter(x.accountId, 'subscriptions#active')).toBe(2);
+    }
   });
 
   it('events of two accounts in one batch', async () => {
