@@ -245,8 +245,8 @@ export type ReportAdd = [at: number, scopes: Scopes, metric: 'revenue' | 'refund
  */
 export interface ProviderPlan {
   result: ProviderUpdateResult;
-  /** The subscription as read (a duplicate's answer). */
-  previous: StoredSubscription | null;
+  /** The answer had the update been found processed already (its marker written by a concurrent copy). */
+  duplicate: ProviderUpdateResult;
   /** Its items: the alert's marker first (when it has one), then the refund, subscription, event, referral snapshot and payment. */
   items: TransactItem[];
   /** Index in `items` of the referral snapshot's update, or -1. */
@@ -308,29 +308,31 @@ export function planProviderUpdate(
     i.Put?.Item?.type === 'Refund' ? { Put: { ...i.Put, Item: { ...i.Put.Item } } } : i,
   );
   // Refunds written with this update (their report bucket counts each once: only when it is new).
-  const refundPuts = extraItems.map((i) => i.Put?.Item).filter((i): i is Record<string, unknown> => i?.type === 'Refund');
-  const refundPutOf = (item: Record<string, unknown>) => extraItems.find((i) => i.Put?.Item === item)?.Put;
+  const refundPuts = extraItems.flatMap((i) =>
+    i.Put?.Item?.type === 'Refund' ? [i.Put as { Item: Record<string, unknown>; ConditionExpression?: string }] : [],
+  );
+  const refundKey = (refund: Record<string, unknown>) => ({ pk: String(refund.pk), sk: String(refund.sk) });
   // One refund may come in two events (Chargebee's credit note and its payment_refunded): the second
   // rewrites it as it is, with the `reported` mark the first gave it, so no evaluation counts it again.
-  for (const refund of refundPuts) {
-    if (lookup(found, { pk: String(refund.pk), sk: String(refund.sk) })?.reported === true) refund.reported = true;
-    const put = refundPutOf(refund);
-    if (put) delete put.ConditionExpression;
+  for (const put of refundPuts) {
+    if (lookup(found, refundKey(put.Item))?.reported === true) put.Item.reported = true;
+    delete put.ConditionExpression;
   }
   const existing = lookup(found, subKey);
   const previous = toSubscription(existing);
   const referralId = previous?.referral_id ?? null;
+  const duplicate: ProviderUpdateResult = {
+    duplicate: true,
+    subscriptionWritten: false,
+    paymentChanged: false,
+    statusChanged: false,
+    subscription: previous,
+    referralId,
+    payerIdsLearned: [],
+  };
   const plan: ProviderPlan = {
-    result: {
-      duplicate: true,
-      subscriptionWritten: false,
-      paymentChanged: false,
-      statusChanged: false,
-      subscription: previous,
-      referralId,
-      payerIdsLearned: [],
-    },
-    previous,
+    result: duplicate,
+    duplicate,
     items: [],
     referralItem: -1,
     subscriptionItem: -1,
@@ -409,11 +411,11 @@ export function planProviderUpdate(
     // What the condition is on: the state read, or with `basis` the table's (a fact folded into one
     // transaction after another fact of the same subscription is planned on the state that one leaves, and
     // its write replaces that one's: conditioned on the table's state, adding every payer id new to it).
-    const baseItem = basis ? lookup(basis, subKey) : existing;
-    const base = basis ? toSubscription(baseItem) : previous;
+    const baseItem = lookup(basis ?? found, subKey);
+    const base = toSubscription(baseItem);
     const baseVersion = Number(baseItem?.version ?? 0);
     const baseReferral = base?.referral_id ?? null;
-    const adds = basis ? newPayerIds(base ? subscriptionPayerIds(base) : [], payers) : payerIdsLearned;
+    const adds = newPayerIds(base ? subscriptionPayerIds(base) : [], payers);
     const learns = adds.length > 0;
     const names: Record<string, string> = base ? { '#version': 'version' } : {};
     const values: Record<string, unknown> = {};
@@ -523,13 +525,13 @@ export function planProviderUpdate(
         reports.push([next.paid_at, scopesOf(existing), 'revenue', next.amount, next.currency]);
     }
   }
-  for (const refund of refundPuts) {
-    if (referralId && existing && !lookup(found, { pk: String(refund.pk), sk: String(refund.sk) })) {
+  for (const put of refundPuts) {
+    const refund = put.Item;
+    if (referralId && existing && !lookup(found, refundKey(refund))) {
       refund.reported = true;
       // Counted only by the write that creates it: another event of the same refund writing it meanwhile
       // makes this one start over and find it.
-      const put = refundPutOf(refund);
-      if (put) put.ConditionExpression = 'attribute_not_exists(pk)';
+      put.ConditionExpression = 'attribute_not_exists(pk)';
       reports.push([
         Number(refund.refunded_at) || Math.floor(now / 1000),
         scopesOf(existing),
@@ -569,7 +571,7 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
         } catch (err) {
           if (err instanceof ConditionsFailedError) {
             // Someone processed this alert concurrently: it is a duplicate now.
-            if (update.alertId && err.failed(0)) return duplicateOf(plan);
+            if (update.alertId && err.failed(0)) return plan.duplicate;
             // The tied referral is gone (or holds another subscription): the tie is stale data, never a reason
             // to refuse the provider's update. Freed, then applied again.
             const referralId = plan.result.referralId;
@@ -585,19 +587,6 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
     (err) => err instanceof StaleSubscriptionError,
     8,
   );
-}
-
-/** The answer for an update found processed already (its marker written by a concurrent copy). */
-export function duplicateOf(plan: ProviderPlan): ProviderUpdateResult {
-  return {
-    duplicate: true,
-    subscriptionWritten: false,
-    paymentChanged: false,
-    statusChanged: false,
-    subscription: plan.previous,
-    referralId: plan.previous?.referral_id ?? null,
-    payerIdsLearned: [],
-  };
 }
 
 /** JSON with sorted keys: DynamoDB maps come back in any key order. */
