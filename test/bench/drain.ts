@@ -175,16 +175,24 @@ export async function measureDrain(
     // Applied = every alert posted and answered, and the queue holds nothing (a record is deleted only
     // after the worker applied it; a failing one stays in flight, then moves to the DLQ).
     let peakBacklog = 0;
+    // The backlog when the last POST was answered, and when: what the worker drains alone afterwards.
+    let postEnd: { depth: number; at: number } | null = null;
     const deadline = started + o.timeoutMs;
     for (;;) {
       const { total: depth, messages } = await bench.queues.depth('provider-events');
       peakBacklog = Math.max(peakBacklog, messages);
+      if (posted && !postEnd) postEnd = { depth, at: performance.now() };
       if (posted && depth === 0) break;
       if (performance.now() > deadline) throw new Error(`drain: not applied within ${o.timeoutMs / 1000} s (queue ${depth})`);
       await new Promise((r) => setTimeout(r, 50));
     }
     await posting;
     const appliedSeconds = (performance.now() - started) / 1000;
+    const drainedAlone = postEnd as { depth: number; at: number } | null;
+    if (drainedAlone && drainedAlone.depth > 0)
+      progress(
+        `drain: run ${run}: ${drainedAlone.depth} alerts still queued when posting ended, drained alone at ${(drainedAlone.depth / ((performance.now() - drainedAlone.at) / 1000)).toFixed(1)}/s`,
+      );
     const cpu = bench.cpu.since(cpuFrom, bodies.length);
     const figures = posted as LoadFigures;
 
@@ -372,16 +380,23 @@ export async function measureJsonDrain(
       postSeconds = (performance.now() - started) / 1000;
     });
   let peakBacklog = 0;
+  let postEnd: { depth: number; at: number } | null = null;
   const deadline = started + o.timeoutMs;
   for (;;) {
     const { total: depth, messages } = await bench.queues.depth('provider-events');
     peakBacklog = Math.max(peakBacklog, messages);
+    if (posted && !postEnd) postEnd = { depth, at: performance.now() };
     if (posted && depth === 0) break;
     if (performance.now() > deadline) throw new Error(`drain (${o.provider}): not applied within ${o.timeoutMs / 1000} s (queue ${depth})`);
     await new Promise((r) => setTimeout(r, 50));
   }
   await posting;
   const appliedSeconds = (performance.now() - started) / 1000;
+  const drainedAlone = postEnd as { depth: number; at: number } | null;
+  // The applied rate cannot pass the post rate: a drain that ends right after the last POST was bound by the intake.
+  progress(
+    `drain (${o.provider}): ${drainedAlone?.depth ?? 0} webhooks still queued when posting ended${drainedAlone && drainedAlone.depth > 0 ? `, drained alone at ${(drainedAlone.depth / ((performance.now() - drainedAlone.at) / 1000)).toFixed(1)}/s` : ''}`,
+  );
   const cpu = bench.cpu.since(cpuFrom, lines.length);
   const figures = posted as LoadFigures;
   const raw = await rawBeside(bench, rawBefore);
