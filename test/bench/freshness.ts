@@ -378,7 +378,10 @@ export async function measureFreshness(bench: BenchRuntime, workDir: string, o: 
   const rewardLags = seen.filter((s) => s.name.startsWith('reward ')).map((s) => s.lagMs);
   const firstDelivery = new Map<string, number>();
   let duplicates = 0;
+  // Only the load's referrals: one created just before the endpoint (in the same second) may reach it too.
+  const seeded = new Set(PROVIDERS.flatMap((p) => accounts[p].referrals));
   for (const g of receiver.got) {
+    if (seeded.has(g.id)) continue;
     if (firstDelivery.has(g.id)) duplicates++;
     else firstDelivery.set(g.id, g.at);
   }
@@ -493,7 +496,7 @@ export function renderFreshnessSection(x: FreshnessSection): string[] {
     `On the local runtime as \`npm start\` runs it (\`startLocal\`: DynamoDB Local, the local SQS, one poller per worker with a 1 s batching window, the emulators), three fresh accounts, one per provider (Paddle Classic, Paddle Billing, Stripe, each connected to its emulator), each with a 20% commission campaign and an app webhook endpoint for \`referral.created\` (a receiver in the bench process). For ${x.settings.seconds} s at once: ` +
       `**${x.settings.clients} API clients** create referrals in closed loops (autocannon in its own process, spread over the three accounts), and **${x.settings.webhooksPerSecond} signed webhooks per second** arrive, round robin over the providers' checkouts (made in the emulators and signed before the clock; Classic: \`subscription_created\` and the first payment; Billing and Stripe: every notification of the emulator's checkout), posted open loop from the bench process at their due times whatever the answers. ` +
       `One checkout in ${x.settings.convertEvery} names a referral created before the clock (Classic \`passthrough\`, Billing \`custom_data\`, Stripe \`client_reference_id\` and subscription metadata), so it converts it and earns a commission. ` +
-      'Visibility is watched with one consistent BatchGet of every pending item every 100 ms (the items the API GETs read), so watching adds no request per item.',
+      'Visibility is watched with one consistent BatchGet every 100 ms of the items the API GETs read, at most 100 of them, the least recently read first: the watch reads at most 1,000 items a second however many are pending (exact to 0.1 s up to 100 pending, to pending / 1,000 s beyond).',
   );
   line();
   line('| Load achieved | |');

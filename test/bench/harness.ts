@@ -323,14 +323,15 @@ interface Watched {
   key: Key;
   since: number;
   ready: (item: Record<string, unknown>) => boolean;
-  seenAt: number | null;
+  /** When it was last read (performance.now()); 0 = never. */
+  polledAt: number;
 }
 
 /**
- * Watches items become visible: every `intervalMs`, one consistent BatchGet (chunks of 100 in parallel) of
- * every key still pending, the same read the API's GETs make; an item counts once `ready` accepts it. The
- * lag is from `since` (the caller's clock, performance.now()) to the poll that saw it. One BatchGet per tick
- * whatever the number pending, so watching hundreds of items does not add hundreds of requests per second.
+ * Watches items become visible: every `intervalMs`, one consistent BatchGet of the (at most `maxKeys`)
+ * pending keys read longest ago, the same read the API's GETs make; an item counts once `ready` accepts it.
+ * The lag is from `since` (the caller's clock, performance.now()) to the poll that saw it: exact to
+ * `intervalMs` while at most `maxKeys` items are pending, to (pending / maxKeys) x `intervalMs` beyond.
  */
 export class VisibilityWatch {
   private readonly pending = new Map<string, Watched>();
@@ -340,10 +341,13 @@ export class VisibilityWatch {
   /** Ticks that found something, and BatchGet calls made. */
   polls = 0;
 
-  constructor(private readonly intervalMs = 100) {}
+  constructor(
+    private readonly intervalMs = 100,
+    private readonly maxKeys = 100,
+  ) {}
 
   watch(name: string, key: Key, since: number, ready: (item: Record<string, unknown>) => boolean = () => true): void {
-    this.pending.set(name, { key, since, ready, seenAt: null });
+    this.pending.set(name, { key, since, ready, polledAt: 0 });
     if (!this.timer) this.timer = setInterval(() => void this.tick(), this.intervalMs);
   }
 
@@ -351,7 +355,12 @@ export class VisibilityWatch {
     if (this.polling || this.pending.size === 0) return;
     this.polling = true;
     try {
-      const entries = [...this.pending.entries()];
+      // At most `maxKeys` items per poll, the least recently read first: the watch's own reads stay bounded
+      // (1,000 items a second at 100 per 100 ms) however many items are pending, so a backlog does not make
+      // the watching itself a load on DynamoDB Local; with more pending, each is read less often.
+      const entries = [...this.pending.entries()].sort((a, b) => a[1].polledAt - b[1].polledAt).slice(0, this.maxKeys);
+      const polledAt = performance.now();
+      for (const [, w] of entries) w.polledAt = polledAt;
       const found = await batchGet(entries.map(([, w]) => w.key));
       this.polls++;
       const now = performance.now();
