@@ -178,6 +178,26 @@ export function failedIds(result: unknown, batchIds: readonly string[]): { faile
   return { failed };
 }
 
+/**
+ * Workers held by name (the bench's drain from a backlog): their pollers receive nothing until released.
+ * Empty unless a caller holds one, so every poller runs as before. Process-wide: it holds that worker's
+ * pollers of every startPollers in this process.
+ */
+const held = new Set<string>();
+/** Lanes per worker inside a receive or a batch. */
+const busy = new Map<string, number>();
+
+/** Holds a worker's pollers: resolves once none of its lanes is inside a receive or a batch. */
+export async function holdPoller(workerName: string): Promise<void> {
+  held.add(workerName);
+  while ((busy.get(workerName) ?? 0) > 0) await new Promise((r) => setTimeout(r, 10));
+}
+
+/** Lets a held worker's pollers receive again (at once: a held lane looks every 10 ms). */
+export function releasePoller(workerName: string): void {
+  held.delete(workerName);
+}
+
 export function startPollers(options: PollerOptions): Pollers {
   const list = options.workers ?? workerTable;
   const waitTimeSeconds = options.waitTimeSeconds ?? 1;
@@ -311,38 +331,52 @@ export function startPollers(options: PollerOptions): Pollers {
 
     async function lane(): Promise<void> {
       while (!stopping.signal.aborted) {
-        let received: Message[];
-        const sendsBefore = sendsAnswered(options.endpoint);
-        try {
-          const out = await client.send(
-            new ReceiveMessageCommand({
-              QueueUrl: queueUrl,
-              MaxNumberOfMessages: Math.min(10, Math.max(1, worker.batchSize)),
-              WaitTimeSeconds: waitTimeSeconds,
-              AttributeNames: ['All'],
-              MessageSystemAttributeNames: ['All'],
-              MessageAttributeNames: ['All'],
-            }),
-          );
-          received = out.Messages ?? [];
-        } catch (err) {
-          if (stopping.signal.aborted) break;
-          log('error', 'poller: receive failed', { ...base, ...errorFields(err) });
-          await sleep(BACKOFF_MS);
+        if (held.has(worker.name)) {
+          await sleep(10);
           continue;
         }
-        // Received messages are in flight: they are handled even when stop() came meanwhile.
-        if (received.length > 0) {
-          try {
-            await runBatch(received);
-          } catch (err) {
-            // A delete or DLQ move that failed: the messages come back after the visibility timeout.
-            log('error', 'poller: batch bookkeeping failed', { ...base, ...errorFields(err) });
-            await sleep(BACKOFF_MS);
-          }
-        } else if (waitTimeSeconds === 0) {
-          await idle(sendsBefore);
+        busy.set(worker.name, (busy.get(worker.name) ?? 0) + 1);
+        try {
+          await turn();
+        } finally {
+          busy.set(worker.name, (busy.get(worker.name) ?? 1) - 1);
         }
+      }
+    }
+
+    /** One receive and its batch. */
+    async function turn(): Promise<void> {
+      let received: Message[];
+      const sendsBefore = sendsAnswered(options.endpoint);
+      try {
+        const out = await client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: Math.min(10, Math.max(1, worker.batchSize)),
+            WaitTimeSeconds: waitTimeSeconds,
+            AttributeNames: ['All'],
+            MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
+        );
+        received = out.Messages ?? [];
+      } catch (err) {
+        if (stopping.signal.aborted) return;
+        log('error', 'poller: receive failed', { ...base, ...errorFields(err) });
+        await sleep(BACKOFF_MS);
+        return;
+      }
+      // Received messages are in flight: they are handled even when stop() came meanwhile.
+      if (received.length > 0) {
+        try {
+          await runBatch(received);
+        } catch (err) {
+          // A delete or DLQ move that failed: the messages come back after the visibility timeout.
+          log('error', 'poller: batch bookkeeping failed', { ...base, ...errorFields(err) });
+          await sleep(BACKOFF_MS);
+        }
+      } else if (waitTimeSeconds === 0) {
+        await idle(sendsBefore);
       }
     }
 
