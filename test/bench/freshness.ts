@@ -357,7 +357,9 @@ export async function measureFreshness(bench: BenchRuntime, workDir: string, o: 
   const created = await Promise.all(creating);
   const cpu = bench.cpu.since(cpuFrom, sent);
   // The referrals the clients created: each account's count (its counter) less the ones made before the
-  // clock; a request still in flight when autocannon stopped may have created one it did not count.
+  // clock; a request still in flight when autocannon stopped may have created one it did not count, so the
+  // count is read once those are answered (a few seconds).
+  await sleep(5_000);
   let creates = 0;
   for (const provider of PROVIDERS) {
     const r = await apiAs(rt, accounts[provider].key, 'GET', '/v1/referrals/');
