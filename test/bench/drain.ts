@@ -365,6 +365,12 @@ export async function measureDrain(
   progress('drain: the raw TransactWriteItems rate after the runs');
   const raw = await rawBeside(bench, rawBefore);
 
+  const appliedMedian = median(runs.map((r) => r.appliedRate));
+  const ratio = appliedMedian / raw.opsPerSecond;
+  const cpu = runs[runs.length - 1]?.cpu;
+  progress(
+    `drain (paddle-classic, end to end, bound by the post rate): applied ${appliedMedian.toFixed(1)}/s, raw TransactWriteItems ${raw.opsPerSecond.toFixed(1)}/s (before ${raw.before.opsPerSecond.toFixed(1)}, after ${raw.after.opsPerSecond.toFixed(1)}): ratio ${ratio.toFixed(2)}; ${cpu ? cpuLine(cpu) : ''}`,
+  );
   // The worker's own drain: the same alerts for a fresh account, posted with the worker held, then drained.
   const b = await prepare('backlog');
   const backlogRun = await drainFromBacklog(bench, 'paddle-classic', {
@@ -386,12 +392,6 @@ export async function measureDrain(
     missing: backlogMissing,
     lost: backlogMissing.subscriptions + backlogMissing.payments + backlogMissing.markers,
   };
-  const appliedMedian = median(runs.map((r) => r.appliedRate));
-  const ratio = appliedMedian / raw.opsPerSecond;
-  const cpu = runs[runs.length - 1]?.cpu;
-  progress(
-    `drain (paddle-classic, end to end, bound by the post rate): applied ${appliedMedian.toFixed(1)}/s, raw TransactWriteItems ${raw.opsPerSecond.toFixed(1)}/s (before ${raw.before.opsPerSecond.toFixed(1)}, after ${raw.after.opsPerSecond.toFixed(1)}): ratio ${ratio.toFixed(2)}; ${cpu ? cpuLine(cpu) : ''}`,
-  );
   return {
     raw,
     ratio,
@@ -585,7 +585,6 @@ export async function measureJsonDrain(
   const rejected = figures.requests - figures.ok;
 
   // The worker's own drain: new checkouts for a fresh account, posted with the worker held, then drained.
-  progress(`drain (${o.provider}, backlog): ${o.checkouts} more checkouts in the emulator, their webhooks signed`);
   const b = await prepareJson(bench, workDir, o, '-backlog');
   const backlogRun = await drainFromBacklog(bench, o.provider, {
     events: b.lines.length,
