@@ -15,6 +15,8 @@ declare module 'autocannon' {
     interface Options {
       url: string;
       connections?: number;
+      /** Requests per second from each connection (autocannon paces them); absent: as fast as answered. */
+      connectionRate?: number;
       duration?: number;
       amount?: number;
       pipelining?: number;

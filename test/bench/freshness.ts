@@ -1,4 +1,4 @@
-// Freshness under mixed load (issue 29): API clients creating referrals in closed loops while signed
+// Freshness under mixed load (issue 29): API clients creating referrals (paced, 1 a second each by default) while signed
 // webhooks arrive at a fixed rate across three accounts on three providers (Paddle Classic, Paddle Billing,
 // Stripe), some of them converting referrals; how long each asynchronous effect takes to become visible.
 import { createServer, type Server } from 'node:http';
@@ -24,8 +24,10 @@ import { QUEUE_NAMES, type QueueName } from '../../shared/queue/queues';
 
 export interface FreshnessSettings {
   seconds: number;
-  /** API clients creating referrals (closed loops, spread over the three accounts). */
+  /** API clients creating referrals (spread over the three accounts). */
   clients: number;
+  /** Creates per second of each client (paced, as an app's backend calls the API); 0: closed loops, as fast as answered. */
+  clientRate: number;
   webhooksPerSecond: number;
   /** One checkout in this many names a referral (converts it). */
   convertEvery: number;
@@ -302,6 +304,7 @@ export async function measureFreshness(bench: BenchRuntime, workDir: string, o: 
     return bench.load.run({
       url: rt.url,
       connections: lanes,
+      ...(o.clientRate > 0 ? { connectionRate: o.clientRate } : {}),
       duration: o.seconds,
       headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' },
       scenario: { kind: 'create-referral', path: '/v1/referrals/', memberCodes: a.codes, userPrefix: `fresh-load-${provider}` },
@@ -496,7 +499,7 @@ export function renderFreshnessSection(x: FreshnessSection): string[] {
   line();
   line(
     `On the local runtime as \`npm start\` runs it (\`startLocal\`: DynamoDB Local, the local SQS, one poller per worker with a 1 s batching window, the emulators), three fresh accounts, one per provider (Paddle Classic, Paddle Billing, Stripe, each connected to its emulator), each with a 20% commission campaign and an app webhook endpoint for \`referral.created\` (a receiver in the bench process). For ${x.settings.seconds} s at once: ` +
-      `**${x.settings.clients} API clients** create referrals in closed loops (autocannon in its own process, spread over the three accounts), and **${x.settings.webhooksPerSecond} signed webhooks per second** arrive, round robin over the providers' checkouts (made in the emulators and signed before the clock; Classic: \`subscription_created\` and the first payment; Billing and Stripe: every notification of the emulator's checkout), posted open loop from the bench process at their due times whatever the answers. ` +
+      `**${x.settings.clients} API clients** create referrals ${x.settings.clientRate > 0 ? `at ${x.settings.clientRate} per second each (paced by autocannon, as an app's backend calls the API; closed loops would take every cycle of the two cores the pipeline shares with them)` : 'in closed loops'} (autocannon in its own process, spread over the three accounts), and **${x.settings.webhooksPerSecond} signed webhooks per second** arrive, round robin over the providers' checkouts (made in the emulators and signed before the clock; Classic: \`subscription_created\` and the first payment; Billing and Stripe: every notification of the emulator's checkout), posted open loop from the bench process at their due times whatever the answers. ` +
       `One checkout in ${x.settings.convertEvery} names a referral created before the clock (Classic \`passthrough\`, Billing \`custom_data\`, Stripe \`client_reference_id\` and subscription metadata), so it converts it and earns a commission. ` +
       'Visibility is watched with one consistent BatchGet every 100 ms of the items the API GETs read, at most 100 of them, the least recently read first: the watch reads at most 1,000 items a second however many are pending (exact to 0.1 s up to 100 pending, to pending / 1,000 s beyond).',
   );

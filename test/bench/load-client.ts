@@ -18,6 +18,8 @@ export interface LoadJob {
   id: number;
   url: string;
   connections: number;
+  /** Requests per second per connection (paced clients); absent or 0: closed loops, as fast as answered. */
+  connectionRate?: number;
   /** Seconds; ignored when `amount` is set. */
   duration?: number;
   /** Exactly this many requests (form-bodies: one per body). */
@@ -101,6 +103,7 @@ function run(job: LoadJob): Promise<LoadFigures> {
       {
         url: job.url,
         connections: job.connections,
+        ...(job.connectionRate ? { connectionRate: job.connectionRate } : {}),
         ...(job.amount !== undefined ? { amount: job.amount } : { duration: job.duration ?? 10 }),
         headers: job.headers,
         requests: requestsFor(job.scenario),

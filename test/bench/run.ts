@@ -14,7 +14,7 @@
 // BENCH_FAIR_SUBSCRIPTIONS (200, the subscriptions it renews), BENCH_FAIR_CONVERSIONS (50, the quiet tenant's),
 // BENCH_FAIR_SPACING_MS (a fixed spacing of the quiet conversions; default: one a second while the burst is posted, then the rest spread over its drain);
 // freshness under mixed load (skip: `freshness`): BENCH_FRESH_SECONDS (60), BENCH_FRESH_CLIENTS (20 API
-// clients creating referrals), BENCH_FRESH_WEBHOOKS_PER_SECOND (50, across three accounts on three providers),
+// clients creating referrals), BENCH_FRESH_CLIENT_RATE (1 create per second per client; 0 = closed loops), BENCH_FRESH_WEBHOOKS_PER_SECOND (50, across three accounts on three providers),
 // BENCH_FRESH_CONVERT_EVERY (4: one checkout in 4 converts a referral).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -156,6 +156,7 @@ async function main(): Promise<number> {
           freshness = await measureFreshness(bench, workDir, {
             seconds: setting('BENCH_FRESH_SECONDS', 60),
             clients: setting('BENCH_FRESH_CLIENTS', 20),
+            clientRate: setting('BENCH_FRESH_CLIENT_RATE', 1),
             webhooksPerSecond: setting('BENCH_FRESH_WEBHOOKS_PER_SECOND', 50),
             convertEvery: setting('BENCH_FRESH_CONVERT_EVERY', 4),
             timeoutMs: 600_000,
