@@ -528,7 +528,7 @@ function missedNotes(r: Report): string {
     const perAlert = median(d.runs.map((x) => x.cpu.dynamodb ?? Number.NaN));
     notes.push(
       `Bench runtime: the drain of ${num(d.alerts)} alerts alone took ${num(d.runs.reduce((t, x) => t + x.appliedSeconds, 0))} s. DynamoDB Local spends ${ms(perAlert)} of CPU per alert ` +
-        "(the worker reads the subscription, reads it again with the alert marker and payment in one BatchGet, and writes one transaction of 3 to 5 items; DynamoDB Local's transactions are its most expensive operation, see the raw TransactWriteItems row), " +
+        "(the worker reads a batch's subscriptions, markers and payments in one BatchGet and writes them in one transaction per wave, about 4 items an alert, and the fan-out marks their events dispatched; DynamoDB Local's transactions are its most expensive operation, see the raw TransactWriteItems rate), " +
         `so ${num(d.alerts)} alerts need at least ${num((d.alerts * perAlert) / 1000 / 2)} s of both cores here, before the service's own share.`,
     );
   }
@@ -540,6 +540,6 @@ const AWS_NOTES = [
   "DynamoDB Local is an emulator (java over SQLite), much slower per operation than DynamoDB and with no partitions, throttling or adaptive capacity. In AWS a GetItem or Query takes single-digit milliseconds in-region and a 4-item transaction roughly twice a write; latency per request is then dominated by those round trips (auth is cached). What DynamoDB Local does not model: the ~1,000 WCU/s per partition key, i.e. about 500 transactional increments per second on one counter item - the account's `referrals` and `subscriptions` counters every create touches are the first ceiling in AWS.",
   'There is no API Gateway locally: in AWS the HTTP API adds a few milliseconds per request, plus TLS and the network to the client. The local gateway builds the same payload v2.0 event in process.',
   "Cold starts: the init figures are module load on this machine's CPU. A Lambda cold start also includes the runtime's own start and fetching the code, and a 512 MB function gets about 0.3 of a vCPU, so CPU-bound module initialisation there takes longer than here; the first SDK call then pays the TLS handshake, not counted here. Warm requests pay none of it.",
-  "The drain runs one local poller with one batch (10 records, 5 at a time) in flight, against DynamoDB Local. In AWS the SQS event source mapping scales out to many concurrent batches, so a backlog of this size drains much faster, until the hot counter items (the account's subscription counters, updated in the same transaction as each new subscription) become the limit.",
+  "The drain runs the local pollers with LOCAL_POLLER_CONCURRENCY batches of 10 in flight (5, the stack's default event source cap), against DynamoDB Local, all handlers in one node process. In AWS each batch runs in its own Lambda and the cap can be raised (docs/operations.md), so a backlog drains faster, until the table's write budget binds; the counters a create touches are sharded (docs/capacity.md), so no single item is that limit.",
   'Auth: with AUTH_CACHE_TTL_SECONDS=60 every handler shares one key cache in the local process; in AWS each Lambda container has its own, so each new container pays one GetItem for the key.',
 ];
