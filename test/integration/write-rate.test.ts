@@ -4,19 +4,19 @@
 // Real creates, through the function POST /v1/referrals/ runs (createReferralWithCoupon), several at a time,
 // on DynamoDB Local; the write-rate accountant (test/support/write-rate.ts) records what each write would
 // cost on DynamoDB and stamps it with a virtual time: create i at i / 2,000 s. The laptop performs far fewer
-// than 2,000 creates per second, so the time is compressed: the first 0.2 virtual seconds (400 creates) are
-// the sample, and its units x 5 are the rate per second.
+// than 2,000 creates per second, so the time is compressed: the first 0.15 virtual seconds (300 creates) are
+// the sample, and its units / 0.15 are the rate per second.
 //
 // The statistics. A create's transaction writes each counter to one of its 7 write shards and the account's
-// and the campaign's report buckets to one of their 8, at random. In a 400-create sample a counter shard
-// takes Binomial(400, 1/7) writes: mean 57, standard deviation 7.0, each 2 WCU (a small item in a
-// transaction), so 571 WCU/s on average; 1,000 WCU/s needs 101 writes, 6 standard deviations above the mean
-// (about 1e-9 per shard). A report bucket's shard: Binomial(400, 1/8), mean 50, sd 6.6, 500 WCU/s; 101
-// writes is 7.7 sd away. The test cannot flake on chance.
+// and the campaign's report buckets to one of their 8, at random. In a 300-create sample a counter shard
+// takes Binomial(300, 1/7) writes: mean 42.9, standard deviation 6.1, each 2 WCU (a small item in a
+// transaction), so 571 WCU/s on average; 1,000 WCU/s needs 76 writes, 5.4 standard deviations above the mean
+// (about 3e-8 per shard). A report bucket's shard: Binomial(300, 1/8), mean 37.5, sd 5.7, 500 WCU/s; 76
+// writes is 6.7 sd away. The test does not flake on chance.
 //
 // The same run with sharding off (every write on shard 0, as before) must show the accountant fail: the
 // account's referrals counter then takes every create, 2 x 2,000 = 4,000 WCU/s (120 creates suffice: all in
-// the first sample, 1,200 WCU/s).
+// the first sample, 1,600 WCU/s).
 //
 // Its time is DynamoDB Local's: it applies about 30 of these 10-item transactions per second on a busy
 // laptop, so the 520 creates take most of the file's 20-30 s.
@@ -37,7 +37,7 @@ import { newAccount } from '../support/fixtures';
 import { WriteRateAccountant, type Rate } from '../support/write-rate';
 
 const RATE = 2_000; // creates per virtual second
-const SAMPLE = 0.2; // virtual seconds per window
+const SAMPLE = 0.15; // virtual seconds per window
 const LIMIT = 1_000; // WCU per second on one partition key or item
 const MEMBERS = 40;
 const CONCURRENCY = 12;
@@ -112,7 +112,7 @@ describe('one account at 2,000 referral creates per second (time compressed)', (
   });
 
   it('puts at most 1,000 WCU/s on any counter or report-bucket partition key and on any item; counts stay exact', async () => {
-    const creates = 400;
+    const creates = 300;
     const { accountId, campaignId } = w;
     const { partitions, items, conflicts } = await run(w, creates, 'sharded');
     const hot = partitions.filter((r) => hotPathKey(accountId, r.key));
@@ -152,8 +152,8 @@ describe('one account at 2,000 referral creates per second (time compressed)', (
     const { partitions, items, conflicts } = await run(w, creates, 'unsharded');
     const counter = items.find((r) => r.key === `A#${accountId} | COUNT#referrals`);
     if (report) console.log(`unsharded: ${counter && line(counter)}; ${conflicts} conflicts in ${creates} creates`);
-    // All 120 creates fall in the first 0.2 s sample (virtual 0 to 0.06 s), 2 WCU each on the one item:
-    // 1,200 WCU/s, exactly (at 2,000 creates per second it would be 4,000).
+    // All 120 creates fall in the first 0.15 s sample (virtual 0 to 0.06 s), 2 WCU each on the one item:
+    // 240 WCU in 0.15 s = 1,600 WCU/s, exactly (at 2,000 creates per second it would be 4,000).
     expect(counter?.perSecond).toBeGreaterThan(LIMIT);
     expect(partitions.find((r) => r.key === `A#${accountId}#REPORT#T`)?.perSecond).toBeGreaterThan(LIMIT);
     expect(await readCounter(accountId, 'referrals')).toBe(before + creates);
