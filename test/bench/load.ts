@@ -3,7 +3,7 @@
 // the same run: the ceiling the local stack itself puts on any endpoint.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoClient } from '../../shared/store/client';
 import { keys, listKeys } from '../../shared/store/table';
 import { QUEUE_NAMES, type QueueName } from '../../shared/queue/queues';
@@ -12,6 +12,7 @@ import type { CpuSample } from './cpu';
 import { api, type BenchRuntime } from './harness';
 import type { LoadFigures } from './load-client';
 import { median, percentile, progress } from './stats';
+import { referralShapedTransaction } from './raw-transact';
 
 export const READ_TARGET_RATIO = 0.7;
 
@@ -207,51 +208,7 @@ export async function measureLoad(bench: BenchRuntime, workDir: string, settings
       what: 'TransactWriteItems of 4 items, the shape of POST /v1/referrals/: 2 conditional Puts of new items, an ADD on a member (one per lane), an ADD on one shared counter',
       op: (lane: number) => {
         const n = rawSeq++;
-        return doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Put: {
-                  TableName: table,
-                  Item: {
-                    ...sample,
-                    pk: `${benchPk}#REFERRAL`,
-                    sk: `r${n}`,
-                    gsi1pk: `${benchPk}#BY_MEMBER#${lane}`,
-                    gsi1sk: `r${n}`,
-                    user_identifier: `raw-${n}`,
-                  },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
-              {
-                Put: {
-                  TableName: table,
-                  Item: { pk: `${benchPk}#CLAIM#raw-${n}`, sk: 'CLAIM', type: 'Bench', referral_id: `r${n}`, member_id: String(lane) },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
-              {
-                Update: {
-                  TableName: table,
-                  Key: { pk: `${benchPk}#MEMBER`, sk: String(lane) },
-                  UpdateExpression: 'ADD referrals :one',
-                  ConditionExpression: 'attribute_exists(pk)',
-                  ExpressionAttributeValues: { ':one': 1 },
-                },
-              },
-              {
-                Update: {
-                  TableName: table,
-                  Key: { pk: benchPk, sk: 'COUNT#referrals' },
-                  UpdateExpression: 'SET #type = :type ADD n :one',
-                  ExpressionAttributeNames: { '#type': 'type' },
-                  ExpressionAttributeValues: { ':one': 1, ':type': 'Counter' },
-                },
-              },
-            ],
-          }),
-        );
+        return doc.send(referralShapedTransaction(table, benchPk, sample, n, lane));
       },
     },
   } as const;

@@ -37,6 +37,63 @@ async function closedLoop(lanes: number, seconds: number, op: (lane: number) => 
   return { opsPerSecond: ops / elapsed, ops, errors, seconds: elapsed };
 }
 
+/**
+ * The 4-item transaction of POST /v1/referrals/'s shape, under `benchPk`: a referral-sized item and a claim
+ * (conditional Puts of new items), an ADD on the lane's member item, an ADD on one shared counter. The load
+ * section's raw row and the drain's raw rate both send it.
+ */
+export function referralShapedTransaction(
+  table: string,
+  benchPk: string,
+  referral: Record<string, unknown>,
+  n: number,
+  lane: number,
+): TransactWriteCommand {
+  return new TransactWriteCommand({
+    TransactItems: [
+      {
+        Put: {
+          TableName: table,
+          Item: {
+            ...referral,
+            pk: `${benchPk}#REFERRAL`,
+            sk: `r${n}`,
+            gsi1pk: `${benchPk}#BY_MEMBER#${lane}`,
+            gsi1sk: `r${n}`,
+            user_identifier: `raw-${n}`,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: table,
+          Item: { pk: `${benchPk}#CLAIM#raw-${n}`, sk: 'CLAIM', type: 'Bench', referral_id: `r${n}`, member_id: String(lane) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Update: {
+          TableName: table,
+          Key: { pk: `${benchPk}#MEMBER`, sk: String(lane) },
+          UpdateExpression: 'ADD referrals :one',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      },
+      {
+        Update: {
+          TableName: table,
+          Key: { pk: benchPk, sk: 'COUNT#referrals' },
+          UpdateExpression: 'SET #type = :type ADD n :one',
+          ExpressionAttributeNames: { '#type': 'type' },
+          ExpressionAttributeValues: { ':one': 1, ':type': 'Counter' },
+        },
+      },
+    ],
+  });
+}
+
 let client: DynamoDBDocumentClient | undefined;
 let seq = 0;
 
@@ -64,52 +121,7 @@ export async function measureRawTransactRate(bench: BenchRuntime, seconds = 4, l
   };
   const op = (lane: number) => {
     const n = seq++;
-    return doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: table,
-              Item: {
-                ...referral,
-                pk: `${benchPk}#REFERRAL`,
-                sk: `r${n}`,
-                id: `r${n}`,
-                gsi1pk: `${benchPk}#BY_MEMBER#${lane}`,
-                gsi1sk: `r${n}`,
-                user_identifier: `raw-${n}`,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: table,
-              Item: { pk: `${benchPk}#CLAIM#raw-${n}`, sk: 'CLAIM', type: 'Bench', referral_id: `r${n}`, member_id: String(lane) },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Update: {
-              TableName: table,
-              Key: { pk: `${benchPk}#MEMBER`, sk: String(lane) },
-              UpdateExpression: 'ADD referrals :one',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':one': 1 },
-            },
-          },
-          {
-            Update: {
-              TableName: table,
-              Key: { pk: benchPk, sk: 'COUNT#referrals' },
-              UpdateExpression: 'SET #type = :type ADD n :one',
-              ExpressionAttributeNames: { '#type': 'type' },
-              ExpressionAttributeValues: { ':one': 1, ':type': 'Counter' },
-            },
-          },
-        ],
-      }),
-    );
+    return doc.send(referralShapedTransaction(table, benchPk, { ...referral, id: `r${n}` }, n, lane));
   };
   await closedLoop(lanes, 1, op);
   return closedLoop(lanes, seconds, op);
