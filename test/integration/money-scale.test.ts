@@ -149,14 +149,19 @@ const PATHS: [string, (s: Seeded) => string, number | null][] = [
   ['export page', () => '/v1/exports/rewards.csv?page_size=5', null],
 ];
 
-it.each(PATHS)('%s: the same calls, depth and items with 10 or 3,000 rewards', async (_label, path, countFactor) => {
+it.each(PATHS)('%s: the same calls, depth and items with 10 or 3,000 rewards', async (label, path, countFactor) => {
   const [a, b] = [await measure(small, path(small)), await measure(large, path(large))];
   expect([a.status, b.status]).toEqual([200, 200]);
   if (countFactor !== null) expect([a.count, b.count]).toEqual([10, 3_000]);
+  // The report's day buckets are 8 shards (shared/store/shards.ts), each written by a random transaction: how
+  // many of them hold a given day differs between the accounts by chance, never with their size. Its items
+  // are bounded instead: at most one bucket per shard per day of the range.
+  const sharded = label === '90-day report';
+  if (sharded) for (const m of [a, b]) expect(itemsRead(m.calls)).toBeLessThanOrEqual(8 * 91);
   const shape = (m: Measure) => ({
     depth: m.depth,
     calls: m.calls.map((c) => `${c.command}${c.index ? `/${c.index}` : ''}`).sort(),
-    items: itemsRead(m.calls),
+    items: sharded ? 'at most one per shard and day' : itemsRead(m.calls),
   });
   expect({ large: shape(b), why: describeCalls(b.calls) }).toEqual({ large: shape(a), why: expect.any(String) });
 });
