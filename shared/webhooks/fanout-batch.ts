@@ -16,8 +16,8 @@ import { tableName } from '../store/client';
 import { batchGet, lookup, transact, type TransactItem } from '../store/ops';
 import { markEventDispatched } from '../store/outbox';
 import { keys } from '../store/table';
-import { allEndpoints, createDelivery, deliverySk } from '../store/webhooks';
-import { purgeEndpoint, screeningOf } from './fanout';
+import { allEndpoints } from '../store/webhooks';
+import { createDeliveries, purgeEndpoint, screeningOf } from './fanout';
 
 type FanoutMessage = QueueMessages['webhook-events'];
 
@@ -91,18 +91,9 @@ async function dispatchAccount(
   await Promise.all(
     live.map(async (e) => {
       const event = { id: e.eventId, type: e.item.event_type as EventType, created_ms: Number(e.item.created_ms) };
-      // An endpoint receives the events that happened after it was created (fanout.ts dispatchEvent).
-      const targets = endpoints.filter((t) => t.enabled && t.events.includes(event.type) && t.created_ms <= event.created_ms);
+      // An endpoint receives the events that happened after it was created (fanout.ts createDeliveries).
       try {
-        const created = await Promise.all(targets.map(async (t) => ((await createDelivery(accountId, t.id, event, now)) ? t.id : null)));
-        const messages: DeliverMessage[] = created
-          .filter((id): id is string => id !== null)
-          .map((endpointId) => ({
-            kind: 'deliver',
-            account_id: accountId,
-            endpoint_id: endpointId,
-            delivery: deliverySk(event.created_ms, event.id),
-          }));
+        const messages = await createDeliveries(accountId, endpoints, event, now);
         if (messages.length > 0) deliveries.push({ records: e.records, messages });
         const screening = screeningOf(accountId, event.type, e.item.payload);
         if (screening) screenings.push({ records: e.records, message: screening });

@@ -18,18 +18,22 @@ import { markEventDispatched } from '../store/outbox';
 import { keys } from '../store/table';
 import { allEndpoints, createDelivery, deliverySk, PURGE_PAGE, purgeDeliveriesPage } from '../store/webhooks';
 
-export async function dispatchEvent(accountId: string, eventId: string): Promise<{ deliveries: number }> {
-  const item = await getItem(keys.event(accountId, eventId));
-  if (item?.type !== 'Event' || item.gsi2pk === undefined) return { deliveries: 0 }; // gone or dispatched
-  const event = { id: eventId, type: item.event_type as EventType, created_ms: Number(item.created_ms) };
-  const now = clock.now();
-  // An endpoint receives the events that happened after it was created, even when their dispatch was late
-  // (an event of a moment before the endpoint existed is not news to it).
-  const targets = (await allEndpoints(accountId)).filter(
-    (e) => e.enabled && e.events.includes(event.type) && e.created_ms <= event.created_ms,
-  );
+type Endpoints = Awaited<ReturnType<typeof allEndpoints>>;
+
+/**
+ * One delivery per enabled endpoint subscribed to the event's type and created before it (an event of a
+ * moment before the endpoint existed is not news to it), and the `deliver` message of each one created
+ * (or found: a redelivered event sends them again). The per-event and the batch fan-out share it.
+ */
+export async function createDeliveries(
+  accountId: string,
+  endpoints: Endpoints,
+  event: { id: string; type: EventType; created_ms: number },
+  now: number,
+): Promise<DeliverMessage[]> {
+  const targets = endpoints.filter((e) => e.enabled && e.events.includes(event.type) && e.created_ms <= event.created_ms);
   const created = await Promise.all(targets.map(async (e) => ((await createDelivery(accountId, e.id, event, now)) ? e.id : null)));
-  const messages: DeliverMessage[] = created
+  return created
     .filter((id): id is string => id !== null)
     .map((endpointId) => ({
       kind: 'deliver',
@@ -37,6 +41,16 @@ export async function dispatchEvent(accountId: string, eventId: string): Promise
       endpoint_id: endpointId,
       delivery: deliverySk(event.created_ms, event.id),
     }));
+}
+
+export async function dispatchEvent(accountId: string, eventId: string): Promise<{ deliveries: number }> {
+  const item = await getItem(keys.event(accountId, eventId));
+  if (item?.type !== 'Event' || item.gsi2pk === undefined) return { deliveries: 0 }; // gone or dispatched
+  const event = { id: eventId, type: item.event_type as EventType, created_ms: Number(item.created_ms) };
+  const now = clock.now();
+  // An endpoint receives the events that happened after it was created, even when their dispatch was late
+  // (an event of a moment before the endpoint existed is not news to it).
+  const messages = await createDeliveries(accountId, await allEndpoints(accountId), event, now);
   if (messages.length > 0) await publishAll('webhook-deliveries', messages);
   const screening = screeningOf(accountId, event.type, item.payload);
   if (screening) await publish('fraud', screening);
