@@ -39,7 +39,7 @@ export const workers: readonly QueueWorker[] = [
     entry: 'functions/workers/subscription-sync.ts',
     queue: 'provider-events',
     timeoutSeconds: 30,
-    batchSize: 10,
+    batchSize: 25,
     // fraud: a converted referral's subscription that told a payer (shared/flows/payer-ids.ts).
     sends: ['provider-events', 'rewards', 'webhook-events', 'fraud'],
     providerSecrets: true,

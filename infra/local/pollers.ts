@@ -348,23 +348,38 @@ export function startPollers(options: PollerOptions): Pollers {
     async function turn(): Promise<void> {
       let received: Message[];
       const sendsBefore = sendsAnswered(options.endpoint);
+      const receive = async (max: number, wait: number) =>
+        (
+          await client.send(
+            new ReceiveMessageCommand({
+              QueueUrl: queueUrl,
+              MaxNumberOfMessages: Math.min(10, Math.max(1, max)),
+              WaitTimeSeconds: wait,
+              AttributeNames: ['All'],
+              MessageSystemAttributeNames: ['All'],
+              MessageAttributeNames: ['All'],
+            }),
+          )
+        ).Messages ?? [];
       try {
-        const out = await client.send(
-          new ReceiveMessageCommand({
-            QueueUrl: queueUrl,
-            MaxNumberOfMessages: Math.min(10, Math.max(1, worker.batchSize)),
-            WaitTimeSeconds: waitTimeSeconds,
-            AttributeNames: ['All'],
-            MessageSystemAttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          }),
-        );
-        received = out.Messages ?? [];
+        received = await receive(worker.batchSize, waitTimeSeconds);
       } catch (err) {
         if (stopping.signal.aborted) return;
         log('error', 'poller: receive failed', { ...base, ...errorFields(err) });
         await sleep(BACKOFF_MS);
         return;
+      }
+      // A batch larger than one receive (SQS answers at most 10): Lambda's poller gathers up to the batch
+      // size within the batching window; here, receives without waiting while each comes back full. One
+      // that fails ends the batch with what it has.
+      for (let last = received.length; last === 10 && received.length < worker.batchSize && !stopping.signal.aborted; ) {
+        try {
+          const more = await receive(worker.batchSize - received.length, 0);
+          received.push(...more);
+          last = more.length;
+        } catch {
+          break;
+        }
       }
       // Received messages are in flight: they are handled even when stop() came meanwhile.
       if (received.length > 0) {

@@ -11,12 +11,21 @@ export function isCurrencyCode(value: string): boolean {
  * The currency's ISO 4217 exponent (digits after the decimal point): 2 for USD, 0 for JPY, 3 for KWD.
  * From the same ICU data; unknown codes count as 2.
  */
+const exponents = new Map<string, number>();
+
 export function currencyExponent(code: string): number {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
+  let e = exponents.get(code);
+  if (e === undefined) {
+    try {
+      e = new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2;
+    } catch {
+      e = 2;
+    }
+    // Building an Intl.NumberFormat costs ~0.1 ms: a provider event converts several amounts, so each
+    // code's answer is kept (a few hundred codes at most; an unknown one is kept as 2 as well).
+    if (exponents.size < 1000) exponents.set(code, e);
   }
+  return e;
 }
 
 // Refloop's amounts are hundredths of the currency's major unit in every currency (its "cents": "1000.00"

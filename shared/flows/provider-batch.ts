@@ -376,7 +376,9 @@ async function applyWave(accountId: string, provider: WebhookProvider, wave: Job
       defer();
       continue;
     }
-    if (transactionOf(accountId, [...chunk, job]).length > MAX_TRANSACTION_ITEMS) {
+    // The sighting joins the plan's items below: counted here (a fold replaces an item, so this may
+    // over-count by one, never under-count).
+    if (transactionOf(accountId, [...chunk, job]).length + (sighting ? 1 : 0) > MAX_TRANSACTION_ITEMS) {
       if (folding) {
         defer();
         continue;

@@ -212,6 +212,26 @@ describe('provider events applied a batch at a time', () => {
     }
   });
 
+  it('a full batch of 25 checkouts (50 events, more items than one transaction takes): split into several transactions, none refused', async () => {
+    const { accountId } = await connectedAccount();
+    const list = await checkouts(accountId, 25);
+    const batch = await queued(
+      accountId,
+      list.flatMap((c) => c.deliveries),
+    );
+    const recording = recordDynamoCalls();
+    try {
+      expect(await runBatch(batch)).toEqual([]);
+    } finally {
+      recording.stop();
+    }
+    const writes = recording.calls.filter((c) => c.command === 'TransactWriteItems');
+    // 25 × (two markers, the subscription, the payment, its event, the sighting) and the counters: 150 and more.
+    expect(writes.length).toBeGreaterThanOrEqual(2);
+    expect(writes.filter((c) => c.error)).toEqual([]);
+    await expectApplied(accountId, list);
+  });
+
   it('events of two accounts in one batch', async () => {
     const one = await connectedAccount();
     const two = await connectedAccount();

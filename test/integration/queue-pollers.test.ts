@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { QueueWorker, ScheduledJob } from '../../functions/workers';
-import { failedIds, startSchedules, type Pollers, type SqsHandler } from '../../infra/local/pollers';
+import { failedIds, holdPoller, releasePoller, startSchedules, type Pollers, type SqsHandler } from '../../infra/local/pollers';
 import { setQueueEnvironment } from '../../infra/local/sqs';
 import { setLogLevel } from '../../shared/log';
 import { sqsWorker } from '../../shared/queue/worker';
@@ -30,12 +30,14 @@ const worker = (name: string, queue: QueueWorker['queue']): QueueWorker => ({
 });
 const PARTIAL = worker('PartialWorker', 'provider-events');
 const WHOLE = worker('WholeBatchWorker', 'rewards');
+/** A batch larger than one receive (SQS answers at most 10 messages). */
+const LARGE = { ...worker('LargeBatchWorker', 'webhook-events'), batchSize: 25 };
 
 /** Per message key: the receive count of every attempt, and the attempts that succeeded. */
 const attempts = new Map<string, number[]>();
 const done = new Map<string, number[]>();
 /** Every invocation's message ids, per worker. */
-const batches: Record<string, string[][]> = { [PARTIAL.name]: [], [WHOLE.name]: [] };
+const batches: Record<string, string[][]> = { [PARTIAL.name]: [], [WHOLE.name]: [], [LARGE.name]: [] };
 const push = (m: Map<string, number[]>, key: string, n: number) => m.set(key, [...(m.get(key) ?? []), n]);
 
 // The real wrapper every worker uses: a record that throws is reported in batchItemFailures.
@@ -83,11 +85,12 @@ beforeAll(async () => {
   consoleError = jest.spyOn(console, 'error').mockImplementation(() => undefined);
   queues = await startTestQueues({ visibilityTimeoutSeconds: 1, maxReceiveCount: 3 });
   pollers = startTestPollers(queues, {
-    workers: [PARTIAL, WHOLE],
+    workers: [PARTIAL, WHOLE, LARGE],
     maxReceiveCount: 3,
     handlers: {
       [PARTIAL.name]: recording(PARTIAL.name, partialHandler),
       [WHOLE.name]: recording(WHOLE.name, wholeBatchHandler),
+      [LARGE.name]: recording(LARGE.name, wholeBatchHandler),
     },
   });
 });
@@ -102,7 +105,7 @@ afterAll(async () => {
 const newKey = () => randomBytes(6).toString('hex');
 
 /** Sends the messages in one SendMessageBatch, so a poller gets them in one receive; returns their ids. */
-async function sendBatch(queue: 'provider-events' | 'rewards', bodies: (TestMessage | string)[]): Promise<string[]> {
+async function sendBatch(queue: 'provider-events' | 'rewards' | 'webhook-events', bodies: (TestMessage | string)[]): Promise<string[]> {
   const out = await queues.client.send(
     new SendMessageBatchCommand({
       QueueUrl: queues.queueUrls[queue],
@@ -179,6 +182,26 @@ describe('queue pollers (local event source mapping)', () => {
     await pollUntil(() => done.has(a) && done.has(b));
     expect(done.get(a)).toEqual([2]);
     expect(done.get(b)).toEqual([2]);
+  });
+
+  it('gathers a batch larger than one receive: 25 waiting messages reach a worker of batch size 25 in one invocation', async () => {
+    await holdPoller(LARGE.name);
+    const ids: string[] = [];
+    try {
+      for (let i = 0; i < 25; i += 10)
+        ids.push(
+          ...(await sendBatch(
+            'webhook-events',
+            Array.from({ length: Math.min(10, 25 - i) }, () => ({ key: newKey(), mode: 'ok' as Mode })),
+          )),
+        );
+    } finally {
+      releasePoller(LARGE.name);
+    }
+    await pollUntil(async () => (await queues.count('webhook-events')) === 0);
+    const mine = (batches[LARGE.name] ?? []).filter((batch) => batch.some((id) => ids.includes(id)));
+    expect(mine.map((b) => b.length)).toEqual([25]);
+    expect(new Set(mine[0])).toEqual(new Set(ids));
   });
 
   it('reads batch responses as Lambda does', () => {
