@@ -11,7 +11,7 @@ import { listPayouts } from '../../shared/store/money-lists';
 import { batchGet, lookup } from '../../shared/store/ops';
 import { arrayPage, emptyPage } from '../../shared/store/pagination';
 import { toPayout } from '../../shared/store/payouts';
-import { keys } from '../../shared/store/table';
+import { moneyKeys } from '../../shared/store/table';
 
 async function batchPayouts(accountId: string, batchId: string, page: ReturnType<typeof pageRequest>) {
   if (!isBatchId(batchId)) return emptyPage();
@@ -24,8 +24,8 @@ async function batchPayouts(accountId: string, batchId: string, page: ReturnType
   // Newest first, like the other lists (payout ids are time-ordered).
   const ids = [...batch.payout_ids].sort().reverse();
   const window = arrayPage(ids, (id) => id, `${accountId}|payouts|batch|${batchId}`, page);
-  const found = await batchGet(window.items.map((id) => keys.payout(accountId, id)));
-  const items = window.items.map((id) => toPayout(lookup(found, keys.payout(accountId, id)))).filter((p): p is Payout => p !== null);
+  const found = await batchGet(window.items.map((id) => moneyKeys.payout(accountId, id)));
+  const items = window.items.map((id) => toPayout(lookup(found, moneyKeys.payout(accountId, id)))).filter((p): p is Payout => p !== null);
   return { ...window, items, count: ids.length };
 }
 

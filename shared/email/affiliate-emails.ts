@@ -32,7 +32,7 @@ import { toPayout } from '../store/payouts';
 import { consumeRateLimit } from '../store/rate-limits';
 import { toReferral } from '../store/referrals';
 import { readDays } from '../store/reports';
-import { keys } from '../store/table';
+import { keys, moneyKeys } from '../store/table';
 import { applicantOptedOut, issueUnsubscribeToken } from '../store/unsubscribe';
 import type { Member } from '../domain/models';
 import {
@@ -236,7 +236,7 @@ async function prepare(m: AffiliateEmailMessage, pace: (address: string) => Prom
     }
     case 'payout-sent': {
       if (!m.payout_id) throw new PoisonMessageError('payout-sent needs a payout_id');
-      const payout = toPayout(await getItem(keys.payout(acct, m.payout_id)));
+      const payout = toPayout(await getItem(moneyKeys.payout(acct, m.payout_id)));
       if (!payout) return { skip: 'payout not found' };
       if (payout.status !== 'paid') return { skip: `payout is ${payout.status}` };
       const c = await readContext(m, payout.member_id);

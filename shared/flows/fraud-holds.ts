@@ -24,7 +24,7 @@ import { batchGet, ConditionsFailedError, getItem, lookup, queryAll, RaceLostErr
 import { eventItem } from '../store/outbox';
 import { changeCollecting, collectingTarget, toPayout, type CollectingTarget } from '../store/payouts';
 import { toReferral } from '../store/referrals';
-import { flagKey, GSI1, keys } from '../store/table';
+import { flagKey, GSI1, keys, moneyKeys } from '../store/table';
 
 class HoldRaceError extends RaceLostError {}
 
@@ -234,7 +234,7 @@ export async function holdRewards(
       // The payouts of the approved ones: only a collecting payout lets a reward go.
       const payoutIds = [...new Set(candidates.map((r) => r.payout_id).filter((p): p is string => p !== null))];
       const [payouts, members] = await Promise.all([
-        batchGet(payoutIds.map((p) => keys.payout(accountId, p))),
+        batchGet(payoutIds.map((p) => moneyKeys.payout(accountId, p))),
         batchGet([...new Set(candidates.map((r) => r.member_id))].map((m) => keys.member(accountId, m))),
       ]);
       const world: World = {
@@ -242,7 +242,9 @@ export async function holdRewards(
         members: new Set([...candidates.map((r) => r.member_id)].filter((m) => lookup(members, keys.member(accountId, m)))),
       };
       const families: Family[] = candidates
-        .filter((r) => holdable(r, r.payout_id ? (toPayout(lookup(payouts, keys.payout(accountId, r.payout_id)))?.status ?? null) : null))
+        .filter((r) =>
+          holdable(r, r.payout_id ? (toPayout(lookup(payouts, moneyKeys.payout(accountId, r.payout_id)))?.status ?? null) : null),
+        )
         .map((r) => ({ reward: r, clawbacks: followers(world.referrals.get(r.referral_id) as Referral, r) }));
       for (const r of await moveAll(accountId, { kind: 'hold', flagId }, families, world, now)) held.add(r.id);
     },

@@ -174,9 +174,9 @@ export async function createBatch(
   if (input.payout_ids) {
     const ids = [...new Set(input.payout_ids)];
     if (ids.length > limit) throw new DetailError(400, `${unit} holds at most ${limit} payouts; create several batches.`);
-    const found = await batchGet(ids.filter(isPayoutId).map((id) => keys.payout(accountId, id)));
+    const found = await batchGet(ids.filter(isPayoutId).map((id) => moneyKeys.payout(accountId, id)));
     candidates = ids
-      .map((id) => (isPayoutId(id) ? toPayout(lookup(found, keys.payout(accountId, id))) : null))
+      .map((id) => (isPayoutId(id) ? toPayout(lookup(found, moneyKeys.payout(accountId, id))) : null))
       .filter((p): p is Payout => p !== null);
     const missing = ids.filter((id) => !candidates.some((p) => p.id === id));
     if (missing.length > 0) throw new DetailError(400, `Unknown payout ids: ${missing.slice(0, 5).join(', ')}.`);
@@ -372,9 +372,9 @@ export async function batchFile(accountId: string, id: string): Promise<{ batch:
   const format = batch.format;
   if (batch.rail !== 'file' || format === null)
     throw new DetailError(409, `This batch is paid through ${batch.rail}: it has no file (see its payouts' rail_status).`);
-  const found = await batchGet(batch.payout_ids.map((p) => keys.payout(accountId, p)));
+  const found = await batchGet(batch.payout_ids.map((p) => moneyKeys.payout(accountId, p)));
   const rows: PayoutFileRow[] = batch.payout_ids
-    .map((p) => toPayout(lookup(found, keys.payout(accountId, p))))
+    .map((p) => toPayout(lookup(found, moneyKeys.payout(accountId, p))))
     .filter((p): p is Payout => p !== null)
     .map((p) => ({
       payout_id: p.id,

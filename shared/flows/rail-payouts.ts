@@ -25,7 +25,7 @@ import { getPayoutAndClaim, isPayoutId, putPayoutVersion } from '../store/payout
 import { openRailBatchDelete } from '../store/rail-batches';
 import { railConnection } from '../store/rail-connections';
 import { payoutOfRailItem, railItemPut } from '../store/rail-items';
-import { keys, moneyListKeys, type CounterName } from '../store/table';
+import { moneyListKeys, type CounterName, moneyKeys } from '../store/table';
 import { toPayout } from '../store/payouts';
 import { getBatch, markPayoutFailed, markPayoutPaid, reversePaidPayout, toBatch, type PayoutBatch } from './payouts';
 
@@ -132,8 +132,10 @@ async function applyOne(accountId: string, kind: RailKind, outcome: RailItemOutc
 async function settleBatch(accountId: string, batchId: string): Promise<void> {
   const batch = toBatch(await getItem(moneyListKeys.payoutBatch(accountId, batchId)));
   if (!batch || batch.rail === 'file' || batch.status !== 'processing') return;
-  const found = await batchGet(batch.payout_ids.map((id) => keys.payout(accountId, id)));
-  const payouts = batch.payout_ids.map((id) => toPayout(lookup(found, keys.payout(accountId, id)))).filter((p): p is Payout => p !== null);
+  const found = await batchGet(batch.payout_ids.map((id) => moneyKeys.payout(accountId, id)));
+  const payouts = batch.payout_ids
+    .map((id) => toPayout(lookup(found, moneyKeys.payout(accountId, id))))
+    .filter((p): p is Payout => p !== null);
   if (payouts.some((p) => p.status === 'processing')) return;
   const paid = payouts.some((p) => p.status === 'paid');
   await closeBatch(accountId, batch, paid ? { status: 'paid' } : { status: 'failed', reason: null });
@@ -221,8 +223,10 @@ export async function sendRailBatch(accountId: string, batchId: string): Promise
   }
   if (batch.rail === 'file' || batch.status !== 'processing') return;
   const kind = batch.rail;
-  const found = await batchGet(batch.payout_ids.map((id) => keys.payout(accountId, id)));
-  const payouts = batch.payout_ids.map((id) => toPayout(lookup(found, keys.payout(accountId, id)))).filter((p): p is Payout => p !== null);
+  const found = await batchGet(batch.payout_ids.map((id) => moneyKeys.payout(accountId, id)));
+  const payouts = batch.payout_ids
+    .map((id) => toPayout(lookup(found, moneyKeys.payout(accountId, id))))
+    .filter((p): p is Payout => p !== null);
   // The rail answers a repeat of the same ids with what it has: every payout still processing is sent again.
   const sending = payouts.filter((p) => p.status === 'processing');
   if (sending.length === 0) {

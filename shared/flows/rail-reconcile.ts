@@ -15,7 +15,7 @@ import { batchGet, getItem, lookup } from '../store/ops';
 import { getPayout, isPayoutId, toPayout } from '../store/payouts';
 import { countResend, forgetOpenRailBatch, openRailBatches, swapRailItemId } from '../store/rail-batches';
 import { railConnection } from '../store/rail-connections';
-import { keys, moneyListKeys } from '../store/table';
+import { keys, moneyListKeys, moneyKeys } from '../store/table';
 import { getBatch, isBatchId, toBatch, type PayoutBatch } from './payouts';
 import { applyRailOutcomes, sendRailBatch } from './rail-payouts';
 
@@ -90,10 +90,10 @@ export async function reconcileRailBatch(accountId: string, batchId: string): Pr
 
 /** The PayPal items of the batch's re-sent payouts (each in its own `pb_…-r<n>` batch at PayPal). */
 async function resentOutcomes(accountId: string, batch: PayoutBatch, rail: PayoutRail): Promise<RailItemOutcome[]> {
-  const found = await batchGet(batch.payout_ids.filter(isPayoutId).map((id) => keys.payout(accountId, id)));
+  const found = await batchGet(batch.payout_ids.filter(isPayoutId).map((id) => moneyKeys.payout(accountId, id)));
   const out: RailItemOutcome[] = [];
   for (const id of batch.payout_ids) {
-    const p = toPayout(lookup(found, keys.payout(accountId, id)));
+    const p = toPayout(lookup(found, moneyKeys.payout(accountId, id)));
     if (p?.status !== 'processing' || !p.resend_sent_attempt || !p.resend_rail_batch_id) continue;
     const read = await rail.readBatch(`${batch.id}-r${p.resend_sent_attempt}`, p.resend_rail_batch_id, [p.id]);
     out.push(...read.items.filter((i) => i.payoutId === p.id));

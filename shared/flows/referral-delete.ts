@@ -18,7 +18,7 @@ import { batchGet, ConditionsFailedError, getItem, lookup, RaceLostError, transa
 import { eventItem } from '../store/outbox';
 import { changeCollecting, collectingTarget, toPayout } from '../store/payouts';
 import { deleteReferral, RewardsInPayoutError } from '../store/referrals';
-import { keys } from '../store/table';
+import { keys, moneyKeys } from '../store/table';
 import { log } from '../log';
 
 class DeleteRaceError extends RaceLostError {}
@@ -57,8 +57,8 @@ async function voidOutOfPayouts(accountId: string, referralId: string, rewardIds
         .filter((r): r is LedgerReward => r !== null && r.status !== 'voided');
       if (rewards.length === 0) return;
       const payoutIds = [...new Set(rewards.map((r) => r.payout_id).filter((p): p is string => p !== null))];
-      const payoutItems = await batchGet(payoutIds.map((p) => keys.payout(accountId, p)));
-      const payouts = new Map(payoutIds.map((p) => [p, toPayout(lookup(payoutItems, keys.payout(accountId, p)))] as const));
+      const payoutItems = await batchGet(payoutIds.map((p) => moneyKeys.payout(accountId, p)));
+      const payouts = new Map(payoutIds.map((p) => [p, toPayout(lookup(payoutItems, moneyKeys.payout(accountId, p)))] as const));
       const holder = (r: LedgerReward): Payout | null => {
         const p = r.payout_id ? (payouts.get(r.payout_id) ?? null) : null;
         return p?.reward_ids.includes(r.id) ? p : null;

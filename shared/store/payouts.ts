@@ -69,7 +69,7 @@ export const payoutCounterPrefixes = (p: Pick<Payout, 'member_id' | 'currency'>)
 
 export async function getPayout(accountId: string, id: string): Promise<Payout | null> {
   if (!isPayoutId(id)) return null;
-  return toPayout(await getItem(keys.payout(accountId, id)));
+  return toPayout(await getItem(moneyKeys.payout(accountId, id)));
 }
 
 /** Where a member's approvals in `currency` go now, and what makes that payout due. */
@@ -107,7 +107,7 @@ export async function collectingTarget(accountId: string, memberId: string, curr
   const account = lookup(found, keys.account(accountId));
   const campaignId = typeof member?.campaign_id === 'string' ? member.campaign_id : null;
   const [payoutItem, campaignItem] = await Promise.all([
-    typeof pointer?.payout_id === 'string' ? getItem(keys.payout(accountId, pointer.payout_id)) : Promise.resolve(undefined),
+    typeof pointer?.payout_id === 'string' ? getItem(moneyKeys.payout(accountId, pointer.payout_id)) : Promise.resolve(undefined),
     campaignId ? getItem(keys.campaign(accountId, campaignId)) : Promise.resolve(undefined),
   ]);
   const payout = toPayout(payoutItem);
@@ -245,7 +245,7 @@ function toClaim(value: unknown): PayoutClaim | null {
 /** A payout with the transition claimed on it, if any (one strongly consistent GetItem). */
 export async function getPayoutAndClaim(accountId: string, id: string): Promise<{ payout: Payout; claim: PayoutClaim | null } | null> {
   if (!isPayoutId(id)) return null;
-  const item = await getItem(keys.payout(accountId, id));
+  const item = await getItem(moneyKeys.payout(accountId, id));
   const payout = toPayout(item);
   return payout ? { payout, claim: toClaim(item?.claim) } : null;
 }
@@ -328,7 +328,7 @@ export function payoutSums(txn: MoneyTxn, before: Payout | null, next: Payout): 
 
 export function payoutItem(accountId: string, p: Payout): Record<string, unknown> {
   const item: Record<string, unknown> = {
-    ...keys.payout(accountId, p.id),
+    ...moneyKeys.payout(accountId, p.id),
     type: 'Payout',
     gsi1pk: moneyKeys.payoutsByMember(accountId, p.member_id),
     gsi1sk: p.id,

@@ -29,7 +29,7 @@ import {
 } from '../billing/registry';
 import { batchGet, ConditionsFailedError, getItem, lookup, transact, type TransactItem } from './ops';
 import { counterKeys, sumOf } from './shards';
-import { keys, providerWebhookSecretKey } from './table';
+import { keys, providerWebhookSecretKey, providerRegistryKeys } from './table';
 
 export type { ProviderConnection } from '../billing/registry';
 
@@ -139,7 +139,7 @@ export async function saveProviderConnection(accountId: string, conn: ProviderCo
       {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.providerAccount(accountId), type: 'ProviderAccount', account_id: accountId, updated_at: now },
+          Item: { ...providerRegistryKeys.providerAccount(accountId), type: 'ProviderAccount', account_id: accountId, updated_at: now },
         },
       },
       // A switch of kinds also re-checks, in the same transaction, that nothing was mirrored meanwhile: every

@@ -9,7 +9,7 @@ import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Payout } from '../domain/lifecycle';
 import { db, tableName } from './client';
 import { nowSeconds, queryAll, type TransactItem } from './ops';
-import { keys, type Key } from './table';
+import { type Key, moneyKeys } from './table';
 
 export const railBatchKeys = {
   /** The registry's partition. */
@@ -78,7 +78,7 @@ export async function countResend(accountId: string, before: Payout): Promise<Pa
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.payout(accountId, before.id),
+        Key: moneyKeys.payout(accountId, before.id),
         UpdateExpression: 'SET resend_attempt = :a, version = :nv, updated_at = :now',
         ConditionExpression: 'version = :v AND #st = :processing AND rail = :paypal AND rail_status = :unclaimed',
         ExpressionAttributeNames: { '#st': 'status' },
@@ -130,7 +130,7 @@ export async function swapRailItemId(
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.payout(accountId, payoutId),
+        Key: moneyKeys.payout(accountId, payoutId),
         UpdateExpression: `SET ${sets.join(', ')}`,
         ConditionExpression: 'rail_item_id = :expected AND #st = :processing',
         ExpressionAttributeNames: names,

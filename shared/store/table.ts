@@ -164,6 +164,7 @@ export const edgeKeys = {
  * builds them, the conversion and most API functions never do.
  */
 export const moneyKeys = {
+  payout: (acct: string, id: string): Key => ({ pk: `A#${acct}#PAYOUT`, sk: id }),
   /** GSI1: rewards of a member, newest first. */
   rewardsByMember: (acct: string, memberId: string) => `A#${acct}#MEMBER#${memberId}#REWARDS`,
   /** GSI2: rewards in one status, newest first. */
@@ -240,6 +241,8 @@ export const recordKeys = {
 /** The operator registry of accounts with provider settings, read by the background sync (store/provider-accounts.ts). */
 export const providerRegistryKeys = {
   providerAccounts: () => 'PROVIDER_ACCOUNTS#paddle',
+  /** One account with provider settings (like APIKEY#, not tenant data): the backfill's list. */
+  providerAccount: (acct: string): Key => ({ pk: 'PROVIDER_ACCOUNTS#paddle', sk: acct }),
 };
 
 /** API keys' lookup items, by the key's SHA-256 (shared/store/accounts.ts), apart from `keys` like edgeKeys. */
@@ -291,8 +294,6 @@ export const keys = {
   // dynamodb:LeadingKeys) to every function that does not call the provider's vendor API.
   providerSettings: (acct: string): Key => ({ pk: `A#${acct}#PROVIDER`, sk: 'PADDLE' }),
   providerSecret: (acct: string): Key => ({ pk: `A#${acct}#PROVIDER_SECRET`, sk: 'PADDLE' }),
-  /** Operator registry of accounts with provider settings (like APIKEY#, not tenant data): the backfill's list. */
-  providerAccount: (acct: string): Key => ({ pk: 'PROVIDER_ACCOUNTS#paddle', sk: acct }),
   /** Idempotency marker of a processed provider alert (expires after ALERT_MARKER_DAYS). */
   alert: (acct: string, alertId: string): Key => ({ pk: `A#${acct}#ALERT#${alertId}`, sk: 'ALERT' }),
   /** Payments of one subscription, in payment-id order. */
@@ -307,7 +308,6 @@ export const keys = {
   // ---- money (docs/design/money.md) ----
   /** The reward ledger: one item per reward (its lifecycle), beside the copy inside its referral. */
   reward: (acct: string, id: string): Key => ({ pk: `A#${acct}#REWARD`, sk: id }),
-  payout: (acct: string, id: string): Key => ({ pk: `A#${acct}#PAYOUT`, sk: id }),
   /**
    * Report buckets (store/reports.ts): one per scope (`T`, `C#<campaign>`, `M#<member>`) and UTC day; this is
    * shard 0 of the sharded scopes `T` and `C#` (store/shards.ts).

@@ -41,7 +41,7 @@ import { db, tableName } from '../../shared/store/client';
 import { getItem, nowSeconds } from '../../shared/store/ops';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
-import { keys } from '../../shared/store/table';
+import { keys, providerRegistryKeys } from '../../shared/store/table';
 import { counterKey } from '../../shared/store/shards';
 import * as ops from '../../shared/store/ops';
 import {
@@ -91,7 +91,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const id of connected) await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(id) }));
+  for (const id of connected) await db().send(new DeleteCommand({ TableName: tableName(), Key: providerRegistryKeys.providerAccount(id) }));
   await gateway?.close();
   await pollers?.stop();
   await queues?.stop();

@@ -12,7 +12,7 @@ import { getItem } from '../../shared/store/ops';
 import { toPayout } from '../../shared/store/payouts';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
-import { keys } from '../../shared/store/table';
+import { keys, moneyKeys } from '../../shared/store/table';
 import { api } from '../support/api';
 import { newAccount } from '../support/fixtures';
 
@@ -99,7 +99,7 @@ describe('issue 23 #29: payout emails', () => {
     const batch = await api('POST', '/v1/payout-batches/', { key: p.key, body: { format: 'paypal', currency: 'USD' } });
     expect(batch.status).toBe(409);
     expect(batch.body.detail).toContain(`${payoutId}: the member's payout email is not a valid mailbox`);
-    expect(toPayout(await getItem(keys.payout(p.accountId, payoutId)))!.status).toBe('due');
+    expect(toPayout(await getItem(moneyKeys.payout(p.accountId, payoutId)))!.status).toBe('due');
   });
 });
 
@@ -130,7 +130,7 @@ describe('issue 23 #33: the maximum per payout', () => {
     const atMax = await p.earn(other, max);
     expect((await api('GET', `/v1/payouts/${atMax}/`, { key: p.key })).body).toMatchObject({ status: 'due', failure_reason: null });
     // Voiding the bogus reward releases the hold.
-    const rewardId = toPayout(await getItem(keys.payout(p.accountId, payoutId)))!.reward_ids[0]!;
+    const rewardId = toPayout(await getItem(moneyKeys.payout(p.accountId, payoutId)))!.reward_ids[0]!;
     expect((await api('POST', `/v1/rewards/${rewardId}/void/`, { key: p.key, body: { reason: 'fraud' } })).status).toBe(200);
     expect((await api('GET', `/v1/payouts/${payoutId}/`, { key: p.key })).body).toMatchObject({
       status: 'open',
@@ -152,7 +152,7 @@ describe('issue 23 #33: the maximum per payout', () => {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.payout(p.accountId, payoutId),
+        Key: moneyKeys.payout(p.accountId, payoutId),
         UpdateExpression: 'SET amount = :a',
         ExpressionAttributeValues: { ':a': max + 1 },
       }),
@@ -170,7 +170,7 @@ describe('issue 23 #33: the maximum per payout', () => {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.payout(p.accountId, finePayout),
+        Key: moneyKeys.payout(p.accountId, finePayout),
         UpdateExpression: 'SET amount = :a',
         ExpressionAttributeValues: { ':a': 3_330_000_000_000 },
       }),

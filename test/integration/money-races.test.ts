@@ -19,7 +19,7 @@ import { getItem } from '../../shared/store/ops';
 import { toPayout } from '../../shared/store/payouts';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
-import { keys, moneyListKeys } from '../../shared/store/table';
+import { keys, moneyListKeys, moneyKeys } from '../../shared/store/table';
 import { api, type ApiResponse } from '../support/api';
 import { newAccount } from '../support/fixtures';
 
@@ -204,7 +204,7 @@ describe('issue 23 #23: mark-paid racing mark-failed on a payout of more than 20
       }
       const [paid, failed] = answers;
       expect([paid.status, failed.status].filter((s) => s !== 200 && s !== 409)).toEqual([]);
-      const payout = toPayout(await getItem(keys.payout(w.accountId, payoutId)))!;
+      const payout = toPayout(await getItem(moneyKeys.payout(w.accountId, payoutId)))!;
       // Exactly one outcome, and the call that lost says so (a batch's mark-paid skips a failed payout).
       expect(['paid', 'failed']).toContain(payout.status);
       if (payout.status === 'paid') expect(failed.status).toBe(409);
@@ -257,7 +257,7 @@ describe('issue 23 #23: mark-paid racing mark-failed on a payout of more than 20
     }
     expect(first.status).toBeGreaterThanOrEqual(500);
     // Claimed: still processing, and no other transition may start.
-    expect(toPayout(await getItem(keys.payout(w.accountId, payoutId)))!.status).toBe('processing');
+    expect(toPayout(await getItem(moneyKeys.payout(w.accountId, payoutId)))!.status).toBe('processing');
     const refused = await api('POST', `/v1/payouts/${payoutId}/mark-failed/`, { key: w.key, body: { reason: 'bounced' } });
     expect(refused.status).toBe(409);
     expect(refused.body.detail).toMatch(/being marked paid/);
@@ -298,7 +298,9 @@ describe('issue 23 #31: a referral delete racing a batch', () => {
       // Refused: nothing of it changed (before the fix, one commission could be voided already).
       expect(referral).toBeDefined();
       expect(doomedRewards.map((r) => [r?.status, r?.payout_id])).toEqual(Array(5).fill(['approved', payoutId]));
-      expect(toPayout(await getItem(keys.payout(w.accountId, payoutId)))!.reward_ids).toEqual(expect.arrayContaining(doomed.rewardIds));
+      expect(toPayout(await getItem(moneyKeys.payout(w.accountId, payoutId)))!.reward_ids).toEqual(
+        expect.arrayContaining(doomed.rewardIds),
+      );
     } else {
       expect(referral).toBeUndefined();
       expect(doomedRewards).toEqual(Array(5).fill(null));

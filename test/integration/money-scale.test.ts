@@ -14,7 +14,7 @@ import { counterUpdate, getItem, transact } from '../../shared/store/ops';
 import { rewardCounterPrefixes } from '../../shared/store/ledger';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
-import { keys, type CounterName } from '../../shared/store/table';
+import { keys, type CounterName, moneyKeys } from '../../shared/store/table';
 import { api, type ApiResponse } from '../support/api';
 import { describeCalls, itemsRead, recordDynamoCalls, type DynamoCall } from '../support/dynamo-calls';
 import { fillCounterShards } from '../support/counter-shards';
@@ -52,7 +52,7 @@ async function seed(size: number): Promise<Seeded> {
   );
   const approved = await approveReward(accountId, recorded.rewards[0]!.id);
   const rewardItem = (await getItem(keys.reward(accountId, approved.id)))!;
-  const payoutItem = (await getItem(keys.payout(accountId, approved.payout_id!)))!;
+  const payoutItem = (await getItem(moneyKeys.payout(accountId, approved.payout_id!)))!;
   const copies: Record<string, unknown>[] = [];
   for (let i = 1; i < size; i++) {
     const id = newEntityId();
@@ -60,7 +60,7 @@ async function seed(size: number): Promise<Seeded> {
     copies.push({ ...rewardItem, ...keys.reward(accountId, id), id, gsi1sk: id, gsi2sk: id, payout_id: payoutId });
     copies.push({
       ...payoutItem,
-      ...keys.payout(accountId, payoutId),
+      ...moneyKeys.payout(accountId, payoutId),
       id: payoutId,
       gsi1sk: payoutId,
       gsi2sk: payoutId,

@@ -12,7 +12,7 @@ import { sendRailBatch } from '../../shared/flows/rail-payouts';
 import { reconcileRailBatch } from '../../shared/flows/rail-reconcile';
 import { customerTransactionId } from '../../shared/rails/wise/uuid';
 import { getItem } from '../../shared/store/ops';
-import { keys } from '../../shared/store/table';
+import { moneyKeys } from '../../shared/store/table';
 import { startTestQueues, type TestQueues } from '../support/queues';
 import { batchOf, createRailBatch, deliver, earn, paidSums, payoutsOf, railPayee, railWorld, type RailWorld } from '../support/rail-world';
 
@@ -230,7 +230,7 @@ describe('PayPal webhooks out of order', () => {
     const { memberId, batchId, payoutIds } = await oneBatch(w, 'paypal', to);
     const payoutId = payoutIds[0]!;
     await sendRailBatch(w.accountId, batchId);
-    const itemId = String((await getItem(keys.payout(w.accountId, payoutId)))?.rail_item_id);
+    const itemId = String((await getItem(moneyKeys.payout(w.accountId, payoutId)))?.rail_item_id);
     expect(itemId).not.toBe('undefined');
     const held = await paypal.setItemStatus(itemId, 'ONHOLD');
     const success = await paypal.setItemStatus(itemId, 'SUCCESS');
@@ -239,13 +239,13 @@ describe('PayPal webhooks out of order', () => {
 
     // The newer SUCCESS arrives first, the older HELD after it.
     await deliver(w, queues, 'paypal', [...success, ...held]);
-    const paid = await getItem(keys.payout(w.accountId, payoutId));
+    const paid = await getItem(moneyKeys.payout(w.accountId, payoutId));
     expect(paid).toMatchObject({ status: 'paid', rail_status: 'SUCCESS' });
     expect(await paidSums(w, memberId)).toEqual({ payouts: 300, rewards: 300, stat: 300 });
     expect((await batchOf(w, batchId)).status).toBe('paid');
     // Redelivered: nothing changes.
     await deliver(w, queues, 'paypal', [...success, ...held, ...success]);
-    expect((await getItem(keys.payout(w.accountId, payoutId)))?.version).toBe(paid?.version);
+    expect((await getItem(moneyKeys.payout(w.accountId, payoutId)))?.version).toBe(paid?.version);
 
     // PayPal takes it back; then a stale SUCCESS is redelivered.
     const reversed = await paypal.setItemStatus(itemId, 'REVERSED');
@@ -257,11 +257,11 @@ describe('PayPal webhooks out of order', () => {
     expect(failed.failure_reason).toEqual(expect.any(String));
     expect(after.filter((p) => p.status === 'due')).toEqual([expect.objectContaining({ amount: '3.00', reward_count: 3 })]);
     expect(await paidSums(w, memberId)).toEqual({ payouts: 0, rewards: 0, stat: 0 });
-    const version = (await getItem(keys.payout(w.accountId, payoutId)))?.version;
+    const version = (await getItem(moneyKeys.payout(w.accountId, payoutId)))?.version;
     // The reversal redelivered, and a reconciliation (PayPal's word: REVERSED): nothing changes.
     await deliver(w, queues, 'paypal', reversed);
     await reconcileRailBatch(w.accountId, batchId);
-    expect((await getItem(keys.payout(w.accountId, payoutId)))?.version).toBe(version);
+    expect((await getItem(moneyKeys.payout(w.accountId, payoutId)))?.version).toBe(version);
     expect((await payoutsOf(w, memberId)).filter((p) => p.status === 'due')).toHaveLength(1);
     expect(paypal.paidCount(to)).toBeLessThanOrEqual(1);
   });

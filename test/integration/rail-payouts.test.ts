@@ -23,7 +23,7 @@ import { railBatchKeys } from '../../shared/store/rail-batches';
 import { railConnection, saveRailConnection } from '../../shared/store/rail-connections';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
-import { keys } from '../../shared/store/table';
+import { keys, moneyKeys } from '../../shared/store/table';
 import { api } from '../support/api';
 import { newAccount } from '../support/fixtures';
 import { startTestQueues, type TestQueues } from '../support/queues';
@@ -292,9 +292,9 @@ describe('rail batches', () => {
     expect(batch.status).toBe('paid');
 
     // The same outcomes again change nothing.
-    const versions = await Promise.all([...okPayouts, ...badPayouts].map((p) => getItem(keys.payout(w.accountId, p.id))));
+    const versions = await Promise.all([...okPayouts, ...badPayouts].map((p) => getItem(moneyKeys.payout(w.accountId, p.id))));
     await reconcile(w, 'paypal', batchId);
-    const again = await Promise.all([...okPayouts, ...badPayouts].map((p) => getItem(keys.payout(w.accountId, p.id))));
+    const again = await Promise.all([...okPayouts, ...badPayouts].map((p) => getItem(moneyKeys.payout(w.accountId, p.id))));
     expect(again.map((i) => i?.version)).toEqual(versions.map((i) => i?.version));
     expect(await expectPaidAgrees(w, ok)).toBe(300);
     expect(await expectPaidAgrees(w, bad)).toBe(0);
@@ -315,9 +315,9 @@ describe('rail batches', () => {
     expect(p).toMatchObject({ status: 'processing', rail: 'paypal', rail_status: 'UNCLAIMED' });
     const event = await eventOf(w, 'payout.unclaimed', p!.id);
     expect(event).toBeDefined();
-    const version = (await getItem(keys.payout(w.accountId, p!.id)))?.version;
+    const version = (await getItem(moneyKeys.payout(w.accountId, p!.id)))?.version;
     await reconcile(w, 'paypal', batchId);
-    expect((await getItem(keys.payout(w.accountId, p!.id)))?.version).toBe(version);
+    expect((await getItem(moneyKeys.payout(w.accountId, p!.id)))?.version).toBe(version);
     expect((await eventOf(w, 'payout.unclaimed', p!.id))?.created_ms).toBe(event?.created_ms);
     expect((await batchOf(w, batchId)).status).toBe('processing');
     expect(await getItem(railBatchKeys.openBatch(w.accountId, batchId))).toBeDefined();
@@ -333,6 +333,6 @@ describe('rail batches', () => {
         detail: expect.stringContaining('is being paid through PayPal Payouts'),
       });
     }
-    expect((await getItem(keys.payout(w.accountId, p!.id)))?.version).toBe(version);
+    expect((await getItem(moneyKeys.payout(w.accountId, p!.id)))?.version).toBe(version);
   });
 });

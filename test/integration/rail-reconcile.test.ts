@@ -19,7 +19,7 @@ import { db, tableName } from '../../shared/store/client';
 import { payoutItem } from '../../shared/store/payouts';
 import { openRailBatchPut } from '../../shared/store/rail-batches';
 import { saveRailConnection } from '../../shared/store/rail-connections';
-import { keys, moneyListKeys } from '../../shared/store/table';
+import { moneyListKeys, moneyKeys } from '../../shared/store/table';
 import { getItem, transact } from '../../shared/store/ops';
 import { api } from '../support/api';
 import { newAccount } from '../support/fixtures';
@@ -347,11 +347,11 @@ describe('against the PayPal emulator', () => {
     await queues.purge();
     expect((await api('POST', `/v1/payouts/${unclaimed.id}/resend/`, { key: apiKey })).status).toBe(202);
     const [resend] = (await messages()) as unknown as ResendRailPayoutMessage[];
-    const oldItem = String((await getItem(keys.payout(accountId, unclaimed.id)))?.rail_item_id);
+    const oldItem = String((await getItem(moneyKeys.payout(accountId, unclaimed.id)))?.rail_item_id);
     await resendRailPayout(resend!.account_id, resend!.payout_id, resend!.attempt);
     // A repeat of the message does nothing more.
     await resendRailPayout(resend!.account_id, resend!.payout_id, resend!.attempt);
-    const resent = await getItem(keys.payout(accountId, unclaimed.id));
+    const resent = await getItem(moneyKeys.payout(accountId, unclaimed.id));
     expect(typeof resent?.rail_item_id).toBe('string');
     expect(resent?.rail_item_id).not.toBe(oldItem);
     expect(resent).toMatchObject({ payout_email: 'fixed@example.com', resend_attempt: 1, resend_sent_attempt: 1, status: 'processing' });
@@ -386,7 +386,7 @@ describe('against the PayPal emulator', () => {
     await paypal.settle(railBatchId);
     await reconcileRailBatch(accountId, batch.id);
     expect(await endState([payout.id])).toEqual({ [member]: ['processing', 'UNCLAIMED'] });
-    const oldItem = String((await getItem(keys.payout(accountId, payout.id)))?.rail_item_id);
+    const oldItem = String((await getItem(moneyKeys.payout(accountId, payout.id)))?.rail_item_id);
 
     // The member claims it at PayPal (that webhook is lost), and the operator asks for a re-send meanwhile.
     await paypal.setItemStatus(oldItem, 'SUCCESS');
@@ -397,7 +397,7 @@ describe('against the PayPal emulator', () => {
     await resendRailPayout(resend!.account_id, resend!.payout_id, resend!.attempt);
 
     expect(paypal.itemsOf(`${batch.id}-r1`)).toBe(0);
-    const after = await getItem(keys.payout(accountId, payout.id));
+    const after = await getItem(moneyKeys.payout(accountId, payout.id));
     expect(after).toMatchObject({ status: 'paid', rail_status: 'SUCCESS', rail_item_id: oldItem, payout_email: 'unclaimed@example.com' });
     expect(paypal.paidCount('late@example.com')).toBe(0);
     // A repeat of the message, and the reconciliation, change nothing.

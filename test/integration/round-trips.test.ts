@@ -25,7 +25,7 @@ import { resetConfig } from '../../shared/config';
 import { QUEUE_NAMES, type ProviderWebhookMessage, type QueueName } from '../../shared/queue/queues';
 import { createApiKey } from '../../shared/store/accounts';
 import { db, tableName } from '../../shared/store/client';
-import { applicationKeys, keys } from '../../shared/store/table';
+import { applicationKeys, keys, providerRegistryKeys } from '../../shared/store/table';
 import { clearProviderCache, saveProviderConnection, saveProviderSettings } from '../../shared/store/provider';
 import { signatureHeader as billingSignature } from '../../shared/providers/paddle-billing/signature';
 import { signatureHeader as stripeSignature } from '../../shared/providers/stripe/signature';
@@ -465,7 +465,7 @@ beforeAll(async () => {
   // Off the background-sync registry: another file's backfill (paddle-pipeline.test.ts runs the real job,
   // which syncs every registered account of the shared test table) must not call this file's emulator
   // while a conversion's provider calls are being counted.
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(accountId) }));
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: providerRegistryKeys.providerAccount(accountId) }));
   ({ accountId: billingAccountId } = await newAccount());
   await saveProviderConnection(billingAccountId, {
     kind: 'paddle-billing',
@@ -473,7 +473,7 @@ beforeAll(async () => {
     apiUrl: 'http://127.0.0.1:9',
     webhookSecret: BILLING_SECRET,
   });
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(billingAccountId) }));
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: providerRegistryKeys.providerAccount(billingAccountId) }));
   ({ accountId: stripeAccountId } = await newAccount());
   await saveProviderConnection(stripeAccountId, {
     kind: 'stripe',
@@ -481,7 +481,7 @@ beforeAll(async () => {
     apiUrl: 'http://127.0.0.1:9',
     webhookSecret: STRIPE_SECRET,
   });
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(stripeAccountId) }));
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: providerRegistryKeys.providerAccount(stripeAccountId) }));
   ({ accountId: chargebeeAccountId } = await newAccount());
   await saveProviderConnection(chargebeeAccountId, {
     kind: 'chargebee',
@@ -491,7 +491,7 @@ beforeAll(async () => {
     webhookUsername: 'refloop',
     webhookPassword: CHARGEBEE_PAIR.slice('refloop:'.length),
   });
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(chargebeeAccountId) }));
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: providerRegistryKeys.providerAccount(chargebeeAccountId) }));
   // Warm the auth cache.
   expect((await call('GET', '/v1/campaigns/')).status).toBe(200);
   owner = await loginAs(accountId, 'owner');
@@ -554,7 +554,7 @@ afterAll(async () => {
   await wiseRail?.stop();
   if (allowLoopback === undefined) delete process.env.WEBHOOK_ALLOW_LOOPBACK;
   else process.env.WEBHOOK_ALLOW_LOOPBACK = allowLoopback;
-  for (const id of connected) await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(id) }));
+  for (const id of connected) await db().send(new DeleteCommand({ TableName: tableName(), Key: providerRegistryKeys.providerAccount(id) }));
   await queues?.stop();
   await paddle?.stop();
   if (process.env.ROUND_TRIPS_REPORT === '1' && results.length > 0) {
@@ -2040,7 +2040,7 @@ describe('provider events through the worker: the same round trips for every pro
         const { accountId: account } = await newAccount();
         connected.push(account);
         await harness.connect(account);
-        await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(account) }));
+        await db().send(new DeleteCommand({ TableName: tableName(), Key: providerRegistryKeys.providerAccount(account) }));
         const out = await harness.checkout(`${unique('rt')}@example.com`);
         await drainQueues();
         for (const d of out.deliveries) expect((await deliverTo(account, d)).status).toBe(200);
@@ -2127,7 +2127,7 @@ describe('provider events through the worker: the same round trips for every pro
         const { accountId: account } = await newAccount();
         connected.push(account);
         await harness.connect(account);
-        await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerAccount(account) }));
+        await db().send(new DeleteCommand({ TableName: tableName(), Key: providerRegistryKeys.providerAccount(account) }));
         const deliveries: import('../support/provider-harness').Delivery[] = [];
         for (let i = 0; i < 3; i++) deliveries.push(...(await harness.checkout(`${unique('rtb')}@example.com`)).deliveries);
         await drainQueues();

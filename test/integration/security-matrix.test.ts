@@ -28,7 +28,7 @@ import { createBatch } from '../../shared/flows/payouts';
 import { getItem } from '../../shared/store/ops';
 import { toReferral } from '../../shared/store/referrals';
 import { recordRewards } from '../../shared/store/rewards';
-import { keys, moneyListKeys } from '../../shared/store/table';
+import { keys, moneyListKeys, moneyKeys } from '../../shared/store/table';
 import { api, type ApiResponse } from '../support/api';
 import { pollUntil } from '../support/fixtures';
 import { API_ORIGIN, freshEmail, loginAs, sessionHeaders, type DashboardLogin } from '../support/dashboard';
@@ -959,7 +959,7 @@ describe("another account's valid key with this account's ids: 404, never data",
     const railBatch = await putProcessingRailBatch(A.accountId);
     const railItems = () =>
       Promise.all([
-        getItem(keys.payout(A.accountId, unclaimed.id)),
+        getItem(moneyKeys.payout(A.accountId, unclaimed.id)),
         getItem(moneyListKeys.payoutBatch(A.accountId, railBatch)),
         getItem(moneyListKeys.payoutBatch(A.accountId, unclaimed.batch_id as string)),
       ]);
