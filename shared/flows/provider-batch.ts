@@ -41,6 +41,7 @@ import { followPayers } from './payer-ids';
 import {
   afterUpdate,
   applyPreparedEvent,
+  rereadIfTied,
   completeFields,
   followUpOf,
   prepareEvent,
@@ -162,7 +163,9 @@ async function applyAccountBatch(
   }
   const p = provider;
 
-  // PARSE, then PREPARE: the adapter's and the provider's calls, concurrently.
+  // PARSE, then PREPARE: the adapter's and the provider's calls, concurrently. The parses start together,
+  // so an adapter may learn from the whole batch what one event would otherwise look up (the Stripe
+  // adapter's parseWebhook: a customer's email from the invoice beside its subscription event).
   const parsed = await Promise.all(
     entries.map(async (entry) => {
       try {
@@ -185,7 +188,7 @@ async function applyAccountBatch(
   const prepared = await Promise.all(
     facts.map(async (f) => {
       try {
-        return await prepareEvent(accountId, p, f.event, f.index);
+        return await prepareEvent(accountId, p, f.event, f.index, { rereadOnTie: true });
       } catch (err) {
         fail(f.recordId, err);
         return null;
@@ -331,7 +334,11 @@ async function applyWave(accountId: string, provider: WebhookProvider, wave: Job
     }
     let plan: ProviderPlan;
     try {
-      const current = toSubscription(lookup(overlay, keys.subscription(accountId, job.e.facts.id)));
+      const stored = lookup(overlay, keys.subscription(accountId, job.e.facts.id));
+      // An event whose time cannot order it is read again from the provider only on a tie with the state
+      // stored (or planned by an earlier fact of this batch); its keys stay the same.
+      job.e = await rereadIfTied(provider, job.e, stored ? Number(stored.event_ms ?? 0) : undefined);
+      const current = toSubscription(stored);
       const fields = await completeFields(accountId, provider, job.e.facts, { current });
       plan = planProviderUpdate(accountId, updateOf(provider, job.e, fields), overlay, folding ? found : undefined);
       job.plan = plan;
@@ -491,7 +498,7 @@ async function applyWave(accountId: string, provider: WebhookProvider, wave: Job
     for (const k of job.reads) dirty.add(keyString(k));
     dirty.add(keyString(keys.subscription(accountId, job.e.facts.id)));
     try {
-      await applyPreparedEvent(accountId, provider, job.e, queueEvaluation(job.recordId));
+      await applyPreparedEvent(accountId, provider, await rereadIfTied(provider, job.e, 'always'), queueEvaluation(job.recordId));
     } catch (err) {
       failJob(job, err);
     }

@@ -34,6 +34,8 @@ export interface ProviderHarness {
   connect(accountId: string, apiUrl?: string): Promise<void>;
   /** The emulator's API base URL. */
   apiUrl(): string;
+  /** The API calls the emulator answered so far, by route. */
+  apiCalls(): Record<string, number>;
   /** The next `count` API calls answer `status` (429 with Retry-After: 1). */
   failNext(count: number, status: 429 | 503): void;
   /** Provider-side credit objects created so far (modifiers, discounts, balance transactions, promotional credits). */
@@ -79,6 +81,7 @@ function classic(): ProviderHarness {
         checkoutApiUrl: apiUrl ? `${apiUrl}/checkout/api` : paddle.checkoutApiUrl,
       }),
     apiUrl: () => paddle.url,
+    apiCalls: () => paddle.callCounts(),
     failNext() {
       throw new Error('the Classic emulator has setMode, not failNext: see fault-injection.test.ts');
     },
@@ -136,6 +139,7 @@ function paddleBilling(): ProviderHarness {
         webhookSecret: paddle.webhookSecret,
       }),
     apiUrl: () => paddle.url,
+    apiCalls: () => paddle.callCounts(),
     failNext: (count, status) => paddle.failNext(count, status, 1),
     creditObjects: () =>
       [...paddle.ledger.discounts.values()].filter((d) => (d.custom_data as { refloop?: unknown } | null)?.refloop === 'credit').length,
@@ -192,6 +196,7 @@ function stripe(): ProviderHarness {
         webhookSecret: em.webhookSecret,
       }),
     apiUrl: () => em.url,
+    apiCalls: () => em.callCounts(),
     failNext: (count, status) => em.failNext(count, status, 1),
     creditObjects: () => [...em.ledger.balanceTransactions.values()].flat().filter((t) => t.metadata?.refloop === 'credit').length,
     async checkout(email, referralId, couponCode) {
@@ -251,6 +256,7 @@ export function chargebee(): ProviderHarness & { emulator(): ChargebeeEmulator }
         webhookPassword: em.webhookPassword,
       }),
     apiUrl: () => em.url,
+    apiCalls: () => em.callCounts(),
     failNext: (count, status) => em.failNext(count, status, 1),
     creditObjects: () =>
       em.promotionalCredits().filter((pc) => pc.type === 'increment' && pc.reference?.startsWith('refloop:reward:')).length,

@@ -2,7 +2,14 @@
 // (zero-decimal list) and form encoding (shared/providers/stripe/wire.ts).
 import type { BillingEvent } from '../../shared/billing/port';
 import { centsToMinor, minorToCents } from '../../shared/domain/currency';
-import { lookupsFor, parseEnvelope, parseStripeEvents, toBillingEvents, type Enrichment } from '../../shared/providers/stripe/events';
+import {
+  batchLookupsOf,
+  lookupsFor,
+  parseEnvelope,
+  parseStripeEvents,
+  toBillingEvents,
+  type Enrichment,
+} from '../../shared/providers/stripe/events';
 import {
   STRIPE_API_VERSION,
   decodeForm,
@@ -444,5 +451,30 @@ describe('form encoding (bracket keys)', () => {
     expect(() => decodeForm('a[b]=1&a=2')).toThrow();
     expect(() => decodeForm('a]=1')).toThrow();
     expect(() => decodeForm('a[5000]=1')).toThrow();
+  });
+});
+
+describe('batchLookupsOf: what one event tells the others of its batch', () => {
+  it("a completed checkout: its customer's email and the session that created the subscription", () => {
+    expect(batchLookupsOf(envelope(event('checkout.session.completed', checkoutSession())))).toEqual({
+      emails: [[IDS.customer, 'jane@example.com']],
+      checkouts: [[IDS.subscription, IDS.session]],
+    });
+  });
+
+  it("a paid invoice: its customer's email; a subscription event: nothing (it carries no email)", () => {
+    const paid = batchLookupsOf(envelope(event('invoice.paid', invoice())));
+    expect(paid.checkouts).toEqual([]);
+    expect(paid.emails).toEqual([[IDS.customer, expect.stringContaining('@')]]);
+    expect(batchLookupsOf(envelope(event('customer.subscription.created', subscription())))).toEqual({ emails: [], checkouts: [] });
+  });
+
+  it('a checkout that is not a completed subscription checkout tells no session', () => {
+    const open = batchLookupsOf(envelope(event('checkout.session.completed', { ...checkoutSession(), status: 'open' })));
+    const payment = batchLookupsOf(envelope(event('checkout.session.completed', { ...checkoutSession(), mode: 'payment' })));
+    expect([open, payment]).toEqual([
+      { emails: [], checkouts: [] },
+      { emails: [], checkouts: [] },
+    ]);
   });
 });

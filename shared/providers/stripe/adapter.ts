@@ -37,6 +37,7 @@ import { StripeApiError, StripeClient, isStripeError } from './client';
 import type { RetryOptions } from '../retry';
 import {
   invoiceSubscriptionId,
+  batchLookupsOf,
   lookupsFor,
   parseEnvelope,
   paymentFacts,
@@ -106,25 +107,26 @@ export function stripeProvider(
     sleep: options.sleep,
   });
   // For the provider's lifetime (one worker batch): a burst of events about one customer or product costs
-  // one lookup. Emails can change; a batch is short.
-  const emails = new Map<string, string>();
-  const productNames = new Map<string, string>();
+  // one lookup, even when the batch parses them concurrently (the lookup in flight is shared). Emails can
+  // change; a batch is short. What the batch's own events tell (see parseWebhook) needs no lookup at all.
+  const emails = new Map<string, Promise<string | undefined>>();
+  const productNames = new Map<string, Promise<string | undefined>>();
+  const checkoutSessions = new Map<string, string>();
 
-  const emailOf = async (customerId: string): Promise<string | undefined> => {
-    const cached = emails.get(customerId);
-    if (cached !== undefined) return cached;
-    const customer = await client.getCustomer(customerId);
-    if (customer?.email) emails.set(customerId, customer.email);
-    return customer?.email ?? undefined;
+  /** The lookup, shared while in flight and kept once answered; a failed one is not kept. */
+  const once = (cache: Map<string, Promise<string | undefined>>, id: string, look: () => Promise<string | undefined>) => {
+    let found = cache.get(id);
+    if (!found) {
+      found = look();
+      cache.set(id, found);
+      found.catch(() => cache.delete(id));
+    }
+    return found;
   };
-
-  const productNameOf = async (productId: string): Promise<string | undefined> => {
-    const cached = productNames.get(productId);
-    if (cached !== undefined) return cached;
-    const product = await client.getProduct(productId);
-    if (product?.name) productNames.set(productId, product.name);
-    return product?.name ?? undefined;
-  };
+  const emailOf = (customerId: string): Promise<string | undefined> =>
+    once(emails, customerId, async () => (await client.getCustomer(customerId))?.email ?? undefined);
+  const productNameOf = (productId: string): Promise<string | undefined> =>
+    once(productNames, productId, async () => (await client.getProduct(productId))?.name ?? undefined);
 
   /** The subscription invoice a payment intent paid (Basil: through the invoice payments API). */
   const paidInvoiceOf = async (paymentIntentId: string): Promise<PaidInvoiceRef | null> => {
@@ -170,6 +172,16 @@ export function stripeProvider(
 
     async parseWebhook(raw: RawWebhook): Promise<BillingEvent[]> {
       const parsed = parseEnvelope(raw.rawBody);
+      if (parsed.ok) {
+        // What this event tells the others (an email, the session that created a subscription) is noted
+        // first, then one macrotask passes before any lookup: the parses a worker batch starts together
+        // (shared/flows/provider-batch.ts) have all noted theirs by then, so an event whose invoice or
+        // checkout is in the same batch looks nothing up.
+        const known = batchLookupsOf(parsed.envelope);
+        for (const [customerId, email] of known.emails) if (!emails.has(customerId)) emails.set(customerId, Promise.resolve(email));
+        for (const [subscriptionId, sessionId] of known.checkouts) checkoutSessions.set(subscriptionId, sessionId);
+        await new Promise((next) => setImmediate(next));
+      }
       if (!parsed.ok) return [parsed.event];
       const needs = lookupsFor(parsed.envelope);
       const foundEmails = new Map<string, string>();
@@ -203,7 +215,8 @@ export function stripeProvider(
       }
       const checkoutBySubscription = new Map<string, string>();
       for (const sub of needs.checkoutForSubscriptions) {
-        const session = await client.findCheckoutSessionBySubscription(sub);
+        const known = checkoutSessions.get(sub);
+        const session = known ? { id: known } : await client.findCheckoutSessionBySubscription(sub);
         if (session) checkoutBySubscription.set(sub, session.id);
       }
       return toBillingEvents(parsed.envelope, {
@@ -237,14 +250,15 @@ export function stripeProvider(
 
     async listSubscriptions(cursor: string | null): Promise<SubscriptionPage> {
       const page = await client.listSubscriptions(cursor);
-      const ids = new Set<string>();
+      const names = new Map<string, string>();
       for (const s of page.data) {
         const product = s.items?.data?.[0]?.price?.product;
-        if (typeof product === 'string' && !productNames.has(product)) ids.add(product);
+        if (typeof product !== 'string' || names.has(product)) continue;
+        const name = await productNameOf(product);
+        if (name) names.set(product, name);
       }
-      for (const id of ids) await productNameOf(id);
       const subscriptions = page.data
-        .map((s) => subscriptionFacts(s as unknown as Json, { productNames }))
+        .map((s) => subscriptionFacts(s as unknown as Json, { productNames: names }))
         .filter((s): s is SubscriptionFacts => s !== null);
       return { subscriptions, next: page.next };
     },

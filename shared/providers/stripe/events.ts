@@ -197,6 +197,29 @@ const productIdOf = (item: Json | undefined): string | null => {
   return typeof product === 'string' ? idOf(product, 'prod_') : null;
 };
 
+/**
+ * What an event tells that another event of the same batch would otherwise look up: a customer's email
+ * (an invoice's `customer_email`, a completed checkout's `customer_details.email`) and the Checkout Session
+ * that created a subscription (a completed checkout of mode subscription). Pure; see the adapter's
+ * parseWebhook.
+ */
+export function batchLookupsOf(envelope: StripeEnvelope): { emails: [string, string][]; checkouts: [string, string][] } {
+  const { type, object } = envelope;
+  const out: { emails: [string, string][]; checkouts: [string, string][] } = { emails: [], checkouts: [] };
+  const customerId = customerIdOf(object.customer);
+  if (type === 'invoice.paid') {
+    const email = str(object.customer_email);
+    if (customerId && email) out.emails.push([customerId, email]);
+  } else if (type === 'checkout.session.completed' && object.mode === 'subscription' && object.status === 'complete') {
+    const email = str(obj(object.customer_details)?.email) ?? str(object.customer_email);
+    if (customerId && email) out.emails.push([customerId, email]);
+    const subscriptionId = idOf(object.subscription, 'sub_');
+    const sessionId = idOf(object.id, 'cs_');
+    if (subscriptionId && sessionId) out.checkouts.push([subscriptionId, sessionId]);
+  }
+  return out;
+}
+
 /** What the event's facts need and do not carry. */
 export function lookupsFor(envelope: StripeEnvelope): Lookups {
   const { type, object } = envelope;
