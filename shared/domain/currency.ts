@@ -16,14 +16,14 @@ const exponents = new Map<string, number>();
 export function currencyExponent(code: string): number {
   let e = exponents.get(code);
   if (e === undefined) {
+    // Building an Intl.NumberFormat costs ~0.1 ms and a provider event converts several amounts: each
+    // code's answer is kept. Only codes Intl accepts (three letters: a bounded set) are kept.
     try {
       e = new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2;
     } catch {
-      e = 2;
+      return 2;
     }
-    // Building an Intl.NumberFormat costs ~0.1 ms: a provider event converts several amounts, so each
-    // code's answer is kept (a few hundred codes at most; an unknown one is kept as 2 as well).
-    if (exponents.size < 1000) exponents.set(code, e);
+    exponents.set(code, e);
   }
   return e;
 }

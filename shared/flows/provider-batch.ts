@@ -34,7 +34,10 @@ import {
   type ProviderPlan,
   type ProviderUpdateResult,
 } from '../store/subscriptions';
+import { counterKey } from '../store/shards';
 import { keys, type CounterName, type Key } from '../store/table';
+import { tableName } from '../store/client';
+import { SCREENED_EVENT_TYPES } from '../webhooks/fanout';
 import { unattributedUpdate } from '../store/unattributed';
 import { NO_HINT_DETAIL } from './attribution';
 import { followPayers } from './payer-ids';
@@ -214,10 +217,10 @@ async function applyAccountBatch(
     for (const k of job.reads) broken.set(keyString(k), err);
   };
 
-  // LOAD: one BatchGet for the whole batch.
+  // LOAD: one BatchGet for the whole batch, with the account's count of webhook endpoints.
   let found: Map<string, Record<string, unknown>>;
   try {
-    found = pending.length > 0 ? await batchGet(pending.flatMap((j) => j.reads)) : new Map();
+    found = pending.length > 0 ? await batchGet([...pending.flatMap((j) => j.reads), endpointCount(accountId)]) : new Map();
   } catch (err) {
     for (const job of pending) failJob(job, err);
     pending = [];
@@ -385,7 +388,8 @@ async function applyWave(accountId: string, provider: WebhookProvider, wave: Job
     }
     // The sighting joins the plan's items below: counted here (a fold replaces an item, so this may
     // over-count by one, never under-count).
-    if (transactionOf(accountId, [...chunk, job]).length + (sighting ? 1 : 0) > MAX_TRANSACTION_ITEMS) {
+    // (One more for withoutOutbox's check.)
+    if (transactionOf(accountId, [...chunk, job]).length + (sighting ? 1 : 0) + 1 > MAX_TRANSACTION_ITEMS) {
       if (folding) {
         defer();
         continue;
@@ -428,7 +432,7 @@ async function applyWave(accountId: string, provider: WebhookProvider, wave: Job
     chunks.map(async (jobs) => {
       tally.transactions++;
       try {
-        await transact(transactionOf(accountId, jobs));
+        await transact(withoutOutbox(accountId, transactionOf(accountId, jobs), found));
         committed.push(...jobs);
         for (const job of jobs)
           for (const item of job.plan?.stored ?? []) found.set(keyString({ pk: String(item.pk), sk: String(item.sk) }), item);
@@ -564,6 +568,38 @@ function itemKey(item: TransactItem): string | null {
 /** The fact each item of transactionOf(jobs) belongs to (null: a merged counter or report bucket). */
 function ownersOf(jobs: Job[]): (Job | null)[] {
   return jobs.flatMap((job) => (job.plan as ProviderPlan).items.map(() => job));
+}
+
+/** The account's count of webhook endpoints (a limit counter: one item, shard 0). */
+const endpointCount = (accountId: string): Key => counterKey(accountId, 'webhook_endpoints', 0);
+
+/**
+ * An account with no webhook endpoint has nothing to deliver its events to: the transaction writes them
+ * already dispatched (no outbox entry, so nothing is queued for the fan-out, which would find no endpoint
+ * and mark each one dispatched), unless fraud screening reads their type. One ConditionCheck keeps it
+ * true at the commit: an endpoint created meanwhile cancels the transaction, and its facts go the
+ * per-event way, which queues every event. The events stay readable as always (the event log).
+ */
+function withoutOutbox(accountId: string, items: TransactItem[], found: Map<string, Record<string, unknown>>): TransactItem[] {
+  if (Number(lookup(found, endpointCount(accountId))?.n ?? 0) > 0) return items;
+  let stripped = false;
+  const out = items.map((item) => {
+    const event = item.Put?.Item;
+    if (event?.type !== 'Event' || event.gsi2pk === undefined || SCREENED_EVENT_TYPES.includes(String(event.event_type))) return item;
+    stripped = true;
+    const { gsi2pk: _pk, gsi2sk: _sk, ...rest } = event;
+    return { Put: { ...item.Put, Item: { ...rest, dispatched_at: Date.now() } } } as TransactItem;
+  });
+  if (!stripped) return items;
+  out.push({
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: endpointCount(accountId),
+      ConditionExpression: 'attribute_not_exists(n) OR n <= :none',
+      ExpressionAttributeValues: { ':none': 0 },
+    },
+  } as TransactItem);
+  return out;
 }
 
 /** One transaction for several plans: their items, then counters merged per name and report buckets per key. */

@@ -51,7 +51,10 @@ function committedEvents(items: readonly unknown[]): DispatchEventMessage[] {
   const out: DispatchEventMessage[] = [];
   for (const item of items) {
     const put = (item as { Put?: { Item?: Record<string, unknown> } }).Put?.Item;
-    if (put?.type === 'Event') out.push({ kind: 'dispatch-event', account_id: String(put.account_id), event_id: String(put.id) });
+    // An event written without its outbox entry (no gsi2pk: nothing to deliver it to, see
+    // shared/flows/provider-batch.ts) is not handed on.
+    if (put?.gsi2pk && put.type === 'Event')
+      out.push({ kind: 'dispatch-event', account_id: String(put.account_id), event_id: String(put.id) });
   }
   return out;
 }

@@ -71,9 +71,17 @@ export async function purgeEndpoint(accountId: string, endpointId: string): Prom
  * The fraud screening an event asks for, or null: a new referral, a conversion, a clawback (a reward with a
  * negative amount), a reward voided as refunded, a new application. The ids come from the event's data.
  */
+/** The event types the fan-out hands to fraud screening (some of them only in part, see screeningOf). */
+export const SCREENED_EVENT_TYPES: readonly string[] = [
+  'referral.created',
+  'referral.converted',
+  'reward.created',
+  'reward.voided',
+  'application.created',
+];
+
 export function screeningOf(accountId: string, type: EventType, payload: unknown): FraudScreenMessage | null {
-  const screened: readonly string[] = ['referral.created', 'referral.converted', 'reward.created', 'reward.voided', 'application.created'];
-  if (!screened.includes(type) || typeof payload !== 'string') return null;
+  if (!SCREENED_EVENT_TYPES.includes(type) || typeof payload !== 'string') return null;
   let data: Record<string, unknown>;
   try {
     data = (JSON.parse(payload) as { data?: Record<string, unknown> }).data ?? {};

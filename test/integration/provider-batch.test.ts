@@ -13,6 +13,7 @@ import { readDays } from '../../shared/store/reports';
 import { keys } from '../../shared/store/table';
 import { emailKeyPart, unattributedKeys } from '../../shared/store/unattributed';
 import { eventId } from '../../shared/domain/events';
+import { resetConfig } from '../../shared/config';
 import { api } from '../support/api';
 import { recordDynamoCalls } from '../support/dynamo-calls';
 import { newAccount } from '../support/fixtures';
@@ -25,6 +26,9 @@ const stripe = PROVIDER_HARNESSES.find((h) => h.kind === 'stripe') as ProviderHa
 let serial = 0;
 
 beforeAll(async () => {
+  // Endpoints on loopback (never called here: nothing polls webhook-events).
+  process.env.WEBHOOK_ALLOW_LOOPBACK = '1';
+  resetConfig();
   queues = await startTestQueues();
   await classic.start();
   await stripe.start();
@@ -277,6 +281,55 @@ describe('provider events applied a batch at a time', () => {
       const id = new URLSearchParams(m.raw_body).get('alert_id') as string;
       expect(await getItem(keys.alert(accountId, id))).toMatchObject({ type: 'Alert' });
     }
+  });
+});
+
+describe('an account without webhook endpoints: its events are written already dispatched', () => {
+  const subscriptionEvent = (accountId: string, c: Checkout) =>
+    getItem(keys.event(accountId, eventId('subscription.updated', `${c.subscriptionId}:1`)));
+  const dispatched = async () => (await queues.receiveAll('webhook-events')).map((m) => (m.json as { event_id: string }).event_id);
+
+  it('no endpoint: the event is stored without its outbox entry and nothing is queued for the fan-out', async () => {
+    const { accountId } = await connectedAccount();
+    const [c] = await checkouts(accountId, 1);
+    const batch = await queued(accountId, (c as Checkout).deliveries);
+    await dispatched();
+    expect(await runBatch(batch)).toEqual([]);
+    const event = await subscriptionEvent(accountId, c as Checkout);
+    expect(event).toMatchObject({ type: 'Event', event_type: 'subscription.updated' });
+    expect(event?.gsi2pk).toBeUndefined();
+    expect(Number(event?.dispatched_at)).toBeGreaterThan(0);
+    expect(await dispatched()).toEqual([]);
+  });
+
+  it('with an endpoint: the event keeps its outbox entry and is queued', async () => {
+    const { accountId, key } = await connectedAccount();
+    expect((await api('POST', '/v1/webhook-endpoints/', { key, body: { url: 'http://127.0.0.1:9/refloop' } })).status).toBe(201);
+    const [c] = await checkouts(accountId, 1);
+    const batch = await queued(accountId, (c as Checkout).deliveries);
+    await dispatched();
+    expect(await runBatch(batch)).toEqual([]);
+    const event = await subscriptionEvent(accountId, c as Checkout);
+    expect(String(event?.gsi2pk)).toMatch(/^OUTBOX#/);
+    expect(await dispatched()).toContain(String(event?.id));
+  });
+
+  it('an endpoint created between the load and the record: the transaction is cancelled and the per-event path queues the event', async () => {
+    const { accountId, key } = await connectedAccount();
+    const [c] = await checkouts(accountId, 1);
+    const batch = await queued(accountId, (c as Checkout).deliveries);
+    await dispatched();
+    let created = 0;
+    providerBatchHooks.beforeRecord = async () => {
+      if (created++ > 0) return;
+      expect((await api('POST', '/v1/webhook-endpoints/', { key, body: { url: 'http://127.0.0.1:9/late' } })).status).toBe(201);
+    };
+    expect(await runBatch(batch)).toEqual([]);
+    expect(created).toBeGreaterThanOrEqual(1);
+    const event = await subscriptionEvent(accountId, c as Checkout);
+    expect(String(event?.gsi2pk)).toMatch(/^OUTBOX#/);
+    expect(await dispatched()).toContain(String(event?.id));
+    await expectApplied(accountId, [c as Checkout]);
   });
 });
 
