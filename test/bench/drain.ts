@@ -420,6 +420,8 @@ export type JsonDrainProvider = 'paddle-billing' | 'stripe' | 'chargebee';
 export interface JsonDrainSection {
   provider: JsonDrainProvider;
   checkouts: number;
+  /** Checkouts of the backlog drain (its own account). */
+  backlogCheckouts: number;
   webhooks: number;
   connections: number;
   postSeconds: number;
@@ -521,7 +523,7 @@ async function prepareJson(bench: BenchRuntime, workDir: string, o: { provider: 
 export async function measureJsonDrain(
   bench: BenchRuntime,
   workDir: string,
-  o: { provider: JsonDrainProvider; checkouts: number; connections: number; timeoutMs: number },
+  o: { provider: JsonDrainProvider; checkouts: number; backlogCheckouts?: number; connections: number; timeoutMs: number },
 ): Promise<JsonDrainSection> {
   const rt = bench.runtime;
   const { accountId, lines, expected, eventIds, file, emulatorCalls } = await prepareJson(bench, workDir, o, '');
@@ -585,7 +587,7 @@ export async function measureJsonDrain(
   const rejected = figures.requests - figures.ok;
 
   // The worker's own drain: new checkouts for a fresh account, posted with the worker held, then drained.
-  const b = await prepareJson(bench, workDir, o, '-backlog');
+  const b = await prepareJson(bench, workDir, { ...o, checkouts: o.backlogCheckouts ?? o.checkouts }, '-backlog');
   const backlogRun = await drainFromBacklog(bench, o.provider, {
     events: b.lines.length,
     timeoutMs: o.timeoutMs,
@@ -612,6 +614,7 @@ export async function measureJsonDrain(
     ratio,
     provider: o.provider,
     checkouts: o.checkouts,
+    backlogCheckouts: o.backlogCheckouts ?? o.checkouts,
     webhooks: lines.length,
     connections: o.connections,
     postSeconds,
