@@ -12,6 +12,10 @@ import { kb, mark, median, ms, num, pct } from './stats';
 import { describeRun, type AuthFloodSection } from './auth-flood';
 import { FRESHNESS_TARGET_MS, renderFairnessSection, type FairnessSection } from './fairness';
 import { renderFreshnessSection, type FreshnessSection } from './freshness';
+import { workers } from '../../functions/workers';
+
+/** The subscription-sync worker's batch size (functions/workers.ts). */
+const SYNC_BATCH = workers.find((w) => w.name === 'SubscriptionSync')?.batchSize ?? 10;
 
 /** A fixed measurement (the change's before and after cannot both be rebuilt on every run). */
 const ISSUE_17_COST =
@@ -321,7 +325,7 @@ export function renderReport(r: Report): string {
     line(
       `${num(d.alerts)} signed alerts per run (signed by the emulator's key before the clock starts; ${num(d.signSeconds, 1)} s of signing in all): ${num(d.checkouts)} checkouts, each a \`subscription_created\` for a distinct subscription ` +
         `and its \`subscription_payment_succeeded\`, posted in that order by autocannon with ${d.connections} connections, as fast as the intake answers, to a fresh account wired to the emulator. ` +
-        `Meanwhile the subscription-sync worker drains \`provider-events\` through the local pollers (${d.backlog?.pollerConcurrency ?? 1} batch(es) of up to 10 in flight, LOCAL_POLLER_CONCURRENCY). ` +
+        `Meanwhile the subscription-sync worker drains \`provider-events\` through the local pollers (${d.backlog?.pollerConcurrency ?? 1} batch(es) of up to ${SYNC_BATCH} in flight, LOCAL_POLLER_CONCURRENCY). ` +
         "These runs measure end to end, posting while draining: their applied rate is bound by the post rate (autocannon and the intake share the cores), not by the worker; the worker's own rate is the backlog drain below. " +
         '"Applied" is when every alert has been answered and the queue holds nothing: a record leaves the queue only after the worker applied it. ' +
         "Then every effect is checked in the table: each subscription (status active), its payment, and each alert's idempotency marker; and the DLQ.",
@@ -383,7 +387,7 @@ export function renderReport(r: Report): string {
     line();
     line(
       `For each drain, the same webhooks again for a fresh account (Classic: ${num(r.drain?.checkouts ?? 0)} checkouts; the JSON providers: ${num(r.jsonDrains?.[0]?.backlogCheckouts ?? 0)} checkouts), posted through the intake while the subscription-sync worker's pollers are held (infra/local/pollers.ts \`holdPoller\`), so the whole set waits in \`provider-events\`. ` +
-        `The worker is then released (${backlogs[0]?.run.pollerConcurrency ?? 1} batch(es) of up to 10 in flight, LOCAL_POLLER_CONCURRENCY; 5 is the stack's default event source cap, infra/cloud/queue-worker.ts) and timed until the queue is empty (a record leaves it only once applied); every effect is verified right after and a missing one counted lost. ` +
+        `The worker is then released (${backlogs[0]?.run.pollerConcurrency ?? 1} batch(es) of up to ${SYNC_BATCH} in flight, LOCAL_POLLER_CONCURRENCY; 5 is the stack's default event source cap, infra/cloud/queue-worker.ts) and timed until the queue is empty (a record leaves it only once applied); every effect is verified right after and a missing one counted lost. ` +
         'Applied rate = events / drain time; CPU per event is measured in the drain window only. Raw TransactWriteItems: the 4-item transaction of test/bench/raw-transact.ts (10 closed loops, 4 s), right before and right after each drain; the ratio divides by their mean. ' +
         `Before the batch path (BENCHMARKS.md at e10cd49, measured end to end): Classic 36/s vs 95/s raw = ${num(DRAIN_RATIOS_BEFORE['paddle-classic'] ?? 0, 2)}, Billing ${num(DRAIN_RATIOS_BEFORE['paddle-billing'] ?? 0, 2)}, Stripe ${num(DRAIN_RATIOS_BEFORE.stripe ?? 0, 2)}; CPU per Classic alert ${num(CLASSIC_CPU_BEFORE.service, 1)} ms service + ${num(CLASSIC_CPU_BEFORE.dynamodb, 1)} ms DynamoDB Local.`,
     );
@@ -540,6 +544,6 @@ const AWS_NOTES = [
   "DynamoDB Local is an emulator (java over SQLite), much slower per operation than DynamoDB and with no partitions, throttling or adaptive capacity. In AWS a GetItem or Query takes single-digit milliseconds in-region and a 4-item transaction roughly twice a write; latency per request is then dominated by those round trips (auth is cached). What DynamoDB Local does not model: the ~1,000 WCU/s per partition key, i.e. about 500 transactional increments per second on one counter item - the account's `referrals` and `subscriptions` counters every create touches are the first ceiling in AWS.",
   'There is no API Gateway locally: in AWS the HTTP API adds a few milliseconds per request, plus TLS and the network to the client. The local gateway builds the same payload v2.0 event in process.',
   "Cold starts: the init figures are module load on this machine's CPU. A Lambda cold start also includes the runtime's own start and fetching the code, and a 512 MB function gets about 0.3 of a vCPU, so CPU-bound module initialisation there takes longer than here; the first SDK call then pays the TLS handshake, not counted here. Warm requests pay none of it.",
-  "The drain runs the local pollers with LOCAL_POLLER_CONCURRENCY batches of 10 in flight (5, the stack's default event source cap), against DynamoDB Local, all handlers in one node process. In AWS each batch runs in its own Lambda and the cap can be raised (docs/operations.md), so a backlog drains faster, until the table's write budget binds; the counters a create touches are sharded (docs/capacity.md), so no single item is that limit.",
+  `The drain runs the local pollers with LOCAL_POLLER_CONCURRENCY batches of up to ${SYNC_BATCH} in flight (5, the stack's default event source cap), against DynamoDB Local, all handlers in one node process. In AWS each batch runs in its own Lambda and the cap can be raised (docs/operations.md), so a backlog drains faster, until the table's write budget binds; the counters a create touches are sharded (docs/capacity.md), so no single item is that limit.`,
   'Auth: with AUTH_CACHE_TTL_SECONDS=60 every handler shares one key cache in the local process; in AWS each Lambda container has its own, so each new container pays one GetItem for the key.',
 ];
