@@ -259,12 +259,23 @@ export function startPollers(options: PollerOptions): Pollers {
     async function deleteAll(messages: Message[]): Promise<void> {
       for (let i = 0; i < messages.length; i += 10) {
         const chunk = messages.slice(i, i + 10);
-        const out = await client.send(
-          new DeleteMessageBatchCommand({
-            QueueUrl: queueUrl,
-            Entries: chunk.map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle ?? '' })),
-          }),
-        );
+        const command = new DeleteMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: chunk.map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle ?? '' })),
+        });
+        // A delete is safe to repeat (a receipt handle deleted twice is no error), unlike a receive: on a
+        // busy machine the local SQS drops a connection now and then, and a lost delete brings its messages
+        // back only after the visibility timeout (6x the worker's), applied again as duplicates.
+        const out = await (async () => {
+          for (let attempt = 1; ; attempt++) {
+            try {
+              return await client.send(command);
+            } catch (err) {
+              if (attempt >= 3 || stopping.signal.aborted) throw err;
+              await sleep(100 * attempt);
+            }
+          }
+        })();
         for (const f of out.Failed ?? []) {
           log('warn', 'poller: delete failed, the message will be redelivered', {
             ...base,
