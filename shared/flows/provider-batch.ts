@@ -44,7 +44,6 @@ import { followPayers } from './payer-ids';
 import {
   afterUpdate,
   applyPreparedEvent,
-  rereadIfTied,
   completeFields,
   followUpOf,
   prepareEvent,
@@ -191,7 +190,7 @@ async function applyAccountBatch(
   const prepared = await Promise.all(
     facts.map(async (f) => {
       try {
-        return await prepareEvent(accountId, p, f.event, f.index, { rereadOnTie: true });
+        return await prepareEvent(accountId, p, f.event, f.index);
       } catch (err) {
         fail(f.recordId, err);
         return null;
@@ -337,11 +336,7 @@ async function applyWave(accountId: string, provider: WebhookProvider, wave: Job
     }
     let plan: ProviderPlan;
     try {
-      const stored = lookup(overlay, keys.subscription(accountId, job.e.facts.id));
-      // An event whose time cannot order it is read again from the provider only on a tie with the state
-      // stored (or planned by an earlier fact of this batch); its keys stay the same.
-      job.e = await rereadIfTied(provider, job.e, stored ? Number(stored.event_ms ?? 0) : undefined);
-      const current = toSubscription(stored);
+      const current = toSubscription(lookup(overlay, keys.subscription(accountId, job.e.facts.id)));
       const fields = await completeFields(accountId, provider, job.e.facts, { current });
       plan = planProviderUpdate(accountId, updateOf(provider, job.e, fields), overlay, folding ? found : undefined);
       job.plan = plan;
@@ -502,7 +497,7 @@ async function applyWave(accountId: string, provider: WebhookProvider, wave: Job
     for (const k of job.reads) dirty.add(keyString(k));
     dirty.add(keyString(keys.subscription(accountId, job.e.facts.id)));
     try {
-      await applyPreparedEvent(accountId, provider, await rereadIfTied(provider, job.e, 'always'), queueEvaluation(job.recordId));
+      await applyPreparedEvent(accountId, provider, job.e, queueEvaluation(job.recordId));
     } catch (err) {
       failJob(job, err);
     }

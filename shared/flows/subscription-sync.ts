@@ -228,36 +228,29 @@ export interface PreparedEvent {
   /** The refund record written with it (store/refunds.ts), and the refund's id. */
   refund: { item: ReturnType<typeof refundItem>; id: string } | null;
   hints: AttributionHints;
-  /**
-   * Set when the re-read was left for later (`rereadOnTie`): the event's time cannot order it, and it still
-   * carries its own facts. rereadIfTied decides on the stored state.
-   */
-  rereadIfTied?: true;
 }
-
-/** Whole seconds: the event happened somewhere in [occurredAtMs, occurredAtMs + 1000). */
-const EVENT_TIME_PRECISION_MS = 1000;
 
 /**
  * The provider calls an event needs before it is applied (the re-read of an event whose time cannot order
- * it), then its payment and refund in the store's terms. Needs no table read. With `rereadOnTie` (the batch
- * path, which reads the stored state first) the re-read is left to rereadIfTied.
+ * it), then its payment and refund in the store's terms. Needs no table read.
  */
 export async function prepareEvent(
   accountId: string,
   provider: WebhookProvider,
   event: Extract<BillingEvent, { kind: 'subscription' }>,
   index: number,
-  options: { rereadOnTie?: boolean } = {},
 ): Promise<PreparedEvent> {
   const marker = index === 0 ? event.eventId : `${event.eventId}#${index}`;
   let facts = event.subscription;
   let asOfMs = event.occurredAtMs;
-  const uncertain = event.orderUncertain && facts.status !== undefined && provider.getSubscription !== undefined;
-  if (uncertain && !options.rereadOnTie) {
+  if (event.orderUncertain && facts.status !== undefined && provider.getSubscription) {
     // The event's time cannot order it against a stored state (Stripe's whole seconds: two events of one
     // second may arrive in either order): apply the subscription as the provider has it now, as of now.
-    ({ facts, asOfMs } = await reread(provider, facts, asOfMs));
+    const fresh = await provider.getSubscription(facts.id);
+    if (fresh) {
+      facts = fresh;
+      asOfMs = Math.max(asOfMs, Date.now());
+    }
   }
   const payment = event.payment ? paymentFromFacts(event.payment) : null;
   // A refund is also recorded on its own (partial refunds come one each): clawbacks answer each once.
@@ -276,42 +269,7 @@ export async function prepareEvent(
         }),
       }
     : null;
-  return {
-    marker,
-    facts,
-    asOfMs,
-    payment,
-    refund,
-    hints: event.hints,
-    ...(uncertain && options.rereadOnTie ? { rereadIfTied: true as const } : {}),
-  };
-}
-
-async function reread(
-  provider: WebhookProvider,
-  facts: SubscriptionFacts,
-  asOfMs: number,
-): Promise<{ facts: SubscriptionFacts; asOfMs: number }> {
-  const fresh = await provider.getSubscription?.(facts.id);
-  return fresh ? { facts: fresh, asOfMs: Math.max(asOfMs, Date.now()) } : { facts, asOfMs };
-}
-
-/**
- * A prepared event whose re-read was left for later (rereadIfTied set), given the stored subscription's
- * `event_ms` (undefined: none stored): re-read from the provider only when the stored state's time may be
- * the event's own second (a tie). Before that second, the event is newer; from the next second on, it is
- * older and the store keeps its state. `always` re-reads whatever is stored (the per-event path, which
- * reads the state only inside its update).
- */
-export async function rereadIfTied(
-  provider: WebhookProvider,
-  e: PreparedEvent,
-  storedMs: number | undefined | 'always',
-): Promise<PreparedEvent> {
-  if (!e.rereadIfTied) return e;
-  const { rereadIfTied: _, ...rest } = e;
-  const tied = storedMs === 'always' || (storedMs !== undefined && storedMs >= e.asOfMs && storedMs < e.asOfMs + EVENT_TIME_PRECISION_MS);
-  return tied ? { ...rest, ...(await reread(provider, e.facts, e.asOfMs)) } : rest;
+  return { marker, facts, asOfMs, payment, refund, hints: event.hints };
 }
 
 /** The store's update for a prepared event, with its fields completed (completeFields). */
