@@ -11,7 +11,8 @@
 //   the items; dates from the ITEMS' current period (Basil moved current_period_* there): next bill = the
 //   earliest item current_period_end (none once canceled or set to cancel), last bill = its start (none
 //   while trialing or incomplete). metadata.refloop_referral_id -> hints.referralId. `created` has whole
-//   seconds, so these events say orderUncertain: on a tie with a stored state the flow re-reads.
+//   seconds, so these events say orderUncertain: the flow re-reads each one from Stripe (the read also
+//   brings the paying card, which the self-referral rule compares).
 // - checkout.session.completed (mode subscription, status complete): attribution only. client_reference_id
 //   (else metadata.refloop_referral_id) -> hints.referralId, the session id (cs_…) -> hints.checkoutId, a
 //   promotion code used -> hints.couponCode; the customer's email. The payment comes with invoice.paid.
