@@ -381,9 +381,8 @@ async function applyWave(accountId: string, provider: WebhookProvider, wave: Job
       defer();
       continue;
     }
-    // The sighting joins the plan's items below: counted here (a fold replaces an item, so this may
-    // over-count by one, never under-count).
-    // (One more for withoutOutbox's check.)
+    // Counted with the sighting, which joins the plan's items below (a fold replaces an item, so this may
+    // over-count by one, never under-count), and with withoutOutbox's ConditionCheck.
     if (transactionOf(accountId, [...chunk, job]).length + (sighting ? 1 : 0) + 1 > MAX_TRANSACTION_ITEMS) {
       if (folding) {
         defer();

@@ -172,17 +172,15 @@ export function stripeProvider(
 
     async parseWebhook(raw: RawWebhook): Promise<BillingEvent[]> {
       const parsed = parseEnvelope(raw.rawBody);
-      if (parsed.ok) {
-        // What this event tells the others (an email, the session that created a subscription) is noted
-        // first, then one macrotask passes before any lookup: the parses a worker batch starts together
-        // (shared/flows/provider-batch.ts) have all noted theirs by then, so an event whose invoice or
-        // checkout is in the same batch looks nothing up.
-        const known = batchLookupsOf(parsed.envelope);
-        for (const [customerId, email] of known.emails) if (!emails.has(customerId)) emails.set(customerId, Promise.resolve(email));
-        for (const [subscriptionId, sessionId] of known.checkouts) checkoutSessions.set(subscriptionId, sessionId);
-        await new Promise((next) => setImmediate(next));
-      }
       if (!parsed.ok) return [parsed.event];
+      // What this event tells the others (an email, the session that created a subscription) is noted
+      // first, then one macrotask passes before any lookup: the parses a worker batch starts together
+      // (shared/flows/provider-batch.ts) have all noted theirs by then, so an event whose invoice or
+      // checkout is in the same batch looks nothing up.
+      const known = batchLookupsOf(parsed.envelope);
+      for (const [customerId, email] of known.emails) if (!emails.has(customerId)) emails.set(customerId, Promise.resolve(email));
+      for (const [subscriptionId, sessionId] of known.checkouts) checkoutSessions.set(subscriptionId, sessionId);
+      await new Promise((next) => setImmediate(next));
       const needs = lookupsFor(parsed.envelope);
       const foundEmails = new Map<string, string>();
       for (const id of needs.customerIds) {
