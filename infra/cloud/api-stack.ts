@@ -123,7 +123,7 @@ export const ACCESS_LOG_FORMAT = {
 };
 
 /**
- * Partition keys of the provider secret items (`keys.providerSecret` in shared/store/table.ts:
+ * Partition keys of the provider secret items (`providerSecretKey` in shared/store/table.ts:
  * `A#<acct>#PROVIDER_SECRET`), for the dynamodb:LeadingKeys condition. Account ids are exactly 16
  * hex characters, so the pattern uses 16 single-character wildcards: a tenant-chosen key part that
  * happens to end in `#PROVIDER_SECRET` (a user identifier in a claim key) is not caught by it.

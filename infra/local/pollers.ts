@@ -210,6 +210,8 @@ export function startPollers(options: PollerOptions): Pollers {
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     maxAttempts: 1,
   });
+  // As the service's clients (shared/tracing.ts traceClient): no logger middleware masking fields for dropped lines.
+  client.middlewareStack.remove('loggerMiddleware');
   const stopping = new AbortController();
   const sleep = (ms: number) =>
     new Promise<void>((ok) => {

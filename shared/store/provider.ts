@@ -29,7 +29,7 @@ import {
 } from '../billing/registry';
 import { batchGet, ConditionsFailedError, getItem, lookup, transact, type TransactItem } from './ops';
 import { counterKeys, sumOf } from './shards';
-import { keys, providerWebhookSecretKey, providerRegistryKeys } from './table';
+import { keys, providerSecretKey, providerWebhookSecretKey, providerRegistryKeys } from './table';
 
 export type { ProviderConnection } from '../billing/registry';
 
@@ -132,7 +132,7 @@ export async function saveProviderConnection(accountId: string, conn: ProviderCo
       {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.providerSecret(accountId), type: 'ProviderSecret', [definition.apiSecretAttribute]: apiSecret, updated_at: now },
+          Item: { ...providerSecretKey(accountId), type: 'ProviderSecret', [definition.apiSecretAttribute]: apiSecret, updated_at: now },
         },
       },
       webhookItem,
@@ -202,7 +202,7 @@ export async function getProviderSettings(accountId: string): Promise<ProviderSe
 }
 
 /** The keys to add to a BatchGet to read an account's credentials along with other items. */
-export const credentialKeys = (accountId: string) => [keys.providerSettings(accountId), keys.providerSecret(accountId)];
+export const credentialKeys = (accountId: string) => [keys.providerSettings(accountId), providerSecretKey(accountId)];
 
 /** Classic settings plus the auth code, for the vendor API (conversion and workers only). One BatchGet. */
 export async function getProviderCredentials(accountId: string): Promise<ProviderCredentials | null> {
@@ -224,7 +224,7 @@ export async function credentialsFrom(found: Map<string, Record<string, unknown>
  */
 export async function connectionFrom(found: Map<string, Record<string, unknown>>, accountId: string): Promise<ProviderConnection | null> {
   const item = lookup(found, keys.providerSettings(accountId));
-  const secret = lookup(found, keys.providerSecret(accountId));
+  const secret = lookup(found, providerSecretKey(accountId));
   const definition = definitionOfStored(item);
   if (!item || !definition || !secret) return null;
   const apiSecret = secret[definition.apiSecretAttribute];

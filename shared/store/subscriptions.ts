@@ -24,7 +24,7 @@ import {
 import { subscriptionView } from '../domain/views';
 import { eventItem } from './outbox';
 import { queryPage, type PageRequest } from './pagination';
-import { ALERT_MARKER_DAYS, GSI1, GSI2, keys, providerIdKey, timeKey, TTL_ATTRIBUTE, type CounterName, type Key } from './table';
+import { ALERT_MARKER_DAYS, GSI1, GSI2, keys, planKey, providerIdKey, timeKey, TTL_ATTRIBUTE, type CounterName, type Key } from './table';
 import { ReportDeltas, type Scopes } from './reports';
 import { newPayerIds, storedPayerIds } from '../domain/payer-ids';
 
@@ -646,7 +646,7 @@ export interface CachedPlan {
 
 /** The provider's plan from the table cache; `stale` when older than a day (refresh it when you can). */
 export async function getCachedPlan(accountId: string, planId: number): Promise<{ plan: CachedPlan; stale: boolean } | null> {
-  const item = await getItem(keys.plan(accountId, planId), false);
+  const item = await getItem(planKey(accountId, planId), false);
   if (item?.type !== 'PlanCache') return null;
   const plan = item.plan as CachedPlan;
   return { plan, stale: Math.floor(Date.now() / 1000) - plan.fetched_at > PLAN_CACHE_SECONDS };
@@ -654,6 +654,6 @@ export async function getCachedPlan(accountId: string, planId: number): Promise<
 
 export async function putCachedPlan(accountId: string, plan: Omit<CachedPlan, 'fetched_at'>): Promise<CachedPlan> {
   const cached = { ...plan, fetched_at: Math.floor(Date.now() / 1000) };
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.plan(accountId, plan.id), type: 'PlanCache', plan: cached } }));
+  await db().send(new PutCommand({ TableName: tableName(), Item: { ...planKey(accountId, plan.id), type: 'PlanCache', plan: cached } }));
   return cached;
 }

@@ -140,6 +140,14 @@ export function timeKey(ms: number): string {
  * Items of the request edges (rate-limit windows, link clicks, stored Idempotency-Key responses), apart
  * from `keys` like linkKeys: only their modules build them, and in `keys` they weighed on every bundle.
  */
+/**
+ * The provider's secret half of its settings (see `keys.providerSettings`), and its plans (interval, name,
+ * prices), cached because alerts do not carry them. Outside `keys` so the bundles that never read them
+ * leave them out (an object's properties are never tree-shaken).
+ */
+export const providerSecretKey = (acct: string): Key => ({ pk: `A#${acct}#PROVIDER_SECRET`, sk: 'PADDLE' });
+export const planKey = (acct: string, planId: ProviderId): Key => ({ pk: `A#${acct}#PLAN`, sk: providerIdKey(planId) });
+
 export const edgeKeys = {
   /**
    * One fixed rate-limit window of one scope (e.g. `js-ip#<ip>`, `js-key`, `api-key#<key hash>`), expiring
@@ -293,7 +301,7 @@ export const keys = {
   // Provider settings. The auth code lives under its own partition key so IAM can deny it (by
   // dynamodb:LeadingKeys) to every function that does not call the provider's vendor API.
   providerSettings: (acct: string): Key => ({ pk: `A#${acct}#PROVIDER`, sk: 'PADDLE' }),
-  providerSecret: (acct: string): Key => ({ pk: `A#${acct}#PROVIDER_SECRET`, sk: 'PADDLE' }),
+  // (its secret half: providerSecretKey below)
   /** Idempotency marker of a processed provider alert (expires after ALERT_MARKER_DAYS). */
   alert: (acct: string, alertId: string): Key => ({ pk: `A#${acct}#ALERT#${alertId}`, sk: 'ALERT' }),
   /** Payments of one subscription, in payment-id order. */
@@ -302,8 +310,6 @@ export const keys = {
     pk: `A#${acct}#PAYMENTS#${providerIdKey(subscriptionId)}`,
     sk: providerIdKey(paymentId),
   }),
-  /** The provider's plans (interval, name, prices), cached because alerts do not carry them. */
-  plan: (acct: string, planId: ProviderId): Key => ({ pk: `A#${acct}#PLAN`, sk: providerIdKey(planId) }),
 
   // ---- money (docs/design/money.md) ----
   /** The reward ledger: one item per reward (its lifecycle), beside the copy inside its referral. */

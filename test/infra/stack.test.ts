@@ -47,7 +47,7 @@ import { SECRET_WRITERS } from '../../infra/cloud/secrets-key';
 import { secretsKeyUses } from '../../infra/cloud/secrets-key';
 import { RefloopStatefulStack } from '../../infra/cloud/stateful-stack';
 import { QUEUES, type QueueName } from '../../shared/queue/queues';
-import { uniqueKeys, keys, providerWebhookSecretKey, webhookKeys } from '../../shared/store/table';
+import { uniqueKeys, keys, providerSecretKey, providerWebhookSecretKey, webhookKeys } from '../../shared/store/table';
 import { taxKeys } from '../../shared/store/tax-details';
 import { railKeys } from '../../shared/store/rail-connections';
 import { PORTAL_HTML_DEFINE } from '../../shared/portal/page';
@@ -589,7 +589,7 @@ describe('queues, workers and schedules', () => {
     // The key the pattern protects is the one the store writes.
     const accountId = '0123456789abcdef';
     const like = new RegExp(`^${PROVIDER_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`);
-    expect(keys.providerSecret(accountId).pk).toMatch(like);
+    expect(providerSecretKey(accountId).pk).toMatch(like);
     // A tenant-chosen key that merely ends the same way is not matched.
     expect(uniqueKeys.memberIdentifierClaim(accountId, 'x#PROVIDER_SECRET').pk).not.toMatch(like);
   });
@@ -689,7 +689,7 @@ describe('queues, workers and schedules', () => {
     }
     const like = new RegExp(`^${PROVIDER_WEBHOOK_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`);
     expect(providerWebhookSecretKey('0123456789abcdef').pk).toMatch(like);
-    expect(keys.providerSecret('0123456789abcdef').pk).not.toMatch(like);
+    expect(providerSecretKey('0123456789abcdef').pk).not.toMatch(like);
     expect(providerWebhookSecretKey('0123456789abcdef').pk).not.toMatch(new RegExp(`^${PROVIDER_SECRET_KEY_PATTERN.replace(/\?/g, '.')}$`));
   });
 

@@ -10,7 +10,7 @@ import { freePort } from '../../infra/local/dynamodb';
 import { getAccount } from '../../shared/store/accounts';
 import { senderOf, suppressedAddress } from '../../shared/store/emails';
 import { getItem } from '../../shared/store/ops';
-import { keys, providerWebhookSecretKey } from '../../shared/store/table';
+import { keys, providerSecretKey, providerWebhookSecretKey } from '../../shared/store/table';
 import {
   clearProviderCache,
   getProviderConnection,
@@ -638,7 +638,7 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
     expect(JSON.stringify(settings)).not.toContain(API_KEY);
     expect(JSON.stringify(settings)).not.toContain(NTF_SECRET);
     // Both stored encrypted (shared/secrets: the run's local key file, which the CLI child shares).
-    const secretItem = await getItem(keys.providerSecret(accountId));
+    const secretItem = await getItem(providerSecretKey(accountId));
     const webhookItem = await getItem(providerWebhookSecretKey(accountId));
     expect(secretItem).toMatchObject({ api_key: expect.stringMatching(/^local:v1:/) });
     expect(webhookItem).toMatchObject({ webhook_secret: expect.stringMatching(/^local:v1:/) });
@@ -683,7 +683,7 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
     });
     const settings = await getItem(keys.providerSettings(accountId));
     expect(settings).toMatchObject({ provider: 'chargebee', site: 'acme-test', api_url: 'https://acme-test.chargebee.com' });
-    const secretItem = await getItem(keys.providerSecret(accountId));
+    const secretItem = await getItem(providerSecretKey(accountId));
     const webhookItem = await getItem(providerWebhookSecretKey(accountId));
     expect(secretItem).toMatchObject({ api_key: expect.stringMatching(/^local:v1:/) });
     expect(webhookItem).toMatchObject({ webhook_secret: expect.stringMatching(/^local:v1:/) });
@@ -766,7 +766,7 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
       expect(oneLine(res.stderr)).toContain(message);
     }
     expect(await getItem(keys.providerSettings(accountId))).toBeUndefined();
-    expect(await getItem(keys.providerSecret(accountId))).toBeUndefined();
+    expect(await getItem(providerSecretKey(accountId))).toBeUndefined();
     expect(await getItem(providerWebhookSecretKey(accountId))).toBeUndefined();
     const unknown = await chargebee('0123456789abcdef');
     expect(unknown.code).toBe(1);
@@ -825,7 +825,7 @@ describe('admin CLI: account set-paddle-billing and set-stripe (one provider per
     expect((await stripe(accountId)).code).toBe(0);
     expect((await billing(accountId)).code).toBe(0); // nothing mirrored yet: allowed
     expect((await billing(accountId)).code).toBe(0); // rotation
-    expect(await getItem(keys.providerSecret(accountId))).toEqual(expect.not.objectContaining({ secret_key: expect.anything() }));
+    expect(await getItem(providerSecretKey(accountId))).toEqual(expect.not.objectContaining({ secret_key: expect.anything() }));
     await saveSubscription(accountId, {
       id: 'sub_01h04vsc0qhwtsbsxh3422wjs4',
       unit_price: '10.00',

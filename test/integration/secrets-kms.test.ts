@@ -19,7 +19,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/store/client';
 import { getItem } from '../../shared/store/ops';
 import { clearProviderCache, getProviderConnection, getWebhookSettings, saveProviderConnection } from '../../shared/store/provider';
-import { keys, providerWebhookSecretKey, webhookKeys } from '../../shared/store/table';
+import { keys, providerSecretKey, providerWebhookSecretKey, webhookKeys } from '../../shared/store/table';
 import { createEndpoint, loadDelivery } from '../../shared/store/webhooks';
 import { newAccount } from '../support/fixtures';
 
@@ -177,7 +177,7 @@ describe('the store through KMS', () => {
     const encrypts = kms.count('Encrypt');
     await saveProviderConnection(accountId, { kind: 'stripe', secretKey: apiKey, webhookSecret, apiUrl: 'https://api.stripe.com' });
     expect(kms.count('Encrypt')).toBe(encrypts + 2);
-    const secretItem = await getItem(keys.providerSecret(accountId));
+    const secretItem = await getItem(providerSecretKey(accountId));
     const webhookItem = await getItem(providerWebhookSecretKey(accountId));
     expect(secretItem?.secret_key).toMatch(/^kms:v1:/);
     expect(webhookItem?.webhook_secret).toMatch(/^kms:v1:/);
@@ -210,7 +210,7 @@ describe('the store through KMS', () => {
     await db().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...keys.providerSecret(accountId), type: 'ProviderSecret', secret_key: legacyKey, updated_at: 1 },
+        Item: { ...providerSecretKey(accountId), type: 'ProviderSecret', secret_key: legacyKey, updated_at: 1 },
       }),
     );
     await db().send(
@@ -231,7 +231,7 @@ describe('the store through KMS', () => {
       webhookSecret: legacyWhsec,
       apiUrl: 'https://api.stripe.com',
     });
-    expect((await getItem(keys.providerSecret(accountId)))?.secret_key).toMatch(/^kms:v1:/);
+    expect((await getItem(providerSecretKey(accountId)))?.secret_key).toMatch(/^kms:v1:/);
     expect((await getItem(providerWebhookSecretKey(accountId)))?.webhook_secret).toMatch(/^kms:v1:/);
     clearProviderCache();
     expect(await getProviderConnection(accountId)).toEqual({ kind: 'stripe', secretKey: legacyKey, apiUrl: 'https://api.stripe.com' });
@@ -252,7 +252,7 @@ describe('the store through KMS', () => {
       webhookSecret: 'pdl_ntfset_kmsCopyTest0002',
       apiUrl: 'https://api.paddle.com',
     });
-    const stolen = String((await getItem(keys.providerSecret(a.accountId)))?.api_key);
+    const stolen = String((await getItem(providerSecretKey(a.accountId)))?.api_key);
     await expect(decryptSecret(b.accountId, stolen)).rejects.toThrow(SecretDecryptionError);
   });
 

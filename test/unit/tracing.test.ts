@@ -197,3 +197,17 @@ describe('daemon address', () => {
     expect(daemonAddress('')).toBeNull();
   });
 });
+
+describe('the SDK logger middleware', () => {
+  it('is removed: no call walks its input and output for a log line nobody keeps', async () => {
+    const plain = new DynamoDBClient({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
+    expect(plain.middlewareStack.identify().some((m) => m.startsWith('loggerMiddleware'))).toBe(true);
+    const sent: Record<string, string>[] = [];
+    const client = fakeDynamo('ok', sent);
+    expect(client.middlewareStack.identify().some((m) => m.startsWith('loggerMiddleware'))).toBe(false);
+    // Calls still answer.
+    const out = await client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'a' } } }));
+    expect(out.$metadata.requestId).toBe('req-ok');
+    expect(sent).toHaveLength(1);
+  });
+});
