@@ -120,6 +120,18 @@ export function useLogSink(write: ((line: string) => void) | null): void {
   sink = write;
 }
 
+/** Whether lines go to a sink (useLogSink) rather than the console. */
+export const logSinkOn = (): boolean => sink !== null;
+
+/** Whether lines are readable (useReadableLogs) rather than JSON. */
+export const readableLogsOn = (): boolean => readable;
+
+/** A line another process logged (npm start's workers process) goes where this process's lines go. */
+export function writeLogLine(line: string): void {
+  if (sink) sink(line);
+  else process.stdout.write(line);
+}
+
 /** `npm start`: readable lines with local timestamps instead of JSON. */
 export function useReadableLogs(on = true): void {
   readable = on;

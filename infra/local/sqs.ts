@@ -71,6 +71,14 @@ export const inProcessEndpoints = new Set<string>();
 const sendCounts = new Map<string, number>();
 /** Sends answered so far by this process's local SQS at `endpoint`: a poller compares it across a receive. */
 export const sendsAnswered = (endpoint: string): number => sendCounts.get(endpoint) ?? 0;
+/**
+ * Counts a send to the queue server at `endpoint` and wakes the pollers waiting on it: the server's own sends,
+ * and in npm start's workers process (./workers-process.ts) the sends its parent's server answered.
+ */
+export function noteSend(endpoint: string): void {
+  sendCounts.set(endpoint, (sendCounts.get(endpoint) ?? 0) + 1);
+  sqsActivity.emit(endpoint);
+}
 
 const fairQueues = new Map<string, Record<QueueName, FairQueue>>();
 /** The fairness layers (./fair-queue.ts) of this process's local SQS at `endpoint`: held messages, each group's share. */
@@ -108,11 +116,7 @@ export async function startLocalSqs(options: LocalSqsOptions = {}): Promise<Loca
   const server = createServer((req, res) => {
     // A message sent wakes this process's idle short-poll pollers (infra/local/pollers.ts) at once.
     const target = req.headers['x-amz-target'];
-    if (typeof target === 'string' && target.startsWith('AmazonSQS.SendMessage'))
-      res.once('finish', () => {
-        sendCounts.set(endpoint, (sendCounts.get(endpoint) ?? 0) + 1);
-        sqsActivity.emit(endpoint);
-      });
+    if (typeof target === 'string' && target.startsWith('AmazonSQS.SendMessage')) res.once('finish', () => noteSend(endpoint));
     void requestHandler(req, res);
   });
   // Pollers hold keep-alive sockets; they must not keep a test process alive.
@@ -146,10 +150,7 @@ export async function startLocalSqs(options: LocalSqsOptions = {}): Promise<Loca
         makeFair(queue, byName(dlqName(name)), {
           window: fairWindowOf(name),
           // A held message fed into the queue wakes idle pollers like a send does.
-          onFeed: () => {
-            sendCounts.set(endpoint, (sendCounts.get(endpoint) ?? 0) + 1);
-            sqsActivity.emit(endpoint);
-          },
+          onFeed: () => noteSend(endpoint),
         }),
       ];
     }),

@@ -29,7 +29,8 @@ import { startDynamoLocal } from './dynamodb';
 import { startGateway } from './gateway';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file';
 import type { PaddleEmulator } from './emulators/paddle-classic';
-import { runScheduledJob, startPollers, startSchedules } from './pollers';
+import { runScheduledJob } from './pollers';
+import { type LocalWorkers, type PollerSettings, startWorkersHere, startWorkersProcess } from './workers-process';
 import { setQueueEnvironment, startLocalSqs } from './sqs';
 
 export interface LocalOptions {
@@ -78,6 +79,12 @@ export interface LocalOptions {
    * queues in milliseconds instead of up to a second per queue.
    */
   shortPolls?: boolean;
+  /**
+   * Run the queue pollers and the schedules in a node process of their own (./workers-process.ts), as npm
+   * start does, instead of in this one (default false: the test suites, which may change the environment the
+   * workers read after the start).
+   */
+  workersProcess?: boolean;
 }
 
 export interface DemoAccount {
@@ -110,6 +117,8 @@ export interface LocalRuntime {
   demoProviderNote: string | null;
   /** True when this start created the demo account (first start on this data directory). */
   demoCreated: boolean;
+  /** The queue pollers and schedules (their process's pid, a hold on one worker's pollers). */
+  workers: LocalWorkers;
   stop(): Promise<void>;
 }
 
@@ -288,7 +297,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     const paddle = handleOf<PaddleEmulator>('paddle-classic');
     const paddleBilling = handleOf<PaddleBillingEmulator>('paddle-billing');
     const stripe = handleOf<StripeEmulator>('stripe');
-    const pollers = startPollers({
+    const pollerSettings: PollerSettings = {
       endpoint: sqs.endpoint,
       queueUrls: sqs.queueUrls,
       dlqUrls: sqs.dlqUrls,
@@ -296,10 +305,13 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
       // LOCAL_POLLER_CONCURRENCY: batches of each worker in flight at once (default 1; in AWS an event source
       // runs up to its MaximumConcurrency, 5 by default): the bench's drains set it to play that.
       ...(Number(process.env.LOCAL_POLLER_CONCURRENCY) > 1 ? { concurrency: Number(process.env.LOCAL_POLLER_CONCURRENCY) } : {}),
-    });
-    stops.push(pollers.stop);
-    const schedules = startSchedules(options.backfillMinutes ? { everyMinutesOverride: options.backfillMinutes } : {});
-    stops.push(schedules.stop);
+    };
+    const scheduleSettings = options.backfillMinutes ? { everyMinutesOverride: options.backfillMinutes } : {};
+    // The pollers and schedules: in a process of their own for npm start (./workers-process.ts), else here.
+    const workers = options.workersProcess
+      ? await startWorkersProcess(pollerSettings, scheduleSettings)
+      : startWorkersHere(pollerSettings, scheduleSettings);
+    stops.push(workers.stop);
 
     const { demo, created } = await ensureDemoAccount(
       dataDir,
@@ -392,6 +404,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
       demoCreated: created,
       demoProvider,
       demoProviderNote,
+      workers,
       stop,
     };
   } catch (err) {
@@ -457,6 +470,8 @@ async function main(): Promise<void> {
       wisePort: portFromEnv('WISE_PORT', 12121),
       demoProvider: demoProviderFromEnv(),
       connectDemoRails: process.env.DEMO_RAILS !== '0',
+      // The workers in a process of their own: two event loops, as in AWS each function is its own Lambda.
+      workersProcess: true,
       ...(process.env.PUBLIC_BASE_URL ? { publicBaseUrl: process.env.PUBLIC_BASE_URL } : {}),
     });
   } catch (err) {

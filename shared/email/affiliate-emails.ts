@@ -54,7 +54,7 @@ import { LOGIN_EMAIL_BURST, LOGIN_EMAIL_GAP } from './login-links';
 import type { EmailSender, Mailbox } from './sender';
 import type { RenderedEmail } from './templates';
 import { unsubscribeHeaders, unsubscribeUrl } from './unsubscribe';
-import { EmailInFlightError, LEASE_SECONDS } from './email-lease';
+import { claimOrWait, EmailInFlightError, LEASE_SECONDS } from './email-lease';
 
 export type AffiliateEmailOutcome = 'sent' | 'skipped' | 'duplicate' | 'paced';
 
@@ -301,7 +301,7 @@ export async function sendAffiliateEmail(m: AffiliateEmailMessage, sender: Email
   const context = { account_id: m.account_id, template: m.template, key };
 
   if (key) {
-    const claim = await claimEmail(m.account_id, key, LEASE_SECONDS);
+    const claim = await claimOrWait(() => claimEmail(m.account_id, key, LEASE_SECONDS));
     if (!claim.claimed) {
       if (claim.state === 'sending') throw new EmailInFlightError(`email ${key} is being sent by another attempt`);
       log('info', 'affiliate email already handled', { ...context, state: claim.state });

@@ -27,7 +27,7 @@ import { conversionEmail, rewardEmail, type RenderedEmail } from './templates';
 import { unsubscribeHeaders, unsubscribeUrl } from './unsubscribe';
 import { issueUnsubscribeToken } from '../store/unsubscribe';
 import { log } from '../log';
-import { EmailInFlightError, LEASE_SECONDS } from './email-lease';
+import { claimOrWait, EmailInFlightError, LEASE_SECONDS } from './email-lease';
 
 // The marker's lease and in-flight error live in ./email-lease.ts (the affiliate emails share them).
 export { EmailInFlightError, LEASE_SECONDS };
@@ -49,7 +49,7 @@ export async function sendMemberEmail(m: MemberEmailMessage, sender: EmailSender
   }
   const key = messageKey(m);
   const context = { account_id: m.account_id, referral_id: m.referral_id, member_id: m.member_id, key };
-  const claim = await claimEmail(m.account_id, key, LEASE_SECONDS);
+  const claim = await claimOrWait(() => claimEmail(m.account_id, key, LEASE_SECONDS));
   if (!claim.claimed) {
     if (claim.state === 'sending') throw new EmailInFlightError(`email ${key} is being sent by another attempt`);
     log('info', 'member email already handled', { ...context, state: claim.state });

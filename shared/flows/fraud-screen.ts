@@ -71,10 +71,11 @@ async function applicationFindings(accountId: string, applicationId: string, set
   return evaluateApplication(settings, fact, { recent: recent.filter((a) => a.id < fact.id) }, now);
 }
 
-export async function screenEvent(message: FraudScreenMessage, o: { now?: number } = {}): Promise<void> {
+/** `settings`: the account's, when the caller has read them already (the worker reads them once per batch). */
+export async function screenEvent(message: FraudScreenMessage, o: { now?: number; settings?: FraudSettings } = {}): Promise<void> {
   const accountId = message.account_id;
   const now = o.now ?? Math.floor(Date.now() / 1000);
-  const settings = await loadFraudSettings(accountId);
+  const settings = o.settings ?? (await loadFraudSettings(accountId));
   const record = async (findings: FraudFinding[], opts: { subjectRecorded?: boolean } = {}) => {
     // One at a time: two findings about one referral both append to its fraud_flags.
     for (const finding of findings) await recordFinding(accountId, finding, settings, { ...opts, nowSeconds: now });

@@ -43,7 +43,10 @@ export function findJavaChild(): number | null {
 }
 
 export interface CpuSample {
+  /** This process and, when npm start's workers run in a process of their own, that one too. */
   service: number;
+  /** The workers process's part of `service` (null: the workers run in this process). */
+  workers: number | null;
   dynamodb: number | null;
   loadgen: number | null;
 }
@@ -52,12 +55,17 @@ export class CpuMeter {
   constructor(
     private readonly javaPid: number | null,
     private readonly loadgenPid: number | null,
+    /** The workers process (infra/local/workers-process.ts), read at each sample: a restarted one has a new pid. */
+    private readonly workersPid: () => number | null = () => null,
   ) {}
 
   sample(): CpuSample {
     const own = process.cpuUsage();
+    const workersPid = this.workersPid();
+    const workers = workersPid === null ? null : procCpuMs(workersPid);
     return {
-      service: (own.user + own.system) / 1000,
+      service: (own.user + own.system) / 1000 + (workers ?? 0),
+      workers,
       dynamodb: this.javaPid === null ? null : procCpuMs(this.javaPid),
       loadgen: this.loadgenPid === null ? null : procCpuMs(this.loadgenPid),
     };
@@ -69,6 +77,7 @@ export class CpuMeter {
     const per = (a: number | null, b: number | null) => (a === null || b === null || units <= 0 ? null : (a - b) / units);
     return {
       service: per(now.service, from.service) ?? 0,
+      workers: per(now.workers, from.workers),
       dynamodb: per(now.dynamodb, from.dynamodb),
       loadgen: per(now.loadgen, from.loadgen),
     };

@@ -7,7 +7,6 @@ import { batchGet, lookup, readCounter } from '../../shared/store/ops';
 import { saveProviderConnection, saveProviderSettings } from '../../shared/store/provider';
 import { keys, type Key } from '../../shared/store/table';
 import type { ChargebeeEmulator } from '../../infra/local/emulators/chargebee';
-import { holdPoller, releasePoller } from '../../infra/local/pollers';
 import { checkoutAlerts } from './alerts';
 import type { CpuSample } from './cpu';
 import type { BenchRuntime } from './harness';
@@ -64,7 +63,7 @@ const SYNC_WORKER = 'SubscriptionSync';
 
 /**
  * The worker's drain from a backlog: every webhook posted through the real intake while the
- * subscription-sync worker's pollers are held (infra/local/pollers.ts holdPoller), then the worker released
+ * subscription-sync worker's pollers are held (`runtime.workers.hold`: infra/local/pollers.ts holdPoller, in the workers process when npm start runs one), then the worker released
  * and timed from that moment until provider-events is empty (a record is deleted only once applied; the
  * effects are verified right after, a missing one counted as lost). Nothing else bounds this rate but the
  * worker and DynamoDB Local.
@@ -107,7 +106,7 @@ async function drainFromBacklog(
   let backlog: number;
   let drainSeconds: number;
   let cpu: CpuSample;
-  await holdPoller(SYNC_WORKER);
+  await bench.runtime.workers.hold(SYNC_WORKER);
   try {
     progress(`drain (${label}, backlog): posting ${o.events} webhooks with the subscription-sync worker held`);
     const posting = performance.now();
@@ -117,7 +116,7 @@ async function drainFromBacklog(
     progress(`drain (${label}, backlog): ${backlog} queued; releasing the worker`);
     const cpuFrom = bench.cpu.sample();
     const started = performance.now();
-    releasePoller(SYNC_WORKER);
+    bench.runtime.workers.release(SYNC_WORKER);
     const deadline = started + o.timeoutMs;
     for (;;) {
       const { total } = await bench.queues.depth('provider-events');
@@ -129,7 +128,7 @@ async function drainFromBacklog(
     drainSeconds = (performance.now() - started) / 1000;
     cpu = bench.cpu.since(cpuFrom, o.events);
   } finally {
-    releasePoller(SYNC_WORKER);
+    bench.runtime.workers.release(SYNC_WORKER);
   }
   const raw = await rawBeside(bench, rawBefore);
   const appliedRate = o.events / drainSeconds;

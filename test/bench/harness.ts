@@ -193,6 +193,8 @@ export async function startBenchRuntime(workDir: string): Promise<BenchRuntime> 
       wisePort: 0,
       dataDir: join(workDir, 'data'),
       tableName,
+      // As npm start runs it: the workers in a process of their own (BENCH_WORKERS_PROCESS=0: in this one).
+      workersProcess: process.env.BENCH_WORKERS_PROCESS !== '0',
     });
   } catch (err) {
     await logs.restore();
@@ -206,7 +208,7 @@ export async function startBenchRuntime(workDir: string): Promise<BenchRuntime> 
     load,
     queues,
     logs,
-    cpu: new CpuMeter(findJavaChild(), load.pid),
+    cpu: new CpuMeter(findJavaChild(), load.pid, () => runtime.workers.pid),
     stop: async () => {
       queues.stop();
       await load.stop();

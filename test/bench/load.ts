@@ -67,7 +67,12 @@ function medianCpu(list: CpuSample[]): CpuSample {
     const values = list.map(f).filter((v): v is number => v !== null);
     return values.length === list.length ? median(values) : null;
   };
-  return { service: pick((c) => c.service) ?? 0, dynamodb: pick((c) => c.dynamodb), loadgen: pick((c) => c.loadgen) };
+  return {
+    service: pick((c) => c.service) ?? 0,
+    workers: pick((c) => c.workers),
+    dynamodb: pick((c) => c.dynamodb),
+    loadgen: pick((c) => c.loadgen),
+  };
 }
 
 type Measured<T> = T & { cpu: CpuSample };

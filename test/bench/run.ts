@@ -15,7 +15,8 @@
 // BENCH_FAIR_SPACING_MS (a fixed spacing of the quiet conversions; default: one a second while the burst is posted, then the rest spread over its drain);
 // freshness under mixed load (skip: `freshness`): BENCH_FRESH_SECONDS (60), BENCH_FRESH_CLIENTS (20 API
 // clients creating referrals), BENCH_FRESH_CLIENT_RATE (1 create per second per client; 0 = closed loops), BENCH_FRESH_WEBHOOKS_PER_SECOND (50, across three accounts on three providers),
-// BENCH_FRESH_CONVERT_EVERY (4: one checkout in 4 converts a referral).
+// BENCH_FRESH_CONVERT_EVERY (4: one checkout in 4 converts a referral), BENCH_FRESH_WARMUP_SECONDS (20 s of the same load
+// before the clock, unmeasured; 0 = none).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -158,6 +159,8 @@ async function main(): Promise<number> {
         try {
           freshness = await measureFreshness(bench, workDir, {
             seconds: setting('BENCH_FRESH_SECONDS', 60),
+            warmupSeconds: Number(process.env.BENCH_FRESH_WARMUP_SECONDS ?? 20),
+            workersProcess: process.env.BENCH_WORKERS_PROCESS !== '0',
             clients: setting('BENCH_FRESH_CLIENTS', 20),
             clientRate: setting('BENCH_FRESH_CLIENT_RATE', 1),
             webhooksPerSecond: setting('BENCH_FRESH_WEBHOOKS_PER_SECOND', 50),

@@ -35,6 +35,8 @@ async function start(): Promise<LocalRuntime> {
     tableName: 'refloop-e2e',
     // Short polls a send wakes (the Lambda's 1 s batching window is npm start's default, not what is tested here).
     shortPolls: true,
+    // The workers in a process of their own, as npm start runs them.
+    workersProcess: true,
   });
   return runtime;
 }
@@ -541,6 +543,7 @@ describe('local runtime', () => {
       dataDir,
       tableName: 'refloop-e2e',
       demoProvider: 'stripe',
+      workersProcess: true,
     });
     expect(runtime.demoProvider).toBe('paddle-classic');
     // The rail emulators of the first runtime stopped with it: their ports were given up.

@@ -13,7 +13,8 @@ import { memberEmailHandler, messageKey } from '../../shared/email/member-emails
 import { outboxFileName, outboxSender } from '../../shared/email/outbox-sender';
 import type { EmailSender, OutgoingEmail } from '../../shared/email/sender';
 import { publish } from '../../shared/queue/publish';
-import { getEmailMarker, setAccountSender } from '../../shared/store/emails';
+import { claimEmail, completeEmail, getEmailMarker, releaseEmail, setAccountSender } from '../../shared/store/emails';
+import { claimOrWait } from '../../shared/email/email-lease';
 import { tokenHash } from '../../shared/domain/team';
 import { getItem } from '../../shared/store/ops';
 import { issueUnsubscribeToken } from '../../shared/store/unsubscribe';
@@ -296,5 +297,25 @@ describe('member emails', () => {
     expect(sendsFor(key)).toBe(0);
     expect((await getEmailMarker(t.accountId, key))?.state).toBe('sending');
     failing.delete(key);
+  });
+
+  it('a copy that finds another attempt sending waits for it: a duplicate once that one sent, the sender once it released', async () => {
+    const t = await tenant();
+    const after = (ms: number, fn: () => Promise<unknown>) => new Promise((ok) => setTimeout(ok, ms)).then(fn);
+
+    expect(await claimEmail(t.accountId, 'wait-sent', 60)).toEqual({ claimed: true });
+    const [copy] = await Promise.all([
+      claimOrWait(() => claimEmail(t.accountId, 'wait-sent', 60)),
+      after(500, () => completeEmail(t.accountId, 'wait-sent', { state: 'sent', messageId: 'm-1' })),
+    ]);
+    expect(copy).toEqual({ claimed: false, state: 'sent' });
+
+    expect(await claimEmail(t.accountId, 'wait-released', 60)).toEqual({ claimed: true });
+    const [second] = await Promise.all([
+      claimOrWait(() => claimEmail(t.accountId, 'wait-released', 60)),
+      after(500, () => releaseEmail(t.accountId, 'wait-released')),
+    ]);
+    expect(second).toEqual({ claimed: true });
+    expect((await getEmailMarker(t.accountId, 'wait-released'))?.state).toBe('sending');
   });
 });
