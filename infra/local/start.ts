@@ -201,6 +201,16 @@ function demoProviderFromEnv(): ProviderKind {
   return raw as ProviderKind;
 }
 
+/**
+ * Batches of each worker in flight at once: LOCAL_POLLER_CONCURRENCY, else 5 when the workers run in a process
+ * of their own (npm start: in AWS an event source runs up to its MaximumConcurrency, the stack's 5; idle lanes
+ * cost nothing, infra/local/pollers.ts), else 1 (the test suites' runtime: one batch at a time per worker).
+ */
+export function localPollerConcurrency(workersProcess: boolean): number {
+  const set = Number(process.env.LOCAL_POLLER_CONCURRENCY);
+  return Number.isInteger(set) && set >= 1 ? set : workersProcess ? 5 : 1;
+}
+
 export async function startLocal(options: LocalOptions = {}): Promise<LocalRuntime> {
   const dataDir = resolve(options.dataDir ?? '.data');
   const tableName = options.tableName ?? 'refloop';
@@ -297,14 +307,13 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     const paddle = handleOf<PaddleEmulator>('paddle-classic');
     const paddleBilling = handleOf<PaddleBillingEmulator>('paddle-billing');
     const stripe = handleOf<StripeEmulator>('stripe');
+    const lanes = localPollerConcurrency(options.workersProcess === true);
     const pollerSettings: PollerSettings = {
       endpoint: sqs.endpoint,
       queueUrls: sqs.queueUrls,
       dlqUrls: sqs.dlqUrls,
       ...(options.shortPolls ? { waitTimeSeconds: 0 } : {}),
-      // LOCAL_POLLER_CONCURRENCY: batches of each worker in flight at once (default 1; in AWS an event source
-      // runs up to its MaximumConcurrency, 5 by default): the bench's drains set it to play that.
-      ...(Number(process.env.LOCAL_POLLER_CONCURRENCY) > 1 ? { concurrency: Number(process.env.LOCAL_POLLER_CONCURRENCY) } : {}),
+      ...(lanes > 1 ? { concurrency: lanes } : {}),
     };
     const scheduleSettings = options.backfillMinutes ? { everyMinutesOverride: options.backfillMinutes } : {};
     // The pollers and schedules: in a process of their own for npm start (./workers-process.ts), else here.

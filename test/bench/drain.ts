@@ -1,5 +1,6 @@
 // Webhook drain: a burst of signed alerts posted as fast as the intake takes them, then the time until
 // the subscription-sync worker has applied every one, and a check that none was lost.
+import { localPollerConcurrency } from '../../infra/local/start';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAccount } from '../../shared/store/accounts';
@@ -149,7 +150,7 @@ async function drainFromBacklog(
     cpu,
     raw,
     ratio,
-    pollerConcurrency: Math.max(1, Number(process.env.LOCAL_POLLER_CONCURRENCY) || 1),
+    pollerConcurrency: localPollerConcurrency(process.env.BENCH_WORKERS_PROCESS !== '0'),
     dlq,
     rejected: post.requests - post.ok,
   };

@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { format } from 'node:util';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { freePort } from '../../infra/local/dynamodb';
-import { startLocal, type LocalRuntime } from '../../infra/local/start';
+import { localPollerConcurrency, startLocal, type LocalRuntime } from '../../infra/local/start';
 import { useLogSink } from '../../shared/log';
 import { batchGet, lookup } from '../../shared/store/ops';
 import type { Key } from '../../shared/store/table';
@@ -311,7 +311,7 @@ export function startContext(): { finish(): SectionContext } {
       loadStart,
       loadEnd: loadavg()[0] ?? 0,
       note: process.env.BENCH_NOTE || null,
-      pollerConcurrency: Math.max(1, Number(process.env.LOCAL_POLLER_CONCURRENCY) || 1),
+      pollerConcurrency: localPollerConcurrency(process.env.BENCH_WORKERS_PROCESS !== '0'),
     }),
   };
 }

@@ -228,6 +228,38 @@ describe('local runtime', () => {
     }
   }, 30_000);
 
+  it('runs the workers in a process of their own, and starts another when it dies', async () => {
+    const workers = runtime?.workers;
+    const first = workers?.pid ?? null;
+    expect(first).not.toBeNull();
+    expect(first).not.toBe(process.pid);
+    process.kill(first as number, 'SIGKILL');
+    const second = await pollUntil(() => (workers?.pid && workers.pid !== first ? workers.pid : null), { timeoutMs: 60_000 });
+    expect(second).not.toBe(first);
+    // The new process works the queues: a member's webhook event reaches its endpoint.
+    const received: string[] = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        received.push(String(req.url));
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/after-restart`;
+      expect((await call('POST', '/v1/webhook-endpoints/', demoKey, { url, events: ['member.created'] })).status).toBe(201);
+      expect(
+        (await call('POST', '/v1/members/', demoKey, { identifier: 'after-restart', email: 'after-restart@example.com' })).status,
+      ).toBe(201);
+      await pollUntil(() => (received.length > 0 ? received : null), { timeoutMs: 30_000 });
+      expect(received[0]).toBe('/after-restart');
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((ok) => server.close(() => ok()));
+    }
+  }, 120_000);
+
   it('builds pagination links to the local server', async () => {
     const key = runtime?.demo.apiKey ?? null;
     expect((await call('POST', '/v1/campaigns/', key, { name: 'y' })).status).toBe(201);
