@@ -105,6 +105,28 @@ interface Checkout {
   webhooks: Array<{ headers: Record<string, string>; body: string }>;
 }
 
+/** A Paddle Billing or Stripe emulator checkout (signed, not delivered) as the webhooks to post. */
+function jsonCheckout(
+  provider: Provider,
+  accountId: string,
+  referralId: string | null,
+  out: { result: { subscription: { id: string } }; delivered: Array<{ signature: string; rawBody: string }> },
+  signatureHeader: string,
+): Checkout {
+  return {
+    provider,
+    accountId,
+    path: `/webhooks/${provider}/${accountId}/`,
+    contentType: 'application/json',
+    subscriptionId: out.result.subscription.id,
+    referralId,
+    webhooks: out.delivered.map((d) => ({
+      headers: { 'content-type': 'application/json', [signatureHeader]: d.signature },
+      body: d.rawBody,
+    })),
+  };
+}
+
 function resign(sign: Sign, form: string, changes: Record<string, string>): string {
   const fields = Object.fromEntries(new URLSearchParams(form));
   delete fields.p_signature;
@@ -270,36 +292,14 @@ export async function measureFreshness(bench: BenchRuntime, workDir: string, o: 
           deliver: false,
           ...(referralId ? { customData: { refloop_referral_id: referralId } } : {}),
         });
-        checkout = {
-          provider,
-          accountId: a.id,
-          path: `/webhooks/paddle-billing/${a.id}/`,
-          contentType: 'application/json',
-          subscriptionId: out.result.subscription.id,
-          referralId,
-          webhooks: out.delivered.map((d) => ({
-            headers: { 'content-type': 'application/json', 'paddle-signature': d.signature },
-            body: d.rawBody,
-          })),
-        };
+        checkout = jsonCheckout(provider, a.id, referralId, out, 'paddle-signature');
       } else {
         const out = await rt.stripe.checkout({
           email,
           deliver: false,
           ...(referralId ? { clientReferenceId: referralId, subscriptionMetadata: { refloop_referral_id: referralId } } : {}),
         });
-        checkout = {
-          provider,
-          accountId: a.id,
-          path: `/webhooks/stripe/${a.id}/`,
-          contentType: 'application/json',
-          subscriptionId: out.result.subscription.id,
-          referralId,
-          webhooks: out.delivered.map((e) => ({
-            headers: { 'content-type': 'application/json', 'stripe-signature': e.signature },
-            body: e.rawBody,
-          })),
-        };
+        checkout = jsonCheckout(provider, a.id, referralId, out, 'stripe-signature');
       }
       checkouts.push(checkout);
       webhookCount += checkout.webhooks.length;
