@@ -575,7 +575,6 @@ describe('local runtime', () => {
       dataDir,
       tableName: 'refloop-e2e',
       demoProvider: 'stripe',
-      workersProcess: true,
     });
     expect(runtime.demoProvider).toBe('paddle-classic');
     // The rail emulators of the first runtime stopped with it: their ports were given up.

@@ -30,7 +30,15 @@ export default async function globalSetup(): Promise<void> {
   unitEnvironment();
   // The dashboard (web/dist) is built once here, before the workers start: the suites that start the local
   // runtime (npm start's startLocal) then find it up to date instead of building it concurrently.
-  const [dynamo] = await Promise.all([startDynamoLocal({ port: await freePort(), path: null, tableName: TEST_TABLE }), buildDashboard()]);
+  const [dynamo] = await Promise.all([
+    startDynamoLocal({
+      port: await freePort(),
+      path: null,
+      tableName: TEST_TABLE,
+      jvmOptions: ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'],
+    }),
+    buildDashboard(),
+  ]);
   holder.__refloopDynamo = dynamo;
   // Workers are started after this and inherit process.env; each test file then gets its own copy.
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
