@@ -150,7 +150,7 @@ async function drainFromBacklog(
     cpu,
     raw,
     ratio,
-    pollerConcurrency: localPollerConcurrency(process.env.BENCH_WORKERS_PROCESS !== '0'),
+    pollerConcurrency: localPollerConcurrency(false),
     dlq,
     rejected: post.requests - post.ok,
   };

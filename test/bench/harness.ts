@@ -24,6 +24,8 @@ export interface BenchRuntime {
   logs: LogSink;
   cpu: CpuMeter;
   stop(): Promise<void>;
+  /** Stops it without giving the console back (another runtime takes over the log file). */
+  stopKeepingLogs(): Promise<void>;
 }
 
 /**
@@ -170,7 +172,22 @@ function queueProbe(endpoint: string): QueueProbe {
  * container as they are in AWS, instead of costing one GetItem per request. Rate limits are raised out
  * of the way, not turned off.
  */
-export async function startBenchRuntime(workDir: string): Promise<BenchRuntime> {
+export interface BenchRuntimeOptions {
+  /**
+   * The workers in a process of their own, as npm start runs them (the freshness section), or in this one (the
+   * other sections: a drain measures the worker's own cost per event, which the second process's IPC and its
+   * second SDK stack would add to: +0.4 to 1 ms of CPU per event in a Paddle Billing drain).
+   */
+  workersProcess?: boolean;
+  /** The log file's sink of a runtime started before (the bench counts one run's lines). */
+  logs?: LogSink;
+}
+
+/** Whether the running bench runtime has a workers process (the sections' context lines say how many lanes). */
+let workersProcessNow = false;
+
+export async function startBenchRuntime(workDir: string, options: BenchRuntimeOptions = {}): Promise<BenchRuntime> {
+  workersProcessNow = options.workersProcess ?? false;
   process.env.AUTH_CACHE_TTL_SECONDS = '60';
   // The load runs one key far past any plan's rate: the limits stay on (every request still pays its
   // rate-limit UpdateItem, as in AWS) but high enough never to refuse.
@@ -179,7 +196,7 @@ export async function startBenchRuntime(workDir: string): Promise<BenchRuntime> 
   process.env.JS_RATE_LIMIT_PER_KEY = '100000000';
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const tableName = `refloop-bench-${process.pid}-${Date.now().toString(36)}`;
-  const logs = captureServiceLogs(benchServiceLog());
+  const logs = options.logs ?? captureServiceLogs(benchServiceLog());
   let runtime: LocalRuntime;
   try {
     runtime = await startLocal({
@@ -193,8 +210,7 @@ export async function startBenchRuntime(workDir: string): Promise<BenchRuntime> 
       wisePort: 0,
       dataDir: join(workDir, 'data'),
       tableName,
-      // As npm start runs it: the workers in a process of their own (BENCH_WORKERS_PROCESS=0: in this one).
-      workersProcess: process.env.BENCH_WORKERS_PROCESS !== '0',
+      workersProcess: options.workersProcess ?? false,
     });
   } catch (err) {
     await logs.restore();
@@ -214,6 +230,11 @@ export async function startBenchRuntime(workDir: string): Promise<BenchRuntime> 
       await load.stop();
       await runtime.stop();
       await logs.restore();
+    },
+    stopKeepingLogs: async () => {
+      queues.stop();
+      await load.stop();
+      await runtime.stop();
     },
   };
 }
@@ -311,7 +332,7 @@ export function startContext(): { finish(): SectionContext } {
       loadStart,
       loadEnd: loadavg()[0] ?? 0,
       note: process.env.BENCH_NOTE || null,
-      pollerConcurrency: localPollerConcurrency(process.env.BENCH_WORKERS_PROCESS !== '0'),
+      pollerConcurrency: localPollerConcurrency(workersProcessNow),
     }),
   };
 }
