@@ -85,6 +85,8 @@ export interface LocalOptions {
    * workers read after the start).
    */
   workersProcess?: boolean;
+  /** JVM options of the DynamoDB Local it starts (the test suites: test/support/jvm.ts). */
+  dynamodbJvmOptions?: string[];
 }
 
 export interface DemoAccount {
@@ -226,7 +228,12 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
   try {
     const dynamo = options.dynamodbEndpoint
       ? { endpoint: options.dynamodbEndpoint }
-      : await startDynamoLocal({ port: options.dynamodbPort ?? 8000, path: join(dataDir, 'dynamodb'), tableName });
+      : await startDynamoLocal({
+          port: options.dynamodbPort ?? 8000,
+          path: join(dataDir, 'dynamodb'),
+          tableName,
+          ...(options.dynamodbJvmOptions ? { jvmOptions: options.dynamodbJvmOptions } : {}),
+        });
     if ('stop' in dynamo) stops.push(dynamo.stop);
     // The handlers read their configuration once; set it before the first request and drop any cached copy.
     process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;

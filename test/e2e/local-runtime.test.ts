@@ -2,6 +2,7 @@
 // README's whole referral: member -> referral -> simulated checkout (paddle CLI) -> conversion -> reward,
 // the API reference, a signed webhook delivered to a receiver on this machine, and the Paddle Billing and
 // Stripe walks from checkout to reward, credit and clawback through their emulators' CLIs.
+import { TEST_JVM_OPTIONS } from '../support/jvm';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -25,6 +26,7 @@ async function start(): Promise<LocalRuntime> {
   runtime = await startLocal({
     port: 0,
     dynamodbPort: await freePort(),
+    dynamodbJvmOptions: TEST_JVM_OPTIONS,
     sqsPort: 0,
     paddlePort: 0,
     paddleBillingPort: 0,
@@ -566,6 +568,7 @@ describe('local runtime', () => {
     runtime = await startLocal({
       port: 0,
       dynamodbPort: await freePort(),
+      dynamodbJvmOptions: TEST_JVM_OPTIONS,
       sqsPort: 0,
       paddlePort: 0,
       paddleBillingPort: 0,

@@ -12,6 +12,7 @@
 // Only the documented placeholders are substituted: the demo key, publishable key and account id that
 // `npm start` prints, its URL, `.data/` (its DATA_DIR) and the `<name>`s captured above. The CLIs get the
 // ports in the environment, as `npm start`'s banner tells a user to when they are not the defaults.
+import { TEST_JVM_OPTIONS } from '../support/jvm';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -280,6 +281,7 @@ describe('docs/api-tour.md on a fresh npm start', () => {
     runtime = await startLocal({
       port: 0,
       dynamodbPort: await freePort(),
+      dynamodbJvmOptions: TEST_JVM_OPTIONS,
       sqsPort: 0,
       paddlePort: 0,
       paddleBillingPort: 0,

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startDynamoLocal, type DynamoLocal } from '../../infra/local/dynamodb';
+import { TEST_JVM_OPTIONS } from './jvm';
 import unitEnvironment from './unit-setup';
 
 /** `tsx web/build.ts --if-changed` in a child process (Vite is an ES module; Jest's setup is CommonJS). */
@@ -35,7 +36,7 @@ export default async function globalSetup(): Promise<void> {
       port: await freePort(),
       path: null,
       tableName: TEST_TABLE,
-      jvmOptions: ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'],
+      jvmOptions: TEST_JVM_OPTIONS,
     }),
     buildDashboard(),
   ]);
