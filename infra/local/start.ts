@@ -314,13 +314,12 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     const paddle = handleOf<PaddleEmulator>('paddle-classic');
     const paddleBilling = handleOf<PaddleBillingEmulator>('paddle-billing');
     const stripe = handleOf<StripeEmulator>('stripe');
-    const lanes = localPollerConcurrency(options.workersProcess === true);
     const pollerSettings: PollerSettings = {
       endpoint: sqs.endpoint,
       queueUrls: sqs.queueUrls,
       dlqUrls: sqs.dlqUrls,
       ...(options.shortPolls ? { waitTimeSeconds: 0 } : {}),
-      ...(lanes > 1 ? { concurrency: lanes } : {}),
+      concurrency: localPollerConcurrency(options.workersProcess === true),
     };
     const scheduleSettings = options.backfillMinutes ? { everyMinutesOverride: options.backfillMinutes } : {};
     // The pollers and schedules: in a process of their own for npm start (./workers-process.ts), else here.

@@ -11,7 +11,8 @@
 // HTTP, like Lambda's event source mappings call SQS. With short polls, the parent tells the child about
 // each burst of sends, so an idle poller wakes at once, as it does in one process.
 //
-// Messages (IPC): parent -> child: start, hold, release, sends, stop; child -> parent: ready, held, log.
+// Messages (IPC): parent -> child: start, hold, release, sends, stop; child -> parent: ready, held, log,
+// stopped (sent last, so every log line before it has arrived; the parent needs nothing else from it).
 // A child that exits unasked is logged and started again: the queues keep the messages it was working
 // on, and they come back after their visibility timeout.
 import { fork, type ChildProcess } from 'node:child_process';

@@ -3,8 +3,8 @@
 //
 // Exactly once: the worker claims the message's marker item (a 60 s lease) before calling the sender and
 // marks it `sent` after. A duplicate message finds `sent` (or `skipped`) and is acknowledged; one that
-// finds a live lease fails its record (SQS retries it after the visibility timeout, when the lease is
-// over). A sender error means nothing was sent: the claim is released and the record fails, so SQS
+// finds a live lease waits up to 5 s for that attempt to end (./email-lease.ts claimOrWait), then fails its
+// record (SQS retries it after the visibility timeout, when the lease is over). A sender error means nothing was sent: the claim is released and the record fails, so SQS
 // retries it and, after maxReceiveCount receives, moves it to the DLQ (alarmed).
 //
 // The crash window: SES has no idempotency token, so if the function dies (or its SES call times out)

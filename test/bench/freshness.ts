@@ -27,7 +27,8 @@ export interface FreshnessSettings {
   /**
    * The same load, unmeasured, before the clock: DynamoDB Local's JVM compiles its hot paths in the first
    * minute under load (run alone, the section measured twice the CPU per call at half the load), and V8 the
-   * handlers'. 0: none (the bench's earlier sections warm both up when they run).
+   * handlers'. The section restarts the runtime first (infra/local/workers-process.ts), so nothing before it
+   * warms them. 0: none.
    */
   warmupSeconds: number;
   /** The workers run in a process of their own (as npm start runs them; false: in the gateway's). */

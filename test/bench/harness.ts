@@ -218,6 +218,11 @@ export async function startBenchRuntime(workDir: string, options: BenchRuntimeOp
   }
   const load = LoadGenerator.start();
   const queues = queueProbe(runtime.sqsEndpoint);
+  const stopKeepingLogs = async () => {
+    queues.stop();
+    await load.stop();
+    await runtime.stop();
+  };
   return {
     runtime,
     tableName,
@@ -226,16 +231,10 @@ export async function startBenchRuntime(workDir: string, options: BenchRuntimeOp
     logs,
     cpu: new CpuMeter(findJavaChild(), load.pid, () => runtime.workers.pid),
     stop: async () => {
-      queues.stop();
-      await load.stop();
-      await runtime.stop();
+      await stopKeepingLogs();
       await logs.restore();
     },
-    stopKeepingLogs: async () => {
-      queues.stop();
-      await load.stop();
-      await runtime.stop();
-    },
+    stopKeepingLogs,
   };
 }
 
