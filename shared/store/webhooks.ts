@@ -287,49 +287,53 @@ const dueKey = (accountId: string, endpointId: string, sk: string, dueMs: number
   gsi2sk: `${timeKey(dueMs)}#${accountId}#${endpointId}#${sk}`,
 });
 
+type DeliveredEvent = { id: string; type: EventType; created_ms: number };
+
+/** The new delivery of an event to an endpoint (pending, due now), as a transaction's Put: only if it is not there yet. */
+export function deliveryPut(accountId: string, endpointId: string, event: DeliveredEvent, nowMs: number): TransactItem {
+  const sk = deliverySk(event.created_ms, event.id);
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...webhookKeys.webhookDelivery(accountId, endpointId, sk),
+        type: 'WebhookDelivery',
+        id: deliveryId(endpointId, event.id),
+        endpoint_id: endpointId,
+        event_id: event.id,
+        event_type: event.type,
+        state: 'pending',
+        attempts: 0,
+        created_ms: event.created_ms,
+        next_attempt_ms: nowMs,
+        history: [],
+        ...dueKey(accountId, endpointId, sk, nowMs),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/** Counts `n` new deliveries on their endpoint, as a transaction's Update: only while the endpoint exists. */
+export function deliveryCountAdd(accountId: string, endpointId: string, n: number): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: webhookKeys.webhookEndpoint(accountId, endpointId),
+      UpdateExpression: 'ADD delivery_count :n',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':n': n },
+    },
+  };
+}
+
 /**
  * Creates the delivery of an event to an endpoint, once (a redelivered fan-out finds it there), and
  * counts it on the endpoint. False when the endpoint is gone; true when the delivery exists now.
  */
-export async function createDelivery(
-  accountId: string,
-  endpointId: string,
-  event: { id: string; type: EventType; created_ms: number },
-  nowMs: number,
-): Promise<boolean> {
-  const sk = deliverySk(event.created_ms, event.id);
+export async function createDelivery(accountId: string, endpointId: string, event: DeliveredEvent, nowMs: number): Promise<boolean> {
   try {
-    await transact([
-      {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...webhookKeys.webhookDelivery(accountId, endpointId, sk),
-            type: 'WebhookDelivery',
-            id: deliveryId(endpointId, event.id),
-            endpoint_id: endpointId,
-            event_id: event.id,
-            event_type: event.type,
-            state: 'pending',
-            attempts: 0,
-            created_ms: event.created_ms,
-            next_attempt_ms: nowMs,
-            history: [],
-            ...dueKey(accountId, endpointId, sk, nowMs),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      {
-        Update: {
-          TableName: tableName(),
-          Key: webhookKeys.webhookEndpoint(accountId, endpointId),
-          UpdateExpression: 'ADD delivery_count :one',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':one': 1 },
-        },
-      },
-    ]);
+    await transact([deliveryPut(accountId, endpointId, event, nowMs), deliveryCountAdd(accountId, endpointId, 1)]);
     return true;
   } catch (err) {
     if (!(err instanceof ConditionsFailedError)) throw err;

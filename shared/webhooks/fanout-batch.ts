@@ -1,23 +1,25 @@
 // The fan-out worker's batch path: the outbox events of one SQS batch dispatched together, with what
-// shared/webhooks/fanout.ts dispatchEvent does for one (the same deliveries, messages and screenings, in
-// the same order: deliveries created, their messages and the screenings sent, then the event leaves the
-// outbox), for fewer calls: ONE BatchGet of every event of the batch, ONE Query of an account's endpoints
-// per batch, and ONE TransactWriteItems marking its events dispatched (100 a transaction), instead of a
-// GetItem, a Query and an UpdateItem per event. An event named twice in a batch is dispatched once.
+// shared/webhooks/fanout.ts dispatchEvent does for one (the same deliveries, messages and screenings), for
+// fewer calls: ONE BatchGet of every event of the batch, ONE Query of an account's endpoints per batch, the
+// screenings in one send, then ONE TransactWriteItems per account (up to 100 items) that creates the events'
+// deliveries, counts them on their endpoints and takes the events out of the outbox, together; the
+// `deliver` messages follow the commit. The per-event path makes a transaction per delivery and an
+// UpdateItem per event. An event named twice in a batch is dispatched once.
 // A record fails (and is redelivered alone) when a step of its event failed: its event stays in the
 // outbox, and the redelivery finds its deliveries made (attribute_not_exists) and sends them again.
 // Purges of deleted endpoints' deliveries run on their own, as before.
 import { clock } from '../domain/clock';
 import type { EventType } from '../domain/events';
 import { publishAll } from '../queue/publish';
-import type { DeliverMessage, FraudScreenMessage, QueueMessages } from '../queue/queues';
+import type { FraudScreenMessage, QueueMessages } from '../queue/queues';
+import { errorFields, log } from '../log';
 import { PoisonMessageError, type BatchEntry } from '../queue/worker';
 import { tableName } from '../store/client';
 import { batchGet, lookup, transact, type TransactItem } from '../store/ops';
 import { markEventDispatched } from '../store/outbox';
 import { keys } from '../store/table';
-import { allEndpoints } from '../store/webhooks';
-import { createDeliveries, purgeEndpoint, screeningOf } from './fanout';
+import { allEndpoints, deliveryCountAdd, deliveryPut } from '../store/webhooks';
+import { createDeliveries, deliverMessage, deliveryTargets, purgeEndpoint, screeningOf } from './fanout';
 
 type FanoutMessage = QueueMessages['webhook-events'];
 
@@ -65,6 +67,12 @@ export async function fanOutBatch(entries: BatchEntry<FanoutMessage>[]): Promise
   return failed;
 }
 
+/** Test hooks (a write between the endpoints' read and the transaction). Never set in production. */
+export const fanoutBatchHooks: { beforeCommit?: () => Promise<void> } = {};
+
+/** At most this many items in one of the batch's transactions (DynamoDB's limit). */
+const TRANSACTION_ITEMS = 100;
+
 async function dispatchAccount(
   accountId: string,
   events: Map<string, string[]>,
@@ -85,72 +93,122 @@ async function dispatchAccount(
     return;
   }
   const now = clock.now();
-  const deliveries: { records: string[]; messages: DeliverMessage[] }[] = [];
   const screenings: { records: string[]; message: FraudScreenMessage }[] = [];
-  const ready: typeof live = [];
-  await Promise.all(
-    live.map(async (e) => {
-      const event = { id: e.eventId, type: e.item.event_type as EventType, created_ms: Number(e.item.created_ms) };
-      // An endpoint receives the events that happened after it was created (fanout.ts createDeliveries).
-      try {
-        const messages = await createDeliveries(accountId, endpoints, event, now);
-        if (messages.length > 0) deliveries.push({ records: e.records, messages });
-        const screening = screeningOf(accountId, event.type, e.item.payload);
-        if (screening) screenings.push({ records: e.records, message: screening });
-        ready.push(e);
-      } catch (err) {
-        failRecords(e.records, err);
-      }
-    }),
-  );
-  // The messages before the events leave the outbox (a failed send keeps its events in it).
+  const planned: Planned[] = live.map((e) => {
+    const event = { id: e.eventId, type: e.item.event_type as EventType, created_ms: Number(e.item.created_ms) };
+    const screening = screeningOf(accountId, event.type, e.item.payload);
+    if (screening) screenings.push({ records: e.records, message: screening });
+    return { records: e.records, event, targets: deliveryTargets(endpoints, event) };
+  });
+  // The screenings before the events leave the outbox: a failed send keeps its events there (their records
+  // fail, and the redelivery hands them on again; a screening is idempotent).
   const unsent = new Set<string>();
-  const send = async <Q extends 'webhook-deliveries' | 'fraud'>(queue: Q, parts: { records: string[]; messages: QueueMessages[Q][] }[]) => {
-    if (parts.length === 0) return;
+  if (screenings.length > 0) {
     try {
       await publishAll(
-        queue,
-        parts.flatMap((p) => p.messages),
+        'fraud',
+        screenings.map((s) => s.message),
       );
     } catch (err) {
-      for (const p of parts) {
-        failRecords(p.records, err);
-        for (const id of p.records) unsent.add(id);
+      for (const s of screenings) {
+        failRecords(s.records, err);
+        for (const id of s.records) unsent.add(id);
       }
     }
-  };
-  await Promise.all([
-    send('webhook-deliveries', deliveries),
-    send(
-      'fraud',
-      screenings.map((s) => ({ records: s.records, messages: [s.message] })),
-    ),
-  ]);
-  const marking = ready.filter((e) => !e.records.some((id) => unsent.has(id)));
-  for (let i = 0; i < marking.length; i += 100) {
-    const chunk = marking.slice(i, i + 100);
-    const items: TransactItem[] = chunk.map((e) => ({
+  }
+  const ready = planned.filter((e) => !e.records.some((id) => unsent.has(id)));
+  for (const chunk of transactionChunks(ready)) await commitChunk(accountId, chunk, endpoints, now, failRecords);
+}
+
+interface Planned {
+  records: string[];
+  event: { id: string; type: EventType; created_ms: number };
+  /** The endpoints it goes to (fanout.ts deliveryTargets). */
+  targets: string[];
+}
+
+/** Events in groups whose transaction (each event's mark and deliveries, one count per endpoint) fits in one. */
+function transactionChunks(events: Planned[]): Planned[][] {
+  const chunks: Planned[][] = [];
+  let chunk: Planned[] = [];
+  let endpoints = new Set<string>();
+  let items = 0;
+  for (const e of events) {
+    // Its mark, its deliveries, and a count for each endpoint the chunk does not count yet.
+    const size = () => 1 + e.targets.length + e.targets.filter((id) => !endpoints.has(id)).length;
+    if (chunk.length > 0 && items + size() > TRANSACTION_ITEMS) {
+      chunks.push(chunk);
+      chunk = [];
+      endpoints = new Set();
+      items = 0;
+    }
+    items += size();
+    for (const id of e.targets) endpoints.add(id);
+    chunk.push(e);
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
+/**
+ * One transaction for a chunk of events: their deliveries created, each endpoint's count raised once by
+ * their number, and the events out of the outbox, together. The `deliver` messages go after the commit:
+ * a delivery item is due from its creation, so one whose message was lost is sent by the webhook sweep
+ * within a minute (shared/webhooks/sweep.ts). When the transaction fails (a delivery there already, an
+ * endpoint deleted meanwhile, an event gone), each event goes the per-event way: fanout.ts createDeliveries
+ * (each delivery on its own, found ones counted as made), their messages, then the event's mark.
+ */
+async function commitChunk(
+  accountId: string,
+  chunk: Planned[],
+  endpoints: Awaited<ReturnType<typeof allEndpoints>>,
+  now: number,
+  failRecords: (ids: readonly string[], err: unknown) => void,
+): Promise<void> {
+  const items: TransactItem[] = [];
+  const counts = new Map<string, number>();
+  for (const e of chunk) {
+    items.push({
       Update: {
         TableName: tableName(),
-        Key: keys.event(accountId, e.eventId),
+        Key: keys.event(accountId, e.event.id),
         UpdateExpression: 'SET dispatched_at = :now REMOVE gsi2pk, gsi2sk',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':now': Date.now() },
       },
-    }));
-    try {
-      await transact(items);
-    } catch {
-      // One of them is gone meanwhile (or the transaction failed): each on its own, as the per-event path does.
-      await Promise.all(
-        chunk.map(async (e) => {
-          try {
-            await markEventDispatched(accountId, e.eventId);
-          } catch (err) {
-            failRecords(e.records, err);
-          }
-        }),
-      );
+    });
+    for (const endpointId of e.targets) {
+      items.push(deliveryPut(accountId, endpointId, e.event, now));
+      counts.set(endpointId, (counts.get(endpointId) ?? 0) + 1);
     }
+  }
+  for (const [endpointId, n] of counts) items.push(deliveryCountAdd(accountId, endpointId, n));
+  if (fanoutBatchHooks.beforeCommit) await fanoutBatchHooks.beforeCommit();
+  try {
+    await transact(items);
+  } catch {
+    await Promise.all(
+      chunk.map(async (e) => {
+        try {
+          const messages = await createDeliveries(accountId, endpoints, e.event, now);
+          if (messages.length > 0) await publishAll('webhook-deliveries', messages);
+          await markEventDispatched(accountId, e.event.id);
+        } catch (err) {
+          failRecords(e.records, err);
+        }
+      }),
+    );
+    return;
+  }
+  const messages = chunk.flatMap((e) => e.targets.map((endpointId) => deliverMessage(accountId, endpointId, e.event)));
+  if (messages.length === 0) return;
+  try {
+    await publishAll('webhook-deliveries', messages);
+  } catch (err) {
+    log('warn', 'webhook fan-out: deliver messages not sent, the sweep sends their deliveries', {
+      account_id: accountId,
+      deliveries: messages.length,
+      ...errorFields(err),
+    });
   }
 }

@@ -19,28 +19,39 @@ import { keys } from '../store/table';
 import { allEndpoints, createDelivery, deliverySk, PURGE_PAGE, purgeDeliveriesPage } from '../store/webhooks';
 
 type Endpoints = Awaited<ReturnType<typeof allEndpoints>>;
+type FannedEvent = { id: string; type: EventType; created_ms: number };
 
 /**
- * One delivery per enabled endpoint subscribed to the event's type and created before it (an event of a
- * moment before the endpoint existed is not news to it), and the `deliver` message of each one created
- * (or found: a redelivered event sends them again). The per-event and the batch fan-out share it.
+ * The endpoints an event goes to: enabled, subscribed to its type, and created before it (an event of a
+ * moment before the endpoint existed is not news to it, even when its dispatch was late).
+ */
+export function deliveryTargets(endpoints: Endpoints, event: FannedEvent): string[] {
+  return endpoints.filter((e) => e.enabled && e.events.includes(event.type) && e.created_ms <= event.created_ms).map((e) => e.id);
+}
+
+/** The `deliver` message of an event's delivery to an endpoint. */
+export const deliverMessage = (accountId: string, endpointId: string, event: FannedEvent): DeliverMessage => ({
+  kind: 'deliver',
+  account_id: accountId,
+  endpoint_id: endpointId,
+  delivery: deliverySk(event.created_ms, event.id),
+});
+
+/**
+ * One delivery per target endpoint (deliveryTargets), each in a transaction of its own, and the `deliver`
+ * message of each one created (or found: a redelivered event sends them again). The per-event path, and
+ * the batch's fallback (./fanout-batch.ts).
  */
 export async function createDeliveries(
   accountId: string,
   endpoints: Endpoints,
-  event: { id: string; type: EventType; created_ms: number },
+  event: FannedEvent,
   now: number,
 ): Promise<DeliverMessage[]> {
-  const targets = endpoints.filter((e) => e.enabled && e.events.includes(event.type) && e.created_ms <= event.created_ms);
-  const created = await Promise.all(targets.map(async (e) => ((await createDelivery(accountId, e.id, event, now)) ? e.id : null)));
-  return created
-    .filter((id): id is string => id !== null)
-    .map((endpointId) => ({
-      kind: 'deliver',
-      account_id: accountId,
-      endpoint_id: endpointId,
-      delivery: deliverySk(event.created_ms, event.id),
-    }));
+  const created = await Promise.all(
+    deliveryTargets(endpoints, event).map(async (id) => ((await createDelivery(accountId, id, event, now)) ? id : null)),
+  );
+  return created.filter((id): id is string => id !== null).map((id) => deliverMessage(accountId, id, event));
 }
 
 export async function dispatchEvent(accountId: string, eventId: string): Promise<{ deliveries: number }> {
@@ -48,8 +59,6 @@ export async function dispatchEvent(accountId: string, eventId: string): Promise
   if (item?.type !== 'Event' || item.gsi2pk === undefined) return { deliveries: 0 }; // gone or dispatched
   const event = { id: eventId, type: item.event_type as EventType, created_ms: Number(item.created_ms) };
   const now = clock.now();
-  // An endpoint receives the events that happened after it was created, even when their dispatch was late
-  // (an event of a moment before the endpoint existed is not news to it).
   const messages = await createDeliveries(accountId, await allEndpoints(accountId), event, now);
   if (messages.length > 0) await publishAll('webhook-deliveries', messages);
   const screening = screeningOf(accountId, event.type, item.payload);
