@@ -1,8 +1,9 @@
 // The member-emails worker's logic: one conversion or reward notice to the referring member, exactly
 // once per message key, honouring the member's opt-out and a bounce or complaint on their address.
 //
-// Exactly once: the worker claims the message's marker item (a 60 s lease) before calling the sender and
-// marks it `sent` after. A duplicate message finds `sent` (or `skipped`) and is acknowledged; one that
+// Exactly once: the worker reads what the email needs (account, referral, member), then claims the message's
+// marker item (a 60 s lease; the email's unsubscribe token is stored in the same transaction) before calling
+// the sender, and marks it `sent` after: 2 writes per email sent. A duplicate message finds `sent` (or `skipped`) and is acknowledged; one that
 // finds a live lease waits up to 5 s for that attempt to end (./email-lease.ts claimOrWait), then fails its
 // record (SQS retries it after the visibility timeout, when the lease is over). A sender error means nothing was sent: the claim is released and the record fails, so SQS
 // retries it and, after maxReceiveCount receives, moves it to the DLQ (alarmed).
@@ -19,13 +20,13 @@ import type { AffiliateEmailMessage, LoginLinkMessage, MemberEmailMessage } from
 import { sendLoginLinks } from './login-links';
 import { sendAffiliateEmail } from './affiliate-emails';
 import { PoisonMessageError, sqsWorker } from '../queue/worker';
-import { claimEmail, completeEmail, emailContext, releaseEmail, senderOf, suppressedAddress } from '../store/emails';
+import { type ClaimResult, claimEmail, completeEmail, emailContext, releaseEmail, senderOf, suppressedAddress } from '../store/emails';
 import { toMember } from '../store/members';
 import { toReferral } from '../store/referrals';
 import type { EmailSender, Mailbox } from './sender';
 import { conversionEmail, rewardEmail, type RenderedEmail } from './templates';
 import { unsubscribeHeaders, unsubscribeUrl } from './unsubscribe';
-import { issueUnsubscribeToken } from '../store/unsubscribe';
+import { unsubscribeTokenPut } from '../store/unsubscribe';
 import { log } from '../log';
 import { claimOrWait, EmailInFlightError, LEASE_SECONDS } from './email-lease';
 
@@ -49,43 +50,48 @@ export async function sendMemberEmail(m: MemberEmailMessage, sender: EmailSender
   }
   const key = messageKey(m);
   const context = { account_id: m.account_id, referral_id: m.referral_id, member_id: m.member_id, key };
-  const claim = await claimOrWait(() => claimEmail(m.account_id, key, LEASE_SECONDS));
-  if (!claim.claimed) {
+  const duplicate = (claim: ClaimResult & { claimed: false }): EmailOutcome => {
     if (claim.state === 'sending') throw new EmailInFlightError(`email ${key} is being sent by another attempt`);
     log('info', 'member email already handled', { ...context, state: claim.state });
     return 'duplicate';
+  };
+
+  // What the email needs is read before the claim: the claim then stores the email's unsubscribe token in the
+  // same transaction (one write for both). A duplicate pays one read for nothing.
+  const { account, referral: referralItem, member: memberItem } = await emailContext(m.account_id, m.referral_id, m.member_id);
+  const member = toMember(memberItem);
+  const referral = toReferral(referralItem);
+  const reward = m.template === 'reward' ? referral?.rewards.find((r: Reward) => r.id === m.reward_id) : undefined;
+  const skipReason = !member
+    ? 'member deleted'
+    : !referral || referral.member_id !== member.id
+      ? 'referral deleted'
+      : member.email_opt_out
+        ? 'member opted out'
+        : suppressedAddress(memberItem) === member.email.toLowerCase()
+          ? 'address bounced or complained'
+          : m.template === 'reward' && (!reward || reward.amount <= 0)
+            ? 'reward not found'
+            : null;
+  if (skipReason || !member || !referral) {
+    const claim = await claimOrWait(() => claimEmail(m.account_id, key, LEASE_SECONDS));
+    if (!claim.claimed) return duplicate(claim);
+    await completeEmail(m.account_id, key, { state: 'skipped', reason: skipReason ?? 'member deleted' });
+    log('info', 'member email skipped', { ...context, reason: skipReason });
+    return 'skipped';
   }
 
-  const skip = async (reason: string): Promise<EmailOutcome> => {
-    await completeEmail(m.account_id, key, { state: 'skipped', reason });
-    log('info', 'member email skipped', { ...context, reason });
-    return 'skipped';
-  };
+  const senderName = senderOf(account)?.name || config().emailDefaultFrom.name;
+  // A fresh unsubscribe token per email (only its digest is stored, with the claim): the link and the RFC 8058 headers.
+  const { token, put } = unsubscribeTokenPut({ accountId: m.account_id, memberId: member.id, programme: senderName });
+  const claim = await claimOrWait(() => claimEmail(m.account_id, key, LEASE_SECONDS, put));
+  if (!claim.claimed) return duplicate(claim);
 
   let email: { to: string; from: Mailbox; rendered: RenderedEmail; headers: Record<string, string> };
   try {
-    const { account, referral: referralItem, member: memberItem } = await emailContext(m.account_id, m.referral_id, m.member_id);
-    const member = toMember(memberItem);
-    const referral = toReferral(referralItem);
-    if (!member) return await skip('member deleted');
-    if (!referral || referral.member_id !== member.id) return await skip('referral deleted');
-    if (member.email_opt_out) return await skip('member opted out');
-    if (suppressedAddress(memberItem) === member.email.toLowerCase()) return await skip('address bounced or complained');
-    const senderName = senderOf(account)?.name || config().emailDefaultFrom.name;
-    // A fresh unsubscribe token per email (only its digest is stored): the link and the RFC 8058 headers.
-    const unsubscribe = unsubscribeUrl(
-      config().publicBaseUrl,
-      await issueUnsubscribeToken({ accountId: m.account_id, memberId: member.id, programme: senderName }),
-    );
+    const unsubscribe = unsubscribeUrl(config().publicBaseUrl, token);
     const input = { firstName: member.first_name, memberCode: member.code, senderName, referral, unsubscribeUrl: unsubscribe };
-    let rendered: RenderedEmail;
-    if (m.template === 'conversion') {
-      rendered = conversionEmail(input);
-    } else {
-      const reward = referral.rewards.find((r: Reward) => r.id === m.reward_id);
-      if (!reward || reward.amount <= 0) return await skip('reward not found');
-      rendered = rewardEmail(input, reward);
-    }
+    const rendered = m.template === 'conversion' ? conversionEmail(input) : rewardEmail(input, reward as Reward);
     email = { to: member.email, from: senderOf(account) ?? config().emailDefaultFrom, rendered, headers: unsubscribeHeaders(unsubscribe) };
   } catch (err) {
     await releaseEmail(m.account_id, key).catch(() => undefined);

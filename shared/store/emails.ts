@@ -4,8 +4,8 @@
 // The marker (`A#<acct>#EMAIL#<message key>`) moves `sending` (a lease) -> `sent` or `skipped`. A
 // worker claims it before calling the sender, completes it after; a sender error releases it (nothing
 // was sent, the record is retried). See shared/email/member-emails.ts for the crash window.
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { Mailbox } from '../email/sender';
 import { db, tableName } from './client';
 import { batchGet, lookup } from './ops';
@@ -16,32 +16,47 @@ const MARKER_DAYS = 365;
 
 export type ClaimResult = { claimed: true } | { claimed: false; state: 'sent' | 'skipped' | 'sending' };
 
-export async function claimEmail(accountId: string, messageKey: string, leaseSeconds: number): Promise<ClaimResult> {
+/**
+ * Claims an email's marker (a lease of `leaseSeconds`). `also`: a Put stored only with the claim, in the same
+ * transaction (the email's unsubscribe token: one write for both, shared/email/member-emails.ts).
+ */
+export async function claimEmail(
+  accountId: string,
+  messageKey: string,
+  leaseSeconds: number,
+  also?: ConstructorParameters<typeof PutCommand>[0],
+): Promise<ClaimResult> {
   const now = Math.floor(Date.now() / 1000);
+  const claim = {
+    TableName: tableName(),
+    Item: {
+      ...recordKeys.emailMarker(accountId, messageKey),
+      type: 'EmailMarker',
+      state: 'sending',
+      lease_until: now + leaseSeconds,
+      claimed_at: now,
+      [TTL_ATTRIBUTE]: now + MARKER_DAYS * 86400,
+    },
+    // A lease that ran out belongs to an attempt that died (or timed out) before completing.
+    ConditionExpression: 'attribute_not_exists(pk) OR (#state = :sending AND lease_until < :now)',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':sending': 'sending', ':now': now },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
   try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...recordKeys.emailMarker(accountId, messageKey),
-          type: 'EmailMarker',
-          state: 'sending',
-          lease_until: now + leaseSeconds,
-          claimed_at: now,
-          [TTL_ATTRIBUTE]: now + MARKER_DAYS * 86400,
-        },
-        // A lease that ran out belongs to an attempt that died (or timed out) before completing.
-        ConditionExpression: 'attribute_not_exists(pk) OR (#state = :sending AND lease_until < :now)',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':sending': 'sending', ':now': now },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
+    if (also) await db().send(new TransactWriteCommand({ TransactItems: [{ Put: claim }, { Put: also }] }));
+    else await db().send(new PutCommand(claim));
     return { claimed: true };
   } catch (err) {
-    if (!(err instanceof ConditionalCheckFailedException)) throw err;
     // The old item comes back in the wire format ({S: ...}) on the error.
-    const raw = err.Item?.state as unknown;
+    let raw: unknown;
+    if (err instanceof ConditionalCheckFailedException) raw = err.Item?.state;
+    else if (err instanceof TransactionCanceledException && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')
+      raw = err.CancellationReasons[0].Item?.state;
+    // Two claims at once (a transaction conflict): the other one holds it, as a live lease would.
+    else if (err instanceof TransactionCanceledException || (err as { name?: string })?.name === 'TransactionConflictException')
+      return { claimed: false, state: 'sending' };
+    else throw err;
     const state = typeof raw === 'string' ? raw : (raw as { S?: string } | undefined)?.S;
     return { claimed: false, state: state === 'sent' || state === 'skipped' ? state : 'sending' };
   }

@@ -48,25 +48,30 @@ export async function applicantOptedOut(accountId: string, email: string): Promi
   return (await getItem(applicantOptOutKey(accountId, email))) !== undefined;
 }
 
+/** A new unsubscribe token's item (only its digest is the key), to store with a claim: the token and the Put's input. */
+export function unsubscribeTokenPut(target: UnsubscribeTarget, now = Math.floor(Date.now() / 1000)) {
+  const token = newToken();
+  const put = {
+    TableName: tableName(),
+    Item: {
+      ...unsubscribeKey(tokenHash(token)),
+      type: 'UnsubscribeToken',
+      account_id: target.accountId,
+      member_id: target.memberId,
+      programme: target.programme,
+      ...(target.email ? { email: target.email.trim().toLowerCase() } : {}),
+      created_at: now,
+      [TTL_ATTRIBUTE]: now + UNSUBSCRIBE_DAYS * 86400,
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  };
+  return { token, put };
+}
+
 /** A new unsubscribe token for one member (stored as its digest); the caller puts it in the email's link. */
 export async function issueUnsubscribeToken(target: UnsubscribeTarget, now = Math.floor(Date.now() / 1000)): Promise<string> {
-  const token = newToken();
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...unsubscribeKey(tokenHash(token)),
-        type: 'UnsubscribeToken',
-        account_id: target.accountId,
-        member_id: target.memberId,
-        programme: target.programme,
-        ...(target.email ? { email: target.email.trim().toLowerCase() } : {}),
-        created_at: now,
-        [TTL_ATTRIBUTE]: now + UNSUBSCRIBE_DAYS * 86400,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  const { token, put } = unsubscribeTokenPut(target, now);
+  await db().send(new PutCommand(put));
   return token;
 }
 

@@ -9,7 +9,11 @@ import { startPaddleEmulator } from '../../infra/local/emulators/paddle-classic'
 import type { Pollers } from '../../infra/local/pollers';
 import { resetConfig } from '../../shared/config';
 import { applyEmailEvent } from '../../shared/email/email-events';
-import { memberEmailHandler, messageKey } from '../../shared/email/member-emails';
+import { memberEmailHandler, messageKey, sendMemberEmail } from '../../shared/email/member-emails';
+import type { MemberEmailMessage } from '../../shared/queue/queues';
+import { recordKeys } from '../../shared/store/table';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { recordDynamoCalls, verificationClient } from '../support/dynamo-calls';
 import { outboxFileName, outboxSender } from '../../shared/email/outbox-sender';
 import type { EmailSender, OutgoingEmail } from '../../shared/email/sender';
 import { publish } from '../../shared/queue/publish';
@@ -114,6 +118,48 @@ describe('member emails', () => {
       state: 'sent',
       message_id: `outbox:${outboxFileName(rewardKey)}`,
     });
+  });
+
+  it('an email sent is 1 BatchGet and 2 writes (the claim with its unsubscribe token, then sent); a duplicate writes nothing', async () => {
+    const t = await tenant();
+    const c = await campaign(t, { allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' });
+    const carol = await member(t, 'carol-mail', { campaign: { id: c.id }, first_name: 'Carol' });
+    const r = await convertedReferral(t, carol, 'user-dan-mail');
+    const key = messageKey({ template: 'conversion', referral_id: r.id });
+    await pollUntil(async () => (await getEmailMarker(t.accountId, key))?.state === 'sent', { timeoutMs: 15_000 });
+    // The marker gone (as if this were the first copy): the next copy sends it again.
+    await verificationClient().send(
+      new DeleteCommand({ TableName: process.env.TABLE_NAME, Key: recordKeys.emailMarker(t.accountId, key) }),
+    );
+    const message: MemberEmailMessage = {
+      kind: 'member-email',
+      account_id: t.accountId,
+      template: 'conversion',
+      referral_id: r.id,
+      member_id: carol.id,
+    };
+    const first = recordDynamoCalls();
+    try {
+      expect(await sendMemberEmail(message, sender)).toBe('sent');
+    } finally {
+      first.stop();
+    }
+    expect(first.calls.map((c) => c.command)).toEqual(['BatchGetItem', 'TransactWriteItems', 'UpdateItem']);
+    expect(sendsFor(key)).toBe(2);
+    // Its unsubscribe link works: the token was stored with the claim.
+    const link = /https?:\/\/\S+\/unsubscribe\/([A-Za-z0-9_-]+)/.exec(readEml(key))?.[1] as string;
+    expect(await getItem({ pk: `UNSUB#${tokenHash(link)}`, sk: 'UNSUB' })).toMatchObject({ member_id: carol.id });
+    const again = recordDynamoCalls();
+    try {
+      expect(await sendMemberEmail(message, sender)).toBe('duplicate');
+    } finally {
+      again.stop();
+    }
+    expect(again.calls.map((c) => [c.command, Boolean(c.error)])).toEqual([
+      ['BatchGetItem', false],
+      ['TransactWriteItems', true],
+    ]);
+    expect(sendsFor(key)).toBe(2);
   });
 
   it('exactly once under duplicate messages and repeated evaluations; without a first name the greeting is generic', async () => {
