@@ -6,6 +6,7 @@
 // was sent, the record is retried). See shared/email/member-emails.ts for the crash window.
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
 import type { Mailbox } from '../email/sender';
 import { db, tableName } from './client';
 import { batchGet, lookup } from './ops';
@@ -44,7 +45,10 @@ export async function claimEmail(
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
   try {
-    if (also) await db().send(new TransactWriteCommand({ TransactItems: [{ Put: claim }, { Put: also }] }));
+    // The token makes the SDK's own retry of a transaction whose answer was lost succeed, instead of finding its
+    // own claim and waiting out the lease.
+    if (also)
+      await db().send(new TransactWriteCommand({ TransactItems: [{ Put: claim }, { Put: also }], ClientRequestToken: randomUUID() }));
     else await db().send(new PutCommand(claim));
     return { claimed: true };
   } catch (err) {

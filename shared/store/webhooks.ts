@@ -383,26 +383,29 @@ export async function loadDelivery(accountId: string, endpointId: string, sk: st
   };
 }
 
+/** The conditional update that takes attempt `attempt` of a delivery until `leaseUntil` (on the state it was read in). */
+export function claimUpdate(accountId: string, d: WebhookDelivery, attempt: number, leaseUntil: number) {
+  return {
+    TableName: tableName(),
+    Key: webhookKeys.webhookDelivery(accountId, d.endpoint_id, d.sk),
+    UpdateExpression: 'SET #state = :sending, attempts = :n, lease_until = :lease, gsi2pk = :gpk, gsi2sk = :gsk',
+    ConditionExpression: 'attempts = :prev AND #state = :was',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: {
+      ':sending': 'sending',
+      ':n': attempt,
+      ':lease': leaseUntil,
+      ':prev': d.attempts,
+      ':was': d.state,
+      ...prefixed(dueKey(accountId, d.endpoint_id, d.sk, leaseUntil)),
+    },
+  };
+}
+
 /** Takes attempt `attempt` of a delivery for `leaseMs` (conditional on the state it was read in). */
 export async function claimAttempt(accountId: string, d: WebhookDelivery, attempt: number, leaseUntil: number): Promise<boolean> {
   try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: webhookKeys.webhookDelivery(accountId, d.endpoint_id, d.sk),
-        UpdateExpression: 'SET #state = :sending, attempts = :n, lease_until = :lease, gsi2pk = :gpk, gsi2sk = :gsk',
-        ConditionExpression: 'attempts = :prev AND #state = :was',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: {
-          ':sending': 'sending',
-          ':n': attempt,
-          ':lease': leaseUntil,
-          ':prev': d.attempts,
-          ':was': d.state,
-          ...prefixed(dueKey(accountId, d.endpoint_id, d.sk, leaseUntil)),
-        },
-      }),
-    );
+    await db().send(new UpdateCommand(claimUpdate(accountId, d, attempt, leaseUntil)));
     return true;
   } catch (err) {
     if ((err as { name?: string }).name === 'ConditionalCheckFailedException') return false;
@@ -414,22 +417,20 @@ const prefixed = (due: { gsi2pk: string; gsi2sk: string }) => ({ ':gpk': due.gsi
 
 export type EndpointChange = 'none' | 'recovered' | { failingSince: number } | 'disable';
 
-/**
- * Records the outcome of attempt `attempt` (conditional on it still being the claimed one) and, in the
- * same transaction, the endpoint's failure state. When the endpoint is gone the delivery is cancelled.
- */
-export async function recordAttempt(
+export type AttemptOutcome = { state: 'succeeded' | 'failed' | 'cancelled' } | { state: 'retrying'; retryAtMs: number };
+
+/** The delivery's side of recordAttempt: the outcome of attempt `attempt`, conditional on it still being the claimed one. */
+export function outcomeUpdate(
   accountId: string,
   d: WebhookDelivery,
   attempt: number,
   record: AttemptRecord,
-  outcome: { state: 'succeeded' | 'failed' | 'cancelled' } | { state: 'retrying'; retryAtMs: number },
-  endpointChange: EndpointChange,
-): Promise<void> {
+  outcome: AttemptOutcome,
+): TransactItem {
   const key = webhookKeys.webhookDelivery(accountId, d.endpoint_id, d.sk);
   const history = [...d.history, record].slice(-MAX_ATTEMPTS_KEPT);
   const retrying = outcome.state === 'retrying';
-  const delivery: TransactItem = {
+  return {
     Update: {
       TableName: tableName(),
       Key: key,
@@ -448,6 +449,21 @@ export async function recordAttempt(
       },
     },
   };
+}
+
+/**
+ * Records the outcome of attempt `attempt` (conditional on it still being the claimed one) and, in the
+ * same transaction, the endpoint's failure state. When the endpoint is gone the delivery is cancelled.
+ */
+export async function recordAttempt(
+  accountId: string,
+  d: WebhookDelivery,
+  attempt: number,
+  record: AttemptRecord,
+  outcome: AttemptOutcome,
+  endpointChange: EndpointChange,
+): Promise<void> {
+  const delivery = outcomeUpdate(accountId, d, attempt, record, outcome);
   const items: TransactItem[] = [delivery];
   const endpointKey = webhookKeys.webhookEndpoint(accountId, d.endpoint_id);
   if (endpointChange === 'recovered') {

@@ -16,7 +16,8 @@ import type { LookupFunction } from 'node:net';
 import { config } from '../config';
 import { clock } from '../domain/clock';
 import type { DeliverMessage } from '../queue/queues';
-import { claimAttempt, loadDelivery, recordAttempt, type AttemptRecord, type EndpointChange } from '../store/webhooks';
+import { loadDelivery, type AttemptRecord, type EndpointChange } from '../store/webhooks';
+import { type DeliveryWrites, directWrites } from './delivery-writes';
 import { afterFailure, shouldDisable } from './backoff';
 import { parseEndpointUrl, resolveSafely, UnsafeUrlError, type ResolvedAddress } from './ssrf';
 import { signatureHeader } from './verify';
@@ -30,7 +31,8 @@ const EARLY_MS = 1_000;
 
 export type AttemptResult = 'skipped' | 'succeeded' | 'retrying' | 'failed' | 'cancelled';
 
-export async function attemptDelivery(message: DeliverMessage): Promise<AttemptResult> {
+/** `writes`: the batch's gathered writes (./delivery-writes.ts), or each on its own. */
+export async function attemptDelivery(message: DeliverMessage, writes: DeliveryWrites = directWrites): Promise<AttemptResult> {
   const { account_id: accountId, endpoint_id: endpointId, delivery: sk } = message;
   const eventId = sk.slice(sk.indexOf('#') + 1);
   const ctx = await loadDelivery(accountId, endpointId, sk, eventId);
@@ -41,13 +43,13 @@ export async function attemptDelivery(message: DeliverMessage): Promise<AttemptR
   if (d.state !== 'sending' && (d.next_attempt_ms ?? 0) > now + EARLY_MS) return 'skipped';
 
   const attempt = d.attempts + 1;
-  if (!(await claimAttempt(accountId, d, attempt, now + LEASE_MS))) return 'skipped';
+  if (!(await writes.claim(accountId, d, attempt, now + LEASE_MS))) return 'skipped';
   const claimed = { ...d, attempts: attempt, state: 'sending' as const };
   const cfg = config().webhooks;
 
   if (!ctx.endpoint?.enabled || !ctx.secret || !ctx.payload) {
     const reason = !ctx.endpoint ? 'endpoint deleted' : !ctx.endpoint.enabled ? 'endpoint disabled' : 'event expired';
-    await recordAttempt(
+    await writes.record(
       accountId,
       claimed,
       attempt,
@@ -71,7 +73,7 @@ export async function attemptDelivery(message: DeliverMessage): Promise<AttemptR
   const base = { account_id: accountId, endpoint_id: endpointId, event_id: eventId, attempt, status_code: outcome.status };
 
   if (outcome.ok) {
-    await recordAttempt(
+    await writes.record(
       accountId,
       claimed,
       attempt,
@@ -92,13 +94,13 @@ export async function attemptDelivery(message: DeliverMessage): Promise<AttemptR
     // Retried for the whole give-up period without the endpoint succeeding once since its first attempt.
     const firstAttempt = d.history[0]?.at ?? started;
     const disable = failingSince !== null && failingSince <= firstAttempt;
-    await recordAttempt(accountId, claimed, attempt, record, { state: 'failed' }, disable ? 'disable' : change);
+    await writes.record(accountId, claimed, attempt, record, { state: 'failed' }, disable ? 'disable' : change);
     countMetric('OutgoingWebhookFailures');
     if (disable) log('warn', 'webhook endpoint disabled after failing for the give-up period', base);
     log('warn', 'webhook delivery given up', { ...base, error: outcome.error });
     return 'failed';
   }
-  await recordAttempt(accountId, claimed, attempt, record, { state: 'retrying', retryAtMs: next.retryAtMs }, change);
+  await writes.record(accountId, claimed, attempt, record, { state: 'retrying', retryAtMs: next.retryAtMs }, change);
   countMetric('OutgoingWebhookFailures');
   if (change === 'disable') log('warn', 'webhook endpoint disabled after failing for the give-up period', base);
   log('info', 'webhook delivery failed, will retry', { ...base, error: outcome.error, retry_at: next.retryAtMs });

@@ -3,8 +3,11 @@
 // delivery counts and the events' marks commit in one transaction per account; the `deliver` messages follow
 // it and the screenings precede it. A redelivered batch writes nothing, and an event whose delivery exists
 // already (an earlier run that died half way) falls back to the per-event path without counting it twice.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { SQSEvent } from 'aws-lambda';
 import { handler } from '../../functions/workers/webhook-fanout';
+import { handler as deliveryHandler } from '../../functions/workers/webhook-delivery';
 import { resetConfig } from '../../shared/config';
 import type { QueueMessages } from '../../shared/queue/queues';
 import { getItem } from '../../shared/store/ops';
@@ -32,14 +35,17 @@ afterAll(async () => {
   await queues?.stop();
 });
 
-/** An account with a member, and `endpoints` webhook endpoints subscribed to `referral.created`. */
-async function account(endpoints: number) {
+/** An account with a member, and `endpoints` webhook endpoints subscribed to `referral.created` (at `urls[i]` when given). */
+async function account(endpoints: number, urls: string[] = []) {
   const { accountId, apiKey } = await newAccount('unlimited');
   const json = (method: string, path: string, body?: unknown) =>
     api(method, path, { key: apiKey, ...(body === undefined ? {} : { body }) });
   const ids: string[] = [];
   for (let i = 0; i < endpoints; i++) {
-    const e = await json('POST', '/v1/webhook-endpoints/', { url: `http://127.0.0.1:9/hook-${i}`, events: ['referral.created'] });
+    const e = await json('POST', '/v1/webhook-endpoints/', {
+      url: urls[i] ?? `http://127.0.0.1:9/hook-${i}`,
+      events: ['referral.created'],
+    });
     expect(e.status).toBe(201);
     ids.push(e.body.id as string);
   }
@@ -65,8 +71,11 @@ async function referrals(a: Awaited<ReturnType<typeof account>>, n: number): Pro
   return { ids, messages };
 }
 
-/** One SQS batch of these messages through the worker's handler: the ids of the records that failed. */
-async function runBatch(messages: FanoutMessage[]): Promise<string[]> {
+/** One SQS batch of these messages through the fan-out's handler (or `run`'s): the ids of the records that failed. */
+async function runBatch(
+  messages: unknown[],
+  run: (event: SQSEvent) => Promise<{ batchItemFailures: { itemIdentifier: string }[] } | undefined> = handler,
+): Promise<string[]> {
   const event: SQSEvent = {
     Records: messages.map((m, i) => ({
       messageId: `f-${++serial}-${i}`,
@@ -85,7 +94,7 @@ async function runBatch(messages: FanoutMessage[]): Promise<string[]> {
       awsRegion: 'us-east-1',
     })),
   };
-  const out = await handler(event);
+  const out = await run(event);
   return (out?.batchItemFailures ?? []).map((f) => f.itemIdentifier);
 }
 
@@ -191,5 +200,95 @@ describe('webhook fan-out, a batch at a time', () => {
     expect(delivers.map((d) => d.endpoint_id)).toEqual([a.endpointIds[0], a.endpointIds[0]]);
     await queues.receiveAll('fraud');
     await queues.receiveAll('webhook-events');
+  });
+});
+
+describe('webhook deliveries, a batch at a time', () => {
+  let server: Server;
+  let url = '';
+  /** Event ids the receiver got, per path; a path under /fail/ answers 500. */
+  const got = new Map<string, string[]>();
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }).id;
+        got.set(req.url ?? '', [...(got.get(req.url ?? '') ?? []), id]);
+        res.writeHead(req.url?.startsWith('/fail/') ? 500 : 204).end();
+      });
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((ok) => server.close(() => ok()));
+  });
+
+  /** The `deliver` messages of `n` referrals' events (fanned out), for an account whose endpoints are at these paths. */
+  async function delivers(paths: string[], n: number) {
+    const a = await account(
+      paths.length,
+      paths.map((p) => url + p),
+    );
+    const { messages } = await referrals(a, n);
+    expect(await runBatch(messages)).toEqual([]);
+    await queues.receiveAll('fraud');
+    const out = (await queues.receiveAll('webhook-deliveries')).map((m) => m.json as { endpoint_id: string; delivery: string });
+    expect(out).toHaveLength(paths.length * n);
+    return { a, out };
+  }
+
+  const deliveryOf = (accountId: string, m: { endpoint_id: string; delivery: string }) =>
+    getItem(webhookKeys.webhookDelivery(accountId, m.endpoint_id, m.delivery));
+
+  it('5 deliveries in one batch: every POST once, their claims in 1 transaction and their outcomes in 1', async () => {
+    const { a, out } = await delivers(['/ok-a/'], 5);
+    const recording = recordDynamoCalls();
+    try {
+      expect(await runBatch(out, deliveryHandler)).toEqual([]);
+    } finally {
+      recording.stop();
+    }
+    const writes = recording.calls.filter((c) => c.command !== 'BatchGetItem' && c.command !== 'GetItem');
+    expect({ writes: writes.map((c) => c.command), described: describeCalls(writes) }).toMatchObject({
+      writes: ['TransactWriteItems', 'TransactWriteItems'],
+    });
+    expect(got.get('/ok-a/')).toHaveLength(5);
+    for (const m of out) expect(await deliveryOf(a.accountId, m)).toMatchObject({ state: 'succeeded', attempts: 1 });
+  });
+
+  it('two copies of one delivery in a batch: it is sent once (the gathered claim falls back to one claim each, and one wins)', async () => {
+    const { a, out } = await delivers(['/ok-b/'], 2);
+    expect(await runBatch([out[0], out[0], out[1]], deliveryHandler)).toEqual([]);
+    expect(got.get('/ok-b/')).toHaveLength(2);
+    expect(new Set(got.get('/ok-b/')).size).toBe(2);
+    for (const m of out) {
+      const d = await deliveryOf(a.accountId, m);
+      expect(d).toMatchObject({ state: 'succeeded', attempts: 1 });
+      expect(d?.history).toHaveLength(1);
+    }
+  });
+
+  it('a failing endpoint and a working one in one batch: the failure is recorded on its own with the endpoint failing, the successes together', async () => {
+    const { a, out } = await delivers(['/ok-c/', '/fail/c/'], 2);
+    expect(await runBatch(out, deliveryHandler)).toEqual([]);
+    expect(got.get('/ok-c/')).toHaveLength(2);
+    expect(got.get('/fail/c/')).toHaveLength(2);
+    const failing = a.endpointIds[1] as string;
+    for (const m of out) {
+      const d = await deliveryOf(a.accountId, m);
+      expect(d).toMatchObject(m.endpoint_id === failing ? { state: 'retrying', attempts: 1 } : { state: 'succeeded', attempts: 1 });
+    }
+    expect((await getItem(webhookKeys.webhookEndpoint(a.accountId, failing)))?.failing_since).toEqual(expect.any(Number));
+    // The same batch again: every attempt is recorded, none is due yet, so nothing is sent or written.
+    const again = recordDynamoCalls();
+    try {
+      expect(await runBatch(out, deliveryHandler)).toEqual([]);
+    } finally {
+      again.stop();
+    }
+    expect(again.calls.filter((c) => c.command !== 'BatchGetItem')).toEqual([]);
+    expect(got.get('/ok-c/')).toHaveLength(2);
   });
 });
