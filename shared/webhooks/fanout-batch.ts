@@ -1,8 +1,9 @@
 // The fan-out worker's batch path: the outbox events of one SQS batch dispatched together, with what
 // shared/webhooks/fanout.ts dispatchEvent does for one (the same deliveries, messages and screenings), for
 // fewer calls: ONE BatchGet of every event of the batch, ONE Query of an account's endpoints per batch, the
-// screenings in one send, then ONE TransactWriteItems per account (up to 100 items) that creates the events'
-// deliveries, counts them on their endpoints and takes the events out of the outbox, together; the
+// screenings in one send, then ONE TransactWriteItems for the batch, every account's events in it (one more per
+// 100 items), that creates the events' deliveries, counts them on their endpoints and takes the events out of
+// the outbox, together; the
 // `deliver` messages follow the commit. The per-event path makes a transaction per delivery and an
 // UpdateItem per event. An event named twice in a batch is dispatched once.
 // A record fails (and is redelivered alone) when a step of its event failed: its event stays in the
@@ -52,7 +53,12 @@ export async function fanOutBatch(entries: BatchEntry<FanoutMessage>[]): Promise
         for (const events of accounts.values()) for (const ids of events.values()) failRecords(ids, err);
         return;
       }
-      await Promise.all([...accounts].map(([accountId, events]) => dispatchAccount(accountId, events, found, failRecords)));
+      const planned = (
+        await Promise.all([...accounts].map(([accountId, events]) => planAccount(accountId, events, found, failRecords)))
+      ).flat();
+      // The accounts' events commit together: one transaction for the batch while it fits in 100 items.
+      const now = clock.now();
+      await Promise.all(transactionChunks(planned).map((chunk) => commitChunk(chunk, now, failRecords)));
     })(),
     ...others.map(async (entry) => {
       try {
@@ -73,32 +79,32 @@ export const fanoutBatchHooks: { beforeCommit?: () => Promise<void> } = {};
 /** At most this many items in one of the batch's transactions (DynamoDB's limit). */
 const TRANSACTION_ITEMS = 100;
 
-async function dispatchAccount(
+/** An account's live events with their deliveries' endpoints, once its screenings are sent (those that failed left out). */
+async function planAccount(
   accountId: string,
   events: Map<string, string[]>,
   found: Map<string, Record<string, unknown>>,
   failRecords: (ids: readonly string[], err: unknown) => void,
-): Promise<void> {
+): Promise<Planned[]> {
   // Gone or dispatched already: acknowledged.
   const live = [...events].flatMap(([eventId, records]) => {
     const item = lookup(found, keys.event(accountId, eventId));
     return item?.type === 'Event' && item.gsi2pk !== undefined ? [{ eventId, records, item }] : [];
   });
-  if (live.length === 0) return;
-  let endpoints: Awaited<ReturnType<typeof allEndpoints>>;
+  if (live.length === 0) return [];
+  let endpoints: Endpoints;
   try {
     endpoints = await allEndpoints(accountId);
   } catch (err) {
     for (const e of live) failRecords(e.records, err);
-    return;
+    return [];
   }
-  const now = clock.now();
   const screenings: { records: string[]; message: FraudScreenMessage }[] = [];
   const planned: Planned[] = live.map((e) => {
     const event = { id: e.eventId, type: e.item.event_type as EventType, created_ms: Number(e.item.created_ms) };
     const screening = screeningOf(accountId, event.type, e.item.payload);
     if (screening) screenings.push({ records: e.records, message: screening });
-    return { records: e.records, event, targets: deliveryTargets(endpoints, event) };
+    return { accountId, endpoints, records: e.records, event, targets: deliveryTargets(endpoints, event) };
   });
   // The screenings before the events leave the outbox: a failed send keeps its events there (their records
   // fail, and the redelivery hands them on again; a screening is idempotent).
@@ -116,11 +122,15 @@ async function dispatchAccount(
       }
     }
   }
-  const ready = planned.filter((e) => !e.records.some((id) => unsent.has(id)));
-  for (const chunk of transactionChunks(ready)) await commitChunk(accountId, chunk, endpoints, now, failRecords);
+  return planned.filter((e) => !e.records.some((id) => unsent.has(id)));
 }
 
+type Endpoints = Awaited<ReturnType<typeof allEndpoints>>;
+
 interface Planned {
+  accountId: string;
+  /** The account's endpoints, as the batch read them. */
+  endpoints: Endpoints;
   records: string[];
   event: { id: string; type: EventType; created_ms: number };
   /** The endpoints it goes to (fanout.ts deliveryTargets). */
@@ -135,7 +145,7 @@ function transactionChunks(events: Planned[]): Planned[][] {
   let items = 0;
   for (const e of events) {
     // Its mark, its deliveries, and a count for each endpoint the chunk does not count yet.
-    const size = () => 1 + e.targets.length + e.targets.filter((id) => !endpoints.has(id)).length;
+    const size = () => 1 + e.targets.length + e.targets.filter((id) => !endpoints.has(`${e.accountId}|${id}`)).length;
     if (chunk.length > 0 && items + size() > TRANSACTION_ITEMS) {
       chunks.push(chunk);
       chunk = [];
@@ -143,7 +153,7 @@ function transactionChunks(events: Planned[]): Planned[][] {
       items = 0;
     }
     items += size();
-    for (const id of e.targets) endpoints.add(id);
+    for (const id of e.targets) endpoints.add(`${e.accountId}|${id}`);
     chunk.push(e);
   }
   if (chunk.length > 0) chunks.push(chunk);
@@ -158,31 +168,28 @@ function transactionChunks(events: Planned[]): Planned[][] {
  * endpoint deleted meanwhile, an event gone), each event goes the per-event way: fanout.ts createDeliveries
  * (each delivery on its own, found ones counted as made), their messages, then the event's mark.
  */
-async function commitChunk(
-  accountId: string,
-  chunk: Planned[],
-  endpoints: Awaited<ReturnType<typeof allEndpoints>>,
-  now: number,
-  failRecords: (ids: readonly string[], err: unknown) => void,
-): Promise<void> {
+async function commitChunk(chunk: Planned[], now: number, failRecords: (ids: readonly string[], err: unknown) => void): Promise<void> {
   const items: TransactItem[] = [];
-  const counts = new Map<string, number>();
+  const counts = new Map<string, { accountId: string; endpointId: string; n: number }>();
   for (const e of chunk) {
     items.push({
       Update: {
         TableName: tableName(),
-        Key: keys.event(accountId, e.event.id),
+        Key: keys.event(e.accountId, e.event.id),
         UpdateExpression: 'SET dispatched_at = :now REMOVE gsi2pk, gsi2sk',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':now': Date.now() },
       },
     });
     for (const endpointId of e.targets) {
-      items.push(deliveryPut(accountId, endpointId, e.event, now));
-      counts.set(endpointId, (counts.get(endpointId) ?? 0) + 1);
+      items.push(deliveryPut(e.accountId, endpointId, e.event, now));
+      const k = `${e.accountId}|${endpointId}`;
+      const c = counts.get(k) ?? { accountId: e.accountId, endpointId, n: 0 };
+      c.n++;
+      counts.set(k, c);
     }
   }
-  for (const [endpointId, n] of counts) items.push(deliveryCountAdd(accountId, endpointId, n));
+  for (const c of counts.values()) items.push(deliveryCountAdd(c.accountId, c.endpointId, c.n));
   if (fanoutBatchHooks.beforeCommit) await fanoutBatchHooks.beforeCommit();
   try {
     await transact(items);
@@ -190,9 +197,9 @@ async function commitChunk(
     await Promise.all(
       chunk.map(async (e) => {
         try {
-          const messages = await createDeliveries(accountId, endpoints, e.event, now);
+          const messages = await createDeliveries(e.accountId, e.endpoints, e.event, now);
           if (messages.length > 0) await publishAll('webhook-deliveries', messages);
-          await markEventDispatched(accountId, e.event.id);
+          await markEventDispatched(e.accountId, e.event.id);
         } catch (err) {
           failRecords(e.records, err);
         }
@@ -200,13 +207,13 @@ async function commitChunk(
     );
     return;
   }
-  const messages = chunk.flatMap((e) => e.targets.map((endpointId) => deliverMessage(accountId, endpointId, e.event)));
+  const messages = chunk.flatMap((e) => e.targets.map((endpointId) => deliverMessage(e.accountId, endpointId, e.event)));
   if (messages.length === 0) return;
   try {
     await publishAll('webhook-deliveries', messages);
   } catch (err) {
     log('warn', 'webhook fan-out: deliver messages not sent, the sweep sends their deliveries', {
-      account_id: accountId,
+      accounts: [...new Set(chunk.map((e) => e.accountId))],
       deliveries: messages.length,
       ...errorFields(err),
     });

@@ -152,6 +152,30 @@ describe('webhook fan-out, a batch at a time', () => {
     for (const endpointId of a.endpointIds) expect(await deliveryCount(a.accountId, endpointId)).toBe(5);
   });
 
+  it('two accounts in one batch: one Query of endpoints each, one transaction for both', async () => {
+    const one = await account(1);
+    const two = await account(1);
+    const a = await referrals(one, 2);
+    const b = await referrals(two, 2);
+    const recording = recordDynamoCalls();
+    try {
+      expect(await runBatch([...a.messages, ...b.messages])).toEqual([]);
+    } finally {
+      recording.stop();
+    }
+    expect(recording.calls.map((c) => c.command)).toEqual(['BatchGetItem', 'Query', 'Query', 'TransactWriteItems']);
+    expect(await deliveryCount(one.accountId, one.endpointIds[0] as string)).toBe(2);
+    expect(await deliveryCount(two.accountId, two.endpointIds[0] as string)).toBe(2);
+    for (const m of [...a.messages, ...b.messages]) {
+      const owner = a.messages.includes(m) ? one : two;
+      expect((await eventItem(owner.accountId, m))?.gsi2pk).toBeUndefined();
+    }
+    const delivers = (await queues.receiveAll('webhook-deliveries')).map((m) => m.json as { account_id: string });
+    expect(delivers.filter((d) => d.account_id === one.accountId)).toHaveLength(2);
+    expect(delivers.filter((d) => d.account_id === two.accountId)).toHaveLength(2);
+    await queues.receiveAll('fraud');
+  });
+
   it('an event whose delivery exists already (a run that died before its mark): the batch falls back per event, each delivery made and counted once', async () => {
     const a = await account(2);
     const { messages } = await referrals(a, 3);
