@@ -3,7 +3,6 @@
 // event is applied exactly once whatever the batch holds (two events of one subscription in either order,
 // a duplicate inside the batch or of an earlier batch, a refund, a conversion, two accounts, a write that
 // races the batch between its read and its transaction), and the counters and report buckets are exact.
-import type { SQSEvent } from 'aws-lambda';
 import { handler } from '../../functions/workers/subscription-sync';
 import { providerBatchHooks } from '../../shared/flows/provider-batch';
 import { processProviderWebhook } from '../../shared/flows/subscription-sync';
@@ -18,7 +17,7 @@ import { api } from '../support/api';
 import { recordDynamoCalls } from '../support/dynamo-calls';
 import { newAccount } from '../support/fixtures';
 import { deliver, PROVIDER_HARNESSES, type Checkout, type Delivery, type ProviderHarness } from '../support/provider-harness';
-import { startTestQueues, type TestQueues } from '../support/queues';
+import { sqsEventOf, startTestQueues, type TestQueues } from '../support/queues';
 
 let queues: TestQueues;
 const classic = PROVIDER_HARNESSES.find((h) => h.kind === 'paddle-classic') as ProviderHarness;
@@ -64,24 +63,7 @@ async function queued(accountId: string, deliveries: Delivery[]): Promise<Provid
 
 /** One SQS batch of these messages through the worker's handler: the ids of the records that failed. */
 async function runBatch(messages: ProviderWebhookMessage[]): Promise<string[]> {
-  const event: SQSEvent = {
-    Records: messages.map((m, i) => ({
-      messageId: `m-${++serial}-${i}`,
-      receiptHandle: 'r',
-      body: JSON.stringify(m),
-      attributes: {
-        ApproximateReceiveCount: '1',
-        SentTimestamp: String(Date.now()),
-        SenderId: 'test',
-        ApproximateFirstReceiveTimestamp: String(Date.now()),
-      },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:provider-events',
-      awsRegion: 'us-east-1',
-    })),
-  };
+  const event = sqsEventOf(messages, 'provider-events');
   const out = await handler(event);
   return out.batchItemFailures.map((f) => f.itemIdentifier);
 }

@@ -17,7 +17,7 @@ import { fanoutBatchHooks } from '../../shared/webhooks/fanout-batch';
 import { api } from '../support/api';
 import { describeCalls, recordDynamoCalls } from '../support/dynamo-calls';
 import { newAccount } from '../support/fixtures';
-import { startTestQueues, type TestQueues } from '../support/queues';
+import { sqsEventOf, startTestQueues, type TestQueues } from '../support/queues';
 
 type FanoutMessage = QueueMessages['webhook-events'];
 
@@ -76,24 +76,7 @@ async function runBatch(
   messages: unknown[],
   run: (event: SQSEvent) => Promise<{ batchItemFailures: { itemIdentifier: string }[] } | undefined> = handler,
 ): Promise<string[]> {
-  const event: SQSEvent = {
-    Records: messages.map((m, i) => ({
-      messageId: `f-${++serial}-${i}`,
-      receiptHandle: 'r',
-      body: JSON.stringify(m),
-      attributes: {
-        ApproximateReceiveCount: '1',
-        SentTimestamp: String(Date.now()),
-        SenderId: 'test',
-        ApproximateFirstReceiveTimestamp: String(Date.now()),
-      },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:webhook-events',
-      awsRegion: 'us-east-1',
-    })),
-  };
+  const event = sqsEventOf(messages, run === handler ? 'webhook-events' : 'webhook-deliveries');
   const out = await run(event);
   return (out?.batchItemFailures ?? []).map((f) => f.itemIdentifier);
 }

@@ -1,5 +1,6 @@
 // Queues for integration tests: each test file starts its own local SQS (in process, pure JS, a few
 // milliseconds) in beforeAll and stops it in afterAll. The environment then points the publisher at it.
+import type { SQSEvent } from 'aws-lambda';
 import {
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
@@ -161,4 +162,29 @@ export function startTestPollers(
     queueUrls: queues.queueUrls,
     dlqUrls: queues.dlqUrls,
   });
+}
+
+let eventSerial = 0;
+
+/** An SQS event as Lambda hands it to a worker: one record per message (its JSON body), each with a fresh message id. */
+export function sqsEventOf(messages: readonly unknown[], queue: string): SQSEvent {
+  const batch = ++eventSerial;
+  return {
+    Records: messages.map((m, i) => ({
+      messageId: `msg-${batch}-${i}`,
+      receiptHandle: 'r',
+      body: JSON.stringify(m),
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: String(Date.now()),
+        SenderId: 'test',
+        ApproximateFirstReceiveTimestamp: String(Date.now()),
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${queue}`,
+      awsRegion: 'us-east-1',
+    })),
+  };
 }

@@ -121,15 +121,20 @@ const certs = new Map<string, { cert: X509Certificate; fetchedAtMs: number }>();
 async function certificate(certUrl: string, nowMs: number): Promise<X509Certificate | null> {
   const cached = certs.get(certUrl);
   if (cached && nowMs - cached.fetchedAtMs < CERT_TTL_MS) return cached.cert;
-  try {
-    const res = await fetch(certUrl, { signal: AbortSignal.timeout(5000), redirect: 'error' });
-    if (!res.ok) return null;
-    const cert = new X509Certificate(await res.text());
-    if (certs.size > 100) certs.clear();
-    certs.set(certUrl, { cert, fetchedAtMs: nowMs });
-    return cert;
-  } catch {
-    return null;
+  // One more try after a connection that failed (a kept-alive socket the server closed just as it was reused),
+  // not after a timeout: the webhook's answer would wait twice as long.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await fetch(certUrl, { signal: AbortSignal.timeout(5000), redirect: 'error' });
+      if (!res.ok) return null;
+      const cert = new X509Certificate(await res.text());
+      if (certs.size > 100) certs.clear();
+      certs.set(certUrl, { cert, fetchedAtMs: nowMs });
+      return cert;
+    } catch (err) {
+      const timedOut = (err as { name?: string } | null)?.name === 'TimeoutError';
+      if (attempt >= 2 || timedOut || !(err instanceof TypeError)) return null;
+    }
   }
 }
 
