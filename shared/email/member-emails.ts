@@ -1,12 +1,13 @@
 // The member-emails worker's logic: one conversion or reward notice to the referring member, exactly
 // once per message key, honouring the member's opt-out and a bounce or complaint on their address.
 //
-// Exactly once: the worker reads what the email needs (account, referral, member), then claims the message's
-// marker item (a 60 s lease; the email's unsubscribe token is stored in the same transaction) before calling
-// the sender, and marks it `sent` after: 2 writes per email sent. A duplicate message finds `sent` (or `skipped`) and is acknowledged; one that
-// finds a live lease waits up to 5 s for that attempt to end (./email-lease.ts claimOrWait), then fails its
-// record (SQS retries it after the visibility timeout, when the lease is over). A sender error means nothing was sent: the claim is released and the record fails, so SQS
-// retries it and, after maxReceiveCount receives, moves it to the DLQ (alarmed).
+// Exactly once: the worker reads what the email needs (account, referral, member), then claims the
+// message's marker item (a 60 s lease; the email's unsubscribe token is stored in the same transaction)
+// before calling the sender, and marks it `sent` after: 2 writes per email sent. A duplicate message finds
+// `sent` (or `skipped`) and is acknowledged; one that finds a live lease waits up to 5 s for that attempt to
+// end (./email-lease.ts claimOrWait), then fails its record (SQS retries it after the visibility timeout,
+// when the lease is over). A sender error means nothing was sent: the claim is released and the record
+// fails, so SQS retries it and, after maxReceiveCount receives, moves it to the DLQ (alarmed).
 //
 // The crash window: SES has no idempotency token, so if the function dies (or its SES call times out)
 // after SES accepted the message and before the marker says `sent`, the lease runs out and the retry
@@ -73,11 +74,13 @@ export async function sendMemberEmail(m: MemberEmailMessage, sender: EmailSender
           : m.template === 'reward' && (!reward || reward.amount <= 0)
             ? 'reward not found'
             : null;
-  if (skipReason || !member || !referral) {
+  // (`!member || !referral` only narrows the types: a skip reason names both cases.)
+  if (skipReason !== null || !member || !referral) {
+    const reason = skipReason ?? 'member deleted';
     const claim = await claimOrWait(() => claimEmail(m.account_id, key, LEASE_SECONDS));
     if (!claim.claimed) return duplicate(claim);
-    await completeEmail(m.account_id, key, { state: 'skipped', reason: skipReason ?? 'member deleted' });
-    log('info', 'member email skipped', { ...context, reason: skipReason });
+    await completeEmail(m.account_id, key, { state: 'skipped', reason });
+    log('info', 'member email skipped', { ...context, reason });
     return 'skipped';
   }
 
