@@ -240,8 +240,18 @@ describe('OpenAPI document: what a validating proxy and /docs need', () => {
     expect(exampleProblems(doc)).toEqual([]);
   });
 
+  /**
+   * A copy of the document with only the paths a negative test breaks (and every component): the checks read
+   * each path on its own, so the others would only add seconds of validation that cannot fail there.
+   */
+  const brokenBase = (paths: string[]) => {
+    const copy = JSON.parse(JSON.stringify(doc));
+    copy.paths = Object.fromEntries(paths.map((p) => [p, copy.paths[p]]));
+    return copy;
+  };
+
   it('an example that does not match its schema is reported (so the check above can fail)', () => {
-    const broken = JSON.parse(JSON.stringify(doc));
+    const broken = brokenBase(['/v1/referrals/', '/v1/campaigns/{id}/', '/v1/members/']);
     broken.paths['/v1/referrals/'].post.requestBody.content['application/json'].example = { user_identifier: 5 };
     broken.paths['/v1/campaigns/{id}/'].get.responses['200'].content['application/json'].example.created_at = 'yesterday';
     delete broken.paths['/v1/members/'].get.responses['200'].content['application/json'].example;
@@ -269,7 +279,7 @@ describe('OpenAPI document: what a validating proxy and /docs need', () => {
   }, 60_000);
 
   it('Spectral does report a broken document (so the lint above can fail)', async () => {
-    const broken = JSON.parse(JSON.stringify(doc));
+    const broken = brokenBase(['/v1/referrals/', '/v1/members/', '/v1/campaigns/']);
     broken.paths['/v1/referrals/'].get.parameters.find((p: any) => p.name === 'page_size').schema.default = '20';
     broken.paths['/v1/referrals/'].get.responses['200'].content['application/json'].example.count = 'three';
     delete broken.paths['/v1/members/'].get.operationId;
