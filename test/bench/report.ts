@@ -12,6 +12,7 @@ import { kb, mark, median, ms, num, pct } from './stats';
 import { describeRun, type AuthFloodSection } from './auth-flood';
 import { FRESHNESS_TARGET_MS, renderFairnessSection, type FairnessSection } from './fairness';
 import { renderFreshnessSection, type FreshnessSection } from './freshness';
+import { renderCostSection, type CostSection } from './cost';
 import { workers } from '../../functions/workers';
 
 /** The subscription-sync worker's batch size (functions/workers.ts). */
@@ -38,6 +39,8 @@ export interface Report {
   fairness?: FairnessSection | null;
   /** Freshness under mixed load (section `freshness`, issue 29). */
   freshness?: FreshnessSection | null;
+  /** The cost of one conversion, counted (section `cost`, issue 29). */
+  cost?: CostSection | null;
   /** The dashboard's assets and first paint (section `dashboard`). */
   dashboard?: DashboardSection | null;
   /** Sections that could not run, with the reason. */
@@ -88,6 +91,7 @@ export function verdicts(r: Report): Verdicts {
         `fairness: the quiet tenant's p99 webhook -> reward lag is ${ms(f.quiet.lag.p99)} (${f.quiet.lag.count} of ${f.quiet.conversions} visible), target < ${FRESHNESS_TARGET_MS / 1000} s`,
       );
   }
+  if (r.cost && r.cost.missing > 0) hardFailures.push(`cost: ${r.cost.missing} referrals without exactly one reward`);
   if (r.freshness) {
     const f = r.freshness;
     if (f.lostTotal > 0) hardFailures.push(`freshness: ${f.lostTotal} effects missing, rejected or dead-lettered`);
@@ -444,6 +448,10 @@ export function renderReport(r: Report): string {
   }
   if (r.freshness) {
     for (const l of renderFreshnessSection(r.freshness)) line(l);
+    line();
+  }
+  if (r.cost) {
+    for (const l of renderCostSection(r.cost)) line(l);
     line();
   }
 

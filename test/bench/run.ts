@@ -16,7 +16,8 @@
 // freshness under mixed load (skip: `freshness`): BENCH_FRESH_SECONDS (60), BENCH_FRESH_CLIENTS (20 API
 // clients creating referrals), BENCH_FRESH_CLIENT_RATE (1 create per second per client; 0 = closed loops), BENCH_FRESH_WEBHOOKS_PER_SECOND (50, across three accounts on three providers),
 // BENCH_FRESH_CONVERT_EVERY (4: one checkout in 4 converts a referral), BENCH_FRESH_WARMUP_SECONDS (20 s of the same load
-// before the clock, unmeasured; 0 = none).
+// before the clock, unmeasured; 0 = none); the cost per conversion (skip: `cost`): BENCH_COST_CONVERSIONS (60),
+// BENCH_COST_WEBHOOKS_PER_SECOND (15).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -29,6 +30,7 @@ import { measureMoney, type MoneySection } from './money';
 import { measureDashboard, type DashboardSection } from './dashboard';
 import { measureFairness, type FairnessSection } from './fairness';
 import { describeFreshness, measureFreshness, type FreshnessSection } from './freshness';
+import { describeCost, measureCost, type CostSection } from './cost';
 import { describePortal, measurePortal, writePortalSection, type PortalSection } from './portal';
 import { describeMachine } from './machine';
 import { renderReport, verdicts, type Report } from './report';
@@ -71,6 +73,7 @@ async function main(): Promise<number> {
   let money: MoneySection | null = null;
   let fairness: FairnessSection | null = null;
   let freshness: FreshnessSection | null = null;
+  let cost: CostSection | null = null;
   let serviceLog: Report['serviceLog'] = null;
   const errors: string[] = [];
 
@@ -82,7 +85,7 @@ async function main(): Promise<number> {
     }
   }
 
-  const runtimeSections = ['load', 'auth', 'drain', 'fairness', 'freshness', 'money'];
+  const runtimeSections = ['load', 'auth', 'drain', 'fairness', 'cost', 'freshness', 'money'];
   if (runtimeSections.some((name) => !skip.has(name))) {
     let bench: BenchRuntime | undefined;
     try {
@@ -153,6 +156,18 @@ async function main(): Promise<number> {
           });
         } catch (err) {
           errors.push(`fairness: ${message(err)}`);
+        }
+      }
+      // Every call of a conversion counted, with the workers in this process (their calls go through its clients).
+      if (!skip.has('cost')) {
+        try {
+          cost = await measureCost(bench, {
+            conversions: setting('BENCH_COST_CONVERSIONS', 60),
+            webhooksPerSecond: setting('BENCH_COST_WEBHOOKS_PER_SECOND', 15),
+            timeoutMs: 300_000,
+          });
+        } catch (err) {
+          errors.push(`cost: ${message(err)}`);
         }
       }
       if (!skip.has('freshness')) {
@@ -244,6 +259,7 @@ async function main(): Promise<number> {
     money,
     fairness,
     freshness,
+    cost,
     dashboard,
     errors,
     serviceLog,
@@ -300,6 +316,7 @@ async function main(): Promise<number> {
     );
   }
   if (freshness) out(describeFreshness(freshness));
+  if (cost) out(describeCost(cost));
   const v = verdicts(report);
   for (const m of v.missed) out(`missed: ${m}`);
   for (const f of v.hardFailures) out(`FAILED: ${f}`);

@@ -94,12 +94,16 @@ export class WriteRateAccountant {
     return this.clock.run(t, op);
   }
 
-  /** Starts recording the store's writes (the client of shared/store/client.ts). */
-  attach(client: DynamoDBClient = rawClient()): this {
+  /**
+   * Starts recording the store's writes (the client of shared/store/client.ts). By default only the writes of
+   * operations run inside `at`; with `everyWrite`, every write of the process, at virtual time 0 unless an
+   * `at` stamps it (the bench's cost section counts a whole pipeline's writes this way).
+   */
+  attach(client: DynamoDBClient = rawClient(), options: { everyWrite?: boolean } = {}): this {
     this.client = client;
     client.middlewareStack.add(
       (next, context) => async (args) => {
-        const t = this.clock.getStore();
+        const t = this.clock.getStore() ?? (options.everyWrite ? 0 : undefined);
         let out: Awaited<ReturnType<typeof next>>;
         try {
           out = await next(args);
