@@ -3,9 +3,11 @@
 //
 // Exactly once: the worker reads what the email needs (account, referral, member), then claims the
 // message's marker item (a 60 s lease; the email's unsubscribe token is stored in the same transaction)
-// before calling the sender, and marks it `sent` after: 2 writes per email sent. A duplicate message finds
-// `sent` (or `skipped`) and is acknowledged; one that finds a live lease waits up to 5 s for that attempt to
-// end (./email-lease.ts claimOrWait), then fails its record (SQS retries it after the visibility timeout,
+// before calling the sender, and marks it `sent` after: 2 writes per email sent. In a worker batch the claims
+// of all its emails go out in one transaction and their completions in another (./email-writes.ts; each claim
+// keeps its own condition). A duplicate message finds `sent` (or `skipped`) and is acknowledged; one that
+// finds a live lease waits up to 5 s for that attempt to end (./email-lease.ts claimOrWait), then fails its
+// record (SQS retries it after the visibility timeout,
 // when the lease is over). A sender error means nothing was sent: the claim is released and the record
 // fails, so SQS retries it and, after maxReceiveCount receives, moves it to the DLQ (alarmed).
 //
@@ -21,13 +23,15 @@ import type { AffiliateEmailMessage, LoginLinkMessage, MemberEmailMessage } from
 import { sendLoginLinks } from './login-links';
 import { sendAffiliateEmail } from './affiliate-emails';
 import { PoisonMessageError, sqsWorker } from '../queue/worker';
-import { type ClaimResult, claimEmail, completeEmail, emailContext, releaseEmail, senderOf, suppressedAddress } from '../store/emails';
+import { type ClaimResult, emailContext, releaseEmail, senderOf, suppressedAddress } from '../store/emails';
+import { directEmailWrites, emailBatchWrites, type EmailWrites } from './email-writes';
 import { toMember } from '../store/members';
 import { toReferral } from '../store/referrals';
 import type { EmailSender, Mailbox } from './sender';
 import { conversionEmail, rewardEmail, type RenderedEmail } from './templates';
 import { unsubscribeHeaders, unsubscribeUrl } from './unsubscribe';
 import { unsubscribeTokenPut } from '../store/unsubscribe';
+import type { Context, SQSEvent } from 'aws-lambda';
 import { log } from '../log';
 import { claimOrWait, EmailInFlightError, LEASE_SECONDS } from './email-lease';
 
@@ -39,7 +43,11 @@ export const messageKey = (m: Pick<MemberEmailMessage, 'template' | 'referral_id
 
 export type EmailOutcome = 'sent' | 'skipped' | 'duplicate';
 
-export async function sendMemberEmail(m: MemberEmailMessage, sender: EmailSender): Promise<EmailOutcome> {
+export async function sendMemberEmail(
+  m: MemberEmailMessage,
+  sender: EmailSender,
+  writes: EmailWrites = directEmailWrites,
+): Promise<EmailOutcome> {
   if (
     m.kind !== 'member-email' ||
     (m.template !== 'conversion' && m.template !== 'reward') ||
@@ -77,9 +85,9 @@ export async function sendMemberEmail(m: MemberEmailMessage, sender: EmailSender
   // (`!member || !referral` only narrows the types: a skip reason names both cases.)
   if (skipReason !== null || !member || !referral) {
     const reason = skipReason ?? 'member deleted';
-    const claim = await claimOrWait(() => claimEmail(m.account_id, key, LEASE_SECONDS));
+    const claim = await claimOrWait(() => writes.claim(m.account_id, key, LEASE_SECONDS));
     if (!claim.claimed) return duplicate(claim);
-    await completeEmail(m.account_id, key, { state: 'skipped', reason });
+    await writes.complete(m.account_id, key, { state: 'skipped', reason });
     log('info', 'member email skipped', { ...context, reason });
     return 'skipped';
   }
@@ -87,7 +95,7 @@ export async function sendMemberEmail(m: MemberEmailMessage, sender: EmailSender
   const senderName = senderOf(account)?.name || config().emailDefaultFrom.name;
   // A fresh unsubscribe token per email (only its digest is stored, with the claim): the link and the RFC 8058 headers.
   const { token, put } = unsubscribeTokenPut({ accountId: m.account_id, memberId: member.id, programme: senderName });
-  const claim = await claimOrWait(() => claimEmail(m.account_id, key, LEASE_SECONDS, put));
+  const claim = await claimOrWait(() => writes.claim(m.account_id, key, LEASE_SECONDS, put));
   if (!claim.claimed) return duplicate(claim);
 
   let email: { to: string; from: Mailbox; rendered: RenderedEmail; headers: Record<string, string> };
@@ -116,16 +124,46 @@ export async function sendMemberEmail(m: MemberEmailMessage, sender: EmailSender
     await releaseEmail(m.account_id, key).catch(() => undefined);
     throw err;
   }
-  await completeEmail(m.account_id, key, { state: 'sent', messageId });
+  await writes.complete(m.account_id, key, { state: 'sent', messageId });
   log('info', 'member email sent', { ...context, message_id: messageId });
   return 'sent';
 }
 
-/** The worker's SQS handler for a given sender (tests inject failing or counting senders). */
+/** Whether a record's body is a member-email message (the records that take part in the batch's gathered writes). */
+const isMemberEmail = (body: string) => {
+  try {
+    return (JSON.parse(body) as { kind?: unknown } | null)?.kind === 'member-email';
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The worker's SQS handler for a given sender (tests inject failing or counting senders). Every record of a
+ * batch (up to 10) runs at once: the member emails' marker writes are gathered (./email-writes.ts). The
+ * event source's maximum concurrency bounds the sends in flight (10 a batch); SES's throttling answers are
+ * retried by the SDK, and a send that still fails releases its claim and fails its record only.
+ */
 export function memberEmailHandler(sender: () => EmailSender) {
-  return sqsWorker<MemberEmailMessage | LoginLinkMessage | AffiliateEmailMessage>('member-emails', async (message) => {
-    if (message.kind === 'login-link') await sendLoginLinks(message, sender());
-    else if (message.kind === 'affiliate-email') await sendAffiliateEmail(message, sender());
-    else await sendMemberEmail(message, sender());
-  });
+  return (event: SQSEvent, context?: Context) => {
+    const records = event.Records ?? [];
+    const writes = emailBatchWrites(records.filter((r) => isMemberEmail(r.body)).length);
+    return sqsWorker<MemberEmailMessage | LoginLinkMessage | AffiliateEmailMessage>(
+      'member-emails',
+      async (message) => {
+        if (message.kind === 'login-link') await sendLoginLinks(message, sender());
+        else if (message.kind === 'affiliate-email') await sendAffiliateEmail(message, sender());
+        else {
+          // Only a body that parses as a member email joined the count above (sqsWorker fails the others alone).
+          const mine = message?.kind === 'member-email' ? writes.join() : null;
+          try {
+            await sendMemberEmail(message, sender(), mine ?? directEmailWrites);
+          } finally {
+            mine?.done();
+          }
+        }
+      },
+      Math.max(1, records.length),
+    )(event, context);
+  };
 }

@@ -17,18 +17,12 @@ const MARKER_DAYS = 365;
 
 export type ClaimResult = { claimed: true } | { claimed: false; state: 'sent' | 'skipped' | 'sending' };
 
-/**
- * Claims an email's marker (a lease of `leaseSeconds`). `also`: a Put stored only with the claim, in the same
- * transaction (the email's unsubscribe token: one write for both, shared/email/member-emails.ts).
- */
-export async function claimEmail(
-  accountId: string,
-  messageKey: string,
-  leaseSeconds: number,
-  also?: ConstructorParameters<typeof PutCommand>[0],
-): Promise<ClaimResult> {
+type PutParams = ConstructorParameters<typeof PutCommand>[0];
+
+/** The conditional Put that claims an email's marker (a lease of `leaseSeconds`). */
+function claimPut(accountId: string, messageKey: string, leaseSeconds: number) {
   const now = Math.floor(Date.now() / 1000);
-  const claim = {
+  return {
     TableName: tableName(),
     Item: {
       ...recordKeys.emailMarker(accountId, messageKey),
@@ -44,6 +38,14 @@ export async function claimEmail(
     ExpressionAttributeValues: { ':sending': 'sending', ':now': now },
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
+}
+
+/**
+ * Claims an email's marker (a lease of `leaseSeconds`). `also`: a Put stored only with the claim, in the same
+ * transaction (the email's unsubscribe token: one write for both, shared/email/member-emails.ts).
+ */
+export async function claimEmail(accountId: string, messageKey: string, leaseSeconds: number, also?: PutParams): Promise<ClaimResult> {
+  const claim = claimPut(accountId, messageKey, leaseSeconds);
   try {
     // The token makes the SDK's own retry of a transaction whose answer was lost succeed, instead of finding its
     // own claim and waiting out the lease.
@@ -66,23 +68,55 @@ export async function claimEmail(
   }
 }
 
-/** Completes a claimed marker: `sent` (with the sender's message id) or `skipped` (with the reason). */
-export async function completeEmail(
-  accountId: string,
-  messageKey: string,
-  outcome: { state: 'sent'; messageId: string } | { state: 'skipped'; reason: string },
+/**
+ * Several claims (each with its `also`) in ONE transaction, each keeping its condition (a worker batch's,
+ * shared/email/email-writes.ts). Resolves when every one is claimed; throws when any condition failed or
+ * the transaction could not run, and then nothing of it was written (claimEmail tells each its own answer).
+ */
+export async function claimEmailsTogether(
+  claims: { accountId: string; messageKey: string; leaseSeconds: number; also?: PutParams }[],
 ): Promise<void> {
   await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: recordKeys.emailMarker(accountId, messageKey),
-      UpdateExpression: 'SET #state = :state, completed_at = :now, #detail = :detail REMOVE lease_until',
-      ExpressionAttributeNames: { '#state': 'state', '#detail': outcome.state === 'sent' ? 'message_id' : 'reason' },
-      ExpressionAttributeValues: {
-        ':state': outcome.state,
-        ':now': Math.floor(Date.now() / 1000),
-        ':detail': outcome.state === 'sent' ? outcome.messageId : outcome.reason,
-      },
+    new TransactWriteCommand({
+      TransactItems: claims.flatMap((c) => [
+        { Put: claimPut(c.accountId, c.messageKey, c.leaseSeconds) },
+        ...(c.also ? [{ Put: c.also }] : []),
+      ]),
+      ClientRequestToken: randomUUID(),
+    }),
+  );
+}
+
+export type EmailCompletion = { state: 'sent'; messageId: string } | { state: 'skipped'; reason: string };
+
+/** The Update that completes a claimed marker. */
+function completeUpdate(accountId: string, messageKey: string, outcome: EmailCompletion) {
+  return {
+    TableName: tableName(),
+    Key: recordKeys.emailMarker(accountId, messageKey),
+    UpdateExpression: 'SET #state = :state, completed_at = :now, #detail = :detail REMOVE lease_until',
+    ExpressionAttributeNames: { '#state': 'state', '#detail': outcome.state === 'sent' ? 'message_id' : 'reason' },
+    ExpressionAttributeValues: {
+      ':state': outcome.state,
+      ':now': Math.floor(Date.now() / 1000),
+      ':detail': outcome.state === 'sent' ? outcome.messageId : outcome.reason,
+    },
+  };
+}
+
+/** Completes a claimed marker: `sent` (with the sender's message id) or `skipped` (with the reason). */
+export async function completeEmail(accountId: string, messageKey: string, outcome: EmailCompletion): Promise<void> {
+  await db().send(new UpdateCommand(completeUpdate(accountId, messageKey, outcome)));
+}
+
+/** Several completions in ONE transaction (distinct markers; a failure wrote nothing: complete each on its own). */
+export async function completeEmailsTogether(
+  completions: { accountId: string; messageKey: string; outcome: EmailCompletion }[],
+): Promise<void> {
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: completions.map((c) => ({ Update: completeUpdate(c.accountId, c.messageKey, c.outcome) })),
+      ClientRequestToken: randomUUID(),
     }),
   );
 }

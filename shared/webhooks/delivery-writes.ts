@@ -10,6 +10,7 @@
 // made again on its own (claimAttempt, recordAttempt), which tells each record its own answer. An outcome that
 // changes its endpoint (recovered, failing, disabled) is always written on its own: two of them could touch
 // one endpoint item, which one transaction cannot hold twice.
+import { Gather, oneByOne, type Waiting } from '../store/gather';
 import { transact } from '../store/ops';
 import {
   type AttemptOutcome,
@@ -37,54 +38,8 @@ export interface DeliveryWrites {
 /** Each write on its own (a delivery attempted outside a batch). */
 export const directWrites: DeliveryWrites = { claim: claimAttempt, record: recordAttempt };
 
-interface Waiting<I, O> {
-  input: I;
-  resolve: (out: O) => void;
-  reject: (err: unknown) => void;
-}
-
-/**
- * A gathering point for one kind of write: calls wait until every participant still expected has called or
- * passed, then go out together (`flush` settles each one).
- */
-class Gather<I, O> {
-  private waiting: Waiting<I, O>[] = [];
-  constructor(
-    private expected: number,
-    private readonly flush: (calls: Waiting<I, O>[]) => Promise<void>,
-  ) {}
-
-  call(input: I): Promise<O> {
-    return new Promise<O>((resolve, reject) => {
-      this.waiting.push({ input, resolve, reject });
-      this.release();
-    });
-  }
-
-  /** A participant that will not call (it skipped, failed, or is done). */
-  pass(): void {
-    this.expected--;
-    this.release();
-  }
-
-  private release(): void {
-    if (this.waiting.length === 0 || this.waiting.length < this.expected) return;
-    const calls = this.waiting;
-    this.waiting = [];
-    this.expected -= calls.length;
-    this.flush(calls).catch((err) => {
-      for (const c of calls) c.reject(err);
-    });
-  }
-}
-
 type ClaimInput = Parameters<DeliveryWrites['claim']>;
 type RecordInput = Parameters<DeliveryWrites['record']>;
-
-/** Each call on its own, in parallel: its own answer or error. */
-async function oneByOne<I extends unknown[], O>(calls: Waiting<I, O>[], write: (...args: I) => Promise<O>): Promise<void> {
-  await Promise.all(calls.map((c) => write(...c.input).then(c.resolve, c.reject)));
-}
 
 async function flushClaims(calls: Waiting<ClaimInput, boolean>[]): Promise<void> {
   if (calls.length > 1) {

@@ -25,7 +25,7 @@ import { issueUnsubscribeToken } from '../../shared/store/unsubscribe';
 import { api } from '../support/api';
 import { pollUntil } from '../support/fixtures';
 import { paddleTenants, type Tenant } from '../support/paddle-tenant';
-import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
+import { sqsEventOf, startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
 
 let queues: TestQueues;
 let pollers: Pollers;
@@ -160,6 +160,67 @@ describe('member emails', () => {
       ['TransactWriteItems', true],
     ]);
     expect(sendsFor(key)).toBe(2);
+  });
+
+  it('a batch of emails: one transaction claims them all, one completes them; a copy in the batch and a redelivered batch send nothing more', async () => {
+    const t = await tenant();
+    const c = await campaign(t, { allows_credit: true, credit_amount: '5.00', credit_currency: 'USD' });
+    const erin = await member(t, 'erin-mail', { campaign: { id: c.id }, first_name: 'Erin' });
+    const referrals = [];
+    for (const user of ['user-g1-mail', 'user-g2-mail', 'user-g3-mail']) referrals.push(await convertedReferral(t, erin, user));
+    const messages: MemberEmailMessage[] = referrals.map((r) => ({
+      kind: 'member-email',
+      account_id: t.accountId,
+      template: 'conversion',
+      referral_id: r.id,
+      member_id: erin.id,
+    }));
+    const keys = messages.map(messageKey);
+    await pollUntil(async () => (await Promise.all(keys.map((k) => getEmailMarker(t.accountId, k)))).every((m) => m?.state === 'sent'), {
+      timeoutMs: 20_000,
+    });
+    // The markers gone (as if these were the first copies): the batch sends each once more.
+    const forget = () =>
+      Promise.all(
+        keys.map((k) =>
+          verificationClient().send(new DeleteCommand({ TableName: process.env.TABLE_NAME, Key: recordKeys.emailMarker(t.accountId, k) })),
+        ),
+      );
+    await forget();
+    const handler = memberEmailHandler(() => sender);
+    const before = keys.map(sendsFor);
+    const batch = recordDynamoCalls();
+    let out: Awaited<ReturnType<typeof handler>>;
+    try {
+      out = await handler(sqsEventOf(messages, 'member-emails'));
+    } finally {
+      batch.stop();
+    }
+    expect(out.batchItemFailures).toEqual([]);
+    expect(keys.map(sendsFor)).toEqual(before.map((n) => n + 1));
+    // Each record reads its context; then 1 transaction of the 3 claims (each with its token), 1 of the 3 completions.
+    expect(batch.calls.map((call) => call.command).sort()).toEqual(
+      ['BatchGetItem', 'BatchGetItem', 'BatchGetItem', 'TransactWriteItems', 'TransactWriteItems'].sort(),
+    );
+    for (const k of keys) expect(await getEmailMarker(t.accountId, k)).toMatchObject({ state: 'sent' });
+
+    // The same batch again, with a copy of its first email: every claim finds `sent`, nothing is sent or written.
+    const again = recordDynamoCalls();
+    try {
+      out = await handler(sqsEventOf([...messages, messages[0]], 'member-emails'));
+    } finally {
+      again.stop();
+    }
+    expect(out.batchItemFailures).toEqual([]);
+    expect(keys.map(sendsFor)).toEqual(before.map((n) => n + 1));
+    expect(again.calls.filter((call) => call.command !== 'BatchGetItem' && !call.error)).toEqual([]);
+
+    // Two copies of one email in a fresh batch (one transaction cannot hold its marker twice): sent once.
+    await forget();
+    out = await handler(sqsEventOf([messages[1], messages[1], messages[2]], 'member-emails'));
+    expect(out.batchItemFailures).toEqual([]);
+    const [b0 = 0, b1 = 0, b2 = 0] = before;
+    expect(keys.map(sendsFor)).toEqual([b0 + 1, b1 + 2, b2 + 2]);
   });
 
   it('exactly once under duplicate messages and repeated evaluations; without a first name the greeting is generic', async () => {
