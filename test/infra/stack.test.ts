@@ -47,7 +47,7 @@ import { SECRET_WRITERS } from '../../infra/cloud/secrets-key';
 import { secretsKeyUses } from '../../infra/cloud/secrets-key';
 import { RefloopStatefulStack } from '../../infra/cloud/stateful-stack';
 import { QUEUES, type QueueName } from '../../shared/queue/queues';
-import { uniqueKeys, keys, providerSecretKey, providerWebhookSecretKey, webhookKeys } from '../../shared/store/table';
+import { uniqueKeys, providerSecretKey, providerWebhookSecretKey, webhookKeys } from '../../shared/store/table';
 import { taxKeys } from '../../shared/store/tax-details';
 import { railKeys } from '../../shared/store/rail-connections';
 import { PORTAL_HTML_DEFINE } from '../../shared/portal/page';

@@ -19,7 +19,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/store/client';
 import { getItem } from '../../shared/store/ops';
 import { clearProviderCache, getProviderConnection, getWebhookSettings, saveProviderConnection } from '../../shared/store/provider';
-import { keys, providerSecretKey, providerWebhookSecretKey, webhookKeys } from '../../shared/store/table';
+import { providerSecretKey, providerWebhookSecretKey, webhookKeys } from '../../shared/store/table';
 import { createEndpoint, loadDelivery } from '../../shared/store/webhooks';
 import { newAccount } from '../support/fixtures';
 
