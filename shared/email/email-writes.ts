@@ -10,7 +10,7 @@
 // copies of one email in a batch cannot share a transaction either (one item twice): the same way, one claims
 // and the other finds it sending. Completions have no condition; a gathered one that fails is made again one
 // by one. Releasing a claim (the sender refused the email) is rare and always written on its own.
-import { Gather, oneByOne, type Waiting } from '../store/gather';
+import { allOrEach, Gather, type Waiting } from '../store/gather';
 import {
   type ClaimResult,
   claimEmail,
@@ -31,33 +31,22 @@ export const directEmailWrites: EmailWrites = { claim: claimEmail, complete: com
 type ClaimInput = Parameters<EmailWrites['claim']>;
 type CompleteInput = Parameters<EmailWrites['complete']>;
 
-async function flushClaims(calls: Waiting<ClaimInput, ClaimResult>[]): Promise<void> {
-  if (calls.length > 1) {
-    try {
-      await claimEmailsTogether(
-        calls.map(({ input: [accountId, messageKey, leaseSeconds, also] }) => ({ accountId, messageKey, leaseSeconds, also })),
-      );
-      for (const c of calls) c.resolve({ claimed: true });
-      return;
-    } catch {
-      // Nothing of it was written: each claim on its own says which ones hold.
-    }
-  }
-  await oneByOne(calls, claimEmail);
-}
+const flushClaims = (calls: Waiting<ClaimInput, ClaimResult>[]) =>
+  allOrEach(
+    calls,
+    (inputs) =>
+      claimEmailsTogether(inputs.map(([accountId, messageKey, leaseSeconds, also]) => ({ accountId, messageKey, leaseSeconds, also }))),
+    { claimed: true },
+    claimEmail,
+  );
 
-async function flushCompletions(calls: Waiting<CompleteInput, void>[]): Promise<void> {
-  if (calls.length > 1) {
-    try {
-      await completeEmailsTogether(calls.map(({ input: [accountId, messageKey, outcome] }) => ({ accountId, messageKey, outcome })));
-      for (const c of calls) c.resolve();
-      return;
-    } catch {
-      // Nothing of it was written: each on its own.
-    }
-  }
-  await oneByOne(calls, completeEmail);
-}
+const flushCompletions = (calls: Waiting<CompleteInput, void>[]) =>
+  allOrEach(
+    calls,
+    (inputs) => completeEmailsTogether(inputs.map(([accountId, messageKey, outcome]) => ({ accountId, messageKey, outcome }))),
+    undefined,
+    completeEmail,
+  );
 
 /** One record's share of its batch's writes: `done()` when it finishes, whatever it wrote. */
 export interface RecordEmailWrites extends EmailWrites {

@@ -49,3 +49,26 @@ export class Gather<I, O> {
 export async function oneByOne<I extends unknown[], O>(calls: Waiting<I, O>[], write: (...args: I) => Promise<O>): Promise<void> {
   await Promise.all(calls.map((c) => write(...c.input).then(c.resolve, c.reject)));
 }
+
+/**
+ * The calls in ONE write (`all`) when there are several, each then answered `answer`; a single call, or all of
+ * them when that write fails (it wrote nothing: a transaction), each on its own (`each`), which gives each its
+ * own answer or error.
+ */
+export async function allOrEach<I extends unknown[], O>(
+  calls: Waiting<I, O>[],
+  all: (inputs: I[]) => Promise<unknown>,
+  answer: O,
+  each: (...args: I) => Promise<O>,
+): Promise<void> {
+  if (calls.length > 1) {
+    try {
+      await all(calls.map((c) => c.input));
+      for (const c of calls) c.resolve(answer);
+      return;
+    } catch {
+      // Nothing of it was written: each on its own says which ones hold.
+    }
+  }
+  await oneByOne(calls, each);
+}

@@ -10,7 +10,7 @@
 // made again on its own (claimAttempt, recordAttempt), which tells each record its own answer. An outcome that
 // changes its endpoint (recovered, failing, disabled) is always written on its own: two of them could touch
 // one endpoint item, which one transaction cannot hold twice.
-import { Gather, oneByOne, type Waiting } from '../store/gather';
+import { allOrEach, Gather, oneByOne, type Waiting } from '../store/gather';
 import { transact } from '../store/ops';
 import {
   type AttemptOutcome,
@@ -41,36 +41,16 @@ export const directWrites: DeliveryWrites = { claim: claimAttempt, record: recor
 type ClaimInput = Parameters<DeliveryWrites['claim']>;
 type RecordInput = Parameters<DeliveryWrites['record']>;
 
-async function flushClaims(calls: Waiting<ClaimInput, boolean>[]): Promise<void> {
-  if (calls.length > 1) {
-    try {
-      await transact(calls.map((c) => ({ Update: claimUpdate(...c.input) })));
-      for (const c of calls) c.resolve(true);
-      return;
-    } catch {
-      // Nothing of it was written: each claim on its own says which ones hold.
-    }
-  }
-  await oneByOne(calls, claimAttempt);
-}
+const flushClaims = (calls: Waiting<ClaimInput, boolean>[]) =>
+  allOrEach(calls, (inputs) => transact(inputs.map((input) => ({ Update: claimUpdate(...input) }))), true, claimAttempt);
 
 async function flushRecords(calls: Waiting<RecordInput, void>[]): Promise<void> {
   const plain = calls.filter((c) => c.input[5] === 'none');
   const alone = calls.filter((c) => c.input[5] !== 'none');
   await Promise.all([
     oneByOne(alone, recordAttempt),
-    (async () => {
-      if (plain.length > 1) {
-        try {
-          await transact(plain.map((c) => outcomeUpdate(c.input[0], c.input[1], c.input[2], c.input[3], c.input[4])));
-          for (const c of plain) c.resolve();
-          return;
-        } catch {
-          // Nothing of it was written: each outcome on its own (recordAttempt handles its own conditions).
-        }
-      }
-      await oneByOne(plain, recordAttempt);
-    })(),
+    // recordAttempt handles its own conditions when the gathered transaction failed.
+    allOrEach(plain, (inputs) => transact(inputs.map((i) => outcomeUpdate(i[0], i[1], i[2], i[3], i[4]))), undefined, recordAttempt),
   ]);
 }
 

@@ -16,7 +16,7 @@ import { saveProviderConnection } from '../../shared/store/provider';
 import { WriteRateAccountant } from '../support/write-rate';
 import type { CpuSample } from './cpu';
 import { contextLine } from './fairness';
-import { apiAs, type BenchRuntime, type SectionContext, settleQueues, startContext } from './harness';
+import { apiAs, type BenchRuntime, commissionProgramme, type SectionContext, settleQueues, startContext } from './harness';
 import { num, progress, sleep } from './stats';
 
 export interface CostSettings {
@@ -110,25 +110,8 @@ export async function measureCost(bench: BenchRuntime, o: CostSettings): Promise
     webhookSecret: rt.stripe.webhookSecret,
   });
   const call = (method: string, path: string, body?: unknown) => apiAs(rt, apiKey, method, path, body);
-  const campaign = await call('POST', '/v1/campaigns/', {
-    name: 'Cost affiliates',
-    allows_commission: true,
-    commission_type: 'percentage',
-    commission_percent: '20',
-    commission_currency: 'USD',
-  });
-  if (campaign.status !== 201) throw new Error(`cost: campaign ${campaign.status} ${JSON.stringify(campaign.body)}`);
-  const codes: string[] = [];
-  for (let i = 0; i < 5; i++) {
-    const m = await call('POST', '/v1/members/', {
-      identifier: `cost-member-${i}`,
-      email: `cost-member-${i}@example.com`,
-      code: `COST${i}`,
-      campaign: { id: campaign.body.id },
-    });
-    if (m.status !== 201) throw new Error(`cost: member ${m.status} ${JSON.stringify(m.body)}`);
-    codes.push(`COST${i}`);
-  }
+  const codes = [0, 1, 2, 3, 4].map((i) => `COST${i}`);
+  await commissionProgramme(rt, apiKey, 'cost', codes);
   const sink = await startSink();
   const endpoint = await call('POST', '/v1/webhook-endpoints/', { url: sink.url, events: [...EVENT_TYPES] });
   if (endpoint.status !== 201) throw new Error(`cost: webhook endpoint ${endpoint.status} ${JSON.stringify(endpoint.body)}`);

@@ -11,6 +11,7 @@ import type { CpuSample } from './cpu';
 import { FRESHNESS_TARGET_MS, contextLine, lagFigures, type LagFigures } from './fairness';
 import {
   apiAs,
+  commissionProgramme,
   dlqTotal,
   settleQueues,
   startContext,
@@ -198,26 +199,8 @@ export async function measureFreshness(bench: BenchRuntime, workDir: string, o: 
         webhookSecret: rt.stripe.webhookSecret,
       });
     const call = (method: string, path: string, body?: unknown) => apiAs(rt, apiKey, method, path, body);
-    const campaign = await call('POST', '/v1/campaigns/', {
-      name: 'Fresh affiliates',
-      allows_commission: true,
-      commission_type: 'percentage',
-      commission_percent: '20',
-      commission_currency: 'USD',
-    });
-    if (campaign.status !== 201) throw new Error(`freshness: campaign ${campaign.status} ${JSON.stringify(campaign.body)}`);
-    const codes: string[] = [];
-    for (let i = 0; i < 4; i++) {
-      const code = `FRESH${provider.slice(0, 1).toUpperCase()}${provider.length}${i}`;
-      const m = await call('POST', '/v1/members/', {
-        identifier: `fresh-member-${i}`,
-        email: `fresh-member-${i}@example.com`,
-        code,
-        campaign: { id: campaign.body.id },
-      });
-      if (m.status !== 201) throw new Error(`freshness: member ${m.status} ${JSON.stringify(m.body)}`);
-      codes.push(code);
-    }
+    const codes = [0, 1, 2, 3].map((i) => `FRESH${provider.slice(0, 1).toUpperCase()}${provider.length}${i}`);
+    await commissionProgramme(rt, apiKey, 'fresh', codes);
     const referrals: string[] = [];
     for (let i = 0; i < conversionsPerAccount; i++) {
       const r = await call('POST', '/v1/referrals/', { user_identifier: `fresh-convert-${i}`, member_code: codes[i % codes.length] });

@@ -238,6 +238,31 @@ export async function startBenchRuntime(workDir: string, options: BenchRuntimeOp
   };
 }
 
+/**
+ * A 20% commission campaign and one member per code, through the API as an operator would make them (the
+ * freshness and cost sections): `section` names the campaign, the members' identifiers and emails, and the errors.
+ */
+export async function commissionProgramme(rt: LocalRuntime, apiKey: string, section: string, codes: string[]): Promise<void> {
+  const call = (method: string, path: string, body?: unknown) => apiAs(rt, apiKey, method, path, body);
+  const campaign = await call('POST', '/v1/campaigns/', {
+    name: `${section} affiliates`,
+    allows_commission: true,
+    commission_type: 'percentage',
+    commission_percent: '20',
+    commission_currency: 'USD',
+  });
+  if (campaign.status !== 201) throw new Error(`${section}: campaign ${campaign.status} ${JSON.stringify(campaign.body)}`);
+  for (const [i, code] of codes.entries()) {
+    const m = await call('POST', '/v1/members/', {
+      identifier: `${section}-member-${i}`,
+      email: `${section}-member-${i}@example.com`,
+      code,
+      campaign: { id: campaign.body.id },
+    });
+    if (m.status !== 201) throw new Error(`${section}: member ${m.status} ${JSON.stringify(m.body)}`);
+  }
+}
+
 /** One JSON call to the local API with the demo key. */
 export async function api(rt: LocalRuntime, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(rt.url + path, {
