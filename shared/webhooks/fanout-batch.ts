@@ -1,6 +1,5 @@
-// The fan-out worker's batch path: the outbox events of one SQS batch dispatched together, with what
-// shared/webhooks/fanout.ts dispatchEvent does for one (the same deliveries, messages and screenings), for
-// fewer calls: ONE BatchGet of every event of the batch, ONE Query of an account's endpoints per batch, the
+// The fan-out worker's batch path: the outbox events of one SQS batch dispatched together (their deliveries,
+// messages and screenings, with the parts of shared/webhooks/fanout.ts), for fewer calls: ONE BatchGet of every event of the batch, ONE Query of an account's endpoints per batch, the
 // screenings in one send, then ONE TransactWriteItems for the batch, every account's events in it (one more per
 // 100 items), that creates the events' deliveries, counts them on their endpoints and takes the events out of
 // the outbox, together; the

@@ -1,22 +1,16 @@
-// The fan-out worker's logic: one outbox event -> one delivery per enabled endpoint subscribed to its
-// type, then one `deliver` message per delivery, then the event leaves the outbox. Idempotent on the
-// event id: a redelivered message finds the deliveries created (attribute_not_exists) and sends their
-// messages again (the delivery worker ignores an attempt that is not due), and an event already
-// dispatched is acknowledged.
-//
-// A deleted endpoint's deliveries are removed a page at a time (purgeEndpoint), on the same queue.
+// The fan-out's parts for one event: the endpoints it goes to, its deliveries (each created once:
+// attribute_not_exists, so a redelivered event finds them and sends their messages again; the delivery worker
+// ignores an attempt that is not due), the fraud screening it asks for, and a deleted endpoint's purge, a page
+// at a time on the same queue. The worker's batch path (./fanout-batch.ts) uses them, and falls back to
+// createDeliveries per event.
 //
 // The events the fraud rules look at (docs/fraud.md "When the rules run") are handed on to the `fraud`
 // queue before the event leaves the outbox: a failed send fails the message, which is retried (the
 // screening is idempotent, so a second hand-off of the same event records nothing twice).
-import { clock } from '../domain/clock';
 import type { EventType } from '../domain/events';
-import { publish, publishAll } from '../queue/publish';
+import { publish } from '../queue/publish';
 import type { DeliverMessage, FraudScreenMessage } from '../queue/queues';
-import { getItem } from '../store/ops';
-import { markEventDispatched } from '../store/outbox';
-import { keys } from '../store/table';
-import { allEndpoints, createDelivery, deliverySk, PURGE_PAGE, purgeDeliveriesPage } from '../store/webhooks';
+import { type allEndpoints, createDelivery, deliverySk, PURGE_PAGE, purgeDeliveriesPage } from '../store/webhooks';
 
 type Endpoints = Awaited<ReturnType<typeof allEndpoints>>;
 type FannedEvent = { id: string; type: EventType; created_ms: number };
@@ -52,19 +46,6 @@ export async function createDeliveries(
     deliveryTargets(endpoints, event).map(async (id) => ((await createDelivery(accountId, id, event, now)) ? id : null)),
   );
   return created.filter((id): id is string => id !== null).map((id) => deliverMessage(accountId, id, event));
-}
-
-export async function dispatchEvent(accountId: string, eventId: string): Promise<{ deliveries: number }> {
-  const item = await getItem(keys.event(accountId, eventId));
-  if (item?.type !== 'Event' || item.gsi2pk === undefined) return { deliveries: 0 }; // gone or dispatched
-  const event = { id: eventId, type: item.event_type as EventType, created_ms: Number(item.created_ms) };
-  const now = clock.now();
-  const messages = await createDeliveries(accountId, await allEndpoints(accountId), event, now);
-  if (messages.length > 0) await publishAll('webhook-deliveries', messages);
-  const screening = screeningOf(accountId, event.type, item.payload);
-  if (screening) await publish('fraud', screening);
-  await markEventDispatched(accountId, eventId);
-  return { deliveries: messages.length };
 }
 
 /**
