@@ -36,11 +36,6 @@ export interface Config {
   apiRates: Record<Plan, number>;
   /** Member emails are written as .eml files here instead of being sent through SES (`npm start`, tests). */
   emailOutboxDir: string | undefined;
-  /**
-   * PROVIDER_EVENTS_PER_RECORD=1: the subscription-sync worker applies each record on its own, the path before
-   * batches (functions/workers/subscription-sync.ts), to compare the two or to step back without new code.
-   */
-  providerEventsPerRecord: boolean;
   /** SES configuration set whose events (bounces, complaints) reach the email-events queue. */
   sesConfigurationSet: string | undefined;
   /** Sender of member emails for an account without its own (`account set-email`). */
@@ -140,7 +135,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     apiRates: apiRates(env.API_RATE_LIMITS),
     emailOutboxDir: env.EMAIL_OUTBOX_DIR || undefined,
-    providerEventsPerRecord: env.PROVIDER_EVENTS_PER_RECORD === '1',
     sesConfigurationSet: env.SES_CONFIGURATION_SET || undefined,
     emailDefaultFrom: {
       address: env.EMAIL_DEFAULT_FROM || 'no-reply@refloop.local',
