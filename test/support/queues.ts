@@ -63,6 +63,18 @@ export async function startTestQueues(options: LocalSqsOptions = {}): Promise<Te
     throw new Error(`unknown queue ${queue}`);
   };
 
+  /** Messages visible or held by the fair layer, not in flight (the local queue counts in-flight ones in ApproximateNumberOfMessages). */
+  const waiting = async (url: string): Promise<number> => {
+    const res = await client.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: url,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
+    const a = res.Attributes ?? {};
+    return Number(a.ApproximateNumberOfMessages ?? 0) - Number(a.ApproximateNumberOfMessagesNotVisible ?? 0);
+  };
+
   const receiveAll: TestQueues['receiveAll'] = async (queue, { waitMs = 0, keep = false } = {}) => {
     const url = urlOf(queue);
     const deadline = Date.now() + waitMs;
@@ -99,7 +111,14 @@ export async function startTestQueues(options: LocalSqsOptions = {}): Promise<Te
         handles.push(m.ReceiptHandle ?? '');
       }
       if (messages.length > 0) continue;
-      if (out.length > 0 || Date.now() >= deadline) break;
+      if (out.length > 0 || Date.now() >= deadline) {
+        // An empty short poll does not prove that nothing waits (SQS samples its servers; the local queue
+        // answers empty while a message fed by its fair layer waits for its 0 ms timer): stop only when the
+        // queue holds nothing visible or held, or after a few seconds more.
+        if ((await waiting(url)) === 0 || Date.now() >= deadline + 5_000) break;
+        await new Promise((r) => setTimeout(r, 20));
+        continue;
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
     if (!keep) {

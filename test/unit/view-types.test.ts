@@ -46,7 +46,19 @@ function compile(virtual: Record<string, string>): Map<string, string[]> {
     f in virtual ? ts.createSourceFile(f, virtual[f] as string, language) : getSourceFile.call(host, f, language, ...rest);
   const program = ts.createProgram([ASSERTIONS, ...Object.keys(virtual)], options, host);
   const out = new Map<string, string[]>();
-  for (const d of ts.getPreEmitDiagnostics(program)) {
+  // The assertion file's and the wrong views' own diagnostics (the types they reach are checked as far as
+  // these need them); every other file is `npm run typecheck`'s, which checks the whole tree.
+  const checked = [ASSERTIONS, ...Object.keys(virtual)].map((f) => {
+    const file = program.getSourceFile(f);
+    if (!file) throw new Error(`${f} is not in the program`);
+    return file;
+  });
+  const found = [
+    ...program.getOptionsDiagnostics(),
+    ...program.getGlobalDiagnostics(),
+    ...checked.flatMap((f) => [...program.getSyntacticDiagnostics(f), ...program.getSemanticDiagnostics(f)]),
+  ];
+  for (const d of found) {
     const key = d.file?.fileName ?? '(global)';
     out.set(key, [...(out.get(key) ?? []), `TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`]);
   }
@@ -61,7 +73,7 @@ describe('views conform to their response schemas (TypeScript compiler)', () => 
     diagnostics = compile(Object.fromEntries(Object.entries(files).map(([file, why]) => [file, HEADER + (WRONG[why] as string)])));
   }, 60_000);
 
-  it('test/types/views-conform.ts compiles without a diagnostic, and nothing else fails', () => {
+  it('test/types/views-conform.ts compiles without a diagnostic', () => {
     const unexpected = [...diagnostics.entries()].filter(([file]) => !(file in files));
     expect(unexpected).toEqual([]);
   });
