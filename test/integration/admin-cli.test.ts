@@ -36,17 +36,17 @@ const ROOT = join(__dirname, '..', '..');
 jest.setTimeout(120_000);
 
 /**
- * Runs the admin CLI. With no environment of its own, its `main` runs in this process (a child process
- * costs a second or more of tsx start-up, and this file runs dozens of commands): the same code from
- * parsing to the JSON line, with clients reset after it. A command given an environment (another
- * endpoint, a missing variable) or another file runs as `npm run admin` does: tsx in a child process,
- * without npm's own output.
+ * Runs the admin CLI. Its `main` runs in this process (a child process costs a second or more of tsx
+ * start-up, and this file runs dozens of commands), one command at a time, with the command's environment
+ * laid over this process's and the clients reset around it: the same code from parsing to the JSON line.
+ * `account list` and the other files (infra/paddle.ts, ...) run as `npm run admin` does: tsx in a child
+ * process, without npm's own output.
  */
 async function cli(args: string[], env: NodeJS.ProcessEnv = {}, file = 'infra/admin.ts'): Promise<CliResult> {
   // `account list` Scans (an operator's command, not a request path): this file's guard (test/support/no-scan.ts)
   // forbids a Scan in its own process, so it runs in a child.
   const scans = args[0] === 'account' && args[1] === 'list';
-  if (file === 'infra/admin.ts' && Object.keys(env).length === 0 && !scans) return adminInProcess(args);
+  if (file === 'infra/admin.ts' && !scans) return adminInProcess(args, env);
   return spawned(args, env, file);
 }
 

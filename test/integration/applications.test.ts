@@ -6,9 +6,8 @@
 // queues, the limits (dropped silently), the confirmation (a GET changes nothing; the POST creates once,
 // replays create nothing), automatic approval, the operator's list (filters, exact counts, cursors), get,
 // approve and reject (twice, racing each other), and another account's ids.
-import { spawn } from 'node:child_process';
+import { adminInProcess } from '../support/admin-cli';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { issueJoinConfirmation } from '../../shared/flows/applications';
 import { getItem } from '../../shared/store/ops';
 import { applicationKeys, keys } from '../../shared/store/table';
@@ -560,28 +559,16 @@ describe('the operator API', () => {
 });
 
 describe('the operator CLI', () => {
-  /** `npm run --silent admin -- …` as a child process: its exit code and its one JSON line. */
-  function admin(args: string[]): Promise<{ code: number | null; out: any; err: string }> {
-    return new Promise((done, fail) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'infra/admin.ts', ...args], {
-        cwd: join(__dirname, '..', '..'),
-        env: process.env,
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-      child.on('error', fail);
-      child.on('close', (code) => {
-        let out: unknown = null;
-        try {
-          out = JSON.parse(stdout.trim());
-        } catch {
-          out = null;
-        }
-        done({ code, out, err: stderr });
-      });
-    });
+  /** The admin CLI's `main` in this process (test/support/admin-cli.ts): its exit code and its one JSON line. */
+  async function admin(args: string[]): Promise<{ code: number | null; out: any; err: string }> {
+    const { code, stdout, stderr } = await adminInProcess(args);
+    let out: unknown = null;
+    try {
+      out = JSON.parse(stdout.trim());
+    } catch {
+      out = null;
+    }
+    return { code, out, err: stderr };
   }
 
   it('applications list, approve and reject: the same flows as the API, 1 for a refused decision, 2 for bad arguments', async () => {

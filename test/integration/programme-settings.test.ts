@@ -2,9 +2,7 @@
 // (derived, unique across the service, reserved words refused), attribution model and window, tax-details
 // switch, affiliate email switches and theme (GET/PATCH /v1/account/), and a campaign's slug (derived,
 // unique within its account, freed on delete) and sign-up settings (validation, merging PATCH).
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { adminInProcess } from '../support/admin-cli';
 import { findAccountBySlug, findCampaignBySlug } from '../../shared/store/slugs';
 import { getItem } from '../../shared/store/ops';
 import { programmeKeys } from '../../shared/store/table';
@@ -12,20 +10,11 @@ import { api } from '../support/api';
 import { newAccount } from '../support/fixtures';
 
 const ACCOUNT = '/v1/account/';
-const run = promisify(execFile);
-const ROOT = join(__dirname, '..', '..');
 
+/** The admin CLI's `main` in this process (test/support/admin-cli.ts): its exit code and its one JSON line. */
 async function admin(args: string[]): Promise<{ code: number; out: Record<string, unknown> | null; err: string }> {
-  try {
-    const { stdout } = await run(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'infra/admin.ts', ...args], {
-      cwd: ROOT,
-      env: process.env,
-    });
-    return { code: 0, out: JSON.parse(stdout), err: '' };
-  } catch (e) {
-    const err = e as { code?: number; stderr?: string };
-    return { code: err.code ?? 1, out: null, err: err.stderr ?? '' };
-  }
+  const { code, stdout, stderr } = await adminInProcess(args);
+  return { code: code ?? 1, out: code === 0 ? JSON.parse(stdout) : null, err: code === 0 ? '' : stderr };
 }
 
 describe('the account slug', () => {

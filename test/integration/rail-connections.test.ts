@@ -2,7 +2,7 @@
 // /v1/account/payout-rails/ through the local gateway's dispatch, each rail's credentials checked against its
 // emulator (started here: PayPal Payouts, Stripe with Connect, Wise), the store's items
 // (shared/store/rail-connections.ts) read back: the secrets encrypted, never in an answer.
-import { spawn } from 'node:child_process';
+import { adminInProcess } from '../support/admin-cli';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -188,20 +188,8 @@ describe('GET and DELETE /v1/account/payout-rails/', () => {
 });
 
 describe('admin CLI: account set-wise, set-paypal, account show', () => {
-  /** Runs `infra/admin.ts` the way `npm run admin` does (tsx). */
-  const cli = (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
-    new Promise((ok, fail) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'infra/admin.ts', ...args], {
-        cwd: join(__dirname, '..', '..'),
-        env: process.env,
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-      child.on('error', fail);
-      child.on('close', (code) => ok({ code, stdout, stderr }));
-    });
+  /** The admin CLI's `main` in this process (test/support/admin-cli.ts), as `npm run admin` runs it. */
+  const cli = (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> => adminInProcess(args);
 
   it('connects a rail after checking it at the emulator, refuses a bad token with nothing stored, and shows the public parts', async () => {
     const { accountId: id } = await newAccount();

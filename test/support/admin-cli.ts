@@ -12,11 +12,30 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function adminInProcess(args: string[]): Promise<CliResult> {
+/**
+ * `env` is laid over process.env for the one command, as a child started with it would see it (an empty
+ * string stays an empty string); the configuration and the clients are read afresh before and after.
+ */
+export function adminInProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  // One at a time: a command's environment is the process's, so two at once (Promise.all) would mix theirs.
+  const run = queue.then(() => runOne(args, env));
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+let queue: Promise<unknown> = Promise.resolve();
+
+async function runOne(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const saved = { ...process.env };
   try {
+    if (Object.keys(env).length > 0) {
+      Object.assign(process.env, env);
+      resetConfig();
+      resetClients();
+      clearProviderCache();
+    }
     const code = await adminMain(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
     return { code, stdout, stderr };
   } finally {
