@@ -258,7 +258,8 @@ async function serve(argv: string[]): Promise<number> {
   return 0;
 }
 
-function main(argv: string[]): Promise<number> {
+/** The CLI on `argv`: its exit code (the tests run it in their process, test/support/cli-in-process.ts). */
+export function main(argv: string[]): Promise<number> {
   return runEmulatorCli(argv, {
     name: 'chargebee',
     help,

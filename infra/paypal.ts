@@ -60,7 +60,7 @@ const commands: Record<string, RailCommand> = {
   },
 };
 
-const cli: RailCli = {
+export const cli: RailCli = {
   program: 'paypal',
   label: 'PayPal Payouts emulator',
   intro: 'Moves payout batches and items by hand in the PayPal Payouts emulator `npm start` runs (a payout rail).',
@@ -78,4 +78,5 @@ const cli: RailCli = {
   hint: 'is `npm start` running? PAYPAL_EMULATOR_URL or PAYPAL_PORT sets its address',
 };
 
-mainOf(cli);
+// Run as a program; imported, the module only exports its commands (runRailCli(cli, argv) runs them).
+if (require.main === module) mainOf(cli);

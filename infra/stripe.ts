@@ -274,7 +274,8 @@ async function serve(argv: string[]): Promise<number> {
   return 0;
 }
 
-function main(argv: string[]): Promise<number> {
+/** The CLI on `argv`: its exit code (the tests run it in their process, test/support/cli-in-process.ts). */
+export function main(argv: string[]): Promise<number> {
   return runEmulatorCli(argv, {
     name: 'stripe',
     help,
@@ -293,4 +294,5 @@ function main(argv: string[]): Promise<number> {
   });
 }
 
-runCliMain('stripe', main);
+// Run as a program (`npm run stripe`); imported, the module only exports main.
+if (require.main === module) runCliMain('stripe', main);

@@ -58,7 +58,7 @@ const commands: Record<string, RailCommand> = {
   },
 };
 
-const cli: RailCli = {
+export const cli: RailCli = {
   program: 'wise',
   label: 'Wise emulator',
   intro: 'Looks at and moves the state of the Wise emulator `npm start` runs (a payout rail) by hand.',
@@ -76,4 +76,5 @@ const cli: RailCli = {
   hint: 'is `npm start` running? WISE_EMULATOR_URL or WISE_PORT sets its address',
 };
 
-mainOf(cli);
+// Run as a program; imported, the module only exports its commands (runRailCli(cli, argv) runs them).
+if (require.main === module) mainOf(cli);

@@ -10,6 +10,11 @@ import { startEmulator as startStripe, LOCAL_KEYS as STRIPE_KEYS, type StripeEmu
 import type { RunningEmulator } from '../../infra/local/emulators/types';
 import { startEmulator as startWise, type RunningWiseEmulator } from '../../infra/local/emulators/wise';
 import { wise as wiseDefinition } from '../../shared/rails/wise';
+import { cli as paypalCli } from '../../infra/paypal';
+import { runRailCli } from '../../infra/rail-emulator-cli';
+import { main as stripeMain } from '../../infra/stripe';
+import { cli as wiseCli } from '../../infra/wise';
+import { cliInProcess } from '../support/cli-in-process';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -19,7 +24,7 @@ interface CliResult {
   stderr: string;
 }
 
-function cli(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+function spawned(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   return new Promise((ok, fail) => {
     const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     let stdout = '';
@@ -29,6 +34,26 @@ function cli(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<CliR
     child.on('error', fail);
     child.on('close', (code) => ok({ code, stdout, stderr }));
   });
+}
+
+const MAINS: Record<string, [string, (argv: string[]) => Promise<number>]> = {
+  'infra/paypal.ts': ['paypal', (argv) => runRailCli(paypalCli, argv)],
+  'infra/wise.ts': ['wise', (argv) => runRailCli(wiseCli, argv)],
+  'infra/stripe.ts': ['stripe', stripeMain],
+};
+const spawnedOnce = new Set<string>();
+
+/**
+ * A CLI's first command runs as `npm run <cli>` runs it (tsx in a child process: the program's entry point);
+ * the others run its main in this process (test/support/cli-in-process.ts), without a child's start-up.
+ */
+function cli(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  const main = MAINS[file];
+  if (!main || !spawnedOnce.has(file)) {
+    spawnedOnce.add(file);
+    return spawned(file, args, env);
+  }
+  return cliInProcess(main[0], main[1], args, env);
 }
 
 /** Exit 0, nothing on stderr, one JSON line on stdout: that JSON. */
