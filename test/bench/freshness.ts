@@ -17,6 +17,7 @@ import {
   startContext,
   uuidv7Millis,
   VisibilityWatch,
+  benchDynamoStore,
   type BenchRuntime,
   type SectionContext,
 } from './harness';
@@ -536,7 +537,7 @@ export function renderFreshnessSection(x: FreshnessSection): string[] {
   line(contextLine(x.context, 'BENCH_SKIP=bundles,load,auth,drain,money,dashboard,portal,fairness npm run bench'));
   line();
   line(
-    `On the local runtime as \`npm start\` runs it (\`startLocal\`: DynamoDB Local, the local SQS, one poller per worker with a 1 s batching window, ${x.settings.workersProcess ? "the workers in a node process of their own beside the gateway's" : "the workers in the gateway's node process"}, the emulators), three fresh accounts, one per provider (Paddle Classic, Paddle Billing, Stripe, each connected to its emulator), each with a 20% commission campaign and an app webhook endpoint for \`referral.created\` (a receiver in the bench process). For ${x.settings.seconds} s at once${x.settings.warmupSeconds > 0 ? `, after ${x.settings.warmupSeconds} s of the same load that is not measured (DynamoDB Local's JVM compiles its hot paths in the first minute under load)` : ''}: ` +
+    `On the local runtime as \`npm start\` runs it (\`startLocal\`: DynamoDB Local ${benchDynamoStore()}, the local SQS, one poller per worker with a 1 s batching window, ${x.settings.workersProcess ? "the workers in a node process of their own beside the gateway's" : "the workers in the gateway's node process"}, the emulators), three fresh accounts, one per provider (Paddle Classic, Paddle Billing, Stripe, each connected to its emulator), each with a 20% commission campaign and an app webhook endpoint for \`referral.created\` (a receiver in the bench process). For ${x.settings.seconds} s at once${x.settings.warmupSeconds > 0 ? `, after ${x.settings.warmupSeconds} s of the same load that is not measured (DynamoDB Local's JVM compiles its hot paths in the first minute under load)` : ''}: ` +
       `**${x.settings.clients} API clients** create referrals ${x.settings.clientRate > 0 ? `at ${x.settings.clientRate} per second each (paced by autocannon, as an app's backend calls the API; closed loops would take every cycle of the two cores the pipeline shares with them)` : 'in closed loops'} (autocannon in its own process, spread over the three accounts), and **${x.settings.webhooksPerSecond} signed webhooks per second** arrive, round robin over the providers' checkouts (made in the emulators and signed before the clock; Classic: \`subscription_created\` and the first payment; Billing and Stripe: every notification of the emulator's checkout), posted open loop from the bench process at their due times whatever the answers. ` +
       `One checkout in ${x.settings.convertEvery} names a referral created before the clock (Classic \`passthrough\`, Billing \`custom_data\`, Stripe \`client_reference_id\` and subscription metadata), so it converts it and earns a commission. ` +
       'Visibility is watched with one consistent BatchGet every 250 ms of the items the API GETs read, at most 50 of them, the least recently read first: the watch reads at most 200 items a second however many are pending (exact to 0.25 s up to 50 pending, to pending / 200 s beyond), so the measuring takes little of the DynamoDB Local it measures.',
