@@ -12,12 +12,10 @@
 // Only the documented placeholders are substituted: the demo key, publishable key and account id that
 // `npm start` prints, its URL, `.data/` (its DATA_DIR) and the `<name>`s captured above. The CLIs get the
 // ports in the environment, as `npm start`'s banner tells a user to when they are not the defaults.
-import { TEST_JVM_OPTIONS } from '../support/jvm';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../infra/local/dynamodb';
 import { startLocal, type LocalRuntime } from '../../infra/local/start';
 import { pollUntil } from '../support/fixtures';
 
@@ -280,8 +278,10 @@ describe('docs/api-tour.md on a fresh npm start', () => {
   it('runs every command as pasted, in order, with the documented answers', async () => {
     runtime = await startLocal({
       port: 0,
-      dynamodbPort: await freePort(),
-      dynamodbJvmOptions: TEST_JVM_OPTIONS,
+      // The run's DynamoDB Local (in memory) with a table of the walk-through's own: the pages' commands and
+      // answers are the same, without a second Java and its file store (test/e2e/local-runtime.test.ts keeps
+      // npm start's own DynamoDB Local on DATA_DIR, restarts included).
+      dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT,
       sqsPort: 0,
       paddlePort: 0,
       paddleBillingPort: 0,
