@@ -202,7 +202,8 @@ async function serve(argv: string[]): Promise<number> {
   return 0;
 }
 
-function main(argv: string[]): Promise<number> {
+/** The CLI on `argv`: its exit code (the tests run it in their process, test/support/cli-in-process.ts). */
+export function main(argv: string[]): Promise<number> {
   return runEmulatorCli(argv, {
     name: 'paddle-billing',
     help,
@@ -221,4 +222,5 @@ function main(argv: string[]): Promise<number> {
   });
 }
 
-runCliMain('paddle-billing', main);
+// Run as a program (`npm run paddle-billing`); imported, the module only exports main.
+if (require.main === module) runCliMain('paddle-billing', main);

@@ -135,7 +135,8 @@ function parse(argv: string[]): { command: Command; body?: Record<string, unknow
   return command.body ? { command, body: command.body(values) } : { command };
 }
 
-function main(argv: string[]): Promise<number> {
+/** The CLI on `argv`: its exit code (the tests run it in their process, test/support/cli-in-process.ts). */
+export function main(argv: string[]): Promise<number> {
   return runEmulatorCli(argv, {
     name: 'paddle',
     help,
@@ -153,4 +154,5 @@ function main(argv: string[]): Promise<number> {
   });
 }
 
-runCliMain('paddle', main);
+// Run as a program (`npm run paddle`); imported, the module only exports main.
+if (require.main === module) runCliMain('paddle', main);

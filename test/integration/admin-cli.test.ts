@@ -29,6 +29,12 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { QUEUE_NAMES, QUEUES } from '../../shared/queue/queues';
 import { startTestQueues } from '../support/queues';
 import { adminInProcess, type CliResult } from '../support/admin-cli';
+import { cliInProcess } from '../support/cli-in-process';
+import { main as paddleBillingMain } from '../../infra/paddle-billing';
+import { cli as paypalCli } from '../../infra/paypal';
+import { runRailCli } from '../../infra/rail-emulator-cli';
+import { main as stripeMain } from '../../infra/stripe';
+import { cli as wiseCli } from '../../infra/wise';
 
 const ROOT = join(__dirname, '..', '..');
 // Every test here starts CLI processes (tsx), a few seconds each on a busy 2-core machine: a test's budget
@@ -1092,6 +1098,12 @@ describe('emulator CLIs: a webhook the service answers 404, and the help', () =>
 
   // The emulator CLIs: the providers' (paddle-billing, stripe with its Connect commands) and the payout
   // rails' (paypal, wise). Each row: one command's --help usage, and a bad call's one-line refusal.
+  const EMULATOR_MAINS: Record<string, (argv: string[]) => Promise<number>> = {
+    'infra/paddle-billing.ts': paddleBillingMain,
+    'infra/stripe.ts': stripeMain,
+    'infra/paypal.ts': (argv) => runRailCli(paypalCli, argv),
+    'infra/wise.ts': (argv) => runRailCli(wiseCli, argv),
+  };
   it.each([
     [
       'paddle-billing',
@@ -1145,8 +1157,11 @@ describe('emulator CLIs: a webhook the service answers 404, and the help', () =>
   ] as const)(
     '%s help: usage line, one line per command, flags, environment and exit codes, like admin and paddle',
     async (program, file, names, one, oneUsage, badArgs, badMessage) => {
-      const run = (args: string[]) => cli(args, {}, file);
-      const [help, none, usage, bad] = await Promise.all([run(['help']), run([]), run([one, '--help']), run([...badArgs])]);
+      // `help` as the program (tsx in a child process); the other three through its main in this process.
+      const main = EMULATOR_MAINS[file];
+      if (!main) throw new Error(`no main for ${file}`);
+      const run = (args: string[]) => cliInProcess(program, main, args);
+      const [help, none, usage, bad] = await Promise.all([cli(['help'], {}, file), run([]), run([one, '--help']), run([...badArgs])]);
       expect(help).toMatchObject({ code: 0, stderr: '' });
       const lines = help.stdout.split('\n');
       expect(lines[0]).toBe(`usage: npm run --silent ${program} -- <command> [flags]`);

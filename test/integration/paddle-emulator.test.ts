@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPaddleEmulator, type PaddleEmulator } from '../../infra/local/emulators/paddle-classic';
 import { verifyPaddleSignature } from '../../shared/providers/paddle-classic/signature';
+import { main as paddleMain } from '../../infra/paddle';
+import { cliInProcess } from '../support/cli-in-process';
 
 const ROOT = join(__dirname, '..', '..');
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -804,9 +806,19 @@ describe('paddle CLI', () => {
 
   /**
    * `npx tsx infra/paddle.ts ...` as `npm run paddle` runs it (npm's own config warnings are dropped), or,
-   * with `viaNpx` false, the same tsx loader straight from node: half the start-up cost on a busy machine.
+   * with `viaNpx` false, the same tsx loader straight from node: half the start-up cost on a busy machine;
+   * with `inProcess`, the CLI's main in this process (test/support/cli-in-process.ts), no start-up at all.
    */
-  function cli(args: string[], { url = em.url, viaNpx = false } = {}): Promise<{ code: number; stdout: string; stderr: string[] }> {
+  function cli(
+    args: string[],
+    { url = em.url, viaNpx = false, inProcess = false } = {},
+  ): Promise<{ code: number; stdout: string; stderr: string[] }> {
+    if (inProcess)
+      return cliInProcess('paddle', paddleMain, args, { PADDLE_EMULATOR_URL: url }).then((r) => ({
+        code: r.code ?? -1,
+        stdout: r.stdout,
+        stderr: r.stderr.split('\n').filter((l) => l !== ''),
+      }));
     const [file, argv] = viaNpx
       ? ['npx', ['tsx', 'infra/paddle.ts', ...args]]
       : [process.execPath, ['--import', 'tsx', 'infra/paddle.ts', ...args]];
@@ -825,10 +837,10 @@ describe('paddle CLI', () => {
     const [checkout, state, badArgs, unknown, unreachable, missingSub] = await Promise.all([
       cli(['checkout', '--plan', '9001', '--email', 'cli@example.com', '--quantity', '2']),
       cli(['state'], { viaNpx: true }),
-      cli(['renew', '--subscription', 'abc']),
-      cli(['checkout', '--plan', '9001', '--email', 'x@example.com', '--force']),
-      cli(['state'], { url: deadUrl }),
-      cli(['cancel', '--subscription', '1']),
+      cli(['renew', '--subscription', 'abc'], { inProcess: true }),
+      cli(['checkout', '--plan', '9001', '--email', 'x@example.com', '--force'], { inProcess: true }),
+      cli(['state'], { url: deadUrl, inProcess: true }),
+      cli(['cancel', '--subscription', '1'], { inProcess: true }),
     ]);
 
     expect(checkout).toMatchObject({ code: 0, stderr: [] });
