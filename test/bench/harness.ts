@@ -187,7 +187,7 @@ export interface BenchRuntimeOptions {
  * Where the bench runtime's DynamoDB Local keeps its data: on disk in DATA_DIR as `npm start` does (the
  * default), or in memory with BENCH_DYNAMODB=memory. The file store's SQLite commits bound DynamoDB Local's
  * write rate on this kind of machine (about 120 against 240 raw TransactWriteItems a second, warm), so
- * the freshness section is run both ways (docs/capacity.md "Freshness under load").
+ * the freshness section is run both ways (docs/capacity.md "Freshness on npm start").
  */
 export function benchDynamoStore(): string {
   return process.env.BENCH_DYNAMODB === 'memory'
