@@ -29,7 +29,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { QUEUE_NAMES, QUEUES } from '../../shared/queue/queues';
 import { startTestQueues } from '../support/queues';
 import { adminInProcess, type CliResult } from '../support/admin-cli';
-import { cliInProcess } from '../support/cli-in-process';
+import { cliInProcess, cliProcess } from '../support/cli-in-process';
 import { main as paddleBillingMain } from '../../infra/paddle-billing';
 import { cli as paypalCli } from '../../infra/paypal';
 import { runRailCli } from '../../infra/rail-emulator-cli';
@@ -53,22 +53,7 @@ async function cli(args: string[], env: NodeJS.ProcessEnv = {}, file = 'infra/ad
   // forbids a Scan in its own process, so it runs in a child.
   const scans = args[0] === 'account' && args[1] === 'list';
   if (file === 'infra/admin.ts' && !scans) return adminInProcess(args, env);
-  return spawned(args, env, file);
-}
-
-function spawned(args: string[], env: NodeJS.ProcessEnv, file: string): Promise<CliResult> {
-  return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    child.on('error', fail);
-    child.on('close', (code) => ok({ code, stdout, stderr }));
-  });
+  return cliProcess(file, args, env);
 }
 
 function oneLine(text: string): string {

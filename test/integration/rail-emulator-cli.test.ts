@@ -1,9 +1,3 @@
-// The payout rails' emulator CLIs against running emulators, as `npm start` runs them: `npm run paypal`
-// (infra/paypal.ts), `npm run wise` (infra/wise.ts) and the Connect commands of `npm run stripe`
-// (infra/stripe.ts). Each prints the emulator's JSON answer on one line and exits 0, or one stderr line and
-// exit 1 when the emulator refuses.
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import Stripe from 'stripe';
 import { LOCAL_KEYS as PAYPAL_KEYS, type PaypalEmulator, startPaypalEmulator } from '../../infra/local/emulators/paypal-payouts';
 import { startEmulator as startStripe, LOCAL_KEYS as STRIPE_KEYS, type StripeEmulator } from '../../infra/local/emulators/stripe';
@@ -14,27 +8,7 @@ import { cli as paypalCli } from '../../infra/paypal';
 import { runRailCli } from '../../infra/rail-emulator-cli';
 import { main as stripeMain } from '../../infra/stripe';
 import { cli as wiseCli } from '../../infra/wise';
-import { cliInProcess } from '../support/cli-in-process';
-
-const ROOT = join(__dirname, '..', '..');
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function spawned(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    child.on('error', fail);
-    child.on('close', (code) => ok({ code, stdout, stderr }));
-  });
-}
+import { type CliResult, cliInProcess, cliProcess } from '../support/cli-in-process';
 
 const MAINS: Record<string, [string, (argv: string[]) => Promise<number>]> = {
   'infra/paypal.ts': ['paypal', (argv) => runRailCli(paypalCli, argv)],
@@ -51,7 +25,7 @@ function cli(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<CliR
   const main = MAINS[file];
   if (!main || !spawnedOnce.has(file)) {
     spawnedOnce.add(file);
-    return spawned(file, args, env);
+    return cliProcess(file, args, env);
   }
   return cliInProcess(main[0], main[1], args, env);
 }

@@ -5,44 +5,31 @@ import { main as adminMain } from '../../infra/admin';
 import { resetConfig } from '../../shared/config';
 import { clearProviderCache } from '../../shared/store/provider';
 import { resetClients } from '../../shared/store/client';
+import { type CliResult, withEnvironment } from './cli-in-process';
 
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type { CliResult };
+
+const resetAll = () => {
+  resetConfig();
+  resetClients();
+  clearProviderCache();
+};
 
 /**
- * `env` is laid over process.env for the one command, as a child started with it would see it (an empty
- * string stays an empty string); the configuration and the clients are read afresh before and after.
+ * `env` is laid over process.env for the one command (test/support/cli-in-process.ts withEnvironment: one
+ * command at a time); the configuration and the clients are read afresh before and after.
  */
 export function adminInProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  // One at a time: a command's environment is the process's, so two at once (Promise.all) would mix theirs.
-  const run = queue.then(() => runOne(args, env));
-  queue = run.catch(() => undefined);
-  return run;
-}
-
-let queue: Promise<unknown> = Promise.resolve();
-
-async function runOne(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const saved = { ...process.env };
-  try {
-    if (Object.keys(env).length > 0) {
-      Object.assign(process.env, env);
-      resetConfig();
-      resetClients();
-      clearProviderCache();
+  return withEnvironment(env, async () => {
+    let stdout = '';
+    let stderr = '';
+    if (Object.keys(env).length > 0) resetAll();
+    try {
+      const code = await adminMain(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+      return { code, stdout, stderr };
+    } finally {
+      // The caches are dropped; whoever uses them next reads the restored environment.
+      resetAll();
     }
-    const code = await adminMain(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-    return { code, stdout, stderr };
-  } finally {
-    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-    Object.assign(process.env, saved);
-    resetConfig();
-    resetClients();
-    clearProviderCache();
-  }
+  });
 }

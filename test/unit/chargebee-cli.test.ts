@@ -1,37 +1,9 @@
-// The `chargebee` emulator CLI (infra/chargebee.ts) against an emulator in this process: it finds the
-// emulator through CHARGEBEE_EMULATOR_URL, else the running `npm start`'s runtime.json
-// (`emulator_urls.chargebee`), else port 12141; prints the emulator's JSON answer on one line and exits 0;
-// exits 1 with one stderr line when the emulator refuses or is down, 2 on bad arguments.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emulatorUrl, main } from '../../infra/chargebee';
-import { cliInProcess } from '../support/cli-in-process';
+import { type CliResult, cliInProcess, cliProcess } from '../support/cli-in-process';
 import { type ChargebeeEmulator, checkoutCommandFor, EMULATOR_PORT, startChargebeeEmulator } from '../../infra/local/emulators/chargebee';
-
-const ROOT = join(__dirname, '..', '..');
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function spawned(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'infra/chargebee.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    child.on('error', fail);
-    child.on('close', (code) => ok({ code, stdout, stderr }));
-  });
-}
 
 let spawnedOnce = false;
 
@@ -42,7 +14,7 @@ let spawnedOnce = false;
 function cli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   if (!spawnedOnce) {
     spawnedOnce = true;
-    return spawned(args, env);
+    return cliProcess('infra/chargebee.ts', args, env);
   }
   return cliInProcess('chargebee', main, args, env);
 }
