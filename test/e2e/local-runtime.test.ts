@@ -16,6 +16,10 @@ import { pollUntil } from '../support/fixtures';
 import { createAccount } from '../../shared/store/accounts';
 import { saveProviderConnection } from '../../shared/store/provider';
 import { PROVIDER_KINDS } from '../../shared/billing/registry';
+import { main as paddleMain } from '../../infra/paddle';
+import { main as paddleBillingMain } from '../../infra/paddle-billing';
+import { main as stripeMain } from '../../infra/stripe';
+import { cliInProcess } from '../support/cli-in-process';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -43,16 +47,19 @@ async function start(): Promise<LocalRuntime> {
   return runtime;
 }
 
+/**
+ * A CLI's main in this process (test/support/cli-in-process.ts), as `npm run <cli> -- <args>` runs it against the
+ * runtime's emulator; its JSON output. The README checkout and the Stripe hint below run the CLI as a program.
+ */
+async function inProcessCli(name: string, main: (argv: string[]) => Promise<number>, args: string[], env: NodeJS.ProcessEnv): Promise<any> {
+  const res = await cliInProcess(name, main, args, env);
+  if (res.code !== 0) throw new Error(`${name} ${args.join(' ')} exited ${res.code}\n${res.stderr}`);
+  return JSON.parse(res.stdout);
+}
+
 /** `npm run paddle -- <args>` against the runtime's emulator; its JSON output. */
 function paddleCli(args: string[]): Promise<any> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'infra/paddle.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, PADDLE_EMULATOR_URL: runtime?.paddle.url ?? '' } },
-      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout))),
-    );
-  });
+  return inProcessCli('paddle', paddleMain, args, { PADDLE_EMULATOR_URL: runtime?.paddle.url ?? '' });
 }
 
 async function call(method: string, path: string, key: string | null, body?: unknown) {
@@ -429,18 +436,9 @@ describe('local runtime', () => {
 
   /** `npm run paddle-billing|stripe -- <args>` against the runtime's emulator; its JSON output. */
   function emulatorCli(file: 'paddle-billing' | 'stripe', args: string[]): Promise<any> {
-    const env =
-      file === 'paddle-billing'
-        ? { PADDLE_BILLING_EMULATOR_URL: runtime?.paddleBilling.url ?? '' }
-        : { STRIPE_EMULATOR_URL: runtime?.stripe.url ?? '' };
-    return new Promise((resolve, reject) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', `infra/${file}.ts`, ...args],
-        { cwd: ROOT, env: { ...process.env, ...env } },
-        (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout))),
-      );
-    });
+    return file === 'paddle-billing'
+      ? inProcessCli(file, paddleBillingMain, args, { PADDLE_BILLING_EMULATOR_URL: runtime?.paddleBilling.url ?? '' })
+      : inProcessCli(file, stripeMain, args, { STRIPE_EMULATOR_URL: runtime?.stripe.url ?? '' });
   }
 
   const rewardsOf = (key: string, id: string, count: number) =>
