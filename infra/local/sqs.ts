@@ -81,6 +81,21 @@ export function noteSend(endpoint: string): void {
 }
 
 const fairQueues = new Map<string, Record<QueueName, FairQueue>>();
+/** Each in-process server's queue counts: visible or in flight, and delayed (local-aws-sqs's own attributes). */
+const queueCounts = new Map<string, (name: string) => { present: number; delayed: number } | undefined>();
+
+/**
+ * Whether queue `name` of this process's local SQS at `endpoint` holds no message at all: none visible, in
+ * flight, delayed or held by its fair layer. Such a queue gets a message only from a send or a feed, and both
+ * wake the idle pollers (sqsActivity), so they may wait for one instead of polling. Undefined when that server
+ * is not in this process (npm start's workers process) or has no such queue.
+ */
+export function localQueueEmpty(endpoint: string, name: string): boolean | undefined {
+  const counts = queueCounts.get(endpoint)?.(name);
+  if (!counts) return undefined;
+  const held = fairQueues.get(endpoint)?.[name as QueueName]?.held() ?? 0;
+  return counts.present === 0 && counts.delayed === 0 && held === 0;
+}
 /** The fairness layers (./fair-queue.ts) of this process's local SQS at `endpoint`: held messages, each group's share. */
 export const localFairQueues = (endpoint: string): Record<QueueName, FairQueue> | undefined => fairQueues.get(endpoint);
 
@@ -156,6 +171,13 @@ export async function startLocalSqs(options: LocalSqsOptions = {}): Promise<Loca
     }),
   ) as Record<QueueName, FairQueue>;
   fairQueues.set(endpoint, fair);
+  queueCounts.set(endpoint, (name) => {
+    const queue = byName(name);
+    if (!queue) return undefined;
+    // local-aws-sqs counts in ApproximateNumberOfMessages every message not delayed, in flight ones included.
+    const a = queue.getAttributes(['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed']) as Record<string, string>;
+    return { present: Number(a.ApproximateNumberOfMessages ?? 0), delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0) };
+  });
   const url = (name: string) => `${endpoint}/${ACCOUNT_ID}/${name}`;
   const queueUrls = Object.fromEntries(QUEUE_NAMES.map((q) => [q, url(q)])) as Record<QueueName, string>;
   const dlqUrls = Object.fromEntries(QUEUE_NAMES.map((q) => [q, url(dlqName(q))])) as Record<QueueName, string>;
@@ -172,6 +194,7 @@ export async function startLocalSqs(options: LocalSqsOptions = {}): Promise<Loca
       stopped ??= new Promise<void>((ok) => {
         inProcessEndpoints.delete(endpoint);
         fairQueues.delete(endpoint);
+        queueCounts.delete(endpoint);
         for (const f of Object.values(fair)) f.stop();
         service.resetAll();
         server.close(() => ok());

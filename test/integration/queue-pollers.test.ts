@@ -6,7 +6,7 @@ import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { QueueWorker, ScheduledJob } from '../../functions/workers';
 import { failedIds, holdPoller, releasePoller, startSchedules, type Pollers, type SqsHandler } from '../../infra/local/pollers';
-import { setQueueEnvironment } from '../../infra/local/sqs';
+import { localQueueEmpty, setQueueEnvironment } from '../../infra/local/sqs';
 import { setLogLevel } from '../../shared/log';
 import { sqsWorker } from '../../shared/queue/worker';
 import { pollUntil } from '../support/fixtures';
@@ -202,6 +202,31 @@ describe('queue pollers (local event source mapping)', () => {
     const mine = (batches[LARGE.name] ?? []).filter((batch) => batch.some((id) => ids.includes(id)));
     expect(mine.map((b) => b.length)).toEqual([25]);
     expect(new Set(mine[0])).toEqual(new Set(ids));
+  });
+
+  // An idle poller on a queue that holds nothing waits for a send (infra/local/pollers.ts IDLE_EMPTY_QUEUE_MS)
+  // instead of polling every 500 ms; a message in flight keeps the short pause (its redelivery is timed).
+  it('knows an empty queue from one holding a message in flight, and an idle poller handles a send at once', async () => {
+    await pollUntil(async () => (await queues.count('provider-events')) === 0);
+    expect(localQueueEmpty(queues.endpoint, 'provider-events')).toBe(true);
+    expect(localQueueEmpty('http://127.0.0.1:9', 'provider-events')).toBeUndefined();
+    expect(localQueueEmpty(queues.endpoint, 'no-such-queue')).toBeUndefined();
+    // Idle long enough for every lane to be in its long pause, then one message: handled well before the
+    // 5 s timer would have woken the poller.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const key = newKey();
+    const sentAt = Date.now();
+    await sendBatch('provider-events', [{ key, mode: 'ok' }]);
+    await pollUntil(() => done.get(key)?.length === 1, { timeoutMs: 10_000, intervalMs: 20 });
+    expect(Date.now() - sentAt).toBeLessThan(3_000);
+    await pollUntil(() => localQueueEmpty(queues.endpoint, 'provider-events'));
+    // A message that failed is in flight until its visibility timeout ends: the queue is not empty meanwhile.
+    const retried = newKey();
+    await sendBatch('provider-events', [{ key: retried, mode: 'fail-once' }]);
+    await pollUntil(() => attempts.get(retried)?.length === 1, { intervalMs: 10 });
+    expect(localQueueEmpty(queues.endpoint, 'provider-events')).toBe(false);
+    await pollUntil(() => done.get(retried)?.length === 1);
+    expect(attempts.get(retried)).toEqual([1, 2]);
   });
 
   it('reads batch responses as Lambda does', () => {
