@@ -4,7 +4,6 @@
 // the key file and DATA_DIR / SECRETS_KEY_FILE; and a secret that does not decrypt is a 503 naming the
 // account, in the contract's shape, logged and counted (SecretDecryptionFailures, alarmed in
 // infra/cloud/monitoring.ts).
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,9 +13,9 @@ import { decryptSecret, resetSecrets, SecretDecryptionError, SecretsKeyMismatchE
 import { ensureSecretsKey, kmsKeyName, recordedSecretsKey, recordServiceSecretsKey } from '../../shared/secrets/fingerprint';
 import { clearProviderCache, getProviderConnection, saveProviderConnection } from '../../shared/store/provider';
 import { api } from '../support/api';
+import { cliProcess } from '../support/cli-in-process';
 import { newAccount } from '../support/fixtures';
 
-const ROOT = join(__dirname, '..', '..');
 const saved = { ...process.env };
 let dir: string;
 
@@ -30,17 +29,8 @@ function useEnv(env: Record<string, string | undefined>): void {
   clearProviderCache();
 }
 
-function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'infra/admin.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    child.on('error', fail);
-    child.on('close', (code) => ok({ code, stdout, stderr }));
-  });
-}
+/** The admin CLI as a program (test/support/cli-in-process.ts cliProcess). */
+const cli = (args: string[], env: NodeJS.ProcessEnv) => cliProcess('infra/admin.ts', args, env);
 
 const STRIPE = {
   kind: 'stripe' as const,
