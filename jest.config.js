@@ -50,6 +50,8 @@ module.exports = {
   ],
   // The summary reporter ends the run with a plain "N passed, N failed" line for CI.
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  // The slowest files first, from durations committed for a fresh clone (test/support/sequencer.js).
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   testTimeout: 30_000,
   // Three workers on CI's two cores: the suites wait on DynamoDB Local, the emulators, Chromium and the local
   // queues more than they compute (a two-worker run used 1.4 cores), so a third keeps the cores busy.

@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startDynamoLocal, type DynamoLocal } from '../../infra/local/dynamodb';
+import type { BrowserServer } from 'playwright-core';
+import { launchSharedChromium, SHARED_BROWSER_ENV } from './browser';
 import { TEST_JVM_OPTIONS } from './jvm';
 import unitEnvironment from './unit-setup';
 
@@ -25,22 +27,42 @@ function buildDashboard(): Promise<void> {
 export const TEST_TABLE = 'refloop-test';
 
 /** globalSetup and globalTeardown share this process's globalThis (and only they do). */
-export const holder = globalThis as typeof globalThis & { __refloopDynamo?: DynamoLocal; __refloopOutbox?: string };
+export const holder = globalThis as typeof globalThis & {
+  __refloopDynamo?: DynamoLocal;
+  __refloopOutbox?: string;
+  __refloopBrowser?: BrowserServer;
+};
+
+/**
+ * The run's shared Chromium (./browser.ts). Without one (no Chromium on this machine), the suites that need a
+ * browser launch their own and fail with Playwright's message; the others run as before.
+ */
+async function sharedBrowser(): Promise<BrowserServer | undefined> {
+  try {
+    return await launchSharedChromium();
+  } catch (err) {
+    console.warn(`No shared Chromium for the browser suites (${String(err).split('\n')[0]})`);
+    return undefined;
+  }
+}
 
 export default async function globalSetup(): Promise<void> {
   unitEnvironment();
   // The dashboard (web/dist) is built once here, before the workers start: the suites that start the local
   // runtime (npm start's startLocal) then find it up to date instead of building it concurrently.
-  const [dynamo] = await Promise.all([
+  const [dynamo, browser] = await Promise.all([
     startDynamoLocal({
       port: await freePort(),
       path: null,
       tableName: TEST_TABLE,
       jvmOptions: TEST_JVM_OPTIONS,
     }),
+    sharedBrowser(),
     buildDashboard(),
   ]);
   holder.__refloopDynamo = dynamo;
+  holder.__refloopBrowser = browser;
+  if (browser) process.env[SHARED_BROWSER_ENV] = browser.wsEndpoint();
   // Workers are started after this and inherit process.env; each test file then gets its own copy.
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   process.env.TABLE_NAME = TEST_TABLE;
