@@ -8,6 +8,7 @@ import { format } from 'node:util';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { freePort, startDynamoLocal, type DynamoLocal } from '../../infra/local/dynamodb';
 import { localPollerConcurrency, startLocal, type LocalRuntime } from '../../infra/local/start';
+import { tallyCalls } from './call-tally';
 import { useLogSink } from '../../shared/log';
 import { batchGet, lookup } from '../../shared/store/ops';
 import type { Key } from '../../shared/store/table';
@@ -213,6 +214,13 @@ export async function startBenchRuntime(workDir: string, options: BenchRuntimeOp
   let memory: DynamoLocal | undefined;
   try {
     if (process.env.BENCH_DYNAMODB === 'memory') memory = await startDynamoLocal({ port: await freePort(), path: null, tableName });
+    // A diagnostic: every call counted by kind (./call-tally.ts), through a proxy in front of a DynamoDB Local
+    // started here (on the data directory, as startLocal would, unless it is in memory).
+    const callsFile = process.env.BENCH_DYNAMODB_CALLS;
+    if (callsFile) {
+      memory ??= await startDynamoLocal({ port: await freePort(), path: join(workDir, 'data', 'dynamodb'), tableName });
+      memory = await tallyCalls(memory, callsFile);
+    }
     runtime = await startLocal({
       ...(memory ? { dynamodbEndpoint: memory.endpoint } : {}),
       port: await freePort(),

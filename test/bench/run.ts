@@ -17,7 +17,8 @@
 // clients creating referrals), BENCH_FRESH_CLIENT_RATE (1 create per second per client; 0 = closed loops), BENCH_FRESH_WEBHOOKS_PER_SECOND (50, across three accounts on three providers),
 // BENCH_FRESH_CONVERT_EVERY (4: one checkout in 4 converts a referral), BENCH_FRESH_WARMUP_SECONDS (20 s of the same load
 // before the clock, unmeasured; 0 = none); the cost per conversion (skip: `cost`): BENCH_COST_CONVERSIONS (60),
-// BENCH_COST_WEBHOOKS_PER_SECOND (15).
+// BENCH_COST_WEBHOOKS_PER_SECOND (15). BENCH_DYNAMODB=memory keeps the runtimes' DynamoDB Local in memory;
+// BENCH_DYNAMODB_CALLS=<file> writes a tally of their DynamoDB calls by kind to <file> (./call-tally.ts).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
