@@ -1,6 +1,6 @@
 // BENCH_DYNAMODB_CALLS=<file>: a tally of every DynamoDB call the bench runtime makes, by operation and by the
 // kinds of item it touches, written to <file> when the runtime stops (a diagnostic, not a measurement: the
-// proxy adds a hop to every call). It is how docs/capacity.md "Where the calls go under the mixed load" was
+// proxy adds a hop to every call). It is how docs/capacity.md "Where the calls go under the full load" was
 // found. The runtime's processes (the gateway's and the workers') talk to a counting proxy
 // (test/support/fault-proxy.ts with no fault) in front of the DynamoDB Local the harness starts itself.
 //
