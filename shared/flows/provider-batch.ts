@@ -34,9 +34,8 @@ import {
   type ProviderPlan,
   type ProviderUpdateResult,
 } from '../store/subscriptions';
-import { counterKey } from '../store/shards';
+import { endpointCounterKey, nobodySubscribes, nobodySubscribesCheck } from '../store/endpoint-counts';
 import { keys, type CounterName, type Key } from '../store/table';
-import { tableName } from '../store/client';
 import { SCREENED_EVENT_TYPES } from '../webhooks/fanout';
 import { unattributedUpdate } from '../store/unattributed';
 import { NO_HINT_DETAIL } from './attribution';
@@ -216,10 +215,10 @@ async function applyAccountBatch(
     for (const k of job.reads) broken.set(keyString(k), err);
   };
 
-  // LOAD: one BatchGet for the whole batch, with the account's count of webhook endpoints.
+  // LOAD: one BatchGet for the whole batch, with the account's webhook endpoints' counter item (withoutOutbox).
   let found: Map<string, Record<string, unknown>>;
   try {
-    found = pending.length > 0 ? await batchGet([...pending.flatMap((j) => j.reads), endpointCount(accountId)]) : new Map();
+    found = pending.length > 0 ? await batchGet([...pending.flatMap((j) => j.reads), endpointCounterKey(accountId)]) : new Map();
   } catch (err) {
     for (const job of pending) failJob(job, err);
     pending = [];
@@ -564,35 +563,29 @@ function ownersOf(jobs: Job[]): (Job | null)[] {
   return jobs.flatMap((job) => (job.plan as ProviderPlan).items.map(() => job));
 }
 
-/** The account's count of webhook endpoints (a limit counter: one item, shard 0). */
-const endpointCount = (accountId: string): Key => counterKey(accountId, 'webhook_endpoints', 0);
-
 /**
- * An account with no webhook endpoint has nothing to deliver its events to: the transaction writes them
- * already dispatched (no outbox entry, so nothing is queued for the fan-out, which would find no endpoint
- * and mark each one dispatched), unless fraud screening reads their type. One ConditionCheck keeps it
- * true at the commit: an endpoint created meanwhile cancels the transaction, and its facts go the
- * per-event way, which queues every event. The events stay readable as always (the event log).
+ * Events that no webhook endpoint of the account can want (it has none, or none of its endpoints subscribes
+ * to their type: store/endpoint-counts.ts nobodySubscribes, from the endpoints' counter item read in the load) are
+ * written already dispatched: no outbox entry, so nothing is queued for the fan-out, which would find no
+ * endpoint for them and mark each one dispatched. Types that fraud screening reads keep their entry. One
+ * ConditionCheck keeps it true at the commit: an endpoint created, or updated to want one of those types,
+ * meanwhile cancels the transaction, and its facts go the per-event way, which queues every event. The
+ * events stay readable as always (the event log).
  */
 function withoutOutbox(accountId: string, items: TransactItem[], found: Map<string, Record<string, unknown>>): TransactItem[] {
-  if (Number(lookup(found, endpointCount(accountId))?.n ?? 0) > 0) return items;
-  let stripped = false;
+  const counter = lookup(found, endpointCounterKey(accountId));
+  const stripped = new Set<string>();
   const out = items.map((item) => {
     const event = item.Put?.Item;
-    if (event?.type !== 'Event' || event.gsi2pk === undefined || SCREENED_EVENT_TYPES.includes(String(event.event_type))) return item;
-    stripped = true;
+    if (event?.type !== 'Event' || event.gsi2pk === undefined) return item;
+    const type = String(event.event_type);
+    if (SCREENED_EVENT_TYPES.includes(type) || !nobodySubscribes(counter, type)) return item;
+    stripped.add(type);
     const { gsi2pk: _pk, gsi2sk: _sk, ...rest } = event;
     return { Put: { ...item.Put, Item: { ...rest, dispatched_at: Date.now() } } } as TransactItem;
   });
-  if (!stripped) return items;
-  out.push({
-    ConditionCheck: {
-      TableName: tableName(),
-      Key: endpointCount(accountId),
-      ConditionExpression: 'attribute_not_exists(n) OR n <= :none',
-      ExpressionAttributeValues: { ':none': 0 },
-    },
-  } as TransactItem);
+  if (stripped.size === 0) return items;
+  out.push(nobodySubscribesCheck(accountId, [...stripped]));
   return out;
 }
 

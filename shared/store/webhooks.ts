@@ -1,6 +1,10 @@
 // Webhook endpoints, their signing secrets and their deliveries.
 // - An endpoint is `A#<acct>#WEBHOOK_ENDPOINT` / `<id>` (UUIDv7: newest first), counted by the
-//   `webhook_endpoints` counter (at most MAX_ENDPOINTS per account). Its signing secret lives in its own
+//   `webhook_endpoints` counter (at most MAX_ENDPOINTS per account). The same counter item counts, per event
+//   type, the endpoints subscribed to it (`subscribed#<type>`), and how many endpoints those counts cover
+//   (`typed`; an endpoint counted there has `types_counted`): create, update and delete keep them in their
+//   transactions, so the provider events can tell that no endpoint wants a type (nobodySubscribes below).
+//   Its signing secret lives in its own
 //   item (`A#<acct>#WEBHOOK_SECRET` / `<id>`) so no read of endpoints ever carries it; the delivery
 //   worker reads it to sign. It is written with the endpoint and deleted with it, in one transaction.
 //   The item holds the secret encrypted for its account (shared/secrets: `kms:v1:` in AWS, `local:v1:`
@@ -24,7 +28,6 @@ import { db, tableName } from './client';
 import {
   batchGet,
   ConditionsFailedError,
-  counterUpdate,
   getItem,
   lookup,
   queryAll,
@@ -36,6 +39,7 @@ import {
 } from './ops';
 import { queryIndexPages } from './outbox';
 import { queryPage, type PageRequest } from './pagination';
+import { endpointCounterUpdate, typeDeltas } from './endpoint-counts';
 import { keys, SWEEP_SHARDS, timeKey, webhookKeys, type Key } from './table';
 
 export const MAX_ENDPOINTS = 10;
@@ -116,10 +120,16 @@ export function toDelivery(item: Record<string, unknown> | undefined): WebhookDe
 }
 
 export async function getEndpointOrThrow(accountId: string, id: string): Promise<WebhookEndpoint> {
+  return (await readEndpoint(accountId, id)).endpoint;
+}
+
+/** The endpoint, and whether its event types are counted on the endpoints' counter item. */
+async function readEndpoint(accountId: string, id: string): Promise<{ endpoint: WebhookEndpoint; counted: boolean }> {
   if (!isEntityId(id)) throw new NotFoundError();
-  const endpoint = toEndpoint(await getItem(webhookKeys.webhookEndpoint(accountId, id)));
+  const item = await getItem(webhookKeys.webhookEndpoint(accountId, id));
+  const endpoint = toEndpoint(item);
   if (!endpoint) throw new NotFoundError();
-  return endpoint;
+  return { endpoint, counted: item?.types_counted === true };
 }
 
 export async function listEndpoints(accountId: string, page: PageRequest) {
@@ -168,7 +178,13 @@ export async function createEndpoint(
         Put: {
           TableName: tableName(),
           // created_ms: the fan-out sends an endpoint only the events that happened after it was created.
-          Item: { ...webhookKeys.webhookEndpoint(accountId, endpoint.id), type: 'WebhookEndpoint', ...endpoint, created_ms: createdMs },
+          Item: {
+            ...webhookKeys.webhookEndpoint(accountId, endpoint.id),
+            type: 'WebhookEndpoint',
+            ...endpoint,
+            created_ms: createdMs,
+            types_counted: true,
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -179,7 +195,7 @@ export async function createEndpoint(
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
-      counterUpdate(accountId, 'webhook_endpoints', 1, { below: MAX_ENDPOINTS }),
+      endpointCounterUpdate(accountId, { endpoints: 1, typed: 1, types: typeDeltas([], endpoint.events) }, MAX_ENDPOINTS),
     ]);
   } catch (err) {
     if (err instanceof ConditionsFailedError && err.failed(2)) {
@@ -200,7 +216,7 @@ export async function updateEndpoint(
 ): Promise<WebhookEndpoint> {
   return withRetries(
     async () => {
-      const current = await getEndpointOrThrow(accountId, id);
+      const { endpoint: current, counted } = await readEndpoint(accountId, id);
       const next: WebhookEndpoint = { ...current, version: current.version + 1 };
       if (patch.url !== undefined) next.url = patch.url;
       if (patch.events !== undefined) next.events = patch.events;
@@ -211,6 +227,10 @@ export async function updateEndpoint(
         next.disabled_reason = null;
         if (patch.enabled) next.failing_since = null;
       }
+      // Its types' counts follow its events; an endpoint created before the counts is counted from now on.
+      const types = counted ? typeDeltas(current.events, next.events) : typeDeltas([], next.events);
+      const counter =
+        counted && types.size === 0 ? [] : [endpointCounterUpdate(accountId, { endpoints: 0, typed: counted ? 0 : 1, types })];
       try {
         await transact([
           {
@@ -218,7 +238,7 @@ export async function updateEndpoint(
               TableName: tableName(),
               Key: webhookKeys.webhookEndpoint(accountId, id),
               UpdateExpression:
-                'SET #url = :url, events = :events, description = :d, enabled = :enabled, disabled_reason = :reason, failing_since = :since, version = :v',
+                'SET #url = :url, events = :events, description = :d, enabled = :enabled, disabled_reason = :reason, failing_since = :since, version = :v, types_counted = :counted',
               ConditionExpression: 'version = :expected',
               ExpressionAttributeNames: { '#url': 'url' },
               ExpressionAttributeValues: {
@@ -230,9 +250,11 @@ export async function updateEndpoint(
                 ':since': next.failing_since,
                 ':v': next.version,
                 ':expected': current.version,
+                ':counted': true,
               },
             },
           },
+          ...counter,
         ]);
       } catch (err) {
         if (err instanceof ConditionsFailedError) throw new StaleEndpointError();
@@ -245,17 +267,38 @@ export async function updateEndpoint(
 }
 
 /**
- * Deletes the endpoint and its secret, and records a purge of its deliveries (removed page by page by the
- * fan-out worker, driven by the sweep), in one transaction.
+ * Deletes the endpoint and its secret, takes it off the counts, and records a purge of its deliveries
+ * (removed page by page by the fan-out worker, driven by the sweep), in one transaction after reading it (its
+ * event types leave the counts with it; optimistic on its version).
  */
 export async function deleteEndpoint(accountId: string, id: string): Promise<void> {
-  if (!isEntityId(id)) throw new NotFoundError();
+  return withRetries(
+    () => deleteRead(accountId, id),
+    (err) => err instanceof StaleEndpointError,
+  );
+}
+
+async function deleteRead(accountId: string, id: string): Promise<void> {
+  const { endpoint, counted } = await readEndpoint(accountId, id);
   const now = Date.now();
   try {
     await transact([
-      { Delete: { TableName: tableName(), Key: webhookKeys.webhookEndpoint(accountId, id), ConditionExpression: 'attribute_exists(pk)' } },
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: webhookKeys.webhookEndpoint(accountId, id),
+          // An endpoint stored before versions were (read as version 0) has none.
+          ...(endpoint.version > 0
+            ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': endpoint.version } }
+            : { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(version)' }),
+        },
+      },
       { Delete: { TableName: tableName(), Key: webhookKeys.webhookSecret(accountId, id) } },
-      counterUpdate(accountId, 'webhook_endpoints', -1),
+      endpointCounterUpdate(accountId, {
+        endpoints: -1,
+        typed: counted ? -1 : 0,
+        types: counted ? typeDeltas(endpoint.events, []) : new Map(),
+      }),
       {
         Put: {
           TableName: tableName(),
@@ -271,7 +314,8 @@ export async function deleteEndpoint(accountId: string, id: string): Promise<voi
       },
     ]);
   } catch (err) {
-    if (err instanceof ConditionsFailedError && err.failed(0)) throw new NotFoundError();
+    // Changed or deleted since the read: read again (a deleted one is then not found).
+    if (err instanceof ConditionsFailedError && err.failed(0)) throw new StaleEndpointError();
     throw err;
   }
 }

@@ -7,9 +7,12 @@ import { handler } from '../../functions/workers/subscription-sync';
 import { providerBatchHooks } from '../../shared/flows/provider-batch';
 import { processProviderWebhook } from '../../shared/flows/subscription-sync';
 import type { ProviderWebhookMessage } from '../../shared/queue/queues';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../shared/store/client';
+import { endpointCounterKey } from '../../shared/store/endpoint-counts';
 import { batchGet, getItem, readCounter } from '../../shared/store/ops';
 import { readDays } from '../../shared/store/reports';
-import { keys } from '../../shared/store/table';
+import { keys, webhookKeys } from '../../shared/store/table';
 import { emailKeyPart, unattributedKeys } from '../../shared/store/unattributed';
 import { eventId } from '../../shared/domain/events';
 import { resetConfig } from '../../shared/config';
@@ -308,6 +311,142 @@ describe('an account without webhook endpoints: its events are written already d
     };
     expect(await runBatch(batch)).toEqual([]);
     expect(created).toBeGreaterThanOrEqual(1);
+    const event = await subscriptionEvent(accountId, c as Checkout);
+    expect(String(event?.gsi2pk)).toMatch(/^OUTBOX#/);
+    expect(await dispatched()).toContain(String(event?.id));
+    await expectApplied(accountId, [c as Checkout]);
+  });
+});
+
+describe('endpoints that do not want an event type: its events are written already dispatched', () => {
+  const subscriptionEvent = (accountId: string, c: Checkout) =>
+    getItem(keys.event(accountId, eventId('subscription.updated', `${c.subscriptionId}:1`)));
+  const dispatched = async () => (await queues.receiveAll('webhook-events')).map((m) => (m.json as { event_id: string }).event_id);
+  const endpoint = async (key: string, events?: string[]) => {
+    const res = await api('POST', '/v1/webhook-endpoints/', {
+      key,
+      body: { url: 'http://127.0.0.1:9/typed', ...(events ? { events } : {}) },
+    });
+    expect(res.status).toBe(201);
+    return String((res.body as { id: string }).id);
+  };
+  const patch = async (key: string, id: string, events: string[]) =>
+    expect((await api('PATCH', `/v1/webhook-endpoints/${id}/`, { key, body: { events } })).status).toBe(200);
+  /** One checkout's webhooks through a batch: whether its subscription.updated event kept its outbox entry (and was queued). */
+  const outboxed = async (accountId: string): Promise<boolean> => {
+    const [c] = await checkouts(accountId, 1);
+    const batch = await queued(accountId, (c as Checkout).deliveries);
+    await dispatched();
+    expect(await runBatch(batch)).toEqual([]);
+    expect(await getItem(keys.subscription(accountId, (c as Checkout).subscriptionId))).toMatchObject({ status: 'active' });
+    const event = await subscriptionEvent(accountId, c as Checkout);
+    expect(event).toMatchObject({ type: 'Event', event_type: 'subscription.updated' });
+    const queuedIds = await dispatched();
+    if (event?.gsi2pk === undefined) {
+      expect(Number(event?.dispatched_at)).toBeGreaterThan(0);
+      expect(queuedIds).not.toContain(String(event?.id));
+      return false;
+    }
+    expect(String(event.gsi2pk)).toMatch(/^OUTBOX#/);
+    expect(queuedIds).toContain(String(event.id));
+    return true;
+  };
+  const counts = async (accountId: string) => {
+    const item = (await getItem(endpointCounterKey(accountId))) ?? {};
+    return Object.fromEntries(Object.entries(item).filter(([k]) => k === 'n' || k === 'typed' || k.startsWith('subscribed#')));
+  };
+
+  it('endpoints that want only referral.created: subscription.updated goes straight to the log', async () => {
+    const { accountId, key } = await connectedAccount();
+    await endpoint(key, ['referral.created']);
+    await endpoint(key, ['referral.created', 'reward.created']);
+    expect(await counts(accountId)).toEqual({ n: 2, typed: 2, 'subscribed#referral.created': 2, 'subscribed#reward.created': 1 });
+    expect(await outboxed(accountId)).toBe(false);
+  });
+
+  it('an endpoint updated to want subscription.updated gets its events again; once deleted, they go straight to the log', async () => {
+    const { accountId, key } = await connectedAccount();
+    await endpoint(key, ['referral.created']);
+    const wanting = await endpoint(key, ['referral.created']);
+    await patch(key, wanting, ['subscription.updated', 'referral.created']);
+    expect(await counts(accountId)).toMatchObject({
+      n: 2,
+      typed: 2,
+      'subscribed#subscription.updated': 1,
+      'subscribed#referral.created': 2,
+    });
+    expect(await outboxed(accountId)).toBe(true);
+    expect((await api('DELETE', `/v1/webhook-endpoints/${wanting}/`, { key })).status).toBe(204);
+    expect(await counts(accountId)).toMatchObject({
+      n: 1,
+      typed: 1,
+      'subscribed#subscription.updated': 0,
+      'subscribed#referral.created': 1,
+    });
+    expect(await outboxed(accountId)).toBe(false);
+  });
+
+  it('an endpoint stored before the counts (its types not counted): every event keeps its entry until an update counts it', async () => {
+    const { accountId, key } = await connectedAccount();
+    const id = await endpoint(key, ['referral.created']);
+    // As an endpoint created before the counts were kept: no types_counted on it, only n on the counter.
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: webhookKeys.webhookEndpoint(accountId, id),
+        UpdateExpression: 'REMOVE types_counted',
+      }),
+    );
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: endpointCounterKey(accountId),
+        UpdateExpression: 'REMOVE typed, #s',
+        ExpressionAttributeNames: { '#s': 'subscribed#referral.created' },
+      }),
+    );
+    expect(await outboxed(accountId)).toBe(true);
+    await patch(key, id, ['referral.created', 'reward.created']);
+    expect(await counts(accountId)).toEqual({ n: 1, typed: 1, 'subscribed#referral.created': 1, 'subscribed#reward.created': 1 });
+    expect(await outboxed(accountId)).toBe(false);
+    // A second such endpoint leaves the counts incomplete again (typed 1 of n 2) until it too is updated.
+    const other = await endpoint(key, ['referral.created']);
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: webhookKeys.webhookEndpoint(accountId, other),
+        UpdateExpression: 'REMOVE types_counted',
+      }),
+    );
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: endpointCounterKey(accountId),
+        UpdateExpression: 'ADD typed :minus, #s :minus',
+        ExpressionAttributeNames: { '#s': 'subscribed#referral.created' },
+        ExpressionAttributeValues: { ':minus': -1 },
+      }),
+    );
+    expect(await outboxed(accountId)).toBe(true);
+    // Deleting an uncounted endpoint takes it off n only.
+    expect((await api('DELETE', `/v1/webhook-endpoints/${other}/`, { key })).status).toBe(204);
+    expect(await counts(accountId)).toEqual({ n: 1, typed: 1, 'subscribed#referral.created': 1, 'subscribed#reward.created': 1 });
+    expect(await outboxed(accountId)).toBe(false);
+  });
+
+  it('an endpoint updated to want the type between the load and the record: the transaction is cancelled and the per-event path queues the event', async () => {
+    const { accountId, key } = await connectedAccount();
+    const id = await endpoint(key, ['referral.created']);
+    const [c] = await checkouts(accountId, 1);
+    const batch = await queued(accountId, (c as Checkout).deliveries);
+    await dispatched();
+    let updated = 0;
+    providerBatchHooks.beforeRecord = async () => {
+      if (updated++ > 0) return;
+      await patch(key, id, ['referral.created', 'subscription.updated']);
+    };
+    expect(await runBatch(batch)).toEqual([]);
+    expect(updated).toBeGreaterThanOrEqual(1);
     const event = await subscriptionEvent(accountId, c as Checkout);
     expect(String(event?.gsi2pk)).toMatch(/^OUTBOX#/);
     expect(await dispatched()).toContain(String(event?.id));

@@ -176,14 +176,15 @@ const BUDGETS: Record<string, Budget> = {
   RecordClick: budget(3, 4),
   // js referral: limits || limits, then the API create's 3 (and its coupon job and webhook event).
   CreateJsReferral: budget(4, 5, { sends: { rewards: 1, 'webhook-events': 1, 'member-emails': 1 } }),
-  // webhook endpoints (+ the rate limit: beside a read, before a write): list = Query || counter; create /
-  // delete = 1 transaction (endpoint + secret + counter); update = GetItem + transaction; deliveries =
+  // webhook endpoints (+ the rate limit: beside a read, before a write): list = Query || counter; create =
+  // 1 transaction (endpoint + secret + counter); update and delete = GetItem + transaction (its event types
+  // leave the counts with it); deliveries =
   // GetItem endpoint (its count) then Query.
   ListWebhookEndpoints: budget(1, 3),
   CreateWebhookEndpoint: budget(2, 2),
   GetWebhookEndpoint: budget(1, 2),
   UpdateWebhookEndpoint: budget(3, 3),
-  DeleteWebhookEndpoint: budget(2, 2),
+  DeleteWebhookEndpoint: budget(3, 3),
   ListWebhookDeliveries: budget(2, 3),
   // ---- money (docs/design/money.md) ----
   // lists (+ the rate limit beside): 1 Query || the filter's counter BatchGet (its shards). A filter the partition does
