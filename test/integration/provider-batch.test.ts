@@ -351,6 +351,28 @@ describe('endpoints that do not want an event type: its events are written alrea
     expect(queuedIds).toContain(String(event.id));
     return true;
   };
+  /**
+   * The endpoint as if created before the counts were kept (an endpoint wanting only referral.created): no
+   * types_counted on it, and neither typed nor its type's count on the counter item.
+   */
+  const uncount = async (accountId: string, id: string) => {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: webhookKeys.webhookEndpoint(accountId, id),
+        UpdateExpression: 'REMOVE types_counted',
+      }),
+    );
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: endpointCounterKey(accountId),
+        UpdateExpression: 'ADD typed :minus, #s :minus',
+        ExpressionAttributeNames: { '#s': 'subscribed#referral.created' },
+        ExpressionAttributeValues: { ':minus': -1 },
+      }),
+    );
+  };
   const counts = async (accountId: string) => {
     const item = (await getItem(endpointCounterKey(accountId))) ?? {};
     return Object.fromEntries(Object.entries(item).filter(([k]) => k === 'n' || k === 'typed' || k.startsWith('subscribed#')));
@@ -389,44 +411,14 @@ describe('endpoints that do not want an event type: its events are written alrea
   it('an endpoint stored before the counts (its types not counted): every event keeps its entry until an update counts it', async () => {
     const { accountId, key } = await connectedAccount();
     const id = await endpoint(key, ['referral.created']);
-    // As an endpoint created before the counts were kept: no types_counted on it, only n on the counter.
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: webhookKeys.webhookEndpoint(accountId, id),
-        UpdateExpression: 'REMOVE types_counted',
-      }),
-    );
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: endpointCounterKey(accountId),
-        UpdateExpression: 'REMOVE typed, #s',
-        ExpressionAttributeNames: { '#s': 'subscribed#referral.created' },
-      }),
-    );
+    await uncount(accountId, id);
     expect(await outboxed(accountId)).toBe(true);
     await patch(key, id, ['referral.created', 'reward.created']);
     expect(await counts(accountId)).toEqual({ n: 1, typed: 1, 'subscribed#referral.created': 1, 'subscribed#reward.created': 1 });
     expect(await outboxed(accountId)).toBe(false);
     // A second such endpoint leaves the counts incomplete again (typed 1 of n 2) until it too is updated.
     const other = await endpoint(key, ['referral.created']);
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: webhookKeys.webhookEndpoint(accountId, other),
-        UpdateExpression: 'REMOVE types_counted',
-      }),
-    );
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: endpointCounterKey(accountId),
-        UpdateExpression: 'ADD typed :minus, #s :minus',
-        ExpressionAttributeNames: { '#s': 'subscribed#referral.created' },
-        ExpressionAttributeValues: { ':minus': -1 },
-      }),
-    );
+    await uncount(accountId, other);
     expect(await outboxed(accountId)).toBe(true);
     // Deleting an uncounted endpoint takes it off n only.
     expect((await api('DELETE', `/v1/webhook-endpoints/${other}/`, { key })).status).toBe(204);
