@@ -34,7 +34,15 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  child?.kill();
+  // Wait until the server has exited and its pipes are closed: until then the child is an open handle of
+  // Jest's worker, which then moves on to its next file with it (and could not exit at the run's end).
+  const running = child;
+  if (running && running.exitCode === null && running.signalCode === null) {
+    const exited = new Promise((ok) => running.once('close', ok));
+    running.kill();
+    await Promise.race([exited, new Promise((ok) => setTimeout(ok, 5_000).unref())]);
+    if (running.exitCode === null && running.signalCode === null) running.kill('SIGKILL');
+  }
   await gateway?.close();
   rmSync(dir, { recursive: true, force: true });
 });
