@@ -273,51 +273,47 @@ export async function updateEndpoint(
  */
 export async function deleteEndpoint(accountId: string, id: string): Promise<void> {
   return withRetries(
-    () => deleteRead(accountId, id),
+    async () => {
+      const { endpoint, counted } = await readEndpoint(accountId, id);
+      const now = Date.now();
+      try {
+        await transact([
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: webhookKeys.webhookEndpoint(accountId, id),
+              ConditionExpression: 'version = :v',
+              ExpressionAttributeValues: { ':v': endpoint.version },
+            },
+          },
+          { Delete: { TableName: tableName(), Key: webhookKeys.webhookSecret(accountId, id) } },
+          endpointCounterUpdate(accountId, {
+            endpoints: -1,
+            typed: counted ? -1 : 0,
+            types: counted ? typeDeltas(endpoint.events, []) : new Map(),
+          }),
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...webhookKeys.webhookPurge(accountId, id),
+                type: 'WebhookPurge',
+                account_id: accountId,
+                endpoint_id: id,
+                gsi2pk: webhookKeys.purgeShard(dueShard(id)),
+                gsi2sk: `${timeKey(now)}#${accountId}#${id}`,
+              },
+            },
+          },
+        ]);
+      } catch (err) {
+        // Changed or deleted since the read: read again (a deleted one is then not found).
+        if (err instanceof ConditionsFailedError && err.failed(0)) throw new StaleEndpointError();
+        throw err;
+      }
+    },
     (err) => err instanceof StaleEndpointError,
   );
-}
-
-async function deleteRead(accountId: string, id: string): Promise<void> {
-  const { endpoint, counted } = await readEndpoint(accountId, id);
-  const now = Date.now();
-  try {
-    await transact([
-      {
-        Delete: {
-          TableName: tableName(),
-          Key: webhookKeys.webhookEndpoint(accountId, id),
-          // An endpoint stored before versions were (read as version 0) has none.
-          ...(endpoint.version > 0
-            ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': endpoint.version } }
-            : { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(version)' }),
-        },
-      },
-      { Delete: { TableName: tableName(), Key: webhookKeys.webhookSecret(accountId, id) } },
-      endpointCounterUpdate(accountId, {
-        endpoints: -1,
-        typed: counted ? -1 : 0,
-        types: counted ? typeDeltas(endpoint.events, []) : new Map(),
-      }),
-      {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...webhookKeys.webhookPurge(accountId, id),
-            type: 'WebhookPurge',
-            account_id: accountId,
-            endpoint_id: id,
-            gsi2pk: webhookKeys.purgeShard(dueShard(id)),
-            gsi2sk: `${timeKey(now)}#${accountId}#${id}`,
-          },
-        },
-      },
-    ]);
-  } catch (err) {
-    // Changed or deleted since the read: read again (a deleted one is then not found).
-    if (err instanceof ConditionsFailedError && err.failed(0)) throw new StaleEndpointError();
-    throw err;
-  }
 }
 
 // ---- deliveries -----------------------------------------------------------------------------------

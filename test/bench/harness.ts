@@ -211,18 +211,19 @@ export async function startBenchRuntime(workDir: string, options: BenchRuntimeOp
   const tableName = `refloop-bench-${process.pid}-${Date.now().toString(36)}`;
   const logs = options.logs ?? captureServiceLogs(benchServiceLog());
   let runtime: LocalRuntime;
-  let memory: DynamoLocal | undefined;
+  /** A DynamoDB Local started here rather than by startLocal (in memory, or behind the call tally). */
+  let ownDynamo: DynamoLocal | undefined;
   try {
-    if (process.env.BENCH_DYNAMODB === 'memory') memory = await startDynamoLocal({ port: await freePort(), path: null, tableName });
+    if (process.env.BENCH_DYNAMODB === 'memory') ownDynamo = await startDynamoLocal({ port: await freePort(), path: null, tableName });
     // A diagnostic: every call counted by kind (./call-tally.ts), through a proxy in front of a DynamoDB Local
     // started here (on the data directory, as startLocal would, unless it is in memory).
     const callsFile = process.env.BENCH_DYNAMODB_CALLS;
     if (callsFile) {
-      memory ??= await startDynamoLocal({ port: await freePort(), path: join(workDir, 'data', 'dynamodb'), tableName });
-      memory = await tallyCalls(memory, callsFile);
+      ownDynamo ??= await startDynamoLocal({ port: await freePort(), path: join(workDir, 'data', 'dynamodb'), tableName });
+      ownDynamo = await tallyCalls(ownDynamo, callsFile);
     }
     runtime = await startLocal({
-      ...(memory ? { dynamodbEndpoint: memory.endpoint } : {}),
+      ...(ownDynamo ? { dynamodbEndpoint: ownDynamo.endpoint } : {}),
       port: await freePort(),
       dynamodbPort: await freePort(),
       sqsPort: 0,
@@ -245,7 +246,7 @@ export async function startBenchRuntime(workDir: string, options: BenchRuntimeOp
     queues.stop();
     await load.stop();
     await runtime.stop();
-    await memory?.stop();
+    await ownDynamo?.stop();
   };
   return {
     runtime,
