@@ -9,7 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startGateway, type Gateway } from '../../infra/local/gateway';
 import { tokenHash } from '../../shared/domain/team';
 import { affiliateLoginUrl } from '../../shared/flows/affiliate-login';
@@ -17,7 +17,7 @@ import { db, tableName } from '../../shared/store/client';
 import { getItem } from '../../shared/store/ops';
 import { portalKeys } from '../../shared/store/portal';
 import { keys, programmeKeys } from '../../shared/store/table';
-import { expectNoAxeViolations, launchChromium } from '../support/browser';
+import { expectNoAxeViolations, launchChromium, portalSettled } from '../support/browser';
 import { newAccount } from '../support/fixtures';
 
 const SHOTS = join(__dirname, '..', '..', 'test-results', 'affiliate-portal');
@@ -89,14 +89,6 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-async function settled(page: Page): Promise<void> {
-  await page.waitForFunction(
-    () => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText.match(/Loading/) === null,
-    undefined,
-    { timeout: 15_000 },
-  );
-}
-
 describe('an affiliate logs in by email link, makes a link and logs out', () => {
   it('the login view asks for the email and answers the same whoever it is (axe clean)', async () => {
     const page = await (await browser.newContext({ viewport: { width: 900, height: 800 } })).newPage();
@@ -154,7 +146,7 @@ describe('an affiliate logs in by email link, makes a link and logs out', () => 
     );
     // The link was used: the same link again is refused.
     expect(await getItem(portalKeys.link(tokenHash(token)))).toBeUndefined();
-    await settled(page);
+    await portalSettled(page);
 
     // A named link to a deep page.
     await page.getByLabel('Name (optional)').fill('youtube');
@@ -165,7 +157,7 @@ describe('an affiliate logs in by email link, makes a link and logs out', () => 
     expect(url).toBe(`https://studio.example/pricing?via=${ada.code}&sub=youtube`);
     await page.getByRole('button', { name: 'See its results (youtube)' }).click();
     await page.getByTestId('stats-sub').waitFor({ timeout: 15_000 });
-    await settled(page);
+    await portalSettled(page);
     await expectNoAxeViolations(page, 'affiliate portal');
     await page.screenshot({ path: join(SHOTS, 'portal.png'), fullPage: true });
 

@@ -14,7 +14,7 @@ import { startTestRuntime } from '../support/runtime';
 import { getItem } from '../../shared/store/ops';
 import { saveRailConnection } from '../../shared/store/rail-connections';
 import { keys } from '../../shared/store/table';
-import { expectNoAxeViolations, launchChromium } from '../support/browser';
+import { expectNoAxeViolations, launchChromium, portalSettled } from '../support/browser';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'refloop-portal-stripe-'));
 let runtime: LocalRuntime;
@@ -78,6 +78,7 @@ describe("the portal's Stripe payouts", () => {
     const page = await (await browser.newContext({ viewport: { width: 1000, height: 900 } })).newPage();
     await page.goto(url);
     await page.getByTestId('portal-greeting').waitFor({ timeout: 20_000 });
+    await portalSettled(page);
     const payouts = page.locator('#payout-settings');
     await payouts.getByRole('radio', { name: 'PayPal' }).waitFor({ timeout: 15_000 });
     expect(await payouts.getByRole('radio', { name: 'Wise' }).count()).toBe(0);

@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser, Frame, Page } from 'playwright-core';
-import { launchChromium, expectNoAxeViolations } from '../support/browser';
+import { expectNoAxeViolations, launchChromium, portalSettled } from '../support/browser';
 import { startGateway, type Gateway } from '../../infra/local/gateway';
 import { tokenHash } from '../../shared/domain/team';
 import { db, tableName } from '../../shared/store/client';
@@ -109,17 +109,8 @@ async function portalFrame(page: Page): Promise<Frame> {
     timeoutMs: 15_000,
   });
   await frame.getByTestId('portal-greeting').waitFor({ timeout: 15_000 });
-  await settled(frame);
+  await portalSettled(frame);
   return frame;
-}
-
-/** No section is loading any more. */
-async function settled(target: Page | Frame): Promise<void> {
-  await target.waitForFunction(
-    () => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText.match(/Loading/) === null,
-    undefined,
-    { timeout: 15_000 },
-  );
 }
 
 /** The portal session token the frame keeps in its sessionStorage (per account), or null. */
@@ -269,7 +260,7 @@ describe('a credit-only member', () => {
     const page = await (await browser.newContext()).newPage();
     await page.goto(url);
     await page.getByTestId('portal-greeting').waitFor({ timeout: 15_000 });
-    await settled(page);
+    await portalSettled(page);
     await expect(page.locator('#terms').innerText()).resolves.toMatch(/credit/i);
     expect(await page.getByLabel('Payout email').count()).toBe(0);
     expect(await page.locator('#payouts').count()).toBe(0);
@@ -318,7 +309,7 @@ describe('framing and links', () => {
     await first.goto(url);
     await first.getByTestId('portal-greeting').waitFor({ timeout: 15_000 });
     expect(first.url()).not.toContain('token=');
-    await settled(first);
+    await portalSettled(first);
     await axe(first, 'portal standalone');
     await first.screenshot({ path: join(SHOTS, 'portal-standalone.png'), fullPage: true });
     await first.setViewportSize({ width: 390, height: 844 });

@@ -61,3 +61,16 @@ export async function expectNoAxeViolations(target: Page | Frame, name: string):
   });
   expect({ page: name, violations }).toEqual({ page: name, violations: [] });
 }
+
+/**
+ * The portal has finished loading its sections: no "Loading…" text left on the page. Each list and the chart
+ * load after the page itself, and the height they take when they arrive moves everything below them; a click
+ * on the payout settings while that happens can land beside the control it aimed at.
+ */
+export async function portalSettled(target: Page | Frame): Promise<void> {
+  await target.waitForFunction(
+    () => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText.match(/Loading/) === null,
+    undefined,
+    { timeout: 15_000 },
+  );
+}
