@@ -114,7 +114,8 @@ export async function attributeFromHints(
         outcome === 'converted' ? 'referral converted from a provider event' : 'referral already converted with this subscription',
         context,
       );
-      await forgetUnattributed(accountId, subscription.email, subscription.id);
+      // A conversion forgot the sighting in its own transaction; one found already made did not write.
+      if (outcome !== 'converted') await forgetUnattributed(accountId, subscription.email, subscription.id);
       return outcome;
     } catch (err) {
       // The conversion's own 4xx rules (converted with another subscription, subscription taken):

@@ -28,6 +28,7 @@ import { payerIdsOf } from '../domain/payer-ids';
 import { decidePayerMatch } from './self-referral-payer';
 import { applyProviderUpdate, getSubscription, toSubscription } from '../store/subscriptions';
 import { keys } from '../store/table';
+import { forgetUnattributedItem } from '../store/unattributed';
 import { providerFromConnection, type AccountBillingProvider } from '../billing/adapters';
 import type { PlanFacts } from '../billing/port';
 import { planDescriptor } from '../domain/billing';
@@ -114,7 +115,10 @@ export async function convertToSubscription(
     return 'unchanged';
   }
   await assertSubscriptionFree(accountId, subscription, referral.id);
-  const { changed } = await markReferralConverted(accountId, referral, subscription, null, true, decidePayerMatch(accountId));
+  // The subscription's sighting (if any: an earlier event named no referral) is forgotten in the same transaction.
+  const { changed } = await markReferralConverted(accountId, referral, subscription, null, true, decidePayerMatch(accountId), [
+    forgetUnattributedItem(accountId, subscription.email, subscription.id),
+  ]);
   if (changed) countMetric('Conversions');
   await queueEvaluation(accountId, referral.id);
   return changed ? 'converted' : 'unchanged';

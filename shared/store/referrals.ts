@@ -489,6 +489,8 @@ export async function markReferralConverted(
   /** Converted from a provider alert (coupon, passthrough) rather than by the app's conversion call. */
   automatic = false,
   onPayerMatch?: PayerMatchDecider,
+  /** Unconditioned writes that commit with the conversion (the attribution's sighting Delete). */
+  alsoWrite: TransactItem[] = [],
 ): Promise<{ referral: Referral; changed: boolean }> {
   const now = Math.floor(Date.now() / 1000);
   let snapshot = subscriptionSnapshot(subscription);
@@ -600,6 +602,7 @@ export async function markReferralConverted(
     // indexes above stay.
     const flagStart = items.length;
     if (flag) items.push(...(decision?.items ?? []));
+    items.push(...alsoWrite);
     try {
       await transact(items);
       return { referral: converted, changed: true };

@@ -155,10 +155,22 @@ export function unattributedUpdate(
   };
 }
 
-/** Forgets a subscription's sighting once it converted a referral (the worker's attribution). */
+/**
+ * The Delete that forgets a subscription's sighting once it converted a referral: it rides in the
+ * conversion's own transaction (store/referrals.ts markReferralConverted), which costs an item there instead
+ * of a write call of its own; no condition, so an absent sighting (the usual case) is no failure.
+ */
+export function forgetUnattributedItem(
+  accountId: string,
+  email: string,
+  subscriptionId: ProviderId,
+): { Delete: { TableName: string; Key: Key } } {
+  return { Delete: { TableName: tableName(), Key: unattributedKeys.item(accountId, emailKeyPart(email), subscriptionId) } };
+}
+
+/** Forgets a subscription's sighting on its own (a conversion found already made, whose transaction did not run). */
 export async function forgetUnattributed(accountId: string, email: string, subscriptionId: ProviderId): Promise<void> {
-  const emailPart = emailKeyPart(email);
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: unattributedKeys.item(accountId, emailPart, subscriptionId) }));
+  await db().send(new DeleteCommand(forgetUnattributedItem(accountId, email, subscriptionId).Delete));
 }
 
 function toItem(raw: Record<string, unknown>, nowSeconds: number): UnattributedItem | null {

@@ -9,6 +9,7 @@ import { newAccount, pollUntil } from '../support/fixtures';
 import { deliver, PROVIDER_HARNESSES, type Delivery, type ProviderHarness } from '../support/provider-harness';
 import { startTestPollers, startTestQueues, type TestQueues } from '../support/queues';
 import { queryAll } from '../../shared/store/ops';
+import { recordDynamoCalls } from '../../shared/store/instrumentation';
 import { emailKeyPart, unattributedKeys } from '../../shared/store/unattributed';
 import { saveSubscription } from '../../shared/store/subscriptions';
 import { attributeFromHints } from '../../shared/flows/attribution';
@@ -284,9 +285,20 @@ describe('every reason the attribution records (attributeFromHints, as the subsc
     expect(await attributeFromHints(accountId, 'evt_s1', { referralId }, own)).toBe('ignored');
     expect((await reasonsOf(referralId)).find((r) => r.id === own.id)).toEqual({ id: own.id, reason: 'self_referral', named: referralId });
 
-    // The coupon one is converted by its referral id at last: its sighting is forgotten.
-    expect(await attributeFromHints(accountId, 'evt_c2', { referralId }, coupon)).toBe('converted');
-    expect((await reasonsOf(referralId)).map((r) => r.id)).not.toContain(coupon.id);
+    // The coupon one is converted by its referral id at last: its sighting is forgotten, by a Delete in the
+    // conversion's own transaction (no DeleteItem call of its own).
+    const deletes = recordDynamoCalls({ filter: (c) => c.command === 'DeleteItem' });
+    try {
+      expect(await attributeFromHints(accountId, 'evt_c2', { referralId }, coupon)).toBe('converted');
+      expect(deletes.calls).toHaveLength(0);
+      expect((await reasonsOf(referralId)).map((r) => r.id)).not.toContain(coupon.id);
+      // The same event again (the copy it had was read before the conversion): already converted, so no
+      // transaction ran, and the sighting is forgotten on its own.
+      expect(await attributeFromHints(accountId, 'evt_c2', { referralId }, coupon)).toBe('unchanged');
+      expect(deletes.calls).toHaveLength(1);
+    } finally {
+      deletes.stop();
+    }
     expect(await queryAll({ partitionValue: unattributedKeys.byEmail(accountId, emailKeyPart(email) as string) })).toHaveLength(2);
   });
 });
