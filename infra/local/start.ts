@@ -27,6 +27,7 @@ import type { RunningEmulator, StartEmulator } from './emulators/types';
 import { definitionOf, PROVIDER_DEFINITIONS, PROVIDER_KINDS } from '../../shared/billing/registry';
 import { startDynamoLocal } from './dynamodb';
 import { startGateway } from './gateway';
+import { startCallLog } from './call-log';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file';
 import type { PaddleEmulator } from './emulators/paddle-classic';
 import { runScheduledJob } from './pollers';
@@ -221,6 +222,9 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
   const stops: Array<() => Promise<void>> = [];
+  // REFLOOP_CALL_LOG (./call-log.ts): every DynamoDB call of this process, written until the runtime stops.
+  const stopCallLog = startCallLog();
+  stops.push(async () => stopCallLog());
   const stop = async () => {
     for (const s of stops.splice(0).reverse()) await s();
     resetClients();

@@ -18,6 +18,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { errorFields, log, logSinkOn, readableLogsOn, useLogSink, useReadableLogs, writeLogLine } from '../../shared/log';
 import { holdPoller, releasePoller, startPollers, startSchedules, type PollerOptions, type ScheduleOptions } from './pollers';
+import { startCallLog } from './call-log';
 import { inProcessEndpoints, noteSend, sqsActivity } from './sqs';
 
 export type PollerSettings = Omit<PollerOptions, 'handlers' | 'workers'>;
@@ -167,12 +168,15 @@ function runChild(): void {
     if (process.connected) process.send?.(m);
   };
   let workers: LocalWorkers | undefined;
+  // REFLOOP_CALL_LOG (./call-log.ts): this process's calls too, named by the worker whose batch made them.
+  const stopCallLog = startCallLog();
   // After the last batch: `stopped` goes after every line the batches logged (IPC keeps the order), then exit.
   let exiting = false;
   const stopAndExit = () => {
     if (exiting) return;
     exiting = true;
     void (workers?.stop() ?? Promise.resolve()).finally(() => {
+      stopCallLog();
       if (process.connected) process.send?.({ t: 'stopped' } satisfies ToParent, () => process.exit(0));
       else process.exit(0);
     });

@@ -38,6 +38,10 @@ export interface DynamoCall {
   itemsRead?: number;
   /** The error's name when the call failed (after the SDK's own retries). */
   error?: string;
+  /** TransactWriteItems: how many items it writes. */
+  writeItems?: number;
+  /** Who made it, when the process names callers (the local pollers name the worker whose batch runs: setCallerLookup). */
+  caller?: string;
 }
 
 export interface DynamoRecording {
@@ -61,6 +65,8 @@ interface Recorder {
 interface State {
   recorders: Set<Recorder>;
   inFlight: number;
+  /** Names the caller of a call being recorded (infra/local/pollers.ts: the worker whose batch is running). */
+  caller?: () => string | undefined;
 }
 
 const STATE_KEY = Symbol.for('refloop.dynamoCallRecorder');
@@ -70,6 +76,11 @@ function state(): State {
   const g = globalThis as typeof globalThis & { [STATE_KEY]?: State };
   g[STATE_KEY] ??= { recorders: new Set(), inFlight: 0 };
   return g[STATE_KEY];
+}
+
+/** Lets recorded calls name their caller (asked only while something records). */
+export function setCallerLookup(lookup: (() => string | undefined) | undefined): void {
+  state().caller = lookup;
 }
 
 /** Starts recording every call made from now until stop(). Several recordings may be active at once. */
@@ -139,6 +150,9 @@ const recorderMiddleware: InitializeMiddleware<ServiceInputTypes, ServiceOutputT
       startedAt: Date.now(),
       sequential: s.inFlight === 0,
     };
+    if (command === 'TransactWriteItems' && Array.isArray(input.TransactItems)) call.writeItems = input.TransactItems.length;
+    const caller = s.caller?.();
+    if (caller !== undefined) call.caller = caller;
     for (const r of s.recorders) if (!r.filter || r.filter(call)) r.calls.push(call);
 
     s.inFlight++;
