@@ -3,10 +3,9 @@
 //   `webhook_endpoints` counter (at most MAX_ENDPOINTS per account). The same counter item counts, per event
 //   type, the endpoints subscribed to it (`subscribed#<type>`), and how many endpoints those counts cover
 //   (`typed`; an endpoint counted there has `types_counted`): create, update and delete keep them in their
-//   transactions, so the provider events can tell that no endpoint wants a type (nobodySubscribes below).
-//   Its signing secret lives in its own
-//   item (`A#<acct>#WEBHOOK_SECRET` / `<id>`) so no read of endpoints ever carries it; the delivery
-//   worker reads it to sign. It is written with the endpoint and deleted with it, in one transaction.
+//   transactions, so the provider events can tell that no endpoint wants a type (./endpoint-counts.ts
+//   nobodySubscribes). Its signing secret lives in its own item (`A#<acct>#WEBHOOK_SECRET` / `<id>`) so no
+//   read of endpoints ever carries it; the delivery worker reads it to sign. It is written with the endpoint and deleted with it, in one transaction.
 //   The item holds the secret encrypted for its account (shared/secrets: `kms:v1:` in AWS, `local:v1:`
 //   under `npm start` and in tests): createEndpoint encrypts, loadDelivery decrypts. A secret stored in
 //   plain text before encryption existed (legacy) is read as it is; the secret item is written only when

@@ -25,7 +25,8 @@ const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length 
 /** The lines' groups, most calls first; `from`/`to` in seconds after the first line's time (inclusive). */
 export function summarizeCalls(lines: readonly CallLine[], window: { from?: number; to?: number } = {}): CallGroup[] {
   if (lines.length === 0) return [];
-  const start = Math.min(...lines.map((l) => l.t));
+  // A loop, not Math.min(...): a long run's log has more lines than a call takes arguments.
+  const start = lines.reduce((min, l) => Math.min(min, l.t), Number.POSITIVE_INFINITY);
   const groups = new Map<string, { caller: string; op: string; ms: number[]; items: number }>();
   for (const l of lines) {
     const at = (l.t - start) / 1000;

@@ -178,8 +178,7 @@ const BUDGETS: Record<string, Budget> = {
   CreateJsReferral: budget(4, 5, { sends: { rewards: 1, 'webhook-events': 1, 'member-emails': 1 } }),
   // webhook endpoints (+ the rate limit: beside a read, before a write): list = Query || counter; create =
   // 1 transaction (endpoint + secret + counter); update and delete = GetItem + transaction (its event types
-  // leave the counts with it); deliveries =
-  // GetItem endpoint (its count) then Query.
+  // leave the counts with it); deliveries = GetItem endpoint (its count) then Query.
   ListWebhookEndpoints: budget(1, 3),
   CreateWebhookEndpoint: budget(2, 2),
   GetWebhookEndpoint: budget(1, 2),
