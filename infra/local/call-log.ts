@@ -6,8 +6,9 @@
 //
 // It is how docs/capacity.md "What the writes wait for" found where DynamoDB Local's single write lock goes
 // under the freshness load. `npx tsx test/bench/call-log.ts <file>` sums a log per caller and operation.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
-import { recordDynamoCalls, type DynamoCall } from '../../shared/store/instrumentation';
+import { recordDynamoCalls, setCallerLookup, type DynamoCall } from '../../shared/store/instrumentation';
 
 export interface CallLine {
   t: number;
@@ -32,11 +33,24 @@ export const toLine = (c: DynamoCall): CallLine => ({
 const FLUSH_MS = 1000;
 let running: (() => void) | null = null;
 
+/** The worker whose batch is running, for the calls it makes. */
+const batchOf = new AsyncLocalStorage<string>();
+
+/**
+ * Runs a worker's batch (infra/local/pollers.ts) so that its calls are logged with the worker's name, while
+ * a call log runs; otherwise just runs it. An AsyncLocalStorage in use makes Node track every promise of the
+ * process, a cost the runtime and the tests should not pay for a diagnostic that is off.
+ */
+export function inBatchOf<T>(worker: string, run: () => Promise<T>): Promise<T> {
+  return running ? batchOf.run(worker, run) : run();
+}
+
 /** Starts this process's call log when `file` is set (idempotent); the function returned writes what is left and stops. */
 export function startCallLog(file: string | undefined = process.env.REFLOOP_CALL_LOG): () => void {
   if (!file) return () => {};
   if (running) return running;
   const recording = recordDynamoCalls();
+  setCallerLookup(() => batchOf.getStore());
   const flush = () => {
     const done = recording.calls.filter((c) => c.endedAt !== undefined);
     if (done.length === 0) return;
@@ -50,6 +64,7 @@ export function startCallLog(file: string | undefined = process.env.REFLOOP_CALL
     clearInterval(timer);
     flush();
     recording.stop();
+    setCallerLookup(undefined);
     running = null;
   };
   return running;

@@ -8,7 +8,6 @@
 //   does that itself (see sqs.ts); should a queue have no redrive policy, the poller does it: a message
 //   received more than maxReceiveCount times goes to the DLQ instead of the handler.
 // Scheduled jobs (the EventBridge rules in AWS) are plain intervals here, see startSchedules.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
@@ -25,7 +24,7 @@ import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent, SQSMessageAtt
 import { scheduledJobs, workers as workerTable, type QueueWorker, type ScheduledJob } from '../../functions/workers';
 import type { QueueName } from '../../shared/queue/queues';
 import { errorFields, log } from '../../shared/log';
-import { setCallerLookup } from '../../shared/store/instrumentation';
+import { inBatchOf } from './call-log';
 import { inProcessEndpoints, localQueueEmpty, sendsAnswered, sqsActivity } from './sqs';
 
 const REPO_ROOT = join(__dirname, '..', '..');
@@ -209,11 +208,7 @@ export function releasePoller(workerName: string): void {
   held.delete(workerName);
 }
 
-/** The worker whose batch is running, for the DynamoDB calls it makes (REFLOOP_CALL_LOG, ./call-log.ts). */
-const batchOf = new AsyncLocalStorage<string>();
-
 export function startPollers(options: PollerOptions): Pollers {
-  setCallerLookup(() => batchOf.getStore());
   const list = options.workers ?? workerTable;
   const waitTimeSeconds = options.waitTimeSeconds ?? 1;
   const maxReceiveCount = options.maxReceiveCount ?? 5;
@@ -445,7 +440,8 @@ export function startPollers(options: PollerOptions): Pollers {
       // Received messages are in flight: they are handled even when stop() came meanwhile.
       if (received.length > 0) {
         try {
-          await batchOf.run(worker.name, () => runBatch(received));
+          // Named for REFLOOP_CALL_LOG (./call-log.ts) while it runs.
+          await inBatchOf(worker.name, () => runBatch(received));
         } catch (err) {
           // A delete or DLQ move that failed: the messages come back after the visibility timeout.
           log('error', 'poller: batch bookkeeping failed', { ...base, ...errorFields(err) });
