@@ -126,6 +126,18 @@ const SDK_STUBS: ReadonlyArray<readonly [file: string, stub: string]> = [
     '@aws-sdk/core/dist-es/submodules/client/emitWarningIfUnsupportedVersion.js',
     'export const state = { warningEmitted: false };\nexport const emitWarningIfUnsupportedVersion = () => {};',
   ],
+  // The Document client's Scan and Query paginators (about 1.1 KB with the ScanCommand they keep): each is a
+  // createPaginator call at the module's top level, which esbuild must keep as a possible side effect, and
+  // with it the ScanCommand no function sends. The service pages with its own loops (shared/store/ops.ts
+  // queryAll) and never calls paginateScan or paginateQuery.
+  [
+    '@aws-sdk/lib-dynamodb/dist-es/pagination/ScanPaginator.js',
+    "export const paginateScan = () => { throw new Error('paginateScan is not bundled (infra/cloud/bundling.ts)'); };",
+  ],
+  [
+    '@aws-sdk/lib-dynamodb/dist-es/pagination/QueryPaginator.js',
+    "export const paginateQuery = () => { throw new Error('paginateQuery is not bundled (infra/cloud/bundling.ts)'); };",
+  ],
   // The endpoint parameters of S3 buckets (about 0.8 KB): the endpoint middleware calls them only for a
   // client whose serviceId is s3, and no function bundles an S3 client.
   [

@@ -50,7 +50,6 @@ function outcomeUnknown(err: unknown): boolean {
  * fits in about 4.5 s, well inside an API function's 10 s.
  */
 const UNKNOWN_OUTCOME_ROUNDS = 10;
-const UNKNOWN_OUTCOME_PAUSE_CAP_MS = 400;
 
 /**
  * Writes all items atomically. Conflicts with a concurrent transaction are retried with jittered
@@ -95,7 +94,7 @@ async function send(items: TransactItem[], attempts: number, marked: boolean): P
       if (!conflict && outcomeUnknown(err) && unknownRounds < UNKNOWN_OUTCOME_ROUNDS) {
         unknownRounds++;
         attempt--; // not a conflict: does not use up the conflict retries
-        await pause(25 + Math.random() * Math.min(50 * 2 ** unknownRounds, UNKNOWN_OUTCOME_PAUSE_CAP_MS));
+        await pause(25 + Math.random() * 50 * 2 ** Math.min(unknownRounds, 3)); // at most 425 ms
         continue;
       }
       if (err instanceof TransactionCanceledException && !conflict) {
