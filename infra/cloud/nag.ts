@@ -1,6 +1,6 @@
 // cdk-nag's AWS Solutions findings that the stacks keep on purpose, each acknowledged on the narrowest
 // construct it concerns, with the reason. The infra tests run the pack over the real stacks
-// (test/infra/nag.test.ts) and allow no unacknowledged error or warning; `cdk synth` runs it too (app.ts).
+// (test/infra/nag.cases.ts) and allow no unacknowledged error or warning; `cdk synth` runs it too (app.ts).
 //
 // cdk-nag 3 has no NagSuppressions: an acknowledgment is CDK's own `Validations.of(construct).acknowledge`,
 // which holds for the construct and everything below it, and names one finding exactly (IAM5's findings

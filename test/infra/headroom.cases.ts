@@ -1,14 +1,14 @@
 // Room to grow (issue 24): every template of the app, RefloopApi's nested stacks included, keeps its distance
 // from CloudFormation's quotas (500 resources, 200 parameters, 200 outputs a template), and a new route costs
 // resources only in its own group's nested stack (infra/cloud/route-groups.ts). Bundling is skipped.
-import { join } from 'node:path';
+import { deployedStacks } from './app-fixture';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { fallbackRoute, type Route, routes } from '../../functions/routes';
 import { RefloopApiStack } from '../../infra/cloud/api-stack';
 import type { RefloopFunction } from '../../infra/cloud/function';
 import { ROUTE_GROUPS, routeGroup, WORKERS_GROUP } from '../../infra/cloud/route-groups';
-import { createStacks, type RefloopStacks } from '../../infra/cloud/stacks';
+import type { RefloopStacks } from '../../infra/cloud/stacks';
 import { RefloopStatefulStack } from '../../infra/cloud/stateful-stack';
 import { CFN_RESOURCE_LIMIT, flatLogicalId, flatTemplate, stackAndNested } from './templates';
 
@@ -25,13 +25,8 @@ const countOf = (t: Json, section: string) => Object.keys(t[section] ?? {}).leng
 let stacks: RefloopStacks;
 
 beforeAll(() => {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  // As `cdk deploy` builds it (web/dist is built by the test run's global setup).
-  stacks = createStacks(app, {
-    dashboardDir: join(__dirname, '..', '..', 'web', 'dist'),
-    alarmEmail: 'oncall@example.com',
-    emailIdentity: 'mail.example.com',
-  });
+  // As `cdk deploy` builds it (./app-fixture.ts).
+  stacks = deployedStacks();
 });
 
 describe('every template has headroom', () => {

@@ -1,14 +1,14 @@
 // CDK assertions on the monitoring of the app as `cdk deploy` builds it (infra/cloud/stacks.ts): the alarm
 // topic and its subscription, every alarm's action, threshold and runbook section, the CloudWatch dashboard,
 // the metric contract the application emits (shared/metrics.ts), and each stack's size. Bundling is skipped.
-import { join } from 'node:path';
-import { App, type CfnElement, Names, Stack } from 'aws-cdk-lib';
+import { deployedStacks } from './app-fixture';
+import { type CfnElement, Names, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { workers } from '../../functions/workers';
 import { PROVIDER_KINDS } from '../../shared/billing/registry';
 import { RUNBOOK_ANCHORS } from '../../infra/cloud/alarms';
 import { BUSINESS_METRICS, REWARD_TYPES } from '../../infra/cloud/monitoring';
-import { createStacks, type RefloopStacks } from '../../infra/cloud/stacks';
+import type { RefloopStacks } from '../../infra/cloud/stacks';
 import { flatTemplate } from './templates';
 
 type Resource = { Type: string; Properties: Record<string, any> };
@@ -22,13 +22,8 @@ let monitoring: Template;
 let stateful: Template;
 
 beforeAll(() => {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  // web/dist is built by the test run's global setup (test/support/global-setup.ts).
-  stacks = createStacks(app, {
-    dashboardDir: join(__dirname, '..', '..', 'web', 'dist'),
-    alarmEmail: 'oncall@example.com',
-    emailIdentity: 'mail.example.com',
-  });
+  // As `cdk deploy` builds it (./app-fixture.ts).
+  stacks = deployedStacks();
   api = Template.fromStack(stacks.api);
   apiFlat = flatTemplate(stacks.api);
   monitoring = Template.fromStack(stacks.monitoring);
@@ -55,7 +50,7 @@ describe('the stacks', () => {
         .map((r) => (r as Resource).Type)
         .sort(),
     ).toEqual(['AWS::DynamoDB::GlobalTable', 'AWS::KMS::Key']);
-    // The API stack's limit is the one its own test sets (test/infra/stack.test.ts): room for the next routes.
+    // The API stack's limit is the one its own test sets (test/infra/stack.cases.ts): room for the next routes.
     expect(count(api)).toBeLessThan(490);
     expect(count(monitoring)).toBeLessThan(50);
     // CloudFormation allows 200 outputs a stack; the cross-stack exports the monitoring stack imports are outputs too.

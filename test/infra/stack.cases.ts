@@ -2,7 +2,7 @@
 // table, least privilege per route, the queue + worker defaults, schedules, the provider-secret Deny,
 // the table's safety settings, and the operations of issue 17 (tracing, the access log, EventBridge DLQs,
 // the alarm topic, the secrets key and its grants, the SES identity warning; the monitoring stack and
-// cdk-nag have their own files; the templates' sizes and the route groups, headroom.test.ts). RefloopApi's
+// cdk-nag have their own files; the templates' sizes and the route groups, headroom.cases.ts). RefloopApi's
 // routes and workers are in nested stacks: the tests read it and them as one template (./templates.ts).
 // Bundling is skipped here (fast); the last test really bundles one handler with esbuild and checks its size.
 import { spawnSync } from 'node:child_process';
@@ -472,7 +472,7 @@ describe('queues, workers and schedules', () => {
   it('alarms on the first message in each DLQ, to the alarm topic, naming the runbook', () => {
     const alarms = Object.values(api.findResources('AWS::CloudWatch::Alarm')) as Resource[];
     // One per worker's DLQ, one per EventBridge DLQ (checked in 'EventBridge targets'); the other alarms are
-    // in the monitoring stack (test/infra/monitoring.test.ts).
+    // in the monitoring stack (test/infra/monitoring.cases.ts).
     expect(alarms).toHaveLength(workers.length + 2);
     const topic = { Ref: topicId() };
     for (const a of alarms) {
