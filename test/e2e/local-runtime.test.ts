@@ -4,12 +4,12 @@
 // Stripe walks from checkout to reward, credit and clawback through their emulators' CLIs.
 import { TEST_JVM_OPTIONS } from '../support/jvm';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhook } from '../../shared/webhooks/verify';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { freePort } from '../../infra/local/dynamodb';
 import { startLocal, type LocalRuntime } from '../../infra/local/start';
 import { pollUntil } from '../support/fixtures';
@@ -24,6 +24,7 @@ import { cliInProcess } from '../support/cli-in-process';
 const ROOT = join(__dirname, '..', '..');
 
 const dataDir = mkdtempSync(join(tmpdir(), 'refloop-e2e-'));
+const presetTelemetry = process.env.DDB_LOCAL_TELEMETRY;
 let runtime: LocalRuntime | undefined;
 
 async function start(): Promise<LocalRuntime> {
@@ -131,6 +132,27 @@ describe('local runtime', () => {
     }
     const list = await call('GET', '/v1/campaigns/', demoKey);
     expect(list.status).toBe(200);
+  });
+
+  it('runs DynamoDB Local with its telemetry off and the JVM options asked for, leaving the environment of this process as it was', () => {
+    // The java process whose -dbPath is this runtime's data directory (Linux: /proc).
+    const java = readdirSync('/proc')
+      .filter((pid) => /^\d+$/.test(pid))
+      .map((pid) => {
+        try {
+          return { pid, args: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0') };
+        } catch {
+          return { pid, args: [] as string[] };
+        }
+      })
+      .filter(({ args }) => args.some((a) => a.endsWith('DynamoDBLocal.jar')) && args.some((a) => a.startsWith(resolve(dataDir))));
+    expect(java).toHaveLength(1);
+    const environ = readFileSync(`/proc/${java[0]?.pid}/environ`, 'utf8').split('\0');
+    // A value the environment sets is passed on as it is (and this process's is not changed).
+    expect(environ).toContain(`DDB_LOCAL_TELEMETRY=${presetTelemetry ?? '0'}`);
+    expect(process.env.DDB_LOCAL_TELEMETRY).toBe(presetTelemetry);
+    // The JVM options reach java from a test file too (its process.env is Jest's copy, not the process's).
+    expect(environ.find((v) => v.startsWith('JDK_JAVA_OPTIONS='))?.endsWith(TEST_JVM_OPTIONS.join(' '))).toBe(true);
   });
 
   // Issue 23 #18: the CLIs find the running service's ports (it runs on free ports here) in DATA_DIR/runtime.json.
