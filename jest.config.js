@@ -24,8 +24,9 @@ const common = {
   testEnvironment: 'node',
   transform,
   transformIgnorePatterns: ['node_modules/(?!(@middy)/)'],
-  // Fails any test file in which a Scan or a Select=COUNT query ran through the store's clients.
-  setupFilesAfterEnv: ['<rootDir>/test/support/no-scan.ts'],
+  // file-cpu: with REFLOOP_TEST_CPU_LOG=<file>, each file's CPU is logged (docs/testing.md); no-scan fails any
+  // test file in which a Scan or a Select=COUNT query ran through the store's clients.
+  setupFilesAfterEnv: ['<rootDir>/test/support/file-cpu.ts', '<rootDir>/test/support/no-scan.ts'],
 };
 
 /** @type {import('jest').Config} */
