@@ -585,6 +585,10 @@ describe('local runtime', () => {
   it('keeps the demo on its provider when a restart asks for another while it mirrors subscriptions (DEMO_PROVIDER)', async () => {
     const [previousPaypal, previousWise] = [runtime?.paypal.url, runtime?.wise.url];
     await runtime?.stop();
+    // The rail emulators of the first runtime stopped with it: their ports were given up. Checked before the
+    // next runtime takes free ports of its own, which may be the same ones (a CI run saw the Wise port again).
+    await expect(fetch(`${previousPaypal}/_emulator/batches`)).rejects.toThrow();
+    await expect(fetch(`${previousWise}/_emulator/state`)).rejects.toThrow();
     runtime = await startLocal({
       port: 0,
       dynamodbPort: await freePort(),
@@ -600,9 +604,6 @@ describe('local runtime', () => {
       demoProvider: 'stripe',
     });
     expect(runtime.demoProvider).toBe('paddle-classic');
-    // The rail emulators of the first runtime stopped with it: their ports were given up.
-    await expect(fetch(`${previousPaypal}/_emulator/batches`)).rejects.toThrow();
-    await expect(fetch(`${previousWise}/_emulator/state`)).rejects.toThrow();
     expect(runtime.demoProviderNote).toMatch(/^The demo account stays on paddle-classic: it mirrors \d+ subscription\(s\) from it/);
   }, 120_000);
 });
