@@ -46,8 +46,8 @@ function outcomeUnknown(err: unknown): boolean {
  * tokens, 5 or 10 per retry, 1 back per success) and, once it is empty, does not retry at all. Under
  * the fault suite's 50% burst (3 of 4 fault modes fail an attempt) the quota empties, so the rounds
  * alone decide: 11 single attempts fail together about once in 50,000 transactions (0.375^11), where
- * the 5 of an earlier version failed once in 140, which CI hit. The pauses are capped so every round
- * fits in about 4.5 s, well inside an API function's 10 s.
+ * the 5 of an earlier version failed once in 140, which CI hit. Each pause is capped at 425 ms, so all
+ * the rounds together take about 4.5 s at most, well inside an API function's 10 s.
  */
 const UNKNOWN_OUTCOME_ROUNDS = 10;
 

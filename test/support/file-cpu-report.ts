@@ -16,7 +16,11 @@ export interface CpuRecord {
 export function cpuByFile(records: CpuRecord[]): Map<string, { cpu: number; wall: number }> {
   const out = new Map<string, { cpu: number; wall: number }>();
   const byWorker = new Map<number, CpuRecord[]>();
-  for (const r of records) byWorker.set(r.pid, [...(byWorker.get(r.pid) ?? []), r]);
+  for (const r of records) {
+    const list = byWorker.get(r.pid);
+    if (list) list.push(r);
+    else byWorker.set(r.pid, [r]);
+  }
   for (const list of byWorker.values()) {
     list.sort((a, b) => a.at - b.at);
     const starts = list.filter((r) => r.event === 'start');

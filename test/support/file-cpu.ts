@@ -6,13 +6,15 @@
 import { appendFileSync } from 'node:fs';
 // The real process: a test file's `process` is Jest's copy, and its cpuUsage is the worker's either way.
 import realProcess from 'node:process';
+import type { CpuRecord } from './file-cpu-report';
 
 const log = process.env.REFLOOP_TEST_CPU_LOG;
 if (log) {
   const file = (expect.getState().testPath ?? '?').replace(/^.*?\/test\//, 'test/');
-  const record = (event: 'start' | 'end') => {
+  const record = (event: CpuRecord['event']) => {
     const { user, system } = realProcess.cpuUsage();
-    appendFileSync(log, `${JSON.stringify({ event, file, pid: realProcess.pid, cpu: (user + system) / 1e6, at: Date.now() / 1000 })}\n`);
+    const line: CpuRecord = { event, file, pid: realProcess.pid, cpu: (user + system) / 1e6, at: Date.now() / 1000 };
+    appendFileSync(log, `${JSON.stringify(line)}\n`);
   };
   record('start');
   afterAll(() => record('end'));
