@@ -95,11 +95,22 @@ const SHA256_WITH_RSA = seq(Buffer.from('06092a864886f70d01010b', 'hex'), Buffer
 const name = (cn: string) => seq(der(0x31, seq(Buffer.from('0603550403', 'hex'), der(0x0c, Buffer.from(cn, 'utf8')))));
 const utcTime = (d: Date) => der(0x17, Buffer.from(`${d.toISOString().slice(2, 19).replace(/[-:T]/g, '')}Z`, 'ascii'));
 
+/**
+ * A DER INTEGER of eight random bytes that is positive and minimal: the first byte is 0x40 to 0x7f. Only
+ * clearing the top bit left a first byte of 0x00 about once in 128, and a leading zero before a byte under
+ * 0x80 is padding DER forbids: OpenSSL then refuses the whole certificate ("illegal padding"), so about one
+ * emulator in 300 served a certificate no webhook check could read.
+ */
+export function certificateSerial(bytes: Buffer = randomBytes(8)): Buffer {
+  const serial = Buffer.from(bytes);
+  serial[0] = ((serial[0] as number) & 0x3f) | 0x40;
+  return serial;
+}
+
 /** A v1 self-signed certificate for `publicKey`, valid from a day ago for ten years. */
-export function selfSignedCertificate(privateKey: KeyObject, publicKey: KeyObject, cn: string): string {
+export function selfSignedCertificate(privateKey: KeyObject, publicKey: KeyObject, cn: string, serialBytes?: Buffer): string {
   const now = Date.now();
-  const serial = randomBytes(8);
-  serial[0] = (serial[0] as number) & 0x7f;
+  const serial = certificateSerial(serialBytes);
   const tbs = seq(
     der(0x02, serial),
     SHA256_WITH_RSA,
