@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { verifyWebhook } from '../../shared/webhooks/verify';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort } from '../../infra/local/dynamodb';
+import { DYNAMODB_LOCAL_DB_FILE, freePort } from '../../infra/local/dynamodb';
 import { startLocal, type LocalRuntime } from '../../infra/local/start';
 import { pollUntil } from '../support/fixtures';
 import { createAccount } from '../../shared/store/accounts';
@@ -153,6 +153,14 @@ describe('local runtime', () => {
     expect(process.env.DDB_LOCAL_TELEMETRY).toBe(presetTelemetry);
     // The JVM options reach java from a test file too (its process.env is Jest's copy, not the process's).
     expect(environ.find((v) => v.startsWith('JDK_JAVA_OPTIONS='))?.endsWith(TEST_JVM_OPTIONS.join(' '))).toBe(true);
+  });
+
+  it("keeps its tables in SQLite's write-ahead-log mode (infra/local/dynamodb.ts preferWriteAheadLog)", () => {
+    const file = join(dataDir, 'dynamodb', DYNAMODB_LOCAL_DB_FILE);
+    const header = readFileSync(file).subarray(0, 20);
+    expect([header[18], header[19]]).toEqual([2, 2]);
+    // The log SQLite appends each commit to while DynamoDB Local has the database open.
+    expect(existsSync(`${file}-wal`)).toBe(true);
   });
 
   // Issue 23 #18: the CLIs find the running service's ports (it runs on free ports here) in DATA_DIR/runtime.json.

@@ -22,6 +22,16 @@ describe('cpuByFile', () => {
   });
 
   it('a file whose end was never logged counts nothing rather than guessing', () => {
-    expect(cpuByFile([r('start', 'x', 7, 2, 50)]).get('x')).toEqual({ cpu: 0, wall: 0 });
+    expect(cpuByFile([r('start', 'x', 7, 2, 50)]).get('x')).toEqual({ cpu: 0, children: 0, wall: 0 });
+  });
+
+  it("counts a file's child processes from the same records, and never below zero", () => {
+    const out = cpuByFile([
+      { ...r('start', 'a', 1, 1.0, 100), children: 0.5 },
+      { ...r('start', 'b', 1, 2.0, 110), children: 7.5 },
+      { ...r('end', 'b', 1, 2.5, 120), children: 7.4 },
+    ]);
+    expect(out.get('a')?.children).toBeCloseTo(7, 5);
+    expect(out.get('b')?.children).toBe(0);
   });
 });
