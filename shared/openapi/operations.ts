@@ -919,7 +919,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Payout rail webhooks',
     summary: 'PayPal Payouts webhook intake',
     description:
-      "Give PayPal this URL for the app's webhook (`PAYMENT.PAYOUTS-ITEM.*` events). No API key: PayPal's signature (SHA256withRSA over the transmission id, time, the connection's webhook id and the CRC32 of the body, with a certificate from PayPal's own API hosts) is the credential. An account not connected to PayPal: 404; a bad signature or a certificate elsewhere: 403; nothing is queued unless it verifies.",
+      "Give PayPal this URL for the app's webhook (`PAYMENT.PAYOUTS-ITEM.*` events). No API key: PayPal's signature (SHA256withRSA over the transmission id, time, the connection's webhook id and the CRC32 of the body, with a certificate from PayPal's own API hosts) is the credential. An account not connected to PayPal: 404; a bad signature or a certificate elsewhere: 403; the certificate's host out of reach (or answering 429 or 5xx): 503 with `Retry-After`, and PayPal delivers the event again; nothing is queued unless it verifies.",
     params: { account_id: 'The Refloop account id.' },
     bodyType: 'application/json',
     success: {

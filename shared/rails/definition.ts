@@ -12,7 +12,7 @@ export type { RailKind };
 /** A rail webhook's verdict: the events it reports (already mapped), or the 4xx to answer. */
 export type RailWebhookVerdict =
   | { ok: true; deliveryId: string; outcomes: RailItemOutcome[]; accountUpdates: { destination: string; ready: boolean }[] }
-  | { ok: false; status: 400 | 403 | 413 | 415; detail: string };
+  | { ok: false; status: 400 | 403 | 413 | 415 | 503; detail: string };
 
 export interface PayoutRailDefinition {
   kind: RailKind;

@@ -6,12 +6,13 @@
 //
 // - Unknown account, or an account not connected to this rail: 404 (the same answer for both).
 // - A body over the rail's limit: 413; a missing, wrong or stale signature: 403; a verified body that is
-//   not the rail's event: 400. Nothing is queued for any of them.
+//   not the rail's event: 400; a check that could not be made for now (PayPal's certificate out of reach):
+//   503 with Retry-After. Nothing is queued for any of them.
 // While the account's connection is cached (PROVIDER_CACHE_TTL_SECONDS, like the providers' webhook keys),
 // a delivery costs no DynamoDB round trip: one SQS send.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { config } from '../config';
-import { DetailError, NotFoundError, PermissionDeniedError } from '../domain/errors';
+import { DetailError, NotFoundError, PermissionDeniedError, ServiceUnavailableError } from '../domain/errors';
 import { isAccountId } from '../domain/ids';
 import { publish } from '../queue/publish';
 import { railConnection } from '../store/rail-connections';
@@ -57,8 +58,12 @@ export async function receiveRailWebhook(kind: RailKind, accountId: string, even
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
   const verdict = await definition.verifyWebhook({ headers, body }, connection, Date.now());
-  if (!verdict.ok)
-    throw verdict.status === 403 ? new PermissionDeniedError(verdict.detail) : new DetailError(verdict.status, verdict.detail);
+  if (!verdict.ok) {
+    if (verdict.status === 403) throw new PermissionDeniedError(verdict.detail);
+    // Something the check needs is out of reach for now (PayPal's certificate): the rail delivers it again.
+    if (verdict.status === 503) throw new ServiceUnavailableError(verdict.detail, 60);
+    throw new DetailError(verdict.status, verdict.detail);
+  }
   await publish('payout-rails', {
     kind: 'rail-webhook',
     account_id: accountId,

@@ -401,6 +401,43 @@ describe('webhooks', () => {
     });
     await expect(check({ ...headers, 'paypal-auth-algo': 'SHA1withRSA' }, body)).resolves.toMatchObject({ ok: false, status: 403 });
   });
+
+  test('a certificate host that cannot be reached, or answers 429 or 5xx: 503 (PayPal delivers again); one that answers 404 or no certificate: 403', async () => {
+    const body = JSON.stringify({
+      id: 'WH-CERT-HOST',
+      event_type: 'PAYMENT.PAYOUTS-ITEM.SUCCEEDED',
+      resource: { payout_item_id: 'X', transaction_status: 'SUCCESS', payout_item: { sender_item_id: 'po_cert' } },
+    });
+    const signed = emulator.sign(body);
+    // A host that answers each certificate path with its own status (the connection's api_url: an allowed origin).
+    const answers: Record<string, [number, string]> = {
+      '/certs/busy': [503, '{}'],
+      '/certs/limited': [429, '{}'],
+      '/certs/missing': [404, '{}'],
+      '/certs/junk': [200, 'not a certificate'],
+      '/certs/good': [200, emulator.certificatePem],
+    };
+    const host = createServer((req, res) => {
+      const [status, text] = answers[req.url ?? ''] ?? [404, ''];
+      res.writeHead(status).end(text);
+    });
+    await new Promise<void>((ok) => host.listen(0, '127.0.0.1', ok));
+    const origin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+    const conn: RailConnection = { ...connection, apiUrl: origin };
+    const check = (path: string) =>
+      paypal.verifyWebhook({ headers: { ...signed, 'paypal-cert-url': `${origin}${path}` }, body: Buffer.from(body) }, conn, Date.now());
+    try {
+      await expect(check('/certs/good')).resolves.toMatchObject({ ok: true, deliveryId: 'WH-CERT-HOST' });
+      for (const path of ['/certs/busy', '/certs/limited'])
+        await expect(check(path)).resolves.toEqual({ ok: false, status: 503, detail: expect.stringMatching(/could not be fetched/) });
+      for (const path of ['/certs/missing', '/certs/junk'])
+        await expect(check(path)).resolves.toEqual({ ok: false, status: 403, detail: 'The PayPal certificate could not be read.' });
+    } finally {
+      await new Promise<void>((ok) => host.close(() => ok()));
+    }
+    // Nothing listens there any more: 503 too.
+    await expect(check('/certs/busy')).resolves.toMatchObject({ ok: false, status: 503 });
+  });
 });
 
 test("the emulator's own rules: a token is required, more than 15,000 items or yen with decimals are refused, an item reads back", async () => {

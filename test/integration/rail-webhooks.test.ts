@@ -10,6 +10,7 @@ import { startStripeEmulator, type StripeEmulator } from '../../infra/local/emul
 import { startWiseEmulator, type WiseEmulator } from '../../infra/local/emulators/wise';
 import type { RailWebhookMessage } from '../../shared/queue/queues';
 import type { RailKind } from '../../shared/rails/definition';
+import { freePort } from '../../infra/local/dynamodb';
 import { clearRailConnectionCache } from '../../shared/rails/intake';
 import type { RailConnection, RailPayout } from '../../shared/rails/port';
 import { railDefinition } from '../../shared/rails/registry';
@@ -138,7 +139,7 @@ async function refused(kind: RailKind, account: string, d: Pick<Captured, 'heade
 }
 
 describe('PayPal Payouts: /webhooks/paypal/{account_id}/', () => {
-  it('a signed item event is queued once with its outcome; tampered, another account or a foreign certificate URL: 4xx, nothing queued', async () => {
+  it('a signed item event is queued once with its outcome; tampered, another account or a foreign certificate URL: 4xx; the certificate out of reach: 503; nothing queued', async () => {
     const adapter = await railDefinition('paypal')!.adapter(connections.paypal);
     const paid = payout('hook-paid@example.com', 'USD');
     const unclaimed = payout('unclaimed@example.com', 'USD');
@@ -178,6 +179,22 @@ describe('PayPal Payouts: /webhooks/paypal/{account_id}/', () => {
       403,
     );
     await refused('paypal', accountId, { ...success, headers: { 'content-type': 'application/json' } }, 403);
+
+    // PayPal's certificate host out of reach (an account whose api_url, where the certificate URL points, is a
+    // port nobody listens on): 503 with Retry-After and nothing queued; PayPal delivers the event again.
+    const { accountId: unreachableId } = await newAccount();
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    await saveRailConnection(unreachableId, 'paypal', { ...connections.paypal, apiUrl: closed });
+    const unreachable = await replay('paypal', unreachableId, {
+      ...success,
+      headers: { ...success.headers, 'paypal-cert-url': `${closed}/v1/notifications/certs/CERT-UNREACHABLE` },
+    });
+    expect({ status: unreachable.status, retryAfter: unreachable.headers['retry-after'], detail: unreachable.body.detail }).toEqual({
+      status: 503,
+      retryAfter: '60',
+      detail: expect.stringMatching(/could not be fetched/),
+    });
+    expect(await queued()).toEqual([]);
   });
 });
 

@@ -5,7 +5,8 @@
 // of the exact bytes, written as an unsigned decimal integer) with SHA256withRSA; the signature (base64) and
 // the certificate's URL come in the paypal-* headers. The certificate is fetched from that URL only when it is
 // on PayPal's own API hosts (https) or on the origin of the connection's api_url (a sandbox or the local
-// emulator), and kept in memory for a day.
+// emulator), and kept in memory for a day. When that host cannot be reached (or answers 429 or 5xx) the
+// delivery is answered 503, not 403: nothing about it is forged, and PayPal retries it.
 import { X509Certificate, createVerify } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { MAX_WEBHOOK_BYTES, type IncomingWebhook } from '../../billing/definition';
@@ -118,23 +119,36 @@ export function certUrlAllowed(certUrl: string, apiUrl: string): boolean {
 const CERT_TTL_MS = 24 * 3600 * 1000;
 const certs = new Map<string, { cert: X509Certificate; fetchedAtMs: number }>();
 
-async function certificate(certUrl: string, nowMs: number): Promise<X509Certificate | null> {
+/**
+ * The certificate at `certUrl` (cached); `unreachable` when PayPal's host could not be asked or answered 429
+ * or 5xx (a passing fault: the delivery is answered 503 and PayPal sends it again); null when the URL
+ * answers another error or something that is not a certificate (refused: 403).
+ */
+async function certificate(certUrl: string, nowMs: number): Promise<X509Certificate | 'unreachable' | null> {
   const cached = certs.get(certUrl);
   if (cached && nowMs - cached.fetchedAtMs < CERT_TTL_MS) return cached.cert;
   // One more try after a connection that failed (a kept-alive socket the server closed just as it was reused),
   // not after a timeout: the webhook's answer would wait twice as long.
   for (let attempt = 1; ; attempt++) {
+    let res: Response;
     try {
-      const res = await fetch(certUrl, { signal: AbortSignal.timeout(5000), redirect: 'error' });
-      if (!res.ok) return null;
-      const cert = new X509Certificate(await res.text());
-      if (certs.size > 100) certs.clear();
-      certs.set(certUrl, { cert, fetchedAtMs: nowMs });
-      return cert;
+      res = await fetch(certUrl, { signal: AbortSignal.timeout(5000), redirect: 'error' });
     } catch (err) {
       const timedOut = (err as { name?: string } | null)?.name === 'TimeoutError';
-      if (attempt >= 2 || timedOut || !(err instanceof TypeError)) return null;
+      if (attempt >= 2 || timedOut || !(err instanceof TypeError)) return 'unreachable';
+      continue;
     }
+    if (res.status === 429 || res.status >= 500) return 'unreachable';
+    if (!res.ok) return null;
+    let cert: X509Certificate;
+    try {
+      cert = new X509Certificate(await res.text());
+    } catch {
+      return null;
+    }
+    if (certs.size > 100) certs.clear();
+    certs.set(certUrl, { cert, fetchedAtMs: nowMs });
+    return cert;
   }
 }
 
@@ -167,6 +181,8 @@ export async function verifyPaypalWebhook(
   if (!webhookId) return refuse('The PayPal connection has no webhook_id.');
   if (!certUrlAllowed(certUrl, connection.apiUrl)) return refuse('The certificate URL is not on a PayPal host.');
   const cert = await certificate(certUrl, nowMs);
+  if (cert === 'unreachable')
+    return { ok: false, status: 503, detail: 'The PayPal certificate could not be fetched just now; PayPal delivers the event again.' };
   if (!cert) return refuse('The PayPal certificate could not be read.');
   const now = new Date(nowMs);
   if (new Date(cert.validFrom) > now || new Date(cert.validTo) < now) return refuse('The PayPal certificate is not valid now.');
