@@ -51,6 +51,7 @@ import { uniqueKeys, providerSecretKey, providerWebhookSecretKey, webhookKeys } 
 import { taxKeys } from '../../shared/store/tax-details';
 import { railKeys } from '../../shared/store/rail-connections';
 import { PORTAL_HTML_DEFINE } from '../../shared/portal/page';
+import { deployedStacks } from './app-fixture';
 import { flatLogicalId, flatTemplate } from './templates';
 
 const WRITE_ACTIONS = [
@@ -87,6 +88,24 @@ type Statement = { Effect: 'Allow' | 'Deny'; Action: string | string[]; Resource
 let stateful: Template;
 let api: Template;
 let apiStack: RefloopApiStack;
+
+let limited: { stack: RefloopApiStack; template: Template } | undefined;
+
+/**
+ * The API stack with every limit set by context, as `cdk deploy -c apiThrottleRate=42 -c apiThrottleBurst=84
+ * -c workerReservedConcurrency=5` builds it: built once, for the throttle's and the reservation's tests.
+ */
+function limitedStack(): { stack: RefloopApiStack; template: Template } {
+  if (!limited) {
+    const app = new App({
+      context: { 'aws:cdk:bundling-stacks': [], apiThrottleRate: '42', apiThrottleBurst: '84', workerReservedConcurrency: '5' },
+    });
+    const data = new RefloopStatefulStack(app, 'LimitedStateful');
+    const stack = new RefloopApiStack(app, 'LimitedApi', { table: data.table, secretsKey: data.secretsKey, ...limitsFromContext(app) });
+    limited = { stack, template: flatTemplate(stack) };
+  }
+  return limited;
+}
 
 beforeAll(() => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -297,21 +316,11 @@ describe('API stack', () => {
       DefaultRouteSettings: { ThrottlingRateLimit: DEFAULT_API_THROTTLE.rateLimit, ThrottlingBurstLimit: DEFAULT_API_THROTTLE.burstLimit },
     });
     expect(DEFAULT_API_THROTTLE.rateLimit).toBeGreaterThan(0);
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const data = new RefloopStatefulStack(app, 'ThrottleStateful');
-    const custom = flatTemplate(
-      new RefloopApiStack(app, 'ThrottleApi', {
-        table: data.table,
-        secretsKey: data.secretsKey,
-        apiThrottle: { rateLimit: 42, burstLimit: 84 },
-        workerReservedConcurrency: 0,
-      }),
-    );
-    custom.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+    limitedStack().template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       DefaultRouteSettings: { ThrottlingRateLimit: 42, ThrottlingBurstLimit: 84 },
     });
     // 0 (the default) reserves nothing.
-    for (const fn of Object.values(custom.findResources('AWS::Lambda::Function')) as Resource[]) {
+    for (const fn of Object.values(api.findResources('AWS::Lambda::Function')) as Resource[]) {
       expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
     }
   });
@@ -393,10 +402,7 @@ describe('queues, workers and schedules', () => {
   });
 
   it('reserves concurrency for every queue worker when asked (-c workerReservedConcurrency=5), capping its event source at it; no API function reserves any', () => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [], workerReservedConcurrency: '5' } });
-    const data = new RefloopStatefulStack(app, 'ReservedStateful');
-    const stack = new RefloopApiStack(app, 'ReservedApi', { table: data.table, secretsKey: data.secretsKey, ...limitsFromContext(app) });
-    const template = flatTemplate(stack);
+    const { stack, template } = limitedStack();
     const idOf = (name: string) => flatLogicalId(stack.functions.get(name) as RefloopFunction);
     for (const worker of workers) {
       expect({ worker: worker.name, reserved: resource(template, idOf(worker.name)).Properties.ReservedConcurrentExecutions }).toEqual({
@@ -1130,13 +1136,8 @@ describe('operations (issue 17)', () => {
     });
 
     it('subscribes the alarmEmail address; refuses something that is not one', () => {
-      const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-      const data = new RefloopStatefulStack(app, 'TopicStateful');
-      const stack = new RefloopApiStack(app, 'TopicApi', {
-        table: data.table,
-        secretsKey: data.secretsKey,
-        alarmEmail: 'oncall@example.com',
-      });
+      // The app as deployed (./app-fixture.ts: alarmEmail oncall@example.com), shared with the suites that read it.
+      const stack = deployedStacks().api;
       Template.fromStack(stack).hasResourceProperties('AWS::SNS::Subscription', {
         Protocol: 'email',
         Endpoint: 'oncall@example.com',
@@ -1235,16 +1236,11 @@ describe('operations (issue 17)', () => {
     });
 
     it('no warning when an identity is given', () => {
-      const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-      const data = new RefloopStatefulStack(app, 'SesStateful');
-      const stack = new RefloopApiStack(app, 'SesApi', {
-        table: data.table,
-        secretsKey: data.secretsKey,
-        emailIdentity: 'mail.example.org',
-      });
+      // The app as deployed (./app-fixture.ts: emailIdentity mail.example.com).
+      const stack = deployedStacks().api;
       Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('member emails cannot be sent'));
       flatTemplate(stack).hasResourceProperties('AWS::Lambda::Function', {
-        Environment: { Variables: Match.objectLike({ EMAIL_DEFAULT_FROM: 'no-reply@mail.example.org' }) },
+        Environment: { Variables: Match.objectLike({ EMAIL_DEFAULT_FROM: 'no-reply@mail.example.com' }) },
       });
     });
   });
