@@ -417,7 +417,9 @@ describe('webhooks', () => {
       '/certs/junk': [200, 'not a certificate'],
       '/certs/good': [200, emulator.certificatePem],
     };
+    let asked = 0;
     const host = createServer((req, res) => {
+      asked++;
       const [status, text] = answers[req.url ?? ''] ?? [404, ''];
       res.writeHead(status).end(text);
     });
@@ -432,6 +434,17 @@ describe('webhooks', () => {
         await expect(check(path)).resolves.toEqual({ ok: false, status: 503, detail: expect.stringMatching(/could not be fetched/) });
       for (const path of ['/certs/missing', '/certs/junk'])
         await expect(check(path)).resolves.toEqual({ ok: false, status: 403, detail: 'The PayPal certificate could not be read.' });
+      // A signature that cannot be one (not base64, or too short for RSA) is refused before anything is fetched.
+      const before = asked;
+      for (const sig of ['AAAA', 'not base64!', Buffer.alloc(64, 1).toString('base64')])
+        await expect(
+          paypal.verifyWebhook(
+            { headers: { ...signed, 'paypal-transmission-sig': sig, 'paypal-cert-url': `${origin}/certs/busy` }, body: Buffer.from(body) },
+            conn,
+            Date.now(),
+          ),
+        ).resolves.toEqual({ ok: false, status: 403, detail: 'The PayPal signature is not a SHA256withRSA signature.' });
+      expect(asked).toBe(before);
     } finally {
       await new Promise<void>((ok) => host.close(() => ok()));
     }
