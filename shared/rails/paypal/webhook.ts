@@ -180,8 +180,8 @@ export async function verifyPaypalWebhook(
   const webhookId = connection.credentials.webhook_id;
   if (!webhookId) return refuse('The PayPal connection has no webhook_id.');
   // An RSA signature is as long as its key: 256 bytes for PayPal's 2048-bit certificates. One that is not
-  // base64, or shorter than a 1024-bit key's, cannot verify: refused before any certificate is fetched, so
-  // a forged header never makes the intake call out (nor answer 503 while PayPal's host is out of reach).
+  // base64, or shorter than a 1024-bit key's, cannot verify: it is refused before any certificate is fetched,
+  // so it never makes the intake call out (nor answer 503 while PayPal's host is out of reach).
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(sig) || Buffer.from(sig, 'base64').length < 128)
     return refuse('The PayPal signature is not a SHA256withRSA signature.');
   if (!certUrlAllowed(certUrl, connection.apiUrl)) return refuse('The certificate URL is not on a PayPal host.');
