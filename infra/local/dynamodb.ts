@@ -121,9 +121,10 @@ function emptyWalDatabase(): Buffer {
  * (no sync costs at all) and 194 to 251 in memory.
  *
  * - No file yet: writes an empty database in WAL mode (emptyWalDatabase).
- * - A file in rollback mode: sets the two header bytes that name its journal to 2 (`PRAGMA journal_mode=WAL` sets the same two, and also counts a change), unless a
- *   `-journal` file is beside it: that is a transaction a crash left half done, which SQLite rolls back only
- *   in rollback mode, so the file is left as it is until a start has done that.
+ * - A file in rollback mode: sets the two header bytes that name its journal to 2 (`PRAGMA
+ *   journal_mode=WAL` sets the same two, and also counts a change), unless a `-journal` file is beside it:
+ *   that is a transaction a crash left half done, which SQLite rolls back only in rollback mode, so the
+ *   file is left as it is until a start has done that.
  * - Anything else (WAL already, a file that is not SQLite): nothing.
  *
  * Returns what it did. The directory's DynamoDB Local must not be running (startDynamoLocal calls this
