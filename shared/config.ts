@@ -10,6 +10,12 @@ export interface Config {
   tableName: string;
   /** Endpoint override for DynamoDB Local; undefined in AWS. */
   dynamodbEndpoint: string | undefined;
+  /**
+   * DYNAMODB_LOCAL_CONNECTIONS: at most this many calls of this process in flight to a local DynamoDB
+   * endpoint at once, the others wait in the client (0: the SDK's 50). Ignored for any other endpoint.
+   * `npm start` sets 4 (infra/local/start.ts `localDynamoConnections`, docs/capacity.md).
+   */
+  dynamodbLocalConnections: number;
   region: string;
   /** How long a resolved API key stays cached in the container (seconds). 0 disables the cache. */
   authCacheTtlSeconds: number;
@@ -106,6 +112,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     tableName: env.TABLE_NAME || 'refloop',
     dynamodbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
+    dynamodbLocalConnections: integer('DYNAMODB_LOCAL_CONNECTIONS', env.DYNAMODB_LOCAL_CONNECTIONS, 0),
     // DynamoDB Local accepts any region; a fixed default keeps the SDK from failing on a laptop.
     region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
     authCacheTtlSeconds: integer('AUTH_CACHE_TTL_SECONDS', env.AUTH_CACHE_TTL_SECONDS, 60),

@@ -214,6 +214,17 @@ export function localPollerConcurrency(workersProcess: boolean): number {
   return Number.isInteger(set) && set >= 1 ? set : workersProcess ? 5 : 1;
 }
 
+/**
+ * Calls each node process keeps in flight to DynamoDB Local at once: DYNAMODB_LOCAL_CONNECTIONS when set (0:
+ * the SDK's 50; the configuration refuses anything but an integer), else 4 when the workers run in a process of their own (npm start, the bench), else 0 (the
+ * test suites). DynamoDB Local does its SQLite work on one thread behind one write lock; under npm start's
+ * full load 30 to 70 calls waited inside it, and it served fewer of them than when they wait in the client
+ * (docs/capacity.md "DynamoDB Local's connections" has the runs).
+ */
+export function localDynamoConnections(workersProcess: boolean): string {
+  return process.env.DYNAMODB_LOCAL_CONNECTIONS || (workersProcess ? '4' : '0');
+}
+
 export async function startLocal(options: LocalOptions = {}): Promise<LocalRuntime> {
   const dataDir = resolve(options.dataDir ?? '.data');
   const tableName = options.tableName ?? 'refloop';
@@ -242,6 +253,12 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalRunti
     // The handlers read their configuration once; set it before the first request and drop any cached copy.
     process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
     process.env.TABLE_NAME = tableName;
+    // Read by both processes' clients (the workers' process gets this environment when it is forked).
+    const connectionsWereSet = process.env.DYNAMODB_LOCAL_CONNECTIONS !== undefined;
+    process.env.DYNAMODB_LOCAL_CONNECTIONS = localDynamoConnections(options.workersProcess ?? false);
+    stops.push(async () => {
+      if (!connectionsWereSet) delete process.env.DYNAMODB_LOCAL_CONNECTIONS;
+    });
     // Auth caches resolved keys per container (60 s in AWS). Locally that would let a key revoked with
     // the CLI keep working for a minute, so the cache is off unless the user asks for it.
     process.env.AUTH_CACHE_TTL_SECONDS ??= '0';

@@ -12,6 +12,8 @@ let doc: DynamoDBDocumentClient | undefined;
 export interface ClientOptions {
   endpoint?: string | undefined;
   region: string;
+  /** For a local endpoint only: at most this many calls in flight (config's dynamodbLocalConnections; 0: the SDK's 50). */
+  localConnections?: number;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface ClientOptions {
  * carries the call recorder (./instrumentation.ts), which does nothing unless a recording is active, and
  * the X-Ray subsegments of its calls (../tracing.ts), sent only in a sampled Lambda invocation.
  */
-export function createDynamoClient({ endpoint, region }: ClientOptions): DynamoDBClient {
+export function createDynamoClient({ endpoint, region, localConnections = 0 }: ClientOptions): DynamoDBClient {
   const local = endpoint !== undefined && isLocalEndpoint(endpoint);
   const client = new DynamoDBClient({
     region,
@@ -28,6 +30,9 @@ export function createDynamoClient({ endpoint, region }: ClientOptions): DynamoD
     maxAttempts: 3,
     // Not AWS_RETRY_MODE's: the bundles leave the adaptive strategy out (infra/cloud/bundling.ts).
     retryMode: 'standard',
+    // DynamoDB Local runs its SQLite work on one thread behind one write lock: dozens of calls queued inside
+    // it cost it more than the same calls queued here (docs/capacity.md "DynamoDB Local's connections").
+    ...(local && localConnections > 0 ? { requestHandler: { httpAgent: { keepAlive: true, maxSockets: localConnections } } } : {}),
   });
   // The call recorder records for tests and the bench only, never in a Lambda bundle (its define, in
   // infra/cloud/bundling.ts LAMBDA_DEFINE, makes this branch dead code there, so the bundle leaves it out).
@@ -45,7 +50,11 @@ export function isLocalEndpoint(endpoint: string): boolean {
 }
 
 export function rawClient(): DynamoDBClient {
-  raw ??= createDynamoClient({ endpoint: config().dynamodbEndpoint, region: config().region });
+  raw ??= createDynamoClient({
+    endpoint: config().dynamodbEndpoint,
+    region: config().region,
+    localConnections: config().dynamodbLocalConnections,
+  });
   return raw;
 }
 

@@ -436,7 +436,8 @@ export function contextLine(c: SectionContext, how: string): string {
     `${c.cores} cores (${c.cpuModel}), load average ${num(c.loadStart, 2)} at the start of the section and ${num(c.loadEnd, 2)} at its end` +
     `${c.loadStart > c.cores * 0.25 || c.loadEnd > c.cores * 0.25 ? ' (a shared machine: other work competed for the same cores)' : ''}` +
     `${c.note ? `; ${c.note}` : ''}. ` +
-    `Pollers: ${c.pollerConcurrency === 1 ? 'one batch' : `${c.pollerConcurrency} batches`} per worker in flight (\`npm start\` runs 5, the stack's event source cap; LOCAL_POLLER_CONCURRENCY sets it).`
+    `Pollers: ${c.pollerConcurrency === 1 ? 'one batch' : `${c.pollerConcurrency} batches`} per worker in flight (\`npm start\` runs 5, the stack's event source cap; LOCAL_POLLER_CONCURRENCY sets it). ` +
+    `DynamoDB Local connections: ${c.dynamoConnections === '0' ? "the SDK's 50" : c.dynamoConnections} per node process (\`npm start\` keeps 4; DYNAMODB_LOCAL_CONNECTIONS sets it).`
   );
 }
 

@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { format } from 'node:util';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { freePort, startDynamoLocal, type DynamoLocal } from '../../infra/local/dynamodb';
-import { localPollerConcurrency, startLocal, type LocalRuntime } from '../../infra/local/start';
+import { localDynamoConnections, localPollerConcurrency, startLocal, type LocalRuntime } from '../../infra/local/start';
 import { tallyCalls } from './call-tally';
 import { useLogSink } from '../../shared/log';
 import { batchGet, lookup } from '../../shared/store/ops';
@@ -366,6 +366,8 @@ export interface SectionContext {
   note: string | null;
   /** Batches of each worker in flight at once (LOCAL_POLLER_CONCURRENCY, infra/local/start.ts; 1 as `npm start` runs). */
   pollerConcurrency: number;
+  /** Calls each node process keeps in flight to DynamoDB Local (DYNAMODB_LOCAL_CONNECTIONS, infra/local/start.ts; '0' = the SDK's 50). */
+  dynamoConnections: string;
 }
 
 export function startContext(): { finish(): SectionContext } {
@@ -382,6 +384,7 @@ export function startContext(): { finish(): SectionContext } {
       loadEnd: loadavg()[0] ?? 0,
       note: process.env.BENCH_NOTE || null,
       pollerConcurrency: localPollerConcurrency(workersProcessNow),
+      dynamoConnections: localDynamoConnections(workersProcessNow),
     }),
   };
 }
