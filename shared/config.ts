@@ -34,6 +34,11 @@ export interface Config {
   queueUrls: Record<QueueName, string | undefined>;
   /** Timeout of one call to the payment provider (milliseconds). */
   providerTimeoutMs: number;
+  /**
+   * PROVIDER_EVENTS_PER_RECORD=1: the subscription-sync worker applies each record on its own instead of the
+   * batch path (functions/workers/subscription-sync.ts).
+   */
+  providerEventsPerRecord: boolean;
   /** How long provider settings (public key, vendor id, URLs) stay cached in the container (seconds). */
   providerCacheTtlSeconds: number;
   /** Public /js/v1/ endpoints: requests per minute per client IP and per publishable key; 0 turns a limit off. */
@@ -133,6 +138,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       fraud: env.FRAUD_QUEUE_URL || undefined,
     },
     providerTimeoutMs: integer('PROVIDER_TIMEOUT_MS', env.PROVIDER_TIMEOUT_MS, 4000),
+    providerEventsPerRecord: env.PROVIDER_EVENTS_PER_RECORD === '1',
     providerCacheTtlSeconds: integer('PROVIDER_CACHE_TTL_SECONDS', env.PROVIDER_CACHE_TTL_SECONDS, 60),
     // Per IP: a visitor makes a click and a signup; 120 a minute leaves room for offices behind one NAT.
     // Per key: 6,000 a minute (100/s) is far below one partition's write limit on the window item.

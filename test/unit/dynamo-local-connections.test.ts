@@ -4,7 +4,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { readConfig } from '../../shared/config';
 import { createDynamoClient } from '../../shared/store/client';
 
 let server: Server;
@@ -55,10 +54,4 @@ test('a local endpoint with localConnections 2 has at most 2 calls in flight; ev
 test("without it the SDK's own pool (50) lets all of them go at once", async () => {
   expect(await peakOf(undefined, 8)).toBe(8);
   expect(await peakOf(0, 8)).toBe(8);
-});
-
-test('the configuration reads DYNAMODB_LOCAL_CONNECTIONS as a non-negative integer, 0 when unset', () => {
-  expect(readConfig({}).dynamodbLocalConnections).toBe(0);
-  expect(readConfig({ DYNAMODB_LOCAL_CONNECTIONS: '4' }).dynamodbLocalConnections).toBe(4);
-  expect(() => readConfig({ DYNAMODB_LOCAL_CONNECTIONS: 'four' })).toThrow(/DYNAMODB_LOCAL_CONNECTIONS must be a non-negative integer/);
 });
