@@ -1,10 +1,12 @@
 // SQS consumer of `webhook-deliveries`: makes the due attempt of each delivery of the batch (signed POST,
 // outcome recorded), all records at once, their claims and their outcomes each written in one transaction
-// (shared/webhooks/delivery-writes.ts).
+// (shared/webhooks/delivery-writes.ts). What the attempts read first is read for the whole batch in one BatchGet
+// (shared/store/prefetch.ts).
 import type { Context, SQSEvent } from 'aws-lambda';
 import type { DeliverMessage } from '../../shared/queue/queues';
 import { PoisonMessageError, sqsWorker } from '../../shared/queue/worker';
-import { attemptDelivery } from '../../shared/webhooks/deliver';
+import { parsedBodies, prefetch } from '../../shared/store/prefetch';
+import { attemptDelivery, deliveryReadKeys } from '../../shared/webhooks/deliver';
 import { batchWrites } from '../../shared/webhooks/delivery-writes';
 
 const parses = (body: string) => {
@@ -16,10 +18,12 @@ const parses = (body: string) => {
   }
 };
 
-export const handler = (event: SQSEvent, context?: Context) => {
+export const handler = async (event: SQSEvent, context?: Context) => {
   const records = event.Records ?? [];
   // The records the worker hands to the function below (sqsWorker fails a body that is not JSON on its own).
   const writes = batchWrites(records.filter((r) => parses(r.body)).length);
+  // What every attempt reads first, in one BatchGet for the batch (a failure: each reads on its own).
+  const pre = await prefetch(parsedBodies<DeliverMessage>(records).filter(isDeliver).flatMap(deliveryReadKeys));
   return sqsWorker<DeliverMessage>(
     'webhook-delivery',
     async (message) => {
@@ -27,7 +31,7 @@ export const handler = (event: SQSEvent, context?: Context) => {
       try {
         if (message.kind !== 'deliver')
           throw new PoisonMessageError(`Unknown message kind ${String((message as { kind?: unknown }).kind)}`);
-        await attemptDelivery(message, mine);
+        await attemptDelivery(message, mine, pre);
       } finally {
         mine.done();
       }
@@ -36,3 +40,7 @@ export const handler = (event: SQSEvent, context?: Context) => {
     Math.max(1, records.length),
   )(event, context);
 };
+
+/** A deliver message with the fields its keys are made of (others fail in the worker, on their own). */
+const isDeliver = (m: DeliverMessage | null) =>
+  m?.kind === 'deliver' && typeof m.account_id === 'string' && typeof m.endpoint_id === 'string' && typeof m.delivery === 'string';

@@ -1,7 +1,8 @@
 // The member-emails worker's logic: one conversion or reward notice to the referring member, exactly
 // once per message key, honouring the member's opt-out and a bounce or complaint on their address.
 //
-// Exactly once: the worker reads what the email needs (account, referral, member), then claims the
+// Exactly once: the worker reads what the email needs (account, referral, member; one BatchGet for all the
+// emails of a worker batch, ../store/prefetch.ts), then claims the
 // message's marker item (a 60 s lease; the email's unsubscribe token is stored in the same transaction)
 // before calling the sender, and marks it `sent` after: 2 writes per email sent. In a worker batch the claims
 // of all its emails go out in one transaction and their completions in another (./email-writes.ts; each claim
@@ -23,7 +24,8 @@ import type { AffiliateEmailMessage, LoginLinkMessage, MemberEmailMessage } from
 import { sendLoginLinks } from './login-links';
 import { sendAffiliateEmail } from './affiliate-emails';
 import { PoisonMessageError, sqsWorker } from '../queue/worker';
-import { type ClaimResult, emailContext, releaseEmail, senderOf, suppressedAddress } from '../store/emails';
+import { type ClaimResult, emailContext, emailContextKeys, releaseEmail, senderOf, suppressedAddress } from '../store/emails';
+import { parsedBodies, prefetch, type Prefetched } from '../store/prefetch';
 import { directEmailWrites, emailBatchWrites, type EmailWrites } from './email-writes';
 import { toMember } from '../store/members';
 import { toReferral } from '../store/referrals';
@@ -43,10 +45,12 @@ export const messageKey = (m: Pick<MemberEmailMessage, 'template' | 'referral_id
 
 export type EmailOutcome = 'sent' | 'skipped' | 'duplicate';
 
+/** `pre`: the worker batch's prefetch of every email's context (../store/prefetch.ts). */
 export async function sendMemberEmail(
   m: MemberEmailMessage,
   sender: EmailSender,
   writes: EmailWrites = directEmailWrites,
+  pre?: Prefetched,
 ): Promise<EmailOutcome> {
   if (
     m.kind !== 'member-email' ||
@@ -67,7 +71,7 @@ export async function sendMemberEmail(
 
   // What the email needs is read before the claim: the claim then stores the email's unsubscribe token in the
   // same transaction (one write for both). A duplicate pays one read for nothing.
-  const { account, referral: referralItem, member: memberItem } = await emailContext(m.account_id, m.referral_id, m.member_id);
+  const { account, referral: referralItem, member: memberItem } = await emailContext(m.account_id, m.referral_id, m.member_id, pre);
   const member = toMember(memberItem);
   const referral = toReferral(referralItem);
   const reward = m.template === 'reward' ? referral?.rewards.find((r: Reward) => r.id === m.reward_id) : undefined;
@@ -129,6 +133,8 @@ export async function sendMemberEmail(
   return 'sent';
 }
 
+const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
 /** Whether a record's body is a member-email message (the records that take part in the batch's gathered writes). */
 const isMemberEmail = (body: string) => {
   try {
@@ -145,9 +151,15 @@ const isMemberEmail = (body: string) => {
  * retried by the SDK, and a send that still fails releases its claim and fails its record only.
  */
 export function memberEmailHandler(sender: () => EmailSender) {
-  return (event: SQSEvent, context?: Context) => {
+  return async (event: SQSEvent, context?: Context) => {
     const records = event.Records ?? [];
     const writes = emailBatchWrites(records.filter((r) => isMemberEmail(r.body)).length);
+    // Every member email's context (account, referral, member) in one BatchGet for the batch.
+    const pre = await prefetch(
+      parsedBodies<MemberEmailMessage | null>(records)
+        .filter((m): m is MemberEmailMessage => m?.kind === 'member-email' && [m.account_id, m.referral_id, m.member_id].every(isText))
+        .flatMap((m) => emailContextKeys(m.account_id, m.referral_id, m.member_id)),
+    );
     return sqsWorker<MemberEmailMessage | LoginLinkMessage | AffiliateEmailMessage>(
       'member-emails',
       async (message) => {
@@ -157,7 +169,7 @@ export function memberEmailHandler(sender: () => EmailSender) {
           // Only a body that parses as a member email joined the count above (sqsWorker fails the others alone).
           const mine = message?.kind === 'member-email' ? writes.join() : null;
           try {
-            await sendMemberEmail(message, sender(), mine ?? directEmailWrites);
+            await sendMemberEmail(message, sender(), mine ?? directEmailWrites, pre);
           } finally {
             mine?.done();
           }

@@ -14,6 +14,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApplicationFact, MemberDay, ReferralFact } from '../domain/fraud-rules';
 import { db, tableName } from '../store/client';
 import { getItem } from '../store/ops';
+import { getItemVia, type Prefetched } from '../store/prefetch';
 import { dayOf } from '../store/reports';
 import { applicationKeys, GSI1, keys, reportReadKeys } from '../store/table';
 
@@ -137,10 +138,10 @@ export const REFERRAL_FACT_ATTRIBUTES = [
   'fraud_flags',
 ] as const;
 
-/** One referral as a fact, or null when it does not exist. */
-export async function referralFact(accountId: string, referralId: string): Promise<ReferralFact | null> {
+/** One referral as a fact, or null when it does not exist; `pre`: the worker batch's prefetch (../store/prefetch.ts). */
+export async function referralFact(accountId: string, referralId: string, pre?: Prefetched): Promise<ReferralFact | null> {
   if (!/^[0-9a-f]{32}$/.test(referralId)) return null;
-  const item = await getItem(keys.referral(accountId, referralId));
+  const item = await getItemVia(pre, keys.referral(accountId, referralId));
   return item?.type === 'Referral' ? toReferralFact(item) : null;
 }
 

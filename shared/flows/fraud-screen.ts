@@ -22,6 +22,8 @@ import { getApplication } from '../store/applications';
 import { loadFraudSettings } from '../store/fraud-settings';
 import { applicationFact, memberDays, memberReferralFacts, recentApplicationFacts, referralFact } from './fraud-facts';
 import { recordFinding } from './fraud-flags';
+import type { Prefetched } from '../store/prefetch';
+import { keys, type Key } from '../store/table';
 import { PAYER_SCREEN_EVENT } from './payer-ids';
 import { screenPayer } from './self-referral-payer';
 
@@ -31,6 +33,18 @@ const DAY = 86400;
 const MEMBER_REFERRAL_DAYS = 90;
 
 const on = (settings: FraudSettings, ...rules: (keyof FraudSettings)[]) => rules.some((r) => settings[r].action !== 'off');
+
+/**
+ * The referral a message's screening reads first, when it reads one (referral.created and referral.converted),
+ * for the worker's one BatchGet per batch. Whether the rules need it is known only with the account's settings,
+ * so it is read for every such message: a read the settings make useless costs less than a call per record.
+ */
+export function screeningReadKeys(message: FraudScreenMessage): Key[] {
+  if (message.event_type !== 'referral.created' && message.event_type !== 'referral.converted') return [];
+  if (typeof message.account_id !== 'string' || typeof message.subject_id !== 'string' || !/^[0-9a-f]{32}$/.test(message.subject_id))
+    return [];
+  return [keys.referral(message.account_id, message.subject_id)];
+}
 
 /** The member-level rules' findings for one member (click_spam, refund_rate, velocity). */
 export async function memberFindings(accountId: string, memberId: string, settings: FraudSettings, now: number): Promise<FraudFinding[]> {
@@ -45,9 +59,9 @@ export async function memberFindings(accountId: string, memberId: string, settin
 }
 
 /** The referral-level rules' findings for one referral (duplicate_ip, disposable_email). */
-async function referralFindings(accountId: string, referralId: string, settings: FraudSettings, now: number) {
+async function referralFindings(accountId: string, referralId: string, settings: FraudSettings, now: number, pre?: Prefetched) {
   if (!on(settings, 'duplicate_ip', 'disposable_email')) return { memberId: null, findings: [] };
-  const fact = await referralFact(accountId, referralId);
+  const fact = await referralFact(accountId, referralId, pre);
   if (!fact) return { memberId: null, findings: [] };
   const sameMember =
     settings.duplicate_ip.action === 'off' || fact.ip_hash === null
@@ -71,8 +85,14 @@ async function applicationFindings(accountId: string, applicationId: string, set
   return evaluateApplication(settings, fact, { recent: recent.filter((a) => a.id < fact.id) }, now);
 }
 
-/** `settings`: the account's, when the caller has read them already (the worker reads them once per batch). */
-export async function screenEvent(message: FraudScreenMessage, o: { now?: number; settings?: FraudSettings } = {}): Promise<void> {
+/**
+ * `settings`: the account's, when the caller has read them already (the worker reads them once per batch);
+ * `pre`: the batch's prefetch of the referrals screened (screeningReadKeys), read together.
+ */
+export async function screenEvent(
+  message: FraudScreenMessage,
+  o: { now?: number; settings?: FraudSettings; pre?: Prefetched } = {},
+): Promise<void> {
   const accountId = message.account_id;
   const now = o.now ?? Math.floor(Date.now() / 1000);
   const settings = o.settings ?? (await loadFraudSettings(accountId));
@@ -82,15 +102,15 @@ export async function screenEvent(message: FraudScreenMessage, o: { now?: number
   };
   switch (message.event_type) {
     case 'referral.created': {
-      await record((await referralFindings(accountId, message.subject_id, settings, now)).findings);
+      await record((await referralFindings(accountId, message.subject_id, settings, now, o.pre)).findings);
       return;
     }
     case 'referral.converted': {
-      const { memberId, findings } = await referralFindings(accountId, message.subject_id, settings, now);
+      const { memberId, findings } = await referralFindings(accountId, message.subject_id, settings, now, o.pre);
       await record(findings);
       // Paid by the referring member's own payer, for a conversion through the API (flows/self-referral-payer.ts).
       await screenPayer(accountId, message.subject_id, settings, true);
-      const member = message.member_id ?? memberId ?? (await referralFact(accountId, message.subject_id))?.member_id ?? null;
+      const member = message.member_id ?? memberId ?? (await referralFact(accountId, message.subject_id, o.pre))?.member_id ?? null;
       if (member) await record(await memberFindings(accountId, member, settings, now));
       return;
     }

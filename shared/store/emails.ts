@@ -9,8 +9,9 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { randomUUID } from 'node:crypto';
 import type { Mailbox } from '../email/sender';
 import { db, tableName } from './client';
-import { batchGet, lookup } from './ops';
-import { uniqueKeys, keys, recordKeys, TTL_ATTRIBUTE } from './table';
+import { lookup } from './ops';
+import { batchGetVia, type Prefetched } from './prefetch';
+import { uniqueKeys, keys, recordKeys, TTL_ATTRIBUTE, type Key } from './table';
 
 /** Markers are kept a year: duplicates of a message come within days (SQS, a re-evaluation). */
 const MARKER_DAYS = 365;
@@ -171,8 +172,16 @@ export function senderOf(account: Record<string, unknown> | undefined): Mailbox 
 }
 
 /** Account + referral + member in one BatchGet (what one member email needs). */
-export async function emailContext(accountId: string, referralId: string, memberId: string) {
-  const found = await batchGet([keys.account(accountId), keys.referral(accountId, referralId), keys.member(accountId, memberId)]);
+/** What emailContext reads: the account, the referral, the member. */
+export const emailContextKeys = (accountId: string, referralId: string, memberId: string): Key[] => [
+  keys.account(accountId),
+  keys.referral(accountId, referralId),
+  keys.member(accountId, memberId),
+];
+
+/** `pre`: the worker batch's prefetch (./prefetch.ts), which read these keys with the other records'. */
+export async function emailContext(accountId: string, referralId: string, memberId: string, pre?: Prefetched) {
+  const found = await batchGetVia(pre, emailContextKeys(accountId, referralId, memberId));
   return {
     account: lookup(found, keys.account(accountId)),
     referral: lookup(found, keys.referral(accountId, referralId)),

@@ -134,7 +134,8 @@ export async function getItem(key: Key, consistent = true): Promise<Record<strin
   return Item;
 }
 
-const keyString = (k: Key) => `${k.pk}\u0000${k.sk}`;
+/** A key as one string (the maps batchGet answers are keyed by it). */
+export const keyString = (k: Key) => `${k.pk}\u0000${k.sk}`;
 
 /** Reads up to 100 distinct keys in one BatchGet (plus retries of unprocessed keys). */
 export async function batchGet(wanted: Key[]): Promise<Map<string, Record<string, unknown>>> {

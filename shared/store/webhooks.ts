@@ -25,7 +25,6 @@ import { isEntityId, newEntityId } from '../domain/ids';
 import type { CreateWebhookEndpointInput, UpdateWebhookEndpointInput } from '../schemas/webhook-endpoint';
 import { db, tableName } from './client';
 import {
-  batchGet,
   ConditionsFailedError,
   getItem,
   lookup,
@@ -39,6 +38,7 @@ import {
 import { queryIndexPages } from './outbox';
 import { queryPage, type PageRequest } from './pagination';
 import { endpointCounterUpdate, typeDeltas } from './endpoint-counts';
+import { batchGetVia, type Prefetched } from './prefetch';
 import { keys, SWEEP_SHARDS, timeKey, webhookKeys, type Key } from './table';
 
 export const MAX_ENDPOINTS = 10;
@@ -404,14 +404,26 @@ export interface DeliveryContext {
  * What one attempt needs, in one BatchGet: the delivery, its endpoint, the secret (decrypted: a KMS Decrypt
  * on a cold container, then cached per stored value for PROVIDER_CACHE_TTL_SECONDS) and the event's body.
  */
-export async function loadDelivery(accountId: string, endpointId: string, sk: string, eventId: string): Promise<DeliveryContext> {
-  const k: Key[] = [
+/** What loadDelivery reads: the delivery, its endpoint, the signing secret, the event. */
+export function deliveryContextKeys(accountId: string, endpointId: string, sk: string, eventId: string): Key[] {
+  return [
     webhookKeys.webhookDelivery(accountId, endpointId, sk),
     webhookKeys.webhookEndpoint(accountId, endpointId),
     webhookKeys.webhookSecret(accountId, endpointId),
     keys.event(accountId, eventId),
   ];
-  const found = await batchGet(k);
+}
+
+/** `pre`: the worker batch's prefetch (./prefetch.ts), which read these keys with the other records'. */
+export async function loadDelivery(
+  accountId: string,
+  endpointId: string,
+  sk: string,
+  eventId: string,
+  pre?: Prefetched,
+): Promise<DeliveryContext> {
+  const k = deliveryContextKeys(accountId, endpointId, sk, eventId);
+  const found = await batchGetVia(pre, k);
   const secretItem = lookup(found, k[2] as Key);
   const eventItem = lookup(found, k[3] as Key);
   return {

@@ -1,5 +1,6 @@
 // The delivery worker's logic: one attempt of one delivery.
-// 1. One BatchGet: the delivery, its endpoint, the signing secret, the event's body.
+// 1. One BatchGet: the delivery, its endpoint, the signing secret, the event's body (in the worker, one BatchGet
+//    of the whole batch's: ../store/prefetch.ts).
 // 2. Nothing to do when the delivery is finished, not due yet, or being attempted by another worker
 //    (its lease has not lapsed). A disabled or deleted endpoint cancels it.
 // 3. Claim the attempt (conditional update: attempts n-1 -> n, state -> sending, lease): two copies of a
@@ -16,7 +17,9 @@ import type { LookupFunction } from 'node:net';
 import { config } from '../config';
 import { clock } from '../domain/clock';
 import type { DeliverMessage } from '../queue/queues';
-import { loadDelivery, type AttemptRecord, type EndpointChange } from '../store/webhooks';
+import { deliveryContextKeys, loadDelivery, type AttemptRecord, type EndpointChange } from '../store/webhooks';
+import type { Prefetched } from '../store/prefetch';
+import type { Key } from '../store/table';
 import { type DeliveryWrites, directWrites } from './delivery-writes';
 import { afterFailure, shouldDisable } from './backoff';
 import { parseEndpointUrl, resolveSafely, UnsafeUrlError, type ResolvedAddress } from './ssrf';
@@ -31,11 +34,21 @@ const EARLY_MS = 1_000;
 
 export type AttemptResult = 'skipped' | 'succeeded' | 'retrying' | 'failed' | 'cancelled';
 
-/** `writes`: the batch's gathered writes (./delivery-writes.ts), or each on its own. */
-export async function attemptDelivery(message: DeliverMessage, writes: DeliveryWrites = directWrites): Promise<AttemptResult> {
+/** The keys an attempt reads first (the worker prefetches a batch's together: ../store/prefetch.ts). */
+export function deliveryReadKeys(message: DeliverMessage): Key[] {
+  const { account_id: accountId, endpoint_id: endpointId, delivery: sk } = message;
+  return deliveryContextKeys(accountId, endpointId, sk, sk.slice(sk.indexOf('#') + 1));
+}
+
+/** `writes`: the batch's gathered writes (./delivery-writes.ts), or each on its own; `pre`: the batch's prefetch. */
+export async function attemptDelivery(
+  message: DeliverMessage,
+  writes: DeliveryWrites = directWrites,
+  pre?: Prefetched,
+): Promise<AttemptResult> {
   const { account_id: accountId, endpoint_id: endpointId, delivery: sk } = message;
   const eventId = sk.slice(sk.indexOf('#') + 1);
-  const ctx = await loadDelivery(accountId, endpointId, sk, eventId);
+  const ctx = await loadDelivery(accountId, endpointId, sk, eventId, pre);
   const d = ctx.delivery;
   if (!d || d.state === 'succeeded' || d.state === 'failed' || d.state === 'cancelled') return 'skipped';
   const now = clock.now();

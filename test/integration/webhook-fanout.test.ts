@@ -249,7 +249,7 @@ describe('webhook deliveries, a batch at a time', () => {
   const deliveryOf = (accountId: string, m: { endpoint_id: string; delivery: string }) =>
     getItem(webhookKeys.webhookDelivery(accountId, m.endpoint_id, m.delivery));
 
-  it('5 deliveries in one batch: every POST once, their claims in 1 transaction and their outcomes in 1', async () => {
+  it('5 deliveries in one batch: every POST once, their reads in 1 BatchGet, their claims in 1 transaction and their outcomes in 1', async () => {
     const { a, out } = await delivers(['/ok-a/'], 5);
     const recording = recordDynamoCalls();
     try {
@@ -261,6 +261,10 @@ describe('webhook deliveries, a batch at a time', () => {
     expect({ writes: writes.map((c) => c.command), described: describeCalls(writes) }).toMatchObject({
       writes: ['TransactWriteItems', 'TransactWriteItems'],
     });
+    // Their deliveries, endpoint, secret and events in one BatchGet (shared/store/prefetch.ts), not one each.
+    expect(recording.calls.filter((c) => c.command === 'BatchGetItem' || c.command === 'GetItem').map((c) => c.command)).toEqual([
+      'BatchGetItem',
+    ]);
     expect(got.get('/ok-a/')).toHaveLength(5);
     for (const m of out) expect(await deliveryOf(a.accountId, m)).toMatchObject({ state: 'succeeded', attempts: 1 });
   });
