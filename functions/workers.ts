@@ -13,6 +13,13 @@ export interface QueueWorker {
   /** Lambda timeout; the queue's visibility timeout is 6x this. */
   timeoutSeconds: number;
   batchSize: number;
+  /**
+   * How long Lambda waits to fill a batch, in seconds (the event source's MaximumBatchingWindowInSeconds;
+   * default 1, the local pollers play it too). 0: invoked as soon as a message is there, for a worker whose
+   * records gain nothing from company and whose effect someone waits for. Lambda requires at least 1 above
+   * 10 records a batch (infra/cloud/queue-worker.ts checks it).
+   */
+  batchingWindowSeconds?: 0 | 1;
   /** Queues it sends to. */
   sends: QueueName[];
   /** Whether it reads the provider's secret settings (vendor auth code). */
@@ -50,6 +57,10 @@ export const workers: readonly QueueWorker[] = [
     queue: 'rewards',
     timeoutSeconds: 30,
     batchSize: 10,
+    // No batching window: its records run one by one (nothing is read or written for the batch as a whole),
+    // and the reward a conversion earns is what members and operators wait for. A window would only cost
+    // each reward up to a second (docs/capacity.md "Freshness on npm start").
+    batchingWindowSeconds: 0,
     sends: ['rewards', 'member-emails', 'webhook-events'],
     providerSecrets: true,
   },

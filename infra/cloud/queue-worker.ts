@@ -20,8 +20,19 @@ export const DLQ_RETENTION = Duration.days(14);
  * within the event source (throttled invocations) is not redelivered while still being processed.
  */
 export const VISIBILITY_TIMEOUT_FACTOR = 6;
-/** Lambda waits up to this long to fill a batch (fewer invocations under load; the local pollers do the same). */
+/**
+ * Lambda waits up to this long to fill a batch (fewer invocations under load; the local pollers do the same),
+ * unless the worker says otherwise (functions/workers.ts batchingWindowSeconds).
+ */
 export const MAX_BATCHING_WINDOW = Duration.seconds(1);
+
+/** The worker's batching window; Lambda refuses a window under 1 s for batches of more than 10 records. */
+export function batchingWindowOf(worker: Pick<QueueWorkerSpec, 'name' | 'batchSize' | 'batchingWindowSeconds'>): Duration {
+  const seconds = worker.batchingWindowSeconds ?? MAX_BATCHING_WINDOW.toSeconds();
+  if (worker.batchSize > 10 && seconds < 1)
+    throw new Error(`${worker.name}: a batch of ${worker.batchSize} records needs a batching window of at least 1 s (Lambda's rule)`);
+  return Duration.seconds(seconds);
+}
 /**
  * The most concurrent invocations each worker's SQS event source makes by default (no reservation, no
  * `workerMaxConcurrency` context): a backlog cannot take more than this of the account's unreserved pool, and
@@ -129,7 +140,7 @@ export class QueueWorker extends Construct {
     this.fn.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: worker.batchSize,
-        maxBatchingWindow: MAX_BATCHING_WINDOW,
+        maxBatchingWindow: batchingWindowOf(worker),
         // The handler answers batchItemFailures (shared/queue/worker.ts): only those are retried.
         reportBatchItemFailures: true,
         ...eventSourceCap(props.reservedConcurrency, props.maxConcurrency ?? maxConcurrencyFromContext(this, worker.name)),

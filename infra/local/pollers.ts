@@ -417,8 +417,12 @@ export function startPollers(options: PollerOptions): Pollers {
             }),
           )
         ).Messages ?? [];
+      // A worker without a batching window (functions/workers.ts batchingWindowSeconds 0) is invoked as soon as
+      // one message is there, as Lambda does: a long poll for one message (local-aws-sqs answers a long poll once
+      // its batch is full), then the rest of what is visible, below.
+      const noWindow = waitTimeSeconds > 0 && worker.batchingWindowSeconds === 0;
       try {
-        received = await receive(worker.batchSize, waitTimeSeconds);
+        received = await receive(noWindow ? 1 : worker.batchSize, waitTimeSeconds);
       } catch (err) {
         if (stopping.signal.aborted) return 0;
         log('error', 'poller: receive failed', { ...base, ...errorFields(err) });
@@ -428,9 +432,13 @@ export function startPollers(options: PollerOptions): Pollers {
       // A batch larger than one receive (SQS answers at most 10): Lambda's poller gathers up to the batch
       // size within the batching window; here, receives without waiting while each comes back full. One
       // that fails ends the batch with what it has.
-      for (let last = received.length; last === 10 && received.length < worker.batchSize && !stopping.signal.aborted; ) {
+      for (
+        let asked = noWindow ? 1 : 10, last = received.length;
+        last === asked && received.length < worker.batchSize && !stopping.signal.aborted;
+      ) {
         try {
-          const more = await receive(worker.batchSize - received.length, 0);
+          asked = Math.min(10, worker.batchSize - received.length);
+          const more = await receive(asked, 0);
           received.push(...more);
           last = more.length;
         } catch {

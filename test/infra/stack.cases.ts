@@ -33,6 +33,7 @@ import { RefloopFunction } from '../../infra/cloud/function';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import {
+  batchingWindowOf,
   DEFAULT_EVENT_SOURCE_MAX_CONCURRENCY,
   eventSourceCap,
   maxConcurrencyFromContext,
@@ -470,9 +471,16 @@ describe('queues, workers and schedules', () => {
       expect(mine[0]?.Properties).toMatchObject({
         EventSourceArn: arnOf(queueIds(worker.queue).queue),
         BatchSize: worker.batchSize,
-        MaximumBatchingWindowInSeconds: 1,
+        MaximumBatchingWindowInSeconds: worker.batchingWindowSeconds ?? 1,
       });
     }
+    // The reward fan-out has none (functions/workers.ts); Lambda refuses one under 1 s above 10 records.
+    expect(workers.find((w) => w.name === 'RewardFanout')?.batchingWindowSeconds).toBe(0);
+    expect(() => batchingWindowOf({ name: 'Big', batchSize: 25, batchingWindowSeconds: 0 })).toThrow(
+      /Big: a batch of 25 records needs a batching window of at least 1 s/,
+    );
+    expect(batchingWindowOf({ name: 'Small', batchSize: 10, batchingWindowSeconds: 0 }).toSeconds()).toBe(0);
+    expect(batchingWindowOf({ name: 'Default', batchSize: 25 }).toSeconds()).toBe(1);
   });
 
   it('alarms on the first message in each DLQ, to the alarm topic, naming the runbook', () => {

@@ -305,3 +305,53 @@ describe('scheduled jobs', () => {
     });
   });
 });
+
+describe('batching windows with long polls (as npm start polls)', () => {
+  it('a worker without one is invoked as soon as a message is there; the rest of what is visible comes with it', async () => {
+    // 5 s long polls: a worker with a window (a batch of 10) waits for the poll to end when fewer are there, so
+    // three messages sent 2.6 s apart would not each be invoked within 2.5 s.
+    const own = await startTestQueues({ visibilityTimeoutSeconds: 30, maxReceiveCount: 3 });
+    const NOW = { ...worker('NoWindowWorker', 'rewards'), batchingWindowSeconds: 0 as const };
+    const invoked: { at: number; keys: string[] }[] = [];
+    const eager = startTestPollers(own, {
+      workers: [NOW],
+      waitTimeSeconds: 5,
+      handlers: {
+        [NOW.name]: async (event) => {
+          invoked.push({ at: performance.now(), keys: event.Records.map((r) => (JSON.parse(r.body) as TestMessage).key) });
+          return { batchItemFailures: [] };
+        },
+      },
+    });
+    try {
+      const send = (bodies: TestMessage[]) =>
+        own.client.send(
+          new SendMessageBatchCommand({
+            QueueUrl: own.queueUrls.rewards,
+            Entries: bodies.map((b, i) => ({ Id: String(i), MessageBody: JSON.stringify(b) })),
+          }),
+        );
+      for (let i = 0; i < 3; i++) {
+        const key = newKey();
+        const sent = performance.now();
+        await send([{ key, mode: 'ok' }]);
+        const got = await pollUntil(() => invoked.find((b) => b.keys.includes(key)), { timeoutMs: 2_500 });
+        expect(got.at - sent).toBeLessThan(2_500);
+        await new Promise((r) => setTimeout(r, 2_600 - (performance.now() - sent)));
+      }
+      // Twelve at once: the first receive takes one, the gathering receives the rest up to the batch size.
+      const twelve = Array.from({ length: 12 }, () => newKey());
+      await send(twelve.slice(0, 10).map((key) => ({ key, mode: 'ok' as const })));
+      await send(twelve.slice(10).map((key) => ({ key, mode: 'ok' as const })));
+      await pollUntil(() => twelve.every((k) => invoked.some((b) => b.keys.includes(k))), { timeoutMs: 10_000 });
+      const sizes = invoked.filter((b) => b.keys.some((k) => twelve.includes(k))).map((b) => b.keys.length);
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(10);
+      expect(Math.max(...sizes)).toBeGreaterThan(1);
+      expect(sizes.reduce((a, b) => a + b, 0)).toBe(12);
+    } finally {
+      await eager.stop();
+      await own.stop();
+      setQueueEnvironment(queues);
+    }
+  }, 40_000);
+});
