@@ -2,34 +2,18 @@
 // call, what it did not read is read as before, and a prefetch that fails leaves every record to read on its
 // own. The fraud-screen worker's batch of referral screenings reads its referrals in one call; the delivery
 // and member-email batches are measured in webhook-fanout.test.ts and member-emails.test.ts.
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as fraudScreen } from '../../functions/workers/fraud-screen';
 import { newEntityId } from '../../shared/domain/ids';
-import { db, tableName } from '../../shared/store/client';
 import { batchGetVia, getItemVia, prefetch } from '../../shared/store/prefetch';
 import { keys } from '../../shared/store/table';
 import { recordDynamoCalls } from '../support/dynamo-calls';
+import { putReferral } from '../support/fraud-facts';
 import { sqsEventOf } from '../support/queues';
 
 const account = () => newEntityId();
 
-async function putReferral(accountId: string, id: string) {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.referral(accountId, id),
-        type: 'Referral',
-        id,
-        member_id: newEntityId(),
-        created_at: Math.floor(Date.now() / 1000),
-        user_identifier: `user-${id}`,
-        rewards: [],
-        fraud_flags: [],
-      },
-    }),
-  );
-}
+/** A referral of a fresh member, created now (test/support/fraud-facts.ts). */
+const newReferral = (accountId: string) => putReferral(accountId, newEntityId(), { created_at: Math.floor(Date.now() / 1000) });
 
 async function recorded<T>(fn: () => Promise<T>) {
   const rec = recordDynamoCalls();
@@ -42,10 +26,8 @@ async function recorded<T>(fn: () => Promise<T>) {
 
 test('the prefetch answers the keys it read, an absent item included, without a call; another key is read on its own', async () => {
   const a = account();
-  const [one, two, absent, other] = [newEntityId(), newEntityId(), newEntityId(), newEntityId()];
-  await putReferral(a, one);
-  await putReferral(a, two);
-  await putReferral(a, other);
+  const [one, two, other] = [await newReferral(a), await newReferral(a), await newReferral(a)];
+  const absent = newEntityId();
   const { out: pre, calls } = await recorded(() => prefetch([one, two, absent].map((id) => keys.referral(a, id))));
   expect(calls).toEqual(['BatchGetItem']);
   expect(pre?.found.size).toBe(2);
@@ -70,8 +52,7 @@ test('the prefetch answers the keys it read, an absent item included, without a 
 
 test('a prefetch that fails answers undefined, and each record then reads on its own', async () => {
   const a = account();
-  const id = newEntityId();
-  await putReferral(a, id);
+  const id = await newReferral(a);
   // DynamoDB refuses an empty string as a key value: the BatchGet fails whole.
   const failed = await recorded(() => prefetch([keys.referral(a, id), { pk: '', sk: '' }]));
   expect(failed.out).toBeUndefined();
@@ -84,8 +65,7 @@ test('a prefetch that fails answers undefined, and each record then reads on its
 
 test("the fraud-screen worker reads a batch's referrals in one BatchGet, not a GetItem each", async () => {
   const a = account();
-  const ids = [newEntityId(), newEntityId(), newEntityId()];
-  for (const id of ids) await putReferral(a, id);
+  const ids = [await newReferral(a), await newReferral(a), await newReferral(a)];
   const messages = ids.map((id) => ({ kind: 'screen', account_id: a, event_type: 'referral.created', subject_id: id }));
   const { out, calls } = await recorded(() => fraudScreen(sqsEventOf(messages, 'fraud')));
   expect(out.batchItemFailures).toEqual([]);
