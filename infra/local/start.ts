@@ -216,10 +216,10 @@ export function localPollerConcurrency(workersProcess: boolean): number {
 
 /**
  * Calls each node process keeps in flight to DynamoDB Local at once: DYNAMODB_LOCAL_CONNECTIONS when set (0:
- * the SDK's 50; the configuration refuses anything but an integer), else 4 when the workers run in a process of their own (npm start, the bench), else 0 (the
- * test suites). DynamoDB Local does its SQLite work on one thread behind one write lock; under npm start's
- * full load 30 to 70 calls waited inside it, and it served fewer of them than when they wait in the client
- * (docs/capacity.md "DynamoDB Local's connections" has the runs).
+ * the SDK's 50; the configuration refuses anything but an integer), else 4 when the workers run in a process
+ * of their own (npm start, the bench), else 0 (the test suites). DynamoDB Local does its SQLite work on one
+ * thread behind one write lock; under npm start's full load 30 to 70 calls waited inside it, and it served
+ * fewer of them than when they wait in the client (docs/capacity.md "DynamoDB Local's connections").
  */
 export function localDynamoConnections(workersProcess: boolean): string {
   return process.env.DYNAMODB_LOCAL_CONNECTIONS || (workersProcess ? '4' : '0');

@@ -1,7 +1,9 @@
 // The reads of one SQS batch's records, made together before they run: one BatchGet of every key the records
 // will read first, instead of one read per record (the webhook-delivery, member-emails and fraud-screen
-// workers; docs/data-model.md "Provider events: calls per path"). The records start at once, so the batch's
-// snapshot is as fresh as each record's own read would be, and every write after it keeps its own condition.
+// workers; docs/data-model.md "Provider events: calls per path"). The delivery and email workers start all
+// their records at once, so the batch's snapshot is as fresh as each record's own read would be, and every
+// write after it keeps its own condition. The fraud screenings (5 at a time) read facts from it, not state
+// they write against: a finding is recorded once whatever the snapshot (flows/fraud-flags.ts).
 // A prefetch that fails costs nothing but the call: each record then reads on its own, as before.
 import { errorFields, log } from '../log';
 import { batchGet, getItem, keyString, lookup } from './ops';
