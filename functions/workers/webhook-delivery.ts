@@ -9,21 +9,14 @@ import { parsedBodies, prefetch } from '../../shared/store/prefetch';
 import { attemptDelivery, deliveryReadKeys } from '../../shared/webhooks/deliver';
 import { batchWrites } from '../../shared/webhooks/delivery-writes';
 
-const parses = (body: string) => {
-  try {
-    JSON.parse(body);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 export const handler = async (event: SQSEvent, context?: Context) => {
   const records = event.Records ?? [];
-  // The records the worker hands to the function below (sqsWorker fails a body that is not JSON on its own).
-  const writes = batchWrites(records.filter((r) => parses(r.body)).length);
+  // The records the worker hands to the function below: those whose body is JSON (sqsWorker fails the others
+  // on their own).
+  const bodies = parsedBodies<DeliverMessage | null>(records);
+  const writes = batchWrites(bodies.length);
   // What every attempt reads first, in one BatchGet for the batch (a failure: each reads on its own).
-  const pre = await prefetch(parsedBodies<DeliverMessage>(records).filter(isDeliver).flatMap(deliveryReadKeys));
+  const pre = await prefetch(bodies.filter(isDeliver).flatMap(deliveryReadKeys));
   return sqsWorker<DeliverMessage>(
     'webhook-delivery',
     async (message) => {
@@ -42,5 +35,5 @@ export const handler = async (event: SQSEvent, context?: Context) => {
 };
 
 /** A deliver message with the fields its keys are made of (others fail in the worker, on their own). */
-const isDeliver = (m: DeliverMessage | null) =>
+const isDeliver = (m: DeliverMessage | null): m is DeliverMessage =>
   m?.kind === 'deliver' && typeof m.account_id === 'string' && typeof m.endpoint_id === 'string' && typeof m.delivery === 'string';

@@ -135,15 +135,6 @@ export async function sendMemberEmail(
 
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
-/** Whether a record's body is a member-email message (the records that take part in the batch's gathered writes). */
-const isMemberEmail = (body: string) => {
-  try {
-    return (JSON.parse(body) as { kind?: unknown } | null)?.kind === 'member-email';
-  } catch {
-    return false;
-  }
-};
-
 /**
  * The worker's SQS handler for a given sender (tests inject failing or counting senders). Every record of a
  * batch (up to 10) runs at once: the member emails' marker writes are gathered (./email-writes.ts). The
@@ -153,11 +144,13 @@ const isMemberEmail = (body: string) => {
 export function memberEmailHandler(sender: () => EmailSender) {
   return async (event: SQSEvent, context?: Context) => {
     const records = event.Records ?? [];
-    const writes = emailBatchWrites(records.filter((r) => isMemberEmail(r.body)).length);
+    // The member emails of the batch (bodies that parse as one): they take part in its gathered writes.
+    const emails = parsedBodies<MemberEmailMessage | null>(records).filter((m): m is MemberEmailMessage => m?.kind === 'member-email');
+    const writes = emailBatchWrites(emails.length);
     // Every member email's context (account, referral, member) in one BatchGet for the batch.
     const pre = await prefetch(
-      parsedBodies<MemberEmailMessage | null>(records)
-        .filter((m): m is MemberEmailMessage => m?.kind === 'member-email' && [m.account_id, m.referral_id, m.member_id].every(isText))
+      emails
+        .filter((m) => [m.account_id, m.referral_id, m.member_id].every(isText))
         .flatMap((m) => emailContextKeys(m.account_id, m.referral_id, m.member_id)),
     );
     return sqsWorker<MemberEmailMessage | LoginLinkMessage | AffiliateEmailMessage>(
