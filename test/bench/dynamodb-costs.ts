@@ -3,6 +3,10 @@
 // rate and DynamoDB Local's CPU per call (from /proc). docs/capacity.md "DynamoDB Local's connections" has a run.
 //
 //   npx tsx test/bench/dynamodb-costs.ts
+//
+// DDBCOST_SEED=<n> writes n items first (with a GSI key, 4 lanes of BatchWriteItem) and lists the store's files
+// after: the log's size is what infra/local/wal-checkpoint.ts keeps down. DDBCOST_DIR=<dir> puts the store in
+// another directory (/dev/shm: tmpfs, where a sync costs nothing); DDBCOST_STORE=memory runs `-inMemory`.
 import { execSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,8 +28,10 @@ function javaPid(): number {
 let port = 0;
 async function main() {
   port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'ddbcost-'));
-  const ddb = await startDynamoLocal({ port, path: dir, tableName: 'cost' });
+  const dir = mkdtempSync(join(process.env.DDBCOST_DIR ?? tmpdir(), 'ddbcost-'));
+  const memory = process.env.DDBCOST_STORE === 'memory';
+  const ddb = await startDynamoLocal({ port, path: memory ? null : dir, tableName: 'cost' });
+  console.log(`store: ${memory ? 'in memory' : dir}`);
   const pid = javaPid();
   const doc = DynamoDBDocumentClient.from(createDynamoClient({ endpoint: ddb.endpoint, region: 'us-east-1', localConnections: 4 }));
   const T = 'cost';
@@ -43,6 +49,39 @@ async function main() {
     await doc.send(
       new PutCommand({ TableName: T, Item: { pk: 'P', sk: `s${String(i).padStart(5, '0')}`, gsi1pk: 'G', gsi1sk: `s${i}`, ...body } }),
     );
+  const seed = Number(process.env.DDBCOST_SEED ?? 0);
+  if (seed > 0) {
+    const { BatchWriteCommand } = await import('@aws-sdk/lib-dynamodb');
+    const t = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < seed) {
+          const from = next;
+          next += 25;
+          await doc.send(
+            new BatchWriteCommand({
+              RequestItems: {
+                [T]: Array.from({ length: 25 }, (_, j) => ({
+                  PutRequest: {
+                    Item: {
+                      pk: `SEED#${(from + j) % 997}`,
+                      sk: `k${from + j}`,
+                      gsi1pk: `G${(from + j) % 101}`,
+                      gsi1sk: `s${from + j}`,
+                      ...body,
+                    },
+                  },
+                })),
+              },
+            }),
+          );
+        }
+      }),
+    );
+    console.log(`seeded ${seed} items in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    if (!memory) console.log(execSync(`ls -la ${dir}`).toString().trim());
+  }
   const lanes = 4;
   async function measure(name: string, n: number, op: (i: number) => Promise<unknown>) {
     // warm

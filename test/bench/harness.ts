@@ -1,7 +1,7 @@
 // What the load and drain sections share: the local runtime on free ports, the forked load generator,
 // the service's logs kept out of the bench output, and queue depths.
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { format } from 'node:util';
@@ -186,14 +186,14 @@ export interface BenchRuntimeOptions {
 
 /**
  * Where the bench runtime's DynamoDB Local keeps its data: on disk in DATA_DIR as `npm start` does (the
- * default), or in memory with BENCH_DYNAMODB=memory. The file store's SQLite commits bound DynamoDB Local's
- * write rate on this kind of machine (about 120 against 240 raw TransactWriteItems a second, warm), so
- * the freshness section is run both ways (docs/capacity.md "Freshness on npm start").
+ * default), in memory with BENCH_DYNAMODB=memory, or as a file store on tmpfs with BENCH_DYNAMODB=shm. Under
+ * the full load the file store's per-commit syncs bound DynamoDB Local on this kind of machine, so the
+ * freshness section is run these ways (docs/capacity.md "The log nobody checkpointed").
  */
 export function benchDynamoStore(): string {
-  return process.env.BENCH_DYNAMODB === 'memory'
-    ? 'in memory (BENCH_DYNAMODB=memory: `-inMemory`, nothing on disk)'
-    : "on disk in the bench's DATA_DIR, as npm start keeps it";
+  if (process.env.BENCH_DYNAMODB === 'memory') return 'in memory (BENCH_DYNAMODB=memory: `-inMemory`, nothing on disk)';
+  if (process.env.BENCH_DYNAMODB === 'shm') return 'a file store on tmpfs (BENCH_DYNAMODB=shm: /dev/shm, where a sync costs nothing)';
+  return "on disk in the bench's DATA_DIR, as npm start keeps it";
 }
 
 /** Whether the running bench runtime has a workers process (the sections' context lines say how many lanes). */
@@ -213,8 +213,14 @@ export async function startBenchRuntime(workDir: string, options: BenchRuntimeOp
   let runtime: LocalRuntime;
   /** A DynamoDB Local started here rather than by startLocal (in memory, or behind the call tally). */
   let ownDynamo: DynamoLocal | undefined;
+  let shmDir: string | undefined;
   try {
     if (process.env.BENCH_DYNAMODB === 'memory') ownDynamo = await startDynamoLocal({ port: await freePort(), path: null, tableName });
+    // A diagnostic: the same file store on tmpfs, where a sync costs nothing (Linux's /dev/shm).
+    if (process.env.BENCH_DYNAMODB === 'shm') {
+      shmDir = mkdtempSync('/dev/shm/refloop-bench-');
+      ownDynamo = await startDynamoLocal({ port: await freePort(), path: shmDir, tableName });
+    }
     // A diagnostic: every call counted by kind (./call-tally.ts), through a proxy in front of a DynamoDB Local
     // started here (on the data directory, as startLocal would, unless it is in memory).
     const callsFile = process.env.BENCH_DYNAMODB_CALLS;
@@ -247,6 +253,7 @@ export async function startBenchRuntime(workDir: string, options: BenchRuntimeOp
     await load.stop();
     await runtime.stop();
     await ownDynamo?.stop();
+    if (shmDir) rmSync(shmDir, { recursive: true, force: true });
   };
   return {
     runtime,

@@ -4,7 +4,7 @@
 // Stripe walks from checkout to reward, credit and clawback through their emulators' CLIs.
 import { TEST_JVM_OPTIONS } from '../support/jvm';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhook } from '../../shared/webhooks/verify';
@@ -163,6 +163,18 @@ describe('local runtime', () => {
     expect(existsSync(`${file}-wal`)).toBe(true);
   });
 
+  it('checkpoints that log into the database file while it runs (infra/local/wal-checkpoint.ts): DynamoDB Local never does', async () => {
+    const file = join(dataDir, 'dynamodb', DYNAMODB_LOCAL_DB_FILE);
+    // The file was created with one page (4096 bytes) before java started, and nothing has stopped this
+    // runtime since. Without the checkpoints it keeps that one page for as long as java runs, and every
+    // table, item and index lives only in the log.
+    expect((await call('POST', '/v1/members/', demoKey, { identifier: 'checkpointed', email: 'checkpointed@example.com' })).status).toBe(
+      201,
+    );
+    const size = await pollUntil(() => (statSync(file).size > 4096 ? statSync(file).size : null), { timeoutMs: 15_000 });
+    expect(size).toBeGreaterThan(4096);
+  });
+
   // Issue 23 #18: the CLIs find the running service's ports (it runs on free ports here) in DATA_DIR/runtime.json.
   it('writes DATA_DIR/runtime.json with its URLs for the CLIs while it runs', () => {
     const file = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8'));
@@ -222,6 +234,9 @@ describe('local runtime', () => {
     expect(typeof campaignId).toBe('string');
 
     await runtime?.stop();
+    // Stopped, the data directory is one database file: the log is folded into it and emptied.
+    const file = join(dataDir, 'dynamodb', DYNAMODB_LOCAL_DB_FILE);
+    expect(existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0).toBe(0);
     const { demo, demoCreated } = await start();
     expect(demoCreated).toBe(false);
     expect(demo.apiKey).toBe(demoKey);
