@@ -178,7 +178,7 @@ export async function startDynamoLocal(options: DynamoLocalOptions): Promise<Dyn
     mkdirSync(path, { recursive: true });
     if (preferWriteAheadLog(path) !== 'left') {
       dbFile = join(path, DYNAMODB_LOCAL_DB_FILE);
-      checkpointNow(dbFile, 'TRUNCATE');
+      await checkpointNow(dbFile, 'TRUNCATE');
     }
   }
 
@@ -221,7 +221,7 @@ export async function startDynamoLocal(options: DynamoLocalOptions): Promise<Dyn
       }
     }
     // Java is gone: fold the log into the database file, so a stopped data directory is one compact file.
-    if (dbFile) checkpointNow(dbFile, 'TRUNCATE');
+    if (dbFile) await checkpointNow(dbFile, 'TRUNCATE');
   };
 
   const client = createDynamoClient({ endpoint, region: 'us-east-1' });

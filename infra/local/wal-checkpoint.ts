@@ -12,35 +12,21 @@
 // (`node:sqlite`; SQLite's log and its locks are one format across versions and processes):
 // - before java starts: a TRUNCATE checkpoint folds a log a previous run left into the database file and
 //   empties it (nothing else has the file open then);
-// - while it runs: a PASSIVE checkpoint every second, which copies what was committed into the database file
-//   without waiting for, or holding up, DynamoDB Local's readers and writer. Once everything is copied, the
-//   next write starts the log again from its beginning, so it stays a few megabytes;
+// - while it runs: a PASSIVE checkpoint every 200 ms, which copies what was committed into the database file
+//   without waiting for, or holding up, DynamoDB Local's readers and writer. When one copies everything before
+//   the next commit, DynamoDB Local's next write starts the log again from its beginning: under the bench's
+//   full load the log stayed under 5 MB. (Every second was too seldom under a steady stream of writes: the
+//   log seldom got fully copied, so it seldom started again.) A RESTART or TRUNCATE checkpoint is never run
+//   while java is up: DynamoDB Local sets no busy timeout, so its calls would fail while we held the writer's
+//   lock;
 // - after java has exited: TRUNCATE again, so a stopped data directory is one compact file.
-// The periodic checkpoints run on a worker thread: each copies a second's writes and syncs the file, which
-// would otherwise stall the event loop of the process that serves the API.
+// Every checkpoint runs on a worker thread: copying and syncing would otherwise stall the event loop of the
+// process that serves the API.
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 
 /** How often the running checkpointer copies the log into the database file. */
 export const CHECKPOINT_EVERY_MS = 200;
-
-interface SqliteModule {
-  DatabaseSync: new (path: string) => { prepare(sql: string): { get(): unknown }; close(): void };
-}
-
-/** `node:sqlite` when this Node has it without a flag (22.13 and later); undefined otherwise. */
-function nodeSqlite(): SqliteModule | undefined {
-  // Loading it prints an ExperimentalWarning on Node 22: not a message for the runtime's console.
-  const emit = process.emitWarning;
-  process.emitWarning = () => undefined;
-  try {
-    return require('node:sqlite') as SqliteModule;
-  } catch {
-    return undefined;
-  } finally {
-    process.emitWarning = emit;
-  }
-}
 
 export interface CheckpointResult {
   /** 1 when SQLite could not do all it was asked (another connection held a lock it needed). */
@@ -51,24 +37,11 @@ export interface CheckpointResult {
   checkpointed: number;
 }
 
-/**
- * One checkpoint of `dbFile`'s log on a connection of this process: `TRUNCATE` only when nothing else has the
- * file open, `PASSIVE` whenever. Undefined when there is no such file or this Node has no `node:sqlite`.
- */
-export function checkpointNow(dbFile: string, mode: 'PASSIVE' | 'TRUNCATE'): CheckpointResult | undefined {
-  if (!existsSync(dbFile)) return undefined;
-  const sqlite = nodeSqlite();
-  if (!sqlite) return undefined;
-  const db = new sqlite.DatabaseSync(dbFile);
-  try {
-    return db.prepare(`PRAGMA wal_checkpoint(${mode})`).get() as CheckpointResult;
-  } finally {
-    db.close();
-  }
-}
-
-// The worker's code: plain JavaScript (it runs without the TypeScript loader). A failed checkpoint (the file
-// briefly locked, say) is tried again a second later; the thread never throws.
+// The worker's code: plain JavaScript (it runs without the TypeScript loader), on a thread of its own so that
+// neither a checkpoint's copying and syncing nor `node:sqlite`'s ExperimentalWarning (Node 22) reaches the
+// process that serves the API. `once`: one checkpoint in `mode`, its result posted. Otherwise a PASSIVE one
+// every `everyMs` until a message asks it to stop; a failed one (the file briefly locked, say) is tried again
+// at the next tick, and the thread never throws.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 process.emitWarning = () => undefined;
@@ -77,9 +50,16 @@ try {
   const { DatabaseSync } = require('node:sqlite');
   db = new DatabaseSync(workerData.file);
 } catch (err) {
-  parentPort.postMessage({ unavailable: String(err && err.message || err) });
+  parentPort.postMessage({ unavailable: String((err && err.message) || err) });
 }
-if (db) {
+if (db && workerData.once) {
+  try {
+    parentPort.postMessage({ result: { ...db.prepare('PRAGMA wal_checkpoint(' + workerData.mode + ')').get() } });
+  } catch (err) {
+    parentPort.postMessage({ unavailable: String((err && err.message) || err) });
+  }
+  db.close();
+} else if (db) {
   const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
   const timer = setInterval(() => {
     try {
@@ -93,6 +73,26 @@ if (db) {
   });
 }
 `;
+
+type WorkerMessage = { unavailable?: string; result?: CheckpointResult };
+
+/**
+ * One checkpoint of `dbFile`'s log on a connection of its own: `TRUNCATE` only when nothing else has the file
+ * open, `PASSIVE` whenever. Undefined when there is no such file, or this Node has no `node:sqlite`.
+ */
+export async function checkpointNow(dbFile: string, mode: 'PASSIVE' | 'TRUNCATE'): Promise<CheckpointResult | undefined> {
+  if (!existsSync(dbFile)) return undefined;
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: dbFile, once: true, mode } });
+  let result: CheckpointResult | undefined;
+  worker.on('message', (m: WorkerMessage) => {
+    result = m.result ?? result;
+  });
+  await new Promise<void>((ok) => {
+    worker.once('error', () => ok());
+    worker.once('exit', () => ok());
+  });
+  return result;
+}
 
 export interface WalCheckpointer {
   /** Stops the periodic checkpoints and closes the thread's connection. */
@@ -110,7 +110,7 @@ export function startWalCheckpointer(
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: dbFile, everyMs: options.everyMs ?? CHECKPOINT_EVERY_MS } });
   // Never what keeps a process alive: the runtime's own stop() ends it.
   worker.unref();
-  worker.on('message', (m: { unavailable?: string }) => {
+  worker.on('message', (m: WorkerMessage) => {
     if (m.unavailable !== undefined) options.onUnavailable?.(m.unavailable);
   });
   // A thread that cannot start is a slower store, not a failed runtime.

@@ -9,28 +9,5 @@ export async function newAccount(plan: Plan = 'regular'): Promise<{ accountId: s
   return { accountId: account.accountId, apiKey, publishableKey: account.publishableKey as string };
 }
 
-/**
- * Calls `fn` until it returns a truthy value (which is returned) or the deadline passes. A throw counts
- * as "not yet", so `fn` may hold expect() calls; the last error is reported at the deadline.
- */
-export async function pollUntil<T>(
-  fn: () => T | Promise<T>,
-  { timeoutMs = 10_000, intervalMs = 100 }: { timeoutMs?: number; intervalMs?: number } = {},
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await fn();
-      if (value) return value as NonNullable<T>;
-      last = value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() >= deadline) {
-      const why = last instanceof Error ? last.message : `last value ${JSON.stringify(last)}`;
-      throw new Error(`pollUntil: condition not met within ${timeoutMs} ms (${why})`);
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
+// Polling with a deadline lives in ./poll.ts, free of the DynamoDB Local guard, so unit tests can use it too.
+export { pollUntil } from './poll';
