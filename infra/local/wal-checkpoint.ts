@@ -12,21 +12,30 @@
 // (`node:sqlite`; SQLite's log and its locks are one format across versions and processes):
 // - before java starts: a TRUNCATE checkpoint folds a log a previous run left into the database file and
 //   empties it (nothing else has the file open then);
-// - while it runs: a PASSIVE checkpoint every 200 ms, which copies what was committed into the database file
-//   without waiting for, or holding up, DynamoDB Local's readers and writer. When one copies everything before
-//   the next commit, DynamoDB Local's next write starts the log again from its beginning: under the bench's
-//   full load the log stayed under 5 MB. (Every second was too seldom under a steady stream of writes: the
-//   log seldom got fully copied, so it seldom started again.) A RESTART or TRUNCATE checkpoint is never run
-//   while java is up: DynamoDB Local sets no busy timeout, so its calls would fail while we held the writer's
-//   lock;
+// - while it runs: a look at the log's index every 200 ms (its header in the `-shm` file: the last frame
+//   committed, the last copied), and a PASSIVE checkpoint when frames wait to be copied and either no commit
+//   came since the last look, or 64 MB of them wait (CHECKPOINT_CAP_FRAMES). A PASSIVE checkpoint copies what
+//   was committed into the database file without waiting for, or holding up, DynamoDB Local's readers and
+//   writer; when it copies everything, DynamoDB Local's next write starts the log again from its beginning.
+//   Under the bench's full load the log stayed under 5 MB. Checkpointing every 200 ms whatever the load did
+//   that too, but its copying and the database file's writes competed with the commits' syncs for this
+//   host's disk: 10 to 14 s at p99 at 40 webhooks a second against 2.8 s waiting for quiet moments
+//   (docs/capacity.md "The log nobody checkpointed"). A RESTART or TRUNCATE checkpoint is never run while
+//   java is up: DynamoDB Local sets no busy timeout, so its calls would fail while we held the writer's lock;
 // - after java has exited: TRUNCATE again, so a stopped data directory is one compact file.
 // Every checkpoint runs on a worker thread: copying and syncing would otherwise stall the event loop of the
 // process that serves the API.
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 
-/** How often the running checkpointer copies the log into the database file. */
+/** How often the running checkpointer looks at the log. */
 export const CHECKPOINT_EVERY_MS = 200;
+/**
+ * Frames (4 KB pages) the log may hold uncopied while DynamoDB Local is busy: 64 MB, about four seconds of the
+ * bench's full load. Below it the checkpointer waits for a quiet moment (no commit for one look), so its
+ * copying and the database file's writes do not compete with a burst's commits for the disk.
+ */
+export const CHECKPOINT_CAP_FRAMES = 16_384;
 
 export interface CheckpointResult {
   /** 1 when SQLite could not do all it was asked (another connection held a lock it needed). */
@@ -39,9 +48,10 @@ export interface CheckpointResult {
 
 // The worker's code: plain JavaScript (it runs without the TypeScript loader), on a thread of its own so that
 // neither a checkpoint's copying and syncing nor `node:sqlite`'s ExperimentalWarning (Node 22) reaches the
-// process that serves the API. `once`: one checkpoint in `mode`, its result posted. Otherwise a PASSIVE one
-// every `everyMs` until a message asks it to stop; a failed one (the file briefly locked, say) is tried again
-// at the next tick, and the thread never throws.
+// process that serves the API. `once`: one checkpoint in `mode`, its result posted. Otherwise it looks at the
+// log every `everyMs` and runs a PASSIVE one when it is quiet or past `capFrames` (above), until a message
+// asks it to stop; a failed look or checkpoint (the file briefly locked, say) is tried again at the next tick,
+// and the thread never throws.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 process.emitWarning = () => undefined;
@@ -60,10 +70,31 @@ if (db && workerData.once) {
   }
   db.close();
 } else if (db) {
+  const fs = require('node:fs');
+  const little = require('node:os').endianness() === 'LE';
+  const header = Buffer.alloc(100);
+  // The log's index header (the -shm file, in the machine's byte order): its change counter at 8, the last
+  // frame committed at 16; the last frame copied into the database file at 96.
+  const state = () => {
+    const fd = fs.openSync(workerData.file + '-shm', 'r');
+    try {
+      if (fs.readSync(fd, header, 0, 100, 0) < 100) return null;
+    } finally {
+      fs.closeSync(fd);
+    }
+    const u32 = (at) => (little ? header.readUInt32LE(at) : header.readUInt32BE(at));
+    return { change: u32(8), last: u32(16), copied: u32(96) };
+  };
   const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+  let before = null;
   const timer = setInterval(() => {
     try {
-      checkpoint.get();
+      const now = state();
+      if (!now) return;
+      const pending = now.last > now.copied ? now.last - now.copied : 0;
+      const quiet = before !== null && before.change === now.change && before.last === now.last;
+      before = now;
+      if (pending > 0 && (quiet || pending >= workerData.capFrames)) checkpoint.get();
     } catch {}
   }, workerData.everyMs);
   parentPort.on('message', () => {
@@ -105,9 +136,14 @@ export interface WalCheckpointer {
  */
 export function startWalCheckpointer(
   dbFile: string,
-  options: { everyMs?: number; onUnavailable?: (reason: string) => void } = {},
+  options: { everyMs?: number; capFrames?: number; onUnavailable?: (reason: string) => void } = {},
 ): WalCheckpointer {
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: dbFile, everyMs: options.everyMs ?? CHECKPOINT_EVERY_MS } });
+  const workerData = {
+    file: dbFile,
+    everyMs: options.everyMs ?? CHECKPOINT_EVERY_MS,
+    capFrames: options.capFrames ?? CHECKPOINT_CAP_FRAMES,
+  };
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
   // Never what keeps a process alive: the runtime's own stop() ends it.
   worker.unref();
   worker.on('message', (m: WorkerMessage) => {

@@ -88,9 +88,9 @@ describe('the write-ahead-log checkpointer', () => {
     const w = writer(40, 20);
     // The writer's file first (DynamoDB Local's exists before the checkpointer starts).
     await pollUntil(() => (size(`${file()}-wal`) > 0 ? true : null), { timeoutMs: 10_000, intervalMs: 10 });
-    checkpointer = startWalCheckpointer(file(), { everyMs: 50 });
-    // Pages land in the database file while the writer writes: without the checkpointer they never do (its
-    // connection's automatic checkpoints are off, as DynamoDB Local's never run).
+    checkpointer = startWalCheckpointer(file(), { everyMs: 50, capFrames: 50 });
+    // Pages land in the database file while the writer writes (never quiet: past the cap of 50 frames): without
+    // the checkpointer they never do (its connection's automatic checkpoints are off, as DynamoDB Local's never run).
     const grown = await pollUntil(() => (size(file()) > 200_000 ? size(file()) : null), { timeoutMs: 20_000, intervalMs: 20 });
     expect(grown).toBeGreaterThan(200_000);
     await w.written;
@@ -103,6 +103,25 @@ describe('the write-ahead-log checkpointer', () => {
     expect(size(`${file()}-wal`)).toBe(0);
     // 40 x 50 rows of 500 bytes: all of them in the database file itself.
     expect(size(file())).toBeGreaterThan(40 * 50 * 500);
+    await w.close();
+  });
+
+  it('below the cap, copies the log once the writer has been quiet for one look', async () => {
+    const w = writer(10, 0);
+    await w.written;
+    checkpointer = startWalCheckpointer(file(), { everyMs: 50 });
+    const grown = await pollUntil(() => (size(file()) > 10 * 50 * 500 ? size(file()) : null), { timeoutMs: 20_000, intervalMs: 20 });
+    expect(grown).toBeGreaterThan(10 * 50 * 500);
+    await w.close();
+  });
+
+  it('leaves a busy log below the cap alone: nothing is copied while commits keep coming', async () => {
+    const w = writer(40, 10);
+    await pollUntil(() => (size(`${file()}-wal`) > 0 ? true : null), { timeoutMs: 10_000, intervalMs: 10 });
+    checkpointer = startWalCheckpointer(file(), { everyMs: 300 });
+    await w.written;
+    // A commit every 10 ms: no look 300 ms after another saw the same last frame, and 400 KB is far below 64 MB.
+    expect(size(file())).toBeLessThan(20_000);
     await w.close();
   });
 
