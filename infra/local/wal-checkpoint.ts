@@ -48,7 +48,7 @@ export interface CheckpointResult {
 
 // The worker's code: plain JavaScript (it runs without the TypeScript loader), on a thread of its own so that
 // neither a checkpoint's copying and syncing nor `node:sqlite`'s ExperimentalWarning (Node 22) reaches the
-// process that serves the API. `once`: one checkpoint in `mode`, its result posted. Otherwise it looks at the
+// process that serves the API. `once`: one TRUNCATE checkpoint, its result posted. Otherwise it looks at the
 // log every `everyMs` and runs a PASSIVE one when it is quiet or past `capFrames` (above), until a message
 // asks it to stop; a failed look or checkpoint (the file briefly locked, say) is tried again at the next tick,
 // and the thread never throws.
@@ -64,7 +64,7 @@ try {
 }
 if (db && workerData.once) {
   try {
-    parentPort.postMessage({ result: { ...db.prepare('PRAGMA wal_checkpoint(' + workerData.mode + ')').get() } });
+    parentPort.postMessage({ result: { ...db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get() } });
   } catch (err) {
     parentPort.postMessage({ unavailable: String((err && err.message) || err) });
   }
@@ -108,12 +108,13 @@ if (db && workerData.once) {
 type WorkerMessage = { unavailable?: string; result?: CheckpointResult };
 
 /**
- * One checkpoint of `dbFile`'s log on a connection of its own: `TRUNCATE` only when nothing else has the file
- * open, `PASSIVE` whenever. Undefined when there is no such file, or this Node has no `node:sqlite`.
+ * Copies all of `dbFile`'s log into it and empties the log (a TRUNCATE checkpoint, on a connection of its own):
+ * only while nothing else has the file open. Undefined when there is no such file, or this Node has no
+ * `node:sqlite`.
  */
-export async function checkpointNow(dbFile: string, mode: 'PASSIVE' | 'TRUNCATE'): Promise<CheckpointResult | undefined> {
+export async function truncateLog(dbFile: string): Promise<CheckpointResult | undefined> {
   if (!existsSync(dbFile)) return undefined;
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: dbFile, once: true, mode } });
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: dbFile, once: true } });
   let result: CheckpointResult | undefined;
   worker.on('message', (m: WorkerMessage) => {
     result = m.result ?? result;

@@ -11,7 +11,15 @@ import { execSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { startDynamoLocal, freePort } from '../../infra/local/dynamodb';
 import { createDynamoClient } from '../../shared/store/client';
 
@@ -51,7 +59,6 @@ async function main() {
     );
   const seed = Number(process.env.DDBCOST_SEED ?? 0);
   if (seed > 0) {
-    const { BatchWriteCommand } = await import('@aws-sdk/lib-dynamodb');
     const t = performance.now();
     let next = 0;
     await Promise.all(

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { checkpointNow, startWalCheckpointer, type WalCheckpointer } from '../../infra/local/wal-checkpoint';
+import { startWalCheckpointer, truncateLog, type WalCheckpointer } from '../../infra/local/wal-checkpoint';
 import { pollUntil } from '../support/poll';
 
 let dir: string;
@@ -98,7 +98,7 @@ describe('the write-ahead-log checkpointer', () => {
     checkpointer = undefined;
 
     // The writer's connection is still open and idle: TRUNCATE copies the rest and empties the log.
-    const result = await checkpointNow(file(), 'TRUNCATE');
+    const result = await truncateLog(file());
     expect(result).toEqual({ busy: 0, log: 0, checkpointed: 0 });
     expect(size(`${file()}-wal`)).toBe(0);
     // 40 x 50 rows of 500 bytes: all of them in the database file itself.
@@ -134,7 +134,7 @@ describe('the write-ahead-log checkpointer', () => {
   });
 
   it('answers undefined for a file that does not exist, and creates none', async () => {
-    expect(await checkpointNow(file(), 'TRUNCATE')).toBeUndefined();
+    expect(await truncateLog(file())).toBeUndefined();
     expect(size(file())).toBe(0);
   });
 });
