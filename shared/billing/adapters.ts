@@ -6,7 +6,12 @@
 import { config } from '../config';
 import type { AccountBillingProvider, ProviderAdapter, ProviderDefinition, WebhookProvider } from './definition';
 import { definitionOf, type ProviderConnection, type ProviderKind } from './registry';
-import { getProviderConnection, type ProviderConnection as StoredProviderConnection } from '../store/provider';
+import {
+  forgetProviderConnection,
+  getProviderConnection,
+  getProviderConnectionCached,
+  type ProviderConnection as StoredProviderConnection,
+} from '../store/provider';
 
 export type { AccountBillingProvider, WebhookProvider } from './definition';
 
@@ -62,7 +67,16 @@ export function providerFromConnection(accountId: string, conn: StoredProviderCo
  * the others' parsers call the API (customer emails, discount codes), so their connection is read first.
  * Null when the account is not connected to that kind (any more).
  */
-export async function webhookProviderFor(accountId: string, kind: ProviderKind): Promise<WebhookProvider | null> {
+export async function webhookProviderFor(
+  accountId: string,
+  kind: ProviderKind,
+  /**
+   * The connection from the container's cache (store/provider.ts getProviderConnectionCached): the answer then
+   * carries the settings item it was read with (`connectionSettings`), which the caller must check against a
+   * fresh read before it writes anything (shared/flows/provider-batch.ts does, in its LOAD).
+   */
+  how: { cachedConnection?: boolean } = {},
+): Promise<(WebhookProvider & { connectionSettings?: Record<string, unknown> }) | null> {
   const definition: Definition = definitionOf(kind);
   const options = { timeoutMs: config().providerTimeoutMs, accountId };
   if (definition.quirks.parsesWebhooksWithoutConnection) {
@@ -80,6 +94,17 @@ export async function webhookProviderFor(accountId: string, kind: ProviderKind):
       parseWebhook: call('parseWebhook'),
       ...(definition.quirks.describesPlans ? { describePlan: call('describePlan') as NonNullable<WebhookProvider['describePlan']> } : {}),
     };
+  }
+  if (how.cachedConnection) {
+    const cached = await getProviderConnectionCached(accountId);
+    // A fresh adapter every time (an adapter's own lookups, a customer's email, last one batch).
+    const provider = cached && providerFromConnection(accountId, cached.connection);
+    if (cached && provider && provider.kind === kind && provider.parseWebhook)
+      return { kind, parseWebhook: provider.parseWebhook, getSubscription: provider.getSubscription, connectionSettings: cached.settings };
+    // Not connected (never cached: that was a fresh read).
+    if (!cached) return null;
+    // Another kind in the cache (the account switched meanwhile): read it again below.
+    forgetProviderConnection(accountId);
   }
   const provider = await billingProviderFor(accountId);
   return provider && provider.kind === kind && provider.parseWebhook

@@ -26,6 +26,7 @@ import { publishAll } from '../queue/publish';
 import type { ProviderEventMessage, ProviderWebhookMessage } from '../queue/queues';
 import { PoisonMessageError, type BatchEntry } from '../queue/worker';
 import { batchGet, ConditionsFailedError, counterUpdate, lookup, transact, type TransactItem } from '../store/ops';
+import { forgetProviderConnection, sameSettingsItem } from '../store/provider';
 import { ReportDeltas } from '../store/reports';
 import {
   planProviderUpdate,
@@ -131,6 +132,8 @@ async function applyAccountBatch(
   kind: ProviderKind,
   entries: { id: string; message: ProviderWebhookMessage }[],
   failed: Map<string, unknown>,
+  /** 1 when the connection's check in LOAD failed once already (the batch then trusts its fresh read). */
+  restarts = 0,
 ): Promise<void> {
   const fail = (recordId: string, err: unknown) => {
     if (!failed.has(recordId)) failed.set(recordId, err);
@@ -146,9 +149,9 @@ async function applyAccountBatch(
     transactions: 0,
     failed: 0,
   };
-  let provider: WebhookProvider | null;
+  let provider: (WebhookProvider & { connectionSettings?: Record<string, unknown> }) | null;
   try {
-    provider = await webhookProviderFor(accountId, kind);
+    provider = await webhookProviderFor(accountId, kind, { cachedConnection: true });
   } catch (err) {
     for (const e of entries) fail(e.id, err);
     return;
@@ -172,6 +175,8 @@ async function applyAccountBatch(
       try {
         return await p.parseWebhook({ headers: entry.message.headers, rawBody: entry.message.raw_body });
       } catch (err) {
+        // Perhaps a connection changed since it was cached (a key rotated): the redelivery reads it again.
+        forgetProviderConnection(accountId);
         fail(entry.id, err);
         return [] as BillingEvent[];
       }
@@ -191,6 +196,7 @@ async function applyAccountBatch(
       try {
         return await prepareEvent(accountId, p, f.event, f.index);
       } catch (err) {
+        forgetProviderConnection(accountId);
         fail(f.recordId, err);
         return null;
       }
@@ -215,14 +221,28 @@ async function applyAccountBatch(
     for (const k of job.reads) broken.set(keyString(k), err);
   };
 
-  // LOAD: one BatchGet for the whole batch, with the account's webhook endpoints' counter item (withoutOutbox).
-  let found: Map<string, Record<string, unknown>>;
+  // LOAD: one BatchGet for the whole batch, with the account's webhook endpoints' counter item (withoutOutbox)
+  // and, when the connection came from the container's cache, its settings item: the same item as cached, or
+  // the batch starts over on a fresh read of the connection, which it caches (nothing was written yet: the
+  // parses only read). Once: a second change meanwhile is the race every read of a connection has.
+  const settingsKey = keys.providerSettings(accountId);
+  const checked = p.connectionSettings;
+  let found: Map<string, Record<string, unknown>> = new Map();
+  let loaded = false;
   try {
-    found = pending.length > 0 ? await batchGet([...pending.flatMap((j) => j.reads), endpointCounterKey(accountId)]) : new Map();
+    if (pending.length > 0) {
+      found = await batchGet([...pending.flatMap((j) => j.reads), endpointCounterKey(accountId), ...(checked ? [settingsKey] : [])]);
+      loaded = true;
+    }
   } catch (err) {
     for (const job of pending) failJob(job, err);
     pending = [];
     found = new Map();
+  }
+  if (checked && loaded && restarts === 0 && !sameSettingsItem(checked, lookup(found, settingsKey))) {
+    forgetProviderConnection(accountId);
+    for (const e of entries) failed.delete(e.id);
+    return applyAccountBatch(accountId, kind, entries, failed, restarts + 1);
   }
 
   while (pending.length > 0) {

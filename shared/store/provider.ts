@@ -236,6 +236,62 @@ export async function getProviderConnection(accountId: string): Promise<Provider
   return connectionFrom(await batchGet(credentialKeys(accountId)), accountId);
 }
 
+/** A connection and the settings item it was read with (see getProviderConnectionCached). */
+export interface CachedConnection {
+  connection: ProviderConnection;
+  /** The settings item as read: a reader compares it with the one it reads later (sameSettingsItem). */
+  settings: Record<string, unknown>;
+}
+
+const connectionCache = new Map<string, { entry: CachedConnection; until: number }>();
+
+/**
+ * The account's connection, cached in the container for PROVIDER_CACHE_TTL_SECONDS, for the subscription-sync
+ * worker's batches only: under a backlog every batch read the same two items again (a BatchGet waiting its
+ * turn behind the batch writes, about a sixth of a batch's time on the local runtime). The batch checks the
+ * cache is still good in a read it makes anyway (its LOAD BatchGet holds the settings item, compared with
+ * sameSettingsItem): a connection changed, switched or removed meanwhile drops the entry, and the batch
+ * acts on what it read. Not connected is never cached (a connection made now is seen by the next batch).
+ * The API callers (conversion, credits, payouts) keep reading it fresh with getProviderConnection.
+ */
+export async function getProviderConnectionCached(accountId: string): Promise<CachedConnection | null> {
+  const ttl = config().providerCacheTtlSeconds * 1000;
+  const hit = connectionCache.get(accountId);
+  if (hit && hit.until > Date.now()) return hit.entry;
+  const found = await batchGet(credentialKeys(accountId));
+  const connection = await connectionFrom(found, accountId);
+  const settings = lookup(found, keys.providerSettings(accountId));
+  if (!connection || !settings) {
+    connectionCache.delete(accountId);
+    return null;
+  }
+  const entry = { connection, settings };
+  if (ttl > 0) {
+    if (connectionCache.size > 1000) connectionCache.clear();
+    connectionCache.set(accountId, { entry, until: Date.now() + ttl });
+  }
+  return entry;
+}
+
+/** Drops the account's cached connection (its settings changed, or a call with it failed). */
+export function forgetProviderConnection(accountId: string): void {
+  connectionCache.delete(accountId);
+}
+
+/** Whether two reads of a settings item found the same item (attribute order aside). */
+export function sameSettingsItem(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): boolean {
+  return a !== undefined && b !== undefined && stableJson(a) === stableJson(b);
+}
+
+const stableJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v instanceof Set
+      ? [...v].sort()
+      : v && typeof v === 'object' && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+        : v,
+  );
+
 const webhookCache = new Map<string, { settings: WebhookSettings | null; until: number }>();
 
 /**
@@ -283,5 +339,6 @@ export { listProviderAccounts } from './provider-accounts';
 export function clearProviderCache(): void {
   cache.clear();
   webhookCache.clear();
+  connectionCache.clear();
   clearSecretCache();
 }

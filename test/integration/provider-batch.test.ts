@@ -7,9 +7,10 @@ import { handler } from '../../functions/workers/subscription-sync';
 import { providerBatchHooks } from '../../shared/flows/provider-batch';
 import { processProviderWebhook } from '../../shared/flows/subscription-sync';
 import type { ProviderWebhookMessage } from '../../shared/queue/queues';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/store/client';
 import { endpointCounterKey } from '../../shared/store/endpoint-counts';
+import { clearProviderCache } from '../../shared/store/provider';
 import { batchGet, getItem, readCounter } from '../../shared/store/ops';
 import { readDays } from '../../shared/store/reports';
 import { keys, webhookKeys } from '../../shared/store/table';
@@ -499,5 +500,67 @@ describe('Stripe events applied a batch at a time: what the batch tells needs no
       expect(String(sighting?.checkout_id)).toMatch(/^cs_/);
     }
     expect(await readCounter(accountId, 'subscriptions#active')).toBe(2);
+  });
+});
+
+describe("the worker's connection from the container's cache", () => {
+  const credentialReads = (calls: { command: string }[]) => calls.filter((c) => c.command === 'BatchGetItem').length;
+
+  /** One Stripe checkout's webhooks through the intake, then through the worker as one batch: its BatchGets. */
+  async function checkoutBatch(accountId: string): Promise<{ checkout: Checkout; batchGets: number; failed: string[] }> {
+    const checkout = await stripe.checkout(`stripe-cache-${++serial}@example.com`);
+    const batch = await queued(accountId, checkout.deliveries);
+    const recording = recordDynamoCalls();
+    let failed: string[];
+    try {
+      failed = await runBatch(batch);
+    } finally {
+      recording.stop();
+    }
+    return { checkout, batchGets: credentialReads(recording.calls), failed };
+  }
+
+  it('a warm worker reads the connection once; a changed settings item makes the batch start over on a fresh read', async () => {
+    const { accountId } = await newAccount('unlimited');
+    await stripe.connect(accountId);
+    clearProviderCache();
+    const cold = await checkoutBatch(accountId);
+    const warm = await checkoutBatch(accountId);
+    expect([cold.failed, warm.failed]).toEqual([[], []]);
+    // The same batch shape: the warm one skips the connection's BatchGet (settings and secret).
+    expect(cold.batchGets - warm.batchGets).toBe(1);
+    // An operator's change to the settings: the LOAD read finds another item than the cached one, and the
+    // batch starts over (the connection read again, then LOAD again), before anything is written.
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.providerSettings(accountId),
+        UpdateExpression: 'SET #n = :n',
+        ExpressionAttributeNames: { '#n': 'test_note' },
+        ExpressionAttributeValues: { ':n': 'changed' },
+      }),
+    );
+    const changed = await checkoutBatch(accountId);
+    expect(changed.failed).toEqual([]);
+    expect(changed.batchGets - warm.batchGets).toBe(2);
+    // And the next batch is warm again.
+    const again = await checkoutBatch(accountId);
+    expect(again.batchGets).toBe(warm.batchGets);
+    for (const b of [cold, warm, changed, again])
+      expect(await getItem(keys.subscription(accountId, String(b.checkout.subscriptionId)))).toMatchObject({ status: 'active' });
+    expect(await readCounter(accountId, 'subscriptions#active')).toBe(4);
+  });
+
+  it('an account disconnected while its connection is cached: the batch reads again and drops its events, as a cold one does', async () => {
+    const { accountId } = await newAccount('unlimited');
+    await stripe.connect(accountId);
+    const first = await checkoutBatch(accountId);
+    expect(first.failed).toEqual([]);
+    const checkout = await stripe.checkout(`stripe-cache-${++serial}@example.com`);
+    const batch = await queued(accountId, checkout.deliveries);
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.providerSettings(accountId) }));
+    expect(await runBatch(batch)).toEqual([]);
+    expect(await getItem(keys.subscription(accountId, String(checkout.subscriptionId)))).toBeUndefined();
+    expect(await readCounter(accountId, 'subscriptions#active')).toBe(1);
   });
 });
