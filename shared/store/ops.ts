@@ -190,6 +190,17 @@ export function counterUpdate(accountId: string, name: CounterName, delta: numbe
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
+/** JSON with sorted keys, and sets as sorted lists: DynamoDB maps come back in any key order. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v instanceof Set
+      ? [...v].sort()
+      : v && typeof v === 'object' && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : v,
+  );
+}
+
 /**
  * Every item of one partition (of the table or of GSI1/GSI2), or of a sort-key range of it (`between`
  * both inclusive, or `below` exclusive), following LastEvaluatedKey. Not for request paths over large

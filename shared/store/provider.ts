@@ -27,7 +27,7 @@ import {
   type ProviderConnection,
   type ProviderKind,
 } from '../billing/registry';
-import { batchGet, ConditionsFailedError, getItem, lookup, transact, type TransactItem } from './ops';
+import { batchGet, canonicalJson, ConditionsFailedError, getItem, lookup, transact, type TransactItem } from './ops';
 import { counterKeys, sumOf } from './shards';
 import { keys, providerSecretKey, providerWebhookSecretKey, providerRegistryKeys } from './table';
 
@@ -280,17 +280,8 @@ export function forgetProviderConnection(accountId: string): void {
 
 /** Whether two reads of a settings item found the same item (attribute order aside). */
 export function sameSettingsItem(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): boolean {
-  return a !== undefined && b !== undefined && stableJson(a) === stableJson(b);
+  return a !== undefined && b !== undefined && canonicalJson(a) === canonicalJson(b);
 }
-
-const stableJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) =>
-    v instanceof Set
-      ? [...v].sort()
-      : v && typeof v === 'object' && !Array.isArray(v)
-        ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
-        : v,
-  );
 
 const webhookCache = new Map<string, { settings: WebhookSettings | null; until: number }>();
 

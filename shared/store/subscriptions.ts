@@ -10,6 +10,7 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
 import {
   batchGet,
+  canonicalJson,
   ConditionsFailedError,
   queryAll,
   counterUpdate,
@@ -375,7 +376,7 @@ export function planProviderUpdate(
           plan: fields.plan as Subscription['plan'],
         }
       : null;
-  const changed = merged !== null && (!previous || canonical(merged) !== canonical(providerFieldsOf(previous)));
+  const changed = merged !== null && (!previous || canonicalJson(merged) !== canonicalJson(providerFieldsOf(previous)));
   const written = newer && merged !== null && changed;
   // Who pays it: ids not stored yet join the set (they only accumulate, whatever the source's time).
   // Their write is conditioned on the member and referral ties read, so an attachment or a conversion
@@ -586,15 +587,6 @@ export async function applyProviderUpdate(accountId: string, update: ProviderUpd
     },
     (err) => err instanceof StaleSubscriptionError,
     8,
-  );
-}
-
-/** JSON with sorted keys: DynamoDB maps come back in any key order. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
   );
 }
 
