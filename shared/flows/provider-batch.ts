@@ -325,8 +325,9 @@ async function applyWave(accountId: string, provider: WebhookProvider, wave: Job
   // wave writes is FOLDED into that fact's transaction when both are plain (no referral tie, no hint: their
   // follow-ups change nothing a plan reads) and they share only the subscription and its sighting: its
   // write, a whole new version conditioned on the table's state, replaces the earlier one's, so the
-  // transaction stores what the two would have stored one after the other (each its marker and its
-  // `subscription.updated` event). Any other overlap waits for the next wave.
+  // transaction stores what the two would have stored one after the other (each its marker), but for the
+  // version in between, which the table never holds: one `subscription.updated` event, of the version
+  // stored. Any other overlap waits for the next wave.
   const duplicates: Job[] = [];
   const alone: Job[] = [];
   const later: Job[] = [];
@@ -418,6 +419,12 @@ async function applyWave(accountId: string, provider: WebhookProvider, wave: Job
       items.splice(at, 1);
       (owner.plan as ProviderPlan).subscriptionItem = -1;
       if (item === sighting && replaced?.Update && sighting?.Update) merged = foldSighting(replaced, sighting);
+      // The version the earlier fact planned is never stored (this one's replaces it): its event goes with
+      // it, and this fact's event, of the version stored, carries both facts' changes.
+      if (item === plan.items[plan.subscriptionItem]) {
+        const event = items.findIndex((i) => i.Put?.Item?.type === 'Event' && i.Put.Item.event_type === 'subscription.updated');
+        if (event >= 0) items.splice(event, 1);
+      }
     }
     if (merged) {
       plan.items.push(merged);
