@@ -1,7 +1,8 @@
 // Webhook drain: a burst of signed alerts posted as fast as the intake takes them, then the time until
 // the subscription-sync worker has applied every one, and a check that none was lost.
 import { localPollerConcurrency } from '../../infra/local/start';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { join } from 'node:path';
 import { createAccount } from '../../shared/store/accounts';
 import { batchGet, lookup, readCounter } from '../../shared/store/ops';
@@ -93,6 +94,31 @@ export interface BacklogDrain {
   lost: number;
 }
 
+/**
+ * BENCH_CPU_PROFILE=<dir>: a V8 CPU profile of the bench process (the runtime's handlers, pollers, local SQS
+ * and emulators) over each backlog drain's window alone, written to <dir>/drain-<provider>.cpuprofile (open
+ * it in Chrome's DevTools). A diagnostic: it slows the drain it watches.
+ */
+async function startDrainProfile(): Promise<{ stop(label: string): Promise<void> } | null> {
+  const dir = process.env.BENCH_CPU_PROFILE;
+  if (!dir) return null;
+  const session = new Session();
+  session.connect();
+  const post = <T>(method: string, params?: object) =>
+    new Promise<T>((resolve, reject) => session.post(method, params ?? {}, (err, out) => (err ? reject(err) : resolve(out as T))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 500 });
+  await post('Profiler.start');
+  return {
+    async stop(label) {
+      const { profile } = await post<{ profile: unknown }>('Profiler.stop');
+      session.disconnect();
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `drain-${label}.cpuprofile`), JSON.stringify(profile));
+    },
+  };
+}
+
 async function drainFromBacklog(
   bench: BenchRuntime,
   label: string,
@@ -116,6 +142,7 @@ async function drainFromBacklog(
     backlog = (await bench.queues.depth('provider-events')).total;
     progress(`drain (${label}, backlog): ${backlog} queued; releasing the worker`);
     const cpuFrom = bench.cpu.sample();
+    const profile = await startDrainProfile();
     const started = performance.now();
     bench.runtime.workers.release(SYNC_WORKER);
     const deadline = started + o.timeoutMs;
@@ -128,6 +155,7 @@ async function drainFromBacklog(
     }
     drainSeconds = (performance.now() - started) / 1000;
     cpu = bench.cpu.since(cpuFrom, o.events);
+    await profile?.stop(label);
   } finally {
     bench.runtime.workers.release(SYNC_WORKER);
   }

@@ -18,7 +18,8 @@
 // BENCH_FRESH_CONVERT_EVERY (4: one checkout in 4 converts a referral), BENCH_FRESH_WARMUP_SECONDS (20 s of the same load
 // before the clock, unmeasured; 0 = none); the cost per conversion (skip: `cost`): BENCH_COST_CONVERSIONS (60),
 // BENCH_COST_WEBHOOKS_PER_SECOND (15). BENCH_DYNAMODB=memory keeps the runtimes' DynamoDB Local in memory;
-// BENCH_DYNAMODB_CALLS=<file> writes a tally of their DynamoDB calls by kind to <file> (./call-tally.ts).
+// BENCH_DYNAMODB_CALLS=<file> writes a tally of their DynamoDB calls by kind to <file> (./call-tally.ts);
+// BENCH_CPU_PROFILE=<dir> writes a V8 CPU profile of each backlog drain's window to <dir> (./drain.ts).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
