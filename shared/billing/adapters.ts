@@ -15,6 +15,9 @@ import {
 
 export type { AccountBillingProvider, WebhookProvider } from './definition';
 
+/** A webhook provider from the container's cache, with the settings item it was read with (webhookProviderFor). */
+export type CachedWebhookProvider = WebhookProvider & { connectionSettings?: Record<string, unknown> };
+
 type Definition = ProviderDefinition<ProviderConnection>;
 
 /** The account's provider, or null when the account has no provider settings. One BatchGet. */
@@ -76,7 +79,7 @@ export async function webhookProviderFor(
    * fresh read before it writes anything (shared/flows/provider-batch.ts does, in its LOAD).
    */
   how: { cachedConnection?: boolean } = {},
-): Promise<(WebhookProvider & { connectionSettings?: Record<string, unknown> }) | null> {
+): Promise<CachedWebhookProvider | null> {
   const definition: Definition = definitionOf(kind);
   const options = { timeoutMs: config().providerTimeoutMs, accountId };
   if (definition.quirks.parsesWebhooksWithoutConnection) {

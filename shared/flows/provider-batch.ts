@@ -18,7 +18,7 @@
 // An untied subscription whose event names no referral and no coupon gets its unattributed sighting in
 // the same transaction (the per-event path writes it after the commit), and its marker says so
 // (`sighted`): a redelivery then has nothing left to do.
-import { webhookProviderFor, type WebhookProvider } from '../billing/adapters';
+import { webhookProviderFor, type CachedWebhookProvider, type WebhookProvider } from '../billing/adapters';
 import type { BillingEvent } from '../billing/port';
 import { isProviderKind, type ProviderKind } from '../billing/registry';
 import { log } from '../log';
@@ -149,7 +149,7 @@ async function applyAccountBatch(
     transactions: 0,
     failed: 0,
   };
-  let provider: (WebhookProvider & { connectionSettings?: Record<string, unknown> }) | null;
+  let provider: CachedWebhookProvider | null;
   try {
     provider = await webhookProviderFor(accountId, kind, { cachedConnection: true });
   } catch (err) {
