@@ -20,24 +20,10 @@ import { startLocal, type LocalRuntime } from '../../infra/local/start';
 import { pollUntil } from '../support/fixtures';
 
 const ROOT = join(__dirname, '..', '..');
-// A page, or one `## ` section of one (the README's "Paying your members", "Pay your affiliates through PayPal
-// or Stripe" and "Run an affiliate programme" run after the tour, in its shell).
-const PAGES = [
-  'docs/api-tour.md',
-  'README.md#Paying your members',
-  'README.md#Pay your affiliates through PayPal or Stripe',
-  'README.md#Run an affiliate programme',
-];
+// The pages whose ```sh blocks run, in order, in one shell.
+const PAGES = ['docs/api-tour.md'];
 
-function pageText(page: string): string {
-  const [file, section] = page.split('#') as [string, string | undefined];
-  const text = readFileSync(join(ROOT, file), 'utf8');
-  if (section === undefined) return text;
-  const start = text.indexOf(`\n## ${section}\n`);
-  if (start < 0) throw new Error(`${file} has no "## ${section}" section`);
-  const end = text.indexOf('\n## ', start + 4);
-  return text.slice(start, end < 0 ? undefined : end);
-}
+const pageText = (page: string) => readFileSync(join(ROOT, page), 'utf8');
 const TABLE = 'refloop-walkthrough';
 
 export interface Step {
